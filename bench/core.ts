@@ -1,0 +1,208 @@
+/**
+ * `npm run bench -- core`: the integrity primitives and the ledger against their floors.
+ *
+ * - Merkle root of 1,000,000 leaves vs the 2n−1 raw SHA-256 calls such a tree needs (target <= 1.5x time).
+ * - Ed25519 verify through core/signature.ts vs raw node:crypto verify with a ready KeyObject (>= 0.9x speed).
+ * - Ledger append, one batch of 100,000 entries, vs raw SQLite inserts of the same rows (>= 0.5x speed);
+ *   and single appends, one transaction each.
+ * - JCS canonicalize vs JSON.stringify on 10,000 records (reported).
+ */
+import { createPublicKey, hash, verify as cryptoVerify } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { canonicalize } from "../core/canonical.ts";
+import { sealEntry } from "../core/ledger/entry.ts";
+import type { NewEvent } from "../core/ledger/store.ts";
+import { leafHash, rootHash } from "../core/merkle.ts";
+import { generateKeyPair, sign, verify } from "../core/signature.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { compare, printComparisons, type Comparison } from "./harness.ts";
+
+function merkle(): Comparison {
+  const n = 1_000_000;
+  const leafSize = 64;
+  const data = Array.from({ length: n }, (_, i) => {
+    const d = new Uint8Array(leafSize);
+    new DataView(d.buffer).setUint32(0, i);
+    return d;
+  });
+  const leafInput = new Uint8Array(1 + leafSize);
+  const nodeInput = new Uint8Array(65);
+  nodeInput[0] = 1;
+  const t = compare(
+    3,
+    () => {
+      rootHash(data.map(leafHash));
+    },
+    () => {
+      for (let i = 0; i < n; i++) hash("sha256", leafInput, "buffer");
+      for (let i = 0; i < n - 1; i++) hash("sha256", nodeInput, "buffer");
+    },
+  );
+  return {
+    name: `Merkle root of ${n.toLocaleString("en")} leaves (${leafSize}-byte entries)`,
+    subject: "leafHash ×n + rootHash",
+    floor: "2n−1 raw SHA-256 calls, same input sizes",
+    subjectSeconds: t.subject,
+    floorSeconds: t.floor,
+    items: n,
+    kind: "time",
+    target: 1.5,
+  };
+}
+
+function ed25519(): Comparison {
+  const n = 20_000;
+  const keys = generateKeyPair("ed25519");
+  const messages = Array.from({ length: 64 }, (_, i) => new TextEncoder().encode(`checkpoint note ${i}`));
+  const signatures = messages.map((m) => sign("ed25519", keys.secretKey, m));
+  const keyObject = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(keys.publicKey, "hex").toString("base64url") }, format: "jwk" });
+  const rawSignatures = signatures.map((s) => Buffer.from(s, "hex"));
+  let ok = 0;
+  const t = compare(
+    5,
+    () => {
+      for (let i = 0; i < n; i++) if (verify("ed25519", keys.publicKey, messages[i & 63]!, signatures[i & 63]!)) ok++;
+    },
+    () => {
+      for (let i = 0; i < n; i++) if (cryptoVerify(null, messages[i & 63]!, keyObject, rawSignatures[i & 63]!)) ok++;
+    },
+  );
+  if (ok !== 12 * n) throw new Error("a benchmark signature failed to verify");
+  return {
+    name: `Ed25519 verify, ${n.toLocaleString("en")} signatures`,
+    subject: "core/signature.ts verify (hex in, cached key)",
+    floor: "node:crypto verify with a ready KeyObject",
+    subjectSeconds: t.subject,
+    floorSeconds: t.floor,
+    items: n,
+    kind: "speed",
+    target: 0.9,
+  };
+}
+
+const RAW_SCHEMA = `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+  CREATE TABLE entries (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, payload TEXT NOT NULL, ts TEXT NOT NULL,
+  prev TEXT, hash TEXT NOT NULL, leaf BLOB NOT NULL) STRICT;`;
+
+function ledgerAppends(dir: string): Comparison[] {
+  const n = 100_000;
+  const events: NewEvent[] = Array.from({ length: n }, (_, i) => sampleEvent(i));
+  // The floor inserts the very rows the ledger writes, computed beforehand: no hashing, no validation.
+  const clock = steppingClock();
+  let prev: string | null = null;
+  const rows = events.map((e, seq) => {
+    const sealed = sealEntry({ seq, type: e.type, payload: e.payload, ts: clock().toISOString(), prev });
+    prev = sealed.entry.hash;
+    return [seq, e.type, sealed.payloadText, sealed.entry.ts, sealed.entry.prev, sealed.entry.hash, sealed.leafHash] as const;
+  });
+  let round = 0;
+  const fresh = (name: string) => {
+    const path = join(dir, `${name}-${round++}.sqlite`);
+    rmSync(path, { force: true });
+    return path;
+  };
+
+  const batched = compare(
+    3,
+    () => {
+      const ledger = new SqliteLedger(fresh("ledger"), { origin: "bench/ledger", now: steppingClock(), durability: "normal" });
+      ledger.append(events);
+      ledger.close();
+    },
+    () => {
+      const db = new DatabaseSync(fresh("raw"));
+      db.exec(RAW_SCHEMA);
+      const insert = db.prepare("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)");
+      db.exec("BEGIN IMMEDIATE");
+      for (const r of rows) insert.run(...r);
+      db.exec("COMMIT");
+      db.close();
+    },
+  );
+
+  const singles = 2_000;
+  const single = (durability: "full" | "normal"): Comparison => {
+    const t = compare(
+      1,
+      () => {
+        const ledger = new SqliteLedger(fresh("single"), { origin: "bench/ledger", now: steppingClock(), durability });
+        for (let i = 0; i < singles; i++) ledger.append([events[i]!]);
+        ledger.close();
+      },
+      () => {
+        const db = new DatabaseSync(fresh("raw-single"));
+        db.exec(RAW_SCHEMA.replace("NORMAL", durability.toUpperCase()));
+        const insert = db.prepare("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)");
+        for (let i = 0; i < singles; i++) {
+          db.exec("BEGIN IMMEDIATE");
+          insert.run(...rows[i]!);
+          db.exec("COMMIT");
+        }
+        db.close();
+      },
+    );
+    return {
+      name: `Ledger single appends, ${singles.toLocaleString("en")} transactions, synchronous=${durability.toUpperCase()}`,
+      subject: "SqliteLedger.append([event]) each",
+      floor: "raw INSERT of the same row, one transaction each",
+      subjectSeconds: t.subject,
+      floorSeconds: t.floor,
+      items: singles,
+      kind: "speed",
+    };
+  };
+
+  return [
+    {
+      name: `Ledger append, one batch of ${n.toLocaleString("en")} entries (synchronous=NORMAL)`,
+      subject: "SqliteLedger.append (validate, JCS, hash, Merkle, insert)",
+      floor: "raw SQLite INSERT of the same precomputed rows",
+      subjectSeconds: batched.subject,
+      floorSeconds: batched.floor,
+      items: n,
+      kind: "speed",
+      target: 0.5,
+    },
+    single("normal"),
+    single("full"),
+  ];
+}
+
+function jcs(): Comparison {
+  const records = Array.from({ length: 10_000 }, (_, i) => ({
+    ...sampleEvent(i).payload,
+    note: `record ${i} — “quoted” text`,
+    tags: ["alpha", "beta", String(i)],
+    nested: { z: i, a: i / 7, m: null, ok: i % 2 === 0 },
+  }));
+  const t = compare(
+    10,
+    () => {
+      for (const r of records) canonicalize(r);
+    },
+    () => {
+      for (const r of records) JSON.stringify(r);
+    },
+  );
+  return {
+    name: "JCS canonicalize vs JSON.stringify, 10,000 records",
+    subject: "canonicalize (RFC 8785)",
+    floor: "JSON.stringify",
+    subjectSeconds: t.subject,
+    floorSeconds: t.floor,
+    items: records.length,
+    kind: "time",
+  };
+}
+
+export async function run(): Promise<void> {
+  const { dir, cleanup } = tempDir("bench-core-");
+  try {
+    printComparisons("core: integrity primitives and the ledger", [merkle(), ed25519(), ...ledgerAppends(dir), jcs()]);
+  } finally {
+    cleanup();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * A small benchmark harness: time a piece of work against its floor in the same run, alternating
+ * the two and keeping the best of several rounds (the machine is shared and noisy), and print the
+ * ratio next to its target.
+ */
+export interface Comparison {
+  name: string;
+  /** Human label of the measured work and of the floor it is compared with. */
+  subject: string;
+  floor: string;
+  /** Seconds per round, best of the rounds. */
+  subjectSeconds: number;
+  floorSeconds: number;
+  /** Items per round, to print a rate. */
+  items: number;
+  /** "speed": subject rate / floor rate (higher is better); "time": subject time / floor time (lower is better). */
+  kind: "speed" | "time";
+  target?: number;
+}
+
+export function bestOf(rounds: number, fn: () => void): number {
+  let best = Infinity;
+  for (let i = 0; i < rounds; i++) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (seconds < best) best = seconds;
+  }
+  return best;
+}
+
+/** Runs subject and floor alternately `rounds` times after one warm-up each; best time of each. */
+export function compare(rounds: number, subject: () => void, floor: () => void): { subject: number; floor: number } {
+  subject();
+  floor();
+  let s = Infinity;
+  let f = Infinity;
+  for (let i = 0; i < rounds; i++) {
+    f = Math.min(f, bestOf(1, floor));
+    s = Math.min(s, bestOf(1, subject));
+  }
+  return { subject: s, floor: f };
+}
+
+export function ratio(c: Comparison): number {
+  return c.kind === "speed" ? c.floorSeconds / c.subjectSeconds : c.subjectSeconds / c.floorSeconds;
+}
+
+export function meetsTarget(c: Comparison): boolean | undefined {
+  if (c.target === undefined) return undefined;
+  return c.kind === "speed" ? ratio(c) >= c.target : ratio(c) <= c.target;
+}
+
+function rate(items: number, seconds: number): string {
+  const perSecond = items / seconds;
+  return perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)}M/s` : perSecond >= 1e3 ? `${(perSecond / 1e3).toFixed(1)}k/s` : `${perSecond.toFixed(0)}/s`;
+}
+
+export function printComparisons(title: string, comparisons: Comparison[]): void {
+  console.log(`\n${title}`);
+  for (const c of comparisons) {
+    const r = ratio(c);
+    const target = c.target === undefined ? "report only" : `target ${c.kind === "speed" ? ">=" : "<="} ${c.target}x`;
+    const verdict = meetsTarget(c) === undefined ? "" : meetsTarget(c) ? "  PASS" : "  MISS";
+    console.log(`  ${c.name}`);
+    console.log(`    ${c.subject}: ${(c.subjectSeconds * 1000).toFixed(1)} ms (${rate(c.items, c.subjectSeconds)})`);
+    console.log(`    ${c.floor}: ${(c.floorSeconds * 1000).toFixed(1)} ms (${rate(c.items, c.floorSeconds)})`);
+    console.log(`    ratio ${r.toFixed(3)}x ${c.kind === "speed" ? "of the floor's speed" : "of the floor's time"} (${target})${verdict}`);
+  }
+}

@@ -1,0 +1,15 @@
+/** `npm run bench -- [suite …]`: runs the named benchmark suites (all when none is named). */
+const suites: Record<string, () => Promise<unknown>> = {
+  core: () => import("./core.ts").then((m) => m.run()),
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length > 0 ? wanted : Object.keys(suites);
+for (const name of names) {
+  const suite = suites[name];
+  if (!suite) {
+    console.error(`unknown suite "${name}"; suites: ${Object.keys(suites).join(", ")}`);
+    process.exit(2);
+  }
+  await suite();
+}

@@ -1,0 +1,128 @@
+/**
+ * RFC 8785 JSON Canonicalization Scheme (JCS).
+ *
+ * One recursive pass that builds the output string. ECMAScript already does the hard parts:
+ * `JSON.stringify(string)` escapes exactly as JCS §3.2.2.2 requires, `"" + number` is the
+ * ECMAScript Number-to-String that JCS §3.2.2.3 adopts (and gives "0" for -0), and the default
+ * `Array#sort` compares UTF-16 code units as JCS §3.2.3 requires.
+ *
+ * Input must be I-JSON (RFC 7493): anything JSON.stringify would silently drop, coerce or call
+ * (undefined, NaN, toJSON, Date, Map, holes, lone surrogates…) is rejected with a path instead,
+ * because a hash over a lossy rendering would not commit to the value the caller holds.
+ * @module
+ */
+
+/** Thrown when a value has no canonical JSON form; `path` is a JSON Pointer (RFC 6901). */
+export class CanonicalizationError extends Error {
+  readonly path: string;
+  constructor(what: string, path: string) {
+    super(`cannot canonicalize ${what} at ${path === '' ? '(root)' : path}`);
+    this.name = 'CanonicalizationError';
+    this.path = path;
+  }
+}
+
+// Anything JSON.stringify would escape, or any surrogate. Most strings (keys, ids, digests,
+// timestamps) match none of it and are quoted directly: one regex test instead of a
+// JSON.stringify call per string, the largest single cost on small records.
+const SPECIAL = /["\\\u0000-\u001F\uD800-\uDFFF]/;
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const OBJECT_PROTO = Object.prototype;
+const ARRAY_PROTO = Array.prototype;
+
+/** Canonical JSON text of `value` (RFC 8785). Throws {@link CanonicalizationError}. */
+export function canonicalize(value: unknown): string {
+  // `path` holds the keys/indices from the root to the value being written and `seen` the
+  // containers on that path (a cycle is a container that is its own ancestor). Both are only
+  // read on the error path or for the ancestor check, so the happy path stays allocation-light.
+  return write(value, [], []);
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of {@link canonicalize}: what gets hashed and signed. */
+export function canonicalBytes(value: unknown): Uint8Array {
+  return encoder.encode(canonicalize(value));
+}
+
+function write(value: unknown, path: (string | number)[], seen: object[]): string {
+  switch (typeof value) {
+    case 'string':
+      return writeString(value, path);
+    case 'number':
+      if (!Number.isFinite(value)) fail(`non-finite number ${value}`, path);
+      return '' + value;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (seen.includes(value)) fail('a cycle (value contains itself)', path);
+      return Array.isArray(value) ? writeArray(value, path, seen) : writeObject(value, path, seen);
+    default:
+      // undefined, bigint, function, symbol: no JSON form (bigint has no lossless one in I-JSON).
+      return fail(typeof value, path);
+  }
+}
+
+function writeString(s: string, path: (string | number)[], what = 'a string'): string {
+  if (!SPECIAL.test(s)) return '"' + s + '"';
+  if (LONE_SURROGATE.test(s)) fail(`${what} with a lone surrogate`, path);
+  return JSON.stringify(s);
+}
+
+function writeArray(arr: unknown[], path: (string | number)[], seen: object[]): string {
+  // Subclasses and other realms' arrays could carry behaviour or extra state; keep to plain ones.
+  if (Object.getPrototypeOf(arr) !== ARRAY_PROTO) fail('an Array subclass instance', path);
+  const n = arr.length;
+  if (n === 0) return '[]';
+  seen.push(arr);
+  let out = '[';
+  for (let i = 0; i < n; i++) {
+    path.push(i);
+    const item = arr[i];
+    if (item === undefined && !(i in arr)) fail('an array hole (sparse array)', path);
+    out += (i === 0 ? '' : ',') + write(item, path, seen);
+    path.pop();
+  }
+  seen.pop();
+  return out + ']';
+}
+
+function writeObject(obj: object, path: (string | number)[], seen: object[]): string {
+  const proto = Object.getPrototypeOf(obj);
+  if (proto !== OBJECT_PROTO && proto !== null) fail(`a non-plain object (${kindOf(obj)})`, path);
+  if (Object.getOwnPropertySymbols(obj).length > 0) fail('a symbol-keyed property', path);
+  const keys = Object.keys(obj);
+  if (keys.length === 0) return '{}';
+  keys.sort();
+  seen.push(obj);
+  const rec = obj as Record<string, unknown>;
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    path.push(key);
+    out += (i === 0 ? '' : ',') + writeString(key, path, 'a key') + ':' + write(rec[key], path, seen);
+    path.pop();
+  }
+  seen.pop();
+  return out + '}';
+}
+
+/** A name for the error message only: "Date", "Map", a class name, or "custom prototype". */
+function kindOf(obj: object): string {
+  const ctor: unknown = (obj as { constructor?: unknown }).constructor;
+  return typeof ctor === 'function' && ctor !== Object && ctor.name !== '' ? ctor.name : 'custom prototype';
+}
+
+function fail(what: string, path: readonly (string | number)[]): never {
+  throw new CanonicalizationError(what, pointer(path));
+}
+
+/** RFC 6901 JSON Pointer: "~" and "/" inside a key are escaped as "~0" and "~1". */
+function pointer(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const seg of path) out += '/' + String(seg).replaceAll('~', '~0').replaceAll('/', '~1');
+  return out;
+}

@@ -1,0 +1,72 @@
+/**
+ * The ledger entry: the unit of the append-only log.
+ *
+ * `hash` is `sha256:` of the JCS bytes of the entry without `hash`; `prev` is the previous entry's
+ * hash (null for seq 0). The Merkle leaf of an entry is the JCS bytes of the whole entry, which is
+ * also its line in a JSONL export, so an export line can be hashed into the tree as it is.
+ */
+import { canonicalize } from "../canonical.ts";
+import { sha256Hex } from "../digest.ts";
+import { leafHash } from "../merkle.ts";
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface LedgerEntry {
+  seq: number;
+  type: string;
+  payload: JsonObject;
+  ts: string;
+  prev: string | null;
+  hash: string;
+}
+
+export type UnsealedEntry = Omit<LedgerEntry, "hash">;
+
+export interface SealedEntry {
+  entry: LedgerEntry;
+  /** JCS text of the whole entry: the Merkle leaf data and the export line. */
+  text: string;
+  /** JCS text of the payload alone, as the store keeps it. */
+  payloadText: string;
+  leafHash: Uint8Array;
+}
+
+const TIMESTAMP_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const encoder = new TextEncoder();
+
+/** ISO 8601 UTC with milliseconds, and a real calendar instant (no 2025-02-30). */
+export function isLedgerTimestamp(ts: unknown): ts is string {
+  if (typeof ts !== "string" || !TIMESTAMP_MS.test(ts)) return false;
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === ts;
+}
+
+export function sealEntry(fields: UnsealedEntry): SealedEntry {
+  // JCS of {payload, prev, seq, ts, type}, keys already in order; the payload is canonicalized once.
+  const payloadText = canonicalize(fields.payload);
+  const body =
+    `{"payload":${payloadText},"prev":${canonicalize(fields.prev)},"seq":${canonicalize(fields.seq)},` +
+    `"ts":${canonicalize(fields.ts)},"type":${canonicalize(fields.type)}}`;
+  const hash = `sha256:${sha256Hex(body)}`;
+  // "hash" sorts before every other key, so the whole entry's JCS is the body with hash prepended.
+  const text = `{"hash":"${hash}",${body.slice(1)}`;
+  return { entry: { ...fields, hash }, text, payloadText, leafHash: leafHash(encoder.encode(text)) };
+}
+
+const ENTRY_KEYS = ["hash", "payload", "prev", "seq", "ts", "type"];
+
+/** Checks the shape of a parsed entry; returns the first problem, or null. */
+export function entryShapeProblem(value: unknown): string | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "entry is not a JSON object";
+  const keys = Object.keys(value).sort();
+  if (keys.join() !== ENTRY_KEYS.join()) return `entry keys are [${keys.join(", ")}], expected [${ENTRY_KEYS.join(", ")}]`;
+  const e = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(e.seq) || (e.seq as number) < 0) return "seq is not a non-negative integer";
+  if (typeof e.type !== "string" || e.type.length === 0) return "type is not a non-empty string";
+  if (typeof e.payload !== "object" || e.payload === null || Array.isArray(e.payload)) return "payload is not an object";
+  if (!isLedgerTimestamp(e.ts)) return "ts is not an ISO 8601 UTC timestamp with milliseconds";
+  if (e.prev !== null && typeof e.prev !== "string") return "prev is neither null nor a digest";
+  if (typeof e.hash !== "string") return "hash is not a string";
+  return null;
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { EVENT_TYPES, validateEvent, type EventPayload, type EventType } from "./events.ts";
+
+const id = "3f0c6a4e-8d1b-4c2a-9e7f-1a2b3c4d5e6f";
+const digest = `sha256:${"0f".repeat(32)}`;
+const pk = "ab".repeat(32);
+const sig = "cd".repeat(64);
+
+/** One valid payload per event type; a type missing here is a compile error. */
+const valid: { [T in EventType]: EventPayload<T> } = {
+  "identity.registered": { ledger_id: id, algorithm: "ed25519", public_key: pk, role: "deployer", reputation: 0.92 },
+  "identity.reputation": { ledger_id: id, reputation: 0.5, reason: "drift" },
+  "identity.revoked": { ledger_id: id, reason: "key compromise" },
+  "stake.locked": { ledger_id: id, amount_shards: "10000000000", slashing_conditions_accepted: true },
+  "stake.withdrawn": { ledger_id: id, amount_shards: "1" },
+  "stake.slashed": { ledger_id: id, amount_shards: "5", reason: "integrity_violation" },
+  "avm.attempt": { ledger_id: null, requested_scopes: ["api.read"], verified: false, failed_at_stage: "identity", code: "AVM_001", attestation_hash: null },
+  "avm.grant": { ledger_id: id, scopes: ["api.read"], risk_level: "medium", attestation_hash: digest, created_at: "2026-01-01T00:00:00Z", expires_at: "2026-03-01T00:00:00Z" },
+  "avm.revoke": { ledger_id: id, reason: "integrity_violation", evidence_hash: digest, revoked_at: "2026-01-02T00:00:00.000Z" },
+  "sentinel.registered": { sentinel: "ATLAS", cathedral: "FOR-GOVERNMENTS", algorithm: "ed25519", public_key: pk },
+  "sentinel.heartbeat": { sentinel: "ATLAS", status: "operational", gi_score: 0.99, coordination: 0.8 },
+  attestation: { agent: "ECHO", subject: "dataset:academics", attestation_hash: digest, algorithm: "ed25519", public_key: pk, signature: sig },
+  "deliberation.recorded": {
+    id: "D-1",
+    topic: "Publish the drift analysis",
+    sentinels: [{ id: "EVE", position: "support", reasoning: "Transparency first.", virtue_tags: ["integrity"] }],
+    consensus: 1,
+    outcome: "approved",
+  },
+  mic_mint: { sentinel: "AUREA", cycle: "C-151", cathedral: "FOR-ECONOMISTS", amount_shards: "1500000", coordination_score: 61.2, multiplier: 1.5 },
+  mic_burn: { account: "treasury", amount_shards: "1", reason: "fee" },
+  mic_lock: { account: "AUREA", amount_shards: "1", contract: "stake-pool" },
+  mic_unlock: { account: "AUREA", amount_shards: "1", contract: "stake-pool" },
+  "multiplier.changed": { cathedral: "FOR-ACADEMICS", multiplier: 1.2, reason: "review" },
+  "consensus.opened": { session_id: "S-1", cycle: "C-151", room: "main", gi_baseline: 0.97, participants: ["A", "B", "C", "D"] },
+  "consensus.vote": { session_id: "S-1", participant: "A", vote: "APPROVE", signature: sig },
+  "consensus.evaluated": { session_id: "S-1", delibproof_id: "DP-1", outcome: "APPROVED", gi_delta: 0.004 },
+  "delibproof.sealed": { delibproof_id: "DP-1", proof_digest: digest, merkle_root: digest },
+  "pulse.recorded": { id, cycle: "C-151", hash: digest, giScore: 0.97, miiScore: 0.99, generatedAt: "2025-12-01T06:00:00.000Z" },
+};
+
+describe("ledger event registry", () => {
+  it.each(EVENT_TYPES)("%s: accepts its valid payload, refuses an unknown key and a missing field", (type) => {
+    const payload = valid[type] as Record<string, unknown>;
+    expect(validateEvent(type, payload)).toBeNull();
+    expect(validateEvent(type, { ...payload, injected: true })).toMatch(/injected/);
+    const [first] = Object.keys(payload);
+    const { [first!]: _dropped, ...missing } = payload;
+    expect(validateEvent(type, missing)).toMatch(new RegExp(`invalid ${type.replace(".", "\\.")} payload: ${first}`));
+  });
+
+  it("refuses unknown types, inherited names and non-object payloads", () => {
+    expect(validateEvent("nope", {})).toBe('unknown event type "nope"');
+    expect(validateEvent("toString", {})).toMatch(/unknown event type/);
+    expect(validateEvent(42, {})).toMatch(/unknown event type/);
+    expect(validateEvent("mic_burn", null)).toMatch(/\(payload\)/);
+  });
+});

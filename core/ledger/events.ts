@@ -1,0 +1,150 @@
+/**
+ * The typed events of the ledger: each type and the strict schema of its payload. An append with an
+ * unknown type or an invalid payload is refused before anything is written, and `verify` checks
+ * every stored entry against the same registry. The README lists these types.
+ */
+import { z } from "zod";
+import { AvmErrorCode, AvmStage, RevokeReason, RiskLevel, Role, Scope } from "../schemas/avm.ts";
+import {
+  Cathedral,
+  Cycle,
+  Digest,
+  Identifier,
+  IsoTimestamp,
+  IsoTimestampMs,
+  NonEmptyString,
+  PublicKeyHex,
+  Score01,
+  ShardString,
+  SignatureAlgorithm,
+  SignatureHex,
+  Uuid,
+} from "../schemas/common.ts";
+
+const Multiplier = z.number().min(1).max(2);
+const Vote = z.enum(["APPROVE", "REJECT", "ABSTAIN"]);
+const Outcome = z.enum(["APPROVED", "REJECTED", "NO_QUORUM"]);
+
+export const eventSchemas = {
+  // Identities, stakes and authority (AVM).
+  "identity.registered": z.strictObject({
+    ledger_id: Uuid,
+    algorithm: SignatureAlgorithm,
+    public_key: PublicKeyHex,
+    role: Role,
+    reputation: Score01,
+  }),
+  "identity.reputation": z.strictObject({ ledger_id: Uuid, reputation: Score01, reason: NonEmptyString }),
+  "identity.revoked": z.strictObject({ ledger_id: Uuid, reason: NonEmptyString }),
+  "stake.locked": z.strictObject({ ledger_id: Uuid, amount_shards: ShardString, slashing_conditions_accepted: z.boolean() }),
+  "stake.withdrawn": z.strictObject({ ledger_id: Uuid, amount_shards: ShardString }),
+  "stake.slashed": z.strictObject({ ledger_id: Uuid, amount_shards: ShardString, reason: NonEmptyString }),
+  "avm.attempt": z.strictObject({
+    ledger_id: Uuid.nullable(),
+    requested_scopes: z.array(z.string().max(128)).max(64),
+    verified: z.boolean(),
+    failed_at_stage: AvmStage.nullable(),
+    code: AvmErrorCode.nullable(),
+    attestation_hash: Digest.nullable(),
+  }),
+  "avm.grant": z.strictObject({
+    ledger_id: Uuid,
+    scopes: z.array(Scope).min(1),
+    risk_level: RiskLevel,
+    attestation_hash: Digest,
+    created_at: IsoTimestamp,
+    expires_at: IsoTimestamp,
+  }),
+  "avm.revoke": z.strictObject({ ledger_id: Uuid, reason: RevokeReason, evidence_hash: Digest, revoked_at: IsoTimestamp }),
+
+  // Sentinels and their work.
+  "sentinel.registered": z.strictObject({
+    sentinel: Identifier,
+    cathedral: Cathedral,
+    algorithm: SignatureAlgorithm,
+    public_key: PublicKeyHex,
+  }),
+  "sentinel.heartbeat": z.strictObject({
+    sentinel: Identifier,
+    status: z.enum(["operational", "degraded", "offline"]),
+    gi_score: Score01,
+    coordination: Score01,
+  }),
+  attestation: z.strictObject({
+    agent: Identifier,
+    subject: NonEmptyString,
+    attestation_hash: Digest,
+    algorithm: SignatureAlgorithm,
+    public_key: PublicKeyHex,
+    signature: SignatureHex,
+  }),
+  "deliberation.recorded": z.strictObject({
+    id: Identifier,
+    topic: NonEmptyString,
+    sentinels: z
+      .array(
+        z.strictObject({
+          id: Identifier,
+          position: z.enum(["support", "oppose", "abstain"]),
+          reasoning: NonEmptyString,
+          virtue_tags: z.array(Identifier),
+        }),
+      )
+      .min(1),
+    consensus: Score01,
+    outcome: z.enum(["approved", "rejected", "deferred"]),
+  }),
+
+  // MIC economy.
+  mic_mint: z.strictObject({
+    sentinel: Identifier,
+    cycle: Cycle,
+    cathedral: Cathedral,
+    amount_shards: ShardString,
+    coordination_score: z.number().nonnegative(),
+    multiplier: Multiplier,
+  }),
+  mic_burn: z.strictObject({ account: Identifier, amount_shards: ShardString, reason: NonEmptyString }),
+  mic_lock: z.strictObject({ account: Identifier, amount_shards: ShardString, contract: Identifier }),
+  mic_unlock: z.strictObject({ account: Identifier, amount_shards: ShardString, contract: Identifier }),
+  "multiplier.changed": z.strictObject({ cathedral: Cathedral, multiplier: Multiplier, reason: NonEmptyString }),
+
+  // Consensus sessions and deliberation proofs.
+  "consensus.opened": z.strictObject({
+    session_id: Identifier,
+    cycle: Cycle,
+    room: NonEmptyString,
+    gi_baseline: Score01,
+    participants: z.array(Identifier).min(1),
+  }),
+  "consensus.vote": z.strictObject({ session_id: Identifier, participant: Identifier, vote: Vote, signature: SignatureHex }),
+  "consensus.evaluated": z.strictObject({ session_id: Identifier, delibproof_id: Identifier, outcome: Outcome, gi_delta: z.number() }),
+  "delibproof.sealed": z.strictObject({ delibproof_id: Identifier, proof_digest: Digest, merkle_root: Digest }),
+
+  // Integrity pulse.
+  "pulse.recorded": z.strictObject({
+    id: Uuid,
+    cycle: Cycle,
+    hash: Digest,
+    giScore: Score01,
+    miiScore: Score01,
+    generatedAt: IsoTimestampMs,
+  }),
+} as const satisfies Record<string, z.ZodType>;
+
+export type EventType = keyof typeof eventSchemas;
+export type EventPayload<T extends EventType> = z.infer<(typeof eventSchemas)[T]>;
+export const EVENT_TYPES = Object.keys(eventSchemas).sort() as EventType[];
+
+export function isEventType(type: unknown): type is EventType {
+  return typeof type === "string" && Object.hasOwn(eventSchemas, type);
+}
+
+/** Null when the payload is valid for the type; otherwise a message naming the fields at fault. */
+export function validateEvent(type: unknown, payload: unknown): string | null {
+  if (!isEventType(type)) return `unknown event type ${JSON.stringify(type)}`;
+  const result = eventSchemas[type].safeParse(payload);
+  if (result.success) return null;
+  const fields = result.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(payload)"}: ${i.message}`);
+  return `invalid ${type} payload: ${fields.join("; ")}`;
+}

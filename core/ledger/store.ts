@@ -1,0 +1,52 @@
+/**
+ * The ledger's storage interface. The embedded implementation is SQLite (store/sqlite-ledger.ts);
+ * a PostgreSQL one can serve several API instances later, and the pipeline reads either, or an
+ * export, through the read-only half.
+ */
+import type { JsonObject, LedgerEntry } from "./entry.ts";
+import type { VerifyReport } from "./verify.ts";
+
+export interface NewEvent {
+  type: string;
+  payload: JsonObject;
+  /** ISO 8601 UTC with milliseconds; defaults to the store's injected clock. */
+  ts?: string;
+}
+
+export interface LedgerReader {
+  /** Number of entries. */
+  size(): number;
+  /** Entries with start <= seq < end, in order, streamed. */
+  entries(start?: number, end?: number): IterableIterator<LedgerEntry>;
+  /** RFC 9162 root of the first treeSize entries (default: all). */
+  rootHash(treeSize?: number): Uint8Array;
+  inclusionProof(seq: number, treeSize?: number): Uint8Array[];
+  consistencyProof(oldSize: number, newSize?: number): Uint8Array[];
+  /** The newest signed checkpoint (C2SP signed note), or null if none was made. */
+  latestCheckpoint(): string | null;
+  /** Re-derives everything from the stored entries and reports each broken seq. */
+  verify(): LedgerVerifyReport;
+}
+
+export interface LedgerStore extends LedgerReader {
+  /** Appends all events in one transaction: all are recorded, or none. */
+  append(events: readonly NewEvent[]): LedgerEntry[];
+  /** Signs a checkpoint of the current tree, records it, and returns the signed note. */
+  checkpoint(): string;
+  close(): void;
+}
+
+export interface LedgerVerifyReport extends VerifyReport {
+  /** How many stored checkpoints were checked against the recomputed tree. */
+  checkpointsChecked: number;
+}
+
+/** A refused append: nothing was written. `field` names the offending input when there is one. */
+export class LedgerAppendError extends Error {
+  readonly index: number;
+  constructor(index: number, message: string) {
+    super(`event ${index}: ${message}`);
+    this.name = "LedgerAppendError";
+    this.index = index;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * `npm run schemas`: writes the JSON Schema of every registry entry to
+ * data/schemas/<name>.schema.json, removes stale *.schema.json files, and says what it did.
+ *
+ * `npm run schemas -- --check`: writes nothing; exits 1 listing every file that is missing,
+ * different or stale.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { publishedSchemaNames, publishedSchemas } from "./index.ts";
+import { toPublishedJsonSchema } from "./json-schema.ts";
+
+/** data/schemas/ of this checkout. */
+export const SCHEMAS_DIR = fileURLToPath(new URL("../../data/schemas/", import.meta.url));
+
+const SUFFIX = ".schema.json";
+
+/** Path of a registry entry's file, relative to data/schemas/, with `/` separators. */
+export function schemaFileName(name: string): string {
+  return `${name}${SUFFIX}`;
+}
+
+/** Pure: registry name → exact file text, in sorted name order. */
+export function renderPublishedSchemas(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const name of publishedSchemaNames) {
+    const schema = toPublishedJsonSchema(name, publishedSchemas[name]);
+    out.set(name, `${JSON.stringify(schema, null, 2)}\n`);
+  }
+  return out;
+}
+
+/** Every *.schema.json under dir, as `/`-separated paths relative to dir, sorted. */
+export function listSchemaFiles(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (current: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const full = join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && entry.name.endsWith(SUFFIX)) {
+        found.push(relative(dir, full).split(sep).join("/"));
+      }
+    }
+  };
+  walk(dir);
+  return found.sort();
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+export interface SchemaDiff {
+  /** Files to write (missing or different), relative to the directory. */
+  missing: string[];
+  changed: string[];
+  unchanged: string[];
+  /** *.schema.json files that no registry entry produces. */
+  stale: string[];
+}
+
+/** Compares what the registry produces with the files in dir. */
+export function diffSchemaFiles(dir: string, rendered: Map<string, string>): SchemaDiff {
+  const diff: SchemaDiff = { missing: [], changed: [], unchanged: [], stale: [] };
+  const expected = new Set<string>();
+  for (const [name, text] of rendered) {
+    const file = schemaFileName(name);
+    expected.add(file);
+    const current = readIfExists(join(dir, file));
+    if (current === undefined) diff.missing.push(file);
+    else if (current !== text) diff.changed.push(file);
+    else diff.unchanged.push(file);
+  }
+  diff.stale = listSchemaFiles(dir).filter((file) => !expected.has(file));
+  return diff;
+}
+
+/** Removes now-empty folders below dir (not dir itself). */
+function removeEmptyDirs(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const full = join(dir, entry.name);
+    removeEmptyDirs(full);
+    if (readdirSync(full).length === 0) rmdirSync(full);
+  }
+}
+
+function main(argv: readonly string[]): number {
+  const check = argv.includes("--check");
+  const unknown = argv.filter((a) => a !== "--check");
+  if (unknown.length > 0) {
+    console.error(`usage: npm run schemas [-- --check]; unknown arguments: ${unknown.join(" ")}`);
+    return 2;
+  }
+  const rendered = renderPublishedSchemas();
+  const diff = diffSchemaFiles(SCHEMAS_DIR, rendered);
+  const shown = relative(process.cwd(), SCHEMAS_DIR) || ".";
+
+  if (check) {
+    const problems = [
+      ...diff.missing.map((f) => `missing  ${f}`),
+      ...diff.changed.map((f) => `differs  ${f}`),
+      ...diff.stale.map((f) => `stale    ${f}`),
+    ];
+    if (problems.length === 0) {
+      console.log(`${shown}: all ${rendered.size} schemas up to date`);
+      return 0;
+    }
+    console.error(`${shown} is not what the registry produces (run \`npm run schemas\`):`);
+    for (const line of problems) console.error(`  ${line}`);
+    return 1;
+  }
+
+  mkdirSync(SCHEMAS_DIR, { recursive: true });
+  for (const [name, text] of rendered) {
+    const file = schemaFileName(name);
+    if (diff.unchanged.includes(file)) {
+      console.log(`unchanged ${file}`);
+      continue;
+    }
+    const path = join(SCHEMAS_DIR, file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    console.log(`${diff.missing.includes(file) ? "wrote    " : "updated  "} ${file}`);
+  }
+  for (const file of diff.stale) {
+    rmSync(join(SCHEMAS_DIR, file));
+    console.log(`removed   ${file}`);
+  }
+  removeEmptyDirs(SCHEMAS_DIR);
+  const written = diff.missing.length + diff.changed.length;
+  console.log(
+    `${shown}: ${written} written, ${diff.unchanged.length} unchanged, ${diff.stale.length} removed`,
+  );
+  return 0;
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  process.exitCode = main(process.argv.slice(2));
+}

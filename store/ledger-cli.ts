@@ -1,0 +1,123 @@
+/**
+ * `npm run ledger -- <command>`: inspect, verify, checkpoint and export the ledger.
+ *
+ *   info                         size, root, origin, newest checkpoint
+ *   verify [--db PATH]           re-derive every entry, subtree and checkpoint; exit 1 naming each broken seq
+ *   checkpoint [--db PATH]       sign a checkpoint of the current tree and print it
+ *   export DIR [--db PATH]       write DIR/ledger.jsonl and DIR/checkpoint
+ *   verify-export DIR --key KEY  verify an export offline; KEY is a hex Ed25519 public key or a
+ *                                note verifier key "<name>+<keyid>+<base64>"
+ *   inclusion SEQ [--size N]     print the inclusion proof of entry SEQ (base64, one per line)
+ *   consistency OLD [--size N]   print the consistency proof from size OLD
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { parseVerifierKey, verifyCheckpoint, type NoteVerifier } from "../core/checkpoint.ts";
+import { formatDigest } from "../core/digest.ts";
+import type { VerifyReport } from "../core/ledger/verify.ts";
+import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-export.ts";
+import { defaultLedgerPath, openLedger } from "./open-ledger.ts";
+
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR --key KEY|inclusion SEQ|consistency OLD> [--db PATH] [--size N]`;
+
+function fail(message: string): never {
+  process.stderr.write(`ledger: ${message}\n`);
+  process.exit(2);
+}
+
+function printReport(report: VerifyReport, what: string): void {
+  if (report.ok) {
+    console.log(`ok: ${what} verified — ${report.size} entries, root ${formatDigest(report.rootHash)}`);
+    return;
+  }
+  console.log(`FAILED: ${what} has ${report.problems.length} problem(s):`);
+  for (const p of report.problems) console.log(`  seq ${p.seq}: ${p.problem}`);
+}
+
+function integer(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^(0|[1-9][0-9]*)$/.test(value)) fail(`${name} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+/** A hex public key takes its signer name from the checkpoint's origin line. */
+function verifiersFor(key: string, checkpointText: string): NoteVerifier[] {
+  if (/^[0-9a-f]{64}$/.test(key)) return [{ name: checkpointText.split("\n")[0] ?? "", publicKeyHex: key }];
+  try {
+    return [parseVerifierKey(key)];
+  } catch (error) {
+    fail(`--key: ${(error as Error).message}`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [command, arg] = positionals;
+  if (!command) fail(USAGE);
+
+  if (command === "verify-export") {
+    if (!arg || !values.key) fail("verify-export needs DIR and --key KEY");
+    for (const f of [EXPORT_LINES, EXPORT_CHECKPOINT]) if (!existsSync(join(arg, f))) fail(`${join(arg, f)} is missing`);
+    const verifiers = verifiersFor(values.key, readFileSync(join(arg, EXPORT_CHECKPOINT), "utf8"));
+    const report = await verifyExport(arg, verifiers);
+    printReport(report, `export ${arg}`);
+    return report.ok ? 0 : 1;
+  }
+
+  const path = values.db ?? defaultLedgerPath();
+  if (command !== "export" && command !== "checkpoint" && !existsSync(path)) fail(`no ledger at ${path}`);
+  const { ledger, key } = openLedger({ path, log: (m) => process.stderr.write(`${m}\n`) });
+  try {
+    switch (command) {
+      case "info": {
+        const latest = ledger.latestCheckpoint();
+        console.log(`ledger ${path}\norigin ${ledger.origin}\nsize ${ledger.size()}\nroot ${formatDigest(ledger.rootHash())}`);
+        console.log(`checkpoint key ${key.publicKeyHex} (${key.source})`);
+        console.log(latest ? `newest checkpoint:\n${latest}` : "no checkpoint yet");
+        return 0;
+      }
+      case "verify": {
+        const report = ledger.verify();
+        printReport(report, `ledger ${path} (${report.checkpointsChecked} checkpoints)`);
+        return report.ok ? 0 : 1;
+      }
+      case "checkpoint": {
+        const note = ledger.checkpoint();
+        verifyCheckpoint(note, [{ name: key.name, publicKeyHex: key.publicKeyHex }]);
+        process.stdout.write(note);
+        return 0;
+      }
+      case "export": {
+        if (!arg) fail("export needs a directory");
+        const { size } = exportLedger(ledger, arg);
+        console.log(`exported ${size} entries to ${arg}/${EXPORT_LINES} with ${arg}/${EXPORT_CHECKPOINT}`);
+        console.log(`verify offline: npm run ledger -- verify-export ${arg} --key ${key.publicKeyHex}`);
+        return 0;
+      }
+      case "inclusion":
+      case "consistency": {
+        const n = integer(arg, command === "inclusion" ? "SEQ" : "OLD");
+        if (n === undefined) fail(`${command} needs a number`);
+        const size = integer(values.size, "--size");
+        const proof = command === "inclusion" ? ledger.inclusionProof(n, size) : ledger.consistencyProof(n, size);
+        for (const h of proof) console.log(Buffer.from(h).toString("base64"));
+        return 0;
+      }
+      default:
+        fail(`unknown command "${command}"\n${USAGE}`);
+    }
+  } finally {
+    ledger.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => fail(error instanceof Error ? error.message : String(error)),
+);

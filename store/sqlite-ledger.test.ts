@@ -1,0 +1,266 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { verifyCheckpoint } from "../core/checkpoint.ts";
+import { sealEntry } from "../core/ledger/entry.ts";
+import { LedgerAppendError } from "../core/ledger/store.ts";
+import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../core/merkle.ts";
+import { generateKeyPair } from "../core/signature.ts";
+import { SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
+import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
+
+const ORIGIN = "test.example/ledger";
+let dir: string;
+let cleanup: () => void;
+const open: SqliteLedger[] = [];
+
+function openLedger(name = "ledger.sqlite", extra: Partial<ConstructorParameters<typeof SqliteLedger>[1]> = {}): SqliteLedger {
+  const ledger = new SqliteLedger(join(dir, name), { origin: ORIGIN, now: steppingClock(), durability: "normal", ...extra });
+  open.push(ledger);
+  return ledger;
+}
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(() => {
+  for (const l of open.splice(0)) l.close();
+  cleanup();
+});
+
+describe("appending and reading", () => {
+  it("chains entries, hashes them canonically and reads them back", () => {
+    const ledger = openLedger();
+    const written = ledger.append([sampleEvent(0), sampleEvent(1), sampleEvent(2)]);
+    expect(written.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(written[0]!.prev).toBeNull();
+    expect(written[1]!.prev).toBe(written[0]!.hash);
+    expect(written[2]!.prev).toBe(written[1]!.hash);
+    expect([...ledger.entries()]).toEqual(written);
+    expect([...ledger.entries(1, 2)]).toEqual([written[1]]);
+    for (const e of written) expect(sealEntry(e).entry.hash).toBe(e.hash);
+    expect(written[0]!.ts).toBe("2026-01-01T00:00:00.000Z");
+  });
+
+  it("keeps the Merkle tree right across batches, reopenings and the stored-subtree boundary", () => {
+    const ledger = openLedger();
+    const sizes = [1, 2, 13, 1, 16, 33, 5, 64, 1, 100];
+    let n = 0;
+    for (const k of sizes) {
+      ledger.append(Array.from({ length: k }, (_, i) => sampleEvent(n + i)));
+      n += k;
+    }
+    ledger.close();
+    const reopened = openLedger();
+    expect(reopened.size()).toBe(n);
+    const leaves = [...reopened.entries()].map((e) => sealEntry(e).leafHash);
+    expect(equalBytes(reopened.rootHash(), rootHash(leaves))).toBe(true);
+    for (const size of [1, 2, 15, 16, 17, 100, n]) {
+      const root = rootHash(leaves.slice(0, size));
+      expect(equalBytes(reopened.rootHash(size), root), `root at ${size}`).toBe(true);
+      for (const seq of [0, size - 1, Math.floor(size / 2)]) {
+        expect(verifyInclusion(leaves[seq]!, seq, size, reopened.inclusionProof(seq, size), root)).toBe(true);
+      }
+      if (size < n) {
+        expect(verifyConsistency(size, n, root, reopened.rootHash(), reopened.consistencyProof(size))).toBe(true);
+      }
+    }
+    // It keeps appending where it left off.
+    const [next] = reopened.append([sampleEvent(n)]);
+    expect(next!.seq).toBe(n);
+    expect(next!.prev).toBe(leavesLastHash(reopened, n - 1));
+    expect(reopened.verify().ok).toBe(true);
+    expect(STORED_LEVEL).toBeGreaterThan(0);
+  });
+
+  it("sees appends made by another connection to the same file", () => {
+    const a = openLedger();
+    const b = openLedger();
+    a.append([sampleEvent(0)]);
+    b.append([sampleEvent(1)]);
+    a.append([sampleEvent(2)]);
+    expect(a.size()).toBe(3);
+    const entries = [...b.entries()];
+    expect(entries.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(entries[2]!.prev).toBe(entries[1]!.hash);
+    expect(equalBytes(a.rootHash(), b.rootHash())).toBe(true);
+    expect(b.verify().ok).toBe(true);
+  });
+});
+
+function leavesLastHash(ledger: SqliteLedger, seq: number): string {
+  return [...ledger.entries(seq, seq + 1)][0]!.hash;
+}
+
+describe("refusing bad appends, losing nothing", () => {
+  it("refuses an unknown type or an invalid payload, naming the field, and writes none of the batch", () => {
+    const ledger = openLedger();
+    ledger.append([sampleEvent(0)]);
+    expect(() => ledger.append([sampleEvent(1), { type: "made.up", payload: {} }])).toThrow(/event 1: unknown event type "made.up"/);
+    const bad = { type: "mic_mint", payload: { ...sampleEvent(1).payload, amount_shards: "1.5" } };
+    expect(() => ledger.append([bad])).toThrow(LedgerAppendError);
+    expect(() => ledger.append([bad])).toThrow(/amount_shards/);
+    const extra = { type: "sentinel.heartbeat", payload: { ...sampleEvent(0).payload, admin: true } };
+    expect(() => ledger.append([extra])).toThrow(/admin/);
+    expect(ledger.size()).toBe(1);
+  });
+
+  it("refuses timestamps that are malformed or go back in time; holds the clock when it steps back", () => {
+    const clock = [Date.parse("2026-02-01T00:00:00.000Z"), Date.parse("2026-01-01T00:00:00.000Z")];
+    const ledger = openLedger("l.sqlite", { now: () => new Date(clock.shift()!) });
+    ledger.append([{ ...sampleEvent(0), ts: "2026-01-15T00:00:00.000Z" }]);
+    expect(() => ledger.append([{ ...sampleEvent(1), ts: "2026-01-14T23:59:59.999Z" }])).toThrow(/earlier than the last/);
+    expect(() => ledger.append([{ ...sampleEvent(1), ts: "2026-01-16" }])).toThrow(/ISO 8601/);
+    expect(() => ledger.append([{ ...sampleEvent(1), ts: "2026-02-30T00:00:00.000Z" }])).toThrow(/ISO 8601/);
+    const [a] = ledger.append([sampleEvent(1)]);
+    const [b] = ledger.append([sampleEvent(2)]);
+    expect(a!.ts).toBe("2026-02-01T00:00:00.000Z");
+    expect(b!.ts).toBe("2026-02-01T00:00:00.000Z"); // the clock stepped back to January
+    expect(ledger.size()).toBe(3);
+  });
+
+  it("refuses UPDATE and DELETE on every table through any connection", () => {
+    const ledger = openLedger();
+    ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+    const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
+    try {
+      expect(() => raw.exec("UPDATE entries SET type = 'x' WHERE seq = 0")).toThrow(/append-only/);
+      expect(() => raw.exec("DELETE FROM entries WHERE seq = 19")).toThrow(/append-only/);
+      expect(() => raw.exec("DELETE FROM subtrees")).toThrow(/append-only/);
+      expect(() => raw.exec("UPDATE meta SET value = 'x'")).toThrow(/append-only/);
+    } finally {
+      raw.close();
+    }
+    expect(ledger.verify().ok).toBe(true);
+  });
+
+  it("refuses to open a ledger under another origin", () => {
+    openLedger().append([sampleEvent(0)]);
+    expect(() => new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "other.example/log" })).toThrow(/origin/);
+  });
+});
+
+describe("tamper evidence", () => {
+  function tamper(sql: string, trigger: string): void {
+    const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
+    raw.exec(`DROP TRIGGER ${trigger}`);
+    raw.exec(sql);
+    raw.close();
+  }
+
+  it("names exactly the entry whose stored bytes were changed behind the store's back", () => {
+    const ledger = openLedger();
+    ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+    ledger.close();
+    // Change one byte of entry 8's payload (a heartbeat): 0.97 → 0.98.
+    tamper("UPDATE entries SET payload = replace(payload, '0.97', '0.98') WHERE seq = 8", "entries_no_update");
+    const report = openLedger().verify();
+    expect(report.ok).toBe(false);
+    expect(new Set(report.problems.map((p) => p.seq))).toEqual(new Set([8]));
+    expect(report.problems.map((p) => p.problem).join()).toMatch(/hash mismatch/);
+  });
+
+  it("catches a forger who also rewrites the entry's hash: the next entry's prev and the leaf disagree", () => {
+    const ledger = openLedger();
+    const written = ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+    ledger.close();
+    const forged = sealEntry({ ...written[5]!, payload: { ...written[5]!.payload, coordination: 0.5 } });
+    tamper(
+      `UPDATE entries SET payload = '${forged.payloadText}', hash = '${forged.entry.hash}' WHERE seq = 5`,
+      "entries_no_update",
+    );
+    const report = openLedger().verify();
+    expect(report.ok).toBe(false);
+    const seqs = report.problems.map((p) => p.seq);
+    expect(seqs).toContain(5); // stored leaf no longer matches
+    expect(seqs).toContain(6); // prev no longer matches
+  });
+
+  it("detects a deleted tail entry and a tampered stored subtree", () => {
+    const ledger = openLedger();
+    ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+    ledger.close();
+    tamper(`UPDATE subtrees SET hash = zeroblob(32) WHERE level = ${STORED_LEVEL} AND idx = 1`, "subtrees_no_update");
+    const report = openLedger().verify();
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual([{ seq: 31, problem: expect.stringMatching(/subtree \(4, 1\) does not match entries 16\.\.31/) }]);
+  });
+
+  it("checks every stored checkpoint against the recomputed tree", () => {
+    const key = generateKeyPair("ed25519");
+    const ledger = openLedger("c.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
+    ledger.append(Array.from({ length: 10 }, (_, i) => sampleEvent(i)));
+    const note = ledger.checkpoint();
+    const cp = verifyCheckpoint(note, [{ name: ORIGIN, publicKeyHex: key.publicKey }]);
+    expect(cp.size).toBe(10);
+    expect(equalBytes(cp.rootHash, ledger.rootHash())).toBe(true);
+    expect(ledger.latestCheckpoint()).toBe(note);
+    ledger.append([sampleEvent(10)]);
+    ledger.checkpoint();
+    const ok = ledger.verify();
+    expect(ok.ok).toBe(true);
+    expect(ok.checkpointsChecked).toBe(2);
+    ledger.close();
+
+    const raw = new DatabaseSync(join(dir, "c.sqlite"));
+    raw.exec("DROP TRIGGER entries_no_update");
+    // Rewrite entry 3 consistently (hash, leaf and the chain after it would all need forging);
+    // here only the leaf column is forged to match, so the signed checkpoint must catch it.
+    raw.exec("UPDATE entries SET leaf = zeroblob(32) WHERE seq = 3");
+    raw.close();
+    const report = openLedger("c.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } }).verify();
+    expect(report.ok).toBe(false);
+    expect(report.problems.some((p) => p.seq === 3)).toBe(true);
+  });
+
+  it("refuses to sign a checkpoint without a key", () => {
+    expect(() => openLedger().checkpoint()).toThrow(/no checkpoint signing key/);
+  });
+});
+
+describe("crash safety", () => {
+  it("survives SIGKILL at random moments: the reopened ledger verifies and every acknowledged append is there", async () => {
+    const path = join(dir, "crash.sqlite");
+    const rounds = 5;
+    for (let round = 0; round < rounds; round++) {
+      const acknowledged = await runAndKill(path, 150 + Math.floor(Math.random() * 400));
+      const ledger = new SqliteLedger(path, { origin: "crash.test/ledger" });
+      try {
+        const report = ledger.verify();
+        expect(report.problems).toEqual([]);
+        expect(ledger.size()).toBeGreaterThanOrEqual(acknowledged);
+        expect(acknowledged).toBeGreaterThan(0);
+      } finally {
+        ledger.close();
+      }
+    }
+  });
+});
+
+/** Starts the child, waits for its first acknowledgement, lets it run `ms` more, kills it. */
+function runAndKill(path: string, ms: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, "crash-child.ts"), path], { stdio: ["ignore", "pipe", "pipe"] });
+    let acknowledged = 0;
+    let buffered = "";
+    let stderr = "";
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        const match = /^ack (\d+)$/.exec(line);
+        if (match) acknowledged = Math.max(acknowledged, Number(match[1]));
+      }
+      timer ??= setTimeout(() => child.kill("SIGKILL"), ms);
+    });
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("exit", (_code, signal) => {
+      clearTimeout(timer);
+      if (signal === "SIGKILL") resolve(acknowledged);
+      else reject(new Error(`child exited on its own: ${stderr}`));
+    });
+  });
+}

@@ -1,0 +1,360 @@
+/**
+ * The embedded ledger store: one SQLite file (node:sqlite), WAL journal.
+ *
+ * - `entries` holds each entry with its Merkle leaf hash; `subtrees` holds the hashes of the perfect
+ *   subtrees of height >= STORED_LEVEL, so roots and proofs for any size are read, not recomputed
+ *   from the whole log (lower levels are folded from at most 2^STORED_LEVEL stored leaf hashes).
+ * - Triggers refuse UPDATE and DELETE on every table: the log can only grow.
+ * - Each append (or batch) is one IMMEDIATE transaction. A crash leaves either the whole batch or
+ *   none of it, and the in-memory right edge of the tree is rebuilt from disk on open and whenever
+ *   another process has appended meanwhile.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
+import { CompactRange } from "../core/compact-range.ts";
+import { formatDigest } from "../core/digest.ts";
+import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
+import { validateEvent } from "../core/ledger/events.ts";
+import {
+  LedgerAppendError,
+  type LedgerStore,
+  type LedgerVerifyReport,
+  type NewEvent,
+} from "../core/ledger/store.ts";
+import { ChainVerifier } from "../core/ledger/verify.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
+import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, rootHash, type RangeHasher } from "../core/merkle.ts";
+
+/** Perfect subtrees of 2^4 = 16 leaves and up are stored: about n/8 rows for n entries. */
+export const STORED_LEVEL = 4;
+const FORMAT_VERSION = "1";
+
+export interface SqliteLedgerOptions {
+  /** Checkpoint origin line, e.g. "integrity-platform.example/ledger". */
+  origin: string;
+  /** Signs checkpoints; without it `checkpoint()` refuses. */
+  signer?: NoteSigner;
+  /** Keys that `verify()` accepts on stored checkpoints (the signer's own key is added). */
+  verifiers?: NoteVerifier[];
+  /** Injected clock for entries appended without `ts`. */
+  now?: () => Date;
+  /** "full" fsyncs every commit (survives power loss); "normal" survives process crashes only. */
+  durability?: "full" | "normal";
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS entries (
+  seq INTEGER PRIMARY KEY CHECK (seq >= 0),
+  type TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  ts TEXT NOT NULL,
+  prev TEXT,
+  hash TEXT NOT NULL,
+  leaf BLOB NOT NULL CHECK (length(leaf) = 32)
+) STRICT;
+CREATE TABLE IF NOT EXISTS subtrees (
+  level INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  hash BLOB NOT NULL CHECK (length(hash) = 32),
+  PRIMARY KEY (level, idx)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoints (size INTEGER PRIMARY KEY, note TEXT NOT NULL, created_at TEXT NOT NULL) STRICT;
+`;
+
+const APPEND_ONLY_TABLES = ["meta", "entries", "subtrees", "checkpoints"];
+const triggers = APPEND_ONLY_TABLES.flatMap((table) =>
+  ["UPDATE", "DELETE"].map(
+    (op) => `CREATE TRIGGER IF NOT EXISTS ${table}_no_${op.toLowerCase()} BEFORE ${op} ON ${table}
+             BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${op} on ${table} refused'); END;`,
+  ),
+).join("\n");
+
+interface EntryRow {
+  seq: number;
+  type: string;
+  payload: string;
+  ts: string;
+  prev: string | null;
+  hash: string;
+  leaf: Uint8Array;
+}
+
+function rowToEntry(row: EntryRow): LedgerEntry {
+  return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), ts: row.ts, prev: row.prev, hash: row.hash };
+}
+
+export class SqliteLedger implements LedgerStore {
+  readonly path: string;
+  readonly origin: string;
+  readonly #db: DatabaseSync;
+  readonly #signer: NoteSigner | undefined;
+  readonly #verifiers: NoteVerifier[];
+  readonly #now: () => Date;
+  readonly #stmt: Record<
+    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "insertCheckpoint" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
+    StatementSync
+  >;
+  #range = CompactRange.empty();
+  #lastHash: string | null = null;
+  #lastTs = "";
+
+  constructor(path: string, options: SqliteLedgerOptions) {
+    this.path = path;
+    this.origin = options.origin;
+    this.#signer = options.signer;
+    this.#now = options.now ?? (() => new Date());
+    this.#verifiers = [...(options.verifiers ?? [])];
+    if (this.#signer && !this.#verifiers.some((v) => v.name === this.#signer!.name)) {
+      this.#verifiers.push({ name: this.#signer.name, publicKeyHex: publicKeyOf(this.#signer) });
+    }
+
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.#db = new DatabaseSync(path);
+    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000;
+                   PRAGMA synchronous = ${options.durability === "normal" ? "NORMAL" : "FULL"};`);
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      this.#db.exec(SCHEMA + triggers);
+      this.#initMeta();
+      this.#db.exec("COMMIT");
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      this.#db.close();
+      throw error;
+    }
+
+    const p = (sql: string) => this.#db.prepare(sql);
+    this.#stmt = {
+      last: p("SELECT seq, hash, ts FROM entries ORDER BY seq DESC LIMIT 1"),
+      insertEntry: p("INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
+      subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
+      leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
+      range: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
+      insertCheckpoint: p("INSERT OR IGNORE INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
+      checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
+      latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
+      subtreeCount: p("SELECT count(*) AS n FROM subtrees"),
+    };
+    this.#sync();
+  }
+
+  #initMeta(): void {
+    const get = this.#db.prepare("SELECT value FROM meta WHERE key = ?");
+    const put = this.#db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+    const version = get.get("format_version") as { value: string } | undefined;
+    if (!version) {
+      put.run("format_version", FORMAT_VERSION);
+      put.run("origin", this.origin);
+      return;
+    }
+    if (version.value !== FORMAT_VERSION) throw new Error(`${this.path}: ledger format ${version.value}, this code reads ${FORMAT_VERSION}`);
+    const origin = (get.get("origin") as { value: string }).value;
+    if (origin !== this.origin) throw new Error(`${this.path}: ledger origin is "${origin}", opened as "${this.origin}"`);
+  }
+
+  /** Re-reads the tail when another writer has appended since we last looked. */
+  #sync(): void {
+    const last = this.#stmt.last.get() as { seq: number; hash: string; ts: string } | undefined;
+    const size = last ? last.seq + 1 : 0;
+    if (size === this.#range.size && (last?.hash ?? null) === this.#lastHash) return;
+    this.#range = CompactRange.fromPerfect(size, (level, index) => this.#perfect(level, index));
+    this.#lastHash = last?.hash ?? null;
+    this.#lastTs = last?.ts ?? "";
+  }
+
+  /** Hash of the perfect subtree of 2^level leaves at index; throws when it is not complete. */
+  #perfect(level: number, index: number): Uint8Array {
+    if (level >= STORED_LEVEL) {
+      const row = this.#stmt.subtree.get(level, index) as { hash: Uint8Array } | undefined;
+      if (!row) throw new Error(`ledger is missing the stored subtree (${level}, ${index})`);
+      return row.hash;
+    }
+    const width = 2 ** level;
+    const rows = this.#stmt.leaves.all(index * width, (index + 1) * width) as { leaf: Uint8Array }[];
+    if (rows.length !== width) throw new Error(`ledger is missing leaves of subtree (${level}, ${index})`);
+    return rootHash(rows.map((r) => r.leaf));
+  }
+
+  #rangeHasher(): RangeHasher {
+    return composeRange((level, index) => this.#perfect(level, index));
+  }
+
+  size(): number {
+    this.#sync();
+    return this.#range.size;
+  }
+
+  append(events: readonly NewEvent[]): LedgerEntry[] {
+    if (events.length === 0) return [];
+    events.forEach((event, i) => {
+      if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object");
+      const invalid = validateEvent(event.type, event.payload);
+      if (invalid) throw new LedgerAppendError(i, invalid);
+      if (event.ts !== undefined && !isLedgerTimestamp(event.ts)) {
+        throw new LedgerAppendError(i, `ts "${String(event.ts)}" is not an ISO 8601 UTC timestamp with milliseconds`);
+      }
+    });
+
+    this.#db.exec("BEGIN IMMEDIATE");
+    const before = { range: this.#range, lastHash: this.#lastHash, lastTs: this.#lastTs };
+    try {
+      this.#sync();
+      const range = this.#range.clone();
+      const insertSubtree = this.#stmt.insertSubtree;
+      const onComplete = (level: number, index: number, hash: Uint8Array) => {
+        if (level >= STORED_LEVEL) insertSubtree.run(level, index, hash);
+      };
+      const written: LedgerEntry[] = [];
+      let prev = this.#lastHash;
+      let lastTs = this.#lastTs;
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        let ts = event.ts;
+        if (ts === undefined) {
+          // The clock may step back; entries stay ordered by holding at the last timestamp.
+          const now = this.#now().toISOString();
+          ts = now < lastTs ? lastTs : now;
+        } else if (ts < lastTs) {
+          throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`);
+        }
+        const sealed = sealEntry({ seq: range.size, type: event.type, payload: event.payload, ts, prev });
+        const e = sealed.entry;
+        this.#stmt.insertEntry.run(e.seq, e.type, sealed.payloadText, e.ts, e.prev, e.hash, sealed.leafHash);
+        range.append(sealed.leafHash, onComplete);
+        written.push(e);
+        prev = e.hash;
+        lastTs = ts;
+      }
+      this.#db.exec("COMMIT");
+      this.#range = range;
+      this.#lastHash = prev;
+      this.#lastTs = lastTs;
+      return written;
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      this.#range = before.range;
+      this.#lastHash = before.lastHash;
+      this.#lastTs = before.lastTs;
+      throw error;
+    }
+  }
+
+  *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
+    const stop = end ?? Number.MAX_SAFE_INTEGER;
+    for (const row of this.#stmt.range.iterate(start, stop)) yield rowToEntry(row as unknown as EntryRow);
+  }
+
+  rootHash(treeSize?: number): Uint8Array {
+    this.#sync();
+    const size = treeSize ?? this.#range.size;
+    checkSize(size, this.#range.size);
+    if (size === this.#range.size) return this.#range.root();
+    return size === 0 ? rootHash([]) : this.#rangeHasher()(0, size);
+  }
+
+  inclusionProof(seq: number, treeSize?: number): Uint8Array[] {
+    this.#sync();
+    const size = treeSize ?? this.#range.size;
+    checkSize(size, this.#range.size);
+    return inclusionProofWith(this.#rangeHasher(), seq, size);
+  }
+
+  consistencyProof(oldSize: number, newSize?: number): Uint8Array[] {
+    this.#sync();
+    const size = newSize ?? this.#range.size;
+    checkSize(size, this.#range.size);
+    return consistencyProofWith(this.#rangeHasher(), oldSize, size);
+  }
+
+  checkpoint(): string {
+    if (!this.#signer) throw new Error("no checkpoint signing key configured for this ledger");
+    this.#sync();
+    const note = signCheckpoint({ origin: this.origin, size: this.#range.size, rootHash: this.#range.root() }, this.#signer);
+    this.#stmt.insertCheckpoint.run(this.#range.size, note, this.#now().toISOString());
+    return note;
+  }
+
+  latestCheckpoint(): string | null {
+    const row = this.#stmt.latestCheckpoint.get() as { note: string } | undefined;
+    return row?.note ?? null;
+  }
+
+  verify(): LedgerVerifyReport {
+    const verifier = new ChainVerifier(validateEvent);
+    // Every stored subtree must equal the one recomputed from the entries' content.
+    let expectedSubtrees = 0;
+    verifier.onSubtree = (level, index, hash) => {
+      if (level < STORED_LEVEL) return;
+      expectedSubtrees += 1;
+      const stored = this.#stmt.subtree.get(level, index) as { hash: Uint8Array } | undefined;
+      const last = (index + 1) * 2 ** level - 1;
+      if (!stored) verifier.flag(last, `stored subtree (${level}, ${index}) is missing`);
+      else if (!equalBytes(stored.hash, hash)) verifier.flag(last, `stored subtree (${level}, ${index}) does not match entries ${index * 2 ** level}..${last}`);
+    };
+
+    const checkpoints = (this.#stmt.checkpoints.all() as { size: number; note: string }[]).map((c) => ({ ...c, root: null as Uint8Array | null }));
+    let next = 0;
+    const captureRoots = () => {
+      while (next < checkpoints.length && checkpoints[next]!.size === verifier.size) {
+        checkpoints[next]!.root = verifier.report().rootHash;
+        next += 1;
+      }
+    };
+    captureRoots();
+    for (const row of this.#stmt.range.iterate(0, Number.MAX_SAFE_INTEGER)) {
+      const r = row as unknown as EntryRow;
+      let entry: LedgerEntry;
+      try {
+        entry = rowToEntry(r);
+      } catch {
+        verifier.flag(r.seq, "stored payload is not valid JSON");
+        continue;
+      }
+      verifier.add(entry, { payloadText: r.payload, leafHash: r.leaf });
+      captureRoots();
+    }
+    const report = verifier.report();
+    const problems = report.problems;
+
+    const storedSubtrees = (this.#stmt.subtreeCount.get() as { n: number }).n;
+    if (storedSubtrees !== expectedSubtrees) {
+      problems.push({ seq: report.size, problem: `${storedSubtrees} stored subtrees, expected ${expectedSubtrees}` });
+    }
+    for (const c of checkpoints) {
+      const problem = checkpointProblem(c.note, c.size, c.root, this.origin, this.#verifiers);
+      if (problem) problems.push({ seq: Math.max(c.size - 1, 0), problem: `checkpoint at size ${c.size}: ${problem}` });
+    }
+    problems.sort((a, b) => a.seq - b.seq);
+    return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checkpoints.length };
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+function checkpointProblem(note: string, size: number, root: Uint8Array | null, origin: string, verifiers: NoteVerifier[]): string | null {
+  if (!root) return "the ledger is shorter than this checkpoint";
+  if (verifiers.length === 0) return "no key to verify it with";
+  try {
+    const cp = verifyCheckpoint(note, verifiers);
+    if (cp.origin !== origin) return `origin is "${cp.origin}", expected "${origin}"`;
+    if (cp.size !== size) return `signed size ${cp.size} differs from its row`;
+    if (!equalBytes(cp.rootHash, root)) return `signed root ${formatDigest(cp.rootHash)} differs from the recomputed ${formatDigest(root)}`;
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+function checkSize(size: number, current: number): void {
+  if (!Number.isSafeInteger(size) || size < 0 || size > current) throw new RangeError(`tree size ${size} is out of range [0, ${current}]`);
+}
+
+function publicKeyOf(signer: NoteSigner): string {
+  return publicKeyFromSecret("ed25519", signer.secretKeyHex);
+}

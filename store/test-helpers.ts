@@ -1,0 +1,36 @@
+/** Shared by the store tests: a throwaway state folder and sample events of real types. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { NewEvent } from "../core/ledger/store.ts";
+
+export function tempDir(prefix = "ledger-test-"): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const CATHEDRALS = ["FOR-GOVERNMENTS", "FOR-ACADEMICS", "FOR-PHILOSOPHERS", "FOR-ECONOMISTS", "DIPLOMACY"] as const;
+
+/** The i-th sample event: heartbeats and mints in turn, each payload different. */
+export function sampleEvent(i: number): NewEvent {
+  if (i % 2 === 0) {
+    return { type: "sentinel.heartbeat", payload: { sentinel: `S-${i % 7}`, status: "operational", gi_score: 0.97, coordination: (i % 100) / 100 } };
+  }
+  return {
+    type: "mic_mint",
+    payload: {
+      sentinel: `S-${i % 7}`,
+      cycle: `C-${1 + (i % 150)}`,
+      cathedral: CATHEDRALS[i % CATHEDRALS.length]!,
+      amount_shards: String(1_000_000 + i),
+      coordination_score: 12.5 + (i % 10),
+      multiplier: 1.25,
+    },
+  };
+}
+
+/** A fixed, advancing clock: each call is one millisecond later. */
+export function steppingClock(start = Date.parse("2026-01-01T00:00:00.000Z")): () => Date {
+  let t = start;
+  return () => new Date(t++);
+}

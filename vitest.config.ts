@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["{core,store,pipeline,api,test,bench}/**/*.test.ts"],
+    // Crash and end-to-end tests spawn real processes; keep them from fighting for 2 cores.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});

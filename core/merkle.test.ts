@@ -8,6 +8,7 @@ import {
   inclusionProof,
   inclusionProofWith,
   leafHash,
+  leafHashOfText,
   nodeHash,
   rangeHasher,
   rootHash,
@@ -175,5 +176,13 @@ describe("property: every proof the module builds verifies, and no single flippe
     expect(() => inclusionProof(leaves, 1)).toThrow(/out of range/);
     expect(() => consistencyProof(leaves, 2)).toThrow(/out of range/);
     expect(() => inclusionProof([], 0)).toThrow(/out of range/);
+  });
+});
+
+describe("leafHashOfText", () => {
+  it("equals leafHash of the UTF-8 bytes, for ASCII and beyond", () => {
+    for (const text of ["", "abc", "{\"a\":\"€ 😀 \\u0000\"}", "\u0000"]) {
+      expect(hex(leafHashOfText(text))).toBe(hex(leafHash(new TextEncoder().encode(text))));
+    }
   });
 });

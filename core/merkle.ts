@@ -29,6 +29,12 @@ export function leafHash(data: Uint8Array): Uint8Array {
   return sha256(input);
 }
 
+/** Leaf hash of a string's UTF-8 bytes without building the byte array first (the ledger's hot path). */
+export function leafHashOfText(text: string): Uint8Array {
+  // U+0000 encodes as the single byte 0x00: the RFC 9162 leaf prefix.
+  return hash("sha256", `\u0000${text}`, "buffer");
+}
+
 export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
   nodeScratch.set(left, 1);
   nodeScratch.set(right, 1 + HASH_SIZE);

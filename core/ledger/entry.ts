@@ -6,8 +6,7 @@
  * also its line in a JSONL export, so an export line can be hashed into the tree as it is.
  */
 import { canonicalize } from "../canonical.ts";
-import { sha256Hex } from "../digest.ts";
-import { leafHash } from "../merkle.ts";
+import { hash } from "node:crypto";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -33,7 +32,6 @@ export interface SealedEntry {
 }
 
 const TIMESTAMP_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const encoder = new TextEncoder();
 
 /** ISO 8601 UTC with milliseconds, and a real calendar instant (no 2025-02-30). */
 export function isLedgerTimestamp(ts: unknown): ts is string {
@@ -42,16 +40,25 @@ export function isLedgerTimestamp(ts: unknown): ts is string {
   return Number.isFinite(ms) && new Date(ms).toISOString() === ts;
 }
 
+// `{"hash":"sha256:` + 64 hex + `",`: the fixed-length head that the whole entry's JCS adds to the body.
+const HEAD_BYTES = 16 + 64 + 2;
+
 export function sealEntry(fields: UnsealedEntry): SealedEntry {
   // JCS of {payload, prev, seq, ts, type}, keys already in order; the payload is canonicalized once.
   const payloadText = canonicalize(fields.payload);
   const body =
     `{"payload":${payloadText},"prev":${canonicalize(fields.prev)},"seq":${canonicalize(fields.seq)},` +
     `"ts":${canonicalize(fields.ts)},"type":${canonicalize(fields.type)}}`;
-  const hash = `sha256:${sha256Hex(body)}`;
-  // "hash" sorts before every other key, so the whole entry's JCS is the body with hash prepended.
-  const text = `{"hash":"${hash}",${body.slice(1)}`;
-  return { entry: { ...fields, hash }, text, payloadText, leafHash: leafHash(encoder.encode(text)) };
+  // One buffer, one UTF-8 encoding for both hashes: the body is written at HEAD_BYTES and hashed in
+  // place; then 0x00 and the head are written in front of it (the head's "," replaces the body's "{"),
+  // which makes the buffer 0x00 ‖ JCS(whole entry): the Merkle leaf input.
+  const buffer = Buffer.allocUnsafe(HEAD_BYTES + Buffer.byteLength(body));
+  buffer.write(body, HEAD_BYTES);
+  const hex = hash("sha256", buffer.subarray(HEAD_BYTES), "hex");
+  buffer[0] = 0x00;
+  buffer.write(`{"hash":"sha256:${hex}",`, 1, "latin1");
+  const text = `{"hash":"sha256:${hex}",${body.slice(1)}`;
+  return { entry: { ...fields, hash: `sha256:${hex}` }, text, payloadText, leafHash: hash("sha256", buffer, "buffer") };
 }
 
 const ENTRY_KEYS = ["hash", "payload", "prev", "seq", "ts", "type"];

@@ -47,8 +47,8 @@ export type PulseScoring = z.infer<typeof PulseScoring>;
 
 /**
  * Pulse record, exactly the spec's fields, plus the optional extension keys the spec allows
- * (testCoverage, openIssues, openSecurityAlerts, sentinelConsensus, cycleNotes) and the optional
- * `scoring` provenance. Any other key is rejected.
+ * (testCoverage, openIssues, openSecurityAlerts, sentinelConsensus, cycleNotes), the optional
+ * `scoring` provenance and the `prev` chain link. Any other key is rejected.
  *
  * Extension key types (decided here): testCoverage and sentinelConsensus are shares in [0, 1];
  * openIssues and openSecurityAlerts are counts; cycleNotes is free text.
@@ -71,6 +71,11 @@ export const PulseRecord = z.strictObject({
   sentinelConsensus: Score01.optional(),
   cycleNotes: z.string().optional(),
   scoring: PulseScoring.optional(),
+  /**
+   * Hash of the previous record in the history (null for the first): chains the append-only
+   * history so that a removed or reordered record breaks every hash after it.
+   */
+  prev: Digest.nullable().optional(),
 });
 export type PulseRecord = z.infer<typeof PulseRecord>;
 

@@ -165,7 +165,7 @@ describe("tamper evidence", () => {
     const ledger = openLedger();
     const written = ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
     ledger.close();
-    const forged = sealEntry({ ...written[5]!, payload: { ...written[5]!.payload, coordination: 0.5 } });
+    const forged = sealEntry({ ...written[5]!, payload: { ...written[5]!.payload, coordination_score: 99 } });
     tamper(
       `UPDATE entries SET payload = '${forged.payloadText}', hash = '${forged.entry.hash}' WHERE seq = 5`,
       "entries_no_update",

@@ -14,7 +14,7 @@ const CATHEDRALS = ["FOR-GOVERNMENTS", "FOR-ACADEMICS", "FOR-PHILOSOPHERS", "FOR
 /** The i-th sample event: heartbeats and mints in turn, each payload different. */
 export function sampleEvent(i: number): NewEvent {
   if (i % 2 === 0) {
-    return { type: "sentinel.heartbeat", payload: { sentinel: `S-${i % 7}`, status: "operational", gi_score: 0.97, coordination: (i % 100) / 100 } };
+    return { type: "sentinel.heartbeat", payload: { sentinel: `S-${i % 7}`, status: "operational", gi_score: 0.97, apps: i % 5, packages: i % 9, workflows: 2, drift: (i % 100) / 100 } };
   }
   return {
     type: "mic_mint",

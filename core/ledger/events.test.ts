@@ -18,7 +18,8 @@ const valid: { [T in EventType]: EventPayload<T> } = {
   "avm.grant": { ledger_id: id, scopes: ["api.read"], risk_level: "medium", attestation_hash: digest, created_at: "2026-01-01T00:00:00Z", expires_at: "2026-03-01T00:00:00Z" },
   "avm.revoke": { ledger_id: id, reason: "integrity_violation", evidence_hash: digest, revoked_at: "2026-01-02T00:00:00.000Z" },
   "sentinel.registered": { sentinel: "ATLAS", cathedral: "FOR-GOVERNMENTS", algorithm: "ed25519", public_key: pk },
-  "sentinel.heartbeat": { sentinel: "ATLAS", status: "operational", gi_score: 0.99, coordination: 0.8 },
+  "sentinel.heartbeat": { sentinel: "ATLAS", status: "operational", gi_score: 0.99, apps: 3, packages: 5, workflows: 2, drift: 0.4 },
+  "sample.generated": { generator: "pipeline/seed", seed: "42", notice: "SAMPLE DATA" },
   attestation: { agent: "ECHO", subject: "dataset:academics", attestation_hash: digest, algorithm: "ed25519", public_key: pk, signature: sig },
   "deliberation.recorded": {
     id: "D-1",

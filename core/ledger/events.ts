@@ -26,6 +26,9 @@ const Vote = z.enum(["APPROVE", "REJECT", "ABSTAIN"]);
 const Outcome = z.enum(["APPROVED", "REJECTED", "NO_QUORUM"]);
 
 export const eventSchemas = {
+  // Marks a ledger written by the sample simulator: every output fed by it says it is sample data.
+  "sample.generated": z.strictObject({ generator: NonEmptyString, seed: NonEmptyString, notice: NonEmptyString }),
+
   // Identities, stakes and authority (AVM).
   "identity.registered": z.strictObject({
     ledger_id: Uuid,
@@ -64,11 +67,16 @@ export const eventSchemas = {
     algorithm: SignatureAlgorithm,
     public_key: PublicKeyHex,
   }),
+  // A heartbeat carries what the coordination score is computed from (spec: apps, packages,
+  // workflows the sentinel looks after, and its drift); uptime comes from the heartbeat history.
   "sentinel.heartbeat": z.strictObject({
     sentinel: Identifier,
     status: z.enum(["operational", "degraded", "offline"]),
     gi_score: Score01,
-    coordination: Score01,
+    apps: z.int().nonnegative(),
+    packages: z.int().nonnegative(),
+    workflows: z.int().nonnegative(),
+    drift: z.number().min(0).max(10),
   }),
   attestation: z.strictObject({
     agent: Identifier,

@@ -1,0 +1,78 @@
+/**
+ * A pipeline step: one published file, a pure function of declared inputs.
+ *
+ * - `document` steps turn the ledger facts, the pulse history and curated sources into bytes.
+ * - `rows` steps stream: the runner feeds them every ledger entry during the same single pass that
+ *   builds the facts, and appends what they return to the output (audit trail, mint history).
+ *
+ * No step reads the wall clock: documents are dated by the ledger (`facts.asOf`) or the pulse.
+ */
+import type { z } from "zod";
+import type { LedgerEntry } from "../core/ledger/entry.ts";
+import type { PulseRecord } from "../core/pulse/history.ts";
+import type { LedgerFacts } from "./facts/types.ts";
+
+export const AREAS = ["government", "academics", "philosophy", "economy", "diplomacy"] as const;
+export type Area = (typeof AREAS)[number];
+
+/** Who may download a file: public, or the key tier the spec requires. */
+export type AccessTier = "public" | "government" | "academic" | "institutional" | "economist";
+
+/** Curated inputs under data/sources/, read and validated by path. */
+export interface SourceReader {
+  /** Parses `data/sources/<path>` as JSON and validates it; throws naming the file and field. */
+  json<T>(path: string, schema: z.ZodType<T>): T;
+  text(path: string): string;
+}
+
+export interface GeneratorInputs {
+  facts: LedgerFacts;
+  /** Verified pulse history, oldest first. */
+  pulse: readonly PulseRecord[];
+  sources: SourceReader;
+}
+
+/**
+ * Declared inputs; their digests (plus the step's id and version) make the step's input hash.
+ * `sources/<path>` names a file under data/sources/; `step:<id>` another step's output.
+ */
+export type InputName = "ledger" | "pulse" | `sources/${string}` | `step:${string}`;
+
+interface StepBase {
+  /** `<area>/<path>`, e.g. "economy/supply.json". */
+  id: string;
+  area: Area;
+  /** Output path under data/areas/<area>/, e.g. "supply.json" or "ledger/export.csv". */
+  path: string;
+  /** Frictionless resource name: lowercase, [a-z0-9._-]. */
+  name: string;
+  title: string;
+  description: string;
+  mediatype: "application/json" | "text/csv" | "application/pdf" | "application/x-bibtex";
+  access: AccessTier;
+  /** publishedSchemas registry name: the document's schema, or one CSV row's. */
+  schema?: string;
+  inputs: readonly InputName[];
+  /** Bump when the generator's output for the same inputs changes. */
+  version: number;
+}
+
+export interface DocumentStep extends StepBase {
+  kind: "document";
+  generate(inputs: GeneratorInputs, outputs: ReadonlyMap<string, Uint8Array>): string | Uint8Array;
+}
+
+export interface RowSink {
+  /** Text to append for this entry ("" for none). */
+  push(entry: LedgerEntry): string;
+  /** Text that closes the file. */
+  end(): string;
+}
+
+export interface RowsStep extends StepBase {
+  kind: "rows";
+  /** Text that opens the file (CSV header, "[") and the sink for the entries. */
+  start(inputs: Omit<GeneratorInputs, "facts">): { head: string; sink: RowSink };
+}
+
+export type Step = DocumentStep | RowsStep;

@@ -1,0 +1,66 @@
+// Astro configuration of the portal: a fully static site, built from the files under data/.
+//
+// Environment (read when the build starts, never by the pages at run time — there is none):
+//   SITE_URL  canonical origin of the deployed portal (default http://127.0.0.1:4321)
+//   DATA_DIR  the data directory to publish (default <repo>/data, resolved from this file)
+import { cp, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "astro/config";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
+const site = process.env.SITE_URL || "http://127.0.0.1:4321";
+
+/**
+ * Copies data/v1/** (the static badge, history and latest-record files the pipeline writes) into
+ * the built site once the pages are written, so the CDN serves /v1/pulse/* next to the portal.
+ * Nothing to copy when the pipeline has not written data/v1 yet.
+ */
+function publishDataV1() {
+  return {
+    name: "integrity:data-v1",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const from = join(dataDir, "v1");
+        const exists = await stat(from).then((s) => s.isDirectory(), () => false);
+        if (!exists) {
+          logger.info(`${from} does not exist: no /v1 files to publish`);
+          return;
+        }
+        const to = join(fileURLToPath(dir), "v1");
+        await cp(from, to, { recursive: true, force: true, errorOnExist: false });
+        logger.info(`copied ${from} to ${to}`);
+      },
+    },
+  };
+}
+
+/**
+ * `virtual:integrity/data-dir`: the absolute data directory of this build, for src/lib/pulse.ts.
+ * A virtual module rather than a `define`, so that another DATA_DIR does not change Vite's
+ * config hash (and so does not re-optimise dependencies or race with another build's cache).
+ */
+function dataDirModule() {
+  const id = "virtual:integrity/data-dir";
+  return {
+    name: "integrity:data-dir",
+    resolveId: (source) => (source === id ? `\0${id}` : undefined),
+    load: (resolved) => (resolved === `\0${id}` ? `export default ${JSON.stringify(dataDir)};\n` : undefined),
+  };
+}
+
+export default defineConfig({
+  site,
+  output: "static",
+  outDir: "./dist",
+  trailingSlash: "ignore",
+  build: {
+    format: "directory",
+    // One small stylesheet, cached across pages instead of inlined into each of them.
+    inlineStylesheets: "never",
+  },
+  devToolbar: { enabled: false },
+  integrations: [publishDataV1()],
+  vite: { plugins: [dataDirModule()] },
+});

@@ -1,0 +1,99 @@
+/**
+ * The GI/MII sparkline of the whole history, computed once per build (every timeline page shows
+ * the same chart) from core/pulse/sparkline.ts.
+ */
+import { formatPercent } from "../../../core/pulse/badge.ts";
+import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain } from "../../../core/pulse/sparkline.ts";
+import { displayUtc, type PulseRecord } from "./pulse.ts";
+
+/** The drawing area in SVG user units; the SVG is stretched to its box (strokes do not scale). */
+export const CHART_WIDTH = 600;
+export const CHART_HEIGHT = 160;
+
+export interface Tick {
+  label: string;
+  /** Distance from the top of the chart in percent of its height. */
+  topPercent: number;
+}
+
+export interface Chart {
+  count: number;
+  domain: Domain;
+  gi: string;
+  mii: string;
+  giPoints: number;
+  miiPoints: number;
+  baselineY: number;
+  ticks: Tick[];
+  title: string;
+  desc: string;
+  firstDate: string;
+  lastDate: string;
+}
+
+function range(values: readonly number[]): { min: number; max: number } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return { min, max };
+}
+
+const pct = (v: number) => `${formatPercent(v)}%`;
+/** Axis labels: "100%", "95%", "72.5%" (no trailing ".0"). */
+const tick = (v: number) => `${Math.round(v * 1000) / 10}%`;
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** The chart of `records` (oldest first); null for an empty history. */
+export function buildChart(records: readonly PulseRecord[]): Chart | null {
+  const first = records[0];
+  const last = records[records.length - 1];
+  if (!first || !last) return null;
+  const giValues = records.map((r) => r.giScore);
+  const miiValues = records.map((r) => r.miiScore);
+  const domain = scoreDomain([...giValues, ...miiValues]);
+  const options = { width: CHART_WIDTH, height: CHART_HEIGHT, domain };
+  const gi = sparkline(giValues, options);
+  const mii = sparkline(miiValues, options);
+  const top = (v: number) => Math.round((valueY(v, CHART_HEIGHT, domain) / CHART_HEIGHT) * 1000) / 10;
+  const ticks: Tick[] = [{ label: tick(domain[1]), topPercent: 0 }];
+  const baseTop = top(BASELINE_SCORE);
+  // The baseline's own tick only where it does not collide with the top and bottom ones.
+  if (baseTop >= 15 && baseTop <= 85) ticks.push({ label: tick(BASELINE_SCORE), topPercent: baseTop });
+  ticks.push({ label: tick(domain[0]), topPercent: 100 });
+  const giRange = range(giValues);
+  const miiRange = range(miiValues);
+  const firstDate = displayUtc(first.generatedAt).slice(0, 10);
+  const lastDate = displayUtc(last.generatedAt).slice(0, 10);
+  const span = records.length === 1 ? `1 pulse on ${firstDate}` : `${count(records.length)} pulses from ${firstDate} to ${lastDate}`;
+  return {
+    count: records.length,
+    domain,
+    gi: gi.polyline,
+    mii: mii.polyline,
+    giPoints: gi.points.length,
+    miiPoints: mii.points.length,
+    baselineY: baselineY(CHART_HEIGHT, domain),
+    ticks,
+    title: `GI and MII over ${span}`,
+    desc: records.length === 1
+      ? `GI ${pct(last.giScore)}, MII ${pct(last.miiScore)} (${last.cycle}). The dashed line marks the ${tick(BASELINE_SCORE)} baseline; the vertical scale runs from ${tick(domain[0])} to ${tick(domain[1])}.`
+      :
+      `GI ranged from ${pct(giRange.min)} to ${pct(giRange.max)}, latest ${pct(last.giScore)} (${last.cycle}). ` +
+      `MII ranged from ${pct(miiRange.min)} to ${pct(miiRange.max)}, latest ${pct(last.miiScore)}. ` +
+      `The dashed line marks the ${tick(BASELINE_SCORE)} baseline; the vertical scale runs from ${tick(domain[0])} to ${tick(domain[1])}.` +
+      (records.length > gi.points.length ? ` Drawn from ${count(gi.points.length)} of ${count(records.length)} points per line, keeping each stretch's lowest and highest value.` : ""),
+    firstDate,
+    lastDate,
+  };
+}
+
+let cached: { records: readonly PulseRecord[]; chart: Chart | null } | undefined;
+
+/** buildChart, memoised on the records array (the build's history is read once). */
+export function chartOf(records: readonly PulseRecord[]): Chart | null {
+  if (cached?.records !== records) cached = { records, chart: buildChart(records) };
+  return cached.chart;
+}

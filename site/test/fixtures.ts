@@ -1,0 +1,121 @@
+/**
+ * Test fixtures of the portal: a valid, deterministic pulse history of any length (sealed with
+ * sealPulse, chained with prev, one line per record via historyLine), the /v1/pulse static files
+ * that go with it, and a helper that runs a real `astro build` of the site into a given folder.
+ *
+ * The scores are generated, deterministic test data (never published): a slow wave with periodic
+ * dips, so the sparkline has something to show.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cycleLabel } from "../../core/cycle.ts";
+import { badgeFor, badgeSvg } from "../../core/pulse/badge.ts";
+import { historyLine, newestFirst, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
+
+export const SITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const REPO_ROOT = resolve(SITE_ROOT, "..");
+
+const START_MS = Date.parse("2025-07-04T06:00:00.000Z");
+const STEP_MS = 3600_000 + 1234; // about hourly, with some milliseconds
+
+/** A UUIDv4-shaped id from a counter (valid for the schema, unique per index). */
+function idOf(i: number): string {
+  return `00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`;
+}
+
+function clamp01(v: number): number {
+  return Math.min(1, Math.max(0, Math.round(v * 10_000) / 10_000));
+}
+
+/** `count` chained, sealed records, oldest first. Record i is generated `i` steps after the start. */
+export function makeHistory(count: number): PulseRecord[] {
+  const records: PulseRecord[] = [];
+  let prev: string | null = null;
+  for (let i = 0; i < count; i++) {
+    const at = new Date(START_MS + i * STEP_MS);
+    const dip = i % 997 === 500 ? 0.2 : i % 211 === 100 ? 0.06 : 0;
+    const gi = clamp01(0.965 + 0.025 * Math.sin(i / 90) + 0.006 * Math.cos(i / 7) - dip);
+    const mii = clamp01(0.955 + 0.03 * Math.cos(i / 130) + 0.005 * Math.sin(i / 11) - dip / 2);
+    const record: PulseRecord = sealPulse({
+      id: idOf(i + 1),
+      cycle: cycleLabel(at),
+      branch: i % 50 === 7 ? "release" : "main",
+      giScore: gi,
+      miiScore: mii,
+      stats: {
+        totalFiles: 400 + Math.floor(i / 10),
+        totalLines: 50_000 + i * 13,
+        appsCount: 12 + Math.floor(i / 2000),
+        packagesCount: 34 + Math.floor(i / 1000),
+        workflowsCount: 5 + Math.floor(i / 5000),
+      },
+      generatedAt: at.toISOString(),
+      prev,
+    });
+    records.push(record);
+    prev = record.hash;
+  }
+  return records;
+}
+
+/** The text of history.jsonl for `records`. */
+export function historyText(records: readonly PulseRecord[]): string {
+  return records.map((r) => `${historyLine(r)}\n`).join("");
+}
+
+/** Writes `<dataDir>/pulse/history.jsonl` and, unless told not to, the `<dataDir>/v1/pulse/*` files. */
+export function writeDataDir(dataDir: string, records: readonly PulseRecord[], options: { v1?: boolean } = {}): void {
+  mkdirSync(join(dataDir, "pulse"), { recursive: true });
+  writeFileSync(join(dataDir, "pulse", "history.jsonl"), historyText(records));
+  if (options.v1 === false) return;
+  const v1 = join(dataDir, "v1", "pulse");
+  mkdirSync(join(v1, "badge"), { recursive: true });
+  const ordered = newestFirst(records);
+  const latest = ordered[0] ?? null;
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  for (const [metric, base] of [["combined", "badge"], ["gi", "badge/gi"], ["mii", "badge/mii"]] as const) {
+    const badge = badgeFor(latest, metric);
+    writeFileSync(join(v1, `${base}.json`), json(badge));
+    writeFileSync(join(v1, `${base}.svg`), badgeSvg(badge));
+  }
+  writeFileSync(join(v1, "history.json"), json({ count: ordered.length, items: ordered }));
+  if (latest) writeFileSync(join(v1, "latest.json"), json(latest));
+}
+
+export interface BuildResult {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * Runs `astro build --root site --outDir <outDir>` with DATA_DIR set, on the Node running the tests
+ * (the project's Node 24). Resolves with the exit code and the combined output.
+ *
+ * Each build runs in its own working directory under `site/.astro/builds/` (git-ignored): with an
+ * `outDir` outside the working directory, Astro writes its temporary prerender chunks to
+ * `<cwd>/.astro/.prerender/`. That folder must sit inside the repository (the chunks import
+ * packages from node_modules), and must not be shared, or two builds running at once (test
+ * files run in parallel) would overwrite each other's chunks. It is removed afterwards.
+ */
+export function buildSite(dataDir: string, outDir: string, env: Record<string, string> = {}): Promise<BuildResult> {
+  mkdirSync(join(SITE_ROOT, ".astro", "builds"), { recursive: true });
+  const cwd = mkdtempSync(join(SITE_ROOT, ".astro", "builds", "build-"));
+  return new Promise<BuildResult>((resolvePromise, reject) => {
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, "node_modules", "astro", "bin", "astro.mjs"), "build", "--root", SITE_ROOT, "--outDir", resolve(outDir)],
+      {
+        cwd,
+        env: { ...process.env, DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: "1", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ code, output }));
+  }).finally(() => rmSync(cwd, { recursive: true, force: true }));
+}

@@ -1,0 +1,173 @@
+/**
+ * Build-level tests of the portal: real `astro build` runs over a generated, valid history of
+ * 10,000 pulses (and a tampered copy of it), checking what lands in the output directory.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { historyLine } from "../core/pulse/history.ts";
+import { buildSite, makeHistory, writeDataDir, type BuildResult } from "../site/test/fixtures.ts";
+
+const RECORDS = 10_000;
+const PAGE_SIZE = 50;
+const LAST_PAGE = Math.ceil(RECORDS / PAGE_SIZE);
+const BUILD_TIMEOUT = 180_000;
+
+const tmp = mkdtempSync(join(tmpdir(), "site-build-"));
+const dataDir = join(tmp, "data");
+const outA = join(tmp, "out-a");
+const outB = join(tmp, "out-b");
+const history = makeHistory(RECORDS);
+let first: BuildResult;
+
+/** Every file under `dir`, as paths relative to it, sorted. */
+function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((p) => statSync(join(dir, p)).isFile())
+    .map((p) => p.split("\\").join("/"))
+    .sort();
+}
+
+function page(out: string, path: string): string {
+  return readFileSync(join(out, path), "utf8");
+}
+
+/** The text of each `<tr>` of the table body. */
+function bodyRows(html: string): string[] {
+  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? "";
+  return body.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
+}
+
+beforeAll(async () => {
+  writeDataDir(dataDir, history);
+  first = await buildSite(dataDir, outA);
+}, BUILD_TIMEOUT);
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe("site build over 10,000 pulses", () => {
+  it("builds", () => {
+    expect(first.code, first.output).toBe(0);
+  });
+
+  it("keeps every timeline page under 150 KB", () => {
+    const pages = filesUnder(outA).filter((p) => p.startsWith("pulse/timeline/") && p.endsWith("index.html"));
+    expect(pages).toHaveLength(LAST_PAGE);
+    const sizes = pages.map((p) => statSync(join(outA, p)).size);
+    const largest = Math.max(...sizes);
+    console.log(`timeline pages: ${pages.length}, HTML sizes ${Math.min(...sizes)}–${largest} bytes`);
+    for (const [i, p] of pages.entries()) expect(sizes[i], p).toBeLessThan(150 * 1024);
+  });
+
+  it("lists 50 pulses newest first on page 1 and the oldest on the last page", () => {
+    const html = page(outA, "pulse/timeline/index.html");
+    const rows = bodyRows(html);
+    expect(rows).toHaveLength(PAGE_SIZE);
+    const times = rows.map((r) => /<time datetime="([^"]+)"/.exec(r)?.[1]);
+    const newest = [...history].reverse();
+    expect(times).toEqual(newest.slice(0, PAGE_SIZE).map((r) => r.generatedAt));
+    expect(rows[0]).toContain(`title="${newest[0]!.hash}"`);
+    expect(rows[0]).toContain(`<code title="${newest[0]!.hash}">${newest[0]!.hash.slice(7, 19)}</code>`);
+    expect(html).toContain(`Page 1 of ${LAST_PAGE}`);
+    expect(html).toMatch(/<a href="\/pulse\/timeline\/2\/" rel="next">/);
+    expect(html).toMatch(/<th scope="col">Date \(UTC\)<\/th>/);
+    expect(html).toMatch(/<caption[^>]*>/);
+
+    const last = page(outA, `pulse/timeline/${LAST_PAGE}/index.html`);
+    const lastRows = bodyRows(last);
+    expect(lastRows).toHaveLength(RECORDS - (LAST_PAGE - 1) * PAGE_SIZE);
+    expect(lastRows.at(-1)).toContain(`datetime="${history[0]!.generatedAt}"`);
+    expect(last).toContain(`Page ${LAST_PAGE} of ${LAST_PAGE}`);
+    expect(last).toMatch(new RegExp(`<a href="/pulse/timeline/${LAST_PAGE - 1}/" rel="prev">`));
+    expect(last).not.toContain('rel="next"');
+  });
+
+  it("draws two downsampled polylines, the dashed baseline, title and desc on every page", () => {
+    for (const path of ["pulse/timeline/index.html", "pulse/timeline/2/index.html", `pulse/timeline/${LAST_PAGE}/index.html`]) {
+      const html = page(outA, path);
+      const svg = /<svg[^>]*role="img"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? "";
+      expect(svg, path).toMatch(/aria-labelledby="spark-title spark-desc"/);
+      expect(svg).toMatch(/<title id="spark-title">GI and MII over 10,000 pulses/);
+      expect(svg).toMatch(/<desc id="spark-desc">GI ranged from [\d.]+% to [\d.]+%, latest [\d.]+%/);
+      const polylines = [...svg.matchAll(/<polyline class="spark-(gi|mii)" points="([^"]*)"/g)];
+      expect(polylines.map((m) => m[1])).toEqual(["gi", "mii"]);
+      for (const m of polylines) {
+        const points = m[2]!.trim().split(/\s+/);
+        expect(points.length).toBeGreaterThan(100);
+        expect(points.length).toBeLessThanOrEqual(300);
+        expect(points[0]).toMatch(/^0,/);
+        expect(points.at(-1)).toMatch(/^600,/);
+      }
+      expect(svg).toMatch(/<line class="spark-baseline"[^>]*stroke-dasharray="6 4"/);
+    }
+  });
+
+  it("copies data/v1/** into the site", () => {
+    for (const file of ["badge.json", "badge/gi.json", "badge/mii.json", "badge.svg", "badge/gi.svg", "history.json", "latest.json"]) {
+      const built = readFileSync(join(outA, "v1", "pulse", file));
+      expect(built.equals(readFileSync(join(dataDir, "v1", "pulse", file))), file).toBe(true);
+    }
+    const latest = JSON.parse(page(outA, "v1/pulse/latest.json")) as { hash: string };
+    expect(latest.hash).toBe(history.at(-1)!.hash);
+  });
+
+  it("shows the latest pulse, its cycle and the badges on the home page", () => {
+    const html = page(outA, "index.html");
+    const latest = history.at(-1)!;
+    expect(html).toContain(`Current cycle ${latest.cycle}`);
+    expect(html).toMatch(/<img src="\/v1\/pulse\/badge.svg" alt="Integrity badge: GI [\d.]+%, MII [\d.]+%/);
+    expect(html).toContain(`<code title="${latest.hash}">`);
+    expect(html).toContain('href="/pulse/timeline/"');
+  });
+
+  it(
+    "gives byte-identical files when built twice from the same data",
+    async () => {
+      const second = await buildSite(dataDir, outB);
+      expect(second.code, second.output).toBe(0);
+      const a = filesUnder(outA);
+      expect(filesUnder(outB)).toEqual(a);
+      const digest = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+      const differing = a.filter((p) => digest(join(outA, p)) !== digest(join(outB, p)));
+      expect(differing).toEqual([]);
+    },
+    BUILD_TIMEOUT,
+  );
+
+  it(
+    "fails the build, naming the line, when the history was tampered with",
+    async () => {
+      const tampered = join(tmp, "tampered");
+      cpSync(dataDir, tampered, { recursive: true });
+      // Raise one score of line 1234 without resealing: its hash no longer matches its payload.
+      const records = history.map((r, i) => (i === 1233 ? { ...r, giScore: 1 } : r));
+      writeFileSync(join(tampered, "pulse", "history.jsonl"), records.map((r) => `${historyLine(r)}\n`).join(""));
+      const out = join(tmp, "out-tampered");
+      const result = await buildSite(tampered, out);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toMatch(/history\.jsonl line 1234: hash mismatch/);
+      // Nothing from the tampered history was published.
+      const published = existsSync(out) ? filesUnder(out).filter((p) => p.endsWith(".html")) : [];
+      expect(published).toEqual([]);
+    },
+    BUILD_TIMEOUT,
+  );
+
+  it(
+    "builds an empty site when there is no history yet",
+    async () => {
+      const empty = join(tmp, "empty");
+      const out = join(tmp, "out-empty");
+      const result = await buildSite(empty, out);
+      expect(result.code, result.output).toBe(0);
+      const timeline = page(out, "pulse/timeline/index.html");
+      expect(timeline).toMatch(/No pulse recorded yet/);
+      expect(page(out, "index.html")).toMatch(/No pulse recorded yet/);
+      expect(filesUnder(out).filter((p) => p.startsWith("v1/"))).toEqual([]);
+      expect(statSync(join(out, "404.html")).isFile()).toBe(true);
+    },
+    BUILD_TIMEOUT,
+  );
+});

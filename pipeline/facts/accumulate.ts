@@ -1,0 +1,290 @@
+/**
+ * The one streaming pass over the ledger that every area generator reads from (types.ts).
+ *
+ * `createFactsAccumulator()` takes entries in ledger order through `add` and answers `result()` at
+ * any point. Memory is O(sentinels + cycles + deliberations + multiplier changes + sessions still
+ * waiting for their evaluation), never O(entries): a ledger of millions of events is read once.
+ *
+ * Decisions:
+ * - `rootHash`: RFC 9162 root over the entries' leaves, each leaf the JCS text of the whole entry as
+ *   given (so it equals the store's `rootHash()` for a sound ledger, and differs for a tampered one).
+ * - Payloads are taken as the event registry (core/ledger/events.ts) defines them: the pipeline
+ *   reads a ledger that the store or the export verifier has validated. Entries of unknown types are
+ *   counted in `eventCounts` and otherwise ignored.
+ * - A sentinel exists from its first `sentinel.registered`; a later registration of the same id
+ *   (a key rotation) updates its cathedral and key but keeps `registeredAt`. Heartbeats, mints,
+ *   attestations and votes of an id never registered count in the totals (supply, consensus) but
+ *   in no sentinel's figures.
+ * - `uptimeDays` = (asOf − registeredAt) / 1 day, unrounded.
+ * - Supply: minted = Σ mints, burned = Σ burns, locked = Σ locks − Σ unlocks; `supplyByCycle` holds
+ *   the cumulative values at the end of each cycle (by the entry's `ts`, core/cycle.ts) that had a
+ *   supply event. An instant before C-1 is counted in C-1.
+ * - Multipliers start at 1.0 for every cathedral; each `multiplier.changed` replaces the value.
+ * - Consensus: a vote agrees with its session when APPROVE meets APPROVED or REJECT meets REJECTED;
+ *   votes are credited when their session is evaluated (votes recorded after that are counted as
+ *   votes only). `open` = sessions opened and not evaluated.
+ */
+import { canonicalize } from "../../core/canonical.ts";
+import { CompactRange } from "../../core/compact-range.ts";
+import { cycleNumber } from "../../core/cycle.ts";
+import { formatDigest } from "../../core/digest.ts";
+import type { LedgerEntry } from "../../core/ledger/entry.ts";
+import type { EventPayload } from "../../core/ledger/events.ts";
+import { leafHashOfText } from "../../core/merkle.ts";
+import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
+import type {
+  ConsensusFacts,
+  CycleSupply,
+  DeliberationFacts,
+  LedgerFacts,
+  MultiplierChange,
+  SentinelFacts,
+} from "./types.ts";
+
+const DAY_MS = 86_400_000;
+
+export interface FactsAccumulator {
+  add(entry: LedgerEntry): void;
+  result(): LedgerFacts;
+}
+
+type SentinelState = Omit<SentinelFacts, "uptimeDays">;
+
+/** The cycle label of a ledger timestamp; instants before C-1 count in C-1. */
+function cycleOf(ts: string): string {
+  const ms = Date.parse(ts);
+  try {
+    return `C-${cycleNumber(new Date(ms))}`;
+  } catch {
+    return "C-1";
+  }
+}
+
+export function createFactsAccumulator(): FactsAccumulator {
+  const range = CompactRange.empty();
+  let size = 0;
+  let firstTs: string | null = null;
+  let asOf: string | null = null;
+  let sample: LedgerFacts["sample"] = null;
+  const eventCounts = new Map<string, number>();
+  const sentinels = new Map<string, SentinelState>();
+
+  let minted = 0n;
+  let burned = 0n;
+  let locked = 0n;
+  const supplyByCycle: CycleSupply[] = [];
+  // The cycle whose supply row is being accumulated (pushed when a later cycle starts or at the end).
+  let supplyCycle: { cycle: string; ts: string } | null = null;
+
+  const multipliers = Object.fromEntries(CATHEDRALS.map((c) => [c, 1])) as Record<Cathedral, number>;
+  const multiplierChanges: MultiplierChange[] = [];
+  const deliberations: DeliberationFacts[] = [];
+  const consensus: ConsensusFacts = { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 };
+  const openSessions = new Set<string>();
+  // Votes waiting for their session's evaluation: session_id → [participant, vote][].
+  const pendingVotes = new Map<string, [string, string][]>();
+  const evaluatedSessions = new Set<string>();
+
+  // The cycle label is the same for a whole day: cache the last one computed.
+  let lastDay = "";
+  let lastCycle = "C-1";
+  const cycleAt = (ts: string): string => {
+    const day = ts.slice(0, 10);
+    if (day !== lastDay) {
+      lastDay = day;
+      lastCycle = cycleOf(ts);
+    }
+    return lastCycle;
+  };
+
+  function supplyEvent(ts: string): void {
+    const cycle = cycleAt(ts);
+    if (supplyCycle !== null && supplyCycle.cycle !== cycle) flushSupply();
+    supplyCycle = { cycle, ts };
+  }
+
+  function flushSupply(): void {
+    if (supplyCycle === null) return;
+    supplyByCycle.push({ cycle: supplyCycle.cycle, ts: supplyCycle.ts, mintedShards: minted, burnedShards: burned, lockedShards: locked });
+    supplyCycle = null;
+  }
+
+  function add(entry: LedgerEntry): void {
+    range.append(leafHashOfText(canonicalize(entry)));
+    size += 1;
+    const { type, ts } = entry;
+    if (firstTs === null) firstTs = ts;
+    asOf = ts;
+    eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
+    const payload = entry.payload as unknown;
+
+    switch (type) {
+      case "sample.generated": {
+        const p = payload as EventPayload<"sample.generated">;
+        if (sample === null) sample = { generator: p.generator, seed: p.seed, notice: p.notice };
+        break;
+      }
+      case "sentinel.registered": {
+        const p = payload as EventPayload<"sentinel.registered">;
+        const known = sentinels.get(p.sentinel);
+        if (known) {
+          known.cathedral = p.cathedral;
+          known.algorithm = p.algorithm;
+          known.publicKey = p.public_key;
+        } else {
+          sentinels.set(p.sentinel, {
+            id: p.sentinel,
+            cathedral: p.cathedral,
+            algorithm: p.algorithm,
+            publicKey: p.public_key,
+            registeredAt: ts,
+            lastHeartbeat: null,
+            heartbeatCount: 0,
+            rewardsShards: 0n,
+            mintCount: 0,
+            lastMintCoordination: null,
+            attestationCount: 0,
+            votes: 0,
+            votesWithOutcome: 0,
+          });
+        }
+        break;
+      }
+      case "sentinel.heartbeat": {
+        const p = payload as EventPayload<"sentinel.heartbeat">;
+        const s = sentinels.get(p.sentinel);
+        if (s) {
+          s.heartbeatCount += 1;
+          s.lastHeartbeat = { ts, status: p.status, gi_score: p.gi_score, apps: p.apps, packages: p.packages, workflows: p.workflows, drift: p.drift };
+        }
+        break;
+      }
+      case "attestation": {
+        const s = sentinels.get((payload as EventPayload<"attestation">).agent);
+        if (s) s.attestationCount += 1;
+        break;
+      }
+      case "deliberation.recorded": {
+        const p = payload as EventPayload<"deliberation.recorded">;
+        deliberations.push({
+          ts,
+          id: p.id,
+          topic: p.topic,
+          sentinels: p.sentinels.map((x) => ({ id: x.id, position: x.position, reasoning: x.reasoning, virtue_tags: [...x.virtue_tags] })),
+          consensus: p.consensus,
+          outcome: p.outcome,
+        });
+        break;
+      }
+      case "mic_mint": {
+        const p = payload as EventPayload<"mic_mint">;
+        const amount = BigInt(p.amount_shards);
+        supplyEvent(ts);
+        minted += amount;
+        const s = sentinels.get(p.sentinel);
+        if (s) {
+          s.rewardsShards += amount;
+          s.mintCount += 1;
+          s.lastMintCoordination = p.coordination_score;
+        }
+        break;
+      }
+      case "mic_burn":
+        supplyEvent(ts);
+        burned += BigInt((payload as EventPayload<"mic_burn">).amount_shards);
+        break;
+      case "mic_lock":
+        supplyEvent(ts);
+        locked += BigInt((payload as EventPayload<"mic_lock">).amount_shards);
+        break;
+      case "mic_unlock":
+        supplyEvent(ts);
+        locked -= BigInt((payload as EventPayload<"mic_unlock">).amount_shards);
+        break;
+      case "multiplier.changed": {
+        const p = payload as EventPayload<"multiplier.changed">;
+        multipliers[p.cathedral] = p.multiplier;
+        multiplierChanges.push({ ts, cycle: cycleAt(ts), cathedral: p.cathedral, multiplier: p.multiplier, reason: p.reason });
+        break;
+      }
+      case "consensus.opened": {
+        const p = payload as EventPayload<"consensus.opened">;
+        consensus.opened += 1;
+        openSessions.add(p.session_id);
+        break;
+      }
+      case "consensus.vote": {
+        const p = payload as EventPayload<"consensus.vote">;
+        const s = sentinels.get(p.participant);
+        if (s) s.votes += 1;
+        if (evaluatedSessions.has(p.session_id)) break;
+        let list = pendingVotes.get(p.session_id);
+        if (!list) pendingVotes.set(p.session_id, (list = []));
+        list.push([p.participant, p.vote]);
+        break;
+      }
+      case "consensus.evaluated": {
+        const p = payload as EventPayload<"consensus.evaluated">;
+        consensus.evaluated += 1;
+        if (p.outcome === "APPROVED") consensus.approved += 1;
+        else if (p.outcome === "REJECTED") consensus.rejected += 1;
+        else consensus.noQuorum += 1;
+        openSessions.delete(p.session_id);
+        evaluatedSessions.add(p.session_id);
+        const agreeing = p.outcome === "APPROVED" ? "APPROVE" : p.outcome === "REJECTED" ? "REJECT" : null;
+        for (const [participant, vote] of pendingVotes.get(p.session_id) ?? []) {
+          const s = sentinels.get(participant);
+          if (s && vote === agreeing) s.votesWithOutcome += 1;
+        }
+        pendingVotes.delete(p.session_id);
+        break;
+      }
+      case "delibproof.sealed":
+        consensus.sealedProofs += 1;
+        break;
+      default:
+        break;
+    }
+  }
+
+  function result(): LedgerFacts {
+    const supplyRows = supplyCycle === null ? supplyByCycle.slice() : [
+      ...supplyByCycle,
+      { cycle: supplyCycle.cycle, ts: supplyCycle.ts, mintedShards: minted, burnedShards: burned, lockedShards: locked },
+    ];
+    const asOfMs = asOf === null ? NaN : Date.parse(asOf);
+    const sentinelFacts: SentinelFacts[] = [...sentinels.values()]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((s) => ({
+        ...s,
+        lastHeartbeat: s.lastHeartbeat ? { ...s.lastHeartbeat } : null,
+        uptimeDays: (asOfMs - Date.parse(s.registeredAt)) / DAY_MS,
+      }));
+    const counts: Record<string, number> = {};
+    for (const key of [...eventCounts.keys()].sort()) counts[key] = eventCounts.get(key)!;
+    return {
+      size,
+      rootHash: formatDigest(range.root()),
+      firstTs,
+      asOf,
+      sample: sample === null ? null : { ...sample },
+      eventCounts: counts,
+      sentinels: sentinelFacts,
+      supply: { mintedShards: minted, burnedShards: burned, lockedShards: locked },
+      supplyByCycle: supplyRows,
+      multipliers: { ...multipliers },
+      multiplierChanges: multiplierChanges.slice(),
+      deliberations: deliberations.slice(),
+      consensus: { ...consensus, open: openSessions.size },
+    };
+  }
+
+  return { add, result };
+}
+
+/** Facts of a whole sequence of entries (tests and small callers). */
+export function factsOf(entries: Iterable<LedgerEntry>): LedgerFacts {
+  const accumulator = createFactsAccumulator();
+  for (const entry of entries) accumulator.add(entry);
+  return accumulator.result();
+}

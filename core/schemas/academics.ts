@@ -17,40 +17,45 @@ import {
 } from "./common.ts";
 
 /**
- * Item of dataset `apps` (shape not shown in the spec; decided here): an application of the
- * repository with its size. Counts sum to the pulse `appsCount` / file statistics.
+ * Item of dataset `apps` (shape not shown in the spec; decided here): one application of the
+ * platform, described from the curated `data/sources/academics/software.json` — not measured from
+ * the repository, so that the dataset changes when the software's shape changes, not with every
+ * commit (file and line counts are in the pulse `stats`).
  */
 export const DatasetApp = z.strictObject({
   /** Application name. */
   name: NonEmptyString,
   /** Repository-relative directory. */
   path: NonEmptyString,
-  /** Number of tracked files under path. */
-  files: NonNegativeInt,
-  /** Number of lines in those files. */
-  lines: NonNegativeInt,
+  /** What the application does. */
+  description: NonEmptyString,
 });
 export type DatasetApp = z.infer<typeof DatasetApp>;
 
-/** Item of dataset `packages` (shape not shown; decided here): like an app, plus its version. */
+/** Item of dataset `packages` (shape not shown; decided here): a released package and its version. */
 export const DatasetPackage = z.strictObject({
   name: NonEmptyString,
   /** Declared version (e.g. package.json version). */
   version: NonEmptyString,
+  /** Repository-relative directory of the package (`.` for the root package). */
   path: NonEmptyString,
-  files: NonNegativeInt,
-  lines: NonNegativeInt,
+  description: NonEmptyString,
 });
 export type DatasetPackage = z.infer<typeof DatasetPackage>;
 
 /** /academics/dataset.json. */
 export const AcademicsDataset = z.strictObject({
   cycle: Cycle,
-  mii_baseline: Score01,
+  /**
+   * MII of the oldest pulse within the 30-day window that ends at the document time; when the
+   * window holds no pulse, the newest pulse before it; null when no pulse was ever recorded.
+   */
+  mii_baseline: Score01.nullable(),
   sentinels: z.array(
     z.strictObject({
       id: Identifier,
-      score: z.number(),
+      /** Coordination score (spec formula) from the last heartbeat; null without a heartbeat. */
+      score: z.number().nullable(),
       cathedral: Cathedral,
     }),
   ),
@@ -75,14 +80,20 @@ export const SentinelCoordination = z.strictObject({
   sentinels: z.array(
     z.strictObject({
       id: Identifier,
-      coordination_score: z.number(),
+      /** Coordination score (spec formula) from the last heartbeat; null without a heartbeat. */
+      coordination_score: z.number().nullable(),
       uptime_days: NonNegativeNumber,
       cathedral: Cathedral,
     }),
   ),
-  average_coordination: z.number(),
-  /** Share of sessions that reached consensus, in [0, 1]. */
-  consensus_rate: Score01,
+  /** Mean of the non-null coordination scores; null when no sentinel has one. */
+  average_coordination: z.number().nullable(),
+  /**
+   * Share of the sentinels' consensus votes that matched their session's evaluated outcome
+   * (Σ votesWithOutcome / Σ votes). With no vote cast by a sentinel: the share of evaluated sessions
+   * that reached a decision (APPROVED or REJECTED, not NO_QUORUM). Null when neither is defined.
+   */
+  consensus_rate: Score01.nullable(),
 });
 export type SentinelCoordination = z.infer<typeof SentinelCoordination>;
 

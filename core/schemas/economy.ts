@@ -50,11 +50,15 @@ export const EconomyMii = z.strictObject({
 });
 export type EconomyMii = z.infer<typeof EconomyMii>;
 
-/** /economy/coordination. `formula` is the coordination-score formula as text. */
+/**
+ * /economy/coordination. `formula` is the coordination-score formula as text. `sentinels` lists the
+ * sentinels that have sent a heartbeat (the score's inputs); `average_coordination` is their mean,
+ * null when there is none (a mean of nothing is not a measurement).
+ */
 export const Coordination = z.strictObject({
   cycle: Cycle,
   timestamp: IsoTimestamp,
-  average_coordination: z.number(),
+  average_coordination: z.number().nullable(),
   sentinels: z.array(
     z.strictObject({
       id: Identifier,
@@ -66,12 +70,15 @@ export const Coordination = z.strictObject({
 });
 export type Coordination = z.infer<typeof Coordination>;
 
-/** ROI figures of one cathedral. */
+/**
+ * ROI figures of one cathedral. `average_roi` is the mean of its sentinels' `roi`, null when the
+ * cathedral has no sentinel (sentinel_count 0).
+ */
 export const CathedralRoi = z.strictObject({
   multiplier: CathedralMultiplier,
   total_rewards: MicAmount,
   sentinel_count: NonNegativeInt,
-  average_roi: z.number(),
+  average_roi: z.number().nullable(),
 });
 export type CathedralRoi = z.infer<typeof CathedralRoi>;
 
@@ -100,7 +107,10 @@ export const MicMintingRow = z.strictObject({
 });
 export type MicMintingRow = z.infer<typeof MicMintingRow>;
 
-/** /economy/sentinel-roi.json. */
+/**
+ * /economy/sentinel-roi.json. `coordination_score` is null for a sentinel that has sent no heartbeat
+ * yet (its score has no inputs).
+ */
 export const SentinelRoi = z.strictObject({
   cycle: Cycle,
   timestamp: IsoTimestamp,
@@ -109,7 +119,7 @@ export const SentinelRoi = z.strictObject({
       id: Identifier,
       cathedral: Cathedral,
       total_rewards: MicAmount,
-      coordination_score: z.number(),
+      coordination_score: z.number().nullable(),
       multiplier: CathedralMultiplier,
       roi: z.number(),
     }),

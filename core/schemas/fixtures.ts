@@ -393,6 +393,9 @@ export const fixtures: Fixtures = {
       setAt(sentinelStatus, ["system_health"], "fine"),
       setAt(sentinelStatus, ["alerts", 0, "severity"], "urgent"),
       setAt(sentinelStatus, ["alerts"], {}),
+      omitAt(sentinelStatus, ["sentinels", 0, "last_heartbeat"]),
+      setAt(sentinelStatus, ["sentinels", 0, "performance", "gi_score"], 1.2),
+      setAt(sentinelStatus, ["sentinels", 0, "status"], "online"),
     ],
   },
   "government/policy-impact": {
@@ -446,8 +449,8 @@ export const fixtures: Fixtures = {
       cycle: "C-151",
       mii_baseline: 0.95,
       sentinels: [{ id: "sentinel-atlas", score: 0.97, cathedral: "FOR-ACADEMICS" }],
-      apps: [{ name: "portal", path: "site", files: 40, lines: 5200 }],
-      packages: [{ name: "core", version: "1.0.0", path: "core", files: 60, lines: 9100 }],
+      apps: [{ name: "portal", path: "site", description: "Astro portal" }],
+      packages: [{ name: "integrity-platform", version: "1.0.0", path: ".", description: "The platform" }],
     },
     invalid: [
       { cycle: "C-151", mii_baseline: 0.95, sentinels: [], apps: [], packages: [], timestamp: T0 },
@@ -458,9 +461,13 @@ export const fixtures: Fixtures = {
         mii_baseline: 0.95,
         sentinels: [],
         apps: [],
-        packages: [{ name: "core", version: "1.0.0", path: "core", files: 1, lines: 1, license: "MIT" }],
+        packages: [{ name: "core", version: "1.0.0", path: "core", description: "d", license: "MIT" }],
       },
+      // File and line counts are not part of an app any more.
+      { cycle: "C-151", mii_baseline: 0.95, sentinels: [], apps: [{ name: "site", path: "site", files: 1, lines: 2 }], packages: [] },
+      { cycle: "C-151", mii_baseline: 0.95, sentinels: [], apps: [{ name: "site", path: "site", description: "" }], packages: [] },
       { cycle: "C-151", mii_baseline: 0.95, sentinels: [{ id: "s", score: 1 }], apps: [], packages: [] },
+      { cycle: "C-151", mii_baseline: 0.95, sentinels: [{ id: "s", score: "1", cathedral: "FOR-ACADEMICS" }], apps: [], packages: [] },
     ],
   },
   "academics/mii-timeline-row": {
@@ -491,6 +498,8 @@ export const fixtures: Fixtures = {
         average_coordination: 1,
         consensus_rate: 0.9,
       },
+      { cycle: "C-151", timestamp: T1, sentinels: [], average_coordination: 1, consensus_rate: -0.1 },
+      { cycle: "C-151", timestamp: T1, sentinels: [], average_coordination: 1 },
     ],
   },
   "academics/papers": {
@@ -812,7 +821,7 @@ export const fixtures: Fixtures = {
         "FOR-ACADEMICS": { ...cathedralRoi, multiplier: 1.1 },
         "FOR-PHILOSOPHERS": { ...cathedralRoi, multiplier: 1.3 },
         "FOR-ECONOMISTS": { ...cathedralRoi, multiplier: 1.5 },
-        DIPLOMACY: { ...cathedralRoi, multiplier: 2, sentinel_count: 0, total_rewards: 0, average_roi: 0 },
+        DIPLOMACY: { ...cathedralRoi, multiplier: 2, sentinel_count: 0, total_rewards: 0, average_roi: null },
       },
     },
     invalid: [

@@ -111,7 +111,11 @@ export type SentinelOperationalStatus = z.infer<typeof SentinelOperationalStatus
 export const SystemHealth = z.enum(["healthy", "degraded", "critical"]);
 export type SystemHealth = z.infer<typeof SystemHealth>;
 
-/** /government/sentinel-status.json. */
+/**
+ * /government/sentinel-status.json. A sentinel's status is its last heartbeat's, except that a
+ * heartbeat older than the configured staleness threshold (or none at all) makes it offline; alerts
+ * hold one item per sentinel that is not operational.
+ */
 export const SentinelStatus = z.strictObject({
   cycle: Cycle,
   timestamp: IsoTimestamp,
@@ -121,11 +125,16 @@ export const SentinelStatus = z.strictObject({
       status: SentinelOperationalStatus,
       uptime_days: NonNegativeNumber,
       cathedral: Cathedral,
-      last_heartbeat: IsoTimestamp,
+      /** Time of the sentinel's last heartbeat; null when it has not sent one yet (status offline). */
+      last_heartbeat: IsoTimestamp.nullable(),
       performance: z.strictObject({
-        gi_score: Score01,
-        /** Coordination score (spec formula; not bounded to [0, 1]). */
-        coordination: z.number(),
+        /** GI reported by the last heartbeat; null without a heartbeat. */
+        gi_score: Score01.nullable(),
+        /**
+         * Coordination score (spec formula; not bounded to [0, 1]) from the last heartbeat's apps,
+         * packages, workflows and drift and the sentinel's uptime; null without a heartbeat.
+         */
+        coordination: z.number().nullable(),
       }),
     }),
   ),

@@ -1,0 +1,154 @@
+/**
+ * The audit trail (government key): one row per ledger entry, in ledger order, streamed while the
+ * runner reads the ledger — `ledger/export.json` (a JSON array) and `ledger/export.csv` (RFC 4180).
+ * Row schema: government/audit-trail-row.
+ *
+ * Columns:
+ * - timestamp: the entry's `ts`.
+ * - event_type: the entry's `type`.
+ * - agent: the acting party named by the payload (AGENT_FIELD below):
+ *     sample.generated                                   → generator
+ *     identity.*, stake.*, avm.attempt/grant/revoke       → ledger_id ("unidentified" when an
+ *                                                          avm.attempt could not name one)
+ *     sentinel.registered, sentinel.heartbeat, mic_mint   → sentinel
+ *     attestation                                         → agent
+ *     deliberation.recorded                               → id (the deliberation, a collective act)
+ *     mic_burn, mic_lock, mic_unlock                      → account
+ *     multiplier.changed                                  → cathedral (whose multiplier changed)
+ *     consensus.opened, consensus.evaluated               → session_id (the session acts as a body)
+ *     consensus.vote                                      → participant
+ *     delibproof.sealed                                   → delibproof_id
+ *     pulse.recorded                                      → "pulse-indexer" (the indexer writes it)
+ *   An event type not in the table (a newer ledger) uses the first of sentinel, agent, participant,
+ *   account, ledger_id, session_id, id that the payload holds as a non-empty string, else "system".
+ * - data: the payload's RFC 8785 JCS text.
+ * - attestation_hash: the payload's `attestation_hash` when it holds a digest (attestation,
+ *   avm.grant, avm.attempt), otherwise the entry's own `hash`, which commits to the whole entry.
+ */
+import { canonicalize } from "../../../core/canonical.ts";
+import type { LedgerEntry } from "../../../core/ledger/entry.ts";
+import { DIGEST_PATTERN, type AuditTrailRow } from "../../../core/schemas/index.ts";
+import { csvWriter } from "../../lib/csv.ts";
+import type { RowsStep } from "../../step.ts";
+
+/** Agent of events with no acting party in the payload. */
+export const UNIDENTIFIED_AGENT = "unidentified";
+export const PULSE_AGENT = "pulse-indexer";
+export const SYSTEM_AGENT = "system";
+
+/** Payload field that names the acting party, per event type; a string value is a fixed agent. */
+export const AGENT_FIELD: Readonly<Record<string, { field: string } | { fixed: string }>> = {
+  "sample.generated": { field: "generator" },
+  "identity.registered": { field: "ledger_id" },
+  "identity.reputation": { field: "ledger_id" },
+  "identity.revoked": { field: "ledger_id" },
+  "stake.locked": { field: "ledger_id" },
+  "stake.withdrawn": { field: "ledger_id" },
+  "stake.slashed": { field: "ledger_id" },
+  "avm.attempt": { field: "ledger_id" },
+  "avm.grant": { field: "ledger_id" },
+  "avm.revoke": { field: "ledger_id" },
+  "sentinel.registered": { field: "sentinel" },
+  "sentinel.heartbeat": { field: "sentinel" },
+  attestation: { field: "agent" },
+  "deliberation.recorded": { field: "id" },
+  mic_mint: { field: "sentinel" },
+  mic_burn: { field: "account" },
+  mic_lock: { field: "account" },
+  mic_unlock: { field: "account" },
+  "multiplier.changed": { field: "cathedral" },
+  "consensus.opened": { field: "session_id" },
+  "consensus.vote": { field: "participant" },
+  "consensus.evaluated": { field: "session_id" },
+  "delibproof.sealed": { field: "delibproof_id" },
+  "pulse.recorded": { fixed: PULSE_AGENT },
+};
+
+const FALLBACK_FIELDS = ["sentinel", "agent", "participant", "account", "ledger_id", "session_id", "id"] as const;
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
+
+export function agentOf(entry: Pick<LedgerEntry, "type" | "payload">): string {
+  const rule = AGENT_FIELD[entry.type];
+  if (rule) {
+    if ("fixed" in rule) return rule.fixed;
+    const value = entry.payload[rule.field];
+    return nonEmptyString(value) ? value : UNIDENTIFIED_AGENT;
+  }
+  for (const field of FALLBACK_FIELDS) {
+    const value = entry.payload[field];
+    if (nonEmptyString(value)) return value;
+  }
+  return SYSTEM_AGENT;
+}
+
+export function auditRow(entry: LedgerEntry): AuditTrailRow {
+  const payloadHash = entry.payload["attestation_hash"];
+  return {
+    timestamp: entry.ts,
+    event_type: entry.type,
+    agent: agentOf(entry),
+    data: canonicalize(entry.payload),
+    attestation_hash: typeof payloadHash === "string" && DIGEST_PATTERN.test(payloadHash) ? payloadHash : entry.hash,
+  };
+}
+
+export const AUDIT_COLUMNS = ["timestamp", "event_type", "agent", "data", "attestation_hash"] as const;
+
+const COMMON = {
+  kind: "rows",
+  area: "government",
+  access: "government",
+  schema: "government/audit-trail-row",
+  inputs: ["ledger"],
+  version: 1,
+} as const;
+
+const DESCRIPTION =
+  "One row per ledger entry in ledger order: timestamp, event type, acting agent, the payload as canonical JSON text, and the attestation hash (the payload's, else the entry hash).";
+
+export const auditTrailJsonStep: RowsStep = {
+  ...COMMON,
+  id: "government/ledger/export.json",
+  path: "ledger/export.json",
+  name: "ledger-export-json",
+  title: "Ledger audit trail (JSON)",
+  description: DESCRIPTION,
+  mediatype: "application/json",
+  start() {
+    let rows = 0;
+    return {
+      head: "[",
+      sink: {
+        push(entry) {
+          return `${rows++ === 0 ? "\n" : ",\n"}${JSON.stringify(auditRow(entry))}`;
+        },
+        end() {
+          return rows === 0 ? "]\n" : "\n]\n";
+        },
+      },
+    };
+  },
+};
+
+export const auditTrailCsvStep: RowsStep = {
+  ...COMMON,
+  id: "government/ledger/export.csv",
+  path: "ledger/export.csv",
+  name: "ledger-export-csv",
+  title: "Ledger audit trail (CSV)",
+  description: DESCRIPTION,
+  mediatype: "text/csv",
+  start() {
+    const writer = csvWriter(AUDIT_COLUMNS);
+    return {
+      head: writer.header,
+      sink: {
+        push: (entry) => writer.row(auditRow(entry)),
+        end: () => "",
+      },
+    };
+  },
+};

@@ -1,0 +1,172 @@
+/**
+ * /government/sentinel-status.json (public): every registered sentinel's status as of the document
+ * time, the overall system health and one alert per sentinel that is not operational.
+ *
+ * Rules (thresholds in `data/sources/government/sentinel-status.json`):
+ * - status: the status reported by the sentinel's last heartbeat, except "offline" when it has
+ *   never sent one ("silent") or when its last heartbeat is more than `stale_after_hours` older than
+ *   the document timestamp ("stale"; see pipeline/lib/dating.ts for that instant).
+ * - uptime_days: `SentinelFacts.uptimeDays` (registration → last ledger entry).
+ * - performance.gi_score: GI reported by the last heartbeat; performance.coordination: the spec's
+ *   coordination score over the last heartbeat's inputs and the uptime (pipeline/lib/coordination.ts).
+ *   Both null without a heartbeat.
+ * - system_health: share of sentinels whose status is operational; >= healthy_min_operational_share
+ *   → healthy, >= degraded_min_operational_share → degraded, else critical. No sentinel at all is
+ *   a share of 0: critical.
+ * - alerts: one per sentinel that is not operational, in sentinel order, kind and severity:
+ *     silent   (no heartbeat yet)      raised_at = registration time
+ *     stale    (heartbeat too old)     raised_at = last heartbeat + stale_after_hours
+ *     offline  (heartbeat says so)     raised_at = that heartbeat's time
+ *     degraded (heartbeat says so)     raised_at = that heartbeat's time
+ *   The alert id is `<kind>:<sentinel id>`.
+ */
+import { z } from "zod";
+import {
+  Alert,
+  SentinelStatus,
+  Severity,
+  type SentinelOperationalStatus,
+  type SystemHealth,
+} from "../../../core/schemas/index.ts";
+import type { PulseRecord } from "../../../core/pulse/history.ts";
+import { sentinelCoordination } from "../../lib/coordination.ts";
+import { documentInstant } from "../../lib/dating.ts";
+import { publishJson } from "../../lib/json.ts";
+import type { LedgerFacts, SentinelFacts } from "../../facts/types.ts";
+import type { DocumentStep } from "../../step.ts";
+
+export const SENTINEL_STATUS_SOURCE = "government/sentinel-status.json";
+
+const Share = z.number().min(0).max(1);
+
+export const SentinelStatusConfig = z
+  .strictObject({
+    /** A last heartbeat older than this (relative to the document timestamp) makes a sentinel offline. */
+    stale_after_hours: z.number().positive(),
+    health: z.strictObject({
+      healthy_min_operational_share: Share,
+      degraded_min_operational_share: Share,
+    }),
+    alert_severity: z.strictObject({
+      silent: Severity,
+      stale: Severity,
+      degraded: Severity,
+      offline: Severity,
+    }),
+  })
+  .refine((c) => c.health.degraded_min_operational_share <= c.health.healthy_min_operational_share, {
+    path: ["health", "degraded_min_operational_share"],
+    message: "must not exceed healthy_min_operational_share",
+  });
+export type SentinelStatusConfig = z.infer<typeof SentinelStatusConfig>;
+
+export type AlertKind = keyof SentinelStatusConfig["alert_severity"];
+
+const HOUR_MS = 3_600_000;
+
+export interface SentinelAssessment {
+  status: SentinelOperationalStatus;
+  /** Why it is not operational; null when operational. */
+  alert: AlertKind | null;
+}
+
+/** Status of one sentinel at `atMs` (see the module comment). */
+export function assessSentinel(sentinel: SentinelFacts, atMs: number, config: SentinelStatusConfig): SentinelAssessment {
+  const hb = sentinel.lastHeartbeat;
+  if (!hb) return { status: "offline", alert: "silent" };
+  if (atMs - Date.parse(hb.ts) > config.stale_after_hours * HOUR_MS) return { status: "offline", alert: "stale" };
+  if (hb.status === "operational") return { status: "operational", alert: null };
+  return { status: hb.status, alert: hb.status };
+}
+
+export function systemHealth(operational: number, total: number, config: SentinelStatusConfig): SystemHealth {
+  const share = total === 0 ? 0 : operational / total;
+  if (share >= config.health.healthy_min_operational_share) return "healthy";
+  if (share >= config.health.degraded_min_operational_share) return "degraded";
+  return "critical";
+}
+
+function alertFor(sentinel: SentinelFacts, kind: AlertKind, config: SentinelStatusConfig, atMs: number): Alert {
+  const hb = sentinel.lastHeartbeat;
+  let message: string;
+  let raisedAt: string;
+  switch (kind) {
+    case "silent":
+      message = `Sentinel ${sentinel.id} has not sent a heartbeat since it registered at ${sentinel.registeredAt}`;
+      raisedAt = sentinel.registeredAt;
+      break;
+    case "stale": {
+      const ts = hb?.ts ?? sentinel.registeredAt;
+      const hours = ((atMs - Date.parse(ts)) / HOUR_MS).toFixed(1);
+      message = `Last heartbeat of sentinel ${sentinel.id} at ${ts} is ${hours} h old (threshold ${config.stale_after_hours} h)`;
+      raisedAt = new Date(Date.parse(ts) + config.stale_after_hours * HOUR_MS).toISOString();
+      break;
+    }
+    case "offline":
+    case "degraded":
+      message = `Sentinel ${sentinel.id} reported status ${kind} in its heartbeat at ${hb?.ts ?? "(none)"}`;
+      raisedAt = hb?.ts ?? sentinel.registeredAt;
+      break;
+  }
+  return {
+    id: `${kind}:${sentinel.id}`.slice(0, 128),
+    severity: config.alert_severity[kind],
+    source: sentinel.id,
+    message,
+    raised_at: raisedAt,
+  };
+}
+
+export function sentinelStatusDocument(
+  facts: LedgerFacts,
+  pulse: readonly PulseRecord[],
+  config: SentinelStatusConfig,
+): SentinelStatus {
+  const { timestamp, cycle, ms } = documentInstant(facts, pulse);
+  const sentinels: SentinelStatus["sentinels"] = [];
+  const alerts: Alert[] = [];
+  let operational = 0;
+  for (const sentinel of facts.sentinels) {
+    const { status, alert } = assessSentinel(sentinel, ms, config);
+    if (status === "operational") operational++;
+    if (alert) alerts.push(alertFor(sentinel, alert, config, ms));
+    sentinels.push({
+      id: sentinel.id,
+      status,
+      uptime_days: sentinel.uptimeDays,
+      cathedral: sentinel.cathedral,
+      last_heartbeat: sentinel.lastHeartbeat?.ts ?? null,
+      performance: {
+        gi_score: sentinel.lastHeartbeat?.gi_score ?? null,
+        coordination: sentinelCoordination(sentinel),
+      },
+    });
+  }
+  return {
+    cycle,
+    timestamp,
+    sentinels,
+    system_health: systemHealth(operational, facts.sentinels.length, config),
+    alerts,
+  };
+}
+
+export const sentinelStatusStep: DocumentStep = {
+  kind: "document",
+  id: "government/sentinel-status.json",
+  area: "government",
+  path: "sentinel-status.json",
+  name: "sentinel-status",
+  title: "Sentinel status",
+  description:
+    "Status, uptime, last heartbeat, GI and coordination score of every sentinel, the overall system health and an alert per sentinel that is not operational (stale heartbeat thresholds in the curated configuration).",
+  mediatype: "application/json",
+  access: "public",
+  schema: "government/sentinel-status",
+  inputs: ["ledger", "pulse", `sources/${SENTINEL_STATUS_SOURCE}`],
+  version: 1,
+  generate({ facts, pulse, sources }) {
+    const config = sources.json(SENTINEL_STATUS_SOURCE, SentinelStatusConfig);
+    return publishJson("government/sentinel-status.json", SentinelStatus, sentinelStatusDocument(facts, pulse, config));
+  },
+};

@@ -1,0 +1,51 @@
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import { describe, expect, it } from "vitest";
+import { PDF_PRODUCER, PdfBuilder, winAnsiText, wrapText } from "./pdf.ts";
+
+function build(): PdfBuilder {
+  const pdf = new PdfBuilder({
+    title: "Test",
+    subject: "Subject",
+    author: "Author",
+    creator: "Creator",
+    keywords: ["a", "b"],
+    date: new Date("2025-12-20T12:00:00.000Z"),
+    idSeed: "seed",
+  });
+  const font = pdf.font(StandardFonts.Helvetica);
+  const page = pdf.doc.addPage([200, 200]);
+  page.drawText(winAnsiText("Müller — 98.2% ≥ 0.95 🚀", font), { x: 10, y: 100, size: 10, font });
+  page.drawLine({ start: { x: 10, y: 10 }, end: { x: 190, y: 190 }, dashArray: [4, 3] });
+  return pdf;
+}
+
+describe("deterministic synchronous PDF", () => {
+  it("writes exactly what pdf-lib's own save writes", async () => {
+    const pdf = build();
+    const sync = pdf.bytes();
+    const viaPdfLib = await pdf.doc.save({ useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
+    expect(Buffer.from(sync).equals(Buffer.from(viaPdfLib))).toBe(true);
+  });
+
+  it("is byte-identical across builds, with fixed metadata and a derived /ID", async () => {
+    const a = build().bytes();
+    expect(Buffer.from(build().bytes()).equals(Buffer.from(a))).toBe(true);
+    const loaded = await PDFDocument.load(a, { updateMetadata: false });
+    expect(loaded.getProducer()).toBe(PDF_PRODUCER);
+    expect(loaded.getCreator()).toBe("Creator");
+    expect(loaded.getCreationDate()?.toISOString()).toBe("2025-12-20T12:00:00.000Z");
+    expect(loaded.getModificationDate()?.toISOString()).toBe("2025-12-20T12:00:00.000Z");
+    expect(loaded.getPageCount()).toBe(1);
+    expect(Buffer.from(a).toString("latin1")).toMatch(/\/ID \[ <[0-9a-f]{32}> <[0-9a-f]{32}> \]/);
+  });
+
+  it("reduces text to WinAnsi and wraps it", () => {
+    const font = build().font(StandardFonts.Helvetica);
+    expect(winAnsiText("Müller — 98.2% ≥ 0.95 🚀 Łódź\tend", font)).toBe("Müller — 98.2% >= 0.95 ? Lódz end");
+    const lines = wrapText("one two three four five six seven", font, 10, 60);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(font.widthOfTextAtSize(line, 10)).toBeLessThanOrEqual(60);
+    expect(lines.join(" ")).toBe("one two three four five six seven");
+    expect(wrapText("x".repeat(100), font, 10, 50).join("")).toBe("x".repeat(100));
+  });
+});

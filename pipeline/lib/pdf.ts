@@ -1,0 +1,210 @@
+/**
+ * Deterministic, synchronous PDF building with pdf-lib.
+ *
+ * - `PdfBuilder` makes a document with no wall-clock metadata: pdf-lib's automatic
+ *   Producer/Creator/dates are switched off and replaced by fixed strings and the given instant, and
+ *   the trailer /ID is derived from a caller-supplied seed (the inputs' identity), never random.
+ * - It is synchronous because a pipeline step's `generate` is. pdf-lib's `PDFDocument.create` and
+ *   `save` are async only to yield to the event loop between objects; the builder does the same
+ *   work with pdf-lib's exported core classes (PDFContext, PDFCatalog, PDFPageTree, PDFHeader,
+ *   PDFCrossRefSection, PDFTrailerDict, PDFTrailer) in one go, and `bytes()` is byte-for-byte what
+ *   `save({ useObjectStreams: false })` writes (a test compares them). Only the standard 14 fonts
+ *   with WinAnsi encoding are supported (no font files to embed).
+ * - `winAnsiText` makes any string drawable with a standard font (Helvetica, WinAnsi encoding):
+ *   known symbols get an ASCII spelling (≥ → ">="), accented letters outside WinAnsi lose their
+ *   accents, control characters become spaces, anything else (emoji…) becomes "?".
+ */
+import { createHash } from "node:crypto";
+import {
+  PDFCatalog,
+  PDFContext,
+  PDFCrossRefSection,
+  PDFDocument,
+  PDFHeader,
+  PDFHexString,
+  PDFPageTree,
+  PDFTrailer,
+  PDFTrailerDict,
+  StandardFonts,
+  type PDFFont,
+} from "pdf-lib";
+
+export const PDF_PRODUCER = "Integrity Platform pipeline (pdf-lib)";
+
+export interface PdfMetadata {
+  title: string;
+  subject: string;
+  author: string;
+  creator: string;
+  keywords: string[];
+  /** CreationDate and ModDate. */
+  date: Date;
+  /** Seed of the trailer /ID (e.g. ledger root + pulse hash + timestamp). */
+  idSeed: string;
+}
+
+/** The fonts the builder can use: WinAnsi-encoded standard fonts (not Symbol or ZapfDingbats). */
+export type TextFont = Exclude<StandardFonts, StandardFonts.Symbol | StandardFonts.ZapfDingbats>;
+
+type PdfDocumentConstructor = new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
+
+export class PdfBuilder {
+  readonly doc: PDFDocument;
+  private readonly fonts = new Map<TextFont, PDFFont>();
+
+  constructor(meta: PdfMetadata) {
+    // What PDFDocument.create({ updateMetadata: false }) does, without the Promise.
+    const context = PDFContext.create();
+    const pageTreeRef = context.register(PDFPageTree.withContext(context));
+    context.trailerInfo.Root = context.register(PDFCatalog.withContextAndPages(context, pageTreeRef));
+    this.doc = new (PDFDocument as unknown as PdfDocumentConstructor)(context, false, false);
+    const doc = this.doc;
+    doc.setTitle(meta.title, { showInWindowTitleBar: true });
+    doc.setSubject(meta.subject);
+    doc.setAuthor(meta.author);
+    doc.setCreator(meta.creator);
+    doc.setProducer(PDF_PRODUCER);
+    doc.setKeywords(meta.keywords);
+    doc.setLanguage("en");
+    doc.setCreationDate(meta.date);
+    doc.setModificationDate(meta.date);
+    const id = createHash("sha256").update(meta.idSeed).digest("hex").slice(0, 32);
+    context.trailerInfo.ID = context.obj([PDFHexString.of(id), PDFHexString.of(id)]);
+  }
+
+  /** A standard font (one PDFFont per name). */
+  font(name: TextFont): PDFFont {
+    let font = this.fonts.get(name);
+    if (!font) {
+      font = this.doc.embedStandardFont(name);
+      this.fonts.set(name, font);
+    }
+    return font;
+  }
+
+  /** The file: what pdf-lib's `save({ useObjectStreams: false, addDefaultPage: false })` writes. */
+  bytes(): Uint8Array {
+    const context = this.doc.context;
+    // PDFFont.embed → StandardFontEmbedder.embedIntoContext: the font dictionary at the font's ref.
+    for (const font of this.fonts.values()) {
+      context.assign(font.ref, context.obj({ Type: "Font", Subtype: "Type1", BaseFont: font.name, Encoding: "WinAnsiEncoding" }));
+    }
+    // PDFWriter.computeBufferSize + serializeToBuffer.
+    const header = PDFHeader.forVersion(1, 7);
+    const objects = context.enumerateIndirectObjects();
+    const xref = PDFCrossRefSection.create();
+    let size = header.sizeInBytes() + 2;
+    for (const [ref, object] of objects) {
+      xref.addEntry(ref, size);
+      size += ref.sizeInBytes() + 3 + object.sizeInBytes() + 9;
+    }
+    const xrefOffset = size;
+    size += xref.sizeInBytes() + 1;
+    const trailerDict = PDFTrailerDict.of(
+      context.obj({
+        Size: context.largestObjectNumber + 1,
+        Root: context.trailerInfo.Root,
+        Encrypt: context.trailerInfo.Encrypt,
+        Info: context.trailerInfo.Info,
+        ID: context.trailerInfo.ID,
+      }),
+    );
+    size += trailerDict.sizeInBytes() + 2;
+    const trailer = PDFTrailer.forLastCrossRefSectionOffset(xrefOffset);
+    size += trailer.sizeInBytes();
+
+    const buffer = new Uint8Array(size);
+    let offset = header.copyBytesInto(buffer, 0);
+    const ascii = (text: string) => {
+      for (let i = 0; i < text.length; i++) buffer[offset++] = text.charCodeAt(i);
+    };
+    ascii("\n\n");
+    for (const [ref, object] of objects) {
+      ascii(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
+      offset += object.copyBytesInto(buffer, offset);
+      ascii("\nendobj\n\n");
+    }
+    offset += xref.copyBytesInto(buffer, offset);
+    ascii("\n");
+    offset += trailerDict.copyBytesInto(buffer, offset);
+    ascii("\n\n");
+    offset += trailer.copyBytesInto(buffer, offset);
+    if (offset !== size) throw new Error(`PDF serialization wrote ${offset} bytes, expected ${size}`);
+    return buffer;
+  }
+}
+
+const SPELLED: Record<string, string> = {
+  "\u2265": ">=",
+  "\u2264": "<=",
+  "\u2260": "!=",
+  "\u2212": "-",
+  "\u2192": "->",
+  "\u2190": "<-",
+  "\u2248": "~",
+  "\u2713": "v",
+  "\u2717": "x",
+  "\u2011": "-",
+  "\u2010": "-",
+  "\u00A0": " ",
+  "\u202F": " ",
+  "\u2009": " ",
+  "\u0141": "L",
+  "\u0142": "l",
+  "\u0110": "D",
+  "\u0111": "d",
+  "\u0131": "i",
+};
+
+const characterSets = new WeakMap<PDFFont, Set<number>>();
+
+function characterSet(font: PDFFont): Set<number> {
+  let set = characterSets.get(font);
+  if (!set) {
+    set = new Set(font.getCharacterSet());
+    characterSets.set(font, set);
+  }
+  return set;
+}
+
+/** `text` restricted to what `font` can encode (see the module comment). */
+export function winAnsiText(text: string, font: PDFFont): string {
+  const supported = characterSet(font);
+  let out = "";
+  for (const ch of text.normalize("NFC")) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) out += " ";
+    else if (supported.has(cp)) out += ch;
+    else if (ch in SPELLED) out += SPELLED[ch];
+    else {
+      const stripped = ch.normalize("NFD").replace(/\p{M}/gu, "");
+      out += [...stripped].every((c) => supported.has(c.codePointAt(0) ?? 0)) && stripped !== "" ? stripped : "?";
+    }
+  }
+  return out;
+}
+
+/** Splits `text` into lines no wider than `width` at `size` (words longer than a line are cut). */
+export function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width;
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    const candidate = line === "" ? word : `${line} ${word}`;
+    if (fits(candidate)) {
+      line = candidate;
+      continue;
+    }
+    if (line !== "") lines.push(line);
+    let rest = word;
+    while (!fits(rest)) {
+      let cut = rest.length - 1;
+      while (cut > 1 && !fits(rest.slice(0, cut))) cut--;
+      lines.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    line = rest;
+  }
+  if (line !== "") lines.push(line);
+  return lines;
+}

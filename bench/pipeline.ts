@@ -1,0 +1,166 @@
+/**
+ * `npm run bench -- pipeline`: the pipeline runner on a 1,000,000-event sample ledger.
+ *
+ * - Floor: reading and parsing the same events once (`for (const e of ledger.entries()) {}`).
+ * - Full regeneration into a fresh data folder (every area step, manifests, signatures) vs the
+ *   floor: target <= 3x its time.
+ * - A second run with nothing new vs the full one: target <= 5% of its time (the ledger is not read).
+ * - Peak memory of the full run (maxRSS of the child process it runs in): target <= 512 MB.
+ *
+ * The ledger is written by the seed simulator (pipeline/seed/simulate.ts) into a temporary folder;
+ * each measured part runs in its own child process so that its maxRSS is its own.
+ * `BENCH_PIPELINE_SIZE` changes the number of events (for a quick try).
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { resourceUsage } from "node:process";
+import type { NewEvent } from "../core/ledger/store.ts";
+import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
+import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
+import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { tempDir } from "../store/test-helpers.ts";
+import { steps } from "../pipeline/areas/index.ts";
+import { runPipeline } from "../pipeline/runner.ts";
+import { simulate } from "../pipeline/seed/simulate.ts";
+import { printComparisons, type Comparison } from "./harness.ts";
+
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const NOW = new Date("2026-03-01T00:00:00.000Z");
+
+interface ChildResult {
+  seconds: number;
+  maxRssMb: number;
+  entries: number;
+  written: number;
+  unchanged: number;
+  failed: number;
+}
+
+/** Runs one measured part in a child process and returns what it reports. */
+function child(part: "floor" | "run", dir: string, dataDir: string): ChildResult {
+  const result = spawnSync(process.execPath, ["--import", "tsx", SELF, "child", part, dir, dataDir], { cwd: REPO, encoding: "utf8", maxBuffer: 1 << 26 });
+  if (result.status !== 0) throw new Error(`bench child ${part} failed (${result.status}):\n${result.stderr}\n${result.stdout.slice(-4000)}`);
+  const last = result.stdout.trim().split("\n").pop() ?? "";
+  return JSON.parse(last) as ChildResult;
+}
+
+function writePulseHistory(dataDir: string, records: number): void {
+  const history: PulseRecord[] = [];
+  const start = NOW.getTime() - records * 86_400_000;
+  for (let i = 0; i < records; i++) {
+    history.push(
+      sealPulse({
+        id: `00000000-0000-4000-8000-${(i + 1).toString(16).padStart(12, "0")}`,
+        cycle: "C-200",
+        branch: "main",
+        giScore: 0.95 + (i % 5) / 100,
+        miiScore: 0.9 + (i % 7) / 100,
+        stats: { totalFiles: 100, totalLines: 10_000, appsCount: 3, packagesCount: 5, workflowsCount: 4 },
+        generatedAt: new Date(start + i * 86_400_000).toISOString(),
+        prev: history[history.length - 1]?.hash ?? null,
+      }),
+    );
+  }
+  mkdirSync(join(dataDir, "pulse"), { recursive: true });
+  writeFileSync(join(dataDir, "pulse", "history.jsonl"), history.map((r) => `${historyLine(r)}\n`).join(""));
+}
+
+export async function run(): Promise<void> {
+  const size = Number(process.env.BENCH_PIPELINE_SIZE ?? 1_000_000);
+  const { dir, cleanup } = tempDir("bench-pipeline-");
+  try {
+    console.log(`\nPipeline: seeding a ${size.toLocaleString("en")}-event sample ledger …`);
+    const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: LEDGER_ORIGIN, durability: "normal" });
+    let batch: NewEvent[] = [];
+    for (const event of simulate({ seed: "bench-pipeline", size, now: NOW })) {
+      batch.push(event);
+      if (batch.length === 50_000) {
+        ledger.append(batch);
+        batch = [];
+      }
+    }
+    ledger.append(batch);
+    const entries = ledger.size();
+    ledger.close();
+
+    const dataDir = join(dir, "data");
+    cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
+    cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
+    writePulseHistory(dataDir, 90);
+
+    const floor = child("floor", dir, dataDir);
+    const full = child("run", dir, dataDir);
+    const second = child("run", dir, dataDir);
+    if (full.failed > 0 || second.failed > 0) console.log(`  note: ${full.failed} step(s) failed in the full run — the figures cover the rest`);
+    const comparisons: Comparison[] = [
+      {
+        name: `Full regeneration of ${steps.length} steps from ${entries.toLocaleString("en")} ledger events (${full.written} files written)`,
+        subject: "runPipeline, fresh data folder",
+        floor: "for (const e of ledger.entries()) {} — read and parse every event once",
+        subjectSeconds: full.seconds,
+        floorSeconds: floor.seconds,
+        items: entries,
+        kind: "time",
+        target: 3,
+      },
+      {
+        name: `Second run with nothing new (${second.unchanged} unchanged, ${second.entries} entries read)`,
+        subject: "runPipeline, same data folder",
+        floor: "the full regeneration above",
+        subjectSeconds: second.seconds,
+        floorSeconds: full.seconds,
+        items: entries,
+        kind: "time",
+        target: 0.05,
+      },
+    ];
+    printComparisons("Pipeline (npm run bench -- pipeline)", comparisons);
+    const verdict = full.maxRssMb <= 512 ? "PASS" : "MISS";
+    console.log(`  Peak memory (maxRSS of each child process)`);
+    console.log(`    floor ${floor.maxRssMb.toFixed(0)} MB, full run ${full.maxRssMb.toFixed(0)} MB, second run ${second.maxRssMb.toFixed(0)} MB (target full run <= 512 MB)  ${verdict}`);
+  } finally {
+    cleanup();
+  }
+}
+
+/** Child mode: `node --import tsx bench/pipeline.ts child <floor|run> <dir> <dataDir>`. */
+function childMain(part: string, dir: string, dataDir: string): void {
+  const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: LEDGER_ORIGIN });
+  const t0 = process.hrtime.bigint();
+  let entries = 0;
+  let written = 0;
+  let unchanged = 0;
+  let failed = 0;
+  if (part === "floor") {
+    for (const _ of ledger.entries()) entries += 1;
+  } else {
+    const report = runPipeline({
+      dataDir,
+      ledger,
+      steps,
+      log: () => {},
+      signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}),
+    });
+    entries = report.ledgerEntries;
+    for (const s of report.steps) {
+      if (s.status === "written") written += 1;
+      else if (s.status === "unchanged") unchanged += 1;
+      else if (s.status === "failed") {
+        failed += 1;
+        console.error(`${s.id}: ${s.reason}`);
+      }
+    }
+  }
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  ledger.close();
+  const result: ChildResult = { seconds, maxRssMb: resourceUsage().maxRSS / 1024, entries, written, unchanged, failed };
+  console.log(JSON.stringify(result));
+}
+
+if (process.argv[1] === SELF && process.argv[2] === "child") {
+  childMain(process.argv[3]!, process.argv[4]!, process.argv[5]!);
+}

@@ -1,0 +1,263 @@
+/**
+ * `npm run dispatch -- [--ref main] [--areas economy,academics] [--now ISO] [--dry-run] [--wait]
+ *  [--repo owner/name] [--workflow regenerate.yml] [--interval SECONDS] [--timeout SECONDS]`
+ *
+ * Triggers `.github/workflows/regenerate.yml` through the REST API (octokit
+ * `actions.createWorkflowDispatch`), finds the run it started, prints its URL and, with `--wait`,
+ * follows it until it completes: exit 0 only when the run's conclusion is `success`.
+ *
+ * - Token: `GITHUB_TOKEN` (needs `actions: write`). API: `GITHUB_API_URL` (GitHub Enterprise, tests),
+ *   default https://api.github.com. Repository: `--repo`, else `GITHUB_REPOSITORY`, else the
+ *   `origin` remote of the current checkout.
+ * - Inputs sent: `areas` (default `all`), `now` (if given), `dry-run` (`"true"` with --dry-run: the
+ *   workflow regenerates and verifies but neither commits nor deploys) and `dispatch-id`, a random
+ *   UUID the workflow puts in its `run-name`.
+ *
+ * Finding the run. The dispatch endpoint historically answers 204 with no body, so the run has to be
+ * found afterwards. In order:
+ *  1. the request asks for `return_run_details: true` (GitHub, February 2026): a 200 answer carries
+ *     `workflow_run_id` and nothing has to be guessed. A server that refuses the parameter (older
+ *     GitHub Enterprise: 400/422 naming it) gets the request again without it.
+ *  2. Otherwise the runs of this workflow are listed, filtered by `event=workflow_dispatch`, the
+ *     branch and `created>=` (the dispatch time minus two minutes of clock skew), and the run whose
+ *     `display_title` contains our dispatch id is the one: exact even when several people dispatch
+ *     at the same moment.
+ *  3. A run without any dispatch id in its title (the ref carries an older workflow file) is
+ *     accepted only if it did not exist before the dispatch (the run ids are listed before
+ *     dispatching) and it stays the only such new run for three polls; the tool then warns.
+ * Polling is bounded: `--interval` seconds between requests (default 5), `--timeout` seconds in all
+ * (default 3600; finding the run gives up after at most 120 s).
+ */
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { Octokit } from "octokit";
+
+export interface DispatchOptions {
+  owner: string;
+  repo: string;
+  workflow: string;
+  ref: string;
+  areas?: string;
+  now?: string;
+  dryRun?: boolean;
+  wait?: boolean;
+  /** Seconds between polls. */
+  interval?: number;
+  /** Seconds to wait in all. */
+  timeout?: number;
+  token: string;
+  baseUrl?: string;
+  log?: (line: string) => void;
+  /** Dispatch id for the run name; random by default. */
+  dispatchId?: string;
+}
+
+export interface WorkflowRun {
+  id: number;
+  html_url: string;
+  status: string | null;
+  conclusion: string | null;
+  display_title?: string;
+  created_at: string;
+  head_branch: string | null;
+  event: string;
+}
+
+export interface DispatchResult {
+  run: WorkflowRun;
+  /** How the run was identified. */
+  matchedBy: "run-details" | "dispatch-id" | "time";
+  /** The final state when waiting. */
+  completed?: WorkflowRun;
+  ok: boolean;
+}
+
+/** The `[<dispatch id>]` that regenerate.yml's run-name appends. */
+const DISPATCH_ID_IN_TITLE = /\[[^\]]+\]$/;
+
+const sleep = (seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000));
+
+export async function dispatchWorkflow(options: DispatchOptions): Promise<DispatchResult> {
+  const log = options.log ?? console.log;
+  const interval = options.interval ?? 5;
+  const deadline = Date.now() + (options.timeout ?? 3600) * 1000;
+  const octokit = new Octokit({
+    auth: options.token,
+    baseUrl: options.baseUrl ?? "https://api.github.com",
+    userAgent: "integrity-platform-dispatch",
+    retry: { enabled: false },
+    throttle: { enabled: false },
+  });
+  const { owner, repo, workflow: workflow_id, ref } = options;
+  const dispatchId = options.dispatchId ?? randomUUID();
+  const inputs: Record<string, string> = {
+    areas: options.areas ?? "all",
+    "dry-run": options.dryRun ? "true" : "false",
+    "dispatch-id": dispatchId,
+    ...(options.now ? { now: options.now } : {}),
+  };
+
+  const listRuns = async (since: string | null) =>
+    (
+      await octokit.rest.actions.listWorkflowRuns({
+        owner,
+        repo,
+        workflow_id,
+        event: "workflow_dispatch",
+        branch: ref,
+        per_page: 50,
+        ...(since ? { created: `>=${since}` } : {}),
+      })
+    ).data.workflow_runs as WorkflowRun[];
+
+  const since = new Date(Date.now() - 120_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const before = new Set((await listRuns(since)).map((r) => r.id));
+
+  // 1. dispatch, asking for the run's id
+  let runId: number | undefined;
+  try {
+    const response = await octokit.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+      owner,
+      repo,
+      workflow_id,
+      ref,
+      inputs,
+      return_run_details: true,
+    });
+    runId = (response.data as { workflow_run_id?: number } | undefined)?.workflow_run_id;
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if ((status === 400 || status === 422) && /return_run_details/.test((error as Error).message)) {
+      await octokit.rest.actions.createWorkflowDispatch({ owner, repo, workflow_id, ref, inputs });
+    } else throw error;
+  }
+  log(`dispatched ${workflow_id} on ${owner}/${repo}@${ref} (dispatch id ${dispatchId}; inputs ${JSON.stringify(inputs)})`);
+
+  let run: WorkflowRun | undefined;
+  let matchedBy: DispatchResult["matchedBy"];
+  if (runId !== undefined) {
+    run = (await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId })).data as WorkflowRun;
+    matchedBy = "run-details";
+  } else {
+    // 2./3. find it among the runs
+    const findDeadline = Math.min(deadline, Date.now() + 120_000);
+    let candidate: number | undefined;
+    let seen = 0;
+    matchedBy = "dispatch-id";
+    for (;;) {
+      const runs = await listRuns(since);
+      run = runs.find((r) => (r.display_title ?? "").endsWith(`[${dispatchId}]`));
+      if (run) break;
+      // Runs started since we listed, whose title carries no dispatch id (another dispatcher's id
+      // rules its run out); one such run, still the only one after three polls, is taken as ours.
+      const fresh = runs.filter((r) => !before.has(r.id) && !DISPATCH_ID_IN_TITLE.test(r.display_title ?? ""));
+      const only = fresh.length === 1 ? fresh[0]!.id : undefined;
+      seen = only !== undefined && only === candidate ? seen + 1 : only !== undefined ? 1 : 0;
+      candidate = only;
+      if (seen >= 3) {
+        run = fresh[0]!;
+        matchedBy = "time";
+        log(`warning: the run's title does not carry the dispatch id (older workflow file on ${ref}?); matched as the only new run`);
+        break;
+      }
+      if (Date.now() >= findDeadline) throw new Error(`no run of ${workflow_id} for dispatch ${dispatchId} appeared; look at the Actions tab`);
+      await sleep(interval);
+    }
+  }
+  log(`run: ${run.html_url}`);
+  if (!options.wait) return { run, matchedBy, ok: true };
+
+  let last = "";
+  let current = run;
+  for (;;) {
+    const state = current.status === "completed" ? `completed (${current.conclusion ?? "no conclusion"})` : (current.status ?? "unknown");
+    if (state !== last) {
+      log(`status: ${state}`);
+      last = state;
+    }
+    if (current.status === "completed") return { run, matchedBy, completed: current, ok: current.conclusion === "success" };
+    if (Date.now() >= deadline) throw new Error(`gave up waiting after ${options.timeout ?? 3600} s; the run is ${state}: ${run.html_url}`);
+    await sleep(interval);
+    current = (await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: run.id })).data as WorkflowRun;
+  }
+}
+
+/** owner/name of the `origin` remote (https or ssh form), or undefined. */
+export function repoFromGit(cwd = process.cwd()): string | undefined {
+  try {
+    const url = execFileSync("git", ["remote", "get-url", "origin"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const m = /[:/]([^/:]+)\/([^/]+?)(?:\.git)?$/.exec(url);
+    return m ? `${m[1]}/${m[2]}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const USAGE =
+  "usage: npm run dispatch -- [--ref main] [--areas a,b] [--now ISO] [--dry-run] [--wait] [--repo owner/name] [--workflow regenerate.yml] [--interval S] [--timeout S]";
+
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        ref: { type: "string" },
+        areas: { type: "string" },
+        now: { type: "string" },
+        "dry-run": { type: "boolean" },
+        wait: { type: "boolean" },
+        repo: { type: "string" },
+        workflow: { type: "string" },
+        interval: { type: "string" },
+        timeout: { type: "string" },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const token = env.GITHUB_TOKEN;
+  const repoArg = values.repo ?? env.GITHUB_REPOSITORY ?? repoFromGit();
+  const seconds = (v: string | undefined, name: string, max: number): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0 || n > max) throw new Error(`--${name} must be a number of seconds in (0, ${max}]`);
+    return n;
+  };
+  try {
+    if (!token) throw new Error("set GITHUB_TOKEN to a token that may run workflows (actions: write)");
+    if (!repoArg || !/^[^/\s]+\/[^/\s]+$/.test(repoArg)) throw new Error("pass --repo owner/name (or set GITHUB_REPOSITORY)");
+    if (values.now !== undefined && !Number.isFinite(Date.parse(values.now))) throw new Error(`--now "${values.now}" is not an ISO 8601 time`);
+    const [owner, repo] = repoArg.split("/") as [string, string];
+    const interval = seconds(values.interval, "interval", 600);
+    const timeout = seconds(values.timeout, "timeout", 6 * 3600);
+    const result = await dispatchWorkflow({
+      owner,
+      repo,
+      workflow: values.workflow ?? "regenerate.yml",
+      ref: values.ref ?? "main",
+      ...(values.areas ? { areas: values.areas } : {}),
+      ...(values.now ? { now: values.now } : {}),
+      dryRun: values["dry-run"] ?? false,
+      wait: values.wait ?? false,
+      ...(interval !== undefined ? { interval } : {}),
+      ...(timeout !== undefined ? { timeout } : {}),
+      token,
+      ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
+      log,
+    });
+    if (result.completed && !result.ok) console.error(`dispatch: the run concluded ${result.completed.conclusion}: ${result.run.html_url}`);
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    console.error(`dispatch: ${(error as Error).message}`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await main(process.argv.slice(2));
+}

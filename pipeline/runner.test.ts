@@ -1,0 +1,458 @@
+/**
+ * The runner on a real temporary ledger and data folder, with small steps of its own: a document
+ * from the ledger facts, a document from a curated source and another step's output, a CSV streamed
+ * from every ledger entry.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { LedgerEntry } from "../core/ledger/entry.ts";
+import type { LedgerReader, NewEvent } from "../core/ledger/store.ts";
+import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
+import { verifierKey } from "../core/checkpoint.ts";
+import { exportLedger } from "../store/ledger-export.ts";
+import { ExportLedgerReader, ledgerVerifiers, main as pipelineMain } from "./cli.ts";
+import { readManifest } from "./manifest.ts";
+import { runPipeline, type RunOptions } from "./runner.ts";
+import { createSourceReader } from "./source-reader.ts";
+import type { DocumentStep, RowsStep, Step } from "./step.ts";
+
+const REPO = new URL("..", import.meta.url).pathname;
+
+/** Counts full reads: a real LedgerReader around the SQLite one, not a mock. */
+class CountingReader implements LedgerReader {
+  entriesCalls = 0;
+  readonly inner: LedgerReader;
+  constructor(inner: LedgerReader) {
+    this.inner = inner;
+  }
+  /** The wrapped log's origin, which the runner records in the manifests. */
+  get origin(): unknown {
+    return (this.inner as { origin?: unknown }).origin;
+  }
+  size() {
+    return this.inner.size();
+  }
+  entries(start?: number, end?: number) {
+    this.entriesCalls += 1;
+    return this.inner.entries(start, end);
+  }
+  rootHash(n?: number) {
+    return this.inner.rootHash(n);
+  }
+  inclusionProof(seq: number, n?: number) {
+    return this.inner.inclusionProof(seq, n);
+  }
+  consistencyProof(a: number, b?: number) {
+    return this.inner.consistencyProof(a, b);
+  }
+  latestCheckpoint() {
+    return this.inner.latestCheckpoint();
+  }
+  verify() {
+    return this.inner.verify();
+  }
+}
+
+const badge = (label: string, message: string) => `${JSON.stringify({ schemaVersion: 1, label, message, color: "brightgreen" }, null, 2)}\n`;
+
+const countStep: DocumentStep = {
+  kind: "document",
+  id: "economy/count.json",
+  area: "economy",
+  path: "count.json",
+  name: "count",
+  title: "Entry count",
+  description: "How many ledger entries there are.",
+  mediatype: "application/json",
+  access: "public",
+  schema: "pulse-badge",
+  inputs: ["ledger"],
+  version: 1,
+  generate: ({ facts }) => badge("entries", String(facts.size)),
+};
+
+const labelStep: DocumentStep = {
+  kind: "document",
+  id: "economy/labelled.json",
+  area: "economy",
+  path: "labelled.json",
+  name: "labelled",
+  title: "Labelled count",
+  description: "The count under a curated label.",
+  mediatype: "application/json",
+  access: "economist",
+  schema: "pulse-badge",
+  inputs: ["sources/test/label.json", "step:economy/count.json"],
+  version: 1,
+  generate: ({ sources }, outputs) => {
+    const { label } = sources.json("test/label.json", z.strictObject({ label: z.string().min(1) }));
+    const count = JSON.parse(new TextDecoder().decode(outputs.get("economy/count.json"))) as { message: string };
+    return badge(label, count.message);
+  },
+};
+
+const auditStep: RowsStep = {
+  kind: "rows",
+  id: "government/audit/trail.csv",
+  area: "government",
+  path: "audit/trail.csv",
+  name: "audit-trail",
+  title: "Audit trail",
+  description: "Every ledger entry.",
+  mediatype: "text/csv",
+  access: "government",
+  schema: "government/audit-trail-row",
+  inputs: ["ledger"],
+  version: 1,
+  start: () => ({
+    head: "timestamp,event_type,agent,data,attestation_hash\r\n",
+    sink: {
+      push: (e: LedgerEntry) => {
+        const agent = String((e.payload as { sentinel?: string }).sentinel ?? "ledger");
+        const data = `"${JSON.stringify(e.payload).replaceAll('"', '""')}"`;
+        return `${e.ts},${e.type},${agent},${data},${e.hash}\r\n`;
+      },
+      end: () => "",
+    },
+  }),
+};
+
+const TEST_STEPS: Step[] = [countStep, labelStep, auditStep];
+
+const LEDGER_SECRET = "5e".repeat(32);
+
+const SAMPLE: NewEvent = { type: "sample.generated", payload: { generator: "runner-test", seed: "42", notice: "Test data, not real activity." } };
+
+interface Fixture {
+  root: string;
+  dataDir: string;
+  ledger: SqliteLedger;
+  reader: CountingReader;
+  log: string[];
+  run(extra?: Partial<RunOptions>): ReturnType<typeof runPipeline>;
+  cleanup(): void;
+}
+
+function fixture(): Fixture {
+  const { dir, cleanup } = tempDir("runner-test-");
+  const dataDir = join(dir, "data");
+  cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
+  mkdirSync(join(dataDir, "sources", "test"), { recursive: true });
+  writeFileSync(join(dataDir, "sources", "test", "label.json"), `{"label":"ledger entries"}\n`);
+  const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), {
+    origin: "test.example/ledger",
+    durability: "normal",
+    now: steppingClock(),
+    signer: { name: "test.example/ledger", secretKeyHex: LEDGER_SECRET },
+  });
+  ledger.append([SAMPLE, ...Array.from({ length: 40 }, (_, i) => sampleEvent(i))]);
+  const reader = new CountingReader(ledger);
+  const log: string[] = [];
+  const stateDir = join(dir, "state");
+  return {
+    root: dir,
+    dataDir,
+    ledger,
+    reader,
+    log,
+    run: (extra = {}) =>
+      runPipeline({
+        dataDir,
+        ledger: reader,
+        steps: TEST_STEPS,
+        log: (l) => log.push(l),
+        signingKey: () => loadSigningKey(DATASET_KEY, stateDir, {}),
+        ...extra,
+      }),
+    cleanup: () => {
+      ledger.close();
+      cleanup();
+    },
+  };
+}
+
+function tmpFiles(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (e.name.endsWith(".tmp")) found.push(join(d, e.name));
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+let f: Fixture;
+beforeEach(() => {
+  f = fixture();
+});
+afterEach(() => f.cleanup());
+
+describe("runPipeline", () => {
+  it("writes every output, its manifest and signature, reading the ledger once", () => {
+    const report = f.run();
+    expect(report.ok).toBe(true);
+    expect(f.reader.entriesCalls).toBe(1);
+    expect(report.ledgerEntries).toBe(41);
+    expect(report.steps.map((s) => `${s.id} ${s.status}`).sort()).toEqual([
+      "economy/count.json written",
+      "economy/labelled.json written",
+      "government/audit/trail.csv written",
+    ]);
+    const areas = join(f.dataDir, "areas");
+    expect(JSON.parse(readFileSync(join(areas, "economy", "count.json"), "utf8")).message).toBe("41");
+    expect(JSON.parse(readFileSync(join(areas, "economy", "labelled.json"), "utf8"))).toMatchObject({ label: "ledger entries", message: "41" });
+    const csv = readFileSync(join(areas, "government", "audit", "trail.csv"), "utf8");
+    expect(csv.split("\r\n")).toHaveLength(1 + 41 + 1);
+    for (const area of ["economy", "government"]) {
+      expect(existsSync(join(areas, area, "datapackage.json"))).toBe(true);
+      expect(readFileSync(join(areas, area, "datapackage.json.sig"), "utf8")).toMatch(/^government datapackage\n|^economy datapackage\n/);
+    }
+    expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8")).toMatch(/^integrity-platform\.example\/datasets\+[0-9a-f]{8}\+/);
+    expect(f.log).toContain("economy/count.json … written");
+    expect(f.log[f.log.length - 1]).toBe("3 written, 0 unchanged, 0 failed");
+    expect(tmpFiles(f.root)).toEqual([]);
+  });
+
+  it("a second run with nothing new writes nothing and does not read the ledger", () => {
+    f.run();
+    const before = readFileSync(join(f.dataDir, "areas", "economy", "datapackage.json"));
+    f.reader.entriesCalls = 0;
+    f.log.length = 0;
+    const report = f.run();
+    expect(report.ok).toBe(true);
+    expect(f.reader.entriesCalls).toBe(0);
+    expect(report.ledgerRead).toBe(false);
+    expect(report.written).toEqual([]);
+    expect(report.steps.every((s) => s.status === "unchanged")).toBe(true);
+    expect(f.log).toContain("government/audit/trail.csv … unchanged");
+    expect(f.log[f.log.length - 1]).toBe("0 written, 3 unchanged, 0 failed");
+    expect(readFileSync(join(f.dataDir, "areas", "economy", "datapackage.json"))).toEqual(before);
+  });
+
+  it("regenerates what an appended ledger entry or an edited source changes", () => {
+    f.run();
+    f.ledger.append([sampleEvent(1000)]);
+    f.reader.entriesCalls = 0;
+    let report = f.run();
+    expect(report.ok).toBe(true);
+    expect(f.reader.entriesCalls).toBe(1);
+    expect(report.steps.filter((s) => s.status === "written").map((s) => s.id).sort()).toEqual([
+      "economy/count.json",
+      "economy/labelled.json",
+      "government/audit/trail.csv",
+    ]);
+    expect(JSON.parse(readFileSync(join(f.dataDir, "areas", "economy", "count.json"), "utf8")).message).toBe("42");
+
+    // A curated source: only the step that reads it runs; the ledger is not read.
+    writeFileSync(join(f.dataDir, "sources", "test", "label.json"), `{"label":"entries on the ledger"}\n`);
+    f.reader.entriesCalls = 0;
+    report = f.run();
+    expect(report.ok).toBe(true);
+    expect(f.reader.entriesCalls).toBe(0);
+    expect(report.steps.filter((s) => s.status === "written").map((s) => s.id)).toEqual(["economy/labelled.json"]);
+    const manifest = readManifest(join(f.dataDir, "areas", "economy", "datapackage.json"))!;
+    expect(manifest.descriptor.sources).toContainEqual(expect.objectContaining({ kind: "curated", title: "Curated source data/sources/test/label.json" }));
+  });
+
+  it("regenerates a file whose bytes were changed on disk", () => {
+    f.run();
+    const file = join(f.dataDir, "areas", "economy", "count.json");
+    const original = readFileSync(file, "utf8");
+    writeFileSync(file, original.replace("41", "40"));
+    const report = f.run();
+    expect(report.steps.find((s) => s.id === "economy/count.json")!.status).toBe("written");
+    expect(readFileSync(file, "utf8")).toBe(original);
+  });
+
+  it("a failing step names the step and the file, and leaves its area untouched", () => {
+    f.run();
+    f.ledger.append([sampleEvent(2000)]);
+    const broken: DocumentStep = { ...countStep, version: 2, generate: () => `{"schemaVersion":1,"label":"","message":"x","color":"blue"}\n` };
+    const report = f.run({ steps: [broken, labelStep, auditStep] });
+    expect(report.ok).toBe(false);
+    const failure = report.steps.find((s) => s.id === "economy/count.json")!;
+    expect(failure.status).toBe("failed");
+    expect(failure.reason).toContain(join(f.dataDir, "areas", "economy", "count.json"));
+    expect(failure.reason).toContain("JSON Schema");
+    expect(f.log.some((l) => l.startsWith("economy/count.json … FAILED: ") && l.includes("count.json"))).toBe(true);
+    expect(report.steps.find((s) => s.id === "economy/labelled.json")!.status).toBe("failed");
+    // The economy area keeps the previous run's files; government, which succeeded, is updated.
+    expect(JSON.parse(readFileSync(join(f.dataDir, "areas", "economy", "count.json"), "utf8")).message).toBe("41");
+    expect(report.steps.find((s) => s.id === "government/audit/trail.csv")!.status).toBe("written");
+    expect(f.log[f.log.length - 1]).toMatch(/1 written, 0 unchanged, 2 failed/);
+    expect(tmpFiles(f.root)).toEqual([]);
+  });
+
+  it("a rows step that throws mid-stream fails and leaves no temporary file", () => {
+    const throwing: RowsStep = {
+      ...auditStep,
+      start: () => ({
+        head: "timestamp,event_type,agent,data,attestation_hash\r\n",
+        sink: {
+          push: (e) => {
+            if (e.seq === 20) throw new Error("cannot format entry 20");
+            return auditStep.start({ pulse: [], sources: createSourceReader(f.dataDir) }).sink.push(e);
+          },
+          end: () => "",
+        },
+      }),
+    };
+    const report = f.run({ steps: [countStep, labelStep, throwing] });
+    expect(report.ok).toBe(false);
+    expect(report.steps.find((s) => s.id === "government/audit/trail.csv")!.reason).toMatch(/trail\.csv: cannot format entry 20/);
+    expect(existsSync(join(f.dataDir, "areas", "government", "audit", "trail.csv"))).toBe(false);
+    expect(existsSync(join(f.dataDir, "areas", "economy", "count.json"))).toBe(true);
+    expect(tmpFiles(f.root)).toEqual([]);
+  });
+
+  it("validates streamed CSV rows against the row schema", () => {
+    const badRows: RowsStep = {
+      ...auditStep,
+      start: () => ({ head: "timestamp,event_type,agent,data,attestation_hash\r\n", sink: { push: (e) => `${e.ts},${e.type},x,{},not-a-hash\r\n`, end: () => "" } }),
+    };
+    const report = f.run({ steps: [badRows], areas: ["government"] });
+    expect(report.ok).toBe(false);
+    expect(report.steps[0]!.reason).toMatch(/trail\.csv: row 1 does not match its row JSON Schema: \/attestation_hash/);
+  });
+
+  it("--areas limits the run to those areas", () => {
+    const report = f.run({ areas: ["government"] });
+    expect(report.ok).toBe(true);
+    expect(report.steps.map((s) => s.id)).toEqual(["government/audit/trail.csv"]);
+    expect(existsSync(join(f.dataDir, "areas", "economy"))).toBe(false);
+  });
+
+  it("--check passes right after a run and names a file whose byte changed", () => {
+    f.run();
+    f.log.length = 0;
+    let report = f.run({ check: true });
+    expect(report.ok).toBe(true);
+    expect(report.differences).toEqual([]);
+    expect(report.steps.every((s) => s.status === "matches")).toBe(true);
+
+    const file = join(f.dataDir, "areas", "government", "audit", "trail.csv");
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3] === 0x61 ? 0x62 : 0x61;
+    writeFileSync(file, bytes);
+    const snapshot = readFileSync(file);
+    f.log.length = 0;
+    report = f.run({ check: true });
+    expect(report.ok).toBe(false);
+    expect(report.differences).toEqual([file]);
+    expect(f.log).toContain(`  differs: ${file}`);
+    // --check wrote nothing.
+    expect(readFileSync(file)).toEqual(snapshot);
+    expect(tmpFiles(f.root)).toEqual([]);
+  });
+
+  it("--check reports a stale manifest and a signature that does not verify", () => {
+    f.run();
+    const manifest = join(f.dataDir, "areas", "economy", "datapackage.json");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace('"title": "Integrity Platform — economy"', '"title": "Economy"'));
+    let report = f.run({ check: true });
+    expect(report.differences).toEqual([manifest]);
+    f.run();
+    writeFileSync(`${manifest}.sig`, readFileSync(`${manifest}.sig`, "utf8").replace("economy datapackage", "government datapackage"));
+    report = f.run({ check: true });
+    expect(report.ok).toBe(false);
+    expect(report.differences).toEqual([`${manifest}.sig`]);
+  });
+
+  it("refuses to sign with a key that data/keys/datasets.vkey does not list, unless told to trust it", () => {
+    f.run();
+    f.ledger.append([sampleEvent(3000)]);
+    const otherState = join(f.root, "other-state");
+    let report = f.run({ signingKey: () => loadSigningKey(DATASET_KEY, otherState, {}) });
+    expect(report.ok).toBe(false);
+    expect(report.steps[0]!.reason).toMatch(/is not listed in .*datasets\.vkey.*--trust-new-key/);
+    report = f.run({ signingKey: () => loadSigningKey(DATASET_KEY, otherState, {}), trustNewKey: true });
+    expect(report.ok).toBe(true);
+    expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("refuses a step list with a cycle or an unknown dependency before running anything", () => {
+    const a: DocumentStep = { ...labelStep, inputs: ["step:economy/count.json"] };
+    const b: DocumentStep = { ...countStep, inputs: ["step:economy/labelled.json"] };
+    expect(() => f.run({ steps: [a, b] })).toThrow(/dependency cycle/);
+    expect(() => f.run({ steps: [a] })).toThrow(/names no step/);
+    expect(f.reader.entriesCalls).toBe(0);
+  });
+});
+
+describe("the ledger export as input (--ledger-export)", () => {
+  const vkey = () => verifierKey("test.example/ledger", publicKeyFromSecret("ed25519", LEDGER_SECRET));
+
+  it("gives the same outputs as the SQLite ledger, and reads only the checkpoint when nothing is new", () => {
+    f.run();
+    const dir = join(f.root, "export");
+    exportLedger(f.ledger, dir);
+    const reader = new CountingReader(new ExportLedgerReader(dir, ledgerVerifiers(vkey(), "")));
+    const check = f.run({ ledger: reader, check: true });
+    expect(check.differences).toEqual([]);
+    expect(check.ok).toBe(true);
+    reader.entriesCalls = 0;
+    const again = f.run({ ledger: reader });
+    expect(again.steps.every((s) => s.status === "unchanged")).toBe(true);
+    expect(reader.entriesCalls).toBe(0);
+  });
+
+  it("refuses an export whose checkpoint no trusted key signed, and fails the run on a tampered line", () => {
+    const dir = join(f.root, "export");
+    exportLedger(f.ledger, dir);
+    const other = verifierKey("test.example/ledger", publicKeyFromSecret("ed25519", "77".repeat(32)));
+    expect(() => new ExportLedgerReader(dir, ledgerVerifiers(other, ""))).toThrow(/checkpoint: .*no verifiable signatures/);
+
+    const lines = readFileSync(join(dir, "ledger.jsonl"), "utf8").split("\n");
+    lines[5] = lines[5]!.replace('"status":"operational"', '"status":"degraded"');
+    writeFileSync(join(dir, "ledger.jsonl"), lines.join("\n"));
+    const reader = new ExportLedgerReader(dir, ledgerVerifiers(vkey(), ""));
+    expect(() => f.run({ ledger: reader })).toThrow(/ledger\.jsonl: seq 5: hash mismatch/);
+    // Nothing written: at most the empty folders the staged files stood in.
+    expect(readdirSync(join(f.dataDir, "areas"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile())).toEqual([]);
+    expect(tmpFiles(f.root)).toEqual([]);
+  });
+});
+
+describe("npm run pipeline (cli)", () => {
+  it("exits 2 on bad usage and 1 when there is no ledger", () => {
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => errors.push(line);
+    try {
+      expect(pipelineMain(["--areas", "economy,astrology"], () => {})).toBe(2);
+      expect(pipelineMain(["--now", "not a time"], () => {})).toBe(2);
+      expect(pipelineMain(["--ledger", join(f.root, "missing.sqlite"), "--data", f.dataDir], () => {})).toBe(1);
+    } finally {
+      console.error = original;
+    }
+    expect(errors.join("\n")).toMatch(/unknown area "astrology"/);
+    expect(errors.join("\n")).toMatch(/no ledger at .*missing\.sqlite: run `npm run seed`/);
+  });
+});
+
+describe("SourceReader", () => {
+  it("names the file and the field path of an invalid source, and refuses undeclared reads", () => {
+    const { dir, cleanup } = tempDir("sources-");
+    try {
+      writeFileSync(join(dir, "scoring.json"), `{"weights":{"gi":"high"}}`);
+      writeFileSync(join(dir, "broken.json"), `{"weights":`);
+      const reader = createSourceReader(dir);
+      const schema = z.strictObject({ weights: z.strictObject({ gi: z.number() }) });
+      expect(() => reader.json("scoring.json", schema)).toThrow(/^data\/sources\/scoring\.json: weights\.gi: /);
+      expect(() => reader.json("broken.json", schema)).toThrow(/^data\/sources\/broken\.json: not valid JSON/);
+      expect(() => reader.json("missing.json", schema)).toThrow(/^data\/sources\/missing\.json: file not found/);
+      expect(() => reader.text("../escape.json")).toThrow(/invalid source path/);
+      const scoped = createSourceReader(dir, { allowed: new Set(["broken.json"]), reader: "economy/x.json" });
+      expect(() => scoped.text("scoring.json")).toThrow(/read by economy\/x\.json but not declared as input "sources\/scoring\.json"/);
+    } finally {
+      cleanup();
+    }
+  });
+});

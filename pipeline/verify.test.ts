@@ -1,0 +1,292 @@
+/**
+ * Offline verification (`npm run verify`) of areas written by the runner: signatures, profiles,
+ * bytes and hashes, JSON Schemas, Table Schemas — and the streaming validators it shares with the
+ * runner.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { LedgerEntry } from "../core/ledger/entry.ts";
+import { DATASET_KEY, loadSigningKey, type SigningKey } from "../store/keys.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { runPipeline } from "./runner.ts";
+import { parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
+import type { DocumentStep, RowsStep, Step } from "./step.ts";
+import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet, verifyAreas } from "./verify.ts";
+
+const REPO = new URL("..", import.meta.url).pathname;
+const schemas = new JsonSchemaSet(join(REPO, "data", "schemas"));
+
+const auditRow = (e: LedgerEntry) => ({
+  timestamp: e.ts,
+  event_type: e.type,
+  agent: String((e.payload as { sentinel?: string }).sentinel ?? "ledger"),
+  data: JSON.stringify(e.payload),
+  attestation_hash: e.hash,
+});
+
+const STEPS: Step[] = [
+  {
+    kind: "document",
+    id: "economy/count.json",
+    area: "economy",
+    path: "count.json",
+    name: "count",
+    title: "Entry count",
+    description: "How many ledger entries there are.",
+    mediatype: "application/json",
+    access: "public",
+    schema: "pulse-badge",
+    inputs: ["ledger"],
+    version: 1,
+    generate: ({ facts }) => `${JSON.stringify({ schemaVersion: 1, label: "entries", message: String(facts.size), color: "brightgreen" }, null, 2)}\n`,
+  } satisfies DocumentStep,
+  {
+    kind: "rows",
+    id: "government/trail.csv",
+    area: "government",
+    path: "trail.csv",
+    name: "trail-csv",
+    title: "Audit trail",
+    description: "Every entry.",
+    mediatype: "text/csv",
+    access: "government",
+    schema: "government/audit-trail-row",
+    inputs: ["ledger"],
+    version: 1,
+    start: () => ({
+      head: "timestamp,event_type,agent,data,attestation_hash\r\n",
+      sink: {
+        push: (e) => {
+          const r = auditRow(e);
+          return `${r.timestamp},${r.event_type},${r.agent},"${r.data.replaceAll('"', '""')}",${r.attestation_hash}\r\n`;
+        },
+        end: () => "",
+      },
+    }),
+  } satisfies RowsStep,
+  {
+    kind: "rows",
+    id: "government/trail.json",
+    area: "government",
+    path: "trail.json",
+    name: "trail-json",
+    title: "Audit trail (JSON)",
+    description: "Every entry.",
+    mediatype: "application/json",
+    access: "government",
+    schema: "government/audit-trail-row",
+    inputs: ["ledger"],
+    version: 1,
+    start: () => {
+      let n = 0;
+      return { head: "[", sink: { push: (e) => `${n++ === 0 ? "\n" : ",\n"}${JSON.stringify(auditRow(e))}`, end: () => (n === 0 ? "]\n" : "\n]\n") } };
+    },
+  } satisfies RowsStep,
+];
+
+let root: string;
+let cleanup: () => void;
+let pristine: string;
+let areas: string;
+let key: SigningKey;
+
+beforeAll(() => {
+  ({ dir: root, cleanup } = tempDir("verify-test-"));
+  pristine = join(root, "pristine");
+  cpSync(join(REPO, "data", "schemas"), join(pristine, "schemas"), { recursive: true });
+  const ledger = new SqliteLedger(join(root, "ledger.sqlite"), { origin: "test.example/ledger", durability: "normal", now: steppingClock() });
+  ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
+  key = loadSigningKey(DATASET_KEY, join(root, "state"), {});
+  const report = runPipeline({ dataDir: pristine, ledger, steps: STEPS, log: () => {}, signingKey: () => key });
+  ledger.close();
+  expect(report.ok).toBe(true);
+});
+afterAll(() => cleanup());
+
+/** A fresh copy of the written data for each test to damage. */
+let data: string;
+let n = 0;
+beforeEach(() => {
+  data = join(root, `copy-${n++}`);
+  cpSync(pristine, data, { recursive: true });
+  areas = join(data, "areas");
+});
+
+function cli(...args: string[]) {
+  return spawnSync(process.execPath, ["--import", "tsx", join(REPO, "pipeline", "verify-cli.ts"), ...args], { cwd: REPO, encoding: "utf8" });
+}
+
+/** Rewrites a resource and its manifest entry (bytes, hash) and re-signs, as a careless publisher would. */
+function republish(area: string, path: string, text: string): void {
+  writeFileSync(join(areas, area, path), text);
+  const manifestFile = join(areas, area, "datapackage.json");
+  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { resources: { path: string; bytes: number; hash: string }[] };
+  const r = manifest.resources.find((x) => x.path === path)!;
+  r.bytes = Buffer.byteLength(text);
+  r.hash = `sha256:${createHash("sha256").update(text).digest("hex")}`;
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+  writeFileSync(manifestFile, manifestText);
+  writeFileSync(`${manifestFile}.sig`, signManifest(area, manifestText, key));
+}
+
+describe("npm run verify", () => {
+  it("prints ok for every area the runner wrote", () => {
+    const result = cli(areas);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("economy: ok (1 resources)\ngovernment: ok (2 resources)\n");
+    expect(result.status).toBe(0);
+  });
+
+  it("the signature verifies with the published key and names the area and the exact bytes", () => {
+    const manifest = readFileSync(join(areas, "economy", "datapackage.json"));
+    const sig = readFileSync(join(areas, "economy", "datapackage.json.sig"), "utf8");
+    const trusted = parseTrustedKeys(readFileSync(join(data, "keys", "datasets.vkey"), "utf8"));
+    expect(verifyManifestSignature("economy", manifest, sig, trusted)).toEqual([DATASET_KEY.name]);
+    expect(() => verifyManifestSignature("government", manifest, sig, trusted)).toThrow(/signature is for "economy datapackage"/);
+  });
+
+  it("a tampered manifest fails, naming datapackage.json", () => {
+    const file = join(areas, "economy", "datapackage.json");
+    writeFileSync(file, readFileSync(file, "utf8").replace('"access": "public"', '"access": "economist"'));
+    const result = cli(areas);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`economy: FAILED ${file}: signature check failed`);
+    expect(result.stdout).toBe("government: ok (2 resources)\n");
+  });
+
+  it("a signature by a key that is not trusted fails, naming the .sig file", () => {
+    const other = loadSigningKey(DATASET_KEY, join(root, `other-${n}`), {});
+    const file = join(areas, "economy", "datapackage.json");
+    writeFileSync(`${file}.sig`, signManifest("economy", readFileSync(file), other));
+    const result = cli(areas);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`economy: FAILED ${file}.sig: note has no verifiable signatures`);
+  });
+
+  it("a data file whose bytes changed fails, naming it", () => {
+    const file = join(areas, "government", "trail.csv");
+    const bytes = readFileSync(file);
+    bytes[40] = bytes[40] === 0x30 ? 0x31 : 0x30;
+    writeFileSync(file, bytes);
+    const [, government] = verifyAreas(areas);
+    expect(government).toMatchObject({ ok: false, file, problem: expect.stringMatching(/^sha256 is sha256:[0-9a-f]{64}, the manifest records/) });
+  });
+
+  it("a JSON document that fails its schema fails, naming it, even when its manifest entry and signature are current", () => {
+    const file = join(areas, "economy", "count.json");
+    republish("economy", "count.json", `{"schemaVersion":1,"label":"entries","message":"30","color":"purple"}\n`);
+    const result = cli(areas, "--areas", "economy");
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`economy: FAILED ${file}: does not match its JSON Schema: /color must be equal to one of the allowed values`);
+  });
+
+  it("a CSV row that fails its Table Schema, and a JSON array item that fails its row schema, are named", () => {
+    const csv = readFileSync(join(areas, "government", "trail.csv"), "utf8").split("\r\n");
+    csv[3] = csv[3]!.replace(/,sha256:[0-9a-f]{64}$/, ",sha256:nothex");
+    republish("government", "trail.csv", csv.join("\r\n"));
+    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "trail.csv"), problem: expect.stringMatching(/^row 3 does not match its row JSON Schema: \/attestation_hash/) });
+
+    republish("government", "trail.csv", readFileSync(join(pristine, "areas", "government", "trail.csv"), "utf8"));
+    const json = readFileSync(join(areas, "government", "trail.json"), "utf8").replace('"event_type":"mic_mint"', '"event_type":"Mic Mint"');
+    republish("government", "trail.json", json);
+    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "trail.json"), problem: expect.stringMatching(/^item 2 does not match its JSON Schema: \/event_type/) });
+  });
+
+  it("a file listed in the manifest but missing is named", () => {
+    const file = join(areas, "government", "trail.json");
+    writeFileSync(file, "");
+    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file });
+    expect(cli(join(data, "nowhere")).status).toBe(2);
+  });
+});
+
+describe("streaming validators", () => {
+  const row = schemas.validator(JsonSchemaSet.idOf("government/audit-trail-row"));
+  const good = {
+    timestamp: "2026-01-01T00:00:00.000Z",
+    event_type: "mic_mint",
+    agent: "S-1",
+    data: '{"a":"x\\"y]},"}',
+    attestation_hash: `sha256:${"0".repeat(64)}`,
+  };
+
+  it("a JSON array is validated item by item however it is cut into pieces", () => {
+    const text = `[\n${JSON.stringify(good)},\n${JSON.stringify({ ...good, agent: "S-2" })}\n]\n`;
+    for (const size of [1, 2, 7, text.length]) {
+      const v = new JsonArrayValidator("t.json", row);
+      for (let i = 0; i < text.length; i += size) v.feed(text.slice(i, i + size));
+      v.end();
+      expect(v.items).toBe(2);
+    }
+    const empty = new JsonArrayValidator("t.json", row);
+    empty.feed("[]\n");
+    empty.end();
+    expect(empty.items).toBe(0);
+  });
+
+  it("a large JSON array, one item per line or pretty-printed, is checked in pieces and names a bad item", () => {
+    const items = Array.from({ length: 3000 }, (_, i) => ({ ...good, agent: `S-${i}`, data: `{"i":${i},"s":"a\\\\\\"b, ]\\n"}` }));
+    const layouts = [
+      `[\n${items.map((x) => JSON.stringify(x)).join(",\n")}\n]\n`,
+      `${JSON.stringify(items, null, 2)}\n`,
+      `[${items.map((x) => JSON.stringify(x)).join(" , ")}]`,
+    ];
+    for (const text of layouts) {
+      expect(text.length).toBeGreaterThan(1 << 19);
+      for (const size of [4099, 65_536, 300_001]) {
+        const v = new JsonArrayValidator("big.json", row);
+        for (let i = 0; i < text.length; i += size) v.feed(text.slice(i, i + size));
+        v.end();
+        expect(v.items).toBe(3000);
+      }
+      const broken = text.replace('"agent": "S-2500"', '"agent": ""').replace('"agent":"S-2500"', '"agent":""');
+      const v = new JsonArrayValidator("big.json", row);
+      expect(() => {
+        for (let i = 0; i < broken.length; i += 70_000) v.feed(broken.slice(i, i + 70_000));
+        v.end();
+      }).toThrow(/^big\.json: item 2501 does not match its JSON Schema: \/agent/);
+    }
+  });
+
+  it("a JSON array refuses stray commas, trailing text, a missing bracket and a bad item", () => {
+    const run = (text: string) => {
+      const v = new JsonArrayValidator("t.json", row);
+      v.feed(text);
+      v.end();
+    };
+    expect(() => run(`[${JSON.stringify(good)},]`)).toThrow(/item 2: empty element/);
+    expect(() => run(`[${JSON.stringify(good)}] x`)).toThrow(/text after the end/);
+    expect(() => run(`[${JSON.stringify(good)}`)).toThrow(/never closed/);
+    expect(() => run(`{"a":1}`)).toThrow(/not a JSON array/);
+    expect(() => run(`[${JSON.stringify({ ...good, agent: "" })}]`)).toThrow(DataError);
+  });
+
+  it("a CSV is validated record by record however it is cut, quoted line breaks included", () => {
+    const schema = { fields: [{ name: "n", type: "integer" as const }, { name: "text", type: "string" as const }], missingValues: [] };
+    const text = 'n,text\r\n1,"a ""quoted""\r\nline, with comma"\r\n2,plain\r\n';
+    for (const size of [1, 3, text.length]) {
+      const v = new CsvValidator("t.csv", schema);
+      for (let i = 0; i < text.length; i += size) v.feed(text.slice(i, i + size));
+      v.end();
+      expect(v.rows).toBe(2);
+    }
+    const bad = new CsvValidator("t.csv", schema);
+    bad.feed("n,text\r\nx,y\r\n");
+    expect(() => bad.end()).toThrow(/t\.csv: row 1, field n: "x" is not an integer/);
+    const times = new CsvValidator("t.csv", { fields: [{ name: "at", type: "datetime" as const }, { name: "on", type: "date" as const }], missingValues: [] });
+    times.feed("at,on\r\n2028-02-29T23:59:59.999Z,2024-02-29\r\n");
+    times.end();
+    for (const row of ["2025-02-29T00:00:00Z,2024-01-01", "2025-01-01T24:00:00Z,2024-01-01", "2025-01-01T00:00:00Z,2023-02-29", "2025-04-31T00:00:00Z,2024-01-01"]) {
+      const v = new CsvValidator("t.csv", { fields: [{ name: "at", type: "datetime" as const }, { name: "on", type: "date" as const }], missingValues: [] });
+      v.feed(`at,on\r\n${row}\r\n`);
+      expect(() => v.end(), row).toThrow(/is not a date(time)?$/);
+    }
+    const header = new CsvValidator("t.csv", schema);
+    header.feed("text,n\r\n");
+    expect(() => header.end()).toThrow(/header is \[text, n\]/);
+  });
+});

@@ -1,0 +1,4 @@
+academics datapackage
+sha256:fb2ba7c75fb8e06031b21a62da42b61855c980dbdb8eeab13d52d887384ec0a7
+
+— integrity-platform.example/datasets ENXKfNXOxF/yIj7uJShLGWfFP+OMItXJxHBHihYWcDi2QVGVgJVSQweDm1fzp+lR2PAehAotGvPla6/TBRPUtb2SKAI=

@@ -1,0 +1,4 @@
+diplomacy datapackage
+sha256:fdfbce77d842c90ef79d6cb310bca927d982cc2fbad0db1657522b5dbe0ec229
+
+— integrity-platform.example/datasets ENXKfLbHaXztninznYYhczB6QYBszA4+IZSVrQ6qkXRwtDXI0z0Z0CDPYwiFNLuBNy9XFA1K6LLh5aM5bMZxkxyZ2AE=

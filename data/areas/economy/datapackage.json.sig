@@ -1,0 +1,4 @@
+economy datapackage
+sha256:24484ade5759a56fce2390750d5fadb575d1ebba849e3c0f0ec2b23ee776062f
+
+— integrity-platform.example/datasets ENXKfOwpIq+oiboGk4rCLDacS35f6CDQiZThnCPAuCb8O72ik7bzQt5eiyzWRHH/LWleB7Eeq7DktZufMP6VO3kzfAw=

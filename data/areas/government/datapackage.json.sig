@@ -1,0 +1,4 @@
+government datapackage
+sha256:c25dd9764c14330e7ddcc33ce43f1b1c3ecbd22c746aa4c2ec61770a512e8a32
+
+— integrity-platform.example/datasets ENXKfJSKldFSxhxImXaC6JuX7izB8cxkkOmxbL/Z3iB+IPoXSVjn8WTnsVRsU4CyQCS/7KBYaA47HLe7Gy4cRYBKQQY=

@@ -1,0 +1,4 @@
+philosophy datapackage
+sha256:a9f30ed7df0c3364411842a47f18a2fe78f67f493d76cb73a0bcb731f50a6a3c
+
+— integrity-platform.example/datasets ENXKfHU7mLj/5+jDZvQcvWX6YunhzRg2hr8iB9aeWRgzD59XRp7Ew9/xXgFMuKk9fbwy+HvIuSYx/zkS/Y2lojQkhw8=

@@ -1,6 +1,8 @@
 /** `npm run bench -- [suite …]`: runs the named benchmark suites (all when none is named). */
 const suites: Record<string, () => Promise<unknown>> = {
   core: () => import("./core.ts").then((m) => m.run()),
+  pulse: () => import("./pulse.ts").then((m) => m.run()),
+  pipeline: () => import("./pipeline.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

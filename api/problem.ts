@@ -1,0 +1,89 @@
+/**
+ * RFC 9457 problem details (`application/problem+json`), the one error format of the API.
+ *
+ * Every problem has a stable `type` URI under {@link PROBLEM_BASE} (the slug never changes once
+ * published), a `title` fixed per type, the HTTP `status`, a `detail` for this occurrence and the
+ * request path as `instance`. Extension members (e.g. `invalid_params`) are added per type.
+ * Problems are never cached (`Cache-Control: no-store`), and never carry a stack trace: an
+ * unexpected error becomes an `internal-error` problem with a generic detail and is logged on the
+ * server only.
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export const PROBLEM_BASE = "https://integrity-platform.example/problems/";
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+/** The problem types of the API: slug → status and title. The URI is PROBLEM_BASE + slug. */
+export const PROBLEM_TYPES = {
+  /** A query parameter is unknown, repeated, empty or malformed; `invalid_params` names each. */
+  "invalid-query": { status: 400, title: "Invalid query parameter" },
+  /** The request could not be read (e.g. a body that is not what the route accepts). */
+  "bad-request": { status: 400, title: "Bad request" },
+  "not-found": { status: 404, title: "Not found" },
+  /** The path exists but not for this method; the `Allow` header lists the methods it has. */
+  "method-not-allowed": { status: 405, title: "Method not allowed" },
+  /** The request body is larger than the server accepts; `max_bytes` says how large it may be. */
+  "payload-too-large": { status: 413, title: "Request body too large" },
+  "internal-error": { status: 500, title: "Internal server error" },
+  /** The pulse history failed verification; `line` and `problem` name the first bad line. */
+  "history-unverified": { status: 503, title: "Pulse history failed verification" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export function problemType(slug: ProblemSlug): string {
+  return PROBLEM_BASE + slug;
+}
+
+/** One entry of the `invalid_params` extension member. */
+export interface InvalidParam {
+  name: string;
+  reason: string;
+}
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  [extension: string]: unknown;
+}
+
+const MAX_ECHO = 200;
+
+/** Shortens client-supplied text before it is echoed in a problem (names, paths, values). */
+export function echo(text: string, max = MAX_ECHO): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
+
+export function problemDetails(slug: ProblemSlug, detail: string, instance: string, extensions: Record<string, unknown> = {}): ProblemDetails {
+  const { status, title } = PROBLEM_TYPES[slug];
+  const body: ProblemDetails = { type: problemType(slug), title, status, detail, instance: echo(instance, 1024) };
+  // Extensions follow the standard members and can never overwrite them.
+  for (const [key, value] of Object.entries(extensions)) if (!(key in body)) body[key] = value;
+  return body;
+}
+
+/** The problem as a response for the current request (its path is the `instance`). */
+export function problem(
+  c: Context,
+  slug: ProblemSlug,
+  detail: string,
+  options: { extensions?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Response {
+  const body = problemDetails(slug, detail, c.req.path, options.extensions);
+  // Through the context, so headers set earlier by middleware (X-Request-Id) are kept.
+  return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, {
+    "Content-Type": PROBLEM_CONTENT_TYPE,
+    "Cache-Control": "no-store",
+    ...options.headers,
+  });
+}
+
+/** An `about:blank` problem for a status without a type of its own (RFC 9457 §4.2.1). */
+export function genericProblem(c: Context, status: number, title: string, detail: string): Response {
+  const body: ProblemDetails = { type: "about:blank", title, status, detail, instance: echo(c.req.path, 1024) };
+  return c.body(JSON.stringify(body), status as ContentfulStatusCode, { "Content-Type": PROBLEM_CONTENT_TYPE, "Cache-Control": "no-store" });
+}

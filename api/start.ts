@@ -1,0 +1,149 @@
+/**
+ * `npm start` — the embedded default: everything on one machine, no account anywhere.
+ *
+ *   1. state: create `.state/` (`STATE_DIR`) and load or generate the development signing keys
+ *      (ledger, datasets), saying which; secrets are never printed.
+ *   2. pulse: if `<DATA_DIR>/pulse/history.jsonl` is missing or empty, run the indexer once
+ *      (`npm run pulse`, a child process: the API never imports the pipeline); a non-zero exit
+ *      stops the start.
+ *   3. site: build it with `npm run site:build`. `--no-build` or `SKIP_SITE_BUILD=1` skips the
+ *      build and serves `site/dist` as it is (the API alone when there is no build). Without
+ *      `site/astro.config.*` there is no site to build: the API is served alone.
+ *   4. serve site + API from one process on `HOST`:`PORT` (127.0.0.1:4321; `PORT=0` picks a free
+ *      port), printing one `serving http://<host>:<port>` line and the useful URLs.
+ *   5. SIGINT / SIGTERM close the server gracefully and exit 0.
+ *
+ * Environment: HOST, PORT, STATE_DIR (default .state), DATA_DIR (default <repo>/data),
+ * SKIP_SITE_BUILD, and the key variables of store/keys.ts.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DATASET_KEY, LEDGER_KEY, loadSigningKey, type KeySpec, type SigningKey } from "../store/keys.ts";
+import { stateDir } from "../store/open-ledger.ts";
+import { historyPath } from "./pulse-history.ts";
+import { startServer, type RunningServer } from "./server.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const SITE_DIST = join(ROOT, "site", "dist");
+
+const say = (message: string) => console.log(message);
+
+/** Runs `npm run <script>` in the repository with inherited stdio; throws on failure. */
+function npmRun(script: string, env: NodeJS.ProcessEnv): void {
+  const npmCli = env.npm_execpath;
+  const [command, args] = npmCli && /\.c?js$/.test(npmCli) ? [process.execPath, [npmCli, "run", script]] : ["npm", ["run", script]];
+  say(`running npm run ${script} …`);
+  const result = spawnSync(command, args, { cwd: ROOT, env, stdio: "inherit" });
+  if (result.error) throw new Error(`npm run ${script} could not start: ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`npm run ${script} failed (${result.signal ?? `exit code ${result.status}`})`);
+}
+
+function describeKey(spec: KeySpec, key: SigningKey, dir: string): string {
+  const where = {
+    env: `from ${spec.envVar}`,
+    file: `from the file named by ${spec.envVar}_FILE`,
+    state: `existing development key in ${join(dir, "keys", spec.fileName)}`,
+    generated: `generated a new development key in ${join(dir, "keys", spec.fileName)}`,
+  }[key.source];
+  return `key ${spec.name}: ${where} (public key ${key.publicKeyHex.slice(0, 16)}…)`;
+}
+
+/** Step 1: the state folder and the signing keys. */
+function prepareState(env: NodeJS.ProcessEnv): string {
+  const dir = resolve(stateDir(env));
+  const existed = existsSync(dir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  say(`state: ${existed ? "using" : "created"} ${dir}`);
+  for (const spec of [LEDGER_KEY, DATASET_KEY]) say(describeKey(spec, loadSigningKey(spec, dir, env), dir));
+  return dir;
+}
+
+/** Step 2: a pulse history to serve. */
+function ensurePulseHistory(dataDir: string, env: NodeJS.ProcessEnv): void {
+  const path = historyPath(dataDir);
+  if (existsSync(path) && statSync(path).size > 0) {
+    say(`pulse: history present at ${path}`);
+    return;
+  }
+  say(`pulse: no history at ${path}; running the indexer once`);
+  npmRun("pulse", env);
+  if (!existsSync(path) || statSync(path).size === 0) say(`pulse: the indexer wrote no history at ${path}; the badge will say "no data"`);
+}
+
+/** Step 3: the built site to serve, or undefined to serve the API alone. */
+function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  const index = join(SITE_DIST, "index.html");
+  if (args.includes("--no-build") || env.SKIP_SITE_BUILD === "1") {
+    if (existsSync(index)) {
+      say(`site: build skipped; serving the existing ${SITE_DIST}`);
+      return SITE_DIST;
+    }
+    say("site: build skipped and site/dist/index.html is missing; the site is not built, serving the API only");
+    return undefined;
+  }
+  const siteDir = join(ROOT, "site");
+  const hasConfig = existsSync(siteDir) && readdirSync(siteDir).some((name) => /^astro\.config\.[cm]?[jt]s$/.test(name));
+  if (!hasConfig) {
+    say("site: no site/astro.config.*; the site is not built, serving the API only");
+    return undefined;
+  }
+  npmRun("site:build", env);
+  if (!existsSync(index)) throw new Error("npm run site:build finished but site/dist/index.html is missing");
+  return SITE_DIST;
+}
+
+function portOf(env: NodeJS.ProcessEnv): number {
+  const text = env.PORT ?? "4321";
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** Step 4: one server for the site and the API. */
+async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
+  const server = await startServer({ host: env.HOST ?? "127.0.0.1", port: portOf(env), dataDir, ...(siteDir ? { siteDir } : {}) });
+  // One write, so a reader that sees the serving line also sees the URLs.
+  say(
+    [
+      `serving ${server.url}`,
+      `  badge     ${server.url}/v1/pulse/badge  (?metric=gi|mii, ?format=svg)`,
+      `  history   ${server.url}/v1/pulse/history  (?limit=N&before=<id>)`,
+      `  timeline  ${siteDir ? `${server.url}/pulse/timeline` : "(site not built)"}`,
+      `  health    ${server.url}/health`,
+    ].join("\n"),
+  );
+  return server;
+}
+
+/** Step 5: close gracefully on SIGINT / SIGTERM and exit 0. */
+function closeOnSignals(server: RunningServer): void {
+  let closing = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    say(`${signal}: closing the server`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`close failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+async function main(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  prepareState(env);
+  const dataDir = resolve(env.DATA_DIR ?? join(ROOT, "data"));
+  ensurePulseHistory(dataDir, env);
+  const siteDir = prepareSite(args, env);
+  closeOnSignals(await serveAll(dataDir, siteDir, env));
+}
+
+main(process.argv.slice(2), process.env).catch((error: unknown) => {
+  console.error(`npm start failed: ${(error as Error).message}`);
+  process.exit(1);
+});

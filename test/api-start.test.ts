@@ -1,0 +1,109 @@
+/**
+ * End to end: the embedded default (`npm start`, here `node api/start.ts --no-build`) in a child
+ * process, over a temp state folder and a temp data folder that already holds a valid history (so
+ * the indexer is not needed). It must print its `serving` line, answer over HTTP, keep secrets out
+ * of its output and exit 0 on SIGTERM.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { PulseBadge } from "../core/schemas/pulse.ts";
+import { sampleHistory, tempDir, writeHistory } from "../api/test-helpers.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function start(env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const match = /^serving (http:\/\/\S+)$/m.exec(out);
+      if (match) {
+        child.stdout!.off("data", onData);
+        child.stdout!.on("data", (more: Buffer) => (out += more.toString("utf8")));
+        resolve({ child, url: match[1]!, output: () => out, exit });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+    void exit.then(({ code }) => reject(new Error(`start exited (${code}) before serving:\n${out}`)));
+  });
+}
+
+describe("npm start (embedded default)", () => {
+  const temp = tempDir("api-start-");
+  const stateDir = join(temp.dir, "state");
+  const dataDir = join(temp.dir, "data");
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: "0", HOST: "127.0.0.1", STATE_DIR: stateDir, DATA_DIR: dataDir };
+  beforeAll(() => {
+    writeHistory(dataDir, sampleHistory(30, { latest: { giScore: 0.97, miiScore: 0.99 } }));
+  });
+  afterAll(() => temp.cleanup());
+
+  test("first run: generates keys, serves the API, exits 0 on SIGTERM; second run reuses the keys", async () => {
+    const first = await start(env);
+    try {
+      const lines = first.output().split("\n");
+      expect(lines.filter((l) => l.startsWith("serving "))).toEqual([`serving ${first.url}`]);
+      expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(first.output()).toContain("generated a new development key");
+      expect(first.output()).toContain(`${first.url}/v1/pulse/badge`);
+      expect(first.output()).toContain(`${first.url}/health`);
+
+      const health = await fetch(`${first.url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: "ok", history: { status: "verified", records: 30, verified: true } });
+      const badge = await fetch(`${first.url}/v1/pulse/badge`);
+      expect(badge.status).toBe(200);
+      expect((await badge.json()) as PulseBadge).toEqual({ schemaVersion: 1, label: "integrity", message: "97.0% / 99.0%", color: "yellowgreen", cacheSeconds: 300 });
+      const history = await fetch(`${first.url}/v1/pulse/history?limit=5`);
+      expect(((await history.json()) as { count: number }).count).toBe(5);
+    } finally {
+      first.child.kill("SIGTERM");
+    }
+    expect(await first.exit).toEqual({ code: 0, signal: null });
+
+    // Secrets never reach the output.
+    for (const file of ["ledger.ed25519", "datasets.ed25519"]) {
+      const secret = readFileSync(join(stateDir, "keys", file), "utf8").trim();
+      expect(secret).toMatch(/^[0-9a-f]{64}$/);
+      expect(first.output()).not.toContain(secret);
+    }
+
+    const second = await start(env);
+    try {
+      expect(second.output()).toContain("existing development key");
+      expect(second.output()).not.toContain("generated a new development key");
+      expect((await fetch(`${second.url}/health`)).status).toBe(200);
+    } finally {
+      second.child.kill("SIGINT");
+    }
+    expect(await second.exit).toEqual({ code: 0, signal: null });
+    // One JSON log line per request went to stdout.
+    expect(second.output()).toMatch(/^\{"ts":"[^"]+","method":"GET","path":"\/health","status":200,/m);
+  });
+
+  test("a bad PORT fails loudly with a non-zero exit", async () => {
+    const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build"], {
+      cwd: ROOT,
+      env: { ...env, PORT: "http" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(err).toContain("PORT must be an integer");
+  });
+});

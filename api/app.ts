@@ -21,6 +21,8 @@ import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/requ
 import { notFoundOrNotAllowed } from "./not-found.ts";
 import { genericProblem, problem } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
+import { ApiKeyStore } from "./api-keys.ts";
+import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { serveSite } from "./routes/site.ts";
@@ -35,6 +37,8 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** The built site (site/dist) to serve after the API routes. */
   siteDir?: string;
+  /** Hashed API keys for the keyed data files (default: none, so keyed files always answer 401). */
+  keys?: ApiKeyStore;
 }
 
 export type AppEnv = { Variables: RequestIdVariables };
@@ -50,6 +54,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route("/", healthRoutes(history, now));
   app.route("/v1/pulse", pulseRoutes(history));
+  app.use("*", areaRoutes(options.dataDir, options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json")));
   if (options.siteDir !== undefined) app.get("*", serveSite(options.siteDir));
 
   app.notFound(notFoundOrNotAllowed(app));

@@ -20,12 +20,18 @@ export const PROBLEM_TYPES = {
   "invalid-query": { status: 400, title: "Invalid query parameter" },
   /** The request could not be read (e.g. a body that is not what the route accepts). */
   "bad-request": { status: 400, title: "Bad request" },
+  /** A keyed file was asked for without a valid key (`WWW-Authenticate: Bearer`). */
+  unauthorized: { status: 401, title: "A valid API key is required" },
+  /** The key is valid but its tier does not open this file. */
+  forbidden: { status: 403, title: "This key does not grant access" },
   "not-found": { status: 404, title: "Not found" },
   /** The path exists but not for this method; the `Allow` header lists the methods it has. */
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   /** The request body is larger than the server accepts; `max_bytes` says how large it may be. */
   "payload-too-large": { status: 413, title: "Request body too large" },
   "internal-error": { status: 500, title: "Internal server error" },
+  /** A published file no longer matches its manifest's hash: nothing unverified is served. */
+  "data-unverified": { status: 503, title: "Published data failed verification" },
   /** The pulse history failed verification; `line` and `problem` name the first bad line. */
   "history-unverified": { status: 503, title: "Pulse history failed verification" },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -4,6 +4,7 @@
  * lets requests in flight finish (closing idle keep-alive connections at once), and after
  * `graceMs` cuts whatever is left.
  */
+import { ApiKeyStore, keysPath } from "./api-keys.ts";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -19,6 +20,8 @@ export interface ServerOptions {
   log?: LogSink;
   now?: () => Date;
   bodyLimitBytes?: number;
+  /** Hashed API keys (default: API_KEYS_FILE or <STATE_DIR>/api-keys.json). */
+  keysFile?: string;
 }
 
 export interface RunningServer {
@@ -65,6 +68,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     ...(options.log ? { log: options.log } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    keys: new ApiKeyStore(options.keysFile ?? keysPath()),
   });
   return listen(app, options.host, options.port);
 }

@@ -6,6 +6,9 @@
  *   2. pulse: if `<DATA_DIR>/pulse/history.jsonl` is missing or empty, run the indexer once
  *      (`npm run pulse`, a child process: the API never imports the pipeline); a non-zero exit
  *      stops the start.
+ *   2b. datasets: seed the SAMPLE ledger when it is empty (options from data/sources/sample.json),
+ *      then run the pipeline (`npm run seed`, `npm run pipeline`, child processes); `--no-pipeline`
+ *      serves data/ as it is.
  *   3. site: build it with `npm run site:build`. `--no-build` or `SKIP_SITE_BUILD=1` skips the
  *      build and serves `site/dist` as it is (the API alone when there is no build). Without
  *      `site/astro.config.*` there is no site to build: the API is served alone.
@@ -17,11 +20,11 @@
  * SKIP_SITE_BUILD, and the key variables of store/keys.ts.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, type KeySpec, type SigningKey } from "../store/keys.ts";
-import { stateDir } from "../store/open-ledger.ts";
+import { openLedger, stateDir } from "../store/open-ledger.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 
@@ -31,10 +34,11 @@ const SITE_DIST = join(ROOT, "site", "dist");
 const say = (message: string) => console.log(message);
 
 /** Runs `npm run <script>` in the repository with inherited stdio; throws on failure. */
-function npmRun(script: string, env: NodeJS.ProcessEnv): void {
+function npmRun(script: string, env: NodeJS.ProcessEnv, extra: readonly string[] = []): void {
   const npmCli = env.npm_execpath;
-  const [command, args] = npmCli && /\.c?js$/.test(npmCli) ? [process.execPath, [npmCli, "run", script]] : ["npm", ["run", script]];
-  say(`running npm run ${script} …`);
+  const runArgs = ["run", script, ...(extra.length > 0 ? ["--", ...extra] : [])];
+  const [command, args] = npmCli && /\.c?js$/.test(npmCli) ? [process.execPath, [npmCli, ...runArgs]] : ["npm", runArgs];
+  say(`running npm ${runArgs.join(" ")} …`);
   const result = spawnSync(command, args, { cwd: ROOT, env, stdio: "inherit" });
   if (result.error) throw new Error(`npm run ${script} could not start: ${result.error.message}`);
   if (result.status !== 0) throw new Error(`npm run ${script} failed (${result.signal ?? `exit code ${result.status}`})`);
@@ -70,6 +74,29 @@ function ensurePulseHistory(dataDir: string, env: NodeJS.ProcessEnv): void {
   say(`pulse: no history at ${path}; running the indexer once`);
   npmRun("pulse", env);
   if (!existsSync(path) || statSync(path).size === 0) say(`pulse: the indexer wrote no history at ${path}; the badge will say "no data"`);
+}
+
+/**
+ * Step 2b: the sample ledger and the datasets. An empty ledger is seeded with exactly the options in
+ * data/sources/sample.json, the ones the committed sample datasets were generated from, so the
+ * pipeline then finds its inputs unchanged on a fresh clone and rewrites (and re-signs) nothing.
+ */
+function ensureDatasets(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv): void {
+  if (args.includes("--no-pipeline")) {
+    say("datasets: --no-pipeline given; serving data/ as it is");
+    return;
+  }
+  const { ledger } = openLedger({ env });
+  const size = ledger.size();
+  ledger.close();
+  if (size === 0) {
+    const sample = JSON.parse(readFileSync(join(dataDir, "sources", "sample.json"), "utf8")) as { seed: string; size: number; now: string };
+    say(`ledger: empty; seeding the SAMPLE ledger (seed ${sample.seed}, as of ${sample.now})`);
+    npmRun("seed", env, ["--seed", sample.seed, "--size", String(sample.size), "--now", sample.now]);
+  } else {
+    say(`ledger: ${size} entries`);
+  }
+  npmRun("pipeline", env, ["--data", dataDir]);
 }
 
 /** Step 3: the built site to serve, or undefined to serve the API alone. */
@@ -139,6 +166,7 @@ async function main(args: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
   prepareState(env);
   const dataDir = resolve(env.DATA_DIR ?? join(ROOT, "data"));
   ensurePulseHistory(dataDir, env);
+  ensureDatasets(dataDir, args, env);
   const siteDir = prepareSite(args, env);
   closeOnSignals(await serveAll(dataDir, siteDir, env));
 }

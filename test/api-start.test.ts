@@ -22,7 +22,7 @@ interface Started {
 }
 
 function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
@@ -95,7 +95,7 @@ describe("npm start (embedded default)", () => {
   });
 
   test("a bad PORT fails loudly with a non-zero exit", async () => {
-    const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build"], {
+    const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], {
       cwd: ROOT,
       env: { ...env, PORT: "http" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -7,6 +7,7 @@ import { cp, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "astro/config";
+import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
@@ -37,6 +38,35 @@ function publishDataV1() {
 }
 
 /**
+ * The five data areas (src/lib/datapackage.ts). Before any page is rendered, every generated area
+ * is verified — manifest signature, then each listed file's size and SHA-256 — so a tampered or
+ * stale file fails the build, naming the file, and nothing is published. Once the pages are
+ * written, the PUBLIC files are copied (the bytes just verified) with each area's datapackage.json
+ * and .sig, the extension-less /economy/{supply,mii,coordination,roi}, data/keys/*.vkey to /keys/
+ * and data/schemas/** to /schemas/**. Keyed files (access other than "public") are never copied.
+ */
+function publishDataAreas() {
+  return {
+    name: "integrity:data-areas",
+    hooks: {
+      "astro:build:start": ({ logger }) => {
+        const verified = verifyAllAreas(dataDir);
+        logger.info(
+          verified.length === 0
+            ? `no data areas under ${join(dataDir, "areas")}: the area pages say so`
+            : `verified ${verified.map((v) => `${v.area} (${v.manifest.resources.length})`).join(", ")}`,
+        );
+      },
+      "astro:build:done": async ({ dir, logger }) => {
+        const report = await publishAreas(dataDir, fileURLToPath(dir));
+        for (const a of report.areas) logger.info(`published ${a.area}: ${a.files} public files (${a.keyed} keyed, not copied)`);
+        logger.info(`published ${report.keys} key file(s)${report.schemas ? " and /schemas/" : ""}`);
+      },
+    },
+  };
+}
+
+/**
  * `virtual:integrity/data-dir`: the absolute data directory of this build, for src/lib/pulse.ts.
  * A virtual module rather than a `define`, so that another DATA_DIR does not change Vite's
  * config hash (and so does not re-optimise dependencies or race with another build's cache).
@@ -61,6 +91,6 @@ export default defineConfig({
     inlineStylesheets: "never",
   },
   devToolbar: { enabled: false },
-  integrations: [publishDataV1()],
+  integrations: [publishDataV1(), publishDataAreas()],
   vite: { plugins: [dataDirModule()] },
 });

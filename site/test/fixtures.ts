@@ -7,7 +7,7 @@
  * dips, so the sparkline has something to show.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cycleLabel } from "../../core/cycle.ts";
@@ -16,6 +16,8 @@ import { historyLine, newestFirst, sealPulse, type PulseRecord } from "../../cor
 
 export const SITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_ROOT = resolve(SITE_ROOT, "..");
+/** The repository's own data directory (what `npm run site:build` publishes). */
+export const REPO_DATA_DIR = join(REPO_ROOT, "data");
 
 const START_MS = Date.parse("2025-07-04T06:00:00.000Z");
 const STEP_MS = 3600_000 + 1234; // about hourly, with some milliseconds
@@ -118,4 +120,12 @@ export function buildSite(dataDir: string, outDir: string, env: Record<string, s
     child.on("error", reject);
     child.on("close", (code) => resolvePromise({ code, output }));
   }).finally(() => rmSync(cwd, { recursive: true, force: true }));
+}
+
+/** Every file under `dir` (recursively), as "/"-separated paths relative to it, sorted. */
+export function filesUnder(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((p) => statSync(join(dir, p)).isFile())
+    .map((p) => p.split("\\").join("/"))
+    .sort();
 }

@@ -1,0 +1,276 @@
+/**
+ * The data areas as the pages render them: each area verified once per build (datapackage.ts),
+ * its public JSON and CSV files parsed from the verified bytes with the published zod schemas of
+ * core/schemas, and the rows of the download list.
+ *
+ * A document that does not match its schema fails the build naming the file, as a tampered one
+ * does: the portal shows only what it can vouch for. An area that has not been generated yet is
+ * `null`, and its page says so.
+ */
+import Papa from "papaparse";
+import dataDir from "virtual:integrity/data-dir";
+import type { z } from "zod";
+import { SHARDS_PER_MIC } from "../../../core/economy/formulas.ts";
+import { AREA_SLUGS, DataVerificationError, isPublic, MANIFEST_FILE, schemaPath, SIGNATURE_FILE, verifyArea, type AreaSlug, type Resource, type VerifiedArea } from "./datapackage.ts";
+
+export { AREA_SLUGS, type AreaSlug };
+
+export interface AreaInfo {
+  slug: AreaSlug;
+  /** Navigation label and page heading. */
+  name: string;
+  /** The spec's cathedral value of the area. */
+  cathedral: string;
+  /** One line for the home page and the page's meta description. */
+  summary: string;
+}
+
+export const AREAS: readonly AreaInfo[] = [
+  { slug: "government", name: "Government", cathedral: "FOR-GOVERNMENTS", summary: "Sentinel status and alerts, the transparency report, and the keyed compliance, policy-impact and audit-trail files." },
+  { slug: "academics", name: "Academics", cathedral: "FOR-ACADEMICS", summary: "The research dataset, the 30-day MII timeline, sentinel coordination metrics, papers and citations." },
+  { slug: "philosophy", name: "Philosophy", cathedral: "FOR-PHILOSOPHERS", summary: "Virtue scores and how each is measured, drift analysis, recorded deliberations and decisions." },
+  { slug: "economy", name: "Economy", cathedral: "FOR-ECONOMISTS", summary: "MIC supply and minting history, MII and minting status, coordination scores and returns by cathedral." },
+  { slug: "diplomacy", name: "Diplomacy", cathedral: "DIPLOMACY", summary: "The treaty framework for exchanging integrity data, standards alignment and diplomatic protocols." },
+];
+
+export function areaInfo(slug: AreaSlug): AreaInfo {
+  return AREAS.find((a) => a.slug === slug)!;
+}
+
+/** The data directory of this build (astro.config.mjs resolves DATA_DIR). */
+export const DATA_DIR: string = dataDir;
+
+/** Whether a resource is published on the site (access "public"); every other tier is keyed. */
+export const isPublicResource = isPublic;
+
+/** Public JSON and CSV files are kept (the pages read them); keyed files are only verified. */
+const keepForPages = (r: Resource) => isPublic(r) && (r.mediatype === "application/json" || r.mediatype === "text/csv");
+
+const cache = new Map<AreaSlug, VerifiedArea | null>();
+
+/** The verified area of this build, or null when it has not been generated. Throws naming a bad file. */
+export function areaPackage(slug: AreaSlug): VerifiedArea | null {
+  if (!cache.has(slug)) cache.set(slug, verifyArea(DATA_DIR, slug, { keep: keepForPages }));
+  return cache.get(slug)!;
+}
+
+/** Whether the manifest marks the area as sample data, and the simulator's notice if it has one. */
+export function sampleNotice(pkg: VerifiedArea): string | null {
+  if (pkg.manifest.sample !== true) return null;
+  const marker = pkg.manifest.sources?.find((s) => s.sample?.notice)?.sample;
+  const from = marker?.generator ? ` by ${marker.generator}${marker.seed ? ` (seed ${marker.seed})` : ""}` : "";
+  return `These files were generated${from} from a simulated ledger. They are not real activity.`;
+}
+
+function fileName(pkg: VerifiedArea, path: string): string {
+  return `${pkg.dir}/${path}`;
+}
+
+function bytesOf(pkg: VerifiedArea, path: string): Buffer | null {
+  return pkg.files.get(path) ?? null;
+}
+
+/** A public JSON resource parsed with its schema; null when the manifest does not list it as public. */
+export function jsonDocument<T>(pkg: VerifiedArea, path: string, schema: z.ZodType<T>): T | null {
+  const bytes = bytesOf(pkg, path);
+  if (!bytes) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    throw new DataVerificationError(`${fileName(pkg, path)}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DataVerificationError(`${fileName(pkg, path)}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
+
+export interface CsvRow<T> {
+  /** The cells as written (exact decimal text). */
+  raw: Record<string, string>;
+  /** The cells typed (`numeric` columns as numbers) and checked with the row schema. */
+  row: T;
+}
+
+/**
+ * The rows of a public CSV resource (RFC 4180, header row), typed and checked row by row; null when
+ * the manifest does not list it as public. Throws naming the file and the line.
+ */
+export function csvRows<T>(pkg: VerifiedArea, path: string, schema: z.ZodType<T>, numeric: readonly string[]): CsvRow<T>[] | null {
+  const bytes = bytesOf(pkg, path);
+  if (!bytes) return null;
+  const file = fileName(pkg, path);
+  const result = Papa.parse<Record<string, string>>(bytes.toString("utf8"), { header: true, skipEmptyLines: true });
+  const first = result.errors[0];
+  if (first) throw new DataVerificationError(`${file}: line ${(first.row ?? 0) + 2}: ${first.message}`);
+  return result.data.map((raw, i) => {
+    const typed: Record<string, unknown> = { ...raw };
+    for (const column of numeric) {
+      const cell = raw[column];
+      if (cell === undefined || !NUMBER.test(cell)) throw new DataVerificationError(`${file}: line ${i + 2}: ${column} is not a number`);
+      typed[column] = Number(cell);
+    }
+    const parsed = schema.safeParse(typed);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new DataVerificationError(`${file}: line ${i + 2}: ${issue.path.join(".")}: ${issue.message}`);
+    }
+    return { raw, row: parsed.data };
+  });
+}
+
+/** "157.600586" MIC → 157600586n shards, exactly (at most 6 decimals, as the ledger records them). */
+export function micToShards(text: string): bigint {
+  const m = /^(0|[1-9][0-9]*)(?:\.([0-9]{1,6}))?$/.exec(text);
+  if (!m) throw new RangeError(`not a MIC amount with at most 6 decimals: ${JSON.stringify(text)}`);
+  return BigInt(m[1]!) * SHARDS_PER_MIC + BigInt((m[2] ?? "").padEnd(6, "0"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// download list
+
+export interface AccessTier {
+  /** Short label: "Public", "Government key", … */
+  label: string;
+  /** How to get the key, in plain words (null for public files). */
+  howTo: string | null;
+}
+
+const TIERS: Record<string, AccessTier> = {
+  public: { label: "Public", howTo: null },
+  government: {
+    label: "Government key",
+    howTo:
+      "Ask the platform operators for a government key, stating your affiliation, an official contact address and the purpose. " +
+      "The key is delivered over a secure channel and rotated every quarter; every use is logged and audited.",
+  },
+  academic: {
+    label: "Academic key",
+    howTo: "Ask for an academic key, stating your affiliation, the purpose and the expected volume; your academic e-mail address is verified first.",
+  },
+  institutional: {
+    label: "Institutional key",
+    howTo: "Ask for an institutional key, stating your affiliation, the purpose and the expected volume; it requires a partnership agreement.",
+  },
+  economist: {
+    label: "Economist key",
+    howTo: "Ask for an economist key, stating your affiliation, the purpose and the expected volume; your status as an economist is verified first.",
+  },
+};
+
+/** The tier of an access value; an unknown tier is keyed (never shown as public). */
+export function accessTier(access: string): AccessTier {
+  return TIERS[access] ?? { label: `${access} key`, howTo: "Ask the platform operators for a key, stating your affiliation and the purpose." };
+}
+
+const FORMATS: Record<string, string> = {
+  "application/json": "JSON",
+  "text/csv": "CSV",
+  "application/pdf": "PDF",
+  "application/x-bibtex": "BibTeX",
+  "application/jsonl": "JSON Lines",
+};
+
+export interface SchemaLink {
+  href: string;
+  label: string;
+}
+
+export interface DownloadRow {
+  name: string;
+  title: string;
+  description: string;
+  path: string;
+  /** Site URL of the file; null for keyed files (they are not published on the site). */
+  href: string | null;
+  bytes: number;
+  size: string;
+  format: string;
+  mediatype: string;
+  hash: string;
+  hashShort: string;
+  schemas: SchemaLink[];
+  access: string;
+  tier: AccessTier;
+}
+
+/** "179 B", "1.7 kB", "392 kB", "2.9 MB" (decimal units). */
+export function humanBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ["kB", "MB", "GB"];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** The first 12 hex characters of a `sha256:` digest. */
+export function shortHash(hash: string): string {
+  return hash.slice("sha256:".length, "sha256:".length + 12);
+}
+
+export function downloadRows(pkg: VerifiedArea): DownloadRow[] {
+  return pkg.manifest.resources.map((r) => {
+    const schemas: SchemaLink[] = [];
+    const json = schemaPath(DATA_DIR, r.jsonSchema);
+    const table = r.mediatype === "text/csv" || r.type === "table";
+    if (json) schemas.push({ href: json, label: table ? "Row JSON Schema" : typeof r.jsonSchema === "object" ? "JSON Schema (of each row)" : "JSON Schema" });
+    if (table && r.schema) schemas.push({ href: `/${pkg.area}/${MANIFEST_FILE}`, label: "Table Schema (in datapackage.json)" });
+    return {
+      name: r.name,
+      title: r.title ?? r.name,
+      description: r.description ?? "",
+      path: r.path,
+      href: isPublic(r) ? `/${pkg.area}/${r.path}` : null,
+      bytes: r.bytes,
+      size: humanBytes(r.bytes),
+      format: FORMATS[r.mediatype] ?? (r.format ? r.format.toUpperCase() : r.mediatype),
+      mediatype: r.mediatype,
+      hash: r.hash,
+      hashShort: shortHash(r.hash),
+      schemas,
+      access: r.access,
+      tier: accessTier(r.access),
+    };
+  });
+}
+
+export const manifestHref = (slug: AreaSlug) => `/${slug}/${MANIFEST_FILE}`;
+export const signatureHref = (slug: AreaSlug) => `/${slug}/${SIGNATURE_FILE}`;
+export const DATASET_KEY_HREF = "/keys/datasets.vkey";
+
+// ---------------------------------------------------------------------------------------------
+// display
+
+/** 1234.5 → "1,234.5" with at most `digits` decimals. */
+export function num(value: number, digits = 2): string {
+  return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+/** 1234.5 → "1,234.50": a fixed number of decimals. */
+export function fixed(value: number, digits = 2): string {
+  return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** 0.8436 → "84.4%". */
+export function percent(value: number, digits = 1): string {
+  return `${fixed(value * 100, digits)}%`;
+}
+
+/** "2026-11-21T01:08:43.174Z" → "2026-11-21 01:08 UTC". */
+export function utc(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** "under_review" → "under review". */
+export function words(value: string): string {
+  return value.replaceAll("_", " ");
+}

@@ -17,7 +17,7 @@
  *   5. SIGINT / SIGTERM close the server gracefully and exit 0.
  *
  * Environment: HOST, PORT, STATE_DIR (default .state), DATA_DIR (default <repo>/data),
- * SKIP_SITE_BUILD, and the key variables of store/keys.ts.
+ * SKIP_SITE_BUILD, SITE_DIST (serve a site built elsewhere), and the key variables of store/keys.ts.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -101,11 +101,13 @@ function ensureDatasets(dataDir: string, args: readonly string[], env: NodeJS.Pr
 
 /** Step 3: the built site to serve, or undefined to serve the API alone. */
 function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
-  const index = join(SITE_DIST, "index.html");
+  // SITE_DIST serves a site built elsewhere (the portal tests build theirs into a temp folder).
+  const dist = env.SITE_DIST ? resolve(env.SITE_DIST) : SITE_DIST;
+  const index = join(dist, "index.html");
   if (args.includes("--no-build") || env.SKIP_SITE_BUILD === "1") {
     if (existsSync(index)) {
-      say(`site: build skipped; serving the existing ${SITE_DIST}`);
-      return SITE_DIST;
+      say(`site: build skipped; serving the existing ${dist}`);
+      return dist;
     }
     say("site: build skipped and site/dist/index.html is missing; the site is not built, serving the API only");
     return undefined;
@@ -117,7 +119,7 @@ function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | 
     return undefined;
   }
   npmRun("site:build", env);
-  if (!existsSync(index)) throw new Error("npm run site:build finished but site/dist/index.html is missing");
+  if (!existsSync(join(SITE_DIST, "index.html"))) throw new Error("npm run site:build finished but site/dist/index.html is missing");
   return SITE_DIST;
 }
 

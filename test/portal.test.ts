@@ -1,12 +1,12 @@
 /**
  * The portal in a real browser: Debian's chromium driven by playwright-core, against a site built
- * from a generated history (120 pulses: three timeline pages) and served by a tiny static server.
+ * from a generated history (120 pulses: three timeline pages) and served by the embedded default
+ * (`npm start`) on a free port.
  */
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { extname, join, normalize, sep } from "node:path";
+import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatPercent } from "../core/pulse/badge.ts";
@@ -20,48 +20,26 @@ const shots = join(tmp, "screenshots");
 const history = makeHistory(RECORDS);
 const newest = [...history].reverse();
 
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".js": "text/javascript",
-};
+const ROOT = join(import.meta.dirname, "..");
 
-/** Serves `root` as a CDN would: directory URLs get their index.html, unknown paths the 404 page. */
-function staticServer(root: string): Server {
-  return createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    let path: string;
-    try {
-      path = normalize(join(root, decodeURIComponent(url.pathname)));
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    if (path !== root && !path.startsWith(root + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (existsSync(path) && statSync(path).isDirectory()) {
-      if (!url.pathname.endsWith("/")) {
-        res.writeHead(301, { location: `${url.pathname}/` }).end();
-        return;
-      }
-      path = join(path, "index.html");
-    }
-    if (!existsSync(path) || !statSync(path).isFile()) {
-      res.writeHead(404, { "content-type": TYPES[".html"] });
-      createReadStream(join(root, "404.html")).pipe(res);
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" });
-    createReadStream(path).pipe(res);
+/** Starts the embedded default (`npm start`, as `node api/start.ts`) on a free port; resolves its URL. */
+function startPortal(): Promise<{ child: ChildProcess; url: string }> {
+  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", STATE_DIR: join(tmp, "state"), DATA_DIR: dataDir, SITE_DIST: siteDir };
+  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("exit", (code) => reject(new Error(`npm start exited (${code}) before serving:\n${output}`)));
   });
 }
 
-let server: Server;
+let portal: ChildProcess;
 let base: string;
 let context: BrowserContext;
 let page: Page;
@@ -70,9 +48,9 @@ beforeAll(async () => {
   writeDataDir(dataDir, history);
   const build = await buildSite(dataDir, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  server = staticServer(siteDir);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const started = await startPortal();
+  portal = started.child;
+  base = started.url;
   context = await chromium.launchPersistentContext(join(tmp, "profile"), {
     executablePath: "/usr/bin/chromium",
     headless: true,
@@ -93,7 +71,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  if (portal && portal.exitCode === null) {
+    const exited = new Promise((resolve) => portal.once("exit", resolve));
+    portal.kill("SIGTERM");
+    await exited;
+  }
   // The screenshots stay for a human to look at; everything else goes.
   for (const dir of [dataDir, siteDir, join(tmp, "profile")]) rmSync(dir, { recursive: true, force: true });
 });

@@ -77,7 +77,7 @@ afterAll(async () => {
     await exited;
   }
   // The screenshots stay for a human to look at; everything else goes.
-  for (const dir of [dataDir, siteDir, join(tmp, "profile")]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [dataDir, siteDir, join(tmp, "profile"), join(tmp, "state")]) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("pulse timeline in chromium", () => {

@@ -1,7 +1,7 @@
 /**
  * The five area pages in a real browser: the site is built once from the repository's own data
  * (data/areas, data/keys, data/schemas — the files the pipeline generated and signed), served by a
- * tiny static server, and every area page is opened in Debian's chromium via playwright-core.
+ * the embedded default (`npm start`) on a free port, and every area page is opened in Debian's chromium via playwright-core.
  *
  * Checked against the manifests read here independently of the site's code: the heading, the
  * sample-data notice, one download row per resource (size, SHA-256 prefix, access tier), public
@@ -11,15 +11,14 @@
  */
 import { createHash } from "node:crypto";
 import { cpSync, createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ChildProcess } from "node:child_process";
 import { tmpdir } from "node:os";
 import { extname, join, normalize, sep } from "node:path";
 import { performance } from "node:perf_hooks";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { barChart, cumulativeByCycle, LINE_HEIGHT, LINE_WIDTH, lineChart, niceCeiling } from "../site/src/lib/area-charts.ts";
-import { buildSite, filesUnder, REPO_DATA_DIR } from "../site/test/fixtures.ts";
+import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR, startPortal, stopPortal } from "../site/test/fixtures.ts";
 
 const AREAS = [
   { slug: "government", name: "Government", chart: false },
@@ -57,49 +56,7 @@ const json = <T,>(slug: Slug, path: string) => JSON.parse(dataFile(slug, path).t
 const keyedResources = AREAS.flatMap((a) => manifest(a.slug).resources.filter((r) => r.access !== "public").map((r) => ({ area: a.slug, ...r })));
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".csv": "text/csv; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".pdf": "application/pdf",
-  ".png": "image/png",
-};
-
-/** Serves `root` as a CDN would: directory URLs get their index.html, unknown paths the 404 page. */
-function staticServer(root: string): Server {
-  return createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    let path: string;
-    try {
-      path = normalize(join(root, decodeURIComponent(url.pathname)));
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    if (path !== root && !path.startsWith(root + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (existsSync(path) && statSync(path).isDirectory()) {
-      if (!url.pathname.endsWith("/")) {
-        res.writeHead(301, { location: `${url.pathname}/` }).end();
-        return;
-      }
-      path = join(path, "index.html");
-    }
-    if (!existsSync(path) || !statSync(path).isFile()) {
-      res.writeHead(404, { "content-type": TYPES[".html"] });
-      createReadStream(join(root, "404.html")).pipe(res);
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" });
-    createReadStream(path).pipe(res);
-  });
-}
-
-let server: Server;
+let portal: ChildProcess | undefined;
 let base: string;
 let context: BrowserContext;
 let page: Page;
@@ -116,32 +73,18 @@ beforeAll(async () => {
   buildMs = performance.now() - started;
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
   console.log(`site build from ${REPO_DATA_DIR}: ${Math.round(buildMs)} ms`);
-  server = staticServer(siteDir);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  context = await chromium.launchPersistentContext(join(tmp, "profile"), {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 375, height: 800 },
-  });
+  const running = await startPortal({ stateDir: join(tmp, "state"), dataDir: REPO_DATA_DIR, siteDir });
+  portal = running.child;
+  base = running.url;
+  context = await launchChromium(join(tmp, "profile"));
   page = context.pages()[0] ?? (await context.newPage());
 }, 180_000);
 
 afterAll(async () => {
   await context?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await stopPortal(portal);
   // The screenshots stay for a human to look at; everything else goes.
-  for (const dir of [siteDir, join(tmp, "profile"), join(tmp, "tampered"), join(tmp, "out-tampered"), join(tmp, "partial"), join(tmp, "out-partial")]) {
+  for (const dir of [siteDir, join(tmp, "profile"), join(tmp, "state"), join(tmp, "tampered"), join(tmp, "out-tampered"), join(tmp, "partial"), join(tmp, "out-partial")]) {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -3,14 +3,14 @@
  * from a generated history (120 pulses: three timeline pages) and served by the embedded default
  * (`npm start`) on a free port.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatPercent } from "../core/pulse/badge.ts";
-import { buildSite, makeHistory, writeDataDir } from "../site/test/fixtures.ts";
+import { buildSite, launchChromium, makeHistory, startPortal, stopPortal, writeDataDir } from "../site/test/fixtures.ts";
 
 const RECORDS = 120;
 const tmp = mkdtempSync(join(tmpdir(), "portal-"));
@@ -19,25 +19,6 @@ const siteDir = join(tmp, "site");
 const shots = join(tmp, "screenshots");
 const history = makeHistory(RECORDS);
 const newest = [...history].reverse();
-
-const ROOT = join(import.meta.dirname, "..");
-
-/** Starts the embedded default (`npm start`, as `node api/start.ts`) on a free port; resolves its URL. */
-function startPortal(): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", STATE_DIR: join(tmp, "state"), DATA_DIR: dataDir, SITE_DIST: siteDir };
-  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /serving (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.on("exit", (code) => reject(new Error(`npm start exited (${code}) before serving:\n${output}`)));
-  });
-}
 
 let portal: ChildProcess;
 let base: string;
@@ -48,34 +29,16 @@ beforeAll(async () => {
   writeDataDir(dataDir, history);
   const build = await buildSite(dataDir, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  const started = await startPortal();
+  const started = await startPortal({ stateDir: join(tmp, "state"), dataDir, siteDir });
   portal = started.child;
   base = started.url;
-  context = await chromium.launchPersistentContext(join(tmp, "profile"), {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 375, height: 800 },
-  });
+  context = await launchChromium(join(tmp, "profile"));
   page = context.pages()[0] ?? (await context.newPage());
 }, 180_000);
 
 afterAll(async () => {
   await context?.close();
-  if (portal && portal.exitCode === null) {
-    const exited = new Promise((resolve) => portal.once("exit", resolve));
-    portal.kill("SIGTERM");
-    await exited;
-  }
+  await stopPortal(portal);
   // The screenshots stay for a human to look at; everything else goes.
   for (const dir of [dataDir, siteDir, join(tmp, "profile"), join(tmp, "state")]) rmSync(dir, { recursive: true, force: true });
 });

@@ -6,7 +6,8 @@
  * The scores are generated, deterministic test data (never published): a slow wave with periodic
  * dips, so the sparkline has something to show.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { chromium, type BrowserContext } from "playwright-core";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,4 +129,50 @@ export function filesUnder(dir: string): string[] {
     .filter((p) => statSync(join(dir, p)).isFile())
     .map((p) => p.split("\\").join("/"))
     .sort();
+}
+
+/** Debian's chromium through playwright-core, with the flags this closed network needs; no download. */
+export async function launchChromium(profileDir: string, viewport = { width: 375, height: 800 }): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profileDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport,
+  });
+}
+
+/**
+ * Starts the embedded default (`npm start`, as `node api/start.ts`) on a free port, serving the
+ * site built in `siteDir` and the data in `dataDir`; resolves its URL once it says it is serving.
+ */
+export function startPortal(options: { stateDir: string; dataDir: string; siteDir: string }): Promise<{ child: ChildProcess; url: string }> {
+  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", STATE_DIR: options.stateDir, DATA_DIR: options.dataDir, SITE_DIST: options.siteDir };
+  const child = spawn(process.execPath, [join(REPO_ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("exit", (code) => reject(new Error(`npm start exited (${code}) before serving:\n${output}`)));
+  });
+}
+
+/** Stops a portal started by startPortal and waits for it to exit. */
+export async function stopPortal(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
 }

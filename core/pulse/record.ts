@@ -22,7 +22,7 @@ export function uuidFromDigest(digest: string): string {
 
 /** Seals the fields into a record: hash via sealPulse, id derived from that hash, checked by zod (keys in schema order). */
 export function buildPulseRecord(fields: Omit<PulseRecord, "id" | "hash">): PulseRecord {
-  // pulseHash ignores `id`, so the placeholder does not affect the hash the id is derived from.
+  // pulseHash leaves `id` out, so the empty id here cannot change the hash the id is derived from.
   const hash = pulseHash({ ...fields, id: "" });
   const record = sealPulse({ ...fields, id: uuidFromDigest(hash) });
   const checked = PulseRecord.safeParse(record);

@@ -20,6 +20,7 @@ import { readManifest } from "./manifest.ts";
 import { runPipeline, type RunOptions } from "./runner.ts";
 import { createSourceReader } from "./source-reader.ts";
 import type { DocumentStep, RowsStep, Step } from "./step.ts";
+import { badge, countStep } from "./test-steps.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 
@@ -57,24 +58,6 @@ class CountingReader implements LedgerReader {
     return this.inner.verify();
   }
 }
-
-const badge = (label: string, message: string) => `${JSON.stringify({ schemaVersion: 1, label, message, color: "brightgreen" }, null, 2)}\n`;
-
-const countStep: DocumentStep = {
-  kind: "document",
-  id: "economy/count.json",
-  area: "economy",
-  path: "count.json",
-  name: "count",
-  title: "Entry count",
-  description: "How many ledger entries there are.",
-  mediatype: "application/json",
-  access: "public",
-  schema: "pulse-badge",
-  inputs: ["ledger"],
-  version: 1,
-  generate: ({ facts }) => badge("entries", String(facts.size)),
-};
 
 const labelStep: DocumentStep = {
   kind: "document",

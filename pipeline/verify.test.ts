@@ -14,7 +14,8 @@ import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
-import type { DocumentStep, RowsStep, Step } from "./step.ts";
+import type { RowsStep, Step } from "./step.ts";
+import { countStep } from "./test-steps.ts";
 import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet, verifyAreas } from "./verify.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
@@ -29,21 +30,7 @@ const auditRow = (e: LedgerEntry) => ({
 });
 
 const STEPS: Step[] = [
-  {
-    kind: "document",
-    id: "economy/count.json",
-    area: "economy",
-    path: "count.json",
-    name: "count",
-    title: "Entry count",
-    description: "How many ledger entries there are.",
-    mediatype: "application/json",
-    access: "public",
-    schema: "pulse-badge",
-    inputs: ["ledger"],
-    version: 1,
-    generate: ({ facts }) => `${JSON.stringify({ schemaVersion: 1, label: "entries", message: String(facts.size), color: "brightgreen" }, null, 2)}\n`,
-  } satisfies DocumentStep,
+  countStep,
   {
     kind: "rows",
     id: "government/trail.csv",

@@ -22,6 +22,7 @@ import {
   type LedgerStore,
   type LedgerVerifyReport,
   type NewEvent,
+  type StoredEntry,
 } from "../core/ledger/store.ts";
 import { ChainVerifier } from "../core/ledger/verify.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
@@ -246,6 +247,14 @@ export class SqliteLedger implements LedgerStore {
   *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
     const stop = end ?? Number.MAX_SAFE_INTEGER;
     for (const row of this.#stmt.range.iterate(start, stop)) yield rowToEntry(row as unknown as EntryRow);
+  }
+
+  *storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
+    const stop = end ?? Number.MAX_SAFE_INTEGER;
+    for (const row of this.#stmt.range.iterate(start, stop)) {
+      const r = row as unknown as EntryRow;
+      yield { entry: rowToEntry(r), payloadText: r.payload };
+    }
   }
 
   rootHash(treeSize?: number): Uint8Array {

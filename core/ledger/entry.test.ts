@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalize } from "../canonical.ts";
 import { digestOf } from "../digest.ts";
 import { leafHash } from "../merkle.ts";
-import { entryShapeProblem, isLedgerTimestamp, sealEntry } from "./entry.ts";
+import { entryShapeProblem, entryText, isLedgerTimestamp, sealEntry, type JsonObject } from "./entry.ts";
 
 const fields = {
   seq: 3,
@@ -20,6 +20,20 @@ describe("ledger entry", () => {
     expect(sealed.payloadText).toBe(canonicalize(fields.payload));
     expect(Buffer.from(sealed.leafHash)).toEqual(Buffer.from(leafHash(new TextEncoder().encode(sealed.text))));
     expect(sealEntry({ ...fields, prev: null }).text).toContain('"prev":null');
+  });
+
+  it("rebuilds the whole entry's JCS from the stored payload text", () => {
+    const payloads: JsonObject[] = [fields.payload, {}, { quote: 'a"b\\c\n\u0001', emoji: "😀", nested: { z: [1.5, -0, 1e21, true, null], a: "é" } }];
+    for (const payload of payloads) {
+      for (const prev of [null, fields.prev]) {
+        const sealed = sealEntry({ ...fields, payload, prev, type: "type.with\"quote" });
+        expect(entryText(sealed.entry, sealed.payloadText)).toBe(sealed.text);
+        expect(entryText(sealed.entry, sealed.payloadText)).toBe(canonicalize(sealed.entry));
+      }
+    }
+    // A stored payload text that is not canonical gives another text (so another leaf).
+    const sealed = sealEntry(fields);
+    expect(entryText(sealed.entry, JSON.stringify(fields.payload))).not.toBe(sealed.text);
   });
 
   it("refuses payloads that are not I-JSON", () => {

@@ -61,6 +61,20 @@ export function sealEntry(fields: UnsealedEntry): SealedEntry {
   return { entry: { ...fields, hash: `sha256:${hex}` }, text, payloadText, leafHash: hash("sha256", buffer, "buffer") };
 }
 
+/**
+ * The JCS text of a whole entry (its Merkle leaf data and export line), built from the JCS text of
+ * its payload without canonicalizing the payload again: for an entry read back from a store, whose
+ * stored payload text is what the entry's hash and leaf committed to. The other members are strings
+ * and an integer, whose JCS form is JSON.stringify's (RFC 8785 §3.2.2.2). A payload text that is not
+ * canonical gives a text, and so a leaf, that no sound ledger has: the root check then fails.
+ */
+export function entryText(entry: LedgerEntry, payloadText: string): string {
+  return (
+    `{"hash":${JSON.stringify(entry.hash)},"payload":${payloadText},"prev":${JSON.stringify(entry.prev)},` +
+    `"seq":${JSON.stringify(entry.seq)},"ts":${JSON.stringify(entry.ts)},"type":${JSON.stringify(entry.type)}}`
+  );
+}
+
 const ENTRY_KEYS = ["hash", "payload", "prev", "seq", "ts", "type"];
 
 /** Checks the shape of a parsed entry; returns the first problem, or null. */

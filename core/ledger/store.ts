@@ -13,11 +13,20 @@ export interface NewEvent {
   ts?: string;
 }
 
+/** An entry read back from storage, with its payload's JCS text exactly as stored. */
+export interface StoredEntry {
+  entry: LedgerEntry;
+  /** What the entry's hash and Merkle leaf commit to (core/ledger/entry.ts entryText). */
+  payloadText: string;
+}
+
 export interface LedgerReader {
   /** Number of entries. */
   size(): number;
   /** Entries with start <= seq < end, in order, streamed. */
   entries(start?: number, end?: number): IterableIterator<LedgerEntry>;
+  /** The same entries, each with its stored payload text: for a reader that rehashes what it reads. */
+  storedEntries(start?: number, end?: number): IterableIterator<StoredEntry>;
   /** RFC 9162 root of the first treeSize entries (default: all). */
   rootHash(treeSize?: number): Uint8Array;
   inclusionProof(seq: number, treeSize?: number): Uint8Array[];

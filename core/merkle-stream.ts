@@ -1,0 +1,64 @@
+/**
+ * The RFC 9162 root of leaves given one batch after another: the hot path of rehashing a whole log
+ * (the pipeline's ledger pass). The tree is merkle.ts's; what differs is how hashes are held.
+ *
+ * node:crypto's `hash()` costs about 0.9 µs when it returns a Buffer and 0.3 µs when it returns a
+ * string (no ArrayBuffer to allocate and later collect), so the right edge of the tree is kept as
+ * 32-character latin1 strings, written into one scratch buffer to hash a node. Leaves arrive as
+ * batches of leaf inputs back to back (0x00 ‖ data, 0x00 ‖ data, …), one UTF-8 encoding per batch.
+ */
+import { hash } from "node:crypto";
+
+const LEAF_PREFIX = 0x00;
+const NODE_PREFIX = 0x01;
+
+export class StreamingRoot {
+  /** Roots of the perfect subtrees of the right edge, largest first. */
+  readonly #edge: string[] = [];
+  #size = 0;
+  readonly #scratch = Buffer.alloc(65);
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Appends every leaf of `batch`: leaf inputs (0x00 ‖ data) back to back, where no data holds a
+   * 0x00 byte — true of JCS text, which escapes every control character. Each 0x00 starts a leaf.
+   */
+  appendLeafInputs(batch: Buffer): void {
+    if (batch.length === 0) return;
+    if (batch[0] !== LEAF_PREFIX) throw new Error("a leaf batch must start with the leaf prefix 0x00");
+    let start = 0;
+    while (start < batch.length) {
+      const next = batch.indexOf(LEAF_PREFIX, start + 1);
+      const end = next === -1 ? batch.length : next;
+      this.#append(hash("sha256", batch.subarray(start, end), "binary"));
+      start = end;
+    }
+  }
+
+  /** The root of every leaf appended so far (SHA-256 of the empty string for none). */
+  root(): Uint8Array {
+    if (this.#size === 0) return new Uint8Array(hash("sha256", new Uint8Array(0), "buffer"));
+    let root = this.#edge[this.#edge.length - 1]!;
+    for (let i = this.#edge.length - 2; i >= 0; i--) root = this.#node(this.#edge[i]!, root);
+    return new Uint8Array(Buffer.from(root, "binary"));
+  }
+
+  #append(leaf: string): void {
+    let h = leaf;
+    // Each trailing 1 bit of the old size is a perfect subtree the new leaf completes.
+    for (let s = this.#size; s % 2 === 1; s = (s - 1) / 2) h = this.#node(this.#edge.pop()!, h);
+    this.#edge.push(h);
+    this.#size += 1;
+  }
+
+  #node(left: string, right: string): string {
+    const scratch = this.#scratch;
+    scratch[0] = NODE_PREFIX;
+    scratch.write(left, 1, 32, "latin1");
+    scratch.write(right, 33, 32, "latin1");
+    return hash("sha256", scratch, "binary");
+  }
+}

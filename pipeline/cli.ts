@@ -19,10 +19,11 @@ import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
+import { canonicalize } from "../core/canonical.ts";
 import { parseVerifierKey, verifyCheckpoint, type Checkpoint, type NoteVerifier } from "../core/checkpoint.ts";
 import { entryShapeProblem, type LedgerEntry } from "../core/ledger/entry.ts";
 import { validateEvent } from "../core/ledger/events.ts";
-import type { LedgerReader, LedgerVerifyReport } from "../core/ledger/store.ts";
+import type { LedgerReader, LedgerVerifyReport, StoredEntry } from "../core/ledger/store.ts";
 import { ChainVerifier } from "../core/ledger/verify.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
@@ -95,6 +96,15 @@ export class ExportLedgerReader implements LedgerReader {
 
   /** Streams entries start <= seq < end; the chain is verified from seq 0, whatever start is. */
   *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
+    for (const { entry } of this.#read(start, end, false)) yield entry;
+  }
+
+  /** As entries(), with each payload's JCS text (the line is verified to be the entry's JCS). */
+  storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
+    return this.#read(start, end, true);
+  }
+
+  *#read(start: number, end: number | undefined, withText: boolean): IterableIterator<StoredEntry> {
     const stop = Math.min(end ?? this.checkpoint.size, this.checkpoint.size);
     const verifier = new ChainVerifier(validateEvent, 1);
     // Problems are collected and reported once at the end (report() recomputes the root, so it is
@@ -111,7 +121,10 @@ export class ExportLedgerReader implements LedgerReader {
       const shape = entryShapeProblem(entry);
       if (shape) throw new Error(`${file}: line ${seq + 1}: ${shape}`);
       verifier.add(entry as LedgerEntry, { text: line });
-      if (seq >= start) yield entry as LedgerEntry;
+      if (seq >= start) {
+        const e = entry as LedgerEntry;
+        yield { entry: e, payloadText: withText ? canonicalize(e.payload) : "" };
+      }
     }
     const report = verifier.report();
     const problem = report.problems[0];
@@ -179,7 +192,7 @@ export function parseAreas(value: string | undefined): Area[] | undefined {
   return [...new Set(areas as Area[])];
 }
 
-export function main(argv: readonly string[], log: (line: string) => void = console.log): number {
+export async function main(argv: readonly string[], log: (line: string) => void = console.log): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -236,7 +249,7 @@ export function main(argv: readonly string[], log: (line: string) => void = cons
     return 1;
   }
   try {
-    const report = runPipeline({
+    const report = await runPipeline({
       dataDir,
       ledger,
       steps,
@@ -245,6 +258,7 @@ export function main(argv: readonly string[], log: (line: string) => void = cons
       trustNewKey: values["trust-new-key"] ?? false,
       log,
       signingKey: () => loadSigningKey(DATASET_KEY, stateDir(), process.env, log),
+      digestCache: join(stateDir(), "pipeline-digests.json"),
     });
     if (!report.ok) {
       for (const f of report.steps.filter((s) => s.status === "failed")) console.error(`pipeline: step ${f.id} failed (${f.file}): ${f.reason}`);
@@ -260,5 +274,5 @@ export function main(argv: readonly string[], log: (line: string) => void = cons
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }

@@ -130,7 +130,7 @@ describe("manifest layout", () => {
 });
 
 describe("manifests of a real run", () => {
-  it("every area the generators write validates against the profiles and verifies offline", () => {
+  it("every area the generators write validates against the profiles and verifies offline", async () => {
     const { dir, cleanup } = tempDir("manifest-e2e-");
     try {
       const dataDir = join(dir, "data");
@@ -141,7 +141,7 @@ describe("manifests of a real run", () => {
       const batch: NewEvent[] = [...simulate({ seed: "manifest-test", size: 1500, now: new Date("2025-12-20T00:00:00.000Z") })];
       ledger.append(batch);
       const log: string[] = [];
-      const report = runPipeline({ dataDir, ledger, steps: realSteps, log: (l) => log.push(l), signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}) });
+      const report = await runPipeline({ dataDir, ledger, steps: realSteps, log: (l) => log.push(l), signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}) });
       ledger.close();
       expect(report.steps.filter((s) => s.status === "failed"), log.join("\n")).toEqual([]);
       const areas = readdirSync(join(dataDir, "areas"));

@@ -14,11 +14,13 @@
  *  - `step:<id>`: sha256 of that step's output bytes.
  *
  * A step is skipped when its input hash equals the one its area's manifest records and its file
- * still has the recorded size and sha256. When every step that reads the ledger is up to date the
- * ledger is not read at all. Otherwise there is exactly one streaming pass over `ledger.entries()`:
- * every entry goes to the facts accumulator and to the sink of every stale rows step, whose text is
- * written through a buffered writer to a temporary file, hashed and (CSV) validated as it streams.
- * Then the stale document steps run in dependency order.
+ * still has the recorded size and sha256 (pipeline/digest-cache.ts spares re-reading files whose
+ * stat has not changed since they were hashed). When every step that reads the ledger is up to date
+ * the ledger is not read at all. Otherwise there is exactly one streaming pass over the ledger
+ * (pipeline/pass/ledger-pass.ts): every entry goes to the facts accumulator and to the sink of every
+ * stale rows step, while a helper thread rehashes the entries against the ledger's root and
+ * validates, hashes and stages the streamed text. Then the stale document steps run in dependency
+ * order.
  *
  * Every output is validated before it is written: JSON against `data/schemas/<schema>.schema.json`
  * (ajv), CSV against the Table Schema derived from the row schema and against the row schema itself
@@ -41,7 +43,7 @@ import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { historyLines, verifyHistory, type PulseRecord } from "../core/pulse/history.ts";
 import type { NoteSigner } from "../core/checkpoint.ts";
-import { createFactsAccumulator } from "./facts/accumulate.ts";
+import { createFactsAccumulator, type FactsAccumulator } from "./facts/accumulate.ts";
 import type { LedgerFacts } from "./facts/types.ts";
 import {
   MANIFEST_FILE,
@@ -58,12 +60,10 @@ import {
 import { SIGNATURE_SUFFIX, ensureTrustedKey, parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import { checkSourcePath, createSourceReader } from "./source-reader.ts";
 import { AREAS, type Area, type DocumentStep, type InputName, type RowsStep, type Step } from "./step.ts";
-import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet, hashFile, validateJsonBytes, type FileDigest, type JsonArraySchema } from "./verify.ts";
-
-export interface FactsAccumulator {
-  add(entry: LedgerEntry): void;
-  result(): LedgerFacts;
-}
+import type { OutputCheck } from "./pass/helper-thread.ts";
+import { readLedgerOnce, type StreamedOutput } from "./pass/ledger-pass.ts";
+import { DigestCache } from "./digest-cache.ts";
+import { CsvValidator, DataError, JsonSchemaSet, validateJsonBytes, type FileDigest, type JsonArraySchema } from "./verify.ts";
 
 export interface RunOptions {
   /** The data folder: areas/, sources/, pulse/, schemas/, keys/ beneath it. */
@@ -78,6 +78,11 @@ export interface RunOptions {
   signingKey?: () => NoteSigner & { publicKeyHex: string };
   /** Append the signing key to data/keys/datasets.vkey when that file exists without it. */
   trustNewKey?: boolean;
+  /**
+   * A file (under `.state/`) where the sha256 of the data files is remembered with their stat
+   * (pipeline/digest-cache.ts), so that a run with nothing new does not re-read them. Unused by --check.
+   */
+  digestCache?: string;
   /** The facts accumulator (default pipeline/facts/accumulate.ts). */
   accumulator?: () => FactsAccumulator;
 }
@@ -225,66 +230,6 @@ function undeclared<T extends object>(stepId: string, input: string, shape: T): 
   });
 }
 
-interface PieceValidator {
-  feed(text: string): void;
-  end(): void;
-}
-
-/** Buffered, hashed, validated writing of a streamed output to a temporary file. */
-class StagedWriter {
-  readonly tmp: string;
-  readonly #fd: number;
-  readonly #hash = createHash("sha256");
-  readonly #validator: PieceValidator | null;
-  #parts: string[] = [];
-  #length = 0;
-  #bytes = 0;
-  #open = true;
-
-  constructor(tmp: string, validator: PieceValidator | null) {
-    this.tmp = tmp;
-    mkdirSync(dirname(tmp), { recursive: true });
-    this.#fd = openSync(tmp, "w");
-    this.#validator = validator;
-  }
-
-  write(text: string): void {
-    if (text === "") return;
-    this.#parts.push(text);
-    this.#length += text.length;
-    if (this.#length >= 1 << 20) this.#flush();
-  }
-
-  #flush(): void {
-    if (this.#parts.length === 0) return;
-    const text = this.#parts.length === 1 ? this.#parts[0]! : this.#parts.join("");
-    this.#parts = [];
-    this.#length = 0;
-    this.#validator?.feed(text);
-    const buffer = Buffer.from(text, "utf8");
-    this.#hash.update(buffer);
-    writeSync(this.#fd, buffer);
-    this.#bytes += buffer.length;
-  }
-
-  finish(): FileDigest {
-    this.#flush();
-    this.#open = false;
-    closeSync(this.#fd);
-    this.#validator?.end();
-    return { bytes: this.#bytes, hash: `sha256:${this.#hash.digest("hex")}` };
-  }
-
-  /** Closes (if still open) and removes the temporary file. */
-  abort(): void {
-    if (this.#open) {
-      this.#open = false;
-      closeSync(this.#fd);
-    }
-    rmSync(this.tmp, { force: true });
-  }
-}
-
 function writeAtomic(path: string, data: Uint8Array | string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}${TMP_SUFFIX}`);
@@ -314,7 +259,7 @@ function messageOf(error: unknown, file: string): string {
 
 // ---------------------------------------------------------------------------------------------
 
-export function runPipeline(options: RunOptions): RunReport {
+export async function runPipeline(options: RunOptions): Promise<RunReport> {
   const { dataDir, ledger, log } = options;
   const check = options.check ?? false;
   const areas = options.areas ?? AREAS;
@@ -323,6 +268,8 @@ export function runPipeline(options: RunOptions): RunReport {
   const historyFile = join(dataDir, "pulse", "history.jsonl");
   const vkeyFile = join(dataDir, "keys", "datasets.vkey");
   const schemas = new JsonSchemaSet(join(dataDir, "schemas"), { formats: "fast" });
+  // --check hashes every file; a normal run trusts what it hashed before while stat agrees.
+  const digests = new DigestCache(check ? null : (options.digestCache ?? null));
   const order = planSteps(options.steps, areas, schemas);
   const allById = new Map(options.steps.map((s) => [s.id, s]));
   const targetOf = (step: Step) => join(areasDir, step.area, step.path);
@@ -332,8 +279,6 @@ export function runPipeline(options: RunOptions): RunReport {
 
   const report: RunReport = { ok: true, steps: [], written: [], differences: [], ledgerEntries: 0, ledgerRead: false };
   const states = new Map<string, StepState>();
-  /** Every streamed output's writer: aborted at the end unless its file was moved into place. */
-  const writers: StagedWriter[] = [];
   const previous = new Map<Area, PreviousManifest | null>();
   const activeAreas = areas.filter((a) => order.some((s) => s.area === a));
   for (const area of areas) if (!activeAreas.includes(area)) log(`${area}: no steps`);
@@ -367,7 +312,7 @@ export function runPipeline(options: RunOptions): RunReport {
       let d = sourceDigests.get(path);
       if (d === undefined) {
         const file = join(sourcesDir, path);
-        const digest = hashFile(file);
+        const digest = digests.digest(file);
         d = digest ? digest.hash : new Error(`input sources/${path}: ${file} not found`);
         sourceDigests.set(path, d);
       }
@@ -382,7 +327,7 @@ export function runPipeline(options: RunOptions): RunReport {
         return undefined; // not run yet
       }
       const dep = allById.get(id)!;
-      const digest = hashFile(targetOf(dep));
+      const digest = digests.digest(targetOf(dep));
       if (!digest) throw new Error(`input step:${id}: ${targetOf(dep)} does not exist (run its area first)`);
       return digest.hash;
     };
@@ -413,7 +358,7 @@ export function runPipeline(options: RunOptions): RunReport {
     const upToDate = (state: StepState): FileDigest | null => {
       const record = previous.get(state.step.area)?.records.get(state.step.path);
       if (!record || record.inputsHash !== state.inputsHash) return null;
-      const digest = hashFile(state.target);
+      const digest = digests.digest(state.target);
       return digest && digest.bytes === record.bytes && digest.hash === record.hash ? digest : null;
     };
 
@@ -443,66 +388,41 @@ export function runPipeline(options: RunOptions): RunReport {
       ledgerDigest !== null &&
       ([...states.values()].some((s) => s.phase === "stale" && s.inputs.includes("ledger")) || ledgerAreas.some((a) => !recordedLedger(a)));
 
-    // --- the one pass over the ledger
+    // --- the one pass over the ledger (pipeline/pass/ledger-pass.ts)
     let facts: LedgerFacts | null = null;
     if (needPass && ledgerDigest) {
-      const rows: { state: StepState; writer: StagedWriter; sink: ReturnType<RowsStep["start"]>["sink"] }[] = [];
+      const rows: { state: StepState; output: StreamedOutput }[] = [];
       for (const state of states.values()) {
         if (state.phase !== "stale" || state.step.kind !== "rows") continue;
         const step = state.step;
         try {
           if (!inputsOf(state)) throw new Error("unreachable: a rows step has no step inputs");
           const { head, sink } = step.start(generatorInputs(step, state.inputs, null));
-          const writer = new StagedWriter(stagePath(state.target), streamValidator(step, state.target));
-          writers.push(writer);
-          rows.push({ state, writer, sink });
-          writer.write(head);
+          rows.push({ state, output: { tmp: stagePath(state.target), head, sink, check: streamCheck(step, state.target) } });
         } catch (error) {
           fail(state, error);
         }
       }
       log(`reading the ledger once: ${ledgerDigest.size} entries${rows.length > 0 ? `, streaming ${rows.map((r) => r.state.step.id).join(", ")}` : ""}`);
-      const accumulator = (options.accumulator ?? createFactsAccumulator)();
-      let active = rows;
-      let read = 0;
-      for (const entry of ledger.entries(0, ledgerDigest.size)) {
-        accumulator.add(entry);
-        read += 1;
-        for (let i = 0; i < active.length; i++) {
-          const r = active[i]!;
-          try {
-            r.writer.write(r.sink.push(entry));
-          } catch (error) {
-            r.writer.abort();
-            fail(r.state, error);
-            active = active.filter((x) => x !== r);
-            i -= 1;
-          }
-        }
-      }
+      const pass = await readLedgerOnce({
+        ledger,
+        size: ledgerDigest.size,
+        root: ledgerDigest.root,
+        accumulator: (options.accumulator ?? createFactsAccumulator)(),
+        outputs: rows.map((r) => r.output),
+      });
       report.ledgerRead = true;
-      report.ledgerEntries = read;
-      const result = accumulator.result();
-      facts = result;
-      if (read !== ledgerDigest.size || result.size !== ledgerDigest.size || result.rootHash !== ledgerDigest.root) {
-        throw new Error(
-          `the ledger pass read ${read} entries with root ${result.rootHash}, but the ledger reported ${ledgerDigest.size} entries with root ${ledgerDigest.root}`,
-        );
-      }
-      for (const r of active) {
-        try {
-          r.writer.write(r.sink.end());
-          const digest = r.writer.finish();
-          const current = hashFile(r.state.target);
-          const same = current !== null && current.hash === digest.hash && current.bytes === digest.bytes;
-          if (same && !check) rmSync(r.writer.tmp, { force: true });
-          r.state.output = { digest, same, ...(same && !check ? {} : { tmp: r.writer.tmp }) };
-          r.state.phase = "done";
-        } catch (error) {
-          r.writer.abort();
-          fail(r.state, error);
-        }
-      }
+      report.ledgerEntries = pass.read;
+      facts = pass.facts;
+      rows.forEach(({ state, output }, i) => {
+        const digest = pass.outputs[i]!;
+        if (digest instanceof Error) return fail(state, digest);
+        const current = digests.digest(state.target);
+        const same = current !== null && current.hash === digest.hash && current.bytes === digest.bytes;
+        if (same && !check) rmSync(output.tmp, { force: true });
+        state.output = { digest, same, ...(same && !check ? {} : { tmp: output.tmp }) };
+        state.phase = "done";
+      });
     }
 
     // --- documents, in dependency order
@@ -525,7 +445,7 @@ export function runPipeline(options: RunOptions): RunReport {
         const bytes = typeof generated === "string" ? Buffer.from(generated, "utf8") : generated;
         validateOutput(step, state.target, bytes);
         const digest = sha256Digest(bytes);
-        const current = hashFile(state.target);
+        const current = digests.digest(state.target);
         const same = current !== null && current.hash === digest.hash && current.bytes === digest.bytes;
         state.output = { digest, bytes, same };
         state.phase = "done";
@@ -675,6 +595,7 @@ export function runPipeline(options: RunOptions): RunReport {
             mkdirSync(dirname(s.target), { recursive: true });
             renameSync(out.tmp, s.target);
           } else writeAtomic(s.target, out.bytes!);
+          digests.remember(s.target, out.digest);
           written += 1;
         } else unchanged += 1;
         log(`${s.step.id} … ${out.same ? "unchanged" : "written"}`);
@@ -707,7 +628,11 @@ export function runPipeline(options: RunOptions): RunReport {
     if (failed > 0) report.ok = false;
     return report;
   } finally {
-    for (const writer of writers) writer.abort();
+    try {
+      digests.save();
+    } catch (error) {
+      log(`${options.digestCache}: not saved (${(error as Error).message}); the next run hashes the data files again`);
+    }
     for (const state of states.values()) if (state.output?.tmp) rmSync(state.output.tmp, { force: true });
     if (stageDir) rmSync(stageDir, { recursive: true, force: true });
   }
@@ -723,12 +648,12 @@ export function runPipeline(options: RunOptions): RunReport {
     return step.kind === "rows" && step.mediatype === "application/json" ? { type: "array", items: { $ref: id } } : id;
   }
 
-  /** Validates a streamed output piece by piece (CSV rows, JSON array items); null for other media. */
-  function streamValidator(step: Step, file: string): PieceValidator | null {
+  /** How the helper thread validates a streamed output (CSV rows, JSON array items); null for other media. */
+  function streamCheck(step: Step, file: string): OutputCheck | null {
     if (!step.schema) return null;
-    const validator = schemas.validator(JsonSchemaSet.idOf(step.schema));
-    if (step.mediatype === "text/csv") return new CsvValidator(file, tableSchemaOf(step), validator);
-    if (step.mediatype === "application/json") return new JsonArrayValidator(file, validator);
+    const common = { file, schemasDir: schemas.dir, schemaId: JsonSchemaSet.idOf(step.schema) };
+    if (step.mediatype === "text/csv") return { kind: "csv", ...common, table: tableSchemaOf(step) };
+    if (step.mediatype === "application/json") return { kind: "json-array", ...common };
     return null;
   }
 

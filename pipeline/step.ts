@@ -63,8 +63,11 @@ export interface DocumentStep extends StepBase {
 }
 
 export interface RowSink {
-  /** Text to append for this entry ("" for none). */
-  push(entry: LedgerEntry): string;
+  /**
+   * Text to append for this entry ("" for none). `payloadText` is the payload's JCS text as stored,
+   * which the pass checks against the ledger root: use it rather than canonicalizing again.
+   */
+  push(entry: LedgerEntry, payloadText: string): string;
   /** Text that closes the file. */
   end(): string;
 }

@@ -81,14 +81,14 @@ let pristine: string;
 let areas: string;
 let key: SigningKey;
 
-beforeAll(() => {
+beforeAll(async () => {
   ({ dir: root, cleanup } = tempDir("verify-test-"));
   pristine = join(root, "pristine");
   cpSync(join(REPO, "data", "schemas"), join(pristine, "schemas"), { recursive: true });
   const ledger = new SqliteLedger(join(root, "ledger.sqlite"), { origin: "test.example/ledger", durability: "normal", now: steppingClock() });
   ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
   key = loadSigningKey(DATASET_KEY, join(root, "state"), {});
-  const report = runPipeline({ dataDir: pristine, ledger, steps: STEPS, log: () => {}, signingKey: () => key });
+  const report = await runPipeline({ dataDir: pristine, ledger, steps: STEPS, log: () => {}, signingKey: () => key });
   ledger.close();
   expect(report.ok).toBe(true);
 });

@@ -344,8 +344,16 @@ export class CsvValidator {
     this.#parse(text.slice(0, end));
   }
 
+  /**
+   * Parses complete records with papaparse, each handed to #record as it is read (step mode: no
+   * array of the whole chunk's rows, which would survive young-generation collections and cost
+   * more in GC than the parse itself). A chunk ending in CRLF yields one empty record after it:
+   * each record is held back until the next arrives, and that last empty one is dropped.
+   */
   #parse(chunk: string): void {
-    const result = Papa.parse<string[]>(chunk, {
+    let failure: unknown = null;
+    let held: string[] | null = null;
+    Papa.parse<string[]>(chunk, {
       delimiter: ",",
       newline: "\r\n",
       quoteChar: '"',
@@ -353,16 +361,23 @@ export class CsvValidator {
       header: false,
       skipEmptyLines: false,
       dynamicTyping: false,
+      step: (result, parser) => {
+        if (failure !== null) return;
+        try {
+          if (held) this.#record(held);
+          held = null;
+          const error = result.errors[0];
+          if (error) throw new DataError(this.file, `row ${this.rows + 1 + (this.#headerSeen ? 0 : -1)}: ${error.message}`);
+          held = result.data;
+        } catch (error) {
+          failure = error;
+          parser.abort();
+        }
+      },
     });
-    const error = result.errors[0];
-    if (error) throw new DataError(this.file, `row ${this.rows + (error.row ?? 0) + (this.#headerSeen ? 1 : 0)}: ${error.message}`);
-    const records = result.data;
-    // A chunk ending in CRLF parses with one empty record after it.
-    if (chunk.endsWith("\r\n")) {
-      const last = records[records.length - 1];
-      if (last && last.length === 1 && last[0] === "") records.pop();
-    }
-    for (const record of records) this.#record(record);
+    if (failure !== null) throw failure;
+    const last = held as string[] | null;
+    if (last && !(chunk.endsWith("\r\n") && last.length === 1 && last[0] === "")) this.#record(last);
   }
 
   #record(record: string[]): void {

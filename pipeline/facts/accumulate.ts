@@ -6,8 +6,10 @@
  * waiting for their evaluation), never O(entries): a ledger of millions of events is read once.
  *
  * Decisions:
- * - `rootHash`: RFC 9162 root over the entries' leaves, each leaf the JCS text of the whole entry as
- *   given (so it equals the store's `rootHash()` for a sound ledger, and differs for a tampered one).
+ * - `rootHash` is the RFC 9162 root of the entries added, as the caller states it to `result()`: the
+ *   accumulator does no hashing. The runner's pass (pipeline/pass/ledger-pass.ts) rehashes every
+ *   entry it reads on a helper thread and checks that root against the ledger's before using the
+ *   facts; `factsOf` computes it from the entries.
  * - Payloads are taken as the event registry (core/ledger/events.ts) defines them: the pipeline
  *   reads a ledger that the store or the export verifier has validated. Entries of unknown types are
  *   counted in `eventCounts` and otherwise ignored.
@@ -45,7 +47,8 @@ const DAY_MS = 86_400_000;
 
 export interface FactsAccumulator {
   add(entry: LedgerEntry): void;
-  result(): LedgerFacts;
+  /** The facts so far, for the entries whose RFC 9162 root (`sha256:<hex>`) is `rootHash`. */
+  result(rootHash: string): LedgerFacts;
 }
 
 type SentinelState = Omit<SentinelFacts, "uptimeDays">;
@@ -61,7 +64,6 @@ function cycleOf(ts: string): string {
 }
 
 export function createFactsAccumulator(): FactsAccumulator {
-  const range = CompactRange.empty();
   let size = 0;
   let firstTs: string | null = null;
   let asOf: string | null = null;
@@ -110,7 +112,6 @@ export function createFactsAccumulator(): FactsAccumulator {
   }
 
   function add(entry: LedgerEntry): void {
-    range.append(leafHashOfText(canonicalize(entry)));
     size += 1;
     const { type, ts } = entry;
     if (firstTs === null) firstTs = ts;
@@ -247,7 +248,7 @@ export function createFactsAccumulator(): FactsAccumulator {
     }
   }
 
-  function result(): LedgerFacts {
+  function result(rootHash: string): LedgerFacts {
     const supplyRows = supplyCycle === null ? supplyByCycle.slice() : [
       ...supplyByCycle,
       { cycle: supplyCycle.cycle, ts: supplyCycle.ts, mintedShards: minted, burnedShards: burned, lockedShards: locked },
@@ -264,7 +265,7 @@ export function createFactsAccumulator(): FactsAccumulator {
     for (const key of [...eventCounts.keys()].sort()) counts[key] = eventCounts.get(key)!;
     return {
       size,
-      rootHash: formatDigest(range.root()),
+      rootHash,
       firstTs,
       asOf,
       sample: sample === null ? null : { ...sample },
@@ -282,9 +283,13 @@ export function createFactsAccumulator(): FactsAccumulator {
   return { add, result };
 }
 
-/** Facts of a whole sequence of entries (tests and small callers). */
+/** Facts of a whole sequence of entries, with their root computed here (tests and small callers). */
 export function factsOf(entries: Iterable<LedgerEntry>): LedgerFacts {
   const accumulator = createFactsAccumulator();
-  for (const entry of entries) accumulator.add(entry);
-  return accumulator.result();
+  const range = CompactRange.empty();
+  for (const entry of entries) {
+    range.append(leafHashOfText(canonicalize(entry)));
+    accumulator.add(entry);
+  }
+  return accumulator.result(formatDigest(range.root()));
 }

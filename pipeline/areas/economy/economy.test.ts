@@ -1,4 +1,5 @@
 import Papa from "papaparse";
+import { canonicalize } from "../../../core/canonical.ts";
 import { describe, expect, it } from "vitest";
 import { sealEntry, type JsonObject, type LedgerEntry } from "../../../core/ledger/entry.ts";
 import { CathedralMultiplierRow, Coordination, EconomyMii, MicMintingRow, RoiByCathedral, SentinelRoi, Supply } from "../../../core/schemas/economy.ts";
@@ -299,7 +300,7 @@ const LEDGER = entries([
 
 function runRows(step: RowsStep, list: readonly LedgerEntry[]): { text: string; pieces: string[] } {
   const { head, sink } = step.start({ pulse: [], sources: makeInputs(facts()).sources });
-  const pieces = list.map((e) => sink.push(e));
+  const pieces = list.map((e) => sink.push(e, canonicalize(e.payload)));
   return { text: head + pieces.join("") + sink.end(), pieces };
 }
 

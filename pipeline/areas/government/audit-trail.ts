@@ -85,11 +85,12 @@ export function agentOf(entry: Pick<LedgerEntry, "type" | "payload">): string {
 }
 
 // The JSON and CSV exports are fed the same entry object one after the other in the runner's single
-// pass: remembering the last row halves the canonicalization work of the audit trail.
+// pass: remembering the last row builds it once.
 let lastEntry: LedgerEntry | null = null;
 let lastRow: AuditTrailRow | null = null;
 
-export function auditRow(entry: LedgerEntry): AuditTrailRow {
+/** The row of an entry; `payloadText` is its payload's JCS text (canonicalized when not given). */
+export function auditRow(entry: LedgerEntry, payloadText?: string): AuditTrailRow {
   if (entry === lastEntry && lastRow) return lastRow;
   const payloadHash = entry.payload["attestation_hash"];
   lastEntry = entry;
@@ -97,7 +98,7 @@ export function auditRow(entry: LedgerEntry): AuditTrailRow {
     timestamp: entry.ts,
     event_type: entry.type,
     agent: agentOf(entry),
-    data: canonicalize(entry.payload),
+    data: payloadText ?? canonicalize(entry.payload),
     attestation_hash: typeof payloadHash === "string" && DIGEST_PATTERN.test(payloadHash) ? payloadHash : entry.hash,
   };
   return lastRow;
@@ -130,8 +131,8 @@ export const auditTrailJsonStep: RowsStep = {
     return {
       head: "[",
       sink: {
-        push(entry) {
-          return `${rows++ === 0 ? "\n" : ",\n"}${JSON.stringify(auditRow(entry))}`;
+        push(entry, payloadText) {
+          return `${rows++ === 0 ? "\n" : ",\n"}${JSON.stringify(auditRow(entry, payloadText))}`;
         },
         end() {
           return rows === 0 ? "]\n" : "\n]\n";
@@ -154,7 +155,7 @@ export const auditTrailCsvStep: RowsStep = {
     return {
       head: writer.header,
       sink: {
-        push: (entry) => writer.row(auditRow(entry)),
+        push: (entry, payloadText) => writer.row(auditRow(entry, payloadText)),
         end: () => "",
       },
     };

@@ -119,7 +119,7 @@ function withDependencies(step: DocumentStep, input: GeneratorInputs): Map<strin
 function streamRows(step: RowsStep, entries: readonly LedgerEntry[]): string {
   const { head, sink } = step.start({ pulse: [], sources: repoSources() });
   let out = head;
-  for (const entry of entries) out += sink.push(entry);
+  for (const entry of entries) out += sink.push(entry, canonicalize(entry.payload));
   return out + sink.end();
 }
 
@@ -369,7 +369,7 @@ const ENTRIES = makeLedgerEntries([
 
 describe("audit trail", () => {
   it("maps each entry to a row: agent, JCS data, attestation hash", () => {
-    const rows = ENTRIES.map(auditRow);
+    const rows = ENTRIES.map((e) => auditRow(e));
     expect(rows.map((r) => r.agent)).toEqual([
       "pipeline/seed",
       "atlas",
@@ -396,14 +396,14 @@ describe("audit trail", () => {
 
   it("streams the JSON export entry by entry as an array of rows", () => {
     const { head, sink } = auditTrailJsonStep.start({ pulse: [], sources: repoSources() });
-    const pieces = [head, ...ENTRIES.map((e) => sink.push(e)), sink.end()];
+    const pieces = [head, ...ENTRIES.map((e) => sink.push(e, canonicalize(e.payload))), sink.end()];
     expect(pieces[0]).toBe("[");
     expect(pieces[1]).toBe(`\n${JSON.stringify(auditRow(ENTRIES[0] as LedgerEntry))}`);
     expect(pieces[2]).toBe(`,\n${JSON.stringify(auditRow(ENTRIES[1] as LedgerEntry))}`);
     const out = pieces.join("");
     expect(out.startsWith("[\n{")).toBe(true);
     expect(out.endsWith("}\n]\n")).toBe(true);
-    expect(JSON.parse(out)).toEqual(ENTRIES.map(auditRow));
+    expect(JSON.parse(out)).toEqual(ENTRIES.map((e) => auditRow(e)));
     expect(streamRows(auditTrailJsonStep, [])).toBe("[]\n");
     expect(JSON.parse(streamRows(auditTrailJsonStep, []))).toEqual([]);
   });
@@ -417,7 +417,7 @@ describe("audit trail", () => {
     const parsed = Papa.parse<Record<string, string>>(out.slice(0, -2), { header: true, newline: "\r\n", skipEmptyLines: false });
     expect(parsed.errors).toEqual([]);
     expect(parsed.meta.fields).toEqual([...AUDIT_COLUMNS]);
-    expect(parsed.data).toEqual(ENTRIES.map(auditRow));
+    expect(parsed.data).toEqual(ENTRIES.map((e) => auditRow(e)));
     // The attestation's data holds a comma, quotes and CR LF: quoted, quotes doubled.
     const attestation = auditRow(ENTRIES[2] as LedgerEntry);
     expect(attestation.data).toMatch(/[",\r\n]/);

@@ -1,0 +1,52 @@
+import { readFileSync, utimesSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../store/test-helpers.ts";
+import { DigestCache } from "./digest-cache.ts";
+import { hashFile } from "./verify.ts";
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir("digest-cache-")));
+afterEach(() => cleanup());
+
+describe("DigestCache", () => {
+  it("hashes a file once, then trusts the digest while stat agrees, across runs", () => {
+    const file = join(dir, "data.csv");
+    writeFileSync(file, "a,b\r\n1,2\r\n");
+    const cacheFile = join(dir, "state", "digests.json");
+    const first = new DigestCache(cacheFile);
+    expect(first.digest(file)).toEqual(hashFile(file));
+    expect(first.digest(join(dir, "missing"))).toBeNull();
+    // What a later run trusts is what was recorded: a planted digest shows the file is not re-read.
+    first.remember(file, { bytes: 11, hash: `sha256:${"0".repeat(64)}` });
+    first.save();
+    expect(JSON.parse(readFileSync(cacheFile, "utf8")).version).toBe(1);
+    expect(new DigestCache(cacheFile).digest(file)).toEqual({ bytes: 11, hash: `sha256:${"0".repeat(64)}` });
+  });
+
+  it("hashes again after any write, even one of the same size with the old mtime put back", () => {
+    const file = join(dir, "data.csv");
+    writeFileSync(file, "a,b\r\n1,2\r\n");
+    const cacheFile = join(dir, "digests.json");
+    const cache = new DigestCache(cacheFile);
+    cache.digest(file);
+    cache.save();
+    const before = statSync(file);
+    writeFileSync(file, "a,b\r\n1,3\r\n");
+    utimesSync(file, before.atime, before.mtime);
+    expect(new DigestCache(cacheFile).digest(file)).toEqual(hashFile(file));
+  });
+
+  it("without a file, or with an unreadable one, remembers nothing and hashes every time", () => {
+    const file = join(dir, "data.csv");
+    writeFileSync(file, "x");
+    const none = new DigestCache(null);
+    none.remember(file, { bytes: 1, hash: `sha256:${"0".repeat(64)}` });
+    expect(none.digest(file)).toEqual(hashFile(file));
+    none.save();
+    const garbled = join(dir, "garbled.json");
+    writeFileSync(garbled, "{ not json");
+    expect(new DigestCache(garbled).digest(file)).toEqual(hashFile(file));
+  });
+});

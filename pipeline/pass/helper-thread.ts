@@ -1,0 +1,186 @@
+/**
+ * The pass helper thread: the hashing, validating and writing half of the one ledger pass
+ * (pipeline/pass/ledger-pass.ts), run on a second core beside the thread that reads the ledger.
+ * Started by pipeline/pass/helper.ts; it loads as plain TypeScript (Node's type stripping) or
+ * through tsx, whichever loaded its parent.
+ *
+ * It keeps two kinds of state, fed by messages in order:
+ * - the RFC 9162 tree of the entries read so far (core/merkle-stream.ts): each entry's JCS text is
+ *   a leaf, so the root of what the reader actually consumed is checked against the ledger's root;
+ * - the streamed outputs: each text piece is validated (JSON array items or CSV rows against their
+ *   schemas, pipeline/verify.ts), hashed and written to the output's temporary file. The first
+ *   problem of an output is kept and reported when the output is finished; later pieces are dropped.
+ *
+ * Every message is acknowledged (`ack`) once handled, which is how the main thread bounds the queue.
+ */
+import { createHash, type Hash } from "node:crypto";
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import { parentPort, workerData } from "node:worker_threads";
+import { StreamingRoot } from "../../core/merkle-stream.ts";
+import type { TableSchema } from "../manifest.ts";
+import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet, type FileDigest } from "../verify.ts";
+
+/** How a streamed output is validated: its row schema, and for CSV the Table Schema. */
+export type OutputCheck =
+  | { kind: "json-array"; file: string; schemasDir: string; schemaId: string }
+  | { kind: "csv"; file: string; schemasDir: string; schemaId: string; table: TableSchema };
+
+/** The shared memory the main thread fills (pipeline/pass/helper.ts), cut into slots. */
+export interface HelperSetup {
+  memory: SharedArrayBuffer;
+  slotBytes: number;
+}
+
+/**
+ * Stream 0 carries the leaves (0x00 ‖ entry JCS text, back to back: core/merkle-stream.ts), the
+ * other ids are outputs. `bytes` is UTF-8 in a shared slot, `text` a piece too large for one.
+ */
+export type HelperRequest =
+  | { op: "open"; id: number; tmp: string; check: OutputCheck | null }
+  | { op: "bytes"; id: number; slot: number; length: number }
+  | { op: "text"; id: number; text: string }
+  | { op: "finish"; id: number; reply: number }
+  | { op: "abort"; id: number }
+  | { op: "root"; reply: number };
+
+/** A failure carried across the thread boundary; `file` and `problem` when it was a DataError. */
+export interface HelperError {
+  message: string;
+  file?: string;
+  problem?: string;
+}
+
+export type HelperAnswer =
+  | { op: "ack" }
+  | { op: "reply"; reply: number; value: FileDigest | { size: number; root: Uint8Array } }
+  | { op: "reply"; reply: number; error: HelperError };
+
+interface Validator {
+  feed(text: string): void;
+  end(): void;
+}
+
+/** One streamed output. A failure to open it is kept like any other: reported at finish. */
+class OutputFile {
+  readonly tmp: string;
+  readonly #hash: Hash = createHash("sha256");
+  #fd: number | null = null;
+  #validator: Validator | null = null;
+  #bytes = 0;
+  problem: unknown = null;
+
+  constructor(tmp: string, check: OutputCheck | null) {
+    this.tmp = tmp;
+    try {
+      this.#validator = validatorFor(check);
+      mkdirSync(dirname(tmp), { recursive: true });
+      this.#fd = openSync(tmp, "w");
+    } catch (error) {
+      this.problem = error;
+    }
+  }
+
+  /** Appends UTF-8 bytes that hold whole characters. */
+  write(bytes: Buffer): void {
+    if (this.problem !== null) return;
+    try {
+      this.#validator?.feed(bytes.toString("utf8"));
+      this.#hash.update(bytes);
+      writeSync(this.#fd!, bytes);
+      this.#bytes += bytes.length;
+    } catch (error) {
+      this.problem = error;
+    }
+  }
+
+  finish(): FileDigest {
+    this.#close();
+    if (this.problem !== null) throw this.problem;
+    this.#validator?.end();
+    return { bytes: this.#bytes, hash: `sha256:${this.#hash.digest("hex")}` };
+  }
+
+  abort(): void {
+    this.#close();
+    rmSync(this.tmp, { force: true });
+  }
+
+  #close(): void {
+    if (this.#fd === null) return;
+    closeSync(this.#fd);
+    this.#fd = null;
+  }
+}
+
+const LEAVES = 0;
+
+const schemaSets = new Map<string, JsonSchemaSet>();
+
+function validatorFor(check: OutputCheck | null): Validator | null {
+  if (check === null) return null;
+  let schemas = schemaSets.get(check.schemasDir);
+  if (!schemas) {
+    schemas = new JsonSchemaSet(check.schemasDir, { formats: "fast" });
+    schemaSets.set(check.schemasDir, schemas);
+  }
+  const row = schemas.validator(check.schemaId);
+  return check.kind === "csv" ? new CsvValidator(check.file, check.table, row) : new JsonArrayValidator(check.file, row);
+}
+
+function helperError(error: unknown): HelperError {
+  if (error instanceof DataError) return { message: error.message, file: error.file, problem: error.problem };
+  return { message: error instanceof Error ? error.message : String(error) };
+}
+
+const port = parentPort;
+if (port) {
+  const { memory, slotBytes } = workerData as HelperSetup;
+  const tree = new StreamingRoot();
+  const outputs = new Map<number, OutputFile>();
+  const answer = (message: HelperAnswer) => port.postMessage(message);
+
+  const take = (id: number, bytes: Buffer): void => {
+    if (id === LEAVES) tree.appendLeafInputs(bytes);
+    else outputs.get(id)?.write(bytes);
+  };
+
+  const handle = (request: HelperRequest): void => {
+    switch (request.op) {
+      case "bytes":
+        // A view of the slot: used here and now, the slot is the main thread's again after the ack.
+        take(request.id, Buffer.from(memory, request.slot * slotBytes, request.length));
+        return;
+      case "text":
+        take(request.id, Buffer.from(request.text, "utf8"));
+        return;
+      case "open":
+        outputs.set(request.id, new OutputFile(request.tmp, request.check));
+        return;
+      case "finish": {
+        const output = outputs.get(request.id);
+        outputs.delete(request.id);
+        try {
+          if (!output) throw new Error(`output ${request.id} was never opened`);
+          answer({ op: "reply", reply: request.reply, value: output.finish() });
+        } catch (error) {
+          output?.abort();
+          answer({ op: "reply", reply: request.reply, error: helperError(error) });
+        }
+        return;
+      }
+      case "abort":
+        outputs.get(request.id)?.abort();
+        outputs.delete(request.id);
+        return;
+      case "root":
+        answer({ op: "reply", reply: request.reply, value: { size: tree.size, root: tree.root() } });
+        return;
+    }
+  };
+
+  port.on("message", (request: HelperRequest) => {
+    handle(request);
+    answer({ op: "ack" });
+  });
+}

@@ -1,0 +1,102 @@
+import { existsSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { leafHash, rootHash } from "../../core/merkle.ts";
+import { tempDir } from "../../store/test-helpers.ts";
+import { DataError } from "../verify.ts";
+import { PassHelper } from "./helper.ts";
+import type { OutputCheck } from "./helper-thread.ts";
+
+const REPO = new URL("../..", import.meta.url).pathname;
+const SCHEMAS = join(REPO, "data", "schemas");
+const ROW = { timestamp: "2026-01-01T00:00:00.000Z", event_type: "mic_burn", agent: "treasury", data: "{}", attestation_hash: `sha256:${"ab".repeat(32)}` };
+const jsonCheck = (file: string): OutputCheck => ({ kind: "json-array", file, schemasDir: SCHEMAS, schemaId: "https://integrity-platform.example/schemas/government/audit-trail-row.schema.json" });
+
+let dir: string;
+let cleanup: () => void;
+let helper: PassHelper;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir("pass-helper-"));
+  helper = new PassHelper(4);
+});
+afterEach(async () => {
+  await helper.close();
+  cleanup();
+});
+
+describe("the pass helper thread", () => {
+  it("hashes leaf texts into the RFC 9162 root, across batches", async () => {
+    expect(Buffer.from((await helper.root()).root).toString("hex")).toBe(Buffer.from(rootHash([])).toString("hex"));
+    const texts = Array.from({ length: 10_000 }, (_, i) => `{"n":${i},"text":"é ${"x".repeat(i % 50)}"}`);
+    for (const text of texts) helper.leaf(text);
+    const tree = await helper.root();
+    expect(tree.size).toBe(texts.length);
+    expect(Buffer.from(tree.root)).toEqual(Buffer.from(rootHash(texts.map((t) => leafHash(new TextEncoder().encode(t))))));
+  });
+
+  it("validates, hashes and writes a streamed output", async () => {
+    const tmp = join(dir, "out", "export.json.tmp");
+    const id = helper.open(tmp, jsonCheck("export.json"));
+    const text = `[\n${Array.from({ length: 3000 }, () => JSON.stringify(ROW)).join(",\n")}\n]\n`;
+    for (let i = 0; i < text.length; i += 7777) helper.write(id, text.slice(i, i + 7777));
+    const digest = await helper.finish(id);
+    expect(readFileSync(tmp, "utf8")).toBe(text);
+    expect(digest).toEqual({ bytes: Buffer.byteLength(text), hash: `sha256:${createHash("sha256").update(text).digest("hex")}` });
+  });
+
+  it("reports an output's first problem at finish, as a DataError naming the file and item, and removes it", async () => {
+    const tmp = join(dir, "bad.json.tmp");
+    const id = helper.open(tmp, jsonCheck("export.json"));
+    helper.write(id, `[\n${JSON.stringify(ROW)},\n${JSON.stringify({ ...ROW, agent: "" })}\n]\n`);
+    const error = await helper.finish(id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataError);
+    expect((error as DataError).message).toMatch(/^export\.json: item 2 does not match its JSON Schema/);
+    expect(existsSync(tmp)).toBe(false);
+
+    const missing = helper.open(join(dir, "x.tmp"), { ...jsonCheck("x.json"), schemaId: "https://integrity-platform.example/schemas/none.schema.json" });
+    await expect(helper.finish(missing)).rejects.toThrow(/no JSON Schema with \$id/);
+    const aborted = helper.open(join(dir, "aborted.tmp"), null);
+    helper.write(aborted, "text");
+    helper.abort(aborted);
+    await helper.root(); // messages are handled in order: the abort is done
+    expect(existsSync(join(dir, "aborted.tmp"))).toBe(false);
+  });
+
+  it("bounds what is in flight: full once the slots run short, room once the helper catches up", async () => {
+    const id = helper.open(join(dir, "big.tmp"), null);
+    let sawFull = false;
+    const piece = "y".repeat(1 << 16);
+    for (let i = 0; i < 1024; i++) {
+      helper.write(id, piece);
+      if (helper.full) {
+        sawFull = true;
+        await helper.room();
+        expect(helper.full).toBe(false);
+      }
+    }
+    expect(sawFull).toBe(true);
+    // A piece larger than a slot travels whole.
+    helper.write(id, "z".repeat(3 << 20));
+    const digest = await helper.finish(id);
+    expect(digest.bytes).toBe((64 << 20) + (3 << 20));
+    expect(digest.hash).toBe(`sha256:${createHash("sha256").update(piece.repeat(1024)).update("z".repeat(3 << 20)).digest("hex")}`);
+  });
+
+  it("hands out no more outputs than it was started for", () => {
+    for (let i = 0; i < 4; i++) helper.open(join(dir, `o${i}.tmp`), null);
+    expect(() => helper.open(join(dir, "one-too-many.tmp"), null)).toThrow(/started for 4 output/);
+  });
+
+  it("fails every call, never hangs, when the helper thread dies or cannot start", async () => {
+    const dying = new PassHelper(1, new URL("data:text/javascript,process.exit(3)"));
+    await expect(dying.root()).rejects.toThrow(/the pass helper thread stopped \(exit code 3\)/);
+    expect(() => dying.open(join(dir, "late.tmp"), null)).toThrow(/exit code 3/);
+    await expect(dying.room()).rejects.toThrow(/exit code 3/);
+    await dying.close();
+
+    const broken = new PassHelper(1, new URL("data:text/javascript,throw new Error('cannot load')"));
+    await expect(broken.root()).rejects.toThrow(/the pass helper thread failed: cannot load/);
+    await broken.close();
+  });
+});

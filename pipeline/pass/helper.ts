@@ -1,0 +1,209 @@
+/**
+ * The main thread's handle on the pass helper thread (pipeline/pass/helper-thread.ts).
+ *
+ * - Text travels through shared memory: a SharedArrayBuffer cut into SLOTS slots of SLOT_BYTES.
+ *   Each stream (the leaves, each output) fills a slot with UTF-8 and posts only its number and
+ *   length; the helper reads the bytes in place. Encoding straight into shared memory costs a
+ *   quarter of joining pieces into a string and having postMessage copy it.
+ * - A slot is the helper's from the moment it is posted until the message is acknowledged.
+ *   Backpressure follows: `full` is true when fewer free slots remain than one per stream, and
+ *   `room()` resolves once the helper has handed enough back. A caller that awaits `room()`
+ *   whenever `full` (at most one piece per stream in between) never runs out of slots.
+ * - A piece too large for a slot travels as a string message instead.
+ * - A helper that dies (an exception outside a handler, a failed start) fails every pending and
+ *   later call with its error: the pass then fails, it never hangs.
+ */
+import { Worker } from "node:worker_threads";
+import { DataError, type FileDigest } from "../verify.ts";
+import type { HelperAnswer, HelperError, HelperRequest, HelperSetup, OutputCheck } from "./helper-thread.ts";
+
+const SLOT_BYTES = 1 << 20;
+/** Slots beyond one per stream: how far the reader may run ahead of the helper. */
+const SPARE_SLOTS = 16;
+/** The stream of leaf texts; outputs are numbered from 1. */
+const LEAVES = 0;
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/** The slot a stream is filling, and how many bytes of it are used. */
+interface Stream {
+  slot: number | null;
+  used: number;
+}
+
+function errorOf(e: HelperError): Error {
+  return e.file !== undefined && e.problem !== undefined ? new DataError(e.file, e.problem) : new Error(e.message);
+}
+
+export class PassHelper {
+  readonly #worker: Worker;
+  readonly #outputs: number;
+  readonly #memory: Buffer;
+  readonly #free: number[];
+  /** The slot (or null) of each message not yet acknowledged, in posting order. */
+  readonly #inFlight: (number | null)[] = [];
+  readonly #streams = new Map<number, Stream>([[LEAVES, { slot: null, used: 0 }]]);
+  #failure: Error | null = null;
+  #closing = false;
+  #waiting: Pending | null = null;
+  readonly #replies = new Map<number, Pending>();
+  #nextReply = 1;
+  #nextOutput = 1;
+
+  /**
+   * `outputs`: how many outputs will be opened (each stream gets two slots, plus SPARE_SLOTS).
+   * `thread` is the helper's script (tests start others to see a dying helper handled).
+   */
+  constructor(outputs: number, thread: URL = new URL("./helper-thread.ts", import.meta.url)) {
+    this.#outputs = outputs;
+    const slots = 2 * (outputs + 1) + SPARE_SLOTS;
+    this.#memory = Buffer.from(new SharedArrayBuffer(slots * SLOT_BYTES));
+    this.#free = Array.from({ length: slots }, (_, i) => i);
+    const setup: HelperSetup = { memory: this.#memory.buffer as SharedArrayBuffer, slotBytes: SLOT_BYTES };
+    // A small young generation keeps the helper's heap (and the process's peak memory) low; the
+    // helper's garbage is short-lived text that a scavenge of this size handles well.
+    this.#worker = new Worker(thread, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: 32 } });
+    this.#worker.on("message", (message: HelperAnswer) => {
+      if (message.op === "ack") return this.#acknowledged();
+      const pending = this.#replies.get(message.reply);
+      this.#replies.delete(message.reply);
+      if ("error" in message) pending?.reject(errorOf(message.error));
+      else pending?.resolve(message.value);
+    });
+    this.#worker.on("error", (error) => this.#fail(new Error(`the pass helper thread failed: ${error.message}`)));
+    this.#worker.on("exit", (code) => {
+      if (!this.#closing) this.#fail(new Error(`the pass helper thread stopped (exit code ${code})`));
+    });
+  }
+
+  /** Too few free slots for one more piece per stream: await `room()` before writing more. */
+  get full(): boolean {
+    return this.#free.length <= this.#streams.size;
+  }
+
+  room(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (!this.full) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve: () => resolve(), reject };
+    });
+  }
+
+  /** Hashes one entry's JCS text into the helper's tree (in ledger order), as 0x00 ‖ UTF-8 text. */
+  leaf(text: string): void {
+    this.#append(LEAVES, text, true);
+  }
+
+  /** The size and RFC 9162 root of every leaf given so far. */
+  async root(): Promise<{ size: number; root: Uint8Array }> {
+    this.#flush(LEAVES);
+    return (await this.#call((reply) => ({ op: "root", reply }))) as { size: number; root: Uint8Array };
+  }
+
+  /** Starts a streamed output written to `tmp`, validated by `check`; returns its handle. */
+  open(tmp: string, check: OutputCheck | null): number {
+    if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
+    const id = this.#nextOutput++;
+    this.#post({ op: "open", id, tmp, check });
+    this.#streams.set(id, { slot: null, used: 0 });
+    return id;
+  }
+
+  write(id: number, text: string): void {
+    if (text !== "") this.#append(id, text, false);
+  }
+
+  /** Closes the output: its size and sha256, or its first validation or write problem. */
+  async finish(id: number): Promise<FileDigest> {
+    this.#flush(id);
+    this.#streams.delete(id);
+    return (await this.#call((reply) => ({ op: "finish", id, reply }))) as FileDigest;
+  }
+
+  /** Drops the output and removes its temporary file. */
+  abort(id: number): void {
+    const stream = this.#streams.get(id);
+    this.#streams.delete(id);
+    if (stream?.slot != null) this.#free.push(stream.slot);
+    if (!this.#failure) this.#post({ op: "abort", id });
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#worker.terminate();
+  }
+
+  #append(id: number, text: string, leaf: boolean): void {
+    const stream = this.#streams.get(id);
+    if (!stream) throw new Error(`output ${id} is not open`);
+    // A UTF-16 unit takes at most 3 UTF-8 bytes, and a leaf one more for its prefix.
+    const most = text.length * 3 + (leaf ? 1 : 0);
+    if (stream.slot !== null && most > SLOT_BYTES - stream.used) this.#flush(id);
+    if (most > SLOT_BYTES) {
+      this.#post({ op: "text", id, text: leaf ? `\u0000${text}` : text });
+      return;
+    }
+    if (stream.slot === null) {
+      const slot = this.#free.pop();
+      if (slot === undefined) throw new Error("the pass helper has no free slot: the caller did not await room()");
+      stream.slot = slot;
+      stream.used = 0;
+    }
+    let at = stream.slot * SLOT_BYTES + stream.used;
+    if (leaf) this.#memory[at++] = 0x00;
+    stream.used = at + this.#memory.write(text, at) - stream.slot * SLOT_BYTES;
+  }
+
+  /** Posts the stream's slot, if it holds anything. */
+  #flush(id: number): void {
+    const stream = this.#streams.get(id);
+    if (!stream || stream.slot === null) return;
+    const { slot, used } = stream;
+    stream.slot = null;
+    stream.used = 0;
+    if (used === 0) this.#free.push(slot);
+    else this.#post({ op: "bytes", id, slot, length: used }, slot);
+  }
+
+  #post(request: HelperRequest, slot: number | null = null): void {
+    if (this.#failure) throw this.#failure;
+    this.#inFlight.push(slot);
+    this.#worker.postMessage(request);
+  }
+
+  /** The helper handled the oldest message: its slot is free again. */
+  #acknowledged(): void {
+    const slot = this.#inFlight.shift();
+    if (slot != null) this.#free.push(slot);
+    if (this.#waiting && !this.full) {
+      const waiting = this.#waiting;
+      this.#waiting = null;
+      waiting.resolve(undefined);
+    }
+  }
+
+  #call(request: (reply: number) => HelperRequest): Promise<unknown> {
+    const reply = this.#nextReply++;
+    return new Promise((resolve, reject) => {
+      this.#replies.set(reply, { resolve, reject });
+      try {
+        this.#post(request(reply));
+      } catch (error) {
+        this.#replies.delete(reply);
+        reject(error as Error);
+      }
+    });
+  }
+
+  #fail(error: Error): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    this.#waiting?.reject(error);
+    this.#waiting = null;
+    for (const pending of this.#replies.values()) pending.reject(error);
+    this.#replies.clear();
+  }
+}

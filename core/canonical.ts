@@ -96,7 +96,7 @@ function writeObject(obj: object, path: (string | number)[], seen: object[]): st
   if (Object.getOwnPropertySymbols(obj).length > 0) fail('a symbol-keyed property', path);
   const keys = Object.keys(obj);
   if (keys.length === 0) return '{}';
-  keys.sort();
+  sortKeys(keys);
   seen.push(obj);
   const rec = obj as Record<string, unknown>;
   let out = '{';
@@ -108,6 +108,26 @@ function writeObject(obj: object, path: (string | number)[], seen: object[]): st
   }
   seen.pop();
   return out + '}';
+}
+
+/**
+ * Sorts by UTF-16 code units, like the default Array#sort: insertion sort for the few keys of a
+ * typical record (cheaper than a call into the generic sort), Array#sort beyond.
+ */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 12) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j -= 1;
+    }
+    keys[j + 1] = key;
+  }
 }
 
 /** A name for the error message only: "Date", "Map", a class name, or "custom prototype". */

@@ -44,6 +44,11 @@ export class CompactRange {
     return this.#size;
   }
 
+  /** The hashes of the right edge, largest subtree first (their heights follow from `size`). */
+  get edge(): readonly Uint8Array[] {
+    return this.#hashes.slice();
+  }
+
   clone(): CompactRange {
     return new CompactRange(this.#size, this.#levels.slice(), this.#hashes.slice());
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CompactRange } from "./compact-range.ts";
 import { leafHash, rootHash } from "./merkle.ts";
 import { StreamingRoot } from "./merkle-stream.ts";
 
@@ -30,5 +31,23 @@ describe("StreamingRoot", () => {
     expect(() => stream.appendLeafInputs(Buffer.from("a"))).toThrow(/leaf prefix/);
     stream.appendLeafInputs(Buffer.alloc(0));
     expect(stream.size).toBe(2);
+  });
+
+  it("resumes from a CompactRange's right edge and reports the subtrees each leaf completes, as CompactRange does", () => {
+    const leaves = Array.from({ length: 300 }, (_, i) => leafHash(encoder.encode(text(i))));
+    for (const start of [0, 1, 2, 3, 7, 16, 37, 64, 255]) {
+      const range = CompactRange.empty();
+      for (const leaf of leaves.slice(0, start)) range.append(leaf);
+      const stream = StreamingRoot.resume(start, range.edge);
+      const fromRange: string[] = [];
+      const fromStream: string[] = [];
+      for (const leaf of leaves.slice(start)) {
+        range.append(leaf, (level, index, hash) => fromRange.push(`${level}/${index}/${Buffer.from(hash).toString("hex")}`));
+        stream.appendLeafHash(Buffer.from(leaf).toString("latin1"), (level, index, hash) => fromStream.push(`${level}/${index}/${Buffer.from(hash, "latin1").toString("hex")}`));
+      }
+      expect(fromStream, `from ${start}`).toEqual(fromRange);
+      expect(Buffer.from(stream.root())).toEqual(Buffer.from(rootHash(leaves)));
+    }
+    expect(() => StreamingRoot.resume(3, [])).toThrow(/a tree of 3 leaves has 2 edge hashes, not 0/);
   });
 });

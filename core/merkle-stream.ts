@@ -12,14 +12,42 @@ import { hash } from "node:crypto";
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
 
+/** Called for every perfect subtree an append completes: 2^level leaves from index·2^level. */
+export type StreamSubtreeListener = (level: number, index: number, hash: string) => void;
+
 export class StreamingRoot {
   /** Roots of the perfect subtrees of the right edge, largest first. */
   readonly #edge: string[] = [];
   #size = 0;
   readonly #scratch = Buffer.alloc(65);
 
+  /** Continues a tree of `size` leaves from its right edge (core/compact-range.ts `edge`). */
+  static resume(size: number, edge: readonly Uint8Array[]): StreamingRoot {
+    let subtrees = 0;
+    for (let s = size; s > 0; s = Math.floor(s / 2)) subtrees += s % 2;
+    if (!Number.isSafeInteger(size) || size < 0 || edge.length !== subtrees) throw new RangeError(`a tree of ${size} leaves has ${subtrees} edge hashes, not ${edge.length}`);
+    const stream = new StreamingRoot();
+    stream.#size = size;
+    for (const hash of edge) stream.#edge.push(Buffer.from(hash).toString("latin1"));
+    return stream;
+  }
+
   get size(): number {
     return this.#size;
+  }
+
+  /** Appends one leaf by its hash (32 bytes as a latin1 string), reporting completed subtrees. */
+  appendLeafHash(leaf: string, onComplete?: StreamSubtreeListener): void {
+    let h = leaf;
+    let level = 0;
+    // Each trailing 1 bit of the old size is a perfect subtree the new leaf completes.
+    for (let s = this.#size; s % 2 === 1; s = (s - 1) / 2) {
+      h = this.#node(this.#edge.pop()!, h);
+      level += 1;
+      onComplete?.(level, (this.#size + 1) / 2 ** level - 1, h);
+    }
+    this.#edge.push(h);
+    this.#size += 1;
   }
 
   /**
@@ -33,7 +61,7 @@ export class StreamingRoot {
     while (start < batch.length) {
       const next = batch.indexOf(LEAF_PREFIX, start + 1);
       const end = next === -1 ? batch.length : next;
-      this.#append(hash("sha256", batch.subarray(start, end), "binary"));
+      this.appendLeafHash(hash("sha256", batch.subarray(start, end), "binary"));
       start = end;
     }
   }
@@ -44,14 +72,6 @@ export class StreamingRoot {
     let root = this.#edge[this.#edge.length - 1]!;
     for (let i = this.#edge.length - 2; i >= 0; i--) root = this.#node(this.#edge[i]!, root);
     return new Uint8Array(Buffer.from(root, "binary"));
-  }
-
-  #append(leaf: string): void {
-    let h = leaf;
-    // Each trailing 1 bit of the old size is a perfect subtree the new leaf completes.
-    for (let s = this.#size; s % 2 === 1; s = (s - 1) / 2) h = this.#node(this.#edge.pop()!, h);
-    this.#edge.push(h);
-    this.#size += 1;
   }
 
   #node(left: string, right: string): string {

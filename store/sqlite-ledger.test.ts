@@ -7,7 +7,7 @@ import { sealEntry } from "../core/ledger/entry.ts";
 import { LedgerAppendError } from "../core/ledger/store.ts";
 import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
+import { MAX_PAYLOAD_BYTES, PIPELINED_BATCH, SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
 
 const ORIGIN = "test.example/ledger";
@@ -264,3 +264,62 @@ function runAndKill(path: string, ms: number): Promise<number> {
     });
   });
 }
+
+describe("large batches on the append helper thread", () => {
+  const stamped = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({ ...sampleEvent(from + i), ts: new Date(Date.parse("2026-01-01T00:00:00.000Z") + from + i).toISOString() }));
+  const rows = (ledger: SqliteLedger, sql: string) => {
+    const raw = new DatabaseSync(ledger.path, { readOnly: true });
+    try {
+      return raw.prepare(sql).all();
+    } finally {
+      raw.close();
+    }
+  };
+
+  it("writes the very rows, subtrees and root that one-by-one sealing writes", () => {
+    const piped = openLedger("piped.sqlite");
+    const here = openLedger("here.sqlite");
+    // A small start, so the big batches resume from a right edge that is not a power of two.
+    for (const ledger of [piped, here]) ledger.append(stamped(0, 37));
+    const written = piped.append(stamped(37, PIPELINED_BATCH * 12 + 5));
+    piped.append(stamped(37 + written.length, 3000));
+    for (let n = 37; n < 37 + written.length + 3000; n += 200) here.append(stamped(n, Math.min(200, 37 + written.length + 3000 - n)));
+    expect(piped.size()).toBe(here.size());
+    expect(written).toEqual([...here.entries(37, 37 + written.length)]);
+    expect(rows(piped, "SELECT * FROM entries ORDER BY seq")).toEqual(rows(here, "SELECT * FROM entries ORDER BY seq"));
+    expect(rows(piped, "SELECT * FROM subtrees ORDER BY level, idx")).toEqual(rows(here, "SELECT * FROM subtrees ORDER BY level, idx"));
+    expect(equalBytes(piped.rootHash(), here.rootHash())).toBe(true);
+    expect(piped.verify().ok).toBe(true);
+  });
+
+  it("refuses the whole batch, naming the event, and stays usable", () => {
+    const ledger = openLedger();
+    ledger.append(stamped(0, 10));
+    const batch = stamped(10, 3000);
+    batch[2501] = { ...batch[2501]!, payload: { ...batch[2501]!.payload, amount_shards: "-5" } };
+    expect(() => ledger.append(batch)).toThrow(/^event 2501: invalid mic_mint payload: amount_shards/);
+    const dated = stamped(10, 3000);
+    dated[1700] = { ...dated[1700]!, payload: { ...dated[1700]!.payload, when: new Date() } as never };
+    expect(() => ledger.append(dated)).toThrow(/^event 1700: invalid .* payload: cannot canonicalize a non-plain object \(Date\)/);
+    const huge = stamped(10, 3000);
+    const tooLarge = { type: "sample.generated", payload: { generator: "test", seed: "1", notice: "é".repeat(MAX_PAYLOAD_BYTES / 2) } };
+    huge[3] = { ...tooLarge, ts: huge[3]!.ts };
+    expect(() => ledger.append(huge)).toThrow(/^event 3: payload is 1048\d+ bytes of JCS text; the limit is 1048576/);
+    expect(() => ledger.append([tooLarge])).toThrow(/^event 0: payload is 1048\d+ bytes/);
+    const late = stamped(10, 3000);
+    late[2999] = { ...late[2999]!, ts: "2025-01-01T00:00:00.000Z" };
+    expect(() => ledger.append(late)).toThrow(/^event 2999: ts 2025-01-01T00:00:00.000Z is earlier than the last entry's/);
+    expect(ledger.size()).toBe(10);
+    expect(ledger.append(stamped(10, 3000))).toHaveLength(3000);
+    expect(ledger.verify()).toMatchObject({ ok: true, size: 3010 });
+  });
+
+  it("reads the clock once per append: the entries of a batch share its instant", () => {
+    const ledger = openLedger();
+    const big = ledger.append(Array.from({ length: 1000 }, (_, i) => sampleEvent(i)));
+    const small = ledger.append([sampleEvent(1000), sampleEvent(1001)]);
+    expect(new Set(big.map((e) => e.ts))).toEqual(new Set(["2026-01-01T00:00:00.000Z"]));
+    expect(new Set(small.map((e) => e.ts))).toEqual(new Set(["2026-01-01T00:00:00.001Z"]));
+  });
+});

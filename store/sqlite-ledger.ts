@@ -16,7 +16,7 @@ import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } 
 import { CompactRange } from "../core/compact-range.ts";
 import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
-import { validateEvent } from "../core/ledger/events.ts";
+import { isEventType, validateEvent } from "../core/ledger/events.ts";
 import {
   LedgerAppendError,
   type LedgerStore,
@@ -25,11 +25,23 @@ import {
   type StoredEntry,
 } from "../core/ledger/store.ts";
 import { ChainVerifier } from "../core/ledger/verify.ts";
+import { canonicalize } from "../core/canonical.ts";
+import { AppendHelper } from "./append-helper.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, rootHash, type RangeHasher } from "../core/merkle.ts";
 
 /** Perfect subtrees of 2^4 = 16 leaves and up are stored: about n/8 rows for n entries. */
 export const STORED_LEVEL = 4;
+/** Batches of at least this many events are sealed on the append helper thread. */
+export const PIPELINED_BATCH = 256;
+/** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
+export const MAX_PAYLOAD_BYTES = 1 << 20;
+
+function payloadTooLarge(payloadText: string): string | null {
+  if (payloadText.length <= MAX_PAYLOAD_BYTES / 3) return null;
+  const bytes = Buffer.byteLength(payloadText);
+  return bytes > MAX_PAYLOAD_BYTES ? `payload is ${bytes} bytes of JCS text; the limit is ${MAX_PAYLOAD_BYTES}` : null;
+}
 const FORMAT_VERSION = "1";
 
 export interface SqliteLedgerOptions {
@@ -191,15 +203,42 @@ export class SqliteLedger implements LedgerStore {
 
   append(events: readonly NewEvent[]): LedgerEntry[] {
     if (events.length === 0) return [];
+    const helper = events.length >= PIPELINED_BATCH ? AppendHelper.shared() : null;
     events.forEach((event, i) => {
       if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object");
-      const invalid = validateEvent(event.type, event.payload);
+      // The helper thread validates payloads of a pipelined batch; the type is checked here.
+      const invalid = helper ? (isEventType(event.type) ? null : `unknown event type ${JSON.stringify(event.type)}`) : validateEvent(event.type, event.payload);
       if (invalid) throw new LedgerAppendError(i, invalid);
       if (event.ts !== undefined && !isLedgerTimestamp(event.ts)) {
         throw new LedgerAppendError(i, `ts "${String(event.ts)}" is not an ISO 8601 UTC timestamp with milliseconds`);
       }
     });
+    return helper ? this.#appendPipelined(events, helper) : this.#appendHere(events);
+  }
 
+  /**
+   * The timestamp of the next entry: its own, checked to be in order, or else the instant of the
+   * append — the clock is read once per append, so the entries of one batch (one transaction) share
+   * it — held at the last entry's when the clock has stepped back.
+   */
+  #timestampOf(event: NewEvent, i: number, lastTs: string, clock: () => string): string {
+    if (event.ts === undefined) {
+      const now = clock();
+      return now < lastTs ? lastTs : now;
+    }
+    if (event.ts < lastTs) throw new LedgerAppendError(i, `ts ${event.ts} is earlier than the last entry's ${lastTs}`);
+    return event.ts;
+  }
+
+  /** Reads the injected clock on first use only. */
+  #batchClock(): () => string {
+    let now: string | null = null;
+    return () => (now ??= this.#now().toISOString());
+  }
+
+  /** Seals and inserts on this thread: small batches (and every batch when no helper can run). */
+  #appendHere(events: readonly NewEvent[]): LedgerEntry[] {
+    const clock = this.#batchClock();
     this.#db.exec("BEGIN IMMEDIATE");
     const before = { range: this.#range, lastHash: this.#lastHash, lastTs: this.#lastTs };
     try {
@@ -214,15 +253,10 @@ export class SqliteLedger implements LedgerStore {
       let lastTs = this.#lastTs;
       for (let i = 0; i < events.length; i++) {
         const event = events[i]!;
-        let ts = event.ts;
-        if (ts === undefined) {
-          // The clock may step back; entries stay ordered by holding at the last timestamp.
-          const now = this.#now().toISOString();
-          ts = now < lastTs ? lastTs : now;
-        } else if (ts < lastTs) {
-          throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`);
-        }
+        const ts = this.#timestampOf(event, i, lastTs, clock);
         const sealed = sealEntry({ seq: range.size, type: event.type, payload: event.payload, ts, prev });
+        const tooLarge = payloadTooLarge(sealed.payloadText);
+        if (tooLarge) throw new LedgerAppendError(i, tooLarge);
         const e = sealed.entry;
         this.#stmt.insertEntry.run(e.seq, e.type, sealed.payloadText, e.ts, e.prev, e.hash, sealed.leafHash);
         range.append(sealed.leafHash, onComplete);
@@ -232,6 +266,58 @@ export class SqliteLedger implements LedgerStore {
       }
       this.#db.exec("COMMIT");
       this.#range = range;
+      this.#lastHash = prev;
+      this.#lastTs = lastTs;
+      return written;
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      this.#range = before.range;
+      this.#lastHash = before.lastHash;
+      this.#lastTs = before.lastTs;
+      throw error;
+    }
+  }
+
+  /**
+   * A large batch on two threads (store/append-helper.ts): this thread canonicalizes and inserts,
+   * the helper validates and seals. Same rows, same subtrees, same errors for an invalid event,
+   * and the same all-or-nothing transaction as #appendHere.
+   */
+  #appendPipelined(events: readonly NewEvent[], helper: AppendHelper): LedgerEntry[] {
+    const clock = this.#batchClock();
+    this.#db.exec("BEGIN IMMEDIATE");
+    const before = { range: this.#range, lastHash: this.#lastHash, lastTs: this.#lastTs };
+    try {
+      this.#sync();
+      const start = this.#range.size;
+      const written: LedgerEntry[] = [];
+      let lastTs = this.#lastTs;
+      let prev = this.#lastHash;
+      const { insertEntry, insertSubtree } = this.#stmt;
+      helper.run({ size: start, prev, edge: this.#range.edge, minLevel: STORED_LEVEL }, events.length, {
+        prepare: (i) => {
+          const event = events[i]!;
+          const ts = this.#timestampOf(event, i, lastTs, clock);
+          lastTs = ts;
+          let payloadText: string;
+          try {
+            payloadText = canonicalize(event.payload);
+          } catch (error) {
+            throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
+          }
+          const tooLarge = payloadTooLarge(payloadText);
+          if (tooLarge) throw new LedgerAppendError(i, tooLarge);
+          return { type: event.type, ts, payloadText };
+        },
+        store: (i, event, hash, leaf) => {
+          insertEntry.run(start + i, event.type, event.payloadText, event.ts, prev, hash, leaf);
+          written.push({ seq: start + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
+          prev = hash;
+        },
+        storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
+      });
+      this.#db.exec("COMMIT");
+      this.#range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
       this.#lastHash = prev;
       this.#lastTs = lastTs;
       return written;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalize } from "../canonical.ts";
 import { digestOf } from "../digest.ts";
 import { leafHash } from "../merkle.ts";
-import { entryShapeProblem, entryText, isLedgerTimestamp, sealEntry, type JsonObject } from "./entry.ts";
+import { entryShapeProblem, entryText, isLedgerTimestamp, sealEntry, sealPayloadText, type JsonObject } from "./entry.ts";
 
 const fields = {
   seq: 3,
@@ -34,6 +34,17 @@ describe("ledger entry", () => {
     // A stored payload text that is not canonical gives another text (so another leaf).
     const sealed = sealEntry(fields);
     expect(entryText(sealed.entry, JSON.stringify(fields.payload))).not.toBe(sealed.text);
+  });
+
+  it("seals from the payload's JCS text exactly as from the payload, whatever the other members hold", () => {
+    for (const extra of [{}, { type: 'odd "type" é', prev: null }, { seq: 0, ts: "2026-12-31T23:59:59.999Z" }, { seq: 2 ** 40 }]) {
+      const f = { ...fields, ...extra };
+      const sealed = sealEntry(f);
+      const fromText = sealPayloadText(f, canonicalize(f.payload));
+      expect(fromText.hash).toBe(sealed.entry.hash);
+      expect(fromText.text).toBe(sealed.text);
+      expect(Buffer.from(fromText.leaf, "latin1")).toEqual(Buffer.from(sealed.leafHash));
+    }
   });
 
   it("refuses payloads that are not I-JSON", () => {

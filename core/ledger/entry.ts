@@ -44,21 +44,43 @@ export function isLedgerTimestamp(ts: unknown): ts is string {
 const HEAD_BYTES = 16 + 64 + 2;
 
 export function sealEntry(fields: UnsealedEntry): SealedEntry {
-  // JCS of {payload, prev, seq, ts, type}, keys already in order; the payload is canonicalized once.
   const payloadText = canonicalize(fields.payload);
+  const sealed = sealPayloadText(fields, payloadText);
+  return { entry: { ...fields, hash: sealed.hash }, text: sealed.text, payloadText, leafHash: Buffer.from(sealed.leaf, "latin1") };
+}
+
+/**
+ * What sealEntry computes from the payload's JCS text instead of the payload (the append helper
+ * thread receives text): the entry hash, the whole entry's JCS text, and its Merkle leaf hash as a
+ * 32-character latin1 string (cheaper to return from node:crypto than a Buffer).
+ */
+export function sealPayloadText(fields: Omit<UnsealedEntry, "payload">, payloadText: string): { hash: string; text: string; leaf: string } {
+  // JCS of {payload, prev, seq, ts, type}, keys already in order.
   const body =
-    `{"payload":${payloadText},"prev":${canonicalize(fields.prev)},"seq":${canonicalize(fields.seq)},` +
-    `"ts":${canonicalize(fields.ts)},"type":${canonicalize(fields.type)}}`;
+    `{"payload":${payloadText},"prev":${jcsScalar(fields.prev)},"seq":${jcsScalar(fields.seq)},` +
+    `"ts":${jcsScalar(fields.ts)},"type":${jcsScalar(fields.type)}}`;
   // One buffer, one UTF-8 encoding for both hashes: the body is written at HEAD_BYTES and hashed in
   // place; then 0x00 and the head are written in front of it (the head's "," replaces the body's "{"),
-  // which makes the buffer 0x00 ‖ JCS(whole entry): the Merkle leaf input.
-  const buffer = Buffer.allocUnsafe(HEAD_BYTES + Buffer.byteLength(body));
-  buffer.write(body, HEAD_BYTES);
-  const hex = hash("sha256", buffer.subarray(HEAD_BYTES), "hex");
-  buffer[0] = 0x00;
-  buffer.write(`{"hash":"sha256:${hex}",`, 1, "latin1");
-  const text = `{"hash":"sha256:${hex}",${body.slice(1)}`;
-  return { entry: { ...fields, hash: `sha256:${hex}` }, text, payloadText, leafHash: hash("sha256", buffer, "buffer") };
+  // which makes the buffer 0x00 ‖ JCS(whole entry): the Merkle leaf input. The buffer is reused
+  // (hashing is synchronous, so no other seal can run in between).
+  if (scratch.length < HEAD_BYTES + body.length * 3) scratch = Buffer.allocUnsafe(HEAD_BYTES + body.length * 3);
+  const end = HEAD_BYTES + scratch.write(body, HEAD_BYTES);
+  const hex = hash("sha256", scratch.subarray(HEAD_BYTES, end), "hex");
+  scratch[0] = 0x00;
+  scratch.write(`{"hash":"sha256:${hex}",`, 1, "latin1");
+  return { hash: `sha256:${hex}`, text: `{"hash":"sha256:${hex}",${body.slice(1)}`, leaf: hash("sha256", scratch.subarray(0, end), "binary") };
+}
+
+let scratch = Buffer.allocUnsafe(1 << 16);
+
+/** Printable ASCII without `"` and `\`: a string JCS writes as it is, between quotes. */
+const VERBATIM = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+
+/** The JCS of a string, integer or null member (the general canonicalize for anything unusual). */
+function jcsScalar(value: string | number | null): string {
+  if (value === null) return "null";
+  if (typeof value === "number") return Number.isSafeInteger(value) ? `${value}` : canonicalize(value);
+  return VERBATIM.test(value) ? `"${value}"` : canonicalize(value);
 }
 
 /**

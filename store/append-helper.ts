@@ -1,0 +1,194 @@
+/**
+ * Large batched appends on two threads. This thread canonicalizes each payload and inserts the
+ * rows; the helper thread (store/append-thread.ts) validates each payload, seals the entry (hash
+ * chain, Merkle leaf) and extends the tree. They overlap chunk by chunk: while this thread stores
+ * chunk k and prepares chunk k+2, the helper seals chunk k+1 and then k+2.
+ *
+ * The API stays synchronous: waits are Atomics.wait on shared cells, with a deadline, so a helper
+ * that stops answering fails the append (rolled back) rather than hanging it. One helper serves
+ * every ledger of a thread; it is started on first use, unref'd, and when it cannot start the
+ * ledger appends on one thread as before.
+ */
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
+import { LedgerAppendError } from "../core/ledger/store.ts";
+import {
+  DONE,
+  ENDED,
+  RESULT_BYTES,
+  STATE,
+  SUBTREE_BYTES,
+  slotOffsets,
+  type AppendFailure,
+  type AppendLayout,
+  type AppendRequest,
+  type AppendSetup,
+} from "./append-thread.ts";
+
+/** Three slots: the helper seals up to two chunks ahead while this thread stores the third. */
+const LAYOUT: AppendLayout = { slots: 3, inputBytes: 4 << 20, chunk: 1024 };
+/** The longest the helper may go without progress before the append gives up on it. */
+const DEADLINE_MS = 60_000;
+
+/** One event as this thread hands it over: its payload already canonical. */
+export interface PreparedEvent {
+  type: string;
+  ts: string;
+  payloadText: string;
+}
+
+export interface BatchStart {
+  /** Entries already in the log, the last one's hash, and the right edge of its tree. */
+  size: number;
+  prev: string | null;
+  edge: readonly Uint8Array[];
+  /** Subtrees of at least this height are reported to `storeSubtree`. */
+  minLevel: number;
+}
+
+export interface BatchSink {
+  /** Prepares event i (its payload canonical); throws a LedgerAppendError to refuse it. */
+  prepare(i: number): PreparedEvent;
+  /** Stores event i, sealed: its hash (`sha256:<hex>`) and leaf. */
+  store(i: number, event: PreparedEvent, hash: string, leaf: Uint8Array): void;
+  storeSubtree(level: number, index: number, hash: Uint8Array): void;
+}
+
+let shared: AppendHelper | null | undefined;
+
+export class AppendHelper {
+  readonly #worker: Worker;
+  readonly #memory: Buffer;
+  readonly #view: DataView;
+  readonly #ctrl: Int32Array;
+  readonly #replies: MessagePort;
+  #batch = 0;
+  #broken: string | null = null;
+
+  /** The thread's helper, started on first use; null when it cannot run (appends stay on one thread). */
+  static shared(): AppendHelper | null {
+    if (shared === undefined) {
+      try {
+        shared = new AppendHelper();
+      } catch {
+        shared = null;
+      }
+    }
+    if (shared && shared.#broken) shared = null;
+    return shared;
+  }
+
+  private constructor() {
+    const memory = new SharedArrayBuffer(slotOffsets(LAYOUT, LAYOUT.slots - 1).end);
+    const ctrl = new SharedArrayBuffer(16);
+    const channel = new MessageChannel();
+    const setup: AppendSetup = { memory, ctrl, replies: channel.port2, layout: LAYOUT };
+    this.#worker = new Worker(new URL("./append-thread.ts", import.meta.url), { workerData: setup, transferList: [channel.port2] });
+    this.#worker.unref();
+    this.#worker.on("error", (error) => (this.#broken = error.message));
+    this.#worker.on("exit", () => (this.#broken ??= "exited"));
+    this.#memory = Buffer.from(memory);
+    this.#view = new DataView(memory);
+    this.#ctrl = new Int32Array(ctrl);
+    this.#replies = channel.port1;
+    this.#replies.unref();
+  }
+
+  /** Runs one batch of `count` events through the helper. Throws what `sink` or the helper refuses. */
+  run(start: BatchStart, count: number, sink: BatchSink): void {
+    const batch = ++this.#batch;
+    Atomics.store(this.#ctrl, DONE, 0);
+    Atomics.store(this.#ctrl, STATE, 0);
+    while (receiveMessageOnPort(this.#replies)); // nothing stale from an earlier batch
+    this.#post({ op: "begin", batch, size: start.size, prev: start.prev, edge: [...start.edge], minLevel: start.minLevel });
+    const chunks: { first: number; prepared: PreparedEvent[] }[] = [];
+    let next = 0;
+    const memory = this.#memory;
+    const fill = (k: number) => {
+      const slot = k % LAYOUT.slots;
+      const { input } = slotOffsets(LAYOUT, slot);
+      const prepared: PreparedEvent[] = [];
+      const first = next;
+      let used = 0;
+      while (next < count && prepared.length < LAYOUT.chunk) {
+        const event = sink.prepare(next);
+        // A UTF-16 unit takes at most 3 UTF-8 bytes; an empty slot always fits one event (the
+        // ledger's payload limit is well below a slot).
+        const most = (event.type.length + event.ts.length + event.payloadText.length) * 3 + 3;
+        if (prepared.length > 0 && used + most > LAYOUT.inputBytes) break;
+        // type \u0001 ts \u0001 payload \u0000 (type and ts are ASCII: a registry name, a timestamp).
+        let at = input + used;
+        at += memory.write(event.type, at, "latin1");
+        memory[at++] = 0x01;
+        at += memory.write(event.ts, at, "latin1");
+        memory[at++] = 0x01;
+        at += memory.write(event.payloadText, at);
+        memory[at++] = 0x00;
+        used = at - input;
+        prepared.push(event);
+        next += 1;
+      }
+      chunks[k] = { first, prepared };
+      this.#post({ op: "chunk", batch, chunk: k, slot, first, count: prepared.length, bytes: used });
+    };
+    try {
+      for (let k = 0; k < LAYOUT.slots - 1 && next < count; k++) fill(k);
+      for (let k = 0; chunks[k]; k++) {
+        if (next < count) fill(k + LAYOUT.slots - 1);
+        this.#wait(DONE, (done) => done > k, batch);
+        const { first, prepared } = chunks[k]!;
+        const { results, subtrees } = slotOffsets(LAYOUT, k % LAYOUT.slots);
+        for (let i = 0; i < prepared.length; i++) {
+          const at = results + i * RESULT_BYTES;
+          sink.store(first + i, prepared[i]!, `sha256:${this.#memory.toString("latin1", at, at + 64)}`, this.#memory.subarray(at + 64, at + 96));
+        }
+        const completed = this.#view.getUint32(subtrees);
+        for (let j = 0; j < completed; j++) {
+          const at = subtrees + 8 + j * SUBTREE_BYTES;
+          sink.storeSubtree(this.#view.getUint32(at), this.#view.getFloat64(at + 8), this.#memory.subarray(at + 16, at + 48));
+        }
+        chunks[k] = undefined!;
+      }
+    } finally {
+      // Wait until the helper has handled everything of this batch: the slots are ours again.
+      if (!this.#broken) {
+        this.#post({ op: "end", batch });
+        this.#wait(ENDED, (ended) => ended === batch, null);
+      }
+    }
+  }
+
+  #post(request: AppendRequest): void {
+    if (this.#broken) throw new Error(`the append helper thread is gone (${this.#broken})`);
+    this.#worker.postMessage(request);
+  }
+
+  /** Blocks until `ready(ctrl[cell])`; throws the helper's refusal (for `batch`) or fault. */
+  #wait(cell: number, ready: (value: number) => boolean, batch: number | null): void {
+    let last = Atomics.load(this.#ctrl, cell);
+    let since = performance.now();
+    while (!ready(last)) {
+      if (batch !== null && Atomics.load(this.#ctrl, STATE) !== 0) throw this.#failure(batch);
+      if (Atomics.wait(this.#ctrl, cell, last, 1000) === "timed-out") {
+        if (this.#broken) throw new Error(`the append helper thread is gone (${this.#broken})`);
+        if (performance.now() - since > DEADLINE_MS) {
+          this.#broken = "stopped answering";
+          throw new Error(`the append helper thread made no progress for ${DEADLINE_MS / 1000} s`);
+        }
+      }
+      const now = Atomics.load(this.#ctrl, cell);
+      if (now !== last) since = performance.now();
+      last = now;
+    }
+  }
+
+  #failure(batch: number): Error {
+    for (let message = receiveMessageOnPort(this.#replies); message; message = receiveMessageOnPort(this.#replies)) {
+      const failure = message.message as AppendFailure;
+      if (failure.batch !== batch) continue;
+      if (failure.index >= 0) return new LedgerAppendError(failure.index, failure.message);
+      this.#broken = failure.message;
+      return new Error(failure.message);
+    }
+    return new Error("the append helper refused the batch without saying why");
+  }
+}

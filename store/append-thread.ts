@@ -1,0 +1,130 @@
+/**
+ * The append helper thread: the validating and hashing half of a large batched append
+ * (store/append-helper.ts starts it, store/sqlite-ledger.ts drives it), run beside the thread that
+ * canonicalizes the payloads and inserts the rows.
+ *
+ * For each event of a chunk it reads `type \u0001 ts \u0001 payload JCS \u0000` from a shared input
+ * slot, parses and validates the payload against the event registry, seals the entry
+ * (core/ledger/entry.ts sealPayloadText, chained on the previous hash) and appends its leaf to the
+ * tree (core/merkle-stream.ts). Into the shared result slot go, per entry, the 64 hex digits of its
+ * hash and its 32-byte leaf, and the perfect subtrees of at least `minLevel` that the chunk
+ * completed. Progress, failure and the end of a batch are signalled through `ctrl` (Atomics), the
+ * details of a failure through the reply port.
+ */
+import { parentPort, workerData, type MessagePort } from "node:worker_threads";
+import { sealPayloadText } from "../core/ledger/entry.ts";
+import { validateEvent } from "../core/ledger/events.ts";
+import { StreamingRoot } from "../core/merkle-stream.ts";
+
+export interface AppendSetup {
+  memory: SharedArrayBuffer;
+  /** Int32 cells: DONE (chunks finished in the batch), STATE (0 ok, 1 event refused, 2 helper fault), ENDED (last batch ended). */
+  ctrl: SharedArrayBuffer;
+  replies: MessagePort;
+  layout: AppendLayout;
+}
+
+/** Where slot `s`'s input, results and subtree records lie in `memory`. */
+export interface AppendLayout {
+  slots: number;
+  inputBytes: number;
+  /** Most events in a chunk. */
+  chunk: number;
+}
+
+export const DONE = 0;
+export const STATE = 1;
+export const ENDED = 2;
+export const RESULT_BYTES = 96;
+export const SUBTREE_BYTES = 48;
+
+export function slotOffsets(layout: AppendLayout, slot: number): { input: number; results: number; subtrees: number; end: number } {
+  const size = layout.inputBytes + layout.chunk * RESULT_BYTES + 8 + layout.chunk * SUBTREE_BYTES;
+  const input = slot * size;
+  const results = input + layout.inputBytes;
+  const subtrees = results + layout.chunk * RESULT_BYTES;
+  return { input, results, subtrees, end: input + size };
+}
+
+export type AppendRequest =
+  | { op: "begin"; batch: number; size: number; prev: string | null; edge: Uint8Array[]; minLevel: number }
+  | { op: "chunk"; batch: number; chunk: number; slot: number; first: number; count: number; bytes: number }
+  | { op: "end"; batch: number };
+
+/** Why a batch was refused: `index` is the event's position in the batch (-1: a fault of the helper). */
+export interface AppendFailure {
+  batch: number;
+  index: number;
+  message: string;
+}
+
+const port = parentPort;
+if (port) {
+  const { memory, ctrl: ctrlBuffer, replies, layout } = workerData as AppendSetup;
+  const bytes = Buffer.from(memory);
+  const view = new DataView(memory);
+  const ctrl = new Int32Array(ctrlBuffer);
+  let batch: { id: number; tree: StreamingRoot; prev: string | null; minLevel: number; failed: boolean } | null = null;
+
+  const signal = (cell: number, value: number) => {
+    Atomics.store(ctrl, cell, value);
+    Atomics.notify(ctrl, cell);
+  };
+  const refuse = (id: number, index: number, message: string, state: 1 | 2) => {
+    replies.postMessage({ batch: id, index, message } satisfies AppendFailure);
+    Atomics.store(ctrl, STATE, state);
+    Atomics.notify(ctrl, DONE);
+  };
+
+  const chunk = (request: Extract<AppendRequest, { op: "chunk" }>): void => {
+    if (!batch || batch.id !== request.batch || batch.failed) return;
+    const current = batch;
+    const { input, results, subtrees } = slotOffsets(layout, request.slot);
+    const records = bytes.toString("utf8", input, input + request.bytes).split("\u0000");
+    let completed = 0;
+    const onComplete = (level: number, index: number, hash: string) => {
+      if (level < current.minLevel) return;
+      const at = subtrees + 8 + completed * SUBTREE_BYTES;
+      view.setUint32(at, level);
+      view.setFloat64(at + 8, index);
+      bytes.write(hash, at + 16, 32, "latin1");
+      completed += 1;
+    };
+    for (let i = 0; i < request.count; i++) {
+      const record = records[i]!;
+      const a = record.indexOf("\u0001");
+      const b = record.indexOf("\u0001", a + 1);
+      const type = record.slice(0, a);
+      const ts = record.slice(a + 1, b);
+      const payloadText = record.slice(b + 1);
+      const problem = validateEvent(type, JSON.parse(payloadText));
+      if (problem) {
+        current.failed = true;
+        refuse(current.id, request.first + i, problem, 1);
+        return;
+      }
+      const seq = current.tree.size;
+      const sealed = sealPayloadText({ seq, type, ts, prev: current.prev }, payloadText);
+      const at = results + i * RESULT_BYTES;
+      bytes.write(sealed.hash.slice(7), at, 64, "latin1");
+      bytes.write(sealed.leaf, at + 64, 32, "latin1");
+      current.tree.appendLeafHash(sealed.leaf, onComplete);
+      current.prev = sealed.hash;
+    }
+    view.setUint32(subtrees, completed);
+    signal(DONE, request.chunk + 1);
+  };
+
+  port.on("message", (request: AppendRequest) => {
+    try {
+      if (request.op === "begin") {
+        batch = { id: request.batch, tree: StreamingRoot.resume(request.size, request.edge), prev: request.prev, minLevel: request.minLevel, failed: false };
+      } else if (request.op === "chunk") chunk(request);
+      else signal(ENDED, request.batch);
+    } catch (error) {
+      if (batch) batch.failed = true;
+      refuse(request.batch, -1, `append helper fault: ${(error as Error).message}`, 2);
+      if (request.op === "end") signal(ENDED, request.batch);
+    }
+  });
+}

@@ -7,7 +7,7 @@
  * (`SentinelFacts.registeredAt`).
  */
 import { MiiTimelineRow } from "../../../core/schemas/index.ts";
-import { csvWriter } from "../../lib/csv.ts";
+import { csvWriter } from "../../../core/csv.ts";
 import { documentInstant, pulseWindow } from "../../lib/dating.ts";
 import type { DocumentStep } from "../../step.ts";
 

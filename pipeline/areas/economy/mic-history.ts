@@ -10,7 +10,7 @@
 import { formatMic } from "../../../core/economy/formulas.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { eventSchemas } from "../../../core/ledger/events.ts";
-import { csvWriter } from "../../lib/csv.ts";
+import { csvWriter } from "../../../core/csv.ts";
 import type { RowsStep } from "../../step.ts";
 
 export const MIC_HISTORY_COLUMNS = ["timestamp", "cycle", "sentinel", "amount", "cathedral", "coordination_score"] as const;

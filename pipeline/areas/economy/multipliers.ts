@@ -6,7 +6,7 @@
  */
 import { CathedralMultiplierRow } from "../../../core/schemas/economy.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
-import { csvDocument } from "../../lib/csv.ts";
+import { csvDocument } from "../../../core/csv.ts";
 import type { DocumentStep } from "../../step.ts";
 
 export const MULTIPLIER_COLUMNS = ["timestamp", "cycle", "cathedral", "multiplier", "reason"] as const;

@@ -28,7 +28,7 @@
 import { canonicalize } from "../../../core/canonical.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { DIGEST_PATTERN, type AuditTrailRow } from "../../../core/schemas/index.ts";
-import { csvWriter } from "../../lib/csv.ts";
+import { csvWriter } from "../../../core/csv.ts";
 import type { RowsStep } from "../../step.ts";
 
 /** Agent of events with no acting party in the payload. */

@@ -22,6 +22,7 @@ import { notFoundOrNotAllowed } from "./not-found.ts";
 import { genericProblem, problem } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
 import { ApiKeyStore } from "./api-keys.ts";
+import { DailyQuotas } from "./rate-limit.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
@@ -39,6 +40,8 @@ export interface AppOptions {
   siteDir?: string;
   /** Hashed API keys for the keyed data files (default: none, so keyed files always answer 401). */
   keys?: ApiKeyStore;
+  /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
+  quotas?: DailyQuotas;
 }
 
 export type AppEnv = { Variables: RequestIdVariables };
@@ -54,7 +57,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route("/", healthRoutes(history, now));
   app.route("/v1/pulse", pulseRoutes(history));
-  app.use("*", areaRoutes(options.dataDir, options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json")));
+  const quotas = options.quotas ?? new DailyQuotas({ now });
+  app.use("*", areaRoutes(options.dataDir, options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json"), quotas));
   if (options.siteDir !== undefined) app.get("*", serveSite(options.siteDir));
 
   app.notFound(notFoundOrNotAllowed(app));

@@ -29,6 +29,8 @@ export const PROBLEM_TYPES = {
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   /** The request body is larger than the server accepts; `max_bytes` says how large it may be. */
   "payload-too-large": { status: 413, title: "Request body too large" },
+  /** The client's daily quota for this area is spent; `Retry-After` and `RateLimit` say when it resets. */
+  "rate-limited": { status: 429, title: "Rate limit exceeded" },
   "internal-error": { status: 500, title: "Internal server error" },
   /** A published file no longer matches its manifest's hash: nothing unverified is served. */
   "data-unverified": { status: 503, title: "Published data failed verification" },

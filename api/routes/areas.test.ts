@@ -87,3 +87,119 @@ describe("area files", () => {
     expect((await damaged.json()).type).toBe("https://integrity-platform.example/problems/data-unverified");
   });
 });
+
+describe("the filtered audit trail: GET /government/ledger/export", () => {
+  const govern = { Authorization: "" };
+  beforeAll(() => {
+    govern.Authorization = `Bearer ${governmentKey}`;
+  });
+  const published = (file: string) => readFileSync(join(dir, "data", "areas", "government", "ledger", file), "utf8");
+  const rows = () =>
+    published("export.json")
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l.replace(/,$/, "")) as { timestamp: string; event_type: string; agent: string });
+
+  it("needs the government key, and without a query is the published export, as JSON or CSV", async () => {
+    expect((await get("/government/ledger/export")).status).toBe(401);
+    expect((await get("/government/ledger/export", { Authorization: `Bearer ${academicKey}` })).status).toBe(403);
+    const json = await get("/government/ledger/export", govern);
+    expect(json.status).toBe(200);
+    expect(json.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(json.headers.get("cache-control")).toBe("private, no-store");
+    expect(await json.text()).toBe(published("export.json"));
+    const csv = await get("/government/ledger/export?format=csv", govern);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
+    expect(await csv.text()).toBe(published("export.csv"));
+  });
+
+  it("filters by inclusive date or instant bounds and by event type and agent terms", async () => {
+    const all = rows();
+    const day = all[Math.floor(all.length / 2)]!.timestamp.slice(0, 10);
+    const onDay = await (await get(`/government/ledger/export?from=${day}&to=${day}`, govern)).json();
+    expect(onDay).toEqual(all.filter((r) => r.timestamp.slice(0, 10) === day));
+    expect(onDay.length).toBeGreaterThan(0);
+    const instant = all[10]!.timestamp;
+    expect(await (await get(`/government/ledger/export?to=${instant}`, govern)).json()).toEqual(all.filter((r) => r.timestamp <= instant));
+    const mints = await (await get("/government/ledger/export?filter=event_type:mic_mint,event_type:mic_burn,agent:ATLAS", govern)).json();
+    expect(mints).toEqual(all.filter((r) => (r.event_type === "mic_mint" || r.event_type === "mic_burn") && r.agent === "ATLAS"));
+    expect(mints.length).toBeGreaterThan(0);
+    const none = await get("/government/ledger/export?filter=agent:nobody&format=csv", govern);
+    expect(await none.text()).toBe("timestamp,event_type,agent,data,attestation_hash\r\n");
+    expect(await (await get("/government/ledger/export?filter=agent:nobody", govern)).text()).toBe("[]\n");
+  });
+
+  it("answers 400 problem details naming the parameter for hostile queries", async () => {
+    const cases: [string, string][] = [
+      ["format=xml", "format"],
+      ["from=2025-02-30", "from"],
+      ["from=yesterday", "from"],
+      ["to=2026-01-01T00:00:00+01:00", "to"],
+      ["from=2026-02-01&to=2026-01-01", "from"],
+      ["filter=event_type", "filter"],
+      ["filter=agent:", "filter"],
+      ["filter=sentinel:ATLAS", "filter"],
+      [`filter=${Array.from({ length: 21 }, () => "agent:A").join(",")}`, "filter"],
+      [`filter=agent:${"x".repeat(3000)}`, "filter"],
+      ["format=json&format=csv", "format"],
+      ["limit=5", "limit"],
+    ];
+    for (const [query, name] of cases) {
+      const res = await get(`/government/ledger/export?${query}`, govern);
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get("content-type"), query).toBe("application/problem+json");
+      const body = await res.json();
+      expect(body.type, query).toBe("https://integrity-platform.example/problems/invalid-query");
+      expect(body.invalid_params.map((p: { name: string }) => p.name), query).toContain(name);
+    }
+  });
+});
+
+describe("daily quotas (RateLimit headers, 429)", () => {
+  let limited: RunningServer;
+  let clock = new Date("2026-03-01T23:00:00.000Z");
+  let academic: string;
+  let economist: string;
+  let government: string;
+  beforeAll(async () => {
+    const keys = new ApiKeyStore(join(dir, "quota-keys.json"));
+    academic = keys.issue("academic", "quota university", new Date(0)).token;
+    economist = keys.issue("economist", "quota bank", new Date(0)).token;
+    government = keys.issue("government", "quota ministry", new Date(0)).token;
+    limited = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, log: () => {}, now: () => clock });
+  });
+  afterAll(() => limited.close());
+  const at = (path: string, token?: string) => fetch(limited.url + path, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+
+  it("gives an anonymous client 100 requests a day per area, announced and then refused until 00:00 UTC", async () => {
+    const first = await at("/academics/papers.json");
+    expect(first.headers.get("ratelimit-policy")).toBe('"daily";q=100;w=86400');
+    expect(first.headers.get("ratelimit")).toBe('"daily";r=99;t=3600');
+    // Academics and philosophy share one quota.
+    for (let i = 1; i < 100; i++) expect((await at(i % 2 ? "/philosophy/virtues.json" : "/academics/papers.json")).status).not.toBe(429);
+    const refused = await at("/academics/dataset.json");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("content-type")).toBe("application/problem+json");
+    expect(refused.headers.get("retry-after")).toBe("3600");
+    expect(refused.headers.get("ratelimit")).toBe('"daily";r=0;t=3600');
+    const body = await refused.json();
+    expect(body).toMatchObject({ type: "https://integrity-platform.example/problems/rate-limited", status: 429 });
+    expect(body.detail).toMatch(/quota of 100 requests a day for academics is spent; it resets at 00:00 UTC/);
+    // A wrong key is anonymous; another area has its own quota; a valid key its tier's.
+    expect((await at("/philosophy/virtues.json", `${academic}x`)).status).toBe(429);
+    expect((await at("/economy/supply")).headers.get("ratelimit")).toBe('"daily";r=99;t=3600');
+    const keyed = await at("/academics/papers.json", academic);
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get("ratelimit-policy")).toBe('"daily";q=1000;w=86400');
+    expect((await at("/economy/roi", economist)).headers.get("ratelimit-policy")).toBe('"daily";q=2000;w=86400');
+    // Unlimited tiers carry no RateLimit fields.
+    const unlimited = await at("/government/compliance-report.json", government);
+    expect(unlimited.status).toBe(200);
+    expect(unlimited.headers.get("ratelimit")).toBeNull();
+    // A new UTC day, a new quota.
+    clock = new Date("2026-03-02T00:00:01.000Z");
+    const nextDay = await at("/academics/papers.json");
+    expect(nextDay.status).toBe(200);
+    expect(nextDay.headers.get("ratelimit")).toBe('"daily";r=99;t=86399');
+  });
+});

@@ -2,15 +2,24 @@
  * The five audience areas, served from `data/areas/<area>/` as listed in each area's Frictionless
  * manifest: the spec's paths (`/economy/supply` without an extension too), the right content types,
  * and the access tier of every file. Keyed files need `Authorization: Bearer <key>` of that tier;
- * without one the answer is 401, with another tier's key 403. A file whose bytes no longer match
- * its manifest hash is not served (503). Paths that are not resources fall through to the site.
+ * without one the answer is 401, with another tier's key 403. Every request counts against the
+ * client's daily quota (api/rate-limit.ts: RateLimit headers, 429 once spent). A file whose bytes no
+ * longer match its manifest hash is not served (503). `/government/ledger/export` is the spec's
+ * filtered audit trail (api/ledger-export.ts). Paths that are not resources fall through to the site.
+ *
+ * Files are streamed, not read whole, and a file's hash is checked once per version on disk: the
+ * check is remembered with the file's size, inode, mtime and ctime, which any write changes.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { MiddlewareHandler } from "hono";
+import { Readable } from "node:stream";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context, MiddlewareHandler } from "hono";
 import type { ApiKeyStore } from "../api-keys.ts";
+import { exportBody, exportRequest } from "../ledger-export.ts";
 import { problem } from "../problem.ts";
+import { rateLimitHeaders, type DailyQuotas, type Tier } from "../rate-limit.ts";
 
 const AREAS = new Set(["government", "academics", "philosophy", "economy", "diplomacy"]);
 
@@ -28,6 +37,10 @@ const CONTENT_TYPES: Record<string, string> = {
   "application/pdf": "application/pdf",
 };
 
+/** The spec's filtered export, and the published file it reads. */
+const EXPORT_PATH = "ledger/export";
+const EXPORT_SOURCE = "ledger/export.json";
+
 function resourcesOf(dataDir: string, area: string): Resource[] {
   const manifest = join(dataDir, "areas", area, "datapackage.json");
   if (!existsSync(manifest)) return [];
@@ -37,13 +50,52 @@ function resourcesOf(dataDir: string, area: string): Resource[] {
 
 function findResource(resources: Resource[], area: string, rest: string): Resource | undefined {
   return (
-    resources.find((r) => r.path === rest) ??
+    resources.find((r) => r.path === (area === "government" && rest === EXPORT_PATH ? EXPORT_SOURCE : rest)) ??
     // The spec serves the economy documents without an extension: /economy/supply.
     (area === "economy" && !rest.includes(".") ? resources.find((r) => r.path === `${rest}.json`) : undefined)
   );
 }
 
-export function areaRoutes(dataDir: string, keys: ApiKeyStore): MiddlewareHandler {
+/** The client's address as the socket sees it (forwarding headers are not trusted). */
+function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Remembers which file versions matched which hash. */
+class VerifiedFiles {
+  readonly #known = new Map<string, string>();
+
+  matches(file: string, hash: string): boolean {
+    const stats = statSync(file, { bigint: true, throwIfNoEntry: false });
+    if (!stats) return false;
+    const version = `${hash}:${stats.size}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    if (this.#known.get(file) === version) return true;
+    const digest = createHash("sha256");
+    for (const chunk of readChunks(file)) digest.update(chunk);
+    const ok = `sha256:${digest.digest("hex")}` === hash;
+    if (ok) this.#known.set(file, version);
+    else this.#known.delete(file);
+    return ok;
+  }
+}
+
+/** The file in 1 MiB pieces (one buffer, reused). */
+function* readChunks(file: string): Generator<Buffer> {
+  const fd = openSync(file, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) yield buffer.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function areaRoutes(dataDir: string, keys: ApiKeyStore, quotas: DailyQuotas): MiddlewareHandler {
+  const verified = new VerifiedFiles();
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
     const match = /^\/([a-z]+)\/(.+)$/.exec(c.req.path);
@@ -52,23 +104,45 @@ export function areaRoutes(dataDir: string, keys: ApiKeyStore): MiddlewareHandle
     const resource = findResource(resourcesOf(dataDir, area), area, rest);
     if (!resource) return next();
 
-    if (resource.access !== "public") {
-      const header = c.req.header("Authorization") ?? "";
-      const token = /^Bearer ([^\s]+)$/.exec(header)?.[1];
-      const key = token ? keys.find(token) : null;
-      const how = `this file needs a ${resource.access} key: Authorization: Bearer <key>. Keys are issued on request (affiliation, official contact, purpose) and delivered over a secure channel.`;
-      if (!key) return problem(c, "unauthorized", how, { headers: { "WWW-Authenticate": 'Bearer realm="integrity-platform"' } });
-      if (key.tier !== resource.access) return problem(c, "forbidden", `a ${key.tier} key does not open ${area}/${resource.path}; ${how}`);
+    const token = /^Bearer ([^\s]+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
+    const key = token ? keys.find(token) : null;
+    const tier: Tier = key ? key.tier : "anonymous";
+    const decision = quotas.take(area, tier, key ? key.id : clientAddress(c));
+    const limits = rateLimitHeaders(decision);
+    if (decision.limited && !decision.allowed) {
+      const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for ${area} is spent; it resets at 00:00 UTC`;
+      return problem(c, "rate-limited", detail, { headers: { ...limits, "Retry-After": String(decision.resetSeconds) } });
     }
 
-    const bytes = readFileSync(join(dataDir, "areas", area, resource.path));
-    const hash = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-    if (hash !== resource.hash) return problem(c, "data-unverified", `${area}/${resource.path} does not match its manifest hash`);
+    if (resource.access !== "public") {
+      const how = `this file needs a ${resource.access} key: Authorization: Bearer <key>. Keys are issued on request (affiliation, official contact, purpose) and delivered over a secure channel.`;
+      if (!key) return problem(c, "unauthorized", how, { headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' } });
+      if (key.tier !== resource.access) return problem(c, "forbidden", `a ${key.tier} key does not open ${area}/${resource.path}; ${how}`, { headers: limits });
+    }
+
+    const file = join(dataDir, "areas", area, resource.path);
+    if (!verified.matches(file, resource.hash)) {
+      return problem(c, "data-unverified", `${area}/${resource.path} does not match its manifest hash`, { headers: limits });
+    }
+    const cache = resource.access === "public" ? "public, max-age=300" : "private, no-store";
+
+    if (area === "government" && rest === EXPORT_PATH) {
+      const request = exportRequest(c);
+      if (request instanceof Response) {
+        for (const [name, value] of Object.entries(limits)) request.headers.set(name, value);
+        return request;
+      }
+      const headers = { ...limits, "Content-Type": CONTENT_TYPES[request.format === "csv" ? "text/csv" : "application/json"]!, "Cache-Control": cache };
+      return c.req.method === "HEAD" ? c.body(null, 200, headers) : c.body(Readable.toWeb(Readable.from(exportBody(file, request))) as ReadableStream<Uint8Array>, 200, headers);
+    }
+
     const headers = {
+      ...limits,
       "Content-Type": CONTENT_TYPES[resource.mediatype] ?? "application/octet-stream",
-      ETag: `"${hash.slice(7)}"`,
-      "Cache-Control": resource.access === "public" ? "public, max-age=300" : "private, no-store",
+      ETag: `"${resource.hash.slice(7)}"`,
+      "Cache-Control": cache,
     };
-    return c.req.method === "HEAD" ? c.body(null, 200, headers) : c.body(new Uint8Array(bytes), 200, headers);
+    if (c.req.method === "HEAD") return c.body(null, 200, headers);
+    return c.body(Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>, 200, headers);
   };
 }

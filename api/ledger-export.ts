@@ -1,0 +1,117 @@
+/**
+ * GET /government/ledger/export?from&to&format&filter — the audit trail (interface spec,
+ * Government area), read from the published `ledger/export.json` (one row per line) and filtered
+ * as it streams, so a large export is never held in memory.
+ *
+ * Decisions where the spec is silent ("Syntax of filter: not shown"):
+ * - `from` / `to`: a date `YYYY-MM-DD` (the whole UTC day) or an instant
+ *   `YYYY-MM-DDTHH:MM:SS[.sss]Z`; both inclusive; `from` may not be after `to`.
+ * - `format`: `json` (default: a JSON array, one row per line, like the published file) or `csv`
+ *   (RFC 4180 with the published header: timestamp,event_type,agent,data,attestation_hash).
+ * - `filter`: comma-separated `field:value` terms over `event_type` and `agent`, at most 20; terms
+ *   of one field are alternatives, different fields must all match; values match exactly.
+ *   Example: `filter=event_type:mic_mint,event_type:mic_burn,agent:ATLAS`.
+ */
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Context } from "hono";
+import { z } from "zod";
+import { csvWriter } from "../core/csv.ts";
+import { invalidQuery, parseQuery } from "./query.ts";
+import type { InvalidParam } from "./problem.ts";
+
+const COLUMNS = ["timestamp", "event_type", "agent", "data", "attestation_hash"] as const;
+type Row = Record<(typeof COLUMNS)[number], string>;
+
+const Query = z.strictObject({
+  from: z.string().optional(),
+  to: z.string().optional(),
+  format: z.enum(["json", "csv"], { message: 'must be "json" or "csv"' }).optional(),
+  filter: z.string().max(2000, "is longer than 2000 characters").optional(),
+});
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
+const FILTER_FIELDS = new Set(["event_type", "agent"]);
+const MAX_TERMS = 20;
+
+export interface ExportRequest {
+  format: "json" | "csv";
+  /** Inclusive bounds as ledger timestamps (ISO 8601, milliseconds, UTC). */
+  from: string | null;
+  to: string | null;
+  /** Field → accepted values. */
+  filter: Map<"event_type" | "agent", Set<string>>;
+}
+
+/** A bound as a ledger timestamp, or why it is not one. */
+function bound(value: string, end: boolean): string | { reason: string } {
+  const instant = DATE.test(value) ? `${value}T${end ? "23:59:59.999" : "00:00:00.000"}Z` : INSTANT.test(value) ? value : null;
+  if (instant === null) return { reason: "is not a date (YYYY-MM-DD) or a UTC instant (YYYY-MM-DDTHH:MM:SS[.sss]Z)" };
+  const ms = Date.parse(instant);
+  // Date.parse accepts 2025-02-30; a real calendar day prints back as itself.
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== instant.slice(0, 10)) return { reason: "is not a real calendar date" };
+  return new Date(ms).toISOString();
+}
+
+/** Parses and checks the query; a Response is the 400 problem to answer. */
+export function exportRequest(c: Context): ExportRequest | Response {
+  const parsed = parseQuery(c, Query);
+  if (!parsed.ok) return parsed.response;
+  const q = parsed.value;
+  const params: InvalidParam[] = [];
+  const from = q.from === undefined ? null : bound(q.from, false);
+  const to = q.to === undefined ? null : bound(q.to, true);
+  if (from !== null && typeof from !== "string") params.push({ name: "from", reason: from.reason });
+  if (to !== null && typeof to !== "string") params.push({ name: "to", reason: to.reason });
+  if (typeof from === "string" && typeof to === "string" && from > to) params.push({ name: "from", reason: "is after to" });
+  const filter = new Map<"event_type" | "agent", Set<string>>();
+  if (q.filter !== undefined) {
+    const terms = q.filter.split(",");
+    if (terms.length > MAX_TERMS) params.push({ name: "filter", reason: `has more than ${MAX_TERMS} terms` });
+    for (const term of terms) {
+      const colon = term.indexOf(":");
+      const field = colon > 0 ? term.slice(0, colon) : "";
+      const value = term.slice(colon + 1);
+      if (!FILTER_FIELDS.has(field) || value === "") {
+        params.push({ name: "filter", reason: 'terms are field:value with field event_type or agent, e.g. "event_type:mic_mint,agent:ATLAS"' });
+        break;
+      }
+      const key = field as "event_type" | "agent";
+      filter.set(key, (filter.get(key) ?? new Set()).add(value));
+    }
+  }
+  if (params.length > 0) return invalidQuery(c, params);
+  return { format: q.format ?? "json", from: from as string | null, to: to as string | null, filter };
+}
+
+function matches(row: Row, request: ExportRequest): boolean {
+  if (request.from !== null && row.timestamp < request.from) return false;
+  if (request.to !== null && row.timestamp > request.to) return false;
+  for (const [field, values] of request.filter) if (!values.has(row[field])) return false;
+  return true;
+}
+
+/** The rows of the published JSON export that match, formatted, in pieces of about 64 KiB. */
+export async function* exportBody(file: string, request: ExportRequest): AsyncGenerator<Uint8Array> {
+  const encoder = new TextEncoder();
+  const csv = csvWriter(COLUMNS);
+  let out = request.format === "csv" ? csv.header : "[";
+  let rows = 0;
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of lines) {
+    // The published layout: "[", then one row per line ("{…}," or "{…}"), then "]".
+    const text = line.endsWith(",") ? line.slice(0, -1) : line;
+    if (!text.startsWith("{")) continue;
+    const row = JSON.parse(text) as Row;
+    if (!matches(row, request)) continue;
+    out += request.format === "csv" ? csv.row(row) : `${rows === 0 ? "\n" : ",\n"}${text}`;
+    rows += 1;
+    if (out.length >= 1 << 16) {
+      yield encoder.encode(out);
+      out = "";
+    }
+  }
+  if (request.format === "json") out += rows === 0 ? "]\n" : "\n]\n";
+  if (out !== "") yield encoder.encode(out);
+}

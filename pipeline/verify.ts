@@ -17,7 +17,7 @@
  * The runner (pipeline/runner.ts) validates what it writes with the same validators exported here.
  * @module
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join, relative, sep } from "node:path";
 import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from "ajv";
@@ -26,6 +26,7 @@ import addFormats from "ajv-formats";
 import Papa from "papaparse";
 import type { NoteVerifier } from "../core/checkpoint.ts";
 import { schemaId } from "../core/schemas/json-schema.ts";
+import { hashFile, readChunks, type FileDigest } from "../store/file-digest.ts";
 import { MANIFEST_FILE, type TableField, type TableSchema } from "./manifest.ts";
 import { SIGNATURE_SUFFIX, readTrustedKeys, verifyManifestSignature } from "./sign.ts";
 
@@ -41,40 +42,6 @@ export class DataError extends Error {
   }
 }
 
-const CHUNK = 1 << 20;
-
-/** Calls onChunk with successive chunks of the file (synchronous reads, bounded memory). */
-export function readChunks(path: string, onChunk: (chunk: Buffer) => void): void {
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    for (;;) {
-      const n = readSync(fd, buffer, 0, CHUNK, null);
-      if (n === 0) break;
-      onChunk(buffer.subarray(0, n));
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-export interface FileDigest {
-  bytes: number;
-  /** `sha256:<hex>` */
-  hash: string;
-}
-
-/** Size and sha256 of a file, streamed; null when the file does not exist. */
-export function hashFile(path: string): FileDigest | null {
-  if (!existsSync(path)) return null;
-  const h = createHash("sha256");
-  let bytes = 0;
-  readChunks(path, (chunk) => {
-    h.update(chunk);
-    bytes += chunk.length;
-  });
-  return { bytes, hash: `sha256:${h.digest("hex")}` };
-}
 
 export function ajvProblem(errors: ErrorObject[] | null | undefined): string {
   const list = (errors ?? []).slice(0, 3).map((e) => {

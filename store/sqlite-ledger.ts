@@ -236,13 +236,34 @@ export class SqliteLedger implements LedgerStore {
     return () => (now ??= this.#now().toISOString());
   }
 
-  /** Seals and inserts on this thread: small batches (and every batch when no helper can run). */
-  #appendHere(events: readonly NewEvent[]): LedgerEntry[] {
-    const clock = this.#batchClock();
+  /**
+   * One append transaction: BEGIN IMMEDIATE, the tail brought up to date, `write` inserting rows
+   * and returning the state after them, which is adopted only once COMMIT succeeds.
+   */
+  #transaction(write: () => { written: LedgerEntry[]; range: CompactRange; lastHash: string | null; lastTs: string }): LedgerEntry[] {
     this.#db.exec("BEGIN IMMEDIATE");
     const before = { range: this.#range, lastHash: this.#lastHash, lastTs: this.#lastTs };
     try {
       this.#sync();
+      const after = write();
+      this.#db.exec("COMMIT");
+      this.#range = after.range;
+      this.#lastHash = after.lastHash;
+      this.#lastTs = after.lastTs;
+      return after.written;
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      this.#range = before.range;
+      this.#lastHash = before.lastHash;
+      this.#lastTs = before.lastTs;
+      throw error;
+    }
+  }
+
+  /** Seals and inserts on this thread: small batches (and every batch when no helper can run). */
+  #appendHere(events: readonly NewEvent[]): LedgerEntry[] {
+    const clock = this.#batchClock();
+    return this.#transaction(() => {
       const range = this.#range.clone();
       const insertSubtree = this.#stmt.insertSubtree;
       const onComplete = (level: number, index: number, hash: Uint8Array) => {
@@ -264,18 +285,8 @@ export class SqliteLedger implements LedgerStore {
         prev = e.hash;
         lastTs = ts;
       }
-      this.#db.exec("COMMIT");
-      this.#range = range;
-      this.#lastHash = prev;
-      this.#lastTs = lastTs;
-      return written;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      this.#range = before.range;
-      this.#lastHash = before.lastHash;
-      this.#lastTs = before.lastTs;
-      throw error;
-    }
+      return { written, range, lastHash: prev, lastTs };
+    });
   }
 
   /**
@@ -285,10 +296,7 @@ export class SqliteLedger implements LedgerStore {
    */
   #appendPipelined(events: readonly NewEvent[], helper: AppendHelper): LedgerEntry[] {
     const clock = this.#batchClock();
-    this.#db.exec("BEGIN IMMEDIATE");
-    const before = { range: this.#range, lastHash: this.#lastHash, lastTs: this.#lastTs };
-    try {
-      this.#sync();
+    return this.#transaction(() => {
       const start = this.#range.size;
       const written: LedgerEntry[] = [];
       let lastTs = this.#lastTs;
@@ -316,18 +324,10 @@ export class SqliteLedger implements LedgerStore {
         },
         storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
       });
-      this.#db.exec("COMMIT");
-      this.#range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
-      this.#lastHash = prev;
-      this.#lastTs = lastTs;
-      return written;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      this.#range = before.range;
-      this.#lastHash = before.lastHash;
-      this.#lastTs = before.lastTs;
-      throw error;
-    }
+      // The right edge, read back from the rows and subtrees just written (this transaction sees them).
+      const range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
+      return { written, range, lastHash: prev, lastTs };
+    });
   }
 
   *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {

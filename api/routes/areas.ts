@@ -8,14 +8,14 @@
  * filtered audit trail (api/ledger-export.ts). Paths that are not resources fall through to the site.
  *
  * Files are streamed, not read whole, and a file's hash is checked once per version on disk: the
- * check is remembered with the file's size, inode, mtime and ctime, which any write changes.
+ * digest is remembered with the file's size, inode, mtime and ctime, which any write changes.
  */
-import { createHash } from "node:crypto";
-import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
+import { DigestCache } from "../../store/file-digest.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { exportBody, exportRequest } from "../ledger-export.ts";
 import { problem } from "../problem.ts";
@@ -65,37 +65,9 @@ function clientAddress(c: Context): string {
   }
 }
 
-/** Remembers which file versions matched which hash. */
-class VerifiedFiles {
-  readonly #known = new Map<string, string>();
-
-  matches(file: string, hash: string): boolean {
-    const stats = statSync(file, { bigint: true, throwIfNoEntry: false });
-    if (!stats) return false;
-    const version = `${hash}:${stats.size}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
-    if (this.#known.get(file) === version) return true;
-    const digest = createHash("sha256");
-    for (const chunk of readChunks(file)) digest.update(chunk);
-    const ok = `sha256:${digest.digest("hex")}` === hash;
-    if (ok) this.#known.set(file, version);
-    else this.#known.delete(file);
-    return ok;
-  }
-}
-
-/** The file in 1 MiB pieces (one buffer, reused). */
-function* readChunks(file: string): Generator<Buffer> {
-  const fd = openSync(file, "r");
-  try {
-    const buffer = Buffer.allocUnsafe(1 << 20);
-    for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) yield buffer.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export function areaRoutes(dataDir: string, keys: ApiKeyStore, quotas: DailyQuotas): MiddlewareHandler {
-  const verified = new VerifiedFiles();
+  // Each version of a file on disk is hashed once (store/file-digest.ts), not on every request.
+  const digests = new DigestCache();
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
     const match = /^\/([a-z]+)\/(.+)$/.exec(c.req.path);
@@ -121,7 +93,7 @@ export function areaRoutes(dataDir: string, keys: ApiKeyStore, quotas: DailyQuot
     }
 
     const file = join(dataDir, "areas", area, resource.path);
-    if (!verified.matches(file, resource.hash)) {
+    if (digests.digest(file)?.hash !== resource.hash) {
       return problem(c, "data-unverified", `${area}/${resource.path} does not match its manifest hash`, { headers: limits });
     }
     const cache = resource.access === "public" ? "public, max-age=300" : "private, no-store";

@@ -14,7 +14,8 @@
  *   later call with its error: the pass then fails, it never hangs.
  */
 import { Worker } from "node:worker_threads";
-import { DataError, type FileDigest } from "../verify.ts";
+import type { FileDigest } from "../../store/file-digest.ts";
+import { DataError } from "../verify.ts";
 import type { HelperAnswer, HelperError, HelperRequest, HelperSetup, OutputCheck } from "./helper-thread.ts";
 
 const SLOT_BYTES = 1 << 20;

@@ -1,9 +1,8 @@
-import { readFileSync, utimesSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../store/test-helpers.ts";
-import { DigestCache } from "./digest-cache.ts";
-import { hashFile } from "./verify.ts";
+import { DigestCache, hashFile } from "./file-digest.ts";
 
 let dir: string;
 let cleanup: () => void;
@@ -15,38 +14,43 @@ describe("DigestCache", () => {
     const file = join(dir, "data.csv");
     writeFileSync(file, "a,b\r\n1,2\r\n");
     const cacheFile = join(dir, "state", "digests.json");
-    const first = new DigestCache(cacheFile);
+    const first = new DigestCache({ file: cacheFile });
     expect(first.digest(file)).toEqual(hashFile(file));
     expect(first.digest(join(dir, "missing"))).toBeNull();
     // What a later run trusts is what was recorded: a planted digest shows the file is not re-read.
     first.remember(file, { bytes: 11, hash: `sha256:${"0".repeat(64)}` });
     first.save();
     expect(JSON.parse(readFileSync(cacheFile, "utf8")).version).toBe(1);
-    expect(new DigestCache(cacheFile).digest(file)).toEqual({ bytes: 11, hash: `sha256:${"0".repeat(64)}` });
+    expect(new DigestCache({ file: cacheFile }).digest(file)).toEqual({ bytes: 11, hash: `sha256:${"0".repeat(64)}` });
   });
 
   it("hashes again after any write, even one of the same size with the old mtime put back", () => {
     const file = join(dir, "data.csv");
     writeFileSync(file, "a,b\r\n1,2\r\n");
     const cacheFile = join(dir, "digests.json");
-    const cache = new DigestCache(cacheFile);
+    const cache = new DigestCache({ file: cacheFile });
     cache.digest(file);
     cache.save();
     const before = statSync(file);
     writeFileSync(file, "a,b\r\n1,3\r\n");
     utimesSync(file, before.atime, before.mtime);
-    expect(new DigestCache(cacheFile).digest(file)).toEqual(hashFile(file));
+    expect(new DigestCache({ file: cacheFile }).digest(file)).toEqual(hashFile(file));
   });
 
-  it("without a file, or with an unreadable one, remembers nothing and hashes every time", () => {
+  it("remembers in memory without a file; hashes every time when told not to trust; ignores an unreadable file", () => {
     const file = join(dir, "data.csv");
     writeFileSync(file, "x");
-    const none = new DigestCache(null);
+    const memory = new DigestCache();
+    memory.remember(file, { bytes: 1, hash: `sha256:${"0".repeat(64)}` });
+    expect(memory.digest(file)).toEqual({ bytes: 1, hash: `sha256:${"0".repeat(64)}` });
+    memory.save();
+    const none = new DigestCache({ file: join(dir, "never.json"), trust: false });
     none.remember(file, { bytes: 1, hash: `sha256:${"0".repeat(64)}` });
     expect(none.digest(file)).toEqual(hashFile(file));
     none.save();
+    expect(existsSync(join(dir, "never.json"))).toBe(false);
     const garbled = join(dir, "garbled.json");
     writeFileSync(garbled, "{ not json");
-    expect(new DigestCache(garbled).digest(file)).toEqual(hashFile(file));
+    expect(new DigestCache({ file: garbled }).digest(file)).toEqual(hashFile(file));
   });
 });

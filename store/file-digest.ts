@@ -1,17 +1,53 @@
 /**
- * The sha256 of files the runner has already hashed, remembered with what `stat` said of each file
- * at that moment, the way git's index remembers its work tree: a second run with nothing new
- * checks that every output is still what its manifest records without reading hundreds of MB.
+ * File digests: a file's size and sha256, streamed, and `DigestCache`, which remembers the digests
+ * it computed with what `stat` said of each file at that moment, the way git's index remembers its
+ * work tree. The pipeline runner keeps one in a file under `.state/` (a run with nothing new checks
+ * its outputs without reading hundreds of MB); the API keeps one in memory (a served file is
+ * hashed once per version on disk, not on every request).
  *
  * A remembered digest is used only while the file's size, inode, mtime and ctime (nanoseconds) all
  * still match. Any write changes ctime, which no user-level call can set back, so a file edited
- * since it was hashed is always hashed again. The cache lives outside the data folder (a path under
- * `.state/`), is advisory (a missing or unreadable cache means hashing everything) and is never
- * used by `--check` or by the offline verifier, which always hash.
+ * since it was hashed is always hashed again. The cache is advisory (a missing or unreadable file
+ * means hashing everything); `--check` and the offline verifier always hash.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
+import { createHash } from "node:crypto";
 import { dirname } from "node:path";
-import { hashFile, type FileDigest } from "./verify.ts";
+
+export interface FileDigest {
+  bytes: number;
+  /** `sha256:<hex>` */
+  hash: string;
+}
+
+const CHUNK = 1 << 20;
+
+/** Reads a file in 1 MiB pieces (one buffer, reused: a piece is valid until the next). */
+export function readChunks(path: string, onChunk: (chunk: Buffer) => void): void {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK, null);
+      if (n === 0) break;
+      onChunk(buffer.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Size and sha256 of a file, streamed; null when the file does not exist. */
+export function hashFile(path: string): FileDigest | null {
+  if (!existsSync(path)) return null;
+  const h = createHash("sha256");
+  let bytes = 0;
+  readChunks(path, (chunk) => {
+    h.update(chunk);
+    bytes += chunk.length;
+  });
+  return { bytes, hash: `sha256:${h.digest("hex")}` };
+}
 
 interface Remembered extends FileDigest {
   stat: string;
@@ -28,10 +64,17 @@ export class DigestCache {
   readonly #entries = new Map<string, Remembered>();
   #changed = false;
 
-  /** `file` null: nothing is remembered, every call hashes. */
-  constructor(file: string | null) {
+  readonly #trust: boolean;
+
+  /**
+   * `file`: where the cache is kept between runs (none: in memory only). `trust: false` remembers
+   * nothing and hashes on every call.
+   */
+  constructor(options: { file?: string; trust?: boolean } = {}) {
+    const file = options.file ?? null;
     this.#file = file;
-    if (file === null || !existsSync(file)) return;
+    this.#trust = options.trust ?? true;
+    if (file === null || !this.#trust || !existsSync(file)) return;
     try {
       const saved = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown; files?: Record<string, Remembered> };
       if (saved.version !== VERSION || typeof saved.files !== "object" || saved.files === null) return;
@@ -45,6 +88,7 @@ export class DigestCache {
 
   /** The file's size and sha256 (null when it does not exist), hashed unless remembered. */
   digest(path: string): FileDigest | null {
+    if (!this.#trust) return hashFile(path);
     const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
     if (!stats) return null;
     const key = statKey(stats);
@@ -57,7 +101,7 @@ export class DigestCache {
 
   /** Records the digest of a file this run has just written (its bytes are known, not re-read). */
   remember(path: string, digest: FileDigest, key?: string): void {
-    if (this.#file === null) return;
+    if (!this.#trust) return;
     const stat = key ?? statKey(statSync(path, { bigint: true }));
     this.#entries.set(path, { bytes: digest.bytes, hash: digest.hash, stat });
     this.#changed = true;

@@ -20,24 +20,27 @@ export function csvField(value: CsvCell): string {
 
 /** One record with its CRLF terminator. */
 export function csvLine(cells: readonly CsvCell[]): string {
-  return `${cells.map(csvField).join(",")}\r\n`;
+  let line = "";
+  for (let i = 0; i < cells.length; i++) line += (i === 0 ? "" : ",") + csvField(cells[i]!);
+  return `${line}\r\n`;
 }
 
 /**
  * Formatter for records of a fixed column list: `header` is the header line, `row(obj)` writes the
- * object's values in column order (a missing column is an error).
+ * object's values in column order (a missing column is an error). One loop and no array per row:
+ * streamed steps call it once per ledger entry.
  */
 export function csvWriter<K extends string>(columns: readonly K[]) {
   return {
     header: csvLine(columns),
     row(record: Readonly<Record<K, CsvCell>>): string {
-      return csvLine(
-        columns.map((column) => {
-          const cell = record[column];
-          if (cell === undefined) throw new Error(`CSV record has no value for column ${column}`);
-          return cell;
-        }),
-      );
+      let line = "";
+      for (let i = 0; i < columns.length; i++) {
+        const cell = record[columns[i]!];
+        if (cell === undefined) throw new Error(`CSV record has no value for column ${columns[i]}`);
+        line += (i === 0 ? "" : ",") + csvField(cell);
+      }
+      return `${line}\r\n`;
     },
   };
 }

@@ -17,7 +17,9 @@ import {
   RESULT_BYTES,
   STATE,
   SUBTREE_BYTES,
+  TS_MARK,
   slotOffsets,
+  typeCode,
   type AppendFailure,
   type AppendLayout,
   type AppendRequest,
@@ -109,18 +111,22 @@ export class AppendHelper {
       const prepared: PreparedEvent[] = [];
       const first = next;
       let used = 0;
+      let chunkTs = "";
       while (next < count && prepared.length < LAYOUT.chunk) {
         const event = sink.prepare(next);
         // A UTF-16 unit takes at most 3 UTF-8 bytes; an empty slot always fits one event (the
         // ledger's payload limit is well below a slot).
         const most = (event.type.length + event.ts.length + event.payloadText.length) * 3 + 3;
         if (prepared.length > 0 && used + most > LAYOUT.inputBytes) break;
-        // type \u0001 ts \u0001 payload \u0000 (type and ts are ASCII: a registry name, a timestamp).
+        // A record (append-thread.ts): the type's code, the ts when it differs from the previous
+        // record's (0x01 then 24 ASCII characters), the payload text, 0x00.
         let at = input + used;
-        at += memory.write(event.type, at, "latin1");
-        memory[at++] = 0x01;
-        at += memory.write(event.ts, at, "latin1");
-        memory[at++] = 0x01;
+        memory[at++] = typeCode(event.type);
+        if (event.ts !== chunkTs) {
+          memory[at++] = TS_MARK;
+          at += memory.write(event.ts, at, "latin1");
+          chunkTs = event.ts;
+        }
         at += memory.write(event.payloadText, at);
         memory[at++] = 0x00;
         used = at - input;

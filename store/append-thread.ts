@@ -3,8 +3,8 @@
  * (store/append-helper.ts starts it, store/sqlite-ledger.ts drives it), run beside the thread that
  * canonicalizes the payloads and inserts the rows.
  *
- * For each event of a chunk it reads `type \u0001 ts \u0001 payload JCS \u0000` from a shared input
- * slot, parses and validates the payload against the event registry, seals the entry
+ * For each event of a chunk it reads its record (see TS_MARK below) from a shared input slot,
+ * parses and validates the payload against the event registry, seals the entry
  * (core/ledger/entry.ts sealPayloadText, chained on the previous hash) and appends its leaf to the
  * tree (core/merkle-stream.ts). Into the shared result slot go, per entry, the 64 hex digits of its
  * hash and its 32-byte leaf, and the perfect subtrees of at least `minLevel` that the chunk
@@ -13,7 +13,7 @@
  */
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { sealPayloadText } from "../core/ledger/entry.ts";
-import { validateEvent } from "../core/ledger/events.ts";
+import { EVENT_TYPES, validateEvent } from "../core/ledger/events.ts";
 import { StreamingRoot } from "../core/merkle-stream.ts";
 
 export interface AppendSetup {
@@ -44,6 +44,23 @@ export function slotOffsets(layout: AppendLayout, slot: number): { input: number
   const results = input + layout.inputBytes;
   const subtrees = results + layout.chunk * RESULT_BYTES;
   return { input, results, subtrees, end: input + size };
+}
+
+/**
+ * An event's record in a slot: its type's code (TYPE_BASE + its index in the registry, one byte),
+ * then TS_MARK and its 24-character timestamp unless it equals the previous record's in the chunk,
+ * then its payload's JCS text, then 0x00. The codes and the mark are control characters, which JCS
+ * text never holds raw.
+ */
+export const TS_MARK = 0x01;
+const TYPE_BASE = 0x02;
+const TS_LENGTH = 24;
+const TYPE_CODES = new Map(EVENT_TYPES.map((type, i) => [type as string, TYPE_BASE + i]));
+
+export function typeCode(type: string): number {
+  const code = TYPE_CODES.get(type);
+  if (code === undefined) throw new Error(`unknown event type ${JSON.stringify(type)}`);
+  return code;
 }
 
 export type AppendRequest =
@@ -90,13 +107,16 @@ if (port) {
       bytes.write(hash, at + 16, 32, "latin1");
       completed += 1;
     };
+    let ts = "";
     for (let i = 0; i < request.count; i++) {
       const record = records[i]!;
-      const a = record.indexOf("\u0001");
-      const b = record.indexOf("\u0001", a + 1);
-      const type = record.slice(0, a);
-      const ts = record.slice(a + 1, b);
-      const payloadText = record.slice(b + 1);
+      const type = EVENT_TYPES[record.charCodeAt(0) - TYPE_BASE]!;
+      let from = 1;
+      if (record.charCodeAt(1) === TS_MARK) {
+        ts = record.slice(2, 2 + TS_LENGTH);
+        from = 2 + TS_LENGTH;
+      }
+      const payloadText = record.slice(from);
       const problem = validateEvent(type, JSON.parse(payloadText));
       if (problem) {
         current.failed = true;

@@ -283,8 +283,11 @@ describe("large batches on the append helper thread", () => {
     // A small start, so the big batches resume from a right edge that is not a power of two.
     for (const ledger of [piped, here]) ledger.append(stamped(0, 37));
     const written = piped.append(stamped(37, PIPELINED_BATCH * 12 + 5));
-    piped.append(stamped(37 + written.length, 3000));
-    for (let n = 37; n < 37 + written.length + 3000; n += 200) here.append(stamped(n, Math.min(200, 37 + written.length + 3000 - n)));
+    // Runs of equal timestamps (a record carries its ts only when it changes).
+    const repeated = stamped(37 + written.length, 3000).map((e, i) => ({ ...e, ts: new Date(Date.parse("2026-02-01T00:00:00.000Z") + Math.floor(i / 7)).toISOString() }));
+    piped.append(repeated);
+    for (let n = 37; n < 37 + written.length; n += 200) here.append(stamped(n, Math.min(200, 37 + written.length - n)));
+    for (let n = 0; n < 3000; n += 200) here.append(repeated.slice(n, n + 200));
     expect(piped.size()).toBe(here.size());
     expect(written).toEqual([...here.entries(37, 37 + written.length)]);
     expect(rows(piped, "SELECT * FROM entries ORDER BY seq")).toEqual(rows(here, "SELECT * FROM entries ORDER BY seq"));

@@ -41,6 +41,19 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
   return sha256(nodeScratch);
 }
 
+const latin1Scratch = Buffer.alloc(1 + 2 * HASH_SIZE);
+latin1Scratch[0] = NODE_PREFIX;
+
+/**
+ * nodeHash over hashes held as 32-character latin1 strings: node:crypto returns a string about 3×
+ * faster than a Buffer (no ArrayBuffer per hash), which is what a whole-tree fold spends its time on.
+ */
+export function nodeHashLatin1(left: string, right: string): string {
+  latin1Scratch.write(left, 1, HASH_SIZE, "latin1");
+  latin1Scratch.write(right, 1 + HASH_SIZE, HASH_SIZE, "latin1");
+  return hash("sha256", latin1Scratch, "binary");
+}
+
 /** The root of the empty tree: SHA-256 of the empty string. */
 export const EMPTY_ROOT: Uint8Array = sha256(new Uint8Array(0));
 
@@ -60,16 +73,16 @@ export function rootHash(leafHashes: readonly Uint8Array[]): Uint8Array {
   const n = leafHashes.length;
   if (n === 0) return EMPTY_ROOT;
   // Fold level by level; an odd node at the end of a level is carried up unchanged, which is exactly
-  // the RFC's split at the largest power of two.
-  let level: Uint8Array[] = leafHashes.slice();
+  // the RFC's split at the largest power of two. Inner hashes are latin1 strings (nodeHashLatin1).
+  const level = leafHashes.map((h) => Buffer.from(h.buffer, h.byteOffset, h.byteLength).toString("latin1"));
   let width = n;
   while (width > 1) {
     let w = 0;
-    for (let i = 0; i + 1 < width; i += 2) level[w++] = nodeHash(level[i]!, level[i + 1]!);
+    for (let i = 0; i + 1 < width; i += 2) level[w++] = nodeHashLatin1(level[i]!, level[i + 1]!);
     if (width % 2 === 1) level[w++] = level[width - 1]!;
     width = w;
   }
-  return level[0]!;
+  return Buffer.from(level[0]!, "latin1");
 }
 
 /**

@@ -13,12 +13,11 @@
  * `BENCH_PIPELINE_SIZE` changes the number of events (for a quick try).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resourceUsage } from "node:process";
 import type { NewEvent } from "../core/ledger/store.ts";
-import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
@@ -52,26 +51,6 @@ function child(part: "floor" | "run", dir: string, dataDir: string): ChildResult
   return JSON.parse(last) as ChildResult;
 }
 
-function writePulseHistory(dataDir: string, records: number): void {
-  const history: PulseRecord[] = [];
-  const start = NOW.getTime() - records * 86_400_000;
-  for (let i = 0; i < records; i++) {
-    history.push(
-      sealPulse({
-        id: `00000000-0000-4000-8000-${(i + 1).toString(16).padStart(12, "0")}`,
-        cycle: "C-200",
-        branch: "main",
-        giScore: 0.95 + (i % 5) / 100,
-        miiScore: 0.9 + (i % 7) / 100,
-        stats: { totalFiles: 100, totalLines: 10_000, appsCount: 3, packagesCount: 5, workflowsCount: 4 },
-        generatedAt: new Date(start + i * 86_400_000).toISOString(),
-        prev: history[history.length - 1]?.hash ?? null,
-      }),
-    );
-  }
-  mkdirSync(join(dataDir, "pulse"), { recursive: true });
-  writeFileSync(join(dataDir, "pulse", "history.jsonl"), history.map((r) => `${historyLine(r)}\n`).join(""));
-}
 
 export async function run(): Promise<void> {
   const size = Number(process.env.BENCH_PIPELINE_SIZE ?? 1_000_000);
@@ -94,7 +73,11 @@ export async function run(): Promise<void> {
     const dataDir = join(dir, "data");
     cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
     cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
-    writePulseHistory(dataDir, 90);
+    // Imported here, not at the top: the measured child processes load this module too, and must not
+    // carry the test fixtures (and vitest) in their time and memory.
+    const { makePulseHistory, writePulseHistory } = await import("../pipeline/areas/test-fixtures.ts");
+    const scores = Array.from({ length: 90 }, (_, i) => [0.95 + (i % 5) / 100, 0.9 + (i % 7) / 100] as const);
+    writePulseHistory(dataDir, makePulseHistory(scores, new Date(NOW.getTime() - 90 * 86_400_000).toISOString()));
 
     // Floor and full run alternate, best of ROUNDS each (the machines are shared and noisy); each
     // full run starts from a fresh data folder, and the second run follows the last one.

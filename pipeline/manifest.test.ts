@@ -7,11 +7,11 @@ import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { NewEvent } from "../core/ledger/store.ts";
-import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { tempDir } from "../store/test-helpers.ts";
 import { steps as realSteps } from "./areas/index.ts";
+import { makePulseHistory, writePulseHistory } from "./areas/test-fixtures.ts";
 import {
   CSV_DIALECT,
   DATAPACKAGE_PROFILE,
@@ -25,7 +25,6 @@ import {
 import { runPipeline } from "./runner.ts";
 import { simulate } from "./seed/simulate.ts";
 import { JsonSchemaSet, ProfileValidator, verifyAreas } from "./verify.ts";
-import { mkdirSync, writeFileSync } from "node:fs";
 
 const REPO = new URL("..", import.meta.url).pathname;
 const PROFILES = join(REPO, "..", "shared", "vectors", "frictionless");
@@ -136,7 +135,8 @@ describe("manifests of a real run", () => {
       const dataDir = join(dir, "data");
       cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
       cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
-      writePulseHistory(dataDir, 10, "2025-12-10T06:00:00.000Z");
+      const scores = Array.from({ length: 10 }, (_, i) => [0.95 + (i % 4) / 100, 0.9 + (i % 6) / 100] as const);
+      writePulseHistory(dataDir, makePulseHistory(scores, "2025-12-10T06:00:00.000Z"));
       const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "integrity-platform.example/ledger", durability: "normal" });
       const batch: NewEvent[] = [...simulate({ seed: "manifest-test", size: 1500, now: new Date("2025-12-20T00:00:00.000Z") })];
       ledger.append(batch);
@@ -159,22 +159,3 @@ describe("manifests of a real run", () => {
   });
 });
 
-function writePulseHistory(dataDir: string, n: number, start: string): void {
-  const records: PulseRecord[] = [];
-  for (let i = 0; i < n; i++) {
-    records.push(
-      sealPulse({
-        id: `00000000-0000-4000-8000-${(i + 1).toString(16).padStart(12, "0")}`,
-        cycle: "C-160",
-        branch: "main",
-        giScore: 0.95 + (i % 4) / 100,
-        miiScore: 0.9 + (i % 6) / 100,
-        stats: { totalFiles: 10, totalLines: 1000, appsCount: 1, packagesCount: 2, workflowsCount: 3 },
-        generatedAt: new Date(Date.parse(start) + i * 86_400_000).toISOString(),
-        prev: records[records.length - 1]?.hash ?? null,
-      }),
-    );
-  }
-  mkdirSync(join(dataDir, "pulse"), { recursive: true });
-  writeFileSync(join(dataDir, "pulse", "history.jsonl"), records.map((r) => `${historyLine(r)}\n`).join(""));
-}

@@ -1,13 +1,13 @@
 /**
  * Hand-built inputs for the area generators' tests: ledger facts, pulse records and a source reader,
- * so a test states every figure it feeds in and can compute the expected output by hand. Test-only:
- * nothing outside `*.test.ts` imports this module.
+ * so a test states every figure it feeds in and can compute the expected output by hand. For tests
+ * and benchmarks only: no shipped module imports this one.
  */
 import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
+import { historyLine, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
 import { sealEntry, type JsonObject, type LedgerEntry } from "../../core/ledger/entry.ts";
 import type { LedgerFacts, SentinelFacts } from "../facts/types.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -86,6 +86,12 @@ export function makePulseHistory(scores: readonly (readonly [number, number])[],
     out.push(makePulse(i + 1, gi, mii, new Date(t0 + i * stepMs).toISOString(), out[out.length - 1] ?? null));
   });
   return out;
+}
+
+/** Writes `records` as the pulse history of the data folder `dataDir` (pulse/history.jsonl). */
+export function writePulseHistory(dataDir: string, records: readonly PulseRecord[]): void {
+  mkdirSync(join(dataDir, "pulse"), { recursive: true });
+  writeFileSync(join(dataDir, "pulse", "history.jsonl"), records.map((r) => `${historyLine(r)}\n`).join(""));
 }
 
 /** A reader over the real data/sources/. */

@@ -2,8 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CanonicalizationError, canonicalBytes, canonicalize } from './canonical.ts';
+import { vectorsPath } from '../test/vectors.ts';
 
-const JCS = join(import.meta.dirname, '..', '..', 'shared', 'vectors', 'jcs');
+const JCS = vectorsPath('jcs');
 
 describe('RFC 8785 vectors (cyberphone/json-canonicalization testdata)', () => {
   const names = readdirSync(join(JCS, 'input')).filter((f) => f.endsWith('.json')).sort();

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { vectorsPath } from "../test/vectors.ts";
 import {
   EMPTY_ROOT,
   consistencyProof,
@@ -16,7 +17,7 @@ import {
   verifyInclusion,
 } from "./merkle.ts";
 
-const vectors = join(import.meta.dirname, "../../shared/vectors/merkle");
+const vectors = vectorsPath("merkle");
 
 function jsonFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -1,12 +1,14 @@
 import { describe, it, expect } from "vitest";
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { vectorsPath } from "../test/vectors.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";
 import { generateKeyPair, publicKeyFromSecret, sign, verify, type SignatureAlgorithm } from "./signature.ts";
 
 // Wycheproof vectors live beside the repository: <repo>/../shared/vectors (see its README).
-const WYCHEPROOF = new URL("../../shared/vectors/wycheproof/", import.meta.url);
+const WYCHEPROOF = pathToFileURL(vectorsPath("wycheproof") + "/");
 
 type Result = "valid" | "invalid" | "acceptable";
 interface WycheproofTest {

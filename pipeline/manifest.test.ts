@@ -6,6 +6,7 @@
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { vectorsPath } from "../test/vectors.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
@@ -27,7 +28,7 @@ import { simulate } from "./seed/simulate.ts";
 import { JsonSchemaSet, ProfileValidator, verifyAreas } from "./verify.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
-const PROFILES = join(REPO, "..", "shared", "vectors", "frictionless");
+const PROFILES = vectorsPath("frictionless");
 const profiles = new ProfileValidator(PROFILES);
 const schemas = new JsonSchemaSet(join(REPO, "data", "schemas"));
 

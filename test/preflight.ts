@@ -1,0 +1,40 @@
+/**
+ * What `npm test` needs beyond npm, checked before the suite runs: Debian's Chromium (browser tests),
+ * poppler's pdftotext (PDF tests) and the public conformance vectors beside the project
+ * (`../shared/vectors`, or `VECTORS_DIR`). Missing system packages are installed with apt-get when
+ * this runs as root on Debian, as `.ci/run` does; otherwise it stops with one line naming what to
+ * install, so a browser test is never skipped silently.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const PACKAGES = [
+  { binary: "/usr/bin/chromium", pkg: "chromium", why: "browser tests" },
+  { binary: "/usr/bin/pdftotext", pkg: "poppler-utils", why: "PDF tests" },
+];
+const VECTORS = process.env.VECTORS_DIR ?? fileURLToPath(new URL("../../shared/vectors/", import.meta.url));
+
+function stop(line: string): never {
+  console.error(`npm test: ${line}`);
+  process.exit(1);
+}
+
+function run(command: string, args: string[]): boolean {
+  const result = spawnSync(command, args, { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  return result.status === 0;
+}
+
+const missing = PACKAGES.filter((p) => !existsSync(p.binary));
+if (missing.length > 0) {
+  const names = missing.map((p) => p.pkg).join(" ");
+  const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
+  if (!canInstall) stop(`missing ${missing.map((p) => `${p.binary} (${p.why})`).join(", ")}: install with sudo apt-get install ${names}`);
+  console.log(`npm test: installing ${names} with apt-get …`);
+  if (!run("apt-get", ["update", "-qq"]) || !run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing.map((p) => p.pkg)])) {
+    stop(`apt-get could not install ${names}; install them by hand: apt-get install ${names}`);
+  }
+  const still = missing.filter((p) => !existsSync(p.binary));
+  if (still.length > 0) stop(`apt-get ran but ${still.map((p) => p.binary).join(", ")} is still missing`);
+}
+if (!existsSync(VECTORS)) stop(`the conformance vectors are not at ${VECTORS}: clone the shared repository beside this one (../shared) or set VECTORS_DIR`);

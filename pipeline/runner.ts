@@ -57,6 +57,7 @@ import {
   type ResourceDescriptor,
   type TableSchema,
 } from "./manifest.ts";
+import { areaFile } from "../core/datapackage/contract.ts";
 import { SIGNATURE_SUFFIX, ensureTrustedKey, parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import { checkSourcePath, createSourceReader } from "./source-reader.ts";
 import { AREAS, type Area, type DocumentStep, type InputName, type RowsStep, type Step } from "./step.ts";
@@ -166,6 +167,12 @@ export function planSteps(steps: readonly Step[], areas: readonly Area[], schema
       throw new StepDefinitionError(`${step.id}: path ${JSON.stringify(step.path)} is not a relative path inside the area`);
     }
     if (step.id !== `${step.area}/${step.path}`) throw new StepDefinitionError(`${step.id}: the id must be "${step.area}/${step.path}"`);
+    // Every output is a file of the published-data contract, with the contract's tier and type.
+    const file = areaFile(step.area, step.path);
+    if (!file) throw new StepDefinitionError(`${step.id}: ${step.area} publishes no file ${step.path} (core/datapackage/contract.ts)`);
+    if (file.access !== step.access || file.mediatype !== step.mediatype) {
+      throw new StepDefinitionError(`${step.id}: access ${step.access} and mediatype ${step.mediatype} differ from the contract's ${file.access} and ${file.mediatype}`);
+    }
     if (step.path === MANIFEST_FILE || step.path.endsWith(SIGNATURE_SUFFIX) || step.path.endsWith(TMP_SUFFIX)) {
       throw new StepDefinitionError(`${step.id}: the path is reserved`);
     }

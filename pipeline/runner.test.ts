@@ -4,6 +4,7 @@
  * from every ledger entry.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -18,6 +19,9 @@ import { verifierKey } from "../core/checkpoint.ts";
 import { exportLedger } from "../store/ledger-export.ts";
 import { ExportLedgerReader, ledgerVerifiers, main as pipelineMain } from "./cli.ts";
 import { readManifest } from "./manifest.ts";
+import { defaultProfilesDir, verifyAreas } from "./verify.ts";
+
+const PROFILES = defaultProfilesDir();
 import { runPipeline, type RunOptions } from "./runner.ts";
 import { createSourceReader } from "./source-reader.ts";
 import type { DocumentStep, RowsStep, Step } from "./step.ts";
@@ -126,7 +130,7 @@ interface Fixture {
   cleanup(): void;
 }
 
-function fixture(): Fixture {
+function fixture(sample = true): Fixture {
   const { dir, cleanup } = tempDir("runner-test-");
   const dataDir = join(dir, "data");
   cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
@@ -138,7 +142,7 @@ function fixture(): Fixture {
     now: steppingClock(),
     signer: { name: "test.example/ledger", secretKeyHex: LEDGER_SECRET },
   });
-  ledger.append([SAMPLE, ...Array.from({ length: 40 }, (_, i) => sampleEvent(i))]);
+  ledger.append([...(sample ? [SAMPLE] : []), ...Array.from({ length: 40 }, (_, i) => sampleEvent(i))]);
   const reader = new CountingReader(ledger);
   const log: string[] = [];
   const stateDir = join(dir, "state");
@@ -321,6 +325,32 @@ describe("runPipeline", () => {
     const report = await f.run({ steps: [badRows], areas: ["government"] });
     expect(report.ok).toBe(false);
     expect(report.steps[0]!.reason).toMatch(/export\.csv: row 1 does not match its row JSON Schema: \/attestation_hash/);
+  });
+
+  it("writes keyed outputs into the keyed data folder only; the public folder keeps the signed manifest with their hashes", async () => {
+    f.cleanup();
+    f = fixture(false); // real data, not SAMPLE: the public folder may hold no keyed file
+    const keyedDir = join(f.root, "private");
+    const report = await f.run({ keyedDataDir: keyedDir });
+    expect(report.ok).toBe(true);
+    const publicFile = join(f.dataDir, "areas", "government", "ledger", "export.csv");
+    const keyedFile = join(keyedDir, "areas", "government", "ledger", "export.csv");
+    expect(existsSync(publicFile)).toBe(false);
+    expect(existsSync(keyedFile)).toBe(true);
+    expect(existsSync(join(f.dataDir, "areas", "economy", "supply.json"))).toBe(true);
+    const manifest = readManifest(join(f.dataDir, "areas", "government", "datapackage.json"))!;
+    expect(manifest.records.get("ledger/export.csv")!.hash).toBe(`sha256:${createHash("sha256").update(readFileSync(keyedFile)).digest("hex")}`);
+    // The public copy verifies on its own (the keyed file is counted as not present), and the
+    // keyed downloader's copy verifies against the same signed manifest.
+    const verifyOf = (extra: object) => verifyAreas(join(f.dataDir, "areas"), { profiles: PROFILES, ...extra });
+    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({ ok: true, keyedAbsent: 1 });
+    expect(verifyOf({ keyed: join(keyedDir, "areas") }).find((r) => r.area === "government")).toMatchObject({ ok: true, keyedAbsent: 0 });
+    // A second run finds everything unchanged, in both folders.
+    const again = await f.run({ keyedDataDir: keyedDir });
+    expect(again.steps.every((s) => s.status === "unchanged")).toBe(true);
+    // The guard for the public repository: a keyed file in the public folder of real (not SAMPLE) data fails.
+    cpSync(keyedFile, publicFile);
+    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({ ok: false, file: publicFile, problem: expect.stringMatching(/keyed file in the public data folder/) });
   });
 
   it("--areas limits the run to those areas", async () => {

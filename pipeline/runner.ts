@@ -58,6 +58,7 @@ import {
   type TableSchema,
 } from "./manifest.ts";
 import { areaFile } from "../core/datapackage/contract.ts";
+import { outputFile, sourceFile, type DataLayout } from "./layout.ts";
 import { SIGNATURE_SUFFIX, ensureTrustedKey, parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import { checkSourcePath, createSourceReader } from "./source-reader.ts";
 import { AREAS, type Area, type DocumentStep, type InputName, type RowsStep, type Step } from "./step.ts";
@@ -69,6 +70,8 @@ import { CsvValidator, DataError, JsonSchemaSet, validateJsonBytes, type JsonArr
 export interface RunOptions {
   /** The data folder: areas/, sources/, pulse/, schemas/, keys/ beneath it. */
   dataDir: string;
+  /** Where keyed outputs and keyed sources are (pipeline/layout.ts); default dataDir. */
+  keyedDataDir?: string;
   ledger: LedgerReader;
   steps: readonly Step[];
   /** Only these areas (default: all five). */
@@ -279,7 +282,8 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
   const digests = new DigestCache({ ...(options.digestCache ? { file: options.digestCache } : {}), trust: !check });
   const order = planSteps(options.steps, areas, schemas);
   const allById = new Map(options.steps.map((s) => [s.id, s]));
-  const targetOf = (step: Step) => join(areasDir, step.area, step.path);
+  const layout: DataLayout = { dataDir, ...(options.keyedDataDir ? { keyedDataDir: options.keyedDataDir } : {}) };
+  const targetOf = (step: Step) => outputFile(layout, step.area, step.path);
   const stageDir = check ? mkdtempSync(join(tmpdir(), "pipeline-check-")) : null;
   const stagePath = (target: string) =>
     stageDir ? join(stageDir, target.replaceAll("/", "_")) : join(dirname(target), `.${basename(target)}.${process.pid}${TMP_SUFFIX}`);
@@ -318,7 +322,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
     const sourceDigest = (path: string): string => {
       let d = sourceDigests.get(path);
       if (d === undefined) {
-        const file = join(sourcesDir, path);
+        const file = sourceFile(layout, path);
         const digest = digests.digest(file);
         d = digest ? digest.hash : new Error(`input sources/${path}: ${file} not found`);
         sourceDigests.set(path, d);
@@ -560,8 +564,8 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
           else written += 1;
         }
         for (const p of orphans) {
-          report.differences.push(join(areasDir, area, p));
-          log(`${join(areasDir, area, p)} … STALE: listed in the manifest, produced by no step`);
+          report.differences.push(outputFile(layout, area, p));
+          log(`${outputFile(layout, area, p)} … STALE: listed in the manifest, produced by no step`);
         }
         if (!manifestSame) {
           report.differences.push(manifestFile);
@@ -609,7 +613,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
         report.steps.push({ id: s.step.id, file: s.target, status: out.same ? "unchanged" : "written" });
       }
       for (const p of orphans) {
-        const file = join(areasDir, area, p);
+        const file = outputFile(layout, area, p);
         if (existsSync(file)) unlinkSync(file);
         log(`${file} … removed (no step produces it any more)`);
         report.written.push(file);
@@ -693,7 +697,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
 
   function generatorInputs(step: Step, inputs: readonly InputName[], factsValue: LedgerFacts | null) {
     const allowed = new Set(inputs.filter((i) => i.startsWith("sources/")).map((i) => i.slice(8)));
-    const sources = createSourceReader(sourcesDir, { allowed, reader: step.id, label: sourcesDir });
+    const sources = createSourceReader((path) => sourceFile(layout, path), { allowed, reader: step.id, label: sourcesDir });
     const pulseValue =
       inputs.includes("pulse") && pulse && !("error" in pulse) ? pulse.records : undeclared(step.id, "pulse", [] as PulseRecord[]);
     const factsInput = inputs.includes("ledger") && factsValue ? factsValue : undeclared(step.id, "ledger", {} as LedgerFacts);

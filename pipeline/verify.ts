@@ -11,6 +11,9 @@
  *  2. `datapackage.json` validates against the Data Package v2 profile, each resource against the
  *     Data Resource profile, each CSV's `schema` and `dialect` against Table Schema / Table Dialect;
  *  3. every resource file has the recorded `bytes` and `hash`;
+ *     A keyed resource that is not present (a public copy holds none; `--keyed DIR` names where the
+ *     keyed files are) is skipped and counted; `--public` fails on a keyed file present in the
+ *     public folder of an area that is not SAMPLE data.
  *  4. every JSON resource validates against its JSON Schema (`jsonSchema`, a `$id` resolved in
  *     data/schemas/; a streamed JSON array of records has `{"type": "array", "items": {"$ref": <row
  *     $id>}}` and is checked item by item, in bounded memory), every CSV against its Table Schema (header = field names, each cell of the
@@ -34,6 +37,7 @@ import {
   checkManifest,
   DataPackageError,
   isArea,
+  isKeyed,
   MANIFEST_FILE,
   openManifestSignature,
   resourcePathProblem,
@@ -690,12 +694,18 @@ export interface AreaResult {
   file?: string;
   problem?: string;
   resources: number;
+  /** Keyed resources not present where verified (a public copy holds none): their hashes stay checked by whoever has them. */
+  keyedAbsent: number;
 }
 
 export interface VerifyContext {
   trusted: NoteVerifier[];
   schemas: JsonSchemaSet;
   profiles: ProfileValidator;
+  /** The areas folder of the keyed files (default: the public one). */
+  keyedAreas?: string;
+  /** Fail when a keyed file is present in the public folder of a non-SAMPLE area (the CI guard). */
+  publicOnly?: boolean;
 }
 
 /** Verifies one area folder; stops at the first failure. */
@@ -704,6 +714,7 @@ export function verifyArea(areasDir: string, area: string, ctx: VerifyContext): 
   const manifestFile = join(dir, MANIFEST_FILE);
   const sigFile = join(dir, SIGNATURE_FILE);
   let resources = 0;
+  let keyedAbsent = 0;
   try {
     if (!isArea(area)) throw new DataError(dir, `not an area of the published-data contract (${AREAS.join(", ")})`);
     if (!existsSync(manifestFile)) throw new DataError(manifestFile, "missing");
@@ -724,12 +735,21 @@ export function verifyArea(areasDir: string, area: string, ctx: VerifyContext): 
     if (problems.length > 0) throw new DataError(manifestFile, problems[0]!);
     for (const r of checked.manifest.resources) {
       resources += 1;
-      verifyResource(dir, manifestFile, r, ctx);
+      const keyed = isKeyed(checked.resources.get(r.path)!.file);
+      if (keyed && ctx.publicOnly && checked.manifest.sample !== true && existsSync(join(dir, r.path))) {
+        throw new DataError(join(dir, r.path), "a keyed file in the public data folder: keyed files belong in the keyed data folder (KEYED_DATA_DIR)");
+      }
+      const folder = keyed ? join(ctx.keyedAreas ?? areasDir, area) : dir;
+      if (keyed && !existsSync(join(folder, r.path))) {
+        keyedAbsent += 1;
+        continue;
+      }
+      verifyResource(folder, manifestFile, r, ctx);
     }
-    return { area, ok: true, resources };
+    return { area, ok: true, resources, keyedAbsent };
   } catch (error) {
-    if (error instanceof DataError) return { area, ok: false, file: error.file, problem: error.problem, resources };
-    return { area, ok: false, file: manifestFile, problem: (error as Error).message, resources };
+    if (error instanceof DataError) return { area, ok: false, file: error.file, problem: error.problem, resources, keyedAbsent };
+    return { area, ok: false, file: manifestFile, problem: (error as Error).message, resources, keyedAbsent };
   }
 }
 
@@ -780,6 +800,10 @@ export interface VerifyOptions {
   profiles?: string;
   /** Only these areas; default every folder in areasDir. */
   areas?: readonly string[];
+  /** The areas folder of the keyed files (`$KEYED_DATA_DIR/areas`); default areasDir. */
+  keyed?: string;
+  /** Fail on a keyed file in the public folder of a non-SAMPLE area. */
+  publicOnly?: boolean;
 }
 
 export function verifyAreas(areasDir: string, options: VerifyOptions = {}): AreaResult[] {
@@ -787,6 +811,8 @@ export function verifyAreas(areasDir: string, options: VerifyOptions = {}): Area
     trusted: readTrustedKeys(options.keys ?? join(areasDir, "..", "keys", "datasets.vkey")),
     schemas: new JsonSchemaSet(options.schemas ?? join(areasDir, "..", "schemas")),
     profiles: new ProfileValidator(options.profiles ?? defaultProfilesDir()),
+    ...(options.keyed ? { keyedAreas: options.keyed } : {}),
+    ...(options.publicOnly ? { publicOnly: true } : {}),
   };
   const areas =
     options.areas ??

@@ -3,6 +3,7 @@ import { AREAS, areaFiles } from "../../core/datapackage/contract.ts";
 import { JsonSchemaSet } from "../verify.ts";
 import { planSteps, StepDefinitionError } from "../runner.ts";
 import { countStep } from "../test-steps.ts";
+import { KEYED_SOURCES } from "../layout.ts";
 import { steps } from "./index.ts";
 
 describe("the generators and the published-data contract", () => {
@@ -10,6 +11,13 @@ describe("the generators and the published-data contract", () => {
     const written = steps.map((s) => `${s.area}/${s.path} ${s.access} ${s.mediatype}`).sort();
     const contract = AREAS.flatMap((a) => areaFiles(a).map((f) => `${f.area}/${f.path} ${f.access} ${f.mediatype}`)).sort();
     expect(written).toEqual(contract);
+  });
+
+  it("keyed sources are exactly the curated inputs of keyed files, and no public file reads one", () => {
+    const sourcesOf = (keyed: boolean) =>
+      steps.filter((s) => (s.access !== "public") === keyed).flatMap((s) => s.inputs.filter((i) => i.startsWith("sources/")).map((i) => i.slice(8)));
+    expect([...KEYED_SOURCES].sort()).toEqual([...new Set(sourcesOf(true))].sort());
+    expect(sourcesOf(false).filter((p) => KEYED_SOURCES.has(p))).toEqual([]);
   });
 
   it("the runner refuses a step outside the contract or with another tier before running anything", () => {

@@ -8,8 +8,8 @@
  *     under a key of `<dataDir>/keys/datasets.vkey` — the same check as `npm run verify`;
  *  2. the manifest agrees with the published-data contract (core/datapackage: its zod schema, the
  *     path rule, each file's access tier and media type) — the same check as the API makes;
- *  3. every listed resource — public or keyed — exists, has exactly `bytes` bytes and the SHA-256
- *     `hash`.
+ *  3. every listed public resource exists, and every listed resource present here (keyed ones live
+ *     in the keyed data folder in a deployment) has exactly `bytes` bytes and the SHA-256 `hash`.
  * The bytes that were hashed are the bytes that are rendered or copied: files are read once.
  *
  * No Astro or Vite import here: astro.config.mjs uses this module to publish the files, and the
@@ -126,6 +126,9 @@ export function verifyArea(dataDir: string, area: AreaSlug, options: VerifyOptio
   for (const resource of manifest.resources) {
     const file = resolve(dir, resource.path);
     if (!file.startsWith(dir + sep)) fail(manifestPath, `resource ${resource.name}: path ${resource.path} leaves the area folder`);
+    // Keyed files live in the keyed data folder, not the public one (README "Keyed data"): the
+    // site never publishes them, so one that is absent here is skipped; one that is here is checked.
+    if (!isPublic(resource) && !existsSync(file)) continue;
     if (!existsSync(file)) fail(file, `listed in ${MANIFEST_FILE} (resource ${resource.name}) but missing`);
     const bytes = readFileSync(file);
     if (bytes.length !== resource.bytes) fail(file, `${bytes.length} bytes, ${MANIFEST_FILE} lists ${resource.bytes}`);

@@ -8,8 +8,8 @@
  * mapping each declared input name to its digest; a rows step always has the ledger as input):
  *  - `ledger`: `sha256:<RFC 9162 root>@<size>`, from `rootHash()` and `size()` — O(log n) in the
  *    store, no scan;
- *  - `pulse`: `sha256:<root of the lines of data/pulse/history.jsonl>@<records>`, the history
- *    verified with core/pulse/history.ts verifyHistory;
+ *  - `pulse`: `sha256:<root of the lines of data/pulse/history.jsonl>@<records>`: only the lines the
+ *    signed checkpoint covers, checked with core/pulse/published.ts (the API's and the indexer's rule);
  *  - `sources/<path>`: sha256 of `data/sources/<path>`;
  *  - `step:<id>`: sha256 of that step's output bytes.
  *
@@ -41,7 +41,7 @@ import { basename, dirname, join } from "node:path";
 import { digestOf, formatDigest } from "../core/digest.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
-import { historyLines, verifyHistory, type PulseRecord } from "../core/pulse/history.ts";
+import type { PulseRecord } from "../core/pulse/history.ts";
 import type { NoteSigner } from "../core/checkpoint.ts";
 import { createFactsAccumulator, type FactsAccumulator } from "./facts/accumulate.ts";
 import type { LedgerFacts } from "./facts/types.ts";
@@ -58,6 +58,7 @@ import {
   type TableSchema,
 } from "./manifest.ts";
 import { areaFile } from "../core/datapackage/contract.ts";
+import { checkPublished } from "../core/pulse/published.ts";
 import { outputFile, sourceFile, type DataLayout } from "./layout.ts";
 import { SIGNATURE_SUFFIX, ensureTrustedKey, parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import { checkSourcePath, createSourceReader } from "./source-reader.ts";
@@ -276,6 +277,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
   const areasDir = join(dataDir, "areas");
   const sourcesDir = join(dataDir, "sources");
   const historyFile = join(dataDir, "pulse", "history.jsonl");
+  const checkpointFile = join(dataDir, "pulse", "checkpoint");
   const vkeyFile = join(dataDir, "keys", "datasets.vkey");
   const schemas = new JsonSchemaSet(join(dataDir, "schemas"), { formats: "fast" });
   // --check hashes every file; a normal run trusts what it hashed before while stat agrees.
@@ -311,12 +313,17 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
       log(`ledger: ${size} entries, root ${root}`);
     }
     if (uses("pulse")) {
-      const text = readIfExists(historyFile)?.toString("utf8") ?? "";
-      const history = verifyHistory(historyLines(text));
-      const first = history.problems[0];
-      pulse = first
-        ? { error: `${historyFile}:${first.line}: ${first.problem}` }
-        : { records: history.records, root: formatDigest(history.rootHash) };
+      // The same rule as the API and npm run pulse (core/pulse/published.ts): only the lines the
+      // signed checkpoint covers feed a signed manifest.
+      const text = (path: string) => readIfExists(path)?.toString("utf8") ?? null;
+      const check = checkPublished({ historyText: text(historyFile) ?? "", checkpointText: text(checkpointFile), vkeyText: text(vkeyFile) });
+      const first = check.issues[0];
+      if (!check.signed) {
+        pulse = { error: `${historyFile}: ${first?.message ?? "does not verify"}` };
+      } else {
+        if (check.signed.size < check.lines.length) log(`pulse: ${check.lines.length - check.signed.size} line(s) after the signed checkpoint are not used`);
+        pulse = { records: check.signed.records, root: formatDigest(check.signed.rootHash) };
+      }
     }
     const sourceDigests = new Map<string, string | Error>();
     const sourceDigest = (path: string): string => {

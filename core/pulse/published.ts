@@ -57,7 +57,7 @@ export interface PublishedCheck {
   problems: string[];
   issues: PublishedProblem[];
   /** What a reader may serve: the records of the lines the checkpoint signs; null when nothing can be vouched for. */
-  signed: { records: PulseRecord[]; size: number } | null;
+  signed: { records: PulseRecord[]; size: number; rootHash: Uint8Array } | null;
 }
 
 const encoder = new TextEncoder();
@@ -93,10 +93,11 @@ export function checkPublished(state: PublishedState): PublishedCheck {
   for (const message of keyProblems) add("keys-malformed", 0, message);
   const n = lines.length;
   let signedSize: number | null = null;
+  let signedRoot: Uint8Array = report.rootHash;
 
   if (state.checkpointText === null) {
     if (n > 0) add("checkpoint-missing", 0, `checkpoint: missing, but history.jsonl has ${n} line(s)`);
-    else signedSize = 0;
+    else signedSize = 0; // nothing to vouch for: an empty history
   } else if (trusted.length === 0) {
     add("no-trusted-key", 0, `checkpoint: no trusted key to verify it with (${state.vkeyText === null ? "data/keys/datasets.vkey is missing" : "datasets.vkey lists no valid key"})`);
   } else {
@@ -116,6 +117,7 @@ export function checkPublished(state: PublishedState): PublishedCheck {
           );
         } else {
           signedSize = cp.size;
+          signedRoot = root;
           if (cp.size < n) add("lines-unsigned", cp.size + 1, `history.jsonl line ${cp.size + 1}: not covered by the checkpoint, which signs ${cp.size} line(s) of ${n}`);
         }
       }
@@ -125,6 +127,6 @@ export function checkPublished(state: PublishedState): PublishedCheck {
   }
   // A bad line the checkpoint covers leaves nothing to serve; one beyond it is never served anyway.
   const badSigned = signedSize !== null && report.problems.some((p) => p.line <= signedSize!);
-  const signed = signedSize === null || badSigned ? null : { records: report.records.slice(0, signedSize), size: signedSize };
+  const signed = signedSize === null || badSigned ? null : { records: report.records.slice(0, signedSize), size: signedSize, rootHash: signedRoot };
   return { lines, records: report.records, rootHash: report.rootHash, trusted, problems: issues.map((i) => i.message), issues, signed };
 }

@@ -21,7 +21,7 @@ import { listen, type RunningServer } from "../api/server.ts";
 import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../api/test-helpers.ts";
 import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
 import { signManifest as signAnyManifest } from "../core/datapackage/signature.ts";
-import { AREAS, type Area } from "../core/datapackage/contract.ts";
+import { AREAS, areaAliases, areaFile, areaFiles, type Area } from "../core/datapackage/contract.ts";
 import { verifyAreas } from "../pipeline/verify.ts";
 import { DataVerificationError, verifyArea as siteVerifyArea } from "../site/src/lib/datapackage.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
@@ -372,6 +372,67 @@ describe("§4 one route per file, whatever the spelling", () => {
       const res = await hit("§4 spellings", w.url, path);
       expect(res.status, path).toBe(404);
     }
+  });
+});
+
+describe("§4/§6 sweep: every area file × spelling × credential × method", () => {
+  let w: World;
+  let government: string;
+  let academic: string;
+  beforeAll(async () => {
+    w = await world();
+    government = w.keys.issue("government", "ministry", w.clock.now()).token;
+    academic = w.keys.issue("academic", "university", w.clock.now()).token;
+  });
+  afterAll(() => w.stop());
+
+  it("answers each from the area route with the genuine bytes, or refuses with a problem — never the static copy", async () => {
+    const routes = AREAS.flatMap((area) => [
+      ...areaFiles(area).map((f) => ({ area, name: f.path, file: f })),
+      ...Object.entries(areaAliases(area)).map(([name, r]) => ({ area, name, file: areaFile(area, r.file)! })),
+    ]);
+    const spellings: ((area: string, name: string) => string)[] = [
+      (a, n) => `/${a}/${n}`,
+      (a, n) => `/${a}//${n}`,
+      (a, n) => `/${a}%2f${n.replaceAll("/", "%2F")}`,
+      (a, n) => `/${a.toUpperCase()}/${n.toUpperCase()}`,
+      (a, n) => `/${a}/${n}/`,
+      (a, n) => `/${a}/./${n}`,
+    ];
+    const credentials: (Record<string, string> | (() => Record<string, string>))[] = [
+      {},
+      { Authorization: "Bearer ipk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
+      () => ({ Authorization: `bearer ${government}` }),
+      () => ({ Authorization: `Bearer ${academic}` }),
+      () => ({ Authorization: `Basic ${government}` }),
+    ];
+    const seen = new Map<number, number>();
+    for (const { area, name, file } of routes) {
+      const genuine = readFileSync(join(w.data, "areas", area, file.path));
+      const stale = existsSync(join(w.site, area, name)) ? readFileSync(join(w.site, area, name)) : null;
+      for (const spell of spellings) {
+        for (const credential of credentials) {
+          const headers = typeof credential === "function" ? credential() : credential;
+          for (const method of ["GET", "HEAD"]) {
+            const path = spell(area, name);
+            const res = await hit("§4/§6 sweep", w.url, path, { method, headers });
+            seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+            const why = `${method} ${path} ${headers.Authorization?.slice(0, 12) ?? "-"}`;
+            expect([200, 401, 403, 429], why).toContain(res.status);
+            if (res.status !== 200) continue;
+            if (file.access !== "public") expect(headers.Authorization, why).toBe(`bearer ${government}`);
+            if (name !== "ledger/export") {
+              expect(res.headers["content-type"], why).toMatch(file.mediatype === "text/csv" ? /^text\/csv/ : new RegExp(`^${file.mediatype.replace("/", "\\/")}`));
+              if (method === "GET") expect(res.body.equals(genuine), why).toBe(true);
+            }
+            if (stale && !stale.equals(genuine) && method === "GET") expect(res.body.equals(stale), why).toBe(false);
+          }
+        }
+      }
+    }
+    expect(seen.get(200)).toBeGreaterThan(0);
+    expect(seen.get(401)).toBeGreaterThan(0);
+    expect(seen.get(403)).toBeGreaterThan(0);
   });
 });
 

@@ -12,13 +12,14 @@
  */
 import { join } from "node:path";
 import { loadSigningKey, type KeySpec, type SigningKey } from "./keys.ts";
+import { stateDir } from "./open-ledger.ts";
 import { SqliteLedger, type SqliteLedgerOptions } from "./sqlite-ledger.ts";
 
 export const ACCESS_KEY: KeySpec = { name: "integrity-platform.example/access", envVar: "ACCESS_SIGNING_KEY", fileName: "access.ed25519" };
 export const ACCESS_ORIGIN = ACCESS_KEY.name;
 
 export function accessLedgerPath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ACCESS_LEDGER_DB ?? join(env.STATE_DIR ?? ".state", "access.sqlite");
+  return env.ACCESS_LEDGER_DB ?? join(stateDir(env), "access.sqlite");
 }
 
 /** Opens the access ledger for appending and reading; with `key`, it can also sign checkpoints. */
@@ -33,5 +34,5 @@ export function openAccessLedger(path: string, options: { key?: SigningKey } & P
 
 /** The access ledger's checkpoint key (env, file, or a development key under `<stateDir>/keys/`). */
 export function accessSigningKey(env: NodeJS.ProcessEnv = process.env, log?: (message: string) => void): SigningKey {
-  return loadSigningKey(ACCESS_KEY, env.STATE_DIR ?? ".state", env, log);
+  return loadSigningKey(ACCESS_KEY, stateDir(env), env, log);
 }

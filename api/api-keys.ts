@@ -1,74 +1,147 @@
 /**
- * API keys for the keyed data areas. Keys are random 32-byte tokens (`ipk_<base64url>`), shown once
- * when issued and stored only as SHA-256 hashes in `<STATE_DIR>/api-keys.json` (`API_KEYS_FILE`).
- * A presented key is hashed and compared in constant time; any error while deciding is a denial.
+ * API keys for the keyed data areas, and the audit log of every keyed access — both in the access
+ * ledger (store/access-ledger.ts). Keys are random 32-byte tokens (`ipk_<base64url>`), shown once
+ * when issued; the ledger holds only their SHA-256 (`apikey.issued`). The registry is the
+ * projection of the ledger (core/access/keys.ts), caught up to the ledger tail before every
+ * decision, so a key revoked by `npm run keys -- revoke` (another process) is refused by every API
+ * instance on the same store from the next request on. Any error while deciding is a denial.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { z } from "zod";
+import { createHash, randomBytes } from "node:crypto";
+import { issuePayload, keyRegistry, keyStatus, type ApiKey, type KeyRegistry, type KeyStatus } from "../core/access/keys.ts";
+import type { AccessEventPayload } from "../core/access/events.ts";
+import type { KeyTier } from "../core/datapackage/contract.ts";
+import { accessLedgerPath, openAccessLedger } from "../store/access-ledger.ts";
+import type { SigningKey } from "../store/keys.ts";
+import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 
-export const KEY_TIERS = ["government", "academic", "institutional", "economist"] as const;
-export type KeyTier = (typeof KEY_TIERS)[number];
+export { KEY_TIERS, type KeyTier } from "../core/datapackage/contract.ts";
+export type { ApiKey, KeyStatus };
 
-const KeyRecord = z.strictObject({
-  id: z.string().regex(/^[a-z0-9-]{1,64}$/),
-  tier: z.enum(KEY_TIERS),
-  label: z.string().min(1).max(200),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  issued_at: z.string(),
-});
-const KeyFile = z.strictObject({ keys: z.array(KeyRecord) });
-export type KeyRecord = z.infer<typeof KeyRecord>;
-
+/** Where the access ledger is: `ACCESS_LEDGER_DB`, else `<STATE_DIR>/access.sqlite`. */
 export function keysPath(env: NodeJS.ProcessEnv = process.env): string {
-  return env.API_KEYS_FILE ?? join(env.STATE_DIR ?? ".state", "api-keys.json");
+  return accessLedgerPath(env);
 }
 
 const TOKEN = /^ipk_[A-Za-z0-9_-]{43}$/;
-const hashOf = (token: string) => createHash("sha256").update(token).digest();
+const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** A presented token that names a key, and where that key stands now. */
+export interface KeyMatch {
+  key: ApiKey;
+  status: KeyStatus;
+}
+
+export class KeyStoreError extends Error {
+  readonly code: "unknown-key" | "not-active" | "raced";
+  constructor(code: KeyStoreError["code"], message: string) {
+    super(message);
+    this.name = "KeyStoreError";
+    this.code = code;
+  }
+}
 
 export class ApiKeyStore {
   readonly path: string;
-  constructor(path: string) {
+  readonly #ledger: SqliteLedger;
+  #state: KeyRegistry = keyRegistry.initial();
+  #seen = 0;
+
+  /**
+   * `path`: the access ledger file (":memory:" for a store of its own). `key` lets the store sign
+   * checkpoints (the operator's tools; the API never gets it). `durability` as the ledger's:
+   * "full" (default) fsyncs every audit record.
+   */
+  constructor(path: string, options: { key?: SigningKey; durability?: "full" | "normal" } = {}) {
     this.path = path;
+    this.#ledger = openAccessLedger(path, options);
   }
 
-  list(): KeyRecord[] {
-    if (!existsSync(this.path)) return [];
-    return KeyFile.parse(JSON.parse(readFileSync(this.path, "utf8"))).keys;
+  /** The registry as of the ledger's tail (entries appended by any process included). */
+  #current(): KeyRegistry {
+    const size = this.#ledger.size();
+    if (size < this.#seen) {
+      // Never happens to an append-only ledger; rebuild rather than trust a shorter log.
+      this.#state = keyRegistry.initial();
+      this.#seen = 0;
+    }
+    if (size > this.#seen) {
+      for (const entry of this.#ledger.entries(this.#seen, size)) this.#state = keyRegistry.apply(this.#state, entry);
+      this.#seen = size;
+    }
+    return this.#state;
   }
 
-  /** Issues a key; returns the token, which is not stored and cannot be shown again. */
-  issue(tier: KeyTier, label: string, now: Date): { token: string; record: KeyRecord } {
+  list(): ApiKey[] {
+    return [...this.#current().keys.values()];
+  }
+
+  get(id: string): ApiKey | null {
+    return this.#current().keys.get(id) ?? null;
+  }
+
+  /** Issues a key (a successor of `replaces` when rotating); returns the token, which is not stored. */
+  issue(tier: KeyTier, label: string, now: Date, replaces: string | null = null): { token: string; key: ApiKey } {
     const token = `ipk_${randomBytes(32).toString("base64url")}`;
-    const keys = this.list();
-    const record = KeyRecord.parse({
-      id: `${tier}-${keys.length + 1}`,
-      tier,
-      label,
-      sha256: hashOf(token).toString("hex"),
-      issued_at: now.toISOString(),
-    });
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ keys: [...keys, record] }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, this.path);
-    return { token, record };
+    const payload = issuePayload(this.#current(), tier, label, hashOf(token), now, replaces);
+    this.#ledger.append([{ type: "apikey.issued", payload: { ...payload } }]);
+    const key = this.#current().keys.get(payload.key_id);
+    // Two issuers may have raced for the id: the ledger keeps the first, and this one is void.
+    if (!key || key.sha256 !== payload.sha256) throw new KeyStoreError("raced", `another issuer took ${payload.key_id} at the same moment; nothing was issued, try again`);
+    return { token, key };
   }
 
-  /** The record of a presented token, or null. Never throws: an unreadable store denies. */
-  find(token: string): KeyRecord | null {
+  /** Issues the successor of an active key: same tier and label; the old key retires after the grace period. */
+  rotate(id: string, now: Date): { token: string; key: ApiKey } {
+    const old = this.#known(id);
+    const status = keyStatus(old, now);
+    if (old.replaced_by !== null || (status !== "active" && status !== "grace")) {
+      throw new KeyStoreError("not-active", `${id} is ${old.replaced_by ? `already rotated (successor ${old.replaced_by})` : status}; issue a new key instead`);
+    }
+    return this.issue(old.tier, old.label, now, id);
+  }
+
+  /** Revokes a key at once. */
+  revoke(id: string, reason: string, now: Date): ApiKey {
+    const key = this.#known(id);
+    if (key.revoked_at === null) this.#ledger.append([{ type: "apikey.revoked", payload: { key_id: id, reason, revoked_at: now.toISOString() } }]);
+    return this.#current().keys.get(id)!;
+  }
+
+  #known(id: string): ApiKey {
+    const key = this.#current().keys.get(id);
+    if (!key) throw new KeyStoreError("unknown-key", `no key ${id}`);
+    return key;
+  }
+
+  /** The key a presented token names, with its status at `now`, or null. Never throws: an error denies. */
+  find(token: string, now: Date): KeyMatch | null {
     try {
       if (!TOKEN.test(token)) return null;
-      const presented = hashOf(token);
-      let found: KeyRecord | null = null;
-      for (const record of this.list()) {
-        if (timingSafeEqual(presented, Buffer.from(record.sha256, "hex"))) found = record;
-      }
-      return found;
+      const state = this.#current();
+      const id = state.byHash.get(hashOf(token));
+      const key = id === undefined ? undefined : state.keys.get(id);
+      return key ? { key, status: keyStatus(key, now) } : null;
     } catch {
       return null;
     }
+  }
+
+  /** Appends one access to the audit log; throws when it cannot be recorded (the caller then refuses). */
+  record(access: AccessEventPayload): void {
+    this.#ledger.append([{ type: "access", payload: { ...access } }]);
+  }
+
+  /** Signs a checkpoint of the access ledger (needs the key given at construction). */
+  checkpoint(): string {
+    return this.#ledger.checkpoint();
+  }
+
+  /** The underlying ledger, for exports and verification. */
+  get ledger(): SqliteLedger {
+    return this.#ledger;
+  }
+
+  close(): void {
+    this.#ledger.close();
   }
 }

@@ -38,8 +38,10 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** The built site (site/dist) to serve after the API routes. */
   siteDir?: string;
-  /** Hashed API keys for the keyed data files (default: none, so keyed files always answer 401). */
+  /** API keys and the access audit log (default: an empty in-memory access ledger, so keyed files answer 401). */
   keys?: ApiKeyStore;
+  /** Where the keyed files are (default: KEYED_DATA_DIR, else dataDir; README "Keyed data"). */
+  keyedDataDir?: string;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;
 }
@@ -58,7 +60,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", healthRoutes(history, now));
   app.route("/v1/pulse", pulseRoutes(history));
   const quotas = options.quotas ?? new DailyQuotas({ now });
-  app.use("*", areaRoutes(options.dataDir, options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json"), quotas));
+  const keys = options.keys ?? new ApiKeyStore(":memory:");
+  app.use("*", areaRoutes({ dataDir: options.dataDir, keyedDataDir: options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir, keys, quotas, now }));
   if (options.siteDir !== undefined) app.get("*", serveSite(options.siteDir));
 
   app.notFound(notFoundOrNotAllowed(app));

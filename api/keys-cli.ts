@@ -1,31 +1,102 @@
 /**
- * `npm run keys -- issue --tier government --label "Ministry of X"`: issue an API key for the keyed
- * data areas and print it ONCE (only its SHA-256 is stored); `npm run keys -- list` shows the
- * issued keys without secrets.
+ * `npm run keys -- <command>`: the API keys of the keyed data areas, kept in the access ledger
+ * (`ACCESS_LEDGER_DB`, default `<STATE_DIR>/access.sqlite`; see api/api-keys.ts).
+ *
+ *   issue --tier <tier> --label "<who>"   issue a key and print it ONCE (only its SHA-256 is kept)
+ *   rotate ID                            issue the successor of ID (same tier and label), printed once;
+ *                                        ID keeps working for the 14-day grace period, then retires
+ *   revoke ID [--reason "<why>"]         refuse ID from now on, on every API instance
+ *   list                                 every key ever issued, with its status (no secrets)
+ *   vkey                                 the access ledger's verifier key, for auditors
+ *
+ * Every change is followed by a signed checkpoint of the access ledger (ACCESS_SIGNING_KEY, or a
+ * development key under `<STATE_DIR>/keys/`). Exit status 0 on success, 1 on a refused change
+ * (unknown key, not active), 2 on bad usage.
  */
 import { parseArgs } from "node:util";
-import { ApiKeyStore, KEY_TIERS, keysPath, type KeyTier } from "./api-keys.ts";
+import { verifierKey } from "../core/checkpoint.ts";
+import { keyStatus } from "../core/access/keys.ts";
+import { accessSigningKey } from "../store/access-ledger.ts";
+import { ApiKeyStore, KEY_TIERS, KeyStoreError, keysPath, type ApiKey, type KeyTier } from "./api-keys.ts";
 
-const { values, positionals } = parseArgs({
-  args: process.argv.slice(2),
-  options: { tier: { type: "string" }, label: { type: "string" } },
-  allowPositionals: true,
-});
-const store = new ApiKeyStore(keysPath());
-const fail = (message: string): never => {
-  process.stderr.write(`keys: ${message}\n`);
+const USAGE = 'usage: npm run keys -- issue --tier <tier> --label "<who>" | rotate ID | revoke ID [--reason "<why>"] | list | vkey';
+
+function usage(message: string): never {
+  process.stderr.write(`keys: ${message}\n${USAGE}\n`);
   process.exit(2);
-};
-
-if (positionals[0] === "issue") {
-  const tier = values.tier as KeyTier | undefined;
-  if (!tier || !KEY_TIERS.includes(tier)) fail(`--tier must be one of ${KEY_TIERS.join(", ")}`);
-  if (!values.label) fail("--label is required (who the key is for)");
-  const { token, record } = store.issue(tier!, values.label!, new Date());
-  console.log(`issued ${record.id} (${record.tier}) for ${record.label}; stored as its SHA-256 in ${store.path}`);
-  console.log(`key (shown once, deliver it over a secure channel): ${token}`);
-} else if (positionals[0] === "list") {
-  for (const k of store.list()) console.log(`${k.id}\t${k.tier}\t${k.issued_at}\t${k.label}`);
-} else {
-  fail('usage: npm run keys -- issue --tier <tier> --label "<who>" | list');
 }
+
+function describe(key: ApiKey, now: Date): string {
+  const extra = [key.replaced_by ? `successor ${key.replaced_by}, retires ${key.retires_at}` : "", key.revoked_at ? `revoked ${key.revoked_at}: ${key.revoke_reason}` : ""];
+  return [key.id, key.tier, keyStatus(key, now), `issued ${key.issued_at}`, `expires ${key.expires_at}`, key.label, ...extra.filter(Boolean)].join("\t");
+}
+
+function main(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { tier: { type: "string" }, label: { type: "string" }, reason: { type: "string" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, id, ...rest] = positionals;
+  if (rest.length > 0) usage(`unexpected ${rest.join(" ")}`);
+  const log = (m: string) => process.stderr.write(`${m}\n`);
+  const now = new Date();
+
+  if (command === "vkey") {
+    const key = accessSigningKey(process.env, log);
+    console.log(verifierKey(key.name, key.publicKeyHex));
+    return 0;
+  }
+  if (command !== "issue" && command !== "rotate" && command !== "revoke" && command !== "list") usage(`unknown command ${JSON.stringify(command ?? "")}`);
+  if ((command === "rotate" || command === "revoke") && !id) usage(`${command} needs a key id (see npm run keys -- list)`);
+  if ((command === "issue" || command === "list") && id) usage(`${command} takes no key id`);
+
+  const store = new ApiKeyStore(keysPath(), { key: accessSigningKey(process.env, log) });
+  try {
+    switch (command) {
+      case "list":
+        for (const k of store.list()) console.log(describe(k, now));
+        return 0;
+      case "issue": {
+        const tier = values.tier as KeyTier | undefined;
+        if (!tier || !KEY_TIERS.includes(tier)) usage(`--tier must be one of ${KEY_TIERS.join(", ")}`);
+        if (!values.label || values.label.length > 200) usage("--label is required (who the key is for), at most 200 characters");
+        const { token, key } = store.issue(tier, values.label, now);
+        store.checkpoint();
+        console.log(`issued ${key.id} (${key.tier}) for ${key.label}; expires ${key.expires_at}; stored as its SHA-256 in ${store.path}`);
+        console.log(`key (shown once, deliver it over a secure channel): ${token}`);
+        return 0;
+      }
+      case "rotate": {
+        const { token, key } = store.rotate(id!, now);
+        store.checkpoint();
+        const old = store.get(id!)!;
+        console.log(`issued ${key.id} (${key.tier}) for ${key.label}, the successor of ${id}; expires ${key.expires_at}`);
+        console.log(`${id} keeps working until ${old.retires_at}, then retires`);
+        console.log(`key (shown once, deliver it over a secure channel): ${token}`);
+        return 0;
+      }
+      case "revoke": {
+        const reason = values.reason ?? "revoked by the operator";
+        if (reason === "" || reason.length > 200) usage("--reason must be 1 to 200 characters");
+        const key = store.revoke(id!, reason, now);
+        store.checkpoint();
+        console.log(`revoked ${key.id} (${key.tier}, ${key.label}) at ${key.revoked_at}: every API instance refuses it from its next request`);
+        return 0;
+      }
+    }
+  } catch (error) {
+    if (error instanceof KeyStoreError) {
+      process.stderr.write(`keys: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    store.close();
+  }
+  return 2;
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -34,6 +34,8 @@ export const PROBLEM_TYPES = {
   "internal-error": { status: 500, title: "Internal server error" },
   /** A published file no longer matches its manifest's hash: nothing unverified is served. */
   "data-unverified": { status: 503, title: "Published data failed verification" },
+  /** A keyed access could not be recorded in the audit log, so it is not answered (fail closed). */
+  "audit-unavailable": { status: 503, title: "Access audit unavailable" },
   /** The pulse history failed verification; `line` and `problem` name the first bad line. */
   "history-unverified": { status: 503, title: "Pulse history failed verification" },
 } as const satisfies Record<string, { status: number; title: string }>;

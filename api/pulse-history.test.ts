@@ -46,7 +46,7 @@ describe("PulseHistorySource", () => {
 
 describe("HistorySnapshot.memo", () => {
   test("computes once per key", () => {
-    const snapshot = snapshotOf(historyText(sampleHistory(2)));
+    const snapshot = snapshotOf({ historyText: historyText(sampleHistory(2)), checkpointText: null, vkeyText: null });
     let builds = 0;
     const a = snapshot.memo("k", () => ({ n: ++builds }));
     expect(snapshot.memo("k", () => ({ n: ++builds }))).toBe(a);
@@ -54,7 +54,7 @@ describe("HistorySnapshot.memo", () => {
   });
 
   test("is bounded by the weighed bytes", () => {
-    const snapshot = snapshotOf("");
+    const snapshot = snapshotOf({ historyText: "", checkpointText: null, vkeyText: null });
     const big = 6 * 1024 * 1024;
     snapshot.memo("a", () => "a", () => big);
     snapshot.memo("b", () => "b", () => big);

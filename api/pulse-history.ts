@@ -1,21 +1,26 @@
 /**
- * The pulse history as the API sees it: `<dataDir>/pulse/history.jsonl`, parsed and verified with
- * core/pulse/history.ts, held in memory and reloaded only when the file changes.
+ * The pulse history as the API sees it: `<dataDir>/pulse/history.jsonl` with its signed checkpoint
+ * `<dataDir>/pulse/checkpoint` and the trusted keys `<dataDir>/keys/datasets.vkey`, checked with
+ * core/pulse/published.ts — the same code as `npm run pulse -- --verify` — held in memory and
+ * reloaded only when one of the three files changes.
  *
- * - The file is stat'ed at most once per `checkIntervalMs` (1 s) of the injected clock, so the
- *   badge route costs a clock read and a comparison. A new inode, size, mtime or ctime reloads it.
- *   File times are only as fine as the kernel's clock tick, so while the file is "racy" (changed
+ * - Only what the signed checkpoint covers is served: lines appended after it are never served
+ *   (the snapshot counts them as `unsignedLines` and names the first as `firstProblem`, and
+ *   /health says so); a history shorter than its checkpoint, a missing, unsigned or unverifiable
+ *   checkpoint, or a bad line within it makes the snapshot `unverified`, and no record is served.
+ * - The files are stat'ed at most once per `checkIntervalMs` (1 s) of the injected clock, so the
+ *   badge route costs a clock read and a comparison. A new inode, size, mtime or ctime reloads them.
+ *   File times are only as fine as the kernel's clock tick, so while a file is "racy" (changed
  *   less than 2 s before it was loaded, as git handles its index) each check also compares the
  *   bytes with the ones loaded, and a same-size rewrite in the same tick is not missed.
- * - Fail closed: if any line fails verification the snapshot is `unverified`, carries the first
- *   bad line, and no record of it is served.
- * - A missing file is `absent` (no history yet); an empty file is a verified history of 0 records.
+ * - Neither history nor checkpoint is `absent` (no history yet).
  * - Each snapshot has a memo for serialized responses (bodies and ETags), so routes compute a
  *   representation once per history version and not per request.
  */
 import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
-import { join } from "node:path";
-import { historyLines, newestFirst, verifyHistory, type HistoryProblem, type PulseRecord } from "../core/pulse/history.ts";
+import { dirname, join } from "node:path";
+import { newestFirst, type HistoryProblem, type PulseRecord } from "../core/pulse/history.ts";
+import { checkPublished, type PublishedState } from "../core/pulse/published.ts";
 
 export type HistoryStatus = "absent" | "verified" | "unverified";
 
@@ -28,18 +33,22 @@ export class HistorySnapshot {
   /** Verified records, newest first by generatedAt (empty unless verified). */
   readonly newestFirst: readonly PulseRecord[];
   readonly latest: PulseRecord | null;
-  /** Number of lines in the file (records when verified). */
+  /** Number of lines in the file. */
   readonly lines: number;
+  /** Lines after the ones the checkpoint signs: never served. */
+  readonly unsignedLines: number;
+  /** The first problem (for a verified snapshot: the first line beyond the checkpoint). */
   readonly firstProblem: HistoryProblem | null;
   readonly #ids: ReadonlySet<string>;
   readonly #memo = new Map<string, unknown>();
   #memoBytes = 0;
 
-  constructor(status: HistoryStatus, records: readonly PulseRecord[], lines: number, firstProblem: HistoryProblem | null) {
+  constructor(status: HistoryStatus, records: readonly PulseRecord[], lines: number, firstProblem: HistoryProblem | null, unsignedLines = 0) {
     this.status = status;
     this.newestFirst = status === "verified" ? newestFirst(records) : [];
     this.latest = this.newestFirst[0] ?? null;
     this.lines = lines;
+    this.unsignedLines = status === "verified" ? unsignedLines : 0;
     this.firstProblem = firstProblem;
     this.#ids = new Set(this.newestFirst.map((r) => r.id));
   }
@@ -71,12 +80,13 @@ export function historyPath(dataDir: string): string {
   return join(dataDir, "pulse", "history.jsonl");
 }
 
-/** Verifies file text into a snapshot. */
-export function snapshotOf(text: string): HistorySnapshot {
-  const lines = historyLines(text);
-  const report = verifyHistory(lines);
-  const first = report.problems[0] ?? null;
-  return first ? new HistorySnapshot("unverified", [], lines.length, first) : new HistorySnapshot("verified", report.records, lines.length, null);
+/** Checks the three published files (core/pulse/published.ts) into a snapshot. */
+export function snapshotOf(state: PublishedState): HistorySnapshot {
+  const check = checkPublished(state);
+  const first = check.issues[0];
+  const problem = first ? { line: first.line, problem: first.message } : null;
+  if (!check.signed) return new HistorySnapshot("unverified", [], check.lines.length, problem);
+  return new HistorySnapshot("verified", check.signed.records, check.lines.length, problem, check.lines.length - check.signed.size);
 }
 
 function statKey(s: BigIntStats): string {
@@ -88,25 +98,73 @@ const RACY_MS = 2000;
 export interface HistorySourceOptions {
   now?: () => Date;
   checkIntervalMs?: number;
+  /** Default: `checkpoint` beside the history. */
+  checkpointPath?: string;
+  /** Default: `<history folder>/../keys/datasets.vkey`. */
+  keysPath?: string;
 }
+
+/** One file as last read: its stat key and bytes (null: absent). */
+interface Read {
+  key: string;
+  bytes: Buffer | null;
+  mtimeMs: number;
+}
+
+/** Reads a regular file with its stat; absent → null bytes; anything else that fails throws. */
+function readFile(path: string): Read {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { key: "absent", bytes: null, mtimeMs: 0 };
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile()) throw new Error("not a regular file");
+    return { key: statKey(stat), bytes: readFileSync(fd), mtimeMs: Number(stat.mtimeMs) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function statOnly(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "absent";
+    throw error;
+  }
+  try {
+    return statKey(fstatSync(fd, { bigint: true }));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const sameBytes = (a: Read[], b: Read[]) => a.every((x, i) => (x.bytes === null ? b[i]!.bytes === null : b[i]!.bytes !== null && x.bytes.equals(b[i]!.bytes!)));
 
 export class PulseHistorySource {
   readonly path: string;
+  readonly #paths: [string, string, string];
   readonly #now: () => Date;
   readonly #interval: number;
   #snapshot: HistorySnapshot | null = null;
   #checkedAt = 0;
   #key = "";
-  #bytes: Buffer | null = null;
+  #reads: Read[] | null = null;
   #racy = false;
 
   constructor(path: string, options: HistorySourceOptions = {}) {
     this.path = path;
+    this.#paths = [path, options.checkpointPath ?? join(dirname(path), "checkpoint"), options.keysPath ?? join(dirname(dirname(path)), "keys", "datasets.vkey")];
     this.#now = options.now ?? (() => new Date());
     this.#interval = options.checkIntervalMs ?? 1000;
   }
 
-  /** The current snapshot; looks at the file at most once per interval. */
+  /** The current snapshot; looks at the files at most once per interval. */
   current(): HistorySnapshot {
     const t = this.#now().getTime();
     if (this.#snapshot && t >= this.#checkedAt && t - this.#checkedAt < this.#interval) return this.#snapshot;
@@ -115,42 +173,31 @@ export class PulseHistorySource {
   }
 
   #check(): HistorySnapshot {
-    let fd: number;
     try {
-      fd = openSync(this.path, "r");
-    } catch (error) {
-      this.#key = "";
-      this.#bytes = null;
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return this.#keep("absent") ?? new HistorySnapshot("absent", [], 0, null);
-      return this.#unreadable(error);
-    }
-    try {
-      const stat = fstatSync(fd, { bigint: true });
-      if (!stat.isFile()) return this.#unreadable(new Error("not a regular file"));
-      const key = statKey(stat);
+      const key = this.#paths.map(statOnly).join("|");
       if (key === this.#key && this.#snapshot && !this.#racy) return this.#snapshot;
-      const bytes = readFileSync(fd);
-      const sameBytes = this.#bytes !== null && bytes.equals(this.#bytes);
-      this.#key = key;
-      this.#bytes = bytes;
-      this.#racy = Date.now() - Number(stat.mtimeMs) < RACY_MS;
-      if (sameBytes && this.#snapshot) return this.#snapshot;
-      return snapshotOf(bytes.toString("utf8"));
+      const reads = this.#paths.map(readFile);
+      const same = this.#reads !== null && sameBytes(reads, this.#reads);
+      this.#key = reads.map((r) => r.key).join("|");
+      this.#reads = reads;
+      this.#racy = Date.now() - Math.max(...reads.map((r) => r.mtimeMs)) < RACY_MS;
+      if (same && this.#snapshot) return this.#snapshot;
+      const [history, checkpoint, keys] = reads as [Read, Read, Read];
+      if (history.bytes === null && checkpoint.bytes === null) return new HistorySnapshot("absent", [], 0, null);
+      return snapshotOf({
+        historyText: history.bytes?.toString("utf8") ?? "",
+        checkpointText: checkpoint.bytes?.toString("utf8") ?? null,
+        vkeyText: keys.bytes?.toString("utf8") ?? null,
+      });
     } catch (error) {
       return this.#unreadable(error);
-    } finally {
-      closeSync(fd);
     }
-  }
-
-  #keep(status: HistoryStatus): HistorySnapshot | null {
-    return this.#snapshot?.status === status && this.#snapshot.lines === 0 ? this.#snapshot : null;
   }
 
   /** Fail closed: a history that cannot be read is not served either. */
   #unreadable(error: unknown): HistorySnapshot {
     this.#key = "";
-    this.#bytes = null;
+    this.#reads = null;
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     return new HistorySnapshot("unverified", [], 0, { line: 0, problem: `the history file cannot be read (${code})` });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DailyQuotas, quotaOf, rateLimitHeaders } from "./rate-limit.ts";
+import { clientOfAddress, DailyQuotas, quotaOf, rateLimitHeaders } from "./rate-limit.ts";
 
 describe("daily quotas", () => {
   it("follow the spec's table, with the documented decisions where it is silent", () => {
@@ -30,12 +30,53 @@ describe("daily quotas", () => {
     expect(quotas.take("economy", "anonymous", "10.0.0.1")).toMatchObject({ allowed: true, remaining: 99, resetSeconds: 86_400 });
   });
 
-  it("refuses new anonymous clients beyond its memory bound instead of leaving them unlimited", () => {
-    const quotas = new DailyQuotas({ now: () => new Date("2026-05-01T00:00:00.000Z"), maxClients: 2 });
-    expect(quotas.take("government", "anonymous", "a")).toMatchObject({ allowed: true });
-    expect(quotas.take("government", "anonymous", "b")).toMatchObject({ allowed: true });
-    expect(quotas.take("government", "anonymous", "c")).toMatchObject({ allowed: false, reason: expect.stringMatching(/too many anonymous clients/) });
-    expect(quotas.take("government", "anonymous", "a")).toMatchObject({ allowed: true, remaining: 98 });
+  it("counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 one", () => {
+    expect(clientOfAddress("203.0.113.9")).toBe("203.0.113.9");
+    expect(clientOfAddress("::ffff:203.0.113.9")).toBe("203.0.113.9");
+    expect(clientOfAddress("::ffff:cb00:7109")).toBe("203.0.113.9");
+    expect(clientOfAddress("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(clientOfAddress("2001:0DB8:0001:0002:ffff::1")).toBe("2001:db8:1:2::/64");
+    expect(clientOfAddress("2001:db8::1")).toBe("2001:db8:0:0::/64");
+    expect(clientOfAddress("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(clientOfAddress("::1")).toBe("0:0:0:0::/64");
+    expect(clientOfAddress("64:ff9b::192.0.2.33")).toBe("64:ff9b:0:0::/64");
+    expect(clientOfAddress("unknown")).toBe("unknown");
+    const quotas = new DailyQuotas({ now: () => new Date("2026-05-01T00:00:00.000Z") });
+    for (let i = 0; i < 100; i++) expect(quotas.take("economy", "anonymous", `2001:db8:1:2::${(i + 1).toString(16)}`)).toMatchObject({ allowed: true, remaining: 99 - i });
+    // A fresh address in the same /64 does not buy a fresh quota.
+    expect(quotas.take("economy", "anonymous", "2001:db8:1:2:ffff:ffff:ffff:ffff")).toMatchObject({ allowed: false });
+    expect(quotas.take("economy", "anonymous", "2001:db8:1:3::1")).toMatchObject({ allowed: true, remaining: 99 });
+  });
+
+  it("cannot be turned into a lock-out: clients beyond the exact table still get their quota, counted in the sketch", () => {
+    const quotas = new DailyQuotas({ now: () => new Date("2026-05-01T00:00:00.000Z"), maxClients: 2, sketchWidth: 1024 });
+    expect(quotas.take("government", "anonymous", "10.0.0.1")).toMatchObject({ allowed: true });
+    expect(quotas.take("government", "anonymous", "10.0.0.2")).toMatchObject({ allowed: true });
+    // An attacker with 200 /64s sends a full quota from each: 20,000 requests beyond the table.
+    let attacker = 0;
+    for (let n = 0; n < 200; n++) {
+      for (let i = 0; i < 101; i++) if ((quotas.take("government", "anonymous", `2001:db8:${n.toString(16)}::${i + 1}`) as { allowed: boolean }).allowed) attacker++;
+    }
+    expect(attacker).toBeLessThanOrEqual(200 * 100);
+    expect(attacker).toBeGreaterThan(200 * 90);
+    // Each attacker client was held to its quota …
+    expect(quotas.take("government", "anonymous", "2001:db8:7::1")).toMatchObject({ allowed: false });
+    // … and a new client still gets nearly all of its own.
+    let served = 0;
+    for (let i = 0; i < 100; i++) if ((quotas.take("government", "anonymous", "198.51.100.7") as { allowed: boolean }).allowed) served++;
+    expect(served).toBeGreaterThanOrEqual(80);
+    expect(quotas.take("government", "anonymous", "198.51.100.7")).toMatchObject({ allowed: false });
+    // The exact table is untouched.
+    expect(quotas.take("government", "anonymous", "10.0.0.1")).toMatchObject({ allowed: true, remaining: 98 });
+  });
+
+  it("never under-counts a client beyond the table, however the sketch is shared", () => {
+    const quotas = new DailyQuotas({ now: () => new Date("2026-05-01T00:00:00.000Z"), maxClients: 0, sketchWidth: 8 });
+    for (let c = 0; c < 50; c++) {
+      let served = 0;
+      for (let i = 0; i < 120; i++) if ((quotas.take("economy", "anonymous", `192.0.2.${c}`) as { allowed: boolean }).allowed) served++;
+      expect(served).toBeLessThanOrEqual(100);
+    }
   });
 
   it("announces a quota with the IETF RateLimit fields, and nothing for unlimited tiers", () => {

@@ -17,10 +17,20 @@
  *   has that area's anonymous quota, counted for the key.
  * - "Unlimited" tiers get no quota and no RateLimit fields.
  * - Every request for an area file counts, whatever its answer (401, 403 and 503 included).
- * - Counts live in this process's memory (one API instance); at most MAX_CLIENTS anonymous
- *   clients are tracked per day, and further ones are refused rather than left unlimited.
+ * - Anonymous clients are counted by address: an IPv4 address as it is (IPv4-mapped IPv6 too), an
+ *   IPv6 address by its /64 prefix — one subscriber's allocation, inside which a host can take any
+ *   of 2^64 addresses — so rotating addresses within a /64 does not buy a fresh quota.
+ * - Counts live in this process's memory (one API instance), bounded: at most MAX_CLIENTS anonymous
+ *   clients a day are counted exactly. A client beyond that is not refused (which would let anyone
+ *   with MAX_CLIENTS addresses lock every new client out) nor left unlimited: it is counted in a
+ *   fixed-size count-min sketch (4 rows of 65,536 16-bit counters, 512 KiB, conservative update),
+ *   which never under-counts, so it gets at most its quota too. A sketch counter is shared by
+ *   chance, so a flood can push an innocent client's estimate up — but only after about
+ *   65,536 × quota (6.5 million) requests beyond the exact table in one day.
  */
-import type { KeyTier } from "./api-keys.ts";
+import { createHash } from "node:crypto";
+import { isIPv4, isIPv6 } from "node:net";
+import type { Area, KeyTier } from "../core/datapackage/contract.ts";
 
 export type Tier = "anonymous" | KeyTier;
 /** Requests per UTC day; null: unlimited. */
@@ -35,7 +45,8 @@ const BUCKETS = {
 
 type Bucket = keyof typeof BUCKETS;
 
-const BUCKET_OF: Record<string, Bucket> = {
+/** Complete by type: every area of the contract counts in one bucket. */
+const BUCKET_OF: Readonly<Record<Area, Bucket>> = {
   government: "government",
   academics: "academics-philosophy",
   philosophy: "academics-philosophy",
@@ -45,10 +56,41 @@ const BUCKET_OF: Record<string, Bucket> = {
 
 const DAY_SECONDS = 86_400;
 export const MAX_CLIENTS = 200_000;
+export const SKETCH_WIDTH = 1 << 16;
+const SKETCH_DEPTH = 4;
+
+/** The 8 hextets of an IPv6 address (zone dropped, a dotted IPv4 tail converted), or null. */
+function hextets(address: string): number[] | null {
+  let text = address.replace(/%.*$/, "").toLowerCase();
+  if (!isIPv6(text)) return null;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes("::") ? text.split("::") : [text, null];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const zeros = tail === null ? [] : new Array<string>(8 - left.length - right.length).fill("0");
+  const all = [...left, ...zeros, ...right].map((h) => parseInt(h, 16));
+  return all.length === 8 && all.every((h) => h >= 0 && h <= 0xffff) ? all : null;
+}
+
+/**
+ * The client an address counts as: IPv4 as it is (also when IPv4-mapped, `::ffff:a.b.c.d`), IPv6
+ * by its /64 prefix (`2001:db8:1:2::/64`); anything else as it is.
+ */
+export function clientOfAddress(address: string): string {
+  if (isIPv4(address)) return address;
+  const h = hextets(address);
+  if (!h) return address;
+  if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) return `${h[6]! >> 8}.${h[6]! & 0xff}.${h[7]! >> 8}.${h[7]! & 0xff}`;
+  return `${h.slice(0, 4).map((x) => x.toString(16)).join(":")}::/64`;
+}
 
 /** The bucket an area's requests count in, and the quota a tier has there. */
 export function quotaOf(area: string, tier: Tier): { bucket: string; quota: Quota } {
-  const bucket = BUCKET_OF[area];
+  const bucket = Object.hasOwn(BUCKET_OF, area) ? BUCKET_OF[area as Area] : undefined;
   if (!bucket) throw new Error(`no quota for area ${area}`);
   const quotas: Partial<Record<Tier, Quota>> = BUCKETS[bucket];
   const quota = quotas[tier];
@@ -59,19 +101,53 @@ export type Decision =
   | { limited: false }
   | { limited: true; allowed: boolean; quota: number; remaining: number; resetSeconds: number; reason?: string };
 
+/**
+ * A count-min sketch of 16-bit saturating counters with conservative update: `estimate` never
+ * under-counts what was added, and `add` raises only the counters at the current minimum.
+ */
+class CountMinSketch {
+  readonly #width: number;
+  readonly #rows: Uint16Array;
+  constructor(width: number) {
+    this.#width = width;
+    this.#rows = new Uint16Array(width * SKETCH_DEPTH);
+  }
+
+  #cells(key: string): number[] {
+    const h = createHash("sha256").update(key).digest();
+    return Array.from({ length: SKETCH_DEPTH }, (_, row) => row * this.#width + (h.readUInt32LE(row * 4) % this.#width));
+  }
+
+  /** The estimate after adding one, unless that would exceed `limit` (then nothing is added). */
+  addUpTo(key: string, limit: number): { added: boolean; estimate: number } {
+    const cells = this.#cells(key);
+    const min = Math.min(...cells.map((i) => this.#rows[i]!));
+    if (min + 1 > limit) return { added: false, estimate: min };
+    for (const i of cells) if (this.#rows[i] === min && min < 0xffff) this.#rows[i] = min + 1;
+    return { added: true, estimate: min + 1 };
+  }
+
+  clear(): void {
+    this.#rows.fill(0);
+  }
+}
+
 export class DailyQuotas {
   readonly #now: () => Date;
   readonly #maxClients: number;
   #day = "";
   readonly #counts = new Map<string, number>();
+  readonly #overflow: CountMinSketch;
   #anonymousClients = 0;
 
-  constructor(options: { now: () => Date; maxClients?: number }) {
+  /** `maxClients`: anonymous clients counted exactly per day; `sketchWidth`: counters per sketch row beyond them. */
+  constructor(options: { now: () => Date; maxClients?: number; sketchWidth?: number }) {
     this.#now = options.now;
     this.#maxClients = options.maxClients ?? MAX_CLIENTS;
+    this.#overflow = new CountMinSketch(options.sketchWidth ?? SKETCH_WIDTH);
   }
 
-  /** Counts one request of `client` (a key id or an IP) at `tier` for `area`. */
+  /** Counts one request of `client` (a key id, or an IP address: see clientOfAddress) at `tier` for `area`. */
   take(area: string, tier: Tier, client: string): Decision {
     const { bucket, quota } = quotaOf(area, tier);
     if (quota === null) return { limited: false };
@@ -80,18 +156,19 @@ export class DailyQuotas {
     if (day !== this.#day) {
       this.#day = day;
       this.#counts.clear();
+      this.#overflow.clear();
       this.#anonymousClients = 0;
     }
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     const resetSeconds = Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
-    const key = `${bucket}\n${tier === "anonymous" ? "ip" : "key"}\n${client}`;
+    const anonymous = tier === "anonymous";
+    const key = `${bucket}\n${anonymous ? "ip" : "key"}\n${anonymous ? clientOfAddress(client) : client}`;
     const used = this.#counts.get(key);
-    if (used === undefined && tier === "anonymous") {
-      if (this.#anonymousClients >= this.#maxClients) {
-        return { limited: true, allowed: false, quota, remaining: 0, resetSeconds, reason: "too many anonymous clients today; use a key or try after the reset" };
-      }
-      this.#anonymousClients += 1;
+    if (used === undefined && anonymous && this.#anonymousClients >= this.#maxClients) {
+      const { added, estimate } = this.#overflow.addUpTo(key, quota);
+      return { limited: true, allowed: added, quota, remaining: Math.max(0, quota - estimate), resetSeconds };
     }
+    if (used === undefined && anonymous) this.#anonymousClients += 1;
     const count = (used ?? 0) + 1;
     if (count > quota) return { limited: true, allowed: false, quota, remaining: 0, resetSeconds };
     this.#counts.set(key, count);

@@ -20,7 +20,7 @@ export interface ServerOptions {
   log?: LogSink;
   now?: () => Date;
   bodyLimitBytes?: number;
-  /** Hashed API keys (default: API_KEYS_FILE or <STATE_DIR>/api-keys.json). */
+  /** The access ledger: API keys and the keyed-access audit (default: ACCESS_LEDGER_DB or <STATE_DIR>/access.sqlite). */
   keysFile?: string;
 }
 

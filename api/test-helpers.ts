@@ -1,12 +1,17 @@
 /**
  * Shared by the API tests and the bench: a throwaway data folder holding a real, verifiable pulse
- * history (records sealed with `sealPulse`, chained with `prev`, generatedAt increasing).
+ * history (records sealed with `sealPulse`, chained with `prev`, generatedAt increasing), with its
+ * checkpoint signed by a test dataset key listed in `keys/datasets.vkey`, as `npm run pulse` writes.
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
+import { signCheckpoint, verifierKey } from "../core/checkpoint.ts";
+import { leafHashOfText, rootHash } from "../core/merkle.ts";
+import { historyLine, historyLines, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
+import { PULSE_ORIGIN } from "../core/pulse/published.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer, type ServerOptions } from "./server.ts";
 
@@ -44,10 +49,29 @@ export function historyText(records: readonly PulseRecord[]): string {
   return records.map((r) => `${historyLine(r)}\n`).join("");
 }
 
+/** The test dataset key (a fixed seed: tests only) and its verifier key line. */
+export const TEST_DATASET_SIGNER = { name: "integrity-platform.example/datasets", secretKeyHex: "7a".repeat(32) };
+export const TEST_DATASET_VKEY = verifierKey(TEST_DATASET_SIGNER.name, publicKeyFromSecret("ed25519", TEST_DATASET_SIGNER.secretKeyHex));
+
+/**
+ * Signs a checkpoint over the first `size` lines of `text` (default: all) into
+ * `<dataDir>/pulse/checkpoint`, and lists the test key in `<dataDir>/keys/datasets.vkey`.
+ */
+export function signHistory(dataDir: string, text: string, size?: number): void {
+  const lines = historyLines(text).slice(0, size);
+  mkdirSync(join(dataDir, "pulse"), { recursive: true });
+  mkdirSync(join(dataDir, "keys"), { recursive: true });
+  writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${TEST_DATASET_VKEY}\n`);
+  writeFileSync(join(dataDir, "pulse", "checkpoint"), signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) }, TEST_DATASET_SIGNER));
+}
+
+/** Writes the history and its signed checkpoint, as the indexer publishes them. */
 export function writeHistory(dataDir: string, records: readonly PulseRecord[]): string {
   const path = historyPath(dataDir);
   mkdirSync(join(dataDir, "pulse"), { recursive: true });
-  writeFileSync(path, historyText(records));
+  const text = historyText(records);
+  writeFileSync(path, text);
+  signHistory(dataDir, text);
   return path;
 }
 

@@ -77,7 +77,7 @@ export async function run(): Promise<void> {
     // carry the test fixtures (and vitest) in their time and memory.
     const { makePulseHistory, writePulseHistory } = await import("../pipeline/areas/test-fixtures.ts");
     const scores = Array.from({ length: 90 }, (_, i) => [0.95 + (i % 5) / 100, 0.9 + (i % 7) / 100] as const);
-    writePulseHistory(dataDir, makePulseHistory(scores, new Date(NOW.getTime() - 90 * 86_400_000).toISOString()));
+    writePulseHistory(dataDir, makePulseHistory(scores, new Date(NOW.getTime() - 90 * 86_400_000).toISOString()), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
 
     // Floor and full run alternate, best of ROUNDS each (the machines are shared and noisy); each
     // full run starts from a fresh data folder, and the second run follows the last one.

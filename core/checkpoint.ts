@@ -165,45 +165,57 @@ export function signNote(text: string, signers: NoteSigner[]): string {
   return `${text}\n${lines}`;
 }
 
+/** Why a signed note did not open; `code` is what callers branch on (never the message). */
+export type NoteErrorCode = "malformed" | "ambiguous-key" | "bad-signature" | "no-known-signature";
+
+export class NoteError extends Error {
+  readonly code: NoteErrorCode;
+  constructor(code: NoteErrorCode, message: string) {
+    super(message);
+    this.name = "NoteError";
+    this.code = code;
+  }
+}
+
 /**
  * Opens a signed note: returns its text and the names of the known keys that signed it. Throws if
  * the note is malformed, if a known key's signature fails, or if no known key signed it.
  */
 export function openNote(note: string, verifiers: NoteVerifier[]): { text: string; verifiedBy: string[] } {
-  if (typeof note !== "string") throw new Error("malformed note: not a string");
-  if (CONTROL.test(note)) throw new Error("malformed note: control character");
-  if (LONE_SURROGATE.test(note)) throw new Error("malformed note: not valid Unicode");
+  if (typeof note !== "string") throw new NoteError("malformed", "malformed note: not a string");
+  if (CONTROL.test(note)) throw new NoteError("malformed", "malformed note: control character");
+  if (LONE_SURROGATE.test(note)) throw new NoteError("malformed", "malformed note: not valid Unicode");
   const split = note.lastIndexOf("\n\n");
-  if (split < 0) throw new Error("malformed note: no blank line before the signatures");
+  if (split < 0) throw new NoteError("malformed", "malformed note: no blank line before the signatures");
   const text = note.slice(0, split + 1);
   const block = note.slice(split + 2);
-  if (block === "" || !block.endsWith("\n")) throw new Error("malformed note: signature block must end in a newline");
+  if (block === "" || !block.endsWith("\n")) throw new NoteError("malformed", "malformed note: signature block must end in a newline");
   const lines = block.slice(0, -1).split("\n");
   // Counted before any verification, so a huge note costs no signature checks.
-  if (lines.length > MAX_SIGNATURES) throw new Error(`malformed note: more than ${MAX_SIGNATURES} signatures`);
+  if (lines.length > MAX_SIGNATURES) throw new NoteError("malformed", `malformed note: more than ${MAX_SIGNATURES} signatures`);
 
   const known = knownKeys(verifiers);
   const message = encoder.encode(text);
   const verifiedBy: string[] = [];
   for (const line of lines) {
-    if (!line.startsWith(SIG_PREFIX)) throw new Error(`malformed note: bad signature line ${preview(line)}`);
+    if (!line.startsWith(SIG_PREFIX)) throw new NoteError("malformed", `malformed note: bad signature line ${preview(line)}`);
     const rest = line.slice(SIG_PREFIX.length);
     const space = rest.indexOf(" ");
     const name = space < 0 ? rest : rest.slice(0, space);
     const raw = space < 0 ? undefined : decodeBase64(rest.slice(space + 1));
     if (!isValidName(name) || raw === undefined || raw.length < 5) {
-      throw new Error(`malformed note: bad signature line ${preview(line)}`);
+      throw new NoteError("malformed", `malformed note: bad signature line ${preview(line)}`);
     }
     const id = toHex(raw.subarray(0, 4));
     const candidates = known.get(`${name}\n${id}`);
     if (candidates === undefined) continue; // unknown key: ignored, as the spec requires
-    if (candidates.length > 1) throw new Error(`ambiguous verifier key ${name}+${id}: several keys share it`);
+    if (candidates.length > 1) throw new NoteError("ambiguous-key", `ambiguous verifier key ${name}+${id}: several keys share it`);
     if (!verify("ed25519", candidates[0]!, message, toHex(raw.subarray(4)))) {
-      throw new Error(`invalid signature for key ${name}+${id}`);
+      throw new NoteError("bad-signature", `invalid signature for key ${name}+${id}`);
     }
     if (!verifiedBy.includes(name)) verifiedBy.push(name);
   }
-  if (verifiedBy.length === 0) throw new Error("note has no verifiable signatures: no known key signed it");
+  if (verifiedBy.length === 0) throw new NoteError("no-known-signature", "note has no verifiable signatures: no known key signed it");
   return { text, verifiedBy };
 }
 

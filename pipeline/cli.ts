@@ -7,6 +7,8 @@
  *                          Ed25519 public key, or a file holding verifier keys
  *                          (default: <data>/keys/ledger.vkey)
  *   --data DIR             the data folder (default: data)
+ *   --keyed-dir DIR        where keyed outputs and keyed sources are (default: KEYED_DATA_DIR, else
+ *                          the data folder; see pipeline/layout.ts)
  *   --areas a,b            only these areas (default: all five)
  *   --check                write nothing; exit 1 listing every file that differs from data/
  *   --trust-new-key        append the dataset signing key to <data>/keys/datasets.vkey if missing
@@ -183,7 +185,7 @@ export function ledgerVerifiers(key: string, checkpointNote: string): NoteVerifi
 }
 
 const USAGE =
-  "usage: npm run pipeline -- [--ledger PATH | --ledger-export DIR [--ledger-key KEY]] [--data DIR] [--areas a,b] [--check] [--trust-new-key] [--now ISO]";
+  "usage: npm run pipeline -- [--ledger PATH | --ledger-export DIR [--ledger-key KEY]] [--data DIR] [--keyed-dir DIR] [--areas a,b] [--check] [--trust-new-key] [--now ISO]";
 
 export function parseAreas(value: string | undefined): Area[] | undefined {
   if (value === undefined || value.trim() === "" || value.trim() === "all") return undefined;
@@ -202,6 +204,7 @@ export async function main(argv: readonly string[], log: (line: string) => void 
         "ledger-export": { type: "string" },
         "ledger-key": { type: "string" },
         data: { type: "string" },
+        "keyed-dir": { type: "string" },
         areas: { type: "string" },
         check: { type: "boolean" },
         "trust-new-key": { type: "boolean" },
@@ -249,8 +252,10 @@ export async function main(argv: readonly string[], log: (line: string) => void 
     return 1;
   }
   try {
+    const keyedDataDir = values["keyed-dir"] ?? process.env.KEYED_DATA_DIR;
     const report = await runPipeline({
       dataDir,
+      ...(keyedDataDir ? { keyedDataDir } : {}),
       ledger,
       steps,
       ...(areas ? { areas } : {}),

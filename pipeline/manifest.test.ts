@@ -137,7 +137,7 @@ describe("manifests of a real run", () => {
       cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
       cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
       const scores = Array.from({ length: 10 }, (_, i) => [0.95 + (i % 4) / 100, 0.9 + (i % 6) / 100] as const);
-      writePulseHistory(dataDir, makePulseHistory(scores, "2025-12-10T06:00:00.000Z"));
+      writePulseHistory(dataDir, makePulseHistory(scores, "2025-12-10T06:00:00.000Z"), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
       const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "integrity-platform.example/ledger", durability: "normal" });
       const batch: NewEvent[] = [...simulate({ seed: "manifest-test", size: 1500, now: new Date("2025-12-20T00:00:00.000Z") })];
       ledger.append(batch);

@@ -33,10 +33,11 @@
  */
 import { readFileSync } from "node:fs";
 import { digestOf } from "../core/digest.ts";
-import { AREAS, type AccessTier, type Area, type Step } from "./step.ts";
+import type { AccessTier, Area, Step } from "./step.ts";
+
+export { isArea, MANIFEST_FILE } from "../core/datapackage/contract.ts";
 
 export const DATAPACKAGE_PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json";
-export const MANIFEST_FILE = "datapackage.json";
 /** The layout version of the manifests this module writes. */
 export const MANIFEST_LAYOUT_VERSION = "1.0.0";
 
@@ -370,8 +371,4 @@ export function readManifest(path: string): PreviousManifest | null {
         }
       : null;
   return { text, descriptor, records, ledger };
-}
-
-export function isArea(value: string): value is Area {
-  return (AREAS as readonly string[]).includes(value);
 }

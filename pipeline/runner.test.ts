@@ -4,6 +4,7 @@
  * from every ledger entry.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -18,6 +19,9 @@ import { verifierKey } from "../core/checkpoint.ts";
 import { exportLedger } from "../store/ledger-export.ts";
 import { ExportLedgerReader, ledgerVerifiers, main as pipelineMain } from "./cli.ts";
 import { readManifest } from "./manifest.ts";
+import { defaultProfilesDir, verifyAreas } from "./verify.ts";
+
+const PROFILES = defaultProfilesDir();
 import { runPipeline, type RunOptions } from "./runner.ts";
 import { createSourceReader } from "./source-reader.ts";
 import type { DocumentStep, RowsStep, Step } from "./step.ts";
@@ -66,29 +70,29 @@ class CountingReader implements LedgerReader {
 
 const labelStep: DocumentStep = {
   kind: "document",
-  id: "economy/labelled.json",
+  id: "economy/roi.json",
   area: "economy",
-  path: "labelled.json",
+  path: "roi.json",
   name: "labelled",
   title: "Labelled count",
   description: "The count under a curated label.",
   mediatype: "application/json",
-  access: "economist",
+  access: "public",
   schema: "pulse-badge",
-  inputs: ["sources/test/label.json", "step:economy/count.json"],
+  inputs: ["sources/test/label.json", "step:economy/supply.json"],
   version: 1,
   generate: ({ sources }, outputs) => {
     const { label } = sources.json("test/label.json", z.strictObject({ label: z.string().min(1) }));
-    const count = JSON.parse(new TextDecoder().decode(outputs.get("economy/count.json"))) as { message: string };
+    const count = JSON.parse(new TextDecoder().decode(outputs.get("economy/supply.json"))) as { message: string };
     return badge(label, count.message);
   },
 };
 
 const auditStep: RowsStep = {
   kind: "rows",
-  id: "government/audit/trail.csv",
+  id: "government/ledger/export.csv",
   area: "government",
-  path: "audit/trail.csv",
+  path: "ledger/export.csv",
   name: "audit-trail",
   title: "Audit trail",
   description: "Every ledger entry.",
@@ -126,7 +130,7 @@ interface Fixture {
   cleanup(): void;
 }
 
-function fixture(): Fixture {
+function fixture(sample = true): Fixture {
   const { dir, cleanup } = tempDir("runner-test-");
   const dataDir = join(dir, "data");
   cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
@@ -138,7 +142,7 @@ function fixture(): Fixture {
     now: steppingClock(),
     signer: { name: "test.example/ledger", secretKeyHex: LEDGER_SECRET },
   });
-  ledger.append([SAMPLE, ...Array.from({ length: 40 }, (_, i) => sampleEvent(i))]);
+  ledger.append([...(sample ? [SAMPLE] : []), ...Array.from({ length: 40 }, (_, i) => sampleEvent(i))]);
   const reader = new CountingReader(ledger);
   const log: string[] = [];
   const stateDir = join(dir, "state");
@@ -190,21 +194,21 @@ describe("runPipeline", () => {
     expect(f.reader.entriesCalls).toBe(1);
     expect(report.ledgerEntries).toBe(41);
     expect(report.steps.map((s) => `${s.id} ${s.status}`).sort()).toEqual([
-      "economy/count.json written",
-      "economy/labelled.json written",
-      "government/audit/trail.csv written",
+      "economy/roi.json written",
+      "economy/supply.json written",
+      "government/ledger/export.csv written",
     ]);
     const areas = join(f.dataDir, "areas");
-    expect(JSON.parse(readFileSync(join(areas, "economy", "count.json"), "utf8")).message).toBe("41");
-    expect(JSON.parse(readFileSync(join(areas, "economy", "labelled.json"), "utf8"))).toMatchObject({ label: "ledger entries", message: "41" });
-    const csv = readFileSync(join(areas, "government", "audit", "trail.csv"), "utf8");
+    expect(JSON.parse(readFileSync(join(areas, "economy", "supply.json"), "utf8")).message).toBe("41");
+    expect(JSON.parse(readFileSync(join(areas, "economy", "roi.json"), "utf8"))).toMatchObject({ label: "ledger entries", message: "41" });
+    const csv = readFileSync(join(areas, "government", "ledger", "export.csv"), "utf8");
     expect(csv.split("\r\n")).toHaveLength(1 + 41 + 1);
     for (const area of ["economy", "government"]) {
       expect(existsSync(join(areas, area, "datapackage.json"))).toBe(true);
       expect(readFileSync(join(areas, area, "datapackage.json.sig"), "utf8")).toMatch(/^government datapackage\n|^economy datapackage\n/);
     }
     expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8")).toMatch(/^integrity-platform\.example\/datasets\+[0-9a-f]{8}\+/);
-    expect(f.log).toContain("economy/count.json … written");
+    expect(f.log).toContain("economy/supply.json … written");
     expect(f.log[f.log.length - 1]).toBe("3 written, 0 unchanged, 0 failed");
     expect(tmpFiles(f.root)).toEqual([]);
   });
@@ -220,7 +224,7 @@ describe("runPipeline", () => {
     expect(report.ledgerRead).toBe(false);
     expect(report.written).toEqual([]);
     expect(report.steps.every((s) => s.status === "unchanged")).toBe(true);
-    expect(f.log).toContain("government/audit/trail.csv … unchanged");
+    expect(f.log).toContain("government/ledger/export.csv … unchanged");
     expect(f.log[f.log.length - 1]).toBe("0 written, 3 unchanged, 0 failed");
     expect(readFileSync(join(f.dataDir, "areas", "economy", "datapackage.json"))).toEqual(before);
   });
@@ -233,11 +237,11 @@ describe("runPipeline", () => {
     expect(report.ok).toBe(true);
     expect(f.reader.entriesCalls).toBe(1);
     expect(report.steps.filter((s) => s.status === "written").map((s) => s.id).sort()).toEqual([
-      "economy/count.json",
-      "economy/labelled.json",
-      "government/audit/trail.csv",
+      "economy/roi.json",
+      "economy/supply.json",
+      "government/ledger/export.csv",
     ]);
-    expect(JSON.parse(readFileSync(join(f.dataDir, "areas", "economy", "count.json"), "utf8")).message).toBe("42");
+    expect(JSON.parse(readFileSync(join(f.dataDir, "areas", "economy", "supply.json"), "utf8")).message).toBe("42");
 
     // A curated source: only the step that reads it runs; the ledger is not read.
     writeFileSync(join(f.dataDir, "sources", "test", "label.json"), `{"label":"entries on the ledger"}\n`);
@@ -245,7 +249,7 @@ describe("runPipeline", () => {
     report = await f.run();
     expect(report.ok).toBe(true);
     expect(f.reader.entriesCalls).toBe(0);
-    expect(report.steps.filter((s) => s.status === "written").map((s) => s.id)).toEqual(["economy/labelled.json"]);
+    expect(report.steps.filter((s) => s.status === "written").map((s) => s.id)).toEqual(["economy/roi.json"]);
     const manifest = readManifest(join(f.dataDir, "areas", "economy", "datapackage.json"))!;
     expect(manifest.descriptor.sources).toContainEqual(expect.objectContaining({ kind: "curated", title: "Curated source data/sources/test/label.json" }));
   });
@@ -257,18 +261,18 @@ describe("runPipeline", () => {
     raw.exec(`UPDATE entries SET payload = replace(payload, '"operational"', '"degraded"') WHERE seq = 5`);
     raw.close();
     await expect(f.run()).rejects.toThrow(/the ledger pass read 41 entries with root sha256:[0-9a-f]{64}, but the ledger reported 41 entries with root/);
-    expect(existsSync(join(f.dataDir, "areas", "government", "audit", "trail.csv"))).toBe(false);
-    expect(existsSync(join(f.dataDir, "areas", "economy", "count.json"))).toBe(false);
+    expect(existsSync(join(f.dataDir, "areas", "government", "ledger", "export.csv"))).toBe(false);
+    expect(existsSync(join(f.dataDir, "areas", "economy", "supply.json"))).toBe(false);
     expect(tmpFiles(f.root)).toEqual([]);
   });
 
   it("regenerates a file whose bytes were changed on disk", async () => {
     await f.run();
-    const file = join(f.dataDir, "areas", "economy", "count.json");
+    const file = join(f.dataDir, "areas", "economy", "supply.json");
     const original = readFileSync(file, "utf8");
     writeFileSync(file, original.replace("41", "40"));
     const report = await f.run();
-    expect(report.steps.find((s) => s.id === "economy/count.json")!.status).toBe("written");
+    expect(report.steps.find((s) => s.id === "economy/supply.json")!.status).toBe("written");
     expect(readFileSync(file, "utf8")).toBe(original);
   });
 
@@ -278,15 +282,15 @@ describe("runPipeline", () => {
     const broken: DocumentStep = { ...countStep, version: 2, generate: () => `{"schemaVersion":1,"label":"","message":"x","color":"blue"}\n` };
     const report = await f.run({ steps: [broken, labelStep, auditStep] });
     expect(report.ok).toBe(false);
-    const failure = report.steps.find((s) => s.id === "economy/count.json")!;
+    const failure = report.steps.find((s) => s.id === "economy/supply.json")!;
     expect(failure.status).toBe("failed");
-    expect(failure.reason).toContain(join(f.dataDir, "areas", "economy", "count.json"));
+    expect(failure.reason).toContain(join(f.dataDir, "areas", "economy", "supply.json"));
     expect(failure.reason).toContain("JSON Schema");
-    expect(f.log.some((l) => l.startsWith("economy/count.json … FAILED: ") && l.includes("count.json"))).toBe(true);
-    expect(report.steps.find((s) => s.id === "economy/labelled.json")!.status).toBe("failed");
+    expect(f.log.some((l) => l.startsWith("economy/supply.json … FAILED: ") && l.includes("supply.json"))).toBe(true);
+    expect(report.steps.find((s) => s.id === "economy/roi.json")!.status).toBe("failed");
     // The economy area keeps the previous run's files; government, which succeeded, is updated.
-    expect(JSON.parse(readFileSync(join(f.dataDir, "areas", "economy", "count.json"), "utf8")).message).toBe("41");
-    expect(report.steps.find((s) => s.id === "government/audit/trail.csv")!.status).toBe("written");
+    expect(JSON.parse(readFileSync(join(f.dataDir, "areas", "economy", "supply.json"), "utf8")).message).toBe("41");
+    expect(report.steps.find((s) => s.id === "government/ledger/export.csv")!.status).toBe("written");
     expect(f.log[f.log.length - 1]).toMatch(/1 written, 0 unchanged, 2 failed/);
     expect(tmpFiles(f.root)).toEqual([]);
   });
@@ -307,9 +311,9 @@ describe("runPipeline", () => {
     };
     const report = await f.run({ steps: [countStep, labelStep, throwing] });
     expect(report.ok).toBe(false);
-    expect(report.steps.find((s) => s.id === "government/audit/trail.csv")!.reason).toMatch(/trail\.csv: cannot format entry 20/);
-    expect(existsSync(join(f.dataDir, "areas", "government", "audit", "trail.csv"))).toBe(false);
-    expect(existsSync(join(f.dataDir, "areas", "economy", "count.json"))).toBe(true);
+    expect(report.steps.find((s) => s.id === "government/ledger/export.csv")!.reason).toMatch(/export\.csv: cannot format entry 20/);
+    expect(existsSync(join(f.dataDir, "areas", "government", "ledger", "export.csv"))).toBe(false);
+    expect(existsSync(join(f.dataDir, "areas", "economy", "supply.json"))).toBe(true);
     expect(tmpFiles(f.root)).toEqual([]);
   });
 
@@ -320,13 +324,39 @@ describe("runPipeline", () => {
     };
     const report = await f.run({ steps: [badRows], areas: ["government"] });
     expect(report.ok).toBe(false);
-    expect(report.steps[0]!.reason).toMatch(/trail\.csv: row 1 does not match its row JSON Schema: \/attestation_hash/);
+    expect(report.steps[0]!.reason).toMatch(/export\.csv: row 1 does not match its row JSON Schema: \/attestation_hash/);
+  });
+
+  it("writes keyed outputs into the keyed data folder only; the public folder keeps the signed manifest with their hashes", async () => {
+    f.cleanup();
+    f = fixture(false); // real data, not SAMPLE: the public folder may hold no keyed file
+    const keyedDir = join(f.root, "private");
+    const report = await f.run({ keyedDataDir: keyedDir });
+    expect(report.ok).toBe(true);
+    const publicFile = join(f.dataDir, "areas", "government", "ledger", "export.csv");
+    const keyedFile = join(keyedDir, "areas", "government", "ledger", "export.csv");
+    expect(existsSync(publicFile)).toBe(false);
+    expect(existsSync(keyedFile)).toBe(true);
+    expect(existsSync(join(f.dataDir, "areas", "economy", "supply.json"))).toBe(true);
+    const manifest = readManifest(join(f.dataDir, "areas", "government", "datapackage.json"))!;
+    expect(manifest.records.get("ledger/export.csv")!.hash).toBe(`sha256:${createHash("sha256").update(readFileSync(keyedFile)).digest("hex")}`);
+    // The public copy verifies on its own (the keyed file is counted as not present), and the
+    // keyed downloader's copy verifies against the same signed manifest.
+    const verifyOf = (extra: object) => verifyAreas(join(f.dataDir, "areas"), { profiles: PROFILES, ...extra });
+    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({ ok: true, keyedAbsent: 1 });
+    expect(verifyOf({ keyed: join(keyedDir, "areas") }).find((r) => r.area === "government")).toMatchObject({ ok: true, keyedAbsent: 0 });
+    // A second run finds everything unchanged, in both folders.
+    const again = await f.run({ keyedDataDir: keyedDir });
+    expect(again.steps.every((s) => s.status === "unchanged")).toBe(true);
+    // The guard for the public repository: a keyed file in the public folder of real (not SAMPLE) data fails.
+    cpSync(keyedFile, publicFile);
+    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({ ok: false, file: publicFile, problem: expect.stringMatching(/keyed file in the public data folder/) });
   });
 
   it("--areas limits the run to those areas", async () => {
     const report = await f.run({ areas: ["government"] });
     expect(report.ok).toBe(true);
-    expect(report.steps.map((s) => s.id)).toEqual(["government/audit/trail.csv"]);
+    expect(report.steps.map((s) => s.id)).toEqual(["government/ledger/export.csv"]);
     expect(existsSync(join(f.dataDir, "areas", "economy"))).toBe(false);
   });
 
@@ -338,7 +368,7 @@ describe("runPipeline", () => {
     expect(report.differences).toEqual([]);
     expect(report.steps.every((s) => s.status === "matches")).toBe(true);
 
-    const file = join(f.dataDir, "areas", "government", "audit", "trail.csv");
+    const file = join(f.dataDir, "areas", "government", "ledger", "export.csv");
     const bytes = readFileSync(file);
     bytes[bytes.length - 3] = bytes[bytes.length - 3] === 0x61 ? 0x62 : 0x61;
     writeFileSync(file, bytes);
@@ -379,8 +409,8 @@ describe("runPipeline", () => {
   });
 
   it("refuses a step list with a cycle or an unknown dependency before running anything", async () => {
-    const a: DocumentStep = { ...labelStep, inputs: ["step:economy/count.json"] };
-    const b: DocumentStep = { ...countStep, inputs: ["step:economy/labelled.json"] };
+    const a: DocumentStep = { ...labelStep, inputs: ["step:economy/supply.json"] };
+    const b: DocumentStep = { ...countStep, inputs: ["step:economy/roi.json"] };
     await expect(f.run({ steps: [a, b] })).rejects.toThrow(/dependency cycle/);
     await expect(f.run({ steps: [a] })).rejects.toThrow(/names no step/);
     expect(f.reader.entriesCalls).toBe(0);

@@ -8,8 +8,8 @@
  * mapping each declared input name to its digest; a rows step always has the ledger as input):
  *  - `ledger`: `sha256:<RFC 9162 root>@<size>`, from `rootHash()` and `size()` — O(log n) in the
  *    store, no scan;
- *  - `pulse`: `sha256:<root of the lines of data/pulse/history.jsonl>@<records>`, the history
- *    verified with core/pulse/history.ts verifyHistory;
+ *  - `pulse`: `sha256:<root of the lines of data/pulse/history.jsonl>@<records>`: only the lines the
+ *    signed checkpoint covers, checked with core/pulse/published.ts (the API's and the indexer's rule);
  *  - `sources/<path>`: sha256 of `data/sources/<path>`;
  *  - `step:<id>`: sha256 of that step's output bytes.
  *
@@ -41,7 +41,7 @@ import { basename, dirname, join } from "node:path";
 import { digestOf, formatDigest } from "../core/digest.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
-import { historyLines, verifyHistory, type PulseRecord } from "../core/pulse/history.ts";
+import type { PulseRecord } from "../core/pulse/history.ts";
 import type { NoteSigner } from "../core/checkpoint.ts";
 import { createFactsAccumulator, type FactsAccumulator } from "./facts/accumulate.ts";
 import type { LedgerFacts } from "./facts/types.ts";
@@ -57,6 +57,9 @@ import {
   type ResourceDescriptor,
   type TableSchema,
 } from "./manifest.ts";
+import { areaFile } from "../core/datapackage/contract.ts";
+import { checkPublished } from "../core/pulse/published.ts";
+import { outputFile, sourceFile, type DataLayout } from "./layout.ts";
 import { SIGNATURE_SUFFIX, ensureTrustedKey, parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import { checkSourcePath, createSourceReader } from "./source-reader.ts";
 import { AREAS, type Area, type DocumentStep, type InputName, type RowsStep, type Step } from "./step.ts";
@@ -68,6 +71,8 @@ import { CsvValidator, DataError, JsonSchemaSet, validateJsonBytes, type JsonArr
 export interface RunOptions {
   /** The data folder: areas/, sources/, pulse/, schemas/, keys/ beneath it. */
   dataDir: string;
+  /** Where keyed outputs and keyed sources are (pipeline/layout.ts); default dataDir. */
+  keyedDataDir?: string;
   ledger: LedgerReader;
   steps: readonly Step[];
   /** Only these areas (default: all five). */
@@ -166,6 +171,12 @@ export function planSteps(steps: readonly Step[], areas: readonly Area[], schema
       throw new StepDefinitionError(`${step.id}: path ${JSON.stringify(step.path)} is not a relative path inside the area`);
     }
     if (step.id !== `${step.area}/${step.path}`) throw new StepDefinitionError(`${step.id}: the id must be "${step.area}/${step.path}"`);
+    // Every output is a file of the published-data contract, with the contract's tier and type.
+    const file = areaFile(step.area, step.path);
+    if (!file) throw new StepDefinitionError(`${step.id}: ${step.area} publishes no file ${step.path} (core/datapackage/contract.ts)`);
+    if (file.access !== step.access || file.mediatype !== step.mediatype) {
+      throw new StepDefinitionError(`${step.id}: access ${step.access} and mediatype ${step.mediatype} differ from the contract's ${file.access} and ${file.mediatype}`);
+    }
     if (step.path === MANIFEST_FILE || step.path.endsWith(SIGNATURE_SUFFIX) || step.path.endsWith(TMP_SUFFIX)) {
       throw new StepDefinitionError(`${step.id}: the path is reserved`);
     }
@@ -266,13 +277,15 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
   const areasDir = join(dataDir, "areas");
   const sourcesDir = join(dataDir, "sources");
   const historyFile = join(dataDir, "pulse", "history.jsonl");
+  const checkpointFile = join(dataDir, "pulse", "checkpoint");
   const vkeyFile = join(dataDir, "keys", "datasets.vkey");
   const schemas = new JsonSchemaSet(join(dataDir, "schemas"), { formats: "fast" });
   // --check hashes every file; a normal run trusts what it hashed before while stat agrees.
   const digests = new DigestCache({ ...(options.digestCache ? { file: options.digestCache } : {}), trust: !check });
   const order = planSteps(options.steps, areas, schemas);
   const allById = new Map(options.steps.map((s) => [s.id, s]));
-  const targetOf = (step: Step) => join(areasDir, step.area, step.path);
+  const layout: DataLayout = { dataDir, ...(options.keyedDataDir ? { keyedDataDir: options.keyedDataDir } : {}) };
+  const targetOf = (step: Step) => outputFile(layout, step.area, step.path);
   const stageDir = check ? mkdtempSync(join(tmpdir(), "pipeline-check-")) : null;
   const stagePath = (target: string) =>
     stageDir ? join(stageDir, target.replaceAll("/", "_")) : join(dirname(target), `.${basename(target)}.${process.pid}${TMP_SUFFIX}`);
@@ -300,18 +313,23 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
       log(`ledger: ${size} entries, root ${root}`);
     }
     if (uses("pulse")) {
-      const text = readIfExists(historyFile)?.toString("utf8") ?? "";
-      const history = verifyHistory(historyLines(text));
-      const first = history.problems[0];
-      pulse = first
-        ? { error: `${historyFile}:${first.line}: ${first.problem}` }
-        : { records: history.records, root: formatDigest(history.rootHash) };
+      // The same rule as the API and npm run pulse (core/pulse/published.ts): only the lines the
+      // signed checkpoint covers feed a signed manifest.
+      const text = (path: string) => readIfExists(path)?.toString("utf8") ?? null;
+      const check = checkPublished({ historyText: text(historyFile) ?? "", checkpointText: text(checkpointFile), vkeyText: text(vkeyFile) });
+      const first = check.issues[0];
+      if (!check.signed) {
+        pulse = { error: `${historyFile}: ${first?.message ?? "does not verify"}` };
+      } else {
+        if (check.signed.size < check.lines.length) log(`pulse: ${check.lines.length - check.signed.size} line(s) after the signed checkpoint are not used`);
+        pulse = { records: check.signed.records, root: formatDigest(check.signed.rootHash) };
+      }
     }
     const sourceDigests = new Map<string, string | Error>();
     const sourceDigest = (path: string): string => {
       let d = sourceDigests.get(path);
       if (d === undefined) {
-        const file = join(sourcesDir, path);
+        const file = sourceFile(layout, path);
         const digest = digests.digest(file);
         d = digest ? digest.hash : new Error(`input sources/${path}: ${file} not found`);
         sourceDigests.set(path, d);
@@ -553,8 +571,8 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
           else written += 1;
         }
         for (const p of orphans) {
-          report.differences.push(join(areasDir, area, p));
-          log(`${join(areasDir, area, p)} … STALE: listed in the manifest, produced by no step`);
+          report.differences.push(outputFile(layout, area, p));
+          log(`${outputFile(layout, area, p)} … STALE: listed in the manifest, produced by no step`);
         }
         if (!manifestSame) {
           report.differences.push(manifestFile);
@@ -602,7 +620,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
         report.steps.push({ id: s.step.id, file: s.target, status: out.same ? "unchanged" : "written" });
       }
       for (const p of orphans) {
-        const file = join(areasDir, area, p);
+        const file = outputFile(layout, area, p);
         if (existsSync(file)) unlinkSync(file);
         log(`${file} … removed (no step produces it any more)`);
         report.written.push(file);
@@ -686,7 +704,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
 
   function generatorInputs(step: Step, inputs: readonly InputName[], factsValue: LedgerFacts | null) {
     const allowed = new Set(inputs.filter((i) => i.startsWith("sources/")).map((i) => i.slice(8)));
-    const sources = createSourceReader(sourcesDir, { allowed, reader: step.id, label: sourcesDir });
+    const sources = createSourceReader((path) => sourceFile(layout, path), { allowed, reader: step.id, label: sourcesDir });
     const pulseValue =
       inputs.includes("pulse") && pulse && !("error" in pulse) ? pulse.records : undeclared(step.id, "pulse", [] as PulseRecord[]);
     const factsInput = inputs.includes("ledger") && factsValue ? factsValue : undeclared(step.id, "ledger", {} as LedgerFacts);

@@ -1,13 +1,9 @@
 /**
  * Detached signatures of the area manifests.
  *
- * `data/areas/<area>/datapackage.json.sig` is a C2SP signed note (core/checkpoint.ts) whose text is
- *
- *     <area> datapackage
- *     sha256:<64 hex of the datapackage.json bytes>
- *
- * signed with the dataset key (store/keys.ts DATASET_KEY: `DATASET_SIGNING_KEY`, `…_FILE`, or a
- * development key under `.state/keys/`). The note names the area, so a valid signature of one
+ * `data/areas/<area>/datapackage.json.sig` is the contract's signed note (core/datapackage/signature.ts)
+ * over `<area> datapackage` and the sha256 of the manifest bytes, signed with the dataset key
+ * (store/keys.ts DATASET_KEY: `DATASET_SIGNING_KEY`, `…_FILE`, or a development key under `.state/keys/`). The note names the area, so a valid signature of one
  * area's manifest cannot be passed off as another's. Ed25519 is deterministic: the same manifest
  * signed with the same key gives the same file.
  *
@@ -18,51 +14,24 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { openNote, parseVerifierKey, signNote, verifierKey, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
-import { sha256Hex } from "../core/digest.ts";
+import { verifierKey, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
+import { checkManifest, DataPackageError, openManifestSignature, parseTrustedKeys, signManifest as signNoteOfManifest, type Area } from "../core/datapackage/index.ts";
+
+export { manifestSignatureText as signatureText, openManifestSignature as verifyManifestSignature, parseTrustedKeys } from "../core/datapackage/index.ts";
 
 export const SIGNATURE_SUFFIX = ".sig";
 
-/** The signed text: the area and the sha256 of the manifest bytes. */
-export function signatureText(area: string, manifest: Uint8Array | string): string {
-  if (!/^[a-z0-9][a-z0-9._-]*$/.test(area)) throw new Error(`invalid area name ${JSON.stringify(area)}`);
-  return `${area} datapackage\nsha256:${sha256Hex(manifest)}\n`;
-}
-
-export function signManifest(area: string, manifest: Uint8Array | string, signer: NoteSigner): string {
-  return signNote(signatureText(area, manifest), [signer]);
-}
-
 /**
- * Checks a manifest signature: a trusted key signed it (core/checkpoint.ts openNote) and the signed
- * text names this area and these exact bytes. Throws with the reason otherwise.
+ * Signs a manifest after checking it against the published-data contract (core/datapackage): a
+ * manifest that lists a file the contract does not publish, or gives one another access tier, is
+ * never signed. Throws the contract's DataPackageError.
  */
-export function verifyManifestSignature(area: string, manifest: Uint8Array | string, note: string, trusted: NoteVerifier[]): string[] {
-  if (trusted.length === 0) throw new Error("no trusted dataset keys");
-  const { text, verifiedBy } = openNote(note, trusted);
-  const expected = signatureText(area, manifest);
-  if (text !== expected) {
-    const [signedArea, signedHash] = text.split("\n");
-    if (signedArea !== `${area} datapackage`) throw new Error(`the signature is for "${signedArea}", not "${area} datapackage"`);
-    throw new Error(`the signature covers ${signedHash ?? "(nothing)"}, the manifest hashes to ${expected.split("\n")[1]}`);
-  }
-  return verifiedBy;
+export function signManifest(area: Area, manifest: Uint8Array | string, signer: NoteSigner): string {
+  checkManifest(area, manifest);
+  return signNoteOfManifest(area, manifest, signer);
 }
 
-/** The verifier keys of a `.vkey` file: one per line, blank lines and `#` comments ignored. */
-export function parseTrustedKeys(text: string, file = "datasets.vkey"): NoteVerifier[] {
-  const keys: NoteVerifier[] = [];
-  text.split("\n").forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) return;
-    try {
-      keys.push(parseVerifierKey(line));
-    } catch (error) {
-      throw new Error(`${file}:${i + 1}: ${(error as Error).message}`);
-    }
-  });
-  return keys;
-}
+export { DataPackageError };
 
 export function readTrustedKeys(path: string): NoteVerifier[] {
   let text: string;

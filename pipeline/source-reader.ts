@@ -53,7 +53,8 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return out === "" ? "(root)" : out;
 }
 
-export function createSourceReader(dir: string, options: SourceReaderOptions = {}): SourceReader {
+/** `dir`: the sources folder, or where each source path is (keyed sources live apart: pipeline/layout.ts). */
+export function createSourceReader(dir: string | ((path: string) => string), options: SourceReaderOptions = {}): SourceReader {
   const label = options.label ?? "data/sources";
   const read = (path: string): string => {
     checkSourcePath(path);
@@ -62,7 +63,7 @@ export function createSourceReader(dir: string, options: SourceReaderOptions = {
       throw new SourceError(file, `read by ${options.reader ?? "a step"} but not declared as input "sources/${path}"`);
     }
     try {
-      return readFileSync(join(dir, path), "utf8");
+      return readFileSync(typeof dir === "string" ? join(dir, path) : dir(path), "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new SourceError(file, code === "ENOENT" ? "file not found" : (error as Error).message);

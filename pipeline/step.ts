@@ -12,11 +12,9 @@ import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { PulseRecord } from "../core/pulse/history.ts";
 import type { LedgerFacts } from "./facts/types.ts";
 
-export const AREAS = ["government", "academics", "philosophy", "economy", "diplomacy"] as const;
-export type Area = (typeof AREAS)[number];
-
-/** Who may download a file: public, or the key tier the spec requires. */
-export type AccessTier = "public" | "government" | "academic" | "institutional" | "economist";
+/** The areas and access tiers are the published-data contract's (core/datapackage/contract.ts). */
+export { AREAS, type AccessTier, type Area } from "../core/datapackage/contract.ts";
+import type { AccessTier, Area } from "../core/datapackage/contract.ts";
 
 /** Curated inputs under data/sources/, read and validated by path. */
 export interface SourceReader {

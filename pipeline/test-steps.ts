@@ -8,9 +8,9 @@ export const badge = (label: string, message: string): string =>
 /** The number of ledger entries, as a badge: depends on the ledger only. */
 export const countStep: DocumentStep = {
   kind: "document",
-  id: "economy/count.json",
+  id: "economy/supply.json",
   area: "economy",
-  path: "count.json",
+  path: "supply.json",
   name: "count",
   title: "Entry count",
   description: "How many ledger entries there are.",

@@ -12,9 +12,10 @@ import type { LedgerEntry } from "../core/ledger/entry.ts";
 import { DATASET_KEY, loadSigningKey, type SigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { signManifest as signAnyManifest } from "../core/datapackage/signature.ts";
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
-import type { RowsStep, Step } from "./step.ts";
+import type { Area, RowsStep, Step } from "./step.ts";
 import { countStep } from "./test-steps.ts";
 import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet, verifyAreas } from "./verify.ts";
 
@@ -33,9 +34,9 @@ const STEPS: Step[] = [
   countStep,
   {
     kind: "rows",
-    id: "government/trail.csv",
+    id: "government/ledger/export.csv",
     area: "government",
-    path: "trail.csv",
+    path: "ledger/export.csv",
     name: "trail-csv",
     title: "Audit trail",
     description: "Every entry.",
@@ -57,9 +58,9 @@ const STEPS: Step[] = [
   } satisfies RowsStep,
   {
     kind: "rows",
-    id: "government/trail.json",
+    id: "government/ledger/export.json",
     area: "government",
-    path: "trail.json",
+    path: "ledger/export.json",
     name: "trail-json",
     title: "Audit trail (JSON)",
     description: "Every entry.",
@@ -108,7 +109,7 @@ function cli(...args: string[]) {
 }
 
 /** Rewrites a resource and its manifest entry (bytes, hash) and re-signs, as a careless publisher would. */
-function republish(area: string, path: string, text: string): void {
+function republish(area: Area, path: string, text: string): void {
   writeFileSync(join(areas, area, path), text);
   const manifestFile = join(areas, area, "datapackage.json");
   const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { resources: { path: string; bytes: number; hash: string }[] };
@@ -145,6 +146,24 @@ describe("npm run verify", () => {
     expect(result.stdout).toBe("government: ok (2 resources)\n");
   });
 
+  it("a signed manifest that disagrees with the contract fails: a path the site refuses, or a keyed file made public", () => {
+    const file = join(areas, "government", "datapackage.json");
+    const pristineText = readFileSync(file, "utf8");
+    // Signed by a trusted key without the contract check, as a careless publisher could.
+    const resign = (edit: (m: { resources: { path: string; access: string }[] }) => void) => {
+      const m = JSON.parse(pristineText) as { resources: { path: string; access: string }[] };
+      edit(m);
+      const text = `${JSON.stringify(m, null, 2)}\n`;
+      writeFileSync(file, text);
+      writeFileSync(`${file}.sig`, signAnyManifest("government", text, key));
+    };
+    resign((m) => void (m.resources.find((r) => r.path === "ledger/export.json")!.access = "public"));
+    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file, problem: expect.stringMatching(/access is "public", the contract says "government"/) });
+    resign((m) => void (m.resources.find((r) => r.path === "ledger/export.json")!.path = "a b.json"));
+    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file, problem: expect.stringMatching(/path "a b\.json" must be a relative path of lowercase plain segments/) });
+    expect(() => signManifest("government", readFileSync(file), key)).toThrow(expect.objectContaining({ code: "path-invalid" }));
+  });
+
   it("a signature by a key that is not trusted fails, naming the .sig file", () => {
     const other = loadSigningKey(DATASET_KEY, join(root, `other-${n}`), {});
     const file = join(areas, "economy", "datapackage.json");
@@ -155,7 +174,7 @@ describe("npm run verify", () => {
   });
 
   it("a data file whose bytes changed fails, naming it", () => {
-    const file = join(areas, "government", "trail.csv");
+    const file = join(areas, "government", "ledger", "export.csv");
     const bytes = readFileSync(file);
     bytes[40] = bytes[40] === 0x30 ? 0x31 : 0x30;
     writeFileSync(file, bytes);
@@ -164,27 +183,27 @@ describe("npm run verify", () => {
   });
 
   it("a JSON document that fails its schema fails, naming it, even when its manifest entry and signature are current", () => {
-    const file = join(areas, "economy", "count.json");
-    republish("economy", "count.json", `{"schemaVersion":1,"label":"entries","message":"30","color":"purple"}\n`);
+    const file = join(areas, "economy", "supply.json");
+    republish("economy", "supply.json", `{"schemaVersion":1,"label":"entries","message":"30","color":"purple"}\n`);
     const result = cli(areas, "--areas", "economy");
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(`economy: FAILED ${file}: does not match its JSON Schema: /color must be equal to one of the allowed values`);
   });
 
   it("a CSV row that fails its Table Schema, and a JSON array item that fails its row schema, are named", () => {
-    const csv = readFileSync(join(areas, "government", "trail.csv"), "utf8").split("\r\n");
+    const csv = readFileSync(join(areas, "government", "ledger", "export.csv"), "utf8").split("\r\n");
     csv[3] = csv[3]!.replace(/,sha256:[0-9a-f]{64}$/, ",sha256:nothex");
-    republish("government", "trail.csv", csv.join("\r\n"));
-    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "trail.csv"), problem: expect.stringMatching(/^row 3 does not match its row JSON Schema: \/attestation_hash/) });
+    republish("government", "ledger/export.csv", csv.join("\r\n"));
+    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "ledger", "export.csv"), problem: expect.stringMatching(/^row 3 does not match its row JSON Schema: \/attestation_hash/) });
 
-    republish("government", "trail.csv", readFileSync(join(pristine, "areas", "government", "trail.csv"), "utf8"));
-    const json = readFileSync(join(areas, "government", "trail.json"), "utf8").replace('"event_type":"mic_mint"', '"event_type":"Mic Mint"');
-    republish("government", "trail.json", json);
-    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "trail.json"), problem: expect.stringMatching(/^item 2 does not match its JSON Schema: \/event_type/) });
+    republish("government", "ledger/export.csv", readFileSync(join(pristine, "areas", "government", "ledger", "export.csv"), "utf8"));
+    const json = readFileSync(join(areas, "government", "ledger", "export.json"), "utf8").replace('"event_type":"mic_mint"', '"event_type":"Mic Mint"');
+    republish("government", "ledger/export.json", json);
+    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "ledger", "export.json"), problem: expect.stringMatching(/^item 2 does not match its JSON Schema: \/event_type/) });
   });
 
   it("a file listed in the manifest but missing is named", () => {
-    const file = join(areas, "government", "trail.json");
+    const file = join(areas, "government", "ledger", "export.json");
     writeFileSync(file, "");
     expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file });
     expect(cli(join(data, "nowhere")).status).toBe(2);

@@ -5,10 +5,15 @@
  *
  * For each area, in this order, stopping at the first failure (which names the file):
  *  1. `datapackage.json.sig` is a signed note from a trusted key over `<area> datapackage` and the
- *     sha256 of `datapackage.json` (pipeline/sign.ts);
+ *     sha256 of `datapackage.json`, and the manifest agrees with the published-data contract (every
+ *     resource a file the contract publishes in the area, with its access tier and media type, its
+ *     path following the path rule) — the same checks as the API and the site (core/datapackage);
  *  2. `datapackage.json` validates against the Data Package v2 profile, each resource against the
  *     Data Resource profile, each CSV's `schema` and `dialect` against Table Schema / Table Dialect;
  *  3. every resource file has the recorded `bytes` and `hash`;
+ *     A keyed resource that is not present (a public copy holds none; `--keyed DIR` names where the
+ *     keyed files are) is skipped and counted; `--public` fails on a keyed file present in the
+ *     public folder of an area that is not SAMPLE data.
  *  4. every JSON resource validates against its JSON Schema (`jsonSchema`, a `$id` resolved in
  *     data/schemas/; a streamed JSON array of records has `{"type": "array", "items": {"$ref": <row
  *     $id>}}` and is checked item by item, in bounded memory), every CSV against its Table Schema (header = field names, each cell of the
@@ -27,8 +32,20 @@ import Papa from "papaparse";
 import type { NoteVerifier } from "../core/checkpoint.ts";
 import { schemaId } from "../core/schemas/json-schema.ts";
 import { hashFile, readChunks, type FileDigest } from "../store/file-digest.ts";
-import { MANIFEST_FILE, type TableField, type TableSchema } from "./manifest.ts";
-import { SIGNATURE_SUFFIX, readTrustedKeys, verifyManifestSignature } from "./sign.ts";
+import {
+  AREAS,
+  checkManifest,
+  DataPackageError,
+  isArea,
+  isKeyed,
+  MANIFEST_FILE,
+  openManifestSignature,
+  resourcePathProblem,
+  SIGNATURE_FILE,
+  type CheckedManifest,
+} from "../core/datapackage/index.ts";
+import type { TableField, TableSchema } from "./manifest.ts";
+import { readTrustedKeys } from "./sign.ts";
 
 /** A published file that fails a check: `file` is how it is named to the user. */
 export class DataError extends Error {
@@ -677,55 +694,68 @@ export interface AreaResult {
   file?: string;
   problem?: string;
   resources: number;
+  /** Keyed resources not present where verified (a public copy holds none): their hashes stay checked by whoever has them. */
+  keyedAbsent: number;
 }
 
 export interface VerifyContext {
   trusted: NoteVerifier[];
   schemas: JsonSchemaSet;
   profiles: ProfileValidator;
+  /** The areas folder of the keyed files (default: the public one). */
+  keyedAreas?: string;
+  /** Fail when a keyed file is present in the public folder of a non-SAMPLE area (the CI guard). */
+  publicOnly?: boolean;
 }
-
-const SAFE_PATH = /^(?![./~])(?!.*(?:^|\/)\.\.?(?:\/|$))[^\\:]+$/;
 
 /** Verifies one area folder; stops at the first failure. */
 export function verifyArea(areasDir: string, area: string, ctx: VerifyContext): AreaResult {
   const dir = join(areasDir, area);
   const manifestFile = join(dir, MANIFEST_FILE);
+  const sigFile = join(dir, SIGNATURE_FILE);
   let resources = 0;
+  let keyedAbsent = 0;
   try {
+    if (!isArea(area)) throw new DataError(dir, `not an area of the published-data contract (${AREAS.join(", ")})`);
     if (!existsSync(manifestFile)) throw new DataError(manifestFile, "missing");
     const manifest = readFileSync(manifestFile);
-    const sigFile = manifestFile + SIGNATURE_SUFFIX;
     if (!existsSync(sigFile)) throw new DataError(sigFile, "missing: the manifest is not signed");
+    // The contract's checks (core/datapackage): signature, then the manifest's agreement with the
+    // contract (files, access tiers, media types, path rules); a failure names the file at fault.
+    let checked: CheckedManifest;
     try {
-      verifyManifestSignature(area, manifest, readFileSync(sigFile, "utf8"), ctx.trusted);
+      openManifestSignature(area, manifest, readFileSync(sigFile, "utf8"), ctx.trusted);
+      checked = checkManifest(area, manifest);
     } catch (error) {
-      const message = (error as Error).message;
-      // A signature that is valid but covers other bytes means the manifest changed.
-      throw message.startsWith("the signature covers") ? new DataError(manifestFile, `signature check failed: ${message}`) : new DataError(sigFile, message);
+      if (!(error instanceof DataPackageError)) throw error;
+      const file = error.subject === "signature" ? sigFile : error.subject === "keys" ? "datasets.vkey" : manifestFile;
+      throw new DataError(file, error.code === "signature-other-manifest" ? `signature check failed: ${error.message}` : error.message);
     }
-    let descriptor: { resources?: unknown };
-    try {
-      descriptor = JSON.parse(manifest.toString("utf8")) as { resources?: unknown };
-    } catch (error) {
-      throw new DataError(manifestFile, `not valid JSON (${(error as Error).message})`);
-    }
-    const problems = ctx.profiles.check(descriptor);
+    const problems = ctx.profiles.check(checked.manifest);
     if (problems.length > 0) throw new DataError(manifestFile, problems[0]!);
-    for (const r of descriptor.resources as Record<string, unknown>[]) {
+    for (const r of checked.manifest.resources) {
       resources += 1;
-      verifyResource(dir, manifestFile, r, ctx);
+      const keyed = isKeyed(checked.resources.get(r.path)!.file);
+      if (keyed && ctx.publicOnly && checked.manifest.sample !== true && existsSync(join(dir, r.path))) {
+        throw new DataError(join(dir, r.path), "a keyed file in the public data folder: keyed files belong in the keyed data folder (KEYED_DATA_DIR)");
+      }
+      const folder = keyed ? join(ctx.keyedAreas ?? areasDir, area) : dir;
+      if (keyed && !existsSync(join(folder, r.path))) {
+        keyedAbsent += 1;
+        continue;
+      }
+      verifyResource(folder, manifestFile, r, ctx);
     }
-    return { area, ok: true, resources };
+    return { area, ok: true, resources, keyedAbsent };
   } catch (error) {
-    if (error instanceof DataError) return { area, ok: false, file: error.file, problem: error.problem, resources };
-    return { area, ok: false, file: manifestFile, problem: (error as Error).message, resources };
+    if (error instanceof DataError) return { area, ok: false, file: error.file, problem: error.problem, resources, keyedAbsent };
+    return { area, ok: false, file: manifestFile, problem: (error as Error).message, resources, keyedAbsent };
   }
 }
 
 function verifyResource(dir: string, manifestFile: string, r: Record<string, unknown>, ctx: VerifyContext): void {
   const path = r.path;
-  if (typeof path !== "string" || !SAFE_PATH.test(path)) {
+  if (typeof path !== "string" || resourcePathProblem(path) !== null) {
     throw new DataError(manifestFile, `resource ${String(r.name)}: path ${JSON.stringify(path)} is not a relative path inside the area`);
   }
   const file = join(dir, path);
@@ -770,6 +800,10 @@ export interface VerifyOptions {
   profiles?: string;
   /** Only these areas; default every folder in areasDir. */
   areas?: readonly string[];
+  /** The areas folder of the keyed files (`$KEYED_DATA_DIR/areas`); default areasDir. */
+  keyed?: string;
+  /** Fail on a keyed file in the public folder of a non-SAMPLE area. */
+  publicOnly?: boolean;
 }
 
 export function verifyAreas(areasDir: string, options: VerifyOptions = {}): AreaResult[] {
@@ -777,6 +811,8 @@ export function verifyAreas(areasDir: string, options: VerifyOptions = {}): Area
     trusted: readTrustedKeys(options.keys ?? join(areasDir, "..", "keys", "datasets.vkey")),
     schemas: new JsonSchemaSet(options.schemas ?? join(areasDir, "..", "schemas")),
     profiles: new ProfileValidator(options.profiles ?? defaultProfilesDir()),
+    ...(options.keyed ? { keyedAreas: options.keyed } : {}),
+    ...(options.publicOnly ? { publicOnly: true } : {}),
   };
   const areas =
     options.areas ??

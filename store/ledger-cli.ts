@@ -9,6 +9,8 @@
  *                                note verifier key "<name>+<keyid>+<base64>"
  *   inclusion SEQ [--size N]     print the inclusion proof of entry SEQ (base64, one per line)
  *   consistency OLD [--size N]   print the consistency proof from size OLD
+ *
+ * `--ledger access` works on the access ledger (API keys and the keyed-access audit log) instead.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,8 +20,14 @@ import { formatDigest } from "../core/digest.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-export.ts";
 import { defaultLedgerPath, openLedger } from "./open-ledger.ts";
+import { accessLedgerPath, accessSigningKey, openAccessLedger } from "./access-ledger.ts";
 
-const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR --key KEY|inclusion SEQ|consistency OLD> [--db PATH] [--size N]`;
+function openedAccessLedger(path: string, log: (m: string) => void) {
+  const key = accessSigningKey(process.env, log);
+  return { ledger: openAccessLedger(path, { key }), key };
+}
+
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR --key KEY|inclusion SEQ|consistency OLD> [--db PATH] [--size N] [--ledger main|access]`;
 
 function fail(message: string): never {
   process.stderr.write(`ledger: ${message}\n`);
@@ -54,7 +62,7 @@ function verifiersFor(key: string, checkpointText: string): NoteVerifier[] {
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" } },
+    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" } },
     allowPositionals: true,
     strict: true,
   });
@@ -70,9 +78,13 @@ async function main(argv: string[]): Promise<number> {
     return report.ok ? 0 : 1;
   }
 
-  const path = values.db ?? defaultLedgerPath();
+  // --ledger access: the access ledger (API keys and the keyed-access audit log, store/access-ledger.ts).
+  if (values.ledger !== undefined && values.ledger !== "main" && values.ledger !== "access") fail(`--ledger must be main or access, got "${values.ledger}"`);
+  const access = values.ledger === "access";
+  const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
   if (command !== "export" && command !== "checkpoint" && !existsSync(path)) fail(`no ledger at ${path}`);
-  const { ledger, key } = openLedger({ path, log: (m) => process.stderr.write(`${m}\n`) });
+  const log = (m: string) => process.stderr.write(`${m}\n`);
+  const { ledger, key } = access ? openedAccessLedger(path, log) : openLedger({ path, log });
   try {
     switch (command) {
       case "info": {

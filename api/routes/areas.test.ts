@@ -16,9 +16,10 @@ let academicKey: string;
 beforeAll(async () => {
   ({ dir, cleanup } = tempDir("areas-api-"));
   cpSync(join(REPO_DATA, "areas"), join(dir, "data", "areas"), { recursive: true });
-  const keys = new ApiKeyStore(join(dir, "api-keys.json"));
-  governmentKey = keys.issue("government", "test ministry", new Date(0)).token;
-  academicKey = keys.issue("academic", "test university", new Date(0)).token;
+  cpSync(join(REPO_DATA, "keys"), join(dir, "data", "keys"), { recursive: true });
+  const keys = new ApiKeyStore(join(dir, "access.sqlite"), { durability: "normal" });
+  governmentKey = keys.issue("government", "test ministry", new Date()).token;
+  academicKey = keys.issue("academic", "test university", new Date()).token;
   server = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, log: () => {} });
 });
 afterAll(async () => {
@@ -162,10 +163,10 @@ describe("daily quotas (RateLimit headers, 429)", () => {
   let economist: string;
   let government: string;
   beforeAll(async () => {
-    const keys = new ApiKeyStore(join(dir, "quota-keys.json"));
-    academic = keys.issue("academic", "quota university", new Date(0)).token;
-    economist = keys.issue("economist", "quota bank", new Date(0)).token;
-    government = keys.issue("government", "quota ministry", new Date(0)).token;
+    const keys = new ApiKeyStore(join(dir, "quota-access.sqlite"), { durability: "normal" });
+    academic = keys.issue("academic", "quota university", clock).token;
+    economist = keys.issue("economist", "quota bank", clock).token;
+    government = keys.issue("government", "quota ministry", clock).token;
     limited = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, log: () => {}, now: () => clock });
   });
   afterAll(() => limited.close());

@@ -1,59 +1,58 @@
 /**
- * The five audience areas, served from `data/areas/<area>/` as listed in each area's Frictionless
- * manifest: the spec's paths (`/economy/supply` without an extension too), the right content types,
- * and the access tier of every file. Keyed files need `Authorization: Bearer <key>` of that tier;
- * without one the answer is 401, with another tier's key 403. Every request counts against the
- * client's daily quota (api/rate-limit.ts: RateLimit headers, 429 once spent). A file whose bytes no
- * longer match its manifest hash is not served (503). `/government/ledger/export` is the spec's
- * filtered audit trail (api/ledger-export.ts). Paths that are not resources fall through to the site.
+ * The five audience areas: every file of the published-data contract (core/datapackage), at the
+ * spec's paths and under every other spelling of them (`//`, `%2f`, `\`, upper case, a trailing
+ * slash: core/datapackage/paths.ts areaRequest), so no area file is ever answered by the static
+ * copy in site/dist. For each request, in this order:
  *
- * Files are streamed, not read whole, and a file's hash is checked once per version on disk: the
- * digest is remembered with the file's size, inode, mtime and ctime, which any write changes.
+ *  1. the daily quota of the client (api/rate-limit.ts): RateLimit headers, 429 once spent;
+ *  2. the access tier, from the contract — never from a manifest: keyed files need
+ *     `Authorization: Bearer <key>` (scheme in any case) of an active key of that tier, else 401,
+ *     or 403 with another tier's key;
+ *  3. the area's manifest, used only when its signature verifies under data/keys/ and it agrees with
+ *     the contract (api/signed-manifests.ts, once per manifest version), and the file's bytes, which
+ *     must hash as that manifest says (once per file version, store/file-digest.ts): else 503
+ *     `data-unverified`;
+ *  4. 304 when `If-None-Match` holds the file's ETag (its sha256), else the file, streamed, with the
+ *     contract's content type. `/government/ledger/export` is the spec's filtered audit trail
+ *     (api/ledger-export.ts).
+ *
+ * Every request that presents a known key, or asks for a keyed file, is recorded in the access
+ * ledger (key id, tier, file, outcome; never the key) before it is answered; if it cannot be
+ * recorded, the answer is 503 `audit-unavailable`. Keyed files are read from `keyedDataDir` (a
+ * private store in a real deployment; README "Keyed data").
  */
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
+import { opensFiles } from "../../core/access/keys.ts";
+import type { AccessOutcome } from "../../core/access/events.ts";
+import { areaRequest, isKeyed, type AreaFile } from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/file-digest.ts";
-import type { ApiKeyStore } from "../api-keys.ts";
+import type { ApiKeyStore, KeyMatch } from "../api-keys.ts";
+import { bearerToken } from "../bearer.ts";
+import { ifNoneMatchHits } from "../http-cache.ts";
 import { exportBody, exportRequest } from "../ledger-export.ts";
 import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas, type Tier } from "../rate-limit.ts";
+import { SignedManifests } from "../signed-manifests.ts";
 
-const AREAS = new Set(["government", "academics", "philosophy", "economy", "diplomacy"]);
-
-interface Resource {
-  path: string;
-  mediatype: string;
-  hash: string;
-  access: string;
-}
-
-const CONTENT_TYPES: Record<string, string> = {
+const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
   "application/json": "application/json; charset=utf-8",
   "text/csv": "text/csv; charset=utf-8; header=present",
   "application/x-bibtex": "application/x-bibtex; charset=utf-8",
   "application/pdf": "application/pdf",
 };
 
-/** The spec's filtered export, and the published file it reads. */
-const EXPORT_PATH = "ledger/export";
-const EXPORT_SOURCE = "ledger/export.json";
-
-function resourcesOf(dataDir: string, area: string): Resource[] {
-  const manifest = join(dataDir, "areas", area, "datapackage.json");
-  if (!existsSync(manifest)) return [];
-  const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: Resource[] };
-  return parsed.resources ?? [];
-}
-
-function findResource(resources: Resource[], area: string, rest: string): Resource | undefined {
-  return (
-    resources.find((r) => r.path === (area === "government" && rest === EXPORT_PATH ? EXPORT_SOURCE : rest)) ??
-    // The spec serves the economy documents without an extension: /economy/supply.
-    (area === "economy" && !rest.includes(".") ? resources.find((r) => r.path === `${rest}.json`) : undefined)
-  );
+export interface AreaRouteOptions {
+  /** The public data folder: areas/<area>/ manifests and public files, keys/. */
+  dataDir: string;
+  /** Where the keyed files are (`<keyedDataDir>/areas/<area>/<path>`); default dataDir. */
+  keyedDataDir?: string;
+  keys: ApiKeyStore;
+  quotas: DailyQuotas;
+  now: () => Date;
 }
 
 /** The client's address as the socket sees it (forwarding headers are not trusted). */
@@ -65,56 +64,97 @@ function clientAddress(c: Context): string {
   }
 }
 
-export function areaRoutes(dataDir: string, keys: ApiKeyStore, quotas: DailyQuotas): MiddlewareHandler {
+/** The request path as sent (still percent-encoded), without query or fragment. */
+function rawPath(c: Context): string {
+  const url = c.req.url;
+  return url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/)[0] ?? "/";
+}
+
+const HOW_TO_GET_A_KEY = "Keys are issued on request (affiliation, official contact, purpose) and delivered over a secure channel.";
+
+export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
+  const { dataDir, keys, quotas, now } = options;
+  const keyedDataDir = options.keyedDataDir ?? dataDir;
+  const manifests = new SignedManifests(dataDir);
   // Each version of a file on disk is hashed once (store/file-digest.ts), not on every request.
   const digests = new DigestCache();
+
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
-    const match = /^\/([a-z]+)\/(.+)$/.exec(c.req.path);
-    if (!match || !AREAS.has(match[1]!)) return next();
-    const [, area, rest] = match as unknown as [string, string, string];
-    const resource = findResource(resourcesOf(dataDir, area), area, rest);
-    if (!resource) return next();
+    const request = areaRequest(rawPath(c));
+    if (!request?.route) return next();
+    const { area, route } = request;
+    const file = route.file;
+    const name = route.kind === "export" ? request.path : file.path;
 
-    const token = /^Bearer ([^\s]+)$/.exec(c.req.header("Authorization") ?? "")?.[1];
-    const key = token ? keys.find(token) : null;
+    const token = bearerToken(c.req.header("Authorization"));
+    const match: KeyMatch | null = token ? keys.find(token, now()) : null;
+    const key = match && opensFiles(match.status) ? match.key : null;
     const tier: Tier = key ? key.tier : "anonymous";
+
+    /** Records the access when it must be audited, then answers; a failed record refuses. */
+    const answer = (outcome: AccessOutcome, response: Response): Response => {
+      if (!match && !isKeyed(file)) return response;
+      try {
+        keys.record({
+          key_id: match?.key.id ?? null,
+          key_status: match?.status ?? null,
+          tier: match?.key.tier ?? "anonymous",
+          area,
+          file: name,
+          outcome,
+          status: response.status,
+        });
+      } catch {
+        return problem(c, "audit-unavailable", "This access could not be recorded in the audit log, so it is not answered. Try again later.");
+      }
+      return response;
+    };
+
     const decision = quotas.take(area, tier, key ? key.id : clientAddress(c));
     const limits = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
       const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for ${area} is spent; it resets at 00:00 UTC`;
-      return problem(c, "rate-limited", detail, { headers: { ...limits, "Retry-After": String(decision.resetSeconds) } });
+      return answer("rate-limited", problem(c, "rate-limited", detail, { headers: { ...limits, "Retry-After": String(decision.resetSeconds) } }));
     }
 
-    if (resource.access !== "public") {
-      const how = `this file needs a ${resource.access} key: Authorization: Bearer <key>. Keys are issued on request (affiliation, official contact, purpose) and delivered over a secure channel.`;
-      if (!key) return problem(c, "unauthorized", how, { headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' } });
-      if (key.tier !== resource.access) return problem(c, "forbidden", `a ${key.tier} key does not open ${area}/${resource.path}; ${how}`, { headers: limits });
-    }
-
-    const file = join(dataDir, "areas", area, resource.path);
-    if (digests.digest(file)?.hash !== resource.hash) {
-      return problem(c, "data-unverified", `${area}/${resource.path} does not match its manifest hash`, { headers: limits });
-    }
-    const cache = resource.access === "public" ? "public, max-age=300" : "private, no-store";
-
-    if (area === "government" && rest === EXPORT_PATH) {
-      const request = exportRequest(c);
-      if (request instanceof Response) {
-        for (const [name, value] of Object.entries(limits)) request.headers.set(name, value);
-        return request;
+    if (isKeyed(file)) {
+      const how = `this file needs a ${file.access} key: Authorization: Bearer <key>. ${HOW_TO_GET_A_KEY}`;
+      if (!key) {
+        const why = match ? `the key ${match.key.id} is ${match.status}; ` : "";
+        return answer("unauthorized", problem(c, "unauthorized", `${why}${how}`, { headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' } }));
       }
-      const headers = { ...limits, "Content-Type": CONTENT_TYPES[request.format === "csv" ? "text/csv" : "application/json"]!, "Cache-Control": cache };
-      return c.req.method === "HEAD" ? c.body(null, 200, headers) : c.body(Readable.toWeb(Readable.from(exportBody(file, request))) as ReadableStream<Uint8Array>, 200, headers);
+      if (key.tier !== file.access) return answer("forbidden", problem(c, "forbidden", `a ${key.tier} key does not open ${area}/${file.path}; ${how}`, { headers: limits }));
     }
 
-    const headers = {
-      ...limits,
-      "Content-Type": CONTENT_TYPES[resource.mediatype] ?? "application/octet-stream",
-      ETag: `"${resource.hash.slice(7)}"`,
-      "Cache-Control": cache,
-    };
-    if (c.req.method === "HEAD") return c.body(null, 200, headers);
-    return c.body(Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>, 200, headers);
+    const unverified = (detail: string) => answer("data-unverified", problem(c, "data-unverified", detail, { headers: limits }));
+    const state = manifests.state(area);
+    if (state.status !== "verified") return unverified(`${area} has no verified manifest, so none of its files is served (${state.code}: ${state.detail})`);
+    const listed = state.resources.get(file.path);
+    if (!listed) return unverified(`${area}/${file.path} is not listed in the signed manifest`);
+    const path = join(isKeyed(file) ? keyedDataDir : dataDir, "areas", area, file.path);
+    const digest = digests.digest(path);
+    if (digest?.hash !== listed.resource.hash || digest.bytes !== listed.resource.bytes) {
+      return unverified(`${area}/${file.path} does not match its signed manifest`);
+    }
+    const cache = isKeyed(file) ? "private, no-store" : "public, max-age=300";
+
+    if (route.kind === "export") {
+      const query = exportRequest(c);
+      if (query instanceof Response) {
+        for (const [header, value] of Object.entries(limits)) query.headers.set(header, value);
+        return answer("invalid-query", query);
+      }
+      const headers = { ...limits, "Content-Type": CONTENT_TYPES[query.format === "csv" ? "text/csv" : "application/json"], "Cache-Control": cache };
+      if (c.req.method === "HEAD") return answer("served", c.body(null, 200, headers));
+      return answer("served", c.body(Readable.toWeb(Readable.from(exportBody(path, query))) as ReadableStream<Uint8Array>, 200, headers));
+    }
+
+    const etag = `"${listed.resource.hash.slice("sha256:".length)}"`;
+    const headers: Record<string, string> = { ...limits, ETag: etag, "Cache-Control": cache };
+    if (ifNoneMatchHits(c.req.header("If-None-Match"), etag)) return answer("not-modified", c.body(null, 304, headers));
+    headers["Content-Type"] = CONTENT_TYPES[file.mediatype];
+    if (c.req.method === "HEAD") return answer("served", c.body(null, 200, headers));
+    return answer("served", c.body(Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>, 200, headers));
   };
 }

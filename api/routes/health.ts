@@ -4,14 +4,15 @@
  *
  * ```json
  * {
- *   "status": "ok" | "degraded",     // degraded: the pulse history failed verification
+ *   "status": "ok" | "degraded",     // degraded: the pulse history failed verification or has unsigned lines
  *   "version": "1.0.0",              // package.json version
  *   "uptime_s": 12,                  // whole seconds since createApp, on the injected clock
  *   "history": {
  *     "status": "absent" | "verified" | "unverified",
- *     "records": 400,                // verified records (0 unless verified)
+ *     "records": 400,                // records served: the lines the signed checkpoint covers (0 unless verified)
  *     "verified": true,              // status === "verified"
- *     "first_problem": { "line": 3, "problem": "hash mismatch: …" }   // only when unverified
+ *     "unsigned_lines": 1,           // only when lines follow the signed checkpoint: never served
+ *     "first_problem": { "line": 3, "problem": "hash mismatch: …" }   // when unverified or lines are unsigned
  *   }
  * }
  * ```
@@ -31,11 +32,12 @@ export function healthRoutes(source: PulseHistorySource, now: () => Date): Hono 
       status: snapshot.status,
       records: snapshot.newestFirst.length,
       verified: snapshot.status === "verified",
+      ...(snapshot.unsignedLines > 0 ? { unsigned_lines: snapshot.unsignedLines } : {}),
       ...(snapshot.firstProblem ? { first_problem: snapshot.firstProblem } : {}),
     };
     return c.json(
       {
-        status: snapshot.status === "unverified" ? "degraded" : "ok",
+        status: snapshot.status === "unverified" || snapshot.unsignedLines > 0 ? "degraded" : "ok",
         version: VERSION,
         uptime_s: Math.max(0, Math.floor((now().getTime() - started) / 1000)),
         history,

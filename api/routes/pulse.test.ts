@@ -5,7 +5,7 @@ import { HISTORY_MAX_LIMIT, sealPulse, type PulseRecord } from "../../core/pulse
 import { PulseBadge, PulseHistoryResponse } from "../../core/schemas/pulse.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { historyPath } from "../pulse-history.ts";
-import { historyText, manualClock, sampleHistory, testServer, writeHistory, type TestServer } from "../test-helpers.ts";
+import { historyText, manualClock, sampleHistory, signHistory, testServer, writeHistory, type TestServer } from "../test-helpers.ts";
 
 const PROBLEM_JSON = "application/problem+json";
 
@@ -385,6 +385,10 @@ describe("a changed history file", () => {
         prev: records[19]!.hash,
       });
       writeFileSync(path, original + historyText([sealed]));
+      // Not served until the checkpoint signs it.
+      clock.advance(1001);
+      expect(await badge()).toMatchObject({ message: "99.0% / 99.0%", color: "brightgreen" });
+      signHistory(server.dataDir, original + historyText([sealed]));
       clock.advance(1001);
       expect(await badge()).toMatchObject({ message: "91.0% / 99.0%", color: "yellow" });
       const history = (await (await fetch(`${server.url}/v1/pulse/history`)).json()) as { count: number; items: PulseRecord[] };
@@ -424,7 +428,7 @@ describe("a changed history file", () => {
     for (const [text, problemText] of cases) {
       const server = await testServer(null);
       try {
-        writeHistory(server.dataDir, []);
+        signHistory(server.dataDir, text);
         writeFileSync(historyPath(server.dataDir), text);
         const body = await problemOf(await fetch(`${server.url}/v1/pulse/history`), 503, "history-unverified");
         expect(String(body.problem)).toContain(problemText);

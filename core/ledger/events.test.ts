@@ -38,6 +38,17 @@ const valid: { [T in EventType]: EventPayload<T> } = {
   "consensus.evaluated": { session_id: "S-1", delibproof_id: "DP-1", outcome: "APPROVED", gi_delta: 0.004 },
   "delibproof.sealed": { delibproof_id: "DP-1", proof_digest: digest, merkle_root: digest },
   "pulse.recorded": { id, cycle: "C-151", hash: digest, giScore: 0.97, miiScore: 0.99, generatedAt: "2025-12-01T06:00:00.000Z" },
+  "apikey.issued": {
+    key_id: "government-1",
+    tier: "government",
+    label: "Ministry",
+    sha256: "ab".repeat(32),
+    issued_at: "2026-01-01T00:00:00.000Z",
+    expires_at: "2026-04-01T00:00:00.000Z",
+    replaces: null,
+  },
+  "apikey.revoked": { key_id: "government-1", reason: "key compromise", revoked_at: "2026-01-02T00:00:00.000Z" },
+  access: { key_id: "government-1", key_status: "active", tier: "government", area: "government", file: "compliance-report.json", outcome: "served", status: 200 },
 };
 
 describe("ledger event registry", () => {

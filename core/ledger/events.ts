@@ -4,6 +4,7 @@
  * every stored entry against the same registry. The README lists these types.
  */
 import { z } from "zod";
+import { accessEventSchemas } from "../access/events.ts";
 import { AvmErrorCode, AvmStage, RevokeReason, RiskLevel, Role, Scope } from "../schemas/avm.ts";
 import {
   Cathedral,
@@ -138,6 +139,9 @@ export const eventSchemas = {
     miiScore: Score01,
     generatedAt: IsoTimestampMs,
   }),
+
+  // Access ledger (core/access/events.ts): API keys issued and revoked, every keyed access.
+  ...accessEventSchemas,
 } as const satisfies Record<string, z.ZodType>;
 
 export type EventType = keyof typeof eventSchemas;

@@ -7,7 +7,10 @@ import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { signCheckpoint, verifierKey, type NoteSigner } from "../../core/checkpoint.ts";
+import { leafHashOfText, rootHash } from "../../core/merkle.ts";
 import { historyLine, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
+import { PULSE_ORIGIN } from "../../core/pulse/published.ts";
 import { sealEntry, type JsonObject, type LedgerEntry } from "../../core/ledger/entry.ts";
 import type { LedgerFacts, SentinelFacts } from "../facts/types.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -88,10 +91,17 @@ export function makePulseHistory(scores: readonly (readonly [number, number])[],
   return out;
 }
 
-/** Writes `records` as the pulse history of the data folder `dataDir` (pulse/history.jsonl). */
-export function writePulseHistory(dataDir: string, records: readonly PulseRecord[]): void {
+/**
+ * Writes `records` as the pulse history of the data folder `dataDir` (pulse/history.jsonl) with its
+ * checkpoint signed by `signer`, listed in keys/datasets.vkey — as `npm run pulse` publishes them.
+ */
+export function writePulseHistory(dataDir: string, records: readonly PulseRecord[], signer: NoteSigner & { publicKeyHex: string }): void {
   mkdirSync(join(dataDir, "pulse"), { recursive: true });
-  writeFileSync(join(dataDir, "pulse", "history.jsonl"), records.map((r) => `${historyLine(r)}\n`).join(""));
+  mkdirSync(join(dataDir, "keys"), { recursive: true });
+  const lines = records.map((r) => historyLine(r));
+  writeFileSync(join(dataDir, "pulse", "history.jsonl"), lines.map((l) => `${l}\n`).join(""));
+  writeFileSync(join(dataDir, "pulse", "checkpoint"), signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) }, signer));
+  writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${verifierKey(signer.name, signer.publicKeyHex)}\n`);
 }
 
 /** A reader over the real data/sources/. */

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { signCheckpoint, verifierKey } from "../../core/checkpoint.ts";
+import { leafHash, rootHash } from "../../core/merkle.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../../core/signature.ts";
 import { PulseRefusal, runPulse, verifyPublished } from "./indexer.ts";
 import { PULSE_ORIGIN } from "./published.ts";
@@ -113,7 +114,9 @@ describe("a tampered pulse history is refused, naming the line", () => {
     const short = copy();
     const rootOf = (note: string) => new Uint8Array(Buffer.from(note.split("\n")[2]!, "base64"));
     const genuineRoot = rootOf(readFileSync(short.checkpoint, "utf8"));
-    writeFileSync(short.checkpoint, signCheckpoint({ origin: PULSE_ORIGIN, size: 2, rootHash: genuineRoot }, signer));
+    // A genuine checkpoint of the first two lines: the third is not covered.
+    const twoLines = rootHash(lines(short.history).slice(0, 2).map((l) => leafHash(new TextEncoder().encode(l))));
+    writeFileSync(short.checkpoint, signCheckpoint({ origin: PULSE_ORIGIN, size: 2, rootHash: twoLines }, signer));
     expect(await refusal(short.dir, short.data)).toMatch(/history\.jsonl line 3: not covered by the checkpoint, which signs 2 line\(s\) of 3/);
 
     const wrongRoot = copy();

@@ -25,13 +25,16 @@ export interface AreaInfo {
   summary: string;
 }
 
-export const AREAS: readonly AreaInfo[] = [
-  { slug: "government", name: "Government", cathedral: "FOR-GOVERNMENTS", summary: "Sentinel status and alerts, the transparency report, and the keyed compliance, policy-impact and audit-trail files." },
-  { slug: "academics", name: "Academics", cathedral: "FOR-ACADEMICS", summary: "The research dataset, the 30-day MII timeline, sentinel coordination metrics, papers and citations." },
-  { slug: "philosophy", name: "Philosophy", cathedral: "FOR-PHILOSOPHERS", summary: "Virtue scores and how each is measured, drift analysis, recorded deliberations and decisions." },
-  { slug: "economy", name: "Economy", cathedral: "FOR-ECONOMISTS", summary: "MIC supply and minting history, MII and minting status, coordination scores and returns by cathedral." },
-  { slug: "diplomacy", name: "Diplomacy", cathedral: "DIPLOMACY", summary: "The treaty framework for exchanging integrity data, standards alignment and diplomatic protocols." },
-];
+/** Labels of the contract's areas (core/datapackage): complete by type, in the contract's order. */
+const INFO: { readonly [A in AreaSlug]: Omit<AreaInfo, "slug"> } = {
+  government: { name: "Government", cathedral: "FOR-GOVERNMENTS", summary: "Sentinel status and alerts, the transparency report, and the keyed compliance, policy-impact and audit-trail files." },
+  academics: { name: "Academics", cathedral: "FOR-ACADEMICS", summary: "The research dataset, the 30-day MII timeline, sentinel coordination metrics, papers and citations." },
+  philosophy: { name: "Philosophy", cathedral: "FOR-PHILOSOPHERS", summary: "Virtue scores and how each is measured, drift analysis, recorded deliberations and decisions." },
+  economy: { name: "Economy", cathedral: "FOR-ECONOMISTS", summary: "MIC supply and minting history, MII and minting status, coordination scores and returns by cathedral." },
+  diplomacy: { name: "Diplomacy", cathedral: "DIPLOMACY", summary: "The treaty framework for exchanging integrity data, standards alignment and diplomatic protocols." },
+};
+
+export const AREAS: readonly AreaInfo[] = AREA_SLUGS.map((slug) => ({ slug, ...INFO[slug] }));
 
 export function areaInfo(slug: AreaSlug): AreaInfo {
   return AREAS.find((a) => a.slug === slug)!;

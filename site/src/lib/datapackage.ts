@@ -6,10 +6,10 @@
  * Verification, in this order, failing with an error that names the file:
  *  1. the manifest signature (a C2SP signed note over "<area> datapackage\nsha256:<hex>\n") verifies
  *     under a key of `<dataDir>/keys/datasets.vkey` — the same check as `npm run verify`;
- *  2. the manifest parses (strict on the fields the portal relies on, open to other properties as
- *     Frictionless allows) and every resource path stays inside the area folder;
- *  3. every listed resource — public or keyed — exists, has exactly `bytes` bytes and the SHA-256
- *     `hash`.
+ *  2. the manifest agrees with the published-data contract (core/datapackage: its zod schema, the
+ *     path rule, each file's access tier and media type) — the same check as the API makes;
+ *  3. every listed public resource exists, and every listed resource present here (keyed ones live
+ *     in the keyed data folder in a deployment) has exactly `bytes` bytes and the SHA-256 `hash`.
  * The bytes that were hashed are the bytes that are rendered or copied: files are read once.
  *
  * No Astro or Vite import here: astro.config.mjs uses this module to publish the files, and the
@@ -19,75 +19,43 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { copyFile, cp, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
-import { z } from "zod";
-import { openNote, parseVerifierKey, type NoteVerifier } from "../../../core/checkpoint.ts";
+import type { NoteVerifier } from "../../../core/checkpoint.ts";
+import {
+  AREAS,
+  areaAliases,
+  checkManifest,
+  DATASET_KEYS_FILE,
+  DataPackageError,
+  MANIFEST_FILE,
+  openManifestSignature,
+  parseTrustedKeys,
+  resourcePathProblem,
+  SIGNATURE_FILE,
+  type Area,
+  type Manifest,
+  type ManifestResource,
+} from "../../../core/datapackage/index.ts";
 
-/** The five audience areas, in navigation order (directory names under data/areas and URL prefixes). */
-export const AREA_SLUGS = ["government", "academics", "philosophy", "economy", "diplomacy"] as const;
-export type AreaSlug = (typeof AREA_SLUGS)[number];
-
-export const MANIFEST_FILE = "datapackage.json";
-export const SIGNATURE_FILE = "datapackage.json.sig";
-/** The dataset public keys, as published under /keys/. */
-export const DATASET_KEYS_FILE = "datasets.vkey";
+/** The five audience areas, in navigation order: the published-data contract's (core/datapackage). */
+export const AREA_SLUGS = AREAS;
+export type AreaSlug = Area;
+export { DATASET_KEYS_FILE, MANIFEST_FILE, SIGNATURE_FILE };
+export type { Manifest };
+export type Resource = ManifestResource;
 
 /**
  * The spec's extension-less economy endpoints (/economy/supply, …): each is published with the same
- * bytes as the JSON resource named here.
+ * bytes as the JSON resource it names (the contract's aliases).
  */
-export const ECONOMY_ALIASES: Readonly<Record<string, string>> = {
-  supply: "supply.json",
-  mii: "mii.json",
-  coordination: "coordination.json",
-  roi: "roi.json",
-};
+export const ECONOMY_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(areaAliases("economy"))
+    .filter(([, r]) => r.kind === "alias")
+    .map(([alias, r]) => [alias, r.file]),
+);
 
 export class DataVerificationError extends Error {
   override name = "DataVerificationError";
 }
-
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
-/** A relative path of plain segments: no "..", no leading "/", no backslashes, no hidden files. */
-const SAFE_PATH = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
-/** Names the portal itself writes inside an area folder; a resource may not take their place. */
-const RESERVED = new Set(["index.html", MANIFEST_FILE, SIGNATURE_FILE, ...Object.keys(ECONOMY_ALIASES)]);
-
-const Resource = z.looseObject({
-  name: z.string().min(1),
-  path: z
-    .string()
-    .regex(SAFE_PATH, "must be a relative path of plain segments")
-    .refine((p) => !p.split("/").some((seg) => seg === "." || seg === ".."), "must not contain . or .. segments"),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  format: z.string().optional(),
-  mediatype: z.string().min(1),
-  bytes: z.int().nonnegative(),
-  hash: z.string().regex(DIGEST, "must be sha256:<64 lowercase hex>"),
-  /** Download tier: "public", or the key tier (government, academic, institutional, economist). */
-  access: z.string().min(1),
-  /** `$id` URL of the JSON Schema, or an inline JSON Schema (an array of rows referencing one). */
-  jsonSchema: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
-  /** Inline Table Schema (CSV). */
-  schema: z.record(z.string(), z.unknown()).optional(),
-  type: z.string().optional(),
-});
-export type Resource = z.infer<typeof Resource>;
-
-const SampleMarker = z.looseObject({ generator: z.string().optional(), seed: z.string().optional(), notice: z.string().optional() });
-
-const Manifest = z.looseObject({
-  name: z.string().min(1),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  version: z.string().optional(),
-  created: z.string().optional(),
-  sample: z.boolean().optional(),
-  licenses: z.array(z.looseObject({ name: z.string().optional(), path: z.string().optional(), title: z.string().optional() })).optional(),
-  sources: z.array(z.looseObject({ kind: z.string().optional(), sample: SampleMarker.optional() })).optional(),
-  resources: z.array(Resource).min(1),
-});
-export type Manifest = z.infer<typeof Manifest>;
 
 /** A verified area: its manifest, the exact bytes of the manifest and signature, and kept files. */
 export interface VerifiedArea {
@@ -106,7 +74,7 @@ export interface VerifyOptions {
   keep?: (resource: Resource) => boolean;
 }
 
-/** "public" is the only tier without a key; anything else (or an unknown tier) is keyed. */
+/** "public" is the only tier without a key; every other tier is keyed. */
 export function isPublic(resource: Pick<Resource, "access">): boolean {
   return resource.access === "public";
 }
@@ -115,18 +83,12 @@ export function isPublic(resource: Pick<Resource, "access">): boolean {
 export function readDatasetKeys(dataDir: string): NoteVerifier[] {
   const path = join(dataDir, "keys", DATASET_KEYS_FILE);
   if (!existsSync(path)) throw new DataVerificationError(`${path}: the dataset public key file is missing; cannot verify the area manifests`);
-  const keys: NoteVerifier[] = [];
-  readFileSync(path, "utf8")
-    .split("\n")
-    .forEach((raw, i) => {
-      const line = raw.trim();
-      if (line === "" || line.startsWith("#")) return;
-      try {
-        keys.push(parseVerifierKey(line));
-      } catch (error) {
-        throw new DataVerificationError(`${path}:${i + 1}: ${(error as Error).message}`);
-      }
-    });
+  let keys: NoteVerifier[];
+  try {
+    keys = parseTrustedKeys(readFileSync(path, "utf8"), path);
+  } catch (error) {
+    throw new DataVerificationError((error as Error).message);
+  }
   if (keys.length === 0) throw new DataVerificationError(`${path}: no dataset public key in the file`);
   return keys;
 }
@@ -135,22 +97,6 @@ const sha256 = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(byte
 
 function fail(file: string, problem: string): never {
   throw new DataVerificationError(`${file}: ${problem}; refusing to publish unverified data`);
-}
-
-function checkSignature(area: AreaSlug, manifestPath: string, manifestBytes: Buffer, signature: string, keys: NoteVerifier[]): void {
-  const sigPath = `${manifestPath}.sig`;
-  let text: string;
-  try {
-    ({ text } = openNote(signature, keys));
-  } catch (error) {
-    fail(sigPath, `the signature does not verify under ${DATASET_KEYS_FILE} (${(error as Error).message})`);
-  }
-  const expected = `${area} datapackage\n${sha256(manifestBytes)}\n`;
-  if (text !== expected) {
-    const [signedFor, signedHash] = text.split("\n");
-    if (signedFor !== `${area} datapackage`) fail(sigPath, `the signature is for "${signedFor}", not "${area} datapackage"`);
-    fail(manifestPath, `the signature covers ${signedHash ?? "nothing"}, the manifest hashes to ${sha256(manifestBytes)}`);
-  }
 }
 
 /**
@@ -165,30 +111,24 @@ export function verifyArea(dataDir: string, area: AreaSlug, options: VerifyOptio
   const sigPath = join(dir, SIGNATURE_FILE);
   if (!existsSync(sigPath)) fail(sigPath, "the manifest signature is missing");
   const signatureBytes = readFileSync(sigPath);
-  checkSignature(area, manifestPath, manifestBytes, signatureBytes.toString("utf8"), keys ?? readDatasetKeys(dataDir));
-
-  let raw: unknown;
+  // The contract's checks (core/datapackage), the same as npm run verify and the API make.
+  let manifest: Manifest;
   try {
-    raw = JSON.parse(manifestBytes.toString("utf8"));
+    openManifestSignature(area, manifestBytes, signatureBytes.toString("utf8"), keys ?? readDatasetKeys(dataDir));
+    manifest = checkManifest(area, manifestBytes).manifest;
   } catch (error) {
-    fail(manifestPath, `not valid JSON (${(error as Error).message})`);
+    if (!(error instanceof DataPackageError)) throw error;
+    const file = error.subject === "signature" ? sigPath : error.subject === "keys" ? join(dataDir, "keys", DATASET_KEYS_FILE) : manifestPath;
+    fail(file, error.subject === "signature" ? `the signature does not verify under ${DATASET_KEYS_FILE} (${error.message})` : error.message);
   }
-  const parsed = Manifest.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    fail(manifestPath, `${issue.path.join(".") || "(root)"}: ${issue.message}`);
-  }
-  const manifest = parsed.data;
 
-  const seen = new Set<string>();
   const files = new Map<string, Buffer>();
   for (const resource of manifest.resources) {
     const file = resolve(dir, resource.path);
     if (!file.startsWith(dir + sep)) fail(manifestPath, `resource ${resource.name}: path ${resource.path} leaves the area folder`);
-    const base = resource.path.split("/").at(-1)!;
-    if (RESERVED.has(resource.path) || base === "index.html") fail(manifestPath, `resource ${resource.name}: path ${resource.path} is reserved for the portal`);
-    if (seen.has(resource.path)) fail(manifestPath, `resource path ${resource.path} is listed twice`);
-    seen.add(resource.path);
+    // Keyed files live in the keyed data folder, not the public one (README "Keyed data"): the
+    // site never publishes them, so one that is absent here is skipped; one that is here is checked.
+    if (!isPublic(resource) && !existsSync(file)) continue;
     if (!existsSync(file)) fail(file, `listed in ${MANIFEST_FILE} (resource ${resource.name}) but missing`);
     const bytes = readFileSync(file);
     if (bytes.length !== resource.bytes) fail(file, `${bytes.length} bytes, ${MANIFEST_FILE} lists ${resource.bytes}`);
@@ -225,7 +165,7 @@ export function schemaPath(dataDir: string, jsonSchema: Resource["jsonSchema"]):
     return null;
   }
   const rest = pathname.startsWith("/schemas/") ? pathname.slice("/schemas/".length) : null;
-  if (rest === null || !SAFE_PATH.test(rest) || rest.split("/").includes("..")) return null;
+  if (rest === null || resourcePathProblem(rest) !== null) return null;
   return existsSync(join(dataDir, "schemas", rest)) ? `/schemas/${rest}` : null;
 }
 

@@ -27,6 +27,8 @@ import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { serveSite } from "./routes/site.ts";
+import { simulationRoutes } from "./routes/simulation.ts";
+import type { SimulationLimits } from "./simulation-session.ts";
 
 export interface AppOptions {
   /** The published data folder (the repository's `data/`); the history is `<dataDir>/pulse/history.jsonl`. */
@@ -42,6 +44,10 @@ export interface AppOptions {
   keys?: ApiKeyStore;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;
+  /** Bounds of the simulation WebSocket (default: DEFAULT_SIMULATION_LIMITS). */
+  simulation?: Partial<SimulationLimits>;
+  /** Web origins besides the server's own that may open the simulation WebSocket (api/origin.ts). */
+  allowedOrigins?: readonly string[];
 }
 
 export type AppEnv = { Variables: RequestIdVariables };
@@ -58,7 +64,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", healthRoutes(history, now));
   app.route("/v1/pulse", pulseRoutes(history));
   const quotas = options.quotas ?? new DailyQuotas({ now });
-  app.use("*", areaRoutes(options.dataDir, options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json"), quotas));
+  const keys = options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json");
+  // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
+  app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, allowedOrigins: options.allowedOrigins, log, now }));
+  app.use("*", areaRoutes(options.dataDir, keys, quotas));
   if (options.siteDir !== undefined) app.get("*", serveSite(options.siteDir));
 
   app.notFound(notFoundOrNotAllowed(app));

@@ -4,11 +4,12 @@
  * Nothing unverified is used: each file must match the sha256 its area's datapackage.json lists
  * (as for serving it), and must parse against its zod schema. The council is formed once per
  * version of the three files (keyed by their manifest hashes) and shared by every simulation;
- * a changed file is picked up at the next simulation. Reading the manifests and stat-ing the files
- * is all an unchanged version costs (store/file-digest.ts remembers each file's digest); a new
- * version is read once and the bytes parsed are the bytes hashed.
+ * a changed file is picked up at the next simulation. An unchanged version costs five `stat`s: a
+ * manifest is parsed again only when its size, inode, mtime or ctime changes, and
+ * store/file-digest.ts remembers each file's digest the same way. A new version is read once, and
+ * the bytes parsed are the bytes hashed.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { sha256Hex } from "../core/digest.ts";
@@ -28,6 +29,8 @@ export type CouncilResult = { ok: true; council: Council } | { ok: false; reason
 export class PhilosophyCouncilSource {
   readonly #dataDir: string;
   readonly #digests = new DigestCache();
+  /** Each manifest's public resource hashes, remembered with what stat said of the file. */
+  readonly #manifests = new Map<string, { stat: string; hashes: Map<string, string> }>();
   #cached: { key: string; council: Council } | undefined;
 
   constructor(dataDir: string) {
@@ -71,9 +74,17 @@ export class PhilosophyCouncilSource {
 
   #manifestHash(area: string, path: string): string | null {
     const manifest = join(this.#dataDir, "areas", area, "datapackage.json");
-    if (!existsSync(manifest)) return null;
-    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: { path?: unknown; hash?: unknown; access?: unknown }[] };
-    const resource = parsed.resources?.find((r) => r.path === path && r.access === "public");
-    return typeof resource?.hash === "string" ? resource.hash : null;
+    const stats = statSync(manifest, { bigint: true, throwIfNoEntry: false });
+    if (!stats) return null;
+    const stat = `${stats.size}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    let known = this.#manifests.get(area);
+    if (known?.stat !== stat) {
+      const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: { path?: unknown; hash?: unknown; access?: unknown }[] };
+      const hashes = new Map<string, string>();
+      for (const r of parsed.resources ?? []) if (r.access === "public" && typeof r.path === "string" && typeof r.hash === "string") hashes.set(r.path, r.hash);
+      known = { stat, hashes };
+      this.#manifests.set(area, known);
+    }
+    return known.hashes.get(path) ?? null;
   }
 }

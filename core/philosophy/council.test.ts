@@ -45,6 +45,10 @@ describe("formCouncil", () => {
       { topic: 1, stance: 0.5 },
       { topic: 0, stance: -1 },
     ]);
+    expect(a!.byTopic).toEqual([
+      { topic: 0, count: 2, sum: 0 },
+      { topic: 1, count: 1, sum: 0.5 },
+    ]);
     expect(a!.baseline).toBeCloseTo(0.5 / 3, 15);
     expect(b!.baseline).toBe(-0.5);
     expect(fresh!.statements).toEqual([]);

@@ -31,11 +31,20 @@ export interface Statement {
   stance: number;
 }
 
+/** A member's record on one topic: how many statements, and the sum of their stances. */
+export interface TopicRecord {
+  topic: number;
+  count: number;
+  sum: number;
+}
+
 export interface CouncilMember {
   id: string;
   cathedral: Cathedral;
   gi: number;
   statements: Statement[];
+  /** The statements summed per topic, in order of first appearance (what the simulation reads). */
+  byTopic: TopicRecord[];
   /** Mean stance over every statement (0 without a record). */
   baseline: number;
   virtueProfile: VirtueVector;
@@ -123,7 +132,14 @@ export function formCouncil(documents: CouncilDocuments): Council {
     for (const s of record.statements) sum += s.stance;
     const virtueProfile = zeroVector();
     for (const v of VIRTUES) virtueProfile[v] = (record.tags[v] + 1) / (n + 2);
-    members.push({ id: sentinel.id, cathedral: sentinel.cathedral, gi, statements: record.statements, baseline: n === 0 ? 0 : sum / n, virtueProfile });
+    const byTopic = new Map<number, TopicRecord>();
+    for (const s of record.statements) {
+      const t = byTopic.get(s.topic) ?? { topic: s.topic, count: 0, sum: 0 };
+      t.count += 1;
+      t.sum += s.stance;
+      byTopic.set(s.topic, t);
+    }
+    members.push({ id: sentinel.id, cathedral: sentinel.cathedral, gi, statements: record.statements, byTopic: [...byTopic.values()], baseline: n === 0 ? 0 : sum / n, virtueProfile });
   }
 
   const virtueScores = zeroVector();

@@ -101,10 +101,10 @@ export function prepare(council: Council, scenario: string): Deliberation {
   for (const m of council.members) {
     let weight = 0;
     let sum = 0;
-    for (const s of m.statements) {
-      const rel = r[s.topic]!;
-      weight += rel;
-      sum += rel * s.stance;
+    for (const t of m.byTopic) {
+      const rel = r[t.topic]!;
+      weight += rel * t.count;
+      sum += rel * t.sum;
     }
     const prior = (sum + PRIOR_WEIGHT * m.baseline) / (weight + PRIOR_WEIGHT);
     const shift = (2 * firstImpression(scenario, m.id) - 1) * SPREAD * (PRIOR_WEIGHT / (weight + PRIOR_WEIGHT));

@@ -19,7 +19,7 @@
  */
 import type { z } from "zod";
 import type { Council } from "../core/philosophy/council.ts";
-import { simulate } from "../core/philosophy/simulation.ts";
+import { MAX_ROUNDS_LIMIT, simulate } from "../core/philosophy/simulation.ts";
 import { SIMULATION_ERRORS, SimulationRequest, type SimulationErrorCode, type SimulationUpdate } from "../core/schemas/index.ts";
 import { echo } from "./problem.ts";
 
@@ -36,6 +36,16 @@ export interface SimulationLimits {
   maxBufferedBytes: number;
   /** How long a connection may stay over maxBufferedBytes before it is cut off. */
   stallTimeoutMs: number;
+}
+
+/** Throws naming a limit that is not a sensible number (checked once, when the app is created). */
+export function checkLimits(limits: SimulationLimits): SimulationLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    const least = name === "roundIntervalMs" ? 0 : 1;
+    if (!Number.isSafeInteger(value) || value < least) throw new RangeError(`simulation limit ${name} must be an integer >= ${least}, not ${value}`);
+  }
+  if (limits.maxRounds > MAX_ROUNDS_LIMIT) throw new RangeError(`simulation limit maxRounds must be at most ${MAX_ROUNDS_LIMIT}`);
+  return limits;
 }
 
 export const DEFAULT_SIMULATION_LIMITS: SimulationLimits = {
@@ -140,6 +150,21 @@ export class SimulationSession {
 
   /** Sends rounds until the simulation ends, the socket is full, or the pace asks for a pause. */
   readonly #pump = (): void => {
+    try {
+      this.#pumpRounds();
+    } catch (error) {
+      // Never let one connection's failure reach the process (the pump also runs from timers).
+      this.#deps.log("simulation.internal-error", { error: String((error as Error)?.message ?? error) });
+      this.#run = null;
+      try {
+        this.#fail("internal-error", "the simulation failed on the server; it has been logged");
+      } catch {
+        this.#socket.terminate();
+      }
+    }
+  };
+
+  #pumpRounds(): void {
     this.#pace = undefined;
     const { limits } = this.#deps;
     while (this.#run && !this.#closing) {
@@ -163,7 +188,7 @@ export class SimulationSession {
         return;
       }
     }
-  };
+  }
 
   #transmit(text: string): void {
     this.#socket.send(text, this.#sent);

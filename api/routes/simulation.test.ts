@@ -14,6 +14,7 @@ import { simulate } from "../../core/philosophy/simulation.ts";
 import { Deliberations, SentinelStatus, SimulationServerMessage, Virtues } from "../../core/schemas/index.ts";
 import { tempDir } from "../../store/test-helpers.ts";
 import { ApiKeyStore } from "../api-keys.ts";
+import { createApp } from "../app.ts";
 import type { LogLine } from "../middleware/request-log.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import type { SimulationLimits } from "../simulation-session.ts";
@@ -244,6 +245,13 @@ describe("malformed, oversized and unknown messages", () => {
 });
 
 describe("bounds", () => {
+  it("refuses limits that make no sense when the app is created", () => {
+    for (const simulation of [{ maxRounds: 0 }, { maxRounds: 1001 }, { maxMessageBytes: 1.5 }, { idleTimeoutMs: -1 }, { roundIntervalMs: Number.NaN }]) {
+      expect(() => createApp({ dataDir, log: () => {}, simulation }), JSON.stringify(simulation)).toThrow(RangeError);
+    }
+    expect(() => createApp({ dataDir, log: () => {}, simulation: { roundIntervalMs: 0, maxRounds: 1000 } })).not.toThrow();
+  });
+
   it("runs one simulation at a time per connection (a second start is refused, the first goes on)", async () => {
     const { url } = await api({ roundIntervalMs: 20 });
     const client = await connect(url);

@@ -27,7 +27,7 @@ import { checkOrigin } from "../origin.ts";
 import { genericProblem, problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas, type Tier } from "../rate-limit.ts";
 import { PhilosophyCouncilSource } from "../philosophy-council.ts";
-import { DEFAULT_SIMULATION_LIMITS, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
+import { checkLimits, DEFAULT_SIMULATION_LIMITS, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
 import { ASYNCAPI_PATH, asyncApiRoute } from "./asyncapi.ts";
 
 export const SIMULATION_PATH = "/philosophy/simulation";
@@ -81,7 +81,7 @@ export interface SimulationRoutesOptions extends Omit<SimulationRouteOptions, "c
 
 /** The WebSocket and its AsyncAPI description, to mount at the root of the app. */
 export function simulationRoutes(options: SimulationRoutesOptions): Hono {
-  const limits = { ...DEFAULT_SIMULATION_LIMITS, ...options.limits };
+  const limits = checkLimits({ ...DEFAULT_SIMULATION_LIMITS, ...options.limits });
   const routes = new Hono();
   routes.get(
     SIMULATION_PATH,

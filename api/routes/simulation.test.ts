@@ -193,12 +193,18 @@ describe("a full stream", () => {
     expect(res.headers.get("content-type")).toBe("application/problem+json");
   });
 
-  it("refuses the upgrade with 503 when a published input no longer matches its manifest", async () => {
+  it("refuses a simulation (1011) and the upgrade (503) when a published input no longer matches its manifest", async () => {
     const tampered = join(dir, "tampered");
     copyInputs(tampered);
     const file = join(tampered, "areas", "philosophy", "virtues.json");
-    writeFileSync(file, readFileSync(file, "utf8").replace('"score": 1', '"score": 0.5'));
+    const original = readFileSync(file, "utf8");
     const { url } = await api({}, { dataDir: tampered });
+    // Opened while the data verifies; the file changes before the simulation starts.
+    const client = await connect(url);
+    writeFileSync(file, `${original} `); // still valid JSON, no longer the published bytes
+    client.ws.send(start("Burn the surplus of the fee pool"));
+    expect(await client.closed).toEqual({ code: 1011, reason: "data-unverified" });
+    expect(JSON.parse(client.messages[0]!)).toMatchObject({ type: "error", code: "data-unverified" });
     expect((await refusedStatus(url)).status).toBe(503);
   });
 

@@ -27,6 +27,8 @@ import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { serveSite } from "./routes/site.ts";
+import { simulationRoutes } from "./routes/simulation.ts";
+import type { SimulationLimits } from "./simulation-session.ts";
 
 export interface AppOptions {
   /** The published data folder (the repository's `data/`); the history is `<dataDir>/pulse/history.jsonl`. */
@@ -44,6 +46,10 @@ export interface AppOptions {
   keyedDataDir?: string;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;
+  /** Bounds of the simulation WebSocket (default: DEFAULT_SIMULATION_LIMITS). */
+  simulation?: Partial<SimulationLimits>;
+  /** Web origins besides the server's own that may open the simulation WebSocket (api/origin.ts). */
+  allowedOrigins?: readonly string[];
 }
 
 export type AppEnv = { Variables: RequestIdVariables };
@@ -61,6 +67,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/v1/pulse", pulseRoutes(history));
   const quotas = options.quotas ?? new DailyQuotas({ now });
   const keys = options.keys ?? new ApiKeyStore(":memory:");
+  // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
+  app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, allowedOrigins: options.allowedOrigins, log, now }));
   app.use("*", areaRoutes({ dataDir: options.dataDir, keyedDataDir: options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir, keys, quotas, now }));
   if (options.siteDir !== undefined) app.get("*", serveSite(options.siteDir));
 

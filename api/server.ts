@@ -3,13 +3,20 @@
  * `port: 0` picks a free port; the returned `url` has the actual one. `close()` stops accepting,
  * lets requests in flight finish (closing idle keep-alive connections at once), and after
  * `graceMs` cuts whatever is left.
+ *
+ * WebSocket upgrades (the simulation, api/routes/simulation.ts) are handled by the same server:
+ * @hono/node-server routes the upgrade request through the app and completes it with a `ws`
+ * WebSocketServer in `noServer` mode, which refuses frames over 64 KiB itself (close 1009; the
+ * session's own, smaller limit answers first with an error message). `close()` sends open
+ * WebSockets a 1001 close frame and destroys any still open after `graceMs`.
  */
 import { ApiKeyStore, keysPath } from "./api-keys.ts";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { WebSocketServer } from "ws";
 import type { Hono } from "hono";
-import { createApp } from "./app.ts";
+import { createApp, type AppOptions } from "./app.ts";
 import type { LogSink } from "./middleware/request-log.ts";
 
 export interface ServerOptions {
@@ -22,7 +29,14 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** The access ledger: API keys and the keyed-access audit (default: ACCESS_LEDGER_DB or <STATE_DIR>/access.sqlite). */
   keysFile?: string;
+  /** Web origins besides the server's own that may open the simulation WebSocket (ALLOWED_ORIGINS). */
+  allowedOrigins?: readonly string[];
+  /** Bounds of the simulation WebSocket. */
+  simulation?: AppOptions["simulation"];
 }
+
+/** Largest WebSocket frame `ws` accepts at all; the simulation's own limit is smaller. */
+const MAX_WEBSOCKET_PAYLOAD = 64 * 1024;
 
 export interface RunningServer {
   url: string;
@@ -33,7 +47,8 @@ export interface RunningServer {
 /** Serves any Hono app (the bench uses this for its own app too). */
 export function listen(app: Hono<any, any, any>, host: string, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port }) as Server;
+    const websockets = new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_PAYLOAD });
+    const server = serve({ fetch: app.fetch, hostname: host, port, websocket: { server: websockets } }) as Server;
     server.once("error", reject);
     server.once("listening", () => {
       server.off("error", reject);
@@ -42,15 +57,18 @@ export function listen(app: Hono<any, any, any>, host: string, port: number): Pr
       resolve({
         url: `http://${shownHost}:${address.port}`,
         port: address.port,
-        close: (graceMs = 5000) => closeServer(server, graceMs),
+        close: (graceMs = 5000) => closeServer(server, websockets, graceMs),
       });
     });
   });
 }
 
-function closeServer(server: Server, graceMs: number): Promise<void> {
+function closeServer(server: Server, websockets: WebSocketServer, graceMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    const timer = setTimeout(() => {
+      server.closeAllConnections();
+      for (const ws of websockets.clients) ws.terminate();
+    }, graceMs);
     timer.unref();
     server.close((error) => {
       clearTimeout(timer);
@@ -58,6 +76,7 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
       else resolve();
     });
     server.closeIdleConnections();
+    for (const ws of websockets.clients) ws.close(1001, "server shutting down");
   });
 }
 
@@ -69,6 +88,8 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     ...(options.now ? { now: options.now } : {}),
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     keys: new ApiKeyStore(options.keysFile ?? keysPath()),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+    ...(options.simulation ? { simulation: options.simulation } : {}),
   });
   return listen(app, options.host, options.port);
 }

@@ -17,7 +17,9 @@
  *   5. SIGINT / SIGTERM close the server gracefully and exit 0.
  *
  * Environment: HOST, PORT, STATE_DIR (default .state), DATA_DIR (default <repo>/data),
- * SKIP_SITE_BUILD, SITE_DIST (serve a site built elsewhere), and the key variables of store/keys.ts.
+ * SKIP_SITE_BUILD, SITE_DIST (serve a site built elsewhere), ALLOWED_ORIGINS (other web origins
+ * that may open the simulation WebSocket, comma-separated; api/origin.ts), and the key variables
+ * of store/keys.ts.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -25,6 +27,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
+import { parseAllowedOrigins } from "./origin.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 
@@ -131,7 +134,8 @@ function portOf(env: NodeJS.ProcessEnv): number {
 
 /** Step 4: one server for the site and the API. */
 async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
-  const server = await startServer({ host: env.HOST ?? "127.0.0.1", port: portOf(env), dataDir, ...(siteDir ? { siteDir } : {}) });
+  const allowedOrigins = parseAllowedOrigins(env.ALLOWED_ORIGINS);
+  const server = await startServer({ host: env.HOST ?? "127.0.0.1", port: portOf(env), dataDir, allowedOrigins, ...(siteDir ? { siteDir } : {}) });
   // One write, so a reader that sees the serving line also sees the URLs.
   say(
     [
@@ -140,6 +144,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
       `  history   ${server.url}/v1/pulse/history  (?limit=N&before=<id>)`,
       `  timeline  ${siteDir ? `${server.url}/pulse/timeline` : "(site not built)"}`,
       `  health    ${server.url}/health`,
+      `  simulation ${server.url.replace(/^http/, "ws")}/philosophy/simulation  (WebSocket; described in ${server.url}/asyncapi.json)`,
     ].join("\n"),
   );
   return server;

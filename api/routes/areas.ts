@@ -24,18 +24,16 @@
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
-import { opensFiles } from "../../core/access/keys.ts";
 import type { AccessOutcome } from "../../core/access/events.ts";
 import { areaRequest, isKeyed, type AreaFile } from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/file-digest.ts";
-import type { ApiKeyStore, KeyMatch } from "../api-keys.ts";
-import { bearerToken } from "../bearer.ts";
+import type { ApiKeyStore } from "../api-keys.ts";
+import { presentedKey } from "../client.ts";
 import { ifNoneMatchHits } from "../http-cache.ts";
 import { exportBody, exportRequest } from "../ledger-export.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas, type Tier } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
 
 const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
@@ -53,15 +51,6 @@ export interface AreaRouteOptions {
   keys: ApiKeyStore;
   quotas: DailyQuotas;
   now: () => Date;
-}
-
-/** The client's address as the socket sees it (forwarding headers are not trusted). */
-function clientAddress(c: Context): string {
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
 }
 
 /** The request path as sent (still percent-encoded), without query or fragment. */
@@ -87,10 +76,7 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const file = route.file;
     const name = route.kind === "export" ? request.path : file.path;
 
-    const token = bearerToken(c.req.header("Authorization"));
-    const match: KeyMatch | null = token ? keys.find(token, now()) : null;
-    const key = match && opensFiles(match.status) ? match.key : null;
-    const tier: Tier = key ? key.tier : "anonymous";
+    const { match, key, tier, client } = presentedKey(c, keys, now());
 
     /** Records the access when it must be audited, then answers; a failed record refuses. */
     const answer = (outcome: AccessOutcome, response: Response): Response => {
@@ -111,7 +97,7 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
       return response;
     };
 
-    const decision = quotas.take(area, tier, key ? key.id : clientAddress(c));
+    const decision = quotas.take(area, tier, client);
     const limits = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
       const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for ${area} is spent; it resets at 00:00 UTC`;

@@ -733,45 +733,58 @@ export const fixtures: Fixtures = {
       { action: "stop_simulation", scenario: "s" },
       { action: "start_simulation", scenario: 7 },
       { action: "start_simulation" },
+      { action: "start_simulation", scenario: "" },
+      { action: "start_simulation", scenario: "  \n\t " },
+      { action: "start_simulation", scenario: "x".repeat(501) },
     ],
   },
-  "philosophy/simulation-update": {
-    valid: {
+  "philosophy/simulation-update": (() => {
+    const digest = `sha256:${"ab".repeat(32)}`;
+    const state: In<"philosophy/simulation-update">["current_state"] = {
+      round: 3,
+      max_rounds: 50,
+      phase: "deliberating",
+      agreement: 0.5,
+      opposition: 0.25,
+      mean_stance: 0.3125,
+      movement: 0.0421,
+      outcome: null,
+      end_reason: null,
+      excluded: ["MINERVA"],
+      inputs: { deliberations: digest, virtues: digest, sentinel_status: digest },
+    };
+    const valid: In<"philosophy/simulation-update"> = {
       type: "simulation_update",
       scenario: "stake withdrawal during deployment",
-      sentinels: [{ id: "sentinel-sophia", cathedral: "FOR-PHILOSOPHERS", position: "oppose", confidence: 0.8 }],
-      current_state: { step: 3, agreement: 0.25, gi_score: 0.96, converged: false },
-      next_actions: [{ sentinel: "sentinel-sophia", action: "request revocation" }],
-    },
+      sentinels: [{ id: "SOPHIA", cathedral: "FOR-PHILOSOPHERS", position: "oppose", stance: -0.42, influence: 0.25 }],
+      current_state: state,
+      next_actions: [{ sentinel: "SOPHIA", action: "lean_support", position: "abstain" }],
+    };
+    const final: In<"philosophy/simulation-update">["current_state"] = { ...state, phase: "final", outcome: "deferred", end_reason: "settled" };
+    return {
+      valid,
+      invalid: [
+        { ...valid, current_state: { ...state, extra: 1 } },
+        { ...valid, type: "simulation_started" },
+        { ...valid, current_state: { ...state, round: -1 } },
+        { ...valid, next_actions: "wait" },
+        { ...valid, sentinels: [{ ...valid.sentinels[0], stance: 1.5 }] },
+        { ...valid, sentinels: [{ ...valid.sentinels[0], confidence: 0.8 }] },
+        { ...valid, current_state: { ...final, outcome: "maybe" } },
+        { ...valid, current_state: { ...final, end_reason: "bored" } },
+        { ...valid, current_state: { ...state, inputs: { deliberations: digest, virtues: digest } } },
+        { ...valid, next_actions: [{ sentinel: "SOPHIA", action: "request revocation", position: "abstain" }] },
+      ],
+    };
+  })(),
+  "philosophy/simulation-error": {
+    valid: { type: "error", code: "malformed-message", message: "the message is not JSON" },
     invalid: [
-      {
-        type: "simulation_update",
-        scenario: "s",
-        sentinels: [],
-        current_state: { step: 0, agreement: 0, gi_score: 1, converged: false, extra: 1 },
-        next_actions: [],
-      },
-      {
-        type: "simulation_started",
-        scenario: "s",
-        sentinels: [],
-        current_state: { step: 0, agreement: 0, gi_score: 1, converged: false },
-        next_actions: [],
-      },
-      {
-        type: "simulation_update",
-        scenario: "s",
-        sentinels: [],
-        current_state: { step: -1, agreement: 0, gi_score: 1, converged: false },
-        next_actions: [],
-      },
-      {
-        type: "simulation_update",
-        scenario: "s",
-        sentinels: [],
-        current_state: { step: 0, agreement: 0, gi_score: 1, converged: false },
-        next_actions: "wait",
-      },
+      { type: "error", code: "whatever", message: "x" },
+      { type: "error", code: "malformed-message" },
+      { type: "error", code: "malformed-message", message: "" },
+      { type: "error", code: "malformed-message", message: "x", close: 1008 },
+      { type: "simulation_update", code: "malformed-message", message: "x" },
     ],
   },
 

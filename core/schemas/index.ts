@@ -49,6 +49,7 @@ import {
   Decisions,
   Deliberations,
   DriftAnalysis,
+  SimulationError,
   SimulationRequest,
   SimulationUpdate,
   Virtues,
@@ -99,6 +100,7 @@ export const publishedSchemas = {
   "philosophy/drift-analysis": DriftAnalysis,
   "philosophy/simulation-request": SimulationRequest,
   "philosophy/simulation-update": SimulationUpdate,
+  "philosophy/simulation-error": SimulationError,
   // Economists area
   "economy/supply": Supply,
   "economy/mii": EconomyMii,

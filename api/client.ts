@@ -1,0 +1,36 @@
+/**
+ * Who is asking: the socket's address (forwarding headers are not trusted) and the API key the
+ * request presents, if any. A key opens files only while it is active or in its grace period; an
+ * expired, retired or revoked key counts as anonymous (README "Trust boundaries").
+ */
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context } from "hono";
+import { opensFiles } from "../core/access/keys.ts";
+import type { ApiKeyStore, KeyMatch } from "./api-keys.ts";
+import { bearerToken } from "./bearer.ts";
+import type { Tier } from "./rate-limit.ts";
+
+export function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+export interface PresentedKey {
+  /** The key the token names, with its status, or null (no token, or an unknown one). */
+  match: KeyMatch | null;
+  /** The key when it may be used now. */
+  key: KeyMatch["key"] | null;
+  tier: Tier;
+  /** The quota's client: the usable key's id, else the socket address. */
+  client: string;
+}
+
+export function presentedKey(c: Context, keys: ApiKeyStore, now: Date): PresentedKey {
+  const token = bearerToken(c.req.header("Authorization"));
+  const match = token ? keys.find(token, now) : null;
+  const key = match && opensFiles(match.status) ? match.key : null;
+  return { match, key, tier: key ? key.tier : "anonymous", client: key ? key.id : clientAddress(c) };
+}

@@ -1,0 +1,141 @@
+/**
+ * `GET /philosophy/simulation`: the spec's simulation WebSocket, on the same server and port as the
+ * rest of the API (the upgrade support built into @hono/node-server, with a `ws` WebSocketServer
+ * created by api/server.ts). The upgrade is checked in this order, and refused with an HTTP status
+ * (the handshake never completes, so the status line is what a client sees):
+ *
+ *   1. not a WebSocket upgrade → 426 with `Upgrade: websocket`;
+ *   2. `Origin` not same-origin and not allowed (api/origin.ts) → 403 (does not count: a page on
+ *      another origin must not spend the visitor's quota either);
+ *   3. the client (its key, or else its IP address) already has `maxConnectionsPerClient`
+ *      connections open → 429 (does not count);
+ *   4. the published inputs do not verify → 503 `data-unverified`;
+ *   5. the philosophy area's daily quota (api/rate-limit.ts) → 429 with RateLimit fields and
+ *      Retry-After; an accepted upgrade is counted and its 101 carries the RateLimit fields.
+ *
+ * Then each connection is a SimulationSession (api/simulation-session.ts). Connection counts live
+ * in this process, like the quotas; each API instance enforces its own.
+ */
+import type { WebSocket } from "ws";
+import type { IncomingMessage } from "node:http";
+import { upgradeWebSocket } from "@hono/node-server";
+import { Hono, type Context, type Handler } from "hono";
+import type { ApiKeyStore } from "../api-keys.ts";
+import { presentedKey } from "../client.ts";
+import { safeLog, type LogSink } from "../middleware/request-log.ts";
+import { checkOrigin } from "../origin.ts";
+import { genericProblem, problem } from "../problem.ts";
+import { rateLimitHeaders, type DailyQuotas, type Tier } from "../rate-limit.ts";
+import { PhilosophyCouncilSource } from "../philosophy-council.ts";
+import { checkLimits, DEFAULT_SIMULATION_LIMITS, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
+import { ASYNCAPI_PATH, asyncApiRoute } from "./asyncapi.ts";
+
+export const SIMULATION_PATH = "/philosophy/simulation";
+
+export interface SimulationRouteOptions {
+  council: PhilosophyCouncilSource;
+  keys: ApiKeyStore;
+  quotas: Pick<DailyQuotas, "take">;
+  limits: SimulationLimits;
+  /** Origins besides the server's own that may open the connection (api/origin.ts). */
+  allowedOrigins: readonly string[];
+  log: LogSink;
+  now: () => Date;
+}
+
+/** Open connections per client, released when the TCP socket closes (whether or not the handshake finished). */
+class ConnectionCounts {
+  readonly #open = new Map<string, number>();
+
+  count(client: string): number {
+    return this.#open.get(client) ?? 0;
+  }
+
+  acquire(client: string, socket: IncomingMessage["socket"]): void {
+    this.#open.set(client, this.count(client) + 1);
+    let released = false;
+    socket.once("close", () => {
+      if (released) return;
+      released = true;
+      const left = this.count(client) - 1;
+      if (left > 0) this.#open.set(client, left);
+      else this.#open.delete(client);
+    });
+  }
+}
+
+export interface SimulationRoutesOptions extends Omit<SimulationRouteOptions, "council" | "limits" | "allowedOrigins"> {
+  dataDir: string;
+  limits?: Partial<SimulationLimits> | undefined;
+  allowedOrigins?: readonly string[] | undefined;
+}
+
+/** The WebSocket and its AsyncAPI description, to mount at the root of the app. */
+export function simulationRoutes(options: SimulationRoutesOptions): Hono {
+  const limits = checkLimits({ ...DEFAULT_SIMULATION_LIMITS, ...options.limits });
+  const routes = new Hono();
+  routes.get(
+    SIMULATION_PATH,
+    simulationRoute({ ...options, council: new PhilosophyCouncilSource(options.dataDir), limits, allowedOrigins: options.allowedOrigins ?? [] }),
+  );
+  routes.get(ASYNCAPI_PATH, asyncApiRoute(limits));
+  return routes;
+}
+
+export function simulationRoute(options: SimulationRouteOptions): Handler {
+  const { limits, quotas, keys, log, now } = options;
+  const connections = new ConnectionCounts();
+
+  return async (c) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      const res = genericProblem(c, 426, "Upgrade Required", "This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {\"action\": \"start_simulation\", \"scenario\": \"…\"}.");
+      res.headers.set("Upgrade", "websocket");
+      res.headers.set("Connection", "Upgrade");
+      return res;
+    }
+    const origin = checkOrigin(c.req.header("origin"), c.req.header("host"), options.allowedOrigins);
+    if (!origin.allowed) return problem(c, "forbidden", origin.reason);
+
+    const presented = presentedKey(c, keys, now());
+    const { key, tier } = presented;
+    const client = key ? `key:${key.id}` : `ip:${presented.client}`;
+    if (connections.count(client) >= limits.maxConnectionsPerClient) {
+      return problem(c, "rate-limited", `at most ${limits.maxConnectionsPerClient} simulation connections may be open at once per client; close one first`);
+    }
+    const council = options.council.current();
+    if (!council.ok) return problem(c, "data-unverified", council.reason);
+
+    const take = () => quotas.take("philosophy", tier, presented.client);
+    const decision = take();
+    const limitHeaders = rateLimitHeaders(decision);
+    if (decision.limited && !decision.allowed) {
+      const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for philosophy is spent; it resets at 00:00 UTC`;
+      return problem(c, "rate-limited", detail, { headers: { ...limitHeaders, "Retry-After": String(decision.resetSeconds) } });
+    }
+
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    if (incoming) connections.acquire(client, incoming.socket);
+    const requestId = c.get("requestId" as never) as string | undefined;
+    const sessionLog = (event: string, fields: Record<string, unknown>) => safeLog(log, { ts: now().toISOString(), event, request_id: requestId, ...fields });
+    let session: SimulationSession | undefined;
+    const response = await upgradeWebSocket(c, {
+      onOpen: (_event, ws) => {
+        session = new SimulationSession(ws.raw as unknown as WebSocket, {
+          limits,
+          council: () => options.council.current(),
+          charge: () => {
+            const further = take();
+            return !further.limited || further.allowed;
+          },
+          log: sessionLog,
+        });
+        session.open();
+      },
+      onMessage: (event) => session?.receive(event.data as string | ArrayBuffer),
+      onClose: (event) => session?.closed(event.code, event.reason),
+      onError: (event) => sessionLog("simulation.socket-error", { error: String((event as ErrorEvent).error?.message ?? "error") }),
+    });
+    for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
+    return response;
+  };
+}

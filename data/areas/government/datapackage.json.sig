@@ -1,4 +1,4 @@
 government datapackage
-sha256:c25dd9764c14330e7ddcc33ce43f1b1c3ecbd22c746aa4c2ec61770a512e8a32
+sha256:c6ce21e1fa2ae4165c771c805b0b9153ecda08f093d089f973457ee458f47b18
 
-— integrity-platform.example/datasets ENXKfJSKldFSxhxImXaC6JuX7izB8cxkkOmxbL/Z3iB+IPoXSVjn8WTnsVRsU4CyQCS/7KBYaA47HLe7Gy4cRYBKQQY=
+— integrity-platform.example/datasets UVWo30t8CQ32DiuqBH2a1bGMsOwIdZXTHcGU+5MbnDrTflramebVXYiFdbwuzSdpMzbwUHKGYbUTdW+KJDjajUF3/Ak=

@@ -27,7 +27,7 @@
  * `size` is the approximate number of events: it scales the high-volume kinds (heartbeats,
  * attestations, burns/locks/unlocks, identities) per cycle; mints (one per sentinel per cycle),
  * sessions, deliberations and multiplier changes keep their realistic rates. Below that floor
- * (about 17 events per simulated day) the ledger comes out larger than asked. Memory is bounded by
+ * (about 21 events per simulated day) the ledger comes out larger than asked. Memory is bounded by
  * one cycle's events, so `size: 1_000_000` streams.
  */
 import { digestOf } from "../../core/digest.ts";

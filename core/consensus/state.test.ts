@@ -4,7 +4,7 @@ import { sign } from "../signature.ts";
 import { decideCloseSession, decideCycleUpdate, decideGenerateProof, decideModelSignature, decideOpenSession, decideValidatorSignature, decideVote } from "./decide.ts";
 import { modelMessage, validatorMessage } from "./messages.ts";
 import { consensusProjection, proofModelSignatures, proofState } from "./state.ts";
-import { activeSessions, cycleInfo, officeRoster, proofDocument, sessionSummaries } from "./views.ts";
+import { activeSessions, consensusHealth, cycleInfo, officeRoster, proofDocument, sessionSummaries } from "./views.ts";
 import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, proofRequest, signedVote, standardOffices } from "./test-helpers.ts";
 
 const OPEN = { cycle: "C-151", room: "ethics", gi_baseline: 0.97, participants: PARTICIPANTS };
@@ -49,6 +49,16 @@ describe("the consensus projection", () => {
     expect(sessions[0]).toMatchObject({ session_id: id, room: "ethics", votes: [{ participant: "EVE", vote: "REJECT" }], proof: null });
     expect(sessions[0]!.participants.find((p) => p.office === "SOPHIA")).toEqual({ office: "SOPHIA", priority: "high", cathedral: "FOR-PHILOSOPHERS", gi_at_opening: 0.96, gi: 0.951 });
     expect(officeRoster(ledger.state).map((r) => `${r.priority}:${r.office}`)).toEqual(["critical:ATLAS", "critical:EVE", "high:HERMES", "high:JANUS", "high:SOPHIA"]);
+    expect(consensusHealth(ledger.state)).toEqual({
+      status: "ok",
+      ledger_size: ledger.entries.length,
+      offices: 5,
+      eligible_offices: 5,
+      active_sessions: 1,
+      sessions: 1,
+      sealed_proofs: 0,
+      ignored_entries: 0,
+    });
   });
 
   it("ignores consensus entries written behind the decisions' back: they never count", () => {
@@ -92,6 +102,7 @@ describe("the consensus projection", () => {
       "not-as-computed",
     ]);
     expect(ledger.state.ignoredCount).toBe(7);
+    expect(consensusHealth(ledger.state)).toMatchObject({ status: "degraded", ignored_entries: 7 });
     expect(proofDocument(ledger.state, inputs.delib_id)!.state).toBe("validator-signed");
   });
 });

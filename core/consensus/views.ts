@@ -162,3 +162,31 @@ export function sessionSummaries(state: ConsensusState): SessionSummary[] {
       gi_delta: s.closed ? s.closed.gi_delta : null,
     }));
 }
+
+/**
+ * The consensus registry's health, for `GET /health`: how much it holds, and whether every
+ * consensus entry of the ledger followed the rules (`degraded` names how many did not).
+ */
+export function consensusHealth(state: ConsensusState): {
+  status: "ok" | "degraded";
+  ledger_size: number;
+  offices: number;
+  eligible_offices: number;
+  active_sessions: number;
+  sessions: number;
+  sealed_proofs: number;
+  ignored_entries: number;
+} {
+  let sealed = 0;
+  for (const p of state.proofs.values()) if (p.seal) sealed += 1;
+  return {
+    status: state.ignoredCount === 0 ? "ok" : "degraded",
+    ledger_size: state.size,
+    offices: state.offices.size,
+    eligible_offices: officeRoster(state).filter((r) => r.eligible).length,
+    active_sessions: state.active.size,
+    sessions: state.sessions.size,
+    sealed_proofs: sealed,
+    ignored_entries: state.ignoredCount,
+  };
+}

@@ -65,6 +65,8 @@ describe("verify-proof", () => {
     expect(verifyProofFile(new TextEncoder().encode(JSON.stringify(doc, null, 2)), ctx)).toMatchObject({ ok: false, check: "canonical-form" });
     expect(check((d) => (d.extra = 1))).toBe("schema");
     expect(check((d) => (d.state = "validator-signed"))).toBe("state");
+    expect(check((d) => delete d.session.outcome)).toBe("state");
+    expect(check((d) => delete d.anchor)).toBe("state");
     expect(check((d) => (d.session.participants[0] = "ZEUS"))).toBe("registered-keys");
     expect(check((d) => (d.session.votes[0].vote = "REJECT"))).toBe("votes");
     expect(check((d) => (d.proof.consensus = 1))).toBe("votes");

@@ -116,6 +116,8 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
   const validator = proof.validator_signature ?? fail("state", "no validator signature");
   const seal = proof.seal ?? fail("state", "no seal");
   const anchor = doc.anchor ?? fail("state", "no anchor (sealing entry, inclusion proof, checkpoint)");
+  const outcome = session.outcome ?? fail("state", "the session has no outcome");
+  const gi_delta = session.gi_delta ?? fail("state", "the session has no gi_delta");
 
   // registered-keys
   const keyOf = (id: string, role: string): string => {
@@ -147,8 +149,7 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
   }
   const t = tally(session.votes.map((v) => ({ vote: v.vote, public_key: keys.get(v.participant)! })), session.participants.length);
   if (proof.consensus !== agreementScore(t)) fail("votes", `consensus is ${proof.consensus}, the signed votes give ${agreementScore(t)}`);
-  if (session.outcome !== t.outcome) fail("votes", `the outcome is ${session.outcome ?? "missing"}, the signed votes give ${t.outcome}`);
-  if (session.gi_delta === undefined) fail("votes", "the session has no gi_delta");
+  if (outcome !== t.outcome) fail("votes", `the outcome is ${outcome}, the signed votes give ${t.outcome}`);
 
   // model-signatures
   const inputs = proofInputsOf(proof);
@@ -182,7 +183,7 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
     votes: session.votes,
     model_signatures: signatures,
     validator_signature: validator,
-    outcome: { outcome: session.outcome, gi_delta: session.gi_delta },
+    outcome: { outcome, gi_delta },
   };
   const root = sealRoot(parts);
   if (root !== seal.merkle_root) fail("merkle-root", `the parts hash to ${root}, the seal says ${seal.merkle_root}`);

@@ -5,7 +5,7 @@ import { vectorsPath } from "../test/vectors.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";
-import { generateKeyPair, publicKeyFromSecret, sign, verify, type SignatureAlgorithm } from "./signature.ts";
+import { generateKeyPair, isValidPublicKey, publicKeyFromSecret, sign, verify, type SignatureAlgorithm } from "./signature.ts";
 
 // Wycheproof vectors live beside the repository: <repo>/../shared/vectors (see its README).
 const WYCHEPROOF = pathToFileURL(vectorsPath("wycheproof") + "/");
@@ -409,5 +409,22 @@ describe.each(["ed25519", "secp256k1"] as const)("%s", (alg: SignatureAlgorithm)
         expect(verify(alg, k.publicKey, msg, sigs[(i + 1) % keys.length]!)).toBe(false);
       });
     }
+  });
+});
+
+describe("isValidPublicKey", () => {
+  it("accepts real keys and refuses what verify could never accept", () => {
+    const ed = publicKeyFromSecret("ed25519", "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+    expect(isValidPublicKey("ed25519", ed)).toBe(true);
+    expect(isValidPublicKey("ed25519", ed.toUpperCase())).toBe(false);
+    expect(isValidPublicKey("ed25519", ed.slice(2))).toBe(false);
+    expect(isValidPublicKey("ed25519", "02".padEnd(64, "0"))).toBe(false); // y with no x on the curve
+    expect(isValidPublicKey("ed25519", "01".padEnd(64, "0"))).toBe(false); // the identity: small order
+    expect(isValidPublicKey("ed25519", "ff".repeat(32))).toBe(false); // y >= p
+    const k1 = publicKeyFromSecret("secp256k1", "11".repeat(32));
+    expect(isValidPublicKey("secp256k1", k1)).toBe(true);
+    expect(isValidPublicKey("secp256k1", `04${k1.slice(2)}`)).toBe(false);
+    expect(isValidPublicKey("secp256k1", `02${"ff".repeat(32)}`)).toBe(false);
+    expect(isValidPublicKey("ed25519", k1)).toBe(false);
   });
 });

@@ -23,6 +23,7 @@ import {
   verify as cryptoVerify,
   type KeyObject,
 } from "node:crypto";
+import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 export type SignatureAlgorithm = "ed25519" | "secp256k1";
@@ -80,6 +81,32 @@ export function verify(
       return key !== undefined && cryptoVerify(null, message, key, Buffer.from(signatureHex, "hex"));
     }
     if (alg === "secp256k1") return verifySecp256k1(publicKeyHex, message, signatureHex);
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when `publicKeyHex` is a key `verify` can accept: the one lowercase-hex spelling, a point on
+ * the curve (OpenSSL imports any 32 bytes and only fails later, so the point is decoded here), and
+ * for Ed25519 canonical y and not of small order. For registries that must refuse a bad key up front.
+ */
+export function isValidPublicKey(alg: SignatureAlgorithm, publicKeyHex: string): boolean {
+  try {
+    if (typeof publicKeyHex !== "string" || !HEX.test(publicKeyHex)) return false;
+    if (alg === "ed25519") {
+      if (publicKeyHex.length !== 64) return false;
+      const pk = Buffer.from(publicKeyHex, "hex");
+      if (!isCanonicalY(pk) || isSmallOrderY(pk)) return false;
+      ed25519.Point.fromHex(publicKeyHex);
+      return true;
+    }
+    if (alg === "secp256k1") {
+      if (publicKeyHex.length !== 66 || (publicKeyHex.slice(0, 2) !== "02" && publicKeyHex.slice(0, 2) !== "03")) return false;
+      secp256k1.Point.fromHex(publicKeyHex);
+      return true;
+    }
     return false;
   } catch {
     return false;

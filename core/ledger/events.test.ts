@@ -36,7 +36,20 @@ const valid: { [T in EventType]: EventPayload<T> } = {
   "consensus.opened": { session_id: "S-1", cycle: "C-151", room: "main", gi_baseline: 0.97, participants: ["A", "B", "C", "D"] },
   "consensus.vote": { session_id: "S-1", participant: "A", vote: "APPROVE", signature: sig },
   "consensus.evaluated": { session_id: "S-1", delibproof_id: "DP-1", outcome: "APPROVED", gi_delta: 0.004 },
+  "delibproof.generated": {
+    delib_id: "DP-1",
+    session_id: "S-1",
+    question: "Publish the drift analysis?",
+    context: { cycle: "C-151" },
+    rounds: [{ round: 1, statements: [{ participant: "A", position: "APPROVE", summary: "Yes." }] }],
+    consensus: 0.75,
+    gi_score: 0.97,
+    constitutional_check: { transparency: true },
+  },
+  "delibproof.signed": { delib_id: "DP-1", participant: "A", signature: sig },
+  "delibproof.validated": { delib_id: "DP-1", validator: "E", gi: 0.96, signature: sig },
   "delibproof.sealed": { delibproof_id: "DP-1", proof_digest: digest, merkle_root: digest },
+  "cycle.updated": { cycle: "C-151", gi: 0.97 },
   "pulse.recorded": { id, cycle: "C-151", hash: digest, giScore: 0.97, miiScore: 0.99, generatedAt: "2025-12-01T06:00:00.000Z" },
   "apikey.issued": {
     key_id: "government-1",
@@ -59,6 +72,12 @@ describe("ledger event registry", () => {
     const [first] = Object.keys(payload);
     const { [first!]: _dropped, ...missing } = payload;
     expect(validateEvent(type, missing)).toMatch(new RegExp(`invalid ${type.replace(".", "\\.")} payload: ${first}`));
+  });
+
+  it("sentinel.registered takes an office priority, critical or high, and nothing else", () => {
+    const office = { ...valid["sentinel.registered"], priority: "critical" };
+    expect(validateEvent("sentinel.registered", office)).toBeNull();
+    expect(validateEvent("sentinel.registered", { ...office, priority: "low" })).toMatch(/priority/);
   });
 
   it("refuses unknown types, inherited names and non-object payloads", () => {

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { accessEventSchemas } from "../access/events.ts";
 import { AvmErrorCode, AvmStage, RevokeReason, RiskLevel, Role, Scope } from "../schemas/avm.ts";
+import { OfficePriority, ProofInputs } from "../schemas/consensus.ts";
 import {
   Cathedral,
   Cycle,
@@ -62,11 +63,13 @@ export const eventSchemas = {
   "avm.revoke": z.strictObject({ ledger_id: Uuid, reason: RevokeReason, evidence_hash: Digest, revoked_at: IsoTimestamp }),
 
   // Sentinels and their work.
+  // With a `priority`, the sentinel is a consensus office (core/consensus/state.ts says when it counts).
   "sentinel.registered": z.strictObject({
     sentinel: Identifier,
     cathedral: Cathedral,
     algorithm: SignatureAlgorithm,
     public_key: PublicKeyHex,
+    priority: OfficePriority.optional(),
   }),
   // A heartbeat carries what the coordination score is computed from (spec: apps, packages,
   // workflows the sentinel looks after, and its drift); uptime comes from the heartbeat history.
@@ -128,7 +131,14 @@ export const eventSchemas = {
   }),
   "consensus.vote": z.strictObject({ session_id: Identifier, participant: Identifier, vote: Vote, signature: SignatureHex }),
   "consensus.evaluated": z.strictObject({ session_id: Identifier, delibproof_id: Identifier, outcome: Outcome, gi_delta: z.number() }),
+  // The deliberation proof's lifecycle (core/consensus): generated → signed by each participant →
+  // validated → sealed (appended with consensus.evaluated in one transaction).
+  "delibproof.generated": ProofInputs.extend({ session_id: Identifier }),
+  "delibproof.signed": z.strictObject({ delib_id: Identifier, participant: Identifier, signature: SignatureHex }),
+  "delibproof.validated": z.strictObject({ delib_id: Identifier, validator: Identifier, gi: Score01, signature: SignatureHex }),
   "delibproof.sealed": z.strictObject({ delibproof_id: Identifier, proof_digest: Digest, merkle_root: Digest }),
+  // The current cycle and its GI (POST /api/cycle/current).
+  "cycle.updated": z.strictObject({ cycle: Cycle, gi: Score01 }),
 
   // Integrity pulse.
   "pulse.recorded": z.strictObject({

@@ -3,10 +3,14 @@
  */
 import { z } from "zod";
 import {
+  Cathedral,
   Cycle,
   Digest,
   Ed25519PublicKeyHex,
   Identifier,
+  IsoDate,
+  IsoTimestamp,
+  IsoTimestampMs,
   NonEmptyString,
   NonNegativeInt,
   Score01,
@@ -26,6 +30,22 @@ export type SessionId = z.infer<typeof SessionId>;
 /** A participating office (AI office / model) identifier. */
 export const ParticipantId = Identifier;
 export type ParticipantId = z.infer<typeof ParticipantId>;
+
+/**
+ * Priority of an office (spec: a session has two critical-priority and two high-priority offices).
+ * Recorded on the ledger in the office's `sentinel.registered` entry.
+ */
+export const OfficePriority = z.enum(["critical", "high"]);
+export type OfficePriority = z.infer<typeof OfficePriority>;
+
+/** `npm run consensus -- register-office`: a sentinel registered as an office, with its Ed25519 key. */
+export const OfficeRegistration = z.strictObject({
+  id: ParticipantId,
+  priority: OfficePriority,
+  cathedral: Cathedral,
+  public_key: Ed25519PublicKeyHex,
+});
+export type OfficeRegistration = z.infer<typeof OfficeRegistration>;
 
 /** Vote values. */
 export const VoteValue = z.enum(["APPROVE", "REJECT", "ABSTAIN"]);
@@ -73,26 +93,30 @@ export type OpenSessionInput = z.infer<typeof OpenSessionInput>;
 export const OpenSessionResult = z.union([z.strictObject({ sessionId: SessionId }), z.null()]);
 export type OpenSessionResult = z.infer<typeof OpenSessionResult>;
 
-/** Close session input. */
+/** Close session input. GI lies in [0, 1], so its change does in [-1, 1]. */
 export const CloseSessionInput = z.strictObject({
   sessionId: SessionId,
   outcome: ConsensusOutcome,
   delibproof_id: Identifier,
-  gi_delta: z.number(),
+  gi_delta: z.number().min(-1).max(1),
 });
 export type CloseSessionInput = z.infer<typeof CloseSessionInput>;
 
 /**
- * A vote cast in a session. `signature` (optional): Ed25519 signature by the participant over
- * JCS({session_id, participant, vote}).
+ * A vote cast in a session, as the ledger records it (`consensus.vote`): `signature` is the
+ * participant's Ed25519 signature by its registered key over JCS({participant, session_id, vote}).
  */
 export const Vote = z.strictObject({
   session_id: SessionId,
   participant: ParticipantId,
   vote: VoteValue,
-  signature: SignatureHex.optional(),
+  signature: SignatureHex,
 });
 export type Vote = z.infer<typeof Vote>;
+
+/** POST /v1/consensus/sessions/{id}/votes body (the session comes from the path). */
+export const VoteRequest = Vote.omit({ session_id: true });
+export type VoteRequest = z.infer<typeof VoteRequest>;
 
 /**
  * One round of a deliberation (item structure not shown in the spec; decided here): the round
@@ -100,15 +124,61 @@ export type Vote = z.infer<typeof Vote>;
  */
 export const DeliberationRound = z.strictObject({
   round: z.int().min(1),
-  statements: z.array(
-    z.strictObject({
-      participant: ParticipantId,
-      position: VoteValue,
-      summary: NonEmptyString,
-    }),
-  ),
+  statements: z
+    .array(
+      z.strictObject({
+        participant: ParticipantId,
+        position: VoteValue,
+        summary: NonEmptyString.max(4000),
+      }),
+    )
+    .max(16),
 });
 export type DeliberationRound = z.infer<typeof DeliberationRound>;
+
+/** Free-form context of the question (JSON values by name). */
+export const ProofContext = z.record(z.string(), z.json());
+/** Named constitutional checks and whether each held. */
+export const ConstitutionalCheck = z.record(z.string().min(1).max(128), z.boolean());
+
+/**
+ * POST /v1/consensus/sessions/{id}/proof body: what the caller supplies. `delib_id`, `consensus`
+ * and `gi_score` are the server's (computed from the ledger), never the client's.
+ */
+export const ProofRequest = z.strictObject({
+  question: NonEmptyString.max(2000),
+  context: ProofContext,
+  rounds: z.array(DeliberationRound).min(1).max(32),
+  constitutional_check: ConstitutionalCheck,
+});
+export type ProofRequest = z.infer<typeof ProofRequest>;
+
+/**
+ * The deliberation proof's inputs (spec): what every participating model signs, as the JCS of
+ * exactly these seven members.
+ */
+export const ProofInputs = z.strictObject({
+  delib_id: Identifier,
+  question: ProofRequest.shape.question,
+  context: ProofContext,
+  rounds: ProofRequest.shape.rounds,
+  consensus: Score01,
+  gi_score: Score01,
+  constitutional_check: ConstitutionalCheck,
+});
+export type ProofInputs = z.infer<typeof ProofInputs>;
+
+/** POST /v1/consensus/proofs/{delib_id}/signatures body. */
+export const ModelSignatureRequest = z.strictObject({ participant: ParticipantId, signature: SignatureHex });
+export type ModelSignatureRequest = z.infer<typeof ModelSignatureRequest>;
+
+/** POST /v1/consensus/proofs/{delib_id}/validator body. */
+export const ValidatorSignatureRequest = z.strictObject({ validator: ParticipantId, signature: SignatureHex });
+export type ValidatorSignatureRequest = z.infer<typeof ValidatorSignatureRequest>;
+
+/** The deliberation proof's lifecycle (spec "Deliberation proof", steps 1–4). */
+export const ProofState = z.enum(["generated", "model-signed", "validator-signed", "sealed"]);
+export type ProofState = z.infer<typeof ProofState>;
 
 /** Signature of one participating model (Ed25519). */
 export const ModelSignature = z.strictObject({
@@ -144,14 +214,8 @@ export type DeliberationSeal = z.infer<typeof DeliberationSeal>;
  * `consensus` is the agreement score (approving votes / participants) in [0, 1].
  */
 export const DeliberationProof = z.strictObject({
-  delib_id: Identifier,
-  question: NonEmptyString,
-  context: z.record(z.string(), z.json()),
-  rounds: z.array(DeliberationRound).min(1),
-  consensus: Score01,
-  gi_score: Score01,
-  constitutional_check: z.record(z.string().min(1), z.boolean()),
-  model_signatures: z.array(ModelSignature),
+  ...ProofInputs.shape,
+  model_signatures: z.array(ModelSignature).max(SESSION_PARTICIPANTS),
   validator_signature: ValidatorSignature.optional(),
   seal: DeliberationSeal.optional(),
 });
@@ -177,3 +241,123 @@ export const DeliberationProofTransaction = z.strictObject({
   proof: DeliberationProof,
 });
 export type DeliberationProofTransaction = z.infer<typeof DeliberationProofTransaction>;
+
+// ---------------------------------------------------------------------------------------------
+// The proof document: GET /v1/consensus/proofs/{delib_id} and the file `verify-proof` checks.
+
+export const PROOF_DOCUMENT_FORMAT = "integrity-platform/delibproof/v1";
+
+/** The session a proof belongs to, with its signed votes (participant order) and, once closed, its result. */
+export const ProofSession = z.strictObject({
+  session_id: SessionId,
+  cycle: Cycle,
+  room: NonEmptyString,
+  gi_baseline: Score01,
+  participants: z.array(ParticipantId).length(SESSION_PARTICIPANTS),
+  votes: z
+    .array(z.strictObject({ participant: ParticipantId, vote: VoteValue, signature: SignatureHex }))
+    .max(SESSION_PARTICIPANTS),
+  outcome: ConsensusOutcome.optional(),
+  gi_delta: CloseSessionInput.shape.gi_delta.optional(),
+});
+export type ProofSession = z.infer<typeof ProofSession>;
+
+/** A ledger entry as exported (`{seq, type, payload, ts, prev, hash}`). */
+export const LedgerEntryRecord = z.strictObject({
+  seq: NonNegativeInt,
+  type: NonEmptyString,
+  payload: z.record(z.string(), z.json()),
+  ts: IsoTimestampMs,
+  prev: Digest.nullable(),
+  hash: Digest,
+});
+
+/** One RFC 9162 hash (32 bytes) in standard base64, as `npm run ledger -- inclusion` prints it. */
+const Base64Hash = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{43}=$/)
+  .describe("32-byte SHA-256 hash in standard base64");
+
+/**
+ * Where a sealed proof sits in the ledger: the `delibproof.sealed` entry, its inclusion proof in the
+ * tree of `tree_size` entries, and the signed checkpoint (C2SP signed note) of that tree.
+ */
+export const ProofAnchor = z.strictObject({
+  entry: LedgerEntryRecord,
+  tree_size: z.int().min(1),
+  inclusion_proof: z.array(Base64Hash).max(64),
+  checkpoint: NonEmptyString.max(16_384),
+});
+export type ProofAnchor = z.infer<typeof ProofAnchor>;
+
+/**
+ * A deliberation proof with its state; once sealed, with its seal and anchor. Written as its JCS
+ * text and one LF: `verify-proof` refuses any other spelling, so a one-byte change always fails.
+ */
+export const ProofDocument = z.strictObject({
+  format: z.literal(PROOF_DOCUMENT_FORMAT),
+  state: ProofState,
+  proof: DeliberationProof,
+  session: ProofSession,
+  anchor: ProofAnchor.optional(),
+});
+export type ProofDocument = z.infer<typeof ProofDocument>;
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+/** GET /v1/consensus/sessions: the active (opened, not closed) sessions, oldest first. */
+export const ActiveSessions = z.strictObject({
+  sessions: z.array(
+    z.strictObject({
+      session_id: SessionId,
+      cycle: Cycle,
+      room: NonEmptyString,
+      gi_baseline: Score01,
+      opened_at: IsoTimestampMs,
+      participants: z.array(
+        z.strictObject({
+          office: ParticipantId,
+          priority: OfficePriority,
+          cathedral: Cathedral,
+          /** Measured GI at the opening, and the latest measured GI. */
+          gi_at_opening: Score01,
+          gi: Score01,
+        }),
+      ),
+      votes: z.array(z.strictObject({ participant: ParticipantId, vote: VoteValue })),
+      proof: z.strictObject({ delib_id: Identifier, state: ProofState }).nullable(),
+    }),
+  ),
+});
+export type ActiveSessions = z.infer<typeof ActiveSessions>;
+
+// ---------------------------------------------------------------------------------------------
+// Monitoring (philosophy area): the spec's targets beside the measured values, per ISO week.
+
+const Measured = z.number().nonnegative().nullable();
+const Met = z.boolean().nullable();
+
+/** /philosophy/consensus-monitoring.json */
+export const ConsensusMonitoring = z.strictObject({
+  cycle: Cycle,
+  timestamp: IsoTimestamp,
+  weeks: z.array(
+    z.strictObject({
+      /** ISO 8601 week, e.g. 2025-W27; weeks run Monday to Sunday, UTC. */
+      week: z.string().regex(/^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$/),
+      starts: IsoDate,
+      ends: IsoDate,
+      /** False for the week the data ends in: it can still change. */
+      complete: z.boolean(),
+      sessions_closed: NonNegativeInt,
+      sessions_open: NonNegativeInt,
+      sessions: z.strictObject({ measured: NonNegativeInt, target_min: NonNegativeInt, target_max: NonNegativeInt, met: Met }),
+      average_duration_minutes: z.strictObject({ measured: Measured, target_max: z.number().positive(), met: Met }),
+      agreement_rate: z.strictObject({ measured: Score01.nullable(), target_min: Score01, met: Met }),
+      gi_drift_per_session: z.strictObject({ measured: Measured, target_max: z.number().nonnegative(), met: Met }),
+      quorum_failure_rate: z.strictObject({ measured: Score01.nullable(), target_below: Score01, met: Met }),
+    }),
+  ),
+});
+export type ConsensusMonitoring = z.infer<typeof ConsensusMonitoring>;

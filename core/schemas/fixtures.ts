@@ -1143,6 +1143,116 @@ export const fixtures: Fixtures = {
       { type: "delibproof.sealed", proof: JSON.stringify(deliberationProof) },
     ],
   },
+  "consensus-office-registration": {
+    valid: { id: "ATLAS", priority: "critical", cathedral: "FOR-GOVERNMENTS", public_key: ED_PUB },
+    invalid: [
+      { id: "ATLAS", priority: "critical", cathedral: "FOR-GOVERNMENTS", public_key: ED_PUB, gi: 0.99 },
+      { id: "ATLAS", priority: "low", cathedral: "FOR-GOVERNMENTS", public_key: ED_PUB },
+      { id: "ATLAS", priority: "high", cathedral: "FOR-GOVERNMENTS", public_key: SECP_PUB },
+      { id: "bad id", priority: "high", cathedral: "FOR-GOVERNMENTS", public_key: ED_PUB },
+    ],
+  },
+  "consensus-vote-request": {
+    valid: { participant: "ATLAS", vote: "REJECT", signature: SIG },
+    invalid: [
+      { participant: "ATLAS", vote: "REJECT", signature: SIG, session_id: "s" },
+      { participant: "ATLAS", vote: "REJECT" },
+      { participant: "ATLAS", vote: "NO", signature: SIG },
+    ],
+  },
+  "consensus-proof-request": {
+    valid: { question: unsealedProof.question, context: unsealedProof.context, rounds: unsealedProof.rounds, constitutional_check: unsealedProof.constitutional_check },
+    invalid: [
+      { question: "q", context: {}, rounds: unsealedProof.rounds, constitutional_check: {}, consensus: 1 },
+      { question: "q", context: {}, rounds: unsealedProof.rounds, constitutional_check: {}, gi_score: 0.99 },
+      { question: "", context: {}, rounds: unsealedProof.rounds, constitutional_check: {} },
+      { question: "q", context: {}, rounds: [], constitutional_check: {} },
+      { question: "q", context: {}, rounds: unsealedProof.rounds, constitutional_check: { ok: "yes" } },
+    ],
+  },
+  "consensus-model-signature-request": {
+    valid: { participant: "ATLAS", signature: SIG },
+    invalid: [{ participant: "ATLAS", signature: SIG, public_key: ED_PUB }, { participant: "ATLAS", signature: "7C".repeat(64) }, { signature: SIG }],
+  },
+  "consensus-validator-signature-request": {
+    valid: { validator: "JANUS", signature: SIG },
+    invalid: [{ validator: "JANUS", signature: SIG, gi: 0.99 }, { validator: "JANUS" }, { participant: "JANUS", signature: SIG }],
+  },
+  "consensus-proof-document": {
+    valid: {
+      format: "integrity-platform/delibproof/v1",
+      state: "sealed",
+      proof: deliberationProof,
+      session: {
+        session_id: "CS-151-1",
+        cycle: "C-151",
+        room: "ethics",
+        gi_baseline: 0.97,
+        participants: ["office-aurea", "office-atlas", "office-eve", "office-hermes"],
+        votes: [{ participant: "office-aurea", vote: "APPROVE", signature: SIG }],
+        outcome: "NO_QUORUM",
+        gi_delta: -0.001,
+      },
+      anchor: {
+        entry: { seq: 1024, type: "delibproof.sealed", payload: { delibproof_id: "delib-c151-01" }, ts: T1, prev: DIGEST_A, hash: DIGEST_B },
+        tree_size: 1100,
+        inclusion_proof: ["q83vEjRWeJASNFZ4kBI0VniQEjRWeJASNFZ4kBI0Vng="],
+        checkpoint: "integrity-platform.example/ledger\n1100\nq83vEjRWeJASNFZ4kBI0VniQEjRWeJASNFZ4kBI0Vng=\n\n— integrity-platform.example/ledger AAAA\n",
+      },
+    },
+    invalid: [
+      { format: "integrity-platform/delibproof/v2", state: "sealed", proof: deliberationProof, session: {} },
+      { format: "integrity-platform/delibproof/v1", state: "closed", proof: deliberationProof, session: {} },
+      { format: "integrity-platform/delibproof/v1", state: "generated", proof: unsealedProof, session: { session_id: "s" } },
+    ],
+  },
+  "consensus-active-sessions": {
+    valid: {
+      sessions: [
+        {
+          session_id: "CS-151-2",
+          cycle: "C-151",
+          room: "policy",
+          gi_baseline: 0.97,
+          opened_at: T1,
+          participants: [{ office: "ATLAS", priority: "critical", cathedral: "FOR-GOVERNMENTS", gi_at_opening: 0.971, gi: 0.968 }],
+          votes: [{ participant: "ATLAS", vote: "APPROVE" }],
+          proof: { delib_id: "DP-151-2", state: "generated" },
+        },
+      ],
+    },
+    invalid: [
+      [],
+      { sessions: [], count: 0 },
+      { sessions: [{ session_id: "s", cycle: "C-1", room: "r", gi_baseline: 1, opened_at: T1, participants: [], votes: [], proof: { delib_id: "d", state: "closed" } }] },
+    ],
+  },
+  "philosophy/consensus-monitoring": {
+    valid: {
+      cycle: "C-151",
+      timestamp: T1,
+      weeks: [
+        {
+          week: "2025-W49",
+          starts: "2025-12-01",
+          ends: "2025-12-07",
+          complete: true,
+          sessions_closed: 4,
+          sessions_open: 0,
+          sessions: { measured: 4, target_min: 3, target_max: 5, met: true },
+          average_duration_minutes: { measured: 46.5, target_max: 45, met: false },
+          agreement_rate: { measured: 0.875, target_min: 0.85, met: true },
+          gi_drift_per_session: { measured: null, target_max: 0.01, met: null },
+          quorum_failure_rate: { measured: 0, target_below: 0.05, met: true },
+        },
+      ],
+    },
+    invalid: [
+      { cycle: "C-151", timestamp: T1, weeks: [], targets: {} },
+      { cycle: "C-151", timestamp: T1, weeks: [{ week: "2025-49" }] },
+      { cycle: "C-151", timestamp: T1 },
+    ],
+  },
 
   "balance-v1": {
     valid: { balance_gic: 1234.5678 },

@@ -24,15 +24,23 @@ import {
 } from "./avm.ts";
 import { BalanceV1, BalanceV2 } from "./balance.ts";
 import {
+  ActiveSessions,
   CloseSessionInput,
   ConsensusEvaluatedTransaction,
+  ConsensusMonitoring,
   CycleInfo,
   CycleUpdateRequest,
   DeliberationProof,
   DeliberationProofTransaction,
+  ModelSignatureRequest,
+  OfficeRegistration,
   OpenSessionInput,
   OpenSessionResult,
+  ProofDocument,
+  ProofRequest,
+  ValidatorSignatureRequest,
   Vote,
+  VoteRequest,
 } from "./consensus.ts";
 import { DiplomaticProtocols, InternationalStandards, TreatyFramework } from "./diplomacy.ts";
 import {
@@ -101,6 +109,7 @@ export const publishedSchemas = {
   "philosophy/simulation-request": SimulationRequest,
   "philosophy/simulation-update": SimulationUpdate,
   "philosophy/simulation-error": SimulationError,
+  "philosophy/consensus-monitoring": ConsensusMonitoring,
   // Economists area
   "economy/supply": Supply,
   "economy/mii": EconomyMii,
@@ -123,6 +132,13 @@ export const publishedSchemas = {
   "consensus-deliberation-proof": DeliberationProof,
   "consensus-evaluated-transaction": ConsensusEvaluatedTransaction,
   "consensus-delibproof-transaction": DeliberationProofTransaction,
+  "consensus-office-registration": OfficeRegistration,
+  "consensus-vote-request": VoteRequest,
+  "consensus-proof-request": ProofRequest,
+  "consensus-model-signature-request": ModelSignatureRequest,
+  "consensus-validator-signature-request": ValidatorSignatureRequest,
+  "consensus-proof-document": ProofDocument,
+  "consensus-active-sessions": ActiveSessions,
   // Balance
   "balance-v1": BalanceV1,
   "balance-v2": BalanceV2,

@@ -40,6 +40,7 @@ export function makeFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     multiplierChanges: [],
     deliberations: [],
     consensus: { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 },
+    consensusSessions: [],
     ...overrides,
   };
 }

@@ -25,8 +25,12 @@
  * - Consensus: a vote agrees with its session when APPROVE meets APPROVED or REJECT meets REJECTED;
  *   votes are credited when their session is evaluated (votes recorded after that are counted as
  *   votes only). `open` = sessions opened and not evaluated.
+ * - `consensusSessions` come from the consensus registry (core/consensus/state.ts) folded over the
+ *   same entries: only sessions that followed the rules, with their votes counted by key.
  */
 import { canonicalize } from "../../core/canonical.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import { sessionSummaries } from "../../core/consensus/views.ts";
 import { CompactRange } from "../../core/compact-range.ts";
 import { cycleNumber } from "../../core/cycle.ts";
 import { formatDigest } from "../../core/digest.ts";
@@ -86,6 +90,7 @@ export function createFactsAccumulator(): FactsAccumulator {
   // Votes waiting for their session's evaluation: session_id → [participant, vote][].
   const pendingVotes = new Map<string, [string, string][]>();
   const evaluatedSessions = new Set<string>();
+  const registry = consensusProjection.initial();
 
   // The cycle label is the same for a whole day: cache the last one computed.
   let lastDay = "";
@@ -118,6 +123,7 @@ export function createFactsAccumulator(): FactsAccumulator {
     asOf = ts;
     eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
     const payload = entry.payload as unknown;
+    consensusProjection.apply(registry, entry);
 
     switch (type) {
       case "sample.generated": {
@@ -277,6 +283,7 @@ export function createFactsAccumulator(): FactsAccumulator {
       multiplierChanges: multiplierChanges.slice(),
       deliberations: deliberations.slice(),
       consensus: { ...consensus, open: openSessions.size },
+      consensusSessions: sessionSummaries(registry),
     };
   }
 

@@ -4,6 +4,7 @@
  * a ledger of millions of events is read once. Money is in shards (bigint); generators convert to
  * MIC numbers only at the edge of a published document.
  */
+import type { SessionSummary } from "../../core/consensus/views.ts";
 import type { Cathedral } from "../../core/schemas/common.ts";
 
 export interface HeartbeatFacts {
@@ -93,4 +94,6 @@ export interface LedgerFacts {
   multiplierChanges: MultiplierChange[];
   deliberations: DeliberationFacts[];
   consensus: ConsensusFacts;
+  /** Every consensus session the consensus registry (core/consensus) accepted, oldest first. */
+  consensusSessions: SessionSummary[];
 }

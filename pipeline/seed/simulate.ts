@@ -17,15 +17,17 @@
  *   can be recomputed from its own payload;
  * - occasionally a burn, a lock or an unlock (an account never locks or burns more than it has
  *   free: minted − burned − locked), a multiplier change (values in [1.0, 2.0]), a standalone
- *   deliberation, a new AVM identity with its stake, and about four consensus sessions a week:
- *   `consensus.opened` (two critical- and two high-priority sentinels, each with GI >= 0.95),
- *   `deliberation.recorded`, the signed votes, `consensus.evaluated`, the validator's attestation of
- *   the proof and `delibproof.sealed` (see proof.ts for what is signed and sealed).
+ *   deliberation, a new AVM identity with its stake, and about four consensus sessions a week, run
+ *   through the consensus decisions (consensus.ts): opened (two critical- and two high-priority
+ *   offices, each with GI >= 0.95), a `deliberation.recorded`, the signed votes, the deliberation
+ *   proof generated, signed by the four, validated by a fifth office, and the close that seals it;
+ * - at the start of each cycle a `cycle.updated` with the offices' mean GI.
+ * Every sentinel registers as a consensus office (its priority is in tables.ts).
  *
  * `size` is the approximate number of events: it scales the high-volume kinds (heartbeats,
  * attestations, burns/locks/unlocks, identities) per cycle; mints (one per sentinel per cycle),
  * sessions, deliberations and multiplier changes keep their realistic rates. Below that floor
- * (about 17 events per simulated day) the ledger comes out larger than asked. Memory is bounded by
+ * (about 21 events per simulated day) the ledger comes out larger than asked. Memory is bounded by
  * one cycle's events, so `size: 1_000_000` streams.
  */
 import { digestOf } from "../../core/digest.ts";
@@ -35,7 +37,8 @@ import { cycleNumber, cycleStart } from "../../core/cycle.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { Prng } from "./prng.ts";
-import { attestationMessage, evaluateVotes, proofDigest, signatureRoot, voteMessage } from "./proof.ts";
+import { SampleConsensus, type ActionResult } from "./consensus.ts";
+import { attestationMessage } from "./proof.ts";
 import { sampleSigner, type SampleSigner } from "./sample-keys.ts";
 import {
   ATTESTATION_SUBJECTS,
@@ -48,7 +51,6 @@ import {
   REASONING_CLAUSES,
   REASONING_CLOSERS,
   REASONING_OPENERS,
-  ROOMS,
   SENTINELS,
   TOPICS,
   VIRTUES,
@@ -83,13 +85,12 @@ const RATE = {
   locks: 0.6, // scaled
   unlocks: 0.4, // scaled
   identities: 0.04, // scaled; two events each
-  sessions: 0.6, // ≈ 4 a week (spec target 3–5); about 9 events each
+  sessions: 0.6, // ≈ 4 a week (spec target 3–5); about 14 events each
   deliberations: 0.3,
   multiplierChangePerCathedral: 0.03,
 } as const;
-const SESSION_EVENTS = 9;
+const SESSION_EVENTS = 14;
 const MIN_SCALE = 0.05;
-const NO_QUORUM_CHANCE = 0.04;
 
 export interface SimulationPlan {
   seed: string;
@@ -120,7 +121,7 @@ export function planSimulation(options: SimulationOptions): SimulationPlan {
   let sentinelDays = 0;
   for (const s of sentinels) sentinelDays += Math.max(0, days - (s.registerCycle - 1));
   const fixed =
-    1 + sentinels.length + CATHEDRALS.length + sentinelDays +
+    1 + sentinels.length + CATHEDRALS.length + sentinelDays + days /* cycle.updated */ +
     days * (RATE.sessions * SESSION_EVENTS + RATE.deliberations + RATE.multiplierChangePerCathedral * CATHEDRALS.length);
   const scalablePerUnit =
     sentinelDays * (RATE.heartbeatsPerSentinel + RATE.attestationsPerSentinel) +
@@ -166,7 +167,7 @@ type Statement = { id: string; position: Position; reasoning: string; virtue_tag
 interface Action {
   ms: number;
   order: number;
-  run: () => NewEvent | null;
+  run: () => ActionResult;
 }
 
 /** A binary min-heap of actions by (ms, order): one cycle's schedule, run in time order. */
@@ -178,7 +179,7 @@ class Schedule {
     return this.#items.length;
   }
 
-  add(ms: number, run: () => NewEvent | null): void {
+  add(ms: number, run: () => ActionResult): void {
     const items = this.#items;
     items.push({ ms, order: this.#order++, run });
     let i = items.length - 1;
@@ -274,6 +275,9 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   let identities = 0;
   // The instant of the action being run: actions read it instead of a clock.
   let current = 0;
+  // The consensus registry, folded from every event yielded so far.
+  const consensus = new SampleConsensus();
+  const signers = new Map(sentinels.map((s) => [s.spec.id, s.signer]));
 
   const hbPerDay = RATE.heartbeatsPerSentinel * scale;
 
@@ -281,7 +285,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     const start = cycleStart(n).getTime();
     const cycle = `C-${n}`;
     const schedule = new Schedule();
-    const at = (offset: number, run: () => NewEvent | null) => schedule.add(start + offset, run);
+    const at = (offset: number, run: () => ActionResult) => schedule.add(start + offset, run);
     const active = sentinels.filter((s) => s.activeFrom <= n);
 
     // --- Genesis: the sample marker, the founding roster and the founding multipliers.
@@ -295,12 +299,10 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
       if (s.registerCycle !== n) continue;
       at(n === 1 ? 1 + s.index : rng.int(3_600_000), () => {
         s.registeredMs = current;
-        return {
-          type: "sentinel.registered",
-          payload: { sentinel: s.spec.id, cathedral: s.spec.cathedral, algorithm: s.signer.algorithm, public_key: s.signer.publicKey },
-        };
+        return consensus.registerOffice(s.spec, s.signer);
       });
     }
+    at(30_000, () => consensus.updateCycle(cycle));
 
     // --- Heartbeats and attestations of the active sentinels.
     for (const s of active) {
@@ -337,18 +339,22 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     for (let i = rng.count(RATE.deliberations); i > 0; i--) {
       at(rng.between(MINUTE, LAST_ACTIVITY), () => standaloneDeliberation(`D-${n}-${++deliberationNo}`));
     }
-    let sessionNo = 0;
+    const sessionContext = { rng, at: (ms: number, run: () => ActionResult) => schedule.add(ms, run), statement, signer: (id: string) => signers.get(id)! };
     for (let i = rng.count(RATE.sessions); i > 0; i--) {
       const t = rng.between(30 * MINUTE, 22 * 3_600_000);
-      at(t, () => openSession(schedule, n, start + t, ++sessionNo));
+      at(t, () => consensus.openSession(sessionContext, n, start + t));
     }
 
     // Run the day in time order; what falls after `now` does not happen (yet).
     for (let action = schedule.pop(); action; action = schedule.pop()) {
       if (action.ms > nowMs) break;
       current = action.ms;
-      const event = action.run();
-      if (event) yield { ...event, ts: iso(action.ms) };
+      const ran = action.run();
+      for (const event of ran === null ? [] : Array.isArray(ran) ? ran : [ran]) {
+        const stamped: NewEvent = { ...event, ts: iso(action.ms) };
+        consensus.observe(stamped);
+        yield stamped;
+      }
     }
   }
 
@@ -507,83 +513,5 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     const consensus = round(supports / statements.length, 4);
     const outcome = supports * 3 >= statements.length * 2 ? "approved" : opposes >= supports ? "rejected" : "deferred";
     return { type: "deliberation.recorded", payload: { id, topic: rng.pick(TOPICS[c]), sentinels: statements, consensus, outcome } };
-  }
-
-  /**
-   * A consensus session, decided at its opening instant `t` and recorded over the next ~47
-   * minutes: opened → deliberation → votes → evaluated → validator attestation → sealed.
-   */
-  function openSession(schedule: Schedule, n: number, t: number, no: number): NewEvent | null {
-    const eligible = sentinels.filter((s) => s.registeredMs !== null && s.last !== null && s.last.gi_score >= 0.95);
-    const critical = eligible.filter((s) => s.spec.priority === "critical");
-    const high = eligible.filter((s) => s.spec.priority === "high");
-    // Four offices (two critical-, two high-priority) and a fifth as the proof's validator, all GI >= 0.95.
-    if (critical.length < 2 || high.length < 2 || eligible.length < 5) return null;
-    const participants = [...rng.sample(critical, 2), ...rng.sample(high, 2)];
-    const validator = rng.pick(eligible.filter((s) => !participants.includes(s)));
-    const ids = participants.map((s) => s.spec.id);
-    const gi_baseline = round(participants.reduce((sum, s) => sum + s.last!.gi_score, 0) / participants.length, 4);
-    const topicCathedral = rng.pick(participants).spec.cathedral;
-    const topic = rng.pick(TOPICS[topicCathedral]);
-    const room = ROOMS[topicCathedral];
-    const session_id = `CS-${n}-${no}`;
-    const delibproof_id = `DP-${n}-${no}`;
-    const cycle = `C-${n}`;
-
-    // Now and then two participants do not vote in time: fewer than 3 votes, no quorum.
-    const absent = rng.chance(NO_QUORUM_CHANCE) ? rng.sample(participants, 2) : [];
-    const voters = participants.filter((s) => !absent.includes(s));
-    const votes = voters.map((s) => {
-      const r = rng.next();
-      const vote = r < 0.85 ? "APPROVE" : r < 0.95 ? "REJECT" : "ABSTAIN";
-      return { participant: s.spec.id, vote, signature: s.signer.sign(voteMessage({ session_id, participant: s.spec.id, vote })) };
-    });
-    const positionOf = (id: string): Position => {
-      const v = votes.find((x) => x.participant === id)?.vote;
-      return v === "APPROVE" ? "support" : v === "REJECT" ? "oppose" : "abstain";
-    };
-    const statements = ids.map((id) => statement(id, positionOf(id)));
-    const approvals = votes.filter((v) => v.vote === "APPROVE").length;
-    const outcome = evaluateVotes(votes);
-
-    let ms = t + rng.between(20 * MINUTE, 35 * MINUTE);
-    schedule.add(ms, () => ({
-      type: "deliberation.recorded",
-      payload: {
-        id: delibproof_id,
-        topic,
-        sentinels: statements,
-        consensus: round(approvals / participants.length, 4),
-        outcome: outcome === "APPROVED" ? "approved" : outcome === "REJECTED" ? "rejected" : "deferred",
-      },
-    }));
-    ms = t + 40 * MINUTE;
-    for (const v of votes) {
-      ms += rng.between(5_000, 60_000);
-      schedule.add(ms, () => ({ type: "consensus.vote", payload: { session_id, ...v } }));
-    }
-    ms = Math.max(ms, t + 45 * MINUTE) + rng.int(60_000);
-    const gi_delta = round(outcome === "APPROVED" ? rng.uniform(0, 0.008) : rng.uniform(-0.008, 0.002), 4);
-    schedule.add(ms, () => ({ type: "consensus.evaluated", payload: { session_id, delibproof_id, outcome, gi_delta } }));
-
-    const proof_digest = proofDigest({
-      delibproofId: delibproof_id,
-      sessionId: session_id,
-      cycle,
-      room,
-      giBaseline: gi_baseline,
-      participants: ids,
-      topic,
-      statements,
-      votes,
-      outcome,
-    });
-    ms += 30_000;
-    schedule.add(ms, () => attest(validator, `delibproof:${delibproof_id}`, proof_digest));
-    ms += 1_000;
-    const merkle_root = signatureRoot(votes.map((v) => v.signature));
-    schedule.add(ms, () => ({ type: "delibproof.sealed", payload: { delibproof_id, proof_digest, merkle_root } }));
-
-    return { type: "consensus.opened", payload: { session_id, cycle, room, gi_baseline, participants: ids } };
   }
 }

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:fb2ba7c75fb8e06031b21a62da42b61855c980dbdb8eeab13d52d887384ec0a7
+sha256:593767039bb62b656bf7e8efb37ef6b7d63faf64ef8873b8764afd118583708c
 
-— integrity-platform.example/datasets ENXKfNXOxF/yIj7uJShLGWfFP+OMItXJxHBHihYWcDi2QVGVgJVSQweDm1fzp+lR2PAehAotGvPla6/TBRPUtb2SKAI=
+— integrity-platform.example/datasets UVWo32W60AYmFiLgzE6fJYQwHpaYGC8kIVKh7V9hUxvue+hNQHoTQ5EeCvOJtqVsrSgVsuFgSzEAhqooBKUBiFnWCQQ=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:a9f30ed7df0c3364411842a47f18a2fe78f67f493d76cb73a0bcb731f50a6a3c
+sha256:2ab12acf3b5e3dc2d50a743fc119fa277253f67693bf1c62f0b6015bc20c01eb
 
-— integrity-platform.example/datasets ENXKfHU7mLj/5+jDZvQcvWX6YunhzRg2hr8iB9aeWRgzD59XRp7Ew9/xXgFMuKk9fbwy+HvIuSYx/zkS/Y2lojQkhw8=
+— integrity-platform.example/datasets UVWo39qf/RO3O7zvmaNyJJ/LDFVhdzrCW5/xV2kOyLUVtSxxc+PtHBjSA38pt0Ifw2eYCrOQHKCqKZb0eU6xuRNLuAk=

@@ -18,6 +18,10 @@
  *     consensus.opened, consensus.evaluated               → session_id (the session acts as a body)
  *     consensus.vote                                      → participant
  *     delibproof.sealed                                   → delibproof_id
+ *     delibproof.generated                                → session_id
+ *     delibproof.signed                                   → participant
+ *     delibproof.validated                                → validator
+ *     cycle.updated                                       → "system" (the cycle keeper acts for it)
  *     pulse.recorded                                      → "pulse-indexer" (the indexer writes it)
  *   An event type not in the table (a newer ledger) uses the first of sentinel, agent, participant,
  *   account, ledger_id, session_id, id that the payload holds as a non-empty string, else "system".
@@ -61,6 +65,10 @@ export const AGENT_FIELD: Readonly<Record<string, { field: string } | { fixed: s
   "consensus.vote": { field: "participant" },
   "consensus.evaluated": { field: "session_id" },
   "delibproof.sealed": { field: "delibproof_id" },
+  "delibproof.generated": { field: "session_id" },
+  "delibproof.signed": { field: "participant" },
+  "delibproof.validated": { field: "validator" },
+  "cycle.updated": { fixed: SYSTEM_AGENT },
   "pulse.recorded": { fixed: PULSE_AGENT },
 };
 
@@ -112,7 +120,7 @@ const COMMON = {
   access: "government",
   schema: "government/audit-trail-row",
   inputs: ["ledger"],
-  version: 1,
+  version: 2, // 2: the consensus proof events name their acting office
 } as const;
 
 const DESCRIPTION =

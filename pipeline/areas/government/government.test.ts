@@ -140,7 +140,7 @@ describe("government steps", () => {
     for (const step of steps) {
       expect(step.id).toBe(`government/${step.path}`);
       expect(step.area).toBe("government");
-      expect(step.version).toBe(1);
+      expect(step.version).toBe(step.kind === "rows" ? 2 : 1);
       expect(step.name).toMatch(/^[a-z0-9._-]+$/);
       if (step.schema) expect(Object.keys(publishedSchemas)).toContain(step.schema);
     }
@@ -392,6 +392,7 @@ describe("audit trail", () => {
     });
     expect(agentOf({ type: "future.event", payload: { account: "acme" } })).toBe("acme");
     expect(agentOf({ type: "future.event", payload: {} })).toBe("system");
+    expect(agentOf({ type: "delibproof.validated", payload: { delib_id: "DP-1-1", validator: "JANUS" } })).toBe("JANUS");
   });
 
   it("streams the JSON export entry by entry as an array of rows", () => {

@@ -59,6 +59,7 @@ const FILES: { readonly [A in Area]: Readonly<Record<string, AccessTier>> } = {
     "virtues.json": "public",
     "decisions.json": "public",
     "drift-analysis.json": "public",
+    "consensus-monitoring.json": "public",
   },
   economy: {
     "supply.json": "public",

@@ -66,7 +66,9 @@ describe("instants and durations", () => {
     expect(duration(60_000)).toBe("1 minute");
     expect(duration(119 * 60_000)).toBe("119 minutes");
     expect(duration(5 * 3_600_000)).toBe("5 hours");
-    expect(duration(52 * 3_600_000)).toBe("2 days");
+    expect(duration(52 * 3_600_000)).toBe("2 days, 4 hours");
+    expect(duration(49 * 3_600_000)).toBe("2 days, 1 hour");
+    expect(duration(48 * 3_600_000)).toBe("2 days");
     expect(duration(1621.8 * 3_600_000)).toBe("67 days");
     expect(age("2026-11-20T14:05:00.000Z", "2026-11-23T14:05:00.000Z")).toBe("3 days");
     expect(age("2026-11-24T00:00:00.000Z", "2026-11-23T00:00:00.000Z")).toBe("0 minutes");

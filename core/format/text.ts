@@ -136,12 +136,18 @@ const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
 /**
- * A duration in words, rounded down to its largest sensible unit: two days and more in days,
- * two hours and more in hours, else minutes ("3 days", "52 hours", "1 minute", "0 minutes").
+ * A duration in words, rounded down: ten days and more in days ("67 days"), two days and more in
+ * days and hours ("2 days, 12 hours"), two hours and more in hours ("5 hours"), else minutes
+ * ("1 minute", "0 minutes").
  */
 export function duration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`not a duration: ${ms}`);
-  if (ms >= 2 * DAY_MS) return plural(Math.floor(ms / DAY_MS), "day");
+  if (ms >= 10 * DAY_MS) return plural(Math.floor(ms / DAY_MS), "day");
+  if (ms >= 2 * DAY_MS) {
+    const days = Math.floor(ms / DAY_MS);
+    const hours = Math.floor((ms - days * DAY_MS) / HOUR_MS);
+    return hours === 0 ? plural(days, "day") : `${plural(days, "day")}, ${plural(hours, "hour")}`;
+  }
   if (ms >= 2 * HOUR_MS) return plural(Math.floor(ms / HOUR_MS), "hour");
   return plural(Math.floor(ms / MINUTE_MS), "minute");
 }

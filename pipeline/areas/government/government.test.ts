@@ -33,9 +33,11 @@ import {
 import { AUDIT_COLUMNS, agentOf, auditRow, auditTrailCsvStep, auditTrailJsonStep } from "./audit-trail.ts";
 import { ComplianceSource, complianceReportStep, overallComplianceStatus } from "./compliance-report.ts";
 import { steps } from "./index.ts";
+import { steps as allSteps } from "../index.ts";
 import { policyImpactStep } from "./policy-impact.ts";
 import { SentinelStatusConfig, sentinelStatusStep } from "./sentinel-status.ts";
 import { SECTION_HEADINGS, transparencyStep } from "./transparency-pdf.ts";
+import { systemHealth, systemHealthWord } from "../../../core/health/system-health.ts";
 
 // ------------------------------------------------------------------------------------------------
 // Scenario: five sentinels as of 2025-12-20T12:00Z, 35 daily pulses (some before the 30-day window).
@@ -99,17 +101,17 @@ function inputs(facts = scenarioFacts(), pulse = PULSE): GeneratorInputs {
 
 const text = (out: string | Uint8Array) => (typeof out === "string" ? out : new TextDecoder().decode(out));
 
-function runDocument(step: DocumentStep, input = inputs(), outputs = new Map<string, Uint8Array>()): string | Uint8Array {
-  return step.generate(input, outputs);
+function runDocument(step: DocumentStep, input = inputs(), outputs?: Map<string, Uint8Array>): string | Uint8Array {
+  return step.generate(input, outputs ?? withDependencies(step, input));
 }
 
-/** Every `step:` input generated first (from the real sources), as the runner does. */
-function withDependencies(step: DocumentStep, input: GeneratorInputs): Map<string, Uint8Array> {
-  const outputs = new Map<string, Uint8Array>();
+/** Every `step:` input generated first (from the real sources, dependencies of dependencies too), as the runner does. */
+function withDependencies(step: DocumentStep, input: GeneratorInputs, outputs = new Map<string, Uint8Array>()): Map<string, Uint8Array> {
   for (const name of step.inputs) {
-    if (!name.startsWith("step:")) continue;
-    const dep = steps.find((s) => s.id === name.slice(5));
+    if (!name.startsWith("step:") || outputs.has(name.slice(5))) continue;
+    const dep = allSteps.find((s) => s.id === name.slice(5));
     if (!dep || dep.kind !== "document") throw new Error(`no document step ${name}`);
+    withDependencies(dep, input, outputs);
     const out = dep.generate({ ...input, sources: repoSources() }, outputs);
     outputs.set(dep.id, typeof out === "string" ? new TextEncoder().encode(out) : out);
   }
@@ -249,7 +251,7 @@ describe("sentinel-status.json", () => {
   );
 
   it("gives each sentinel its status, figures and alerts", () => {
-    const doc = parseJsonDocument(sentinelStatusStep, runDocument(sentinelStatusStep)) as SentinelStatus;
+    const doc = parseJsonDocument(sentinelStatusStep, runDocument(sentinelStatusStep, inputs(), withDependencies(sentinelStatusStep, inputs()))) as SentinelStatus;
     expect([doc.timestamp, doc.cycle]).toEqual([AS_OF, "C-170"]);
     const byId = Object.fromEntries(doc.sentinels.map((s) => [s.id, s]));
     expect(doc.sentinels.map((s) => s.id)).toEqual(["atlas", "borealis", "cygnus", "delta", "echo"]);
@@ -274,31 +276,51 @@ describe("sentinel-status.json", () => {
         id: "stale:borealis",
         severity: config.alert_severity.stale,
         source: "borealis",
-        message: "Last heartbeat of sentinel borealis at 2025-12-18T00:00:00.000Z is 60.0 h old (threshold 48 h)",
+        message: "The last heartbeat of sentinel borealis, on 18 Dec 2025, 00:00 UTC, is 2 days, 12 hours old (offline after 2 days of silence)",
         raised_at: "2025-12-20T00:00:00.000Z",
       },
       {
         id: "degraded:cygnus",
         severity: config.alert_severity.degraded,
         source: "cygnus",
-        message: "Sentinel cygnus reported status degraded in its heartbeat at 2025-12-20T10:00:00.000Z",
+        message: "Sentinel cygnus reported itself degraded in its heartbeat on 20 Dec 2025, 10:00 UTC",
         raised_at: "2025-12-20T10:00:00.000Z",
       },
       {
         id: "silent:delta",
         severity: config.alert_severity.silent,
         source: "delta",
-        message: "Sentinel delta has not sent a heartbeat since it registered at 2025-12-19T00:00:00.000Z",
+        message: "Sentinel delta has not sent a heartbeat since it registered on 19 Dec 2025, 00:00 UTC",
         raised_at: "2025-12-19T00:00:00.000Z",
       },
       {
         id: "offline:echo",
         severity: config.alert_severity.offline,
         source: "echo",
-        message: "Sentinel echo reported status offline in its heartbeat at 2025-12-20T09:00:00.000Z",
+        message: "Sentinel echo reported itself offline in its heartbeat on 20 Dec 2025, 09:00 UTC",
         raised_at: "2025-12-20T09:00:00.000Z",
       },
     ]);
+  });
+
+  it("states the one system health of core/health: sentinels, minting and compliance", () => {
+    const input = inputs();
+    const outputs = withDependencies(sentinelStatusStep, input);
+    const doc = JSON.parse(text(runDocument(sentinelStatusStep, input, outputs))) as SentinelStatus;
+    const compliance = JSON.parse(text(outputs.get("government/compliance-report.json")!)) as ComplianceReport;
+    const latest = PULSE.at(-1)!;
+    const report = systemHealth({
+      asOf: doc.timestamp,
+      sentinels: doc.sentinels,
+      minting: { active: latest.miiScore >= 0.95, mii: latest.miiScore, threshold: 0.95 },
+      compliance: { status: compliance.compliance_status, nextAudit: compliance.next_audit },
+    });
+    expect(doc.system_health).toBe(systemHealthWord(report.status));
+    // All sentinels operational, but the curated audit date is long past: degraded.
+    const healthy = (id: string) => makeSentinel({ id, cathedral: "FOR-ACADEMICS", lastHeartbeat: { ...atlasHb }, uptimeDays: 3 });
+    const allUp = inputs(scenarioFacts({ sentinels: [healthy("a"), healthy("b")] }));
+    const overdue = JSON.parse(text(runDocument(sentinelStatusStep, allUp, withDependencies(sentinelStatusStep, allUp)))) as SentinelStatus;
+    expect(overdue.system_health).toBe(compliance.next_audit < AS_OF.slice(0, 10) ? "degraded" : "healthy");
   });
 
   it("grades system health by the share of operational sentinels", () => {
@@ -320,15 +342,15 @@ describe("sentinel-status.json", () => {
 
   it("takes its thresholds from the curated configuration", () => {
     const patched = { ...config, stale_after_hours: 72 };
-    const sources = patchedSources({ "government/sentinel-status.json": JSON.stringify(patched) });
+    const sources = patchedSources({ "government/sentinel-status.json": JSON.stringify(patched) }, ["economy/minting.json"]);
     const doc = JSON.parse(text(runDocument(sentinelStatusStep, makeInputs(scenarioFacts(), PULSE, sources)))) as SentinelStatus;
     expect(doc.sentinels.find((s) => s.id === "borealis")?.status).toBe("operational");
-    const bad = patchedSources({
-      "government/sentinel-status.json": JSON.stringify({ ...config, health: { healthy_min_operational_share: 0.5, degraded_min_operational_share: 0.8 } }),
-    });
-    expect(() => runDocument(sentinelStatusStep, makeInputs(scenarioFacts(), PULSE, bad))).toThrow(
-      /data\/sources\/government\/sentinel-status\.json: health\.degraded_min_operational_share/,
+    // The health thresholds are core/health's, not curated: an old-style key is refused.
+    const bad = patchedSources(
+      { "government/sentinel-status.json": JSON.stringify({ ...config, health: { healthy_min_operational_share: 0.5, degraded_min_operational_share: 0.8 } }) },
+      ["economy/minting.json"],
     );
+    expect(() => runDocument(sentinelStatusStep, makeInputs(scenarioFacts(), PULSE, bad))).toThrow(/sentinel-status\.json/);
   });
 });
 

@@ -37,7 +37,7 @@ describe("systemHealth", () => {
     expect(systemHealth(base({ compliance: { status: "partially_compliant", nextAudit: "2027-01-15" } })).status).toBe("degraded");
     const overdue = systemHealth(base({ compliance: { status: "compliant", nextAudit: "2026-04-15" } }));
     expect(overdue.status).toBe("degraded");
-    expect(overdue.reasons[0]!.text).toBe("The compliance audit due 2026-04-15 is overdue by 222 days.");
+    expect(overdue.reasons[0]!.text).toBe("The compliance audit due 15 Apr 2026 is overdue by 222 days.");
     expect(systemHealth(base({ compliance: { status: "non_compliant", nextAudit: "2027-01-15" } })).status).toBe("critical");
     expect(systemHealth(base({ minting: null, compliance: null })).status).toBe("operational");
   });

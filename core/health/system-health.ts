@@ -16,7 +16,7 @@
  * Each rule that fires is listed as a reason with a stable `code`. Pure: the as-of instant is an
  * input, never the clock.
  */
-import { daysUntil, percent, plural } from "../format/text.ts";
+import { day, daysUntil, percent, plural } from "../format/text.ts";
 
 export const HEALTH_STATUSES = ["operational", "degraded", "critical"] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
@@ -100,7 +100,7 @@ export function systemHealth(inputs: HealthInputs): SystemHealthReport {
       reasons.push({ code: "compliance-under-review", status: "degraded", text: "At least one regulation is under review." });
     }
     if (daysToAudit < 0) {
-      reasons.push({ code: "audit-overdue", status: "degraded", text: `The compliance audit due ${inputs.compliance.nextAudit} is overdue by ${plural(-daysToAudit, "day")}.` });
+      reasons.push({ code: "audit-overdue", status: "degraded", text: `The compliance audit due ${day(inputs.compliance.nextAudit)} is overdue by ${plural(-daysToAudit, "day")}.` });
     }
   }
 

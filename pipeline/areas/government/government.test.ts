@@ -1,12 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import Papa from "papaparse";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalize } from "../../../core/canonical.ts";
-import { coordinationScore, formatMic } from "../../../core/economy/formulas.ts";
+import { coordinationScore } from "../../../core/economy/formulas.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { formatPercent } from "../../../core/pulse/badge.ts";
 import {
@@ -17,6 +15,7 @@ import {
   publishedSchemas,
 } from "../../../core/schemas/index.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
+import { readPdf, type PdfReading } from "../../lib/pdf-read.ts";
 import { createSourceReader } from "../../source-reader.ts";
 import type { DocumentStep, GeneratorInputs, RowsStep, Step } from "../../step.ts";
 import {
@@ -450,13 +449,6 @@ describe("audit trail", () => {
 
 // ------------------------------------------------------------------------------------------------
 
-function pdfText(bytes: Uint8Array): string {
-  const dir = mkdtempSync(join(tmpdir(), "transparency-"));
-  const file = join(dir, "report.pdf");
-  writeFileSync(file, bytes);
-  return execFileSync("/usr/bin/pdftotext", ["-layout", file, "-"], { encoding: "utf8" });
-}
-
 /** The decompressed content of every FlateDecode stream of a pdf-lib file. */
 function contentStreams(bytes: Uint8Array): string[] {
   const raw = Buffer.from(bytes);
@@ -475,18 +467,17 @@ function contentStreams(bytes: Uint8Array): string[] {
   return out;
 }
 
-function pdfInfo(bytes: Uint8Array): string {
-  const dir = mkdtempSync(join(tmpdir(), "transparency-"));
-  const file = join(dir, "report.pdf");
-  writeFileSync(file, bytes);
-  return execFileSync("/usr/bin/pdfinfo", [file], { encoding: "utf8" });
-}
-
 describe("transparency.pdf", () => {
   const input = inputs();
   const generate = () => runDocument(transparencyStep, input, withDependencies(transparencyStep, input)) as Uint8Array;
   const bytes = generate();
-  const content = pdfText(bytes);
+  const render = (i: GeneratorInputs) => runDocument(transparencyStep, i, withDependencies(transparencyStep, i)) as Uint8Array;
+  let pdf: PdfReading;
+  let content: string;
+  beforeAll(async () => {
+    pdf = await readPdf(bytes);
+    content = pdf.flat;
+  });
 
   it("is a PDF with the six sections", () => {
     expect(bytes).toBeInstanceOf(Uint8Array);
@@ -494,48 +485,71 @@ describe("transparency.pdf", () => {
     for (const heading of SECTION_HEADINGS) expect(content).toContain(heading);
   });
 
-  it("shows the key figures of the facts and the pulse", () => {
+  it("embeds its fonts (Inter subsets) and says who, what and in which language", () => {
+    expect(pdf.fonts.length).toBe(2);
+    for (const font of pdf.fonts) {
+      expect(font.embedded, font.name).toBe(true);
+      expect(font.name).toMatch(/^[A-Z]{6}\+Inter-(Regular|Bold)$/);
+    }
+    expect(pdf.info).toMatchObject({
+      Title: "Integrity Platform Transparency Report",
+      Author: "Integrity Platform",
+      Subject: "Transparency report as of 20 Dec 2025, 12:00 UTC (C-170) - SAMPLE DATA",
+      Language: "en",
+    });
+  });
+
+  it("shows the key figures of the facts and the pulse, grouped and formatted", () => {
     const latest = PULSE[PULSE.length - 1];
     expect(content).toContain(`GI ${formatPercent(latest?.giScore ?? -1)}%, MII ${formatPercent(latest?.miiScore ?? -1)}%`);
-    expect(content).toContain(`Total supply: ${formatMic(1_750_250_000n)} MIC minted`);
-    expect(content).toContain("1750.250000 MIC");
-    expect(content).toContain("circulating 1500.125000 MIC"); // 1750.25 − 50 − 200.125
-    expect(content).toContain("Sentinels: 5 registered; 1 operational, 1 degraded, 3 offline; system health critical.");
-    expect(content).toContain("Ledger: 240 entries");
+    expect(content).toContain("Total supply: 1,750.25 MIC minted; circulating 1,500.13 MIC."); // 1750.25 − 50 − 200.125
+    expect(content).toContain("Sentinels: 5 registered, 1 operational, 1 degraded, 3 offline; system health critical; 4 open alerts.");
+    expect(content).toContain("System health: Critical: 1 of 5 sentinels operational, 1 degraded, 3 offline; MIC minting active; compliance compliant.");
+    expect(content).toContain("Ledger: 240 entries from 1 Dec 2025, 00:00 UTC to 20 Dec 2025, 12:00 UTC.");
     expect(content).toContain(`sha256:${"ab".repeat(32)}`);
-    expect(content).toContain("Compliance: compliant; next audit 2026-04-15.");
+    expect(content).toContain("Compliance: compliant; next audit 15 Apr 2026 (in 116 days).");
     expect(content).toContain("6 sessions opened, 5 evaluated (3 approved, 1 rejected, 1 without quorum), 1 still open");
     // 29 of the 35 daily pulses fall in the 30 days to AS_OF (2025-11-20T12:00Z .. 2025-12-20T12:00Z):
     // 2025-11-21T06:00Z (the 7th) to 2025-12-19T06:00Z (the 35th).
     expect(content).toContain("35 records in the history, 29 in the 30 days");
-    expect(content).toContain("Figure 1: GI and MII, 2025-11-20 to 2025-12-20 (29 pulses).");
+    expect(content).toContain("Figure 1: GI and MII, 20 Nov 2025 to 20 Dec 2025 (29 pulses).");
     const first = PULSE[6];
     const last = PULSE[34];
     expect(content).toContain(
       `Trend over the last 30 days: GI ${formatPercent(first?.giScore ?? -1)}% to ${formatPercent(last?.giScore ?? -1)}%, MII ${formatPercent(first?.miiScore ?? -1)}% to ${formatPercent(last?.miiScore ?? -1)}% (29 pulses).`,
     );
-    expect(content).toContain("Baseline 0.95");
+    // The chart's axes and legend are labelled.
+    for (const label of ["Score", "Date (UTC)", "GI (global integrity)", "MII (integrity index)", "Baseline 95%"]) expect(content).toContain(label);
+    // No ISO instant, and no number of five or more integer digits without grouping.
+    expect(content).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+    expect(content.replace(/sha256:[0-9a-f]{64}/g, "")).not.toMatch(/(?<![\d.,])\d{5,}/);
   });
 
-  it("marks every page as sample data when the ledger is sample data", () => {
-    const pages = content.split("\f").filter((p) => p.trim() !== "");
-    expect(pages.length).toBeGreaterThan(1);
-    for (const page of pages) expect(page).toContain("SAMPLE DATA - Simulated ledger for demonstration. (generator pipeline/seed, seed 42)");
+  it("prints whole cathedral names in its tables", () => {
+    for (const c of ["FOR-GOVERNMENTS", "FOR-ACADEMICS", "FOR-ECONOMISTS", "FOR-PHILOSOPHERS", "DIPLOMACY"]) expect(content).toContain(`${c} `);
+  });
+
+  it("keeps the chart on the first page", () => {
+    expect(pdf.pages[0]).toContain("Figure 1:");
+  });
+
+  it("marks every page as sample data when the ledger is sample data", async () => {
+    expect(pdf.pages.length).toBeGreaterThan(1);
+    for (const page of pdf.pages) expect(page.replace(/\s+/g, " ")).toContain("SAMPLE DATA - Simulated ledger for demonstration. (generator pipeline/seed, seed 42)");
     // A notice that starts with "SAMPLE DATA" is not repeated.
     const marked = inputs(scenarioFacts({ sample: { generator: "g", seed: "s", notice: "SAMPLE DATA — made up" } }));
-    const markedText = pdfText(runDocument(transparencyStep, marked, withDependencies(transparencyStep, marked)) as Uint8Array);
-    expect(markedText).toContain("SAMPLE DATA - made up (generator g, seed s)");
+    expect((await readPdf(render(marked))).flat).toContain("SAMPLE DATA - made up (generator g, seed s)");
     const real = inputs(scenarioFacts({ sample: null }));
-    const realText = pdfText(runDocument(transparencyStep, real, withDependencies(transparencyStep, real)) as Uint8Array);
-    expect(realText).not.toContain("SAMPLE DATA");
+    expect((await readPdf(render(real))).flat).not.toContain("SAMPLE DATA");
   });
 
   it("carries fixed metadata dated by the document", () => {
-    const info = pdfInfo(bytes);
-    expect(info).toMatch(/Producer:\s+Integrity Platform pipeline \(pdf-lib\)/);
-    expect(info).toMatch(/Creator:\s+Integrity Platform transparency report generator v1/);
-    expect(info).toMatch(/CreationDate:\s+Sat Dec 20 12:00:00 2025 UTC/);
-    expect(info).toMatch(/ModDate:\s+Sat Dec 20 12:00:00 2025 UTC/);
+    expect(pdf.info).toMatchObject({
+      Producer: "Integrity Platform pipeline (pdf-lib)",
+      Creator: "Integrity Platform transparency report generator v1",
+      CreationDate: "D:20251220120000Z",
+      ModDate: "D:20251220120000Z",
+    });
     const raw = Buffer.from(bytes).toString("latin1");
     expect(raw).toContain("/CreationDate (D:20251220120000Z)");
     expect(raw).toMatch(/\/ID \[ <[0-9a-f]{32}> <[0-9a-f]{32}> \]/);
@@ -559,9 +573,9 @@ describe("transparency.pdf", () => {
     expect(segments.length).toBeGreaterThanOrEqual(2 * 28 + 3);
   });
 
-  it("handles an empty pulse history and no sentinel", () => {
+  it("handles an empty pulse history and no sentinel", async () => {
     const empty = inputs(scenarioFacts({ sentinels: [] }), []);
-    const out = pdfText(runDocument(transparencyStep, empty, withDependencies(transparencyStep, empty)) as Uint8Array);
+    const out = (await readPdf(render(empty))).flat;
     expect(out).toContain("No integrity pulse has been recorded yet.");
     expect(out).toContain("Figure 1: no pulse was recorded in the 30 days before this report.");
     for (const heading of SECTION_HEADINGS) expect(out).toContain(heading);

@@ -2,7 +2,7 @@
  * The GI/MII sparkline of the whole history, computed once per build (every timeline page shows
  * the same chart) from core/pulse/sparkline.ts.
  */
-import { formatPercent } from "../../../core/pulse/badge.ts";
+import { day, percent } from "../../../core/format/text.ts";
 import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain } from "../../../core/pulse/sparkline.ts";
 import { displayUtc, type PulseRecord } from "./pulse.ts";
 
@@ -21,6 +21,11 @@ export interface Chart {
   domain: Domain;
   gi: string;
   mii: string;
+  /** Marker paths ("M x y h 0 …": round-capped dots) when the points are few enough to mark. */
+  giMarks: string | null;
+  miiMarks: string | null;
+  /** For a single pulse: its values in words, shown beside the dot. */
+  singleLabel: string | null;
   giPoints: number;
   miiPoints: number;
   baselineY: number;
@@ -41,10 +46,15 @@ function range(values: readonly number[]): { min: number; max: number } {
   return { min, max };
 }
 
-const pct = (v: number) => `${formatPercent(v)}%`;
+const pct = (v: number) => percent(v);
+/** Points are marked with dots up to this many per line. */
+export const MARKS_UP_TO = 60;
+const marks = (points: readonly (readonly [number, number])[]) =>
+  points.length <= MARKS_UP_TO ? points.map(([x, y]) => `M${x} ${y}h0`).join("") : null;
 /** Axis labels: "100%", "95%", "72.5%" (no trailing ".0"). */
 const tick = (v: number) => `${Math.round(v * 1000) / 10}%`;
 const count = (n: number) => n.toLocaleString("en-US");
+
 
 /** The chart of `records` (oldest first); null for an empty history. */
 export function buildChart(records: readonly PulseRecord[]): Chart | null {
@@ -65,14 +75,17 @@ export function buildChart(records: readonly PulseRecord[]): Chart | null {
   ticks.push({ label: tick(domain[0]), topPercent: 100 });
   const giRange = range(giValues);
   const miiRange = range(miiValues);
-  const firstDate = displayUtc(first.generatedAt).slice(0, 10);
-  const lastDate = displayUtc(last.generatedAt).slice(0, 10);
+  const firstDate = day(first.generatedAt);
+  const lastDate = day(last.generatedAt);
   const span = records.length === 1 ? `1 pulse on ${firstDate}` : `${count(records.length)} pulses from ${firstDate} to ${lastDate}`;
   return {
     count: records.length,
     domain,
     gi: gi.polyline,
     mii: mii.polyline,
+    giMarks: marks(gi.points),
+    miiMarks: marks(mii.points),
+    singleLabel: records.length === 1 ? `GI ${pct(last.giScore)} · MII ${pct(last.miiScore)} on ${displayUtc(last.generatedAt)}` : null,
     giPoints: gi.points.length,
     miiPoints: mii.points.length,
     baselineY: baselineY(CHART_HEIGHT, domain),

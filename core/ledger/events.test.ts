@@ -38,6 +38,7 @@ const valid: { [T in EventType]: EventPayload<T> } = {
   "consensus.evaluated": { session_id: "S-1", delibproof_id: "DP-1", outcome: "APPROVED", gi_delta: 0.004 },
   "delibproof.sealed": { delibproof_id: "DP-1", proof_digest: digest, merkle_root: digest },
   "pulse.recorded": { id, cycle: "C-151", hash: digest, giScore: 0.97, miiScore: 0.99, generatedAt: "2025-12-01T06:00:00.000Z" },
+  "compliance.audited": { jurisdiction: "EU", auditor: "Sample audit office", audited_on: "2026-10-20", next_audit: "2027-04-20" },
 };
 
 describe("ledger event registry", () => {
@@ -55,5 +56,13 @@ describe("ledger event registry", () => {
     expect(validateEvent("toString", {})).toMatch(/unknown event type/);
     expect(validateEvent(42, {})).toMatch(/unknown event type/);
     expect(validateEvent("mic_burn", null)).toMatch(/\(payload\)/);
+  });
+});
+
+describe("compliance.audited", () => {
+  it("refuses a next audit that is not after the audit", () => {
+    const audit = { jurisdiction: "UK", auditor: "x", audited_on: "2026-10-20", next_audit: "2026-10-20" };
+    expect(validateEvent("compliance.audited", audit)).toMatch(/next_audit/);
+    expect(validateEvent("compliance.audited", { ...audit, jurisdiction: "Mars", next_audit: "2027-01-01" })).toMatch(/jurisdiction/);
   });
 });

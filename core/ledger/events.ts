@@ -10,6 +10,7 @@ import {
   Cycle,
   Digest,
   Identifier,
+  IsoDate,
   IsoTimestamp,
   IsoTimestampMs,
   NonEmptyString,
@@ -128,6 +129,16 @@ export const eventSchemas = {
   "consensus.vote": z.strictObject({ session_id: Identifier, participant: Identifier, vote: Vote, signature: SignatureHex }),
   "consensus.evaluated": z.strictObject({ session_id: Identifier, delibproof_id: Identifier, outcome: Outcome, gi_delta: z.number() }),
   "delibproof.sealed": z.strictObject({ delibproof_id: Identifier, proof_digest: Digest, merkle_root: Digest }),
+
+  // Compliance: an audit of one jurisdiction's regulations, and when the next one is due.
+  "compliance.audited": z
+    .strictObject({
+      jurisdiction: z.enum(["USA", "EU", "UK", "International"]),
+      auditor: NonEmptyString,
+      audited_on: IsoDate,
+      next_audit: IsoDate,
+    })
+    .refine((a) => a.next_audit > a.audited_on, { message: "next_audit must be after audited_on", path: ["next_audit"] }),
 
   // Integrity pulse.
   "pulse.recorded": z.strictObject({

@@ -185,6 +185,19 @@ describe("compliance-report.json", () => {
     expect(doc.compliance_status).toBe("compliant");
   });
 
+  it("takes the audit dates the ledger records", () => {
+    const audits = {
+      EU: { ts: "2025-11-01T10:00:00.000Z", auditor: "A", auditedOn: "2025-11-01", nextAudit: "2026-05-01" },
+      UK: { ts: "2025-12-01T10:00:00.000Z", auditor: "B", auditedOn: "2025-12-01", nextAudit: "2026-03-15" },
+    };
+    const doc = JSON.parse(text(runDocument(complianceReportStep, inputs(scenarioFacts({ audits }))))) as ComplianceReport;
+    const source = JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/government/compliance.json"), "utf8")) as ComplianceSource;
+    expect(doc.jurisdictions.EU.last_audit).toBe("2025-11-01");
+    expect(doc.jurisdictions.UK.last_audit).toBe("2025-12-01");
+    expect(doc.jurisdictions.USA.last_audit).toBe(source.jurisdictions.USA.last_audit);
+    expect(doc.next_audit).toBe("2026-03-15");
+  });
+
   it("is dated by the newest pulse when that is later than the ledger", () => {
     const later = makePulseHistory([[0.97, 0.98]], "2025-12-22T03:00:00.000Z");
     const doc = JSON.parse(text(runDocument(complianceReportStep, inputs(scenarioFacts(), later)))) as ComplianceReport;

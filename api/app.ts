@@ -25,6 +25,7 @@ import { ApiKeyStore } from "./api-keys.ts";
 import { DailyQuotas } from "./rate-limit.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { systemHealthOf } from "./system-health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { serveSite } from "./routes/site.ts";
 
@@ -55,7 +56,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use(requestLog({ sink: log, now }));
   app.use(bodyLimitProblem(options.bodyLimitBytes));
 
-  app.route("/", healthRoutes(history, now));
+  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir)));
   app.route("/v1/pulse", pulseRoutes(history));
   const quotas = options.quotas ?? new DailyQuotas({ now });
   app.use("*", areaRoutes(options.dataDir, options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json"), quotas));

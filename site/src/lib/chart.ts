@@ -2,9 +2,9 @@
  * The GI/MII sparkline of the whole history, computed once per build (every timeline page shows
  * the same chart) from core/pulse/sparkline.ts.
  */
-import { day, percent } from "../../../core/format/text.ts";
+import { dateTime, day, percent } from "../../../core/format/text.ts";
 import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain } from "../../../core/pulse/sparkline.ts";
-import { displayUtc, type PulseRecord } from "./pulse.ts";
+import type { PulseRecord } from "../../../core/pulse/history.ts";
 
 /** The drawing area in SVG user units; the SVG is stretched to its box (strokes do not scale). */
 export const CHART_WIDTH = 600;
@@ -85,7 +85,7 @@ export function buildChart(records: readonly PulseRecord[]): Chart | null {
     mii: mii.polyline,
     giMarks: marks(gi.points),
     miiMarks: marks(mii.points),
-    singleLabel: records.length === 1 ? `GI ${pct(last.giScore)} · MII ${pct(last.miiScore)} on ${displayUtc(last.generatedAt)}` : null,
+    singleLabel: records.length === 1 ? `GI ${pct(last.giScore)} · MII ${pct(last.miiScore)} on ${dateTime(last.generatedAt)}` : null,
     giPoints: gi.points.length,
     miiPoints: mii.points.length,
     baselineY: baselineY(CHART_HEIGHT, domain),

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:fb2ba7c75fb8e06031b21a62da42b61855c980dbdb8eeab13d52d887384ec0a7
+sha256:928e439c3aa2513f3771f49a93bb19b61e325fdbbdd4c9a22cc2f44158b777c3
 
-— integrity-platform.example/datasets ENXKfNXOxF/yIj7uJShLGWfFP+OMItXJxHBHihYWcDi2QVGVgJVSQweDm1fzp+lR2PAehAotGvPla6/TBRPUtb2SKAI=
+— integrity-platform.example/datasets UVWo33hVPnCTfp6QUOzIHqNisTw19FwVw0Qm5/TYwmQII97/ZwU1PTDi2kEP3Cm0qrndh2lDV09Ds/OJEAkKaMNEcAc=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:c25dd9764c14330e7ddcc33ce43f1b1c3ecbd22c746aa4c2ec61770a512e8a32
+sha256:b48f93dabe2bf3c3c7e32dcc5ef04363dfb9259d06573e08d75804220a7c9c6c
 
-— integrity-platform.example/datasets ENXKfJSKldFSxhxImXaC6JuX7izB8cxkkOmxbL/Z3iB+IPoXSVjn8WTnsVRsU4CyQCS/7KBYaA47HLe7Gy4cRYBKQQY=
+— integrity-platform.example/datasets UVWo3yqnMNa04hY5z9WGovJ7qpDcD2trdqsTxDmcstIyKdnH4JxbYDzyXS5UdZL+V7++0HltC+brbxdR+KZObKKOjgI=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:a9f30ed7df0c3364411842a47f18a2fe78f67f493d76cb73a0bcb731f50a6a3c
+sha256:c3a4ff54f9a95c3454a01a8fd699243671f07b3d01ef7963ad8867d78b6b9623
 
-— integrity-platform.example/datasets ENXKfHU7mLj/5+jDZvQcvWX6YunhzRg2hr8iB9aeWRgzD59XRp7Ew9/xXgFMuKk9fbwy+HvIuSYx/zkS/Y2lojQkhw8=
+— integrity-platform.example/datasets UVWo36GTgQNaVWU0ePzgqoTNIZD/+vHReRWITSuZLVZ23iuHGkOnNYzzGkGMJffoWbZ85501b7tf8jI/Z51PVAF1TAE=

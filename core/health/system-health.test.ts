@@ -17,7 +17,7 @@ describe("systemHealth", () => {
     expect(report.reasons).toEqual([]);
     expect(report.sentinels).toEqual({ total: 12, operational: 12, degraded: 0, offline: 0 });
     expect(report.compliance).toMatchObject({ daysToAudit: 53, overdue: false });
-    expect(healthSummary(report)).toBe("Operational: 12 of 12 sentinels operational; MIC minting active; compliance compliant.");
+    expect(healthSummary(report)).toBe("Operational: 12 of 12 sentinels operational; MIC minting active; compliant with every regulation.");
   });
 
   it("grades the sentinels by their operational share", () => {

@@ -118,15 +118,21 @@ export function healthLabel(status: HealthStatus): string {
   return status[0]!.toUpperCase() + status.slice(1);
 }
 
+const COMPLIANCE_WORDS: Record<ComplianceState, string> = {
+  compliant: "compliant with every regulation",
+  partially_compliant: "partially compliant (a regulation under review)",
+  non_compliant: "not compliant with every regulation",
+};
+
 /**
  * One paragraph that states the health and why, the same on every page and in the report:
- * "Operational: 11 of 12 sentinels operational, MIC minting active, compliance: compliant."
+ * "Operational: 11 of 12 sentinels operational, 1 degraded; MIC minting active; compliant with every regulation."
  */
 export function healthSummary(report: SystemHealthReport): string {
   const s = report.sentinels;
   const parts = [`${s.operational} of ${plural(s.total, "sentinel")} operational${s.degraded > 0 ? `, ${s.degraded} degraded` : ""}${s.offline > 0 ? `, ${s.offline} offline` : ""}`];
   if (report.minting) parts.push(`MIC minting ${report.minting.active ? "active" : "paused"}`);
-  if (report.compliance) parts.push(`compliance ${report.compliance.status.replaceAll("_", " ")}`);
+  if (report.compliance) parts.push(COMPLIANCE_WORDS[report.compliance.status]);
   const why = report.reasons.length > 0 ? ` ${report.reasons.map((r) => r.text).join(" ")}` : "";
   return `${healthLabel(report.status)}: ${parts.join("; ")}.${why}`;
 }

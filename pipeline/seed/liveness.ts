@@ -70,17 +70,18 @@ export function planLiveness(seed: string, sentinelIds: readonly string[], nowMs
 
 /**
  * The instants (ms) in [fromMs, toMs) at which `id` sends a live heartbeat: every
- * LIVE_INTERVAL_HOURS from the window start, each a few minutes late; none after a silent
- * sentinel's `since`, none after `now`.
+ * LIVE_INTERVAL_HOURS from the window start plus the sentinel's own phase (so the sentinels do not
+ * beat in step), each a few minutes late; none after a silent sentinel's `since`, none after `now`.
  */
 export function liveHeartbeats(plan: LivenessPlan, id: string, fromMs: number, toMs: number): number[] {
   const state = plan.bySentinel.get(id);
   if (!state) return [];
   const jitter = new Prng(`live-heartbeat:${id}:${plan.nowMs}`);
+  const phase = jitter.int(LIVE_INTERVAL_HOURS * 60) * 60_000;
   const out: number[] = [];
-  for (let t = plan.windowStartMs; t <= plan.nowMs; t += LIVE_INTERVAL_HOURS * HOUR_MS) {
-    const at = Math.min(plan.nowMs, t + jitter.between(1, 9) * 60_000);
-    if (at < fromMs || at >= toMs) continue;
+  for (let t = plan.windowStartMs + phase; t <= plan.nowMs; t += LIVE_INTERVAL_HOURS * HOUR_MS) {
+    const at = t + jitter.between(1, 9) * 60_000;
+    if (at > plan.nowMs || at < fromMs || at >= toMs) continue;
     if (state.condition === "silent" && at >= state.sinceMs) continue;
     out.push(at);
   }

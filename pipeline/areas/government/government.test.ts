@@ -517,7 +517,7 @@ describe("transparency.pdf", () => {
     expect(content).toContain(`GI ${formatPercent(latest?.giScore ?? -1)}%, MII ${formatPercent(latest?.miiScore ?? -1)}%`);
     expect(content).toContain("Total supply: 1,750.25 MIC minted; circulating 1,500.13 MIC."); // 1750.25 − 50 − 200.125
     expect(content).toContain("Sentinels: 5 registered, 1 operational, 1 degraded, 3 offline; system health critical; 4 open alerts.");
-    expect(content).toContain("System health: Critical: 1 of 5 sentinels operational, 1 degraded, 3 offline; MIC minting active; compliance compliant.");
+    expect(content).toContain("System health: Critical: 1 of 5 sentinels operational, 1 degraded, 3 offline; MIC minting active; compliant with every regulation.");
     expect(content).toContain("Ledger: 240 entries from 1 Dec 2025, 00:00 UTC to 20 Dec 2025, 12:00 UTC.");
     expect(content).toContain(`sha256:${"ab".repeat(32)}`);
     expect(content).toContain("Compliance: compliant; next audit 15 Apr 2026 (in 116 days).");

@@ -3,7 +3,7 @@
  * the same chart) from core/pulse/sparkline.ts.
  */
 import { dateTime, day, percent } from "../../../core/format/text.ts";
-import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain } from "../../../core/pulse/sparkline.ts";
+import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain, type Sparkline } from "../../../core/pulse/sparkline.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
 
 /** The drawing area in SVG user units; the SVG is stretched to its box (strokes do not scale). */
@@ -56,6 +56,19 @@ const tick = (v: number) => `${Math.round(v * 1000) / 10}%`;
 const count = (n: number) => n.toLocaleString("en-US");
 
 
+const round2 = (n: number) => Math.round(n * 100) / 100 + 0;
+
+/** The same points with x proportional to each record's generatedAt (the middle for a single instant). */
+function byTime(line: Sparkline, records: readonly PulseRecord[]): Sparkline {
+  const t0 = Date.parse(records[0]!.generatedAt);
+  const span = Date.parse(records[records.length - 1]!.generatedAt) - t0;
+  const points = line.points.map(([, y], i) => {
+    const t = Date.parse(records[line.indices[i]!]!.generatedAt);
+    return [span > 0 ? round2(((t - t0) / span) * CHART_WIDTH) : CHART_WIDTH / 2, y] as const;
+  });
+  return { ...line, points, polyline: points.map(([x, y]) => `${x},${y}`).join(" ") };
+}
+
 /** The chart of `records` (oldest first); null for an empty history. */
 export function buildChart(records: readonly PulseRecord[]): Chart | null {
   const first = records[0];
@@ -65,8 +78,10 @@ export function buildChart(records: readonly PulseRecord[]): Chart | null {
   const miiValues = records.map((r) => r.miiScore);
   const domain = scoreDomain([...giValues, ...miiValues]);
   const options = { width: CHART_WIDTH, height: CHART_HEIGHT, domain };
-  const gi = sparkline(giValues, options);
-  const mii = sparkline(miiValues, options);
+  // Downsampled by index (core/pulse/sparkline.ts keeps every stretch's lowest and highest value),
+  // then placed by time, so a gap between pulses reads as a gap on the date axis.
+  const gi = byTime(sparkline(giValues, options), records);
+  const mii = byTime(sparkline(miiValues, options), records);
   const top = (v: number) => Math.round((valueY(v, CHART_HEIGHT, domain) / CHART_HEIGHT) * 1000) / 10;
   const ticks: Tick[] = [{ label: tick(domain[1]), topPercent: 0 }];
   const baseTop = top(BASELINE_SCORE);

@@ -1,4 +1,4 @@
 government datapackage
-sha256:b48f93dabe2bf3c3c7e32dcc5ef04363dfb9259d06573e08d75804220a7c9c6c
+sha256:48409b67cb1b96c9620c0552bd207527acb005bdf7b718c2ec1afa11e7487b23
 
-— integrity-platform.example/datasets UVWo3yqnMNa04hY5z9WGovJ7qpDcD2trdqsTxDmcstIyKdnH4JxbYDzyXS5UdZL+V7++0HltC+brbxdR+KZObKKOjgI=
+— integrity-platform.example/datasets UVWo38oKObEx+kyOGht+u+Yu04B9Llq37AZAcLFDjYoaLGS8ezXNEnzd5za+SSiBT3gglG87FH2Op5tG1V3mRgEh2Q4=

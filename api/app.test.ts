@@ -71,6 +71,7 @@ describe("the app's middleware", () => {
       version: "1.0.0",
       uptime_s: 12,
       history: { status: "verified", records: 12, verified: true },
+      system: null,
     });
   });
 

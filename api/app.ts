@@ -25,6 +25,7 @@ import { ApiKeyStore } from "./api-keys.ts";
 import { DailyQuotas } from "./rate-limit.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { systemHealthOf } from "./system-health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { serveSite } from "./routes/site.ts";
 import { simulationRoutes } from "./routes/simulation.ts";
@@ -63,7 +64,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use(requestLog({ sink: log, now }));
   app.use(bodyLimitProblem(options.bodyLimitBytes));
 
-  app.route("/", healthRoutes(history, now));
+  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir)));
   app.route("/v1/pulse", pulseRoutes(history));
   const quotas = options.quotas ?? new DailyQuotas({ now });
   const keys = options.keys ?? new ApiKeyStore(":memory:");

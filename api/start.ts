@@ -3,12 +3,16 @@
  *
  *   1. state: create `.state/` (`STATE_DIR`) and load or generate the development signing keys
  *      (ledger, datasets), saying which; secrets are never printed.
- *   2. pulse: if `<DATA_DIR>/pulse/history.jsonl` is missing or empty, run the indexer once
- *      (`npm run pulse`, a child process: the API never imports the pipeline); a non-zero exit
- *      stops the start.
- *   2b. datasets: seed the SAMPLE ledger when it is empty (options from data/sources/sample.json),
- *      then run the pipeline (`npm run seed`, `npm run pipeline`, child processes); `--no-pipeline`
- *      serves data/ as it is.
+ *   2. pulse: if `<DATA_DIR>/pulse/history.jsonl` is missing or empty, measure the repository at its
+ *      recent past commits (`npm run pulse -- --backfill`, which falls back to simulated records
+ *      marked as sample data without git history), then record a pulse of the present (`npm run
+ *      pulse`); child processes, as the API never imports the pipeline. A non-zero exit stops the
+ *      start.
+ *   2b. datasets: seed the SAMPLE ledger when it is empty (seed and size from
+ *      data/sources/sample.json; its present is the newest pulse's instant, or the file's `now` when
+ *      that is later, so the simulated system is alive at the data's as-of instant), then run the
+ *      pipeline (`npm run seed`, `npm run pipeline`, child processes); `--no-pipeline` serves data/
+ *      as it is.
  *   3. site: build it with `npm run site:build`. `--no-build` or `SKIP_SITE_BUILD=1` skips the
  *      build and serves `site/dist` as it is (the API alone when there is no build). Without
  *      `site/astro.config.*` there is no site to build: the API is served alone.
@@ -28,6 +32,7 @@ import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import { parseAllowedOrigins } from "./origin.ts";
+import { historyLines, newestFirst, verifyHistory } from "../core/pulse/history.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 
@@ -67,6 +72,9 @@ function prepareState(env: NodeJS.ProcessEnv): string {
   return dir;
 }
 
+/** Commits measured when a start finds no pulse history (the timeline wants at least 30 points). */
+const BACKFILL_LIMIT = 40;
+
 /** Step 2: a pulse history to serve. */
 function ensurePulseHistory(dataDir: string, env: NodeJS.ProcessEnv): void {
   const path = historyPath(dataDir);
@@ -74,15 +82,31 @@ function ensurePulseHistory(dataDir: string, env: NodeJS.ProcessEnv): void {
     say(`pulse: history present at ${path}`);
     return;
   }
-  say(`pulse: no history at ${path}; running the indexer once`);
-  npmRun("pulse", env);
+  say(`pulse: no history at ${path}; measuring past commits, then the present`);
+  npmRun("pulse", env, ["--backfill", "--limit", String(BACKFILL_LIMIT), "--data", dataDir]);
+  npmRun("pulse", env, ["--data", dataDir]);
   if (!existsSync(path) || statSync(path).size === 0) say(`pulse: the indexer wrote no history at ${path}; the badge will say "no data"`);
 }
 
 /**
- * Step 2b: the sample ledger and the datasets. An empty ledger is seeded with exactly the options in
- * data/sources/sample.json, the ones the committed sample datasets were generated from, so the
- * pipeline then finds its inputs unchanged on a fresh clone and rewrites (and re-signs) nothing.
+ * The present of the sample ledger: the newest pulse's instant, or `fallback` (sample.json's `now`)
+ * when that is later or there is no pulse. The documents are dated by the later of the ledger's last
+ * entry and the newest pulse; seeding up to the newest pulse makes the simulated sentinels alive at
+ * that instant instead of silent since an older `now`.
+ */
+function sampleNow(dataDir: string, fallback: string): string {
+  const path = historyPath(dataDir);
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const { records } = verifyHistory(historyLines(text));
+  const newest = newestFirst(records)[0]?.generatedAt;
+  return newest && newest > fallback ? newest : fallback;
+}
+
+/**
+ * Step 2b: the sample ledger and the datasets. An empty ledger is seeded with the seed and size in
+ * data/sources/sample.json up to `sampleNow` — the options the committed sample datasets were
+ * generated from — so the pipeline then finds its inputs unchanged on a fresh clone and rewrites
+ * (and re-signs) nothing.
  */
 function ensureDatasets(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv): void {
   if (args.includes("--no-pipeline")) {
@@ -94,8 +118,9 @@ function ensureDatasets(dataDir: string, args: readonly string[], env: NodeJS.Pr
   ledger.close();
   if (size === 0) {
     const sample = JSON.parse(readFileSync(join(dataDir, "sources", "sample.json"), "utf8")) as { seed: string; size: number; now: string };
-    say(`ledger: empty; seeding the SAMPLE ledger (seed ${sample.seed}, as of ${sample.now})`);
-    npmRun("seed", env, ["--seed", sample.seed, "--size", String(sample.size), "--now", sample.now]);
+    const now = sampleNow(dataDir, sample.now);
+    say(`ledger: empty; seeding the SAMPLE ledger (seed ${sample.seed}, as of ${now})`);
+    npmRun("seed", env, ["--seed", sample.seed, "--size", String(sample.size), "--now", now]);
   } else {
     say(`ledger: ${size} entries`);
   }

@@ -6,6 +6,7 @@
 import { cp, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import sitemap from "@astrojs/sitemap";
 import { defineConfig } from "astro/config";
 import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 
@@ -91,6 +92,7 @@ export default defineConfig({
     inlineStylesheets: "never",
   },
   devToolbar: { enabled: false },
-  integrations: [publishDataV1(), publishDataAreas()],
+  // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
+  integrations: [publishDataV1(), publishDataAreas(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
   vite: { plugins: [dataDirModule()] },
 });

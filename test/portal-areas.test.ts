@@ -18,7 +18,9 @@ import { performance } from "node:perf_hooks";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { barChart, cumulativeByCycle, LINE_HEIGHT, LINE_WIDTH, lineChart, niceCeiling } from "../site/src/lib/area-charts.ts";
-import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR, startPortal, stopPortal } from "../site/test/fixtures.ts";
+import { buildChart, MARKS_UP_TO } from "../site/src/lib/chart.ts";
+import { dateTime, micOfNumber, percent } from "../core/format/text.ts";
+import { buildSite, filesUnder, launchChromium, makeHistory, REPO_DATA_DIR, startPortal, stopPortal } from "../site/test/fixtures.ts";
 
 const AREAS = [
   { slug: "government", name: "Government", chart: false },
@@ -228,12 +230,12 @@ describe("area pages in chromium, built from the repository's data", () => {
 async function checkAreaContent(slug: Slug, page: Page): Promise<void> {
   const main = page.locator("main");
   const text = (await main.textContent())!;
-  const fixed2 = (n: number) => n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   switch (slug) {
     case "economy": {
       const supply = json<{ total_supply: number; circulating: number; locked: number; burned: number }>(slug, "supply.json");
       const stats = await page.locator("#supply-heading + .stats dd").allTextContents();
-      expect(stats).toEqual([supply.total_supply, supply.circulating, supply.locked, supply.burned].map((v) => `${fixed2(v)} MIC`));
+      expect(stats).toEqual([supply.total_supply, supply.circulating, supply.locked, supply.burned].map((v) => micOfNumber(v)));
+      for (const v of stats) expect(v).toMatch(/^\d{1,3}(,\d{3})*\.\d{2} MIC$/);
       const mii = json<{ minting_active: boolean }>(slug, "mii.json");
       expect(text).toContain(mii.minting_active ? "so MIC minting is active" : "so MIC minting is paused");
       // Supply over time: one line drawn from the minting history.
@@ -279,7 +281,9 @@ async function checkAreaContent(slug: Slug, page: Page): Promise<void> {
       const rows = page.locator("table:has(#sentinels-caption) tbody tr");
       await expect(rows.count()).resolves.toBe(status.sentinels.length);
       await expect(rows.first().locator("td").first().textContent()).resolves.toBe(status.sentinels[0]!.status);
-      await expect(page.locator("#health-heading + .stats dd").first().textContent()).resolves.toBe(status.system_health);
+      // The status word carries the derived health; the file writes "operational" as "healthy".
+      const stated = await page.locator("[data-system-health]").getAttribute("data-system-health");
+      expect(stated === "operational" ? "healthy" : stated).toBe(status.system_health);
       await expect(page.locator(".alert-list li").count()).resolves.toBe(status.alerts.length);
       await expect(page.locator('main a[href="/government/transparency.pdf"]').count()).resolves.toBeGreaterThan(0);
       // Keyed files: described, with the API request, never linked.
@@ -315,6 +319,22 @@ async function checkAreaContent(slug: Slug, page: Page): Promise<void> {
   }
 }
 
+describe("pulse chart (site/src/lib/chart.ts)", () => {
+  it("draws one pulse as a labelled pair of dots, and few pulses with a dot each", () => {
+    const [one] = makeHistory(1);
+    const single = buildChart([one!])!;
+    expect(single.count).toBe(1);
+    expect(single.singleLabel).toBe(`GI ${percent(one!.giScore)} · MII ${percent(one!.miiScore)} on ${dateTime(one!.generatedAt)}`);
+    expect(single.giMarks).toMatch(/^M[\d.]+ [\d.]+h0$/);
+    expect(single.miiMarks).toMatch(/^M[\d.]+ [\d.]+h0$/);
+    const few = buildChart(makeHistory(30))!;
+    expect(few.singleLabel).toBeNull();
+    expect(few.giMarks!.match(/h0/g)).toHaveLength(30);
+    expect(buildChart(makeHistory(MARKS_UP_TO + 1))!.giMarks).toBeNull();
+    expect(few.title).toMatch(/^GI and MII over 30 pulses from \d{1,2} [A-Z][a-z]{2} \d{4} to /);
+  });
+});
+
 describe("chart helpers (site/src/lib/area-charts.ts)", () => {
   it("sums per cycle exactly and repeats the total through cycles without rows", () => {
     const points = cumulativeByCycle([
@@ -331,7 +351,7 @@ describe("chart helpers (site/src/lib/area-charts.ts)", () => {
   });
 
   it("draws a line across the full width, a lone value as a dot, nothing for no values", () => {
-    const base = { id: "t", domain: [0, 4] as const, ticks: [0, 2, 4], tickLabel: String, lineLabel: "x", title: "T", desc: "D", startLabel: "a", endLabel: "b" };
+    const base = { id: "t", domain: [0, 4] as const, ticks: [0, 2, 4], tickLabel: String, lineLabel: "x", title: "T", desc: "D", startLabel: "a", endLabel: "b", yAxisLabel: "Y", xAxisLabel: "X" };
     const many = lineChart({ ...base, values: [0, 1, 2, 4] })!;
     expect(many.points).toBe(`0,${LINE_HEIGHT} 200,120 400,80 ${LINE_WIDTH},0`);
     expect(many.ticks).toEqual([

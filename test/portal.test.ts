@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dateTime, day } from "../core/format/text.ts";
 import { formatPercent } from "../core/pulse/badge.ts";
 import { buildSite, launchChromium, makeHistory, startPortal, stopPortal, writeDataDir } from "../site/test/fixtures.ts";
 
@@ -54,7 +55,7 @@ describe("pulse timeline in chromium", () => {
     await expect(svg.count()).resolves.toBe(1);
     const labelledBy = (await svg.getAttribute("aria-labelledby"))!.split(" ");
     const [titleText, descText] = await Promise.all(labelledBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
-    expect(titleText).toBe(`GI and MII over ${RECORDS} pulses from ${history[0]!.generatedAt.slice(0, 10)} to ${newest[0]!.generatedAt.slice(0, 10)}`);
+    expect(titleText).toBe(`GI and MII over ${RECORDS} pulses from ${day(history[0]!.generatedAt)} to ${day(newest[0]!.generatedAt)}`);
     expect(descText).toContain(`latest ${formatPercent(newest[0]!.giScore)}%`);
     expect(descText).toContain(`latest ${formatPercent(newest[0]!.miiScore)}%`);
     await expect(svg.locator("polyline").count()).resolves.toBe(2);
@@ -72,18 +73,20 @@ describe("pulse timeline in chromium", () => {
     // Table: caption, column headers, 50 rows, the newest pulse first.
     const table = page.locator("table");
     await expect(table.locator("caption").textContent()).resolves.toContain(`Pulses 1–50 of ${RECORDS}, newest first (page 1 of 3)`);
-    await expect(table.locator('thead th[scope="col"]').allTextContents()).resolves.toEqual(["Date (UTC)", "Cycle", "Branch", "GI", "MII", "Scope", "Hash"]);
+    // The columns that matter most come first.
+    await expect(table.locator('thead th[scope="col"]').allTextContents()).resolves.toEqual(["Date (UTC)", "GI", "MII", "Cycle", "Scope", "Branch", "Hash"]);
     const rows = table.locator("tbody tr");
     await expect(rows.count()).resolves.toBe(50);
     const firstRow = rows.first();
     await expect(firstRow.locator("time").getAttribute("datetime")).resolves.toBe(newest[0]!.generatedAt);
+    await expect(firstRow.locator('th[scope="row"]').textContent()).resolves.toBe(dateTime(newest[0]!.generatedAt));
     const cells = await firstRow.locator("td").allTextContents();
-    expect(cells.slice(1)).toEqual([
-      newest[0]!.cycle,
-      newest[0]!.branch,
+    expect(cells).toEqual([
       `${formatPercent(newest[0]!.giScore)}%`,
       `${formatPercent(newest[0]!.miiScore)}%`,
-      `${newest[0]!.stats.appsCount} apps · ${newest[0]!.stats.packagesCount} pkgs · ${newest[0]!.stats.workflowsCount} wf`,
+      newest[0]!.cycle,
+      `${newest[0]!.stats.appsCount} apps · ${newest[0]!.stats.packagesCount} sub-packages · ${newest[0]!.stats.workflowsCount} workflows`,
+      newest[0]!.branch,
       newest[0]!.hash.slice(7, 19),
     ]);
     await expect(firstRow.locator("code").getAttribute("title")).resolves.toBe(newest[0]!.hash);
@@ -93,11 +96,13 @@ describe("pulse timeline in chromium", () => {
     // Current area marked in the navigation.
     await expect(page.locator('nav[aria-label="Areas"] a[aria-current="page"]').textContent()).resolves.toBe("Pulse");
 
-    // No horizontal page scroll on a 375 px wide phone; the table scrolls inside its own box.
+    // No horizontal page scroll on a 375 px wide phone; the table reflows to one card per pulse, so
+    // nothing is hidden to the side either.
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(375);
     const scroller = await page.locator(".table-scroll").evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, overflow: getComputedStyle(el).overflowX }));
     expect(scroller.overflow).toBe("auto");
-    expect(scroller.client).toBeLessThanOrEqual(375);
+    expect(scroller.scroll).toBeLessThanOrEqual(scroller.client);
+    await expect(firstRow.locator('td[data-label="MII"]').isVisible()).resolves.toBe(true);
 
     const shot = join(shots, "timeline-375.png");
     await page.screenshot({ path: shot, fullPage: true });
@@ -120,7 +125,8 @@ describe("pulse timeline in chromium", () => {
   it("shows the home page with the current cycle, badges and the latest pulse", async ({ annotate }) => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.goto(`${base}/`);
-    await expect(page.locator("h2").first().textContent()).resolves.toBe(`Current cycle ${newest[0]!.cycle}`);
+    await expect(page.locator("h2").first().textContent()).resolves.toBe(`Integrity pulse, cycle ${newest[0]!.cycle}`);
+    await expect(page.getByRole("link", { name: `See all ${RECORDS} pulses on the timeline` }).count()).resolves.toBe(1);
     const badges = page.locator(".badges img");
     await expect(badges.count()).resolves.toBe(3);
     const alt = await badges.first().getAttribute("alt");

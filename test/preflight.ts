@@ -1,6 +1,6 @@
 /**
- * What `npm test` needs beyond npm, checked before the suite runs: Debian's Chromium (browser tests),
- * poppler's pdftotext (PDF tests) and the public conformance vectors beside the project
+ * What `npm test` needs beyond npm, checked before the suite runs: Debian's Chromium (browser tests)
+ * and the public conformance vectors beside the project
  * (`../shared/vectors`, or `VECTORS_DIR`). Missing system packages are installed with apt-get when
  * this runs as root on Debian, as `.ci/run` does; otherwise it stops with one line naming what to
  * install, so a browser test is never skipped silently.
@@ -11,7 +11,6 @@ import { fileURLToPath } from "node:url";
 
 const PACKAGES = [
   { binary: "/usr/bin/chromium", pkg: "chromium", why: "browser tests" },
-  { binary: "/usr/bin/pdftotext", pkg: "poppler-utils", why: "PDF tests" },
 ];
 const VECTORS = process.env.VECTORS_DIR ?? fileURLToPath(new URL("../../shared/vectors/", import.meta.url));
 

@@ -116,7 +116,7 @@ describe("site build over 10,000 pulses", () => {
   it("shows the latest pulse, its cycle and the badges on the home page", () => {
     const html = page(outA, "index.html");
     const latest = history.at(-1)!;
-    expect(html).toContain(`Current cycle ${latest.cycle}`);
+    expect(html).toContain(`Integrity pulse, cycle ${latest.cycle}`);
     expect(html).toMatch(/<img src="\/v1\/pulse\/badge.svg" alt="Integrity badge: GI [\d.]+%, MII [\d.]+%/);
     expect(html).toContain(`<code title="${latest.hash}">`);
     expect(html).toContain('href="/pulse/timeline/"');

@@ -62,6 +62,7 @@ const valid: { [T in EventType]: EventPayload<T> } = {
   },
   "apikey.revoked": { key_id: "government-1", reason: "key compromise", revoked_at: "2026-01-02T00:00:00.000Z" },
   access: { key_id: "government-1", key_status: "active", tier: "government", area: "government", file: "compliance-report.json", outcome: "served", status: 200 },
+  "compliance.audited": { jurisdiction: "EU", auditor: "Sample audit office", audited_on: "2026-10-20", next_audit: "2027-04-20" },
 };
 
 describe("ledger event registry", () => {
@@ -85,5 +86,13 @@ describe("ledger event registry", () => {
     expect(validateEvent("toString", {})).toMatch(/unknown event type/);
     expect(validateEvent(42, {})).toMatch(/unknown event type/);
     expect(validateEvent("mic_burn", null)).toMatch(/\(payload\)/);
+  });
+});
+
+describe("compliance.audited", () => {
+  it("refuses a next audit that is not after the audit", () => {
+    const audit = { jurisdiction: "UK", auditor: "x", audited_on: "2026-10-20", next_audit: "2026-10-20" };
+    expect(validateEvent("compliance.audited", audit)).toMatch(/next_audit/);
+    expect(validateEvent("compliance.audited", { ...audit, jurisdiction: "Mars", next_audit: "2027-01-01" })).toMatch(/jurisdiction/);
   });
 });

@@ -12,6 +12,7 @@ import {
   Cycle,
   Digest,
   Identifier,
+  IsoDate,
   IsoTimestamp,
   IsoTimestampMs,
   NonEmptyString,
@@ -139,6 +140,16 @@ export const eventSchemas = {
   "delibproof.sealed": z.strictObject({ delibproof_id: Identifier, proof_digest: Digest, merkle_root: Digest }),
   // The current cycle and its GI (POST /api/cycle/current).
   "cycle.updated": z.strictObject({ cycle: Cycle, gi: Score01 }),
+
+  // Compliance: an audit of one jurisdiction's regulations, and when the next one is due.
+  "compliance.audited": z
+    .strictObject({
+      jurisdiction: z.enum(["USA", "EU", "UK", "International"]),
+      auditor: NonEmptyString,
+      audited_on: IsoDate,
+      next_audit: IsoDate,
+    })
+    .refine((a) => a.next_audit > a.audited_on, { message: "next_audit must be after audited_on", path: ["next_audit"] }),
 
   // Integrity pulse.
   "pulse.recorded": z.strictObject({

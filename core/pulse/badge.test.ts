@@ -1,6 +1,6 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { badgeFor, badgeSvg, colorFor, formatPercent, type BadgeMetric } from "./badge.ts";
+import { BADGE_FILL, BADGE_LABEL_FILL, badgeFor, badgeSvg, colorFor, formatPercent, type BadgeMetric } from "./badge.ts";
 
 /** The shields.io endpoint badge schema, written from https://shields.io/badges/endpoint-badge. */
 const shieldsEndpointSchema = {
@@ -96,7 +96,31 @@ describe("badge SVG", () => {
     const svg = badgeSvg(badgeFor(scores(0.99, 0.99), "combined"));
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg).toContain("<title>integrity: 99.0% / 99.0%</title>");
-    expect(svg).toContain('fill="#4c1"');
+    expect(svg).toContain(`fill="${BADGE_FILL.brightgreen}"`);
     expect(badgeSvg({ schemaVersion: 1, label: "<a&b>", message: '"x"', color: "red" })).toContain("&lt;a&amp;b&gt;: &quot;x&quot;");
+  });
+});
+
+describe("badge contrast", () => {
+  /** WCAG 2.1 relative luminance of #rrggbb / #rgb. */
+  const luminance = (hex: string) => {
+    const h = hex.length === 4 ? [...hex.slice(1)].map((c) => c + c).join("") : hex.slice(1);
+    const [r, g, b] = [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  /** The fill under the badge's top gradient stop (#bbb at 10 %), the lightest the text sits on. */
+  const underGradient = (hex: string) => {
+    const h = hex.length === 4 ? [...hex.slice(1)].map((c) => c + c).join("") : hex.slice(1);
+    return `#${[0, 2, 4].map((i) => Math.round(0.9 * parseInt(h.slice(i, i + 2), 16) + 0.1 * 0xbb).toString(16).padStart(2, "0")).join("")}`;
+  };
+  const contrastWithWhite = (hex: string) => (1 + 0.05) / (luminance(hex) + 0.05);
+
+  it("keeps white 11 px text at 4.5:1 or more on every colour, and the JSON keeps shields' names", () => {
+    for (const [name, fill] of Object.entries(BADGE_FILL)) {
+      expect(contrastWithWhite(underGradient(fill)), name).toBeGreaterThanOrEqual(4.5);
+      expect(badgeSvg({ schemaVersion: 1, label: "GI", message: "1%", color: name as keyof typeof BADGE_FILL })).toContain(`fill="${fill}"`);
+    }
+    expect(contrastWithWhite(underGradient(BADGE_LABEL_FILL))).toBeGreaterThanOrEqual(4.5);
+    expect(badgeFor({ giScore: 0.99, miiScore: 0.99 }, "combined").color).toBe("brightgreen");
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The pulse badge: shields.io endpoint JSON and the same badge as a standalone SVG.
  * Colors follow the spec: brightgreen when every metric shown is >= 0.98, yellowgreen >= 0.95,
- * yellow >= 0.90, red below; lightgrey with isError when there is no pulse yet.
+ * yellow >= 0.90, red below; lightgrey with isError when there is no pulse yet. The SVG draws each
+ * colour darker than shields does (BADGE_FILL), for text contrast.
  */
 import type { BadgeColor, PulseBadge } from "../schemas/pulse.ts";
 
@@ -48,13 +49,21 @@ export function badgeFor(latest: Scores | null, metric: BadgeMetric): PulseBadge
   };
 }
 
-const HEX: Record<BadgeColor, string> = {
-  brightgreen: "#4c1",
-  yellowgreen: "#a4a61d",
-  yellow: "#dfb317",
-  red: "#e05d44",
-  lightgrey: "#9f9f9f",
+/**
+ * The SVG's fill for each shields colour name. Darker than shields' own so that the white 11 px
+ * value text keeps a contrast of at least 4.5:1 (WCAG 2.1 AA) even under the badge's light top
+ * gradient; the endpoint JSON keeps the colour names.
+ */
+export const BADGE_FILL: Readonly<Record<BadgeColor, string>> = {
+  brightgreen: "#17702f",
+  yellowgreen: "#5b6b00",
+  yellow: "#7a5c00",
+  red: "#b42318",
+  lightgrey: "#616161",
 };
+/** The label half's fill. */
+export const BADGE_LABEL_FILL = "#555";
+const HEX = BADGE_FILL;
 
 /** Approximate advance widths of 11px Verdana, enough to size the two halves of the badge. */
 function textWidth(text: string): number {
@@ -84,7 +93,7 @@ export function badgeSvg(badge: PulseBadge): string {
     `<title>${label}: ${message}</title>` +
     `<linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>` +
     `<clipPath id="r"><rect width="${w}" height="20" rx="3" fill="#fff"/></clipPath>` +
-    `<g clip-path="url(#r)"><rect width="${lw}" height="20" fill="#555"/><rect x="${lw}" width="${mw}" height="20" fill="${HEX[badge.color]}"/>` +
+    `<g clip-path="url(#r)"><rect width="${lw}" height="20" fill="${BADGE_LABEL_FILL}"/><rect x="${lw}" width="${mw}" height="20" fill="${HEX[badge.color]}"/>` +
     `<rect width="${w}" height="20" fill="url(#s)"/></g>` +
     `<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">` +
     `<text x="${lw / 2}" y="15" fill="#010101" fill-opacity=".3">${label}</text><text x="${lw / 2}" y="14">${label}</text>` +

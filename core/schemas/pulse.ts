@@ -46,9 +46,21 @@ export const PulseScoring = z.strictObject({
 export type PulseScoring = z.infer<typeof PulseScoring>;
 
 /**
+ * How a record came to be when it was not measured at its own instant (absent: measured live).
+ * - backfill: measured later, at the repository's state of `commit`, and dated by that commit;
+ * - sample: simulated (no repository to measure), marked as sample data with a notice.
+ */
+export const PulseOrigin = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("backfill"), commit: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-hex git commit") }),
+  z.strictObject({ kind: z.literal("sample"), notice: NonEmptyString }),
+]);
+export type PulseOrigin = z.infer<typeof PulseOrigin>;
+
+/**
  * Pulse record, exactly the spec's fields, plus the optional extension keys the spec allows
  * (testCoverage, openIssues, openSecurityAlerts, sentinelConsensus, cycleNotes), the optional
- * `scoring` provenance and the `prev` chain link. Any other key is rejected.
+ * `scoring` provenance, the `origin` of a backfilled or simulated record and the `prev` chain link.
+ * Any other key is rejected.
  *
  * Extension key types (decided here): testCoverage and sentinelConsensus are shares in [0, 1];
  * openIssues and openSecurityAlerts are counts; cycleNotes is free text.
@@ -71,6 +83,7 @@ export const PulseRecord = z.strictObject({
   sentinelConsensus: Score01.optional(),
   cycleNotes: z.string().optional(),
   scoring: PulseScoring.optional(),
+  origin: PulseOrigin.optional(),
   /**
    * Hash of the previous record in the history (null for the first): chains the append-only
    * history so that a removed or reordered record breaks every hash after it.

@@ -38,6 +38,7 @@ export function makeFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     supplyByCycle: [],
     multipliers: { "FOR-GOVERNMENTS": 1, "FOR-ACADEMICS": 1, "FOR-PHILOSOPHERS": 1, "FOR-ECONOMISTS": 1, DIPLOMACY: 1 },
     multiplierChanges: [],
+    audits: {},
     deliberations: [],
     consensus: { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 },
     consensusSessions: [],

@@ -84,6 +84,7 @@ export function createFactsAccumulator(): FactsAccumulator {
 
   const multipliers = Object.fromEntries(CATHEDRALS.map((c) => [c, 1])) as Record<Cathedral, number>;
   const multiplierChanges: MultiplierChange[] = [];
+  const audits: LedgerFacts["audits"] = {};
   const deliberations: DeliberationFacts[] = [];
   const consensus: ConsensusFacts = { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 };
   const openSessions = new Set<string>();
@@ -214,6 +215,11 @@ export function createFactsAccumulator(): FactsAccumulator {
         multiplierChanges.push({ ts, cycle: cycleAt(ts), cathedral: p.cathedral, multiplier: p.multiplier, reason: p.reason });
         break;
       }
+      case "compliance.audited": {
+        const p = payload as EventPayload<"compliance.audited">;
+        audits[p.jurisdiction] = { ts, auditor: p.auditor, auditedOn: p.audited_on, nextAudit: p.next_audit };
+        break;
+      }
       case "consensus.opened": {
         const p = payload as EventPayload<"consensus.opened">;
         consensus.opened += 1;
@@ -281,6 +287,7 @@ export function createFactsAccumulator(): FactsAccumulator {
       supplyByCycle: supplyRows,
       multipliers: { ...multipliers },
       multiplierChanges: multiplierChanges.slice(),
+      audits: { ...audits },
       deliberations: deliberations.slice(),
       consensus: { ...consensus, open: openSessions.size },
       consensusSessions: sessionSummaries(registry),

@@ -75,6 +75,15 @@ export interface ConsensusFacts {
   sealedProofs: number;
 }
 
+/** The latest recorded audit of a jurisdiction (`compliance.audited`). */
+export interface ComplianceAudit {
+  ts: string;
+  auditor: string;
+  auditedOn: string;
+  nextAudit: string;
+}
+export type Jurisdiction = "USA" | "EU" | "UK" | "International";
+
 export interface LedgerFacts {
   /** Entries read, and the RFC 9162 root over them (`sha256:<hex>`): the ledger input's identity. */
   size: number;
@@ -96,4 +105,6 @@ export interface LedgerFacts {
   consensus: ConsensusFacts;
   /** Every consensus session the consensus registry (core/consensus) accepted, oldest first. */
   consensusSessions: SessionSummary[];
+  /** The latest `compliance.audited` per jurisdiction (none recorded: empty). */
+  audits: Partial<Record<Jurisdiction, ComplianceAudit>>;
 }

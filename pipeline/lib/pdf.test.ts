@@ -1,6 +1,7 @@
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { PDF_PRODUCER, PdfBuilder, winAnsiText, wrapText } from "./pdf.ts";
+import { PDF_PRODUCER, PdfBuilder, bodyFonts, winAnsiText, wrapText } from "./pdf.ts";
+import { readPdf } from "./pdf-read.ts";
 
 function build(): PdfBuilder {
   const pdf = new PdfBuilder({
@@ -47,5 +48,33 @@ describe("deterministic synchronous PDF", () => {
     for (const line of lines) expect(font.widthOfTextAtSize(line, 10)).toBeLessThanOrEqual(60);
     expect(lines.join(" ")).toBe("one two three four five six seven");
     expect(wrapText("x".repeat(100), font, 10, 50).join("")).toBe("x".repeat(100));
+  });
+});
+
+describe("embedded fonts", () => {
+  const make = () => {
+    const pdf = new PdfBuilder({ title: "T", subject: "S", author: "A", creator: "C", keywords: [], date: new Date("2025-12-20T12:00:00.000Z"), idSeed: "x" });
+    const { regular, bold } = bodyFonts(pdf);
+    const page = pdf.doc.addPage([300, 200]);
+    page.drawText(winAnsiText("3,558,171.52 MIC — FOR-GOVERNMENTS ≥ 95%", regular), { x: 10, y: 100, size: 9, font: regular });
+    page.drawText("Heading", { x: 10, y: 150, size: 14, font: bold });
+    return pdf.bytes();
+  };
+
+  it("subsets Inter into the file, byte-identical on every build, and reads back as text", async () => {
+    const bytes = make();
+    expect(Buffer.from(make()).equals(Buffer.from(bytes))).toBe(true);
+    const reading = await readPdf(bytes);
+    expect(reading.fonts.map((f) => f.embedded)).toEqual([true, true]);
+    expect(reading.fonts.map((f) => f.name.replace(/^[A-Z]{6}\+/, "")).sort()).toEqual(["Inter-Bold", "Inter-Regular"]);
+    expect(reading.flat).toContain("3,558,171.52 MIC — FOR-GOVERNMENTS >= 95%");
+    expect(reading.flat).toContain("Heading");
+    // The subset is small: only the glyphs drawn.
+    expect(bytes.length).toBeLessThan(20_000);
+  });
+
+  it("finds no embedded font in a file that uses the standard 14", async () => {
+    const reading = await readPdf(build().bytes());
+    expect(reading.fonts).toEqual([{ name: "Helvetica", embedded: false }]);
   });
 });

@@ -1,22 +1,31 @@
 /**
- * Deterministic, synchronous PDF building with pdf-lib.
+ * Deterministic PDF building with pdf-lib.
  *
  * - `PdfBuilder` makes a document with no wall-clock metadata: pdf-lib's automatic
  *   Producer/Creator/dates are switched off and replaced by fixed strings and the given instant, and
  *   the trailer /ID is derived from a caller-supplied seed (the inputs' identity), never random.
- * - It is synchronous because a pipeline step's `generate` is. pdf-lib's `PDFDocument.create` and
- *   `save` are async only to yield to the event loop between objects; the builder does the same
- *   work with pdf-lib's exported core classes (PDFContext, PDFCatalog, PDFPageTree, PDFHeader,
- *   PDFCrossRefSection, PDFTrailerDict, PDFTrailer) in one go, and `bytes()` is byte-for-byte what
- *   `save({ useObjectStreams: false })` writes (a test compares them). Only the standard 14 fonts
- *   with WinAnsi encoding are supported (no font files to embed).
- * - `winAnsiText` makes any string drawable with a standard font (Helvetica, WinAnsi encoding):
- *   known symbols get an ASCII spelling (≥ → ">="), accented letters outside WinAnsi lose their
- *   accents, control characters become spaces, anything else (emoji…) becomes "?".
+ * - It writes with pdf-lib's exported core classes (PDFContext, PDFCatalog, PDFPageTree, PDFHeader,
+ *   PDFCrossRefSection, PDFTrailerDict, PDFTrailer), and `bytes()` is byte-for-byte what
+ *   `save({ useObjectStreams: false })` writes (a test compares them).
+ * - Synchronous, because a pipeline step's `generate` is: pdf-lib's `create`, `embedFont` and
+ *   `save` are async only around work that is synchronous (or, for a font subset, only pushed
+ *   through a stream), so the builder does the same work in one go.
+ * - Fonts: the standard 14 (WinAnsi, not embedded) through `font()`, or a font file embedded and
+ *   subset through `@pdf-lib/fontkit` with `embedFont()` (`bodyFonts()` loads the report's Inter).
+ *   An embedded subset gets a name tag derived from the font's name, so reruns are identical.
+ * - `winAnsiText` makes any string drawable with a given font: known symbols get an ASCII spelling
+ *   (≥ → ">="), accented letters the font lacks lose their accents, control characters become
+ *   spaces, anything else (emoji…) becomes "?".
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import fontkit from "@pdf-lib/fontkit";
 import {
+  CustomFontSubsetEmbedder,
   PDFCatalog,
+  PDFFont,
+  PDFString,
   PDFContext,
   PDFCrossRefSection,
   PDFDocument,
@@ -26,7 +35,7 @@ import {
   PDFTrailer,
   PDFTrailerDict,
   StandardFonts,
-  type PDFFont,
+  type PDFRef,
 } from "pdf-lib";
 
 export const PDF_PRODUCER = "Integrity Platform pipeline (pdf-lib)";
@@ -51,6 +60,7 @@ type PdfDocumentConstructor = new (context: PDFContext, ignoreEncryption: boolea
 export class PdfBuilder {
   readonly doc: PDFDocument;
   private readonly fonts = new Map<TextFont, PDFFont>();
+  private readonly embedded: { font: PDFFont; embedder: CustomFontSubsetEmbedder }[] = [];
 
   constructor(meta: PdfMetadata) {
     // What PDFDocument.create({ updateMetadata: false }) does, without the Promise.
@@ -82,6 +92,23 @@ export class PdfBuilder {
     return font;
   }
 
+  /**
+   * A TrueType/OpenType/WOFF font file, embedded as a subset of the glyphs drawn (Type0, Identity-H,
+   * with a ToUnicode map so its text can be copied and searched). Its PDF name is
+   * `<TAG>+<name>` with a six-letter tag derived from `name`, never random.
+   */
+  embedFont(bytes: Uint8Array, name: string): PDFFont {
+    const digest = createHash("sha256").update(name).digest();
+    const tag = [...digest.subarray(0, 6)].map((b) => String.fromCharCode(65 + (b % 26))).join("");
+    // What PDFDocument.embedFont(bytes, { subset: true, customName }) does, without the Promise
+    // (fontkit.create is synchronous; pdf-lib's `for` only wraps it).
+    const Embedder = CustomFontSubsetEmbedder as unknown as new (font: unknown, data: Uint8Array, customName: string) => CustomFontSubsetEmbedder;
+    const embedder = new Embedder(fontkit.create(bytes), bytes, `${tag}+${name}`);
+    const font = PDFFont.of(this.doc.context.nextRef(), this.doc, embedder);
+    this.embedded.push({ font, embedder });
+    return font;
+  }
+
   /** The file: what pdf-lib's `save({ useObjectStreams: false, addDefaultPage: false })` writes. */
   bytes(): Uint8Array {
     const context = this.doc.context;
@@ -89,6 +116,7 @@ export class PdfBuilder {
     for (const font of this.fonts.values()) {
       context.assign(font.ref, context.obj({ Type: "Font", Subtype: "Type1", BaseFont: font.name, Encoding: "WinAnsiEncoding" }));
     }
+    for (const { font, embedder } of this.embedded) embedSubset(context, font.ref, embedder);
     // PDFWriter.computeBufferSize + serializeToBuffer.
     const header = PDFHeader.forVersion(1, 7);
     const objects = context.enumerateIndirectObjects();
@@ -207,4 +235,100 @@ export function wrapText(text: string, font: PDFFont, size: number, width: numbe
   }
   if (line !== "") lines.push(line);
   return lines;
+}
+
+const requireFromHere = createRequire(import.meta.url);
+
+/**
+ * The report's typeface: Inter (regular and bold, Latin subset, WOFF) from the `@fontsource/inter`
+ * package, SIL Open Font License 1.1 (node_modules/@fontsource/inter/LICENSE).
+ */
+export function interFontFiles(): { regular: Uint8Array; bold: Uint8Array } {
+  const file = (weight: number) => readFileSync(requireFromHere.resolve(`@fontsource/inter/files/inter-latin-${weight}-normal.woff`));
+  return { regular: file(400), bold: file(700) };
+}
+
+/** Inter regular and bold embedded into `pdf`. */
+export function bodyFonts(pdf: PdfBuilder): { regular: PDFFont; bold: PDFFont } {
+  const files = interFontFiles();
+  return { regular: pdf.embedFont(files.regular, "Inter-Regular"), bold: pdf.embedFont(files.bold, "Inter-Bold") };
+}
+
+/** The members of pdf-lib's CustomFontEmbedder that its (async) embedIntoContext reads. */
+interface SubsetInternals {
+  customName: string;
+  baseFontName: string;
+  scale: number;
+  subset: { encode(stream: unknown): void; encodeStream(): { constructor: new () => EncodeSink } };
+  font: { italicAngle: number; ascent: number; descent: number; capHeight: number; xHeight: number; bbox: { minX: number; minY: number; maxX: number; maxY: number } };
+  isCFF(): boolean;
+  computeWidths(): unknown[];
+  embedUnicodeCmap(context: PDFContext): PDFRef;
+}
+interface EncodeSink {
+  push(chunk: Uint8Array | null): boolean;
+  end(): void;
+}
+
+/** The subset's font file, encoded synchronously (fontkit's encodeStream only defers the same call). */
+function subsetBytes(subset: SubsetInternals["subset"]): Uint8Array {
+  // fontkit's EncodeStream class, taken from a stream it hands out (it encodes into that one too,
+  // on the next tick, harmlessly); ours collects the chunks as they are pushed.
+  const Sink = subset.encodeStream().constructor;
+  const sink = new Sink();
+  const parts: Uint8Array[] = [];
+  sink.push = (chunk) => {
+    if (chunk) parts.push(chunk);
+    return true;
+  };
+  subset.encode(sink);
+  sink.end();
+  return Buffer.concat(parts);
+}
+
+/** PDF font flags of a sans-serif, non-symbolic, upright text font (FontFlags.ts in pdf-lib). */
+const NONSYMBOLIC = 1 << 5;
+
+/**
+ * What CustomFontEmbedder.embedIntoContext writes (font file, descriptor, CID font, ToUnicode, Type0
+ * font at `ref`), synchronously.
+ */
+function embedSubset(context: PDFContext, ref: PDFRef, embedder: CustomFontSubsetEmbedder): void {
+  const e = embedder as unknown as SubsetInternals;
+  e.baseFontName = e.customName;
+  const cff = e.isCFF();
+  const fontFile = context.register(context.flateStream(subsetBytes(e.subset), cff ? { Subtype: "CIDFontType0C" } : {}));
+  const { italicAngle, ascent, descent, capHeight, xHeight, bbox } = e.font;
+  const scale = e.scale;
+  const descriptor = context.register(
+    context.obj({
+      Type: "FontDescriptor",
+      FontName: e.baseFontName,
+      Flags: NONSYMBOLIC | (italicAngle === 0 ? 0 : 1 << 6),
+      FontBBox: [bbox.minX * scale, bbox.minY * scale, bbox.maxX * scale, bbox.maxY * scale],
+      ItalicAngle: italicAngle,
+      Ascent: ascent * scale,
+      Descent: descent * scale,
+      CapHeight: (capHeight || ascent) * scale,
+      XHeight: (xHeight || 0) * scale,
+      StemV: 0,
+      [cff ? "FontFile3" : "FontFile2"]: fontFile,
+    }),
+  );
+  const cidFont = context.register(
+    context.obj({
+      Type: "Font",
+      Subtype: cff ? "CIDFontType0" : "CIDFontType2",
+      CIDToGIDMap: "Identity",
+      BaseFont: e.baseFontName,
+      CIDSystemInfo: { Registry: PDFString.of("Adobe"), Ordering: PDFString.of("Identity"), Supplement: 0 },
+      FontDescriptor: descriptor,
+      W: e.computeWidths() as never,
+    }),
+  );
+  const toUnicode = e.embedUnicodeCmap(context);
+  context.assign(
+    ref,
+    context.obj({ Type: "Font", Subtype: "Type0", BaseFont: e.baseFontName, Encoding: "Identity-H", DescendantFonts: [cidFont], ToUnicode: toUnicode }),
+  );
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { defaultLedgerPath } from "../../store/open-ledger.ts";
 import { checkAppendOnly } from "./append-only.ts";
+import { backfillPulses } from "./backfill.ts";
 import { gitTopLevel } from "./git.ts";
 import { PulseRefusal, PulseUsageError, runPulse, verifyPublished, type PulseRun } from "./indexer.ts";
 import { pulsePaths } from "./published.ts";
@@ -36,6 +37,11 @@ usage: npm run pulse -- [options]
   --verify                only verify history, checkpoint and static copies; exit 0 or 1
   --check-append-only     only check that history.jsonl at --base REV (default HEAD~1) is a prefix
                           of the current file; exit 0 or 1
+  --backfill              measure the repository at each past commit newer than the newest record
+                          (first-parent, oldest first, at most --limit N, default 100) and append a
+                          record per commit, dated by the commit and marked as a backfill; with no
+                          git history to measure, top a history shorter than 30 records up with
+                          simulated records marked as sample data
   --help
 `;
 
@@ -94,6 +100,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         "trust-new-key": { type: "boolean", default: false },
         verify: { type: "boolean", default: false },
         "check-append-only": { type: "boolean", default: false },
+        backfill: { type: "boolean", default: false },
+        limit: { type: "string" },
         base: { type: "string", default: "HEAD~1" },
         help: { type: "boolean", default: false },
       },
@@ -126,6 +134,25 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     }
 
     const now = parseNow(args.now, env);
+    if (args.backfill) {
+      const limit = args.limit === undefined ? undefined : Number(args.limit);
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new PulseUsageError(`--limit must be a positive integer, not ${JSON.stringify(args.limit)}`);
+      const repo = resolve(args.repo ?? PROJECT_ROOT);
+      const report = await backfillPulses({
+        repo,
+        dataDir,
+        configPath: resolve(args.config ?? join(dataDir, "sources", "scoring.json")),
+        branch: args.branch ?? "main",
+        ...(limit === undefined ? {} : { limit }),
+        now,
+        dryRun: args["dry-run"],
+        trustNewKey: args["trust-new-key"],
+        env,
+        log: (line) => err(line),
+      });
+      out(`backfill: ${report.measured.length} record(s) measured at past commits, ${report.simulated.length} simulated${report.reason ? ` (${report.reason})` : ""}${args["dry-run"] ? "; dry run, nothing written" : ""}`);
+      return 0;
+    }
     const run = await runPulse({
       now,
       mode: args.mode,

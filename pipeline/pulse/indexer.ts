@@ -159,7 +159,7 @@ export async function runPulse(options: PulseOptions): Promise<PulseRun> {
     run.record = record;
     if (options.dryRun) return run;
 
-    run.written = publish(options, check, state.vkeyText, record);
+    run.written = publishRecord(options, check, state.vkeyText, record);
     if (opened) {
       const payload = { id: record.id, cycle: record.cycle, hash: record.hash, giScore: record.giScore, miiScore: record.miiScore, generatedAt: record.generatedAt };
       try {
@@ -224,8 +224,11 @@ async function measure(
   return { byName, openIssues, openSecurityAlerts, notes };
 }
 
-/** Writes the vkey (when the key is new), the history, the checkpoint and the static files. */
-function publish(options: PulseOptions, check: PublishedCheck, vkeyText: string | null, record: PulseRecord): string[] {
+/**
+ * Appends `record` to the history `check` describes: writes the vkey (when the key is new), the
+ * history, the checkpoint and the static files. Also used by the backfill (backfill.ts).
+ */
+export function publishRecord(options: PulseOptions, check: PublishedCheck, vkeyText: string | null, record: PulseRecord): string[] {
   const paths = pulsePaths(options.dataDir);
   const key = loadSigningKey(DATASET_KEY, stateDir(options.env), options.env, options.log);
   const vkey = verifierKey(key.name, key.publicKeyHex);

@@ -49,6 +49,8 @@ export interface SessionContext {
   /** A participant's statement with the given position (the simulator's phrase tables). */
   statement(id: string, position: Position): Statement;
   signer(id: string): SampleSigner;
+  /** Whether an office is up at the moment (the living sample's silent sentinels take no part). */
+  available(id: string): boolean;
 }
 
 function must<R>(what: string, d: Decision<R>): { events: NewEvent[]; result: R } {
@@ -88,7 +90,7 @@ export class SampleConsensus {
    */
   openSession(ctx: SessionContext, n: number, t: number): ActionResult {
     const { rng } = ctx;
-    const eligible = officeRoster(this.state).filter((r) => r.eligible);
+    const eligible = officeRoster(this.state).filter((r) => r.eligible && ctx.available(r.office));
     const critical = eligible.filter((r) => r.priority === "critical");
     const high = eligible.filter((r) => r.priority === "high");
     // Four offices (two critical-, two high-priority) and a fifth to validate, all GI >= 0.95.
@@ -161,7 +163,7 @@ export class SampleConsensus {
     const validateAt = ms;
     ctx.at(validateAt, () => {
       // The validator is chosen when it signs: an office, not a participant, with GI >= 0.95 now.
-      const pool = officeRoster(this.state).filter((r) => r.eligible && !session.participants.includes(r.office));
+      const pool = officeRoster(this.state).filter((r) => r.eligible && ctx.available(r.office) && !session.participants.includes(r.office));
       if (pool.length === 0) return null; // nobody may validate: the session stays open
       const validator = rng.pick(pool).office;
       const proof = this.state.proofs.get(delibId)!;

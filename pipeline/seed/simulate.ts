@@ -9,12 +9,14 @@
  * What a simulated day (cycle) holds, at the default size:
  * - each active sentinel sends heartbeats (status mostly operational, GI ≈ 0.95–0.995; its apps,
  *   packages, workflows and drift drift slowly) and now and then a signed `attestation` of a
- *   published file;
+ *   published file; in the last days before `now` every few hours, up to `now`, with the few
+ *   degraded, offline or silent sentinels liveness.ts chooses (so the sample is alive at `now`);
  * - at 23:55 each active sentinel whose last heartbeat was not offline mints: `coordination_score`
  *   = coordinationScore(last heartbeat's apps/packages/workflows/drift, uptime in days since its
  *   registration at the mint's instant), rounded to 4 decimals; `multiplier` = its cathedral's
  *   current multiplier; `amount_shards` = rewardShards(that score, that multiplier) — so every mint
  *   can be recomputed from its own payload;
+ * - about twice a year per jurisdiction a `compliance.audited` with the next due date (audits.ts);
  * - occasionally a burn, a lock or an unlock (an account never locks or burns more than it has
  *   free: minted − burned − locked), a multiplier change (values in [1.0, 2.0]), a standalone
  *   deliberation, a new AVM identity with its stake, and about four consensus sessions a week, run
@@ -36,6 +38,8 @@ import { coordinationScore, rewardShards, MULTIPLIER_MAX, MULTIPLIER_MIN } from 
 import { cycleNumber, cycleStart } from "../../core/cycle.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
+import { planAudits } from "./audits.ts";
+import { forcedStatus, isSilenced, liveHeartbeats, planLiveness } from "./liveness.ts";
 import { Prng } from "./prng.ts";
 import { SampleConsensus, type ActionResult } from "./consensus.ts";
 import { attestationMessage } from "./proof.ts";
@@ -280,6 +284,11 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   const signers = new Map(sentinels.map((s) => [s.spec.id, s.signer]));
 
   const hbPerDay = RATE.heartbeatsPerSentinel * scale;
+  // Alive at `now`: regular heartbeats in the last days, and the few unwell sentinels (liveness.ts).
+  const live = planLiveness(seed, sentinels.map((s) => s.spec.id), nowMs);
+  const silenced = (s: SentinelState) => isSilenced(live, s.spec.id, current);
+  // Compliance audits of the four jurisdictions (audits.ts).
+  const audits = planAudits(seed, cycleStart(plan.firstCycle).getTime(), nowMs);
 
   for (let n = plan.firstCycle; n <= plan.lastCycle; n++) {
     const start = cycleStart(n).getTime();
@@ -308,17 +317,24 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     for (const s of active) {
       const beats = Math.max(s.last === null ? 1 : 0, rng.count(hbPerDay));
       for (let i = 0; i < beats; i++) at(rng.between(MINUTE, LAST_ACTIVITY), () => heartbeat(s));
+      for (const t of liveHeartbeats(live, s.spec.id, start, start + DAY_MS)) schedule.add(t, () => heartbeat(s));
       const attestations = rng.count(RATE.attestationsPerSentinel * scale);
       for (let i = 0; i < attestations; i++) {
         at(rng.between(MINUTE, LAST_ACTIVITY), () => {
           const subject = `${rng.pick(ATTESTATION_SUBJECTS[s.spec.cathedral])}@${cycle}`;
           // Stand-in for the digest of the attested file's bytes (the sample has no such file).
           const attestation_hash = digestOf({ subject, agent: s.spec.id, content: rng.nextUint32() });
-          return attest(s, subject, attestation_hash);
+          return silenced(s) ? null : attest(s, subject, attestation_hash);
         });
       }
       // --- The mint at the end of the day.
       at(MINT_OFFSET + s.index * 1000 + rng.int(1000), () => mint(s, cycle));
+    }
+
+    for (const a of audits) {
+      if (a.ms < start || a.ms >= start + DAY_MS) continue;
+      const { jurisdiction, auditor, audited_on, next_audit } = a;
+      schedule.add(a.ms, () => ({ type: "compliance.audited", payload: { jurisdiction, auditor, audited_on, next_audit } }));
     }
 
     // --- Money movements, multipliers, identities, deliberations, sessions.
@@ -339,7 +355,16 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     for (let i = rng.count(RATE.deliberations); i > 0; i--) {
       at(rng.between(MINUTE, LAST_ACTIVITY), () => standaloneDeliberation(`D-${n}-${++deliberationNo}`));
     }
-    const sessionContext = { rng, at: (ms: number, run: () => ActionResult) => schedule.add(ms, run), statement, signer: (id: string) => signers.get(id)! };
+    const sessionContext = {
+      rng,
+      at: (ms: number, run: () => ActionResult) => schedule.add(ms, run),
+      statement,
+      signer: (id: string) => signers.get(id)!,
+      available: (id: string) => {
+        const s = sentinels.find((x) => x.spec.id === id);
+        return s !== undefined && !silenced(s);
+      },
+    };
     for (let i = rng.count(RATE.sessions); i > 0; i--) {
       const t = rng.between(30 * MINUTE, 22 * 3_600_000);
       at(t, () => consensus.openSession(sessionContext, n, start + t));
@@ -361,9 +386,10 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   // ------------------------------------------------------------------------------------------
   // Actions. Each runs at its scheduled instant (`current`) and returns the event it records.
 
-  function heartbeat(s: SentinelState): NewEvent {
+  function heartbeat(s: SentinelState): NewEvent | null {
+    if (silenced(s)) return null;
     const r = rng.next();
-    const status: Heartbeat["status"] = r < 0.965 ? "operational" : r < 0.99 ? "degraded" : "offline";
+    const status: Heartbeat["status"] = forcedStatus(live, s.spec.id, current) ?? (r < 0.965 ? "operational" : r < 0.99 ? "degraded" : "offline");
     // Daily probabilities of a change, spread over the day's heartbeats.
     const per = 1 / Math.max(hbPerDay, 1);
     const shape = s.shape;
@@ -395,7 +421,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
 
   function mint(s: SentinelState, cycle: string): NewEvent | null {
     const hb = s.last;
-    if (hb === null || hb.status === "offline" || s.registeredMs === null) return null;
+    if (hb === null || hb.status === "offline" || s.registeredMs === null || silenced(s)) return null;
     const uptimeDays = (current - s.registeredMs) / DAY_MS;
     const coordination_score = round(coordinationScore({ ...hb, uptimeDays }), 4);
     const multiplier = multipliers[s.spec.cathedral];
@@ -498,7 +524,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   }
 
   function standaloneDeliberation(id: string): NewEvent | null {
-    const pool = sentinels.filter((s) => s.registeredMs !== null);
+    const pool = sentinels.filter((s) => s.registeredMs !== null && !silenced(s));
     if (pool.length < 3) return null;
     const philosophers = pool.filter((s) => s.spec.cathedral === "FOR-PHILOSOPHERS");
     const chosen = rng.sample(pool, rng.between(3, 5));

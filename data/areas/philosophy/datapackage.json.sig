@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:2ab12acf3b5e3dc2d50a743fc119fa277253f67693bf1c62f0b6015bc20c01eb
+sha256:350e7638673b3172a1f8df2763f8c88c1e05cbd206ec299d48bb233606ae7742
 
-— integrity-platform.example/datasets UVWo39qf/RO3O7zvmaNyJJ/LDFVhdzrCW5/xV2kOyLUVtSxxc+PtHBjSA38pt0Ifw2eYCrOQHKCqKZb0eU6xuRNLuAk=
+— integrity-platform.example/datasets UVWo32c4sSvjN0kAnfK2qrzaLdaCwOZyrWRmzssK7jK5ssTJRWQvm+dqbWfIEhfocCXa1KM5dGRHx6sZTBfjbQ7OwQQ=

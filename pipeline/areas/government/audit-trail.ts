@@ -23,6 +23,7 @@
  *     delibproof.validated                                → validator
  *     cycle.updated                                       → "system" (the cycle keeper acts for it)
  *     pulse.recorded                                      → "pulse-indexer" (the indexer writes it)
+ *     compliance.audited                                  → auditor
  *   An event type not in the table (a newer ledger) uses the first of sentinel, agent, participant,
  *   account, ledger_id, session_id, id that the payload holds as a non-empty string, else "system".
  * - data: the payload's RFC 8785 JCS text.
@@ -43,6 +44,7 @@ export const SYSTEM_AGENT = "system";
 /** Payload field that names the acting party, per event type; a string value is a fixed agent. */
 export const AGENT_FIELD: Readonly<Record<string, { field: string } | { fixed: string }>> = {
   "sample.generated": { field: "generator" },
+  "compliance.audited": { field: "auditor" },
   "identity.registered": { field: "ledger_id" },
   "identity.reputation": { field: "ledger_id" },
   "identity.revoked": { field: "ledger_id" },

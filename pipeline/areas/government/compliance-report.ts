@@ -2,6 +2,10 @@
  * /government/compliance-report.json (government key): the curated statuses of
  * `data/sources/government/compliance.json`, dated and with the overall status derived.
  *
+ * Audit dates come from the ledger when it records audits (`compliance.audited`): a jurisdiction's
+ * last_audit is its latest recorded audit, and next_audit the earliest next audit due among them;
+ * the curated dates stand in only for what the ledger does not record.
+ *
  * Overall status rule (so it can never contradict the jurisdictions):
  *   - "non_compliant"       if any regulation of any jurisdiction is non_compliant;
  *   - "partially_compliant" otherwise, if any regulation is under_review;
@@ -12,6 +16,7 @@ import { z } from "zod";
 import { ComplianceReport, IsoDate, type ComplianceStatus, type RegulationStatus } from "../../../core/schemas/index.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
+import type { LedgerFacts } from "../../facts/types.ts";
 import type { DocumentStep } from "../../step.ts";
 
 export const COMPLIANCE_SOURCE = "government/compliance.json";
@@ -53,6 +58,18 @@ export function overallComplianceStatus(jurisdictions: Jurisdictions): Complianc
   return "compliant";
 }
 
+/** The curated statuses with the audit dates the ledger records (see the module comment). */
+export function auditedSchedule(source: ComplianceSource, audits: LedgerFacts["audits"]): { jurisdictions: Jurisdictions; next_audit: string } {
+  const recorded = Object.values(audits);
+  if (recorded.length === 0) return { jurisdictions: source.jurisdictions, next_audit: source.next_audit };
+  const jurisdictions = structuredClone(source.jurisdictions);
+  for (const [name, audit] of Object.entries(audits) as [keyof Jurisdictions, NonNullable<LedgerFacts["audits"][keyof Jurisdictions]>][]) {
+    jurisdictions[name].last_audit = audit.auditedOn;
+  }
+  const next_audit = recorded.map((a) => a!.nextAudit).sort()[0]!;
+  return { jurisdictions, next_audit };
+}
+
 export const complianceReportStep: DocumentStep = {
   kind: "document",
   id: "government/compliance-report.json",
@@ -70,12 +87,13 @@ export const complianceReportStep: DocumentStep = {
   generate({ facts, pulse, sources }) {
     const source = sources.json(COMPLIANCE_SOURCE, ComplianceSource);
     const { timestamp, cycle } = documentInstant(facts, pulse);
+    const { jurisdictions, next_audit } = auditedSchedule(source, facts.audits);
     const report: ComplianceReport = {
       cycle,
       timestamp,
-      compliance_status: overallComplianceStatus(source.jurisdictions),
-      jurisdictions: source.jurisdictions,
-      next_audit: source.next_audit,
+      compliance_status: overallComplianceStatus(jurisdictions),
+      jurisdictions,
+      next_audit,
     };
     return publishJson("government/compliance-report.json", ComplianceReport, report);
   },

@@ -10,9 +10,10 @@
  * - performance.gi_score: GI reported by the last heartbeat; performance.coordination: the spec's
  *   coordination score over the last heartbeat's inputs and the uptime (pipeline/lib/coordination.ts).
  *   Both null without a heartbeat.
- * - system_health: share of sentinels whose status is operational; >= healthy_min_operational_share
- *   → healthy, >= degraded_min_operational_share → degraded, else critical. No sentinel at all is
- *   a share of 0: critical.
+ * - system_health: the platform's health from core/health/system-health.ts (the one derivation every
+ *   page, the report and the API state) over these sentinel statuses, the minting state (the newest
+ *   pulse's MII against data/sources/economy/minting.json, as economy/mii.json states it) and the
+ *   compliance state of compliance-report.json; "operational" is written as the spec's "healthy".
  * - alerts: one per sentinel that is not operational, in sentinel order, kind and severity:
  *     silent   (no heartbeat yet)      raised_at = registration time
  *     stale    (heartbeat too old)     raised_at = last heartbeat + stale_after_hours
@@ -26,37 +27,32 @@ import {
   SentinelStatus,
   Severity,
   type SentinelOperationalStatus,
-  type SystemHealth,
 } from "../../../core/schemas/index.ts";
+import { dateTime, duration } from "../../../core/format/text.ts";
+import { systemHealth, systemHealthWord, type SystemHealthReport } from "../../../core/health/system-health.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
+import { ComplianceReport } from "../../../core/schemas/index.ts";
+import { mintingState } from "../economy/mii.ts";
+import { MINTING_SOURCE, MintingConfig } from "../economy/sources.ts";
 import { sentinelCoordination } from "../../lib/coordination.ts";
 import { documentInstant } from "../../lib/dating.ts";
-import { publishJson } from "../../lib/json.ts";
+import { publishJson, readStepJson } from "../../lib/json.ts";
 import type { LedgerFacts, SentinelFacts } from "../../facts/types.ts";
 import type { DocumentStep } from "../../step.ts";
 
 export const SENTINEL_STATUS_SOURCE = "government/sentinel-status.json";
-
-const Share = z.number().min(0).max(1);
+const COMPLIANCE_STEP = "government/compliance-report.json";
 
 export const SentinelStatusConfig = z
   .strictObject({
     /** A last heartbeat older than this (relative to the document timestamp) makes a sentinel offline. */
     stale_after_hours: z.number().positive(),
-    health: z.strictObject({
-      healthy_min_operational_share: Share,
-      degraded_min_operational_share: Share,
-    }),
     alert_severity: z.strictObject({
       silent: Severity,
       stale: Severity,
       degraded: Severity,
       offline: Severity,
     }),
-  })
-  .refine((c) => c.health.degraded_min_operational_share <= c.health.healthy_min_operational_share, {
-    path: ["health", "degraded_min_operational_share"],
-    message: "must not exceed healthy_min_operational_share",
   });
 export type SentinelStatusConfig = z.infer<typeof SentinelStatusConfig>;
 
@@ -79,32 +75,24 @@ export function assessSentinel(sentinel: SentinelFacts, atMs: number, config: Se
   return { status: hb.status, alert: hb.status };
 }
 
-export function systemHealth(operational: number, total: number, config: SentinelStatusConfig): SystemHealth {
-  const share = total === 0 ? 0 : operational / total;
-  if (share >= config.health.healthy_min_operational_share) return "healthy";
-  if (share >= config.health.degraded_min_operational_share) return "degraded";
-  return "critical";
-}
-
 function alertFor(sentinel: SentinelFacts, kind: AlertKind, config: SentinelStatusConfig, atMs: number): Alert {
   const hb = sentinel.lastHeartbeat;
   let message: string;
   let raisedAt: string;
   switch (kind) {
     case "silent":
-      message = `Sentinel ${sentinel.id} has not sent a heartbeat since it registered at ${sentinel.registeredAt}`;
+      message = `Sentinel ${sentinel.id} has not sent a heartbeat since it registered on ${dateTime(sentinel.registeredAt)}`;
       raisedAt = sentinel.registeredAt;
       break;
     case "stale": {
       const ts = hb?.ts ?? sentinel.registeredAt;
-      const hours = ((atMs - Date.parse(ts)) / HOUR_MS).toFixed(1);
-      message = `Last heartbeat of sentinel ${sentinel.id} at ${ts} is ${hours} h old (threshold ${config.stale_after_hours} h)`;
+      message = `The last heartbeat of sentinel ${sentinel.id}, on ${dateTime(ts)}, is ${duration(atMs - Date.parse(ts))} old (offline after ${duration(config.stale_after_hours * HOUR_MS)} of silence)`;
       raisedAt = new Date(Date.parse(ts) + config.stale_after_hours * HOUR_MS).toISOString();
       break;
     }
     case "offline":
     case "degraded":
-      message = `Sentinel ${sentinel.id} reported status ${kind} in its heartbeat at ${hb?.ts ?? "(none)"}`;
+      message = `Sentinel ${sentinel.id} reported itself ${kind} in its heartbeat on ${hb ? dateTime(hb.ts) : "(none)"}`;
       raisedAt = hb?.ts ?? sentinel.registeredAt;
       break;
   }
@@ -117,18 +105,23 @@ function alertFor(sentinel: SentinelFacts, kind: AlertKind, config: SentinelStat
   };
 }
 
+/** The state the health derivation needs besides the sentinels (null when not known). */
+export interface HealthContext {
+  compliance: ComplianceReport | null;
+  minting: ReturnType<typeof mintingState>;
+}
+
 export function sentinelStatusDocument(
   facts: LedgerFacts,
   pulse: readonly PulseRecord[],
   config: SentinelStatusConfig,
+  context: HealthContext = { compliance: null, minting: null },
 ): SentinelStatus {
   const { timestamp, cycle, ms } = documentInstant(facts, pulse);
   const sentinels: SentinelStatus["sentinels"] = [];
   const alerts: Alert[] = [];
-  let operational = 0;
   for (const sentinel of facts.sentinels) {
     const { status, alert } = assessSentinel(sentinel, ms, config);
-    if (status === "operational") operational++;
     if (alert) alerts.push(alertFor(sentinel, alert, config, ms));
     sentinels.push({
       id: sentinel.id,
@@ -146,9 +139,19 @@ export function sentinelStatusDocument(
     cycle,
     timestamp,
     sentinels,
-    system_health: systemHealth(operational, facts.sentinels.length, config),
+    system_health: systemHealthWord(healthOf(timestamp, sentinels, context).status),
     alerts,
   };
+}
+
+/** The health report of a sentinel list and its context, at `asOf` (core/health/system-health.ts). */
+export function healthOf(asOf: string, sentinels: SentinelStatus["sentinels"], context: HealthContext): SystemHealthReport {
+  return systemHealth({
+    asOf,
+    sentinels,
+    minting: context.minting,
+    compliance: context.compliance ? { status: context.compliance.compliance_status, nextAudit: context.compliance.next_audit } : null,
+  });
 }
 
 export const sentinelStatusStep: DocumentStep = {
@@ -163,10 +166,14 @@ export const sentinelStatusStep: DocumentStep = {
   mediatype: "application/json",
   access: "public",
   schema: "government/sentinel-status",
-  inputs: ["ledger", "pulse", `sources/${SENTINEL_STATUS_SOURCE}`],
+  inputs: ["ledger", "pulse", `sources/${SENTINEL_STATUS_SOURCE}`, `sources/${MINTING_SOURCE}`, `step:${COMPLIANCE_STEP}`],
   version: 1,
-  generate({ facts, pulse, sources }) {
+  generate({ facts, pulse, sources }, outputs) {
     const config = sources.json(SENTINEL_STATUS_SOURCE, SentinelStatusConfig);
-    return publishJson("government/sentinel-status.json", SentinelStatus, sentinelStatusDocument(facts, pulse, config));
+    const context = {
+      compliance: readStepJson(outputs, COMPLIANCE_STEP, ComplianceReport),
+      minting: mintingState(pulse, sources.json(MINTING_SOURCE, MintingConfig)),
+    };
+    return publishJson("government/sentinel-status.json", SentinelStatus, sentinelStatusDocument(facts, pulse, config, context));
   },
 };

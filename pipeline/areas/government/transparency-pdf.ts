@@ -11,15 +11,19 @@
  * under_review) and the audit dates, never the per-regulation statuses. Policy projections
  * (government-tier) are not included.
  *
+ * The system health is core/health's one derivation (sentinels, minting, compliance), stated in
+ * the same words as the portal; numbers, MIC, percentages and instants are written with
+ * core/format/text.ts. Tables size their columns to their content and wrap a cell rather than cut it.
+ *
  * Deterministic: dated by the document instant (pipeline/lib/dating.ts) — CreationDate, ModDate
  * and the text —, fixed Producer/Creator, trailer /ID from the ledger root, newest pulse hash and
- * timestamp. Standard Helvetica, all text reduced to WinAnsi. When the ledger is sample data every
- * page carries a red banner saying so.
+ * timestamp. The text is set in Inter (embedded subsets, pipeline/lib/pdf.ts), with Title, Author,
+ * Subject and /Lang en. When the ledger is sample data every page carries a red banner saying so.
  */
-import { StandardFonts, rgb, type PDFDocument, type PDFFont, type PDFPage, type RGB } from "pdf-lib";
+import { rgb, type PDFDocument, type PDFFont, type PDFPage, type RGB } from "pdf-lib";
 import { z } from "zod";
-import { formatMic } from "../../../core/economy/formulas.ts";
-import { formatPercent } from "../../../core/pulse/badge.ts";
+import { count as grouped, dateTime, day, decimal, mic, micAmount, percent, plural } from "../../../core/format/text.ts";
+import { healthSummary, type SystemHealthReport } from "../../../core/health/system-health.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
 import {
   CATHEDRALS,
@@ -30,7 +34,10 @@ import {
 } from "../../../core/schemas/index.ts";
 import { DAY_MS, WINDOW_DAYS, documentInstant, latestPulse, pulseWindow, type DocumentInstant } from "../../lib/dating.ts";
 import { readStepJson } from "../../lib/json.ts";
-import { PdfBuilder, winAnsiText, wrapText } from "../../lib/pdf.ts";
+import { PdfBuilder, bodyFonts, winAnsiText, wrapText } from "../../lib/pdf.ts";
+import { mintingState } from "../economy/mii.ts";
+import { MINTING_SOURCE, MintingConfig } from "../economy/sources.ts";
+import { healthOf } from "./sentinel-status.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
 import type { DocumentStep } from "../../step.ts";
 import { regulationStatuses } from "./compliance-report.ts";
@@ -75,8 +82,8 @@ const BLACK = rgb(0, 0, 0);
 const GREY = rgb(0.45, 0.45, 0.45);
 const LIGHT = rgb(0.85, 0.85, 0.85);
 const RED = rgb(0.75, 0.05, 0.05);
-const GI_COLOR = rgb(0.1, 0.3, 0.75);
-const MII_COLOR = rgb(0.05, 0.55, 0.25);
+const GI_COLOR = rgb(0.11, 0.31, 0.85);
+const MII_COLOR = rgb(0.76, 0.25, 0.05);
 
 class Layout {
   readonly pages: PDFPage[] = [];
@@ -131,15 +138,18 @@ class Layout {
     this.y -= points;
   }
 
-  text(text: string, options: { size?: number; bold?: boolean; color?: RGB; indent?: number } = {}): void {
+  /** Wrapped text; `marker` (a bullet) hangs in the indent before the first line. */
+  text(text: string, options: { size?: number; bold?: boolean; color?: RGB; indent?: number; marker?: string } = {}): void {
     const size = options.size ?? SIZE.body;
     const font = options.bold ? this.bold : this.font;
     const indent = options.indent ?? 0;
-    for (const line of wrapText(winAnsiText(text, font), font, size, CONTENT_WIDTH - indent)) {
+    wrapText(winAnsiText(text, font), font, size, CONTENT_WIDTH - indent).forEach((line, i) => {
       this.ensure(size * LEADING);
       this.y -= size * LEADING;
-      this.page.drawText(line, { x: MARGIN + indent, y: this.y + size * 0.3, size, font, color: options.color ?? BLACK });
-    }
+      const y = this.y + size * 0.3;
+      if (i === 0 && options.marker) this.page.drawText(options.marker, { x: MARGIN + indent - 10, y, size, font, color: options.color ?? BLACK });
+      this.page.drawText(line, { x: MARGIN + indent, y, size, font, color: options.color ?? BLACK });
+    });
   }
 
   heading(text: string): void {
@@ -155,27 +165,49 @@ class Layout {
   }
 
   bullet(text: string): void {
-    this.text(`- ${text}`, { indent: 10 });
+    this.text(text, { indent: 14, marker: "\u2022" });
   }
 
-  /** A table: columns at fixed x offsets (fractions of the content width); header in bold, repeated on a new page. */
-  table(columns: readonly { title: string; at: number }[], rows: readonly (readonly string[])[]): void {
+  /**
+   * A table whose columns are as wide as their widest cell (header included); when they do not fit
+   * the content width, the widest columns give way and their cells wrap onto more lines, never cut.
+   * Header in bold, repeated on a new page; `right` columns (numbers) are right-aligned.
+   */
+  table(columns: readonly { title: string; right?: boolean }[], rows: readonly (readonly string[])[]): void {
     const size = SIZE.small + 1;
-    const header = columns.map((c) => c.title);
-    const drawRow = (cells: readonly string[], font: PDFFont) => {
-      if (this.ensure(size * LEADING) && cells !== header) drawRow(header, this.bold);
-      this.y -= size * LEADING;
-      columns.forEach((column, i) => {
-        const next = columns[i + 1];
-        const width = ((next ? next.at : 1) - column.at) * CONTENT_WIDTH - 4;
-        let cell = winAnsiText(cells[i] ?? "", font);
-        while (cell.length > 1 && font.widthOfTextAtSize(cell, size) > width) cell = cell.slice(0, -1);
-        this.page.drawText(cell, { x: MARGIN + column.at * CONTENT_WIDTH, y: this.y + size * 0.3, size, font });
+    const pad = 8;
+    const line = size * LEADING;
+    const cellsOf = (cells: readonly string[], font: PDFFont) => columns.map((_, i) => winAnsiText(cells[i] ?? "", font));
+    const header = cellsOf(columns.map((c) => c.title), this.bold);
+    const body = rows.map((r) => cellsOf(r, this.font));
+    const widths = columns.map((_, i) =>
+      Math.max(this.bold.widthOfTextAtSize(header[i]!, size), ...body.map((r) => this.font.widthOfTextAtSize(r[i]!, size))) + pad,
+    );
+    // Shrink the widest column until everything fits (never below a quarter of the width).
+    for (let guard = 0; widths.reduce((a, b) => a + b, 0) > CONTENT_WIDTH && guard < 200; guard++) {
+      const widest = widths.indexOf(Math.max(...widths));
+      const over = widths.reduce((a, b) => a + b, 0) - CONTENT_WIDTH;
+      widths[widest] = Math.max(CONTENT_WIDTH / 4, widths[widest]! - over);
+      if (widths[widest] === CONTENT_WIDTH / 4) break;
+    }
+    const xs = widths.map((_, i) => MARGIN + widths.slice(0, i).reduce((a, b) => a + b, 0));
+    const drawRow = (cells: readonly string[], font: PDFFont, isHeader: boolean) => {
+      const wrapped = cells.map((cell, i) => wrapText(cell, font, size, widths[i]! - pad));
+      const height = Math.max(1, ...wrapped.map((w) => w.length)) * line;
+      if (this.ensure(height) && !isHeader) drawRow(header, this.bold, true);
+      wrapped.forEach((lines, i) => {
+        lines.forEach((text, k) => {
+          const w = font.widthOfTextAtSize(text, size);
+          const x = columns[i]!.right ? xs[i]! + widths[i]! - pad - w : xs[i]!;
+          this.page.drawText(text, { x, y: this.y - (k + 1) * line + size * 0.3, size, font });
+        });
       });
+      this.y -= height;
+      if (isHeader) this.page.drawLine({ start: { x: MARGIN, y: this.y + 1 }, end: { x: MARGIN + widths.reduce((a, b) => a + b, 0) - pad, y: this.y + 1 }, thickness: 0.5, color: LIGHT });
     };
-    this.ensure(2 * size * LEADING); // never a header alone at the foot of a page
-    drawRow(header, this.bold);
-    for (const row of rows) drawRow(row, this.font);
+    this.ensure(2 * line); // never a header alone at the foot of a page
+    drawRow(header, this.bold, true);
+    for (const row of body) drawRow(row, this.font, false);
     this.space(6);
   }
 
@@ -198,18 +230,22 @@ class Layout {
 // Chart
 
 function dateOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return day(new Date(ms));
 }
 
-/** Points are marked with a dot up to this many (about daily pulses); denser series are lines only. */
+/** Points are marked up to this many (about daily pulses); denser series are lines only. */
 const MARKERS_UP_TO = 40;
 
-/** GI and MII lines over [endMs − 30 days, endMs], axes, y labels, the 0.95 baseline and a legend. */
+/**
+ * GI and MII over [endMs − 30 days, endMs]: labelled axes ("Score" in percent, "Date (UTC)"), the
+ * 0.95 baseline and a legend. GI is a solid line with round markers, MII a dashed line with square
+ * markers drawn over it, so equal values show both; a single pulse is a pair of labelled markers.
+ */
 function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[], endMs: number): void {
-  const height = 170;
-  const { page, bottom } = layout.block(height + 40);
-  const left = MARGIN + 36;
-  const width = CONTENT_WIDTH - 36;
+  const height = 150;
+  const { page, bottom } = layout.block(height + 52);
+  const left = MARGIN + 44;
+  const width = CONTENT_WIDTH - 44;
   const y0 = bottom + 40;
   const startMs = endMs - WINDOW_DAYS * DAY_MS;
   const values = points.flatMap((p) => [p.giScore, p.miiScore]);
@@ -219,12 +255,14 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
   const yOf = (v: number) => y0 + ((v - lo) / (hi - lo)) * height;
   const xOf = (ms: number) => left + ((ms - startMs) / (endMs - startMs)) * width;
 
-  // Grid and y labels every 0.05.
+  // Grid and y labels every 0.05, and the axis title.
   for (let step = 0; lo + step * 0.05 <= hi + 1e-9; step++) {
     const v = Math.round((lo + step * 0.05) * 100) / 100;
     page.drawLine({ start: { x: left, y: yOf(v) }, end: { x: left + width, y: yOf(v) }, thickness: 0.4, color: LIGHT });
-    page.drawText(`${formatPercent(v)}%`, { x: MARGIN, y: yOf(v) - 3, size: SIZE.small, font, color: GREY });
+    const label = percent(v, 0);
+    page.drawText(label, { x: left - 4 - font.widthOfTextAtSize(label, SIZE.small), y: yOf(v) - 3, size: SIZE.small, font, color: GREY });
   }
+  page.drawText("Score", { x: MARGIN, y: y0 + height + 8, size: SIZE.small, font, color: GREY });
   // Axes.
   page.drawLine({ start: { x: left, y: y0 }, end: { x: left, y: y0 + height }, thickness: 0.8, color: BLACK });
   page.drawLine({ start: { x: left, y: y0 }, end: { x: left + width, y: y0 }, thickness: 0.8, color: BLACK });
@@ -236,37 +274,45 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
     color: RED,
     dashArray: [4, 3],
   });
-  // X labels: window start, middle, end.
+  // X labels: window start, middle, end; the axis title under them.
   for (const ms of [startMs, (startMs + endMs) / 2, endMs]) {
     const label = dateOf(ms);
     const w = font.widthOfTextAtSize(label, SIZE.small);
-    page.drawText(label, { x: Math.min(xOf(ms) - w / 2, left + width - w), y: y0 - 12, size: SIZE.small, font, color: GREY });
+    page.drawText(label, { x: Math.max(left, Math.min(xOf(ms) - w / 2, left + width - w)), y: y0 - 12, size: SIZE.small, font, color: GREY });
   }
-  // Series.
-  for (const [key, color] of [["giScore", GI_COLOR], ["miiScore", MII_COLOR]] as const) {
+  const axisTitle = "Date (UTC)";
+  page.drawText(axisTitle, { x: left + width / 2 - font.widthOfTextAtSize(axisTitle, SIZE.small) / 2, y: y0 - 24, size: SIZE.small, font, color: GREY });
+  // Series: GI first, MII (dashed) over it.
+  const marks = points.length <= MARKERS_UP_TO;
+  for (const [key, color, dashed] of [["giScore", GI_COLOR, false], ["miiScore", MII_COLOR, true]] as const) {
     let previous: { x: number; y: number } | null = null;
     for (const p of points) {
       const at = { x: xOf(Date.parse(p.generatedAt)), y: yOf(p[key]) };
-      if (previous) page.drawLine({ start: previous, end: at, thickness: 1.4, color });
-      if (points.length <= MARKERS_UP_TO) page.drawCircle({ x: at.x, y: at.y, size: 1.6, color });
+      if (previous) page.drawLine({ start: previous, end: at, thickness: dashed ? 1.2 : 1.6, color, ...(dashed ? { dashArray: [3, 2] } : {}) });
+      if (marks || points.length === 1) {
+        const r = points.length === 1 ? 3.2 : 1.8;
+        if (dashed) page.drawRectangle({ x: at.x - r * 0.8, y: at.y - r * 0.8, width: r * 1.6, height: r * 1.6, borderColor: color, borderWidth: 0.9 });
+        else page.drawCircle({ x: at.x, y: at.y, size: r, color });
+      }
       previous = at;
     }
   }
+  if (points.length === 1) {
+    const p = points[0]!;
+    const x = xOf(Date.parse(p.generatedAt));
+    const label = `GI ${percent(p.giScore)}, MII ${percent(p.miiScore)}`;
+    const w = font.widthOfTextAtSize(label, SIZE.small);
+    page.drawText(label, { x: Math.max(left + 2, Math.min(x - w / 2, left + width - w)), y: yOf(Math.max(p.giScore, p.miiScore)) + 7, size: SIZE.small, font, color: BLACK });
+  }
   // Legend.
   let x = left;
-  const legendY = bottom + 12;
-  for (const [label, color, dashed] of [
-    ["GI", GI_COLOR, false],
-    ["MII", MII_COLOR, false],
-    [`Baseline ${CHART_BASELINE}`, RED, true],
+  const legendY = bottom + 2;
+  for (const [label, color, dash] of [
+    ["GI (global integrity)", GI_COLOR, undefined],
+    ["MII (integrity index)", MII_COLOR, [3, 2]],
+    [`Baseline ${percent(CHART_BASELINE, 0)}`, RED, [4, 3]],
   ] as const) {
-    page.drawLine({
-      start: { x, y: legendY + 3 },
-      end: { x: x + 18, y: legendY + 3 },
-      thickness: 1.4,
-      color,
-      ...(dashed ? { dashArray: [4, 3] } : {}),
-    });
+    page.drawLine({ start: { x, y: legendY + 3 }, end: { x: x + 18, y: legendY + 3 }, thickness: 1.4, color, ...(dash ? { dashArray: [...dash] } : {}) });
     page.drawText(label, { x: x + 22, y: legendY, size: SIZE.small, font, color: BLACK });
     x += 40 + font.widthOfTextAtSize(label, SIZE.small);
   }
@@ -275,13 +321,8 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
 // ------------------------------------------------------------------------------------------------
 // Content
 
-function pct(score: number): string {
-  return `${formatPercent(score)}%`;
-}
-
-function count(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+const pct = (score: number) => percent(score);
+const count = plural;
 
 export interface ReportData {
   facts: LedgerFacts;
@@ -290,6 +331,8 @@ export interface ReportData {
   source: TransparencySource;
   compliance: ComplianceReport;
   status: SentinelStatus;
+  /** core/health's report over the sentinels, minting and compliance. */
+  health: SystemHealthReport;
 }
 
 function statusCounts(status: SentinelStatus): Record<"operational" | "degraded" | "offline", number> {
@@ -299,24 +342,31 @@ function statusCounts(status: SentinelStatus): Record<"operational" | "degraded"
 }
 
 function executiveSummary(l: Layout, d: ReportData): void {
-  const { facts, instant, compliance, status } = d;
+  const { facts, instant, compliance, health } = d;
   const latest = latestPulse(d.pulse);
-  const counts = statusCounts(status);
   l.heading(SECTION_HEADINGS[0]);
-  l.paragraph(`This report describes the Integrity Platform as of ${instant.timestamp} (cycle ${instant.cycle}).`);
+  l.paragraph(`This report describes the Integrity Platform as of ${dateTime(instant.timestamp)} (cycle ${instant.cycle}).`);
+  l.bullet(`System health: ${healthSummary(health)}`);
   if (latest) {
-    l.bullet(`Latest integrity pulse: GI ${pct(latest.giScore)}, MII ${pct(latest.miiScore)} (pulse of ${latest.generatedAt}, cycle ${latest.cycle}).`);
+    l.bullet(
+      `Latest integrity pulse: GI ${pct(latest.giScore)}, MII ${pct(latest.miiScore)} (${dateTime(latest.generatedAt)}, cycle ${latest.cycle}). GI and MII measure the repository and its published data; the sentinel counts above measure the running system.`,
+    );
   } else {
     l.bullet("No integrity pulse has been recorded yet.");
   }
-  l.bullet(
-    `Sentinels: ${facts.sentinels.length} registered; ${counts.operational} operational, ${counts.degraded} degraded, ${counts.offline} offline; system health ${status.system_health}.`,
-  );
-  l.bullet(`Total supply: ${formatMic(facts.supply.mintedShards)} MIC minted; circulating ${formatMic(circulating(facts))} MIC.`);
-  l.bullet(`Ledger: ${count(facts.size, "entry", "entries")}${facts.firstTs ? ` from ${facts.firstTs} to ${facts.asOf}` : ""}.`);
+  l.bullet(`Total supply: ${mic(facts.supply.mintedShards)} minted; circulating ${mic(circulating(facts))}.`);
+  l.bullet(`Ledger: ${count(facts.size, "entry", "entries")}${facts.firstTs ? ` from ${dateTime(facts.firstTs)} to ${dateTime(facts.asOf!)}` : ""}.`);
   l.bullet(`Ledger Merkle root: ${facts.rootHash}`);
-  l.bullet(`Compliance: ${compliance.compliance_status}; next audit ${compliance.next_audit}.`);
+  l.bullet(`Compliance: ${compliance.compliance_status.replaceAll("_", " ")}; next audit ${auditText(d)}.`);
   l.space(4);
+}
+
+/** "15 Apr 2026 (overdue by 222 days)" / "15 Jan 2027 (in 53 days)". */
+function auditText(d: ReportData): string {
+  const audit = d.health.compliance;
+  const when = day(d.compliance.next_audit);
+  if (!audit) return when;
+  return audit.daysToAudit >= 0 ? `${when} (in ${count(audit.daysToAudit, "day")})` : `${when} (overdue by ${count(-audit.daysToAudit, "day")})`;
 }
 
 function circulating(facts: LedgerFacts): bigint {
@@ -324,22 +374,11 @@ function circulating(facts: LedgerFacts): bigint {
 }
 
 function operationsOverview(l: Layout, d: ReportData, font: PDFFont): void {
-  const { facts, pulse, instant, status } = d;
+  const { facts, pulse, instant, status, health } = d;
   l.heading(SECTION_HEADINGS[1]);
-  const types = Object.keys(facts.eventCounts).sort();
-  l.paragraph(
-    `The ledger holds ${count(facts.size, "entry", "entries")} of ${count(types.length, "event type")}. Every entry is hash-chained and is a leaf of an RFC 9162 Merkle tree; the root above commits to all of them.`,
-  );
-  l.table(
-    [
-      { title: "Event type", at: 0 },
-      { title: "Entries", at: 0.5 },
-    ],
-    types.map((t) => [t, String(facts.eventCounts[t] ?? 0)]),
-  );
   const window = pulseWindow(pulse, instant.ms);
   l.paragraph(
-    `Integrity pulse: ${count(pulse.length, "record")} in the history, ${window.length} in the ${WINDOW_DAYS} days to ${instant.timestamp}. Figure 1 shows GI and MII over that window against the ${CHART_BASELINE} baseline.`,
+    `Integrity pulse: ${count(pulse.length, "record")} in the history, ${grouped(window.length)} in the ${WINDOW_DAYS} days to ${dateTime(instant.timestamp)}. Figure 1 shows GI and MII over that window against the ${percent(CHART_BASELINE, 0)} baseline.`,
   );
   if (window.length === 0) {
     l.paragraph(`Figure 1: no pulse was recorded in the ${WINDOW_DAYS} days before this report.`);
@@ -351,29 +390,30 @@ function operationsOverview(l: Layout, d: ReportData, font: PDFFont): void {
     });
     l.space(6);
   }
-  const counts = statusCounts(status);
+  const s = health.sentinels;
   l.paragraph(
-    `Sentinels: ${status.sentinels.length} registered, ${counts.operational} operational, ${counts.degraded} degraded, ${counts.offline} offline; system health ${status.system_health}; ${count(status.alerts.length, "open alert")}.`,
+    `Sentinels: ${grouped(s.total)} registered, ${grouped(s.operational)} operational, ${grouped(s.degraded)} degraded, ${grouped(s.offline)} offline; system health ${health.status}; ${count(status.alerts.length, "open alert")}.`,
   );
   l.table(
-    [
-      { title: "Sentinel", at: 0 },
-      { title: "Cathedral", at: 0.24 },
-      { title: "Status", at: 0.43 },
-      { title: "GI", at: 0.56 },
-      { title: "Coordination", at: 0.65 },
-      { title: "Last heartbeat", at: 0.8 },
-    ],
-    status.sentinels.map((s) => [
-      s.id,
-      s.cathedral,
-      s.status,
-      s.performance.gi_score === null ? "-" : pct(s.performance.gi_score),
-      s.performance.coordination === null ? "-" : s.performance.coordination.toFixed(2),
-      s.last_heartbeat === null ? "never" : s.last_heartbeat.slice(0, 16).replace("T", " "),
+    [{ title: "Sentinel" }, { title: "Cathedral" }, { title: "Status" }, { title: "GI", right: true }, { title: "Coordination", right: true }, { title: "Last heartbeat" }],
+    status.sentinels.map((x) => [
+      x.id,
+      x.cathedral,
+      x.status,
+      x.performance.gi_score === null ? "-" : pct(x.performance.gi_score),
+      x.performance.coordination === null ? "-" : decimal(x.performance.coordination, 1),
+      x.last_heartbeat === null ? "never" : dateTime(x.last_heartbeat),
     ]),
   );
   for (const alert of status.alerts) l.bullet(`Alert (${alert.severity}): ${alert.message}.`);
+  const types = Object.keys(facts.eventCounts).sort();
+  l.paragraph(
+    `The ledger holds ${count(facts.size, "entry", "entries")} of ${count(types.length, "event type")}. Every entry is hash-chained and is a leaf of an RFC 9162 Merkle tree; the root above commits to all of them.`,
+  );
+  l.table(
+    [{ title: "Event type" }, { title: "Entries", right: true }],
+    types.map((t) => [t, grouped(facts.eventCounts[t] ?? 0)]),
+  );
 }
 
 function governance(l: Layout, d: ReportData): void {
@@ -390,31 +430,26 @@ function governance(l: Layout, d: ReportData): void {
     }
   }
   l.table(
-    [
-      { title: "Cathedral", at: 0 },
-      { title: "Multiplier", at: 0.35 },
-      { title: "Sentinels", at: 0.55 },
-      { title: "Rewards (MIC)", at: 0.72 },
-    ],
+    [{ title: "Cathedral" }, { title: "Multiplier", right: true }, { title: "Sentinels", right: true }, { title: "Rewards", right: true }],
     CATHEDRALS.map((c) => {
       const entry = byCathedral.get(c) ?? { sentinels: 0, rewards: 0n };
-      return [c, String(facts.multipliers[c]), String(entry.sentinels), formatMic(entry.rewards)];
+      return [c, `×${decimal(facts.multipliers[c], 2)}`, grouped(entry.sentinels), mic(entry.rewards)];
     }),
   );
   const c = facts.consensus;
   l.paragraph(
-    `Consensus: ${count(c.opened, "session")} opened, ${c.evaluated} evaluated (${c.approved} approved, ${c.rejected} rejected, ${c.noQuorum} without quorum), ${c.open} still open; ${count(c.sealedProofs, "deliberation proof")} sealed on the ledger.`,
+    `Consensus: ${count(c.opened, "session")} opened, ${grouped(c.evaluated)} evaluated (${grouped(c.approved)} approved, ${grouped(c.rejected)} rejected, ${grouped(c.noQuorum)} without quorum), ${grouped(c.open)} still open; ${count(c.sealedProofs, "deliberation proof")} sealed on the ledger.`,
   );
   const approved = facts.deliberations.filter((x) => x.outcome === "approved").length;
-  l.paragraph(`Deliberations recorded: ${facts.deliberations.length} (${approved} approved).`);
+  l.paragraph(`Deliberations recorded: ${grouped(facts.deliberations.length)} (${grouped(approved)} approved).`);
   const n = (type: string) => facts.eventCounts[type] ?? 0;
   l.paragraph(
     `Authority verification: ${count(n("avm.attempt"), "attempt")}, ${count(n("avm.grant"), "grant")}, ${count(n("avm.revoke"), "revocation")}; ${count(n("identity.registered"), "identity", "identities")} registered, ${count(n("attestation"), "attestation")} recorded.`,
   );
   if (facts.multiplierChanges.length > 0) {
-    l.paragraph(`Multiplier changes recorded: ${facts.multiplierChanges.length}.`);
+    l.paragraph(`Multiplier changes recorded: ${grouped(facts.multiplierChanges.length)}; the latest:`);
     for (const change of facts.multiplierChanges.slice(-5)) {
-      l.bullet(`${change.ts} (${change.cycle}): ${change.cathedral} to ${change.multiplier} - ${change.reason}`);
+      l.bullet(`${dateTime(change.ts)} (${change.cycle}): ${change.cathedral} to ×${decimal(change.multiplier, 2)} - ${change.reason}`);
     }
   }
 }
@@ -423,33 +458,21 @@ function financial(l: Layout, d: ReportData): void {
   const { facts } = d;
   l.heading(SECTION_HEADINGS[3]);
   l.paragraph(
-    "MIC amounts are kept on the ledger as integer shards (1 MIC = 1,000,000 shards) and are shown here with six decimals, computed without floating point.",
+    "MIC amounts are kept on the ledger as integer shards (1 MIC = 1,000,000 shards) and are shown here rounded to two decimals, computed without floating point; the published datasets carry every shard.",
   );
-  l.bullet(`Total supply (all MIC minted): ${formatMic(facts.supply.mintedShards)} MIC`);
-  l.bullet(`Burned: ${formatMic(facts.supply.burnedShards)} MIC`);
-  l.bullet(`Locked in contracts: ${formatMic(facts.supply.lockedShards)} MIC`);
-  l.bullet(`Circulating (minted - burned - locked): ${formatMic(circulating(facts))} MIC`);
+  l.bullet(`Total supply (all MIC minted): ${mic(facts.supply.mintedShards)}`);
+  l.bullet(`Burned: ${mic(facts.supply.burnedShards)}`);
+  l.bullet(`Locked in contracts: ${mic(facts.supply.lockedShards)}`);
+  l.bullet(`Circulating (minted - burned - locked): ${mic(circulating(facts))}`);
   const mints = facts.sentinels.reduce((a, s) => a + s.mintCount, 0);
-  l.bullet(`Mints: ${mints} to ${facts.sentinels.filter((s) => s.mintCount > 0).length} sentinels.`);
+  l.bullet(`Mints: ${grouped(mints)} to ${count(facts.sentinels.filter((s) => s.mintCount > 0).length, "sentinel")}.`);
   l.space(4);
   const recent = facts.supplyByCycle.slice(-10);
   if (recent.length > 0) {
     l.paragraph(`Cumulative supply at the end of the last ${count(recent.length, "cycle")} with supply events:`);
     l.table(
-      [
-        { title: "Cycle", at: 0 },
-        { title: "Last event", at: 0.14 },
-        { title: "Minted (MIC)", at: 0.44 },
-        { title: "Burned (MIC)", at: 0.63 },
-        { title: "Locked (MIC)", at: 0.82 },
-      ],
-      recent.map((r) => [
-        r.cycle,
-        r.ts.slice(0, 16).replace("T", " "),
-        formatMic(r.mintedShards),
-        formatMic(r.burnedShards),
-        formatMic(r.lockedShards),
-      ]),
+      [{ title: "Cycle" }, { title: "Last event" }, { title: "Minted (MIC)", right: true }, { title: "Burned (MIC)", right: true }, { title: "Locked (MIC)", right: true }],
+      recent.map((r) => [r.cycle, dateTime(r.ts), micAmount(r.mintedShards), micAmount(r.burnedShards), micAmount(r.lockedShards)]),
     );
   }
 }
@@ -458,27 +481,19 @@ function complianceStatus(l: Layout, d: ReportData): void {
   const { compliance } = d;
   l.heading(SECTION_HEADINGS[4]);
   l.paragraph(
-    `Overall status: ${compliance.compliance_status}. Next audit: ${compliance.next_audit}. The detailed report per regulation is published for holders of a government key.`,
+    `Overall status: ${compliance.compliance_status.replaceAll("_", " ")}. Next audit: ${auditText(d)}. The detailed report per regulation is published for holders of a government key.`,
   );
   const rows = (Object.keys(compliance.jurisdictions) as (keyof ComplianceReport["jurisdictions"])[]).map((name) => {
     const jurisdiction = compliance.jurisdictions[name];
     const statuses = regulationStatuses({ [name]: jurisdiction } as unknown as ComplianceReport["jurisdictions"]);
     const open = statuses.filter((s) => s === "non_compliant" || s === "under_review").length;
-    return [name, String(statuses.length), String(open), jurisdiction.last_audit];
+    return [name, grouped(statuses.length), grouped(open), day(jurisdiction.last_audit)];
   });
-  l.table(
-    [
-      { title: "Jurisdiction", at: 0 },
-      { title: "Regulations", at: 0.3 },
-      { title: "Open findings", at: 0.5 },
-      { title: "Last audit", at: 0.72 },
-    ],
-    rows,
-  );
+  l.table([{ title: "Jurisdiction" }, { title: "Regulations", right: true }, { title: "Open findings", right: true }, { title: "Last audit" }], rows);
 }
 
 function outlook(l: Layout, d: ReportData): void {
-  const { facts, pulse, instant, compliance } = d;
+  const { facts, pulse, instant } = d;
   l.heading(SECTION_HEADINGS[5]);
   for (const paragraph of d.source.outlook) l.paragraph(paragraph);
   const window = pulseWindow(pulse, instant.ms);
@@ -489,13 +504,8 @@ function outlook(l: Layout, d: ReportData): void {
       `Trend over the last ${WINDOW_DAYS} days: GI ${pct(first.giScore)} to ${pct(last.giScore)}, MII ${pct(first.miiScore)} to ${pct(last.miiScore)} (${count(window.length, "pulse")}).`,
     );
   }
-  const days = Math.ceil((Date.parse(`${compliance.next_audit}T00:00:00Z`) - instant.ms) / DAY_MS);
-  l.bullet(
-    days >= 0
-      ? `Next compliance audit: ${compliance.next_audit} (in ${count(days, "day")}).`
-      : `Next compliance audit: ${compliance.next_audit} (overdue by ${count(-days, "day")}).`,
-  );
-  l.bullet(`Consensus sessions still open: ${facts.consensus.open}.`);
+  l.bullet(`Next compliance audit: ${auditText(d)}.`);
+  l.bullet(`Consensus sessions still open: ${grouped(facts.consensus.open)}.`);
 }
 
 /** The report's bytes. */
@@ -504,21 +514,20 @@ export function renderTransparencyPdf(data: ReportData): Uint8Array {
   const latest = latestPulse(data.pulse);
   const pdf = new PdfBuilder({
     title: source.title,
-    subject: `Transparency report as of ${instant.timestamp} (${instant.cycle})${facts.sample ? " - SAMPLE DATA" : ""}`,
+    subject: `Transparency report as of ${dateTime(instant.timestamp)} (${instant.cycle})${facts.sample ? " - SAMPLE DATA" : ""}`,
     author: source.author,
     creator: PDF_CREATOR,
     keywords: ["integrity", "transparency", instant.cycle, ...(facts.sample ? ["sample data"] : [])],
     date: new Date(instant.ms),
     idSeed: `${facts.rootHash}|${latest?.hash ?? "no-pulse"}|${instant.timestamp}`,
   });
-  const font = pdf.font(StandardFonts.Helvetica);
-  const bold = pdf.font(StandardFonts.HelveticaBold);
+  const { regular: font, bold } = bodyFonts(pdf);
   const banner = facts.sample
     ? `SAMPLE DATA - ${facts.sample.notice.replace(/^\s*sample data\s*[-:\u2013\u2014]?\s*/i, "")} (generator ${facts.sample.generator}, seed ${facts.sample.seed})`
     : null;
   const l = new Layout(pdf.doc, font, bold, banner);
   l.text(source.title, { size: SIZE.title, bold: true });
-  l.text(`As of ${instant.timestamp} - cycle ${instant.cycle}`, { color: GREY });
+  l.text(`As of ${dateTime(instant.timestamp)} - cycle ${instant.cycle}`, { color: GREY });
   l.space(6);
   executiveSummary(l, data);
   operationsOverview(l, data, font);
@@ -526,7 +535,7 @@ export function renderTransparencyPdf(data: ReportData): Uint8Array {
   financial(l, data);
   complianceStatus(l, data);
   outlook(l, data);
-  l.footer(`${source.title}, as of ${instant.timestamp}${facts.sample ? " (SAMPLE DATA)" : ""}`);
+  l.footer(`${source.title}, as of ${dateTime(instant.timestamp)}${facts.sample ? " (SAMPLE DATA)" : ""}`);
   return pdf.bytes();
 }
 
@@ -541,16 +550,20 @@ export const transparencyStep: DocumentStep = {
     "PDF report: executive summary, system operations (with a GI/MII chart), governance structure, financial transparency, compliance status summary and future outlook.",
   mediatype: "application/pdf",
   access: "public",
-  inputs: ["ledger", "pulse", `sources/${TRANSPARENCY_SOURCE}`, `step:${COMPLIANCE_STEP}`, `step:${SENTINEL_STEP}`],
+  inputs: ["ledger", "pulse", `sources/${TRANSPARENCY_SOURCE}`, `sources/${MINTING_SOURCE}`, `step:${COMPLIANCE_STEP}`, `step:${SENTINEL_STEP}`],
   version: 1,
   generate({ facts, pulse, sources }, outputs) {
+    const compliance = readStepJson(outputs, COMPLIANCE_STEP, ComplianceReport);
+    const status = readStepJson(outputs, SENTINEL_STEP, SentinelStatus);
+    const minting = mintingState(pulse, sources.json(MINTING_SOURCE, MintingConfig));
     return renderTransparencyPdf({
       facts,
       pulse,
       instant: documentInstant(facts, pulse),
       source: sources.json(TRANSPARENCY_SOURCE, TransparencySource),
-      compliance: readStepJson(outputs, COMPLIANCE_STEP, ComplianceReport),
-      status: readStepJson(outputs, SENTINEL_STEP, SentinelStatus),
+      compliance,
+      status,
+      health: healthOf(status.timestamp, status.sentinels, { compliance, minting }),
     });
   },
 };

@@ -73,7 +73,7 @@ const VIRTUES_TEST_CONFIG = {
     temperance: { weight: 1, compliant_at: 0.7, at_risk_at: 0.5, spike_factor: 2 },
     justice: { weight: 1, compliant_at: 0.7, at_risk_at: 0.5 },
     prudence: { weight: 1, compliant_at: 0.95, at_risk_at: 0.85 },
-    courage: { weight: 1, compliant_at: 0.3, at_risk_at: 0.2 },
+    courage: { weight: 1, target_share: 1, compliant_at: 0.3, at_risk_at: 0.2 },
   },
 };
 const DRIFT_TEST_CONFIG = {
@@ -186,10 +186,19 @@ describe("virtues.json", () => {
     // Weighted mean, integrity weighted 2: (2·0.8 + 0.75 + 0.5 + 0.875 + 0.25) / 6.
     expect(v.overall_compliance).toBeCloseTo((1.6 + 0.75 + 0.5 + 0.875 + 0.25) / 6, 15);
     expect(v.virtues.integrity.measure).toContain("8 of 10");
-    expect(v.virtues.temperance.measure).toContain("(0.000110 MIC): 1 of 4 exceeded it");
+    expect(v.virtues.temperance.measure).toContain("(0.00 MIC): 1 of 4 exceeded it");
     expect(v.virtues.justice.measure).toContain("Gini 0.5000");
     expect(v.virtues.prudence.measure).toContain("7 of 8");
-    expect(v.virtues.courage.measure).toContain("1 of 4");
+    expect(v.virtues.courage.measure).toContain("1 of the 4 recorded deliberations (25.0%)");
+  });
+
+  it("scores courage against its target share, at most 1", () => {
+    const config = structuredClone(VIRTUES_TEST_CONFIG);
+    config.virtues.courage.target_share = 0.2; // 1 of 4 = 25 % dissent ≥ 20 %: fully kept
+    const v = doc("philosophy/virtues.json", makeInputs(facts(), PULSE, testSources(config)), Virtues);
+    expect([v.virtues.courage.score, v.virtues.courage.status]).toEqual([1, "compliant"]);
+    config.virtues.courage.target_share = 0.5; // 25 % of a 50 % target
+    expect(doc("philosophy/virtues.json", makeInputs(facts(), PULSE, testSources(config)), Virtues).virtues.courage.score).toBe(0.5);
   });
 
   it("sets each status by the bands of the source", () => {

@@ -34,8 +34,11 @@ export const VirtuesConfig = z.strictObject({
     justice: z.strictObject(band).refine(bandsInOrder, bandsMessage),
     /** Share of evaluated consensus sessions that reached quorum. */
     prudence: z.strictObject(band).refine(bandsInOrder, bandsMessage),
-    /** Share of deliberations with at least one opposing position. */
-    courage: z.strictObject(band).refine(bandsInOrder, bandsMessage),
+    /**
+     * Share of deliberations with at least one opposing position, against `target_share`: reaching
+     * the target keeps the virtue fully (score 1), so its bands read like the others'.
+     */
+    courage: z.strictObject({ ...band, target_share: Score01.refine((v) => v > 0, "must be above 0") }).refine(bandsInOrder, bandsMessage),
   }),
 });
 export type VirtuesConfig = z.infer<typeof VirtuesConfig>;

@@ -14,7 +14,9 @@
  * - prudence   = share of evaluated consensus sessions that reached quorum (APPROVED or REJECTED,
  *   not NO_QUORUM).
  * - courage    = share of recorded deliberations in which at least one sentinel took the position
- *   "oppose" (dissent was voiced and recorded).
+ *   "oppose" (dissent was voiced and recorded), against the curated `target_share`:
+ *   min(1, share / target), so that every score reads the same way (1 = the virtue fully kept) and
+ *   a status is never "compliant" next to a low-looking number.
  *
  * A virtue with nothing to measure (no pulse, no mint, no reward, no evaluated session, no
  * deliberation) is not demonstrated: score 0, status non_compliant, and the measure says so. No
@@ -24,7 +26,7 @@
  */
 import { VIRTUES, Virtues, type Virtue, type VirtueAssessment, type VirtueStatus } from "../../../core/schemas/philosophy.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
-import { formatMic } from "../../../core/economy/formulas.ts";
+import { count, mic, percent, plural } from "../../../core/format/text.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
@@ -55,8 +57,8 @@ export function measureIntegrity(pulse: readonly PulseRecord[], windowPulses: nu
   return {
     score: healthy / recent.length,
     measure:
-      `Share of the latest ${recent.length} pulse records (window: at most ${windowPulses}) whose GI is at least ${giMin}: ` +
-      `${healthy} of ${recent.length}.`,
+      `Share of the latest ${plural(recent.length, "pulse record")} (window: at most ${count(windowPulses)}) whose GI is at least ${percent(giMin)}: ` +
+      `${count(healthy)} of ${count(recent.length)}.`,
   };
 }
 
@@ -89,13 +91,13 @@ export function measureTemperance(facts: Pick<LedgerFacts, "supplyByCycle">, spi
   // x > factor × median  ⇔  2x > factor × (2 × median): exact in integers.
   const factor = BigInt(spikeFactor);
   const spikes = issuance.filter((x) => 2n * x > factor * median2).length;
-  // The median in MIC, exact: a half shard (even count, odd sum of the middle pair) adds a 7th digit 5.
-  const median = formatMic(median2 / 2n) + (median2 % 2n === 0n ? "" : "5");
+  // The median in MIC, to the cent (a half shard of an even count is below that precision).
+  const median = mic(median2 / 2n);
   return {
     score: 1 - spikes / issuance.length,
     measure:
-      `1 minus the share of the ${issuance.length} minting cycles whose MIC issuance exceeded ${spikeFactor} times ` +
-      `the median issuance per minting cycle (${median} MIC): ${spikes} of ${issuance.length} exceeded it.`,
+      `1 minus the share of the ${plural(issuance.length, "minting cycle")} whose MIC issuance exceeded ${spikeFactor} times ` +
+      `the median issuance per minting cycle (${median}): ${count(spikes)} of ${count(issuance.length)} exceeded it.`,
   };
 }
 
@@ -124,8 +126,8 @@ export function measureJustice(facts: Pick<LedgerFacts, "sentinels">): Measured 
   return {
     score: 1 - g,
     measure:
-      `1 minus the Gini coefficient of total MIC rewards across the ${facts.sentinels.length} registered sentinels ` +
-      `(${rewarded} of them rewarded): Gini ${g.toFixed(4)}.`,
+      `1 minus the Gini coefficient of total MIC rewards across the ${plural(facts.sentinels.length, "registered sentinel")} ` +
+      `(${count(rewarded)} of them rewarded): Gini ${g.toFixed(4)}.`,
   };
 }
 
@@ -136,20 +138,21 @@ export function measurePrudence(facts: Pick<LedgerFacts, "consensus">): Measured
   return {
     score: quorate / evaluated,
     measure:
-      `Share of the ${evaluated} evaluated consensus sessions that reached quorum (outcome APPROVED or REJECTED, ` +
-      `not NO_QUORUM): ${quorate} of ${evaluated}.`,
+      `Share of the ${plural(evaluated, "evaluated consensus session")} that reached quorum (outcome APPROVED or REJECTED, ` +
+      `not NO_QUORUM): ${count(quorate)} of ${count(evaluated)}.`,
   };
 }
 
-export function measureCourage(facts: Pick<LedgerFacts, "deliberations">): Measured {
+export function measureCourage(facts: Pick<LedgerFacts, "deliberations">, targetShare: number): Measured {
   const total = facts.deliberations.length;
   if (total === 0) return notDemonstrated("No deliberation recorded yet");
   const dissenting = facts.deliberations.filter((d) => d.sentinels.some((s) => s.position === "oppose")).length;
+  const share = dissenting / total;
   return {
-    score: dissenting / total,
+    score: Math.min(1, share / targetShare),
     measure:
-      `Share of the ${total} recorded deliberations in which at least one sentinel took an opposing position: ` +
-      `${dissenting} of ${total}.`,
+      `At least one sentinel took an opposing position in ${count(dissenting)} of the ${plural(total, "recorded deliberation")} ` +
+      `(${percent(share)}), against a target of ${percent(targetShare, 0)}: the share divided by the target, at most 100%.`,
   };
 }
 
@@ -165,7 +168,7 @@ export function assessVirtues(facts: LedgerFacts, pulse: readonly PulseRecord[],
     temperance: measureTemperance(facts, c.temperance.spike_factor),
     justice: measureJustice(facts),
     prudence: measurePrudence(facts),
-    courage: measureCourage(facts),
+    courage: measureCourage(facts, c.courage.target_share),
   };
   let weighted = 0;
   let weights = 0;

@@ -38,6 +38,9 @@ export interface LineChartModel {
   ticks: Tick[];
   startLabel: string;
   endLabel: string | null;
+  /** Axis titles: what the vertical scale measures, what runs along the bottom. */
+  yAxisLabel: string;
+  xAxisLabel: string;
 }
 
 export interface LineChartInput {
@@ -54,6 +57,8 @@ export interface LineChartInput {
   desc: string;
   startLabel: string;
   endLabel: string;
+  yAxisLabel: string;
+  xAxisLabel: string;
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -85,6 +90,8 @@ export function lineChart(input: LineChartInput): LineChartModel | null {
     ticks,
     startLabel: input.startLabel,
     endLabel: n > 1 ? input.endLabel : null,
+    yAxisLabel: input.yAxisLabel,
+    xAxisLabel: input.xAxisLabel,
   };
 }
 

@@ -11,6 +11,7 @@ import Papa from "papaparse";
 import dataDir from "virtual:integrity/data-dir";
 import type { z } from "zod";
 import { SHARDS_PER_MIC } from "../../../core/economy/formulas.ts";
+import { dateTime, decimal, percent as corePercent } from "../../../core/format/text.ts";
 import { AREA_SLUGS, DataVerificationError, isPublic, MANIFEST_FILE, schemaPath, SIGNATURE_FILE, verifyArea, type AreaSlug, type Resource, type VerifiedArea } from "./datapackage.ts";
 
 export { AREA_SLUGS, type AreaSlug };
@@ -46,8 +47,16 @@ export const DATA_DIR: string = dataDir;
 /** Whether a resource is published on the site (access "public"); every other tier is keyed. */
 export const isPublicResource = isPublic;
 
-/** Public JSON and CSV files are kept (the pages read them); keyed files are only verified. */
-const keepForPages = (r: Resource) => isPublic(r) && (r.mediatype === "application/json" || r.mediatype === "text/csv");
+/**
+ * Public JSON and CSV files are kept (the pages read them); keyed files are only verified, except
+ * the compliance report, whose overall status and next audit date feed the system health (the
+ * public transparency report states both; nothing else of it is shown).
+ */
+const keepForPages = (r: Resource) =>
+  (isPublic(r) && (r.mediatype === "application/json" || r.mediatype === "text/csv")) || r.path === COMPLIANCE_REPORT;
+
+/** The government file whose overall status and next audit date the health derivation reads. */
+export const COMPLIANCE_REPORT = "compliance-report.json";
 
 const cache = new Map<AreaSlug, VerifiedArea | null>();
 
@@ -73,7 +82,7 @@ function bytesOf(pkg: VerifiedArea, path: string): Buffer | null {
   return pkg.files.get(path) ?? null;
 }
 
-/** A public JSON resource parsed with its schema; null when the manifest does not list it as public. */
+/** A kept JSON resource parsed with its schema; null when the manifest does not list it (or it is not kept). */
 export function jsonDocument<T>(pkg: VerifiedArea, path: string, schema: z.ZodType<T>): T | null {
   const bytes = bytesOf(pkg, path);
   if (!bytes) return null;
@@ -251,29 +260,20 @@ export const signatureHref = (slug: AreaSlug) => `/${slug}/${SIGNATURE_FILE}`;
 export const DATASET_KEY_HREF = "/keys/datasets.vkey";
 
 // ---------------------------------------------------------------------------------------------
-// display
+// display: every page writes numbers, amounts, shares and instants with core/format/text.ts
+
+export { age, count, dateTime, day, decimal, duration, mic, micAmount, micOfNumber, plural, shardsOfMicNumber, words } from "../../../core/format/text.ts";
 
 /** 1234.5 → "1,234.5" with at most `digits` decimals. */
 export function num(value: number, digits = 2): string {
   return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }
 
-/** 1234.5 → "1,234.50": a fixed number of decimals. */
-export function fixed(value: number, digits = 2): string {
-  return value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
+/** 1234.5 → "1,234.50": a fixed number of decimals (core/format's `decimal`). */
+export const fixed = decimal;
 
-/** 0.8436 → "84.4%". */
-export function percent(value: number, digits = 1): string {
-  return `${fixed(value * 100, digits)}%`;
-}
+/** 0.8436 → "84.4%" (core/format's `percent`). */
+export const percent = corePercent;
 
-/** "2026-11-21T01:08:43.174Z" → "2026-11-21 01:08 UTC". */
-export function utc(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-}
-
-/** "under_review" → "under review". */
-export function words(value: string): string {
-  return value.replaceAll("_", " ");
-}
+/** "2026-11-21T01:08:43.174Z" → "21 Nov 2026, 01:08 UTC" (core/format's `dateTime`). */
+export const utc = (iso: string): string => dateTime(iso);

@@ -2,9 +2,9 @@
  * The GI/MII sparkline of the whole history, computed once per build (every timeline page shows
  * the same chart) from core/pulse/sparkline.ts.
  */
-import { formatPercent } from "../../../core/pulse/badge.ts";
-import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain } from "../../../core/pulse/sparkline.ts";
-import { displayUtc, type PulseRecord } from "./pulse.ts";
+import { dateTime, day, percent } from "../../../core/format/text.ts";
+import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain, type Sparkline } from "../../../core/pulse/sparkline.ts";
+import type { PulseRecord } from "../../../core/pulse/history.ts";
 
 /** The drawing area in SVG user units; the SVG is stretched to its box (strokes do not scale). */
 export const CHART_WIDTH = 600;
@@ -21,6 +21,11 @@ export interface Chart {
   domain: Domain;
   gi: string;
   mii: string;
+  /** Marker paths ("M x y h 0 …": round-capped dots) when the points are few enough to mark. */
+  giMarks: string | null;
+  miiMarks: string | null;
+  /** For a single pulse: its values in words, shown beside the dot. */
+  singleLabel: string | null;
   giPoints: number;
   miiPoints: number;
   baselineY: number;
@@ -41,10 +46,28 @@ function range(values: readonly number[]): { min: number; max: number } {
   return { min, max };
 }
 
-const pct = (v: number) => `${formatPercent(v)}%`;
+const pct = (v: number) => percent(v);
+/** Points are marked with dots up to this many per line. */
+export const MARKS_UP_TO = 60;
+const marks = (points: readonly (readonly [number, number])[]) =>
+  points.length <= MARKS_UP_TO ? points.map(([x, y]) => `M${x} ${y}h0`).join("") : null;
 /** Axis labels: "100%", "95%", "72.5%" (no trailing ".0"). */
 const tick = (v: number) => `${Math.round(v * 1000) / 10}%`;
 const count = (n: number) => n.toLocaleString("en-US");
+
+
+const round2 = (n: number) => Math.round(n * 100) / 100 + 0;
+
+/** The same points with x proportional to each record's generatedAt (the middle for a single instant). */
+function byTime(line: Sparkline, records: readonly PulseRecord[]): Sparkline {
+  const t0 = Date.parse(records[0]!.generatedAt);
+  const span = Date.parse(records[records.length - 1]!.generatedAt) - t0;
+  const points = line.points.map(([, y], i) => {
+    const t = Date.parse(records[line.indices[i]!]!.generatedAt);
+    return [span > 0 ? round2(((t - t0) / span) * CHART_WIDTH) : CHART_WIDTH / 2, y] as const;
+  });
+  return { ...line, points, polyline: points.map(([x, y]) => `${x},${y}`).join(" ") };
+}
 
 /** The chart of `records` (oldest first); null for an empty history. */
 export function buildChart(records: readonly PulseRecord[]): Chart | null {
@@ -55,8 +78,10 @@ export function buildChart(records: readonly PulseRecord[]): Chart | null {
   const miiValues = records.map((r) => r.miiScore);
   const domain = scoreDomain([...giValues, ...miiValues]);
   const options = { width: CHART_WIDTH, height: CHART_HEIGHT, domain };
-  const gi = sparkline(giValues, options);
-  const mii = sparkline(miiValues, options);
+  // Downsampled by index (core/pulse/sparkline.ts keeps every stretch's lowest and highest value),
+  // then placed by time, so a gap between pulses reads as a gap on the date axis.
+  const gi = byTime(sparkline(giValues, options), records);
+  const mii = byTime(sparkline(miiValues, options), records);
   const top = (v: number) => Math.round((valueY(v, CHART_HEIGHT, domain) / CHART_HEIGHT) * 1000) / 10;
   const ticks: Tick[] = [{ label: tick(domain[1]), topPercent: 0 }];
   const baseTop = top(BASELINE_SCORE);
@@ -65,14 +90,17 @@ export function buildChart(records: readonly PulseRecord[]): Chart | null {
   ticks.push({ label: tick(domain[0]), topPercent: 100 });
   const giRange = range(giValues);
   const miiRange = range(miiValues);
-  const firstDate = displayUtc(first.generatedAt).slice(0, 10);
-  const lastDate = displayUtc(last.generatedAt).slice(0, 10);
+  const firstDate = day(first.generatedAt);
+  const lastDate = day(last.generatedAt);
   const span = records.length === 1 ? `1 pulse on ${firstDate}` : `${count(records.length)} pulses from ${firstDate} to ${lastDate}`;
   return {
     count: records.length,
     domain,
     gi: gi.polyline,
     mii: mii.polyline,
+    giMarks: marks(gi.points),
+    miiMarks: marks(mii.points),
+    singleLabel: records.length === 1 ? `GI ${pct(last.giScore)} · MII ${pct(last.miiScore)} on ${dateTime(last.generatedAt)}` : null,
     giPoints: gi.points.length,
     miiPoints: mii.points.length,
     baselineY: baselineY(CHART_HEIGHT, domain),

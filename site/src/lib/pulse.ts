@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import dataDir from "virtual:integrity/data-dir";
+import { dateTime, plural } from "../../../core/format/text.ts";
 import { historyLines, newestFirst, verifyHistory, type PulseRecord } from "../../../core/pulse/history.ts";
 
 export type { PulseRecord };
@@ -58,9 +59,9 @@ export function hasV1File(path: string): boolean {
   return existsSync(join(DATA_DIR, "v1", path));
 }
 
-/** "2025-12-01 14:03 UTC"-style display of an ISO instant, without the milliseconds. */
+/** "1 Dec 2025, 14:03 UTC": an instant as every page writes it (core/format). */
 export function displayUtc(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  return dateTime(iso);
 }
 
 /** The 12 hex characters after `sha256:`. */
@@ -68,10 +69,15 @@ export function hashPrefix(hash: string): string {
   return hash.slice("sha256:".length, "sha256:".length + 12);
 }
 
-/** "12 apps · 34 pkgs · 5 wf". */
+/** "3 apps · 2 sub-packages · 1 workflow" (the pulse counts every package.json but the root one). */
 export function scopeOf(record: PulseRecord): string {
   const { appsCount, packagesCount, workflowsCount } = record.stats;
-  return `${appsCount} apps · ${packagesCount} pkgs · ${workflowsCount} wf`;
+  return `${plural(appsCount, "app")} · ${plural(packagesCount, "sub-package")} · ${plural(workflowsCount, "workflow")}`;
+}
+
+/** How a record was made: measured live, measured later at its commit (backfill), or simulated. */
+export function originOf(record: PulseRecord): "live" | "backfill" | "sample" {
+  return record.origin?.kind ?? "live";
 }
 
 /** Rows per timeline page. */

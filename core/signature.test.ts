@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";
-import { generateKeyPair, publicKeyFromSecret, sign, verify, type SignatureAlgorithm } from "./signature.ts";
+import { generateKeyPair, isValidPublicKey, publicKeyFromSecret, sign, verify, type SignatureAlgorithm } from "./signature.ts";
 
 // Wycheproof vectors live beside the repository: <repo>/../shared/vectors (see its README).
 const WYCHEPROOF = new URL("../../shared/vectors/wycheproof/", import.meta.url);
@@ -407,5 +407,31 @@ describe.each(["ed25519", "secp256k1"] as const)("%s", (alg: SignatureAlgorithm)
         expect(verify(alg, k.publicKey, msg, sigs[(i + 1) % keys.length]!)).toBe(false);
       });
     }
+  });
+});
+
+describe("isValidPublicKey (for registering keys)", () => {
+  it("accepts generated keys of both algorithms, and only under their own algorithm", () => {
+    for (const alg of ["ed25519", "secp256k1"] as const) {
+      const { publicKey } = generateKeyPair(alg);
+      expect(isValidPublicKey(alg, publicKey)).toBe(true);
+      expect(isValidPublicKey(alg === "ed25519" ? "secp256k1" : "ed25519", publicKey)).toBe(false);
+    }
+  });
+
+  it("refuses Ed25519 encodings that are off the curve, non-canonical or of small order", () => {
+    expect(isValidPublicKey("ed25519", `02${"00".repeat(31)}`)).toBe(false); // y = 2: no x on the curve
+    expect(isValidPublicKey("ed25519", `01${"00".repeat(31)}`)).toBe(false); // the identity
+    expect(isValidPublicKey("ed25519", `ee${"ff".repeat(30)}7f`)).toBe(false); // y = p + 1 spelled out
+    expect(isValidPublicKey("ed25519", "AB".repeat(32))).toBe(false);
+    expect(isValidPublicKey("ed25519", "ab".repeat(31))).toBe(false);
+  });
+
+  it("refuses secp256k1 keys off the curve, uncompressed or mis-prefixed", () => {
+    const { publicKey } = generateKeyPair("secp256k1");
+    expect(isValidPublicKey("secp256k1", `02${"00".repeat(32)}`)).toBe(false);
+    expect(isValidPublicKey("secp256k1", `04${publicKey.slice(2)}`)).toBe(false);
+    const uncompressed = Buffer.from(secp256k1.Point.fromHex(publicKey).toBytes(false)).toString("hex");
+    expect(isValidPublicKey("secp256k1", uncompressed)).toBe(false);
   });
 });

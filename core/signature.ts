@@ -23,6 +23,7 @@ import {
   verify as cryptoVerify,
   type KeyObject,
 } from "node:crypto";
+import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 
 export type SignatureAlgorithm = "ed25519" | "secp256k1";
@@ -80,6 +81,32 @@ export function verify(
       return key !== undefined && cryptoVerify(null, message, key, Buffer.from(signatureHex, "hex"));
     }
     if (alg === "secp256k1") return verifySecp256k1(publicKeyHex, message, signatureHex);
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when `publicKeyHex` is a key `verify` can accept signatures under: Ed25519, a canonical
+ * encoding of a curve point that is not of small order; secp256k1, a compressed point on the curve.
+ * For registering keys: OpenSSL imports an Ed25519 key without decoding the point.
+ */
+export function isValidPublicKey(alg: SignatureAlgorithm, publicKeyHex: string): boolean {
+  try {
+    if (typeof publicKeyHex !== "string" || !HEX.test(publicKeyHex)) return false;
+    if (alg === "ed25519") {
+      if (publicKeyHex.length !== 64) return false;
+      const pk = bytes(publicKeyHex);
+      if (!isCanonicalY(pk) || isSmallOrderY(pk)) return false;
+      ed25519.Point.fromHex(publicKeyHex, false);
+      return true;
+    }
+    if (alg === "secp256k1") {
+      if (publicKeyHex.length !== 66 || publicKeyHex[0] !== "0" || (publicKeyHex[1] !== "2" && publicKeyHex[1] !== "3")) return false;
+      secp256k1.Point.fromHex(publicKeyHex);
+      return true;
+    }
     return false;
   } catch {
     return false;

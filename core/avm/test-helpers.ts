@@ -22,6 +22,19 @@ export function signerFor(label: string, algorithm: SignatureAlgorithm = "ed2551
   return { algorithm, secretKeyHex: sha256Hex(`avm-test/${label}`) };
 }
 
+const publicKeys = new Map<string, string>();
+
+/** The public key of a test signer (memoized: secp256k1 key derivation is slow in pure JS). */
+export function publicKeyOf(signer: Signer): string {
+  const id = `${signer.algorithm}:${signer.secretKeyHex}`;
+  let pk = publicKeys.get(id);
+  if (pk === undefined) {
+    pk = publicKeyFromSecret(signer.algorithm, signer.secretKeyHex);
+    publicKeys.set(id, pk);
+  }
+  return pk;
+}
+
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
@@ -67,7 +80,7 @@ export class Scenario {
 
   identity(label: string, options: IdentityOptions = {}): TestIdentity {
     const wallet = signerFor(`identity/${label}`, options.algorithm ?? "ed25519");
-    const public_key = publicKeyFromSecret(wallet.algorithm, wallet.secretKeyHex);
+    const public_key = publicKeyOf(wallet);
     const ledger_id = ledgerIdForKey(wallet.algorithm, public_key);
     this.event("identity.registered", {
       ledger_id,
@@ -85,7 +98,7 @@ export class Scenario {
 
   companion(companion_id: string, algorithm: SignatureAlgorithm = "ed25519"): Signer & { companion_id: string } {
     const key = signerFor(`companion/${companion_id}`, algorithm);
-    this.event("companion.registered", { companion_id, algorithm, public_key: publicKeyFromSecret(algorithm, key.secretKeyHex) });
+    this.event("companion.registered", { companion_id, algorithm, public_key: publicKeyOf(key) });
     return { ...key, companion_id };
   }
 }

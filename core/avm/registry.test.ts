@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../ledger/projection.ts";
-import { avmRegistry, checkAuthority, currentGrant, stakeFor } from "./registry.ts";
+import { authorizes, avmRegistry, checkAuthority, currentGrant, stakeFor } from "./registry.ts";
 import { attest, DAY, iso, MIC, NOW, request, Scenario } from "./test-helpers.ts";
 import { verifyAuthority } from "./verifier.ts";
 
@@ -70,6 +70,9 @@ describe("grants, revocations and check (injected clock)", () => {
     expect(checkAuthority(s.registry, holder.ledger_id, grant.expiresAtMs - 1).has_authority).toBe(true);
     expect(checkAuthority(s.registry, holder.ledger_id, grant.expiresAtMs)).toEqual({ has_authority: false, scopes: [], expires_at: null });
     expect(checkAuthority(s.registry, "00000000-0000-4000-8000-000000000000", NOW).has_authority).toBe(false);
+    expect(authorizes(s.registry, holder.ledger_id, "api.read", NOW)).toBe(true);
+    expect(authorizes(s.registry, holder.ledger_id, "api.write", NOW)).toBe(false);
+    expect(authorizes(s.registry, holder.ledger_id, "api.read", grant.expiresAtMs)).toBe(false);
   });
 
   it("a revocation ends the grant at once and for good, and resets the attestation count", () => {

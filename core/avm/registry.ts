@@ -20,6 +20,7 @@ import type { LedgerEntry } from "../ledger/entry.ts";
 import type { EventPayload } from "../ledger/events.ts";
 import type { Projection } from "../ledger/projection.ts";
 import type { AvmCheckResponse, RevokeReason, RiskLevel, Role, Scope, TokenPermission } from "../schemas/avm.ts";
+import { grantCovers } from "./policy.ts";
 import type { SignatureAlgorithm } from "../signature.ts";
 
 export interface RevocationRecord {
@@ -312,4 +313,10 @@ export function currentGrant(registry: AvmRegistry, ledgerId: string, nowMs: num
 export function checkAuthority(registry: AvmRegistry, ledgerId: string, nowMs: number): AvmCheckResponse {
   const grant = currentGrant(registry, ledgerId, nowMs);
   return grant ? { has_authority: true, scopes: [...grant.scopes], expires_at: grant.expires_at } : { has_authority: false, scopes: [], expires_at: null };
+}
+
+/** Whether the identity holds `scope` at `nowMs` (what a service relying on the AVM asks). */
+export function authorizes(registry: AvmRegistry, ledgerId: string, scope: Scope, nowMs: number): boolean {
+  const grant = currentGrant(registry, ledgerId, nowMs);
+  return grant !== null && grantCovers(grant.scopes, scope);
 }

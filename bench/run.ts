@@ -4,6 +4,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   pulse: () => import("./pulse.ts").then((m) => m.run()),
   pipeline: () => import("./pipeline.ts").then((m) => m.run()),
   simulation: () => import("./simulation.ts").then((m) => m.run()),
+  avm: () => import("./avm.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -412,19 +412,28 @@ describe.each(["ed25519", "secp256k1"] as const)("%s", (alg: SignatureAlgorithm)
   });
 });
 
-describe("isValidPublicKey", () => {
-  it("accepts real keys and refuses what verify could never accept", () => {
-    const ed = publicKeyFromSecret("ed25519", "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
-    expect(isValidPublicKey("ed25519", ed)).toBe(true);
-    expect(isValidPublicKey("ed25519", ed.toUpperCase())).toBe(false);
-    expect(isValidPublicKey("ed25519", ed.slice(2))).toBe(false);
-    expect(isValidPublicKey("ed25519", "02".padEnd(64, "0"))).toBe(false); // y with no x on the curve
-    expect(isValidPublicKey("ed25519", "01".padEnd(64, "0"))).toBe(false); // the identity: small order
-    expect(isValidPublicKey("ed25519", "ff".repeat(32))).toBe(false); // y >= p
-    const k1 = publicKeyFromSecret("secp256k1", "11".repeat(32));
-    expect(isValidPublicKey("secp256k1", k1)).toBe(true);
-    expect(isValidPublicKey("secp256k1", `04${k1.slice(2)}`)).toBe(false);
-    expect(isValidPublicKey("secp256k1", `02${"ff".repeat(32)}`)).toBe(false);
-    expect(isValidPublicKey("ed25519", k1)).toBe(false);
+describe("isValidPublicKey (for registering keys)", () => {
+  it("accepts generated keys of both algorithms, and only under their own algorithm", () => {
+    for (const alg of ["ed25519", "secp256k1"] as const) {
+      const { publicKey } = generateKeyPair(alg);
+      expect(isValidPublicKey(alg, publicKey)).toBe(true);
+      expect(isValidPublicKey(alg === "ed25519" ? "secp256k1" : "ed25519", publicKey)).toBe(false);
+    }
+  });
+
+  it("refuses Ed25519 encodings that are off the curve, non-canonical or of small order", () => {
+    expect(isValidPublicKey("ed25519", `02${"00".repeat(31)}`)).toBe(false); // y = 2: no x on the curve
+    expect(isValidPublicKey("ed25519", `01${"00".repeat(31)}`)).toBe(false); // the identity
+    expect(isValidPublicKey("ed25519", `ee${"ff".repeat(30)}7f`)).toBe(false); // y = p + 1 spelled out
+    expect(isValidPublicKey("ed25519", "AB".repeat(32))).toBe(false);
+    expect(isValidPublicKey("ed25519", "ab".repeat(31))).toBe(false);
+  });
+
+  it("refuses secp256k1 keys off the curve, uncompressed or mis-prefixed", () => {
+    const { publicKey } = generateKeyPair("secp256k1");
+    expect(isValidPublicKey("secp256k1", `02${"00".repeat(32)}`)).toBe(false);
+    expect(isValidPublicKey("secp256k1", `04${publicKey.slice(2)}`)).toBe(false);
+    const uncompressed = Buffer.from(secp256k1.Point.fromHex(publicKey).toBytes(false)).toString("hex");
+    expect(isValidPublicKey("secp256k1", uncompressed)).toBe(false);
   });
 });

@@ -88,22 +88,22 @@ export function verify(
 }
 
 /**
- * True when `publicKeyHex` is a key `verify` can accept: the one lowercase-hex spelling, a point on
- * the curve (OpenSSL imports any 32 bytes and only fails later, so the point is decoded here), and
- * for Ed25519 canonical y and not of small order. For registries that must refuse a bad key up front.
+ * True when `publicKeyHex` is a key `verify` can accept signatures under: Ed25519, a canonical
+ * encoding of a curve point that is not of small order; secp256k1, a compressed point on the curve.
+ * For registering keys: OpenSSL imports an Ed25519 key without decoding the point.
  */
 export function isValidPublicKey(alg: SignatureAlgorithm, publicKeyHex: string): boolean {
   try {
     if (typeof publicKeyHex !== "string" || !HEX.test(publicKeyHex)) return false;
     if (alg === "ed25519") {
       if (publicKeyHex.length !== 64) return false;
-      const pk = Buffer.from(publicKeyHex, "hex");
+      const pk = bytes(publicKeyHex);
       if (!isCanonicalY(pk) || isSmallOrderY(pk)) return false;
-      ed25519.Point.fromHex(publicKeyHex);
+      ed25519.Point.fromHex(publicKeyHex, false);
       return true;
     }
     if (alg === "secp256k1") {
-      if (publicKeyHex.length !== 66 || (publicKeyHex.slice(0, 2) !== "02" && publicKeyHex.slice(0, 2) !== "03")) return false;
+      if (publicKeyHex.length !== 66 || publicKeyHex[0] !== "0" || (publicKeyHex[1] !== "2" && publicKeyHex[1] !== "3")) return false;
       secp256k1.Point.fromHex(publicKeyHex);
       return true;
     }

@@ -17,6 +17,12 @@ const valid: { [T in EventType]: EventPayload<T> } = {
   "avm.attempt": { ledger_id: null, requested_scopes: ["api.read"], verified: false, failed_at_stage: "identity", code: "AVM_001", attestation_hash: null },
   "avm.grant": { ledger_id: id, scopes: ["api.read"], risk_level: "medium", attestation_hash: digest, created_at: "2026-01-01T00:00:00Z", expires_at: "2026-03-01T00:00:00Z" },
   "avm.revoke": { ledger_id: id, reason: "integrity_violation", evidence_hash: digest, revoked_at: "2026-01-02T00:00:00.000Z" },
+  "companion.registered": { companion_id: "companion-athena", algorithm: "ed25519", public_key: pk },
+  "identity.drift": { ledger_id: id, drift_score: 0.12, source: "companion-athena" },
+  "integrity.violation": { ledger_id: id, evidence_hash: digest, detected_by: "ATLAS" },
+  "companion.concern": { companion_id: "companion-athena", ledger_id: id, evidence_hash: digest },
+  "token.issued": { jti: id, subject: "operator-1", permissions: ["avm.revoke"], issued_at: "2026-01-01T00:00:00.000Z", expires_at: "2026-01-01T01:00:00.000Z" },
+  "token.revoked": { jti: id, reason: "rotated" },
   "sentinel.registered": { sentinel: "ATLAS", cathedral: "FOR-GOVERNMENTS", algorithm: "ed25519", public_key: pk },
   "sentinel.heartbeat": { sentinel: "ATLAS", status: "operational", gi_score: 0.99, apps: 3, packages: 5, workflows: 2, drift: 0.4 },
   "sample.generated": { generator: "pipeline/seed", seed: "42", notice: "SAMPLE DATA" },
@@ -79,6 +85,12 @@ describe("ledger event registry", () => {
     const office = { ...valid["sentinel.registered"], priority: "critical" };
     expect(validateEvent("sentinel.registered", office)).toBeNull();
     expect(validateEvent("sentinel.registered", { ...office, priority: "low" })).toMatch(/priority/);
+  });
+
+  it("avm.attempt: the failure's error string is optional, so entries written before it stay valid", () => {
+    const attempt = valid["avm.attempt"];
+    expect(validateEvent("avm.attempt", { ...attempt, error: "identity_not_found" })).toBeNull();
+    expect(validateEvent("avm.attempt", { ...attempt, error: "Not Found" })).toMatch(/error/);
   });
 
   it("refuses unknown types, inherited names and non-object payloads", () => {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { accessEventSchemas } from "../access/events.ts";
-import { AvmErrorCode, AvmStage, RevokeReason, RiskLevel, Role, Scope } from "../schemas/avm.ts";
+import { AvmErrorCode, AvmStage, RevokeReason, RiskLevel, Role, Scope, TokenPermission } from "../schemas/avm.ts";
 import { OfficePriority, ProofInputs } from "../schemas/consensus.ts";
 import {
   Cathedral,
@@ -52,6 +52,9 @@ export const eventSchemas = {
     failed_at_stage: AvmStage.nullable(),
     code: AvmErrorCode.nullable(),
     attestation_hash: Digest.nullable(),
+    // The failure's machine-readable `error` (core/avm/rules.ts); absent on success and on entries
+    // written before it was recorded.
+    error: z.string().regex(/^[a-z][a-z0-9_]*$/).max(64).optional(),
   }),
   "avm.grant": z.strictObject({
     ledger_id: Uuid,
@@ -62,6 +65,23 @@ export const eventSchemas = {
     expires_at: IsoTimestamp,
   }),
   "avm.revoke": z.strictObject({ ledger_id: Uuid, reason: RevokeReason, evidence_hash: Digest, revoked_at: IsoTimestamp }),
+  // AI companions whose attestations the AVM accepts: one key per companion_id.
+  "companion.registered": z.strictObject({ companion_id: Identifier, algorithm: SignatureAlgorithm, public_key: PublicKeyHex }),
+  // The three automatic-revocation triggers besides a stake withdrawal (core/avm/revocation.ts):
+  // a measured drift score of the holder, a detected integrity violation, a companion's concern.
+  "identity.drift": z.strictObject({ ledger_id: Uuid, drift_score: Score01, source: Identifier }),
+  "integrity.violation": z.strictObject({ ledger_id: Uuid, evidence_hash: Digest, detected_by: Identifier }),
+  "companion.concern": z.strictObject({ companion_id: Identifier, ledger_id: Uuid, evidence_hash: Digest }),
+  // Operator tokens for write routes (core/avm/token.ts): what was issued — never the token — and
+  // revocations. A token is valid only while its jti is issued here and not revoked.
+  "token.issued": z.strictObject({
+    jti: Uuid,
+    subject: Identifier,
+    permissions: z.array(TokenPermission).min(1),
+    issued_at: IsoTimestamp,
+    expires_at: IsoTimestamp,
+  }),
+  "token.revoked": z.strictObject({ jti: Uuid, reason: NonEmptyString }),
 
   // Sentinels and their work.
   // With a `priority`, the sentinel is a consensus office (core/consensus/state.ts says when it counts).

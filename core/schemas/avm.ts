@@ -6,6 +6,7 @@
  * output and its AVM_00x code instead of a generic 400.
  */
 import { z } from "zod";
+import { canonicalize } from "../canonical.ts";
 import {
   Digest,
   HexString,
@@ -87,6 +88,23 @@ export const AVM_ERROR_TABLE: Readonly<Record<AvmErrorCode, { meaning: string; r
 };
 
 /**
+ * The additional attestation an admin grant needs (core/avm/policy.ts): a second registered companion,
+ * other than the issuer, co-signs the attestation. It signs the JCS of the attestation without
+ * `signature` and without `cosignature`; the issuing companion then signs the JCS of the attestation
+ * without `signature` only, so the issuer's signature covers the co-signature too.
+ */
+export const CompanionCosignature = z.strictObject({
+  /** Registered identifier of the co-signing companion; differs from the attestation's companion_id. */
+  companion_id: Identifier,
+  algorithm: SignatureAlgorithm,
+  /** The co-signer's registered public key, lowercase hex. */
+  public_key: PublicKeyHex,
+  /** Signature over JCS(attestation without `signature` and `cosignature`), lowercase hex, 64 bytes. */
+  signature: SignatureHex,
+});
+export type CompanionCosignature = z.infer<typeof CompanionCosignature>;
+
+/**
  * Companion attestation (the spec lists only its requirements; the fields are decided here).
  *
  * The signature covers the RFC 8785 (JCS) bytes of this object without its `signature` key, made
@@ -105,12 +123,14 @@ export const CompanionAttestation = z.strictObject({
   risk_level: RiskLevel,
   /** When the attestation was issued. */
   issued_at: IsoTimestamp,
-  /** When it stops being valid: at most 90 days after issued_at (checked by the attestation stage). */
+  /** When it stops being valid: at most 90 days after issued_at (checked by the temporal stage). */
   expires_at: IsoTimestamp,
   /** Signature algorithm of `signature`. */
   algorithm: SignatureAlgorithm,
   /** Companion public key, lowercase hex (Ed25519 32 bytes or compressed secp256k1 33 bytes). */
   public_key: PublicKeyHex,
+  /** The additional attestation (a second companion's co-signature); required for admin grants. */
+  cosignature: CompanionCosignature.optional(),
   /** Signature over JCS(attestation without `signature`), lowercase hex, 64 bytes. */
   signature: SignatureHex,
 });
@@ -137,18 +157,36 @@ export const ProofOfControl = z.strictObject({
 });
 export type ProofOfControl = z.infer<typeof ProofOfControl>;
 
+/** True when RFC 8785 can encode the value (no lone surrogate, no non-finite number). */
+function canonicalizable(value: unknown): boolean {
+  try {
+    canonicalize(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * POST /avm/verify request body. The spec lists ledger_id, wallet_signature, companion_attestation
  * and requested_scopes; proof_of_control is accepted as an optional fifth key ("only if applicable").
  * Risk level comes from the attestation; the granted duration is bounded by the attestation expiry
  * and 90 days (no separate requested_duration field).
+ *
+ * `companion_attestation` is any JSON object here: its content (CompanionAttestation, including a
+ * missing or invalid EJ hash and unknown keys) is judged by the attestation stage, which answers
+ * with the failure output and logs the attempt like every other stage failure. Its JCS must exist,
+ * since the wallet signs its hash.
  */
 export const AvmVerifyRequest = z.strictObject({
   /** Registered identity on the ledger. */
   ledger_id: Uuid,
   /** Signature from the bonded wallet (64 bytes, lowercase hex); must match ledger_id. */
   wallet_signature: SignatureHex,
-  companion_attestation: CompanionAttestation,
+  /** The companion attestation as sent; its hash is what the wallet signs. */
+  companion_attestation: z
+    .record(z.string(), z.json())
+    .refine(canonicalizable, { message: "must be a JSON object that RFC 8785 can encode" }),
   /** Permissions requested. */
   requested_scopes: z.array(Scope).min(1),
   proof_of_control: ProofOfControl.optional(),
@@ -254,3 +292,12 @@ export const AvmRevokeResponse = z.strictObject({
   revoked_at: IsoTimestamp,
 });
 export type AvmRevokeResponse = z.infer<typeof AvmRevokeResponse>;
+
+/**
+ * Permissions an operator token can carry (core/avm/token.ts): `avm.revoke` for POST /avm/revoke,
+ * `avm.operate` for the operator operations over HTTP (register identities and companions, stakes,
+ * tokens), `consensus.write` for the consensus write routes.
+ */
+export const TOKEN_PERMISSIONS = ["avm.revoke", "avm.operate", "consensus.write"] as const;
+export const TokenPermission = z.enum(TOKEN_PERMISSIONS);
+export type TokenPermission = z.infer<typeof TokenPermission>;

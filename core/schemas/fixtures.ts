@@ -213,7 +213,9 @@ export const fixtures: Fixtures = {
     valid: { ...verifyRequest, proof_of_control: proofOfControl },
     invalid: [
       withUnknownKey(verifyRequest),
-      withUnknownKey(verifyRequest, ["companion_attestation"]),
+      // The attestation's content is judged by the attestation stage; the body needs a JSON object.
+      setAt(verifyRequest, ["companion_attestation"], "an attestation"),
+      setAt(verifyRequest, ["companion_attestation"], [companionAttestation]),
       setAt(verifyRequest, ["ledger_id"], "not-a-uuid"),
       setAt(verifyRequest, ["requested_scopes"], "api.read"),
       setAt(verifyRequest, ["requested_scopes"], []),
@@ -225,9 +227,13 @@ export const fixtures: Fixtures = {
     ],
   },
   "avm-companion-attestation": {
-    valid: companionAttestation,
+    valid: {
+      ...companionAttestation,
+      cosignature: { companion_id: "companion-hermes", algorithm: "secp256k1", public_key: SECP_PUB, signature: SIG },
+    },
     invalid: [
       withUnknownKey(companionAttestation),
+      { ...companionAttestation, cosignature: { companion_id: "companion-hermes", algorithm: "ed25519", public_key: ED_PUB } },
       setAt(companionAttestation, ["risk_level"], "severe"),
       setAt(companionAttestation, ["ej_hash"], DIGEST_UPPER),
       setAt(companionAttestation, ["algorithm"], "rsa"),

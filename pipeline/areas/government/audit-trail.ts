@@ -24,6 +24,10 @@
  *     cycle.updated                                       → "system" (the cycle keeper acts for it)
  *     pulse.recorded                                      → "pulse-indexer" (the indexer writes it)
  *     compliance.audited                                  → auditor
+ *     companion.registered, companion.concern             → companion_id
+ *     identity.drift, integrity.violation                 → ledger_id (the holder concerned)
+ *     token.issued                                        → subject
+ *     token.revoked                                       → "system" (an operator acts for it)
  *   An event type not in the table (a newer ledger) uses the first of sentinel, agent, participant,
  *   account, ledger_id, session_id, id that the payload holds as a non-empty string, else "system".
  * - data: the payload's RFC 8785 JCS text.
@@ -54,6 +58,12 @@ export const AGENT_FIELD: Readonly<Record<string, { field: string } | { fixed: s
   "avm.attempt": { field: "ledger_id" },
   "avm.grant": { field: "ledger_id" },
   "avm.revoke": { field: "ledger_id" },
+  "companion.registered": { field: "companion_id" },
+  "companion.concern": { field: "companion_id" },
+  "identity.drift": { field: "ledger_id" },
+  "integrity.violation": { field: "ledger_id" },
+  "token.issued": { field: "subject" },
+  "token.revoked": { fixed: SYSTEM_AGENT },
   "sentinel.registered": { field: "sentinel" },
   "sentinel.heartbeat": { field: "sentinel" },
   attestation: { field: "agent" },
@@ -122,7 +132,7 @@ const COMMON = {
   access: "government",
   schema: "government/audit-trail-row",
   inputs: ["ledger"],
-  version: 2, // 2: the consensus proof events name their acting office
+  version: 3, // 2: the consensus proof events name their acting office; 3: AVM companions, drift, violations, tokens
 } as const;
 
 const DESCRIPTION =

@@ -1,4 +1,4 @@
 government datapackage
-sha256:a63db0071cd83ebb82ea6bc5abc255ac343b5ba8c88f45c5eec523194d1651cc
+sha256:8ba20ab8a2b496ea2ff555e3ce7c6740828798ef30de917359d026d589c073b7
 
-— integrity-platform.example/datasets UVWo35Rd679HhVXZ9OWoYF12sjrnQepdlf9ap6nvmdJJ64mBWfmhl+tPYMv/QUS/ERjOUM8s9b7koiBnlEyy45ozYwY=
+— integrity-platform.example/datasets UVWo3wY8LJhWt6JG7WjkupL3nG//IIEzs22Os92c/PMUCyBEU5veHsigho/IfkyUGqYMhl0S0GO1eI0rpJUiNauncgA=

@@ -141,7 +141,7 @@ describe("government steps", () => {
     for (const step of steps) {
       expect(step.id).toBe(`government/${step.path}`);
       expect(step.area).toBe("government");
-      expect(step.version).toBe(step.kind === "rows" ? 2 : 1);
+      expect(step.version).toBe(step.kind === "rows" ? 3 : 1);
       expect(step.name).toMatch(/^[a-z0-9._-]+$/);
       if (step.schema) expect(Object.keys(publishedSchemas)).toContain(step.schema);
     }

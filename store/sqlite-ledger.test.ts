@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyCheckpoint } from "../core/checkpoint.ts";
 import { sealEntry } from "../core/ledger/entry.ts";
 import { LedgerAppendError } from "../core/ledger/store.ts";
 import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { MAX_PAYLOAD_BYTES, PIPELINED_BATCH, SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
+import { APPEND_ONLY_TABLES, MAX_PAYLOAD_BYTES, PIPELINED_BATCH, SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
 
 const ORIGIN = "test.example/ledger";
@@ -120,19 +120,64 @@ describe("refusing bad appends, losing nothing", () => {
     expect(ledger.size()).toBe(3);
   });
 
-  it("refuses UPDATE and DELETE on every table through any connection", () => {
-    const ledger = openLedger();
+  it("refuses UPDATE, DELETE, INSERT OR REPLACE, REPLACE and UPSERT on every table, through any connection", () => {
+    const key = generateKeyPair("ed25519");
+    const ledger = openLedger("ledger.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
     ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+    ledger.checkpoint();
     const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
     try {
-      expect(() => raw.exec("UPDATE entries SET type = 'x' WHERE seq = 0")).toThrow(/append-only/);
-      expect(() => raw.exec("DELETE FROM entries WHERE seq = 19")).toThrow(/append-only/);
-      expect(() => raw.exec("DELETE FROM subtrees")).toThrow(/append-only/);
-      expect(() => raw.exec("UPDATE meta SET value = 'x'")).toThrow(/append-only/);
+      // Every table of the file, not a list kept by hand: a table added later must be covered too.
+      const tables = (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+      expect(tables).toEqual(Object.keys(APPEND_ONLY_TABLES).sort());
+      for (const table of tables) {
+        const columns = (raw.prepare(`SELECT name, pk FROM pragma_table_info('${table}') ORDER BY cid`).all() as { name: string; pk: number }[]);
+        const keys = columns.filter((c) => c.pk > 0).map((c) => c.name);
+        expect(keys, table).toEqual(APPEND_ONLY_TABLES[table]);
+        const before = raw.prepare(`SELECT * FROM ${table} ORDER BY ${keys.join(", ")}`).all();
+        expect(before.length, table).toBeGreaterThan(0);
+        const row = before[0] as Record<string, SQLInputValue>;
+        // The same row with every non-key column changed (a valid value of its type).
+        const changed = Object.fromEntries(
+          columns.map(({ name }) => {
+            const value = row[name]!;
+            if (keys.includes(name)) return [name, value];
+            if (value instanceof Uint8Array) return [name, value.map((b, i) => (i === 0 ? b ^ 0xff : b))];
+            return [name, typeof value === "string" ? `${value}x` : Number(value) + 1];
+          }),
+        );
+        const names = columns.map((c) => c.name);
+        const list = names.join(", ");
+        const params = names.map((n) => `:${n}`).join(", ");
+        const where = keys.map((k) => `${k} = :${k}`).join(" AND ");
+        const set = names.filter((n) => !keys.includes(n)).map((n) => `${n} = excluded.${n}`).join(", ");
+        const attempts = {
+          UPDATE: `UPDATE ${table} SET ${names.filter((n) => !keys.includes(n)).map((n) => `${n} = :${n}`).join(", ")} WHERE ${where}`,
+          DELETE: `DELETE FROM ${table} WHERE ${where}`,
+          "INSERT OR REPLACE": `INSERT OR REPLACE INTO ${table} (${list}) VALUES (${params})`,
+          REPLACE: `REPLACE INTO ${table} (${list}) VALUES (${params})`,
+          UPSERT: `INSERT INTO ${table} (${list}) VALUES (${params}) ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${set}`,
+        };
+        for (const [what, sql] of Object.entries(attempts)) {
+          const statement = raw.prepare(sql);
+          const bound = Object.fromEntries(Object.entries(changed).filter(([n]) => sql.includes(`:${n}`)));
+          expect(() => statement.run(bound), `${what} on ${table}`).toThrow(/append-only/);
+        }
+        expect(raw.prepare(`SELECT * FROM ${table} ORDER BY ${keys.join(", ")}`).all(), table).toEqual(before);
+      }
+      // Without the triggers the same statements do rewrite a row: the test above would notice.
+      raw.exec("BEGIN");
+      raw.exec("DROP TRIGGER entries_no_rewrite");
+      raw.exec("INSERT OR REPLACE INTO entries SELECT seq, 'rewritten', payload, ts, prev, hash, leaf FROM entries WHERE seq = 0");
+      expect(raw.prepare("SELECT type FROM entries WHERE seq = 0").get()).toEqual({ type: "rewritten" });
+      raw.exec("ROLLBACK");
+      // Appending stays possible: a new key is not a rewrite.
+      raw.exec("INSERT INTO meta (key, value) VALUES ('note', 'appended')");
     } finally {
       raw.close();
     }
     expect(ledger.verify().ok).toBe(true);
+    expect(ledger.checkpoint()).toBe(ledger.latestCheckpoint()); // a second checkpoint of the same tree writes no row
   });
 
   it("refuses to open a ledger under another origin", () => {

@@ -4,7 +4,8 @@
  * - `entries` holds each entry with its Merkle leaf hash; `subtrees` holds the hashes of the perfect
  *   subtrees of height >= STORED_LEVEL, so roots and proofs for any size are read, not recomputed
  *   from the whole log (lower levels are folded from at most 2^STORED_LEVEL stored leaf hashes).
- * - Triggers refuse UPDATE and DELETE on every table: the log can only grow.
+ * - Triggers refuse UPDATE, DELETE and any INSERT over an existing key (REPLACE, UPSERT) on every
+ *   table: the log can only grow.
  * - Each append (or batch) is one IMMEDIATE transaction. A crash leaves either the whole batch or
  *   none of it, and the in-memory right edge of the tree is rebuilt from disk on open and whenever
  *   another process has appended meanwhile.
@@ -77,13 +78,29 @@ CREATE TABLE IF NOT EXISTS subtrees (
 CREATE TABLE IF NOT EXISTS checkpoints (size INTEGER PRIMARY KEY, note TEXT NOT NULL, created_at TEXT NOT NULL) STRICT;
 `;
 
-const APPEND_ONLY_TABLES = ["meta", "entries", "subtrees", "checkpoints"];
-const triggers = APPEND_ONLY_TABLES.flatMap((table) =>
-  ["UPDATE", "DELETE"].map(
-    (op) => `CREATE TRIGGER IF NOT EXISTS ${table}_no_${op.toLowerCase()} BEFORE ${op} ON ${table}
-             BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${op} on ${table} refused'); END;`,
-  ),
-).join("\n");
+/**
+ * Every table and its primary key. A row, once written, is never changed: triggers refuse UPDATE
+ * and DELETE, and an INSERT whose key is taken. The last one is what stops INSERT OR REPLACE,
+ * REPLACE and UPSERT (ON CONFLICT DO UPDATE): REPLACE deletes the old row without firing a DELETE
+ * trigger unless the connection turned `recursive_triggers` on, which no other connection has to
+ * do — a BEFORE INSERT trigger fires for every connection, before any conflict is resolved.
+ */
+export const APPEND_ONLY_TABLES: Readonly<Record<string, readonly string[]>> = {
+  meta: ["key"],
+  entries: ["seq"],
+  subtrees: ["level", "idx"],
+  checkpoints: ["size"],
+};
+const triggers = Object.entries(APPEND_ONLY_TABLES)
+  .map(([table, key]) => {
+    const refuse = (what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
+    const taken = key.map((column) => `${column} = NEW.${column}`).join(" AND ");
+    return `CREATE TRIGGER IF NOT EXISTS ${table}_no_update BEFORE UPDATE ON ${table} ${refuse("UPDATE")}
+            CREATE TRIGGER IF NOT EXISTS ${table}_no_delete BEFORE DELETE ON ${table} ${refuse("DELETE")}
+            CREATE TRIGGER IF NOT EXISTS ${table}_no_rewrite BEFORE INSERT ON ${table}
+              WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${taken}) ${refuse("rewriting an existing row")}`;
+  })
+  .join("\n");
 
 interface EntryRow {
   seq: number;
@@ -107,7 +124,7 @@ export class SqliteLedger implements LedgerStore {
   readonly #verifiers: NoteVerifier[];
   readonly #now: () => Date;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "insertCheckpoint" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
+    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
     StatementSync
   >;
   #range = CompactRange.empty();
@@ -147,7 +164,8 @@ export class SqliteLedger implements LedgerStore {
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
       range: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
-      insertCheckpoint: p("INSERT OR IGNORE INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
+      insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
+      checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
       subtreeCount: p("SELECT count(*) AS n FROM subtrees"),
@@ -367,10 +385,21 @@ export class SqliteLedger implements LedgerStore {
 
   checkpoint(): string {
     if (!this.#signer) throw new Error("no checkpoint signing key configured for this ledger");
-    this.#sync();
-    const note = signCheckpoint({ origin: this.origin, size: this.#range.size, rootHash: this.#range.root() }, this.#signer);
-    this.#stmt.insertCheckpoint.run(this.#range.size, note, this.#now().toISOString());
-    return note;
+    const signer = this.#signer;
+    // One transaction: the tree signed is the tail at that moment, and the row is written only if no
+    // checkpoint of that size exists yet (the first one recorded stays; rows are never replaced).
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      this.#sync();
+      const size = this.#range.size;
+      const note = signCheckpoint({ origin: this.origin, size, rootHash: this.#range.root() }, signer);
+      if (!this.#stmt.checkpointAt.get(size)) this.#stmt.insertCheckpoint.run(size, note, this.#now().toISOString());
+      this.#db.exec("COMMIT");
+      return note;
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   latestCheckpoint(): string | null {

@@ -26,7 +26,7 @@ import addFormats from "ajv-formats";
 import Papa from "papaparse";
 import type { NoteVerifier } from "../core/checkpoint.ts";
 import { schemaId } from "../core/schemas/json-schema.ts";
-import { hashFile, readChunks, type FileDigest } from "../store/file-digest.ts";
+import { hashFile, readChunks, type FileDigest } from "../store/digest-cache.ts";
 import { MANIFEST_FILE, type TableField, type TableSchema } from "./manifest.ts";
 import { SIGNATURE_SUFFIX, readTrustedKeys, verifyManifestSignature } from "./sign.ts";
 

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { parseVerifierKey, verifyCheckpoint, type NoteVerifier } from "../core/checkpoint.ts";
 import { formatDigest } from "../core/digest.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
-import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-export.ts";
+import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-jsonl.ts";
 import { defaultLedgerPath, openLedger } from "./open-ledger.ts";
 
 const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR --key KEY|inclusion SEQ|consistency OLD> [--db PATH] [--size N]`;

@@ -187,8 +187,8 @@ describe("refusing bad appends, losing nothing", () => {
 });
 
 describe("tamper evidence", () => {
-  function tamper(sql: string, trigger: string): void {
-    const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
+  function tamper(sql: string, trigger: string, file = "ledger.sqlite"): void {
+    const raw = new DatabaseSync(join(dir, file));
     raw.exec(`DROP TRIGGER ${trigger}`);
     raw.exec(sql);
     raw.close();
@@ -230,6 +230,27 @@ describe("tamper evidence", () => {
     const report = openLedger().verify();
     expect(report.ok).toBe(false);
     expect(report.problems).toEqual([{ seq: 31, problem: expect.stringMatching(/subtree \(4, 1\) does not match entries 16\.\.31/) }]);
+  });
+
+  it("reports a deleted entry once, at its seq, wherever it was; checkpoints before it are still checked", () => {
+    const key = generateKeyPair("ed25519");
+    const signer = { name: ORIGIN, secretKeyHex: key.secretKey };
+    for (const [name, deleted] of [["middle.sqlite", 57], ["edge.sqlite", 197], ["range.sqlite", -1]] as const) {
+      const ledger = openLedger(name, { signer });
+      ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+      ledger.checkpoint();
+      ledger.append(Array.from({ length: 160 }, (_, i) => sampleEvent(40 + i)));
+      ledger.checkpoint();
+      ledger.close();
+      // -1: a run of entries (60..99) goes missing.
+      tamper(deleted === -1 ? "DELETE FROM entries WHERE seq BETWEEN 60 AND 99" : `DELETE FROM entries WHERE seq = ${deleted}`, "entries_no_delete", name);
+      const report = openLedger(name, { signer }).verify();
+      const at = deleted === -1 ? 60 : deleted;
+      expect(report.problems, name).toEqual([
+        { seq: at, problem: expect.stringMatching(deleted === -1 ? /^entries 60\.\.99 are missing \(the next entry is seq 100\)/ : new RegExp(`^entry ${at} is missing`)) },
+      ]);
+      expect(report).toMatchObject({ ok: false, size: 200, brokenAt: at, checkpointsChecked: 1 });
+    }
   });
 
   it("checks every stored checkpoint against the recomputed tree", () => {

@@ -27,7 +27,7 @@ import {
 } from "../core/ledger/store.ts";
 import { ChainVerifier } from "../core/ledger/verify.ts";
 import { canonicalize } from "../core/canonical.ts";
-import { AppendHelper } from "./append-helper.ts";
+import { BulkSealer } from "./bulk-seal.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, rootHash, type RangeHasher } from "../core/merkle.ts";
 
@@ -170,7 +170,7 @@ export class SqliteLedger implements LedgerStore {
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
       subtreeCount: p("SELECT count(*) AS n FROM subtrees"),
     };
-    this.#sync();
+    // The tail is read on first use, not here: a damaged file still opens, so that verify() can say what is wrong.
   }
 
   #initMeta(): void {
@@ -221,7 +221,7 @@ export class SqliteLedger implements LedgerStore {
 
   append(events: readonly NewEvent[]): LedgerEntry[] {
     if (events.length === 0) return [];
-    const helper = events.length >= PIPELINED_BATCH ? AppendHelper.shared() : null;
+    const helper = events.length >= PIPELINED_BATCH ? BulkSealer.shared() : null;
     events.forEach((event, i) => {
       if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object");
       // The helper thread validates payloads of a pipelined batch; the type is checked here.
@@ -308,11 +308,11 @@ export class SqliteLedger implements LedgerStore {
   }
 
   /**
-   * A large batch on two threads (store/append-helper.ts): this thread canonicalizes and inserts,
+   * A large batch on two threads (store/bulk-seal.ts): this thread canonicalizes and inserts,
    * the helper validates and seals. Same rows, same subtrees, same errors for an invalid event,
    * and the same all-or-nothing transaction as #appendHere.
    */
-  #appendPipelined(events: readonly NewEvent[], helper: AppendHelper): LedgerEntry[] {
+  #appendPipelined(events: readonly NewEvent[], helper: BulkSealer): LedgerEntry[] {
     const clock = this.#batchClock();
     return this.#transaction(() => {
       const start = this.#range.size;
@@ -423,7 +423,7 @@ export class SqliteLedger implements LedgerStore {
     const checkpoints = (this.#stmt.checkpoints.all() as { size: number; note: string }[]).map((c) => ({ ...c, root: null as Uint8Array | null }));
     let next = 0;
     const captureRoots = () => {
-      while (next < checkpoints.length && checkpoints[next]!.size === verifier.size) {
+      while (next < checkpoints.length && checkpoints[next]!.size === verifier.size && verifier.brokenAt === null) {
         checkpoints[next]!.root = verifier.report().rootHash;
         next += 1;
       }
@@ -435,7 +435,7 @@ export class SqliteLedger implements LedgerStore {
       try {
         entry = rowToEntry(r);
       } catch {
-        verifier.flag(r.seq, "stored payload is not valid JSON");
+        verifier.addUnreadable("stored payload is not valid JSON", { seq: r.seq, hash: r.hash, leafHash: r.leaf });
         continue;
       }
       verifier.add(entry, { payloadText: r.payload, leafHash: r.leaf });
@@ -443,17 +443,20 @@ export class SqliteLedger implements LedgerStore {
     }
     const report = verifier.report();
     const problems = report.problems;
+    // Past a gap nothing that needs the tree is checked: the problem at the gap says so, once.
+    const whole = (size: number) => report.brokenAt === undefined || size <= report.brokenAt;
 
     const storedSubtrees = (this.#stmt.subtreeCount.get() as { n: number }).n;
-    if (storedSubtrees !== expectedSubtrees) {
+    if (whole(Infinity) && storedSubtrees !== expectedSubtrees) {
       problems.push({ seq: report.size, problem: `${storedSubtrees} stored subtrees, expected ${expectedSubtrees}` });
     }
-    for (const c of checkpoints) {
+    const checked = checkpoints.filter((c) => whole(c.size));
+    for (const c of checked) {
       const problem = checkpointProblem(c.note, c.size, c.root, this.origin, this.#verifiers);
       if (problem) problems.push({ seq: Math.max(c.size - 1, 0), problem: `checkpoint at size ${c.size}: ${problem}` });
     }
     problems.sort((a, b) => a.seq - b.seq);
-    return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checkpoints.length };
+    return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checked.length };
   }
 
   close(): void {

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
-import { DigestCache } from "../../store/file-digest.ts";
+import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { exportBody, exportRequest } from "../ledger-export.ts";
 import { problem } from "../problem.ts";
@@ -66,7 +66,7 @@ function clientAddress(c: Context): string {
 }
 
 export function areaRoutes(dataDir: string, keys: ApiKeyStore, quotas: DailyQuotas): MiddlewareHandler {
-  // Each version of a file on disk is hashed once (store/file-digest.ts), not on every request.
+  // Each version of a file on disk is hashed once (store/digest-cache.ts), not on every request.
   const digests = new DigestCache();
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();

@@ -1,39 +1,21 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-export.ts";
+import { EXPORT_LINES } from "./ledger-jsonl.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
 
-const ORIGIN = "export.test/ledger";
 let dir: string;
 let cleanup: () => void;
-const key = generateKeyPair("ed25519");
-const verifiers = [{ name: ORIGIN, publicKeyHex: key.publicKey }];
 
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
 });
 afterEach(() => cleanup());
-
-let exports = 0;
-function makeExport(entries = 50): string {
-  exports += 1;
-  const ledger = new SqliteLedger(join(dir, `l${exports}.sqlite`), {
-    origin: ORIGIN,
-    signer: { name: ORIGIN, secretKeyHex: key.secretKey },
-    now: steppingClock(),
-    durability: "normal",
-  });
-  ledger.append(Array.from({ length: entries }, (_, i) => sampleEvent(i)));
-  const out = join(dir, `export${exports}`);
-  exportLedger(ledger, out);
-  ledger.close();
-  return out;
-}
 
 function editLine(out: string, seq: number, edit: (line: string) => string): void {
   const path = join(out, EXPORT_LINES);
@@ -41,44 +23,6 @@ function editLine(out: string, seq: number, edit: (line: string) => string): voi
   lines[seq] = edit(lines[seq]!);
   writeFileSync(path, lines.join("\n"));
 }
-
-describe("ledger export", () => {
-  it("writes one canonical line per entry and a checkpoint that verifies offline", async () => {
-    const out = makeExport();
-    const lines = readFileSync(join(out, EXPORT_LINES), "utf8").trimEnd().split("\n");
-    expect(lines).toHaveLength(50);
-    expect(JSON.parse(lines[0]!).seq).toBe(0);
-    expect(readFileSync(join(out, EXPORT_CHECKPOINT), "utf8").split("\n").slice(0, 2)).toEqual([ORIGIN, "50"]);
-    const report = await verifyExport(out, verifiers);
-    expect(report.problems).toEqual([]);
-    expect(report.ok).toBe(true);
-    expect(report.size).toBe(50);
-  });
-
-  it("names the line whose bytes changed", async () => {
-    const out = makeExport();
-    editLine(out, 12, (l) => l.replace('"status":"operational"', '"status":"degraded"'));
-    const report = await verifyExport(out, verifiers);
-    expect(report.ok).toBe(false);
-    expect(report.problems[0]).toMatchObject({ seq: 12, problem: expect.stringMatching(/hash mismatch/) });
-  });
-
-  it("refuses non-canonical lines, truncation, and an unknown key", async () => {
-    const out = makeExport();
-    editLine(out, 3, (l) => l.replace("{", "{ "));
-    expect((await verifyExport(out, verifiers)).problems).toContainEqual({ seq: 3, problem: "entry is not in canonical (JCS) form" });
-
-    const short = makeExport(20);
-    const path = join(short, EXPORT_LINES);
-    writeFileSync(path, readFileSync(path, "utf8").split("\n").slice(0, 19).join("\n") + "\n");
-    const truncated = await verifyExport(short, verifiers);
-    expect(truncated.problems.map((p) => p.problem).join()).toMatch(/checkpoint covers 20 entries, the file has 19/);
-
-    const other = generateKeyPair("ed25519");
-    const wrongKey = await verifyExport(short, [{ name: ORIGIN, publicKeyHex: other.publicKey }]);
-    expect(wrongKey.ok).toBe(false);
-  });
-});
 
 describe("npm run ledger", () => {
   const cli = join(import.meta.dirname, "ledger-cli.ts");
@@ -128,6 +72,22 @@ describe("npm run ledger", () => {
     expect(badKey.status).toBe(2);
     const badSeq = run(["inclusion", "-1", "--db", join(dir, "none.sqlite")]);
     expect(badSeq.status).toBe(2);
+  });
+
+  it("reports a deleted entry as one line at its seq", () => {
+    const db = join(dir, "gap.sqlite");
+    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });
+    ledger.append(Array.from({ length: 200 }, (_, i) => sampleEvent(i)));
+    ledger.close();
+    const raw = new DatabaseSync(db);
+    raw.exec("DROP TRIGGER entries_no_delete; DELETE FROM entries WHERE seq = 57;");
+    raw.close();
+    const verified = run(["verify", "--db", db]);
+    expect(verified.status).toBe(1);
+    expect(verified.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(/^FAILED: .* has 1 problem\(s\):$/),
+      expect.stringMatching(/^  seq 57: entry 57 is missing \(the next entry is seq 58\)/),
+    ]);
   });
 
   it("generates a development key on first use and says so", () => {

@@ -1,8 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { verifierKey } from "../core/checkpoint.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-jsonl.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { verifierKey } from "../core/checkpoint.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
+import { sampleEvent, sessionOpened, steppingClock, tempDir } from "./test-helpers.ts";
 
 let dir: string;
 let cleanup: () => void;
@@ -72,6 +72,52 @@ describe("npm run ledger", () => {
     expect(badKey.status).toBe(2);
     const badSeq = run(["inclusion", "-1", "--db", join(dir, "none.sqlite")]);
     expect(badSeq.status).toBe(2);
+  });
+
+  it("appends one event of any registered type and prints {\"seq\": N, \"hash\": …}, on LEDGER_DB or STATE_DIR's ledger", () => {
+    const db = join(dir, "appended.sqlite");
+    const mint = JSON.stringify(sampleEvent(1).payload);
+    const first = run(["append", "mic_mint", mint], { LEDGER_DB: db });
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^\{"seq": 0, "hash": "sha256:[0-9a-f]{64}"\}\n$/);
+    const second = run(["append", "consensus.opened", JSON.stringify(sessionOpened("S-1").payload)], { LEDGER_DB: db });
+    expect(second.status, second.stderr).toBe(0);
+    const printed = JSON.parse(second.stdout) as { seq: number; hash: string };
+    expect(printed.seq).toBe(1);
+    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger" });
+    try {
+      expect([...ledger.entries()].map((e) => [e.seq, e.hash, e.type])).toEqual([
+        [0, JSON.parse(first.stdout).hash, "mic_mint"],
+        [1, printed.hash, "consensus.opened"],
+      ]);
+      expect(ledger.verify().ok).toBe(true);
+    } finally {
+      ledger.close();
+    }
+    // Without LEDGER_DB: STATE_DIR/ledger.sqlite.
+    const inState = run(["append", "sentinel.heartbeat", JSON.stringify(sampleEvent(0).payload)]);
+    expect(inState.status, inState.stderr).toBe(0);
+    expect(JSON.parse(inState.stdout)).toMatchObject({ seq: 0 });
+    expect(existsSync(join(dir, "state", "ledger.sqlite"))).toBe(true);
+  });
+
+  it("refuses a bad event with a clear message, a non-zero exit and nothing written", () => {
+    const db = join(dir, "refused.sqlite");
+    const cases: [string[], RegExp][] = [
+      [["append", "made.up", "{}"], /unknown event type "made\.up"/],
+      [["append", "mic_burn", "{not json"], /PAYLOAD-JSON is not valid JSON/],
+      [["append", "mic_burn", "[1, 2]"], /must be a JSON object/],
+      [["append", "mic_burn", JSON.stringify({ account: "treasury", amount_shards: "1.5", reason: "fee" })], /invalid mic_burn payload: amount_shards/],
+      [["append", "mic_burn", JSON.stringify({ account: "treasury", amount_shards: "1", reason: "fee", admin: true })], /admin/],
+      [["append", "mic_burn"], /exactly TYPE and 'PAYLOAD-JSON'/],
+    ];
+    for (const [args, message] of cases) {
+      const result = run(args, { LEDGER_DB: db });
+      expect(result.status, args.join(" ")).not.toBe(0);
+      expect(result.stderr, args.join(" ")).toMatch(message);
+      expect(result.stdout).toBe("");
+    }
+    expect(existsSync(db)).toBe(false);
   });
 
   it("reports a deleted entry as one line at its seq", () => {

@@ -9,17 +9,24 @@
  *                                note verifier key "<name>+<keyid>+<base64>"
  *   inclusion SEQ [--size N]     print the inclusion proof of entry SEQ (base64, one per line)
  *   consistency OLD [--size N]   print the consistency proof from size OLD
+ *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) and print
+ *                                {"seq": N, "hash": "sha256:…"}
+ *
+ * Every command but verify-export works on LEDGER_DB (default STATE_DIR/ledger.sqlite) or --db PATH.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseVerifierKey, verifyCheckpoint, type NoteVerifier } from "../core/checkpoint.ts";
 import { formatDigest } from "../core/digest.ts";
+import type { JsonObject } from "../core/ledger/entry.ts";
+import { EVENT_TYPES, isEventType, validateEvent } from "../core/ledger/events.ts";
+import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-jsonl.ts";
 import { defaultLedgerPath, openLedger } from "./open-ledger.ts";
 
-const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR --key KEY|inclusion SEQ|consistency OLD> [--db PATH] [--size N]`;
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR --key KEY|inclusion SEQ|consistency OLD|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N]`;
 
 function fail(message: string): never {
   process.stderr.write(`ledger: ${message}\n`);
@@ -51,6 +58,23 @@ function verifiersFor(key: string, checkpointText: string): NoteVerifier[] {
   }
 }
 
+/** `append TYPE 'PAYLOAD-JSON'`: the event, checked against the registry; fails naming what is wrong. */
+function eventArgument(args: string[]): NewEvent {
+  if (args.length !== 2) fail(`append needs exactly TYPE and 'PAYLOAD-JSON', got ${args.length} argument(s)`);
+  const [type, text] = args as [string, string];
+  if (!isEventType(type)) fail(`append: unknown event type ${JSON.stringify(type)}; types: ${EVENT_TYPES.join(", ")}`);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (error) {
+    fail(`append: PAYLOAD-JSON is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) fail("append: PAYLOAD-JSON must be a JSON object");
+  const invalid = validateEvent(type, payload);
+  if (invalid) fail(`append: ${invalid}`);
+  return { type, payload: payload as JsonObject };
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -70,8 +94,10 @@ async function main(argv: string[]): Promise<number> {
     return report.ok ? 0 : 1;
   }
 
+  // An event to append is checked before the ledger is opened: bad input creates nothing.
+  const event = command === "append" ? eventArgument(positionals.slice(1)) : null;
   const path = values.db ?? defaultLedgerPath();
-  if (command !== "export" && command !== "checkpoint" && !existsSync(path)) fail(`no ledger at ${path}`);
+  if (!["export", "checkpoint", "append"].includes(command) && !existsSync(path)) fail(`no ledger at ${path}`);
   const { ledger, key } = openLedger({ path, log: (m) => process.stderr.write(`${m}\n`) });
   try {
     switch (command) {
@@ -107,6 +133,11 @@ async function main(argv: string[]): Promise<number> {
         const size = integer(values.size, "--size");
         const proof = command === "inclusion" ? ledger.inclusionProof(n, size) : ledger.consistencyProof(n, size);
         for (const h of proof) console.log(Buffer.from(h).toString("base64"));
+        return 0;
+      }
+      case "append": {
+        const [entry] = ledger.append([event!]);
+        process.stdout.write(`{"seq": ${entry!.seq}, "hash": ${JSON.stringify(entry!.hash)}}\n`);
         return 0;
       }
       default:

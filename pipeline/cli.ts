@@ -9,9 +9,14 @@
  *   --data DIR             the data folder (default: data)
  *   --areas a,b            only these areas (default: all five)
  *   --check                write nothing; exit 1 listing every file that differs from data/
- *   --trust-new-key        append the dataset signing key to <data>/keys/datasets.vkey if missing
+ *   --trust-new-key        append the dataset signing key to <data>/keys/datasets.vkey (and the ledger
+ *                          key to <data>/keys/ledger.vkey) if missing
  *   --now ISO              accepted for the workflow's sake and only logged: generators are dated
  *                          by their data (the last ledger entry, the newest pulse), never a clock
+ *
+ * After a successful run the ledger's latest signed checkpoint is published in <data>/ledger/checkpoint
+ * and its key listed in <data>/keys/ledger.vkey (pipeline/ledger-publication.ts); `--check` verifies
+ * them instead.
  *
  * Exit status: 0 done, 1 a step failed (or --check found differences), 2 bad usage.
  */
@@ -23,9 +28,10 @@ import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { EXPORT_CHECKPOINT, ExportLedgerReader } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, stateDir } from "../store/open-ledger.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "../store/open-ledger.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { steps } from "./areas/index.ts";
+import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys } from "./sign.ts";
@@ -84,20 +90,33 @@ export async function main(argv: readonly string[], log: (line: string) => void 
 
   let ledger: LedgerReader;
   let close = () => {};
+  // How the ledger's checkpoint to publish is had (pipeline/ledger-publication.ts): an export's own,
+  // or one signed with the ledger key over the embedded store's current tree.
+  let signTree: () => SignedTree;
   try {
     if (values["ledger-export"]) {
       const dir = values["ledger-export"];
       const note = readFileSync(join(dir, EXPORT_CHECKPOINT), "utf8");
       const keyArg = values["ledger-key"] ?? join(dataDir, "keys", "ledger.vkey");
       if (!values["ledger-key"] && !existsSync(keyArg)) throw new Error(`no key to verify ${dir}/${EXPORT_CHECKPOINT}: pass --ledger-key or publish ${keyArg}`);
-      ledger = new ExportLedgerReader(dir, ledgerVerifiers(keyArg, note));
-      log(`ledger: export ${dir}, checkpoint verified (${(ledger as ExportLedgerReader).checkpoint.origin})`);
+      const reader = new ExportLedgerReader(dir, ledgerVerifiers(keyArg, note));
+      ledger = reader;
+      signTree = () => ({ note: reader.latestCheckpoint() });
+      log(`ledger: export ${dir}, checkpoint verified (${reader.checkpoint.origin})`);
     } else {
       const path = values.ledger ?? defaultLedgerPath();
       if (!existsSync(path)) throw new Error(`no ledger at ${path}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`);
       const sqlite = new SqliteLedger(path, { origin: LEDGER_ORIGIN });
       ledger = sqlite;
       close = () => sqlite.close();
+      signTree = () => {
+        const { ledger: writer, key } = openLedger({ path, log });
+        try {
+          return { note: writer.checkpoint(), signer: key };
+        } finally {
+          writer.close();
+        }
+      };
       log(`ledger: ${path}`);
     }
   } catch (error) {
@@ -120,7 +139,15 @@ export async function main(argv: readonly string[], log: (line: string) => void 
       for (const f of report.steps.filter((s) => s.status === "failed")) console.error(`pipeline: step ${f.id} failed (${f.file}): ${f.reason}`);
       if (values.check && report.differences.length > 0) console.error(`pipeline --check: ${report.differences.length} file(s) differ from what the pipeline produces`);
     }
-    return report.ok ? 0 : 1;
+    if (values.check) {
+      const problems = ledgerPublicationProblems(dataDir, ledger);
+      for (const problem of problems) console.error(`pipeline --check: ${problem}`);
+      return report.ok && problems.length === 0 ? 0 : 1;
+    }
+    if (!report.ok) return 1;
+    const published = publishLedgerCheckpoint({ dataDir, ledger, sign: signTree!, trustNewKey: values["trust-new-key"] ?? false });
+    log(`ledger checkpoint: ${published.checkpoint === "written" ? "published" : "unchanged"} (size ${published.size}) in ${join(dataDir, LEDGER_CHECKPOINT)}; key ${published.vkey} in ${join(dataDir, LEDGER_VKEY)}`);
+    return 0;
   } catch (error) {
     console.error(`pipeline: ${(error as Error).message}`);
     return 1;

@@ -120,6 +120,41 @@ describe("npm run ledger", () => {
     expect(existsSync(db)).toBe(false);
   });
 
+  it("checks offline that a later checkpoint extends an earlier one, with the consistency command's proof", () => {
+    const db = join(dir, "grown.sqlite");
+    const seed = generateKeyPair("ed25519");
+    const env = { LEDGER_SIGNING_KEY: seed.secretKey, LEDGER_DB: db };
+    const origin = "integrity-platform.example/ledger";
+    const ledger = new SqliteLedger(db, { origin, signer: { name: origin, secretKeyHex: seed.secretKey }, now: steppingClock(), durability: "normal" });
+    const older = join(dir, "older.checkpoint");
+    const newer = join(dir, "newer.checkpoint");
+    try {
+      ledger.append(Array.from({ length: 5 }, (_, i) => sampleEvent(i)));
+      writeFileSync(older, ledger.checkpoint());
+      ledger.append(Array.from({ length: 8 }, (_, i) => sampleEvent(5 + i)));
+      writeFileSync(newer, ledger.checkpoint());
+    } finally {
+      ledger.close();
+    }
+    const proof = join(dir, "proof");
+    writeFileSync(proof, run(["consistency", "5", "--size", "13"], env).stdout);
+    const vkeyFile = join(dir, "ledger.vkey");
+    writeFileSync(vkeyFile, `# the ledger's key\n${verifierKey("integrity-platform.example/ledger", seed.publicKey)}\n`);
+
+    const ok = run(["verify-consistency", older, newer, "--proof", proof, "--key", vkeyFile]);
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^ok: .* \(size 13\) extends .* \(size 5\)/);
+    expect(run(["verify-consistency", newer, older, "--proof", proof, "--key", seed.publicKey]).status).toBe(1);
+    const lines = readFileSync(proof, "utf8").split("\n");
+    lines[0] = Buffer.alloc(32).toString("base64");
+    writeFileSync(proof, lines.join("\n"));
+    const forged = run(["verify-consistency", older, newer, "--proof", proof, "--key", vkeyFile]);
+    expect(forged.status).toBe(1);
+    expect(forged.stdout).toMatch(/does not show that the tree of size 13 extends the tree of size 5/);
+    const otherKey = run(["verify-consistency", older, newer, "--proof", proof, "--key", generateKeyPair("ed25519").publicKey]);
+    expect(otherKey.status).toBe(1);
+  });
+
   it("reports a deleted entry as one line at its seq", () => {
     const db = join(dir, "gap.sqlite");
     const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });

@@ -152,6 +152,14 @@ describe("the ledger's group-commit write path", () => {
     expect([...ledger.entries()].map((e) => e.type)).toEqual(["avm.attempt", "avm.grant"]);
   });
 
+  it("commits the writes still waiting when the ledger is closed", async () => {
+    const ledger = openLedger();
+    const pending = [ledger.appendAsync([sampleEvent(0)]), ledger.write(openOnce("S-1")), ledger.appendAsync([sampleEvent(1)])];
+    ledger.close();
+    expect((await Promise.all(pending)).length).toBe(3);
+    expect(openLedger().verify()).toMatchObject({ ok: true, size: 3 });
+  });
+
   it("fails the whole group when the write lock cannot be had, and recovers once it is free", async () => {
     const ledger = openLedger("locked.sqlite", { busyTimeoutMs: 50 });
     await ledger.appendAsync([sampleEvent(0)]);
@@ -197,6 +205,19 @@ describe("projections kept at the tail", () => {
     expect(applied()).toBe(4);
     expect(ledger.state(projection)).toHaveLength(4);
     expect(applied()).toBe(4); // nothing new, nothing folded
+  });
+
+  it("can be read while the caller iterates the entries", () => {
+    const ledger = openLedger();
+    ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+    const { projection } = counting();
+    const seen: number[] = [];
+    for (const entry of ledger.entries()) {
+      ledger.state(projection); // folds from the file while this loop reads it
+      seen.push(entry.seq);
+    }
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(ledger.state(projection)).toHaveLength(20);
   });
 
   it("gives decide the same state at the transaction's tail, including what another connection appended", async () => {

@@ -42,6 +42,11 @@ export class GroupCommit {
     });
   }
 
+  /** Commits every waiting write now, group by group (before the store closes). */
+  flush(): void {
+    while (this.#pending.length > 0) this.#run();
+  }
+
   /** Writes waiting for their group. */
   get waiting(): number {
     return this.#pending.length;

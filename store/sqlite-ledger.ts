@@ -151,14 +151,15 @@ export class SqliteLedger implements LedgerStore {
   readonly #verifiers: NoteVerifier[];
   readonly #now: () => Date;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
+    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "fold" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
   >;
   #range = CompactRange.empty();
   #lastHash: string | null = null;
   #lastTs = "";
   readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
-  readonly #projections = new LiveProjections((start, end) => this.entries(start, end));
+  // Its own statement: a projection may be caught up while a caller is iterating entries().
+  readonly #projections = new LiveProjections((start, end) => this.#rows(this.#stmt.fold, start, end));
 
   constructor(path: string, options: SqliteLedgerOptions) {
     this.path = path;
@@ -194,6 +195,7 @@ export class SqliteLedger implements LedgerStore {
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
       range: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
+      fold: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
       insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
@@ -455,9 +457,12 @@ export class SqliteLedger implements LedgerStore {
     return written;
   }
 
-  *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
-    const stop = end ?? Number.MAX_SAFE_INTEGER;
-    for (const row of this.#stmt.range.iterate(start, stop)) yield rowToEntry(row as unknown as EntryRow);
+  entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
+    return this.#rows(this.#stmt.range, start, end ?? Number.MAX_SAFE_INTEGER);
+  }
+
+  *#rows(statement: StatementSync, start: number, end: number): IterableIterator<LedgerEntry> {
+    for (const row of statement.iterate(start, end)) yield rowToEntry(row as unknown as EntryRow);
   }
 
   *storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
@@ -566,8 +571,11 @@ export class SqliteLedger implements LedgerStore {
     return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checked.length };
   }
 
+  /** Commits the writes still waiting for their group, then closes the file. */
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    this.#group.flush();
+    this.#db.close();
   }
 }
 

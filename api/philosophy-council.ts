@@ -6,7 +6,7 @@
  * version of the three files (keyed by their manifest hashes) and shared by every simulation;
  * a changed file is picked up at the next simulation. An unchanged version costs five `stat`s: a
  * manifest is parsed again only when its size, inode, mtime or ctime changes, and
- * store/file-digest.ts remembers each file's digest the same way. A new version is read once, and
+ * store/digest-cache.ts remembers each file's digest the same way. A new version is read once, and
  * the bytes parsed are the bytes hashed.
  */
 import { readFileSync, statSync } from "node:fs";
@@ -15,7 +15,7 @@ import type { z } from "zod";
 import { sha256Hex } from "../core/digest.ts";
 import { formCouncil, type Council, type CouncilInputs } from "../core/philosophy/council.ts";
 import { Deliberations, SentinelStatus, Virtues } from "../core/schemas/index.ts";
-import { DigestCache } from "../store/file-digest.ts";
+import { DigestCache } from "../store/digest-cache.ts";
 
 const INPUTS = {
   deliberations: { area: "philosophy", path: "deliberations.json", schema: Deliberations },

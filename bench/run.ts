@@ -5,6 +5,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   pipeline: () => import("./pipeline.ts").then((m) => m.run()),
   simulation: () => import("./simulation.ts").then((m) => m.run()),
   avm: () => import("./avm.ts").then((m) => m.run()),
+  groupcommit: () => import("./group-commit.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

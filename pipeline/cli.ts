@@ -11,171 +11,33 @@
  *                          the data folder; see pipeline/layout.ts)
  *   --areas a,b            only these areas (default: all five)
  *   --check                write nothing; exit 1 listing every file that differs from data/
- *   --trust-new-key        append the dataset signing key to <data>/keys/datasets.vkey if missing
+ *   --trust-new-key        append the dataset signing key to <data>/keys/datasets.vkey (and the ledger
+ *                          key to <data>/keys/ledger.vkey) if missing
  *   --now ISO              accepted for the workflow's sake and only logged: generators are dated
  *                          by their data (the last ledger entry, the newest pulse), never a clock
  *
+ * After a successful run the ledger's latest signed checkpoint is published in <data>/ledger/checkpoint
+ * and its key listed in <data>/keys/ledger.vkey (pipeline/ledger-publication.ts); `--check` verifies
+ * them instead.
+ *
  * Exit status: 0 done, 1 a step failed (or --check found differences), 2 bad usage.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { canonicalize } from "../core/canonical.ts";
-import { parseVerifierKey, verifyCheckpoint, type Checkpoint, type NoteVerifier } from "../core/checkpoint.ts";
-import { entryShapeProblem, type LedgerEntry } from "../core/ledger/entry.ts";
-import { validateEvent } from "../core/ledger/events.ts";
-import type { LedgerReader, LedgerVerifyReport, StoredEntry } from "../core/ledger/store.ts";
-import { ChainVerifier } from "../core/ledger/verify.ts";
-import { equalBytes } from "../core/merkle.ts";
-import { formatDigest } from "../core/digest.ts";
+import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
+import type { LedgerReader } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
-import { EXPORT_CHECKPOINT, EXPORT_LINES } from "../store/ledger-export.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, stateDir } from "../store/open-ledger.ts";
+import { EXPORT_CHECKPOINT, ExportLedgerReader } from "../store/ledger-jsonl.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "../store/open-ledger.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { steps } from "./areas/index.ts";
+import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys } from "./sign.ts";
 import { AREAS, type Area } from "./step.ts";
-
-/**
- * A LedgerReader over a published export (store/ledger-export.ts), verified offline.
- *
- * Opening reads only the signed checkpoint, which must verify with a trusted key: `size()` and
- * `rootHash()` come from it, so a run with nothing new never touches the JSONL. `entries()` streams
- * the file in 1 MiB chunks (memory: one chunk, one line and the O(log n) right edge of the tree —
- * never the whole export) and verifies as it goes — each line's shape, hash, canonical form, event
- * schema, the prev chain — and at the end of the checkpointed entries the recomputed root must equal
- * the signed one, else it throws. The runner writes nothing before the pass is over, so a tampered
- * export fails the run. Lines after the checkpointed size are not read. Proofs are not available
- * from an export; `rootHash(n)` only for the checkpointed size.
- */
-export class ExportLedgerReader implements LedgerReader {
-  readonly dir: string;
-  readonly checkpoint: Checkpoint;
-  readonly #note: string;
-
-  constructor(dir: string, verifiers: NoteVerifier[]) {
-    this.dir = dir;
-    const file = join(dir, EXPORT_CHECKPOINT);
-    this.#note = readFileSync(file, "utf8");
-    try {
-      this.checkpoint = verifyCheckpoint(this.#note, verifiers);
-    } catch (error) {
-      throw new Error(`${file}: ${(error as Error).message}`);
-    }
-    if (!existsSync(join(dir, EXPORT_LINES))) throw new Error(`${join(dir, EXPORT_LINES)}: not found`);
-  }
-
-  /** The log's origin, as its checkpoint names it. */
-  get origin(): string {
-    return this.checkpoint.origin;
-  }
-
-  size(): number {
-    return this.checkpoint.size;
-  }
-
-  rootHash(treeSize?: number): Uint8Array {
-    if (treeSize !== undefined && treeSize !== this.checkpoint.size) {
-      throw new RangeError(`an export only knows the root of its checkpointed size ${this.checkpoint.size}`);
-    }
-    return this.checkpoint.rootHash;
-  }
-
-  inclusionProof(): Uint8Array[] {
-    throw new Error("inclusion proofs are not available from a ledger export");
-  }
-
-  consistencyProof(): Uint8Array[] {
-    throw new Error("consistency proofs are not available from a ledger export");
-  }
-
-  latestCheckpoint(): string {
-    return this.#note;
-  }
-
-  /** Streams entries start <= seq < end; the chain is verified from seq 0, whatever start is. */
-  *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
-    for (const { entry } of this.#read(start, end, false)) yield entry;
-  }
-
-  /** As entries(), with each payload's JCS text (the line is verified to be the entry's JCS). */
-  storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
-    return this.#read(start, end, true);
-  }
-
-  *#read(start: number, end: number | undefined, withText: boolean): IterableIterator<StoredEntry> {
-    const stop = Math.min(end ?? this.checkpoint.size, this.checkpoint.size);
-    const verifier = new ChainVerifier(validateEvent, 1);
-    // Problems are collected and reported once at the end (report() recomputes the root, so it is
-    // not called per entry); the runner writes nothing until the pass has ended without an error.
-    const file = join(this.dir, EXPORT_LINES);
-    for (const line of this.#lines(stop)) {
-      const seq = verifier.size;
-      let entry: unknown;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        throw new Error(`${file}: line ${seq + 1} is not valid JSON`);
-      }
-      const shape = entryShapeProblem(entry);
-      if (shape) throw new Error(`${file}: line ${seq + 1}: ${shape}`);
-      verifier.add(entry as LedgerEntry, { text: line });
-      if (seq >= start) {
-        const e = entry as LedgerEntry;
-        yield { entry: e, payloadText: withText ? canonicalize(e.payload) : "" };
-      }
-    }
-    const report = verifier.report();
-    const problem = report.problems[0];
-    if (problem) throw new Error(`${file}: seq ${problem.seq}: ${problem.problem}`);
-    if (verifier.size < stop) throw new Error(`${file}: ${verifier.size} lines, the checkpoint covers ${this.checkpoint.size}`);
-    if (stop === this.checkpoint.size && !equalBytes(report.rootHash, this.checkpoint.rootHash)) {
-      throw new Error(`${file}: the entries hash to root ${formatDigest(report.rootHash)}, the checkpoint signs ${formatDigest(this.checkpoint.rootHash)}`);
-    }
-  }
-
-  /** The first `count` lines of the JSONL, read in chunks. */
-  *#lines(count: number): Generator<string> {
-    if (count === 0) return;
-    const fd = openSync(join(this.dir, EXPORT_LINES), "r");
-    try {
-      const buffer = Buffer.allocUnsafe(1 << 20);
-      const decoder = new TextDecoder("utf-8", { fatal: true });
-      let carry = "";
-      let emitted = 0;
-      for (;;) {
-        const n = readSync(fd, buffer, 0, buffer.length, null);
-        const text = carry + (n === 0 ? decoder.decode() : decoder.decode(buffer.subarray(0, n), { stream: true }));
-        let from = 0;
-        for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", from)) {
-          yield text.slice(from, nl);
-          from = nl + 1;
-          if (++emitted === count) return;
-        }
-        carry = text.slice(from);
-        if (n === 0) {
-          if (carry !== "") yield carry; // a last line without its newline: the verifier judges it
-          return;
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  verify(): LedgerVerifyReport {
-    const verifier = new ChainVerifier(validateEvent);
-    for (const line of this.#lines(Number.MAX_SAFE_INTEGER)) verifier.addLine(line);
-    const report = verifier.report();
-    const problems = report.problems.slice();
-    if (report.size !== this.checkpoint.size) problems.push({ seq: Math.min(report.size, this.checkpoint.size), problem: `checkpoint covers ${this.checkpoint.size} entries, the file has ${report.size}` });
-    else if (!equalBytes(report.rootHash, this.checkpoint.rootHash)) problems.push({ seq: Math.max(report.size - 1, 0), problem: "root differs from the checkpoint" });
-    return { ...report, ok: problems.length === 0, problems, checkpointsChecked: 1 };
-  }
-}
 
 /** `--ledger-key`: a verifier key, a hex public key (named by the checkpoint's origin), or a file of verifier keys. */
 export function ledgerVerifiers(key: string, checkpointNote: string): NoteVerifier[] {
@@ -231,20 +93,33 @@ export async function main(argv: readonly string[], log: (line: string) => void 
 
   let ledger: LedgerReader;
   let close = () => {};
+  // How the ledger's checkpoint to publish is had (pipeline/ledger-publication.ts): an export's own,
+  // or one signed with the ledger key over the embedded store's current tree.
+  let signTree: () => SignedTree;
   try {
     if (values["ledger-export"]) {
       const dir = values["ledger-export"];
       const note = readFileSync(join(dir, EXPORT_CHECKPOINT), "utf8");
       const keyArg = values["ledger-key"] ?? join(dataDir, "keys", "ledger.vkey");
       if (!values["ledger-key"] && !existsSync(keyArg)) throw new Error(`no key to verify ${dir}/${EXPORT_CHECKPOINT}: pass --ledger-key or publish ${keyArg}`);
-      ledger = new ExportLedgerReader(dir, ledgerVerifiers(keyArg, note));
-      log(`ledger: export ${dir}, checkpoint verified (${(ledger as ExportLedgerReader).checkpoint.origin})`);
+      const reader = new ExportLedgerReader(dir, ledgerVerifiers(keyArg, note));
+      ledger = reader;
+      signTree = () => ({ note: reader.latestCheckpoint() });
+      log(`ledger: export ${dir}, checkpoint verified (${reader.checkpoint.origin})`);
     } else {
       const path = values.ledger ?? defaultLedgerPath();
       if (!existsSync(path)) throw new Error(`no ledger at ${path}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`);
       const sqlite = new SqliteLedger(path, { origin: LEDGER_ORIGIN });
       ledger = sqlite;
       close = () => sqlite.close();
+      signTree = () => {
+        const { ledger: writer, key } = openLedger({ path, log });
+        try {
+          return { note: writer.checkpoint(), signer: key };
+        } finally {
+          writer.close();
+        }
+      };
       log(`ledger: ${path}`);
     }
   } catch (error) {
@@ -269,7 +144,15 @@ export async function main(argv: readonly string[], log: (line: string) => void 
       for (const f of report.steps.filter((s) => s.status === "failed")) console.error(`pipeline: step ${f.id} failed (${f.file}): ${f.reason}`);
       if (values.check && report.differences.length > 0) console.error(`pipeline --check: ${report.differences.length} file(s) differ from what the pipeline produces`);
     }
-    return report.ok ? 0 : 1;
+    if (values.check) {
+      const problems = ledgerPublicationProblems(dataDir, ledger);
+      for (const problem of problems) console.error(`pipeline --check: ${problem}`);
+      return report.ok && problems.length === 0 ? 0 : 1;
+    }
+    if (!report.ok) return 1;
+    const published = publishLedgerCheckpoint({ dataDir, ledger, sign: signTree!, trustNewKey: values["trust-new-key"] ?? false });
+    log(`ledger checkpoint: ${published.checkpoint === "written" ? "published" : "unchanged"} (size ${published.size}) in ${join(dataDir, LEDGER_CHECKPOINT)}; key ${published.vkey} in ${join(dataDir, LEDGER_VKEY)}`);
+    return 0;
   } catch (error) {
     console.error(`pipeline: ${(error as Error).message}`);
     return 1;

@@ -16,8 +16,8 @@ import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { verifierKey } from "../core/checkpoint.ts";
-import { exportLedger } from "../store/ledger-export.ts";
-import { ExportLedgerReader, ledgerVerifiers, main as pipelineMain } from "./cli.ts";
+import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
+import { ledgerVerifiers, main as pipelineMain } from "./cli.ts";
 import { readManifest } from "./manifest.ts";
 import { defaultProfilesDir, verifyAreas } from "./verify.ts";
 

@@ -14,7 +14,7 @@
  *  - `step:<id>`: sha256 of that step's output bytes.
  *
  * A step is skipped when its input hash equals the one its area's manifest records and its file
- * still has the recorded size and sha256 (store/file-digest.ts DigestCache spares re-reading files whose
+ * still has the recorded size and sha256 (store/digest-cache.ts DigestCache spares re-reading files whose
  * stat has not changed since they were hashed). When every step that reads the ledger is up to date
  * the ledger is not read at all. Otherwise there is exactly one streaming pass over the ledger
  * (pipeline/pass/ledger-pass.ts): every entry goes to the facts accumulator and to the sink of every
@@ -65,7 +65,7 @@ import { checkSourcePath, createSourceReader } from "./source-reader.ts";
 import { AREAS, type Area, type DocumentStep, type InputName, type RowsStep, type Step } from "./step.ts";
 import type { OutputCheck } from "./pass/helper-thread.ts";
 import { readLedgerOnce, type StreamedOutput } from "./pass/ledger-pass.ts";
-import { DigestCache, type FileDigest } from "../store/file-digest.ts";
+import { DigestCache, type FileDigest } from "../store/digest-cache.ts";
 import { CsvValidator, DataError, JsonSchemaSet, validateJsonBytes, type JsonArraySchema } from "./verify.ts";
 
 export interface RunOptions {
@@ -85,7 +85,7 @@ export interface RunOptions {
   trustNewKey?: boolean;
   /**
    * A file (under `.state/`) where the sha256 of the data files is remembered with their stat
-   * (store/file-digest.ts), so that a run with nothing new does not re-read them. Unused by --check.
+   * (store/digest-cache.ts), so that a run with nothing new does not re-read them. Unused by --check.
    */
   digestCache?: string;
   /** The facts accumulator (default pipeline/facts/accumulate.ts). */

@@ -31,7 +31,7 @@ import addFormats from "ajv-formats";
 import Papa from "papaparse";
 import type { NoteVerifier } from "../core/checkpoint.ts";
 import { schemaId } from "../core/schemas/json-schema.ts";
-import { hashFile, readChunks, type FileDigest } from "../store/file-digest.ts";
+import { hashFile, readChunks, type FileDigest } from "../store/digest-cache.ts";
 import {
   AREAS,
   checkManifest,

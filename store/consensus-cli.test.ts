@@ -9,7 +9,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
 import { catchUp } from "./consensus-registry.ts";
 import { main } from "./consensus-cli.ts";
-import { exportLedger } from "./ledger-export.ts";
+import { exportLedger } from "./ledger-jsonl.ts";
 import { openLedger } from "./open-ledger.ts";
 import { tempDir } from "./test-helpers.ts";
 
@@ -121,7 +121,7 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
     }
     for (const id of sealed) {
       const file = join(out, `${id}.json`);
-      const local = await run("verify-proof", file);
+      const local = await run("verify-proof", file, "--key", key.publicKeyHex);
       expect(local.code, local.err).toBe(0);
       expect(local.out).toMatch(new RegExp(`^ok: .*proof ${id} of session CS-\\d+-\\d+ verified \\(canonical-form, .*, inclusion\\)$`));
       const offline = await run("verify-proof", file, "--ledger-export", join(dir, "export"), "--key", key.publicKeyHex);

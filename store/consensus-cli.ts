@@ -26,7 +26,7 @@ import { verifyProofFile } from "../core/consensus/verify-proof.ts";
 import { OfficeRegistration } from "../core/schemas/consensus.ts";
 import { catchUp, foldExport, sealedProofFile } from "./consensus-registry.ts";
 import { LEDGER_KEY, loadSigningKey } from "./keys.ts";
-import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "./ledger-export.ts";
+import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "./ledger-jsonl.ts";
 import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "./open-ledger.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
 

@@ -12,7 +12,7 @@ import { consensusProjection, type ConsensusState } from "../core/consensus/stat
 import { proofAnchor, proofDocument } from "../core/consensus/views.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader, LedgerStore } from "../core/ledger/store.ts";
-import { EXPORT_LINES } from "./ledger-export.ts";
+import { EXPORT_LINES } from "./ledger-jsonl.ts";
 
 /** Applies the entries `state` has not seen yet (from `state.size` to the tail); returns `state`. */
 export function catchUp(reader: LedgerReader, state: ConsensusState = consensusProjection.initial()): ConsensusState {
@@ -21,7 +21,7 @@ export function catchUp(reader: LedgerReader, state: ConsensusState = consensusP
   return state;
 }
 
-/** Folds the entries of an export's `ledger.jsonl` (verify the export first: store/ledger-export.ts). */
+/** Folds the entries of an export's `ledger.jsonl` (verify the export first: store/ledger-jsonl.ts). */
 export async function foldExport(dir: string): Promise<ConsensusState> {
   const state = consensusProjection.initial();
   const lines = createInterface({ input: createReadStream(join(dir, EXPORT_LINES), "utf8"), crlfDelay: Infinity });

@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyCheckpoint } from "../core/checkpoint.ts";
 import { sealEntry } from "../core/ledger/entry.ts";
 import { LedgerAppendError } from "../core/ledger/store.ts";
 import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { MAX_PAYLOAD_BYTES, PIPELINED_BATCH, SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
+import { APPEND_ONLY_TABLES, MAX_PAYLOAD_BYTES, BULK_MIN, SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
 
 const ORIGIN = "test.example/ledger";
@@ -120,19 +120,64 @@ describe("refusing bad appends, losing nothing", () => {
     expect(ledger.size()).toBe(3);
   });
 
-  it("refuses UPDATE and DELETE on every table through any connection", () => {
-    const ledger = openLedger();
+  it("refuses UPDATE, DELETE, INSERT OR REPLACE, REPLACE and UPSERT on every table, through any connection", () => {
+    const key = generateKeyPair("ed25519");
+    const ledger = openLedger("ledger.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
     ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+    ledger.checkpoint();
     const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
     try {
-      expect(() => raw.exec("UPDATE entries SET type = 'x' WHERE seq = 0")).toThrow(/append-only/);
-      expect(() => raw.exec("DELETE FROM entries WHERE seq = 19")).toThrow(/append-only/);
-      expect(() => raw.exec("DELETE FROM subtrees")).toThrow(/append-only/);
-      expect(() => raw.exec("UPDATE meta SET value = 'x'")).toThrow(/append-only/);
+      // Every table of the file, not a list kept by hand: a table added later must be covered too.
+      const tables = (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+      expect(tables).toEqual(Object.keys(APPEND_ONLY_TABLES).sort());
+      for (const table of tables) {
+        const columns = (raw.prepare(`SELECT name, pk FROM pragma_table_info('${table}') ORDER BY cid`).all() as { name: string; pk: number }[]);
+        const keys = columns.filter((c) => c.pk > 0).map((c) => c.name);
+        expect(keys, table).toEqual(APPEND_ONLY_TABLES[table]);
+        const before = raw.prepare(`SELECT * FROM ${table} ORDER BY ${keys.join(", ")}`).all();
+        expect(before.length, table).toBeGreaterThan(0);
+        const row = before[0] as Record<string, SQLInputValue>;
+        // The same row with every non-key column changed (a valid value of its type).
+        const changed = Object.fromEntries(
+          columns.map(({ name }) => {
+            const value = row[name]!;
+            if (keys.includes(name)) return [name, value];
+            if (value instanceof Uint8Array) return [name, value.map((b, i) => (i === 0 ? b ^ 0xff : b))];
+            return [name, typeof value === "string" ? `${value}x` : Number(value) + 1];
+          }),
+        );
+        const names = columns.map((c) => c.name);
+        const list = names.join(", ");
+        const params = names.map((n) => `:${n}`).join(", ");
+        const where = keys.map((k) => `${k} = :${k}`).join(" AND ");
+        const set = names.filter((n) => !keys.includes(n)).map((n) => `${n} = excluded.${n}`).join(", ");
+        const attempts = {
+          UPDATE: `UPDATE ${table} SET ${names.filter((n) => !keys.includes(n)).map((n) => `${n} = :${n}`).join(", ")} WHERE ${where}`,
+          DELETE: `DELETE FROM ${table} WHERE ${where}`,
+          "INSERT OR REPLACE": `INSERT OR REPLACE INTO ${table} (${list}) VALUES (${params})`,
+          REPLACE: `REPLACE INTO ${table} (${list}) VALUES (${params})`,
+          UPSERT: `INSERT INTO ${table} (${list}) VALUES (${params}) ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${set}`,
+        };
+        for (const [what, sql] of Object.entries(attempts)) {
+          const statement = raw.prepare(sql);
+          const bound = Object.fromEntries(Object.entries(changed).filter(([n]) => sql.includes(`:${n}`)));
+          expect(() => statement.run(bound), `${what} on ${table}`).toThrow(/append-only/);
+        }
+        expect(raw.prepare(`SELECT * FROM ${table} ORDER BY ${keys.join(", ")}`).all(), table).toEqual(before);
+      }
+      // Without the triggers the same statements do rewrite a row: the test above would notice.
+      raw.exec("BEGIN");
+      raw.exec("DROP TRIGGER entries_no_rewrite");
+      raw.exec("INSERT OR REPLACE INTO entries SELECT seq, 'rewritten', payload, ts, prev, hash, leaf FROM entries WHERE seq = 0");
+      expect(raw.prepare("SELECT type FROM entries WHERE seq = 0").get()).toEqual({ type: "rewritten" });
+      raw.exec("ROLLBACK");
+      // Appending stays possible: a new key is not a rewrite.
+      raw.exec("INSERT INTO meta (key, value) VALUES ('note', 'appended')");
     } finally {
       raw.close();
     }
     expect(ledger.verify().ok).toBe(true);
+    expect(ledger.checkpoint()).toBe(ledger.latestCheckpoint()); // a second checkpoint of the same tree writes no row
   });
 
   it("refuses to open a ledger under another origin", () => {
@@ -142,8 +187,8 @@ describe("refusing bad appends, losing nothing", () => {
 });
 
 describe("tamper evidence", () => {
-  function tamper(sql: string, trigger: string): void {
-    const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
+  function tamper(sql: string, trigger: string, file = "ledger.sqlite"): void {
+    const raw = new DatabaseSync(join(dir, file));
     raw.exec(`DROP TRIGGER ${trigger}`);
     raw.exec(sql);
     raw.close();
@@ -187,6 +232,27 @@ describe("tamper evidence", () => {
     expect(report.problems).toEqual([{ seq: 31, problem: expect.stringMatching(/subtree \(4, 1\) does not match entries 16\.\.31/) }]);
   });
 
+  it("reports a deleted entry once, at its seq, wherever it was; checkpoints before it are still checked", () => {
+    const key = generateKeyPair("ed25519");
+    const signer = { name: ORIGIN, secretKeyHex: key.secretKey };
+    for (const [name, deleted] of [["middle.sqlite", 57], ["edge.sqlite", 197], ["range.sqlite", -1]] as const) {
+      const ledger = openLedger(name, { signer });
+      ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+      ledger.checkpoint();
+      ledger.append(Array.from({ length: 160 }, (_, i) => sampleEvent(40 + i)));
+      ledger.checkpoint();
+      ledger.close();
+      // -1: a run of entries (60..99) goes missing.
+      tamper(deleted === -1 ? "DELETE FROM entries WHERE seq BETWEEN 60 AND 99" : `DELETE FROM entries WHERE seq = ${deleted}`, "entries_no_delete", name);
+      const report = openLedger(name, { signer }).verify();
+      const at = deleted === -1 ? 60 : deleted;
+      expect(report.problems, name).toEqual([
+        { seq: at, problem: expect.stringMatching(deleted === -1 ? /^entries 60\.\.99 are missing \(the next entry is seq 100\)/ : new RegExp(`^entry ${at} is missing`)) },
+      ]);
+      expect(report).toMatchObject({ ok: false, size: 200, brokenAt: at, checkpointsChecked: 1 });
+    }
+  });
+
   it("checks every stored checkpoint against the recomputed tree", () => {
     const key = generateKeyPair("ed25519");
     const ledger = openLedger("c.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
@@ -220,29 +286,33 @@ describe("tamper evidence", () => {
 });
 
 describe("crash safety", () => {
-  it("survives SIGKILL at random moments: the reopened ledger verifies and every acknowledged append is there", async () => {
-    const path = join(dir, "crash.sqlite");
-    const rounds = 5;
-    for (let round = 0; round < rounds; round++) {
-      const acknowledged = await runAndKill(path, 150 + Math.floor(Math.random() * 400));
-      const ledger = new SqliteLedger(path, { origin: "crash.test/ledger" });
-      try {
-        const report = ledger.verify();
-        expect(report.problems).toEqual([]);
-        expect(ledger.size()).toBeGreaterThanOrEqual(acknowledged);
-        expect(acknowledged).toBeGreaterThan(0);
-      } finally {
-        ledger.close();
+  it.each(["sync", "async"] as const)(
+    "survives SIGKILL at random moments (%s appends): the reopened ledger verifies and every acknowledged entry is there",
+    async (mode) => {
+      const path = join(dir, `crash-${mode}.sqlite`);
+      const rounds = 3;
+      for (let round = 0; round < rounds; round++) {
+        const acknowledged = await runAndKill(path, mode, 150 + Math.floor(Math.random() * 400));
+        const ledger = new SqliteLedger(path, { origin: "crash.test/ledger" });
+        try {
+          const report = ledger.verify();
+          expect(report.problems).toEqual([]);
+          expect(acknowledged.size).toBeGreaterThan(0);
+          // Every answered append is on disk, with the hash its caller was given.
+          for (const [size, hash] of acknowledged) expect([...ledger.entries(size - 1, size)][0]?.hash).toBe(hash);
+        } finally {
+          ledger.close();
+        }
       }
-    }
-  });
+    },
+  );
 });
 
-/** Starts the child, waits for its first acknowledgement, lets it run `ms` more, kills it. */
-function runAndKill(path: string, ms: number): Promise<number> {
+/** Starts the child, waits for its first acknowledgement, lets it run `ms` more, kills it; the acknowledged sizes and hashes. */
+function runAndKill(path: string, mode: "sync" | "async", ms: number): Promise<Map<number, string>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, "crash-child.ts"), path], { stdio: ["ignore", "pipe", "pipe"] });
-    let acknowledged = 0;
+    const child = spawn(process.execPath, [join(import.meta.dirname, "crash-child.ts"), path, mode], { stdio: ["ignore", "pipe", "pipe"] });
+    const acknowledged = new Map<number, string>();
     let buffered = "";
     let stderr = "";
     let timer: NodeJS.Timeout | undefined;
@@ -251,8 +321,8 @@ function runAndKill(path: string, ms: number): Promise<number> {
       const lines = buffered.split("\n");
       buffered = lines.pop()!;
       for (const line of lines) {
-        const match = /^ack (\d+)$/.exec(line);
-        if (match) acknowledged = Math.max(acknowledged, Number(match[1]));
+        const match = /^ack (\d+) (sha256:[0-9a-f]{64})$/.exec(line);
+        if (match) acknowledged.set(Number(match[1]), match[2]!);
       }
       timer ??= setTimeout(() => child.kill("SIGKILL"), ms);
     });
@@ -265,7 +335,7 @@ function runAndKill(path: string, ms: number): Promise<number> {
   });
 }
 
-describe("large batches on the append helper thread", () => {
+describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
   const stamped = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => ({ ...sampleEvent(from + i), ts: new Date(Date.parse("2026-01-01T00:00:00.000Z") + from + i).toISOString() }));
   const rows = (ledger: SqliteLedger, sql: string) => {
@@ -282,10 +352,10 @@ describe("large batches on the append helper thread", () => {
     const here = openLedger("here.sqlite");
     // A small start, so the big batches resume from a right edge that is not a power of two.
     for (const ledger of [piped, here]) ledger.append(stamped(0, 37));
-    const written = piped.append(stamped(37, PIPELINED_BATCH * 12 + 5));
+    const written = piped.appendBulk(stamped(37, BULK_MIN * 12 + 5));
     // Runs of equal timestamps (a record carries its ts only when it changes).
     const repeated = stamped(37 + written.length, 3000).map((e, i) => ({ ...e, ts: new Date(Date.parse("2026-02-01T00:00:00.000Z") + Math.floor(i / 7)).toISOString() }));
-    piped.append(repeated);
+    piped.appendBulk(repeated);
     for (let n = 37; n < 37 + written.length; n += 200) here.append(stamped(n, Math.min(200, 37 + written.length - n)));
     for (let n = 0; n < 3000; n += 200) here.append(repeated.slice(n, n + 200));
     expect(piped.size()).toBe(here.size());
@@ -301,26 +371,26 @@ describe("large batches on the append helper thread", () => {
     ledger.append(stamped(0, 10));
     const batch = stamped(10, 3000);
     batch[2501] = { ...batch[2501]!, payload: { ...batch[2501]!.payload, amount_shards: "-5" } };
-    expect(() => ledger.append(batch)).toThrow(/^event 2501: invalid mic_mint payload: amount_shards/);
+    expect(() => ledger.appendBulk(batch)).toThrow(/^event 2501: invalid mic_mint payload: amount_shards/);
     const dated = stamped(10, 3000);
     dated[1700] = { ...dated[1700]!, payload: { ...dated[1700]!.payload, when: new Date() } as never };
-    expect(() => ledger.append(dated)).toThrow(/^event 1700: invalid .* payload: cannot canonicalize a non-plain object \(Date\)/);
+    expect(() => ledger.appendBulk(dated)).toThrow(/^event 1700: invalid .* payload: cannot canonicalize a non-plain object \(Date\)/);
     const huge = stamped(10, 3000);
     const tooLarge = { type: "sample.generated", payload: { generator: "test", seed: "1", notice: "é".repeat(MAX_PAYLOAD_BYTES / 2) } };
     huge[3] = { ...tooLarge, ts: huge[3]!.ts };
-    expect(() => ledger.append(huge)).toThrow(/^event 3: payload is 1048\d+ bytes of JCS text; the limit is 1048576/);
+    expect(() => ledger.appendBulk(huge)).toThrow(/^event 3: payload is 1048\d+ bytes of JCS text; the limit is 1048576/);
     expect(() => ledger.append([tooLarge])).toThrow(/^event 0: payload is 1048\d+ bytes/);
     const late = stamped(10, 3000);
     late[2999] = { ...late[2999]!, ts: "2025-01-01T00:00:00.000Z" };
-    expect(() => ledger.append(late)).toThrow(/^event 2999: ts 2025-01-01T00:00:00.000Z is earlier than the last entry's/);
+    expect(() => ledger.appendBulk(late)).toThrow(/^event 2999: ts 2025-01-01T00:00:00.000Z is earlier than the last entry's/);
     expect(ledger.size()).toBe(10);
-    expect(ledger.append(stamped(10, 3000))).toHaveLength(3000);
+    expect(ledger.appendBulk(stamped(10, 3000))).toHaveLength(3000);
     expect(ledger.verify()).toMatchObject({ ok: true, size: 3010 });
   });
 
   it("reads the clock once per append: the entries of a batch share its instant", () => {
     const ledger = openLedger();
-    const big = ledger.append(Array.from({ length: 1000 }, (_, i) => sampleEvent(i)));
+    const big = ledger.appendBulk(Array.from({ length: 1000 }, (_, i) => sampleEvent(i)));
     const small = ledger.append([sampleEvent(1000), sampleEvent(1001)]);
     expect(new Set(big.map((e) => e.ts))).toEqual(new Set(["2026-01-01T00:00:00.000Z"]));
     expect(new Set(small.map((e) => e.ts))).toEqual(new Set(["2026-01-01T00:00:00.001Z"]));

@@ -4,12 +4,13 @@
  * - `entries` holds each entry with its Merkle leaf hash; `subtrees` holds the hashes of the perfect
  *   subtrees of height >= STORED_LEVEL, so roots and proofs for any size are read, not recomputed
  *   from the whole log (lower levels are folded from at most 2^STORED_LEVEL stored leaf hashes).
- * - Triggers refuse UPDATE and DELETE on every table: the log can only grow.
- * - Each append (or batch) is one IMMEDIATE transaction. A crash leaves either the whole batch or
- *   none of it, and the in-memory right edge of the tree is rebuilt from disk on open and whenever
- *   another process has appended meanwhile.
- */
-import { mkdirSync } from "node:fs";
+ * - Triggers refuse UPDATE, DELETE and any INSERT over an existing key (REPLACE, UPSERT) on every
+ *   table: the log can only grow.
+ * - Every write is one IMMEDIATE transaction that first brings the in-memory tail (the tree's right
+ *   edge) up to what any process appended: `append` (one call), `appendBulk` (a large batch, sealed
+ *   on a worker thread), and the group-commit path `appendAsync` / `write(decide)`, where the
+ *   writes of one event-loop turn share a transaction, each in its own SAVEPOINT.
+ */import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
@@ -17,23 +18,29 @@ import { CompactRange } from "../core/compact-range.ts";
 import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
 import { isEventType, validateEvent } from "../core/ledger/events.ts";
+import type { Projection } from "../core/ledger/projection.ts";
 import {
   LedgerAppendError,
+  type Decide,
   type LedgerStore,
   type LedgerVerifyReport,
   type NewEvent,
   type StoredEntry,
+  type WriteTail,
+  type Written,
 } from "../core/ledger/store.ts";
 import { ChainVerifier } from "../core/ledger/verify.ts";
 import { canonicalize } from "../core/canonical.ts";
-import { AppendHelper } from "./append-helper.ts";
+import { BulkSealer } from "./bulk-seal.ts";
+import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
+import { LiveProjections } from "./live-projections.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, rootHash, type RangeHasher } from "../core/merkle.ts";
 
 /** Perfect subtrees of 2^4 = 16 leaves and up are stored: about n/8 rows for n entries. */
 export const STORED_LEVEL = 4;
-/** Batches of at least this many events are sealed on the append helper thread. */
-export const PIPELINED_BATCH = 256;
+/** `appendBulk` hands batches of at least this many events to the seal worker. */
+export const BULK_MIN = 256;
 /** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
 export const MAX_PAYLOAD_BYTES = 1 << 20;
 
@@ -43,6 +50,25 @@ function payloadTooLarge(payloadText: string): string | null {
   return bytes > MAX_PAYLOAD_BYTES ? `payload is ${bytes} bytes of JCS text; the limit is ${MAX_PAYLOAD_BYTES}` : null;
 }
 const FORMAT_VERSION = "1";
+
+/** The end of the log as a writer needs it: the tree's right edge, the last hash and timestamp. */
+interface Tail {
+  range: CompactRange;
+  lastHash: string | null;
+  lastTs: string;
+}
+
+/** Checks what can be checked of each event before a transaction; `payloads: false` leaves them to the seal worker. */
+function checkEvents(events: readonly NewEvent[], payloads: boolean): void {
+  events.forEach((event, i) => {
+    if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object", "not-an-event");
+    const invalid = payloads ? validateEvent(event.type, event.payload) : isEventType(event.type) ? null : `unknown event type ${JSON.stringify(event.type)}`;
+    if (invalid) throw new LedgerAppendError(i, invalid);
+    if (event.ts !== undefined && !isLedgerTimestamp(event.ts)) {
+      throw new LedgerAppendError(i, `ts "${String(event.ts)}" is not an ISO 8601 UTC timestamp with milliseconds`, "invalid-ts");
+    }
+  });
+}
 
 export interface SqliteLedgerOptions {
   /** Checkpoint origin line, e.g. "integrity-platform.example/ledger". */
@@ -55,6 +81,8 @@ export interface SqliteLedgerOptions {
   now?: () => Date;
   /** "full" fsyncs every commit (survives power loss); "normal" survives process crashes only. */
   durability?: "full" | "normal";
+  /** How long a write waits for another connection's write lock before it fails (default 10 s). */
+  busyTimeoutMs?: number;
 }
 
 const SCHEMA = `
@@ -77,13 +105,29 @@ CREATE TABLE IF NOT EXISTS subtrees (
 CREATE TABLE IF NOT EXISTS checkpoints (size INTEGER PRIMARY KEY, note TEXT NOT NULL, created_at TEXT NOT NULL) STRICT;
 `;
 
-const APPEND_ONLY_TABLES = ["meta", "entries", "subtrees", "checkpoints"];
-const triggers = APPEND_ONLY_TABLES.flatMap((table) =>
-  ["UPDATE", "DELETE"].map(
-    (op) => `CREATE TRIGGER IF NOT EXISTS ${table}_no_${op.toLowerCase()} BEFORE ${op} ON ${table}
-             BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${op} on ${table} refused'); END;`,
-  ),
-).join("\n");
+/**
+ * Every table and its primary key. A row, once written, is never changed: triggers refuse UPDATE
+ * and DELETE, and an INSERT whose key is taken. The last one is what stops INSERT OR REPLACE,
+ * REPLACE and UPSERT (ON CONFLICT DO UPDATE): REPLACE deletes the old row without firing a DELETE
+ * trigger unless the connection turned `recursive_triggers` on, which no other connection has to
+ * do — a BEFORE INSERT trigger fires for every connection, before any conflict is resolved.
+ */
+export const APPEND_ONLY_TABLES: Readonly<Record<string, readonly string[]>> = {
+  meta: ["key"],
+  entries: ["seq"],
+  subtrees: ["level", "idx"],
+  checkpoints: ["size"],
+};
+const triggers = Object.entries(APPEND_ONLY_TABLES)
+  .map(([table, key]) => {
+    const refuse = (what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
+    const taken = key.map((column) => `${column} = NEW.${column}`).join(" AND ");
+    return `CREATE TRIGGER IF NOT EXISTS ${table}_no_update BEFORE UPDATE ON ${table} ${refuse("UPDATE")}
+            CREATE TRIGGER IF NOT EXISTS ${table}_no_delete BEFORE DELETE ON ${table} ${refuse("DELETE")}
+            CREATE TRIGGER IF NOT EXISTS ${table}_no_rewrite BEFORE INSERT ON ${table}
+              WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${taken}) ${refuse("rewriting an existing row")}`;
+  })
+  .join("\n");
 
 interface EntryRow {
   seq: number;
@@ -107,12 +151,15 @@ export class SqliteLedger implements LedgerStore {
   readonly #verifiers: NoteVerifier[];
   readonly #now: () => Date;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "insertCheckpoint" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
+    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "fold" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
   >;
   #range = CompactRange.empty();
   #lastHash: string | null = null;
   #lastTs = "";
+  readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
+  // Its own statement: a projection may be caught up while a caller is iterating entries().
+  readonly #projections = new LiveProjections((start, end) => this.#rows(this.#stmt.fold, start, end));
 
   constructor(path: string, options: SqliteLedgerOptions) {
     this.path = path;
@@ -126,7 +173,8 @@ export class SqliteLedger implements LedgerStore {
 
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#db = new DatabaseSync(path);
-    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000;
+    // The busy timeout first: switching a new file to WAL takes a lock another process may hold.
+    this.#db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 10_000))}; PRAGMA journal_mode = WAL;
                    PRAGMA synchronous = ${options.durability === "normal" ? "NORMAL" : "FULL"};`);
     this.#db.exec("BEGIN IMMEDIATE");
     try {
@@ -147,12 +195,17 @@ export class SqliteLedger implements LedgerStore {
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
       range: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
-      insertCheckpoint: p("INSERT OR IGNORE INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
+      fold: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
+      insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
+      checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
       subtreeCount: p("SELECT count(*) AS n FROM subtrees"),
+      savepoint: p("SAVEPOINT write"),
+      release: p("RELEASE write"),
+      rollbackTo: p("ROLLBACK TO write"),
     };
-    this.#sync();
+    // The tail is read on first use, not here: a damaged file still opens, so that verify() can say what is wrong.
   }
 
   #initMeta(): void {
@@ -201,32 +254,94 @@ export class SqliteLedger implements LedgerStore {
     return this.#range.size;
   }
 
+  /** The default append: this thread, one transaction, durable when it returns. */
   append(events: readonly NewEvent[]): LedgerEntry[] {
     if (events.length === 0) return [];
-    const helper = events.length >= PIPELINED_BATCH ? AppendHelper.shared() : null;
-    events.forEach((event, i) => {
-      if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object");
-      // The helper thread validates payloads of a pipelined batch; the type is checked here.
-      const invalid = helper ? (isEventType(event.type) ? null : `unknown event type ${JSON.stringify(event.type)}`) : validateEvent(event.type, event.payload);
-      if (invalid) throw new LedgerAppendError(i, invalid);
-      if (event.ts !== undefined && !isLedgerTimestamp(event.ts)) {
-        throw new LedgerAppendError(i, `ts "${String(event.ts)}" is not an ISO 8601 UTC timestamp with milliseconds`);
-      }
+    checkEvents(events, true);
+    const clock = this.#batchClock();
+    return this.#transaction(() => {
+      const after = this.#appendRows(events, this.#tail(), clock);
+      this.#adopt(after.tail);
+      return after.written;
     });
-    return helper ? this.#appendPipelined(events, helper) : this.#appendHere(events);
+  }
+
+  /**
+   * The opt-in bulk path for large batches (the seeder, the benchmark): the same rows, errors and
+   * all-or-nothing transaction as `append`, with validation and hashing on the seal worker thread
+   * (store/bulk-seal.ts). Batches under BULK_MIN, or without a worker, take the default path.
+   */
+  appendBulk(events: readonly NewEvent[]): LedgerEntry[] {
+    const sealer = events.length >= BULK_MIN ? BulkSealer.shared() : null;
+    if (!sealer) return this.append(events);
+    checkEvents(events, false); // the worker validates payloads
+    const clock = this.#batchClock();
+    return this.#transaction(() => this.#appendBulkRows(events, sealer, clock));
+  }
+
+  appendAsync(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
+    const batch = [...events];
+    return this.#group.submit(() => ({ events: batch, result: undefined })).then((written) => written.entries);
+  }
+
+  write<R>(decide: Decide<R>): Promise<Written<R>> {
+    return this.#group.submit(decide);
+  }
+
+  state<S>(projection: Projection<S>): S {
+    return this.#projections.at(projection, this.size());
+  }
+
+  /**
+   * One group of writes (store/group-commit.ts): one IMMEDIATE transaction, the tail brought up to
+   * date first, then each decide in order, each in its own SAVEPOINT — a write that throws or
+   * appends an invalid event is rolled back alone — and one COMMIT for all.
+   */
+  #commitGroup(decides: readonly Decide<unknown>[]): WriteOutcome[] {
+    const clock = this.#batchClock();
+    return this.#transaction(() => {
+      let tail = this.#tail();
+      const view: WriteTail = {
+        get size() {
+          return tail.range.size;
+        },
+        state: <S>(projection: Projection<S>) => this.#projections.at(projection, tail.range.size),
+      };
+      const outcomes: WriteOutcome[] = [];
+      for (const decide of decides) {
+        this.#stmt.savepoint.run();
+        try {
+          const decision = decide(view);
+          if (typeof decision !== "object" || decision === null || !Array.isArray(decision.events) || "then" in decision) {
+            throw new TypeError("decide must return { events: NewEvent[], result } synchronously");
+          }
+          if (decision.events.length > 0) checkEvents(decision.events, true);
+          const after = this.#appendRows(decision.events, tail, clock);
+          this.#stmt.release.run();
+          tail = after.tail;
+          outcomes.push({ ok: true, written: { entries: after.written, result: decision.result } });
+        } catch (error) {
+          this.#stmt.rollbackTo.run();
+          this.#stmt.release.run();
+          outcomes.push({ ok: false, error });
+        }
+      }
+      this.#adopt(tail);
+      return outcomes;
+    });
   }
 
   /**
    * The timestamp of the next entry: its own, checked to be in order, or else the instant of the
-   * append — the clock is read once per append, so the entries of one batch (one transaction) share
-   * it — held at the last entry's when the clock has stepped back.
+   * append — the clock is read once per transaction, so its entries share it — held at the last
+   * entry's when the clock has stepped back.
    */
   #timestampOf(event: NewEvent, i: number, lastTs: string, clock: () => string): string {
     if (event.ts === undefined) {
       const now = clock();
       return now < lastTs ? lastTs : now;
     }
-    if (event.ts < lastTs) throw new LedgerAppendError(i, `ts ${event.ts} is earlier than the last entry's ${lastTs}`);
+    if (event.ts < lastTs) throw new LedgerAppendError(i, `ts ${event.ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
     return event.ts;
   }
 
@@ -236,103 +351,118 @@ export class SqliteLedger implements LedgerStore {
     return () => (now ??= this.#now().toISOString());
   }
 
+  #tail(): Tail {
+    return { range: this.#range, lastHash: this.#lastHash, lastTs: this.#lastTs };
+  }
+
+  #adopt(tail: Tail): void {
+    this.#range = tail.range;
+    this.#lastHash = tail.lastHash;
+    this.#lastTs = tail.lastTs;
+  }
+
   /**
-   * One append transaction: BEGIN IMMEDIATE, the tail brought up to date, `write` inserting rows
-   * and returning the state after them, which is adopted only once COMMIT succeeds.
+   * One write transaction: BEGIN IMMEDIATE, the tail brought up to date, `write` (which adopts the
+   * tail it wrote), COMMIT. On any failure everything is rolled back, the tail and every projection
+   * that folded rolled-back entries included.
    */
-  #transaction(write: () => { written: LedgerEntry[]; range: CompactRange; lastHash: string | null; lastTs: string }): LedgerEntry[] {
+  #transaction<T>(write: () => T): T {
     this.#db.exec("BEGIN IMMEDIATE");
-    const before = { range: this.#range, lastHash: this.#lastHash, lastTs: this.#lastTs };
+    const before = this.#tail();
     try {
       this.#sync();
-      const after = write();
-      this.#db.exec("COMMIT");
-      this.#range = after.range;
-      this.#lastHash = after.lastHash;
-      this.#lastTs = after.lastTs;
-      return after.written;
+      const committed = this.#range.size;
+      try {
+        const result = write();
+        this.#db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        this.#projections.forgetPast(committed);
+        throw error;
+      }
     } catch (error) {
-      this.#db.exec("ROLLBACK");
-      this.#range = before.range;
-      this.#lastHash = before.lastHash;
-      this.#lastTs = before.lastTs;
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      this.#adopt(before);
       throw error;
     }
   }
 
-  /** Seals and inserts on this thread: small batches (and every batch when no helper can run). */
-  #appendHere(events: readonly NewEvent[]): LedgerEntry[] {
-    const clock = this.#batchClock();
-    return this.#transaction(() => {
-      const range = this.#range.clone();
-      const insertSubtree = this.#stmt.insertSubtree;
-      const onComplete = (level: number, index: number, hash: Uint8Array) => {
-        if (level >= STORED_LEVEL) insertSubtree.run(level, index, hash);
-      };
-      const written: LedgerEntry[] = [];
-      let prev = this.#lastHash;
-      let lastTs = this.#lastTs;
-      for (let i = 0; i < events.length; i++) {
+  /**
+   * Seals and inserts `events` after `tail` in the open transaction; returns the entries and the
+   * tail after them (`tail` itself is not changed). Throws a LedgerAppendError naming the event.
+   */
+  #appendRows(events: readonly NewEvent[], tail: Tail, clock: () => string): { written: LedgerEntry[]; tail: Tail } {
+    if (events.length === 0) return { written: [], tail };
+    const range = tail.range.clone();
+    const insertSubtree = this.#stmt.insertSubtree;
+    const onComplete = (level: number, index: number, hash: Uint8Array) => {
+      if (level >= STORED_LEVEL) insertSubtree.run(level, index, hash);
+    };
+    const written: LedgerEntry[] = [];
+    let prev = tail.lastHash;
+    let lastTs = tail.lastTs;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      const ts = this.#timestampOf(event, i, lastTs, clock);
+      let sealed;
+      try {
+        sealed = sealEntry({ seq: range.size, type: event.type, payload: event.payload, ts, prev });
+      } catch (error) {
+        throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
+      }
+      const tooLarge = payloadTooLarge(sealed.payloadText);
+      if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
+      const e = sealed.entry;
+      this.#stmt.insertEntry.run(e.seq, e.type, sealed.payloadText, e.ts, e.prev, e.hash, sealed.leafHash);
+      range.append(sealed.leafHash, onComplete);
+      written.push(e);
+      prev = e.hash;
+      lastTs = ts;
+    }
+    return { written, tail: { range, lastHash: prev, lastTs } };
+  }
+
+  /** The bulk path's rows: this thread canonicalizes and inserts, the seal worker validates and hashes. */
+  #appendBulkRows(events: readonly NewEvent[], sealer: BulkSealer, clock: () => string): LedgerEntry[] {
+    const start = this.#range.size;
+    const written: LedgerEntry[] = [];
+    let lastTs = this.#lastTs;
+    let prev = this.#lastHash;
+    const { insertEntry, insertSubtree } = this.#stmt;
+    sealer.run({ size: start, prev, edge: this.#range.edge, minLevel: STORED_LEVEL }, events.length, {
+      prepare: (i) => {
         const event = events[i]!;
         const ts = this.#timestampOf(event, i, lastTs, clock);
-        const sealed = sealEntry({ seq: range.size, type: event.type, payload: event.payload, ts, prev });
-        const tooLarge = payloadTooLarge(sealed.payloadText);
-        if (tooLarge) throw new LedgerAppendError(i, tooLarge);
-        const e = sealed.entry;
-        this.#stmt.insertEntry.run(e.seq, e.type, sealed.payloadText, e.ts, e.prev, e.hash, sealed.leafHash);
-        range.append(sealed.leafHash, onComplete);
-        written.push(e);
-        prev = e.hash;
         lastTs = ts;
-      }
-      return { written, range, lastHash: prev, lastTs };
+        let payloadText: string;
+        try {
+          payloadText = canonicalize(event.payload);
+        } catch (error) {
+          throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
+        }
+        const tooLarge = payloadTooLarge(payloadText);
+        if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
+        return { type: event.type, ts, payloadText };
+      },
+      store: (i, event, hash, leaf) => {
+        insertEntry.run(start + i, event.type, event.payloadText, event.ts, prev, hash, leaf);
+        written.push({ seq: start + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
+        prev = hash;
+      },
+      storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
     });
+    // The right edge, read back from the rows and subtrees just written (this transaction sees them).
+    const range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
+    this.#adopt({ range, lastHash: prev, lastTs });
+    return written;
   }
 
-  /**
-   * A large batch on two threads (store/append-helper.ts): this thread canonicalizes and inserts,
-   * the helper validates and seals. Same rows, same subtrees, same errors for an invalid event,
-   * and the same all-or-nothing transaction as #appendHere.
-   */
-  #appendPipelined(events: readonly NewEvent[], helper: AppendHelper): LedgerEntry[] {
-    const clock = this.#batchClock();
-    return this.#transaction(() => {
-      const start = this.#range.size;
-      const written: LedgerEntry[] = [];
-      let lastTs = this.#lastTs;
-      let prev = this.#lastHash;
-      const { insertEntry, insertSubtree } = this.#stmt;
-      helper.run({ size: start, prev, edge: this.#range.edge, minLevel: STORED_LEVEL }, events.length, {
-        prepare: (i) => {
-          const event = events[i]!;
-          const ts = this.#timestampOf(event, i, lastTs, clock);
-          lastTs = ts;
-          let payloadText: string;
-          try {
-            payloadText = canonicalize(event.payload);
-          } catch (error) {
-            throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
-          }
-          const tooLarge = payloadTooLarge(payloadText);
-          if (tooLarge) throw new LedgerAppendError(i, tooLarge);
-          return { type: event.type, ts, payloadText };
-        },
-        store: (i, event, hash, leaf) => {
-          insertEntry.run(start + i, event.type, event.payloadText, event.ts, prev, hash, leaf);
-          written.push({ seq: start + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
-          prev = hash;
-        },
-        storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
-      });
-      // The right edge, read back from the rows and subtrees just written (this transaction sees them).
-      const range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
-      return { written, range, lastHash: prev, lastTs };
-    });
+  entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
+    return this.#rows(this.#stmt.range, start, end ?? Number.MAX_SAFE_INTEGER);
   }
 
-  *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
-    const stop = end ?? Number.MAX_SAFE_INTEGER;
-    for (const row of this.#stmt.range.iterate(start, stop)) yield rowToEntry(row as unknown as EntryRow);
+  *#rows(statement: StatementSync, start: number, end: number): IterableIterator<LedgerEntry> {
+    for (const row of statement.iterate(start, end)) yield rowToEntry(row as unknown as EntryRow);
   }
 
   *storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
@@ -367,10 +497,21 @@ export class SqliteLedger implements LedgerStore {
 
   checkpoint(): string {
     if (!this.#signer) throw new Error("no checkpoint signing key configured for this ledger");
-    this.#sync();
-    const note = signCheckpoint({ origin: this.origin, size: this.#range.size, rootHash: this.#range.root() }, this.#signer);
-    this.#stmt.insertCheckpoint.run(this.#range.size, note, this.#now().toISOString());
-    return note;
+    const signer = this.#signer;
+    // One transaction: the tree signed is the tail at that moment, and the row is written only if no
+    // checkpoint of that size exists yet (the first one recorded stays; rows are never replaced).
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      this.#sync();
+      const size = this.#range.size;
+      const note = signCheckpoint({ origin: this.origin, size, rootHash: this.#range.root() }, signer);
+      if (!this.#stmt.checkpointAt.get(size)) this.#stmt.insertCheckpoint.run(size, note, this.#now().toISOString());
+      this.#db.exec("COMMIT");
+      return note;
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   latestCheckpoint(): string | null {
@@ -394,7 +535,7 @@ export class SqliteLedger implements LedgerStore {
     const checkpoints = (this.#stmt.checkpoints.all() as { size: number; note: string }[]).map((c) => ({ ...c, root: null as Uint8Array | null }));
     let next = 0;
     const captureRoots = () => {
-      while (next < checkpoints.length && checkpoints[next]!.size === verifier.size) {
+      while (next < checkpoints.length && checkpoints[next]!.size === verifier.size && verifier.brokenAt === null) {
         checkpoints[next]!.root = verifier.report().rootHash;
         next += 1;
       }
@@ -406,7 +547,7 @@ export class SqliteLedger implements LedgerStore {
       try {
         entry = rowToEntry(r);
       } catch {
-        verifier.flag(r.seq, "stored payload is not valid JSON");
+        verifier.addUnreadable("stored payload is not valid JSON", { seq: r.seq, hash: r.hash, leafHash: r.leaf });
         continue;
       }
       verifier.add(entry, { payloadText: r.payload, leafHash: r.leaf });
@@ -414,21 +555,27 @@ export class SqliteLedger implements LedgerStore {
     }
     const report = verifier.report();
     const problems = report.problems;
+    // Past a gap nothing that needs the tree is checked: the problem at the gap says so, once.
+    const whole = (size: number) => report.brokenAt === undefined || size <= report.brokenAt;
 
     const storedSubtrees = (this.#stmt.subtreeCount.get() as { n: number }).n;
-    if (storedSubtrees !== expectedSubtrees) {
+    if (whole(Infinity) && storedSubtrees !== expectedSubtrees) {
       problems.push({ seq: report.size, problem: `${storedSubtrees} stored subtrees, expected ${expectedSubtrees}` });
     }
-    for (const c of checkpoints) {
+    const checked = checkpoints.filter((c) => whole(c.size));
+    for (const c of checked) {
       const problem = checkpointProblem(c.note, c.size, c.root, this.origin, this.#verifiers);
       if (problem) problems.push({ seq: Math.max(c.size - 1, 0), problem: `checkpoint at size ${c.size}: ${problem}` });
     }
     problems.sort((a, b) => a.seq - b.seq);
-    return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checkpoints.length };
+    return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checked.length };
   }
 
+  /** Commits the writes still waiting for their group, then closes the file. */
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    this.#group.flush();
+    this.#db.close();
   }
 }
 

@@ -1,8 +1,9 @@
-/** Shared by the store tests: a throwaway state folder and sample events of real types. */
+/** Shared by the store tests: a throwaway state folder, sample events of real types, a session projection. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { NewEvent } from "../core/ledger/store.ts";
+import type { Projection } from "../core/ledger/projection.ts";
+import type { Decide, NewEvent } from "../core/ledger/store.ts";
 
 export function tempDir(prefix = "ledger-test-"): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -33,4 +34,26 @@ export function sampleEvent(i: number): NewEvent {
 export function steppingClock(start = Date.parse("2026-01-01T00:00:00.000Z")): () => Date {
   let t = start;
   return () => new Date(t++);
+}
+
+/** A `consensus.opened` event for the session `id`. */
+export function sessionOpened(id: string): NewEvent {
+  return { type: "consensus.opened", payload: { session_id: id, cycle: "C-1", room: "main", gi_baseline: 0.97, participants: ["A", "B", "C"] } };
+}
+
+/** The ids of the consensus sessions opened so far, and how many times each was opened. */
+export const openedSessions: Projection<Map<string, number>> = {
+  initial: () => new Map(),
+  apply(state, entry) {
+    if (entry.type === "consensus.opened") {
+      const id = entry.payload.session_id as string;
+      state.set(id, (state.get(id) ?? 0) + 1);
+    }
+    return state;
+  },
+};
+
+/** Opens the session unless it is open already: the duplicate guard, decided at the tail. */
+export function openOnce(id: string): Decide<"created" | "exists"> {
+  return (tail) => (tail.state(openedSessions).has(id) ? { events: [], result: "exists" } : { events: [sessionOpened(id)], result: "created" });
 }

@@ -10,7 +10,7 @@
  *     or 403 with another tier's key;
  *  3. the area's manifest, used only when its signature verifies under data/keys/ and it agrees with
  *     the contract (api/signed-manifests.ts, once per manifest version), and the file's bytes, which
- *     must hash as that manifest says (once per file version, store/file-digest.ts): else 503
+ *     must hash as that manifest says (once per file version, store/digest-cache.ts): else 503
  *     `data-unverified`;
  *  4. 304 when `If-None-Match` holds the file's ETag (its sha256), else the file, streamed, with the
  *     contract's content type. `/government/ledger/export` is the spec's filtered audit trail
@@ -27,7 +27,7 @@ import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AccessOutcome } from "../../core/access/events.ts";
 import { areaRequest, isKeyed, type AreaFile } from "../../core/datapackage/index.ts";
-import { DigestCache } from "../../store/file-digest.ts";
+import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
 import { ifNoneMatchHits } from "../http-cache.ts";
@@ -65,7 +65,7 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
   const { dataDir, keys, quotas, now } = options;
   const keyedDataDir = options.keyedDataDir ?? dataDir;
   const manifests = new SignedManifests(dataDir);
-  // Each version of a file on disk is hashed once (store/file-digest.ts), not on every request.
+  // Each version of a file on disk is hashed once (store/digest-cache.ts), not on every request.
   const digests = new DigestCache();
 
   return async (c, next) => {

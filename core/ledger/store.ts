@@ -4,6 +4,7 @@
  * export, through the read-only half.
  */
 import type { JsonObject, LedgerEntry } from "./entry.ts";
+import type { Projection } from "./projection.ts";
 import type { VerifyReport } from "./verify.ts";
 
 export interface NewEvent {
@@ -37,7 +38,43 @@ export interface LedgerReader {
   verify(): LedgerVerifyReport;
 }
 
-export interface LedgerStore extends LedgerReader {
+/** What a conditional write sees inside its transaction: the ledger at the tail, every process's entries included. */
+export interface WriteTail {
+  /** Entries in the ledger at this point of the transaction (those of earlier writes of the group included). */
+  readonly size: number;
+  /** The projection's state over those entries (folded only past what it had seen). Read it; never mutate it. */
+  state<S>(projection: Projection<S>): S;
+}
+
+/** What a conditional write decided: the events to append (possibly none) and what to answer its caller. */
+export interface Decision<R> {
+  events: readonly NewEvent[];
+  result: R;
+}
+
+/** Runs inside the write transaction, synchronously; throwing refuses this write alone. */
+export type Decide<R> = (tail: WriteTail) => Decision<R>;
+
+export interface Written<R> {
+  /** The entries appended for this write, durable when the promise settles. */
+  entries: LedgerEntry[];
+  result: R;
+}
+
+/**
+ * The durable asynchronous write path (group commit): concurrent writes share one transaction and
+ * one sync to disk, each answered only once its own entries are durable, each all-or-nothing.
+ */
+export interface LedgerWriter {
+  /** Appends the events as one write; rejects with a LedgerAppendError, writing none of them, if one is invalid. */
+  appendAsync(events: readonly NewEvent[]): Promise<LedgerEntry[]>;
+  /** A conditional write: `decide` sees the tail (earlier writes of its group included) and says what to append. */
+  write<R>(decide: Decide<R>): Promise<Written<R>>;
+  /** The read side: the projection's state caught up to the ledger's tail before it is returned. */
+  state<S>(projection: Projection<S>): S;
+}
+
+export interface LedgerStore extends LedgerReader, LedgerWriter {
   /** Appends all events in one transaction: all are recorded, or none. */
   append(events: readonly NewEvent[]): LedgerEntry[];
   /** Signs a checkpoint of the current tree, records it, and returns the signed note. */
@@ -50,12 +87,22 @@ export interface LedgerVerifyReport extends VerifyReport {
   checkpointsChecked: number;
 }
 
-/** A refused append: nothing was written. `field` names the offending input when there is one. */
+/** Why an append was refused; nothing branches on the message. */
+export type LedgerAppendCode =
+  | "not-an-event"
+  | "invalid-event"
+  | "invalid-ts"
+  | "ts-before-tail"
+  | "payload-too-large";
+
+/** A refused append: nothing of it was written. `index` is the refused event's position in its write. */
 export class LedgerAppendError extends Error {
   readonly index: number;
-  constructor(index: number, message: string) {
+  readonly code: LedgerAppendCode;
+  constructor(index: number, message: string, code: LedgerAppendCode = "invalid-event") {
     super(`event ${index}: ${message}`);
     this.name = "LedgerAppendError";
     this.index = index;
+    this.code = code;
   }
 }

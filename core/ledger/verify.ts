@@ -3,7 +3,8 @@
  * sequence numbers, the hash of each entry, the chain of `prev` hashes, canonical encoding, the event
  * schema, non-decreasing timestamps, and the Merkle root recomputed from the entries' content.
  * Each problem names the `seq` it was found at; the chain continues from the recorded hashes so
- * that one damaged entry is reported once, not as a cascade.
+ * that one damaged entry is reported once, not as a cascade, and missing entries are one problem
+ * at the first missing seq.
  */
 import { canonicalize } from "../canonical.ts";
 import { CompactRange, type SubtreeListener } from "../compact-range.ts";
@@ -17,9 +18,16 @@ export interface VerifyProblem {
 
 export interface VerifyReport {
   ok: boolean;
+  /** The size of the log read: the seq after the last entry's. */
   size: number;
+  /** RFC 9162 root of the entries read; of those before `brokenAt` when the tree broke there. */
   rootHash: Uint8Array;
   problems: VerifyProblem[];
+  /**
+   * Where entries are missing, out of order or unreadable: the tree is not recomputed past this seq,
+   * so no subtree, root or checkpoint that needs it is checked (the problem at this seq says why).
+   */
+  brokenAt?: number;
 }
 
 /** Returns an error message for an unknown type or an invalid payload, or null when valid. */
@@ -34,13 +42,19 @@ export interface StoredForm {
   leafHash?: Uint8Array;
 }
 
+/** The previous entry's hash is not known (it is missing or unreadable): its successor's prev is not checked. */
+const UNKNOWN = Symbol("unknown");
+
 export class ChainVerifier {
   readonly #validate: PayloadValidator;
   readonly #maxProblems: number;
   readonly #range = CompactRange.empty();
   readonly #problems: VerifyProblem[] = [];
-  #prev: string | null = null;
+  /** The seq the next entry should have: the size of the log read so far, as its entries number it. */
+  #next = 0;
+  #prev: string | null | typeof UNKNOWN = null;
   #prevTs = "";
+  #brokenAt: number | null = null;
   #truncated = false;
   /** Called for every perfect subtree of the recomputed tree, so a store can compare its own. */
   onSubtree: SubtreeListener | undefined;
@@ -62,36 +76,69 @@ export class ChainVerifier {
 
   /** Feeds one export line (the entry's canonical JSON). */
   addLine(line: string): void {
-    const seq = this.#range.size;
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
     } catch {
-      this.#report(seq, "line is not valid JSON");
-      this.#range.append(new Uint8Array(32)); // keep counting so later problems keep their seq
+      this.addUnreadable("line is not valid JSON");
       return;
     }
     const shape = entryShapeProblem(parsed);
-    if (shape) {
-      this.#report(seq, shape);
-      this.#range.append(new Uint8Array(32));
-      return;
+    if (shape) this.addUnreadable(shape);
+    else this.add(parsed as LedgerEntry, { text: line });
+  }
+
+  /**
+   * An entry that cannot be read, reported at the seq it should have (or its recorded one). With
+   * its recorded hash and stored leaf the chain and the tree continue from them; without, the chain
+   * resumes at the next entry and the tree is not recomputed past it.
+   */
+  addUnreadable(problem: string, recorded?: { seq: number; hash: string; leafHash: Uint8Array }): void {
+    const seq = recorded ? this.#arrive(recorded.seq) : this.#next;
+    this.#report(seq, problem);
+    if (recorded) {
+      this.#appendLeaf(recorded.leafHash);
+      this.#prev = recorded.hash;
+    } else {
+      this.#breakTree(seq);
+      this.#prev = UNKNOWN;
     }
-    this.add(parsed as LedgerEntry, { text: line });
+    this.#next = seq + 1;
+  }
+
+  /**
+   * Checks that `seq` is the one expected next and returns the seq the entry is checked at. A gap
+   * (or a misplaced entry) is one problem; counting resumes from the recorded seq, so the entries
+   * after it are not all reported as misnumbered.
+   */
+  #arrive(seq: number): number {
+    const expected = this.#next;
+    if (seq === expected) return seq;
+    const numbered = Number.isSafeInteger(seq) && seq >= 0;
+    const notChecked = "the Merkle tree is not recomputed past it, so later subtrees and checkpoints are not checked";
+    this.#report(
+      expected,
+      numbered && seq > expected
+        ? `${seq - 1 === expected ? `entry ${expected} is` : `entries ${expected}..${seq - 1} are`} missing (the next entry is seq ${seq}); ${notChecked}`
+        : `seq is ${seq}, expected ${expected}; ${notChecked}`,
+    );
+    this.#breakTree(expected);
+    this.#prev = UNKNOWN;
+    if (numbered) this.#next = seq;
+    return this.#next;
   }
 
   add(entry: LedgerEntry, stored: StoredForm = {}): void {
-    const seq = this.#range.size;
-    if (entry.seq !== seq) this.#report(seq, `seq is ${entry.seq}, expected ${seq}`);
-    if (entry.prev !== this.#prev) this.#report(seq, `prev is ${entry.prev}, expected ${this.#prev} (the hash of entry ${seq - 1})`);
+    const seq = this.#arrive(entry.seq);
+    if (this.#prev !== UNKNOWN && entry.prev !== this.#prev) this.#report(seq, `prev is ${entry.prev}, expected ${this.#prev} (the hash of entry ${seq - 1})`);
     if (entry.ts < this.#prevTs) this.#report(seq, `ts ${entry.ts} is earlier than the previous entry's ${this.#prevTs}`);
-
     let sealed;
     try {
       sealed = sealEntry({ seq: entry.seq, type: entry.type, payload: entry.payload, ts: entry.ts, prev: entry.prev });
     } catch (error) {
       this.#report(seq, `entry cannot be canonicalized: ${(error as Error).message}`);
-      this.#range.append(new Uint8Array(32));
+      if (stored.leafHash) this.#appendLeaf(stored.leafHash);
+      else this.#breakTree(seq);
       this.#advance(entry);
       return;
     }
@@ -105,25 +152,45 @@ export class ChainVerifier {
     }
     const invalid = this.#validate(entry.type, entry.payload);
     if (invalid) this.#report(seq, invalid);
-
     // Like the chain, the tree continues from the stored leaf when there is one, so a damaged entry
     // is reported at its seq instead of again at every subtree and checkpoint above it.
-    this.#range.append(stored.leafHash ?? sealed.leafHash, this.onSubtree);
+    this.#appendLeaf(stored.leafHash ?? sealed.leafHash);
     this.#advance(entry);
+  }
+
+  #appendLeaf(leaf: Uint8Array): void {
+    if (this.#brokenAt === null) this.#range.append(leaf, this.onSubtree);
+  }
+
+  #breakTree(seq: number): void {
+    this.#brokenAt ??= seq;
   }
 
   #advance(entry: LedgerEntry): void {
     this.#prev = entry.hash; // continue from the recorded hash: one bad entry is one problem
     if (entry.ts > this.#prevTs) this.#prevTs = entry.ts;
+    this.#next += 1;
   }
 
+  /** The size of the log read so far (the seq after the last entry's). */
   get size(): number {
-    return this.#range.size;
+    return this.#next;
+  }
+
+  /** The seq from which the tree is not recomputed, or null while it is whole. */
+  get brokenAt(): number | null {
+    return this.#brokenAt;
   }
 
   report(): VerifyReport {
     const problems = this.#problems.slice();
-    if (this.#truncated) problems.push({ seq: this.#range.size, problem: `more than ${this.#maxProblems} problems; the rest are not listed` });
-    return { ok: problems.length === 0, size: this.#range.size, rootHash: this.#range.root(), problems };
+    if (this.#truncated) problems.push({ seq: this.#next, problem: `more than ${this.#maxProblems} problems; the rest are not listed` });
+    return {
+      ok: problems.length === 0,
+      size: this.#next,
+      rootHash: this.#range.root(),
+      problems,
+      ...(this.#brokenAt === null ? {} : { brokenAt: this.#brokenAt }),
+    };
   }
 }

@@ -19,7 +19,7 @@ import { dirname } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { StreamingRoot } from "../../core/merkle-stream.ts";
 import type { TableSchema } from "../manifest.ts";
-import type { FileDigest } from "../../store/file-digest.ts";
+import type { FileDigest } from "../../store/digest-cache.ts";
 import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet } from "../verify.ts";
 
 /** How a streamed output is validated: its row schema, and for CSV the Table Schema. */

@@ -14,7 +14,7 @@
  *   later call with its error: the pass then fails, it never hangs.
  */
 import { Worker } from "node:worker_threads";
-import type { FileDigest } from "../../store/file-digest.ts";
+import type { FileDigest } from "../../store/digest-cache.ts";
 import { DataError } from "../verify.ts";
 import type { HelperAnswer, HelperError, HelperRequest, HelperSetup, OutputCheck } from "./helper-thread.ts";
 

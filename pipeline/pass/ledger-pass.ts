@@ -23,7 +23,7 @@ import type { LedgerReader } from "../../core/ledger/store.ts";
 import type { FactsAccumulator } from "../facts/accumulate.ts";
 import type { LedgerFacts } from "../facts/types.ts";
 import type { RowSink } from "../step.ts";
-import type { FileDigest } from "../../store/file-digest.ts";
+import type { FileDigest } from "../../store/digest-cache.ts";
 import { PassHelper } from "./helper.ts";
 import type { OutputCheck } from "./helper-thread.ts";
 

@@ -1,8 +1,8 @@
 /**
  * `npm run seed -- [--seed S] [--size N] [--now ISO] [--db PATH] [--force]`
  *
- * Writes the SAMPLE ledger (see simulate.ts) through the same `LedgerStore.append` the API uses, in
- * batches of 1,000 events, then signs a checkpoint. The present is `--now`, else SOURCE_DATE_EPOCH
+ * Writes the SAMPLE ledger (see simulate.ts) through the store's bulk path (`appendBulk`: the same
+ * checks and rows as the API's appends), in batches of 1,000 events, then signs a checkpoint. The present is `--now`, else SOURCE_DATE_EPOCH
  * (seconds), else the real clock — read once, here, and passed into the pure simulator. A ledger
  * that already has entries is refused unless `--force` is given (the sample is then appended after
  * them, which an append-only log only allows when none of them is later than C-1's first instant).
@@ -97,7 +97,7 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
     const started = performance.now();
     const flush = () => {
       if (batch.length === 0) return;
-      ledger.append(batch);
+      ledger.appendBulk(batch);
       written += batch.length;
       batch = [];
     };

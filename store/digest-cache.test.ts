@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "n
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../store/test-helpers.ts";
-import { DigestCache, hashFile } from "./file-digest.ts";
+import { DigestCache, hashFile } from "./digest-cache.ts";
 
 let dir: string;
 let cleanup: () => void;

@@ -1,31 +1,23 @@
 /**
- * The append helper thread: the validating and hashing half of a large batched append
- * (store/append-helper.ts starts it, store/sqlite-ledger.ts drives it), run beside the thread that
- * canonicalizes the payloads and inserts the rows.
- *
- * For each event of a chunk it reads its record (see TS_MARK below) from a shared input slot,
- * parses and validates the payload against the event registry, seals the entry
- * (core/ledger/entry.ts sealPayloadText, chained on the previous hash) and appends its leaf to the
- * tree (core/merkle-stream.ts). Into the shared result slot go, per entry, the 64 hex digits of its
- * hash and its 32-byte leaf, and the perfect subtrees of at least `minLevel` that the chunk
- * completed. Progress, failure and the end of a batch are signalled through `ctrl` (Atomics), the
- * details of a failure through the reply port.
+ * The seal worker of the bulk append path (started by bulk-seal.ts): per record of a shared input
+ * slot it validates the payload, seals the entry and extends the tree; hashes, leaves and completed
+ * subtrees go back through shared result slots, progress and failure through `ctrl` (Atomics).
  */
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { sealPayloadText } from "../core/ledger/entry.ts";
 import { EVENT_TYPES, validateEvent } from "../core/ledger/events.ts";
 import { StreamingRoot } from "../core/merkle-stream.ts";
 
-export interface AppendSetup {
+export interface SealSetup {
   memory: SharedArrayBuffer;
   /** Int32 cells: DONE (chunks finished in the batch), STATE (0 ok, 1 event refused, 2 helper fault), ENDED (last batch ended). */
   ctrl: SharedArrayBuffer;
   replies: MessagePort;
-  layout: AppendLayout;
+  layout: SealLayout;
 }
 
 /** Where slot `s`'s input, results and subtree records lie in `memory`. */
-export interface AppendLayout {
+export interface SealLayout {
   slots: number;
   inputBytes: number;
   /** Most events in a chunk. */
@@ -38,7 +30,7 @@ export const ENDED = 2;
 export const RESULT_BYTES = 96;
 export const SUBTREE_BYTES = 48;
 
-export function slotOffsets(layout: AppendLayout, slot: number): { input: number; results: number; subtrees: number; end: number } {
+export function slotOffsets(layout: SealLayout, slot: number): { input: number; results: number; subtrees: number; end: number } {
   const size = layout.inputBytes + layout.chunk * RESULT_BYTES + 8 + layout.chunk * SUBTREE_BYTES;
   const input = slot * size;
   const results = input + layout.inputBytes;
@@ -63,13 +55,13 @@ export function typeCode(type: string): number {
   return code;
 }
 
-export type AppendRequest =
+export type SealRequest =
   | { op: "begin"; batch: number; size: number; prev: string | null; edge: Uint8Array[]; minLevel: number }
   | { op: "chunk"; batch: number; chunk: number; slot: number; first: number; count: number; bytes: number }
   | { op: "end"; batch: number };
 
 /** Why a batch was refused: `index` is the event's position in the batch (-1: a fault of the helper). */
-export interface AppendFailure {
+export interface SealFailure {
   batch: number;
   index: number;
   message: string;
@@ -77,7 +69,7 @@ export interface AppendFailure {
 
 const port = parentPort;
 if (port) {
-  const { memory, ctrl: ctrlBuffer, replies, layout } = workerData as AppendSetup;
+  const { memory, ctrl: ctrlBuffer, replies, layout } = workerData as SealSetup;
   const bytes = Buffer.from(memory);
   const view = new DataView(memory);
   const ctrl = new Int32Array(ctrlBuffer);
@@ -88,12 +80,12 @@ if (port) {
     Atomics.notify(ctrl, cell);
   };
   const refuse = (id: number, index: number, message: string, state: 1 | 2) => {
-    replies.postMessage({ batch: id, index, message } satisfies AppendFailure);
+    replies.postMessage({ batch: id, index, message } satisfies SealFailure);
     Atomics.store(ctrl, STATE, state);
     Atomics.notify(ctrl, DONE);
   };
 
-  const chunk = (request: Extract<AppendRequest, { op: "chunk" }>): void => {
+  const chunk = (request: Extract<SealRequest, { op: "chunk" }>): void => {
     if (!batch || batch.id !== request.batch || batch.failed) return;
     const current = batch;
     const { input, results, subtrees } = slotOffsets(layout, request.slot);
@@ -135,7 +127,7 @@ if (port) {
     signal(DONE, request.chunk + 1);
   };
 
-  port.on("message", (request: AppendRequest) => {
+  port.on("message", (request: SealRequest) => {
     try {
       if (request.op === "begin") {
         batch = { id: request.batch, tree: StreamingRoot.resume(request.size, request.edge), prev: request.prev, minLevel: request.minLevel, failed: false };

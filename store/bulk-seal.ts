@@ -1,13 +1,8 @@
 /**
- * Large batched appends on two threads. This thread canonicalizes each payload and inserts the
- * rows; the helper thread (store/append-thread.ts) validates each payload, seals the entry (hash
- * chain, Merkle leaf) and extends the tree. They overlap chunk by chunk: while this thread stores
- * chunk k and prepares chunk k+2, the helper seals chunk k+1 and then k+2.
- *
- * The API stays synchronous: waits are Atomics.wait on shared cells, with a deadline, so a helper
- * that stops answering fails the append (rolled back) rather than hanging it. One helper serves
- * every ledger of a thread; it is started on first use, unref'd, and when it cannot start the
- * ledger appends on one thread as before.
+ * The opt-in bulk append path (SqliteLedger.appendBulk): a large batch sealed on two threads. This
+ * thread canonicalizes and inserts; the seal worker (bulk-seal-worker.ts) validates, hashes, chains
+ * and extends the tree, chunk by chunk through shared memory. Waits are Atomics.wait with a
+ * deadline, so a worker that stops answering fails the append instead of hanging it.
  */
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
 import { LedgerAppendError } from "../core/ledger/store.ts";
@@ -20,14 +15,14 @@ import {
   TS_MARK,
   slotOffsets,
   typeCode,
-  type AppendFailure,
-  type AppendLayout,
-  type AppendRequest,
-  type AppendSetup,
-} from "./append-thread.ts";
+  type SealFailure,
+  type SealLayout,
+  type SealRequest,
+  type SealSetup,
+} from "./bulk-seal-worker.ts";
 
 /** Three slots: the helper seals up to two chunks ahead while this thread stores the third. */
-const LAYOUT: AppendLayout = { slots: 3, inputBytes: 4 << 20, chunk: 1024 };
+const LAYOUT: SealLayout = { slots: 3, inputBytes: 4 << 20, chunk: 1024 };
 /** The longest the helper may go without progress before the append gives up on it. */
 const DEADLINE_MS = 60_000;
 
@@ -55,9 +50,9 @@ export interface BatchSink {
   storeSubtree(level: number, index: number, hash: Uint8Array): void;
 }
 
-let shared: AppendHelper | null | undefined;
+let shared: BulkSealer | null | undefined;
 
-export class AppendHelper {
+export class BulkSealer {
   readonly #worker: Worker;
   readonly #memory: Buffer;
   readonly #view: DataView;
@@ -67,10 +62,10 @@ export class AppendHelper {
   #broken: string | null = null;
 
   /** The thread's helper, started on first use; null when it cannot run (appends stay on one thread). */
-  static shared(): AppendHelper | null {
+  static shared(): BulkSealer | null {
     if (shared === undefined) {
       try {
-        shared = new AppendHelper();
+        shared = new BulkSealer();
       } catch {
         shared = null;
       }
@@ -83,8 +78,8 @@ export class AppendHelper {
     const memory = new SharedArrayBuffer(slotOffsets(LAYOUT, LAYOUT.slots - 1).end);
     const ctrl = new SharedArrayBuffer(16);
     const channel = new MessageChannel();
-    const setup: AppendSetup = { memory, ctrl, replies: channel.port2, layout: LAYOUT };
-    this.#worker = new Worker(new URL("./append-thread.ts", import.meta.url), { workerData: setup, transferList: [channel.port2] });
+    const setup: SealSetup = { memory, ctrl, replies: channel.port2, layout: LAYOUT };
+    this.#worker = new Worker(new URL("./bulk-seal-worker.ts", import.meta.url), { workerData: setup, transferList: [channel.port2] });
     this.#worker.unref();
     this.#worker.on("error", (error) => (this.#broken = error.message));
     this.#worker.on("exit", () => (this.#broken ??= "exited"));
@@ -118,7 +113,7 @@ export class AppendHelper {
         // ledger's payload limit is well below a slot).
         const most = (event.type.length + event.ts.length + event.payloadText.length) * 3 + 3;
         if (prepared.length > 0 && used + most > LAYOUT.inputBytes) break;
-        // A record (append-thread.ts): the type's code, the ts when it differs from the previous
+        // A record (bulk-seal-worker.ts): the type's code, the ts when it differs from the previous
         // record's (0x01 then 24 ASCII characters), the payload text, 0x00.
         let at = input + used;
         memory[at++] = typeCode(event.type);
@@ -163,7 +158,7 @@ export class AppendHelper {
     }
   }
 
-  #post(request: AppendRequest): void {
+  #post(request: SealRequest): void {
     if (this.#broken) throw new Error(`the append helper thread is gone (${this.#broken})`);
     this.#worker.postMessage(request);
   }
@@ -189,7 +184,7 @@ export class AppendHelper {
 
   #failure(batch: number): Error {
     for (let message = receiveMessageOnPort(this.#replies); message; message = receiveMessageOnPort(this.#replies)) {
-      const failure = message.message as AppendFailure;
+      const failure = message.message as SealFailure;
       if (failure.batch !== batch) continue;
       if (failure.index >= 0) return new LedgerAppendError(failure.index, failure.message);
       this.#broken = failure.message;

@@ -1,0 +1,121 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { verifierKey, verifyCheckpoint } from "../core/checkpoint.ts";
+import { verifyConsistency } from "../core/merkle.ts";
+import { generateKeyPair } from "../core/signature.ts";
+import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";
+
+const ORIGIN = "publication.test/ledger";
+const KEY = generateKeyPair("ed25519");
+let dir: string;
+let cleanup: () => void;
+let dataDir: string;
+const open: SqliteLedger[] = [];
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir("ledger-publication-"));
+  dataDir = join(dir, "data");
+});
+afterEach(() => {
+  for (const l of open.splice(0)) l.close();
+  cleanup();
+});
+
+function ledgerWith(name: string, events: number, key = KEY, from = 0): SqliteLedger {
+  const ledger = new SqliteLedger(join(dir, name), { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
+  open.push(ledger);
+  if (events > 0) ledger.append(Array.from({ length: events }, (_, i) => sampleEvent(from + i)));
+  return ledger;
+}
+
+const signer = (key = KEY) => ({ name: ORIGIN, publicKeyHex: key.publicKey });
+const publish = (ledger: SqliteLedger | ExportLedgerReader, trustNewKey = false, key = KEY) =>
+  publishLedgerCheckpoint({
+    dataDir,
+    ledger,
+    sign: () => (ledger instanceof SqliteLedger ? { note: ledger.checkpoint(), signer: signer(key) } : { note: ledger.latestCheckpoint() }),
+    trustNewKey,
+  });
+const published = () => readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
+const parsed = (note: string) => verifyCheckpoint(note, [signer()]);
+
+describe("publishing the ledger's checkpoint and key", () => {
+  it("publishes the key and the checkpoint, leaves them alone while nothing is new, and publishes a consistent successor", () => {
+    const ledger = ledgerWith("l.sqlite", 30);
+    expect(publish(ledger)).toEqual({ checkpoint: "written", vkey: "created", size: 30 });
+    expect(readFileSync(join(dataDir, LEDGER_VKEY), "utf8")).toBe(`${verifierKey(ORIGIN, KEY.publicKey)}\n`);
+    const first = published();
+    expect(parsed(first)).toMatchObject({ origin: ORIGIN, size: 30 });
+    const mtime = statSync(join(dataDir, LEDGER_CHECKPOINT), { bigint: true }).mtimeNs;
+
+    expect(publish(ledger)).toEqual({ checkpoint: "unchanged", vkey: "present", size: 30 });
+    expect(statSync(join(dataDir, LEDGER_CHECKPOINT), { bigint: true }).mtimeNs).toBe(mtime);
+    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+
+    ledger.append([sampleEvent(30), sampleEvent(31)]);
+    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/covers 30 entries, the ledger has 32/)]);
+    expect(publish(ledger)).toEqual({ checkpoint: "written", vkey: "present", size: 32 });
+    // What anyone can check with the two public checkpoints and a consistency proof.
+    const older = parsed(first);
+    const newer = parsed(published());
+    expect(verifyConsistency(older.size, newer.size, older.rootHash, newer.rootHash, ledger.consistencyProof(older.size, newer.size))).toBe(true);
+    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+  });
+
+  it("refuses to publish over a ledger that is not an extension of the published checkpoint", () => {
+    publish(ledgerWith("a.sqlite", 20));
+    const before = published();
+    const rewritten = ledgerWith("b.sqlite", 25, KEY, 1000); // same origin and key, other history
+    expect(() => publish(rewritten)).toThrow(/root at size 20 is .* not an extension of what was published/);
+    expect(ledgerPublicationProblems(dataDir, rewritten)).toEqual([expect.stringMatching(/not an extension/)]);
+    const shorter = ledgerWith("c.sqlite", 10);
+    expect(() => publish(shorter)).toThrow(/covers 20 entries, the ledger has only 10/);
+    expect(published()).toBe(before);
+  });
+
+  it("signs only with a listed key unless told to trust a new one", () => {
+    const ledger = ledgerWith("l.sqlite", 5);
+    publish(ledger);
+    ledger.append([sampleEvent(5)]);
+    const other = generateKeyPair("ed25519");
+    const rotated = new SqliteLedger(join(dir, "l.sqlite"), { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: other.secretKey } });
+    open.push(rotated);
+    expect(() => publish(rotated, false, other)).toThrow(/ledger signing key .* is not listed in .*ledger\.vkey.*--trust-new-key/);
+    expect(published().split("\n")[1]).toBe("5");
+    expect(publish(rotated, true, other)).toEqual({ checkpoint: "written", vkey: "added", size: 6 });
+    expect(readFileSync(join(dataDir, LEDGER_VKEY), "utf8").trim().split("\n")).toEqual([verifierKey(ORIGIN, KEY.publicKey), verifierKey(ORIGIN, other.publicKey)]);
+  });
+
+  it("reports a published checkpoint that no listed key signed, or that is missing", () => {
+    const ledger = ledgerWith("l.sqlite", 8);
+    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\.vkey is missing/)]);
+    publish(ledger);
+    const note = published();
+    // A forged root under the old signature: the signature no longer covers the text.
+    const lines = note.split("\n");
+    lines[2] = Buffer.alloc(32, 7).toString("base64");
+    writeFileSync(join(dataDir, LEDGER_CHECKPOINT), lines.join("\n"));
+    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
+    expect(() => publish(ledger)).toThrow(/ledger\/checkpoint: /);
+    writeFileSync(join(dataDir, LEDGER_VKEY), `${verifierKey(ORIGIN, generateKeyPair("ed25519").publicKey)}\n`);
+    writeFileSync(join(dataDir, LEDGER_CHECKPOINT), note);
+    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
+  });
+
+  it("publishes an export's own checkpoint, checking it extends the published one by streaming the export", () => {
+    const ledger = ledgerWith("l.sqlite", 12);
+    publish(ledger);
+    ledger.append(Array.from({ length: 9 }, (_, i) => sampleEvent(12 + i)));
+    const out = join(dir, "export");
+    exportLedger(ledger, out);
+    const reader = new ExportLedgerReader(out, [signer()]);
+    expect(ledgerPublicationProblems(dataDir, reader)).toEqual([expect.stringMatching(/covers 12 entries, the ledger has 21/)]);
+    expect(publish(reader)).toEqual({ checkpoint: "written", vkey: "present", size: 21 });
+    expect(published()).toBe(readFileSync(join(out, "checkpoint"), "utf8"));
+    expect(existsSync(join(dataDir, "ledger", "ledger.jsonl"))).toBe(false); // the keyed export is never published
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * The ledger's public anchor in the data folder: `keys/ledger.vkey` (the note verifier keys of the
+ * ledger's checkpoint signer, one per line, like datasets.vkey) and `ledger/checkpoint` (the latest
+ * signed checkpoint of the ledger the data was generated from). With these two public files anyone
+ * can check that a later checkpoint extends this one (a consistency proof, `npm run ledger --
+ * consistency`), without the keyed export. The pipeline run publishes them; a checkpoint replaces
+ * the published one only if the ledger's root at the published size is still the published root,
+ * so a rewritten history is refused, never published.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, appendFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { verifierKey, verifyCheckpoint, type Checkpoint, type NoteVerifier } from "../core/checkpoint.ts";
+import { CompactRange } from "../core/compact-range.ts";
+import { formatDigest } from "../core/digest.ts";
+import { sealEntry } from "../core/ledger/entry.ts";
+import type { LedgerReader } from "../core/ledger/store.ts";
+import { equalBytes } from "../core/merkle.ts";
+import { parseTrustedKeys } from "./sign.ts";
+
+export const LEDGER_VKEY = join("keys", "ledger.vkey");
+export const LEDGER_CHECKPOINT = join("ledger", "checkpoint");
+
+/** A signed checkpoint of the ledger's tree, and the key to trust for it (absent: a listed key must have signed it). */
+export interface SignedTree {
+  note: string;
+  signer?: { name: string; publicKeyHex: string };
+}
+
+export interface PublishOptions {
+  dataDir: string;
+  ledger: LedgerReader;
+  /** Signs a checkpoint of the ledger's current tree; called only when the published one is behind. */
+  sign: () => SignedTree;
+  /** Append an unlisted signing key to keys/ledger.vkey instead of refusing (as --trust-new-key does for datasets.vkey). */
+  trustNewKey: boolean;
+}
+
+export interface PublishResult {
+  checkpoint: "unchanged" | "written";
+  /** "present": already listed; "created": the file was new; "added": appended under trustNewKey. */
+  vkey: "present" | "created" | "added";
+  size: number;
+}
+
+/** Publishes the ledger's checkpoint when the published one is missing or behind; throws saying why it cannot. */
+export function publishLedgerCheckpoint(options: PublishOptions): PublishResult {
+  const { dataDir, ledger } = options;
+  const vkeyPath = join(dataDir, LEDGER_VKEY);
+  const cpPath = join(dataDir, LEDGER_CHECKPOINT);
+  const published = existsSync(cpPath) ? openPublished(cpPath, trustedKeys(vkeyPath)) : null;
+  if (published) {
+    const problem = extensionProblem(ledger, published);
+    if (problem) throw new Error(problem);
+    if (published.size === ledger.size()) return { checkpoint: "unchanged", vkey: "present", size: published.size };
+  }
+  const signed = options.sign();
+  const vkey = signed.signer ? trustKey(vkeyPath, signed.signer, options.trustNewKey) : "present";
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = verifyCheckpoint(signed.note, trustedKeys(vkeyPath));
+  } catch (error) {
+    throw new Error(`the ledger checkpoint does not verify with ${vkeyPath}: ${(error as Error).message}`);
+  }
+  if (published && checkpoint.origin !== published.origin) {
+    throw new Error(`the ledger's origin is "${checkpoint.origin}", the published checkpoint's "${published.origin}"`);
+  }
+  const problem = extensionProblem(ledger, checkpoint);
+  if (problem) throw new Error(problem);
+  mkdirSync(dirname(cpPath), { recursive: true });
+  const tmp = `${cpPath}.${process.pid}.tmp`;
+  writeFileSync(tmp, signed.note);
+  renameSync(tmp, cpPath);
+  return { checkpoint: "written", vkey, size: checkpoint.size };
+}
+
+/**
+ * What `--check` reports about the published anchor: each problem names the file. Empty when the
+ * checkpoint verifies with keys/ledger.vkey, the ledger extends it, and it covers the whole ledger.
+ */
+export function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader): string[] {
+  const vkeyPath = join(dataDir, LEDGER_VKEY);
+  const cpPath = join(dataDir, LEDGER_CHECKPOINT);
+  if (!existsSync(vkeyPath)) return [`${vkeyPath} is missing`];
+  if (!existsSync(cpPath)) return [`${cpPath} is missing`];
+  let published: Checkpoint;
+  try {
+    published = openPublished(cpPath, trustedKeys(vkeyPath));
+  } catch (error) {
+    return [(error as Error).message];
+  }
+  const problem = extensionProblem(ledger, published);
+  if (problem) return [problem];
+  const size = ledger.size();
+  if (published.size < size) return [`${cpPath} covers ${published.size} entries, the ledger has ${size}: the pipeline would publish a newer checkpoint`];
+  return [];
+}
+
+function trustedKeys(vkeyPath: string): NoteVerifier[] {
+  return existsSync(vkeyPath) ? parseTrustedKeys(readFileSync(vkeyPath, "utf8"), vkeyPath) : [];
+}
+
+function openPublished(cpPath: string, trusted: NoteVerifier[]): Checkpoint {
+  if (trusted.length === 0) throw new Error(`${cpPath}: no key in ${LEDGER_VKEY} to verify it with`);
+  try {
+    return verifyCheckpoint(readFileSync(cpPath, "utf8"), trusted);
+  } catch (error) {
+    throw new Error(`${cpPath}: ${(error as Error).message}`);
+  }
+}
+
+/** Null when the ledger's first `checkpoint.size` entries have the checkpoint's root; otherwise why not. */
+function extensionProblem(ledger: LedgerReader, checkpoint: Checkpoint): string | null {
+  const size = ledger.size();
+  if (checkpoint.size > size) {
+    return `the published ledger checkpoint covers ${checkpoint.size} entries, the ledger has only ${size}: it is not the ledger that was published`;
+  }
+  const root = rootAt(ledger, checkpoint.size);
+  if (equalBytes(root, checkpoint.rootHash)) return null;
+  return (
+    `the ledger's root at size ${checkpoint.size} is ${formatDigest(root)}, the published checkpoint signs ${formatDigest(checkpoint.rootHash)}: ` +
+    `the ledger is not an extension of what was published (a rewritten history is never published; a new ledger needs the old ${LEDGER_CHECKPOINT} removed deliberately)`
+  );
+}
+
+/** The root of the first `size` entries: from the reader, or (an export knows only its own size) streamed. */
+function rootAt(ledger: LedgerReader, size: number): Uint8Array {
+  try {
+    return ledger.rootHash(size);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+  }
+  const range = CompactRange.empty();
+  for (const entry of ledger.entries(0, size)) range.append(sealEntry(entry).leafHash);
+  return range.root();
+}
+
+/** Lists the signing key in keys/ledger.vkey: created with it, already there, or appended when trusted. */
+function trustKey(path: string, signer: { name: string; publicKeyHex: string }, trustNewKey: boolean): PublishResult["vkey"] {
+  const vkey = verifierKey(signer.name, signer.publicKeyHex);
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${vkey}\n`, { flag: "wx" });
+    return "created";
+  }
+  const text = readFileSync(path, "utf8");
+  if (parseTrustedKeys(text, path).some((k) => k.name === signer.name && k.publicKeyHex === signer.publicKeyHex)) return "present";
+  if (!trustNewKey) {
+    throw new Error(
+      `the ledger signing key ${vkey} is not listed in ${path}. Sign with a listed key (set LEDGER_SIGNING_KEY or ` +
+        `LEDGER_SIGNING_KEY_FILE), or pass --trust-new-key to append this key to ${path} (review and commit that change).`,
+    );
+  }
+  appendFileSync(path, `${text === "" || text.endsWith("\n") ? "" : "\n"}${vkey}\n`);
+  return "added";
+}

@@ -1,32 +1,42 @@
 /**
- * The API as a Hono app: a small core of composed middleware and routes grouped by concern.
+ * The API as a Hono app: a small core of composed middleware and routes grouped by concern, every
+ * route declared once with its request and responses (api/route.ts), which also makes the
+ * OpenAPI 3.1 description served at /openapi.json (api/openapi.ts).
  *
- * Middleware, outermost first (kept to two layers: each layer costs a measurable share of a
- * cheap GET — see bench/pulse.ts):
+ * Middleware, outermost first (kept few and cheap: each layer costs a measurable share of a cheap
+ * GET — see bench/pulse.ts and bench/api.ts):
  *   1. request id + request log — `X-Request-Id` on every response (the client's own when it is
  *      1–128 of `[A-Za-z0-9_=-]`, otherwise a fresh UUID) and one JSON line per request
  *      (middleware/request-log.ts);
- *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB).
- * Then the routes: `/health`, `/v1/pulse/*`, and — with `siteDir` — the static site for any other
- * GET. Unmatched → 405 `method-not-allowed` problem with `Allow` when the path exists for other
- * methods, else 404 `not-found` problem (not-found.ts). A thrown error → 500 `internal-error`
- * problem with a generic detail and the request id; the error and its stack go to the log sink
- * only.
+ *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
+ *      every method (middleware/body-limit.ts);
+ *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (cors.ts).
+ * Then the routes: `/health`, `/v1/pulse/*`, the area files, `/openapi.json`. Unmatched
+ * requests (not-found.ts): `OPTIONS` preflight, the static site with `siteDir` for GET, 405
+ * `method-not-allowed` with `Allow` when the path exists for other methods, else 404 `not-found`.
+ * A thrown error → 500 `internal-error` problem with a generic detail and the request id; the
+ * error and its stack go to the log sink only.
  */
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import type { RequestIdVariables } from "hono/request-id";
+import { ApiKeyStore } from "./api-keys.ts";
+import { cors, originsFromEnv } from "./cors.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
-import { notFoundOrNotAllowed } from "./not-found.ts";
-import { genericProblem, problem } from "./problem.ts";
+import { unmatchedRequest } from "./not-found.ts";
+import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
+import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
-import { ApiKeyStore } from "./api-keys.ts";
 import { DailyQuotas } from "./rate-limit.ts";
+import { responseObserver } from "./response-observer.ts";
+import type { AppEnv } from "./route.ts";
+import { areaFileRoutes } from "./routes/area-files.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
-import { serveSite } from "./routes/site.ts";
+import { staticSite } from "./routes/site.ts";
+
+export type { AppEnv } from "./route.ts";
 
 export interface AppOptions {
   /** The published data folder (the repository's `data/`); the history is `<dataDir>/pulse/history.jsonl`. */
@@ -36,35 +46,52 @@ export interface AppOptions {
   /** Sink of the structured log (request lines and error lines); default: JSON lines on stdout. */
   log?: LogSink;
   bodyLimitBytes?: number;
-  /** The built site (site/dist) to serve after the API routes. */
+  /** The built site (site/dist) to serve for GET requests no route answers. */
   siteDir?: string;
   /** Hashed API keys for the keyed data files (default: none, so keyed files always answer 401). */
   keys?: ApiKeyStore;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;
+  /** Origins (`scheme://host[:port]`) whose pages may call the routes that write (default: ALLOWED_ORIGINS). */
+  trustedOrigins?: readonly string[];
 }
 
-export type AppEnv = { Variables: RequestIdVariables };
+/** The problem type of an HTTPException Hono threw (a malformed JSON body is a 400), by its status. */
+const HTTP_EXCEPTION_PROBLEMS: Partial<Record<number, ProblemSlug>> = {
+  400: "bad-request",
+  401: "unauthorized",
+  413: "payload-too-large",
+  415: "unsupported-media-type",
+};
 
-export function createApp(options: AppOptions): Hono<AppEnv> {
+export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const now = options.now ?? (() => new Date());
   const log = options.log ?? stdoutSink;
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
+  const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
 
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>();
+  // Only while a contract check is installed (the test suite): every response against the description.
+  const observe = responseObserver(() => openApiDocument(app));
+  if (observe) app.use(observe);
   app.use(requestLog({ sink: log, now }));
   app.use(bodyLimitProblem(options.bodyLimitBytes));
+  app.use(cors(trustedOrigins));
 
+  registerComponents(app);
   app.route("/", healthRoutes(history, now));
-  app.route("/v1/pulse", pulseRoutes(history));
+  app.route("/", pulseRoutes(history));
   const quotas = options.quotas ?? new DailyQuotas({ now });
-  app.use("*", areaRoutes(options.dataDir, options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json"), quotas));
-  if (options.siteDir !== undefined) app.get("*", serveSite(options.siteDir));
+  const keys = options.keys ?? new ApiKeyStore("/nonexistent/api-keys.json");
+  app.route("/", areaFileRoutes(options.dataDir, areaRoutes(options.dataDir, keys, quotas)));
+  app.route("/", openApiRoutes(() => openApiDocument(app)));
 
-  app.notFound(notFoundOrNotAllowed(app));
+  app.notFound(unmatchedRequest(app, { ...(options.siteDir !== undefined ? { site: staticSite(options.siteDir) } : {}), trustedOrigins }));
   app.onError((error, c) => {
     if (error instanceof HTTPException && error.status < 500) {
-      return genericProblem(c, error.status, error.message || "Bad request", error.message || "The request could not be processed.");
+      const slug = HTTP_EXCEPTION_PROBLEMS[error.status];
+      const detail = error.message || "The request could not be processed.";
+      return slug ? problem(c, slug, detail) : genericProblem(c, error.status, error.message || "Bad request", detail);
     }
     const id = c.get("requestId");
     safeLog(log, {

@@ -5,7 +5,8 @@
  * without one the answer is 401, with another tier's key 403. Every request counts against the
  * client's daily quota (api/rate-limit.ts: RateLimit headers, 429 once spent). A file whose bytes no
  * longer match its manifest hash is not served (503). `/government/ledger/export` is the spec's
- * filtered audit trail (api/ledger-export.ts). Paths that are not resources fall through to the site.
+ * filtered audit trail (api/audit-trail-export.ts). Each path is declared as a route of its own
+ * (api/routes/area-files.ts, from `servedAreaFiles`) around this handler.
  *
  * Files are streamed, not read whole, and a file's hash is checked once per version on disk: the
  * digest is remembered with the file's size, inode, mtime and ctime, which any write changes.
@@ -17,17 +18,21 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { DigestCache } from "../../store/file-digest.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
-import { exportBody, exportRequest } from "../ledger-export.ts";
+import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas, type Tier } from "../rate-limit.ts";
 
 const AREAS = new Set(["government", "academics", "philosophy", "economy", "diplomacy"]);
 
-interface Resource {
+export interface Resource {
   path: string;
   mediatype: string;
   hash: string;
   access: string;
+  title?: string;
+  description?: string;
+  /** The `$id` of the published JSON Schema, or an inline schema. */
+  jsonSchema?: unknown;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -54,6 +59,30 @@ function findResource(resources: Resource[], area: string, rest: string): Resour
     // The spec serves the economy documents without an extension: /economy/supply.
     (area === "economy" && !rest.includes(".") ? resources.find((r) => r.path === `${rest}.json`) : undefined)
   );
+}
+
+/** A path the area routes answer, and the resource it serves. */
+export interface ServedFile {
+  area: string;
+  path: string;
+  resource: Resource;
+  /** The filtered audit-trail export (its query and formats), not the file itself. */
+  filteredExport: boolean;
+}
+
+/** Every path the area routes answer, with the spellings findResource accepts. */
+export function servedAreaFiles(dataDir: string): ServedFile[] {
+  const served: ServedFile[] = [];
+  for (const area of AREAS) {
+    for (const resource of resourcesOf(dataDir, area)) {
+      served.push({ area, path: `/${area}/${resource.path}`, resource, filteredExport: false });
+      if (area === "economy" && /^[^./]+\.json$/.test(resource.path)) {
+        served.push({ area, path: `/${area}/${resource.path.slice(0, -5)}`, resource, filteredExport: false });
+      }
+      if (area === "government" && resource.path === EXPORT_SOURCE) served.push({ area, path: `/${area}/${EXPORT_PATH}`, resource, filteredExport: true });
+    }
+  }
+  return served;
 }
 
 /** The client's address as the socket sees it (forwarding headers are not trusted). */

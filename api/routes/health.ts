@@ -17,15 +17,43 @@
  * ```
  */
 import { readFileSync } from "node:fs";
-import { Hono } from "hono";
+import { z } from "@hono/zod-openapi";
 import type { PulseHistorySource } from "../pulse-history.ts";
+import { headers, json } from "../responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-export function healthRoutes(source: PulseHistorySource, now: () => Date): Hono {
+export const Health = z.strictObject({
+  status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: the pulse history failed verification" }),
+  version: z.string(),
+  uptime_s: z.number().int().nonnegative(),
+  history: z.strictObject({
+    status: z.enum(["absent", "verified", "unverified"]),
+    records: z.number().int().nonnegative().openapi({ description: "Verified records (0 unless verified)" }),
+    verified: z.boolean(),
+    first_problem: z.strictObject({ line: z.number().int().nonnegative(), problem: z.string() }).optional(),
+  }),
+});
+
+export const healthRoute = defineRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Service"],
+  summary: "Liveness and the state of what the API serves",
+  description: "Always 200 while the process answers; never cached.",
+  responses: {
+    200: json("The service's state", Health, {
+      headers: headers("Cache-Control"),
+      example: { status: "ok", version: "1.0.0", uptime_s: 3600, history: { status: "verified", records: 412, verified: true } },
+    }),
+  },
+});
+
+export function healthRoutes(source: PulseHistorySource, now: () => Date): RouteGroup {
   const started = now().getTime();
-  const routes = new Hono();
-  routes.get("/health", (c) => {
+  const routes = routeGroup();
+  addRoute(routes, healthRoute, (c) => {
     const snapshot = source.current();
     const history = {
       status: snapshot.status,

@@ -121,29 +121,32 @@ function unverified(c: Context, snapshot: HistorySnapshot): Response {
   });
 }
 
+/** The badge for a validated query (the route's handler; the API bench calls it behind a hand-written parser too). */
+export function badgeAnswer(c: Context, source: PulseHistorySource, query: z.output<typeof BadgeQuery>): Response {
+  const { metric = "combined", format } = query;
+  const svg = format === undefined ? prefersSvg(c.req.header("accept")) : format === "svg";
+  return send(c, badgeRepresentation(source.current(), metric, svg), BADGE_CACHE_CONTROL, { Vary: "Accept" });
+}
+
+/** A history page for a validated query (the route's handler, as badgeAnswer). */
+export function historyAnswer(c: Context, source: PulseHistorySource, query: z.output<typeof HistoryQuery>): Response {
+  const snapshot = source.current();
+  if (snapshot.status === "unverified") return unverified(c, snapshot);
+  const { limit: requested = HISTORY_DEFAULT_LIMIT, before } = query;
+  if (before !== undefined && !snapshot.has(before)) {
+    return invalidQuery(c, [{ name: "before", reason: `no record with id ${before} in the pulse history` }]);
+  }
+  const limit = Math.min(requested, HISTORY_MAX_LIMIT);
+  const { rep, link } = historyRepresentation(snapshot, limit, before);
+  const extra: Record<string, string> = {};
+  if (link) extra.Link = link;
+  if (requested > HISTORY_MAX_LIMIT) extra[LIMIT_CLAMPED_HEADER] = String(HISTORY_MAX_LIMIT);
+  return send(c, rep, HISTORY_CACHE_CONTROL, extra);
+}
+
 export function pulseRoutes(source: PulseHistorySource): RouteGroup {
   const routes = routeGroup();
-
-  addRoute(routes, badgeRoute, (c) => {
-    const { metric = "combined", format } = c.req.valid("query");
-    const svg = format === undefined ? prefersSvg(c.req.header("accept")) : format === "svg";
-    return send(c, badgeRepresentation(source.current(), metric, svg), BADGE_CACHE_CONTROL, { Vary: "Accept" });
-  });
-
-  addRoute(routes, historyRoute, (c) => {
-    const snapshot = source.current();
-    if (snapshot.status === "unverified") return unverified(c, snapshot);
-    const { limit: requested = HISTORY_DEFAULT_LIMIT, before } = c.req.valid("query");
-    if (before !== undefined && !snapshot.has(before)) {
-      return invalidQuery(c, [{ name: "before", reason: `no record with id ${before} in the pulse history` }]);
-    }
-    const limit = Math.min(requested, HISTORY_MAX_LIMIT);
-    const { rep, link } = historyRepresentation(snapshot, limit, before);
-    const extra: Record<string, string> = {};
-    if (link) extra.Link = link;
-    if (requested > HISTORY_MAX_LIMIT) extra[LIMIT_CLAMPED_HEADER] = String(HISTORY_MAX_LIMIT);
-    return send(c, rep, HISTORY_CACHE_CONTROL, extra);
-  });
-
+  addRoute(routes, badgeRoute, (c) => badgeAnswer(c, source, c.req.valid("query")));
+  addRoute(routes, historyRoute, (c) => historyAnswer(c, source, c.req.valid("query")));
   return routes;
 }

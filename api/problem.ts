@@ -31,6 +31,8 @@ export const PROBLEM_TYPES = {
   "not-found": { status: 404, title: "Not found" },
   /** The path exists but not for this method; the `Allow` header lists the methods it has. */
   "method-not-allowed": { status: 405, title: "Method not allowed" },
+  /** The request did not arrive completely in time (headers within 60 s, the whole request within 5 min). */
+  "request-timeout": { status: 408, title: "Request timeout" },
   /** The request body is larger than the server accepts; `max_bytes` says how large it may be. */
   "payload-too-large": { status: 413, title: "Request body too large" },
   /** The route takes a body of another media type (`Content-Type`). */

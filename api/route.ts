@@ -16,7 +16,7 @@
  * - validation failures answered as those problems (never Hono's or zod's own error bodies).
  */
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
 import { problem, type InvalidParam, type ProblemSlug } from "./problem.ts";
 import { invalidQuery, queryIssues } from "./query.ts";
@@ -44,7 +44,7 @@ export interface RouteDeclaration extends Omit<RouteConfig, "middleware" | "hide
   problems?: readonly ProblemSlug[];
 }
 
-export type DeclaredRoute<D extends RouteDeclaration = RouteDeclaration> = Omit<D, "problems" | "responses"> & RouteConfig;
+export type DeclaredRoute<D extends RouteDeclaration = RouteDeclaration> = Omit<D, "problems" | "responses"> & { responses: RouteConfig["responses"] };
 
 /** The problem types a route can answer without its handler saying so. */
 function impliedProblems(declaration: RouteDeclaration): ProblemSlug[] {
@@ -59,14 +59,33 @@ function impliedProblems(declaration: RouteDeclaration): ProblemSlug[] {
   return slugs;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * JSON bodies are UTF-8 (RFC 8259 §8.1): anything else is 400 `bad-request`, never decoded with
+ * replacement characters. Runs before the body's validator, which then parses the checked text.
+ */
+const utf8Body: MiddlewareHandler = async (c, next) => {
+  if (!/json/i.test(c.req.header("content-type") ?? "")) return next(); // other media types: the validator's 415
+  let text: string;
+  try {
+    text = UTF8.decode(await c.req.arrayBuffer());
+  } catch {
+    return problem(c, "bad-request", "The body is not valid UTF-8 (RFC 8259 §8.1).");
+  }
+  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text); // what c.req.json() parses
+  return next();
+};
+
 /** The route as @hono/zod-openapi registers it: strict query by default, every response listed. */
-export function defineRoute<const D extends RouteDeclaration>(declaration: D): DeclaredRoute<D> {
+export function defineRoute<D extends RouteDeclaration>(declaration: D): DeclaredRoute<D> {
   const { problems = [], responses, ...rest } = declaration;
   for (const status of Object.keys(responses)) {
     if (Number(status) >= 400) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path}: declare error responses as problems, not as response ${status}`);
   }
   const route = {
     ...rest,
+    ...(rest.request?.body ? { middleware: [utf8Body] } : {}),
     request: { query: NoQuery, ...rest.request },
     responses: { ...responses, ...problemResponses([...impliedProblems(declaration), ...problems]) },
   };

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import { createApp } from "./app.ts";
+import { guardHttpFraming } from "./http-framing.ts";
 import type { LogSink } from "./middleware/request-log.ts";
 
 export interface ServerOptions {
@@ -34,6 +35,7 @@ export interface RunningServer {
 export function listen(app: Hono<any, any, any>, host: string, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: host, port }) as Server;
+    guardHttpFraming(server);
     server.once("error", reject);
     server.once("listening", () => {
       server.off("error", reject);

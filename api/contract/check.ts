@@ -95,7 +95,7 @@ class DocumentContract {
       if (response.status < 400) return [];
       if (essence === "text/html" && response.status === 404 && prefersHtml(exchange.requestHeaders.get("accept") ?? undefined)) return [];
       if (essence !== PROBLEM_CONTENT_TYPE) return [`${where}: an error without a problem body (${type || "no content type"})`];
-      return this.#body(where, ANY_PROBLEM_ID, text);
+      return method === "HEAD" ? [] : this.#body(where, ANY_PROBLEM_ID, text);
     }
     const documented = operation.responses[String(response.status)] ?? operation.responses[`${String(response.status)[0]}XX`] ?? operation.responses.default;
     if (!documented) return [`${where}: status ${response.status} is not documented for ${operation.method.toUpperCase()} ${operation.path}`];

@@ -1,0 +1,127 @@
+/**
+ * HTTP/1.1 framing errors answered as problems, at the server, before any request reaches the
+ * app (RFC 9112):
+ *
+ * - Requests Node's parser refuses (an unknown method, raw non-ASCII or spaces in the target,
+ *   a bad or repeated `Content-Length`, `Transfer-Encoding` together with `Content-Length`,
+ *   header fields over 16 KiB, a request that does not arrive in time) get a problem+json
+ *   answer on the socket — 400 `bad-request`, 431 `header-fields-too-large` or 408
+ *   `request-timeout` — instead of Node's empty one, and the connection is closed. An unknown
+ *   method is a 400 here, not a 501: the parser cannot tell a method it does not know from
+ *   garbage.
+ * - A request with more than one `Host` field, an HTTP/1.1 request without one, or a `Host` that
+ *   is not `host[:port]` gets 400 `bad-request` (RFC 9112 §3.2), also before the app.
+ * - `CONNECT` (which Node hands to a `connect` listener, or else drops the connection) gets 405
+ *   `method-not-allowed` with an empty `Allow`: this is an origin server, not a proxy.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, problemDetails, type ProblemSlug } from "./problem.ts";
+
+/** What a parser error code means for the client. */
+function classify(code: string | undefined): { slug: ProblemSlug; detail: string } {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return { slug: "header-fields-too-large", detail: "The request line and header fields are larger than 16 KiB." };
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+    case "ERR_HTTP_HEADERS_TIMEOUT":
+      return { slug: "request-timeout", detail: "The request did not arrive completely in time." };
+    case "HPE_INVALID_METHOD":
+      return { slug: "bad-request", detail: "The request method is not one this server knows." };
+    case "HPE_INVALID_URL":
+      return { slug: "bad-request", detail: "The request target is malformed (it must be ASCII without spaces or control characters; percent-encode the rest)." };
+    case "HPE_INVALID_CONTENT_LENGTH":
+    case "HPE_UNEXPECTED_CONTENT_LENGTH":
+      return { slug: "bad-request", detail: "Content-Length is malformed, repeated, or sent together with Transfer-Encoding." };
+    case "HPE_INVALID_TRANSFER_ENCODING":
+    case "HPE_INVALID_CHUNK_SIZE":
+      return { slug: "bad-request", detail: "Transfer-Encoding is malformed, does not end in chunked, or comes with Content-Length." };
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return { slug: "payload-too-large", detail: "Chunk extensions are larger than the server reads." };
+    default:
+      return { slug: "bad-request", detail: "The request is not valid HTTP/1.1." };
+  }
+}
+
+const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 431: "Request Header Fields Too Large" };
+
+/** The request target of the raw request line, when it is printable ASCII (for `instance`). */
+function targetOf(rawPacket: unknown): string {
+  if (!Buffer.isBuffer(rawPacket)) return "";
+  const line = rawPacket.subarray(0, Math.min(rawPacket.length, 2048)).toString("latin1").split("\r\n", 1)[0] ?? "";
+  const target = line.split(" ")[1] ?? "";
+  return /^[\x21-\x7e]{1,1024}$/.test(target) ? target : "";
+}
+
+function problemText(slug: ProblemSlug, detail: string, instance: string): string {
+  return JSON.stringify(problemDetails(slug, detail, instance));
+}
+
+/** Node's `clientError` event: a problem+json answer written straight to the socket, then closed. */
+export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { slug, detail } = classify(error.code);
+  const status = PROBLEM_TYPES[slug].status;
+  const body = problemText(slug, detail, targetOf(error.rawPacket));
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status] ?? PROBLEM_TYPES[slug].title}\r\n` +
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** host[:port] (RFC 3986 reg-name, IPv4 or IP-literal). */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(?::[0-9]{1,5})?$/;
+
+/** Why the request's Host field breaks RFC 9112 §3.2, or null. */
+export function hostProblem(request: IncomingMessage): string | null {
+  let count = 0;
+  const raw = request.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") count += 1;
+  if (count > 1) return "The request has more than one Host header field.";
+  const host = request.headers.host;
+  if (host === undefined) return request.httpVersion === "1.0" ? null : "An HTTP/1.1 request needs a Host header field.";
+  return HOST.test(host) ? null : "The Host header field is not host[:port].";
+}
+
+function refuseHost(request: IncomingMessage, response: ServerResponse, detail: string): void {
+  const body = problemText("bad-request", detail, request.url ?? "");
+  response.writeHead(400, {
+    "Content-Type": PROBLEM_CONTENT_TYPE,
+    "Content-Length": Buffer.byteLength(body),
+    "Cache-Control": "no-store",
+    "X-Request-Id": randomUUID(),
+    Connection: "close",
+  });
+  response.end(body);
+}
+
+function refuseConnect(request: IncomingMessage, socket: Duplex): void {
+  const body = problemText("method-not-allowed", "CONNECT is not supported: this is an origin server, not a proxy.", "");
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nAllow: \r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  request.resume();
+}
+
+/** Installs the guards on a server whose request listener is already attached. */
+export function guardHttpFraming(server: Server): void {
+  server.on("clientError", answerClientError);
+  server.on("connect", refuseConnect);
+  // Node's own missing-Host refusal has an empty body; hostProblem answers it instead.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  const listeners = server.listeners("request") as RequestListener[];
+  server.removeAllListeners("request");
+  for (const listener of listeners) {
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      const problem = hostProblem(request);
+      if (problem === null) listener(request, response);
+      else refuseHost(request, response, problem);
+    });
+  }
+}

@@ -51,7 +51,7 @@ const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`)
 - **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES} bytes of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
 - **Caching.** Representations carry strong ETags; \`If-None-Match\` answers 304.
 - **Quotas.** The data areas count requests per UTC day and announce them with the IETF \`RateLimit-Policy\` and \`RateLimit\` fields; once spent, 429 \`rate-limited\` with \`Retry-After\`.
-- **Keys.** Keyed files need \`Authorization: Bearer <key>\` of their tier (the scheme name is case-insensitive); keys are never cookies.
+- **Keys.** Keyed files need \`Authorization: Bearer <key>\` of their tier; keys are never cookies.
 - **Other origins (CORS).** Reads answer \`Access-Control-Allow-Origin: *\` and expose ETag, Link, the RateLimit fields, Retry-After, Deprecation, Sunset and X-Limit-Clamped; a preflight \`OPTIONS\` answers 204. Methods that write accept browser requests only from the configured origins (403 \`origin-not-allowed\`).
 - **Request ids.** Every response carries \`X-Request-Id\` (yours, when it is 1–128 of \`[A-Za-z0-9_=-]\`).`;
 

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "astro/config";
 import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
+import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
@@ -92,5 +93,5 @@ export default defineConfig({
   },
   devToolbar: { enabled: false },
   integrations: [publishDataV1(), publishDataAreas()],
-  vite: { plugins: [dataDirModule()] },
+  vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

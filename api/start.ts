@@ -140,6 +140,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
       `  history   ${server.url}/v1/pulse/history  (?limit=N&before=<id>)`,
       `  timeline  ${siteDir ? `${server.url}/pulse/timeline` : "(site not built)"}`,
       `  health    ${server.url}/health`,
+      `  API docs  ${siteDir ? `${server.url}/docs/` : "(site not built)"}  (OpenAPI 3.1: ${server.url}/openapi.json)`,
     ].join("\n"),
   );
   return server;

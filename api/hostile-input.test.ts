@@ -252,19 +252,26 @@ describe("HTTP edges", () => {
     }
   });
 
-  test("two Host header fields, none on HTTP/1.1, or a malformed one → 400 (RFC 9112 §3.2)", async () => {
+  test("two Host header fields, none on HTTP/1.1, a malformed one, or a target that is no path → 400 (RFC 9112 §3.2)", async () => {
     const cases: [string, string][] = [
       ["two", `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`],
       ["none", "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n"],
       ["malformed", "GET /health HTTP/1.1\r\nHost: a b@c\r\nConnection: close\r\n\r\n"],
+      ["port over 65535", "GET /health HTTP/1.1\r\nHost: 127.0.0.1:99999\r\nConnection: close\r\n\r\n"],
+      ["empty", "GET /health HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n"],
+      ["asterisk target on GET", `GET * HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`],
+      ["absolute-form that is no URL", `GET http://[::1/health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`],
     ];
     for (const [what, text] of cases) {
       const response = await rawRequest(server.port, text);
       expect(response?.status, what).toBe(400);
       expect(problemType(response), what).toBe(`${PROBLEM_BASE}bad-request`);
     }
-    // HTTP/1.0 needs no Host.
+    // HTTP/1.0 needs no Host; OPTIONS * describes the server.
     expect((await rawRequest(server.port, "GET /health HTTP/1.0\r\n\r\n"))?.status).toBe(200);
+    const server204 = await rawRequest(server.port, `OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`);
+    expect(server204?.status).toBe(204);
+    expect(server204?.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
   });
 
   test("PUT /v1/nonexistent → 404 (the static site is not a route); CONNECT → 405 problem", async () => {
@@ -412,6 +419,11 @@ function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
     { probe: "HTTP/2 version", bytes: Buffer.from(`GET ${t} HTTP/2.0\r\n${host}\r\n`) },
     { probe: "lower-case method", bytes: Buffer.from(`get ${t} HTTP/1.1\r\n${host}\r\n`) },
     { probe: "bare LF line ends", bytes: Buffer.from(`GET ${t} HTTP/1.1\nHost: 127.0.0.1:${server.port}\nConnection: close\n\n`) },
+    { probe: "asterisk target", bytes: Buffer.from(`${endpoint.method} * HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "absolute-form, not a URL", bytes: Buffer.from(`GET http://[::1${t} HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "backslash in the path", bytes: Buffer.from(`GET ${t}\\x HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "Host port over 65535", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: 127.0.0.1:99999\r\nConnection: close\r\n\r\n`) },
+    { probe: "Host the URL parser rewrites", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: [::ffff:127.0.0.1]\r\nConnection: close\r\n\r\n`) },
   ];
 }
 

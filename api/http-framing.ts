@@ -10,7 +10,10 @@
  *   method is a 400 here, not a 501: the parser cannot tell a method it does not know from
  *   garbage.
  * - A request with more than one `Host` field, an HTTP/1.1 request without one, or a `Host` that
- *   is not `host[:port]` gets 400 `bad-request` (RFC 9112 §3.2), also before the app.
+ *   is not `host[:port]` gets 400 `bad-request` (RFC 9112 §3.2), also before the app; so does a
+ *   request target that is neither origin-form (`/…`, no backslash in the path) nor a valid
+ *   absolute URL (the requests @hono/node-server would answer with an empty 400). `OPTIONS *`
+ *   answers 204 with the methods the server implements.
  * - `CONNECT` (which Node hands to a `connect` listener, or else drops the connection) gets 405
  *   `method-not-allowed` with an empty `Allow`: this is an origin server, not a proxy.
  */
@@ -74,21 +77,54 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
   );
 }
 
-/** host[:port] (RFC 3986 reg-name, IPv4 or IP-literal). */
-const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(?::[0-9]{1,5})?$/;
+/** host[:port]: a DNS name or IPv4 address, or an IP literal; the port at most 65535. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?$/;
 
-/** Why the request's Host field breaks RFC 9112 §3.2, or null. */
-export function hostProblem(request: IncomingMessage): string | null {
+/** The methods the server implements (for `OPTIONS *`). */
+const SERVER_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+
+function validHost(host: string): boolean {
+  const match = HOST.exec(host);
+  if (!match || (match[1] !== undefined && Number(match[1]) > 65535)) return false;
+  try {
+    // As the URL parser reads it, unchanged (no IPv4-in-IPv6 rewriting, no percent-decoding).
+    const hostname = new URL(`http://${host}/`).hostname;
+    return hostname === host.replace(/:[0-9]+$/, "").toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** Why the request's Host field or target breaks RFC 9112 §3.2 / §3.2.1–4, or null. */
+export function framingProblem(request: IncomingMessage): string | null {
   let count = 0;
   const raw = request.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") count += 1;
   if (count > 1) return "The request has more than one Host header field.";
   const host = request.headers.host;
-  if (host === undefined) return request.httpVersion === "1.0" ? null : "An HTTP/1.1 request needs a Host header field.";
-  return HOST.test(host) ? null : "The Host header field is not host[:port].";
+  if (host === undefined) {
+    if (request.httpVersion !== "1.0") return "An HTTP/1.1 request needs a Host header field.";
+  } else if (!validHost(host)) {
+    return "The Host header field is not host[:port].";
+  }
+  const target = request.url ?? "";
+  if (target === "*") return request.method === "OPTIONS" ? null : "The asterisk-form target is for OPTIONS only.";
+  if (target.startsWith("http://") || target.startsWith("https://")) {
+    try {
+      new URL(target);
+    } catch {
+      return "The absolute-form request target is not a valid URL.";
+    }
+  } else if (!target.startsWith("/")) {
+    return "The request target must be a path starting with / (or an absolute URL).";
+  }
+  const backslash = target.indexOf("\\");
+  const query = target.indexOf("?");
+  if (backslash !== -1 && (query === -1 || backslash < query)) return "The request path contains a backslash.";
+  return null;
 }
 
-function refuseHost(request: IncomingMessage, response: ServerResponse, detail: string): void {
+function refuseRequest(request: IncomingMessage, response: ServerResponse, detail: string): void {
   const body = problemText("bad-request", detail, request.url ?? "");
   response.writeHead(400, {
     "Content-Type": PROBLEM_CONTENT_TYPE,
@@ -109,6 +145,11 @@ function refuseConnect(request: IncomingMessage, socket: Duplex): void {
   request.resume();
 }
 
+function answerServerOptions(response: ServerResponse): void {
+  response.writeHead(204, { Allow: SERVER_METHODS, "X-Request-Id": randomUUID() });
+  response.end();
+}
+
 /** Installs the guards on a server whose request listener is already attached. */
 export function guardHttpFraming(server: Server): void {
   server.on("clientError", answerClientError);
@@ -119,9 +160,10 @@ export function guardHttpFraming(server: Server): void {
   server.removeAllListeners("request");
   for (const listener of listeners) {
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      const problem = hostProblem(request);
-      if (problem === null) listener(request, response);
-      else refuseHost(request, response, problem);
+      const problem = framingProblem(request);
+      if (problem !== null) refuseRequest(request, response, problem);
+      else if (request.url === "*") answerServerOptions(response);
+      else listener(request, response);
     });
   }
 }

@@ -143,7 +143,7 @@ class DocumentContract {
 const contracts = new WeakMap<OpenApiDocument, DocumentContract>();
 
 /** What is wrong with one exchange against its app's document (nothing: an empty list). */
-export function checkExchange(exchange: Exchange): Promise<string[]> {
+export async function checkExchange(exchange: Exchange): Promise<string[]> {
   const doc = exchange.document();
   let contract = contracts.get(doc);
   if (!contract) contracts.set(doc, (contract = new DocumentContract(doc)));

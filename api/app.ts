@@ -1,35 +1,49 @@
 /**
- * The API as a Hono app: a small core of composed middleware and routes grouped by concern.
+ * The API as a Hono app: a small core of composed middleware and routes grouped by concern, every
+ * route declared once with its request and responses (api/route.ts), which also makes the
+ * OpenAPI 3.1 description served at /openapi.json (api/openapi.ts).
  *
- * Middleware, outermost first (kept to two layers: each layer costs a measurable share of a
- * cheap GET — see bench/pulse.ts):
+ * Middleware, outermost first (kept few and cheap: each layer costs a measurable share of a cheap
+ * GET — see bench/pulse.ts and bench/api.ts):
  *   1. request id + request log — `X-Request-Id` on every response (the client's own when it is
  *      1–128 of `[A-Za-z0-9_=-]`, otherwise a fresh UUID) and one JSON line per request
  *      (middleware/request-log.ts);
- *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB).
- * Then the routes: `/health`, `/v1/pulse/*`, and — with `siteDir` — the static site for any other
- * GET. Unmatched → 405 `method-not-allowed` problem with `Allow` when the path exists for other
- * methods, else 404 `not-found` problem (not-found.ts). A thrown error → 500 `internal-error`
- * problem with a generic detail and the request id; the error and its stack go to the log sink
- * only.
+ *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
+ *      every method (middleware/body-limit.ts);
+ *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (cors.ts).
+ * Then the routes: `/health`, `/v1/pulse/*`, the simulation WebSocket and `/asyncapi.json`, the area
+ * files, `/openapi.json`. The app routes by `canonicalPath`: every spelling of an area file's path
+ * (`//`, `%2f`, `\`, upper case, a trailing slash) is that file's one declared route. Unmatched
+ * requests (not-found.ts): `OPTIONS` preflight, the static site with `siteDir` for GET, 405
+ * `method-not-allowed` with `Allow` when the path exists for other methods, else 404 `not-found`.
+ * A thrown error → 500 `internal-error` problem with a generic detail and the request id; the
+ * error and its stack go to the log sink only.
  */
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import type { RequestIdVariables } from "hono/request-id";
+import { getPath } from "hono/utils/url";
+import { ApiKeyStore } from "./api-keys.ts";
+import { cors, originsFromEnv } from "./cors.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
-import { notFoundOrNotAllowed } from "./not-found.ts";
-import { genericProblem, problem } from "./problem.ts";
+import { unmatchedRequest } from "./not-found.ts";
+import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
+import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
-import { ApiKeyStore } from "./api-keys.ts";
 import { DailyQuotas } from "./rate-limit.ts";
+import { responseObserver } from "./response-observer.ts";
+import type { AppEnv } from "./route.ts";
+import { areaFileRoutes } from "./routes/area-files.ts";
+import { areaRequest } from "../core/datapackage/index.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { systemHealthOf } from "./system-health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
-import { serveSite } from "./routes/site.ts";
 import { simulationRoutes } from "./routes/simulation.ts";
+import { staticSite } from "./routes/site.ts";
 import type { SimulationLimits } from "./simulation-session.ts";
+import { systemHealthOf } from "./system-health.ts";
+
+export type { AppEnv } from "./route.ts";
 
 export interface AppOptions {
   /** The published data folder (the repository's `data/`); the history is `<dataDir>/pulse/history.jsonl`. */
@@ -39,7 +53,7 @@ export interface AppOptions {
   /** Sink of the structured log (request lines and error lines); default: JSON lines on stdout. */
   log?: LogSink;
   bodyLimitBytes?: number;
-  /** The built site (site/dist) to serve after the API routes. */
+  /** The built site (site/dist) to serve for GET requests no route answers. */
   siteDir?: string;
   /** API keys and the access audit log (default: an empty in-memory access ledger, so keyed files answer 401). */
   keys?: ApiKeyStore;
@@ -47,36 +61,70 @@ export interface AppOptions {
   keyedDataDir?: string;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;
+  /**
+   * Origins (`scheme://host[:port]`) besides the server's own whose pages may call the routes that
+   * write and open the simulation WebSocket (default: ALLOWED_ORIGINS).
+   */
+  trustedOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket (default: DEFAULT_SIMULATION_LIMITS). */
   simulation?: Partial<SimulationLimits>;
-  /** Web origins besides the server's own that may open the simulation WebSocket (api/origin.ts). */
-  allowedOrigins?: readonly string[];
 }
 
-export type AppEnv = { Variables: RequestIdVariables };
+/** Area names, to skip the path parse on requests that cannot name an area file. */
+const AREA_HINT = /government|academics|philosophy|economy|diplomacy/i;
 
-export function createApp(options: AppOptions): Hono<AppEnv> {
+/**
+ * The path the app routes by: Hono's, except that any spelling of an area file's path is that
+ * file's canonical path (core/datapackage areaRequest), so each file has one route and one answer.
+ */
+export function canonicalPath(request: Request): string {
+  const path = getPath(request);
+  const url = request.url;
+  if (!AREA_HINT.test(url)) return path;
+  const raw = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/)[0] ?? "/";
+  const area = areaRequest(raw);
+  return area?.route ? `/${area.area}/${area.path}` : path;
+}
+
+/** The problem type of an HTTPException Hono threw (a malformed JSON body is a 400), by its status. */
+const HTTP_EXCEPTION_PROBLEMS: Partial<Record<number, ProblemSlug>> = {
+  400: "bad-request",
+  401: "unauthorized",
+  413: "payload-too-large",
+  415: "unsupported-media-type",
+};
+
+export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const now = options.now ?? (() => new Date());
   const log = options.log ?? stdoutSink;
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
+  const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
 
-  const app = new Hono<AppEnv>();
+  const app = new OpenAPIHono<AppEnv>({ getPath: canonicalPath });
+  // Only while a contract check is installed (the test suite): every response against the description.
+  const observe = responseObserver(() => openApiDocument(app));
+  if (observe) app.use(observe);
   app.use(requestLog({ sink: log, now }));
   app.use(bodyLimitProblem(options.bodyLimitBytes));
+  app.use(cors(trustedOrigins));
 
+  registerComponents(app);
   app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir)));
-  app.route("/v1/pulse", pulseRoutes(history));
+  app.route("/", pulseRoutes(history));
   const quotas = options.quotas ?? new DailyQuotas({ now });
   const keys = options.keys ?? new ApiKeyStore(":memory:");
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
-  app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, allowedOrigins: options.allowedOrigins, log, now }));
-  app.use("*", areaRoutes({ dataDir: options.dataDir, keyedDataDir: options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir, keys, quotas, now }));
-  if (options.siteDir !== undefined) app.get("*", serveSite(options.siteDir));
+  app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, trustedOrigins, log, now }));
+  const keyedDataDir = options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir;
+  app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now })));
+  app.route("/", openApiRoutes(() => openApiDocument(app)));
 
-  app.notFound(notFoundOrNotAllowed(app));
+  app.notFound(unmatchedRequest(app, { ...(options.siteDir !== undefined ? { site: staticSite(options.siteDir) } : {}), trustedOrigins }));
   app.onError((error, c) => {
     if (error instanceof HTTPException && error.status < 500) {
-      return genericProblem(c, error.status, error.message || "Bad request", error.message || "The request could not be processed.");
+      const slug = HTTP_EXCEPTION_PROBLEMS[error.status];
+      const detail = error.message || "The request could not be processed.";
+      return slug ? problem(c, slug, detail) : genericProblem(c, error.status, error.message || "Bad request", detail);
     }
     const id = c.get("requestId");
     safeLog(log, {

@@ -59,3 +59,14 @@ export function prefersSvg(accept: string | undefined): boolean {
   if (accept.length <= 512) memo.set(accept, svg);
   return svg;
 }
+
+/**
+ * Whether the client prefers an HTML page to a problem+json body: `text/html` ranks strictly
+ * above `application/problem+json` (browsers send `text/html,…,*\/*;q=0.8`; `*\/*` alone or no
+ * `Accept` is a tie, which means problem+json).
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept || accept === "*/*") return false;
+  const ranges = parseAccept(accept);
+  return quality(ranges, "text", "html") > quality(ranges, "application", "problem+json");
+}

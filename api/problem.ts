@@ -18,19 +18,31 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 export const PROBLEM_TYPES = {
   /** A query parameter is unknown, repeated, empty or malformed; `invalid_params` names each. */
   "invalid-query": { status: 400, title: "Invalid query parameter" },
-  /** The request could not be read (e.g. a body that is not what the route accepts). */
+  /** The request could not be read: HTTP framing Node's parser refused, a bad header or path parameter. */
   "bad-request": { status: 400, title: "Bad request" },
+  /** The JSON body is malformed or does not fit the route's schema; `invalid_fields` points at each problem. */
+  "invalid-body": { status: 400, title: "Invalid request body" },
   /** A keyed file was asked for without a valid key (`WWW-Authenticate: Bearer`). */
   unauthorized: { status: 401, title: "A valid API key is required" },
   /** The key is valid but its tier does not open this file. */
   forbidden: { status: 403, title: "This key does not grant access" },
+  /** A browser request from an origin the write routes do not trust (cross-site request forgery guard). */
+  "origin-not-allowed": { status: 403, title: "Cross-origin request refused" },
   "not-found": { status: 404, title: "Not found" },
   /** The path exists but not for this method; the `Allow` header lists the methods it has. */
   "method-not-allowed": { status: 405, title: "Method not allowed" },
+  /** The request did not arrive completely in time (headers within 60 s, the whole request within 5 min). */
+  "request-timeout": { status: 408, title: "Request timeout" },
+  /** A WebSocket endpoint asked for without the upgrade (`Upgrade: websocket`). */
+  "upgrade-required": { status: 426, title: "Upgrade required" },
   /** The request body is larger than the server accepts; `max_bytes` says how large it may be. */
   "payload-too-large": { status: 413, title: "Request body too large" },
+  /** The route takes a body of another media type (`Content-Type`). */
+  "unsupported-media-type": { status: 415, title: "Unsupported media type" },
   /** The client's daily quota for this area is spent; `Retry-After` and `RateLimit` say when it resets. */
   "rate-limited": { status: 429, title: "Rate limit exceeded" },
+  /** The request line and header fields together are larger than the server reads (16 KiB). */
+  "header-fields-too-large": { status: 431, title: "Request header fields too large" },
   "internal-error": { status: 500, title: "Internal server error" },
   /** A published file no longer matches its manifest's hash: nothing unverified is served. */
   "data-unverified": { status: 503, title: "Published data failed verification" },

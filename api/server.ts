@@ -17,6 +17,7 @@ import { serve } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import type { Hono } from "hono";
 import { createApp, type AppOptions } from "./app.ts";
+import { guardHttpFraming } from "./http-framing.ts";
 import type { LogSink } from "./middleware/request-log.ts";
 
 export interface ServerOptions {
@@ -30,7 +31,7 @@ export interface ServerOptions {
   /** The access ledger: API keys and the keyed-access audit (default: ACCESS_LEDGER_DB or <STATE_DIR>/access.sqlite). */
   keysFile?: string;
   /** Web origins besides the server's own that may open the simulation WebSocket (ALLOWED_ORIGINS). */
-  allowedOrigins?: readonly string[];
+  trustedOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket. */
   simulation?: AppOptions["simulation"];
 }
@@ -49,6 +50,7 @@ export function listen(app: Hono<any, any, any>, host: string, port: number): Pr
   return new Promise((resolve, reject) => {
     const websockets = new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_PAYLOAD });
     const server = serve({ fetch: app.fetch, hostname: host, port, websocket: { server: websockets } }) as Server;
+    guardHttpFraming(server);
     server.once("error", reject);
     server.once("listening", () => {
       server.off("error", reject);
@@ -88,7 +90,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     ...(options.now ? { now: options.now } : {}),
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     keys: new ApiKeyStore(options.keysFile ?? keysPath()),
-    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+    ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     ...(options.simulation ? { simulation: options.simulation } : {}),
   });
   return listen(app, options.host, options.port);

@@ -22,7 +22,7 @@
  *
  * Environment: HOST, PORT, STATE_DIR (default .state), DATA_DIR (default <repo>/data),
  * SKIP_SITE_BUILD, SITE_DIST (serve a site built elsewhere), ALLOWED_ORIGINS (other web origins
- * that may open the simulation WebSocket, comma-separated; api/origin.ts), and the key variables
+ * that may open the simulation WebSocket, comma-separated; api/cors.ts), and the key variables
  * of store/keys.ts.
  */
 import { spawnSync } from "node:child_process";
@@ -31,7 +31,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
-import { parseAllowedOrigins } from "./origin.ts";
+import { originsFromEnv } from "./cors.ts";
 import { historyLines, newestFirst, verifyHistory } from "../core/pulse/history.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
@@ -159,8 +159,8 @@ function portOf(env: NodeJS.ProcessEnv): number {
 
 /** Step 4: one server for the site and the API. */
 async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
-  const allowedOrigins = parseAllowedOrigins(env.ALLOWED_ORIGINS);
-  const server = await startServer({ host: env.HOST ?? "127.0.0.1", port: portOf(env), dataDir, allowedOrigins, ...(siteDir ? { siteDir } : {}) });
+  const trustedOrigins = originsFromEnv(env);
+  const server = await startServer({ host: env.HOST ?? "127.0.0.1", port: portOf(env), dataDir, trustedOrigins, ...(siteDir ? { siteDir } : {}) });
   // One write, so a reader that sees the serving line also sees the URLs.
   say(
     [
@@ -170,6 +170,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
       `  timeline  ${siteDir ? `${server.url}/pulse/timeline` : "(site not built)"}`,
       `  health    ${server.url}/health`,
       `  simulation ${server.url.replace(/^http/, "ws")}/philosophy/simulation  (WebSocket; described in ${server.url}/asyncapi.json)`,
+      `  API docs  ${siteDir ? `${server.url}/docs/` : "(site not built)"}  (OpenAPI 3.1: ${server.url}/openapi.json)`,
     ].join("\n"),
   );
   return server;

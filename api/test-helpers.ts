@@ -4,8 +4,9 @@
  * checkpoint signed by a test dataset key listed in `keys/datasets.vkey`, as `npm run pulse` writes.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { signCheckpoint, verifierKey } from "../core/checkpoint.ts";
 import { leafHashOfText, rootHash } from "../core/merkle.ts";
@@ -61,7 +62,10 @@ export function signHistory(dataDir: string, text: string, size?: number): void 
   const lines = historyLines(text).slice(0, size);
   mkdirSync(join(dataDir, "pulse"), { recursive: true });
   mkdirSync(join(dataDir, "keys"), { recursive: true });
-  writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${TEST_DATASET_VKEY}\n`);
+  // The test key joins the keys already trusted there (a copy of data/keys keeps verifying its manifests).
+  const vkeys = join(dataDir, "keys", "datasets.vkey");
+  const trusted = existsSync(vkeys) ? readFileSync(vkeys, "utf8") : "";
+  if (!trusted.split("\n").includes(TEST_DATASET_VKEY)) writeFileSync(vkeys, `${trusted}${trusted && !trusted.endsWith("\n") ? "\n" : ""}${TEST_DATASET_VKEY}\n`);
   writeFileSync(join(dataDir, "pulse", "checkpoint"), signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) }, TEST_DATASET_SIGNER));
 }
 
@@ -111,4 +115,67 @@ export async function testServer(
       cleanup();
     },
   };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Decodes a chunked message body (RFC 9112 §7.1); what cannot be decoded is returned as is. */
+function dechunk(data: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = data.indexOf("\r\n", at);
+    if (lineEnd < 0) return parts.length ? Buffer.concat(parts) : data;
+    const size = Number.parseInt(data.subarray(at, lineEnd).toString("latin1").split(";")[0]!, 16);
+    if (!Number.isFinite(size)) return data;
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(data.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
+/**
+ * Sends `request` (raw bytes: anything, well-formed or not) on a fresh connection and reads the
+ * answer until the server closes the connection or `timeoutMs` passes; null when no answer came.
+ * Send `Connection: close` in well-formed requests so that the server closes after answering.
+ */
+export function rawRequest(port: number, request: string | Buffer, options: { timeoutMs?: number; body?: (socket: Socket) => void } = {}): Promise<RawResponse | null> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const data = Buffer.concat(chunks);
+      const headEnd = data.indexOf("\r\n\r\n");
+      if (headEnd < 0) return resolve(null);
+      const [statusLine = "", ...lines] = data.subarray(0, headEnd).toString("latin1").split("\r\n");
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      let body: Buffer = data.subarray(headEnd + 4);
+      if (headers["transfer-encoding"]?.toLowerCase() === "chunked") body = dechunk(body);
+      else if (headers["content-length"] !== undefined) body = body.subarray(0, Number(headers["content-length"]));
+      resolve(status ? { status, headers, body: body.toString("utf8") } : null);
+    };
+    const timer = setTimeout(finish, options.timeoutMs ?? 10_000);
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("end", finish);
+    socket.on("close", finish);
+    socket.on("error", finish);
+    socket.on("connect", () => {
+      socket.write(request);
+      options.body?.(socket);
+    });
+  });
 }

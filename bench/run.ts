@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   simulation: () => import("./simulation.ts").then((m) => m.run()),
   avm: () => import("./avm.ts").then((m) => m.run()),
   groupcommit: () => import("./group-commit.ts").then((m) => m.run()),
+  api: () => import("./api.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

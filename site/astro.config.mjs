@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import sitemap from "@astrojs/sitemap";
 import { defineConfig } from "astro/config";
 import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
+import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
@@ -94,5 +95,5 @@ export default defineConfig({
   devToolbar: { enabled: false },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
   integrations: [publishDataV1(), publishDataAreas(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
-  vite: { plugins: [dataDirModule()] },
+  vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

@@ -3,11 +3,8 @@
  * measurable share of a cheap GET, so the two share one).
  *
  * Request id: `X-Request-Id` on every response — the client's own when it is 1–128 characters of
- * `[A-Za-z0-9_=-]`, otherwise a fresh UUID — and `c.get("requestId")` for later code. On Node
- * (@hono/node-server passes the `ServerResponse` as `c.env.outgoing`) the header is set on the
- * outgoing message: setting it with `c.header()` up front makes Hono build every response with a
- * `Headers` object, measured at about a tenth of the throughput of a cached GET. Elsewhere,
- * `c.header()`.
+ * `[A-Za-z0-9_=-]`, otherwise a fresh UUID — and `c.get("requestId")` for later code, set early
+ * (api/early-header.ts).
  *
  * Log: one object per request, to an injectable sink, after the response is ready:
  * `{ ts, method, path, status, duration_ms, request_id }` — `path` is the URL path only (never
@@ -16,6 +13,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
+import { setEarlyHeader } from "../early-header.ts";
 
 export type LogLine = Record<string, unknown>;
 export type LogSink = (line: LogLine) => void;
@@ -36,10 +34,6 @@ export function safeLog(sink: LogSink, line: LogLine): void {
   }
 }
 
-interface NodeBindings {
-  outgoing?: { setHeader?: (name: string, value: string) => unknown; headersSent?: boolean };
-}
-
 export function requestLog(options: { sink: LogSink; now: () => Date }): MiddlewareHandler<{ Variables: RequestIdVariables }> {
   const { sink, now } = options;
   return async function requestLog(c, next) {
@@ -47,9 +41,7 @@ export function requestLog(options: { sink: LogSink; now: () => Date }): Middlew
     const given = c.req.header(REQUEST_ID_HEADER);
     const id = given !== undefined && VALID_ID.test(given) ? given : crypto.randomUUID();
     c.set("requestId", id);
-    const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
-    if (outgoing && typeof outgoing.setHeader === "function" && !outgoing.headersSent) outgoing.setHeader(REQUEST_ID_HEADER, id);
-    else c.header(REQUEST_ID_HEADER, id);
+    setEarlyHeader(c, REQUEST_ID_HEADER, id);
     try {
       await next();
     } finally {

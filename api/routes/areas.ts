@@ -14,24 +14,28 @@
  *     `data-unverified`;
  *  4. 304 when `If-None-Match` holds the file's ETag (its sha256), else the file, streamed, with the
  *     contract's content type. `/government/ledger/export` is the spec's filtered audit trail
- *     (api/ledger-export.ts).
+ *     (api/audit-trail-export.ts).
+ *
+ * Each canonical path is declared as a route of its own (api/routes/area-files.ts, from
+ * `servedAreaFiles`) around this handler; every other spelling reaches the same route because the
+ * app routes by `canonicalPath` (api/app.ts).
  *
  * Every request that presents a known key, or asks for a keyed file, is recorded in the access
  * ledger (key id, tier, file, outcome; never the key) before it is answered; if it cannot be
  * recorded, the answer is 503 `audit-unavailable`. Keyed files are read from `keyedDataDir` (a
  * private store in a real deployment; README "Keyed data").
  */
-import { createReadStream } from "node:fs";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AccessOutcome } from "../../core/access/events.ts";
-import { areaRequest, isKeyed, type AreaFile } from "../../core/datapackage/index.ts";
+import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST_FILE, type Area, type AreaFile } from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
 import { ifNoneMatchHits } from "../http-cache.ts";
-import { exportBody, exportRequest } from "../ledger-export.ts";
+import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
@@ -51,6 +55,46 @@ export interface AreaRouteOptions {
   keys: ApiKeyStore;
   quotas: DailyQuotas;
   now: () => Date;
+}
+
+/** What a route declaration says of a served path: the contract's file and the manifest's words for it. */
+export interface ServedFile {
+  area: Area;
+  /** The canonical request path, e.g. `/economy/supply`. */
+  path: string;
+  file: AreaFile;
+  /** The filtered audit-trail export (its query and formats), not the file itself. */
+  filteredExport: boolean;
+  /** Title, description and `jsonSchema` of the file's manifest entry, for the API description only. */
+  title?: string;
+  description?: string;
+  jsonSchema?: unknown;
+}
+
+/** The manifest's descriptive words per file (unverified: they only document; serving never reads them here). */
+function describedResources(dataDir: string, area: Area): Map<string, { title?: string; description?: string; jsonSchema?: unknown }> {
+  const described = new Map<string, { title?: string; description?: string; jsonSchema?: unknown }>();
+  const manifest = join(dataDir, "areas", area, MANIFEST_FILE);
+  if (!existsSync(manifest)) return described;
+  try {
+    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: { path?: unknown; title?: string; description?: string; jsonSchema?: unknown }[] };
+    for (const r of parsed.resources ?? []) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
+  } catch {
+    // An unreadable manifest documents nothing; the handler refuses its files anyway.
+  }
+  return described;
+}
+
+/** Every canonical path of the contract's area files, aliases and the filtered export. */
+export function servedAreaFiles(dataDir: string): ServedFile[] {
+  const served: ServedFile[] = [];
+  for (const area of AREAS) {
+    const words = describedResources(dataDir, area);
+    const entry = (path: string, file: AreaFile, filteredExport: boolean): ServedFile => ({ area, path: `/${area}/${path}`, file, filteredExport, ...words.get(file.path) });
+    for (const file of areaFiles(area)) served.push(entry(file.path, file, false));
+    for (const [alias, route] of Object.entries(areaAliases(area))) served.push(entry(alias, areaFile(area, route.file)!, route.kind === "export"));
+  }
+  return served;
 }
 
 /** The request path as sent (still percent-encoded), without query or fragment. */

@@ -28,11 +28,55 @@
  * every portal page marks with data-system-health and the transparency report states.
  */
 import { readFileSync } from "node:fs";
-import { Hono } from "hono";
-import type { SystemHealthReport } from "../../core/health/system-health.ts";
+import { z } from "@hono/zod-openapi";
+import { HEALTH_STATUSES, type SystemHealthReport } from "../../core/health/system-health.ts";
 import type { PulseHistorySource } from "../pulse-history.ts";
+import { headers, json } from "../responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+const SystemHealth = z.strictObject({
+  status: z.enum(HEALTH_STATUSES),
+  as_of: z.string().openapi({ description: "The data's as-of instant (ISO 8601 UTC)" }),
+  sentinels: z.strictObject({
+    total: z.number().int().nonnegative(),
+    operational: z.number().int().nonnegative(),
+    degraded: z.number().int().nonnegative(),
+    offline: z.number().int().nonnegative(),
+  }),
+  minting: z.strictObject({ active: z.boolean(), mii: z.number(), threshold: z.number() }).nullable(),
+  compliance: z.strictObject({ status: z.enum(["compliant", "partially_compliant", "non_compliant"]), next_audit: z.string(), overdue: z.boolean() }).nullable(),
+  reasons: z.array(z.strictObject({ code: z.string(), status: z.enum(["degraded", "critical"]), text: z.string() })),
+});
+
+export const Health = z.strictObject({
+  status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: the pulse history failed verification or has lines after its signed checkpoint" }),
+  version: z.string(),
+  uptime_s: z.number().int().nonnegative(),
+  history: z.strictObject({
+    status: z.enum(["absent", "verified", "unverified"]),
+    records: z.number().int().nonnegative().openapi({ description: "Records served: the lines the signed checkpoint covers (0 unless verified)" }),
+    verified: z.boolean(),
+    unsigned_lines: z.number().int().positive().optional().openapi({ description: "Lines after the signed checkpoint: never served" }),
+    first_problem: z.strictObject({ line: z.number().int().nonnegative(), problem: z.string() }).optional(),
+  }),
+  system: SystemHealth.nullable().openapi({ description: "The platform's health (core/health), as every portal page and the transparency report state it; null before the government area is generated" }),
+});
+
+export const healthRoute = defineRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Service"],
+  summary: "Liveness and the state of what the API serves",
+  description: "Always 200 while the process answers; never cached.",
+  responses: {
+    200: json("The service's state", Health, {
+      headers: headers("Cache-Control"),
+      example: { status: "ok", version: "1.0.0", uptime_s: 3600, history: { status: "verified", records: 412, verified: true }, system: null },
+    }),
+  },
+});
 
 /** The `system` member of /health (see the module comment). */
 export function systemBody(report: SystemHealthReport | null) {
@@ -47,10 +91,10 @@ export function systemBody(report: SystemHealthReport | null) {
   };
 }
 
-export function healthRoutes(source: PulseHistorySource, now: () => Date, system: () => SystemHealthReport | null = () => null): Hono {
+export function healthRoutes(source: PulseHistorySource, now: () => Date, system: () => SystemHealthReport | null = () => null): RouteGroup {
   const started = now().getTime();
-  const routes = new Hono();
-  routes.get("/health", (c) => {
+  const routes = routeGroup();
+  addRoute(routes, healthRoute, (c) => {
     const snapshot = source.current();
     const history = {
       status: snapshot.status,

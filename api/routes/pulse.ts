@@ -1,5 +1,6 @@
 /**
- * Integrity pulse routes, mounted at /v1/pulse.
+ * Integrity pulse routes (declared in api/route.ts's way; the declarations below are what
+ * /openapi.json says about them).
  *
  * GET /v1/pulse/badge?metric=gi|mii&format=json|svg
  *   shields.io endpoint JSON (core/pulse/badge.ts); `metric` absent = combined. SVG when
@@ -20,8 +21,8 @@
  * Both: strong ETag = SHA-256 of the body, `If-None-Match` → 304, unknown/repeated/empty query
  * parameters → 400 `invalid-query`. Bodies and ETags are computed once per history version.
  */
-import { Hono, type Context } from "hono";
-import { z } from "zod";
+import type { Context } from "hono";
+import { z } from "@hono/zod-openapi";
 import { badgeFor, badgeSvg, BADGE_CACHE_SECONDS, type BadgeMetric } from "../../core/pulse/badge.ts";
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, historyPage } from "../../core/pulse/history.ts";
 import type { PulseBadge } from "../../core/schemas/pulse.ts";
@@ -29,7 +30,9 @@ import { represent, send, weight, type Representation } from "../http-cache.ts";
 import { prefersSvg } from "../negotiate.ts";
 import { problem } from "../problem.ts";
 import type { HistorySnapshot, PulseHistorySource } from "../pulse-history.ts";
-import { invalidQuery, parseQuery } from "../query.ts";
+import { invalidQuery } from "../query.ts";
+import { body, headers, notModified, published, text } from "../responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 
 export const BADGE_CACHE_CONTROL = `public, max-age=${BADGE_CACHE_SECONDS}`;
 export const HISTORY_CACHE_CONTROL = "public, max-age=60";
@@ -37,8 +40,8 @@ export const HISTORY_CACHE_CONTROL = "public, max-age=60";
 export const LIMIT_CLAMPED_HEADER = "X-Limit-Clamped";
 
 export const BadgeQuery = z.strictObject({
-  metric: z.enum(["gi", "mii"], { error: "must be gi or mii (absent means combined)" }).optional(),
-  format: z.enum(["json", "svg"], { error: "must be json or svg" }).optional(),
+  metric: z.enum(["gi", "mii"], { error: "must be gi or mii (absent means combined)" }).optional().openapi({ description: "`gi` or `mii` for a single-metric badge; absent: both" }),
+  format: z.enum(["json", "svg"], { error: "must be json or svg" }).optional().openapi({ description: "`json` (shields.io endpoint) or `svg`; absent: by `Accept`" }),
 });
 
 export const HistoryQuery = z.strictObject({
@@ -46,10 +49,42 @@ export const HistoryQuery = z.strictObject({
     .string()
     .regex(/^[1-9][0-9]{0,8}$/, { error: `must be a positive integer in decimal digits (at most ${HISTORY_MAX_LIMIT} are returned)` })
     .transform(Number)
-    .optional(),
-  before: z.uuid({ error: "must be the id (UUID) of a record in the history" }).optional(),
+    .optional()
+    .openapi({ description: `Records per page: default ${HISTORY_DEFAULT_LIMIT}; above ${HISTORY_MAX_LIMIT} it is clamped (see X-Limit-Clamped)`, example: "90" }),
+  before: z.uuid({ error: "must be the id (UUID) of a record in the history" }).optional().openapi({ description: "Cursor: the id of the last record of the previous page (from the `Link` header)" }),
 });
 
+const BADGE_HEADERS = headers("ETag", "Cache-Control", "Vary");
+const HISTORY_HEADERS = headers("ETag", "Cache-Control", "Link", "X-Limit-Clamped");
+
+export const badgeRoute = defineRoute({
+  method: "get",
+  path: "/v1/pulse/badge",
+  tags: ["Integrity pulse"],
+  summary: "The integrity badge (shields.io endpoint JSON or SVG)",
+  description:
+    "GI and MII of the latest verified pulse, as shields.io endpoint JSON or an SVG badge. The SVG is chosen by `format=svg`, or without `format` when `Accept` ranks `image/svg+xml` strictly above `application/json`. Before the first pulse: `no data`; a history that fails verification: `unverified` (never a score from an unverified file).",
+  request: { query: BadgeQuery },
+  responses: {
+    200: body("The badge", { "application/json": published("pulse-badge"), "image/svg+xml": text("The badge as SVG") }, BADGE_HEADERS),
+    304: notModified(BADGE_HEADERS),
+  },
+});
+
+export const historyRoute = defineRoute({
+  method: "get",
+  path: "/v1/pulse/history",
+  tags: ["Integrity pulse"],
+  summary: "The pulse history, newest first, paged",
+  description:
+    "`{count, items}` with the records newest first by `generatedAt`. Paging is a cursor: while older records remain, `Link: <…&before=<id of the last item>>; rel=\"next\"`. Served only from a history that verifies.",
+  request: { query: HistoryQuery },
+  responses: {
+    200: body("A page of pulse records", { "application/json": published("pulse-history") }, HISTORY_HEADERS),
+    304: notModified(HISTORY_HEADERS),
+  },
+  problems: ["history-unverified"],
+});
 function badgeBody(snapshot: HistorySnapshot, metric: BadgeMetric): PulseBadge {
   if (snapshot.status === "unverified") {
     const label = badgeFor(null, metric).label;
@@ -86,33 +121,32 @@ function unverified(c: Context, snapshot: HistorySnapshot): Response {
   });
 }
 
-export function pulseRoutes(source: PulseHistorySource): Hono {
-  const routes = new Hono();
+/** The badge for a validated query (the route's handler; the API bench calls it behind a hand-written parser too). */
+export function badgeAnswer(c: Context, source: PulseHistorySource, query: z.output<typeof BadgeQuery>): Response {
+  const { metric = "combined", format } = query;
+  const svg = format === undefined ? prefersSvg(c.req.header("accept")) : format === "svg";
+  return send(c, badgeRepresentation(source.current(), metric, svg), BADGE_CACHE_CONTROL, { Vary: "Accept" });
+}
 
-  routes.get("/badge", (c) => {
-    const query = parseQuery(c, BadgeQuery);
-    if (!query.ok) return query.response;
-    const { metric = "combined", format } = query.value;
-    const svg = format === undefined ? prefersSvg(c.req.header("accept")) : format === "svg";
-    return send(c, badgeRepresentation(source.current(), metric, svg), BADGE_CACHE_CONTROL, { Vary: "Accept" });
-  });
+/** A history page for a validated query (the route's handler, as badgeAnswer). */
+export function historyAnswer(c: Context, source: PulseHistorySource, query: z.output<typeof HistoryQuery>): Response {
+  const snapshot = source.current();
+  if (snapshot.status === "unverified") return unverified(c, snapshot);
+  const { limit: requested = HISTORY_DEFAULT_LIMIT, before } = query;
+  if (before !== undefined && !snapshot.has(before)) {
+    return invalidQuery(c, [{ name: "before", reason: `no record with id ${before} in the pulse history` }]);
+  }
+  const limit = Math.min(requested, HISTORY_MAX_LIMIT);
+  const { rep, link } = historyRepresentation(snapshot, limit, before);
+  const extra: Record<string, string> = {};
+  if (link) extra.Link = link;
+  if (requested > HISTORY_MAX_LIMIT) extra[LIMIT_CLAMPED_HEADER] = String(HISTORY_MAX_LIMIT);
+  return send(c, rep, HISTORY_CACHE_CONTROL, extra);
+}
 
-  routes.get("/history", (c) => {
-    const query = parseQuery(c, HistoryQuery);
-    if (!query.ok) return query.response;
-    const snapshot = source.current();
-    if (snapshot.status === "unverified") return unverified(c, snapshot);
-    const { limit: requested = HISTORY_DEFAULT_LIMIT, before } = query.value;
-    if (before !== undefined && !snapshot.has(before)) {
-      return invalidQuery(c, [{ name: "before", reason: `no record with id ${before} in the pulse history` }]);
-    }
-    const limit = Math.min(requested, HISTORY_MAX_LIMIT);
-    const { rep, link } = historyRepresentation(snapshot, limit, before);
-    const extra: Record<string, string> = {};
-    if (link) extra.Link = link;
-    if (requested > HISTORY_MAX_LIMIT) extra[LIMIT_CLAMPED_HEADER] = String(HISTORY_MAX_LIMIT);
-    return send(c, rep, HISTORY_CACHE_CONTROL, extra);
-  });
-
+export function pulseRoutes(source: PulseHistorySource): RouteGroup {
+  const routes = routeGroup();
+  addRoute(routes, badgeRoute, (c) => badgeAnswer(c, source, c.req.valid("query")));
+  addRoute(routes, historyRoute, (c) => historyAnswer(c, source, c.req.valid("query")));
   return routes;
 }

@@ -52,7 +52,7 @@ afterEach(async () => {
 
 const FAST: Partial<SimulationLimits> = { roundIntervalMs: 0 };
 
-async function api(limits: Partial<SimulationLimits> = {}, extra: { allowedOrigins?: string[]; dataDir?: string } = {}) {
+async function api(limits: Partial<SimulationLimits> = {}, extra: { trustedOrigins?: string[]; dataDir?: string } = {}) {
   const logs: LogLine[] = [];
   const server = await startServer({
     host: "127.0.0.1",
@@ -61,7 +61,7 @@ async function api(limits: Partial<SimulationLimits> = {}, extra: { allowedOrigi
     keysFile: keys.path,
     log: (line) => logs.push(line),
     simulation: { ...FAST, ...limits },
-    ...(extra.allowedOrigins ? { allowedOrigins: extra.allowedOrigins } : {}),
+    ...(extra.trustedOrigins ? { trustedOrigins: extra.trustedOrigins } : {}),
   });
   servers.push(server);
   return { server, logs, url: `${server.url.replace(/^http/, "ws")}/philosophy/simulation` };
@@ -352,7 +352,7 @@ describe("bounds", () => {
 
 describe("origin check (cross-site WebSocket hijacking)", () => {
   it("accepts the same origin, configured origins and clients without Origin; refuses others without counting them", async () => {
-    const { server, url } = await api({}, { allowedOrigins: ["https://dash.example.org"] });
+    const { server, url } = await api({}, { trustedOrigins: ["https://dash.example.org"] });
     const host = new URL(server.url).host;
     const from = "127.0.0.41";
     const same = await connect(url, { from, headers: { Origin: `http://${host}` } });

@@ -5,7 +5,7 @@
  * (the handshake never completes, so the status line is what a client sees):
  *
  *   1. not a WebSocket upgrade → 426 with `Upgrade: websocket`;
- *   2. `Origin` not same-origin and not allowed (api/origin.ts) → 403 (does not count: a page on
+ *   2. `Origin` not same-origin and not allowed (api/cors.ts crossOriginRefusal) → 403 (does not count: a page on
  *      another origin must not spend the visitor's quota either);
  *   3. the client (its key, or else its IP address) already has `maxConnectionsPerClient`
  *      connections open → 429 (does not count);
@@ -19,12 +19,15 @@
 import type { WebSocket } from "ws";
 import type { IncomingMessage } from "node:http";
 import { upgradeWebSocket } from "@hono/node-server";
-import { Hono, type Context, type Handler } from "hono";
+import { z } from "@hono/zod-openapi";
+import type { Context, Handler } from "hono";
+import { headers, json, notModified } from "../responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
 import { safeLog, type LogSink } from "../middleware/request-log.ts";
-import { checkOrigin } from "../origin.ts";
-import { genericProblem, problem } from "../problem.ts";
+import { crossOriginRefusal } from "../cors.ts";
+import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas, type Tier } from "../rate-limit.ts";
 import { PhilosophyCouncilSource } from "../philosophy-council.ts";
 import { checkLimits, DEFAULT_SIMULATION_LIMITS, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
@@ -37,8 +40,8 @@ export interface SimulationRouteOptions {
   keys: ApiKeyStore;
   quotas: Pick<DailyQuotas, "take">;
   limits: SimulationLimits;
-  /** Origins besides the server's own that may open the connection (api/origin.ts). */
-  allowedOrigins: readonly string[];
+  /** Origins besides the server's own that may open the connection (api/cors.ts crossOriginRefusal). */
+  trustedOrigins: readonly string[];
   log: LogSink;
   now: () => Date;
 }
@@ -64,43 +67,70 @@ class ConnectionCounts {
   }
 }
 
-export interface SimulationRoutesOptions extends Omit<SimulationRouteOptions, "council" | "limits" | "allowedOrigins"> {
+export interface SimulationRoutesOptions extends Omit<SimulationRouteOptions, "council" | "limits" | "trustedOrigins"> {
   dataDir: string;
   limits?: Partial<SimulationLimits> | undefined;
-  allowedOrigins?: readonly string[] | undefined;
+  trustedOrigins?: readonly string[] | undefined;
 }
 
 /** The WebSocket and its AsyncAPI description, to mount at the root of the app. */
-export function simulationRoutes(options: SimulationRoutesOptions): Hono {
+/** The declarations, made when the routes are (the paths come from modules that import this one's). */
+const simulationDeclaration = () => defineRoute({
+  method: "get",
+  path: SIMULATION_PATH,
+  tags: ["Philosophers area"],
+  summary: "The philosophy simulation (a WebSocket)",
+  description:
+    "Upgrades to a WebSocket (`ws:`, or `wss:` behind TLS). The client sends `{\"action\": \"start_simulation\", \"scenario\": \"…\"}`; the server sends one `simulation_update` per round. The messages and their JSON Schemas are described by the AsyncAPI 3.0 document at `/asyncapi.json`. Opening a connection counts against the philosophy area's daily quota; a page on another origin must be in the server's trusted origins.",
+  responses: {
+    101: { description: "Switching Protocols: the WebSocket is open", headers: headers("RateLimit-Policy", "RateLimit") },
+  },
+  problems: ["upgrade-required", "origin-not-allowed", "rate-limited", "data-unverified"],
+});
+
+const asyncApiDeclaration = () => defineRoute({
+  method: "get",
+  path: ASYNCAPI_PATH,
+  tags: ["Service"],
+  summary: "The AsyncAPI 3.0 description of the simulation WebSocket",
+  responses: {
+    200: json("AsyncAPI 3.0 document", z.looseObject({ asyncapi: z.literal("3.0.0") }), { headers: headers("ETag", "Cache-Control") }),
+    304: notModified(headers("ETag", "Cache-Control")),
+  },
+});
+
+/** The WebSocket and its AsyncAPI description, to mount at the root of the app. */
+export function simulationRoutes(options: SimulationRoutesOptions): RouteGroup {
   const limits = checkLimits({ ...DEFAULT_SIMULATION_LIMITS, ...options.limits });
-  const routes = new Hono();
-  routes.get(
-    SIMULATION_PATH,
-    simulationRoute({ ...options, council: new PhilosophyCouncilSource(options.dataDir), limits, allowedOrigins: options.allowedOrigins ?? [] }),
-  );
-  routes.get(ASYNCAPI_PATH, asyncApiRoute(limits));
+  const routes = routeGroup();
+  const simulation = simulationRoute({ ...options, council: new PhilosophyCouncilSource(options.dataDir), limits, trustedOrigins: options.trustedOrigins ?? [] });
+  const asyncApi = asyncApiRoute(limits);
+  addRoute(routes, simulationDeclaration(), async (c) => (await simulation(c, async () => {})) as Response);
+  addRoute(routes, asyncApiDeclaration(), async (c) => (await asyncApi(c, async () => {})) as Response);
   return routes;
 }
 
 export function simulationRoute(options: SimulationRouteOptions): Handler {
   const { limits, quotas, keys, log, now } = options;
   const connections = new ConnectionCounts();
+  const trusted = new Set(options.trustedOrigins);
 
   return async (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-      const res = genericProblem(c, 426, "Upgrade Required", "This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {\"action\": \"start_simulation\", \"scenario\": \"…\"}.");
-      res.headers.set("Upgrade", "websocket");
-      res.headers.set("Connection", "Upgrade");
-      return res;
+      return problem(c, "upgrade-required", "This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {\"action\": \"start_simulation\", \"scenario\": \"…\"}.", {
+        headers: { Upgrade: "websocket", Connection: "Upgrade" },
+      });
     }
-    const origin = checkOrigin(c.req.header("origin"), c.req.header("host"), options.allowedOrigins);
-    if (!origin.allowed) return problem(c, "forbidden", origin.reason);
+    const refusal = crossOriginRefusal((name) => c.req.header(name), trusted);
+    if (refusal) return problem(c, "origin-not-allowed", `${refusal}; only this site and its configured trusted origins may open the simulation.`);
 
     const presented = presentedKey(c, keys, now());
     const { key, tier } = presented;
     const client = key ? `key:${key.id}` : `ip:${presented.client}`;
     if (connections.count(client) >= limits.maxConnectionsPerClient) {
-      return problem(c, "rate-limited", `at most ${limits.maxConnectionsPerClient} simulation connections may be open at once per client; close one first`);
+      return problem(c, "rate-limited", `at most ${limits.maxConnectionsPerClient} simulation connections may be open at once per client; close one first`, {
+        headers: { "Retry-After": "1" },
+      });
     }
     const council = options.council.current();
     if (!council.ok) return problem(c, "data-unverified", council.reason);

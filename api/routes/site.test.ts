@@ -84,11 +84,18 @@ describe("static site serving", () => {
     expect(await res.text()).not.toContain("STATIC COPY");
   });
 
-  test("unknown site paths get the site's 404.html with status 404", async () => {
-    const res = await fetch(`${server.url}/no/such/page`);
+  test("unknown site paths get the site's 404.html with status 404 when the client prefers HTML", async () => {
+    const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    const res = await fetch(`${server.url}/no/such/page`, { headers: { Accept: browser } });
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(await res.text()).toContain("not found page");
+    // Any other client (no Accept, */*, JSON) gets the problem.
+    for (const accept of [undefined, "*/*", "application/json"]) {
+      const other = await fetch(`${server.url}/no/such/page`, accept ? { headers: { Accept: accept } } : {});
+      expect(other.status).toBe(404);
+      expect(other.headers.get("content-type")).toBe("application/problem+json");
+    }
   });
 
   test("unknown API paths stay problem+json", async () => {
@@ -124,10 +131,15 @@ describe("static site serving", () => {
     expect(body).not.toContain("root:");
   });
 
-  test("site paths answer 405 with Allow to other methods", async () => {
+  test("site paths answer 405 with Allow to other methods; paths that are no file 404", async () => {
     const res = await fetch(`${server.url}/index.html`, { method: "POST" });
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("GET, HEAD");
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    for (const [method, path] of [["PUT", "/v1/nonexistent"], ["DELETE", "/no/such/page"], ["POST", "/v1/pulse/nothing"]] as const) {
+      const missing = await fetch(server.url + path, { method });
+      expect(missing.status, `${method} ${path}`).toBe(404);
+      expect(missing.headers.get("content-type")).toBe("application/problem+json");
+    }
   });
 });
 

@@ -1,18 +1,23 @@
 /**
- * The built static site (site/dist), served after the API routes (GET and HEAD only).
+ * The built static site (site/dist), for GET and HEAD requests no API route answers (the app's
+ * unmatched-request handler asks it; it is not a route, so it neither appears in /openapi.json
+ * nor makes every path exist for every method).
  *
  * - The raw URL path is percent-decoded once, resolved under the site root and checked to stay
  *   inside it (also after resolving symlinks); NUL bytes, undecodable paths and dot-segments
  *   (`/.git`, `/.env`, but not `/.well-known`) are never files.
  * - `/dir` and `/dir/` serve `dir/index.html`; `/page` also finds `page.html` (Astro's `file`
  *   build format).
- * - Unknown paths under the API namespaces (`/v1/`, `/health`) are problem+json 404s; other
- *   unknown paths get the site's `404.html` with status 404 when it has one, else problem+json.
+ * - Unknown paths get the site's `404.html` with status 404 when the client prefers HTML (a
+ *   browser) and the path is not under the API namespaces (`/v1/`, `/health`); every other client
+ *   gets the problem+json 404 (null here).
+ * - Query strings are ignored, as by any static host.
  */
 import { realpathSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
-import type { Context, Handler } from "hono";
+import type { Context } from "hono";
+import { prefersHtml } from "../negotiate.ts";
 
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
@@ -78,20 +83,33 @@ function isApiPath(path: string): boolean {
   return path.startsWith("/v1/") || path === "/v1" || path === "/health" || path.startsWith("/health/");
 }
 
-export function serveSite(siteDir: string): Handler {
+export interface Site {
+  /** The file the request names, its 404 page for a browser, or null (answer a problem). */
+  answer(c: Context): Promise<Response | null>;
+  /** Whether the request's path names a file (for `Allow` on other methods). */
+  has(c: Context): Promise<boolean>;
+}
+
+function rawPathOf(c: Context): string {
+  const url = c.req.url;
+  return url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/)[0] ?? "/";
+}
+
+export function staticSite(siteDir: string): Site {
   const root = realpathSync(resolve(siteDir));
-  return async (c: Context) => {
-    const url = c.req.url;
-    const rawPath = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/)[0] ?? "/";
-    const file = await siteFile(root, rawPath);
-    const headers = { "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=0, must-revalidate" };
-    if (file) {
-      return c.body(await readFile(file), 200, { ...headers, "Content-Type": contentTypeOf(file) });
-    }
-    if (!isApiPath(c.req.path)) {
-      const page = await siteFile(root, "/404.html");
-      if (page) return c.body(await readFile(page), 404, { ...headers, "Cache-Control": "no-store", "Content-Type": CONTENT_TYPES[".html"]! });
-    }
-    return c.notFound();
+  const headers = { "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=0, must-revalidate" };
+  return {
+    async answer(c) {
+      const file = await siteFile(root, rawPathOf(c));
+      if (file) return c.body(await readFile(file), 200, { ...headers, "Content-Type": contentTypeOf(file) });
+      if (!isApiPath(c.req.path) && prefersHtml(c.req.header("accept"))) {
+        const page = await siteFile(root, "/404.html");
+        if (page) return c.body(await readFile(page), 404, { ...headers, "Cache-Control": "no-store", "Content-Type": CONTENT_TYPES[".html"]! });
+      }
+      return null;
+    },
+    async has(c) {
+      return (await siteFile(root, rawPathOf(c))) !== null;
+    },
   };
 }

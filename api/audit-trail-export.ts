@@ -1,7 +1,8 @@
 /**
- * GET /government/ledger/export?from&to&format&filter — the audit trail (interface spec,
- * Government area), read from the published `ledger/export.json` (one row per line) and filtered
- * as it streams, so a large export is never held in memory.
+ * GET /government/ledger/export?from&to&format&filter — the filtered audit-trail export
+ * (interface spec, Government area), read from the published `ledger/export.json` (one row per
+ * line) and filtered as it streams, so a large export is never held in memory. (Not the ledger's
+ * own export for offline verification: that is store/ledger-export.ts.)
  *
  * Decisions where the spec is silent ("Syntax of filter: not shown"):
  * - `from` / `to`: a date `YYYY-MM-DD` (the whole UTC day) or an instant
@@ -15,19 +16,24 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Context } from "hono";
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
 import { csvWriter } from "../core/csv.ts";
-import { invalidQuery, parseQuery } from "./query.ts";
+import { invalidQuery } from "./query.ts";
 import type { InvalidParam } from "./problem.ts";
 
 const COLUMNS = ["timestamp", "event_type", "agent", "data", "attestation_hash"] as const;
 type Row = Record<(typeof COLUMNS)[number], string>;
 
-const Query = z.strictObject({
-  from: z.string().optional(),
-  to: z.string().optional(),
-  format: z.enum(["json", "csv"], { message: 'must be "json" or "csv"' }).optional(),
-  filter: z.string().max(2000, "is longer than 2000 characters").optional(),
+/** The query of the export, as the route declares it (the bounds are checked in exportRequest). */
+export const ExportQuery = z.strictObject({
+  from: z.string().optional().openapi({ description: "Inclusive start: a date `YYYY-MM-DD` (the whole UTC day) or a UTC instant `YYYY-MM-DDTHH:MM:SS[.sss]Z`" }),
+  to: z.string().optional().openapi({ description: "Inclusive end, as `from`" }),
+  format: z.enum(["json", "csv"], { message: 'must be "json" or "csv"' }).optional().openapi({ description: "`json` (default) or `csv`" }),
+  filter: z
+    .string()
+    .max(2000, "is longer than 2000 characters")
+    .optional()
+    .openapi({ description: "Comma-separated `field:value` terms over `event_type` and `agent` (at most 20)", example: "event_type:mic_mint,agent:ATLAS" }),
 });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -54,11 +60,9 @@ function bound(value: string, end: boolean): string | { reason: string } {
   return new Date(ms).toISOString();
 }
 
-/** Parses and checks the query; a Response is the 400 problem to answer. */
+/** Checks the route's validated query; a Response is the 400 problem to answer. */
 export function exportRequest(c: Context): ExportRequest | Response {
-  const parsed = parseQuery(c, Query);
-  if (!parsed.ok) return parsed.response;
-  const q = parsed.value;
+  const q = (c.req.valid as (target: "query") => z.output<typeof ExportQuery>)("query");
   const params: InvalidParam[] = [];
   const from = q.from === undefined ? null : bound(q.from, false);
   const to = q.to === undefined ? null : bound(q.to, true);

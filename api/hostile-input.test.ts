@@ -1,0 +1,504 @@
+/**
+ * The hostile-input suite: every endpoint of the API — one row each in ENDPOINTS; a new endpoint
+ * joins by adding a row, and a test fails while a documented operation has none — tried with
+ * hostile queries, paths, methods, header fields, bodies and HTTP framing, over a real server on
+ * loopback with the committed datasets, keys and a static site. Whatever the input: no 5xx, no
+ * connection dropped without an answer, and every error is an RFC 9457 problem (the contract
+ * check also holds every answer to /openapi.json). The counts per category are printed.
+ *
+ * Before it, the reproductions of the HTTP edges this API got wrong, each a regression test.
+ */
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Socket } from "node:net";
+import { z } from "@hono/zod-openapi";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ApiKeyStore, type KeyTier } from "./api-keys.ts";
+import { createApp } from "./app.ts";
+import { openApiDocument, type OpenApiDocument } from "./openapi.ts";
+import { PROBLEM_BASE } from "./problem.ts";
+import { json } from "./responses.ts";
+import { addRoute, defineRoute } from "./route.ts";
+import { listen, type RunningServer } from "./server.ts";
+import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./test-helpers.ts";
+
+interface Endpoint {
+  method: "GET" | "POST";
+  path: string;
+  /** A valid query; hostile probes add to it or replace it. */
+  query?: string;
+  /** The key tier sent with every probe but those about keys (keyed files; the highest quota otherwise). */
+  key?: KeyTier;
+  /** A valid JSON body, for a route that takes one. */
+  body?: string;
+  /** Large answer: probes that would download it use HEAD. */
+  large?: boolean;
+  /** The status of the valid request when it is not 200 (a WebSocket endpoint asked over plain HTTP: 426). */
+  validStatus?: number;
+}
+
+/** Every endpoint of the API. */
+const ENDPOINTS: Endpoint[] = [
+  { method: "GET", path: "/health" },
+  { method: "GET", path: "/openapi.json", large: true },
+  { method: "GET", path: "/v1/pulse/badge", query: "metric=gi" },
+  { method: "GET", path: "/v1/pulse/history", query: "limit=5" },
+  { method: "GET", path: "/government/compliance-report.json", key: "government" },
+  { method: "GET", path: "/government/policy-impact.json", key: "government" },
+  { method: "GET", path: "/government/ledger/export", query: "filter=agent:nobody&format=csv", key: "government" },
+  { method: "GET", path: "/government/ledger/export.json", key: "government", large: true },
+  { method: "GET", path: "/government/ledger/export.csv", key: "government", large: true },
+  { method: "GET", path: "/government/sentinel-status.json", key: "government" },
+  { method: "GET", path: "/government/transparency.pdf", key: "government" },
+  { method: "GET", path: "/academics/dataset.json", key: "institutional" },
+  { method: "GET", path: "/academics/mii-timeline.csv", key: "institutional" },
+  { method: "GET", path: "/academics/sentinel-coordination.json", key: "institutional" },
+  { method: "GET", path: "/academics/papers.json", key: "institutional" },
+  { method: "GET", path: "/academics/citations.bib", key: "institutional" },
+  { method: "GET", path: "/philosophy/deliberations.json", key: "institutional", large: true },
+  { method: "GET", path: "/philosophy/virtues.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/decisions.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/drift-analysis.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/consensus-monitoring.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/simulation", validStatus: 426 },
+  { method: "GET", path: "/asyncapi.json" },
+  { method: "GET", path: "/economy/supply", key: "institutional" },
+  { method: "GET", path: "/economy/supply.json", key: "institutional" },
+  { method: "GET", path: "/economy/mii", key: "institutional" },
+  { method: "GET", path: "/economy/mii.json", key: "institutional" },
+  { method: "GET", path: "/economy/coordination", key: "institutional" },
+  { method: "GET", path: "/economy/coordination.json", key: "institutional" },
+  { method: "GET", path: "/economy/roi", key: "institutional" },
+  { method: "GET", path: "/economy/roi.json", key: "institutional" },
+  { method: "GET", path: "/economy/sentinel-roi.json", key: "institutional" },
+  { method: "GET", path: "/economy/mic-history.csv", key: "institutional", large: true },
+  { method: "GET", path: "/economy/cathedral-multipliers.csv", key: "institutional" },
+  { method: "GET", path: "/diplomacy/treaty-framework.json", key: "institutional" },
+  { method: "GET", path: "/diplomacy/standards.json", key: "institutional" },
+  { method: "GET", path: "/diplomacy/protocols.json", key: "institutional" },
+  // Test-only: a declared write route, so the suite exercises the body handling every write route gets.
+  { method: "POST", path: "/test/echo", body: '{"name":"probe","count":1}' },
+];
+
+const REPO_DATA = join(import.meta.dirname, "../data");
+let server: RunningServer;
+let doc: OpenApiDocument;
+let cleanup: () => void;
+const keys: Partial<Record<KeyTier, string>> = {};
+
+const Echo = z.strictObject({ name: z.string().max(100), count: z.number().int().min(0) });
+const echoRoute = defineRoute({
+  method: "post",
+  path: "/test/echo",
+  summary: "Test only: echoes a small JSON body",
+  request: { body: { required: true, content: { "application/json": { schema: Echo } } } },
+  responses: { 200: json("The body", Echo) },
+});
+
+beforeAll(async () => {
+  const made = tempDir("hostile-");
+  cleanup = made.cleanup;
+  const dataDir = join(made.dir, "data");
+  cpSync(join(REPO_DATA, "areas"), join(dataDir, "areas"), { recursive: true });
+  cpSync(join(REPO_DATA, "keys"), join(dataDir, "keys"), { recursive: true });
+  writeHistory(dataDir, sampleHistory(30));
+  const site = join(made.dir, "site");
+  mkdirSync(site, { recursive: true });
+  writeFileSync(join(site, "index.html"), "<!doctype html><title>home</title>");
+  writeFileSync(join(site, "404.html"), "<!doctype html><title>not found</title>");
+  const store = new ApiKeyStore(join(made.dir, "access.sqlite"));
+  for (const tier of ["government", "institutional", "academic"] as const) keys[tier] = store.issue(tier, `hostile ${tier}`, new Date()).token;
+  const app = createApp({ dataDir, siteDir: site, keys: store, log: () => {}, trustedOrigins: [] });
+  addRoute(app, echoRoute, (c) => c.json(c.req.valid("json"), 200));
+  doc = openApiDocument(app);
+  server = await listen(app, "127.0.0.1", 0);
+});
+afterAll(async () => {
+  await server?.close();
+  cleanup?.();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Requests on the wire
+
+type Header = [string, string];
+
+function wire(method: string, target: string, headers: Header[], body: string | Buffer = ""): Buffer {
+  const head = [`${method} ${target} HTTP/1.1`, ...headers.map(([name, value]) => `${name}: ${value}`), "", ""].join("\r\n");
+  return Buffer.concat([Buffer.from(head, "latin1"), typeof body === "string" ? Buffer.from(body, "utf8") : body]);
+}
+
+function baseHeaders(endpoint: Endpoint | null, extra: Header[] = [], options: { key?: boolean } = {}): Header[] {
+  const headers: Header[] = [["Host", `127.0.0.1:${server.port}`], ["Connection", "close"]];
+  if (endpoint?.key && options.key !== false) headers.push(["Authorization", `Bearer ${keys[endpoint.key]}`]);
+  return [...headers, ...extra];
+}
+
+function target(endpoint: Endpoint, query = endpoint.query): string {
+  return query ? `${endpoint.path}?${query}` : endpoint.path;
+}
+
+/** A request the endpoint accepts, with `extra` header fields. */
+function valid(endpoint: Endpoint, extra: Header[] = [], method: string = endpoint.method): Buffer {
+  const body = method === "POST" ? (endpoint.body ?? "") : "";
+  const contentHeaders: Header[] = body ? [["Content-Type", "application/json"], ["Content-Length", String(Buffer.byteLength(body))]] : [];
+  return wire(method, target(endpoint), baseHeaders(endpoint, [...contentHeaders, ...extra]), body);
+}
+
+interface Outcome {
+  category: string;
+  probe: string;
+  response: RawResponse | null;
+  head: boolean;
+}
+
+/** Why an answer breaks the invariants, or null. */
+function breach(outcome: Outcome): string | null {
+  const { response } = outcome;
+  if (!response) return "no answer";
+  if (response.status >= 500) return `${response.status}`;
+  if (response.status < 400) return null;
+  if (response.headers["content-type"] !== "application/problem+json") return `error without problem+json (${response.headers["content-type"] ?? "none"})`;
+  if (outcome.head) return null;
+  try {
+    const body = JSON.parse(response.body) as { type?: unknown; status?: unknown; title?: unknown; detail?: unknown };
+    if (typeof body.type !== "string" || body.status !== response.status || typeof body.title !== "string" || typeof body.detail !== "string") return "malformed problem";
+  } catch {
+    return "problem body is not JSON";
+  }
+  return null;
+}
+
+async function run(category: string, probes: { probe: string; bytes: Buffer; body?: (socket: Socket) => void; head?: boolean }[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const queue = [...probes];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const response = await rawRequest(server.port, next.bytes, { ...(next.body ? { body: next.body } : {}), timeoutMs: 15_000 });
+      outcomes.push({ category, probe: next.probe, response, head: next.head ?? false });
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, worker));
+  return outcomes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The issue's reproductions
+
+const problemType = (response: RawResponse | null) => (response ? (JSON.parse(response.body) as { type: string }).type : null);
+const paramNames = (response: RawResponse | null) => (JSON.parse(response!.body) as { invalid_params: { name: string }[] }).invalid_params.map((p) => p.name);
+
+describe("HTTP edges", () => {
+  const health: Endpoint = { method: "GET", path: "/health" };
+
+  test("a GET with content over 64 KiB, a huge Content-Length or a chunked body over the limit → 413", async () => {
+    const big = "x".repeat(64 * 1024 + 1);
+    for (const path of ["/health", "/v1/pulse/badge", "/diplomacy/standards.json"]) {
+      const endpoint: Endpoint = { method: "GET", path };
+      const withLength = await rawRequest(server.port, wire("GET", path, baseHeaders(endpoint, [["Content-Length", String(big.length)]]), big));
+      expect(withLength?.status, path).toBe(413);
+      expect(problemType(withLength)).toBe(`${PROBLEM_BASE}payload-too-large`);
+      const huge = await rawRequest(server.port, wire("GET", path, baseHeaders(endpoint, [["Content-Length", "99999999999999"]])));
+      expect(huge?.status, path).toBe(413);
+      const chunked = await rawRequest(server.port, wire("GET", path, baseHeaders(endpoint, [["Transfer-Encoding", "chunked"]])), {
+        body: (socket) => {
+          for (let i = 0; i < 5; i++) socket.write(`4e20\r\n${"y".repeat(20_000)}\r\n`);
+          socket.write("0\r\n\r\n");
+        },
+      });
+      expect(chunked?.status, path).toBe(413);
+      expect(JSON.parse(chunked!.body)).toMatchObject({ max_bytes: 65536 });
+    }
+    // Within the limit, content on a GET is ignored (chunked or not).
+    const small = await rawRequest(server.port, wire("GET", "/health", baseHeaders(health, [["Transfer-Encoding", "chunked"]]), "5\r\nhello\r\n0\r\n\r\n"));
+    expect(small?.status).toBe(200);
+  });
+
+  test("unknown, repeated and prototype-named query parameters are 400 naming the parameter on every route", async () => {
+    const cases: [string, string, string][] = [
+      ["/health", "x=1", "x"],
+      ["/health", "x=1&x=2", "x"],
+      ["/diplomacy/standards.json", "format=csv", "format"],
+      ["/diplomacy/standards.json", "x=1&x=2", "x"],
+      ["/v1/pulse/badge", "__proto__=1", "__proto__"],
+      ["/v1/pulse/history", "__proto__=1", "__proto__"],
+      ["/government/ledger/export", "__proto__=1", "__proto__"],
+      ["/v1/pulse/badge", "constructor=1", "constructor"],
+      ["/v1/pulse/history", "limit=5&limit=6", "limit"],
+      ["/openapi.json", "v=2", "v"],
+    ];
+    for (const [path, query, name] of cases) {
+      const endpoint = ENDPOINTS.find((e) => e.path === path)!;
+      const response = await rawRequest(server.port, wire("GET", `${path}?${query}`, baseHeaders(endpoint)));
+      expect(response?.status, `${path}?${query}`).toBe(400);
+      expect(problemType(response)).toBe(`${PROBLEM_BASE}invalid-query`);
+      expect(paramNames(response), `${path}?${query}`).toContain(name);
+    }
+  });
+
+  test("requests Node's parser refuses are answered with problem+json", async () => {
+    const host = `Host: 127.0.0.1:${server.port}\r\nConnection: close\r\n`;
+    const cases: [string, Buffer, number, string][] = [
+      ["unknown method", Buffer.from(`FROB /health HTTP/1.1\r\n${host}\r\n`), 400, "bad-request"],
+      ["raw non-ASCII in the path", Buffer.concat([Buffer.from("GET /h\u00e9alth"), Buffer.from([0xff, 0xfe]), Buffer.from(` HTTP/1.1\r\n${host}\r\n`)]), 400, "bad-request"],
+      ["a space in the target", Buffer.from(`GET /a b HTTP/1.1\r\n${host}\r\n`), 400, "bad-request"],
+      ["bad Content-Length", Buffer.from(`POST /health HTTP/1.1\r\n${host}Content-Length: 12abc\r\n\r\n`), 400, "bad-request"],
+      ["two different Content-Lengths", Buffer.from(`POST /health HTTP/1.1\r\n${host}Content-Length: 1\r\nContent-Length: 2\r\n\r\nab`), 400, "bad-request"],
+      ["Transfer-Encoding and Content-Length", Buffer.from(`POST /health HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n`), 400, "bad-request"],
+      ["oversized header fields", Buffer.from(`GET /health HTTP/1.1\r\n${host}X-Big: ${"a".repeat(20_000)}\r\n\r\n`), 431, "header-fields-too-large"],
+      ["a NUL in a header field", Buffer.from(`GET /health HTTP/1.1\r\n${host}X-Nul: a\0b\r\n\r\n`), 400, "bad-request"],
+      ["a garbage request line", Buffer.from("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", "latin1"), 400, "bad-request"],
+    ];
+    for (const [what, bytes, status, slug] of cases) {
+      const response = await rawRequest(server.port, bytes);
+      expect(response?.status, what).toBe(status);
+      expect(response?.headers["content-type"], what).toBe("application/problem+json");
+      expect(problemType(response), what).toBe(PROBLEM_BASE + slug);
+    }
+  });
+
+  test("two Host header fields, none on HTTP/1.1, a malformed one, or a target that is no path → 400 (RFC 9112 §3.2)", async () => {
+    const cases: [string, string][] = [
+      ["two", `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nHost: evil.example\r\nConnection: close\r\n\r\n`],
+      ["none", "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n"],
+      ["malformed", "GET /health HTTP/1.1\r\nHost: a b@c\r\nConnection: close\r\n\r\n"],
+      ["port over 65535", "GET /health HTTP/1.1\r\nHost: 127.0.0.1:99999\r\nConnection: close\r\n\r\n"],
+      ["empty", "GET /health HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n"],
+      ["asterisk target on GET", `GET * HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`],
+      ["absolute-form that is no URL", `GET http://[::1/health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`],
+    ];
+    for (const [what, text] of cases) {
+      const response = await rawRequest(server.port, text);
+      expect(response?.status, what).toBe(400);
+      expect(problemType(response), what).toBe(`${PROBLEM_BASE}bad-request`);
+    }
+    // HTTP/1.0 needs no Host; OPTIONS * describes the server.
+    expect((await rawRequest(server.port, "GET /health HTTP/1.0\r\n\r\n"))?.status).toBe(200);
+    const server204 = await rawRequest(server.port, `OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`);
+    expect(server204?.status).toBe(204);
+    expect(server204?.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+  });
+
+  test("PUT /v1/nonexistent → 404 (the static site is not a route); CONNECT → 405 problem", async () => {
+    const put = await rawRequest(server.port, wire("PUT", "/v1/nonexistent", baseHeaders(null, [["Content-Length", "0"]])));
+    expect(put?.status).toBe(404);
+    expect(problemType(put)).toBe(`${PROBLEM_BASE}not-found`);
+    const connect = await rawRequest(server.port, `CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n`);
+    expect(connect?.status).toBe(405);
+    expect(problemType(connect)).toBe(`${PROBLEM_BASE}method-not-allowed`);
+  });
+
+  test("a write route: malformed JSON, another media type, unknown fields, oversized → problems", async () => {
+    const echo = ENDPOINTS.find((e) => e.path === "/test/echo")!;
+    const post = (body: string, type = "application/json") =>
+      rawRequest(server.port, wire("POST", "/test/echo", baseHeaders(echo, [["Content-Type", type], ["Content-Length", String(Buffer.byteLength(body))]]), body));
+    expect((await post(echo.body!))?.status).toBe(200);
+    expect(problemType(await post("{not json"))).toBe(`${PROBLEM_BASE}bad-request`);
+    expect(problemType(await post(echo.body!, "text/plain"))).toBe(`${PROBLEM_BASE}unsupported-media-type`);
+    const unknown = await post('{"name":"x","count":1,"admin":true}');
+    expect(problemType(unknown)).toBe(`${PROBLEM_BASE}invalid-body`);
+    expect(JSON.parse(unknown!.body).invalid_fields[0].reason).toContain("admin");
+    const wrongType = await post('{"name":"x","count":"1"}');
+    expect(JSON.parse(wrongType!.body).invalid_fields).toEqual([{ pointer: "/count", reason: expect.any(String) }]);
+    expect((await post(`{"name":"${"x".repeat(70_000)}","count":1}`))?.status).toBe(413);
+    const notUtf8 = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","count":1}')]);
+    const latin = await rawRequest(server.port, wire("POST", "/test/echo", baseHeaders(echo, [["Content-Type", "application/json"], ["Content-Length", String(notUtf8.length)]]), notUtf8));
+    expect(problemType(latin)).toBe(`${PROBLEM_BASE}bad-request`);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The table-driven suite
+
+const QUERY_PROBES: [string, (valid: string | undefined) => string][] = [
+  ["unknown parameter", () => "x=1"],
+  ["valid plus unknown", (v) => (v ? `${v}&zz=1` : "zz=1")],
+  ["repeated", (v) => (v ? `${v}&${v}` : "a=1&a=2")],
+  ["__proto__", () => "__proto__=1"],
+  ["__proto__ nested", () => "__proto__[x]=1"],
+  ["constructor", () => "constructor=1"],
+  ["toString", () => "toString=1"],
+  ["empty name", () => "=1"],
+  ["bad percent-encoding", () => "%zz=%zz"],
+  ["NUL", () => "a=%00"],
+  ["overlong UTF-8", () => "a=%C0%AF"],
+  ["array syntax", () => "a[]=1&a[]=2"],
+  ["300 parameters", () => Array.from({ length: 300 }, (_, i) => `p${i}=${i}`).join("&")],
+  ["4 KB name", () => `${"n".repeat(4096)}=1`],
+  ["8 KB value", (v) => `${(v ?? "a=1").split("=")[0]}=${"v".repeat(8192)}`],
+  ["only separators", () => "&&&;;"],
+];
+
+const PATH_PROBES: [string, (path: string) => string][] = [
+  ["trailing slash", (p) => `${p}/`],
+  ["extra segment", (p) => `${p}/extra`],
+  ["dot-segment", (p) => `${p}/../${p.split("/").pop()}`],
+  ["encoded dot-segments", (p) => `${p}/%2e%2e/%2e%2e/etc/passwd`],
+  ["double slash", (p) => p.replace("/", "//")],
+  ["encoded slash", (p) => p.replace(/\/(?=[^/]*$)/, "%2f")],
+  ["double-encoded slash", (p) => p.replace(/\/(?=[^/]*$)/, "%252f")],
+  ["NUL", (p) => `${p}%00`],
+  ["matrix parameter", (p) => `${p};x=1`],
+  ["upper case", (p) => p.toUpperCase()],
+  ["backslash", (p) => p.replace(/\/(?=[^/]*$)/, "%5c")],
+  ["8 KB segment", (p) => `${p}/${"s".repeat(8192)}`],
+  ["unicode", (p) => `${p}%F0%9F%92%A9`],
+];
+
+const METHOD_PROBES = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "get"];
+
+function headerProbes(endpoint: Endpoint): [string, Header[], { key?: boolean }][] {
+  const token = endpoint.key ? keys[endpoint.key]! : keys.academic!;
+  return [
+    ["no key", [], { key: false }],
+    ["empty bearer", [["Authorization", "Bearer"]], { key: false }],
+    ["lower-case scheme", [["Authorization", `bearer ${token}`]], { key: false }],
+    ["basic scheme", [["Authorization", `Basic ${token}`]], { key: false }],
+    ["8 KB token", [["Authorization", `Bearer ${"t".repeat(8192)}`]], { key: false }],
+    ["token plus garbage", [["Authorization", `Bearer ${token} x`]], { key: false }],
+    ["non-ASCII token", [["Authorization", "Bearer \u00ff\u00fe"]], { key: false }],
+    ["Accept garbage", [["Accept", "*/*;q=abc, /, ;;"]], {}],
+    ["Accept 4 KB", [["Accept", "text/plain;q=0.1,".repeat(250)]], {}],
+    ["Accept HTML", [["Accept", "text/html"]], {}],
+    ["If-None-Match *", [["If-None-Match", "*"]], {}],
+    ["If-None-Match garbage", [["If-None-Match", 'W/"x", "", ,,,"' + "e".repeat(2000)]], {}],
+    ["X-Request-Id garbage", [["X-Request-Id", "id\u00ff with spaces"]], {}],
+    ["Origin elsewhere", [["Origin", "https://evil.example"]], {}],
+    ["Range", [["Range", "bytes=0-10,-5,999999999-"]], {}],
+    ["Content-Type garbage", [["Content-Type", "application/json; charset=ebcdic; ;="]], {}],
+    ["Forwarded spoofing", [["X-Forwarded-For", "1.2.3.4"], ["Forwarded", "for=evil"]], {}],
+    ["obs-fold", [["X-Folded", "a\r\n b"]], {}],
+  ];
+}
+
+function bodyProbes(endpoint: Endpoint): { probe: string; bytes: Buffer; body?: (socket: Socket) => void }[] {
+  const method = endpoint.method;
+  const t = target(endpoint);
+  const big = "x".repeat(64 * 1024 + 1);
+  const probes: { probe: string; bytes: Buffer; body?: (socket: Socket) => void }[] = [
+    { probe: "content over 64 KiB", bytes: wire(method, t, baseHeaders(endpoint, [["Content-Type", "application/json"], ["Content-Length", String(big.length)]]), big) },
+    { probe: "huge Content-Length", bytes: wire(method, t, baseHeaders(endpoint, [["Content-Type", "application/json"], ["Content-Length", "99999999999999"]])) },
+    {
+      probe: "chunked over 64 KiB",
+      bytes: wire(method, t, baseHeaders(endpoint, [["Content-Type", "application/json"], ["Transfer-Encoding", "chunked"]])),
+      body: (socket) => {
+        for (let i = 0; i < 4; i++) socket.write(`4e20\r\n${"z".repeat(20_000)}\r\n`);
+        socket.write("0\r\n\r\n");
+      },
+    },
+    { probe: "small chunked", bytes: wire(method, t, baseHeaders(endpoint, [["Content-Type", "application/json"], ["Transfer-Encoding", "chunked"]]), `${(endpoint.body ?? "{}").length.toString(16)}\r\n${endpoint.body ?? "{}"}\r\n0\r\n\r\n`) },
+  ];
+  const withBody = (probe: string, type: string, body: string | Buffer) => ({
+    probe,
+    bytes: wire(method, t, baseHeaders(endpoint, [["Content-Type", type], ["Content-Length", String(Buffer.byteLength(body))]]), body),
+  });
+  probes.push(
+    withBody("malformed JSON", "application/json", "{not json"),
+    withBody("deep nesting", "application/json", `${"[".repeat(10_000)}${"]".repeat(10_000)}`),
+    withBody("wrong media type", "text/plain", endpoint.body ?? "{}"),
+    withBody("no media type", "", endpoint.body ?? "{}"),
+    withBody("prototype pollution", "application/json", '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}'),
+    withBody("unknown field", "application/json", (endpoint.body ?? "{}").replace(/}$/, ',"unexpected":true}').replace("{,", "{")),
+    withBody("invalid UTF-8", "application/json; charset=utf-8", Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","count":1}')])),
+    withBody("JSON null", "application/json", "null"),
+    withBody("huge number", "application/json", '{"name":"x","count":1e400}'),
+  );
+  return probes;
+}
+
+function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
+  const host = `Host: 127.0.0.1:${server.port}\r\nConnection: close\r\n`;
+  const t = target(endpoint);
+  return [
+    { probe: "unknown method", bytes: Buffer.from(`FROB ${t} HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "raw non-ASCII target", bytes: Buffer.concat([Buffer.from(`GET ${t}`), Buffer.from([0xc3, 0xa9, 0xff]), Buffer.from(` HTTP/1.1\r\n${host}\r\n`)]) },
+    { probe: "bad Content-Length", bytes: Buffer.from(`${endpoint.method} ${t} HTTP/1.1\r\n${host}Content-Length: -1\r\n\r\n`) },
+    { probe: "duplicate Content-Length", bytes: Buffer.from(`${endpoint.method} ${t} HTTP/1.1\r\n${host}Content-Length: 2\r\nContent-Length: 3\r\n\r\nabc`) },
+    { probe: "Transfer-Encoding and Content-Length", bytes: Buffer.from(`${endpoint.method} ${t} HTTP/1.1\r\n${host}Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`) },
+    { probe: "unknown transfer coding", bytes: Buffer.from(`${endpoint.method} ${t} HTTP/1.1\r\n${host}Transfer-Encoding: gzip\r\n\r\n`) },
+    { probe: "oversized header fields", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\n${host}Cookie: ${"c".repeat(17_000)}\r\n\r\n`) },
+    { probe: "two Host fields", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\n${host}Host: evil.example\r\n\r\n`) },
+    { probe: "no Host", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nConnection: close\r\n\r\n`) },
+    { probe: "absolute-form target", bytes: Buffer.from(`GET http://evil.example${t} HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "HTTP/1.0", bytes: Buffer.from(`GET ${t} HTTP/1.0\r\n\r\n`) },
+    { probe: "HTTP/2 version", bytes: Buffer.from(`GET ${t} HTTP/2.0\r\n${host}\r\n`) },
+    { probe: "lower-case method", bytes: Buffer.from(`get ${t} HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "bare LF line ends", bytes: Buffer.from(`GET ${t} HTTP/1.1\nHost: 127.0.0.1:${server.port}\nConnection: close\n\n`) },
+    { probe: "asterisk target", bytes: Buffer.from(`${endpoint.method} * HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "absolute-form, not a URL", bytes: Buffer.from(`GET http://[::1${t} HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "backslash in the path", bytes: Buffer.from(`GET ${t}\\x HTTP/1.1\r\n${host}\r\n`) },
+    { probe: "Host port over 65535", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: 127.0.0.1:99999\r\nConnection: close\r\n\r\n`) },
+    { probe: "Host the URL parser rewrites", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: [::ffff:127.0.0.1]\r\nConnection: close\r\n\r\n`) },
+  ];
+}
+
+describe("hostile input against every endpoint", () => {
+  test("every documented operation has a row, and every row is documented", () => {
+    const documented = Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
+    const rows = ENDPOINTS.map((e) => `${e.method} ${e.path}`);
+    expect(documented.filter((d) => !rows.includes(d))).toEqual([]);
+    expect(rows.filter((r) => !documented.includes(r))).toEqual([]);
+  });
+
+  test("no 5xx, no dropped connection, every error a problem", { timeout: 600_000 }, async () => {
+    const outcomes: Outcome[] = [];
+    // Valid requests first: the baseline every probe is compared with.
+    outcomes.push(...(await run("valid", ENDPOINTS.map((e) => ({ probe: `${e.method} ${e.path}`, bytes: valid(e, [], e.large ? (e.method === "GET" ? "HEAD" : e.method) : e.method), head: e.large === true && e.method === "GET" })))));
+    outcomes.push(
+      ...(await run(
+        "query",
+        ENDPOINTS.flatMap((e) => QUERY_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, `${e.path}?${make(e.query)}`, baseHeaders(e)) }))),
+      )),
+    );
+    outcomes.push(...(await run("path", ENDPOINTS.flatMap((e) => PATH_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, make(e.path), baseHeaders(e)) }))))));
+    outcomes.push(
+      ...(await run(
+        "method",
+        ENDPOINTS.flatMap((e) =>
+          METHOD_PROBES.map((method) => {
+            const head = method === "HEAD" || (e.large === true && method === "GET");
+            return { probe: `${method} ${e.path}`, bytes: valid(e, [["Content-Length", "0"]].filter(() => method !== "GET" && method !== "HEAD") as Header[], head ? "HEAD" : method), head };
+          }),
+        ),
+      )),
+    );
+    outcomes.push(
+      ...(await run(
+        "headers",
+        ENDPOINTS.flatMap((e) =>
+          headerProbes(e).map(([probe, extra, options]) => {
+            const method = e.large && e.method === "GET" ? "HEAD" : e.method;
+            const body = method === "POST" ? (e.body ?? "") : "";
+            const content: Header[] = body && !extra.some(([n]) => n === "Content-Type") ? [["Content-Type", "application/json"]] : [];
+            const length: Header[] = body ? [["Content-Length", String(Buffer.byteLength(body))]] : [];
+            return { probe: `${e.path}: ${probe}`, bytes: wire(method, target(e), baseHeaders(e, [...content, ...length, ...extra], options), body), head: method === "HEAD" };
+          }),
+        ),
+      )),
+    );
+    outcomes.push(...(await run("body", ENDPOINTS.flatMap((e) => bodyProbes(e).map((p) => ({ ...p, probe: `${e.path}: ${p.probe}` }))))));
+    outcomes.push(...(await run("framing", ENDPOINTS.flatMap((e) => framingProbes(e).map((p) => ({ ...p, probe: `${e.path}: ${p.probe}`, head: false }))))));
+
+    const categories = [...new Set(outcomes.map((o) => o.category))];
+    const rows = categories.map((category) => {
+      const mine = outcomes.filter((o) => o.category === category);
+      const statuses = new Map<number, number>();
+      for (const o of mine) statuses.set(o.response?.status ?? 0, (statuses.get(o.response?.status ?? 0) ?? 0) + 1);
+      return {
+        category,
+        requests: mine.length,
+        "5xx": mine.filter((o) => (o.response?.status ?? 0) >= 500).length,
+        "non-problem errors": mine.filter((o) => { const b = breach(o); return b !== null && b !== "no answer" && !/^5\d\d$/.test(b); }).length,
+        "no answer": mine.filter((o) => o.response === null).length,
+        statuses: [...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(" "),
+      };
+    });
+    console.log(`hostile-input suite: ${outcomes.length} requests against ${ENDPOINTS.length} endpoints`);
+    console.table(rows);
+    const breaches = outcomes.map((o) => [o, breach(o)] as const).filter(([, b]) => b !== null).map(([o, b]) => `${o.category} ${o.probe.slice(0, 120)}: ${b}`);
+    expect(breaches).toEqual([]);
+    // The valid requests succeed: the probes are measured against working endpoints.
+    const validStatuses = outcomes.filter((o) => o.category === "valid").map((o) => `${o.probe} ${o.response?.status}`);
+    expect(validStatuses.sort()).toEqual(ENDPOINTS.map((e) => `${e.method} ${e.path} ${e.validStatus ?? 200}`).sort());
+  });
+});

@@ -6,6 +6,12 @@
 export const SHARDS_PER_MIC = 1_000_000n;
 /** Decimal places of one shard in MIC. */
 export const MIC_DECIMALS = 6;
+/**
+ * The largest balance accepted: 2^63 − 1 shards (9,223,372,036,854.775807 MIC), the largest value
+ * a signed 64-bit integer column (SQLite INTEGER, PostgreSQL bigint) holds, so any v2 backend can
+ * store every accepted balance natively. Amounts above it are refused, never clamped.
+ */
+export const MAX_BALANCE_SHARDS = 2n ** 63n - 1n;
 
 export type MicParseError = "not-a-number" | "negative" | "too-precise" | "too-large";
 
@@ -52,6 +58,15 @@ export function formatMicDecimal(shards: bigint): string {
   const abs = negative ? -shards : shards;
   const fraction = (abs % SHARDS_PER_MIC).toString().padStart(MIC_DECIMALS, "0");
   return `${negative ? "-" : ""}${abs / SHARDS_PER_MIC}.${fraction}`;
+}
+
+/**
+ * Shards as the shortest exact decimal text of MIC, a valid JSON number: `1005000n` → `"1.005"`,
+ * `100000000n` → `"100"`, `1n` → `"0.000001"`. Written into JSON as it is, it carries the exact
+ * value to any reader that keeps the number's text (a float reader still gets the nearest double).
+ */
+export function micNumberText(shards: bigint): string {
+  return formatMicDecimal(shards).replace(/\.?0+$/, "");
 }
 
 /** Shards as a display number of MIC (exact while shards ≤ 2^53; use the decimal form beyond). */

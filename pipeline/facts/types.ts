@@ -4,6 +4,7 @@
  * a ledger of millions of events is read once. Money is in shards (bigint); generators convert to
  * MIC numbers only at the edge of a published document.
  */
+import type { SupplyShards } from "../../core/economy/supply.ts";
 import type { Cathedral } from "../../core/schemas/common.ts";
 
 export interface HeartbeatFacts {
@@ -86,7 +87,7 @@ export interface LedgerFacts {
   eventCounts: Record<string, number>;
   /** Sorted by id. */
   sentinels: SentinelFacts[];
-  supply: { mintedShards: bigint; burnedShards: bigint; lockedShards: bigint };
+  supply: SupplyShards;
   supplyByCycle: CycleSupply[];
   /** Current multiplier per cathedral (1.0 until a change is recorded). */
   multipliers: Record<Cathedral, number>;

@@ -6,7 +6,8 @@ import { inflateSync } from "node:zlib";
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { canonicalize } from "../../../core/canonical.ts";
-import { coordinationScore, formatMic } from "../../../core/economy/formulas.ts";
+import { formatMicDecimal } from "../../../core/balance/units.ts";
+import { coordinationScore } from "../../../core/economy/formulas.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { formatPercent } from "../../../core/pulse/badge.ts";
 import {
@@ -475,7 +476,7 @@ describe("transparency.pdf", () => {
   it("shows the key figures of the facts and the pulse", () => {
     const latest = PULSE[PULSE.length - 1];
     expect(content).toContain(`GI ${formatPercent(latest?.giScore ?? -1)}%, MII ${formatPercent(latest?.miiScore ?? -1)}%`);
-    expect(content).toContain(`Total supply: ${formatMic(1_750_250_000n)} MIC minted`);
+    expect(content).toContain(`Total supply: ${formatMicDecimal(1_750_250_000n)} MIC minted`);
     expect(content).toContain("1750.250000 MIC");
     expect(content).toContain("circulating 1500.125000 MIC"); // 1750.25 − 50 − 200.125
     expect(content).toContain("Sentinels: 5 registered; 1 operational, 1 degraded, 3 offline; system health critical.");

@@ -18,7 +18,7 @@
  */
 import { StandardFonts, rgb, type PDFDocument, type PDFFont, type PDFPage, type RGB } from "pdf-lib";
 import { z } from "zod";
-import { formatMic } from "../../../core/economy/formulas.ts";
+import { formatMicDecimal as formatMic } from "../../../core/balance/units.ts";
 import { formatPercent } from "../../../core/pulse/badge.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
 import {

@@ -24,7 +24,7 @@
  */
 import { VIRTUES, Virtues, type Virtue, type VirtueAssessment, type VirtueStatus } from "../../../core/schemas/philosophy.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
-import { formatMic } from "../../../core/economy/formulas.ts";
+import { formatMicDecimal } from "../../../core/balance/units.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
@@ -90,7 +90,7 @@ export function measureTemperance(facts: Pick<LedgerFacts, "supplyByCycle">, spi
   const factor = BigInt(spikeFactor);
   const spikes = issuance.filter((x) => 2n * x > factor * median2).length;
   // The median in MIC, exact: a half shard (even count, odd sum of the middle pair) adds a 7th digit 5.
-  const median = formatMic(median2 / 2n) + (median2 % 2n === 0n ? "" : "5");
+  const median = formatMicDecimal(median2 / 2n) + (median2 % 2n === 0n ? "" : "5");
   return {
     score: 1 - spikes / issuance.length,
     measure:

@@ -50,12 +50,17 @@ export interface LedgerVerifyReport extends VerifyReport {
   checkpointsChecked: number;
 }
 
+/** Why an append was refused: an invalid event, or a monetary event inside the migration freeze. */
+export type LedgerAppendCode = "invalid-event" | "migration-freeze";
+
 /** A refused append: nothing was written. `field` names the offending input when there is one. */
 export class LedgerAppendError extends Error {
   readonly index: number;
-  constructor(index: number, message: string) {
+  readonly code: LedgerAppendCode;
+  constructor(index: number, message: string, code: LedgerAppendCode = "invalid-event") {
     super(`event ${index}: ${message}`);
     this.name = "LedgerAppendError";
     this.index = index;
+    this.code = code;
   }
 }

@@ -22,6 +22,10 @@
  *   `deliberation.recorded`, the signed votes, `consensus.evaluated`, the validator's attestation of
  *   the proof and `delibproof.sealed` (see proof.ts for what is signed and sealed).
  *
+ * The migration freeze window (core/migration/phases.ts) holds money: a mint, burn, lock, unlock or
+ * stake that falls inside it is decided at its instant but recorded when transactions resume
+ * (2025-12-02T00:00:01Z), as a pending transaction would be; nothing monetary is dated inside it.
+ *
  * `size` is the approximate number of events: it scales the high-volume kinds (heartbeats,
  * attestations, burns/locks/unlocks, identities) per cycle; mints (one per sentinel per cycle),
  * sessions, deliberations and multiplier changes keep their realistic rates. Below that floor
@@ -33,6 +37,8 @@ import { hash } from "node:crypto";
 import { coordinationScore, rewardShards, MULTIPLIER_MAX, MULTIPLIER_MIN } from "../../core/economy/formulas.ts";
 import { cycleNumber, cycleStart } from "../../core/cycle.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
+import { isMonetaryEvent } from "../../core/balance/ledger-balances.ts";
+import { FREEZE_ENDS, inFreezeWindow } from "../../core/migration/phases.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { Prng } from "./prng.ts";
 import { attestationMessage, evaluateVotes, proofDigest, signatureRoot, voteMessage } from "./proof.ts";
@@ -276,6 +282,9 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   let current = 0;
 
   const hbPerDay = RATE.heartbeatsPerSentinel * scale;
+  // Monetary events decided inside the freeze window, recorded when it ends.
+  const pending: NewEvent[] = [];
+  const resumeMs = Date.parse(FREEZE_ENDS);
 
   for (let n = plan.firstCycle; n <= plan.lastCycle; n++) {
     const start = cycleStart(n).getTime();
@@ -346,11 +355,14 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     // Run the day in time order; what falls after `now` does not happen (yet).
     for (let action = schedule.pop(); action; action = schedule.pop()) {
       if (action.ms > nowMs) break;
+      if (pending.length > 0 && action.ms >= resumeMs) for (const e of pending.splice(0)) yield { ...e, ts: FREEZE_ENDS };
       current = action.ms;
       const event = action.run();
-      if (event) yield { ...event, ts: iso(action.ms) };
+      if (event && isMonetaryEvent(event.type) && inFreezeWindow(action.ms)) pending.push(event);
+      else if (event) yield { ...event, ts: iso(action.ms) };
     }
   }
+  if (pending.length > 0 && nowMs >= resumeMs) for (const e of pending.splice(0)) yield { ...e, ts: FREEZE_ENDS };
 
   // ------------------------------------------------------------------------------------------
   // Actions. Each runs at its scheduled instant (`current`) and returns the event it records.

@@ -22,9 +22,9 @@
  *   `deliberation.recorded`, the signed votes, `consensus.evaluated`, the validator's attestation of
  *   the proof and `delibproof.sealed` (see proof.ts for what is signed and sealed).
  *
- * The migration freeze window (core/migration/phases.ts) holds money: a mint, burn, lock, unlock or
- * stake that falls inside it is decided at its instant but recorded when transactions resume
- * (2025-12-02T00:00:01Z), as a pending transaction would be; nothing monetary is dated inside it.
+ * The migration freeze window (core/migration/phases.ts) holds money: no mint, burn, lock or unlock
+ * happens inside it (so the snapshot day C-151 mints nothing), and no identity registers when its
+ * stake would fall inside it.
  *
  * `size` is the approximate number of events: it scales the high-volume kinds (heartbeats,
  * attestations, burns/locks/unlocks, identities) per cycle; mints (one per sentinel per cycle),
@@ -37,8 +37,7 @@ import { hash } from "node:crypto";
 import { coordinationScore, rewardShards, MULTIPLIER_MAX, MULTIPLIER_MIN } from "../../core/economy/formulas.ts";
 import { cycleNumber, cycleStart } from "../../core/cycle.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
-import { isMonetaryEvent } from "../../core/balance/ledger-balances.ts";
-import { FREEZE_ENDS, inFreezeWindow } from "../../core/migration/phases.ts";
+import { inFreezeWindow } from "../../core/migration/phases.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { Prng } from "./prng.ts";
 import { attestationMessage, evaluateVotes, proofDigest, signatureRoot, voteMessage } from "./proof.ts";
@@ -282,9 +281,8 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   let current = 0;
 
   const hbPerDay = RATE.heartbeatsPerSentinel * scale;
-  // Monetary events decided inside the freeze window, recorded when it ends.
-  const pending: NewEvent[] = [];
-  const resumeMs = Date.parse(FREEZE_ENDS);
+  // Money does not move inside the migration freeze window.
+  const frozen = (): boolean => inFreezeWindow(current);
 
   for (let n = plan.firstCycle; n <= plan.lastCycle; n++) {
     const start = cycleStart(n).getTime();
@@ -340,6 +338,8 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     const newIdentities = Math.max(n === 1 ? 1 : 0, rng.count(RATE.identities * scale));
     for (let i = 0; i < newIdentities; i++) {
       const t = rng.between(MINUTE, LAST_ACTIVITY - 31 * MINUTE);
+      // Its stake follows within 1–30 minutes: no identity registers when that falls in the freeze.
+      if (inFreezeWindow(start + t + MINUTE) || inFreezeWindow(start + t + 30 * MINUTE)) continue;
       at(t, () => registerIdentity(schedule, start + t));
     }
     let deliberationNo = 0;
@@ -355,14 +355,11 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     // Run the day in time order; what falls after `now` does not happen (yet).
     for (let action = schedule.pop(); action; action = schedule.pop()) {
       if (action.ms > nowMs) break;
-      if (pending.length > 0 && action.ms >= resumeMs) for (const e of pending.splice(0)) yield { ...e, ts: FREEZE_ENDS };
       current = action.ms;
       const event = action.run();
-      if (event && isMonetaryEvent(event.type) && inFreezeWindow(action.ms)) pending.push(event);
-      else if (event) yield { ...event, ts: iso(action.ms) };
+      if (event) yield { ...event, ts: iso(action.ms) };
     }
   }
-  if (pending.length > 0 && nowMs >= resumeMs) for (const e of pending.splice(0)) yield { ...e, ts: FREEZE_ENDS };
 
   // ------------------------------------------------------------------------------------------
   // Actions. Each runs at its scheduled instant (`current`) and returns the event it records.
@@ -401,7 +398,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
 
   function mint(s: SentinelState, cycle: string): NewEvent | null {
     const hb = s.last;
-    if (hb === null || hb.status === "offline" || s.registeredMs === null) return null;
+    if (hb === null || hb.status === "offline" || s.registeredMs === null || frozen()) return null;
     const uptimeDays = (current - s.registeredMs) / DAY_MS;
     const coordination_score = round(coordinationScore({ ...hb, uptimeDays }), 4);
     const multiplier = multipliers[s.spec.cathedral];
@@ -425,6 +422,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   }
 
   function burn(): NewEvent | null {
+    if (frozen()) return null;
     const candidates = withFree();
     if (candidates.length === 0) return null;
     const { id, a, free } = rng.pick(candidates);
@@ -435,6 +433,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   }
 
   function lock(): NewEvent | null {
+    if (frozen()) return null;
     const candidates = withFree();
     if (candidates.length === 0) return null;
     const { id, a, free } = rng.pick(candidates);
@@ -447,6 +446,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   }
 
   function unlock(): NewEvent | null {
+    if (frozen()) return null;
     const positions: { id: string; a: Account; contract: string; locked: bigint }[] = [];
     for (const s of sentinels) {
       const a = accounts.get(s.spec.id);

@@ -1,5 +1,6 @@
 /**
- * `npm run pipeline -- [options]`: regenerate data/areas/ (see pipeline/runner.ts).
+ * `npm run pipeline -- [options]`: regenerate data/areas/ (see pipeline/runner.ts) and, on a run of
+ * all areas, the migration's verification tree data/migration/ (pipeline/migration/publish.ts).
  *
  *   --ledger PATH          the SQLite ledger (default: LEDGER_DB or .state/ledger.sqlite)
  *   --ledger-export DIR    read a published export instead (DIR/ledger.jsonl + DIR/checkpoint)
@@ -33,6 +34,7 @@ import { LEDGER_ORIGIN, defaultLedgerPath, stateDir } from "../store/open-ledger
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { steps } from "./areas/index.ts";
 import { isArea } from "./manifest.ts";
+import { publishMigration } from "./migration/publish.ts";
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys } from "./sign.ts";
 import { AREAS, type Area } from "./step.ts";
@@ -264,7 +266,16 @@ export async function main(argv: readonly string[], log: (line: string) => void 
       for (const f of report.steps.filter((s) => s.status === "failed")) console.error(`pipeline: step ${f.id} failed (${f.file}): ${f.reason}`);
       if (values.check && report.differences.length > 0) console.error(`pipeline --check: ${report.differences.length} file(s) differ from what the pipeline produces`);
     }
-    return report.ok ? 0 : 1;
+    const migration = areas
+      ? null
+      : publishMigration({
+          dataDir,
+          check: values.check ?? false,
+          trustNewKey: values["trust-new-key"] ?? false,
+          log,
+          signingKey: () => loadSigningKey(DATASET_KEY, stateDir(), process.env, log),
+        });
+    return report.ok && (migration?.ok ?? true) ? 0 : 1;
   } catch (error) {
     console.error(`pipeline: ${(error as Error).message}`);
     return 1;

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:fb2ba7c75fb8e06031b21a62da42b61855c980dbdb8eeab13d52d887384ec0a7
+sha256:2b3c9c4a9fc3876fb81e9e829bb638d005ccd2fcc42b3124657b4ee730fcb2f4
 
-— integrity-platform.example/datasets ENXKfNXOxF/yIj7uJShLGWfFP+OMItXJxHBHihYWcDi2QVGVgJVSQweDm1fzp+lR2PAehAotGvPla6/TBRPUtb2SKAI=
+— integrity-platform.example/datasets UVWo36d8r7YHSrm5lPRcO8EfRCn74j/wnY0zhrHdRAVuoBsSYigKbLRj0o0DgQLnljDu8YEdkVeE2iHfhBRBBpqDeQ4=

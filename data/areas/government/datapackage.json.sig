@@ -1,4 +1,4 @@
 government datapackage
-sha256:c25dd9764c14330e7ddcc33ce43f1b1c3ecbd22c746aa4c2ec61770a512e8a32
+sha256:37be09d7072eb1b91e0af41e1565a89b644d2e0c76f0c31c9ffae3018d909cb9
 
-— integrity-platform.example/datasets ENXKfJSKldFSxhxImXaC6JuX7izB8cxkkOmxbL/Z3iB+IPoXSVjn8WTnsVRsU4CyQCS/7KBYaA47HLe7Gy4cRYBKQQY=
+— integrity-platform.example/datasets UVWo35G9AZ7fKuK+acFcHgnNcbtRf+EpfggPgsU03OV4USN/L0bGpwsLq9I4ILMA26MhAdo/+x/rDFw95cq9Y+gDnQk=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:a9f30ed7df0c3364411842a47f18a2fe78f67f493d76cb73a0bcb731f50a6a3c
+sha256:5a6cab9e913ae006acad1ffd52a82846eb63a065483215b2d49e84088cae3194
 
-— integrity-platform.example/datasets ENXKfHU7mLj/5+jDZvQcvWX6YunhzRg2hr8iB9aeWRgzD59XRp7Ew9/xXgFMuKk9fbwy+HvIuSYx/zkS/Y2lojQkhw8=
+— integrity-platform.example/datasets UVWo3+Of7p1z+bBE016CFwtvCBFpS0himAv5pTPMOpct4BvUTYi1nqz6sWcj8ow5NGUCUC3/NiD2gK0Y/FJoROs0IwU=

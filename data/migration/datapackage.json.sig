@@ -1,0 +1,4 @@
+migration datapackage
+sha256:8106836b9795de3b47c908fe4c4b3e8d05f35b57125b4217cef347f453ef6bb5
+
+— integrity-platform.example/datasets UVWo3z3Nm6GnYeKDcNprwiRBKCCgpAj6+XBSZsNH9K0Mgl/pgKI7u4JLPapTH9LqVrFaQ85qrhKVhXYjwG6aOW54hgc=

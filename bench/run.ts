@@ -3,6 +3,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   core: () => import("./core.ts").then((m) => m.run()),
   pulse: () => import("./pulse.ts").then((m) => m.run()),
   pipeline: () => import("./pipeline.ts").then((m) => m.run()),
+  migration: () => import("./migration.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

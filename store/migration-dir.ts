@@ -25,6 +25,7 @@ import {
   MIGRATION_ORIGIN,
   correctionLeaf,
   proveConsistency,
+  signJsonl,
   signTree,
   snapshotLeaf,
   type ConsistencyRecord,
@@ -46,7 +47,7 @@ export const MIGRATION_FILES = {
 const DAY_MS = 86_400_000;
 
 function jsonl(lines: readonly string[]): string {
-  return lines.map((l) => `${l}\n`).join("");
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
 function readLines(path: string): string[] {
@@ -86,7 +87,7 @@ export interface SnapshotInput {
 export interface SnapshotWritten {
   summary: MigrationSummary;
   checkpoint: string;
-  tree: LeafTree;
+  rootHash: Uint8Array;
   leaves: string[];
 }
 
@@ -104,7 +105,9 @@ export function snapshotFiles(input: SnapshotInput): { files: Map<string, string
   const atMs = Date.parse(at);
   if (!Number.isFinite(atMs)) throw new Error(`snapshot instant "${at}" is not an ISO 8601 instant`);
   const leaves = conversion.balances.map(snapshotLeaf);
-  const { tree, checkpoint } = signTree(leaves, input.signer);
+  const leafText = jsonl(leaves);
+  const tree = signJsonl(leafText, input.signer);
+  const { checkpoint } = tree;
   const summary: MigrationSummary = {
     origin: MIGRATION_ORIGIN,
     snapshot_at: new Date(atMs).toISOString(),
@@ -121,7 +124,7 @@ export function snapshotFiles(input: SnapshotInput): { files: Map<string, string
     reviews: [],
   };
   const files = new Map<string, string>([
-    [MIGRATION_FILES.snapshot, jsonl(leaves)],
+    [MIGRATION_FILES.snapshot, leafText],
     [MIGRATION_FILES.mismatches, jsonl(conversion.mismatches.map((m) => canonicalize({ address: m.address, input: m.input, line: m.line, reason: m.reason })))],
     [MIGRATION_FILES.corrections, ""],
     [MIGRATION_FILES.consistency, ""],
@@ -129,7 +132,7 @@ export function snapshotFiles(input: SnapshotInput): { files: Map<string, string
     [MIGRATION_FILES.summary, renderSummary(summary)],
     [MIGRATION_FILES.checkpoint, checkpoint],
   ]);
-  return { files, written: { summary, checkpoint, tree, leaves } };
+  return { files, written: { summary, checkpoint, rootHash: tree.rootHash, leaves } };
 }
 
 /** Writes a new snapshot folder; refuses one that already holds a snapshot. */

@@ -13,6 +13,9 @@ describe("parseMic", () => {
     ["1.0000000", 1_000_000n],
     ["-0", 0n],
     ["123456789012345.678901", 123_456_789_012_345_678_901n],
+    ["0e999999999", 0n],
+    ["0.000", 0n],
+    ["9999999999999999999.999999", 9_999_999_999_999_999_999_999_999n],
   ])("reads %s exactly", (text, shards) => {
     expect(parseMic(text)).toEqual({ ok: true, shards });
   });
@@ -29,6 +32,7 @@ describe("parseMic", () => {
     [" 1", "not-a-number"],
     ["1e999999999", "too-large"],
     ["1e-999999999", "too-precise"],
+    ["-1e999999999", "negative"],
   ])("refuses %s (%s)", (text, error) => {
     expect(parseMic(text)).toEqual({ ok: false, error });
   });

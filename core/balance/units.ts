@@ -20,6 +20,8 @@ export type MicParse = { ok: true; shards: bigint } | { ok: false; error: MicPar
 
 /** JSON number grammar (RFC 8259 §6), with the sign kept apart. */
 const NUMBER = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
+/** A plain amount: up to 19 digits before the point and at most six after it. */
+const PLAIN = /^(0|[1-9][0-9]{0,18})(?:\.([0-9]{1,6}))?$/;
 
 /**
  * Reads a MIC amount written as a JSON number's text (`12`, `1.005`, `1E2`, `1e-6`) exactly: the
@@ -28,6 +30,12 @@ const NUMBER = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
  * decimals that are not zeros, and amounts above `maxShards` (when given).
  */
 export function parseMic(text: string, maxShards?: bigint): MicParse {
+  // The common form (digits, at most six decimals, no sign or exponent) in one step.
+  const plain = PLAIN.exec(text);
+  if (plain) {
+    const shards = BigInt(plain[1]! + (plain[2] ?? "").padEnd(MIC_DECIMALS, "0"));
+    return maxShards !== undefined && shards > maxShards ? { ok: false, error: "too-large" } : { ok: true, shards };
+  }
   const m = NUMBER.exec(text);
   if (!m) return { ok: false, error: "not-a-number" };
   const [, sign, whole, fraction = "", exponentText = "0"] = m as unknown as [string, string, string, string?, string?];
@@ -35,7 +43,8 @@ export function parseMic(text: string, maxShards?: bigint): MicParse {
   // digit shifting below bounded for hostile input such as 1e999999999.
   const exponent = Number(exponentText);
   if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > 4096) {
-    return { ok: false, error: /^0*$/.test(whole + fraction) ? "not-a-number" : exponent > 0 ? "too-large" : "too-precise" };
+    if (/^0*$/.test(whole + fraction)) return { ok: true, shards: 0n }; // zero, whatever the exponent
+    return { ok: false, error: sign === "-" ? "negative" : exponent > 0 ? "too-large" : "too-precise" };
   }
   // value = digits × 10^(point − fraction length), in units of 10^-6 MIC (shards).
   let digits = (whole + fraction).replace(/^0+(?=\d)/, "");

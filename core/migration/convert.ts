@@ -15,13 +15,13 @@
  *   too-precise        more than six decimals that are not zeros (finer than one shard)
  *   too-large          above MAX_BALANCE_SHARDS (2^63 − 1 shards)
  *
- * `verifyConversion` then checks, by an independent route (core/migration/decimal.ts), that each
- * converted balance's shards / 1,000,000 equals its former balance as an exact decimal and that the
- * v1 and v2 totals agree.
+ * `verifyConversion` then checks by another route — the shards written out as decimal text, or an
+ * exact decimal (core/migration/decimal.ts) — that each converted balance's shards / 1,000,000
+ * equals its former balance, and that the v1 and v2 totals agree.
  */
 import { compareAddresses, isAddress } from "../balance/address.ts";
-import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../balance/units.ts";
-import { addDecimals, decimalOf, decimalOfShards, equalDecimals, formatDecimal, type Decimal } from "./decimal.ts";
+import { MAX_BALANCE_SHARDS, formatMicDecimal, parseMic, type MicParseError } from "../balance/units.ts";
+import { decimalOf, decimalOfShards, equalsShards, formatDecimal } from "./decimal.ts";
 import { scanV1Line } from "./v1-export.ts";
 
 export type MismatchReason = "malformed-line" | "invalid-address" | "duplicate-address" | MicParseError;
@@ -73,46 +73,54 @@ export function exportLines(text: string): string[] {
 
 export function convertV1Export(lines: readonly string[]): Conversion {
   const mismatches: Mismatch[] = [];
-  // First sighting of each address, and the addresses seen more than once.
-  const byAddress = new Map<string, ConvertedBalance | Mismatch>();
-  const repeated = new Set<string>();
-
+  // Lines with a valid address, as `address ‖ U+0000 ‖ line index`: sorted as plain strings (U+0000
+  // sorts before every address character, so a shorter address comes first), which also puts the
+  // lines of one address next to each other — duplicates are found without a map.
+  const keys: string[] = [];
+  const values: string[] = new Array(lines.length);
+  const isString: boolean[] = new Array(lines.length);
   for (let i = 0; i < lines.length; i++) {
     const input = lines[i]!;
-    const line = i + 1;
     const scanned = scanV1Line(input);
     if (!scanned.ok) {
-      mismatches.push({ line, address: scanned.address, input, reason: scanned.problem });
+      mismatches.push({ line: i + 1, address: scanned.address, input, reason: scanned.problem });
       continue;
     }
-    const { address } = scanned;
-    if (!isAddress(address)) {
-      mismatches.push({ line, address, input, reason: "invalid-address" });
+    if (!isAddress(scanned.address)) {
+      mismatches.push({ line: i + 1, address: scanned.address, input, reason: "invalid-address" });
       continue;
     }
-    if (byAddress.has(address)) {
-      repeated.add(address);
-      mismatches.push({ line, address, input, reason: "duplicate-address" });
-      continue;
-    }
-    const read = scanned.valueIsString ? ({ ok: false, error: "not-a-number" } as const) : parseMic(scanned.value, MAX_BALANCE_SHARDS);
-    byAddress.set(address, read.ok ? { address, shards: read.shards, v1Text: scanned.value, line } : { line, address, input, reason: read.error });
+    keys.push(`${scanned.address}\u0000${i}`);
+    values[i] = scanned.value;
+    isString[i] = scanned.valueIsString;
   }
+  keys.sort();
 
   const balances: ConvertedBalance[] = [];
   let totalShards = 0n;
-  for (const [address, first] of byAddress) {
-    if (repeated.has(address)) {
-      // The first line of a duplicated address is reported too, whatever it held.
-      mismatches.push({ line: first.line, address, input: lines[first.line - 1]!, reason: "duplicate-address" });
-    } else if ("reason" in first) {
-      mismatches.push(first);
+  for (let k = 0; k < keys.length; ) {
+    const key = keys[k]!;
+    const cut = key.indexOf("\u0000");
+    const prefix = key.slice(0, cut + 1);
+    let end = k + 1;
+    while (end < keys.length && keys[end]!.startsWith(prefix)) end++;
+    const address = key.slice(0, cut);
+    if (end - k > 1) {
+      // Every line of a repeated address is reported: nothing says which one is right.
+      for (let j = k; j < end; j++) {
+        const i = Number(keys[j]!.slice(cut + 1));
+        mismatches.push({ line: i + 1, address, input: lines[i]!, reason: "duplicate-address" });
+      }
     } else {
-      balances.push(first);
-      totalShards += first.shards;
+      const i = Number(key.slice(cut + 1));
+      const read = isString[i] ? ({ ok: false, error: "not-a-number" } as const) : parseMic(values[i]!, MAX_BALANCE_SHARDS);
+      if (read.ok) {
+        balances.push({ address, shards: read.shards, v1Text: values[i]!, line: i + 1 });
+        totalShards += read.shards;
+      } else mismatches.push({ line: i + 1, address, input: lines[i]!, reason: read.error });
     }
+    k = end;
   }
-  balances.sort((a, b) => compareAddresses(a.address, b.address));
   mismatches.sort((a, b) => a.line - b.line);
   return { balances, mismatches, lines: lines.length, totalShards };
 }
@@ -133,23 +141,40 @@ export interface ConversionCheck {
 /** The spec's verification, computed apart from the conversion. */
 export function verifyConversion(c: Conversion): ConversionCheck {
   const differing: string[] = [];
-  // The v1 total as coefficient × 10^exponent, rescaled when a finer value arrives.
-  let v1: Decimal = { coefficient: 0n, exponent: 0 };
+  let sum = 0n;
   let sorted = true;
+  // Each line converted or reported exactly once.
+  const seen = new Uint8Array(c.lines + 1);
+  let accounted = c.balances.length + c.mismatches.length === c.lines;
   for (let i = 0; i < c.balances.length; i++) {
     const b = c.balances[i]!;
-    const former = decimalOf(b.v1Text);
-    if (former === null || !equalDecimals(decimalOfShards(b.shards), former)) differing.push(b.address);
-    else v1 = addDecimals(v1, former);
+    if (!sameAmount(b.v1Text, b.shards)) differing.push(b.address);
+    sum += b.shards;
     if (i > 0 && compareAddresses(c.balances[i - 1]!.address, b.address) >= 0) sorted = false;
+    if (b.line < 1 || b.line > c.lines || seen[b.line] === 1) accounted = false;
+    else seen[b.line] = 1;
   }
-  const lines = new Set<number>();
-  for (const b of c.balances) lines.add(b.line);
-  for (const m of c.mismatches) lines.add(m.line);
-  const accounted = lines.size === c.lines && c.balances.length + c.mismatches.length === c.lines;
-  const v1Total = formatDecimal(v1);
+  for (const m of c.mismatches) {
+    if (m.line < 1 || m.line > c.lines || seen[m.line] === 1) accounted = false;
+    else seen[m.line] = 1;
+  }
+  // Every former value equals its shards × 10^-6 (checked above), so the v1 total is their sum.
+  const v1Total = formatDecimal(decimalOfShards(sum));
   const v2Total = formatDecimal(decimalOfShards(c.totalShards));
   return { ok: differing.length === 0 && v1Total === v2Total && accounted && sorted, v1Total, v2Total, differing, accounted, sorted };
+}
+
+const PLAIN = /^(0|[1-9][0-9]*)(?:\.([0-9]{1,6}))?$/;
+
+/**
+ * Whether the v1 text is exactly shards × 10^-6. A plain number is compared as text with the shards
+ * written out (`1.005` ↔ 1005000 → "1.005000"); any other form as an exact decimal (decimal.ts).
+ */
+function sameAmount(text: string, shards: bigint): boolean {
+  const plain = PLAIN.exec(text);
+  if (plain) return formatMicDecimal(shards) === `${plain[1]}.${(plain[2] ?? "").padEnd(6, "0")}`;
+  const d = decimalOf(text);
+  return d !== null && equalsShards(d, shards);
 }
 
 export function mismatchCounts(mismatches: readonly Mismatch[]): Record<MismatchReason, number> {

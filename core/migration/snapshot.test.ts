@@ -7,6 +7,7 @@ import {
   MIGRATION_ORIGIN,
   correctionLeaf,
   indexLeaves,
+  jsonlRoot,
   parseLeaf,
   proveConsistency,
   proveLeaf,
@@ -86,6 +87,17 @@ describe("snapshot leaves", () => {
     expect(index.get("dup")).toBe(6);
     expect(index.get("HERMES")).toBe(2);
     expect(snapshotBalances(all).get("ATLAS")).toBe(7n);
+  });
+});
+
+describe("the streamed root of a JSONL text", () => {
+  it("is the whole tree's root", () => {
+    for (const n of [0, 1, 2, 3, 7, 8, 33]) {
+      const leaves = Array.from({ length: n }, (_, i) => correctionLeaf({ address: `a${i}`, shards: BigInt(i), note: i % 2 ? "é ✓" : "note" }));
+      const text = leaves.map((l) => `${l}\n`).join("");
+      expect(jsonlRoot(text)).toEqual({ size: n, rootHash: LeafTree.fromTexts(leaves).rootHash() });
+    }
+    expect(() => jsonlRoot('{"a":1}')).toThrow(/newline/);
   });
 });
 

@@ -18,6 +18,7 @@ import { signCheckpoint, type NoteSigner } from "../checkpoint.ts";
 import { isAddress } from "../balance/address.ts";
 import { MAX_BALANCE_SHARDS } from "../balance/units.ts";
 import type { ConvertedBalance } from "./convert.ts";
+import { StreamingRoot } from "../merkle-stream.ts";
 import { LeafTree } from "./tree.ts";
 
 export const MIGRATION_ORIGIN = "integrity-platform.example/migration/v1-v2";
@@ -100,13 +101,37 @@ export function snapshotBalances(leaves: readonly string[]): Map<string, bigint>
   return balances;
 }
 
+/**
+ * The RFC 9162 root of the leaves given as JSONL text (each leaf a line ending in "\n"), streamed:
+ * one UTF-8 encoding and each hash computed once (core/merkle-stream.ts). JCS never holds a raw
+ * newline or U+0000, so the newlines become the 0x00 leaf prefixes in place.
+ */
+export function jsonlRoot(jsonl: string): { size: number; rootHash: Uint8Array } {
+  const stream = new StreamingRoot();
+  if (jsonl !== "") {
+    if (!jsonl.endsWith("\n")) throw new Error("JSONL text must end each line with a newline");
+    const bytes = Buffer.allocUnsafe(Buffer.byteLength(jsonl));
+    bytes[0] = 0x00;
+    bytes.write(jsonl.slice(0, -1), 1);
+    for (let at = bytes.indexOf(0x0a, 1); at >= 0; at = bytes.indexOf(0x0a, at + 1)) bytes[at] = 0x00;
+    stream.appendLeafInputs(bytes);
+  }
+  return { size: stream.size, rootHash: stream.root() };
+}
+
+/** The signed checkpoint of leaves given as JSONL text, without building the whole tree (a snapshot needs only its root). */
+export function signJsonl(jsonl: string, signer: NoteSigner): { size: number; rootHash: Uint8Array; checkpoint: string } {
+  const { size, rootHash } = jsonlRoot(jsonl);
+  return { size, rootHash, checkpoint: signCheckpoint({ origin: MIGRATION_ORIGIN, size, rootHash }, signer) };
+}
+
 export interface SignedTree {
   tree: LeafTree;
   /** The signed checkpoint note. */
   checkpoint: string;
 }
 
-/** Builds the tree over the leaves and signs its checkpoint. */
+/** Builds the whole tree over the leaves (for proofs) and signs its checkpoint. */
 export function signTree(leaves: readonly string[], signer: NoteSigner): SignedTree {
   const tree = LeafTree.fromTexts(leaves);
   const checkpoint = signCheckpoint({ origin: MIGRATION_ORIGIN, size: tree.size, rootHash: tree.rootHash() }, signer);

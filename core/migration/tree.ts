@@ -5,7 +5,10 @@
  * leaf or size in O(log n) lookups (core/merkle.ts builds the proofs; this only supplies subtrees).
  */
 import { hash } from "node:crypto";
-import { HASH_SIZE, composeRange, consistencyProofWith, inclusionProofWith, type RangeHasher } from "../merkle.ts";
+import { HASH_SIZE, consistencyProofWith, inclusionProofWith, nodeHash, splitPoint, type RangeHasher } from "../merkle.ts";
+
+/** Hashes of ranges that are not perfect subtrees (the right edge), kept for repeated proofs. */
+const MEMO_LIMIT = 4096;
 
 export class LeafTree {
   /** levels[0] = leaf hashes; levels[k][i] = hash of the perfect subtree of 2^k leaves at i·2^k. */
@@ -16,11 +19,29 @@ export class LeafTree {
   private constructor(levels: Buffer[], size: number) {
     this.#levels = levels;
     this.size = size;
-    this.#range = composeRange((level, index) => {
-      const buffer = levels[level];
-      const at = index * HASH_SIZE;
-      return buffer && at + HASH_SIZE <= buffer.length ? buffer.subarray(at, at + HASH_SIZE) : undefined;
-    });
+    // Perfect subtrees are read from the levels; the others (along the right edge of a tree whose
+    // size is not a power of two) are computed once and remembered, so every proof of a big tree
+    // costs O(log n) lookups instead of rehashing the right edge each time.
+    const memo = new Map<string, Uint8Array>();
+    const range: RangeHasher = (start, end) => {
+      const n = end - start;
+      if (n <= 0) throw new RangeError(`empty subtree [${start}, ${end})`);
+      if ((n & (n - 1)) === 0 && n <= 2 ** 30 && start % n === 0) {
+        const buffer = levels[Math.log2(n)]!;
+        const at = (start / n) * HASH_SIZE;
+        return buffer.subarray(at, at + HASH_SIZE);
+      }
+      const key = `${start}:${end}`;
+      let hash = memo.get(key);
+      if (hash === undefined) {
+        const k = splitPoint(n);
+        hash = nodeHash(range(start, start + k), range(start + k, end));
+        if (memo.size >= MEMO_LIMIT) memo.clear();
+        memo.set(key, hash);
+      }
+      return hash;
+    };
+    this.#range = range;
   }
 
   /** The tree whose leaves are the UTF-8 bytes of each text (0x00 ‖ text hashed per RFC 9162). */

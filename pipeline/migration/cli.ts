@@ -81,7 +81,7 @@ function snapshot(v: Record<string, string | undefined>, io: Io): number {
   const bytes = readFileSync(file);
   const conversion = convertV1Export(exportLines(bytes.toString("utf8")));
   const key = signer(io);
-  const { summary, tree } = writeSnapshot(dir, { conversion, exportBytes: bytes, at, signer: key });
+  const { summary, rootHash } = writeSnapshot(dir, { conversion, exportBytes: bytes, at, signer: key });
   io.out(`snapshot of ${file} at ${summary.snapshot_at} (review until ${summary.review_ends}) → ${dir}`);
   io.out(`  lines read:  ${summary.input.lines}`);
   io.out(`  converted:   ${summary.converted} addresses`);
@@ -90,7 +90,7 @@ function snapshot(v: Record<string, string | undefined>, io: Io): number {
   io.out(`  total v2:    ${summary.total_balance_shards} shards`);
   io.out(`  verified:    every converted balance's shards / 1,000,000 equals its v1 value; the totals agree`);
   io.out(`  maximum:     ${MAX_BALANCE_SHARDS} shards per balance`);
-  io.out(`  tree:        ${tree.size} leaves, root ${formatDigest(tree.rootHash())}`);
+  io.out(`  tree:        ${summary.snapshot_size} leaves, root ${formatDigest(rootHash)}`);
   io.out(`  checkpoint:  signed by ${key.name} (dataset key from ${key.source})`);
   return 0;
 }

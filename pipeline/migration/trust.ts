@@ -6,7 +6,7 @@
  * there, so a key file inside it is refused even when named explicitly.
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { join, relative, resolve, isAbsolute } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { parseVerifierKey, type NoteVerifier } from "../../core/checkpoint.ts";
 import { DATASET_KEY, loadSigningKey } from "../../store/keys.ts";
 import { parseTrustedKeys } from "../sign.ts";

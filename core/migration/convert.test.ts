@@ -111,6 +111,9 @@ describe("verifying a conversion", () => {
     const check = verifyConversion(broken);
     expect(check.ok).toBe(false);
     expect(check.differing).toEqual(["a"]);
+    // The same for an exponent form and for a value shifted by a factor of ten.
+    const shifted: Conversion = { ...c, balances: c.balances.map((b) => (b.address === "b" ? { ...b, shards: 10_000_000n } : b.address === "c" ? { ...b, shards: 10n } : b)) };
+    expect(verifyConversion(shifted).differing).toEqual(["b", "c"]);
   });
 
   it("fails when the total does not add up, a line is lost, or the order is wrong", () => {

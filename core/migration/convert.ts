@@ -19,8 +19,8 @@
  * exact decimal (core/migration/decimal.ts) — that each converted balance's shards / 1,000,000
  * equals its former balance, and that the v1 and v2 totals agree.
  */
-import { compareAddresses, isAddress } from "../balance/address.ts";
-import { MAX_BALANCE_SHARDS, formatMicDecimal, parseMic, type MicParseError } from "../balance/units.ts";
+import { addressOrder, compareAddresses, isAddress } from "../balance/address.ts";
+import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../balance/units.ts";
 import { decimalOf, decimalOfShards, equalsShards, formatDecimal } from "./decimal.ts";
 import { scanV1Line } from "./v1-export.ts";
 
@@ -73,12 +73,11 @@ export function exportLines(text: string): string[] {
 
 export function convertV1Export(lines: readonly string[]): Conversion {
   const mismatches: Mismatch[] = [];
-  // Lines with a valid address, as `address ‖ U+0000 ‖ line index`: sorted as plain strings (U+0000
-  // sorts before every address character, so a shorter address comes first), which also puts the
-  // lines of one address next to each other — duplicates are found without a map.
-  const keys: string[] = [];
-  const values: string[] = new Array(lines.length);
-  const isString: boolean[] = new Array(lines.length);
+  // The lines with a valid address; sorted by address, the lines of one address come together.
+  const addresses: string[] = [];
+  const lineOf: number[] = [];
+  const values: string[] = [];
+  const isString: boolean[] = [];
   for (let i = 0; i < lines.length; i++) {
     const input = lines[i]!;
     const scanned = scanV1Line(input);
@@ -90,32 +89,31 @@ export function convertV1Export(lines: readonly string[]): Conversion {
       mismatches.push({ line: i + 1, address: scanned.address, input, reason: "invalid-address" });
       continue;
     }
-    keys.push(`${scanned.address}\u0000${i}`);
-    values[i] = scanned.value;
-    isString[i] = scanned.valueIsString;
+    addresses.push(scanned.address);
+    lineOf.push(i);
+    values.push(scanned.value);
+    isString.push(scanned.valueIsString);
   }
-  keys.sort();
+  const order = addressOrder(addresses);
 
   const balances: ConvertedBalance[] = [];
   let totalShards = 0n;
-  for (let k = 0; k < keys.length; ) {
-    const key = keys[k]!;
-    const cut = key.indexOf("\u0000");
-    const prefix = key.slice(0, cut + 1);
+  for (let k = 0; k < order.length; ) {
+    const first = order[k]!;
+    const address = addresses[first]!;
     let end = k + 1;
-    while (end < keys.length && keys[end]!.startsWith(prefix)) end++;
-    const address = key.slice(0, cut);
+    while (end < order.length && addresses[order[end]!] === address) end++;
     if (end - k > 1) {
       // Every line of a repeated address is reported: nothing says which one is right.
       for (let j = k; j < end; j++) {
-        const i = Number(keys[j]!.slice(cut + 1));
+        const i = lineOf[order[j]!]!;
         mismatches.push({ line: i + 1, address, input: lines[i]!, reason: "duplicate-address" });
       }
     } else {
-      const i = Number(key.slice(cut + 1));
-      const read = isString[i] ? ({ ok: false, error: "not-a-number" } as const) : parseMic(values[i]!, MAX_BALANCE_SHARDS);
+      const i = lineOf[first]!;
+      const read = isString[first] ? ({ ok: false, error: "not-a-number" } as const) : parseMic(values[first]!, MAX_BALANCE_SHARDS);
       if (read.ok) {
-        balances.push({ address, shards: read.shards, v1Text: values[i]!, line: i + 1 });
+        balances.push({ address, shards: read.shards, v1Text: values[first]!, line: i + 1 });
         totalShards += read.shards;
       } else mismatches.push({ line: i + 1, address, input: lines[i]!, reason: read.error });
     }
@@ -168,11 +166,16 @@ const PLAIN = /^(0|[1-9][0-9]*)(?:\.([0-9]{1,6}))?$/;
 
 /**
  * Whether the v1 text is exactly shards × 10^-6. A plain number is compared as text with the shards
- * written out (`1.005` ↔ 1005000 → "1.005000"); any other form as an exact decimal (decimal.ts).
+ * written out (1005000 → "1" and "005000" against `1.005`); any other form as an exact decimal
+ * (decimal.ts).
  */
 function sameAmount(text: string, shards: bigint): boolean {
   const plain = PLAIN.exec(text);
-  if (plain) return formatMicDecimal(shards) === `${plain[1]}.${(plain[2] ?? "").padEnd(6, "0")}`;
+  if (plain) {
+    if (shards < 0n) return false;
+    const digits = shards.toString().padStart(7, "0");
+    return digits.slice(0, -6) === plain[1] && digits.slice(-6) === (plain[2] ?? "").padEnd(6, "0");
+  }
   const d = decimalOf(text);
   return d !== null && equalsShards(d, shards);
 }

@@ -27,8 +27,9 @@ const SMALL_RANGE = 24;
  * The order of `addresses` by compareAddresses, as indices: `addresses[order[0]]` comes first.
  * Equal addresses end up next to each other (in no particular order among themselves).
  *
- * A million addresses sort several times faster than with Array.prototype.sort, which compares
- * strings one pair at a time: a most-significant-digit radix sort that reads a few characters of
+ * A million addresses sort about twice as fast as `address ‖ index` strings through
+ * Array.prototype.sort, which compares strings one pair at a time: a most-significant-digit radix
+ * sort that skips the characters a range shares, then reads a few characters of
  * every address at once as one number (code unit c is the base-129 digit c + 1, and 0 is past the
  * end, so a shorter address sorts first), sorts those numbers natively in a Float64Array (the
  * position rides in the low bits), and recurses only into runs that share those characters.
@@ -52,6 +53,17 @@ function sortRange(a: readonly string[], order: Uint32Array, from: number, to: n
   let chars = 0;
   while (129 ** (chars + 1) * scale <= 2 ** 53) chars++;
   if (n <= SMALL_RANGE || chars < 1) return sortByComparing(a, order, from, to);
+  // Characters every address of the range shares need no pass of their own.
+  const first = a[order[from]!]!;
+  let common = first.length;
+  for (let j = from + 1; j < to && common > depth; j++) {
+    const s = a[order[j]!]!;
+    let k = depth;
+    const end = Math.min(common, s.length);
+    while (k < end && s.charCodeAt(k) === first.charCodeAt(k)) k++;
+    common = k;
+  }
+  depth = Math.max(depth, common);
   const keys = new Float64Array(n);
   for (let j = 0; j < n; j++) {
     const s = a[order[from + j]!]!;

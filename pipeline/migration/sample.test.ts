@@ -119,3 +119,32 @@ describe("the live supply", () => {
     expect(available).toBe(supply.mintedShards - supply.burnedShards - supply.lockedShards);
   });
 });
+
+describe("publishing data/migration", () => {
+  it("--check reports a published file that differs from what the sources give", async () => {
+    const { cpSync, mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const data = mkdtempSync(join(tmpdir(), "migration-publish-"));
+    try {
+      for (const part of ["sources/migration", "migration", "keys"]) cpSync(join("data", part), join(data, part), { recursive: true });
+      const check = () => publishMigration({ dataDir: data, check: true, log: () => {}, signingKey: () => { throw new Error("no signing in --check"); } });
+      expect(check().ok).toBe(true);
+      writeFileSync(join(data, "migration", "mismatches.jsonl"), "");
+      const report = check();
+      expect(report.ok).toBe(false);
+      expect(report.differences.join("\n")).toMatch(/mismatches\.jsonl/);
+      // Publishing rewrites the folder from the sources, signed with the given key (added to the keys with trustNewKey).
+      const { generateKeyPair } = await import("../../core/signature.ts");
+      const k = generateKeyPair("ed25519");
+      const signingKey = () => ({ name: "integrity-platform.example/datasets", secretKeyHex: k.secretKey, publicKeyHex: k.publicKey });
+      expect(() => publishMigration({ dataDir: data, check: false, log: () => {}, signingKey })).toThrow(/not listed/);
+      expect(publishMigration({ dataDir: data, check: false, trustNewKey: true, log: () => {}, signingKey }).status).toBe("written");
+      expect(publishMigration({ dataDir: data, check: false, log: () => {}, signingKey }).status).toBe("unchanged");
+      expect(check().ok).toBe(true);
+      expect(verifyMigrationDir(join(data, "migration"), readTrustedKeys(join(data, "keys", "datasets.vkey"))).ok).toBe(true);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+});

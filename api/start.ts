@@ -32,7 +32,6 @@ import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import { originsFromEnv } from "./cors.ts";
-import { historyLines, newestFirst, verifyHistory } from "../core/pulse/history.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 
@@ -89,22 +88,8 @@ function ensurePulseHistory(dataDir: string, env: NodeJS.ProcessEnv): void {
 }
 
 /**
- * The present of the sample ledger: the newest pulse's instant, or `fallback` (sample.json's `now`)
- * when that is later or there is no pulse. The documents are dated by the later of the ledger's last
- * entry and the newest pulse; seeding up to the newest pulse makes the simulated sentinels alive at
- * that instant instead of silent since an older `now`.
- */
-function sampleNow(dataDir: string, fallback: string): string {
-  const path = historyPath(dataDir);
-  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
-  const { records } = verifyHistory(historyLines(text));
-  const newest = newestFirst(records)[0]?.generatedAt;
-  return newest && newest > fallback ? newest : fallback;
-}
-
-/**
  * Step 2b: the sample ledger and the datasets. An empty ledger is seeded with the seed and size in
- * data/sources/sample.json up to `sampleNow` — the options the committed sample datasets were
+ * data/sources/sample.json up to its present (pipeline/seed/sample-options.ts, `npm run seed -- --sample`) — the options the committed sample datasets were
  * generated from — so the pipeline then finds its inputs unchanged on a fresh clone and rewrites
  * (and re-signs) nothing.
  */
@@ -117,10 +102,8 @@ function ensureDatasets(dataDir: string, args: readonly string[], env: NodeJS.Pr
   const size = ledger.size();
   ledger.close();
   if (size === 0) {
-    const sample = JSON.parse(readFileSync(join(dataDir, "sources", "sample.json"), "utf8")) as { seed: string; size: number; now: string };
-    const now = sampleNow(dataDir, sample.now);
-    say(`ledger: empty; seeding the SAMPLE ledger (seed ${sample.seed}, as of ${now})`);
-    npmRun("seed", env, ["--seed", sample.seed, "--size", String(sample.size), "--now", now]);
+    say("ledger: empty; seeding the SAMPLE ledger (data/sources/sample.json, up to the newest pulse)");
+    npmRun("seed", env, ["--sample", "--data", dataDir]);
   } else {
     say(`ledger: ${size} entries`);
   }

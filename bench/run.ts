@@ -7,6 +7,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   avm: () => import("./avm.ts").then((m) => m.run()),
   groupcommit: () => import("./group-commit.ts").then((m) => m.run()),
   api: () => import("./api.ts").then((m) => m.run()),
+  migration: () => import("./migration.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,5 +1,6 @@
 /**
- * `npm run pipeline -- [options]`: regenerate data/areas/ (see pipeline/runner.ts).
+ * `npm run pipeline -- [options]`: regenerate data/areas/ (see pipeline/runner.ts) and, on a run of
+ * all areas, the migration's verification tree data/migration/ (pipeline/migration/publish.ts).
  *
  *   --ledger PATH          the SQLite ledger (default: LEDGER_DB or .state/ledger.sqlite)
  *   --ledger-export DIR    read a published export instead (DIR/ledger.jsonl + DIR/checkpoint)
@@ -35,6 +36,7 @@ import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { steps } from "./areas/index.ts";
 import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
+import { publishMigration } from "./migration/publish.ts";
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys } from "./sign.ts";
 import { AREAS, type Area } from "./step.ts";
@@ -144,12 +146,22 @@ export async function main(argv: readonly string[], log: (line: string) => void 
       for (const f of report.steps.filter((s) => s.status === "failed")) console.error(`pipeline: step ${f.id} failed (${f.file}): ${f.reason}`);
       if (values.check && report.differences.length > 0) console.error(`pipeline --check: ${report.differences.length} file(s) differ from what the pipeline produces`);
     }
+    const migration = areas
+      ? null
+      : publishMigration({
+          dataDir,
+          check: values.check ?? false,
+          trustNewKey: values["trust-new-key"] ?? false,
+          log,
+          signingKey: () => loadSigningKey(DATASET_KEY, stateDir(), process.env, log),
+        });
+    const ok = report.ok && (migration?.ok ?? true);
     if (values.check) {
       const problems = ledgerPublicationProblems(dataDir, ledger);
       for (const problem of problems) console.error(`pipeline --check: ${problem}`);
-      return report.ok && problems.length === 0 ? 0 : 1;
+      return ok && problems.length === 0 ? 0 : 1;
     }
-    if (!report.ok) return 1;
+    if (!ok) return 1;
     const published = publishLedgerCheckpoint({ dataDir, ledger, sign: signTree!, trustNewKey: values["trust-new-key"] ?? false });
     log(`ledger checkpoint: ${published.checkpoint === "written" ? "published" : "unchanged"} (size ${published.size}) in ${join(dataDir, LEDGER_CHECKPOINT)}; key ${published.vkey} in ${join(dataDir, LEDGER_VKEY)}`);
     return 0;

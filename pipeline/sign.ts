@@ -33,6 +33,9 @@ export function signManifest(area: Area, manifest: Uint8Array | string, signer: 
 
 export { DataPackageError };
 
+/** Signs the manifest of a package that is no area (data/migration/): its own code checks its contents. */
+export { signNoteOfManifest as signPackageManifest };
+
 export function readTrustedKeys(path: string): NoteVerifier[] {
   let text: string;
   try {

@@ -17,7 +17,7 @@ import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } 
 import { CompactRange } from "../core/compact-range.ts";
 import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
-import { isEventType, validateEvent } from "../core/ledger/events.ts";
+import { isEventType, validateEvent, validateEventTime } from "../core/ledger/events.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 import {
   LedgerAppendError,
@@ -337,12 +337,14 @@ export class SqliteLedger implements LedgerStore {
    * entry's when the clock has stepped back.
    */
   #timestampOf(event: NewEvent, i: number, lastTs: string, clock: () => string): string {
-    if (event.ts === undefined) {
+    let ts = event.ts;
+    if (ts === undefined) {
       const now = clock();
-      return now < lastTs ? lastTs : now;
-    }
-    if (event.ts < lastTs) throw new LedgerAppendError(i, `ts ${event.ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
-    return event.ts;
+      ts = now < lastTs ? lastTs : now;
+    } else if (ts < lastTs) throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
+    const refused = validateEventTime(event.type, ts);
+    if (refused) throw new LedgerAppendError(i, refused.message, refused.code);
+    return ts;
   }
 
   /** Reads the injected clock on first use only. */

@@ -15,6 +15,12 @@
 export const AREAS = ["government", "academics", "philosophy", "economy", "diplomacy"] as const;
 export type Area = (typeof AREAS)[number];
 
+/**
+ * What a signed `datapackage.json` may describe: one of the five areas, or the migration
+ * verification tree (data/migration/), which is published and signed the same way but is no area.
+ */
+export type PackageName = Area | "migration";
+
 /** The key tiers of the spec's "Data areas" table. */
 export const KEY_TIERS = ["government", "academic", "institutional", "economist"] as const;
 export type KeyTier = (typeof KEY_TIERS)[number];

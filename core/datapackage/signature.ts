@@ -12,15 +12,15 @@
  */
 import { NoteError, openNote, parseVerifierKey, signNote, type NoteSigner, type NoteVerifier } from "../checkpoint.ts";
 import { sha256Hex } from "../digest.ts";
-import type { Area } from "./contract.ts";
+import type { PackageName } from "./contract.ts";
 import { DataPackageError, type DataPackageErrorCode } from "./errors.ts";
 
 /** The signed text: the area and the sha256 of the manifest bytes. */
-export function manifestSignatureText(area: Area, manifest: Uint8Array | string): string {
+export function manifestSignatureText(area: PackageName, manifest: Uint8Array | string): string {
   return `${area} datapackage\nsha256:${sha256Hex(manifest)}\n`;
 }
 
-export function signManifest(area: Area, manifest: Uint8Array | string, signer: NoteSigner): string {
+export function signManifest(area: PackageName, manifest: Uint8Array | string, signer: NoteSigner): string {
   return signNote(manifestSignatureText(area, manifest), [signer]);
 }
 
@@ -35,7 +35,7 @@ const NOTE_CODES: Record<NoteError["code"], DataPackageErrorCode> = {
  * Checks a manifest signature: a trusted key signed it and the signed text names this area and these
  * exact bytes. Returns the names of the keys that signed; throws a DataPackageError otherwise.
  */
-export function openManifestSignature(area: Area, manifest: Uint8Array | string, note: string, trusted: readonly NoteVerifier[]): string[] {
+export function openManifestSignature(area: PackageName, manifest: Uint8Array | string, note: string, trusted: readonly NoteVerifier[]): string[] {
   if (trusted.length === 0) throw new DataPackageError("keys-empty", "keys", "no trusted dataset key");
   let opened: { text: string; verifiedBy: string[] };
   try {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { coordinationScore, formatMic, logisticReward, rewardShards, shardsToMic } from "./formulas.ts";
+import { formatMicDecimal, shardsToMicNumber } from "../balance/units.ts";
+import { coordinationScore, logisticReward, rewardShards } from "./formulas.ts";
 
 describe("coordination score", () => {
   it("weights the work terms 0.4/0.3/0.2/0.1 and scales by 1 + ln(uptime)", () => {
@@ -28,9 +29,9 @@ describe("logistic reward", () => {
   });
   it("converts to integer shards once, and formats shards without floats", () => {
     expect(rewardShards(50, 1.5)).toBe(750_000_000n);
-    expect(formatMic(1_234_567n)).toBe("1.234567");
-    expect(formatMic(5n)).toBe("0.000005");
-    expect(formatMic(-1_000_000n)).toBe("-1.000000");
-    expect(shardsToMic(2_500_000n)).toBe(2.5);
+    expect(formatMicDecimal(1_234_567n)).toBe("1.234567");
+    expect(formatMicDecimal(5n)).toBe("0.000005");
+    expect(formatMicDecimal(-1_000_000n)).toBe("-1.000000");
+    expect(shardsToMicNumber(2_500_000n)).toBe(2.5);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The MIC economy's formulas (spec "Economic constants"). Pure numbers in, numbers out; money is
  * converted to integer shards exactly once, by `rewardShards`, and summed as bigint afterwards.
+ * Shards ↔ MIC conversions and formatting live in core/balance/units.ts.
  */
-export const SHARDS_PER_MIC = 1_000_000n;
 
 /** Logistic reward constants: maximum L, steepness k, inflection point x0. */
 export const REWARD = { L: 1000, k: 0.05, x0: 50 } as const;
@@ -41,18 +41,4 @@ export function logisticReward(score: number, multiplier: number): number {
 /** The reward as integer shards, rounded to the nearest shard: what a mint records on the ledger. */
 export function rewardShards(score: number, multiplier: number): bigint {
   return BigInt(Math.round(logisticReward(score, multiplier) * 1_000_000));
-}
-
-/** Shards → MIC as a number for display documents (exact up to 2^53 shards ≈ 9 billion MIC). */
-export function shardsToMic(shards: bigint): number {
-  return Number(shards) / 1_000_000;
-}
-
-/** Shards → "<integer>.<6 digits>" without floating point. */
-export function formatMic(shards: bigint): string {
-  const negative = shards < 0n;
-  const abs = negative ? -shards : shards;
-  const whole = abs / SHARDS_PER_MIC;
-  const fraction = (abs % SHARDS_PER_MIC).toString().padStart(6, "0");
-  return `${negative ? "-" : ""}${whole}.${fraction}`;
 }

@@ -93,7 +93,8 @@ export type LedgerAppendCode =
   | "invalid-event"
   | "invalid-ts"
   | "ts-before-tail"
-  | "payload-too-large";
+  | "payload-too-large"
+  | "migration-freeze";
 
 /** A refused append: nothing of it was written. `index` is the refused event's position in its write. */
 export class LedgerAppendError extends Error {

@@ -3,15 +3,12 @@
  * 1 MIC = 1,000,000 shards.
  */
 import { z } from "zod";
+import { formatMicDecimal } from "../balance/units.ts";
 import { NonNegativeNumber, SHARD_STRING_PATTERN, ShardString } from "./common.ts";
-
-export const SHARDS_PER_MIC = 1_000_000n;
 
 /** Exact display form of a shard amount: MIC with six decimals, e.g. "1.500000 MIC". */
 export function formatShardsAsMic(shards: bigint): string {
-  const whole = shards / SHARDS_PER_MIC;
-  const frac = shards % SHARDS_PER_MIC;
-  return `${whole}.${frac.toString().padStart(6, "0")} MIC`;
+  return `${formatMicDecimal(shards)} MIC`;
 }
 
 /** v1 balance. */

@@ -1274,4 +1274,67 @@ export const fixtures: Fixtures = {
       { balance_shards: "01500000", balance_credits: 1.5, balance_credits_formatted: "1.500000 MIC" },
     ],
   },
+
+  "migration-leaf": {
+    valid: { address: "ATLAS", balance_shards: "1005000", v1_balance_gic: "1.005" },
+    invalid: [
+      { address: "ATLAS", balance_shards: "1005000" },
+      { address: "ATLAS", balance_shards: "1005000", v1_balance_gic: 1.005 },
+      { address: "ATLAS", balance_shards: "1005000", v1_balance_gic: "1.005", correction: "both kinds" },
+      { address: "has space", balance_shards: "1", correction: "settled" },
+      { address: "ATLAS", balance_shards: "1", correction: "" },
+      { address: "ATLAS", balance_shards: "-1", v1_balance_gic: "-0.000001" },
+    ],
+  },
+  "migration-mismatch": {
+    valid: { address: "legacy-1", input: '{"address":"legacy-1","balance_gic":1e-7}', line: 3, reason: "too-precise" },
+    invalid: [
+      { address: "legacy-1", input: "x", line: 0, reason: "too-precise" },
+      { address: "legacy-1", input: "x", line: 1, reason: "rounded" },
+      { input: "x", line: 1, reason: "malformed-line" },
+    ],
+  },
+  "migration-proof": {
+    valid: { index: 0, tree_size: 2, leaf: '{"address":"a","balance_shards":"1","v1_balance_gic":"0.000001"}', proof: ["47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="] },
+    invalid: [
+      { index: 0, tree_size: 0, leaf: "x", proof: [] },
+      { index: 0, tree_size: 1, leaf: "x", proof: ["not base64"] },
+      { index: -1, tree_size: 1, leaf: "x", proof: [] },
+    ],
+  },
+  "migration-summary": {
+    valid: {
+      origin: "integrity-platform.example/migration/v1-v2",
+      snapshot_at: "2025-12-01T00:00:00.000Z",
+      review_ends: "2025-12-02T00:00:00.000Z",
+      input: { lines: 3, sha256: "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+      converted: 2,
+      mismatches: 1,
+      mismatches_by_reason: { "malformed-line": 0, "invalid-address": 0, "duplicate-address": 0, "not-a-number": 0, negative: 0, "too-precise": 1, "too-large": 0 },
+      total_v1_balance_gic: "101.005",
+      total_balance_shards: "101005000",
+      verified: true,
+      snapshot_size: 2,
+      tree_size: 3,
+      reviews: [{ at: "2025-12-01T12:00:00.000Z", corrections: 1, tree_size: 3 }],
+    },
+    invalid: [
+      {},
+      {
+        origin: "integrity-platform.example/migration/v1-v2",
+        snapshot_at: "2025-12-01T00:00:00.000Z",
+        review_ends: "2025-12-02T00:00:00.000Z",
+        input: { lines: 3, sha256: "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+        converted: 2,
+        mismatches: 1,
+        mismatches_by_reason: { "too-precise": 1 },
+        total_v1_balance_gic: "101.0050",
+        total_balance_shards: "101005000",
+        verified: false,
+        snapshot_size: 2,
+        tree_size: 3,
+        reviews: [],
+      },
+    ],
+  },
 };

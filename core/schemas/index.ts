@@ -63,6 +63,7 @@ import {
   Virtues,
 } from "./philosophy.ts";
 import { PulseBadge, PulseHistoryResponse, PulseRecord } from "./pulse.ts";
+import { MigrationLeaf, MigrationMismatch, MigrationProof, MigrationSummary } from "./migration.ts";
 
 export * from "./common.ts";
 export * from "./avm.ts";
@@ -74,6 +75,7 @@ export * from "./economy.ts";
 export * from "./diplomacy.ts";
 export * from "./consensus.ts";
 export * from "./balance.ts";
+export * from "./migration.ts";
 
 export const publishedSchemas = {
   // Authority verification
@@ -142,6 +144,11 @@ export const publishedSchemas = {
   // Balance
   "balance-v1": BalanceV1,
   "balance-v2": BalanceV2,
+  // v1 → v2 migration (data/migration/)
+  "migration-leaf": MigrationLeaf,
+  "migration-mismatch": MigrationMismatch,
+  "migration-proof": MigrationProof,
+  "migration-summary": MigrationSummary,
 } as const satisfies Record<string, z.ZodType>;
 
 export type PublishedSchemaName = keyof typeof publishedSchemas;

@@ -18,7 +18,8 @@
  *   attestations and votes of an id never registered count in the totals (supply, consensus) but
  *   in no sentinel's figures.
  * - `uptimeDays` = (asOf − registeredAt) / 1 day, unrounded.
- * - Supply: minted = Σ mints, burned = Σ burns, locked = Σ locks − Σ unlocks; `supplyByCycle` holds
+ * - Supply: core/economy/supply.ts's projection (minted = Σ mints, burned = Σ burns, locked = Σ locks
+ *   − Σ unlocks), the same one the API folds for the live figures; `supplyByCycle` holds
  *   the cumulative values at the end of each cycle (by the entry's `ts`, core/cycle.ts) that had a
  *   supply event. An instant before C-1 is counted in C-1.
  * - Multipliers start at 1.0 for every cathedral; each `multiplier.changed` replaces the value.
@@ -33,6 +34,7 @@ import { consensusProjection } from "../../core/consensus/state.ts";
 import { sessionSummaries } from "../../core/consensus/views.ts";
 import { CompactRange } from "../../core/compact-range.ts";
 import { cycleNumber } from "../../core/cycle.ts";
+import { isSupplyEvent, supplyProjection } from "../../core/economy/supply.ts";
 import { formatDigest } from "../../core/digest.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import type { EventPayload } from "../../core/ledger/events.ts";
@@ -75,9 +77,7 @@ export function createFactsAccumulator(): FactsAccumulator {
   const eventCounts = new Map<string, number>();
   const sentinels = new Map<string, SentinelState>();
 
-  let minted = 0n;
-  let burned = 0n;
-  let locked = 0n;
+  const supply = supplyProjection.initial();
   const supplyByCycle: CycleSupply[] = [];
   // The cycle whose supply row is being accumulated (pushed when a later cycle starts or at the end).
   let supplyCycle: { cycle: string; ts: string } | null = null;
@@ -113,7 +113,7 @@ export function createFactsAccumulator(): FactsAccumulator {
 
   function flushSupply(): void {
     if (supplyCycle === null) return;
-    supplyByCycle.push({ cycle: supplyCycle.cycle, ts: supplyCycle.ts, mintedShards: minted, burnedShards: burned, lockedShards: locked });
+    supplyByCycle.push({ cycle: supplyCycle.cycle, ts: supplyCycle.ts, ...supply });
     supplyCycle = null;
   }
 
@@ -125,6 +125,10 @@ export function createFactsAccumulator(): FactsAccumulator {
     eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
     const payload = entry.payload as unknown;
     consensusProjection.apply(registry, entry);
+    if (isSupplyEvent(type)) {
+      supplyEvent(ts);
+      supplyProjection.apply(supply, entry);
+    }
 
     switch (type) {
       case "sample.generated": {
@@ -186,29 +190,14 @@ export function createFactsAccumulator(): FactsAccumulator {
       }
       case "mic_mint": {
         const p = payload as EventPayload<"mic_mint">;
-        const amount = BigInt(p.amount_shards);
-        supplyEvent(ts);
-        minted += amount;
         const s = sentinels.get(p.sentinel);
         if (s) {
-          s.rewardsShards += amount;
+          s.rewardsShards += BigInt(p.amount_shards);
           s.mintCount += 1;
           s.lastMintCoordination = p.coordination_score;
         }
         break;
       }
-      case "mic_burn":
-        supplyEvent(ts);
-        burned += BigInt((payload as EventPayload<"mic_burn">).amount_shards);
-        break;
-      case "mic_lock":
-        supplyEvent(ts);
-        locked += BigInt((payload as EventPayload<"mic_lock">).amount_shards);
-        break;
-      case "mic_unlock":
-        supplyEvent(ts);
-        locked -= BigInt((payload as EventPayload<"mic_unlock">).amount_shards);
-        break;
       case "multiplier.changed": {
         const p = payload as EventPayload<"multiplier.changed">;
         multipliers[p.cathedral] = p.multiplier;
@@ -263,7 +252,7 @@ export function createFactsAccumulator(): FactsAccumulator {
   function result(rootHash: string): LedgerFacts {
     const supplyRows = supplyCycle === null ? supplyByCycle.slice() : [
       ...supplyByCycle,
-      { cycle: supplyCycle.cycle, ts: supplyCycle.ts, mintedShards: minted, burnedShards: burned, lockedShards: locked },
+      { cycle: supplyCycle.cycle, ts: supplyCycle.ts, ...supply },
     ];
     const asOfMs = asOf === null ? NaN : Date.parse(asOf);
     const sentinelFacts: SentinelFacts[] = [...sentinels.values()]
@@ -283,7 +272,7 @@ export function createFactsAccumulator(): FactsAccumulator {
       sample: sample === null ? null : { ...sample },
       eventCounts: counts,
       sentinels: sentinelFacts,
-      supply: { mintedShards: minted, burnedShards: burned, lockedShards: locked },
+      supply: { ...supply },
       supplyByCycle: supplyRows,
       multipliers: { ...multipliers },
       multiplierChanges: multiplierChanges.slice(),

@@ -5,6 +5,7 @@
  * MIC numbers only at the edge of a published document.
  */
 import type { SessionSummary } from "../../core/consensus/views.ts";
+import type { SupplyShards } from "../../core/economy/supply.ts";
 import type { Cathedral } from "../../core/schemas/common.ts";
 
 export interface HeartbeatFacts {
@@ -96,7 +97,7 @@ export interface LedgerFacts {
   eventCounts: Record<string, number>;
   /** Sorted by id. */
   sentinels: SentinelFacts[];
-  supply: { mintedShards: bigint; burnedShards: bigint; lockedShards: bigint };
+  supply: SupplyShards;
   supplyByCycle: CycleSupply[];
   /** Current multiplier per cathedral (1.0 until a change is recorded). */
   multipliers: Record<Cathedral, number>;

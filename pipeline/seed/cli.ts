@@ -1,5 +1,6 @@
 /**
  * `npm run seed -- [--seed S] [--size N] [--now ISO] [--db PATH] [--force]`
+ * `npm run seed -- --sample [--data DIR] [--db PATH]`: the embedded default's sample (sample-options.ts)
  *
  * Writes the SAMPLE ledger (see simulate.ts) through the store's bulk path (`appendBulk`: the same
  * checks and rows as the API's appends), in batches of 1,000 events, then signs a checkpoint. The present is `--now`, else SOURCE_DATE_EPOCH
@@ -13,10 +14,11 @@ import { cycleStart } from "../../core/cycle.ts";
 import { formatDigest } from "../../core/digest.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { defaultLedgerPath, openLedger } from "../../store/open-ledger.ts";
+import { sampleOptions } from "./sample-options.ts";
 import { DEFAULT_SEED, DEFAULT_SIZE, planSimulation, simulate } from "./simulate.ts";
 
 const BATCH = 1000;
-const USAGE = "usage: npm run seed -- [--seed STRING] [--size N] [--now ISO-8601] [--db PATH] [--force]";
+const USAGE = "usage: npm run seed -- [--seed STRING] [--size N] [--now ISO-8601] [--db PATH] [--force]\n       npm run seed -- --sample [--data DIR] [--db PATH] [--force]";
 
 class UsageError extends Error {}
 
@@ -41,7 +43,7 @@ function parseSize(flag: string | undefined): number {
 }
 
 function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
-  let values: { seed?: string; size?: string; now?: string; db?: string; force?: boolean };
+  let values: { seed?: string; size?: string; now?: string; db?: string; force?: boolean; sample?: boolean; data?: string };
   try {
     values = parseArgs({
       args: argv,
@@ -51,6 +53,8 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
         now: { type: "string" },
         db: { type: "string" },
         force: { type: "boolean" },
+        sample: { type: "boolean" },
+        data: { type: "string" },
       },
       strict: true,
       allowPositionals: false,
@@ -58,6 +62,11 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
+  if (values.sample) {
+    if (values.seed !== undefined || values.size !== undefined || values.now !== undefined) throw new UsageError(`--sample takes its seed, size and present from the data folder\n${USAGE}`);
+    const sample = sampleOptions(values.data ?? env.DATA_DIR ?? "data");
+    values = { ...values, seed: sample.seed, size: String(sample.size), now: sample.now };
+  } else if (values.data !== undefined) throw new UsageError(`--data goes with --sample\n${USAGE}`);
   const seed = values.seed ?? DEFAULT_SEED;
   if (seed.length === 0) throw new UsageError("--seed must not be empty");
   const size = parseSize(values.size);

@@ -26,6 +26,10 @@
  * - at the start of each cycle a `cycle.updated` with the offices' mean GI.
  * Every sentinel registers as a consensus office (its priority is in tables.ts).
  *
+ * The migration freeze window (core/migration/phases.ts) holds money: no mint, burn, lock or unlock
+ * happens inside it (so the snapshot day C-151 mints nothing), and no identity registers when its
+ * stake would fall inside it.
+ *
  * `size` is the approximate number of events: it scales the high-volume kinds (heartbeats,
  * attestations, burns/locks/unlocks, identities) per cycle; mints (one per sentinel per cycle),
  * sessions, deliberations and multiplier changes keep their realistic rates. Below that floor
@@ -37,6 +41,7 @@ import { hash } from "node:crypto";
 import { coordinationScore, rewardShards, MULTIPLIER_MAX, MULTIPLIER_MIN } from "../../core/economy/formulas.ts";
 import { cycleNumber, cycleStart } from "../../core/cycle.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
+import { inFreezeWindow } from "../../core/migration/phases.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { planAudits } from "./audits.ts";
 import { forcedStatus, isSilenced, liveHeartbeats, planLiveness } from "./liveness.ts";
@@ -289,6 +294,8 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   const silenced = (s: SentinelState) => isSilenced(live, s.spec.id, current);
   // Compliance audits of the four jurisdictions (audits.ts).
   const audits = planAudits(seed, cycleStart(plan.firstCycle).getTime(), nowMs);
+  // Money does not move inside the migration freeze window.
+  const frozen = (): boolean => inFreezeWindow(current);
 
   for (let n = plan.firstCycle; n <= plan.lastCycle; n++) {
     const start = cycleStart(n).getTime();
@@ -349,6 +356,8 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     const newIdentities = Math.max(n === 1 ? 1 : 0, rng.count(RATE.identities * scale));
     for (let i = 0; i < newIdentities; i++) {
       const t = rng.between(MINUTE, LAST_ACTIVITY - 31 * MINUTE);
+      // Its stake follows within 1–30 minutes: no identity registers when that falls in the freeze.
+      if (inFreezeWindow(start + t + MINUTE) || inFreezeWindow(start + t + 30 * MINUTE)) continue;
       at(t, () => registerIdentity(schedule, start + t));
     }
     let deliberationNo = 0;
@@ -421,7 +430,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
 
   function mint(s: SentinelState, cycle: string): NewEvent | null {
     const hb = s.last;
-    if (hb === null || hb.status === "offline" || s.registeredMs === null || silenced(s)) return null;
+    if (hb === null || hb.status === "offline" || s.registeredMs === null || silenced(s) || frozen()) return null;
     const uptimeDays = (current - s.registeredMs) / DAY_MS;
     const coordination_score = round(coordinationScore({ ...hb, uptimeDays }), 4);
     const multiplier = multipliers[s.spec.cathedral];
@@ -445,6 +454,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   }
 
   function burn(): NewEvent | null {
+    if (frozen()) return null;
     const candidates = withFree();
     if (candidates.length === 0) return null;
     const { id, a, free } = rng.pick(candidates);
@@ -455,6 +465,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   }
 
   function lock(): NewEvent | null {
+    if (frozen()) return null;
     const candidates = withFree();
     if (candidates.length === 0) return null;
     const { id, a, free } = rng.pick(candidates);
@@ -467,6 +478,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   }
 
   function unlock(): NewEvent | null {
+    if (frozen()) return null;
     const positions: { id: string; a: Account; contract: string; locked: bigint }[] = [];
     for (const s of sentinels) {
       const a = accounts.get(s.spec.id);

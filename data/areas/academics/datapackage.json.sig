@@ -1,4 +1,4 @@
 academics datapackage
-sha256:0e1f4db9dc54f1f3a818bcaab9bfd9e49cee09000c38370b41f76c8e9253900b
+sha256:1f91653453b9fc43d5af260c5503b1d3e9d9137b603e0d06ab11a2a6391eb8bf
 
-— integrity-platform.example/datasets UVWo3/wj7X6OedHBoRLOxTmFc+YY24Rd7VOfH4cPz69tokFWNwrT0cYwHJCj/YsVlLXZrIPmfpGM3NFZTZZYhVKBdws=
+— integrity-platform.example/datasets UVWo3y4T64+gafEDkEy5ycA/hqqzmsPo80yYzokaFg5gHmcJyj/g4DRRiYFVfprj5hZ5XUsPQwBDfKkzUnYufKRsCwA=

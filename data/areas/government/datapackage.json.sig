@@ -1,4 +1,4 @@
 government datapackage
-sha256:8ba20ab8a2b496ea2ff555e3ce7c6740828798ef30de917359d026d589c073b7
+sha256:2219ec52d0580ceafd4a18e17a09f9c622dea83c4f160b50b7a898bb8600d4d1
 
-— integrity-platform.example/datasets UVWo3wY8LJhWt6JG7WjkupL3nG//IIEzs22Os92c/PMUCyBEU5veHsigho/IfkyUGqYMhl0S0GO1eI0rpJUiNauncgA=
+— integrity-platform.example/datasets UVWo38KT4Nwug+/7FcpyzzW7F4AvZE4Uf0TnJJU9Y0v6xLp1lcrADfKYY3G/QVO3zHbrAx1hTIStmGjuKcU+ORZOXwc=

@@ -4,10 +4,10 @@
  *
  * Columns timestamp (the entry's ts), cycle, sentinel, amount, cathedral, coordination_score (all
  * from the mint's payload). amount is MIC with exactly 6 decimals, written from the integer shards
- * by formatMic: no floating point touches it. Each payload is checked against the ledger's mic_mint
+ * by formatMicDecimal: no floating point touches it. Each payload is checked against the ledger's mic_mint
  * schema; a bad one fails the step naming the entry.
  */
-import { formatMic } from "../../../core/economy/formulas.ts";
+import { formatMicDecimal } from "../../../core/balance/units.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { eventSchemas } from "../../../core/ledger/events.ts";
 import { csvWriter } from "../../../core/csv.ts";
@@ -28,7 +28,7 @@ export function micHistoryLine(entry: LedgerEntry, writer = csvWriter(MIC_HISTOR
     timestamp: entry.ts,
     cycle: p.cycle,
     sentinel: p.sentinel,
-    amount: formatMic(BigInt(p.amount_shards)),
+    amount: formatMicDecimal(BigInt(p.amount_shards)),
     cathedral: p.cathedral,
     coordination_score: p.coordination_score,
   });

@@ -1,31 +1,14 @@
 /**
- * /economy/supply: the MIC supply from the ledger's supply events, summed in integer shards and
- * converted to MIC numbers only here. total_supply = minted; burned; locked = currently locked
- * (locks minus unlocks); circulating = minted − burned − locked. A negative circulating supply would
- * mean the ledger burned or locked more than was minted: the step fails instead of publishing it.
+ * /economy/supply: the MIC supply, computed by core/economy/supply.ts — the same projection the API
+ * folds for the live figures — from the ledger pass's facts (`facts.supply` is that projection's
+ * state). An inconsistent supply (more burned or locked than minted) fails the step instead of
+ * being published.
  */
-import { shardsToMic } from "../../../core/economy/formulas.ts";
+import { supplyFigures } from "../../../core/economy/supply.ts";
 import { Supply } from "../../../core/schemas/economy.ts";
-import type { LedgerFacts } from "../../facts/types.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
-
-export function supplyFigures(supply: LedgerFacts["supply"]): Omit<Supply, "cycle" | "timestamp"> {
-  const { mintedShards, burnedShards, lockedShards } = supply;
-  const circulating = mintedShards - burnedShards - lockedShards;
-  if (mintedShards < 0n || burnedShards < 0n || lockedShards < 0n || circulating < 0n) {
-    throw new Error(
-      `economy/supply.json: inconsistent supply (shards): minted ${mintedShards}, burned ${burnedShards}, locked ${lockedShards}, circulating would be ${circulating}`,
-    );
-  }
-  return {
-    total_supply: shardsToMic(mintedShards),
-    circulating: shardsToMic(circulating),
-    locked: shardsToMic(lockedShards),
-    burned: shardsToMic(burnedShards),
-  };
-}
 
 export const supplyStep: DocumentStep = {
   kind: "document",

@@ -10,8 +10,8 @@
 import Papa from "papaparse";
 import dataDir from "virtual:integrity/data-dir";
 import type { z } from "zod";
-import { SHARDS_PER_MIC } from "../../../core/economy/formulas.ts";
 import { dateTime, decimal, percent as corePercent } from "../../../core/format/text.ts";
+import { parseMic } from "../../../core/balance/units.ts";
 import { AREA_SLUGS, DataVerificationError, isPublic, MANIFEST_FILE, schemaPath, SIGNATURE_FILE, verifyArea, type AreaSlug, type Resource, type VerifiedArea } from "./datapackage.ts";
 
 export { AREA_SLUGS, type AreaSlug };
@@ -138,9 +138,9 @@ export function csvRows<T>(pkg: VerifiedArea, path: string, schema: z.ZodType<T>
 
 /** "157.600586" MIC → 157600586n shards, exactly (at most 6 decimals, as the ledger records them). */
 export function micToShards(text: string): bigint {
-  const m = /^(0|[1-9][0-9]*)(?:\.([0-9]{1,6}))?$/.exec(text);
-  if (!m) throw new RangeError(`not a MIC amount with at most 6 decimals: ${JSON.stringify(text)}`);
-  return BigInt(m[1]!) * SHARDS_PER_MIC + BigInt((m[2] ?? "").padEnd(6, "0"));
+  const read = /^[0-9.]+$/.test(text) ? parseMic(text) : null;
+  if (!read?.ok) throw new RangeError(`not a MIC amount with at most 6 decimals: ${JSON.stringify(text)}`);
+  return read.shards;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,61 @@
+/**
+ * The MIC supply (spec "Economists area": total_supply, circulating, locked, burned) as a projection
+ * of the ledger: minted = Σ mic_mint, burned = Σ mic_burn, locked = Σ mic_lock − Σ mic_unlock, all in
+ * integer shards. The pipeline's supply.json and the API's live figures fold the same projection, so
+ * the two agree at every ledger size; the API keeps the state and applies only the new entries.
+ */
+import type { EventPayload } from "../ledger/events.ts";
+import type { Projection } from "../ledger/projection.ts";
+import { shardsToMicNumber } from "../balance/units.ts";
+
+export interface SupplyShards {
+  mintedShards: bigint;
+  burnedShards: bigint;
+  lockedShards: bigint;
+}
+
+/** Whether an entry of this type changes the supply. */
+export function isSupplyEvent(type: string): boolean {
+  return type === "mic_mint" || type === "mic_burn" || type === "mic_lock" || type === "mic_unlock";
+}
+
+export const supplyProjection: Projection<SupplyShards> = {
+  initial: () => ({ mintedShards: 0n, burnedShards: 0n, lockedShards: 0n }),
+  apply(supply, entry) {
+    if (!isSupplyEvent(entry.type)) return supply;
+    const amount = BigInt((entry.payload as EventPayload<"mic_mint">).amount_shards);
+    if (entry.type === "mic_mint") supply.mintedShards += amount;
+    else if (entry.type === "mic_burn") supply.burnedShards += amount;
+    else if (entry.type === "mic_lock") supply.lockedShards += amount;
+    else supply.lockedShards -= amount;
+    return supply;
+  },
+};
+
+export interface SupplyFigures {
+  total_supply: number;
+  circulating: number;
+  locked: number;
+  burned: number;
+}
+
+/**
+ * The published figures in MIC: total_supply = minted, circulating = minted − burned − locked.
+ * Converted to numbers only here. A negative amount would mean the ledger burned or locked more than
+ * was minted: that is refused instead of published.
+ */
+export function supplyFigures(supply: SupplyShards): SupplyFigures {
+  const { mintedShards, burnedShards, lockedShards } = supply;
+  const circulating = mintedShards - burnedShards - lockedShards;
+  if (mintedShards < 0n || burnedShards < 0n || lockedShards < 0n || circulating < 0n) {
+    throw new Error(
+      `inconsistent supply (shards): minted ${mintedShards}, burned ${burnedShards}, locked ${lockedShards}, circulating would be ${circulating}`,
+    );
+  }
+  return {
+    total_supply: shardsToMicNumber(mintedShards),
+    circulating: shardsToMicNumber(circulating),
+    locked: shardsToMicNumber(lockedShards),
+    burned: shardsToMicNumber(burnedShards),
+  };
+}

@@ -1,0 +1,4 @@
+migration datapackage
+sha256:34310cfa53ae02e81864ef84ee9c9a7eed19623143de7d52ec56c5e62f5d3b79
+
+— integrity-platform.example/datasets UVWo32rIuR06/CFraNpUwkDg0ZH3zrcoVYx/m5rCKiRhi6MJWpBVHTmV7D1C5/61neliYg7KJ2fB1zIgRBJ4v+8V0AI=

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { supplyProjection, type SupplyShards } from "../core/economy/supply.ts";
+import { fold, type Projection } from "../core/ledger/projection.ts";
+import { ProjectionFollower } from "./projection-follower.ts";
+import { SqliteLedger } from "./sqlite-ledger.ts";
+import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+describe("ProjectionFollower", () => {
+  it("applies only the entries appended since the last catch-up, and equals a full fold", () => {
+    const ledger = new SqliteLedger(":memory:", { origin: "follow", now: steppingClock() });
+    cleanups.push(() => ledger.close());
+    let applied = 0;
+    const counting: Projection<SupplyShards> = { initial: supplyProjection.initial, apply: (s, e) => (applied++, supplyProjection.apply(s, e)) };
+    const follower = new ProjectionFollower(ledger, counting);
+    expect(follower.catchUp()).toEqual({ mintedShards: 0n, burnedShards: 0n, lockedShards: 0n });
+    let n = 0;
+    for (const batch of [10, 1, 300, 7]) {
+      ledger.append(Array.from({ length: batch }, () => sampleEvent(n++)));
+      const before = applied;
+      const state = follower.catchUp();
+      expect(applied - before).toBe(batch);
+      expect(follower.position).toBe(n);
+      expect(state).toEqual(fold(supplyProjection, ledger.entries()));
+    }
+    const before = applied;
+    follower.catchUp();
+    expect(applied).toBe(before);
+  });
+
+  it("sees what another instance appended to the same store file", () => {
+    const { dir, cleanup } = tempDir("follow-");
+    cleanups.push(cleanup);
+    const path = `${dir}/ledger.sqlite`;
+    const writer = new SqliteLedger(path, { origin: "follow", now: steppingClock(), durability: "normal" });
+    const reader = new SqliteLedger(path, { origin: "follow", durability: "normal" });
+    cleanups.unshift(() => (writer.close(), reader.close()));
+    const follower = new ProjectionFollower(reader, supplyProjection);
+    writer.append([sampleEvent(1), sampleEvent(3)]);
+    expect(follower.catchUp().mintedShards).toBe(2_000_004n);
+    writer.append([sampleEvent(5)]);
+    expect(follower.catchUp().mintedShards).toBe(3_000_009n);
+  });
+});

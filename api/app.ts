@@ -35,6 +35,8 @@ import { responseObserver } from "./response-observer.ts";
 import type { AppEnv } from "./route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";
 import { areaRequest } from "../core/datapackage/index.ts";
+import type { LedgerStore } from "../core/ledger/store.ts";
+import type { Platform } from "./middleware/require-token.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
@@ -68,6 +70,13 @@ export interface AppOptions {
   trustedOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket (default: DEFAULT_SIMULATION_LIMITS). */
   simulation?: Partial<SimulationLimits>;
+  /**
+   * The ledger the authority, consensus and balance routes read and append to (group commit,
+   * durable), and the public half of the token key their write routes verify tokens with. Without
+   * them those routes answer 503 `ledger-unavailable` and their writes 401: they fail closed.
+   */
+  ledger?: LedgerStore;
+  tokenPublicKeyHex?: string;
 }
 
 /** Area names, to skip the path parse on requests that cannot name an area file. */
@@ -99,6 +108,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const log = options.log ?? stdoutSink;
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
   const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
+  // What the ledger-backed routes share; undefined without a ledger and token key (they fail closed).
+  const platform: Platform | undefined =
+    options.ledger && options.tokenPublicKeyHex ? { ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now } : undefined;
+  void platform;
 
   const app = new OpenAPIHono<AppEnv>({ getPath: canonicalPath });
   // Only while a contract check is installed (the test suite): every response against the description.

@@ -22,8 +22,8 @@ export const PROBLEM_TYPES = {
   "bad-request": { status: 400, title: "Bad request" },
   /** The JSON body is malformed or does not fit the route's schema; `invalid_fields` points at each problem. */
   "invalid-body": { status: 400, title: "Invalid request body" },
-  /** A keyed file was asked for without a valid key (`WWW-Authenticate: Bearer`). */
-  unauthorized: { status: 401, title: "A valid API key is required" },
+  /** A keyed file without a valid API key, or a write route without a valid token (`WWW-Authenticate: Bearer`). */
+  unauthorized: { status: 401, title: "Valid credentials are required" },
   /** The key is valid but its tier does not open this file. */
   forbidden: { status: 403, title: "This key does not grant access" },
   /** A browser request from an origin the write routes do not trust (cross-site request forgery guard). */
@@ -49,6 +49,8 @@ export const PROBLEM_TYPES = {
   /** A keyed access could not be recorded in the audit log, so it is not answered (fail closed). */
   "audit-unavailable": { status: 503, title: "Access audit unavailable" },
   /** The pulse history failed verification; `line` and `problem` name the first bad line. */
+  /** A route that reads or writes the ledger, on a server without one (or whose ledger failed): fail closed. */
+  "ledger-unavailable": { status: 503, title: "Ledger unavailable" },
   "history-unverified": { status: 503, title: "Pulse history failed verification" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

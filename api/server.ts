@@ -34,6 +34,9 @@ export interface ServerOptions {
   trustedOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket. */
   simulation?: AppOptions["simulation"];
+  /** The ledger of the authority, consensus and balance routes, and the token key's public half. */
+  ledger?: AppOptions["ledger"];
+  tokenPublicKeyHex?: string;
 }
 
 /** Largest WebSocket frame `ws` accepts at all; the simulation's own limit is smaller. */
@@ -92,6 +95,8 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     keys: new ApiKeyStore(options.keysFile ?? keysPath()),
     ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     ...(options.simulation ? { simulation: options.simulation } : {}),
+    ...(options.ledger ? { ledger: options.ledger } : {}),
+    ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
   });
   return listen(app, options.host, options.port);
 }

@@ -22,15 +22,16 @@
  *
  * Environment: HOST, PORT, STATE_DIR (default .state), DATA_DIR (default <repo>/data),
  * SKIP_SITE_BUILD, SITE_DIST (serve a site built elsewhere), ALLOWED_ORIGINS (other web origins
- * that may open the simulation WebSocket, comma-separated; api/cors.ts), and the key variables
- * of store/keys.ts.
+ * that may write and open the simulation WebSocket, comma-separated; api/cors.ts), NOW (the
+ * server's clock starts there: api/clock.ts), and the key variables of store/keys.ts.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DATASET_KEY, LEDGER_KEY, loadSigningKey, type KeySpec, type SigningKey } from "../store/keys.ts";
+import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
+import { serverClock } from "./clock.ts";
 import { originsFromEnv } from "./cors.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
@@ -67,7 +68,7 @@ function prepareState(env: NodeJS.ProcessEnv): string {
   const existed = existsSync(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   say(`state: ${existed ? "using" : "created"} ${dir}`);
-  for (const spec of [LEDGER_KEY, DATASET_KEY]) say(describeKey(spec, loadSigningKey(spec, dir, env), dir));
+  for (const spec of [LEDGER_KEY, DATASET_KEY, TOKEN_KEY]) say(describeKey(spec, loadSigningKey(spec, dir, env), dir));
   return dir;
 }
 
@@ -140,10 +141,23 @@ function portOf(env: NodeJS.ProcessEnv): number {
   return Number(text);
 }
 
-/** Step 4: one server for the site and the API. */
+/** Step 4: one server for the site and the API, with the ledger (durable writes) and the token key. */
 async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
   const trustedOrigins = originsFromEnv(env);
-  const server = await startServer({ host: env.HOST ?? "127.0.0.1", port: portOf(env), dataDir, trustedOrigins, ...(siteDir ? { siteDir } : {}) });
+  const now = serverClock(env);
+  const { ledger } = openLedger({ env, now, durability: "full" });
+  const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
+  if (env.NOW) say(`clock: starts at ${now().toISOString()} (NOW) and advances from there`);
+  const server = await startServer({
+    host: env.HOST ?? "127.0.0.1",
+    port: portOf(env),
+    dataDir,
+    trustedOrigins,
+    now,
+    ledger,
+    tokenPublicKeyHex: tokenKey.publicKeyHex,
+    ...(siteDir ? { siteDir } : {}),
+  });
   // One write, so a reader that sees the serving line also sees the URLs.
   say(
     [

@@ -1,0 +1,49 @@
+/**
+ * `requireToken(permission, platform)`: the write routes' bearer-token check (rule 3 of the spec:
+ * missing, invalid, expired or insufficient → 401). The token is an operator JWT (core/avm/token.ts)
+ * verified against the token key and the AVM registry caught up to the ledger's tail, so a token
+ * revoked by any process is refused on the very next request. Fails closed: no ledger or no token
+ * key configured, or an error while deciding, is a refusal, never a pass. The token is never logged.
+ * The verified claims are on the context as `token` for the handler.
+ */
+import type { MiddlewareHandler } from "hono";
+import { avmRegistry } from "../../core/avm/registry.ts";
+import { verifyToken, type TokenClaims } from "../../core/avm/token.ts";
+import type { LedgerStore } from "../../core/ledger/store.ts";
+import type { TokenPermission } from "../../core/schemas/avm.ts";
+import { bearerToken } from "../bearer.ts";
+import { problem } from "../problem.ts";
+
+/** What the write routes share: the ledger they append to and read from, the token key, the clock. */
+export interface Platform {
+  ledger: LedgerStore;
+  /** The token key's public half (store/keys.ts TOKEN_KEY), hex. */
+  tokenPublicKeyHex: string;
+  now: () => Date;
+}
+
+export type TokenVariables = { token: TokenClaims };
+
+const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="integrity-platform", error="invalid_token"' };
+
+export function requireToken(permission: TokenPermission, platform: Platform | undefined): MiddlewareHandler<{ Variables: TokenVariables }> {
+  return async function requireToken(c, next) {
+    const deny = (detail: string) => problem(c, "unauthorized", detail, { headers: CHALLENGE });
+    if (!platform) return deny(`this route needs a token with the ${permission} permission, and this server cannot check tokens (no ledger or token key is configured)`);
+    let verdict;
+    try {
+      const registry = platform.ledger.state(avmRegistry);
+      verdict = await verifyToken(bearerToken(c.req.header("Authorization")), {
+        publicKeyHex: platform.tokenPublicKeyHex,
+        nowMs: platform.now().getTime(),
+        registry,
+        permission,
+      });
+    } catch {
+      return deny("the token could not be checked; refused");
+    }
+    if (!verdict.ok) return deny(`a token with the ${permission} permission is required (Authorization: Bearer <token>): ${verdict.error.replaceAll("_", " ")}`);
+    c.set("token", verdict.claims);
+    return next();
+  };
+}

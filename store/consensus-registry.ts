@@ -7,11 +7,11 @@ import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { canonicalize } from "../core/canonical.ts";
-import { parseCheckpoint } from "../core/checkpoint.ts";
 import { consensusProjection, type ConsensusState } from "../core/consensus/state.ts";
 import { proofAnchor, proofDocument } from "../core/consensus/views.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader, LedgerStore } from "../core/ledger/store.ts";
+import { entryInclusion } from "./entry-inclusion.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
 
 /** Applies the entries `state` has not seen yet (from `state.size` to the tail); returns `state`. */
@@ -29,17 +29,6 @@ export async function foldExport(dir: string): Promise<ConsensusState> {
   return state;
 }
 
-/** The checkpoint that covers entry `seq`: the newest stored one if it does, else a new one. */
-export function checkpointCovering(ledger: LedgerStore, seq: number): { note: string; size: number } {
-  const latest = ledger.latestCheckpoint();
-  if (latest !== null) {
-    const size = parseCheckpoint(latest.slice(0, latest.indexOf("\n\n") + 1)).size;
-    if (size > seq) return { note: latest, size };
-  }
-  const note = ledger.checkpoint();
-  return { note, size: parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size };
-}
-
 /**
  * The proof file of a sealed proof: the JCS of its proof document and one LF. Null when the ledger
  * has no such proof or it is not sealed yet. May sign a checkpoint when none covers the seal.
@@ -47,8 +36,8 @@ export function checkpointCovering(ledger: LedgerStore, seq: number): { note: st
 export function sealedProofFile(ledger: LedgerStore, state: ConsensusState, delibId: string): string | null {
   const seal = state.proofs.get(delibId)?.seal;
   if (!seal) return null;
-  const { note, size } = checkpointCovering(ledger, seal.ledger_seq);
-  const entry = ledger.entries(seal.ledger_seq, seal.ledger_seq + 1).next().value as LedgerEntry;
-  const doc = proofDocument(state, delibId, proofAnchor(entry, size, ledger.inclusionProof(seal.ledger_seq, size), note));
+  const anchor = entryInclusion(ledger, seal.ledger_seq);
+  if (!anchor) return null;
+  const doc = proofDocument(state, delibId, proofAnchor(anchor.entry, anchor.treeSize, anchor.proof, anchor.checkpoint));
   return `${canonicalize(doc)}\n`;
 }

@@ -29,6 +29,10 @@ export const PROBLEM_TYPES = {
   /** A browser request from an origin the write routes do not trust (cross-site request forgery guard). */
   "origin-not-allowed": { status: 403, title: "Cross-origin request refused" },
   "not-found": { status: 404, title: "Not found" },
+  /** A well-formed balance address that holds no balance (never a made-up zero). */
+  "unknown-address": { status: 404, title: "Unknown address" },
+  /** An interface version that was retired (v1 balances after the sunset); `Link` names its successor. */
+  gone: { status: 410, title: "This interface version is retired" },
   /** The path exists but not for this method; the `Allow` header lists the methods it has. */
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   /** The request did not arrive completely in time (headers within 60 s, the whole request within 5 min). */

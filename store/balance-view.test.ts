@@ -81,6 +81,15 @@ describe("BalanceView", () => {
     expect(view.supply()).toEqual({ total_supply: 5.00001, circulating: 4.00001, locked: 1, burned: 0 });
   });
 
+  it("before a snapshot is published answers v1 from the ledger alone, and no-snapshot where it needs one", () => {
+    const early = new BalanceView({ reader, migrationDir: join(dir, "not-published-yet"), trusted });
+    expect(early.hasSnapshot).toBe(false);
+    expect(early.balance("ATLAS", at("2025-11-15T00:00:00Z"))).toMatchObject({ ok: true, version: "v1", phase: "announcement" });
+    expect(early.v1("ATLAS", at("2025-12-01T00:00:00Z"))).toMatchObject({ ok: false, code: "no-snapshot" });
+    expect(early.v2("ATLAS", at("2025-12-02T00:00:00Z"))).toMatchObject({ ok: false, code: "no-snapshot" });
+    expect(early.historical("ATLAS")).toBeNull();
+  });
+
   it("opens only a folder signed with a trusted key", () => {
     const other = generateKeyPair("ed25519");
     expect(() => new BalanceView({ reader, migrationDir, trusted: [{ name: signer.name, publicKeyHex: other.publicKey }] })).toThrow(/checkpoint/);

@@ -23,7 +23,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ADDRESS_PATTERN } from "../../core/balance/address.ts";
-import { REVIEW_ENDS, SUNSET_AT, V1_DEPRECATION_FIELD, V1_SUNSET_FIELD } from "../../core/migration/phases.ts";
+import { dateTime } from "../../core/format/text.ts";
+import { REVIEW_ENDS, SNAPSHOT_AT, SUNSET_AT, V1_DEPRECATION_FIELD, V1_SUNSET_FIELD } from "../../core/migration/phases.ts";
 import type { Balances, BalanceLookup } from "../balances.ts";
 import { represent, send } from "../http-cache.ts";
 import { problem } from "../problem.ts";
@@ -49,8 +50,7 @@ export const MigrationProof = z.strictObject({
 });
 
 const V1_HEADERS = headers("Cache-Control", "Deprecation", "Sunset", "Link");
-const PHASES =
-  "Phases by the server's clock: announcement (before 2025-12-01T00:00:00Z), snapshot day (24-hour review), transition (2025-12-02T00:00:00Z to 2026-03-01T00:00:00Z), sunset (from 2026-03-01T00:00:00Z).";
+const PHASES = `Phases by the server's clock: announcement (until ${dateTime(SNAPSHOT_AT)}), snapshot day (the 24-hour review), transition (${dateTime(REVIEW_ENDS)} to ${dateTime(SUNSET_AT)}), sunset (from ${dateTime(SUNSET_AT)}).`;
 
 export const v1BalanceRoute = defineRoute({
   method: "get",

@@ -125,6 +125,12 @@ export function dateTime(iso: string | Date): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
 }
 
+/** An instant to the second, for boundaries that fall inside a minute: "30 Nov 2025, 23:59:59 UTC". */
+export function dateTimeSeconds(iso: string | Date): string {
+  const d = typeof iso === "string" ? parseInstant(iso) : iso;
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+}
+
 /** "2026-11-23" or an instant → "23 Nov 2026" (the UTC day). */
 export function day(iso: string | Date): string {
   const d = typeof iso === "string" ? parseInstant(iso) : iso;

@@ -5,7 +5,6 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { convertV1Export } from "../../core/migration/convert.ts";
 import { verifyLeafProof, verifyMigrationCheckpoint } from "../../core/migration/verify.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { verifierKey } from "../../core/checkpoint.ts";
@@ -86,7 +85,7 @@ describe("balances by the phase of the server's clock", () => {
     at("2025-12-01T00:00:00.000Z");
     // Before the folder is published the snapshot phase cannot answer: it fails closed.
     expect(await get("/v1/balance/ATLAS")).toMatchObject({ status: 503, body: { type: `${PROBLEM_BASE}data-unverified` } });
-    writeSnapshot(migrationDir, { conversion: convertV1Export(EXPORT), exportBytes: Buffer.from(EXPORT.join("\n")), at: "2025-12-01T00:00:00.000Z", signer: TEST_DATASET_SIGNER });
+    writeSnapshot(migrationDir, { exportBytes: Buffer.from(EXPORT.join("\n")), at: "2025-12-01T00:00:00.000Z", signer: TEST_DATASET_SIGNER });
     clock.advance(1000);
     expect(await get("/v1/balance/legacy-1")).toMatchObject({ status: 200, body: { balance_gic: 1.005 } });
     expect(await get("/balance/ATLAS")).toMatchObject({ status: 200, body: { balance_gic: 5 } });

@@ -15,10 +15,10 @@
  *   built once, then the address's leaf index (a Map) and its inclusion proof as base64, for
  *   100,000 random addresses — against the floor of hashing each proof's leaf once (reported).
  * - Balance lookups over loopback HTTP (autocannon, as bench/api.ts): GET /v2/balance/{address}
- *   and the forwarded GET /v1/balance/{address} (Deprecation, Sunset, Link) in the transition,
- *   rotating over 1,000 addresses of a 100,000-address published snapshot with ledger movements
- *   after it, against the floor of a trivial route behind the same middleware and server.
- *   Target >= 0.6x.
+ *   and the forwarded GET /v1/balance/{address} (Deprecation, Sunset, Link) in the transition, for
+ *   an address of a 100,000-address published snapshot with ledger movements after it (every
+ *   request reads the snapshot's map and catches up with the ledger's tail), against the floor of
+ *   a trivial route behind the same middleware and server. Target >= 0.6x.
  *
  * The export is deterministic: 1,000,000 distinct addresses in random order, balances of up to
  * 10^7 MIC with 0–6 decimals, one in ten written in exponent form; plus 1,000 lines that must be
@@ -47,7 +47,7 @@ import { bestRates, CONNECTIONS, PER_ROUND, rateComparison, startBenchServer, st
 
 const N = 1_000_000;
 const PROOFS = 100_000;
-/** The published snapshot the lookup server holds, and the addresses the lookups rotate over. */
+/** The published snapshot the lookup server holds, and the addresses with ledger movements after it. */
 const LOOKUP_SNAPSHOT = 100_000;
 const LOOKUP_ADDRESSES = 1_000;
 const LOOKUP_SECONDS = 5;

@@ -163,7 +163,7 @@ describe("the portal, crawled from / in chromium", () => {
       }
       console.log(`axe at ${width} px: ${violations} violation(s) on ${pages.length} pages`);
       expect(problems).toEqual([]);
-    });
+    }, 300_000); // axe on every page (the API reference is long) takes tens of seconds on two cores
   }
 
   it("states one system health on every page that states one, the one core/health derives from the files", async () => {

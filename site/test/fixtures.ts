@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { cycleLabel } from "../../core/cycle.ts";
 import { badgeFor, badgeSvg } from "../../core/pulse/badge.ts";
 import { historyLine, newestFirst, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
+import { signHistory } from "../../api/test-helpers.ts";
 
 export const SITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_ROOT = resolve(SITE_ROOT, "..");
@@ -72,6 +73,8 @@ export function historyText(records: readonly PulseRecord[]): string {
 export function writeDataDir(dataDir: string, records: readonly PulseRecord[], options: { v1?: boolean } = {}): void {
   mkdirSync(join(dataDir, "pulse"), { recursive: true });
   writeFileSync(join(dataDir, "pulse", "history.jsonl"), historyText(records));
+  // Signed as the indexer publishes it: the site publishes only what the checkpoint covers.
+  signHistory(dataDir, historyText(records));
   if (options.v1 === false) return;
   const v1 = join(dataDir, "v1", "pulse");
   mkdirSync(join(v1, "badge"), { recursive: true });

@@ -46,6 +46,11 @@ export function activeSessions(state: ConsensusState): ActiveSessions {
  */
 export function cycleInfo(state: ConsensusState): CycleInfo | null {
   if (!state.cycle) return null;
+  return { cycle: state.cycle.cycle, gi: state.cycle.gi, room: currentRoom(state) };
+}
+
+/** The room of the newest active session, or the default room when none is active. */
+export function currentRoom(state: ConsensusState): string {
   let room = DEFAULT_ROOM;
   let newest = -1;
   for (const id of state.active.values()) {
@@ -55,7 +60,7 @@ export function cycleInfo(state: ConsensusState): CycleInfo | null {
       room = s.room;
     }
   }
-  return { cycle: state.cycle.cycle, gi: state.cycle.gi, room };
+  return room;
 }
 
 export interface RosterEntry {

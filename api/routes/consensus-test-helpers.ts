@@ -7,13 +7,23 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.ts";
-import { decideRegisterOffice } from "../../core/consensus/decide.ts";
+import {
+  decideCloseSession,
+  decideCycleUpdate,
+  decideGenerateProof,
+  decideModelSignature,
+  decideOpenSession,
+  decideRegisterOffice,
+  decideValidatorSignature,
+  decideVote,
+  type Decision,
+} from "../../core/consensus/decide.ts";
 import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "../../core/consensus/messages.ts";
-import { consensusProjection } from "../../core/consensus/state.ts";
+import { consensusProjection, proofModelSignatures, type ConsensusState } from "../../core/consensus/state.ts";
 import { testOffice, type TestOffice } from "../../core/consensus/test-helpers.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";
-import type { ProofDocument, ProofRequest, VoteValue } from "../../core/schemas/consensus.ts";
+import type { ProofDocument, ProofInputs, ProofRequest, VoteValue } from "../../core/schemas/consensus.ts";
 import { publicKeyFromSecret, sign } from "../../core/signature.ts";
 import { LEDGER_ORIGIN } from "../../store/open-ledger.ts";
 import { SqliteLedger } from "../../store/sqlite-ledger.ts";
@@ -196,4 +206,94 @@ export class ConsensusClient {
     expect(await this.close(sessionId, { outcome, delibproof_id: delibId, gi_delta: 0.002 }), 200, "close");
     return { sessionId, delibId, outcome };
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sessions staged through the decisions, without HTTP
+
+/** Runs a decision against the ledger's registry and appends what it accepts; throws on a refusal. */
+export function decideAndAppend<R>(ledger: SqliteLedger, decide: (state: ConsensusState) => Decision<R>): R {
+  const d = decide(ledger.state(consensusProjection));
+  if (!d.ok) throw new Error(`${d.refusal.code}: ${d.refusal.message}`);
+  if (d.events.length > 0) ledger.append(d.events);
+  return d.result;
+}
+
+function signVote(ledger: SqliteLedger, sessionId: string, office: OfficeName, vote: VoteValue): void {
+  const signature = sign("ed25519", OFFICES[office].secret, voteMessage({ participant: office, session_id: sessionId, vote }));
+  decideAndAppend(ledger, (s) => decideVote(s, sessionId, { participant: office, vote, signature }));
+}
+
+function modelSignAll(ledger: SqliteLedger, inputs: ProofInputs, offices: readonly OfficeName[]): void {
+  for (const office of offices) {
+    const signature = sign("ed25519", OFFICES[office].secret, modelMessage(inputs));
+    decideAndAppend(ledger, (s) => decideModelSignature(s, inputs.delib_id, { participant: office, signature }));
+  }
+}
+
+function validatorSign(ledger: SqliteLedger, inputs: ProofInputs): void {
+  const state = ledger.state(consensusProjection);
+  const proof = state.proofs.get(inputs.delib_id)!;
+  const message = validatorMessage(inputs, proofModelSignatures(proof, state.sessions.get(proof.session_id)!));
+  decideAndAppend(ledger, (s) => decideValidatorSignature(s, inputs.delib_id, { validator: "JANUS", signature: sign("ed25519", OFFICES.JANUS.secret, message) }));
+}
+
+const APPROVING: [OfficeName, VoteValue][] = [["ATLAS", "APPROVE"], ["EVE", "APPROVE"], ["HERMES", "APPROVE"], ["SOPHIA", "REJECT"]];
+
+/**
+ * One session waiting at every step, in cycle C-151, and one sealed, each ready for exactly one
+ * more valid request — what a suite that sends each route one valid request needs: the room a new
+ * session may open in, a session to vote in, one to generate the proof of, a proof missing its last
+ * model signature, one waiting for its validator, a session ready to close, a sealed proof.
+ */
+export function stageSessions(ledger: SqliteLedger): {
+  cycle: string;
+  freeRoom: string;
+  voting: { sessionId: string; vote: { participant: string; vote: VoteValue; signature: string } };
+  proving: { sessionId: string; request: ProofRequest };
+  signing: { delibId: string; signature: { participant: string; signature: string } };
+  validating: { delibId: string; signature: { validator: string; signature: string } };
+  closing: { sessionId: string; close: { outcome: string; delibproof_id: string; gi_delta: number } };
+  sealed: { sessionId: string; delibId: string };
+} {
+  const cycle = "C-151";
+  decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle, gi: 0.97 }));
+  const open = (room: string) => decideAndAppend(ledger, (s) => decideOpenSession(s, { cycle, room, gi_baseline: 0.97, participants: [...PARTICIPANTS] }))!.sessionId;
+  const generate = (sessionId: string) => decideAndAppend(ledger, (s) => decideGenerateProof(s, sessionId, proofRequest())).inputs;
+
+  const sealedId = open("sealed");
+  for (const [o, v] of APPROVING) signVote(ledger, sealedId, o, v);
+  const sealedInputs = generate(sealedId);
+  modelSignAll(ledger, sealedInputs, PARTICIPANTS);
+  validatorSign(ledger, sealedInputs);
+  decideAndAppend(ledger, (s) => decideCloseSession(s, { sessionId: sealedId, outcome: "APPROVED", delibproof_id: sealedInputs.delib_id, gi_delta: 0.002 }));
+
+  const votingId = open("voting");
+  const provingId = open("proving");
+  const signingId = open("signing");
+  const signingInputs = generate(signingId);
+  modelSignAll(ledger, signingInputs, PARTICIPANTS.slice(0, 3));
+  const validatingId = open("validating");
+  const validatingInputs = generate(validatingId);
+  modelSignAll(ledger, validatingInputs, PARTICIPANTS);
+  const closingId = open("closing");
+  for (const [o, v] of APPROVING) signVote(ledger, closingId, o, v);
+  const closingInputs = generate(closingId);
+  modelSignAll(ledger, closingInputs, PARTICIPANTS);
+  validatorSign(ledger, closingInputs);
+
+  const state = ledger.state(consensusProjection);
+  const validating = state.proofs.get(validatingInputs.delib_id)!;
+  const validatorMsg = validatorMessage(validatingInputs, proofModelSignatures(validating, state.sessions.get(validatingId)!));
+  const last = PARTICIPANTS[3]!;
+  return {
+    cycle,
+    freeRoom: "opening",
+    voting: { sessionId: votingId, vote: { participant: "ATLAS", vote: "APPROVE", signature: sign("ed25519", OFFICES.ATLAS.secret, voteMessage({ participant: "ATLAS", session_id: votingId, vote: "APPROVE" })) } },
+    proving: { sessionId: provingId, request: proofRequest() },
+    signing: { delibId: signingInputs.delib_id, signature: { participant: last, signature: sign("ed25519", OFFICES[last].secret, modelMessage(signingInputs)) } },
+    validating: { delibId: validatingInputs.delib_id, signature: { validator: "JANUS", signature: sign("ed25519", OFFICES.JANUS.secret, validatorMsg) } },
+    closing: { sessionId: closingId, close: { outcome: "APPROVED", delibproof_id: closingInputs.delib_id, gi_delta: 0.002 } },
+    sealed: { sessionId: sealedId, delibId: sealedInputs.delib_id },
+  };
 }

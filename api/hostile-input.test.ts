@@ -74,6 +74,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/philosophy/decisions.json", key: "institutional" },
   { method: "GET", path: "/philosophy/drift-analysis.json", key: "institutional" },
   { method: "GET", path: "/philosophy/consensus-monitoring.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/consensus-registry.json", key: "institutional" },
   { method: "GET", path: "/philosophy/simulation", validStatus: 426 },
   { method: "GET", path: "/asyncapi.json" },
   { method: "GET", path: "/economy/supply", key: "institutional" },

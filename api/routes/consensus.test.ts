@@ -301,6 +301,17 @@ describe("write routes need a token with consensus.write (rule 3)", () => {
     for (const path of ["/api/cycle/current", "/v1/consensus/sessions", "/v1/consensus/proofs/DP-151-1"]) expect((await client.request("GET", path, undefined, null)).status).toBe(200);
   });
 
+  it("a browser's preflight (the page's own origin) for a write may send the token and the JSON body", async () => {
+    const res = await fetch(`${server.url}/v1/consensus/sessions/CS-151-1/votes`, {
+      method: "OPTIONS",
+      headers: { Origin: server.url, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+    });
+    expect(res.status).toBe(204);
+    const allowed = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase();
+    expect(allowed).toContain("authorization");
+    expect(allowed).toContain("content-type");
+  });
+
   it("without a ledger: reads 503 ledger-unavailable, writes 401 (fail closed)", async () => {
     const bare = await listen(createApp({ dataDir: dir, log: () => {} }), "127.0.0.1", 0);
     try {

@@ -1,7 +1,8 @@
 /**
- * Child process of the consensus routes' two-process race: serves the API over the ledger file
- * argv[2] (the test keys; `argv[3]` is a folder of its own for the data and access ledger) on a
- * free loopback port, prints its URL on one line, and stops when its stdin ends.
+ * An API process over a shared ledger file, for the consensus routes' two-process race and the
+ * consensus benchmark: serves the API over the ledger file argv[2] (the test keys; `argv[3]` is a
+ * folder of its own for the data and access ledger) on a free loopback port, prints its URL on one
+ * line, and stops when its stdin ends.
  */
 import { openTestLedger, serveLedger } from "./consensus-test-helpers.ts";
 

@@ -40,6 +40,7 @@ const TAGS = [
   { name: "Philosophers area", description: "Deliberations, virtues, decisions and drift." },
   { name: "Economists area", description: "MIC supply, MII, coordination scores and returns." },
   { name: "Diplomacy area", description: "Treaty framework, standards and protocols." },
+  { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
   { name: "Service", description: "Health and this description." },
 ];
 

@@ -172,6 +172,21 @@ export function startPortal(options: { stateDir: string; dataDir: string; siteDi
   });
 }
 
+/**
+ * Seeds the SAMPLE ledger into `<stateDir>/ledger.sqlite` as `npm start` does on an empty ledger
+ * (`npm run seed -- --sample`, up to the newest pulse of `dataDir`): the ledger the committed
+ * datasets were generated from, so the API's ledger routes answer for what the pages link to.
+ */
+export function seedSampleLedger(stateDir: string, dataDir: string): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
+  delete env.LEDGER_DB;
+  const child = spawn(process.execPath, [join(REPO_ROOT, "pipeline", "seed", "cli.ts"), "--sample", "--data", dataDir], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`seeding the sample ledger failed (${code}):\n${output}`)))));
+}
+
 /** Stops a portal started by startPortal and waits for it to exit. */
 export async function stopPortal(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null) return;

@@ -14,7 +14,6 @@ import type { Socket } from "node:net";
 import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { balanceInterface, migrationPhase } from "../core/migration/phases.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { ApiKeyStore, type KeyTier } from "./api-keys.ts";
 import { createApp } from "./app.ts";
 import { openApiDocument, type OpenApiDocument } from "./openapi.ts";
@@ -22,11 +21,16 @@ import { PROBLEM_BASE } from "./problem.ts";
 import { json } from "./responses.ts";
 import { addRoute, defineRoute } from "./route.ts";
 import { listen, type RunningServer } from "./server.ts";
+import { issueToken, openTestLedger, registerOffices, stageSessions, TEST_TOKEN_PUBLIC_KEY } from "./routes/consensus-test-helpers.ts";
 import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./test-helpers.ts";
 
 interface Endpoint {
   method: "GET" | "POST";
   path: string;
+  /** The documented path when `path` fills in its parameters (`/v1/consensus/sessions/{id}/votes`). */
+  route?: string;
+  /** Sends the write token (`consensus.write`) with every probe but those about credentials. */
+  token?: boolean;
   /** A valid query; hostile probes add to it or replace it. */
   query?: string;
   /** The key tier sent with every probe but those about keys (keyed files; the highest quota otherwise). */
@@ -37,13 +41,19 @@ interface Endpoint {
   large?: boolean;
   /** The status of the valid request when it is not 200 (a WebSocket endpoint asked over plain HTTP: 426). */
   validStatus?: number;
-  /** The documented path when `path` fills in its parameters (`/v2/balance/{address}`). */
-  documented?: string;
 }
 
 /** v1 balances answer 410 from the sunset on; the suite runs on the real clock. */
 const V1_STATUS = balanceInterface(migrationPhase(new Date())).v1 === "gone" ? 410 : 200;
 const V2_STATUS = balanceInterface(migrationPhase(new Date())).v2 === "absent" ? 404 : 200;
+/** The consensus sessions staged on the suite's ledger (see beforeAll). */
+const staged = (() => {
+  const made = tempDir("hostile-ledger-");
+  const ledger = openTestLedger(join(made.dir, "ledger.sqlite"), { durability: "normal" });
+  registerOffices(ledger);
+  return { ledger, cleanup: made.cleanup, sessions: stageSessions(ledger) };
+})();
+const { sessions } = staged;
 
 /** Every endpoint of the API. */
 const ENDPOINTS: Endpoint[] = [
@@ -68,6 +78,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/philosophy/decisions.json", key: "institutional" },
   { method: "GET", path: "/philosophy/drift-analysis.json", key: "institutional" },
   { method: "GET", path: "/philosophy/consensus-monitoring.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/consensus-registry.json", key: "institutional" },
   { method: "GET", path: "/philosophy/simulation", validStatus: 426 },
   { method: "GET", path: "/asyncapi.json" },
   { method: "GET", path: "/economy/supply", key: "institutional" },
@@ -84,10 +95,27 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/diplomacy/treaty-framework.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/standards.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/protocols.json", key: "institutional" },
-  { method: "GET", path: "/v1/balance/ATLAS", documented: "/v1/balance/{address}", validStatus: V1_STATUS },
-  { method: "GET", path: "/v2/balance/ATLAS", documented: "/v2/balance/{address}", validStatus: V2_STATUS },
-  { method: "GET", path: "/balance/ATLAS", documented: "/balance/{address}" },
-  { method: "GET", path: "/migration/proof/ATLAS", documented: "/migration/proof/{address}" },
+  { method: "GET", path: "/v1/balance/ATLAS", route: "/v1/balance/{address}", validStatus: V1_STATUS },
+  { method: "GET", path: "/v2/balance/ATLAS", route: "/v2/balance/{address}", validStatus: V2_STATUS },
+  { method: "GET", path: "/balance/ATLAS", route: "/balance/{address}" },
+  { method: "GET", path: "/migration/proof/ATLAS", route: "/migration/proof/{address}" },
+  // Consensus: each write's valid request succeeds once (a session staged at each step); repeats are refused.
+  { method: "GET", path: "/api/cycle/current" },
+  { method: "POST", path: "/api/cycle/current", token: true, body: JSON.stringify({ cycle: sessions.cycle, gi: 0.97 }) },
+  { method: "GET", path: "/v1/consensus/sessions" },
+  {
+    method: "POST",
+    path: "/v1/consensus/sessions",
+    token: true,
+    body: JSON.stringify({ cycle: sessions.cycle, room: sessions.freeRoom, gi_baseline: 0.97, participants: ["ATLAS", "EVE", "HERMES", "SOPHIA"] }),
+    validStatus: 201,
+  },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.voting.sessionId}/votes`, route: "/v1/consensus/sessions/{id}/votes", token: true, body: JSON.stringify(sessions.voting.vote), validStatus: 201 },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.proving.sessionId}/proof`, route: "/v1/consensus/sessions/{id}/proof", token: true, body: JSON.stringify(sessions.proving.request), validStatus: 201 },
+  { method: "POST", path: `/v1/consensus/proofs/${sessions.signing.delibId}/signatures`, route: "/v1/consensus/proofs/{delib_id}/signatures", token: true, body: JSON.stringify(sessions.signing.signature) },
+  { method: "POST", path: `/v1/consensus/proofs/${sessions.validating.delibId}/validator`, route: "/v1/consensus/proofs/{delib_id}/validator", token: true, body: JSON.stringify(sessions.validating.signature) },
+  { method: "GET", path: `/v1/consensus/proofs/${sessions.sealed.delibId}`, route: "/v1/consensus/proofs/{delib_id}" },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.closing.sessionId}/close`, route: "/v1/consensus/sessions/{id}/close", token: true, body: JSON.stringify(sessions.closing.close) },
   // Test-only: a declared write route, so the suite exercises the body handling every write route gets.
   { method: "POST", path: "/test/echo", body: '{"name":"probe","count":1}' },
 ];
@@ -96,8 +124,8 @@ const REPO_DATA = join(import.meta.dirname, "../data");
 let server: RunningServer;
 let doc: OpenApiDocument;
 let cleanup: () => void;
-let ledger: SqliteLedger;
 const keys: Partial<Record<KeyTier, string>> = {};
+let writeToken: string;
 
 const Echo = z.strictObject({ name: z.string().max(100), count: z.number().int().min(0) });
 const echoRoute = defineRoute({
@@ -122,16 +150,17 @@ beforeAll(async () => {
   writeFileSync(join(site, "404.html"), "<!doctype html><title>not found</title>");
   const store = new ApiKeyStore(join(made.dir, "access.sqlite"));
   for (const tier of ["government", "institutional", "academic"] as const) keys[tier] = store.issue(tier, `hostile ${tier}`, new Date()).token;
-  ledger = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "hostile-input", durability: "normal" });
-  const app = createApp({ dataDir, siteDir: site, keys: store, log: () => {}, trustedOrigins: [], ledger });
+  writeToken = (await issueToken(staged.ledger)).token;
+  const app = createApp({ dataDir, siteDir: site, keys: store, log: () => {}, trustedOrigins: [], ledger: staged.ledger, tokenPublicKeyHex: TEST_TOKEN_PUBLIC_KEY });
   addRoute(app, echoRoute, (c) => c.json(c.req.valid("json"), 200));
   doc = openApiDocument(app);
   server = await listen(app, "127.0.0.1", 0);
 });
 afterAll(async () => {
   await server?.close();
-  ledger?.close();
   cleanup?.();
+  staged.ledger.close();
+  staged.cleanup();
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -147,6 +176,7 @@ function wire(method: string, target: string, headers: Header[], body: string | 
 function baseHeaders(endpoint: Endpoint | null, extra: Header[] = [], options: { key?: boolean } = {}): Header[] {
   const headers: Header[] = [["Host", `127.0.0.1:${server.port}`], ["Connection", "close"]];
   if (endpoint?.key && options.key !== false) headers.push(["Authorization", `Bearer ${keys[endpoint.key]}`]);
+  if (endpoint?.token && options.key !== false) headers.push(["Authorization", `Bearer ${writeToken}`]);
   return [...headers, ...extra];
 }
 
@@ -364,7 +394,7 @@ const PATH_PROBES: [string, (path: string) => string][] = [
 const METHOD_PROBES = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "get"];
 
 function headerProbes(endpoint: Endpoint): [string, Header[], { key?: boolean }][] {
-  const token = endpoint.key ? keys[endpoint.key]! : keys.academic!;
+  const token = endpoint.token ? writeToken : endpoint.key ? keys[endpoint.key]! : keys.academic!;
   return [
     ["no key", [], { key: false }],
     ["empty bearer", [["Authorization", "Bearer"]], { key: false }],
@@ -451,7 +481,7 @@ function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
 describe("hostile input against every endpoint", () => {
   test("every documented operation has a row, and every row is documented", () => {
     const documented = Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
-    const rows = ENDPOINTS.map((e) => `${e.method} ${e.documented ?? e.path}`);
+    const rows = ENDPOINTS.map((e) => `${e.method} ${e.route ?? e.path}`);
     expect(documented.filter((d) => !rows.includes(d))).toEqual([]);
     expect(rows.filter((r) => !documented.includes(r))).toEqual([]);
   });

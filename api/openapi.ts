@@ -41,6 +41,7 @@ const TAGS = [
   { name: "Economists area", description: "MIC supply, MII, coordination scores and returns." },
   { name: "Diplomacy area", description: "Treaty framework, standards and protocols." },
   { name: "Balances", description: "Balances by the v1 → v2 migration's phases, and each address's proof in the migration's verification tree." },
+  { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
   { name: "Service", description: "Health and this description." },
 ];
 
@@ -49,7 +50,7 @@ const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`)
   .join(", ")}.
 
 - **Strict queries.** A route accepts exactly the query parameters it lists, each at most once; anything else is 400 \`invalid-query\` naming the parameter.
-- **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
+- **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB (${DEFAULT_BODY_LIMIT_BYTES.toLocaleString("en-US")} bytes) of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
 - **Caching.** Representations carry strong ETags; \`If-None-Match\` answers 304.
 - **Quotas.** The data areas count requests per UTC day and announce them with the IETF \`RateLimit-Policy\` and \`RateLimit\` fields; once spent, 429 \`rate-limited\` with \`Retry-After\`.
 - **Keys.** Keyed files need \`Authorization: Bearer <key>\` of their tier; keys are never cookies.

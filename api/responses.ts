@@ -8,6 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { fixtures } from "../core/schemas/fixtures.ts";
 import { publishedSchemas } from "../core/schemas/index.ts";
+import { CONSENSUS_PROBLEM_EXTENSIONS } from "./consensus-problems.ts";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, problemType, type ProblemSlug } from "./problem.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -148,6 +149,7 @@ const PROBLEM_EXTENSIONS: Partial<Record<ProblemSlug, Record<string, z.ZodType>>
   "internal-error": { request_id: z.string() },
   "history-unverified": { line: z.number().int().nonnegative(), problem: z.string() },
   gone: { successor: z.string().openapi({ description: "The path of the successor version" }), historical: z.string().optional().openapi({ description: "Where the retired version's data stays readable" }) },
+  ...CONSENSUS_PROBLEM_EXTENSIONS,
 };
 
 /** Response headers that come with a problem type. */

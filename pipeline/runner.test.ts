@@ -37,8 +37,8 @@ class CountingReader implements LedgerReader {
     this.inner = inner;
   }
   /** The wrapped log's origin, which the runner records in the manifests. */
-  get origin(): unknown {
-    return (this.inner as { origin?: unknown }).origin;
+  get origin(): string {
+    return this.inner.origin;
   }
   size() {
     return this.inner.size();

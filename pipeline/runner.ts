@@ -301,15 +301,11 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
   try {
     // --- base inputs, each computed once and only if a step declares it
     const uses = (input: string) => order.some((s) => effectiveInputs(s).some((i) => i === input));
-    let ledgerDigest: { size: number; root: string; origin: string | null } | null = null;
+    let ledgerDigest: { size: number; root: string; origin: string } | null = null;
     if (uses("ledger")) {
       const size = ledger.size();
       const root = formatDigest(ledger.rootHash(size));
-      // The log's origin (checkpoint origin line): the reader's own `origin` when it has one
-      // (SqliteLedger, ExportLedgerReader), else the newest checkpoint's first line.
-      const own = (ledger as { origin?: unknown }).origin;
-      const origin = typeof own === "string" ? own : (ledger.latestCheckpoint()?.split("\n")[0] ?? null);
-      ledgerDigest = { size, root, origin };
+      ledgerDigest = { size, root, origin: ledger.origin };
       log(`ledger: ${size} entries, root ${root}`);
     }
     if (uses("pulse")) {

@@ -19,7 +19,8 @@ import { verifierKey } from "../core/checkpoint.ts";
 import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
 import { ledgerVerifiers, main as pipelineMain } from "./cli.ts";
 import { readManifest } from "./manifest.ts";
-import { defaultProfilesDir, verifyAreas } from "./verify.ts";
+import { defaultProfilesDir } from "./validate/profiles.ts";
+import { verifyAreas } from "./verify.ts";
 
 const PROFILES = defaultProfilesDir();
 import { runPipeline, type RunOptions } from "./runner.ts";

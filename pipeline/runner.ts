@@ -66,7 +66,11 @@ import { AREAS, type Area, type DocumentStep, type InputName, type RowsStep, typ
 import type { OutputCheck } from "./pass/helper-thread.ts";
 import { readLedgerOnce, type StreamedOutput } from "./pass/ledger-pass.ts";
 import { DigestCache, type FileDigest } from "../store/digest-cache.ts";
-import { CsvValidator, DataError, JsonSchemaSet, validateJsonBytes, type JsonArraySchema } from "./verify.ts";
+import { CsvValidator } from "./validate/csv-table.ts";
+import { DataError } from "./validate/data-error.ts";
+import type { JsonArraySchema } from "./validate/json-array.ts";
+import { validateJsonBytes } from "./validate/json-document.ts";
+import { JsonSchemaSet } from "./validate/json-schemas.ts";
 
 export interface RunOptions {
   /** The data folder: areas/, sources/, pulse/, schemas/, keys/ beneath it. */
@@ -683,11 +687,11 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
       try {
         text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
       } catch {
-        throw new DataError(file, "not valid UTF-8");
+        throw new DataError("encoding", file, "not valid UTF-8");
       }
       csv.feed(text);
       csv.end();
-    } else if (bytes.length === 0) throw new DataError(file, "empty output");
+    } else if (bytes.length === 0) throw new DataError("empty", file, "empty output");
   }
 
   function bytesOf(id: string): Uint8Array {

@@ -8,7 +8,7 @@
  * - the RFC 9162 tree of the entries read so far (core/merkle-stream.ts): each entry's JCS text is
  *   a leaf, so the root of what the reader actually consumed is checked against the ledger's root;
  * - the streamed outputs: each text piece is validated (JSON array items or CSV rows against their
- *   schemas, pipeline/verify.ts), hashed and written to the output's temporary file. The first
+ *   schemas, pipeline/validate/), hashed and written to the output's temporary file. The first
  *   problem of an output is kept and reported when the output is finished; later pieces are dropped.
  *
  * Every message is acknowledged (`ack`) once handled, which is how the main thread bounds the queue.
@@ -20,7 +20,10 @@ import { parentPort, workerData } from "node:worker_threads";
 import { StreamingRoot } from "../../core/merkle-stream.ts";
 import type { TableSchema } from "../manifest.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
-import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet } from "../verify.ts";
+import { CsvValidator } from "../validate/csv-table.ts";
+import { DataError, type DataErrorCode } from "../validate/data-error.ts";
+import { JsonArrayValidator } from "../validate/json-array.ts";
+import { JsonSchemaSet } from "../validate/json-schemas.ts";
 
 /** How a streamed output is validated: its row schema, and for CSV the Table Schema. */
 export type OutputCheck =
@@ -45,11 +48,10 @@ export type HelperRequest =
   | { op: "abort"; id: number }
   | { op: "root"; reply: number };
 
-/** A failure carried across the thread boundary; `file` and `problem` when it was a DataError. */
+/** A failure carried across the thread boundary; `data` when it was a DataError. */
 export interface HelperError {
   message: string;
-  file?: string;
-  problem?: string;
+  data?: { code: DataErrorCode; file: string; problem: string };
 }
 
 export type HelperAnswer =
@@ -130,7 +132,7 @@ function validatorFor(check: OutputCheck | null): Validator | null {
 }
 
 function helperError(error: unknown): HelperError {
-  if (error instanceof DataError) return { message: error.message, file: error.file, problem: error.problem };
+  if (error instanceof DataError) return { message: error.message, data: { code: error.code, file: error.file, problem: error.problem } };
   return { message: error instanceof Error ? error.message : String(error) };
 }
 

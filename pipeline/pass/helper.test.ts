@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { leafHash, rootHash } from "../../core/merkle.ts";
 import { tempDir } from "../../store/test-helpers.ts";
-import { DataError } from "../verify.ts";
+import { DataError } from "../validate/data-error.ts";
 import { PassHelper } from "./helper.ts";
 import type { OutputCheck } from "./helper-thread.ts";
 

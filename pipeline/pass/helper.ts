@@ -15,7 +15,7 @@
  */
 import { Worker } from "node:worker_threads";
 import type { FileDigest } from "../../store/digest-cache.ts";
-import { DataError } from "../verify.ts";
+import { DataError } from "../validate/data-error.ts";
 import type { HelperAnswer, HelperError, HelperRequest, HelperSetup, OutputCheck } from "./helper-thread.ts";
 
 const SLOT_BYTES = 1 << 20;
@@ -36,7 +36,7 @@ interface Stream {
 }
 
 function errorOf(e: HelperError): Error {
-  return e.file !== undefined && e.problem !== undefined ? new DataError(e.file, e.problem) : new Error(e.message);
+  return e.data ? new DataError(e.data.code, e.data.file, e.data.problem) : new Error(e.message);
 }
 
 export class PassHelper {

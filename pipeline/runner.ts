@@ -63,7 +63,7 @@ import { outputFile, sourceFile, type DataLayout } from "./layout.ts";
 import { SIGNATURE_SUFFIX, ensureTrustedKey, parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import { checkSourcePath, createSourceReader } from "./source-reader.ts";
 import { AREAS, type Area, type DocumentStep, type InputName, type RowsStep, type Step } from "./step.ts";
-import type { OutputCheck } from "./pass/helper-thread.ts";
+import type { OutputCheck } from "./pass/rehash-and-stage-worker.ts";
 import { readLedgerOnce, type StreamedOutput } from "./pass/ledger-pass.ts";
 import { DigestCache, type FileDigest } from "../store/digest-cache.ts";
 import { CsvValidator } from "./validate/csv-table.ts";

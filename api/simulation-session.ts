@@ -22,6 +22,7 @@ import type { Council } from "../core/philosophy/council.ts";
 import { MAX_ROUNDS_LIMIT, simulate } from "../core/philosophy/simulation.ts";
 import { SIMULATION_ERRORS, SimulationRequest, type SimulationErrorCode, type SimulationUpdate } from "../core/schemas/index.ts";
 import { echo } from "./problem.ts";
+import { formatIssues } from "../core/zod-issues.ts";
 
 export interface SimulationLimits {
   /** Largest client message, in bytes of UTF-8. */
@@ -75,10 +76,7 @@ export interface SessionDeps {
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "message"}: ${echo(issue.message, 120)}`)
-    .join("; ");
+  return formatIssues(error.issues.slice(0, 3).map((issue) => ({ path: issue.path, message: echo(issue.message, 120) })), "message");
 }
 
 export class SimulationSession {

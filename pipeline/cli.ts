@@ -1,27 +1,10 @@
 /**
- * `npm run pipeline -- [options]`: regenerate data/areas/ (see pipeline/runner.ts) and, on a run of
- * all areas, the migration's verification tree data/migration/ (pipeline/migration/publish.ts).
- *
- *   --ledger PATH          the SQLite ledger (default: LEDGER_DB or .state/ledger.sqlite)
- *   --ledger-export DIR    read a published export instead (DIR/ledger.jsonl + DIR/checkpoint)
- *   --ledger-key KEY       key the export's checkpoint must verify with: a note verifier key, a hex
- *                          Ed25519 public key, or a file holding verifier keys
- *                          (default: <data>/keys/ledger.vkey)
- *   --data DIR             the data folder (default: data)
- *   --keyed-dir DIR        where keyed outputs and keyed sources are (default: KEYED_DATA_DIR, else
- *                          the data folder; see pipeline/layout.ts)
- *   --areas a,b            only these areas (default: all five)
- *   --check                write nothing; exit 1 listing every file that differs from data/
- *   --trust-new-key        append the dataset signing key to <data>/keys/datasets.vkey (and the ledger
- *                          key to <data>/keys/ledger.vkey) if missing
- *   --now ISO              accepted for the workflow's sake and only logged: generators are dated
- *                          by their data (the last ledger entry, the newest pulse), never a clock
- *
- * After a successful run the ledger's latest signed checkpoint is published in <data>/ledger/checkpoint
- * and its key listed in <data>/keys/ledger.vkey (pipeline/ledger-publication.ts); `--check` verifies
- * them instead.
- *
- * Exit status: 0 done, 1 a step failed (or --check found differences), 2 bad usage.
+ * `npm run pipeline -- [options]` (USAGE; README "The data areas"): regenerate data/areas/
+ * (pipeline/runner.ts) from the SQLite ledger or a verified export, then — on a run of all areas —
+ * the migration's verification tree (pipeline/migration/publish.ts), and after a successful run the
+ * ledger's anchor, its latest signed checkpoint and key (pipeline/ledger-publication.ts). `--check`
+ * writes nothing and verifies all three instead. `--now` is only logged: outputs are dated by their
+ * data, never a clock. Exit status: 0 done, 1 a step failed or --check found differences, 2 bad usage.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

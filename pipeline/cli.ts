@@ -21,6 +21,7 @@ import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedge
 import { isArea } from "./manifest.ts";
 import { publishMigration } from "./migration/publish.ts";
 import { runPipeline } from "./runner.ts";
+import { locateSteps } from "./step-code.ts";
 import { parseTrustedKeys } from "./sign.ts";
 import { AREAS, type Area } from "./step.ts";
 
@@ -160,6 +161,7 @@ async function regenerateAreas(options: CliOptions, ledger: LedgerReader, log: (
     ...(keyedDataDir ? { keyedDataDir } : {}),
     ledger,
     steps,
+    code: await locateSteps(new URL("./areas/index.ts", import.meta.url), steps),
     ...(options.areas ? { areas: options.areas } : {}),
     check: options.check,
     trustNewKey: options.trustNewKey,

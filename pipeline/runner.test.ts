@@ -409,6 +409,38 @@ describe("runPipeline", () => {
     expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8").trim().split("\n")).toHaveLength(2);
   });
 
+  it("a step's identity includes its code: editing a module it imports runs it again, a type-only import does not", async () => {
+    const root = join(f.root, "repo");
+    mkdirSync(join(root, "steps"), { recursive: true });
+    writeFileSync(join(root, "steps", "count.ts"), `import { label } from "./label.ts";\nimport type { T } from "./types.ts";\nexport const count = label;\n`);
+    writeFileSync(join(root, "steps", "label.ts"), `export const label = "entries";\n`);
+    writeFileSync(join(root, "steps", "types.ts"), `export type T = number;\n`);
+    let runs = 0;
+    const counted: DocumentStep = { ...countStep, generate: (inputs, outputs) => (runs++, countStep.generate(inputs, outputs)) };
+    const code = { root, modules: new Map<Step, string>([[counted, "steps/count.ts"]]) };
+    const manifest = join(f.dataDir, "areas", "economy", "datapackage.json");
+    const recorded = () => readManifest(manifest)!.descriptor.resources as { path: string; inputs_hash: string; inputs: Record<string, string> }[];
+
+    expect((await f.run({ steps: [counted], areas: ["economy"], code })).ok).toBe(true);
+    const first = recorded().find((r) => r.path === "supply.json")!;
+    expect(first.inputs.code).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(runs).toBe(1);
+
+    writeFileSync(join(root, "steps", "types.ts"), `export type T = string;\n`);
+    f.reader.entriesCalls = 0;
+    await f.run({ steps: [counted], areas: ["economy"], code });
+    expect([runs, f.reader.entriesCalls]).toEqual([1, 0]);
+
+    writeFileSync(join(root, "steps", "label.ts"), `export const label = "ledger entries";\n`);
+    const report = await f.run({ steps: [counted], areas: ["economy"], code });
+    expect(report.ok).toBe(true);
+    expect(runs).toBe(2);
+    const second = recorded().find((r) => r.path === "supply.json")!;
+    expect(second.inputs.code).not.toBe(first.inputs.code);
+    expect(second.inputs_hash).not.toBe(first.inputs_hash);
+    expect(second.inputs.ledger).toBe(first.inputs.ledger);
+  });
+
   it("refuses a step list with a cycle or an unknown dependency before running anything", async () => {
     const a: DocumentStep = { ...labelStep, inputs: ["step:economy/supply.json"] };
     const b: DocumentStep = { ...countStep, inputs: ["step:economy/roi.json"] };

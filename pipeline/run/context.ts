@@ -14,6 +14,7 @@ import type { FactsAccumulator } from "../facts/accumulate.ts";
 import { outputFile, type DataLayout } from "../layout.ts";
 import { MANIFEST_FILE, readManifest, type PreviousManifest } from "../manifest.ts";
 import { AREAS, type Area, type Step } from "../step.ts";
+import type { StepCode } from "../step-code.ts";
 import { JsonSchemaSet } from "../validate/json-schemas.ts";
 import { OutputSchemas } from "./output-schemas.ts";
 
@@ -40,6 +41,8 @@ export interface RunOptions {
   digestCache?: string;
   /** The facts accumulator (default pipeline/facts/accumulate.ts). */
   accumulator?: () => FactsAccumulator;
+  /** Where each step's code is (pipeline/step-code.ts): a step's identity then includes its code. */
+  code?: StepCode;
 }
 
 /** The suffix of every file the runner stages beside its target. */

@@ -1,20 +1,25 @@
 /**
  * Digest the inputs. A step's input hash is `digestOf({id, version, inputs})`, `inputs` mapping each
- * declared input to its digest:
+ * declared input to its digest, and `code` to the digest of the step's code:
  *  - `ledger`: `sha256:<RFC 9162 root>@<size>` — O(log n) in the store, no scan;
  *  - `pulse`: `sha256:<root of the lines of data/pulse/history.jsonl>@<records>`, only the lines the
  *    signed checkpoint covers (core/pulse/published.ts, the API's and the indexer's rule);
  *  - `sources/<path>`: sha256 of the curated file;
- *  - `step:<id>`: sha256 of that step's output.
+ *  - `step:<id>`: sha256 of that step's output;
+ *  - `code`: the step's module and the repository modules it imports (pipeline/step-code.ts), with
+ *    the facts accumulator's for a document step fed the facts — when the run knows where it is.
  * A step is up to date when its area's manifest records the same input hash and its file still has
  * the recorded size and sha256 (the digest cache spares re-reading a file whose stat is unchanged).
  */
 import { readFileSync } from "node:fs";
+import { relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { digestOf, formatDigest } from "../../core/digest.ts";
 import type { PulseRecord } from "../../core/pulse/history.ts";
 import { checkPublished } from "../../core/pulse/published.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { sourceFile } from "../layout.ts";
+import { CodeDigests } from "../step-code.ts";
 import type { RunContext } from "./context.ts";
 import { failStep, type Plan, type StepState } from "./plan.ts";
 
@@ -27,6 +32,8 @@ export interface LedgerInput {
 
 export type PulseInput = { records: PulseRecord[]; root: string } | { error: string };
 
+const FACTS_MODULE = fileURLToPath(new URL("../facts/accumulate.ts", import.meta.url));
+
 export class Inputs {
   /** The ledger's size, root and origin, when a step reads the ledger. */
   readonly ledger: LedgerInput | null = null;
@@ -35,10 +42,17 @@ export class Inputs {
   readonly #run: RunContext;
   readonly #plan: Plan;
   readonly #sources = new Map<string, string | Error>();
+  readonly #code: CodeDigests | null;
+  /** The default facts accumulator's module, relative to the code's root; null for another accumulator or root. */
+  readonly #facts: string | null;
 
   constructor(run: RunContext, plan: Plan) {
     this.#run = run;
     this.#plan = plan;
+    const code = run.options.code;
+    this.#code = code ? new CodeDigests(code.root) : null;
+    const facts = code && !run.options.accumulator ? relative(code.root, FACTS_MODULE) : null;
+    this.#facts = facts && !facts.startsWith("..") ? facts.split(sep).join("/") : null;
     const uses = (input: string) => [...plan.states.values()].some((s) => s.inputs.includes(input as never));
     if (uses("ledger")) this.ledger = ledgerInput(run);
     if (uses("pulse")) this.pulse = pulseInput(run);
@@ -78,6 +92,8 @@ export class Inputs {
         digests[input] = d;
       }
     }
+    const code = this.#codeOf(state);
+    if (code) digests.code = code;
     state.inputDigests = digests;
     state.inputsHash = digestOf({ id: state.step.id, version: state.step.version, inputs: digests });
     return true;
@@ -89,6 +105,14 @@ export class Inputs {
     if (!record || record.inputsHash !== state.inputsHash) return null;
     const digest = this.#run.digests.digest(state.target);
     return digest && digest.bytes === record.bytes && digest.hash === record.hash ? digest : null;
+  }
+
+  /** The digest of the step's code, when the run knows its module. */
+  #codeOf(state: StepState): string | null {
+    const module = this.#run.options.code?.modules.get(state.step);
+    if (!module || !this.#code) return null;
+    const fedFacts = state.step.kind === "document" && state.inputs.includes("ledger") && this.#facts !== null;
+    return this.#code.digest(fedFacts ? [module, this.#facts!] : [module]);
   }
 
   /** A step output's sha256: the run's own, or the file of a step outside the selected areas; undefined until it ran. */

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:5d66e67abeaa75e877b84193254075c40da9e470b660245e43caab7952adb807
+sha256:cb278812793b75721909945c08d021e36f6a792f08940d71e6c02bbce90fc1ad
 
-— integrity-platform.example/datasets UVWo3ychvM67AITxBHyO55qTXTuL30qYaB86W01doatn6ece3W7cKMXq8cDMVbFZwmxbV/Bn4XrIfqA6V5Lbiq/bWwo=
+— integrity-platform.example/datasets UVWo328VX8kM5wUuaEzhRtsbR/47+v9hdOW+HzW763kT6uKALuGQfwzfW+xkdx2iu79Eon7VSOtX7rLBXmkISeoo/AE=

@@ -38,6 +38,7 @@ import { areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import type { Platform } from "./middleware/require-token.ts";
 import { areaRoutes } from "./routes/areas.ts";
+import { consensusRoutes } from "./routes/consensus.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { simulationRoutes } from "./routes/simulation.ts";
@@ -111,7 +112,6 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // What the ledger-backed routes share; undefined without a ledger and token key (they fail closed).
   const platform: Platform | undefined =
     options.ledger && options.tokenPublicKeyHex ? { ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now } : undefined;
-  void platform;
 
   const app = new OpenAPIHono<AppEnv>({ getPath: canonicalPath });
   // Only while a contract check is installed (the test suite): every response against the description.
@@ -122,8 +122,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.use(cors(trustedOrigins));
 
   registerComponents(app);
-  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir)));
+  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger));
   app.route("/", pulseRoutes(history));
+  app.route("/", consensusRoutes(platform));
   const quotas = options.quotas ?? new DailyQuotas({ now });
   const keys = options.keys ?? new ApiKeyStore(":memory:");
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).

@@ -20,11 +20,16 @@ import { PROBLEM_BASE } from "./problem.ts";
 import { json } from "./responses.ts";
 import { addRoute, defineRoute } from "./route.ts";
 import { listen, type RunningServer } from "./server.ts";
+import { issueToken, openTestLedger, registerOffices, stageSessions, TEST_TOKEN_PUBLIC_KEY } from "./routes/consensus-test-helpers.ts";
 import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./test-helpers.ts";
 
 interface Endpoint {
   method: "GET" | "POST";
   path: string;
+  /** The documented path when `path` fills in its parameters (`/v1/consensus/sessions/{id}/votes`). */
+  route?: string;
+  /** Sends the write token (`consensus.write`) with every probe but those about credentials. */
+  token?: boolean;
   /** A valid query; hostile probes add to it or replace it. */
   query?: string;
   /** The key tier sent with every probe but those about keys (keyed files; the highest quota otherwise). */
@@ -36,6 +41,15 @@ interface Endpoint {
   /** The status of the valid request when it is not 200 (a WebSocket endpoint asked over plain HTTP: 426). */
   validStatus?: number;
 }
+
+/** The consensus sessions staged on the suite's ledger (see beforeAll). */
+const staged = (() => {
+  const made = tempDir("hostile-ledger-");
+  const ledger = openTestLedger(join(made.dir, "ledger.sqlite"), { durability: "normal" });
+  registerOffices(ledger);
+  return { ledger, cleanup: made.cleanup, sessions: stageSessions(ledger) };
+})();
+const { sessions } = staged;
 
 /** Every endpoint of the API. */
 const ENDPOINTS: Endpoint[] = [
@@ -60,6 +74,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/philosophy/decisions.json", key: "institutional" },
   { method: "GET", path: "/philosophy/drift-analysis.json", key: "institutional" },
   { method: "GET", path: "/philosophy/consensus-monitoring.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/consensus-registry.json", key: "institutional" },
   { method: "GET", path: "/philosophy/simulation", validStatus: 426 },
   { method: "GET", path: "/asyncapi.json" },
   { method: "GET", path: "/economy/supply", key: "institutional" },
@@ -76,6 +91,23 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/diplomacy/treaty-framework.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/standards.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/protocols.json", key: "institutional" },
+  // Consensus: each write's valid request succeeds once (a session staged at each step); repeats are refused.
+  { method: "GET", path: "/api/cycle/current" },
+  { method: "POST", path: "/api/cycle/current", token: true, body: JSON.stringify({ cycle: sessions.cycle, gi: 0.97 }) },
+  { method: "GET", path: "/v1/consensus/sessions" },
+  {
+    method: "POST",
+    path: "/v1/consensus/sessions",
+    token: true,
+    body: JSON.stringify({ cycle: sessions.cycle, room: sessions.freeRoom, gi_baseline: 0.97, participants: ["ATLAS", "EVE", "HERMES", "SOPHIA"] }),
+    validStatus: 201,
+  },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.voting.sessionId}/votes`, route: "/v1/consensus/sessions/{id}/votes", token: true, body: JSON.stringify(sessions.voting.vote), validStatus: 201 },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.proving.sessionId}/proof`, route: "/v1/consensus/sessions/{id}/proof", token: true, body: JSON.stringify(sessions.proving.request), validStatus: 201 },
+  { method: "POST", path: `/v1/consensus/proofs/${sessions.signing.delibId}/signatures`, route: "/v1/consensus/proofs/{delib_id}/signatures", token: true, body: JSON.stringify(sessions.signing.signature) },
+  { method: "POST", path: `/v1/consensus/proofs/${sessions.validating.delibId}/validator`, route: "/v1/consensus/proofs/{delib_id}/validator", token: true, body: JSON.stringify(sessions.validating.signature) },
+  { method: "GET", path: `/v1/consensus/proofs/${sessions.sealed.delibId}`, route: "/v1/consensus/proofs/{delib_id}" },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.closing.sessionId}/close`, route: "/v1/consensus/sessions/{id}/close", token: true, body: JSON.stringify(sessions.closing.close) },
   // Test-only: a declared write route, so the suite exercises the body handling every write route gets.
   { method: "POST", path: "/test/echo", body: '{"name":"probe","count":1}' },
 ];
@@ -85,6 +117,7 @@ let server: RunningServer;
 let doc: OpenApiDocument;
 let cleanup: () => void;
 const keys: Partial<Record<KeyTier, string>> = {};
+let writeToken: string;
 
 const Echo = z.strictObject({ name: z.string().max(100), count: z.number().int().min(0) });
 const echoRoute = defineRoute({
@@ -108,7 +141,8 @@ beforeAll(async () => {
   writeFileSync(join(site, "404.html"), "<!doctype html><title>not found</title>");
   const store = new ApiKeyStore(join(made.dir, "access.sqlite"));
   for (const tier of ["government", "institutional", "academic"] as const) keys[tier] = store.issue(tier, `hostile ${tier}`, new Date()).token;
-  const app = createApp({ dataDir, siteDir: site, keys: store, log: () => {}, trustedOrigins: [] });
+  writeToken = (await issueToken(staged.ledger)).token;
+  const app = createApp({ dataDir, siteDir: site, keys: store, log: () => {}, trustedOrigins: [], ledger: staged.ledger, tokenPublicKeyHex: TEST_TOKEN_PUBLIC_KEY });
   addRoute(app, echoRoute, (c) => c.json(c.req.valid("json"), 200));
   doc = openApiDocument(app);
   server = await listen(app, "127.0.0.1", 0);
@@ -116,6 +150,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   cleanup?.();
+  staged.ledger.close();
+  staged.cleanup();
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -131,6 +167,7 @@ function wire(method: string, target: string, headers: Header[], body: string | 
 function baseHeaders(endpoint: Endpoint | null, extra: Header[] = [], options: { key?: boolean } = {}): Header[] {
   const headers: Header[] = [["Host", `127.0.0.1:${server.port}`], ["Connection", "close"]];
   if (endpoint?.key && options.key !== false) headers.push(["Authorization", `Bearer ${keys[endpoint.key]}`]);
+  if (endpoint?.token && options.key !== false) headers.push(["Authorization", `Bearer ${writeToken}`]);
   return [...headers, ...extra];
 }
 
@@ -348,7 +385,7 @@ const PATH_PROBES: [string, (path: string) => string][] = [
 const METHOD_PROBES = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "get"];
 
 function headerProbes(endpoint: Endpoint): [string, Header[], { key?: boolean }][] {
-  const token = endpoint.key ? keys[endpoint.key]! : keys.academic!;
+  const token = endpoint.token ? writeToken : endpoint.key ? keys[endpoint.key]! : keys.academic!;
   return [
     ["no key", [], { key: false }],
     ["empty bearer", [["Authorization", "Bearer"]], { key: false }],
@@ -435,7 +472,7 @@ function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
 describe("hostile input against every endpoint", () => {
   test("every documented operation has a row, and every row is documented", () => {
     const documented = Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
-    const rows = ENDPOINTS.map((e) => `${e.method} ${e.path}`);
+    const rows = ENDPOINTS.map((e) => `${e.method} ${e.route ?? e.path}`);
     expect(documented.filter((d) => !rows.includes(d))).toEqual([]);
     expect(rows.filter((r) => !documented.includes(r))).toEqual([]);
   });

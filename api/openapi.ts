@@ -40,6 +40,7 @@ const TAGS = [
   { name: "Philosophers area", description: "Deliberations, virtues, decisions and drift." },
   { name: "Economists area", description: "MIC supply, MII, coordination scores and returns." },
   { name: "Diplomacy area", description: "Treaty framework, standards and protocols." },
+  { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
   { name: "Service", description: "Health and this description." },
 ];
 
@@ -48,7 +49,7 @@ const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`)
   .join(", ")}.
 
 - **Strict queries.** A route accepts exactly the query parameters it lists, each at most once; anything else is 400 \`invalid-query\` naming the parameter.
-- **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES} bytes of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
+- **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB (${DEFAULT_BODY_LIMIT_BYTES.toLocaleString("en-US")} bytes) of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
 - **Caching.** Representations carry strong ETags; \`If-None-Match\` answers 304.
 - **Quotas.** The data areas count requests per UTC day and announce them with the IETF \`RateLimit-Policy\` and \`RateLimit\` fields; once spent, 429 \`rate-limited\` with \`Retry-After\`.
 - **Keys.** Keyed files need \`Authorization: Bearer <key>\` of their tier; keys are never cookies.

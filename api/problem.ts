@@ -10,6 +10,7 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { CONSENSUS_PROBLEM_TYPES } from "./consensus-problems.ts";
 
 export const PROBLEM_BASE = "https://integrity-platform.example/problems/";
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -52,6 +53,8 @@ export const PROBLEM_TYPES = {
   /** A route that reads or writes the ledger, on a server without one (or whose ledger failed): fail closed. */
   "ledger-unavailable": { status: 503, title: "Ledger unavailable" },
   "history-unverified": { status: 503, title: "Pulse history failed verification" },
+  /** A consensus decision refused (`consensus-<refusal code>`, api/consensus-problems.ts). */
+  ...CONSENSUS_PROBLEM_TYPES,
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;

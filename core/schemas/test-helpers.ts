@@ -875,6 +875,15 @@ export const fixtures: Fixtures = {
       { cycle: "C-151", timestamp: T1 },
     ],
   },
+  "philosophy/consensus-registry": {
+    valid: examples["philosophy/consensus-registry"],
+    invalid: [
+      { cycle: "C-151", timestamp: T1, current: null, offices: [], active_sessions: [], recent_proofs: [], sessions: 0 },
+      { cycle: "C-151", timestamp: T1, current: null, offices: [], active_sessions: [], recent_proofs: [], sessions: 0, sealed_proofs: 0, extra: 1 },
+      { cycle: "C-151", timestamp: T1, current: { cycle: "C-151", gi: 2, room: "main" }, offices: [], active_sessions: [], recent_proofs: [], sessions: 0, sealed_proofs: 0 },
+    ],
+  },
+
   "balance-v1": {
     valid: examples["balance-v1"],
     invalid: [{ balance_gic: 1, balance_credits: 1 }, { balance_gic: "1234.5678" }, { balance_gic: -1 }, {}],

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:cb278812793b75721909945c08d021e36f6a792f08940d71e6c02bbce90fc1ad
+sha256:f4ca98845cdba2c79f8552d12db924b32d2cc9627b1d54f79b8664685cea3b19
 
-— integrity-platform.example/datasets UVWo328VX8kM5wUuaEzhRtsbR/47+v9hdOW+HzW763kT6uKALuGQfwzfW+xkdx2iu79Eon7VSOtX7rLBXmkISeoo/AE=
+— integrity-platform.example/datasets UVWo31tZYScgV1dxnGgCLtu/jHNJBgVIjLqVC6lywY1O9P5n8DD0BzT3rlQ6/64Vq5lzz9BLS5th7ZybEUVLRLHBOgs=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:a2e1b544bfcc92a95e74c185a72c3e29028d44dd0561677b19ba788d46825ace
+sha256:77ff5b2c2db9fbbf990baffd478fe4fa04e4ec5b4f84bfba14c04d9c49c794b1
 
-— integrity-platform.example/datasets UVWo3yX6PZLnruQfIBaBkpcTFwJaKXdFrQc6KHRnIHBUeK3/NwnqUIT6moSwqaR/06nXB9JpHf3QVPbX8Cx03pEznws=
+— integrity-platform.example/datasets UVWo34mCfNC/qJtdnBwH4Lcl9yTQlVTbA3muhoShYTVOgV+16QF1lPNBeYE3Btqvc/M9kTtPpzPE+gPG0mKjUB8TDA4=

@@ -6,7 +6,7 @@
  * never imports the pipeline. Steps, flags and environment: README "Two commands".
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";

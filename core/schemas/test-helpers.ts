@@ -7,16 +7,13 @@ import type { z } from "zod";
 import type { publishedSchemas } from "./index.ts";
 import {
   LEDGER_ID,
-  PULSE_ID,
   DIGEST_A,
-  DIGEST_B,
   DIGEST_UPPER,
   SIG,
   ED_PUB,
   SECP_PUB,
   T0,
   T1,
-  T_90D,
   companionAttestation,
   proofOfControl,
   verifyRequest,

@@ -24,8 +24,8 @@ import type {
   MultiplierChange,
   SentinelFacts,
 } from "./types.ts";
+import { DAY_MS } from "../../core/time.ts";
 
-const DAY_MS = 86_400_000;
 
 export interface FactsAccumulator {
   add(entry: LedgerEntry): void;

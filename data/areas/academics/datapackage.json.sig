@@ -1,4 +1,4 @@
 academics datapackage
-sha256:f85b79de855904ffb72328f4337ac64fcf0bbd3e4787cea5f1268baac5caa932
+sha256:8f0fb21b7f95b89af5d2520fa8ef5f74a9d72abee0caa18e5cce12b38a770837
 
-— integrity-platform.example/datasets UVWo31XvQLb4DoIv7WCS+4PKIMfTcnntha6c76VNLVCbf1VkyXXTT1Ty7nmxPylmivicHIKfjZY2YGa6wUmMW8jFCQU=
+— integrity-platform.example/datasets UVWo37Xr80w5c3mbkjlxz68JNr+8A4wK5Yc7PboD/22ePCvagHp/KorkKo2jwGSMfhc8f480EQ/g//CImJlGN56P6wI=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:f8a45989b86daefbfa2bb19966047ffc973a97ea4911fd94f5f03a4e71b7a2d0
+sha256:5f5b3fcc2d60c10f1bc4e66da3ade5a4a96bf6d0141ef5e924106fad00b16333
 
-— integrity-platform.example/datasets UVWo346n5dhB7A0CNz7O7OVmX0+mPiNNfxm+WOcAKa9CiYedk2qEbs4JueS2hIK2JY0fAMaVif8sidwRcOPrsG5Q1QM=
+— integrity-platform.example/datasets UVWo3zIut9C1QHetJu6ow7CMIejUuA3w6+TC24jyjCGO/Z2Jwk5xv/8IUth+5uOe8+O2DvRR3WmppAYZ7+jR2D2cOAw=

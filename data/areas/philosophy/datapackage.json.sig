@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:77ff5b2c2db9fbbf990baffd478fe4fa04e4ec5b4f84bfba14c04d9c49c794b1
+sha256:2b3389a90a2c36e12de5d237c4ad84001317b4fc74d24dc6b4ac96bc4c9b64fb
 
-— integrity-platform.example/datasets UVWo34mCfNC/qJtdnBwH4Lcl9yTQlVTbA3muhoShYTVOgV+16QF1lPNBeYE3Btqvc/M9kTtPpzPE+gPG0mKjUB8TDA4=
+— integrity-platform.example/datasets UVWo36QEHypxtOUCzl63HXxyuTTjlLHH9LKFiIYVVPq3iWtf5AlassfuWjwMukwFs/UqF1KM9ZgG14LcjP8nBduXRQM=

@@ -456,7 +456,11 @@ describe("every refusal carries a code", () => {
   it("names what was wrong with a note, a checkpoint or a key, never only in words", () => {
     expect(codeOf(() => openNote(note.slice(0, -1), [log.verifier]))).toBe("malformed");
     expect(codeOf(() => openNote(note, [other.verifier]))).toBe("no-known-signature");
-    const forged = note.replace(line, line.replace(/[A-Za-z](?==*\n$)/, (d) => (d === "A" ? "B" : "A")));
+    // One bit of the signature's S flipped in a low byte: still a well-formed signature, a wrong one.
+    const sigStart = line.lastIndexOf(" ") + 1;
+    const raw = b64(line.slice(sigStart, -1));
+    raw[40]! ^= 0x01;
+    const forged = note.replace(line, line.slice(0, sigStart) + toB64(raw) + "\n");
     expect(codeOf(() => openNote(forged, [log.verifier]))).toBe("bad-signature");
     expect(codeOf(() => verifyCheckpoint(signNote("just text\n", [log.signer]), [log.verifier]))).toBe("checkpoint-malformed");
     expect(codeOf(() => parseVerifierKey("no-plus-signs"))).toBe("key-malformed");

@@ -24,6 +24,7 @@ import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { tempDir } from "../store/test-helpers.ts";
 import { steps } from "../pipeline/areas/index.ts";
 import { runPipeline } from "../pipeline/runner.ts";
+import { locateSteps } from "../pipeline/step-code.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
 
@@ -142,6 +143,8 @@ async function childMain(part: string, dir: string, dataDir: string): Promise<vo
       dataDir,
       ledger,
       steps,
+      // Where the steps' code is, as npm run pipeline finds it: its cost is part of every run.
+      code: await locateSteps(new URL("../pipeline/areas/index.ts", import.meta.url), steps),
       log: () => {},
       signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}),
       digestCache: join(dir, "state", "pipeline-digests.json"),

@@ -25,7 +25,9 @@ import {
 } from "./manifest.ts";
 import { runPipeline } from "./runner.ts";
 import { simulate } from "./seed/simulate.ts";
-import { JsonSchemaSet, ProfileValidator, verifyAreas } from "./verify.ts";
+import { JsonSchemaSet } from "./validate/json-schemas.ts";
+import { ProfileValidator } from "./validate/profiles.ts";
+import { verifyAreas } from "./verify.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 const PROFILES = vectorsPath("frictionless");

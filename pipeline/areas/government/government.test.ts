@@ -4,7 +4,6 @@ import { inflateSync } from "node:zlib";
 import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalize } from "../../../core/canonical.ts";
-import { coordinationScore } from "../../../core/economy/formulas.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { formatPercent } from "../../../core/pulse/badge.ts";
 import {

@@ -12,7 +12,7 @@ import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { tempDir } from "../store/test-helpers.ts";
 import { steps as realSteps } from "./areas/index.ts";
-import { makePulseHistory, writePulseHistory } from "./areas/test-fixtures.ts";
+import { makePulseHistory, writePulseHistory } from "./areas/test-helpers.ts";
 import {
   CSV_DIALECT,
   DATAPACKAGE_PROFILE,

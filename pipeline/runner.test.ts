@@ -26,7 +26,7 @@ const PROFILES = defaultProfilesDir();
 import { runPipeline, type RunOptions } from "./runner.ts";
 import { createSourceReader } from "./source-reader.ts";
 import type { DocumentStep, RowsStep, Step } from "./step.ts";
-import { badge, countStep } from "./test-steps.ts";
+import { badge, countStep } from "./test-helpers.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 

@@ -16,7 +16,7 @@ import { signManifest as signAnyManifest } from "../core/datapackage/signature.t
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import type { Area, RowsStep, Step } from "./step.ts";
-import { countStep } from "./test-steps.ts";
+import { countStep } from "./test-helpers.ts";
 import { verifyAreas } from "./verify.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;

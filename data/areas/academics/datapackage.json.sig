@@ -1,4 +1,4 @@
 academics datapackage
-sha256:1f91653453b9fc43d5af260c5503b1d3e9d9137b603e0d06ab11a2a6391eb8bf
+sha256:8f0fb21b7f95b89af5d2520fa8ef5f74a9d72abee0caa18e5cce12b38a770837
 
-— integrity-platform.example/datasets UVWo3y4T64+gafEDkEy5ycA/hqqzmsPo80yYzokaFg5gHmcJyj/g4DRRiYFVfprj5hZ5XUsPQwBDfKkzUnYufKRsCwA=
+— integrity-platform.example/datasets UVWo37Xr80w5c3mbkjlxz68JNr+8A4wK5Yc7PboD/22ePCvagHp/KorkKo2jwGSMfhc8f480EQ/g//CImJlGN56P6wI=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:2219ec52d0580ceafd4a18e17a09f9c622dea83c4f160b50b7a898bb8600d4d1
+sha256:5f5b3fcc2d60c10f1bc4e66da3ade5a4a96bf6d0141ef5e924106fad00b16333
 
-— integrity-platform.example/datasets UVWo38KT4Nwug+/7FcpyzzW7F4AvZE4Uf0TnJJU9Y0v6xLp1lcrADfKYY3G/QVO3zHbrAx1hTIStmGjuKcU+ORZOXwc=
+— integrity-platform.example/datasets UVWo3zIut9C1QHetJu6ow7CMIejUuA3w6+TC24jyjCGO/Z2Jwk5xv/8IUth+5uOe8+O2DvRR3WmppAYZ7+jR2D2cOAw=

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:8f0fb21b7f95b89af5d2520fa8ef5f74a9d72abee0caa18e5cce12b38a770837
+sha256:8c248dba9f14cdaf5df7231ce5742c8b93c2ce26caf5c4b18ccbab15033af43e
 
-— integrity-platform.example/datasets UVWo37Xr80w5c3mbkjlxz68JNr+8A4wK5Yc7PboD/22ePCvagHp/KorkKo2jwGSMfhc8f480EQ/g//CImJlGN56P6wI=
+— integrity-platform.example/datasets UVWo3zzcYR79nF/BWDX27OWF2EwxkIJ9zfjiAAnCt/H8jd3MMzhcwZucT13l3rVSjMtCm6BzQQWxI7aRQ8lMwlaQhQY=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:5f5b3fcc2d60c10f1bc4e66da3ade5a4a96bf6d0141ef5e924106fad00b16333
+sha256:06166494768fa1c21b9d8c8461d51976de6b08ff2313e3b680711588d369e5d3
 
-— integrity-platform.example/datasets UVWo3zIut9C1QHetJu6ow7CMIejUuA3w6+TC24jyjCGO/Z2Jwk5xv/8IUth+5uOe8+O2DvRR3WmppAYZ7+jR2D2cOAw=
+— integrity-platform.example/datasets UVWo31PgdT8/Kpoe2W2JWPjUOZyK0v3QHqd8rIeNQxZsZgkCd68FEzKftRyHHjnZmYBC8eqcFU5bRPtGDaV4hDsESgY=

@@ -80,6 +80,10 @@ describe("the browser's verifier", () => {
     }
     // Signed only by keys the page does not trust; a key line whose id does not match its key.
     const stranger = verifierKey("integrity-platform.example/datasets", generateKeyPair("ed25519").publicKey);
+    // A trusted key whose base64 holds a "+" (the separator of the key line) is read whole.
+    let plus = stranger;
+    while (plus.split("+").length < 4) plus = verifierKey("integrity-platform.example/datasets", generateKeyPair("ed25519").publicKey);
+    expect(await browserVerdict(address, good, dir.checkpoint, plus)).toBe("refused checkpoint-untrusted");
     expect(await browserVerdict(address, good, dir.checkpoint, stranger)).toBe("refused checkpoint-untrusted");
     expect(await browserVerdict(address, good, dir.checkpoint, stranger.replace(/\+[0-9a-f]{8}\+/, "+00000000+"))).toBe("refused key-malformed");
   });

@@ -106,9 +106,13 @@ export async function trustedKeys(vkeys: string): Promise<TrustedKey[]> {
   for (const raw of vkeys.split("\n")) {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) continue;
-    const [name = "", idHex = "", keyText = "", ...rest] = line.split("+");
-    const typed = fromBase64(keyText);
-    if (rest.length > 0 || name === "" || !/^[0-9a-f]{8}$/i.test(idHex) || !typed || typed.length !== 33 || typed[0] !== 0x01) {
+    // name+id+key: the name holds no "+", the base64 key may (so only the first two separate).
+    const first = line.indexOf("+");
+    const second = first < 0 ? -1 : line.indexOf("+", first + 1);
+    const name = first < 0 ? "" : line.slice(0, first);
+    const idHex = second < 0 ? "" : line.slice(first + 1, second);
+    const typed = second < 0 ? null : fromBase64(line.slice(second + 1));
+    if (name === "" || !/^[0-9a-f]{8}$/i.test(idHex) || !typed || typed.length !== 33 || typed[0] !== 0x01) {
       throw new LookupError("key-malformed", `not an Ed25519 verifier key: ${line.slice(0, 80)}`);
     }
     const id = (await sha256(encoder.encode(`${name}\n`), typed)).subarray(0, 4);

@@ -14,6 +14,9 @@ import type { Socket } from "node:net";
 import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiKeyStore, type KeyTier } from "./api-keys.ts";
+import { tokenClaims, tokenIssuedEvent } from "../core/avm/token.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
+import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "./avm-test-helpers.ts";
 import { createApp } from "./app.ts";
 import { openApiDocument, type OpenApiDocument } from "./openapi.ts";
 import { PROBLEM_BASE } from "./problem.ts";
@@ -35,7 +38,23 @@ interface Endpoint {
   large?: boolean;
   /** The status of the valid request when it is not 200 (a WebSocket endpoint asked over plain HTTP: 426). */
   validStatus?: number;
+  /** The path requested, for a documented path with parameters (`/avm/check/{ledger_id}`). */
+  url?: string;
+  /** Sent with the operator token (all permissions) instead of an API key. */
+  token?: boolean;
 }
+
+// The authority routes' ledger: an identity, companions and stake, set up through the operations.
+const avm = new AvmFixture();
+const avmCompanion = avm.companion("athena");
+const avmHolder = avm.identity("hostile-holder");
+const spareToken = (() => {
+  const claims = tokenClaims({ jti: "3f6c1d2e-9a8b-4c7d-8e6f-5a4b3c2d1e0f", subject: "spare", permissions: ["avm.revoke"], ttlSeconds: 3600 }, avm.nowMs);
+  avm.ledger.append([tokenIssuedEvent(claims)]);
+  return claims.jti;
+})();
+const EVIDENCE = `sha256:${"5e".repeat(32)}`;
+let operatorToken = "";
 
 /** Every endpoint of the API. */
 const ENDPOINTS: Endpoint[] = [
@@ -76,6 +95,20 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/diplomacy/treaty-framework.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/standards.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/protocols.json", key: "institutional" },
+  // Authority verification and ledger proofs: a real ledger, an operator token with every permission.
+  { method: "POST", path: "/avm/verify", body: JSON.stringify(avm.body(avmHolder, avmCompanion, ["api.read"])) },
+  { method: "GET", path: "/avm/check/{ledger_id}", url: `/avm/check/${avmHolder.ledger_id}` },
+  { method: "POST", path: "/avm/revoke", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, reason: "requested_by_holder", evidence_hash: EVIDENCE }) },
+  { method: "GET", path: "/ledger/entries/{seq}/inclusion", url: "/ledger/entries/0/inclusion" },
+  { method: "POST", path: "/avm/operator/register-identity", token: true, body: JSON.stringify({ algorithm: "ed25519", public_key: publicKeyFromSecret("ed25519", "11".repeat(32)), role: "viewer", reputation: 0.5 }) },
+  { method: "POST", path: "/avm/operator/register-companion", token: true, body: JSON.stringify({ companion_id: "hostile-companion", algorithm: "ed25519", public_key: publicKeyFromSecret("ed25519", "22".repeat(32)) }) },
+  { method: "POST", path: "/avm/operator/lock-stake", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, amount: "1", slashing_conditions_accepted: true }) },
+  { method: "POST", path: "/avm/operator/withdraw-stake", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, amount: "0.000001" }) },
+  { method: "POST", path: "/avm/operator/record-drift", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, drift_score: 0.01, source: "monitor" }) },
+  { method: "POST", path: "/avm/operator/report-violation", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, evidence_hash: EVIDENCE, detected_by: "auditor" }) },
+  { method: "POST", path: "/avm/operator/signal-concern", token: true, body: JSON.stringify({ companion_id: "athena", ledger_id: avmHolder.ledger_id, evidence_hash: EVIDENCE }) },
+  { method: "POST", path: "/avm/operator/issue-token", token: true, body: JSON.stringify({ subject: "hostile-deputy", permissions: ["avm.revoke"], ttl_seconds: 60 }) },
+  { method: "POST", path: "/avm/operator/revoke-token", token: true, body: JSON.stringify({ jti: spareToken, reason: "hostile suite" }) },
   // Test-only: a declared write route, so the suite exercises the body handling every write route gets.
   { method: "POST", path: "/test/echo", body: '{"name":"probe","count":1}' },
 ];
@@ -108,13 +141,24 @@ beforeAll(async () => {
   writeFileSync(join(site, "404.html"), "<!doctype html><title>not found</title>");
   const store = new ApiKeyStore(join(made.dir, "access.sqlite"));
   for (const tier of ["government", "institutional", "academic"] as const) keys[tier] = store.issue(tier, `hostile ${tier}`, new Date()).token;
-  const app = createApp({ dataDir, siteDir: site, keys: store, log: () => {}, trustedOrigins: [] });
+  operatorToken = (await avm.token(["avm.revoke", "avm.operate", "consensus.write"])).token;
+  const app = createApp({
+    dataDir,
+    siteDir: site,
+    keys: store,
+    log: () => {},
+    trustedOrigins: [],
+    ledger: avm.ledger,
+    tokenPublicKeyHex: TEST_TOKEN_PUBLIC,
+    tokenSecretKeyHex: TEST_TOKEN_SECRET,
+  });
   addRoute(app, echoRoute, (c) => c.json(c.req.valid("json"), 200));
   doc = openApiDocument(app);
   server = await listen(app, "127.0.0.1", 0);
 });
 afterAll(async () => {
   await server?.close();
+  await avm.close();
   cleanup?.();
 });
 
@@ -131,11 +175,13 @@ function wire(method: string, target: string, headers: Header[], body: string | 
 function baseHeaders(endpoint: Endpoint | null, extra: Header[] = [], options: { key?: boolean } = {}): Header[] {
   const headers: Header[] = [["Host", `127.0.0.1:${server.port}`], ["Connection", "close"]];
   if (endpoint?.key && options.key !== false) headers.push(["Authorization", `Bearer ${keys[endpoint.key]}`]);
+  if (endpoint?.token && options.key !== false) headers.push(["Authorization", `Bearer ${operatorToken}`]);
   return [...headers, ...extra];
 }
 
 function target(endpoint: Endpoint, query = endpoint.query): string {
-  return query ? `${endpoint.path}?${query}` : endpoint.path;
+  const path = endpoint.url ?? endpoint.path;
+  return query ? `${path}?${query}` : path;
 }
 
 /** A request the endpoint accepts, with `extra` header fields. */
@@ -447,10 +493,10 @@ describe("hostile input against every endpoint", () => {
     outcomes.push(
       ...(await run(
         "query",
-        ENDPOINTS.flatMap((e) => QUERY_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, `${e.path}?${make(e.query)}`, baseHeaders(e)) }))),
+        ENDPOINTS.flatMap((e) => QUERY_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, `${e.url ?? e.path}?${make(e.query)}`, baseHeaders(e)) }))),
       )),
     );
-    outcomes.push(...(await run("path", ENDPOINTS.flatMap((e) => PATH_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, make(e.path), baseHeaders(e)) }))))));
+    outcomes.push(...(await run("path", ENDPOINTS.flatMap((e) => PATH_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, make(e.url ?? e.path), baseHeaders(e)) }))))));
     outcomes.push(
       ...(await run(
         "method",

@@ -71,6 +71,8 @@ describe("the app's middleware", () => {
       uptime_s: 12,
       history: { status: "verified", records: 12, verified: true },
       system: null,
+      ledger: { status: "absent", size: null, checkpoint_size: null },
+      consensus: null,
     });
   });
 

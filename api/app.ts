@@ -40,6 +40,7 @@ import type { Platform } from "./middleware/require-token.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { avmRoutes } from "./routes/avm.ts";
 import { ledgerRoutes } from "./routes/ledger.ts";
+import { consensusRoutes } from "./routes/consensus.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { simulationRoutes } from "./routes/simulation.ts";
@@ -127,8 +128,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.use(cors(trustedOrigins));
 
   registerComponents(app);
-  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir)));
+  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger));
   app.route("/", pulseRoutes(history));
+  app.route("/", consensusRoutes(platform));
   const quotas = options.quotas ?? new DailyQuotas({ now });
   const keys = options.keys ?? new ApiKeyStore(":memory:");
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).

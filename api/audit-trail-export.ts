@@ -13,7 +13,6 @@
  *   of one field are alternatives, different fields must all match; values match exactly.
  *   Example: `filter=event_type:mic_mint,event_type:mic_burn,agent:ATLAS`.
  */
-import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
@@ -97,12 +96,12 @@ function matches(row: Row, request: ExportRequest): boolean {
 }
 
 /** The rows of the published JSON export that match, formatted, in pieces of about 64 KiB. */
-export async function* exportBody(file: string, request: ExportRequest): AsyncGenerator<Uint8Array> {
+export async function* exportBody(input: NodeJS.ReadableStream, request: ExportRequest): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
   const csv = csvWriter(COLUMNS);
   let out = request.format === "csv" ? csv.header : "[";
   let rows = 0;
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  const lines = createInterface({ input, crlfDelay: Infinity });
   for await (const line of lines) {
     // The published layout: "[", then one row per line ("{…}," or "{…}"), then "]".
     const text = line.endsWith(",") ? line.slice(0, -1) : line;

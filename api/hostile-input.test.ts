@@ -14,20 +14,25 @@ import type { Socket } from "node:net";
 import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ApiKeyStore, type KeyTier } from "./api-keys.ts";
-import { tokenClaims, tokenIssuedEvent } from "../core/avm/token.ts";
-import { publicKeyFromSecret } from "../core/signature.ts";
-import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "./avm-test-helpers.ts";
 import { createApp } from "./app.ts";
 import { openApiDocument, type OpenApiDocument } from "./openapi.ts";
 import { PROBLEM_BASE } from "./problem.ts";
 import { json } from "./responses.ts";
 import { addRoute, defineRoute } from "./route.ts";
 import { listen, type RunningServer } from "./server.ts";
+import { registerOffices, stageSessions } from "./routes/consensus-test-helpers.ts";
+import { tokenClaims, tokenIssuedEvent } from "../core/avm/token.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
+import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "./avm-test-helpers.ts";
 import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./test-helpers.ts";
 
 interface Endpoint {
   method: "GET" | "POST";
   path: string;
+  /** The documented path when `path` fills in its parameters (`/v1/consensus/sessions/{id}/votes`). */
+  route?: string;
+  /** Sends the operator token (avm.revoke, avm.operate, consensus.write) with every probe but those about credentials. */
+  token?: boolean;
   /** A valid query; hostile probes add to it or replace it. */
   query?: string;
   /** The key tier sent with every probe but those about keys (keyed files; the highest quota otherwise). */
@@ -38,13 +43,10 @@ interface Endpoint {
   large?: boolean;
   /** The status of the valid request when it is not 200 (a WebSocket endpoint asked over plain HTTP: 426). */
   validStatus?: number;
-  /** The path requested, for a documented path with parameters (`/avm/check/{ledger_id}`). */
-  url?: string;
-  /** Sent with the operator token (all permissions) instead of an API key. */
-  token?: boolean;
 }
 
-// The authority routes' ledger: an identity, companions and stake, set up through the operations.
+// The suite's ledger: for the authority routes an identity, companions and stake set up through the
+// operations; for consensus, offices and a session staged at each step.
 const avm = new AvmFixture();
 const avmCompanion = avm.companion("athena");
 const avmHolder = avm.identity("hostile-holder");
@@ -54,7 +56,8 @@ const spareToken = (() => {
   return claims.jti;
 })();
 const EVIDENCE = `sha256:${"5e".repeat(32)}`;
-let operatorToken = "";
+registerOffices(avm.ledger);
+const sessions = stageSessions(avm.ledger);
 
 /** Every endpoint of the API. */
 const ENDPOINTS: Endpoint[] = [
@@ -79,6 +82,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/philosophy/decisions.json", key: "institutional" },
   { method: "GET", path: "/philosophy/drift-analysis.json", key: "institutional" },
   { method: "GET", path: "/philosophy/consensus-monitoring.json", key: "institutional" },
+  { method: "GET", path: "/philosophy/consensus-registry.json", key: "institutional" },
   { method: "GET", path: "/philosophy/simulation", validStatus: 426 },
   { method: "GET", path: "/asyncapi.json" },
   { method: "GET", path: "/economy/supply", key: "institutional" },
@@ -97,9 +101,9 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/diplomacy/protocols.json", key: "institutional" },
   // Authority verification and ledger proofs: a real ledger, an operator token with every permission.
   { method: "POST", path: "/avm/verify", body: JSON.stringify(avm.body(avmHolder, avmCompanion, ["api.read"])) },
-  { method: "GET", path: "/avm/check/{ledger_id}", url: `/avm/check/${avmHolder.ledger_id}` },
+  { method: "GET", path: `/avm/check/${avmHolder.ledger_id}`, route: "/avm/check/{ledger_id}" },
   { method: "POST", path: "/avm/revoke", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, reason: "requested_by_holder", evidence_hash: EVIDENCE }) },
-  { method: "GET", path: "/ledger/entries/{seq}/inclusion", url: "/ledger/entries/0/inclusion" },
+  { method: "GET", path: "/ledger/entries/0/inclusion", route: "/ledger/entries/{seq}/inclusion" },
   { method: "POST", path: "/avm/operator/register-identity", token: true, body: JSON.stringify({ algorithm: "ed25519", public_key: publicKeyFromSecret("ed25519", "11".repeat(32)), role: "viewer", reputation: 0.5 }) },
   { method: "POST", path: "/avm/operator/register-companion", token: true, body: JSON.stringify({ companion_id: "hostile-companion", algorithm: "ed25519", public_key: publicKeyFromSecret("ed25519", "22".repeat(32)) }) },
   { method: "POST", path: "/avm/operator/lock-stake", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, amount: "1", slashing_conditions_accepted: true }) },
@@ -109,6 +113,23 @@ const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: "/avm/operator/signal-concern", token: true, body: JSON.stringify({ companion_id: "athena", ledger_id: avmHolder.ledger_id, evidence_hash: EVIDENCE }) },
   { method: "POST", path: "/avm/operator/issue-token", token: true, body: JSON.stringify({ subject: "hostile-deputy", permissions: ["avm.revoke"], ttl_seconds: 60 }) },
   { method: "POST", path: "/avm/operator/revoke-token", token: true, body: JSON.stringify({ jti: spareToken, reason: "hostile suite" }) },
+  // Consensus: each write's valid request succeeds once (a session staged at each step); repeats are refused.
+  { method: "GET", path: "/api/cycle/current" },
+  { method: "POST", path: "/api/cycle/current", token: true, body: JSON.stringify({ cycle: sessions.cycle, gi: 0.97 }) },
+  { method: "GET", path: "/v1/consensus/sessions" },
+  {
+    method: "POST",
+    path: "/v1/consensus/sessions",
+    token: true,
+    body: JSON.stringify({ cycle: sessions.cycle, room: sessions.freeRoom, gi_baseline: 0.97, participants: ["ATLAS", "EVE", "HERMES", "SOPHIA"] }),
+    validStatus: 201,
+  },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.voting.sessionId}/votes`, route: "/v1/consensus/sessions/{id}/votes", token: true, body: JSON.stringify(sessions.voting.vote), validStatus: 201 },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.proving.sessionId}/proof`, route: "/v1/consensus/sessions/{id}/proof", token: true, body: JSON.stringify(sessions.proving.request), validStatus: 201 },
+  { method: "POST", path: `/v1/consensus/proofs/${sessions.signing.delibId}/signatures`, route: "/v1/consensus/proofs/{delib_id}/signatures", token: true, body: JSON.stringify(sessions.signing.signature) },
+  { method: "POST", path: `/v1/consensus/proofs/${sessions.validating.delibId}/validator`, route: "/v1/consensus/proofs/{delib_id}/validator", token: true, body: JSON.stringify(sessions.validating.signature) },
+  { method: "GET", path: `/v1/consensus/proofs/${sessions.sealed.delibId}`, route: "/v1/consensus/proofs/{delib_id}" },
+  { method: "POST", path: `/v1/consensus/sessions/${sessions.closing.sessionId}/close`, route: "/v1/consensus/sessions/{id}/close", token: true, body: JSON.stringify(sessions.closing.close) },
   // Test-only: a declared write route, so the suite exercises the body handling every write route gets.
   { method: "POST", path: "/test/echo", body: '{"name":"probe","count":1}' },
 ];
@@ -118,6 +139,7 @@ let server: RunningServer;
 let doc: OpenApiDocument;
 let cleanup: () => void;
 const keys: Partial<Record<KeyTier, string>> = {};
+let operatorToken = "";
 
 const Echo = z.strictObject({ name: z.string().max(100), count: z.number().int().min(0) });
 const echoRoute = defineRoute({
@@ -158,8 +180,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
-  await avm.close();
   cleanup?.();
+  await avm.close();
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -180,8 +202,7 @@ function baseHeaders(endpoint: Endpoint | null, extra: Header[] = [], options: {
 }
 
 function target(endpoint: Endpoint, query = endpoint.query): string {
-  const path = endpoint.url ?? endpoint.path;
-  return query ? `${path}?${query}` : path;
+  return query ? `${endpoint.path}?${query}` : endpoint.path;
 }
 
 /** A request the endpoint accepts, with `extra` header fields. */
@@ -394,7 +415,7 @@ const PATH_PROBES: [string, (path: string) => string][] = [
 const METHOD_PROBES = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "get"];
 
 function headerProbes(endpoint: Endpoint): [string, Header[], { key?: boolean }][] {
-  const token = endpoint.key ? keys[endpoint.key]! : keys.academic!;
+  const token = endpoint.token ? operatorToken : endpoint.key ? keys[endpoint.key]! : keys.academic!;
   return [
     ["no key", [], { key: false }],
     ["empty bearer", [["Authorization", "Bearer"]], { key: false }],
@@ -481,7 +502,7 @@ function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
 describe("hostile input against every endpoint", () => {
   test("every documented operation has a row, and every row is documented", () => {
     const documented = Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
-    const rows = ENDPOINTS.map((e) => `${e.method} ${e.path}`);
+    const rows = ENDPOINTS.map((e) => `${e.method} ${e.route ?? e.path}`);
     expect(documented.filter((d) => !rows.includes(d))).toEqual([]);
     expect(rows.filter((r) => !documented.includes(r))).toEqual([]);
   });
@@ -493,10 +514,10 @@ describe("hostile input against every endpoint", () => {
     outcomes.push(
       ...(await run(
         "query",
-        ENDPOINTS.flatMap((e) => QUERY_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, `${e.url ?? e.path}?${make(e.query)}`, baseHeaders(e)) }))),
+        ENDPOINTS.flatMap((e) => QUERY_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, `${e.path}?${make(e.query)}`, baseHeaders(e)) }))),
       )),
     );
-    outcomes.push(...(await run("path", ENDPOINTS.flatMap((e) => PATH_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, make(e.url ?? e.path), baseHeaders(e)) }))))));
+    outcomes.push(...(await run("path", ENDPOINTS.flatMap((e) => PATH_PROBES.map(([probe, make]) => ({ probe: `${e.path}: ${probe}`, bytes: wire(e.method, make(e.path), baseHeaders(e)) }))))));
     outcomes.push(
       ...(await run(
         "method",

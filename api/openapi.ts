@@ -42,6 +42,7 @@ const TAGS = [
   { name: "Diplomacy area", description: "Treaty framework, standards and protocols." },
   { name: "Authority verification", description: "Verify authority (five stages), check and revoke it; the operator operations for holders of operator tokens." },
   { name: "Ledger", description: "Proofs that an entry is in the ledger." },
+  { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
   { name: "Service", description: "Health and this description." },
 ];
 
@@ -50,7 +51,7 @@ const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`)
   .join(", ")}.
 
 - **Strict queries.** A route accepts exactly the query parameters it lists, each at most once; anything else is 400 \`invalid-query\` naming the parameter.
-- **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES} bytes of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
+- **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB (${DEFAULT_BODY_LIMIT_BYTES.toLocaleString("en-US")} bytes) of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
 - **Caching.** Representations carry strong ETags; \`If-None-Match\` answers 304.
 - **Quotas.** The data areas count requests per UTC day and announce them with the IETF \`RateLimit-Policy\` and \`RateLimit\` fields; once spent, 429 \`rate-limited\` with \`Retry-After\`.
 - **Keys.** Keyed files need \`Authorization: Bearer <key>\` of their tier; keys are never cookies.

@@ -10,6 +10,7 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { CONSENSUS_PROBLEM_TYPES } from "./consensus-problems.ts";
 
 export const PROBLEM_BASE = "https://integrity-platform.example/problems/";
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -58,6 +59,8 @@ export const PROBLEM_TYPES = {
   /** Issuing a token over HTTP, on a server that does not hold the token signing key. */
   "signing-unavailable": { status: 503, title: "Token signing unavailable" },
   "history-unverified": { status: 503, title: "Pulse history failed verification" },
+  /** A consensus decision refused (`consensus-<refusal code>`, api/consensus-problems.ts). */
+  ...CONSENSUS_PROBLEM_TYPES,
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;

@@ -8,6 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { fixtures } from "../core/schemas/fixtures.ts";
 import { publishedSchemas } from "../core/schemas/index.ts";
+import { CONSENSUS_PROBLEM_EXTENSIONS } from "./consensus-problems.ts";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, problemType, type ProblemSlug } from "./problem.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -137,6 +138,7 @@ const PROBLEM_EXTENSIONS: Partial<Record<ProblemSlug, Record<string, z.ZodType>>
   "payload-too-large": { max_bytes: z.number().int().positive() },
   "internal-error": { request_id: z.string() },
   "history-unverified": { line: z.number().int().nonnegative(), problem: z.string() },
+  ...CONSENSUS_PROBLEM_EXTENSIONS,
 };
 
 /** Response headers that come with a problem type. */

@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   groupcommit: () => import("./group-commit.ts").then((m) => m.run()),
   api: () => import("./api.ts").then((m) => m.run()),
   migration: () => import("./migration.ts").then((m) => m.run()),
+  consensus: () => import("./consensus.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

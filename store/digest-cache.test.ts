@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, readFileSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../store/test-helpers.ts";
@@ -52,5 +52,28 @@ describe("DigestCache", () => {
     const garbled = join(dir, "garbled.json");
     writeFileSync(garbled, "{ not json");
     expect(new DigestCache({ file: garbled }).digest(file)).toEqual(hashFile(file));
+  });
+
+  it("opens a file with the digest of what its descriptor reads, even when the path is replaced meanwhile", () => {
+    const file = join(dir, "served.json");
+    writeFileSync(file, "genuine");
+    const cache = new DigestCache();
+    const opened = cache.open(file)!;
+    try {
+      expect(opened.digest).toEqual(hashFile(file));
+      // Swapped by an atomic rename after the check: the descriptor still reads what was hashed.
+      const swap = join(dir, "swap.json");
+      writeFileSync(swap, "tampered");
+      renameSync(swap, file);
+      const buffer = Buffer.alloc(16);
+      expect(buffer.subarray(0, readSync(opened.fd, buffer, 0, 16, 0)).toString()).toBe("genuine");
+    } finally {
+      closeSync(opened.fd);
+    }
+    // The next open sees the new file and hashes it (new inode, new digest).
+    const again = cache.open(file)!;
+    closeSync(again.fd);
+    expect(again.digest).toEqual(hashFile(file));
+    expect(cache.open(join(dir, "missing.json"))).toBeNull();
   });
 });

@@ -10,7 +10,7 @@
  * since it was hashed is always hashed again. The cache is advisory (a missing or unreadable file
  * means hashing everything); `--check` and the offline verifier always hash.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 
@@ -26,15 +26,31 @@ const CHUNK = 1 << 20;
 export function readChunks(path: string, onChunk: (chunk: Buffer) => void): void {
   const fd = openSync(path, "r");
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    for (;;) {
-      const n = readSync(fd, buffer, 0, CHUNK, null);
-      if (n === 0) break;
-      onChunk(buffer.subarray(0, n));
-    }
+    readChunksOf(fd, onChunk);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Reads an open file from its first byte, in 1 MiB pieces, without moving its position. */
+function readChunksOf(fd: number, onChunk: (chunk: Buffer) => void): void {
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  for (let position = 0; ; ) {
+    const n = readSync(fd, buffer, 0, CHUNK, position);
+    if (n === 0) break;
+    onChunk(buffer.subarray(0, n));
+    position += n;
+  }
+}
+
+function hashOf(fd: number): FileDigest {
+  const h = createHash("sha256");
+  let bytes = 0;
+  readChunksOf(fd, (chunk) => {
+    h.update(chunk);
+    bytes += chunk.length;
+  });
+  return { bytes, hash: `sha256:${h.digest("hex")}` };
 }
 
 /** Size and sha256 of a file, streamed; null when the file does not exist. */
@@ -97,6 +113,36 @@ export class DigestCache {
     const digest = hashFile(path);
     if (digest) this.remember(path, digest, key);
     return digest;
+  }
+
+  /**
+   * Opens the file and gives the digest of what that descriptor reads: a reader that checks the
+   * digest and then streams from `fd` serves the bytes it checked, even if the path is replaced
+   * meanwhile (an atomic rename gives the path a new inode; the descriptor keeps the old one).
+   * Null when the file does not exist. The caller closes `fd`.
+   */
+  open(path: string): { fd: number; digest: FileDigest } | null {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+    try {
+      const key = statKey(fstatSync(fd, { bigint: true }));
+      const known = this.#trust ? this.#entries.get(path) : undefined;
+      if (known && known.stat === key) return { fd, digest: { bytes: known.bytes, hash: known.hash } };
+      const digest = hashOf(fd);
+      if (this.#trust) {
+        this.#entries.set(path, { ...digest, stat: key });
+        this.#changed = true;
+      }
+      return { fd, digest };
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
   }
 
   /** Records the digest of a file this run has just written (its bytes are known, not re-read). */

@@ -67,7 +67,7 @@ describe("/docs in chromium", () => {
       expect(request, `${method} ${path}`).toMatch(/^curl -i/);
       expect(request, `${method} ${path}`).toMatch(/'https?:\/\/[^'\s]+'$/); // an absolute URL
       expect(request, `${method} ${path}`).toContain(path);
-      expect(answer, `${method} ${path}`).toMatch(/^HTTP\/1\.1 2\d\d /);
+      expect(answer, `${method} ${path}`).toMatch(/^HTTP\/1\.1 (2\d\d|101)\b/); // 101: the simulation WebSocket
       expect(await op.locator(".request-example").isVisible()).toBe(true);
       expect(await op.locator(".response-example").isVisible()).toBe(true);
     }

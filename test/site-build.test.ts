@@ -3,11 +3,11 @@
  * 10,000 pulses (and a tampered copy of it), checking what lands in the output directory.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { historyLine } from "../core/pulse/history.ts";
+import { historyLine, sealPulse } from "../core/pulse/history.ts";
 import { buildSite, makeHistory, writeDataDir, type BuildResult } from "../site/test/fixtures.ts";
 
 const RECORDS = 10_000;
@@ -153,6 +153,31 @@ describe("site build over 10,000 pulses", () => {
       expect(published).toEqual([]);
     },
     BUILD_TIMEOUT,
+  );
+
+  it(
+    "publishes only the lines the signed checkpoint covers, and refuses a history shorter than it",
+    async () => {
+      // A correctly chained record appended without re-signing the checkpoint is never published.
+      const appended = join(tmp, "appended");
+      cpSync(dataDir, appended, { recursive: true });
+      const last = history.at(-1)!;
+      const extra = sealPulse({ ...last, id: "00000000-0000-8000-8000-000000000042", giScore: 0.42, miiScore: 0.42, generatedAt: new Date(Date.parse(last.generatedAt) + 3_600_000).toISOString(), prev: last.hash });
+      appendFileSync(join(appended, "pulse", "history.jsonl"), `${historyLine(extra)}\n`);
+      const out = join(tmp, "out-appended");
+      const result = await buildSite(appended, out);
+      expect(result.code, result.output).toBe(0);
+      expect(page(out, "index.html")).not.toContain("42.0%");
+      expect(page(out, "pulse/timeline/index.html")).not.toContain(extra.hash.slice(7, 19));
+      // A history shorter than its checkpoint: nothing can be vouched for.
+      const shortened = join(tmp, "shortened");
+      cpSync(dataDir, shortened, { recursive: true });
+      writeFileSync(join(shortened, "pulse", "history.jsonl"), history.slice(0, -1).map((r) => `${historyLine(r)}\n`).join(""));
+      const refused = await buildSite(shortened, join(tmp, "out-shortened"));
+      expect(refused.code).not.toBe(0);
+      expect(refused.output).toMatch(/cannot be vouched for/);
+    },
+    2 * BUILD_TIMEOUT,
   );
 
   it(

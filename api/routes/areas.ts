@@ -25,7 +25,7 @@
  * recorded, the answer is 503 `audit-unavailable`. Keyed files are read from `keyedDataDir` (a
  * private store in a real deployment; README "Keyed data").
  */
-import { createReadStream, existsSync, readFileSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
@@ -163,28 +163,36 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const listed = state.resources.get(file.path);
     if (!listed) return unverified(`${area}/${file.path} is not listed in the signed manifest`);
     const path = join(isKeyed(file) ? keyedDataDir : dataDir, "areas", area, file.path);
-    const digest = digests.digest(path);
-    if (digest?.hash !== listed.resource.hash || digest.bytes !== listed.resource.bytes) {
+    // Checked and streamed through one descriptor: the bytes served are the bytes hashed.
+    const opened = digests.open(path);
+    if (opened?.digest.hash !== listed.resource.hash || opened.digest.bytes !== listed.resource.bytes) {
+      if (opened) closeSync(opened.fd);
       return unverified(`${area}/${file.path} does not match its signed manifest`);
     }
+    const { fd } = opened;
+    const stream = () => createReadStream("", { fd, start: 0 });
+    const done = (response: Response) => {
+      if (response.status !== 200 || c.req.method === "HEAD") closeSync(fd);
+      return response;
+    };
     const cache = isKeyed(file) ? "private, no-store" : "public, max-age=300";
 
     if (route.kind === "export") {
       const query = exportRequest(c);
       if (query instanceof Response) {
         for (const [header, value] of Object.entries(limits)) query.headers.set(header, value);
-        return answer("invalid-query", query);
+        return answer("invalid-query", done(query));
       }
       const headers = { ...limits, "Content-Type": CONTENT_TYPES[query.format === "csv" ? "text/csv" : "application/json"], "Cache-Control": cache };
-      if (c.req.method === "HEAD") return answer("served", c.body(null, 200, headers));
-      return answer("served", c.body(Readable.toWeb(Readable.from(exportBody(path, query))) as ReadableStream<Uint8Array>, 200, headers));
+      if (c.req.method === "HEAD") return answer("served", done(c.body(null, 200, headers)));
+      return answer("served", c.body(Readable.toWeb(Readable.from(exportBody(stream(), query))) as ReadableStream<Uint8Array>, 200, headers));
     }
 
     const etag = `"${listed.resource.hash.slice("sha256:".length)}"`;
     const headers: Record<string, string> = { ...limits, ETag: etag, "Cache-Control": cache };
-    if (ifNoneMatchHits(c.req.header("If-None-Match"), etag)) return answer("not-modified", c.body(null, 304, headers));
+    if (ifNoneMatchHits(c.req.header("If-None-Match"), etag)) return answer("not-modified", done(c.body(null, 304, headers)));
     headers["Content-Type"] = CONTENT_TYPES[file.mediatype];
-    if (c.req.method === "HEAD") return answer("served", c.body(null, 200, headers));
-    return answer("served", c.body(Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>, 200, headers));
+    if (c.req.method === "HEAD") return answer("served", done(c.body(null, 200, headers)));
+    return answer("served", c.body(Readable.toWeb(stream()) as ReadableStream<Uint8Array>, 200, headers));
   };
 }

@@ -21,15 +21,32 @@
  *     "minting": { "active": true, "mii": 1, "threshold": 0.95 } | null,
  *     "compliance": { "status": "compliant", "next_audit": "2027-01-02", "overdue": false } | null,
  *     "reasons": [{ "code": "sentinels-down", "status": "degraded", "text": "…" }]
+ *   },
+ *   "ledger": {                      // the ledger the write routes append to
+ *     "status": "ok" | "absent" | "unavailable",   // absent: this server has none; unavailable: it could not be read
+ *     "size": 11306,                 // entries (null unless ok)
+ *     "checkpoint_size": 11306       // size of the newest signed checkpoint (null: none, or not ok)
+ *   },
+ *   "consensus": {                   // the consensus broker: the registry folded from the ledger; null without a ledger
+ *     "status": "ok" | "degraded",   // degraded: a consensus entry on the ledger broke a rule (ignored_entries > 0)
+ *     "cycle": { "cycle": "C-508", "gi": 0.97, "room": "main" } | null,
+ *     "offices": 12, "eligible_offices": 11, "active_sessions": 1, "sessions": 296, "sealed_proofs": 295,
+ *     "ledger_size": 11306, "ignored_entries": 0
  *   }
  * }
  * ```
- * `status` stays the API's own liveness; the platform's health is `system.status`, the same value
- * every portal page marks with data-system-health and the transparency report states.
+ * `status` stays the API's own liveness (also degraded when its ledger cannot be read or the
+ * consensus registry is degraded); the platform's health is `system.status`, the same value every
+ * portal page marks with data-system-health and the transparency report states.
  */
 import { readFileSync } from "node:fs";
 import { z } from "@hono/zod-openapi";
+import { parseCheckpoint } from "../../core/checkpoint.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import { consensusHealth, cycleInfo } from "../../core/consensus/views.ts";
 import { HEALTH_STATUSES, type SystemHealthReport } from "../../core/health/system-health.ts";
+import type { LedgerStore } from "../../core/ledger/store.ts";
+import { CycleInfo } from "../../core/schemas/consensus.ts";
 import type { PulseHistorySource } from "../pulse-history.ts";
 import { headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
@@ -50,8 +67,30 @@ const SystemHealth = z.strictObject({
   reasons: z.array(z.strictObject({ code: z.string(), status: z.enum(["degraded", "critical"]), text: z.string() })),
 });
 
+const Count = z.number().int().nonnegative();
+
+const LedgerHealth = z.strictObject({
+  status: z.enum(["ok", "absent", "unavailable"]).openapi({ description: "`absent`: this server has no ledger; `unavailable`: it could not be read" }),
+  size: Count.nullable().openapi({ description: "Entries on the ledger (null unless ok)" }),
+  checkpoint_size: Count.nullable().openapi({ description: "Size of the newest signed checkpoint (null: none yet, or not ok)" }),
+});
+
+const ConsensusHealth = z.strictObject({
+  status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: a consensus entry on the ledger broke a rule and was ignored" }),
+  cycle: CycleInfo.nullable(),
+  ledger_size: Count,
+  offices: Count,
+  eligible_offices: Count.openapi({ description: "Offices with measured GI ≥ 0.95" }),
+  active_sessions: Count,
+  sessions: Count,
+  sealed_proofs: Count,
+  ignored_entries: Count,
+});
+
 export const Health = z.strictObject({
-  status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: the pulse history failed verification or has lines after its signed checkpoint" }),
+  status: z
+    .enum(["ok", "degraded"])
+    .openapi({ description: "`degraded`: the pulse history failed verification or has lines after its signed checkpoint, the ledger cannot be read, or the consensus registry is degraded" }),
   version: z.string(),
   uptime_s: z.number().int().nonnegative(),
   history: z.strictObject({
@@ -62,6 +101,8 @@ export const Health = z.strictObject({
     first_problem: z.strictObject({ line: z.number().int().nonnegative(), problem: z.string() }).optional(),
   }),
   system: SystemHealth.nullable().openapi({ description: "The platform's health (core/health), as every portal page and the transparency report state it; null before the government area is generated" }),
+  ledger: LedgerHealth,
+  consensus: ConsensusHealth.nullable().openapi({ description: "The consensus broker: the registry folded from the ledger; null unless the ledger is ok" }),
 });
 
 export const healthRoute = defineRoute({
@@ -73,7 +114,15 @@ export const healthRoute = defineRoute({
   responses: {
     200: json("The service's state", Health, {
       headers: headers("Cache-Control"),
-      example: { status: "ok", version: "1.0.0", uptime_s: 3600, history: { status: "verified", records: 412, verified: true }, system: null },
+      example: {
+        status: "ok",
+        version: "1.0.0",
+        uptime_s: 3600,
+        history: { status: "verified", records: 412, verified: true },
+        system: null,
+        ledger: { status: "ok", size: 11306, checkpoint_size: 11306 },
+        consensus: { status: "ok", cycle: { cycle: "C-508", gi: 0.97, room: "main" }, ledger_size: 11306, offices: 12, eligible_offices: 11, active_sessions: 0, sessions: 296, sealed_proofs: 296, ignored_entries: 0 },
+      },
     }),
   },
 });
@@ -91,7 +140,28 @@ export function systemBody(report: SystemHealthReport | null) {
   };
 }
 
-export function healthRoutes(source: PulseHistorySource, now: () => Date, system: () => SystemHealthReport | null = () => null): RouteGroup {
+/** The `ledger` and `consensus` members of /health (see the module comment). */
+export function brokerBody(ledger: LedgerStore | undefined) {
+  if (!ledger) return { ledger: { status: "absent" as const, size: null, checkpoint_size: null }, consensus: null };
+  try {
+    const state = ledger.state(consensusProjection);
+    const note = ledger.latestCheckpoint();
+    const checkpointSize = note === null ? null : parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size;
+    return {
+      ledger: { status: "ok" as const, size: ledger.size(), checkpoint_size: checkpointSize },
+      consensus: { ...consensusHealth(state), cycle: cycleInfo(state) },
+    };
+  } catch {
+    return { ledger: { status: "unavailable" as const, size: null, checkpoint_size: null }, consensus: null };
+  }
+}
+
+export function healthRoutes(
+  source: PulseHistorySource,
+  now: () => Date,
+  system: () => SystemHealthReport | null = () => null,
+  ledger?: LedgerStore,
+): RouteGroup {
   const started = now().getTime();
   const routes = routeGroup();
   addRoute(routes, healthRoute, (c) => {
@@ -103,13 +173,16 @@ export function healthRoutes(source: PulseHistorySource, now: () => Date, system
       ...(snapshot.unsignedLines > 0 ? { unsigned_lines: snapshot.unsignedLines } : {}),
       ...(snapshot.firstProblem ? { first_problem: snapshot.firstProblem } : {}),
     };
+    const broker = brokerBody(ledger);
+    const brokerDegraded = broker.ledger.status === "unavailable" || broker.consensus?.status === "degraded";
     return c.json(
       {
-        status: snapshot.status === "unverified" || snapshot.unsignedLines > 0 ? "degraded" : "ok",
+        status: snapshot.status === "unverified" || snapshot.unsignedLines > 0 || brokerDegraded ? "degraded" : "ok",
         version: VERSION,
         uptime_s: Math.max(0, Math.floor((now().getTime() - started) / 1000)),
         history,
         system: systemBody(system()),
+        ...broker,
       },
       200,
       { "Cache-Control": "no-store" },

@@ -5,12 +5,15 @@
 import type { LedgerEntry } from "../ledger/entry.ts";
 import {
   PROOF_DOCUMENT_FORMAT,
+  RECENT_SEALED_PROOFS,
   type ActiveSessions,
+  type ConsensusRegistry,
   type CycleInfo,
   type DeliberationProof,
   type ProofAnchor,
   type ProofDocument,
   type ProofSession,
+  type SealedProofSummary,
 } from "../schemas/consensus.ts";
 import { sessionTally } from "./checks.ts";
 import { agreementScore, DEFAULT_ROOM, MIN_PARTICIPANT_GI } from "./rules.ts";
@@ -46,6 +49,11 @@ export function activeSessions(state: ConsensusState): ActiveSessions {
  */
 export function cycleInfo(state: ConsensusState): CycleInfo | null {
   if (!state.cycle) return null;
+  return { cycle: state.cycle.cycle, gi: state.cycle.gi, room: currentRoom(state) };
+}
+
+/** The room of the newest active session, or the default room when none is active. */
+export function currentRoom(state: ConsensusState): string {
   let room = DEFAULT_ROOM;
   let newest = -1;
   for (const id of state.active.values()) {
@@ -55,7 +63,7 @@ export function cycleInfo(state: ConsensusState): CycleInfo | null {
       room = s.room;
     }
   }
-  return { cycle: state.cycle.cycle, gi: state.cycle.gi, room };
+  return room;
 }
 
 export interface RosterEntry {
@@ -188,5 +196,40 @@ export function consensusHealth(state: ConsensusState): {
     sessions: state.sessions.size,
     sealed_proofs: sealed,
     ignored_entries: state.ignoredCount,
+  };
+}
+
+/** The newest `limit` sealed proofs, newest first. */
+export function recentSealedProofs(state: ConsensusState, limit = RECENT_SEALED_PROOFS): SealedProofSummary[] {
+  const sealed = [...state.proofs.values()].filter((p) => p.seal !== null).sort((a, b) => b.seal!.ledger_seq - a.seal!.ledger_seq);
+  return sealed.slice(0, limit).map((p) => {
+    const s = state.sessions.get(p.session_id)!;
+    return {
+      delib_id: p.inputs.delib_id,
+      session_id: s.session_id,
+      cycle: s.cycle,
+      room: s.room,
+      outcome: s.closed!.outcome,
+      consensus: p.inputs.consensus,
+      gi_score: p.inputs.gi_score,
+      validator: p.validator!.validator,
+      sealed_at: p.seal!.at,
+      ledger_seq: p.seal!.ledger_seq,
+      merkle_root: p.seal!.merkle_root,
+    };
+  });
+}
+
+/** The registry as the philosophy area publishes it (consensus-registry.json), without its dating. */
+export function registrySnapshot(state: ConsensusState): Omit<ConsensusRegistry, "cycle" | "timestamp"> {
+  let sealed = 0;
+  for (const p of state.proofs.values()) if (p.seal) sealed += 1;
+  return {
+    current: cycleInfo(state),
+    offices: officeRoster(state),
+    active_sessions: activeSessions(state).sessions,
+    recent_proofs: recentSealedProofs(state),
+    sessions: state.sessions.size,
+    sealed_proofs: sealed,
   };
 }

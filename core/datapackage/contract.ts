@@ -66,6 +66,7 @@ const FILES: { readonly [A in Area]: Readonly<Record<string, AccessTier>> } = {
     "decisions.json": "public",
     "drift-analysis.json": "public",
     "consensus-monitoring.json": "public",
+    "consensus-registry.json": "public",
   },
   economy: {
     "supply.json": "public",

@@ -125,6 +125,12 @@ export function dateTime(iso: string | Date): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
 }
 
+/** "2026-11-23T14:05:09.123Z" → "14:05:09 UTC" (a clock: the time of day to the second). */
+export function clockTime(iso: string | Date): string {
+  const d = typeof iso === "string" ? parseInstant(iso) : iso;
+  return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+}
+
 /** "2026-11-23" or an instant → "23 Nov 2026" (the UTC day). */
 export function day(iso: string | Date): string {
   const d = typeof iso === "string" ? parseInstant(iso) : iso;

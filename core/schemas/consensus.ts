@@ -361,3 +361,55 @@ export const ConsensusMonitoring = z.strictObject({
   ),
 });
 export type ConsensusMonitoring = z.infer<typeof ConsensusMonitoring>;
+
+// ---------------------------------------------------------------------------------------------
+// The registry as published (philosophy area): what the /consensus page is built from.
+
+/** One office of the roster: its priority, cathedral, key and latest measured GI. */
+export const RosterOffice = z.strictObject({
+  office: ParticipantId,
+  priority: OfficePriority,
+  cathedral: Cathedral,
+  public_key: Ed25519PublicKeyHex,
+  /** Latest heartbeat GI and when it was measured; null before the first heartbeat. */
+  gi: Score01.nullable(),
+  gi_at: IsoTimestampMs.nullable(),
+  /** GI ≥ 0.95: may take part in a session or validate a proof. */
+  eligible: z.boolean(),
+});
+export type RosterOffice = z.infer<typeof RosterOffice>;
+
+/** A sealed deliberation proof, as the roster page links it. */
+export const SealedProofSummary = z.strictObject({
+  delib_id: Identifier,
+  session_id: SessionId,
+  cycle: Cycle,
+  room: NonEmptyString,
+  outcome: ConsensusOutcome,
+  consensus: Score01,
+  gi_score: Score01,
+  validator: ParticipantId,
+  sealed_at: IsoTimestampMs,
+  ledger_seq: NonNegativeInt,
+  merkle_root: Digest,
+});
+export type SealedProofSummary = z.infer<typeof SealedProofSummary>;
+
+/** The most recent sealed proofs the registry document lists. */
+export const RECENT_SEALED_PROOFS = 10;
+
+/** /philosophy/consensus-registry.json */
+export const ConsensusRegistry = z.strictObject({
+  cycle: Cycle,
+  timestamp: IsoTimestamp,
+  /** The cycle last recorded on the ledger (`GET /api/cycle/current` at the data's instant); null before the first. */
+  current: CycleInfo.nullable(),
+  /** Critical first, then high; by id. */
+  offices: z.array(RosterOffice),
+  active_sessions: ActiveSessions.shape.sessions,
+  /** Newest first, at most RECENT_SEALED_PROOFS. */
+  recent_proofs: z.array(SealedProofSummary).max(RECENT_SEALED_PROOFS),
+  sessions: NonNegativeInt,
+  sealed_proofs: NonNegativeInt,
+});
+export type ConsensusRegistry = z.infer<typeof ConsensusRegistry>;

@@ -1260,6 +1260,52 @@ export const fixtures: Fixtures = {
     ],
   },
 
+  "philosophy/consensus-registry": {
+    valid: {
+      cycle: "C-151",
+      timestamp: T1,
+      current: { cycle: "C-151", gi: 0.97, room: "policy" },
+      offices: [
+        { office: "ATLAS", priority: "critical", cathedral: "FOR-GOVERNMENTS", public_key: "ab".repeat(32), gi: 0.9712, gi_at: T1, eligible: true },
+        { office: "IRIS", priority: "high", cathedral: "DIPLOMACY", public_key: "cd".repeat(32), gi: null, gi_at: null, eligible: false },
+      ],
+      active_sessions: [
+        {
+          session_id: "CS-151-2",
+          cycle: "C-151",
+          room: "policy",
+          gi_baseline: 0.97,
+          opened_at: T1,
+          participants: [{ office: "ATLAS", priority: "critical", cathedral: "FOR-GOVERNMENTS", gi_at_opening: 0.971, gi: 0.9712 }],
+          votes: [{ participant: "ATLAS", vote: "APPROVE" }],
+          proof: null,
+        },
+      ],
+      recent_proofs: [
+        {
+          delib_id: "DP-151-1",
+          session_id: "CS-151-1",
+          cycle: "C-151",
+          room: "ethics",
+          outcome: "APPROVED",
+          consensus: 0.75,
+          gi_score: 0.972,
+          validator: "JANUS",
+          sealed_at: T1,
+          ledger_seq: 1051,
+          merkle_root: `sha256:${"cd".repeat(32)}`,
+        },
+      ],
+      sessions: 2,
+      sealed_proofs: 1,
+    },
+    invalid: [
+      { cycle: "C-151", timestamp: T1, current: null, offices: [], active_sessions: [], recent_proofs: [], sessions: 0 },
+      { cycle: "C-151", timestamp: T1, current: null, offices: [], active_sessions: [], recent_proofs: [], sessions: 0, sealed_proofs: 0, extra: 1 },
+      { cycle: "C-151", timestamp: T1, current: { cycle: "C-151", gi: 2, room: "main" }, offices: [], active_sessions: [], recent_proofs: [], sessions: 0, sealed_proofs: 0 },
+    ],
+  },
+
   "balance-v1": {
     valid: { balance_gic: 1234.5678 },
     invalid: [{ balance_gic: 1, balance_credits: 1 }, { balance_gic: "1234.5678" }, { balance_gic: -1 }, {}],

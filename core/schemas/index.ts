@@ -28,6 +28,7 @@ import {
   CloseSessionInput,
   ConsensusEvaluatedTransaction,
   ConsensusMonitoring,
+  ConsensusRegistry,
   CycleInfo,
   CycleUpdateRequest,
   DeliberationProof,
@@ -112,6 +113,7 @@ export const publishedSchemas = {
   "philosophy/simulation-update": SimulationUpdate,
   "philosophy/simulation-error": SimulationError,
   "philosophy/consensus-monitoring": ConsensusMonitoring,
+  "philosophy/consensus-registry": ConsensusRegistry,
   // Economists area
   "economy/supply": Supply,
   "economy/mii": EconomyMii,

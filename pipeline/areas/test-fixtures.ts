@@ -42,6 +42,7 @@ export function makeFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     deliberations: [],
     consensus: { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 },
     consensusSessions: [],
+    consensusRegistry: { current: null, offices: [], active_sessions: [], recent_proofs: [], sessions: 0, sealed_proofs: 0 },
     ...overrides,
   };
 }

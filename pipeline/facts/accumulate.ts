@@ -31,7 +31,7 @@
  */
 import { canonicalize } from "../../core/canonical.ts";
 import { consensusProjection } from "../../core/consensus/state.ts";
-import { sessionSummaries } from "../../core/consensus/views.ts";
+import { registrySnapshot, sessionSummaries } from "../../core/consensus/views.ts";
 import { CompactRange } from "../../core/compact-range.ts";
 import { cycleNumber } from "../../core/cycle.ts";
 import { isSupplyEvent, supplyProjection } from "../../core/economy/supply.ts";
@@ -280,6 +280,7 @@ export function createFactsAccumulator(): FactsAccumulator {
       deliberations: deliberations.slice(),
       consensus: { ...consensus, open: openSessions.size },
       consensusSessions: sessionSummaries(registry),
+      consensusRegistry: registrySnapshot(registry),
     };
   }
 

@@ -5,6 +5,7 @@
  * MIC numbers only at the edge of a published document.
  */
 import type { SessionSummary } from "../../core/consensus/views.ts";
+import type { ConsensusRegistry } from "../../core/schemas/consensus.ts";
 import type { SupplyShards } from "../../core/economy/supply.ts";
 import type { Cathedral } from "../../core/schemas/common.ts";
 
@@ -106,6 +107,8 @@ export interface LedgerFacts {
   consensus: ConsensusFacts;
   /** Every consensus session the consensus registry (core/consensus) accepted, oldest first. */
   consensusSessions: SessionSummary[];
+  /** The consensus registry at the end of the ledger, as philosophy/consensus-registry.json publishes it. */
+  consensusRegistry: Omit<ConsensusRegistry, "cycle" | "timestamp">;
   /** The latest `compliance.audited` per jurisdiction (none recorded: empty). */
   audits: Partial<Record<Jurisdiction, ComplianceAudit>>;
 }

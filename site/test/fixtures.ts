@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { cycleLabel } from "../../core/cycle.ts";
 import { badgeFor, badgeSvg } from "../../core/pulse/badge.ts";
 import { historyLine, newestFirst, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
+import { signHistory } from "../../api/test-helpers.ts";
 
 export const SITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const REPO_ROOT = resolve(SITE_ROOT, "..");
@@ -72,6 +73,8 @@ export function historyText(records: readonly PulseRecord[]): string {
 export function writeDataDir(dataDir: string, records: readonly PulseRecord[], options: { v1?: boolean } = {}): void {
   mkdirSync(join(dataDir, "pulse"), { recursive: true });
   writeFileSync(join(dataDir, "pulse", "history.jsonl"), historyText(records));
+  // Signed as the indexer publishes it: the site publishes only what the checkpoint covers.
+  signHistory(dataDir, historyText(records));
   if (options.v1 === false) return;
   const v1 = join(dataDir, "v1", "pulse");
   mkdirSync(join(v1, "badge"), { recursive: true });
@@ -167,6 +170,21 @@ export function startPortal(options: { stateDir: string; dataDir: string; siteDi
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.on("exit", (code) => reject(new Error(`npm start exited (${code}) before serving:\n${output}`)));
   });
+}
+
+/**
+ * Seeds the SAMPLE ledger into `<stateDir>/ledger.sqlite` as `npm start` does on an empty ledger
+ * (`npm run seed -- --sample`, up to the newest pulse of `dataDir`): the ledger the committed
+ * datasets were generated from, so the API's ledger routes answer for what the pages link to.
+ */
+export function seedSampleLedger(stateDir: string, dataDir: string): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
+  delete env.LEDGER_DB;
+  const child = spawn(process.execPath, [join(REPO_ROOT, "pipeline", "seed", "cli.ts"), "--sample", "--data", dataDir], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`seeding the sample ledger failed (${code}):\n${output}`)))));
 }
 
 /** Stops a portal started by startPortal and waits for it to exit. */

@@ -117,8 +117,8 @@ function doc<T>(id: string, inputs: GeneratorInputs, schema: z.ZodType<T>): T {
 // ---------------------------------------------------------------------------------------------
 
 describe("philosophy steps", () => {
-  it("are the four public JSON documents and the consensus monitoring, with registry schemas", () => {
-    expect(steps.map((s) => s.path)).toEqual(["deliberations.json", "virtues.json", "decisions.json", "drift-analysis.json", "consensus-monitoring.json"]);
+  it("are the four public JSON documents, the consensus monitoring and the consensus registry, with registry schemas", () => {
+    expect(steps.map((s) => s.path)).toEqual(["deliberations.json", "virtues.json", "decisions.json", "drift-analysis.json", "consensus-monitoring.json", "consensus-registry.json"]);
     for (const s of steps) {
       expect(s.kind).toBe("document");
       expect(s.area).toBe("philosophy");

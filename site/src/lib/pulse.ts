@@ -1,15 +1,18 @@
 /**
  * The pulse history as the portal publishes it, read once per build from
- * `<DATA_DIR>/pulse/history.jsonl` and verified line by line with core/pulse/history.ts.
+ * `<DATA_DIR>/pulse/history.jsonl` under the same rule the API serves it by (core/pulse/published.ts):
+ * only the lines the signed `pulse/checkpoint` covers are published, never a line after it.
  *
- * An unverifiable history fails the build with an error naming the line: the portal never
- * publishes a history it cannot vouch for. A missing file is an empty history.
+ * A history nothing of which can be vouched for (a bad line, a missing or untrusted checkpoint, a
+ * history shorter than its checkpoint) fails the build with an error naming the problem. A missing
+ * file is an empty history.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import dataDir from "virtual:integrity/data-dir";
 import { dateTime, plural } from "../../../core/format/text.ts";
-import { historyLines, newestFirst, verifyHistory, type PulseRecord } from "../../../core/pulse/history.ts";
+import { newestFirst, type PulseRecord } from "../../../core/pulse/history.ts";
+import { checkPublished } from "../../../core/pulse/published.ts";
 
 export type { PulseRecord };
 
@@ -27,20 +30,25 @@ export class HistoryVerificationError extends Error {
   override name = "HistoryVerificationError";
 }
 
-/** Reads and verifies the history under `dataDir`; throws HistoryVerificationError naming the line. */
+/** Reads the history under `dataDir` and keeps what its signed checkpoint covers; throws HistoryVerificationError naming the problem. */
 export function readPulseHistory(dataDir: string): PulseHistory {
   const path = join(dataDir, "pulse", "history.jsonl");
-  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
-  const report = verifyHistory(historyLines(text));
-  if (report.problems.length > 0) {
-    const shown = report.problems.slice(0, 10).map((p) => `  ${path} line ${p.line}: ${p.problem}`);
-    const more = report.problems.length > 10 ? [`  … and ${report.problems.length - 10} more`] : [];
-    throw new HistoryVerificationError(
-      [`the pulse history does not verify; refusing to publish it (first problem: line ${report.problems[0]!.line})`, ...shown, ...more].join("\n"),
-    );
+  const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : null);
+  const historyText = read(path) ?? "";
+  if (historyText === "") return { path, records: [], newest: [], latest: null };
+  const check = checkPublished({
+    historyText,
+    checkpointText: read(join(dataDir, "pulse", "checkpoint")),
+    vkeyText: read(join(dataDir, "keys", "datasets.vkey")),
+  });
+  if (!check.signed) {
+    const shown = check.problems.slice(0, 10).map((p) => `  ${p}`);
+    const more = check.problems.length > 10 ? [`  … and ${check.problems.length - 10} more`] : [];
+    throw new HistoryVerificationError([`the pulse history cannot be vouched for; refusing to publish it`, ...shown, ...more].join("\n"));
   }
-  const newest = newestFirst(report.records);
-  return { path, records: report.records, newest, latest: newest[0] ?? null };
+  const records = check.signed.records;
+  const newest = newestFirst(records);
+  return { path, records, newest, latest: newest[0] ?? null };
 }
 
 /** The data directory of this build (astro.config.mjs resolves DATA_DIR). */

@@ -1,0 +1,471 @@
+/**
+ * The consensus routes (README "Consensus"): the cycle, sessions, signed votes and the deliberation
+ * proof from generated to sealed. Thin: the declaration parses the request; a write runs its
+ * decision (core/consensus/decide.ts) inside one ledger write — `ledger.write(decide)`, with the
+ * registry caught up to the ledger's tail inside the write transaction, so concurrent requests, and
+ * other processes on the same ledger file, decide in turn on what the others appended — then
+ * answers. A refusal is the problem `consensus-<code>` (api/consensus-problems.ts). Every write
+ * needs a token with `consensus.write` (requireToken: 401 otherwise). Without a ledger the routes
+ * answer 503 `ledger-unavailable` (the writes 401 first: they fail closed).
+ *
+ *   GET  /api/cycle/current                       200 {cycle, gi, room}; 404 before the first record
+ *   POST /api/cycle/current {cycle, gi}           200 {cycle, gi, room} as recorded
+ *   GET  /v1/consensus/sessions                   200 {sessions}: the active sessions, oldest first
+ *   POST /v1/consensus/sessions {cycle, room, gi_baseline, participants}
+ *                                                 201 {sessionId}; 200 null while one is active for the cycle and room
+ *   POST /v1/consensus/sessions/{id}/votes {participant, vote, signature}             201 the vote and the tally
+ *   POST /v1/consensus/sessions/{id}/proof {question, context, rounds, constitutional_check}
+ *                                                 201 the proof document, state generated
+ *   POST /v1/consensus/proofs/{delib_id}/signatures {participant, signature}         200 the proof document
+ *   POST /v1/consensus/proofs/{delib_id}/validator {validator, signature}            200 the proof document
+ *   GET  /v1/consensus/proofs/{delib_id}          200 the proof document; once sealed with its anchor
+ *   POST /v1/consensus/sessions/{id}/close {outcome, delibproof_id, gi_delta}        200 the result and the seal
+ *
+ * A proof document is sent as its JCS text and one LF: the body of GET …/proofs/{delib_id} is the
+ * file `npm run consensus -- verify-proof` checks.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { canonicalize } from "../../core/canonical.ts";
+import {
+  decideCloseSession,
+  decideCycleUpdate,
+  decideGenerateProof,
+  decideModelSignature,
+  decideOpenSession,
+  decideValidatorSignature,
+  decideVote,
+  type Decision,
+} from "../../core/consensus/decide.ts";
+import type { ConsensusRefusal } from "../../core/consensus/refusal.ts";
+import { consensusProjection, type ConsensusState } from "../../core/consensus/state.ts";
+import { activeSessions, currentRoom, cycleInfo, proofDocument } from "../../core/consensus/views.ts";
+import type { LedgerEntry } from "../../core/ledger/entry.ts";
+import type { LedgerStore } from "../../core/ledger/store.ts";
+import { Digest, Identifier, NonNegativeInt } from "../../core/schemas/common.ts";
+import {
+  CloseSessionInput,
+  ConsensusOutcome,
+  CycleUpdateRequest,
+  DeliberationProof,
+  LedgerEntryRecord,
+  ModelSignatureRequest,
+  OpenSessionInput,
+  ProofAnchor,
+  ProofDocument,
+  ProofRequest,
+  SessionId,
+  ValidatorSignatureRequest,
+  VoteRequest,
+  VoteValue,
+} from "../../core/schemas/consensus.ts";
+import { fixtures } from "../../core/schemas/fixtures.ts";
+import { publishedSchemas, type PublishedSchemaName } from "../../core/schemas/index.ts";
+import { sealedProofFile } from "../../store/consensus-registry.ts";
+import { consensusProblemSlug, TallyMember, type ConsensusProblemSlug } from "../consensus-problems.ts";
+import { requireToken, type Platform } from "../middleware/require-token.ts";
+import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
+import { problem, type ProblemSlug } from "../problem.ts";
+import { body, component, headers, published } from "../responses.ts";
+import { addRoute, defineRoute, routeGroup, type AppEnv, type DeclaredRoute, type RouteContext, type RouteGroup } from "../route.ts";
+
+/** The permission every consensus write needs (spec, "Consensus interface"). */
+export const CONSENSUS_WRITE = "consensus.write";
+
+const TAGS = ["Consensus"];
+const WRITE = [{ [WRITE_TOKEN_SCHEME]: [] }];
+/** Live state: never cached. */
+const NO_STORE = headers("Cache-Control");
+const NO_STORE_HEADERS = { "Cache-Control": "no-store" };
+
+const SessionParams = z.strictObject({
+  id: SessionId.meta({ description: "The session id (`CS-<cycle number>-<k>`)", example: "CS-151-1" }),
+});
+const ProofParams = z.strictObject({
+  delib_id: Identifier.meta({ description: "The proof id (`DP-<cycle number>-<k>`)", example: "DP-151-1" }),
+});
+
+/** A published record's schema (core/schemas) as its named component, with its type kept for the handler. */
+function record<S extends z.ZodType>(name: PublishedSchemaName, schema: S): { schema: S; example?: unknown } {
+  if ((publishedSchemas[name] as z.ZodType) !== schema) throw new Error(`${name} is not the schema given`);
+  return published(name) as { schema: S; example?: unknown };
+}
+
+/**
+ * Any JSON value. The describer (zod-to-openapi) cannot describe the recursive `z.json()` of the
+ * core schemas (unnamed it recurses forever; named, its `oneOf` refuses `null` in arrays), so the
+ * schemas below are the core ones with their JSON-valued members as this: a body is parsed JSON,
+ * so every value it holds is a JSON value and the validation is the same.
+ */
+const JsonValue = z.unknown().openapi("json-value", { description: "Any JSON value" });
+const JsonObject = z.record(z.string(), JsonValue);
+
+const ProofRequestBody = component("consensus-proof-request", ProofRequest.extend({ context: JsonObject }), fixtures["consensus-proof-request"].valid);
+const ProofDocumentBody = component(
+  "consensus-proof-document",
+  ProofDocument.extend({
+    proof: DeliberationProof.extend({ context: JsonObject }),
+    anchor: ProofAnchor.extend({ entry: LedgerEntryRecord.extend({ payload: JsonObject }) }).optional(),
+  }),
+  fixtures["consensus-proof-document"].valid,
+);
+
+const jsonBody = <S extends z.ZodType>(media: { schema: S; example?: unknown }) => ({ body: { required: true, content: { "application/json": media } } });
+
+const VoteResult = component(
+  "consensus-vote-result",
+  z.strictObject({
+    session_id: SessionId,
+    participant: Identifier,
+    vote: VoteValue,
+    ledger_seq: NonNegativeInt.meta({ description: "The `consensus.vote` entry" }),
+    tally: TallyMember.openapi({ description: "The session's votes so far, this one counted (by key); `outcome` is what they give now" }),
+  }),
+  { session_id: "CS-151-1", participant: "ATLAS", vote: "APPROVE", ledger_seq: 1042, tally: { participants: 4, voted: 1, approve: 1, reject: 0, abstain: 0, outcome: "NO_QUORUM" } },
+);
+
+const CloseRequest = component(
+  "consensus-close-request",
+  z.strictObject({
+    sessionId: SessionId.optional().meta({ description: "The spec's close input names the session; when given it must be the one in the path" }),
+    outcome: ConsensusOutcome,
+    delibproof_id: Identifier,
+    gi_delta: CloseSessionInput.shape.gi_delta,
+  }),
+  { outcome: "APPROVED", delibproof_id: "DP-151-1", gi_delta: 0.002 },
+);
+
+const CloseResult = component(
+  "consensus-close-result",
+  z.strictObject({
+    session_id: SessionId,
+    outcome: ConsensusOutcome,
+    gi_delta: CloseSessionInput.shape.gi_delta,
+    tally: TallyMember,
+    delib_id: Identifier,
+    proof_digest: Digest,
+    evaluated_seq: NonNegativeInt.meta({ description: "The `consensus.evaluated` entry" }),
+    seal: z.strictObject({ ledger_seq: NonNegativeInt.meta({ description: "The `delibproof.sealed` entry" }), merkle_root: Digest }),
+  }),
+  {
+    session_id: "CS-151-1",
+    outcome: "APPROVED",
+    gi_delta: 0.002,
+    tally: { participants: 4, voted: 4, approve: 3, reject: 1, abstain: 0, outcome: "APPROVED" },
+    delib_id: "DP-151-1",
+    proof_digest: `sha256:${"ab".repeat(32)}`,
+    evaluated_seq: 1050,
+    seal: { ledger_seq: 1051, merkle_root: `sha256:${"cd".repeat(32)}` },
+  },
+);
+
+const proofBody = (description: string) => body(description, { "application/json": { schema: ProofDocumentBody } }, NO_STORE);
+
+// ---------------------------------------------------------------------------------------------
+// Declarations
+
+export const cycleRoute = defineRoute({
+  method: "get",
+  path: "/api/cycle/current",
+  tags: TAGS,
+  summary: "The current cycle",
+  description: "The cycle and GI last recorded (`POST /api/cycle/current`) and, as `room`, the room of the newest active session (`main` when none is active). 404 before the first record.",
+  responses: { 200: body("The current cycle", { "application/json": published("consensus-cycle-info") }, NO_STORE) },
+  problems: ["not-found", "ledger-unavailable"],
+});
+
+export const cycleUpdateRoute = defineRoute({
+  method: "post",
+  path: "/api/cycle/current",
+  tags: TAGS,
+  summary: "Record the current cycle and its GI",
+  description: "Appends `cycle.updated`; the cycle never goes back (409). Answers the cycle info as recorded.",
+  security: WRITE,
+  request: jsonBody(record("consensus-cycle-update", CycleUpdateRequest)),
+  responses: { 200: body("The cycle as recorded", { "application/json": published("consensus-cycle-info") }, NO_STORE) },
+  problems: ["consensus-cycle-regressed", "ledger-unavailable"],
+});
+
+export const sessionsRoute = defineRoute({
+  method: "get",
+  path: "/v1/consensus/sessions",
+  tags: TAGS,
+  summary: "The active sessions",
+  description: "Sessions opened and not closed, oldest first: participants with their priority, cathedral, GI at opening and GI now, `opened_at`, the votes so far (not their signatures) and the proof's state.",
+  responses: { 200: body("The active sessions", { "application/json": published("consensus-active-sessions") }, NO_STORE) },
+  problems: ["ledger-unavailable"],
+});
+
+export const openSessionRoute = defineRoute({
+  method: "post",
+  path: "/v1/consensus/sessions",
+  tags: TAGS,
+  summary: "Open a session",
+  description:
+    "Four distinct registered offices, two critical- and two high-priority, each with measured GI ≥ 0.95 (every one below is named with its GI). The duplicate guard is the cycle plus the room: while a session is active for them the answer is 200 with `null` and nothing is recorded (rule 4: no result, not a fault). The guard is decided inside the ledger's write transaction, so concurrent opens — from any number of processes on the same ledger — open one session.",
+  security: WRITE,
+  request: jsonBody(record("consensus-open-session-input", OpenSessionInput)),
+  responses: {
+    201: body("The session opened", { "application/json": { schema: component("consensus-session-opened", z.strictObject({ sessionId: SessionId }), { sessionId: "CS-151-1" }) } }, NO_STORE),
+    200: body("A session is already active for this cycle and room: no result", { "application/json": { schema: z.null(), example: null } }, NO_STORE),
+  },
+  problems: ["consensus-priority-mix", "consensus-unknown-office", "consensus-gi-unmeasured", "consensus-gi-below-minimum", "ledger-unavailable"],
+});
+
+export const voteRoute = defineRoute({
+  method: "post",
+  path: "/v1/consensus/sessions/{id}/votes",
+  tags: TAGS,
+  summary: "Cast a participant's signed vote",
+  description:
+    "`signature`: Ed25519 by the participant's registered key over the JCS of `{\"participant\", \"session_id\", \"vote\"}`. Participants only, one vote each (counted by key); recorded as `consensus.vote`. Generating the proof closes the ballot.",
+  security: WRITE,
+  request: { params: SessionParams, ...jsonBody(record("consensus-vote-request", VoteRequest)) },
+  responses: { 201: body("The vote recorded, and the tally with it", { "application/json": { schema: VoteResult } }, NO_STORE) },
+  problems: [
+    "consensus-unknown-session",
+    "consensus-session-closed",
+    "consensus-voting-closed",
+    "consensus-not-a-participant",
+    "consensus-already-voted",
+    "consensus-bad-signature",
+    "ledger-unavailable",
+  ],
+});
+
+export const generateProofRoute = defineRoute({
+  method: "post",
+  path: "/v1/consensus/sessions/{id}/proof",
+  tags: TAGS,
+  summary: "Generate the session's deliberation proof (step 1)",
+  description:
+    "From the caller's question, context, rounds and constitutional check; `delib_id`, `consensus` (approving votes / participants) and `gi_score` (the participants' mean measured GI now) are computed by the server. Closes the ballot. Answers the proof document in state `generated`.",
+  security: WRITE,
+  request: { params: SessionParams, ...jsonBody({ schema: ProofRequestBody }) },
+  responses: { 201: proofBody("The proof, generated") },
+  problems: ["consensus-unknown-session", "consensus-session-closed", "consensus-proof-exists", "consensus-round-participant", "consensus-gi-unmeasured", "ledger-unavailable"],
+});
+
+export const modelSignatureRoute = defineRoute({
+  method: "post",
+  path: "/v1/consensus/proofs/{delib_id}/signatures",
+  tags: TAGS,
+  summary: "A participating model signs the proof (step 2)",
+  description:
+    "`signature`: Ed25519 by the participant's registered key over the JCS of the proof's seven inputs `{delib_id, question, context, rounds, consensus, gi_score, constitutional_check}`. The proof is `model-signed` when all four participants have signed.",
+  security: WRITE,
+  request: { params: ProofParams, ...jsonBody(record("consensus-model-signature-request", ModelSignatureRequest)) },
+  responses: { 200: proofBody("The proof with the signature") },
+  problems: ["consensus-unknown-proof", "consensus-proof-state", "consensus-not-a-participant", "consensus-already-signed", "consensus-bad-signature", "ledger-unavailable"],
+});
+
+export const validatorRoute = defineRoute({
+  method: "post",
+  path: "/v1/consensus/proofs/{delib_id}/validator",
+  tags: TAGS,
+  summary: "The validator signs the proof (step 3)",
+  description:
+    "A registered office that is not a participant (independence) with measured GI ≥ 0.95 signs the JCS of the inputs plus `model_signatures` (participant order); its GI is recorded. The proof becomes `validator-signed`.",
+  security: WRITE,
+  request: { params: ProofParams, ...jsonBody(record("consensus-validator-signature-request", ValidatorSignatureRequest)) },
+  responses: { 200: proofBody("The proof, validator-signed") },
+  problems: [
+    "consensus-unknown-proof",
+    "consensus-proof-state",
+    "consensus-unknown-office",
+    "consensus-validator-is-participant",
+    "consensus-gi-unmeasured",
+    "consensus-gi-below-minimum",
+    "consensus-bad-signature",
+    "ledger-unavailable",
+  ],
+});
+
+export const proofRoute = defineRoute({
+  method: "get",
+  path: "/v1/consensus/proofs/{delib_id}",
+  tags: TAGS,
+  summary: "A deliberation proof",
+  description:
+    "The proof document in its current state (JCS text and one LF). Once sealed it carries its seal and `anchor`: the `delibproof.sealed` entry, its inclusion proof and the signed checkpoint of that tree — the file `npm run consensus -- verify-proof` checks offline.",
+  request: { params: ProofParams },
+  responses: { 200: proofBody("The proof document") },
+  problems: ["consensus-unknown-proof", "ledger-unavailable"],
+});
+
+export const closeRoute = defineRoute({
+  method: "post",
+  path: "/v1/consensus/sessions/{id}/close",
+  tags: TAGS,
+  summary: "Close the session and seal its proof (step 4)",
+  description:
+    "The proof must be validator-signed and the outcome the signed votes' tally (≥ 3 APPROVE of 4 → APPROVED; all voted and fewer → REJECTED; otherwise NO_QUORUM), or 409 naming the tally. Appends `consensus.evaluated` and `delibproof.sealed` (the Merkle root over the proof's parts) in one transaction; the session leaves the active list.",
+  security: WRITE,
+  request: { params: SessionParams, ...jsonBody({ schema: CloseRequest }) },
+  responses: { 200: body("The session's result and the seal", { "application/json": { schema: CloseResult } }, NO_STORE) },
+  problems: [
+    "consensus-unknown-session",
+    "consensus-session-closed",
+    "consensus-unknown-proof",
+    "consensus-proof-mismatch",
+    "consensus-proof-state",
+    "consensus-outcome-disagrees",
+    "ledger-unavailable",
+  ],
+});
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+/** A refused decision as its problem: the code's type, the message, the details as members. */
+function refused(c: Context, r: ConsensusRefusal): Response {
+  const slug: ConsensusProblemSlug = consensusProblemSlug(r.code);
+  return problem(c, slug as ProblemSlug, r.message, { extensions: { code: r.code, ...r.details } });
+}
+
+function ledgerUnavailable(c: Context): Response {
+  return problem(c, "ledger-unavailable", "This server has no ledger: the consensus routes cannot answer.");
+}
+
+type Applied<R> = { ok: true; result: R; entries: LedgerEntry[] } | { ok: false; refusal: ConsensusRefusal };
+
+/**
+ * Runs `decide` inside one ledger write against the registry caught up to the tail, and appends
+ * its events when it accepts — one atomic step, however many requests or processes race.
+ */
+export async function decideOnLedger<R>(ledger: LedgerStore, decide: (state: ConsensusState) => Decision<R>): Promise<Applied<R>> {
+  const written = await ledger.write((tail) => {
+    const decision = decide(tail.state(consensusProjection));
+    return { events: decision.ok ? decision.events : [], result: decision };
+  });
+  const decision = written.result;
+  return decision.ok ? { ok: true, result: decision.result, entries: written.entries } : { ok: false, refusal: decision.refusal };
+}
+
+/** The proof document of `delibId` as the proof file: JCS text and one LF (with its anchor once sealed). */
+function proofAnswer(c: Context, ledger: LedgerStore, delibId: string, status: ContentfulStatusCode): Response {
+  const state = ledger.state(consensusProjection);
+  const proof = state.proofs.get(delibId);
+  const text = proof?.seal ? sealedProofFile(ledger, state, delibId) : `${canonicalize(proofDocument(state, delibId))}\n`;
+  return c.body(text!, status, { "Content-Type": "application/json", ...NO_STORE_HEADERS });
+}
+
+/** A write route: the token check (consensus.write) first, then the declaration's validators and `handler`. */
+function addWriteRoute<R extends DeclaredRoute>(group: RouteGroup, route: R, platform: Platform | undefined, handler: (c: RouteContext<R>) => Promise<Response>): void {
+  const honoPath = route.path.replaceAll(/\{([^}]+)\}/g, ":$1");
+  group.on(route.method.toUpperCase(), honoPath, requireToken(CONSENSUS_WRITE, platform) as unknown as MiddlewareHandler<AppEnv>);
+  addRoute(group, route, handler);
+}
+
+export function consensusRoutes(platform: Platform | undefined): RouteGroup {
+  const routes = routeGroup();
+  const ledger = platform?.ledger;
+
+  addRoute(routes, cycleRoute, (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const info = cycleInfo(ledger.state(consensusProjection));
+    if (!info) return problem(c, "not-found", "No cycle has been recorded on the ledger yet.");
+    return c.json(info, 200, NO_STORE_HEADERS);
+  });
+
+  addWriteRoute(routes, cycleUpdateRoute, platform, async (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const update = c.req.valid("json");
+    // The room is the one at the moment of the record (the update changes no session).
+    const out = await decideOnLedger(ledger, (s) => {
+      const d = decideCycleUpdate(s, update);
+      return d.ok ? { ...d, result: { ...d.result, room: currentRoom(s) } } : d;
+    });
+    if (!out.ok) return refused(c, out.refusal);
+    return c.json(out.result, 200, NO_STORE_HEADERS);
+  });
+
+  addRoute(routes, sessionsRoute, (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    return c.json(activeSessions(ledger.state(consensusProjection)), 200, NO_STORE_HEADERS);
+  });
+
+  addWriteRoute(routes, openSessionRoute, platform, async (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const input = c.req.valid("json");
+    const out = await decideOnLedger(ledger, (s) => decideOpenSession(s, input));
+    if (!out.ok) return refused(c, out.refusal);
+    return out.result === null ? c.json(null, 200, NO_STORE_HEADERS) : c.json(out.result, 201, NO_STORE_HEADERS);
+  });
+
+  addWriteRoute(routes, voteRoute, platform, async (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const { id } = c.req.valid("param");
+    const vote = c.req.valid("json");
+    const out = await decideOnLedger(ledger, (s) => decideVote(s, id, vote));
+    if (!out.ok) return refused(c, out.refusal);
+    return c.json({ session_id: id, participant: vote.participant, vote: vote.vote, ledger_seq: out.entries[0]!.seq, tally: out.result.tally }, 201, NO_STORE_HEADERS);
+  });
+
+  addWriteRoute(routes, generateProofRoute, platform, async (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const { id } = c.req.valid("param");
+    const request = c.req.valid("json") as ProofRequest; // `context` holds parsed JSON (see JsonValue)
+    const out = await decideOnLedger(ledger, (s) => decideGenerateProof(s, id, request));
+    if (!out.ok) return refused(c, out.refusal);
+    return proofAnswer(c, ledger, out.result.inputs.delib_id, 201);
+  });
+
+  addWriteRoute(routes, modelSignatureRoute, platform, async (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const { delib_id } = c.req.valid("param");
+    const signature = c.req.valid("json");
+    const out = await decideOnLedger(ledger, (s) => decideModelSignature(s, delib_id, signature));
+    if (!out.ok) return refused(c, out.refusal);
+    return proofAnswer(c, ledger, delib_id, 200);
+  });
+
+  addWriteRoute(routes, validatorRoute, platform, async (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const { delib_id } = c.req.valid("param");
+    const signature = c.req.valid("json");
+    const out = await decideOnLedger(ledger, (s) => decideValidatorSignature(s, delib_id, signature));
+    if (!out.ok) return refused(c, out.refusal);
+    return proofAnswer(c, ledger, delib_id, 200);
+  });
+
+  addRoute(routes, proofRoute, (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const { delib_id } = c.req.valid("param");
+    if (!ledger.state(consensusProjection).proofs.has(delib_id)) {
+      return refused(c, { code: "unknown-proof", message: `no deliberation proof ${delib_id}`, details: { delib_id } });
+    }
+    return proofAnswer(c, ledger, delib_id, 200);
+  });
+
+  addWriteRoute(routes, closeRoute, platform, async (c) => {
+    if (!ledger) return ledgerUnavailable(c);
+    const { id } = c.req.valid("param");
+    const { sessionId, ...close } = c.req.valid("json");
+    if (sessionId !== undefined && sessionId !== id) {
+      return problem(c, "invalid-body", `/sessionId: ${sessionId} is not the session in the path (${id})`, {
+        extensions: { invalid_fields: [{ pointer: "/sessionId", reason: `must be ${id}, the session in the path` }] },
+      });
+    }
+    const out = await decideOnLedger(ledger, (s) => decideCloseSession(s, { sessionId: id, ...close }));
+    if (!out.ok) return refused(c, out.refusal);
+    const [evaluated, sealed] = out.entries;
+    return c.json(
+      {
+        session_id: id,
+        outcome: close.outcome,
+        gi_delta: close.gi_delta,
+        tally: out.result.tally,
+        delib_id: close.delibproof_id,
+        proof_digest: out.result.proof_digest,
+        evaluated_seq: evaluated!.seq,
+        seal: { ledger_seq: sealed!.seq, merkle_root: out.result.merkle_root },
+      },
+      200,
+      NO_STORE_HEADERS,
+    );
+  });
+
+  return routes;
+}

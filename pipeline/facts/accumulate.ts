@@ -26,9 +26,11 @@
  * - Consensus: a vote agrees with its session when APPROVE meets APPROVED or REJECT meets REJECTED;
  *   votes are credited when their session is evaluated (votes recorded after that are counted as
  *   votes only). `open` = sessions opened and not evaluated.
+ * - `authorityActivity`: core/avm/activity.ts's projection over the same entries.
  * - `consensusSessions` come from the consensus registry (core/consensus/state.ts) folded over the
  *   same entries: only sessions that followed the rules, with their votes counted by key.
  */
+import { activityFigures, authorityActivity } from "../../core/avm/activity.ts";
 import { canonicalize } from "../../core/canonical.ts";
 import { consensusProjection } from "../../core/consensus/state.ts";
 import { registrySnapshot, sessionSummaries } from "../../core/consensus/views.ts";
@@ -92,6 +94,7 @@ export function createFactsAccumulator(): FactsAccumulator {
   const pendingVotes = new Map<string, [string, string][]>();
   const evaluatedSessions = new Set<string>();
   const registry = consensusProjection.initial();
+  const authority = authorityActivity.initial();
 
   // The cycle label is the same for a whole day: cache the last one computed.
   let lastDay = "";
@@ -125,6 +128,7 @@ export function createFactsAccumulator(): FactsAccumulator {
     eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
     const payload = entry.payload as unknown;
     consensusProjection.apply(registry, entry);
+    authorityActivity.apply(authority, entry);
     if (isSupplyEvent(type)) {
       supplyEvent(ts);
       supplyProjection.apply(supply, entry);
@@ -281,6 +285,7 @@ export function createFactsAccumulator(): FactsAccumulator {
       consensus: { ...consensus, open: openSessions.size },
       consensusSessions: sessionSummaries(registry),
       consensusRegistry: registrySnapshot(registry),
+      authorityActivity: activityFigures(authority),
     };
   }
 

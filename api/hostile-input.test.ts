@@ -72,6 +72,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/government/ledger/export.csv", key: "government", large: true },
   { method: "GET", path: "/government/sentinel-status.json", key: "government" },
   { method: "GET", path: "/government/transparency.pdf", key: "government" },
+  { method: "GET", path: "/government/authority-activity.json", key: "government" },
   { method: "GET", path: "/academics/dataset.json", key: "institutional" },
   { method: "GET", path: "/academics/mii-timeline.csv", key: "institutional" },
   { method: "GET", path: "/academics/sentinel-coordination.json", key: "institutional" },

@@ -1,4 +1,4 @@
 government datapackage
-sha256:2219ec52d0580ceafd4a18e17a09f9c622dea83c4f160b50b7a898bb8600d4d1
+sha256:937129da392c7c47164b774c20b3ce6ab2b96ce7e480486dd710980a1e4d1b22
 
-— integrity-platform.example/datasets UVWo38KT4Nwug+/7FcpyzzW7F4AvZE4Uf0TnJJU9Y0v6xLp1lcrADfKYY3G/QVO3zHbrAx1hTIStmGjuKcU+ORZOXwc=
+— integrity-platform.example/datasets UVWo3/wztbXE0L08xLU7G5ad8kpw8jrWr5k3OZpI22fJsErSKyC8VLkVx+0NSeV2+XbnvUyVpTAM1RALeWrSHf79mwI=

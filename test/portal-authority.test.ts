@@ -66,8 +66,14 @@ describe("/authority/", () => {
     );
     expect(regions.length).toBe(4);
     for (const r of regions) expect(r).toEqual({ role: "region", tabindex: "0", labelled: true });
-    // No ISO instant in the prose.
-    expect(await page.locator("main").innerText()).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+    // No ISO instant and no ungrouped number in the prose (the crawl's reading: code removed, innerText).
+    const text = await page.evaluate(() => {
+      const clone = document.body.cloneNode(true) as HTMLElement;
+      clone.querySelectorAll("code, script, style").forEach((e) => e.remove());
+      return clone.innerText ?? clone.textContent ?? "";
+    });
+    expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+    expect([...text.matchAll(/(?<![\w.,:/+-])(?<![A-Z]{2,} )\d{5,}(?![\w])/g)].map((m) => text.slice(Math.max(0, m.index - 40), m.index + 20))).toEqual([]);
     expect(await page.locator('nav[aria-label="Areas"] a[href="/authority/"]').getAttribute("aria-current")).toBe("page");
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });

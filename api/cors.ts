@@ -1,22 +1,9 @@
 /**
- * Use from another origin (CORS, WHATWG Fetch): dashboards and notebooks on other sites read the
- * public data; nothing on another site may write with a visitor's browser.
- *
- * - Reads (GET, HEAD) answer `Access-Control-Allow-Origin: *` and expose the fields a client
- *   needs (EXPOSED_HEADERS). Keys are bearer tokens sent by the script itself, never cookies, so
- *   `*` is safe for keyed files too.
- * - A preflight `OPTIONS` on a path that exists answers 204 with `Allow`, the allowed methods and
- *   headers (`Authorization` where a route of the path takes a key, `Content-Type` where one
- *   takes a body); `preflight` builds it.
- * - Every other method writes. A browser request that writes passes only from the page's own
- *   origin or a configured trusted one (`crossOriginRefusal`, the rule of Go's
- *   net/http CrossOriginProtection): `Sec-Fetch-Site: same-origin|none` passes; without it, no
- *   `Origin` (not a browser) passes and an `Origin` whose host is the request's `Host` passes;
- *   otherwise the origin must be in the trusted list. Refused: 403 `origin-not-allowed`, before
- *   the route runs. The simulation WebSocket applies the same function to its upgrade request.
- *
- * Trusted origins come from AppOptions.trustedOrigins, by default `ALLOWED_ORIGINS`
- * (comma-separated `scheme://host[:port]`).
+ * Use from another origin (CORS, WHATWG Fetch): reads answer `Access-Control-Allow-Origin: *` (keys
+ * are bearer tokens, never cookies), preflights answer what a path allows, and a browser request
+ * that writes passes only from the page's own origin or a trusted one (`crossOriginRefusal`, Go's
+ * CrossOriginProtection rule), else 403 `origin-not-allowed` before the route runs. Trusted origins:
+ * AppOptions.trustedOrigins, by default `ALLOWED_ORIGINS`.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { setEarlyHeader } from "./early-header.ts";

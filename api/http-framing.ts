@@ -1,21 +1,9 @@
 /**
- * HTTP/1.1 framing errors answered as problems, at the server, before any request reaches the
- * app (RFC 9112):
- *
- * - Requests Node's parser refuses (an unknown method, raw non-ASCII or spaces in the target,
- *   a bad or repeated `Content-Length`, `Transfer-Encoding` together with `Content-Length`,
- *   header fields over 16 KiB, a request that does not arrive in time) get a problem+json
- *   answer on the socket — 400 `bad-request`, 431 `header-fields-too-large` or 408
- *   `request-timeout` — instead of Node's empty one, and the connection is closed. An unknown
- *   method is a 400 here, not a 501: the parser cannot tell a method it does not know from
- *   garbage.
- * - A request with more than one `Host` field, an HTTP/1.1 request without one, or a `Host` that
- *   is not `host[:port]` gets 400 `bad-request` (RFC 9112 §3.2), also before the app; so does a
- *   request target that is neither origin-form (`/…`, no backslash in the path) nor a valid
- *   absolute URL (the requests @hono/node-server would answer with an empty 400). `OPTIONS *`
- *   answers 204 with the methods the server implements.
- * - `CONNECT` (which Node hands to a `connect` listener, or else drops the connection) gets 405
- *   `method-not-allowed` with an empty `Allow`: this is an origin server, not a proxy.
+ * HTTP/1.1 framing errors (RFC 9112) answered as problem+json at the server, before any request
+ * reaches the app: what Node's parser refuses (400, 431, 408, instead of Node's empty answer), a
+ * missing, repeated or malformed `Host`, a target that is neither origin-form nor absolute, and
+ * `CONNECT` (405: an origin server, not a proxy). `OPTIONS *` answers 204. The cases: README "The
+ * API".
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";

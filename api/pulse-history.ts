@@ -1,21 +1,10 @@
 /**
- * The pulse history as the API sees it: `<dataDir>/pulse/history.jsonl` with its signed checkpoint
- * `<dataDir>/pulse/checkpoint` and the trusted keys `<dataDir>/keys/datasets.vkey`, checked with
- * core/pulse/published.ts — the same code as `npm run pulse -- --verify` — held in memory and
- * reloaded only when one of the three files changes.
- *
- * - Only what the signed checkpoint covers is served: lines appended after it are never served
- *   (the snapshot counts them as `unsignedLines` and names the first as `firstProblem`, and
- *   /health says so); a history shorter than its checkpoint, a missing, unsigned or unverifiable
- *   checkpoint, or a bad line within it makes the snapshot `unverified`, and no record is served.
- * - The files are stat'ed at most once per `checkIntervalMs` (1 s) of the injected clock, so the
- *   badge route costs a clock read and a comparison. A new inode, size, mtime or ctime reloads them.
- *   File times are only as fine as the kernel's clock tick, so while a file is "racy" (changed
- *   less than 2 s before it was loaded, as git handles its index) each check also compares the
- *   bytes with the ones loaded, and a same-size rewrite in the same tick is not missed.
- * - Neither history nor checkpoint is `absent` (no history yet).
- * - Each snapshot has a memo for serialized responses (bodies and ETags), so routes compute a
- *   representation once per history version and not per request.
+ * The pulse history as the API sees it: the history, its signed checkpoint and the trusted keys,
+ * checked with core/pulse/published.ts (the rule `npm run pulse -- --verify` applies) and held in
+ * memory; only what the checkpoint covers is served, anything unverifiable serves nothing. The files
+ * are stat'ed at most once per `checkIntervalMs` and reloaded when one changes — while a file is
+ * "racy" (changed within 2 s of loading, as git treats its index) its bytes are compared too. Each
+ * snapshot memoizes its serialized responses.
  */
 import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
 import { dirname, join } from "node:path";

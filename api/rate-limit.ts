@@ -1,32 +1,9 @@
 /**
- * Daily request quotas of the data areas (interface spec, "Request rate limits"), announced with
- * the IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers-10):
- *
- *   RateLimit-Policy: "daily";q=100;w=86400
- *   RateLimit: "daily";r=42;t=3600
- *
- * and refused with 429 `rate-limited` problem details and `Retry-After` once spent.
- *
- * Decisions where the spec is silent:
- * - A day is a UTC calendar day: every quota resets at 00:00 UTC, and `t` / `Retry-After` count
- *   the seconds until then.
- * - A client is its key (when it presents a valid one) or else its IP address; a request with an
- *   invalid key counts as anonymous, so guessing keys spends the anonymous quota.
- * - Academics and philosophy share one quota, as the spec lists them together; diplomacy (not
- *   shown) has 100 a day anonymous and 1,000 with any key. A key of a tier the area does not list
- *   has that area's anonymous quota, counted for the key.
- * - "Unlimited" tiers get no quota and no RateLimit fields.
- * - Every request for an area file counts, whatever its answer (401, 403 and 503 included).
- * - Anonymous clients are counted by address: an IPv4 address as it is (IPv4-mapped IPv6 too), an
- *   IPv6 address by its /64 prefix — one subscriber's allocation, inside which a host can take any
- *   of 2^64 addresses — so rotating addresses within a /64 does not buy a fresh quota.
- * - Counts live in this process's memory (one API instance), bounded: at most MAX_CLIENTS anonymous
- *   clients a day are counted exactly. A client beyond that is not refused (which would let anyone
- *   with MAX_CLIENTS addresses lock every new client out) nor left unlimited: it is counted in a
- *   fixed-size count-min sketch (4 rows of 65,536 16-bit counters, 512 KiB, conservative update),
- *   which never under-counts, so it gets at most its quota too. A sketch counter is shared by
- *   chance, so a flood can push an innocent client's estimate up — but only after about
- *   65,536 × quota (6.5 million) requests beyond the exact table in one day.
+ * Daily request quotas of the data areas (interface spec, "Request rate limits"), announced with the
+ * IETF RateLimit header fields and refused with 429 `rate-limited` and `Retry-After` once spent. A
+ * client is its valid key or else its address (an IPv6 one by its /64); counts live in this
+ * process, exactly for MAX_CLIENTS anonymous clients a day and beyond them in a count-min sketch that
+ * never under-counts. The decisions are in the README ("Data areas over HTTP").
  */
 import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";

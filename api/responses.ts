@@ -6,7 +6,7 @@
  * check holds every response to, so it describes the fields exactly as the code sends them.
  */
 import { z } from "@hono/zod-openapi";
-import { fixtures } from "../core/schemas/fixtures.ts";
+import { examples } from "../core/schemas/examples.ts";
 import { publishedSchemas } from "../core/schemas/index.ts";
 import { CONSENSUS_PROBLEM_EXTENSIONS } from "./consensus-problems.ts";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, problemType, type ProblemSlug } from "./problem.ts";
@@ -36,7 +36,7 @@ type Registry = typeof publishedSchemas;
 /** A published record's schema (core/schemas), as the component of its registry name, with its sample. */
 export function published(name: keyof Registry): MediaSpec {
   const schema: z.ZodType = publishedSchemas[name];
-  return { schema: component(name.replace("/", "."), schema, fixtures[name].valid) };
+  return { schema: component(name.replace("/", "."), schema, examples[name]) };
 }
 
 /** An OpenAPI header object. */

@@ -1,19 +1,12 @@
 /**
- * How every HTTP route is declared: once, with its request (query, path parameters, headers,
- * JSON body) and every response, so that the one declaration both validates the request and
- * describes the route in /openapi.json (@hono/zod-openapi; see README "How to add a route").
+ * How every HTTP route is declared: once, with its request and every response, so that one
+ * declaration both validates the request and describes the route in /openapi.json
+ * (@hono/zod-openapi). The declaration adds what no route may forget: a strict query, the problem
+ * responses its request implies, and validation failures answered as those problems. Use:
+ * README "How to add a route".
  *
  *   const route = defineRoute({ method, path, summary, tags, request, responses, problems, security });
  *   addRoute(app, route, (c) => { const query = c.req.valid("query"); … return response; });
- *
- * What the declaration adds to every route, so no route can forget it:
- * - a strict query: a route that declares none accepts none (unknown or repeated parameters are
- *   400 `invalid-query` naming each one, `?__proto__=1` too);
- * - the problem responses every route can give (`invalid-query`, `payload-too-large`,
- *   `internal-error`), those its request implies (`bad-request`, `invalid-body` and
- *   `unsupported-media-type` for a body, `bad-request` for path parameters and headers, `origin-not-allowed` for a method
- *   that writes, `unauthorized` when a key is required), and the ones it lists in `problems`;
- * - validation failures answered as those problems (never Hono's or zod's own error bodies).
  */
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";

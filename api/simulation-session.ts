@@ -1,27 +1,16 @@
 /**
- * One connection of the simulation WebSocket, as a small state machine between the socket and the
- * pure simulation (core/philosophy/simulation.ts). It enforces the per-connection bounds:
- *
- * - message size: a text message over `maxMessageBytes` → `message-too-large`, close 1009;
- * - what a message may be: a binary frame or an unknown action → `unsupported-message`, close 1003;
- *   not JSON or not a valid start_simulation → `malformed-message`, close 1008;
- * - one running simulation: a start while one runs → `simulation-running`, the connection stays;
- * - quota: the connection's first simulation is paid by opening it, each further one takes one
- *   more request from the client's daily quota → `rate-limited`, close 1008 once spent;
- * - idle timeout: no simulation and no message for `idleTimeoutMs` → `idle-timeout`, close 1000;
- * - rounds: at most `maxRounds` per simulation, one round every `roundIntervalMs`;
- * - backpressure: nothing is sent while the socket holds more than `maxBufferedBytes` unsent
- *   (`bufferedAmount`); the simulation waits for the socket's write callbacks, and a reader that
- *   stays that far behind for `stallTimeoutMs` is cut off (the socket is destroyed: a close frame
- *   would only queue behind the data it does not read). Nothing else is ever queued for it either:
- *   an error reply to a reader over the limit cuts it off instead. So a connection never holds
- *   more than maxBufferedBytes plus one message.
+ * One connection of the simulation WebSocket: a small state machine between the socket and the
+ * pure simulation (core/philosophy/simulation.ts) that enforces the per-connection bounds — message
+ * size and kind, one running simulation, the daily quota, the idle timeout, rounds, and backpressure
+ * (a reader that stays behind is cut off, so a connection never holds more than maxBufferedBytes
+ * plus one message). The bounds and their close codes: README "Philosophy simulation".
  */
 import type { z } from "zod";
 import type { Council } from "../core/philosophy/council.ts";
 import { MAX_ROUNDS_LIMIT, simulate } from "../core/philosophy/simulation.ts";
 import { SIMULATION_ERRORS, SimulationRequest, type SimulationErrorCode, type SimulationUpdate } from "../core/schemas/index.ts";
 import { echo } from "./problem.ts";
+import { formatIssues } from "../core/zod-issues.ts";
 
 export interface SimulationLimits {
   /** Largest client message, in bytes of UTF-8. */
@@ -75,10 +64,7 @@ export interface SessionDeps {
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "message"}: ${echo(issue.message, 120)}`)
-    .join("; ");
+  return formatIssues(error.issues.slice(0, 3).map((issue) => ({ path: issue.path, message: echo(issue.message, 120) })), "message");
 }
 
 export class SimulationSession {

@@ -1,32 +1,12 @@
 /**
- * `npm start` — the embedded default: everything on one machine, no account anywhere.
- *
- *   1. state: create `.state/` (`STATE_DIR`) and load or generate the development signing keys
- *      (ledger, datasets), saying which; secrets are never printed.
- *   2. pulse: if `<DATA_DIR>/pulse/history.jsonl` is missing or empty, measure the repository at its
- *      recent past commits (`npm run pulse -- --backfill`, which falls back to simulated records
- *      marked as sample data without git history), then record a pulse of the present (`npm run
- *      pulse`); child processes, as the API never imports the pipeline. A non-zero exit stops the
- *      start.
- *   2b. datasets: seed the SAMPLE ledger when it is empty (seed and size from
- *      data/sources/sample.json; its present is the newest pulse's instant, or the file's `now` when
- *      that is later, so the simulated system is alive at the data's as-of instant), then run the
- *      pipeline (`npm run seed`, `npm run pipeline`, child processes); `--no-pipeline` serves data/
- *      as it is.
- *   3. site: build it with `npm run site:build`. `--no-build` or `SKIP_SITE_BUILD=1` skips the
- *      build and serves `site/dist` as it is (the API alone when there is no build). Without
- *      `site/astro.config.*` there is no site to build: the API is served alone.
- *   4. serve site + API from one process on `HOST`:`PORT` (127.0.0.1:4321; `PORT=0` picks a free
- *      port), printing one `serving http://<host>:<port>` line and the useful URLs.
- *   5. SIGINT / SIGTERM close the server gracefully and exit 0.
- *
- * Environment: HOST, PORT, STATE_DIR (default .state), DATA_DIR (default <repo>/data),
- * SKIP_SITE_BUILD, SITE_DIST (serve a site built elsewhere), ALLOWED_ORIGINS (other web origins
- * that may write and open the simulation WebSocket, comma-separated; api/cors.ts), NOW (the
- * server's clock starts there: api/clock.ts), and the key variables of store/keys.ts.
+ * `npm start`, the embedded default: everything on one machine, no account anywhere. In order: the
+ * state folder and development keys; a pulse history when there is none (backfilled, then the
+ * present); the SAMPLE ledger and the pipeline; the site build; then site and API served from one
+ * process until SIGINT / SIGTERM. The pulse, seed and pipeline run as child processes, as the API
+ * never imports the pipeline. Steps, flags and environment: README "Two commands".
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";

@@ -13,12 +13,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { canonicalize } from "../core/canonical.ts";
-import { sealEntry } from "../core/ledger/entry.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { leafHash, rootHash } from "../core/merkle.ts";
 import { generateKeyPair, sign, verify } from "../core/signature.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, sealedRows, steppingClock, tempDir } from "../store/test-helpers.ts";
 import { compare, printComparisons, type Comparison } from "./harness.ts";
 
 function merkle(): Comparison {
@@ -92,13 +91,7 @@ function ledgerAppends(dir: string): Comparison[] {
   const n = 100_000;
   const events: NewEvent[] = Array.from({ length: n }, (_, i) => sampleEvent(i));
   // The floor inserts the very rows the ledger writes, computed beforehand: no hashing, no validation.
-  const clock = steppingClock();
-  let prev: string | null = null;
-  const rows = events.map((e, seq) => {
-    const sealed = sealEntry({ seq, type: e.type, payload: e.payload, ts: clock().toISOString(), prev });
-    prev = sealed.entry.hash;
-    return [seq, e.type, sealed.payloadText, sealed.entry.ts, sealed.entry.prev, sealed.entry.hash, sealed.leafHash] as const;
-  });
+  const rows = sealedRows(events);
   let round = 0;
   const fresh = (name: string) => {
     const path = join(dir, `${name}-${round++}.sqlite`);

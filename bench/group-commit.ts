@@ -7,10 +7,9 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { sealEntry } from "../core/ledger/entry.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, sealedRows, steppingClock, tempDir } from "../store/test-helpers.ts";
 import { printComparisons } from "./harness.ts";
 
 const CALLERS = 64;
@@ -74,13 +73,7 @@ export async function run(): Promise<void> {
   try {
     const n = CALLERS * PER_CALLER;
     const events = Array.from({ length: n }, (_, i) => sampleEvent(i));
-    const clock = steppingClock();
-    let prev: string | null = null;
-    const rows = events.map((e, seq) => {
-      const sealed = sealEntry({ seq, type: e.type, payload: e.payload, ts: clock().toISOString(), prev });
-      prev = sealed.entry.hash;
-      return [seq, e.type, sealed.payloadText, sealed.entry.ts, sealed.entry.prev, sealed.entry.hash, sealed.leafHash] as const;
-    });
+    const rows = sealedRows(events);
     let file = 0;
     const fresh = () => {
       const path = join(dir, `round-${file++}.sqlite`);

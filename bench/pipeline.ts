@@ -24,6 +24,7 @@ import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { tempDir } from "../store/test-helpers.ts";
 import { steps } from "../pipeline/areas/index.ts";
 import { runPipeline } from "../pipeline/runner.ts";
+import { locateSteps } from "../pipeline/step-code.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
 
@@ -75,7 +76,7 @@ export async function run(): Promise<void> {
     cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
     // Imported here, not at the top: the measured child processes load this module too, and must not
     // carry the test fixtures (and vitest) in their time and memory.
-    const { makePulseHistory, writePulseHistory } = await import("../pipeline/areas/test-fixtures.ts");
+    const { makePulseHistory, writePulseHistory } = await import("../pipeline/areas/test-helpers.ts");
     const scores = Array.from({ length: 90 }, (_, i) => [0.95 + (i % 5) / 100, 0.9 + (i % 7) / 100] as const);
     writePulseHistory(dataDir, makePulseHistory(scores, new Date(NOW.getTime() - 90 * 86_400_000).toISOString()), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
 
@@ -142,6 +143,8 @@ async function childMain(part: string, dir: string, dataDir: string): Promise<vo
       dataDir,
       ledger,
       steps,
+      // Where the steps' code is, as npm run pipeline finds it: its cost is part of every run.
+      code: await locateSteps(new URL("../pipeline/areas/index.ts", import.meta.url), steps),
       log: () => {},
       signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}),
       digestCache: join(dir, "state", "pipeline-digests.json"),

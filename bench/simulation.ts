@@ -2,7 +2,7 @@
  * `npm run bench -- simulation`: simulation messages per second over the WebSocket, for one
  * connection and for 100 concurrent connections, on loopback.
  *
- * The servers run in a child process (this file with SIMULATION_BENCH_ROLE=server), so that the
+ * The servers run in a child process (this file with BENCH_ROLE=simulation-server), so that the
  * clients and the server each have a core of the two. The child serves:
  *   - the production app (createApp over the repository's data) with `roundIntervalMs: 0` (rounds
  *     as fast as the socket drains) and room for 100 connections of one key: the subject;
@@ -12,7 +12,6 @@
  * The clients (`ws`, in this process) run simulations back to back on each connection and count
  * the messages; subject and floor alternate, best of ROUNDS each. Reported, no target yet.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +26,7 @@ import { formCouncil } from "../core/philosophy/council.ts";
 import { simulate } from "../core/philosophy/simulation.ts";
 import { Deliberations, SentinelStatus, Virtues } from "../core/schemas/index.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
+import { startBenchServer } from "./http-bench.ts";
 
 const DATA_DIR = fileURLToPath(new URL("../data", import.meta.url));
 const ROUNDS = 5;
@@ -57,7 +57,7 @@ function precomputedStreams(): Map<string, string[]> {
 async function serveForBench(): Promise<void> {
   const { dir, cleanup } = tempDir("bench-simulation-");
   const keys = new ApiKeyStore(join(dir, "api-keys.json"));
-  const key = keys.issue("institutional", "bench", new Date(0)).token;
+  const key = keys.issue("institutional", "bench", new Date()).token; // keys expire: issued now, as the server reads its clock
   const app = createApp({
     dataDir: DATA_DIR,
     log: () => {},
@@ -88,29 +88,6 @@ async function serveForBench(): Promise<void> {
   process.once("SIGINT", stop);
 }
 
-function startChild(): Promise<{ urls: Urls; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
-    env: { ...process.env, SIMULATION_BENCH_ROLE: "server" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-      const newline = out.indexOf("\n");
-      if (newline < 0) return;
-      resolve({
-        urls: JSON.parse(out.slice(0, newline)) as Urls,
-        stop: async () => {
-          child.kill("SIGTERM");
-          await exited;
-        },
-      });
-    });
-    child.once("exit", (code) => reject(new Error(`bench server exited (${code}) before it was ready`)));
-  });
-}
 
 function open(url: string, key: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -151,7 +128,7 @@ async function measure(url: string, key: string, shape: { connections: number; s
 }
 
 export async function run(): Promise<Comparison[]> {
-  const { urls, stop } = await startChild();
+  const { urls, stop } = await startBenchServer<Urls>(fileURLToPath(import.meta.url), "simulation-server");
   try {
     const comparisons: Comparison[] = [];
     for (const [label, shape] of [
@@ -187,4 +164,4 @@ export async function run(): Promise<Comparison[]> {
   }
 }
 
-if (process.env.SIMULATION_BENCH_ROLE === "server") await serveForBench();
+if (process.env.BENCH_ROLE === "simulation-server") await serveForBench();

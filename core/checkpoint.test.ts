@@ -3,6 +3,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import {
   formatCheckpoint,
   keyId,
+  NoteError,
   openNote,
   parseCheckpoint,
   parseVerifierKey,
@@ -433,5 +434,47 @@ describe("malformed notes", () => {
   it("openNote refuses an invalid verifier rather than silently ignoring it", () => {
     expect(() => openNote(note, [{ name: "bad name", publicKeyHex: log.verifier.publicKeyHex }])).toThrow(/invalid key name/);
     expect(() => openNote(note, [{ name: "ok", publicKeyHex: "abcd" }])).toThrow(/32 bytes/);
+  });
+});
+
+describe("every refusal carries a code", () => {
+  const log = party("example.com/log");
+  const other = party("example.com/log");
+  const c: Checkpoint = { origin: "example.com/log", size: 7, rootHash: rootOf("seven") };
+  const note = signCheckpoint(c, log.signer);
+  const codeOf = (f: () => unknown): string | undefined => {
+    try {
+      f();
+    } catch (error) {
+      expect(error).toBeInstanceOf(NoteError);
+      return (error as NoteError).code;
+    }
+    return undefined;
+  };
+  const line = sigLines(note)[0]!;
+
+  it("names what was wrong with a note, a checkpoint or a key, never only in words", () => {
+    expect(codeOf(() => openNote(note.slice(0, -1), [log.verifier]))).toBe("malformed");
+    expect(codeOf(() => openNote(note, [other.verifier]))).toBe("no-known-signature");
+    // One bit of the signature's S flipped in a low byte: still a well-formed signature, a wrong one.
+    const sigStart = line.lastIndexOf(" ") + 1;
+    const raw = b64(line.slice(sigStart, -1));
+    raw[40]! ^= 0x01;
+    const forged = note.replace(line, line.slice(0, sigStart) + toB64(raw) + "\n");
+    expect(codeOf(() => openNote(forged, [log.verifier]))).toBe("bad-signature");
+    expect(codeOf(() => verifyCheckpoint(signNote("just text\n", [log.signer]), [log.verifier]))).toBe("checkpoint-malformed");
+    expect(codeOf(() => parseVerifierKey("no-plus-signs"))).toBe("key-malformed");
+    const vkey = verifierKey(log.verifier.name, log.verifier.publicKeyHex);
+    expect(codeOf(() => parseVerifierKey(vkey.replace(/\+[0-9a-f]{8}\+/, "+00000000+")))).toBe("key-malformed");
+    expect(codeOf(() => signNote("no newline", [log.signer]))).toBe("invalid-input");
+    expect(codeOf(() => formatCheckpoint({ ...c, size: -1 }))).toBe("invalid-input");
+    expect(codeOf(() => keyId("ok", "zz"))).toBe("invalid-input");
+  });
+
+  it("an unknown algorithm is its own code", () => {
+    const pk = Buffer.from(log.verifier.publicKeyHex, "hex");
+    const typed = new Uint8Array([0x02, ...pk]);
+    const id = sha256(new Uint8Array([...new TextEncoder().encode("n"), 0x0a, ...typed])).subarray(0, 4);
+    expect(codeOf(() => parseVerifierKey(`n+${toHex(id)}+${toB64(typed)}`))).toBe("key-unsupported");
   });
 });

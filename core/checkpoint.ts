@@ -1,22 +1,10 @@
 /**
- * Signed tree heads: the C2SP `tlog-checkpoint` body inside a C2SP `signed-note`, Ed25519 only.
- *
- * A checkpoint body is the note text
- *
- *     <origin>\n<tree size, decimal>\n<base64 root hash>\n[<extension line>\n]*
- *
- * and a signed note is `text ‖ "\n" ‖ signature lines`, each line `— <name> <base64(keyID ‖ sig)>\n`
- * (U+2014 EM DASH, space). The signature covers the text, final newline included. Key ID =
- * SHA-256(name ‖ 0x0A ‖ 0x01 ‖ 32-byte public key)[:4]. Verifier keys use golang.org/x/mod's
- * `<name>+<8 hex key ID>+<base64(0x01 ‖ public key)>`.
- *
- * Opening follows golang.org/x/mod/sumdb/note `Open`: valid Unicode with no control characters but
- * newline, text and signatures split at the last blank line, at most 100 signatures, unknown keys
- * ignored, a known key with a bad signature fails the note, and so does a note no known key signed.
- * Stricter than Go on purpose: base64 must be canonical (one spelling per value), every signature
- * of a known key is checked (Go skips repeats of a key it has already verified), and Ed25519
- * verification follows ./signature.ts (strict RFC 8032).
- * @module
+ * Signed tree heads: C2SP `tlog-checkpoint` bodies (`<origin>\n<size>\n<base64 root>\n[extension
+ * lines]`) in C2SP `signed-note`s, Ed25519 only, with golang.org/x/mod's verifier keys
+ * (`<name>+<key id>+<base64 key>`). Opening follows Go's sumdb/note `Open` — unknown keys ignored, a
+ * known key's bad signature fails the note — and is stricter on purpose: one canonical base64
+ * spelling, every signature of a known key checked, strict RFC 8032 (./signature.ts). Every refusal
+ * is a NoteError whose code says why.
  */
 import { fromHex, sha256, toHex } from "./digest.ts";
 import { publicKeyFromSecret, sign, verify } from "./signature.ts";
@@ -57,6 +45,35 @@ const KEY_ID_HEX = /^[0-9a-fA-F]{8}$/;
 
 const encoder = new TextEncoder();
 
+/** Why a note, a checkpoint or a verifier key was refused: callers branch on `code`, never on the message. */
+export type NoteErrorCode =
+  /** Not a signed note: a control character, no blank line before the signatures, a bad signature line, too many signatures. */
+  | "malformed"
+  /** Several known keys share one name and key ID. */
+  | "ambiguous-key"
+  /** A known key's signature does not verify. */
+  | "bad-signature"
+  /** No known key signed the note. */
+  | "no-known-signature"
+  /** The note's text is not a checkpoint: origin, decimal size, base64 of a 32-byte root, extension lines. */
+  | "checkpoint-malformed"
+  /** A verifier key that is not `<name>+<key id>+<base64 key>`, or whose key ID does not match its name and key. */
+  | "key-malformed"
+  /** A verifier key of an algorithm other than Ed25519. */
+  | "key-unsupported"
+  /** Something a note cannot carry, given to format or sign one: a name with a space, a text without its final newline, a key of the wrong length. */
+  | "invalid-input";
+
+/** The one error of this module. */
+export class NoteError extends Error {
+  readonly code: NoteErrorCode;
+  constructor(code: NoteErrorCode, message: string) {
+    super(message);
+    this.name = "NoteError";
+    this.code = code;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // keys
 
@@ -74,23 +91,23 @@ export function verifierKey(name: string, publicKeyHex: string): string {
 
 /** Parses a verifier key; throws unless name, key ID, algorithm and key length all check out. */
 export function parseVerifierKey(vkey: string): NoteVerifier {
-  if (typeof vkey !== "string") throw new Error("verifier key must be a string");
+  if (typeof vkey !== "string") throw new NoteError("key-malformed", "verifier key must be a string");
   // Split at the first two '+' only: the base64 key data may itself contain '+'.
   const plus1 = vkey.indexOf("+");
   const plus2 = plus1 < 0 ? -1 : vkey.indexOf("+", plus1 + 1);
-  if (plus2 < 0) throw new Error(`malformed verifier key ${preview(vkey)}: expected <name>+<key id>+<key>`);
+  if (plus2 < 0) throw new NoteError("key-malformed", `malformed verifier key ${preview(vkey)}: expected <name>+<key id>+<key>`);
   const name = vkey.slice(0, plus1);
   const idHex = vkey.slice(plus1 + 1, plus2);
   const key = decodeBase64(vkey.slice(plus2 + 1));
   if (!isValidName(name) || !KEY_ID_HEX.test(idHex) || key === undefined || key.length === 0) {
-    throw new Error(`malformed verifier key ${preview(vkey)}`);
+    throw new NoteError("key-malformed", `malformed verifier key ${preview(vkey)}`);
   }
   // Like Go: the ID covers the algorithm byte, so it is checked before the algorithm is looked at.
   if (idHex.toLowerCase() !== toHex(keyHash(name, key))) {
-    throw new Error(`verifier key ${preview(vkey)}: key ID does not match name and key`);
+    throw new NoteError("key-malformed", `verifier key ${preview(vkey)}: key ID does not match name and key`);
   }
-  if (key[0] !== ED25519_TYPE) throw new Error(`verifier key ${preview(vkey)}: unknown algorithm ${key[0]}`);
-  if (key.length !== 1 + 32) throw new Error(`verifier key ${preview(vkey)}: an Ed25519 key is 32 bytes`);
+  if (key[0] !== ED25519_TYPE) throw new NoteError("key-unsupported", `verifier key ${preview(vkey)}: unknown algorithm ${key[0]}`);
+  if (key.length !== 1 + 32) throw new NoteError("key-malformed", `verifier key ${preview(vkey)}: an Ed25519 key is 32 bytes`);
   return { name, publicKeyHex: toHex(key.subarray(1)) };
 }
 
@@ -101,10 +118,10 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
 export function formatCheckpoint(c: Checkpoint): string {
   assertLine(c.origin, "origin");
   if (!Number.isSafeInteger(c.size) || c.size < 0) {
-    throw new Error(`checkpoint size must be a non-negative safe integer, got ${String(c.size)}`);
+    throw new NoteError("invalid-input", `checkpoint size must be a non-negative safe integer, got ${String(c.size)}`);
   }
   if (!(c.rootHash instanceof Uint8Array) || c.rootHash.length !== ROOT_HASH_SIZE) {
-    throw new Error(`checkpoint root hash must be ${ROOT_HASH_SIZE} bytes`);
+    throw new NoteError("invalid-input", `checkpoint root hash must be ${ROOT_HASH_SIZE} bytes`);
   }
   const lines = [c.origin, String(c.size), base64(c.rootHash)];
   for (const ext of c.extensions ?? []) {
@@ -116,23 +133,23 @@ export function formatCheckpoint(c: Checkpoint): string {
 
 /** Parses a checkpoint's note text; throws a clear Error on any deviation from the format. */
 export function parseCheckpoint(text: string): Checkpoint {
-  assertNoteText(text, "checkpoint");
+  assertNoteText(text, "checkpoint", "checkpoint-malformed");
   const lines = text.slice(0, -1).split("\n");
   const [origin, sizeLine, rootLine, ...extensions] = lines;
   if (origin === undefined || sizeLine === undefined || rootLine === undefined) {
-    throw new Error(`malformed checkpoint: ${lines.length} lines, need origin, size and root hash`);
+    throw new NoteError("checkpoint-malformed", `malformed checkpoint: ${lines.length} lines, need origin, size and root hash`);
   }
-  if (origin === "") throw new Error("malformed checkpoint: empty origin line");
+  if (origin === "") throw new NoteError("checkpoint-malformed", "malformed checkpoint: empty origin line");
   // DECIMAL refuses signs, spaces and leading zeros; the safe-integer check refuses the rest.
   const size = Number(sizeLine);
   if (!DECIMAL.test(sizeLine) || !Number.isSafeInteger(size)) {
-    throw new Error(`malformed checkpoint: tree size ${preview(sizeLine)} is not a decimal safe integer`);
+    throw new NoteError("checkpoint-malformed", `malformed checkpoint: tree size ${preview(sizeLine)} is not a decimal safe integer`);
   }
   const rootHash = decodeBase64(rootLine);
   if (rootHash === undefined || rootHash.length !== ROOT_HASH_SIZE) {
-    throw new Error(`malformed checkpoint: root hash ${preview(rootLine)} is not base64 of ${ROOT_HASH_SIZE} bytes`);
+    throw new NoteError("checkpoint-malformed", `malformed checkpoint: root hash ${preview(rootLine)} is not base64 of ${ROOT_HASH_SIZE} bytes`);
   }
-  if (extensions.some((e) => e === "")) throw new Error("malformed checkpoint: empty extension line");
+  if (extensions.some((e) => e === "")) throw new NoteError("checkpoint-malformed", "malformed checkpoint: empty extension line");
   return extensions.length > 0 ? { origin, size, rootHash, extensions } : { origin, size, rootHash };
 }
 
@@ -151,9 +168,9 @@ export function verifyCheckpoint(note: string, verifiers: NoteVerifier[]): Check
 
 /** Signs `text` (which must end in a newline) with every signer, in order. */
 export function signNote(text: string, signers: NoteSigner[]): string {
-  assertNoteText(text, "note text");
-  if (!Array.isArray(signers) || signers.length === 0) throw new Error("signNote needs at least one signer");
-  if (signers.length > MAX_SIGNATURES) throw new Error(`a note carries at most ${MAX_SIGNATURES} signatures`);
+  assertNoteText(text, "note text", "invalid-input");
+  if (!Array.isArray(signers) || signers.length === 0) throw new NoteError("invalid-input", "signNote needs at least one signer");
+  if (signers.length > MAX_SIGNATURES) throw new NoteError("invalid-input", `a note carries at most ${MAX_SIGNATURES} signatures`);
   const message = encoder.encode(text);
   let lines = "";
   for (const { name, secretKeyHex } of signers) {
@@ -163,18 +180,6 @@ export function signNote(text: string, signers: NoteSigner[]): string {
     lines += `${SIG_PREFIX}${name} ${base64(concat(id, sig))}\n`;
   }
   return `${text}\n${lines}`;
-}
-
-/** Why a signed note did not open; `code` is what callers branch on (never the message). */
-export type NoteErrorCode = "malformed" | "ambiguous-key" | "bad-signature" | "no-known-signature";
-
-export class NoteError extends Error {
-  readonly code: NoteErrorCode;
-  constructor(code: NoteErrorCode, message: string) {
-    super(message);
-    this.name = "NoteError";
-    this.code = code;
-  }
 }
 
 /**
@@ -221,7 +226,7 @@ export function openNote(note: string, verifiers: NoteVerifier[]): { text: strin
 
 /** "name\nkeyID hex" → distinct public keys. A name never holds '\n', so the join is unambiguous. */
 function knownKeys(verifiers: NoteVerifier[]): Map<string, string[]> {
-  if (!Array.isArray(verifiers)) throw new Error("verifiers must be an array");
+  if (!Array.isArray(verifiers)) throw new NoteError("invalid-input", "verifiers must be an array");
   const known = new Map<string, string[]>();
   for (const { name, publicKeyHex } of verifiers) {
     const slot = `${name}\n${toHex(keyId(name, publicKeyHex))}`;
@@ -241,29 +246,34 @@ function isValidName(name: unknown): name is string {
 
 function assertName(name: unknown, what: string): asserts name is string {
   if (!isValidName(name)) {
-    throw new Error(`invalid ${what} ${preview(name)}: must be non-empty, without spaces or '+'`);
+    throw new NoteError("invalid-input", `invalid ${what} ${preview(name)}: must be non-empty, without spaces or '+'`);
   }
 }
 
 /** Text that a note can carry: ends in a newline, no other control characters, valid Unicode. */
-function assertNoteText(text: unknown, what: string): asserts text is string {
-  if (typeof text !== "string") throw new Error(`malformed ${what}: not a string`);
-  if (!text.endsWith("\n")) throw new Error(`malformed ${what}: must end in a newline`);
-  if (CONTROL.test(text)) throw new Error(`malformed ${what}: control character`);
-  if (LONE_SURROGATE.test(text)) throw new Error(`malformed ${what}: not valid Unicode`);
+function assertNoteText(text: unknown, what: string, code: NoteErrorCode): asserts text is string {
+  if (typeof text !== "string") throw new NoteError(code, `malformed ${what}: not a string`);
+  if (!text.endsWith("\n")) throw new NoteError(code, `malformed ${what}: must end in a newline`);
+  if (CONTROL.test(text)) throw new NoteError(code, `malformed ${what}: control character`);
+  if (LONE_SURROGATE.test(text)) throw new NoteError(code, `malformed ${what}: not valid Unicode`);
 }
 
 /** One non-empty line of note text. */
 function assertLine(line: unknown, what: string): asserts line is string {
-  if (typeof line !== "string" || line === "") throw new Error(`checkpoint ${what} must be a non-empty string`);
+  if (typeof line !== "string" || line === "") throw new NoteError("invalid-input", `checkpoint ${what} must be a non-empty string`);
   if (line.includes("\n") || CONTROL.test(line) || LONE_SURROGATE.test(line)) {
-    throw new Error(`checkpoint ${what} ${preview(line)} must be one line of valid text`);
+    throw new NoteError("invalid-input", `checkpoint ${what} ${preview(line)} must be one line of valid text`);
   }
 }
 
 function publicKeyBytes(publicKeyHex: string): Uint8Array {
-  const pk = fromHex(publicKeyHex);
-  if (pk.length !== 32) throw new Error(`an Ed25519 public key is 32 bytes, got ${pk.length}`);
+  let pk: Uint8Array;
+  try {
+    pk = fromHex(publicKeyHex);
+  } catch (error) {
+    throw new NoteError("invalid-input", (error as Error).message);
+  }
+  if (pk.length !== 32) throw new NoteError("invalid-input", `an Ed25519 public key is 32 bytes, got ${pk.length}`);
   return pk;
 }
 

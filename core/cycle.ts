@@ -2,7 +2,7 @@
  * Cycles: `C-<n>`, one per UTC day, counted from a configured anchor (DESIGN: 2025-12-01 is C-151,
  * so C-1 is 2025-07-04). Pure: the caller passes the instant.
  */
-const DAY_MS = 86_400_000;
+import { DAY_MS } from "./time.ts";
 
 export interface CycleCalendar {
   /** A UTC date `YYYY-MM-DD` and the cycle number it carries. */

@@ -307,7 +307,7 @@ describe("secp256k1 rules beyond the vectors", () => {
   });
 
   it("verifies ECDSA over SHA-256 of the message (not the raw message)", () => {
-    const { secretKey, publicKey } = generateKeyPair("secp256k1");
+    const { secretKey } = generateKeyPair("secp256k1");
     const msg = utf8("hash me");
     const sig = sign("secp256k1", secretKey, msg);
     const noble = secp256k1.sign(sha256(msg), hexBytes(secretKey), { prehash: false, lowS: true });

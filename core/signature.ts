@@ -1,19 +1,9 @@
 /**
- * Signatures: Ed25519 (RFC 8032) and ECDSA over secp256k1 with SHA-256.
- *
- * Keys and signatures travel as lowercase hex, one spelling per value (uppercase is rejected, as in
- * DESIGN "Formats"). Rules:
- * - Ed25519: secret key = 32-byte RFC 8032 seed, public key 32 bytes, signature R ‖ S (64 bytes).
- *   Strict verification, no ZIP-215 leniency: S < L, canonical R and A encodings, cofactorless
- *   equation, small-order public keys rejected. Runs on node:crypto (OpenSSL), with public
- *   `KeyObject`s cached so a repeated verify does not re-import the key.
- * - secp256k1: ECDSA over SHA-256(message), signature r ‖ s (64 bytes), low-S only (s <= n/2) on
- *   signing and on verifying, so a signature has exactly one valid form. Public keys are 33-byte
- *   compressed points only. Secret key 32 bytes, 1 <= d < n. Signing is RFC 6979 deterministic.
- *
- * `verify` never throws: anything malformed is simply not a valid signature. `sign`,
- * `publicKeyFromSecret` throw a clear Error on a bad secret key.
- * @module
+ * Signatures: Ed25519 (RFC 8032, strict: no ZIP-215 leniency, small-order keys refused; on
+ * node:crypto with imported keys cached) and ECDSA over secp256k1 with SHA-256 (low S only,
+ * compressed keys, RFC 6979). Keys and signatures are lowercase hex, one spelling per value.
+ * `verify` never throws — anything malformed is not a valid signature; `sign` and
+ * `publicKeyFromSecret` throw on a bad secret key. The rules: README "The integrity primitives".
  */
 import {
   createPrivateKey,

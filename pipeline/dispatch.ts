@@ -1,32 +1,11 @@
 /**
  * `npm run dispatch -- [--ref main] [--areas economy,academics] [--now ISO] [--dry-run] [--wait]
- *  [--repo owner/name] [--workflow regenerate.yml] [--interval SECONDS] [--timeout SECONDS]`
- *
- * Triggers `.github/workflows/regenerate.yml` through the REST API (octokit
- * `actions.createWorkflowDispatch`), finds the run it started, prints its URL and, with `--wait`,
- * follows it until it completes: exit 0 only when the run's conclusion is `success`.
- *
- * - Token: `GITHUB_TOKEN` (needs `actions: write`). API: `GITHUB_API_URL` (GitHub Enterprise, tests),
- *   default https://api.github.com. Repository: `--repo`, else `GITHUB_REPOSITORY`, else the
- *   `origin` remote of the current checkout.
- * - Inputs sent: `areas` (default `all`), `now` (if given), `dry-run` (`"true"` with --dry-run: the
- *   workflow regenerates and verifies but neither commits nor deploys) and `dispatch-id`, a random
- *   UUID the workflow puts in its `run-name`.
- *
- * Finding the run. The dispatch endpoint historically answers 204 with no body, so the run has to be
- * found afterwards. In order:
- *  1. the request asks for `return_run_details: true` (GitHub, February 2026): a 200 answer carries
- *     `workflow_run_id` and nothing has to be guessed. A server that refuses the parameter (older
- *     GitHub Enterprise: 400/422 naming it) gets the request again without it.
- *  2. Otherwise the runs of this workflow are listed, filtered by `event=workflow_dispatch`, the
- *     branch and `created>=` (the dispatch time minus two minutes of clock skew), and the run whose
- *     `display_title` contains our dispatch id is the one: exact even when several people dispatch
- *     at the same moment.
- *  3. A run without any dispatch id in its title (the ref carries an older workflow file) is
- *     accepted only if it did not exist before the dispatch (the run ids are listed before
- *     dispatching) and it stays the only such new run for three polls; the tool then warns.
- * Polling is bounded: `--interval` seconds between requests (default 5), `--timeout` seconds in all
- * (default 3600; finding the run gives up after at most 120 s).
+ *  [--repo owner/name] [--workflow regenerate.yml] [--interval SECONDS] [--timeout SECONDS]`:
+ * triggers `.github/workflows/regenerate.yml` through the REST API (octokit; `GITHUB_TOKEN`,
+ * `GITHUB_API_URL`), finds the run it started and, with `--wait`, follows it: exit 0 only when it
+ * succeeds. The run is found by `return_run_details` where the server has it, else by the random
+ * `dispatch-id` the workflow puts in its run name, else — for an older workflow file — as the one
+ * new run that stays the only one for three polls. Polling is bounded by `--interval` and `--timeout`.
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -128,10 +107,11 @@ export async function dispatchWorkflow(options: DispatchOptions): Promise<Dispat
     });
     runId = (response.data as { workflow_run_id?: number } | undefined)?.workflow_run_id;
   } catch (error) {
+    // A server without return_run_details refuses the key with 400/422 and no code to tell it from
+    // other refusals: ask again without it, which either dispatches or fails with the real reason.
     const status = (error as { status?: number }).status;
-    if ((status === 400 || status === 422) && /return_run_details/.test((error as Error).message)) {
-      await octokit.rest.actions.createWorkflowDispatch({ owner, repo, workflow_id, ref, inputs });
-    } else throw error;
+    if (status === 400 || status === 422) await octokit.rest.actions.createWorkflowDispatch({ owner, repo, workflow_id, ref, inputs });
+    else throw error;
   }
   log(`dispatched ${workflow_id} on ${owner}/${repo}@${ref} (dispatch id ${dispatchId}; inputs ${JSON.stringify(inputs)})`);
 

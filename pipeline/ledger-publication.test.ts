@@ -71,6 +71,7 @@ describe("publishing the ledger's checkpoint and key", () => {
     const before = published();
     const rewritten = ledgerWith("b.sqlite", 25, KEY, 1000); // same origin and key, other history
     expect(() => publish(rewritten)).toThrow(/root at size 20 is .* not an extension of what was published/);
+    expect(() => publish(rewritten)).toThrow(expect.objectContaining({ code: "not-an-extension" }));
     expect(ledgerPublicationProblems(dataDir, rewritten)).toEqual([expect.stringMatching(/not an extension/)]);
     const shorter = ledgerWith("c.sqlite", 10);
     expect(() => publish(shorter)).toThrow(/covers 20 entries, the ledger has only 10/);
@@ -85,6 +86,7 @@ describe("publishing the ledger's checkpoint and key", () => {
     const rotated = new SqliteLedger(join(dir, "l.sqlite"), { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: other.secretKey } });
     open.push(rotated);
     expect(() => publish(rotated, false, other)).toThrow(/ledger signing key .* is not listed in .*ledger\.vkey.*--trust-new-key/);
+    expect(() => publish(rotated, false, other)).toThrow(expect.objectContaining({ code: "key-not-listed" }));
     expect(published().split("\n")[1]).toBe("5");
     expect(publish(rotated, true, other)).toEqual({ checkpoint: "written", vkey: "added", size: 6 });
     expect(readFileSync(join(dataDir, LEDGER_VKEY), "utf8").trim().split("\n")).toEqual([verifierKey(ORIGIN, KEY.publicKey), verifierKey(ORIGIN, other.publicKey)]);
@@ -101,6 +103,7 @@ describe("publishing the ledger's checkpoint and key", () => {
     writeFileSync(join(dataDir, LEDGER_CHECKPOINT), lines.join("\n"));
     expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
     expect(() => publish(ledger)).toThrow(/ledger\/checkpoint: /);
+    expect(() => publish(ledger)).toThrow(expect.objectContaining({ code: "unverified" }));
     writeFileSync(join(dataDir, LEDGER_VKEY), `${verifierKey(ORIGIN, generateKeyPair("ed25519").publicKey)}\n`);
     writeFileSync(join(dataDir, LEDGER_CHECKPOINT), note);
     expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);

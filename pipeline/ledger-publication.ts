@@ -17,6 +17,26 @@ import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { parseTrustedKeys } from "./sign.ts";
 
+/** Why the ledger's anchor cannot be published; callers branch on `code`, never on the message. */
+export type LedgerPublicationCode =
+  /** The published checkpoint (or the one to publish) does not verify with keys/ledger.vkey. */
+  | "unverified"
+  /** The ledger is not an extension of the published checkpoint: a rewritten or another history. */
+  | "not-an-extension"
+  /** The ledger's origin is not the published checkpoint's. */
+  | "origin-changed"
+  /** The signing key is not listed in keys/ledger.vkey, and trusting a new key was not asked for. */
+  | "key-not-listed";
+
+export class LedgerPublicationError extends Error {
+  readonly code: LedgerPublicationCode;
+  constructor(code: LedgerPublicationCode, message: string) {
+    super(message);
+    this.name = "LedgerPublicationError";
+    this.code = code;
+  }
+}
+
 export const LEDGER_VKEY = join("keys", "ledger.vkey");
 export const LEDGER_CHECKPOINT = join("ledger", "checkpoint");
 
@@ -50,7 +70,7 @@ export function publishLedgerCheckpoint(options: PublishOptions): PublishResult 
   const published = existsSync(cpPath) ? openPublished(cpPath, trustedKeys(vkeyPath)) : null;
   if (published) {
     const problem = extensionProblem(ledger, published);
-    if (problem) throw new Error(problem);
+    if (problem) throw new LedgerPublicationError("not-an-extension", problem);
     if (published.size === ledger.size()) return { checkpoint: "unchanged", vkey: "present", size: published.size };
   }
   const signed = options.sign();
@@ -59,13 +79,13 @@ export function publishLedgerCheckpoint(options: PublishOptions): PublishResult 
   try {
     checkpoint = verifyCheckpoint(signed.note, trustedKeys(vkeyPath));
   } catch (error) {
-    throw new Error(`the ledger checkpoint does not verify with ${vkeyPath}: ${(error as Error).message}`);
+    throw new LedgerPublicationError("unverified", `the ledger checkpoint does not verify with ${vkeyPath}: ${(error as Error).message}`);
   }
   if (published && checkpoint.origin !== published.origin) {
-    throw new Error(`the ledger's origin is "${checkpoint.origin}", the published checkpoint's "${published.origin}"`);
+    throw new LedgerPublicationError("origin-changed", `the ledger's origin is "${checkpoint.origin}", the published checkpoint's "${published.origin}"`);
   }
   const problem = extensionProblem(ledger, checkpoint);
-  if (problem) throw new Error(problem);
+  if (problem) throw new LedgerPublicationError("not-an-extension", problem);
   mkdirSync(dirname(cpPath), { recursive: true });
   const tmp = `${cpPath}.${process.pid}.tmp`;
   writeFileSync(tmp, signed.note);
@@ -100,11 +120,11 @@ function trustedKeys(vkeyPath: string): NoteVerifier[] {
 }
 
 function openPublished(cpPath: string, trusted: NoteVerifier[]): Checkpoint {
-  if (trusted.length === 0) throw new Error(`${cpPath}: no key in ${LEDGER_VKEY} to verify it with`);
+  if (trusted.length === 0) throw new LedgerPublicationError("unverified", `${cpPath}: no key in ${LEDGER_VKEY} to verify it with`);
   try {
     return verifyCheckpoint(readFileSync(cpPath, "utf8"), trusted);
   } catch (error) {
-    throw new Error(`${cpPath}: ${(error as Error).message}`);
+    throw new LedgerPublicationError("unverified", `${cpPath}: ${(error as Error).message}`);
   }
 }
 
@@ -145,7 +165,8 @@ function trustKey(path: string, signer: { name: string; publicKeyHex: string }, 
   const text = readFileSync(path, "utf8");
   if (parseTrustedKeys(text, path).some((k) => k.name === signer.name && k.publicKeyHex === signer.publicKeyHex)) return "present";
   if (!trustNewKey) {
-    throw new Error(
+    throw new LedgerPublicationError(
+      "key-not-listed",
       `the ledger signing key ${vkey} is not listed in ${path}. Sign with a listed key (set LEDGER_SIGNING_KEY or ` +
         `LEDGER_SIGNING_KEY_FILE), or pass --trust-new-key to append this key to ${path} (review and commit that change).`,
     );

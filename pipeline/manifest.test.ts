@@ -12,7 +12,7 @@ import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { tempDir } from "../store/test-helpers.ts";
 import { steps as realSteps } from "./areas/index.ts";
-import { makePulseHistory, writePulseHistory } from "./areas/test-fixtures.ts";
+import { makePulseHistory, writePulseHistory } from "./areas/test-helpers.ts";
 import {
   CSV_DIALECT,
   DATAPACKAGE_PROFILE,
@@ -25,7 +25,9 @@ import {
 } from "./manifest.ts";
 import { runPipeline } from "./runner.ts";
 import { simulate } from "./seed/simulate.ts";
-import { JsonSchemaSet, ProfileValidator, verifyAreas } from "./verify.ts";
+import { JsonSchemaSet } from "./validate/json-schemas.ts";
+import { ProfileValidator } from "./validate/profiles.ts";
+import { verifyAreas } from "./verify.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 const PROFILES = vectorsPath("frictionless");

@@ -1,35 +1,8 @@
 /**
- * The per-area manifest: `data/areas/<area>/datapackage.json`, a Frictionless Data Package v2.
- *
- * Layout (keys always in this order, so the same inputs give the same bytes):
- *
- *     { "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
- *       "name": "integrity-platform-<area>", "title", "description", "version", "created"?,
- *       "keywords", "licenses", "sample"?, "sources", "resources": [...] }
- *
- * - `created` is the document time of the data (the last ledger entry's timestamp, or the newest
- *   pulse record's `generatedAt`, whichever is later among the inputs the area uses) — never the
- *   wall clock. It is left out for an area fed by curated sources only.
- * - `version` is `1.0.0+sha256.<12 hex>`: 1.0.0 is this layout's version, the build metadata the
- *   start of a digest of every resource's name and hash, so two different packages never share one.
- * - `sample: true` (a custom property) when the ledger was written by the sample simulator; the
- *   description then says so in words.
- * - `sources`: the ledger (`kind: "ledger"`: checkpoint origin, size, RFC 9162 root, `asOf` = last
- *   entry's timestamp, and the simulator's `sample` marker if any), the pulse history
- *   (`kind: "pulse"`: record count, root) and each curated file (`kind: "curated"`, sha256) the
- *   area's generators read — custom keys on source objects, which the profile allows.
- * - Each resource: name, path, title, description, format, mediatype, encoding (text formats),
- *   bytes, hash `sha256:<hex>`; then
- *   - CSV: `type: "table"`, `dialect` {header, delimiter, lineTerminator CRLF, quoteChar} and an
- *     inline Table Schema `schema` derived from the row's JSON Schema (fields in column order, with
- *     types and constraints; `missingValues: []`, since no cell is null);
- *   - JSON (and CSV rows): `jsonSchema`, the `$id` URL of the JSON Schema in data/schemas/ (v2 keeps
- *     `schema` for Table Schema, so a JSON document's schema is a custom property). A JSON file
- *     streamed from the ledger (a rows step: an array of records) has the inline schema
- *     `{"type": "array", "items": {"$ref": "<row schema $id>"}}` instead, which any JSON Schema
- *     2020-12 validator holding data/schemas/ can apply as it is;
- *   - custom `access` (the download tier), `inputs_hash` (the step's input hash) and `inputs`
- *     (each declared input and its digest).
+ * The per-area manifest `data/areas/<area>/datapackage.json`: a Frictionless Data Package v2 listing
+ * every output (size, sha256, schema, access tier, input hash and digests) and the sources the area
+ * read (ledger, pulse history, curated files). Keys in one fixed order and no clock, so the same
+ * inputs give the same bytes. The layout: README "Manifest layout".
  */
 import { readFileSync } from "node:fs";
 import { digestOf } from "../core/digest.ts";

@@ -19,13 +19,14 @@ import { verifierKey } from "../core/checkpoint.ts";
 import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
 import { ledgerVerifiers, main as pipelineMain } from "./cli.ts";
 import { readManifest } from "./manifest.ts";
-import { defaultProfilesDir, verifyAreas } from "./verify.ts";
+import { defaultProfilesDir } from "./validate/profiles.ts";
+import { verifyAreas } from "./verify.ts";
 
 const PROFILES = defaultProfilesDir();
 import { runPipeline, type RunOptions } from "./runner.ts";
 import { createSourceReader } from "./source-reader.ts";
 import type { DocumentStep, RowsStep, Step } from "./step.ts";
-import { badge, countStep } from "./test-steps.ts";
+import { badge, countStep } from "./test-helpers.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 
@@ -37,8 +38,8 @@ class CountingReader implements LedgerReader {
     this.inner = inner;
   }
   /** The wrapped log's origin, which the runner records in the manifests. */
-  get origin(): unknown {
-    return (this.inner as { origin?: unknown }).origin;
+  get origin(): string {
+    return this.inner.origin;
   }
   size() {
     return this.inner.size();
@@ -406,6 +407,38 @@ describe("runPipeline", () => {
     report = await f.run({ signingKey: () => loadSigningKey(DATASET_KEY, otherState, {}), trustNewKey: true });
     expect(report.ok).toBe(true);
     expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("a step's identity includes its code: editing a module it imports runs it again, a type-only import does not", async () => {
+    const root = join(f.root, "repo");
+    mkdirSync(join(root, "steps"), { recursive: true });
+    writeFileSync(join(root, "steps", "count.ts"), `import { label } from "./label.ts";\nimport type { T } from "./types.ts";\nexport const count = label;\n`);
+    writeFileSync(join(root, "steps", "label.ts"), `export const label = "entries";\n`);
+    writeFileSync(join(root, "steps", "types.ts"), `export type T = number;\n`);
+    let runs = 0;
+    const counted: DocumentStep = { ...countStep, generate: (inputs, outputs) => (runs++, countStep.generate(inputs, outputs)) };
+    const code = { root, modules: new Map<Step, string>([[counted, "steps/count.ts"]]) };
+    const manifest = join(f.dataDir, "areas", "economy", "datapackage.json");
+    const recorded = () => readManifest(manifest)!.descriptor.resources as { path: string; inputs_hash: string; inputs: Record<string, string> }[];
+
+    expect((await f.run({ steps: [counted], areas: ["economy"], code })).ok).toBe(true);
+    const first = recorded().find((r) => r.path === "supply.json")!;
+    expect(first.inputs.code).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(runs).toBe(1);
+
+    writeFileSync(join(root, "steps", "types.ts"), `export type T = string;\n`);
+    f.reader.entriesCalls = 0;
+    await f.run({ steps: [counted], areas: ["economy"], code });
+    expect([runs, f.reader.entriesCalls]).toEqual([1, 0]);
+
+    writeFileSync(join(root, "steps", "label.ts"), `export const label = "ledger entries";\n`);
+    const report = await f.run({ steps: [counted], areas: ["economy"], code });
+    expect(report.ok).toBe(true);
+    expect(runs).toBe(2);
+    const second = recorded().find((r) => r.path === "supply.json")!;
+    expect(second.inputs.code).not.toBe(first.inputs.code);
+    expect(second.inputs_hash).not.toBe(first.inputs_hash);
+    expect(second.inputs.ledger).toBe(first.inputs.ledger);
   });
 
   it("refuses a step list with a cycle or an unknown dependency before running anything", async () => {

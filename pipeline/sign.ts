@@ -15,7 +15,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { verifierKey, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
-import { checkManifest, DataPackageError, openManifestSignature, parseTrustedKeys, signManifest as signNoteOfManifest, type Area } from "../core/datapackage/index.ts";
+import { checkManifest, DataPackageError, parseTrustedKeys, signManifest as signNoteOfManifest, type Area } from "../core/datapackage/index.ts";
 
 export { manifestSignatureText as signatureText, openManifestSignature as verifyManifestSignature, parseTrustedKeys } from "../core/datapackage/index.ts";
 

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import type { z } from "zod";
 import type { SourceReader } from "./step.ts";
+import { formatIssues } from "../core/zod-issues.ts";
 
 export class SourceError extends Error {
   readonly file: string;
@@ -43,16 +44,6 @@ export function checkSourcePath(path: string): string {
   return path;
 }
 
-/** "a.b[2].c" from a zod issue path. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out === "" ? String(key) : `.${String(key)}`;
-  }
-  return out === "" ? "(root)" : out;
-}
-
 /** `dir`: the sources folder, or where each source path is (keyed sources live apart: pipeline/layout.ts). */
 export function createSourceReader(dir: string | ((path: string) => string), options: SourceReaderOptions = {}): SourceReader {
   const label = options.label ?? "data/sources";
@@ -82,8 +73,7 @@ export function createSourceReader(dir: string | ((path: string) => string), opt
       }
       const result = schema.safeParse(parsed);
       if (!result.success) {
-        const problems = result.error.issues.map((issue) => `${fieldPath(issue.path)}: ${issue.message}`);
-        throw new SourceError(file, problems.join("; "));
+        throw new SourceError(file, formatIssues(result.error.issues));
       }
       return result.data;
     },

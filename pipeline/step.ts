@@ -31,7 +31,7 @@ export interface GeneratorInputs {
 }
 
 /**
- * Declared inputs; their digests (plus the step's id and version) make the step's input hash.
+ * Declared inputs; their digests (with the step's id, version and code) make the step's input hash.
  * `sources/<path>` names a file under data/sources/; `step:<id>` another step's output.
  */
 export type InputName = "ledger" | "pulse" | `sources/${string}` | `step:${string}`;
@@ -51,7 +51,11 @@ interface StepBase {
   /** publishedSchemas registry name: the document's schema, or one CSV row's. */
   schema?: string;
   inputs: readonly InputName[];
-  /** Bump when the generator's output for the same inputs changes. */
+  /**
+   * Part of the step's identity. The step's own code already is (pipeline/step-code.ts), so bump it
+   * only for what that digest cannot see: a dependency from node_modules, or the runtime, changing
+   * the output for the same inputs and code.
+   */
   version: number;
 }
 

@@ -1,7 +1,7 @@
 /**
  * `npm run verify -- data/areas [--keys data/keys/datasets.vkey] [--schemas data/schemas]
  *  [--profiles DIR] [--areas a,b] [--keyed DIR] [--public]`: offline verification of downloaded data areas
- * (pipeline/verify.ts). Needs only the area folders, the trusted keys, the JSON Schemas and the
+ * (pipeline/verify.ts, with the validators of pipeline/validate/). Needs only the area folders, the trusted keys, the JSON Schemas and the
  * Frictionless profiles (default `FRICTIONLESS_PROFILES`, else ../shared/vectors/frictionless) —
  * not the ledger, not the sources.
  *

@@ -16,11 +16,10 @@ import { signManifest as signAnyManifest } from "../core/datapackage/signature.t
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import type { Area, RowsStep, Step } from "./step.ts";
-import { countStep } from "./test-steps.ts";
-import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet, verifyAreas } from "./verify.ts";
+import { countStep } from "./test-helpers.ts";
+import { verifyAreas } from "./verify.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
-const schemas = new JsonSchemaSet(join(REPO, "data", "schemas"));
 
 const auditRow = (e: LedgerEntry) => ({
   timestamp: e.ts,
@@ -207,92 +206,5 @@ describe("npm run verify", () => {
     writeFileSync(file, "");
     expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file });
     expect(cli(join(data, "nowhere")).status).toBe(2);
-  });
-});
-
-describe("streaming validators", () => {
-  const row = schemas.validator(JsonSchemaSet.idOf("government/audit-trail-row"));
-  const good = {
-    timestamp: "2026-01-01T00:00:00.000Z",
-    event_type: "mic_mint",
-    agent: "S-1",
-    data: '{"a":"x\\"y]},"}',
-    attestation_hash: `sha256:${"0".repeat(64)}`,
-  };
-
-  it("a JSON array is validated item by item however it is cut into pieces", () => {
-    const text = `[\n${JSON.stringify(good)},\n${JSON.stringify({ ...good, agent: "S-2" })}\n]\n`;
-    for (const size of [1, 2, 7, text.length]) {
-      const v = new JsonArrayValidator("t.json", row);
-      for (let i = 0; i < text.length; i += size) v.feed(text.slice(i, i + size));
-      v.end();
-      expect(v.items).toBe(2);
-    }
-    const empty = new JsonArrayValidator("t.json", row);
-    empty.feed("[]\n");
-    empty.end();
-    expect(empty.items).toBe(0);
-  });
-
-  it("a large JSON array, one item per line or pretty-printed, is checked in pieces and names a bad item", () => {
-    const items = Array.from({ length: 3000 }, (_, i) => ({ ...good, agent: `S-${i}`, data: `{"i":${i},"s":"a\\\\\\"b, ]\\n"}` }));
-    const layouts = [
-      `[\n${items.map((x) => JSON.stringify(x)).join(",\n")}\n]\n`,
-      `${JSON.stringify(items, null, 2)}\n`,
-      `[${items.map((x) => JSON.stringify(x)).join(" , ")}]`,
-    ];
-    for (const text of layouts) {
-      expect(text.length).toBeGreaterThan(1 << 19);
-      for (const size of [4099, 65_536, 300_001]) {
-        const v = new JsonArrayValidator("big.json", row);
-        for (let i = 0; i < text.length; i += size) v.feed(text.slice(i, i + size));
-        v.end();
-        expect(v.items).toBe(3000);
-      }
-      const broken = text.replace('"agent": "S-2500"', '"agent": ""').replace('"agent":"S-2500"', '"agent":""');
-      const v = new JsonArrayValidator("big.json", row);
-      expect(() => {
-        for (let i = 0; i < broken.length; i += 70_000) v.feed(broken.slice(i, i + 70_000));
-        v.end();
-      }).toThrow(/^big\.json: item 2501 does not match its JSON Schema: \/agent/);
-    }
-  });
-
-  it("a JSON array refuses stray commas, trailing text, a missing bracket and a bad item", () => {
-    const run = (text: string) => {
-      const v = new JsonArrayValidator("t.json", row);
-      v.feed(text);
-      v.end();
-    };
-    expect(() => run(`[${JSON.stringify(good)},]`)).toThrow(/item 2: empty element/);
-    expect(() => run(`[${JSON.stringify(good)}] x`)).toThrow(/text after the end/);
-    expect(() => run(`[${JSON.stringify(good)}`)).toThrow(/never closed/);
-    expect(() => run(`{"a":1}`)).toThrow(/not a JSON array/);
-    expect(() => run(`[${JSON.stringify({ ...good, agent: "" })}]`)).toThrow(DataError);
-  });
-
-  it("a CSV is validated record by record however it is cut, quoted line breaks included", () => {
-    const schema = { fields: [{ name: "n", type: "integer" as const }, { name: "text", type: "string" as const }], missingValues: [] };
-    const text = 'n,text\r\n1,"a ""quoted""\r\nline, with comma"\r\n2,plain\r\n';
-    for (const size of [1, 3, text.length]) {
-      const v = new CsvValidator("t.csv", schema);
-      for (let i = 0; i < text.length; i += size) v.feed(text.slice(i, i + size));
-      v.end();
-      expect(v.rows).toBe(2);
-    }
-    const bad = new CsvValidator("t.csv", schema);
-    bad.feed("n,text\r\nx,y\r\n");
-    expect(() => bad.end()).toThrow(/t\.csv: row 1, field n: "x" is not an integer/);
-    const times = new CsvValidator("t.csv", { fields: [{ name: "at", type: "datetime" as const }, { name: "on", type: "date" as const }], missingValues: [] });
-    times.feed("at,on\r\n2028-02-29T23:59:59.999Z,2024-02-29\r\n");
-    times.end();
-    for (const row of ["2025-02-29T00:00:00Z,2024-01-01", "2025-01-01T24:00:00Z,2024-01-01", "2025-01-01T00:00:00Z,2023-02-29", "2025-04-31T00:00:00Z,2024-01-01"]) {
-      const v = new CsvValidator("t.csv", { fields: [{ name: "at", type: "datetime" as const }, { name: "on", type: "date" as const }], missingValues: [] });
-      v.feed(`at,on\r\n${row}\r\n`);
-      expect(() => v.end(), row).toThrow(/is not a date(time)?$/);
-    }
-    const header = new CsvValidator("t.csv", schema);
-    header.feed("text,n\r\n");
-    expect(() => header.end()).toThrow(/header is \[text, n\]/);
   });
 });

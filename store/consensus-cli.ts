@@ -29,6 +29,7 @@ import { LEDGER_KEY, loadSigningKey } from "./keys.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "./ledger-jsonl.ts";
 import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "./open-ledger.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
+import { formatIssues } from "../core/zod-issues.ts";
 
 const USAGE = `usage: npm run consensus -- register-office --id ID --priority critical|high --cathedral CATHEDRAL --public-key HEX
        npm run consensus -- export-proof DELIB_ID [--out FILE] | export-proof --all DIR
@@ -60,7 +61,7 @@ function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line: stri
   const parsed = OfficeRegistration.safeParse({ id: values.id, priority: values.priority, cathedral: values.cathedral, public_key: values["public-key"] });
   if (!parsed.success) {
     const flag: Record<string, string> = { id: "--id", priority: "--priority", cathedral: "--cathedral", public_key: "--public-key" };
-    throw new UsageError(parsed.error.issues.map((i) => `${flag[String(i.path[0])] ?? "input"}: ${i.message}`).join("; "));
+    throw new UsageError(formatIssues(parsed.error.issues.map((i) => ({ path: [flag[String(i.path[0])] ?? "input"], message: i.message }))));
   }
   const { ledger } = openLedger({ path: ledgerPath(values, env), env, log: err });
   try {

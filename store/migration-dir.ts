@@ -33,6 +33,7 @@ import {
 } from "../core/migration/snapshot.ts";
 import { LeafTree } from "../core/migration/tree.ts";
 import { MigrationSummary } from "../core/schemas/migration.ts";
+import { DAY_MS } from "../core/time.ts";
 
 export const MIGRATION_FILES = {
   snapshot: "snapshot.jsonl",
@@ -44,7 +45,6 @@ export const MIGRATION_FILES = {
   summary: "summary.json",
 } as const;
 
-const DAY_MS = 86_400_000;
 
 function jsonl(lines: readonly string[]): string {
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;

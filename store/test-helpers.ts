@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sealEntry } from "../core/ledger/entry.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 import type { Decide, NewEvent } from "../core/ledger/store.ts";
 
@@ -37,6 +38,19 @@ export function steppingClock(start = Date.parse("2026-01-01T00:00:00.000Z")): (
 }
 
 /** A `consensus.opened` event for the session `id`. */
+/**
+ * The rows the ledger would store for `events` appended one after another from an empty ledger,
+ * computed beforehand (no validation): a benchmark's floor inserts exactly these.
+ */
+export function sealedRows(events: readonly NewEvent[], clock = steppingClock()) {
+  let prev: string | null = null;
+  return events.map((e, seq) => {
+    const sealed = sealEntry({ seq, type: e.type, payload: e.payload, ts: clock().toISOString(), prev });
+    prev = sealed.entry.hash;
+    return [seq, e.type, sealed.payloadText, sealed.entry.ts, sealed.entry.prev, sealed.entry.hash, sealed.leafHash] as const;
+  });
+}
+
 export function sessionOpened(id: string): NewEvent {
   return { type: "consensus.opened", payload: { session_id: id, cycle: "C-1", room: "main", gi_baseline: 0.97, participants: ["A", "B", "C"] } };
 }

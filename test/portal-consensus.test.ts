@@ -19,7 +19,7 @@ import { createApp } from "../api/app.ts";
 import { decideAndAppend, openTestLedger, PARTICIPANTS, registerOffices, TEST_TOKEN_PUBLIC_KEY } from "../api/routes/consensus-test-helpers.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "../site/test/fixtures.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-consensus-"));
 const siteDir = join(tmp, "site");

@@ -9,7 +9,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { fixtures } from "../../core/schemas/fixtures.ts";
+import { examples } from "../../core/schemas/examples.ts";
 import { publishedSchemas } from "../../core/schemas/index.ts";
 import { SCHEMA_BASE_URI } from "../../core/schemas/json-schema.ts";
 import { KEY_TIERS, type KeyTier } from "../api-keys.ts";
@@ -48,7 +48,7 @@ function jsonContent(jsonSchema: unknown): MediaSpec {
   const inline = jsonSchema as { type?: string; items?: { $ref?: string } } | undefined;
   const item = inline?.type === "array" ? registryName(inline.items?.$ref) : null;
   if (item) {
-    return { schema: z.array(published(item).schema), example: [fixtures[item].valid] };
+    return { schema: z.array(published(item).schema), example: [examples[item]] };
   }
   return { schema: z.unknown().openapi({ description: "A JSON document (no published schema)" }) };
 }

@@ -25,7 +25,7 @@ import { signToken, type TokenClaims } from "../../core/avm/token.ts";
 import { malformedAttempt, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
 import { LedgerAppendError, type NewEvent } from "../../core/ledger/store.ts";
 import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest } from "../../core/schemas/avm.ts";
-import { fixtures } from "../../core/schemas/fixtures.ts";
+import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
 import { clientAddress } from "../client.ts";
 import { requireToken, type Platform, type TokenVariables } from "../middleware/require-token.ts";
@@ -70,7 +70,7 @@ export const VerifyRequestBody = component(
       .custom<z.output<typeof AttestationObject>>((value) => AttestationObject.safeParse(value).success, { message: "must be a JSON object that RFC 8785 can encode" })
       .openapi({ type: "object", additionalProperties: true, description: "The companion attestation as issued (any JSON object: its fields are judged by the attestation stage)" }),
   }),
-  fixtures["avm-verify-request"].valid,
+  examples["avm-verify-request"],
 );
 
 const jsonBody = (schema: z.ZodType) => ({ body: { required: true, content: { "application/json": { schema } } } });

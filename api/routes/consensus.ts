@@ -60,7 +60,7 @@ import {
   VoteRequest,
   VoteValue,
 } from "../../core/schemas/consensus.ts";
-import { fixtures } from "../../core/schemas/fixtures.ts";
+import { examples } from "../../core/schemas/examples.ts";
 import { publishedSchemas, type PublishedSchemaName } from "../../core/schemas/index.ts";
 import { sealedProofFile } from "../../store/consensus-registry.ts";
 import { consensusProblemSlug, TallyMember, type ConsensusProblemSlug } from "../consensus-problems.ts";
@@ -101,14 +101,14 @@ function record<S extends z.ZodType>(name: PublishedSchemaName, schema: S): { sc
 const JsonValue = z.unknown().openapi("json-value", { description: "Any JSON value" });
 const JsonObject = z.record(z.string(), JsonValue);
 
-const ProofRequestBody = component("consensus-proof-request", ProofRequest.extend({ context: JsonObject }), fixtures["consensus-proof-request"].valid);
+const ProofRequestBody = component("consensus-proof-request", ProofRequest.extend({ context: JsonObject }), examples["consensus-proof-request"]);
 const ProofDocumentBody = component(
   "consensus-proof-document",
   ProofDocument.extend({
     proof: DeliberationProof.extend({ context: JsonObject }),
     anchor: ProofAnchor.extend({ entry: LedgerEntryRecord.extend({ payload: JsonObject }) }).optional(),
   }),
-  fixtures["consensus-proof-document"].valid,
+  examples["consensus-proof-document"],
 );
 
 const jsonBody = <S extends z.ZodType>(media: { schema: S; example?: unknown }) => ({ body: { required: true, content: { "application/json": media } } });

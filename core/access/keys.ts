@@ -17,8 +17,8 @@ import type { Projection } from "../ledger/projection.ts";
 import type { KeyTier } from "../datapackage/contract.ts";
 import type { KeyIssuedPayload, KeyRevokedPayload } from "./events.ts";
 import type { KEY_STATUSES } from "./events.ts";
+import { DAY_MS } from "../time.ts";
 
-const DAY_MS = 86_400_000;
 
 export const KEY_LIFETIME_DAYS: Readonly<Record<KeyTier, number>> = { government: 90, academic: 365, institutional: 365, economist: 365 };
 export const KEY_GRACE_DAYS = 14;

@@ -25,8 +25,8 @@
  */
 import { SHARDS_PER_MIC } from "../balance/units.ts";
 import { MAX_AUTHORITY_DURATION_MS, RISK_LEVELS, ROLE_BASE_SCOPES, type RiskLevel, type Role, type Scope } from "../schemas/avm.ts";
+import { DAY_MS } from "../time.ts";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const MIC = SHARDS_PER_MIC;
 
 interface RolePolicy {

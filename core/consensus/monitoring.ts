@@ -18,6 +18,7 @@
  */
 import type { ConsensusMonitoring } from "../schemas/consensus.ts";
 import type { SessionSummary } from "./views.ts";
+import { DAY_MS } from "../time.ts";
 
 export const MONITORING_TARGETS = {
   sessions: { min: 3, max: 5 },
@@ -29,7 +30,6 @@ export const MONITORING_TARGETS = {
 
 type Week = ConsensusMonitoring["weeks"][number];
 
-const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 
 const round = (x: number, digits: number): number => {

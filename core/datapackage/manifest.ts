@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ACCESS_TIERS, areaFile, MEDIA_TYPES, type Area, type AreaFile } from "./contract.ts";
 import { DataPackageError } from "./errors.ts";
 import { isReservedPath, resourcePathProblem } from "./paths.ts";
+import { formatIssues } from "../zod-issues.ts";
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
@@ -69,8 +70,7 @@ export function checkManifest(area: Area, bytes: Uint8Array | string): CheckedMa
   }
   const parsed = Manifest.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    refuse("manifest-malformed", `${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    refuse("manifest-malformed", formatIssues(parsed.error.issues.slice(0, 1)));
   }
   const manifest = parsed.data;
   const resources = new Map<string, { resource: ManifestResource; file: AreaFile }>();

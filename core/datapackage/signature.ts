@@ -10,10 +10,10 @@
  * `data/keys/datasets.vkey`, one per line (blank lines and `#` comments ignored). Opening a
  * signature fails with a DataPackageError whose code says why.
  */
-import { NoteError, openNote, parseVerifierKey, signNote, type NoteSigner, type NoteVerifier } from "../checkpoint.ts";
+import { NoteError, openNote, parseVerifierKey, signNote, type NoteErrorCode, type NoteSigner, type NoteVerifier } from "../checkpoint.ts";
 import { sha256Hex } from "../digest.ts";
 import type { PackageName } from "./contract.ts";
-import { DataPackageError, type DataPackageErrorCode } from "./errors.ts";
+import { DataPackageError, type DataPackageErrorCode, type DataPackageSubject } from "./errors.ts";
 
 /** The signed text: the area and the sha256 of the manifest bytes. */
 export function manifestSignatureText(area: PackageName, manifest: Uint8Array | string): string {
@@ -24,11 +24,16 @@ export function signManifest(area: PackageName, manifest: Uint8Array | string, s
   return signNote(manifestSignatureText(area, manifest), [signer]);
 }
 
-const NOTE_CODES: Record<NoteError["code"], DataPackageErrorCode> = {
-  malformed: "signature-malformed",
-  "ambiguous-key": "signature-invalid",
-  "bad-signature": "signature-invalid",
-  "no-known-signature": "signature-untrusted",
+/** What each refusal of the note means for the signature file (or, for a bad trusted key, the key file). */
+const NOTE_CODES: Record<NoteErrorCode, [DataPackageErrorCode, DataPackageSubject]> = {
+  malformed: ["signature-malformed", "signature"],
+  "checkpoint-malformed": ["signature-malformed", "signature"],
+  "ambiguous-key": ["signature-invalid", "signature"],
+  "bad-signature": ["signature-invalid", "signature"],
+  "no-known-signature": ["signature-untrusted", "signature"],
+  "key-malformed": ["keys-malformed", "keys"],
+  "key-unsupported": ["keys-malformed", "keys"],
+  "invalid-input": ["keys-malformed", "keys"],
 };
 
 /**
@@ -41,7 +46,7 @@ export function openManifestSignature(area: PackageName, manifest: Uint8Array | 
   try {
     opened = openNote(note, [...trusted]);
   } catch (error) {
-    if (error instanceof NoteError) throw new DataPackageError(NOTE_CODES[error.code], "signature", error.message);
+    if (error instanceof NoteError) throw new DataPackageError(...NOTE_CODES[error.code], error.message);
     throw error;
   }
   const expected = manifestSignatureText(area, manifest);

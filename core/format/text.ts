@@ -14,6 +14,7 @@
  * Pure: no clock (an age is measured between two instants the caller gives).
  */
 import { formatMicDecimal, MIC_DECIMALS, parseMic } from "../balance/units.ts";
+import { MINUTE_MS, HOUR_MS, DAY_MS } from "../time.ts";
 
 const LOCALE = "en-US";
 const plurals = new Intl.PluralRules(LOCALE);
@@ -137,9 +138,6 @@ export function day(iso: string | Date): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 /**
  * A duration in words, rounded down: ten days and more in days ("67 days"), two days and more in

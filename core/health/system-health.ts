@@ -1,20 +1,9 @@
 /**
  * The platform's health at the data's as-of instant: the one derivation that the sentinel-status
- * file, the transparency report, every portal page and the API's /health state, so that no two of
- * them can disagree.
- *
- * Inputs are published facts: each sentinel's status (already judged against its heartbeats, see
- * pipeline/areas/government/sentinel-status.ts), the minting state (MII against its threshold) and
- * the compliance state (overall status and next audit date). Rules, worst one wins:
- *
- *   sentinels   operational share >= 90 % → operational; >= 60 % → degraded; else critical
- *               (no sentinel at all is a share of 0: critical)
- *   minting     paused (MII below the threshold)               → degraded
- *   compliance  non_compliant → critical; partially_compliant → degraded;
- *               next audit date already past (overdue)         → degraded
- *
- * Each rule that fires is listed as a reason with a stable `code`. Pure: the as-of instant is an
- * input, never the clock.
+ * file, the transparency report, every portal page and the API's /health state, so that no two can
+ * disagree. From published facts (sentinel statuses, minting, compliance), worst rule wins, each
+ * rule that fires a reason with a stable `code`; the rules are in the README ("The portal as a
+ * person reads it"). Pure: the as-of instant is an input, never the clock.
  */
 import { day, daysUntil, percent, plural } from "../format/text.ts";
 

@@ -24,6 +24,7 @@ import {
   SignatureHex,
   Uuid,
 } from "../schemas/common.ts";
+import { formatIssues } from "../zod-issues.ts";
 
 const Multiplier = z.number().min(1).max(2);
 const Vote = z.enum(["APPROVE", "REJECT", "ABSTAIN"]);
@@ -199,8 +200,7 @@ export function validateEvent(type: unknown, payload: unknown): string | null {
   if (!isEventType(type)) return `unknown event type ${JSON.stringify(type)}`;
   const result = eventSchemas[type].safeParse(payload);
   if (result.success) return null;
-  const fields = result.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(payload)"}: ${i.message}`);
-  return `invalid ${type} payload: ${fields.join("; ")}`;
+  return `invalid ${type} payload: ${formatIssues(result.error.issues, "(payload)")}`;
 }
 
 /**

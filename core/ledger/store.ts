@@ -22,6 +22,8 @@ export interface StoredEntry {
 }
 
 export interface LedgerReader {
+  /** The log's origin: the first line of its checkpoints (C2SP tlog-checkpoint), e.g. "integrity-platform.example/ledger". */
+  readonly origin: string;
   /** Number of entries. */
   size(): number;
   /** Entries with start <= seq < end, in order, streamed. */

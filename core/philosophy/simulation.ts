@@ -1,37 +1,10 @@
 /**
- * The philosophy simulation: the council (council.ts) deliberates a scenario in rounds, and every
- * round becomes one `simulation_update` message. A pure function of (council, scenario, maximum
- * rounds): no clock, no OS randomness, only + − × ÷ on doubles in a fixed order (no Math.exp, log
- * or pow, whose last bit may differ between engines), so the same scenario against the same data
- * gives the same stream, byte for byte, anywhere.
- *
- * The model (Friedkin–Johnsen opinion dynamics with virtue-weighted influence):
- *  1. Relevance. Each past topic's relevance r to the scenario is the Jaccard similarity of their
- *     content words (topics.ts).
- *  2. First reading. A member's prior is its relevance-weighted mean past stance on the scenario's
- *     topics, shrunk toward its overall mean as if that were PRIOR_WEIGHT more statements:
- *       prior = (Σ r·stance + K·baseline) / (Σ r + K).
- *     The scenario text seeds a personal first impression: u ∈ [0, 1) from SHA-256 of
- *     (scenario, member id), moving the prior by (2u − 1)·SPREAD·K/(Σ r + K) — a member with a
- *     long relevant record is barely moved, one without is moved up to ±SPREAD.
- *  3. Influence. The scenario's virtue emphasis e is the relevance-weighted virtue-tag share of
- *     the past topics (plus a floor, normalised). A member's influence is its GI times
- *     Σ_v e_v · score_v · profile_v: how much its record shows the virtues this scenario calls
- *     for, weighted by how well the council currently keeps each virtue (virtues.json); shares of
- *     the total.
- *  4. Rounds. Everyone listens at once. Each member moves PACE of the way toward a mix of its own
- *     first reading (weight λ, its stubbornness: 0.1 + 0.5 × its courage share) and the
- *     influence-weighted mean stance of the others (weight 1 − λ):
- *       x' = (1 − PACE)·x + PACE·(λ·x₀ + (1 − λ)·m₋ᵢ).
- *  5. Positions are read from the stance rounded to 4 decimals: support ≥ 0.5, conditional ≥ 0.2,
- *     abstain > −0.2, oppose ≤ −0.2.
- *  6. The deliberation ends after the first round in which every member holds the same position
- *     of support or opposition (unanimous), or no stance moved by SETTLED or more (settled), or at
- *     the round limit. Outcome by the spec's quorum rule: approved when at least 3/4 of the
- *     members support; rejected when at least half oppose; otherwise deferred. The final message's
- *     next actions name the members who record dissent from a decided outcome.
- *
- * Every number in a message is rounded to 4 decimals.
+ * The philosophy simulation: the council (council.ts) deliberates a scenario in rounds of
+ * Friedkin–Johnsen opinion dynamics with virtue-weighted influence, each round one
+ * `simulation_update` (the model: README "Philosophy simulation"). A pure function of (council,
+ * scenario, maximum rounds): only + − × ÷ on doubles in a fixed order — no Math.exp, log or pow,
+ * whose last bit may differ between engines — so a scenario gives the same stream, byte for byte,
+ * anywhere. Every number in a message is rounded to 4 decimals.
  */
 import type { Position, SimulationAction, SimulationUpdate } from "../schemas/index.ts";
 import { VIRTUES } from "../schemas/index.ts";

@@ -9,6 +9,7 @@ import { digestOf } from "../digest.ts";
 import { CompactRange } from "../compact-range.ts";
 import { leafHash } from "../merkle.ts";
 import { PulseRecord } from "../schemas/pulse.ts";
+import { formatIssues } from "../zod-issues.ts";
 
 export type { PulseRecord };
 
@@ -68,8 +69,7 @@ export function verifyHistory(lines: readonly string[]): HistoryReport {
     }
     const result = PulseRecord.safeParse(parsed);
     if (!result.success) {
-      const fields = result.error.issues.map((issue) => `${issue.path.join(".") || "(record)"}: ${issue.message}`);
-      return problems.push({ line, problem: `not a pulse record: ${fields.join("; ")}` });
+      return problems.push({ line, problem: `not a pulse record: ${formatIssues(result.error.issues, "(record)")}` });
     }
     const record = result.data;
     if (canonicalize(parsed) !== text) problems.push({ line, problem: "line is not in canonical (JCS) form" });

@@ -10,6 +10,7 @@
 import { parseDigest, toHex } from "../digest.ts";
 import { PulseRecord } from "../schemas/pulse.ts";
 import { pulseHash, sealPulse } from "./history.ts";
+import { formatIssues } from "../zod-issues.ts";
 
 /** UUIDv8 from the first 16 bytes of a `sha256:` digest. */
 export function uuidFromDigest(digest: string): string {
@@ -27,8 +28,7 @@ export function buildPulseRecord(fields: Omit<PulseRecord, "id" | "hash">): Puls
   const record = sealPulse({ ...fields, id: uuidFromDigest(hash) });
   const checked = PulseRecord.safeParse(record);
   if (!checked.success) {
-    const fieldsAtFault = checked.error.issues.map((i) => `${i.path.join(".") || "(record)"}: ${i.message}`);
-    throw new Error(`the new pulse record is invalid: ${fieldsAtFault.join("; ")}`);
+    throw new Error(`the new pulse record is invalid: ${formatIssues(checked.error.issues, "(record)")}`);
   }
   return checked.data;
 }

@@ -1,34 +1,9 @@
 /**
- * The one streaming pass over the ledger that every area generator reads from (types.ts).
- *
- * `createFactsAccumulator()` takes entries in ledger order through `add` and answers `result()` at
- * any point. Memory is O(sentinels + cycles + deliberations + multiplier changes + sessions still
- * waiting for their evaluation), never O(entries): a ledger of millions of events is read once.
- *
- * Decisions:
- * - `rootHash` is the RFC 9162 root of the entries added, as the caller states it to `result()`: the
- *   accumulator does no hashing. The runner's pass (pipeline/pass/ledger-pass.ts) rehashes every
- *   entry it reads on a helper thread and checks that root against the ledger's before using the
- *   facts; `factsOf` computes it from the entries.
- * - Payloads are taken as the event registry (core/ledger/events.ts) defines them: the pipeline
- *   reads a ledger that the store or the export verifier has validated. Entries of unknown types are
- *   counted in `eventCounts` and otherwise ignored.
- * - A sentinel exists from its first `sentinel.registered`; a later registration of the same id
- *   (a key rotation) updates its cathedral and key but keeps `registeredAt`. Heartbeats, mints,
- *   attestations and votes of an id never registered count in the totals (supply, consensus) but
- *   in no sentinel's figures.
- * - `uptimeDays` = (asOf − registeredAt) / 1 day, unrounded.
- * - Supply: core/economy/supply.ts's projection (minted = Σ mints, burned = Σ burns, locked = Σ locks
- *   − Σ unlocks), the same one the API folds for the live figures; `supplyByCycle` holds
- *   the cumulative values at the end of each cycle (by the entry's `ts`, core/cycle.ts) that had a
- *   supply event. An instant before C-1 is counted in C-1.
- * - Multipliers start at 1.0 for every cathedral; each `multiplier.changed` replaces the value.
- * - Consensus: a vote agrees with its session when APPROVE meets APPROVED or REJECT meets REJECTED;
- *   votes are credited when their session is evaluated (votes recorded after that are counted as
- *   votes only). `open` = sessions opened and not evaluated.
- * - `authorityActivity`: core/avm/activity.ts's projection over the same entries.
- * - `consensusSessions` come from the consensus registry (core/consensus/state.ts) folded over the
- *   same entries: only sessions that followed the rules, with their votes counted by key.
+ * The ledger facts every document step reads (./types.ts), accumulated in one streaming pass:
+ * entries go in through `add` in ledger order, `result()` answers at any point, and memory grows
+ * with sentinels, cycles and open sessions, never with entries. The accumulator does no hashing —
+ * the pass rehashes what it reads and checks the root before the facts are used. How each figure is
+ * counted: README "Ledger facts".
  */
 import { activityFigures, authorityActivity } from "../../core/avm/activity.ts";
 import { canonicalize } from "../../core/canonical.ts";
@@ -50,8 +25,8 @@ import type {
   MultiplierChange,
   SentinelFacts,
 } from "./types.ts";
+import { DAY_MS } from "../../core/time.ts";
 
-const DAY_MS = 86_400_000;
 
 export interface FactsAccumulator {
   add(entry: LedgerEntry): void;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeSentinel } from "../areas/test-fixtures.ts";
+import { makeSentinel } from "../areas/test-helpers.ts";
 import { meanOf, sentinelCoordination } from "./coordination.ts";
 
 describe("sentinel coordination", () => {

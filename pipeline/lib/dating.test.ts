@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makePulseHistory } from "../areas/test-fixtures.ts";
+import { makePulseHistory } from "../areas/test-helpers.ts";
 import { documentInstant, latestPulse, pulseWindow } from "./dating.ts";
 
 describe("document dating", () => {

@@ -10,6 +10,7 @@
 import { cycleLabel } from "../../core/cycle.ts";
 import type { PulseRecord } from "../../core/pulse/history.ts";
 import type { LedgerFacts } from "../facts/types.ts";
+import { DAY_MS } from "../../core/time.ts";
 
 export interface DocumentInstant {
   /** ISO 8601 UTC with milliseconds. */
@@ -40,7 +41,6 @@ export function documentInstant(facts: Pick<LedgerFacts, "asOf">, pulse: readonl
 
 /** The spec's MII timeline window. */
 export const WINDOW_DAYS = 30;
-export const DAY_MS = 86_400_000;
 
 /**
  * Pulse records generated within the `days` days up to `endMs`, both ends included

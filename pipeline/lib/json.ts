@@ -7,6 +7,7 @@
  * the bytes, so generators build objects in a fixed order (the schema's field order).
  */
 import type { z } from "zod";
+import { formatIssues } from "../../core/zod-issues.ts";
 
 /** The published text of a JSON document. */
 export function jsonText(doc: unknown): string {
@@ -20,8 +21,7 @@ export function jsonText(doc: unknown): string {
 export function publishJson<T>(what: string, schema: z.ZodType<T>, doc: T): string {
   const result = schema.safeParse(doc);
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.length ? i.path.map(String).join(".") : "(root)"}: ${i.message}`);
-    throw new Error(`${what} does not match its schema: ${problems.join("; ")}`);
+    throw new Error(`${what} does not match its schema: ${formatIssues(result.error.issues)}`);
   }
   return jsonText(doc);
 }

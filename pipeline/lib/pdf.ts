@@ -1,21 +1,9 @@
 /**
- * Deterministic PDF building with pdf-lib.
- *
- * - `PdfBuilder` makes a document with no wall-clock metadata: pdf-lib's automatic
- *   Producer/Creator/dates are switched off and replaced by fixed strings and the given instant, and
- *   the trailer /ID is derived from a caller-supplied seed (the inputs' identity), never random.
- * - It writes with pdf-lib's exported core classes (PDFContext, PDFCatalog, PDFPageTree, PDFHeader,
- *   PDFCrossRefSection, PDFTrailerDict, PDFTrailer), and `bytes()` is byte-for-byte what
- *   `save({ useObjectStreams: false })` writes (a test compares them).
- * - Synchronous, because a pipeline step's `generate` is: pdf-lib's `create`, `embedFont` and
- *   `save` are async only around work that is synchronous (or, for a font subset, only pushed
- *   through a stream), so the builder does the same work in one go.
- * - Fonts: the standard 14 (WinAnsi, not embedded) through `font()`, or a font file embedded and
- *   subset through `@pdf-lib/fontkit` with `embedFont()` (`bodyFonts()` loads the report's Inter).
- *   An embedded subset gets a name tag derived from the font's name, so reruns are identical.
- * - `winAnsiText` makes any string drawable with a given font: known symbols get an ASCII spelling
- *   (≥ → ">="), accented letters the font lacks lose their accents, control characters become
- *   spaces, anything else (emoji…) becomes "?".
+ * Deterministic PDF building with pdf-lib, synchronous because a step's `generate` is: no wall-clock
+ * metadata, a trailer /ID from the inputs' identity, fonts embedded as subsets with tags derived
+ * from their names, so a rerun gives the same bytes; `bytes()` equals pdf-lib's own
+ * `save({ useObjectStreams: false })` (a test compares them). `winAnsiText` makes any string
+ * drawable with a standard font (known symbols spelled in ASCII, anything else "?").
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

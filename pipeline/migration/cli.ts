@@ -37,6 +37,7 @@ import { SqliteLedger } from "../../store/sqlite-ledger.ts";
 import { sampleV1Export } from "./sample-v1.ts";
 import { trustedDatasetKeys } from "./trust.ts";
 import { verifyMigrationDir } from "./verify-dir.ts";
+import { formatIssues } from "../../core/zod-issues.ts";
 
 const USAGE = `usage: npm run migration -- <command>
   snapshot --v1 FILE --out DIR [--at ISO]
@@ -143,7 +144,7 @@ function correct(v: Record<string, string | undefined>, io: Io): number {
       throw new Error(`${file}:${i + 1}: not JSON`);
     }
     const parsed = MigrationCorrectionInput.safeParse(value);
-    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join(".") || "(line)"}: ${x.message}`).join("; ")}`);
+    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${formatIssues(parsed.error.issues, "(line)")}`);
     const shards = BigInt(parsed.data.balance_shards);
     if (shards > MAX_BALANCE_SHARDS) throw new Error(`${file}:${i + 1}: balance_shards is above the maximum ${MAX_BALANCE_SHARDS}`);
     return { address: parsed.data.address, shards, note: parsed.data.note };

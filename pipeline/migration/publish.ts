@@ -26,6 +26,7 @@ import { appendReviewRound, MIGRATION_FILES, writeSnapshot } from "../../store/m
 import { DATAPACKAGE_PROFILE, LICENSE } from "../manifest.ts";
 import { ensureTrustedKey, readTrustedKeys, SIGNATURE_SUFFIX, signPackageManifest } from "../sign.ts";
 import { MIGRATION_AREA, MIGRATION_MANIFEST, verifyMigrationDir } from "./verify-dir.ts";
+import { formatIssues } from "../../core/zod-issues.ts";
 
 export const MIGRATION_SOURCE = "migration/v1-balances.jsonl";
 export const MIGRATION_CORRECTIONS_SOURCE = "migration/corrections.jsonl";
@@ -154,7 +155,7 @@ export function migrationManifest(dir: string, sources: Record<string, Uint8Arra
 function readCorrections(bytes: Uint8Array, file: string) {
   return exportLines(Buffer.from(bytes).toString("utf8")).map((line, i) => {
     const parsed = MigrationCorrectionInput.safeParse(JSON.parse(line));
-    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues.map((x) => x.message).join("; ")}`);
+    if (!parsed.success) throw new Error(`${file}:${i + 1}: ${formatIssues(parsed.error.issues, "(line)")}`);
     return { address: parsed.data.address, shards: BigInt(parsed.data.balance_shards), note: parsed.data.note };
   });
 }

@@ -1,20 +1,10 @@
 /**
- * The one streaming pass over the ledger that the runner makes when a step needs it.
- *
- * Every entry (with its payload's stored JCS text) goes, in ledger order, to the facts accumulator
- * and to the sink of every streamed output; the work is split over two threads:
- * - this thread reads and parses the entries, feeds the accumulator and the sinks, and builds each
- *   entry's JCS text (core/ledger/entry.ts entryText);
- * - the helper thread (pipeline/pass/helper-thread.ts) hashes those texts into an RFC 9162 tree,
- *   and validates, hashes and writes the outputs' text to their temporary files.
- *
- * At the end the helper's root must equal the root the ledger reported for `size`: the facts and
- * the outputs are then derived from exactly the entries the ledger's root commits to (an entry
- * changed behind the store's back fails the pass, and nothing is published from it).
- *
- * A sink that throws, or an output whose text fails validation, fails that output alone (its
- * temporary file is removed); the pass itself fails only when the ledger does not match its root
- * or the helper thread dies, and then every temporary file is removed.
+ * The one streaming pass over the ledger the runner makes when a step needs it. Every entry, in
+ * order, goes to the facts accumulator and to the sink of every streamed output on this thread; the
+ * helper thread (./rehash-and-stage.ts) rehashes the entries and validates, hashes and writes the
+ * outputs. The rehashed root must equal the ledger's: facts and outputs then come from exactly the
+ * entries the root commits to. A sink that throws or an output that fails validation fails alone;
+ * a root mismatch or a dead helper fails the pass, and every temporary file is removed.
  */
 import { rmSync } from "node:fs";
 import { formatDigest } from "../../core/digest.ts";
@@ -24,8 +14,8 @@ import type { FactsAccumulator } from "../facts/accumulate.ts";
 import type { LedgerFacts } from "../facts/types.ts";
 import type { RowSink } from "../step.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
-import { PassHelper } from "./helper.ts";
-import type { OutputCheck } from "./helper-thread.ts";
+import { RehashAndStage } from "./rehash-and-stage.ts";
+import type { OutputCheck } from "./rehash-and-stage-worker.ts";
 
 export interface StreamedOutput {
   /** Temporary file the output is staged in. */
@@ -53,7 +43,7 @@ export async function readLedgerOnce(options: {
   outputs: readonly StreamedOutput[];
 }): Promise<PassResult> {
   const { ledger, size, root, accumulator } = options;
-  const helper = new PassHelper(options.outputs.length);
+  const helper = new RehashAndStage(options.outputs.length);
   const streams = options.outputs.map((output) => ({ output, id: helper.open(output.tmp, output.check), error: null as Error | null }));
   let result: PassResult | null = null;
   try {

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ScoringWeights } from "../../core/pulse/scoring.ts";
 import { SIGNALS } from "./signals/types.ts";
+import { formatIssues } from "../../core/zod-issues.ts";
 
 const Glob = z.string().min(1);
 const PathPrefix = z.string().min(1).refine((p) => !p.startsWith("/"), "a repository-relative path");
@@ -79,8 +80,7 @@ export function parseConfig(text: string, file: string): PulseConfig {
   }
   const result = PulseConfig.safeParse(json);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => `${i.path.join(".") || "(file)"}: ${i.message}`);
-    throw new Error(`${file}: ${issues.join("; ")}`);
+    throw new Error(`${file}: ${formatIssues(result.error.issues, "(file)")}`);
   }
   return result.data;
 }

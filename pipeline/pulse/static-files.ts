@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { badgeFor, badgeSvg, type BadgeMetric } from "../../core/pulse/badge.ts";
 import { historyLine, newestFirst, type PulseRecord } from "../../core/pulse/history.ts";
 import { PulseBadge, PulseHistoryResponse, PulseRecord as PulseRecordSchema } from "../../core/schemas/pulse.ts";
+import { formatIssues } from "../../core/zod-issues.ts";
 
 export const STATIC_DIR = "v1/pulse";
 
@@ -16,8 +17,7 @@ const encoder = new TextEncoder();
 function json<T>(schema: z.ZodType<T>, value: T, path: string): Uint8Array {
   const checked = schema.safeParse(value);
   if (!checked.success) {
-    const issues = checked.error.issues.map((i) => `${i.path.join(".") || "(document)"}: ${i.message}`);
-    throw new Error(`${path}: not a valid document: ${issues.join("; ")}`);
+    throw new Error(`${path}: not a valid document: ${formatIssues(checked.error.issues, "(document)")}`);
   }
   return encoder.encode(`${JSON.stringify(value, null, 2)}\n`);
 }

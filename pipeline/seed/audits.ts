@@ -9,6 +9,7 @@
  * Pure and deterministic: seed, start and `now` in, the audits up to `now` out (ledger order).
  */
 import { Prng } from "./prng.ts";
+import { DAY_MS } from "../../core/time.ts";
 
 export const JURISDICTIONS = ["USA", "EU", "UK", "International"] as const;
 export const AUDITORS: Readonly<Record<(typeof JURISDICTIONS)[number], string>> = {
@@ -18,7 +19,6 @@ export const AUDITORS: Readonly<Record<(typeof JURISDICTIONS)[number], string>> 
   International: "Sample audit office (International)",
 };
 
-const DAY_MS = 86_400_000;
 /** Audits are recorded at 10:00 UTC of their day. */
 const AUDIT_HOUR_MS = 10 * 3_600_000;
 const SLIP_CHANCE = 0.12;

@@ -14,13 +14,12 @@
  * also give a fully operational system. Pure and deterministic: seed, roster and `now` in, plan out.
  */
 import { Prng } from "./prng.ts";
+import { HOUR_MS, DAY_MS } from "../../core/time.ts";
 
 export const LIVE_WINDOW_DAYS = 3;
 export const LIVE_INTERVAL_HOURS = 4;
 export const MAX_UNWELL = 3;
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 export type Condition = "operational" | "degraded" | "offline" | "silent";
 

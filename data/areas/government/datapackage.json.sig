@@ -1,4 +1,4 @@
 government datapackage
-sha256:937129da392c7c47164b774c20b3ce6ab2b96ce7e480486dd710980a1e4d1b22
+sha256:16be2675e584fb1a76857d56dfffbdd014f4813d18342c6e600effdf4e56ceb1
 
-— integrity-platform.example/datasets UVWo3/wztbXE0L08xLU7G5ad8kpw8jrWr5k3OZpI22fJsErSKyC8VLkVx+0NSeV2+XbnvUyVpTAM1RALeWrSHf79mwI=
+— integrity-platform.example/datasets UVWo374rPcEpiMxVkn1mep0gBtlZjKIFCAohCrce3PbI1A+H8/ySvqxpgLAfT7Glkzm2+YuGtDLrHW39W/EDzciphQ4=

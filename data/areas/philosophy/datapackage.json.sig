@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:f75fbfd36d80b7bad1f7dd3fdf615003b7757a1a5b27736fcd113061d492a05c
+sha256:edd33c1638b220cf9b6e0a00f74d29127bb2fa626f373051dfa24739e0114f2b
 
-— integrity-platform.example/datasets UVWo36y2fZYbGb1ubVZaNIbkMpog36edsd0b2eSJhF6y/HfGYid5s6baqiYbG0x2yAjY3fdei2tCIcZAwARohWrtXQM=
+— integrity-platform.example/datasets UVWo3yde6GUj+MbJM6B16RPvfjUgJi/ruOCNTMyho9IySxnrOiUzIVMgOvC//ititG04hhPalObnLWVGmiWLON35XwE=

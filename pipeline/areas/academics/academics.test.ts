@@ -23,7 +23,7 @@ import {
   makeSentinel,
   patchedSources,
   publishedSchemaErrors,
-} from "../test-fixtures.ts";
+} from "../test-helpers.ts";
 import { SoftwareSource, datasetStep, miiBaseline } from "./dataset.ts";
 import { steps } from "./index.ts";
 import { MII_TIMELINE_COLUMNS, miiTimelineStep } from "./mii-timeline.ts";

@@ -12,6 +12,7 @@ import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { eventSchemas } from "../../../core/ledger/events.ts";
 import { csvWriter } from "../../../core/csv.ts";
 import type { RowsStep } from "../../step.ts";
+import { formatIssues } from "../../../core/zod-issues.ts";
 
 export const MIC_HISTORY_COLUMNS = ["timestamp", "cycle", "sentinel", "amount", "cathedral", "coordination_score"] as const;
 
@@ -20,8 +21,7 @@ export function micHistoryLine(entry: LedgerEntry, writer = csvWriter(MIC_HISTOR
   if (entry.type !== "mic_mint") return "";
   const parsed = eventSchemas.mic_mint.safeParse(entry.payload);
   if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(payload)"}: ${i.message}`);
-    throw new Error(`economy/mic-history.csv: ledger entry ${entry.seq} is not a valid mic_mint: ${fields.join("; ")}`);
+    throw new Error(`economy/mic-history.csv: ledger entry ${entry.seq} is not a valid mic_mint: ${formatIssues(parsed.error.issues, "(payload)")}`);
   }
   const p = parsed.data;
   return writer.row({

@@ -8,6 +8,7 @@ import { CathedralMultiplierRow } from "../../../core/schemas/economy.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
 import { csvDocument } from "../../../core/csv.ts";
 import type { DocumentStep } from "../../step.ts";
+import { formatIssues } from "../../../core/zod-issues.ts";
 
 export const MULTIPLIER_COLUMNS = ["timestamp", "cycle", "cathedral", "multiplier", "reason"] as const;
 
@@ -16,8 +17,7 @@ export function multiplierRows(facts: Pick<LedgerFacts, "multiplierChanges">): C
     const row = { timestamp: c.ts, cycle: c.cycle, cathedral: c.cathedral, multiplier: c.multiplier, reason: c.reason };
     const parsed = CathedralMultiplierRow.safeParse(row);
     if (!parsed.success) {
-      const fields = parsed.error.issues.map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`);
-      throw new Error(`economy/cathedral-multipliers.csv: change ${i} does not match its row schema: ${fields.join("; ")}`);
+      throw new Error(`economy/cathedral-multipliers.csv: change ${i} does not match its row schema: ${formatIssues(parsed.error.issues)}`);
     }
     return row;
   });

@@ -4,7 +4,6 @@ import { inflateSync } from "node:zlib";
 import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalize } from "../../../core/canonical.ts";
-import { coordinationScore } from "../../../core/economy/formulas.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { formatPercent } from "../../../core/pulse/badge.ts";
 import {
@@ -28,7 +27,7 @@ import {
   patchedSources,
   publishedSchemaErrors,
   repoSources,
-} from "../test-fixtures.ts";
+} from "../test-helpers.ts";
 import { AUDIT_COLUMNS, agentOf, auditRow, auditTrailCsvStep, auditTrailJsonStep } from "./audit-trail.ts";
 import { ComplianceSource, complianceReportStep, overallComplianceStatus } from "./compliance-report.ts";
 import { steps } from "./index.ts";

@@ -39,6 +39,7 @@ import { documentInstant } from "../../lib/dating.ts";
 import { publishJson, readStepJson } from "../../lib/json.ts";
 import type { LedgerFacts, SentinelFacts } from "../../facts/types.ts";
 import type { DocumentStep } from "../../step.ts";
+import { HOUR_MS } from "../../../core/time.ts";
 
 export const SENTINEL_STATUS_SOURCE = "government/sentinel-status.json";
 const COMPLIANCE_STEP = "government/compliance-report.json";
@@ -58,7 +59,6 @@ export type SentinelStatusConfig = z.infer<typeof SentinelStatusConfig>;
 
 export type AlertKind = keyof SentinelStatusConfig["alert_severity"];
 
-const HOUR_MS = 3_600_000;
 
 export interface SentinelAssessment {
   status: SentinelOperationalStatus;

@@ -33,7 +33,8 @@ import {
   SentinelStatus,
   type Cathedral,
 } from "../../../core/schemas/index.ts";
-import { DAY_MS, WINDOW_DAYS, documentInstant, latestPulse, pulseWindow, type DocumentInstant } from "../../lib/dating.ts";
+import { DAY_MS } from "../../../core/time.ts";
+import { WINDOW_DAYS, documentInstant, latestPulse, pulseWindow, type DocumentInstant } from "../../lib/dating.ts";
 import { readStepJson } from "../../lib/json.ts";
 import { PdfBuilder, bodyFonts, winAnsiText, wrapText } from "../../lib/pdf.ts";
 import { mintingState } from "../economy/mii.ts";
@@ -334,12 +335,6 @@ export interface ReportData {
   status: SentinelStatus;
   /** core/health's report over the sentinels, minting and compliance. */
   health: SystemHealthReport;
-}
-
-function statusCounts(status: SentinelStatus): Record<"operational" | "degraded" | "offline", number> {
-  const counts = { operational: 0, degraded: 0, offline: 0 };
-  for (const s of status.sentinels) counts[s.status]++;
-  return counts;
 }
 
 function executiveSummary(l: Layout, d: ReportData): void {

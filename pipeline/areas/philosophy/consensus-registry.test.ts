@@ -3,7 +3,7 @@ import { decideCycleUpdate, decideOpenSession } from "../../../core/consensus/de
 import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, standardOffices } from "../../../core/consensus/test-helpers.ts";
 import type { ConsensusRegistry } from "../../../core/schemas/consensus.ts";
 import { factsOf } from "../../facts/accumulate.ts";
-import { makeInputs, publishedSchemaErrors } from "../test-fixtures.ts";
+import { makeInputs, publishedSchemaErrors } from "../test-helpers.ts";
 import { consensusRegistryStep } from "./consensus-registry.ts";
 import { steps } from "./index.ts";
 

@@ -34,8 +34,8 @@ import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
 import { DRIFT_SOURCE, DriftConfig, VIRTUES_SOURCE, VirtuesConfig } from "./sources.ts";
 import { assessVirtues } from "./virtues.ts";
+import { DAY_MS } from "../../../core/time.ts";
 
-const DAY_MS = 86_400_000;
 
 const METRICS = [
   { metric: "gi", label: "GI", value: (r: PulseRecord) => r.giScore },

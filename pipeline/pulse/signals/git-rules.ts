@@ -17,6 +17,7 @@ import type { GeneratedRule, PulseConfig } from "../config.ts";
 import { appendOnlyProblem, fileAtRevision } from "../append-only.ts";
 import { GitError, git, gitBytes } from "../git.ts";
 import { measured, share, unmeasured, type Signal } from "./types.ts";
+import { DAY_MS } from "../../../core/time.ts";
 
 export interface CommitInfo {
   sha: string;
@@ -27,7 +28,6 @@ export interface CommitInfo {
   files: string[];
 }
 
-const DAY_MS = 86_400_000;
 
 /** The window's commits, newest first; [] for a repository without commits. */
 export async function windowCommits(repo: string, now: Date, thresholds: PulseConfig["thresholds"]): Promise<CommitInfo[]> {

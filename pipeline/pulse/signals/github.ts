@@ -17,8 +17,8 @@
 import type { Thresholds } from "../config.ts";
 import { httpStatus, type CheckRun, type CommitStatus, type GitHubClient, type WorkflowRun } from "../github.ts";
 import { measured, share, unmeasured, type Signal } from "./types.ts";
+import { DAY_MS } from "../../../core/time.ts";
 
-const DAY_MS = 86_400_000;
 const NOT_A_VERDICT = new Set(["cancelled", "skipped", "stale"]);
 const GREEN_CHECK = new Set(["success", "neutral", "skipped"]);
 

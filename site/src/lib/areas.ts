@@ -12,6 +12,7 @@ import dataDir from "virtual:integrity/data-dir";
 import type { z } from "zod";
 import { dateTime, decimal, percent as corePercent } from "../../../core/format/text.ts";
 import { parseMic } from "../../../core/balance/units.ts";
+import { formatIssues } from "../../../core/zod-issues.ts";
 import { AREA_SLUGS, DataVerificationError, isPublic, MANIFEST_FILE, schemaPath, SIGNATURE_FILE, verifyArea, type AreaSlug, type Resource, type VerifiedArea } from "./datapackage.ts";
 
 export { AREA_SLUGS, type AreaSlug };
@@ -94,8 +95,7 @@ export function jsonDocument<T>(pkg: VerifiedArea, path: string, schema: z.ZodTy
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new DataVerificationError(`${fileName(pkg, path)}: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    throw new DataVerificationError(`${fileName(pkg, path)}: ${formatIssues(parsed.error.issues.slice(0, 1))}`);
   }
   return parsed.data;
 }
@@ -129,8 +129,7 @@ export function csvRows<T>(pkg: VerifiedArea, path: string, schema: z.ZodType<T>
     }
     const parsed = schema.safeParse(typed);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new DataVerificationError(`${file}: line ${i + 2}: ${issue.path.join(".")}: ${issue.message}`);
+      throw new DataVerificationError(`${file}: line ${i + 2}: ${formatIssues(parsed.error.issues.slice(0, 1), "(row)")}`);
     }
     return { raw, row: parsed.data };
   });

@@ -1,17 +1,10 @@
 /**
- * The pass helper thread: the hashing, validating and writing half of the one ledger pass
- * (pipeline/pass/ledger-pass.ts), run on a second core beside the thread that reads the ledger.
- * Started by pipeline/pass/helper.ts; it loads as plain TypeScript (Node's type stripping) or
- * through tsx, whichever loaded its parent.
- *
- * It keeps two kinds of state, fed by messages in order:
- * - the RFC 9162 tree of the entries read so far (core/merkle-stream.ts): each entry's JCS text is
- *   a leaf, so the root of what the reader actually consumed is checked against the ledger's root;
- * - the streamed outputs: each text piece is validated (JSON array items or CSV rows against their
- *   schemas, pipeline/verify.ts), hashed and written to the output's temporary file. The first
- *   problem of an output is kept and reported when the output is finished; later pieces are dropped.
- *
- * Every message is acknowledged (`ack`) once handled, which is how the main thread bounds the queue.
+ * The pass helper thread (started by ./rehash-and-stage.ts): keeps the RFC 9162 tree of the entries
+ * read so far (core/merkle-stream.ts), so that the pass can check what it consumed against the
+ * ledger's root, and the streamed outputs, each piece validated (pipeline/validate/), hashed and
+ * written to its temporary file; an output's first problem is reported when it is finished. Every
+ * message is acknowledged once handled, which is how the main thread bounds the queue. It loads as
+ * plain TypeScript (Node's type stripping) or through tsx, whichever loaded its parent.
  */
 import { createHash, type Hash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
@@ -20,15 +13,18 @@ import { parentPort, workerData } from "node:worker_threads";
 import { StreamingRoot } from "../../core/merkle-stream.ts";
 import type { TableSchema } from "../manifest.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
-import { CsvValidator, DataError, JsonArrayValidator, JsonSchemaSet } from "../verify.ts";
+import { CsvValidator } from "../validate/csv-table.ts";
+import { DataError, type DataErrorCode } from "../validate/data-error.ts";
+import { JsonArrayValidator } from "../validate/json-array.ts";
+import { JsonSchemaSet } from "../validate/json-schemas.ts";
 
 /** How a streamed output is validated: its row schema, and for CSV the Table Schema. */
 export type OutputCheck =
   | { kind: "json-array"; file: string; schemasDir: string; schemaId: string }
   | { kind: "csv"; file: string; schemasDir: string; schemaId: string; table: TableSchema };
 
-/** The shared memory the main thread fills (pipeline/pass/helper.ts), cut into slots. */
-export interface HelperSetup {
+/** The shared memory the main thread fills (pipeline/pass/rehash-and-stage.ts), cut into slots. */
+export interface WorkerSetup {
   memory: SharedArrayBuffer;
   slotBytes: number;
 }
@@ -37,7 +33,7 @@ export interface HelperSetup {
  * Stream 0 carries the leaves (0x00 ‖ entry JCS text, back to back: core/merkle-stream.ts), the
  * other ids are outputs. `bytes` is UTF-8 in a shared slot, `text` a piece too large for one.
  */
-export type HelperRequest =
+export type WorkerRequest =
   | { op: "open"; id: number; tmp: string; check: OutputCheck | null }
   | { op: "bytes"; id: number; slot: number; length: number }
   | { op: "text"; id: number; text: string }
@@ -45,17 +41,16 @@ export type HelperRequest =
   | { op: "abort"; id: number }
   | { op: "root"; reply: number };
 
-/** A failure carried across the thread boundary; `file` and `problem` when it was a DataError. */
-export interface HelperError {
+/** A failure carried across the thread boundary; `data` when it was a DataError. */
+export interface WorkerError {
   message: string;
-  file?: string;
-  problem?: string;
+  data?: { code: DataErrorCode; file: string; problem: string };
 }
 
-export type HelperAnswer =
+export type WorkerAnswer =
   | { op: "ack" }
   | { op: "reply"; reply: number; value: FileDigest | { size: number; root: Uint8Array } }
-  | { op: "reply"; reply: number; error: HelperError };
+  | { op: "reply"; reply: number; error: WorkerError };
 
 interface Validator {
   feed(text: string): void;
@@ -129,24 +124,24 @@ function validatorFor(check: OutputCheck | null): Validator | null {
   return check.kind === "csv" ? new CsvValidator(check.file, check.table, row) : new JsonArrayValidator(check.file, row);
 }
 
-function helperError(error: unknown): HelperError {
-  if (error instanceof DataError) return { message: error.message, file: error.file, problem: error.problem };
+function workerError(error: unknown): WorkerError {
+  if (error instanceof DataError) return { message: error.message, data: { code: error.code, file: error.file, problem: error.problem } };
   return { message: error instanceof Error ? error.message : String(error) };
 }
 
 const port = parentPort;
 if (port) {
-  const { memory, slotBytes } = workerData as HelperSetup;
+  const { memory, slotBytes } = workerData as WorkerSetup;
   const tree = new StreamingRoot();
   const outputs = new Map<number, OutputFile>();
-  const answer = (message: HelperAnswer) => port.postMessage(message);
+  const answer = (message: WorkerAnswer) => port.postMessage(message);
 
   const take = (id: number, bytes: Buffer): void => {
     if (id === LEAVES) tree.appendLeafInputs(bytes);
     else outputs.get(id)?.write(bytes);
   };
 
-  const handle = (request: HelperRequest): void => {
+  const handle = (request: WorkerRequest): void => {
     switch (request.op) {
       case "bytes":
         // A view of the slot: used here and now, the slot is the main thread's again after the ack.
@@ -166,7 +161,7 @@ if (port) {
           answer({ op: "reply", reply: request.reply, value: output.finish() });
         } catch (error) {
           output?.abort();
-          answer({ op: "reply", reply: request.reply, error: helperError(error) });
+          answer({ op: "reply", reply: request.reply, error: workerError(error) });
         }
         return;
       }
@@ -180,7 +175,7 @@ if (port) {
     }
   };
 
-  port.on("message", (request: HelperRequest) => {
+  port.on("message", (request: WorkerRequest) => {
     handle(request);
     answer({ op: "ack" });
   });

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { leafHash, rootHash } from "../../core/merkle.ts";
 import { tempDir } from "../../store/test-helpers.ts";
-import { DataError } from "../verify.ts";
-import { PassHelper } from "./helper.ts";
-import type { OutputCheck } from "./helper-thread.ts";
+import { DataError } from "../validate/data-error.ts";
+import { RehashAndStage } from "./rehash-and-stage.ts";
+import type { OutputCheck } from "./rehash-and-stage-worker.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 const SCHEMAS = join(REPO, "data", "schemas");
@@ -15,10 +15,10 @@ const jsonCheck = (file: string): OutputCheck => ({ kind: "json-array", file, sc
 
 let dir: string;
 let cleanup: () => void;
-let helper: PassHelper;
+let helper: RehashAndStage;
 beforeEach(() => {
   ({ dir, cleanup } = tempDir("pass-helper-"));
-  helper = new PassHelper(4);
+  helper = new RehashAndStage(4);
 });
 afterEach(async () => {
   await helper.close();
@@ -89,13 +89,13 @@ describe("the pass helper thread", () => {
   });
 
   it("fails every call, never hangs, when the helper thread dies or cannot start", async () => {
-    const dying = new PassHelper(1, new URL("data:text/javascript,process.exit(3)"));
+    const dying = new RehashAndStage(1, new URL("data:text/javascript,process.exit(3)"));
     await expect(dying.root()).rejects.toThrow(/the pass helper thread stopped \(exit code 3\)/);
     expect(() => dying.open(join(dir, "late.tmp"), null)).toThrow(/exit code 3/);
     await expect(dying.room()).rejects.toThrow(/exit code 3/);
     await dying.close();
 
-    const broken = new PassHelper(1, new URL("data:text/javascript,throw new Error('cannot load')"));
+    const broken = new RehashAndStage(1, new URL("data:text/javascript,throw new Error('cannot load')"));
     await expect(broken.root()).rejects.toThrow(/the pass helper thread failed: cannot load/);
     await broken.close();
   });

@@ -1,22 +1,18 @@
 /**
- * The main thread's handle on the pass helper thread (pipeline/pass/helper-thread.ts).
+ * Rehash and stage on a second core: the main thread's handle on the pass helper thread
+ * (./rehash-and-stage-worker.ts), which rehashes the entries the pass reads and validates, hashes and
+ * writes the streamed outputs.
  *
- * - Text travels through shared memory: a SharedArrayBuffer cut into SLOTS slots of SLOT_BYTES.
- *   Each stream (the leaves, each output) fills a slot with UTF-8 and posts only its number and
- *   length; the helper reads the bytes in place. Encoding straight into shared memory costs a
- *   quarter of joining pieces into a string and having postMessage copy it.
- * - A slot is the helper's from the moment it is posted until the message is acknowledged.
- *   Backpressure follows: `full` is true when fewer free slots remain than one per stream, and
- *   `room()` resolves once the helper has handed enough back. A caller that awaits `room()`
- *   whenever `full` (at most one piece per stream in between) never runs out of slots.
- * - A piece too large for a slot travels as a string message instead.
- * - A helper that dies (an exception outside a handler, a failed start) fails every pending and
- *   later call with its error: the pass then fails, it never hangs.
+ * Text travels through shared memory cut into slots: each stream (the leaves, each output) fills a
+ * slot and posts only its number and length, which costs a quarter of posting strings. A slot is the
+ * worker's until the message is acknowledged; `full` says fewer free slots remain than one per
+ * stream, and `room()` resolves once enough are back, which bounds what is in flight. A worker that
+ * dies fails every pending and later call: the pass fails, it never hangs.
  */
 import { Worker } from "node:worker_threads";
 import type { FileDigest } from "../../store/digest-cache.ts";
-import { DataError } from "../verify.ts";
-import type { HelperAnswer, HelperError, HelperRequest, HelperSetup, OutputCheck } from "./helper-thread.ts";
+import { DataError } from "../validate/data-error.ts";
+import type { WorkerAnswer, WorkerError, WorkerRequest, WorkerSetup, OutputCheck } from "./rehash-and-stage-worker.ts";
 
 const SLOT_BYTES = 1 << 20;
 /** Slots beyond one per stream: how far the reader may run ahead of the helper. */
@@ -35,11 +31,11 @@ interface Stream {
   used: number;
 }
 
-function errorOf(e: HelperError): Error {
-  return e.file !== undefined && e.problem !== undefined ? new DataError(e.file, e.problem) : new Error(e.message);
+function errorOf(e: WorkerError): Error {
+  return e.data ? new DataError(e.data.code, e.data.file, e.data.problem) : new Error(e.message);
 }
 
-export class PassHelper {
+export class RehashAndStage {
   readonly #worker: Worker;
   readonly #outputs: number;
   readonly #memory: Buffer;
@@ -58,16 +54,16 @@ export class PassHelper {
    * `outputs`: how many outputs will be opened (each stream gets two slots, plus SPARE_SLOTS).
    * `thread` is the helper's script (tests start others to see a dying helper handled).
    */
-  constructor(outputs: number, thread: URL = new URL("./helper-thread.ts", import.meta.url)) {
+  constructor(outputs: number, thread: URL = new URL("./rehash-and-stage-worker.ts", import.meta.url)) {
     this.#outputs = outputs;
     const slots = 2 * (outputs + 1) + SPARE_SLOTS;
     this.#memory = Buffer.from(new SharedArrayBuffer(slots * SLOT_BYTES));
     this.#free = Array.from({ length: slots }, (_, i) => i);
-    const setup: HelperSetup = { memory: this.#memory.buffer as SharedArrayBuffer, slotBytes: SLOT_BYTES };
+    const setup: WorkerSetup = { memory: this.#memory.buffer as SharedArrayBuffer, slotBytes: SLOT_BYTES };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
     // helper's garbage is short-lived text that a scavenge of this size handles well.
     this.#worker = new Worker(thread, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: 32 } });
-    this.#worker.on("message", (message: HelperAnswer) => {
+    this.#worker.on("message", (message: WorkerAnswer) => {
       if (message.op === "ack") return this.#acknowledged();
       const pending = this.#replies.get(message.reply);
       this.#replies.delete(message.reply);
@@ -169,7 +165,7 @@ export class PassHelper {
     else this.#post({ op: "bytes", id, slot, length: used }, slot);
   }
 
-  #post(request: HelperRequest, slot: number | null = null): void {
+  #post(request: WorkerRequest, slot: number | null = null): void {
     if (this.#failure) throw this.#failure;
     this.#inFlight.push(slot);
     this.#worker.postMessage(request);
@@ -186,7 +182,7 @@ export class PassHelper {
     }
   }
 
-  #call(request: (reply: number) => HelperRequest): Promise<unknown> {
+  #call(request: (reply: number) => WorkerRequest): Promise<unknown> {
     const reply = this.#nextReply++;
     return new Promise((resolve, reject) => {
       this.#replies.set(reply, { resolve, reject });

@@ -1,35 +1,18 @@
 /**
- * `npm run schemas`: writes the JSON Schema of every registry entry to
- * data/schemas/<name>.schema.json, removes stale *.schema.json files, and says what it did.
- *
- * `npm run schemas -- --check`: writes nothing; exits 1 listing every file that is missing,
+ * `npm run schemas`: writes the JSON Schema of every registry entry (core/schemas/published-files.ts)
+ * to data/schemas/<name>.schema.json, removes stale *.schema.json files, and says what it did.
+ * `npm run schemas -- --check` writes nothing and exits 1 listing every file that is missing,
  * different or stale.
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { publishedSchemaNames, publishedSchemas } from "./index.ts";
-import { toPublishedJsonSchema } from "./json-schema.ts";
+import { renderPublishedSchemas, schemaFileName } from "../core/schemas/published-files.ts";
 
 /** data/schemas/ of this checkout. */
-export const SCHEMAS_DIR = fileURLToPath(new URL("../../data/schemas/", import.meta.url));
+export const SCHEMAS_DIR = fileURLToPath(new URL("../data/schemas/", import.meta.url));
 
 const SUFFIX = ".schema.json";
-
-/** Path of a registry entry's file, relative to data/schemas/, with `/` separators. */
-export function schemaFileName(name: string): string {
-  return `${name}${SUFFIX}`;
-}
-
-/** Pure: registry name → exact file text, in sorted name order. */
-export function renderPublishedSchemas(): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const name of publishedSchemaNames) {
-    const schema = toPublishedJsonSchema(name, publishedSchemas[name]);
-    out.set(name, `${JSON.stringify(schema, null, 2)}\n`);
-  }
-  return out;
-}
 
 /** Every *.schema.json under dir, as `/`-separated paths relative to dir, sorted. */
 export function listSchemaFiles(dir: string): string[] {

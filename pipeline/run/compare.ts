@@ -1,0 +1,91 @@
+/**
+ * `--check`: compare what the run produced with what is published, writing nothing. Reported: every
+ * output whose bytes differ or that is missing, every file a manifest lists that no step produces
+ * any more, a manifest that is missing or different, and a signature that does not verify with the
+ * published keys (data/keys/datasets.vkey) — signatures are verified, not byte-compared, since a
+ * fresh clone signs with another development key.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import type { NoteVerifier } from "../../core/checkpoint.ts";
+import { outputFile } from "../layout.ts";
+import { readManifest } from "../manifest.ts";
+import { parseTrustedKeys, SIGNATURE_SUFFIX, verifyManifestSignature } from "../sign.ts";
+import type { Area } from "../step.ts";
+import type { AreaOutcome } from "./area-manifest.ts";
+import type { RunContext } from "./context.ts";
+import type { PassOutcome } from "./execute.ts";
+import { Tally, type RunReport } from "./report.ts";
+
+export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pass: PassOutcome): RunReport {
+  const tally = new Tally(run.log, pass);
+  const { differences } = tally.report;
+  const trusted = trustedDatasetKeys(run.files.vkeyFile);
+  for (const { area, states, manifestFile, manifest } of areas) {
+    if ("failed" in manifest) {
+      tally.areaFailed(states, manifest.failed);
+      continue;
+    }
+    for (const s of states) {
+      const same = s.output!.same;
+      if (!same) differences.push(s.target);
+      tally.step(s, same ? "matches" : "differs", same ? "matches" : existsSync(s.target) ? "DIFFERS from the file" : "MISSING");
+    }
+    for (const file of orphans(run, area, manifestFile, states)) {
+      differences.push(file);
+      run.log(`${file} … STALE: listed in the manifest, produced by no step`);
+    }
+    const onDisk = readBytes(manifestFile);
+    if (onDisk === null || onDisk.toString("utf8") !== manifest.text) {
+      differences.push(manifestFile);
+      run.log(`${manifestFile} … ${onDisk ? "DIFFERS (stale manifest)" : "MISSING"}`);
+    } else {
+      const problem = signatureProblem(area, manifestFile, manifest.text, trusted);
+      if (problem) {
+        differences.push(manifestFile + SIGNATURE_SUFFIX);
+        run.log(problem);
+      }
+    }
+  }
+  run.log(`check: ${tally.changed} differ, ${tally.unchanged} match, ${tally.failed} failed${differences.length > 0 ? "" : " — data/ is what the pipeline produces"}`);
+  for (const d of differences) run.log(`  differs: ${d}`);
+  if (differences.length > 0) tally.report.ok = false;
+  return tally.close();
+}
+
+/** The files the area's published manifest lists that no step produces any more. */
+export function orphans(run: RunContext, area: Area, manifestFile: string, states: readonly AreaOutcome["states"][number][]): string[] {
+  const listed = readManifest(manifestFile)?.records.keys() ?? [];
+  return [...listed].filter((p) => !states.some((s) => s.step.path === p)).map((p) => outputFile(run.layout, area, p));
+}
+
+/** The keys of data/keys/datasets.vkey; none when it is missing or unreadable (then no signature verifies). */
+export function trustedDatasetKeys(vkeyFile: string): NoteVerifier[] {
+  const text = readBytes(vkeyFile);
+  try {
+    return text ? parseTrustedKeys(text.toString("utf8"), vkeyFile) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Why the published signature does not cover this manifest text, naming the file; null when it does. */
+export function signatureProblem(area: Area, manifestFile: string, manifestText: string, trusted: NoteVerifier[]): string | null {
+  const sigFile = manifestFile + SIGNATURE_SUFFIX;
+  const sig = readBytes(sigFile);
+  if (!sig) return `${sigFile}: missing`;
+  try {
+    verifyManifestSignature(area, manifestText, sig.toString("utf8"), trusted);
+    return null;
+  } catch (error) {
+    return `${sigFile}: ${(error as Error).message}`;
+  }
+}
+
+export function readBytes(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}

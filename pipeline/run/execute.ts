@@ -1,0 +1,135 @@
+/**
+ * Execute the stale steps: first the one pass over the ledger (pipeline/pass/ledger-pass.ts), which
+ * builds the facts and streams every stale rows step, then the stale document steps in dependency
+ * order. Only a step's declared inputs reach its generator; any other input it touches throws.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import type { PulseRecord } from "../../core/pulse/history.ts";
+import { createFactsAccumulator } from "../facts/accumulate.ts";
+import type { LedgerFacts } from "../facts/types.ts";
+import { readLedgerOnce, type StreamedOutput } from "../pass/ledger-pass.ts";
+import { sourceFile } from "../layout.ts";
+import type { LedgerSource } from "../manifest.ts";
+import { createSourceReader } from "../source-reader.ts";
+import type { GeneratorInputs, InputName, Step } from "../step.ts";
+import type { FileDigest } from "../../store/digest-cache.ts";
+import type { RunContext } from "./context.ts";
+import { skipIfUpToDate, type Inputs } from "./inputs.ts";
+import { failStep, stepDeps, type Plan, type StepState } from "./plan.ts";
+
+export interface PassOutcome {
+  /** Whether the ledger was read, and how many entries. */
+  ran: boolean;
+  read: number;
+  facts: LedgerFacts | null;
+}
+
+/**
+ * The ledger pass runs when a stale step reads the ledger, or when an area that reads it has no
+ * manifest recording the current ledger (its `created` and ledger source come from the facts).
+ */
+export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs): Promise<PassOutcome> {
+  const ledger = inputs.ledger;
+  const states = [...plan.states.values()];
+  const stale = states.some((s) => s.phase === "stale" && s.inputs.includes("ledger"));
+  const unrecorded = plan.areas.some((a) => states.some((s) => s.step.area === a && s.inputs.includes("ledger")) && !recordedLedger(run, inputs, a));
+  if (!ledger || !(stale || unrecorded)) return { ran: false, read: 0, facts: null };
+
+  const rows: { state: StepState; output: StreamedOutput }[] = [];
+  for (const state of states) {
+    if (state.phase !== "stale" || state.step.kind !== "rows") continue;
+    const step = state.step;
+    try {
+      const { head, sink } = step.start(generatorInputs(run, inputs, step, state.inputs, null));
+      rows.push({ state, output: { tmp: run.stagePath(state.target), head, sink, check: run.schemas.streamCheck(step, state.target) } });
+    } catch (error) {
+      failStep(state, error);
+    }
+  }
+  run.log(`reading the ledger once: ${ledger.size} entries${rows.length > 0 ? `, streaming ${rows.map((r) => r.state.step.id).join(", ")}` : ""}`);
+  const pass = await readLedgerOnce({
+    ledger: run.options.ledger,
+    size: ledger.size,
+    root: ledger.root,
+    accumulator: (run.options.accumulator ?? createFactsAccumulator)(),
+    outputs: rows.map((r) => r.output),
+  });
+  rows.forEach(({ state, output }, i) => {
+    const digest = pass.outputs[i]!;
+    if (digest instanceof Error) return failStep(state, digest);
+    const same = sameAsPublished(run, state, digest);
+    if (same) rmSync(output.tmp, { force: true });
+    state.output = { digest, same, ...(same ? {} : { tmp: output.tmp }) };
+    state.phase = "done";
+  });
+  return { ran: true, read: pass.read, facts: pass.facts };
+}
+
+/** Runs the stale document steps, dependencies first; a step whose inputs turn out unchanged is fresh. */
+export function runDocumentSteps(run: RunContext, plan: Plan, inputs: Inputs, facts: LedgerFacts | null): void {
+  for (const step of plan.order) {
+    const state = plan.states.get(step.id)!;
+    if (step.kind !== "document" || state.phase !== "stale") continue;
+    // Its step inputs have run by now: digest them, and skip the step if that makes it up to date.
+    skipIfUpToDate(state, inputs);
+    if (state.phase !== "stale") continue;
+    if (!state.inputsHash) {
+      failStep(state, new Error("unreachable: dependencies run first"));
+      continue;
+    }
+    try {
+      const outputs = new Map<string, Uint8Array>();
+      for (const dep of stepDeps(state.inputs)) outputs.set(dep, bytesOf(run, plan, dep));
+      const generated = step.generate(generatorInputs(run, inputs, step, state.inputs, facts), outputs);
+      const bytes = typeof generated === "string" ? Buffer.from(generated, "utf8") : generated;
+      run.schemas.validate(step, state.target, bytes);
+      const digest = sha256Digest(bytes);
+      state.output = { digest, bytes, same: sameAsPublished(run, state, digest) };
+      state.phase = "done";
+    } catch (error) {
+      failStep(state, error);
+    }
+  }
+}
+
+/** The area's manifest records the ledger as it is now: the facts are not needed for its sources. */
+export function recordedLedger(run: RunContext, inputs: Inputs, area: Step["area"]): LedgerSource | null {
+  const l = run.recorded(area)?.ledger ?? null;
+  return l && inputs.ledger && l.root === inputs.ledger.root && l.size === inputs.ledger.size ? l : null;
+}
+
+function sameAsPublished(run: RunContext, state: StepState, digest: FileDigest): boolean {
+  const current = run.digests.digest(state.target);
+  return current !== null && current.hash === digest.hash && current.bytes === digest.bytes;
+}
+
+function sha256Digest(bytes: Uint8Array): FileDigest {
+  return { bytes: bytes.length, hash: `sha256:${createHash("sha256").update(bytes).digest("hex")}` };
+}
+
+/** Another step's output: generated in this run, staged, or the published file. */
+function bytesOf(run: RunContext, plan: Plan, id: string): Uint8Array {
+  const out = plan.states.get(id)?.output;
+  if (out?.bytes) return out.bytes;
+  if (out?.tmp) return readFileSync(out.tmp);
+  return readFileSync(run.targetOf(plan.byId.get(id)!));
+}
+
+function generatorInputs(run: RunContext, inputs: Inputs, step: Step, declared: readonly InputName[], facts: LedgerFacts | null): GeneratorInputs {
+  const allowed = new Set(declared.filter((i) => i.startsWith("sources/")).map((i) => i.slice(8)));
+  const sources = createSourceReader((path) => sourceFile(run.layout, path), { allowed, reader: step.id, label: run.files.sourcesDir });
+  const pulse = declared.includes("pulse") && inputs.pulseRecords ? inputs.pulseRecords : undeclared(step.id, "pulse", [] as PulseRecord[]);
+  const factsInput = declared.includes("ledger") && facts ? facts : undeclared(step.id, "ledger", {} as LedgerFacts);
+  return { facts: factsInput, pulse, sources };
+}
+
+/** Throws on any use: handed to a generator in place of an input it did not declare. */
+function undeclared<T extends object>(stepId: string, input: string, shape: T): T {
+  return new Proxy(shape, {
+    get(_target, property) {
+      if (property === "then") return undefined;
+      throw new Error(`${stepId} reads the ${input} but does not declare "${input}" as an input`);
+    },
+  });
+}

@@ -48,6 +48,12 @@ const world = fc.record({
   priorGrants: fc.integer({ min: 0, max: 6 }),
 });
 type World = typeof world extends fc.Arbitrary<infer W> ? W : never;
+// Half the worlds have everything but the role and the request right, so that grants are common
+// enough for their properties to be tested on every run, whatever the seed.
+const worlds = fc.oneof(
+  world,
+  world.map((w) => ({ ...w, reputation: 1, bondedMic: 10_000n, drift: 0, attested: ["api.*" as const], risk: "low" as const, cosigned: true, issuedAgo: 0, validity: 30 * DAY })),
+);
 
 function build(w: World) {
   const s = new Scenario();
@@ -92,7 +98,7 @@ describe("verifier properties (fast-check, real signatures)", () => {
   it("no grant outside role + attributes, none beyond 90 days or past the attestation's expiry", () => {
     let grants = 0;
     fc.assert(
-      fc.property(world, (w) => {
+      fc.property(worlds, (w) => {
         const { s, holder, att } = build(w);
         const out = verifyAuthority(request(holder, att, w.requested), s.registry, NOW);
         if (!out.verified) return;

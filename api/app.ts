@@ -38,6 +38,8 @@ import { areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import type { Platform } from "./middleware/require-token.ts";
 import { areaRoutes } from "./routes/areas.ts";
+import { avmRoutes } from "./routes/avm.ts";
+import { ledgerRoutes } from "./routes/ledger.ts";
 import { consensusRoutes } from "./routes/consensus.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
@@ -78,6 +80,10 @@ export interface AppOptions {
    */
   ledger?: LedgerStore;
   tokenPublicKeyHex?: string;
+  /** The token key's secret half: lets POST /avm/operator/issue-token sign tokens (without it: 503). */
+  tokenSecretKeyHex?: string;
+  /** POST /avm/verify requests per client per UTC day (default 100; null: unlimited, for a benchmark). */
+  verifyQuota?: number | null;
 }
 
 /** Area names, to skip the path parse on requests that cannot name an area file. */
@@ -131,6 +137,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, trustedOrigins, log, now }));
   const keyedDataDir = options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir;
   app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now })));
+  // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
+  app.route("/", avmRoutes({ platform, quotas, ...(options.verifyQuota !== undefined ? { verifyQuota: options.verifyQuota } : {}), ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
+  app.route("/", ledgerRoutes(options.ledger));
   app.route("/", openApiRoutes(() => openApiDocument(app)));
 
   app.notFound(unmatchedRequest(app, { ...(options.siteDir !== undefined ? { site: staticSite(options.siteDir) } : {}), trustedOrigins }));

@@ -40,6 +40,8 @@ const TAGS = [
   { name: "Philosophers area", description: "Deliberations, virtues, decisions and drift." },
   { name: "Economists area", description: "MIC supply, MII, coordination scores and returns." },
   { name: "Diplomacy area", description: "Treaty framework, standards and protocols." },
+  { name: "Authority verification", description: "Verify authority (five stages), check and revoke it; the operator operations for holders of operator tokens." },
+  { name: "Ledger", description: "Proofs that an entry is in the ledger." },
   { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
   { name: "Service", description: "Health and this description." },
 ];

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:8f0fb21b7f95b89af5d2520fa8ef5f74a9d72abee0caa18e5cce12b38a770837
+sha256:0d202ccd5c9fe270a0422a60c939b8cf7b258b4600bb333b2b9b0ae625cc4387
 
-— integrity-platform.example/datasets UVWo37Xr80w5c3mbkjlxz68JNr+8A4wK5Yc7PboD/22ePCvagHp/KorkKo2jwGSMfhc8f480EQ/g//CImJlGN56P6wI=
+— integrity-platform.example/datasets UVWo34Tpae7D0aUdgu68X1IQZF+CFcqHzTHCoG0rbjM94BGFZ87ihe2tBD1ewjufeRcCm/6OrgQmu8fpWhbBIyEDaQg=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:5f5b3fcc2d60c10f1bc4e66da3ade5a4a96bf6d0141ef5e924106fad00b16333
+sha256:16be2675e584fb1a76857d56dfffbdd014f4813d18342c6e600effdf4e56ceb1
 
-— integrity-platform.example/datasets UVWo3zIut9C1QHetJu6ow7CMIejUuA3w6+TC24jyjCGO/Z2Jwk5xv/8IUth+5uOe8+O2DvRR3WmppAYZ7+jR2D2cOAw=
+— integrity-platform.example/datasets UVWo374rPcEpiMxVkn1mep0gBtlZjKIFCAohCrce3PbI1A+H8/ySvqxpgLAfT7Glkzm2+YuGtDLrHW39W/EDzciphQ4=

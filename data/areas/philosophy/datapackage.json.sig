@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:2b3389a90a2c36e12de5d237c4ad84001317b4fc74d24dc6b4ac96bc4c9b64fb
+sha256:edd33c1638b220cf9b6e0a00f74d29127bb2fa626f373051dfa24739e0114f2b
 
-— integrity-platform.example/datasets UVWo36QEHypxtOUCzl63HXxyuTTjlLHH9LKFiIYVVPq3iWtf5AlassfuWjwMukwFs/UqF1KM9ZgG14LcjP8nBduXRQM=
+— integrity-platform.example/datasets UVWo3yde6GUj+MbJM6B16RPvfjUgJi/ruOCNTMyho9IySxnrOiUzIVMgOvC//ititG04hhPalObnLWVGmiWLON35XwE=

@@ -40,6 +40,8 @@ import type { Platform } from "./middleware/require-token.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { Balances } from "./balances.ts";
 import { balanceRoutes } from "./routes/balance.ts";
+import { avmRoutes } from "./routes/avm.ts";
+import { ledgerRoutes } from "./routes/ledger.ts";
 import { consensusRoutes } from "./routes/consensus.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
@@ -80,6 +82,10 @@ export interface AppOptions {
    */
   ledger?: LedgerStore;
   tokenPublicKeyHex?: string;
+  /** The token key's secret half: lets POST /avm/operator/issue-token sign tokens (without it: 503). */
+  tokenSecretKeyHex?: string;
+  /** POST /avm/verify requests per client per UTC day (default 100; null: unlimited, for a benchmark). */
+  verifyQuota?: number | null;
 }
 
 /** Area names, to skip the path parse on requests that cannot name an area file. */
@@ -136,6 +142,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const balances = new Balances({ ledger: options.ledger, dataDir: options.dataDir, now });
   app.route("/", balanceRoutes(balances));
   app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() })));
+  // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
+  app.route("/", avmRoutes({ platform, quotas, ...(options.verifyQuota !== undefined ? { verifyQuota: options.verifyQuota } : {}), ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
+  app.route("/", ledgerRoutes(options.ledger));
   app.route("/", openApiRoutes(() => openApiDocument(app)));
 
   app.notFound(unmatchedRequest(app, { ...(options.siteDir !== undefined ? { site: staticSite(options.siteDir) } : {}), trustedOrigins }));

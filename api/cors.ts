@@ -20,6 +20,7 @@ export const EXPOSED_HEADERS = [
   "X-Limit-Clamped",
   "X-Request-Id",
   "WWW-Authenticate",
+  "Ledger-Seq",
 ].join(", ");
 
 /** How long a browser may cache a preflight answer (Chromium caps it at 2 hours). */

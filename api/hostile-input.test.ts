@@ -21,7 +21,10 @@ import { PROBLEM_BASE } from "./problem.ts";
 import { json } from "./responses.ts";
 import { addRoute, defineRoute } from "./route.ts";
 import { listen, type RunningServer } from "./server.ts";
-import { issueToken, openTestLedger, registerOffices, stageSessions, TEST_TOKEN_PUBLIC_KEY } from "./routes/consensus-test-helpers.ts";
+import { registerOffices, stageSessions } from "./routes/consensus-test-helpers.ts";
+import { tokenClaims, tokenIssuedEvent } from "../core/avm/token.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
+import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "./avm-test-helpers.ts";
 import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./test-helpers.ts";
 
 interface Endpoint {
@@ -29,7 +32,7 @@ interface Endpoint {
   path: string;
   /** The documented path when `path` fills in its parameters (`/v1/consensus/sessions/{id}/votes`). */
   route?: string;
-  /** Sends the write token (`consensus.write`) with every probe but those about credentials. */
+  /** Sends the operator token (avm.revoke, avm.operate, consensus.write) with every probe but those about credentials. */
   token?: boolean;
   /** A valid query; hostile probes add to it or replace it. */
   query?: string;
@@ -46,14 +49,19 @@ interface Endpoint {
 /** v1 balances answer 410 from the sunset on; the suite runs on the real clock. */
 const V1_STATUS = balanceInterface(migrationPhase(new Date())).v1 === "gone" ? 410 : 200;
 const V2_STATUS = balanceInterface(migrationPhase(new Date())).v2 === "absent" ? 404 : 200;
-/** The consensus sessions staged on the suite's ledger (see beforeAll). */
-const staged = (() => {
-  const made = tempDir("hostile-ledger-");
-  const ledger = openTestLedger(join(made.dir, "ledger.sqlite"), { durability: "normal" });
-  registerOffices(ledger);
-  return { ledger, cleanup: made.cleanup, sessions: stageSessions(ledger) };
+// The suite's ledger: for the authority routes an identity, companions and stake set up through the
+// operations; for consensus, offices and a session staged at each step.
+const avm = new AvmFixture();
+const avmCompanion = avm.companion("athena");
+const avmHolder = avm.identity("hostile-holder");
+const spareToken = (() => {
+  const claims = tokenClaims({ jti: "3f6c1d2e-9a8b-4c7d-8e6f-5a4b3c2d1e0f", subject: "spare", permissions: ["avm.revoke"], ttlSeconds: 3600 }, avm.nowMs);
+  avm.ledger.append([tokenIssuedEvent(claims)]);
+  return claims.jti;
 })();
-const { sessions } = staged;
+const EVIDENCE = `sha256:${"5e".repeat(32)}`;
+registerOffices(avm.ledger);
+const sessions = stageSessions(avm.ledger);
 
 /** Every endpoint of the API. */
 const ENDPOINTS: Endpoint[] = [
@@ -68,6 +76,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/government/ledger/export.csv", key: "government", large: true },
   { method: "GET", path: "/government/sentinel-status.json", key: "government" },
   { method: "GET", path: "/government/transparency.pdf", key: "government" },
+  { method: "GET", path: "/government/authority-activity.json", key: "government" },
   { method: "GET", path: "/academics/dataset.json", key: "institutional" },
   { method: "GET", path: "/academics/mii-timeline.csv", key: "institutional" },
   { method: "GET", path: "/academics/sentinel-coordination.json", key: "institutional" },
@@ -99,6 +108,20 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/v2/balance/ATLAS", route: "/v2/balance/{address}", validStatus: V2_STATUS },
   { method: "GET", path: "/balance/ATLAS", route: "/balance/{address}" },
   { method: "GET", path: "/migration/proof/ATLAS", route: "/migration/proof/{address}" },
+  // Authority verification and ledger proofs: a real ledger, an operator token with every permission.
+  { method: "POST", path: "/avm/verify", body: JSON.stringify(avm.body(avmHolder, avmCompanion, ["api.read"])) },
+  { method: "GET", path: `/avm/check/${avmHolder.ledger_id}`, route: "/avm/check/{ledger_id}" },
+  { method: "POST", path: "/avm/revoke", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, reason: "requested_by_holder", evidence_hash: EVIDENCE }) },
+  { method: "GET", path: "/ledger/entries/0/inclusion", route: "/ledger/entries/{seq}/inclusion" },
+  { method: "POST", path: "/avm/operator/register-identity", token: true, body: JSON.stringify({ algorithm: "ed25519", public_key: publicKeyFromSecret("ed25519", "11".repeat(32)), role: "viewer", reputation: 0.5 }) },
+  { method: "POST", path: "/avm/operator/register-companion", token: true, body: JSON.stringify({ companion_id: "hostile-companion", algorithm: "ed25519", public_key: publicKeyFromSecret("ed25519", "22".repeat(32)) }) },
+  { method: "POST", path: "/avm/operator/lock-stake", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, amount: "1", slashing_conditions_accepted: true }) },
+  { method: "POST", path: "/avm/operator/withdraw-stake", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, amount: "0.000001" }) },
+  { method: "POST", path: "/avm/operator/record-drift", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, drift_score: 0.01, source: "monitor" }) },
+  { method: "POST", path: "/avm/operator/report-violation", token: true, body: JSON.stringify({ ledger_id: avmHolder.ledger_id, evidence_hash: EVIDENCE, detected_by: "auditor" }) },
+  { method: "POST", path: "/avm/operator/signal-concern", token: true, body: JSON.stringify({ companion_id: "athena", ledger_id: avmHolder.ledger_id, evidence_hash: EVIDENCE }) },
+  { method: "POST", path: "/avm/operator/issue-token", token: true, body: JSON.stringify({ subject: "hostile-deputy", permissions: ["avm.revoke"], ttl_seconds: 60 }) },
+  { method: "POST", path: "/avm/operator/revoke-token", token: true, body: JSON.stringify({ jti: spareToken, reason: "hostile suite" }) },
   // Consensus: each write's valid request succeeds once (a session staged at each step); repeats are refused.
   { method: "GET", path: "/api/cycle/current" },
   { method: "POST", path: "/api/cycle/current", token: true, body: JSON.stringify({ cycle: sessions.cycle, gi: 0.97 }) },
@@ -125,7 +148,7 @@ let server: RunningServer;
 let doc: OpenApiDocument;
 let cleanup: () => void;
 const keys: Partial<Record<KeyTier, string>> = {};
-let writeToken: string;
+let operatorToken = "";
 
 const Echo = z.strictObject({ name: z.string().max(100), count: z.number().int().min(0) });
 const echoRoute = defineRoute({
@@ -150,8 +173,17 @@ beforeAll(async () => {
   writeFileSync(join(site, "404.html"), "<!doctype html><title>not found</title>");
   const store = new ApiKeyStore(join(made.dir, "access.sqlite"));
   for (const tier of ["government", "institutional", "academic"] as const) keys[tier] = store.issue(tier, `hostile ${tier}`, new Date()).token;
-  writeToken = (await issueToken(staged.ledger)).token;
-  const app = createApp({ dataDir, siteDir: site, keys: store, log: () => {}, trustedOrigins: [], ledger: staged.ledger, tokenPublicKeyHex: TEST_TOKEN_PUBLIC_KEY });
+  operatorToken = (await avm.token(["avm.revoke", "avm.operate", "consensus.write"])).token;
+  const app = createApp({
+    dataDir,
+    siteDir: site,
+    keys: store,
+    log: () => {},
+    trustedOrigins: [],
+    ledger: avm.ledger,
+    tokenPublicKeyHex: TEST_TOKEN_PUBLIC,
+    tokenSecretKeyHex: TEST_TOKEN_SECRET,
+  });
   addRoute(app, echoRoute, (c) => c.json(c.req.valid("json"), 200));
   doc = openApiDocument(app);
   server = await listen(app, "127.0.0.1", 0);
@@ -159,8 +191,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   cleanup?.();
-  staged.ledger.close();
-  staged.cleanup();
+  await avm.close();
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -176,7 +207,7 @@ function wire(method: string, target: string, headers: Header[], body: string | 
 function baseHeaders(endpoint: Endpoint | null, extra: Header[] = [], options: { key?: boolean } = {}): Header[] {
   const headers: Header[] = [["Host", `127.0.0.1:${server.port}`], ["Connection", "close"]];
   if (endpoint?.key && options.key !== false) headers.push(["Authorization", `Bearer ${keys[endpoint.key]}`]);
-  if (endpoint?.token && options.key !== false) headers.push(["Authorization", `Bearer ${writeToken}`]);
+  if (endpoint?.token && options.key !== false) headers.push(["Authorization", `Bearer ${operatorToken}`]);
   return [...headers, ...extra];
 }
 
@@ -394,7 +425,7 @@ const PATH_PROBES: [string, (path: string) => string][] = [
 const METHOD_PROBES = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "get"];
 
 function headerProbes(endpoint: Endpoint): [string, Header[], { key?: boolean }][] {
-  const token = endpoint.token ? writeToken : endpoint.key ? keys[endpoint.key]! : keys.academic!;
+  const token = endpoint.token ? operatorToken : endpoint.key ? keys[endpoint.key]! : keys.academic!;
   return [
     ["no key", [], { key: false }],
     ["empty bearer", [["Authorization", "Bearer"]], { key: false }],

@@ -34,6 +34,8 @@ export const PROBLEM_TYPES = {
   "unknown-address": { status: 404, title: "Unknown address" },
   /** An interface version that was retired (v1 balances after the sunset); `Link` names its successor. */
   gone: { status: 410, title: "This interface version is retired" },
+  /** The write contradicts what the ledger already holds (a key or id registered twice, a token revoked twice, money during the migration freeze). */
+  conflict: { status: 409, title: "Conflict with the ledger" },
   /** The path exists but not for this method; the `Allow` header lists the methods it has. */
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   /** The request did not arrive completely in time (headers within 60 s, the whole request within 5 min). */
@@ -56,6 +58,10 @@ export const PROBLEM_TYPES = {
   /** The pulse history failed verification; `line` and `problem` name the first bad line. */
   /** A route that reads or writes the ledger, on a server without one (or whose ledger failed): fail closed. */
   "ledger-unavailable": { status: 503, title: "Ledger unavailable" },
+  /** A service relying on the AVM could not get an answer from it (error, timeout, no ledger): denied by default (spec rule 2). */
+  "authority-unavailable": { status: 503, title: "Authority verification unavailable" },
+  /** Issuing a token over HTTP, on a server that does not hold the token signing key. */
+  "signing-unavailable": { status: 503, title: "Token signing unavailable" },
   "history-unverified": { status: 503, title: "Pulse history failed verification" },
   /** A consensus decision refused (`consensus-<refusal code>`, api/consensus-problems.ts). */
   ...CONSENSUS_PROBLEM_TYPES,

@@ -127,6 +127,19 @@ export class DailyQuotas {
   /** Counts one request of `client` (a key id, or an IP address: see clientOfAddress) at `tier` for `area`. */
   take(area: string, tier: Tier, client: string): Decision {
     const { bucket, quota } = quotaOf(area, tier);
+    return this.#take(bucket, quota, tier === "anonymous", client);
+  }
+
+  /**
+   * Counts one request of an anonymous `client` (an IP address) against a daily quota of its own,
+   * for an endpoint outside the data areas (POST /avm/verify): `bucket` names the quota.
+   */
+  takeOwn(bucket: string, quota: Quota, client: string): Decision {
+    if (Object.hasOwn(BUCKETS, bucket)) throw new Error(`${bucket} is a data-area quota`);
+    return this.#take(bucket, quota, true, client);
+  }
+
+  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): Decision {
     if (quota === null) return { limited: false };
     const now = this.#now();
     const day = now.toISOString().slice(0, 10);
@@ -138,7 +151,6 @@ export class DailyQuotas {
     }
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     const resetSeconds = Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
-    const anonymous = tier === "anonymous";
     const key = `${bucket}\n${anonymous ? "ip" : "key"}\n${anonymous ? clientOfAddress(client) : client}`;
     const used = this.#counts.get(key);
     if (used === undefined && anonymous && this.#anonymousClients >= this.#maxClients) {

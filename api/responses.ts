@@ -85,6 +85,11 @@ export const HEADERS = {
   "Retry-After": { description: "Seconds until the quota resets (00:00 UTC).", required: true, schema: { type: "integer", minimum: 1 } },
   "WWW-Authenticate": { description: 'The scheme to authenticate with: `Bearer realm="integrity-platform"`.', required: true, schema: { type: "string" } },
   Allow: { description: "The methods the path has.", required: true, schema: { type: "string" } },
+  "Ledger-Seq": {
+    description: "The ledger sequence number of the entry that records the outcome (the `avm.grant` of a success, the `avm.attempt` of a failure); `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
 } as const satisfies Record<string, HeaderSpec>;
 
 export type HeaderName = keyof typeof HEADERS;

@@ -37,6 +37,8 @@ export interface ServerOptions {
   /** The ledger of the authority, consensus and balance routes, and the token key's public half. */
   ledger?: AppOptions["ledger"];
   tokenPublicKeyHex?: string;
+  /** The token key's secret half, for POST /avm/operator/issue-token. */
+  tokenSecretKeyHex?: string;
 }
 
 /** Largest WebSocket frame `ws` accepts at all; the simulation's own limit is smaller. */
@@ -97,6 +99,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     ...(options.simulation ? { simulation: options.simulation } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
+    ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}),
   });
   return listen(app, options.host, options.port);
 }

@@ -136,6 +136,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     now,
     ledger,
     tokenPublicKeyHex: tokenKey.publicKeyHex,
+    tokenSecretKeyHex: tokenKey.secretKeyHex,
     ...(siteDir ? { siteDir } : {}),
   });
   // One write, so a reader that sees the serving line also sees the URLs.

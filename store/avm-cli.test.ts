@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -150,6 +150,27 @@ describe("npm run avm", () => {
     }
     expect(registry().size).toBe(before);
   }, 180_000); // thirteen processes on a shared machine
+
+  it("decides at the tail inside one write: four processes registering one companion id record it once", async () => {
+    const db = join(dir, "race.sqlite");
+    const keys = Array.from({ length: 4 }, () => generateKeyPair("ed25519").publicKey);
+    const results = await Promise.all(
+      keys.map(
+        (key) =>
+          new Promise<number | null>((resolve) => {
+            const child = spawn(process.execPath, [cli, "register-companion", "--companion-id", "raced", "--algorithm", "ed25519", "--public-key", key], {
+              env: environment({ LEDGER_DB: db }),
+              stdio: "ignore",
+            });
+            child.once("exit", (code) => resolve(code));
+          }),
+      ),
+    );
+    expect(results.filter((code) => code === 0)).toHaveLength(1);
+    expect(results.filter((code) => code === 2)).toHaveLength(3);
+    const after = registry({ LEDGER_DB: db });
+    expect(after.types).toEqual(["companion.registered"]);
+  }, 120_000);
 
   it("honours LEDGER_DB", () => {
     const db = join(dir, "elsewhere.sqlite");

@@ -1,8 +1,9 @@
 /**
- * `npm run avm -- <command>`: the AVM's operator commands. Each reads the registry from the ledger
- * (LEDGER_DB, or STATE_DIR/ledger.sqlite), runs the operation of core/avm/operations.ts, appends its
- * events — with the automatic revocations they trigger — in one transaction, and prints one JSON
- * line. Bad input exits 2 with a message naming what is wrong, and appends nothing.
+ * `npm run avm -- <command>`: the AVM's operator commands. Each is one conditional write on the
+ * ledger (LEDGER_DB, or STATE_DIR/ledger.sqlite): inside the write transaction the registry is
+ * caught up to the tail, the operation of core/avm/operations.ts decides, and its events — with the
+ * automatic revocations they trigger — are appended; then it prints one JSON line. Bad input
+ * exits 2 with a message naming what is wrong, and appends nothing.
  *
  *   register-identity  --algorithm ed25519|secp256k1 --public-key HEX --role ROLE --reputation R
  *   register-companion --companion-id ID --algorithm ALG --public-key HEX
@@ -23,8 +24,6 @@ import { parseArgs } from "node:util";
 import * as ops from "../core/avm/operations.ts";
 import { avmRegistry, checkAuthority, type AvmRegistry } from "../core/avm/registry.ts";
 import { signToken } from "../core/avm/token.ts";
-import { fold } from "../core/ledger/projection.ts";
-import type { NewEvent } from "../core/ledger/store.ts";
 import { loadSigningKey, TOKEN_KEY } from "./keys.ts";
 import { openLedger, stateDir } from "./open-ledger.ts";
 
@@ -114,16 +113,16 @@ interface Plan {
   /** The operation's result, or a refusal. */
   op: ops.Operation<object>;
   /** The JSON line, given the seq of the first appended entry. */
-  line: (seq: number | null) => Promise<Record<string, unknown>>;
+  line: (seq: number | null) => Record<string, unknown>;
 }
 
-function plan(command: string, v: Values, registry: AvmRegistry, nowMs: number, env: NodeJS.ProcessEnv): Plan {
-  const withSeq = (result: Record<string, unknown>) => async (seq: number | null) => ({ ...result, seq });
+function plan(command: string, v: Values, registry: AvmRegistry, nowMs: number): Plan {
+  const withSeq = (result: Record<string, unknown>) => (seq: number | null) => ({ ...result, seq });
   switch (command) {
     case "register-identity": {
       const input = { algorithm: v.algorithm!, public_key: v["public-key"]!, role: v.role!, reputation: number(v.reputation!, "reputation") };
       const op = ops.registerIdentity(registry, input as Parameters<typeof ops.registerIdentity>[1]);
-      return { op, line: async (seq) => ({ ...(op.ok ? op.result : {}), algorithm: input.algorithm, public_key: input.public_key, role: input.role, reputation: input.reputation, seq }) };
+      return { op, line: (seq) => ({ ...(op.ok ? op.result : {}), algorithm: input.algorithm, public_key: input.public_key, role: input.role, reputation: input.reputation, seq }) };
     }
     case "register-companion": {
       const input = { companion_id: v["companion-id"]!, algorithm: v.algorithm!, public_key: v["public-key"]! };
@@ -132,74 +131,80 @@ function plan(command: string, v: Values, registry: AvmRegistry, nowMs: number, 
     }
     case "lock-stake": {
       const op = ops.lockStake(registry, { ledger_id: v["ledger-id"]!, amount: v.amount!, slashing_conditions_accepted: v["accept-slashing"] === true });
-      return { op, line: async (seq) => ({ ...(op.ok ? op.result : {}), slashing_conditions_accepted: v["accept-slashing"] === true, seq }) };
+      return { op, line: (seq) => ({ ...(op.ok ? op.result : {}), slashing_conditions_accepted: v["accept-slashing"] === true, seq }) };
     }
     case "withdraw-stake": {
       const op = ops.withdrawStake(registry, { ledger_id: v["ledger-id"]!, amount: v.amount! }, nowMs);
-      return { op, line: async (seq) => ({ ...(op.ok ? op.result : {}), seq }) };
-    }
-    case "issue-token": {
-      const input = {
-        jti: randomUUID(),
-        subject: v.subject!,
-        permissions: v.permission! as Parameters<typeof ops.issueToken>[1]["permissions"],
-        ...(v.ttl !== undefined ? { ttl_seconds: integer(v.ttl, "ttl") } : {}),
-      };
-      const op = ops.issueToken(registry, input, nowMs);
-      return {
-        op,
-        line: async () => {
-          if (!op.ok) return {};
-          const claims = op.result.claims;
-          const key = loadSigningKey(TOKEN_KEY, stateDir(env), env, (m) => process.stderr.write(`${m}\n`));
-          const token = await signToken(claims, key.secretKeyHex);
-          process.stderr.write(`token ${claims.jti} for ${claims.sub} (${claims.permissions.join(", ")}), expires ${new Date(claims.exp * 1000).toISOString()}\n`);
-          return { token };
-        },
-      };
+      return { op, line: (seq) => ({ ...(op.ok ? op.result : {}), seq }) };
     }
     case "revoke-token": {
       const op = ops.revokeToken(registry, { jti: v.jti!, reason: v.reason! });
-      return { op, line: async (seq) => ({ ...(op.ok ? op.result : {}), revoked: true, seq }) };
+      return { op, line: (seq) => ({ ...(op.ok ? op.result : {}), revoked: true, seq }) };
     }
     case "revoke": {
       const input = { ledger_id: v["ledger-id"]!, reason: v.reason!, evidence_hash: v["evidence-hash"]! };
       const op = ops.revokeAuthority(registry, input as Parameters<typeof ops.revokeAuthority>[1], nowMs);
-      return { op, line: async (seq) => ({ ledger_id: input.ledger_id, ...(op.ok ? op.result : {}), seq }) };
+      return { op, line: (seq) => ({ ledger_id: input.ledger_id, ...(op.ok ? op.result : {}), seq }) };
     }
     case "record-drift": {
       const op = ops.recordDrift(registry, { ledger_id: v["ledger-id"]!, drift_score: number(v["drift-score"]!, "drift-score"), source: v.source! }, nowMs);
-      return { op, line: async (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
+      return { op, line: (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
     }
     case "report-violation": {
       const op = ops.reportViolation(registry, { ledger_id: v["ledger-id"]!, evidence_hash: v["evidence-hash"]!, detected_by: v["detected-by"]! }, nowMs);
-      return { op, line: async (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
+      return { op, line: (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
     }
     case "signal-concern": {
       const op = ops.signalConcern(registry, { companion_id: v["companion-id"]!, ledger_id: v["ledger-id"]!, evidence_hash: v["evidence-hash"]! }, nowMs);
-      return { op, line: async (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
+      return { op, line: (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
     }
     case "check": {
       const result = checkAuthority(registry, v["ledger-id"]!, nowMs);
-      return { op: { ok: true, events: [], result: { ...result } }, line: async () => ({ ledger_id: v["ledger-id"], ...result }) };
+      return { op: { ok: true, events: [], result: { ...result } }, line: () => ({ ledger_id: v["ledger-id"], ...result }) };
     }
     default:
       return fail(`unknown command ${JSON.stringify(command)}`);
   }
 }
 
+type IssueInput = Parameters<typeof ops.issueToken>[1];
+
+/** issue-token: the claims (a fresh jti, now) and the signed token, before the registry is read. */
+async function signedToken(v: Values, nowMs: number, env: NodeJS.ProcessEnv): Promise<{ input: IssueInput; line: Record<string, unknown> }> {
+  const input = {
+    jti: randomUUID(),
+    subject: v.subject!,
+    permissions: v.permission! as IssueInput["permissions"],
+    ...(v.ttl !== undefined ? { ttl_seconds: integer(v.ttl, "ttl") } : {}),
+  };
+  // The same operation against an empty registry checks the input (a jti is new by construction).
+  const op = ops.issueToken(avmRegistry.initial(), input, nowMs);
+  if (!op.ok) fail(asOptions(op.message));
+  const claims = op.result.claims;
+  const key = loadSigningKey(TOKEN_KEY, stateDir(env), env, (m) => process.stderr.write(`${m}\n`));
+  const token = await signToken(claims, key.secretKeyHex);
+  process.stderr.write(`token ${claims.jti} for ${claims.sub} (${claims.permissions.join(", ")}), expires ${new Date(claims.exp * 1000).toISOString()}\n`);
+  return { input, line: { token } };
+}
+
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { command, values } = parse(argv);
   const { ledger } = openLedger({ env, log: (m) => process.stderr.write(`${m}\n`) });
   try {
-    const registry = fold(avmRegistry, ledger.entries());
-    const { op, line } = plan(command, values, registry, Date.now(), env);
-    if (!op.ok) fail(asOptions(op.message));
-    // Sign before appending: a token whose signing failed is never recorded as issued.
-    const pending = command === "issue-token" ? await line(null) : null;
-    const events: NewEvent[] = op.events;
-    const entries = events.length > 0 ? ledger.append(events) : [];
-    const out = pending ?? (await line(entries[0]?.seq ?? null));
+    const nowMs = Date.now();
+    // A token is signed before anything is appended (a token whose signing failed is never
+    // recorded as issued); its claims do not depend on the registry, only its recording does.
+    const signed = command === "issue-token" ? await signedToken(values, nowMs, env) : null;
+    // One conditional write: the registry is caught up to the tail inside the write transaction,
+    // so the operation — and the automatic revocations it entails — is decided against every entry
+    // any process appended before it, and nothing can slip in between the decision and its record.
+    const written = await ledger.write((tail) => {
+      const registry = tail.state(avmRegistry);
+      const { op, line } = signed ? { op: ops.issueToken(registry, signed.input, nowMs), line: () => signed.line } : plan(command, values, registry, nowMs);
+      if (!op.ok) fail(asOptions(op.message));
+      return { events: op.events, result: line };
+    });
+    const out = written.result(written.entries[0]?.seq ?? null);
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } finally {
     ledger.close();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
+import { digestOf } from "../core/digest.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
@@ -99,6 +100,53 @@ describe("npm run ledger", () => {
     expect(inState.status, inState.stderr).toBe(0);
     expect(JSON.parse(inState.stdout)).toMatchObject({ seq: 0 });
     expect(existsSync(join(dir, "state", "ledger.sqlite"))).toBe(true);
+  });
+
+  it("appends the automatic revocation an event triggers in the same write: a drift above 0.1 ends a grant in force", () => {
+    const db = join(dir, "trigger.sqlite");
+    const ledgerId = "0b7a3c5e-1f2d-4a6b-8c9d-0e1f2a3b4c5d";
+    const now = Date.now();
+    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger" });
+    try {
+      ledger.append([
+        { type: "identity.registered", payload: { ledger_id: ledgerId, algorithm: "ed25519", public_key: generateKeyPair("ed25519").publicKey, role: "viewer", reputation: 0.9 } },
+        {
+          type: "avm.grant",
+          payload: {
+            ledger_id: ledgerId,
+            scopes: ["api.read"],
+            risk_level: "low",
+            attestation_hash: `sha256:${"ab".repeat(32)}`,
+            created_at: new Date(now - 60_000).toISOString(),
+            expires_at: new Date(now + 86_400_000).toISOString(),
+          },
+        },
+      ]);
+    } finally {
+      ledger.close();
+    }
+    // Within the threshold nothing follows; above it the revocation is appended with it.
+    const calm = run(["append", "identity.drift", JSON.stringify({ ledger_id: ledgerId, drift_score: 0.05, source: "monitor" })], { LEDGER_DB: db });
+    expect(calm.status, calm.stderr).toBe(0);
+    expect(JSON.parse(calm.stdout)).toMatchObject({ seq: 2 });
+    const drift = { ledger_id: ledgerId, drift_score: 0.4, source: "monitor" };
+    const drifted = run(["append", "identity.drift", JSON.stringify(drift)], { LEDGER_DB: db });
+    expect(drifted.status, drifted.stderr).toBe(0);
+    expect(JSON.parse(drifted.stdout)).toMatchObject({ seq: 3 });
+    expect(drifted.stderr).toMatch(/avm\.revoke at seq 4 \(drift_exceeded\)/);
+    const reopened = new SqliteLedger(db, { origin: "integrity-platform.example/ledger" });
+    try {
+      const entries = [...reopened.entries()];
+      expect(entries.map((e) => e.type)).toEqual(["identity.registered", "avm.grant", "identity.drift", "identity.drift", "avm.revoke"]);
+      expect(entries[4]!.payload).toMatchObject({ ledger_id: ledgerId, reason: "drift_exceeded", evidence_hash: digestOf({ type: "identity.drift", payload: drift }) });
+      // One transaction: the trigger and its revocation share the instant of their commit.
+      expect(entries[4]!.ts).toBe(entries[3]!.ts);
+    } finally {
+      reopened.close();
+    }
+    // Nothing is in force any more: a second drift revokes nothing.
+    const again = run(["append", "identity.drift", JSON.stringify(drift)], { LEDGER_DB: db });
+    expect(again.stderr).not.toMatch(/avm\.revoke/);
   });
 
   it("refuses a bad event with a clear message, a non-zero exit and nothing written", () => {

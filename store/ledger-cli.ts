@@ -12,8 +12,8 @@
  *   verify-consistency OLD NEW --proof FILE --key KEY
  *                                check offline that checkpoint NEW extends checkpoint OLD (the proof
  *                                is the `consistency` command's output); KEY may be a .vkey file
- *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) and print
- *                                {"seq": N, "hash": "sha256:…"}
+ *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) with the automatic
+ *                                revocations it triggers, and print {"seq": N, "hash": "sha256:…"}
  *
  * Every command but the two offline checks (verify-export, verify-consistency) works on LEDGER_DB (default STATE_DIR/ledger.sqlite) or --db PATH.
  *
@@ -22,6 +22,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { avmRegistry } from "../core/avm/registry.ts";
+import { automaticRevocations } from "../core/avm/revocation.ts";
 import { parseVerifierKey, verifyCheckpoint, type NoteVerifier } from "../core/checkpoint.ts";
 import { verifyConsistency } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
@@ -192,7 +194,13 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case "append": {
-        const [entry] = ledger.append([event!]);
+        // One conditional write: the event and the automatic revocations it triggers (core/avm/
+        // revocation.ts), decided against the AVM registry caught up to the tail inside the write
+        // transaction, so no process sees the trigger without its revocation.
+        const nowMs = Date.now();
+        const { entries } = await ledger.write((tail) => ({ events: [event!, ...automaticRevocations(tail.state(avmRegistry), event!, nowMs)], result: null }));
+        const [entry, ...follow] = entries;
+        for (const f of follow) process.stderr.write(`appended ${f.type} at seq ${f.seq} (${String(f.payload.reason)}): the automatic revocation ${event!.type} triggers\n`);
         process.stdout.write(`{"seq": ${entry!.seq}, "hash": ${JSON.stringify(entry!.hash)}}\n`);
         return 0;
       }

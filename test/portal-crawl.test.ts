@@ -88,7 +88,7 @@ afterAll(async () => {
 
 describe("the portal, crawled from / in chromium", () => {
   it("finds every page and every same-origin link and asset answers 200", () => {
-    expect(pages).toEqual(expect.arrayContaining(["/", "/pulse/timeline/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/consensus/"]));
+    expect(pages).toEqual(expect.arrayContaining(["/", "/pulse/timeline/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/consensus/", "/authority/"]));
     const broken = [...statuses].filter(([, status]) => status !== 200);
     expect(broken).toEqual([]);
     // The assets a person's browser asks for on its own: the icon and the stylesheet.

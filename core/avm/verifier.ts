@@ -67,11 +67,7 @@ export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry
       validation_chain: VALIDATION_CHAIN,
     };
     const renewal = currentGrant(registry, request.ledger_id, nowMs) !== null;
-    const grant: NewEvent = {
-      type: "avm.grant",
-      payload: { ledger_id: request.ledger_id, scopes: requested, risk_level: attestation.risk_level, attestation_hash: A, created_at: createdAt, expires_at: expiresAt },
-    };
-    return { verified: true, response: { verified: true, authority_context: context }, renewal, events: [attemptEvent(request, A, null), grant] };
+    return { verified: true, response: { verified: true, authority_context: context }, renewal, events: [attemptEvent(request, A, null), grantEvent(context)] };
   } catch (error) {
     if (!(error instanceof AvmRuleFailure)) throw error;
     return { verified: false, response: failureOutput(error.rule, error.detail), rule: error.rule, events: [attemptEvent(request, A, error.rule)] };
@@ -180,6 +176,16 @@ function temporalStage(att: CompanionAttestation, identity: IdentityRecord, nowM
   // Both bounds are checked above; this guards the invariant against a future edit.
   if (!(expiresMs > nowMs && expiresMs - nowMs <= MAX_AUTHORITY_DURATION_MS)) fail("temporal.duration_exceeds_maximum", "no valid expiry");
   return { createdAt: iso(nowMs), expiresAt: iso(expiresMs) };
+}
+
+/**
+ * The `avm.grant` that records an authority_context: its payload is the context's ledger_id,
+ * scopes, risk_level, attestation_hash, created_at and expires_at, so a client holding the context
+ * can rebuild the ledger entry and check its inclusion proof (GET /ledger/entries/{seq}/inclusion).
+ */
+export function grantEvent(context: AuthorityContext): NewEvent {
+  const { ledger_id, scopes, risk_level, attestation_hash, created_at, expires_at } = context;
+  return { type: "avm.grant", payload: { ledger_id, scopes: [...scopes], risk_level, attestation_hash, created_at, expires_at } };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ const FILES: { readonly [A in Area]: Readonly<Record<string, AccessTier>> } = {
     "transparency.pdf": "public",
     "sentinel-status.json": "public",
     "policy-impact.json": "government",
+    "authority-activity.json": "public",
   },
   academics: {
     "dataset.json": "public",

@@ -8,11 +8,13 @@
 import { z } from "zod";
 import { canonicalize } from "../canonical.ts";
 import {
+  Cycle,
   Digest,
   HexString,
   Identifier,
   IsoTimestamp,
   NonEmptyString,
+  NonNegativeInt,
   NonNegativeNumber,
   PublicKeyHex,
   SignatureAlgorithm,
@@ -301,3 +303,42 @@ export type AvmRevokeResponse = z.infer<typeof AvmRevokeResponse>;
 export const TOKEN_PERMISSIONS = ["avm.revoke", "avm.operate", "consensus.write"] as const;
 export const TokenPermission = z.enum(TOKEN_PERMISSIONS);
 export type TokenPermission = z.infer<typeof TokenPermission>;
+
+/** Counts per stage, per code and per revocation reason: every key present (zero when none). */
+const countsOf = <K extends string>(keys: readonly K[]) => z.strictObject(Object.fromEntries(keys.map((k) => [k, NonNegativeInt])) as Record<K, typeof NonNegativeInt>);
+
+/** One calendar month (UTC) of authority activity. */
+export const AuthorityMonth = z.strictObject({
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/),
+  attempts: NonNegativeInt,
+  grants: NonNegativeInt,
+  denials: NonNegativeInt,
+  revocations: NonNegativeInt,
+});
+export type AuthorityMonth = z.infer<typeof AuthorityMonth>;
+
+/**
+ * /government/authority-activity.json: authority verification as the ledger records it (core/avm/activity.ts):
+ * every `avm.attempt` (grants, renewals, denials by stage and by code; `malformed` = bodies that did
+ * not parse, which reach no stage), every `avm.revoke` by reason, and the registered identities by
+ * role and companions, with the months charted.
+ */
+export const AuthorityActivity = z.strictObject({
+  cycle: Cycle,
+  timestamp: IsoTimestamp,
+  attempts: NonNegativeInt,
+  grants: NonNegativeInt,
+  /** Grants made while an earlier grant of the same identity was in force. */
+  renewals: NonNegativeInt,
+  denials: NonNegativeInt,
+  denials_by_stage: countsOf(AVM_STAGES),
+  denials_by_code: countsOf(AVM_ERROR_CODES),
+  malformed: NonNegativeInt,
+  revocations: NonNegativeInt,
+  revocations_by_reason: countsOf(REVOKE_REASONS),
+  identities_by_role: countsOf(ROLES),
+  companions: NonNegativeInt,
+  /** Oldest first; the months from the first authority event to the data's instant. */
+  months: z.array(AuthorityMonth),
+});
+export type AuthorityActivity = z.infer<typeof AuthorityActivity>;

@@ -11,6 +11,7 @@ import {
   SentinelCoordination,
 } from "./academics.ts";
 import {
+  AuthorityActivity,
   AuthorityContext,
   AvmCheckResponse,
   AvmFailure,
@@ -99,6 +100,7 @@ export const publishedSchemas = {
   "government/audit-trail-row": AuditTrailRow,
   "government/sentinel-status": SentinelStatus,
   "government/policy-impact": PolicyImpact,
+  "government/authority-activity": AuthorityActivity,
   // Academics area
   "academics/dataset": AcademicsDataset,
   "academics/mii-timeline-row": MiiTimelineRow,

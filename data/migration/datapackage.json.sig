@@ -1,4 +1,4 @@
 migration datapackage
-sha256:34310cfa53ae02e81864ef84ee9c9a7eed19623143de7d52ec56c5e62f5d3b79
+sha256:b63493ba678add5e07317eadfbd34ebd9042a3adb2f3e973e8f25bfdce99fd94
 
-— integrity-platform.example/datasets UVWo32rIuR06/CFraNpUwkDg0ZH3zrcoVYx/m5rCKiRhi6MJWpBVHTmV7D1C5/61neliYg7KJ2fB1zIgRBJ4v+8V0AI=
+— integrity-platform.example/datasets UVWo3/BhKq8NScM1kf+yWqEz51XvYIO3BnopQHPe/aeSAzegHwsEuExR5ulDuILrmxvltMtkYMlPrG2dbkHepa+3YQc=

@@ -3,6 +3,7 @@
  * so a test states every figure it feeds in and can compute the expected output by hand. For tests
  * and benchmarks only: no shipped module imports this one.
  */
+import { activityFigures, authorityActivity } from "../../core/avm/activity.ts";
 import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -43,6 +44,7 @@ export function makeFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     consensus: { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 },
     consensusSessions: [],
     consensusRegistry: { current: null, offices: [], active_sessions: [], recent_proofs: [], sessions: 0, sealed_proofs: 0 },
+    authorityActivity: activityFigures(authorityActivity.initial()),
     ...overrides,
   };
 }

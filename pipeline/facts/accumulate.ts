@@ -5,6 +5,7 @@
  * the pass rehashes what it reads and checks the root before the facts are used. How each figure is
  * counted: README "Ledger facts".
  */
+import { activityFigures, authorityActivity } from "../../core/avm/activity.ts";
 import { canonicalize } from "../../core/canonical.ts";
 import { consensusProjection } from "../../core/consensus/state.ts";
 import { registrySnapshot, sessionSummaries } from "../../core/consensus/views.ts";
@@ -68,6 +69,7 @@ export function createFactsAccumulator(): FactsAccumulator {
   const pendingVotes = new Map<string, [string, string][]>();
   const evaluatedSessions = new Set<string>();
   const registry = consensusProjection.initial();
+  const authority = authorityActivity.initial();
 
   // The cycle label is the same for a whole day: cache the last one computed.
   let lastDay = "";
@@ -101,6 +103,7 @@ export function createFactsAccumulator(): FactsAccumulator {
     eventCounts.set(type, (eventCounts.get(type) ?? 0) + 1);
     const payload = entry.payload as unknown;
     consensusProjection.apply(registry, entry);
+    authorityActivity.apply(authority, entry);
     if (isSupplyEvent(type)) {
       supplyEvent(ts);
       supplyProjection.apply(supply, entry);
@@ -257,6 +260,7 @@ export function createFactsAccumulator(): FactsAccumulator {
       consensus: { ...consensus, open: openSessions.size },
       consensusSessions: sessionSummaries(registry),
       consensusRegistry: registrySnapshot(registry),
+      authorityActivity: activityFigures(authority),
     };
   }
 

@@ -4,6 +4,7 @@
  * a ledger of millions of events is read once. Money is in shards (bigint); generators convert to
  * MIC numbers only at the edge of a published document.
  */
+import type { ActivityFigures } from "../../core/avm/activity.ts";
 import type { SessionSummary } from "../../core/consensus/views.ts";
 import type { ConsensusRegistry } from "../../core/schemas/consensus.ts";
 import type { SupplyShards } from "../../core/economy/supply.ts";
@@ -109,6 +110,8 @@ export interface LedgerFacts {
   consensusSessions: SessionSummary[];
   /** The consensus registry at the end of the ledger, as philosophy/consensus-registry.json publishes it. */
   consensusRegistry: Omit<ConsensusRegistry, "cycle" | "timestamp">;
+  /** Authority verification as the ledger records it (core/avm/activity.ts): government/authority-activity.json. */
+  authorityActivity: ActivityFigures;
   /** The latest `compliance.audited` per jurisdiction (none recorded: empty). */
   audits: Partial<Record<Jurisdiction, ComplianceAudit>>;
 }

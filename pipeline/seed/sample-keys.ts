@@ -3,7 +3,8 @@
  *
  *   secret seed = SHA-256("sample-key:" + seed + ":" + owner id)      (32 bytes, hex)
  *
- * where the owner id is a sentinel id (ATLAS, …) or an AVM ledger identity's UUID. Anyone who knows
+ * where the owner id is a sentinel id (ATLAS, …), `identity:<k>` for the k-th AVM identity,
+ * `companion:<id>` for an AVM companion or `stranger:<n>` for an unregistered wallet. Anyone who knows
  * the seed (it is recorded in the ledger's first event, `sample.generated`) can recompute these
  * secret keys, so a signature by them proves nothing about real activity: they exist so that the
  * sample ledger exercises the same verification code paths as a real one. Never reuse them.

@@ -7,6 +7,7 @@ import { validateEvent, type EventPayload, type EventType } from "../../core/led
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { publicKeyFromSecret, verify, type SignatureAlgorithm } from "../../core/signature.ts";
+import { ledgerIdForKey } from "../../core/avm/operations.ts";
 import { sampleSecretKey } from "./sample-keys.ts";
 import { DEFAULT_SEED, SAMPLE_NOTICE, planSimulation, simulate } from "./simulate.ts";
 import { SENTINELS } from "./tables.ts";
@@ -190,13 +191,15 @@ describe("simulate: the sample ledger", () => {
     }
   });
 
-  it("records AVM identities with deterministic UUIDs and their stakes", () => {
+  it("records AVM identities whose ledger_ids follow from their sample keys, and their stakes", () => {
     const ids = of(events, "identity.registered").map((e) => p<"identity.registered">(e));
     const stakes = of(events, "stake.locked").map((e) => p<"stake.locked">(e));
     expect(ids.length).toBeGreaterThanOrEqual(4);
     expect(new Set(ids.map((i) => i.algorithm))).toEqual(new Set(["ed25519", "secp256k1"]));
+    const keys = ids.map((_, k) => publicKeyFromSecret(k % 3 === 2 ? "secp256k1" : "ed25519", sampleSecretKey(DEFAULT_SEED, `identity:${k}`)));
     for (const i of ids) {
-      expect(i.public_key).toBe(publicKeyFromSecret(i.algorithm, sampleSecretKey(DEFAULT_SEED, i.ledger_id)));
+      expect(i.ledger_id).toBe(ledgerIdForKey(i.algorithm, i.public_key));
+      expect(keys).toContain(i.public_key);
       expect(stakes.some((s) => s.ledger_id === i.ledger_id)).toBe(true);
     }
   });

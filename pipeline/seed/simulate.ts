@@ -19,11 +19,14 @@
  * - about twice a year per jurisdiction a `compliance.audited` with the next due date (audits.ts);
  * - occasionally a burn, a lock or an unlock (an account never locks or burns more than it has
  *   free: minted − burned − locked), a multiplier change (values in [1.0, 2.0]), a standalone
- *   deliberation, a new AVM identity with its stake, and about four consensus sessions a week, run
+ *   deliberation, a new AVM identity with its stake (roles in turn), and about four consensus sessions a week, run
  *   through the consensus decisions (consensus.ts): opened (two critical- and two high-priority
  *   offices, each with GI >= 0.95), a `deliberation.recorded`, the signed votes, the deliberation
  *   proof generated, signed by the four, validated by a fifth office, and the close that seals it;
- * - at the start of each cycle a `cycle.updated` with the offices' mean GI.
+ * - at the start of each cycle a `cycle.updated` with the offices' mean GI;
+ * - authority activity (authority.ts), through the AVM's own operations and verifier: companions
+ *   registered in C-1, verify attempts that grant, renew or fail at each of the five stages, and
+ *   revocations by each trigger.
  * Every sentinel registers as a consensus office (its priority is in tables.ts).
  *
  * The migration freeze window (core/migration/phases.ts) holds money: no mint, burn, lock or unlock
@@ -37,7 +40,6 @@
  * one cycle's events, so `size: 1_000_000` streams.
  */
 import { digestOf } from "../../core/digest.ts";
-import { hash } from "node:crypto";
 import { coordinationScore, rewardShards, MULTIPLIER_MAX, MULTIPLIER_MIN } from "../../core/economy/formulas.ts";
 import { cycleNumber, cycleStart } from "../../core/cycle.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
@@ -46,6 +48,7 @@ import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { planAudits } from "./audits.ts";
 import { forcedStatus, isSilenced, liveHeartbeats, planLiveness } from "./liveness.ts";
 import { Prng } from "./prng.ts";
+import { AUTHORITY_STEPS_PER_DAY, SAMPLE_COMPANIONS, SampleAuthority } from "./authority.ts";
 import { SampleConsensus, type ActionResult } from "./consensus.ts";
 import { attestationMessage } from "./proof.ts";
 import { sampleSigner, type SampleSigner } from "./sample-keys.ts";
@@ -93,12 +96,16 @@ const RATE = {
   burns: 0.4, // scaled
   locks: 0.6, // scaled
   unlocks: 0.4, // scaled
-  identities: 0.04, // scaled; two events each
+  identities: 0.06, // two events each (not scaled: the authority activity needs a few dozen)
+  driftRecoveries: 0.1, // an identity's drift measured back below 0.1
+  restakes: 0.05, // an identity whose stake was withdrawn locks stake again
   sessions: 0.6, // ≈ 4 a week (spec target 3–5); about 14 events each
   deliberations: 0.3,
   multiplierChangePerCathedral: 0.03,
 } as const;
 const SESSION_EVENTS = 14;
+/** About 1.6 events per authority step: an attempt, with a grant most of the time, or a trigger and its revocation. */
+const AUTHORITY_EVENTS_PER_STEP = 1.6;
 const MIN_SCALE = 0.05;
 
 export interface SimulationPlan {
@@ -131,10 +138,17 @@ export function planSimulation(options: SimulationOptions): SimulationPlan {
   for (const s of sentinels) sentinelDays += Math.max(0, days - (s.registerCycle - 1));
   const fixed =
     1 + sentinels.length + CATHEDRALS.length + sentinelDays + days /* cycle.updated */ +
-    days * (RATE.sessions * SESSION_EVENTS + RATE.deliberations + RATE.multiplierChangePerCathedral * CATHEDRALS.length);
+    days *
+      (RATE.sessions * SESSION_EVENTS +
+        RATE.deliberations +
+        RATE.multiplierChangePerCathedral * CATHEDRALS.length +
+        2 * RATE.identities +
+        AUTHORITY_EVENTS_PER_STEP * AUTHORITY_STEPS_PER_DAY +
+        RATE.driftRecoveries +
+        RATE.restakes);
   const scalablePerUnit =
     sentinelDays * (RATE.heartbeatsPerSentinel + RATE.attestationsPerSentinel) +
-    days * (RATE.burns + RATE.locks + RATE.unlocks + 2 * RATE.identities);
+    days * (RATE.burns + RATE.locks + RATE.unlocks);
   const scale = scalablePerUnit > 0 ? Math.max(MIN_SCALE, (size - fixed) / scalablePerUnit) : 1;
   return { seed, firstCycle: 1, lastCycle, nowMs, scale, sentinels };
 }
@@ -233,15 +247,6 @@ const round = (x: number, digits: number): number => {
 const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** A version-4-shaped UUID derived from the seed: the sample AVM identities' ledger ids. */
-export function sampleUuid(seed: string, index: number): string {
-  const b = hash("sha256", `sample-identity:${seed}:${index}`, "buffer");
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.subarray(0, 16).toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
-
 // ---------------------------------------------------------------------------------------------
 
 /** The sample ledger's events, lazily, oldest first. */
@@ -287,6 +292,9 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
   // The consensus registry, folded from every event yielded so far.
   const consensus = new SampleConsensus();
   const signers = new Map(sentinels.map((s) => [s.spec.id, s.signer]));
+  // The authority registry, folded the same way; its own stream, so its choices leave the rest alone.
+  const authorityRng = new Prng(`${seed}/authority`);
+  const authority = new SampleAuthority(seed, authorityRng);
 
   const hbPerDay = RATE.heartbeatsPerSentinel * scale;
   // Alive at `now`: regular heartbeats in the last days, and the few unwell sentinels (liveness.ts).
@@ -311,6 +319,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
         at(100 + i, () => setMultiplier(c, GENESIS_MULTIPLIERS[c], "genesis allocation from the charter schedule"));
       });
     }
+    if (n === 1) SAMPLE_COMPANIONS.forEach((id, i) => at(200 + i, () => authority.registerCompanion(id)));
     for (const s of sentinels) {
       if (s.registerCycle !== n) continue;
       at(n === 1 ? 1 + s.index : rng.int(3_600_000), () => {
@@ -353,13 +362,17 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
         if (rng.chance(RATE.multiplierChangePerCathedral)) at(rng.between(MINUTE, LAST_ACTIVITY), () => changeMultiplier(c));
       }
     }
-    const newIdentities = Math.max(n === 1 ? 1 : 0, rng.count(RATE.identities * scale));
+    const newIdentities = Math.max(n === 1 ? 1 : 0, rng.count(RATE.identities));
     for (let i = 0; i < newIdentities; i++) {
       const t = rng.between(MINUTE, LAST_ACTIVITY - 31 * MINUTE);
       // Its stake follows within 1–30 minutes: no identity registers when that falls in the freeze.
       if (inFreezeWindow(start + t + MINUTE) || inFreezeWindow(start + t + 30 * MINUTE)) continue;
       at(t, () => registerIdentity(schedule, start + t));
     }
+    // Authority: verify attempts and revocations (authority.ts), and the drift and stake that come back.
+    for (let i = authorityRng.count(AUTHORITY_STEPS_PER_DAY); i > 0; i--) at(authorityRng.between(MINUTE, LAST_ACTIVITY), () => authority.step(current, frozen()));
+    if (authorityRng.chance(RATE.driftRecoveries)) at(authorityRng.between(MINUTE, LAST_ACTIVITY), () => authority.driftRecoveries(current));
+    if (authorityRng.chance(RATE.restakes)) at(authorityRng.between(MINUTE, LAST_ACTIVITY), () => authority.restake(frozen()));
     let deliberationNo = 0;
     for (let i = rng.count(RATE.deliberations); i > 0; i--) {
       at(rng.between(MINUTE, LAST_ACTIVITY), () => standaloneDeliberation(`D-${n}-${++deliberationNo}`));
@@ -387,6 +400,7 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
       for (const event of ran === null ? [] : Array.isArray(ran) ? ran : [ran]) {
         const stamped: NewEvent = { ...event, ts: iso(action.ms) };
         consensus.observe(stamped);
+        authority.observe(stamped);
         yield stamped;
       }
     }
@@ -510,22 +524,16 @@ export function* simulate(options: SimulationOptions): Generator<NewEvent, void,
     return setMultiplier(c, value, rng.pick(value > old ? MULTIPLIER_REASONS_UP : MULTIPLIER_REASONS_DOWN));
   }
 
-  function registerIdentity(schedule: Schedule, t: number): NewEvent {
+  /** An identity of the next role, registered through the AVM's operation; its stake follows. */
+  function registerIdentity(schedule: Schedule, t: number): NewEvent[] {
     const k = identities++;
-    const ledger_id = sampleUuid(seed, k);
     const algorithm = k % 3 === 2 ? "secp256k1" : "ed25519";
-    const signer = sampleSigner(seed, ledger_id, algorithm);
     const role = IDENTITY_ROLES[k % IDENTITY_ROLES.length]!;
     const mic = role === "deployer" || role === "admin" ? rng.between(10_000, 25_000) : rng.between(500, 5_000);
     const stakeAt = t + rng.between(MINUTE, 30 * MINUTE);
-    schedule.add(stakeAt, () => ({
-      type: "stake.locked",
-      payload: { ledger_id, amount_shards: (BigInt(mic) * MIC).toString(), slashing_conditions_accepted: true },
-    }));
-    return {
-      type: "identity.registered",
-      payload: { ledger_id, algorithm, public_key: signer.publicKey, role, reputation: round(rng.uniform(0.82, 0.99), 2) },
-    };
+    const { events, ledgerId } = authority.registerIdentity(k, algorithm, role, round(rng.uniform(0.82, 0.99), 2));
+    schedule.add(stakeAt, () => authority.lockStake(ledgerId, mic));
+    return events;
   }
 
   function statement(id: string, position: Position): Statement {

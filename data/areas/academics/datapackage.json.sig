@@ -1,4 +1,4 @@
 academics datapackage
-sha256:8c248dba9f14cdaf5df7231ce5742c8b93c2ce26caf5c4b18ccbab15033af43e
+sha256:3c7414955f39415c64c4b1925eb693df7fedc511f1f527e8a4ff2835335e41b4
 
-— integrity-platform.example/datasets UVWo3zzcYR79nF/BWDX27OWF2EwxkIJ9zfjiAAnCt/H8jd3MMzhcwZucT13l3rVSjMtCm6BzQQWxI7aRQ8lMwlaQhQY=
+— integrity-platform.example/datasets UVWo32SvWVKAkPNW5CcH4SDQqCqiVwhqO6Z2KbV+55Dj6er3/iJIy/Xg+R35T2KeZrlvRedKKVDMogtbOX4AYBExgw4=

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:6762a2f31e258fdf504bb28028515c9f21e87f4a3c80497b037c004d62185b3a
+sha256:76fbd2316f0af9de5a16af9d13cadb81682a22292c35ab2446fdee6ec68905a4
 
-— integrity-platform.example/datasets UVWo3z+1knRK1qhvb0pYk8ZSItf1tkPwg4XUlHY/NlBH9syVceEaN8Aw/YgCLf6fkhia9E0esRzKHHdtV4tgTbPWAwQ=
+— integrity-platform.example/datasets UVWo3/T0lqu30HA/Q2qF8poqaNZtRSRHsSKBrDkkflxYfnz6A3hrMaC7j2iFRaVY7mf52oQUp/CT83u38VHJWyGl7A0=

@@ -33,6 +33,7 @@ import { ComplianceSource, complianceReportStep, overallComplianceStatus } from 
 import { steps } from "./index.ts";
 import { steps as allSteps } from "../index.ts";
 import { policyImpactStep } from "./policy-impact.ts";
+import { authorityActivityStep } from "./authority-activity.ts";
 import { SentinelStatusConfig, sentinelStatusStep } from "./sentinel-status.ts";
 import { SECTION_HEADINGS, transparencyStep } from "./transparency-pdf.ts";
 import { systemHealth, systemHealthWord } from "../../../core/health/system-health.ts";
@@ -157,6 +158,7 @@ describe("government steps", () => {
       "ledger/export.csv": "government",
       "sentinel-status.json": "public",
       "policy-impact.json": "government",
+      "authority-activity.json": "public",
       "transparency.pdf": "public",
     });
   });
@@ -479,6 +481,19 @@ function contentStreams(bytes: Uint8Array): string[] {
   }
   return out;
 }
+
+describe("authority-activity.json", () => {
+  it("publishes the ledger's authority figures, dated like the other documents, valid against its schema", () => {
+    const figures = { ...makeFacts().authorityActivity, attempts: 9, grants: 5, renewals: 1, denials: 4, revocations: 2 };
+    figures.denials_by_stage = { identity: 1, stake: 1, attestation: 1, scope: 1, temporal: 0 };
+    figures.revocations_by_reason = { ...figures.revocations_by_reason, drift_exceeded: 2 };
+    figures.months = [{ month: "2025-12", attempts: 9, grants: 5, denials: 4, revocations: 2 }];
+    const doc = parseJsonDocument(authorityActivityStep, runDocument(authorityActivityStep, inputs(scenarioFacts({ authorityActivity: figures })))) as Record<string, unknown>;
+    expect(doc).toMatchObject({ attempts: 9, grants: 5, renewals: 1, denials: 4, revocations: 2, months: figures.months, denials_by_stage: figures.denials_by_stage });
+    expect(doc.revocations_by_reason).toMatchObject({ drift_exceeded: 2, stake_withdrawn: 0 });
+    expect(typeof doc.timestamp).toBe("string");
+  });
+});
 
 describe("transparency.pdf", () => {
   const input = inputs();

@@ -3,6 +3,7 @@
  * `step:` input comes before the step that reads it.
  */
 import type { Step } from "../../step.ts";
+import { authorityActivityStep } from "./authority-activity.ts";
 import { auditTrailCsvStep, auditTrailJsonStep } from "./audit-trail.ts";
 import { complianceReportStep } from "./compliance-report.ts";
 import { policyImpactStep } from "./policy-impact.ts";
@@ -15,5 +16,6 @@ export const steps: Step[] = [
   auditTrailCsvStep,
   sentinelStatusStep,
   policyImpactStep,
+  authorityActivityStep,
   transparencyStep,
 ];

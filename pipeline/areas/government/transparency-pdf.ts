@@ -20,6 +20,7 @@
  * timestamp. The text is set in Inter (embedded subsets, pipeline/lib/pdf.ts), with Title, Author,
  * Subject and /Lang en. When the ledger is sample data every page carries a red banner saying so.
  */
+import { AVM_ERROR_CODES, AVM_STAGES, REVOKE_REASONS, ROLES } from "../../../core/schemas/avm.ts";
 import { rgb, type PDFDocument, type PDFFont, type PDFPage, type RGB } from "pdf-lib";
 import { z } from "zod";
 import { count as grouped, dateTime, day, decimal, mic, micAmount, percent, plural } from "../../../core/format/text.ts";
@@ -438,8 +439,23 @@ function governance(l: Layout, d: ReportData): void {
   const approved = facts.deliberations.filter((x) => x.outcome === "approved").length;
   l.paragraph(`Deliberations recorded: ${grouped(facts.deliberations.length)} (${grouped(approved)} approved).`);
   const n = (type: string) => facts.eventCounts[type] ?? 0;
+  // Authority activity, folded from the ledger (core/avm/activity.ts), as authority-activity.json publishes it.
+  const a = facts.authorityActivity;
+  const identities = ROLES.reduce((sum, r) => sum + a.identities_by_role[r], 0);
   l.paragraph(
-    `Authority verification: ${count(n("avm.attempt"), "attempt")}, ${count(n("avm.grant"), "grant")}, ${count(n("avm.revoke"), "revocation")}; ${count(n("identity.registered"), "identity", "identities")} registered, ${count(n("attestation"), "attestation")} recorded.`,
+    `Authority verification: ${count(a.attempts, "attempt")}, ${count(a.grants, "grant")} (${grouped(a.renewals)} of them renewals), ${count(a.denials, "denial")} (${grouped(a.malformed)} of them bodies that did not parse), ${count(a.revocations, "revocation")}; ${count(identities, "identity", "identities")} registered (${ROLES.map((r) => `${grouped(a.identities_by_role[r])} ${r}`).join(", ")}), ${count(a.companions, "companion")}, ${count(n("attestation"), "attestation")} recorded.`,
+  );
+  l.table(
+    [{ title: "Denied at stage" }, { title: "Denials", right: true }],
+    AVM_STAGES.map((stage) => [stage, grouped(a.denials_by_stage[stage])]),
+  );
+  l.table(
+    [{ title: "Denied with code" }, { title: "Denials", right: true }],
+    AVM_ERROR_CODES.map((code) => [code, grouped(a.denials_by_code[code])]),
+  );
+  l.table(
+    [{ title: "Revocation reason" }, { title: "Revocations", right: true }],
+    REVOKE_REASONS.map((reason) => [reason.replaceAll("_", " "), grouped(a.revocations_by_reason[reason])]),
   );
   if (facts.multiplierChanges.length > 0) {
     l.paragraph(`Multiplier changes recorded: ${grouped(facts.multiplierChanges.length)}; the latest:`);

@@ -1,0 +1,21 @@
+/**
+ * What a ledger-backed route answers when the store fails under it: a store that cannot be read or
+ * written (closed, locked past its busy timeout, an I/O error) is 503 `ledger-unavailable` — a
+ * refusal, never a pass (fail closed). Anything else is a bug and goes on to the app's 500 handler.
+ */
+import type { Context } from "hono";
+import { problem } from "../problem.ts";
+
+/** node:sqlite's error codes: a database error, and an operation on a closed database. */
+const STORE_ERROR_CODES: ReadonlySet<string> = new Set(["ERR_SQLITE_ERROR", "ERR_INVALID_STATE"]);
+
+export function isStoreFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && STORE_ERROR_CODES.has(code);
+}
+
+/** 503 `ledger-unavailable` for a store failure; rethrows anything else. */
+export function storeUnavailable(c: Context, error: unknown): Response {
+  if (!isStoreFailure(error)) throw error;
+  return problem(c, "ledger-unavailable", "The ledger cannot be read or written right now; nothing was decided. Try again later.");
+}

@@ -1,0 +1,85 @@
+/**
+ * The /authority page in Debian's chromium: the site built from the repository's data and served
+ * by the API on loopback. The figures are the published authority-activity.json's (the ledger's
+ * authority activity, core/avm/activity.ts), written the portal's way (core/format); the chart of
+ * denials by stage and the month chart are images with a title and a description; every table sits
+ * in a labelled, focusable scroll region; the menu marks the page; axe finds nothing at two widths.
+ */
+import { AxeBuilder } from "@axe-core/playwright";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { count } from "../core/format/text.ts";
+import { AVM_ERROR_CODES, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
+import { createApp } from "../api/app.ts";
+import { listen, type RunningServer } from "../api/server.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "portal-authority-"));
+const siteDir = join(tmp, "site");
+const published = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "government", "authority-activity.json"), "utf8")) as AuthorityActivity;
+let server: RunningServer;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  const build = await buildSite(REPO_DATA_DIR, siteDir);
+  if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
+  server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {} }), "127.0.0.1", 0);
+  context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
+  page = context.pages()[0] ?? (await context.newPage());
+}, 300_000);
+
+afterAll(async () => {
+  await context?.close();
+  await server?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const cell = (row: string) => page.locator(`tr[${row}] td.num`).first().textContent();
+
+describe("/authority/", () => {
+  it("shows the published figures: attempts, grants, denials by stage and code, revocations by reason", async () => {
+    await page.goto(`${server.url}/authority/`);
+    expect(published.attempts).toBeGreaterThan(0);
+    expect(await page.locator('[data-figure="attempts"] strong').textContent()).toBe(count(published.attempts));
+    expect(await page.locator('[data-figure="grants"] strong').textContent()).toBe(count(published.grants));
+    expect(await page.locator('[data-figure="denials"] strong').textContent()).toBe(count(published.denials));
+    expect(await page.locator('[data-figure="revocations"] strong').textContent()).toBe(count(published.revocations));
+    for (const s of AVM_STAGES) expect(await cell(`data-stage="${s}"`)).toBe(count(published.denials_by_stage[s]));
+    for (const c of AVM_ERROR_CODES) expect(await cell(`data-code="${c}"`)).toBe(count(published.denials_by_code[c]));
+    for (const r of REVOKE_REASONS) expect(await cell(`data-reason="${r}"`)).toBe(count(published.revocations_by_reason[r]));
+    const newest = published.months.at(-1)!;
+    expect(await page.locator(`tr[data-month="${newest.month}"] td.num`).allTextContents()).toEqual([newest.attempts, newest.grants, newest.denials, newest.revocations].map((n) => count(n)));
+  });
+
+  it("charts the denials by stage and the months, labels every table's scroll region by its caption, and marks the menu entry", async () => {
+    await page.goto(`${server.url}/authority/`);
+    const bars = page.locator("#denials-by-stage svg[role=img]");
+    expect(await bars.locator("title").textContent()).toContain("Denials by the stage");
+    for (const s of AVM_STAGES) expect(await bars.locator("desc").textContent()).toContain(`: ${count(published.denials_by_stage[s])}`);
+    expect(await page.locator("#attempts-by-month svg[role=img], [id^=attempts-by-month] svg[role=img]").count()).toBeGreaterThan(0);
+    const regions = await page.locator(".table-scroll").evaluateAll((els) =>
+      els.map((el) => ({ role: el.getAttribute("role"), tabindex: el.getAttribute("tabindex"), labelled: !!document.getElementById(el.getAttribute("aria-labelledby") ?? "")?.matches("caption") })),
+    );
+    expect(regions.length).toBe(4);
+    for (const r of regions) expect(r).toEqual({ role: "region", tabindex: "0", labelled: true });
+    // No ISO instant and no ungrouped number in the prose (the crawl's reading: code removed, innerText).
+    const text = await page.evaluate(() => {
+      const clone = document.body.cloneNode(true) as HTMLElement;
+      clone.querySelectorAll("code, script, style").forEach((e) => e.remove());
+      return clone.innerText ?? clone.textContent ?? "";
+    });
+    expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
+    expect([...text.matchAll(/(?<![\w.,:/+-])(?<![A-Z]{2,} )\d{5,}(?![\w])/g)].map((m) => text.slice(Math.max(0, m.index - 40), m.index + 20))).toEqual([]);
+    expect(await page.locator('nav[aria-label="Areas"] a[href="/authority/"]').getAttribute("aria-current")).toBe("page");
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      expect(axe.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`)).toEqual([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    }
+  });
+});

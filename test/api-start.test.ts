@@ -104,10 +104,10 @@ describe("npm start (embedded default)", () => {
       // The transition by the started clock (the real clock is past the sunset): v1 forwarded and deprecated.
       const v1 = await fetch(`${started.url}/v1/balance/ATLAS`);
       expect(v1.status).toBe(200);
-      expect(await v1.json()).toEqual({ balance_gic: 51631.700341 });
+      expect(await v1.json()).toEqual({ balance_gic: 55456.499447 });
       expect(v1.headers.get("deprecation")).toBe("@1764633600");
       expect(v1.headers.get("sunset")).toBe("Sun, 01 Mar 2026 00:00:00 GMT");
-      expect(await (await fetch(`${started.url}/balance/ATLAS`)).json()).toEqual({ balance_shards: "51631700341", balance_credits: 51631.700341, balance_credits_formatted: "51631.700341 MIC" });
+      expect(await (await fetch(`${started.url}/balance/ATLAS`)).json()).toEqual({ balance_shards: "55456499447", balance_credits: 55456.499447, balance_credits_formatted: "55456.499447 MIC" });
     } finally {
       started.child.kill("SIGTERM");
     }

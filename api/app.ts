@@ -38,6 +38,8 @@ import { areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import type { Platform } from "./middleware/require-token.ts";
 import { areaRoutes } from "./routes/areas.ts";
+import { Balances } from "./balances.ts";
+import { balanceRoutes } from "./routes/balance.ts";
 import { avmRoutes } from "./routes/avm.ts";
 import { ledgerRoutes } from "./routes/ledger.ts";
 import { consensusRoutes } from "./routes/consensus.ts";
@@ -136,7 +138,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
   app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, trustedOrigins, log, now }));
   const keyedDataDir = options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir;
-  app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now })));
+  // Balances, migration proofs and the live supply: the ledger and the published migration tree (api/balances.ts).
+  const balances = new Balances({ ledger: options.ledger, dataDir: options.dataDir, now });
+  app.route("/", balanceRoutes(balances));
+  app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() })));
   // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
   app.route("/", avmRoutes({ platform, quotas, ...(options.verifyQuota !== undefined ? { verifyQuota: options.verifyQuota } : {}), ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
   app.route("/", ledgerRoutes(options.ledger));

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { Socket } from "node:net";
 import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { balanceInterface, migrationPhase } from "../core/migration/phases.ts";
 import { ApiKeyStore, type KeyTier } from "./api-keys.ts";
 import { createApp } from "./app.ts";
 import { openApiDocument, type OpenApiDocument } from "./openapi.ts";
@@ -45,6 +46,9 @@ interface Endpoint {
   validStatus?: number;
 }
 
+/** v1 balances answer 410 from the sunset on; the suite runs on the real clock. */
+const V1_STATUS = balanceInterface(migrationPhase(new Date())).v1 === "gone" ? 410 : 200;
+const V2_STATUS = balanceInterface(migrationPhase(new Date())).v2 === "absent" ? 404 : 200;
 // The suite's ledger: for the authority routes an identity, companions and stake set up through the
 // operations; for consensus, offices and a session staged at each step.
 const avm = new AvmFixture();
@@ -100,6 +104,10 @@ const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/diplomacy/treaty-framework.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/standards.json", key: "institutional" },
   { method: "GET", path: "/diplomacy/protocols.json", key: "institutional" },
+  { method: "GET", path: "/v1/balance/ATLAS", route: "/v1/balance/{address}", validStatus: V1_STATUS },
+  { method: "GET", path: "/v2/balance/ATLAS", route: "/v2/balance/{address}", validStatus: V2_STATUS },
+  { method: "GET", path: "/balance/ATLAS", route: "/balance/{address}" },
+  { method: "GET", path: "/migration/proof/ATLAS", route: "/migration/proof/{address}" },
   // Authority verification and ledger proofs: a real ledger, an operator token with every permission.
   { method: "POST", path: "/avm/verify", body: JSON.stringify(avm.body(avmHolder, avmCompanion, ["api.read"])) },
   { method: "GET", path: `/avm/check/${avmHolder.ledger_id}`, route: "/avm/check/{ledger_id}" },
@@ -157,6 +165,7 @@ beforeAll(async () => {
   const dataDir = join(made.dir, "data");
   cpSync(join(REPO_DATA, "areas"), join(dataDir, "areas"), { recursive: true });
   cpSync(join(REPO_DATA, "keys"), join(dataDir, "keys"), { recursive: true });
+  cpSync(join(REPO_DATA, "migration"), join(dataDir, "migration"), { recursive: true });
   writeHistory(dataDir, sampleHistory(30));
   const site = join(made.dir, "site");
   mkdirSync(site, { recursive: true });

@@ -40,6 +40,7 @@ const TAGS = [
   { name: "Philosophers area", description: "Deliberations, virtues, decisions and drift." },
   { name: "Economists area", description: "MIC supply, MII, coordination scores and returns." },
   { name: "Diplomacy area", description: "Treaty framework, standards and protocols." },
+  { name: "Balances", description: "Balances by the v1 → v2 migration's phases, and each address's proof in the migration's verification tree." },
   { name: "Authority verification", description: "Verify authority (five stages), check and revoke it; the operator operations for holders of operator tokens." },
   { name: "Ledger", description: "Proofs that an entry is in the ledger." },
   { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },

@@ -30,6 +30,10 @@ export const PROBLEM_TYPES = {
   /** A browser request from an origin the write routes do not trust (cross-site request forgery guard). */
   "origin-not-allowed": { status: 403, title: "Cross-origin request refused" },
   "not-found": { status: 404, title: "Not found" },
+  /** A well-formed balance address that holds no balance (never a made-up zero). */
+  "unknown-address": { status: 404, title: "Unknown address" },
+  /** An interface version that was retired (v1 balances after the sunset); `Link` names its successor. */
+  gone: { status: 410, title: "This interface version is retired" },
   /** The write contradicts what the ledger already holds (a key or id registered twice, a token revoked twice, money during the migration freeze). */
   conflict: { status: 409, title: "Conflict with the ledger" },
   /** The path exists but not for this method; the `Allow` header lists the methods it has. */

@@ -55,7 +55,22 @@ export const HEADERS = {
   },
   "Cache-Control": { description: "How long shared and private caches may reuse the response.", required: true, schema: { type: "string" } },
   Vary: { description: "The request fields the representation depends on.", required: true, schema: { type: "string" } },
-  Link: { description: 'RFC 8288 link to the next page: `</v1/pulse/history?limit=N&before=<id>>; rel="next"`, absent on the last page.', required: false, schema: { type: "string" } },
+  Link: {
+    description:
+      'RFC 8288 links: the next page of a paged list (`</v1/pulse/history?limit=N&before=<id>>; rel="next"`, absent on the last page); the successor of a deprecated or retired interface version (`</v2/balance/{address}>; rel="successor-version"`).',
+    required: false,
+    schema: { type: "string" },
+  },
+  Deprecation: {
+    description: "RFC 9745: the interface version is deprecated since this instant (a structured-field Date, `@<seconds since the epoch>`).",
+    required: false,
+    schema: { type: "string", pattern: "^@-?[0-9]{1,15}$" },
+  },
+  Sunset: {
+    description: "RFC 8594: the instant (an HTTP-date) from which the interface version stops answering.",
+    required: false,
+    schema: { type: "string", pattern: "^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$" },
+  },
   "X-Limit-Clamped": { description: "Present when the requested `limit` was above the maximum: the limit applied.", required: false, schema: { type: "string", pattern: "^[0-9]+$" } },
   "RateLimit-Policy": {
     description: 'The daily quota of this client in this area (IETF RateLimit fields): `"daily";q=<requests>;w=86400`. Absent for unlimited tiers.',
@@ -138,6 +153,7 @@ const PROBLEM_EXTENSIONS: Partial<Record<ProblemSlug, Record<string, z.ZodType>>
   "payload-too-large": { max_bytes: z.number().int().positive() },
   "internal-error": { request_id: z.string() },
   "history-unverified": { line: z.number().int().nonnegative(), problem: z.string() },
+  gone: { successor: z.string().openapi({ description: "The path of the successor version" }), historical: z.string().optional().openapi({ description: "Where the retired version's data stays readable" }) },
   ...CONSENSUS_PROBLEM_EXTENSIONS,
 };
 
@@ -147,6 +163,8 @@ const PROBLEM_HEADERS: Partial<Record<ProblemSlug, Record<string, HeaderRef>>> =
   forbidden: headers("RateLimit-Policy", "RateLimit"),
   "rate-limited": headers("Retry-After", "RateLimit-Policy", "RateLimit"),
   "data-unverified": headers("RateLimit-Policy", "RateLimit"),
+  "ledger-unavailable": headers("RateLimit-Policy", "RateLimit"),
+  gone: headers("Link"),
 };
 
 /** The schema of one problem type: its URI, title and status, and its extension members (component `problem.<slug>`). */

@@ -1,51 +1,71 @@
 /**
- * `npm run bench -- migration`: the v1 → v2 snapshot of 1,000,000 addresses.
+ * `npm run bench -- migration`: the v1 → v2 snapshot of 1,000,000 addresses, its proofs and the
+ * balance lookups, each against a floor measured in the same run.
  *
- * - Snapshot: the export's text in, exact conversion (scan, parseMic, duplicates, sort by address),
- *   the independent verification (shards / 10^6 = v1 value, totals), the leaves' JCS lines, the
- *   whole Merkle tree kept for proofs, the signed checkpoint and the files' text
+ * - Snapshot: the export's bytes in, exact conversion (scan, duplicates, sort by address), the
+ *   spec's verification per line (shards / 10^6 = v1 value) and of the totals, the leaves' JCS
+ *   lines, the tree's root and the signed checkpoint, and the files' contents
  *   (store/migration-dir.ts snapshotFiles; nothing written to disk) — against the floor of hashing
  *   the same leaves once: the RFC 9162 root of the snapshot's leaf lines, streamed through
  *   core/merkle-stream.ts (each leaf hashed once, the n − 1 inner nodes once). Target <= 2x.
  * - Peak memory: `npm run migration -- snapshot` itself (pipeline/migration/cli.ts main) on the same
  *   export, in a child process of its own — reading the file, converting, writing the folder —
  *   reported as that process's maximum resident set.
- * - Proof generation per address: the address's leaf index (a Map) and its inclusion proof as
- *   base64, for 100,000 random addresses of the built tree (reported).
+ * - Proof generation per address: the tree with every level kept (what `prove` and the API hold)
+ *   built once, then the address's leaf index (a Map) and its inclusion proof as base64, for
+ *   100,000 random addresses — against the floor of hashing each proof's leaf once (reported).
+ * - Balance lookups over loopback HTTP (autocannon, as bench/api.ts): GET /v2/balance/{address}
+ *   and the forwarded GET /v1/balance/{address} (Deprecation, Sunset, Link) in the transition, for
+ *   an address of a 100,000-address published snapshot with ledger movements after it (every
+ *   request reads the snapshot's map and catches up with the ledger's tail), against the floor of
+ *   a trivial route behind the same middleware and server. Target >= 0.6x.
  *
  * The export is deterministic: 1,000,000 distinct addresses in random order, balances of up to
  * 10^7 MIC with 0–6 decimals, one in ten written in exponent form; plus 1,000 lines that must be
  * reported (too precise, negative, duplicated).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
+import { createApp } from "../api/app.ts";
+import { listen } from "../api/server.ts";
+import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../api/test-helpers.ts";
+import type { NewEvent } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { micNumberText } from "../core/balance/units.ts";
-import { convertV1Export, exportLines } from "../core/migration/convert.ts";
 import { indexLeaves, leafAddress, proveLeaf } from "../core/migration/snapshot.ts";
 import { StreamingRoot } from "../core/merkle-stream.ts";
 import { LeafTree } from "../core/migration/tree.ts";
 import { Prng } from "../pipeline/seed/prng.ts";
-import { snapshotFiles } from "../store/migration-dir.ts";
+import { checkpointOfNote, snapshotFiles, writeSnapshot } from "../store/migration-dir.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { bestOf, compare, printComparisons, type Comparison } from "./harness.ts";
+import { bestRates, CONNECTIONS, PER_ROUND, rateComparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
 
 const N = 1_000_000;
 const PROOFS = 100_000;
+/** The published snapshot the lookup server holds, and the addresses with ledger movements after it. */
+const LOOKUP_SNAPSHOT = 100_000;
+const LOOKUP_ADDRESSES = 1_000;
+const LOOKUP_SECONDS = 5;
+const LOOKUP_ROUNDS = 5;
+/** The lookups run in the transition, when v2 answers and v1 is forwarded to it. */
+const LOOKUP_AT = "2026-01-15T12:00:00.000Z";
 
-function v1Export(): string {
+const benchAddress = (i: number) => `acct-${(i * 2_654_435_761 % 4_294_967_296).toString(16).padStart(8, "0")}-${i.toString(36)}`;
+
+function v1Export(count = N, reported = 1000): string {
   const rng = new Prng("migration-bench");
   const lines: string[] = [];
-  for (let i = 0; i < N; i++) {
-    const address = `acct-${(i * 2_654_435_761 % 4_294_967_296).toString(16).padStart(8, "0")}-${i.toString(36)}`;
+  for (let i = 0; i < count; i++) {
     const shards = BigInt(rng.int(10_000_000)) * 1_000_000n + BigInt(rng.int(1_000_000));
     const text = i % 10 === 0 ? `${shards}e-6` : micNumberText(shards);
-    lines.push(`{"address":"${address}","balance_gic":${text}}`);
+    lines.push(`{"address":"${benchAddress(i)}","balance_gic":${text}}`);
   }
-  for (let i = 0; i < 1000; i++) {
+  for (let i = 0; i < reported; i++) {
     lines.push(i % 3 === 0 ? `{"address":"bad-${i}","balance_gic":1e-7}` : i % 3 === 1 ? `{"address":"bad-${i}","balance_gic":-1}` : lines[i * 7]!);
   }
   // A v1 table's order is not the address order: shuffle.
@@ -56,18 +76,24 @@ function v1Export(): string {
   return lines.join("\n") + "\n";
 }
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Comparison[]> {
   const text = v1Export();
   const bytes = Buffer.from(text);
   const key = generateKeyPair("ed25519");
   const signer = { name: "integrity-platform.example/datasets", secretKeyHex: key.secretKey };
-  const snapshot = () => snapshotFiles({ conversion: convertV1Export(exportLines(text)), exportBytes: bytes, at: "2025-12-01T00:00:00.000Z", signer });
-
-  const built = snapshot().written;
-  const leaves = built.leaves;
+  let files = new Map<string, string | Buffer>();
+  const snapshot = () => {
+    files = snapshotFiles({ exportBytes: bytes, at: "2025-12-01T00:00:00.000Z", signer }).files;
+  };
+  snapshot();
+  const jsonl = files.get("snapshot.jsonl") as Buffer;
   // The floor's input: the same leaf lines, as leaf inputs (0x00 ‖ line) back to back.
-  const leafInputs = Buffer.from(leaves.map((l) => `\u0000${l}`).join(""));
+  const leafInputs = Buffer.concat([Buffer.from([0]), jsonl.subarray(0, -1)]);
+  for (let at = leafInputs.indexOf(0x0a); at >= 0; at = leafInputs.indexOf(0x0a, at + 1)) leafInputs[at] = 0;
+  const builtRoot = checkpointOfNote(files.get("checkpoint") as string).rootHash;
   let floorRoot: Uint8Array = new Uint8Array();
+  // No million leaf strings are alive while the snapshot is timed: the command holds none either,
+  // and each collection would have to walk them.
   const t = compare(
     3,
     () => {
@@ -79,7 +105,7 @@ export async function run(): Promise<void> {
       floorRoot = stream.root();
     },
   );
-  if (!Buffer.from(floorRoot).equals(Buffer.from(built.rootHash))) throw new Error("the floor's root differs from the snapshot's");
+  if (!Buffer.from(floorRoot).equals(Buffer.from(builtRoot))) throw new Error("the floor's root differs from the snapshot's");
   const comparisons: Comparison[] = [
     {
       name: `Snapshot of ${N.toLocaleString("en")} addresses (+1,000 reported lines)`,
@@ -94,6 +120,7 @@ export async function run(): Promise<void> {
   ];
 
   // Proofs: the whole tree built once (what `prove` and the API hold), then one proof per address.
+  const leaves = jsonl.toString("utf8").slice(0, -1).split("\n");
   let tree = LeafTree.fromTexts(leaves);
   const treeSeconds = bestOf(3, () => {
     tree = LeafTree.fromTexts(leaves);
@@ -101,16 +128,103 @@ export async function run(): Promise<void> {
   const index = indexLeaves(leaves);
   const rng = new Prng("migration-bench-proofs");
   const picks = Array.from({ length: PROOFS }, () => leafAddress(leaves[rng.int(leaves.length)]!)!);
+  const pickedLeaves = Buffer.concat(picks.map((a) => Buffer.from(`\u0000${leaves[index.get(a)!]!}`)));
   let proofBytes = 0;
-  const proofSeconds = bestOf(3, () => {
-    for (const address of picks) proofBytes += proveLeaf(tree, leaves, index.get(address)!).proof.length;
+  const proofTimes = compare(
+    3,
+    () => {
+      for (const address of picks) proofBytes += proveLeaf(tree, leaves, index.get(address)!).proof.length;
+    },
+    () => {
+      new StreamingRoot().appendLeafInputs(pickedLeaves);
+    },
+  );
+  comparisons.push({
+    name: `Proof generation, ${PROOFS.toLocaleString("en")} random addresses of the ${leaves.length.toLocaleString("en")}-leaf tree`,
+    subject: "leaf index + inclusion proof as base64",
+    floor: "hashing each proof's leaf once (and the root of those hashes)",
+    subjectSeconds: proofTimes.subject,
+    floorSeconds: proofTimes.floor,
+    items: PROOFS,
+    kind: "time",
   });
   const memory = snapshotCommandMemory(text);
 
   printComparisons("Migration snapshot", comparisons);
   console.log(`  proof tree (all levels kept): built in ${(treeSeconds * 1000).toFixed(0)} ms`);
-  console.log(`  proof generation: ${((proofSeconds / PROOFS) * 1e6).toFixed(2)} µs per address (${(PROOFS / proofSeconds / 1000).toFixed(0)}k proofs/s, ${Math.round(proofBytes / 3 / PROOFS)} hashes each, tree of ${leaves.length.toLocaleString("en")})`);
+  console.log(`  proof generation: ${((proofTimes.subject / PROOFS) * 1e6).toFixed(2)} µs per address (${(PROOFS / proofTimes.subject / 1000).toFixed(0)}k proofs/s, ${Math.round(proofBytes / 4 / PROOFS)} hashes each)`);
   console.log(`  memory: \`npm run migration -- snapshot\` of the same export (${(text.length / 2 ** 20).toFixed(0)} MB) in its own process: peak resident ${memory.rssMb.toFixed(0)} MB, ${memory.seconds.toFixed(1)} s`);
+
+  const lookups = await lookupComparisons();
+  printComparisons(
+    `Balance lookups over HTTP (autocannon, ${CONNECTIONS} connections, ${LOOKUP_ROUNDS} alternating rounds of ${LOOKUP_SECONDS / LOOKUP_ROUNDS} s per route, best round; time shown per ${PER_ROUND.toLocaleString("en")} requests)`,
+    lookups,
+  );
+  return [...comparisons, ...lookups];
+}
+
+interface LookupUrls {
+  app: string;
+  addresses: string[];
+}
+
+/** The lookup server (a child process): a real ledger, a published snapshot, the clock in the transition. */
+async function serveLookups(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-balance-"));
+  const dataDir = join(dir, "data");
+  mkdirSync(join(dataDir, "keys"), { recursive: true });
+  writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${TEST_DATASET_VKEY}\n`);
+  writeSnapshot(join(dataDir, "migration"), { exportBytes: Buffer.from(v1Export(LOOKUP_SNAPSHOT, 0)), at: "2025-12-01T00:00:00.000Z", signer: TEST_DATASET_SIGNER });
+  const now = () => new Date(LOOKUP_AT);
+  const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "bench-balance", durability: "normal", now });
+  // Movements after the snapshot: v2 is the snapshot plus these.
+  const addresses = Array.from({ length: LOOKUP_ADDRESSES }, (_, k) => benchAddress(k * (LOOKUP_SNAPSHOT / LOOKUP_ADDRESSES)));
+  const events: NewEvent[] = addresses.map((account, k) => ({
+    type: "mic_lock",
+    payload: { account, amount_shards: String(1 + k), contract: "vault" },
+    ts: "2025-12-10T00:00:00.000Z",
+  }));
+  ledger.append(events);
+  const app = createApp({ dataDir, ledger, now, log: () => {} });
+  // The floor takes the same paths' shape, so the client's work per request is the same on both sides.
+  app.get("/bench/trivial/:address", (c) => c.json({ ok: true }));
+  const server = await listen(app, "127.0.0.1", 0);
+  process.stdout.write(`${JSON.stringify({ app: server.url, addresses } satisfies LookupUrls)}\n`);
+  stopOnSignal([server], () => {
+    ledger.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/** The balance lookups against the trivial route, over HTTP (also run alone: `lookupComparisons()`). */
+export async function lookupComparisons(): Promise<Comparison[]> {
+  const { urls, stop } = await startBenchServer<LookupUrls>(fileURLToPath(import.meta.url), "balance-server");
+  try {
+    // One address per target: autocannon builds every request anew when given a list of paths, and
+    // the client (on the same two cores) then limits both sides. Every lookup still reads the
+    // snapshot's map and catches up with the ledger's tail; the address has movements after it.
+    const address = urls.addresses[1]!;
+    const targets = {
+      trivial: `${urls.app}/bench/trivial/${address}`,
+      v2: `${urls.app}/v2/balance/${address}`,
+      v1: `${urls.app}/v1/balance/${address}`,
+    };
+    // Every path answers before anything is timed (and v1 carries the transition's fields).
+    for (const url of [targets.v2, targets.v1]) {
+      const response = await fetch(url);
+      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+      if (url === targets.v1 && !(response.headers.get("deprecation") && response.headers.get("sunset") && response.headers.get("link"))) throw new Error(`${url}: no Deprecation/Sunset/Link`);
+      await response.arrayBuffer();
+    }
+    const best = await bestRates(targets, { seconds: LOOKUP_SECONDS, rounds: LOOKUP_ROUNDS, warmup: 1 });
+    const floor = "GET /bench/trivial/{address} → c.json({ok:true}), bench-only route behind the same middleware and server";
+    return [
+      rateComparison(`v2 balance lookups (an address of a ${LOOKUP_SNAPSHOT.toLocaleString("en")}-address snapshot with ledger movements after it)`, "GET /v2/balance/{address}", best.v2, floor, best.trivial, 0.6),
+      rateComparison("v1 balance lookups forwarded to v2 (Deprecation, Sunset, Link)", "GET /v1/balance/{address}", best.v1, floor, best.trivial, 0.6),
+    ];
+  } finally {
+    await stop();
+  }
 }
 
 /** Runs the snapshot command on the export in a child process; its peak resident set and time. */
@@ -131,6 +245,8 @@ function snapshotCommandMemory(text: string): { rssMb: number; seconds: number }
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+if (process.env.BENCH_ROLE === "balance-server") await serveLookups();
 
 if (process.env.MIGRATION_BENCH_ROLE === "snapshot") {
   const { main } = await import("../pipeline/migration/cli.ts");

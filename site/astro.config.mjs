@@ -10,6 +10,7 @@ import sitemap from "@astrojs/sitemap";
 import { defineConfig } from "astro/config";
 import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
+import { publishMigration } from "./src/lib/migration.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
@@ -69,6 +70,23 @@ function publishDataAreas() {
 }
 
 /**
+ * The migration's verification tree (data/migration/), verified whole (src/lib/migration.ts) and
+ * copied to /migration/ once the pages are written: the /migration page's lookup fetches the signed
+ * checkpoint from there, and the leaves and reports are downloadable beside the page.
+ */
+function publishMigrationTree() {
+  return {
+    name: "integrity:migration",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const size = await publishMigration(dataDir, fileURLToPath(dir));
+        logger.info(size === 0 ? "no migration tree under data/migration: nothing to publish" : `published the migration tree (${size} leaves) to /migration/`);
+      },
+    },
+  };
+}
+
+/**
  * `virtual:integrity/data-dir`: the absolute data directory of this build, for src/lib/pulse.ts.
  * A virtual module rather than a `define`, so that another DATA_DIR does not change Vite's
  * config hash (and so does not re-optimise dependencies or race with another build's cache).
@@ -94,6 +112,6 @@ export default defineConfig({
   },
   devToolbar: { enabled: false },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [publishDataV1(), publishDataAreas(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
+  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { convertV1Export } from "../core/migration/convert.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { BalanceView } from "./balance-view.ts";
@@ -26,7 +25,7 @@ const writer = new SqliteLedger(path, { origin: "view-test", durability: "normal
 writer.append([mint("ATLAS", "5000000", "2025-11-01T00:00:00.000Z")]);
 const EXPORT = ['{"address":"ATLAS","balance_gic":5}', '{"address":"legacy-1","balance_gic":1.005}', '{"address":"whale","balance_gic":9223372036854.775807}'];
 const migrationDir = join(dir, "migration");
-writeSnapshot(migrationDir, { conversion: convertV1Export(EXPORT), exportBytes: Buffer.from(EXPORT.join("\n")), at: "2025-12-01T00:00:00.000Z", signer });
+writeSnapshot(migrationDir, { exportBytes: Buffer.from(EXPORT.join("\n")), at: "2025-12-01T00:00:00.000Z", signer });
 // After the freeze: ATLAS locks 1 MIC, HERMES appears.
 writer.append([lock("ATLAS", "1000000", "2025-12-03T00:00:00.000Z"), mint("HERMES", "7", "2025-12-04T00:00:00.000Z")]);
 
@@ -79,6 +78,15 @@ describe("BalanceView", () => {
     writer.append([mint("HERMES", "3", "2025-12-05T00:00:00.000Z")]);
     expect(view.v2("HERMES", t)).toMatchObject({ ok: true, record: { balance_shards: "10" } });
     expect(view.supply()).toEqual({ total_supply: 5.00001, circulating: 4.00001, locked: 1, burned: 0 });
+  });
+
+  it("before a snapshot is published answers v1 from the ledger alone, and no-snapshot where it needs one", () => {
+    const early = new BalanceView({ reader, migrationDir: join(dir, "not-published-yet"), trusted });
+    expect(early.hasSnapshot).toBe(false);
+    expect(early.balance("ATLAS", at("2025-11-15T00:00:00Z"))).toMatchObject({ ok: true, version: "v1", phase: "announcement" });
+    expect(early.v1("ATLAS", at("2025-12-01T00:00:00Z"))).toMatchObject({ ok: false, code: "no-snapshot" });
+    expect(early.v2("ATLAS", at("2025-12-02T00:00:00Z"))).toMatchObject({ ok: false, code: "no-snapshot" });
+    expect(early.historical("ATLAS")).toBeNull();
   });
 
   it("opens only a folder signed with a trusted key", () => {

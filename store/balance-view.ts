@@ -8,10 +8,16 @@
  *   balance(address, at)   the record of the version the phase at `at` answers (core/migration/phases.ts):
  *                          announcement → v1 from the ledger's balance; snapshot → v1 frozen at the
  *                          snapshot; transition/sunset → v2 (v1 forwarded during the transition)
+ *
+ * A folder without a checkpoint is a snapshot not published yet (the announcement phase): v1 then
+ * answers from the ledger alone, and every answer that needs the snapshot is `no-snapshot`. A
+ * folder with a checkpoint must verify, or the view is not opened at all (fail closed).
  *   v1(address, at) / v2(address, at)   one version, or why it is not available at that instant
  *   historical(address)    the snapshot's leaf of the address (the v1 text kept) and its inclusion proof
  *   supply()               the live supply figures
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { NoteVerifier } from "../core/checkpoint.ts";
 import { balancesProjection, type Balances } from "../core/balance/ledger-balances.ts";
 import { balanceV1Record, balanceV2Record, v2BalanceShards } from "../core/balance/records.ts";
@@ -24,42 +30,69 @@ import { LeafTree } from "../core/migration/tree.ts";
 import { verifyMigrationCheckpoint } from "../core/migration/verify.ts";
 import type { BalanceV1, BalanceV2 } from "../core/schemas/balance.ts";
 import type { MigrationSummary } from "../core/schemas/migration.ts";
-import { readMigrationDir } from "./migration-dir.ts";
+import { MIGRATION_FILES, readMigrationDir } from "./migration-dir.ts";
 import { ProjectionFollower } from "./projection-follower.ts";
 
 export type BalanceAnswer =
   | { ok: true; version: "v1"; phase: MigrationPhase; record: BalanceV1; forwarded: boolean }
   | { ok: true; version: "v2"; phase: MigrationPhase; record: BalanceV2 }
-  /** `gone`: v1 after the sunset; `not-yet`: v2 before the transition; `unknown-address`: no balance. */
-  | { ok: false; version: "v1" | "v2"; phase: MigrationPhase; code: "gone" | "not-yet" | "unknown-address" };
+  /**
+   * `gone`: v1 after the sunset; `not-yet`: v2 before the transition; `unknown-address`: no balance;
+   * `no-snapshot`: the answer needs the published snapshot and none is published yet.
+   */
+  | { ok: false; version: "v1" | "v2"; phase: MigrationPhase; code: "gone" | "not-yet" | "unknown-address" | "no-snapshot" };
+
+/** The published tree, opened and checked against its signed checkpoint. */
+interface PublishedTree {
+  summary: MigrationSummary;
+  snapshot: Map<string, bigint>;
+  leaves: string[];
+  index: Map<string, number>;
+  tree: LeafTree;
+  /** The ledger's movements dated at or after the snapshot instant. */
+  since: ProjectionFollower<Balances>;
+}
 
 export class BalanceView {
   readonly summary: MigrationSummary | null;
-  readonly #snapshot: Map<string, bigint>;
-  readonly #leaves: string[];
-  readonly #index: Map<string, number>;
-  readonly #tree: LeafTree;
+  readonly #published: PublishedTree | null;
   readonly #all: ProjectionFollower<Balances>;
-  readonly #since: ProjectionFollower<Balances>;
   readonly #supply: ProjectionFollower<SupplyShards>;
 
-  /** Opens the published folder: refuses one whose checkpoint no trusted key signed or whose leaves do not match it. */
+  /**
+   * Opens the published folder: refuses one whose checkpoint no trusted key signed or whose leaves
+   * do not match it; a folder without a checkpoint (or no folder) holds no snapshot yet.
+   */
   constructor(options: { reader: LedgerReader; migrationDir: string; trusted: NoteVerifier[] }) {
+    this.#all = new ProjectionFollower(options.reader, balancesProjection());
+    this.#supply = new ProjectionFollower(options.reader, supplyProjection);
+    if (!existsSync(join(options.migrationDir, MIGRATION_FILES.checkpoint))) {
+      this.summary = null;
+      this.#published = null;
+      return;
+    }
     const dir = readMigrationDir(options.migrationDir);
     const checkpoint = verifyMigrationCheckpoint(dir.checkpoint, options.trusted);
-    this.#tree = LeafTree.fromTexts(dir.leaves);
-    if (this.#tree.size !== checkpoint.size || !equalBytes(this.#tree.rootHash(), checkpoint.rootHash)) {
+    const tree = LeafTree.fromTexts(dir.leaves);
+    if (tree.size !== checkpoint.size || !equalBytes(tree.rootHash(), checkpoint.rootHash)) {
       throw new Error(`${options.migrationDir}: the leaves do not match the signed checkpoint`);
     }
-    this.summary = dir.summary;
-    this.#leaves = dir.leaves;
-    this.#snapshot = snapshotBalances(dir.leaves);
-    this.#index = indexLeaves(dir.leaves);
-    const snapshotAt = dir.summary?.snapshot_at;
-    if (!snapshotAt) throw new Error(`${options.migrationDir}: summary.json is missing or invalid (the snapshot instant)`);
-    this.#all = new ProjectionFollower(options.reader, balancesProjection());
-    this.#since = new ProjectionFollower(options.reader, balancesProjection({ from: snapshotAt }));
-    this.#supply = new ProjectionFollower(options.reader, supplyProjection);
+    const summary = dir.summary;
+    if (!summary) throw new Error(`${options.migrationDir}: summary.json is missing or invalid (the snapshot instant)`);
+    this.summary = summary;
+    this.#published = {
+      summary,
+      snapshot: snapshotBalances(dir.leaves),
+      leaves: dir.leaves,
+      index: indexLeaves(dir.leaves),
+      tree,
+      since: new ProjectionFollower(options.reader, balancesProjection({ from: summary.snapshot_at })),
+    };
+  }
+
+  /** Whether a signed snapshot is published (and verified). */
+  get hasSnapshot(): boolean {
+    return this.#published !== null;
   }
 
   /** The balance in the version the phase at `at` answers on `/balance/{address}`. */
@@ -71,10 +104,12 @@ export class BalanceView {
     const phase = migrationPhase(at);
     const mode = balanceInterface(phase).v1;
     if (mode === "gone") return { ok: false, version: "v1", phase, code: "gone" };
+    const published = this.#published;
+    if (mode !== "live" && !published) return { ok: false, version: "v1", phase, code: "no-snapshot" };
     let shards: bigint | null | undefined;
     if (mode === "live") shards = this.#all.catchUp().get(address)?.available;
-    else if (mode === "frozen") shards = this.#snapshot.get(address);
-    else shards = v2BalanceShards(address, this.#snapshot, this.#since.catchUp());
+    else if (mode === "frozen") shards = published!.snapshot.get(address);
+    else shards = v2BalanceShards(address, published!.snapshot, published!.since.catchUp());
     if (shards === undefined || shards === null) return { ok: false, version: "v1", phase, code: "unknown-address" };
     return { ok: true, version: "v1", phase, record: balanceV1Record(shards), forwarded: mode === "forwarded" };
   }
@@ -82,16 +117,19 @@ export class BalanceView {
   v2(address: string, at: Date): BalanceAnswer {
     const phase = migrationPhase(at);
     if (balanceInterface(phase).v2 === "absent") return { ok: false, version: "v2", phase, code: "not-yet" };
-    const shards = v2BalanceShards(address, this.#snapshot, this.#since.catchUp());
+    const published = this.#published;
+    if (!published) return { ok: false, version: "v2", phase, code: "no-snapshot" };
+    const shards = v2BalanceShards(address, published.snapshot, published.since.catchUp());
     if (shards === null) return { ok: false, version: "v2", phase, code: "unknown-address" };
     return { ok: true, version: "v2", phase, record: balanceV2Record(shards) };
   }
 
   /** The address's last leaf in the published tree and its proof against the newest checkpoint. */
   historical(address: string): { leaf: SnapshotLeaf; proof: LeafProof } | null {
-    const index = this.#index.get(address);
-    if (index === undefined) return null;
-    return { leaf: parseLeaf(this.#leaves[index]!)!, proof: proveLeaf(this.#tree, this.#leaves, index) };
+    const published = this.#published;
+    const index = published?.index.get(address);
+    if (!published || index === undefined) return null;
+    return { leaf: parseLeaf(published.leaves[index]!)!, proof: proveLeaf(published.tree, published.leaves, index) };
   }
 
   supply(): SupplyFigures {

@@ -2,7 +2,6 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyCheckpoint } from "../core/checkpoint.ts";
-import { convertV1Export } from "../core/migration/convert.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { appendReviewRound, checkpointOfNote, MIGRATION_FILES, readMigrationDir, writeSnapshot } from "./migration-dir.ts";
 import { tempDir } from "./test-helpers.ts";
@@ -10,7 +9,7 @@ import { tempDir } from "./test-helpers.ts";
 const key = generateKeyPair("ed25519");
 const signer = { name: "integrity-platform.example/datasets", secretKeyHex: key.secretKey };
 const EXPORT = ['{"address":"b","balance_gic":2}', '{"address":"a","balance_gic":1.005}', '{"address":"c","balance_gic":-1}', '{"address":"d","balance_gic":1e-6}'];
-const input = () => ({ conversion: convertV1Export(EXPORT), exportBytes: Buffer.from(EXPORT.join("\n") + "\n"), at: "2025-12-01T00:00:00.000Z", signer });
+const input = () => ({ exportBytes: Buffer.from(EXPORT.join("\n") + "\n"), at: "2025-12-01T00:00:00.000Z", signer });
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

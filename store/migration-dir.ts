@@ -17,17 +17,17 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
-import { parseCheckpoint, type NoteSigner } from "../core/checkpoint.ts";
+import { parseCheckpoint, signCheckpoint, type NoteSigner } from "../core/checkpoint.ts";
 import { canonicalize } from "../core/canonical.ts";
 import { equalBytes } from "../core/merkle.ts";
-import { mismatchCounts, verifyConversion, type Conversion } from "../core/migration/convert.ts";
+import { mismatchCounts } from "../core/migration/convert.ts";
+import { decimalOfShards, formatDecimal } from "../core/migration/decimal.ts";
+import { snapshotExport } from "../core/migration/export-bytes.ts";
 import {
   MIGRATION_ORIGIN,
   correctionLeaf,
   proveConsistency,
-  signJsonl,
   signTree,
-  snapshotLeaf,
   type ConsistencyRecord,
   type Correction,
 } from "../core/migration/snapshot.ts";
@@ -59,7 +59,7 @@ function readLines(path: string): string[] {
 }
 
 /** Writes `text` beside `path` and renames it into place, so a reader sees the old or the new file. */
-function replaceFile(path: string, text: string): void {
+function replaceFile(path: string, text: string | Buffer): void {
   writeFileSync(`${path}.tmp`, text);
   renameSync(`${path}.tmp`, path);
 }
@@ -76,8 +76,7 @@ export function checkpointOfNote(note: string) {
 }
 
 export interface SnapshotInput {
-  conversion: Conversion;
-  /** The v1 export's bytes, for the summary's digest. */
+  /** The v1 export's bytes (JSON lines, UTF-8). */
   exportBytes: Uint8Array;
   /** The snapshot instant (ISO 8601 with milliseconds); the review lasts 24 hours from it. */
   at: string;
@@ -88,51 +87,46 @@ export interface SnapshotWritten {
   summary: MigrationSummary;
   checkpoint: string;
   rootHash: Uint8Array;
-  leaves: string[];
 }
 
-/** The files of a new snapshot, in memory: what `writeSnapshot` puts on disk (and `--check` compares). */
-export function snapshotFiles(input: SnapshotInput): { files: Map<string, string>; written: SnapshotWritten } {
-  const { conversion, at } = input;
-  const check = verifyConversion(conversion);
-  if (!check.ok) {
-    throw new Error(
-      `the conversion does not verify: ${check.differing.length} balance(s) differ from their v1 value` +
-        `${check.differing.length ? ` (${check.differing.slice(0, 5).join(", ")})` : ""}; totals v1 ${check.v1Total}, v2 ${check.v2Total}; ` +
-        `every line accounted for: ${check.accounted}; sorted: ${check.sorted}`,
-    );
-  }
+/**
+ * The files of a new snapshot, in memory: what `writeSnapshot` puts on disk (and `--check`
+ * compares). The export is converted, verified line by line and hashed by
+ * core/migration/export-bytes.ts; a conversion that does not verify throws, and nothing is written.
+ */
+export function snapshotFiles(input: SnapshotInput): { files: Map<string, string | Buffer>; written: SnapshotWritten } {
+  const { at } = input;
   const atMs = Date.parse(at);
   if (!Number.isFinite(atMs)) throw new Error(`snapshot instant "${at}" is not an ISO 8601 instant`);
-  const leaves = conversion.balances.map(snapshotLeaf);
-  const leafText = jsonl(leaves);
-  const tree = signJsonl(leafText, input.signer);
-  const { checkpoint } = tree;
+  const snapshot = snapshotExport(input.exportBytes);
+  const checkpoint = signCheckpoint({ origin: MIGRATION_ORIGIN, size: snapshot.size, rootHash: snapshot.rootHash }, input.signer);
+  // Every converted line equals its v1 value (checked per line), so the v1 total is the shards' total.
+  const total = formatDecimal(decimalOfShards(snapshot.totalShards));
   const summary: MigrationSummary = {
     origin: MIGRATION_ORIGIN,
     snapshot_at: new Date(atMs).toISOString(),
     review_ends: new Date(atMs + DAY_MS).toISOString(),
-    input: { lines: conversion.lines, sha256: `sha256:${createHash("sha256").update(input.exportBytes).digest("hex")}` },
-    converted: conversion.balances.length,
-    mismatches: conversion.mismatches.length,
-    mismatches_by_reason: mismatchCounts(conversion.mismatches),
-    total_v1_balance_gic: check.v1Total,
-    total_balance_shards: conversion.totalShards.toString(),
+    input: { lines: snapshot.lines, sha256: `sha256:${createHash("sha256").update(input.exportBytes).digest("hex")}` },
+    converted: snapshot.size,
+    mismatches: snapshot.mismatches.length,
+    mismatches_by_reason: mismatchCounts(snapshot.mismatches),
+    total_v1_balance_gic: total,
+    total_balance_shards: snapshot.totalShards.toString(),
     verified: true,
-    snapshot_size: tree.size,
-    tree_size: tree.size,
+    snapshot_size: snapshot.size,
+    tree_size: snapshot.size,
     reviews: [],
   };
-  const files = new Map<string, string>([
-    [MIGRATION_FILES.snapshot, leafText],
-    [MIGRATION_FILES.mismatches, jsonl(conversion.mismatches.map((m) => canonicalize({ address: m.address, input: m.input, line: m.line, reason: m.reason })))],
+  const files = new Map<string, string | Buffer>([
+    [MIGRATION_FILES.snapshot, snapshot.jsonl],
+    [MIGRATION_FILES.mismatches, jsonl(snapshot.mismatches.map((m) => canonicalize({ address: m.address, input: m.input, line: m.line, reason: m.reason })))],
     [MIGRATION_FILES.corrections, ""],
     [MIGRATION_FILES.consistency, ""],
-    [`${MIGRATION_FILES.checkpoints}/${tree.size}`, checkpoint],
+    [`${MIGRATION_FILES.checkpoints}/${snapshot.size}`, checkpoint],
     [MIGRATION_FILES.summary, renderSummary(summary)],
     [MIGRATION_FILES.checkpoint, checkpoint],
   ]);
-  return { files, written: { summary, checkpoint, rootHash: tree.rootHash, leaves } };
+  return { files, written: { summary, checkpoint, rootHash: snapshot.rootHash } };
 }
 
 /** Writes a new snapshot folder; refuses one that already holds a snapshot. */

@@ -5,7 +5,7 @@
  * of its output and exit 0 on SIGTERM.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -92,6 +92,26 @@ describe("npm start (embedded default)", () => {
     expect(await second.exit).toEqual({ code: 0, signal: null });
     // One JSON log line per request went to stdout.
     expect(second.output()).toMatch(/^\{"ts":"[^"]+","method":"GET","path":"\/health","status":200,/m);
+  });
+
+  test("NOW=<ISO> starts the server's clock there, and the balance phases follow it", async () => {
+    // The published migration tree and the dataset keys it is signed with.
+    cpSync(join(ROOT, "data", "migration"), join(dataDir, "migration"), { recursive: true });
+    appendFileSync(join(dataDir, "keys", "datasets.vkey"), readFileSync(join(ROOT, "data", "keys", "datasets.vkey")));
+    const started = await start({ ...env, NOW: "2026-02-28T23:00:00Z" });
+    try {
+      expect(started.output()).toContain("clock: starts at 2026-02-28T23:00:00");
+      // The transition by the started clock (the real clock is past the sunset): v1 forwarded and deprecated.
+      const v1 = await fetch(`${started.url}/v1/balance/ATLAS`);
+      expect(v1.status).toBe(200);
+      expect(await v1.json()).toEqual({ balance_gic: 55456.499447 });
+      expect(v1.headers.get("deprecation")).toBe("@1764633600");
+      expect(v1.headers.get("sunset")).toBe("Sun, 01 Mar 2026 00:00:00 GMT");
+      expect(await (await fetch(`${started.url}/balance/ATLAS`)).json()).toEqual({ balance_shards: "55456499447", balance_credits: 55456.499447, balance_credits_formatted: "55456.499447 MIC" });
+    } finally {
+      started.child.kill("SIGTERM");
+    }
+    expect(await started.exit).toEqual({ code: 0, signal: null });
   });
 
   test("a bad PORT fails loudly with a non-zero exit", async () => {

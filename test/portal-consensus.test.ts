@@ -64,7 +64,11 @@ describe("the cycle tracker on /consensus/", () => {
     expect([await field("cycle"), await field("gi"), await field("room")]).toEqual(["C-900", "0.9123", "live-room"]);
     expect(await page.locator(".tracker-source").textContent()).toContain("Live");
     const scripts = await page.locator("script").evaluateAll((nodes) => nodes.map((n) => ({ src: (n as HTMLScriptElement).src, type: (n as HTMLScriptElement).type })));
-    expect(scripts).toEqual([{ src: "", type: "module" }]);
+    // One module script: inline, or the site's own bundle when the build shares a module (core/format)
+    // with another page's island and so cannot inline it.
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]!.type).toBe("module");
+    expect(scripts[0]!.src === "" || new URL(scripts[0]!.src).pathname.startsWith("/_astro/")).toBe(true);
   });
 
   it("falls back to the values published at build time when the API is unavailable, and says so", async () => {

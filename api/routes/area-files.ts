@@ -1,7 +1,7 @@
 /**
  * The route declarations of the area files: one GET route per path that api/routes/areas.ts
  * serves (`servedAreaFiles`: each file of the published-data contract, the extension-less economy documents, the
- * filtered audit-trail export), each wrapping that one handler. The declaration takes from the
+ * filtered audit-trail export, the live supply), each wrapping that one handler. The declaration takes from the
  * manifest what the description needs: title, description, media type, the published JSON
  * Schema of a JSON file (core/schemas, with its sample as the example) and the access tier,
  * which gives the security requirement: a keyed file needs that tier's key; a public file takes
@@ -87,8 +87,22 @@ function explain(file: ServedFile): string {
   return [file.description ?? "", access, integrity].filter(Boolean).join("\n\n");
 }
 
+const LIVE_HEADERS = headers("Cache-Control", "RateLimit-Policy", "RateLimit");
+
 function fileRoute(file: ServedFile) {
   const keyed = file.file.access !== "public";
+  if (file.live) {
+    return defineRoute({
+      method: "get",
+      path: file.path,
+      tags: [AREA_TAGS[file.area]!],
+      summary: `${file.title ?? file.file.path}, live`,
+      description: `Real-time: computed from the ledger as it grows (the ledger's newest entry included; dated at that entry), in the schema of \`${file.file.path}\`, which stays the published file with the pipeline's figures at its ledger size. Never cached.\n\n${explain(file).split("\n\n")[0]}`,
+      security: security(file),
+      responses: { 200: { description: `${file.title ?? "The document"}, live`, headers: LIVE_HEADERS, content: content(file) } },
+      problems: keyed ? ["forbidden", "rate-limited", "ledger-unavailable"] : ["rate-limited", "ledger-unavailable"],
+    });
+  }
   const problems = keyed ? (["forbidden", "rate-limited", "data-unverified"] as const) : (["rate-limited", "data-unverified"] as const);
   if (file.filteredExport) {
     const ok: ResponseSpec = {

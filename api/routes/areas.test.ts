@@ -32,7 +32,7 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(server
 describe("area files", () => {
   it("serves the spec's paths with the right content types and the manifest's bytes", async () => {
     const cases: [string, string, string][] = [
-      ["/economy/supply", "application/json; charset=utf-8", "economy/supply.json"],
+      ["/economy/mii", "application/json; charset=utf-8", "economy/mii.json"],
       ["/economy/roi", "application/json; charset=utf-8", "economy/roi.json"],
       ["/economy/mic-history.csv", "text/csv; charset=utf-8; header=present", "economy/mic-history.csv"],
       ["/academics/mii-timeline.csv", "text/csv; charset=utf-8; header=present", "academics/mii-timeline.csv"],

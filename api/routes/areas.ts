@@ -16,6 +16,11 @@
  *     contract's content type. `/government/ledger/export` is the spec's filtered audit trail
  *     (api/audit-trail-export.ts).
  *
+ * A live route (`/economy/supply`) takes steps 1 and 2 like its file, then answers the document the
+ * API computes from the ledger (`live`, caught up to the ledger's tail; `Cache-Control: no-store`)
+ * instead of the file: no manifest is consulted, since no published byte is served. Without a
+ * ledger it is 503 `ledger-unavailable`.
+ *
  * Each canonical path is declared as a route of its own (api/routes/area-files.ts, from
  * `servedAreaFiles`) around this handler; every other spelling reaches the same route because the
  * app routes by `canonicalPath` (api/app.ts).
@@ -30,7 +35,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AccessOutcome } from "../../core/access/events.ts";
-import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST_FILE, type Area, type AreaFile } from "../../core/datapackage/index.ts";
+import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST_FILE, type Area, type AreaFile, type AreaRouteKind } from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
@@ -55,6 +60,8 @@ export interface AreaRouteOptions {
   keys: ApiKeyStore;
   quotas: DailyQuotas;
   now: () => Date;
+  /** The live documents by canonical path (`/economy/supply`); null when the server has no ledger. */
+  live?: Readonly<Record<string, () => unknown>>;
 }
 
 /** What a route declaration says of a served path: the contract's file and the manifest's words for it. */
@@ -65,6 +72,8 @@ export interface ServedFile {
   file: AreaFile;
   /** The filtered audit-trail export (its query and formats), not the file itself. */
   filteredExport: boolean;
+  /** A live document in the file's schema, computed by the API (not the file's bytes). */
+  live: boolean;
   /** Title, description and `jsonSchema` of the file's manifest entry, for the API description only. */
   title?: string;
   description?: string;
@@ -90,9 +99,16 @@ export function servedAreaFiles(dataDir: string): ServedFile[] {
   const served: ServedFile[] = [];
   for (const area of AREAS) {
     const words = describedResources(dataDir, area);
-    const entry = (path: string, file: AreaFile, filteredExport: boolean): ServedFile => ({ area, path: `/${area}/${path}`, file, filteredExport, ...words.get(file.path) });
-    for (const file of areaFiles(area)) served.push(entry(file.path, file, false));
-    for (const [alias, route] of Object.entries(areaAliases(area))) served.push(entry(alias, areaFile(area, route.file)!, route.kind === "export"));
+    const entry = (path: string, file: AreaFile, kind: "file" | AreaRouteKind): ServedFile => ({
+      area,
+      path: `/${area}/${path}`,
+      file,
+      filteredExport: kind === "export",
+      live: kind === "live",
+      ...words.get(file.path),
+    });
+    for (const file of areaFiles(area)) served.push(entry(file.path, file, "file"));
+    for (const [alias, route] of Object.entries(areaAliases(area))) served.push(entry(alias, areaFile(area, route.file)!, route.kind));
   }
   return served;
 }
@@ -155,6 +171,14 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
         return answer("unauthorized", problem(c, "unauthorized", `${why}${how}`, { headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' } }));
       }
       if (key.tier !== file.access) return answer("forbidden", problem(c, "forbidden", `a ${key.tier} key does not open ${area}/${file.path}; ${how}`, { headers: limits }));
+    }
+
+    if (route.kind === "live") {
+      const document = options.live?.[`/${area}/${request.path}`];
+      if (!document) return answer("ledger-unavailable", problem(c, "ledger-unavailable", `/${area}/${request.path} is computed from the ledger, and this server has none; the published figures are /${area}/${file.path}`, { headers: limits }));
+      const headers = { ...limits, "Content-Type": CONTENT_TYPES[file.mediatype], "Cache-Control": "no-store" };
+      if (c.req.method === "HEAD") return answer("served", c.body(null, 200, headers));
+      return answer("served", c.body(JSON.stringify(document()), 200, headers));
     }
 
     const unverified = (detail: string) => answer("data-unverified", problem(c, "data-unverified", detail, { headers: limits }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressOrder, compareAddresses, isAddress } from "./address.ts";
+import { addressOrder, addressOrderOfBytes, compareAddresses, isAddress } from "./address.ts";
 
 describe("addresses", () => {
   it("are ledger account names", () => {
@@ -48,5 +48,56 @@ describe("addressOrder", () => {
     expect(sorted(list)).toEqual([...list].sort(compareAddresses));
     const many = Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? "same-address-beyond-the-first-chunk" : i % 3 === 1 ? `x${i}` : `a\u0000${i % 7}`));
     expect(sorted(many)).toEqual([...many].sort(compareAddresses));
+  });
+});
+
+describe("addressOrderOfBytes", () => {
+  /** The addresses packed into one buffer, as the export scanner holds them. */
+  function packed(list: readonly string[]) {
+    const bytes = Buffer.from(list.join(""), "latin1");
+    const starts = new Uint32Array(list.length);
+    const lengths = new Uint8Array(list.length);
+    let at = 0;
+    list.forEach((a, i) => {
+      starts[i] = at;
+      lengths[i] = a.length;
+      at += a.length;
+    });
+    return { bytes, starts, lengths };
+  }
+  function check(list: readonly string[]) {
+    const { bytes, starts, lengths } = packed(list);
+    const { order, sameAsPrevious } = addressOrderOfBytes(bytes, starts, lengths, list.length);
+    const sorted = [...order].map((i) => list[i]!);
+    expect(sorted).toEqual([...list].sort(compareAddresses));
+    expect([...sameAsPrevious]).toEqual(sorted.map((a, i) => (i > 0 && sorted[i - 1] === a ? 1 : 0)));
+  }
+
+  it("orders as compareAddresses does and marks equal neighbours, on random addresses of every alphabet byte", () => {
+    const alphabet = "-.0123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+    let seed = 7;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (const size of [0, 1, 2, 17, 300, 5_000]) {
+      const list: string[] = [];
+      for (let i = 0; i < size; i++) {
+        const roll = next(10);
+        if (roll === 0 && list.length > 0) list.push(list[next(list.length)]!); // a duplicate
+        else if (roll === 1 && list.length > 0) list.push(list[next(list.length)]!.slice(0, 1 + next(8))); // a prefix of another
+        else {
+          const prefix = roll < 6 ? "acct-" : "";
+          let a = prefix + "ABCabc019"[next(9)]!;
+          for (let k = next(roll === 2 ? 127 : 14); k > 0 && a.length < 128; k--) a += alphabet[next(alphabet.length)]!;
+          list.push(a);
+        }
+      }
+      check(list);
+    }
+  });
+
+  it("handles long shared prefixes, addresses of 128 bytes and runs of one address", () => {
+    const long = "x".repeat(120);
+    check([`${long}b`, `${long}a`, `${long}`, `${long}a`, `${long}ab`, "x".repeat(128), "x".repeat(128), "y"]);
+    check(Array.from({ length: 40 }, () => "same"));
+    check(Array.from({ length: 3000 }, (_, i) => `acct-${(i * 2_654_435_761 % 4_294_967_296).toString(16).padStart(8, "0")}-${(i % 500).toString(36)}`));
   });
 });

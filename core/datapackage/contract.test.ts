@@ -24,8 +24,9 @@ describe("the published-data contract", () => {
     }
   });
 
-  it("serves aliases with their file's bytes and tier", () => {
-    expect(areaRoute("economy", "supply")).toEqual({ kind: "alias", file: areaFile("economy", "supply.json") });
+  it("serves aliases with their file's bytes and tier, the live supply in its file's schema and tier", () => {
+    expect(areaRoute("economy", "supply")).toEqual({ kind: "live", file: areaFile("economy", "supply.json") });
+    expect(areaRoute("economy", "mii")).toEqual({ kind: "alias", file: areaFile("economy", "mii.json") });
     expect(areaRoute("government", "ledger/export")).toMatchObject({ kind: "export", file: { path: "ledger/export.json", access: "government" } });
     expect(areaRoute("economy", "supply.json")?.kind).toBe("file");
     expect(areaRoute("diplomacy", "supply")).toBeNull();

@@ -86,13 +86,15 @@ const FILES: { readonly [A in Area]: Readonly<Record<string, AccessTier>> } = {
 };
 
 /**
- * Other names the spec gives a file: the extension-less economy endpoints (`/economy/supply`, same
- * bytes as `supply.json`) and the filtered audit trail (`/government/ledger/export`, which reads
- * `ledger/export.json` and takes the spec's query).
+ * Other names the spec gives a file: the extension-less economy endpoints (`/economy/mii`, same
+ * bytes as `mii.json`), the filtered audit trail (`/government/ledger/export`, which reads
+ * `ledger/export.json` and takes the spec's query), and the live `/economy/supply` ("real-time" in
+ * the spec): the API computes it from the ledger as it grows, in the schema, tier and quota of
+ * `supply.json`, which stays the published file (the pipeline's figures at its ledger size).
  */
-const ROUTES: { readonly [A in Area]?: Readonly<Record<string, { file: string; kind: "alias" | "export" }>> } = {
+const ROUTES: { readonly [A in Area]?: Readonly<Record<string, { file: string; kind: AreaRouteKind }>> } = {
   economy: {
-    supply: { file: "supply.json", kind: "alias" },
+    supply: { file: "supply.json", kind: "live" },
     mii: { file: "mii.json", kind: "alias" },
     coordination: { file: "coordination.json", kind: "alias" },
     roi: { file: "roi.json", kind: "alias" },
@@ -108,10 +110,15 @@ export interface AreaFile {
   mediatype: MediaType;
 }
 
-/** How a request path under an area names a file: the file itself, an alias, or the export route. */
+/**
+ * How a request path under an area names a file: the file itself, an alias (its bytes), the export
+ * route (the file filtered), or a live document (the file's schema, computed by the API).
+ */
+export type AreaRouteKind = "alias" | "export" | "live";
+
 export interface AreaRoute {
   file: AreaFile;
-  kind: "file" | "alias" | "export";
+  kind: "file" | AreaRouteKind;
 }
 
 export function isArea(value: unknown): value is Area {
@@ -145,7 +152,7 @@ export function areaFiles(area: Area): AreaFile[] {
 }
 
 /** The extension-less and route names of an area: name → the file they serve. */
-export function areaAliases(area: Area): Record<string, { file: string; kind: "alias" | "export" }> {
+export function areaAliases(area: Area): Record<string, { file: string; kind: AreaRouteKind }> {
   return { ...ROUTES[area] };
 }
 

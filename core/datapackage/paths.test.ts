@@ -39,7 +39,7 @@ describe("request paths: one file, every spelling", () => {
       expect(r?.route?.file.path, raw).toBe("standards.json");
       expect(r?.area, raw).toBe("diplomacy");
     }
-    expect(areaRequest("/economy//supply")?.route).toMatchObject({ kind: "alias", file: { path: "supply.json" } });
+    expect(areaRequest("/economy//supply")?.route).toMatchObject({ kind: "live", file: { path: "supply.json" } });
     expect(areaRequest("/government/ledger%2Fexport")?.route?.kind).toBe("export");
   });
 

@@ -7,6 +7,8 @@
 import type { EventPayload } from "../ledger/events.ts";
 import type { Projection } from "../ledger/projection.ts";
 import { shardsToMicNumber } from "../balance/units.ts";
+import { cycleLabel } from "../cycle.ts";
+import type { Supply } from "../schemas/economy.ts";
 
 export interface SupplyShards {
   mintedShards: bigint;
@@ -58,4 +60,31 @@ export function supplyFigures(supply: SupplyShards): SupplyFigures {
     locked: shardsToMicNumber(lockedShards),
     burned: shardsToMicNumber(burnedShards),
   };
+}
+
+/** The supply with the timestamp of the newest entry folded: the state behind the live figures. */
+export interface SupplyAsOf {
+  supply: SupplyShards;
+  /** `ts` of the newest entry folded (any type), or null for an empty ledger. */
+  asOf: string | null;
+}
+
+/** supplyProjection, plus the instant the figures hold at (the ledger's newest entry). */
+export const supplyAsOfProjection: Projection<SupplyAsOf> = {
+  initial: () => ({ supply: supplyProjection.initial(), asOf: null }),
+  apply(state, entry) {
+    state.supply = supplyProjection.apply(state.supply, entry);
+    state.asOf = entry.ts;
+    return state;
+  },
+};
+
+/**
+ * The live `/economy/supply` document (schema economy/supply): the figures of the ledger up to its
+ * newest entry, dated at that entry (`whenEmpty` for an empty ledger) — the pipeline's supply.json
+ * at the same ledger size has the same figures, and the same date unless a newer pulse dates it.
+ */
+export function liveSupplyDocument(state: SupplyAsOf, whenEmpty: Date): Supply {
+  const at = state.asOf === null ? whenEmpty : new Date(state.asOf);
+  return { cycle: cycleLabel(at), timestamp: at.toISOString(), ...supplyFigures(state.supply) };
 }

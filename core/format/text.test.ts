@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatPercent } from "../pulse/badge.ts";
-import { age, clockTime, count, dateTime, day, daysUntil, decimal, duration, mic, micAmount, micOfNumber, percent, plural, shardsOfMicNumber, words } from "./text.ts";
+import { age, clockTime, count, dateTime, dateTimeSeconds, day, daysUntil, decimal, duration, mic, micAmount, micOfNumber, percent, plural, shardsOfMicNumber, words } from "./text.ts";
 
 describe("numbers", () => {
   it("groups counts and fixes decimals", () => {
@@ -56,6 +56,8 @@ describe("instants and durations", () => {
   it("writes an instant to the minute in UTC, without milliseconds", () => {
     expect(dateTime("2026-11-23T14:05:59.999Z")).toBe("23 Nov 2026, 14:05 UTC");
     expect(dateTime("2026-01-02T03:04:00Z")).toBe("2 Jan 2026, 03:04 UTC");
+    expect(dateTimeSeconds("2025-11-30T23:59:59.000Z")).toBe("30 Nov 2025, 23:59:59 UTC");
+    expect(dateTimeSeconds("2025-12-02T00:00:01.999Z")).toBe("2 Dec 2025, 00:00:01 UTC");
     expect(clockTime("2026-11-23T14:05:09.999Z")).toBe("14:05:09 UTC");
     expect(clockTime(new Date("2026-01-02T03:04:00Z"))).toBe("03:04:00 UTC");
     expect(day("2026-04-15")).toBe("15 Apr 2026");

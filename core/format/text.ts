@@ -126,6 +126,12 @@ export function dateTime(iso: string | Date): string {
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
 }
 
+/** An instant to the second, for boundaries that fall inside a minute: "30 Nov 2025, 23:59:59 UTC". */
+export function dateTimeSeconds(iso: string | Date): string {
+  const d = typeof iso === "string" ? parseInstant(iso) : iso;
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
+}
+
 /** "2026-11-23T14:05:09.123Z" → "14:05:09 UTC" (a clock: the time of day to the second). */
 export function clockTime(iso: string | Date): string {
   const d = typeof iso === "string" ? parseInstant(iso) : iso;

@@ -18,7 +18,7 @@ import { join, relative } from "node:path";
 import type { NoteSigner } from "../../core/checkpoint.ts";
 import { generateKeyPair } from "../../core/signature.ts";
 import { digestOf } from "../../core/digest.ts";
-import { convertV1Export, exportLines } from "../../core/migration/convert.ts";
+import { exportLines } from "../../core/migration/convert.ts";
 import { SNAPSHOT_AT } from "../../core/migration/phases.ts";
 import { schemaId } from "../../core/schemas/json-schema.ts";
 import { MigrationCorrectionInput } from "../../core/schemas/migration.ts";
@@ -163,8 +163,7 @@ function readCorrections(bytes: Uint8Array, file: string) {
 /** Builds the folder from the sources into `dir` (which must not exist yet, or be empty). */
 function build(dir: string, sources: Record<string, Uint8Array>, signer: NoteSigner): void {
   const exportBytes = sources[MIGRATION_SOURCE]!;
-  const conversion = convertV1Export(exportLines(Buffer.from(exportBytes).toString("utf8")));
-  writeSnapshot(dir, { conversion, exportBytes, at: SNAPSHOT_AT, signer });
+  writeSnapshot(dir, { exportBytes, at: SNAPSHOT_AT, signer });
   const corrections = sources[MIGRATION_CORRECTIONS_SOURCE];
   if (corrections) appendReviewRound(dir, { at: SAMPLE_REVIEW_AT, corrections: readCorrections(corrections, MIGRATION_CORRECTIONS_SOURCE), signer });
 }

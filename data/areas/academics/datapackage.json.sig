@@ -1,4 +1,4 @@
 academics datapackage
-sha256:0d202ccd5c9fe270a0422a60c939b8cf7b258b4600bb333b2b9b0ae625cc4387
+sha256:3c7414955f39415c64c4b1925eb693df7fedc511f1f527e8a4ff2835335e41b4
 
-— integrity-platform.example/datasets UVWo34Tpae7D0aUdgu68X1IQZF+CFcqHzTHCoG0rbjM94BGFZ87ihe2tBD1ewjufeRcCm/6OrgQmu8fpWhbBIyEDaQg=
+— integrity-platform.example/datasets UVWo32SvWVKAkPNW5CcH4SDQqCqiVwhqO6Z2KbV+55Dj6er3/iJIy/Xg+R35T2KeZrlvRedKKVDMogtbOX4AYBExgw4=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:edd33c1638b220cf9b6e0a00f74d29127bb2fa626f373051dfa24739e0114f2b
+sha256:2226db2a3292b2334bf09acb51f39cce56fdbcdefe50720a77a15701464e1c2b
 
-— integrity-platform.example/datasets UVWo3yde6GUj+MbJM6B16RPvfjUgJi/ruOCNTMyho9IySxnrOiUzIVMgOvC//ititG04hhPalObnLWVGmiWLON35XwE=
+— integrity-platform.example/datasets UVWo39BRws79H13iUKBBhxM1wiQ6uxDs7KSxyUtAINt23yuE/3ySgKBsiHdqKrrdjALfxuENa6fraPDiTiGuu/sQegY=

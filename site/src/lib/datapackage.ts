@@ -45,11 +45,13 @@ export type Resource = ManifestResource;
 
 /**
  * The spec's extension-less economy endpoints (/economy/supply, …): each is published with the same
- * bytes as the JSON resource it names (the contract's aliases).
+ * bytes as the JSON resource it names (the contract's aliases). The live /economy/supply is copied
+ * too: on a static host (no API) it is the last published figures; wherever the API runs, its route
+ * answers first, live from the ledger, and the copy is never served.
  */
 export const ECONOMY_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(areaAliases("economy"))
-    .filter(([, r]) => r.kind === "alias")
+    .filter(([, r]) => r.kind === "alias" || r.kind === "live")
     .map(([alias, r]) => [alias, r.file]),
 );
 

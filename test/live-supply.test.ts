@@ -1,0 +1,85 @@
+/**
+ * The live `/economy/supply` over real HTTP against the pipeline's `supply.json`: the sample ledger
+ * (data/sources/sample.json) appended to a real SQLite ledger in steps while the API serves it; at
+ * every ledger size the live document equals the document the pipeline's supply step writes from
+ * the same entries (no pulse, so both are dated at the ledger's newest entry), and the API folds
+ * only the entries appended since its last answer — it never re-reads the ledger.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LedgerEntry } from "../core/ledger/entry.ts";
+import type { LedgerReader, NewEvent } from "../core/ledger/store.ts";
+import { Balances } from "../api/balances.ts";
+import { createApp } from "../api/app.ts";
+import { listen, type RunningServer } from "../api/server.ts";
+import { tempDir } from "../api/test-helpers.ts";
+import { supplyStep } from "../pipeline/areas/economy/supply.ts";
+import { factsOf } from "../pipeline/facts/accumulate.ts";
+import { sampleOptions } from "../pipeline/seed/sample-options.ts";
+import { simulate } from "../pipeline/seed/simulate.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+
+const REPO_DATA = join(import.meta.dirname, "../data");
+const sample = sampleOptions(REPO_DATA);
+const events: NewEvent[] = [...simulate({ seed: sample.seed, size: sample.size, now: new Date(sample.now) })];
+
+const made = tempDir("live-supply-");
+let ledger: SqliteLedger;
+let server: RunningServer;
+
+beforeAll(async () => {
+  ledger = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "live-supply-test", durability: "normal" });
+  server = await listen(createApp({ dataDir: REPO_DATA, ledger, log: () => {} }), "127.0.0.1", 0);
+});
+afterAll(async () => {
+  await server?.close();
+  ledger?.close();
+  made.cleanup();
+});
+
+/** What the pipeline's supply step publishes for these entries. */
+function pipelineSupply(entries: readonly LedgerEntry[]): unknown {
+  const text = supplyStep.generate({ facts: factsOf(entries), pulse: [], sources: undefined as never }, new Map());
+  return JSON.parse(typeof text === "string" ? text : new TextDecoder().decode(text));
+}
+
+describe("GET /economy/supply, live", () => {
+  it("equals the pipeline's supply.json at every ledger size as the ledger grows", async () => {
+    for (const size of [1, 250, 3_000, 7_000, events.length]) {
+      for (let from = ledger.size(); from < size; from += 1000) ledger.append(events.slice(from, Math.min(size, from + 1000)));
+      const response = await fetch(`${server.url}/economy/supply`);
+      expect(response.status, `at ${size}`).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.headers.get("ratelimit-policy")).toBe('"daily";q=100;w=86400');
+      expect(await response.json(), `at ${size}`).toEqual(pipelineSupply([...ledger.entries()]));
+    }
+    // The whole sample gives the committed figures (supply.json is dated by the newest pulse as well).
+    const committed = JSON.parse(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json"), "utf8")) as Record<string, unknown>;
+    const live = (await (await fetch(`${server.url}/economy/supply`)).json()) as Record<string, unknown>;
+    for (const figure of ["total_supply", "circulating", "locked", "burned"]) expect(live[figure], figure).toBe(committed[figure]);
+    // The published file stays the published file.
+    const file = await fetch(`${server.url}/economy/supply.json`);
+    expect(Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json")))).toBe(true);
+  });
+
+  it("folds only the entries appended since the last answer", () => {
+    const read: [number, number][] = [];
+    const counting: LedgerReader = new Proxy(ledger, {
+      get(target, name) {
+        if (name === "entries") return (start = 0, end = target.size()) => (read.push([start, end]), target.entries(start, end));
+        const value = Reflect.get(target, name) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const balances = new Balances({ ledger: counting, dataDir: REPO_DATA, now: () => new Date() });
+    const size = ledger.size();
+    balances.supply();
+    balances.supply();
+    expect(read).toEqual([[0, size]]);
+    const last = [...ledger.entries(size - 1, size)][0]!;
+    ledger.append([{ type: "mic_burn", payload: { account: "ATLAS", amount_shards: "1", reason: "live supply test" }, ts: last.ts }]);
+    expect(balances.supply()?.burned).toBe((pipelineSupply([...ledger.entries()]) as { burned: number }).burned);
+    expect(read).toEqual([[0, size], [size, size + 1]]);
+  });
+});

@@ -251,6 +251,44 @@ describe("projections kept at the tail", () => {
     broken = false;
     expect(ledger.state(fragile)).toEqual({ n: 4 });
   });
+  it("folds the entries this connection just wrote exactly as the file holds them, never a rolled-back write's", async () => {
+    const ledger = openLedger();
+    const entriesSeen: Projection<{ seq: number; type: string; payload: unknown; hash: string }[]> = {
+      initial: () => [],
+      apply: (state, entry) => {
+        state.push({ seq: entry.seq, type: entry.type, payload: entry.payload, hash: entry.hash });
+        return state;
+      },
+    };
+    const events = [sampleEvent(0), sampleEvent(1), sampleEvent(2)];
+    const backdated = { ...sampleEvent(5), ts: "2000-01-01T00:00:00.000Z" };
+    const inGroup: number[] = [];
+    const results = await settle([
+      ledger.write((tail) => ({ events: [events[0]!], result: inGroup.push(tail.state(entriesSeen).length) })),
+      // Inserts its first entry, then one dated before the tail: the whole write is rolled back.
+      ledger.write(() => ({ events: [events[1]!, backdated], result: -1 })),
+      ledger.write((tail) => ({ events: [events[2]!], result: inGroup.push(tail.state(entriesSeen).length) })),
+      ledger.write((tail) => ({ events: [], result: inGroup.push(tail.state(entriesSeen).length) })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect(inGroup).toEqual([1, 2, 3].map((n) => n - 1)); // each decide saw the writes before it, not the rolled-back one
+    // A caller changing its event afterwards changes nothing the projection holds.
+    (events[2]!.payload as Record<string, unknown>).status = "changed after the write";
+    const folded = ledger.state(entriesSeen);
+    const fromFile = [...ledger.entries()].map((e) => ({ seq: e.seq, type: e.type, payload: e.payload, hash: e.hash }));
+    expect(folded).toEqual(fromFile);
+    expect(fromFile.map((e) => e.type)).toEqual([events[0]!.type, events[2]!.type]);
+    // A group whose last write is rolled back after inserting a row, then another connection
+    // appends at that seq: this connection folds the other's entry from the file, not its own.
+    const other = openLedger();
+    const last = await settle([ledger.write(() => ({ events: [sampleEvent(6)], result: 0 })), ledger.write(() => ({ events: [sampleEvent(7), backdated], result: 0 }))]);
+    expect(last.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
+    other.append([sessionOpened("S-other")]);
+    await ledger.write((tail) => ({ events: [sampleEvent(4)], result: tail.state(entriesSeen).length }));
+    const all = [...ledger.entries()];
+    expect(all.map((e) => e.type)).toEqual([events[0]!.type, events[2]!.type, sampleEvent(6).type, "consensus.opened", sampleEvent(4).type]);
+    expect(ledger.state(entriesSeen)).toEqual(all.map((e) => ({ seq: e.seq, type: e.type, payload: e.payload, hash: e.hash })));
+  });
 });
 
 describe("two processes on one ledger file", () => {

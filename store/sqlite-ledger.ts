@@ -158,8 +158,16 @@ export class SqliteLedger implements LedgerStore {
   #lastHash: string | null = null;
   #lastTs = "";
   readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
+  /**
+   * The entries this connection wrote in its current and its previous write transaction, by seq,
+   * with their stored payload text: projections fold them from here instead of reading back what
+   * was just written (under group commit, each decide folds the entries of the one before it).
+   * Only what the file holds at those seqs: rolled-back entries are dropped with their rollback.
+   */
+  #writtenNow = new Map<number, { entry: LedgerEntry; payloadText: string }>();
+  #writtenBefore = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   // Its own statement: a projection may be caught up while a caller is iterating entries().
-  readonly #projections = new LiveProjections((start, end) => this.#rows(this.#stmt.fold, start, end));
+  readonly #projections = new LiveProjections((start, end) => this.#foldRows(start, end));
 
   constructor(path: string, options: SqliteLedgerOptions) {
     this.path = path;
@@ -323,6 +331,7 @@ export class SqliteLedger implements LedgerStore {
         } catch (error) {
           this.#stmt.rollbackTo.run();
           this.#stmt.release.run();
+          for (const seq of this.#writtenNow.keys()) if (seq >= tail.range.size) this.#writtenNow.delete(seq);
           outcomes.push({ ok: false, error });
         }
       }
@@ -371,6 +380,8 @@ export class SqliteLedger implements LedgerStore {
   #transaction<T>(write: () => T): T {
     this.#db.exec("BEGIN IMMEDIATE");
     const before = this.#tail();
+    this.#writtenBefore = this.#writtenNow;
+    this.#writtenNow = new Map();
     try {
       this.#sync();
       const committed = this.#range.size;
@@ -384,6 +395,7 @@ export class SqliteLedger implements LedgerStore {
       }
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      this.#writtenNow = new Map();
       this.#adopt(before);
       throw error;
     }
@@ -416,6 +428,7 @@ export class SqliteLedger implements LedgerStore {
       if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
       const e = sealed.entry;
       this.#stmt.insertEntry.run(e.seq, e.type, sealed.payloadText, e.ts, e.prev, e.hash, sealed.leafHash);
+      this.#writtenNow.set(e.seq, { entry: e, payloadText: sealed.payloadText });
       range.append(sealed.leafHash, onComplete);
       written.push(e);
       prev = e.hash;
@@ -461,6 +474,21 @@ export class SqliteLedger implements LedgerStore {
 
   entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
     return this.#rows(this.#stmt.range, start, end ?? Number.MAX_SAFE_INTEGER);
+  }
+
+  /**
+   * The entries start <= seq < end for a projection: those this connection just wrote from memory
+   * (the payload parsed from its stored text, as a read would give it: no object is shared with
+   * the caller's event), the rest from the file.
+   */
+  *#foldRows(start: number, end: number): IterableIterator<LedgerEntry> {
+    let seq = start;
+    for (; seq < end; seq++) {
+      const written = this.#writtenNow.get(seq) ?? this.#writtenBefore.get(seq);
+      if (!written) break;
+      yield { ...written.entry, payload: JSON.parse(written.payloadText) };
+    }
+    if (seq < end) yield* this.#rows(this.#stmt.fold, seq, end);
   }
 
   *#rows(statement: StatementSync, start: number, end: number): IterableIterator<LedgerEntry> {

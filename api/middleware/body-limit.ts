@@ -4,6 +4,8 @@
  * rest is never read) before any route sees the request:
  *
  * - a `Content-Length` above the limit is refused up front, whatever its size;
+ * - a `Content-Length` within the limit passes on untouched: Node's parser reads exactly that many
+ *   bytes as the request's content;
  * - chunked content is counted as it arrives and refused at the first byte over the limit;
  *   for GET and HEAD, whose `Request` @hono/node-server builds without a body, it is read (at
  *   most `maxBytes`) from the Node request itself; for the other methods hono/body-limit wraps
@@ -54,6 +56,11 @@ export function bodyLimitProblem(maxBytes: number = DEFAULT_BODY_LIMIT_BYTES): M
     if (length === undefined && !chunked) return next();
     // Node's parser has checked the syntax: one decimal Content-Length, never with Transfer-Encoding.
     if (length !== undefined && Number(length) > maxBytes) return tooLarge(c);
+    // Within the limit: Node's parser delivers exactly Content-Length bytes, so there is nothing to
+    // count. Passed on without touching `c.req.raw.body` (what hono/body-limit does first), which
+    // would make @hono/node-server build a full `Request` over a web stream instead of reading the
+    // body directly when the route parses it.
+    if (length !== undefined) return next();
     const method = c.req.method;
     if (method !== "GET" && method !== "HEAD") return limit(c, next);
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;

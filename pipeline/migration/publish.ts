@@ -173,6 +173,47 @@ function noteText(note: string): string {
   return note.slice(0, note.lastIndexOf("\n\n") + 1);
 }
 
+/**
+ * What differs between the published folder and what the sources give: the files (a signed note by
+ * the text its signatures cover, so the key used here does not matter), and the published folder's
+ * own signatures under the trusted keys. Empty when the folder is current.
+ */
+function differencesFromSources(sources: Record<string, Uint8Array>, dest: string, keysPath: string): string[] {
+  const differences: string[] = [];
+  const scratch = mkdtempSync(join(tmpdir(), "migration-check-"));
+  try {
+    const k = generateKeyPair("ed25519");
+    build(join(scratch, "m"), sources, { name: "check", secretKeyHex: k.secretKey });
+    if (!existsSync(dest)) differences.push(`${dest}: missing`);
+    else {
+      const report = verifyMigrationDir(dest, readTrustedKeys(keysPath));
+      if (!report.ok) differences.push(`${dest}: does not verify (${report.code}): ${report.steps.at(-1)?.detail}`);
+      const expected = listFiles(join(scratch, "m"));
+      const actual = listFiles(dest);
+      for (const f of new Set([...expected, ...actual])) {
+        const a = join(scratch, "m", f);
+        const b = join(dest, f);
+        if (!existsSync(a) || !existsSync(b)) differences.push(`${join(dest, f)}: ${existsSync(a) ? "missing" : "not produced by the sources"}`);
+        else {
+          const signed = f === MIGRATION_FILES.checkpoint || f.startsWith(`${MIGRATION_FILES.checkpoints}/`);
+          const x = readFileSync(a, "utf8");
+          const y = readFileSync(b, "utf8");
+          if (signed ? noteText(x) !== noteText(y) : x !== y) differences.push(`${join(dest, f)}: differs`);
+        }
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return differences;
+}
+
+/** Whether the published manifest is the one the published files give (its signature is checked with them). */
+function manifestCurrent(dest: string, sources: Record<string, Uint8Array>): boolean {
+  const file = join(dest, MIGRATION_MANIFEST);
+  return existsSync(file) && readFileSync(file, "utf8") === migrationManifest(dest, sources, SNAPSHOT_AT);
+}
+
 export function publishMigration(o: PublishMigrationOptions): PublishMigrationReport {
   const sourcePath = join(o.dataDir, "sources", MIGRATION_SOURCE);
   if (!existsSync(sourcePath)) {
@@ -186,34 +227,15 @@ export function publishMigration(o: PublishMigrationOptions): PublishMigrationRe
   const keysPath = join(o.dataDir, "keys", "datasets.vkey");
 
   if (o.check) {
-    const differences: string[] = [];
-    const scratch = mkdtempSync(join(tmpdir(), "migration-check-"));
-    try {
-      const k = generateKeyPair("ed25519");
-      build(join(scratch, "m"), sources, { name: "check", secretKeyHex: k.secretKey });
-      if (!existsSync(dest)) differences.push(`${dest}: missing`);
-      else {
-        const report = verifyMigrationDir(dest, readTrustedKeys(keysPath));
-        if (!report.ok) differences.push(`${dest}: does not verify (${report.code}): ${report.steps.at(-1)?.detail}`);
-        const expected = listFiles(join(scratch, "m"));
-        const actual = listFiles(dest);
-        for (const f of new Set([...expected, ...actual])) {
-          const a = join(scratch, "m", f);
-          const b = join(dest, f);
-          if (!existsSync(a) || !existsSync(b)) differences.push(`${join(dest, f)}: ${existsSync(a) ? "missing" : "not produced by the sources"}`);
-          else {
-            const signed = f === MIGRATION_FILES.checkpoint || f.startsWith(`${MIGRATION_FILES.checkpoints}/`);
-            const x = readFileSync(a, "utf8");
-            const y = readFileSync(b, "utf8");
-            if (signed ? noteText(x) !== noteText(y) : x !== y) differences.push(`${join(dest, f)}: differs`);
-          }
-        }
-      }
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    const differences = differencesFromSources(sources, dest, keysPath);
     for (const d of differences) o.log(`migration --check: ${d}`);
     return { ok: differences.length === 0, status: differences.length === 0 ? "matches" : "differs", differences };
+  }
+  // Nothing to sign when the published folder is current and verifies: a clone without the team's
+  // signing key (npm start on a fresh checkout) publishes nothing and needs no key.
+  if (existsSync(dest) && existsSync(keysPath) && differencesFromSources(sources, dest, keysPath).length === 0 && manifestCurrent(dest, sources)) {
+    o.log(`migration: ${dest} unchanged`);
+    return { ok: true, status: "unchanged", differences: [] };
   }
 
   const signer = o.signingKey();

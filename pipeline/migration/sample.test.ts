@@ -145,6 +145,13 @@ describe("publishing data/migration", () => {
       expect(publishMigration({ dataDir: data, check: false, log: () => {}, signingKey }).status).toBe("unchanged");
       expect(check().ok).toBe(true);
       expect(verifyMigrationDir(join(data, "migration"), readTrustedKeys(join(data, "keys", "datasets.vkey"))).ok).toBe(true);
+      // A current folder needs no key: a checkout without the team's key (npm start on a fresh clone) signs nothing.
+      const stranger = generateKeyPair("ed25519");
+      const strangerKey = () => ({ name: "integrity-platform.example/datasets", secretKeyHex: stranger.secretKey, publicKeyHex: stranger.publicKey });
+      expect(publishMigration({ dataDir: data, check: false, log: () => {}, signingKey: strangerKey }).status).toBe("unchanged");
+      // A folder that must change still needs a listed key.
+      writeFileSync(join(data, "migration", "mismatches.jsonl"), "");
+      expect(() => publishMigration({ dataDir: data, check: false, log: () => {}, signingKey: strangerKey })).toThrow(/not listed/);
     } finally {
       rmSync(data, { recursive: true, force: true });
     }

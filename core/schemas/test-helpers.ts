@@ -272,22 +272,8 @@ export const fixtures: Fixtures = {
     valid: examples["government/authority-activity"],
     invalid: [
       { cycle: "C-151", timestamp: T0, attempts: 1 },
-      {
-        cycle: "C-151",
-        timestamp: T0,
-        attempts: -1,
-        grants: 0,
-        renewals: 0,
-        denials: 0,
-        denials_by_stage: { identity: 0, stake: 0, attestation: 0, scope: 0, temporal: 0 },
-        denials_by_code: { AVM_001: 0, AVM_002: 0, AVM_003: 0, AVM_004: 0, AVM_005: 0, AVM_006: 0, AVM_007: 0, AVM_008: 0 },
-        malformed: 0,
-        revocations: 0,
-        revocations_by_reason: { integrity_violation: 0, stake_withdrawn: 0, drift_exceeded: 0, companion_concern: 0, requested_by_holder: 0, key_compromise: 0 },
-        identities_by_role: { viewer: 0, contributor: 0, deployer: 0, admin: 0 },
-        companions: 0,
-        months: [{ month: "2025-13", attempts: 0, grants: 0, denials: 0, revocations: 0 }],
-      },
+      // A negative count and a month that does not exist, in an otherwise valid document.
+      setAt(setAt(examples["government/authority-activity"], ["attempts"], -1), ["months", 0, "month"], "2025-13"),
     ],
   },
   "government/policy-impact": {

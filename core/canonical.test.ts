@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CanonicalizationError, canonicalBytes, canonicalize } from './canonical.ts';
+import fc from 'fast-check';
+import { CanonicalizationError, canonicalBytes, canonicalize, isCanonicalizableJson } from './canonical.ts';
 import { vectorsPath } from '../test/vectors.ts';
 
 const JCS = vectorsPath('jcs');
@@ -282,5 +283,43 @@ describe('property: random JSON values', () => {
       expect(canonicalize(reversed(x))).toBe(text);
       expect(new TextDecoder('utf-8', { fatal: true }).decode(canonicalBytes(x))).toBe(text);
     }
+  });
+});
+
+describe('isCanonicalizableJson', () => {
+  const encodes = (value: unknown): boolean => {
+    try {
+      canonicalize(value);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('agrees with canonicalize on JSON values with any UTF-16 code units and out-of-range numbers', () => {
+    // Code units drawn among letters, escapes and surrogates of both halves: pairs, lone ones, reversed ones.
+    const unit = fc.constantFrom('a', '"', '\n', '\ud83d', '\ude00', '\udbff', '\udc00');
+    const text = fc.string({ unit, maxLength: 4 });
+    const number = fc.oneof(fc.integer(), fc.constantFrom(Infinity, -Infinity, NaN, -0, 1e308));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, text, number, fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(text, tie('value'), { maxKeys: 3 })),
+    }));
+    let refused = 0;
+    fc.assert(
+      fc.property(value, (v) => {
+        const ok = isCanonicalizableJson(v);
+        if (!ok) refused++;
+        expect(ok).toBe(encodes(v));
+      }),
+      { numRuns: 2000, seed: 8785 },
+    );
+    expect(refused).toBeGreaterThan(200); // both answers were exercised
+  });
+
+  it('finds a lone surrogate in a nested key or string, and 1e999 as JSON.parse reads it', () => {
+    expect(isCanonicalizableJson({ a: [1, { '\udc00': true }] })).toBe(false);
+    expect(isCanonicalizableJson([null, ['x\ud800y']])).toBe(false);
+    expect(isCanonicalizableJson(JSON.parse('{"n": [1e999]}'))).toBe(false);
+    expect(isCanonicalizableJson({ emoji: '\ud83d\ude00', quote: '"', n: -0 })).toBe(true);
   });
 });

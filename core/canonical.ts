@@ -66,6 +66,30 @@ function write(value: unknown, path: (string | number)[], seen: object[]): strin
   }
 }
 
+/**
+ * Whether {@link canonicalize} can encode a value JSON.parse returned (or zod's `z.json()`
+ * accepted). Of its rules only two can fail on such a value: a string or key with a lone surrogate
+ * (JSON's `\ud800` escape) and a number beyond double range (`1e999` parses as Infinity). Cheaper
+ * than building the text to find out.
+ */
+export function isCanonicalizableJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+      return !(SPECIAL.test(value) && LONE_SURROGATE.test(value));
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(isCanonicalizableJson);
+      for (const key in value) {
+        if (!isCanonicalizableJson(key) || !isCanonicalizableJson((value as Record<string, unknown>)[key])) return false;
+      }
+      return true;
+    default:
+      return typeof value === 'boolean';
+  }
+}
+
 function writeString(s: string, path: (string | number)[], what = 'a string'): string {
   if (!SPECIAL.test(s)) return '"' + s + '"';
   if (LONE_SURROGATE.test(s)) fail(`${what} with a lone surrogate`, path);

@@ -207,6 +207,18 @@ describe("projections kept at the tail", () => {
     expect(applied()).toBe(4); // nothing new, nothing folded
   });
 
+  it("stateSeen answers without reading the tail: it lags another connection's appends until a read catches up", () => {
+    const ledger = openLedger();
+    const other = openLedger();
+    const { projection } = counting();
+    ledger.append([sampleEvent(0)]);
+    expect(ledger.stateSeen(projection)).toHaveLength(1); // its own appends are seen
+    other.append([sampleEvent(1), sampleEvent(2)]);
+    expect(ledger.stateSeen(projection)).toHaveLength(1);
+    expect(ledger.state(projection)).toHaveLength(3);
+    expect(ledger.stateSeen(projection)).toHaveLength(3);
+  });
+
   it("can be read while the caller iterates the entries", () => {
     const ledger = openLedger();
     ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));

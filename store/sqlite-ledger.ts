@@ -300,6 +300,10 @@ export class SqliteLedger implements LedgerStore {
     return this.#projections.at(projection, this.size());
   }
 
+  stateSeen<S>(projection: Projection<S>): S {
+    return this.#projections.at(projection, this.#range.size);
+  }
+
   /**
    * One group of writes (store/group-commit.ts): one IMMEDIATE transaction, the tail brought up to
    * date first, then each decide in order, each in its own SAVEPOINT — a write that throws or

@@ -19,11 +19,14 @@
 import { randomUUID } from "node:crypto";
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
+import { signedForms } from "../../core/avm/messages.ts";
+import { isCanonicalizableJson } from "../../core/canonical.ts";
 import * as ops from "../../core/avm/operations.ts";
 import { avmRegistry, checkAuthority, type AvmRegistry } from "../../core/avm/registry.ts";
 import { signToken, type TokenClaims } from "../../core/avm/token.ts";
-import { malformedAttempt, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
+import { malformedAttempt, signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
 import { LedgerAppendError, type NewEvent } from "../../core/ledger/store.ts";
+import { SignatureVerdicts } from "../../core/signature-verdicts.ts";
 import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest } from "../../core/schemas/avm.ts";
 import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
@@ -33,6 +36,7 @@ import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
 import { problem, type ProblemSlug } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas, type Quota } from "../rate-limit.ts";
 import { component, headers, json, published } from "../responses.ts";
+import { SignaturePool } from "../signature-pool.ts";
 import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";
 import { storeUnavailable } from "./store-failure.ts";
 
@@ -48,6 +52,8 @@ export interface AvmRouteOptions {
   verifyQuota?: Quota;
   /** The token key's secret half (hex Ed25519 seed): without it POST /avm/operator/issue-token answers 503. */
   tokenSecretKeyHex?: string;
+  /** Where verify requests' signatures are checked ahead of the decision; default the process's shared pool. */
+  signaturePool?: SignaturePool;
 }
 
 const TAGS = ["Authority verification"];
@@ -67,7 +73,8 @@ export const VerifyRequestBody = component(
   "avm-verify-request",
   AvmVerifyRequest.extend({
     companion_attestation: z
-      .custom<z.output<typeof AttestationObject>>((value) => AttestationObject.safeParse(value).success, { message: "must be a JSON object that RFC 8785 can encode" })
+      // The body is JSON.parse's output: a JSON object RFC 8785 can encode is what AttestationObject admits.
+      .custom<z.output<typeof AttestationObject>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && isCanonicalizableJson(value), { message: "must be a JSON object that RFC 8785 can encode" })
       .openapi({ type: "object", additionalProperties: true, description: "The companion attestation as issued (any JSON object: its fields are judged by the attestation stage)" }),
   }),
   examples["avm-verify-request"],
@@ -189,6 +196,7 @@ function tokenHolds(registry: AvmRegistry, claims: TokenClaims): boolean {
 
 export function avmRoutes(options: AvmRouteOptions): RouteGroup {
   const { platform, quotas } = options;
+  const signaturePool = options.signaturePool ?? SignaturePool.shared();
   const verifyQuota = options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota;
   const routes = routeGroup();
   const unavailable = (c: Context) => problem(c, "ledger-unavailable", "This server has no ledger: authority cannot be decided, so nothing is granted (fail closed).");
@@ -223,8 +231,13 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
     const nowMs = platform.now().getTime();
     let written;
     try {
+      // The signatures are verified on the signature pool, outside the write lock; the decision at
+      // the tail reuses the verdicts for the keys it finds there (core/signature-verdicts.ts).
+      const forms = signedForms(request);
+      const questions = signatureQuestions(request, forms, platform.ledger.stateSeen(avmRegistry));
+      const signatures = new SignatureVerdicts(questions, await signaturePool.verify(questions));
       written = await platform.ledger.write((tail) => {
-        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), nowMs);
+        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), nowMs, { forms, signatures });
         return { events: outcome.events, result: outcome };
       });
     } catch (error) {

@@ -39,6 +39,30 @@ export function cosignatureSigningBytes(attestation: Readonly<Record<string, unk
   return canonicalBytes(body);
 }
 
+/** What a verify request's signatures cover, derived from the request alone. */
+export interface SignedForms {
+  /** A, the attestation hash. */
+  attestationHash: string;
+  /** What the wallet signs. */
+  wallet: Uint8Array;
+  /** What the issuing companion signs. */
+  attestation: Uint8Array;
+  /** What the co-signer signs, when the attestation has a `cosignature`. */
+  cosignature: Uint8Array | null;
+}
+
+/** The signed forms of a request whose attestation RFC 8785 can encode (computed once, shared by every check). */
+export function signedForms(request: { ledger_id: string; requested_scopes: readonly string[]; companion_attestation: Readonly<Record<string, unknown>> }): SignedForms {
+  const att = request.companion_attestation;
+  const A = attestationHash(att);
+  return {
+    attestationHash: A,
+    wallet: walletMessage(A, request.ledger_id, request.requested_scopes),
+    attestation: attestationSigningBytes(att),
+    cosignature: "cosignature" in att ? cosignatureSigningBytes(att) : null,
+  };
+}
+
 export interface Signer {
   algorithm: SignatureAlgorithm;
   secretKeyHex: string;

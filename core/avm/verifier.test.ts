@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { validateEvent } from "../ledger/events.ts";
 import { AuthorityContext, AvmFailure, AvmVerifyRequest, MAX_AUTHORITY_DURATION_MS, type Scope } from "../schemas/avm.ts";
-import { sign } from "../signature.ts";
-import { attestationHash, walletMessage } from "./messages.ts";
+import { SignatureVerdicts } from "../signature-verdicts.ts";
+import { sign, verify } from "../signature.ts";
+import { attestationHash, signedForms, walletMessage } from "./messages.ts";
 import { checkAuthority } from "./registry.ts";
 import { AVM_RULE_NAMES, AVM_RULES, type AvmRule } from "./rules.ts";
 import { attest, DAY, EJ_HASH, iso, NOW, request, Scenario, signerFor, type TestIdentity } from "./test-helpers.ts";
-import { malformedAttempt, verifyAuthority } from "./verifier.ts";
+import { malformedAttempt, signatureQuestions, verifyAuthority } from "./verifier.ts";
 
 /** A registered companion, a deployer with reputation 0.95 and 20,000 MIC bonded. */
 function base(options: Parameters<Scenario["identity"]>[1] = {}) {
@@ -178,6 +179,45 @@ describe("the rule table: one failing request per row", () => {
     const stages = AVM_RULE_NAMES.map((r) => order.indexOf(AVM_RULES[r].stage));
     expect(stages).toEqual([...stages].sort((a, b) => a - b));
     for (const rule of AVM_RULE_NAMES) expect(rule.split(".")[0]).toBe(AVM_RULES[rule].stage);
+  });
+});
+
+describe("signatures verified ahead (the API verifies them on other threads before its write)", () => {
+  const ahead = (req: AvmVerifyRequest, s: Scenario, answer = (q: ReturnType<typeof signatureQuestions>[number]) => verify(q.algorithm, q.publicKeyHex, q.message, q.signatureHex)) => {
+    const forms = signedForms(req);
+    const questions = signatureQuestions(req, forms, s.registry);
+    return { questions, ahead: { forms, signatures: new SignatureVerdicts(questions, questions.map(answer)) } };
+  };
+
+  it.each([...AVM_RULE_NAMES, "granted (with a co-signature)"])("decides as without them: %s", (name) => {
+    const { s, req, now = NOW }: Case =
+      name in cases
+        ? cases[name as AvmRule]()
+        : (() => {
+            const { s, athena, holder } = base({ role: "admin" });
+            const hermes = s.companion("hermes");
+            return { s, req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.*"], risk_level: "low", cosigner: hermes }), ["api.*"]) };
+          })();
+    const { questions, ahead: computed } = ahead(req, s);
+    const outcome = verifyAuthority(req, s.registry, now, computed);
+    expect(outcome).toEqual(verifyAuthority(req, s.registry, now));
+    expect(outcome.verified).toBe(!(name in cases));
+    if (outcome.verified) expect(questions).toHaveLength(3); // wallet, companion, co-signer
+  });
+
+  it("answers a question from its verdict only when algorithm, key, message and signature all match", () => {
+    const { s, athena, holder } = base();
+    const req = request(holder, attest(athena, holder.ledger_id), STAGING);
+    // A verdict is what the stage uses: one saying the (valid) wallet signature is invalid is believed…
+    const lying = ahead(req, s, (q) => q.publicKeyHex !== s.registry.identities.get(holder.ledger_id)!.public_key);
+    const out = verifyAuthority(req, s.registry, NOW, lying.ahead);
+    expect(out.verified ? null : out.rule).toBe("stake.wallet_signature_invalid");
+    // …but verdicts about other keys or messages are not: those signatures are verified in place.
+    const other = new SignatureVerdicts(
+      lying.questions.map((q) => ({ ...q, message: Uint8Array.from([...q.message, 0x20]) })),
+      lying.questions.map(() => false),
+    );
+    expect(verifyAuthority(req, s.registry, NOW, { forms: lying.ahead.forms, signatures: other }).verified).toBe(true);
   });
 });
 

@@ -24,8 +24,8 @@ import {
   type Scope,
 } from "../schemas/avm.ts";
 import { Uuid } from "../schemas/common.ts";
-import { verify } from "../signature.ts";
-import { attestationHash, attestationSigningBytes, cosignatureSigningBytes, walletMessage } from "./messages.ts";
+import { SignatureVerdicts, type SignatureQuestion } from "../signature-verdicts.ts";
+import { attestationHash, signedForms, type SignedForms } from "./messages.ts";
 import { decideRisk, decideScopes, decideStake, grantCovers, maxGrantDurationMs, type PolicyRequest, type PolicySubject } from "./policy.ts";
 import { currentGrant, stakeFor, type AvmRegistry, type IdentityRecord } from "./registry.ts";
 import { AVM_RULES, AvmRuleFailure, failureOutput, type AvmRule } from "./rules.ts";
@@ -43,15 +43,27 @@ const PLACEHOLDER_EJ_HASHES = new Set([`sha256:${"0".repeat(64)}`, `sha256:${sha
 /** The attempt log keeps at most this many requested scopes (the event schema's bound). */
 const MAX_LOGGED_SCOPES = 64;
 
-/** Verifies a parsed request against the registry at `nowMs`. Never throws for a bad request. */
-export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry, nowMs: number): VerifyOutcome {
-  const A = attestationHash(request.companion_attestation);
+/** What a caller computed ahead (`signatureQuestions`): the request's signed forms and verdicts on its signatures. */
+export interface VerifiedAhead {
+  forms: SignedForms;
+  signatures: SignatureVerdicts;
+}
+
+/**
+ * Verifies a parsed request against the registry at `nowMs`. Never throws for a bad request.
+ * `ahead` may carry the signed forms and signature verdicts computed before (a signature without a
+ * verdict is verified here): the outcome is the same either way.
+ */
+export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry, nowMs: number, ahead?: VerifiedAhead): VerifyOutcome {
+  const forms = ahead?.forms ?? signedForms(request);
+  const signatures = ahead?.signatures ?? SignatureVerdicts.none();
+  const A = forms.attestationHash;
   const requested = unique(request.requested_scopes);
   try {
     const identity = identityStage(request, registry);
-    const bonded = stakeStage(request, identity, registry, A);
+    const bonded = stakeStage(request, identity, registry, forms, signatures);
     const subject: PolicySubject = { role: identity.role, reputation: identity.reputation, bondedStakeShards: bonded, driftScore: identity.driftScore };
-    const attestation = attestationStage(request, registry, A, requested, nowMs);
+    const attestation = attestationStage(request, registry, forms, requested, nowMs, signatures);
     scopeStage(subject, { scopes: requested, riskLevel: attestation.risk_level, additionalAttestation: attestation.cosignature !== undefined });
     const { createdAt, expiresAt } = temporalStage(attestation, identity, nowMs);
 
@@ -74,6 +86,31 @@ export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry
   }
 }
 
+/**
+ * The signatures `verifyAuthority` will ask about, for a caller that verifies them ahead (on other
+ * threads, before it takes the ledger's write lock; core/signature-verdicts.ts): the wallet
+ * signature under the key `registry` holds for the ledger_id (fixed: the ledger_id is derived from
+ * the key), and the companion's signature and co-signature under the keys the attestation names
+ * (the stage checks those are the registered ones). Anything not foreseen is verified in the stages.
+ */
+export function signatureQuestions(request: AvmVerifyRequest, forms: SignedForms, registry: AvmRegistry): SignatureQuestion[] {
+  const questions: SignatureQuestion[] = [];
+  const att = request.companion_attestation;
+  const identity = registry.identities.get(request.ledger_id);
+  if (identity) questions.push({ algorithm: identity.algorithm, publicKeyHex: identity.public_key, message: forms.wallet, signatureHex: request.wallet_signature });
+  const signer = signerOf(att);
+  if (signer) questions.push({ ...signer, message: forms.attestation });
+  const cosigner = isPlainObject(att.cosignature) && forms.cosignature ? signerOf(att.cosignature) : null;
+  if (cosigner) questions.push({ ...cosigner, message: forms.cosignature! });
+  return questions;
+}
+
+function signerOf(fields: Record<string, unknown>): Omit<SignatureQuestion, "message"> | null {
+  const { algorithm, public_key, signature } = fields;
+  if ((algorithm !== "ed25519" && algorithm !== "secp256k1") || typeof public_key !== "string" || typeof signature !== "string") return null;
+  return { algorithm, publicKeyHex: public_key, signatureHex: signature };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The stages
 
@@ -87,9 +124,8 @@ function identityStage(request: AvmVerifyRequest, registry: AvmRegistry): Identi
 }
 
 /** 2 stake: the wallet signature matches the ledger_id's key; enough stake bonded. Returns the bonded shards. */
-function stakeStage(request: AvmVerifyRequest, identity: IdentityRecord, registry: AvmRegistry, A: string): bigint {
-  const message = walletMessage(A, request.ledger_id, request.requested_scopes);
-  if (!verify(identity.algorithm, identity.public_key, message, request.wallet_signature)) {
+function stakeStage(request: AvmVerifyRequest, identity: IdentityRecord, registry: AvmRegistry, forms: SignedForms, signatures: SignatureVerdicts): bigint {
+  if (!signatures.verify(identity.algorithm, identity.public_key, forms.wallet, request.wallet_signature)) {
     fail("stake.wallet_signature_invalid", `the wallet signature does not verify under the ${identity.algorithm} key registered for ${identity.ledger_id}`);
   }
   const stake = stakeFor(registry, identity.ledger_id);
@@ -109,9 +145,10 @@ function stakeStage(request: AvmVerifyRequest, identity: IdentityRecord, registr
 function attestationStage(
   request: AvmVerifyRequest,
   registry: AvmRegistry,
-  A: string,
+  forms: SignedForms,
   requested: readonly Scope[],
   nowMs: number,
+  signatures: SignatureVerdicts,
 ): CompanionAttestation {
   const parsed = CompanionAttestation.safeParse(request.companion_attestation);
   if (!parsed.success) {
@@ -128,15 +165,18 @@ function attestationStage(
   if (companion.algorithm !== att.algorithm || companion.public_key !== att.public_key) {
     fail("attestation.companion_key_mismatch", `the attestation's ${att.algorithm} key is not the one registered for ${att.companion_id}`);
   }
-  if (!verify(att.algorithm, att.public_key, attestationSigningBytes(att), att.signature)) {
+  // The signed forms are of the attestation as sent: the strict schema admits exactly its fields,
+  // unchanged (no defaults, no transforms), so they are the forms of `att`.
+  if (!signatures.verify(att.algorithm, att.public_key, forms.attestation, att.signature)) {
     fail("attestation.signature_invalid", `the signature of ${att.companion_id} does not verify`);
   }
-  if (att.cosignature) checkCosignature(att, att.cosignature, registry);
+  if (att.cosignature) checkCosignature(att, att.cosignature, registry, forms.cosignature!, signatures);
 
   const issuedMs = Date.parse(att.issued_at);
   const expiresMs = Date.parse(att.expires_at);
   if (nowMs < issuedMs) fail("attestation.not_yet_valid", `issued_at ${att.issued_at} is after now (${iso(nowMs)})`);
   if (nowMs >= expiresMs) fail("attestation.expired", `expired at ${att.expires_at} (now ${iso(nowMs)})`);
+  const A = forms.attestationHash;
   const usedAt = registry.usedAttestations.get(A);
   if (usedAt !== undefined) fail("attestation.replayed", `attestation ${A} already granted authority (ledger seq ${usedAt})`);
 
@@ -148,14 +188,14 @@ function attestationStage(
   return att;
 }
 
-function checkCosignature(att: CompanionAttestation, co: CompanionCosignature, registry: AvmRegistry): void {
+function checkCosignature(att: CompanionAttestation, co: CompanionCosignature, registry: AvmRegistry, signed: Uint8Array, signatures: SignatureVerdicts): void {
   const cosigner = registry.companions.get(co.companion_id);
   if (!cosigner) fail("attestation.cosignature_invalid", `no companion is registered as ${co.companion_id}`);
   if (co.companion_id === att.companion_id) fail("attestation.cosignature_invalid", "the co-signer is the issuing companion");
   if (cosigner.algorithm !== co.algorithm || cosigner.public_key !== co.public_key) {
     fail("attestation.cosignature_invalid", `the co-signature's ${co.algorithm} key is not the one registered for ${co.companion_id}`);
   }
-  if (!verify(co.algorithm, co.public_key, cosignatureSigningBytes(att), co.signature)) {
+  if (!signatures.verify(co.algorithm, co.public_key, signed, co.signature)) {
     fail("attestation.cosignature_invalid", `the co-signature of ${co.companion_id} does not verify`);
   }
 }

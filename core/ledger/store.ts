@@ -74,6 +74,11 @@ export interface LedgerWriter {
   write<R>(decide: Decide<R>): Promise<Written<R>>;
   /** The read side: the projection's state caught up to the ledger's tail before it is returned. */
   state<S>(projection: Projection<S>): S;
+  /**
+   * The projection's state over the entries this process has already seen, without reading the
+   * tail: it may lag other processes' writes. Only for hints a decision at the tail checks again.
+   */
+  stateSeen<S>(projection: Projection<S>): S;
 }
 
 export interface LedgerStore extends LedgerReader, LedgerWriter {

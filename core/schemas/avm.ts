@@ -6,7 +6,7 @@
  * output and its AVM_00x code instead of a generic 400.
  */
 import { z } from "zod";
-import { canonicalize } from "../canonical.ts";
+import { isCanonicalizableJson } from "../canonical.ts";
 import {
   Cycle,
   Digest,
@@ -159,15 +159,6 @@ export const ProofOfControl = z.strictObject({
 });
 export type ProofOfControl = z.infer<typeof ProofOfControl>;
 
-/** True when RFC 8785 can encode the value (no lone surrogate, no non-finite number). */
-function canonicalizable(value: unknown): boolean {
-  try {
-    canonicalize(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * POST /avm/verify request body. The spec lists ledger_id, wallet_signature, companion_attestation
@@ -188,7 +179,7 @@ export const AvmVerifyRequest = z.strictObject({
   /** The companion attestation as sent; its hash is what the wallet signs. */
   companion_attestation: z
     .record(z.string(), z.json())
-    .refine(canonicalizable, { message: "must be a JSON object that RFC 8785 can encode" }),
+    .refine(isCanonicalizableJson, { message: "must be a JSON object that RFC 8785 can encode" }),
   /** Permissions requested. */
   requested_scopes: z.array(Scope).min(1),
   proof_of_control: ProofOfControl.optional(),

@@ -1,3 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SignatureQuestion } from "../core/signature-verdicts.ts";
 import { generateKeyPair, sign, verify } from "../core/signature.ts";
@@ -50,5 +55,27 @@ describe("SignaturePool", () => {
     expect(pool.threads).toBe(0);
     expect(await inFlight).toEqual(expected(qs));
     expect(await pool.verify(qs)).toEqual(expected(qs));
+  });
+
+  it("does not keep a process alive: a program that started a pool, used or not, ends by itself", () => {
+    const dir = mkdtempSync(join(tmpdir(), "signature-pool-"));
+    try {
+      const program = join(dir, "program.mts");
+      writeFileSync(
+        program,
+        `import { SignaturePool } from ${JSON.stringify(fileURLToPath(new URL("./signature-pool.ts", import.meta.url)))};
+        new SignaturePool(1); // started, never used (as in \`npm run openapi\`, which builds the app)
+        const pool = SignaturePool.shared();
+        const answers = await pool.verify([{ algorithm: "ed25519", publicKeyHex: "00".repeat(32), message: new Uint8Array(1), signatureHex: "00".repeat(64) }]);
+        console.log(JSON.stringify({ answers, threads: pool.threads }));`,
+      );
+      // The timeout only stops a hung child; the check is that it exits on its own, with code 0.
+      const child = spawnSync(process.execPath, [program], { encoding: "utf8", timeout: 60_000 });
+      expect(child.signal).toBeNull();
+      expect(child.status).toBe(0);
+      expect(JSON.parse(child.stdout)).toEqual({ answers: [false], threads: Math.max(1, availableParallelism() - 1) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -29,7 +29,6 @@ class PoolWorker {
 
   constructor(onDeath: (w: PoolWorker) => void) {
     this.worker = new Worker(new URL("./signature-pool-worker.ts", import.meta.url));
-    this.worker.unref();
     this.worker.on("message", ({ id, answers }: PoolReply) => {
       const job = this.pending.get(id);
       if (!job) return;
@@ -40,6 +39,9 @@ class PoolWorker {
     });
     this.worker.on("error", () => onDeath(this));
     this.worker.on("exit", () => onDeath(this));
+    // After the listeners: adding a "message" listener refs the worker again. An idle pool must
+    // not keep a process alive (`npm run openapi` builds the app and exits).
+    this.worker.unref();
   }
 
   post(id: number, job: Pending): void {

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:3c7414955f39415c64c4b1925eb693df7fedc511f1f527e8a4ff2835335e41b4
+sha256:c2a0d02d26d1681b90ddea4cb1f5371e579fe19d8fd31123c415ba78e3ce1eba
 
-— integrity-platform.example/datasets UVWo32SvWVKAkPNW5CcH4SDQqCqiVwhqO6Z2KbV+55Dj6er3/iJIy/Xg+R35T2KeZrlvRedKKVDMogtbOX4AYBExgw4=
+— integrity-platform.example/datasets UVWo3ze88KftJn66uuhtmNeNYXRgfG3IVdKNOFO2D0iZNvWWl2s1J/0IjnQJr0y3K4gZXEOE31qghcFKnvmQqEziBgM=

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:76fbd2316f0af9de5a16af9d13cadb81682a22292c35ab2446fdee6ec68905a4
+sha256:8a1c4532d028bd815d2baa018207b0fe0dd67a3dab20c6e8ac0db256931647b4
 
-— integrity-platform.example/datasets UVWo3/T0lqu30HA/Q2qF8poqaNZtRSRHsSKBrDkkflxYfnz6A3hrMaC7j2iFRaVY7mf52oQUp/CT83u38VHJWyGl7A0=
+— integrity-platform.example/datasets UVWo36AojrmaOOAhvn1KDK7CYmU7UrVjw+126WAmd+5nq+fEhHKMfyat8k+Z0AVkE6UGK74yaS1rHCIpiZVVIKrQdwQ=

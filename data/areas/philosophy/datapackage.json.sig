@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:2226db2a3292b2334bf09acb51f39cce56fdbcdefe50720a77a15701464e1c2b
+sha256:4f03ba039fbb20fdc8e3c9924f3fe822b18d4a4ff089c8a12c7063510dbc25ff
 
-— integrity-platform.example/datasets UVWo39BRws79H13iUKBBhxM1wiQ6uxDs7KSxyUtAINt23yuE/3ySgKBsiHdqKrrdjALfxuENa6fraPDiTiGuu/sQegY=
+— integrity-platform.example/datasets UVWo3woUPPkDVziN7SSuvYDU+NCZO+oCUZSDcXBpIMiqOfthxZ4Uc7/Erg1ETlxwt9F6uA4+YZMu7VwKchblLvJA2AY=

@@ -1,10 +1,11 @@
-import { cpSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../store/test-helpers.ts";
 import { steps } from "./areas/index.ts";
 import { supplyStep } from "./areas/economy/supply.ts";
 import { auditTrailCsvStep, auditTrailJsonStep } from "./areas/government/audit-trail.ts";
+import { factsModule, stepCodeModules } from "./run/inputs.ts";
 import { CodeDigests, locateSteps, relativeImports } from "./step-code.ts";
 
 describe("relativeImports", () => {
@@ -93,5 +94,23 @@ describe("locateSteps", () => {
   it("refuses a step that no module exports", async () => {
     const stray = { ...supplyStep };
     await expect(locateSteps(new URL("./areas/index.ts", import.meta.url), [stray])).rejects.toThrow(/exports step\(s\) economy\/supply\.json/);
+  });
+});
+
+describe("the committed data/ and this code", () => {
+  // A step's code is part of its identity, recorded in its area's signed manifest. A change to a
+  // module a step imports, committed without regenerating data/, leaves every such manifest stale:
+  // `npm start` on a fresh clone (no signing key) then cannot re-sign them and stops.
+  it("records in every area manifest the code digest each step has now (else run npm run pipeline and commit data/)", async () => {
+    const code = await locateSteps(new URL("./areas/index.ts", import.meta.url), steps);
+    const digests = new CodeDigests(code.root);
+    const facts = factsModule(code.root);
+    const stale: string[] = [];
+    for (const step of steps) {
+      const manifest = JSON.parse(readFileSync(join(code.root, "data", "areas", step.area, "datapackage.json"), "utf8")) as { resources: { path: string; inputs?: { code?: string } }[] };
+      const recorded = manifest.resources.find((r) => r.path === step.path)?.inputs?.code;
+      if (recorded !== digests.digest(stepCodeModules(step, code.modules.get(step)!, facts))) stale.push(step.id);
+    }
+    expect(stale).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ import { checkPublished } from "../../core/pulse/published.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { sourceFile } from "../layout.ts";
 import { CodeDigests } from "../step-code.ts";
+import type { Step } from "../step.ts";
 import type { RunContext } from "./context.ts";
 import { failStep, type Plan, type StepState } from "./plan.ts";
 
@@ -33,6 +34,21 @@ export interface LedgerInput {
 export type PulseInput = { records: PulseRecord[]; root: string } | { error: string };
 
 const FACTS_MODULE = fileURLToPath(new URL("../facts/accumulate.ts", import.meta.url));
+
+/** The default facts accumulator's module, relative to `root` with `/`; null when it is outside. */
+export function factsModule(root: string): string | null {
+  const facts = relative(root, FACTS_MODULE);
+  return facts.startsWith("..") ? null : facts.split(sep).join("/");
+}
+
+/**
+ * The modules whose code is a step's identity: its own module, and the facts accumulator for a
+ * document step fed the one ledger pass's facts (`facts`: null when the run uses another).
+ */
+export function stepCodeModules(step: Step, module: string, facts: string | null): string[] {
+  const fedFacts = step.kind === "document" && step.inputs.includes("ledger") && facts !== null;
+  return fedFacts ? [module, facts] : [module];
+}
 
 export class Inputs {
   /** The ledger's size, root and origin, when a step reads the ledger. */
@@ -51,8 +67,7 @@ export class Inputs {
     this.#plan = plan;
     const code = run.options.code;
     this.#code = code ? new CodeDigests(code.root) : null;
-    const facts = code && !run.options.accumulator ? relative(code.root, FACTS_MODULE) : null;
-    this.#facts = facts && !facts.startsWith("..") ? facts.split(sep).join("/") : null;
+    this.#facts = code && !run.options.accumulator ? factsModule(code.root) : null;
     const uses = (input: string) => [...plan.states.values()].some((s) => s.inputs.includes(input as never));
     if (uses("ledger")) this.ledger = ledgerInput(run);
     if (uses("pulse")) this.pulse = pulseInput(run);
@@ -111,8 +126,7 @@ export class Inputs {
   #codeOf(state: StepState): string | null {
     const module = this.#run.options.code?.modules.get(state.step);
     if (!module || !this.#code) return null;
-    const fedFacts = state.step.kind === "document" && state.inputs.includes("ledger") && this.#facts !== null;
-    return this.#code.digest(fedFacts ? [module, this.#facts!] : [module]);
+    return this.#code.digest(stepCodeModules(state.step, module, this.#facts));
   }
 
   /** A step output's sha256: the run's own, or the file of a step outside the selected areas; undefined until it ran. */

@@ -4,7 +4,8 @@
  * opened only when its checkpoint verifies under `<dataDir>/keys/datasets.vkey`), through
  * store/balance-view.ts, at the instant of the server's clock.
  *
- * - Every answer catches the projections up to the ledger's tail first (ProjectionFollower), so a
+ * - Every answer catches the projections up to the ledger's tail first (ProjectionFollower), read
+ *   after the request was made (the lookups of one event-loop turn share the read: TailReads), so a
  *   second API instance on the same store answers the same.
  * - The published folder is re-read when its checkpoint or the trusted keys change (checked at most
  *   once per second of the clock): a review round's new checkpoint is served without a restart.
@@ -23,6 +24,7 @@ import type { Supply } from "../core/schemas/economy.ts";
 import { BalanceView, type BalanceAnswer } from "../store/balance-view.ts";
 import { MIGRATION_FILES } from "../store/migration-dir.ts";
 import { ProjectionFollower } from "../store/projection-follower.ts";
+import { TailReads } from "../store/tail-reads.ts";
 
 /** Which interface a request asks: one version, or the version of the current phase (`/balance`). */
 export type BalanceVersion = "v1" | "v2" | "current";
@@ -52,20 +54,26 @@ export class Balances {
   #opened: Opened | null = null;
   #checkedAt = -Infinity;
   readonly #supply: ProjectionFollower<SupplyAsOf> | null;
+  readonly #tail: TailReads | null;
 
   constructor(options: { ledger?: LedgerReader | undefined; dataDir: string; now: () => Date }) {
     this.#ledger = options.ledger;
     this.#dataDir = options.dataDir;
     this.#now = options.now;
     this.#supply = options.ledger ? new ProjectionFollower(options.ledger, supplyAsOfProjection) : null;
+    this.#tail = options.ledger ? new TailReads(options.ledger) : null;
   }
 
-  /** The balance of `address` in `version` at the clock's instant. */
-  lookup(version: BalanceVersion, address: string): BalanceLookup {
+  /**
+   * The balance of `address` in `version` at the clock's instant, caught up with a read of the
+   * ledger's tail made after the call (shared by the lookups of one event-loop turn: store/tail-reads.ts).
+   */
+  async lookup(version: BalanceVersion, address: string): Promise<BalanceLookup> {
+    const tail = this.#tail ? await this.#tail.size() : undefined;
     const at = this.#now();
     const view = this.#view(at);
     if (!(view instanceof BalanceView)) return view;
-    return version === "v1" ? view.v1(address, at) : version === "v2" ? view.v2(address, at) : view.balance(address, at);
+    return version === "v1" ? view.v1(address, at, tail) : version === "v2" ? view.v2(address, at, tail) : view.balance(address, at, tail);
   }
 
   /** The address's last leaf in the published tree with its inclusion proof against the newest checkpoint. */

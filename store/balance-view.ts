@@ -95,31 +95,34 @@ export class BalanceView {
     return this.#published !== null;
   }
 
-  /** The balance in the version the phase at `at` answers on `/balance/{address}`. */
-  balance(address: string, at: Date): BalanceAnswer {
-    return balanceInterface(migrationPhase(at)).current === "v1" ? this.v1(address, at) : this.v2(address, at);
+  /**
+   * The balance in the version the phase at `at` answers on `/balance/{address}`. `tail`: the
+   * ledger's size read after the question was asked (store/tail-reads.ts); by default it is read here.
+   */
+  balance(address: string, at: Date, tail?: number): BalanceAnswer {
+    return balanceInterface(migrationPhase(at)).current === "v1" ? this.v1(address, at, tail) : this.v2(address, at, tail);
   }
 
-  v1(address: string, at: Date): BalanceAnswer {
+  v1(address: string, at: Date, tail?: number): BalanceAnswer {
     const phase = migrationPhase(at);
     const mode = balanceInterface(phase).v1;
     if (mode === "gone") return { ok: false, version: "v1", phase, code: "gone" };
     const published = this.#published;
     if (mode !== "live" && !published) return { ok: false, version: "v1", phase, code: "no-snapshot" };
     let shards: bigint | null | undefined;
-    if (mode === "live") shards = this.#all.catchUp().get(address)?.available;
+    if (mode === "live") shards = follow(this.#all, tail).get(address)?.available;
     else if (mode === "frozen") shards = published!.snapshot.get(address);
-    else shards = v2BalanceShards(address, published!.snapshot, published!.since.catchUp());
+    else shards = v2BalanceShards(address, published!.snapshot, follow(published!.since, tail));
     if (shards === undefined || shards === null) return { ok: false, version: "v1", phase, code: "unknown-address" };
     return { ok: true, version: "v1", phase, record: balanceV1Record(shards), forwarded: mode === "forwarded" };
   }
 
-  v2(address: string, at: Date): BalanceAnswer {
+  v2(address: string, at: Date, tail?: number): BalanceAnswer {
     const phase = migrationPhase(at);
     if (balanceInterface(phase).v2 === "absent") return { ok: false, version: "v2", phase, code: "not-yet" };
     const published = this.#published;
     if (!published) return { ok: false, version: "v2", phase, code: "no-snapshot" };
-    const shards = v2BalanceShards(address, published.snapshot, published.since.catchUp());
+    const shards = v2BalanceShards(address, published.snapshot, follow(published.since, tail));
     if (shards === null) return { ok: false, version: "v2", phase, code: "unknown-address" };
     return { ok: true, version: "v2", phase, record: balanceV2Record(shards) };
   }
@@ -135,4 +138,9 @@ export class BalanceView {
   supply(): SupplyFigures {
     return supplyFigures(this.#supply.catchUp());
   }
+}
+
+/** The follower's state at the tail: up to `tail` when a fresh size was read for the question, else read now. */
+function follow<S>(follower: ProjectionFollower<S>, tail: number | undefined): S {
+  return tail === undefined ? follower.catchUp() : follower.catchUpTo(tail);
 }

@@ -32,6 +32,19 @@ describe("ProjectionFollower", () => {
     expect(applied).toBe(before);
   });
 
+  it("catchUpTo(size) applies exactly up to a size read for the question; a state already past it is answered as it is", () => {
+    const ledger = new SqliteLedger(":memory:", { origin: "follow", now: steppingClock() });
+    cleanups.push(() => ledger.close());
+    const follower = new ProjectionFollower(ledger, supplyProjection);
+    ledger.append([sampleEvent(1), sampleEvent(3), sampleEvent(5)]);
+    expect(follower.catchUpTo(2)).toEqual(fold(supplyProjection, ledger.entries(0, 2)));
+    expect(follower.position).toBe(2);
+    const full = follower.catchUpTo(3);
+    expect(full).toEqual(fold(supplyProjection, ledger.entries()));
+    expect(follower.catchUpTo(1)).toBe(full);
+    expect(follower.position).toBe(3);
+  });
+
   it("sees what another instance appended to the same store file", () => {
     const { dir, cleanup } = tempDir("follow-");
     cleanups.push(cleanup);

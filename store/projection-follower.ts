@@ -28,7 +28,15 @@ export class ProjectionFollower<S> {
   catchUp(): S {
     const size = this.#reader.size();
     if (size < this.#position) throw new Error(`the ledger has ${size} entries, fewer than the ${this.#position} already applied`);
-    if (size === this.#position) return this.#state;
+    return this.catchUpTo(size);
+  }
+
+  /**
+   * The same, given a size read from the tail after the question was asked (store/tail-reads.ts): a
+   * state that already covers more entries (a later read) is answered as it is.
+   */
+  catchUpTo(size: number): S {
+    if (size <= this.#position) return this.#state;
     let state = this.#state;
     for (const entry of this.#reader.entries(this.#position, size)) state = this.#projection.apply(state, entry);
     this.#state = state;

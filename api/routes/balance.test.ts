@@ -131,6 +131,19 @@ describe("balances by the phase of the server's clock", () => {
     expect(await get("/v2/balance/nobody")).toMatchObject({ status: 404, body: { type: `${PROBLEM_BASE}unknown-address` } });
   });
 
+  it("answers what another instance on the same store committed before the request, with concurrent lookups sharing reads of the tail", async () => {
+    const other = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "balance-routes-test", durability: "normal" });
+    try {
+      for (let k = 1; k <= 5; k++) {
+        other.append([lock("newcomer", "1", "2025-12-03T00:00:00.000Z")]);
+        const answers = await Promise.all(Array.from({ length: 20 }, () => get("/v2/balance/newcomer")));
+        expect(new Set(answers.map((a) => a.body.balance_shards))).toEqual(new Set([String(7 - k)]));
+      }
+    } finally {
+      other.close();
+    }
+  });
+
   it("sunset (from 2026-03-01T00:00:00): v1 is 410 with the successor link; v2 and /balance answer; the historical v1 balance stays readable with its proof", async () => {
     at("2026-02-28T23:59:59.000Z");
     expect(await get("/v1/balance/legacy-1")).toMatchObject({ status: 200, body: { balance_gic: 1.005 } });
@@ -194,6 +207,21 @@ describe("failing closed", () => {
       expect(body.detail).toMatch(/checkpoint-untrusted/);
     } finally {
       await untrusted.close();
+    }
+  });
+
+  it("a store that fails under the lookups: 503 ledger-unavailable for each of them, not a 500", async () => {
+    const broken = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "balance-routes-test", durability: "normal" });
+    const app = await listen(createApp({ dataDir, ledger: broken, now: clock.now, log: () => {} }), "127.0.0.1", 0);
+    try {
+      broken.close();
+      const answers = await Promise.all(["/v1/balance/ATLAS", "/v2/balance/ATLAS", "/balance/ATLAS"].map((path) => fetch(app.url + path)));
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(((await answer.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}ledger-unavailable`);
+      }
+    } finally {
+      await app.close();
     }
   });
 });

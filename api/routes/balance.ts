@@ -17,7 +17,8 @@
  *                               every phase once the snapshot is published
  *
  * An address is the ledger's account name (core/balance/address.ts): anything else is 400
- * `bad-request` naming `address`; a well-formed address without a balance is 404 `unknown-address`.
+ * `bad-request` naming `address`; a well-formed address without a balance is 404 `unknown-address`;
+ * a store that fails under a lookup is 503 `ledger-unavailable`.
  * Balances are `Cache-Control: no-store` (they move with the ledger).
  */
 import { z } from "@hono/zod-openapi";
@@ -25,11 +26,12 @@ import type { Context } from "hono";
 import { ADDRESS_PATTERN } from "../../core/balance/address.ts";
 import { dateTime } from "../../core/format/text.ts";
 import { REVIEW_ENDS, SNAPSHOT_AT, SUNSET_AT, V1_DEPRECATION_FIELD, V1_SUNSET_FIELD } from "../../core/migration/phases.ts";
-import type { Balances, BalanceLookup } from "../balances.ts";
+import type { Balances, BalanceLookup, BalanceVersion } from "../balances.ts";
 import { represent, send } from "../http-cache.ts";
 import { problem } from "../problem.ts";
 import { body, headers, json, notModified, published } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
+import { storeUnavailable } from "./store-failure.ts";
 
 const TAGS = ["Balances"];
 const NO_STORE = "no-store";
@@ -141,18 +143,16 @@ function balanceAnswer(c: Context, address: string, lookup: BalanceLookup): Resp
 
 export function balanceRoutes(balances: Balances): RouteGroup {
   const routes = routeGroup();
-  addRoute(routes, v1BalanceRoute, (c) => {
-    const { address } = c.req.valid("param");
-    return balanceAnswer(c, address, balances.lookup("v1", address));
-  });
-  addRoute(routes, v2BalanceRoute, (c) => {
-    const { address } = c.req.valid("param");
-    return balanceAnswer(c, address, balances.lookup("v2", address));
-  });
-  addRoute(routes, currentBalanceRoute, (c) => {
-    const { address } = c.req.valid("param");
-    return balanceAnswer(c, address, balances.lookup("current", address));
-  });
+  const answerLookup = async (c: Context, version: BalanceVersion, address: string): Promise<Response> => {
+    try {
+      return balanceAnswer(c, address, await balances.lookup(version, address));
+    } catch (error) {
+      return storeUnavailable(c, error);
+    }
+  };
+  addRoute(routes, v1BalanceRoute, (c) => answerLookup(c, "v1", c.req.valid("param").address));
+  addRoute(routes, v2BalanceRoute, (c) => answerLookup(c, "v2", c.req.valid("param").address));
+  addRoute(routes, currentBalanceRoute, (c) => answerLookup(c, "current", c.req.valid("param").address));
   addRoute(routes, migrationProofRoute, (c) => {
     const { address } = c.req.valid("param");
     const found = balances.proof(address);

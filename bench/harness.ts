@@ -42,6 +42,32 @@ export function compare(rounds: number, subject: () => void, floor: () => void):
   return { subject: s, floor: f };
 }
 
+/** One round of `comparePaired`: the subject's time and the mean of the floor's times just before and after it. */
+export interface PairedRound {
+  subject: number;
+  floor: number;
+}
+
+/**
+ * For work long enough that the machine's speed drifts between runs: the floor runs before the first
+ * round and after every round, each round is compared with the mean of the floor runs around it,
+ * and the round of median ratio is the verdict (all rounds returned, to print). After one warm-up each.
+ */
+export function comparePaired(rounds: number, subject: () => void, floor: () => void): { median: PairedRound; rounds: PairedRound[] } {
+  subject();
+  floor();
+  const paired: PairedRound[] = [];
+  let before = bestOf(1, floor);
+  for (let i = 0; i < rounds; i++) {
+    const s = bestOf(1, subject);
+    const after = bestOf(1, floor);
+    paired.push({ subject: s, floor: (before + after) / 2 });
+    before = after;
+  }
+  const median = [...paired].sort((a, b) => a.subject / a.floor - b.subject / b.floor)[Math.floor(rounds / 2)]!;
+  return { median, rounds: paired };
+}
+
 export function ratio(c: Comparison): number {
   return c.kind === "speed" ? c.floorSeconds / c.subjectSeconds : c.subjectSeconds / c.floorSeconds;
 }

@@ -180,27 +180,18 @@ interface LookupUrls {
   addresses: string[];
 }
 
-const trivialRoute = defineRoute({
-  method: "get",
-  path: "/bench/trivial/{address}",
-  summary: "The lookups' floor: a constant answer",
-  request: { params: AddressParams },
-  responses: { 200: json("A constant", z.strictObject({ ok: z.boolean() })) },
-});
+/** A bench-only route declared like the balance routes (same path and validation) that answers a constant. */
+const constantRoute = (path: string, summary: string) =>
+  defineRoute({ method: "get", path, summary, request: { params: AddressParams }, responses: { 200: json("A constant", z.strictObject({ ok: z.boolean() })) } });
 
+const trivialRoute = constantRoute("/bench/trivial/{address}", "The lookups' floor: a constant answer");
 /**
  * The same constant, answered after the I/O phase (`setImmediate`) as the lookups are (they share
  * one read of the ledger's tail per turn: store/tail-reads.ts). Responses of one turn then leave in
  * one burst, which the client on the same two cores drains with fewer wake-ups — a gain of the
  * deferral itself, shown apart so that the lookup's own cost stays visible.
  */
-const deferredRoute = defineRoute({
-  method: "get",
-  path: "/bench/deferred/{address}",
-  summary: "The lookups' floor, answered after the I/O phase as the lookups are",
-  request: { params: AddressParams },
-  responses: { 200: json("A constant", z.strictObject({ ok: z.boolean() })) },
-});
+const deferredRoute = constantRoute("/bench/deferred/{address}", "The lookups' floor, answered after the I/O phase as the lookups are");
 
 /** The lookup server (a child process): a real ledger, a published snapshot, the clock in the transition. */
 async function serveLookups(): Promise<void> {

@@ -69,7 +69,7 @@ afterAll(async () => {
 /** A copy of a served file with one byte flipped. */
 function tampered(path: string, at = 20): Uint8Array {
   const bytes = readFileSync(join(siteDir, path));
-  bytes[at] ^= 1;
+  bytes[at] = bytes[at]! ^ 1;
   return bytes;
 }
 

@@ -67,7 +67,7 @@ describe("integrity-verify on an area folder", () => {
     const dir = copyArea("tampered");
     const file = join(dir, "papers.json");
     const bytes = readFileSync(file);
-    bytes[10] ^= 1;
+    bytes[10] = bytes[10]! ^ 1;
     writeFileSync(file, bytes);
     const r = await run(dir);
     expect(r.code).toBe(1);
@@ -151,8 +151,7 @@ describe("integrity-verify --ledger on a folder of tiles", () => {
     cpSync(ledgerDir, tampered, { recursive: true });
     const bundle = join(tampered, "tile", "entries", "001");
     const bytes = readFileSync(bundle);
-    bytes[bytes.indexOf('"n":3'.charCodeAt(0), 2 + 300 * 0)] ^= 0; // untouched: the next line flips a real byte
-    bytes[20] ^= 1;
+    bytes[20] = bytes[20]! ^ 1;
     writeFileSync(bundle, bytes);
     const entry = await run("--ledger", tampered, "--entry", "256", "--key", ledgerKey);
     expect(entry.code).toBe(1);
@@ -160,7 +159,7 @@ describe("integrity-verify --ledger on a folder of tiles", () => {
 
     const tile = join(tampered, "tile", "0", "000");
     const hashes = readFileSync(tile);
-    hashes[32 * 7] ^= 1;
+    hashes[32 * 7] = hashes[32 * 7]! ^ 1;
     writeFileSync(tile, hashes);
     const proof = await run("--ledger", tampered, "--entry", "6", "--key", ledgerKey);
     expect(proof.code).toBe(1);

@@ -43,6 +43,7 @@ const TAGS = [
   { name: "Balances", description: "Balances by the v1 → v2 migration's phases, and each address's proof in the migration's verification tree." },
   { name: "Authority verification", description: "Verify authority (five stages), check and revoke it; the operator operations for holders of operator tokens." },
   { name: "Ledger", description: "Proofs that an entry is in the ledger." },
+  { name: "Key requests", description: "Ask for an API key of a keyed tier; the operators answer at the contact address given." },
   { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
   { name: "Service", description: "Health and this description." },
 ];

@@ -39,6 +39,8 @@ export interface ServerOptions {
   tokenPublicKeyHex?: string;
   /** The token key's secret half, for POST /avm/operator/issue-token. */
   tokenSecretKeyHex?: string;
+  /** POST /keys/requests per client per UTC day (default KEY_REQUEST_DAILY_QUOTA; null: unlimited). */
+  keyRequestQuota?: number | null;
 }
 
 /** Largest WebSocket frame `ws` accepts at all; the simulation's own limit is smaller. */
@@ -100,6 +102,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
     ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}),
+    ...(options.keyRequestQuota !== undefined ? { keyRequestQuota: options.keyRequestQuota } : {}),
   });
   return listen(app, options.host, options.port);
 }

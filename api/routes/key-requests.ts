@@ -45,7 +45,7 @@ const RequestBody = component("key-request", KeyRequestBody, KEY_REQUEST_EXAMPLE
 const Receipt = component(
   "key-request-receipt",
   z.strictObject({
-    reference: KeyRequestReference.openapi({ description: "Quote it when writing to the operators about this request" }),
+    reference: KeyRequestReference.meta({ description: "Quote it when writing to the operators about this request" }),
     tier: z.enum(KEY_TIERS),
     received_at: IsoTimestampMs,
     status: z.literal("pending"),

@@ -87,6 +87,10 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
       description: `A tamper-evident ledger, the integrity pulse and the published datasets of five audiences.\n\n${RULES}`,
     },
     tags: TAGS,
+    // Relative: the origin this document is served from (OpenAPI 3.1 §4.8.5), never a Host header echoed back.
+    servers: [{ url: "/", description: "The origin this description is served from" }],
+    // What an operation without its own `security` needs: nothing (public); keyed and write routes declare theirs.
+    security: [{}],
   });
 }
 

@@ -48,9 +48,7 @@ const TAGS = [
   { name: "Service", description: "Health and this description." },
 ];
 
-const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`) whose \`type\` is a stable URI under \`${PROBLEM_BASE}\`: ${Object.keys(PROBLEM_TYPES)
-  .map((slug) => `\`${slug}\``)
-  .join(", ")}.
+const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`) whose \`type\` is a stable URI under \`${PROBLEM_BASE}\` followed by the problem's name (${Object.keys(PROBLEM_TYPES).length} of them; each response lists those it can be, and the components \`problem.<name>\` describe each).
 
 - **Strict queries.** A route accepts exactly the query parameters it lists, each at most once; anything else is 400 \`invalid-query\` naming the parameter.
 - **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB (${DEFAULT_BODY_LIMIT_BYTES.toLocaleString("en-US")} bytes) of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.

@@ -12,6 +12,7 @@ import {
   TileError,
   tileHashes,
   tilePath,
+  tilesProblems,
   type TileFile,
 } from "./tlog-tiles.ts";
 
@@ -133,5 +134,28 @@ describe("TileBuilder", () => {
     const hashes = new Map(p.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes]));
     expect(() => TileBuilder.resume(300, { hashes, entries: [] })).toThrow(expect.objectContaining({ code: "bad-bundle" }));
     expect(() => TileBuilder.resume(300, { hashes: new Map([...hashes, [0, new Uint8Array(32)]]), entries: [] })).toThrow(expect.objectContaining({ code: "bad-tile" }));
+  });
+});
+
+describe("tilesProblems", () => {
+  const size = 66_000;
+  const { full, partial } = build(size);
+  const files = new Map([...full, ...partial].map((f) => [f.path, f.bytes]));
+  const root = rootHash(leaves.slice(0, size));
+
+  it("accepts the tiles of a checkpoint and names each file that is missing, changed or short", () => {
+    expect(tilesProblems(size, root, (p) => files.get(p) ?? null)).toEqual([]);
+    expect(tilesProblems(size, leaves[0]!, (p) => files.get(p) ?? null)).toEqual(["the partial tiles do not give the checkpoint's root"]);
+    const changed = new Map(files);
+    const tile = Buffer.from(files.get("tile/0/100")!);
+    tile[3]! ^= 1;
+    changed.set("tile/0/100", tile);
+    changed.delete("tile/entries/007");
+    changed.set("tile/entries/008", files.get("tile/entries/008")!.subarray(0, 100));
+    expect(tilesProblems(size, root, (p) => changed.get(p) ?? null)).toEqual([
+      "tile/0/100 does not hash to its hash in tile/1/000",
+      "tile/entries/007 is missing",
+      expect.stringMatching(/^tile\/entries\/008: /),
+    ]);
   });
 });

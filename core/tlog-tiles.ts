@@ -277,3 +277,63 @@ function perfectRoot(hashes: string[]): string {
   while (level.length > 1) level = Array.from({ length: level.length / 2 }, (_, i) => nodeHashLatin1(level[2 * i]!, level[2 * i + 1]!));
   return level[0]!;
 }
+
+/**
+ * Checks a published tiles folder against a checkpoint (size, root) without the entries: every
+ * tile present with its width, every full tile hashing to its hash in the level above, the partial
+ * tiles giving the root, and every entry bundle holding as many entries as its tile. `read` returns
+ * a file's bytes by its path under the log's prefix, or null. Returns the problems, naming files.
+ */
+export function tilesProblems(size: number, root: Uint8Array, read: (path: string) => Uint8Array | null): string[] {
+  const problems: string[] = [];
+  const tiles = new Map<string, Uint8Array | null>();
+  const tileAt = (level: number, index: number): Uint8Array | null => {
+    const count = Math.floor(size / TILE_WIDTH ** level);
+    const width = Math.min(TILE_WIDTH, count - index * TILE_WIDTH);
+    const path = tilePath({ level, index, width });
+    if (!tiles.has(path)) {
+      const bytes = read(path);
+      if (!bytes) problems.push(`${path} is missing`);
+      else if (bytes.length !== width * HASH_SIZE) problems.push(`${path} has ${bytes.length} bytes, not ${width * HASH_SIZE}`);
+      tiles.set(path, bytes && bytes.length === width * HASH_SIZE ? bytes : null);
+    }
+    return tiles.get(path)!;
+  };
+  for (let level = 0; TILE_WIDTH ** level <= size; level++) {
+    for (let index = 0; index < fullTileCount(size, level); index++) {
+      const tile = tileAt(level, index);
+      const above = tileAt(level + 1, Math.floor(index / TILE_WIDTH));
+      if (!tile || !above) continue;
+      const at = (index % TILE_WIDTH) * HASH_SIZE;
+      if (Buffer.compare(fullTileRoot(tile), above.subarray(at, at + HASH_SIZE)) !== 0) {
+        problems.push(`${tilePath({ level, index, width: TILE_WIDTH })} does not hash to its hash in ${tilePath({ level: level + 1, index: Math.floor(index / TILE_WIDTH), width: Math.min(TILE_WIDTH, Math.floor(size / TILE_WIDTH ** (level + 1)) - Math.floor(index / TILE_WIDTH) * TILE_WIDTH) })}`);
+      }
+    }
+  }
+  const partials = new Map<number, Uint8Array>();
+  for (const p of partialTiles(size)) {
+    const bytes = tileAt(p.level, p.index);
+    if (bytes) partials.set(p.level, bytes);
+  }
+  if (partials.size === partialTiles(size).length && !equalRoot(rootFromPartials(size, partials), root)) problems.push(`the partial tiles do not give the checkpoint's root`);
+  for (let index = 0; index * TILE_WIDTH < size; index++) {
+    const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH);
+    const path = bundlePath(index, width);
+    const bytes = read(path);
+    if (!bytes) {
+      problems.push(`${path} is missing`);
+      continue;
+    }
+    try {
+      const count = decodeBundle(bytes).length;
+      if (count !== width) problems.push(`${path} holds ${count} entries, not ${width}`);
+    } catch (error) {
+      problems.push(`${path}: ${(error as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+function equalRoot(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}

@@ -136,11 +136,7 @@ export function tileHashes(bytes: Uint8Array, width: number): Uint8Array[] {
 /** MTH of a full tile: the root of the height-8 subtree its 256 hashes are the bottom of. */
 export function fullTileRoot(tile: Uint8Array): Uint8Array {
   if (tile.length !== TILE_WIDTH * HASH_SIZE) throw new TileError("bad-tile", `a full tile has ${TILE_WIDTH * HASH_SIZE} bytes, not ${tile.length}`);
-  const level = Array.from({ length: TILE_WIDTH }, (_, i) => Buffer.from(tile.buffer, tile.byteOffset + i * HASH_SIZE, HASH_SIZE).toString("latin1"));
-  for (let width = TILE_WIDTH; width > 1; width /= 2) {
-    for (let i = 0; i < width / 2; i++) level[i] = nodeHashLatin1(level[2 * i]!, level[2 * i + 1]!);
-  }
-  return Buffer.from(level[0]!, "latin1");
+  return Buffer.from(perfectRoot(Array.from({ length: TILE_WIDTH }, (_, i) => Buffer.from(tile.buffer, tile.byteOffset + i * HASH_SIZE, HASH_SIZE).toString("latin1"))), "latin1");
 }
 
 /** A tile or entry bundle to publish at `path` (relative to the log's prefix). */
@@ -224,7 +220,7 @@ export class TileBuilder {
       const bytes = Buffer.from(tile.join(""), "latin1");
       const index = this.#size / TILE_WIDTH ** (level + 1) - 1;
       onFull({ path: tilePath({ level, index, width: TILE_WIDTH }), bytes, full: true, tile: { level, index, width: TILE_WIDTH }, kind: "hashes" });
-      hash = Buffer.from(fullTileRoot(bytes)).toString("latin1");
+      hash = perfectRoot(tile);
       this.#levels[level] = [];
     }
   }
@@ -272,9 +268,12 @@ export function rootFromPartials(size: number, hashes: ReadonlyMap<number, Uint8
   return Buffer.from(root, "latin1");
 }
 
-function perfectRoot(hashes: string[]): string {
-  let level = hashes.slice();
-  while (level.length > 1) level = Array.from({ length: level.length / 2 }, (_, i) => nodeHashLatin1(level[2 * i]!, level[2 * i + 1]!));
+/** Root of a perfect tree over 2^k hashes held as latin1 strings. */
+function perfectRoot(hashes: readonly string[]): string {
+  const level = hashes.slice();
+  for (let width = level.length; width > 1; width /= 2) {
+    for (let i = 0; i < width / 2; i++) level[i] = nodeHashLatin1(level[2 * i]!, level[2 * i + 1]!);
+  }
   return level[0]!;
 }
 

@@ -74,7 +74,8 @@ export function publishLedgerTiles(options: LedgerTilesOptions): LedgerTilesResu
   const staged: { tmp: string; target: string; file: Omit<TileFile, "bytes"> }[] = [];
   const stage = (file: TileFile): void => {
     const target = join(dir, file.path);
-    const onDisk = readOrNull(target);
+    // existsSync first: a fresh build would otherwise pay for an ENOENT error per file.
+    const onDisk = existsSync(target) ? readOrNull(target) : null;
     if (onDisk && Buffer.compare(onDisk, file.bytes) === 0) return;
     if (onDisk && file.full) throw new LedgerTilesError("tile-differs", `${target} is published and differs from the ledger's: a full tile is never rewritten`);
     const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);

@@ -11,6 +11,7 @@ import { defineConfig } from "astro/config";
 import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
+import { publishLedger } from "./src/lib/ledger.ts";
 import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -88,6 +89,25 @@ function publishMigrationTree() {
 }
 
 /**
+ * The ledger's signed checkpoint and its C2SP tiles (data/ledger/, docs/ledger-tiles.md), checked
+ * against data/keys/ledger.vkey and each other (src/lib/ledger.ts) and copied to /ledger/ once the
+ * pages are written: /ledger/checkpoint, /ledger/tile/<L>/<N>[.p/<W>], /ledger/tile/entries/….
+ */
+function publishLedgerTiles() {
+  return {
+    name: "integrity:ledger",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const ledger = await publishLedger(dataDir, fileURLToPath(dir));
+        if (!ledger) logger.info("no ledger checkpoint under data/ledger: nothing to publish");
+        else if (!ledger.tiles) logger.warn(`published /ledger/checkpoint (size ${ledger.size}) without tiles: data/ledger/tile does not exist yet (run the pipeline)`);
+        else logger.info(`published /ledger/checkpoint and its tiles (size ${ledger.size}) to /ledger/`);
+      },
+    },
+  };
+}
+
+/**
  * `_headers` (Cloudflare Pages, Netlify): the cache policy and media types of every built file, from
  * the rules of src/lib/cdn-headers.ts (docs/cdn.md). It must stay the LAST integration: it reads the
  * files the others wrote (a partial ledger tile gets a rule of its own).
@@ -135,6 +155,6 @@ export default defineConfig({
   },
   devToolbar: { enabled: false },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
+  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

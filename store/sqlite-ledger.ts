@@ -41,6 +41,8 @@ import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, roo
 export const STORED_LEVEL = 4;
 /** `appendBulk` hands batches of at least this many events to the seal worker. */
 export const BULK_MIN = 256;
+/** Rows per read of `entries()` and its kin: each page is one finished statement (see #pages). */
+const READ_PAGE = 128;
 /** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
 export const MAX_PAYLOAD_BYTES = 1 << 20;
 
@@ -151,7 +153,7 @@ export class SqliteLedger implements LedgerStore {
   readonly #verifiers: NoteVerifier[];
   readonly #now: () => Date;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "fold" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
+    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
   >;
   #range = CompactRange.empty();
@@ -166,7 +168,6 @@ export class SqliteLedger implements LedgerStore {
    */
   #writtenNow = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writtenBefore = new Map<number, { entry: LedgerEntry; payloadText: string }>();
-  // Its own statement: a projection may be caught up while a caller is iterating entries().
   readonly #projections = new LiveProjections((start, end) => this.#foldRows(start, end));
 
   constructor(path: string, options: SqliteLedgerOptions) {
@@ -202,8 +203,7 @@ export class SqliteLedger implements LedgerStore {
       insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
-      range: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
-      fold: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
+      page: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
       insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
@@ -476,8 +476,8 @@ export class SqliteLedger implements LedgerStore {
     return written;
   }
 
-  entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
-    return this.#rows(this.#stmt.range, start, end ?? Number.MAX_SAFE_INTEGER);
+  *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
+    for (const row of this.#pages(start, end ?? Number.MAX_SAFE_INTEGER)) yield rowToEntry(row);
   }
 
   /**
@@ -492,18 +492,27 @@ export class SqliteLedger implements LedgerStore {
       if (!written) break;
       yield { ...written.entry, payload: JSON.parse(written.payloadText) };
     }
-    if (seq < end) yield* this.#rows(this.#stmt.fold, seq, end);
-  }
-
-  *#rows(statement: StatementSync, start: number, end: number): IterableIterator<LedgerEntry> {
-    for (const row of statement.iterate(start, end)) yield rowToEntry(row as unknown as EntryRow);
+    if (seq < end) yield* this.entries(seq, end);
   }
 
   *storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
-    const stop = end ?? Number.MAX_SAFE_INTEGER;
-    for (const row of this.#stmt.range.iterate(start, stop)) {
-      const r = row as unknown as EntryRow;
-      yield { entry: rowToEntry(r), payloadText: r.payload };
+    for (const row of this.#pages(start, end ?? Number.MAX_SAFE_INTEGER)) yield { entry: rowToEntry(row), payloadText: row.payload };
+  }
+
+  /**
+   * The rows start <= seq < end, read a page at a time, each page a complete statement: no read
+   * stays open between two rows handed out. An open statement holds the connection's read snapshot
+   * (WAL), so an iterator left unfinished — a caller that takes one entry — would pin this
+   * connection to the ledger as it was: every later read misses other writers' appends and every
+   * write fails (SQLITE_BUSY_SNAPSHOT), until the iterator is collected.
+   */
+  *#pages(start: number, end: number): IterableIterator<EntryRow> {
+    let seq = start;
+    while (seq < end) {
+      const rows = this.#stmt.page.all(seq, end, READ_PAGE) as unknown as EntryRow[];
+      yield* rows;
+      if (rows.length < READ_PAGE) return;
+      seq = rows[rows.length - 1]!.seq + 1;
     }
   }
 
@@ -575,8 +584,7 @@ export class SqliteLedger implements LedgerStore {
       }
     };
     captureRoots();
-    for (const row of this.#stmt.range.iterate(0, Number.MAX_SAFE_INTEGER)) {
-      const r = row as unknown as EntryRow;
+    for (const r of this.#pages(0, Number.MAX_SAFE_INTEGER)) {
       let entry: LedgerEntry;
       try {
         entry = rowToEntry(r);

@@ -26,6 +26,7 @@ import {
   type LedgerVerifyReport,
   type NewEvent,
   type StoredEntry,
+  type WriteHealth,
   type WriteTail,
   type Written,
 } from "../core/ledger/store.ts";
@@ -168,6 +169,7 @@ export class SqliteLedger implements LedgerStore {
    */
   #writtenNow = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writtenBefore = new Map<number, { entry: LedgerEntry; payloadText: string }>();
+  #writeHealth: WriteHealth = { ok: true };
   readonly #projections = new LiveProjections((start, end) => this.#foldRows(start, end));
 
   constructor(path: string, options: SqliteLedgerOptions) {
@@ -382,7 +384,12 @@ export class SqliteLedger implements LedgerStore {
    * that folded rolled-back entries included.
    */
   #transaction<T>(write: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      this.#db.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      this.#noteFailure(error); // locked past the busy timeout, or a snapshot that cannot move
+      throw error;
+    }
     const before = this.#tail();
     this.#writtenBefore = this.#writtenNow;
     this.#writtenNow = new Map();
@@ -392,6 +399,7 @@ export class SqliteLedger implements LedgerStore {
       try {
         const result = write();
         this.#db.exec("COMMIT");
+        this.#writeHealth = { ok: true };
         return result;
       } catch (error) {
         this.#projections.forgetPast(committed);
@@ -401,8 +409,19 @@ export class SqliteLedger implements LedgerStore {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       this.#writtenNow = new Map();
       this.#adopt(before);
+      this.#noteFailure(error);
       throw error;
     }
+  }
+
+  writeHealth(): WriteHealth {
+    return this.#writeHealth;
+  }
+
+  /** Remembers a write the store could not make (not one refused for its events): /health reports it. */
+  #noteFailure(error: unknown): void {
+    if (error instanceof LedgerAppendError) return;
+    if (this.#writeHealth.ok) this.#writeHealth = { ok: false, since: this.#now().toISOString(), reason: failureReason(error) };
   }
 
   /**
@@ -543,18 +562,12 @@ export class SqliteLedger implements LedgerStore {
     const signer = this.#signer;
     // One transaction: the tree signed is the tail at that moment, and the row is written only if no
     // checkpoint of that size exists yet (the first one recorded stays; rows are never replaced).
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      this.#sync();
+    return this.#transaction(() => {
       const size = this.#range.size;
       const note = signCheckpoint({ origin: this.origin, size, rootHash: this.#range.root() }, signer);
       if (!this.#stmt.checkpointAt.get(size)) this.#stmt.insertCheckpoint.run(size, note, this.#now().toISOString());
-      this.#db.exec("COMMIT");
       return note;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      throw error;
-    }
+    });
   }
 
   latestCheckpoint(): string | null {
@@ -633,6 +646,13 @@ function checkpointProblem(note: string, size: number, root: Uint8Array | null, 
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+/** What a store error says, with SQLite's extended code when there is one (517: the snapshot is stale). */
+export function failureReason(error: unknown): string {
+  const e = error as { message?: unknown; errcode?: unknown } | null;
+  const message = typeof e?.message === "string" ? e.message : String(error);
+  return typeof e?.errcode === "number" ? `${message} (SQLite code ${e.errcode})` : message;
 }
 
 function checkSize(size: number, current: number): void {

@@ -76,7 +76,7 @@ function checkEvents(events: readonly NewEvent[], payloads: boolean): void {
 export interface SqliteLedgerOptions {
   /** Checkpoint origin line, e.g. "integrity-platform.example/ledger". */
   origin: string;
-  /** Signs checkpoints; without it `checkpoint()` refuses. */
+  /** Signs checkpoints: one for every write that appends, and on `checkpoint()` (which refuses without it). */
   signer?: NoteSigner;
   /** Keys that `verify()` accepts on stored checkpoints (the signer's own key is added). */
   verifiers?: NoteVerifier[];
@@ -398,6 +398,8 @@ export class SqliteLedger implements LedgerStore {
       const committed = this.#range.size;
       try {
         const result = write();
+        // Stamped with the last entry's time: the transaction's one clock reading (or the entries' own).
+        if (this.#range.size > committed) this.#signTail(this.#signer, this.#lastTs);
         this.#db.exec("COMMIT");
         this.#writeHealth = { ok: true };
         return result;
@@ -558,16 +560,24 @@ export class SqliteLedger implements LedgerStore {
   }
 
   checkpoint(): string {
-    if (!this.#signer) throw new Error("no checkpoint signing key configured for this ledger");
     const signer = this.#signer;
-    // One transaction: the tree signed is the tail at that moment, and the row is written only if no
-    // checkpoint of that size exists yet (the first one recorded stays; rows are never replaced).
-    return this.#transaction(() => {
-      const size = this.#range.size;
-      const note = signCheckpoint({ origin: this.origin, size, rootHash: this.#range.root() }, signer);
-      if (!this.#stmt.checkpointAt.get(size)) this.#stmt.insertCheckpoint.run(size, note, this.#now().toISOString());
-      return note;
-    });
+    if (!signer) throw new Error("no checkpoint signing key configured for this ledger");
+    // One transaction: the tree signed is the tail at that moment.
+    return this.#transaction(() => this.#signTail(signer, this.#now().toISOString())!);
+  }
+
+  /**
+   * Signs the tail in the open write transaction and records the note unless a checkpoint of that
+   * size exists (the first one recorded stays; rows are never replaced). The write path calls it
+   * for every transaction that appended, when a key is configured, so that each entry is covered
+   * by a signed checkpoint from its commit on and a proof read never has to sign (docs/ledger-reads.md).
+   */
+  #signTail(signer: NoteSigner | undefined, createdAt: string): string | null {
+    if (!signer) return null;
+    const size = this.#range.size;
+    const note = signCheckpoint({ origin: this.origin, size, rootHash: this.#range.root() }, signer);
+    if (!this.#stmt.checkpointAt.get(size)) this.#stmt.insertCheckpoint.run(size, note, createdAt);
+    return note;
   }
 
   latestCheckpoint(): string | null {

@@ -7,7 +7,9 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DatabaseSync } from "node:sqlite";
 import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.ts";
+import { avmRegistry } from "../../core/avm/registry.ts";
 import { sha256Hex } from "../../core/digest.ts";
+import { coverTail } from "../../store/entry-inclusion.ts";
 import { SqliteLedger } from "../../store/sqlite-ledger.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type ApiOnLoopback } from "../avm-test-helpers.ts";
 
@@ -74,5 +76,47 @@ describe("the server keeps following its ledger (defect 0)", () => {
       await second.close();
       impatient.close();
     }
+  });
+});
+
+describe("a proof is a read (defect 5)", () => {
+  const checkpointRows = () => {
+    const db = new DatabaseSync(fx.path, { readOnly: true });
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  it("GET inclusion of an entry no checkpoint covers writes nothing and answers 202 with Retry-After; once the server's schedule signed, 200", async () => {
+    fx.identity("deployer");
+    const keyless = new SqliteLedger(fx.path, { origin: ORIGIN, now: fx.clock.now }); // a writer without the ledger key
+    try {
+      const [entry] = keyless.append([{ type: "identity.drift", payload: { ledger_id: fx.ledger.state(avmRegistry).identities.keys().next().value!, drift_score: 0.1, source: "monitor" } }]);
+      const rows = checkpointRows();
+      const pending = await api.get(`/ledger/entries/${entry!.seq}/inclusion`);
+      expect(pending.status).toBe(202);
+      expect(Number(pending.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(await pending.json()).toMatchObject({ entry: { seq: entry!.seq, type: "identity.drift", hash: entry!.hash }, checkpoint_size: entry!.seq });
+      expect(checkpointRows()).toBe(rows); // the read signed nothing
+      expect(coverTail(fx.ledger)).toBe(true); // the server's scheduled step
+      const proved = await api.get(`/ledger/entries/${entry!.seq}/inclusion`);
+      expect(proved.status).toBe(200);
+      expect(await proved.json()).toMatchObject({ tree_size: entry!.seq + 1 });
+      expect(checkpointRows()).toBe(rows + 1);
+    } finally {
+      keyless.close();
+    }
+  });
+
+  it("an entry the server wrote is covered from its commit: its proof is 200 and reading it writes no checkpoint", async () => {
+    fx.identity("deployer");
+    const rows = checkpointRows();
+    const newest = fx.ledger.size() - 1;
+    const res = await api.get(`/ledger/entries/${newest}/inclusion`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ entry: { seq: newest }, tree_size: newest + 1 });
+    expect(checkpointRows()).toBe(rows);
   });
 });

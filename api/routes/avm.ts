@@ -38,7 +38,7 @@ import { rateLimitHeaders, type DailyQuotas, type Quota } from "../rate-limit.ts
 import { component, headers, json, published } from "../responses.ts";
 import { SignaturePool } from "../signature-pool.ts";
 import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";
-import { storeUnavailable } from "./store-failure.ts";
+import { noteStoreFailure, storeUnavailable } from "./store-failure.ts";
 
 /** Verify requests per client (IP address; IPv6 by /64) per UTC day, like the data areas' anonymous quota. */
 export const VERIFY_DAILY_QUOTA = 100;
@@ -370,7 +370,8 @@ function verifyGate(platform: Platform | undefined, quotas: DailyQuotas, quota: 
     }
     try {
       await platform.ledger.appendAsync([malformedAttempt(body)]);
-    } catch {
+    } catch (error) {
+      noteStoreFailure(c, error);
       c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.");
     }
   };

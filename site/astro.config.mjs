@@ -11,6 +11,8 @@ import { defineConfig } from "astro/config";
 import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
+import { satteri } from "@astrojs/markdown-satteri";
+import { manualHastPlugin } from "./src/lib/manual.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
@@ -111,6 +113,9 @@ export default defineConfig({
     inlineStylesheets: "never",
   },
   devToolbar: { enabled: false },
+  // The manual (docs/*.md, src/content.config.ts): links between pages rewritten for the portal,
+  // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
+  markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualHastPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
   integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },

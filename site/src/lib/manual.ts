@@ -76,7 +76,6 @@ export const manualHastPlugin: HastPluginDefinition = {
           tablesUnder.set(heading, n);
           const label = `Table${heading ? `: ${heading}` : ""}${n > 1 ? ` (${n})` : ""}`;
           ctx.wrapNode(node, { type: "element", tagName: "div", properties: { className: ["manual-table"], role: "region", tabIndex: 0, ariaLabel: label }, children: [] });
-          return;
         }
       }
       if ("children" in node) for (const child of node.children) visit(child);

@@ -3,6 +3,8 @@
 // Environment (read when the build starts, never by the pages at run time — there is none):
 //   SITE_URL  canonical origin of the deployed portal (default http://127.0.0.1:4321)
 //   DATA_DIR  the data directory to publish (default <repo>/data, resolved from this file)
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { cp, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +19,14 @@ import { manualHastPlugin } from "./src/lib/manual.ts";
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
 const site = process.env.SITE_URL || "http://127.0.0.1:4321";
+
+/**
+ * The manual's hast plugin, named after a digest of its source: Astro keeps rendered docs pages in
+ * its content cache until the config changes, and a plugin's code is not part of the config it
+ * compares (functions do not serialize) — its name is, so a changed plugin re-renders every page.
+ */
+const manualPluginSource = readFileSync(new URL("./src/lib/manual.ts", import.meta.url));
+const manualPlugin = { ...manualHastPlugin, name: `${manualHastPlugin.name}-${createHash("sha256").update(manualPluginSource).digest("hex").slice(0, 12)}` };
 
 /**
  * Copies data/v1/** (the static badge, history and latest-record files the pipeline writes) into
@@ -115,7 +125,7 @@ export default defineConfig({
   devToolbar: { enabled: false },
   // The manual (docs/*.md, src/content.config.ts): links between pages rewritten for the portal,
   // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
-  markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualHastPlugin] }) },
+  markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
   integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },

@@ -64,7 +64,7 @@ export interface AppOptions {
   siteDir?: string;
   /** API keys and the access audit log (default: an empty in-memory access ledger, so keyed files answer 401). */
   keys?: ApiKeyStore;
-  /** Where the keyed files are (default: KEYED_DATA_DIR, else dataDir; README "Keyed data"). */
+  /** Where the keyed files are (default: KEYED_DATA_DIR, else dataDir; docs/trust.md). */
   keyedDataDir?: string;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;

@@ -3,7 +3,7 @@
  * IETF RateLimit header fields and refused with 429 `rate-limited` and `Retry-After` once spent. A
  * client is its valid key or else its address (an IPv6 one by its /64); counts live in this
  * process, exactly for MAX_CLIENTS anonymous clients a day and beyond them in a count-min sketch that
- * never under-counts. The decisions are in the README ("Data areas over HTTP").
+ * never under-counts. The decisions are in docs/decisions.md ("Data areas over HTTP").
  */
 import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";

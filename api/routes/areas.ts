@@ -28,7 +28,7 @@
  * Every request that presents a known key, or asks for a keyed file, is recorded in the access
  * ledger (key id, tier, file, outcome; never the key) before it is answered; if it cannot be
  * recorded, the answer is 503 `audit-unavailable`. Keyed files are read from `keyedDataDir` (a
- * private store in a real deployment; README "Keyed data").
+ * private store in a real deployment; docs/trust.md).
  */
 import { closeSync, createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

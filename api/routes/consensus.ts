@@ -1,5 +1,5 @@
 /**
- * The consensus routes (README "Consensus"): the cycle, sessions, signed votes and the deliberation
+ * The consensus routes (docs/consensus.md): the cycle, sessions, signed votes and the deliberation
  * proof from generated to sealed. Thin: the declaration parses the request; a write runs its
  * decision (core/consensus/decide.ts) inside one ledger write — `ledger.write(decide)`, with the
  * registry caught up to the ledger's tail inside the write transaction, so concurrent requests, and

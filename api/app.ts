@@ -36,7 +36,7 @@ import type { AppEnv } from "./route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";
 import { areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
-import type { Platform } from "./middleware/require-token.ts";
+import { assemblePlatform } from "./platform.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { Balances } from "./balances.ts";
 import { balanceRoutes } from "./routes/balance.ts";
@@ -118,8 +118,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
   const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
   // What the ledger-backed routes share; undefined without a ledger and token key (they fail closed).
-  const platform: Platform | undefined =
-    options.ledger && options.tokenPublicKeyHex ? { ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now } : undefined;
+  const platform = assemblePlatform({ ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now });
 
   const app = new OpenAPIHono<AppEnv>({ getPath: canonicalPath });
   // Only while a contract check is installed (the test suite): every response against the description.

@@ -10,7 +10,7 @@
  *      (middleware/request-log.ts);
  *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
  *      every method (middleware/body-limit.ts);
- *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (cors.ts).
+ *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (middleware/cors.ts).
  * Then the routes: `/health`, `/v1/pulse/*`, the simulation WebSocket and `/asyncapi.json`, the area
  * files, `/openapi.json`. The app routes by `canonicalPath`: every spelling of an area file's path
  * (`//`, `%2f`, `\`, upper case, a trailing slash) is that file's one declared route. Unmatched
@@ -23,14 +23,14 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { getPath } from "hono/utils/url";
 import { ApiKeyStore } from "./api-keys.ts";
-import { cors, originsFromEnv } from "./cors.ts";
+import { cors, originsFromEnv } from "./middleware/cors.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
 import { unmatchedRequest } from "./not-found.ts";
 import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
 import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
-import { DailyQuotas } from "./rate-limit.ts";
+import { DailyQuotas } from "./middleware/rate-limit.ts";
 import { responseObserver } from "./response-observer.ts";
 import type { AppEnv } from "./route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";

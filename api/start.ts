@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import { serverClock } from "./clock.ts";
-import { originsFromEnv } from "./cors.ts";
+import { originsFromEnv } from "./middleware/cors.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 

@@ -13,7 +13,7 @@ import { malformedAttempt } from "../../core/avm/verifier.ts";
 import { clientAddress } from "../client.ts";
 import type { Platform } from "../platform.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas, type Quota } from "./rate-limit.ts";
 
 /** Verify requests per client (IP address; IPv6 by /64) per UTC day, like the data areas' anonymous quota. */
 export const VERIFY_DAILY_QUOTA = 100;

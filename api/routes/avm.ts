@@ -32,7 +32,7 @@ import { VERIFY_DAILY_QUOTA, verifyGate } from "../middleware/verify-gate.ts";
 import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
 import type { Platform } from "../platform.ts";
 import { problem, type ProblemSlug } from "../problem.ts";
-import type { DailyQuotas, Quota } from "../rate-limit.ts";
+import type { DailyQuotas, Quota } from "../middleware/rate-limit.ts";
 import { component, headers, json, published } from "../responses.ts";
 import { SignaturePool } from "../signature-pool.ts";
 import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";

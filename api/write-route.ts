@@ -11,20 +11,21 @@
  *      checked only before the write, a racing revoke let writes land after `token.revoked`;
  *   3. the answer, with `Ledger-Seq`: the seq of the first entry the write appended.
  *
- * A refusal of `decide` is answered by the group's `refused` mapping; a store that cannot be
- * written is 503 `ledger-unavailable`; a money event in the migration freeze window is 409.
+ * A refusal of `decide`, and a write that throws, are answered by api/error-problems.ts (the one
+ * mapping from codes to problems): a store that cannot be written is 503 `ledger-unavailable`, a
+ * money event in the migration freeze window 409.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { avmRegistry, type AvmRegistry } from "../core/avm/registry.ts";
 import type { TokenClaims } from "../core/avm/token.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
-import { LedgerAppendError, type NewEvent, type WriteTail } from "../core/ledger/store.ts";
+import type { NewEvent, WriteTail } from "../core/ledger/store.ts";
 import type { TokenPermission } from "../core/schemas/avm.ts";
+import { writeFailed } from "./error-problems.ts";
 import { requireToken, TOKEN_CHALLENGE, type TokenVariables } from "./middleware/require-token.ts";
 import type { Platform } from "./platform.ts";
 import { problem } from "./problem.ts";
 import { addRoute, type AppEnv, type DeclaredRoute, type RouteContext, type RouteGroup } from "./route.ts";
-import { storeUnavailable } from "./routes/store-failure.ts";
 
 /**
  * What a decision at the tail says: the events to append and the result, or a refusal `F` (the
@@ -104,8 +105,7 @@ async function commitAtTail<T, F extends object>(
       return { events: verdict.ok ? verdict.events : [], result: verdict };
     });
   } catch (error) {
-    if (error instanceof LedgerAppendError && error.code === "migration-freeze") return { ok: false, response: problem(c, "conflict", error.message) };
-    return { ok: false, response: storeUnavailable(c, error) };
+    return { ok: false, response: writeFailed(c, error) };
   }
   const verdict = written.result;
   if (verdict === TOKEN_LAPSED) {

@@ -11,7 +11,7 @@ import { avmRegistry } from "../../core/avm/registry.ts";
 import { signToken } from "../../core/avm/token.ts";
 import { problem } from "../problem.ts";
 import type { WriteRequest } from "../write-route.ts";
-import { operationRefused } from "./operator-dispatch.ts";
+import { operationRefused } from "../error-problems.ts";
 
 /** The request body: the operation's input without `jti`, which the server draws. */
 export const IssueTokenRequest = ops.IssueTokenInput.omit({ jti: true });

@@ -3,10 +3,8 @@
  * which core/avm/operations.ts operation each command runs on the registry at the ledger's tail,
  * and what it answers. issue-token is not here: it signs a token first (api/avm/issue-token.ts).
  */
-import type { Context } from "hono";
 import * as ops from "../../core/avm/operations.ts";
 import type { AvmRegistry } from "../../core/avm/registry.ts";
-import { problem, type ProblemSlug } from "../problem.ts";
 
 /** The operator commands, in the order the API description lists them. */
 export const OPERATOR_COMMANDS = [
@@ -51,10 +49,3 @@ function withLedgerId(op: ops.Operation<{ revoked: boolean }>, input: Record<str
   return op.ok ? { ...op, result: { ledger_id: input.ledger_id as string, ...op.result } } : op;
 }
 
-/** The problem type of each refusal code of the AVM operations. */
-const OPERATION_PROBLEM: Record<ops.OperationErrorCode, ProblemSlug> = { invalid: "invalid-body", not_found: "not-found", conflict: "conflict" };
-
-/** An operation's refusal as its problem. */
-export function operationRefused(c: Context, failure: { code: ops.OperationErrorCode; message: string }): Response {
-  return problem(c, OPERATION_PROBLEM[failure.code], failure.message);
-}

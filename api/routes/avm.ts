@@ -27,7 +27,8 @@ import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest } from "../../
 import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
 import { IssueTokenRequest, issueTokenOverHttp } from "../avm/issue-token.ts";
-import { operate, operationRefused, OPERATOR_COMMANDS, type OperatorCommand } from "../avm/operator-dispatch.ts";
+import { operate, OPERATOR_COMMANDS, type OperatorCommand } from "../avm/operator-dispatch.ts";
+import { operationRefused } from "../error-problems.ts";
 import { VERIFY_DAILY_QUOTA, verifyGate } from "../middleware/verify-gate.ts";
 import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
 import type { Platform } from "../platform.ts";

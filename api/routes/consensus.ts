@@ -63,9 +63,10 @@ import {
 import { examples } from "../../core/schemas/examples.ts";
 import { publishedSchemas, type PublishedSchemaName } from "../../core/schemas/index.ts";
 import { sealedProofFile } from "../../store/consensus-registry.ts";
-import { consensusProblemSlug, TallyMember, type ConsensusProblemSlug } from "../consensus-problems.ts";
+import { TallyMember } from "../consensus-problems.ts";
+import { consensusRefused } from "../error-problems.ts";
 import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
-import { problem, type ProblemSlug } from "../problem.ts";
+import { problem } from "../problem.ts";
 import { body, component, headers, published } from "../responses.ts";
 import type { Platform } from "../platform.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
@@ -321,12 +322,6 @@ export const closeRoute = defineRoute({
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/** A refused decision as its problem: the code's type, the message, the details as members. */
-function refused(c: Context, r: ConsensusRefusal): Response {
-  const slug: ConsensusProblemSlug = consensusProblemSlug(r.code);
-  return problem(c, slug as ProblemSlug, r.message, { extensions: { code: r.code, ...r.details } });
-}
-
 function ledgerUnavailable(c: Context): Response {
   return problem(c, "ledger-unavailable", "This server has no ledger: the consensus routes cannot answer.");
 }
@@ -348,7 +343,7 @@ function proofAnswer(c: Context, ledger: LedgerStore, delibId: string, status: C
 export function consensusRoutes(platform: Platform | undefined): RouteGroup {
   const routes = routeGroup();
   const ledger = platform?.ledger;
-  const writes = writeRoutes(routes, platform, (c, failure: { refusal: ConsensusRefusal }) => refused(c, failure.refusal));
+  const writes = writeRoutes(routes, platform, (c, failure: { refusal: ConsensusRefusal }) => consensusRefused(c, failure.refusal));
 
   addRoute(routes, cycleRoute, (c) => {
     if (!ledger) return ledgerUnavailable(c);
@@ -418,7 +413,7 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
     if (!ledger) return ledgerUnavailable(c);
     const { delib_id } = c.req.valid("param");
     if (!ledger.state(consensusProjection).proofs.has(delib_id)) {
-      return refused(c, { code: "unknown-proof", message: `no deliberation proof ${delib_id}`, details: { delib_id } });
+      return consensusRefused(c, { code: "unknown-proof", message: `no deliberation proof ${delib_id}`, details: { delib_id } });
     }
     return proofAnswer(c, ledger, delib_id, 200);
   });

@@ -6,6 +6,7 @@
 import type { JsonObject, LedgerEntry } from "./entry.ts";
 import type { Projection } from "./projection.ts";
 import type { VerifyReport } from "./verify.ts";
+import { CodedError } from "../errors.ts";
 
 export interface NewEvent {
   type: string;
@@ -104,13 +105,10 @@ export type LedgerAppendCode =
   | "migration-freeze";
 
 /** A refused append: nothing of it was written. `index` is the refused event's position in its write. */
-export class LedgerAppendError extends Error {
+export class LedgerAppendError extends CodedError<LedgerAppendCode> {
   readonly index: number;
-  readonly code: LedgerAppendCode;
   constructor(index: number, message: string, code: LedgerAppendCode = "invalid-event") {
-    super(`event ${index}: ${message}`);
-    this.name = "LedgerAppendError";
+    super(code, `event ${index}: ${message}`);
     this.index = index;
-    this.code = code;
   }
 }

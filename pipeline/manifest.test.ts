@@ -1,6 +1,6 @@
 /**
  * The area manifests: Frictionless Data Package v2, checked against the four official profiles
- * (../shared/vectors/frictionless, JSON Schema draft-07) — those this module builds by hand, and
+ * (vendor/vectors/frictionless, JSON Schema draft-07) — those this module builds by hand, and
  * every manifest a real run of the area generators writes over a simulated ledger.
  */
 import { cpSync, readdirSync, readFileSync } from "node:fs";

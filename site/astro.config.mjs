@@ -11,6 +11,7 @@ import { defineConfig } from "astro/config";
 import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
+import { publishLedger } from "./src/lib/ledger.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
@@ -87,6 +88,25 @@ function publishMigrationTree() {
 }
 
 /**
+ * The ledger's signed checkpoint and its C2SP tiles (data/ledger/, docs/ledger-tiles.md), checked
+ * against data/keys/ledger.vkey and each other (src/lib/ledger.ts) and copied to /ledger/ once the
+ * pages are written: /ledger/checkpoint, /ledger/tile/<L>/<N>[.p/<W>], /ledger/tile/entries/….
+ */
+function publishLedgerTiles() {
+  return {
+    name: "integrity:ledger",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const ledger = await publishLedger(dataDir, fileURLToPath(dir));
+        if (!ledger) logger.info("no ledger checkpoint under data/ledger: nothing to publish");
+        else if (!ledger.tiles) logger.warn(`published /ledger/checkpoint (size ${ledger.size}) without tiles: data/ledger/tile does not exist yet (run the pipeline)`);
+        else logger.info(`published /ledger/checkpoint and its tiles (size ${ledger.size}) to /ledger/`);
+      },
+    },
+  };
+}
+
+/**
  * `virtual:integrity/data-dir`: the absolute data directory of this build, for src/lib/pulse.ts.
  * A virtual module rather than a `define`, so that another DATA_DIR does not change Vite's
  * config hash (and so does not re-optimise dependencies or race with another build's cache).
@@ -112,6 +132,6 @@ export default defineConfig({
   },
   devToolbar: { enabled: false },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
+  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

@@ -176,7 +176,9 @@ describe("area pages in chromium, built from the repository's data", () => {
         expect(served.status, href).toBe(200);
         expect(served.bytes.equals(readFileSync(file)), href).toBe(true);
       }
-      await expect(page.locator(".downloads").textContent()).resolves.toContain("npm run verify -- data/areas");
+      // How to check a download: the /verify page and the one command, no clone needed.
+      await expect(page.locator('.downloads a[href="/verify/"]').count()).resolves.toBe(1);
+      await expect(page.locator(".downloads").textContent()).resolves.toContain("npx integrity-verify <this area's URL, or a file's>");
 
       // Charts: every SVG image is labelled by a non-empty <title> (and a <desc>).
       const charts = page.locator('main svg[role="img"]');

@@ -18,8 +18,9 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { avmRegistry, type AvmRegistry } from "../core/avm/registry.ts";
 import type { TokenClaims } from "../core/avm/token.ts";
+import type { Decision } from "../core/decision.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
-import type { NewEvent, WriteTail } from "../core/ledger/store.ts";
+import type { WriteTail } from "../core/ledger/store.ts";
 import type { TokenPermission } from "../core/schemas/avm.ts";
 import { writeFailed } from "./error-problems.ts";
 import { requireToken, TOKEN_CHALLENGE, type TokenVariables } from "./middleware/require-token.ts";
@@ -27,11 +28,6 @@ import type { Platform } from "./platform.ts";
 import { problem } from "./problem.ts";
 import { addRoute, type AppEnv, type DeclaredRoute, type RouteContext, type RouteGroup } from "./route.ts";
 
-/**
- * What a decision at the tail says: the events to append and the result, or a refusal `F` (the
- * domain's own shape: `{ refusal }` for consensus, `{ code, message }` for the AVM operations).
- */
-export type Verdict<T, F extends object> = { ok: true; events: readonly NewEvent[]; result: T } | ({ ok: false } & F);
 
 /** A committed write (its entries durable), or the answer to give instead. */
 export type Committed<T> = { ok: true; result: T; entries: LedgerEntry[] } | { ok: false; response: Response };
@@ -42,7 +38,7 @@ export interface WriteRequest<F extends object> {
   readonly claims: TokenClaims;
   readonly platform: Platform;
   /** One conditional write: the token checked again at the tail, then `decide`, then its events appended. */
-  commit<T>(decide: (tail: WriteTail) => Verdict<T, F>): Promise<Committed<T>>;
+  commit<T>(decide: (tail: WriteTail) => Decision<T, F>): Promise<Committed<T>>;
 }
 
 export interface WriteRouteGroup<F extends object> {
@@ -94,24 +90,24 @@ async function commitAtTail<T, F extends object>(
   c: Context,
   platform: Platform,
   claims: TokenClaims,
-  decide: (tail: WriteTail) => Verdict<T, F>,
+  decide: (tail: WriteTail) => Decision<T, F>,
   refused: (c: Context, failure: F) => Response,
 ): Promise<Committed<T>> {
   let written;
   try {
-    written = await platform.ledger.write<Verdict<T, F> | typeof TOKEN_LAPSED>((tail) => {
+    written = await platform.ledger.write<Decision<T, F> | typeof TOKEN_LAPSED>((tail) => {
       if (!tokenHolds(tail.state(avmRegistry), claims, platform.now().getTime())) return { events: [], result: TOKEN_LAPSED };
-      const verdict = decide(tail);
-      return { events: verdict.ok ? verdict.events : [], result: verdict };
+      const decision = decide(tail);
+      return { events: decision.ok ? decision.events : [], result: decision };
     });
   } catch (error) {
     return { ok: false, response: writeFailed(c, error) };
   }
-  const verdict = written.result;
-  if (verdict === TOKEN_LAPSED) {
+  const decision = written.result;
+  if (decision === TOKEN_LAPSED) {
     const detail = `the token ${claims.jti} was revoked or expired before this write was decided; nothing was recorded`;
     return { ok: false, response: problem(c, "unauthorized", detail, { headers: TOKEN_CHALLENGE }) };
   }
-  if (!verdict.ok) return { ok: false, response: refused(c, verdict) };
-  return { ok: true, result: verdict.result, entries: written.entries };
+  if (!decision.ok) return { ok: false, response: refused(c, decision) };
+  return { ok: true, result: decision.result, entries: written.entries };
 }

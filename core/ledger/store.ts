@@ -50,13 +50,13 @@ export interface WriteTail {
 }
 
 /** What a conditional write decided: the events to append (possibly none) and what to answer its caller. */
-export interface Decision<R> {
+export interface WritePlan<R> {
   events: readonly NewEvent[];
   result: R;
 }
 
 /** Runs inside the write transaction, synchronously; throwing refuses this write alone. */
-export type Decide<R> = (tail: WriteTail) => Decision<R>;
+export type Decide<R> = (tail: WriteTail) => WritePlan<R>;
 
 export interface Written<R> {
   /** The entries appended for this write, durable when the promise settles. */

@@ -10,12 +10,12 @@
  */
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import type { RequestIdVariables } from "hono/request-id";
+import type { LogVariables } from "./middleware/request-log.ts";
 import { problem, type InvalidParam, type ProblemSlug } from "./problem.ts";
 import { invalidQuery, queryIssues } from "./query.ts";
 import { problemResponses, type ResponseSpec } from "./responses.ts";
 
-export type AppEnv = { Variables: RequestIdVariables };
+export type AppEnv = { Variables: LogVariables };
 
 /** An app or a group of routes that declared routes are added to. */
 export type RouteGroup = OpenAPIHono<AppEnv>;

@@ -13,6 +13,7 @@ import { malformedAttempt } from "../../core/avm/verifier.ts";
 import { clientAddress } from "../client.ts";
 import type { Platform } from "../platform.ts";
 import { problem } from "../problem.ts";
+import { noteStoreFailure } from "../routes/store-failure.ts";
 import { rateLimitHeaders, type DailyQuotas, type Quota } from "./rate-limit.ts";
 
 /** Verify requests per client (IP address; IPv6 by /64) per UTC day, like the data areas' anonymous quota. */
@@ -45,7 +46,8 @@ export function verifyGate(platform: Platform | undefined, quotas: DailyQuotas, 
     }
     try {
       await platform.ledger.appendAsync([malformedAttempt(body)]);
-    } catch {
+    } catch (error) {
+      noteStoreFailure(c, error);
       c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.");
     }
   };

@@ -44,6 +44,7 @@ import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
+import { listedResources } from "../../core/datapackage/references.ts";
 
 const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
   "application/json": "application/json; charset=utf-8",
@@ -86,8 +87,8 @@ function describedResources(dataDir: string, area: Area): Map<string, { title?: 
   const manifest = join(dataDir, "areas", area, MANIFEST_FILE);
   if (!existsSync(manifest)) return described;
   try {
-    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: { path?: unknown; title?: string; description?: string; jsonSchema?: unknown }[] };
-    for (const r of parsed.resources ?? []) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
+    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>;
+    for (const r of listedResources<{ path?: unknown; title?: string; description?: string; jsonSchema?: unknown }>(parsed)) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
   } catch {
     // An unreadable manifest documents nothing; the handler refuses its files anyway.
   }

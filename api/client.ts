@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { opensFiles } from "../core/access/keys.ts";
 import type { ApiKeyStore, KeyMatch } from "./api-keys.ts";
 import { bearerToken } from "./bearer.ts";
-import type { Tier } from "./rate-limit.ts";
+import type { Tier } from "./middleware/rate-limit.ts";
 
 export function clientAddress(c: Context): string {
   try {

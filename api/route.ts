@@ -24,7 +24,7 @@ export function routeGroup(): RouteGroup {
   return new OpenAPIHono<AppEnv>();
 }
 
-/** Methods that only read; every other method writes and is guarded against other origins (api/cors.ts). */
+/** Methods that only read; every other method writes and is guarded against other origins (api/middleware/cors.ts). */
 export const READ_METHODS: ReadonlySet<string> = new Set(["get", "head", "options"]);
 
 /** A query that accepts no parameter: the default of every route. */

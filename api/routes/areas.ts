@@ -4,7 +4,7 @@
  * slash: core/datapackage/paths.ts areaRequest), so no area file is ever answered by the static
  * copy in site/dist. For each request, in this order:
  *
- *  1. the daily quota of the client (api/rate-limit.ts): RateLimit headers, 429 once spent;
+ *  1. the daily quota of the client (api/middleware/rate-limit.ts): RateLimit headers, 429 once spent;
  *  2. the access tier, from the contract — never from a manifest: keyed files need
  *     `Authorization: Bearer <key>` (scheme in any case) of an active key of that tier, else 401,
  *     or 403 with another tier's key;
@@ -42,7 +42,7 @@ import { presentedKey } from "../client.ts";
 import { EncodedVariants, fileResponse, notModified, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
 import { listedResources } from "../../core/datapackage/references.ts";
 

@@ -18,7 +18,7 @@ import { IsoTimestampMs } from "../../core/schemas/common.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { clientAddress } from "../client.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas, type Quota } from "../middleware/rate-limit.ts";
 import { component, headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 

@@ -7,6 +7,12 @@
  *               note by a trusted key
  *   entry       the entry is inside the checkpoint's tree, and its bytes are in its entry bundle
  *   tiles       the level-0 tile holds the entry's leaf hash, and the inclusion proof is built from the tiles
+ *
+ * A bundle entry is either the entry's leaf data (it must hash to the level-0 tile's hash), or — as
+ * this project publishes its ledger (docs/ledger-tiles.md) — the entry's public envelope
+ * `{"hash","prev","seq","ts","type"}` without its government-keyed payload: then the leaf hash is the
+ * level-0 tile's, proven into the signed root, and the envelope is shown but cannot be bound to it
+ * without the payload (the report says so).
  *   inclusion   the proof leads from the entry's leaf hash to the signed root (RFC 9162 §2.1.3.2)
  *
  * Nothing from the server is taken on its word: the tiles only supply hashes that must hash up to the
@@ -72,15 +78,22 @@ export async function verifyLedgerEntry({ source, keys, entry }) {
   }
 
   const tiles = new TileReader(source, checkpoint.size);
-  let data, leaf;
+  let data, leaf, envelope;
   try {
     if (!Number.isSafeInteger(entry) || entry < 0 || entry >= checkpoint.size) {
       throw new VerifyError("entry-out-of-range", `the signed log holds entries 0 to ${checkpoint.size - 1}`);
     }
     data = await tiles.entry(entry);
-    leaf = await leafHash(data);
     report.entryText = decodeUtf8(data);
-    report.pass("entry", `entry ${entry}`, `${data.length} bytes, leaf hash ${toBase64(leaf)}`);
+    envelope = isEnvelope(report.entryText, entry);
+    leaf = envelope ? await tiles.hashAt(0, entry) : await leafHash(data);
+    report.pass(
+      "entry",
+      `entry ${entry}`,
+      envelope
+        ? `the published envelope only (its payload is not public): leaf hash ${toBase64(leaf)} from the level-0 tile; the envelope is shown, not bound to it`
+        : `${data.length} bytes, leaf hash ${toBase64(leaf)}`,
+    );
   } catch (error) {
     report.fail("entry", `entry ${entry}`, error);
     return report;
@@ -106,6 +119,22 @@ export async function verifyLedgerEntry({ source, keys, entry }) {
     report.fail("inclusion", `entry ${entry}`, error);
   }
   return report;
+}
+
+/**
+ * True when a bundle entry is a ledger entry's public envelope for index `entry`: a JSON object of
+ * exactly hash, prev, seq, ts and type, with `seq` the entry's index.
+ * @param {string | null} text
+ * @param {number} entry
+ */
+function isEnvelope(text, entry) {
+  if (text === null) return false;
+  try {
+    const value = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === "hash,prev,seq,ts,type" && value.seq === entry;
+  } catch {
+    return false;
+  }
 }
 
 /**

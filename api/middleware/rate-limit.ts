@@ -3,11 +3,11 @@
  * IETF RateLimit header fields and refused with 429 `rate-limited` and `Retry-After` once spent. A
  * client is its valid key or else its address (an IPv6 one by its /64); counts live in this
  * process, exactly for MAX_CLIENTS anonymous clients a day and beyond them in a count-min sketch that
- * never under-counts. The decisions are in the README ("Data areas over HTTP").
+ * never under-counts. The decisions are in docs/decisions.md ("Data areas over HTTP").
  */
 import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
-import type { Area, KeyTier } from "../core/datapackage/contract.ts";
+import type { Area, KeyTier } from "../../core/datapackage/contract.ts";
 
 export type Tier = "anonymous" | KeyTier;
 /** Requests per UTC day; null: unlimited. */
@@ -74,7 +74,7 @@ export function quotaOf(area: string, tier: Tier): { bucket: string; quota: Quot
   return { bucket, quota: quota === undefined ? quotas.anonymous! : quota };
 }
 
-export type Decision =
+export type QuotaDecision =
   | { limited: false }
   | { limited: true; allowed: boolean; quota: number; remaining: number; resetSeconds: number; reason?: string };
 
@@ -93,6 +93,11 @@ class CountMinSketch {
   #cells(key: string): number[] {
     const h = createHash("sha256").update(key).digest();
     return Array.from({ length: SKETCH_DEPTH }, (_, row) => row * this.#width + (h.readUInt32LE(row * 4) % this.#width));
+  }
+
+  /** The current estimate (never under what was added). */
+  estimate(key: string): number {
+    return Math.min(...this.#cells(key).map((i) => this.#rows[i]!));
   }
 
   /** The estimate after adding one, unless that would exceed `limit` (then nothing is added). */
@@ -125,22 +130,35 @@ export class DailyQuotas {
   }
 
   /** Counts one request of `client` (a key id, or an IP address: see clientOfAddress) at `tier` for `area`. */
-  take(area: string, tier: Tier, client: string): Decision {
+  take(area: string, tier: Tier, client: string): QuotaDecision {
     const { bucket, quota } = quotaOf(area, tier);
     return this.#take(bucket, quota, tier === "anonymous", client);
+  }
+
+  /**
+   * Where `client` stands without counting a request: for answers without a body (HEAD, 304), which
+   * are free and allowed even once the quota is spent. Their RateLimit fields show the remaining
+   * quota unchanged.
+   */
+  peek(area: string, tier: Tier, client: string): QuotaDecision {
+    const { bucket, quota } = quotaOf(area, tier);
+    if (quota === null) return { limited: false };
+    const { key, resetSeconds } = this.#position(bucket, tier === "anonymous", client);
+    const used = this.#counts.get(key) ?? (tier === "anonymous" && this.#anonymousClients >= this.#maxClients ? this.#overflow.estimate(key) : 0);
+    return { limited: true, allowed: true, quota, remaining: Math.max(0, quota - used), resetSeconds };
   }
 
   /**
    * Counts one request of an anonymous `client` (an IP address) against a daily quota of its own,
    * for an endpoint outside the data areas (POST /avm/verify): `bucket` names the quota.
    */
-  takeOwn(bucket: string, quota: Quota, client: string): Decision {
+  takeOwn(bucket: string, quota: Quota, client: string): QuotaDecision {
     if (Object.hasOwn(BUCKETS, bucket)) throw new Error(`${bucket} is a data-area quota`);
     return this.#take(bucket, quota, true, client);
   }
 
-  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): Decision {
-    if (quota === null) return { limited: false };
+  /** The counting key of a client in a bucket, and the seconds to the next UTC day (the counts reset then). */
+  #position(bucket: string, anonymous: boolean, client: string): { key: string; resetSeconds: number } {
     const now = this.#now();
     const day = now.toISOString().slice(0, 10);
     if (day !== this.#day) {
@@ -152,6 +170,12 @@ export class DailyQuotas {
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     const resetSeconds = Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
     const key = `${bucket}\n${anonymous ? "ip" : "key"}\n${anonymous ? clientOfAddress(client) : client}`;
+    return { key, resetSeconds };
+  }
+
+  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): QuotaDecision {
+    if (quota === null) return { limited: false };
+    const { key, resetSeconds } = this.#position(bucket, anonymous, client);
     const used = this.#counts.get(key);
     if (used === undefined && anonymous && this.#anonymousClients >= this.#maxClients) {
       const { added, estimate } = this.#overflow.addUpTo(key, quota);
@@ -166,7 +190,7 @@ export class DailyQuotas {
 }
 
 /** The RateLimit-Policy and RateLimit fields of a decision (none when unlimited). */
-export function rateLimitHeaders(decision: Decision): Record<string, string> {
+export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
   if (!decision.limited) return {};
   return {
     "RateLimit-Policy": `"daily";q=${decision.quota};w=${DAY_SECONDS}`,

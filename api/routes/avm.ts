@@ -10,46 +10,35 @@
  *   POST /avm/operator/<command>         token with `avm.operate`; the `npm run avm` commands over HTTP
  *
  * Every write answers `Ledger-Seq`, the sequence number of the entry that records its outcome.
- * POST /avm/verify logs every attempt: a body that does not parse or fit is answered 400 (415 for
- * another media type) and logged as an `avm.attempt` with `error: request_malformed`
- * (core `malformedAttempt`: bounded, never the raw body); when the attempt cannot be logged the
- * answer is 503. A per-client daily quota (RateLimit fields, 429) keeps the log from being a way
- * to flood the ledger; a refused request is not logged (it is in the request log).
+ * POST /avm/verify logs every attempt: a decided one in its decision's write, a refused one (400,
+ * 403, 413, 415) by the app's gate api/middleware/verify-attempts.ts, which also holds the
+ * per-client daily quota that keeps the log from being a way to flood the ledger.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { signedForms } from "../../core/avm/messages.ts";
 import { isCanonicalizableJson } from "../../core/canonical.ts";
 import * as ops from "../../core/avm/operations.ts";
 import { avmRegistry, checkAuthority, type AvmRegistry } from "../../core/avm/registry.ts";
 import { signToken, type TokenClaims } from "../../core/avm/token.ts";
-import { malformedAttempt, signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
+import { signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
 import { LedgerAppendError, type NewEvent } from "../../core/ledger/store.ts";
 import { SignatureVerdicts } from "../../core/signature-verdicts.ts";
 import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest } from "../../core/schemas/avm.ts";
 import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
-import { clientAddress } from "../client.ts";
 import { requireToken, type Platform, type TokenVariables } from "../middleware/require-token.ts";
 import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
 import { problem, type ProblemSlug } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "../rate-limit.ts";
 import { component, headers, json, published } from "../responses.ts";
 import { SignaturePool } from "../signature-pool.ts";
 import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";
 import { storeUnavailable } from "./store-failure.ts";
 
-/** Verify requests per client (IP address; IPv6 by /64) per UTC day, like the data areas' anonymous quota. */
-export const VERIFY_DAILY_QUOTA = 100;
-const VERIFY_QUOTA_BUCKET = "avm-verify";
-
 export interface AvmRouteOptions {
   /** The ledger, token key and clock; undefined: the routes fail closed (503 / 401). */
   platform: Platform | undefined;
-  quotas: DailyQuotas;
-  /** Verify requests per client per UTC day; null: unlimited (a benchmark). Default VERIFY_DAILY_QUOTA. */
-  verifyQuota?: Quota;
   /** The token key's secret half (hex Ed25519 seed): without it POST /avm/operator/issue-token answers 503. */
   tokenSecretKeyHex?: string;
   /** Where verify requests' signatures are checked ahead of the decision; default the process's shared pool. */
@@ -195,9 +184,8 @@ function tokenHolds(registry: AvmRegistry, claims: TokenClaims): boolean {
 }
 
 export function avmRoutes(options: AvmRouteOptions): RouteGroup {
-  const { platform, quotas } = options;
+  const { platform } = options;
   const signaturePool = options.signaturePool ?? SignaturePool.shared();
-  const verifyQuota = options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota;
   const routes = routeGroup();
   const unavailable = (c: Context) => problem(c, "ledger-unavailable", "This server has no ledger: authority cannot be decided, so nothing is granted (fail closed).");
 
@@ -223,12 +211,11 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
     return { ok: true, result: outcome.result, seq: written.entries[0]?.seq ?? null };
   }
 
-  // --- POST /avm/verify: the quota and the malformed-attempt log around the declared route.
-  routes.use(verifyRoute.path, verifyGate(platform, quotas, verifyQuota));
+  // POST /avm/verify: its quota and the log of its refusals are the app's gate ahead of the body
+  // limit and the origin check (api/middleware/verify-attempts.ts).
   addRoute(routes, verifyRoute, async (c) => {
     if (!platform) return unavailable(c);
     const request = c.req.valid("json") as AvmVerifyRequest;
-    const nowMs = platform.now().getTime();
     let written;
     try {
       // The signatures are verified on the signature pool, outside the write lock; the decision at
@@ -237,7 +224,8 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
       const questions = signatureQuestions(request, forms, platform.ledger.stateSeen(avmRegistry));
       const signatures = new SignatureVerdicts(questions, await signaturePool.verify(questions));
       written = await platform.ledger.write((tail) => {
-        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), nowMs, { forms, signatures });
+        // The time of the decision is read at the tail, after the wait on the pool and the lock.
+        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), platform.now().getTime(), { forms, signatures });
         return { events: outcome.events, result: outcome };
       });
     } catch (error) {
@@ -336,42 +324,4 @@ function operate(name: Exclude<OperationName, "issue-token">, registry: AvmRegis
 
 function withLedgerId(op: ops.Operation<{ revoked: boolean }>, input: Record<string, unknown>): ops.Operation<object> {
   return op.ok ? { ...op, result: { ledger_id: input.ledger_id as string, ...op.result } } : op;
-}
-
-/**
- * Around POST /avm/verify: the per-client daily quota (429 once spent, RateLimit fields on every
- * answer), then — once the route has answered — the malformed-attempt log: a 400 or 415 from the
- * body's validation (not a refused query string) is recorded as an `avm.attempt` before it is
- * answered; if it cannot be recorded, the answer is 503.
- */
-function verifyGate(platform: Platform | undefined, quotas: DailyQuotas, quota: Quota): MiddlewareHandler {
-  return async function verifyGate(c, next) {
-    if (c.req.method !== "POST") return next();
-    const decision = quotas.takeOwn(VERIFY_QUOTA_BUCKET, quota, clientAddress(c));
-    const limits = rateLimitHeaders(decision);
-    if (decision.limited && !decision.allowed) {
-      return problem(c, "rate-limited", `the quota of ${decision.quota} verify requests a day for this client is spent; it resets at 00:00 UTC`, {
-        headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
-      });
-    }
-    await next();
-    for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);
-    const status = c.res.status;
-    const queryChecked = c.req.valid("query" as never) !== undefined;
-    if (!platform || !queryChecked || (status !== 400 && status !== 415)) return;
-    let body: unknown = null;
-    const text = (c.req.bodyCache as { text?: Promise<string> }).text;
-    if (text !== undefined) {
-      try {
-        body = JSON.parse(await text);
-      } catch {
-        body = null; // not JSON at all: nothing of it is logged
-      }
-    }
-    try {
-      await platform.ledger.appendAsync([malformedAttempt(body)]);
-    } catch {
-      c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.");
-    }
-  };
 }

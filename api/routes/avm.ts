@@ -20,7 +20,7 @@ import type { Context } from "hono";
 import { signedForms } from "../../core/avm/messages.ts";
 import { isCanonicalizableJson } from "../../core/canonical.ts";
 import * as ops from "../../core/avm/operations.ts";
-import { avmRegistry, checkAuthority, type AvmRegistry } from "../../core/avm/registry.ts";
+import { avmRegistry, checkAuthority, tokenChainStanding, type AvmRegistry } from "../../core/avm/registry.ts";
 import { signToken, type TokenClaims } from "../../core/avm/token.ts";
 import { signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
 import { LedgerAppendError, type NewEvent } from "../../core/ledger/store.ts";
@@ -177,10 +177,9 @@ type Decided<T> = { ok: true; result: T } | { ok: false; code: ops.OperationErro
 
 const REFUSAL_PROBLEM: Record<ops.OperationErrorCode, ProblemSlug> = { invalid: "invalid-body", not_found: "not-found", conflict: "conflict" };
 
-/** The operator token still holds at the tail: recorded, not revoked (a revocation may have landed since the check). */
+/** The operator token still holds at the tail: recorded, nothing of its chain revoked (a revocation may have landed since the check). */
 function tokenHolds(registry: AvmRegistry, claims: TokenClaims): boolean {
-  const token = registry.tokens.get(claims.jti);
-  return token !== undefined && !token.revoked;
+  return tokenChainStanding(registry, claims.jti) === "held";
 }
 
 export function avmRoutes(options: AvmRouteOptions): RouteGroup {
@@ -279,7 +278,7 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
     if (beyond.length > 0) return problem(c, "forbidden", `your token does not hold ${beyond.join(", ")}: a token can only issue permissions it holds`);
     if (claims.exp > caller.exp) return problem(c, "forbidden", `the new token would outlive yours (${new Date(caller.exp * 1000).toISOString()}); ask for a shorter ttl_seconds`);
     const token = await signToken(claims, options.tokenSecretKeyHex);
-    const d = await decided(c, (registry) => refusedUnlessHeld(registry, caller) ?? outcome(ops.issueToken(registry, request, nowMs)));
+    const d = await decided(c, (registry) => refusedUnlessHeld(registry, caller) ?? outcome(ops.issueToken(registry, request, nowMs, caller.jti)));
     if (!d.ok) return d.response;
     const body = { token, jti: claims.jti, subject: claims.sub, permissions: claims.permissions, expires_at: new Date(claims.exp * 1000).toISOString() };
     return c.json(body, 200, { "Ledger-Seq": String(d.seq), "Cache-Control": "no-store" });

@@ -123,7 +123,7 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
       const file = join(out, `${id}.json`);
       const local = await run("verify-proof", file, "--key", key.publicKeyHex);
       expect(local.code, local.err).toBe(0);
-      expect(local.out).toMatch(new RegExp(`^ok: .*proof ${id} of session CS-\\d+-\\d+ verified \\(canonical-form, .*, inclusion\\)$`));
+      expect(local.out).toMatch(new RegExp(`^ok: .*proof ${id} of session CS-\\d+-\\d+ verified \\(canonical-form, .*, inclusion\\); checkpoint signed by the given key: integrity-platform\\.example/ledger ${key.publicKeyHex}$`));
       const offline = await run("verify-proof", file, "--ledger-export", join(dir, "export"), "--key", key.publicKeyHex);
       expect(offline.code, offline.err).toBe(0);
     }

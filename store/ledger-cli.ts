@@ -89,12 +89,13 @@ function verifiersFor(key: string | undefined, checkpointText: string): NoteVeri
  */
 function verifyConsistencyCommand(oldFile: string | undefined, newFile: string | undefined, proofFile: string | undefined, key: string | undefined): number {
   if (!oldFile || !newFile || !proofFile) fail("verify-consistency needs OLD and NEW checkpoint files and --proof FILE");
+  const signers = new Set<string>();
   const [older, newer] = [oldFile, newFile].map((file) => {
     const note = readFileSync(file, "utf8");
     try {
       const verifiers = verifiersFor(key, note);
       const checkpoint = verifyCheckpoint(note, verifiers);
-      console.log(`${file}: signed by ${describeKey(signedBy(note, verifiers)!)}`);
+      signers.add(describeKey(signedBy(note, verifiers)!));
       return checkpoint;
     } catch (error) {
       console.log(`FAILED: ${file}: ${(error as Error).message}`);
@@ -117,7 +118,7 @@ function verifyConsistencyCommand(oldFile: string | undefined, newFile: string |
     console.log(`FAILED: the proof does not show that the tree of size ${newer.size} extends the tree of size ${older.size}`);
     return 1;
   }
-  console.log(`ok: ${newFile} (size ${newer.size}) extends ${oldFile} (size ${older.size})`);
+  console.log(`ok: ${newFile} (size ${newer.size}) extends ${oldFile} (size ${older.size}); signed by ${[...signers].join(" and ")}`);
   return 0;
 }
 

@@ -95,6 +95,11 @@ class CountMinSketch {
     return Array.from({ length: SKETCH_DEPTH }, (_, row) => row * this.#width + (h.readUInt32LE(row * 4) % this.#width));
   }
 
+  /** The current estimate (never under what was added). */
+  estimate(key: string): number {
+    return Math.min(...this.#cells(key).map((i) => this.#rows[i]!));
+  }
+
   /** The estimate after adding one, unless that would exceed `limit` (then nothing is added). */
   addUpTo(key: string, limit: number): { added: boolean; estimate: number } {
     const cells = this.#cells(key);
@@ -131,6 +136,19 @@ export class DailyQuotas {
   }
 
   /**
+   * Where `client` stands without counting a request: for answers without a body (HEAD, 304), which
+   * are free and allowed even once the quota is spent. Their RateLimit fields show the remaining
+   * quota unchanged.
+   */
+  peek(area: string, tier: Tier, client: string): Decision {
+    const { bucket, quota } = quotaOf(area, tier);
+    if (quota === null) return { limited: false };
+    const { key, resetSeconds } = this.#position(bucket, tier === "anonymous", client);
+    const used = this.#counts.get(key) ?? (tier === "anonymous" && this.#anonymousClients >= this.#maxClients ? this.#overflow.estimate(key) : 0);
+    return { limited: true, allowed: true, quota, remaining: Math.max(0, quota - used), resetSeconds };
+  }
+
+  /**
    * Counts one request of an anonymous `client` (an IP address) against a daily quota of its own,
    * for an endpoint outside the data areas (POST /avm/verify): `bucket` names the quota.
    */
@@ -139,8 +157,8 @@ export class DailyQuotas {
     return this.#take(bucket, quota, true, client);
   }
 
-  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): Decision {
-    if (quota === null) return { limited: false };
+  /** The counting key of a client in a bucket, and the seconds to the next UTC day (the counts reset then). */
+  #position(bucket: string, anonymous: boolean, client: string): { key: string; resetSeconds: number } {
     const now = this.#now();
     const day = now.toISOString().slice(0, 10);
     if (day !== this.#day) {
@@ -152,6 +170,12 @@ export class DailyQuotas {
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     const resetSeconds = Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
     const key = `${bucket}\n${anonymous ? "ip" : "key"}\n${anonymous ? clientOfAddress(client) : client}`;
+    return { key, resetSeconds };
+  }
+
+  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): Decision {
+    if (quota === null) return { limited: false };
+    const { key, resetSeconds } = this.#position(bucket, anonymous, client);
     const used = this.#counts.get(key);
     if (used === undefined && anonymous && this.#anonymousClients >= this.#maxClients) {
       const { added, estimate } = this.#overflow.addUpTo(key, quota);

@@ -12,11 +12,17 @@
  *   browser) and the path is not under the API namespaces (`/v1/`, `/health`); every other client
  *   gets the problem+json 404 (null here).
  * - Query strings are ignored, as by any static host.
+ * - Files are answered as a good origin does (api/file-response.ts): ETag (their SHA-256, each
+ *   version hashed once: store/digest-cache.ts), Last-Modified, 304, one byte range, Content-Length,
+ *   and br or gzip for text. Astro's content-hashed `/_astro/*` assets are immutable for a year;
+ *   everything else revalidates.
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import type { Context } from "hono";
+import { DigestCache } from "../../store/digest-cache.ts";
+import { EncodedVariants, fileResponse } from "../file-response.ts";
 import { prefersHtml } from "../negotiate.ts";
 
 export const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -95,13 +101,38 @@ function rawPathOf(c: Context): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/)[0] ?? "/";
 }
 
+/** Astro names its built assets by their content: a changed asset is a new URL. */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const REVALIDATE = "public, max-age=0, must-revalidate";
+
 export function staticSite(siteDir: string): Site {
   const root = realpathSync(resolve(siteDir));
-  const headers = { "X-Content-Type-Options": "nosniff", "Cache-Control": "public, max-age=0, must-revalidate" };
+  const headers = { "X-Content-Type-Options": "nosniff", "Cache-Control": REVALIDATE };
+  const digests = new DigestCache();
+  const encoded = new EncodedVariants();
   return {
     async answer(c) {
       const file = await siteFile(root, rawPathOf(c));
-      if (file) return c.body(await readFile(file), 200, { ...headers, "Content-Type": contentTypeOf(file) });
+      if (file) {
+        const bytes = readFileSync(file);
+        const digest = digests.digest(file);
+        if (!digest || digest.bytes !== bytes.byteLength) return c.body(bytes, 200, { ...headers, "Content-Type": contentTypeOf(file) });
+        const cacheControl = file.startsWith(join(root, "_astro") + sep) ? IMMUTABLE : REVALIDATE;
+        return fileResponse(
+          c,
+          {
+            size: bytes.byteLength,
+            sha256: digest.hash.slice("sha256:".length),
+            contentType: contentTypeOf(file),
+            cacheControl,
+            lastModified: statSync(file).mtime,
+            read: (start, end) => bytes.subarray(start, end + 1),
+            readAll: () => bytes,
+          },
+          encoded,
+          { "X-Content-Type-Options": "nosniff" },
+        );
+      }
       if (!isApiPath(c.req.path) && prefersHtml(c.req.header("accept"))) {
         const page = await siteFile(root, "/404.html");
         if (page) return c.body(await readFile(page), 404, { ...headers, "Cache-Control": "no-store", "Content-Type": CONTENT_TYPES[".html"]! });

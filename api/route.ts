@@ -10,13 +10,13 @@
  */
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import type { RequestIdVariables } from "hono/request-id";
 import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
+import type { LogVariables } from "./middleware/request-log.ts";
 import { problem, type InvalidParam, type ProblemSlug } from "./problem.ts";
 import { invalidQuery, queryIssues } from "./query.ts";
 import { problemResponses, type ResponseSpec } from "./responses.ts";
 
-export type AppEnv = { Variables: RequestIdVariables };
+export type AppEnv = { Variables: LogVariables };
 
 /** An app or a group of routes that declared routes are added to. */
 export type RouteGroup = OpenAPIHono<AppEnv>;

@@ -27,6 +27,7 @@ import { verifyProofFile } from "../core/consensus/verify-proof.ts";
 import { OfficeRegistration } from "../core/schemas/consensus.ts";
 import { catchUp, foldExport, sealedProofFile } from "./consensus-registry.ts";
 import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "./known-keys.ts";
+import { coverTail } from "./entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "./ledger-jsonl.ts";
 import { LEDGER_ORIGIN, defaultLedgerPath, openLedger } from "./open-ledger.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
@@ -89,6 +90,7 @@ function exportProof(values: Values, delibId: string | undefined, env: NodeJS.Pr
   const { ledger } = openLedger({ path, env, log: err });
   try {
     const state = catchUp(ledger);
+    coverTail(ledger); // an operator command may sign: every seal read below is then covered
     if (values.all !== undefined) {
       mkdirSync(values.all, { recursive: true });
       let n = 0;

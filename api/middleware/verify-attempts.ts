@@ -20,6 +20,7 @@ import { malformedAttempt, MALFORMED_REQUEST_ERROR } from "../../core/avm/verifi
 import { jsonDepthWithin } from "../../core/json-depth.ts";
 import { clientAddress } from "../client.ts";
 import { problem } from "../problem.ts";
+import { noteStoreFailure } from "../routes/store-failure.ts";
 import { rateLimitHeaders, type DailyQuotas, type Quota } from "../rate-limit.ts";
 import type { Platform } from "./require-token.ts";
 
@@ -66,7 +67,8 @@ export function verifyAttempts(platform: Platform | undefined, quotas: DailyQuot
     try {
       const [entry] = await platform.ledger.appendAsync([event]);
       c.res.headers.set("Ledger-Seq", String(entry!.seq));
-    } catch {
+    } catch (error) {
+      noteStoreFailure(c, error);
       c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.", { headers: limits });
     }
   };

@@ -81,7 +81,17 @@ export interface LedgerWriter {
   stateSeen<S>(projection: Projection<S>): S;
 }
 
+/**
+ * Whether this instance's last write reached the store: `failing` from a write the store itself
+ * could not make (locked past its timeout, unable to catch up with the tail, an I/O error) until a
+ * write commits again. A write refused for its content (LedgerAppendError, a decide that throws)
+ * is not a store failure.
+ */
+export type WriteHealth = { ok: true } | { ok: false; since: string; reason: string };
+
 export interface LedgerStore extends LedgerReader, LedgerWriter {
+  /** See WriteHealth: what /health reports, and why writes are refused while failing. */
+  writeHealth(): WriteHealth;
   /** Appends all events in one transaction: all are recorded, or none. */
   append(events: readonly NewEvent[]): LedgerEntry[];
   /** Signs a checkpoint of the current tree, records it, and returns the signed note. */

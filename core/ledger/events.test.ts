@@ -78,6 +78,7 @@ const valid: { [T in EventType]: EventPayload<T> } = {
     received_at: "2026-01-02T00:00:00.000Z",
   },
   "keyrequest.declined": { reference: "KR-7F3Q-9ZKD", reason: "no academic address", declined_at: "2026-01-03T00:00:00.000Z" },
+  "access.refusals": { window_start: "2026-01-01T00:00:00.000Z", window_seconds: 60, credential: "none", area: "government", file: "compliance-report.json", outcome: "unauthorized", status: 401, count: 100 },
   "compliance.audited": { jurisdiction: "EU", auditor: "Sample audit office", audited_on: "2026-10-20", next_audit: "2027-04-20" },
 };
 

@@ -26,8 +26,20 @@ function keysCli(...args: string[]): { status: number | null; stdout: string; st
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-const post = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/keys/requests`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+/**
+ * POST /keys/requests. The tests pause for seconds while the CLI runs, long enough for the server to
+ * close an idle kept-alive connection just as the client reuses it: such a reset (no answer at
+ * all) is retried once on a new connection.
+ */
+async function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const send = () => fetch(`${server.url}/keys/requests`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  try {
+    return await send();
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== "ECONNRESET") throw error;
+    return send();
+  }
+}
 
 beforeAll(async () => {
   state = tempDir("key-requests-");

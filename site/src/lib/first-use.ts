@@ -2,13 +2,13 @@
  * Marks the first use of each glossary term (core/glossary.ts) in a page's <main>: the word becomes
  * a link to its definition on /glossary/, an abbreviation also an `<abbr>` with its expansion, so a
  * screen reader hears the expansion and a reader can follow the link. Only text a reader reads as
- * prose is marked: nothing inside links, code, headings' h1, form controls, SVG, scripts or styles.
+ * prose is marked: nothing inside links, code, headings, form controls, SVG, scripts or styles.
  * A pure function of the HTML: the same page gives the same output.
  */
 import type { GlossaryTerm } from "../../../core/glossary.ts";
 
 /** Elements whose text is never marked. */
-const SKIP = new Set(["a", "abbr", "dfn", "code", "pre", "kbd", "samp", "script", "style", "svg", "title", "textarea", "select", "option", "button", "label", "h1", "noscript", "template", "caption", "th"]);
+const SKIP = new Set(["a", "abbr", "dfn", "code", "pre", "kbd", "samp", "script", "style", "svg", "title", "textarea", "select", "option", "button", "label", "h1", "h2", "h3", "h4", "h5", "h6", "noscript", "template", "caption", "th"]);
 const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
 
 function escapeAttribute(text: string): string {

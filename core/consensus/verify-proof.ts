@@ -114,7 +114,7 @@ export function verifyProofSeal(bytes: Uint8Array, checkpointKeys: NoteVerifier[
     checkSeal(sealed, checkpointKeys);
     return { ok: true, delib_id: sealed.doc.proof.delib_id, session_id: sealed.doc.session.session_id, checks: SEAL_CHECKS };
   } catch (error) {
-    if (error instanceof ProofCheckError) return { ok: false, check: error.check, message: error.message };
+    if (error instanceof ProofCheckError) return { ok: false, check: error.code, message: error.message };
     throw error;
   }
 }

@@ -32,6 +32,8 @@ export interface ServerOptions {
   keysFile?: string;
   /** Web origins besides the server's own that may open the simulation WebSocket (ALLOWED_ORIGINS). */
   trustedOrigins?: readonly string[];
+  /** The origins this server is reached by besides its own address (`Host` check; default PUBLIC_ORIGINS and SITE_URL). */
+  publicOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket. */
   simulation?: AppOptions["simulation"];
   /** The ledger of the authority, consensus and balance routes, and the token key's public half. */
@@ -96,6 +98,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     keys: new ApiKeyStore(options.keysFile ?? keysPath()),
     ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
+    ...(options.publicOrigins ? { publicOrigins: options.publicOrigins } : {}),
     ...(options.simulation ? { simulation: options.simulation } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),

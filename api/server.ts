@@ -89,14 +89,19 @@ function closeServer(server: Server, websockets: WebSocketServer, graceMs: numbe
   });
 }
 
-export function startServer(options: ServerOptions): Promise<RunningServer> {
+/**
+ * The app on a real server. The server owns its key store: `close()` closes it after the last
+ * request, which writes the anonymous refusals counted in the current window (api-keys.ts).
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const keys = new ApiKeyStore(options.keysFile ?? keysPath());
   const app = createApp({
     dataDir: options.dataDir,
     ...(options.siteDir !== undefined ? { siteDir: options.siteDir } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
-    keys: new ApiKeyStore(options.keysFile ?? keysPath()),
+    keys,
     ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     ...(options.publicOrigins ? { publicOrigins: options.publicOrigins } : {}),
     ...(options.simulation ? { simulation: options.simulation } : {}),
@@ -104,5 +109,16 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
     ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}),
   });
-  return listen(app, options.host, options.port);
+  let running: RunningServer;
+  try {
+    running = await listen(app, options.host, options.port);
+  } catch (error) {
+    keys.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    ...running,
+    close: (graceMs) => (closing ??= running.close(graceMs).finally(() => keys.close())),
+  };
 }

@@ -19,7 +19,8 @@ import {
   type Decision,
 } from "../../core/consensus/decide.ts";
 import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "../../core/consensus/messages.ts";
-import { consensusProjection, proofModelSignatures, type ConsensusState } from "../../core/consensus/state.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import { proofModelSignatures, type ConsensusState } from "../../core/consensus/model.ts";
 import { testOffice, type TestOffice } from "../../core/consensus/test-helpers.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";

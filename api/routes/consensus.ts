@@ -39,7 +39,8 @@ import {
   type Decision,
 } from "../../core/consensus/decide.ts";
 import type { ConsensusRefusal } from "../../core/consensus/refusal.ts";
-import { consensusProjection, type ConsensusState } from "../../core/consensus/state.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import type { ConsensusState } from "../../core/consensus/model.ts";
 import { activeSessions, currentRoom, cycleInfo, proofDocument } from "../../core/consensus/views.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import type { LedgerStore } from "../../core/ledger/store.ts";

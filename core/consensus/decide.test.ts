@@ -13,7 +13,7 @@ import {
 } from "./decide.ts";
 import { modelMessage, validatorMessage } from "./messages.ts";
 import { REFUSAL_CODES, type RefusalCode } from "./refusal.ts";
-import { proofModelSignatures } from "./state.ts";
+import { proofModelSignatures } from "./model.ts";
 import {
   completeSession,
   heartbeat,

@@ -36,7 +36,7 @@ import {
 import type { ConsensusRefusal } from "./refusal.ts";
 import { sessionIdFor, SESSION_PARTICIPANTS, type Tally } from "./rules.ts";
 import { proofDigest, sealRoot } from "./seal.ts";
-import type { ConsensusState } from "./state.ts";
+import type { ConsensusState } from "./model.ts";
 
 export type Decision<R> = { ok: true; events: NewEvent[]; result: R } | { ok: false; refusal: ConsensusRefusal };
 

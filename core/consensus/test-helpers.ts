@@ -21,7 +21,8 @@ import {
   type Decision,
 } from "./decide.ts";
 import { modelMessage, validatorMessage, voteMessage } from "./messages.ts";
-import { consensusProjection, proofModelSignatures, type ConsensusState } from "./state.ts";
+import { consensusProjection } from "./state.ts";
+import { proofModelSignatures, type ConsensusState } from "./model.ts";
 
 export class MemoryLedger {
   readonly entries: LedgerEntry[] = [];

@@ -29,7 +29,7 @@ import { verify } from "../signature.ts";
 import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "./messages.ts";
 import { agreementScore, MIN_PARTICIPANT_GI, tally } from "./rules.ts";
 import { proofDigest, sealRoot, type SealParts } from "./seal.ts";
-import type { ConsensusState } from "./state.ts";
+import type { ConsensusState } from "./model.ts";
 
 export const PROOF_CHECKS = [
   "canonical-form",

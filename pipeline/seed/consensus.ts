@@ -23,7 +23,8 @@ import {
 } from "../../core/consensus/decide.ts";
 import { modelMessage, validatorMessage, voteMessage } from "../../core/consensus/messages.ts";
 import { delibIdFor, roundGi } from "../../core/consensus/rules.ts";
-import { consensusProjection, proofModelSignatures, type ConsensusState } from "../../core/consensus/state.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import { proofModelSignatures, type ConsensusState } from "../../core/consensus/model.ts";
 import { officeRoster } from "../../core/consensus/views.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";

@@ -17,11 +17,13 @@ import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } 
 import { CompactRange } from "../core/compact-range.ts";
 import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
-import { isEventType, validateEvent, validateEventTime } from "../core/ledger/events.ts";
+import { isEventType, validateEvent } from "../core/ledger/events.ts";
+import { freezeRefusal } from "../core/migration/phases.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 import {
   LedgerAppendError,
   type Decide,
+  type EventTimeRule,
   type LedgerStore,
   type LedgerVerifyReport,
   type NewEvent,
@@ -79,6 +81,8 @@ export interface SqliteLedgerOptions {
   verifiers?: NoteVerifier[];
   /** Injected clock for entries appended without `ts`. */
   now?: () => Date;
+  /** When an event may be dated (default: the migration's freeze window, core/migration/phases.ts). */
+  timeRule?: EventTimeRule;
   /** "full" fsyncs every commit (survives power loss); "normal" survives process crashes only. */
   durability?: "full" | "normal";
   /** How long a write waits for another connection's write lock before it fails (default 10 s). */
@@ -150,6 +154,7 @@ export class SqliteLedger implements LedgerStore {
   readonly #signer: NoteSigner | undefined;
   readonly #verifiers: NoteVerifier[];
   readonly #now: () => Date;
+  readonly #timeRule: EventTimeRule;
   readonly #stmt: Record<
     "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "range" | "fold" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
@@ -174,6 +179,7 @@ export class SqliteLedger implements LedgerStore {
     this.origin = options.origin;
     this.#signer = options.signer;
     this.#now = options.now ?? (() => new Date());
+    this.#timeRule = options.timeRule ?? freezeRefusal;
     this.#verifiers = [...(options.verifiers ?? [])];
     if (this.#signer && !this.#verifiers.some((v) => v.name === this.#signer!.name)) {
       this.#verifiers.push({ name: this.#signer.name, publicKeyHex: publicKeyOf(this.#signer) });
@@ -355,7 +361,7 @@ export class SqliteLedger implements LedgerStore {
       const now = clock();
       ts = now < lastTs ? lastTs : now;
     } else if (ts < lastTs) throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
-    const refused = validateEventTime(event.type, ts);
+    const refused = this.#timeRule(event.type, ts);
     if (refused) throw new LedgerAppendError(i, refused.message, refused.code);
     return ts;
   }

@@ -4,7 +4,6 @@
  * every stored entry against the same registry. The README lists these types.
  */
 import { z } from "zod";
-import { freezeRefusal } from "../migration/phases.ts";
 import { accessEventSchemas } from "../access/events.ts";
 import { AvmErrorCode, AvmStage, RevokeReason, RiskLevel, Role, Scope, TokenPermission } from "../schemas/avm.ts";
 import { OfficePriority, ProofInputs } from "../schemas/consensus.ts";
@@ -203,12 +202,3 @@ export function validateEvent(type: unknown, payload: unknown): string | null {
   return `invalid ${type} payload: ${formatIssues(result.error.issues, "(payload)")}`;
 }
 
-/**
- * The rules on when an event may be dated, for a store to apply once the entry's `ts` is known (the
- * event's own, or the store clock's): today one, the migration freeze window — no monetary event
- * between 2025-11-30T23:59:59Z and 2025-12-02T00:00:01Z (core/migration/phases.ts). Null when the
- * event may be recorded at `ts`; otherwise the refusal, with a code.
- */
-export function validateEventTime(type: string, ts: string): { code: "migration-freeze"; message: string } | null {
-  return freezeRefusal(type, ts);
-}

@@ -12,18 +12,20 @@
  *                every listed file has its recorded size and hash
  *
  * Nothing in the folder is trusted but what these checks establish: the keys are the caller's.
+ * It lives in store/ because both `npm run migration -- verify` (pipeline) and the portal's build
+ * (site) run it, and neither may import the other's layer.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Checkpoint, NoteVerifier } from "../../core/checkpoint.ts";
-import { compareAddresses } from "../../core/balance/address.ts";
-import { equalBytes } from "../../core/merkle.ts";
-import { indexLeaves, leafAddress, parseLeaf, proveLeaf, type LeafProof, type SnapshotLeaf } from "../../core/migration/snapshot.ts";
-import { LeafTree } from "../../core/migration/tree.ts";
-import { MigrationVerifyError, verifyCheckpointConsistency, verifyLeafProof, verifyMigrationCheckpoint } from "../../core/migration/verify.ts";
-import { readMigrationDir } from "../../store/migration-dir.ts";
-import { SIGNATURE_SUFFIX, verifyManifestSignature } from "../sign.ts";
+import type { Checkpoint, NoteVerifier } from "../core/checkpoint.ts";
+import { compareAddresses } from "../core/balance/address.ts";
+import { equalBytes } from "../core/merkle.ts";
+import { indexLeaves, leafAddress, parseLeaf, proveLeaf, type LeafProof, type SnapshotLeaf } from "../core/migration/snapshot.ts";
+import { LeafTree } from "../core/migration/tree.ts";
+import { MigrationVerifyError, verifyCheckpointConsistency, verifyLeafProof, verifyMigrationCheckpoint } from "../core/migration/verify.ts";
+import { openManifestSignature, SIGNATURE_FILE } from "../core/datapackage/index.ts";
+import { readMigrationDir } from "./migration-dir.ts";
 
 export const MIGRATION_MANIFEST = "datapackage.json";
 export const MIGRATION_AREA = "migration";
@@ -136,10 +138,10 @@ function verifyLeaves(leaves: string[], snapshotSize: number, checkpoint: Checkp
 
 function verifyManifest(dir: string, trusted: NoteVerifier[]): string {
   const bytes = readFileSync(join(dir, MIGRATION_MANIFEST));
-  const sigPath = join(dir, MIGRATION_MANIFEST + SIGNATURE_SUFFIX);
-  if (!existsSync(sigPath)) throw new StepFailure("manifest-invalid", `${MIGRATION_MANIFEST}${SIGNATURE_SUFFIX} is missing`);
+  const sigPath = join(dir, SIGNATURE_FILE);
+  if (!existsSync(sigPath)) throw new StepFailure("manifest-invalid", `${SIGNATURE_FILE} is missing`);
   try {
-    verifyManifestSignature(MIGRATION_AREA, bytes, readFileSync(sigPath, "utf8"), trusted);
+    openManifestSignature(MIGRATION_AREA, bytes, readFileSync(sigPath, "utf8"), trusted);
   } catch (error) {
     throw new StepFailure("manifest-invalid", `${MIGRATION_MANIFEST}: ${(error as Error).message}`);
   }

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["{core,store,pipeline,api,test,bench}/**/*.test.ts"],
+    include: ["{core,store,pipeline,api,cli,test,bench}/**/*.test.ts"],
     // Every response of an app created in a test is checked against its /openapi.json.
     setupFiles: ["api/contract/setup.ts"],
     // Crash and end-to-end tests spawn real processes; keep them from fighting for 2 cores.

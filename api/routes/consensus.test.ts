@@ -26,7 +26,7 @@ import {
   type Answer,
 } from "./consensus-test-helpers.ts";
 
-const CLI = join(import.meta.dirname, "../../store/consensus-cli.ts");
+const CLI = join(import.meta.dirname, "../../cli/consensus-cli.ts");
 const RACE_CHILD = join(import.meta.dirname, "consensus-race-child.ts");
 
 const { dir, cleanup } = tempDir("consensus-api-");

@@ -10,8 +10,8 @@ import { verifyAuthority } from "../core/avm/verifier.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { fold } from "../core/ledger/projection.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../core/signature.ts";
-import { openLedger } from "./open-ledger.ts";
-import { tempDir } from "./test-helpers.ts";
+import { openLedger } from "../store/open-ledger.ts";
+import { tempDir } from "../store/test-helpers.ts";
 
 const cli = join(import.meta.dirname, "avm-cli.ts");
 let dir: string;

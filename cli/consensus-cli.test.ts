@@ -7,11 +7,11 @@ import { consensusProjection } from "../core/consensus/state.ts";
 import { testOffice } from "../core/consensus/test-helpers.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
-import { catchUp } from "./consensus-registry.ts";
+import { catchUp } from "../store/consensus-registry.ts";
 import { main } from "./consensus-cli.ts";
-import { exportLedger } from "./ledger-jsonl.ts";
-import { openLedger } from "./open-ledger.ts";
-import { tempDir } from "./test-helpers.ts";
+import { exportLedger } from "../store/ledger-jsonl.ts";
+import { openLedger } from "../store/open-ledger.ts";
+import { tempDir } from "../store/test-helpers.ts";
 
 const CLI = join(import.meta.dirname, "consensus-cli.ts");
 const { dir, cleanup } = tempDir("consensus-cli-");

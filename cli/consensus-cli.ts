@@ -24,11 +24,11 @@ import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
 import { decideRegisterOffice } from "../core/consensus/decide.ts";
 import { verifyProofFile } from "../core/consensus/verify-proof.ts";
 import { OfficeRegistration } from "../core/schemas/consensus.ts";
-import { catchUp, foldExport, sealedProofFile } from "./consensus-registry.ts";
-import { LEDGER_KEY, loadSigningKey } from "./keys.ts";
-import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "./ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "./open-ledger.ts";
-import { SqliteLedger } from "./sqlite-ledger.ts";
+import { catchUp, foldExport, sealedProofFile } from "../store/consensus-registry.ts";
+import { LEDGER_KEY, loadSigningKey } from "../store/keys.ts";
+import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "../store/open-ledger.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { formatIssues } from "../core/zod-issues.ts";
 
 const USAGE = `usage: npm run consensus -- register-office --id ID --priority critical|high --cathedral CATHEDRAL --public-key HEX

@@ -24,8 +24,8 @@ import { parseArgs } from "node:util";
 import * as ops from "../core/avm/operations.ts";
 import { avmRegistry, checkAuthority, type AvmRegistry } from "../core/avm/registry.ts";
 import { signToken } from "../core/avm/token.ts";
-import { loadSigningKey, TOKEN_KEY } from "./keys.ts";
-import { openLedger, stateDir } from "./open-ledger.ts";
+import { loadSigningKey, TOKEN_KEY } from "../store/keys.ts";
+import { openLedger, stateDir } from "../store/open-ledger.ts";
 
 const OPTIONS = {
   algorithm: { type: "string" },
@@ -64,7 +64,7 @@ const COMMANDS: Record<string, { required: Option[]; optional?: Option[] }> = {
   check: { required: ["ledger-id"] },
 };
 
-const USAGE = `usage: npm run avm -- <${Object.keys(COMMANDS).join("|")}> [options] (see store/avm-cli.ts)`;
+const USAGE = `usage: npm run avm -- <${Object.keys(COMMANDS).join("|")}> [options] (see cli/avm-cli.ts)`;
 
 class InputError extends Error {}
 

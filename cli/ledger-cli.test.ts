@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
 import { digestOf } from "../core/digest.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { EXPORT_LINES } from "./ledger-jsonl.ts";
-import { SqliteLedger } from "./sqlite-ledger.ts";
-import { sampleEvent, sessionOpened, steppingClock, tempDir } from "./test-helpers.ts";
+import { EXPORT_LINES } from "../store/ledger-jsonl.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { sampleEvent, sessionOpened, steppingClock, tempDir } from "../store/test-helpers.ts";
 
 let dir: string;
 let cleanup: () => void;

@@ -31,9 +31,9 @@ import type { JsonObject } from "../core/ledger/entry.ts";
 import { EVENT_TYPES, isEventType, validateEvent } from "../core/ledger/events.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
-import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-jsonl.ts";
-import { defaultLedgerPath, openLedger } from "./open-ledger.ts";
-import { accessLedgerPath, accessSigningKey, openAccessLedger } from "./access-ledger.ts";
+import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
+import { defaultLedgerPath, openLedger } from "../store/open-ledger.ts";
+import { accessLedgerPath, accessSigningKey, openAccessLedger } from "../store/access-ledger.ts";
 
 function openedAccessLedger(path: string, log: (m: string) => void) {
   const key = accessSigningKey(process.env, log);

@@ -9,8 +9,8 @@
  */
 
 // Code that only tests and benchmarks run: it may import anything, and production may not import it.
-const TEST_CODE = "(\\.test\\.ts$)|(^test/)|(^bench/)|(^site/test/)";
-const TEST_SUPPORT = "(\\.test\\.ts$)|(^test/)|(^site/test/)";
+const TEST_CODE = "(\\.test\\.ts$)|(^test/)|(^bench/)";
+const TEST_SUPPORT = "(\\.test\\.ts$)|(^test/)";
 
 /** A rule that a production module under `from` imports nothing under `to`. */
 function layer(name, comment, from, to) {
@@ -56,6 +56,13 @@ module.exports = {
       severity: "error",
       from: { pathNot: TEST_CODE },
       to: { path: TEST_SUPPORT + "|(^bench/)" },
+    },
+    {
+      name: "production-not-test-framework",
+      comment: "A module that imports the test runner or test generators is test support: it belongs in test/support/.",
+      severity: "error",
+      from: { pathNot: TEST_CODE },
+      to: { path: "(^|node_modules/)(vitest|@vitest/[^/]+|fast-check)(/|$)" },
     },
     {
       name: "not-to-unresolvable",

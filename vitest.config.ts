@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["{core,store,pipeline,api,cli,test,bench}/**/*.test.ts"],
     // Every response of an app created in a test is checked against its /openapi.json.
-    setupFiles: ["api/contract/setup.ts"],
+    setupFiles: ["test/support/api/contract/setup.ts"],
     // Crash and end-to-end tests spawn real processes; keep them from fighting for 2 cores.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -11,7 +11,7 @@ import { sha256Hex } from "../core/digest.ts";
 import { fold } from "../core/ledger/projection.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../core/signature.ts";
 import { openLedger } from "../store/open-ledger.ts";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 
 const cli = join(import.meta.dirname, "avm-cli.ts");
 let dir: string;

@@ -4,14 +4,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fold } from "../core/ledger/projection.ts";
 import { consensusProjection } from "../core/consensus/state.ts";
-import { testOffice } from "../core/consensus/test-helpers.ts";
+import { testOffice } from "../test/support/core/consensus/helpers.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
 import { catchUp } from "../store/consensus-registry.ts";
 import { main } from "./consensus-cli.ts";
 import { exportLedger } from "../store/ledger-jsonl.ts";
 import { openLedger } from "../store/open-ledger.ts";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 
 const CLI = join(import.meta.dirname, "consensus-cli.ts");
 const { dir, cleanup } = tempDir("consensus-cli-");

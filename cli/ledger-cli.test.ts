@@ -8,7 +8,7 @@ import { digestOf } from "../core/digest.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_LINES } from "../store/ledger-jsonl.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, sessionOpened, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 let dir: string;
 let cleanup: () => void;

@@ -104,6 +104,11 @@ describe("the import rules", () => {
       .toContainEqual(["production-not-test-support", "pipeline/uses-fixture.ts", "test/support/core/builders.ts"]);
   });
 
+  it("fail production code importing the test runner (test support outside test/support/)", () => {
+    expect(planted("pipeline/areas/helpers.ts", `import { expect } from "vitest";\nexport const e = expect;\n`))
+      .toContainEqual(["production-not-test-framework", "pipeline/areas/helpers.ts", "vitest"]);
+  });
+
   it("fail an import circle", () => {
     const rules = cruise({
       ...CLEAN,

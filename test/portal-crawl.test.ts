@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemHealth } from "../core/health/system-health.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
 
 const WIDTHS = [1280, 390] as const;
 const tmp = mkdtempSync(join(tmpdir(), "portal-crawl-"));

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyLine, sealPulse } from "../core/pulse/history.ts";
-import { buildSite, makeHistory, writeDataDir, type BuildResult } from "../site/test/test-helpers.ts";
+import { buildSite, makeHistory, writeDataDir, type BuildResult } from "./support/site/helpers.ts";
 
 const RECORDS = 10_000;
 const PAGE_SIZE = 50;

@@ -24,7 +24,7 @@ import {
   standardOffices,
   testOffice,
   type TestOffice,
-} from "./test-helpers.ts";
+} from "../../test/support/core/consensus/helpers.ts";
 
 const seen = new Set<RefusalCode>();
 

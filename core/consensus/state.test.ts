@@ -6,7 +6,7 @@ import { modelMessage, validatorMessage } from "./messages.ts";
 import { consensusProjection } from "./state.ts";
 import { proofModelSignatures, proofState } from "./model.ts";
 import { activeSessions, consensusHealth, cycleInfo, officeRoster, proofDocument, sessionSummaries } from "./views.ts";
-import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, proofRequest, signedVote, standardOffices } from "./test-helpers.ts";
+import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, proofRequest, signedVote, standardOffices } from "../../test/support/core/consensus/helpers.ts";
 
 const OPEN = { cycle: "C-151", room: "ethics", gi_baseline: 0.97, participants: PARTICIPANTS };
 

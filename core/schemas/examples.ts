@@ -3,7 +3,7 @@
  * OpenAPI description shows (api/responses.ts), and the document the schema tests accept. The type
  * makes a missing entry, or an example that does not fit its schema's type, a compile error. The
  * parts they are made of are exported for the tests that vary them into counter-examples
- * (./test-helpers.ts).
+ * (test/support/core/schemas/helpers.ts).
  */
 import type { z } from "zod";
 import type { publishedSchemas } from "./index.ts";

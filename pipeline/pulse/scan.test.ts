@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { loadConfig } from "./config.ts";
 import { classify, countLines, globToRegExp, scanLocal } from "./scan.ts";
-import { PROJECT_ROOT, commit, gitInit, tempDir, writeFiles } from "./test-helpers.ts";
+import { PROJECT_ROOT, commit, gitInit, tempDir, writeFiles } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const config = loadConfig(join(PROJECT_ROOT, "data/sources/scoring.json"));
 const cleanups: (() => void)[] = [];

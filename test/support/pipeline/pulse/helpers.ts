@@ -7,11 +7,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { NewEvent } from "../../core/ledger/store.ts";
-import { openLedger } from "../../store/open-ledger.ts";
-import type { PulseOptions } from "./indexer.ts";
+import type { NewEvent } from "../../../../core/ledger/store.ts";
+import { openLedger } from "../../../../store/open-ledger.ts";
+import type { PulseOptions } from "../../../../pipeline/pulse/indexer.ts";
 
-export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const PROJECT_ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 /** A fixed dataset-signing seed, so that runs in different folders sign identically. */
 export const TEST_DATASET_KEY = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
 

@@ -3,25 +3,25 @@
  * so a test states every figure it feeds in and can compute the expected output by hand. For tests
  * and benchmarks only: no shipped module imports this one.
  */
-import { activityFigures, authorityActivity } from "../../core/avm/activity.ts";
+import { activityFigures, authorityActivity } from "../../../../core/avm/activity.ts";
 import { mkdtempSync, writeFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { signCheckpoint, verifierKey, type NoteSigner } from "../../core/checkpoint.ts";
-import { leafHashOfText, rootHash } from "../../core/merkle.ts";
-import { historyLine, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
-import { PULSE_ORIGIN } from "../../core/pulse/published.ts";
-import { sealEntry, type JsonObject, type LedgerEntry } from "../../core/ledger/entry.ts";
-import type { LedgerFacts, SentinelFacts } from "../facts/types.ts";
+import { signCheckpoint, verifierKey, type NoteSigner } from "../../../../core/checkpoint.ts";
+import { leafHashOfText, rootHash } from "../../../../core/merkle.ts";
+import { historyLine, sealPulse, type PulseRecord } from "../../../../core/pulse/history.ts";
+import { PULSE_ORIGIN } from "../../../../core/pulse/published.ts";
+import { sealEntry, type JsonObject, type LedgerEntry } from "../../../../core/ledger/entry.ts";
+import type { LedgerFacts, SentinelFacts } from "../../../../pipeline/facts/types.ts";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { onTestFinished } from "vitest";
 import addFormats from "ajv-formats";
-import { createSourceReader } from "../source-reader.ts";
-import type { GeneratorInputs, SourceReader } from "../step.ts";
+import { createSourceReader } from "../../../../pipeline/source-reader.ts";
+import type { GeneratorInputs, SourceReader } from "../../../../pipeline/step.ts";
 
 /** The repository root (two levels above this file). */
-export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 /** The real curated sources, data/sources/. */
 export const SOURCES_DIR = join(REPO_ROOT, "data", "sources");
 

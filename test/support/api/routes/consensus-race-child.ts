@@ -4,7 +4,7 @@
  * folder of its own for the data and access ledger) on a free loopback port, prints its URL on one
  * line, and stops when its stdin ends.
  */
-import { openTestLedger, serveLedger } from "./consensus-test-helpers.ts";
+import { openTestLedger, serveLedger } from "./consensus.ts";
 
 const [path, dataDir] = process.argv.slice(2);
 const ledger = openTestLedger(path!);

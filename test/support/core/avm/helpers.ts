@@ -3,14 +3,14 @@
  * events into a registry the way the ledger would (in order, one seq each) and builds signed
  * verify requests.
  */
-import { sha256Hex } from "../digest.ts";
-import type { JsonObject, LedgerEntry } from "../ledger/entry.ts";
-import type { NewEvent } from "../ledger/store.ts";
-import type { AvmVerifyRequest, CompanionAttestation, RiskLevel, Role, Scope } from "../schemas/avm.ts";
-import { publicKeyFromSecret, type SignatureAlgorithm } from "../signature.ts";
-import { signAttestation, signWalletMessage, type AttestationFields, type Signer } from "./messages.ts";
-import { ledgerIdForKey } from "./operations.ts";
-import { avmRegistry, type AvmRegistry } from "./registry.ts";
+import { sha256Hex } from "../../../../core/digest.ts";
+import type { JsonObject, LedgerEntry } from "../../../../core/ledger/entry.ts";
+import type { NewEvent } from "../../../../core/ledger/store.ts";
+import type { AvmVerifyRequest, CompanionAttestation, RiskLevel, Role, Scope } from "../../../../core/schemas/avm.ts";
+import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../../core/signature.ts";
+import { signAttestation, signWalletMessage, type AttestationFields, type Signer } from "../../../../core/avm/messages.ts";
+import { ledgerIdForKey } from "../../../../core/avm/operations.ts";
+import { avmRegistry, type AvmRegistry } from "../../../../core/avm/registry.ts";
 
 export const NOW = Date.parse("2026-01-10T12:00:00.000Z");
 export const DAY = 86_400_000;

@@ -1,10 +1,10 @@
 /**
  * Test setup (vitest `setupFiles`): installs the contract check, so every app any test creates
  * in-process reports each response, and fails the test during which a response did not match its
- * app's /openapi.json (api/contract/check.ts). Apps started as child processes are not checked.
+ * app's /openapi.json (test/support/api/contract/check.ts). Apps started as child processes are not checked.
  */
 import { afterAll, afterEach } from "vitest";
-import { installResponseCheck } from "../response-observer.ts";
+import { installResponseCheck } from "../../../../api/response-observer.ts";
 import { checkExchange } from "./check.ts";
 
 const pending: Promise<string[]>[] = [];

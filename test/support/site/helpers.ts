@@ -11,12 +11,12 @@ import { chromium, type BrowserContext } from "playwright-core";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cycleLabel } from "../../core/cycle.ts";
-import { badgeFor, badgeSvg } from "../../core/pulse/badge.ts";
-import { historyLine, newestFirst, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
-import { signHistory } from "../../api/test-helpers.ts";
+import { cycleLabel } from "../../../core/cycle.ts";
+import { badgeFor, badgeSvg } from "../../../core/pulse/badge.ts";
+import { historyLine, newestFirst, sealPulse, type PulseRecord } from "../../../core/pulse/history.ts";
+import { signHistory } from "../api/helpers.ts";
 
-export const SITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const SITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "site");
 export const REPO_ROOT = resolve(SITE_ROOT, "..");
 /** The repository's own data directory (what `npm run site:build` publishes). */
 export const REPO_DATA_DIR = join(REPO_ROOT, "data");

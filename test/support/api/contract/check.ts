@@ -9,11 +9,11 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { prefersHtml } from "../negotiate.ts";
-import type { OpenApiDocument } from "../openapi.ts";
-import { PROBLEM_CONTENT_TYPE } from "../problem.ts";
-import type { Exchange } from "../response-observer.ts";
-import { AnyProblem } from "../responses.ts";
+import { prefersHtml } from "../../../../api/negotiate.ts";
+import type { OpenApiDocument } from "../../../../api/openapi.ts";
+import { PROBLEM_CONTENT_TYPE } from "../../../../api/problem.ts";
+import type { Exchange } from "../../../../api/response-observer.ts";
+import { AnyProblem } from "../../../../api/responses.ts";
 import { z } from "@hono/zod-openapi";
 
 type Json = Record<string, unknown>;

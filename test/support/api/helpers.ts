@@ -8,13 +8,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { signCheckpoint, verifierKey } from "../core/checkpoint.ts";
-import { leafHashOfText, rootHash } from "../core/merkle.ts";
-import { historyLine, historyLines, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
-import { PULSE_ORIGIN } from "../core/pulse/published.ts";
-import { publicKeyFromSecret } from "../core/signature.ts";
-import { historyPath } from "./pulse-history.ts";
-import { startServer, type RunningServer, type ServerOptions } from "./server.ts";
+import { signCheckpoint, verifierKey } from "../../../core/checkpoint.ts";
+import { leafHashOfText, rootHash } from "../../../core/merkle.ts";
+import { historyLine, historyLines, sealPulse, type PulseRecord } from "../../../core/pulse/history.ts";
+import { PULSE_ORIGIN } from "../../../core/pulse/published.ts";
+import { publicKeyFromSecret } from "../../../core/signature.ts";
+import { historyPath } from "../../../api/pulse-history.ts";
+import { startServer, type RunningServer, type ServerOptions } from "../../../api/server.ts";
 
 export interface SampleOptions {
   /** Scores of the newest record (the badge's); older records get varied scores. */

@@ -5,8 +5,8 @@
  * writes found their session already open.
  */
 import { once } from "node:events";
-import { SqliteLedger } from "./sqlite-ledger.ts";
-import { openOnce } from "./test-helpers.ts";
+import { SqliteLedger } from "../../../store/sqlite-ledger.ts";
+import { openOnce } from "./helpers.ts";
 
 const [path, count, ...ids] = process.argv.slice(2);
 const ledger = new SqliteLedger(path!, { origin: "race.test/ledger", durability: "normal" });

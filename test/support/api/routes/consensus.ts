@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.ts";
+import { signToken, tokenClaims, tokenIssuedEvent } from "../../../../core/avm/token.ts";
 import {
   decideCloseSession,
   decideCycleUpdate,
@@ -17,18 +17,18 @@ import {
   decideValidatorSignature,
   decideVote,
   type Decision,
-} from "../../core/consensus/decide.ts";
-import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "../../core/consensus/messages.ts";
-import { consensusProjection } from "../../core/consensus/state.ts";
-import { proofModelSignatures, type ConsensusState } from "../../core/consensus/model.ts";
-import { testOffice, type TestOffice } from "../../core/consensus/test-helpers.ts";
-import type { NewEvent } from "../../core/ledger/store.ts";
-import type { TokenPermission } from "../../core/schemas/avm.ts";
-import type { ProofDocument, ProofInputs, ProofRequest, VoteValue } from "../../core/schemas/consensus.ts";
-import { publicKeyFromSecret, sign } from "../../core/signature.ts";
-import { LEDGER_ORIGIN } from "../../store/open-ledger.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
-import { startServer, type RunningServer } from "../server.ts";
+} from "../../../../core/consensus/decide.ts";
+import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "../../../../core/consensus/messages.ts";
+import { consensusProjection } from "../../../../core/consensus/state.ts";
+import { proofModelSignatures, type ConsensusState } from "../../../../core/consensus/model.ts";
+import { testOffice, type TestOffice } from "../../core/consensus/helpers.ts";
+import type { NewEvent } from "../../../../core/ledger/store.ts";
+import type { TokenPermission } from "../../../../core/schemas/avm.ts";
+import type { ProofDocument, ProofInputs, ProofRequest, VoteValue } from "../../../../core/schemas/consensus.ts";
+import { publicKeyFromSecret, sign } from "../../../../core/signature.ts";
+import { LEDGER_ORIGIN } from "../../../../store/open-ledger.ts";
+import { SqliteLedger } from "../../../../store/sqlite-ledger.ts";
+import { startServer, type RunningServer } from "../../../../api/server.ts";
 
 /** The test ledger's checkpoint key (a fixed seed: tests only). */
 export const TEST_LEDGER_SIGNER = { name: LEDGER_ORIGIN, secretKeyHex: "4c".repeat(32) };

@@ -4,8 +4,8 @@
  * appends batches with `append`; mode "async" runs 16 concurrent writers through the group-commit
  * path (`appendAsync`). The parent kills it with SIGKILL at a random moment.
  */
-import { SqliteLedger } from "./sqlite-ledger.ts";
-import { sampleEvent } from "./test-helpers.ts";
+import { SqliteLedger } from "../../../store/sqlite-ledger.ts";
+import { sampleEvent } from "./helpers.ts";
 
 const path = process.argv[2]!;
 const ledger = new SqliteLedger(path, { origin: "crash.test/ledger" });

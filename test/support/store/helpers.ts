@@ -2,9 +2,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sealEntry } from "../core/ledger/entry.ts";
-import type { Projection } from "../core/ledger/projection.ts";
-import type { Decide, NewEvent } from "../core/ledger/store.ts";
+import { sealEntry } from "../../../core/ledger/entry.ts";
+import type { Projection } from "../../../core/ledger/projection.ts";
+import type { Decide, NewEvent } from "../../../core/ledger/store.ts";
 
 export function tempDir(prefix = "ledger-test-"): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -2,8 +2,8 @@
  * Small, hand-made published documents for the simulation's tests: a council described in a few
  * lines becomes the deliberations, virtues and sentinel-status documents the real files hold.
  */
-import type { Deliberations, Position, SentinelStatus, Virtue, Virtues } from "../schemas/index.ts";
-import type { CouncilDocuments, CouncilInputs } from "./council.ts";
+import type { Deliberations, Position, SentinelStatus, Virtue, Virtues } from "../../../../core/schemas/index.ts";
+import type { CouncilDocuments, CouncilInputs } from "../../../../core/philosophy/council.ts";
 
 export const TEST_INPUTS: CouncilInputs = {
   deliberations: `sha256:${"11".repeat(32)}`,

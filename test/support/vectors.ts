@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const VECTORS_DIR = process.env.VECTORS_DIR ?? fileURLToPath(new URL("../../shared/vectors/", import.meta.url));
+export const VECTORS_DIR = process.env.VECTORS_DIR ?? fileURLToPath(new URL("../../../shared/vectors/", import.meta.url));
 
 export function vectorsPath(...parts: string[]): string {
   return join(VECTORS_DIR, ...parts);

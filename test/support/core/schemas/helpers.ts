@@ -4,7 +4,7 @@
  * enforces (cross-field refinements) are tested separately in schemas.test.ts.
  */
 import type { z } from "zod";
-import type { publishedSchemas } from "./index.ts";
+import type { publishedSchemas } from "../../../../core/schemas/index.ts";
 import {
   LEDGER_ID,
   DIGEST_A,
@@ -30,7 +30,7 @@ import {
   SIMULATION_DIGEST,
   simulationUpdate,
   examples,
-} from "./examples.ts";
+} from "../../../../core/schemas/examples.ts";
 
 type Registry = typeof publishedSchemas;
 export type Fixtures = {

@@ -1,5 +1,5 @@
 /** Small pipeline steps shared by the runner and verify tests: real steps, tiny outputs. */
-import type { DocumentStep } from "./step.ts";
+import type { DocumentStep } from "../../../pipeline/step.ts";
 
 /** A pulse-badge-shaped JSON document (a published schema the tests can validate against). */
 export const badge = (label: string, message: string): string =>

@@ -4,12 +4,12 @@
  * and one complete session run through the decisions.
  */
 import { hash } from "node:crypto";
-import { sealEntry, type LedgerEntry } from "../ledger/entry.ts";
-import type { NewEvent } from "../ledger/store.ts";
-import { validateEvent } from "../ledger/events.ts";
-import type { Cathedral } from "../schemas/common.ts";
-import type { OfficePriority, ProofRequest, VoteValue } from "../schemas/consensus.ts";
-import { publicKeyFromSecret, sign } from "../signature.ts";
+import { sealEntry, type LedgerEntry } from "../../../../core/ledger/entry.ts";
+import type { NewEvent } from "../../../../core/ledger/store.ts";
+import { validateEvent } from "../../../../core/ledger/events.ts";
+import type { Cathedral } from "../../../../core/schemas/common.ts";
+import type { OfficePriority, ProofRequest, VoteValue } from "../../../../core/schemas/consensus.ts";
+import { publicKeyFromSecret, sign } from "../../../../core/signature.ts";
 import {
   decideCloseSession,
   decideGenerateProof,
@@ -19,10 +19,10 @@ import {
   decideValidatorSignature,
   decideVote,
   type Decision,
-} from "./decide.ts";
-import { modelMessage, validatorMessage, voteMessage } from "./messages.ts";
-import { consensusProjection } from "./state.ts";
-import { proofModelSignatures, type ConsensusState } from "./model.ts";
+} from "../../../../core/consensus/decide.ts";
+import { modelMessage, validatorMessage, voteMessage } from "../../../../core/consensus/messages.ts";
+import { consensusProjection } from "../../../../core/consensus/state.ts";
+import { proofModelSignatures, type ConsensusState } from "../../../../core/consensus/model.ts";
 
 export class MemoryLedger {
   readonly entries: LedgerEntry[] = [];

@@ -7,17 +7,17 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { attestationHash, signAttestation, signWalletMessage, type AttestationFields, type Signer } from "../core/avm/messages.ts";
-import * as ops from "../core/avm/operations.ts";
-import { avmRegistry } from "../core/avm/registry.ts";
-import { signToken, tokenClaims, tokenIssuedEvent } from "../core/avm/token.ts";
-import { sha256Hex } from "../core/digest.ts";
-import type { AvmVerifyRequest, CompanionAttestation, RiskLevel, Role, Scope, TokenPermission } from "../core/schemas/avm.ts";
-import { publicKeyFromSecret, type SignatureAlgorithm } from "../core/signature.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { createApp, type AppEnv, type AppOptions } from "./app.ts";
-import { listen, type RunningServer } from "./server.ts";
-import { manualClock, tempDir } from "./test-helpers.ts";
+import { attestationHash, signAttestation, signWalletMessage, type AttestationFields, type Signer } from "../../../core/avm/messages.ts";
+import * as ops from "../../../core/avm/operations.ts";
+import { avmRegistry } from "../../../core/avm/registry.ts";
+import { signToken, tokenClaims, tokenIssuedEvent } from "../../../core/avm/token.ts";
+import { sha256Hex } from "../../../core/digest.ts";
+import type { AvmVerifyRequest, CompanionAttestation, RiskLevel, Role, Scope, TokenPermission } from "../../../core/schemas/avm.ts";
+import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../core/signature.ts";
+import { SqliteLedger } from "../../../store/sqlite-ledger.ts";
+import { createApp, type AppEnv, type AppOptions } from "../../../api/app.ts";
+import { listen, type RunningServer } from "../../../api/server.ts";
+import { manualClock, tempDir } from "./helpers.ts";
 
 export const DAY = 86_400_000;
 export const MIC = 1_000_000n;

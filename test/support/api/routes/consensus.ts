@@ -11,17 +11,15 @@ import {
   decideCloseSession,
   decideCycleUpdate,
   decideGenerateProof,
-  decideModelSignature,
   decideOpenSession,
   decideRegisterOffice,
-  decideValidatorSignature,
-  decideVote,
   type Decision,
 } from "../../../../core/consensus/decide.ts";
 import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "../../../../core/consensus/messages.ts";
 import { consensusProjection } from "../../../../core/consensus/state.ts";
-import { proofModelSignatures, type ConsensusState } from "../../../../core/consensus/model.ts";
-import { testOffice, type TestOffice } from "../../core/consensus/helpers.ts";
+import type { ConsensusState } from "../../../../core/consensus/model.ts";
+import { modelSignatureStep, signedModelSignature, signedValidation, signedVote, validatorStep, voteStep } from "../../../../core/consensus/steps.ts";
+import { officeSign, testOffice, type TestOffice } from "../../core/consensus/helpers.ts";
 import type { NewEvent } from "../../../../core/ledger/store.ts";
 import type { TokenPermission } from "../../../../core/schemas/avm.ts";
 import type { ProofDocument, ProofInputs, ProofRequest, VoteValue } from "../../../../core/schemas/consensus.ts";
@@ -221,22 +219,15 @@ export function decideAndAppend<R>(ledger: SqliteLedger, decide: (state: Consens
 }
 
 function signVote(ledger: SqliteLedger, sessionId: string, office: OfficeName, vote: VoteValue): void {
-  const signature = sign("ed25519", OFFICES[office].secret, voteMessage({ participant: office, session_id: sessionId, vote }));
-  decideAndAppend(ledger, (s) => decideVote(s, sessionId, { participant: office, vote, signature }));
+  decideAndAppend(ledger, (s) => voteStep(s, sessionId, office, vote, officeSign(OFFICES[office])));
 }
 
 function modelSignAll(ledger: SqliteLedger, inputs: ProofInputs, offices: readonly OfficeName[]): void {
-  for (const office of offices) {
-    const signature = sign("ed25519", OFFICES[office].secret, modelMessage(inputs));
-    decideAndAppend(ledger, (s) => decideModelSignature(s, inputs.delib_id, { participant: office, signature }));
-  }
+  for (const office of offices) decideAndAppend(ledger, (s) => modelSignatureStep(s, inputs.delib_id, office, officeSign(OFFICES[office])));
 }
 
 function validatorSign(ledger: SqliteLedger, inputs: ProofInputs): void {
-  const state = ledger.state(consensusProjection);
-  const proof = state.proofs.get(inputs.delib_id)!;
-  const message = validatorMessage(inputs, proofModelSignatures(proof, state.sessions.get(proof.session_id)!));
-  decideAndAppend(ledger, (s) => decideValidatorSignature(s, inputs.delib_id, { validator: "JANUS", signature: sign("ed25519", OFFICES.JANUS.secret, message) }));
+  decideAndAppend(ledger, (s) => validatorStep(s, inputs.delib_id, "JANUS", officeSign(OFFICES.JANUS)));
 }
 
 const APPROVING: [OfficeName, VoteValue][] = [["ATLAS", "APPROVE"], ["EVE", "APPROVE"], ["HERMES", "APPROVE"], ["SOPHIA", "REJECT"]];
@@ -284,16 +275,14 @@ export function stageSessions(ledger: SqliteLedger): {
   validatorSign(ledger, closingInputs);
 
   const state = ledger.state(consensusProjection);
-  const validating = state.proofs.get(validatingInputs.delib_id)!;
-  const validatorMsg = validatorMessage(validatingInputs, proofModelSignatures(validating, state.sessions.get(validatingId)!));
   const last = PARTICIPANTS[3]!;
   return {
     cycle,
     freeRoom: "opening",
-    voting: { sessionId: votingId, vote: { participant: "ATLAS", vote: "APPROVE", signature: sign("ed25519", OFFICES.ATLAS.secret, voteMessage({ participant: "ATLAS", session_id: votingId, vote: "APPROVE" })) } },
+    voting: { sessionId: votingId, vote: signedVote(votingId, "ATLAS", "APPROVE", officeSign(OFFICES.ATLAS)) },
     proving: { sessionId: provingId, request: proofRequest() },
-    signing: { delibId: signingInputs.delib_id, signature: { participant: last, signature: sign("ed25519", OFFICES[last].secret, modelMessage(signingInputs)) } },
-    validating: { delibId: validatingInputs.delib_id, signature: { validator: "JANUS", signature: sign("ed25519", OFFICES.JANUS.secret, validatorMsg) } },
+    signing: { delibId: signingInputs.delib_id, signature: signedModelSignature(state, signingInputs.delib_id, last, officeSign(OFFICES[last])) },
+    validating: { delibId: validatingInputs.delib_id, signature: signedValidation(state, validatingInputs.delib_id, "JANUS", officeSign(OFFICES.JANUS)) },
     closing: { sessionId: closingId, close: { outcome: "APPROVED", delibproof_id: closingInputs.delib_id, gi_delta: 0.002 } },
     sealed: { sessionId: sealedId, delibId: sealedInputs.delib_id },
   };

@@ -1,7 +1,8 @@
 /**
  * Test support for the consensus rules: an in-memory ledger that seals entries exactly as the store
  * does (core/ledger/entry.ts) and keeps the projection caught up, offices with deterministic keys,
- * and one complete session run through the decisions.
+ * and one complete session run through the decisions and the session steps (core/consensus/steps.ts,
+ * the driver the sample simulator uses too).
  */
 import { hash } from "node:crypto";
 import { sealEntry, type LedgerEntry } from "../../../../core/ledger/entry.ts";
@@ -13,16 +14,13 @@ import { publicKeyFromSecret, sign } from "../../../../core/signature.ts";
 import {
   decideCloseSession,
   decideGenerateProof,
-  decideModelSignature,
   decideOpenSession,
   decideRegisterOffice,
-  decideValidatorSignature,
-  decideVote,
   type Decision,
 } from "../../../../core/consensus/decide.ts";
-import { modelMessage, validatorMessage, voteMessage } from "../../../../core/consensus/messages.ts";
+import { modelSignatureStep, signedVote as stepVote, validatorStep, voteStep, type OfficeSign } from "../../../../core/consensus/steps.ts";
 import { consensusProjection } from "../../../../core/consensus/state.ts";
-import { proofModelSignatures, type ConsensusState } from "../../../../core/consensus/model.ts";
+import type { ConsensusState } from "../../../../core/consensus/model.ts";
 
 export class MemoryLedger {
   readonly entries: LedgerEntry[] = [];
@@ -91,8 +89,13 @@ export function heartbeat(ledger: MemoryLedger, sentinel: string, gi: number): v
 
 export const PARTICIPANTS = ["ATLAS", "EVE", "HERMES", "SOPHIA"];
 
+/** Signs with the office's key, as the session steps (core/consensus/steps.ts) take it. */
+export function officeSign(office: Pick<TestOffice, "secret">): OfficeSign {
+  return (message) => sign("ed25519", office.secret, message);
+}
+
 export function signedVote(office: TestOffice, sessionId: string, vote: VoteValue) {
-  return { participant: office.id, vote, signature: sign("ed25519", office.secret, voteMessage({ participant: office.id, session_id: sessionId, vote })) };
+  return stepVote(sessionId, office.id, vote, officeSign(office));
 }
 
 export function proofRequest(): ProofRequest {
@@ -118,15 +121,10 @@ export function completeSession(
 ): { sessionId: string; delibId: string } {
   const opened = must(ledger.run((s) => decideOpenSession(s, { cycle: "C-151", room, gi_baseline: 0.97, participants: PARTICIPANTS })));
   const sessionId = opened!.sessionId;
-  for (const [id, vote] of Object.entries(votes)) must(ledger.run((s) => decideVote(s, sessionId, signedVote(offices[id]!, sessionId, vote!))));
+  for (const [id, vote] of Object.entries(votes)) must(ledger.run((s) => voteStep(s, sessionId, id, vote!, officeSign(offices[id]!))));
   const { inputs } = must(ledger.run((s) => decideGenerateProof(s, sessionId, proofRequest())));
-  for (const id of PARTICIPANTS) {
-    must(ledger.run((s) => decideModelSignature(s, inputs.delib_id, { participant: id, signature: sign("ed25519", offices[id]!.secret, modelMessage(inputs)) })));
-  }
-  const proof = ledger.state.proofs.get(inputs.delib_id)!;
-  const session = ledger.state.sessions.get(sessionId)!;
-  const message = validatorMessage(inputs, proofModelSignatures(proof, session));
-  must(ledger.run((s) => decideValidatorSignature(s, inputs.delib_id, { validator: "JANUS", signature: sign("ed25519", offices.JANUS!.secret, message) })));
+  for (const id of PARTICIPANTS) must(ledger.run((s) => modelSignatureStep(s, inputs.delib_id, id, officeSign(offices[id]!))));
+  must(ledger.run((s) => validatorStep(s, inputs.delib_id, "JANUS", officeSign(offices.JANUS!))));
   const outcome = ledger.state.sessions.get(sessionId)!.votes.filter((v) => v.vote === "APPROVE").length >= 3 ? "APPROVED" : Object.keys(votes).length === 4 ? "REJECTED" : "NO_QUORUM";
   must(ledger.run((s) => decideCloseSession(s, { sessionId, outcome, delibproof_id: inputs.delib_id, gi_delta: 0.002 })));
   return { sessionId, delibId: inputs.delib_id };

@@ -10,6 +10,10 @@
  *   edge) up to what any process appended: `append` (one call), `appendBulk` (a large batch, sealed
  *   on a worker thread), and the group-commit path `appendAsync` / `write(decide)`, where the
  *   writes of one event-loop turn share a transaction, each in its own SAVEPOINT.
+ *
+ * Over 500 lines on purpose: one class owns one SQLite connection, its prepared statements and the
+ * in-memory tail, and every write path and read shares them and the tail's invariants. What stands
+ * alone lives beside it (group-commit.ts, bulk-seal.ts, live-projections.ts, tail-reads.ts).
  */import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";

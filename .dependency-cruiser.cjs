@@ -43,6 +43,8 @@ module.exports = {
       "^api/", "^(pipeline|site|cli|bench|test)/"),
     layer("site-imports-core-and-store", "The portal reads data/ through core and store at build time; it never runs pipeline or api code.",
       "^site/", "^(pipeline|api|cli|bench|test)/"),
+    layer("packages-standalone", "A package under packages/ is published on its own: it imports nothing of the project (its tests may).",
+      "^packages/", "^(core|store|pipeline|api|site|cli|bench|test)/"),
     {
       name: "nothing-imports-cli",
       comment: "cli/ holds entry points (npm run …): they sit on top and nothing imports them.",
@@ -66,10 +68,10 @@ module.exports = {
     },
     {
       name: "not-to-unresolvable",
-      comment: "An import that resolves to nothing is a typo or a moved file (virtual: modules are the portal's build-time modules).",
+      comment: "An import that resolves to nothing is a typo or a moved file (virtual: and astro: modules are the portal's build-time modules; type-only imports are the type checker's to resolve).",
       severity: "error",
       from: {},
-      to: { couldNotResolve: true, pathNot: "^virtual:" },
+      to: { couldNotResolve: true, pathNot: "^(virtual|astro):", preCompilationOnly: false },
     },
   ],
   options: {

@@ -46,6 +46,7 @@ export const PROBLEM_TYPES = {
   "payload-too-large": { status: 413, title: "Request body too large" },
   /** The route takes a body of another media type (`Content-Type`). */
   "unsupported-media-type": { status: 415, title: "Unsupported media type" },
+  "range-not-satisfiable": { status: 416, title: "Range not satisfiable" },
   /** The client's daily quota for this area is spent; `Retry-After` and `RateLimit` say when it resets. */
   "rate-limited": { status: 429, title: "Rate limit exceeded" },
   /** The request line and header fields together are larger than the server reads (16 KiB). */

@@ -49,10 +49,16 @@ export interface HeaderSpec {
 /** Every response header field the routes declare, by name. */
 export const HEADERS = {
   ETag: {
-    description: "Strong entity tag of the representation (quoted hex SHA-256); send it back in `If-None-Match` to get 304.",
+    description:
+      "Strong entity tag of the representation: the quoted hex SHA-256 of the identity bytes, with `.br` or `.gz` appended for an encoded variant; send it back in `If-None-Match` to get 304.",
     required: true,
-    schema: { type: "string", pattern: '^"[0-9a-f]{64}"$' },
+    schema: { type: "string", pattern: '^"[0-9a-f]{64}(\\.(br|gz))?"$' },
   },
+  "Last-Modified": { description: "When this version of the file was published (its area manifest's `created`); send it back in `If-Modified-Since` to get 304.", required: false, schema: { type: "string" } },
+  "Content-Length": { description: "The length of the body (of the encoded body when `Content-Encoding` is sent); also on HEAD.", required: false, schema: { type: "integer", minimum: 0 } },
+  "Content-Encoding": { description: "`br` or `gzip`, as negotiated from `Accept-Encoding` for text files; absent for the identity bytes.", required: false, schema: { type: "string", pattern: "^(br|gzip)$" } },
+  "Accept-Ranges": { description: "`bytes`: one byte range may be asked for with `Range` (206).", required: true, schema: { type: "string", pattern: "^bytes$" } },
+  "Content-Range": { description: "The range sent (`bytes <first>-<last>/<size>`), or on 416 the size (`bytes */<size>`).", required: true, schema: { type: "string", pattern: "^bytes ([0-9]+-[0-9]+|\\*)/[0-9]+$" } },
   "Cache-Control": { description: "How long shared and private caches may reuse the response.", required: true, schema: { type: "string" } },
   Vary: { description: "The request fields the representation depends on.", required: true, schema: { type: "string" } },
   Link: {
@@ -82,11 +88,16 @@ export const HEADERS = {
     required: false,
     schema: { type: "string", pattern: '^"daily";r=[0-9]+;t=[0-9]+$' },
   },
-  "Retry-After": { description: "Seconds until the quota resets (00:00 UTC).", required: true, schema: { type: "integer", minimum: 1 } },
+  "Retry-After": {
+    description: "Seconds to wait before asking again: until the quota resets at 00:00 UTC (429), or until the server's next scheduled checkpoint may cover the entry (202 of a ledger inclusion proof).",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
   "WWW-Authenticate": { description: 'The scheme to authenticate with: `Bearer realm="integrity-platform"`.', required: true, schema: { type: "string" } },
   Allow: { description: "The methods the path has.", required: true, schema: { type: "string" } },
   "Ledger-Seq": {
-    description: "The ledger sequence number of the entry that records the outcome (the `avm.grant` of a success, the `avm.attempt` of a failure); `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
+    description:
+      "The ledger sequence number of the entry that records the outcome: for POST /avm/verify the `avm.grant` of a success or the `avm.attempt` of a failure, for every other write the first entry it appended; `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
     required: true,
     schema: { type: "integer", minimum: 0 },
   },
@@ -134,7 +145,7 @@ export function body(description: string, content: Record<string, z.ZodType | Me
 
 /** 304 for a matching `If-None-Match`: no body, the same caching headers. */
 export function notModified(responseHeaders: Record<string, HeaderRef>): ResponseSpec {
-  return { description: "Not modified: `If-None-Match` matched the current ETag. No body.", headers: responseHeaders };
+  return { description: "Not modified: `If-None-Match` matched the current ETag (or, without it, `If-Modified-Since` is not before `Last-Modified`). No body.", headers: responseHeaders };
 }
 
 /** Text without a JSON shape (SVG, CSV, BibTeX), described by its media type. */
@@ -164,6 +175,7 @@ const PROBLEM_HEADERS: Partial<Record<ProblemSlug, Record<string, HeaderRef>>> =
   "rate-limited": headers("Retry-After", "RateLimit-Policy", "RateLimit"),
   "data-unverified": headers("RateLimit-Policy", "RateLimit"),
   "ledger-unavailable": headers("RateLimit-Policy", "RateLimit"),
+  "range-not-satisfiable": headers("Content-Range", "RateLimit-Policy", "RateLimit"),
   gone: headers("Link"),
 };
 

@@ -26,7 +26,7 @@ import {
 } from "../core/datapackage/index.ts";
 
 export type ManifestState =
-  | { status: "verified"; resources: CheckedManifest["resources"] }
+  | { status: "verified"; resources: CheckedManifest["resources"]; /** The manifest's `created`: when this version of the area was published. */ created?: Date }
   | { status: "unverified"; code: DataPackageErrorCode | "manifest-missing" | "signature-missing" | "keys-missing"; detail: string };
 
 interface Version {
@@ -99,7 +99,9 @@ export class SignedManifests {
     if (keys === null) return { status: "unverified", code: "keys-missing", detail: `no trusted dataset keys (keys/${DATASET_KEYS_FILE})` };
     try {
       openManifestSignature(area, manifest, signature.toString("utf8"), parseTrustedKeys(keys.toString("utf8"), DATASET_KEYS_FILE));
-      return { status: "verified", resources: checkManifest(area, manifest).resources };
+      const checked = checkManifest(area, manifest);
+      const created = checked.manifest.created === undefined ? undefined : new Date(checked.manifest.created);
+      return { status: "verified", resources: checked.resources, ...(created && !Number.isNaN(created.getTime()) ? { created } : {}) };
     } catch (error) {
       if (error instanceof DataPackageError) return { status: "unverified", code: error.code, detail: `${area}/${MANIFEST_FILE}: ${error.message}` };
       throw error;

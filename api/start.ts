@@ -10,9 +10,11 @@ import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
+import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
+import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { serverClock } from "./clock.ts";
-import { originsFromEnv } from "./cors.ts";
+import { originsFromEnv } from "./middleware/cors.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 
@@ -139,6 +141,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     tokenSecretKeyHex: tokenKey.secretKeyHex,
     ...(siteDir ? { siteDir } : {}),
   });
+  scheduleCheckpoints(ledger);
   // One write, so a reader that sees the serving line also sees the URLs.
   say(
     [
@@ -152,6 +155,21 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     ].join("\n"),
   );
   return server;
+}
+
+/**
+ * Every CHECKPOINT_INTERVAL_S the server signs a checkpoint when entries are not covered (appended
+ * by a writer without the ledger key); its own writes sign theirs at commit. Proof reads never sign
+ * (docs/ledger-reads.md). A failure is left to the next tick: /health reports a store that fails.
+ */
+function scheduleCheckpoints(ledger: SqliteLedger): void {
+  setInterval(() => {
+    try {
+      coverTail(ledger);
+    } catch {
+      // the store's write health records it (ledger.writeHealth())
+    }
+  }, CHECKPOINT_INTERVAL_S * 1000).unref();
 }
 
 /** Step 5: close gracefully on SIGINT / SIGTERM and exit 0. */

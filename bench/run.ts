@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   api: () => import("./api.ts").then((m) => m.run()),
   migration: () => import("./migration.ts").then((m) => m.run()),
   consensus: () => import("./consensus.ts").then((m) => m.run()),
+  tiles: () => import("./tiles.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -25,6 +25,7 @@ import { decideRegisterOffice } from "../core/consensus/decide.ts";
 import { verifyProofFile } from "../core/consensus/verify-proof.ts";
 import { OfficeRegistration } from "../core/schemas/consensus.ts";
 import { catchUp, foldExport, sealedProofFile } from "../store/consensus-registry.ts";
+import { coverTail } from "../store/entry-inclusion.ts";
 import { LEDGER_KEY, loadSigningKey } from "../store/keys.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
 import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "../store/open-ledger.ts";
@@ -88,6 +89,7 @@ function exportProof(values: Values, delibId: string | undefined, env: NodeJS.Pr
   const { ledger } = openLedger({ path, env, log: err });
   try {
     const state = catchUp(ledger);
+    coverTail(ledger); // an operator command may sign: every seal read below is then covered
     if (values.all !== undefined) {
       mkdirSync(values.all, { recursive: true });
       let n = 0;

@@ -7,6 +7,7 @@ import { verifierKey } from "../core/checkpoint.ts";
 import { digestOf } from "../core/digest.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_LINES } from "../store/ledger-jsonl.ts";
+import { LEDGER_KEY, loadSigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
@@ -85,7 +86,8 @@ describe("npm run ledger", () => {
     expect(second.status, second.stderr).toBe(0);
     const printed = JSON.parse(second.stdout) as { seq: number; hash: string };
     expect(printed.seq).toBe(1);
-    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger" });
+    // The CLI's writes sign their checkpoints with the ledger key it generated in STATE_DIR.
+    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger", verifiers: [ledgerKeyIn(join(dir, "state"))] });
     try {
       expect([...ledger.entries()].map((e) => [e.seq, e.hash, e.type])).toEqual([
         [0, JSON.parse(first.stdout).hash, "mic_mint"],
@@ -230,3 +232,9 @@ describe("npm run ledger", () => {
     rmSync(db);
   });
 });
+
+/** The verifier of the development ledger key a CLI run generated in `stateDir`. */
+function ledgerKeyIn(stateDir: string) {
+  const key = loadSigningKey(LEDGER_KEY, stateDir, {});
+  return { name: key.name, publicKeyHex: key.publicKeyHex };
+}

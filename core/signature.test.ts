@@ -7,7 +7,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";
 import { generateKeyPair, isValidPublicKey, publicKeyFromSecret, sign, verify, type SignatureAlgorithm } from "./signature.ts";
 
-// Wycheproof vectors live beside the repository: <repo>/../shared/vectors (see its README).
+// Wycheproof vectors: the verbatim copy in vendor/vectors (see its README and PROVENANCE.tsv).
 const WYCHEPROOF = pathToFileURL(vectorsPath("wycheproof") + "/");
 
 type Result = "valid" | "invalid" | "acceptable";

@@ -1,8 +1,9 @@
 /**
- * `npm run pipeline -- [options]` (USAGE; README "The data areas"): regenerate data/areas/
+ * `npm run pipeline -- [options]` (USAGE; docs/data-areas.md): regenerate data/areas/
  * (pipeline/runner.ts) from the SQLite ledger or a verified export, then — on a run of all areas —
  * the migration's verification tree (pipeline/migration/publish.ts), and after a successful run the
- * ledger's anchor, its latest signed checkpoint and key (pipeline/ledger-publication.ts). `--check`
+ * ledger's anchor, its latest signed checkpoint and key, and the ledger as C2SP tiles for that
+ * checkpoint (pipeline/ledger-publication.ts, pipeline/ledger-tiles.ts). `--check`
  * writes nothing and verifies all three instead. `--now` is only logged: outputs are dated by their
  * data, never a clock. Exit status: 0 done, 1 a step failed or --check found differences, 2 bad usage.
  */
@@ -17,7 +18,7 @@ import { EXPORT_CHECKPOINT, ExportLedgerReader } from "../store/ledger-jsonl.ts"
 import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "../store/open-ledger.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { steps } from "./areas/index.ts";
-import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
+import { LEDGER_CHECKPOINT, LEDGER_DIR, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
 import { publishMigration } from "./migration/publish.ts";
 import { runPipeline } from "./runner.ts";
@@ -187,6 +188,10 @@ function publishLedgerAnchor(options: CliOptions, input: LedgerInput, log: (line
   const published = publishLedgerCheckpoint({ dataDir: options.dataDir, ledger: input.ledger, sign: input.signTree, trustNewKey: options.trustNewKey });
   log(
     `ledger checkpoint: ${published.checkpoint === "written" ? "published" : "unchanged"} (size ${published.size}) in ${join(options.dataDir, LEDGER_CHECKPOINT)}; key ${published.vkey} in ${join(options.dataDir, LEDGER_VKEY)}`,
+  );
+  const { tiles } = published;
+  log(
+    `ledger tiles: ${tiles.written} written, ${tiles.removed} superseded partial(s) removed${tiles.rebuilt ? " (rebuilt from the first entry: the tiles of the previous checkpoint were not all there)" : ""} in ${join(options.dataDir, LEDGER_DIR, "tile")}`,
   );
 }
 

@@ -5,7 +5,9 @@
  * can check that a later checkpoint extends this one (a consistency proof, `npm run ledger --
  * consistency`), without the keyed export. The pipeline run publishes them; a checkpoint replaces
  * the published one only if the ledger's root at the published size is still the published root,
- * so a rewritten history is refused, never published.
+ * so a rewritten history is refused, never published. Beside the checkpoint, the ledger is published
+ * as C2SP tlog-tiles for the checkpoint's size (`ledger/tile/…`, pipeline/ledger-tiles.ts), written
+ * before the checkpoint that needs them.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, appendFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,7 +17,9 @@ import { formatDigest } from "../core/digest.ts";
 import { sealEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
+import { ledgerTilesProblems, publishLedgerTiles, type BundleContent, type LedgerTilesResult } from "./ledger-tiles.ts";
 import { parseTrustedKeys } from "./sign.ts";
+import { CodedError } from "../core/errors.ts";
 
 /** Why the ledger's anchor cannot be published; callers branch on `code`, never on the message. */
 export type LedgerPublicationCode =
@@ -28,17 +32,12 @@ export type LedgerPublicationCode =
   /** The signing key is not listed in keys/ledger.vkey, and trusting a new key was not asked for. */
   | "key-not-listed";
 
-export class LedgerPublicationError extends Error {
-  readonly code: LedgerPublicationCode;
-  constructor(code: LedgerPublicationCode, message: string) {
-    super(message);
-    this.name = "LedgerPublicationError";
-    this.code = code;
-  }
-}
+export class LedgerPublicationError extends CodedError<LedgerPublicationCode> {}
 
 export const LEDGER_VKEY = join("keys", "ledger.vkey");
 export const LEDGER_CHECKPOINT = join("ledger", "checkpoint");
+/** The log's prefix folder: the checkpoint and `tile/` beneath it. */
+export const LEDGER_DIR = "ledger";
 
 /** A signed checkpoint of the ledger's tree, and the key to trust for it (absent: a listed key must have signed it). */
 export interface SignedTree {
@@ -53,6 +52,8 @@ export interface PublishOptions {
   sign: () => SignedTree;
   /** Append an unlisted signing key to keys/ledger.vkey instead of refusing (as --trust-new-key does for datasets.vkey). */
   trustNewKey: boolean;
+  /** What entry bundles hold (pipeline/ledger-tiles.ts); default the public envelope. */
+  bundle?: BundleContent;
 }
 
 export interface PublishResult {
@@ -60,6 +61,8 @@ export interface PublishResult {
   /** "present": already listed; "created": the file was new; "added": appended under trustNewKey. */
   vkey: "present" | "created" | "added";
   size: number;
+  /** The tiles brought to the checkpoint's size. */
+  tiles: LedgerTilesResult;
 }
 
 /** Publishes the ledger's checkpoint when the published one is missing or behind; throws saying why it cannot. */
@@ -71,7 +74,10 @@ export function publishLedgerCheckpoint(options: PublishOptions): PublishResult 
   if (published) {
     const problem = extensionProblem(ledger, published);
     if (problem) throw new LedgerPublicationError("not-an-extension", problem);
-    if (published.size === ledger.size()) return { checkpoint: "unchanged", vkey: "present", size: published.size };
+    if (published.size === ledger.size()) {
+      const tiles = publishTiles(options, published, published.size);
+      return { checkpoint: "unchanged", vkey: "present", size: published.size, tiles };
+    }
   }
   const signed = options.sign();
   const vkey = signed.signer ? trustKey(vkeyPath, signed.signer, options.trustNewKey) : "present";
@@ -86,18 +92,32 @@ export function publishLedgerCheckpoint(options: PublishOptions): PublishResult 
   }
   const problem = extensionProblem(ledger, checkpoint);
   if (problem) throw new LedgerPublicationError("not-an-extension", problem);
+  const tiles = publishTiles(options, checkpoint, published?.size ?? 0);
   mkdirSync(dirname(cpPath), { recursive: true });
   const tmp = `${cpPath}.${process.pid}.tmp`;
   writeFileSync(tmp, signed.note);
   renameSync(tmp, cpPath);
-  return { checkpoint: "written", vkey, size: checkpoint.size };
+  return { checkpoint: "written", vkey, size: checkpoint.size, tiles };
+}
+
+/** The tiles of `checkpoint`, resumed from those written for the published size `from`. */
+function publishTiles(options: PublishOptions, checkpoint: Checkpoint, from: number): LedgerTilesResult {
+  return publishLedgerTiles({
+    dir: join(options.dataDir, LEDGER_DIR),
+    ledger: options.ledger,
+    size: checkpoint.size,
+    root: checkpoint.rootHash,
+    from,
+    ...(options.bundle ? { bundle: options.bundle } : {}),
+  });
 }
 
 /**
  * What `--check` reports about the published anchor: each problem names the file. Empty when the
- * checkpoint verifies with keys/ledger.vkey, the ledger extends it, and it covers the whole ledger.
+ * checkpoint verifies with keys/ledger.vkey, the ledger extends it, it covers the whole ledger, and
+ * the tiles beside it are exactly those of its size (pipeline/ledger-tiles.ts).
  */
-export function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader): string[] {
+export function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader, bundle?: BundleContent): string[] {
   const vkeyPath = join(dataDir, LEDGER_VKEY);
   const cpPath = join(dataDir, LEDGER_CHECKPOINT);
   if (!existsSync(vkeyPath)) return [`${vkeyPath} is missing`];
@@ -110,6 +130,8 @@ export function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader)
   }
   const problem = extensionProblem(ledger, published);
   if (problem) return [problem];
+  const tiles = ledgerTilesProblems({ dir: join(dataDir, LEDGER_DIR), ledger, size: published.size, root: published.rootHash, ...(bundle ? { bundle } : {}) });
+  if (tiles.length > 0) return tiles;
   const size = ledger.size();
   if (published.size < size) return [`${cpPath} covers ${published.size} entries, the ledger has ${size}: the pipeline would publish a newer checkpoint`];
   return [];

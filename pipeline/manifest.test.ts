@@ -1,6 +1,6 @@
 /**
  * The area manifests: Frictionless Data Package v2, checked against the four official profiles
- * (../shared/vectors/frictionless, JSON Schema draft-07) — those this module builds by hand, and
+ * (vendor/vectors/frictionless, JSON Schema draft-07) — those this module builds by hand, and
  * every manifest a real run of the area generators writes over a simulated ledger.
  */
 import { cpSync, readdirSync, readFileSync } from "node:fs";
@@ -92,7 +92,11 @@ describe("manifest layout", () => {
     ]);
     expect(pkg.resources[2]).not.toHaveProperty("encoding");
     expect(pkg.resources[3]).not.toHaveProperty("schema");
-    expect(pkg.resources[3]!.jsonSchema).toBe("https://integrity-platform.example/schemas/economy/supply.schema.json");
+    // Relative to the area folder, so a reader of the static copy fetches it (core/datapackage/references.ts).
+    expect(pkg.resources[3]!.jsonSchema).toBe("../../schemas/economy/supply.schema.json");
+    // Datetimes declared with a pattern both Table Schema v1 and v2 readers cast (milliseconds, Z).
+    expect(csv.schema!.fields[0]).toMatchObject({ type: "datetime", format: "%Y-%m-%dT%H:%M:%S.%fZ" });
+    expect(pkg.resources[3]!.immutablePath).toBe(`sha256/${pkg.resources[3]!.hash.slice(7)}.json`);
     expect(pkg.sample).toBe(true);
     expect(pkg.description).toMatch(/SAMPLE DATA/);
   });

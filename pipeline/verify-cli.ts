@@ -2,7 +2,7 @@
  * `npm run verify -- data/areas [--keys data/keys/datasets.vkey] [--schemas data/schemas]
  *  [--profiles DIR] [--areas a,b] [--keyed DIR] [--public]`: offline verification of downloaded data areas
  * (pipeline/verify.ts, with the validators of pipeline/validate/). Needs only the area folders, the trusted keys, the JSON Schemas and the
- * Frictionless profiles (default `FRICTIONLESS_PROFILES`, else ../shared/vectors/frictionless) —
+ * Frictionless profiles (default `FRICTIONLESS_PROFILES`, else vendor/vectors/frictionless) —
  * not the ledger, not the sources.
  *
  * `--keyed DIR`: the areas folder holding the keyed files (`$KEYED_DATA_DIR/areas`); keyed files that

@@ -1,18 +1,17 @@
 /**
  * What `npm test` needs beyond npm, checked before the suite runs: Debian's Chromium (browser tests)
- * and the public conformance vectors beside the project
- * (`../shared/vectors`, or `VECTORS_DIR`). Missing system packages are installed with apt-get when
+ * and nginx (the static build served as a CDN would serve it). The conformance vectors travel with
+ * the repository (vendor/vectors/), so nothing else is needed. Missing system packages are installed with apt-get when
  * this runs as root on Debian, as `.ci/run` does; otherwise it stops with one line naming what to
  * install, so a browser test is never skipped silently.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 
 const PACKAGES = [
   { binary: "/usr/bin/chromium", pkg: "chromium", why: "browser tests" },
+  { binary: "/usr/sbin/nginx", pkg: "nginx", why: "the static build served by a real web server" },
 ];
-const VECTORS = process.env.VECTORS_DIR ?? fileURLToPath(new URL("../../shared/vectors/", import.meta.url));
 
 function stop(line: string): never {
   console.error(`npm test: ${line}`);
@@ -36,4 +35,3 @@ if (missing.length > 0) {
   const still = missing.filter((p) => !existsSync(p.binary));
   if (still.length > 0) stop(`apt-get ran but ${still.map((p) => p.binary).join(", ")} is still missing`);
 }
-if (!existsSync(VECTORS)) stop(`the conformance vectors are not at ${VECTORS}: clone the shared repository beside this one (../shared) or set VECTORS_DIR`);

@@ -9,6 +9,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyLine, sealPulse } from "../core/pulse/history.ts";
 import { buildSite, makeHistory, writeDataDir, type BuildResult } from "./support/site/helpers.ts";
+import { generateKeyPair } from "../core/signature.ts";
+import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { sampleEvent, steppingClock } from "./support/store/helpers.ts";
 
 const RECORDS = 10_000;
 const PAGE_SIZE = 50;
@@ -40,8 +44,22 @@ function bodyRows(html: string): string[] {
   return body.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
 }
 
+/** A 600-entry ledger published into the data folder as the pipeline does: checkpoint, key and tiles. */
+function writeLedger(): void {
+  const origin = "site-build.test/ledger";
+  const key = generateKeyPair("ed25519");
+  const ledger = new SqliteLedger(join(tmp, "ledger.sqlite"), { origin, signer: { name: origin, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
+  try {
+    ledger.append(Array.from({ length: 600 }, (_, i) => sampleEvent(i)));
+    publishLedgerCheckpoint({ dataDir, ledger, sign: () => ({ note: ledger.checkpoint(), signer: { name: origin, publicKeyHex: key.publicKey } }), trustNewKey: false });
+  } finally {
+    ledger.close();
+  }
+}
+
 beforeAll(async () => {
   writeDataDir(dataDir, history);
+  writeLedger();
   first = await buildSite(dataDir, outA);
 }, BUILD_TIMEOUT);
 
@@ -111,6 +129,14 @@ describe("site build over 10,000 pulses", () => {
     }
     const latest = JSON.parse(page(outA, "v1/pulse/latest.json")) as { hash: string };
     expect(latest.hash).toBe(history.at(-1)!.hash);
+  });
+
+  it("publishes the ledger's checkpoint and its C2SP tiles under /ledger/, byte for byte", () => {
+    const ledgerFiles = filesUnder(join(dataDir, "ledger"));
+    expect(ledgerFiles).toEqual(["checkpoint", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"]);
+    expect(filesUnder(join(outA, "ledger"))).toEqual(ledgerFiles);
+    for (const f of ledgerFiles) expect(readFileSync(join(outA, "ledger", f)).equals(readFileSync(join(dataDir, "ledger", f))), f).toBe(true);
+    expect(readFileSync(join(outA, "keys", "ledger.vkey"), "utf8")).toBe(readFileSync(join(dataDir, "keys", "ledger.vkey"), "utf8"));
   });
 
   it("shows the latest pulse, its cycle and the badges on the home page", () => {

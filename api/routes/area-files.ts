@@ -16,10 +16,11 @@ import { KEY_TIERS, type KeyTier } from "../api-keys.ts";
 import { ExportQuery } from "../audit-trail-export.ts";
 import { keyScheme } from "../openapi.ts";
 import { problem } from "../problem.ts";
-import { quotaOf } from "../rate-limit.ts";
+import { quotaOf } from "../middleware/rate-limit.ts";
 import { headers, notModified, published, text, type MediaSpec, type ResponseSpec } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { servedAreaFiles, type ServedFile } from "./areas.ts";
+import { schemaIdOf } from "../../core/datapackage/references.ts";
 
 const AREA_TAGS: Record<string, string> = {
   government: "Government area",
@@ -29,13 +30,16 @@ const AREA_TAGS: Record<string, string> = {
   diplomacy: "Diplomacy area",
 };
 
-const FILE_HEADERS = headers("ETag", "Cache-Control", "RateLimit-Policy", "RateLimit");
+const FILE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Encoding", "RateLimit-Policy", "RateLimit");
+const RANGE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Range", "RateLimit-Policy", "RateLimit");
 const EXPORT_HEADERS = headers("Cache-Control", "RateLimit-Policy", "RateLimit");
 
 type Registry = typeof publishedSchemas;
 
 /** The registry name of a published schema `$id`, or null. */
-function registryName(id: unknown): keyof Registry | null {
+function registryName(reference: unknown): keyof Registry | null {
+  // The manifest's reference is relative (../../schemas/…); the registry is keyed by $id.
+  const id = schemaIdOf(reference);
   if (typeof id !== "string" || !id.startsWith(SCHEMA_BASE_URI) || !id.endsWith(".schema.json")) return null;
   const name = id.slice(SCHEMA_BASE_URI.length, -".schema.json".length);
   return Object.hasOwn(publishedSchemas, name) ? (name as keyof Registry) : null;
@@ -84,7 +88,9 @@ function explain(file: ServedFile): string {
       ? "Public. Counts against the area's daily quota (anonymous per IP address, or per key)."
       : `Needs a ${file.file.access} key (\`Authorization: Bearer <key>\`): 401 without one, 403 with a key of another tier. Counts against the daily quota.`;
   const integrity = "Served only while its bytes match the hash in the area's signed manifest (503 otherwise). Any spelling of the path (`//`, `%2f`, upper case, a trailing slash) is this route.";
-  return [file.description ?? "", access, integrity].filter(Boolean).join("\n\n");
+  const origin =
+    "Answered as a good origin answers: `Content-Length` on GET and HEAD, one byte range (`Range`, 206; 416 past the end), `ETag` with `If-None-Match` and `Last-Modified` with `If-Modified-Since` (304), br or gzip for text as `Accept-Encoding` asks. HEAD and 304 answers do not count against the daily quota and are answered even once it is spent; their `RateLimit` field shows the remaining quota unchanged.";
+  return [file.description ?? "", access, integrity, origin].filter(Boolean).join("\n\n");
 }
 
 const LIVE_HEADERS = headers("Cache-Control", "RateLimit-Policy", "RateLimit");
@@ -104,6 +110,7 @@ function fileRoute(file: ServedFile) {
     });
   }
   const problems = keyed ? (["forbidden", "rate-limited", "data-unverified"] as const) : (["rate-limited", "data-unverified"] as const);
+  const fileProblems = [...problems, "range-not-satisfiable"] as const;
   if (file.filteredExport) {
     const ok: ResponseSpec = {
       description: "The matching rows: a JSON array (one row per line) or CSV with the published header",
@@ -132,8 +139,12 @@ function fileRoute(file: ServedFile) {
     summary: file.title ?? file.path,
     description: explain(file),
     security: security(file),
-    responses: { 200: { description: file.title ?? "The file", headers: FILE_HEADERS, content: content(file) }, 304: notModified(FILE_HEADERS) },
-    problems,
+    responses: {
+      200: { description: file.title ?? "The file", headers: FILE_HEADERS, content: content(file) },
+      206: { description: "One byte range of the file (`Range: bytes=…`), of its identity bytes", headers: RANGE_HEADERS, content: { [file.file.mediatype]: { schema: text("A part of the file") } } },
+      304: notModified(FILE_HEADERS),
+    },
+    problems: fileProblems,
   });
 }
 

@@ -4,7 +4,7 @@
  * slash: core/datapackage/paths.ts areaRequest), so no area file is ever answered by the static
  * copy in site/dist. For each request, in this order:
  *
- *  1. the daily quota of the client (api/rate-limit.ts): RateLimit headers, 429 once spent;
+ *  1. the daily quota of the client (api/middleware/rate-limit.ts): RateLimit headers, 429 once spent;
  *  2. the access tier, from the contract — never from a manifest: keyed files need
  *     `Authorization: Bearer <key>` (scheme in any case) of an active key of that tier, else 401,
  *     or 403 with another tier's key;
@@ -28,7 +28,7 @@
  * Every request that presents a known key, or asks for a keyed file, is recorded in the access
  * ledger (key id, tier, file, outcome; never the key) before it is answered; if it cannot be
  * recorded, the answer is 503 `audit-unavailable`. Keyed files are read from `keyedDataDir` (a
- * private store in a real deployment; README "Keyed data").
+ * private store in a real deployment; docs/trust.md).
  */
 import { closeSync, createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -39,11 +39,12 @@ import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST
 import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
-import { ifNoneMatchHits } from "../http-cache.ts";
+import { EncodedVariants, fileResponse, notModified, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
+import { listedResources } from "../../core/datapackage/references.ts";
 
 const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
   "application/json": "application/json; charset=utf-8",
@@ -86,8 +87,8 @@ function describedResources(dataDir: string, area: Area): Map<string, { title?: 
   const manifest = join(dataDir, "areas", area, MANIFEST_FILE);
   if (!existsSync(manifest)) return described;
   try {
-    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: { path?: unknown; title?: string; description?: string; jsonSchema?: unknown }[] };
-    for (const r of parsed.resources ?? []) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
+    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>;
+    for (const r of listedResources<{ path?: unknown; title?: string; description?: string; jsonSchema?: unknown }>(parsed)) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
   } catch {
     // An unreadable manifest documents nothing; the handler refuses its files anyway.
   }
@@ -127,6 +128,8 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
   const manifests = new SignedManifests(dataDir);
   // Each version of a file on disk is hashed once (store/digest-cache.ts), not on every request.
   const digests = new DigestCache();
+  // Text files are also served br- or gzip-encoded: each version encoded once (api/file-response.ts).
+  const encoded = new EncodedVariants();
 
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
@@ -157,7 +160,13 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
       return response;
     };
 
-    const decision = quotas.take(area, tier, client);
+    // HEAD and a revalidation answered 304 carry no body, so they do not count against the daily
+    // quota (a mirror that revalidates is never locked out); they are answered even once it is spent.
+    const state = manifests.state(area);
+    const listed = state.status === "verified" ? state.resources.get(file.path) : undefined;
+    const validators = listed && route.kind === "file" ? { sha256: listed.resource.hash.slice("sha256:".length), ...(state.status === "verified" && state.created ? { lastModified: state.created } : {}) } : null;
+    const free = c.req.method === "HEAD" || (validators !== null && notModified(c, validators));
+    const decision = free ? quotas.peek(area, tier, client) : quotas.take(area, tier, client);
     const limits = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
       const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for ${area} is spent; it resets at 00:00 UTC`;
@@ -182,9 +191,7 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     }
 
     const unverified = (detail: string) => answer("data-unverified", problem(c, "data-unverified", detail, { headers: limits }));
-    const state = manifests.state(area);
     if (state.status !== "verified") return unverified(`${area} has no verified manifest, so none of its files is served (${state.code}: ${state.detail})`);
-    const listed = state.resources.get(file.path);
     if (!listed) return unverified(`${area}/${file.path} is not listed in the signed manifest`);
     const path = join(isKeyed(file) ? keyedDataDir : dataDir, "areas", area, file.path);
     // Checked and streamed through one descriptor: the bytes served are the bytes hashed.
@@ -212,11 +219,21 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
       return answer("served", c.body(Readable.toWeb(Readable.from(exportBody(stream(), query))) as ReadableStream<Uint8Array>, 200, headers));
     }
 
-    const etag = `"${listed.resource.hash.slice("sha256:".length)}"`;
-    const headers: Record<string, string> = { ...limits, ETag: etag, "Cache-Control": cache };
-    if (ifNoneMatchHits(c.req.header("If-None-Match"), etag)) return answer("not-modified", done(c.body(null, 304, headers)));
-    headers["Content-Type"] = CONTENT_TYPES[file.mediatype];
-    if (c.req.method === "HEAD") return answer("served", done(c.body(null, 200, headers)));
-    return answer("served", c.body(Readable.toWeb(stream()) as ReadableStream<Uint8Array>, 200, headers));
+    let streamed = false;
+    const version: FileVersion = {
+      size: listed.resource.bytes,
+      sha256: listed.resource.hash.slice("sha256:".length),
+      contentType: CONTENT_TYPES[file.mediatype],
+      cacheControl: cache,
+      ...(state.created ? { lastModified: state.created } : {}),
+      read: (start, end) => {
+        streamed = true;
+        return Readable.toWeb(createReadStream("", { fd, start, end })) as ReadableStream<Uint8Array>;
+      },
+      readAll: () => readFileSync(fd),
+    };
+    const response = fileResponse(c, version, encoded, limits);
+    if (!streamed) closeSync(fd);
+    return answer(response.status === 304 ? "not-modified" : "served", response);
   };
 }

@@ -11,9 +11,9 @@ import { ajvProblem } from "./json-schemas.ts";
 export const PROFILE_NAMES = ["datapackage", "dataresource", "tableschema", "tabledialect"] as const;
 export const PROFILE_BASE = "https://datapackage.org/profiles/2.0/";
 
-/** Where the profiles are by default: `FRICTIONLESS_PROFILES`, else ../shared/vectors/frictionless beside the project. */
+/** Where the profiles are by default: `FRICTIONLESS_PROFILES`, else the verbatim copy in vendor/vectors/frictionless. */
 export function defaultProfilesDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.FRICTIONLESS_PROFILES ?? new URL("../../../shared/vectors/frictionless/", import.meta.url).pathname;
+  return env.FRICTIONLESS_PROFILES ?? new URL("../../vendor/vectors/frictionless/", import.meta.url).pathname;
 }
 
 /**

@@ -7,6 +7,7 @@
  * get anything but an error that is not a problem: errors are problem+json (or, for a browser,
  * the site's HTML 404 page).
  */
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { prefersHtml } from "../../../../api/negotiate.ts";
@@ -89,7 +90,7 @@ class DocumentContract {
     const where = `${method} ${path} → ${response.status}`;
     const type = response.headers.get("content-type") ?? "";
     const essence = type.split(";")[0]!.trim().toLowerCase();
-    const text = method === "HEAD" ? "" : await response.text();
+    const text = method === "HEAD" ? "" : decoded(response.headers.get("content-encoding"), new Uint8Array(await response.arrayBuffer()));
     const operation = this.operation(method, path);
     if (!operation) {
       if (response.status < 400) return [];
@@ -155,4 +156,10 @@ export function contractOf(doc: OpenApiDocument): { operation(method: string, pa
   let contract = contracts.get(doc);
   if (!contract) contracts.set(doc, (contract = new DocumentContract(doc)));
   return contract;
+}
+
+/** The body as text, decoded from the content coding the server chose (the schema is of the identity bytes). */
+function decoded(coding: string | null, bytes: Uint8Array): string {
+  const identity = coding === "br" ? brotliDecompressSync(bytes) : coding === "gzip" ? gunzipSync(bytes) : bytes;
+  return new TextDecoder().decode(identity);
 }

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench -- tiles`: the ledger published as C2SP tiles (pipeline/ledger-tiles.ts) from a
+ * 1,000,000-event sample ledger.
+ *
+ * - Full build into an empty folder (every tile and entry bundle, staged, root checked) vs the floor
+ *   "hash its leaves once": read every stored entry and hash its leaf (entryText + SHA-256), which
+ *   the build must do too. Target <= 1.5x. Rounds are paired (the floor runs around each build;
+ *   harness.ts comparePaired), the folder removed between rounds outside the timing.
+ * - Incremental update after 1,000 new entries: each round publishes the next 1,000 entries onto
+ *   the tiles of the round before. On the 1M ledger vs the same update on a 20,000-entry ledger:
+ *   proportional to the new entries, not the ledger's size, means a ratio near 1 (target <= 1.5x).
+ *   Also shown against hashing the same 1,000 leaves (report only).
+ *
+ * `BENCH_TILES_SIZE` changes the large ledger's size (for a quick try); `BENCH_TILES_ROUNDS` (3).
+ */
+import { hash } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { entryText } from "../core/ledger/entry.ts";
+import type { NewEvent } from "../core/ledger/store.ts";
+import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
+import { simulate } from "../pipeline/seed/simulate.ts";
+import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
+import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
+import { bestOf, printComparisons, type Comparison } from "./harness.ts";
+
+const NOW = new Date("2026-03-01T00:00:00.000Z");
+const ROUNDS = Number(process.env.BENCH_TILES_ROUNDS ?? 3);
+const UPDATE = 1_000;
+const SMALL = 20_000;
+
+function seed(path: string, size: number): SqliteLedger {
+  const ledger = new SqliteLedger(path, { origin: LEDGER_ORIGIN, durability: "normal" });
+  let batch: NewEvent[] = [];
+  for (const event of simulate({ seed: "bench-tiles", size, now: NOW })) {
+    batch.push(event);
+    if (batch.length === 50_000) {
+      ledger.append(batch);
+      batch = [];
+    }
+  }
+  ledger.append(batch);
+  return ledger;
+}
+
+/** The floor: every stored entry of [from, to) read and its leaf hashed once. */
+function hashLeaves(ledger: SqliteLedger, from: number, to: number): void {
+  let n = 0;
+  for (const { entry, payloadText } of ledger.storedEntries(from, to)) {
+    if (hash("sha256", `\u0000${entryText(entry, payloadText)}`, "binary").length === 32) n += 1;
+  }
+  if (n !== to - from) throw new Error(`hashed ${n} leaves, expected ${to - from}`);
+}
+
+/** Paired rounds with setup outside the timing: the floor before the first round and after each. */
+function paired(rounds: number, setup: (round: number) => void, subject: (round: number) => void, floor: () => void): { subject: number; floor: number } {
+  const results: { subject: number; floor: number }[] = [];
+  let before = bestOf(1, floor);
+  for (let round = 0; round < rounds; round++) {
+    setup(round);
+    const s = bestOf(1, () => subject(round));
+    const after = bestOf(1, floor);
+    results.push({ subject: s, floor: (before + after) / 2 });
+    before = after;
+  }
+  for (const r of results) console.log(`    round: ${(r.subject * 1000).toFixed(1)} ms vs floor ${(r.floor * 1000).toFixed(1)} ms (${(r.subject / r.floor).toFixed(3)}x)`);
+  return [...results].sort((a, b) => a.subject / a.floor - b.subject / b.floor)[Math.floor(rounds / 2)]!;
+}
+
+/** Times `rounds` successive updates of UPDATE entries, each onto the tiles of the one before. */
+function updates(ledger: SqliteLedger, dir: string, rounds: number): number[] {
+  const size = ledger.size();
+  const start = size - (rounds + 1) * UPDATE; // one warm-up update first
+  publishLedgerTiles({ dir, ledger, size: start, root: ledger.rootHash(start), from: 0 });
+  const seconds: number[] = [];
+  for (let round = 0; round <= rounds; round++) {
+    const from = start + round * UPDATE;
+    const to = from + UPDATE;
+    const root = ledger.rootHash(to);
+    const t = bestOf(1, () => publishLedgerTiles({ dir, ledger, size: to, root, from }));
+    if (round > 0) seconds.push(t);
+  }
+  return seconds;
+}
+
+export async function run(): Promise<void> {
+  const size = Number(process.env.BENCH_TILES_SIZE ?? 1_000_000);
+  const { dir, cleanup } = tempDir("bench-tiles-");
+  try {
+    console.log(`\nTiles: seeding a ${size.toLocaleString("en")}-event and a ${SMALL.toLocaleString("en")}-event sample ledger …`);
+    const large = seed(join(dir, "large.sqlite"), size);
+    const small = seed(join(dir, "small.sqlite"), SMALL);
+    const entries = large.size();
+    const root = large.rootHash(entries);
+
+    console.log("  full build (paired rounds):");
+    const out = (round: number) => join(dir, `tiles-${round}`);
+    const full = paired(
+      ROUNDS,
+      (round) => rmSync(out(round - 1), { recursive: true, force: true }),
+      (round) => publishLedgerTiles({ dir: out(round), ledger: large, size: entries, root, from: 0 }),
+      () => hashLeaves(large, 0, entries),
+    );
+    rmSync(out(ROUNDS - 1), { recursive: true, force: true });
+
+    const largeUpdates = updates(large, join(dir, "update-large"), ROUNDS);
+    const smallUpdates = updates(small, join(dir, "update-small"), ROUNDS);
+    const leafFloor = bestOf(ROUNDS, () => hashLeaves(large, entries - UPDATE, entries));
+    const best = (xs: number[]) => Math.min(...xs);
+
+    const comparisons: Comparison[] = [
+      {
+        name: `Full build of the tiles of ${entries.toLocaleString("en")} ledger entries (tiles, entry bundles, root checked)`,
+        subject: "publishLedgerTiles from 0, empty folder",
+        floor: "read every stored entry and hash its leaf once",
+        subjectSeconds: full.subject,
+        floorSeconds: full.floor,
+        items: entries,
+        kind: "time",
+        target: 1.5,
+      },
+      {
+        name: `Incremental update after ${UPDATE.toLocaleString("en")} new entries: on ${entries.toLocaleString("en")} entries vs on ${SMALL.toLocaleString("en")}`,
+        subject: `update on the ${entries.toLocaleString("en")}-entry ledger`,
+        floor: `the same update on the ${SMALL.toLocaleString("en")}-entry ledger`,
+        subjectSeconds: best(largeUpdates),
+        floorSeconds: best(smallUpdates),
+        items: UPDATE,
+        kind: "time",
+        target: 1.5,
+      },
+      {
+        name: `Incremental update after ${UPDATE.toLocaleString("en")} new entries vs hashing those ${UPDATE.toLocaleString("en")} leaves`,
+        subject: `update on the ${entries.toLocaleString("en")}-entry ledger`,
+        floor: `read and hash the ${UPDATE.toLocaleString("en")} new leaves`,
+        subjectSeconds: best(largeUpdates),
+        floorSeconds: leafFloor,
+        items: UPDATE,
+        kind: "time",
+      },
+    ];
+    printComparisons("Ledger tiles (npm run bench -- tiles)", comparisons);
+    large.close();
+    small.close();
+  } finally {
+    cleanup();
+  }
+}

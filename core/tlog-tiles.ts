@@ -1,0 +1,338 @@
+/**
+ * C2SP tlog-tiles (https://c2sp.org/tlog-tiles): an RFC 9162 Merkle tree published as static files.
+ * Pure: tile coordinates and paths, entry bundle encoding, and a builder that turns appended leaves
+ * into the tiles they complete. No I/O (pipeline/ledger-tiles.ts reads and writes the files).
+ *
+ * A tile at level L, index N is 256 consecutive hashes of height-8 subtrees: at level 0 leaf
+ * hashes, at level L ≥ 1 the roots of the full tiles of level L−1. The rightmost tile of a level is
+ * partial (1–255 hashes, path suffix `.p/<W>`) and is never hashed into the level above. Entry
+ * bundles (`tile/entries/<N>[.p/<W>]`) hold the entries of the level-0 tile N, each prefixed by its
+ * length as a big-endian uint16. Tree sizes and indices are safe integers: no bitwise operators.
+ */
+import { EMPTY_ROOT, HASH_SIZE, nodeHashLatin1 } from "./merkle.ts";
+
+/** Height of a tile: each tile spans 8 levels of the tree. */
+export const TILE_HEIGHT = 8;
+/** Hashes in a full tile. */
+export const TILE_WIDTH = 256;
+/** The largest entry a bundle can hold (uint16 length prefix). */
+export const MAX_BUNDLE_ENTRY = 0xffff;
+
+/** Why tiles cannot be built or read; callers branch on `code`. */
+export type TileErrorCode = "bad-coordinate" | "bad-tile" | "bad-bundle" | "entry-too-large";
+
+export class TileError extends Error {
+  readonly code: TileErrorCode;
+  constructor(code: TileErrorCode, message: string) {
+    super(message);
+    this.name = "TileError";
+    this.code = code;
+  }
+}
+
+/** A tile's place: level (0 = leaf hashes), index within the level, width (256 = full). */
+export interface TileCoordinate {
+  level: number;
+  index: number;
+  width: number;
+}
+
+function checkCoordinate({ level, index, width }: TileCoordinate): void {
+  if (!Number.isInteger(level) || level < 0 || level > 63) throw new TileError("bad-coordinate", `tile level ${level} is not in [0, 63]`);
+  if (!Number.isSafeInteger(index) || index < 0) throw new TileError("bad-coordinate", `tile index ${index} is not a non-negative safe integer`);
+  if (!Number.isInteger(width) || width < 1 || width > TILE_WIDTH) throw new TileError("bad-coordinate", `tile width ${width} is not in [1, 256]`);
+}
+
+/** `<N>` of a tile path: 3-digit groups, all but the last prefixed with `x` (1234067 → x001/x234/067). */
+export function encodeTileIndex(index: number): string {
+  if (!Number.isSafeInteger(index) || index < 0) throw new TileError("bad-coordinate", `tile index ${index} is not a non-negative safe integer`);
+  const groups: string[] = [];
+  let n = index;
+  do {
+    groups.unshift(String(n % 1000).padStart(3, "0"));
+    n = Math.floor(n / 1000);
+  } while (n > 0);
+  return groups.map((g, i) => (i < groups.length - 1 ? `x${g}` : g)).join("/");
+}
+
+function suffix(width: number): string {
+  return width === TILE_WIDTH ? "" : `.p/${width}`;
+}
+
+/** `tile/<L>/<N>[.p/<W>]`, relative to the log's prefix. */
+export function tilePath(tile: TileCoordinate): string {
+  checkCoordinate(tile);
+  return `tile/${tile.level}/${encodeTileIndex(tile.index)}${suffix(tile.width)}`;
+}
+
+/** `tile/entries/<N>[.p/<W>]`: the entries of level-0 tile N. */
+export function bundlePath(index: number, width: number): string {
+  checkCoordinate({ level: 0, index, width });
+  return `tile/entries/${encodeTileIndex(index)}${suffix(width)}`;
+}
+
+/** The directory that holds every partial version of a tile: `tile/<L>/<N>.p` (or `tile/entries/<N>.p`). */
+export function partialDir(level: number | "entries", index: number): string {
+  return `tile/${level}/${encodeTileIndex(index)}.p`;
+}
+
+/**
+ * The partial tiles a tree of `size` leaves has: at each level L with floor(size / 256^L) mod 256 > 0,
+ * the tile of that width at index floor(size / 256^(L+1)). Lowest level first.
+ */
+export function partialTiles(size: number): TileCoordinate[] {
+  if (!Number.isSafeInteger(size) || size < 0) throw new TileError("bad-coordinate", `tree size ${size} is not a non-negative safe integer`);
+  const partials: TileCoordinate[] = [];
+  for (let level = 0, span = 1; span <= size; level++, span *= TILE_WIDTH) {
+    const count = Math.floor(size / span);
+    const width = count % TILE_WIDTH;
+    if (width > 0) partials.push({ level, index: Math.floor(count / TILE_WIDTH), width });
+  }
+  return partials;
+}
+
+/** Number of full tiles at `level` in a tree of `size` leaves. */
+export function fullTileCount(size: number, level: number): number {
+  return Math.floor(size / TILE_WIDTH ** (level + 1));
+}
+
+/** Entries, each as a big-endian uint16 length and its bytes, back to back. */
+export function encodeBundle(entries: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const e of entries) {
+    if (e.length > MAX_BUNDLE_ENTRY) throw new TileError("entry-too-large", `an entry of ${e.length} bytes does not fit a bundle (at most ${MAX_BUNDLE_ENTRY})`);
+    total += 2 + e.length;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const e of entries) {
+    out[at] = Math.floor(e.length / 256);
+    out[at + 1] = e.length % 256;
+    out.set(e, at + 2);
+    at += 2 + e.length;
+  }
+  return out;
+}
+
+export function decodeBundle(bytes: Uint8Array): Uint8Array[] {
+  const entries: Uint8Array[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    if (at + 2 > bytes.length) throw new TileError("bad-bundle", `a length prefix is cut off at byte ${at}`);
+    const length = bytes[at]! * 256 + bytes[at + 1]!;
+    if (at + 2 + length > bytes.length) throw new TileError("bad-bundle", `entry ${entries.length} runs past the end of the bundle`);
+    entries.push(bytes.subarray(at + 2, at + 2 + length));
+    at += 2 + length;
+  }
+  return entries;
+}
+
+/** The hashes of a tile's bytes (32 bytes each), checked against the width its path says. */
+export function tileHashes(bytes: Uint8Array, width: number): Uint8Array[] {
+  if (bytes.length !== width * HASH_SIZE) throw new TileError("bad-tile", `a tile of width ${width} has ${width * HASH_SIZE} bytes, not ${bytes.length}`);
+  return Array.from({ length: width }, (_, i) => bytes.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
+}
+
+/** MTH of a full tile: the root of the height-8 subtree its 256 hashes are the bottom of. */
+export function fullTileRoot(tile: Uint8Array): Uint8Array {
+  if (tile.length !== TILE_WIDTH * HASH_SIZE) throw new TileError("bad-tile", `a full tile has ${TILE_WIDTH * HASH_SIZE} bytes, not ${tile.length}`);
+  return Buffer.from(perfectRoot(Array.from({ length: TILE_WIDTH }, (_, i) => Buffer.from(tile.buffer, tile.byteOffset + i * HASH_SIZE, HASH_SIZE).toString("latin1"))), "latin1");
+}
+
+/** A tile or entry bundle to publish at `path` (relative to the log's prefix). */
+export interface TileFile {
+  path: string;
+  bytes: Uint8Array;
+  /** Full files are immutable once written; partial ones are replaced as they fill. */
+  full: boolean;
+  /** The tile's place (for an entry bundle, level 0 and the bundle's index and width). */
+  tile: TileCoordinate;
+  kind: "hashes" | "entries";
+}
+
+/** The rightmost partial tile of each level and the partial entry bundle of a tree, as read back. */
+export interface TileEdge {
+  /** Hashes of the partial tile of each level present in `partialTiles(size)`, by level. */
+  hashes: ReadonlyMap<number, Uint8Array>;
+  /** The entries of the partial bundle (when size is not a multiple of 256). */
+  entries: readonly Uint8Array[];
+}
+
+/**
+ * Builds tiles leaf by leaf from a tree's right edge: `append` hands over every full tile and full
+ * bundle it completes (written once, never again); `partials` gives the partial ones of the current
+ * size. Memory: one tile per level and one bundle.
+ */
+export class TileBuilder {
+  #size: number;
+  /** Per level: the current (partial) tile's hashes as latin1 strings. */
+  readonly #levels: string[][] = [];
+  #entries: Uint8Array[] = [];
+
+  private constructor(size: number) {
+    this.#size = size;
+  }
+
+  static empty(): TileBuilder {
+    return new TileBuilder(0);
+  }
+
+  /** Continues a tree of `size` leaves from its partial tiles and partial bundle. */
+  static resume(size: number, edge: TileEdge): TileBuilder {
+    const builder = new TileBuilder(size);
+    for (const p of partialTiles(size)) {
+      const bytes = edge.hashes.get(p.level);
+      if (!bytes) throw new TileError("bad-tile", `the partial tile ${tilePath(p)} is missing`);
+      builder.#levelAt(p.level).push(...tileHashes(bytes, p.width).map((h) => Buffer.from(h).toString("latin1")));
+    }
+    const width = size % TILE_WIDTH;
+    if (edge.entries.length !== width) throw new TileError("bad-bundle", `the partial bundle of a tree of ${size} holds ${width} entries, not ${edge.entries.length}`);
+    builder.#entries = edge.entries.slice();
+    return builder;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  #levelAt(level: number): string[] {
+    while (this.#levels.length <= level) this.#levels.push([]);
+    return this.#levels[level]!;
+  }
+
+  /** Appends one leaf (its hash as 32 bytes or a 32-character latin1 string) and its bundle entry. */
+  append(leafHash: Uint8Array | string, entry: Uint8Array, onFull: (file: TileFile) => void): void {
+    if (entry.length > MAX_BUNDLE_ENTRY) throw new TileError("entry-too-large", `entry ${this.#size} has ${entry.length} bytes; a bundle entry has at most ${MAX_BUNDLE_ENTRY}`);
+    const leaf = typeof leafHash === "string" ? leafHash : Buffer.from(leafHash.buffer, leafHash.byteOffset, leafHash.byteLength).toString("latin1");
+    if (leaf.length !== HASH_SIZE) throw new TileError("bad-tile", `a leaf hash has ${HASH_SIZE} bytes, not ${leaf.length}`);
+    this.#entries.push(entry);
+    this.#size += 1;
+    if (this.#entries.length === TILE_WIDTH) {
+      const index = this.#size / TILE_WIDTH - 1;
+      onFull({ path: bundlePath(index, TILE_WIDTH), bytes: encodeBundle(this.#entries), full: true, tile: { level: 0, index, width: TILE_WIDTH }, kind: "entries" });
+      this.#entries = [];
+    }
+    let hash = leaf;
+    for (let level = 0; ; level++) {
+      const tile = this.#levelAt(level);
+      tile.push(hash);
+      if (tile.length < TILE_WIDTH) return;
+      const bytes = Buffer.from(tile.join(""), "latin1");
+      const index = this.#size / TILE_WIDTH ** (level + 1) - 1;
+      onFull({ path: tilePath({ level, index, width: TILE_WIDTH }), bytes, full: true, tile: { level, index, width: TILE_WIDTH }, kind: "hashes" });
+      hash = perfectRoot(tile);
+      this.#levels[level] = [];
+    }
+  }
+
+  /** The partial tiles and the partial bundle of the current size (none at a level whose tile is empty). */
+  partials(): TileFile[] {
+    const files: TileFile[] = [];
+    for (const p of partialTiles(this.#size)) {
+      files.push({ path: tilePath(p), bytes: Buffer.from(this.#levels[p.level]!.join(""), "latin1"), full: false, tile: p, kind: "hashes" });
+    }
+    const width = this.#size % TILE_WIDTH;
+    if (width > 0) {
+      const index = Math.floor(this.#size / TILE_WIDTH);
+      files.push({ path: bundlePath(index, width), bytes: encodeBundle(this.#entries), full: false, tile: { level: 0, index, width }, kind: "entries" });
+    }
+    return files;
+  }
+}
+
+/**
+ * The RFC 9162 root of a tree of `size` leaves from its partial tiles alone (each level's partial
+ * tile holds the roots of the full subtrees left of the next level down): the tiles agree with a
+ * checkpoint when this equals its root. Hashes as in `TileEdge.hashes`.
+ */
+export function rootFromPartials(size: number, hashes: ReadonlyMap<number, Uint8Array>): Uint8Array {
+  if (size === 0) return new Uint8Array(EMPTY_ROOT);
+  // The perfect subtrees of the tree's right edge, largest first: per level (top down) the binary
+  // decomposition of the partial tile's width over its hashes.
+  const edge: string[] = [];
+  for (const p of partialTiles(size).reverse()) {
+    const bytes = hashes.get(p.level);
+    if (!bytes) throw new TileError("bad-tile", `the partial tile ${tilePath(p)} is missing`);
+    const tile = tileHashes(bytes, p.width).map((h) => Buffer.from(h).toString("latin1"));
+    let start = 0;
+    for (let k = TILE_HEIGHT - 1; k >= 0; k--) {
+      const group = 2 ** k;
+      if (p.width - start >= group) {
+        edge.push(perfectRoot(tile.slice(start, start + group)));
+        start += group;
+      }
+    }
+  }
+  let root = edge[edge.length - 1]!;
+  for (let i = edge.length - 2; i >= 0; i--) root = nodeHashLatin1(edge[i]!, root);
+  return Buffer.from(root, "latin1");
+}
+
+/** Root of a perfect tree over 2^k hashes held as latin1 strings. */
+function perfectRoot(hashes: readonly string[]): string {
+  const level = hashes.slice();
+  for (let width = level.length; width > 1; width /= 2) {
+    for (let i = 0; i < width / 2; i++) level[i] = nodeHashLatin1(level[2 * i]!, level[2 * i + 1]!);
+  }
+  return level[0]!;
+}
+
+/**
+ * Checks a published tiles folder against a checkpoint (size, root) without the entries: every
+ * tile present with its width, every full tile hashing to its hash in the level above, the partial
+ * tiles giving the root, and every entry bundle holding as many entries as its tile. `read` returns
+ * a file's bytes by its path under the log's prefix, or null. Returns the problems, naming files.
+ */
+export function tilesProblems(size: number, root: Uint8Array, read: (path: string) => Uint8Array | null): string[] {
+  const problems: string[] = [];
+  const tiles = new Map<string, Uint8Array | null>();
+  const tileAt = (level: number, index: number): Uint8Array | null => {
+    const count = Math.floor(size / TILE_WIDTH ** level);
+    const width = Math.min(TILE_WIDTH, count - index * TILE_WIDTH);
+    const path = tilePath({ level, index, width });
+    if (!tiles.has(path)) {
+      const bytes = read(path);
+      if (!bytes) problems.push(`${path} is missing`);
+      else if (bytes.length !== width * HASH_SIZE) problems.push(`${path} has ${bytes.length} bytes, not ${width * HASH_SIZE}`);
+      tiles.set(path, bytes && bytes.length === width * HASH_SIZE ? bytes : null);
+    }
+    return tiles.get(path)!;
+  };
+  for (let level = 0; TILE_WIDTH ** level <= size; level++) {
+    for (let index = 0; index < fullTileCount(size, level); index++) {
+      const tile = tileAt(level, index);
+      const above = tileAt(level + 1, Math.floor(index / TILE_WIDTH));
+      if (!tile || !above) continue;
+      const at = (index % TILE_WIDTH) * HASH_SIZE;
+      if (Buffer.compare(fullTileRoot(tile), above.subarray(at, at + HASH_SIZE)) !== 0) {
+        problems.push(`${tilePath({ level, index, width: TILE_WIDTH })} does not hash to its hash in ${tilePath({ level: level + 1, index: Math.floor(index / TILE_WIDTH), width: Math.min(TILE_WIDTH, Math.floor(size / TILE_WIDTH ** (level + 1)) - Math.floor(index / TILE_WIDTH) * TILE_WIDTH) })}`);
+      }
+    }
+  }
+  const partials = new Map<number, Uint8Array>();
+  for (const p of partialTiles(size)) {
+    const bytes = tileAt(p.level, p.index);
+    if (bytes) partials.set(p.level, bytes);
+  }
+  if (partials.size === partialTiles(size).length && !equalRoot(rootFromPartials(size, partials), root)) problems.push(`the partial tiles do not give the checkpoint's root`);
+  for (let index = 0; index * TILE_WIDTH < size; index++) {
+    const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH);
+    const path = bundlePath(index, width);
+    const bytes = read(path);
+    if (!bytes) {
+      problems.push(`${path} is missing`);
+      continue;
+    }
+    try {
+      const count = decodeBundle(bytes).length;
+      if (count !== width) problems.push(`${path} holds ${count} entries, not ${width}`);
+    } catch (error) {
+      problems.push(`${path}: ${(error as Error).message}`);
+    }
+  }
+  return problems;
+}
+
+function equalRoot(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}

@@ -1,0 +1,170 @@
+// @ts-check
+/**
+ * Verifies one published area (or one file of it) as a downloader receives it, in named steps:
+ *
+ *   key        the trusted dataset key (pinned, or published beside the data — keys.js)
+ *   manifest   `datapackage.json` is there
+ *   signature  `datapackage.json.sig` is a signed note by a trusted key whose text is
+ *              `<area> datapackage\nsha256:<hex of the manifest bytes>\n`, for the area asked
+ *   manifest   the manifest lists resources, each with a safe relative path, `bytes` and `hash`
+ *   file       each listed file (or the one asked) has exactly `bytes` bytes and that SHA-256;
+ *              a keyed file (access other than "public") that is not here is skipped, not failed
+ *
+ * Every file is checked, so each bad one gets its line; nothing after a failed signature is checked,
+ * since the manifest cannot be trusted. Schemas are not checked here (that is `npm run verify` in a
+ * clone): this proves the files are the signed bytes.
+ */
+import { decodeUtf8, sha256, toHex } from "./bytes.js";
+import { VerifyError } from "./errors.js";
+import { openNote } from "./note.js";
+import { Report } from "./report.js";
+import { trustStatement } from "./keys.js";
+
+export const MANIFEST_FILE = "datapackage.json";
+export const SIGNATURE_FILE = "datapackage.json.sig";
+/** Where the dataset key is published relative to an area folder: the site's /keys/, or data/keys/ in the repository. */
+export const DATASET_KEY_PATHS = ["../keys/datasets.vkey", "../../keys/datasets.vkey"];
+/** Names a signed manifest can carry: the five areas and the migration tree. */
+export const PACKAGE_NAMES = ["government", "academics", "philosophy", "economy", "diplomacy", "migration"];
+
+// The project's resource path rule (core/datapackage/paths.ts): lowercase plain segments, nothing that climbs.
+const SEGMENT = /^[a-z0-9][a-z0-9._-]*$/;
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const SIGNED_TEXT = /^([^\n]+) datapackage\nsha256:([0-9a-f]{64})\n$/;
+
+/**
+ * @typedef {object} AreaOptions
+ * @property {import("./source.js").Source} source the area folder
+ * @property {import("./keys.js").KeySet} keys
+ * @property {string} [area] the area expected; default: the folder's name when it is one of PACKAGE_NAMES
+ * @property {string} [only] check only this file (a resource path) besides the manifest
+ */
+
+/**
+ * @param {AreaOptions} options
+ * @returns {Promise<Report & { area?: string; signedBy?: string[] }>}
+ */
+export async function verifyArea({ source, keys, area, only }) {
+  const expected = area ?? folderArea(source.base);
+  /** @type {Report & { area?: string; signedBy?: string[] }} */
+  const report = new Report(expected ?? source.base);
+  report.pass("key", keys.from, `${keys.keys.map((k) => `${k.name}+${k.id}`).join(", ")}; ${trustStatement(keys)}`);
+
+  const manifestName = source.describe(MANIFEST_FILE);
+  const sigName = source.describe(SIGNATURE_FILE);
+  let manifest, note;
+  try {
+    manifest = await source.read(MANIFEST_FILE);
+    if (manifest === null) throw new VerifyError("missing", "missing: no manifest here");
+  } catch (error) {
+    report.fail("manifest", manifestName, error);
+    return report;
+  }
+  try {
+    const sig = await source.read(SIGNATURE_FILE);
+    if (sig === null) throw new VerifyError("missing", "missing: the manifest is not signed");
+    note = decodeUtf8(sig);
+    if (note === null) throw new VerifyError("signature-malformed", "not UTF-8 text");
+    const opened = await openNote(note, keys.keys);
+    const signed = SIGNED_TEXT.exec(opened.text);
+    if (!signed) throw new VerifyError("signature-malformed", "the signed text is not `<area> datapackage` and the manifest's sha256");
+    const [, signedArea = "", signedHash = ""] = signed;
+    if (expected !== undefined && signedArea !== expected) {
+      throw new VerifyError("signature-other-area", `the signature is for the ${signedArea} manifest, not ${expected}'s`);
+    }
+    const actual = toHex(await sha256(manifest));
+    if (actual !== signedHash) {
+      throw new VerifyError("signature-other-manifest", `the manifest changed: it hashes to sha256:${actual}, the signature covers sha256:${signedHash}`);
+    }
+    report.area = signedArea;
+    report.what = signedArea;
+    report.signedBy = opened.signedBy;
+    report.pass("signature", sigName, `the ${signedArea} manifest, signed by ${opened.signedBy.join(", ")}`);
+  } catch (error) {
+    report.fail("signature", sigName, error);
+    return report;
+  }
+
+  let resources;
+  try {
+    resources = listedResources(manifest);
+    report.pass("manifest", manifestName, `${resources.length} files listed`);
+  } catch (error) {
+    report.fail("manifest", manifestName, error);
+    return report;
+  }
+
+  const selected = only === undefined ? resources : resources.filter((r) => r.path === only);
+  if (only !== undefined && selected.length === 0) {
+    report.fail("file", source.describe(only), new VerifyError("file-unlisted", "the signed manifest does not list this file"));
+  }
+  for (const r of selected) await checkFile(report, source, r);
+  return report;
+}
+
+/**
+ * @typedef {{ path: string; bytes: number; hash: string; keyed: boolean }} Listed
+ */
+
+/**
+ * The manifest's resources, each with a safe path, a byte count and a sha256 digest.
+ * @param {Uint8Array} bytes
+ * @returns {Listed[]}
+ */
+function listedResources(bytes) {
+  const text = decodeUtf8(bytes);
+  let manifest;
+  try {
+    manifest = text === null ? null : JSON.parse(text);
+  } catch {
+    manifest = null;
+  }
+  if (typeof manifest !== "object" || manifest === null || !Array.isArray(manifest.resources)) {
+    throw new VerifyError("manifest-malformed", "not a data package manifest: no resources array");
+  }
+  /** @type {Set<string>} */
+  const seen = new Set();
+  return manifest.resources.map((/** @type {unknown} */ r, /** @type {number} */ i) => {
+    const { path, bytes: size, hash, access } = /** @type {Record<string, unknown>} */ (typeof r === "object" && r !== null ? r : {});
+    if (typeof path !== "string" || path.length > 200 || !path.split("/").every((s) => SEGMENT.test(s)) || seen.has(path)) {
+      throw new VerifyError("path-invalid", `resource ${i}: path ${JSON.stringify(path)} is not a unique relative path of lowercase segments`);
+    }
+    seen.add(path);
+    if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !DIGEST.test(hash)) {
+      throw new VerifyError("manifest-malformed", `resource ${path}: needs bytes (a whole number) and hash (sha256:<64 hex>)`);
+    }
+    return { path, bytes: size, hash, keyed: access !== undefined && access !== "public" };
+  });
+}
+
+/**
+ * @param {Report} report
+ * @param {import("./source.js").Source} source
+ * @param {Listed} r
+ */
+async function checkFile(report, source, r) {
+  const name = source.describe(r.path);
+  try {
+    const bytes = await source.read(r.path);
+    if (bytes === null) {
+      if (r.keyed) return report.skip("file", name, "keyed: not published here (it is served to key holders only)");
+      throw new VerifyError("missing", "missing: the manifest lists it");
+    }
+    if (bytes.length !== r.bytes) throw new VerifyError("size-mismatch", `${bytes.length} bytes, the manifest records ${r.bytes}`);
+    const hash = `sha256:${toHex(await sha256(bytes))}`;
+    if (hash !== r.hash) throw new VerifyError("hash-mismatch", `sha256 is ${hash}, the manifest records ${r.hash}`);
+    report.pass("file", name, `${r.bytes} bytes, ${r.hash}`);
+  } catch (error) {
+    report.fail("file", name, error);
+  }
+}
+
+/**
+ * The area a folder or URL names by its last segment, when that is one of the package names.
+ * @param {string} base
+ */
+function folderArea(base) {
+  const segments = base.split(/[\\/]/).filter((s) => s !== "");
+  const last = segments[segments.length - 1];
+  return last !== undefined && PACKAGE_NAMES.includes(last) ? last : undefined;
+}

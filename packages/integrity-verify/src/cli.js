@@ -1,0 +1,165 @@
+// @ts-check
+/**
+ * `integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]`
+ * `integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--verbose] [--print-entry]`
+ *
+ * Prints the key it trusts and how far that trust goes, one line per failed check (stderr, starting
+ * "FAIL"), and a final summary line. Exit status: 0 verified, 1 a check failed, 2 the check could not
+ * run (bad usage, no key, a fetch error). `--key` pins the key: a file, an http(s) URL, or the note
+ * verifier key itself (`<name>+<id>+<base64>`); without it the key published beside the data is used.
+ */
+import { stat, readFile } from "node:fs/promises";
+import { basename, dirname, resolve, sep } from "node:path";
+import { parseArgs } from "node:util";
+import { DATASET_KEY_PATHS, verifyArea } from "./area.js";
+import { decodeUtf8 } from "./bytes.js";
+import { VerifyError } from "./errors.js";
+import { folderSource } from "./folder-source.js";
+import { pinnedKeys, publishedKeys } from "./keys.js";
+import { LEDGER_KEY_PATHS, verifyLedgerEntry } from "./ledger.js";
+import { locateArea, namesFile } from "./locate.js";
+import { urlSource } from "./source.js";
+
+export const USAGE = [
+  "usage: integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]",
+  "       integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--verbose] [--print-entry]",
+  "  --key K   pin the trusted key: a .vkey file, an http(s) URL, or the key itself (<name>+<id>+<base64>)",
+  "exit status: 0 verified, 1 a check failed, 2 the check could not run",
+].join("\n");
+
+const VERIFIER_KEY = /^[^\s+]+\+[0-9a-fA-F]{8}\+\S+$/;
+const isUrl = (/** @type {string} */ s) => /^https?:\/\//i.test(s);
+
+/**
+ * @typedef {object} Io
+ * @property {(line: string) => void} out
+ * @property {(line: string) => void} err
+ * @property {typeof fetch} [fetch]
+ */
+
+/**
+ * Runs the command; resolves with its exit status.
+ * @param {string[]} argv
+ * @param {Io} [io]
+ * @returns {Promise<0 | 1 | 2>}
+ */
+export async function main(argv, io = { out: (l) => console.log(l), err: (l) => console.error(l) }) {
+  let values, positionals;
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        key: { type: "string" },
+        area: { type: "string" },
+        ledger: { type: "string" },
+        entry: { type: "string" },
+        verbose: { type: "boolean", short: "v" },
+        "print-entry": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    io.err(`${/** @type {Error} */ (error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const fetchImpl = io.fetch ?? globalThis.fetch;
+  try {
+    if (values.ledger !== undefined) {
+      if (positionals.length > 0 || values.entry === undefined || !/^(?:0|[1-9][0-9]*)$/.test(values.entry) || values.area !== undefined) {
+        throw new VerifyError("usage", "--ledger takes the log's URL or folder and --entry N (a whole number)");
+      }
+      const source = isUrl(values.ledger) ? urlSource(values.ledger, fetchImpl) : folderSource(values.ledger);
+      const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(source, LEDGER_KEY_PATHS);
+      const report = await verifyLedgerEntry({ source, keys, entry: Number(values.entry) });
+      print(report, io, values.verbose === true);
+      if (report.ok) {
+        io.out(`${report.what}: verified — included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}`);
+        if (values["print-entry"]) io.out(report.entryText ?? "(the entry is not UTF-8 text)");
+      } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
+      return report.exitCode;
+    }
+    if (positionals.length !== 1 || values.entry !== undefined || values["print-entry"]) {
+      throw new VerifyError("usage", positionals.length === 0 ? "name an area's URL or folder" : "one URL or folder, please");
+    }
+    const target = /** @type {string} */ (positionals[0]);
+    const located = await locate(target, fetchImpl);
+    const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(located.source, DATASET_KEY_PATHS);
+    const report = await verifyArea({ ...located, keys, ...(values.area !== undefined ? { area: values.area } : {}) });
+    print(report, io, values.verbose === true);
+    const files = report.checks.filter((c) => c.step === "file");
+    const skipped = files.filter((c) => c.status === "skipped").length;
+    if (report.ok) {
+      const checked = `${files.length - skipped} file${files.length - skipped === 1 ? "" : "s"} checked`;
+      io.out(`${report.what}: verified — ${checked}${skipped > 0 ? `, ${skipped} keyed not published here` : ""}; manifest signed by ${report.signedBy?.join(", ")}`);
+    } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
+    return report.exitCode;
+  } catch (error) {
+    if (!(error instanceof VerifyError)) throw error;
+    io.err(`FAIL ${error.code}: ${error.message}`);
+    if (error.code === "usage") io.err(USAGE);
+    return 2;
+  }
+}
+
+/**
+ * @param {import("./report.js").Report} report
+ * @param {Io} io
+ * @param {boolean} verbose
+ */
+function print(report, io, verbose) {
+  for (const c of report.checks) {
+    if (c.status === "failed") io.err(`FAIL ${c.step} ${c.subject}: ${c.detail} [${c.code}]`);
+    else if (c.step === "key") io.out(`key ${c.subject}: ${c.detail}`);
+    else if (verbose) io.out(`${c.status === "passed" ? "ok  " : "skip"} ${c.step} ${c.subject}: ${c.detail}`);
+  }
+}
+
+/**
+ * The area folder (and file) a URL or local path names.
+ * @param {string} target
+ * @param {typeof fetch} fetchImpl
+ * @returns {Promise<{ source: import("./source.js").Source; only?: string }>}
+ */
+async function locate(target, fetchImpl) {
+  if (isUrl(target)) {
+    const url = new URL(target);
+    if (!namesFile(url.pathname)) return { source: urlSource(url, fetchImpl) };
+    const dirSegments = new URL(".", url).pathname.split("/").filter(Boolean);
+    const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
+    const found = await locateArea(urlSource(new URL(".", url), fetchImpl), name, dirSegments);
+    if (!found) throw new VerifyError("usage", `${url.href}: no datapackage.json in the folders above it`);
+    return found;
+  }
+  const path = resolve(target);
+  const info = await stat(path).catch(() => null);
+  if (info === null) throw new VerifyError("usage", `${target}: no such file or folder`);
+  if (info.isDirectory()) return { source: folderSource(path) };
+  const found = await locateArea(folderSource(dirname(path)), basename(path), dirname(path).split(sep).filter(Boolean));
+  if (!found) throw new VerifyError("usage", `${target}: no datapackage.json in the folders above it`);
+  return found;
+}
+
+/**
+ * The key the user pinned: the key itself, a URL, or a file.
+ * @param {string} spec
+ * @param {typeof fetch} fetchImpl
+ */
+async function readPinned(spec, fetchImpl) {
+  if (VERIFIER_KEY.test(spec.trim())) return pinnedKeys(spec, "--key");
+  if (isUrl(spec)) {
+    const url = new URL(spec);
+    const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
+    const bytes = await urlSource(new URL(".", url), fetchImpl).read(name);
+    if (bytes === null) throw new VerifyError("key-missing", `${spec}: not found`);
+    return pinnedKeys(decodeUtf8(bytes) ?? "", spec);
+  }
+  const text = await readFile(spec, "utf8").catch((/** @type {Error} */ error) => {
+    throw new VerifyError("key-missing", `${spec}: ${error.message}`);
+  });
+  return pinnedKeys(text, resolve(spec));
+}

@@ -1,0 +1,176 @@
+/**
+ * The `integrity-verify` command on folders, run as a downloader runs it (the bin, in a child
+ * process): the repository's own signed areas verify; a tampered byte, a wrong key, a missing file
+ * and a manifest listing a wrong size each fail with exit status 1 and a FAIL line naming the file
+ * and the code; bad usage and an unreadable key exit 2. A ledger entry verifies from tiles written by
+ * test/support/tlog-tiles.ts, and a tampered entry or tile, a wrong key or an entry past the end fail.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifierKey } from "../../../core/checkpoint.ts";
+import { signManifest } from "../../../core/datapackage/index.ts";
+import { publicKeyFromSecret } from "../../../core/signature.ts";
+import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../../test/support/api/helpers.ts";
+import { sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
+
+const REPO = resolve(import.meta.dirname, "../../..");
+const BIN = join(REPO, "node_modules", ".bin", "integrity-verify");
+const tmp = mkdtempSync(join(tmpdir(), "integrity-verify-"));
+
+/** Runs the installed command (node_modules/.bin, as `npx integrity-verify` does) on the project's Node. */
+function run(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
+}
+
+/** A fresh copy of data/areas/<area> and data/keys, laid out as in the repository. */
+function copyArea(name: string, area = "academics"): string {
+  const root = join(tmp, name);
+  cpSync(join(REPO, "data", "areas", area), join(root, "areas", area), { recursive: true });
+  cpSync(join(REPO, "data", "keys"), join(root, "keys"), { recursive: true });
+  return join(root, "areas", area);
+}
+
+const LEDGER_SIGNER = { ...TEST_DATASET_SIGNER, name: "test.example/ledger" };
+let ledgerDir: string;
+let ledgerKey: string;
+
+beforeAll(() => {
+  ledgerDir = join(tmp, "site", "ledger");
+  writeTlog(ledgerDir, tlogFiles(sampleEntries(600), LEDGER_SIGNER));
+  ledgerKey = verifierKey(LEDGER_SIGNER.name, publicKeyFromSecret("ed25519", LEDGER_SIGNER.secretKeyHex));
+});
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe("integrity-verify on an area folder", () => {
+  it("verifies the repository's signed areas, and one file of an area, with the key published beside them", async () => {
+    const ok = await run(copyArea("ok"));
+    expect(ok.err).toBe("");
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/^key .*datasets\.vkey: .*read from beside the data/m);
+    expect(ok.out).toMatch(/^academics: verified — 5 files checked; manifest signed by integrity-platform\.example\/datasets\+[0-9a-f]{8}$/m);
+    const one = await run(join(REPO, "data", "areas", "economy", "mii.json"), "--key", join(REPO, "data", "keys", "datasets.vkey"));
+    expect(one.code).toBe(0);
+    expect(one.out).toMatch(/key .*: .*the key you pinned/);
+    expect(one.out).toMatch(/^economy: verified — 1 file checked/m);
+  });
+
+  it("fails on a tampered byte, naming the file", async () => {
+    const dir = copyArea("tampered");
+    const file = join(dir, "papers.json");
+    const bytes = readFileSync(file);
+    bytes[10] = bytes[10]! ^ 1;
+    writeFileSync(file, bytes);
+    const r = await run(dir);
+    expect(r.code).toBe(1);
+    expect(r.err.trim().split("\n")).toEqual([expect.stringMatching(/^FAIL file .*papers\.json: sha256 is sha256:[0-9a-f]{64}, the manifest records sha256:[0-9a-f]{64} \[hash-mismatch\]$/)]);
+    expect(r.out).toMatch(/^academics: FAILED \(1 failed check\)$/m);
+  });
+
+  it("fails under a wrong key, and on a manifest changed after signing", async () => {
+    const wrong = await run(copyArea("wrong-key"), "--key", TEST_DATASET_VKEY);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/^FAIL signature .*datapackage\.json\.sig: no trusted key signed it .*\[signature-untrusted\]$/m);
+    const dir = copyArea("edited");
+    writeFileSync(join(dir, "datapackage.json"), readFileSync(join(dir, "datapackage.json"), "utf8").replace('"version"', '"version" ').trimEnd());
+    const edited = await run(dir);
+    expect(edited.code).toBe(1);
+    expect(edited.err).toMatch(/\[signature-other-manifest\]$/m);
+  });
+
+  it("fails on a missing file and on a signed manifest that lists a wrong size, one line per bad file", async () => {
+    const dir = copyArea("missing");
+    unlinkSync(join(dir, "citations.bib"));
+    const missing = await run(dir);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^FAIL file .*citations\.bib: missing: the manifest lists it \[missing\]$/m);
+
+    // A manifest re-signed (with a test key) that records a wrong size for one file and a wrong hash for another.
+    const resigned = copyArea("wrong-size");
+    const manifest = JSON.parse(readFileSync(join(resigned, "datapackage.json"), "utf8")) as { resources: { path: string; bytes: number; hash: string }[] };
+    manifest.resources.find((r) => r.path === "dataset.json")!.bytes += 1;
+    manifest.resources.find((r) => r.path === "papers.json")!.hash = `sha256:${"0".repeat(64)}`;
+    const text = JSON.stringify(manifest, null, 2);
+    writeFileSync(join(resigned, "datapackage.json"), text);
+    writeFileSync(join(resigned, "datapackage.json.sig"), signManifest("academics", text, TEST_DATASET_SIGNER));
+    const r = await run(resigned, "--key", TEST_DATASET_VKEY);
+    expect(r.code).toBe(1);
+    const lines = r.err.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^FAIL file .*dataset\.json: \d+ bytes, the manifest records \d+ \[size-mismatch\]$/);
+    expect(lines[1]).toMatch(/^FAIL file .*papers\.json: .*\[hash-mismatch\]$/);
+    expect(r.out).toMatch(/^academics: FAILED \(2 failed checks\)$/m);
+  });
+
+  it("refuses a signature of another area's manifest passed off as this one's", async () => {
+    const dir = copyArea("swapped");
+    cpSync(join(REPO, "data", "areas", "diplomacy", "datapackage.json"), join(dir, "datapackage.json"));
+    cpSync(join(REPO, "data", "areas", "diplomacy", "datapackage.json.sig"), join(dir, "datapackage.json.sig"));
+    const r = await run(dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/the signature is for the diplomacy manifest, not academics's \[signature-other-area\]$/m);
+  });
+
+  it("exits 2 when it cannot check: bad usage, a folder that does not exist, a key it cannot read", async () => {
+    expect((await run()).code).toBe(2);
+    expect((await run("a", "b")).code).toBe(2);
+    expect((await run("--nope", "x")).code).toBe(2);
+    const nowhere = await run(join(tmp, "no-such-folder"));
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.err).toMatch(/no such file or folder/);
+    const badKey = await run(copyArea("bad-key"), "--key", join(tmp, "no-such.vkey"));
+    expect(badKey.code).toBe(2);
+    expect(badKey.err).toMatch(/^FAIL key-missing: /m);
+    const help = await run("--help");
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^usage: integrity-verify/);
+  });
+});
+
+describe("integrity-verify --ledger on a folder of tiles", () => {
+  it("verifies entries across tiles and prints the entry it verified", async () => {
+    for (const entry of [0, 255, 256, 599]) {
+      const r = await run("--ledger", ledgerDir, "--entry", String(entry), "--key", ledgerKey, "--print-entry");
+      expect(r.err, `entry ${entry}`).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.out).toContain(`ledger entry ${entry}: verified — included in test.example/ledger at size 600, signed by test.example/ledger+`);
+      expect(r.out.trim().split("\n").at(-1)).toBe(JSON.stringify({ seq: entry, type: "test.event", payload: { n: entry } }));
+    }
+  });
+
+  it("fails on a tampered entry, a tampered tile, a wrong key and an entry past the end", async () => {
+    const tampered = join(tmp, "tampered-ledger");
+    cpSync(ledgerDir, tampered, { recursive: true });
+    const bundle = join(tampered, "tile", "entries", "001");
+    const bytes = readFileSync(bundle);
+    bytes[20] = bytes[20]! ^ 1;
+    writeFileSync(bundle, bytes);
+    const entry = await run("--ledger", tampered, "--entry", "256", "--key", ledgerKey);
+    expect(entry.code).toBe(1);
+    expect(entry.err).toMatch(/^FAIL tiles .*: the level-0 tile holds another hash for this entry.* \[leaf-mismatch\]$/m);
+
+    const tile = join(tampered, "tile", "0", "000");
+    const hashes = readFileSync(tile);
+    hashes[32 * 7] = hashes[32 * 7]! ^ 1;
+    writeFileSync(tile, hashes);
+    const proof = await run("--ledger", tampered, "--entry", "6", "--key", ledgerKey);
+    expect(proof.code).toBe(1);
+    expect(proof.err).toMatch(/^FAIL inclusion entry 6: the proof does not lead to the signed root.* \[inclusion-failed\]$/m);
+
+    const wrongKey = await run("--ledger", ledgerDir, "--entry", "3", "--key", TEST_DATASET_VKEY);
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.err).toMatch(/\[checkpoint-untrusted\]$/m);
+    const past = await run("--ledger", ledgerDir, "--entry", "600", "--key", ledgerKey);
+    expect(past.code).toBe(1);
+    expect(past.err).toMatch(/holds entries 0 to 599 \[entry-out-of-range\]$/m);
+    expect((await run("--ledger", ledgerDir, "--entry", "-1")).code).toBe(2);
+  });
+});

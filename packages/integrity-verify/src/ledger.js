@@ -1,0 +1,153 @@
+// @ts-check
+/**
+ * Verifies one ledger entry as a downloader receives it from the published tiles, in named steps:
+ *
+ *   key         the trusted ledger key (pinned, or published beside the log — keys.js)
+ *   checkpoint  `checkpoint` is a C2SP checkpoint (`<origin>\n<size>\n<base64 root>\n…`) in a signed
+ *               note by a trusted key
+ *   entry       the entry is inside the checkpoint's tree, and its bytes are in its entry bundle
+ *   tiles       the level-0 tile holds the entry's leaf hash, and the inclusion proof is built from the tiles
+ *
+ * A bundle entry is either the entry's leaf data (it must hash to the level-0 tile's hash), or — as
+ * this project publishes its ledger (docs/ledger-tiles.md) — the entry's public envelope
+ * `{"hash","prev","seq","ts","type"}` without its government-keyed payload: then the leaf hash is the
+ * level-0 tile's, proven into the signed root, and the envelope is shown but cannot be bound to it
+ * without the payload (the report says so).
+ *   inclusion   the proof leads from the entry's leaf hash to the signed root (RFC 9162 §2.1.3.2)
+ *
+ * Nothing from the server is taken on its word: the tiles only supply hashes that must hash up to the
+ * root a trusted key signed.
+ */
+import { decodeUtf8, equalBytes, fromBase64, toBase64 } from "./bytes.js";
+import { VerifyError } from "./errors.js";
+import { trustStatement } from "./keys.js";
+import { openNote } from "./note.js";
+import { Report } from "./report.js";
+import { leafHash, TileReader, verifyInclusion } from "./tiles.js";
+
+export const CHECKPOINT_FILE = "checkpoint";
+/** Where the ledger key is published relative to the log's folder: the site's /keys/, or data/keys/. */
+export const LEDGER_KEY_PATHS = ["../keys/ledger.vkey", "../../keys/ledger.vkey"];
+
+const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * @typedef {object} Checkpoint
+ * @property {string} origin
+ * @property {number} size
+ * @property {Uint8Array} root
+ */
+
+/**
+ * @typedef {object} LedgerOptions
+ * @property {import("./source.js").Source} source the log's folder (holding `checkpoint` and `tile/`)
+ * @property {import("./keys.js").KeySet} keys
+ * @property {number} entry the entry's index (0-based, its position in the log)
+ */
+
+/**
+ * @param {LedgerOptions} options
+ * @returns {Promise<Report & { checkpoint?: Checkpoint; entryText?: string | null; signedBy?: string[] }>}
+ */
+export async function verifyLedgerEntry({ source, keys, entry }) {
+  /** @type {Report & { checkpoint?: Checkpoint; entryText?: string | null; signedBy?: string[] }} */
+  const report = new Report(`ledger entry ${entry}`);
+  report.pass("key", keys.from, `${keys.keys.map((k) => `${k.name}+${k.id}`).join(", ")}; ${trustStatement(keys)}`);
+  const checkpointName = source.describe(CHECKPOINT_FILE);
+  let checkpoint;
+  try {
+    const bytes = await source.read(CHECKPOINT_FILE);
+    if (bytes === null) throw new VerifyError("missing", "missing: no signed checkpoint here");
+    const note = decodeUtf8(bytes);
+    if (note === null) throw new VerifyError("checkpoint-malformed", "not UTF-8 text");
+    let opened;
+    try {
+      opened = await openNote(note, keys.keys);
+    } catch (error) {
+      // A checkpoint that does not open under the key is untrusted, whatever the reason.
+      if (error instanceof VerifyError && error.code !== "signature-malformed") throw new VerifyError("checkpoint-untrusted", error.message);
+      throw error instanceof VerifyError ? new VerifyError("checkpoint-malformed", error.message) : error;
+    }
+    checkpoint = parseCheckpoint(opened.text);
+    report.checkpoint = checkpoint;
+    report.signedBy = opened.signedBy;
+    report.pass("checkpoint", checkpointName, `${checkpoint.origin}, ${checkpoint.size} entries, root ${toBase64(checkpoint.root)}, signed by ${opened.signedBy.join(", ")}`);
+  } catch (error) {
+    report.fail("checkpoint", checkpointName, error);
+    return report;
+  }
+
+  const tiles = new TileReader(source, checkpoint.size);
+  let data, leaf, envelope;
+  try {
+    if (!Number.isSafeInteger(entry) || entry < 0 || entry >= checkpoint.size) {
+      throw new VerifyError("entry-out-of-range", `the signed log holds entries 0 to ${checkpoint.size - 1}`);
+    }
+    data = await tiles.entry(entry);
+    report.entryText = decodeUtf8(data);
+    envelope = isEnvelope(report.entryText, entry);
+    leaf = envelope ? await tiles.hashAt(0, entry) : await leafHash(data);
+    report.pass(
+      "entry",
+      `entry ${entry}`,
+      envelope
+        ? `the published envelope only (its payload is not public): leaf hash ${toBase64(leaf)} from the level-0 tile; the envelope is shown, not bound to it`
+        : `${data.length} bytes, leaf hash ${toBase64(leaf)}`,
+    );
+  } catch (error) {
+    report.fail("entry", `entry ${entry}`, error);
+    return report;
+  }
+
+  let proof;
+  try {
+    const tiled = await tiles.hashAt(0, entry);
+    if (!equalBytes(tiled, leaf)) throw new VerifyError("leaf-mismatch", "the level-0 tile holds another hash for this entry: the entry or the tile was changed");
+    proof = await tiles.inclusionProof(entry);
+    report.pass("tiles", source.describe("tile/"), `inclusion proof of ${proof.length} hashes read from the tiles`);
+  } catch (error) {
+    report.fail("tiles", source.describe("tile/"), error);
+    return report;
+  }
+
+  try {
+    if (!(await verifyInclusion(leaf, entry, checkpoint.size, proof, checkpoint.root))) {
+      throw new VerifyError("inclusion-failed", "the proof does not lead to the signed root: a tile or the entry was changed");
+    }
+    report.pass("inclusion", `entry ${entry}`, `included in the signed tree of ${checkpoint.size} entries`);
+  } catch (error) {
+    report.fail("inclusion", `entry ${entry}`, error);
+  }
+  return report;
+}
+
+/**
+ * True when a bundle entry is a ledger entry's public envelope for index `entry`: a JSON object of
+ * exactly hash, prev, seq, ts and type, with `seq` the entry's index.
+ * @param {string | null} text
+ * @param {number} entry
+ */
+function isEnvelope(text, entry) {
+  if (text === null) return false;
+  try {
+    const value = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === "hash,prev,seq,ts,type" && value.seq === entry;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A checkpoint's note text: origin, decimal size, base64 of a 32-byte root, extension lines.
+ * @param {string} text
+ * @returns {Checkpoint}
+ */
+export function parseCheckpoint(text) {
+  const [origin, sizeLine = "", rootLine = ""] = text.slice(0, -1).split("\n");
+  const size = Number(sizeLine);
+  const root = fromBase64(rootLine);
+  if (!origin || !DECIMAL.test(sizeLine) || !Number.isSafeInteger(size) || root === null || root.length !== 32) {
+    throw new VerifyError("checkpoint-malformed", "not a checkpoint: <origin>, <size>, <base64 root hash>");
+  }
+  return { origin, size, root };
+}

@@ -1,0 +1,235 @@
+// @ts-check
+/**
+ * Reading a C2SP tlog-tiles log (https://c2sp.org/tlog-tiles) and proving an entry's inclusion from it.
+ *
+ * Tiles have height 8: the tile at level L, index N holds the hashes of the tree's nodes at level 8·L
+ * from 256·N on (32 bytes each), 256 of them in a full tile `tile/<L>/<N>`, W < 256 in the partial tile
+ * `tile/<L>/<N>.p/<W>` of a tree whose size ends there. N is written in groups of three digits, all but
+ * the last prefixed with "x" (1234067 → x001/x234/067). Entry bundles `tile/entries/<N>[.p/<W>]` hold
+ * the entries 256·N on, each as a big-endian uint16 length and the entry's bytes, which are its Merkle
+ * leaf data: leaf hash SHA-256(0x00 ‖ data), node hash SHA-256(0x01 ‖ left ‖ right) (RFC 9162).
+ */
+import { equalBytes, sha256 } from "./bytes.js";
+import { VerifyError } from "./errors.js";
+
+export const TILE_HEIGHT = 8;
+const TILE_WIDTH = 1 << TILE_HEIGHT;
+const HASH_SIZE = 32;
+
+/**
+ * The path element of a tile index: groups of three digits, all but the last prefixed with "x".
+ * @param {number} index
+ */
+export function tileIndexPath(index) {
+  let n = Math.floor(index / 1000);
+  let path = String(index % 1000).padStart(3, "0");
+  while (n > 0) {
+    path = `x${String(n % 1000).padStart(3, "0")}/${path}`;
+    n = Math.floor(n / 1000);
+  }
+  return path;
+}
+
+/**
+ * `tile/<level>/<N>[.p/<W>]`; level "entries" for entry bundles.
+ * @param {number | "entries"} level
+ * @param {number} index
+ * @param {number} width
+ */
+export function tilePath(level, index, width) {
+  return `tile/${level}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}`;
+}
+
+/** @param {Uint8Array} data */
+export const leafHash = (data) => sha256(Uint8Array.of(0), data);
+/** @param {Uint8Array} left @param {Uint8Array} right */
+export const nodeHash = (left, right) => sha256(Uint8Array.of(1), left, right);
+
+/** The largest power of two below n (n > 1). @param {number} n */
+function splitPoint(n) {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+/** Reads the tiles of a tree of one size from a source, each tile once. */
+export class TileReader {
+  /**
+   * @param {import("./source.js").Source} source the log's base (holding `tile/`)
+   * @param {number} size the tree size of the checkpoint the tiles are read for
+   */
+  constructor(source, size) {
+    this.source = source;
+    this.size = size;
+    /** @type {Map<string, Promise<Uint8Array>>} */
+    this.tiles = new Map();
+  }
+
+  /**
+   * The `width` records of the tile at (level, index): fetched at the partial path when the tree ends
+   * inside the tile, falling back to the full tile (a log may drop partial tiles once the full one exists).
+   * @param {number | "entries"} level
+   * @param {number} index
+   * @param {number} width
+   */
+  async #tile(level, index, width) {
+    const partial = tilePath(level, index, width);
+    const bytes = (await this.source.read(partial)) ?? (width < TILE_WIDTH ? await this.source.read(tilePath(level, index, TILE_WIDTH)) : null);
+    if (bytes === null) throw new VerifyError("missing", `${this.source.describe(partial)}: missing`);
+    return bytes;
+  }
+
+  /**
+   * How many nodes the tree has at `nodeLevel` (complete subtrees of 2^nodeLevel leaves).
+   * @param {number} nodeLevel
+   */
+  #nodesAt(nodeLevel) {
+    return Math.floor(this.size / 2 ** nodeLevel);
+  }
+
+  /**
+   * The hashes in the hash tile at (tile level, index), checked for length.
+   * @param {number} level
+   * @param {number} index
+   */
+  hashTile(level, index) {
+    const width = Math.min(TILE_WIDTH, this.#nodesAt(level * TILE_HEIGHT) - index * TILE_WIDTH);
+    const key = `${level}/${index}`;
+    let tile = this.tiles.get(key);
+    if (!tile) {
+      tile = this.#tile(level, index, width).then((bytes) => {
+        if (bytes.length !== width * HASH_SIZE && bytes.length !== TILE_WIDTH * HASH_SIZE) {
+          throw new VerifyError("tile-malformed", `${this.source.describe(tilePath(level, index, width))}: ${bytes.length} bytes, not ${width} hashes`);
+        }
+        return bytes.subarray(0, width * HASH_SIZE);
+      });
+      this.tiles.set(key, tile);
+    }
+    return tile;
+  }
+
+  /**
+   * The hash of the complete subtree at `nodeLevel`, position `index` (its leaves index·2^nodeLevel …),
+   * from the tile at level ⌊nodeLevel/8⌋, hashed up within the tile when nodeLevel is not a multiple of 8.
+   * @param {number} nodeLevel
+   * @param {number} index
+   * @returns {Promise<Uint8Array>}
+   */
+  async hashAt(nodeLevel, index) {
+    const level = Math.floor(nodeLevel / TILE_HEIGHT);
+    const within = nodeLevel - level * TILE_HEIGHT;
+    const first = index * 2 ** within;
+    const tile = await this.hashTile(level, Math.floor(first / TILE_WIDTH));
+    const offset = first % TILE_WIDTH;
+    /** @type {Uint8Array[]} */
+    let hashes = [];
+    for (let i = 0; i < 2 ** within; i++) hashes.push(tile.subarray((offset + i) * HASH_SIZE, (offset + i + 1) * HASH_SIZE));
+    while (hashes.length > 1) {
+      /** @type {Uint8Array[]} */
+      const up = [];
+      for (let i = 0; i < hashes.length; i += 2) up.push(await nodeHash(/** @type {Uint8Array} */ (hashes[i]), /** @type {Uint8Array} */ (hashes[i + 1])));
+      hashes = up;
+    }
+    return /** @type {Uint8Array} */ (hashes[0]);
+  }
+
+  /**
+   * RFC 9162 MTH of the leaves [start, end): complete aligned subtrees from the tiles, the rest split.
+   * @param {number} start
+   * @param {number} end
+   * @returns {Promise<Uint8Array>}
+   */
+  async rangeHash(start, end) {
+    const n = end - start;
+    if (Number.isInteger(Math.log2(n)) && start % n === 0) return this.hashAt(Math.log2(n), start / n);
+    const k = splitPoint(n);
+    return nodeHash(await this.rangeHash(start, start + k), await this.rangeHash(start + k, end));
+  }
+
+  /**
+   * The RFC 9162 inclusion proof (PATH) of leaf `index` in the tree, built from the tiles.
+   * @param {number} index
+   * @returns {Promise<Uint8Array[]>}
+   */
+  async inclusionProof(index) {
+    let start = 0;
+    let end = this.size;
+    /** @type {Promise<Uint8Array>[]} */
+    const siblings = [];
+    while (end - start > 1) {
+      const k = splitPoint(end - start);
+      if (index < start + k) {
+        siblings.push(this.rangeHash(start + k, end));
+        end = start + k;
+      } else {
+        siblings.push(this.rangeHash(start, start + k));
+        start += k;
+      }
+    }
+    // PATH lists the siblings from the leaf up: the reverse of the walk down.
+    return (await Promise.all(siblings)).reverse();
+  }
+
+  /**
+   * Entry `index`'s bytes, from its entry bundle.
+   * @param {number} index
+   */
+  async entry(index) {
+    const bundle = Math.floor(index / TILE_WIDTH);
+    const width = Math.min(TILE_WIDTH, this.size - bundle * TILE_WIDTH);
+    const bytes = await this.#tile("entries", bundle, width);
+    const entries = splitBundle(bytes, this.source.describe(tilePath("entries", bundle, width)));
+    if (entries.length < width) throw new VerifyError("tile-malformed", `${this.source.describe(tilePath("entries", bundle, width))}: ${entries.length} entries, not ${width}`);
+    return /** @type {Uint8Array} */ (entries[index % TILE_WIDTH]);
+  }
+}
+
+/**
+ * The entries of a bundle: each a big-endian uint16 length and that many bytes, nothing left over.
+ * @param {Uint8Array} bytes
+ * @param {string} name
+ */
+function splitBundle(bytes, name) {
+  /** @type {Uint8Array[]} */
+  const entries = [];
+  let at = 0;
+  while (at < bytes.length) {
+    if (at + 2 > bytes.length) throw new VerifyError("tile-malformed", `${name}: a truncated entry length`);
+    const length = ((bytes[at] ?? 0) << 8) | (bytes[at + 1] ?? 0);
+    if (at + 2 + length > bytes.length) throw new VerifyError("tile-malformed", `${name}: an entry runs past the end`);
+    entries.push(bytes.subarray(at + 2, at + 2 + length));
+    at += 2 + length;
+  }
+  return entries;
+}
+
+/**
+ * RFC 9162 §2.1.3.2: whether `proof` leads from the leaf hash at `index` to `root` in a tree of `size`.
+ * @param {Uint8Array} leaf
+ * @param {number} index
+ * @param {number} size
+ * @param {Uint8Array[]} proof
+ * @param {Uint8Array} root
+ */
+export async function verifyInclusion(leaf, index, size, proof, root) {
+  if (index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leaf;
+  for (const p of proof) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = await nodeHash(p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      r = await nodeHash(r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && equalBytes(r, root);
+}
+

@@ -1,0 +1,211 @@
+/**
+ * The ledger published as C2SP tlog-tiles beside its checkpoint (docs/ledger-tiles.md):
+ * `ledger/tile/<L>/<N>[.p/<W>]` and the entry bundles `ledger/tile/entries/<N>[.p/<W>]`, for the
+ * tree size of `ledger/checkpoint`. Written incrementally: only the entries after the size the tiles
+ * were last written for are read and hashed, resuming from the partial tiles on disk.
+ *
+ * - A full tile or bundle is written once and never again: one already there must hold the same
+ *   bytes (otherwise the run fails, `tile-differs`).
+ * - A partial tile is replaced as its tile fills: writing any version of tile (L, N) removes every
+ *   other `N.p/<W>` of it. Only the partial tiles of the published checkpoint remain; a client
+ *   holding an older checkpoint reads the same hashes as the prefix of the wider tile.
+ * - Everything is staged beside its target and renamed into place only after the tiles' root
+ *   equals the checkpoint's, so a ledger whose entries do not hash to the signed root publishes
+ *   nothing.
+ */
+import { hash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { entryText } from "../core/ledger/entry.ts";
+import { envelopeText } from "../core/ledger/envelope.ts";
+import type { LedgerReader } from "../core/ledger/store.ts";
+import { equalBytes } from "../core/merkle.ts";
+import { formatDigest } from "../core/digest.ts";
+import { bundlePath, decodeBundle, partialDir, partialTiles, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type TileFile } from "../core/tlog-tiles.ts";
+
+/**
+ * What an entry bundle holds for each entry: its public envelope (the default: payloads are the
+ * government-keyed audit trail) or its leaf data, the whole entry's JCS (a ledger that is public whole).
+ */
+export type BundleContent = "envelope" | "leaf";
+
+export type LedgerTilesCode = "tile-differs" | "root-differs" | "shrinks";
+
+export class LedgerTilesError extends Error {
+  readonly code: LedgerTilesCode;
+  constructor(code: LedgerTilesCode, message: string) {
+    super(message);
+    this.name = "LedgerTilesError";
+    this.code = code;
+  }
+}
+
+export interface LedgerTilesOptions {
+  /** The log's prefix folder: `data/ledger` (tiles under `tile/`). */
+  dir: string;
+  ledger: LedgerReader;
+  /** The tree size to publish tiles for: the checkpoint's. */
+  size: number;
+  /** The checkpoint's root: the tiles must give it. */
+  root: Uint8Array;
+  /** The size the tiles on disk were written for (the previous checkpoint's); 0 builds from the start. */
+  from: number;
+  bundle?: BundleContent;
+}
+
+export interface LedgerTilesResult {
+  size: number;
+  /** Files written (new full ones and replaced partial ones). */
+  written: number;
+  /** Superseded partial tiles removed. */
+  removed: number;
+  /** True when the tiles for `from` were not all there, so every tile was built from the first entry. */
+  rebuilt: boolean;
+}
+
+/** Brings the tiles under `dir` to `size`; throws LedgerTilesError (nothing replaced) when they cannot agree with `root`. */
+export function publishLedgerTiles(options: LedgerTilesOptions): LedgerTilesResult {
+  const { dir, size } = options;
+  if (options.from > size) throw new LedgerTilesError("shrinks", `the tiles were written for ${options.from} entries, the checkpoint has ${size}`);
+  const edge = readEdge(dir, options.from);
+  const from = edge ? options.from : 0;
+  const builder = edge ? TileBuilder.resume(from, edge) : TileBuilder.empty();
+  // Only where each staged file goes is kept (a full build stages hundreds of MB of bundles).
+  const staged: { tmp: string; target: string; file: Omit<TileFile, "bytes"> }[] = [];
+  const stage = (file: TileFile): void => {
+    const target = join(dir, file.path);
+    // existsSync first: a fresh build would otherwise pay for an ENOENT error per file.
+    const onDisk = existsSync(target) ? readOrNull(target) : null;
+    if (onDisk && Buffer.compare(onDisk, file.bytes) === 0) return;
+    if (onDisk && file.full) throw new LedgerTilesError("tile-differs", `${target} is published and differs from the ledger's: a full tile is never rewritten`);
+    const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+    mkdirSync(dirname(tmp), { recursive: true });
+    writeFileSync(tmp, file.bytes);
+    staged.push({ tmp, target, file: { path: file.path, full: file.full, tile: file.tile, kind: file.kind } });
+  };
+  try {
+    appendEntries(builder, options.ledger, from, size, options.bundle ?? "envelope", stage);
+    const partials = builder.partials();
+    const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
+    if (!equalBytes(root, options.root)) {
+      throw new LedgerTilesError("root-differs", `the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(options.root)}: no tile is published`);
+    }
+    for (const p of partials) stage(p);
+  } catch (error) {
+    for (const s of staged) rmSync(s.tmp, { force: true });
+    throw error;
+  }
+  let removed = 0;
+  for (const { tmp, target, file } of staged) {
+    renameSync(tmp, target);
+    removed += removeOtherPartials(dir, file);
+  }
+  // On a rebuild every tile was staged or found equal; partial tiles of sizes past this one may remain.
+  if (!edge) removed += removeStalePartials(dir, size);
+  return { size, written: staged.length, removed, rebuilt: !edge && options.from > 0 };
+}
+
+/**
+ * What `--check` reports about the tiles of a checkpoint of `size` entries with `root`: every tile
+ * or bundle that is missing or differs from what the ledger's entries give, and every superseded
+ * partial tile still present. Reads the whole ledger up to `size`; writes nothing.
+ */
+export function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "from">): string[] {
+  const { dir, size } = options;
+  const problems: string[] = [];
+  const builder = TileBuilder.empty();
+  const expect = (file: TileFile): void => {
+    const target = join(dir, file.path);
+    const onDisk = readOrNull(target);
+    if (!onDisk) problems.push(`${target} is missing`);
+    else if (Buffer.compare(onDisk, file.bytes) !== 0) problems.push(`${target} differs from the ledger's`);
+  };
+  appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", expect);
+  const partials = builder.partials();
+  for (const p of partials) expect(p);
+  const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
+  if (!equalBytes(root, options.root)) problems.push(`the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(options.root)}`);
+  for (const stale of stalePartials(dir, size)) problems.push(`${stale} is a superseded partial tile`);
+  return problems;
+}
+
+/** Reads entries [from, size), rehashing each from its stored text, into the builder. */
+function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: number, size: number, content: BundleContent, onFull: (file: TileFile) => void): void {
+  if (from === size) return;
+  for (const { entry, payloadText } of ledger.storedEntries(from, size)) {
+    const text = entryText(entry, payloadText);
+    // U+0000 is the RFC 9162 leaf prefix 0x00; the hash comes back as a 32-character latin1 string.
+    const leaf = hash("sha256", `\u0000${text}`, "binary");
+    builder.append(leaf, Buffer.from(content === "envelope" ? envelopeText(entry) : text), onFull);
+  }
+  if (builder.size !== size) throw new RangeError(`the ledger gave ${builder.size - from} entries from ${from}, not ${size - from}`);
+}
+
+/** The partial tiles and bundle of a tree of `size` entries as published, or null when one is missing. */
+function readEdge(dir: string, size: number): { hashes: Map<number, Uint8Array>; entries: Uint8Array[] } | null {
+  if (size === 0) return null;
+  const hashes = new Map<number, Uint8Array>();
+  for (const p of partialTiles(size)) {
+    const bytes = readOrNull(join(dir, tilePath(p)));
+    if (!bytes) return null;
+    hashes.set(p.level, bytes);
+  }
+  const width = size % TILE_WIDTH;
+  let entries: Uint8Array[] = [];
+  if (width > 0) {
+    const bytes = readOrNull(join(dir, bundlePath(Math.floor(size / TILE_WIDTH), width)));
+    if (!bytes) return null;
+    entries = decodeBundle(bytes);
+    if (entries.length !== width) throw new TileError("bad-bundle", `${bundlePath(Math.floor(size / TILE_WIDTH), width)} holds ${entries.length} entries, not ${width}`);
+  }
+  return { hashes, entries };
+}
+
+/** Removes the other partial versions of the tile `file` is a version of; returns how many. */
+function removeOtherPartials(dir: string, file: Omit<TileFile, "bytes">): number {
+  const pdir = join(dir, partialDir(file.kind === "entries" ? "entries" : file.tile.level, file.tile.index));
+  if (!existsSync(pdir)) return 0;
+  let removed = 0;
+  for (const name of readdirSync(pdir)) {
+    if (file.full || name !== String(file.tile.width)) {
+      unlinkSync(join(pdir, name));
+      removed += 1;
+    }
+  }
+  if (readdirSync(pdir).length === 0) rmdirSync(pdir);
+  return removed;
+}
+
+function removeStalePartials(dir: string, size: number): number {
+  const stale = stalePartials(dir, size);
+  for (const file of stale) {
+    unlinkSync(file);
+    if (readdirSync(dirname(file)).length === 0) rmdirSync(dirname(file));
+  }
+  return stale.length;
+}
+
+/** Every partial tile or bundle under `dir/tile` that is not one of the tree of `size` entries. */
+function stalePartials(dir: string, size: number): string[] {
+  const root = join(dir, "tile");
+  if (!existsSync(root)) return [];
+  const current = new Set(partialTiles(size).map((p) => join(dir, tilePath(p))));
+  if (size % TILE_WIDTH > 0) current.add(join(dir, bundlePath(Math.floor(size / TILE_WIDTH), size % TILE_WIDTH)));
+  const stale: string[] = [];
+  for (const rel of readdirSync(root, { recursive: true }) as string[]) {
+    const parts = rel.split(/[\\/]/);
+    if (parts.length < 2 || !parts[parts.length - 2]!.endsWith(".p")) continue;
+    const path = join(root, rel);
+    if (!current.has(path)) stale.push(path);
+  }
+  return stale.sort();
+}
+
+function readOrNull(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}

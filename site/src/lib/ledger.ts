@@ -1,0 +1,57 @@
+/**
+ * The ledger as the static build publishes it (docs/ledger-tiles.md): `<dataDir>/ledger/checkpoint`
+ * and the C2SP tiles under `<dataDir>/ledger/tile/`, checked at build time — the checkpoint against
+ * `keys/ledger.vkey`, and the tiles against the checkpoint (core/tlog-tiles.ts `tilesProblems`:
+ * every tile and bundle present, every full tile hashing into the level above, the root) — then
+ * copied to `/ledger/`. Tiles that do not agree with the checkpoint fail the build, naming the file.
+ *
+ * No Astro or Vite import here: astro.config.mjs uses this module.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { cp, mkdir, copyFile } from "node:fs/promises";
+import { join } from "node:path";
+import { verifyCheckpoint } from "../../../core/checkpoint.ts";
+import { parseTrustedKeys } from "../../../core/datapackage/index.ts";
+import { tilesProblems } from "../../../core/tlog-tiles.ts";
+
+export class LedgerTilesBuildError extends Error {
+  override name = "LedgerTilesBuildError";
+}
+
+export interface PublishedLedger {
+  size: number;
+  /** False when the data folder has a checkpoint but no tiles yet (published without them). */
+  tiles: boolean;
+}
+
+/** Verifies and copies the ledger's checkpoint and tiles to `<outDir>/ledger/`; null when there is no checkpoint. */
+export async function publishLedger(dataDir: string, outDir: string): Promise<PublishedLedger | null> {
+  const from = join(dataDir, "ledger");
+  const checkpointFile = join(from, "checkpoint");
+  if (!existsSync(checkpointFile)) return null;
+  const vkeyFile = join(dataDir, "keys", "ledger.vkey");
+  if (!existsSync(vkeyFile)) throw new LedgerTilesBuildError(`${checkpointFile}: no ${vkeyFile} to verify it with`);
+  let checkpoint;
+  try {
+    checkpoint = verifyCheckpoint(readFileSync(checkpointFile, "utf8"), parseTrustedKeys(readFileSync(vkeyFile, "utf8"), vkeyFile));
+  } catch (error) {
+    throw new LedgerTilesBuildError(`${checkpointFile}: ${(error as Error).message}`);
+  }
+  const to = join(outDir, "ledger");
+  await mkdir(to, { recursive: true });
+  const tiles = existsSync(join(from, "tile"));
+  if (tiles) {
+    const read = (path: string): Uint8Array | null => {
+      try {
+        return readFileSync(join(from, path));
+      } catch {
+        return null;
+      }
+    };
+    const problems = tilesProblems(checkpoint.size, checkpoint.rootHash, read);
+    if (problems.length > 0) throw new LedgerTilesBuildError(`${join(from, "tile")} does not agree with ${checkpointFile}:\n  ${problems.slice(0, 20).join("\n  ")}`);
+    await cp(join(from, "tile"), join(to, "tile"), { recursive: true, force: true, filter: (src) => !src.endsWith(".tmp") });
+  }
+  await copyFile(checkpointFile, join(to, "checkpoint"));
+  return { size: checkpoint.size, tiles };
+}

@@ -1,0 +1,52 @@
+/**
+ * A small static file server for tests: a folder (a built site) over HTTP on a free loopback port,
+ * as a CDN serves it — `<dir>/index.html` for a folder, 404 otherwise — with per-path overrides, so a
+ * test can play a CDN that serves a tampered byte, or a missing file (override with null).
+ */
+import { createServer, type Server } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import { extname, join, normalize, sep } from "node:path";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css",
+  ".js": "text/javascript",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".csv": "text/csv",
+  ".pdf": "application/pdf",
+  ".xml": "application/xml",
+  ".txt": "text/plain",
+};
+
+export interface StaticServer {
+  url: string;
+  /** Path (as requested, e.g. "/academics/papers.json") → the bytes to serve instead, or null for a 404. */
+  overrides: Map<string, Uint8Array | null>;
+  close: () => Promise<void>;
+}
+
+export async function serveStatic(root: string): Promise<StaticServer> {
+  const overrides = new Map<string, Uint8Array | null>();
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+      if (overrides.has(path)) {
+        const body = overrides.get(path);
+        res.writeHead(body ? 200 : 404, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" }).end(body ?? "not found");
+        return;
+      }
+      let file = normalize(join(root, path));
+      if (file !== root && !file.startsWith(root + sep)) return void res.writeHead(404).end();
+      const info = await stat(file).catch(() => null);
+      if (info?.isDirectory()) file = join(file, "index.html");
+      const body = await readFile(file).catch(() => null);
+      if (!body) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(body);
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, overrides, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

@@ -1,0 +1,220 @@
+/**
+ * Checking a download without a clone, against the real static build (`npm run site:build` output,
+ * served by a small static server that can play a CDN serving a tampered or missing file):
+ *  - `integrity-verify <URL>` over HTTP: an area, one file, the key read from the same origin or
+ *    pinned; a tampered byte, a missing file, a wrong key exit 1 with a FAIL line; an unreachable
+ *    server exits 2; a ledger entry verifies from the tiles under /ledger/;
+ *  - the /verify page in Debian's chromium, with no API: a dataset by URL and by chosen files is
+ *    verified, a tampered byte is detected, a wrong key is rejected, a ledger entry's inclusion is
+ *    verified and a tampered tile refused; the page passes axe.
+ * Until the build publishes the ledger's tiles, a small log's tiles (test/support/tlog-tiles.ts),
+ * signed with a test key, are written under /ledger/ of the served copy.
+ */
+import { AxeBuilder } from "@axe-core/playwright";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifierKey } from "../core/checkpoint.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
+import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
+import { serveStatic, type StaticServer } from "./support/static-server.ts";
+import { sampleEntries, tlogFiles, writeTlog } from "./support/tlog-tiles.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "verify-downloads-"));
+const siteDir = join(tmp, "site");
+const BIN = join(REPO_ROOT, "node_modules", ".bin", "integrity-verify");
+const TEST_LEDGER = { ...TEST_DATASET_SIGNER, name: "test.example/ledger" };
+
+let server: StaticServer;
+let context: BrowserContext;
+let page: Page;
+/** The ledger key to pin: the published one when the build has tiles, else the test log's. */
+let ledgerKey: string;
+let ledgerSize: number;
+
+function run(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
+}
+
+beforeAll(async () => {
+  const build = await buildSite(REPO_DATA_DIR, siteDir);
+  if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
+  if (existsSync(join(siteDir, "ledger", "checkpoint"))) {
+    ledgerKey = readFileSync(join(siteDir, "keys", "ledger.vkey"), "utf8").trim();
+  } else {
+    writeTlog(join(siteDir, "ledger"), tlogFiles(sampleEntries(600), TEST_LEDGER));
+    ledgerKey = verifierKey(TEST_LEDGER.name, publicKeyFromSecret("ed25519", TEST_LEDGER.secretKeyHex));
+  }
+  ledgerSize = Number(readFileSync(join(siteDir, "ledger", "checkpoint"), "utf8").split("\n")[1]);
+  server = await serveStatic(siteDir);
+  context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
+  page = context.pages()[0] ?? (await context.newPage());
+}, 240_000);
+
+afterAll(async () => {
+  await context?.close();
+  await server?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A copy of a served file with one byte flipped. */
+function tampered(path: string, at = 20): Uint8Array {
+  const bytes = readFileSync(join(siteDir, path));
+  bytes[at] = bytes[at]! ^ 1;
+  return bytes;
+}
+
+describe("integrity-verify over HTTP", () => {
+  it("verifies an area and one file of it from their URLs, saying where the key came from", async () => {
+    const area = await run(`${server.url}/academics/`);
+    expect(area.err).toBe("");
+    expect(area.code).toBe(0);
+    expect(area.out).toContain(`key ${server.url}/keys/datasets.vkey: `);
+    expect(area.out).toMatch(/read from beside the data/);
+    expect(area.out).toMatch(/^academics: verified — 5 files checked; manifest signed by integrity-platform\.example\/datasets\+/m);
+    const file = await run(`${server.url}/economy/mii.json`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
+    expect(file.code).toBe(0);
+    expect(file.out).toMatch(/^economy: verified — 1 file checked/m);
+    // The keyed files are not on the CDN: skipped and counted, not failed.
+    const government = await run(`${server.url}/government`);
+    expect(government.code).toBe(0);
+    expect(government.out).toMatch(/^government: verified — 3 files checked, 4 keyed not published here/m);
+  });
+
+  it("fails on a tampered byte, a missing file and a wrong key; exits 2 when the server cannot be reached", async () => {
+    server.overrides.set("/academics/papers.json", tampered("academics/papers.json"));
+    server.overrides.set("/academics/citations.bib", null);
+    const bad = await run(`${server.url}/academics/`);
+    server.overrides.clear();
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(new RegExp(`^FAIL file ${server.url}/academics/papers\\.json: .*\\[hash-mismatch\\]$`, "m"));
+    expect(bad.err).toMatch(new RegExp(`^FAIL file ${server.url}/academics/citations\\.bib: missing.*\\[missing\\]$`, "m"));
+    expect(bad.out).toMatch(/^academics: FAILED \(2 failed checks\)$/m);
+    const wrongKey = await run(`${server.url}/academics/`, "--key", TEST_DATASET_VKEY);
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.err).toMatch(/\[signature-untrusted\]$/m);
+    const closed = await serveStatic(siteDir);
+    await closed.close();
+    const unreachable = await run(`${closed.url}/academics/`);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.err).toMatch(/\[fetch-failed\]|FAIL fetch-failed/);
+  });
+
+  it("verifies a ledger entry from the published tiles and refuses a tampered tile", async () => {
+    const last = ledgerSize - 1;
+    const ok = await run("--ledger", `${server.url}/ledger/`, "--entry", String(last), "--key", ledgerKey);
+    expect(ok.err).toBe("");
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(new RegExp(`^ledger entry ${last}: verified — included in \\S+ at size ${ledgerSize}`, "m"));
+    const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
+    server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
+    const bad = await run("--ledger", `${server.url}/ledger/`, "--entry", "2", "--key", ledgerKey);
+    server.overrides.clear();
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/\[inclusion-failed\]$/m);
+  });
+});
+
+describe("the /verify page", () => {
+  const areaResult = () => page.locator("#area-result");
+  const ledgerResult = () => page.locator("#ledger-result");
+
+  async function submit(form: string, result: string): Promise<{ verdict: string; text: string }> {
+    await page.locator(`#${result}`).evaluate((e) => delete (e as HTMLElement).dataset.verdict);
+    await page.click(`#${form} button[type=submit]`);
+    await page.waitForFunction((id) => ["verified", "failed", "error"].includes(document.getElementById(id)?.dataset.verdict ?? ""), result);
+    const box = page.locator(`#${result}`);
+    return { verdict: (await box.getAttribute("data-verdict"))!, text: (await box.textContent())! };
+  }
+
+  it("is in the menu and verifies an area from its URL, each check named in words", async () => {
+    await page.goto(`${server.url}/verify/`);
+    expect(await page.locator('nav[aria-label="Areas"] a[href="/verify/"]').getAttribute("aria-current")).toBe("page");
+    await page.fill("#area-url", `${server.url}/academics/`);
+    const r = await submit("area-form", "area-result");
+    expect(r.verdict).toBe("verified");
+    expect(r.text).toContain("Verified in your browser: the academics manifest and 5 files.");
+    expect(await areaResult().locator('li[data-status="passed"]').count()).toBe(8); // key, signature, manifest, 5 files
+    expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key/);
+    const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    expect(axe.violations.map((v) => v.id)).toEqual([]);
+  });
+
+  it("detects a tampered byte, and verifies one file from its URL", async () => {
+    await page.goto(`${server.url}/verify/`);
+    server.overrides.set("/academics/papers.json", tampered("academics/papers.json"));
+    await page.fill("#area-url", `${server.url}/academics/`);
+    const r = await submit("area-form", "area-result");
+    server.overrides.clear();
+    expect(r.verdict).toBe("failed");
+    expect(r.text).toMatch(/Not verified: 1 check failed/);
+    const failed = areaResult().locator('li[data-status="failed"]');
+    expect(await failed.getAttribute("data-code")).toBe("hash-mismatch");
+    expect(await failed.textContent()).toMatch(/^✗ Failed File: .*\/academics\/papers\.json/);
+    await page.fill("#area-url", `${server.url}/academics/dataset.json`);
+    const one = await submit("area-form", "area-result");
+    expect(one.verdict).toBe("verified");
+    expect(one.text).toContain("the academics manifest and 1 file.");
+  });
+
+  it("rejects a wrong key", async () => {
+    await page.goto(`${server.url}/verify/`);
+    await page.fill("#area-url", `${server.url}/academics/`);
+    await page.fill("#area-key", TEST_DATASET_VKEY);
+    const r = await submit("area-form", "area-result");
+    expect(r.verdict).toBe("failed");
+    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("signature-untrusted");
+    await page.fill("#area-key", "not a key");
+    expect((await submit("area-form", "area-result")).verdict).toBe("error");
+  });
+
+  it("verifies the files a person chose, and detects one that was changed", async () => {
+    await page.goto(`${server.url}/verify/`);
+    const dir = join(REPO_DATA_DIR, "areas", "diplomacy");
+    const files = readdirSync(dir).map((name) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
+    await page.setInputFiles("#area-files", files);
+    const r = await submit("area-form", "area-result");
+    expect(r.verdict).toBe("verified");
+    expect(r.text).toContain("the diplomacy manifest and 3 files.");
+    const changed = files.map((f) => (f.name === "standards.json" ? { ...f, buffer: Buffer.concat([f.buffer, Buffer.from(" ")]) } : f));
+    await page.setInputFiles("#area-files", changed);
+    const bad = await submit("area-form", "area-result");
+    expect(bad.verdict).toBe("failed");
+    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("size-mismatch");
+  });
+
+  it("verifies a ledger entry's inclusion from the tiles against the signed checkpoint, and refuses a tampered tile", async () => {
+    await page.goto(`${server.url}/verify/`);
+    expect(await page.inputValue("#ledger-url")).toBe(`${server.url}/ledger/`);
+    await page.fill("#ledger-entry", "257");
+    await page.fill("#ledger-key", ledgerKey);
+    const r = await submit("ledger-form", "ledger-result");
+    expect(r.verdict).toBe("verified");
+    expect(r.text).toContain(`Verified in your browser: entry 257 is in the signed log of ${ledgerSize.toLocaleString("en")} entries.`);
+    expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(5); // key, checkpoint, entry, tiles, inclusion
+    expect(await ledgerResult().locator("pre code").textContent()).not.toBe("");
+    const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
+    server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
+    await page.fill("#ledger-entry", "2");
+    const bad = await submit("ledger-form", "ledger-result");
+    server.overrides.clear();
+    expect(bad.verdict).toBe("failed");
+    expect(await ledgerResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("inclusion-failed");
+    // The published ledger key does not verify the test log's checkpoint, or a wrong key the real one's.
+    await page.fill("#ledger-key", TEST_DATASET_VKEY);
+    const wrong = await submit("ledger-form", "ledger-result");
+    expect(wrong.verdict).toBe("failed");
+    expect(await ledgerResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("checkpoint-untrusted");
+    const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    expect(axe.violations.map((v) => v.id)).toEqual([]);
+  });
+});

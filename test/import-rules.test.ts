@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CONFIG = join(ROOT, ".dependency-cruiser.cjs");
 const DEPCRUISE = join(ROOT, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
-const FOLDERS = ["core", "store", "pipeline", "api", "site", "cli", "bench", "test"];
+const FOLDERS = ["core", "store", "pipeline", "api", "site", "cli", "packages", "bench", "test"];
 
 /** Imports every layer may make: each layer downward, tests and benchmarks anywhere. */
 const CLEAN: Record<string, string> = {
@@ -92,6 +92,11 @@ describe("the import rules", () => {
   it("fail the portal importing pipeline code", () => {
     expect(planted("site/src/lib/verify.ts", `import { p } from "../../../pipeline/step.ts";\nexport const v = p;\n`))
       .toContainEqual(["site-imports-core-and-store", "site/src/lib/verify.ts", "pipeline/step.ts"]);
+  });
+
+  it("fail a standalone package importing the project", () => {
+    expect(planted("packages/verify/src/index.ts", `import { r } from "../../../core/rules.ts";\nexport const v = r;\n`))
+      .toContainEqual(["packages-standalone", "packages/verify/src/index.ts", "core/rules.ts"]);
   });
 
   it("fail anything importing an entry point", () => {

@@ -5,7 +5,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { BalanceView } from "./balance-view.ts";
 import { writeSnapshot } from "./migration-dir.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
-import { tempDir } from "./test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 
 const { dir, cleanup } = tempDir("balance-view-");
 const key = generateKeyPair("ed25519");

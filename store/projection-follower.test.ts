@@ -3,7 +3,7 @@ import { supplyProjection, type SupplyShards } from "../core/economy/supply.ts";
 import { fold, type Projection } from "../core/ledger/projection.ts";
 import { ProjectionFollower } from "./projection-follower.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

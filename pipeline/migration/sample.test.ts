@@ -22,7 +22,7 @@ import { simulate } from "../seed/simulate.ts";
 import { readTrustedKeys } from "../sign.ts";
 import { publishMigration } from "./publish.ts";
 import { sampleV1Export } from "./sample-v1.ts";
-import { verifyMigrationDir } from "./verify-dir.ts";
+import { verifyMigrationDir } from "../../store/migration-verify-dir.ts";
 
 const sample = sampleOptions("data");
 const ledger = new SqliteLedger(":memory:", { origin: "sample-test" });

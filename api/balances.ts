@@ -15,7 +15,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DATASET_KEYS_FILE, parseTrustedKeys } from "../core/datapackage/index.ts";
-import { liveSupplyDocument, supplyAsOfProjection, type SupplyAsOf } from "../core/economy/supply.ts";
+import { liveSupplyDocument, supplyAsOfProjection } from "../core/economy/supply.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { migrationPhase, type MigrationPhase } from "../core/migration/phases.ts";
 import type { LeafProof } from "../core/migration/snapshot.ts";
@@ -53,14 +53,14 @@ export class Balances {
   readonly #now: () => Date;
   #opened: Opened | null = null;
   #checkedAt = -Infinity;
-  readonly #supply: ProjectionFollower<SupplyAsOf> | null;
+  readonly #supply: ProjectionFollower | null;
   readonly #tail: TailReads | null;
 
   constructor(options: { ledger?: LedgerReader | undefined; dataDir: string; now: () => Date }) {
     this.#ledger = options.ledger;
     this.#dataDir = options.dataDir;
     this.#now = options.now;
-    this.#supply = options.ledger ? new ProjectionFollower(options.ledger, supplyAsOfProjection) : null;
+    this.#supply = options.ledger ? new ProjectionFollower(options.ledger) : null;
     this.#tail = options.ledger ? new TailReads(options.ledger) : null;
   }
 
@@ -87,7 +87,7 @@ export class Balances {
 
   /** The live supply document, or null without a ledger. */
   supply(): Supply | null {
-    return this.#supply ? liveSupplyDocument(this.#supply.catchUp(), this.#now()) : null;
+    return this.#supply ? liveSupplyDocument(this.#supply.at(supplyAsOfProjection, this.#ledger!.size()), this.#now()) : null;
   }
 
   /** The live documents of the data areas by canonical path (api/routes/areas.ts): none without a ledger. */

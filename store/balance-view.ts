@@ -21,7 +21,8 @@ import { join } from "node:path";
 import type { NoteVerifier } from "../core/checkpoint.ts";
 import { balancesProjection, type Balances } from "../core/balance/ledger-balances.ts";
 import { balanceV1Record, balanceV2Record, v2BalanceShards } from "../core/balance/records.ts";
-import { supplyFigures, supplyProjection, type SupplyFigures, type SupplyShards } from "../core/economy/supply.ts";
+import { supplyFigures, supplyProjection, type SupplyFigures } from "../core/economy/supply.ts";
+import type { Projection } from "../core/ledger/projection.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { balanceInterface, migrationPhase, type MigrationPhase } from "../core/migration/phases.ts";
@@ -50,22 +51,23 @@ interface PublishedTree {
   index: Map<string, number>;
   tree: LeafTree;
   /** The ledger's movements dated at or after the snapshot instant. */
-  since: ProjectionFollower<Balances>;
+  since: Projection<Balances>;
 }
 
 export class BalanceView {
   readonly summary: MigrationSummary | null;
   readonly #published: PublishedTree | null;
-  readonly #all: ProjectionFollower<Balances>;
-  readonly #supply: ProjectionFollower<SupplyShards>;
+  readonly #reader: LedgerReader;
+  readonly #follower: ProjectionFollower;
+  readonly #all = balancesProjection();
 
   /**
    * Opens the published folder: refuses one whose checkpoint no trusted key signed or whose leaves
    * do not match it; a folder without a checkpoint (or no folder) holds no snapshot yet.
    */
   constructor(options: { reader: LedgerReader; migrationDir: string; trusted: NoteVerifier[] }) {
-    this.#all = new ProjectionFollower(options.reader, balancesProjection());
-    this.#supply = new ProjectionFollower(options.reader, supplyProjection);
+    this.#reader = options.reader;
+    this.#follower = new ProjectionFollower(options.reader);
     if (!existsSync(join(options.migrationDir, MIGRATION_FILES.checkpoint))) {
       this.summary = null;
       this.#published = null;
@@ -86,7 +88,7 @@ export class BalanceView {
       leaves: dir.leaves,
       index: indexLeaves(dir.leaves),
       tree,
-      since: new ProjectionFollower(options.reader, balancesProjection({ from: summary.snapshot_at })),
+      since: balancesProjection({ from: summary.snapshot_at }),
     };
   }
 
@@ -110,9 +112,9 @@ export class BalanceView {
     const published = this.#published;
     if (mode !== "live" && !published) return { ok: false, version: "v1", phase, code: "no-snapshot" };
     let shards: bigint | null | undefined;
-    if (mode === "live") shards = follow(this.#all, tail).get(address)?.available;
+    if (mode === "live") shards = this.#follow(this.#all, tail).get(address)?.available;
     else if (mode === "frozen") shards = published!.snapshot.get(address);
-    else shards = v2BalanceShards(address, published!.snapshot, follow(published!.since, tail));
+    else shards = v2BalanceShards(address, published!.snapshot, this.#follow(published!.since, tail));
     if (shards === undefined || shards === null) return { ok: false, version: "v1", phase, code: "unknown-address" };
     return { ok: true, version: "v1", phase, record: balanceV1Record(shards), forwarded: mode === "forwarded" };
   }
@@ -122,7 +124,7 @@ export class BalanceView {
     if (balanceInterface(phase).v2 === "absent") return { ok: false, version: "v2", phase, code: "not-yet" };
     const published = this.#published;
     if (!published) return { ok: false, version: "v2", phase, code: "no-snapshot" };
-    const shards = v2BalanceShards(address, published.snapshot, follow(published.since, tail));
+    const shards = v2BalanceShards(address, published.snapshot, this.#follow(published.since, tail));
     if (shards === null) return { ok: false, version: "v2", phase, code: "unknown-address" };
     return { ok: true, version: "v2", phase, record: balanceV2Record(shards) };
   }
@@ -136,11 +138,11 @@ export class BalanceView {
   }
 
   supply(): SupplyFigures {
-    return supplyFigures(this.#supply.catchUp());
+    return supplyFigures(this.#follower.at(supplyProjection, this.#reader.size()));
   }
-}
 
-/** The follower's state at the tail: up to `tail` when a fresh size was read for the question, else read now. */
-function follow<S>(follower: ProjectionFollower<S>, tail: number | undefined): S {
-  return tail === undefined ? follower.catchUp() : follower.catchUpTo(tail);
+  /** The projection's state at the tail: up to `tail` when a fresh size was read for the question, else read now. */
+  #follow<S>(projection: Projection<S>, tail: number | undefined): S {
+    return this.#follower.at(projection, tail ?? this.#reader.size());
+  }
 }

@@ -13,6 +13,7 @@ import type { KeyTier } from "../core/datapackage/contract.ts";
 import { accessLedgerPath, openAccessLedger } from "../store/access-ledger.ts";
 import type { SigningKey } from "../store/keys.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { CodedError } from "../core/errors.ts";
 
 export { KEY_TIERS, type KeyTier } from "../core/datapackage/contract.ts";
 export type { ApiKey, KeyStatus };
@@ -31,14 +32,9 @@ export interface KeyMatch {
   status: KeyStatus;
 }
 
-export class KeyStoreError extends Error {
-  readonly code: "unknown-key" | "not-active" | "raced";
-  constructor(code: KeyStoreError["code"], message: string) {
-    super(message);
-    this.name = "KeyStoreError";
-    this.code = code;
-  }
-}
+export type KeyStoreErrorCode = "unknown-key" | "not-active" | "raced";
+
+export class KeyStoreError extends CodedError<KeyStoreErrorCode> {}
 
 export class ApiKeyStore {
   readonly path: string;

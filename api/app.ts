@@ -10,7 +10,7 @@
  *      (middleware/request-log.ts);
  *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
  *      every method (middleware/body-limit.ts);
- *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (cors.ts).
+ *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (middleware/cors.ts).
  * Then the routes: `/health`, `/v1/pulse/*`, the simulation WebSocket and `/asyncapi.json`, the area
  * files, `/openapi.json`. The app routes by `canonicalPath`: every spelling of an area file's path
  * (`//`, `%2f`, `\`, upper case, a trailing slash) is that file's one declared route. Unmatched
@@ -23,20 +23,20 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { getPath } from "hono/utils/url";
 import { ApiKeyStore } from "./api-keys.ts";
-import { cors, originsFromEnv } from "./cors.ts";
+import { cors, originsFromEnv } from "./middleware/cors.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
 import { unmatchedRequest } from "./not-found.ts";
 import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
 import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
-import { DailyQuotas } from "./rate-limit.ts";
+import { DailyQuotas } from "./middleware/rate-limit.ts";
 import { responseObserver } from "./response-observer.ts";
 import type { AppEnv } from "./route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";
 import { areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
-import type { Platform } from "./middleware/require-token.ts";
+import { assemblePlatform } from "./platform.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { Balances } from "./balances.ts";
 import { balanceRoutes } from "./routes/balance.ts";
@@ -64,7 +64,7 @@ export interface AppOptions {
   siteDir?: string;
   /** API keys and the access audit log (default: an empty in-memory access ledger, so keyed files answer 401). */
   keys?: ApiKeyStore;
-  /** Where the keyed files are (default: KEYED_DATA_DIR, else dataDir; README "Keyed data"). */
+  /** Where the keyed files are (default: KEYED_DATA_DIR, else dataDir; docs/trust.md). */
   keyedDataDir?: string;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;
@@ -118,8 +118,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
   const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
   // What the ledger-backed routes share; undefined without a ledger and token key (they fail closed).
-  const platform: Platform | undefined =
-    options.ledger && options.tokenPublicKeyHex ? { ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now } : undefined;
+  const platform = assemblePlatform({ ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now });
 
   const app = new OpenAPIHono<AppEnv>({ getPath: canonicalPath });
   // Only while a contract check is installed (the test suite): every response against the description.

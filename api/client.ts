@@ -1,14 +1,14 @@
 /**
  * Who is asking: the socket's address (forwarding headers are not trusted) and the API key the
  * request presents, if any. A key opens files only while it is active or in its grace period; an
- * expired, retired or revoked key counts as anonymous (README "Trust boundaries").
+ * expired, retired or revoked key counts as anonymous (docs/trust.md).
  */
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context } from "hono";
 import { opensFiles } from "../core/access/keys.ts";
 import type { ApiKeyStore, KeyMatch } from "./api-keys.ts";
 import { bearerToken } from "./bearer.ts";
-import type { Tier } from "./rate-limit.ts";
+import type { Tier } from "./middleware/rate-limit.ts";
 
 export function clientAddress(c: Context): string {
   try {

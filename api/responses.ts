@@ -96,7 +96,8 @@ export const HEADERS = {
   "WWW-Authenticate": { description: 'The scheme to authenticate with: `Bearer realm="integrity-platform"`.', required: true, schema: { type: "string" } },
   Allow: { description: "The methods the path has.", required: true, schema: { type: "string" } },
   "Ledger-Seq": {
-    description: "The ledger sequence number of the entry that records the outcome (the `avm.grant` of a success, the `avm.attempt` of a failure); `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
+    description:
+      "The ledger sequence number of the entry that records the outcome: for POST /avm/verify the `avm.grant` of a success or the `avm.attempt` of a failure, for every other write the first entry it appended; `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
     required: true,
     schema: { type: "integer", minimum: 0 },
   },

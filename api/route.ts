@@ -3,7 +3,7 @@
  * declaration both validates the request and describes the route in /openapi.json
  * (@hono/zod-openapi). The declaration adds what no route may forget: a strict query, the problem
  * responses its request implies, and validation failures answered as those problems. Use:
- * README "How to add a route".
+ * docs/api.md "How to add a route".
  *
  *   const route = defineRoute({ method, path, summary, tags, request, responses, problems, security });
  *   addRoute(app, route, (c) => { const query = c.req.valid("query"); … return response; });
@@ -24,7 +24,7 @@ export function routeGroup(): RouteGroup {
   return new OpenAPIHono<AppEnv>();
 }
 
-/** Methods that only read; every other method writes and is guarded against other origins (api/cors.ts). */
+/** Methods that only read; every other method writes and is guarded against other origins (api/middleware/cors.ts). */
 export const READ_METHODS: ReadonlySet<string> = new Set(["get", "head", "options"]);
 
 /** A query that accepts no parameter: the default of every route. */

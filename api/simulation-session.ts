@@ -3,7 +3,7 @@
  * pure simulation (core/philosophy/simulation.ts) that enforces the per-connection bounds — message
  * size and kind, one running simulation, the daily quota, the idle timeout, rounds, and backpressure
  * (a reader that stays behind is cut off, so a connection never holds more than maxBufferedBytes
- * plus one message). The bounds and their close codes: README "Philosophy simulation".
+ * plus one message). The bounds and their close codes: docs/simulation.md.
  */
 import type { z } from "zod";
 import type { Council } from "../core/philosophy/council.ts";

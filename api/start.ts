@@ -14,7 +14,7 @@ import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { serverClock } from "./clock.ts";
-import { originsFromEnv } from "./cors.ts";
+import { originsFromEnv } from "./middleware/cors.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 

@@ -1,5 +1,5 @@
 /**
- * `npm run pipeline -- [options]` (USAGE; README "The data areas"): regenerate data/areas/
+ * `npm run pipeline -- [options]` (USAGE; docs/data-areas.md): regenerate data/areas/
  * (pipeline/runner.ts) from the SQLite ledger or a verified export, then — on a run of all areas —
  * the migration's verification tree (pipeline/migration/publish.ts), and after a successful run the
  * ledger's anchor, its latest signed checkpoint and key, and the ledger as C2SP tiles for that

@@ -3,6 +3,8 @@
 // Environment (read when the build starts, never by the pages at run time — there is none):
 //   SITE_URL  canonical origin of the deployed portal (default http://127.0.0.1:4321)
 //   DATA_DIR  the data directory to publish (default <repo>/data, resolved from this file)
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { cp, readdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,10 +15,20 @@ import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
 import { publishLedger } from "./src/lib/ledger.ts";
 import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
+import { satteri } from "@astrojs/markdown-satteri";
+import { manualHastPlugin } from "./src/lib/manual.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
 const site = process.env.SITE_URL || "http://127.0.0.1:4321";
+
+/**
+ * The manual's hast plugin, named after a digest of its source: Astro keeps rendered docs pages in
+ * its content cache until the config changes, and a plugin's code is not part of the config it
+ * compares (functions do not serialize) — its name is, so a changed plugin re-renders every page.
+ */
+const manualPluginSource = readFileSync(new URL("./src/lib/manual.ts", import.meta.url));
+const manualPlugin = { ...manualHastPlugin, name: `${manualHastPlugin.name}-${createHash("sha256").update(manualPluginSource).digest("hex").slice(0, 12)}` };
 
 /**
  * Copies data/v1/** (the static badge, history and latest-record files the pipeline writes) into
@@ -154,6 +166,9 @@ export default defineConfig({
     inlineStylesheets: "never",
   },
   devToolbar: { enabled: false },
+  // The manual (docs/*.md, src/content.config.ts): links between pages rewritten for the portal,
+  // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
+  markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
   integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },

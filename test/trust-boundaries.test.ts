@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStore } from "../api/api-keys.ts";
 import { createApp } from "../api/app.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { DailyQuotas } from "../api/rate-limit.ts";
+import { DailyQuotas } from "../api/middleware/rate-limit.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../api/test-helpers.ts";
 import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";

@@ -16,7 +16,7 @@ import { KEY_TIERS, type KeyTier } from "../api-keys.ts";
 import { ExportQuery } from "../audit-trail-export.ts";
 import { keyScheme } from "../openapi.ts";
 import { problem } from "../problem.ts";
-import { quotaOf } from "../rate-limit.ts";
+import { quotaOf } from "../middleware/rate-limit.ts";
 import { headers, notModified, published, text, type MediaSpec, type ResponseSpec } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { servedAreaFiles, type ServedFile } from "./areas.ts";

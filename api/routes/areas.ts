@@ -4,7 +4,7 @@
  * slash: core/datapackage/paths.ts areaRequest), so no area file is ever answered by the static
  * copy in site/dist. For each request, in this order:
  *
- *  1. the daily quota of the client (api/rate-limit.ts): RateLimit headers, 429 once spent;
+ *  1. the daily quota of the client (api/middleware/rate-limit.ts): RateLimit headers, 429 once spent;
  *  2. the access tier, from the contract — never from a manifest: keyed files need
  *     `Authorization: Bearer <key>` (scheme in any case) of an active key of that tier, else 401,
  *     or 403 with another tier's key;
@@ -28,7 +28,7 @@
  * Every request that presents a known key, or asks for a keyed file, is recorded in the access
  * ledger (key id, tier, file, outcome; never the key) before it is answered; if it cannot be
  * recorded, the answer is 503 `audit-unavailable`. Keyed files are read from `keyedDataDir` (a
- * private store in a real deployment; README "Keyed data").
+ * private store in a real deployment; docs/trust.md).
  */
 import { closeSync, createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,7 +42,7 @@ import { presentedKey } from "../client.ts";
 import { EncodedVariants, fileResponse, notModified, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
 import { listedResources } from "../../core/datapackage/references.ts";
 

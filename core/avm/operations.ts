@@ -15,9 +15,11 @@ import { isValidPublicKey } from "../signature.ts";
 import { currentGrant, keyIndex, stakeFor, type AvmRegistry } from "./registry.ts";
 import { automaticRevocations } from "./revocation.ts";
 import { TOKEN_DEFAULT_TTL_S, TOKEN_MAX_TTL_S, tokenClaims, tokenIssuedEvent, type TokenClaims } from "./token.ts";
+import type { Decision } from "../decision.ts";
 
 export type OperationErrorCode = "invalid" | "not_found" | "conflict";
-export type Operation<T> = { ok: true; events: NewEvent[]; result: T } | { ok: false; code: OperationErrorCode; message: string };
+/** An operation's outcome: the one decision shape (core/decision.ts), refusing with a code and a message. */
+export type Operation<T> = Decision<T, { code: OperationErrorCode; message: string }>;
 
 /** The most one lock or withdrawal may move: 1,000,000,000 MIC. */
 export const MAX_STAKE_OPERATION_SHARDS = 1_000_000_000n * 1_000_000n;

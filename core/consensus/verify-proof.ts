@@ -30,6 +30,7 @@ import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "./me
 import { agreementScore, MIN_PARTICIPANT_GI, tally } from "./rules.ts";
 import { proofDigest, sealRoot, type SealParts } from "./seal.ts";
 import type { ConsensusState } from "./state.ts";
+import { CodedError } from "../errors.ts";
 
 export const PROOF_CHECKS = [
   "canonical-form",
@@ -51,12 +52,10 @@ export type ProofVerification =
   | { ok: true; delib_id: string; session_id: string; checks: readonly ProofCheck[] }
   | { ok: false; check: ProofCheck; message: string };
 
-export class ProofCheckError extends Error {
-  readonly check: ProofCheck;
+/** `code` is the check that failed. */
+export class ProofCheckError extends CodedError<ProofCheck> {
   constructor(check: ProofCheck, message: string) {
-    super(`${check}: ${message}`);
-    this.name = "ProofCheckError";
-    this.check = check;
+    super(check, `${check}: ${message}`);
   }
 }
 
@@ -96,7 +95,7 @@ export function verifyProofFile(bytes: Uint8Array, ctx: ProofVerifierContext): P
   try {
     return verifySteps(bytes, ctx);
   } catch (error) {
-    if (error instanceof ProofCheckError) return { ok: false, check: error.check, message: error.message };
+    if (error instanceof ProofCheckError) return { ok: false, check: error.code, message: error.message };
     throw error;
   }
 }

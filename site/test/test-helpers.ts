@@ -239,3 +239,26 @@ export async function stopPortal(child: ChildProcess | undefined): Promise<void>
   child.kill("SIGTERM");
   await exited;
 }
+
+/** The manual's source folder: every docs/*.md is a page at /manual/<name>/ (index.md at /manual/). */
+export const DOCS_DIR = join(REPO_ROOT, "docs");
+
+/** The manual's pages by file name without `.md`, sorted. */
+export function docsPages(): string[] {
+  return readdirSync(DOCS_DIR)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => f.slice(0, -3))
+    .sort();
+}
+
+/**
+ * The link targets of a Markdown text, in order: `[text](target)` outside fenced code blocks and
+ * code spans (a command's `[--flag](…)` in code is not a link).
+ */
+export function markdownLinks(markdown: string): string[] {
+  const prose = markdown
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "")
+    .replace(/^ {4}.*$/gm, "")
+    .replace(/`[^`\n]*`/g, "");
+  return [...prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
+}

@@ -130,7 +130,7 @@ export function verifyArea(dataDir: string, area: AreaSlug, options: VerifyOptio
   for (const resource of manifest.resources) {
     const file = resolve(dir, resource.path);
     if (!file.startsWith(dir + sep)) fail(manifestPath, `resource ${resource.name}: path ${resource.path} leaves the area folder`);
-    // Keyed files live in the keyed data folder, not the public one (README "Keyed data"): the
+    // Keyed files live in the keyed data folder, not the public one (docs/trust.md): the
     // site never publishes them, so one that is absent here is skipped; one that is here is checked.
     if (!isPublic(resource) && !existsSync(file)) continue;
     if (!existsSync(file)) fail(file, `listed in ${MANIFEST_FILE} (resource ${resource.name}) but missing`);

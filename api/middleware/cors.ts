@@ -6,8 +6,8 @@
  * AppOptions.trustedOrigins, by default `ALLOWED_ORIGINS`.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { setEarlyHeader } from "./early-header.ts";
-import { echo, problem } from "./problem.ts";
+import { setEarlyHeader } from "../early-header.ts";
+import { echo, problem } from "../problem.ts";
 
 export const EXPOSED_HEADERS = [
   "ETag",

@@ -3,11 +3,11 @@
  * IETF RateLimit header fields and refused with 429 `rate-limited` and `Retry-After` once spent. A
  * client is its valid key or else its address (an IPv6 one by its /64); counts live in this
  * process, exactly for MAX_CLIENTS anonymous clients a day and beyond them in a count-min sketch that
- * never under-counts. The decisions are in the README ("Data areas over HTTP").
+ * never under-counts. The decisions are in docs/decisions.md ("Data areas over HTTP").
  */
 import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
-import type { Area, KeyTier } from "../core/datapackage/contract.ts";
+import type { Area, KeyTier } from "../../core/datapackage/contract.ts";
 
 export type Tier = "anonymous" | KeyTier;
 /** Requests per UTC day; null: unlimited. */
@@ -74,7 +74,7 @@ export function quotaOf(area: string, tier: Tier): { bucket: string; quota: Quot
   return { bucket, quota: quota === undefined ? quotas.anonymous! : quota };
 }
 
-export type Decision =
+export type QuotaDecision =
   | { limited: false }
   | { limited: true; allowed: boolean; quota: number; remaining: number; resetSeconds: number; reason?: string };
 
@@ -130,7 +130,7 @@ export class DailyQuotas {
   }
 
   /** Counts one request of `client` (a key id, or an IP address: see clientOfAddress) at `tier` for `area`. */
-  take(area: string, tier: Tier, client: string): Decision {
+  take(area: string, tier: Tier, client: string): QuotaDecision {
     const { bucket, quota } = quotaOf(area, tier);
     return this.#take(bucket, quota, tier === "anonymous", client);
   }
@@ -140,7 +140,7 @@ export class DailyQuotas {
    * are free and allowed even once the quota is spent. Their RateLimit fields show the remaining
    * quota unchanged.
    */
-  peek(area: string, tier: Tier, client: string): Decision {
+  peek(area: string, tier: Tier, client: string): QuotaDecision {
     const { bucket, quota } = quotaOf(area, tier);
     if (quota === null) return { limited: false };
     const { key, resetSeconds } = this.#position(bucket, tier === "anonymous", client);
@@ -152,7 +152,7 @@ export class DailyQuotas {
    * Counts one request of an anonymous `client` (an IP address) against a daily quota of its own,
    * for an endpoint outside the data areas (POST /avm/verify): `bucket` names the quota.
    */
-  takeOwn(bucket: string, quota: Quota, client: string): Decision {
+  takeOwn(bucket: string, quota: Quota, client: string): QuotaDecision {
     if (Object.hasOwn(BUCKETS, bucket)) throw new Error(`${bucket} is a data-area quota`);
     return this.#take(bucket, quota, true, client);
   }
@@ -173,7 +173,7 @@ export class DailyQuotas {
     return { key, resetSeconds };
   }
 
-  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): Decision {
+  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): QuotaDecision {
     if (quota === null) return { limited: false };
     const { key, resetSeconds } = this.#position(bucket, anonymous, client);
     const used = this.#counts.get(key);
@@ -190,7 +190,7 @@ export class DailyQuotas {
 }
 
 /** The RateLimit-Policy and RateLimit fields of a decision (none when unlimited). */
-export function rateLimitHeaders(decision: Decision): Record<string, string> {
+export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
   if (!decision.limited) return {};
   return {
     "RateLimit-Policy": `"daily";q=${decision.quota};w=${DAY_SECONDS}`,

@@ -1,6 +1,6 @@
 /**
  * The balance lookup: what the balance routes and the live supply answer, in one place, so the
- * routes only parse, call and map a failure to its problem (api/routes/balance.ts). It reads the
+ * routes only parse, call and answer (a failure's problem: api/error-problems.ts). It reads the
  * ledger (`AppOptions.ledger`) and the published migration tree (`<dataDir>/migration`, opened only
  * when its checkpoint verifies under `<dataDir>/keys/datasets.vkey`: store/published-snapshot.ts),
  * at the instant of the server's clock. The phase at that instant decides (core/migration/phases.ts):
@@ -62,6 +62,12 @@ export type BalanceAnswer =
   | BalanceFailure;
 
 export type ProofAnswer = { ok: true; proof: LeafProof } | BalanceFailure;
+
+/** Where the retired v1 balance of `address` stays readable. */
+export const historicalPath = (address: string) => `/migration/proof/${address}`;
+/** v1's successor: the v2 balance of `address`, and its RFC 8288 link. */
+export const successorPath = (address: string) => `/v2/balance/${address}`;
+export const successorLink = (address: string) => `<${successorPath(address)}>; rel="successor-version"`;
 
 /** The folder the migration tree is published in, under the data folder. */
 export const MIGRATION_DIR = "migration";

@@ -8,6 +8,7 @@
  *   1. request id + request log — `X-Request-Id` on every response (the client's own when it is
  *      1–128 of `[A-Za-z0-9_=-]`, otherwise a fresh UUID) and one JSON line per request
  *      (middleware/request-log.ts);
+ *   1b. on POST /avm/verify only: its quota and the log of its refusals (middleware/verify-attempts.ts);
  *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
  *      every method (middleware/body-limit.ts);
  *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (middleware/cors.ts).
@@ -25,6 +26,7 @@ import { getPath } from "hono/utils/url";
 import { ApiKeyStore } from "./api-keys.ts";
 import { cors, originsFromEnv } from "./middleware/cors.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
+import { VERIFY_DAILY_QUOTA, VERIFY_PATH, verifyAttempts } from "./middleware/verify-attempts.ts";
 import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
 import { unmatchedRequest } from "./not-found.ts";
 import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
@@ -125,6 +127,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const observe = responseObserver(() => openApiDocument(app));
   if (observe) app.use(observe);
   app.use(requestLog({ sink: log, now }));
+  const quotas = options.quotas ?? new DailyQuotas({ now });
+  // Ahead of the body limit and the origin check: every refusal of a verify is a logged attempt.
+  app.use(VERIFY_PATH, verifyAttempts(platform, quotas, options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota));
   app.use(bodyLimitProblem(options.bodyLimitBytes));
   app.use(cors(trustedOrigins));
 
@@ -132,7 +137,6 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger));
   app.route("/", pulseRoutes(history));
   app.route("/", consensusRoutes(platform));
-  const quotas = options.quotas ?? new DailyQuotas({ now });
   const keys = options.keys ?? new ApiKeyStore(":memory:");
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
   app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, trustedOrigins, log, now }));
@@ -142,7 +146,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", balanceRoutes(balances));
   app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() })));
   // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
-  app.route("/", avmRoutes({ platform, quotas, ...(options.verifyQuota !== undefined ? { verifyQuota: options.verifyQuota } : {}), ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
+  app.route("/", avmRoutes({ platform, ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
   app.route("/", ledgerRoutes(options.ledger));
   app.route("/", openApiRoutes(() => openApiDocument(app)));
 

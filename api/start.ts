@@ -5,6 +5,7 @@
  * process until SIGINT / SIGTERM. The pulse, seed and pipeline run as child processes, as the API
  * never imports the pipeline. Steps, flags and environment: README "Two commands".
  */
+import { portOf, publicSiteUrl } from "./site-url.ts";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -112,16 +113,13 @@ function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | 
     say("site: no site/astro.config.*; the site is not built, serving the API only");
     return undefined;
   }
-  npmRun("site:build", env);
+  const siteUrl = publicSiteUrl(env);
+  say(`site: canonical origin ${siteUrl}${env.SITE_URL ? " (SITE_URL)" : " (the served origin; set SITE_URL for the public one)"}`);
+  npmRun("site:build", { ...env, SITE_URL: siteUrl });
   if (!existsSync(join(SITE_DIST, "index.html"))) throw new Error("npm run site:build finished but site/dist/index.html is missing");
   return SITE_DIST;
 }
 
-function portOf(env: NodeJS.ProcessEnv): number {
-  const text = env.PORT ?? "4321";
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
-  return Number(text);
-}
 
 /** Step 4: one server for the site and the API, with the ledger (durable writes) and the token key. */
 async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {

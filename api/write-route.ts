@@ -16,7 +16,7 @@
  * money event in the migration freeze window 409.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { avmRegistry, type AvmRegistry } from "../core/avm/registry.ts";
+import { avmRegistry, tokenChainStanding, type AvmRegistry } from "../core/avm/registry.ts";
 import type { TokenClaims } from "../core/avm/token.ts";
 import type { Decision } from "../core/decision.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
@@ -48,8 +48,8 @@ export interface WriteRouteGroup<F extends object> {
 
 /** The token is still authority at the tail: recorded, not revoked since the first check, not expired by now. */
 export function tokenHolds(registry: AvmRegistry, claims: TokenClaims, nowMs: number): boolean {
-  const token = registry.tokens.get(claims.jti);
-  return token !== undefined && !token.revoked && nowMs < claims.exp * 1000;
+  // Recorded, and no token of its chain (its issuer, theirs, …) revoked: a revocation may have landed since the check.
+  return tokenChainStanding(registry, claims.jti) === "held" && nowMs < claims.exp * 1000;
 }
 
 /** Marks a decision refused because the token no longer held at the tail. */

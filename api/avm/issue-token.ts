@@ -33,7 +33,8 @@ export async function issueTokenOverHttp(
   if (beyond.length > 0) return problem(c, "forbidden", `your token does not hold ${beyond.join(", ")}: a token can only issue permissions it holds`);
   if (claims.exp > caller.exp) return problem(c, "forbidden", `the new token would outlive yours (${new Date(caller.exp * 1000).toISOString()}); ask for a shorter ttl_seconds`);
   const token = await signToken(claims, secretKeyHex);
-  const out = await write.commit((tail) => ops.issueToken(tail.state(avmRegistry), request, nowMs));
+  // The new token records its issuer: it holds only while no token of its chain is revoked.
+  const out = await write.commit((tail) => ops.issueToken(tail.state(avmRegistry), request, nowMs, caller.jti));
   if (!out.ok) return out.response;
   const body = { token, jti: claims.jti, subject: claims.sub, permissions: claims.permissions, expires_at: new Date(claims.exp * 1000).toISOString() };
   return c.json(body, 200, { "Cache-Control": "no-store" });

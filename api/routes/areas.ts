@@ -143,18 +143,24 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
 
     /** Records the access when it must be audited, then answers; a failed record refuses. */
     const answer = (outcome: AccessOutcome, response: Response): Response => {
-      if (!match && !isKeyed(file)) return response;
+      if (!match) {
+        // No known key: a refusal of a keyed file is counted, not written one by one (api-keys.ts countRefusal).
+        if (isKeyed(file)) keys.countRefusal({ credential: c.req.header("Authorization") ? "unknown" : "none", area, file: name, outcome, status: response.status }, now());
+        return response;
+      }
       try {
         keys.record({
-          key_id: match?.key.id ?? null,
-          key_status: match?.status ?? null,
-          tier: match?.key.tier ?? "anonymous",
+          key_id: match.key.id,
+          key_status: match.status,
+          tier, // the tier applied: a key that opens nothing (revoked, expired) counts as anonymous
           area,
           file: name,
           outcome,
           status: response.status,
-        });
+        }, now());
       } catch {
+        // A body streamed from an open descriptor is never read now: cancelling it closes the descriptor.
+        void response.body?.cancel().catch(() => {});
         return problem(c, "audit-unavailable", "This access could not be recorded in the audit log, so it is not answered. Try again later.");
       }
       return response;

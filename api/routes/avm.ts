@@ -12,8 +12,9 @@
  * Every write answers `Ledger-Seq`, the sequence number of the entry that records its outcome.
  * This file declares the routes; what they run is elsewhere: the token-checked writes
  * (api/write-route.ts), the operator commands (api/avm/operator-dispatch.ts), token issuance
- * (api/avm/issue-token.ts), and POST /avm/verify's quota and malformed-attempt log
- * (api/middleware/verify-gate.ts).
+ * (api/avm/issue-token.ts). POST /avm/verify logs every attempt: a decided one in its decision's
+ * write, a refused one (400, 403, 413, 415) by the app's gate api/middleware/verify-attempts.ts,
+ * which also holds the per-client daily quota that keeps the log from being a way to flood the ledger.
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -29,11 +30,9 @@ import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
 import { IssueTokenRequest, issueTokenOverHttp } from "../avm/issue-token.ts";
 import { operate, OPERATOR_COMMANDS, type OperatorCommand } from "../avm/operator-dispatch.ts";
 import { operationRefused } from "../error-problems.ts";
-import { VERIFY_DAILY_QUOTA, verifyGate } from "../middleware/verify-gate.ts";
 import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
 import type { Platform } from "../platform.ts";
 import { problem, type ProblemSlug } from "../problem.ts";
-import type { DailyQuotas, Quota } from "../middleware/rate-limit.ts";
 import { component, headers, json, published } from "../responses.ts";
 import { SignaturePool } from "../signature-pool.ts";
 import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";
@@ -43,9 +42,6 @@ import { storeUnavailable } from "./store-failure.ts";
 export interface AvmRouteOptions {
   /** The ledger, token key and clock; undefined: the routes fail closed (503 / 401). */
   platform: Platform | undefined;
-  quotas: DailyQuotas;
-  /** Verify requests per client per UTC day; null: unlimited (a benchmark). Default VERIFY_DAILY_QUOTA. */
-  verifyQuota?: Quota;
   /** The token key's secret half (hex Ed25519 seed): without it POST /avm/operator/issue-token answers 503. */
   tokenSecretKeyHex?: string;
   /** Where verify requests' signatures are checked ahead of the decision; default the process's shared pool. */
@@ -177,19 +173,17 @@ function operatorRoute<N extends OperatorCommand>(name: N) {
 // Handlers
 
 export function avmRoutes(options: AvmRouteOptions): RouteGroup {
-  const { platform, quotas } = options;
+  const { platform } = options;
   const signaturePool = options.signaturePool ?? SignaturePool.shared();
-  const verifyQuota = options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota;
   const routes = routeGroup();
   const writes = writeRoutes(routes, platform, operationRefused);
   const unavailable = (c: Context) => problem(c, "ledger-unavailable", "This server has no ledger: authority cannot be decided, so nothing is granted (fail closed).");
 
-  // --- POST /avm/verify: the quota and the malformed-attempt log around the declared route.
-  routes.use(verifyRoute.path, verifyGate(platform, quotas, verifyQuota));
+  // POST /avm/verify: its quota and the log of its refusals are the app's gate ahead of the body
+  // limit and the origin check (api/middleware/verify-attempts.ts).
   addRoute(routes, verifyRoute, async (c) => {
     if (!platform) return unavailable(c);
     const request = c.req.valid("json") as AvmVerifyRequest;
-    const nowMs = platform.now().getTime();
     let written;
     try {
       // The signatures are verified on the signature pool, outside the write lock; the decision at
@@ -198,7 +192,8 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
       const questions = signatureQuestions(request, forms, platform.ledger.stateSeen(avmRegistry));
       const signatures = new SignatureVerdicts(questions, await signaturePool.verify(questions));
       written = await platform.ledger.write((tail) => {
-        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), nowMs, { forms, signatures });
+        // The time of the decision is read at the tail, after the wait on the pool and the lock.
+        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), platform.now().getTime(), { forms, signatures });
         return { events: outcome.events, result: outcome };
       });
     } catch (error) {

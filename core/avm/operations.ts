@@ -155,13 +155,14 @@ export function revokeAuthority(registry: AvmRegistry, input: In<typeof AvmRevok
   return { ok: true, events: [{ type: "avm.revoke", payload }], result: { revoked, revoked_at } };
 }
 
-export function issueToken(registry: AvmRegistry, input: In<typeof IssueTokenInput>, nowMs: number): Operation<{ claims: TokenClaims }> {
+/** `issuedBy`: the jti of the token whose holder asks (over HTTP); the new token falls with it. */
+export function issueToken(registry: AvmRegistry, input: In<typeof IssueTokenInput>, nowMs: number, issuedBy?: string): Operation<{ claims: TokenClaims }> {
   const parsed = parse(IssueTokenInput, input);
   if (!parsed.ok) return parsed;
   const p = parsed.value;
   if (registry.tokens.has(p.jti)) return refuse("conflict", `token ${p.jti} was already issued`);
   const claims = tokenClaims({ jti: p.jti, subject: p.subject, permissions: p.permissions, ttlSeconds: p.ttl_seconds }, nowMs);
-  return { ok: true, events: [tokenIssuedEvent(claims)], result: { claims } };
+  return { ok: true, events: [tokenIssuedEvent(claims, issuedBy)], result: { claims } };
 }
 
 export function revokeToken(registry: AvmRegistry, input: In<typeof RevokeTokenInput>): Operation<{ jti: string }> {

@@ -1,5 +1,5 @@
 /**
- * verifyGate in front of a declared JSON route, over real HTTP on loopback with a real ledger:
+ * verifyAttempts in front of a declared JSON route, over real HTTP on loopback with a real ledger:
  * the daily quota per client (429 with Retry-After and RateLimit fields once spent), the
  * malformed-attempt log (a body refused by validation is recorded; an accepted one is not), and
  * the answer 503 when the attempt cannot be recorded.
@@ -15,7 +15,7 @@ import { json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup } from "../route.ts";
 import { manualClock } from "../test-helpers.ts";
 import { DailyQuotas } from "./rate-limit.ts";
-import { verifyGate } from "./verify-gate.ts";
+import { verifyAttempts } from "./verify-attempts.ts";
 
 const gated = defineRoute({
   method: "post",
@@ -39,7 +39,7 @@ async function gate(quota: number): Promise<{ ledger: SqliteLedger; post: (body:
   const ledger = new SqliteLedger(":memory:", { origin: "test", now: clock.now });
   ledgers.push(ledger);
   const routes = routeGroup();
-  routes.use(gated.path, verifyGate({ ledger, tokenPublicKeyHex: "00".repeat(32), now: clock.now }, new DailyQuotas({ now: clock.now }), quota));
+  routes.use(gated.path, verifyAttempts({ ledger, tokenPublicKeyHex: "00".repeat(32), now: clock.now }, new DailyQuotas({ now: clock.now }), quota));
   addRoute(routes, gated, (c) => c.json({ ok: true as const }, 200));
   const server = serve({ fetch: routes.fetch, hostname: "127.0.0.1", port: 0 }) as Server;
   servers.push(server);
@@ -48,7 +48,7 @@ async function gate(quota: number): Promise<{ ledger: SqliteLedger; post: (body:
   return { ledger, post: (body, type = "application/json") => fetch(url, { method: "POST", headers: { "Content-Type": type }, body }) };
 }
 
-describe("verifyGate", () => {
+describe("verifyAttempts", () => {
   it("logs a body the route refused as a malformed attempt, never an accepted one, and counts both against the quota", async () => {
     const { ledger, post } = await gate(3);
     const accepted = await post(JSON.stringify({ name: "a" }));

@@ -7,6 +7,8 @@
  *    /_astro/* and content-addressed copies, short-lived with revalidation on manifests, signatures
  *    and checkpoints, text types for .sig/.vkey, and the types of .bib/.csv/.jsonl/.json);
  *  - the /migration lookup verifies a proof in the browser from the static files alone;
+ *  - the sealed deliberation proofs the /consensus page links are served at the API's path, the
+ *    pipeline's copies byte for byte, as immutable JSON;
  *  - the `datapackage` reader (npm, Table Schema v1) loads every public area over HTTP, reads every
  *    resource and casts every row of every table, and every schema reference resolves.
  * Ledger tiles (written by the tile publication) are stood in for by files of the same names, so
@@ -14,7 +16,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -23,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: the datapackage reader ships no types
 import { Package } from "datapackage";
 import { AREAS } from "../core/datapackage/contract.ts";
+import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { listedResources } from "../core/datapackage/references.ts";
 import { CACHE_DEFAULT, CACHE_IMMUTABLE, CACHE_SHORT, effectiveHeaders, headerRules, renderHeadersFile, renderNginxConf, servedPaths } from "../site/src/lib/cdn-headers.ts";
 import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
@@ -160,7 +163,22 @@ describe("the static build served by nginx from its own header rules", () => {
     expect([...responses.keys()]).toContain("/asyncapi.json");
     expect(pages.length).toBeGreaterThanOrEqual(10);
     expect(responses.size).toBeGreaterThan(100);
-    expect([...responses.keys()].some((p) => p.startsWith("/v1/consensus/proofs/"))).toBe(false);
+  });
+
+  it("serves the sealed proofs the /consensus page links: the pipeline's copies at the API's path, immutable JSON", async () => {
+    const registry = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-registry.json"), "utf8")) as ConsensusRegistry;
+    const linked = [...responses.keys()].filter((p) => p.startsWith("/v1/consensus/proofs/")).sort();
+    expect(registry.recent_proofs.length).toBeGreaterThan(0);
+    expect(linked).toEqual(registry.recent_proofs.map((p) => `/v1/consensus/proofs/${p.delib_id}`).sort());
+    for (const path of linked) {
+      expect(responses.get(path)!.headers["cache-control"], path).toBe(CACHE_IMMUTABLE);
+      expect(responses.get(path)!.headers["content-type"], path).toBe("application/json");
+      const served = Buffer.from(await (await fetch(base + path)).arrayBuffer());
+      expect(served.equals(readFileSync(join(REPO_DATA_DIR, "consensus", "proofs", `${path.split("/").at(-1)}.json`))), path).toBe(true);
+    }
+    // Every copy is published, not only those the page links.
+    const copies = readdirSync(join(REPO_DATA_DIR, "consensus", "proofs"));
+    expect(builtFiles.filter((f) => f.startsWith("v1/consensus/proofs/")).length).toBe(copies.length);
   });
 
   it("sends every response the headers its rules declare", () => {

@@ -7,10 +7,10 @@ import { consensusProjection } from "../core/consensus/state.ts";
 import { testOffice } from "../test/support/core/consensus/helpers.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
-import { catchUp } from "../store/consensus-registry.ts";
 import { main } from "./consensus-cli.ts";
 import { exportLedger } from "../store/ledger-jsonl.ts";
 import { openLedger } from "../store/open-ledger.ts";
+import { ProjectionFollower } from "../store/projection-follower.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
 
 const CLI = join(import.meta.dirname, "consensus-cli.ts");
@@ -40,7 +40,7 @@ beforeAll(() => {
     }
     ledger.append(batch);
     ledger.checkpoint();
-    sealed = [...catchUp(ledger).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id);
+    sealed = [...ledger.state(consensusProjection).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id);
   } finally {
     ledger.close();
   }
@@ -60,7 +60,7 @@ describe("npm run consensus -- register-office", () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ registered: "ORACLE", priority: "critical", cathedral: "DIPLOMACY", public_key: iris.public_key });
     const { ledger } = openLedger({ env });
     try {
-      expect(catchUp(ledger).offices.get("ORACLE")).toMatchObject({ priority: "critical", public_key: iris.public_key });
+      expect(ledger.state(consensusProjection).offices.get("ORACLE")).toMatchObject({ priority: "critical", public_key: iris.public_key });
     } finally {
       ledger.close();
     }
@@ -158,12 +158,12 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
   it("the registry caught up entry by entry equals the one folded from the whole ledger", () => {
     const { ledger } = openLedger({ env });
     try {
-      const live = consensusProjection.initial();
+      const follower = new ProjectionFollower(ledger);
       for (let n = 0; n < ledger.size(); n += 97) {
         // Catch up to a prefix as a server would between requests…
-        for (const e of ledger.entries(live.size, n)) consensusProjection.apply(live, e);
+        follower.at(consensusProjection, n);
       }
-      catchUp(ledger, live);
+      const live = follower.at(consensusProjection, ledger.size());
       // …and fold the whole ledger from nothing: the same state.
       expect(live).toEqual(fold(consensusProjection, ledger.entries()));
       expect(live.ignored).toEqual([]);

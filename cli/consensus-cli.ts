@@ -23,9 +23,10 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
 import { decideRegisterOffice } from "../core/consensus/decide.ts";
+import { consensusProjection } from "../core/consensus/state.ts";
 import { verifyProofFile } from "../core/consensus/verify-proof.ts";
 import { OfficeRegistration } from "../core/schemas/consensus.ts";
-import { catchUp, foldExport, sealedProofFile } from "../store/consensus-registry.ts";
+import { foldExport, sealedProofFile } from "../store/consensus-registry.ts";
 import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "../store/known-keys.ts";
 import { coverTail } from "../store/entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
@@ -70,7 +71,7 @@ function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line: stri
     // Folded from the ledger and decided against its tail. (The API runs the same decision inside
     // one store transaction; the registry also ignores a second office claiming a key, so even two
     // racing registrations cannot make one key count twice.)
-    const decision = decideRegisterOffice(catchUp(ledger), parsed.data);
+    const decision = decideRegisterOffice(ledger.state(consensusProjection), parsed.data);
     if (!decision.ok) {
       err(`consensus: register-office refused (${decision.refusal.code}): ${decision.refusal.message}`);
       return 1;
@@ -89,7 +90,7 @@ function exportProof(values: Values, delibId: string | undefined, env: NodeJS.Pr
   if (!existsSync(path)) throw new UsageError(`no ledger at ${path}`);
   const { ledger } = openLedger({ path, env, log: err });
   try {
-    const state = catchUp(ledger);
+    const state = ledger.state(consensusProjection);
     coverTail(ledger); // an operator command may sign: every seal read below is then covered
     if (values.all !== undefined) {
       mkdirSync(values.all, { recursive: true });
@@ -163,7 +164,7 @@ async function verifyProof(values: Values, file: string | undefined, env: NodeJS
     if (!existsSync(path)) throw new UsageError(`no ledger at ${path} (pass --ledger-export DIR to check against an export)`);
     const ledger = new SqliteLedger(path, { origin: LEDGER_ORIGIN });
     try {
-      state = catchUp(ledger);
+      state = ledger.state(consensusProjection);
     } finally {
       ledger.close();
     }

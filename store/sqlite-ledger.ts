@@ -40,7 +40,7 @@ import { ChainVerifier } from "../core/ledger/verify.ts";
 import { canonicalize } from "../core/canonical.ts";
 import { BulkSealer } from "./bulk-seal.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { LiveProjections } from "./live-projections.ts";
+import { ProjectionFollower } from "./projection-follower.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, rootHash, type RangeHasher } from "../core/merkle.ts";
 
@@ -179,7 +179,7 @@ export class SqliteLedger implements LedgerStore {
   #writtenNow = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writtenBefore = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writeHealth: WriteHealth = { ok: true };
-  readonly #projections = new LiveProjections((start, end) => this.#foldRows(start, end));
+  readonly #projections = new ProjectionFollower({ entries: (start, end) => this.#foldRows(start, end) });
 
   constructor(path: string, options: SqliteLedgerOptions) {
     this.path = path;

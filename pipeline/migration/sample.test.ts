@@ -102,12 +102,12 @@ describe("the live supply", () => {
   it("grows incrementally with the ledger and equals the pipeline's figures at every size", () => {
     const growing = new SqliteLedger(":memory:", { origin: "sample-test-live" });
     try {
-      const follower = new ProjectionFollower(growing, supplyProjection);
+      const follower = new ProjectionFollower(growing);
       for (const size of [1, 100, 2_500, 5_000, entries.length]) {
         const from = growing.size();
         growing.append(entries.slice(from, size).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })));
-        expect(supplyFigures(follower.catchUp()), `at ${size}`).toEqual(supplyFigures(factsOf(entries.slice(0, size)).supply));
-        expect(follower.position).toBe(size);
+        expect(supplyFigures(follower.at(supplyProjection, growing.size())), `at ${size}`).toEqual(supplyFigures(factsOf(entries.slice(0, size)).supply));
+        expect(follower.watermark(supplyProjection)).toBe(size);
       }
     } finally {
       growing.close();

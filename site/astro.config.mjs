@@ -14,6 +14,7 @@ import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
 import { publishLedger } from "./src/lib/ledger.ts";
+import { publishProofCopies } from "./src/lib/consensus-proofs.ts";
 import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
 import { satteri } from "@astrojs/markdown-satteri";
 import { manualHastPlugin } from "./src/lib/manual.ts";
@@ -120,6 +121,23 @@ function publishLedgerTiles() {
 }
 
 /**
+ * The static copies of the sealed deliberation proofs (data/consensus/proofs/, pipeline/proof-copies.ts),
+ * each checked against data/keys/ledger.vkey (src/lib/consensus-proofs.ts) and written to the API's
+ * path /v1/consensus/proofs/<id> once the pages are written: the /consensus page links them.
+ */
+function publishConsensusProofs() {
+  return {
+    name: "integrity:consensus-proofs",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const n = await publishProofCopies(dataDir, fileURLToPath(dir));
+        logger.info(n === 0 ? "no proof copies under data/consensus/proofs: nothing to publish" : `published ${n} sealed proof(s) to /v1/consensus/proofs/`);
+      },
+    },
+  };
+}
+
+/**
  * `_headers` (Cloudflare Pages, Netlify): the cache policy and media types of every built file, from
  * the rules of src/lib/cdn-headers.ts (docs/cdn.md). It must stay the LAST integration: it reads the
  * files the others wrote (a partial ledger tile gets a rule of its own).
@@ -170,6 +188,6 @@ export default defineConfig({
   // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
   markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
+  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

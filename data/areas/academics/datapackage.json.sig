@@ -1,4 +1,4 @@
 academics datapackage
-sha256:7231826e9f3b9a0a26e0e601d1b40d97486bf63d2746a37e4bd67256994f78cf
+sha256:47d2b29aa5077b228a3fdaefe5c2092956f758239c8dbcafaf0392b60df8100f
 
-— integrity-platform.example/datasets eDLWuEhAxNN2lJ/UTRBbdO511dzNEP//yvP0RD94CMwBflbQP//P9KHDoJvxTc9WZr8pSh+MRjt9/G6bCpLZQINmTwo=
+— integrity-platform.example/datasets eDLWuGuGa7Mc+aYKey6d+ofg9B0ojAUkLDsMEIO1+hqFYPyw8LThisCqh7MA63Sv/xrVHhpA34AmK70Jau9ut5cKegc=

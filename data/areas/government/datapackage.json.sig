@@ -1,4 +1,4 @@
 government datapackage
-sha256:9eb9dc20ae6363a78c63a7545d3c3883cfe57c4902803e4a220770795fe041c0
+sha256:83487e92e25f1b1a89171f4ab071ef943d3e6e24e3c2ff89ac19d4e3a1fe01de
 
-— integrity-platform.example/datasets eDLWuJ3oKalaGk97lvohsAK/nZrIg5TLqVo0EfwDeQfdjtQz01JG9GR+URsdK/awELZcqt/BuGvmNInV8hxkFeQ6gAE=
+— integrity-platform.example/datasets eDLWuMGB58jHx9ELvBOQVNkCTzKzzTSJEWBwyTzGTEyO924IN21odr9ZMg7fKXSEkdrQhaFzP6FAI+WdoBDgnAru3wY=

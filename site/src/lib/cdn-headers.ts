@@ -12,11 +12,12 @@
  * list where two rules set the same header for a path (unless the later one detaches it first),
  * and the build fails on it rather than sending "max-age=0, immutable" to a CDN.
  *
- * Cache policy (docs/cdn.md): content-hashed and content-addressed paths and full ledger tiles
- * never change, so they are immutable for a year; manifests, signatures and checkpoints say what is
- * current, so they are short-lived and revalidated; every other file and page gets the host default
- * (max-age=0, must-revalidate: revalidated with its ETag on every use), which Cloudflare Pages and
- * Netlify send on their own and the nginx configuration sends explicitly.
+ * Cache policy (docs/cdn.md): content-hashed and content-addressed paths, full ledger tiles and
+ * the copies of sealed proofs never change, so they are immutable for a year; manifests,
+ * signatures and checkpoints say what is current, so they are short-lived and revalidated; every
+ * other file and page gets the host default (max-age=0, must-revalidate: revalidated with its ETag
+ * on every use), which Cloudflare Pages and Netlify send on their own and the nginx configuration
+ * sends explicitly.
  *
  * No Astro or Vite import: astro.config.mjs renders `_headers` with it, the tests render nginx.
  */
@@ -60,6 +61,7 @@ export function headerRules(files: readonly string[] = []): HeaderRule[] {
     { path: "/migration/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the migration tree's newest signed checkpoint" },
     { path: "/migration/checkpoints/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT }, why: "earlier checkpoints, by tree size: never rewritten" },
     { path: "/migration/proof/*", headers: { "Content-Type": "application/json" }, why: "static copies of GET /migration/proof/{address}" },
+    { path: "/v1/consensus/proofs/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/json" }, why: "static copies of GET /v1/consensus/proofs/{delib_id}: a sealed proof's copy is never rewritten" },
     { path: "/ledger/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the ledger's signed checkpoint (C2SP tlog-tiles)" },
     { path: "/ledger/tile/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS }, why: "full ledger tiles (C2SP tlog-tiles) and entry bundles never change" },
   ];

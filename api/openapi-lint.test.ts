@@ -11,7 +11,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import { createApp } from "./app.ts";
 import { openApiDocument } from "./openapi.ts";
 import { operationIdOf } from "./route.ts";
-import { tempDir } from "./test-helpers.ts";
+import { tempDir } from "../test/support/api/helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const document = openApiDocument(createApp({ dataDir: join(ROOT, "data"), log: () => {} }));

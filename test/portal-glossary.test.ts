@@ -12,7 +12,7 @@ import { AxeBuilder } from "@axe-core/playwright";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GLOSSARY } from "../core/glossary.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-glossary-"));

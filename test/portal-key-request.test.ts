@@ -15,7 +15,7 @@ import { AxeBuilder } from "@axe-core/playwright";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEY_REQUEST_CONTACT } from "../core/access/key-requests.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, startPortal, stopPortal } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, startPortal, stopPortal } from "./support/site/helpers.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-key-request-"));

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { KEY_REQUEST_DAILY_QUOTA } from "../../core/access/key-requests.ts";
 import { ApiKeyStore } from "../api-keys.ts";
 import { PROBLEM_BASE } from "../problem.ts";
-import { sampleHistory, testServer, tempDir, type TestServer } from "../test-helpers.ts";
+import { sampleHistory, testServer, tempDir, type TestServer } from "../../test/support/api/helpers.ts";
 import { KEY_REQUEST_EXAMPLE } from "./key-requests.ts";
 
 const ROOT = join(import.meta.dirname, "../..");

@@ -24,8 +24,9 @@
  *               and a power of ten, and compared. A balance that differs throws; nothing is
  *               returned.
  *   5. tree     the root is streamed over the leaf inputs exactly as the benchmark's floor does it
- *               (core/merkle-stream.ts: each leaf hashed once, each inner node once); then the
- *               0x00 separators become the newlines of snapshot.jsonl in place.
+ *               (core/merkle-stream.ts: each leaf hashed once, each inner node once), or by the
+ *               caller's LeafRooter (the store hashes the tree's right subtree on a second
+ *               thread); then the 0x00 separators become the newlines of snapshot.jsonl in place.
  * No intermediate copy of the leaves is kept: the output buffer is the only one.
  */
 import { addressOrderOfBytes, isAddress } from "../balance/address.ts";
@@ -198,8 +199,29 @@ export class ExportCheckError extends Error {
 /** The largest export taken: leaf offsets are 32-bit (a gibibyte holds some 16 million addresses). */
 export const MAX_EXPORT_BYTES = 2 ** 30;
 
+/**
+ * How the snapshot's root is computed from its leaf inputs, and where they are written. The default
+ * is one StreamingRoot on this thread (the benchmark's floor); a store may hash parts of the tree
+ * elsewhere (store/leaf-root-pool.ts) as long as it gives the same RFC 9162 root.
+ */
+export interface LeafRooter {
+  /** A buffer of `length` bytes for the leaf inputs (memory another thread can read, say). */
+  allocate(length: number): Buffer;
+  /** The root of `count` leaf inputs (0x00 ‖ leaf) back to back; leaf i starts at `offsets[i]`. */
+  root(leafInputs: Buffer, offsets: Uint32Array, count: number): Uint8Array;
+}
+
+export const STREAMING_ROOTER: LeafRooter = {
+  allocate: (length) => Buffer.allocUnsafe(length),
+  root(leafInputs) {
+    const stream = new StreamingRoot();
+    stream.appendLeafInputs(leafInputs);
+    return stream.root();
+  },
+};
+
 /** The snapshot of the export `input` (its bytes, UTF-8): leaves, root, mismatch report, totals. */
-export function snapshotExport(input: Uint8Array): ExportSnapshot {
+export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING_ROOTER): ExportSnapshot {
   if (input.length > MAX_EXPORT_BYTES) throw new ExportCheckError("input-too-large", `exports above ${MAX_EXPORT_BYTES} bytes are not taken (this one has ${input.length})`);
   const source = Buffer.from(input.buffer, input.byteOffset, input.length);
   const entries = new Entries();
@@ -212,6 +234,8 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
   const { order, sameAsPrevious } = addressOrderOfBytes(bytes, entries.addressStart, entries.addressLength, entries.count);
   let size = 0;
   let jsonlLength = 0;
+  // Where each leaf input starts, in address order (for a rooter that splits the tree).
+  const offsets = new Uint32Array(entries.count);
   const report = (i: number, reason: MismatchReason) => {
     const lineEnd = source.indexOf(NL, entries.lineStart[i]!);
     mismatches.push({
@@ -233,7 +257,7 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
       const i = order[k]!;
       const verdict = entries.verdict[i]!;
       if (verdict === OK) {
-        size++;
+        offsets[size++] = jsonlLength;
         // Its leaf input goes next in the output (dest is one past its start: 0 means none).
         entries.dest[i] = jsonlLength + 1;
         jsonlLength += 1 + leafLength(entries.addressLength[i]!, entries.whole[i]!, entries.fraction[i]!, entries.valueLength[i]!);
@@ -250,9 +274,8 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
   // address order, the lines taken in line order (reads in memory order; the writes scatter), each
   // leaf checked as it is written; the root streamed over the leaf inputs; then each 0x00 after the
   // first made the newline that ends the leaf before it, and the last newline added.
-  const rootStream = new StreamingRoot();
-  if (size === 0) return { jsonl: Buffer.alloc(0), size, rootHash: rootStream.root(), mismatches, lines, totalShards: 0n };
-  const out = Buffer.allocUnsafe(jsonlLength + 1);
+  if (size === 0) return { jsonl: Buffer.alloc(0), size, rootHash: new StreamingRoot().root(), mismatches, lines, totalShards: 0n };
+  const out = rooter.allocate(jsonlLength + 1);
   const differing: string[] = [];
   for (let i = 0; i < entries.count; i++) {
     const dest = entries.dest[i]!;
@@ -268,11 +291,11 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
   if (differing.length > 0) {
     throw new ExportCheckError("amount-differs", `${differing.length} converted balance(s) differ from their v1 value: ${differing.slice(0, 5).join(", ")}`);
   }
-  rootStream.appendLeafInputs(out.subarray(0, jsonlLength));
+  const rootHash = rooter.root(out.subarray(0, jsonlLength), offsets, size);
   for (let i = 0; i < entries.count; i++) if (entries.dest[i]! > 1) out[entries.dest[i]! - 1] = NL;
   out[jsonlLength] = NL;
   const totalShards = sumConverted(entries);
-  return { jsonl: out.subarray(1), size, rootHash: rootStream.root(), mismatches, lines, totalShards };
+  return { jsonl: out.subarray(1), size, rootHash, mismatches, lines, totalShards };
 }
 
 /** The exact sum of the converted balances: the lines with a leaf in line order (memory order), less those of repeated addresses. */
@@ -401,16 +424,26 @@ function convertDigits(source: Buffer, intStart: number, intEnd: number, fractio
   entries.fraction[i] = fraction;
 }
 
+/**
+ * Where the ASCII `text` occurs in the line [start, end) of `source`, if it does: the reference's
+ * decoded address or number is usually there verbatim (a negative, a space), and pointing at it
+ * spares copying the whole export to append side bytes.
+ */
+function inLine(source: Buffer, start: number, end: number, text: string): number | undefined {
+  const at = source.subarray(start, end).indexOf(text, 0, "latin1");
+  return at < 0 ? undefined : start + at;
+}
+
 /** Any other line, through the reference scanner and parseMic. */
 function scanOther(source: Buffer, start: number, end: number, lineIndex: number, entries: Entries, side: SideBytes, mismatches: Mismatch[]): void {
   const input = source.toString("utf8", start, end);
   const scanned = scanV1Line(input);
   if (!scanned.ok) return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: scanned.problem });
   if (!isAddress(scanned.address)) return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: "invalid-address" });
-  const addressAt = source.length + side.add(scanned.address);
+  const addressAt = inLine(source, start, end, scanned.address) ?? source.length + side.add(scanned.address);
   // The value's text is kept only when it converts (a JSON number is ASCII).
   const read = scanned.valueIsString ? ({ ok: false, error: "not-a-number" } as const) : parseMic(scanned.value, MAX_BALANCE_SHARDS);
-  const valueAt = read.ok ? source.length + side.add(scanned.value) : 0;
+  const valueAt = read.ok ? (inLine(source, start, end, scanned.value) ?? source.length + side.add(scanned.value)) : 0;
   const i = entries.add(lineIndex, start, addressAt, scanned.address.length, valueAt, read.ok ? scanned.value.length : 0);
   if (!read.ok) return void (entries.verdict[i] = verdictOf(read.error));
   entries.verdict[i] = OK;

@@ -97,6 +97,8 @@ class Entries {
   /** The shards as whole MIC and the six decimals, both exact doubles. */
   whole = new Float64Array(1024);
   fraction = new Uint32Array(1024);
+  /** How many decimal digits the shards take (known when they are read: no division per leaf later). */
+  digits = new Uint8Array(1024);
   /** Where a line's leaf input (0x00 ‖ leaf) starts in the output, plus one; 0: not in the snapshot. */
   dest = new Uint32Array(1024);
 
@@ -128,6 +130,7 @@ class Entries {
     this.verdict = grow(this.verdict);
     this.whole = grow(this.whole);
     this.fraction = grow(this.fraction);
+    this.digits = grow(this.digits);
     this.dest = grow(this.dest);
   }
 }
@@ -146,8 +149,8 @@ class SideBytes {
 }
 
 /** The length of a converted line's leaf. */
-function leafLength(addressLength: number, whole: number, fraction: number, valueLength: number): number {
-  return LEAF_FIXED - 1 + addressLength + shardDigits(whole, fraction) + valueLength;
+function leafLength(addressLength: number, digits: number, valueLength: number): number {
+  return LEAF_FIXED - 1 + addressLength + digits + valueLength;
 }
 
 /**
@@ -155,12 +158,12 @@ function leafLength(addressLength: number, whole: number, fraction: number, valu
  * checks it there: the spec's verification (shards / 10^6 = the v1 value), on the bytes just
  * written. Returns false when the shards are not the v1 value.
  */
-function writeLeaf(out: Buffer, at: number, bytes: Uint8Array, addressStart: number, addressEnd: number, whole: number, fraction: number, valueStart: number, valueEnd: number): boolean {
+function writeLeaf(out: Buffer, at: number, bytes: Uint8Array, addressStart: number, addressEnd: number, whole: number, fraction: number, digits: number, valueStart: number, valueEnd: number): boolean {
   at = copyBytes(out, at, LEAF_OPEN, 0, LEAF_OPEN.length);
   at = copyBytes(out, at, bytes, addressStart, addressEnd);
   at = copyBytes(out, at, LEAF_SHARDS, 0, LEAF_SHARDS.length);
   const digitsStart = at;
-  at = writeShards(out, at, whole, fraction);
+  at = writeShards(out, at, whole, fraction, digits);
   const digitsEnd = at;
   at = copyBytes(out, at, LEAF_V1, 0, LEAF_V1.length);
   const textStart = at;
@@ -260,7 +263,7 @@ export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING
         offsets[size++] = jsonlLength;
         // Its leaf input goes next in the output (dest is one past its start: 0 means none).
         entries.dest[i] = jsonlLength + 1;
-        jsonlLength += 1 + leafLength(entries.addressLength[i]!, entries.whole[i]!, entries.fraction[i]!, entries.valueLength[i]!);
+        jsonlLength += 1 + leafLength(entries.addressLength[i]!, entries.digits[i]!, entries.valueLength[i]!);
       } else report(i, VERDICTS[verdict]!);
     }
     k = end;
@@ -284,7 +287,7 @@ export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING
     const addressStart = entries.addressStart[i]!;
     const addressEnd = addressStart + entries.addressLength[i]!;
     const valueStart = entries.valueStart[i]!;
-    if (!writeLeaf(out, dest, bytes, addressStart, addressEnd, entries.whole[i]!, entries.fraction[i]!, valueStart, valueStart + entries.valueLength[i]!)) {
+    if (!writeLeaf(out, dest, bytes, addressStart, addressEnd, entries.whole[i]!, entries.fraction[i]!, entries.digits[i]!, valueStart, valueStart + entries.valueLength[i]!)) {
       differing.push(bytes.toString("latin1", addressStart, addressEnd));
     }
   }
@@ -390,6 +393,7 @@ function convertDigits(source: Buffer, intStart: number, intEnd: number, fractio
     entries.verdict[i] = OK;
     entries.whole[i] = 0;
     entries.fraction[i] = 0;
+    entries.digits[i] = 1;
     return;
   }
   const scale = exponent - (fractionEnd - fractionStart) + 6;
@@ -422,6 +426,8 @@ function convertDigits(source: Buffer, intStart: number, intEnd: number, fractio
   entries.verdict[i] = OK;
   entries.whole[i] = whole;
   entries.fraction[i] = fraction;
+  // The leading digit is not zero: the shards take exactly `length` digits.
+  entries.digits[i] = length;
 }
 
 /**
@@ -449,6 +455,7 @@ function scanOther(source: Buffer, start: number, end: number, lineIndex: number
   entries.verdict[i] = OK;
   entries.whole[i] = Number(read.shards / 1_000_000n);
   entries.fraction[i] = Number(read.shards % 1_000_000n);
+  entries.digits[i] = shardDigits(entries.whole[i]!, entries.fraction[i]!);
 }
 
 function digitsOf(n: number): number {
@@ -465,9 +472,9 @@ function shardDigits(whole: number, fraction: number): number {
   return whole > 0 ? digitsOf(whole) + 6 : digitsOf(fraction);
 }
 
-/** Writes the shards' decimal digits at `at`; returns the end. */
-function writeShards(out: Buffer, at: number, whole: number, fraction: number): number {
-  let end = at + shardDigits(whole, fraction);
+/** Writes the shards' `digits` decimal digits at `at`; returns the end. */
+function writeShards(out: Buffer, at: number, whole: number, fraction: number, digits: number): number {
+  let end = at + digits;
   const stop = end;
   let rest = fraction;
   const fractionDigits = whole > 0 ? 6 : end - at;

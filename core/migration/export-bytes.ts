@@ -87,20 +87,35 @@ function verdictOf(error: MicParseError): number {
 /** The lines that carry a valid address, in line order, as columns (no object per line). */
 class Entries {
   count = 0;
-  lineIndex = new Uint32Array(1024);
-  lineStart = new Uint32Array(1024);
-  addressStart = new Uint32Array(1024);
-  addressLength = new Uint8Array(1024);
-  valueStart = new Uint32Array(1024);
-  valueLength = new Uint32Array(1024);
-  verdict = new Uint8Array(1024);
+  lineIndex: Uint32Array;
+  lineStart: Uint32Array;
+  addressStart: Uint32Array;
+  addressLength: Uint8Array;
+  valueStart: Uint32Array;
+  valueLength: Uint32Array;
+  verdict: Uint8Array;
   /** The shards as whole MIC and the six decimals, both exact doubles. */
-  whole = new Float64Array(1024);
-  fraction = new Uint32Array(1024);
+  whole: Float64Array;
+  fraction: Uint32Array;
   /** How many decimal digits the shards take (known when they are read: no division per leaf later). */
-  digits = new Uint8Array(1024);
+  digits: Uint8Array;
   /** Where a line's leaf input (0x00 ‖ leaf) starts in the output, plus one; 0: not in the snapshot. */
-  dest = new Uint32Array(1024);
+  dest: Uint32Array;
+
+  /** Room for `capacity` lines to start with (grown by doubling past it). */
+  constructor(capacity: number) {
+    this.lineIndex = new Uint32Array(capacity);
+    this.lineStart = new Uint32Array(capacity);
+    this.addressStart = new Uint32Array(capacity);
+    this.addressLength = new Uint8Array(capacity);
+    this.valueStart = new Uint32Array(capacity);
+    this.valueLength = new Uint32Array(capacity);
+    this.verdict = new Uint8Array(capacity);
+    this.whole = new Float64Array(capacity);
+    this.fraction = new Uint32Array(capacity);
+    this.digits = new Uint8Array(capacity);
+    this.dest = new Uint32Array(capacity);
+  }
 
   add(lineIndex: number, lineStart: number, addressStart: number, addressLength: number, valueStart: number, valueLength: number): number {
     if (this.count === this.lineIndex.length) this.#grow();
@@ -227,7 +242,8 @@ export const STREAMING_ROOTER: LeafRooter = {
 export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING_ROOTER): ExportSnapshot {
   if (input.length > MAX_EXPORT_BYTES) throw new ExportCheckError("input-too-large", `exports above ${MAX_EXPORT_BYTES} bytes are not taken (this one has ${input.length})`);
   const source = Buffer.from(input.buffer, input.byteOffset, input.length);
-  const entries = new Entries();
+  // A line of the v1 form takes some 60 bytes: room for most exports without growing the columns.
+  const entries = new Entries(Math.max(1024, Math.ceil(input.length / 40)));
   const side = new SideBytes();
   const mismatches: Mismatch[] = [];
   const lines = scanLines(source, entries, side, mismatches);

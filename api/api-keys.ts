@@ -8,11 +8,12 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { issuePayload, keyRegistry, keyStatus, type ApiKey, type KeyRegistry, type KeyStatus } from "../core/access/keys.ts";
-import type { AccessEventPayload } from "../core/access/events.ts";
+import { REFUSAL_WINDOW_SECONDS, type AccessEventPayload, type AccessRefusalsPayload } from "../core/access/events.ts";
 import type { KeyTier } from "../core/datapackage/contract.ts";
 import { accessLedgerPath, openAccessLedger } from "../store/access-ledger.ts";
 import type { SigningKey } from "../store/keys.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { CodedError } from "../core/errors.ts";
 
 export { KEY_TIERS, type KeyTier } from "../core/datapackage/contract.ts";
 export type { ApiKey, KeyStatus };
@@ -31,20 +32,21 @@ export interface KeyMatch {
   status: KeyStatus;
 }
 
-export class KeyStoreError extends Error {
-  readonly code: "unknown-key" | "not-active" | "raced";
-  constructor(code: KeyStoreError["code"], message: string) {
-    super(message);
-    this.name = "KeyStoreError";
-    this.code = code;
-  }
-}
+export type KeyStoreErrorCode = "unknown-key" | "not-active" | "raced";
+
+export class KeyStoreError extends CodedError<KeyStoreErrorCode> {}
+
+/** A refusal of a request that presented no known key: what `countRefusal` counts. */
+export type UnkeyedRefusal = Omit<AccessRefusalsPayload, "window_start" | "window_seconds" | "count">;
 
 export class ApiKeyStore {
   readonly path: string;
   readonly #ledger: SqliteLedger;
   #state: KeyRegistry = keyRegistry.initial();
   #seen = 0;
+  /** The window being counted (ms since the epoch) and its counts per reason; bounded by files × outcomes × credentials. */
+  #refusalWindow = 0;
+  readonly #refusals = new Map<string, AccessRefusalsPayload>();
 
   /**
    * `path`: the access ledger file (":memory:" for a store of its own). `key` lets the store sign
@@ -127,8 +129,39 @@ export class ApiKeyStore {
   }
 
   /** Appends one access to the audit log; throws when it cannot be recorded (the caller then refuses). */
-  record(access: AccessEventPayload): void {
+  record(access: AccessEventPayload, now?: Date): void {
+    if (now) this.#flushRefusals(now);
     this.#ledger.append([{ type: "access", payload: { ...access } }]);
+  }
+
+  /**
+   * Counts a refusal of a request that presented no known key, in memory: no durable write per
+   * request. The counts of a window are appended as `access.refusals` entries (one per reason)
+   * by the first record or count of a later window, or by `close()`; a process that dies first
+   * loses its current window's counts (the request log still has every request).
+   */
+  countRefusal(refusal: UnkeyedRefusal, now: Date): void {
+    this.#flushRefusals(now);
+    const key = `${refusal.credential}\n${refusal.area}\n${refusal.file}\n${refusal.outcome}\n${refusal.status}`;
+    const counted = this.#refusals.get(key);
+    if (counted) counted.count += 1;
+    else this.#refusals.set(key, { window_start: new Date(this.#refusalWindow).toISOString(), window_seconds: REFUSAL_WINDOW_SECONDS, ...refusal, count: 1 });
+  }
+
+  /** Appends the counts of a finished window (all of them with `now` null); a failed append keeps them for the next try. */
+  #flushRefusals(now: Date | null): void {
+    const window = now === null ? Number.NaN : Math.floor(now.getTime() / (REFUSAL_WINDOW_SECONDS * 1000)) * REFUSAL_WINDOW_SECONDS * 1000;
+    if (window === this.#refusalWindow) return;
+    if (this.#refusals.size > 0) {
+      const events = [...this.#refusals.values()].sort(byReason).map((payload) => ({ type: "access.refusals" as const, payload: { ...payload } }));
+      try {
+        this.#ledger.append(events);
+        this.#refusals.clear();
+      } catch {
+        return; // counted on in the old window; written with the next flush
+      }
+    }
+    if (!Number.isNaN(window)) this.#refusalWindow = window;
   }
 
   /** Signs a checkpoint of the access ledger (needs the key given at construction). */
@@ -142,6 +175,16 @@ export class ApiKeyStore {
   }
 
   close(): void {
-    this.#ledger.close();
+    try {
+      this.#flushRefusals(null);
+    } finally {
+      this.#ledger.close();
+    }
   }
+}
+
+/** A stable order of a window's counts: by credential, area, file, outcome. */
+function byReason(a: AccessRefusalsPayload, b: AccessRefusalsPayload): number {
+  const key = (p: AccessRefusalsPayload) => `${p.credential}\n${p.area}\n${p.file}\n${p.outcome}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 }

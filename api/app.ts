@@ -8,9 +8,10 @@
  *   1. request id + request log — `X-Request-Id` on every response (the client's own when it is
  *      1–128 of `[A-Za-z0-9_=-]`, otherwise a fresh UUID) and one JSON line per request
  *      (middleware/request-log.ts);
+ *   1b. on POST /avm/verify only: its quota and the log of its refusals (middleware/verify-attempts.ts);
  *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
  *      every method (middleware/body-limit.ts);
- *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (cors.ts).
+ *   3. CORS — `Access-Control-Allow-Origin: *` on reads, the origin check on writes (middleware/cors.ts).
  * Then the routes: `/health`, `/v1/pulse/*`, the simulation WebSocket and `/asyncapi.json`, the area
  * files, `/openapi.json`. The app routes by `canonicalPath`: every spelling of an area file's path
  * (`//`, `%2f`, `\`, upper case, a trailing slash) is that file's one declared route. Unmatched
@@ -23,20 +24,21 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { getPath } from "hono/utils/url";
 import { ApiKeyStore } from "./api-keys.ts";
-import { cors, originsFromEnv } from "./cors.ts";
+import { cors, originsFromEnv } from "./middleware/cors.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
+import { VERIFY_DAILY_QUOTA, VERIFY_PATH, verifyAttempts } from "./middleware/verify-attempts.ts";
 import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
 import { unmatchedRequest } from "./not-found.ts";
 import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
 import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
-import { DailyQuotas } from "./rate-limit.ts";
+import { DailyQuotas } from "./middleware/rate-limit.ts";
 import { responseObserver } from "./response-observer.ts";
 import type { AppEnv } from "./route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";
 import { areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
-import type { Platform } from "./middleware/require-token.ts";
+import { assemblePlatform } from "./platform.ts";
 import { areaRoutes } from "./routes/areas.ts";
 import { Balances } from "./balances.ts";
 import { balanceRoutes } from "./routes/balance.ts";
@@ -64,7 +66,7 @@ export interface AppOptions {
   siteDir?: string;
   /** API keys and the access audit log (default: an empty in-memory access ledger, so keyed files answer 401). */
   keys?: ApiKeyStore;
-  /** Where the keyed files are (default: KEYED_DATA_DIR, else dataDir; README "Keyed data"). */
+  /** Where the keyed files are (default: KEYED_DATA_DIR, else dataDir; docs/trust.md). */
   keyedDataDir?: string;
   /** Daily quotas of the data areas (default: the spec's, counted in memory with `now`). */
   quotas?: DailyQuotas;
@@ -118,14 +120,16 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
   const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
   // What the ledger-backed routes share; undefined without a ledger and token key (they fail closed).
-  const platform: Platform | undefined =
-    options.ledger && options.tokenPublicKeyHex ? { ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now } : undefined;
+  const platform = assemblePlatform({ ledger: options.ledger, tokenPublicKeyHex: options.tokenPublicKeyHex, now });
 
   const app = new OpenAPIHono<AppEnv>({ getPath: canonicalPath });
   // Only while a contract check is installed (the test suite): every response against the description.
   const observe = responseObserver(() => openApiDocument(app));
   if (observe) app.use(observe);
   app.use(requestLog({ sink: log, now }));
+  const quotas = options.quotas ?? new DailyQuotas({ now });
+  // Ahead of the body limit and the origin check: every refusal of a verify is a logged attempt.
+  app.use(VERIFY_PATH, verifyAttempts(platform, quotas, options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota));
   app.use(bodyLimitProblem(options.bodyLimitBytes));
   app.use(cors(trustedOrigins));
 
@@ -133,7 +137,6 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger));
   app.route("/", pulseRoutes(history));
   app.route("/", consensusRoutes(platform));
-  const quotas = options.quotas ?? new DailyQuotas({ now });
   const keys = options.keys ?? new ApiKeyStore(":memory:");
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
   app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, trustedOrigins, log, now }));
@@ -143,7 +146,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", balanceRoutes(balances));
   app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() })));
   // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
-  app.route("/", avmRoutes({ platform, quotas, ...(options.verifyQuota !== undefined ? { verifyQuota: options.verifyQuota } : {}), ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
+  app.route("/", avmRoutes({ platform, ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
   app.route("/", ledgerRoutes(options.ledger));
   app.route("/", openApiRoutes(() => openApiDocument(app)));
 

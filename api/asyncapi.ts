@@ -102,7 +102,7 @@ export function simulationAsyncApi(limits: SimulationLimits = DEFAULT_SIMULATION
       production: {
         host: "integrity-platform.example",
         protocol: "wss",
-        description: "Behind a TLS-terminating reverse proxy that forwards the Upgrade to the API (see the README).",
+        description: "Behind a TLS-terminating reverse proxy that forwards the Upgrade to the API (see docs/simulation.md).",
       },
       local: { host: "127.0.0.1:4321", protocol: "ws", description: "`npm start`: the API and the portal on one port." },
     },

@@ -44,6 +44,9 @@ beforeAll(async () => {
   mkdirSync(join(site, "_astro"), { recursive: true });
   writeFileSync(join(site, "index.html"), `<!doctype html><title>t</title>${"<p>portal text</p>\n".repeat(500)}`);
   writeFileSync(join(site, "_astro", "page.Ab12Cd34.js"), `console.log(${JSON.stringify("x".repeat(4000))});\n`);
+  writeFileSync(join(site, "note.sig"), "— signer AAAA\n");
+  // The build's own header rules, as the static build writes them (site/dist/_headers).
+  writeFileSync(join(site, "_headers"), "# rules\n/*\n  X-Content-Type-Options: nosniff\n/_astro/*\n  Cache-Control: public, max-age=31536000, immutable\n/*.sig\n  Cache-Control: public, max-age=60, must-revalidate\n  Content-Type: text/plain; charset=utf-8\n");
   const keys = new ApiKeyStore(join(dir, "access.sqlite"), { durability: "normal" });
   server = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, siteDir: site, log: () => {} });
 });
@@ -152,6 +155,13 @@ describe("hostile Range and validator fields", () => {
 });
 
 describe("the built site, as an origin", () => {
+  it("takes Cache-Control and Content-Type from the build's _headers rules, as a CDN would", async () => {
+    const sig = await raw("GET", "/note.sig");
+    expect(sig.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(sig.headers["cache-control"]).toBe("public, max-age=60, must-revalidate");
+    expect(sig.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
   it("compresses pages, sends lengths and validators, and marks content-hashed assets immutable", async () => {
     const page = await raw("GET", "/", { "Accept-Encoding": "br" });
     expect(page.status).toBe(200);

@@ -483,6 +483,23 @@ function bodyProbes(endpoint: Endpoint): { probe: string; bytes: Buffer; body?: 
   return probes;
 }
 
+/**
+ * The route's valid body with one field at a time — and for the verify body, a field inside the
+ * attestation — nested 6,000 arrays deep (12 KB): refused as 400 `invalid-body` where the body is
+ * parsed, before anything recursive sees it.
+ */
+function depthProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
+  if (endpoint.method !== "POST" || !endpoint.body) return [];
+  const deep = `${"[".repeat(6000)}${"]".repeat(6000)}`;
+  const fields = Object.keys(JSON.parse(endpoint.body) as Record<string, unknown>);
+  const bodies = fields.map((field) => [field, endpoint.body!.replace(new RegExp(`"${field}":`), `"${field}":${deep},"${field}-was":`)] as const);
+  if (endpoint.path === "/avm/verify") bodies.push(["companion_attestation.x", endpoint.body.replace('"companion_attestation":{', `"companion_attestation":{"x":${deep},`)]);
+  return bodies.map(([field, body]) => ({
+    probe: `deep ${field}`,
+    bytes: wire("POST", target(endpoint), baseHeaders(endpoint, [["Content-Type", "application/json"], ["Content-Length", String(Buffer.byteLength(body))]]), body),
+  }));
+}
+
 function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
   const host = `Host: 127.0.0.1:${server.port}\r\nConnection: close\r\n`;
   const t = target(endpoint);
@@ -521,6 +538,11 @@ describe("hostile input against every endpoint", () => {
     const outcomes: Outcome[] = [];
     // Valid requests first: the baseline every probe is compared with.
     outcomes.push(...(await run("valid", ENDPOINTS.map((e) => ({ probe: `${e.method} ${e.path}`, bytes: valid(e, [], e.large ? (e.method === "GET" ? "HEAD" : e.method) : e.method), head: e.large === true && e.method === "GET" })))));
+    // Before the other probes spend the verify quota: every route with a body refuses a deep one as 400.
+    const depth = await run("depth", ENDPOINTS.flatMap((e) => depthProbes(e).map((p) => ({ ...p, probe: `${e.path}: ${p.probe}` }))));
+    outcomes.push(...depth);
+    expect(new Set(depth.map((o) => o.probe.split(":")[0])).size).toBe(ENDPOINTS.filter((e) => e.body).length);
+    expect(depth.filter((o) => o.response?.status !== 400 || problemType(o.response) !== `${PROBLEM_BASE}invalid-body`).map((o) => `${o.probe} ${o.response?.status}`)).toEqual([]);
     outcomes.push(
       ...(await run(
         "query",

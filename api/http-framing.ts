@@ -2,8 +2,7 @@
  * HTTP/1.1 framing errors (RFC 9112) answered as problem+json at the server, before any request
  * reaches the app: what Node's parser refuses (400, 431, 408, instead of Node's empty answer), a
  * missing, repeated or malformed `Host`, a target that is neither origin-form nor absolute, and
- * `CONNECT` (405: an origin server, not a proxy). `OPTIONS *` answers 204. The cases: README "The
- * API".
+ * `CONNECT` (405: an origin server, not a proxy). `OPTIONS *` answers 204. The cases: docs/api.md.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";

@@ -2,7 +2,7 @@
  * What answers when no route does, decided in the not-found handler rather than by a layer
  * around every request (hono/method-not-allowed does the same lookup, but on every request):
  *
- * - `OPTIONS` on a path that exists → 204, or the CORS preflight answer (api/cors.ts);
+ * - `OPTIONS` on a path that exists → 204, or the CORS preflight answer (api/middleware/cors.ts);
  * - GET/HEAD → the static site's file (or, for a browser, its 404 page) when the app serves one;
  * - a path that has routes for other methods (GET implies HEAD; a site file has GET and HEAD)
  *   → 405 `method-not-allowed` with `Allow`;
@@ -13,7 +13,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Hono, NotFoundHandler } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
-import { preflight, type PathMethods } from "./cors.ts";
+import { preflight, type PathMethods } from "./middleware/cors.ts";
 import { echo, problem } from "./problem.ts";
 import type { Site } from "./routes/site.ts";
 

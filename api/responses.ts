@@ -88,11 +88,16 @@ export const HEADERS = {
     required: false,
     schema: { type: "string", pattern: '^"daily";r=[0-9]+;t=[0-9]+$' },
   },
-  "Retry-After": { description: "Seconds until the quota resets (00:00 UTC).", required: true, schema: { type: "integer", minimum: 1 } },
+  "Retry-After": {
+    description: "Seconds to wait before asking again: until the quota resets at 00:00 UTC (429), or until the server's next scheduled checkpoint may cover the entry (202 of a ledger inclusion proof).",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
   "WWW-Authenticate": { description: 'The scheme to authenticate with: `Bearer realm="integrity-platform"`.', required: true, schema: { type: "string" } },
   Allow: { description: "The methods the path has.", required: true, schema: { type: "string" } },
   "Ledger-Seq": {
-    description: "The ledger sequence number of the entry that records the outcome (the `avm.grant` of a success, the `avm.attempt` of a failure); `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
+    description:
+      "The ledger sequence number of the entry that records the outcome: for POST /avm/verify the `avm.grant` of a success or the `avm.attempt` of a failure, for every other write the first entry it appended; `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
     required: true,
     schema: { type: "integer", minimum: 0 },
   },

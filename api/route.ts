@@ -3,19 +3,20 @@
  * declaration both validates the request and describes the route in /openapi.json
  * (@hono/zod-openapi). The declaration adds what no route may forget: a strict query, the problem
  * responses its request implies, and validation failures answered as those problems. Use:
- * README "How to add a route".
+ * docs/api.md "How to add a route".
  *
  *   const route = defineRoute({ method, path, summary, tags, request, responses, problems, security });
  *   addRoute(app, route, (c) => { const query = c.req.valid("query"); … return response; });
  */
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
-import type { RequestIdVariables } from "hono/request-id";
+import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
+import type { LogVariables } from "./middleware/request-log.ts";
 import { problem, type InvalidParam, type ProblemSlug } from "./problem.ts";
 import { invalidQuery, queryIssues } from "./query.ts";
 import { problemResponses, type ResponseSpec } from "./responses.ts";
 
-export type AppEnv = { Variables: RequestIdVariables };
+export type AppEnv = { Variables: LogVariables };
 
 /** An app or a group of routes that declared routes are added to. */
 export type RouteGroup = OpenAPIHono<AppEnv>;
@@ -24,7 +25,7 @@ export function routeGroup(): RouteGroup {
   return new OpenAPIHono<AppEnv>();
 }
 
-/** Methods that only read; every other method writes and is guarded against other origins (api/cors.ts). */
+/** Methods that only read; every other method writes and is guarded against other origins (api/middleware/cors.ts). */
 export const READ_METHODS: ReadonlySet<string> = new Set(["get", "head", "options"]);
 
 /** A query that accepts no parameter: the default of every route. */
@@ -56,7 +57,10 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * JSON bodies are UTF-8 (RFC 8259 §8.1): anything else is 400 `bad-request`, never decoded with
- * replacement characters. Runs before the body's validator, which then parses the checked text.
+ * replacement characters. They nest at most MAX_JSON_DEPTH deep (core/json-depth.ts, a linear
+ * scan): deeper is 400 `invalid-body` before anything parses or walks the value, so nothing past
+ * this point recurses on a depth the client chose. Runs before the body's validator, which then
+ * parses the checked text.
  */
 const utf8Body: MiddlewareHandler = async (c, next) => {
   if (!/json/i.test(c.req.header("content-type") ?? "")) return next(); // other media types: the validator's 415
@@ -66,6 +70,7 @@ const utf8Body: MiddlewareHandler = async (c, next) => {
   } catch {
     return problem(c, "bad-request", "The body is not valid UTF-8 (RFC 8259 §8.1).");
   }
+  if (!jsonDepthWithin(text)) return problem(c, "invalid-body", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`, { extensions: { max_depth: MAX_JSON_DEPTH } });
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text); // what c.req.json() parses
   return next();
 };

@@ -3,8 +3,9 @@
  * pure simulation (core/philosophy/simulation.ts) that enforces the per-connection bounds — message
  * size and kind, one running simulation, the daily quota, the idle timeout, rounds, and backpressure
  * (a reader that stays behind is cut off, so a connection never holds more than maxBufferedBytes
- * plus one message). The bounds and their close codes: README "Philosophy simulation".
+ * plus one message). The bounds and their close codes: docs/simulation.md.
  */
+import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
 import type { z } from "zod";
 import type { Council } from "../core/philosophy/council.ts";
 import { MAX_ROUNDS_LIMIT, simulate } from "../core/philosophy/simulation.ts";
@@ -96,6 +97,7 @@ export class SimulationSession {
     if (typeof data !== "string") return this.#fail("unsupported-message", "binary frames are not accepted; send the JSON message as text");
     const bytes = Buffer.byteLength(data, "utf8");
     if (bytes > limits.maxMessageBytes) return this.#fail("message-too-large", `a message may have at most ${limits.maxMessageBytes} bytes; this one has ${bytes}`);
+    if (!jsonDepthWithin(data)) return this.#fail("malformed-message", `the message nests arrays and objects more than ${MAX_JSON_DEPTH} deep`);
     let value: unknown;
     try {
       value = JSON.parse(data);

@@ -5,14 +5,17 @@
  * process until SIGINT / SIGTERM. The pulse, seed and pipeline run as child processes, as the API
  * never imports the pipeline. Steps, flags and environment: README "Two commands".
  */
+import { portOf, publicSiteUrl } from "./site-url.ts";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
+import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
+import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { serverClock } from "./clock.ts";
-import { originsFromEnv } from "./cors.ts";
+import { originsFromEnv } from "./middleware/cors.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 
@@ -110,16 +113,13 @@ function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | 
     say("site: no site/astro.config.*; the site is not built, serving the API only");
     return undefined;
   }
-  npmRun("site:build", env);
+  const siteUrl = publicSiteUrl(env);
+  say(`site: canonical origin ${siteUrl}${env.SITE_URL ? " (SITE_URL)" : " (the served origin; set SITE_URL for the public one)"}`);
+  npmRun("site:build", { ...env, SITE_URL: siteUrl });
   if (!existsSync(join(SITE_DIST, "index.html"))) throw new Error("npm run site:build finished but site/dist/index.html is missing");
   return SITE_DIST;
 }
 
-function portOf(env: NodeJS.ProcessEnv): number {
-  const text = env.PORT ?? "4321";
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
-  return Number(text);
-}
 
 /** Step 4: one server for the site and the API, with the ledger (durable writes) and the token key. */
 async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
@@ -139,6 +139,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     tokenSecretKeyHex: tokenKey.secretKeyHex,
     ...(siteDir ? { siteDir } : {}),
   });
+  scheduleCheckpoints(ledger);
   // One write, so a reader that sees the serving line also sees the URLs.
   say(
     [
@@ -152,6 +153,21 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     ].join("\n"),
   );
   return server;
+}
+
+/**
+ * Every CHECKPOINT_INTERVAL_S the server signs a checkpoint when entries are not covered (appended
+ * by a writer without the ledger key); its own writes sign theirs at commit. Proof reads never sign
+ * (docs/ledger-reads.md). A failure is left to the next tick: /health reports a store that fails.
+ */
+function scheduleCheckpoints(ledger: SqliteLedger): void {
+  setInterval(() => {
+    try {
+      coverTail(ledger);
+    } catch {
+      // the store's write health records it (ledger.writeHealth())
+    }
+  }, CHECKPOINT_INTERVAL_S * 1000).unref();
 }
 
 /** Step 5: close gracefully on SIGINT / SIGTERM and exit 0. */

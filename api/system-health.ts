@@ -13,6 +13,7 @@ import type { z } from "zod";
 import { systemHealth, type SystemHealthReport } from "../core/health/system-health.ts";
 import { EconomyMii } from "../core/schemas/economy.ts";
 import { ComplianceReport, SentinelStatus } from "../core/schemas/government.ts";
+import { listedResources } from "../core/datapackage/references.ts";
 
 /** A published JSON document of an area, parsed, when it exists and matches its manifest hash. */
 function verifiedDocument<T>(dataDir: string, area: string, path: string, schema: z.ZodType<T>): T | null {
@@ -20,8 +21,8 @@ function verifiedDocument<T>(dataDir: string, area: string, path: string, schema
   const file = join(dataDir, "areas", area, path);
   if (!existsSync(manifestPath) || !existsSync(file)) return null;
   try {
-    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { resources?: { path: string; hash: string }[] };
-    const listed = manifest.resources?.find((r) => r.path === path);
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, unknown>;
+    const listed = listedResources<{ path: string; hash: string }>(manifest).find((r) => r.path === path);
     const bytes = readFileSync(file);
     if (!listed || listed.hash !== `sha256:${createHash("sha256").update(bytes).digest("hex")}`) return null;
     const parsed = schema.safeParse(JSON.parse(bytes.toString("utf8")));

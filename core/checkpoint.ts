@@ -8,6 +8,7 @@
  */
 import { fromHex, sha256, toHex } from "./digest.ts";
 import { publicKeyFromSecret, sign, verify } from "./signature.ts";
+import { CodedError } from "./errors.ts";
 
 export interface Checkpoint {
   origin: string;
@@ -65,14 +66,7 @@ export type NoteErrorCode =
   | "invalid-input";
 
 /** The one error of this module. */
-export class NoteError extends Error {
-  readonly code: NoteErrorCode;
-  constructor(code: NoteErrorCode, message: string) {
-    super(message);
-    this.name = "NoteError";
-    this.code = code;
-  }
-}
+export class NoteError extends CodedError<NoteErrorCode> {}
 
 // ---------------------------------------------------------------------------------------------
 // keys

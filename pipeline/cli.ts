@@ -1,10 +1,11 @@
 /**
- * `npm run pipeline -- [options]` (USAGE; README "The data areas"): regenerate data/areas/
+ * `npm run pipeline -- [options]` (USAGE; docs/data-areas.md): regenerate data/areas/
  * (pipeline/runner.ts) from the SQLite ledger or a verified export, then — on a run of all areas —
  * the migration's verification tree (pipeline/migration/publish.ts), and after a successful run the
  * ledger's anchor, its latest signed checkpoint and key, and the ledger as C2SP tiles for that
- * checkpoint (pipeline/ledger-publication.ts, pipeline/ledger-tiles.ts). `--check`
- * writes nothing and verifies all three instead. `--now` is only logged: outputs are dated by their
+ * checkpoint (pipeline/ledger-publication.ts, pipeline/ledger-tiles.ts), then the static copies of
+ * the sealed deliberation proofs anchored to that checkpoint (pipeline/proof-copies.ts). `--check`
+ * writes nothing and verifies all four instead. `--now` is only logged: outputs are dated by their
  * data, never a clock. Exit status: 0 done, 1 a step failed or --check found differences, 2 bad usage.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -21,6 +22,7 @@ import { steps } from "./areas/index.ts";
 import { LEDGER_CHECKPOINT, LEDGER_DIR, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
 import { publishMigration } from "./migration/publish.ts";
+import { PROOF_COPIES_DIR, publishProofCopies } from "./proof-copies.ts";
 import { runPipeline } from "./runner.ts";
 import { locateSteps } from "./step-code.ts";
 import { parseTrustedKeys } from "./sign.ts";
@@ -88,10 +90,14 @@ export async function main(argv: readonly string[], log: (line: string) => void 
     const ok = areas && (migration?.ok ?? true);
     if (options.check) {
       const anchored = checkLedgerAnchor(options, input.ledger);
-      return ok && anchored ? 0 : 1;
+      const copies = publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: true, log });
+      for (const d of copies.differences) console.error(`pipeline --check: ${d}`);
+      return ok && anchored && copies.ok ? 0 : 1;
     }
     if (!ok) return 1;
     publishLedgerAnchor(options, input, log);
+    const copies = publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: false, log });
+    log(`proof copies: ${copies.written} written, ${copies.kept} unchanged, ${copies.removed} removed in ${join(options.dataDir, PROOF_COPIES_DIR)}`);
     return 0;
   } catch (error) {
     console.error(`pipeline: ${(error as Error).message}`);

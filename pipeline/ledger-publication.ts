@@ -19,6 +19,7 @@ import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { ledgerTilesProblems, publishLedgerTiles, type BundleContent, type LedgerTilesResult } from "./ledger-tiles.ts";
 import { parseTrustedKeys } from "./sign.ts";
+import { CodedError } from "../core/errors.ts";
 
 /** Why the ledger's anchor cannot be published; callers branch on `code`, never on the message. */
 export type LedgerPublicationCode =
@@ -31,14 +32,7 @@ export type LedgerPublicationCode =
   /** The signing key is not listed in keys/ledger.vkey, and trusting a new key was not asked for. */
   | "key-not-listed";
 
-export class LedgerPublicationError extends Error {
-  readonly code: LedgerPublicationCode;
-  constructor(code: LedgerPublicationCode, message: string) {
-    super(message);
-    this.name = "LedgerPublicationError";
-    this.code = code;
-  }
-}
+export class LedgerPublicationError extends CodedError<LedgerPublicationCode> {}
 
 export const LEDGER_VKEY = join("keys", "ledger.vkey");
 export const LEDGER_CHECKPOINT = join("ledger", "checkpoint");

@@ -92,7 +92,11 @@ describe("manifest layout", () => {
     ]);
     expect(pkg.resources[2]).not.toHaveProperty("encoding");
     expect(pkg.resources[3]).not.toHaveProperty("schema");
-    expect(pkg.resources[3]!.jsonSchema).toBe("https://integrity-platform.example/schemas/economy/supply.schema.json");
+    // Relative to the area folder, so a reader of the static copy fetches it (core/datapackage/references.ts).
+    expect(pkg.resources[3]!.jsonSchema).toBe("../../schemas/economy/supply.schema.json");
+    // Datetimes declared with a pattern both Table Schema v1 and v2 readers cast (milliseconds, Z).
+    expect(csv.schema!.fields[0]).toMatchObject({ type: "datetime", format: "%Y-%m-%dT%H:%M:%S.%fZ" });
+    expect(pkg.resources[3]!.immutablePath).toBe(`sha256/${pkg.resources[3]!.hash.slice(7)}.json`);
     expect(pkg.sample).toBe(true);
     expect(pkg.description).toMatch(/SAMPLE DATA/);
   });

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { digestOf } from "../core/digest.ts";
+import { immutablePathOf, listedResources, schemaReference } from "../core/datapackage/references.ts";
 import type { AccessTier, Area, Step } from "./step.ts";
 
 export { isArea, MANIFEST_FILE } from "../core/datapackage/contract.ts";
@@ -57,9 +58,20 @@ export interface TableConstraints {
   exclusiveMaximum?: number;
 }
 
+/**
+ * How a CSV datetime column is declared: a pattern, because Table Schema v1's default `datetime`
+ * format has no fraction of a second (a v1 reader refuses "…:56.000Z") while v2's accepts one.
+ * Every published timestamp has exactly three fraction digits and "Z" (the CSV validator refuses any
+ * other), which the pattern states for both: v1 readers map `%f` to milliseconds, strptime-style v2
+ * readers read up to six digits. The zone is UTC ("Z"), as the field's description says.
+ */
+export const CSV_DATETIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ";
+
 export interface TableField {
   name: string;
   type: TableFieldType;
+  /** Datetime columns: CSV_DATETIME_FORMAT. */
+  format?: string;
   description?: string;
   constraints?: TableConstraints;
 }
@@ -118,6 +130,7 @@ export function tableSchemaFromJsonSchema(rowSchema: Record<string, unknown>): T
     return {
       name,
       type,
+      ...(type === "datetime" ? { format: CSV_DATETIME_FORMAT } : {}),
       ...(typeof p.description === "string" ? { description: p.description } : {}),
       ...(Object.keys(constraints).length > 0 ? { constraints } : {}),
     };
@@ -159,6 +172,8 @@ export interface ResourceDescriptor {
   name: string;
   type?: "table";
   path: string;
+  /** Public files: the content-addressed copy the static build publishes (`sha256/<hex><ext>`). */
+  immutablePath?: string;
   title: string;
   description: string;
   format: string;
@@ -180,10 +195,14 @@ export function buildResource(r: ResourceInput): ResourceDescriptor {
   if (csv && !r.tableSchema) throw new Error(`${r.step.path}: a CSV resource needs a Table Schema`);
   const inputs: Record<string, string> = {};
   for (const name of Object.keys(r.inputs).sort()) inputs[name] = r.inputs[name]!;
+  // Relative schema references, so a reader of the static copy fetches them (core/datapackage/references.ts).
+  const jsonSchema =
+    r.jsonSchema === undefined ? undefined : typeof r.jsonSchema === "string" ? schemaReference(r.jsonSchema) : { type: "array" as const, items: { $ref: schemaReference(r.jsonSchema.items.$ref) } };
   return {
     name: r.step.name,
     ...(csv ? { type: "table" as const } : {}),
     path: r.step.path,
+    ...(r.step.access === "public" ? { immutablePath: immutablePathOf(r.step.path, r.hash) } : {}),
     title: r.step.title,
     description: r.step.description,
     format,
@@ -192,7 +211,7 @@ export function buildResource(r: ResourceInput): ResourceDescriptor {
     bytes: r.bytes,
     hash: r.hash,
     ...(csv ? { dialect: CSV_DIALECT, schema: r.tableSchema! } : {}),
-    ...(r.jsonSchema ? { jsonSchema: r.jsonSchema } : {}),
+    ...(jsonSchema ? { jsonSchema } : {}),
     access: r.step.access,
     inputs_hash: r.inputsHash,
     inputs,
@@ -239,7 +258,10 @@ export interface PackageDescriptor {
   licenses: (typeof LICENSE)[];
   sample?: true;
   sources: Record<string, unknown>[];
+  /** The public files: what a standard reader of the public copy reads. */
   resources: ResourceDescriptor[];
+  /** The keyed files (not on the public copy), when the area has any. */
+  keyedResources?: ResourceDescriptor[];
 }
 
 export function buildManifest(p: PackageInput): PackageDescriptor {
@@ -280,7 +302,8 @@ export function buildManifest(p: PackageInput): PackageDescriptor {
     licenses: [LICENSE],
     ...(sample ? { sample: true as const } : {}),
     sources,
-    resources,
+    resources: resources.filter((r) => r.access === "public"),
+    ...(resources.some((r) => r.access !== "public") ? { keyedResources: resources.filter((r) => r.access !== "public") } : {}),
   };
 }
 
@@ -325,7 +348,7 @@ export function readManifest(path: string): PreviousManifest | null {
     return null;
   }
   const records = new Map<string, ManifestRecord>();
-  for (const r of descriptor.resources as Record<string, unknown>[]) {
+  for (const r of listedResources<Record<string, unknown>>(descriptor)) {
     if (typeof r?.path === "string" && typeof r.hash === "string" && typeof r.inputs_hash === "string" && typeof r.bytes === "number") {
       records.set(r.path, { path: r.path, bytes: r.bytes, hash: r.hash, inputsHash: r.inputs_hash });
     }

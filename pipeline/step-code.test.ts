@@ -7,6 +7,7 @@ import { supplyStep } from "./areas/economy/supply.ts";
 import { auditTrailCsvStep, auditTrailJsonStep } from "./areas/government/audit-trail.ts";
 import { factsModule, stepCodeModules } from "./run/inputs.ts";
 import { CodeDigests, locateSteps, relativeImports } from "./step-code.ts";
+import { listedResources } from "../core/datapackage/references.ts";
 
 describe("relativeImports", () => {
   it("finds what a module imports at run time, and nothing else", () => {
@@ -107,8 +108,8 @@ describe("the committed data/ and this code", () => {
     const facts = factsModule(code.root);
     const stale: string[] = [];
     for (const step of steps) {
-      const manifest = JSON.parse(readFileSync(join(code.root, "data", "areas", step.area, "datapackage.json"), "utf8")) as { resources: { path: string; inputs?: { code?: string } }[] };
-      const recorded = manifest.resources.find((r) => r.path === step.path)?.inputs?.code;
+      const manifest = JSON.parse(readFileSync(join(code.root, "data", "areas", step.area, "datapackage.json"), "utf8")) as Record<string, unknown>;
+      const recorded = listedResources<{ path: string; inputs?: { code?: string } }>(manifest).find((r) => r.path === step.path)?.inputs?.code;
       if (recorded !== digests.digest(stepCodeModules(step, code.modules.get(step)!, facts))) stale.push(step.id);
     }
     expect(stale).toEqual([]);

@@ -18,6 +18,7 @@ import { parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.
 import type { Area, RowsStep, Step } from "./step.ts";
 import { countStep } from "./test-helpers.ts";
 import { verifyAreas } from "./verify.ts";
+import { immutablePathOf, listedResources } from "../core/datapackage/references.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 
@@ -111,10 +112,12 @@ function cli(...args: string[]) {
 function republish(area: Area, path: string, text: string): void {
   writeFileSync(join(areas, area, path), text);
   const manifestFile = join(areas, area, "datapackage.json");
-  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { resources: { path: string; bytes: number; hash: string }[] };
-  const r = manifest.resources.find((x) => x.path === path)!;
+  type Listed = { path: string; bytes: number; hash: string; immutablePath?: string };
+  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { resources: Listed[]; keyedResources?: Listed[] };
+  const r = listedResources<Listed>(manifest).find((x) => x.path === path)!;
   r.bytes = Buffer.byteLength(text);
   r.hash = `sha256:${createHash("sha256").update(text).digest("hex")}`;
+  if (r.immutablePath !== undefined) r.immutablePath = immutablePathOf(r.path, r.hash);
   const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
   writeFileSync(manifestFile, manifestText);
   writeFileSync(`${manifestFile}.sig`, signManifest(area, manifestText, key));
@@ -149,16 +152,17 @@ describe("npm run verify", () => {
     const file = join(areas, "government", "datapackage.json");
     const pristineText = readFileSync(file, "utf8");
     // Signed by a trusted key without the contract check, as a careless publisher could.
-    const resign = (edit: (m: { resources: { path: string; access: string }[] }) => void) => {
-      const m = JSON.parse(pristineText) as { resources: { path: string; access: string }[] };
+    type Listed = { path: string; access: string };
+    const resign = (edit: (m: { resources: Listed[]; keyedResources: Listed[] }) => void) => {
+      const m = JSON.parse(pristineText) as { resources: Listed[]; keyedResources: Listed[] };
       edit(m);
       const text = `${JSON.stringify(m, null, 2)}\n`;
       writeFileSync(file, text);
       writeFileSync(`${file}.sig`, signAnyManifest("government", text, key));
     };
-    resign((m) => void (m.resources.find((r) => r.path === "ledger/export.json")!.access = "public"));
+    resign((m) => void (m.keyedResources.find((r) => r.path === "ledger/export.json")!.access = "public"));
     expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file, problem: expect.stringMatching(/access is "public", the contract says "government"/) });
-    resign((m) => void (m.resources.find((r) => r.path === "ledger/export.json")!.path = "a b.json"));
+    resign((m) => void (m.keyedResources.find((r) => r.path === "ledger/export.json")!.path = "a b.json"));
     expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file, problem: expect.stringMatching(/path "a b\.json" must be a relative path of lowercase plain segments/) });
     expect(() => signManifest("government", readFileSync(file), key)).toThrow(expect.objectContaining({ code: "path-invalid" }));
   });

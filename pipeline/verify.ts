@@ -24,6 +24,7 @@ import {
   MANIFEST_FILE,
   openManifestSignature,
   resourcePathProblem,
+  schemaIdOf,
   SIGNATURE_FILE,
   type CheckedManifest,
   type DataPackageErrorCode,
@@ -134,7 +135,9 @@ function verifyResource(dir: string, manifestFile: string, r: Record<string, unk
   if (typeof r.hash !== "string" || !/^sha256:[0-9a-f]{64}$/.test(r.hash)) {
     throw new DataError("contract", manifestFile, `resource ${String(r.name)}: hash must be sha256:<64 lowercase hex>`);
   }
-  const validatorOf = (id: string): ValidateFunction => {
+  const validatorOf = (reference: string): ValidateFunction => {
+    // A relative reference (../../schemas/…) names the schema whose $id it maps to.
+    const id = schemaIdOf(reference) ?? reference;
     if (!ctx.schemas.has(id)) throw new DataError("contract", manifestFile, `resource ${String(r.name)}: JSON Schema ${id} is not in ${ctx.schemas.dir}`);
     return ctx.schemas.validator(id);
   };

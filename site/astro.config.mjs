@@ -3,8 +3,10 @@
 // Environment (read when the build starts, never by the pages at run time — there is none):
 //   SITE_URL  canonical origin of the deployed portal (default http://127.0.0.1:4321)
 //   DATA_DIR  the data directory to publish (default <repo>/data, resolved from this file)
-import { cp, stat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { cp, readdir, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import sitemap from "@astrojs/sitemap";
 import { defineConfig } from "astro/config";
@@ -12,10 +14,22 @@ import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
 import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
 import { publishLedger } from "./src/lib/ledger.ts";
+import { publishProofCopies } from "./src/lib/consensus-proofs.ts";
+import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
+import { satteri } from "@astrojs/markdown-satteri";
+import { manualHastPlugin } from "./src/lib/manual.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
 const site = process.env.SITE_URL || "http://127.0.0.1:4321";
+
+/**
+ * The manual's hast plugin, named after a digest of its source: Astro keeps rendered docs pages in
+ * its content cache until the config changes, and a plugin's code is not part of the config it
+ * compares (functions do not serialize) — its name is, so a changed plugin re-renders every page.
+ */
+const manualPluginSource = readFileSync(new URL("./src/lib/manual.ts", import.meta.url));
+const manualPlugin = { ...manualHastPlugin, name: `${manualHastPlugin.name}-${createHash("sha256").update(manualPluginSource).digest("hex").slice(0, 12)}` };
 
 /**
  * Copies data/v1/** (the static badge, history and latest-record files the pipeline writes) into
@@ -107,6 +121,45 @@ function publishLedgerTiles() {
 }
 
 /**
+ * The static copies of the sealed deliberation proofs (data/consensus/proofs/, pipeline/proof-copies.ts),
+ * each checked against data/keys/ledger.vkey (src/lib/consensus-proofs.ts) and written to the API's
+ * path /v1/consensus/proofs/<id> once the pages are written: the /consensus page links them.
+ */
+function publishConsensusProofs() {
+  return {
+    name: "integrity:consensus-proofs",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const n = await publishProofCopies(dataDir, fileURLToPath(dir));
+        logger.info(n === 0 ? "no proof copies under data/consensus/proofs: nothing to publish" : `published ${n} sealed proof(s) to /v1/consensus/proofs/`);
+      },
+    },
+  };
+}
+
+/**
+ * `_headers` (Cloudflare Pages, Netlify): the cache policy and media types of every built file, from
+ * the rules of src/lib/cdn-headers.ts (docs/cdn.md). It must stay the LAST integration: it reads the
+ * files the others wrote (a partial ledger tile gets a rule of its own).
+ */
+function publishHeaders() {
+  return {
+    name: "integrity:headers",
+    hooks: {
+      "astro:build:done": async ({ dir, logger }) => {
+        const root = fileURLToPath(dir);
+        const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join("/"));
+        const rules = headerRules(files);
+        // No two rules may set one header of a built path (a host would join the values): fail here.
+        for (const file of files) for (const path of servedPaths(file)) effectiveHeaders(rules, path);
+        await writeFile(join(root, "_headers"), renderHeadersFile(rules));
+        logger.info(`wrote _headers (${rules.length} rules)`);
+      },
+    },
+  };
+}
+
+/**
  * `virtual:integrity/data-dir`: the absolute data directory of this build, for src/lib/pulse.ts.
  * A virtual module rather than a `define`, so that another DATA_DIR does not change Vite's
  * config hash (and so does not re-optimise dependencies or race with another build's cache).
@@ -131,7 +184,10 @@ export default defineConfig({
     inlineStylesheets: "never",
   },
   devToolbar: { enabled: false },
+  // The manual (docs/*.md, src/content.config.ts): links between pages rewritten for the portal,
+  // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
+  markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) })],
+  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

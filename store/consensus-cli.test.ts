@@ -123,9 +123,18 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
       const file = join(out, `${id}.json`);
       const local = await run("verify-proof", file, "--key", key.publicKeyHex);
       expect(local.code, local.err).toBe(0);
-      expect(local.out).toMatch(new RegExp(`^ok: .*proof ${id} of session CS-\\d+-\\d+ verified \\(canonical-form, .*, inclusion\\)$`));
+      expect(local.out).toMatch(new RegExp(`^ok: .*proof ${id} of session CS-\\d+-\\d+ verified \\(canonical-form, .*, inclusion\\); checkpoint signed by the given key: integrity-platform\\.example/ledger ${key.publicKeyHex}$`));
       const offline = await run("verify-proof", file, "--ledger-export", join(dir, "export"), "--key", key.publicKeyHex);
       expect(offline.code, offline.err).toBe(0);
+    }
+    // Without --key (issue 20 §8): this installation's own development key is known besides the
+    // published data/keys/ledger.vkey, and the output says which key verified.
+    const own = `checkpoint signed by this installation's key (${join(dir, "state", "keys", "ledger.ed25519")}): integrity-platform.example/ledger ${key.publicKeyHex}`;
+    const file = join(out, `${sealed[0]}.json`);
+    for (const extra of [[], ["--ledger-export", join(dir, "export")]]) {
+      const r = await run("verify-proof", file, ...extra);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toContain(own);
     }
   });
 

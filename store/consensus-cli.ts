@@ -11,7 +11,8 @@
  *                         the ledger (the export in DIR, else the local ledger), the validator and
  *                         its GI, the Merkle root, the seal's inclusion in a checkpoint signed by
  *                         KEY (hex Ed25519 key, note verifier key, or a file of verifier keys;
- *                         default data/keys/ledger.vkey, else this installation's ledger key)
+ *                         default: the published data/keys/ledger.vkey and this installation's
+ *                         own ledger key — store/known-keys.ts); the output names the key that verified
  *
  * The ledger is `--db PATH`, else LEDGER_DB, else STATE_DIR/ledger.sqlite. Exit status: 0 done,
  * 1 refused or failed (the reason on stderr), 2 bad usage.
@@ -25,9 +26,10 @@ import { decideRegisterOffice } from "../core/consensus/decide.ts";
 import { verifyProofFile } from "../core/consensus/verify-proof.ts";
 import { OfficeRegistration } from "../core/schemas/consensus.ts";
 import { catchUp, foldExport, sealedProofFile } from "./consensus-registry.ts";
-import { LEDGER_KEY, loadSigningKey } from "./keys.ts";
+import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "./known-keys.ts";
+import { coverTail } from "./entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "./ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "./open-ledger.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, openLedger } from "./open-ledger.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
 import { formatIssues } from "../core/zod-issues.ts";
 
@@ -88,6 +90,7 @@ function exportProof(values: Values, delibId: string | undefined, env: NodeJS.Pr
   const { ledger } = openLedger({ path, env, log: err });
   try {
     const state = catchUp(ledger);
+    coverTail(ledger); // an operator command may sign: every seal read below is then covered
     if (values.all !== undefined) {
       mkdirSync(values.all, { recursive: true });
       let n = 0;
@@ -116,11 +119,12 @@ function exportProof(values: Values, delibId: string | undefined, env: NodeJS.Pr
 /** `--key`: a hex key (named by the checkpoint's origin), a verifier key, or a file of verifier keys. */
 function checkpointKeys(values: Values, env: NodeJS.ProcessEnv, checkpointNote: string): NoteVerifier[] {
   const origin = checkpointNote.split("\n")[0] ?? "";
-  const key = values.key ?? (existsSync(join("data", "keys", "ledger.vkey")) ? join("data", "keys", "ledger.vkey") : undefined);
+  const key = values.key;
   if (key === undefined) {
-    const local = [env.LEDGER_SIGNING_KEY, env.LEDGER_SIGNING_KEY_FILE].some(Boolean) || existsSync(join(stateDir(env), "keys", LEDGER_KEY.fileName));
-    if (!local) throw new UsageError("no key to check the checkpoint with: pass --key (the ledger's public key)");
-    return [{ name: LEDGER_KEY.name, publicKeyHex: loadSigningKey(LEDGER_KEY, stateDir(env), env).publicKeyHex }];
+    // No --key: the published keys and this installation's own (store/known-keys.ts).
+    const known = knownLedgerKeys(env);
+    if (known.length === 0) throw new UsageError(`no key to check the checkpoint with: no ${PUBLISHED_LEDGER_VKEY} and no key of this installation; pass --key (the ledger's public key)`);
+    return known;
   }
   if (/^[0-9a-f]{64}$/.test(key)) return [{ name: origin, publicKeyHex: key }];
   try {
@@ -170,7 +174,8 @@ async function verifyProof(values: Values, file: string | undefined, env: NodeJS
     err(`FAILED: ${file}: ${result.message}`);
     return 1;
   }
-  out(`ok: ${file}: proof ${result.delib_id} of session ${result.session_id} verified (${result.checks.join(", ")})`);
+  const by = signedBy(note, keys);
+  out(`ok: ${file}: proof ${result.delib_id} of session ${result.session_id} verified (${result.checks.join(", ")})${by ? `; checkpoint signed by ${describeKey(by)}` : ""}`);
   return 0;
 }
 

@@ -10,7 +10,7 @@ import { canonicalize } from "../core/canonical.ts";
 import { consensusProjection, type ConsensusState } from "../core/consensus/state.ts";
 import { proofAnchor, proofDocument } from "../core/consensus/views.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
-import type { LedgerReader, LedgerStore } from "../core/ledger/store.ts";
+import type { LedgerReader } from "../core/ledger/store.ts";
 import { entryInclusion } from "./entry-inclusion.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
 
@@ -31,13 +31,13 @@ export async function foldExport(dir: string): Promise<ConsensusState> {
 
 /**
  * The proof file of a sealed proof: the JCS of its proof document and one LF. Null when the ledger
- * has no such proof or it is not sealed yet. May sign a checkpoint when none covers the seal.
+ * has no such proof, it is not sealed yet, or no signed checkpoint covers its seal yet. Reads only.
  */
-export function sealedProofFile(ledger: LedgerStore, state: ConsensusState, delibId: string): string | null {
+export function sealedProofFile(ledger: LedgerReader, state: ConsensusState, delibId: string): string | null {
   const seal = state.proofs.get(delibId)?.seal;
   if (!seal) return null;
   const anchor = entryInclusion(ledger, seal.ledger_seq);
-  if (!anchor) return null;
+  if (anchor?.status !== "proved") return null;
   const doc = proofDocument(state, delibId, proofAnchor(anchor.entry, anchor.treeSize, anchor.proof, anchor.checkpoint));
   return `${canonicalize(doc)}\n`;
 }

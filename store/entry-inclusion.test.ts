@@ -3,8 +3,10 @@ import { verifyCheckpoint } from "../core/checkpoint.ts";
 import { canonicalBytes } from "../core/canonical.ts";
 import { leafHash, verifyInclusion } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { entryInclusion } from "./entry-inclusion.ts";
+import { join } from "node:path";
+import { coverTail, entryInclusion } from "./entry-inclusion.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
+import { tempDir } from "./test-helpers.ts";
 
 const key = generateKeyPair("ed25519");
 const signer = { name: "test/ledger", secretKeyHex: key.secretKey };
@@ -13,20 +15,43 @@ afterEach(() => ledger?.close());
 
 const burn = (n: number) => ({ type: "mic_burn", payload: { account: "ATLAS", amount_shards: String(n), reason: "fee" } });
 
+const checkpointRows = (l: SqliteLedger) => [...l.verify().problems].length === 0 ? l.verify().checkpointsChecked : -1;
+
 describe("entryInclusion", () => {
-  it("proves an entry against a signed checkpoint that covers it, signing one only when none does", () => {
+  it("proves an entry against the checkpoint its write signed, and never writes", () => {
     ledger = new SqliteLedger(":memory:", { origin: "test/ledger", signer });
     ledger.append([1, 2, 3, 4, 5].map(burn));
-    const first = entryInclusion(ledger, 3)!;
+    expect(checkpointRows(ledger)).toBe(1); // the write signed its tail
+    const first = entryInclusion(ledger, 3);
+    if (first?.status !== "proved") throw new Error("not proved");
     const checkpoint = verifyCheckpoint(first.checkpoint, [{ name: signer.name, publicKeyHex: key.publicKey }]);
     expect(checkpoint.size).toBe(5);
     expect(verifyInclusion(leafHash(canonicalBytes(first.entry)), 3, first.treeSize, first.proof, checkpoint.rootHash)).toBe(true);
-    // The stored checkpoint still covers seq 1: no new one.
-    expect(entryInclusion(ledger, 1)!.checkpoint).toBe(first.checkpoint);
     ledger.append([burn(6)]);
-    const later = entryInclusion(ledger, 5)!;
-    expect(later.treeSize).toBe(6);
-    expect(later.checkpoint).not.toBe(first.checkpoint);
+    const later = entryInclusion(ledger, 1);
+    expect(later).toMatchObject({ status: "proved", treeSize: 6 });
+    expect(checkpointRows(ledger)).toBe(2); // the reads wrote nothing
+  });
+
+  it("is pending while no signed checkpoint covers the entry (a writer without the key appended it); coverTail signs one", () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, "l.sqlite");
+    const own = new SqliteLedger(path, { origin: "test/ledger", signer });
+    const keyless = new SqliteLedger(path, { origin: "test/ledger" });
+    try {
+      own.append([burn(1)]);
+      keyless.append([burn(2), burn(3)]);
+      expect(entryInclusion(own, 0)).toMatchObject({ status: "proved", treeSize: 1 });
+      expect(entryInclusion(own, 2)).toMatchObject({ status: "pending", checkpointSize: 1, entry: { seq: 2 } });
+      expect(own.verify().checkpointsChecked).toBe(1);
+      expect(coverTail(own)).toBe(true);
+      expect(coverTail(own)).toBe(false); // covered: nothing to sign
+      expect(entryInclusion(own, 2)).toMatchObject({ status: "proved", treeSize: 3 });
+    } finally {
+      own.close();
+      keyless.close();
+      cleanup();
+    }
   });
 
   it("is null past the tail and for a seq that is no index", () => {

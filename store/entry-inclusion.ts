@@ -1,22 +1,32 @@
 /**
- * Proof that an entry is in the ledger: its RFC 9162 inclusion proof against a signed checkpoint
- * that covers it — the newest stored checkpoint when it does, else a new one signed now. What a
- * client holds after a write (the AVM's grant, a consensus seal) to check later, offline, that the
- * ledger recorded it.
+ * Proof that an entry is in the ledger: its RFC 9162 inclusion proof against the newest signed
+ * checkpoint, when that covers it. What a client holds after a write (the AVM's grant, a consensus
+ * seal) to check later, offline, that the ledger recorded it.
+ *
+ * A proof is a read and never writes: checkpoints are signed by the write path (every write that
+ * appends, with the ledger key: store/sqlite-ledger.ts) and, for entries a writer without the key
+ * appended, by the server's schedule (`coverTail`). An entry the newest checkpoint does not cover
+ * yet is `pending` (docs/ledger-reads.md).
  */
 import { parseCheckpoint } from "../core/checkpoint.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
-import type { LedgerStore } from "../core/ledger/store.ts";
+import type { LedgerReader, LedgerStore } from "../core/ledger/store.ts";
 
-/** The checkpoint that covers entry `seq`: the newest stored one if it does, else a new one. */
-export function checkpointCovering(ledger: LedgerStore, seq: number): { note: string; size: number } {
-  const latest = ledger.latestCheckpoint();
-  if (latest !== null) {
-    const size = parseCheckpoint(latest.slice(0, latest.indexOf("\n\n") + 1)).size;
-    if (size > seq) return { note: latest, size };
-  }
-  const note = ledger.checkpoint();
-  return { note, size: parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size };
+/** How often the server signs a checkpoint when entries are not covered yet; what `pending` answers retry after. */
+export const CHECKPOINT_INTERVAL_S = 5;
+
+/** The newest stored checkpoint and the size of the tree it signs, or null when none was made. */
+export function latestCheckpoint(ledger: Pick<LedgerReader, "latestCheckpoint">): { note: string; size: number } | null {
+  const note = ledger.latestCheckpoint();
+  return note === null ? null : { note, size: parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size };
+}
+
+/** The schedule's step: signs a checkpoint of the tail when the newest one does not cover every entry; says whether it signed. */
+export function coverTail(ledger: LedgerStore): boolean {
+  const size = ledger.size();
+  if ((latestCheckpoint(ledger)?.size ?? 0) >= size) return false;
+  ledger.checkpoint();
+  return true;
 }
 
 export interface EntryInclusion {
@@ -29,10 +39,18 @@ export interface EntryInclusion {
   checkpoint: string;
 }
 
-/** Entry `seq` with its inclusion proof and a signed checkpoint covering it; null past the tail. */
-export function entryInclusion(ledger: LedgerStore, seq: number): EntryInclusion | null {
+export type InclusionAnswer =
+  | ({ status: "proved" } & EntryInclusion)
+  /** No signed checkpoint covers the entry yet: `checkpointSize` is the newest one's (0: none). */
+  | { status: "pending"; entry: LedgerEntry; checkpointSize: number };
+
+/** Entry `seq` with its inclusion proof against the newest checkpoint, or pending; null past the tail. Reads only. */
+export function entryInclusion(ledger: LedgerReader, seq: number): InclusionAnswer | null {
   if (!Number.isSafeInteger(seq) || seq < 0 || seq >= ledger.size()) return null;
-  const { note, size } = checkpointCovering(ledger, seq);
-  const entry = ledger.entries(seq, seq + 1).next().value as LedgerEntry;
-  return { entry, treeSize: size, proof: ledger.inclusionProof(seq, size), checkpoint: note };
+  const [entry] = [...ledger.entries(seq, seq + 1)];
+  if (!entry) return null;
+  const latest = latestCheckpoint(ledger);
+  if (!latest || latest.size <= seq) return { status: "pending", entry, checkpointSize: latest?.size ?? 0 };
+  return { status: "proved", entry, treeSize: latest.size, proof: ledger.inclusionProof(seq, latest.size), checkpoint: latest.note };
 }
+

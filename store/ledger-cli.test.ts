@@ -7,6 +7,7 @@ import { verifierKey } from "../core/checkpoint.ts";
 import { digestOf } from "../core/digest.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
+import { LEDGER_KEY, loadSigningKey } from "./keys.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
 import { sampleEvent, sessionOpened, steppingClock, tempDir } from "./test-helpers.ts";
 
@@ -52,6 +53,12 @@ describe("npm run ledger", () => {
     expect(run(["verify-export", out, "--key", seed.publicKey]).status).toBe(0);
     const vkey = verifierKey("integrity-platform.example/ledger", seed.publicKey);
     expect(run(["verify-export", out, "--key", vkey]).status).toBe(0);
+    // Without --key (issue 20 §8): the published keys and this installation's own, and the output names the one that verified.
+    const own = run(["verify-export", out], env);
+    expect(own.status, own.stdout + own.stderr).toBe(0);
+    expect(own.stdout).toContain(`checkpoint signed by this installation's key (LEDGER_SIGNING_KEY): integrity-platform.example/ledger ${seed.publicKey}`);
+    const stranger = run(["verify-export", out], { LEDGER_SIGNING_KEY: generateKeyPair("ed25519").secretKey });
+    expect(stranger.status).toBe(1);
 
     editLine(out, 8, (l) => l.replace("0.97", "0.96"));
     const broken = run(["verify-export", out, "--key", seed.publicKey]);
@@ -85,7 +92,8 @@ describe("npm run ledger", () => {
     expect(second.status, second.stderr).toBe(0);
     const printed = JSON.parse(second.stdout) as { seq: number; hash: string };
     expect(printed.seq).toBe(1);
-    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger" });
+    // The CLI's writes sign their checkpoints with the ledger key it generated in STATE_DIR.
+    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger", verifiers: [ledgerKeyIn(join(dir, "state"))] });
     try {
       expect([...ledger.entries()].map((e) => [e.seq, e.hash, e.type])).toEqual([
         [0, JSON.parse(first.stdout).hash, "mic_mint"],
@@ -230,3 +238,9 @@ describe("npm run ledger", () => {
     rmSync(db);
   });
 });
+
+/** The verifier of the development ledger key a CLI run generated in `stateDir`. */
+function ledgerKeyIn(stateDir: string) {
+  const key = loadSigningKey(LEDGER_KEY, stateDir, {});
+  return { name: key.name, publicKeyHex: key.publicKeyHex };
+}

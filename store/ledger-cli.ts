@@ -5,11 +5,11 @@
  *   verify [--db PATH]           re-derive every entry, subtree and checkpoint; exit 1 naming each broken seq
  *   checkpoint [--db PATH]       sign a checkpoint of the current tree and print it
  *   export DIR [--db PATH]       write DIR/ledger.jsonl and DIR/checkpoint
- *   verify-export DIR --key KEY  verify an export offline; KEY is a hex Ed25519 public key, a note
+ *   verify-export DIR [--key KEY]  verify an export offline; KEY is a hex Ed25519 public key, a note
  *                                verifier key "<name>+<keyid>+<base64>", or a file of them
  *   inclusion SEQ [--size N]     print the inclusion proof of entry SEQ (base64, one per line)
  *   consistency OLD [--size N]   print the consistency proof from size OLD
- *   verify-consistency OLD NEW --proof FILE --key KEY
+ *   verify-consistency OLD NEW --proof FILE [--key KEY]
  *                                check offline that checkpoint NEW extends checkpoint OLD (the proof
  *                                is the `consistency` command's output); KEY may be a .vkey file
  *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) with the automatic
@@ -26,6 +26,7 @@ import { avmRegistry } from "../core/avm/registry.ts";
 import { automaticRevocations } from "../core/avm/revocation.ts";
 import { parseVerifierKey, verifyCheckpoint, type NoteVerifier } from "../core/checkpoint.ts";
 import { verifyConsistency } from "../core/merkle.ts";
+import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "./known-keys.ts";
 import { formatDigest } from "../core/digest.ts";
 import type { JsonObject } from "../core/ledger/entry.ts";
 import { EVENT_TYPES, isEventType, validateEvent } from "../core/ledger/events.ts";
@@ -40,7 +41,7 @@ function openedAccessLedger(path: string, log: (m: string) => void) {
   return { ledger: openAccessLedger(path, { key }), key };
 }
 
-const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR --key KEY|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE --key KEY|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N] [--ledger main|access]`;
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N] [--ledger main|access]`;
 
 function fail(message: string): never {
   process.stderr.write(`ledger: ${message}\n`);
@@ -66,7 +67,13 @@ function integer(value: string | undefined, name: string): number | undefined {
  * `--key`: a hex public key (its signer name taken from the checkpoint's origin line), a note
  * verifier key, or a file of verifier keys one per line (data/keys/ledger.vkey).
  */
-function verifiersFor(key: string, checkpointText: string): NoteVerifier[] {
+function verifiersFor(key: string | undefined, checkpointText: string): NoteVerifier[] {
+  if (key === undefined) {
+    // No --key: the published keys and this installation's own (store/known-keys.ts).
+    const known = knownLedgerKeys();
+    if (known.length === 0) fail(`no key to check the checkpoint with: no ${PUBLISHED_LEDGER_VKEY} and no key of this installation; pass --key KEY`);
+    return known;
+  }
   if (/^[0-9a-f]{64}$/.test(key)) return [{ name: checkpointText.split("\n")[0] ?? "", publicKeyHex: key }];
   const lines = existsSync(key) ? readFileSync(key, "utf8").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#")) : [key];
   try {
@@ -81,11 +88,15 @@ function verifiersFor(key: string, checkpointText: string): NoteVerifier[] {
  * the proof (the `consistency` command's output) shows NEW's tree extends OLD's.
  */
 function verifyConsistencyCommand(oldFile: string | undefined, newFile: string | undefined, proofFile: string | undefined, key: string | undefined): number {
-  if (!oldFile || !newFile || !proofFile || !key) fail("verify-consistency needs OLD and NEW checkpoint files, --proof FILE and --key KEY");
+  if (!oldFile || !newFile || !proofFile) fail("verify-consistency needs OLD and NEW checkpoint files and --proof FILE");
+  const signers = new Set<string>();
   const [older, newer] = [oldFile, newFile].map((file) => {
     const note = readFileSync(file, "utf8");
     try {
-      return verifyCheckpoint(note, verifiersFor(key, note));
+      const verifiers = verifiersFor(key, note);
+      const checkpoint = verifyCheckpoint(note, verifiers);
+      signers.add(describeKey(signedBy(note, verifiers)!));
+      return checkpoint;
     } catch (error) {
       console.log(`FAILED: ${file}: ${(error as Error).message}`);
       return null;
@@ -107,7 +118,7 @@ function verifyConsistencyCommand(oldFile: string | undefined, newFile: string |
     console.log(`FAILED: the proof does not show that the tree of size ${newer.size} extends the tree of size ${older.size}`);
     return 1;
   }
-  console.log(`ok: ${newFile} (size ${newer.size}) extends ${oldFile} (size ${older.size})`);
+  console.log(`ok: ${newFile} (size ${newer.size}) extends ${oldFile} (size ${older.size}); signed by ${[...signers].join(" and ")}`);
   return 0;
 }
 
@@ -140,11 +151,14 @@ async function main(argv: string[]): Promise<number> {
 
   if (command === "verify-consistency") return verifyConsistencyCommand(positionals[1], positionals[2], values.proof, values.key);
   if (command === "verify-export") {
-    if (!arg || !values.key) fail("verify-export needs DIR and --key KEY");
+    if (!arg) fail("verify-export needs DIR");
     for (const f of [EXPORT_LINES, EXPORT_CHECKPOINT]) if (!existsSync(join(arg, f))) fail(`${join(arg, f)} is missing`);
-    const verifiers = verifiersFor(values.key, readFileSync(join(arg, EXPORT_CHECKPOINT), "utf8"));
+    const note = readFileSync(join(arg, EXPORT_CHECKPOINT), "utf8");
+    const verifiers = verifiersFor(values.key, note);
     const report = await verifyExport(arg, verifiers);
     printReport(report, `export ${arg}`);
+    const by = signedBy(note, verifiers);
+    if (by) console.log(`checkpoint signed by ${describeKey(by)}`);
     return report.ok ? 0 : 1;
   }
 

@@ -26,6 +26,7 @@ import {
   type LedgerVerifyReport,
   type NewEvent,
   type StoredEntry,
+  type WriteHealth,
   type WriteTail,
   type Written,
 } from "../core/ledger/store.ts";
@@ -43,6 +44,8 @@ export const STORED_LEVEL = 4;
 export const BULK_MIN = 256;
 /** `appendBulk` inserts its rows this many per INSERT statement (one VDBE run for them). */
 const BULK_ROWS = 16;
+/** Rows per read of `entries()` and its kin: each page is one finished statement (see #pages). */
+const READ_PAGE = 128;
 /** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
 export const MAX_PAYLOAD_BYTES = 1 << 20;
 
@@ -75,7 +78,7 @@ function checkEvents(events: readonly NewEvent[], payloads: boolean): void {
 export interface SqliteLedgerOptions {
   /** Checkpoint origin line, e.g. "integrity-platform.example/ledger". */
   origin: string;
-  /** Signs checkpoints; without it `checkpoint()` refuses. */
+  /** Signs checkpoints: one for every write that appends, and on `checkpoint()` (which refuses without it). */
   signer?: NoteSigner;
   /** Keys that `verify()` accepts on stored checkpoints (the signer's own key is added). */
   verifiers?: NoteVerifier[];
@@ -153,7 +156,7 @@ export class SqliteLedger implements LedgerStore {
   readonly #verifiers: NoteVerifier[];
   readonly #now: () => Date;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "subtree" | "leaves" | "range" | "fold" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
+    "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
   >;
   #range = CompactRange.empty();
@@ -168,7 +171,7 @@ export class SqliteLedger implements LedgerStore {
    */
   #writtenNow = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writtenBefore = new Map<number, { entry: LedgerEntry; payloadText: string }>();
-  // Its own statement: a projection may be caught up while a caller is iterating entries().
+  #writeHealth: WriteHealth = { ok: true };
   readonly #projections = new LiveProjections((start, end) => this.#foldRows(start, end));
 
   constructor(path: string, options: SqliteLedgerOptions) {
@@ -205,8 +208,7 @@ export class SqliteLedger implements LedgerStore {
       insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
-      range: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
-      fold: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
+      page: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
       insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
@@ -385,7 +387,12 @@ export class SqliteLedger implements LedgerStore {
    * that folded rolled-back entries included.
    */
   #transaction<T>(write: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      this.#db.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      this.#noteFailure(error); // locked past the busy timeout, or a snapshot that cannot move
+      throw error;
+    }
     const before = this.#tail();
     this.#writtenBefore = this.#writtenNow;
     this.#writtenNow = new Map();
@@ -394,7 +401,10 @@ export class SqliteLedger implements LedgerStore {
       const committed = this.#range.size;
       try {
         const result = write();
+        // Stamped with the last entry's time: the transaction's one clock reading (or the entries' own).
+        if (this.#range.size > committed) this.#signTail(this.#signer, this.#lastTs);
         this.#db.exec("COMMIT");
+        this.#writeHealth = { ok: true };
         return result;
       } catch (error) {
         this.#projections.forgetPast(committed);
@@ -404,8 +414,19 @@ export class SqliteLedger implements LedgerStore {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       this.#writtenNow = new Map();
       this.#adopt(before);
+      this.#noteFailure(error);
       throw error;
     }
+  }
+
+  writeHealth(): WriteHealth {
+    return this.#writeHealth;
+  }
+
+  /** Remembers a write the store could not make (not one refused for its events): /health reports it. */
+  #noteFailure(error: unknown): void {
+    if (error instanceof LedgerAppendError) return;
+    if (this.#writeHealth.ok) this.#writeHealth = { ok: false, since: this.#now().toISOString(), reason: failureReason(error) };
   }
 
   /**
@@ -497,8 +518,8 @@ export class SqliteLedger implements LedgerStore {
     return written;
   }
 
-  entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
-    return this.#rows(this.#stmt.range, start, end ?? Number.MAX_SAFE_INTEGER);
+  *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
+    for (const row of this.#pages(start, end ?? Number.MAX_SAFE_INTEGER)) yield rowToEntry(row);
   }
 
   /**
@@ -513,18 +534,27 @@ export class SqliteLedger implements LedgerStore {
       if (!written) break;
       yield { ...written.entry, payload: JSON.parse(written.payloadText) };
     }
-    if (seq < end) yield* this.#rows(this.#stmt.fold, seq, end);
-  }
-
-  *#rows(statement: StatementSync, start: number, end: number): IterableIterator<LedgerEntry> {
-    for (const row of statement.iterate(start, end)) yield rowToEntry(row as unknown as EntryRow);
+    if (seq < end) yield* this.entries(seq, end);
   }
 
   *storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
-    const stop = end ?? Number.MAX_SAFE_INTEGER;
-    for (const row of this.#stmt.range.iterate(start, stop)) {
-      const r = row as unknown as EntryRow;
-      yield { entry: rowToEntry(r), payloadText: r.payload };
+    for (const row of this.#pages(start, end ?? Number.MAX_SAFE_INTEGER)) yield { entry: rowToEntry(row), payloadText: row.payload };
+  }
+
+  /**
+   * The rows start <= seq < end, read a page at a time, each page a complete statement: no read
+   * stays open between two rows handed out. An open statement holds the connection's read snapshot
+   * (WAL), so an iterator left unfinished — a caller that takes one entry — would pin this
+   * connection to the ledger as it was: every later read misses other writers' appends and every
+   * write fails (SQLITE_BUSY_SNAPSHOT), until the iterator is collected.
+   */
+  *#pages(start: number, end: number): IterableIterator<EntryRow> {
+    let seq = start;
+    while (seq < end) {
+      const rows = this.#stmt.page.all(seq, end, READ_PAGE) as unknown as EntryRow[];
+      yield* rows;
+      if (rows.length < READ_PAGE) return;
+      seq = rows[rows.length - 1]!.seq + 1;
     }
   }
 
@@ -551,22 +581,24 @@ export class SqliteLedger implements LedgerStore {
   }
 
   checkpoint(): string {
-    if (!this.#signer) throw new Error("no checkpoint signing key configured for this ledger");
     const signer = this.#signer;
-    // One transaction: the tree signed is the tail at that moment, and the row is written only if no
-    // checkpoint of that size exists yet (the first one recorded stays; rows are never replaced).
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      this.#sync();
-      const size = this.#range.size;
-      const note = signCheckpoint({ origin: this.origin, size, rootHash: this.#range.root() }, signer);
-      if (!this.#stmt.checkpointAt.get(size)) this.#stmt.insertCheckpoint.run(size, note, this.#now().toISOString());
-      this.#db.exec("COMMIT");
-      return note;
-    } catch (error) {
-      this.#db.exec("ROLLBACK");
-      throw error;
-    }
+    if (!signer) throw new Error("no checkpoint signing key configured for this ledger");
+    // One transaction: the tree signed is the tail at that moment.
+    return this.#transaction(() => this.#signTail(signer, this.#now().toISOString())!);
+  }
+
+  /**
+   * Signs the tail in the open write transaction and records the note unless a checkpoint of that
+   * size exists (the first one recorded stays; rows are never replaced). The write path calls it
+   * for every transaction that appended, when a key is configured, so that each entry is covered
+   * by a signed checkpoint from its commit on and a proof read never has to sign (docs/ledger-reads.md).
+   */
+  #signTail(signer: NoteSigner | undefined, createdAt: string): string | null {
+    if (!signer) return null;
+    const size = this.#range.size;
+    const note = signCheckpoint({ origin: this.origin, size, rootHash: this.#range.root() }, signer);
+    if (!this.#stmt.checkpointAt.get(size)) this.#stmt.insertCheckpoint.run(size, note, createdAt);
+    return note;
   }
 
   latestCheckpoint(): string | null {
@@ -596,8 +628,7 @@ export class SqliteLedger implements LedgerStore {
       }
     };
     captureRoots();
-    for (const row of this.#stmt.range.iterate(0, Number.MAX_SAFE_INTEGER)) {
-      const r = row as unknown as EntryRow;
+    for (const r of this.#pages(0, Number.MAX_SAFE_INTEGER)) {
       let entry: LedgerEntry;
       try {
         entry = rowToEntry(r);
@@ -646,6 +677,13 @@ function checkpointProblem(note: string, size: number, root: Uint8Array | null, 
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+/** What a store error says, with SQLite's extended code when there is one (517: the snapshot is stale). */
+export function failureReason(error: unknown): string {
+  const e = error as { message?: unknown; errcode?: unknown } | null;
+  const message = typeof e?.message === "string" ? e.message : String(error);
+  return typeof e?.errcode === "number" ? `${message} (SQLite code ${e.errcode})` : message;
 }
 
 function checkSize(size: number, current: number): void {

@@ -21,6 +21,7 @@ import { barChart, cumulativeByCycle, LINE_HEIGHT, LINE_WIDTH, lineChart, niceCe
 import { buildChart, MARKS_UP_TO } from "../site/src/lib/chart.ts";
 import { dateTime, micOfNumber, percent } from "../core/format/text.ts";
 import { buildSite, filesUnder, launchChromium, makeHistory, REPO_DATA_DIR, startPortal, stopPortal } from "../site/test/test-helpers.ts";
+import { jsonSchemaIdOf, listedResources } from "../core/datapackage/references.ts";
 
 const AREAS = [
   { slug: "government", name: "Government", chart: false },
@@ -50,7 +51,11 @@ const siteDir = join(tmp, "site");
 const shots = join(tmp, "screenshots");
 const areaDir = (slug: string) => join(REPO_DATA_DIR, "areas", slug);
 const manifests = new Map<Slug, Manifest>(
-  AREAS.map((a) => [a.slug, JSON.parse(readFileSync(join(areaDir(a.slug), "datapackage.json"), "utf8")) as Manifest]),
+  AREAS.map((a) => {
+    // Public files under resources, keyed ones under keyedResources: both, as the page lists them.
+    const raw = JSON.parse(readFileSync(join(areaDir(a.slug), "datapackage.json"), "utf8")) as Manifest & { keyedResources?: ManifestResource[] };
+    return [a.slug, { ...raw, resources: listedResources<ManifestResource>(raw) }];
+  }),
 );
 const manifest = (slug: Slug) => manifests.get(slug)!;
 const dataFile = (slug: Slug, path: string) => readFileSync(join(areaDir(slug), path));
@@ -145,7 +150,7 @@ describe("area pages in chromium, built from the repository's data", () => {
           await expect(row.locator('a[href="#request-access"]').count()).resolves.toBe(1);
         }
         // Schema: the site's copy of the JSON Schema named by the manifest, served and matching.
-        const id = typeof r.jsonSchema === "string" ? r.jsonSchema : r.jsonSchema?.items?.$ref;
+        const id = jsonSchemaIdOf(r.jsonSchema);
         const schemaLinks = row.locator('td[data-label="Schema"] a[href^="/schemas/"]');
         if (id) {
           const href = (await schemaLinks.first().getAttribute("href"))!;

@@ -4,10 +4,11 @@
  * `GET /api/cycle/current`; with the API unavailable (a server without a ledger, or the request
  * failing) it shows the values published at build time and says so; and it refreshes every 15
  * seconds (driven with Playwright's clock). The roster, the sealed proofs and the monitoring charts
- * come from the published files (the portal crawl follows the proof links to the API).
+ * come from the published files; each sealed proof links to its static copy, written by the build
+ * at the API's path (test/cdn-static.test.ts fetches them from a static host).
  */
 import { AxeBuilder } from "@axe-core/playwright";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
@@ -124,7 +125,7 @@ describe("the cycle tracker on /consensus/", () => {
 });
 
 describe("the rest of /consensus/", () => {
-  it("lists the roster with GI, the newest sealed proofs linked to the API, and charts each target beside its measure", async () => {
+  it("lists the roster with GI, the newest sealed proofs linked to their static copies, and charts each target beside its measure", async () => {
     const fresh = await context.newPage();
     try {
       await fresh.goto(`${live.url}/consensus/`);
@@ -132,8 +133,15 @@ describe("the rest of /consensus/", () => {
       expect(offices).toEqual(published.offices.map((o) => o.office));
       const first = published.offices[0]!;
       expect(await fresh.locator(`tr[data-office="${first.office}"] td[data-label="GI"]`).textContent()).toBe(decimal(first.gi!, 4));
-      const proofs = await fresh.locator("tr[data-proof] a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+      // Each proof links to its static copy at the API's path: the pipeline's file, byte for byte, in the build.
+      const proofs = await fresh.locator("tr[data-proof] a[data-proof-copy]").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
       expect(proofs).toEqual(published.recent_proofs.map((p) => `/v1/consensus/proofs/${p.delib_id}`));
+      expect(await fresh.locator("tr[data-proof] code[data-api-path]").count()).toBe(0);
+      for (const p of published.recent_proofs) {
+        const built = join(siteDir, "v1", "consensus", "proofs", p.delib_id);
+        expect(existsSync(built), built).toBe(true);
+        expect(readFileSync(built)).toEqual(readFileSync(join(REPO_DATA_DIR, "consensus", "proofs", `${p.delib_id}.json`)));
+      }
       // Five charts, each with its target as the reference line.
       const charts = await fresh.locator(".monitoring-measure").evaluateAll((ms) => ms.map((m) => ({ id: m.getAttribute("data-measure"), svg: !!m.querySelector("svg[role=img]"), target: !!m.querySelector(".spark-baseline") })));
       expect(charts).toEqual(["sessions", "duration", "agreement", "drift", "quorum"].map((id) => ({ id, svg: true, target: true })));

@@ -5,6 +5,8 @@
  * px wide, never scrolls sideways, clips no text in a box with hidden overflow, shows no ISO instant
  * and no ungrouped number of five digits or more; and every page that states the system health
  * states the same one (`data-system-health`), which is core/health's over the published files.
+ * The manual (docs/*.md at /manual/) is crawled like every page: each docs page is found from the
+ * menu, and every link between docs pages lands on a page and an anchor the build has.
  */
 import { AxeBuilder } from "@axe-core/playwright";
 import type { ChildProcess } from "node:child_process";
@@ -14,7 +16,8 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemHealth } from "../core/health/system-health.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "../site/test/test-helpers.ts";
+import { manualPath, portalHref } from "../site/src/lib/manual.ts";
+import { buildSite, docsPages, DOCS_DIR, launchChromium, markdownLinks, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "../site/test/test-helpers.ts";
 
 const WIDTHS = [1280, 390] as const;
 const tmp = mkdtempSync(join(tmpdir(), "portal-crawl-"));
@@ -88,12 +91,35 @@ afterAll(async () => {
 
 describe("the portal, crawled from / in chromium", () => {
   it("finds every page and every same-origin link and asset answers 200", () => {
-    expect(pages).toEqual(expect.arrayContaining(["/", "/pulse/timeline/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/consensus/", "/authority/"]));
+    expect(pages).toEqual(expect.arrayContaining(["/", "/pulse/timeline/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/consensus/", "/authority/", "/manual/"]));
     const broken = [...statuses].filter(([, status]) => status !== 200);
     expect(broken).toEqual([]);
     // The assets a person's browser asks for on its own: the icon and the stylesheet.
     expect(statuses.get("/favicon.svg")).toBe(200);
     expect([...statuses.keys()].some((u) => u.endsWith(".css"))).toBe(true);
+  });
+
+  it("builds every docs page into the manual, and every link between docs pages finds its page and anchor", () => {
+    const names = docsPages();
+    expect(pages).toEqual(expect.arrayContaining(names.map(manualPath)));
+    /** The ids of a built page (its headings' anchors among them). */
+    const idsOf = (path: string) => new Set([...readFileSync(join(siteDir, path, "index.html"), "utf8").matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!));
+    const broken: string[] = [];
+    let anchors = 0;
+    for (const name of names) {
+      for (const href of markdownLinks(readFileSync(join(DOCS_DIR, `${name}.md`), "utf8"))) {
+        const target = portalHref(href);
+        if (target === null || !(target.startsWith("/manual/") || target.startsWith("#"))) continue;
+        const [path, anchor] = target.startsWith("#") ? [manualPath(name), target.slice(1)] : target.split("#");
+        if (!pages.includes(path!)) broken.push(`${name}.md: ${href} → ${path} was not built`);
+        else if (anchor) {
+          anchors++;
+          if (!idsOf(path!).has(decodeURIComponent(anchor))) broken.push(`${name}.md: ${href} → no #${anchor} on ${path}`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+    expect(anchors).toBeGreaterThan(5);
   });
 
   it("lists only built pages in the menu", async () => {

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStore } from "../api/api-keys.ts";
 import { createApp } from "../api/app.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { DailyQuotas } from "../api/rate-limit.ts";
+import { DailyQuotas } from "../api/middleware/rate-limit.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../api/test-helpers.ts";
 import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
@@ -553,6 +553,10 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
     expect((await gov(token, "/government/ledger/export?format=bogus")).status).toBe(400);
     expect((await hit("§7 keys", w.url, "/government/policy-impact.json")).status).toBe(401);
     expect((await gov(token, "/academics/papers.json")).status).toBe(200);
+    // Refusals of requests with no known key are counted per window (issue 20 §2): a request in a
+    // later window writes the finished window's counts.
+    w.clock.advance(61_000);
+    expect((await hit("§7 keys", w.url, "/government/policy-impact.json")).status).toBe(401);
     const ledgerCli = (...args: string[]) =>
       spawnSync(process.execPath, ["--import", "tsx", join(REPO, "store", "ledger-cli.ts"), ...args, "--ledger", "access", "--db", join(w.dir, "access.sqlite")], {
         cwd: REPO,
@@ -570,11 +574,12 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
     const accesses = lines.filter((e) => e.type === "access").map((e) => e.payload);
     // The export refused for its query string is answered by the route declaration before the
     // area handler: no data was reached, so it is in the request log, not the access audit.
-    expect(accesses.slice(-3)).toEqual([
+    expect(accesses.slice(-2)).toEqual([
       expect.objectContaining({ key_status: "active", tier: "government", area: "government", file: "compliance-report.json", outcome: "served", status: 200 }),
-      { key_id: null, key_status: null, tier: "anonymous", area: "government", file: "policy-impact.json", outcome: "unauthorized", status: 401 },
       expect.objectContaining({ tier: "government", area: "academics", file: "papers.json", outcome: "served", status: 200 }),
     ]);
+    expect(lines.at(-1)).toMatchObject({ type: "access.refusals", payload: { credential: "none", area: "government", file: "policy-impact.json", outcome: "unauthorized", status: 401, count: 1 } });
+    expect(accesses.some((a) => a.key_id === null)).toBe(false);
     expect(lines.every((e) => typeof e.ts === "string")).toBe(true);
     // Revoked and retired keys are audited too, with their id and status.
     expect(accesses.some((a) => a.key_id === "government-1" && a.key_status === "revoked" && a.outcome === "unauthorized")).toBe(true);

@@ -9,13 +9,18 @@
  * Log: one object per request, to an injectable sink, after the response is ready:
  * `{ ts, method, path, status, duration_ms, request_id }` — `path` is the URL path only (never
  * the query string: secrets must not be in URLs, and if one is, it does not reach the log), cut to
- * 512 characters. A sink that throws never breaks the response.
+ * 512 characters. A request refused because the store failed under it (api/routes/store-failure.ts
+ * sets `storeFailure`) is logged at `level: "error"` with the store's `error`. A sink that throws
+ * never breaks the response.
  */
 import type { MiddlewareHandler } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
 import { setEarlyHeader } from "../early-header.ts";
 
 export type LogLine = Record<string, unknown>;
+
+/** What a handler leaves for the request's log line: why the store refused the request. */
+export type LogVariables = RequestIdVariables & { storeFailure?: string };
 export type LogSink = (line: LogLine) => void;
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
@@ -34,7 +39,7 @@ export function safeLog(sink: LogSink, line: LogLine): void {
   }
 }
 
-export function requestLog(options: { sink: LogSink; now: () => Date }): MiddlewareHandler<{ Variables: RequestIdVariables }> {
+export function requestLog(options: { sink: LogSink; now: () => Date }): MiddlewareHandler<{ Variables: LogVariables }> {
   const { sink, now } = options;
   return async function requestLog(c, next) {
     const started = performance.now();
@@ -46,13 +51,16 @@ export function requestLog(options: { sink: LogSink; now: () => Date }): Middlew
       await next();
     } finally {
       const path = c.req.path;
+      const storeFailure = c.get("storeFailure");
       safeLog(sink, {
         ts: now().toISOString(),
+        ...(storeFailure === undefined ? {} : { level: "error" }),
         method: c.req.method,
         path: path.length > 512 ? `${path.slice(0, 512)}…` : path,
         status: c.res.status,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         request_id: id,
+        ...(storeFailure === undefined ? {} : { error: storeFailure }),
       });
     }
   };

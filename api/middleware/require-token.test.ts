@@ -5,7 +5,8 @@ import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.t
 import type { TokenPermission } from "../../core/schemas/avm.ts";
 import { generateKeyPair } from "../../core/signature.ts";
 import { SqliteLedger } from "../../store/sqlite-ledger.ts";
-import { requireToken, type Platform, type TokenVariables } from "./require-token.ts";
+import type { Platform } from "../platform.ts";
+import { requireToken, type TokenVariables } from "./require-token.ts";
 
 const key = generateKeyPair("ed25519");
 const other = generateKeyPair("ed25519");

@@ -4,31 +4,25 @@
  * verified against the token key and the AVM registry caught up to the ledger's tail, so a token
  * revoked by any process is refused on the very next request. Fails closed: no ledger or no token
  * key configured, or an error while deciding, is a refusal, never a pass. The token is never logged.
- * The verified claims are on the context as `token` for the handler.
+ * The verified claims are on the context as `token` for the handler. This is the check before the
+ * write; api/write-route.ts checks the token again inside the write transaction.
  */
 import type { MiddlewareHandler } from "hono";
 import { avmRegistry } from "../../core/avm/registry.ts";
 import { verifyToken, type TokenClaims } from "../../core/avm/token.ts";
-import type { LedgerStore } from "../../core/ledger/store.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";
 import { bearerToken } from "../bearer.ts";
+import type { Platform } from "../platform.ts";
 import { problem } from "../problem.ts";
-
-/** What the write routes share: the ledger they append to and read from, the token key, the clock. */
-export interface Platform {
-  ledger: LedgerStore;
-  /** The token key's public half (store/keys.ts TOKEN_KEY), hex. */
-  tokenPublicKeyHex: string;
-  now: () => Date;
-}
 
 export type TokenVariables = { token: TokenClaims };
 
-const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="integrity-platform", error="invalid_token"' };
+/** The challenge of every 401 a write route answers. */
+export const TOKEN_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="integrity-platform", error="invalid_token"' };
 
 export function requireToken(permission: TokenPermission, platform: Platform | undefined): MiddlewareHandler<{ Variables: TokenVariables }> {
   return async function requireToken(c, next) {
-    const deny = (detail: string) => problem(c, "unauthorized", detail, { headers: CHALLENGE });
+    const deny = (detail: string) => problem(c, "unauthorized", detail, { headers: TOKEN_CHALLENGE });
     if (!platform) return deny(`this route needs a token with the ${permission} permission, and this server cannot check tokens (no ledger or token key is configured)`);
     let verdict;
     try {

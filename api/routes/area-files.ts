@@ -16,10 +16,11 @@ import { KEY_TIERS, type KeyTier } from "../api-keys.ts";
 import { ExportQuery } from "../audit-trail-export.ts";
 import { keyScheme } from "../openapi.ts";
 import { problem } from "../problem.ts";
-import { quotaOf } from "../rate-limit.ts";
+import { quotaOf } from "../middleware/rate-limit.ts";
 import { headers, notModified, published, text, type MediaSpec, type ResponseSpec } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { servedAreaFiles, type ServedFile } from "./areas.ts";
+import { schemaIdOf } from "../../core/datapackage/references.ts";
 
 const AREA_TAGS: Record<string, string> = {
   government: "Government area",
@@ -36,7 +37,9 @@ const EXPORT_HEADERS = headers("Cache-Control", "RateLimit-Policy", "RateLimit")
 type Registry = typeof publishedSchemas;
 
 /** The registry name of a published schema `$id`, or null. */
-function registryName(id: unknown): keyof Registry | null {
+function registryName(reference: unknown): keyof Registry | null {
+  // The manifest's reference is relative (../../schemas/…); the registry is keyed by $id.
+  const id = schemaIdOf(reference);
   if (typeof id !== "string" || !id.startsWith(SCHEMA_BASE_URI) || !id.endsWith(".schema.json")) return null;
   const name = id.slice(SCHEMA_BASE_URI.length, -".schema.json".length);
   return Object.hasOwn(publishedSchemas, name) ? (name as keyof Registry) : null;

@@ -4,7 +4,7 @@
  * slash: core/datapackage/paths.ts areaRequest), so no area file is ever answered by the static
  * copy in site/dist. For each request, in this order:
  *
- *  1. the daily quota of the client (api/rate-limit.ts): RateLimit headers, 429 once spent;
+ *  1. the daily quota of the client (api/middleware/rate-limit.ts): RateLimit headers, 429 once spent;
  *  2. the access tier, from the contract — never from a manifest: keyed files need
  *     `Authorization: Bearer <key>` (scheme in any case) of an active key of that tier, else 401,
  *     or 403 with another tier's key;
@@ -28,7 +28,7 @@
  * Every request that presents a known key, or asks for a keyed file, is recorded in the access
  * ledger (key id, tier, file, outcome; never the key) before it is answered; if it cannot be
  * recorded, the answer is 503 `audit-unavailable`. Keyed files are read from `keyedDataDir` (a
- * private store in a real deployment; README "Keyed data").
+ * private store in a real deployment; docs/trust.md).
  */
 import { closeSync, createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,8 +42,9 @@ import { presentedKey } from "../client.ts";
 import { EncodedVariants, fileResponse, notModified, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
+import { listedResources } from "../../core/datapackage/references.ts";
 
 const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
   "application/json": "application/json; charset=utf-8",
@@ -86,8 +87,8 @@ function describedResources(dataDir: string, area: Area): Map<string, { title?: 
   const manifest = join(dataDir, "areas", area, MANIFEST_FILE);
   if (!existsSync(manifest)) return described;
   try {
-    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: { path?: unknown; title?: string; description?: string; jsonSchema?: unknown }[] };
-    for (const r of parsed.resources ?? []) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
+    const parsed = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>;
+    for (const r of listedResources<{ path?: unknown; title?: string; description?: string; jsonSchema?: unknown }>(parsed)) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
   } catch {
     // An unreadable manifest documents nothing; the handler refuses its files anyway.
   }
@@ -142,18 +143,24 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
 
     /** Records the access when it must be audited, then answers; a failed record refuses. */
     const answer = (outcome: AccessOutcome, response: Response): Response => {
-      if (!match && !isKeyed(file)) return response;
+      if (!match) {
+        // No known key: a refusal of a keyed file is counted, not written one by one (api-keys.ts countRefusal).
+        if (isKeyed(file)) keys.countRefusal({ credential: c.req.header("Authorization") ? "unknown" : "none", area, file: name, outcome, status: response.status }, now());
+        return response;
+      }
       try {
         keys.record({
-          key_id: match?.key.id ?? null,
-          key_status: match?.status ?? null,
-          tier: match?.key.tier ?? "anonymous",
+          key_id: match.key.id,
+          key_status: match.status,
+          tier, // the tier applied: a key that opens nothing (revoked, expired) counts as anonymous
           area,
           file: name,
           outcome,
           status: response.status,
-        });
+        }, now());
       } catch {
+        // A body streamed from an open descriptor is never read now: cancelling it closes the descriptor.
+        void response.body?.cancel().catch(() => {});
         return problem(c, "audit-unavailable", "This access could not be recorded in the audit log, so it is not answered. Try again later.");
       }
       return response;

@@ -155,7 +155,7 @@ describe("POST /avm/verify", () => {
     expect((await verify(fx.body(holder, athena, ["api.read"]))).json).toMatchObject({ verified: false, code: "AVM_008", failed_at_stage: "scope" });
   });
 
-  it("answers malformed input 400 naming the field, another media type 415, too large 413 — and logs the first two, never the raw body", async () => {
+  it("answers malformed input 400 naming the field, another media type 415, too large 413 — and logs each with its reason, never the raw body", async () => {
     const holder = fx.identity("sloppy");
     const good = fx.body(holder, athena, ["api.read"]);
     let size = fx.ledger.size();
@@ -190,10 +190,10 @@ describe("POST /avm/verify", () => {
 
     const huge = await api.post("/avm/verify", JSON.stringify({ ...good, padding: "x".repeat(70_000) }));
     expect(huge.status).toBe(413);
-    expect(logged()).toEqual([]);
-    // A refused query string never reaches the route: not an attempt.
+    // Every refusal is an attempt with its reason (api/middleware/verify-attempts.ts); the body over the limit is never read.
+    expect(logged().map((e) => e.payload)).toEqual([expect.objectContaining({ ledger_id: null, error: "request_too_large" })]);
     expect((await api.post("/avm/verify?x=1", good)).status).toBe(400);
-    expect(logged()).toEqual([]);
+    expect(logged().map((e) => e.payload.error)).toEqual(["request_malformed"]);
   });
 
   it("limits each client per UTC day: 429 with RateLimit fields and Retry-After, not logged; the next day it resets", async () => {

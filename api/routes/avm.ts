@@ -10,46 +10,38 @@
  *   POST /avm/operator/<command>         token with `avm.operate`; the `npm run avm` commands over HTTP
  *
  * Every write answers `Ledger-Seq`, the sequence number of the entry that records its outcome.
- * POST /avm/verify logs every attempt: a body that does not parse or fit is answered 400 (415 for
- * another media type) and logged as an `avm.attempt` with `error: request_malformed`
- * (core `malformedAttempt`: bounded, never the raw body); when the attempt cannot be logged the
- * answer is 503. A per-client daily quota (RateLimit fields, 429) keeps the log from being a way
- * to flood the ledger; a refused request is not logged (it is in the request log).
+ * This file declares the routes; what they run is elsewhere: the token-checked writes
+ * (api/write-route.ts), the operator commands (api/avm/operator-dispatch.ts), token issuance
+ * (api/avm/issue-token.ts). POST /avm/verify logs every attempt: a decided one in its decision's
+ * write, a refused one (400, 403, 413, 415) by the app's gate api/middleware/verify-attempts.ts,
+ * which also holds the per-client daily quota that keeps the log from being a way to flood the ledger.
  */
-import { randomUUID } from "node:crypto";
 import { z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { signedForms } from "../../core/avm/messages.ts";
 import { isCanonicalizableJson } from "../../core/canonical.ts";
 import * as ops from "../../core/avm/operations.ts";
-import { avmRegistry, checkAuthority, type AvmRegistry } from "../../core/avm/registry.ts";
-import { signToken, type TokenClaims } from "../../core/avm/token.ts";
-import { malformedAttempt, signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
-import { LedgerAppendError, type NewEvent } from "../../core/ledger/store.ts";
+import { avmRegistry, checkAuthority } from "../../core/avm/registry.ts";
+import { signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
 import { SignatureVerdicts } from "../../core/signature-verdicts.ts";
 import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest } from "../../core/schemas/avm.ts";
 import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
-import { clientAddress } from "../client.ts";
-import { requireToken, type Platform, type TokenVariables } from "../middleware/require-token.ts";
+import { IssueTokenRequest, issueTokenOverHttp } from "../avm/issue-token.ts";
+import { operate, OPERATOR_COMMANDS, type OperatorCommand } from "../avm/operator-dispatch.ts";
+import { operationRefused } from "../error-problems.ts";
 import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
+import type { Platform } from "../platform.ts";
 import { problem, type ProblemSlug } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "../rate-limit.ts";
 import { component, headers, json, published } from "../responses.ts";
 import { SignaturePool } from "../signature-pool.ts";
 import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";
+import { writeRoutes } from "../write-route.ts";
 import { storeUnavailable } from "./store-failure.ts";
-
-/** Verify requests per client (IP address; IPv6 by /64) per UTC day, like the data areas' anonymous quota. */
-export const VERIFY_DAILY_QUOTA = 100;
-const VERIFY_QUOTA_BUCKET = "avm-verify";
 
 export interface AvmRouteOptions {
   /** The ledger, token key and clock; undefined: the routes fail closed (503 / 401). */
   platform: Platform | undefined;
-  quotas: DailyQuotas;
-  /** Verify requests per client per UTC day; null: unlimited (a benchmark). Default VERIFY_DAILY_QUOTA. */
-  verifyQuota?: Quota;
   /** The token key's secret half (hex Ed25519 seed): without it POST /avm/operator/issue-token answers 503. */
   tokenSecretKeyHex?: string;
   /** Where verify requests' signatures are checked ahead of the decision; default the process's shared pool. */
@@ -123,8 +115,6 @@ const Revoked = z.boolean().openapi({ description: "An automatic revocation was 
 const Shards = z.string().regex(/^(0|[1-9][0-9]*)$/).openapi({ description: "An amount in shards (1 MIC = 1,000,000 shards), decimal text" });
 const StakeResult = { ledger_id: Uuid, amount_shards: Shards, bonded_shards: Shards, unbonded_shards: Shards };
 
-export const IssueTokenRequest = ops.IssueTokenInput.omit({ jti: true });
-
 /** The operator operations over HTTP: the `npm run avm` commands, with core/avm/operations.ts's input schemas as bodies. */
 const OPERATIONS = {
   "register-identity": {
@@ -160,10 +150,9 @@ const OPERATIONS = {
     result: z.strictObject({ token: z.string(), jti: Uuid, subject: Identifier, permissions: z.array(TokenPermission), expires_at: IsoTimestamp }),
   },
   "revoke-token": { summary: "Revoke an operator token", body: component("avm-revoke-token", ops.RevokeTokenInput), result: z.strictObject({ jti: Uuid, revoked: z.literal(true) }) },
-} as const;
-type OperationName = keyof typeof OPERATIONS;
+} as const satisfies Record<OperatorCommand, unknown>;
 
-function operatorRoute<N extends OperationName>(name: N) {
+function operatorRoute<N extends OperatorCommand>(name: N) {
   const { summary, body, result } = OPERATIONS[name];
   const problems: ProblemSlug[] = ["not-found", "conflict", "ledger-unavailable"];
   if (name === "issue-token") problems.push("forbidden", "signing-unavailable");
@@ -183,52 +172,18 @@ function operatorRoute<N extends OperationName>(name: N) {
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/** The outcome of an operation decided inside a write: its events were appended, or a refusal. */
-type Decided<T> = { ok: true; result: T } | { ok: false; code: ops.OperationErrorCode; message: string };
-
-const REFUSAL_PROBLEM: Record<ops.OperationErrorCode, ProblemSlug> = { invalid: "invalid-body", not_found: "not-found", conflict: "conflict" };
-
-/** The operator token still holds at the tail: recorded, not revoked (a revocation may have landed since the check). */
-function tokenHolds(registry: AvmRegistry, claims: TokenClaims): boolean {
-  const token = registry.tokens.get(claims.jti);
-  return token !== undefined && !token.revoked;
-}
-
 export function avmRoutes(options: AvmRouteOptions): RouteGroup {
-  const { platform, quotas } = options;
+  const { platform } = options;
   const signaturePool = options.signaturePool ?? SignaturePool.shared();
-  const verifyQuota = options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota;
   const routes = routeGroup();
+  const writes = writeRoutes(routes, platform, operationRefused);
   const unavailable = (c: Context) => problem(c, "ledger-unavailable", "This server has no ledger: authority cannot be decided, so nothing is granted (fail closed).");
 
-  /**
-   * One conditional write for a decision: `decide` runs in the write transaction with the AVM
-   * registry at the tail. Store failures answer 503; a money event inside the migration freeze
-   * window is a 409 conflict.
-   */
-  async function decided<T>(
-    c: Context,
-    decide: (registry: AvmRegistry) => { events: readonly NewEvent[]; result: Decided<T> },
-  ): Promise<{ ok: true; result: T; seq: number | null } | { ok: false; response: Response }> {
-    if (!platform) return { ok: false, response: unavailable(c) };
-    let written;
-    try {
-      written = await platform.ledger.write((tail) => decide(tail.state(avmRegistry)));
-    } catch (error) {
-      if (error instanceof LedgerAppendError && error.code === "migration-freeze") return { ok: false, response: problem(c, "conflict", error.message) };
-      return { ok: false, response: storeUnavailable(c, error) };
-    }
-    const outcome = written.result;
-    if (!outcome.ok) return { ok: false, response: problem(c, REFUSAL_PROBLEM[outcome.code], outcome.message) };
-    return { ok: true, result: outcome.result, seq: written.entries[0]?.seq ?? null };
-  }
-
-  // --- POST /avm/verify: the quota and the malformed-attempt log around the declared route.
-  routes.use(verifyRoute.path, verifyGate(platform, quotas, verifyQuota));
+  // POST /avm/verify: its quota and the log of its refusals are the app's gate ahead of the body
+  // limit and the origin check (api/middleware/verify-attempts.ts).
   addRoute(routes, verifyRoute, async (c) => {
     if (!platform) return unavailable(c);
     const request = c.req.valid("json") as AvmVerifyRequest;
-    const nowMs = platform.now().getTime();
     let written;
     try {
       // The signatures are verified on the signature pool, outside the write lock; the decision at
@@ -237,7 +192,8 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
       const questions = signatureQuestions(request, forms, platform.ledger.stateSeen(avmRegistry));
       const signatures = new SignatureVerdicts(questions, await signaturePool.verify(questions));
       written = await platform.ledger.write((tail) => {
-        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), nowMs, { forms, signatures });
+        // The time of the decision is read at the tail, after the wait on the pool and the lock.
+        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), platform.now().getTime(), { forms, signatures });
         return { events: outcome.events, result: outcome };
       });
     } catch (error) {
@@ -256,122 +212,25 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
     }
   });
 
-  routes.post(revokeRoute.path, requireToken("avm.revoke", platform));
-  addRoute(routes, revokeRoute, async (c) => {
-    const claims = (c as unknown as Context<{ Variables: TokenVariables }>).get("token");
-    const nowMs = platform!.now().getTime();
+  writes.add(revokeRoute, "avm.revoke", async (c, write) => {
+    const nowMs = write.platform.now().getTime();
     const input = c.req.valid("json") as AvmRevokeRequest;
-    const d = await decided(c, (registry) => refusedUnlessHeld(registry, claims) ?? outcome(ops.revokeAuthority(registry, input, nowMs)));
-    if (!d.ok) return d.response;
-    return c.json(d.result, 200, { "Ledger-Seq": String(d.seq) });
+    const out = await write.commit((tail) => ops.revokeAuthority(tail.state(avmRegistry), input, nowMs));
+    if (!out.ok) return out.response;
+    return c.json(out.result, 200);
   });
 
-  for (const name of Object.keys(OPERATIONS) as OperationName[]) {
+  for (const name of OPERATOR_COMMANDS) {
     const route = operatorRoute(name);
-    routes.post(route.path, requireToken("avm.operate", platform));
-    addRoute(routes, route, async (c: RouteContext<typeof route>) => {
-      const claims = (c as unknown as Context<{ Variables: TokenVariables }>).get("token");
-      const nowMs = platform!.now().getTime();
+    writes.add(route, "avm.operate", async (c: RouteContext<typeof route>, write) => {
       const input = c.req.valid("json") as Record<string, unknown>;
-      if (name === "issue-token") return issueToken(c, claims, input, nowMs);
-      const d = await decided(c, (registry) => refusedUnlessHeld(registry, claims) ?? outcome(operate(name, registry, input, nowMs)));
-      if (!d.ok) return d.response;
-      return c.json(d.result as object, 200, { "Ledger-Seq": String(d.seq) });
+      if (name === "issue-token") return issueTokenOverHttp(c, write, input as z.output<typeof IssueTokenRequest>, options.tokenSecretKeyHex);
+      const nowMs = write.platform.now().getTime();
+      const out = await write.commit((tail) => operate(name, tail.state(avmRegistry), input, nowMs));
+      if (!out.ok) return out.response;
+      return c.json(out.result, 200);
     });
   }
 
-  /** issue-token: within the caller's permissions and lifetime; signed before anything is recorded. */
-  async function issueToken(c: Context, caller: TokenClaims, input: Record<string, unknown>, nowMs: number): Promise<Response> {
-    if (!options.tokenSecretKeyHex) return problem(c, "signing-unavailable", "This server does not hold the token signing key; issue tokens with `npm run avm -- issue-token` where the key is.");
-    const request = { ...(input as z.output<typeof IssueTokenRequest>), jti: randomUUID() };
-    const preview = ops.issueToken(avmRegistry.initial(), request, nowMs);
-    if (!preview.ok) return problem(c, REFUSAL_PROBLEM[preview.code], preview.message);
-    const claims = preview.result.claims;
-    const beyond = claims.permissions.filter((p) => !caller.permissions.includes(p));
-    if (beyond.length > 0) return problem(c, "forbidden", `your token does not hold ${beyond.join(", ")}: a token can only issue permissions it holds`);
-    if (claims.exp > caller.exp) return problem(c, "forbidden", `the new token would outlive yours (${new Date(caller.exp * 1000).toISOString()}); ask for a shorter ttl_seconds`);
-    const token = await signToken(claims, options.tokenSecretKeyHex);
-    const d = await decided(c, (registry) => refusedUnlessHeld(registry, caller) ?? outcome(ops.issueToken(registry, request, nowMs)));
-    if (!d.ok) return d.response;
-    const body = { token, jti: claims.jti, subject: claims.sub, permissions: claims.permissions, expires_at: new Date(claims.exp * 1000).toISOString() };
-    return c.json(body, 200, { "Ledger-Seq": String(d.seq), "Cache-Control": "no-store" });
-  }
-
   return routes;
-}
-
-/** A decide's answer when the caller's token was revoked since its check (401 is requireToken's; here the write is simply refused). */
-function refusedUnlessHeld(registry: AvmRegistry, claims: TokenClaims): { events: NewEvent[]; result: Decided<never> } | null {
-  return tokenHolds(registry, claims) ? null : { events: [], result: { ok: false, code: "conflict", message: `the token ${claims.jti} was revoked before this write; nothing was recorded` } };
-}
-
-function outcome<T>(op: ops.Operation<T>): { events: NewEvent[]; result: Decided<T> } {
-  return op.ok ? { events: op.events, result: { ok: true, result: op.result } } : { events: [], result: op };
-}
-
-/** The operation a route names, on the registry at the tail. */
-function operate(name: Exclude<OperationName, "issue-token">, registry: AvmRegistry, input: Record<string, unknown>, nowMs: number): ops.Operation<object> {
-  const i = input as never;
-  switch (name) {
-    case "register-identity":
-      return ops.registerIdentity(registry, i);
-    case "register-companion":
-      return ops.registerCompanion(registry, i);
-    case "lock-stake":
-      return ops.lockStake(registry, i);
-    case "withdraw-stake":
-      return ops.withdrawStake(registry, i, nowMs);
-    case "record-drift":
-      return withLedgerId(ops.recordDrift(registry, i, nowMs), input);
-    case "report-violation":
-      return withLedgerId(ops.reportViolation(registry, i, nowMs), input);
-    case "signal-concern":
-      return withLedgerId(ops.signalConcern(registry, i, nowMs), input);
-    case "revoke-token": {
-      const op = ops.revokeToken(registry, i);
-      return op.ok ? { ...op, result: { ...op.result, revoked: true } } : op;
-    }
-  }
-}
-
-function withLedgerId(op: ops.Operation<{ revoked: boolean }>, input: Record<string, unknown>): ops.Operation<object> {
-  return op.ok ? { ...op, result: { ledger_id: input.ledger_id as string, ...op.result } } : op;
-}
-
-/**
- * Around POST /avm/verify: the per-client daily quota (429 once spent, RateLimit fields on every
- * answer), then — once the route has answered — the malformed-attempt log: a 400 or 415 from the
- * body's validation (not a refused query string) is recorded as an `avm.attempt` before it is
- * answered; if it cannot be recorded, the answer is 503.
- */
-function verifyGate(platform: Platform | undefined, quotas: DailyQuotas, quota: Quota): MiddlewareHandler {
-  return async function verifyGate(c, next) {
-    if (c.req.method !== "POST") return next();
-    const decision = quotas.takeOwn(VERIFY_QUOTA_BUCKET, quota, clientAddress(c));
-    const limits = rateLimitHeaders(decision);
-    if (decision.limited && !decision.allowed) {
-      return problem(c, "rate-limited", `the quota of ${decision.quota} verify requests a day for this client is spent; it resets at 00:00 UTC`, {
-        headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
-      });
-    }
-    await next();
-    for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);
-    const status = c.res.status;
-    const queryChecked = c.req.valid("query" as never) !== undefined;
-    if (!platform || !queryChecked || (status !== 400 && status !== 415)) return;
-    let body: unknown = null;
-    const text = (c.req.bodyCache as { text?: Promise<string> }).text;
-    if (text !== undefined) {
-      try {
-        body = JSON.parse(await text);
-      } catch {
-        body = null; // not JSON at all: nothing of it is logged
-      }
-    }
-    try {
-      await platform.ledger.appendAsync([malformedAttempt(body)]);
-    } catch {
-      c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.");
-    }
-  };
 }

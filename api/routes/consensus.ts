@@ -1,11 +1,12 @@
 /**
- * The consensus routes (README "Consensus"): the cycle, sessions, signed votes and the deliberation
+ * The consensus routes (docs/consensus.md): the cycle, sessions, signed votes and the deliberation
  * proof from generated to sealed. Thin: the declaration parses the request; a write runs its
  * decision (core/consensus/decide.ts) inside one ledger write — `ledger.write(decide)`, with the
  * registry caught up to the ledger's tail inside the write transaction, so concurrent requests, and
  * other processes on the same ledger file, decide in turn on what the others appended — then
- * answers. A refusal is the problem `consensus-<code>` (api/consensus-problems.ts). Every write
- * needs a token with `consensus.write` (requireToken: 401 otherwise). Without a ledger the routes
+ * answers. A refusal is the problem `consensus-<code>` (api/consensus-problems.ts). Every write is
+ * declared through api/write-route.ts: it needs a token with `consensus.write`, checked before the
+ * write and again inside it (401 otherwise), and answers `Ledger-Seq`. Without a ledger the routes
  * answer 503 `ledger-unavailable` (the writes 401 first: they fail closed).
  *
  *   GET  /api/cycle/current                       200 {cycle, gi, room}; 404 before the first record
@@ -25,7 +26,7 @@
  * file `npm run consensus -- verify-proof` checks.
  */
 import { z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { canonicalize } from "../../core/canonical.ts";
 import {
@@ -41,8 +42,7 @@ import {
 import type { ConsensusRefusal } from "../../core/consensus/refusal.ts";
 import { consensusProjection, type ConsensusState } from "../../core/consensus/state.ts";
 import { activeSessions, currentRoom, cycleInfo, proofDocument } from "../../core/consensus/views.ts";
-import type { LedgerEntry } from "../../core/ledger/entry.ts";
-import type { LedgerStore } from "../../core/ledger/store.ts";
+import type { LedgerStore, WriteTail } from "../../core/ledger/store.ts";
 import { Digest, Identifier, NonNegativeInt } from "../../core/schemas/common.ts";
 import {
   CloseSessionInput,
@@ -63,12 +63,14 @@ import {
 import { examples } from "../../core/schemas/examples.ts";
 import { publishedSchemas, type PublishedSchemaName } from "../../core/schemas/index.ts";
 import { sealedProofFile } from "../../store/consensus-registry.ts";
-import { consensusProblemSlug, TallyMember, type ConsensusProblemSlug } from "../consensus-problems.ts";
-import { requireToken, type Platform } from "../middleware/require-token.ts";
+import { TallyMember } from "../consensus-problems.ts";
+import { consensusRefused } from "../error-problems.ts";
 import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
-import { problem, type ProblemSlug } from "../problem.ts";
+import { problem } from "../problem.ts";
 import { body, component, headers, published } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type AppEnv, type DeclaredRoute, type RouteContext, type RouteGroup } from "../route.ts";
+import type { Platform } from "../platform.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
+import { writeRoutes } from "../write-route.ts";
 
 /** The permission every consensus write needs (spec, "Consensus interface"). */
 export const CONSENSUS_WRITE = "consensus.write";
@@ -77,6 +79,8 @@ const TAGS = ["Consensus"];
 const WRITE = [{ [WRITE_TOKEN_SCHEME]: [] }];
 /** Live state: never cached. */
 const NO_STORE = headers("Cache-Control");
+/** A write's answer: never cached, and the seq of the first entry it appended (api/write-route.ts). */
+const WRITTEN = headers("Cache-Control", "Ledger-Seq");
 const NO_STORE_HEADERS = { "Cache-Control": "no-store" };
 
 const SessionParams = z.strictObject({
@@ -160,7 +164,7 @@ const CloseResult = component(
   },
 );
 
-const proofBody = (description: string) => body(description, { "application/json": { schema: ProofDocumentBody } }, NO_STORE);
+const proofBody = (description: string, fields = NO_STORE) => body(description, { "application/json": { schema: ProofDocumentBody } }, fields);
 
 // ---------------------------------------------------------------------------------------------
 // Declarations
@@ -183,7 +187,7 @@ export const cycleUpdateRoute = defineRoute({
   description: "Appends `cycle.updated`; the cycle never goes back (409). Answers the cycle info as recorded.",
   security: WRITE,
   request: jsonBody(record("consensus-cycle-update", CycleUpdateRequest)),
-  responses: { 200: body("The cycle as recorded", { "application/json": published("consensus-cycle-info") }, NO_STORE) },
+  responses: { 200: body("The cycle as recorded", { "application/json": published("consensus-cycle-info") }, WRITTEN) },
   problems: ["consensus-cycle-regressed", "ledger-unavailable"],
 });
 
@@ -207,7 +211,7 @@ export const openSessionRoute = defineRoute({
   security: WRITE,
   request: jsonBody(record("consensus-open-session-input", OpenSessionInput)),
   responses: {
-    201: body("The session opened", { "application/json": { schema: component("consensus-session-opened", z.strictObject({ sessionId: SessionId }), { sessionId: "CS-151-1" }) } }, NO_STORE),
+    201: body("The session opened", { "application/json": { schema: component("consensus-session-opened", z.strictObject({ sessionId: SessionId }), { sessionId: "CS-151-1" }) } }, WRITTEN),
     200: body("A session is already active for this cycle and room: no result", { "application/json": { schema: z.null(), example: null } }, NO_STORE),
   },
   problems: ["consensus-priority-mix", "consensus-unknown-office", "consensus-gi-unmeasured", "consensus-gi-below-minimum", "ledger-unavailable"],
@@ -222,7 +226,7 @@ export const voteRoute = defineRoute({
     "`signature`: Ed25519 by the participant's registered key over the JCS of `{\"participant\", \"session_id\", \"vote\"}`. Participants only, one vote each (counted by key); recorded as `consensus.vote`. Generating the proof closes the ballot.",
   security: WRITE,
   request: { params: SessionParams, ...jsonBody(record("consensus-vote-request", VoteRequest)) },
-  responses: { 201: body("The vote recorded, and the tally with it", { "application/json": { schema: VoteResult } }, NO_STORE) },
+  responses: { 201: body("The vote recorded, and the tally with it", { "application/json": { schema: VoteResult } }, WRITTEN) },
   problems: [
     "consensus-unknown-session",
     "consensus-session-closed",
@@ -243,7 +247,7 @@ export const generateProofRoute = defineRoute({
     "From the caller's question, context, rounds and constitutional check; `delib_id`, `consensus` (approving votes / participants) and `gi_score` (the participants' mean measured GI now) are computed by the server. Closes the ballot. Answers the proof document in state `generated`.",
   security: WRITE,
   request: { params: SessionParams, ...jsonBody({ schema: ProofRequestBody }) },
-  responses: { 201: proofBody("The proof, generated") },
+  responses: { 201: proofBody("The proof, generated", WRITTEN) },
   problems: ["consensus-unknown-session", "consensus-session-closed", "consensus-proof-exists", "consensus-round-participant", "consensus-gi-unmeasured", "ledger-unavailable"],
 });
 
@@ -256,7 +260,7 @@ export const modelSignatureRoute = defineRoute({
     "`signature`: Ed25519 by the participant's registered key over the JCS of the proof's seven inputs `{delib_id, question, context, rounds, consensus, gi_score, constitutional_check}`. The proof is `model-signed` when all four participants have signed.",
   security: WRITE,
   request: { params: ProofParams, ...jsonBody(record("consensus-model-signature-request", ModelSignatureRequest)) },
-  responses: { 200: proofBody("The proof with the signature") },
+  responses: { 200: proofBody("The proof with the signature", WRITTEN) },
   problems: ["consensus-unknown-proof", "consensus-proof-state", "consensus-not-a-participant", "consensus-already-signed", "consensus-bad-signature", "ledger-unavailable"],
 });
 
@@ -269,7 +273,7 @@ export const validatorRoute = defineRoute({
     "A registered office that is not a participant (independence) with measured GI ≥ 0.95 signs the JCS of the inputs plus `model_signatures` (participant order); its GI is recorded. The proof becomes `validator-signed`.",
   security: WRITE,
   request: { params: ProofParams, ...jsonBody(record("consensus-validator-signature-request", ValidatorSignatureRequest)) },
-  responses: { 200: proofBody("The proof, validator-signed") },
+  responses: { 200: proofBody("The proof, validator-signed", WRITTEN) },
   problems: [
     "consensus-unknown-proof",
     "consensus-proof-state",
@@ -303,7 +307,7 @@ export const closeRoute = defineRoute({
     "The proof must be validator-signed and the outcome the signed votes' tally (≥ 3 APPROVE of 4 → APPROVED; all voted and fewer → REJECTED; otherwise NO_QUORUM), or 409 naming the tally. Appends `consensus.evaluated` and `delibproof.sealed` (the Merkle root over the proof's parts) in one transaction; the session leaves the active list.",
   security: WRITE,
   request: { params: SessionParams, ...jsonBody({ schema: CloseRequest }) },
-  responses: { 200: body("The session's result and the seal", { "application/json": { schema: CloseResult } }, NO_STORE) },
+  responses: { 200: body("The session's result and the seal", { "application/json": { schema: CloseResult } }, WRITTEN) },
   problems: [
     "consensus-unknown-session",
     "consensus-session-closed",
@@ -318,49 +322,29 @@ export const closeRoute = defineRoute({
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/** A refused decision as its problem: the code's type, the message, the details as members. */
-function refused(c: Context, r: ConsensusRefusal): Response {
-  const slug: ConsensusProblemSlug = consensusProblemSlug(r.code);
-  return problem(c, slug as ProblemSlug, r.message, { extensions: { code: r.code, ...r.details } });
-}
-
 function ledgerUnavailable(c: Context): Response {
   return problem(c, "ledger-unavailable", "This server has no ledger: the consensus routes cannot answer.");
 }
 
-type Applied<R> = { ok: true; result: R; entries: LedgerEntry[] } | { ok: false; refusal: ConsensusRefusal };
-
-/**
- * Runs `decide` inside one ledger write against the registry caught up to the tail, and appends
- * its events when it accepts — one atomic step, however many requests or processes race.
- */
-export async function decideOnLedger<R>(ledger: LedgerStore, decide: (state: ConsensusState) => Decision<R>): Promise<Applied<R>> {
-  const written = await ledger.write((tail) => {
-    const decision = decide(tail.state(consensusProjection));
-    return { events: decision.ok ? decision.events : [], result: decision };
-  });
-  const decision = written.result;
-  return decision.ok ? { ok: true, result: decision.result, entries: written.entries } : { ok: false, refusal: decision.refusal };
-}
+/** A consensus decision as a write's decide: the registry caught up to the tail, inside the write transaction. */
+const atTail =
+  <R>(decide: (state: ConsensusState) => Decision<R>) =>
+  (tail: WriteTail): Decision<R> =>
+    decide(tail.state(consensusProjection));
 
 /** The proof document of `delibId` as the proof file: JCS text and one LF (with its anchor once sealed). */
 function proofAnswer(c: Context, ledger: LedgerStore, delibId: string, status: ContentfulStatusCode): Response {
   const state = ledger.state(consensusProjection);
   const proof = state.proofs.get(delibId);
-  const text = proof?.seal ? sealedProofFile(ledger, state, delibId) : `${canonicalize(proofDocument(state, delibId))}\n`;
-  return c.body(text!, status, { "Content-Type": "application/json", ...NO_STORE_HEADERS });
-}
-
-/** A write route: the token check (consensus.write) first, then the declaration's validators and `handler`. */
-function addWriteRoute<R extends DeclaredRoute>(group: RouteGroup, route: R, platform: Platform | undefined, handler: (c: RouteContext<R>) => Promise<Response>): void {
-  const honoPath = route.path.replaceAll(/\{([^}]+)\}/g, ":$1");
-  group.on(route.method.toUpperCase(), honoPath, requireToken(CONSENSUS_WRITE, platform) as unknown as MiddlewareHandler<AppEnv>);
-  addRoute(group, route, handler);
+  // A seal no signed checkpoint covers yet (appended by a writer without the ledger key) is answered without its anchor.
+  const text = (proof?.seal ? sealedProofFile(ledger, state, delibId) : null) ?? `${canonicalize(proofDocument(state, delibId))}\n`;
+  return c.body(text, status, { "Content-Type": "application/json", ...NO_STORE_HEADERS });
 }
 
 export function consensusRoutes(platform: Platform | undefined): RouteGroup {
   const routes = routeGroup();
   const ledger = platform?.ledger;
+  const writes = writeRoutes(routes, platform, (c, failure: { refusal: ConsensusRefusal }) => consensusRefused(c, failure.refusal));
 
   addRoute(routes, cycleRoute, (c) => {
     if (!ledger) return ledgerUnavailable(c);
@@ -369,15 +353,16 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
     return c.json(info, 200, NO_STORE_HEADERS);
   });
 
-  addWriteRoute(routes, cycleUpdateRoute, platform, async (c) => {
-    if (!ledger) return ledgerUnavailable(c);
+  writes.add(cycleUpdateRoute, CONSENSUS_WRITE, async (c, write) => {
     const update = c.req.valid("json");
     // The room is the one at the moment of the record (the update changes no session).
-    const out = await decideOnLedger(ledger, (s) => {
-      const d = decideCycleUpdate(s, update);
-      return d.ok ? { ...d, result: { ...d.result, room: currentRoom(s) } } : d;
-    });
-    if (!out.ok) return refused(c, out.refusal);
+    const out = await write.commit(
+      atTail((s) => {
+        const d = decideCycleUpdate(s, update);
+        return d.ok ? { ...d, result: { ...d.result, room: currentRoom(s) } } : d;
+      }),
+    );
+    if (!out.ok) return out.response;
     return c.json(out.result, 200, NO_STORE_HEADERS);
   });
 
@@ -386,61 +371,55 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
     return c.json(activeSessions(ledger.state(consensusProjection)), 200, NO_STORE_HEADERS);
   });
 
-  addWriteRoute(routes, openSessionRoute, platform, async (c) => {
-    if (!ledger) return ledgerUnavailable(c);
+  writes.add(openSessionRoute, CONSENSUS_WRITE, async (c, write) => {
     const input = c.req.valid("json");
-    const out = await decideOnLedger(ledger, (s) => decideOpenSession(s, input));
-    if (!out.ok) return refused(c, out.refusal);
+    const out = await write.commit(atTail((s) => decideOpenSession(s, input)));
+    if (!out.ok) return out.response;
     return out.result === null ? c.json(null, 200, NO_STORE_HEADERS) : c.json(out.result, 201, NO_STORE_HEADERS);
   });
 
-  addWriteRoute(routes, voteRoute, platform, async (c) => {
-    if (!ledger) return ledgerUnavailable(c);
+  writes.add(voteRoute, CONSENSUS_WRITE, async (c, write) => {
     const { id } = c.req.valid("param");
     const vote = c.req.valid("json");
-    const out = await decideOnLedger(ledger, (s) => decideVote(s, id, vote));
-    if (!out.ok) return refused(c, out.refusal);
+    const out = await write.commit(atTail((s) => decideVote(s, id, vote)));
+    if (!out.ok) return out.response;
     return c.json({ session_id: id, participant: vote.participant, vote: vote.vote, ledger_seq: out.entries[0]!.seq, tally: out.result.tally }, 201, NO_STORE_HEADERS);
   });
 
-  addWriteRoute(routes, generateProofRoute, platform, async (c) => {
-    if (!ledger) return ledgerUnavailable(c);
+  writes.add(generateProofRoute, CONSENSUS_WRITE, async (c, write) => {
     const { id } = c.req.valid("param");
     const request = c.req.valid("json") as ProofRequest; // `context` holds parsed JSON (see JsonValue)
-    const out = await decideOnLedger(ledger, (s) => decideGenerateProof(s, id, request));
-    if (!out.ok) return refused(c, out.refusal);
-    return proofAnswer(c, ledger, out.result.inputs.delib_id, 201);
+    const out = await write.commit(atTail((s) => decideGenerateProof(s, id, request)));
+    if (!out.ok) return out.response;
+    return proofAnswer(c, write.platform.ledger, out.result.inputs.delib_id, 201);
   });
 
-  addWriteRoute(routes, modelSignatureRoute, platform, async (c) => {
-    if (!ledger) return ledgerUnavailable(c);
+  writes.add(modelSignatureRoute, CONSENSUS_WRITE, async (c, write) => {
     const { delib_id } = c.req.valid("param");
     const signature = c.req.valid("json");
-    const out = await decideOnLedger(ledger, (s) => decideModelSignature(s, delib_id, signature));
-    if (!out.ok) return refused(c, out.refusal);
-    return proofAnswer(c, ledger, delib_id, 200);
+    const out = await write.commit(atTail((s) => decideModelSignature(s, delib_id, signature)));
+    if (!out.ok) return out.response;
+    return proofAnswer(c, write.platform.ledger, delib_id, 200);
   });
 
-  addWriteRoute(routes, validatorRoute, platform, async (c) => {
-    if (!ledger) return ledgerUnavailable(c);
+  writes.add(validatorRoute, CONSENSUS_WRITE, async (c, write) => {
     const { delib_id } = c.req.valid("param");
     const signature = c.req.valid("json");
-    const out = await decideOnLedger(ledger, (s) => decideValidatorSignature(s, delib_id, signature));
-    if (!out.ok) return refused(c, out.refusal);
-    return proofAnswer(c, ledger, delib_id, 200);
+    const out = await write.commit(atTail((s) => decideValidatorSignature(s, delib_id, signature)));
+    if (!out.ok) return out.response;
+    return proofAnswer(c, write.platform.ledger, delib_id, 200);
   });
 
   addRoute(routes, proofRoute, (c) => {
     if (!ledger) return ledgerUnavailable(c);
     const { delib_id } = c.req.valid("param");
     if (!ledger.state(consensusProjection).proofs.has(delib_id)) {
-      return refused(c, { code: "unknown-proof", message: `no deliberation proof ${delib_id}`, details: { delib_id } });
+      return consensusRefused(c, { code: "unknown-proof", message: `no deliberation proof ${delib_id}`, details: { delib_id } });
     }
     return proofAnswer(c, ledger, delib_id, 200);
   });
 
-  addWriteRoute(routes, closeRoute, platform, async (c) => {
-    if (!ledger) return ledgerUnavailable(c);
+  writes.add(closeRoute, CONSENSUS_WRITE, async (c, write) => {
     const { id } = c.req.valid("param");
     const { sessionId, ...close } = c.req.valid("json");
     if (sessionId !== undefined && sessionId !== id) {
@@ -448,8 +427,8 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
         extensions: { invalid_fields: [{ pointer: "/sessionId", reason: `must be ${id}, the session in the path` }] },
       });
     }
-    const out = await decideOnLedger(ledger, (s) => decideCloseSession(s, { sessionId: id, ...close }));
-    if (!out.ok) return refused(c, out.refusal);
+    const out = await write.commit(atTail((s) => decideCloseSession(s, { sessionId: id, ...close })));
+    if (!out.ok) return out.response;
     const [evaluated, sealed] = out.entries;
     return c.json(
       {

@@ -23,9 +23,11 @@
  *     "reasons": [{ "code": "sentinels-down", "status": "degraded", "text": "…" }]
  *   },
  *   "ledger": {                      // the ledger the write routes append to
- *     "status": "ok" | "absent" | "unavailable",   // absent: this server has none; unavailable: it could not be read
- *     "size": 11306,                 // entries (null unless ok)
- *     "checkpoint_size": 11306       // size of the newest signed checkpoint (null: none, or not ok)
+ *     "status": "ok" | "absent" | "unavailable" | "failing",   // absent: this server has none; unavailable: it
+ *                                    // could not be read; failing: its last write failed in the store
+ *     "size": 11306,                 // entries (null when absent or unavailable)
+ *     "checkpoint_size": 11306,      // size of the newest signed checkpoint (null: none, or absent/unavailable)
+ *     "write_failure": { "since": "…", "reason": "database is locked (SQLite code 517)" }   // only when failing
  *   },
  *   "consensus": {                   // the consensus broker: the registry folded from the ledger; null without a ledger
  *     "status": "ok" | "degraded",   // degraded: a consensus entry on the ledger broke a rule (ignored_entries > 0)
@@ -70,9 +72,15 @@ const SystemHealth = z.strictObject({
 const Count = z.number().int().nonnegative();
 
 const LedgerHealth = z.strictObject({
-  status: z.enum(["ok", "absent", "unavailable"]).openapi({ description: "`absent`: this server has no ledger; `unavailable`: it could not be read" }),
-  size: Count.nullable().openapi({ description: "Entries on the ledger (null unless ok)" }),
-  checkpoint_size: Count.nullable().openapi({ description: "Size of the newest signed checkpoint (null: none yet, or not ok)" }),
+  status: z.enum(["ok", "absent", "unavailable", "failing"]).openapi({
+    description: "`absent`: this server has no ledger; `unavailable`: it could not be read; `failing`: its last write failed in the store (writes are refused until one commits)",
+  }),
+  size: Count.nullable().openapi({ description: "Entries on the ledger (null when absent or unavailable)" }),
+  checkpoint_size: Count.nullable().openapi({ description: "Size of the newest signed checkpoint (null: none yet, or absent or unavailable)" }),
+  write_failure: z
+    .strictObject({ since: z.string(), reason: z.string() })
+    .optional()
+    .openapi({ description: "Only when failing: since when (the server's clock) and the store's error" }),
 });
 
 const ConsensusHealth = z.strictObject({
@@ -90,7 +98,7 @@ const ConsensusHealth = z.strictObject({
 export const Health = z.strictObject({
   status: z
     .enum(["ok", "degraded"])
-    .openapi({ description: "`degraded`: the pulse history failed verification or has lines after its signed checkpoint, the ledger cannot be read, or the consensus registry is degraded" }),
+    .openapi({ description: "`degraded`: the pulse history failed verification or has lines after its signed checkpoint, the ledger cannot be read or its last write failed, or the consensus registry is degraded" }),
   version: z.string(),
   uptime_s: z.number().int().nonnegative(),
   history: z.strictObject({
@@ -147,8 +155,10 @@ export function brokerBody(ledger: LedgerStore | undefined) {
     const state = ledger.state(consensusProjection);
     const note = ledger.latestCheckpoint();
     const checkpointSize = note === null ? null : parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size;
+    const write = ledger.writeHealth();
+    const written = write.ok ? { status: "ok" as const } : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
     return {
-      ledger: { status: "ok" as const, size: ledger.size(), checkpoint_size: checkpointSize },
+      ledger: { ...written, size: ledger.size(), checkpoint_size: checkpointSize },
       consensus: { ...consensusHealth(state), cycle: cycleInfo(state) },
     };
   } catch {
@@ -174,7 +184,7 @@ export function healthRoutes(
       ...(snapshot.firstProblem ? { first_problem: snapshot.firstProblem } : {}),
     };
     const broker = brokerBody(ledger);
-    const brokerDegraded = broker.ledger.status === "unavailable" || broker.consensus?.status === "degraded";
+    const brokerDegraded = broker.ledger.status === "unavailable" || broker.ledger.status === "failing" || broker.consensus?.status === "degraded";
     return c.json(
       {
         status: snapshot.status === "unverified" || snapshot.unsignedLines > 0 || brokerDegraded ? "degraded" : "ok",

@@ -1,36 +1,50 @@
 /**
  * GET /ledger/entries/{seq}/inclusion — proof that entry `seq` is in the ledger: its envelope (seq,
  * type, ts, prev, hash — never the payload: the full ledger is the government-keyed audit trail),
- * its RFC 9162 audit path and a signed checkpoint of a tree that contains it (store/entry-
+ * its RFC 9162 audit path and the newest signed checkpoint, which covers it (store/entry-
  * inclusion.ts). A client that holds the payload — an authority grant's is its authority_context,
  * a write's is what it wrote — rebuilds the entry and checks it offline with
  * core/ledger/inclusion.ts `verifyEntryInclusion` and the published `data/keys/ledger.vkey`.
  * Generic: any route that answers a `Ledger-Seq` points here.
+ *
+ * A read: it never signs or stores anything. An entry no signed checkpoint covers yet is 202 with
+ * its envelope and `Retry-After` (docs/ledger-reads.md: who signs checkpoints, what is public).
  */
 import { z } from "@hono/zod-openapi";
-import type { LedgerStore } from "../../core/ledger/store.ts";
+import type { LedgerReader } from "../../core/ledger/store.ts";
 import { Digest, IsoTimestamp } from "../../core/schemas/common.ts";
-import { entryInclusion } from "../../store/entry-inclusion.ts";
+import { CHECKPOINT_INTERVAL_S, entryInclusion } from "../../store/entry-inclusion.ts";
 import { problem } from "../problem.ts";
-import { component, json } from "../responses.ts";
+import { component, headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { storeUnavailable } from "./store-failure.ts";
 
 const Seq = z.string().regex(/^(0|[1-9][0-9]{0,14})$/, "a ledger sequence number: a whole number without leading zeros");
 
+/** What anyone may read of an entry (docs/ledger-reads.md): what rebuilding its hash needs besides the payload. */
+const Envelope = z.strictObject({
+  seq: z.number().int().nonnegative(),
+  type: z.string(),
+  ts: IsoTimestamp,
+  prev: Digest.nullable(),
+  hash: Digest,
+});
+
 export const EntryInclusion = component(
   "ledger-entry-inclusion",
   z.strictObject({
-    entry: z.strictObject({
-      seq: z.number().int().nonnegative(),
-      type: z.string(),
-      ts: IsoTimestamp,
-      prev: Digest.nullable(),
-      hash: Digest,
-    }),
+    entry: Envelope,
     tree_size: z.number().int().positive().openapi({ description: "The size of the tree the proof and the checkpoint are about (greater than seq)" }),
     proof: z.array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/)).openapi({ description: "The RFC 9162 audit path: sibling hashes, leaf side first, base64" }),
     checkpoint: z.string().openapi({ description: "The C2SP signed checkpoint of that tree (ledger key: data/keys/ledger.vkey)" }),
+  }),
+);
+
+export const EntryPending = component(
+  "ledger-entry-pending",
+  z.strictObject({
+    entry: Envelope,
+    checkpoint_size: z.number().int().nonnegative().openapi({ description: "The size of the newest signed checkpoint (not above seq; 0: none yet)" }),
   }),
 );
 
@@ -40,13 +54,16 @@ export const inclusionRoute = defineRoute({
   tags: ["Ledger"],
   summary: "Prove that a ledger entry is in the ledger",
   description:
-    "The entry's envelope (without its payload), its RFC 9162 inclusion proof and a signed checkpoint covering it. Rebuild the entry from the payload you hold (for an authority grant: the `authority_context`'s ledger_id, scopes, risk_level, attestation_hash, created_at and expires_at), check its hash, the audit path to the signed root, and the checkpoint's signature.",
+    "The entry's envelope (without its payload), its RFC 9162 inclusion proof and the newest signed checkpoint, which covers it (202 with Retry-After while none does: checkpoints are signed by writes and on the server's schedule, never by this read). Rebuild the entry from the payload you hold (for an authority grant: the `authority_context`'s ledger_id, scopes, risk_level, attestation_hash, created_at and expires_at), check its hash, the audit path to the signed root, and the checkpoint's signature.",
   request: { params: z.strictObject({ seq: Seq }) },
-  responses: { 200: json("The inclusion proof", EntryInclusion) },
+  responses: {
+    200: json("The inclusion proof", EntryInclusion),
+    202: json("No signed checkpoint covers the entry yet: its envelope; ask again after Retry-After seconds", EntryPending, { headers: headers("Retry-After") }),
+  },
   problems: ["not-found", "ledger-unavailable"],
 });
 
-export function ledgerRoutes(ledger: LedgerStore | undefined): RouteGroup {
+export function ledgerRoutes(ledger: LedgerReader | undefined): RouteGroup {
   const routes = routeGroup();
   addRoute(routes, inclusionRoute, (c) => {
     if (!ledger) return problem(c, "ledger-unavailable", "This server has no ledger.");
@@ -59,13 +76,12 @@ export function ledgerRoutes(ledger: LedgerStore | undefined): RouteGroup {
     }
     if (!inclusion) return problem(c, "not-found", `The ledger has no entry ${seq}.`);
     const { seq: s, type, ts, prev, hash } = inclusion.entry;
+    const entry = { seq: s, type, ts, prev, hash };
+    if (inclusion.status === "pending") {
+      return c.json({ entry, checkpoint_size: inclusion.checkpointSize }, 202, { "Cache-Control": "no-store", "Retry-After": String(CHECKPOINT_INTERVAL_S) });
+    }
     return c.json(
-      {
-        entry: { seq: s, type, ts, prev, hash },
-        tree_size: inclusion.treeSize,
-        proof: inclusion.proof.map((h) => Buffer.from(h).toString("base64")),
-        checkpoint: inclusion.checkpoint,
-      },
+      { entry, tree_size: inclusion.treeSize, proof: inclusion.proof.map((h) => Buffer.from(h).toString("base64")), checkpoint: inclusion.checkpoint },
       200,
       { "Cache-Control": "no-store" },
     );

@@ -5,12 +5,12 @@
  * (the handshake never completes, so the status line is what a client sees):
  *
  *   1. not a WebSocket upgrade → 426 with `Upgrade: websocket`;
- *   2. `Origin` not same-origin and not allowed (api/cors.ts crossOriginRefusal) → 403 (does not count: a page on
+ *   2. `Origin` not same-origin and not allowed (api/middleware/cors.ts crossOriginRefusal) → 403 (does not count: a page on
  *      another origin must not spend the visitor's quota either);
  *   3. the client (its key, or else its IP address) already has `maxConnectionsPerClient`
  *      connections open → 429 (does not count);
  *   4. the published inputs do not verify → 503 `data-unverified`;
- *   5. the philosophy area's daily quota (api/rate-limit.ts) → 429 with RateLimit fields and
+ *   5. the philosophy area's daily quota (api/middleware/rate-limit.ts) → 429 with RateLimit fields and
  *      Retry-After; an accepted upgrade is counted and its 101 carries the RateLimit fields.
  *
  * Then each connection is a SimulationSession (api/simulation-session.ts). Connection counts live
@@ -26,9 +26,9 @@ import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts"
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
 import { safeLog, type LogSink } from "../middleware/request-log.ts";
-import { crossOriginRefusal } from "../cors.ts";
+import { crossOriginRefusal } from "../middleware/cors.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../rate-limit.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { PhilosophyCouncilSource } from "../philosophy-council.ts";
 import { checkLimits, DEFAULT_SIMULATION_LIMITS, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
 import { ASYNCAPI_PATH, asyncApiRoute } from "./asyncapi.ts";
@@ -40,7 +40,7 @@ export interface SimulationRouteOptions {
   keys: ApiKeyStore;
   quotas: Pick<DailyQuotas, "take">;
   limits: SimulationLimits;
-  /** Origins besides the server's own that may open the connection (api/cors.ts crossOriginRefusal). */
+  /** Origins besides the server's own that may open the connection (api/middleware/cors.ts crossOriginRefusal). */
   trustedOrigins: readonly string[];
   log: LogSink;
   now: () => Date;

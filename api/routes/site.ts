@@ -14,13 +14,16 @@
  * - Query strings are ignored, as by any static host.
  * - Files are answered as a good origin does (api/file-response.ts): ETag (their SHA-256, each
  *   version hashed once: store/digest-cache.ts), Last-Modified, 304, one byte range, Content-Length,
- *   and br or gzip for text. Astro's content-hashed `/_astro/*` assets are immutable for a year;
- *   everything else revalidates.
+ *   and br or gzip for text.
+ * - Cache-Control, Content-Type and the other headers come from the build's own `_headers` file
+ *   (core/header-rules.ts), the rules a CDN applies to the same folder: served by the API or by a
+ *   CDN, a file gets the same headers. Without that file: revalidate everything, types by extension.
  */
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import type { Context } from "hono";
+import { CACHE_DEFAULT, effectiveHeaders, parseHeadersFile, type HeaderRule } from "../../core/header-rules.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
 import { EncodedVariants, fileResponse } from "../file-response.ts";
 import { prefersHtml } from "../negotiate.ts";
@@ -96,18 +99,40 @@ export interface Site {
   has(c: Context): Promise<boolean>;
 }
 
+/** The request path percent-decoded, as the rules' patterns are written (the raw one when it does not decode). */
+function decodedPath(c: Context): string {
+  const raw = rawPathOf(c);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 function rawPathOf(c: Context): string {
   const url = c.req.url;
   return url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/)[0] ?? "/";
 }
 
-/** Astro names its built assets by their content: a changed asset is a new URL. */
-const IMMUTABLE = "public, max-age=31536000, immutable";
-const REVALIDATE = "public, max-age=0, must-revalidate";
+/** The build's header rules (`<root>/_headers`), or none. */
+function buildRules(root: string): HeaderRule[] {
+  const file = join(root, "_headers");
+  return existsSync(file) ? parseHeadersFile(readFileSync(file, "utf8")) : [];
+}
+
+/** The headers the build's rules give a request path (the defaults where the rules conflict or say nothing). */
+function ruledHeaders(rules: readonly HeaderRule[], path: string): Record<string, string> {
+  try {
+    return effectiveHeaders(rules, path);
+  } catch {
+    return { "Cache-Control": CACHE_DEFAULT };
+  }
+}
 
 export function staticSite(siteDir: string): Site {
   const root = realpathSync(resolve(siteDir));
-  const headers = { "X-Content-Type-Options": "nosniff", "Cache-Control": REVALIDATE };
+  const rules = buildRules(root);
+  const headers = { "X-Content-Type-Options": "nosniff", "Cache-Control": CACHE_DEFAULT };
   const digests = new DigestCache();
   const encoded = new EncodedVariants();
   return {
@@ -117,20 +142,20 @@ export function staticSite(siteDir: string): Site {
         const bytes = readFileSync(file);
         const digest = digests.digest(file);
         if (!digest || digest.bytes !== bytes.byteLength) return c.body(bytes, 200, { ...headers, "Content-Type": contentTypeOf(file) });
-        const cacheControl = file.startsWith(join(root, "_astro") + sep) ? IMMUTABLE : REVALIDATE;
+        const { "Cache-Control": cacheControl = CACHE_DEFAULT, "Content-Type": contentType = contentTypeOf(file), ...ruled } = ruledHeaders(rules, decodedPath(c));
         return fileResponse(
           c,
           {
             size: bytes.byteLength,
             sha256: digest.hash.slice("sha256:".length),
-            contentType: contentTypeOf(file),
+            contentType,
             cacheControl,
             lastModified: statSync(file).mtime,
             read: (start, end) => bytes.subarray(start, end + 1),
             readAll: () => bytes,
           },
           encoded,
-          { "X-Content-Type-Options": "nosniff" },
+          { "X-Content-Type-Options": "nosniff", ...ruled },
         );
       }
       if (!isApiPath(c.req.path) && prefersHtml(c.req.header("accept"))) {

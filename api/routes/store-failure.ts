@@ -4,6 +4,7 @@
  * refusal, never a pass (fail closed). Anything else is a bug and goes on to the app's 500 handler.
  */
 import type { Context } from "hono";
+import { failureReason } from "../../store/sqlite-ledger.ts";
 import { problem } from "../problem.ts";
 
 /** node:sqlite's error codes: a database error, and an operation on a closed database. */
@@ -14,8 +15,17 @@ export function isStoreFailure(error: unknown): boolean {
   return typeof code === "string" && STORE_ERROR_CODES.has(code);
 }
 
-/** 503 `ledger-unavailable` for a store failure; rethrows anything else. */
+/**
+ * 503 `ledger-unavailable` for a store failure, with the store's error left for the request's log
+ * line (logged at error level: the client is told nothing of it); rethrows anything else.
+ */
 export function storeUnavailable(c: Context, error: unknown): Response {
   if (!isStoreFailure(error)) throw error;
+  noteStoreFailure(c, error);
   return problem(c, "ledger-unavailable", "The ledger cannot be read or written right now; nothing was decided. Try again later.");
+}
+
+/** Leaves the store's error for the request's log line (api/middleware/request-log.ts: logged at error level). */
+export function noteStoreFailure(c: Context, error: unknown): void {
+  c.set("storeFailure", failureReason(error));
 }

@@ -19,6 +19,8 @@ export const KEY_STATUSES = ["active", "grace", "expired", "retired", "revoked"]
 export const ACCESS_OUTCOMES = ["served", "not-modified", "unauthorized", "forbidden", "rate-limited", "data-unverified", "invalid-query", "ledger-unavailable"] as const;
 export type AccessOutcome = (typeof ACCESS_OUTCOMES)[number];
 
+export const REFUSAL_CREDENTIALS = ["none", "unknown"] as const;
+
 export const accessEventSchemas = {
   "apikey.issued": z.strictObject({
     key_id: KeyId,
@@ -45,8 +47,28 @@ export const accessEventSchemas = {
     outcome: z.enum(ACCESS_OUTCOMES),
     status: z.int().min(100).max(599),
   }),
+  /**
+   * Refusals of requests for keyed files that presented no known key (none, or one that names no
+   * key), counted per window of REFUSAL_WINDOW_SECONDS and reason instead of one entry each: the
+   * audit is for keyed access, and an anonymous flood must not cost a durable write per request.
+   */
+  "access.refusals": z.strictObject({
+    window_start: IsoTimestampMs,
+    window_seconds: z.int().positive(),
+    /** `none`: no credential; `unknown`: a credential that names no key. */
+    credential: z.enum(REFUSAL_CREDENTIALS),
+    area: z.enum(AREAS),
+    file: z.string().min(1).max(200),
+    outcome: z.enum(ACCESS_OUTCOMES),
+    status: z.int().min(100).max(599),
+    count: z.int().positive(),
+  }),
 } as const;
 
+/** The window anonymous refusals are counted in (core/access/events.ts "access.refusals"). */
+export const REFUSAL_WINDOW_SECONDS = 60;
+
+export type AccessRefusalsPayload = z.infer<(typeof accessEventSchemas)["access.refusals"]>;
 export type AccessEventPayload = z.infer<(typeof accessEventSchemas)["access"]>;
 export type KeyIssuedPayload = z.infer<(typeof accessEventSchemas)["apikey.issued"]>;
 export type KeyRevokedPayload = z.infer<(typeof accessEventSchemas)["apikey.revoked"]>;

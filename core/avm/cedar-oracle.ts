@@ -4,7 +4,7 @@
  * both on the same requests. Test and benchmark only: it imports devDependencies
  * (@cedar-policy/cedar-wasm, fast-check); nothing the platform runs imports it.
  *
- * Written from the README's policy description, not generated from AVM_POLICY, so a mistake in
+ * Written from the manual's policy description (docs/authority.md), not generated from AVM_POLICY, so a mistake in
  * either shows up as a disagreement. Cedar has no floats: reputation and drift are `decimal`s (four
  * places), so the generated values have at most four decimals; stake is a Long of shards.
  */

@@ -15,9 +15,11 @@ import { isValidPublicKey } from "../signature.ts";
 import { currentGrant, keyIndex, stakeFor, type AvmRegistry } from "./registry.ts";
 import { automaticRevocations } from "./revocation.ts";
 import { TOKEN_DEFAULT_TTL_S, TOKEN_MAX_TTL_S, tokenClaims, tokenIssuedEvent, type TokenClaims } from "./token.ts";
+import type { Decision } from "../decision.ts";
 
 export type OperationErrorCode = "invalid" | "not_found" | "conflict";
-export type Operation<T> = { ok: true; events: NewEvent[]; result: T } | { ok: false; code: OperationErrorCode; message: string };
+/** An operation's outcome: the one decision shape (core/decision.ts), refusing with a code and a message. */
+export type Operation<T> = Decision<T, { code: OperationErrorCode; message: string }>;
 
 /** The most one lock or withdrawal may move: 1,000,000,000 MIC. */
 export const MAX_STAKE_OPERATION_SHARDS = 1_000_000_000n * 1_000_000n;
@@ -153,13 +155,14 @@ export function revokeAuthority(registry: AvmRegistry, input: In<typeof AvmRevok
   return { ok: true, events: [{ type: "avm.revoke", payload }], result: { revoked, revoked_at } };
 }
 
-export function issueToken(registry: AvmRegistry, input: In<typeof IssueTokenInput>, nowMs: number): Operation<{ claims: TokenClaims }> {
+/** `issuedBy`: the jti of the token whose holder asks (over HTTP); the new token falls with it. */
+export function issueToken(registry: AvmRegistry, input: In<typeof IssueTokenInput>, nowMs: number, issuedBy?: string): Operation<{ claims: TokenClaims }> {
   const parsed = parse(IssueTokenInput, input);
   if (!parsed.ok) return parsed;
   const p = parsed.value;
   if (registry.tokens.has(p.jti)) return refuse("conflict", `token ${p.jti} was already issued`);
   const claims = tokenClaims({ jti: p.jti, subject: p.subject, permissions: p.permissions, ttlSeconds: p.ttl_seconds }, nowMs);
-  return { ok: true, events: [tokenIssuedEvent(claims)], result: { claims } };
+  return { ok: true, events: [tokenIssuedEvent(claims, issuedBy)], result: { claims } };
 }
 
 export function revokeToken(registry: AvmRegistry, input: In<typeof RevokeTokenInput>): Operation<{ jti: string }> {

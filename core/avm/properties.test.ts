@@ -84,7 +84,7 @@ function build(w: World) {
   return { s, holder, att, athena };
 }
 
-/** Whether the spec's rows (as decided in the README) allow `scope` for this world. */
+/** Whether the spec's rows (as decided in docs/authority.md) allow `scope` for this world. */
 function permitted(w: World, scope: Scope): boolean {
   const base = ROLE_BASE_SCOPES[w.role];
   const inRole = base.includes(scope) || base.includes("api.*") || (ADVANCED[w.role].includes(scope) && w.reputation >= 0.9);

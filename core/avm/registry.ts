@@ -83,6 +83,8 @@ export interface TokenRecord {
   issuedAtMs: number;
   expiresAtMs: number;
   revoked: boolean;
+  /** The token that issued this one (its jti), or null when it was issued with the key. */
+  issuedBy: string | null;
 }
 
 export interface AvmRegistry {
@@ -96,6 +98,24 @@ export interface AvmRegistry {
   tokens: Map<string, TokenRecord>;
   /** Entries applied: the registry describes the ledger up to this size. */
   size: number;
+}
+
+/**
+ * Where a token stands by its chain: `not_issued` when it (or an issuer of its chain) is not on
+ * the ledger, `revoked` when it or any token that issued it, directly or not, is revoked, else
+ * `held`. A loop, not recursion: an issuer is always recorded before the tokens it issues, so the
+ * chain ends; the visited set guards against a ledger that says otherwise.
+ */
+export function tokenChainStanding(registry: AvmRegistry, jti: string): "held" | "revoked" | "not_issued" {
+  const visited = new Set<string>();
+  for (let at: string | null = jti; at !== null; ) {
+    const token = registry.tokens.get(at);
+    if (!token || visited.has(at)) return "not_issued";
+    if (token.revoked) return "revoked";
+    visited.add(at);
+    at = token.issuedBy;
+  }
+  return "held";
 }
 
 /** avm.revoke reasons that bar the identity besides ending its grant. */
@@ -228,6 +248,7 @@ function applyTyped(state: AvmRegistry, type: AvmEventType, payload: unknown, se
           issuedAtMs: Date.parse(p.issued_at),
           expiresAtMs: Date.parse(p.expires_at),
           revoked: false,
+          issuedBy: p.issued_by ?? null,
         });
       }
       return;

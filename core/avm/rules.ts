@@ -1,7 +1,7 @@
 /**
  * Every rule the verifier can fail on, in the order it checks them: stage, AVM code, the failure
  * output's `error` string and `remediation`. This table is the contract of POST /avm/verify's
- * failures; the README mirrors it row for row (a test compares the two). The failure output's
+ * failures; docs/authority.md mirrors it row for row (a test compares the two). The failure output's
  * `error_detail` starts with the rule's name.
  */
 import { AVM_ERROR_TABLE, type AvmErrorCode, type AvmFailure, type AvmStage } from "../schemas/avm.ts";
@@ -12,7 +12,7 @@ export interface RuleSpec {
   /** The failure output's machine-readable `error`. */
   error: string;
   remediation: string;
-  /** When the rule fails (the README's wording). */
+  /** When the rule fails (the manual's wording). */
   when: string;
 }
 

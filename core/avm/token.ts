@@ -16,7 +16,7 @@ import type { NewEvent } from "../ledger/store.ts";
 import { TokenPermission } from "../schemas/avm.ts";
 import { Identifier, Uuid } from "../schemas/common.ts";
 import { publicKeyFromSecret } from "../signature.ts";
-import type { AvmRegistry } from "./registry.ts";
+import { tokenChainStanding, type AvmRegistry } from "./registry.ts";
 
 export const TOKEN_ISSUER = "integrity-platform.example/avm";
 export const TOKEN_AUDIENCE = "integrity-platform.example/api";
@@ -65,8 +65,8 @@ export function tokenClaims(input: { jti: string; subject: string; permissions: 
   });
 }
 
-/** The `token.issued` event that makes a token valid. */
-export function tokenIssuedEvent(claims: TokenClaims): NewEvent {
+/** The `token.issued` event that makes a token valid; `issuedBy`: the jti of the token that issued it, if one did. */
+export function tokenIssuedEvent(claims: TokenClaims, issuedBy?: string): NewEvent {
   return {
     type: "token.issued",
     payload: {
@@ -75,6 +75,7 @@ export function tokenIssuedEvent(claims: TokenClaims): NewEvent {
       permissions: claims.permissions,
       issued_at: new Date(claims.iat * 1000).toISOString(),
       expires_at: new Date(claims.exp * 1000).toISOString(),
+      ...(issuedBy !== undefined ? { issued_by: issuedBy } : {}),
     },
   };
 }
@@ -145,7 +146,8 @@ export async function verifyToken(token: string | null | undefined, check: Token
   ) {
     return refuse("not_issued");
   }
-  if (issued.revoked) return refuse("revoked");
+  // Revoking a token revokes every token it issued, directly or not (core/avm/registry.ts).
+  if (tokenChainStanding(check.registry, claims.jti) !== "held") return refuse("revoked");
   if (!claims.permissions.includes(check.permission)) return refuse("permission_missing");
   return { ok: true, claims };
 }

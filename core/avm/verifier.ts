@@ -253,9 +253,10 @@ export const MALFORMED_REQUEST_ERROR = "request_malformed";
 /**
  * The `avm.attempt` of a body that is not a valid verify request: bounded, never the raw body —
  * the ledger_id when it is a UUID, the recognised scope names (at most 64), the attestation hash
- * when the attestation is a JSON object it can hash.
+ * when the attestation is a JSON object it can hash. `error` says why it was refused (default
+ * `request_malformed`; the API also records `request_too_large` and `origin_not_allowed`).
  */
-export function malformedAttempt(body: unknown): NewEvent {
+export function malformedAttempt(body: unknown, error: string = MALFORMED_REQUEST_ERROR): NewEvent {
   const fields = isPlainObject(body) ? body : {};
   const ledgerId = Uuid.safeParse(fields.ledger_id);
   const scopes = Array.isArray(fields.requested_scopes)
@@ -271,7 +272,7 @@ export function malformedAttempt(body: unknown): NewEvent {
       failed_at_stage: null,
       code: null,
       attestation_hash: attestation.success ? attestationHash(attestation.data) : null,
-      error: MALFORMED_REQUEST_ERROR,
+      error,
     },
   };
 }

@@ -9,17 +9,11 @@
 import { formatShardsAsMic, type BalanceV1, type BalanceV2 } from "../schemas/balance.ts";
 import type { Balances } from "./ledger-balances.ts";
 import { shardsToMicNumber } from "./units.ts";
+import { CodedError } from "../errors.ts";
 
 export type BalanceErrorCode = "unknown-address" | "negative-balance";
 
-export class BalanceError extends Error {
-  override name = "BalanceError";
-  readonly code: BalanceErrorCode;
-  constructor(code: BalanceErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class BalanceError extends CodedError<BalanceErrorCode> {}
 
 /**
  * The v2 balance of `address`: its snapshot balance plus its movements since the snapshot. An

@@ -33,12 +33,14 @@ import {
   sealParts,
   sessionTally,
 } from "./checks.ts";
+import type { Decision as DomainDecision } from "../decision.ts";
 import type { ConsensusRefusal } from "./refusal.ts";
 import { sessionIdFor, SESSION_PARTICIPANTS, type Tally } from "./rules.ts";
 import { proofDigest, sealRoot } from "./seal.ts";
 import type { ConsensusState } from "./state.ts";
 
-export type Decision<R> = { ok: true; events: NewEvent[]; result: R } | { ok: false; refusal: ConsensusRefusal };
+/** A consensus decision: the one decision shape (core/decision.ts), refusing with a ConsensusRefusal. */
+export type Decision<R> = DomainDecision<R, { refusal: ConsensusRefusal }>;
 
 function event<T extends EventType>(type: T, payload: EventPayload<T>): NewEvent {
   return { type, payload: payload as unknown as JsonObject };

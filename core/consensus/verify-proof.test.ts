@@ -4,7 +4,7 @@ import { signCheckpoint } from "../checkpoint.ts";
 import { sealEntry } from "../ledger/entry.ts";
 import { inclusionProof, leafHashOfText, rootHash } from "../merkle.ts";
 import { publicKeyFromSecret } from "../signature.ts";
-import { PROOF_CHECKS, verifyProofFile } from "./verify-proof.ts";
+import { PROOF_CHECKS, SEAL_CHECKS, verifyProofFile, verifyProofSeal } from "./verify-proof.ts";
 import { proofAnchor, proofDocument } from "./views.ts";
 import { completeSession, MemoryLedger, standardOffices } from "./test-helpers.ts";
 
@@ -89,5 +89,24 @@ describe("verify-proof", () => {
     const other = new MemoryLedger();
     const r = verifyProofFile(sealedFile(ledger, first.delibId), { ledger: other.state, checkpointKeys: [LOG] });
     expect(r).toMatchObject({ ok: false, check: "registered-keys" });
+  });
+});
+
+describe("verifyProofSeal (no ledger: the file, its seal and its anchor)", () => {
+  const { ledger, first } = setup();
+
+  it("accepts a sealed proof file with the checkpoint key alone", () => {
+    expect(verifyProofSeal(sealedFile(ledger, first.delibId), [LOG])).toEqual({ ok: true, delib_id: first.delibId, session_id: ledger.state.proofs.get(first.delibId)!.session_id, checks: SEAL_CHECKS });
+  });
+
+  it("refuses another checkpoint key, a changed part, a file not in canonical form and an unsealed proof", () => {
+    const good = sealedFile(ledger, first.delibId);
+    const other = { name: LOG.name, publicKeyHex: publicKeyFromSecret("ed25519", "22".repeat(32)) };
+    expect(verifyProofSeal(good, [other])).toMatchObject({ ok: false, check: "checkpoint" });
+    const doc = JSON.parse(new TextDecoder().decode(good));
+    doc.proof.question = "Another question?";
+    expect(verifyProofSeal(encode(doc), [LOG])).toMatchObject({ ok: false, check: "merkle-root" });
+    expect(verifyProofSeal(new TextEncoder().encode(`${JSON.stringify(JSON.parse(new TextDecoder().decode(good)), null, 1)}\n`), [LOG])).toMatchObject({ ok: false, check: "canonical-form" });
+    expect(verifyProofSeal(encode(proofDocument(ledger.state, first.delibId)), [LOG])).toMatchObject({ ok: false, check: "state" });
   });
 });

@@ -30,6 +30,7 @@ import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "./me
 import { agreementScore, MIN_PARTICIPANT_GI, tally } from "./rules.ts";
 import { proofDigest, sealRoot, type SealParts } from "./seal.ts";
 import type { ConsensusState } from "./state.ts";
+import { CodedError } from "../errors.ts";
 
 export const PROOF_CHECKS = [
   "canonical-form",
@@ -51,12 +52,10 @@ export type ProofVerification =
   | { ok: true; delib_id: string; session_id: string; checks: readonly ProofCheck[] }
   | { ok: false; check: ProofCheck; message: string };
 
-export class ProofCheckError extends Error {
-  readonly check: ProofCheck;
+/** `code` is the check that failed. */
+export class ProofCheckError extends CodedError<ProofCheck> {
   constructor(check: ProofCheck, message: string) {
-    super(`${check}: ${message}`);
-    this.name = "ProofCheckError";
-    this.check = check;
+    super(check, `${check}: ${message}`);
   }
 }
 
@@ -96,12 +95,32 @@ export function verifyProofFile(bytes: Uint8Array, ctx: ProofVerifierContext): P
   try {
     return verifySteps(bytes, ctx);
   } catch (error) {
-    if (error instanceof ProofCheckError) return { ok: false, check: error.check, message: error.message };
+    if (error instanceof ProofCheckError) return { ok: false, check: error.code, message: error.message };
     throw error;
   }
 }
 
-function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifierContext): ProofVerification {
+/**
+ * The checks that need no ledger, only the file and the ledger's checkpoint key: canonical-form,
+ * schema, state, merkle-root, sealing-entry, checkpoint and inclusion. What a static host of the
+ * proof files can vouch for at build time (site/src/lib/consensus-proofs.ts); the signatures
+ * against the registered keys and the ledger's record need the ledger (`verifyProofFile`).
+ */
+export const SEAL_CHECKS = ["canonical-form", "schema", "state", "merkle-root", "sealing-entry", "checkpoint", "inclusion"] as const satisfies readonly ProofCheck[];
+
+export function verifyProofSeal(bytes: Uint8Array, checkpointKeys: NoteVerifier[]): ProofVerification {
+  try {
+    const sealed = sealedDocument(bytes);
+    checkSeal(sealed, checkpointKeys);
+    return { ok: true, delib_id: sealed.doc.proof.delib_id, session_id: sealed.doc.session.session_id, checks: SEAL_CHECKS };
+  } catch (error) {
+    if (error instanceof ProofCheckError) return { ok: false, check: error.code, message: error.message };
+    throw error;
+  }
+}
+
+/** canonical-form, schema, state: the document and the parts a sealed one must have. */
+function sealedDocument(bytes: Uint8Array) {
   const raw = canonicalDocument(bytes);
 
   const parsed = ProofDocument.safeParse(raw);
@@ -118,6 +137,13 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
   const anchor = doc.anchor ?? fail("state", "no anchor (sealing entry, inclusion proof, checkpoint)");
   const outcome = session.outcome ?? fail("state", "the session has no outcome");
   const gi_delta = session.gi_delta ?? fail("state", "the session has no gi_delta");
+  return { doc, validator, seal, anchor, outcome, gi_delta };
+}
+
+function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifierContext): ProofVerification {
+  const sealed = sealedDocument(bytes);
+  const { doc, validator, outcome } = sealed;
+  const { proof, session } = doc;
 
   // registered-keys
   const keyOf = (id: string, role: string): string => {
@@ -176,6 +202,15 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
   if (canonicalize(recorded.inputs) !== canonicalize(inputs)) fail("ledger-record", "the proof's inputs differ from those the ledger recorded (consensus and gi_score are the server's)");
   if (!recorded.validator || recorded.validator.gi !== validator.gi) fail("ledger-record", `the validator's GI differs from the one the ledger measured`);
 
+  checkSeal(sealed, checkpointKeys);
+  return { ok: true, delib_id: proof.delib_id, session_id: session.session_id, checks: PROOF_CHECKS };
+}
+
+/** merkle-root, sealing-entry, checkpoint, inclusion. */
+function checkSeal({ doc, validator, seal, anchor, outcome, gi_delta }: ReturnType<typeof sealedDocument>, checkpointKeys: NoteVerifier[]): void {
+  const { proof, session } = doc;
+  const inputs = proofInputsOf(proof);
+  const signatures: ModelSignature[] = proof.model_signatures;
   // merkle-root
   const parts: SealParts = {
     session,
@@ -217,6 +252,4 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
   if (!verifyInclusion(leaf, e.seq, anchor.tree_size, hashes, checkpoint.rootHash)) {
     fail("inclusion", `entry ${e.seq} is not included in the checkpointed tree of ${anchor.tree_size} entries`);
   }
-
-  return { ok: true, delib_id: proof.delib_id, session_id: session.session_id, checks: PROOF_CHECKS };
 }

@@ -3,6 +3,7 @@
  * published file is at fault (the manifest, its signature, or the trusted key file), so a verifier
  * can name it to the user.
  */
+import { CodedError } from "../errors.ts";
 export type DataPackageErrorCode =
   /** A line of the trusted key file is not a note verifier key. */
   | "keys-malformed"
@@ -35,13 +36,10 @@ export type DataPackageErrorCode =
 
 export type DataPackageSubject = "manifest" | "signature" | "keys";
 
-export class DataPackageError extends Error {
-  readonly code: DataPackageErrorCode;
+export class DataPackageError extends CodedError<DataPackageErrorCode> {
   readonly subject: DataPackageSubject;
   constructor(code: DataPackageErrorCode, subject: DataPackageSubject, message: string) {
-    super(message);
-    this.name = "DataPackageError";
-    this.code = code;
+    super(code, message);
     this.subject = subject;
   }
 }

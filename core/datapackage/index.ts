@@ -7,4 +7,5 @@ export * from "./contract.ts";
 export * from "./errors.ts";
 export * from "./manifest.ts";
 export * from "./paths.ts";
+export * from "./references.ts";
 export * from "./signature.ts";

@@ -7,7 +7,7 @@ import { checkManifest } from "./manifest.ts";
 
 const committed = (area: Area) => readFileSync(join(import.meta.dirname, "../../data/areas", area, MANIFEST_FILE), "utf8");
 
-function codeOf(area: Area, edit: (m: { resources: Record<string, unknown>[] }) => void): string {
+function codeOf(area: Area, edit: (m: { resources: Record<string, unknown>[]; keyedResources?: Record<string, unknown>[] }) => void): string {
   const m = JSON.parse(committed(area));
   edit(m);
   try {
@@ -19,7 +19,8 @@ function codeOf(area: Area, edit: (m: { resources: Record<string, unknown>[] }) 
   return "accepted";
 }
 
-const at = (m: { resources: Record<string, unknown>[] }, path: string) => m.resources.find((r) => r.path === path)!;
+const at = (m: { resources: Record<string, unknown>[]; keyedResources?: Record<string, unknown>[] }, path: string) =>
+  [...m.resources, ...(m.keyedResources ?? [])].find((r) => r.path === path)!;
 
 describe("checkManifest", () => {
   it("accepts every committed manifest and pairs each resource with its contract file", () => {
@@ -39,6 +40,19 @@ describe("checkManifest", () => {
     expect(codeOf("government", (m) => void (at(m, "policy-impact.json").access = "secret"))).toBe("manifest-malformed");
     expect(codeOf("economy", (m) => void (at(m, "supply.json").mediatype = "text/html"))).toBe("manifest-malformed");
     expect(codeOf("economy", (m) => void (at(m, "supply.json").mediatype = "text/csv"))).toBe("mediatype-mismatch");
+  });
+
+  it("keeps keyed files out of resources (where a standard reader reads every entry) and checks immutablePath", () => {
+    // A keyed file listed among the public resources, or a public one among the keyed.
+    expect(codeOf("government", (m) => void m.resources.push(m.keyedResources!.shift()!))).toBe("access-mismatch");
+    expect(codeOf("government", (m) => void m.keyedResources!.push(m.resources.shift()!))).toBe("access-mismatch");
+    expect(codeOf("diplomacy", (m) => void (at(m, "standards.json").immutablePath = "sha256/00.json"))).toBe("path-invalid");
+    expect(codeOf("government", (m) => void (at(m, "policy-impact.json").immutablePath = "sha256/x.json"))).toBe("path-invalid");
+    expect(codeOf("diplomacy", (m) => void (at(m, "standards.json").path = "sha256/standards.json"))).toBe("path-reserved");
+    // The checked manifest lists both, public first.
+    const { manifest } = checkManifest("government", committed("government"));
+    expect(manifest.resources.map((r) => r.access === "public")).toEqual([true, true, true, false, false, false, false]);
+    for (const r of manifest.resources.filter((x) => x.access === "public")) expect(r.immutablePath).toBe(`sha256/${r.hash.slice(7)}${r.path.slice(r.path.lastIndexOf("."))}`);
   });
 
   it("refuses paths that break the rule, are reserved, repeated or unknown to the contract", () => {

@@ -5,11 +5,14 @@
  * state: paths follow the path rule, no two resources share a path or name, and every resource is a
  * file the contract publishes in this area with the contract's access tier and media type. A
  * manifest that disagrees with the contract is refused whole, so no edit can open a keyed file.
+ * Public files are listed under `resources`, keyed ones under `keyedResources` (references.ts says
+ * why); the checked manifest's `resources` lists both, public first, as every consumer reads them.
  */
 import { z } from "zod";
 import { ACCESS_TIERS, areaFile, MEDIA_TYPES, type Area, type AreaFile } from "./contract.ts";
 import { DataPackageError } from "./errors.ts";
 import { isReservedPath, resourcePathProblem } from "./paths.ts";
+import { immutablePathOf } from "./references.ts";
 import { formatIssues } from "../zod-issues.ts";
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -25,7 +28,9 @@ export const ManifestResource = z.looseObject({
   hash: z.string().regex(DIGEST, "must be sha256:<64 lowercase hex>"),
   /** Download tier: "public" or a key tier; must equal the contract's. */
   access: z.enum(ACCESS_TIERS),
-  /** `$id` URL of the JSON Schema, or an inline JSON Schema (an array of rows referencing one). */
+  /** The content-addressed copy's path (`sha256/<hex><ext>`), public files only. */
+  immutablePath: z.string().optional(),
+  /** Relative reference (or `$id`) of the JSON Schema, or an inline JSON Schema (an array of rows referencing one). */
   jsonSchema: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
   /** Inline Table Schema (CSV). */
   schema: z.record(z.string(), z.unknown()).optional(),
@@ -44,8 +49,11 @@ export const Manifest = z.looseObject({
   sample: z.boolean().optional(),
   licenses: z.array(z.looseObject({ name: z.string().optional(), path: z.string().optional(), title: z.string().optional() })).optional(),
   sources: z.array(z.looseObject({ kind: z.string().optional(), sample: SampleMarker.optional() })).optional(),
-  resources: z.array(ManifestResource).min(1),
-});
+  /** The public files (empty only for an area whose every file is keyed). */
+  resources: z.array(ManifestResource),
+  /** The keyed files: not on the public copy, so not where a standard reader reads every entry. */
+  keyedResources: z.array(ManifestResource).optional(),
+}).refine((m) => m.resources.length + (m.keyedResources?.length ?? 0) > 0, { message: "a manifest lists at least one file", path: ["resources"] });
 export type Manifest = z.infer<typeof Manifest>;
 
 export interface CheckedManifest {
@@ -75,7 +83,11 @@ export function checkManifest(area: Area, bytes: Uint8Array | string): CheckedMa
   const manifest = parsed.data;
   const resources = new Map<string, { resource: ManifestResource; file: AreaFile }>();
   const names = new Set<string>();
-  for (const resource of manifest.resources) {
+  const listed = [
+    ...manifest.resources.map((resource) => ({ resource, keyedList: false })),
+    ...(manifest.keyedResources ?? []).map((resource) => ({ resource, keyedList: true })),
+  ];
+  for (const { resource, keyedList } of listed) {
     const at = `resource ${JSON.stringify(resource.name)}`;
     const problem = resourcePathProblem(resource.path);
     if (problem) refuse("path-invalid", `${at}: path ${JSON.stringify(resource.path)} ${problem}`);
@@ -86,11 +98,17 @@ export function checkManifest(area: Area, bytes: Uint8Array | string): CheckedMa
     if (resource.access !== file.access) {
       refuse("access-mismatch", `${at}: access is "${resource.access}", the contract says "${file.access}" for ${area}/${file.path}`);
     }
+    if (keyedList !== (file.access !== "public")) {
+      refuse("access-mismatch", `${at}: ${area}/${file.path} is ${file.access === "public" ? "public, so it belongs in resources" : "keyed, so it belongs in keyedResources"}, not ${keyedList ? "keyedResources" : "resources"}`);
+    }
+    if (resource.immutablePath !== undefined && (keyedList || resource.immutablePath !== immutablePathOf(resource.path, resource.hash))) {
+      refuse("path-invalid", `${at}: immutablePath must be ${keyedList ? "absent for a keyed file" : immutablePathOf(resource.path, resource.hash)}, not ${resource.immutablePath}`);
+    }
     if (resource.mediatype !== file.mediatype) {
       refuse("mediatype-mismatch", `${at}: mediatype is "${resource.mediatype}", the contract says "${file.mediatype}" for ${area}/${file.path}`);
     }
     resources.set(resource.path, { resource, file });
     names.add(resource.name);
   }
-  return { manifest, resources };
+  return { manifest: { ...manifest, resources: listed.map((l) => l.resource) }, resources };
 }

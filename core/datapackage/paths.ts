@@ -11,6 +11,7 @@
  *   `/diplomacy%2fstandards.json` and `/Diplomacy/Standards.JSON` all name `diplomacy/standards.json`,
  *   so the area route answers every spelling and nothing else can.
  */
+import { CONTENT_ADDRESSED_DIR } from "./references.ts";
 import { AREAS, areaAliases, areaRoute, MANIFEST_FILE, SIGNATURE_FILE, type Area, type AreaRoute } from "./contract.ts";
 
 export const RESOURCE_PATH_MAX = 200;
@@ -28,10 +29,10 @@ export function resourcePathProblem(path: unknown): string | null {
   return null;
 }
 
-/** Whether the path is one the publication itself uses in an area folder. */
+/** Whether the path is one the publication itself uses in an area folder (the content-addressed copies' folder too). */
 export function isReservedPath(area: Area, path: string): boolean {
   const base = path.slice(path.lastIndexOf("/") + 1);
-  return base === "index.html" || path === MANIFEST_FILE || path === SIGNATURE_FILE || Object.hasOwn(areaAliases(area), path);
+  return base === "index.html" || path.startsWith(`${CONTENT_ADDRESSED_DIR}/`) || path === MANIFEST_FILE || path === SIGNATURE_FILE || Object.hasOwn(areaAliases(area), path);
 }
 
 export interface AreaRequest {

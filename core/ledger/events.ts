@@ -76,12 +76,15 @@ export const eventSchemas = {
   "companion.concern": z.strictObject({ companion_id: Identifier, ledger_id: Uuid, evidence_hash: Digest }),
   // Operator tokens for write routes (core/avm/token.ts): what was issued — never the token — and
   // revocations. A token is valid only while its jti is issued here and not revoked.
+  // `issued_by`: the jti of the token that issued this one over HTTP (absent: issued with the key,
+  // `npm run avm -- issue-token`). A token holds only while no token of its chain is revoked.
   "token.issued": z.strictObject({
     jti: Uuid,
     subject: Identifier,
     permissions: z.array(TokenPermission).min(1),
     issued_at: IsoTimestamp,
     expires_at: IsoTimestamp,
+    issued_by: Uuid.optional(),
   }),
   "token.revoked": z.strictObject({ jti: Uuid, reason: NonEmptyString }),
 

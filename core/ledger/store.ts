@@ -6,6 +6,7 @@
 import type { JsonObject, LedgerEntry } from "./entry.ts";
 import type { Projection } from "./projection.ts";
 import type { VerifyReport } from "./verify.ts";
+import { CodedError } from "../errors.ts";
 
 export interface NewEvent {
   type: string;
@@ -49,13 +50,13 @@ export interface WriteTail {
 }
 
 /** What a conditional write decided: the events to append (possibly none) and what to answer its caller. */
-export interface Decision<R> {
+export interface WritePlan<R> {
   events: readonly NewEvent[];
   result: R;
 }
 
 /** Runs inside the write transaction, synchronously; throwing refuses this write alone. */
-export type Decide<R> = (tail: WriteTail) => Decision<R>;
+export type Decide<R> = (tail: WriteTail) => WritePlan<R>;
 
 export interface Written<R> {
   /** The entries appended for this write, durable when the promise settles. */
@@ -81,7 +82,17 @@ export interface LedgerWriter {
   stateSeen<S>(projection: Projection<S>): S;
 }
 
+/**
+ * Whether this instance's last write reached the store: `failing` from a write the store itself
+ * could not make (locked past its timeout, unable to catch up with the tail, an I/O error) until a
+ * write commits again. A write refused for its content (LedgerAppendError, a decide that throws)
+ * is not a store failure.
+ */
+export type WriteHealth = { ok: true } | { ok: false; since: string; reason: string };
+
 export interface LedgerStore extends LedgerReader, LedgerWriter {
+  /** See WriteHealth: what /health reports, and why writes are refused while failing. */
+  writeHealth(): WriteHealth;
   /** Appends all events in one transaction: all are recorded, or none. */
   append(events: readonly NewEvent[]): LedgerEntry[];
   /** Signs a checkpoint of the current tree, records it, and returns the signed note. */
@@ -104,13 +115,10 @@ export type LedgerAppendCode =
   | "migration-freeze";
 
 /** A refused append: nothing of it was written. `index` is the refused event's position in its write. */
-export class LedgerAppendError extends Error {
+export class LedgerAppendError extends CodedError<LedgerAppendCode> {
   readonly index: number;
-  readonly code: LedgerAppendCode;
   constructor(index: number, message: string, code: LedgerAppendCode = "invalid-event") {
-    super(`event ${index}: ${message}`);
-    this.name = "LedgerAppendError";
+    super(code, `event ${index}: ${message}`);
     this.index = index;
-    this.code = code;
   }
 }

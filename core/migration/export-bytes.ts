@@ -34,6 +34,7 @@ import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../balance/uni
 import { StreamingRoot } from "../merkle-stream.ts";
 import type { Mismatch, MismatchReason } from "./convert.ts";
 import { scanV1Line } from "./v1-export.ts";
+import { CodedError } from "../errors.ts";
 
 const ascii = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const OPEN = ascii('{"address":"');
@@ -205,14 +206,7 @@ export interface ExportSnapshot {
 export type ExportCheckCode = "amount-differs" | "lines-unaccounted" | "input-too-large";
 
 /** The conversion did not verify; nothing may be written. */
-export class ExportCheckError extends Error {
-  override name = "ExportCheckError";
-  readonly code: ExportCheckCode;
-  constructor(code: ExportCheckCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class ExportCheckError extends CodedError<ExportCheckCode> {}
 
 /** The largest export taken: leaf offsets are 32-bit (a gibibyte holds some 16 million addresses). */
 export const MAX_EXPORT_BYTES = 2 ** 30;

@@ -12,6 +12,7 @@
 import { verifyCheckpoint, type Checkpoint, type NoteVerifier } from "../checkpoint.ts";
 import { leafHashOfText, verifyConsistency, verifyInclusion } from "../merkle.ts";
 import { MIGRATION_ORIGIN, parseLeaf, type ConsistencyRecord, type LeafProof, type SnapshotLeaf } from "./snapshot.ts";
+import { CodedError } from "../errors.ts";
 
 export type MigrationVerifyCode =
   | "checkpoint-untrusted"
@@ -23,14 +24,7 @@ export type MigrationVerifyCode =
   | "inclusion-failed"
   | "consistency-failed";
 
-export class MigrationVerifyError extends Error {
-  override name = "MigrationVerifyError";
-  readonly code: MigrationVerifyCode;
-  constructor(code: MigrationVerifyCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class MigrationVerifyError extends CodedError<MigrationVerifyCode> {}
 
 const BASE64_HASH = /^[A-Za-z0-9+/]{43}=$/;
 

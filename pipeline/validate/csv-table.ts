@@ -4,7 +4,7 @@
  */
 import type { ValidateFunction } from "ajv";
 import Papa from "papaparse";
-import type { TableField, TableSchema } from "../manifest.ts";
+import { CSV_DATETIME_FORMAT, type TableField, type TableSchema } from "../manifest.ts";
 import { DataError } from "./data-error.ts";
 import { ajvProblem } from "./json-schemas.ts";
 
@@ -19,6 +19,8 @@ class CellError {
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d+$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?$/;
+/** A datetime of CSV_DATETIME_FORMAT: exactly three fraction digits and "Z". */
+const DATETIME_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DATE = /^\d{4}-\d{2}-\d{2}/;
 const TRUE_VALUES = new Set(["true", "True", "TRUE", "1"]);
 const FALSE_VALUES = new Set(["false", "False", "FALSE", "0"]);
@@ -67,9 +69,13 @@ function cellReader(field: TableField, missingValues: ReadonlySet<string>): (cel
     case "boolean":
       parse = (cell) => (TRUE_VALUES.has(cell) ? true : FALSE_VALUES.has(cell) ? false : new CellError(`"${preview(cell)}" is not a boolean`));
       break;
-    case "datetime":
-      parse = (cell) => (DATETIME.test(cell) && validCalendar(cell, true) ? cell : new CellError(`"${preview(cell)}" is not a datetime`));
+    case "datetime": {
+      // A declared pattern is kept to: every reader of the manifest casts the cell with it.
+      const shape = field.format === CSV_DATETIME_FORMAT ? DATETIME_MS_Z : DATETIME;
+      const expected = field.format === CSV_DATETIME_FORMAT ? ` of the form ${CSV_DATETIME_FORMAT}` : "";
+      parse = (cell) => (shape.test(cell) && validCalendar(cell, true) ? cell : new CellError(`"${preview(cell)}" is not a datetime${expected}`));
       break;
+    }
     case "date":
       parse = (cell) => (cell.length === 10 && DATE.test(cell) && validCalendar(cell, false) ? cell : new CellError(`"${preview(cell)}" is not a date`));
       break;

@@ -2,6 +2,7 @@
  * The one error of data validation: a published file that fails a check. `file` is how the file is
  * named to the user, `code` what kind of check failed (callers branch on it, never on the text).
  */
+import { CodedError } from "../../core/errors.ts";
 export type DataErrorCode =
   /** The file (or the manifest, or its signature) is not there. */
   | "missing"
@@ -30,14 +31,11 @@ export type DataErrorCode =
   /** The file could not be read to the end. */
   | "unreadable";
 
-export class DataError extends Error {
-  readonly code: DataErrorCode;
+export class DataError extends CodedError<DataErrorCode> {
   readonly file: string;
   readonly problem: string;
   constructor(code: DataErrorCode, file: string, problem: string) {
-    super(`${file}: ${problem}`);
-    this.name = "DataError";
-    this.code = code;
+    super(code, `${file}: ${problem}`);
     this.file = file;
     this.problem = problem;
   }

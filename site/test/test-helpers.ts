@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chromium, type BrowserContext } from "playwright-core";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cycleLabel } from "../../core/cycle.ts";
@@ -106,6 +106,51 @@ export interface BuildResult {
  * files run in parallel) would overwrite each other's chunks. It is removed afterwards.
  */
 export function buildSite(dataDir: string, outDir: string, env: Record<string, string> = {}): Promise<BuildResult> {
+  const run = process.env[TEST_RUN_VAR];
+  if (run && resolve(dataDir) === REPO_DATA_DIR && Object.keys(env).length === 0) return sharedBuild(run, outDir);
+  return astroBuild(dataDir, outDir, env);
+}
+
+/** Set by the suite's global setup (test/global-setup.ts): one id per `vitest run`. */
+export const TEST_RUN_VAR = "INTEGRITY_TEST_RUN";
+/** Where the one build of the repository's data of a test run is kept, per run id. */
+export const SHARED_BUILDS = join(SITE_ROOT, ".astro", "shared-builds");
+
+/**
+ * The build of the repository's own data/ with the default environment is the same for every test
+ * file of a run, so it is made once per run and copied: the first test file to ask builds it (under
+ * a lock: a folder created atomically), the others wait for its result and copy the folder, which
+ * each may then change as it likes. Builds of other data, or with another environment, are their own.
+ */
+async function sharedBuild(run: string, outDir: string): Promise<BuildResult> {
+  const dir = join(SHARED_BUILDS, run);
+  const site = join(dir, "dist");
+  const result = join(dir, "result.json");
+  mkdirSync(SHARED_BUILDS, { recursive: true });
+  let owner = false;
+  try {
+    mkdirSync(dir);
+    owner = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  if (owner) {
+    const built = await astroBuild(REPO_DATA_DIR, site, {});
+    writeFileSync(`${result}.tmp`, JSON.stringify(built));
+    cpSync(`${result}.tmp`, result);
+  } else {
+    // Another test file is building it: wait for its result (a build takes seconds; give it minutes).
+    for (let waited = 0; !existsSync(result); waited += 250) {
+      if (waited > 300_000) throw new Error(`the shared site build ${dir} did not finish`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  const built = JSON.parse(readFileSync(result, "utf8")) as BuildResult;
+  if (built.code === 0) cpSync(site, outDir, { recursive: true });
+  return built;
+}
+
+function astroBuild(dataDir: string, outDir: string, env: Record<string, string>): Promise<BuildResult> {
   mkdirSync(join(SITE_ROOT, ".astro", "builds"), { recursive: true });
   const cwd = mkdtempSync(join(SITE_ROOT, ".astro", "builds", "build-"));
   return new Promise<BuildResult>((resolvePromise, reject) => {
@@ -193,4 +238,27 @@ export async function stopPortal(child: ChildProcess | undefined): Promise<void>
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await exited;
+}
+
+/** The manual's source folder: every docs/*.md is a page at /manual/<name>/ (index.md at /manual/). */
+export const DOCS_DIR = join(REPO_ROOT, "docs");
+
+/** The manual's pages by file name without `.md`, sorted. */
+export function docsPages(): string[] {
+  return readdirSync(DOCS_DIR)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => f.slice(0, -3))
+    .sort();
+}
+
+/**
+ * The link targets of a Markdown text, in order: `[text](target)` outside fenced code blocks and
+ * code spans (a command's `[--flag](…)` in code is not a link).
+ */
+export function markdownLinks(markdown: string): string[] {
+  const prose = markdown
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "")
+    .replace(/^ {4}.*$/gm, "")
+    .replace(/`[^`\n]*`/g, "");
+  return [...prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
 }

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:c2a0d02d26d1681b90ddea4cb1f5371e579fe19d8fd31123c415ba78e3ce1eba
+sha256:7231826e9f3b9a0a26e0e601d1b40d97486bf63d2746a37e4bd67256994f78cf
 
-— integrity-platform.example/datasets UVWo3ze88KftJn66uuhtmNeNYXRgfG3IVdKNOFO2D0iZNvWWl2s1J/0IjnQJr0y3K4gZXEOE31qghcFKnvmQqEziBgM=
+— integrity-platform.example/datasets eDLWuEhAxNN2lJ/UTRBbdO511dzNEP//yvP0RD94CMwBflbQP//P9KHDoJvxTc9WZr8pSh+MRjt9/G6bCpLZQINmTwo=

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:8a1c4532d028bd815d2baa018207b0fe0dd67a3dab20c6e8ac0db256931647b4
+sha256:3f1363b10afafbc73a82ddd647943efe36988bc31146ecb4b3306fc07dfd202d
 
-— integrity-platform.example/datasets UVWo36AojrmaOOAhvn1KDK7CYmU7UrVjw+126WAmd+5nq+fEhHKMfyat8k+Z0AVkE6UGK74yaS1rHCIpiZVVIKrQdwQ=
+— integrity-platform.example/datasets eDLWuOCReZ4fMdu15nkiwRT/hun1C7p28qkwvwGKiRe0fh6KcPmIVYGBrmRGzicUi0z77eawI7Am+JvR8nATbFtZEAw=

@@ -16,6 +16,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { measured, unmeasured, type Signal } from "./types.ts";
+import { listedResources, schemaIdOf } from "../../../core/datapackage/references.ts";
 
 const SCHEMA_BASE = "https://integrity-platform.example/schemas/";
 /** Static pulse files and the published schema each must satisfy. */
@@ -90,13 +91,13 @@ export function datasetSchemaValidity(dataDir: string): Signal {
   }
   for (const file of files.filter((f) => f === "datapackage.json" || f.endsWith("/datapackage.json"))) {
     const json = parseJson(join(dataDir, file));
-    const resources = json.ok ? (json.value as { resources?: unknown }).resources : undefined;
-    if (!Array.isArray(resources)) continue;
-    for (const r of resources as { path?: unknown; jsonSchema?: unknown }[]) {
-      if (typeof r.path !== "string" || typeof r.jsonSchema !== "string" || !r.path.endsWith(".json") || !known(r.jsonSchema)) continue;
+    if (!json.ok || typeof json.value !== "object" || json.value === null) continue;
+    for (const r of listedResources<{ path?: unknown; jsonSchema?: unknown }>(json.value as Record<string, unknown>)) {
+      const id = typeof r.jsonSchema === "string" ? schemaIdOf(r.jsonSchema) : null;
+      if (typeof r.path !== "string" || id === null || !r.path.endsWith(".json") || !known(id)) continue;
       const target = join(dirname(file), r.path).split(sep).join("/");
       if (!files.includes(target)) failures.push(`${target}: listed in ${file} but missing`);
-      else targets.set(target, r.jsonSchema);
+      else targets.set(target, id);
     }
   }
   for (const file of files) {

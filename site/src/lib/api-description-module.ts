@@ -8,10 +8,12 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 const ID = "virtual:integrity/openapi";
+const ASYNC_ID = "virtual:integrity/asyncapi";
 
-/** Runs the generator; throws with its error output when it fails. */
-export function generateApiDescription(repoRoot: string, dataDir: string): unknown {
-  const result = spawnSync(process.execPath, [join(repoRoot, "api", "openapi-cli.ts"), "--data", dataDir], {
+/** Runs the generator (`--asyncapi`: the AsyncAPI document instead); throws with its error output when it fails. */
+export function generateApiDescription(repoRoot: string, dataDir: string, which: "openapi" | "asyncapi" = "openapi"): unknown {
+  const args = which === "asyncapi" ? ["--asyncapi"] : ["--data", dataDir];
+  const result = spawnSync(process.execPath, [join(repoRoot, "api", "openapi-cli.ts"), ...args], {
     cwd: repoRoot,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
@@ -21,16 +23,17 @@ export function generateApiDescription(repoRoot: string, dataDir: string): unkno
   return JSON.parse(result.stdout);
 }
 
-/** The Vite plugin that serves the module. */
+/** The Vite plugin that serves the modules (`virtual:integrity/asyncapi`: the AsyncAPI document, for /asyncapi.json). */
 export function apiDescriptionModule(repoRoot: string, dataDir: string) {
-  let text: string | undefined;
+  const texts = new Map<string, string>();
   return {
     name: "integrity:openapi",
-    resolveId: (source: string) => (source === ID ? `\0${ID}` : undefined),
+    resolveId: (source: string) => (source === ID || source === ASYNC_ID ? `\0${source}` : undefined),
     load(resolved: string) {
-      if (resolved !== `\0${ID}`) return undefined;
-      text ??= JSON.stringify(generateApiDescription(repoRoot, dataDir));
-      return `export default ${text};\n`;
+      const which = resolved === `\0${ID}` ? "openapi" : resolved === `\0${ASYNC_ID}` ? "asyncapi" : null;
+      if (!which) return undefined;
+      if (!texts.has(which)) texts.set(which, JSON.stringify(generateApiDescription(repoRoot, dataDir, which)));
+      return `export default ${texts.get(which)};\n`;
     },
   };
 }

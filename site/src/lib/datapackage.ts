@@ -26,6 +26,8 @@ import {
   checkManifest,
   DATASET_KEYS_FILE,
   DataPackageError,
+  immutablePathOf,
+  jsonSchemaIdOf,
   MANIFEST_FILE,
   openManifestSignature,
   parseTrustedKeys,
@@ -128,7 +130,7 @@ export function verifyArea(dataDir: string, area: AreaSlug, options: VerifyOptio
   for (const resource of manifest.resources) {
     const file = resolve(dir, resource.path);
     if (!file.startsWith(dir + sep)) fail(manifestPath, `resource ${resource.name}: path ${resource.path} leaves the area folder`);
-    // Keyed files live in the keyed data folder, not the public one (README "Keyed data"): the
+    // Keyed files live in the keyed data folder, not the public one (docs/trust.md): the
     // site never publishes them, so one that is absent here is skipped; one that is here is checked.
     if (!isPublic(resource) && !existsSync(file)) continue;
     if (!existsSync(file)) fail(file, `listed in ${MANIFEST_FILE} (resource ${resource.name}) but missing`);
@@ -150,16 +152,12 @@ export function verifyAllAreas(dataDir: string, options: VerifyOptions = {}): Ve
 }
 
 /**
- * The site's copy of a resource's JSON Schema: the `$id` URL's path under /schemas/ (or, for an
- * inline schema of an array of rows, its `items.$ref`), when `<dataDir>/schemas/<rest>` exists.
+ * The site's copy of a resource's JSON Schema: the path under /schemas/ of the schema it references
+ * (or, for an inline schema of an array of rows, its `items.$ref`), when `<dataDir>/schemas/<rest>` exists.
  */
 export function schemaPath(dataDir: string, jsonSchema: Resource["jsonSchema"]): string | null {
-  let url: unknown = jsonSchema;
-  if (jsonSchema !== undefined && typeof jsonSchema === "object") {
-    const items = jsonSchema["items"];
-    url = jsonSchema["$id"] ?? (items && typeof items === "object" ? (items as Record<string, unknown>)["$ref"] : undefined);
-  }
-  if (typeof url !== "string") return null;
+  const url = jsonSchemaIdOf(jsonSchema);
+  if (url === null) return null;
   let pathname: string;
   try {
     pathname = new URL(url).pathname;
@@ -185,7 +183,7 @@ async function writeInto(outDir: string, relative: string, bytes: Uint8Array): P
 
 /**
  * Copies into the built site: for every generated area, each PUBLIC resource at `/<area>/<path>`
- * (the verified bytes), the manifest and its signature, and for the economy the extension-less
+ * (the verified bytes) and at its content-addressed `/<area>/sha256/<hex><ext>`, the manifest and its signature, and for the economy the extension-less
  * endpoints; `<dataDir>/keys/*.vkey` to `/keys/`; `<dataDir>/schemas/**` to `/schemas/**`.
  * Keyed resources are never written. Throws DataVerificationError before writing anything of an
  * area that does not verify.
@@ -195,6 +193,12 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
   const report: PublishReport = { areas: [], keys: 0, schemas: false };
   for (const v of verified) {
     for (const [path, bytes] of v.files) await writeInto(outDir, `${v.area}/${path}`, bytes);
+    // The content-addressed copy of every public file (the manifest's immutablePath; the same
+    // path is derived for a manifest signed before it named one), cached as immutable.
+    for (const r of v.manifest.resources) {
+      const bytes = v.files.get(r.path);
+      if (bytes) await writeInto(outDir, `${v.area}/${r.immutablePath ?? immutablePathOf(r.path, r.hash)}`, bytes);
+    }
     await writeInto(outDir, `${v.area}/${MANIFEST_FILE}`, v.manifestBytes);
     await writeInto(outDir, `${v.area}/${SIGNATURE_FILE}`, v.signatureBytes);
     if (v.area === "economy") {

@@ -18,6 +18,7 @@
  *                   checkpoint's root at the checkpoint's size
  */
 import { parseMic } from "../../../core/balance/units.ts";
+import { CodedError } from "../../../core/errors.ts";
 
 export type LookupCode =
   | "key-malformed"
@@ -31,13 +32,9 @@ export type LookupCode =
   | "tree-size-mismatch"
   | "inclusion-failed";
 
-export class LookupError extends Error {
+export class LookupError extends CodedError<LookupCode> {
+  // Spelled out: this module runs in the browser, where a minified bundle renames classes.
   override name = "LookupError";
-  readonly code: LookupCode;
-  constructor(code: LookupCode, message: string) {
-    super(message);
-    this.code = code;
-  }
 }
 
 export interface MigrationLeaf {

@@ -12,10 +12,11 @@
  * No Astro or Vite import here: astro.config.mjs uses this module too.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { cp } from "node:fs/promises";
+import { cp, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DATASET_KEYS_FILE, parseTrustedKeys } from "../../../core/datapackage/index.ts";
-import { MIGRATION_ORIGIN } from "../../../core/migration/snapshot.ts";
+import { indexLeaves, MIGRATION_ORIGIN, proveLeaf } from "../../../core/migration/snapshot.ts";
+import { LeafTree } from "../../../core/migration/tree.ts";
 import type { MigrationSummary } from "../../../core/schemas/migration.ts";
 import { verifyMigrationDir } from "../../../pipeline/migration/verify-dir.ts";
 import { checkpointOfNote, MIGRATION_FILES, readMigrationDir } from "../../../store/migration-dir.ts";
@@ -83,10 +84,24 @@ export function publishedMigration(dataDir: string): PublishedMigration | null {
   };
 }
 
-/** Copies the verified migration folder into the built site at /migration/ (nothing when none is published). */
+/** Where the static copy of an address's proof is: the API's path, so the lookup asks one URL either way. */
+export const proofSitePath = (address: string) => `${MIGRATION_SITE_DIR}/proof/${address}`;
+
+/**
+ * Copies the verified migration folder into the built site at /migration/ (nothing when none is
+ * published), and writes the static copy of `GET /migration/proof/{address}` for every address of
+ * the tree — the same JSON the API answers (its last leaf and inclusion proof against the newest
+ * checkpoint) — so the page's lookup verifies in the browser from the static files alone.
+ */
 export async function publishMigration(dataDir: string, outDir: string): Promise<number> {
   const published = publishedMigration(dataDir);
   if (!published) return 0;
   await cp(join(dataDir, "migration"), join(outDir, MIGRATION_SITE_DIR), { recursive: true, force: true, errorOnExist: false });
+  const { leaves } = readMigrationDir(join(dataDir, "migration"));
+  const tree = LeafTree.fromTexts(leaves);
+  await mkdir(join(outDir, MIGRATION_SITE_DIR, "proof"), { recursive: true });
+  for (const [address, index] of indexLeaves(leaves)) {
+    await writeFile(join(outDir, proofSitePath(address)), JSON.stringify(proveLeaf(tree, leaves, index)));
+  }
   return published.treeSize;
 }

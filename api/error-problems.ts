@@ -1,0 +1,36 @@
+/**
+ * The one mapping from the domains' codes to HTTP problems (RFC 9457, api/problem.ts). A domain
+ * says why it refused with a code of its own union (core/errors.ts CodedError, a consensus
+ * refusal, an AVM operation's refusal); only this module turns a code into a problem type, so a
+ * route never picks a status by hand for a domain's refusal.
+ */
+import type { Context } from "hono";
+import type { OperationErrorCode } from "../core/avm/operations.ts";
+import type { ConsensusRefusal } from "../core/consensus/refusal.ts";
+import { hasCode } from "../core/errors.ts";
+import { consensusProblemSlug } from "./consensus-problems.ts";
+import { problem, type ProblemSlug } from "./problem.ts";
+import { storeUnavailable } from "./routes/store-failure.ts";
+
+/** The problem type of each refusal code of the AVM operations (core/avm/operations.ts). */
+export const OPERATION_PROBLEMS: Readonly<Record<OperationErrorCode, ProblemSlug>> = { invalid: "invalid-body", not_found: "not-found", conflict: "conflict" };
+
+/** An AVM operation's refusal as its problem. */
+export function operationRefused(c: Context, failure: { code: OperationErrorCode; message: string }): Response {
+  return problem(c, OPERATION_PROBLEMS[failure.code], failure.message);
+}
+
+/** A consensus refusal as its problem `consensus-<code>` (api/consensus-problems.ts), its details as members. */
+export function consensusRefused(c: Context, r: ConsensusRefusal): Response {
+  return problem(c, consensusProblemSlug(r.code), r.message, { extensions: { code: r.code, ...r.details } });
+}
+
+/**
+ * A ledger write that threw: a money event inside the migration freeze window (LedgerAppendError
+ * `migration-freeze`) is 409 `conflict`; a store that cannot be written is 503
+ * `ledger-unavailable`; anything else is a bug and is rethrown to the app's 500 handler.
+ */
+export function writeFailed(c: Context, error: unknown): Response {
+  if (hasCode(error, "migration-freeze")) return problem(c, "conflict", (error as Error).message);
+  return storeUnavailable(c, error);
+}

@@ -1,0 +1,156 @@
+/**
+ * The HTTP headers of the static build, as data: one list of rules (a path pattern and the headers
+ * it sets), rendered two ways from the same list —
+ *  - `site/dist/_headers`, the file Cloudflare Pages and Netlify read (a pattern line, then indented
+ *    `Name: value` lines; `! Name` detaches a header an earlier rule set);
+ *  - an nginx configuration that serves the built folder with exactly these headers (the tests serve
+ *    the build with Debian's nginx from it, and docs/cdn.md shows it).
+ *
+ * Patterns are the `_headers` ones: an exact path, or a path with one `*` (a splat, matching any
+ * characters, "/" included). A request matching several rules gets the headers of all of them, so
+ * the rules are written so that no header is set twice for one path; `effectiveHeaders` refuses a
+ * list where two rules set the same header for a path (unless the later one detaches it first),
+ * and the build fails on it rather than sending "max-age=0, immutable" to a CDN.
+ *
+ * Cache policy (docs/cdn.md): content-hashed and content-addressed paths, full ledger tiles and
+ * the copies of sealed proofs never change, so they are immutable for a year; manifests,
+ * signatures and checkpoints say what is current, so they are short-lived and revalidated; every
+ * other file and page gets the host default (max-age=0, must-revalidate: revalidated with its ETag
+ * on every use), which Cloudflare Pages and Netlify send on their own and the nginx configuration
+ * sends explicitly.
+ *
+ * No Astro or Vite import: astro.config.mjs renders `_headers` with it, the tests render nginx.
+ */
+import { AREAS } from "../../../core/datapackage/contract.ts";
+import { effectiveHeaders, type HeaderRule } from "../../../core/header-rules.ts";
+
+// The rule model, matching and the _headers text are core/header-rules.ts (the API reads the file back).
+export { CACHE_DEFAULT, effectiveHeaders, HeaderRuleError, pathMatches, renderHeadersFile, type HeaderRule } from "../../../core/header-rules.ts";
+
+export const CACHE_IMMUTABLE = "public, max-age=31536000, immutable";
+/** Manifests, signatures, checkpoints, partial tiles: a minute, then revalidated. */
+export const CACHE_SHORT = "public, max-age=60, must-revalidate";
+const TEXT = "text/plain; charset=utf-8";
+const OCTETS = "application/octet-stream";
+
+/**
+ * The rules of a build. `files` are the built folder's files ("/"-separated, relative): the partial
+ * ledger tiles among them (`…/<n>.p/<width>`) get rules of their own, since a `_headers` pattern has
+ * one splat and cannot tell a partial tile from a full one.
+ */
+export function headerRules(files: readonly string[] = []): HeaderRule[] {
+  const rules: HeaderRule[] = [
+    { path: "/*", headers: { "X-Content-Type-Options": "nosniff" }, why: "every response: the declared type is the type" },
+    { path: "/_astro/*", headers: { "Cache-Control": CACHE_IMMUTABLE }, why: "content-hashed scripts, styles and fonts" },
+    ...AREAS.map((area) => ({
+      path: `/${area}/sha256/*`,
+      headers: { "Cache-Control": CACHE_IMMUTABLE },
+      why: area === AREAS[0] ? "content-addressed copies of the published files (the manifests' immutablePath)" : "",
+    })),
+    { path: "/*/datapackage.json", headers: { "Cache-Control": CACHE_SHORT }, why: "manifests name the current files" },
+    { path: "/*.sig", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "signatures: C2SP signed notes are text" },
+    { path: "/*.vkey", headers: { "Content-Type": TEXT }, why: "verifier keys: one text line each" },
+    { path: "/*.bib", headers: { "Content-Type": "application/x-bibtex; charset=utf-8" }, why: "BibTeX" },
+    { path: "/*.csv", headers: { "Content-Type": "text/csv; charset=utf-8; header=present" }, why: "RFC 4180 CSV with a header row" },
+    { path: "/*.jsonl", headers: { "Content-Type": "application/jsonl; charset=utf-8" }, why: "JSON Lines: one JSON text per line" },
+    ...["supply", "mii", "coordination", "roi"].map((alias, i) => ({
+      path: `/economy/${alias}`,
+      headers: { "Content-Type": "application/json" },
+      why: i === 0 ? "the extension-less economy endpoints: the bytes of their .json files" : "",
+    })),
+    { path: "/migration/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the migration tree's newest signed checkpoint" },
+    { path: "/migration/checkpoints/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT }, why: "earlier checkpoints, by tree size: never rewritten" },
+    { path: "/migration/proof/*", headers: { "Content-Type": "application/json" }, why: "static copies of GET /migration/proof/{address}" },
+    { path: "/v1/consensus/proofs/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/json" }, why: "static copies of GET /v1/consensus/proofs/{delib_id}: a sealed proof's copy is never rewritten" },
+    { path: "/ledger/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the ledger's signed checkpoint (C2SP tlog-tiles)" },
+    { path: "/ledger/tile/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS }, why: "full ledger tiles (C2SP tlog-tiles) and entry bundles never change" },
+  ];
+  const partial = files.filter((f) => f.startsWith("ledger/tile/") && /\.p\/\d+$/.test(f)).sort();
+  partial.forEach((file, i) =>
+    rules.push({
+      path: `/${file}`,
+      headers: { "Cache-Control": CACHE_SHORT },
+      detach: ["Cache-Control"],
+      why: i === 0 ? "partial tiles grow into full ones: short-lived" : "",
+    }),
+  );
+  return rules;
+}
+
+/** The request paths a built file answers: itself, and a folder's index page at the folder's path. */
+export function servedPaths(file: string): string[] {
+  const path = `/${file}`;
+  if (file === "index.html") return ["/", path];
+  return file.endsWith("/index.html") ? [path.slice(0, -"index.html".length), path] : [path];
+}
+
+export interface NginxOptions {
+  /** Absolute path of the built folder. */
+  root: string;
+  /** Absolute folder for nginx's pid, logs and temporary files. */
+  prefix: string;
+  port: number;
+  host?: string;
+  /** The built folder's files ("/"-separated, relative): each gets its headers in an exact location. */
+  files: readonly string[];
+  rules: readonly HeaderRule[];
+}
+
+const quote = (s: string) => `"${s.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+
+/** The `add_header` (and type) lines of one set of headers. */
+function nginxHeaders(headers: Record<string, string>, indent: string): string[] {
+  const lines: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === "Content-Type") lines.push(`${indent}types { }`, `${indent}default_type ${quote(value)};`);
+    else lines.push(`${indent}add_header ${name} ${quote(value)} always;`);
+  }
+  return lines;
+}
+
+/**
+ * A whole nginx.conf serving `root` on `host:port` as a non-daemon, everything it writes under
+ * `prefix`. nginx picks one location per request and `add_header` does not merge across levels, so
+ * every built path gets an exact location with all its effective headers; any other path (a 404)
+ * gets the default ones.
+ */
+export function renderNginxConf(o: NginxOptions): string {
+  const p = (name: string) => quote(`${o.prefix}/${name}`);
+  const locations: string[] = [];
+  for (const file of [...o.files].sort()) {
+    for (const path of servedPaths(file)) {
+      locations.push(`    location = ${quote(path)} {`, ...nginxHeaders(effectiveHeaders(o.rules, path), "      "), "    }");
+    }
+  }
+  return [
+    "# Generated from site/src/lib/cdn-headers.ts (the rules of site/dist/_headers).",
+    "daemon off;",
+    "master_process off;",
+    "worker_processes 1;",
+    `pid ${p("nginx.pid")};`,
+    `error_log ${p("error.log")} warn;`,
+    "events { worker_connections 256; }",
+    "http {",
+    "  include /etc/nginx/mime.types;",
+    "  types { application/jsonl jsonl; }",
+    "  default_type application/octet-stream;",
+    "  access_log off;",
+    `  client_body_temp_path ${p("client")};`,
+    `  proxy_temp_path ${p("proxy")};`,
+    `  fastcgi_temp_path ${p("fastcgi")};`,
+    `  uwsgi_temp_path ${p("uwsgi")};`,
+    `  scgi_temp_path ${p("scgi")};`,
+    "  server {",
+    `    listen ${o.host ?? "127.0.0.1"}:${o.port};`,
+    `    root ${quote(o.root)};`,
+    "    index index.html;",
+    "    error_page 404 /404.html;",
+    "    location / {",
+    ...nginxHeaders(effectiveHeaders(o.rules, "/404.html"), "      "),
+    "    }",
+    ...locations,
+    "  }",
+    "}",
+    "",
+  ].join("\n");
+}

@@ -8,6 +8,8 @@
  *   1. request id + request log — `X-Request-Id` on every response (the client's own when it is
  *      1–128 of `[A-Za-z0-9_=-]`, otherwise a fresh UUID) and one JSON line per request
  *      (middleware/request-log.ts);
+ *   1a. Host check — 421 `misdirected-request` when `Host` names no origin of this server, except
+ *      on /health (middleware/host.ts, the DNS rebinding guard);
  *   1b. on POST /avm/verify only: its quota and the log of its refusals (middleware/verify-attempts.ts);
  *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
  *      every method (middleware/body-limit.ts);
@@ -25,6 +27,7 @@ import { HTTPException } from "hono/http-exception";
 import { getPath } from "hono/utils/url";
 import { ApiKeyStore } from "./api-keys.ts";
 import { cors, originsFromEnv } from "./middleware/cors.ts";
+import { hostCheck, publicOriginsFromEnv } from "./middleware/host.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { VERIFY_DAILY_QUOTA, VERIFY_PATH, verifyAttempts } from "./middleware/verify-attempts.ts";
 import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
@@ -75,6 +78,12 @@ export interface AppOptions {
    * write and open the simulation WebSocket (default: ALLOWED_ORIGINS).
    */
   trustedOrigins?: readonly string[];
+  /**
+   * The origins this server is reached by (`scheme://host[:port]`): a request whose `Host` names
+   * none of them, nor the address it arrived on, is 421 (middleware/host.ts). Default:
+   * PUBLIC_ORIGINS and SITE_URL.
+   */
+  publicOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket (default: DEFAULT_SIMULATION_LIMITS). */
   simulation?: Partial<SimulationLimits>;
   /**
@@ -127,6 +136,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const observe = responseObserver(() => openApiDocument(app));
   if (observe) app.use(observe);
   app.use(requestLog({ sink: log, now }));
+  // Before anything trusts the request: a Host that names no origin of this server is 421.
+  app.use(hostCheck(options.publicOrigins ?? publicOriginsFromEnv()));
   const quotas = options.quotas ?? new DailyQuotas({ now });
   // Ahead of the body limit and the origin check: every refusal of a verify is a logged attempt.
   app.use(VERIFY_PATH, verifyAttempts(platform, quotas, options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota));

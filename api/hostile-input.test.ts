@@ -21,11 +21,11 @@ import { PROBLEM_BASE } from "./problem.ts";
 import { json } from "./responses.ts";
 import { addRoute, defineRoute } from "./route.ts";
 import { listen, type RunningServer } from "./server.ts";
-import { registerOffices, stageSessions } from "./routes/consensus-test-helpers.ts";
+import { registerOffices, stageSessions } from "../test/support/api/routes/consensus.ts";
 import { tokenClaims, tokenIssuedEvent } from "../core/avm/token.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
-import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "./avm-test-helpers.ts";
-import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./test-helpers.ts";
+import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "../test/support/api/avm.ts";
+import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "../test/support/api/helpers.ts";
 
 interface Endpoint {
   method: "GET" | "POST";
@@ -356,6 +356,21 @@ describe("HTTP edges", () => {
     expect(server204?.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
   });
 
+  test("a Host that names no origin of this server → 421 on every route but /health (DNS rebinding)", async () => {
+    const evil = `evil.example:${server.port}`;
+    const answers = await Promise.all(
+      ENDPOINTS.map(async (e) => {
+        const body = e.method === "POST" ? (e.body ?? "") : "";
+        const headers: Header[] = [["Host", evil], ["Origin", `http://${evil}`], ["Sec-Fetch-Site", "same-origin"], ["Connection", "close"]];
+        if (body) headers.push(["Content-Type", "application/json"], ["Content-Length", String(Buffer.byteLength(body))]);
+        const response = await rawRequest(server.port, wire(e.large ? "HEAD" : e.method, target(e), headers, body));
+        return `${e.method} ${e.path} ${response?.status} ${e.large ? "" : problemType(response) ?? ""}`;
+      }),
+    );
+    const expected = ENDPOINTS.map((e) => `${e.method} ${e.path} ${e.path === "/health" ? `200 ` : `421 ${e.large ? "" : `${PROBLEM_BASE}misdirected-request`}`}`);
+    expect(answers).toEqual(expected);
+  });
+
   test("PUT /v1/nonexistent → 404 (the static site is not a route); CONNECT → 405 problem", async () => {
     const put = await rawRequest(server.port, wire("PUT", "/v1/nonexistent", baseHeaders(null, [["Content-Length", "0"]])));
     expect(put?.status).toBe(404);
@@ -522,6 +537,11 @@ function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
     { probe: "absolute-form, not a URL", bytes: Buffer.from(`GET http://[::1${t} HTTP/1.1\r\n${host}\r\n`) },
     { probe: "backslash in the path", bytes: Buffer.from(`GET ${t}\\x HTTP/1.1\r\n${host}\r\n`) },
     { probe: "Host port over 65535", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: 127.0.0.1:99999\r\nConnection: close\r\n\r\n`) },
+    { probe: "Host another name", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: evil.example:${server.port}\r\nSec-Fetch-Site: same-origin\r\nConnection: close\r\n\r\n`) },
+    { probe: "Host with a trailing dot", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: 127.0.0.1.:${server.port}\r\nConnection: close\r\n\r\n`) },
+    { probe: "Host on another port", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: 127.0.0.1:1\r\nConnection: close\r\n\r\n`) },
+    { probe: "Host 8 KB", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: ${"h".repeat(8192)}\r\nConnection: close\r\n\r\n`) },
+    { probe: "Host localhost", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: LOCALHOST:${server.port}\r\nConnection: close\r\n\r\n`) },
     { probe: "Host the URL parser rewrites", bytes: Buffer.from(`GET ${t} HTTP/1.1\r\nHost: [::ffff:127.0.0.1]\r\nConnection: close\r\n\r\n`) },
   ];
 }

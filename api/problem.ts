@@ -40,6 +40,8 @@ export const PROBLEM_TYPES = {
   "method-not-allowed": { status: 405, title: "Method not allowed" },
   /** The request did not arrive completely in time (headers within 60 s, the whole request within 5 min). */
   "request-timeout": { status: 408, title: "Request timeout" },
+  /** The `Host` names no origin of this server (DNS rebinding guard, api/middleware/host.ts). */
+  "misdirected-request": { status: 421, title: "Misdirected request" },
   /** A WebSocket endpoint asked for without the upgrade (`Upgrade: websocket`). */
   "upgrade-required": { status: 426, title: "Upgrade required" },
   /** The request body is larger than the server accepts; `max_bytes` says how large it may be. */

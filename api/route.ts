@@ -11,6 +11,7 @@
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
+import { ANY_HOST_PATHS } from "./middleware/host.ts";
 import type { LogVariables } from "./middleware/request-log.ts";
 import { problem, type InvalidParam, type ProblemSlug } from "./problem.ts";
 import { invalidQuery, queryIssues } from "./query.ts";
@@ -48,6 +49,7 @@ function impliedProblems(declaration: RouteDeclaration): ProblemSlug[] {
   if (request?.body) slugs.push("bad-request", "invalid-body", "unsupported-media-type");
   if (request?.params || request?.headers) slugs.push("bad-request");
   if (!READ_METHODS.has(declaration.method)) slugs.push("origin-not-allowed");
+  if (!ANY_HOST_PATHS.has(declaration.path)) slugs.push("misdirected-request");
   const security = declaration.security;
   if (security && security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0)) slugs.push("unauthorized");
   return slugs;

@@ -32,6 +32,8 @@ export interface ServerOptions {
   keysFile?: string;
   /** Web origins besides the server's own that may open the simulation WebSocket (ALLOWED_ORIGINS). */
   trustedOrigins?: readonly string[];
+  /** The origins this server is reached by besides its own address (`Host` check; default PUBLIC_ORIGINS and SITE_URL). */
+  publicOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket. */
   simulation?: AppOptions["simulation"];
   /** The ledger of the authority, consensus and balance routes, and the token key's public half. */
@@ -87,19 +89,36 @@ function closeServer(server: Server, websockets: WebSocketServer, graceMs: numbe
   });
 }
 
-export function startServer(options: ServerOptions): Promise<RunningServer> {
+/**
+ * The app on a real server. The server owns its key store: `close()` closes it after the last
+ * request, which writes the anonymous refusals counted in the current window (api-keys.ts).
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const keys = new ApiKeyStore(options.keysFile ?? keysPath());
   const app = createApp({
     dataDir: options.dataDir,
     ...(options.siteDir !== undefined ? { siteDir: options.siteDir } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
-    keys: new ApiKeyStore(options.keysFile ?? keysPath()),
+    keys,
     ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
+    ...(options.publicOrigins ? { publicOrigins: options.publicOrigins } : {}),
     ...(options.simulation ? { simulation: options.simulation } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
     ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}),
   });
-  return listen(app, options.host, options.port);
+  let running: RunningServer;
+  try {
+    running = await listen(app, options.host, options.port);
+  } catch (error) {
+    keys.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    ...running,
+    close: (graceMs) => (closing ??= running.close(graceMs).finally(() => keys.close())),
+  };
 }

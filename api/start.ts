@@ -16,6 +16,7 @@ import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { serverClock } from "./clock.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
+import { publicOriginsFromEnv } from "./middleware/host.ts";
 import { historyPath } from "./pulse-history.ts";
 import { startServer, type RunningServer } from "./server.ts";
 
@@ -133,6 +134,8 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     port: portOf(env),
     dataDir,
     trustedOrigins,
+    // The served origin by its configured name too (HOST may be a name), besides PUBLIC_ORIGINS and SITE_URL.
+    publicOrigins: [...publicOriginsFromEnv(env), publicSiteUrl({ ...env, SITE_URL: "" })],
     now,
     ledger,
     tokenPublicKeyHex: tokenKey.publicKeyHex,

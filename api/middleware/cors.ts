@@ -54,7 +54,8 @@ export type HeaderReader = (name: string) => string | undefined | null;
 
 /**
  * Why a browser request that writes must be refused, or null when it may pass. `trusted` holds
- * canonical origins (`canonicalOrigin`).
+ * canonical origins (`canonicalOrigin`). "Same origin" trusts `Host`: the app checks it first
+ * (middleware/host.ts), so it names one of this server's own origins, never a rebound name.
  */
 export function crossOriginRefusal(header: HeaderReader, trusted: ReadonlySet<string>): string | null {
   const origin = header("origin");

@@ -48,6 +48,8 @@ import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, roo
 export const STORED_LEVEL = 4;
 /** `appendBulk` hands batches of at least this many events to the seal worker. */
 export const BULK_MIN = 256;
+/** `appendBulk` inserts its rows this many per INSERT statement (one VDBE run for them). */
+const BULK_ROWS = 16;
 /** Rows per read of `entries()` and its kin: each page is one finished statement (see #pages). */
 const READ_PAGE = 128;
 /** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
@@ -129,15 +131,19 @@ export const APPEND_ONLY_TABLES: Readonly<Record<string, readonly string[]>> = {
   subtrees: ["level", "idx"],
   checkpoints: ["size"],
 };
-const triggers = Object.entries(APPEND_ONLY_TABLES)
-  .map(([table, key]) => {
-    const refuse = (what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
-    const taken = key.map((column) => `${column} = NEW.${column}`).join(" AND ");
-    return `CREATE TRIGGER IF NOT EXISTS ${table}_no_update BEFORE UPDATE ON ${table} ${refuse("UPDATE")}
-            CREATE TRIGGER IF NOT EXISTS ${table}_no_delete BEFORE DELETE ON ${table} ${refuse("DELETE")}
-            CREATE TRIGGER IF NOT EXISTS ${table}_no_rewrite BEFORE INSERT ON ${table}
-              WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${taken}) ${refuse("rewriting an existing row")}`;
-  })
+const refuse = (table: string, what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
+/** The guard against an INSERT over a taken key (REPLACE): it runs for every row inserted. */
+function rewriteTrigger(table: string): string {
+  const taken = APPEND_ONLY_TABLES[table]!.map((column) => `${column} = NEW.${column}`).join(" AND ");
+  return `CREATE TRIGGER IF NOT EXISTS ${table}_no_rewrite BEFORE INSERT ON ${table}
+              WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${taken}) ${refuse(table, "rewriting an existing row")}`;
+}
+const triggers = Object.keys(APPEND_ONLY_TABLES)
+  .map(
+    (table) => `CREATE TRIGGER IF NOT EXISTS ${table}_no_update BEFORE UPDATE ON ${table} ${refuse(table, "UPDATE")}
+            CREATE TRIGGER IF NOT EXISTS ${table}_no_delete BEFORE DELETE ON ${table} ${refuse(table, "DELETE")}
+            ${rewriteTrigger(table)}`,
+  )
   .join("\n");
 
 interface EntryRow {
@@ -163,7 +169,7 @@ export class SqliteLedger implements LedgerStore {
   readonly #now: () => Date;
   readonly #timeRule: EventTimeRule;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
+    "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
   >;
   #range = CompactRange.empty();
@@ -212,6 +218,7 @@ export class SqliteLedger implements LedgerStore {
     this.#stmt = {
       last: p("SELECT seq, hash, ts FROM entries ORDER BY seq DESC LIMIT 1"),
       insertEntry: p("INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      insertEntries: p(`INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES ${Array(BULK_ROWS).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`),
       insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
@@ -478,7 +485,17 @@ export class SqliteLedger implements LedgerStore {
     const written: LedgerEntry[] = [];
     let lastTs = this.#lastTs;
     let prev = this.#lastHash;
-    const { insertEntry, insertSubtree } = this.#stmt;
+    const { insertEntry, insertEntries, insertSubtree } = this.#stmt;
+    // The rewrite guard on entries runs once per row. Inside this IMMEDIATE transaction no other
+    // connection can write, and these rows are plain INSERTs of new keys (a taken key fails the
+    // primary key), so the guard is set aside for the batch and put back before COMMIT: no other
+    // connection ever sees the file without it, and a rollback restores it. Left in place when
+    // the schema cannot change now (a statement of this connection still reading).
+    const guardSetAside = this.#setAsideRewriteGuard();
+    // Rows go in BULK_ROWS at a time: their values side by side, each leaf copied to a buffer of its own.
+    const values: (number | string | null | Uint8Array)[] = new Array(BULK_ROWS * 7);
+    const leaves = Array.from({ length: BULK_ROWS }, () => new Uint8Array(32));
+    let held = 0;
     sealer.run({ size: start, prev, edge: this.#range.edge, minLevel: STORED_LEVEL }, events.length, {
       prepare: (i) => {
         const event = events[i]!;
@@ -495,16 +512,41 @@ export class SqliteLedger implements LedgerStore {
         return { type: event.type, ts, payloadText };
       },
       store: (i, event, hash, leaf) => {
-        insertEntry.run(start + i, event.type, event.payloadText, event.ts, prev, hash, leaf);
+        const row = leaves[held]!;
+        row.set(leaf);
+        const at = held * 7;
+        values[at] = start + i;
+        values[at + 1] = event.type;
+        values[at + 2] = event.payloadText;
+        values[at + 3] = event.ts;
+        values[at + 4] = prev;
+        values[at + 5] = hash;
+        values[at + 6] = row;
+        if (++held === BULK_ROWS) {
+          insertEntries.run(...values);
+          held = 0;
+        }
         written.push({ seq: start + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
         prev = hash;
       },
       storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
     });
+    for (let j = 0; j < held; j++) insertEntry.run(...values.slice(j * 7, j * 7 + 7));
+    if (guardSetAside) this.#db.exec(rewriteTrigger("entries"));
     // The right edge, read back from the rows and subtrees just written (this transaction sees them).
     const range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
     this.#adopt({ range, lastHash: prev, lastTs });
     return written;
+  }
+
+  /** Drops the entries rewrite guard inside the open write transaction; false when it stays. */
+  #setAsideRewriteGuard(): boolean {
+    try {
+      this.#db.exec("DROP TRIGGER entries_no_rewrite");
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {

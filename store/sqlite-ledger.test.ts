@@ -388,27 +388,6 @@ describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
     expect(ledger.verify()).toMatchObject({ ok: true, size: 3010 });
   });
 
-  it("keeps the rewrite guard: set aside only inside its own transaction, back after a batch and after a refused one", () => {
-    const ledger = openLedger();
-    ledger.appendBulk(stamped(0, 1000));
-    const refused = stamped(1000, 1000);
-    refused[900] = { ...refused[900]!, payload: { ...refused[900]!.payload, amount_shards: "-5" } };
-    expect(() => ledger.appendBulk(refused)).toThrow(/^event 900: /);
-    const raw = new DatabaseSync(ledger.path);
-    try {
-      expect(raw.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger' AND name = 'entries_no_rewrite'").get()).toEqual({ n: 1 });
-      expect(() => raw.prepare("REPLACE INTO entries SELECT seq, 'rewritten', payload, ts, prev, hash, leaf FROM entries WHERE seq = 5").run()).toThrow(/append-only/);
-    } finally {
-      raw.close();
-    }
-    // While a caller reads entries the guard stays in place, and the batch is written all the same.
-    const reading = ledger.entries(0, 1000);
-    reading.next();
-    expect(ledger.appendBulk(stamped(1000, 1000))).toHaveLength(1000);
-    expect([...reading]).toHaveLength(999);
-    expect(ledger.verify()).toMatchObject({ ok: true, size: 2000 });
-  });
-
   it("reads the clock once per append: the entries of a batch share its instant", () => {
     const ledger = openLedger();
     const big = ledger.appendBulk(Array.from({ length: 1000 }, (_, i) => sampleEvent(i)));

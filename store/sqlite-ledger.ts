@@ -131,19 +131,15 @@ export const APPEND_ONLY_TABLES: Readonly<Record<string, readonly string[]>> = {
   subtrees: ["level", "idx"],
   checkpoints: ["size"],
 };
-const refuse = (table: string, what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
-/** The guard against an INSERT over a taken key (REPLACE): it runs for every row inserted. */
-function rewriteTrigger(table: string): string {
-  const taken = APPEND_ONLY_TABLES[table]!.map((column) => `${column} = NEW.${column}`).join(" AND ");
-  return `CREATE TRIGGER IF NOT EXISTS ${table}_no_rewrite BEFORE INSERT ON ${table}
-              WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${taken}) ${refuse(table, "rewriting an existing row")}`;
-}
-const triggers = Object.keys(APPEND_ONLY_TABLES)
-  .map(
-    (table) => `CREATE TRIGGER IF NOT EXISTS ${table}_no_update BEFORE UPDATE ON ${table} ${refuse(table, "UPDATE")}
-            CREATE TRIGGER IF NOT EXISTS ${table}_no_delete BEFORE DELETE ON ${table} ${refuse(table, "DELETE")}
-            ${rewriteTrigger(table)}`,
-  )
+const triggers = Object.entries(APPEND_ONLY_TABLES)
+  .map(([table, key]) => {
+    const refuse = (what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
+    const taken = key.map((column) => `${column} = NEW.${column}`).join(" AND ");
+    return `CREATE TRIGGER IF NOT EXISTS ${table}_no_update BEFORE UPDATE ON ${table} ${refuse("UPDATE")}
+            CREATE TRIGGER IF NOT EXISTS ${table}_no_delete BEFORE DELETE ON ${table} ${refuse("DELETE")}
+            CREATE TRIGGER IF NOT EXISTS ${table}_no_rewrite BEFORE INSERT ON ${table}
+              WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${taken}) ${refuse("rewriting an existing row")}`;
+  })
   .join("\n");
 
 interface EntryRow {
@@ -486,12 +482,6 @@ export class SqliteLedger implements LedgerStore {
     let lastTs = this.#lastTs;
     let prev = this.#lastHash;
     const { insertEntry, insertEntries, insertSubtree } = this.#stmt;
-    // The rewrite guard on entries runs once per row. Inside this IMMEDIATE transaction no other
-    // connection can write, and these rows are plain INSERTs of new keys (a taken key fails the
-    // primary key), so the guard is set aside for the batch and put back before COMMIT: no other
-    // connection ever sees the file without it, and a rollback restores it. Left in place when
-    // the schema cannot change now (a statement of this connection still reading).
-    const guardSetAside = this.#setAsideRewriteGuard();
     // Rows go in BULK_ROWS at a time: their values side by side, each leaf copied to a buffer of its own.
     const values: (number | string | null | Uint8Array)[] = new Array(BULK_ROWS * 7);
     const leaves = Array.from({ length: BULK_ROWS }, () => new Uint8Array(32));
@@ -532,21 +522,10 @@ export class SqliteLedger implements LedgerStore {
       storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
     });
     for (let j = 0; j < held; j++) insertEntry.run(...values.slice(j * 7, j * 7 + 7));
-    if (guardSetAside) this.#db.exec(rewriteTrigger("entries"));
     // The right edge, read back from the rows and subtrees just written (this transaction sees them).
     const range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
     this.#adopt({ range, lastHash: prev, lastTs });
     return written;
-  }
-
-  /** Drops the entries rewrite guard inside the open write transaction; false when it stays. */
-  #setAsideRewriteGuard(): boolean {
-    try {
-      this.#db.exec("DROP TRIGGER entries_no_rewrite");
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {

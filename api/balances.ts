@@ -15,7 +15,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DATASET_KEYS_FILE, parseTrustedKeys } from "../core/datapackage/index.ts";
-import { liveSupplyDocument, supplyAsOfProjection, type SupplyAsOf } from "../core/economy/supply.ts";
+import { withExactMicFigures } from "../core/balance/exact-json.ts";
+import { liveSupplyDocument, SUPPLY_FIGURES, supplyAsOfProjection, type SupplyAsOf } from "../core/economy/supply.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { migrationPhase, type MigrationPhase } from "../core/migration/phases.ts";
 import type { LeafProof } from "../core/migration/snapshot.ts";
@@ -92,7 +93,7 @@ export class Balances {
 
   /** The live documents of the data areas by canonical path (api/routes/areas.ts): none without a ledger. */
   liveDocuments(): Record<string, () => unknown> {
-    return this.#supply ? { "/economy/supply": () => this.supply() } : {};
+    return this.#supply ? { "/economy/supply": () => withExactMicFigures(this.supply()!, SUPPLY_FIGURES) } : {};
   }
 
   /** The view at `at`, or why there is none. */

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:7231826e9f3b9a0a26e0e601d1b40d97486bf63d2746a37e4bd67256994f78cf
+sha256:51d26f35b0d32f2375e5102ea39190d92ed730086cf68787a3264390ee5017e6
 
-— integrity-platform.example/datasets eDLWuEhAxNN2lJ/UTRBbdO511dzNEP//yvP0RD94CMwBflbQP//P9KHDoJvxTc9WZr8pSh+MRjt9/G6bCpLZQINmTwo=
+— integrity-platform.example/datasets eDLWuO7C80l+wxyG6P1dIeCZrkyITwqxNxUpHRQmdmbJ8VygfQlBiNkfwXBWIdaKQUeHAlYd56ZUHVLMlB/j0ZARcQs=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:9eb9dc20ae6363a78c63a7545d3c3883cfe57c4902803e4a220770795fe041c0
+sha256:7dcaaadd4404f2dbf2da63f57f92ef720774dbae6ff8cd72265bdbc680772890
 
-— integrity-platform.example/datasets eDLWuJ3oKalaGk97lvohsAK/nZrIg5TLqVo0EfwDeQfdjtQz01JG9GR+URsdK/awELZcqt/BuGvmNInV8hxkFeQ6gAE=
+— integrity-platform.example/datasets eDLWuDYOZoLeauk8V268O6degl11BBBgjJTO2FBe0IsvlcPtryqjXdwrfaBHTfPGw3X6fBbPMA78QJrW/S7D/a6cjQ0=

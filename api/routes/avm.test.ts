@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { lockStake } from "../../core/avm/operations.ts";
 import { avmRegistry } from "../../core/avm/registry.ts";
 import { grantEvent } from "../../core/avm/verifier.ts";
 import { sha256Hex } from "../../core/digest.ts";
@@ -51,7 +52,9 @@ const last = () => entries().at(-1)!;
 describe("POST /avm/verify", () => {
   it("answers stake_locked past 2^53 shards exactly: stake_locked_shards, and the number's text written from it", async () => {
     const shards = 2n ** 53n + 2n; // 9007199254.740994 MIC; through a double it reads …740993
-    const holder = fx.identity("deployer", { stake: "9007199254.740994" });
+    // One lock is at most 1,000,000,000 MIC: the stake is bonded in ten locks.
+    const holder = fx.identity("deployer", { stake: "7199254.740994" });
+    for (let i = 0; i < 9; i++) fx.apply((r) => lockStake(r, { ledger_id: holder.ledger_id, amount: "1000000000", slashing_conditions_accepted: true }));
     const res = await api.post("/avm/verify", fx.body(holder, athena, ["api.read"]));
     expect(res.status).toBe(200);
     const text = await res.text();

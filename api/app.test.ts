@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createApp } from "./app.ts";
 import { PROBLEM_BASE } from "./problem.ts";
 import { listen } from "./server.ts";
-import { manualClock, sampleHistory, tempDir, testServer, type TestServer } from "./test-helpers.ts";
+import { manualClock, sampleHistory, tempDir, testServer, type TestServer } from "../test/support/api/helpers.ts";
 
 async function problemOf(res: Response, status: number, slug: string): Promise<Record<string, unknown>> {
   expect(res.status).toBe(status);

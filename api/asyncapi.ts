@@ -8,8 +8,7 @@
  */
 import { z } from "zod";
 import { SCENARIO_MAX_LENGTH, SIMULATION_ERRORS, SimulationError, SimulationRequest, SimulationUpdate } from "../core/schemas/index.ts";
-import { DEFAULT_SIMULATION_LIMITS, type SimulationLimits } from "./simulation-session.ts";
-import { SIMULATION_PATH } from "./routes/simulation.ts";
+import { DEFAULT_SIMULATION_LIMITS, SIMULATION_PATH, type SimulationLimits } from "./simulation-session.ts";
 
 export const ASYNCAPI_PATH = "/asyncapi.json";
 

@@ -1,13 +1,15 @@
 /**
  * The one mapping from the domains' codes to HTTP problems (RFC 9457, api/problem.ts). A domain
  * says why it refused with a code of its own union (core/errors.ts CodedError, a consensus
- * refusal, an AVM operation's refusal); only this module turns a code into a problem type, so a
+ * refusal, an AVM operation's refusal, a balance lookup's failure); only this module turns a code into a problem type, so a
  * route never picks a status by hand for a domain's refusal.
  */
 import type { Context } from "hono";
 import type { OperationErrorCode } from "../core/avm/operations.ts";
 import type { ConsensusRefusal } from "../core/consensus/refusal.ts";
 import { hasCode } from "../core/errors.ts";
+import { REVIEW_ENDS, SUNSET_AT } from "../core/migration/phases.ts";
+import { historicalPath, successorLink, successorPath, type BalanceFailure } from "./balances.ts";
 import { consensusProblemSlug } from "./consensus-problems.ts";
 import { problem, type ProblemSlug } from "./problem.ts";
 import { storeUnavailable } from "./routes/store-failure.ts";
@@ -33,4 +35,35 @@ export function consensusRefused(c: Context, r: ConsensusRefusal): Response {
 export function writeFailed(c: Context, error: unknown): Response {
   if (hasCode(error, "migration-freeze")) return problem(c, "conflict", (error as Error).message);
   return storeUnavailable(c, error);
+}
+
+/**
+ * A balance lookup's failure (api/balances.ts BalanceFailure) as its problem. `no-snapshot` and
+ * `unknown-address` depend on what was asked: a balance that needs the snapshot is 503
+ * `data-unverified`, a proof with nothing published is 404 `not-found`.
+ */
+export function balanceRefused(c: Context, address: string, failure: BalanceFailure): Response {
+  const proof = failure.asked === "proof";
+  switch (failure.code) {
+    case "ledger-unavailable":
+    case "data-unverified":
+      return problem(c, failure.code, failure.detail);
+    case "no-snapshot":
+      return proof
+        ? problem(c, "not-found", "no migration snapshot is published on this server yet")
+        : problem(c, "data-unverified", `the ${failure.phase} phase answers from the migration snapshot, and no verified snapshot is published on this server`);
+    case "unknown-address":
+      return proof
+        ? problem(c, "unknown-address", `${address} is not in the published migration tree (see mismatches.jsonl)`)
+        : problem(c, "unknown-address", `${address} holds no balance (${failure.asked}, ${failure.phase} phase)`);
+    case "not-yet":
+      return problem(c, "not-found", `v2 balances do not exist before the transition (${REVIEW_ENDS}); use /v1/balance/${address} or /balance/${address}`);
+    case "gone":
+      return problem(
+        c,
+        "gone",
+        `v1 was retired at the sunset (${SUNSET_AT}): the balance is at ${successorPath(address)}; the historical v1 balance stays readable with its inclusion proof at ${historicalPath(address)}`,
+        { headers: { Link: successorLink(address) }, extensions: { successor: successorPath(address), historical: historicalPath(address) } },
+      );
+  }
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStore } from "./api-keys.ts";
 import { negotiateCoding, parseRange } from "./file-response.ts";
 import { startServer, type RunningServer } from "./server.ts";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../data");
 let dir: string;

@@ -21,11 +21,11 @@ import { PROBLEM_BASE } from "./problem.ts";
 import { json } from "./responses.ts";
 import { addRoute, defineRoute } from "./route.ts";
 import { listen, type RunningServer } from "./server.ts";
-import { registerOffices, stageSessions } from "./routes/consensus-test-helpers.ts";
+import { registerOffices, stageSessions } from "../test/support/api/routes/consensus.ts";
 import { tokenClaims, tokenIssuedEvent } from "../core/avm/token.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
-import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "./avm-test-helpers.ts";
-import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./test-helpers.ts";
+import { AvmFixture, TEST_TOKEN_PUBLIC, TEST_TOKEN_SECRET } from "../test/support/api/avm.ts";
+import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "../test/support/api/helpers.ts";
 
 interface Endpoint {
   method: "GET" | "POST";

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { historyPath, PulseHistorySource, snapshotOf } from "./pulse-history.ts";
-import { historyText, manualClock, sampleHistory, tempDir, writeHistory } from "./test-helpers.ts";
+import { historyText, manualClock, sampleHistory, tempDir, writeHistory } from "../test/support/api/helpers.ts";
 
 describe("PulseHistorySource", () => {
   const temp = tempDir("api-history-");

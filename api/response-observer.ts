@@ -1,6 +1,6 @@
 /**
  * The seam of the contract check: while a check is installed — the test suite installs one in
- * its setup file (api/contract/setup.ts), so every API test gets it — each app created afterwards
+ * its setup file (test/support/api/contract/setup.ts), so every API test gets it — each app created afterwards
  * hands every response, with its request and the app's OpenAPI document, to the check. Nothing
  * is installed in production, and then createApp adds no layer at all.
  */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { ApiKeyStore } from "./api-keys.ts";
 import { startServer } from "./server.ts";
-import { tempDir } from "./test-helpers.ts";
+import { tempDir } from "../test/support/api/helpers.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../data");
 /** One instant: every request falls in one refusal window. */

@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SignedManifests } from "./signed-manifests.ts";
-import { tempDir } from "./test-helpers.ts";
+import { tempDir } from "../test/support/api/helpers.ts";
 
 const REPO_DATA = new URL("../data", import.meta.url).pathname;
 

@@ -13,6 +13,9 @@ import { SIMULATION_ERRORS, SimulationRequest, type SimulationErrorCode, type Si
 import { echo } from "./problem.ts";
 import { formatIssues } from "../core/zod-issues.ts";
 
+/** Where the WebSocket is mounted (the route and the AsyncAPI document both name it). */
+export const SIMULATION_PATH = "/philosophy/simulation";
+
 export interface SimulationLimits {
   /** Largest client message, in bytes of UTF-8. */
   maxMessageBytes: number;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
 import { systemHealth } from "../core/health/system-health.ts";
 import { systemHealthOf } from "./system-health.ts";
-import { tempDir, testServer } from "./test-helpers.ts";
+import { tempDir, testServer } from "../test/support/api/helpers.ts";
 
 const REPO_DATA = fileURLToPath(new URL("../data", import.meta.url));
 const temp = tempDir("api-system-health-");

@@ -11,8 +11,8 @@ import { publicKeyFromSecret } from "../core/signature.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { PROBLEM_BASE } from "./problem.ts";
 import type { RunningServer } from "./server.ts";
-import { tempDir } from "./test-helpers.ts";
-import { issueToken, openTestLedger, registerOffices, serveLedger } from "./routes/consensus-test-helpers.ts";
+import { tempDir } from "../test/support/api/helpers.ts";
+import { issueToken, openTestLedger, registerOffices, serveLedger } from "../test/support/api/routes/consensus.ts";
 
 const ROUNDS = 8;
 const WRITES_PER_ROUND = 16;

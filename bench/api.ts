@@ -21,7 +21,7 @@ import { queryIssues, invalidQuery } from "../api/query.ts";
 import { badgeAnswer, BadgeQuery, historyAnswer, HistoryQuery } from "../api/routes/pulse.ts";
 import { historyPath, PulseHistorySource } from "../api/pulse-history.ts";
 import { listen } from "../api/server.ts";
-import { sampleHistory, tempDir, writeHistory } from "../api/test-helpers.ts";
+import { sampleHistory, tempDir, writeHistory } from "../test/support/api/helpers.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
 import { bestRates, CONNECTIONS, PER_ROUND, rateComparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
 

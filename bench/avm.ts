@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import fc from "fast-check";
-import { AvmFixture, DAY } from "../api/avm-test-helpers.ts";
+import { AvmFixture, DAY } from "../test/support/api/avm.ts";
 import { listen } from "../api/server.ts";
 import { cedarDecide, policyCaseArbitrary, prepareCedar, toCedarCall, toPolicyInput } from "../core/avm/cedar-oracle.ts";
 import { decidePolicy } from "../core/avm/policy.ts";

@@ -7,7 +7,7 @@
  * validator's) and 12 verifications of the operator token (one per write request). Reports the
  * ratio and the p50/p99 latency of each step.
  *
- * The API runs in a child process (api/routes/consensus-race-child.ts, the tests' server over a
+ * The API runs in a child process (test/support/api/routes/consensus-race-child.ts, the tests' server over a
  * ledger file); this process is the client. Every signature is made before the clock starts (the
  * session and proof ids are known in advance: one cycle per session), so the client only sends.
  * SESSIONS sessions are run by CONCURRENCY concurrent clients, after WARMUP sessions.
@@ -32,15 +32,15 @@ import {
   registerOffices,
   TEST_TOKEN_PUBLIC_KEY,
   type OfficeName,
-} from "../api/routes/consensus-test-helpers.ts";
-import { tempDir } from "../api/test-helpers.ts";
+} from "../test/support/api/routes/consensus.ts";
+import { tempDir } from "../test/support/api/helpers.ts";
 import { printComparisons } from "./harness.ts";
 
 const SESSIONS = 48;
 const WARMUP = 4;
 const CONCURRENCY = 8;
 const FLOOR_ROUNDS = 3;
-const SERVER = fileURLToPath(new URL("../api/routes/consensus-race-child.ts", import.meta.url));
+const SERVER = fileURLToPath(new URL("../test/support/api/routes/consensus-race-child.ts", import.meta.url));
 
 const STEPS = ["open", "vote", "proof", "model signature", "validator", "close"] as const;
 type Step = (typeof STEPS)[number];

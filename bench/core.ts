@@ -17,7 +17,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { leafHash, rootHash } from "../core/merkle.ts";
 import { generateKeyPair, sign, verify } from "../core/signature.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, sealedRows, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, sealedRows, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { compare, printComparisons, type Comparison } from "./harness.ts";
 
 function merkle(): Comparison {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, sealedRows, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, sealedRows, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { printComparisons } from "./harness.ts";
 
 const CALLERS = 64;

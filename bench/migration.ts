@@ -41,7 +41,7 @@ import { json } from "../api/responses.ts";
 import { addRoute, defineRoute } from "../api/route.ts";
 import { AddressParams } from "../api/routes/balance.ts";
 import { listen } from "../api/server.ts";
-import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../api/test-helpers.ts";
+import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../test/support/api/helpers.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { micNumberText } from "../core/balance/units.ts";

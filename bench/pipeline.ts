@@ -21,7 +21,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 import { steps } from "../pipeline/areas/index.ts";
 import { runPipeline } from "../pipeline/runner.ts";
 import { locateSteps } from "../pipeline/step-code.ts";
@@ -76,7 +76,7 @@ export async function run(): Promise<void> {
     cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
     // Imported here, not at the top: the measured child processes load this module too, and must not
     // carry the test fixtures (and vitest) in their time and memory.
-    const { makePulseHistory, writePulseHistory } = await import("../pipeline/areas/test-helpers.ts");
+    const { makePulseHistory, writePulseHistory } = await import("../test/support/pipeline/areas/helpers.ts");
     const scores = Array.from({ length: 90 }, (_, i) => [0.95 + (i % 5) / 100, 0.9 + (i % 7) / 100] as const);
     writePulseHistory(dataDir, makePulseHistory(scores, new Date(NOW.getTime() - 90 * 86_400_000).toISOString()), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
 

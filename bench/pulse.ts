@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { createApp } from "../api/app.ts";
 import { listen } from "../api/server.ts";
-import { sampleHistory, tempDir, writeHistory } from "../api/test-helpers.ts";
+import { sampleHistory, tempDir, writeHistory } from "../test/support/api/helpers.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
 import { bestRates, CONNECTIONS, PER_ROUND, rateComparison as comparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
 

@@ -21,7 +21,7 @@ import { WebSocket } from "ws";
 import { ApiKeyStore } from "../api/api-keys.ts";
 import { createApp } from "../api/app.ts";
 import { listen } from "../api/server.ts";
-import { tempDir } from "../api/test-helpers.ts";
+import { tempDir } from "../test/support/api/helpers.ts";
 import { formCouncil } from "../core/philosophy/council.ts";
 import { simulate } from "../core/philosophy/simulation.ts";
 import { Deliberations, SentinelStatus, Virtues } from "../core/schemas/index.ts";

@@ -22,7 +22,7 @@ import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
 import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 import { bestOf, printComparisons, type Comparison } from "./harness.ts";
 
 const NOW = new Date("2026-03-01T00:00:00.000Z");

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CanonicalizationError, canonicalBytes, canonicalize, isCanonicalizableJson } from './canonical.ts';
-import { vectorsPath } from '../test/vectors.ts';
+import { vectorsPath } from '../test/support/vectors.ts';
 
 const JCS = vectorsPath('jcs');
 

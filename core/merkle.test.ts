@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { vectorsPath } from "../test/vectors.ts";
+import { vectorsPath } from "../test/support/vectors.ts";
 import {
   EMPTY_ROOT,
   consistencyProof,

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { vectorsPath } from "../test/vectors.ts";
+import { vectorsPath } from "../test/support/vectors.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";

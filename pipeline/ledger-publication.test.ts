@@ -6,7 +6,7 @@ import { verifyConsistency } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";
 
 const ORIGIN = "publication.test/ledger";

@@ -6,7 +6,7 @@ import type { LedgerReader } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { decodeBundle } from "../core/tlog-tiles.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";
 import { ledgerTilesProblems, publishLedgerTiles } from "./ledger-tiles.ts";
 

@@ -6,13 +6,13 @@
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { vectorsPath } from "../test/vectors.ts";
+import { vectorsPath } from "../test/support/vectors.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 import { steps as realSteps } from "./areas/index.ts";
-import { makePulseHistory, writePulseHistory } from "./areas/test-helpers.ts";
+import { makePulseHistory, writePulseHistory } from "../test/support/pipeline/areas/helpers.ts";
 import {
   CSV_DIALECT,
   DATAPACKAGE_PROFILE,

@@ -3,10 +3,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCheckpoint } from "../core/checkpoint.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
-import { catchUp, sealedProofFile } from "../store/consensus-registry.ts";
-import { main as consensusCli } from "../store/consensus-cli.ts";
+import { consensusProjection } from "../core/consensus/state.ts";
+import { sealedProofFile } from "../store/consensus-registry.ts";
+import { main as consensusCli } from "../cli/consensus-cli.ts";
 import { openLedger } from "../store/open-ledger.ts";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, publishLedgerCheckpoint } from "./ledger-publication.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "./proof-copies.ts";
 import { simulate } from "./seed/simulate.ts";
@@ -47,7 +48,7 @@ const publishedSize = () => {
   return parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size;
 };
 const read = (d: string) => Object.fromEntries(readdirSync(d).sort().map((n) => [n, readFileSync(join(d, n), "utf8")]));
-const sealedIds = () => withLedger(({ ledger }) => [...catchUp(ledger).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id).sort());
+const sealedIds = () => withLedger(({ ledger }) => [...ledger.state(consensusProjection).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id).sort());
 
 beforeAll(() => {
   withLedger(({ ledger }) => ledger.append(events.slice(0, split)));
@@ -65,7 +66,7 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     expect(Object.keys(first).sort()).toEqual(ids.map((id) => `${id}.json`).sort());
     // The ledger's newest checkpoint is the published one: the store's proof file (the API's body) is the copy.
     withLedger(({ ledger }) => {
-      const state = catchUp(ledger);
+      const state = ledger.state(consensusProjection);
       for (const id of ids) expect(first[`${id}.json`]).toBe(sealedProofFile(ledger, state, id));
     });
   });

@@ -16,8 +16,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 import { canonicalize } from "../core/canonical.ts";
 import { verifyCheckpoint, type Checkpoint, type NoteVerifier } from "../core/checkpoint.ts";
-import { consensusProjection, type ConsensusState } from "../core/consensus/state.ts";
+import type { ConsensusState } from "../core/consensus/model.ts";
+import { consensusProjection } from "../core/consensus/state.ts";
 import { proofAnchor, proofDocument } from "../core/consensus/views.ts";
+import { PROOF_COPIES_DIR } from "../core/consensus/verify-proof.ts";
 import { sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { inclusionProofWith, rangeHasher, type RangeHasher } from "../core/merkle.ts";
@@ -25,7 +27,7 @@ import { LEDGER_CHECKPOINT, LEDGER_VKEY } from "./ledger-publication.ts";
 import { parseTrustedKeys } from "./sign.ts";
 
 /** The copies' folder under the data directory. */
-export const PROOF_COPIES_DIR = join("consensus", "proofs");
+export { PROOF_COPIES_DIR };
 export const proofCopyName = (delibId: string) => `${delibId}.json`;
 
 export interface ProofCopiesOptions {

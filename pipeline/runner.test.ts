@@ -13,7 +13,7 @@ import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader, NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { verifierKey } from "../core/checkpoint.ts";
 import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
@@ -26,7 +26,7 @@ const PROFILES = defaultProfilesDir();
 import { runPipeline, type RunOptions } from "./runner.ts";
 import { createSourceReader } from "./source-reader.ts";
 import type { DocumentStep, RowsStep, Step } from "./step.ts";
-import { badge, countStep } from "./test-helpers.ts";
+import { badge, countStep } from "../test/support/pipeline/helpers.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 

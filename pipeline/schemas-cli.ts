@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { renderPublishedSchemas, schemaFileName } from "../core/schemas/published-files.ts";
 
 /** data/schemas/ of this checkout. */
-export const SCHEMAS_DIR = fileURLToPath(new URL("../data/schemas/", import.meta.url));
+export const SCHEMAS_DIR = fileURLToPath(new URL("../data/schemas", import.meta.url));
 
 const SUFFIX = ".schema.json";
 

@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 import { steps } from "./areas/index.ts";
 import { supplyStep } from "./areas/economy/supply.ts";
 import { auditTrailCsvStep, auditTrailJsonStep } from "./areas/government/audit-trail.ts";

@@ -11,12 +11,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import { DATASET_KEY, loadSigningKey, type SigningKey } from "../store/keys.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { signManifest as signAnyManifest } from "../core/datapackage/signature.ts";
 import { runPipeline } from "./runner.ts";
 import { parseTrustedKeys, signManifest, verifyManifestSignature } from "./sign.ts";
 import type { Area, RowsStep, Step } from "./step.ts";
-import { countStep } from "./test-helpers.ts";
+import { countStep } from "../test/support/pipeline/helpers.ts";
 import { verifyAreas } from "./verify.ts";
 import { immutablePathOf, listedResources } from "../core/datapackage/references.ts";
 

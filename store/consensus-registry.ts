@@ -1,25 +1,20 @@
 /**
- * The consensus registry over a real ledger: catch the projection (core/consensus/state.ts) up to
- * the ledger's tail, fold a published export, and write a sealed proof's file — the proof document
- * with its anchor (the sealing entry, its inclusion proof, a signed checkpoint that covers it).
+ * The consensus registry over a published export and a real ledger: fold an export, and write a
+ * sealed proof's file — the proof document with its anchor (the sealing entry, its inclusion proof,
+ * a signed checkpoint that covers it). A live ledger's registry is `ledger.state(consensusProjection)`,
+ * caught up to the tail like every projection (store/projection-follower.ts).
  */
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { canonicalize } from "../core/canonical.ts";
-import { consensusProjection, type ConsensusState } from "../core/consensus/state.ts";
+import { consensusProjection } from "../core/consensus/state.ts";
+import type { ConsensusState } from "../core/consensus/model.ts";
 import { proofAnchor, proofDocument } from "../core/consensus/views.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { entryInclusion } from "./entry-inclusion.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
-
-/** Applies the entries `state` has not seen yet (from `state.size` to the tail); returns `state`. */
-export function catchUp(reader: LedgerReader, state: ConsensusState = consensusProjection.initial()): ConsensusState {
-  const size = reader.size();
-  for (const entry of reader.entries(state.size, size)) consensusProjection.apply(state, entry);
-  return state;
-}
 
 /** Folds the entries of an export's `ledger.jsonl` (verify the export first: store/ledger-jsonl.ts). */
 export async function foldExport(dir: string): Promise<ConsensusState> {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, readFileSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDir } from "../store/test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 import { DigestCache, hashFile } from "./digest-cache.ts";
 
 let dir: string;

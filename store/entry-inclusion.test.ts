@@ -6,7 +6,7 @@ import { generateKeyPair } from "../core/signature.ts";
 import { join } from "node:path";
 import { coverTail, entryInclusion } from "./entry-inclusion.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
-import { tempDir } from "./test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 
 const key = generateKeyPair("ed25519");
 const signer = { name: "test/ledger", secretKeyHex: key.secretKey };

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fold } from "../core/ledger/projection.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
-import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock, tempDir } from "./test-helpers.ts";
+import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "follow.test/ledger";
 const key = generateKeyPair("ed25519");

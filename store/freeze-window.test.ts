@@ -69,4 +69,12 @@ describe("the freeze window in the store", () => {
     ledger = new SqliteLedger(":memory:", { origin: "freeze" });
     expect(refusal(() => ledger!.append([{ type: "nope", payload: {} }])).code).toBe("invalid-event");
   });
+
+  it("applies the time rule it is handed instead of the freeze, when handed one", () => {
+    ledger = new SqliteLedger(":memory:", { origin: "freeze", timeRule: (type) => (type === "sentinel.heartbeat" ? { code: "invalid-ts", message: "no heartbeats" } : null) });
+    ledger.append([burn("2025-12-01T08:00:00.000Z")]);
+    const error = refusal(() => ledger!.append([heartbeat("2025-12-03T00:00:00.000Z")]));
+    expect([error.code, error.message]).toEqual(["invalid-ts", "event 0: no heartbeats"]);
+    expect(ledger.size()).toBe(1);
+  });
 });

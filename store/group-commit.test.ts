@@ -7,7 +7,7 @@ import { LedgerAppendError, type Decide } from "../core/ledger/store.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
 import { LEDGER_ORIGIN } from "./open-ledger.ts";
 import { MAX_PAYLOAD_BYTES, SqliteLedger } from "./sqlite-ledger.ts";
-import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock, tempDir } from "./test-helpers.ts";
+import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 let dir: string;
 let cleanup: () => void;
@@ -304,7 +304,7 @@ describe("projections kept at the tail", () => {
 });
 
 describe("two processes on one ledger file", () => {
-  const child = join(import.meta.dirname, "write-race-child.ts");
+  const child = join(import.meta.dirname, "../test/support/store/write-race-child.ts");
   const runRace = (path: string, count: number, ids: string[]) => {
     const proc = spawn(process.execPath, [child, path, String(count), ...ids], { stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
@@ -356,7 +356,7 @@ describe("two processes on one ledger file", () => {
     expect((await ledger.write(grantUnlessRevoked)).result).toBe("granted");
     expect(ledger.state(revoked).has(id)).toBe(false);
     const revoke = { ledger_id: id, reason: "key_compromise", evidence_hash: `sha256:${"ab".repeat(32)}`, revoked_at: "2026-01-02T00:00:00.000Z" };
-    const cli = spawnSync(process.execPath, [join(import.meta.dirname, "ledger-cli.ts"), "append", "avm.revoke", JSON.stringify(revoke)], { encoding: "utf8", env });
+    const cli = spawnSync(process.execPath, [join(import.meta.dirname, "..", "cli", "ledger-cli.ts"), "append", "avm.revoke", JSON.stringify(revoke)], { encoding: "utf8", env });
     expect(cli.status, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ seq: 1 });
     expect(ledger.state(revoked).has(id)).toBe(true);

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-jsonl.ts";
 import { SqliteLedger } from "./sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "export.test/ledger";
 let dir: string;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { verifyCheckpoint } from "../core/checkpoint.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { appendReviewRound, checkpointOfNote, MIGRATION_FILES, readMigrationDir, writeSnapshot } from "./migration-dir.ts";
-import { tempDir } from "./test-helpers.ts";
+import { tempDir } from "../test/support/store/helpers.ts";
 
 const key = generateKeyPair("ed25519");
 const signer = { name: "integrity-platform.example/datasets", secretKeyHex: key.secretKey };

@@ -8,7 +8,7 @@ import { LedgerAppendError } from "../core/ledger/store.ts";
 import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { APPEND_ONLY_TABLES, MAX_PAYLOAD_BYTES, BULK_MIN, SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "./test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "test.example/ledger";
 let dir: string;
@@ -311,7 +311,7 @@ describe("crash safety", () => {
 /** Starts the child, waits for its first acknowledgement, lets it run `ms` more, kills it; the acknowledged sizes and hashes. */
 function runAndKill(path: string, mode: "sync" | "async", ms: number): Promise<Map<number, string>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, "crash-child.ts"), path, mode], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(import.meta.dirname, "../test/support/store/crash-child.ts"), path, mode], { stdio: ["ignore", "pipe", "pipe"] });
     const acknowledged = new Map<number, string>();
     let buffered = "";
     let stderr = "";

@@ -10,6 +10,10 @@
  *   edge) up to what any process appended: `append` (one call), `appendBulk` (a large batch, sealed
  *   on a worker thread), and the group-commit path `appendAsync` / `write(decide)`, where the
  *   writes of one event-loop turn share a transaction, each in its own SAVEPOINT.
+ *
+ * Over 500 lines on purpose: one class owns one SQLite connection, its prepared statements and the
+ * in-memory tail, and every write path and read shares them and the tail's invariants. What stands
+ * alone lives beside it (group-commit.ts, bulk-seal.ts, live-projections.ts, tail-reads.ts).
  */import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
@@ -17,11 +21,13 @@ import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } 
 import { CompactRange } from "../core/compact-range.ts";
 import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
-import { isEventType, validateEvent, validateEventTime } from "../core/ledger/events.ts";
+import { isEventType, validateEvent } from "../core/ledger/events.ts";
+import { freezeRefusal } from "../core/migration/phases.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 import {
   LedgerAppendError,
   type Decide,
+  type EventTimeRule,
   type LedgerStore,
   type LedgerVerifyReport,
   type NewEvent,
@@ -34,7 +40,7 @@ import { ChainVerifier } from "../core/ledger/verify.ts";
 import { canonicalize } from "../core/canonical.ts";
 import { BulkSealer } from "./bulk-seal.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { LiveProjections } from "./live-projections.ts";
+import { ProjectionFollower } from "./projection-follower.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, rootHash, type RangeHasher } from "../core/merkle.ts";
 
@@ -82,6 +88,8 @@ export interface SqliteLedgerOptions {
   verifiers?: NoteVerifier[];
   /** Injected clock for entries appended without `ts`. */
   now?: () => Date;
+  /** When an event may be dated (default: the migration's freeze window, core/migration/phases.ts). */
+  timeRule?: EventTimeRule;
   /** "full" fsyncs every commit (survives power loss); "normal" survives process crashes only. */
   durability?: "full" | "normal";
   /** How long a write waits for another connection's write lock before it fails (default 10 s). */
@@ -153,6 +161,7 @@ export class SqliteLedger implements LedgerStore {
   readonly #signer: NoteSigner | undefined;
   readonly #verifiers: NoteVerifier[];
   readonly #now: () => Date;
+  readonly #timeRule: EventTimeRule;
   readonly #stmt: Record<
     "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
@@ -170,13 +179,14 @@ export class SqliteLedger implements LedgerStore {
   #writtenNow = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writtenBefore = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writeHealth: WriteHealth = { ok: true };
-  readonly #projections = new LiveProjections((start, end) => this.#foldRows(start, end));
+  readonly #projections = new ProjectionFollower({ entries: (start, end) => this.#foldRows(start, end) });
 
   constructor(path: string, options: SqliteLedgerOptions) {
     this.path = path;
     this.origin = options.origin;
     this.#signer = options.signer;
     this.#now = options.now ?? (() => new Date());
+    this.#timeRule = options.timeRule ?? freezeRefusal;
     this.#verifiers = [...(options.verifiers ?? [])];
     if (this.#signer && !this.#verifiers.some((v) => v.name === this.#signer!.name)) {
       this.#verifiers.push({ name: this.#signer.name, publicKeyHex: publicKeyOf(this.#signer) });
@@ -357,7 +367,7 @@ export class SqliteLedger implements LedgerStore {
       const now = clock();
       ts = now < lastTs ? lastTs : now;
     } else if (ts < lastTs) throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
-    const refused = validateEventTime(event.type, ts);
+    const refused = this.#timeRule(event.type, ts);
     if (refused) throw new LedgerAppendError(i, refused.message, refused.code);
     return ts;
   }

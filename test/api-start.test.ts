@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { PulseBadge } from "../core/schemas/pulse.ts";
-import { sampleHistory, tempDir, writeHistory } from "../api/test-helpers.ts";
+import { sampleHistory, tempDir, writeHistory } from "./support/api/helpers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

@@ -8,10 +8,10 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiKeyStore } from "../api/api-keys.ts";
-import { AvmFixture, type Companion, type Holder } from "../api/avm-test-helpers.ts";
+import { AvmFixture, type Companion, type Holder } from "./support/api/avm.ts";
 import { PROBLEM_BASE } from "../api/problem.ts";
 import { DailyQuotas } from "../api/middleware/rate-limit.ts";
-import { rawRequest } from "../api/test-helpers.ts";
+import { rawRequest } from "./support/api/helpers.ts";
 import * as ops from "../core/avm/operations.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 

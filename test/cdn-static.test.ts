@@ -28,7 +28,7 @@ import { AREAS } from "../core/datapackage/contract.ts";
 import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { listedResources } from "../core/datapackage/references.ts";
 import { CACHE_DEFAULT, CACHE_IMMUTABLE, CACHE_SHORT, effectiveHeaders, headerRules, renderHeadersFile, renderNginxConf, servedPaths } from "../site/src/lib/cdn-headers.ts";
-import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "../site/test/test-helpers.ts";
+import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "cdn-static-"));
 const siteDir = join(tmp, "dist");

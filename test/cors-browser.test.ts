@@ -17,8 +17,8 @@ import { createApp } from "../api/app.ts";
 import { json } from "../api/responses.ts";
 import { addRoute, defineRoute } from "../api/route.ts";
 import { listen, type RunningServer } from "../api/server.ts";
-import { sampleHistory, writeHistory } from "../api/test-helpers.ts";
-import { launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
+import { sampleHistory, writeHistory } from "./support/api/helpers.ts";
+import { launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 /** The page: runs the requests and puts what it saw in `data-results` (no other script anywhere). */
 const PAGE = `<!doctype html><meta charset="utf-8"><title>dashboard</title><body><script type="module">

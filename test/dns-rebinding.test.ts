@@ -12,7 +12,7 @@ import { PROBLEM_BASE } from "../api/problem.ts";
 import { json } from "../api/responses.ts";
 import { addRoute, defineRoute } from "../api/route.ts";
 import { listen, type RunningServer } from "../api/server.ts";
-import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "../api/test-helpers.ts";
+import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./support/api/helpers.ts";
 
 const Note = z.strictObject({ text: z.string().max(200) });
 const noteRoute = defineRoute({

@@ -1,11 +1,11 @@
 /**
  * Vitest global setup: one id per run, inherited by every test worker, under which the site build
- * of the repository's own data is made once and shared (site/test/test-helpers.ts `buildSite`);
+ * of the repository's own data is made once and shared (test/support/site/helpers.ts `buildSite`);
  * the shared builds of the run are removed when it ends.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { SHARED_BUILDS, TEST_RUN_VAR } from "../site/test/test-helpers.ts";
+import { SHARED_BUILDS, TEST_RUN_VAR } from "./support/site/helpers.ts";
 
 export default function setup(): () => void {
   const run = `${process.pid}-${Date.now().toString(36)}`;

@@ -7,12 +7,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testServer, type TestServer } from "../api/test-helpers.ts";
+import { testServer, type TestServer } from "./support/api/helpers.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { LEDGER_CHECKPOINT, LEDGER_VKEY, publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../store/test-helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
 import { leafHashOf, openCheckpoint, readBundle, rootFromInclusion, TileTree, verifyConsistencyProof, type LogFiles } from "./support/tlog-tiles-client.ts";
 
 const ORIGIN = "tiles.e2e/ledger";

@@ -13,7 +13,7 @@ import type { LedgerReader, NewEvent } from "../core/ledger/store.ts";
 import { Balances } from "../api/balances.ts";
 import { createApp } from "../api/app.ts";
 import { listen, type RunningServer } from "../api/server.ts";
-import { tempDir } from "../api/test-helpers.ts";
+import { tempDir } from "./support/api/helpers.ts";
 import { supplyStep } from "../pipeline/areas/economy/supply.ts";
 import { factsOf } from "../pipeline/facts/accumulate.ts";
 import { sampleOptions } from "../pipeline/seed/sample-options.ts";

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { manualOrder, manualPath, manualTitle, portalHref } from "../site/src/lib/manual.ts";
-import { DOCS_DIR, docsPages, markdownLinks, REPO_ROOT } from "../site/test/test-helpers.ts";
+import { DOCS_DIR, docsPages, markdownLinks, REPO_ROOT } from "./support/site/helpers.ts";
 
 const SOURCES = [...docsPages().map((p) => join(DOCS_DIR, `${p}.md`)), join(REPO_ROOT, "README.md"), join(REPO_ROOT, "bench", "README.md")];
 const isRelative = (href: string) => !/^(#|[a-z][a-z0-9+.-]*:|\/)/i.test(href);

@@ -15,7 +15,7 @@ import { count } from "../core/format/text.ts";
 import { AVM_ERROR_CODES, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
 import { createApp } from "../api/app.ts";
 import { listen, type RunningServer } from "../api/server.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-authority-"));
 const siteDir = join(tmp, "site");

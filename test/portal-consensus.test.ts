@@ -17,10 +17,10 @@ import { decideCycleUpdate, decideOpenSession } from "../core/consensus/decide.t
 import { clockTime, decimal } from "../core/format/text.ts";
 import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { createApp } from "../api/app.ts";
-import { decideAndAppend, openTestLedger, PARTICIPANTS, registerOffices, TEST_TOKEN_PUBLIC_KEY } from "../api/routes/consensus-test-helpers.ts";
+import { decideAndAppend, openTestLedger, PARTICIPANTS, registerOffices, TEST_TOKEN_PUBLIC_KEY } from "./support/api/routes/consensus.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-consensus-"));
 const siteDir = join(tmp, "site");

@@ -17,7 +17,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemHealth } from "../core/health/system-health.ts";
 import { manualPath, portalHref } from "../site/src/lib/manual.ts";
-import { buildSite, docsPages, DOCS_DIR, launchChromium, markdownLinks, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "../site/test/test-helpers.ts";
+import { buildSite, docsPages, DOCS_DIR, launchChromium, markdownLinks, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
 
 const WIDTHS = [1280, 390] as const;
 const tmp = mkdtempSync(join(tmpdir(), "portal-crawl-"));

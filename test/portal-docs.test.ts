@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../api/app.ts";
 import { listen, type RunningServer } from "../api/server.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-docs-"));
 const siteDir = join(tmp, "site");

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite, launchChromium, REPO_DATA_DIR, startPortal, stopPortal } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, startPortal, stopPortal } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-migration-"));
 let portal: ChildProcess | undefined;

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formCouncil } from "../core/philosophy/council.ts";
 import { simulate } from "../core/philosophy/simulation.ts";
 import { Deliberations, SentinelStatus, Virtues, type SimulationUpdate } from "../core/schemas/index.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR, startPortal, stopPortal } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, startPortal, stopPortal } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-simulation-"));
 let portal: ChildProcess | undefined;

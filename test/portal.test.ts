@@ -11,7 +11,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dateTime, day } from "../core/format/text.ts";
 import { formatPercent } from "../core/pulse/badge.ts";
-import { buildSite, launchChromium, makeHistory, startPortal, stopPortal, writeDataDir } from "../site/test/test-helpers.ts";
+import { buildSite, launchChromium, makeHistory, startPortal, stopPortal, writeDataDir } from "./support/site/helpers.ts";
 
 const RECORDS = 120;
 const tmp = mkdtempSync(join(tmpdir(), "portal-"));

@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyLine, sealPulse } from "../core/pulse/history.ts";
-import { buildSite, makeHistory, writeDataDir, type BuildResult } from "../site/test/test-helpers.ts";
+import { buildSite, makeHistory, writeDataDir, type BuildResult } from "./support/site/helpers.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
-import { sampleEvent, steppingClock } from "../store/test-helpers.ts";
+import { sampleEvent, steppingClock } from "./support/store/helpers.ts";
 
 const RECORDS = 10_000;
 const PAGE_SIZE = 50;

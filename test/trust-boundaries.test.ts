@@ -19,7 +19,7 @@ import { createApp } from "../api/app.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { DailyQuotas } from "../api/middleware/rate-limit.ts";
 import { listen, type RunningServer } from "../api/server.ts";
-import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../api/test-helpers.ts";
+import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
 import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
 import { signManifest as signAnyManifest } from "../core/datapackage/signature.ts";
 import { AREAS, areaAliases, areaFile, areaFiles, type Area } from "../core/datapackage/contract.ts";
@@ -558,7 +558,7 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
     w.clock.advance(61_000);
     expect((await hit("§7 keys", w.url, "/government/policy-impact.json")).status).toBe(401);
     const ledgerCli = (...args: string[]) =>
-      spawnSync(process.execPath, ["--import", "tsx", join(REPO, "store", "ledger-cli.ts"), ...args, "--ledger", "access", "--db", join(w.dir, "access.sqlite")], {
+      spawnSync(process.execPath, ["--import", "tsx", join(REPO, "cli", "ledger-cli.ts"), ...args, "--ledger", "access", "--db", join(w.dir, "access.sqlite")], {
         cwd: REPO,
         encoding: "utf8",
         env: { ...process.env, STATE_DIR: join(w.dir, "state") },
@@ -568,7 +568,7 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
     const exported = ledgerCli("export", out);
     expect(exported.status, exported.stderr).toBe(0);
     const vkey = cli("vkey").stdout.trim();
-    const check = spawnSync(process.execPath, ["--import", "tsx", join(REPO, "store", "ledger-cli.ts"), "verify-export", out, "--key", vkey], { cwd: REPO, encoding: "utf8" });
+    const check = spawnSync(process.execPath, ["--import", "tsx", join(REPO, "cli", "ledger-cli.ts"), "verify-export", out, "--key", vkey], { cwd: REPO, encoding: "utf8" });
     expect(check.status, check.stdout + check.stderr).toBe(0);
     const lines = readFileSync(join(out, "ledger.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; ts: string; payload: Record<string, unknown> });
     const accesses = lines.filter((e) => e.type === "access").map((e) => e.payload);

@@ -19,8 +19,8 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
-import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../api/test-helpers.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "../site/test/test-helpers.ts";
+import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 import { sampleEntries, tlogFiles, writeTlog } from "./support/tlog-tiles.ts";
 

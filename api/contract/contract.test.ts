@@ -15,8 +15,8 @@ import { PROBLEM_BASE, PROBLEM_TYPES } from "../problem.ts";
 import { installedResponseCheck, installResponseCheck, type Exchange } from "../response-observer.ts";
 import { body, headers, json } from "../responses.ts";
 import { addRoute, defineRoute } from "../route.ts";
-import { sampleHistory, tempDir, writeHistory } from "../test-helpers.ts";
-import { checkExchange } from "./check.ts";
+import { sampleHistory, tempDir, writeHistory } from "../../test/support/api/helpers.ts";
+import { checkExchange } from "../../test/support/api/contract/check.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../../data");
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];

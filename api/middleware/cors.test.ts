@@ -9,7 +9,7 @@ import { PROBLEM_BASE } from "../problem.ts";
 import { json } from "../responses.ts";
 import { addRoute, defineRoute } from "../route.ts";
 import { listen, type RunningServer } from "../server.ts";
-import { sampleHistory, tempDir, writeHistory } from "../test-helpers.ts";
+import { sampleHistory, tempDir, writeHistory } from "../../test/support/api/helpers.ts";
 
 const TRUSTED = "https://dashboard.example";
 const Note = z.strictObject({ text: z.string().max(200) });

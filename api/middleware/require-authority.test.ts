@@ -7,7 +7,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../core/digest.ts";
-import { AvmFixture, DAY, type ApiOnLoopback, type Companion, type Holder } from "../avm-test-helpers.ts";
+import { AvmFixture, DAY, type ApiOnLoopback, type Companion, type Holder } from "../../test/support/api/avm.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { listen, type RunningServer } from "../server.ts";
 import { avmOverHttp, ledgerAuthority, requireAuthority, type AuthoritySource, type AuthorityVariables } from "./require-authority.ts";

@@ -13,7 +13,7 @@ import { SqliteLedger } from "../../store/sqlite-ledger.ts";
 import { problemType } from "../problem.ts";
 import { json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup } from "../route.ts";
-import { manualClock } from "../test-helpers.ts";
+import { manualClock } from "../../test/support/api/helpers.ts";
 import { DailyQuotas } from "./rate-limit.ts";
 import { verifyAttempts } from "./verify-attempts.ts";
 

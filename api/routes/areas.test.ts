@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStore } from "../api-keys.ts";
 import { startServer, type RunningServer } from "../server.ts";
-import { tempDir } from "../../store/test-helpers.ts";
+import { tempDir } from "../../test/support/store/helpers.ts";
 
 // The committed sample datasets, copied so a test can damage one without touching the repo.
 const REPO_DATA = join(import.meta.dirname, "../../data");

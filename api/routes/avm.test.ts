@@ -15,7 +15,7 @@ import { sha256Hex } from "../../core/digest.ts";
 import { verifyEntryInclusion, type InclusionAnswer } from "../../core/ledger/inclusion.ts";
 import type { AuthorityContext, AvmFailure } from "../../core/schemas/avm.ts";
 import { publicKeyFromSecret } from "../../core/signature.ts";
-import { AvmFixture, DAY, type ApiOnLoopback, type Companion, type Holder } from "../avm-test-helpers.ts";
+import { AvmFixture, DAY, type ApiOnLoopback, type Companion, type Holder } from "../../test/support/api/avm.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 
 const EVIDENCE = `sha256:${sha256Hex("evidence")}`;
@@ -315,7 +315,7 @@ describe("revocation by each trigger takes effect on the next request", () => {
     const env = { ...process.env, LEDGER_DB: fx.path, STATE_DIR: join(fx.dir, "state") };
     const run = (script: string, args: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [join(REPO, "store", script), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+        const child = spawn(process.execPath, [join(REPO, "cli", script), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
         let out = "";
         let err = "";
         child.stdout.on("data", (d: Buffer) => (out += d.toString()));

@@ -14,7 +14,7 @@ import { SqliteLedger } from "../../store/sqlite-ledger.ts";
 import { createApp } from "../app.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { listen, type RunningServer } from "../server.ts";
-import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../test-helpers.ts";
+import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../test/support/api/helpers.ts";
 
 const mint = (sentinel: string, amount: string, ts: string): NewEvent => ({
   type: "mic_mint",

@@ -26,9 +26,9 @@ import type { Context } from "hono";
 import { ADDRESS_PATTERN } from "../../core/balance/address.ts";
 import { dateTime } from "../../core/format/text.ts";
 import { REVIEW_ENDS, SNAPSHOT_AT, SUNSET_AT, V1_DEPRECATION_FIELD, V1_SUNSET_FIELD } from "../../core/migration/phases.ts";
-import type { Balances, BalanceLookup, BalanceVersion } from "../balances.ts";
+import { successorLink, type BalanceAnswer, type Balances, type BalanceVersion } from "../balances.ts";
+import { balanceRefused } from "../error-problems.ts";
 import { represent, send } from "../http-cache.ts";
-import { problem } from "../problem.ts";
 import { body, headers, json, notModified, published } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { storeUnavailable } from "./store-failure.ts";
@@ -105,40 +105,16 @@ export const migrationProofRoute = defineRoute({
   problems: ["not-found", "unknown-address", "ledger-unavailable", "data-unverified"],
 });
 
-/** Where the retired v1 balance of `address` stays readable. */
-export const historicalPath = (address: string) => `/migration/proof/${address}`;
-const successorPath = (address: string) => `/v2/balance/${address}`;
-const successorLink = (address: string) => `<${successorPath(address)}>; rel="successor-version"`;
-
 /** The answer to a balance lookup: the record, or the problem that says why not. */
-function balanceAnswer(c: Context, address: string, lookup: BalanceLookup): Response {
-  if (lookup.ok) {
-    const fields: Record<string, string> = { "Cache-Control": NO_STORE };
-    if (lookup.version === "v1" && lookup.forwarded) {
-      fields.Deprecation = V1_DEPRECATION_FIELD;
-      fields.Sunset = V1_SUNSET_FIELD;
-      fields.Link = successorLink(address);
-    }
-    return c.json(lookup.record, 200, fields);
+function balanceAnswer(c: Context, address: string, lookup: BalanceAnswer): Response {
+  if (!lookup.ok) return balanceRefused(c, address, lookup);
+  const fields: Record<string, string> = { "Cache-Control": NO_STORE };
+  if (lookup.version === "v1" && lookup.forwarded) {
+    fields.Deprecation = V1_DEPRECATION_FIELD;
+    fields.Sunset = V1_SUNSET_FIELD;
+    fields.Link = successorLink(address);
   }
-  switch (lookup.code) {
-    case "ledger-unavailable":
-    case "data-unverified":
-      return problem(c, lookup.code, lookup.detail);
-    case "no-snapshot":
-      return problem(c, "data-unverified", `the ${lookup.phase} phase answers from the migration snapshot, and no verified snapshot is published on this server`);
-    case "unknown-address":
-      return problem(c, "unknown-address", `${address} holds no balance (${lookup.version}, ${lookup.phase} phase)`);
-    case "not-yet":
-      return problem(c, "not-found", `v2 balances do not exist before the transition (${REVIEW_ENDS}); use /v1/balance/${address} or /balance/${address}`);
-    case "gone":
-      return problem(
-        c,
-        "gone",
-        `v1 was retired at the sunset (${SUNSET_AT}): the balance is at ${successorPath(address)}; the historical v1 balance stays readable with its inclusion proof at ${historicalPath(address)}`,
-        { headers: { Link: successorLink(address) }, extensions: { successor: successorPath(address), historical: historicalPath(address) } },
-      );
-  }
+  return c.json(lookup.record, 200, fields);
 }
 
 export function balanceRoutes(balances: Balances): RouteGroup {
@@ -156,11 +132,7 @@ export function balanceRoutes(balances: Balances): RouteGroup {
   addRoute(routes, migrationProofRoute, (c) => {
     const { address } = c.req.valid("param");
     const found = balances.proof(address);
-    if (!found.ok) {
-      if (found.code === "no-snapshot") return problem(c, "not-found", "no migration snapshot is published on this server yet");
-      if (found.code === "unknown-address") return problem(c, "unknown-address", `${address} is not in the published migration tree (see mismatches.jsonl)`);
-      return problem(c, found.code, found.detail);
-    }
+    if (!found.ok) return balanceRefused(c, address, found);
     return send(c, represent(JSON.stringify(found.proof), "application/json; charset=utf-8"), "no-cache");
   });
   return routes;

@@ -12,7 +12,7 @@ import { createApp } from "../app.ts";
 import { REFUSAL_STATUS } from "../consensus-problems.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { listen, type RunningServer } from "../server.ts";
-import { manualClock, tempDir } from "../test-helpers.ts";
+import { manualClock, tempDir } from "../../test/support/api/helpers.ts";
 import {
   ConsensusClient,
   issueToken,
@@ -24,10 +24,10 @@ import {
   serveLedger,
   TEST_LEDGER_PUBLIC_KEY,
   type Answer,
-} from "./consensus-test-helpers.ts";
+} from "../../test/support/api/routes/consensus.ts";
 
-const CLI = join(import.meta.dirname, "../../store/consensus-cli.ts");
-const RACE_CHILD = join(import.meta.dirname, "consensus-race-child.ts");
+const CLI = join(import.meta.dirname, "../../cli/consensus-cli.ts");
+const RACE_CHILD = join(import.meta.dirname, "../../test/support/api/routes/consensus-race-child.ts");
 
 const { dir, cleanup } = tempDir("consensus-api-");
 const clock = manualClock(Date.parse("2026-06-01T08:00:00.000Z"));

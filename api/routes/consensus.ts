@@ -40,7 +40,8 @@ import {
   type Decision,
 } from "../../core/consensus/decide.ts";
 import type { ConsensusRefusal } from "../../core/consensus/refusal.ts";
-import { consensusProjection, type ConsensusState } from "../../core/consensus/state.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import type { ConsensusState } from "../../core/consensus/model.ts";
 import { activeSessions, currentRoom, cycleInfo, proofDocument } from "../../core/consensus/views.ts";
 import type { LedgerStore, WriteTail } from "../../core/ledger/store.ts";
 import { Digest, Identifier, NonNegativeInt } from "../../core/schemas/common.ts";

@@ -11,7 +11,7 @@ import { avmRegistry } from "../../core/avm/registry.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import { coverTail } from "../../store/entry-inclusion.ts";
 import { SqliteLedger } from "../../store/sqlite-ledger.ts";
-import { AvmFixture, TEST_TOKEN_SECRET, type ApiOnLoopback } from "../avm-test-helpers.ts";
+import { AvmFixture, TEST_TOKEN_SECRET, type ApiOnLoopback } from "../../test/support/api/avm.ts";
 
 const ORIGIN = "integrity-platform.example/ledger";
 let fx: AvmFixture;

@@ -5,7 +5,7 @@ import { HISTORY_MAX_LIMIT, sealPulse, type PulseRecord } from "../../core/pulse
 import { PulseBadge, PulseHistoryResponse } from "../../core/schemas/pulse.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { historyPath } from "../pulse-history.ts";
-import { historyText, manualClock, sampleHistory, signHistory, testServer, writeHistory, type TestServer } from "../test-helpers.ts";
+import { historyText, manualClock, sampleHistory, signHistory, testServer, writeHistory, type TestServer } from "../../test/support/api/helpers.ts";
 
 const PROBLEM_JSON = "application/problem+json";
 

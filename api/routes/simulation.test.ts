@@ -12,7 +12,7 @@ import { WebSocket } from "ws";
 import { formCouncil } from "../../core/philosophy/council.ts";
 import { simulate } from "../../core/philosophy/simulation.ts";
 import { Deliberations, SentinelStatus, SimulationServerMessage, Virtues } from "../../core/schemas/index.ts";
-import { tempDir } from "../../store/test-helpers.ts";
+import { tempDir } from "../../test/support/store/helpers.ts";
 import { ApiKeyStore } from "../api-keys.ts";
 import { createApp } from "../app.ts";
 import type { LogLine } from "../middleware/request-log.ts";

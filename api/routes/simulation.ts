@@ -30,10 +30,8 @@ import { crossOriginRefusal } from "../middleware/cors.ts";
 import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { PhilosophyCouncilSource } from "../philosophy-council.ts";
-import { checkLimits, DEFAULT_SIMULATION_LIMITS, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
+import { checkLimits, DEFAULT_SIMULATION_LIMITS, SIMULATION_PATH, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
 import { ASYNCAPI_PATH, asyncApiRoute } from "./asyncapi.ts";
-
-export const SIMULATION_PATH = "/philosophy/simulation";
 
 export interface SimulationRouteOptions {
   council: PhilosophyCouncilSource;
@@ -73,9 +71,7 @@ export interface SimulationRoutesOptions extends Omit<SimulationRouteOptions, "c
   trustedOrigins?: readonly string[] | undefined;
 }
 
-/** The WebSocket and its AsyncAPI description, to mount at the root of the app. */
-/** The declarations, made when the routes are (the paths come from modules that import this one's). */
-const simulationDeclaration = () => defineRoute({
+const simulationDeclaration = defineRoute({
   method: "get",
   path: SIMULATION_PATH,
   tags: ["Philosophers area"],
@@ -88,7 +84,7 @@ const simulationDeclaration = () => defineRoute({
   problems: ["upgrade-required", "origin-not-allowed", "rate-limited", "data-unverified"],
 });
 
-const asyncApiDeclaration = () => defineRoute({
+const asyncApiDeclaration = defineRoute({
   method: "get",
   path: ASYNCAPI_PATH,
   tags: ["Service"],
@@ -105,8 +101,8 @@ export function simulationRoutes(options: SimulationRoutesOptions): RouteGroup {
   const routes = routeGroup();
   const simulation = simulationRoute({ ...options, council: new PhilosophyCouncilSource(options.dataDir), limits, trustedOrigins: options.trustedOrigins ?? [] });
   const asyncApi = asyncApiRoute(limits);
-  addRoute(routes, simulationDeclaration(), async (c) => (await simulation(c, async () => {})) as Response);
-  addRoute(routes, asyncApiDeclaration(), async (c) => (await asyncApi(c, async () => {})) as Response);
+  addRoute(routes, simulationDeclaration, async (c) => (await simulation(c, async () => {})) as Response);
+  addRoute(routes, asyncApiDeclaration, async (c) => (await asyncApi(c, async () => {})) as Response);
   return routes;
 }
 

@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PROBLEM_BASE } from "../problem.ts";
-import { sampleHistory, tempDir, testServer, type TestServer } from "../test-helpers.ts";
+import { sampleHistory, tempDir, testServer, type TestServer } from "../../test/support/api/helpers.ts";
 
 const SECRET = "TOP-SECRET-OUTSIDE-THE-SITE";
 

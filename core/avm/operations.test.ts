@@ -16,7 +16,7 @@ import {
   type Operation,
 } from "./operations.ts";
 import { checkAuthority, stakeFor } from "./registry.ts";
-import { attest, MIC, NOW, request, Scenario, signerFor } from "./test-helpers.ts";
+import { attest, MIC, NOW, request, Scenario, signerFor } from "../../test/support/core/avm/helpers.ts";
 import { verifyAuthority } from "./verifier.ts";
 
 const DIGEST = `sha256:${"4e".repeat(32)}`;

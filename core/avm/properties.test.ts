@@ -13,7 +13,7 @@ import { MAX_AUTHORITY_DURATION_MS, RISK_LEVELS, ROLE_BASE_SCOPES, ROLES, SCOPES
 import type { SignatureAlgorithm } from "../signature.ts";
 import { recordDrift, reportViolation, revokeAuthority, signalConcern, withdrawStake } from "./operations.ts";
 import { checkAuthority } from "./registry.ts";
-import { attest, DAY, MIC, NOW, request, Scenario, signerFor } from "./test-helpers.ts";
+import { attest, DAY, MIC, NOW, request, Scenario, signerFor } from "../../test/support/core/avm/helpers.ts";
 import { verifyAuthority } from "./verifier.ts";
 
 const RUNS = 200;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../ledger/projection.ts";
 import { authorizes, avmRegistry, checkAuthority, currentGrant, stakeFor } from "./registry.ts";
-import { attest, DAY, iso, MIC, NOW, request, Scenario } from "./test-helpers.ts";
+import { attest, DAY, iso, MIC, NOW, request, Scenario } from "../../test/support/core/avm/helpers.ts";
 import { verifyAuthority } from "./verifier.ts";
 
 const DIGEST = `sha256:${"4e".repeat(32)}`;

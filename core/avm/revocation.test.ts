@@ -5,7 +5,7 @@ import type { NewEvent } from "../ledger/store.ts";
 import type { Scope } from "../schemas/avm.ts";
 import { checkAuthority } from "./registry.ts";
 import { automaticRevocations } from "./revocation.ts";
-import { attest, DAY, iso, MIC, NOW, request, Scenario } from "./test-helpers.ts";
+import { attest, DAY, iso, MIC, NOW, request, Scenario } from "../../test/support/core/avm/helpers.ts";
 import { verifyAuthority } from "./verifier.ts";
 
 const DIGEST = `sha256:${"4e".repeat(32)}`;

@@ -2,7 +2,7 @@ import { SignJWT, UnsecuredJWT, importJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { publicKeyFromSecret } from "../signature.ts";
 import { issueToken } from "./operations.ts";
-import { iso, NOW, Scenario, signerFor } from "./test-helpers.ts";
+import { iso, NOW, Scenario, signerFor } from "../../test/support/core/avm/helpers.ts";
 import { signToken, TOKEN_AUDIENCE, TOKEN_ISSUER, tokenClaims, verifyToken, type TokenClaims, type TokenError } from "./token.ts";
 
 const KEY = signerFor("token key").secretKeyHex;

@@ -6,7 +6,7 @@ import { sign, verify } from "../signature.ts";
 import { attestationHash, signedForms, walletMessage } from "./messages.ts";
 import { checkAuthority } from "./registry.ts";
 import { AVM_RULE_NAMES, AVM_RULES, type AvmRule } from "./rules.ts";
-import { attest, DAY, EJ_HASH, iso, NOW, request, Scenario, signerFor, type TestIdentity } from "./test-helpers.ts";
+import { attest, DAY, EJ_HASH, iso, NOW, request, Scenario, signerFor, type TestIdentity } from "../../test/support/core/avm/helpers.ts";
 import { malformedAttempt, signatureQuestions, verifyAuthority } from "./verifier.ts";
 
 /** A registered companion, a deployer with reputation 0.95 and 20,000 MIC bonded. */

@@ -76,9 +76,9 @@ export function movementOf(entry: Pick<LedgerEntry, "type" | "payload">): Moveme
 }
 
 /** Holdings by address; an address appears once a monetary event names it. */
-export type Balances = Map<string, Holding>;
+export type Holdings = Map<string, Holding>;
 
-export function applyMovement(balances: Balances, m: Movement): void {
+export function applyMovement(balances: Holdings, m: Movement): void {
   const h = balances.get(m.address);
   if (h) {
     h.available += m.available;
@@ -95,7 +95,7 @@ export function applyMovement(balances: Balances, m: Movement): void {
  * export froze, `{from: snapshot}` the movements after it that v2 adds (core/balance/records.ts).
  * Timestamps compare as strings: the ledger writes them in one fixed ISO 8601 form.
  */
-export function balancesProjection(window: { from?: string; to?: string } = {}): Projection<Balances> {
+export function balancesProjection(window: { from?: string; to?: string } = {}): Projection<Holdings> {
   const { from, to } = window;
   return {
     initial: () => new Map(),

@@ -7,7 +7,7 @@
  * balance forwarded from v2, `balance_gic` computed from the shards.
  */
 import { formatShardsAsMic, type BalanceV1, type BalanceV2 } from "../schemas/balance.ts";
-import type { Balances } from "./ledger-balances.ts";
+import type { Holdings } from "./ledger-balances.ts";
 import { shardsToMicNumber } from "./units.ts";
 import { CodedError } from "../errors.ts";
 
@@ -19,7 +19,7 @@ export class BalanceError extends CodedError<BalanceErrorCode> {}
  * The v2 balance of `address`: its snapshot balance plus its movements since the snapshot. An
  * address in neither is unknown (null), so a lookup can answer 404 instead of a made-up zero.
  */
-export function v2BalanceShards(address: string, snapshot: ReadonlyMap<string, bigint>, since: Balances): bigint | null {
+export function v2BalanceShards(address: string, snapshot: ReadonlyMap<string, bigint>, since: Holdings): bigint | null {
   const base = snapshot.get(address);
   const moved = since.get(address)?.available;
   if (base === undefined && moved === undefined) return null;

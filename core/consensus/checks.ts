@@ -25,7 +25,7 @@ import {
   type Tally,
 } from "./rules.ts";
 import { proofDigest, sealRoot, type SealParts } from "./seal.ts";
-import { proofModelSignatures, proofState, type ConsensusState, type ProofRecord, type Session } from "./state.ts";
+import { proofModelSignatures, proofState, type ConsensusState, type ProofRecord, type Session } from "./model.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Offices and their GI

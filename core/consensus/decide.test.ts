@@ -13,7 +13,7 @@ import {
 } from "./decide.ts";
 import { modelMessage, validatorMessage } from "./messages.ts";
 import { REFUSAL_CODES, type RefusalCode } from "./refusal.ts";
-import { proofModelSignatures } from "./state.ts";
+import { proofModelSignatures } from "./model.ts";
 import {
   completeSession,
   heartbeat,
@@ -24,7 +24,7 @@ import {
   standardOffices,
   testOffice,
   type TestOffice,
-} from "./test-helpers.ts";
+} from "../../test/support/core/consensus/helpers.ts";
 
 const seen = new Set<RefusalCode>();
 

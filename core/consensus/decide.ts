@@ -37,7 +37,7 @@ import type { Decision as DomainDecision } from "../decision.ts";
 import type { ConsensusRefusal } from "./refusal.ts";
 import { sessionIdFor, SESSION_PARTICIPANTS, type Tally } from "./rules.ts";
 import { proofDigest, sealRoot } from "./seal.ts";
-import type { ConsensusState } from "./state.ts";
+import type { ConsensusState } from "./model.ts";
 
 /** A consensus decision: the one decision shape (core/decision.ts), refusing with a ConsensusRefusal. */
 export type Decision<R> = DomainDecision<R, { refusal: ConsensusRefusal }>;

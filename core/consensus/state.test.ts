@@ -3,9 +3,10 @@ import { fold } from "../ledger/projection.ts";
 import { sign } from "../signature.ts";
 import { decideCloseSession, decideCycleUpdate, decideGenerateProof, decideModelSignature, decideOpenSession, decideValidatorSignature, decideVote } from "./decide.ts";
 import { modelMessage, validatorMessage } from "./messages.ts";
-import { consensusProjection, proofModelSignatures, proofState } from "./state.ts";
+import { consensusProjection } from "./state.ts";
+import { proofModelSignatures, proofState } from "./model.ts";
 import { activeSessions, consensusHealth, cycleInfo, officeRoster, proofDocument, sessionSummaries } from "./views.ts";
-import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, proofRequest, signedVote, standardOffices } from "./test-helpers.ts";
+import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, proofRequest, signedVote, standardOffices } from "../../test/support/core/consensus/helpers.ts";
 
 const OPEN = { cycle: "C-151", room: "ethics", gi_baseline: 0.97, participants: PARTICIPANTS };
 

@@ -6,7 +6,7 @@ import { inclusionProof, leafHashOfText, rootHash } from "../merkle.ts";
 import { publicKeyFromSecret } from "../signature.ts";
 import { PROOF_CHECKS, SEAL_CHECKS, verifyProofFile, verifyProofSeal } from "./verify-proof.ts";
 import { proofAnchor, proofDocument } from "./views.ts";
-import { completeSession, MemoryLedger, standardOffices } from "./test-helpers.ts";
+import { completeSession, MemoryLedger, standardOffices } from "../../test/support/core/consensus/helpers.ts";
 
 const LOG_SECRET = "11".repeat(32);
 const LOG = { name: "example.test/ledger", publicKeyHex: publicKeyFromSecret("ed25519", LOG_SECRET) };

@@ -29,8 +29,11 @@ import { verify } from "../signature.ts";
 import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "./messages.ts";
 import { agreementScore, MIN_PARTICIPANT_GI, tally } from "./rules.ts";
 import { proofDigest, sealRoot, type SealParts } from "./seal.ts";
-import type { ConsensusState } from "./state.ts";
+import type { ConsensusState } from "./model.ts";
 import { CodedError } from "../errors.ts";
+
+/** Where the data folder holds the static copies of the sealed proofs (written by the pipeline, published by the site build). */
+export const PROOF_COPIES_DIR = "consensus/proofs";
 
 export const PROOF_CHECKS = [
   "canonical-form",

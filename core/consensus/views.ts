@@ -17,7 +17,7 @@ import {
 } from "../schemas/consensus.ts";
 import { sessionTally } from "./checks.ts";
 import { agreementScore, DEFAULT_ROOM, MIN_PARTICIPANT_GI } from "./rules.ts";
-import { proofModelSignatures, proofState, type ConsensusState, type Office, type Session } from "./state.ts";
+import { proofModelSignatures, proofState, type ConsensusState, type Office, type Session } from "./model.ts";
 
 /** Sessions opened and not closed, oldest first. */
 export function activeSessions(state: ConsensusState): ActiveSessions {

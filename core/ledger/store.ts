@@ -114,6 +114,14 @@ export type LedgerAppendCode =
   | "payload-too-large"
   | "migration-freeze";
 
+/**
+ * A rule on when an event may be dated, applied once the entry's `ts` is known (its own, or the
+ * store clock's): null when the event may be recorded at `ts`, otherwise the refusal with its code.
+ * The ledger knows no such rule itself; a store is handed its rules (the migration's freeze window,
+ * core/migration/phases.ts `freezeRefusal`, is one).
+ */
+export type EventTimeRule = (type: string, ts: string) => { code: LedgerAppendCode; message: string } | null;
+
 /** A refused append: nothing of it was written. `index` is the refused event's position in its write. */
 export class LedgerAppendError extends CodedError<LedgerAppendCode> {
   readonly index: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formCouncil } from "./council.ts";
-import { documents } from "./test-helpers.ts";
+import { documents } from "../../test/support/core/philosophy/helpers.ts";
 import { relevance, topicTokens } from "./topics.ts";
 
 describe("topics", () => {

@@ -4,7 +4,7 @@ import { sha256, sha256Hex } from "../digest.ts";
 import { Deliberations, SentinelStatus, SimulationUpdate, Virtues } from "../schemas/index.ts";
 import { formCouncil } from "./council.ts";
 import { PACE, positionOf, prepare, SETTLED, simulate, SPREAD } from "./simulation.ts";
-import { documents, TEST_INPUTS } from "./test-helpers.ts";
+import { documents, TEST_INPUTS } from "../../test/support/core/philosophy/helpers.ts";
 
 const streamText = (messages: Iterable<unknown>) => [...messages].map((m) => JSON.stringify(m)).join("\n");
 

@@ -3,7 +3,10 @@
  * OpenAPI description shows (api/responses.ts), and the document the schema tests accept. The type
  * makes a missing entry, or an example that does not fit its schema's type, a compile error. The
  * parts they are made of are exported for the tests that vary them into counter-examples
- * (./test-helpers.ts).
+ * (test/support/core/schemas/helpers.ts).
+ *
+ * Over 500 lines on purpose: it is data, one example per published schema, and the one `Examples`
+ * type checks them together; split by area, that check would be split too.
  */
 import type { z } from "zod";
 import type { publishedSchemas } from "./index.ts";

@@ -2,7 +2,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { fixtures } from "./test-helpers.ts";
+import { fixtures } from "../../test/support/core/schemas/helpers.ts";
 import {
   AuditTrailRow,
   AuthorityContext,

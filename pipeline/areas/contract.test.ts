@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AREAS, areaFiles } from "../../core/datapackage/contract.ts";
 import { JsonSchemaSet } from "../validate/json-schemas.ts";
 import { planSteps, StepDefinitionError } from "../runner.ts";
-import { countStep } from "../test-helpers.ts";
+import { countStep } from "../../test/support/pipeline/helpers.ts";
 import { KEYED_SOURCES } from "../layout.ts";
 import { steps } from "./index.ts";
 

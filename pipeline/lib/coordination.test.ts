@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeSentinel } from "../areas/test-helpers.ts";
+import { makeSentinel } from "../../test/support/pipeline/areas/helpers.ts";
 import { meanOf, sentinelCoordination } from "./coordination.ts";
 
 describe("sentinel coordination", () => {

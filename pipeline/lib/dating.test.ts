@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makePulseHistory } from "../areas/test-helpers.ts";
+import { makePulseHistory } from "../../test/support/pipeline/areas/helpers.ts";
 import { documentInstant, latestPulse, pulseWindow } from "./dating.ts";
 
 describe("document dating", () => {

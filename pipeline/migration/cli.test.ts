@@ -10,7 +10,7 @@ import { canonicalize } from "../../core/canonical.ts";
 import { verifierKey } from "../../core/checkpoint.ts";
 import { leafHashOfText, verifyInclusion } from "../../core/merkle.ts";
 import { generateKeyPair } from "../../core/signature.ts";
-import { tempDir } from "../../store/test-helpers.ts";
+import { tempDir } from "../../test/support/store/helpers.ts";
 import { main, type Io } from "./cli.ts";
 
 const { dir: root, cleanup } = tempDir("migration-cli-");

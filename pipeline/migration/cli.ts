@@ -36,7 +36,7 @@ import { defaultLedgerPath, LEDGER_ORIGIN, stateDir } from "../../store/open-led
 import { SqliteLedger } from "../../store/sqlite-ledger.ts";
 import { sampleV1Export } from "./sample-v1.ts";
 import { trustedDatasetKeys } from "./trust.ts";
-import { verifyMigrationDir } from "./verify-dir.ts";
+import { verifyMigrationDir } from "../../store/migration-verify-dir.ts";
 import { formatIssues } from "../../core/zod-issues.ts";
 
 const USAGE = `usage: npm run migration -- <command>

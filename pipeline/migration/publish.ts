@@ -7,7 +7,7 @@
  * detached signature `datapackage.json.sig` (pipeline/sign.ts, area name "migration").
  *
  * The folder is built aside and moved into place whole. `check` writes nothing: the published folder
- * must verify (pipeline/migration/verify-dir.ts, with the published keys) and every unsigned file
+ * must verify (store/migration-verify-dir.ts, with the published keys) and every unsigned file
  * must equal what the sources give; checkpoints are compared by their signed text, not their
  * signatures (a fresh clone signs with another development key).
  */
@@ -25,7 +25,7 @@ import { MigrationCorrectionInput } from "../../core/schemas/migration.ts";
 import { appendReviewRound, MIGRATION_FILES, writeSnapshot } from "../../store/migration-dir.ts";
 import { DATAPACKAGE_PROFILE, LICENSE } from "../manifest.ts";
 import { ensureTrustedKey, readTrustedKeys, SIGNATURE_SUFFIX, signPackageManifest } from "../sign.ts";
-import { MIGRATION_AREA, MIGRATION_MANIFEST, verifyMigrationDir } from "./verify-dir.ts";
+import { MIGRATION_AREA, MIGRATION_MANIFEST, verifyMigrationDir } from "../../store/migration-verify-dir.ts";
 import { formatIssues } from "../../core/zod-issues.ts";
 
 export const MIGRATION_SOURCE = "migration/v1-balances.jsonl";

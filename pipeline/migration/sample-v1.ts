@@ -12,7 +12,7 @@
  * Lines come in the order an account first appears on the ledger (a v1 table's insertion order),
  * the legacy ones spread among them: the conversion sorts, so the export need not.
  */
-import { applyMovement, movementOf, type Balances } from "../../core/balance/ledger-balances.ts";
+import { applyMovement, movementOf, type Holdings } from "../../core/balance/ledger-balances.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import { SNAPSHOT_AT } from "../../core/migration/phases.ts";
 
@@ -52,7 +52,7 @@ export const LEGACY_SAMPLE_LINES: readonly string[] = [
 
 /** The export's lines for a ledger: its MIC accounts at the snapshot, with the legacy lines among them. */
 export function sampleV1Export(entries: Iterable<LedgerEntry>, snapshotAt = SNAPSHOT_AT): string[] {
-  const balances: Balances = new Map();
+  const balances: Holdings = new Map();
   // MIC accounts in order of first appearance; a stake alone opens no MIC account.
   const accounts: string[] = [];
   for (const entry of entries) {

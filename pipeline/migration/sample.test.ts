@@ -22,7 +22,7 @@ import { simulate } from "../seed/simulate.ts";
 import { readTrustedKeys } from "../sign.ts";
 import { publishMigration } from "./publish.ts";
 import { sampleV1Export } from "./sample-v1.ts";
-import { verifyMigrationDir } from "./verify-dir.ts";
+import { verifyMigrationDir } from "../../store/migration-verify-dir.ts";
 
 const sample = sampleOptions("data");
 const ledger = new SqliteLedger(":memory:", { origin: "sample-test" });
@@ -104,12 +104,12 @@ describe("the live supply", () => {
   it("grows incrementally with the ledger and equals the pipeline's figures at every size", () => {
     const growing = new SqliteLedger(":memory:", { origin: "sample-test-live" });
     try {
-      const follower = new ProjectionFollower(growing, supplyProjection);
+      const follower = new ProjectionFollower(growing);
       for (const size of [1, 100, 2_500, 5_000, entries.length]) {
         const from = growing.size();
         growing.append(entries.slice(from, size).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })));
-        expect(supplyFigures(follower.catchUp()), `at ${size}`).toEqual(supplyFigures(factsOf(entries.slice(0, size)).supply));
-        expect(follower.position).toBe(size);
+        expect(supplyFigures(follower.at(supplyProjection, growing.size())), `at ${size}`).toEqual(supplyFigures(factsOf(entries.slice(0, size)).supply));
+        expect(follower.watermark(supplyProjection)).toBe(size);
       }
     } finally {
       growing.close();

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { leafHash, rootHash } from "../../core/merkle.ts";
-import { tempDir } from "../../store/test-helpers.ts";
+import { tempDir } from "../../test/support/store/helpers.ts";
 import { DataError } from "../validate/data-error.ts";
 import { RehashAndStage } from "./rehash-and-stage.ts";
 import type { OutputCheck } from "./rehash-and-stage-worker.ts";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { appendOnlyProblem, checkAppendOnly } from "./append-only.ts";
-import { commit, gitInit, tempDir, writeFiles } from "./test-helpers.ts";
+import { commit, gitInit, tempDir, writeFiles } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const enc = new TextEncoder();
 const problem = (before: string, after: string | null) => appendOnlyProblem(enc.encode(before), after === null ? null : enc.encode(after));

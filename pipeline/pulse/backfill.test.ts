@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { historyLines, verifyHistory } from "../../core/pulse/history.ts";
 import { MIN_RECORDS, SAMPLE_HISTORY_NOTICE, backfillPulses, commitsToMeasure, type BackfillOptions } from "./backfill.ts";
 import { verifyPublished } from "./indexer.ts";
-import { TEST_DATASET_KEY, commit, gitInit, makeDataDir, tempDir } from "./test-helpers.ts";
+import { TEST_DATASET_KEY, commit, gitInit, makeDataDir, tempDir } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));

@@ -14,7 +14,7 @@ import { gitTopLevel } from "./git.ts";
 import { PulseRefusal, PulseUsageError, runPulse, verifyPublished, type PulseRun } from "./indexer.ts";
 import { pulsePaths } from "./published.ts";
 
-const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 const HELP = `Integrity pulse indexer: measures GI and MII, appends a signed record to data/pulse/history.jsonl.
 

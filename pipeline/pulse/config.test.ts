@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "./config.ts";
 import { SIGNALS } from "./signals/types.ts";
-import { PROJECT_ROOT } from "./test-helpers.ts";
+import { PROJECT_ROOT } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const text = readFileSync(join(PROJECT_ROOT, "data/sources/scoring.json"), "utf8");
 

@@ -8,7 +8,7 @@ import { historyLines, verifyHistory } from "../../core/pulse/history.ts";
 import { openLedger } from "../../store/open-ledger.ts";
 import { PulseRefusal, runPulse, verifyPublished } from "./indexer.ts";
 import { PULSE_ORIGIN } from "./published.ts";
-import { PROJECT_ROOT, commit, gitInit, makeDataDir, makeLedger, options, sentinelEvents, tempDir } from "./test-helpers.ts";
+import { PROJECT_ROOT, commit, gitInit, makeDataDir, makeLedger, options, sentinelEvents, tempDir } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { loadConfig } from "./config.ts";
 import { classify, countLines, globToRegExp, scanLocal } from "./scan.ts";
-import { PROJECT_ROOT, commit, gitInit, tempDir, writeFiles } from "./test-helpers.ts";
+import { PROJECT_ROOT, commit, gitInit, tempDir, writeFiles } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const config = loadConfig(join(PROJECT_ROOT, "data/sources/scoring.json"));
 const cleanups: (() => void)[] = [];
@@ -81,7 +81,7 @@ describe("scan helpers", () => {
   });
 
   it("classifies this repository's layout with the default rules", () => {
-    const found = classify(["api/start.ts", "site/astro.config.mjs", "pipeline/cli.ts", "store/ledger-cli.ts", "bench/run.ts", "core/schemas/write-json-schemas.ts", "package.json"], config.scan);
+    const found = classify(["api/start.ts", "site/astro.config.mjs", "pipeline/cli.ts", "cli/ledger-cli.ts", "bench/run.ts", "core/schemas/write-json-schemas.ts", "package.json"], config.scan);
     expect(found).toEqual({ apps: ["api", "pipeline", "site"], packages: [], workflows: [] });
   });
 });

@@ -11,7 +11,7 @@ import { leafHash, rootHash } from "../../core/merkle.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../../core/signature.ts";
 import { PulseRefusal, runPulse, verifyPublished } from "./indexer.ts";
 import { PULSE_ORIGIN } from "./published.ts";
-import { PROJECT_ROOT, TEST_DATASET_KEY, commit, gitInit, makeDataDir, options, tempDir } from "./test-helpers.ts";
+import { PROJECT_ROOT, TEST_DATASET_KEY, commit, gitInit, makeDataDir, options, tempDir } from "../../test/support/pipeline/pulse/helpers.ts";
 
 let base: { dir: string; cleanup: () => void };
 let repo: string;

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { sealEntry, type LedgerEntry } from "../../core/ledger/entry.ts";
 import { fold } from "../../core/ledger/projection.ts";
-import { consensusProjection, proofState, type ConsensusState } from "../../core/consensus/state.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import { proofState, type ConsensusState } from "../../core/consensus/model.ts";
 import { cycleInfo, sessionSummaries } from "../../core/consensus/views.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { SENTINELS } from "./tables.ts";

@@ -14,16 +14,14 @@ import {
   decideCloseSession,
   decideCycleUpdate,
   decideGenerateProof,
-  decideModelSignature,
   decideOpenSession,
   decideRegisterOffice,
-  decideValidatorSignature,
-  decideVote,
   type Decision,
 } from "../../core/consensus/decide.ts";
-import { modelMessage, validatorMessage, voteMessage } from "../../core/consensus/messages.ts";
 import { delibIdFor, roundGi } from "../../core/consensus/rules.ts";
-import { consensusProjection, proofModelSignatures, type ConsensusState } from "../../core/consensus/state.ts";
+import { consensusProjection } from "../../core/consensus/state.ts";
+import type { ConsensusState } from "../../core/consensus/model.ts";
+import { modelSignatureStep, validatorStep, voteStep } from "../../core/consensus/steps.ts";
 import { officeRoster } from "../../core/consensus/views.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
@@ -127,8 +125,8 @@ export class SampleConsensus {
     for (const v of votes) {
       ms += rng.between(5_000, 60_000);
       ctx.at(ms, () => {
-        const signature = ctx.signer(v.participant).sign(voteMessage({ participant: v.participant, session_id: sessionId, vote: v.vote }));
-        return must(`the vote of ${v.participant}`, decideVote(this.state, sessionId, { ...v, signature })).events;
+        const sign = (m: Uint8Array) => ctx.signer(v.participant).sign(m);
+        return must(`the vote of ${v.participant}`, voteStep(this.state, sessionId, v.participant, v.vote, sign)).events;
       });
     }
     const request: ProofRequest = {
@@ -154,9 +152,8 @@ export class SampleConsensus {
     for (const id of rng.sample(session.participants, session.participants.length)) {
       ms += rng.between(10_000, 90_000);
       ctx.at(ms, () => {
-        const inputs = this.state.proofs.get(delibId)!.inputs;
-        const signature = ctx.signer(id).sign(modelMessage(inputs));
-        return must(`${id} signing ${delibId}`, decideModelSignature(this.state, delibId, { participant: id, signature })).events;
+        const sign = (m: Uint8Array) => ctx.signer(id).sign(m);
+        return must(`${id} signing ${delibId}`, modelSignatureStep(this.state, delibId, id, sign)).events;
       });
     }
     ms += rng.between(20_000, 60_000);
@@ -166,9 +163,8 @@ export class SampleConsensus {
       const pool = officeRoster(this.state).filter((r) => r.eligible && ctx.available(r.office) && !session.participants.includes(r.office));
       if (pool.length === 0) return null; // nobody may validate: the session stays open
       const validator = rng.pick(pool).office;
-      const proof = this.state.proofs.get(delibId)!;
-      const signature = ctx.signer(validator).sign(validatorMessage(proof.inputs, proofModelSignatures(proof, session)));
-      const validated = must(`${validator} validating ${delibId}`, decideValidatorSignature(this.state, delibId, { validator, signature }));
+      const sign = (m: Uint8Array) => ctx.signer(validator).sign(m);
+      const validated = must(`${validator} validating ${delibId}`, validatorStep(this.state, delibId, validator, sign));
       ctx.at(validateAt + rng.between(5_000, 30_000), () => {
         const outcome = sessionTally(session).outcome;
         const gi_delta = roundGi(outcome === "APPROVED" ? rng.uniform(0, 0.008) : rng.uniform(-0.008, 0.002));

@@ -38,6 +38,11 @@
  * sessions, deliberations and multiplier changes keep their realistic rates. Below that floor
  * (about 21 events per simulated day) the ledger comes out larger than asked. Memory is bounded by
  * one cycle's events, so `size: 1_000_000` streams.
+ *
+ * Over 500 lines on purpose: `simulate` is one generator whose local state (the schedule of the day,
+ * the accounts, the random stream) every kind of event reads and advances in one fixed order, on
+ * which the byte-identical sample rests. The parts that stand alone live beside it (consensus.ts,
+ * authority.ts, audits.ts, liveness.ts, tables.ts).
  */
 import { digestOf } from "../../core/digest.ts";
 import { coordinationScore, rewardShards, MULTIPLIER_MAX, MULTIPLIER_MIN } from "../../core/economy/formulas.ts";

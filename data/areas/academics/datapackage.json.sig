@@ -1,4 +1,4 @@
 academics datapackage
-sha256:51d26f35b0d32f2375e5102ea39190d92ed730086cf68787a3264390ee5017e6
+sha256:47d2b29aa5077b228a3fdaefe5c2092956f758239c8dbcafaf0392b60df8100f
 
-— integrity-platform.example/datasets eDLWuO7C80l+wxyG6P1dIeCZrkyITwqxNxUpHRQmdmbJ8VygfQlBiNkfwXBWIdaKQUeHAlYd56ZUHVLMlB/j0ZARcQs=
+— integrity-platform.example/datasets eDLWuGuGa7Mc+aYKey6d+ofg9B0ojAUkLDsMEIO1+hqFYPyw8LThisCqh7MA63Sv/xrVHhpA34AmK70Jau9ut5cKegc=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:0113edd3e52b88296b7e15a9e13bbaa13dbfb36ea069c5eb8459b7031c7f8308
+sha256:a650cba929d4b595e7bda96c548f5c4f1df8cff6a32065c0f96598a97f74d1c3
 
-— integrity-platform.example/datasets eDLWuG+pckoJWVYb3tsAStz5LHPiH9++REGNLiOKXrmx3oG3acVzP3EAiDTK7T5KpUQPYFOGA3PSxGGbHJHO54RALgY=
+— integrity-platform.example/datasets eDLWuGLUuFvw1z+x5DA4/QCAaPH2oMfuHQPT4bP7jyHWRXYqXmNFxHxtZxxgfLw7jwIx0q7XKNiq7gDCIOsQAHGDNgY=

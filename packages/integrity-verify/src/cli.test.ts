@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../../../core/checkpoint.ts";
 import { signManifest } from "../../../core/datapackage/index.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
-import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../../api/test-helpers.ts";
+import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../../test/support/api/helpers.ts";
 import { sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
 
 const REPO = resolve(import.meta.dirname, "../../..");

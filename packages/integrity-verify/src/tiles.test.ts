@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { inclusionProof, leafHash as coreLeafHash, verifyInclusion as coreVerifyInclusion } from "../../../core/merkle.ts";
-import { TEST_DATASET_SIGNER } from "../../../api/test-helpers.ts";
+import { TEST_DATASET_SIGNER } from "../../../test/support/api/helpers.ts";
 import { sampleEntries, tlogFiles } from "../../../test/support/tlog-tiles.ts";
 import { memorySource } from "./source.js";
 import { TileReader, tileIndexPath, tilePath, verifyInclusion } from "./tiles.js";

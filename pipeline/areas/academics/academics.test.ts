@@ -23,7 +23,7 @@ import {
   makeSentinel,
   patchedSources,
   publishedSchemaErrors,
-} from "../test-helpers.ts";
+} from "../../../test/support/pipeline/areas/helpers.ts";
 import { SoftwareSource, datasetStep, miiBaseline } from "./dataset.ts";
 import { steps } from "./index.ts";
 import { MII_TIMELINE_COLUMNS, miiTimelineStep } from "./mii-timeline.ts";

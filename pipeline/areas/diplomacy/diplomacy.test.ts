@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { publishedSchemas } from "../../../core/schemas/index.ts";
 import { SourceError } from "../../source-reader.ts";
 import type { DocumentStep, SourceReader, Step } from "../../step.ts";
-import { makeFacts, patchedSources, publishedSchemaErrors, repoSources } from "../test-helpers.ts";
+import { makeFacts, patchedSources, publishedSchemaErrors, repoSources } from "../../../test/support/pipeline/areas/helpers.ts";
 import { PROTOCOLS_SOURCE, STANDARDS_SOURCE, TREATY_SOURCE } from "./documents.ts";
 import { steps } from "./index.ts";
 

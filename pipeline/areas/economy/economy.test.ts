@@ -6,7 +6,7 @@ import { CathedralMultiplierRow, Coordination, EconomyMii, MicMintingRow, RoiByC
 import { publishedSchemas } from "../../../core/schemas/index.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
 import type { DocumentStep, GeneratorInputs, RowsStep, Step } from "../../step.ts";
-import { makeFacts, makeInputs, makePulseHistory, makeSentinel, patchedSources, publishedSchemaErrors } from "../test-helpers.ts";
+import { makeFacts, makeInputs, makePulseHistory, makeSentinel, patchedSources, publishedSchemaErrors } from "../../../test/support/pipeline/areas/helpers.ts";
 import { steps } from "./index.ts";
 import { micHistoryLine } from "./mic-history.ts";
 

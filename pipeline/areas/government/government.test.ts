@@ -27,7 +27,7 @@ import {
   patchedSources,
   publishedSchemaErrors,
   repoSources,
-} from "../test-helpers.ts";
+} from "../../../test/support/pipeline/areas/helpers.ts";
 import { AUDIT_COLUMNS, agentOf, auditRow, auditTrailCsvStep, auditTrailJsonStep } from "./audit-trail.ts";
 import { ComplianceSource, complianceReportStep, overallComplianceStatus } from "./compliance-report.ts";
 import { steps } from "./index.ts";

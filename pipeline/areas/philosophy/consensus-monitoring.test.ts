@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { completeSession, MemoryLedger, standardOffices } from "../../../core/consensus/test-helpers.ts";
+import { completeSession, MemoryLedger, standardOffices } from "../../../test/support/core/consensus/helpers.ts";
 import { ConsensusMonitoring } from "../../../core/schemas/consensus.ts";
 import { factsOf } from "../../facts/accumulate.ts";
-import { makeFacts, makeInputs, publishedSchemaErrors } from "../test-helpers.ts";
+import { makeFacts, makeInputs, publishedSchemaErrors } from "../../../test/support/pipeline/areas/helpers.ts";
 import { consensusMonitoringStep } from "./consensus-monitoring.ts";
 import { steps } from "./index.ts";
 

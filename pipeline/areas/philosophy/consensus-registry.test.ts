@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { decideCycleUpdate, decideOpenSession } from "../../../core/consensus/decide.ts";
-import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, standardOffices } from "../../../core/consensus/test-helpers.ts";
+import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, standardOffices } from "../../../test/support/core/consensus/helpers.ts";
 import type { ConsensusRegistry } from "../../../core/schemas/consensus.ts";
 import { factsOf } from "../../facts/accumulate.ts";
-import { makeInputs, publishedSchemaErrors } from "../test-helpers.ts";
+import { makeInputs, publishedSchemaErrors } from "../../../test/support/pipeline/areas/helpers.ts";
 import { consensusRegistryStep } from "./consensus-registry.ts";
 import { steps } from "./index.ts";
 

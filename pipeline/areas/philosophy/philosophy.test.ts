@@ -6,7 +6,7 @@ import { publishedSchemas } from "../../../core/schemas/index.ts";
 import type { DeliberationFacts, LedgerFacts } from "../../facts/types.ts";
 import { SourceError } from "../../source-reader.ts";
 import type { DocumentStep, GeneratorInputs, Step } from "../../step.ts";
-import { makeFacts, makeInputs, makePulseHistory, makeSentinel, patchedSources, publishedSchemaErrors, repoSources } from "../test-helpers.ts";
+import { makeFacts, makeInputs, makePulseHistory, makeSentinel, patchedSources, publishedSchemaErrors, repoSources } from "../../../test/support/pipeline/areas/helpers.ts";
 import { gini, issuancePerMintingCycle, twiceMedian } from "./virtues.ts";
 import { steps } from "./index.ts";
 

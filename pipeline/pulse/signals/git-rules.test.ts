@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
-import { PROJECT_ROOT, commit, gitInit, tempDir } from "../test-helpers.ts";
+import { PROJECT_ROOT, commit, gitInit, tempDir } from "../../../test/support/pipeline/pulse/helpers.ts";
 import { generatedEditedByHand, generatedUntouched, historyAppendOnly, windowCommits } from "./git-rules.ts";
 
 const config = loadConfig(join(PROJECT_ROOT, "data/sources/scoring.json"));

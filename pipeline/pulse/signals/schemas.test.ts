@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { writeFiles, makeDataDir, tempDir } from "../test-helpers.ts";
+import { writeFiles, makeDataDir, tempDir } from "../../../test/support/pipeline/pulse/helpers.ts";
 import { datasetSchemaValidity } from "./schemas.ts";
 
 const cleanups: (() => void)[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { openLedger } from "../../../store/open-ledger.ts";
-import { makeLedger, sentinelEvents, tempDir } from "../test-helpers.ts";
+import { makeLedger, sentinelEvents, tempDir } from "../../../test/support/pipeline/pulse/helpers.ts";
 import { ledgerVerified } from "./ledger.ts";
 import { sentinelHeartbeats } from "./sentinels.ts";
 

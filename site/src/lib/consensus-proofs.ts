@@ -13,9 +13,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { verifyProofSeal } from "../../../core/consensus/verify-proof.ts";
+import { PROOF_COPIES_DIR, verifyProofSeal } from "../../../core/consensus/verify-proof.ts";
 import { parseTrustedKeys } from "../../../core/datapackage/index.ts";
-import { PROOF_COPIES_DIR } from "../../../pipeline/proof-copies.ts";
 
 export class ProofCopyError extends Error {
   override name = "ProofCopyError";

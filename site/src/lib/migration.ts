@@ -1,7 +1,7 @@
 /**
  * The published migration tree as the /migration page shows it: `<dataDir>/migration/` verified
  * whole at build time — the same check as `npm run migration -- verify --dir data/migration`
- * (pipeline/migration/verify-dir.ts: the checkpoint under data/keys/datasets.vkey, its history and
+ * (store/migration-verify-dir.ts: the checkpoint under data/keys/datasets.vkey, its history and
  * consistency proofs, every leaf against the root, the signed manifest) — before anything of it is
  * shown or copied into the site. A folder that does not verify fails the build, naming the step;
  * no folder at all means no snapshot is published yet (the page says so).
@@ -18,7 +18,7 @@ import { DATASET_KEYS_FILE, parseTrustedKeys } from "../../../core/datapackage/i
 import { indexLeaves, MIGRATION_ORIGIN, proveLeaf } from "../../../core/migration/snapshot.ts";
 import { LeafTree } from "../../../core/migration/tree.ts";
 import type { MigrationSummary } from "../../../core/schemas/migration.ts";
-import { verifyMigrationDir } from "../../../pipeline/migration/verify-dir.ts";
+import { verifyMigrationDir } from "../../../store/migration-verify-dir.ts";
 import { checkpointOfNote, MIGRATION_FILES, readMigrationDir } from "../../../store/migration-dir.ts";
 
 export class MigrationVerificationError extends Error {

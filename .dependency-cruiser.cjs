@@ -1,0 +1,89 @@
+/**
+ * The import rules of the project, as data (docs/structure.md explains them).
+ * `npm run lint:imports` checks the tree against them; `npm test` runs it first.
+ *
+ * Layers, lowest first: core → store → pipeline | api | site → cli. A layer imports only layers
+ * below it; pipeline and api never import each other; nothing imports cli/ (entry points).
+ * Tests (`*.test.ts`, test/), test support (test/support/) and benchmarks (bench/) may import
+ * anything; production code never imports them.
+ */
+
+// Code that only tests and benchmarks run: it may import anything, and production may not import it.
+const TEST_CODE = "(\\.test\\.ts$)|(^test/)|(^bench/)";
+const TEST_SUPPORT = "(\\.test\\.ts$)|(^test/)";
+
+/** A rule that a production module under `from` imports nothing under `to`. */
+function layer(name, comment, from, to) {
+  return { name, comment, severity: "error", from: { path: from, pathNot: TEST_CODE }, to: { path: to } };
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "An import circle ties its modules into one; break it by moving what both need below both.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    layer("core-imports-only-core", "core/ is the bottom layer: pure rules, imported by all, importing none of them.",
+      "^core/", "^(store|pipeline|api|site|cli|bench|test)/"),
+    {
+      name: "core-no-io",
+      comment: "core/ does no I/O: of Node's modules it may use only node:crypto (hashing and signatures are computation).",
+      severity: "error",
+      from: { path: "^core/", pathNot: TEST_CODE },
+      to: { dependencyTypes: ["core"], pathNot: "^(node:)?crypto$" },
+    },
+    layer("store-imports-only-core", "store/ is the I/O layer shared by pipeline and api: it imports core only.",
+      "^store/", "^(pipeline|api|site|cli|bench|test)/"),
+    layer("pipeline-not-api", "pipeline and api never import each other: they share core, store and the files in data/.",
+      "^pipeline/", "^(api|site|cli|bench|test)/"),
+    layer("api-not-pipeline", "pipeline and api never import each other: they share core, store and the files in data/.",
+      "^api/", "^(pipeline|site|cli|bench|test)/"),
+    layer("site-imports-core-and-store", "The portal reads data/ through core and store at build time; it never runs pipeline or api code.",
+      "^site/", "^(pipeline|api|cli|bench|test)/"),
+    layer("packages-standalone", "A package under packages/ is published on its own: it imports nothing of the project (its tests may).",
+      "^packages/", "^(core|store|pipeline|api|site|cli|bench|test)/"),
+    {
+      name: "nothing-imports-cli",
+      comment: "cli/ holds entry points (npm run …): they sit on top and nothing imports them.",
+      severity: "error",
+      from: { pathNot: "(^cli/)|(\\.test\\.ts$)" },
+      to: { path: "^cli/" },
+    },
+    {
+      name: "production-not-test-support",
+      comment: "Production code never imports tests, test support or benchmarks.",
+      severity: "error",
+      from: { pathNot: TEST_CODE },
+      to: { path: TEST_SUPPORT + "|(^bench/)" },
+    },
+    {
+      name: "production-not-test-framework",
+      comment: "A module that imports the test runner or test generators is test support: it belongs in test/support/.",
+      severity: "error",
+      from: { pathNot: TEST_CODE },
+      to: { path: "(^|node_modules/)(vitest|@vitest/[^/]+|fast-check)(/|$)" },
+    },
+    {
+      name: "not-to-unresolvable",
+      comment: "An import that resolves to nothing is a typo or a moved file (virtual: and astro: modules are the portal's build-time modules; hast is a types-only package, @types/hast, that the tool does not look up).",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true, pathNot: "^(virtual|astro):|^hast$" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)node_modules/|^site/dist/|^site/\\.astro/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".mjs", ".cjs", ".json"],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

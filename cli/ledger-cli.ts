@@ -1,0 +1,232 @@
+/**
+ * `npm run ledger -- <command>`: inspect, verify, checkpoint and export the ledger.
+ *
+ *   info                         size, root, origin, newest checkpoint
+ *   verify [--db PATH]           re-derive every entry, subtree and checkpoint; exit 1 naming each broken seq
+ *   checkpoint [--db PATH]       sign a checkpoint of the current tree and print it
+ *   export DIR [--db PATH]       write DIR/ledger.jsonl and DIR/checkpoint
+ *   verify-export DIR [--key KEY]  verify an export offline; KEY is a hex Ed25519 public key, a note
+ *                                verifier key "<name>+<keyid>+<base64>", or a file of them
+ *   inclusion SEQ [--size N]     print the inclusion proof of entry SEQ (base64, one per line)
+ *   consistency OLD [--size N]   print the consistency proof from size OLD
+ *   verify-consistency OLD NEW --proof FILE [--key KEY]
+ *                                check offline that checkpoint NEW extends checkpoint OLD (the proof
+ *                                is the `consistency` command's output); KEY may be a .vkey file
+ *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) with the automatic
+ *                                revocations it triggers, and print {"seq": N, "hash": "sha256:…"}
+ *
+ * Every command but the two offline checks (verify-export, verify-consistency) works on LEDGER_DB (default STATE_DIR/ledger.sqlite) or --db PATH.
+ *
+ * `--ledger access` works on the access ledger (API keys and the keyed-access audit log) instead.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { avmRegistry } from "../core/avm/registry.ts";
+import { automaticRevocations } from "../core/avm/revocation.ts";
+import { parseVerifierKey, verifyCheckpoint, type NoteVerifier } from "../core/checkpoint.ts";
+import { verifyConsistency } from "../core/merkle.ts";
+import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "../store/known-keys.ts";
+import { formatDigest } from "../core/digest.ts";
+import type { JsonObject } from "../core/ledger/entry.ts";
+import { EVENT_TYPES, isEventType, validateEvent } from "../core/ledger/events.ts";
+import type { NewEvent } from "../core/ledger/store.ts";
+import type { VerifyReport } from "../core/ledger/verify.ts";
+import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
+import { defaultLedgerPath, openLedger } from "../store/open-ledger.ts";
+import { accessLedgerPath, accessSigningKey, openAccessLedger } from "../store/access-ledger.ts";
+
+function openedAccessLedger(path: string, log: (m: string) => void) {
+  const key = accessSigningKey(process.env, log);
+  return { ledger: openAccessLedger(path, { key }), key };
+}
+
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N] [--ledger main|access]`;
+
+function fail(message: string): never {
+  process.stderr.write(`ledger: ${message}\n`);
+  process.exit(2);
+}
+
+function printReport(report: VerifyReport, what: string): void {
+  if (report.ok) {
+    console.log(`ok: ${what} verified — ${report.size} entries, root ${formatDigest(report.rootHash)}`);
+    return;
+  }
+  console.log(`FAILED: ${what} has ${report.problems.length} problem(s):`);
+  for (const p of report.problems) console.log(`  seq ${p.seq}: ${p.problem}`);
+}
+
+function integer(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^(0|[1-9][0-9]*)$/.test(value)) fail(`${name} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+/**
+ * `--key`: a hex public key (its signer name taken from the checkpoint's origin line), a note
+ * verifier key, or a file of verifier keys one per line (data/keys/ledger.vkey).
+ */
+function verifiersFor(key: string | undefined, checkpointText: string): NoteVerifier[] {
+  if (key === undefined) {
+    // No --key: the published keys and this installation's own (store/known-keys.ts).
+    const known = knownLedgerKeys();
+    if (known.length === 0) fail(`no key to check the checkpoint with: no ${PUBLISHED_LEDGER_VKEY} and no key of this installation; pass --key KEY`);
+    return known;
+  }
+  if (/^[0-9a-f]{64}$/.test(key)) return [{ name: checkpointText.split("\n")[0] ?? "", publicKeyHex: key }];
+  const lines = existsSync(key) ? readFileSync(key, "utf8").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#")) : [key];
+  try {
+    return lines.map((line) => parseVerifierKey(line));
+  } catch (error) {
+    fail(`--key: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `verify-consistency OLD NEW --proof FILE --key KEY`, offline: both checkpoints verify with KEY, and
+ * the proof (the `consistency` command's output) shows NEW's tree extends OLD's.
+ */
+function verifyConsistencyCommand(oldFile: string | undefined, newFile: string | undefined, proofFile: string | undefined, key: string | undefined): number {
+  if (!oldFile || !newFile || !proofFile) fail("verify-consistency needs OLD and NEW checkpoint files and --proof FILE");
+  const signers = new Set<string>();
+  const [older, newer] = [oldFile, newFile].map((file) => {
+    const note = readFileSync(file, "utf8");
+    try {
+      const verifiers = verifiersFor(key, note);
+      const checkpoint = verifyCheckpoint(note, verifiers);
+      signers.add(describeKey(signedBy(note, verifiers)!));
+      return checkpoint;
+    } catch (error) {
+      console.log(`FAILED: ${file}: ${(error as Error).message}`);
+      return null;
+    }
+  });
+  if (!older || !newer) return 1;
+  if (older.origin !== newer.origin) {
+    console.log(`FAILED: the checkpoints are of two logs ("${older.origin}", "${newer.origin}")`);
+    return 1;
+  }
+  const proof = readFileSync(proofFile, "utf8").split("\n").filter((l) => l !== "").map((l) => new Uint8Array(Buffer.from(l, "base64")));
+  let consistent: boolean;
+  try {
+    consistent = verifyConsistency(older.size, newer.size, older.rootHash, newer.rootHash, proof);
+  } catch {
+    consistent = false; // sizes no proof can join (an empty or a larger old tree)
+  }
+  if (!consistent) {
+    console.log(`FAILED: the proof does not show that the tree of size ${newer.size} extends the tree of size ${older.size}`);
+    return 1;
+  }
+  console.log(`ok: ${newFile} (size ${newer.size}) extends ${oldFile} (size ${older.size}); signed by ${[...signers].join(" and ")}`);
+  return 0;
+}
+
+/** `append TYPE 'PAYLOAD-JSON'`: the event, checked against the registry; fails naming what is wrong. */
+function eventArgument(args: string[]): NewEvent {
+  if (args.length !== 2) fail(`append needs exactly TYPE and 'PAYLOAD-JSON', got ${args.length} argument(s)`);
+  const [type, text] = args as [string, string];
+  if (!isEventType(type)) fail(`append: unknown event type ${JSON.stringify(type)}; types: ${EVENT_TYPES.join(", ")}`);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (error) {
+    fail(`append: PAYLOAD-JSON is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) fail("append: PAYLOAD-JSON must be a JSON object");
+  const invalid = validateEvent(type, payload);
+  if (invalid) fail(`append: ${invalid}`);
+  return { type, payload: payload as JsonObject };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [command, arg] = positionals;
+  if (!command) fail(USAGE);
+
+  if (command === "verify-consistency") return verifyConsistencyCommand(positionals[1], positionals[2], values.proof, values.key);
+  if (command === "verify-export") {
+    if (!arg) fail("verify-export needs DIR");
+    for (const f of [EXPORT_LINES, EXPORT_CHECKPOINT]) if (!existsSync(join(arg, f))) fail(`${join(arg, f)} is missing`);
+    const note = readFileSync(join(arg, EXPORT_CHECKPOINT), "utf8");
+    const verifiers = verifiersFor(values.key, note);
+    const report = await verifyExport(arg, verifiers);
+    printReport(report, `export ${arg}`);
+    const by = signedBy(note, verifiers);
+    if (by) console.log(`checkpoint signed by ${describeKey(by)}`);
+    return report.ok ? 0 : 1;
+  }
+
+  // An event to append is checked before the ledger is opened: bad input creates nothing.
+  const event = command === "append" ? eventArgument(positionals.slice(1)) : null;
+  // --ledger access: the access ledger (API keys and the keyed-access audit log, store/access-ledger.ts).
+  if (values.ledger !== undefined && values.ledger !== "main" && values.ledger !== "access") fail(`--ledger must be main or access, got "${values.ledger}"`);
+  const access = values.ledger === "access";
+  const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
+  if (!["export", "checkpoint", "append"].includes(command) && !existsSync(path)) fail(`no ledger at ${path}`);
+  const log = (m: string) => process.stderr.write(`${m}\n`);
+  const { ledger, key } = access ? openedAccessLedger(path, log) : openLedger({ path, log });
+  try {
+    switch (command) {
+      case "info": {
+        const latest = ledger.latestCheckpoint();
+        console.log(`ledger ${path}\norigin ${ledger.origin}\nsize ${ledger.size()}\nroot ${formatDigest(ledger.rootHash())}`);
+        console.log(`checkpoint key ${key.publicKeyHex} (${key.source})`);
+        console.log(latest ? `newest checkpoint:\n${latest}` : "no checkpoint yet");
+        return 0;
+      }
+      case "verify": {
+        const report = ledger.verify();
+        printReport(report, `ledger ${path} (${report.checkpointsChecked} checkpoints)`);
+        return report.ok ? 0 : 1;
+      }
+      case "checkpoint": {
+        const note = ledger.checkpoint();
+        verifyCheckpoint(note, [{ name: key.name, publicKeyHex: key.publicKeyHex }]);
+        process.stdout.write(note);
+        return 0;
+      }
+      case "export": {
+        if (!arg) fail("export needs a directory");
+        const { size } = exportLedger(ledger, arg);
+        console.log(`exported ${size} entries to ${arg}/${EXPORT_LINES} with ${arg}/${EXPORT_CHECKPOINT}`);
+        console.log(`verify offline: npm run ledger -- verify-export ${arg} --key ${key.publicKeyHex}`);
+        return 0;
+      }
+      case "inclusion":
+      case "consistency": {
+        const n = integer(arg, command === "inclusion" ? "SEQ" : "OLD");
+        if (n === undefined) fail(`${command} needs a number`);
+        const size = integer(values.size, "--size");
+        const proof = command === "inclusion" ? ledger.inclusionProof(n, size) : ledger.consistencyProof(n, size);
+        for (const h of proof) console.log(Buffer.from(h).toString("base64"));
+        return 0;
+      }
+      case "append": {
+        // One conditional write: the event and the automatic revocations it triggers (core/avm/
+        // revocation.ts), decided against the AVM registry caught up to the tail inside the write
+        // transaction, so no process sees the trigger without its revocation.
+        const nowMs = Date.now();
+        const { entries } = await ledger.write((tail) => ({ events: [event!, ...automaticRevocations(tail.state(avmRegistry), event!, nowMs)], result: null }));
+        const [entry, ...follow] = entries;
+        for (const f of follow) process.stderr.write(`appended ${f.type} at seq ${f.seq} (${String(f.payload.reason)}): the automatic revocation ${event!.type} triggers\n`);
+        process.stdout.write(`{"seq": ${entry!.seq}, "hash": ${JSON.stringify(entry!.hash)}}\n`);
+        return 0;
+      }
+      default:
+        fail(`unknown command "${command}"\n${USAGE}`);
+    }
+  } finally {
+    ledger.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => fail(error instanceof Error ? error.message : String(error)),
+);

@@ -1,0 +1,130 @@
+/**
+ * The import rules (.dependency-cruiser.cjs) catch what they forbid: a tiny tree shaped like the
+ * project is cruised with the real configuration, once clean and once with each violation planted.
+ * (The real tree itself is checked by `npm run lint:imports`, which `npm test` runs first.)
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CONFIG = join(ROOT, ".dependency-cruiser.cjs");
+const DEPCRUISE = join(ROOT, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
+const FOLDERS = ["core", "store", "pipeline", "api", "site", "cli", "packages", "bench", "test"];
+
+/** Imports every layer may make: each layer downward, tests and benchmarks anywhere. */
+const CLEAN: Record<string, string> = {
+  "core/digest.ts": `import { hash } from "node:crypto";\nexport const d = (s: string) => hash("sha256", s);\n`,
+  "core/rules.ts": `import { d } from "./digest.ts";\nexport const r = d("x");\n`,
+  "store/ledger.ts": `import { readFileSync } from "node:fs";\nimport { r } from "../core/rules.ts";\nexport const l = r + String(readFileSync);\n`,
+  "pipeline/step.ts": `import { l } from "../store/ledger.ts";\nexport const p = l;\n`,
+  "api/app.ts": `import { l } from "../store/ledger.ts";\nimport { r } from "../core/rules.ts";\nexport const a = l + r;\n`,
+  "site/src/lib/page.ts": `import { l } from "../../../store/ledger.ts";\nexport const s = l;\n`,
+  "cli/run.ts": `import { p } from "../pipeline/step.ts";\nimport { a } from "../api/app.ts";\nconsole.log(p, a);\n`,
+  "test/support/core/builders.ts": `import { r } from "../../../core/rules.ts";\nexport const b = r;\n`,
+  "core/rules.test.ts": `import { b } from "../test/support/core/builders.ts";\nimport { existsSync } from "node:fs";\nexport const t = b + String(existsSync);\n`,
+  "bench/core.ts": `import { b } from "../test/support/core/builders.ts";\nimport { a } from "../api/app.ts";\nexport const x = b + a;\n`,
+};
+
+/** One violation as the `err` reporter (the one `npm run lint:imports` uses) prints it. */
+interface Violation {
+  rule: string;
+  from: string;
+  to: string;
+}
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function cruise(files: Record<string, string>): Violation[] {
+  dir = mkdtempSync(join(tmpdir(), "import-rules-"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", allowImportingTsExtensions: true, noEmit: true } }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  const folders = FOLDERS.filter((f) => Object.keys(files).some((p) => p.startsWith(`${f}/`)));
+  const run = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, "--output-type", "err", ...folders], { cwd: dir, encoding: "utf8" });
+  expect(run.stderr).toBe("");
+  const violations = [...run.stdout.matchAll(/^\s+error ([\w-]+): (\S+) → *(\S*)$/gm)].map(([, rule, from, to]) => ({ rule: rule!, from: from!, to: to! }));
+  // The exit status is how npm test fails: it must agree with what was printed.
+  expect(run.status === 0).toBe(violations.length === 0);
+  return violations;
+}
+
+function planted(path: string, text: string): Array<[string, string, string]> {
+  return cruise({ ...CLEAN, [path]: text }).map((v) => [v.rule, v.from, v.to]);
+}
+
+describe("the import rules", () => {
+  it("pass a tree whose imports go only downward", () => {
+    expect(cruise(CLEAN)).toEqual([]);
+  });
+
+  it("fail core importing a layer above it", () => {
+    expect(planted("core/up.ts", `import { l } from "../store/ledger.ts";\nexport const u = l;\n`))
+      .toContainEqual(["core-imports-only-core", "core/up.ts", "store/ledger.ts"]);
+  });
+
+  it("fail core importing an I/O module, but not node:crypto", () => {
+    expect(planted("core/io.ts", `import { readFileSync } from "node:fs";\nexport const f = readFileSync;\n`))
+      .toEqual([["core-no-io", "core/io.ts", "fs"]]);
+  });
+
+  it("fail store importing pipeline", () => {
+    expect(planted("store/up.ts", `import { p } from "../pipeline/step.ts";\nexport const u = p;\n`))
+      .toContainEqual(["store-imports-only-core", "store/up.ts", "pipeline/step.ts"]);
+  });
+
+  it("fail pipeline and api importing each other", () => {
+    expect(planted("pipeline/side.ts", `import { a } from "../api/app.ts";\nexport const s = a;\n`))
+      .toContainEqual(["pipeline-not-api", "pipeline/side.ts", "api/app.ts"]);
+    expect(planted("api/side.ts", `import { p } from "../pipeline/step.ts";\nexport const s = p;\n`))
+      .toContainEqual(["api-not-pipeline", "api/side.ts", "pipeline/step.ts"]);
+  });
+
+  it("fail the portal importing pipeline code", () => {
+    expect(planted("site/src/lib/verify.ts", `import { p } from "../../../pipeline/step.ts";\nexport const v = p;\n`))
+      .toContainEqual(["site-imports-core-and-store", "site/src/lib/verify.ts", "pipeline/step.ts"]);
+  });
+
+  it("fail a standalone package importing the project", () => {
+    expect(planted("packages/verify/src/index.ts", `import { r } from "../../../core/rules.ts";\nexport const v = r;\n`))
+      .toContainEqual(["packages-standalone", "packages/verify/src/index.ts", "core/rules.ts"]);
+  });
+
+  it("fail anything importing an entry point", () => {
+    expect(planted("api/entry.ts", `import "../cli/run.ts";\nexport const e = 1;\n`))
+      .toContainEqual(["nothing-imports-cli", "api/entry.ts", "cli/run.ts"]);
+  });
+
+  it("fail production code importing test support", () => {
+    expect(planted("pipeline/uses-fixture.ts", `import { b } from "../test/support/core/builders.ts";\nexport const u = b;\n`))
+      .toContainEqual(["production-not-test-support", "pipeline/uses-fixture.ts", "test/support/core/builders.ts"]);
+  });
+
+  it("fail production code importing the test runner (test support outside test/support/)", () => {
+    expect(planted("pipeline/areas/helpers.ts", `import { expect } from "vitest";\nexport const e = expect;\n`))
+      .toContainEqual(["production-not-test-framework", "pipeline/areas/helpers.ts", "vitest"]);
+  });
+
+  it("fail an import circle", () => {
+    const rules = cruise({
+      ...CLEAN,
+      "core/a.ts": `import { b } from "./b.ts";\nexport const a = () => b;\n`,
+      "core/b.ts": `import { a } from "./a.ts";\nexport const b = () => a;\n`,
+    }).map((v) => v.rule);
+    expect(rules).toContain("no-circular");
+  });
+
+  it("fail an import that resolves to nothing", () => {
+    expect(planted("api/typo.ts", `import { l } from "../store/ledgr.ts";\nexport const t = l;\n`))
+      .toContainEqual(["not-to-unresolvable", "api/typo.ts", "../store/ledgr.ts"]);
+  });
+});

@@ -25,7 +25,8 @@ import { join } from "node:path";
 import { balancesProjection, type Holdings } from "../core/balance/ledger-balances.ts";
 import { balanceV1Record, balanceV2Record, v2BalanceShards } from "../core/balance/records.ts";
 import { DATASET_KEYS_FILE, parseTrustedKeys } from "../core/datapackage/index.ts";
-import { liveSupplyDocument, supplyAsOfProjection } from "../core/economy/supply.ts";
+import { withExactMicFigures } from "../core/balance/exact-json.ts";
+import { liveSupplyDocument, SUPPLY_FIGURES, supplyAsOfProjection } from "../core/economy/supply.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { balanceInterface, migrationPhase, type MigrationPhase } from "../core/migration/phases.ts";
@@ -132,7 +133,7 @@ export class Balances {
 
   /** The live documents of the data areas by canonical path (api/routes/areas.ts): none without a ledger. */
   liveDocuments(): Record<string, () => unknown> {
-    return this.#ledger ? { "/economy/supply": () => this.supply() } : {};
+    return this.#ledger ? { "/economy/supply": () => withExactMicFigures(this.supply()!, SUPPLY_FIGURES) } : {};
   }
 
   #v1(address: string, phase: MigrationPhase, published: PublishedSnapshot | null, tail: number): BalanceAnswer {

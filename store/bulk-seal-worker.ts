@@ -27,7 +27,9 @@ export interface SealLayout {
 export const DONE = 0;
 export const STATE = 1;
 export const ENDED = 2;
-export const RESULT_BYTES = 96;
+/** A result: the entry's hash as stored (`sha256:` and 64 hex digits, latin1), then its 32-byte leaf. */
+export const HASH_TEXT_BYTES = 71;
+export const RESULT_BYTES = HASH_TEXT_BYTES + 32;
 export const SUBTREE_BYTES = 48;
 
 export function slotOffsets(layout: SealLayout, slot: number): { input: number; results: number; subtrees: number; end: number } {
@@ -118,8 +120,8 @@ if (port) {
       const seq = current.tree.size;
       const sealed = sealPayloadText({ seq, type, ts, prev: current.prev }, payloadText);
       const at = results + i * RESULT_BYTES;
-      bytes.write(sealed.hash.slice(7), at, 64, "latin1");
-      bytes.write(sealed.leaf, at + 64, 32, "latin1");
+      bytes.write(sealed.hash, at, HASH_TEXT_BYTES, "latin1");
+      bytes.write(sealed.leaf, at + HASH_TEXT_BYTES, 32, "latin1");
       current.tree.appendLeafHash(sealed.leaf, onComplete);
       current.prev = sealed.hash;
     }

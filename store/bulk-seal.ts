@@ -9,6 +9,7 @@ import { LedgerAppendError } from "../core/ledger/store.ts";
 import {
   DONE,
   ENDED,
+  HASH_TEXT_BYTES,
   RESULT_BYTES,
   STATE,
   SUBTREE_BYTES,
@@ -45,7 +46,7 @@ export interface BatchStart {
 export interface BatchSink {
   /** Prepares event i (its payload canonical); throws a LedgerAppendError to refuse it. */
   prepare(i: number): PreparedEvent;
-  /** Stores event i, sealed: its hash (`sha256:<hex>`) and leaf. */
+  /** Stores event i, sealed: its hash (`sha256:<hex>`) and leaf (a view reused for the next event: copy it to keep it). */
   store(i: number, event: PreparedEvent, hash: string, leaf: Uint8Array): void;
   storeSubtree(level: number, index: number, hash: Uint8Array): void;
 }
@@ -100,6 +101,8 @@ export class BulkSealer {
     const chunks: { first: number; prepared: PreparedEvent[] }[] = [];
     let next = 0;
     const memory = this.#memory;
+    // One leaf view for the batch, not a Buffer per entry.
+    const leaf = new Uint8Array(32);
     const fill = (k: number) => {
       const slot = k % LAYOUT.slots;
       const { input } = slotOffsets(LAYOUT, slot);
@@ -140,7 +143,8 @@ export class BulkSealer {
         const { results, subtrees } = slotOffsets(LAYOUT, k % LAYOUT.slots);
         for (let i = 0; i < prepared.length; i++) {
           const at = results + i * RESULT_BYTES;
-          sink.store(first + i, prepared[i]!, `sha256:${this.#memory.toString("latin1", at, at + 64)}`, this.#memory.subarray(at + 64, at + 96));
+          for (let b = 0; b < 32; b++) leaf[b] = memory[at + HASH_TEXT_BYTES + b]!;
+          sink.store(first + i, prepared[i]!, memory.toString("latin1", at, at + HASH_TEXT_BYTES), leaf);
         }
         const completed = this.#view.getUint32(subtrees);
         for (let j = 0; j < completed; j++) {

@@ -32,6 +32,7 @@ import {
   type Correction,
 } from "../core/migration/snapshot.ts";
 import { LeafTree } from "../core/migration/tree.ts";
+import { leafRooterFor } from "./leaf-root-helper.ts";
 import { MigrationSummary } from "../core/schemas/migration.ts";
 import { DAY_MS } from "../core/time.ts";
 
@@ -92,13 +93,14 @@ export interface SnapshotWritten {
 /**
  * The files of a new snapshot, in memory: what `writeSnapshot` puts on disk (and `--check`
  * compares). The export is converted, verified line by line and hashed by
- * core/migration/export-bytes.ts; a conversion that does not verify throws, and nothing is written.
+ * core/migration/export-bytes.ts (a large tree on two threads: store/leaf-root-helper.ts); a
+ * conversion that does not verify throws, and nothing is written.
  */
 export function snapshotFiles(input: SnapshotInput): { files: Map<string, string | Buffer>; written: SnapshotWritten } {
   const { at } = input;
   const atMs = Date.parse(at);
   if (!Number.isFinite(atMs)) throw new Error(`snapshot instant "${at}" is not an ISO 8601 instant`);
-  const snapshot = snapshotExport(input.exportBytes);
+  const snapshot = snapshotExport(input.exportBytes, leafRooterFor(input.exportBytes.length));
   const checkpoint = signCheckpoint({ origin: MIGRATION_ORIGIN, size: snapshot.size, rootHash: snapshot.rootHash }, input.signer);
   // Every converted line equals its v1 value (checked per line), so the v1 total is the shards' total.
   const total = formatDecimal(decimalOfShards(snapshot.totalShards));

@@ -48,6 +48,8 @@ import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, roo
 export const STORED_LEVEL = 4;
 /** `appendBulk` hands batches of at least this many events to the seal worker. */
 export const BULK_MIN = 256;
+/** `appendBulk` inserts its rows this many per INSERT statement (one VDBE run for them). */
+const BULK_ROWS = 16;
 /** Rows per read of `entries()` and its kin: each page is one finished statement (see #pages). */
 const READ_PAGE = 128;
 /** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
@@ -163,7 +165,7 @@ export class SqliteLedger implements LedgerStore {
   readonly #now: () => Date;
   readonly #timeRule: EventTimeRule;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
+    "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
     StatementSync
   >;
   #range = CompactRange.empty();
@@ -212,6 +214,7 @@ export class SqliteLedger implements LedgerStore {
     this.#stmt = {
       last: p("SELECT seq, hash, ts FROM entries ORDER BY seq DESC LIMIT 1"),
       insertEntry: p("INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      insertEntries: p(`INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES ${Array(BULK_ROWS).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`),
       insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
@@ -478,7 +481,11 @@ export class SqliteLedger implements LedgerStore {
     const written: LedgerEntry[] = [];
     let lastTs = this.#lastTs;
     let prev = this.#lastHash;
-    const { insertEntry, insertSubtree } = this.#stmt;
+    const { insertEntry, insertEntries, insertSubtree } = this.#stmt;
+    // Rows go in BULK_ROWS at a time: their values side by side, each leaf copied to a buffer of its own.
+    const values: (number | string | null | Uint8Array)[] = new Array(BULK_ROWS * 7);
+    const leaves = Array.from({ length: BULK_ROWS }, () => new Uint8Array(32));
+    let held = 0;
     sealer.run({ size: start, prev, edge: this.#range.edge, minLevel: STORED_LEVEL }, events.length, {
       prepare: (i) => {
         const event = events[i]!;
@@ -495,12 +502,26 @@ export class SqliteLedger implements LedgerStore {
         return { type: event.type, ts, payloadText };
       },
       store: (i, event, hash, leaf) => {
-        insertEntry.run(start + i, event.type, event.payloadText, event.ts, prev, hash, leaf);
+        const row = leaves[held]!;
+        row.set(leaf);
+        const at = held * 7;
+        values[at] = start + i;
+        values[at + 1] = event.type;
+        values[at + 2] = event.payloadText;
+        values[at + 3] = event.ts;
+        values[at + 4] = prev;
+        values[at + 5] = hash;
+        values[at + 6] = row;
+        if (++held === BULK_ROWS) {
+          insertEntries.run(...values);
+          held = 0;
+        }
         written.push({ seq: start + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
         prev = hash;
       },
       storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
     });
+    for (let j = 0; j < held; j++) insertEntry.run(...values.slice(j * 7, j * 7 + 7));
     // The right edge, read back from the rows and subtrees just written (this transaction sees them).
     const range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
     this.#adopt({ range, lastHash: prev, lastTs });

@@ -57,7 +57,10 @@ describe("GET /economy/supply, live", () => {
     // The whole sample gives the committed figures (supply.json is dated by the newest pulse as well).
     const committed = JSON.parse(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json"), "utf8")) as Record<string, unknown>;
     const live = (await (await fetch(`${server.url}/economy/supply`)).json()) as Record<string, unknown>;
-    for (const figure of ["total_supply", "circulating", "locked", "burned"]) expect(live[figure], figure).toBe(committed[figure]);
+    for (const figure of ["total_supply", "circulating", "locked", "burned"]) {
+      expect(live[figure], figure).toBe(committed[figure]);
+      expect(live[`${figure}_shards`], `${figure}_shards`).toBe(committed[`${figure}_shards`]);
+    }
     // The published file stays the published file.
     const file = await fetch(`${server.url}/economy/supply.json`);
     expect(Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json")))).toBe(true);
@@ -81,5 +84,33 @@ describe("GET /economy/supply, live", () => {
     ledger.append([{ type: "mic_burn", payload: { account: "ATLAS", amount_shards: "1", reason: "live supply test" }, ts: last.ts }]);
     expect(balances.supply()?.burned).toBe((pipelineSupply([...ledger.entries()]) as { burned: number }).burned);
     expect(read).toEqual([[0, size], [size, size + 1]]);
+  });
+});
+
+describe("GET /economy/supply past 2^53 shards", () => {
+  it("answers the exact shard strings, and the numbers' text written from them (not a double's)", async () => {
+    const own = tempDir("live-supply-big-");
+    const big = new SqliteLedger(join(own.dir, "ledger.sqlite"), { origin: "live-supply-big", durability: "normal" });
+    const bigServer = await listen(createApp({ dataDir: REPO_DATA, ledger: big, log: () => {} }), "127.0.0.1", 0);
+    try {
+      const mint = events.find((e) => e.type === "mic_mint")!;
+      const minted = 2n ** 63n - 1n;
+      const locked = 2n ** 53n + 2n; // 9007199254.740994 MIC; through a double it reads …740993
+      big.append([
+        { ...mint, payload: { ...mint.payload, amount_shards: minted.toString() } },
+        { type: "mic_lock", payload: { account: "ATLAS", amount_shards: locked.toString(), contract: "exact-test" }, ts: mint.ts },
+      ]);
+      const text = await (await fetch(`${bigServer.url}/economy/supply`)).text();
+      const doc = JSON.parse(text) as Record<string, unknown>;
+      expect([doc.total_supply_shards, doc.locked_shards, doc.circulating_shards, doc.burned_shards]).toEqual([minted, locked, minted - locked, 0n].map(String));
+      expect(text).toContain('"total_supply":9223372036854.775807,');
+      expect(text).toContain('"locked":9007199254.740994,');
+      expect(text).toContain('"circulating":9214364837600.034813,');
+      expect(text).toContain('"burned":0,');
+    } finally {
+      await bigServer.close();
+      big.close();
+      own.cleanup();
+    }
   });
 });

@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { lockStake } from "../../core/avm/operations.ts";
 import { avmRegistry } from "../../core/avm/registry.ts";
 import { grantEvent } from "../../core/avm/verifier.ts";
 import { sha256Hex } from "../../core/digest.ts";
@@ -49,6 +50,19 @@ const entries = () => [...fx.ledger.entries()];
 const last = () => entries().at(-1)!;
 
 describe("POST /avm/verify", () => {
+  it("answers stake_locked past 2^53 shards exactly: stake_locked_shards, and the number's text written from it", async () => {
+    const shards = 2n ** 53n + 2n; // 9007199254.740994 MIC; through a double it reads …740993
+    // One lock is at most 1,000,000,000 MIC: the stake is bonded in ten locks.
+    const holder = fx.identity("deployer", { stake: "7199254.740994" });
+    for (let i = 0; i < 9; i++) fx.apply((r) => lockStake(r, { ledger_id: holder.ledger_id, amount: "1000000000", slashing_conditions_accepted: true }));
+    const res = await api.post("/avm/verify", fx.body(holder, athena, ["api.read"]));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const context = (JSON.parse(text) as { authority_context: AuthorityContext }).authority_context;
+    expect(context.stake_locked_shards).toBe(shards.toString());
+    expect(text).toContain('"stake_locked":9007199254.740994,');
+  });
+
   it("grants: the authority_context, the attempt and the grant in one write, Ledger-Seq of the grant, its inclusion proof", async () => {
     const holder = fx.identity("deployer", { stake: "12500" });
     const before = fx.ledger.size();
@@ -56,7 +70,7 @@ describe("POST /avm/verify", () => {
     expect(res.status).toBe(200);
     expect(json.verified).toBe(true);
     const context = json.authority_context!;
-    expect(context).toMatchObject({ verified: true, ledger_id: holder.ledger_id, scopes: ["api.read", "api.deploy.staging"], risk_level: "medium", stake_locked: 12500 });
+    expect(context).toMatchObject({ verified: true, ledger_id: holder.ledger_id, scopes: ["api.read", "api.deploy.staging"], risk_level: "medium", stake_locked: 12500, stake_locked_shards: "12500000000" });
     expect(context.validation_chain).toEqual(["identity:pass", "stake:pass", "attestation:pass", "scope:pass", "temporal:pass"]);
     expect(Date.parse(context.expires_at) - Date.parse(context.created_at)).toBe(30 * DAY); // fewer than 5 attestations: 30 days
     expect(res.headers.get("ratelimit-policy")).toBe('"daily";q=100;w=86400');

@@ -24,7 +24,8 @@ import * as ops from "../../core/avm/operations.ts";
 import { avmRegistry, checkAuthority } from "../../core/avm/registry.ts";
 import { signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
 import { SignatureVerdicts } from "../../core/signature-verdicts.ts";
-import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest } from "../../core/schemas/avm.ts";
+import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest, type AvmVerifyResponse } from "../../core/schemas/avm.ts";
+import { withExactMicFigures } from "../../core/balance/exact-json.ts";
 import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
 import { IssueTokenRequest, issueTokenOverHttp } from "../avm/issue-token.ts";
@@ -177,6 +178,9 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
   const signaturePool = options.signaturePool ?? SignaturePool.shared();
   const routes = routeGroup();
   const writes = writeRoutes(routes, platform, operationRefused);
+  // stake_locked is written from its exact shard count, never through a double (core/balance/exact-json.ts).
+  const exactStake = (response: AvmVerifyResponse): AvmVerifyResponse =>
+    response.verified ? { ...response, authority_context: withExactMicFigures(response.authority_context, ["stake_locked"]) } : response;
   const unavailable = (c: Context) => problem(c, "ledger-unavailable", "This server has no ledger: authority cannot be decided, so nothing is granted (fail closed).");
 
   // POST /avm/verify: its quota and the log of its refusals are the app's gate ahead of the body
@@ -199,7 +203,7 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
     } catch (error) {
       return storeUnavailable(c, error);
     }
-    return c.json(written.result.response, 200, { "Ledger-Seq": String(written.entries.at(-1)!.seq), "Cache-Control": "no-store" });
+    return c.json(exactStake(written.result.response), 200, { "Ledger-Seq": String(written.entries.at(-1)!.seq), "Cache-Control": "no-store" });
   });
 
   addRoute(routes, checkRoute, (c) => {

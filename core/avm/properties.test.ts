@@ -113,6 +113,7 @@ describe("verifier properties (fast-check, real signatures)", () => {
         expect(expires).toBeLessThanOrEqual(Date.parse(att.expires_at));
         expect(w.validity).toBeLessThanOrEqual(MAX_AUTHORITY_DURATION_MS);
         expect(ctx.stake_locked).toBe(Number(w.bondedMic));
+        expect(ctx.stake_locked_shards).toBe((w.bondedMic * MIC).toString());
       }),
       { numRuns: RUNS },
     );

@@ -240,6 +240,7 @@ describe("a successful verification", () => {
       risk_level: "medium",
       attestation_hash: attestationHash(att),
       stake_locked: 20_000,
+      stake_locked_shards: "20000000000",
       created_at: iso(NOW),
       validation_chain: ["identity:pass", "stake:pass", "attestation:pass", "scope:pass", "temporal:pass"],
     });

@@ -75,6 +75,7 @@ export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry
       risk_level: attestation.risk_level,
       attestation_hash: A,
       stake_locked: shardsToMicNumber(bonded),
+      stake_locked_shards: bonded.toString(),
       created_at: createdAt,
       validation_chain: VALIDATION_CHAIN,
     };

@@ -34,16 +34,15 @@ export const supplyProjection: Projection<SupplyShards> = {
   },
 };
 
-export interface SupplyFigures {
-  total_supply: number;
-  circulating: number;
-  locked: number;
-  burned: number;
-}
+/** The figures in MIC (numbers) and each one's exact shard count (`<figure>_shards`, a decimal string). */
+export type SupplyFigures = Omit<Supply, "cycle" | "timestamp">;
+
+/** The figure names: each has its exact shard count beside it as `<name>_shards`. */
+export const SUPPLY_FIGURES = ["total_supply", "circulating", "locked", "burned"] as const;
 
 /**
  * The published figures in MIC: total_supply = minted, circulating = minted − burned − locked.
- * Converted to numbers only here. A negative amount would mean the ledger burned or locked more than
+ * Converted to numbers only here, each beside its exact shard count. A negative amount would mean the ledger burned or locked more than
  * was minted: that is refused instead of published.
  */
 export function supplyFigures(supply: SupplyShards): SupplyFigures {
@@ -56,9 +55,13 @@ export function supplyFigures(supply: SupplyShards): SupplyFigures {
   }
   return {
     total_supply: shardsToMicNumber(mintedShards),
+    total_supply_shards: mintedShards.toString(),
     circulating: shardsToMicNumber(circulating),
+    circulating_shards: circulating.toString(),
     locked: shardsToMicNumber(lockedShards),
+    locked_shards: lockedShards.toString(),
     burned: shardsToMicNumber(burnedShards),
+    burned_shards: burnedShards.toString(),
   };
 }
 

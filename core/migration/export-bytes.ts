@@ -24,8 +24,9 @@
  *               and a power of ten, and compared. A balance that differs throws; nothing is
  *               returned.
  *   5. tree     the root is streamed over the leaf inputs exactly as the benchmark's floor does it
- *               (core/merkle-stream.ts: each leaf hashed once, each inner node once); then the
- *               0x00 separators become the newlines of snapshot.jsonl in place.
+ *               (core/merkle-stream.ts: each leaf hashed once, each inner node once), or by the
+ *               caller's LeafRooter (the store hashes the tree's right subtree on a second
+ *               thread); then the 0x00 separators become the newlines of snapshot.jsonl in place.
  * No intermediate copy of the leaves is kept: the output buffer is the only one.
  */
 import { addressOrderOfBytes, isAddress } from "../balance/address.ts";
@@ -87,18 +88,35 @@ function verdictOf(error: MicParseError): number {
 /** The lines that carry a valid address, in line order, as columns (no object per line). */
 class Entries {
   count = 0;
-  lineIndex = new Uint32Array(1024);
-  lineStart = new Uint32Array(1024);
-  addressStart = new Uint32Array(1024);
-  addressLength = new Uint8Array(1024);
-  valueStart = new Uint32Array(1024);
-  valueLength = new Uint32Array(1024);
-  verdict = new Uint8Array(1024);
+  lineIndex: Uint32Array;
+  lineStart: Uint32Array;
+  addressStart: Uint32Array;
+  addressLength: Uint8Array;
+  valueStart: Uint32Array;
+  valueLength: Uint32Array;
+  verdict: Uint8Array;
   /** The shards as whole MIC and the six decimals, both exact doubles. */
-  whole = new Float64Array(1024);
-  fraction = new Uint32Array(1024);
+  whole: Float64Array;
+  fraction: Uint32Array;
+  /** How many decimal digits the shards take (known when they are read: no division per leaf later). */
+  digits: Uint8Array;
   /** Where a line's leaf input (0x00 ‖ leaf) starts in the output, plus one; 0: not in the snapshot. */
-  dest = new Uint32Array(1024);
+  dest: Uint32Array;
+
+  /** Room for `capacity` lines to start with (grown by doubling past it). */
+  constructor(capacity: number) {
+    this.lineIndex = new Uint32Array(capacity);
+    this.lineStart = new Uint32Array(capacity);
+    this.addressStart = new Uint32Array(capacity);
+    this.addressLength = new Uint8Array(capacity);
+    this.valueStart = new Uint32Array(capacity);
+    this.valueLength = new Uint32Array(capacity);
+    this.verdict = new Uint8Array(capacity);
+    this.whole = new Float64Array(capacity);
+    this.fraction = new Uint32Array(capacity);
+    this.digits = new Uint8Array(capacity);
+    this.dest = new Uint32Array(capacity);
+  }
 
   add(lineIndex: number, lineStart: number, addressStart: number, addressLength: number, valueStart: number, valueLength: number): number {
     if (this.count === this.lineIndex.length) this.#grow();
@@ -128,6 +146,7 @@ class Entries {
     this.verdict = grow(this.verdict);
     this.whole = grow(this.whole);
     this.fraction = grow(this.fraction);
+    this.digits = grow(this.digits);
     this.dest = grow(this.dest);
   }
 }
@@ -146,8 +165,8 @@ class SideBytes {
 }
 
 /** The length of a converted line's leaf. */
-function leafLength(addressLength: number, whole: number, fraction: number, valueLength: number): number {
-  return LEAF_FIXED - 1 + addressLength + shardDigits(whole, fraction) + valueLength;
+function leafLength(addressLength: number, digits: number, valueLength: number): number {
+  return LEAF_FIXED - 1 + addressLength + digits + valueLength;
 }
 
 /**
@@ -155,12 +174,12 @@ function leafLength(addressLength: number, whole: number, fraction: number, valu
  * checks it there: the spec's verification (shards / 10^6 = the v1 value), on the bytes just
  * written. Returns false when the shards are not the v1 value.
  */
-function writeLeaf(out: Buffer, at: number, bytes: Uint8Array, addressStart: number, addressEnd: number, whole: number, fraction: number, valueStart: number, valueEnd: number): boolean {
+function writeLeaf(out: Buffer, at: number, bytes: Uint8Array, addressStart: number, addressEnd: number, whole: number, fraction: number, digits: number, valueStart: number, valueEnd: number): boolean {
   at = copyBytes(out, at, LEAF_OPEN, 0, LEAF_OPEN.length);
   at = copyBytes(out, at, bytes, addressStart, addressEnd);
   at = copyBytes(out, at, LEAF_SHARDS, 0, LEAF_SHARDS.length);
   const digitsStart = at;
-  at = writeShards(out, at, whole, fraction);
+  at = writeShards(out, at, whole, fraction, digits);
   const digitsEnd = at;
   at = copyBytes(out, at, LEAF_V1, 0, LEAF_V1.length);
   const textStart = at;
@@ -192,11 +211,33 @@ export class ExportCheckError extends CodedError<ExportCheckCode> {}
 /** The largest export taken: leaf offsets are 32-bit (a gibibyte holds some 16 million addresses). */
 export const MAX_EXPORT_BYTES = 2 ** 30;
 
+/**
+ * How the snapshot's root is computed from its leaf inputs, and where they are written. The default
+ * is one StreamingRoot on this thread (the benchmark's floor); a store may hash parts of the tree
+ * elsewhere (store/leaf-root-pool.ts) as long as it gives the same RFC 9162 root.
+ */
+export interface LeafRooter {
+  /** A buffer of `length` bytes for the leaf inputs (memory another thread can read, say). */
+  allocate(length: number): Buffer;
+  /** The root of `count` leaf inputs (0x00 ‖ leaf) back to back; leaf i starts at `offsets[i]`. */
+  root(leafInputs: Buffer, offsets: Uint32Array, count: number): Uint8Array;
+}
+
+export const STREAMING_ROOTER: LeafRooter = {
+  allocate: (length) => Buffer.allocUnsafe(length),
+  root(leafInputs) {
+    const stream = new StreamingRoot();
+    stream.appendLeafInputs(leafInputs);
+    return stream.root();
+  },
+};
+
 /** The snapshot of the export `input` (its bytes, UTF-8): leaves, root, mismatch report, totals. */
-export function snapshotExport(input: Uint8Array): ExportSnapshot {
+export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING_ROOTER): ExportSnapshot {
   if (input.length > MAX_EXPORT_BYTES) throw new ExportCheckError("input-too-large", `exports above ${MAX_EXPORT_BYTES} bytes are not taken (this one has ${input.length})`);
   const source = Buffer.from(input.buffer, input.byteOffset, input.length);
-  const entries = new Entries();
+  // A line of the v1 form takes some 60 bytes: room for most exports without growing the columns.
+  const entries = new Entries(Math.max(1024, Math.ceil(input.length / 40)));
   const side = new SideBytes();
   const mismatches: Mismatch[] = [];
   const lines = scanLines(source, entries, side, mismatches);
@@ -206,6 +247,8 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
   const { order, sameAsPrevious } = addressOrderOfBytes(bytes, entries.addressStart, entries.addressLength, entries.count);
   let size = 0;
   let jsonlLength = 0;
+  // Where each leaf input starts, in address order (for a rooter that splits the tree).
+  const offsets = new Uint32Array(entries.count);
   const report = (i: number, reason: MismatchReason) => {
     const lineEnd = source.indexOf(NL, entries.lineStart[i]!);
     mismatches.push({
@@ -227,10 +270,10 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
       const i = order[k]!;
       const verdict = entries.verdict[i]!;
       if (verdict === OK) {
-        size++;
+        offsets[size++] = jsonlLength;
         // Its leaf input goes next in the output (dest is one past its start: 0 means none).
         entries.dest[i] = jsonlLength + 1;
-        jsonlLength += 1 + leafLength(entries.addressLength[i]!, entries.whole[i]!, entries.fraction[i]!, entries.valueLength[i]!);
+        jsonlLength += 1 + leafLength(entries.addressLength[i]!, entries.digits[i]!, entries.valueLength[i]!);
       } else report(i, VERDICTS[verdict]!);
     }
     k = end;
@@ -244,9 +287,8 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
   // address order, the lines taken in line order (reads in memory order; the writes scatter), each
   // leaf checked as it is written; the root streamed over the leaf inputs; then each 0x00 after the
   // first made the newline that ends the leaf before it, and the last newline added.
-  const rootStream = new StreamingRoot();
-  if (size === 0) return { jsonl: Buffer.alloc(0), size, rootHash: rootStream.root(), mismatches, lines, totalShards: 0n };
-  const out = Buffer.allocUnsafe(jsonlLength + 1);
+  if (size === 0) return { jsonl: Buffer.alloc(0), size, rootHash: new StreamingRoot().root(), mismatches, lines, totalShards: 0n };
+  const out = rooter.allocate(jsonlLength + 1);
   const differing: string[] = [];
   for (let i = 0; i < entries.count; i++) {
     const dest = entries.dest[i]!;
@@ -255,18 +297,18 @@ export function snapshotExport(input: Uint8Array): ExportSnapshot {
     const addressStart = entries.addressStart[i]!;
     const addressEnd = addressStart + entries.addressLength[i]!;
     const valueStart = entries.valueStart[i]!;
-    if (!writeLeaf(out, dest, bytes, addressStart, addressEnd, entries.whole[i]!, entries.fraction[i]!, valueStart, valueStart + entries.valueLength[i]!)) {
+    if (!writeLeaf(out, dest, bytes, addressStart, addressEnd, entries.whole[i]!, entries.fraction[i]!, entries.digits[i]!, valueStart, valueStart + entries.valueLength[i]!)) {
       differing.push(bytes.toString("latin1", addressStart, addressEnd));
     }
   }
   if (differing.length > 0) {
     throw new ExportCheckError("amount-differs", `${differing.length} converted balance(s) differ from their v1 value: ${differing.slice(0, 5).join(", ")}`);
   }
-  rootStream.appendLeafInputs(out.subarray(0, jsonlLength));
+  const rootHash = rooter.root(out.subarray(0, jsonlLength), offsets, size);
   for (let i = 0; i < entries.count; i++) if (entries.dest[i]! > 1) out[entries.dest[i]! - 1] = NL;
   out[jsonlLength] = NL;
   const totalShards = sumConverted(entries);
-  return { jsonl: out.subarray(1), size, rootHash: rootStream.root(), mismatches, lines, totalShards };
+  return { jsonl: out.subarray(1), size, rootHash, mismatches, lines, totalShards };
 }
 
 /** The exact sum of the converted balances: the lines with a leaf in line order (memory order), less those of repeated addresses. */
@@ -361,6 +403,7 @@ function convertDigits(source: Buffer, intStart: number, intEnd: number, fractio
     entries.verdict[i] = OK;
     entries.whole[i] = 0;
     entries.fraction[i] = 0;
+    entries.digits[i] = 1;
     return;
   }
   const scale = exponent - (fractionEnd - fractionStart) + 6;
@@ -393,6 +436,18 @@ function convertDigits(source: Buffer, intStart: number, intEnd: number, fractio
   entries.verdict[i] = OK;
   entries.whole[i] = whole;
   entries.fraction[i] = fraction;
+  // The leading digit is not zero: the shards take exactly `length` digits.
+  entries.digits[i] = length;
+}
+
+/**
+ * Where the ASCII `text` occurs in the line [start, end) of `source`, if it does: the reference's
+ * decoded address or number is usually there verbatim (a negative, a space), and pointing at it
+ * spares copying the whole export to append side bytes.
+ */
+function inLine(source: Buffer, start: number, end: number, text: string): number | undefined {
+  const at = source.subarray(start, end).indexOf(text, 0, "latin1");
+  return at < 0 ? undefined : start + at;
 }
 
 /** Any other line, through the reference scanner and parseMic. */
@@ -401,15 +456,16 @@ function scanOther(source: Buffer, start: number, end: number, lineIndex: number
   const scanned = scanV1Line(input);
   if (!scanned.ok) return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: scanned.problem });
   if (!isAddress(scanned.address)) return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: "invalid-address" });
-  const addressAt = source.length + side.add(scanned.address);
+  const addressAt = inLine(source, start, end, scanned.address) ?? source.length + side.add(scanned.address);
   // The value's text is kept only when it converts (a JSON number is ASCII).
   const read = scanned.valueIsString ? ({ ok: false, error: "not-a-number" } as const) : parseMic(scanned.value, MAX_BALANCE_SHARDS);
-  const valueAt = read.ok ? source.length + side.add(scanned.value) : 0;
+  const valueAt = read.ok ? (inLine(source, start, end, scanned.value) ?? source.length + side.add(scanned.value)) : 0;
   const i = entries.add(lineIndex, start, addressAt, scanned.address.length, valueAt, read.ok ? scanned.value.length : 0);
   if (!read.ok) return void (entries.verdict[i] = verdictOf(read.error));
   entries.verdict[i] = OK;
   entries.whole[i] = Number(read.shards / 1_000_000n);
   entries.fraction[i] = Number(read.shards % 1_000_000n);
+  entries.digits[i] = shardDigits(entries.whole[i]!, entries.fraction[i]!);
 }
 
 function digitsOf(n: number): number {
@@ -426,9 +482,9 @@ function shardDigits(whole: number, fraction: number): number {
   return whole > 0 ? digitsOf(whole) + 6 : digitsOf(fraction);
 }
 
-/** Writes the shards' decimal digits at `at`; returns the end. */
-function writeShards(out: Buffer, at: number, whole: number, fraction: number): number {
-  let end = at + shardDigits(whole, fraction);
+/** Writes the shards' `digits` decimal digits at `at`; returns the end. */
+function writeShards(out: Buffer, at: number, whole: number, fraction: number, digits: number): number {
+  let end = at + digits;
   const stop = end;
   let rest = fraction;
   const fractionDigits = whole > 0 ? 6 : end - at;

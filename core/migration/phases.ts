@@ -88,10 +88,16 @@ export const V1_DEPRECATION_FIELD = `@${MS.transition / 1000}`;
 /** RFC 8594 `Sunset` field of v1 responses (an HTTP-date). */
 export const V1_SUNSET_FIELD = new Date(MS.sunset).toUTCString();
 
+/** The last timestamp text asked about: a ledger batch asks once per entry, mostly with one `ts`. */
+let lastText: { at: string; inside: boolean } | null = null;
+
 /** Whether an instant lies inside the freeze window. */
 export function inFreezeWindow(at: Date | string | number): boolean {
+  if (typeof at === "string" && lastText?.at === at) return lastText.inside;
   const ms = msOf(at);
-  return ms >= MS.freezeStarts && ms < MS.freezeEnds;
+  const inside = ms >= MS.freezeStarts && ms < MS.freezeEnds;
+  if (typeof at === "string") lastText = { at, inside };
+  return inside;
 }
 
 export interface FreezeRefusal {

@@ -18,6 +18,7 @@ import {
   NonNegativeNumber,
   PublicKeyHex,
   SignatureAlgorithm,
+  ShardString,
   SignatureHex,
   Uuid,
 } from "./common.ts";
@@ -209,8 +210,10 @@ export const AuthorityContext = z
     expires_at: IsoTimestamp,
     risk_level: RiskLevel,
     attestation_hash: Digest,
-    /** Stake locked by the wallet. */
+    /** Stake locked by the wallet, in MIC. */
     stake_locked: NonNegativeNumber,
+    /** The same stake exactly, in shards (a number read as a double is not exact past 2^53 shards). */
+    stake_locked_shards: ShardString,
     created_at: IsoTimestamp,
     validation_chain: ValidationChain,
   })

@@ -15,6 +15,7 @@ import {
   NonNegativeInt,
   NonNegativeNumber,
   Score01,
+  ShardString,
 } from "./common.ts";
 
 /** Cathedral multiplier M_c: between 1.0 and 2.0. */
@@ -25,17 +26,25 @@ export type CathedralMultiplier = z.infer<typeof CathedralMultiplier>;
 export const MicAmount = NonNegativeNumber;
 export type MicAmount = z.infer<typeof MicAmount>;
 
-/** /economy/supply. */
+/**
+ * /economy/supply. Each figure in MIC (a JSON number, as the spec says) has its exact shard count
+ * beside it as a decimal string (`<figure>_shards`): past 2^53 shards a number read as a double is
+ * no longer exact, the string always is.
+ */
 export const Supply = z.strictObject({
   cycle: Cycle,
   timestamp: IsoTimestamp,
   /** Total MIC minted. */
   total_supply: MicAmount,
+  total_supply_shards: ShardString,
   circulating: MicAmount,
+  circulating_shards: ShardString,
   /** MIC locked in contracts. */
   locked: MicAmount,
+  locked_shards: ShardString,
   /** Total MIC burned. */
   burned: MicAmount,
+  burned_shards: ShardString,
 });
 export type Supply = z.infer<typeof Supply>;
 

@@ -68,6 +68,7 @@ export const authorityContext: In<"avm-authority-context"> = {
   risk_level: "medium",
   attestation_hash: DIGEST_B,
   stake_locked: 12500,
+  stake_locked_shards: "12500000000",
   created_at: T0,
   validation_chain: ["identity:pass", "stake:pass", "attestation:pass", "scope:pass", "temporal:pass"],
 };
@@ -334,7 +335,7 @@ export const examples: Examples = {
   "philosophy/simulation-request": { action: "start_simulation", scenario: "stake withdrawal during deployment" },
   "philosophy/simulation-update": simulationUpdate,
   "philosophy/simulation-error": { type: "error", code: "malformed-message", message: "the message is not JSON" },
-  "economy/supply": { cycle: "C-151", timestamp: T0, total_supply: 1250000, circulating: 980000.5, locked: 250000, burned: 19999.5 },
+  "economy/supply": { cycle: "C-151", timestamp: T0, total_supply: 1250000, total_supply_shards: "1250000000000", circulating: 980000.5, circulating_shards: "980000500000", locked: 250000, locked_shards: "250000000000", burned: 19999.5, burned_shards: "19999500000" },
   "economy/mii": { timestamp: T0, mii: 0.964, threshold: 0.95, minting_active: true, cycle: "C-151" },
   "economy/coordination": {
     cycle: "C-151",

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:47d2b29aa5077b228a3fdaefe5c2092956f758239c8dbcafaf0392b60df8100f
+sha256:67114e66626b89914350b77a9bbdf60087b3def94ca8fd7397b77508ebd4b088
 
-— integrity-platform.example/datasets eDLWuGuGa7Mc+aYKey6d+ofg9B0ojAUkLDsMEIO1+hqFYPyw8LThisCqh7MA63Sv/xrVHhpA34AmK70Jau9ut5cKegc=
+— integrity-platform.example/datasets eDLWuCZECdUYGdzfYF1KTPVelFyGyCFOL05gz0wzvlwvfG5MVPd6AFhq3AskzO/Jg0tADpjbPFbF6HOY7cKduZr3aw8=

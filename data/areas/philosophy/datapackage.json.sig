@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:a650cba929d4b595e7bda96c548f5c4f1df8cff6a32065c0f96598a97f74d1c3
+sha256:4a4b1317a107dc3161a5bd1a2d2df07247ec9eea069a68d662672c7a3c663c4f
 
-— integrity-platform.example/datasets eDLWuGLUuFvw1z+x5DA4/QCAaPH2oMfuHQPT4bP7jyHWRXYqXmNFxHxtZxxgfLw7jwIx0q7XKNiq7gDCIOsQAHGDNgY=
+— integrity-platform.example/datasets eDLWuNyfKNaGiEzAhaXwZO7HFGCPJUSETkGtjPCi7bK/zlyDn9U0RKuiZ/+O5kw9mGS13UUeetJmHmiUQwXN8TnojAI=

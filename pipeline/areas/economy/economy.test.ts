@@ -156,8 +156,19 @@ describe("supply.json", () => {
   it("is minted, minted − burned − locked, locked and burned, in MIC", () => {
     const doc = json("economy/supply.json") as Supply;
     expectValid("economy/supply.json", doc);
-    expect(doc).toEqual({ cycle: "C-154", timestamp: DOC_TIME, total_supply: 2, circulating: 1.5, locked: 0.4, burned: 0.1 });
-    expect(Object.keys(doc)).toEqual(["cycle", "timestamp", "total_supply", "circulating", "locked", "burned"]);
+    expect(doc).toEqual({
+      cycle: "C-154",
+      timestamp: DOC_TIME,
+      total_supply: 2,
+      total_supply_shards: "2000000",
+      circulating: 1.5,
+      circulating_shards: "1500000",
+      locked: 0.4,
+      locked_shards: "400000",
+      burned: 0.1,
+      burned_shards: "100000",
+    });
+    expect(Object.keys(doc)).toEqual(["cycle", "timestamp", "total_supply", "total_supply_shards", "circulating", "circulating_shards", "locked", "locked_shards", "burned", "burned_shards"]);
   });
 
   it("is exact for amounts that floats would round", () => {
@@ -169,6 +180,19 @@ describe("supply.json", () => {
     expect(doc.circulating).toBe(2_000_000_000.000001);
     expect(doc.locked).toBe(1_000_000_000.000001);
     expect(doc.burned).toBe(0.000001);
+  });
+
+  it("writes figures past 2^53 shards exactly: the shard strings, and the numbers' text from them", () => {
+    // 2^53 + 2 shards: a double reads 9007199254.740993 MIC; the largest accepted amount rounds further.
+    const minted = 2n ** 63n - 1n;
+    const locked = 2n ** 53n + 2n;
+    const text = generate("economy/supply.json", makeInputs(facts({ supply: { mintedShards: minted, burnedShards: 0n, lockedShards: locked } }), PULSE));
+    const doc = JSON.parse(text) as Supply;
+    expectValid("economy/supply.json", doc);
+    expect([doc.total_supply_shards, doc.locked_shards, doc.circulating_shards, doc.burned_shards]).toEqual([minted, locked, minted - locked, 0n].map(String));
+    expect(text).toContain('"total_supply": 9223372036854.775807,');
+    expect(text).toContain('"locked": 9007199254.740994,');
+    expect(text).toContain('"circulating": 9214364837600.034813,');
   });
 
   it("is dated by the ledger when the ledger is newer than the pulse", () => {

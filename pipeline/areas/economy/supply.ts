@@ -2,12 +2,14 @@
  * /economy/supply: the MIC supply, computed by core/economy/supply.ts — the same projection the API
  * folds for the live figures — from the ledger pass's facts (`facts.supply` is that projection's
  * state). An inconsistent supply (more burned or locked than minted) fails the step instead of
- * being published.
+ * being published. Each figure's number is written from its exact shard count (`<figure>_shards`),
+ * never through a double (core/balance/exact-json.ts).
  */
-import { supplyFigures } from "../../../core/economy/supply.ts";
+import { withExactMicFigures } from "../../../core/balance/exact-json.ts";
+import { SUPPLY_FIGURES, supplyFigures } from "../../../core/economy/supply.ts";
 import { Supply } from "../../../core/schemas/economy.ts";
 import { documentInstant } from "../../lib/dating.ts";
-import { publishJson } from "../../lib/json.ts";
+import { jsonText, publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
 
 export const supplyStep: DocumentStep = {
@@ -18,7 +20,7 @@ export const supplyStep: DocumentStep = {
   name: "supply",
   title: "MIC supply",
   description:
-    "MIC supply from the ledger: total minted (total_supply), circulating (minted minus burned minus locked), locked in contracts, and burned; amounts in MIC, summed exactly in integer shards.",
+    "MIC supply from the ledger: total minted (total_supply), circulating (minted minus burned minus locked), locked in contracts, and burned; amounts in MIC, summed exactly in integer shards; each figure's exact shard count beside it as a decimal string (<figure>_shards).",
   mediatype: "application/json",
   access: "public",
   schema: "economy/supply",
@@ -26,14 +28,8 @@ export const supplyStep: DocumentStep = {
   version: 1,
   generate({ facts, pulse }) {
     const { timestamp, cycle } = documentInstant(facts, pulse);
-    const f = supplyFigures(facts.supply);
-    return publishJson("economy/supply.json", Supply, {
-      cycle,
-      timestamp,
-      total_supply: f.total_supply,
-      circulating: f.circulating,
-      locked: f.locked,
-      burned: f.burned,
-    });
+    const document: Supply = { cycle, timestamp, ...supplyFigures(facts.supply) };
+    publishJson("economy/supply.json", Supply, document); // validated with its numbers
+    return jsonText(withExactMicFigures(document, SUPPLY_FIGURES));
   },
 };

@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { issuePayload, keyRegistry, keyStatus, type ApiKey, type KeyRegistry, type KeyStatus } from "../core/access/keys.ts";
 import { REFUSAL_WINDOW_SECONDS, type AccessEventPayload, type AccessRefusalsPayload } from "../core/access/events.ts";
+import { labelOfRequest, receivedPayload, requestReference, type KeyRequest, type KeyRequestBody } from "../core/access/key-requests.ts";
 import type { KeyTier } from "../core/datapackage/contract.ts";
 import { accessLedgerPath, openAccessLedger } from "../store/access-ledger.ts";
 import type { SigningKey } from "../store/keys.ts";
@@ -16,7 +17,7 @@ import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { CodedError } from "../core/errors.ts";
 
 export { KEY_TIERS, type KeyTier } from "../core/datapackage/contract.ts";
-export type { ApiKey, KeyStatus };
+export type { ApiKey, KeyRequest, KeyStatus };
 
 /** Where the access ledger is: `ACCESS_LEDGER_DB`, else `<STATE_DIR>/access.sqlite`. */
 export function keysPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -32,7 +33,7 @@ export interface KeyMatch {
   status: KeyStatus;
 }
 
-export type KeyStoreErrorCode = "unknown-key" | "not-active" | "raced";
+export type KeyStoreErrorCode = "unknown-key" | "not-active" | "raced" | "unknown-request" | "answered";
 
 export class KeyStoreError extends CodedError<KeyStoreErrorCode> {}
 
@@ -81,10 +82,10 @@ export class ApiKeyStore {
     return this.#current().keys.get(id) ?? null;
   }
 
-  /** Issues a key (a successor of `replaces` when rotating); returns the token, which is not stored. */
-  issue(tier: KeyTier, label: string, now: Date, replaces: string | null = null): { token: string; key: ApiKey } {
+  /** Issues a key (a successor of `replaces` when rotating, or the answer to a request); returns the token, which is not stored. */
+  issue(tier: KeyTier, label: string, now: Date, replaces: string | null = null, request?: string): { token: string; key: ApiKey } {
     const token = `ipk_${randomBytes(32).toString("base64url")}`;
-    const payload = issuePayload(this.#current(), tier, label, hashOf(token), now, replaces);
+    const payload = issuePayload(this.#current(), tier, label, hashOf(token), now, replaces, request);
     this.#ledger.append([{ type: "apikey.issued", payload: { ...payload } }]);
     const key = this.#current().keys.get(payload.key_id);
     // Two issuers may have raced for the id: the ledger keeps the first, and this one is void.
@@ -107,6 +108,45 @@ export class ApiKeyStore {
     const key = this.#known(id);
     if (key.revoked_at === null) this.#ledger.append([{ type: "apikey.revoked", payload: { key_id: id, reason, revoked_at: now.toISOString() } }]);
     return this.#current().keys.get(id)!;
+  }
+
+  /**
+   * Records a key request (already checked against KeyRequestBody) and returns its reference.
+   * Throws when it cannot be recorded: the caller then answers that nothing was received.
+   */
+  receiveRequest(body: KeyRequestBody, now: Date): KeyRequest {
+    const payload = receivedPayload(body, requestReference(randomBytes(5)), now);
+    this.#ledger.append([{ type: "keyrequest.received", payload: { ...payload } }]);
+    const request = this.#current().requests.get(payload.reference);
+    // 40 random bits: a repeat is all but impossible, and the ledger keeps the first one if it happens.
+    if (!request || request.received_at !== payload.received_at || request.contact !== payload.contact) throw new KeyStoreError("raced", "the reference drawn was taken; nothing was recorded, try again");
+    return request;
+  }
+
+  /** Every key request ever received, oldest first. */
+  requests(): KeyRequest[] {
+    return [...this.#current().requests.values()];
+  }
+
+  /** Issues the key a pending request asked for, in one append that also marks the request answered. */
+  issueForRequest(reference: string, now: Date): { token: string; key: ApiKey; request: KeyRequest } {
+    const request = this.#pending(reference);
+    const issued = this.issue(request.tier, labelOfRequest(request), now, null, reference);
+    return { ...issued, request: this.#current().requests.get(reference)! };
+  }
+
+  /** Declines a pending request. */
+  declineRequest(reference: string, reason: string, now: Date): KeyRequest {
+    this.#pending(reference);
+    this.#ledger.append([{ type: "keyrequest.declined", payload: { reference, reason, declined_at: now.toISOString() } }]);
+    return this.#current().requests.get(reference)!;
+  }
+
+  #pending(reference: string): KeyRequest {
+    const request = this.#current().requests.get(reference);
+    if (!request) throw new KeyStoreError("unknown-request", `no key request ${reference} (see npm run keys -- requests)`);
+    if (request.status !== "pending") throw new KeyStoreError("answered", `${reference} is already ${request.status}${request.key_id ? ` (key ${request.key_id})` : ""}`);
+    return request;
   }
 
   #known(id: string): ApiKey {

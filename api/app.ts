@@ -49,6 +49,7 @@ import { avmRoutes } from "./routes/avm.ts";
 import { ledgerRoutes } from "./routes/ledger.ts";
 import { consensusRoutes } from "./routes/consensus.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { keyRequestRoutes } from "./routes/key-requests.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { simulationRoutes } from "./routes/simulation.ts";
 import { staticSite } from "./routes/site.ts";
@@ -97,6 +98,8 @@ export interface AppOptions {
   tokenSecretKeyHex?: string;
   /** POST /avm/verify requests per client per UTC day (default 100; null: unlimited, for a benchmark). */
   verifyQuota?: number | null;
+  /** POST /keys/requests per client per UTC day (default KEY_REQUEST_DAILY_QUOTA; null: unlimited). */
+  keyRequestQuota?: number | null;
 }
 
 /** Area names, to skip the path parse on requests that cannot name an area file. */
@@ -159,6 +162,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
   app.route("/", avmRoutes({ platform, ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
   app.route("/", ledgerRoutes(options.ledger));
+  // Requests for API keys, recorded on the access ledger for the operator (routes/key-requests.ts).
+  app.route("/", keyRequestRoutes({ keys, quotas, now, ...(options.keyRequestQuota !== undefined ? { quota: options.keyRequestQuota } : {}) }));
   app.route("/", openApiRoutes(() => openApiDocument(app)));
 
   app.notFound(unmatchedRequest(app, { ...(options.siteDir !== undefined ? { site: staticSite(options.siteDir) } : {}), trustedOrigins }));

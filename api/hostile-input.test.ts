@@ -139,6 +139,13 @@ const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: `/v1/consensus/proofs/${sessions.validating.delibId}/validator`, route: "/v1/consensus/proofs/{delib_id}/validator", token: true, body: JSON.stringify(sessions.validating.signature) },
   { method: "GET", path: `/v1/consensus/proofs/${sessions.sealed.delibId}`, route: "/v1/consensus/proofs/{delib_id}" },
   { method: "POST", path: `/v1/consensus/sessions/${sessions.closing.sessionId}/close`, route: "/v1/consensus/sessions/{id}/close", token: true, body: JSON.stringify(sessions.closing.close) },
+  // Key requests: recorded on the suite's access ledger (no daily quota here, or the probes would spend it).
+  {
+    method: "POST",
+    path: "/keys/requests",
+    body: JSON.stringify({ tier: "academic", affiliation: "Hostile University", contact: "probe@hostile.example.edu", purpose: "probing", expected_volume: 10 }),
+    validStatus: 201,
+  },
   // Test-only: a declared write route, so the suite exercises the body handling every write route gets.
   { method: "POST", path: "/test/echo", body: '{"name":"probe","count":1}' },
 ];
@@ -183,6 +190,7 @@ beforeAll(async () => {
     ledger: avm.ledger,
     tokenPublicKeyHex: TEST_TOKEN_PUBLIC,
     tokenSecretKeyHex: TEST_TOKEN_SECRET,
+    keyRequestQuota: null,
   });
   addRoute(app, echoRoute, (c) => c.json(c.req.valid("json"), 200));
   doc = openApiDocument(app);

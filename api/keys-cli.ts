@@ -3,6 +3,9 @@
  * (`ACCESS_LEDGER_DB`, default `<STATE_DIR>/access.sqlite`; see api/api-keys.ts).
  *
  *   issue --tier <tier> --label "<who>"   issue a key and print it ONCE (only its SHA-256 is kept)
+ *   requests [--all]                     the key requests sent with POST /keys/requests (pending ones; --all: every one)
+ *   issue --request REF                  issue the key request REF asked for (its tier, labelled with its affiliation)
+ *   decline --request REF [--reason "<why>"]   answer REF without a key
  *   rotate ID                            issue the successor of ID (same tier and label), printed once;
  *                                        ID keeps working for the 14-day grace period, then retires
  *   revoke ID [--reason "<why>"]         refuse ID from now on, on every API instance
@@ -16,10 +19,12 @@
 import { parseArgs } from "node:util";
 import { verifierKey } from "../core/checkpoint.ts";
 import { keyStatus } from "../core/access/keys.ts";
+import { looksAcademic, type KeyRequest } from "../core/access/key-requests.ts";
 import { accessSigningKey } from "../store/access-ledger.ts";
 import { ApiKeyStore, KEY_TIERS, KeyStoreError, keysPath, type ApiKey, type KeyTier } from "./api-keys.ts";
 
-const USAGE = 'usage: npm run keys -- issue --tier <tier> --label "<who>" | rotate ID | revoke ID [--reason "<why>"] | list | vkey';
+const USAGE =
+  'usage: npm run keys -- issue --tier <tier> --label "<who>" | issue --request REF | requests [--all] | decline --request REF [--reason "<why>"] | rotate ID | revoke ID [--reason "<why>"] | list | vkey';
 
 function usage(message: string): never {
   process.stderr.write(`keys: ${message}\n${USAGE}\n`);
@@ -31,10 +36,19 @@ function describe(key: ApiKey, now: Date): string {
   return [key.id, key.tier, keyStatus(key, now), `issued ${key.issued_at}`, `expires ${key.expires_at}`, key.label, ...extra.filter(Boolean)].join("\t");
 }
 
+/** One request per line; the academic hint flags an address on an academic domain (.edu, .ac.<cc>, .edu.<cc>). */
+function describeRequest(r: KeyRequest): string {
+  const answer = r.status === "issued" ? `key ${r.key_id} at ${r.answered_at}` : r.status === "declined" ? `declined ${r.answered_at}: ${r.decline_reason}` : "";
+  const hint = r.tier === "academic" ? (looksAcademic(r.contact) ? "academic domain" : "CHECK: not an academic domain") : "";
+  return [r.reference, r.status, r.tier, `received ${r.received_at}`, r.affiliation, r.contact, hint, r.expected_volume === null ? "" : `${r.expected_volume}/day`, r.purpose, answer]
+    .filter(Boolean)
+    .join("\t");
+}
+
 function main(argv: string[]): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { tier: { type: "string" }, label: { type: "string" }, reason: { type: "string" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: { tier: { type: "string" }, label: { type: "string" }, reason: { type: "string" }, request: { type: "string" }, all: { type: "boolean" } }, allowPositionals: true, strict: true });
   } catch (error) {
     usage((error as Error).message);
   }
@@ -49,9 +63,12 @@ function main(argv: string[]): number {
     console.log(verifierKey(key.name, key.publicKeyHex));
     return 0;
   }
-  if (command !== "issue" && command !== "rotate" && command !== "revoke" && command !== "list") usage(`unknown command ${JSON.stringify(command ?? "")}`);
+  if (command !== "issue" && command !== "rotate" && command !== "revoke" && command !== "list" && command !== "requests" && command !== "decline") usage(`unknown command ${JSON.stringify(command ?? "")}`);
   if ((command === "rotate" || command === "revoke") && !id) usage(`${command} needs a key id (see npm run keys -- list)`);
-  if ((command === "issue" || command === "list") && id) usage(`${command} takes no key id`);
+  if ((command === "issue" || command === "list" || command === "requests" || command === "decline") && id) usage(`${command} takes no positional argument`);
+  if (command === "decline" && !values.request) usage("decline needs --request REF (see npm run keys -- requests)");
+  if (command === "issue" && values.request && (values.tier || values.label)) usage("issue --request takes the tier and label from the request: no --tier or --label");
+  if (values.all && command !== "requests") usage("--all is an option of requests");
 
   const store = new ApiKeyStore(keysPath(), { key: accessSigningKey(process.env, log) });
   try {
@@ -59,7 +76,26 @@ function main(argv: string[]): number {
       case "list":
         for (const k of store.list()) console.log(describe(k, now));
         return 0;
+      case "requests":
+        for (const r of store.requests()) if (values.all || r.status === "pending") console.log(describeRequest(r));
+        return 0;
+      case "decline": {
+        const reason = values.reason ?? "declined by the operator";
+        if (reason === "" || reason.length > 200) usage("--reason must be 1 to 200 characters");
+        const request = store.declineRequest(values.request!, reason, now);
+        store.checkpoint();
+        console.log(`declined ${request.reference} (${request.tier}, ${request.affiliation}); tell the requester at ${request.contact}`);
+        return 0;
+      }
       case "issue": {
+        if (values.request) {
+          const { token, key, request } = store.issueForRequest(values.request, now);
+          store.checkpoint();
+          console.log(`issued ${key.id} (${key.tier}) for ${request.reference}, ${request.affiliation}; expires ${key.expires_at}; stored as its SHA-256 in ${store.path}`);
+          console.log(`deliver it to ${request.contact} over a secure channel`);
+          console.log(`key (shown once, deliver it over a secure channel): ${token}`);
+          return 0;
+        }
         const tier = values.tier as KeyTier | undefined;
         if (!tier || !KEY_TIERS.includes(tier)) usage(`--tier must be one of ${KEY_TIERS.join(", ")}`);
         if (!values.label || values.label.length > 200) usage("--label is required (who the key is for), at most 200 characters");

@@ -43,13 +43,12 @@ const TAGS = [
   { name: "Balances", description: "Balances by the v1 → v2 migration's phases, and each address's proof in the migration's verification tree." },
   { name: "Authority verification", description: "Verify authority (five stages), check and revoke it; the operator operations for holders of operator tokens." },
   { name: "Ledger", description: "Proofs that an entry is in the ledger." },
+  { name: "Key requests", description: "Ask for an API key of a keyed tier; the operators answer at the contact address given." },
   { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
   { name: "Service", description: "Health and this description." },
 ];
 
-const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`) whose \`type\` is a stable URI under \`${PROBLEM_BASE}\`: ${Object.keys(PROBLEM_TYPES)
-  .map((slug) => `\`${slug}\``)
-  .join(", ")}.
+const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`) whose \`type\` is a stable URI under \`${PROBLEM_BASE}\` followed by the problem's name (${Object.keys(PROBLEM_TYPES).length} of them; each response lists those it can be, and the components \`problem.<name>\` describe each).
 
 - **Strict queries.** A route accepts exactly the query parameters it lists, each at most once; anything else is 400 \`invalid-query\` naming the parameter.
 - **Bodies.** At most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB (${DEFAULT_BODY_LIMIT_BYTES.toLocaleString("en-US")} bytes) of request content for every method (413 \`payload-too-large\`); a route without a request body ignores content within that limit.
@@ -86,6 +85,10 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
       description: `A tamper-evident ledger, the integrity pulse and the published datasets of five audiences.\n\n${RULES}`,
     },
     tags: TAGS,
+    // Relative: the origin this document is served from (OpenAPI 3.1 §4.8.5), never a Host header echoed back.
+    servers: [{ url: "/", description: "The origin this description is served from" }],
+    // What an operation without its own `security` needs: nothing (public); keyed and write routes declare theirs.
+    security: [{}],
   });
 }
 

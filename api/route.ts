@@ -131,10 +131,28 @@ function strictQuery(schema: z.ZodType): MiddlewareHandler {
   };
 }
 
+/**
+ * The operationId of a route that declares none: its method and path in camel case, a path
+ * parameter as `By<Name>` (`GET /avm/check/{ledger_id}` → `getAvmCheckByLedgerId`). Unique because
+ * method and path are, and stable, so generated clients keep their method names.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .split("/")
+    .filter(Boolean)
+    .flatMap((segment) => {
+      const parameter = /^\{(.+)\}$/.exec(segment);
+      return parameter ? ["by", ...parameter[1]!.split(/[^A-Za-z0-9]+/)] : segment.split(/[^A-Za-z0-9]+/);
+    })
+    .filter(Boolean);
+  return [method.toLowerCase(), ...words.map((w) => w[0]!.toUpperCase() + w.slice(1))].join("");
+}
+
 /** Adds a declared route to an app or group: its validators, then `handler`. */
 export function addRoute<R extends DeclaredRoute>(group: RouteGroup, route: R, handler: (c: RouteContext<R>) => Response | Promise<Response>): void {
   // The description gets the whole route; routing gets the same route with the query checked by strictQuery.
-  const { middleware: declared = [], ...described } = route as R & { middleware?: MiddlewareHandler[] };
+  const { middleware: declared = [], ...declaration } = route as R & { middleware?: MiddlewareHandler[] };
+  const described = { ...declaration, operationId: declaration.operationId ?? operationIdOf(declaration.method, declaration.path) };
   group.openAPIRegistry.registerPath(described);
   const { query, ...request } = route.request ?? {};
   const middleware = [strictQuery((query as z.ZodType | undefined) ?? NoQuery), ...declared];

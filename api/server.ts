@@ -41,6 +41,8 @@ export interface ServerOptions {
   tokenPublicKeyHex?: string;
   /** The token key's secret half, for POST /avm/operator/issue-token. */
   tokenSecretKeyHex?: string;
+  /** POST /keys/requests per client per UTC day (default KEY_REQUEST_DAILY_QUOTA; null: unlimited). */
+  keyRequestQuota?: number | null;
 }
 
 /** Largest WebSocket frame `ws` accepts at all; the simulation's own limit is smaller. */
@@ -108,6 +110,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
     ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}),
+    ...(options.keyRequestQuota !== undefined ? { keyRequestQuota: options.keyRequestQuota } : {}),
   });
   let running: RunningServer;
   try {

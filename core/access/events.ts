@@ -1,13 +1,14 @@
 /**
  * The events of the access ledger (a ledger of its own, `.state/access.sqlite`, origin
  * `integrity-platform.example/access`): API keys issued and revoked, and every keyed access to the
- * data areas. They join the ledger's event registry (core/ledger/events.ts), so the ledger's own
+ * data areas, and the requests for keys (core/access/key-requests.ts). They join the ledger's event registry (core/ledger/events.ts), so the ledger's own
  * verifier, export and offline check work on the access ledger unchanged. A key is stored only as
  * the SHA-256 of its token; the token itself never reaches the ledger.
  */
 import { z } from "zod";
 import { AREAS, KEY_TIERS } from "../datapackage/contract.ts";
 import { IsoTimestampMs } from "../schemas/common.ts";
+import { KeyRequestReference, keyRequestEventSchemas } from "./key-requests.ts";
 
 /** `<tier>-<n>`: n counts every key ever issued for the tier, so an id is never reused. */
 export const KeyId = z.string().regex(/^[a-z]+-[1-9][0-9]{0,8}$/, "must be <tier>-<n>");
@@ -33,6 +34,8 @@ export const accessEventSchemas = {
     expires_at: IsoTimestampMs,
     /** The key this one succeeds (rotation), or null. */
     replaces: KeyId.nullable(),
+    /** The key request it answers (core/access/key-requests.ts), when it was issued for one. */
+    request: KeyRequestReference.optional(),
   }),
   "apikey.revoked": z.strictObject({ key_id: KeyId, reason: z.string().min(1).max(200), revoked_at: IsoTimestampMs }),
   access: z.strictObject({
@@ -63,6 +66,7 @@ export const accessEventSchemas = {
     status: z.int().min(100).max(599),
     count: z.int().positive(),
   }),
+  ...keyRequestEventSchemas,
 } as const;
 
 /** The window anonymous refusals are counted in (core/access/events.ts "access.refusals"). */

@@ -18,6 +18,7 @@ import type { KeyTier } from "../datapackage/contract.ts";
 import type { KeyIssuedPayload, KeyRevokedPayload } from "./events.ts";
 import type { KEY_STATUSES } from "./events.ts";
 import { DAY_MS } from "../time.ts";
+import { applyKeyRequestEntry, type KeyRequest } from "./key-requests.ts";
 
 
 export const KEY_LIFETIME_DAYS: Readonly<Record<KeyTier, number>> = { government: 90, academic: 365, institutional: 365, economist: 365 };
@@ -47,20 +48,23 @@ export interface KeyRegistry {
   byHash: Map<string, string>;
   /** Keys ever issued per tier (the n of the next id). */
   issued: Map<string, number>;
+  /** Key requests by reference (core/access/key-requests.ts). */
+  requests: Map<string, KeyRequest>;
 }
 
 const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * DAY_MS).toISOString();
 
 export const keyRegistry: Projection<KeyRegistry> = {
-  initial: () => ({ keys: new Map(), byHash: new Map(), issued: new Map() }),
+  initial: () => ({ keys: new Map(), byHash: new Map(), issued: new Map(), requests: new Map() }),
   apply(state, entry: LedgerEntry) {
     if (entry.type === "apikey.issued") {
       const p = entry.payload as unknown as KeyIssuedPayload;
       const tier = p.key_id.slice(0, p.key_id.lastIndexOf("-"));
       state.issued.set(tier, Math.max(state.issued.get(tier) ?? 0, Number(p.key_id.slice(tier.length + 1))));
       if (state.keys.has(p.key_id) || state.byHash.has(p.sha256) || tier !== p.tier) return state; // void: a raced or malformed issue
-      const { key_id: id, ...fields } = p;
+      const { key_id: id, request, ...fields } = p;
       state.keys.set(id, { id, ...fields, replaced_by: null, retires_at: null, revoked_at: null, revoke_reason: null });
+      applyKeyRequestEntry(state.requests, entry, { key_id: id, request, issued_at: p.issued_at });
       state.byHash.set(p.sha256, p.key_id);
       const old = p.replaces ? state.keys.get(p.replaces) : undefined;
       if (old && old.replaced_by === null) {
@@ -76,6 +80,8 @@ export const keyRegistry: Projection<KeyRegistry> = {
         key.revoked_at = p.revoked_at;
         key.revoke_reason = p.reason;
       }
+    } else {
+      applyKeyRequestEntry(state.requests, entry, null);
     }
     return state;
   },
@@ -100,7 +106,9 @@ export function nextKeyId(state: KeyRegistry, tier: KeyTier): string {
 }
 
 /** The payload of a new key (the caller draws the token and hashes it). */
-export function issuePayload(state: KeyRegistry, tier: KeyTier, label: string, sha256: string, now: Date, replaces: string | null = null): KeyIssuedPayload {
+export function issuePayload(state: KeyRegistry, tier: KeyTier, label: string, sha256: string, now: Date, replaces: string | null = null, request?: string): KeyIssuedPayload {
   const issued_at = now.toISOString();
-  return { key_id: nextKeyId(state, tier), tier, label, sha256, issued_at, expires_at: plusDays(issued_at, KEY_LIFETIME_DAYS[tier]), replaces };
+  const payload: KeyIssuedPayload = { key_id: nextKeyId(state, tier), tier, label, sha256, issued_at, expires_at: plusDays(issued_at, KEY_LIFETIME_DAYS[tier]), replaces };
+  // Only keys issued for a request carry the field, so the events of all other keys stay as they were.
+  return request === undefined ? payload : { ...payload, request };
 }

@@ -68,6 +68,16 @@ const valid: { [T in EventType]: EventPayload<T> } = {
   },
   "apikey.revoked": { key_id: "government-1", reason: "key compromise", revoked_at: "2026-01-02T00:00:00.000Z" },
   access: { key_id: "government-1", key_status: "active", tier: "government", area: "government", file: "compliance-report.json", outcome: "served", status: 200 },
+  "keyrequest.received": {
+    reference: "KR-7F3Q-9ZKD",
+    tier: "academic",
+    affiliation: "Example University, Department of Economics",
+    contact: "researcher@example.edu",
+    purpose: "Replicating the MII timeline",
+    expected_volume: 200,
+    received_at: "2026-01-02T00:00:00.000Z",
+  },
+  "keyrequest.declined": { reference: "KR-7F3Q-9ZKD", reason: "no academic address", declined_at: "2026-01-03T00:00:00.000Z" },
   "access.refusals": { window_start: "2026-01-01T00:00:00.000Z", window_seconds: 60, credential: "none", area: "government", file: "compliance-report.json", outcome: "unauthorized", status: 401, count: 100 },
   "compliance.audited": { jurisdiction: "EU", auditor: "Sample audit office", audited_on: "2026-10-20", next_audit: "2027-04-20" },
 };

@@ -50,6 +50,8 @@ export interface OperationView {
 
 export interface TagView {
   name: string;
+  /** The tag's page: /docs/<slug>/. */
+  slug: string;
   description: string;
   operations: OperationView[];
 }
@@ -248,7 +250,7 @@ export function apiReference(doc: OpenApi, base: string): { tags: TagView[]; ope
       const ref = json ? ((json.schema as Json).$ref as string | undefined) : undefined;
       const body = ((operation.requestBody as Json | undefined)?.content ?? null) as Record<string, Json> | null;
       operations.push({
-        id: `${method}-${slug(path)}`,
+        id: typeof operation.operationId === "string" ? operation.operationId : `${method}-${slug(path)}`,
         tag: ((operation.tags as string[] | undefined) ?? ["Other"])[0]!,
         method: method.toUpperCase(),
         path,
@@ -279,18 +281,48 @@ export function apiReference(doc: OpenApi, base: string): { tags: TagView[]; ope
         errorExample: errorMessage(doc, path, responses),
         schema: json ? { name: ref ? ref.split("/").pop()! : "inline", text: pretty(ref ? resolve(doc, json.schema) : json.schema), shownAt: ref ? (schemaShownAt.get(ref) ?? null) : null } : null,
       });
-      if (ref && !schemaShownAt.has(ref)) schemaShownAt.set(ref, `${method}-${slug(path)}`);
+      if (ref && !schemaShownAt.has(ref)) schemaShownAt.set(ref, operations.at(-1)!.id);
     }
   }
   const tagNames = [...(doc.tags ?? []).map((t) => t.name), ...operations.map((o) => o.tag)];
   const tags = [...new Set(tagNames)]
     .map((name) => ({
       name,
+      slug: slug(name),
       description: (doc.tags ?? []).find((t) => t.name === name)?.description ?? "",
       operations: operations.filter((o) => o.tag === name),
     }))
     .filter((t) => t.operations.length > 0);
   return { tags, operations };
+}
+
+/** The page of a tag that shows an operation, and the anchor on it (schemas are shown once per page). */
+export function operationHref(tags: TagView[], id: string): string {
+  const tag = tags.find((t) => t.operations.some((o) => o.id === id));
+  return tag ? `/docs/${tag.slug}/#${id}` : `#${id}`;
+}
+
+export interface ProblemTypeView {
+  slug: string;
+  status: number;
+  title: string;
+  type: string;
+}
+
+/** The problem types the routes declare (components `problem.<slug>`), by status then slug. */
+export function problemTypes(doc: OpenApi): ProblemTypeView[] {
+  // A literal is written as `const` or as a one-value `enum`, depending on the generator.
+  const constOf = (schema: Json | undefined) => {
+    const s = schema as { const?: unknown; enum?: unknown[] } | undefined;
+    return s?.const ?? (s?.enum?.length === 1 ? s.enum[0] : undefined);
+  };
+  return Object.entries(doc.components?.schemas ?? {})
+    .filter(([name]) => name.startsWith("problem."))
+    .map(([name, schema]) => {
+      const properties = (schema.properties ?? {}) as Record<string, Json>;
+      return { slug: name.slice("problem.".length), status: Number(constOf(properties.status)), title: String(constOf(properties.title) ?? ""), type: String(constOf(properties.type) ?? "") };
+    })
+    .sort((a, b) => a.status - b.status || a.slug.localeCompare(b.slug));
 }
 
 /** The security schemes, for the authentication section. */

@@ -157,7 +157,7 @@ const TIERS: Record<string, AccessTier> = {
   government: {
     label: "Government key",
     howTo:
-      "Ask the platform operators for a government key, stating your affiliation, an official contact address and the purpose. " +
+      "Request it stating your affiliation, an official contact address and the purpose. " +
       "The key is delivered over a secure channel and rotated every quarter; every use is logged and audited.",
   },
   academic: {
@@ -176,7 +176,7 @@ const TIERS: Record<string, AccessTier> = {
 
 /** The tier of an access value; an unknown tier is keyed (never shown as public). */
 export function accessTier(access: string): AccessTier {
-  return TIERS[access] ?? { label: `${access} key`, howTo: "Ask the platform operators for a key, stating your affiliation and the purpose." };
+  return TIERS[access] ?? { label: `${access} key`, howTo: "Request it stating your affiliation and the purpose." };
 }
 
 const FORMATS: Record<string, string> = {

@@ -1,0 +1,103 @@
+/**
+ * POST /keys/requests — ask for an API key (interface spec, "Data areas"): the request states the
+ * tier, affiliation, official contact address and purpose (and, for the non-government tiers, the
+ * expected volume); it is recorded on the access ledger (`keyrequest.received`) and answered 201
+ * with a reference the requester quotes. The operator reviews requests with
+ * `npm run keys -- requests` and answers with `issue --request <ref>` or `decline --request <ref>`
+ * (api/keys-cli.ts); the key itself is delivered over a secure channel, never by this API.
+ *
+ * Against robots: a per-client daily quota (RateLimit fields, 429) and a honeypot field (`website`,
+ * hidden on the form) that must stay empty. The requester's details go to the access ledger only:
+ * the request log has the method and path, never a body.
+ */
+import { z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { KEY_REQUEST_DAILY_QUOTA, KeyRequestBody, KeyRequestReference } from "../../core/access/key-requests.ts";
+import { KEY_TIERS } from "../../core/datapackage/contract.ts";
+import { IsoTimestampMs } from "../../core/schemas/common.ts";
+import type { ApiKeyStore } from "../api-keys.ts";
+import { clientAddress } from "../client.ts";
+import { problem } from "../problem.ts";
+import { rateLimitHeaders, type DailyQuotas, type Quota } from "../middleware/rate-limit.ts";
+import { component, headers, json } from "../responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
+
+const QUOTA_BUCKET = "key-requests";
+
+export interface KeyRequestRouteOptions {
+  keys: ApiKeyStore;
+  quotas: DailyQuotas;
+  now: () => Date;
+  /** Requests per client per UTC day; null: unlimited (the hostile-input suite). Default KEY_REQUEST_DAILY_QUOTA. */
+  quota?: Quota;
+}
+
+export const KEY_REQUEST_EXAMPLE = {
+  tier: "academic",
+  affiliation: "Example University, Department of Economics",
+  contact: "researcher@example.edu",
+  purpose: "Replicating the MII timeline for a paper on measured integrity",
+  expected_volume: 200,
+} as const;
+
+const RequestBody = component("key-request", KeyRequestBody, KEY_REQUEST_EXAMPLE);
+
+const Receipt = component(
+  "key-request-receipt",
+  z.strictObject({
+    reference: KeyRequestReference.meta({ description: "Quote it when writing to the operators about this request" }),
+    tier: z.enum(KEY_TIERS),
+    received_at: IsoTimestampMs,
+    status: z.literal("pending"),
+    next: z.string().openapi({ description: "What happens next, in words" }),
+  }),
+);
+
+export const NEXT_STEP =
+  "The operators check the request (for an academic key, that the contact address is an academic one) and answer at the contact address; a key is delivered over a secure channel, never by e-mail in clear or by this API.";
+
+export const keyRequestRoute = defineRoute({
+  method: "post",
+  path: "/keys/requests",
+  tags: ["Key requests"],
+  summary: "Request an API key for the keyed data areas",
+  description:
+    "Records a request for a government, academic, institutional or economist key on the access ledger and answers its reference. State the affiliation, an official contact address and the purpose; the academic, institutional and economist tiers also state the expected volume (requests per day). `website` is a honeypot: leave it out or empty. At most 5 requests per client per UTC day.",
+  request: { body: { required: true, content: { "application/json": { schema: RequestBody } } } },
+  responses: { 201: json("The request was recorded", Receipt, { headers: headers("RateLimit-Policy", "RateLimit") }) },
+  problems: ["rate-limited", "ledger-unavailable"],
+});
+
+export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {
+  const { keys, quotas, now } = options;
+  const quota = options.quota === undefined ? KEY_REQUEST_DAILY_QUOTA : options.quota;
+  const routes = routeGroup();
+  routes.use(keyRequestRoute.path, quotaGate(quotas, quota));
+  addRoute(routes, keyRequestRoute, (c) => {
+    const body = c.req.valid("json") as KeyRequestBody;
+    let request;
+    try {
+      request = keys.receiveRequest(body, now());
+    } catch {
+      return problem(c, "ledger-unavailable", "The request could not be recorded, so it was not received. Try again later.");
+    }
+    return c.json({ reference: request.reference, tier: request.tier, received_at: request.received_at, status: "pending" as const, next: NEXT_STEP }, 201, { "Cache-Control": "no-store" });
+  });
+  return routes;
+}
+
+/** The per-client daily quota of key requests: 429 once spent, RateLimit fields on every answer. */
+function quotaGate(quotas: DailyQuotas, quota: Quota): MiddlewareHandler {
+  return async function keyRequestQuota(c, next) {
+    if (c.req.method !== "POST") return next();
+    const decision = quotas.takeOwn(QUOTA_BUCKET, quota, clientAddress(c));
+    const limits = rateLimitHeaders(decision);
+    if (decision.limited && !decision.allowed) {
+      return problem(c, "rate-limited", `the quota of ${decision.quota} key requests a day for this client is spent; it resets at 00:00 UTC`, {
+        headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
+      });
+    }
+    await next();
+    for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Asking for a key, end to end: the site built from the repository's data and served with the API
+ * by the embedded default (`npm start`) on a free port; in chromium, the government page's form is
+ * filled and sent, the page shows the reference the API answered, and the operator's CLI
+ * (`npm run keys -- requests`, `issue --request`) on the same state folder lists that request and
+ * issues its key. The same built pages served by a plain static server (a CDN, no API) hide the
+ * form and show where to write instead. The request-access terms appear once per page, and axe
+ * finds nothing on the form at 1280 and 390 px.
+ */
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AxeBuilder } from "@axe-core/playwright";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEY_REQUEST_CONTACT } from "../core/access/key-requests.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, startPortal, stopPortal } from "./support/site/helpers.ts";
+import { serveStatic, type StaticServer } from "./support/static-server.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "portal-key-request-"));
+const siteDir = join(tmp, "site");
+const stateDir = join(tmp, "state");
+let portal: ChildProcess | undefined;
+let base: string;
+let cdn: StaticServer;
+let context: BrowserContext;
+let page: Page;
+
+function keysCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
+  delete env.ACCESS_LEDGER_DB;
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/keys-cli.ts"), ...args], { cwd: REPO_ROOT, env, encoding: "utf8" });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+beforeAll(async () => {
+  const build = await buildSite(REPO_DATA_DIR, siteDir);
+  if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
+  const running = await startPortal({ stateDir, dataDir: REPO_DATA_DIR, siteDir });
+  portal = running.child;
+  base = running.url;
+  cdn = await serveStatic(siteDir);
+  context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
+  page = context.pages()[0] ?? (await context.newPage());
+}, 240_000);
+
+afterAll(async () => {
+  await context?.close();
+  await cdn?.close();
+  await stopPortal(portal);
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("the key-request form", () => {
+  it("says the request-access terms once, however many files are keyed", async () => {
+    await page.goto(`${base}/government/`);
+    const text = (await page.locator("main").textContent())!;
+    expect(text.split("rotated every quarter").length - 1).toBe(1);
+    const keyedRows = page.locator('table.download-table tbody tr:not([data-access="public"])');
+    expect(await keyedRows.count()).toBeGreaterThan(1);
+    for (const row of await keyedRows.all()) await expect(row.locator('a[href="#request-access"]').textContent()).resolves.toBe("Request a key");
+  });
+
+  it("sends a request from the government page; the CLI lists it and issues its key", async () => {
+    await page.goto(`${base}/government/`);
+    const form = page.locator("key-request-form");
+    await expect.poll(() => form.getAttribute("data-state")).toBe("ready");
+    await expect(page.locator("#kr-tier").inputValue()).resolves.toBe("government");
+    await page.getByLabel("Affiliation (organisation, department)").fill("Ministry of Examples, Audit Office");
+    await page.getByLabel(/^Official contact address/).fill("audit@ministry.example.gov");
+    await page.getByLabel(/^Purpose/).fill("Quarterly audit of the compliance report");
+    await page.getByRole("button", { name: "Send the request" }).click();
+    await expect.poll(() => form.getAttribute("data-reference")).toMatch(/^KR-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+    const reference = (await form.getAttribute("data-reference"))!;
+    await expect(page.getByRole("status").filter({ hasText: reference }).textContent()).resolves.toContain(`Your reference is ${reference}`);
+
+    const listed = keysCli("requests");
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${reference}\\tpending\\tgovernment\\t.*Ministry of Examples, Audit Office\\taudit@ministry\\.example\\.gov\\t.*Quarterly audit`, "m"));
+    const issued = keysCli("issue", "--request", reference);
+    expect(issued.status, issued.stderr).toBe(0);
+    const token = /: (ipk_[A-Za-z0-9_-]{43})$/m.exec(issued.stdout)?.[1];
+    expect(token).toBeDefined();
+    // The key opens the government's keyed file on the same server.
+    const file = await fetch(`${base}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(file.status).toBe(200);
+    expect(keysCli("requests", "--all").stdout).toMatch(new RegExp(`^${reference}\\tissued\\t`, "m"));
+  });
+
+  it("shows the API's refusal in words (an academic request without the expected volume)", async () => {
+    await page.goto(`${base}/government/`);
+    const form = page.locator("key-request-form");
+    await expect.poll(() => form.getAttribute("data-state")).toBe("ready");
+    await page.locator("#kr-tier").selectOption("academic");
+    await page.getByLabel("Affiliation (organisation, department)").fill("Example University");
+    await page.getByLabel(/^Official contact address/).fill("someone@example.edu");
+    await page.getByLabel(/^Purpose/).fill("A study");
+    await page.getByRole("button", { name: "Send the request" }).click();
+    await expect.poll(() => page.locator(".key-request-result").textContent()).toMatch(/^Not sent: /);
+    await expect(page.locator(".key-request-result").textContent()).resolves.toMatch(/^Not sent: \/expected_volume: .*expected volume/);
+    expect(await form.getAttribute("data-reference")).toBeNull();
+  });
+
+  it("on a static copy of the site (no API) gives way to the address to write to", async () => {
+    await page.goto(`${cdn.url}/government/`);
+    const form = page.locator("key-request-form");
+    await expect.poll(() => form.getAttribute("data-state")).toBe("offline");
+    await expect(page.locator(".key-request-form").isHidden()).resolves.toBe(true);
+    const fallback = page.locator(".key-request-fallback");
+    await expect(fallback.isVisible()).resolves.toBe(true);
+    await expect(fallback.locator(`a[href="mailto:${KEY_REQUEST_CONTACT}"]`).count()).resolves.toBe(1);
+  });
+
+  for (const width of [1280, 390]) {
+    it(`passes axe and fits at ${width} px`, async () => {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${base}/government/#request-access`);
+      await expect.poll(() => page.locator("key-request-form").getAttribute("data-state")).toBe("ready");
+      const axe = await new AxeBuilder({ page }).include("key-request-form").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+      await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);
+    });
+  }
+});

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:3e64f8072cf3858957f663c9212df367fbe3f7d8f1b30826f8663607f820d758
+sha256:57a84dc720ce16d540ed25314948d8ca0794a9581c226bfb9cfc9c2037d2584d
 
-— integrity-platform.example/datasets eDLWuLYOS9lWbZyOyP2JwjvxvRngVdQGQr5bFSlM53pzVXRxZddM4cErNddLfyHoc92dqXZGovxuDn7XNO5Cy/WgKgE=
+— integrity-platform.example/datasets eDLWuLHONtNyUJVZfMgs3AM77eOLK5OWvg6X8G7ab1TbEjwwuHCuQ9sXi//yulNXjF87o2z06NBRhBm/zcdDj7cM/g8=

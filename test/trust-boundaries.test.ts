@@ -167,6 +167,15 @@ afterAll(() => {
   expect(total.nonProblemErrors).toBe(0);
 });
 
+
+/** Lists a keyed file among the public resources, as public: what an edited manifest would claim. */
+function makePublic(m: { resources: Record<string, unknown>[]; keyedResources?: Record<string, unknown>[] }, path: string): void {
+  const keyed = m.keyedResources ?? [];
+  const at = keyed.findIndex((r) => r.path === path);
+  const [entry] = keyed.splice(at, 1);
+  m.resources.push({ ...entry, access: "public" });
+}
+
 describe("§1 one contract for published data: the verifier, the site build and the API agree", () => {
   let w: World;
   beforeAll(async () => {
@@ -182,7 +191,7 @@ describe("§1 one contract for published data: the verifier, the site build and 
     const status = (m: { resources: Record<string, unknown>[] }) => m.resources.find((r) => r.path === "sentinel-status.json")!;
     const cases: [string, string, (m: { resources: Record<string, unknown>[] }) => void][] = [
       ["a resource path with a space (passed npm run verify, failed the site build)", "path-invalid", (m) => void (status(m).path = "a b.json")],
-      ["a keyed file made public", "access-mismatch", (m) => void (m.resources.find((r) => r.path === "compliance-report.json")!.access = "public")],
+      ["a keyed file made public", "access-mismatch", (m) => void makePublic(m, "compliance-report.json")],
       ["a file the contract does not publish", "file-unknown", (m) => void (status(m).path = "extra.json")],
       ["an upper-case path", "path-invalid", (m) => void (status(m).path = "Sentinel-Status.json")],
       ["the manifest's own name", "path-reserved", (m) => void (status(m).path = "datapackage.json")],
@@ -236,7 +245,7 @@ describe("§2 the API trusts only signed manifests", () => {
   });
 
   it("a manifest edited to make a keyed file public does not open it", async () => {
-    editManifest(w.data, "government", (m) => void (m.resources.find((r) => r.path === "compliance-report.json")!.access = "public"));
+    editManifest(w.data, "government", (m) => void makePublic(m, "compliance-report.json"));
     const anonymous = await hit("§2 signed manifests", w.url, "/government/compliance-report.json");
     expect(anonymous.status).toBe(401);
     expect(problemType(anonymous)).toBe("unauthorized");

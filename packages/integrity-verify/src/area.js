@@ -122,9 +122,16 @@ function listedResources(bytes) {
   if (typeof manifest !== "object" || manifest === null || !Array.isArray(manifest.resources)) {
     throw new VerifyError("manifest-malformed", "not a data package manifest: no resources array");
   }
+  if (manifest.keyedResources !== undefined && !Array.isArray(manifest.keyedResources)) {
+    throw new VerifyError("manifest-malformed", "keyedResources must be an array");
+  }
+  // Keyed files are listed apart (keyedResources), where a standard reader does not look; they are
+  // checked where present and skipped where not (a public copy never holds them).
+  /** @type {{ r: unknown; keyedList: boolean }[]} */
+  const listed = [...manifest.resources.map((/** @type {unknown} */ r) => ({ r, keyedList: false })), ...(manifest.keyedResources ?? []).map((/** @type {unknown} */ r) => ({ r, keyedList: true }))];
   /** @type {Set<string>} */
   const seen = new Set();
-  return manifest.resources.map((/** @type {unknown} */ r, /** @type {number} */ i) => {
+  return listed.map(({ r, keyedList }, /** @type {number} */ i) => {
     const { path, bytes: size, hash, access } = /** @type {Record<string, unknown>} */ (typeof r === "object" && r !== null ? r : {});
     if (typeof path !== "string" || path.length > 200 || !path.split("/").every((s) => SEGMENT.test(s)) || seen.has(path)) {
       throw new VerifyError("path-invalid", `resource ${i}: path ${JSON.stringify(path)} is not a unique relative path of lowercase segments`);
@@ -133,7 +140,7 @@ function listedResources(bytes) {
     if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !DIGEST.test(hash)) {
       throw new VerifyError("manifest-malformed", `resource ${path}: needs bytes (a whole number) and hash (sha256:<64 hex>)`);
     }
-    return { path, bytes: size, hash, keyed: access !== undefined && access !== "public" };
+    return { path, bytes: size, hash, keyed: keyedList || (access !== undefined && access !== "public") };
   });
 }
 

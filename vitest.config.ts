@@ -7,7 +7,10 @@ export default defineConfig({
     setupFiles: ["test/support/api/contract/setup.ts"],
     // One id per run: the site build of the repository's data is made once per run and shared.
     globalSetup: ["test/global-setup.ts"],
-    // Crash and end-to-end tests spawn real processes; keep them from fighting for 2 cores.
+    // Two test files at a time: most of the suite's wall time is waiting (child processes, a
+    // browser, a server's answers), so two workers keep 2 cores busy (vitest's default is one
+    // fewer than the cores). No test asserts a time; generous timeouts absorb the contention.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

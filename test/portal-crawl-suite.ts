@@ -1,0 +1,239 @@
+/**
+ * The crawl of the whole portal (test/portal-crawl.test.ts, the general checks and 1280 px, and
+ * test/portal-crawl-narrow.test.ts, 390 px): two test files so that the two widths' axe passes run
+ * on two workers at once. What it checks is said in portal-crawl.test.ts.
+ */
+import { AxeBuilder } from "@axe-core/playwright";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemHealth } from "../core/health/system-health.ts";
+import { manualPath, portalHref } from "../site/src/lib/manual.ts";
+import { buildSite, docsPages, DOCS_DIR, launchChromium, markdownLinks, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
+
+/** Registers the crawl: the general checks when `general`, and axe and fit at each of `widths`. */
+export function portalCrawl(widths: readonly number[], general: boolean): void {
+  const tmp = mkdtempSync(join(tmpdir(), "portal-crawl-"));
+  const siteDir = join(tmp, "site");
+
+  let portal: ChildProcess | undefined;
+  let base: string;
+  let context: BrowserContext;
+  let page: Page;
+  /** Same-origin pages found by the crawl (paths), and every same-origin URL referenced, with its status. */
+  const pages: string[] = [];
+  const statuses = new Map<string, number>();
+
+  /** Same-origin URLs a page references: links, stylesheets, icons, images, scripts. */
+  async function references(p: Page): Promise<{ links: string[]; assets: string[] }> {
+    return p.evaluate(() => {
+      const abs = (v: string | null) => (v ? new URL(v, location.href) : null);
+      const same = (u: URL | null): u is URL => u !== null && u.origin === location.origin;
+      const links = Array.from(document.querySelectorAll("a[href]")).map((a) => abs(a.getAttribute("href"))).filter(same).map((u) => u.pathname + u.search);
+      const assets = [
+        ...Array.from(document.querySelectorAll("link[href]")).map((l) => abs(l.getAttribute("href"))),
+        ...Array.from(document.querySelectorAll("img[src], script[src], source[src]")).map((e) => abs(e.getAttribute("src"))),
+      ]
+        .filter(same)
+        .map((u) => u.pathname + u.search);
+      return { links, assets };
+    });
+  }
+
+  beforeAll(async () => {
+    const build = await buildSite(REPO_DATA_DIR, siteDir);
+    if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
+    // The ledger the data was generated from, as `npm start` seeds it: the pages link to its proofs on the API.
+    await seedSampleLedger(join(tmp, "state"), REPO_DATA_DIR);
+    const running = await startPortal({ stateDir: join(tmp, "state"), dataDir: REPO_DATA_DIR, siteDir });
+    portal = running.child;
+    base = running.url;
+    context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
+    page = context.pages()[0] ?? (await context.newPage());
+
+    // Breadth-first from /: HTML pages are opened in the browser, everything else is fetched.
+    const queue = ["/"];
+    const seen = new Set(queue);
+    while (queue.length > 0) {
+      const path = queue.shift()!;
+      const response = await page.goto(base + path);
+      statuses.set(path, response?.status() ?? 0);
+      if (!response || response.status() !== 200 || !(response.headers()["content-type"] ?? "").includes("text/html")) continue;
+      pages.push(path);
+      const { links, assets } = await references(page);
+      for (const url of assets) {
+        if (statuses.has(url)) continue;
+        statuses.set(url, (await fetch(base + url)).status);
+      }
+      for (const url of links) {
+        const clean = url.split("#")[0]!;
+        if (seen.has(clean)) continue;
+        seen.add(clean);
+        // Pages are crawled; data files are fetched (a PDF or CSV is not a page to open).
+        if (clean.endsWith("/") || !/\.[a-z0-9]+$/i.test(clean.split("?")[0]!)) queue.push(clean);
+        else statuses.set(clean, (await fetch(base + clean)).status);
+      }
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await stopPortal(portal);
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  describe("the portal, crawled from / in chromium", () => {
+    if (general) {
+      it("finds every page and every same-origin link and asset answers 200", () => {
+        expect(pages).toEqual(expect.arrayContaining(["/", "/pulse/timeline/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/consensus/", "/authority/", "/manual/"]));
+        const broken = [...statuses].filter(([, status]) => status !== 200);
+        expect(broken).toEqual([]);
+        // The assets a person's browser asks for on its own: the icon and the stylesheet.
+        expect(statuses.get("/favicon.svg")).toBe(200);
+        expect([...statuses.keys()].some((u) => u.endsWith(".css"))).toBe(true);
+      });
+
+      it("builds every docs page into the manual, and every link between docs pages finds its page and anchor", () => {
+        const names = docsPages();
+        expect(pages).toEqual(expect.arrayContaining(names.map(manualPath)));
+        /** The ids of a built page (its headings' anchors among them). */
+        const idsOf = (path: string) => new Set([...readFileSync(join(siteDir, path, "index.html"), "utf8").matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!));
+        const broken: string[] = [];
+        let anchors = 0;
+        for (const name of names) {
+          for (const href of markdownLinks(readFileSync(join(DOCS_DIR, `${name}.md`), "utf8"))) {
+            const target = portalHref(href);
+            if (target === null || !(target.startsWith("/manual/") || target.startsWith("#"))) continue;
+            const [path, anchor] = target.startsWith("#") ? [manualPath(name), target.slice(1)] : target.split("#");
+            if (!pages.includes(path!)) broken.push(`${name}.md: ${href} → ${path} was not built`);
+            else if (anchor) {
+              anchors++;
+              if (!idsOf(path!).has(decodeURIComponent(anchor))) broken.push(`${name}.md: ${href} → no #${anchor} on ${path}`);
+            }
+          }
+        }
+        expect(broken).toEqual([]);
+        expect(anchors).toBeGreaterThan(5);
+      });
+
+      it("lists only built pages in the menu", async () => {
+        await page.goto(`${base}/`);
+        const nav = await page.locator('nav[aria-label="Areas"] a').evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
+        for (const href of nav) expect(pages, href).toContain(href);
+      });
+
+      it("publishes a sitemap of its pages and a 404 page without a canonical address", async () => {
+        const index = await fetch(`${base}/sitemap-index.xml`);
+        expect(index.status).toBe(200);
+        const sitemapUrl = /<loc>([^<]+)<\/loc>/.exec(await index.text())![1]!;
+        const sitemap = await (await fetch(`${base}${new URL(sitemapUrl).pathname}`)).text();
+        const listed = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => new URL(m[1]!).pathname);
+        for (const p of pages) expect(listed, p).toContain(p);
+        expect(listed.some((p) => p.includes("404"))).toBe(false);
+        expect(await (await fetch(`${base}/robots.txt`)).text()).toContain("Sitemap: ");
+
+        const missing = await page.goto(`${base}/no-such-page/`);
+        expect(missing?.status()).toBe(404);
+        await expect(page.locator("h1").textContent()).resolves.toBe("Page not found");
+        await expect(page.locator('link[rel="canonical"]').count()).resolves.toBe(0);
+      });
+    }
+
+    for (const width of widths) {
+      it(`every page at ${width} px: axe WCAG 2.1 AA, no sideways scroll, no clipped text, readable numbers`, async () => {
+        await page.setViewportSize({ width, height: 900 });
+        const problems: string[] = [];
+        let violations = 0;
+        for (const path of pages) {
+          await page.goto(base + path);
+          const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+          violations += axe.violations.length;
+          for (const v of axe.violations) problems.push(`${path}: axe ${v.id} (${v.nodes.length}): ${v.nodes[0]?.target.join(" ")}`);
+
+          const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+          if (scrollWidth > width) problems.push(`${path}: the page is ${scrollWidth} px wide`);
+
+          const clipped = await page.evaluate(() => {
+            const out: string[] = [];
+            for (const el of Array.from(document.querySelectorAll<HTMLElement>("body *"))) {
+              const style = getComputedStyle(el);
+              const hides = (v: string) => v === "hidden" || v === "clip";
+              if (!hides(style.overflowX) && !hides(style.overflowY)) continue;
+              // Visually hidden on purpose (a table header read to screen readers only).
+              if (el.clientWidth <= 1 || el.clientHeight <= 1 || style.clipPath === "inset(50%)") continue;
+              if (!el.textContent?.trim()) continue;
+              if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) out.push(`${el.tagName.toLowerCase()}.${el.className}`);
+            }
+            return out;
+          });
+          for (const c of clipped) problems.push(`${path}: ${c} clips its text`);
+
+          // Every labelled scroll box is reachable by keyboard and named by its caption.
+          const boxes = await page.locator(".table-scroll").evaluateAll((els) =>
+            els.map((e) => ({ tab: e.getAttribute("tabindex"), overflow: getComputedStyle(e).overflowX, caption: !!e.querySelector("caption"), label: e.getAttribute("aria-labelledby") })),
+          );
+          for (const b of boxes) if (b.tab !== "0" || b.overflow !== "auto" || !b.caption || !b.label) problems.push(`${path}: a table box is not a labelled scroll container`);
+
+          const text = await page.evaluate(() => {
+            const clone = document.body.cloneNode(true) as HTMLElement;
+            // Code (hash prefixes, commands) is not prose.
+            clone.querySelectorAll("code, script, style").forEach((e) => e.remove());
+            return clone.innerText ?? clone.textContent ?? "";
+          });
+          for (const m of text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/g)) problems.push(`${path}: ISO instant in text: ${m[0]}`);
+          // Designations such as "ISO/IEC 27001" or "RFC 9162" are names, not amounts.
+          for (const m of text.matchAll(/(?<![\w.,:/+-])(?<![A-Z]{2,} )\d{5,}(?![\w])/g)) problems.push(`${path}: ungrouped number in text: ${m[0]}`);
+        }
+        console.log(`axe at ${width} px: ${violations} violation(s) on ${pages.length} pages`);
+        expect(problems).toEqual([]);
+      }, 300_000); // axe on every page (the API reference is long) takes tens of seconds on two cores
+    }
+
+    if (general) {
+      it("states one system health on every page that states one, the one core/health derives from the files", async () => {
+        const seen = new Map<string, string[]>();
+        for (const path of pages) {
+          await page.goto(base + path);
+          const values = await page.locator("[data-system-health]").evaluateAll((els) => els.map((e) => e.getAttribute("data-system-health")!));
+          if (values.length > 0) seen.set(path, values);
+        }
+        for (const p of ["/", "/government/", "/economy/"]) expect(seen.has(p), p).toBe(true);
+        const all = new Set([...seen.values()].flat());
+        expect(all.size).toBe(1);
+        const read = (p: string) => JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", p), "utf8"));
+        const status = read("government/sentinel-status.json");
+        const mii = read("economy/mii.json");
+        const compliance = read("government/compliance-report.json");
+        const expected = systemHealth({
+          asOf: status.timestamp,
+          sentinels: status.sentinels,
+          minting: { active: mii.minting_active, mii: mii.mii, threshold: mii.threshold },
+          compliance: { status: compliance.compliance_status, nextAudit: compliance.next_audit },
+        });
+        expect([...all][0]).toBe(expected.status);
+        // The API says the same.
+        const health = (await (await fetch(`${base}/health`)).json()) as { system: { status: string } };
+        expect(health.system.status).toBe(expected.status);
+      });
+
+      it("weighs its home page and timeline lightly", async () => {
+        for (const path of ["/", "/pulse/timeline/"]) {
+          const weights = new Map<string, number>();
+          const onResponse = async (r: import("playwright-core").Response) => {
+            if (!r.url().startsWith(base)) return;
+            weights.set(r.url(), (await r.body().catch(() => Buffer.alloc(0))).length);
+          };
+          page.on("response", onResponse);
+          await page.goto(`${base}${path}?weigh`, { waitUntil: "networkidle" });
+          page.off("response", onResponse);
+          const total = [...weights.values()].reduce((a, b) => a + b, 0);
+          console.log(`page weight of ${path}: ${total} bytes in ${weights.size} requests`);
+          expect(total).toBeLessThan(150_000);
+        }
+      });
+    }
+  });
+}

@@ -18,10 +18,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { malformedAttempt, MALFORMED_REQUEST_ERROR } from "../../core/avm/verifier.ts";
 import { jsonDepthWithin } from "../../core/json-depth.ts";
-import { clientAddress } from "../client.ts";
 import { problem } from "../problem.ts";
 import { noteStoreFailure } from "../routes/store-failure.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "./rate-limit.ts";
+import { ownDailyQuota } from "./own-quota.ts";
+import type { DailyQuotas, Quota } from "./rate-limit.ts";
 import type { Platform } from "../platform.ts";
 
 /** Verify requests per client (IP address; IPv6 by /64) per UTC day, like the data areas' anonymous quota. */
@@ -50,17 +50,8 @@ async function loggableBody(c: Context, status: number): Promise<unknown> {
 }
 
 export function verifyAttempts(platform: Platform | undefined, quotas: DailyQuotas, quota: Quota = VERIFY_DAILY_QUOTA): MiddlewareHandler {
-  return async function verifyAttempts(c, next) {
-    if (c.req.method !== "POST") return next();
-    const decision = quotas.takeOwn(VERIFY_QUOTA_BUCKET, quota, clientAddress(c));
-    const limits = rateLimitHeaders(decision);
-    if (decision.limited && !decision.allowed) {
-      return problem(c, "rate-limited", `the quota of ${decision.quota} verify requests a day for this client is spent; it resets at 00:00 UTC`, {
-        headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
-      });
-    }
+  return ownDailyQuota(quotas, VERIFY_QUOTA_BUCKET, quota, "verify requests", async function verifyAttempts(c, next) {
     await next();
-    for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);
     const error = refusalError(c.res.status);
     if (!platform || error === null) return;
     const event = malformedAttempt(await loggableBody(c, c.res.status), error);
@@ -69,7 +60,7 @@ export function verifyAttempts(platform: Platform | undefined, quotas: DailyQuot
       c.res.headers.set("Ledger-Seq", String(entry!.seq));
     } catch (error) {
       noteStoreFailure(c, error);
-      c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.", { headers: limits });
+      c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.");
     }
-  };
+  });
 }

@@ -11,14 +11,13 @@
  * the request log has the method and path, never a body.
  */
 import { z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { KEY_REQUEST_DAILY_QUOTA, KeyRequestBody, KeyRequestReference } from "../../core/access/key-requests.ts";
 import { KEY_TIERS } from "../../core/datapackage/contract.ts";
 import { IsoTimestampMs } from "../../core/schemas/common.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
-import { clientAddress } from "../client.ts";
 import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "../middleware/rate-limit.ts";
+import { ownDailyQuota } from "../middleware/own-quota.ts";
+import type { DailyQuotas, Quota } from "../middleware/rate-limit.ts";
 import { component, headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 
@@ -72,7 +71,7 @@ export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {
   const { keys, quotas, now } = options;
   const quota = options.quota === undefined ? KEY_REQUEST_DAILY_QUOTA : options.quota;
   const routes = routeGroup();
-  routes.use(keyRequestRoute.path, quotaGate(quotas, quota));
+  routes.use(keyRequestRoute.path, ownDailyQuota(quotas, QUOTA_BUCKET, quota, "key requests"));
   addRoute(routes, keyRequestRoute, (c) => {
     const body = c.req.valid("json") as KeyRequestBody;
     let request;
@@ -84,20 +83,4 @@ export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {
     return c.json({ reference: request.reference, tier: request.tier, received_at: request.received_at, status: "pending" as const, next: NEXT_STEP }, 201, { "Cache-Control": "no-store" });
   });
   return routes;
-}
-
-/** The per-client daily quota of key requests: 429 once spent, RateLimit fields on every answer. */
-function quotaGate(quotas: DailyQuotas, quota: Quota): MiddlewareHandler {
-  return async function keyRequestQuota(c, next) {
-    if (c.req.method !== "POST") return next();
-    const decision = quotas.takeOwn(QUOTA_BUCKET, quota, clientAddress(c));
-    const limits = rateLimitHeaders(decision);
-    if (decision.limited && !decision.allowed) {
-      return problem(c, "rate-limited", `the quota of ${decision.quota} key requests a day for this client is spent; it resets at 00:00 UTC`, {
-        headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
-      });
-    }
-    await next();
-    for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);
-  };
 }

@@ -1,0 +1,25 @@
+/**
+ * A daily quota of its own around one endpoint's POSTs (POST /avm/verify, POST /keys/requests),
+ * per client (api/client.ts): 429 `rate-limited` with Retry-After once spent, the RateLimit fields on
+ * every answer, including one the inner handler replaced.
+ */
+import type { MiddlewareHandler } from "hono";
+import { clientAddress } from "../client.ts";
+import { problem } from "../problem.ts";
+import { rateLimitHeaders, type DailyQuotas, type Quota } from "./rate-limit.ts";
+
+/** `what` names the requests in the refusal ("verify requests"); `inner` runs once the request is allowed. */
+export function ownDailyQuota(quotas: DailyQuotas, bucket: string, quota: Quota, what: string, inner?: MiddlewareHandler): MiddlewareHandler {
+  return async function ownDailyQuota(c, next) {
+    if (c.req.method !== "POST") return next();
+    const decision = quotas.takeOwn(bucket, quota, clientAddress(c));
+    const limits = rateLimitHeaders(decision);
+    if (decision.limited && !decision.allowed) {
+      return problem(c, "rate-limited", `the quota of ${decision.quota} ${what} a day for this client is spent; it resets at 00:00 UTC`, {
+        headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
+      });
+    }
+    await (inner ? inner(c, next) : next());
+    for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);
+  };
+}

@@ -28,7 +28,8 @@ import { AREAS } from "../core/datapackage/contract.ts";
 import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { listedResources } from "../core/datapackage/references.ts";
 import { CACHE_DEFAULT, CACHE_IMMUTABLE, CACHE_SHORT, effectiveHeaders, headerRules, renderHeadersFile, renderNginxConf, servedPaths } from "../site/src/lib/cdn-headers.ts";
-import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
+import { runIntegrityVerify } from "./support/integrity-verify.ts";
+import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "cdn-static-"));
 const siteDir = join(tmp, "dist");
@@ -280,16 +281,7 @@ describe("a standard Data Package reader (datapackage on npm, Table Schema v1) o
 
 describe("checking what nginx serves, without a clone", () => {
   it("lets a downloader check a dataset and a ledger entry with one command, and fails on a tampered byte", async () => {
-    const bin = join(REPO_ROOT, "node_modules", ".bin", "integrity-verify");
-    const run = (...args: string[]) =>
-      new Promise<{ code: number | null; out: string; err: string }>((done) => {
-        const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-        let out = "";
-        let err = "";
-        child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-        child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-        child.on("close", (code) => done({ code, out, err }));
-      });
+    const run = (...args: string[]) => runIntegrityVerify(tmp, ...args);
     const size = Number(readFileSync(join(siteDir, "ledger", "checkpoint"), "utf8").split("\n")[1]);
     const area = await run(`${base}/academics/`);
     expect(area.err).toBe("");

@@ -11,7 +11,6 @@
  * signed with a test key, are written under /ledger/ of the served copy.
  */
 import { AxeBuilder } from "@axe-core/playwright";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,13 +19,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { runIntegrityVerify } from "./support/integrity-verify.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 import { sampleEntries, tlogFiles, writeTlog } from "./support/tlog-tiles.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "verify-downloads-"));
 const siteDir = join(tmp, "site");
-const BIN = join(REPO_ROOT, "node_modules", ".bin", "integrity-verify");
 const TEST_LEDGER = { ...TEST_DATASET_SIGNER, name: "test.example/ledger" };
 
 let server: StaticServer;
@@ -36,14 +35,7 @@ let page: Page;
 let ledgerKey: string;
 let ledgerSize: number;
 
-function run(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-  return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
-}
+const run = (...args: string[]) => runIntegrityVerify(tmp, ...args);
 
 beforeAll(async () => {
   const build = await buildSite(REPO_DATA_DIR, siteDir);

@@ -19,7 +19,7 @@
  *   (core/header-rules.ts), the rules a CDN applies to the same folder: served by the API or by a
  *   CDN, a file gets the same headers. Without that file: revalidate everything, types by extension.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import type { Context } from "hono";
@@ -139,7 +139,7 @@ export function staticSite(siteDir: string): Site {
     async answer(c) {
       const file = await siteFile(root, rawPathOf(c));
       if (file) {
-        const bytes = readFileSync(file);
+        const [bytes, { mtime }] = await Promise.all([readFile(file), stat(file)]);
         const digest = digests.digest(file);
         if (!digest || digest.bytes !== bytes.byteLength) return c.body(bytes, 200, { ...headers, "Content-Type": contentTypeOf(file) });
         const { "Cache-Control": cacheControl = CACHE_DEFAULT, "Content-Type": contentType = contentTypeOf(file), ...ruled } = ruledHeaders(rules, decodedPath(c));
@@ -150,7 +150,7 @@ export function staticSite(siteDir: string): Site {
             sha256: digest.hash.slice("sha256:".length),
             contentType,
             cacheControl,
-            lastModified: statSync(file).mtime,
+            lastModified: mtime,
             read: (start, end) => bytes.subarray(start, end + 1),
             readAll: () => bytes,
           },

@@ -12,8 +12,12 @@
  */
 import { join } from "node:path";
 import { loadSigningKey, type KeySpec, type SigningKey } from "./keys.ts";
-import { stateDir } from "./open-ledger.ts";
-import { SqliteLedger, type SqliteLedgerOptions } from "./sqlite-ledger.ts";
+import { AccessLedgerFile, type AccessLedgerFileOptions } from "./access-ledger-file.ts";
+import type { Ledger } from "./ledger.ts";
+import { openLedgerStore, stateDir } from "./open-ledger.ts";
+
+/** The access ledger as the API key store uses it: synchronous (see access-ledger-file.ts). */
+export type AccessLedger = AccessLedgerFile;
 
 export const ACCESS_KEY: KeySpec = { name: "integrity-platform.example/access", envVar: "ACCESS_SIGNING_KEY", fileName: "access.ed25519" };
 export const ACCESS_ORIGIN = ACCESS_KEY.name;
@@ -23,12 +27,21 @@ export function accessLedgerPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Opens the access ledger for appending and reading; with `key`, it can also sign checkpoints. */
-export function openAccessLedger(path: string, options: { key?: SigningKey } & Pick<SqliteLedgerOptions, "now" | "durability"> = {}): SqliteLedger {
-  return new SqliteLedger(path, {
+export function openAccessLedger(path: string, options: { key?: SigningKey } & Pick<AccessLedgerFileOptions, "now" | "durability"> = {}): AccessLedger {
+  return new AccessLedgerFile(path, {
     origin: ACCESS_ORIGIN,
     ...(options.key ? { signer: { name: options.key.name, secretKeyHex: options.key.secretKeyHex } } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.durability ? { durability: options.durability } : {}),
+  });
+}
+
+/** The access ledger as a ledger store like the platform's (the ledger CLI's `--ledger access`). */
+export function openAccessLedgerStore(path: string, options: { key?: SigningKey } = {}): Promise<Ledger> {
+  return openLedgerStore({
+    path,
+    origin: ACCESS_ORIGIN,
+    ...(options.key ? { signer: { name: options.key.name, secretKeyHex: options.key.secretKeyHex } } : {}),
   });
 }
 

@@ -4,7 +4,7 @@
  * seal) to check later, offline, that the ledger recorded it.
  *
  * A proof is a read and never writes: checkpoints are signed by the write path (every write that
- * appends, with the ledger key: store/sqlite-ledger.ts) and, for entries a writer without the key
+ * appends, with the ledger key: store/ledger.ts) and, for entries a writer without the key
  * appended, by the server's schedule (`coverTail`). An entry the newest checkpoint does not cover
  * yet is `pending` (docs/ledger-reads.md).
  */
@@ -16,16 +16,16 @@ import type { LedgerReader, LedgerStore } from "../core/ledger/store.ts";
 export const CHECKPOINT_INTERVAL_S = 5;
 
 /** The newest stored checkpoint and the size of the tree it signs, or null when none was made. */
-export function latestCheckpoint(ledger: Pick<LedgerReader, "latestCheckpoint">): { note: string; size: number } | null {
-  const note = ledger.latestCheckpoint();
+export async function latestCheckpoint(ledger: Pick<LedgerReader, "latestCheckpoint">): Promise<{ note: string; size: number } | null> {
+  const note = await ledger.latestCheckpoint();
   return note === null ? null : { note, size: parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size };
 }
 
 /** The schedule's step: signs a checkpoint of the tail when the newest one does not cover every entry; says whether it signed. */
-export function coverTail(ledger: LedgerStore): boolean {
-  const size = ledger.size();
-  if ((latestCheckpoint(ledger)?.size ?? 0) >= size) return false;
-  ledger.checkpoint();
+export async function coverTail(ledger: LedgerStore): Promise<boolean> {
+  const size = await ledger.size();
+  if (((await latestCheckpoint(ledger))?.size ?? 0) >= size) return false;
+  await ledger.checkpoint();
   return true;
 }
 
@@ -45,12 +45,18 @@ export type InclusionAnswer =
   | { status: "pending"; entry: LedgerEntry; checkpointSize: number };
 
 /** Entry `seq` with its inclusion proof against the newest checkpoint, or pending; null past the tail. Reads only. */
-export function entryInclusion(ledger: LedgerReader, seq: number): InclusionAnswer | null {
-  if (!Number.isSafeInteger(seq) || seq < 0 || seq >= ledger.size()) return null;
-  const [entry] = [...ledger.entries(seq, seq + 1)];
+export async function entryInclusion(ledger: LedgerReader, seq: number): Promise<InclusionAnswer | null> {
+  if (!Number.isSafeInteger(seq) || seq < 0 || seq >= (await ledger.size())) return null;
+  const entry = await firstEntry(ledger, seq);
   if (!entry) return null;
-  const latest = latestCheckpoint(ledger);
+  const latest = await latestCheckpoint(ledger);
   if (!latest || latest.size <= seq) return { status: "pending", entry, checkpointSize: latest?.size ?? 0 };
-  return { status: "proved", entry, treeSize: latest.size, proof: ledger.inclusionProof(seq, latest.size), checkpoint: latest.note };
+  return { status: "proved", entry, treeSize: latest.size, proof: await ledger.inclusionProof(seq, latest.size), checkpoint: latest.note };
+}
+
+/** Entry `seq`, or undefined. */
+async function firstEntry(ledger: LedgerReader, seq: number): Promise<LedgerEntry | undefined> {
+  for await (const entry of ledger.entries(seq, seq + 1)) return entry;
+  return undefined;
 }
 

@@ -4,7 +4,8 @@
  * single-event writes cost one fsync, not one each. The store runs the group (in submission order)
  * and says how each write ended; each promise settles only after its group's commit returned, so a
  * write is never answered before its entries are durable. A group starts on the next turn of the
- * event loop (setImmediate): every request already read from the network joins it.
+ * event loop (setImmediate): every request already read from the network joins it. One group is in
+ * flight at a time: writes submitted while it commits form the next one.
  */
 import type { Decide, Written } from "../core/ledger/store.ts";
 
@@ -15,7 +16,7 @@ export type WriteOutcome = { ok: true; written: Written<unknown> } | { ok: false
  * Commits a group: returns one outcome per write, in order, once the group is durable; throws when
  * nothing of the group was committed (every write then fails with that error).
  */
-export type CommitGroup = (decides: readonly Decide<unknown>[]) => WriteOutcome[];
+export type CommitGroup = (decides: readonly Decide<unknown>[]) => WriteOutcome[] | Promise<WriteOutcome[]>;
 
 interface Pending {
   decide: Decide<unknown>;
@@ -28,6 +29,8 @@ export class GroupCommit {
   readonly #maxGroup: number;
   #pending: Pending[] = [];
   #scheduled = false;
+  /** The group being committed, if any. */
+  #inFlight: Promise<void> | null = null;
 
   /** `maxGroup` bounds the writes of one transaction (and so how long it holds the write lock). */
   constructor(commit: CommitGroup, maxGroup = 1024) {
@@ -43,8 +46,11 @@ export class GroupCommit {
   }
 
   /** Commits every waiting write now, group by group (before the store closes). */
-  flush(): void {
-    while (this.#pending.length > 0) this.#run();
+  async flush(): Promise<void> {
+    while (this.#inFlight || this.#pending.length > 0) {
+      if (this.#inFlight) await this.#inFlight;
+      else await this.#start();
+    }
   }
 
   /** Writes waiting for their group. */
@@ -57,17 +63,26 @@ export class GroupCommit {
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      this.#run();
+      // A group in flight starts the next one when it ends.
+      if (!this.#inFlight) void this.#start();
     });
   }
 
-  #run(): void {
+  #start(): Promise<void> {
+    const run = this.#run().finally(() => {
+      this.#inFlight = null;
+      if (this.#pending.length > 0) this.#schedule();
+    });
+    this.#inFlight = run;
+    return run;
+  }
+
+  async #run(): Promise<void> {
     const group = this.#pending.splice(0, this.#maxGroup);
-    if (this.#pending.length > 0) this.#schedule();
     if (group.length === 0) return;
     let outcomes: WriteOutcome[];
     try {
-      outcomes = this.#commit(group.map((p) => p.decide));
+      outcomes = await this.#commit(group.map((p) => p.decide));
     } catch (error) {
       for (const p of group) p.reject(error);
       return;

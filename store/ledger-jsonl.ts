@@ -20,15 +20,15 @@ export const EXPORT_LINES = "ledger.jsonl";
 export const EXPORT_CHECKPOINT = "checkpoint";
 
 /** Writes a checkpointed export of the whole ledger into dir (files replaced atomically). */
-export function exportLedger(ledger: LedgerStore, dir: string): { size: number; checkpoint: string } {
+export async function exportLedger(ledger: LedgerStore, dir: string): Promise<{ size: number; checkpoint: string }> {
   mkdirSync(dir, { recursive: true });
-  const checkpoint = ledger.checkpoint();
+  const checkpoint = await ledger.checkpoint();
   const size = Number(checkpoint.split("\n")[1]);
   const linesTmp = join(dir, `.${EXPORT_LINES}.tmp`);
   const fd = openSync(linesTmp, "w");
   try {
     let buffer = "";
-    for (const entry of ledger.entries(0, size)) {
+    for await (const entry of ledger.entries(0, size)) {
       buffer += `${sealEntry(entry).text}\n`;
       if (buffer.length > 1 << 20) {
         writeSync(fd, buffer);
@@ -79,37 +79,37 @@ export class ExportLedgerReader implements LedgerReader {
     return this.checkpoint.origin;
   }
 
-  size(): number {
+  async size(): Promise<number> {
     return this.checkpoint.size;
   }
 
-  rootHash(treeSize?: number): Uint8Array {
+  async rootHash(treeSize?: number): Promise<Uint8Array> {
     if (treeSize !== undefined && treeSize !== this.checkpoint.size) {
       throw new RangeError(`an export only knows the root of its checkpointed size ${this.checkpoint.size}`);
     }
     return this.checkpoint.rootHash;
   }
 
-  inclusionProof(): Uint8Array[] {
+  async inclusionProof(): Promise<Uint8Array[]> {
     throw new Error("inclusion proofs are not available from a ledger export");
   }
 
-  consistencyProof(): Uint8Array[] {
+  async consistencyProof(): Promise<Uint8Array[]> {
     throw new Error("consistency proofs are not available from a ledger export");
   }
 
-  latestCheckpoint(): string {
+  async latestCheckpoint(): Promise<string> {
     return this.#note;
   }
 
   /** Streams entries start <= seq < end; the chain is verified from seq 0, whatever start is. */
-  *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
+  async *entries(start = 0, end?: number): AsyncIterableIterator<LedgerEntry> {
     for (const { entry } of this.#read(start, end, false)) yield entry;
   }
 
   /** As entries(), with each payload's JCS text (the line is verified to be the entry's JCS). */
-  storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
-    return this.#read(start, end, true);
+  async *storedEntries(start = 0, end?: number): AsyncIterableIterator<StoredEntry> {
+    yield* this.#read(start, end, true);
   }
 
   *#read(start: number, end: number | undefined, withText: boolean): IterableIterator<StoredEntry> {
@@ -145,7 +145,7 @@ export class ExportLedgerReader implements LedgerReader {
   }
 
   /** Every line of the file (also those past the checkpoint), and the file against the checkpoint. */
-  verify(): LedgerVerifyReport {
+  async verify(): Promise<LedgerVerifyReport> {
     return { ...verifyLines(join(this.dir, EXPORT_LINES), this.checkpoint), checkpointsChecked: 1 };
   }
 }
@@ -166,7 +166,7 @@ export async function verifyExport(dir: string, verifiers: NoteVerifier[]): Prom
   } catch (error) {
     refused = { seq: 0, problem: `checkpoint: ${(error as Error).message}` };
   }
-  if (reader) return { ...reader.verify(), checkpointSize: reader.checkpoint.size };
+  if (reader) return { ...(await reader.verify()), checkpointSize: reader.checkpoint.size };
   const report = verifyLines(join(dir, EXPORT_LINES), null);
   const problems = [...report.problems, { ...refused!, seq: report.size }];
   return { ...report, ok: false, problems, checkpointSize: null };

@@ -6,16 +6,17 @@
  * the requests of one turn (store/tail-reads.ts) — so every entry any process appended before the
  * question is folded before the answer, and no answer depends on what this process remembered.
  *
- * Users: the ledger's own `state()`/`stateSeen()` and its write transactions (store/sqlite-ledger.ts,
- * which hands in its just-written rows), the balance lookups and the live supply (api/balances.ts).
- * `at` is the only place that reads and folds: an async store (PostgreSQL) changes it alone.
+ * Users: the ledger's own `state()`/`stateSeen()` and its write transactions (store/ledger.ts, which
+ * folds the rows of the transaction from memory with `inMemory`), the balance lookups and the live
+ * supply (api/balances.ts). `at` is the only place that reads and folds; one fold per projection
+ * runs at a time, so two callers never fold the same entries twice.
  */
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 
 /** Where the entries come from: `entries(start, end)` yields start <= seq < end, in order. */
 export interface EntrySource {
-  entries(start: number, end: number): Iterable<LedgerEntry>;
+  entries(start: number, end: number): AsyncIterable<LedgerEntry> | Iterable<LedgerEntry>;
 }
 
 interface Folded {
@@ -24,12 +25,32 @@ interface Folded {
   watermark: number;
 }
 
+/** Thrown by a synchronous fold that needs entries it does not hold: the caller catches up (`at`) and asks again. */
+export class CatchUpNeeded extends Error {
+  readonly projection: Projection<unknown>;
+  constructor(projection: Projection<unknown>) {
+    super("the projection must catch up with the ledger before it is folded in memory");
+    this.projection = projection;
+  }
+}
+
 export class ProjectionFollower {
   readonly #source: EntrySource;
   readonly #folded = new Map<Projection<unknown>, Folded>();
+  /** The fold in progress per projection: the next one waits for it. */
+  readonly #busy = new Map<Projection<unknown>, Promise<unknown>>();
 
   constructor(source: EntrySource) {
     this.#source = source;
+  }
+
+  #entry(projection: Projection<unknown>): Folded {
+    let folded = this.#folded.get(projection);
+    if (!folded) {
+      folded = { state: projection.initial(), watermark: 0 };
+      this.#folded.set(projection, folded);
+    }
+    return folded;
   }
 
   /**
@@ -37,32 +58,68 @@ export class ProjectionFollower {
    * its identity). A state already past `size` is answered as it is: the ledger only grows, so it
    * covers those entries and later committed ones (entries rolled back are dropped by forgetPast).
    */
-  at<S>(projection: Projection<S>, size: number): S {
+  async at<S>(projection: Projection<S>, size: number, source: EntrySource = this.#source): Promise<S> {
     const key = projection as Projection<unknown>;
-    let folded = this.#folded.get(key);
-    if (!folded) {
-      folded = { state: projection.initial(), watermark: 0 };
-      this.#folded.set(key, folded);
-    }
+    for (let busy = this.#busy.get(key); busy; busy = this.#busy.get(key)) await busy.catch(() => undefined);
+    const folded = this.#entry(key);
     if (folded.watermark >= size) return folded.state as S;
+    const run = this.#fold(key, folded, size, source);
+    this.#busy.set(key, run);
+    try {
+      return (await run) as S;
+    } finally {
+      this.#busy.delete(key);
+    }
+  }
+
+  async #fold(projection: Projection<unknown>, folded: Folded, size: number, source: EntrySource): Promise<unknown> {
     // A read that fails leaves the state folded up to its watermark, consistent: the next call goes on from there.
-    const entries = this.#source.entries(folded.watermark, size)[Symbol.iterator]();
-    for (let next = entries.next(); !next.done; next = entries.next()) {
-      try {
-        folded.state = projection.apply(folded.state as S, next.value);
-      } catch (error) {
-        // apply may have changed the state in place: a half-applied state is never used again.
-        this.#folded.delete(key);
-        throw error;
-      }
-      folded.watermark = next.value.seq + 1;
+    for await (const entry of source.entries(folded.watermark, size)) {
+      this.#apply(projection, folded, entry);
+    }
+    return folded.state;
+  }
+
+  #apply(projection: Projection<unknown>, folded: Folded, entry: LedgerEntry): void {
+    try {
+      folded.state = projection.apply(folded.state, entry);
+    } catch (error) {
+      // apply may have changed the state in place: a half-applied state is never used again.
+      if (this.#folded.get(projection) === folded) this.#folded.delete(projection);
+      throw error;
+    }
+    folded.watermark = entry.seq + 1;
+  }
+
+  /**
+   * The state at `size`, folded synchronously from entries held in memory (`entryAt`, undefined
+   * where it holds none). Throws CatchUpNeeded when an entry is not held or a fold is in progress.
+   */
+  inMemory<S>(projection: Projection<S>, size: number, entryAt: (seq: number) => LedgerEntry | undefined): S {
+    const key = projection as Projection<unknown>;
+    if (this.#busy.has(key)) throw new CatchUpNeeded(key);
+    const folded = this.#entry(key);
+    while (folded.watermark < size) {
+      const entry = entryAt(folded.watermark);
+      if (!entry) throw new CatchUpNeeded(key);
+      this.#apply(key, folded, entry);
     }
     return folded.state as S;
+  }
+
+  /** The state as folded so far, reading nothing (the initial state when never asked for). */
+  folded<S>(projection: Projection<S>): S {
+    return this.#entry(projection as Projection<unknown>).state as S;
   }
 
   /** How many entries the projection has folded (0 when it was never asked for). */
   watermark(projection: Projection<unknown>): number {
     return this.#folded.get(projection)?.watermark ?? 0;
+  }
+
+  /** The projections asked for so far. */
+  known(): Projection<unknown>[] {
+    return [...this.#folded.keys()];
   }
 
   /** Forgets every state that folded entries past `size`: those entries were rolled back. */

@@ -1,7 +1,9 @@
 /**
- * The ledger's storage interface. The embedded implementation is SQLite (store/sqlite-ledger.ts);
- * a PostgreSQL one can serve several API instances later, and the pipeline reads either, or an
- * export, through the read-only half.
+ * The ledger's storage interface, asynchronous so that any backend fits under it: the shared
+ * implementation is store/ledger.ts over a backend (SQLite, the embedded default; PostgreSQL for
+ * several API instances), and the pipeline reads either, or an export, through the read-only half.
+ * A conditional write's `decide` stays synchronous and pure: it runs in memory inside the write
+ * transaction (docs/ledger-store.md).
  */
 import type { JsonObject, LedgerEntry } from "./entry.ts";
 import type { Projection } from "./projection.ts";
@@ -25,20 +27,20 @@ export interface StoredEntry {
 export interface LedgerReader {
   /** The log's origin: the first line of its checkpoints (C2SP tlog-checkpoint), e.g. "integrity-platform.example/ledger". */
   readonly origin: string;
-  /** Number of entries. */
-  size(): number;
-  /** Entries with start <= seq < end, in order, streamed. */
-  entries(start?: number, end?: number): IterableIterator<LedgerEntry>;
+  /** Number of entries committed, read from the store (never a remembered value). */
+  size(): Promise<number>;
+  /** Entries with start <= seq < end, in order, streamed a page at a time. */
+  entries(start?: number, end?: number): AsyncIterable<LedgerEntry>;
   /** The same entries, each with its stored payload text: for a reader that rehashes what it reads. */
-  storedEntries(start?: number, end?: number): IterableIterator<StoredEntry>;
+  storedEntries(start?: number, end?: number): AsyncIterable<StoredEntry>;
   /** RFC 9162 root of the first treeSize entries (default: all). */
-  rootHash(treeSize?: number): Uint8Array;
-  inclusionProof(seq: number, treeSize?: number): Uint8Array[];
-  consistencyProof(oldSize: number, newSize?: number): Uint8Array[];
+  rootHash(treeSize?: number): Promise<Uint8Array>;
+  inclusionProof(seq: number, treeSize?: number): Promise<Uint8Array[]>;
+  consistencyProof(oldSize: number, newSize?: number): Promise<Uint8Array[]>;
   /** The newest signed checkpoint (C2SP signed note), or null if none was made. */
-  latestCheckpoint(): string | null;
+  latestCheckpoint(): Promise<string | null>;
   /** Re-derives everything from the stored entries and reports each broken seq. */
-  verify(): LedgerVerifyReport;
+  verify(): Promise<LedgerVerifyReport>;
 }
 
 /** What a conditional write sees inside its transaction: the ledger at the tail, every process's entries included. */
@@ -74,10 +76,10 @@ export interface LedgerWriter {
   /** A conditional write: `decide` sees the tail (earlier writes of its group included) and says what to append. */
   write<R>(decide: Decide<R>): Promise<Written<R>>;
   /** The read side: the projection's state caught up to the ledger's tail before it is returned. */
-  state<S>(projection: Projection<S>): S;
+  state<S>(projection: Projection<S>): Promise<S>;
   /**
-   * The projection's state over the entries this process has already seen, without reading the
-   * tail: it may lag other processes' writes. Only for hints a decision at the tail checks again.
+   * The projection's state over the entries this process has already seen, without reading
+   * anything: it may lag other processes' writes. Only for hints a decision at the tail checks again.
    */
   stateSeen<S>(projection: Projection<S>): S;
 }
@@ -90,14 +92,23 @@ export interface LedgerWriter {
  */
 export type WriteHealth = { ok: true } | { ok: false; since: string; reason: string };
 
+/** Which backend holds the ledger: what /health reports. */
+export interface StoreIdentity {
+  kind: "sqlite" | "postgresql";
+  /** The SQLite file's path, or the PostgreSQL URL without its password. */
+  location: string;
+}
+
 export interface LedgerStore extends LedgerReader, LedgerWriter {
   /** See WriteHealth: what /health reports, and why writes are refused while failing. */
   writeHealth(): WriteHealth;
   /** Appends all events in one transaction: all are recorded, or none. */
-  append(events: readonly NewEvent[]): LedgerEntry[];
+  append(events: readonly NewEvent[]): Promise<LedgerEntry[]>;
   /** Signs a checkpoint of the current tree, records it, and returns the signed note. */
-  checkpoint(): string;
-  close(): void;
+  checkpoint(): Promise<string>;
+  /** Commits the writes still waiting for their group, then closes the store. */
+  close(): Promise<void>;
+  readonly store: StoreIdentity;
 }
 
 export interface LedgerVerifyReport extends VerifyReport {

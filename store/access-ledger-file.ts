@@ -1,19 +1,9 @@
 /**
- * The embedded ledger store: one SQLite file (node:sqlite), WAL journal.
- *
- * - `entries` holds each entry with its Merkle leaf hash; `subtrees` holds the hashes of the perfect
- *   subtrees of height >= STORED_LEVEL, so roots and proofs for any size are read, not recomputed
- *   from the whole log (lower levels are folded from at most 2^STORED_LEVEL stored leaf hashes).
- * - Triggers refuse UPDATE, DELETE and any INSERT over an existing key (REPLACE, UPSERT) on every
- *   table: the log can only grow.
- * - Every write is one IMMEDIATE transaction that first brings the in-memory tail (the tree's right
- *   edge) up to what any process appended: `append` (one call), `appendBulk` (a large batch, sealed
- *   on a worker thread), and the group-commit path `appendAsync` / `write(decide)`, where the
- *   writes of one event-loop turn share a transaction, each in its own SAVEPOINT.
- *
- * Over 500 lines on purpose: one class owns one SQLite connection, its prepared statements and the
- * in-memory tail, and every write path and read shares them and the tail's invariants. What stands
- * alone lives beside it (group-commit.ts, bulk-seal.ts, live-projections.ts, tail-reads.ts).
+ * The access ledger's file (store/access-ledger.ts): a ledger of its own in one SQLite file, with
+ * the same format, append-only triggers, sealing and checkpoints as the platform ledger, kept
+ * synchronous because the API key store (api/api-keys.ts) reads and appends to it synchronously.
+ * The platform ledger is the asynchronous store/ledger.ts; moving the key store onto it (and onto
+ * shared state for several instances) is the follow-up of issue 23, part 3.
  */import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
@@ -23,37 +13,23 @@ import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
 import { isEventType, validateEvent } from "../core/ledger/events.ts";
 import { freezeRefusal } from "../core/migration/phases.ts";
-import type { Projection } from "../core/ledger/projection.ts";
 import {
   LedgerAppendError,
-  type Decide,
   type EventTimeRule,
-  type LedgerStore,
   type LedgerVerifyReport,
   type NewEvent,
   type StoredEntry,
   type WriteHealth,
-  type WriteTail,
-  type Written,
 } from "../core/ledger/store.ts";
 import { ChainVerifier } from "../core/ledger/verify.ts";
-import { canonicalize } from "../core/canonical.ts";
-import { BulkSealer } from "./bulk-seal.ts";
-import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { ProjectionFollower } from "./projection-follower.ts";
+import { failureReason, MAX_PAYLOAD_BYTES } from "./ledger.ts";
+import { STORED_LEVEL } from "./merkle-reads.ts";
+import { SCHEMA, triggers } from "./sqlite-backend.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { composeRange, consistencyProofWith, equalBytes, inclusionProofWith, rootHash, type RangeHasher } from "../core/merkle.ts";
 
-/** Perfect subtrees of 2^4 = 16 leaves and up are stored: about n/8 rows for n entries. */
-export const STORED_LEVEL = 4;
-/** `appendBulk` hands batches of at least this many events to the seal worker. */
-export const BULK_MIN = 256;
-/** `appendBulk` inserts its rows this many per INSERT statement (one VDBE run for them). */
-const BULK_ROWS = 16;
 /** Rows per read of `entries()` and its kin: each page is one finished statement (see #pages). */
 const READ_PAGE = 128;
-/** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
-export const MAX_PAYLOAD_BYTES = 1 << 20;
 
 function payloadTooLarge(payloadText: string): string | null {
   if (payloadText.length <= MAX_PAYLOAD_BYTES / 3) return null;
@@ -81,7 +57,7 @@ function checkEvents(events: readonly NewEvent[], payloads: boolean): void {
   });
 }
 
-export interface SqliteLedgerOptions {
+export interface AccessLedgerFileOptions {
   /** Checkpoint origin line, e.g. "integrity-platform.example/ledger". */
   origin: string;
   /** Signs checkpoints: one for every write that appends, and on `checkpoint()` (which refuses without it). */
@@ -98,49 +74,6 @@ export interface SqliteLedgerOptions {
   busyTimeoutMs?: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-CREATE TABLE IF NOT EXISTS entries (
-  seq INTEGER PRIMARY KEY CHECK (seq >= 0),
-  type TEXT NOT NULL,
-  payload TEXT NOT NULL,
-  ts TEXT NOT NULL,
-  prev TEXT,
-  hash TEXT NOT NULL,
-  leaf BLOB NOT NULL CHECK (length(leaf) = 32)
-) STRICT;
-CREATE TABLE IF NOT EXISTS subtrees (
-  level INTEGER NOT NULL,
-  idx INTEGER NOT NULL,
-  hash BLOB NOT NULL CHECK (length(hash) = 32),
-  PRIMARY KEY (level, idx)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS checkpoints (size INTEGER PRIMARY KEY, note TEXT NOT NULL, created_at TEXT NOT NULL) STRICT;
-`;
-
-/**
- * Every table and its primary key. A row, once written, is never changed: triggers refuse UPDATE
- * and DELETE, and an INSERT whose key is taken. The last one is what stops INSERT OR REPLACE,
- * REPLACE and UPSERT (ON CONFLICT DO UPDATE): REPLACE deletes the old row without firing a DELETE
- * trigger unless the connection turned `recursive_triggers` on, which no other connection has to
- * do — a BEFORE INSERT trigger fires for every connection, before any conflict is resolved.
- */
-export const APPEND_ONLY_TABLES: Readonly<Record<string, readonly string[]>> = {
-  meta: ["key"],
-  entries: ["seq"],
-  subtrees: ["level", "idx"],
-  checkpoints: ["size"],
-};
-const triggers = Object.entries(APPEND_ONLY_TABLES)
-  .map(([table, key]) => {
-    const refuse = (what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
-    const taken = key.map((column) => `${column} = NEW.${column}`).join(" AND ");
-    return `CREATE TRIGGER IF NOT EXISTS ${table}_no_update BEFORE UPDATE ON ${table} ${refuse("UPDATE")}
-            CREATE TRIGGER IF NOT EXISTS ${table}_no_delete BEFORE DELETE ON ${table} ${refuse("DELETE")}
-            CREATE TRIGGER IF NOT EXISTS ${table}_no_rewrite BEFORE INSERT ON ${table}
-              WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${taken}) ${refuse("rewriting an existing row")}`;
-  })
-  .join("\n");
 
 interface EntryRow {
   seq: number;
@@ -156,7 +89,7 @@ function rowToEntry(row: EntryRow): LedgerEntry {
   return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), ts: row.ts, prev: row.prev, hash: row.hash };
 }
 
-export class SqliteLedger implements LedgerStore {
+export class AccessLedgerFile {
   readonly path: string;
   readonly origin: string;
   readonly #db: DatabaseSync;
@@ -165,25 +98,15 @@ export class SqliteLedger implements LedgerStore {
   readonly #now: () => Date;
   readonly #timeRule: EventTimeRule;
   readonly #stmt: Record<
-    "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount" | "savepoint" | "release" | "rollbackTo",
+    "last" | "insertEntry" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
     StatementSync
   >;
   #range = CompactRange.empty();
   #lastHash: string | null = null;
   #lastTs = "";
-  readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
-  /**
-   * The entries this connection wrote in its current and its previous write transaction, by seq,
-   * with their stored payload text: projections fold them from here instead of reading back what
-   * was just written (under group commit, each decide folds the entries of the one before it).
-   * Only what the file holds at those seqs: rolled-back entries are dropped with their rollback.
-   */
-  #writtenNow = new Map<number, { entry: LedgerEntry; payloadText: string }>();
-  #writtenBefore = new Map<number, { entry: LedgerEntry; payloadText: string }>();
   #writeHealth: WriteHealth = { ok: true };
-  readonly #projections = new ProjectionFollower({ entries: (start, end) => this.#foldRows(start, end) });
 
-  constructor(path: string, options: SqliteLedgerOptions) {
+  constructor(path: string, options: AccessLedgerFileOptions) {
     this.path = path;
     this.origin = options.origin;
     this.#signer = options.signer;
@@ -214,7 +137,6 @@ export class SqliteLedger implements LedgerStore {
     this.#stmt = {
       last: p("SELECT seq, hash, ts FROM entries ORDER BY seq DESC LIMIT 1"),
       insertEntry: p("INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      insertEntries: p(`INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES ${Array(BULK_ROWS).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`),
       insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
@@ -224,9 +146,6 @@ export class SqliteLedger implements LedgerStore {
       checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
       subtreeCount: p("SELECT count(*) AS n FROM subtrees"),
-      savepoint: p("SAVEPOINT write"),
-      release: p("RELEASE write"),
-      rollbackTo: p("ROLLBACK TO write"),
     };
     // The tail is read on first use, not here: a damaged file still opens, so that verify() can say what is wrong.
   }
@@ -290,76 +209,6 @@ export class SqliteLedger implements LedgerStore {
   }
 
   /**
-   * The opt-in bulk path for large batches (the seeder, the benchmark): the same rows, errors and
-   * all-or-nothing transaction as `append`, with validation and hashing on the seal worker thread
-   * (store/bulk-seal.ts). Batches under BULK_MIN, or without a worker, take the default path.
-   */
-  appendBulk(events: readonly NewEvent[]): LedgerEntry[] {
-    const sealer = events.length >= BULK_MIN ? BulkSealer.shared() : null;
-    if (!sealer) return this.append(events);
-    checkEvents(events, false); // the worker validates payloads
-    const clock = this.#batchClock();
-    return this.#transaction(() => this.#appendBulkRows(events, sealer, clock));
-  }
-
-  appendAsync(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
-    const batch = [...events];
-    return this.#group.submit(() => ({ events: batch, result: undefined })).then((written) => written.entries);
-  }
-
-  write<R>(decide: Decide<R>): Promise<Written<R>> {
-    return this.#group.submit(decide);
-  }
-
-  state<S>(projection: Projection<S>): S {
-    return this.#projections.at(projection, this.size());
-  }
-
-  stateSeen<S>(projection: Projection<S>): S {
-    return this.#projections.at(projection, this.#range.size);
-  }
-
-  /**
-   * One group of writes (store/group-commit.ts): one IMMEDIATE transaction, the tail brought up to
-   * date first, then each decide in order, each in its own SAVEPOINT — a write that throws or
-   * appends an invalid event is rolled back alone — and one COMMIT for all.
-   */
-  #commitGroup(decides: readonly Decide<unknown>[]): WriteOutcome[] {
-    const clock = this.#batchClock();
-    return this.#transaction(() => {
-      let tail = this.#tail();
-      const view: WriteTail = {
-        get size() {
-          return tail.range.size;
-        },
-        state: <S>(projection: Projection<S>) => this.#projections.at(projection, tail.range.size),
-      };
-      const outcomes: WriteOutcome[] = [];
-      for (const decide of decides) {
-        this.#stmt.savepoint.run();
-        try {
-          const decision = decide(view);
-          if (typeof decision !== "object" || decision === null || !Array.isArray(decision.events) || "then" in decision) {
-            throw new TypeError("decide must return { events: NewEvent[], result } synchronously");
-          }
-          if (decision.events.length > 0) checkEvents(decision.events, true);
-          const after = this.#appendRows(decision.events, tail, clock);
-          this.#stmt.release.run();
-          tail = after.tail;
-          outcomes.push({ ok: true, written: { entries: after.written, result: decision.result } });
-        } catch (error) {
-          this.#stmt.rollbackTo.run();
-          this.#stmt.release.run();
-          for (const seq of this.#writtenNow.keys()) if (seq >= tail.range.size) this.#writtenNow.delete(seq);
-          outcomes.push({ ok: false, error });
-        }
-      }
-      this.#adopt(tail);
-      return outcomes;
-    });
-  }
-
-  /**
    * The timestamp of the next entry: its own, checked to be in order, or else the instant of the
    * append — the clock is read once per transaction, so its entries share it — held at the last
    * entry's when the clock has stepped back.
@@ -404,8 +253,6 @@ export class SqliteLedger implements LedgerStore {
       throw error;
     }
     const before = this.#tail();
-    this.#writtenBefore = this.#writtenNow;
-    this.#writtenNow = new Map();
     try {
       this.#sync();
       const committed = this.#range.size;
@@ -417,12 +264,10 @@ export class SqliteLedger implements LedgerStore {
         this.#writeHealth = { ok: true };
         return result;
       } catch (error) {
-        this.#projections.forgetPast(committed);
         throw error;
       }
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
-      this.#writtenNow = new Map();
       this.#adopt(before);
       this.#noteFailure(error);
       throw error;
@@ -466,7 +311,6 @@ export class SqliteLedger implements LedgerStore {
       if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
       const e = sealed.entry;
       this.#stmt.insertEntry.run(e.seq, e.type, sealed.payloadText, e.ts, e.prev, e.hash, sealed.leafHash);
-      this.#writtenNow.set(e.seq, { entry: e, payloadText: sealed.payloadText });
       range.append(sealed.leafHash, onComplete);
       written.push(e);
       prev = e.hash;
@@ -475,76 +319,8 @@ export class SqliteLedger implements LedgerStore {
     return { written, tail: { range, lastHash: prev, lastTs } };
   }
 
-  /** The bulk path's rows: this thread canonicalizes and inserts, the seal worker validates and hashes. */
-  #appendBulkRows(events: readonly NewEvent[], sealer: BulkSealer, clock: () => string): LedgerEntry[] {
-    const start = this.#range.size;
-    const written: LedgerEntry[] = [];
-    let lastTs = this.#lastTs;
-    let prev = this.#lastHash;
-    const { insertEntry, insertEntries, insertSubtree } = this.#stmt;
-    // Rows go in BULK_ROWS at a time: their values side by side, each leaf copied to a buffer of its own.
-    const values: (number | string | null | Uint8Array)[] = new Array(BULK_ROWS * 7);
-    const leaves = Array.from({ length: BULK_ROWS }, () => new Uint8Array(32));
-    let held = 0;
-    sealer.run({ size: start, prev, edge: this.#range.edge, minLevel: STORED_LEVEL }, events.length, {
-      prepare: (i) => {
-        const event = events[i]!;
-        const ts = this.#timestampOf(event, i, lastTs, clock);
-        lastTs = ts;
-        let payloadText: string;
-        try {
-          payloadText = canonicalize(event.payload);
-        } catch (error) {
-          throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
-        }
-        const tooLarge = payloadTooLarge(payloadText);
-        if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
-        return { type: event.type, ts, payloadText };
-      },
-      store: (i, event, hash, leaf) => {
-        const row = leaves[held]!;
-        row.set(leaf);
-        const at = held * 7;
-        values[at] = start + i;
-        values[at + 1] = event.type;
-        values[at + 2] = event.payloadText;
-        values[at + 3] = event.ts;
-        values[at + 4] = prev;
-        values[at + 5] = hash;
-        values[at + 6] = row;
-        if (++held === BULK_ROWS) {
-          insertEntries.run(...values);
-          held = 0;
-        }
-        written.push({ seq: start + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
-        prev = hash;
-      },
-      storeSubtree: (level, index, hash) => insertSubtree.run(level, index, hash),
-    });
-    for (let j = 0; j < held; j++) insertEntry.run(...values.slice(j * 7, j * 7 + 7));
-    // The right edge, read back from the rows and subtrees just written (this transaction sees them).
-    const range = CompactRange.fromPerfect(start + events.length, (level, index) => this.#perfect(level, index));
-    this.#adopt({ range, lastHash: prev, lastTs });
-    return written;
-  }
-
   *entries(start = 0, end?: number): IterableIterator<LedgerEntry> {
     for (const row of this.#pages(start, end ?? Number.MAX_SAFE_INTEGER)) yield rowToEntry(row);
-  }
-
-  /**
-   * The entries start <= seq < end for a projection: those this connection just wrote from memory
-   * (the payload parsed from its stored text, as a read would give it: no object is shared with
-   * the caller's event), the rest from the file.
-   */
-  *#foldRows(start: number, end: number): IterableIterator<LedgerEntry> {
-    let seq = start;
-    for (; seq < end; seq++) {
-      const written = this.#writtenNow.get(seq) ?? this.#writtenBefore.get(seq);
-      if (!written) break;
-      yield { ...written.entry, payload: JSON.parse(written.payloadText) };
-    }
-    if (seq < end) yield* this.entries(seq, end);
   }
 
   *storedEntries(start = 0, end?: number): IterableIterator<StoredEntry> {
@@ -670,7 +446,6 @@ export class SqliteLedger implements LedgerStore {
   /** Commits the writes still waiting for their group, then closes the file. */
   close(): void {
     if (!this.#db.isOpen) return;
-    this.#group.flush();
     this.#db.close();
   }
 }
@@ -689,12 +464,6 @@ function checkpointProblem(note: string, size: number, root: Uint8Array | null, 
   }
 }
 
-/** What a store error says, with SQLite's extended code when there is one (517: the snapshot is stale). */
-export function failureReason(error: unknown): string {
-  const e = error as { message?: unknown; errcode?: unknown } | null;
-  const message = typeof e?.message === "string" ? e.message : String(error);
-  return typeof e?.errcode === "number" ? `${message} (SQLite code ${e.errcode})` : message;
-}
 
 function checkSize(size: number, current: number): void {
   if (!Number.isSafeInteger(size) || size < 0 || size > current) throw new RangeError(`tree size ${size} is out of range [0, ${current}]`);

@@ -1,0 +1,638 @@
+/**
+ * The ledger over any backend (store/ledger-backend.ts): everything but storage lives here, once —
+ * event checks, timestamps and the time rule, sealing, the payload limit, the in-memory tail (the
+ * tree's right edge, last hash and time), group commit, projections, a signed checkpoint per
+ * appending transaction, proofs and verify(). docs/ledger-store.md explains the design.
+ *
+ * Every write is one transaction under the backend's write lock that first brings the in-memory
+ * tail up to what any writer committed — reading exactly the rows appended since, after the lock —
+ * then seals its events in memory and inserts them in one batch: `append` (one call), `appendBulk`
+ * (a large batch, sealed on a worker thread), and the group-commit path `appendAsync` /
+ * `write(decide)`, where the writes of one event-loop turn share a transaction and every decide runs
+ * synchronously, in order, against the tail in memory. This instance runs one transaction at a time.
+ */
+import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
+import { CompactRange } from "../core/compact-range.ts";
+import { canonicalize } from "../core/canonical.ts";
+import { formatDigest } from "../core/digest.ts";
+import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
+import { isEventType, validateEvent } from "../core/ledger/events.ts";
+import type { Projection } from "../core/ledger/projection.ts";
+import {
+  LedgerAppendError,
+  type Decide,
+  type EventTimeRule,
+  type LedgerStore,
+  type LedgerVerifyReport,
+  type NewEvent,
+  type StoredEntry,
+  type StoreIdentity,
+  type WriteHealth,
+  type WriteTail,
+  type Written,
+} from "../core/ledger/store.ts";
+import { ChainVerifier } from "../core/ledger/verify.ts";
+import { consistencyProofWith, composeRange, equalBytes, inclusionProofWith, rootHash } from "../core/merkle.ts";
+import { freezeRefusal } from "../core/migration/phases.ts";
+import { publicKeyFromSecret } from "../core/signature.ts";
+import { BulkSealer } from "./bulk-seal.ts";
+import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
+import { subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type SubtreeRow } from "./ledger-backend.ts";
+import { STORED_LEVEL, withStoredNodes } from "./merkle-reads.ts";
+import { CatchUpNeeded, ProjectionFollower, type EntrySource } from "./projection-follower.ts";
+
+export { STORED_LEVEL } from "./merkle-reads.ts";
+/** `appendBulk` hands batches of at least this many events to the seal worker. */
+export const BULK_MIN = 256;
+/** The largest payload an entry may hold, as UTF-8 bytes of its JCS text. */
+export const MAX_PAYLOAD_BYTES = 1 << 20;
+/** Rows per read of `entries()` and its kin: each page is one finished statement. */
+const READ_PAGE = 128;
+/** Rows per read when a writer folds other writers' rows, and per `insertRows` call. */
+const TX_PAGE = 4096;
+/** Past this many rows appended by others, the tail is rebuilt from stored subtrees instead of read row by row. */
+const FOLLOW_MAX = 4096;
+/** A decide asking for more projections than this, each needing a catch-up, is refused. */
+const MAX_CATCH_UPS = 64;
+
+function payloadTooLarge(payloadText: string): string | null {
+  if (payloadText.length <= MAX_PAYLOAD_BYTES / 3) return null;
+  const bytes = Buffer.byteLength(payloadText);
+  return bytes > MAX_PAYLOAD_BYTES ? `payload is ${bytes} bytes of JCS text; the limit is ${MAX_PAYLOAD_BYTES}` : null;
+}
+
+/** The end of the log as a writer needs it: the tree's right edge, the last hash and timestamp. */
+interface Tail {
+  range: CompactRange;
+  lastHash: string | null;
+  lastTs: string;
+}
+
+const EMPTY_TAIL: Tail = { range: CompactRange.empty(), lastHash: null, lastTs: "" };
+
+/** Checks what can be checked of each event before a transaction; `payloads: false` leaves them to the seal worker. */
+function checkEvents(events: readonly NewEvent[], payloads: boolean): void {
+  events.forEach((event, i) => {
+    if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object", "not-an-event");
+    const invalid = payloads ? validateEvent(event.type, event.payload) : isEventType(event.type) ? null : `unknown event type ${JSON.stringify(event.type)}`;
+    if (invalid) throw new LedgerAppendError(i, invalid);
+    if (event.ts !== undefined && !isLedgerTimestamp(event.ts)) {
+      throw new LedgerAppendError(i, `ts "${String(event.ts)}" is not an ISO 8601 UTC timestamp with milliseconds`, "invalid-ts");
+    }
+  });
+}
+
+export interface LedgerOptions {
+  /** Checkpoint origin line, e.g. "integrity-platform.example/ledger". */
+  origin: string;
+  /** Signs checkpoints: one for every write that appends, and on `checkpoint()` (which refuses without it). */
+  signer?: NoteSigner;
+  /** Keys that `verify()` accepts on stored checkpoints (the signer's own key is added). */
+  verifiers?: NoteVerifier[];
+  /** Injected clock for entries appended without `ts`. */
+  now?: () => Date;
+  /** When an event may be dated (default: the migration's freeze window, core/migration/phases.ts). */
+  timeRule?: EventTimeRule;
+}
+
+/** What one transaction wrote: the rows and subtrees to insert, the tail after them, the caller's answer. */
+interface TransactionWrite<T> {
+  result: T;
+  after: Tail;
+  rows: readonly EntryRow[];
+  subtrees: readonly SubtreeRow[];
+  /** The checkpoint to record with the rows (else one is signed when rows were written and a key is set). */
+  note?: { note: string; createdAt: string };
+}
+
+type Tx = BackendReads & BackendWrites;
+
+function rowToEntry(row: EntryRow): LedgerEntry {
+  return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), ts: row.ts, prev: row.prev, hash: row.hash };
+}
+
+export class Ledger implements LedgerStore {
+  readonly origin: string;
+  readonly store: StoreIdentity;
+  readonly #backend: LedgerBackend;
+  readonly #signer: NoteSigner | undefined;
+  readonly #verifiers: NoteVerifier[];
+  readonly #now: () => Date;
+  readonly #timeRule: EventTimeRule;
+  /** The committed tail as this instance last saw it (null: not read yet). */
+  #tail: Tail | null = null;
+  /**
+   * Committed rows held for projections, by seq: those of the last transaction (this instance's
+   * and the ones it read from other writers), so a projection folds them without reading back.
+   */
+  #held = new Map<number, EntryRow>();
+  /** The transaction in progress on this instance (one at a time), settled when it ends. */
+  #writing: Promise<unknown> = Promise.resolve();
+  #inTransaction = false;
+  #closed = false;
+  readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
+  #writeHealth: WriteHealth = { ok: true };
+  readonly #source: EntrySource = { entries: (start, end) => this.#committedEntries(this.#backend, start, end) };
+  readonly #projections = new ProjectionFollower(this.#source);
+
+  /** Opens the backend (creating its tables, checking its origin) and the ledger over it. */
+  static async open(backend: LedgerBackend, options: LedgerOptions): Promise<Ledger> {
+    await backend.open(options.origin);
+    return new Ledger(backend, options);
+  }
+
+  private constructor(backend: LedgerBackend, options: LedgerOptions) {
+    this.#backend = backend;
+    this.origin = options.origin;
+    this.store = { kind: backend.kind, location: backend.location };
+    this.#signer = options.signer;
+    this.#now = options.now ?? (() => new Date());
+    this.#timeRule = options.timeRule ?? freezeRefusal;
+    this.#verifiers = [...(options.verifiers ?? [])];
+    if (this.#signer && !this.#verifiers.some((v) => v.name === this.#signer!.name)) {
+      this.#verifiers.push({ name: this.#signer.name, publicKeyHex: publicKeyFromSecret("ed25519", this.#signer.secretKeyHex) });
+    }
+    // The tail is read on first use, not here: a damaged store still opens, so that verify() can say what is wrong.
+  }
+
+  // ---- reads ----
+
+  async size(): Promise<number> {
+    const last = await this.#backend.last();
+    return last ? last.seq + 1 : 0;
+  }
+
+  async *entries(start = 0, end?: number): AsyncIterableIterator<LedgerEntry> {
+    for await (const row of this.#pages(this.#backend, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE)) yield rowToEntry(row);
+  }
+
+  async *storedEntries(start = 0, end?: number): AsyncIterableIterator<StoredEntry> {
+    for await (const row of this.#pages(this.#backend, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE)) yield { entry: rowToEntry(row), payloadText: row.payload };
+  }
+
+  /** The rows start <= seq < end, a page (one finished read) at a time: nothing stays open between pages. */
+  async *#pages(reads: BackendReads, start: number, end: number, page: number): AsyncIterableIterator<EntryRow> {
+    let seq = start;
+    while (seq < end) {
+      const rows = await reads.rows(seq, end, page);
+      yield* rows;
+      if (rows.length < page) return;
+      seq = rows[rows.length - 1]!.seq + 1;
+    }
+  }
+
+  /** Committed entries for a projection: the rows held in memory (payload parsed afresh: no object is shared), the rest read. */
+  async *#committedEntries(reads: BackendReads, start: number, end: number): AsyncIterableIterator<LedgerEntry> {
+    let seq = start;
+    for (let row = this.#held.get(seq); seq < end && row; row = this.#held.get(++seq)) yield rowToEntry(row);
+    if (seq < end) for await (const row of this.#pages(reads, seq, end, TX_PAGE)) yield rowToEntry(row);
+  }
+
+  async rootHash(treeSize?: number): Promise<Uint8Array> {
+    const size = await this.#sizeAsked(treeSize);
+    if (size === 0) return rootHash([]);
+    if (this.#tail && size === this.#tail.range.size) return this.#tail.range.root();
+    return withStoredNodes(this.#backend, (perfect) => composeRange(perfect)(0, size));
+  }
+
+  async inclusionProof(seq: number, treeSize?: number): Promise<Uint8Array[]> {
+    const size = await this.#sizeAsked(treeSize);
+    return withStoredNodes(this.#backend, (perfect) => inclusionProofWith(composeRange(perfect), seq, size));
+  }
+
+  async consistencyProof(oldSize: number, newSize?: number): Promise<Uint8Array[]> {
+    const size = await this.#sizeAsked(newSize);
+    return withStoredNodes(this.#backend, (perfect) => consistencyProofWith(composeRange(perfect), oldSize, size));
+  }
+
+  /** The tree size a proof is asked at: the given one, checked against the tail, or the tail's. */
+  async #sizeAsked(treeSize: number | undefined): Promise<number> {
+    const current = await this.size();
+    const size = treeSize ?? current;
+    if (!Number.isSafeInteger(size) || size < 0 || size > current) throw new RangeError(`tree size ${size} is out of range [0, ${current}]`);
+    return size;
+  }
+
+  latestCheckpoint(): Promise<string | null> {
+    return this.#backend.latestCheckpoint();
+  }
+
+  async state<S>(projection: Projection<S>): Promise<S> {
+    const size = await this.size();
+    // A state that folded the rows of a transaction not yet committed waits for its end (commit or rollback).
+    while (this.#inTransaction && this.#projections.watermark(projection as Projection<unknown>) > (this.#tail?.range.size ?? 0)) {
+      await this.#writing.catch(() => undefined);
+    }
+    return this.#projections.at(projection, size);
+  }
+
+  stateSeen<S>(projection: Projection<S>): S {
+    const seen = this.#tail?.range.size ?? 0;
+    try {
+      return this.#projections.inMemory(projection, seen, (seq) => {
+        const row = this.#held.get(seq);
+        return row ? rowToEntry(row) : undefined;
+      });
+    } catch (error) {
+      if (!(error instanceof CatchUpNeeded)) throw error;
+      return this.#projections.folded(projection); // a hint: what is folded so far
+    }
+  }
+
+  // ---- writes ----
+
+  /** The default append: this thread, one transaction, durable when it resolves. */
+  async append(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
+    if (events.length === 0) return [];
+    checkEvents(events, true);
+    const clock = this.#batchClock();
+    return this.#transaction(async (_tx, start) => {
+      const rows: EntryRow[] = [];
+      const subtrees: SubtreeRow[] = [];
+      const after = this.#seal(events, start, clock, rows, subtrees);
+      return { result: after.written, after: after.tail, rows, subtrees };
+    });
+  }
+
+  /**
+   * The opt-in bulk path for large batches (the seeder, the benchmark): the same rows, errors and
+   * all-or-nothing transaction as `append`, with validation and hashing on the seal worker thread
+   * (store/bulk-seal.ts). Batches under BULK_MIN, or without a worker, take the default path.
+   */
+  async appendBulk(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
+    const sealer = events.length >= BULK_MIN ? BulkSealer.shared() : null;
+    if (!sealer) return this.append(events);
+    checkEvents(events, false); // the worker validates payloads
+    const clock = this.#batchClock();
+    return this.#transaction(async (_tx, start) => this.#sealBulk(events, sealer, start, clock));
+  }
+
+  appendAsync(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
+    const batch = [...events];
+    return this.#group.submit(() => ({ events: batch, result: undefined })).then((written) => written.entries);
+  }
+
+  write<R>(decide: Decide<R>): Promise<Written<R>> {
+    return this.#group.submit(decide);
+  }
+
+  async checkpoint(): Promise<string> {
+    const signer = this.#signer;
+    if (!signer) throw new Error("no checkpoint signing key configured for this ledger");
+    // One transaction: the tree signed is the tail at that moment.
+    return this.#transaction(async (_tx, start) => {
+      const note = this.#sign(signer, start);
+      return { result: note, after: start, rows: [], subtrees: [], note: { note, createdAt: this.#now().toISOString() } };
+    });
+  }
+
+  writeHealth(): WriteHealth {
+    return this.#writeHealth;
+  }
+
+  /** Commits the writes still waiting for their group, then closes the store. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#group.flush();
+    await this.#writing.catch(() => undefined);
+    await this.#backend.close();
+  }
+
+  /**
+   * One group of writes (store/group-commit.ts) in one transaction: every known projection caught
+   * up to the tail, then each decide in order against the tail in memory — a decide that throws or
+   * returns an invalid event drops its own rows only — then one insert for all.
+   */
+  async #commitGroup(decides: readonly Decide<unknown>[]): Promise<WriteOutcome[]> {
+    const clock = this.#batchClock();
+    return this.#transaction(async (tx, start) => {
+      const source: EntrySource = { entries: (from, to) => this.#committedEntries(tx, from, to) };
+      const size = start.range.size;
+      for (const projection of this.#projections.known()) await this.#projections.at(projection, size, source);
+      const rows: EntryRow[] = [];
+      const subtrees: SubtreeRow[] = [];
+      let tail = start;
+      const entryAt = (seq: number): LedgerEntry | undefined => {
+        const row = seq >= size ? rows[seq - size] : this.#held.get(seq);
+        return row ? rowToEntry(row) : undefined;
+      };
+      const view: WriteTail = {
+        get size() {
+          return tail.range.size;
+        },
+        state: <S>(projection: Projection<S>) => this.#projections.inMemory(projection, tail.range.size, entryAt),
+      };
+      const outcomes: WriteOutcome[] = [];
+      for (const decide of decides) {
+        for (let catchUps = 0; ; catchUps++) {
+          const marks = [rows.length, subtrees.length] as const;
+          try {
+            const decision = decide(view);
+            if (typeof decision !== "object" || decision === null || !Array.isArray(decision.events) || "then" in decision) {
+              throw new TypeError("decide must return { events: NewEvent[], result } synchronously");
+            }
+            if (decision.events.length > 0) checkEvents(decision.events, true);
+            const after = this.#seal(decision.events, tail, clock, rows, subtrees);
+            tail = after.tail;
+            outcomes.push({ ok: true, written: { entries: after.written, result: decision.result } });
+          } catch (error) {
+            rows.length = marks[0];
+            subtrees.length = marks[1];
+            if (error instanceof CatchUpNeeded && catchUps < MAX_CATCH_UPS) {
+              // Decides are pure: catch the projection up to the transaction's start, then ask again.
+              await this.#projections.at(error.projection, size, source);
+              continue;
+            }
+            outcomes.push({ ok: false, error });
+          }
+          break;
+        }
+      }
+      return { result: outcomes, after: tail, rows, subtrees };
+    });
+  }
+
+  /**
+   * One write transaction on this instance (one at a time): the backend's write lock, the tail
+   * brought up to date, `write`, one insert of its rows and subtrees, the signed checkpoint, commit.
+   * On any failure nothing of it is kept: the tail stays the committed one, and every projection
+   * that folded rows of it forgets them.
+   */
+  #transaction<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>): Promise<T> {
+    const run = this.#writing.catch(() => undefined).then(() => this.#transact(write));
+    this.#writing = run;
+    return run;
+  }
+
+  async #transact<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>): Promise<T> {
+    this.#inTransaction = true;
+    let foreign: EntryRow[] = [];
+    try {
+      const done = await this.#backend.withWriteLock(async (tx) => {
+        foreign = await this.#follow(tx);
+        const start = this.#tail!;
+        const out = await write(tx, start);
+        for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(i === 0 && out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
+        if (out.subtrees.length > 0) await tx.insertSubtrees(out.subtrees);
+        let note = out.note;
+        // Stamped with the last entry's time: the transaction's one clock reading (or the entries' own).
+        if (!note && this.#signer && out.rows.length > 0) note = { note: this.#sign(this.#signer, out.after), createdAt: out.after.lastTs };
+        if (note) await tx.insertCheckpointIfAbsent(out.after.range.size, note.note, note.createdAt);
+        return out;
+      });
+      this.#tail = done.after;
+      this.#held = new Map();
+      if (foreign.length + done.rows.length <= FOLLOW_MAX) for (const row of [...foreign, ...done.rows]) this.#held.set(row.seq, row);
+      this.#writeHealth = { ok: true };
+      return done.result;
+    } catch (error) {
+      this.#projections.forgetPast(this.#tail?.range.size ?? 0);
+      this.#noteFailure(error);
+      throw error;
+    } finally {
+      this.#inTransaction = false;
+    }
+  }
+
+  /**
+   * Brings the in-memory tail up to the committed tail, inside the write lock: the rows other
+   * writers appended since are read and folded into the range (each checked to chain on), and held
+   * for the projections; a tail unknown, far behind or not chaining on is rebuilt from stored nodes.
+   * Returns the rows read.
+   */
+  async #follow(tx: Tx): Promise<EntryRow[]> {
+    const last = await tx.last();
+    const size = last ? last.seq + 1 : 0;
+    const known = this.#tail;
+    if (known && size === known.range.size && (last?.hash ?? null) === known.lastHash) return [];
+    if (known && size > known.range.size && size - known.range.size <= FOLLOW_MAX) {
+      const range = known.range.clone();
+      let prev = known.lastHash;
+      let lastTs = known.lastTs;
+      const read: EntryRow[] = [];
+      for await (const row of this.#pages(tx, known.range.size, size, TX_PAGE)) {
+        if (row.seq !== range.size || row.prev !== prev) break;
+        range.append(row.leaf);
+        read.push(row);
+        prev = row.hash;
+        lastTs = row.ts;
+      }
+      if (range.size === size && prev === last!.hash) {
+        this.#tail = { range, lastHash: prev, lastTs };
+        for (const row of read) this.#held.set(row.seq, row);
+        return read;
+      }
+    }
+    const range = size === 0 ? CompactRange.empty() : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(size, perfect));
+    this.#tail = last ? { range, lastHash: last.hash, lastTs: last.ts } : EMPTY_TAIL;
+    this.#held = new Map();
+    return [];
+  }
+
+  /** Signs the tail as a checkpoint note (deterministic: two instances sign the same note). */
+  #sign(signer: NoteSigner, tail: Tail): string {
+    return signCheckpoint({ origin: this.origin, size: tail.range.size, rootHash: tail.range.root() }, signer);
+  }
+
+  /** Remembers a write the store could not make (not one refused for its events): /health reports it. */
+  #noteFailure(error: unknown): void {
+    if (error instanceof LedgerAppendError) return;
+    if (this.#writeHealth.ok) this.#writeHealth = { ok: false, since: this.#now().toISOString(), reason: failureReason(error) };
+  }
+
+  /**
+   * The timestamp of the next entry: its own, checked to be in order, or else the instant of the
+   * append — the clock is read once per transaction, so its entries share it — held at the last
+   * entry's when the clock has stepped back.
+   */
+  #timestampOf(event: NewEvent, i: number, lastTs: string, clock: () => string): string {
+    let ts = event.ts;
+    if (ts === undefined) {
+      const now = clock();
+      ts = now < lastTs ? lastTs : now;
+    } else if (ts < lastTs) throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
+    const refused = this.#timeRule(event.type, ts);
+    if (refused) throw new LedgerAppendError(i, refused.message, refused.code);
+    return ts;
+  }
+
+  /** Reads the injected clock on first use only. */
+  #batchClock(): () => string {
+    let now: string | null = null;
+    return () => (now ??= this.#now().toISOString());
+  }
+
+  /**
+   * Seals `events` after `tail` into `rows` (and completed stored subtrees into `subtrees`); returns
+   * the entries and the tail after them (`tail` itself is not changed). Throws a LedgerAppendError
+   * naming the event; the caller drops what this pushed.
+   */
+  #seal(events: readonly NewEvent[], tail: Tail, clock: () => string, rows: EntryRow[], subtrees: SubtreeRow[]): { written: LedgerEntry[]; tail: Tail } {
+    if (events.length === 0) return { written: [], tail };
+    const range = tail.range.clone();
+    const onComplete = (level: number, idx: number, hash: Uint8Array) => {
+      if (level >= STORED_LEVEL) subtrees.push({ level, idx, hash });
+    };
+    const written: LedgerEntry[] = [];
+    let prev = tail.lastHash;
+    let lastTs = tail.lastTs;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      const ts = this.#timestampOf(event, i, lastTs, clock);
+      let sealed;
+      try {
+        sealed = sealEntry({ seq: range.size, type: event.type, payload: event.payload, ts, prev });
+      } catch (error) {
+        throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
+      }
+      const tooLarge = payloadTooLarge(sealed.payloadText);
+      if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
+      const e = sealed.entry;
+      rows.push({ seq: e.seq, type: e.type, payload: sealed.payloadText, ts: e.ts, prev: e.prev, hash: e.hash, leaf: sealed.leafHash });
+      range.append(sealed.leafHash, onComplete);
+      written.push(e);
+      prev = e.hash;
+      lastTs = ts;
+    }
+    return { written, tail: { range, lastHash: prev, lastTs } };
+  }
+
+  /** The bulk path's rows: this thread canonicalizes, the seal worker validates, hashes and extends the tree. */
+  #sealBulk(events: readonly NewEvent[], sealer: BulkSealer, start: Tail, clock: () => string): TransactionWrite<LedgerEntry[]> {
+    const first = start.range.size;
+    const written: LedgerEntry[] = [];
+    const rows: EntryRow[] = [];
+    const subtrees: SubtreeRow[] = [];
+    let lastTs = start.lastTs;
+    let prev = start.lastHash;
+    sealer.run({ size: first, prev, edge: start.range.edge, minLevel: STORED_LEVEL }, events.length, {
+      prepare: (i) => {
+        const event = events[i]!;
+        const ts = this.#timestampOf(event, i, lastTs, clock);
+        lastTs = ts;
+        let payloadText: string;
+        try {
+          payloadText = canonicalize(event.payload);
+        } catch (error) {
+          throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
+        }
+        const tooLarge = payloadTooLarge(payloadText);
+        if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
+        return { type: event.type, ts, payloadText };
+      },
+      store: (i, event, hash, leaf) => {
+        rows.push({ seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf: leaf.slice() });
+        written.push({ seq: first + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
+        prev = hash;
+      },
+      storeSubtree: (level, idx, hash) => subtrees.push({ level, idx, hash: hash.slice() }),
+    });
+    // The new right edge from what the worker reported, the old edge, and the batch's last leaves.
+    const size = first + events.length;
+    const nodes = new Map<string, Uint8Array>(subtrees.map((s) => [subtreeKey(s.level, s.idx), s.hash]));
+    edgeKeys(first).forEach((k, i) => nodes.set(subtreeKey(k.level, k.idx), start.range.edge[i]!));
+    const range = CompactRange.fromPerfect(size, (level, idx) => {
+      const hash = nodes.get(subtreeKey(level, idx));
+      if (hash) return hash;
+      const width = 2 ** level;
+      const from = idx * width - first;
+      if (from < 0) throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
+      return rootHash(rows.slice(from, from + width).map((r) => r.leaf));
+    });
+    return { result: written, after: { range, lastHash: prev, lastTs }, rows, subtrees };
+  }
+
+  // ---- verification ----
+
+  async verify(): Promise<LedgerVerifyReport> {
+    const verifier = new ChainVerifier(validateEvent);
+    // Every stored subtree must equal the one recomputed from the entries' content (compared after the scan, in batches).
+    const expected: SubtreeRow[] = [];
+    verifier.onSubtree = (level, idx, hash) => {
+      if (level >= STORED_LEVEL) expected.push({ level, idx, hash });
+    };
+
+    const checkpoints = (await this.#backend.checkpoints()).map((c) => ({ ...c, root: null as Uint8Array | null }));
+    let next = 0;
+    const captureRoots = () => {
+      while (next < checkpoints.length && checkpoints[next]!.size === verifier.size && verifier.brokenAt === null) {
+        checkpoints[next]!.root = verifier.report().rootHash;
+        next += 1;
+      }
+    };
+    captureRoots();
+    for await (const r of this.#pages(this.#backend, 0, Number.MAX_SAFE_INTEGER, TX_PAGE)) {
+      let entry: LedgerEntry;
+      try {
+        entry = rowToEntry(r);
+      } catch {
+        verifier.addUnreadable("stored payload is not valid JSON", { seq: r.seq, hash: r.hash, leafHash: r.leaf });
+        continue;
+      }
+      verifier.add(entry, { payloadText: r.payload, leafHash: r.leaf });
+      captureRoots();
+    }
+    for (let i = 0; i < expected.length; i += TX_PAGE) {
+      const batch = expected.slice(i, i + TX_PAGE);
+      const stored = await this.#backend.subtrees(batch);
+      for (const { level, idx, hash } of batch) {
+        const found = stored.get(subtreeKey(level, idx));
+        const last = (idx + 1) * 2 ** level - 1;
+        if (!found) verifier.flag(last, `stored subtree (${level}, ${idx}) is missing`);
+        else if (!equalBytes(found, hash)) verifier.flag(last, `stored subtree (${level}, ${idx}) does not match entries ${idx * 2 ** level}..${last}`);
+      }
+    }
+    const report = verifier.report();
+    const problems = report.problems;
+    // Past a gap nothing that needs the tree is checked: the problem at the gap says so, once.
+    const whole = (size: number) => report.brokenAt === undefined || size <= report.brokenAt;
+
+    const storedSubtrees = await this.#backend.subtreeCount();
+    if (whole(Infinity) && storedSubtrees !== expected.length) {
+      problems.push({ seq: report.size, problem: `${storedSubtrees} stored subtrees, expected ${expected.length}` });
+    }
+    const checked = checkpoints.filter((c) => whole(c.size));
+    for (const c of checked) {
+      const problem = checkpointProblem(c.note, c.size, c.root, this.origin, this.#verifiers);
+      if (problem) problems.push({ seq: Math.max(c.size - 1, 0), problem: `checkpoint at size ${c.size}: ${problem}` });
+    }
+    problems.sort((a, b) => a.seq - b.seq);
+    return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checked.length };
+  }
+}
+
+/** The perfect subtrees of a tree of `size` leaves' right edge, largest first (as CompactRange keeps them). */
+function edgeKeys(size: number): { level: number; idx: number }[] {
+  const keys: { level: number; idx: number }[] = [];
+  let start = 0;
+  for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0; level--) {
+    const width = 2 ** level;
+    if (size - start >= width) {
+      keys.push({ level, idx: start / width });
+      start += width;
+    }
+  }
+  return keys;
+}
+
+function checkpointProblem(note: string, size: number, root: Uint8Array | null, origin: string, verifiers: NoteVerifier[]): string | null {
+  if (!root) return "the ledger is shorter than this checkpoint";
+  if (verifiers.length === 0) return "no key to verify it with";
+  try {
+    const cp = verifyCheckpoint(note, verifiers);
+    if (cp.origin !== origin) return `origin is "${cp.origin}", expected "${origin}"`;
+    if (cp.size !== size) return `signed size ${cp.size} differs from its row`;
+    if (!equalBytes(cp.rootHash, root)) return `signed root ${formatDigest(cp.rootHash)} differs from the recomputed ${formatDigest(root)}`;
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** What a store error says, with SQLite's extended code when there is one (517: the snapshot is stale). */
+export function failureReason(error: unknown): string {
+  const e = error as { message?: unknown; errcode?: unknown } | null;
+  const message = typeof e?.message === "string" ? e.message : String(error);
+  return typeof e?.errcode === "number" ? `${message} (SQLite code ${e.errcode})` : message;
+}

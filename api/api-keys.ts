@@ -11,9 +11,8 @@ import { issuePayload, keyRegistry, keyStatus, type ApiKey, type KeyRegistry, ty
 import { REFUSAL_WINDOW_SECONDS, type AccessEventPayload, type AccessRefusalsPayload } from "../core/access/events.ts";
 import { labelOfRequest, receivedPayload, requestReference, type KeyRequest, type KeyRequestBody } from "../core/access/key-requests.ts";
 import type { KeyTier } from "../core/datapackage/contract.ts";
-import { accessLedgerPath, openAccessLedger } from "../store/access-ledger.ts";
+import { accessLedgerPath, openAccessLedger, type AccessLedger } from "../store/access-ledger.ts";
 import type { SigningKey } from "../store/keys.ts";
-import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { CodedError } from "../core/errors.ts";
 
 export { KEY_TIERS, type KeyTier } from "../core/datapackage/contract.ts";
@@ -42,7 +41,7 @@ export type UnkeyedRefusal = Omit<AccessRefusalsPayload, "window_start" | "windo
 
 export class ApiKeyStore {
   readonly path: string;
-  readonly #ledger: SqliteLedger;
+  readonly #ledger: AccessLedger;
   #state: KeyRegistry = keyRegistry.initial();
   #seen = 0;
   /** The window being counted (ms since the epoch) and its counts per reason; bounded by files × outcomes × credentials. */
@@ -210,7 +209,7 @@ export class ApiKeyStore {
   }
 
   /** The underlying ledger, for exports and verification. */
-  get ledger(): SqliteLedger {
+  get ledger(): AccessLedger {
     return this.#ledger;
   }
 

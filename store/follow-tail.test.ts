@@ -1,6 +1,6 @@
 /**
  * A ledger instance keeps following the file whatever another writer on it does (issue 20,
- * defect 0). Two SqliteLedger connections on one file — the server (`own`) and an operator command
+ * defect 0). Two Ledger connections on one file — the server (`own`) and an operator command
  * (`foreign`) — run every sequence of three steps over: the server's own write, a foreign append,
  * the server's checkpoint, and a read of the server's that takes one entry and drops the iterator
  * (what the inclusion route does). After each step both instances must see the file's size and
@@ -9,9 +9,9 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { fold } from "../core/ledger/projection.ts";
+import { foldAsync } from "../core/ledger/projection.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { SqliteLedger } from "./sqlite-ledger.ts";
+import { openLedgerStore } from "./open-ledger.ts";
 import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "follow.test/ledger";
@@ -32,13 +32,13 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-function pair() {
+async function pair() {
   const { dir, cleanup } = tempDir("follow-tail-");
   const path = join(dir, "ledger.sqlite");
   // A short busy timeout: a connection that cannot catch up fails at once instead of waiting.
   const common = { origin: ORIGIN, durability: "normal" as const, busyTimeoutMs: 50 };
-  const own = new SqliteLedger(path, { ...common, signer, now: steppingClock() });
-  const foreign = new SqliteLedger(path, { ...common, signer, now: steppingClock(Date.parse("2026-01-01T00:00:10.000Z")) });
+  const own = await openLedgerStore({ path: path,  ...common, signer, now: steppingClock() });
+  const foreign = await openLedgerStore({ path: path,  ...common, signer, now: steppingClock(Date.parse("2026-01-01T00:00:10.000Z")) });
   const file = new DatabaseSync(path, { readOnly: true });
   cleanups.push(() => {
     own.close();
@@ -55,25 +55,25 @@ describe("following the ledger's tail through another writer", () => {
     const all = sequences(3);
     expect(all).toHaveLength(64);
     for (const sequence of all) {
-      const { own, foreign, fileSize } = pair();
-      own.append([sampleEvent(0), sampleEvent(1)]);
+      const { own, foreign, fileSize } = await pair();
+      await own.append([sampleEvent(0), sampleEvent(1)]);
       let n = 0;
       for (const step of sequence) {
         const at = `${sequence.join(" → ")}: after ${step}`;
         n += 1;
         if (step === "own write") expect((await own.write(openOnce(`own-${n}`))).result, at).toBe("created");
-        else if (step === "foreign append") foreign.append([sessionOpened(`foreign-${n}`)]);
-        else if (step === "own checkpoint") own.checkpoint();
-        else expect(own.entries(own.size() - 1).next().done, at).toBe(false); // the iterator is dropped
-        expect(own.size(), at).toBe(fileSize());
-        expect(foreign.size(), at).toBe(fileSize());
-        expect(own.state(openedSessions), at).toEqual(fold(openedSessions, foreign.entries()));
+        else if (step === "foreign append") (await foreign.append([sessionOpened(`foreign-${n}`)]));
+        else if (step === "own checkpoint") (await own.checkpoint());
+        else expect((await own.entries((await own.size()) - 1)[Symbol.asyncIterator]().next()).done, at).toBe(false); // the iterator is dropped
+        expect((await own.size()), at).toBe(fileSize());
+        expect((await foreign.size()), at).toBe(fileSize());
+        expect(await own.state(openedSessions), at).toEqual((await foldAsync(openedSessions, foreign.entries())));
       }
       const label = sequence.join(" → ");
       await expect(own.write(openOnce("last-own")), label).resolves.toMatchObject({ result: "created" });
-      expect(() => foreign.append([sessionOpened("last-foreign")]), label).not.toThrow();
-      expect(own.size(), label).toBe(fileSize());
-      expect(own.verify().ok, label).toBe(true);
+      await expect(foreign.append([sessionOpened("last-foreign")]), label).resolves.toHaveLength(1);
+      expect((await own.size()), label).toBe(fileSize());
+      expect((await own.verify()).ok, label).toBe(true);
     }
   }, 60_000);
 });

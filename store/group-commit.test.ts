@@ -6,15 +6,16 @@ import type { Projection } from "../core/ledger/projection.ts";
 import { LedgerAppendError, type Decide } from "../core/ledger/store.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
 import { LEDGER_ORIGIN } from "./open-ledger.ts";
-import { MAX_PAYLOAD_BYTES, SqliteLedger } from "./sqlite-ledger.ts";
+import { Ledger, MAX_PAYLOAD_BYTES } from "./ledger.ts";
+import { openLedgerStore } from "./open-ledger.ts";
 import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 let dir: string;
 let cleanup: () => void;
-const open: SqliteLedger[] = [];
+const open: Ledger[] = [];
 
-function openLedger(name = "ledger.sqlite", extra: Partial<ConstructorParameters<typeof SqliteLedger>[1]> = {}): SqliteLedger {
-  const ledger = new SqliteLedger(join(dir, name), { origin: "race.test/ledger", now: steppingClock(), durability: "normal", ...extra });
+async function openLedger(name = "ledger.sqlite", extra: Partial<Parameters<typeof openLedgerStore>[0]> = {}): Promise<Ledger> {
+  const ledger = await openLedgerStore({ path: join(dir, name),  origin: "race.test/ledger", now: steppingClock(), durability: "normal", ...extra });
   open.push(ledger);
   return ledger;
 }
@@ -72,24 +73,24 @@ describe("GroupCommit (the queue)", () => {
 
 describe("the ledger's group-commit write path", () => {
   it("coalesces 64 concurrent single-event appends into one transaction; each caller gets its own entry", async () => {
-    const ledger = openLedger();
-    ledger.append([sampleEvent(0)]);
+    const ledger = await openLedger();
+    await ledger.append([sampleEvent(0)]);
     const calls = Array.from({ length: 64 }, (_, i) => ledger.appendAsync([sampleEvent(1 + i)]));
     const written = await Promise.all(calls);
     expect(written.map((w) => w.length)).toEqual(Array(64).fill(1));
     expect(written.map((w) => w[0]!.seq)).toEqual(Array.from({ length: 64 }, (_, i) => 1 + i));
     // The clock is read once per transaction: one timestamp for the whole group.
     expect(new Set(written.map((w) => w[0]!.ts)).size).toBe(1);
-    expect(written[0]![0]!.ts).not.toBe([...ledger.entries(0, 1)][0]!.ts);
+    expect(written[0]![0]!.ts).not.toBe((await Array.fromAsync(ledger.entries(0, 1)))[0]!.ts);
     // Durable for any other connection once answered, and the chain is whole.
-    const other = openLedger();
-    expect([...other.entries(1)]).toEqual(written.map((w) => w[0]));
-    expect(other.verify()).toMatchObject({ ok: true, size: 65 });
+    const other = await openLedger();
+    expect((await Array.fromAsync(other.entries(1)))).toEqual(written.map((w) => w[0]));
+    expect((await other.verify())).toMatchObject({ ok: true, size: 65 });
   });
 
   it("keeps each write all-or-nothing: invalid events and throwing decides fail only their own caller", async () => {
-    const ledger = openLedger();
-    ledger.append([{ ...sampleEvent(0), ts: "2026-03-01T00:00:00.000Z" }]);
+    const ledger = await openLedger();
+    await ledger.append([{ ...sampleEvent(0), ts: "2026-03-01T00:00:00.000Z" }]);
     const bad = { type: "mic_mint", payload: { ...sampleEvent(1).payload, amount_shards: "-1" } };
     const tooLarge = { type: "sample.generated", payload: { generator: "test", seed: "1", notice: "x".repeat(MAX_PAYLOAD_BYTES) } };
     const writes: Promise<unknown>[] = [
@@ -116,30 +117,30 @@ describe("the ledger's group-commit write path", () => {
     expect(reason(6)).toMatchObject({ index: 0, code: "invalid-event", message: expect.stringMatching(/unknown event type/) });
     expect(reason(7)).toBeInstanceOf(TypeError);
     // Exactly the accepted writes, in submission order, and nothing of the refused ones.
-    expect([...ledger.entries()].map((e) => e.payload)).toEqual([0, 2, 3, 5, 9].map((i) => sampleEvent(i).payload));
-    expect(ledger.verify()).toMatchObject({ ok: true, size: 5 });
-    expect(ledger.size()).toBe(5);
+    expect((await Array.fromAsync(ledger.entries())).map((e) => e.payload)).toEqual([0, 2, 3, 5, 9].map((i) => sampleEvent(i).payload));
+    expect((await ledger.verify())).toMatchObject({ ok: true, size: 5 });
+    expect((await ledger.size())).toBe(5);
     // The store is usable after refusals: the in-memory tail followed the rollbacks.
     const [next] = await ledger.appendAsync([sampleEvent(10)]);
     expect(next!.seq).toBe(5);
-    expect(openLedger().verify()).toMatchObject({ ok: true, size: 6 });
+    expect(await (await openLedger()).verify()).toMatchObject({ ok: true, size: 6 });
   });
 
   it("runs the decides of a group in order, each seeing the entries of the earlier ones: 100 concurrent opens create one session", async () => {
-    const ledger = openLedger();
+    const ledger = await openLedger();
     const results = await Promise.all(Array.from({ length: 100 }, () => ledger.write(openOnce("S-1"))));
     expect(results.filter((r) => r.result === "created")).toHaveLength(1);
     expect(results[0]).toMatchObject({ result: "created", entries: [{ seq: 0, type: "consensus.opened" }] });
     expect(results.slice(1).every((r) => r.result === "exists" && r.entries.length === 0)).toBe(true);
-    expect(ledger.size()).toBe(1);
+    expect((await ledger.size())).toBe(1);
     // A later group sees it too, and two sessions interleaved stay one each.
     const more = await Promise.all(["S-1", "S-2", "S-1", "S-2"].map((id) => ledger.write(openOnce(id))));
     expect(more.map((r) => r.result)).toEqual(["exists", "created", "exists", "exists"]);
-    expect([...ledger.state(openedSessions)]).toEqual([["S-1", 1], ["S-2", 1]]);
+    expect([...(await ledger.state(openedSessions))]).toEqual([["S-1", 1], ["S-2", 1]]);
   });
 
   it("writes the attempt and the grant of one decision in one transaction, or neither", async () => {
-    const ledger = openLedger();
+    const ledger = await openLedger();
     const id = "3f0c6a4e-8d1b-4c2a-9e7f-1a2b3c4d5e6f";
     const attempt = { type: "avm.attempt", payload: { ledger_id: id, requested_scopes: ["api.read"], verified: true, failed_at_stage: null, code: null, attestation_hash: null } };
     const grant = (scopes: string[]) => ({
@@ -149,19 +150,19 @@ describe("the ledger's group-commit write path", () => {
     const ok = await ledger.write(() => ({ events: [attempt, grant(["api.read"])], result: "granted" }));
     expect(ok.entries.map((e) => e.type)).toEqual(["avm.attempt", "avm.grant"]);
     await expect(ledger.write(() => ({ events: [attempt, grant([])], result: "granted" }))).rejects.toMatchObject({ index: 1 });
-    expect([...ledger.entries()].map((e) => e.type)).toEqual(["avm.attempt", "avm.grant"]);
+    expect((await Array.fromAsync(ledger.entries())).map((e) => e.type)).toEqual(["avm.attempt", "avm.grant"]);
   });
 
   it("commits the writes still waiting when the ledger is closed", async () => {
-    const ledger = openLedger();
+    const ledger = await openLedger();
     const pending = [ledger.appendAsync([sampleEvent(0)]), ledger.write(openOnce("S-1")), ledger.appendAsync([sampleEvent(1)])];
     ledger.close();
     expect((await Promise.all(pending)).length).toBe(3);
-    expect(openLedger().verify()).toMatchObject({ ok: true, size: 3 });
+    expect(await (await openLedger()).verify()).toMatchObject({ ok: true, size: 3 });
   });
 
   it("fails the whole group when the write lock cannot be had, and recovers once it is free", async () => {
-    const ledger = openLedger("locked.sqlite", { busyTimeoutMs: 50 });
+    const ledger = await openLedger("locked.sqlite", { busyTimeoutMs: 50 });
     await ledger.appendAsync([sampleEvent(0)]);
     const raw = new DatabaseSync(join(dir, "locked.sqlite"));
     raw.exec("BEGIN IMMEDIATE");
@@ -170,7 +171,7 @@ describe("the ledger's group-commit write path", () => {
     raw.exec("ROLLBACK");
     raw.close();
     expect((await ledger.write(openOnce("S-1"))).result).toBe("created");
-    expect(ledger.verify()).toMatchObject({ ok: true, size: 2 });
+    expect((await ledger.verify())).toMatchObject({ ok: true, size: 2 });
   });
 });
 
@@ -192,53 +193,53 @@ describe("projections kept at the tail", () => {
   }
 
   it("folds only the entries past its watermark before each read, whoever appended them", async () => {
-    const ledger = openLedger();
-    const other = openLedger(); // another connection to the same file, as another process would be
+    const ledger = await openLedger();
+    const other = await openLedger(); // another connection to the same file, as another process would be
     const { projection, applied } = counting();
-    expect(ledger.state(projection)).toEqual([]);
-    ledger.append([sampleEvent(0), sampleEvent(1)]);
-    expect(ledger.state(projection)).toHaveLength(2);
+    expect((await ledger.state(projection))).toEqual([]);
+    await ledger.append([sampleEvent(0), sampleEvent(1)]);
+    expect((await ledger.state(projection))).toHaveLength(2);
     expect(applied()).toBe(2);
-    other.append([sampleEvent(2)]);
+    await other.append([sampleEvent(2)]);
     await other.appendAsync([sampleEvent(3)]);
-    expect(ledger.state(projection)).toHaveLength(4);
+    expect((await ledger.state(projection))).toHaveLength(4);
     expect(applied()).toBe(4);
-    expect(ledger.state(projection)).toHaveLength(4);
+    expect((await ledger.state(projection))).toHaveLength(4);
     expect(applied()).toBe(4); // nothing new, nothing folded
   });
 
-  it("stateSeen answers without reading the tail: it lags another connection's appends until a read catches up", () => {
-    const ledger = openLedger();
-    const other = openLedger();
+  it("stateSeen answers without reading the tail: it lags another connection's appends until a read catches up", async () => {
+    const ledger = await openLedger();
+    const other = await openLedger();
     const { projection } = counting();
-    ledger.append([sampleEvent(0)]);
+    await ledger.append([sampleEvent(0)]);
     expect(ledger.stateSeen(projection)).toHaveLength(1); // its own appends are seen
-    other.append([sampleEvent(1), sampleEvent(2)]);
+    await other.append([sampleEvent(1), sampleEvent(2)]);
     expect(ledger.stateSeen(projection)).toHaveLength(1);
-    expect(ledger.state(projection)).toHaveLength(3);
+    expect((await ledger.state(projection))).toHaveLength(3);
     expect(ledger.stateSeen(projection)).toHaveLength(3);
   });
 
-  it("can be read while the caller iterates the entries", () => {
-    const ledger = openLedger();
-    ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+  it("can be read while the caller iterates the entries", async () => {
+    const ledger = await openLedger();
+    await ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
     const { projection } = counting();
     const seen: number[] = [];
-    for (const entry of ledger.entries()) {
-      ledger.state(projection); // folds from the file while this loop reads it
+    for await (const entry of ledger.entries()) {
+      await ledger.state(projection); // folds from the file while this loop reads it
       seen.push(entry.seq);
     }
     expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(ledger.state(projection)).toHaveLength(20);
+    expect((await ledger.state(projection))).toHaveLength(20);
   });
 
   it("gives decide the same state at the transaction's tail, including what another connection appended", async () => {
-    const ledger = openLedger();
-    const other = openLedger();
+    const ledger = await openLedger();
+    const other = await openLedger();
     const { projection, applied } = counting();
     await ledger.appendAsync([sampleEvent(0)]);
-    expect(ledger.state(projection)).toHaveLength(1);
-    other.append([sessionOpened("S-9")]); // appended behind this connection's back
+    expect((await ledger.state(projection))).toHaveLength(1);
+    (await other.append([sessionOpened("S-9")])); // appended behind this connection's back
     const seen: number[] = [];
     const decide: Decide<number> = (tail) => {
       seen.push(tail.state(projection).length, tail.size);
@@ -248,7 +249,7 @@ describe("projections kept at the tail", () => {
     expect(results.map((r) => r.result)).toEqual([2, 3]);
     expect(seen).toEqual([2, 2, 3, 3]);
     expect(applied()).toBe(3);
-    expect(ledger.state(projection)).toHaveLength(4);
+    expect((await ledger.state(projection))).toHaveLength(4);
     // A projection whose apply throws is refolded from scratch on the next read, never half-applied.
     let broken = true;
     const fragile: Projection<{ n: number }> = {
@@ -259,12 +260,12 @@ describe("projections kept at the tail", () => {
         return state;
       },
     };
-    expect(() => ledger.state(fragile)).toThrow("projection bug");
+    await expect(ledger.state(fragile)).rejects.toThrow("projection bug");
     broken = false;
-    expect(ledger.state(fragile)).toEqual({ n: 4 });
+    expect((await ledger.state(fragile))).toEqual({ n: 4 });
   });
   it("folds the entries this connection just wrote exactly as the file holds them, never a rolled-back write's", async () => {
-    const ledger = openLedger();
+    const ledger = await openLedger();
     const entriesSeen: Projection<{ seq: number; type: string; payload: unknown; hash: string }[]> = {
       initial: () => [],
       apply: (state, entry) => {
@@ -286,20 +287,20 @@ describe("projections kept at the tail", () => {
     expect(inGroup).toEqual([1, 2, 3].map((n) => n - 1)); // each decide saw the writes before it, not the rolled-back one
     // A caller changing its event afterwards changes nothing the projection holds.
     (events[2]!.payload as Record<string, unknown>).status = "changed after the write";
-    const folded = ledger.state(entriesSeen);
-    const fromFile = [...ledger.entries()].map((e) => ({ seq: e.seq, type: e.type, payload: e.payload, hash: e.hash }));
+    const folded = await ledger.state(entriesSeen);
+    const fromFile = (await Array.fromAsync(ledger.entries())).map((e) => ({ seq: e.seq, type: e.type, payload: e.payload, hash: e.hash }));
     expect(folded).toEqual(fromFile);
     expect(fromFile.map((e) => e.type)).toEqual([events[0]!.type, events[2]!.type]);
     // A group whose last write is rolled back after inserting a row, then another connection
     // appends at that seq: this connection folds the other's entry from the file, not its own.
-    const other = openLedger();
+    const other = await openLedger();
     const last = await settle([ledger.write(() => ({ events: [sampleEvent(6)], result: 0 })), ledger.write(() => ({ events: [sampleEvent(7), backdated], result: 0 }))]);
     expect(last.map((r) => r.status)).toEqual(["fulfilled", "rejected"]);
-    other.append([sessionOpened("S-other")]);
+    await other.append([sessionOpened("S-other")]);
     await ledger.write((tail) => ({ events: [sampleEvent(4)], result: tail.state(entriesSeen).length }));
-    const all = [...ledger.entries()];
+    const all = (await Array.fromAsync(ledger.entries()));
     expect(all.map((e) => e.type)).toEqual([events[0]!.type, events[2]!.type, sampleEvent(6).type, "consensus.opened", sampleEvent(4).type]);
-    expect(ledger.state(entriesSeen)).toEqual(all.map((e) => ({ seq: e.seq, type: e.type, payload: e.payload, hash: e.hash })));
+    expect((await ledger.state(entriesSeen))).toEqual(all.map((e) => ({ seq: e.seq, type: e.type, payload: e.payload, hash: e.hash })));
   });
 });
 
@@ -335,14 +336,14 @@ describe("two processes on one ledger file", () => {
     const [ra, rb] = await Promise.all([a.done, b.done]);
     expect([...ra.created, ...rb.created].sort()).toEqual([...ids].sort());
     expect(ra.exists + rb.exists).toBe(200 - ids.length);
-    const ledger = openLedger("shared.sqlite");
-    expect([...ledger.state(openedSessions)].sort()).toEqual([...ids].sort().map((id) => [id, 1]));
-    expect(ledger.verify()).toMatchObject({ ok: true, size: ids.length });
+    const ledger = await openLedger("shared.sqlite");
+    expect([...(await ledger.state(openedSessions))].sort()).toEqual([...ids].sort().map((id) => [id, 1]));
+    expect((await ledger.verify())).toMatchObject({ ok: true, size: ids.length });
   });
 
   it("a revocation appended by another process takes effect on the very next request", async () => {
     const env = { ...process.env, STATE_DIR: join(dir, "state"), LEDGER_DB: join(dir, "api.sqlite") };
-    const ledger = new SqliteLedger(env.LEDGER_DB, { origin: LEDGER_ORIGIN, durability: "normal" });
+    const ledger = await openLedgerStore({ path: env.LEDGER_DB,  origin: LEDGER_ORIGIN, durability: "normal" });
     open.push(ledger);
     const id = "3f0c6a4e-8d1b-4c2a-9e7f-1a2b3c4d5e6f";
     const revoked: Projection<Set<string>> = {
@@ -354,13 +355,13 @@ describe("two processes on one ledger file", () => {
         ? { events: [], result: "revoked" }
         : { events: [{ type: "identity.reputation", payload: { ledger_id: id, reputation: 0.9, reason: "granted" } }], result: "granted" };
     expect((await ledger.write(grantUnlessRevoked)).result).toBe("granted");
-    expect(ledger.state(revoked).has(id)).toBe(false);
+    expect((await ledger.state(revoked)).has(id)).toBe(false);
     const revoke = { ledger_id: id, reason: "key_compromise", evidence_hash: `sha256:${"ab".repeat(32)}`, revoked_at: "2026-01-02T00:00:00.000Z" };
     const cli = spawnSync(process.execPath, [join(import.meta.dirname, "..", "cli", "ledger-cli.ts"), "append", "avm.revoke", JSON.stringify(revoke)], { encoding: "utf8", env });
     expect(cli.status, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ seq: 1 });
-    expect(ledger.state(revoked).has(id)).toBe(true);
+    expect((await ledger.state(revoked)).has(id)).toBe(true);
     expect((await ledger.write(grantUnlessRevoked)).result).toBe("revoked");
-    expect(ledger.size()).toBe(2);
+    expect((await ledger.size())).toBe(2);
   });
 });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "./ledger-jsonl.ts";
-import { SqliteLedger } from "./sqlite-ledger.ts";
+import { openLedgerStore } from "./open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "export.test/ledger";
@@ -18,17 +18,17 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 let exports = 0;
-function makeExport(entries = 50): string {
+async function makeExport(entries = 50): Promise<string> {
   exports += 1;
-  const ledger = new SqliteLedger(join(dir, `l${exports}.sqlite`), {
+  const ledger = await openLedgerStore({ path: join(dir, `l${exports}.sqlite`), 
     origin: ORIGIN,
     signer: { name: ORIGIN, secretKeyHex: key.secretKey },
     now: steppingClock(),
     durability: "normal",
   });
-  ledger.append(Array.from({ length: entries }, (_, i) => sampleEvent(i)));
+  await ledger.append(Array.from({ length: entries }, (_, i) => sampleEvent(i)));
   const out = join(dir, `export${exports}`);
-  exportLedger(ledger, out);
+  await exportLedger(ledger, out);
   ledger.close();
   return out;
 }
@@ -42,7 +42,7 @@ function editLine(out: string, seq: number, edit: (line: string) => string): voi
 
 describe("ledger export", () => {
   it("writes one canonical line per entry and a checkpoint that verifies offline", async () => {
-    const out = makeExport();
+    const out = await makeExport();
     const lines = readFileSync(join(out, EXPORT_LINES), "utf8").trimEnd().split("\n");
     expect(lines).toHaveLength(50);
     expect(JSON.parse(lines[0]!).seq).toBe(0);
@@ -54,7 +54,7 @@ describe("ledger export", () => {
   });
 
   it("names the line whose bytes changed", async () => {
-    const out = makeExport();
+    const out = await makeExport();
     editLine(out, 12, (l) => l.replace('"status":"operational"', '"status":"degraded"'));
     const report = await verifyExport(out, verifiers);
     expect(report.ok).toBe(false);
@@ -62,7 +62,7 @@ describe("ledger export", () => {
   });
 
   it("reports a missing line and a repeated line once each, at their seq", async () => {
-    const gap = makeExport();
+    const gap = await makeExport();
     const path = join(gap, EXPORT_LINES);
     const lines = readFileSync(path, "utf8").split("\n");
     writeFileSync(path, [...lines.slice(0, 20), ...lines.slice(23)].join("\n"));
@@ -70,7 +70,7 @@ describe("ledger export", () => {
     expect(missing.problems).toEqual([{ seq: 20, problem: expect.stringMatching(/^entries 20\.\.22 are missing \(the next entry is seq 23\)/) }]);
     expect(missing.brokenAt).toBe(20);
 
-    const twice = makeExport();
+    const twice = await makeExport();
     const again = join(twice, EXPORT_LINES);
     const copy = readFileSync(again, "utf8").split("\n");
     writeFileSync(again, [...copy.slice(0, 31), copy[30], ...copy.slice(31)].join("\n"));
@@ -79,11 +79,11 @@ describe("ledger export", () => {
   });
 
   it("refuses non-canonical lines, truncation, and an unknown key", async () => {
-    const out = makeExport();
+    const out = await makeExport();
     editLine(out, 3, (l) => l.replace("{", "{ "));
     expect((await verifyExport(out, verifiers)).problems).toContainEqual({ seq: 3, problem: "entry is not in canonical (JCS) form" });
 
-    const short = makeExport(20);
+    const short = await makeExport(20);
     const path = join(short, EXPORT_LINES);
     writeFileSync(path, readFileSync(path, "utf8").split("\n").slice(0, 19).join("\n") + "\n");
     const truncated = await verifyExport(short, verifiers);

@@ -7,16 +7,18 @@ import { sealEntry } from "../core/ledger/entry.ts";
 import { LedgerAppendError } from "../core/ledger/store.ts";
 import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { APPEND_ONLY_TABLES, MAX_PAYLOAD_BYTES, BULK_MIN, SqliteLedger, STORED_LEVEL } from "./sqlite-ledger.ts";
+import { Ledger, MAX_PAYLOAD_BYTES, BULK_MIN, STORED_LEVEL } from "./ledger.ts";
+import { openLedgerStore } from "./open-ledger.ts";
+import { APPEND_ONLY_TABLES } from "./sqlite-backend.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "test.example/ledger";
 let dir: string;
 let cleanup: () => void;
-const open: SqliteLedger[] = [];
+const open: Ledger[] = [];
 
-function openLedger(name = "ledger.sqlite", extra: Partial<ConstructorParameters<typeof SqliteLedger>[1]> = {}): SqliteLedger {
-  const ledger = new SqliteLedger(join(dir, name), { origin: ORIGIN, now: steppingClock(), durability: "normal", ...extra });
+async function openLedger(name = "ledger.sqlite", extra: Partial<Parameters<typeof openLedgerStore>[0]> = {}): Promise<Ledger> {
+  const ledger = await openLedgerStore({ path: join(dir, name),  origin: ORIGIN, now: steppingClock(), durability: "normal", ...extra });
   open.push(ledger);
   return ledger;
 }
@@ -30,101 +32,101 @@ afterEach(() => {
 });
 
 describe("appending and reading", () => {
-  it("chains entries, hashes them canonically and reads them back", () => {
-    const ledger = openLedger();
-    const written = ledger.append([sampleEvent(0), sampleEvent(1), sampleEvent(2)]);
+  it("chains entries, hashes them canonically and reads them back", async () => {
+    const ledger = await openLedger();
+    const written = (await ledger.append([sampleEvent(0), sampleEvent(1), sampleEvent(2)]));
     expect(written.map((e) => e.seq)).toEqual([0, 1, 2]);
     expect(written[0]!.prev).toBeNull();
     expect(written[1]!.prev).toBe(written[0]!.hash);
     expect(written[2]!.prev).toBe(written[1]!.hash);
-    expect([...ledger.entries()]).toEqual(written);
-    expect([...ledger.entries(1, 2)]).toEqual([written[1]]);
+    expect((await Array.fromAsync(ledger.entries()))).toEqual(written);
+    expect((await Array.fromAsync(ledger.entries(1, 2)))).toEqual([written[1]]);
     for (const e of written) expect(sealEntry(e).entry.hash).toBe(e.hash);
     expect(written[0]!.ts).toBe("2026-01-01T00:00:00.000Z");
   });
 
-  it("keeps the Merkle tree right across batches, reopenings and the stored-subtree boundary", () => {
-    const ledger = openLedger();
+  it("keeps the Merkle tree right across batches, reopenings and the stored-subtree boundary", async () => {
+    const ledger = await openLedger();
     const sizes = [1, 2, 13, 1, 16, 33, 5, 64, 1, 100];
     let n = 0;
     for (const k of sizes) {
-      ledger.append(Array.from({ length: k }, (_, i) => sampleEvent(n + i)));
+      await ledger.append(Array.from({ length: k }, (_, i) => sampleEvent(n + i)));
       n += k;
     }
     ledger.close();
-    const reopened = openLedger();
-    expect(reopened.size()).toBe(n);
-    const leaves = [...reopened.entries()].map((e) => sealEntry(e).leafHash);
-    expect(equalBytes(reopened.rootHash(), rootHash(leaves))).toBe(true);
+    const reopened = await openLedger();
+    expect((await reopened.size())).toBe(n);
+    const leaves = (await Array.fromAsync(reopened.entries())).map((e) => sealEntry(e).leafHash);
+    expect(equalBytes((await reopened.rootHash()), rootHash(leaves))).toBe(true);
     for (const size of [1, 2, 15, 16, 17, 100, n]) {
       const root = rootHash(leaves.slice(0, size));
-      expect(equalBytes(reopened.rootHash(size), root), `root at ${size}`).toBe(true);
+      expect(equalBytes((await reopened.rootHash(size)), root), `root at ${size}`).toBe(true);
       for (const seq of [0, size - 1, Math.floor(size / 2)]) {
-        expect(verifyInclusion(leaves[seq]!, seq, size, reopened.inclusionProof(seq, size), root)).toBe(true);
+        expect(verifyInclusion(leaves[seq]!, seq, size, (await reopened.inclusionProof(seq, size)), root)).toBe(true);
       }
       if (size < n) {
-        expect(verifyConsistency(size, n, root, reopened.rootHash(), reopened.consistencyProof(size))).toBe(true);
+        expect(verifyConsistency(size, n, root, (await reopened.rootHash()), (await reopened.consistencyProof(size)))).toBe(true);
       }
     }
     // It keeps appending where it left off.
-    const [next] = reopened.append([sampleEvent(n)]);
+    const [next] = (await reopened.append([sampleEvent(n)]));
     expect(next!.seq).toBe(n);
-    expect(next!.prev).toBe(leavesLastHash(reopened, n - 1));
-    expect(reopened.verify().ok).toBe(true);
+    expect(next!.prev).toBe(await leavesLastHash(reopened, n - 1));
+    expect((await reopened.verify()).ok).toBe(true);
     expect(STORED_LEVEL).toBeGreaterThan(0);
   });
 
-  it("sees appends made by another connection to the same file", () => {
-    const a = openLedger();
-    const b = openLedger();
-    a.append([sampleEvent(0)]);
-    b.append([sampleEvent(1)]);
-    a.append([sampleEvent(2)]);
-    expect(a.size()).toBe(3);
-    const entries = [...b.entries()];
+  it("sees appends made by another connection to the same file", async () => {
+    const a = await openLedger();
+    const b = await openLedger();
+    await a.append([sampleEvent(0)]);
+    await b.append([sampleEvent(1)]);
+    await a.append([sampleEvent(2)]);
+    expect((await a.size())).toBe(3);
+    const entries = (await Array.fromAsync(b.entries()));
     expect(entries.map((e) => e.seq)).toEqual([0, 1, 2]);
     expect(entries[2]!.prev).toBe(entries[1]!.hash);
-    expect(equalBytes(a.rootHash(), b.rootHash())).toBe(true);
-    expect(b.verify().ok).toBe(true);
+    expect(equalBytes((await a.rootHash()), (await b.rootHash()))).toBe(true);
+    expect((await b.verify()).ok).toBe(true);
   });
 });
 
-function leavesLastHash(ledger: SqliteLedger, seq: number): string {
-  return [...ledger.entries(seq, seq + 1)][0]!.hash;
+async function leavesLastHash(ledger: Ledger, seq: number): Promise<string> {
+  return (await Array.fromAsync(ledger.entries(seq, seq + 1)))[0]!.hash;
 }
 
 describe("refusing bad appends, losing nothing", () => {
-  it("refuses an unknown type or an invalid payload, naming the field, and writes none of the batch", () => {
-    const ledger = openLedger();
-    ledger.append([sampleEvent(0)]);
-    expect(() => ledger.append([sampleEvent(1), { type: "made.up", payload: {} }])).toThrow(/event 1: unknown event type "made.up"/);
+  it("refuses an unknown type or an invalid payload, naming the field, and writes none of the batch", async () => {
+    const ledger = await openLedger();
+    await ledger.append([sampleEvent(0)]);
+    await expect(ledger.append([sampleEvent(1), { type: "made.up", payload: {} }])).rejects.toThrow(/event 1: unknown event type "made.up"/);
     const bad = { type: "mic_mint", payload: { ...sampleEvent(1).payload, amount_shards: "1.5" } };
-    expect(() => ledger.append([bad])).toThrow(LedgerAppendError);
-    expect(() => ledger.append([bad])).toThrow(/amount_shards/);
+    await expect(ledger.append([bad])).rejects.toThrow(LedgerAppendError);
+    await expect(ledger.append([bad])).rejects.toThrow(/amount_shards/);
     const extra = { type: "sentinel.heartbeat", payload: { ...sampleEvent(0).payload, admin: true } };
-    expect(() => ledger.append([extra])).toThrow(/admin/);
-    expect(ledger.size()).toBe(1);
+    await expect(ledger.append([extra])).rejects.toThrow(/admin/);
+    expect((await ledger.size())).toBe(1);
   });
 
-  it("refuses timestamps that are malformed or go back in time; holds the clock when it steps back", () => {
+  it("refuses timestamps that are malformed or go back in time; holds the clock when it steps back", async () => {
     const clock = [Date.parse("2026-02-01T00:00:00.000Z"), Date.parse("2026-01-01T00:00:00.000Z")];
-    const ledger = openLedger("l.sqlite", { now: () => new Date(clock.shift()!) });
-    ledger.append([{ ...sampleEvent(0), ts: "2026-01-15T00:00:00.000Z" }]);
-    expect(() => ledger.append([{ ...sampleEvent(1), ts: "2026-01-14T23:59:59.999Z" }])).toThrow(/earlier than the last/);
-    expect(() => ledger.append([{ ...sampleEvent(1), ts: "2026-01-16" }])).toThrow(/ISO 8601/);
-    expect(() => ledger.append([{ ...sampleEvent(1), ts: "2026-02-30T00:00:00.000Z" }])).toThrow(/ISO 8601/);
-    const [a] = ledger.append([sampleEvent(1)]);
-    const [b] = ledger.append([sampleEvent(2)]);
+    const ledger = await openLedger("l.sqlite", { now: () => new Date(clock.shift()!) });
+    await ledger.append([{ ...sampleEvent(0), ts: "2026-01-15T00:00:00.000Z" }]);
+    await expect(ledger.append([{ ...sampleEvent(1), ts: "2026-01-14T23:59:59.999Z" }])).rejects.toThrow(/earlier than the last/);
+    await expect(ledger.append([{ ...sampleEvent(1), ts: "2026-01-16" }])).rejects.toThrow(/ISO 8601/);
+    await expect(ledger.append([{ ...sampleEvent(1), ts: "2026-02-30T00:00:00.000Z" }])).rejects.toThrow(/ISO 8601/);
+    const [a] = (await ledger.append([sampleEvent(1)]));
+    const [b] = (await ledger.append([sampleEvent(2)]));
     expect(a!.ts).toBe("2026-02-01T00:00:00.000Z");
     expect(b!.ts).toBe("2026-02-01T00:00:00.000Z"); // the clock stepped back to January
-    expect(ledger.size()).toBe(3);
+    expect((await ledger.size())).toBe(3);
   });
 
-  it("refuses UPDATE, DELETE, INSERT OR REPLACE, REPLACE and UPSERT on every table, through any connection", () => {
+  it("refuses UPDATE, DELETE, INSERT OR REPLACE, REPLACE and UPSERT on every table, through any connection", async () => {
     const key = generateKeyPair("ed25519");
-    const ledger = openLedger("ledger.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
-    ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
-    ledger.checkpoint();
+    const ledger = await openLedger("ledger.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
+    await ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+    await ledger.checkpoint();
     const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
     try {
       // Every table of the file, not a list kept by hand: a table added later must be covered too.
@@ -176,13 +178,13 @@ describe("refusing bad appends, losing nothing", () => {
     } finally {
       raw.close();
     }
-    expect(ledger.verify().ok).toBe(true);
-    expect(ledger.checkpoint()).toBe(ledger.latestCheckpoint()); // a second checkpoint of the same tree writes no row
+    expect((await ledger.verify()).ok).toBe(true);
+    expect((await ledger.checkpoint())).toBe((await ledger.latestCheckpoint())); // a second checkpoint of the same tree writes no row
   });
 
-  it("refuses to open a ledger under another origin", () => {
-    openLedger().append([sampleEvent(0)]);
-    expect(() => new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "other.example/log" })).toThrow(/origin/);
+  it("refuses to open a ledger under another origin", async () => {
+    await (await openLedger()).append([sampleEvent(0)]);
+    await expect(openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: "other.example/log" })).rejects.toThrow(/origin/);
   });
 });
 
@@ -194,57 +196,57 @@ describe("tamper evidence", () => {
     raw.close();
   }
 
-  it("names exactly the entry whose stored bytes were changed behind the store's back", () => {
-    const ledger = openLedger();
-    ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+  it("names exactly the entry whose stored bytes were changed behind the store's back", async () => {
+    const ledger = await openLedger();
+    await ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
     ledger.close();
     // Change one byte of entry 8's payload (a heartbeat): 0.97 → 0.98.
     tamper("UPDATE entries SET payload = replace(payload, '0.97', '0.98') WHERE seq = 8", "entries_no_update");
-    const report = openLedger().verify();
+    const report = await (await openLedger()).verify();
     expect(report.ok).toBe(false);
     expect(new Set(report.problems.map((p) => p.seq))).toEqual(new Set([8]));
     expect(report.problems.map((p) => p.problem).join()).toMatch(/hash mismatch/);
   });
 
-  it("catches a forger who also rewrites the entry's hash: the next entry's prev and the leaf disagree", () => {
-    const ledger = openLedger();
-    const written = ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+  it("catches a forger who also rewrites the entry's hash: the next entry's prev and the leaf disagree", async () => {
+    const ledger = await openLedger();
+    const written = (await ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i))));
     ledger.close();
     const forged = sealEntry({ ...written[5]!, payload: { ...written[5]!.payload, coordination_score: 99 } });
     tamper(
       `UPDATE entries SET payload = '${forged.payloadText}', hash = '${forged.entry.hash}' WHERE seq = 5`,
       "entries_no_update",
     );
-    const report = openLedger().verify();
+    const report = await (await openLedger()).verify();
     expect(report.ok).toBe(false);
     const seqs = report.problems.map((p) => p.seq);
     expect(seqs).toContain(5); // stored leaf no longer matches
     expect(seqs).toContain(6); // prev no longer matches
   });
 
-  it("detects a deleted tail entry and a tampered stored subtree", () => {
-    const ledger = openLedger();
-    ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+  it("detects a deleted tail entry and a tampered stored subtree", async () => {
+    const ledger = await openLedger();
+    await ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
     ledger.close();
     tamper(`UPDATE subtrees SET hash = zeroblob(32) WHERE level = ${STORED_LEVEL} AND idx = 1`, "subtrees_no_update");
-    const report = openLedger().verify();
+    const report = await (await openLedger()).verify();
     expect(report.ok).toBe(false);
     expect(report.problems).toEqual([{ seq: 31, problem: expect.stringMatching(/subtree \(4, 1\) does not match entries 16\.\.31/) }]);
   });
 
-  it("reports a deleted entry once, at its seq, wherever it was; checkpoints before it are still checked", () => {
+  it("reports a deleted entry once, at its seq, wherever it was; checkpoints before it are still checked", async () => {
     const key = generateKeyPair("ed25519");
     const signer = { name: ORIGIN, secretKeyHex: key.secretKey };
     for (const [name, deleted] of [["middle.sqlite", 57], ["edge.sqlite", 197], ["range.sqlite", -1]] as const) {
-      const ledger = openLedger(name, { signer });
-      ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
-      ledger.checkpoint();
-      ledger.append(Array.from({ length: 160 }, (_, i) => sampleEvent(40 + i)));
-      ledger.checkpoint();
+      const ledger = await openLedger(name, { signer });
+      await ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+      await ledger.checkpoint();
+      await ledger.append(Array.from({ length: 160 }, (_, i) => sampleEvent(40 + i)));
+      await ledger.checkpoint();
       ledger.close();
       // -1: a run of entries (60..99) goes missing.
       tamper(deleted === -1 ? "DELETE FROM entries WHERE seq BETWEEN 60 AND 99" : `DELETE FROM entries WHERE seq = ${deleted}`, "entries_no_delete", name);
-      const report = openLedger(name, { signer }).verify();
+      const report = await (await openLedger(name, { signer })).verify();
       const at = deleted === -1 ? 60 : deleted;
       expect(report.problems, name).toEqual([
         { seq: at, problem: expect.stringMatching(deleted === -1 ? /^entries 60\.\.99 are missing \(the next entry is seq 100\)/ : new RegExp(`^entry ${at} is missing`)) },
@@ -253,18 +255,18 @@ describe("tamper evidence", () => {
     }
   });
 
-  it("checks every stored checkpoint against the recomputed tree", () => {
+  it("checks every stored checkpoint against the recomputed tree", async () => {
     const key = generateKeyPair("ed25519");
-    const ledger = openLedger("c.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
-    ledger.append(Array.from({ length: 10 }, (_, i) => sampleEvent(i)));
-    const note = ledger.checkpoint();
+    const ledger = await openLedger("c.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
+    await ledger.append(Array.from({ length: 10 }, (_, i) => sampleEvent(i)));
+    const note = (await ledger.checkpoint());
     const cp = verifyCheckpoint(note, [{ name: ORIGIN, publicKeyHex: key.publicKey }]);
     expect(cp.size).toBe(10);
-    expect(equalBytes(cp.rootHash, ledger.rootHash())).toBe(true);
-    expect(ledger.latestCheckpoint()).toBe(note);
-    ledger.append([sampleEvent(10)]);
-    ledger.checkpoint();
-    const ok = ledger.verify();
+    expect(equalBytes(cp.rootHash, (await ledger.rootHash()))).toBe(true);
+    expect((await ledger.latestCheckpoint())).toBe(note);
+    await ledger.append([sampleEvent(10)]);
+    await ledger.checkpoint();
+    const ok = (await ledger.verify());
     expect(ok.ok).toBe(true);
     expect(ok.checkpointsChecked).toBe(2);
     ledger.close();
@@ -275,13 +277,14 @@ describe("tamper evidence", () => {
     // here only the leaf column is forged to match, so the signed checkpoint must catch it.
     raw.exec("UPDATE entries SET leaf = zeroblob(32) WHERE seq = 3");
     raw.close();
-    const report = openLedger("c.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } }).verify();
+    const report = await (await openLedger("c.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } })).verify();
     expect(report.ok).toBe(false);
     expect(report.problems.some((p) => p.seq === 3)).toBe(true);
   });
 
-  it("refuses to sign a checkpoint without a key", () => {
-    expect(() => openLedger().checkpoint()).toThrow(/no checkpoint signing key/);
+  it("refuses to sign a checkpoint without a key", async () => {
+    const ledger = await openLedger();
+    await expect(ledger.checkpoint()).rejects.toThrow(/no checkpoint signing key/);
   });
 });
 
@@ -293,13 +296,13 @@ describe("crash safety", () => {
       const rounds = 3;
       for (let round = 0; round < rounds; round++) {
         const acknowledged = await runAndKill(path, mode, 150 + Math.floor(Math.random() * 400));
-        const ledger = new SqliteLedger(path, { origin: "crash.test/ledger" });
+        const ledger = await openLedgerStore({ path: path,  origin: "crash.test/ledger" });
         try {
-          const report = ledger.verify();
+          const report = (await ledger.verify());
           expect(report.problems).toEqual([]);
           expect(acknowledged.size).toBeGreaterThan(0);
           // Every answered append is on disk, with the hash its caller was given.
-          for (const [size, hash] of acknowledged) expect([...ledger.entries(size - 1, size)][0]?.hash).toBe(hash);
+          for (const [size, hash] of acknowledged) expect((await Array.fromAsync(ledger.entries(size - 1, size)))[0]?.hash).toBe(hash);
         } finally {
           ledger.close();
         }
@@ -338,8 +341,8 @@ function runAndKill(path: string, mode: "sync" | "async", ms: number): Promise<M
 describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
   const stamped = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => ({ ...sampleEvent(from + i), ts: new Date(Date.parse("2026-01-01T00:00:00.000Z") + from + i).toISOString() }));
-  const rows = (ledger: SqliteLedger, sql: string) => {
-    const raw = new DatabaseSync(ledger.path, { readOnly: true });
+  const rows = (ledger: Ledger, sql: string) => {
+    const raw = new DatabaseSync(ledger.store.location, { readOnly: true });
     try {
       return raw.prepare(sql).all();
     } finally {
@@ -347,51 +350,51 @@ describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
     }
   };
 
-  it("writes the very rows, subtrees and root that one-by-one sealing writes", () => {
-    const piped = openLedger("piped.sqlite");
-    const here = openLedger("here.sqlite");
+  it("writes the very rows, subtrees and root that one-by-one sealing writes", async () => {
+    const piped = await openLedger("piped.sqlite");
+    const here = await openLedger("here.sqlite");
     // A small start, so the big batches resume from a right edge that is not a power of two.
-    for (const ledger of [piped, here]) ledger.append(stamped(0, 37));
-    const written = piped.appendBulk(stamped(37, BULK_MIN * 12 + 5));
+    for (const ledger of [piped, here]) await ledger.append(stamped(0, 37));
+    const written = (await piped.appendBulk(stamped(37, BULK_MIN * 12 + 5)));
     // Runs of equal timestamps (a record carries its ts only when it changes).
     const repeated = stamped(37 + written.length, 3000).map((e, i) => ({ ...e, ts: new Date(Date.parse("2026-02-01T00:00:00.000Z") + Math.floor(i / 7)).toISOString() }));
-    piped.appendBulk(repeated);
-    for (let n = 37; n < 37 + written.length; n += 200) here.append(stamped(n, Math.min(200, 37 + written.length - n)));
-    for (let n = 0; n < 3000; n += 200) here.append(repeated.slice(n, n + 200));
-    expect(piped.size()).toBe(here.size());
-    expect(written).toEqual([...here.entries(37, 37 + written.length)]);
+    await piped.appendBulk(repeated);
+    for (let n = 37; n < 37 + written.length; n += 200) (await here.append(stamped(n, Math.min(200, 37 + written.length - n))));
+    for (let n = 0; n < 3000; n += 200) (await here.append(repeated.slice(n, n + 200)));
+    expect((await piped.size())).toBe((await here.size()));
+    expect(written).toEqual((await Array.fromAsync(here.entries(37, 37 + written.length))));
     expect(rows(piped, "SELECT * FROM entries ORDER BY seq")).toEqual(rows(here, "SELECT * FROM entries ORDER BY seq"));
     expect(rows(piped, "SELECT * FROM subtrees ORDER BY level, idx")).toEqual(rows(here, "SELECT * FROM subtrees ORDER BY level, idx"));
-    expect(equalBytes(piped.rootHash(), here.rootHash())).toBe(true);
-    expect(piped.verify().ok).toBe(true);
+    expect(equalBytes((await piped.rootHash()), (await here.rootHash()))).toBe(true);
+    expect((await piped.verify()).ok).toBe(true);
   });
 
-  it("refuses the whole batch, naming the event, and stays usable", () => {
-    const ledger = openLedger();
-    ledger.append(stamped(0, 10));
+  it("refuses the whole batch, naming the event, and stays usable", async () => {
+    const ledger = await openLedger();
+    await ledger.append(stamped(0, 10));
     const batch = stamped(10, 3000);
     batch[2501] = { ...batch[2501]!, payload: { ...batch[2501]!.payload, amount_shards: "-5" } };
-    expect(() => ledger.appendBulk(batch)).toThrow(/^event 2501: invalid mic_mint payload: amount_shards/);
+    await expect(ledger.appendBulk(batch)).rejects.toThrow(/^event 2501: invalid mic_mint payload: amount_shards/);
     const dated = stamped(10, 3000);
     dated[1700] = { ...dated[1700]!, payload: { ...dated[1700]!.payload, when: new Date() } as never };
-    expect(() => ledger.appendBulk(dated)).toThrow(/^event 1700: invalid .* payload: cannot canonicalize a non-plain object \(Date\)/);
+    await expect(ledger.appendBulk(dated)).rejects.toThrow(/^event 1700: invalid .* payload: cannot canonicalize a non-plain object \(Date\)/);
     const huge = stamped(10, 3000);
     const tooLarge = { type: "sample.generated", payload: { generator: "test", seed: "1", notice: "é".repeat(MAX_PAYLOAD_BYTES / 2) } };
     huge[3] = { ...tooLarge, ts: huge[3]!.ts };
-    expect(() => ledger.appendBulk(huge)).toThrow(/^event 3: payload is 1048\d+ bytes of JCS text; the limit is 1048576/);
-    expect(() => ledger.append([tooLarge])).toThrow(/^event 0: payload is 1048\d+ bytes/);
+    await expect(ledger.appendBulk(huge)).rejects.toThrow(/^event 3: payload is 1048\d+ bytes of JCS text; the limit is 1048576/);
+    await expect(ledger.append([tooLarge])).rejects.toThrow(/^event 0: payload is 1048\d+ bytes/);
     const late = stamped(10, 3000);
     late[2999] = { ...late[2999]!, ts: "2025-01-01T00:00:00.000Z" };
-    expect(() => ledger.appendBulk(late)).toThrow(/^event 2999: ts 2025-01-01T00:00:00.000Z is earlier than the last entry's/);
-    expect(ledger.size()).toBe(10);
-    expect(ledger.appendBulk(stamped(10, 3000))).toHaveLength(3000);
-    expect(ledger.verify()).toMatchObject({ ok: true, size: 3010 });
+    await expect(ledger.appendBulk(late)).rejects.toThrow(/^event 2999: ts 2025-01-01T00:00:00.000Z is earlier than the last entry's/);
+    expect((await ledger.size())).toBe(10);
+    expect((await ledger.appendBulk(stamped(10, 3000)))).toHaveLength(3000);
+    expect((await ledger.verify())).toMatchObject({ ok: true, size: 3010 });
   });
 
-  it("reads the clock once per append: the entries of a batch share its instant", () => {
-    const ledger = openLedger();
-    const big = ledger.appendBulk(Array.from({ length: 1000 }, (_, i) => sampleEvent(i)));
-    const small = ledger.append([sampleEvent(1000), sampleEvent(1001)]);
+  it("reads the clock once per append: the entries of a batch share its instant", async () => {
+    const ledger = await openLedger();
+    const big = (await ledger.appendBulk(Array.from({ length: 1000 }, (_, i) => sampleEvent(i))));
+    const small = (await ledger.append([sampleEvent(1000), sampleEvent(1001)]));
     expect(new Set(big.map((e) => e.ts))).toEqual(new Set(["2026-01-01T00:00:00.000Z"]));
     expect(new Set(small.map((e) => e.ts))).toEqual(new Set(["2026-01-01T00:00:00.001Z"]));
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteLedger } from "./sqlite-ledger.ts";
+import { openLedgerStore } from "./open-ledger.ts";
 import { TailReads } from "./tail-reads.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
@@ -9,11 +9,11 @@ afterEach(() => {
 });
 
 /** A writer and a second connection to the same file (another API instance), and the reads counted. */
-function twoInstances() {
+async function twoInstances() {
   const { dir, cleanup } = tempDir("tail-reads-");
   const path = `${dir}/ledger.sqlite`;
-  const writer = new SqliteLedger(path, { origin: "tail-reads", now: steppingClock(), durability: "normal" });
-  const reader = new SqliteLedger(path, { origin: "tail-reads", durability: "normal" });
+  const writer = await openLedgerStore({ path: path,  origin: "tail-reads", now: steppingClock(), durability: "normal" });
+  const reader = await openLedgerStore({ path: path,  origin: "tail-reads", durability: "normal" });
   cleanups.push(() => (writer.close(), reader.close(), cleanup()));
   const counted = { reads: 0, size: () => (counted.reads++, reader.size()) };
   return { writer, counted };
@@ -21,8 +21,8 @@ function twoInstances() {
 
 describe("TailReads", () => {
   it("the callers of one turn share one read of the tail", async () => {
-    const { writer, counted } = twoInstances();
-    writer.append([sampleEvent(1), sampleEvent(3)]);
+    const { writer, counted } = await twoInstances();
+    await writer.append([sampleEvent(1), sampleEvent(3)]);
     const tail = new TailReads(counted);
     const sizes = await Promise.all(Array.from({ length: 50 }, () => tail.size()));
     expect(sizes).toEqual(Array(50).fill(2));
@@ -30,14 +30,14 @@ describe("TailReads", () => {
   });
 
   it("every caller gets a read made after it asked: what another instance committed before is seen", async () => {
-    const { writer, counted } = twoInstances();
+    const { writer, counted } = await twoInstances();
     const tail = new TailReads(counted);
     expect(await tail.size()).toBe(0);
-    writer.append([sampleEvent(1)]);
+    await writer.append([sampleEvent(1)]);
     expect(await tail.size()).toBe(1);
     // Asked while the previous read's answer is being delivered: that read is done, so a new one is made.
-    const next = tail.size().then(() => {
-      writer.append([sampleEvent(3)]);
+    const next = tail.size().then(async () => {
+      await writer.append([sampleEvent(3)]);
       return tail.size();
     });
     expect(await next).toBe(2);

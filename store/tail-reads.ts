@@ -9,13 +9,12 @@
  * size read *after* it asked, never a remembered one, so nothing committed before the request can
  * be missed, and no answer depends on this process's memory.
  */
-import type { LedgerReader } from "../core/ledger/store.ts";
 
 export class TailReads {
-  readonly #reader: Pick<LedgerReader, "size">;
+  readonly #reader: { size(): number | Promise<number> };
   #pending: Promise<number> | null = null;
 
-  constructor(reader: Pick<LedgerReader, "size">) {
+  constructor(reader: { size(): number | Promise<number> }) {
     this.#reader = reader;
   }
 
@@ -28,7 +27,7 @@ export class TailReads {
         try {
           resolve(this.#reader.size());
         } catch (error) {
-          reject(error);
+          reject(error); // a store whose size() throws rather than rejects
         }
       });
     });

@@ -4,7 +4,7 @@
  * refusal, never a pass (fail closed). Anything else is a bug and goes on to the app's 500 handler.
  */
 import type { Context } from "hono";
-import { failureReason } from "../../store/sqlite-ledger.ts";
+import { failureReason } from "../../store/ledger.ts";
 import { problem } from "../problem.ts";
 
 /** node:sqlite's error codes: a database error, and an operation on a closed database. */

@@ -126,38 +126,39 @@ export class Balances {
   }
 
   /** The live supply document, or null without a ledger. */
-  supply(): Supply | null {
+  async supply(): Promise<Supply | null> {
     if (!this.#ledger || !this.#follower) return null;
-    return liveSupplyDocument(this.#follower.at(supplyAsOfProjection, this.#ledger.size()), this.#now());
+    const size = await this.#tail!.size();
+    return liveSupplyDocument(await this.#follower.at(supplyAsOfProjection, size), this.#now());
   }
 
   /** The live documents of the data areas by canonical path (api/routes/areas.ts): none without a ledger. */
-  liveDocuments(): Record<string, () => unknown> {
-    return this.#ledger ? { "/economy/supply": () => withExactMicFigures(this.supply()!, SUPPLY_FIGURES) } : {};
+  liveDocuments(): Record<string, () => Promise<unknown>> {
+    return this.#ledger ? { "/economy/supply": async () => withExactMicFigures((await this.supply())!, SUPPLY_FIGURES) } : {};
   }
 
-  #v1(address: string, phase: MigrationPhase, published: PublishedSnapshot | null, tail: number): BalanceAnswer {
+  async #v1(address: string, phase: MigrationPhase, published: PublishedSnapshot | null, tail: number): Promise<BalanceAnswer> {
     const mode = balanceInterface(phase).v1;
     if (mode === "gone") return { ok: false, asked: "v1", phase, code: "gone" };
     let shards: bigint | null | undefined;
-    if (mode === "live") shards = this.#follower!.at(this.#holdings, tail).get(address)?.available;
+    if (mode === "live") shards = (await this.#follower!.at(this.#holdings, tail)).get(address)?.available;
     else if (!published) return { ok: false, asked: "v1", phase, code: "no-snapshot" };
     else if (mode === "frozen") shards = published.balances.get(address);
-    else shards = v2BalanceShards(address, published.balances, this.#movementsSince(published, tail));
+    else shards = v2BalanceShards(address, published.balances, await this.#movementsSince(published, tail));
     if (shards === undefined || shards === null) return { ok: false, asked: "v1", phase, code: "unknown-address" };
     return { ok: true, version: "v1", phase, record: balanceV1Record(shards), forwarded: mode === "forwarded" };
   }
 
-  #v2(address: string, phase: MigrationPhase, published: PublishedSnapshot | null, tail: number): BalanceAnswer {
+  async #v2(address: string, phase: MigrationPhase, published: PublishedSnapshot | null, tail: number): Promise<BalanceAnswer> {
     if (balanceInterface(phase).v2 === "absent") return { ok: false, asked: "v2", phase, code: "not-yet" };
     if (!published) return { ok: false, asked: "v2", phase, code: "no-snapshot" };
-    const shards = v2BalanceShards(address, published.balances, this.#movementsSince(published, tail));
+    const shards = v2BalanceShards(address, published.balances, await this.#movementsSince(published, tail));
     if (shards === null) return { ok: false, asked: "v2", phase, code: "unknown-address" };
     return { ok: true, version: "v2", phase, record: balanceV2Record(shards) };
   }
 
   /** The ledger's movements dated at or after the snapshot instant, up to `tail`. */
-  #movementsSince(published: PublishedSnapshot, tail: number): Holdings {
+  #movementsSince(published: PublishedSnapshot, tail: number): Promise<Holdings> {
     const from = published.summary.snapshot_at;
     let projection = this.#since.get(from);
     if (!projection) this.#since.set(from, (projection = balancesProjection({ from })));

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
-import type { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { LedgerStore } from "../core/ledger/store.ts";
 import { serverClock } from "./clock.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
 import { publicOriginsFromEnv } from "./middleware/host.ts";
@@ -78,14 +78,14 @@ function ensurePulseHistory(dataDir: string, env: NodeJS.ProcessEnv): void {
  * generated from — so the pipeline then finds its inputs unchanged on a fresh clone and rewrites
  * (and re-signs) nothing.
  */
-function ensureDatasets(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv): void {
+async function ensureDatasets(dataDir: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (args.includes("--no-pipeline")) {
     say("datasets: --no-pipeline given; serving data/ as it is");
     return;
   }
-  const { ledger } = openLedger({ env });
-  const size = ledger.size();
-  ledger.close();
+  const { ledger } = await openLedger({ env });
+  const size = await ledger.size();
+  await ledger.close();
   if (size === 0) {
     say("ledger: empty; seeding the SAMPLE ledger (data/sources/sample.json, up to the newest pulse)");
     npmRun("seed", env, ["--sample", "--data", dataDir]);
@@ -126,7 +126,7 @@ function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | 
 async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
   const trustedOrigins = originsFromEnv(env);
   const now = serverClock(env);
-  const { ledger } = openLedger({ env, now, durability: "full" });
+  const { ledger } = await openLedger({ env, now, durability: "full" });
   const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
   if (env.NOW) say(`clock: starts at ${now().toISOString()} (NOW) and advances from there`);
   const server = await startServer({
@@ -163,13 +163,11 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
  * by a writer without the ledger key); its own writes sign theirs at commit. Proof reads never sign
  * (docs/ledger-reads.md). A failure is left to the next tick: /health reports a store that fails.
  */
-function scheduleCheckpoints(ledger: SqliteLedger): void {
+function scheduleCheckpoints(ledger: LedgerStore): void {
   setInterval(() => {
-    try {
-      coverTail(ledger);
-    } catch {
+    coverTail(ledger).catch(() => {
       // the store's write health records it (ledger.writeHealth())
-    }
+    });
   }, CHECKPOINT_INTERVAL_S * 1000).unref();
 }
 
@@ -196,7 +194,7 @@ async function main(args: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
   prepareState(env);
   const dataDir = resolve(env.DATA_DIR ?? join(ROOT, "data"));
   ensurePulseHistory(dataDir, env);
-  ensureDatasets(dataDir, args, env);
+  await ensureDatasets(dataDir, args, env);
   const siteDir = prepareSite(args, env);
   closeOnSignals(await serveAll(dataDir, siteDir, env));
 }

@@ -45,7 +45,7 @@ export const DEFAULT_AUTHORITY_TIMEOUT_MS = 2000;
 /** A source in the process that holds the ledger: the registry caught up to the tail, the injected clock. */
 export function ledgerAuthority(ledger: LedgerWriter | undefined, now: () => Date): AuthoritySource | undefined {
   if (!ledger) return undefined;
-  return async (ledgerId) => checkAuthority(ledger.state(avmRegistry), ledgerId, now().getTime());
+  return async (ledgerId) => checkAuthority(await ledger.state(avmRegistry), ledgerId, now().getTime());
 }
 
 /** A source over HTTP: `GET <baseUrl>/avm/check/{ledger_id}`; anything but a 200 is no answer. */

@@ -26,7 +26,7 @@ export function requireToken(permission: TokenPermission, platform: Platform | u
     if (!platform) return deny(`this route needs a token with the ${permission} permission, and this server cannot check tokens (no ledger or token key is configured)`);
     let verdict;
     try {
-      const registry = platform.ledger.state(avmRegistry);
+      const registry = await platform.ledger.state(avmRegistry);
       verdict = await verifyToken(bearerToken(c.req.header("Authorization")), {
         publicKeyHex: platform.tokenPublicKeyHex,
         nowMs: platform.now().getTime(),

@@ -193,7 +193,7 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
       if (!document) return answer("ledger-unavailable", problem(c, "ledger-unavailable", `/${area}/${request.path} is computed from the ledger, and this server has none; the published figures are /${area}/${file.path}`, { headers: limits }));
       const headers = { ...limits, "Content-Type": CONTENT_TYPES[file.mediatype], "Cache-Control": "no-store" };
       if (c.req.method === "HEAD") return answer("served", c.body(null, 200, headers));
-      return answer("served", c.body(JSON.stringify(document()), 200, headers));
+      return answer("served", c.body(JSON.stringify(await document()), 200, headers));
     }
 
     const unverified = (detail: string) => answer("data-unverified", problem(c, "data-unverified", detail, { headers: limits }));

@@ -206,10 +206,10 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
     return c.json(exactStake(written.result.response), 200, { "Ledger-Seq": String(written.entries.at(-1)!.seq), "Cache-Control": "no-store" });
   });
 
-  addRoute(routes, checkRoute, (c) => {
+  addRoute(routes, checkRoute, async (c) => {
     if (!platform) return unavailable(c);
     try {
-      const registry = platform.ledger.state(avmRegistry);
+      const registry = await platform.ledger.state(avmRegistry);
       return c.json(checkAuthority(registry, c.req.valid("param").ledger_id, platform.now().getTime()), 200, { "Cache-Control": "no-store" });
     } catch (error) {
       return storeUnavailable(c, error);

@@ -334,11 +334,11 @@ const atTail =
     decide(tail.state(consensusProjection));
 
 /** The proof document of `delibId` as the proof file: JCS text and one LF (with its anchor once sealed). */
-function proofAnswer(c: Context, ledger: LedgerStore, delibId: string, status: ContentfulStatusCode): Response {
-  const state = ledger.state(consensusProjection);
+async function proofAnswer(c: Context, ledger: LedgerStore, delibId: string, status: ContentfulStatusCode): Promise<Response> {
+  const state = await ledger.state(consensusProjection);
   const proof = state.proofs.get(delibId);
   // A seal no signed checkpoint covers yet (appended by a writer without the ledger key) is answered without its anchor.
-  const text = (proof?.seal ? sealedProofFile(ledger, state, delibId) : null) ?? `${canonicalize(proofDocument(state, delibId))}\n`;
+  const text = (proof?.seal ? await sealedProofFile(ledger, state, delibId) : null) ?? `${canonicalize(proofDocument(state, delibId))}\n`;
   return c.body(text, status, { "Content-Type": "application/json", ...NO_STORE_HEADERS });
 }
 
@@ -347,9 +347,9 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
   const ledger = platform?.ledger;
   const writes = writeRoutes(routes, platform, (c, failure: { refusal: ConsensusRefusal }) => consensusRefused(c, failure.refusal));
 
-  addRoute(routes, cycleRoute, (c) => {
+  addRoute(routes, cycleRoute, async (c) => {
     if (!ledger) return ledgerUnavailable(c);
-    const info = cycleInfo(ledger.state(consensusProjection));
+    const info = cycleInfo(await ledger.state(consensusProjection));
     if (!info) return problem(c, "not-found", "No cycle has been recorded on the ledger yet.");
     return c.json(info, 200, NO_STORE_HEADERS);
   });
@@ -367,9 +367,9 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
     return c.json(out.result, 200, NO_STORE_HEADERS);
   });
 
-  addRoute(routes, sessionsRoute, (c) => {
+  addRoute(routes, sessionsRoute, async (c) => {
     if (!ledger) return ledgerUnavailable(c);
-    return c.json(activeSessions(ledger.state(consensusProjection)), 200, NO_STORE_HEADERS);
+    return c.json(activeSessions(await ledger.state(consensusProjection)), 200, NO_STORE_HEADERS);
   });
 
   writes.add(openSessionRoute, CONSENSUS_WRITE, async (c, write) => {
@@ -411,10 +411,10 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
     return proofAnswer(c, write.platform.ledger, delib_id, 200);
   });
 
-  addRoute(routes, proofRoute, (c) => {
+  addRoute(routes, proofRoute, async (c) => {
     if (!ledger) return ledgerUnavailable(c);
     const { delib_id } = c.req.valid("param");
-    if (!ledger.state(consensusProjection).proofs.has(delib_id)) {
+    if (!(await ledger.state(consensusProjection)).proofs.has(delib_id)) {
       return consensusRefused(c, { code: "unknown-proof", message: `no deliberation proof ${delib_id}`, details: { delib_id } });
     }
     return proofAnswer(c, ledger, delib_id, 200);

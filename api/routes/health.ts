@@ -149,16 +149,16 @@ export function systemBody(report: SystemHealthReport | null) {
 }
 
 /** The `ledger` and `consensus` members of /health (see the module comment). */
-export function brokerBody(ledger: LedgerStore | undefined) {
+export async function brokerBody(ledger: LedgerStore | undefined) {
   if (!ledger) return { ledger: { status: "absent" as const, size: null, checkpoint_size: null }, consensus: null };
   try {
-    const state = ledger.state(consensusProjection);
-    const note = ledger.latestCheckpoint();
+    const state = await ledger.state(consensusProjection);
+    const note = await ledger.latestCheckpoint();
     const checkpointSize = note === null ? null : parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size;
     const write = ledger.writeHealth();
     const written = write.ok ? { status: "ok" as const } : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
     return {
-      ledger: { ...written, size: ledger.size(), checkpoint_size: checkpointSize },
+      ledger: { ...written, size: await ledger.size(), checkpoint_size: checkpointSize },
       consensus: { ...consensusHealth(state), cycle: cycleInfo(state) },
     };
   } catch {
@@ -174,7 +174,7 @@ export function healthRoutes(
 ): RouteGroup {
   const started = now().getTime();
   const routes = routeGroup();
-  addRoute(routes, healthRoute, (c) => {
+  addRoute(routes, healthRoute, async (c) => {
     const snapshot = source.current();
     const history = {
       status: snapshot.status,
@@ -183,7 +183,7 @@ export function healthRoutes(
       ...(snapshot.unsignedLines > 0 ? { unsigned_lines: snapshot.unsignedLines } : {}),
       ...(snapshot.firstProblem ? { first_problem: snapshot.firstProblem } : {}),
     };
-    const broker = brokerBody(ledger);
+    const broker = await brokerBody(ledger);
     const brokerDegraded = broker.ledger.status === "unavailable" || broker.ledger.status === "failing" || broker.consensus?.status === "degraded";
     return c.json(
       {

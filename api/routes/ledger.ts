@@ -65,12 +65,12 @@ export const inclusionRoute = defineRoute({
 
 export function ledgerRoutes(ledger: LedgerReader | undefined): RouteGroup {
   const routes = routeGroup();
-  addRoute(routes, inclusionRoute, (c) => {
+  addRoute(routes, inclusionRoute, async (c) => {
     if (!ledger) return problem(c, "ledger-unavailable", "This server has no ledger.");
     const seq = Number(c.req.valid("param").seq);
     let inclusion;
     try {
-      inclusion = entryInclusion(ledger, seq);
+      inclusion = await entryInclusion(ledger, seq);
     } catch (error) {
       return storeUnavailable(c, error);
     }

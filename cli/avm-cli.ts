@@ -189,7 +189,7 @@ async function signedToken(v: Values, nowMs: number, env: NodeJS.ProcessEnv): Pr
 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { command, values } = parse(argv);
-  const { ledger } = openLedger({ env, log: (m) => process.stderr.write(`${m}\n`) });
+  const { ledger } = await openLedger({ env, log: (m) => process.stderr.write(`${m}\n`) });
   try {
     const nowMs = Date.now();
     // A token is signed before anything is appended (a token whose signing failed is never
@@ -207,7 +207,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     const out = written.result(written.entries[0]?.seq ?? null);
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 

@@ -30,8 +30,7 @@ import { foldExport, sealedProofFile } from "../store/consensus-registry.ts";
 import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "../store/known-keys.ts";
 import { coverTail } from "../store/entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, openLedger } from "../store/open-ledger.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, openLedgerStore } from "../store/open-ledger.ts";
 import { formatIssues } from "../core/zod-issues.ts";
 
 const USAGE = `usage: npm run consensus -- register-office --id ID --priority critical|high --cathedral CATHEDRAL --public-key HEX
@@ -57,7 +56,7 @@ function ledgerPath(values: Values, env: NodeJS.ProcessEnv): string {
   return values.db ?? defaultLedgerPath(env);
 }
 
-function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): number {
+async function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   for (const flag of ["id", "priority", "cathedral", "public-key"] as const) {
     if (values[flag] === undefined) throw new UsageError(`register-office needs --${flag}`);
   }
@@ -66,44 +65,44 @@ function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line: stri
     const flag: Record<string, string> = { id: "--id", priority: "--priority", cathedral: "--cathedral", public_key: "--public-key" };
     throw new UsageError(formatIssues(parsed.error.issues.map((i) => ({ path: [flag[String(i.path[0])] ?? "input"], message: i.message }))));
   }
-  const { ledger } = openLedger({ path: ledgerPath(values, env), env, log: err });
+  const { ledger } = await openLedger({ path: ledgerPath(values, env), env, log: err });
   try {
     // Folded from the ledger and decided against its tail. (The API runs the same decision inside
     // one store transaction; the registry also ignores a second office claiming a key, so even two
     // racing registrations cannot make one key count twice.)
-    const decision = decideRegisterOffice(ledger.state(consensusProjection), parsed.data);
+    const decision = decideRegisterOffice(await ledger.state(consensusProjection), parsed.data);
     if (!decision.ok) {
       err(`consensus: register-office refused (${decision.refusal.code}): ${decision.refusal.message}`);
       return 1;
     }
-    const [entry] = ledger.append(decision.events);
+    const [entry] = await ledger.append(decision.events);
     out(JSON.stringify({ registered: parsed.data.id, priority: parsed.data.priority, cathedral: parsed.data.cathedral, public_key: parsed.data.public_key, seq: entry!.seq, ts: entry!.ts }));
     return 0;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
-function exportProof(values: Values, delibId: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): number {
+async function exportProof(values: Values, delibId: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   if ((delibId === undefined) === (values.all === undefined)) throw new UsageError("export-proof needs a DELIB_ID or --all DIR");
   const path = ledgerPath(values, env);
   if (!existsSync(path)) throw new UsageError(`no ledger at ${path}`);
-  const { ledger } = openLedger({ path, env, log: err });
+  const { ledger } = await openLedger({ path, env, log: err });
   try {
-    const state = ledger.state(consensusProjection);
-    coverTail(ledger); // an operator command may sign: every seal read below is then covered
+    const state = await ledger.state(consensusProjection);
+    await coverTail(ledger); // an operator command may sign: every seal read below is then covered
     if (values.all !== undefined) {
       mkdirSync(values.all, { recursive: true });
       let n = 0;
       for (const [id, proof] of state.proofs) {
         if (!proof.seal) continue;
-        writeFileSync(join(values.all, `${id}.json`), sealedProofFile(ledger, state, id)!);
+        writeFileSync(join(values.all, `${id}.json`), (await sealedProofFile(ledger, state, id))!);
         n += 1;
       }
       out(`exported ${n} sealed proofs to ${values.all}`);
       return 0;
     }
-    const text = sealedProofFile(ledger, state, delibId!);
+    const text = await sealedProofFile(ledger, state, delibId!);
     if (text === null) {
       const proof = state.proofs.get(delibId!);
       err(proof ? `consensus: proof ${delibId} is not sealed yet` : `consensus: the ledger has no proof ${delibId}`);
@@ -113,7 +112,7 @@ function exportProof(values: Values, delibId: string | undefined, env: NodeJS.Pr
     else process.stdout.write(text);
     return 0;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -162,11 +161,11 @@ async function verifyProof(values: Values, file: string | undefined, env: NodeJS
   } else {
     const path = ledgerPath(values, env);
     if (!existsSync(path)) throw new UsageError(`no ledger at ${path} (pass --ledger-export DIR to check against an export)`);
-    const ledger = new SqliteLedger(path, { origin: LEDGER_ORIGIN });
+    const ledger = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
     try {
-      state = ledger.state(consensusProjection);
+      state = await ledger.state(consensusProjection);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   }
 

@@ -34,11 +34,11 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
 import { defaultLedgerPath, openLedger } from "../store/open-ledger.ts";
-import { accessLedgerPath, accessSigningKey, openAccessLedger } from "../store/access-ledger.ts";
+import { accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
 
-function openedAccessLedger(path: string, log: (m: string) => void) {
+async function openedAccessLedger(path: string, log: (m: string) => void) {
   const key = accessSigningKey(process.env, log);
-  return { ledger: openAccessLedger(path, { key }), key };
+  return { ledger: await openAccessLedgerStore(path, { key }), key };
 }
 
 const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N] [--ledger main|access]`;
@@ -170,30 +170,30 @@ async function main(argv: string[]): Promise<number> {
   const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
   if (!["export", "checkpoint", "append"].includes(command) && !existsSync(path)) fail(`no ledger at ${path}`);
   const log = (m: string) => process.stderr.write(`${m}\n`);
-  const { ledger, key } = access ? openedAccessLedger(path, log) : openLedger({ path, log });
+  const { ledger, key } = access ? await openedAccessLedger(path, log) : await openLedger({ path, log });
   try {
     switch (command) {
       case "info": {
-        const latest = ledger.latestCheckpoint();
-        console.log(`ledger ${path}\norigin ${ledger.origin}\nsize ${ledger.size()}\nroot ${formatDigest(ledger.rootHash())}`);
+        const latest = await ledger.latestCheckpoint();
+        console.log(`ledger ${path}\norigin ${ledger.origin}\nsize ${await ledger.size()}\nroot ${formatDigest(await ledger.rootHash())}`);
         console.log(`checkpoint key ${key.publicKeyHex} (${key.source})`);
         console.log(latest ? `newest checkpoint:\n${latest}` : "no checkpoint yet");
         return 0;
       }
       case "verify": {
-        const report = ledger.verify();
+        const report = await ledger.verify();
         printReport(report, `ledger ${path} (${report.checkpointsChecked} checkpoints)`);
         return report.ok ? 0 : 1;
       }
       case "checkpoint": {
-        const note = ledger.checkpoint();
+        const note = await ledger.checkpoint();
         verifyCheckpoint(note, [{ name: key.name, publicKeyHex: key.publicKeyHex }]);
         process.stdout.write(note);
         return 0;
       }
       case "export": {
         if (!arg) fail("export needs a directory");
-        const { size } = exportLedger(ledger, arg);
+        const { size } = await exportLedger(ledger, arg);
         console.log(`exported ${size} entries to ${arg}/${EXPORT_LINES} with ${arg}/${EXPORT_CHECKPOINT}`);
         console.log(`verify offline: npm run ledger -- verify-export ${arg} --key ${key.publicKeyHex}`);
         return 0;
@@ -203,7 +203,7 @@ async function main(argv: string[]): Promise<number> {
         const n = integer(arg, command === "inclusion" ? "SEQ" : "OLD");
         if (n === undefined) fail(`${command} needs a number`);
         const size = integer(values.size, "--size");
-        const proof = command === "inclusion" ? ledger.inclusionProof(n, size) : ledger.consistencyProof(n, size);
+        const proof = command === "inclusion" ? await ledger.inclusionProof(n, size) : await ledger.consistencyProof(n, size);
         for (const h of proof) console.log(Buffer.from(h).toString("base64"));
         return 0;
       }
@@ -222,7 +222,7 @@ async function main(argv: string[]): Promise<number> {
         fail(`unknown command "${command}"\n${USAGE}`);
     }
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 

@@ -16,8 +16,7 @@ import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { EXPORT_CHECKPOINT, ExportLedgerReader } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, stateDir } from "../store/open-ledger.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, openLedgerStore, stateDir } from "../store/open-ledger.ts";
 import { steps } from "./areas/index.ts";
 import { LEDGER_CHECKPOINT, LEDGER_DIR, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
@@ -79,7 +78,7 @@ export async function main(argv: readonly string[], log: (line: string) => void 
   if (options.values.now !== undefined) log(`--now ${options.values.now}: logged only; every output is dated by its data, not by a clock`);
   let input: LedgerInput;
   try {
-    input = openLedgerInput(options, log);
+    input = await openLedgerInput(options, log);
   } catch (error) {
     console.error(`pipeline: ${(error as Error).message}`);
     return 1;
@@ -89,21 +88,21 @@ export async function main(argv: readonly string[], log: (line: string) => void 
     const migration = options.areas ? null : publishMigration({ dataDir: options.dataDir, check: options.check, trustNewKey: options.trustNewKey, log, signingKey: datasetKey(log) });
     const ok = areas && (migration?.ok ?? true);
     if (options.check) {
-      const anchored = checkLedgerAnchor(options, input.ledger);
-      const copies = publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: true, log });
+      const anchored = await checkLedgerAnchor(options, input.ledger);
+      const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: true, log });
       for (const d of copies.differences) console.error(`pipeline --check: ${d}`);
       return ok && anchored && copies.ok ? 0 : 1;
     }
     if (!ok) return 1;
-    publishLedgerAnchor(options, input, log);
-    const copies = publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: false, log });
+    await publishLedgerAnchor(options, input, log);
+    const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: false, log });
     log(`proof copies: ${copies.written} written, ${copies.kept} unchanged, ${copies.removed} removed in ${join(options.dataDir, PROOF_COPIES_DIR)}`);
     return 0;
   } catch (error) {
     console.error(`pipeline: ${(error as Error).message}`);
     return 1;
   } finally {
-    input.close();
+    await input.close();
   }
 }
 
@@ -123,16 +122,16 @@ function parseOptions(argv: readonly string[]): CliOptions | number {
 
 interface LedgerInput {
   ledger: LedgerReader;
-  close(): void;
+  close(): Promise<void>;
   /**
    * The ledger's checkpoint to publish (pipeline/ledger-publication.ts): an export's own, or one
    * signed with the ledger key over the embedded store's current tree.
    */
-  signTree(): SignedTree;
+  signTree(): Promise<SignedTree>;
 }
 
 /** The SQLite ledger, or a published export verified against its checkpoint key. */
-function openLedgerInput({ values, dataDir }: CliOptions, log: (line: string) => void): LedgerInput {
+async function openLedgerInput({ values, dataDir }: CliOptions, log: (line: string) => void): Promise<LedgerInput> {
   if (values["ledger-export"]) {
     const dir = values["ledger-export"];
     const note = readFileSync(join(dir, EXPORT_CHECKPOINT), "utf8");
@@ -140,21 +139,21 @@ function openLedgerInput({ values, dataDir }: CliOptions, log: (line: string) =>
     if (!values["ledger-key"] && !existsSync(keyArg)) throw new Error(`no key to verify ${dir}/${EXPORT_CHECKPOINT}: pass --ledger-key or publish ${keyArg}`);
     const reader = new ExportLedgerReader(dir, ledgerVerifiers(keyArg, note));
     log(`ledger: export ${dir}, checkpoint verified (${reader.checkpoint.origin})`);
-    return { ledger: reader, close: () => {}, signTree: () => ({ note: reader.latestCheckpoint() }) };
+    return { ledger: reader, close: async () => {}, signTree: async () => ({ note: await reader.latestCheckpoint() }) };
   }
   const path = values.ledger ?? defaultLedgerPath();
   if (!existsSync(path)) throw new Error(`no ledger at ${path}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`);
-  const sqlite = new SqliteLedger(path, { origin: LEDGER_ORIGIN });
+  const reader = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
   log(`ledger: ${path}`);
   return {
-    ledger: sqlite,
-    close: () => sqlite.close(),
-    signTree: () => {
-      const { ledger: writer, key } = openLedger({ path, log });
+    ledger: reader,
+    close: () => reader.close(),
+    signTree: async () => {
+      const { ledger: writer, key } = await openLedger({ path, log });
       try {
-        return { note: writer.checkpoint(), signer: key };
+        return { note: await writer.checkpoint(), signer: key };
       } finally {
-        writer.close();
+        await writer.close();
       }
     },
   };
@@ -184,14 +183,14 @@ async function regenerateAreas(options: CliOptions, ledger: LedgerReader, log: (
 }
 
 /** --check: the published checkpoint verifies, the ledger extends it, and it covers the whole ledger. */
-function checkLedgerAnchor(options: CliOptions, ledger: LedgerReader): boolean {
-  const problems = ledgerPublicationProblems(options.dataDir, ledger);
+async function checkLedgerAnchor(options: CliOptions, ledger: LedgerReader): Promise<boolean> {
+  const problems = await ledgerPublicationProblems(options.dataDir, ledger);
   for (const problem of problems) console.error(`pipeline --check: ${problem}`);
   return problems.length === 0;
 }
 
-function publishLedgerAnchor(options: CliOptions, input: LedgerInput, log: (line: string) => void): void {
-  const published = publishLedgerCheckpoint({ dataDir: options.dataDir, ledger: input.ledger, sign: input.signTree, trustNewKey: options.trustNewKey });
+async function publishLedgerAnchor(options: CliOptions, input: LedgerInput, log: (line: string) => void): Promise<void> {
+  const published = await publishLedgerCheckpoint({ dataDir: options.dataDir, ledger: input.ledger, sign: input.signTree, trustNewKey: options.trustNewKey });
   log(
     `ledger checkpoint: ${published.checkpoint === "written" ? "published" : "unchanged"} (size ${published.size}) in ${join(options.dataDir, LEDGER_CHECKPOINT)}; key ${published.vkey} in ${join(options.dataDir, LEDGER_VKEY)}`,
   );

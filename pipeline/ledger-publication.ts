@@ -49,7 +49,7 @@ export interface PublishOptions {
   dataDir: string;
   ledger: LedgerReader;
   /** Signs a checkpoint of the ledger's current tree; called only when the published one is behind. */
-  sign: () => SignedTree;
+  sign: () => SignedTree | Promise<SignedTree>;
   /** Append an unlisted signing key to keys/ledger.vkey instead of refusing (as --trust-new-key does for datasets.vkey). */
   trustNewKey: boolean;
   /** What entry bundles hold (pipeline/ledger-tiles.ts); default the public envelope. */
@@ -66,20 +66,20 @@ export interface PublishResult {
 }
 
 /** Publishes the ledger's checkpoint when the published one is missing or behind; throws saying why it cannot. */
-export function publishLedgerCheckpoint(options: PublishOptions): PublishResult {
+export async function publishLedgerCheckpoint(options: PublishOptions): Promise<PublishResult> {
   const { dataDir, ledger } = options;
   const vkeyPath = join(dataDir, LEDGER_VKEY);
   const cpPath = join(dataDir, LEDGER_CHECKPOINT);
   const published = existsSync(cpPath) ? openPublished(cpPath, trustedKeys(vkeyPath)) : null;
   if (published) {
-    const problem = extensionProblem(ledger, published);
+    const problem = await extensionProblem(ledger, published);
     if (problem) throw new LedgerPublicationError("not-an-extension", problem);
-    if (published.size === ledger.size()) {
-      const tiles = publishTiles(options, published, published.size);
+    if (published.size === (await ledger.size())) {
+      const tiles = await publishTiles(options, published, published.size);
       return { checkpoint: "unchanged", vkey: "present", size: published.size, tiles };
     }
   }
-  const signed = options.sign();
+  const signed = await options.sign();
   const vkey = signed.signer ? trustKey(vkeyPath, signed.signer, options.trustNewKey) : "present";
   let checkpoint: Checkpoint;
   try {
@@ -90,9 +90,9 @@ export function publishLedgerCheckpoint(options: PublishOptions): PublishResult 
   if (published && checkpoint.origin !== published.origin) {
     throw new LedgerPublicationError("origin-changed", `the ledger's origin is "${checkpoint.origin}", the published checkpoint's "${published.origin}"`);
   }
-  const problem = extensionProblem(ledger, checkpoint);
+  const problem = await extensionProblem(ledger, checkpoint);
   if (problem) throw new LedgerPublicationError("not-an-extension", problem);
-  const tiles = publishTiles(options, checkpoint, published?.size ?? 0);
+  const tiles = await publishTiles(options, checkpoint, published?.size ?? 0);
   mkdirSync(dirname(cpPath), { recursive: true });
   const tmp = `${cpPath}.${process.pid}.tmp`;
   writeFileSync(tmp, signed.note);
@@ -101,7 +101,7 @@ export function publishLedgerCheckpoint(options: PublishOptions): PublishResult 
 }
 
 /** The tiles of `checkpoint`, resumed from those written for the published size `from`. */
-function publishTiles(options: PublishOptions, checkpoint: Checkpoint, from: number): LedgerTilesResult {
+function publishTiles(options: PublishOptions, checkpoint: Checkpoint, from: number): Promise<LedgerTilesResult> {
   return publishLedgerTiles({
     dir: join(options.dataDir, LEDGER_DIR),
     ledger: options.ledger,
@@ -117,7 +117,7 @@ function publishTiles(options: PublishOptions, checkpoint: Checkpoint, from: num
  * checkpoint verifies with keys/ledger.vkey, the ledger extends it, it covers the whole ledger, and
  * the tiles beside it are exactly those of its size (pipeline/ledger-tiles.ts).
  */
-export function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader, bundle?: BundleContent): string[] {
+export async function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader, bundle?: BundleContent): Promise<string[]> {
   const vkeyPath = join(dataDir, LEDGER_VKEY);
   const cpPath = join(dataDir, LEDGER_CHECKPOINT);
   if (!existsSync(vkeyPath)) return [`${vkeyPath} is missing`];
@@ -128,11 +128,11 @@ export function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader,
   } catch (error) {
     return [(error as Error).message];
   }
-  const problem = extensionProblem(ledger, published);
+  const problem = await extensionProblem(ledger, published);
   if (problem) return [problem];
-  const tiles = ledgerTilesProblems({ dir: join(dataDir, LEDGER_DIR), ledger, size: published.size, root: published.rootHash, ...(bundle ? { bundle } : {}) });
+  const tiles = await ledgerTilesProblems({ dir: join(dataDir, LEDGER_DIR), ledger, size: published.size, root: published.rootHash, ...(bundle ? { bundle } : {}) });
   if (tiles.length > 0) return tiles;
-  const size = ledger.size();
+  const size = await ledger.size();
   if (published.size < size) return [`${cpPath} covers ${published.size} entries, the ledger has ${size}: the pipeline would publish a newer checkpoint`];
   return [];
 }
@@ -151,12 +151,12 @@ function openPublished(cpPath: string, trusted: NoteVerifier[]): Checkpoint {
 }
 
 /** Null when the ledger's first `checkpoint.size` entries have the checkpoint's root; otherwise why not. */
-function extensionProblem(ledger: LedgerReader, checkpoint: Checkpoint): string | null {
-  const size = ledger.size();
+async function extensionProblem(ledger: LedgerReader, checkpoint: Checkpoint): Promise<string | null> {
+  const size = await ledger.size();
   if (checkpoint.size > size) {
     return `the published ledger checkpoint covers ${checkpoint.size} entries, the ledger has only ${size}: it is not the ledger that was published`;
   }
-  const root = rootAt(ledger, checkpoint.size);
+  const root = await rootAt(ledger, checkpoint.size);
   if (equalBytes(root, checkpoint.rootHash)) return null;
   return (
     `the ledger's root at size ${checkpoint.size} is ${formatDigest(root)}, the published checkpoint signs ${formatDigest(checkpoint.rootHash)}: ` +
@@ -165,14 +165,14 @@ function extensionProblem(ledger: LedgerReader, checkpoint: Checkpoint): string 
 }
 
 /** The root of the first `size` entries: from the reader, or (an export knows only its own size) streamed. */
-function rootAt(ledger: LedgerReader, size: number): Uint8Array {
+async function rootAt(ledger: LedgerReader, size: number): Promise<Uint8Array> {
   try {
-    return ledger.rootHash(size);
+    return await ledger.rootHash(size);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
   }
   const range = CompactRange.empty();
-  for (const entry of ledger.entries(0, size)) range.append(sealEntry(entry).leafHash);
+  for await (const entry of ledger.entries(0, size)) range.append(sealEntry(entry).leafHash);
   return range.root();
 }
 

@@ -64,7 +64,7 @@ export interface LedgerTilesResult {
 }
 
 /** Brings the tiles under `dir` to `size`; throws LedgerTilesError (nothing replaced) when they cannot agree with `root`. */
-export function publishLedgerTiles(options: LedgerTilesOptions): LedgerTilesResult {
+export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<LedgerTilesResult> {
   const { dir, size } = options;
   if (options.from > size) throw new LedgerTilesError("shrinks", `the tiles were written for ${options.from} entries, the checkpoint has ${size}`);
   const edge = readEdge(dir, options.from);
@@ -84,7 +84,7 @@ export function publishLedgerTiles(options: LedgerTilesOptions): LedgerTilesResu
     staged.push({ tmp, target, file: { path: file.path, full: file.full, tile: file.tile, kind: file.kind } });
   };
   try {
-    appendEntries(builder, options.ledger, from, size, options.bundle ?? "envelope", stage);
+    await appendEntries(builder, options.ledger, from, size, options.bundle ?? "envelope", stage);
     const partials = builder.partials();
     const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
     if (!equalBytes(root, options.root)) {
@@ -110,7 +110,7 @@ export function publishLedgerTiles(options: LedgerTilesOptions): LedgerTilesResu
  * or bundle that is missing or differs from what the ledger's entries give, and every superseded
  * partial tile still present. Reads the whole ledger up to `size`; writes nothing.
  */
-export function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "from">): string[] {
+export async function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "from">): Promise<string[]> {
   const { dir, size } = options;
   const problems: string[] = [];
   const builder = TileBuilder.empty();
@@ -120,7 +120,7 @@ export function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "from">): 
     if (!onDisk) problems.push(`${target} is missing`);
     else if (Buffer.compare(onDisk, file.bytes) !== 0) problems.push(`${target} differs from the ledger's`);
   };
-  appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", expect);
+  await appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", expect);
   const partials = builder.partials();
   for (const p of partials) expect(p);
   const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
@@ -130,9 +130,9 @@ export function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "from">): 
 }
 
 /** Reads entries [from, size), rehashing each from its stored text, into the builder. */
-function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: number, size: number, content: BundleContent, onFull: (file: TileFile) => void): void {
+async function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: number, size: number, content: BundleContent, onFull: (file: TileFile) => void): Promise<void> {
   if (from === size) return;
-  for (const { entry, payloadText } of ledger.storedEntries(from, size)) {
+  for await (const { entry, payloadText } of ledger.storedEntries(from, size)) {
     const text = entryText(entry, payloadText);
     // U+0000 is the RFC 9162 leaf prefix 0x00; the hash comes back as a 32-character latin1 string.
     const leaf = hash("sha256", `\u0000${text}`, "binary");

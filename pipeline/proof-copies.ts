@@ -57,13 +57,14 @@ interface LedgerView {
   size: number;
 }
 
-function readLedger(ledger: LedgerReader, size: number): LedgerView {
-  if (ledger.size() < size) throw new Error(`the published checkpoint covers ${size} entries, the ledger has ${ledger.size()}`);
+async function readLedger(ledger: LedgerReader, size: number): Promise<LedgerView> {
+  const has = await ledger.size();
+  if (has < size) throw new Error(`the published checkpoint covers ${size} entries, the ledger has ${has}`);
   const state = consensusProjection.initial();
   const leaves: Uint8Array[] = [];
   const entries = new Map<number, LedgerEntry>();
   // One pass for every reader: an export gives no inclusion proofs, so the tree is built from the leaves.
-  for (const entry of ledger.entries(0, size)) {
+  for await (const entry of ledger.entries(0, size)) {
     consensusProjection.apply(state, entry);
     leaves.push(sealEntry(entry).leafHash);
     if (entry.type === "delibproof.sealed") entries.set(entry.seq, entry);
@@ -97,7 +98,7 @@ function currentCopy(view: LedgerView, delibId: string, seq: number, text: strin
 }
 
 /** Writes (or under `check`, compares) the copy of every sealed proof within the published checkpoint. */
-export function publishProofCopies(o: ProofCopiesOptions): ProofCopiesReport {
+export async function publishProofCopies(o: ProofCopiesOptions): Promise<ProofCopiesReport> {
   const report: ProofCopiesReport = { ok: true, written: 0, kept: 0, removed: 0, differences: [] };
   const cpPath = join(o.dataDir, LEDGER_CHECKPOINT);
   const vkeyPath = join(o.dataDir, LEDGER_VKEY);
@@ -110,7 +111,7 @@ export function publishProofCopies(o: ProofCopiesOptions): ProofCopiesReport {
   const trusted = parseTrustedKeys(readFileSync(vkeyPath, "utf8"), vkeyPath);
   const note = readFileSync(cpPath, "utf8");
   const published = verifyCheckpoint(note, trusted);
-  const view = readLedger(o.ledger, published.size);
+  const view = await readLedger(o.ledger, published.size);
 
   const expected = new Set<string>();
   for (const [delibId, proof] of view.state.proofs) {

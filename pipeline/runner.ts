@@ -22,7 +22,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
   const run = openRun(options);
   const plan = planRun(run); // throws StepDefinitionError before anything is read
   try {
-    const inputs = new Inputs(run, plan);
+    const inputs = await new Inputs(run, plan).load();
     markUpToDate(plan, inputs);
     const pass = await runLedgerPass(run, plan, inputs);
     runDocumentSteps(run, plan, inputs, pass.facts);

@@ -20,11 +20,11 @@ const key = generateKeyPair("ed25519");
 const other = generateKeyPair("ed25519");
 const env = (secret = key.secretKey): NodeJS.ProcessEnv => ({ DATASET_SIGNING_KEY: secret, STATE_DIR: join(root, "state") });
 
-function run(args: string[], e: NodeJS.ProcessEnv = env()): { code: number; out: string[]; err: string[] } {
+async function run(args: string[], e: NodeJS.ProcessEnv = env()): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
   const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), env: e };
-  return { code: main(args, io), out, err };
+  return { code: await main(args, io), out, err };
 }
 
 const V1 = [
@@ -42,10 +42,10 @@ const V1 = [
 const v1File = join(root, "v1.jsonl");
 writeFileSync(v1File, V1.map((l) => `${l}\n`).join(""));
 const out = join(root, "snap");
-const snapshot = run(["snapshot", "--v1", v1File, "--out", out, "--at", "2025-12-01T00:00:00Z"]);
+const snapshot = await run(["snapshot", "--v1", v1File, "--out", out, "--at", "2025-12-01T00:00:00Z"]);
 
 describe("npm run migration -- snapshot", () => {
-  it("writes the sorted leaves, the checkpoint and the mismatches, and prints counts and totals", () => {
+  it("writes the sorted leaves, the checkpoint and the mismatches, and prints counts and totals", async () => {
     expect(snapshot.code).toBe(0);
     const text = snapshot.out.join("\n");
     expect(text).toContain("lines read:  10");
@@ -70,20 +70,20 @@ describe("npm run migration -- snapshot", () => {
     expect(readFileSync(join(out, "checkpoint"), "utf8")).toMatch(/^integrity-platform\.example\/migration\/v1-v2\n5\n[A-Za-z0-9+/]{43}=\n\n— integrity-platform\.example\/datasets /);
   });
 
-  it("refuses to overwrite a published snapshot", () => {
-    expect(run(["snapshot", "--v1", v1File, "--out", out]).code).toBe(1);
+  it("refuses to overwrite a published snapshot", async () => {
+    expect(await run(["snapshot", "--v1", v1File, "--out", out]).code).toBe(1);
   });
 
-  it("answers bad usage with status 2", () => {
-    expect(run(["snapshot", "--v1", v1File]).code).toBe(2);
-    expect(run(["nope"]).code).toBe(2);
-    expect(run(["prove", "--dir", out, "--address", "ATLAS", "--extra", "x"]).code).toBe(2);
+  it("answers bad usage with status 2", async () => {
+    expect(await run(["snapshot", "--v1", v1File]).code).toBe(2);
+    expect(await run(["nope"]).code).toBe(2);
+    expect(await run(["prove", "--dir", out, "--address", "ATLAS", "--extra", "x"]).code).toBe(2);
   });
 });
 
 describe("prove and verify", () => {
-  it("prove prints one JSON line that verifies against the checkpoint's root", () => {
-    const r = run(["prove", "--dir", out, "--address", "HERMES"]);
+  it("prove prints one JSON line that verifies against the checkpoint's root", async () => {
+    const r = await run(["prove", "--dir", out, "--address", "HERMES"]);
     expect(r.code).toBe(0);
     expect(r.out).toHaveLength(1);
     const proof = JSON.parse(r.out[0]!);
@@ -91,16 +91,16 @@ describe("prove and verify", () => {
     expect(proof).toMatchObject({ index: 2, tree_size: 5, leaf: '{"address":"HERMES","balance_shards":"100000000","v1_balance_gic":"1E2"}' });
     const root = Buffer.from(readFileSync(join(out, "checkpoint"), "utf8").split("\n")[2]!, "base64");
     expect(verifyInclusion(leafHashOfText(proof.leaf), proof.index, proof.tree_size, proof.proof.map((h: string) => Buffer.from(h, "base64")), root)).toBe(true);
-    expect(run(["prove", "--dir", out, "--address", "dup"]).code).toBe(1);
+    expect(await run(["prove", "--dir", out, "--address", "dup"]).code).toBe(1);
   });
 
-  it("verify exits 0 when leaf, proof and signature verify", () => {
-    for (const address of ["ATLAS", "AURORA", "HERMES", "ZETA", "big"]) expect(run(["verify", "--dir", out, "--address", address]).code, address).toBe(0);
-    expect(run(["verify", "--dir", out]).code).toBe(0);
-    expect(run(["verify", "--dir", out, "--address", "dup"]).code).toBe(1);
+  it("verify exits 0 when leaf, proof and signature verify", async () => {
+    for (const address of ["ATLAS", "AURORA", "HERMES", "ZETA", "big"]) expect(await run(["verify", "--dir", out, "--address", address]).code, address).toBe(0);
+    expect(await run(["verify", "--dir", out]).code).toBe(0);
+    expect(await run(["verify", "--dir", out, "--address", "dup"]).code).toBe(1);
   });
 
-  it("verify fails on one changed byte of a leaf, of another leaf, of the checkpoint, or of a given proof", () => {
+  it("verify fails on one changed byte of a leaf, of another leaf, of the checkpoint, or of a given proof", async () => {
     const variants: [string, (dir: string) => void][] = [
       ["the leaf", (d) => edit(join(d, "snapshot.jsonl"), '"1005000"', '"1005001"')],
       ["another leaf", (d) => edit(join(d, "snapshot.jsonl"), '"100000000"', '"100000001"')],
@@ -111,77 +111,77 @@ describe("prove and verify", () => {
       const copy = join(root, `damaged-${what.replace(/\W/g, "")}`);
       cpSync(out, copy, { recursive: true });
       damage(copy);
-      expect(run(["verify", "--dir", copy, "--address", "ATLAS"]).code, what).toBe(1);
+      expect(await run(["verify", "--dir", copy, "--address", "ATLAS"]).code, what).toBe(1);
     }
-    const proof = JSON.parse(run(["prove", "--dir", out, "--address", "ATLAS"]).out[0]!);
+    const proof = JSON.parse(await run(["prove", "--dir", out, "--address", "ATLAS"]).out[0]!);
     const good = join(root, "proof.json");
     writeFileSync(good, JSON.stringify(proof));
-    expect(run(["verify", "--dir", out, "--address", "ATLAS", "--proof", good]).code).toBe(0);
+    expect(await run(["verify", "--dir", out, "--address", "ATLAS", "--proof", good]).code).toBe(0);
     const bad = join(root, "bad-proof.json");
     const h = Buffer.from(proof.proof[0], "base64");
     h[31]! ^= 0x80;
     writeFileSync(bad, JSON.stringify({ ...proof, proof: [h.toString("base64"), ...proof.proof.slice(1)] }));
-    expect(run(["verify", "--dir", out, "--address", "ATLAS", "--proof", bad]).code).toBe(1);
+    expect(await run(["verify", "--dir", out, "--address", "ATLAS", "--proof", bad]).code).toBe(1);
   });
 
-  it("verify trusts only the dataset key, never one found in the folder", () => {
+  it("verify trusts only the dataset key, never one found in the folder", async () => {
     // A folder signed with another key: the real dataset key does not verify it.
     const forged = join(root, "forged");
     const v1 = join(root, "v1-forged.jsonl");
     writeFileSync(v1, '{"address":"ATLAS","balance_gic":1000000}\n');
-    expect(run(["snapshot", "--v1", v1, "--out", forged], env(other.secretKey)).code).toBe(0);
-    expect(run(["verify", "--dir", forged, "--address", "ATLAS"]).code).toBe(1);
+    expect(await run(["snapshot", "--v1", v1, "--out", forged], env(other.secretKey)).code).toBe(0);
+    expect(await run(["verify", "--dir", forged, "--address", "ATLAS"]).code).toBe(1);
     // Shipping the forger's key inside the folder does not help, even when pointed at.
     const vkey = verifierKey("integrity-platform.example/datasets", other.publicKey);
     writeFileSync(join(forged, "datasets.vkey"), `${vkey}\n`);
     mkdirSync(join(forged, "keys"), { recursive: true });
     writeFileSync(join(forged, "keys", "datasets.vkey"), `${vkey}\n`);
-    expect(run(["verify", "--dir", forged, "--address", "ATLAS"]).code).toBe(1);
-    const pointed = run(["verify", "--dir", forged, "--address", "ATLAS", "--key", join(forged, "keys", "datasets.vkey")]);
+    expect(await run(["verify", "--dir", forged, "--address", "ATLAS"]).code).toBe(1);
+    const pointed = await run(["verify", "--dir", forged, "--address", "ATLAS", "--key", join(forged, "keys", "datasets.vkey")]);
     expect(pointed.code).toBe(1);
     expect(pointed.err.join("\n")).toMatch(/inside/);
     // The same key given from outside is the caller's choice: then it verifies.
     const outside = join(root, "forger.vkey");
     copyFileSync(join(forged, "datasets.vkey"), outside);
-    expect(run(["verify", "--dir", forged, "--address", "ATLAS", "--key", outside]).code).toBe(0);
+    expect(await run(["verify", "--dir", forged, "--address", "ATLAS", "--key", outside]).code).toBe(0);
     // Without DATASET_SIGNING_KEY, the published data/keys/datasets.vkey is the trust root.
-    expect(run(["verify", "--dir", forged, "--address", "ATLAS"], { STATE_DIR: join(root, "state") }).code).toBe(1);
+    expect(await run(["verify", "--dir", forged, "--address", "ATLAS"], { STATE_DIR: join(root, "state") }).code).toBe(1);
   });
 });
 
 describe("the 24-hour review", () => {
-  it("appends corrections under a new checkpoint consistent with the first", () => {
+  it("appends corrections under a new checkpoint consistent with the first", async () => {
     const dir = join(root, "reviewed");
     cpSync(out, dir, { recursive: true });
     const first = readFileSync(join(dir, "checkpoint"), "utf8");
     const corrections = join(root, "corrections.jsonl");
     writeFileSync(corrections, '{"address":"dup","balance_shards":"2000000","note":"ticket 1: the later line"}\n{"address":"legacy-1","balance_shards":"0","note":"ticket 2: below one shard, written off"}\n');
-    const r = run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T18:00:00Z"]);
+    const r = await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T18:00:00Z"]);
     expect(r.code).toBe(0);
     expect(r.out.join("\n")).toContain("tree 5 → 7 leaves");
     expect(readFileSync(join(dir, "checkpoints", "5"), "utf8")).toBe(first);
     expect(readFileSync(join(dir, "checkpoint"), "utf8")).not.toBe(first);
-    expect(run(["verify", "--dir", dir]).code).toBe(0);
-    expect(run(["verify", "--dir", dir, "--address", "dup"]).code).toBe(0);
-    expect(JSON.parse(run(["prove", "--dir", dir, "--address", "dup"]).out[0]!)).toMatchObject({ index: 5, tree_size: 7 });
+    expect(await run(["verify", "--dir", dir]).code).toBe(0);
+    expect(await run(["verify", "--dir", dir, "--address", "dup"]).code).toBe(0);
+    expect(JSON.parse(await run(["prove", "--dir", dir, "--address", "dup"]).out[0]!)).toMatchObject({ index: 5, tree_size: 7 });
     // A rewritten history no longer verifies: the consistency proof does not hold.
     edit(join(dir, "corrections.jsonl"), "ticket 1", "ticket 9");
-    expect(run(["verify", "--dir", dir]).code).toBe(1);
+    expect(await run(["verify", "--dir", dir]).code).toBe(1);
   });
 
-  it("refuses a correction after the review and a malformed correction", () => {
+  it("refuses a correction after the review and a malformed correction", async () => {
     const dir = join(root, "late");
     cpSync(out, dir, { recursive: true });
     const corrections = join(root, "c2.jsonl");
     writeFileSync(corrections, '{"address":"dup","balance_shards":"2000000","note":"late"}\n');
-    expect(run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-02T00:00:00Z"]).code).toBe(1);
+    expect(await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-02T00:00:00Z"]).code).toBe(1);
     writeFileSync(corrections, '{"address":"dup","balance_shards":"2.5","note":"not shards"}\n');
-    expect(run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T01:00:00Z"]).code).toBe(1);
+    expect(await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T01:00:00Z"]).code).toBe(1);
   });
 });
 
 describe("through npm, as an outside check runs it", () => {
-  it("prove and verify", () => {
+  it("prove and verify", async () => {
     const npm = (args: string[]) => spawnSync("npm", ["run", "-s", "migration", "--", ...args], { encoding: "utf8", env: { ...process.env, ...env() } });
     const prove = npm(["prove", "--dir", out, "--address", "ZETA"]);
     expect(prove.status).toBe(0);

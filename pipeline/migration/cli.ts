@@ -33,7 +33,7 @@ import { MigrationCorrectionInput } from "../../core/schemas/migration.ts";
 import { DATASET_KEY, loadSigningKey } from "../../store/keys.ts";
 import { appendReviewRound, checkpointOfNote, readMigrationDir, writeSnapshot } from "../../store/migration-dir.ts";
 import { defaultLedgerPath, LEDGER_ORIGIN, stateDir } from "../../store/open-ledger.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import { sampleV1Export } from "./sample-v1.ts";
 import { trustedDatasetKeys } from "./trust.ts";
 import { verifyMigrationDir } from "../../store/migration-verify-dir.ts";
@@ -158,21 +158,21 @@ function correct(v: Record<string, string | undefined>, io: Io): number {
   return 0;
 }
 
-function sampleV1(v: Record<string, string | undefined>, io: Io): number {
+async function sampleV1(v: Record<string, string | undefined>, io: Io): Promise<number> {
   const path = v.ledger ?? defaultLedgerPath(io.env);
   const out = v.out ?? SAMPLE_V1_EXPORT;
-  const ledger = new SqliteLedger(path, { origin: LEDGER_ORIGIN });
+  const ledger = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
   try {
-    const lines = sampleV1Export(ledger.entries());
+    const lines = sampleV1Export(await Array.fromAsync(ledger.entries()));
     writeFileSync(out, lines.map((l) => `${l}\n`).join(""));
     io.out(`wrote the SAMPLE v1 export of ${path} (${lines.length} lines) to ${out}`);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
   return 0;
 }
 
-const COMMANDS: Record<string, { flags: string[]; run: (v: Record<string, string | undefined>, io: Io) => number }> = {
+const COMMANDS: Record<string, { flags: string[]; run: (v: Record<string, string | undefined>, io: Io) => number | Promise<number> }> = {
   snapshot: { flags: ["v1", "out", "at"], run: snapshot },
   prove: { flags: ["dir", "address"], run: prove },
   verify: { flags: ["dir", "address", "proof", "key"], run: verify },
@@ -180,7 +180,7 @@ const COMMANDS: Record<string, { flags: string[]; run: (v: Record<string, string
   "sample-v1": { flags: ["ledger", "out"], run: sampleV1 },
 };
 
-export function main(argv: readonly string[], io: Io = defaultIo): number {
+export async function main(argv: readonly string[], io: Io = defaultIo): Promise<number> {
   const [name, ...rest] = argv;
   const command = name === undefined ? undefined : COMMANDS[name];
   try {
@@ -196,7 +196,7 @@ export function main(argv: readonly string[], io: Io = defaultIo): number {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    return command.run(values, io);
+    return await command.run(values, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`migration: ${error.message}\n${USAGE}`);
@@ -208,5 +208,5 @@ export function main(argv: readonly string[], io: Io = defaultIo): number {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }

@@ -50,7 +50,7 @@ export async function readLedgerOnce(options: {
     for (const s of streams) helper.write(s.id, s.output.head);
     let active = streams;
     let read = 0;
-    for (const { entry, payloadText } of ledger.storedEntries(0, size)) {
+    for await (const { entry, payloadText } of ledger.storedEntries(0, size)) {
       accumulator.add(entry);
       helper.leaf(entryText(entry, payloadText));
       read += 1;

@@ -8,7 +8,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { verifierKey } from "../../core/checkpoint.ts";
 import { cycleLabel } from "../../core/cycle.ts";
-import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import type { PulseRecord } from "../../core/pulse/history.ts";
 import { buildPulseRecord } from "../../core/pulse/record.ts";
 import { computeScores, requireScores, type ScoreResult } from "../../core/pulse/scoring.ts";
@@ -105,7 +104,7 @@ async function currentBranch(target: Target, options: PulseOptions): Promise<str
   return name === "HEAD" ? options.env.GITHUB_REF_NAME || "HEAD" : name;
 }
 
-function openExistingLedger(options: PulseOptions): OpenedLedger | null {
+async function openExistingLedger(options: PulseOptions): Promise<OpenedLedger | null> {
   // A pulse never creates the ledger: an empty embedded ledger would look "already seeded".
   if (!existsSync(options.ledgerPath)) return null;
   return openLedger({ path: options.ledgerPath, env: options.env, now: () => options.now, log: options.log });
@@ -124,7 +123,7 @@ export async function runPulse(options: PulseOptions): Promise<PulseRun> {
   const scan = target.remoteScan ? await scanGitHub(target.github!, await target.github!.defaultBranch(), config.scan) : await scanLocal(target.local!, config.scan);
 
   const notes: string[] = [...scan.notes];
-  const opened = openExistingLedger(options);
+  const opened = await openExistingLedger(options);
   try {
     const signals = await measure(options, config, check, target, opened);
     const values: Record<string, number | null> = {};
@@ -163,18 +162,18 @@ export async function runPulse(options: PulseOptions): Promise<PulseRun> {
     if (opened) {
       const payload = { id: record.id, cycle: record.cycle, hash: record.hash, giScore: record.giScore, miiScore: record.miiScore, generatedAt: record.generatedAt };
       try {
-        opened.ledger.append([{ type: "pulse.recorded", payload }]);
+        await opened.ledger.append([{ type: "pulse.recorded", payload }]);
       } catch (error) {
         // The history is the record of truth and is already written; say exactly what is missing.
         throw new Error(`pulse ${record.id} is in history.jsonl, but appending pulse.recorded to ${options.ledgerPath} failed: ${(error as Error).message}`);
       }
-      run.notes.push(`ledger ${options.ledgerPath}: pulse.recorded appended (entry ${opened.ledger.size() - 1})`);
+      run.notes.push(`ledger ${options.ledgerPath}: pulse.recorded appended (entry ${(await opened.ledger.size()) - 1})`);
     } else {
       run.notes.push(`no ledger at ${options.ledgerPath}: pulse.recorded not appended`);
     }
     return run;
   } finally {
-    opened?.ledger.close();
+    await opened?.ledger.close();
   }
 }
 
@@ -194,8 +193,8 @@ async function measure(
 ): Promise<Measured> {
   const byName = Object.fromEntries(SIGNALS.map((name) => [name, unmeasured("not measured")])) as Record<SignalName, Signal>;
   const ledger = opened?.ledger ?? null;
-  byName["gi.ledger_verified"] = ledgerVerified(ledger, options.ledgerPath);
-  byName["gi.sentinel_heartbeats"] = sentinelHeartbeats(ledger ? (ledger.entries() as Iterable<LedgerEntry>) : null, options.now, config.thresholds.heartbeatMaxAgeHours);
+  byName["gi.ledger_verified"] = await ledgerVerified(ledger, options.ledgerPath);
+  byName["gi.sentinel_heartbeats"] = await sentinelHeartbeats(ledger ? ledger.entries() : null, options.now, config.thresholds.heartbeatMaxAgeHours);
   byName["gi.history_verified"] = historyVerified(check);
   byName["gi.schema_valid"] = datasetSchemaValidity(options.dataDir);
 

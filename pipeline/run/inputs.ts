@@ -52,7 +52,7 @@ export function stepCodeModules(step: Step, module: string, facts: string | null
 
 export class Inputs {
   /** The ledger's size, root and origin, when a step reads the ledger. */
-  readonly ledger: LedgerInput | null = null;
+  ledger: LedgerInput | null = null;
   /** The published pulse history, when a step reads it. */
   readonly pulse: PulseInput | null = null;
   readonly #run: RunContext;
@@ -69,8 +69,14 @@ export class Inputs {
     this.#code = code ? new CodeDigests(code.root) : null;
     this.#facts = code && !run.options.accumulator ? factsModule(code.root) : null;
     const uses = (input: string) => [...plan.states.values()].some((s) => s.inputs.includes(input as never));
-    if (uses("ledger")) this.ledger = ledgerInput(run);
     if (uses("pulse")) this.pulse = pulseInput(run);
+  }
+
+  /** Reads what the plan's inputs need from the ledger (its size and root), before anything is digested. */
+  async load(): Promise<this> {
+    const uses = [...this.#plan.states.values()].some((s) => s.inputs.includes("ledger"));
+    if (uses) this.ledger = await ledgerInput(this.#run);
+    return this;
   }
 
   /** The published pulse records, when they verified. */
@@ -163,10 +169,10 @@ export function skipIfUpToDate(state: StepState, inputs: Inputs): void {
   }
 }
 
-function ledgerInput(run: RunContext): LedgerInput {
+async function ledgerInput(run: RunContext): Promise<LedgerInput> {
   const { ledger } = run.options;
-  const size = ledger.size();
-  const root = formatDigest(ledger.rootHash(size));
+  const size = await ledger.size();
+  const root = formatDigest(await ledger.rootHash(size));
   run.log(`ledger: ${size} entries, root ${root}`);
   return { size, root, origin: ledger.origin };
 }

@@ -42,7 +42,7 @@ function parseSize(flag: string | undefined): number {
   return Number(flag);
 }
 
-function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
+async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let values: { seed?: string; size?: string; now?: string; db?: string; force?: boolean; sample?: boolean; data?: string };
   try {
     values = parseArgs({
@@ -76,9 +76,9 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
 
   const path = values.db ?? defaultLedgerPath(env);
   const existed = existsSync(path);
-  const { ledger, key } = openLedger({ path, env, now: () => now, durability: "normal", log: (m) => process.stderr.write(`seed: ${m}\n`) });
+  const { ledger, key } = await openLedger({ path, env, now: () => now, durability: "normal", log: (m) => process.stderr.write(`seed: ${m}\n`) });
   try {
-    const before = ledger.size();
+    const before = await ledger.size();
     if (before > 0) {
       if (!values.force) {
         process.stderr.write(
@@ -88,7 +88,7 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
         return 1;
       }
       let lastTs = "";
-      for (const e of ledger.entries(before - 1, before)) lastTs = e.ts;
+      for await (const e of ledger.entries(before - 1, before)) lastTs = e.ts;
       const first = cycleStart(1).toISOString();
       if (lastTs > first) {
         process.stderr.write(
@@ -104,9 +104,9 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
     let written = 0;
     let lastTs = "";
     const started = performance.now();
-    const flush = () => {
+    const flush = async () => {
       if (batch.length === 0) return;
-      ledger.appendBulk(batch);
+      await ledger.appendBulk(batch);
       written += batch.length;
       batch = [];
     };
@@ -114,10 +114,10 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
       counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
       lastTs = event.ts ?? lastTs;
       batch.push(event);
-      if (batch.length >= BATCH) flush();
+      if (batch.length >= BATCH) await flush();
     }
-    flush();
-    const note = ledger.checkpoint();
+    await flush();
+    const note = await ledger.checkpoint();
     const seconds = (performance.now() - started) / 1000;
 
     const out = process.stdout;
@@ -127,18 +127,18 @@ function main(argv: string[], env: NodeJS.ProcessEnv = process.env): number {
     out.write(`  sentinels: ${plan.sentinels.filter((s) => s.registerCycle <= plan.lastCycle).map((s) => `${s.spec.id} (${s.spec.cathedral})`).join(", ")}\n`);
     out.write(`  events by type:\n`);
     for (const type of [...counts.keys()].sort()) out.write(`    ${type.padEnd(22)} ${String(counts.get(type)).padStart(8)}\n`);
-    out.write(`  ledger size ${ledger.size()}, root ${formatDigest(ledger.rootHash())}\n`);
+    out.write(`  ledger size ${await ledger.size()}, root ${formatDigest(await ledger.rootHash())}\n`);
     out.write(`  checkpoint signed by ${key.name} (key from ${key.source}):\n`);
     out.write(note.replace(/^(?=.)/gm, "    ").replace(/\s+$/, "") + "\n");
     out.write(`  note: sentinel and identity keys are SAMPLE keys derived from the seed (pipeline/seed/sample-keys.ts)\n`);
     return 0;
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
 try {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   process.stderr.write(`seed: ${error instanceof UsageError ? error.message : ((error as Error).stack ?? String(error))}\n`);
   process.exitCode = 2;

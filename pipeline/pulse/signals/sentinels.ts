@@ -6,12 +6,12 @@
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { measured, share, unmeasured, type Signal } from "./types.ts";
 
-export function sentinelHeartbeats(entries: Iterable<LedgerEntry> | null, now: Date, maxAgeHours: number): Signal {
+export async function sentinelHeartbeats(entries: AsyncIterable<LedgerEntry> | Iterable<LedgerEntry> | null, now: Date, maxAgeHours: number): Promise<Signal> {
   if (!entries) return unmeasured("no ledger: no sentinels to hear from");
   const registered = new Set<string>();
   const latest = new Map<string, { at: number; status: string }>();
   const until = now.getTime();
-  for (const entry of entries) {
+  for await (const entry of entries) {
     if (entry.type === "sentinel.registered") {
       registered.add(String((entry.payload as { sentinel: string }).sentinel));
     } else if (entry.type === "sentinel.heartbeat") {

@@ -14,7 +14,8 @@ import { signToken, tokenClaims, tokenIssuedEvent } from "../../../core/avm/toke
 import { sha256Hex } from "../../../core/digest.ts";
 import type { AvmVerifyRequest, CompanionAttestation, RiskLevel, Role, Scope, TokenPermission } from "../../../core/schemas/avm.ts";
 import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../core/signature.ts";
-import { SqliteLedger } from "../../../store/sqlite-ledger.ts";
+import type { Ledger } from "../../../store/ledger.ts";
+import { openLedgerStore } from "../../../store/open-ledger.ts";
 import { createApp, type AppEnv, type AppOptions } from "../../../api/app.ts";
 import { listen, type RunningServer } from "../../../api/server.ts";
 import { manualClock, tempDir } from "./helpers.ts";
@@ -60,22 +61,33 @@ export interface ApiOnLoopback {
   close(): Promise<void>;
 }
 
+/** The fixture's ledger file, signed with the test ledger key (each connection: another API instance). */
+function openFixtureLedger(path: string, now: () => Date): Promise<Ledger> {
+  return openLedgerStore({ path, origin: "integrity-platform.example/ledger", now, durability: "full", signer: { name: "integrity-platform.example/ledger", secretKeyHex: sha256Hex("avm test ledger key") } });
+}
+
 export class AvmFixture {
   readonly dir: string;
   readonly path: string;
-  readonly ledger: SqliteLedger;
+  readonly ledger: Ledger;
   readonly clock: { now: () => Date; advance: (ms: number) => void };
   readonly #cleanup: () => void;
   readonly #servers: ApiOnLoopback[] = [];
 
   /** A fresh durable ledger (`synchronous=FULL`) whose clock starts at `startMs` (default: now). */
-  constructor(startMs = Date.now()) {
+  static async open(startMs = Date.now()): Promise<AvmFixture> {
     const made = tempDir("avm-api-");
+    const path = join(made.dir, "ledger.sqlite");
+    const clock = manualClock(startMs);
+    return new AvmFixture(made, path, clock, await openFixtureLedger(path, clock.now));
+  }
+
+  private constructor(made: { dir: string; cleanup: () => void }, path: string, clock: AvmFixture["clock"], ledger: Ledger) {
     this.dir = made.dir;
     this.#cleanup = made.cleanup;
-    this.path = join(this.dir, "ledger.sqlite");
-    this.clock = manualClock(startMs);
-    this.ledger = new SqliteLedger(this.path, { origin: "integrity-platform.example/ledger", now: this.clock.now, durability: "full", signer: { name: "integrity-platform.example/ledger", secretKeyHex: sha256Hex("avm test ledger key") } });
+    this.path = path;
+    this.clock = clock;
+    this.ledger = ledger;
   }
 
   get nowMs(): number {
@@ -83,27 +95,27 @@ export class AvmFixture {
   }
 
   /** Appends what an operation decided against the registry at the tail (throws on a refusal). */
-  apply<T>(operation: (registry: ReturnType<typeof avmRegistry.initial>) => ops.Operation<T>): { result: T; seq: number } {
-    const registry = this.ledger.state(avmRegistry);
+  async apply<T>(operation: (registry: ReturnType<typeof avmRegistry.initial>) => ops.Operation<T>): Promise<{ result: T; seq: number }> {
+    const registry = await this.ledger.state(avmRegistry);
     const op = operation(registry);
     if (!op.ok) throw new Error(`${op.code}: ${op.message}`);
-    const entries = this.ledger.append(op.events);
+    const entries = await this.ledger.append(op.events);
     return { result: op.result, seq: entries[0]!.seq };
   }
 
   /** A registered identity with `stake` MIC locked (bonded unless acceptSlashing is false). */
-  identity(label: string, options: IdentityOptions = {}): Holder {
+  async identity(label: string, options: IdentityOptions = {}): Promise<Holder> {
     const wallet: Signer = { algorithm: options.algorithm ?? "ed25519", secretKeyHex: sha256Hex(`avm-api-test/identity/${label}`) };
     const public_key = publicKeyFromSecret(wallet.algorithm, wallet.secretKeyHex);
-    const { result } = this.apply((r) => ops.registerIdentity(r, { algorithm: wallet.algorithm, public_key, role: options.role ?? "deployer", reputation: options.reputation ?? 0.95 }));
+    const { result } = await this.apply((r) => ops.registerIdentity(r, { algorithm: wallet.algorithm, public_key, role: options.role ?? "deployer", reputation: options.reputation ?? 0.95 }));
     const stake = options.stake ?? "20000";
-    if (stake !== "0") this.apply((r) => ops.lockStake(r, { ledger_id: result.ledger_id, amount: stake, slashing_conditions_accepted: options.acceptSlashing ?? true }));
+    if (stake !== "0") await this.apply((r) => ops.lockStake(r, { ledger_id: result.ledger_id, amount: stake, slashing_conditions_accepted: options.acceptSlashing ?? true }));
     return { ledger_id: result.ledger_id, wallet };
   }
 
-  companion(companion_id: string, algorithm: SignatureAlgorithm = "ed25519"): Companion {
+  async companion(companion_id: string, algorithm: SignatureAlgorithm = "ed25519"): Promise<Companion> {
     const signer: Signer = { algorithm, secretKeyHex: sha256Hex(`avm-api-test/companion/${companion_id}`) };
-    this.apply((r) => ops.registerCompanion(r, { companion_id, algorithm, public_key: publicKeyFromSecret(algorithm, signer.secretKeyHex) }));
+    await this.apply((r) => ops.registerCompanion(r, { companion_id, algorithm, public_key: publicKeyFromSecret(algorithm, signer.secretKeyHex) }));
     return { ...signer, companion_id };
   }
 
@@ -136,12 +148,12 @@ export class AvmFixture {
   /** An operator token recorded on the ledger and signed with the test token key. */
   async token(permissions: TokenPermission[], options: { ttlSeconds?: number; subject?: string } = {}): Promise<{ token: string; jti: string }> {
     const claims = tokenClaims({ jti: randomUUID(), subject: options.subject ?? "operator-1", permissions, ttlSeconds: options.ttlSeconds ?? 86_400 }, this.nowMs);
-    this.ledger.append([tokenIssuedEvent(claims)]);
+    await this.ledger.append([tokenIssuedEvent(claims)]);
     return { token: await signToken(claims, TEST_TOKEN_SECRET), jti: claims.jti };
   }
 
   /** The app over this ledger — or over `ledger`, another connection to the same file (a second instance). */
-  app(options: Partial<AppOptions> = {}, ledger: SqliteLedger = this.ledger): OpenAPIHono<AppEnv> {
+  app(options: Partial<AppOptions> = {}, ledger: Ledger = this.ledger): OpenAPIHono<AppEnv> {
     return createApp({
       dataDir: this.dir,
       log: () => {},
@@ -154,7 +166,7 @@ export class AvmFixture {
   }
 
   /** The app on a real server on a free loopback port. */
-  async serve(options: Partial<AppOptions> = {}, ledger?: SqliteLedger): Promise<ApiOnLoopback> {
+  async serve(options: Partial<AppOptions> = {}, ledger?: Ledger): Promise<ApiOnLoopback> {
     const server = await listen(this.app(options, ledger), "127.0.0.1", 0);
     const send = (path: string, init: RequestInit) => fetch(`${server.url}${path}`, init);
     const api: ApiOnLoopback = {
@@ -174,13 +186,13 @@ export class AvmFixture {
   }
 
   /** Another connection to the same ledger file: what a second API instance or process opens. */
-  secondConnection(): SqliteLedger {
-    return new SqliteLedger(this.path, { origin: "integrity-platform.example/ledger", now: this.clock.now, durability: "full", signer: { name: "integrity-platform.example/ledger", secretKeyHex: sha256Hex("avm test ledger key") } });
+  secondConnection(): Promise<Ledger> {
+    return openFixtureLedger(this.path, this.clock.now);
   }
 
   async close(): Promise<void> {
     await Promise.all(this.#servers.map((s) => s.close()));
-    this.ledger.close();
+    await this.ledger.close();
     this.#cleanup();
   }
 }

@@ -21,5 +21,5 @@ for (let i = 0; i < Number(count); i++) {
 const results = await Promise.all(writes);
 const created = results.filter((r) => r.result === "created").map((r) => r.id);
 process.stdout.write(`${JSON.stringify({ created, exists: results.length - created.length })}\n`);
-ledger.close();
+await ledger.close();
 process.exit(0);

@@ -7,13 +7,13 @@
 import { openTestLedger, serveLedger } from "./consensus.ts";
 
 const [path, dataDir] = process.argv.slice(2);
-const ledger = openTestLedger(path!);
+const ledger = await openTestLedger(path!);
 const server = await serveLedger(ledger, dataDir!);
 process.stdout.write(`${server.url}\n`);
 process.stdin.resume();
 process.stdin.on("end", () => {
-  void server.close().then(() => {
-    ledger.close();
-    process.exit(0);
-  });
+  void server
+    .close()
+    .then(() => ledger.close())
+    .then(() => process.exit(0));
 });

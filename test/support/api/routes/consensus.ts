@@ -25,7 +25,8 @@ import type { TokenPermission } from "../../../../core/schemas/avm.ts";
 import type { ProofDocument, ProofInputs, ProofRequest, VoteValue } from "../../../../core/schemas/consensus.ts";
 import { publicKeyFromSecret, sign } from "../../../../core/signature.ts";
 import { LEDGER_ORIGIN } from "../../../../store/open-ledger.ts";
-import { SqliteLedger } from "../../../../store/sqlite-ledger.ts";
+import type { Ledger } from "../../../../store/ledger.ts";
+import { openLedgerStore } from "../../../../store/open-ledger.ts";
 import { startServer, type RunningServer } from "../../../../api/server.ts";
 
 /** The test ledger's checkpoint key (a fixed seed: tests only). */
@@ -36,8 +37,9 @@ export const TEST_TOKEN_SECRET = "6b".repeat(32);
 export const TEST_TOKEN_PUBLIC_KEY = publicKeyFromSecret("ed25519", TEST_TOKEN_SECRET);
 
 /** A ledger file as `npm start` opens it (durable commits), signed with the test key. */
-export function openTestLedger(path: string, options: { now?: () => Date; durability?: "full" | "normal" } = {}): SqliteLedger {
-  return new SqliteLedger(path, {
+export function openTestLedger(path: string, options: { now?: () => Date; durability?: "full" | "normal" } = {}): Promise<Ledger> {
+  return openLedgerStore({
+    path,
     origin: LEDGER_ORIGIN,
     signer: TEST_LEDGER_SIGNER,
     durability: options.durability ?? "full",
@@ -68,30 +70,30 @@ export function heartbeatEvent(sentinel: string, gi: number): NewEvent {
 }
 
 /** Registers every test office (through the decision) and records its heartbeat GI. */
-export function registerOffices(ledger: SqliteLedger, gi: Partial<Record<OfficeName, number>> = DEFAULT_GI): void {
+export async function registerOffices(ledger: Ledger, gi: Partial<Record<OfficeName, number>> = DEFAULT_GI): Promise<void> {
   for (const o of Object.values(OFFICES)) {
-    const d = decideRegisterOffice(ledger.state(consensusProjection), { id: o.id, priority: o.priority, cathedral: o.cathedral, public_key: o.public_key });
+    const d = decideRegisterOffice(await ledger.state(consensusProjection), { id: o.id, priority: o.priority, cathedral: o.cathedral, public_key: o.public_key });
     if (!d.ok) throw new Error(d.refusal.message);
     const g = gi[o.id as OfficeName];
-    ledger.append(g === undefined ? d.events : [...d.events, heartbeatEvent(o.id, g)]);
+    await ledger.append(g === undefined ? d.events : [...d.events, heartbeatEvent(o.id, g)]);
   }
 }
 
 /** A token recorded on the ledger (`token.issued`) and signed with the test token key. */
 export async function issueToken(
-  ledger: SqliteLedger,
+  ledger: Ledger,
   options: { permissions?: TokenPermission[]; ttlSeconds?: number; nowMs?: number; record?: boolean } = {},
 ): Promise<{ token: string; jti: string }> {
   const claims = tokenClaims(
     { jti: randomUUID(), subject: "consensus-test", permissions: options.permissions ?? ["consensus.write"], ttlSeconds: options.ttlSeconds ?? 3600 },
     options.nowMs ?? Date.now(),
   );
-  if (options.record !== false) ledger.append([tokenIssuedEvent(claims)]);
+  if (options.record !== false) await ledger.append([tokenIssuedEvent(claims)]);
   return { token: await signToken(claims, TEST_TOKEN_SECRET), jti: claims.jti };
 }
 
 /** The API on a free loopback port over `ledger`, with the test token key. */
-export function serveLedger(ledger: SqliteLedger, dataDir: string, options: { now?: () => Date } = {}): Promise<RunningServer> {
+export function serveLedger(ledger: Ledger, dataDir: string, options: { now?: () => Date } = {}): Promise<RunningServer> {
   return startServer({
     host: "127.0.0.1",
     port: 0,
@@ -211,23 +213,23 @@ export class ConsensusClient {
 // Sessions staged through the decisions, without HTTP
 
 /** Runs a decision against the ledger's registry and appends what it accepts; throws on a refusal. */
-export function decideAndAppend<R>(ledger: SqliteLedger, decide: (state: ConsensusState) => Decision<R>): R {
-  const d = decide(ledger.state(consensusProjection));
+export async function decideAndAppend<R>(ledger: Ledger, decide: (state: ConsensusState) => Decision<R>): Promise<R> {
+  const d = decide(await ledger.state(consensusProjection));
   if (!d.ok) throw new Error(`${d.refusal.code}: ${d.refusal.message}`);
-  if (d.events.length > 0) ledger.append(d.events);
+  if (d.events.length > 0) await ledger.append(d.events);
   return d.result;
 }
 
-function signVote(ledger: SqliteLedger, sessionId: string, office: OfficeName, vote: VoteValue): void {
-  decideAndAppend(ledger, (s) => voteStep(s, sessionId, office, vote, officeSign(OFFICES[office])));
+async function signVote(ledger: Ledger, sessionId: string, office: OfficeName, vote: VoteValue): Promise<void> {
+  await decideAndAppend(ledger, (s) => voteStep(s, sessionId, office, vote, officeSign(OFFICES[office])));
 }
 
-function modelSignAll(ledger: SqliteLedger, inputs: ProofInputs, offices: readonly OfficeName[]): void {
-  for (const office of offices) decideAndAppend(ledger, (s) => modelSignatureStep(s, inputs.delib_id, office, officeSign(OFFICES[office])));
+async function modelSignAll(ledger: Ledger, inputs: ProofInputs, offices: readonly OfficeName[]): Promise<void> {
+  for (const office of offices) await decideAndAppend(ledger, (s) => modelSignatureStep(s, inputs.delib_id, office, officeSign(OFFICES[office])));
 }
 
-function validatorSign(ledger: SqliteLedger, inputs: ProofInputs): void {
-  decideAndAppend(ledger, (s) => validatorStep(s, inputs.delib_id, "JANUS", officeSign(OFFICES.JANUS)));
+async function validatorSign(ledger: Ledger, inputs: ProofInputs): Promise<void> {
+  await decideAndAppend(ledger, (s) => validatorStep(s, inputs.delib_id, "JANUS", officeSign(OFFICES.JANUS)));
 }
 
 const APPROVING: [OfficeName, VoteValue][] = [["ATLAS", "APPROVE"], ["EVE", "APPROVE"], ["HERMES", "APPROVE"], ["SOPHIA", "REJECT"]];
@@ -238,7 +240,7 @@ const APPROVING: [OfficeName, VoteValue][] = [["ATLAS", "APPROVE"], ["EVE", "APP
  * session may open in, a session to vote in, one to generate the proof of, a proof missing its last
  * model signature, one waiting for its validator, a session ready to close, a sealed proof.
  */
-export function stageSessions(ledger: SqliteLedger): {
+export async function stageSessions(ledger: Ledger): Promise<{
   cycle: string;
   freeRoom: string;
   voting: { sessionId: string; vote: { participant: string; vote: VoteValue; signature: string } };
@@ -247,34 +249,34 @@ export function stageSessions(ledger: SqliteLedger): {
   validating: { delibId: string; signature: { validator: string; signature: string } };
   closing: { sessionId: string; close: { outcome: string; delibproof_id: string; gi_delta: number } };
   sealed: { sessionId: string; delibId: string };
-} {
+}> {
   const cycle = "C-151";
-  decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle, gi: 0.97 }));
-  const open = (room: string) => decideAndAppend(ledger, (s) => decideOpenSession(s, { cycle, room, gi_baseline: 0.97, participants: [...PARTICIPANTS] }))!.sessionId;
-  const generate = (sessionId: string) => decideAndAppend(ledger, (s) => decideGenerateProof(s, sessionId, proofRequest())).inputs;
+  await decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle, gi: 0.97 }));
+  const open = async (room: string) => (await decideAndAppend(ledger, (s) => decideOpenSession(s, { cycle, room, gi_baseline: 0.97, participants: [...PARTICIPANTS] })))!.sessionId;
+  const generate = async (sessionId: string) => (await decideAndAppend(ledger, (s) => decideGenerateProof(s, sessionId, proofRequest()))).inputs;
 
-  const sealedId = open("sealed");
-  for (const [o, v] of APPROVING) signVote(ledger, sealedId, o, v);
-  const sealedInputs = generate(sealedId);
-  modelSignAll(ledger, sealedInputs, PARTICIPANTS);
-  validatorSign(ledger, sealedInputs);
-  decideAndAppend(ledger, (s) => decideCloseSession(s, { sessionId: sealedId, outcome: "APPROVED", delibproof_id: sealedInputs.delib_id, gi_delta: 0.002 }));
+  const sealedId = await open("sealed");
+  for (const [o, v] of APPROVING) await signVote(ledger, sealedId, o, v);
+  const sealedInputs = await generate(sealedId);
+  await modelSignAll(ledger, sealedInputs, PARTICIPANTS);
+  await validatorSign(ledger, sealedInputs);
+  await decideAndAppend(ledger, (s) => decideCloseSession(s, { sessionId: sealedId, outcome: "APPROVED", delibproof_id: sealedInputs.delib_id, gi_delta: 0.002 }));
 
-  const votingId = open("voting");
-  const provingId = open("proving");
-  const signingId = open("signing");
-  const signingInputs = generate(signingId);
-  modelSignAll(ledger, signingInputs, PARTICIPANTS.slice(0, 3));
-  const validatingId = open("validating");
-  const validatingInputs = generate(validatingId);
-  modelSignAll(ledger, validatingInputs, PARTICIPANTS);
-  const closingId = open("closing");
-  for (const [o, v] of APPROVING) signVote(ledger, closingId, o, v);
-  const closingInputs = generate(closingId);
-  modelSignAll(ledger, closingInputs, PARTICIPANTS);
-  validatorSign(ledger, closingInputs);
+  const votingId = await open("voting");
+  const provingId = await open("proving");
+  const signingId = await open("signing");
+  const signingInputs = await generate(signingId);
+  await modelSignAll(ledger, signingInputs, PARTICIPANTS.slice(0, 3));
+  const validatingId = await open("validating");
+  const validatingInputs = await generate(validatingId);
+  await modelSignAll(ledger, validatingInputs, PARTICIPANTS);
+  const closingId = await open("closing");
+  for (const [o, v] of APPROVING) await signVote(ledger, closingId, o, v);
+  const closingInputs = await generate(closingId);
+  await modelSignAll(ledger, closingInputs, PARTICIPANTS);
+  await validatorSign(ledger, closingInputs);
 
-  const state = ledger.state(consensusProjection);
+  const state = await ledger.state(consensusProjection);
   const last = PARTICIPANTS[3]!;
   return {
     cycle,

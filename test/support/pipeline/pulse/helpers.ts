@@ -63,13 +63,13 @@ export function makeDataDir(dir: string): string {
 }
 
 /** A real ledger at `path`, keyed from `env`'s STATE_DIR, holding `events` and one checkpoint. */
-export function makeLedger(path: string, env: NodeJS.ProcessEnv, events: NewEvent[]): void {
-  const { ledger } = openLedger({ path, env });
+export async function makeLedger(path: string, env: NodeJS.ProcessEnv, events: NewEvent[]): Promise<void> {
+  const { ledger } = await openLedger({ path, env });
   try {
-    ledger.append(events);
-    ledger.checkpoint();
+    await ledger.append(events);
+    await ledger.checkpoint();
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 

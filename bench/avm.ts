@@ -46,9 +46,10 @@ interface Urls {
 
 /** The child: a durable ledger with identities and a companion, the bodies signed ahead, the API with no verify quota. */
 async function serveForBench(): Promise<void> {
-  const fx = new AvmFixture();
-  const companion = fx.companion("bench-companion");
-  const holders = Array.from({ length: IDENTITIES }, (_, i) => fx.identity(`bench-${i}`, { stake: "20000" }));
+  const fx = await AvmFixture.open();
+  const companion = await fx.companion("bench-companion");
+  const holders = [];
+  for (let i = 0; i < IDENTITIES; i++) holders.push(await fx.identity(`bench-${i}`, { stake: "20000" }));
   const bodies: string[] = [];
   for (let i = 0; i < BODIES; i++) {
     const holder = holders[i % IDENTITIES]!;
@@ -58,8 +59,8 @@ async function serveForBench(): Promise<void> {
   const file = join(fx.dir, "bodies.json");
   writeFileSync(file, JSON.stringify(bodies));
   const app = fx.app({ verifyQuota: null, now: () => new Date() });
-  app.get("/bench/outcomes", (c) => {
-    const entries = [...fx.ledger.entries()];
+  app.get("/bench/outcomes", async (c) => {
+    const entries = (await Array.fromAsync(fx.ledger.entries()));
     return c.json({ grants: entries.filter((e) => e.type === "avm.grant").length, failed: entries.filter((e) => e.type === "avm.attempt" && e.payload.verified !== true).length });
   });
   const server = await listen(app, "127.0.0.1", 0);

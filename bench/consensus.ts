@@ -133,11 +133,11 @@ export async function run(): Promise<void> {
   let server: { url: string; stop: () => Promise<void> } | undefined;
   try {
     const ledgerPath = join(dir, "ledger.sqlite");
-    const ledger = openTestLedger(ledgerPath);
-    registerOffices(ledger);
+    const ledger = await openTestLedger(ledgerPath);
+    await registerOffices(ledger);
     const { token } = await issueToken(ledger);
-    const registry = ledger.state(avmRegistry);
-    ledger.close();
+    const registry = await ledger.state(avmRegistry);
+    await ledger.close();
     const prepared = Array.from({ length: WARMUP + SESSIONS }, (_, i) => prepare(i));
     const warmup = prepared.slice(0, WARMUP);
     const measured = prepared.slice(WARMUP);

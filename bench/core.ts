@@ -16,9 +16,9 @@ import { canonicalize } from "../core/canonical.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { leafHash, rootHash } from "../core/merkle.ts";
 import { generateKeyPair, sign, verify } from "../core/signature.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, sealedRows, steppingClock, tempDir } from "../test/support/store/helpers.ts";
-import { compare, printComparisons, type Comparison } from "./harness.ts";
+import { compare, compareAsync, printComparisons, type Comparison } from "./harness.ts";
 
 function merkle(): Comparison {
   const n = 1_000_000;
@@ -87,7 +87,7 @@ const RAW_SCHEMA = `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
   CREATE TABLE entries (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, payload TEXT NOT NULL, ts TEXT NOT NULL,
   prev TEXT, hash TEXT NOT NULL, leaf BLOB NOT NULL) STRICT;`;
 
-function ledgerAppends(dir: string): Comparison[] {
+async function ledgerAppends(dir: string): Promise<Comparison[]> {
   const n = 100_000;
   const events: NewEvent[] = Array.from({ length: n }, (_, i) => sampleEvent(i));
   // The floor inserts the very rows the ledger writes, computed beforehand: no hashing, no validation.
@@ -115,28 +115,28 @@ function ledgerAppends(dir: string): Comparison[] {
     dispose(path);
   };
   const batchedWith = (method: "appendBulk" | "append") =>
-    compare(
+    compareAsync(
       3,
-      () => {
+      async () => {
         const path = fresh("ledger");
-        const ledger = new SqliteLedger(path, { origin: "bench/ledger", now: steppingClock(), durability: "normal" });
-        ledger[method](events);
-        ledger.close();
+        const ledger = await openLedgerStore({ path, origin: "bench/ledger", now: steppingClock(), durability: "normal" });
+        await ledger[method](events);
+        await ledger.close();
         dispose(path);
       },
       raw,
     );
-  const bulk = batchedWith("appendBulk");
-  const oneThread = batchedWith("append");
+  const bulk = await batchedWith("appendBulk");
+  const oneThread = await batchedWith("append");
 
   const singles = 2_000;
-  const single = (durability: "full" | "normal"): Comparison => {
-    const t = compare(
+  const single = async (durability: "full" | "normal"): Promise<Comparison> => {
+    const t = await compareAsync(
       1,
-      () => {
-        const ledger = new SqliteLedger(fresh("single"), { origin: "bench/ledger", now: steppingClock(), durability });
-        for (let i = 0; i < singles; i++) ledger.append([events[i]!]);
-        ledger.close();
+      async () => {
+        const ledger = await openLedgerStore({ path: fresh("single"), origin: "bench/ledger", now: steppingClock(), durability });
+        for (let i = 0; i < singles; i++) await ledger.append([events[i]!]);
+        await ledger.close();
       },
       () => {
         const db = new DatabaseSync(fresh("raw-single"));
@@ -152,7 +152,7 @@ function ledgerAppends(dir: string): Comparison[] {
     );
     return {
       name: `Ledger single appends, ${singles.toLocaleString("en")} transactions, synchronous=${durability.toUpperCase()}`,
-      subject: "SqliteLedger.append([event]) each",
+      subject: "Ledger.append([event]) each (SQLite)",
       floor: "raw INSERT of the same row, one transaction each",
       subjectSeconds: t.subject,
       floorSeconds: t.floor,
@@ -164,7 +164,7 @@ function ledgerAppends(dir: string): Comparison[] {
   return [
     {
       name: `Ledger bulk append, one batch of ${n.toLocaleString("en")} entries (synchronous=NORMAL)`,
-      subject: "SqliteLedger.appendBulk (validate, JCS, hash, Merkle, insert; sealed on a worker thread)",
+      subject: "Ledger.appendBulk on SQLite (validate, JCS, hash, Merkle, insert; sealed on a worker thread)",
       floor: "raw SQLite INSERT of the same precomputed rows",
       subjectSeconds: bulk.subject,
       floorSeconds: bulk.floor,
@@ -174,15 +174,15 @@ function ledgerAppends(dir: string): Comparison[] {
     },
     {
       name: `Ledger default append, the same batch on one thread (synchronous=NORMAL)`,
-      subject: "SqliteLedger.append",
+      subject: "Ledger.append (SQLite)",
       floor: "raw SQLite INSERT of the same precomputed rows",
       subjectSeconds: oneThread.subject,
       floorSeconds: oneThread.floor,
       items: n,
       kind: "speed",
     },
-    single("normal"),
-    single("full"),
+    await single("normal"),
+    await single("full"),
   ];
 }
 
@@ -216,7 +216,7 @@ function jcs(): Comparison {
 export async function run(): Promise<void> {
   const { dir, cleanup } = tempDir("bench-core-");
   try {
-    printComparisons("core: integrity primitives and the ledger", [merkle(), ed25519(), ...ledgerAppends(dir), jcs()]);
+    printComparisons("core: integrity primitives and the ledger", [merkle(), ed25519(), ...(await ledgerAppends(dir)), jcs()]);
   } finally {
     cleanup();
   }

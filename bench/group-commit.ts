@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { NewEvent } from "../core/ledger/store.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, sealedRows, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { printComparisons } from "./harness.ts";
 
@@ -28,7 +28,7 @@ interface Round {
 
 /** 64 callers, each awaiting its single-event appendAsync before the next. */
 async function groupCommitRound(path: string, events: NewEvent[]): Promise<Round> {
-  const ledger = new SqliteLedger(path, { origin: "bench/ledger", now: steppingClock(), durability: "full" });
+  const ledger = await openLedgerStore({ path: path,  origin: "bench/ledger", now: steppingClock(), durability: "full" });
   const waits: number[] = [];
   const t0 = performance.now();
   await Promise.all(
@@ -42,9 +42,9 @@ async function groupCommitRound(path: string, events: NewEvent[]): Promise<Round
   );
   const seconds = (performance.now() - t0) / 1000;
   // The clock is read once per transaction (and steps 1 ms per read): distinct timestamps = commits.
-  const commits = new Set([...ledger.entries()].map((e) => e.ts)).size;
-  if (ledger.size() !== events.length || !ledger.verify().ok) throw new Error("the group-commit round did not write a sound ledger");
-  ledger.close();
+  const commits = new Set((await Array.fromAsync(ledger.entries())).map((e) => e.ts)).size;
+  if (await ledger.size() !== events.length || !(await ledger.verify()).ok) throw new Error("the group-commit round did not write a sound ledger");
+  await ledger.close();
   return { seconds, waits, commits };
 }
 
@@ -94,7 +94,7 @@ export async function run(): Promise<void> {
     printComparisons("groupcommit: concurrent single-event appends (synchronous=FULL)", [
       {
         name: `${CALLERS} concurrent callers × ${PER_CALLER} single-event appends (${n.toLocaleString("en")} events)`,
-        subject: "SqliteLedger.appendAsync([event]) per caller, group commit",
+        subject: "Ledger.appendAsync([event]) per caller, group commit (SQLite)",
         floor: "raw INSERT of the same precomputed row, one FULL transaction each",
         subjectSeconds: best!.seconds,
         floorSeconds: floor,

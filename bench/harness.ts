@@ -94,3 +94,28 @@ export function printComparisons(title: string, comparisons: Comparison[]): void
     console.log(`    ratio ${r.toFixed(3)}x ${c.kind === "speed" ? "of the floor's speed" : "of the floor's time"} (${target})${verdict}`);
   }
 }
+
+/** `bestOf` for work that awaits (the ledger store is asynchronous). */
+export async function bestOfAsync(rounds: number, fn: () => Promise<unknown>): Promise<number> {
+  let best = Infinity;
+  for (let i = 0; i < rounds; i++) {
+    const t0 = process.hrtime.bigint();
+    await fn();
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (seconds < best) best = seconds;
+  }
+  return best;
+}
+
+/** `compare` for a subject that awaits (the floor may too). */
+export async function compareAsync(rounds: number, subject: () => Promise<unknown>, floor: () => unknown): Promise<{ subject: number; floor: number }> {
+  await subject();
+  await floor();
+  let s = Infinity;
+  let f = Infinity;
+  for (let i = 0; i < rounds; i++) {
+    f = Math.min(f, await bestOfAsync(1, async () => floor()));
+    s = Math.min(s, await bestOfAsync(1, subject));
+  }
+  return { subject: s, floor: f };
+}

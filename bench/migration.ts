@@ -50,7 +50,7 @@ import { StreamingRoot } from "../core/merkle-stream.ts";
 import { LeafTree } from "../core/migration/tree.ts";
 import { Prng } from "../pipeline/seed/prng.ts";
 import { checkpointOfNote, snapshotFiles, writeSnapshot } from "../store/migration-dir.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { bestOf, compare, comparePaired, printComparisons, type Comparison } from "./harness.ts";
 import { bestRates, CONNECTIONS, PER_ROUND, rateComparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
 
@@ -201,7 +201,7 @@ async function serveLookups(): Promise<void> {
   writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${TEST_DATASET_VKEY}\n`);
   writeSnapshot(join(dataDir, "migration"), { exportBytes: Buffer.from(v1Export(LOOKUP_SNAPSHOT, 0)), at: "2025-12-01T00:00:00.000Z", signer: TEST_DATASET_SIGNER });
   const now = () => new Date(LOOKUP_AT);
-  const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "bench-balance", durability: "normal", now });
+  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: "bench-balance", durability: "normal", now });
   // Movements after the snapshot: v2 is the snapshot plus these.
   const addresses = Array.from({ length: LOOKUP_ADDRESSES }, (_, k) => benchAddress(k * (LOOKUP_SNAPSHOT / LOOKUP_ADDRESSES)));
   const events: NewEvent[] = addresses.map((account, k) => ({
@@ -209,7 +209,7 @@ async function serveLookups(): Promise<void> {
     payload: { account, amount_shards: String(1 + k), contract: "vault" },
     ts: "2025-12-10T00:00:00.000Z",
   }));
-  ledger.append(events);
+  await ledger.append(events);
   const app = createApp({ dataDir, ledger, now, log: () => {} });
   // The floor is declared like the balance routes — the same path shape and validation, the same
   // middleware — and answers a constant: the ratio is the cost of the lookup itself.
@@ -221,7 +221,7 @@ async function serveLookups(): Promise<void> {
   const server = await listen(app, "127.0.0.1", 0);
   process.stdout.write(`${JSON.stringify({ app: server.url, addresses } satisfies LookupUrls)}\n`);
   stopOnSignal([server], () => {
-    ledger.close();
+    void ledger.close();
     rmSync(dir, { recursive: true, force: true });
   });
 }
@@ -285,7 +285,7 @@ if (process.env.BENCH_ROLE === "balance-server") await serveLookups();
 if (process.env.MIGRATION_BENCH_ROLE === "snapshot") {
   const { main } = await import("../pipeline/migration/cli.ts");
   const started = performance.now();
-  const code = main(JSON.parse(process.env.MIGRATION_BENCH_ARGS!) as string[], { out: () => {}, err: (l) => console.error(l), env: process.env });
+  const code = await main(JSON.parse(process.env.MIGRATION_BENCH_ARGS!) as string[], { out: () => {}, err: (l) => console.error(l), env: process.env });
   const seconds = (performance.now() - started) / 1000;
   console.log(JSON.stringify({ rssMb: resourceUsage().maxRSS / 1024, seconds }));
   process.exit(code);

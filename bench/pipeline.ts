@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- pipeline`: the pipeline runner on a 1,000,000-event sample ledger.
  *
- * - Floor: reading and parsing the same events once (`for (const e of ledger.entries()) {}`).
+ * - Floor: reading and parsing the same events once (`for await (const e of ledger.entries()) {}`).
  * - Full regeneration into a fresh data folder (every area step, manifests, signatures) vs the
  *   floor: target <= 3x its time.
  * - A second run with nothing new vs the full one: target <= 5% of its time (the ledger is not read).
@@ -20,7 +20,7 @@ import { resourceUsage } from "node:process";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
 import { steps } from "../pipeline/areas/index.ts";
 import { runPipeline } from "../pipeline/runner.ts";
@@ -58,18 +58,18 @@ export async function run(): Promise<void> {
   const { dir, cleanup } = tempDir("bench-pipeline-");
   try {
     console.log(`\nPipeline: seeding a ${size.toLocaleString("en")}-event sample ledger …`);
-    const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: LEDGER_ORIGIN, durability: "normal" });
+    const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: LEDGER_ORIGIN, durability: "normal" });
     let batch: NewEvent[] = [];
     for (const event of simulate({ seed: "bench-pipeline", size, now: NOW })) {
       batch.push(event);
       if (batch.length === 50_000) {
-        ledger.append(batch);
+        await ledger.append(batch);
         batch = [];
       }
     }
-    ledger.append(batch);
-    const entries = ledger.size();
-    ledger.close();
+    await ledger.append(batch);
+    const entries = await ledger.size();
+    await ledger.close();
 
     const dataDir = join(dir, "data");
     cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
@@ -100,7 +100,7 @@ export async function run(): Promise<void> {
       {
         name: `Full regeneration of ${steps.length} steps from ${entries.toLocaleString("en")} ledger events (${full.written} files written)`,
         subject: "runPipeline, fresh data folder",
-        floor: "for (const e of ledger.entries()) {} — read and parse every event once",
+        floor: "for await (const e of ledger.entries()) {} — read and parse every event once",
         subjectSeconds: full.seconds,
         floorSeconds: floor.seconds,
         items: entries,
@@ -130,14 +130,14 @@ export async function run(): Promise<void> {
 
 /** Child mode: `node --import tsx bench/pipeline.ts child <floor|run> <dir> <dataDir>`. */
 async function childMain(part: string, dir: string, dataDir: string): Promise<void> {
-  const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: LEDGER_ORIGIN });
+  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: LEDGER_ORIGIN });
   const t0 = process.hrtime.bigint();
   let entries = 0;
   let written = 0;
   let unchanged = 0;
   let failed = 0;
   if (part === "floor") {
-    for (const _ of ledger.entries()) entries += 1;
+    for await (const _ of ledger.entries()) entries += 1;
   } else {
     const report = await runPipeline({
       dataDir,
@@ -160,7 +160,7 @@ async function childMain(part: string, dir: string, dataDir: string): Promise<vo
     }
   }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  ledger.close();
+  await ledger.close();
   const usage = resourceUsage();
   const result: ChildResult = { seconds, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, maxRssMb: usage.maxRSS / 1024, entries, written, unchanged, failed };
   console.log(JSON.stringify(result));

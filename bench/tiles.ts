@@ -21,46 +21,47 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
 import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
-import { bestOf, printComparisons, type Comparison } from "./harness.ts";
+import { bestOfAsync, printComparisons, type Comparison } from "./harness.ts";
 
 const NOW = new Date("2026-03-01T00:00:00.000Z");
 const ROUNDS = Number(process.env.BENCH_TILES_ROUNDS ?? 3);
 const UPDATE = 1_000;
 const SMALL = 20_000;
 
-function seed(path: string, size: number): SqliteLedger {
-  const ledger = new SqliteLedger(path, { origin: LEDGER_ORIGIN, durability: "normal" });
+async function seed(path: string, size: number): Promise<Ledger> {
+  const ledger = await openLedgerStore({ path: path,  origin: LEDGER_ORIGIN, durability: "normal" });
   let batch: NewEvent[] = [];
   for (const event of simulate({ seed: "bench-tiles", size, now: NOW })) {
     batch.push(event);
     if (batch.length === 50_000) {
-      ledger.append(batch);
+      await ledger.append(batch);
       batch = [];
     }
   }
-  ledger.append(batch);
+  await ledger.append(batch);
   return ledger;
 }
 
 /** The floor: every stored entry of [from, to) read and its leaf hashed once. */
-function hashLeaves(ledger: SqliteLedger, from: number, to: number): void {
+async function hashLeaves(ledger: Ledger, from: number, to: number): Promise<void> {
   let n = 0;
-  for (const { entry, payloadText } of ledger.storedEntries(from, to)) {
+  for await (const { entry, payloadText } of ledger.storedEntries(from, to)) {
     if (hash("sha256", `\u0000${entryText(entry, payloadText)}`, "binary").length === 32) n += 1;
   }
   if (n !== to - from) throw new Error(`hashed ${n} leaves, expected ${to - from}`);
 }
 
 /** Paired rounds with setup outside the timing: the floor before the first round and after each. */
-function paired(rounds: number, setup: (round: number) => void, subject: (round: number) => void, floor: () => void): { subject: number; floor: number } {
+async function paired(rounds: number, setup: (round: number) => void, subject: (round: number) => Promise<unknown>, floor: () => Promise<unknown>): Promise<{ subject: number; floor: number }> {
   const results: { subject: number; floor: number }[] = [];
-  let before = bestOf(1, floor);
+  let before = await bestOfAsync(1, floor);
   for (let round = 0; round < rounds; round++) {
     setup(round);
-    const s = bestOf(1, () => subject(round));
-    const after = bestOf(1, floor);
+    const s = await bestOfAsync(1, () => subject(round));
+    const after = await bestOfAsync(1, floor);
     results.push({ subject: s, floor: (before + after) / 2 });
     before = after;
   }
@@ -69,16 +70,16 @@ function paired(rounds: number, setup: (round: number) => void, subject: (round:
 }
 
 /** Times `rounds` successive updates of UPDATE entries, each onto the tiles of the one before. */
-function updates(ledger: SqliteLedger, dir: string, rounds: number): number[] {
-  const size = ledger.size();
+async function updates(ledger: Ledger, dir: string, rounds: number): Promise<number[]> {
+  const size = await ledger.size();
   const start = size - (rounds + 1) * UPDATE; // one warm-up update first
-  publishLedgerTiles({ dir, ledger, size: start, root: ledger.rootHash(start), from: 0 });
+  await publishLedgerTiles({ dir, ledger, size: start, root: await ledger.rootHash(start), from: 0 });
   const seconds: number[] = [];
   for (let round = 0; round <= rounds; round++) {
     const from = start + round * UPDATE;
     const to = from + UPDATE;
-    const root = ledger.rootHash(to);
-    const t = bestOf(1, () => publishLedgerTiles({ dir, ledger, size: to, root, from }));
+    const root = await ledger.rootHash(to);
+    const t = await bestOfAsync(1, () => publishLedgerTiles({ dir, ledger, size: to, root, from }));
     if (round > 0) seconds.push(t);
   }
   return seconds;
@@ -89,14 +90,14 @@ export async function run(): Promise<void> {
   const { dir, cleanup } = tempDir("bench-tiles-");
   try {
     console.log(`\nTiles: seeding a ${size.toLocaleString("en")}-event and a ${SMALL.toLocaleString("en")}-event sample ledger …`);
-    const large = seed(join(dir, "large.sqlite"), size);
-    const small = seed(join(dir, "small.sqlite"), SMALL);
-    const entries = large.size();
-    const root = large.rootHash(entries);
+    const large = await seed(join(dir, "large.sqlite"), size);
+    const small = await seed(join(dir, "small.sqlite"), SMALL);
+    const entries = await large.size();
+    const root = await large.rootHash(entries);
 
     console.log("  full build (paired rounds):");
     const out = (round: number) => join(dir, `tiles-${round}`);
-    const full = paired(
+    const full = await paired(
       ROUNDS,
       (round) => rmSync(out(round - 1), { recursive: true, force: true }),
       (round) => publishLedgerTiles({ dir: out(round), ledger: large, size: entries, root, from: 0 }),
@@ -104,9 +105,9 @@ export async function run(): Promise<void> {
     );
     rmSync(out(ROUNDS - 1), { recursive: true, force: true });
 
-    const largeUpdates = updates(large, join(dir, "update-large"), ROUNDS);
-    const smallUpdates = updates(small, join(dir, "update-small"), ROUNDS);
-    const leafFloor = bestOf(ROUNDS, () => hashLeaves(large, entries - UPDATE, entries));
+    const largeUpdates = await updates(large, join(dir, "update-large"), ROUNDS);
+    const smallUpdates = await updates(small, join(dir, "update-small"), ROUNDS);
+    const leafFloor = await bestOfAsync(ROUNDS, () => hashLeaves(large, entries - UPDATE, entries));
     const best = (xs: number[]) => Math.min(...xs);
 
     const comparisons: Comparison[] = [

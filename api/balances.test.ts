@@ -11,7 +11,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { parseLeaf } from "../core/migration/snapshot.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { writeSnapshot } from "../store/migration-dir.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { Balances, MIGRATION_DIR } from "./balances.ts";
 import { tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../test/support/api/helpers.ts";
 
@@ -35,21 +35,21 @@ const lock = (account: string, amount: string, ts: string): NewEvent => ({ type:
 
 // The ledger before the snapshot: ATLAS holds 5 MIC; the v1 export says so, plus a legacy account.
 const path = join(dir, "ledger.sqlite");
-const writer = new SqliteLedger(path, { origin: "balances-test", durability: "normal" });
-writer.append([mint("ATLAS", "5000000", "2025-11-01T00:00:00.000Z")]);
+const writer = await openLedgerStore({ path: path,  origin: "balances-test", durability: "normal" });
+await writer.append([mint("ATLAS", "5000000", "2025-11-01T00:00:00.000Z")]);
 const EXPORT = ['{"address":"ATLAS","balance_gic":5}', '{"address":"legacy-1","balance_gic":1.005}', '{"address":"whale","balance_gic":9223372036854.775807}'];
 const data = dataDir("data", TEST_DATASET_VKEY);
 writeSnapshot(join(data, MIGRATION_DIR), { exportBytes: Buffer.from(EXPORT.join("\n")), at: "2025-12-01T00:00:00.000Z", signer: TEST_DATASET_SIGNER });
 // After the freeze: ATLAS locks 1 MIC, HERMES appears.
-writer.append([lock("ATLAS", "1000000", "2025-12-03T00:00:00.000Z"), mint("HERMES", "7", "2025-12-04T00:00:00.000Z")]);
+await writer.append([lock("ATLAS", "1000000", "2025-12-03T00:00:00.000Z"), mint("HERMES", "7", "2025-12-04T00:00:00.000Z")]);
 
 // The instance under test reads the file through a connection of its own.
-const reader = new SqliteLedger(path, { origin: "balances-test", durability: "normal" });
+const reader = await openLedgerStore({ path: path,  origin: "balances-test", durability: "normal" });
 let now = new Date("2025-11-15T00:00:00Z");
 const balances = new Balances({ ledger: reader, dataDir: data, now: () => now });
-afterAll(() => {
-  writer.close();
-  reader.close();
+afterAll(async () => {
+  await writer.close();
+  await reader.close();
   cleanup();
 });
 
@@ -100,10 +100,10 @@ describe("Balances", () => {
 
   it("catches up with what another instance appends before answering", async () => {
     const t = at("2025-12-10T00:00:00Z");
-    expect(balances.supply()).toMatchObject({ total_supply: 5.000007, circulating: 4.000007, locked: 1, burned: 0 });
-    writer.append([mint("HERMES", "3", "2025-12-05T00:00:00.000Z")]);
+    expect(await balances.supply()).toMatchObject({ total_supply: 5.000007, circulating: 4.000007, locked: 1, burned: 0 });
+    await writer.append([mint("HERMES", "3", "2025-12-05T00:00:00.000Z")]);
     expect(await t.v2("HERMES")).toMatchObject({ ok: true, record: { balance_shards: "10" } });
-    expect(balances.supply()).toMatchObject({ total_supply: 5.00001, circulating: 4.00001, locked: 1, burned: 0 });
+    expect(await balances.supply()).toMatchObject({ total_supply: 5.00001, circulating: 4.00001, locked: 1, burned: 0 });
   });
 
   it("before a snapshot is published answers v1 from the ledger alone, and no-snapshot where it needs one", async () => {
@@ -130,7 +130,7 @@ describe("Balances", () => {
     const none = new Balances({ dataDir: data, now: () => now });
     expect(await none.lookup("v1", "ATLAS")).toMatchObject({ ok: false, asked: "v1", code: "ledger-unavailable" });
     expect(none.proof("ATLAS")).toMatchObject({ ok: false, asked: "proof", code: "ledger-unavailable" });
-    expect(none.supply()).toBeNull();
+    expect(await none.supply()).toBeNull();
     expect(none.liveDocuments()).toEqual({});
   });
 });

@@ -51,17 +51,17 @@ const V1_STATUS = balanceInterface(migrationPhase(new Date())).v1 === "gone" ? 4
 const V2_STATUS = balanceInterface(migrationPhase(new Date())).v2 === "absent" ? 404 : 200;
 // The suite's ledger: for the authority routes an identity, companions and stake set up through the
 // operations; for consensus, offices and a session staged at each step.
-const avm = new AvmFixture();
-const avmCompanion = avm.companion("athena");
-const avmHolder = avm.identity("hostile-holder");
-const spareToken = (() => {
+const avm = await AvmFixture.open();
+const avmCompanion = await avm.companion("athena");
+const avmHolder = await avm.identity("hostile-holder");
+const spareToken = await (async () => {
   const claims = tokenClaims({ jti: "3f6c1d2e-9a8b-4c7d-8e6f-5a4b3c2d1e0f", subject: "spare", permissions: ["avm.revoke"], ttlSeconds: 3600 }, avm.nowMs);
-  avm.ledger.append([tokenIssuedEvent(claims)]);
+  await avm.ledger.append([tokenIssuedEvent(claims)]);
   return claims.jti;
 })();
 const EVIDENCE = `sha256:${"5e".repeat(32)}`;
-registerOffices(avm.ledger);
-const sessions = stageSessions(avm.ledger);
+await registerOffices(avm.ledger);
+const sessions = await stageSessions(avm.ledger);
 
 /** Every endpoint of the API. */
 const ENDPOINTS: Endpoint[] = [

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenPermission } from "../core/schemas/avm.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
-import type { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
 import { PROBLEM_BASE } from "./problem.ts";
 import type { RunningServer } from "./server.ts";
 import { tempDir } from "../test/support/api/helpers.ts";
@@ -18,13 +18,13 @@ const ROUNDS = 8;
 const WRITES_PER_ROUND = 16;
 
 const { dir, cleanup } = tempDir("write-route-");
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let server: RunningServer;
 let operator: string;
 
 beforeAll(async () => {
-  ledger = openTestLedger(join(dir, "ledger.sqlite"));
-  registerOffices(ledger);
+  ledger = await openTestLedger(join(dir, "ledger.sqlite"));
+  await registerOffices(ledger);
   server = await serveLedger(ledger, dir);
   operator = (await issueToken(ledger, { permissions: ["avm.operate"] })).token;
 });
@@ -57,7 +57,7 @@ async function raceRounds(permission: TokenPermission, entryType: string, write:
   let refused = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const x = await issueToken(ledger, { permissions: [permission] });
-    const start = ledger.size();
+    const start = await ledger.size();
     const half = WRITES_PER_ROUND / 2;
     const early = Array.from({ length: half }, (_, i) => write(x.token, round * WRITES_PER_ROUND + i));
     const revoke = post("/avm/operator/revoke-token", { jti: x.jti, reason: `race round ${round}` }, operator);
@@ -65,7 +65,7 @@ async function raceRounds(permission: TokenPermission, entryType: string, write:
     const answers = await Promise.all([...early, ...late]);
     expect((await revoke).status, `round ${round}: the revocation`).toBe(200);
 
-    const roundEntries = [...ledger.entries(start)];
+    const roundEntries = (await Array.fromAsync(ledger.entries(start)));
     const revokedAt = roundEntries.find((e) => e.type === "token.revoked" && e.payload.jti === x.jti)!.seq;
     const writes = roundEntries.filter((e) => e.type === entryType);
     expect(

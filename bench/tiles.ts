@@ -142,8 +142,8 @@ export async function run(): Promise<void> {
       },
     ];
     printComparisons("Ledger tiles (npm run bench -- tiles)", comparisons);
-    large.close();
-    small.close();
+    await large.close();
+    await small.close();
   } finally {
     cleanup();
   }

@@ -8,7 +8,7 @@ import { avmRegistry, checkAuthority, stakeFor } from "../core/avm/registry.ts";
 import { verifyToken } from "../core/avm/token.ts";
 import { verifyAuthority } from "../core/avm/verifier.ts";
 import { sha256Hex } from "../core/digest.ts";
-import { fold } from "../core/ledger/projection.ts";
+import { foldAsync } from "../core/ledger/projection.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../core/signature.ts";
 import { openLedger } from "../store/open-ledger.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
@@ -16,8 +16,8 @@ import { tempDir } from "../test/support/store/helpers.ts";
 const cli = join(import.meta.dirname, "avm-cli.ts");
 let dir: string;
 let cleanup: () => void;
-beforeAll(() => ({ dir, cleanup } = tempDir("avm-cli-")));
-afterAll(() => cleanup());
+beforeAll(async () => ({ dir, cleanup } = tempDir("avm-cli-")));
+afterAll(async () => cleanup());
 
 /** The environment of the commands: this test's state folder, no inherited LEDGER_DB. */
 function environment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -31,12 +31,12 @@ function avm(args: string[], env: Record<string, string> = {}) {
   return { status: r.status, out: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : null, lines, stderr: r.stderr };
 }
 
-function registry(env: Record<string, string> = {}) {
-  const { ledger } = openLedger({ env: environment(env) });
+async function registry(env: Record<string, string> = {}) {
+  const { ledger } = await openLedger({ env: environment(env) });
   try {
-    return { registry: fold(avmRegistry, ledger.entries()), size: ledger.size(), types: [...ledger.entries()].map((e) => e.type) };
+    return { registry: (await foldAsync(avmRegistry, ledger.entries())), size: await ledger.size(), types: (await Array.fromAsync(ledger.entries())).map((e) => e.type) };
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -47,7 +47,7 @@ describe("npm run avm", () => {
   const companionKey = publicKeyFromSecret("secp256k1", companion.secretKeyHex);
   const ledgerId = ledgerIdForKey("ed25519", walletKey);
 
-  it("registers an identity and a companion, locks and withdraws stake, each as one JSON line", () => {
+  it("registers an identity and a companion, locks and withdraws stake, each as one JSON line", async () => {
     const id = avm(["register-identity", "--algorithm", "ed25519", "--public-key", walletKey, "--role", "deployer", "--reputation", "0.95"]);
     expect(id.status, id.stderr).toBe(0);
     expect(id.out).toEqual({ ledger_id: ledgerId, algorithm: "ed25519", public_key: walletKey, role: "deployer", reputation: 0.95, seq: 0 });
@@ -60,14 +60,14 @@ describe("npm run avm", () => {
     expect(unbonded.out).toMatchObject({ ledger_id: ledgerId, amount_shards: "500000000", bonded_shards: "0", unbonded_shards: "500000000", slashing_conditions_accepted: false, seq: 2 });
     const bonded = avm(["lock-stake", "--ledger-id", ledgerId, "--amount", "10000.5", "--accept-slashing"]);
     expect(bonded.out).toMatchObject({ amount_shards: "10000500000", bonded_shards: "10000500000", slashing_conditions_accepted: true, seq: 3 });
-    expect(stakeFor(registry().registry, ledgerId)).toEqual({ bondedShards: 10_000_500_000n, unbondedShards: 500_000_000n });
+    expect(stakeFor((await registry()).registry, ledgerId)).toEqual({ bondedShards: 10_000_500_000n, unbondedShards: 500_000_000n });
   });
 
-  it("a grant made on that ledger is revoked, in the same append, by a withdrawal that undercuts it", () => {
+  it("a grant made on that ledger is revoked, in the same append, by a withdrawal that undercuts it", async () => {
     // The API's part, done here through the core and the store: verify, append attempt + grant.
-    const { ledger } = openLedger({ env: environment() });
+    const { ledger } = await openLedger({ env: environment() });
     try {
-      const reg = fold(avmRegistry, ledger.entries());
+      const reg = (await foldAsync(avmRegistry, ledger.entries()));
       const now = Date.now();
       const attestation = signAttestation(
         {
@@ -88,19 +88,19 @@ describe("npm run avm", () => {
         now,
       );
       expect(out.verified, out.verified ? "" : out.response.error_detail).toBe(true);
-      ledger.append(out.events);
+      await ledger.append(out.events);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
-    expect(checkAuthority(registry().registry, ledgerId, Date.now()).has_authority).toBe(true);
+    expect(checkAuthority((await registry()).registry, ledgerId, Date.now()).has_authority).toBe(true);
 
     // The 500 unbonded MIC go first; the other 501 leave 9,499.5 bonded, below production's 10,000.
     const withdrawn = avm(["withdraw-stake", "--ledger-id", ledgerId, "--amount", "1001"]);
     expect(withdrawn.status, withdrawn.stderr).toBe(0);
     expect(withdrawn.out).toMatchObject({ ledger_id: ledgerId, amount_shards: "1001000000", bonded_shards: "9499500000", unbonded_shards: "0", revoked: true });
     const after = registry();
-    expect(after.types.slice(-2)).toEqual(["stake.withdrawn", "avm.revoke"]);
-    expect(after.registry.identities.get(ledgerId)!.grant!.revocation!.reason).toBe("stake_withdrawn");
+    expect((await after).types.slice(-2)).toEqual(["stake.withdrawn", "avm.revoke"]);
+    expect((await after).registry.identities.get(ledgerId)!.grant!.revocation!.reason).toBe("stake_withdrawn");
     expect(avm(["check", "--ledger-id", ledgerId]).out).toEqual({ ledger_id: ledgerId, has_authority: false, scopes: [], expires_at: null });
   });
 
@@ -110,23 +110,23 @@ describe("npm run avm", () => {
     expect(Object.keys(issued.out!)).toEqual(["token"]);
     const token = issued.out!.token as string;
     const seed = readFileSync(join(dir, "state", "keys", "tokens.ed25519"), "utf8").trim();
-    const { registry: reg } = registry();
+    const { registry: reg } = await registry();
     const check = { publicKeyHex: publicKeyFromSecret("ed25519", seed), nowMs: Date.now(), registry: reg };
     expect(await verifyToken(token, { ...check, permission: "consensus.write" })).toMatchObject({ ok: true, claims: { sub: "operator-1", permissions: ["avm.revoke", "consensus.write"] } });
-    const { ledger } = openLedger({ env: environment() });
+    const { ledger } = await openLedger({ env: environment() });
     try {
-      const texts = [...ledger.storedEntries()].map((e) => e.payloadText).join("\n");
+      const texts = (await Array.fromAsync(ledger.storedEntries())).map((e) => e.payloadText).join("\n");
       expect(texts).not.toContain(token.split(".")[2]!);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     const jti = (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { jti: string }).jti;
     expect(avm(["revoke-token", "--jti", jti, "--reason", "rotated"]).status).toBe(0);
-    expect(await verifyToken(token, { ...check, registry: registry().registry, permission: "avm.revoke" })).toEqual({ ok: false, error: "revoked" });
+    expect(await verifyToken(token, { ...check, registry: (await registry()).registry, permission: "avm.revoke" })).toEqual({ ok: false, error: "revoked" });
   });
 
-  it("refuses bad input with exit 2 and a message naming the option, and appends nothing", () => {
-    const before = registry().size;
+  it("refuses bad input with exit 2 and a message naming the option, and appends nothing", async () => {
+    const before = (await registry()).size;
     const cases: [string[], RegExp][] = [
       [["register-identity", "--algorithm", "ed25519", "--public-key", walletKey, "--role", "deployer"], /needs --reputation/],
       [["register-identity", "--algorithm", "ed25519", "--public-key", generateKeyPair("ed25519").publicKey, "--role", "root", "--reputation", "0.5"], /^avm: --role:/m],
@@ -148,7 +148,7 @@ describe("npm run avm", () => {
       expect(r.lines).toEqual([]);
       expect(r.stderr, args.join(" ")).toMatch(message);
     }
-    expect(registry().size).toBe(before);
+    expect((await registry()).size).toBe(before);
   }, 180_000); // thirteen processes on a shared machine
 
   it("decides at the tail inside one write: four processes registering one companion id record it once", async () => {
@@ -169,13 +169,13 @@ describe("npm run avm", () => {
     expect(results.filter((code) => code === 0)).toHaveLength(1);
     expect(results.filter((code) => code === 2)).toHaveLength(3);
     const after = registry({ LEDGER_DB: db });
-    expect(after.types).toEqual(["companion.registered"]);
+    expect((await after).types).toEqual(["companion.registered"]);
   }, 120_000);
 
-  it("honours LEDGER_DB", () => {
+  it("honours LEDGER_DB", async () => {
     const db = join(dir, "elsewhere.sqlite");
     const r = avm(["register-companion", "--companion-id", "hermes", "--algorithm", "ed25519", "--public-key", walletKey], { LEDGER_DB: db });
     expect(r.out).toMatchObject({ companion_id: "hermes", seq: 0 });
-    expect(registry({ LEDGER_DB: db }).registry.companions.has("hermes")).toBe(true);
+    expect((await registry({ LEDGER_DB: db })).registry.companions.has("hermes")).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fold } from "../core/ledger/projection.ts";
+import { foldAsync } from "../core/ledger/projection.ts";
 import { consensusProjection } from "../core/consensus/state.ts";
 import { testOffice } from "../test/support/core/consensus/helpers.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
@@ -29,27 +29,27 @@ async function run(...argv: string[]) {
 }
 
 let sealed: string[] = [];
-beforeAll(() => {
+beforeAll(async () => {
   // Three weeks of sample ledger, appended in batches as the seeder does, and a checkpoint.
-  const { ledger } = openLedger({ env, durability: "normal" });
+  const { ledger } = await openLedger({ env, durability: "normal" });
   try {
     let batch: NewEvent[] = [];
     for (const e of simulate({ seed: "consensus-cli", size: 800, now: new Date("2025-07-25T12:00:00.000Z") })) {
       batch.push(e);
-      if (batch.length === 500) (ledger.append(batch), (batch = []));
+      if (batch.length === 500) (await ledger.append(batch), (batch = []));
     }
-    ledger.append(batch);
-    ledger.checkpoint();
-    sealed = [...ledger.state(consensusProjection).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id);
+    await ledger.append(batch);
+    await ledger.checkpoint();
+    sealed = [...(await ledger.state(consensusProjection)).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 });
 
 describe("npm run consensus -- register-office", () => {
   const iris = testOffice("ORACLE", "critical", "DIPLOMACY");
 
-  it("appends the office to the ledger at LEDGER_DB and prints one JSON line (a real process)", () => {
+  it("appends the office to the ledger at LEDGER_DB and prints one JSON line (a real process)", async () => {
     const r = spawnSync(process.execPath, [CLI, "register-office", "--id", "ORACLE", "--priority", "critical", "--cathedral", "DIPLOMACY", "--public-key", iris.public_key], {
       encoding: "utf8",
       env,
@@ -58,21 +58,21 @@ describe("npm run consensus -- register-office", () => {
     const lines = r.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ registered: "ORACLE", priority: "critical", cathedral: "DIPLOMACY", public_key: iris.public_key });
-    const { ledger } = openLedger({ env });
+    const { ledger } = await openLedger({ env });
     try {
-      expect(ledger.state(consensusProjection).offices.get("ORACLE")).toMatchObject({ priority: "critical", public_key: iris.public_key });
+      expect((await ledger.state(consensusProjection)).offices.get("ORACLE")).toMatchObject({ priority: "critical", public_key: iris.public_key });
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
   it("refuses the same id, a key another office holds, a key that is no curve point — and writes nothing", async () => {
-    const size = () => {
-      const { ledger } = openLedger({ env });
+    const size = async () => {
+      const { ledger } = await openLedger({ env });
       try {
-        return ledger.size();
+        return await ledger.size();
       } finally {
-        ledger.close();
+        await ledger.close();
       }
     };
     const before = size();
@@ -113,11 +113,11 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
     const out = join(dir, "proofs");
     expect(await run("export-proof", "--all", out)).toMatchObject({ code: 0, out: `exported ${sealed.length} sealed proofs to ${out}` });
     expect(readdirSync(out).sort()).toEqual(sealed.map((id) => `${id}.json`).sort());
-    const { ledger, key } = openLedger({ env });
+    const { ledger, key } = await openLedger({ env });
     try {
-      exportLedger(ledger, join(dir, "export"));
+      await exportLedger(ledger, join(dir, "export"));
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     for (const id of sealed) {
       const file = join(out, `${id}.json`);
@@ -155,20 +155,20 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
     expect((await run("verify-proof", join(dir, "missing.json"))).code).toBe(2);
   });
 
-  it("the registry caught up entry by entry equals the one folded from the whole ledger", () => {
-    const { ledger } = openLedger({ env });
+  it("the registry caught up entry by entry equals the one folded from the whole ledger", async () => {
+    const { ledger } = await openLedger({ env });
     try {
       const follower = new ProjectionFollower(ledger);
-      for (let n = 0; n < ledger.size(); n += 97) {
+      for (let n = 0; n < await ledger.size(); n += 97) {
         // Catch up to a prefix as a server would between requests…
-        follower.at(consensusProjection, n);
+        await follower.at(consensusProjection, n);
       }
-      const live = follower.at(consensusProjection, ledger.size());
+      const live = await follower.at(consensusProjection, await ledger.size());
       // …and fold the whole ledger from nothing: the same state.
-      expect(live).toEqual(fold(consensusProjection, ledger.entries()));
+      expect(live).toEqual((await foldAsync(consensusProjection, ledger.entries())));
       expect(live.ignored).toEqual([]);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

@@ -8,16 +8,16 @@ import { digestOf } from "../core/digest.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_LINES } from "../store/ledger-jsonl.ts";
 import { LEDGER_KEY, loadSigningKey } from "../store/keys.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 let dir: string;
 let cleanup: () => void;
 
-beforeEach(() => {
+beforeEach(async () => {
   ({ dir, cleanup } = tempDir());
 });
-afterEach(() => cleanup());
+afterEach(async () => cleanup());
 
 function editLine(out: string, seq: number, edit: (line: string) => string): void {
   const path = join(out, EXPORT_LINES);
@@ -31,14 +31,14 @@ describe("npm run ledger", () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env: { ...process.env, STATE_DIR: join(dir, "state"), ...env } });
 
-  it("checkpoints, verifies, exports and verifies the export with the printed key", () => {
+  it("checkpoints, verifies, exports and verifies the export with the printed key", async () => {
     const db = join(dir, "cli.sqlite");
     const seed = generateKeyPair("ed25519");
     const env = { LEDGER_SIGNING_KEY: seed.secretKey };
     // Fill through the library with the same origin the CLI uses.
-    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });
-    ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
-    ledger.close();
+    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });
+    await ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
+    await ledger.close();
 
     const checkpoint = run(["checkpoint", "--db", db], env);
     expect(checkpoint.status, checkpoint.stderr).toBe(0);
@@ -70,7 +70,7 @@ describe("npm run ledger", () => {
     expect(proof.stdout.trim().split("\n")).toHaveLength(5); // ceil(log2 30)
   });
 
-  it("answers bad arguments with a clear message and exit 2", () => {
+  it("answers bad arguments with a clear message and exit 2", async () => {
     const noLedger = run(["verify", "--db", join(dir, "none.sqlite")]);
     expect(noLedger.status).toBe(2);
     expect(noLedger.stderr).toMatch(/no ledger at/);
@@ -82,7 +82,7 @@ describe("npm run ledger", () => {
     expect(badSeq.status).toBe(2);
   });
 
-  it("appends one event of any registered type and prints {\"seq\": N, \"hash\": …}, on LEDGER_DB or STATE_DIR's ledger", () => {
+  it("appends one event of any registered type and prints {\"seq\": N, \"hash\": …}, on LEDGER_DB or STATE_DIR's ledger", async () => {
     const db = join(dir, "appended.sqlite");
     const mint = JSON.stringify(sampleEvent(1).payload);
     const first = run(["append", "mic_mint", mint], { LEDGER_DB: db });
@@ -93,15 +93,15 @@ describe("npm run ledger", () => {
     const printed = JSON.parse(second.stdout) as { seq: number; hash: string };
     expect(printed.seq).toBe(1);
     // The CLI's writes sign their checkpoints with the ledger key it generated in STATE_DIR.
-    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger", verifiers: [ledgerKeyIn(join(dir, "state"))] });
+    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger", verifiers: [ledgerKeyIn(join(dir, "state"))] });
     try {
-      expect([...ledger.entries()].map((e) => [e.seq, e.hash, e.type])).toEqual([
+      expect((await Array.fromAsync(ledger.entries())).map((e) => [e.seq, e.hash, e.type])).toEqual([
         [0, JSON.parse(first.stdout).hash, "mic_mint"],
         [1, printed.hash, "consensus.opened"],
       ]);
-      expect(ledger.verify().ok).toBe(true);
+      expect((await ledger.verify()).ok).toBe(true);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     // Without LEDGER_DB: STATE_DIR/ledger.sqlite.
     const inState = run(["append", "sentinel.heartbeat", JSON.stringify(sampleEvent(0).payload)]);
@@ -110,13 +110,13 @@ describe("npm run ledger", () => {
     expect(existsSync(join(dir, "state", "ledger.sqlite"))).toBe(true);
   });
 
-  it("appends the automatic revocation an event triggers in the same write: a drift above 0.1 ends a grant in force", () => {
+  it("appends the automatic revocation an event triggers in the same write: a drift above 0.1 ends a grant in force", async () => {
     const db = join(dir, "trigger.sqlite");
     const ledgerId = "0b7a3c5e-1f2d-4a6b-8c9d-0e1f2a3b4c5d";
     const now = Date.now();
-    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger" });
+    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger" });
     try {
-      ledger.append([
+      await ledger.append([
         { type: "identity.registered", payload: { ledger_id: ledgerId, algorithm: "ed25519", public_key: generateKeyPair("ed25519").publicKey, role: "viewer", reputation: 0.9 } },
         {
           type: "avm.grant",
@@ -131,7 +131,7 @@ describe("npm run ledger", () => {
         },
       ]);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     // Within the threshold nothing follows; above it the revocation is appended with it.
     const calm = run(["append", "identity.drift", JSON.stringify({ ledger_id: ledgerId, drift_score: 0.05, source: "monitor" })], { LEDGER_DB: db });
@@ -142,22 +142,22 @@ describe("npm run ledger", () => {
     expect(drifted.status, drifted.stderr).toBe(0);
     expect(JSON.parse(drifted.stdout)).toMatchObject({ seq: 3 });
     expect(drifted.stderr).toMatch(/avm\.revoke at seq 4 \(drift_exceeded\)/);
-    const reopened = new SqliteLedger(db, { origin: "integrity-platform.example/ledger" });
+    const reopened = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger" });
     try {
-      const entries = [...reopened.entries()];
+      const entries = (await Array.fromAsync(reopened.entries()));
       expect(entries.map((e) => e.type)).toEqual(["identity.registered", "avm.grant", "identity.drift", "identity.drift", "avm.revoke"]);
       expect(entries[4]!.payload).toMatchObject({ ledger_id: ledgerId, reason: "drift_exceeded", evidence_hash: digestOf({ type: "identity.drift", payload: drift }) });
       // One transaction: the trigger and its revocation share the instant of their commit.
       expect(entries[4]!.ts).toBe(entries[3]!.ts);
     } finally {
-      reopened.close();
+      await reopened.close();
     }
     // Nothing is in force any more: a second drift revokes nothing.
     const again = run(["append", "identity.drift", JSON.stringify(drift)], { LEDGER_DB: db });
     expect(again.stderr).not.toMatch(/avm\.revoke/);
   });
 
-  it("refuses a bad event with a clear message, a non-zero exit and nothing written", () => {
+  it("refuses a bad event with a clear message, a non-zero exit and nothing written", async () => {
     const db = join(dir, "refused.sqlite");
     const cases: [string[], RegExp][] = [
       [["append", "made.up", "{}"], /unknown event type "made\.up"/],
@@ -176,21 +176,21 @@ describe("npm run ledger", () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it("checks offline that a later checkpoint extends an earlier one, with the consistency command's proof", () => {
+  it("checks offline that a later checkpoint extends an earlier one, with the consistency command's proof", async () => {
     const db = join(dir, "grown.sqlite");
     const seed = generateKeyPair("ed25519");
     const env = { LEDGER_SIGNING_KEY: seed.secretKey, LEDGER_DB: db };
     const origin = "integrity-platform.example/ledger";
-    const ledger = new SqliteLedger(db, { origin, signer: { name: origin, secretKeyHex: seed.secretKey }, now: steppingClock(), durability: "normal" });
+    const ledger = await openLedgerStore({ path: db,  origin, signer: { name: origin, secretKeyHex: seed.secretKey }, now: steppingClock(), durability: "normal" });
     const older = join(dir, "older.checkpoint");
     const newer = join(dir, "newer.checkpoint");
     try {
-      ledger.append(Array.from({ length: 5 }, (_, i) => sampleEvent(i)));
-      writeFileSync(older, ledger.checkpoint());
-      ledger.append(Array.from({ length: 8 }, (_, i) => sampleEvent(5 + i)));
-      writeFileSync(newer, ledger.checkpoint());
+      await ledger.append(Array.from({ length: 5 }, (_, i) => sampleEvent(i)));
+      writeFileSync(older, await ledger.checkpoint());
+      await ledger.append(Array.from({ length: 8 }, (_, i) => sampleEvent(5 + i)));
+      writeFileSync(newer, await ledger.checkpoint());
     } finally {
-      ledger.close();
+      await ledger.close();
     }
     const proof = join(dir, "proof");
     writeFileSync(proof, run(["consistency", "5", "--size", "13"], env).stdout);
@@ -211,11 +211,11 @@ describe("npm run ledger", () => {
     expect(otherKey.status).toBe(1);
   });
 
-  it("reports a deleted entry as one line at its seq", () => {
+  it("reports a deleted entry as one line at its seq", async () => {
     const db = join(dir, "gap.sqlite");
-    const ledger = new SqliteLedger(db, { origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });
-    ledger.append(Array.from({ length: 200 }, (_, i) => sampleEvent(i)));
-    ledger.close();
+    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });
+    await ledger.append(Array.from({ length: 200 }, (_, i) => sampleEvent(i)));
+    await ledger.close();
     const raw = new DatabaseSync(db);
     raw.exec("DROP TRIGGER entries_no_delete; DELETE FROM entries WHERE seq = 57;");
     raw.close();
@@ -227,7 +227,7 @@ describe("npm run ledger", () => {
     ]);
   });
 
-  it("generates a development key on first use and says so", () => {
+  it("generates a development key on first use and says so", async () => {
     const db = join(dir, "fresh.sqlite");
     const first = run(["checkpoint", "--db", db]);
     expect(first.status, first.stderr).toBe(0);

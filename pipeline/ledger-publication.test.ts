@@ -5,7 +5,8 @@ import { verifierKey, verifyCheckpoint } from "../core/checkpoint.ts";
 import { verifyConsistency } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";
 
@@ -14,38 +15,38 @@ const KEY = generateKeyPair("ed25519");
 let dir: string;
 let cleanup: () => void;
 let dataDir: string;
-const open: SqliteLedger[] = [];
+const open: Ledger[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   ({ dir, cleanup } = tempDir("ledger-publication-"));
   dataDir = join(dir, "data");
 });
-afterEach(() => {
-  for (const l of open.splice(0)) l.close();
+afterEach(async () => {
+  for (const l of open.splice(0)) await l.close();
   cleanup();
 });
 
-function ledgerWith(name: string, events: number, key = KEY, from = 0): SqliteLedger {
-  const ledger = new SqliteLedger(join(dir, name), { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
+async function ledgerWith(name: string, events: number, key = KEY, from = 0): Promise<Ledger> {
+  const ledger = await openLedgerStore({ path: join(dir, name),  origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
   open.push(ledger);
-  if (events > 0) ledger.append(Array.from({ length: events }, (_, i) => sampleEvent(from + i)));
+  if (events > 0) await ledger.append(Array.from({ length: events }, (_, i) => sampleEvent(from + i)));
   return ledger;
 }
 
 const signer = (key = KEY) => ({ name: ORIGIN, publicKeyHex: key.publicKey });
-const publish = (ledger: SqliteLedger | ExportLedgerReader, trustNewKey = false, key = KEY) =>
-  publishLedgerCheckpoint({
+const publish = async (ledger: Ledger | ExportLedgerReader, trustNewKey = false, key = KEY) =>
+  await publishLedgerCheckpoint({
     dataDir,
     ledger,
-    sign: () => (ledger instanceof SqliteLedger ? { note: ledger.checkpoint(), signer: signer(key) } : { note: ledger.latestCheckpoint() }),
+    sign: async () => (!(ledger instanceof ExportLedgerReader) ? { note: await ledger.checkpoint(), signer: signer(key) } : { note: await ledger.latestCheckpoint() }),
     trustNewKey,
   });
 const published = () => readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
 const parsed = (note: string) => verifyCheckpoint(note, [signer()]);
 
 describe("publishing the ledger's checkpoint and key", () => {
-  it("publishes the key and the checkpoint, leaves them alone while nothing is new, and publishes a consistent successor", () => {
-    const ledger = ledgerWith("l.sqlite", 30);
+  it("publishes the key and the checkpoint, leaves them alone while nothing is new, and publishes a consistent successor", async () => {
+    const ledger = await ledgerWith("l.sqlite", 30);
     expect(publish(ledger)).toMatchObject({ checkpoint: "written", vkey: "created", size: 30 });
     expect(readFileSync(join(dataDir, LEDGER_VKEY), "utf8")).toBe(`${verifierKey(ORIGIN, KEY.publicKey)}\n`);
     const first = published();
@@ -54,36 +55,36 @@ describe("publishing the ledger's checkpoint and key", () => {
 
     expect(publish(ledger)).toMatchObject({ checkpoint: "unchanged", vkey: "present", size: 30 });
     expect(statSync(join(dataDir, LEDGER_CHECKPOINT), { bigint: true }).mtimeNs).toBe(mtime);
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
 
-    ledger.append([sampleEvent(30), sampleEvent(31)]);
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/covers 30 entries, the ledger has 32/)]);
+    await ledger.append([sampleEvent(30), sampleEvent(31)]);
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/covers 30 entries, the ledger has 32/)]);
     expect(publish(ledger)).toMatchObject({ checkpoint: "written", vkey: "present", size: 32 });
     // What anyone can check with the two public checkpoints and a consistency proof.
     const older = parsed(first);
     const newer = parsed(published());
-    expect(verifyConsistency(older.size, newer.size, older.rootHash, newer.rootHash, ledger.consistencyProof(older.size, newer.size))).toBe(true);
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+    expect(verifyConsistency(older.size, newer.size, older.rootHash, newer.rootHash, await ledger.consistencyProof(older.size, newer.size))).toBe(true);
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
   });
 
-  it("refuses to publish over a ledger that is not an extension of the published checkpoint", () => {
-    publish(ledgerWith("a.sqlite", 20));
+  it("refuses to publish over a ledger that is not an extension of the published checkpoint", async () => {
+    publish(await ledgerWith("a.sqlite", 20));
     const before = published();
-    const rewritten = ledgerWith("b.sqlite", 25, KEY, 1000); // same origin and key, other history
-    expect(() => publish(rewritten)).toThrow(/root at size 20 is .* not an extension of what was published/);
-    expect(() => publish(rewritten)).toThrow(expect.objectContaining({ code: "not-an-extension" }));
-    expect(ledgerPublicationProblems(dataDir, rewritten)).toEqual([expect.stringMatching(/not an extension/)]);
-    const shorter = ledgerWith("c.sqlite", 10);
-    expect(() => publish(shorter)).toThrow(/covers 20 entries, the ledger has only 10/);
+    const rewritten = await ledgerWith("b.sqlite", 25, KEY, 1000); // same origin and key, other history
+    expect(async () => publish(await rewritten)).toThrow(/root at size 20 is .* not an extension of what was published/);
+    expect(async () => publish(await rewritten)).toThrow(expect.objectContaining({ code: "not-an-extension" }));
+    expect(await ledgerPublicationProblems(dataDir, await rewritten)).toEqual([expect.stringMatching(/not an extension/)]);
+    const shorter = await ledgerWith("c.sqlite", 10);
+    expect(async () => publish(await shorter)).toThrow(/covers 20 entries, the ledger has only 10/);
     expect(published()).toBe(before);
   });
 
-  it("signs only with a listed key unless told to trust a new one", () => {
-    const ledger = ledgerWith("l.sqlite", 5);
+  it("signs only with a listed key unless told to trust a new one", async () => {
+    const ledger = await ledgerWith("l.sqlite", 5);
     publish(ledger);
-    ledger.append([sampleEvent(5)]);
+    await ledger.append([sampleEvent(5)]);
     const other = generateKeyPair("ed25519");
-    const rotated = new SqliteLedger(join(dir, "l.sqlite"), { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: other.secretKey } });
+    const rotated = await openLedgerStore({ path: join(dir, "l.sqlite"),  origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: other.secretKey } });
     open.push(rotated);
     expect(() => publish(rotated, false, other)).toThrow(/ledger signing key .* is not listed in .*ledger\.vkey.*--trust-new-key/);
     expect(() => publish(rotated, false, other)).toThrow(expect.objectContaining({ code: "key-not-listed" }));
@@ -92,31 +93,31 @@ describe("publishing the ledger's checkpoint and key", () => {
     expect(readFileSync(join(dataDir, LEDGER_VKEY), "utf8").trim().split("\n")).toEqual([verifierKey(ORIGIN, KEY.publicKey), verifierKey(ORIGIN, other.publicKey)]);
   });
 
-  it("reports a published checkpoint that no listed key signed, or that is missing", () => {
-    const ledger = ledgerWith("l.sqlite", 8);
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\.vkey is missing/)]);
+  it("reports a published checkpoint that no listed key signed, or that is missing", async () => {
+    const ledger = await ledgerWith("l.sqlite", 8);
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\.vkey is missing/)]);
     publish(ledger);
     const note = published();
     // A forged root under the old signature: the signature no longer covers the text.
     const lines = note.split("\n");
     lines[2] = Buffer.alloc(32, 7).toString("base64");
     writeFileSync(join(dataDir, LEDGER_CHECKPOINT), lines.join("\n"));
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
-    expect(() => publish(ledger)).toThrow(/ledger\/checkpoint: /);
-    expect(() => publish(ledger)).toThrow(expect.objectContaining({ code: "unverified" }));
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
+    expect(async () => publish(ledger)).toThrow(/ledger\/checkpoint: /);
+    expect(async () => publish(ledger)).toThrow(expect.objectContaining({ code: "unverified" }));
     writeFileSync(join(dataDir, LEDGER_VKEY), `${verifierKey(ORIGIN, generateKeyPair("ed25519").publicKey)}\n`);
     writeFileSync(join(dataDir, LEDGER_CHECKPOINT), note);
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
   });
 
-  it("publishes an export's own checkpoint, checking it extends the published one by streaming the export", () => {
-    const ledger = ledgerWith("l.sqlite", 12);
+  it("publishes an export's own checkpoint, checking it extends the published one by streaming the export", async () => {
+    const ledger = await ledgerWith("l.sqlite", 12);
     publish(ledger);
-    ledger.append(Array.from({ length: 9 }, (_, i) => sampleEvent(12 + i)));
+    await ledger.append(Array.from({ length: 9 }, (_, i) => sampleEvent(12 + i)));
     const out = join(dir, "export");
-    exportLedger(ledger, out);
+    await exportLedger(await ledger, out);
     const reader = new ExportLedgerReader(out, [signer()]);
-    expect(ledgerPublicationProblems(dataDir, reader)).toEqual([expect.stringMatching(/covers 12 entries, the ledger has 21/)]);
+    expect(await ledgerPublicationProblems(dataDir, reader)).toEqual([expect.stringMatching(/covers 12 entries, the ledger has 21/)]);
     expect(publish(reader)).toMatchObject({ checkpoint: "written", vkey: "present", size: 21 });
     expect(published()).toBe(readFileSync(join(out, "checkpoint"), "utf8"));
     expect(existsSync(join(dataDir, "ledger", "ledger.jsonl"))).toBe(false); // the keyed export is never published

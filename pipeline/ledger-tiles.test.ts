@@ -5,7 +5,8 @@ import { envelopeText } from "../core/ledger/envelope.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { decodeBundle } from "../core/tlog-tiles.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";
 import { ledgerTilesProblems, publishLedgerTiles } from "./ledger-tiles.ts";
@@ -15,19 +16,19 @@ const KEY = generateKeyPair("ed25519");
 let dir: string;
 let cleanup: () => void;
 let tiles: string;
-let ledger: SqliteLedger;
+let ledger: Ledger;
 
-beforeEach(() => {
+beforeEach(async () => {
   ({ dir, cleanup } = tempDir("ledger-tiles-"));
   tiles = join(dir, "data", "ledger");
-  ledger = new SqliteLedger(join(dir, "l.sqlite"), { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: KEY.secretKey }, now: steppingClock(), durability: "normal" });
+  ledger = await openLedgerStore({ path: join(dir, "l.sqlite"),  origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: KEY.secretKey }, now: steppingClock(), durability: "normal" });
 });
-afterEach(() => {
-  ledger.close();
+afterEach(async () => {
+  await ledger.close();
   cleanup();
 });
 
-const append = (from: number, count: number) => ledger.append(Array.from({ length: count }, (_, i) => sampleEvent(from + i)));
+const append = async (from: number, count: number) => await ledger.append(Array.from({ length: count }, (_, i) => sampleEvent(from + i)));
 
 /** The ledger, recording where each read of stored entries started. */
 function counting(reader: LedgerReader): { reader: LedgerReader; starts: number[] } {
@@ -37,7 +38,7 @@ function counting(reader: LedgerReader): { reader: LedgerReader; starts: number[
     starts.push(start);
     return reader.storedEntries(start, end);
   };
-  proxy.size = () => reader.size();
+  proxy.size = async () => await reader.size();
   return { reader: proxy, starts };
 }
 
@@ -52,10 +53,10 @@ function snapshot(): Map<string, { bytes: string; mtime: bigint; ino: bigint }> 
   return files;
 }
 
-const publish = (size: number, from: number, reader: LedgerReader = ledger) => publishLedgerTiles({ dir: tiles, ledger: reader, size, root: ledger.rootHash(size), from });
+const publish = async (size: number, from: number, reader: LedgerReader = ledger) => await publishLedgerTiles({ dir: tiles, ledger: reader, size, root: await ledger.rootHash(size), from });
 
 describe("publishing the ledger as tiles", () => {
-  it("writes the tiles of a checkpoint, then only what 300 new entries add, never touching a full tile", () => {
+  it("writes the tiles of a checkpoint, then only what 300 new entries add, never touching a full tile", async () => {
     append(0, 600);
     expect(publish(600, 0)).toEqual({ size: 600, written: 7, removed: 0, rebuilt: false });
     const first = snapshot();
@@ -74,7 +75,7 @@ describe("publishing the ledger as tiles", () => {
     // The partial tile's hashes are the prefix of the tile that replaced it.
     expect(second.get("tile/0/002")!.bytes.startsWith(first.get("tile/0/002.p/88")!.bytes)).toBe(true);
     expect(second.get("tile/1/000.p/3")!.bytes.startsWith(first.get("tile/1/000.p/2")!.bytes)).toBe(true);
-    expect(ledgerTilesProblems({ dir: tiles, ledger, size: 900, root: ledger.rootHash(900) })).toEqual([]);
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 900, root: await ledger.rootHash(900) })).toEqual([]);
 
     // Nothing new: nothing read past the size, nothing written.
     const again = counting(ledger);
@@ -83,10 +84,10 @@ describe("publishing the ledger as tiles", () => {
     expect(snapshot()).toEqual(second);
   });
 
-  it("bundles each entry's envelope, never its payload", () => {
+  it("bundles each entry's envelope, never its payload", async () => {
     append(0, 260);
     publish(260, 0);
-    const entries = [...ledger.entries(0, 260)];
+    const entries = (await Array.fromAsync(ledger.entries(0, 260)));
     const bundle = decodeBundle(readFileSync(join(tiles, "tile/entries/000"))).map((e) => Buffer.from(e).toString());
     const partial = decodeBundle(readFileSync(join(tiles, "tile/entries/001.p/4"))).map((e) => Buffer.from(e).toString());
     expect([...bundle, ...partial]).toEqual(entries.map((e) => envelopeText(e)));
@@ -94,15 +95,15 @@ describe("publishing the ledger as tiles", () => {
     for (const e of [...bundle, ...partial]) expect(e).not.toContain("payload");
   });
 
-  it("publishes nothing when the entries do not hash to the checkpoint's root", () => {
+  it("publishes nothing when the entries do not hash to the checkpoint's root", async () => {
     append(0, 300);
     publish(260, 0);
     const before = snapshot();
-    expect(() => publishLedgerTiles({ dir: tiles, ledger, size: 300, root: ledger.rootHash(299), from: 260 })).toThrow(expect.objectContaining({ code: "root-differs" }));
+    await expect(publishLedgerTiles({ dir: tiles, ledger, size: 300, root: await ledger.rootHash(299), from: 260 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(snapshot()).toEqual(before); // no tile replaced, no staged file left behind
   });
 
-  it("rebuilds when the previous checkpoint's tiles are missing, and refuses to rewrite a full tile that differs", () => {
+  it("rebuilds when the previous checkpoint's tiles are missing, and refuses to rewrite a full tile that differs", async () => {
     append(0, 700);
     publish(520, 0);
     rmSync(join(tiles, "tile", "1"), { recursive: true });
@@ -110,33 +111,33 @@ describe("publishing the ledger as tiles", () => {
     expect(publish(700, 520)).toMatchObject({ size: 700, rebuilt: true });
     expect(existsSync(join(tiles, "tile/0/002.p/7"))).toBe(false);
     expect(existsSync(join(tiles, "tile/0/002.p/8"))).toBe(false);
-    expect(ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: ledger.rootHash(700) })).toEqual([]);
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([]);
 
     const tampered = Buffer.from(readFileSync(join(tiles, "tile/0/001")));
     tampered[5]! ^= 1;
     writeFileSync(join(tiles, "tile/0/001"), tampered);
-    expect(ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: ledger.rootHash(700) })).toEqual([expect.stringMatching(/tile\/0\/001 differs from the ledger's/)]);
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([expect.stringMatching(/tile\/0\/001 differs from the ledger's/)]);
     rmSync(join(tiles, "tile/0/002.p"), { recursive: true });
     expect(() => publish(700, 700)).toThrow(expect.objectContaining({ code: "tile-differs" }));
   });
 
-  it("is published with the checkpoint by the pipeline, and --check reports tiles that are missing, differ or are stale", () => {
+  it("is published with the checkpoint by the pipeline, and --check reports tiles that are missing, differ or are stale", async () => {
     const dataDir = join(dir, "data");
     append(0, 270);
-    const sign = () => ({ note: ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
+    const sign = async () => ({ note: await ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
     // A checkpoint published before tiles existed: the next run writes its tiles without a new checkpoint.
-    expect(publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 270 });
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 270 });
     rmSync(join(tiles, "tile"), { recursive: true });
-    expect(ledgerPublicationProblems(dataDir, ledger)).toContainEqual(expect.stringMatching(/tile\/0\/000 is missing/));
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toContainEqual(expect.stringMatching(/tile\/0\/000 is missing/));
     const note = readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
-    expect(publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "unchanged", tiles: { written: 5 } });
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "unchanged", tiles: { written: 5 } });
     expect(readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8")).toBe(note);
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
 
     append(270, 10);
-    expect(publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 280, tiles: { written: 2, removed: 2 } }); // tile/1/000.p/1 is unchanged
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 280, tiles: { written: 2, removed: 2 } }); // tile/1/000.p/1 is unchanged
     expect(existsSync(join(tiles, "tile/0/001.p/24"))).toBe(true);
     writeFileSync(join(tiles, "tile/0/001.p/14"), readFileSync(join(tiles, "tile/0/001.p/24")).subarray(0, 14 * 32));
-    expect(ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/001\.p\/14 is a superseded partial tile/)]);
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/001\.p\/14 is a superseded partial tile/)]);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { vectorsPath } from "../test/support/vectors.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
 import { steps as realSteps } from "./areas/index.ts";
 import { makePulseHistory, writePulseHistory } from "../test/support/pipeline/areas/helpers.ts";
@@ -72,11 +72,11 @@ describe("manifest layout", () => {
     created: "2026-01-01T00:00:00.000Z",
   });
 
-  it("conforms to the Data Package, Data Resource, Table Schema and Table Dialect profiles", () => {
+  it("conforms to the Data Package, Data Resource, Table Schema and Table Dialect profiles", async () => {
     expect(profiles.check(pkg)).toEqual([]);
   });
 
-  it("has the v2 profile, sorted resources, tables with an inline Table Schema and custom keys", () => {
+  it("has the v2 profile, sorted resources, tables with an inline Table Schema and custom keys", async () => {
     expect(Object.keys(pkg)).toEqual(["$schema", "name", "title", "description", "version", "created", "keywords", "licenses", "sample", "sources", "resources"]);
     expect(pkg.$schema).toBe(DATAPACKAGE_PROFILE);
     expect(pkg.resources.map((r) => r.path)).toEqual(["ledger/export.json", "mic-history.csv", "report.pdf", "supply.json"]);
@@ -101,28 +101,28 @@ describe("manifest layout", () => {
     expect(pkg.description).toMatch(/SAMPLE DATA/);
   });
 
-  it("renders the same bytes for the same inputs, whatever the order of the resources", () => {
+  it("renders the same bytes for the same inputs, whatever the order of the resources", async () => {
     const again = buildManifest({ ...{ area: "economy" as const, curated: {} }, resources: [...pkg.resources].reverse() });
     const once = buildManifest({ area: "economy", curated: {}, resources: pkg.resources });
     expect(renderManifest(again)).toBe(renderManifest(once));
     expect(renderManifest(once).endsWith("}\n")).toBe(true);
   });
 
-  it("leaves out sample and created when the data is real and undated", () => {
+  it("leaves out sample and created when the data is real and undated", async () => {
     const real = buildManifest({ area: "diplomacy", curated: { "diplomacy/treaty.json": HASH }, resources: [pkg.resources[3]!] });
     expect(real).not.toHaveProperty("sample");
     expect(real).not.toHaveProperty("created");
     expect(profiles.check(real)).toEqual([]);
   });
 
-  it("the profiles reject what v2 forbids", () => {
+  it("the profiles reject what v2 forbids", async () => {
     expect(profiles.check({ ...pkg, resources: [] })[0]).toMatch(/datapackage profile/);
     const bad = { ...pkg, resources: [{ ...pkg.resources[1]!, schema: { fields: [{ name: "x", type: "text" }] } }] };
     expect(profiles.check(bad).join("\n")).toMatch(/schema does not conform to the tableschema profile/);
     expect(profiles.check({ ...pkg, created: "yesterday" })[0]).toMatch(/created/);
   });
 
-  it("derives a conforming Table Schema from every CSV row schema of the registry", () => {
+  it("derives a conforming Table Schema from every CSV row schema of the registry", async () => {
     const rows = readdirSync(join(REPO, "data", "schemas"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith("-row.schema.json"));
     expect(rows.length).toBeGreaterThanOrEqual(4);
     for (const file of rows) {
@@ -144,12 +144,12 @@ describe("manifests of a real run", () => {
       cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
       const scores = Array.from({ length: 10 }, (_, i) => [0.95 + (i % 4) / 100, 0.9 + (i % 6) / 100] as const);
       writePulseHistory(dataDir, makePulseHistory(scores, "2025-12-10T06:00:00.000Z"), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
-      const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "integrity-platform.example/ledger", durability: "normal" });
+      const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: "integrity-platform.example/ledger", durability: "normal" });
       const batch: NewEvent[] = [...simulate({ seed: "manifest-test", size: 1500, now: new Date("2025-12-20T00:00:00.000Z") })];
-      ledger.append(batch);
+      await ledger.append(batch);
       const log: string[] = [];
       const report = await runPipeline({ dataDir, ledger, steps: realSteps, log: (l) => log.push(l), signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}) });
-      ledger.close();
+      await ledger.close();
       expect(report.steps.filter((s) => s.status === "failed"), log.join("\n")).toEqual([]);
       const areas = readdirSync(join(dataDir, "areas"));
       expect(areas.length).toBeGreaterThanOrEqual(4);

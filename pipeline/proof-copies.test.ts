@@ -25,20 +25,20 @@ const log = () => {};
 const events: NewEvent[] = [...simulate({ seed: "proof-copies", size: 800, now: new Date("2025-07-25T12:00:00.000Z") })];
 const split = Math.floor(events.length / 2);
 
-function withLedger<T>(use: (opened: ReturnType<typeof openLedger>) => T): T {
-  const opened = openLedger({ env, durability: "normal" });
+async function withLedger<T>(use: (opened: Awaited<ReturnType<typeof openLedger>>) => T | Promise<T>): Promise<T> {
+  const opened = await openLedger({ env, durability: "normal" });
   try {
-    return use(opened);
+    return await use(opened);
   } finally {
-    opened.ledger.close();
+    await opened.ledger.close();
   }
 }
 
 /** What the pipeline run does after its areas: publish the ledger's checkpoint, then the proof copies. */
 function pipelineRun(check = false) {
-  return withLedger(({ ledger, key }) => {
-    if (!check) publishLedgerCheckpoint({ dataDir, ledger, sign: () => ({ note: ledger.checkpoint(), signer: key }), trustNewKey: false });
-    return publishProofCopies({ dataDir, ledger, check, log });
+  return withLedger(async ({ ledger, key }) => {
+    if (!check) await publishLedgerCheckpoint({ dataDir, ledger, sign: async () => ({ note: await ledger.checkpoint(), signer: key }), trustNewKey: false });
+    return await publishProofCopies({ dataDir, ledger, check, log });
   });
 }
 
@@ -48,35 +48,35 @@ const publishedSize = () => {
   return parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size;
 };
 const read = (d: string) => Object.fromEntries(readdirSync(d).sort().map((n) => [n, readFileSync(join(d, n), "utf8")]));
-const sealedIds = () => withLedger(({ ledger }) => [...ledger.state(consensusProjection).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id).sort());
+const sealedIds = () => withLedger(async ({ ledger }) => [...(await ledger.state(consensusProjection)).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id).sort());
 
-beforeAll(() => {
-  withLedger(({ ledger }) => ledger.append(events.slice(0, split)));
+beforeAll(async () => {
+  withLedger(async ({ ledger }) => await ledger.append(events.slice(0, split)));
 });
 
 describe("the static copies of the sealed proofs (data/consensus/proofs)", () => {
   let first: Record<string, string> = {};
 
-  it("writes one copy per sealed proof, each the proof file the API answers and export-proof writes", () => {
+  it("writes one copy per sealed proof, each the proof file the API answers and export-proof writes", async () => {
     const report = pipelineRun();
     const ids = sealedIds();
-    expect(ids.length).toBeGreaterThan(0);
-    expect(report).toEqual({ ok: true, written: ids.length, kept: 0, removed: 0, differences: [] });
+    expect((await ids).length).toBeGreaterThan(0);
+    expect(report).toEqual({ ok: true, written: (await ids).length, kept: 0, removed: 0, differences: [] });
     first = read(copiesDir);
-    expect(Object.keys(first).sort()).toEqual(ids.map((id) => `${id}.json`).sort());
+    expect(Object.keys(first).sort()).toEqual((await ids).map((id) => `${id}.json`).sort());
     // The ledger's newest checkpoint is the published one: the store's proof file (the API's body) is the copy.
-    withLedger(({ ledger }) => {
-      const state = ledger.state(consensusProjection);
-      for (const id of ids) expect(first[`${id}.json`]).toBe(sealedProofFile(ledger, state, id));
+    withLedger(async ({ ledger }) => {
+      const state = await ledger.state(consensusProjection);
+      for (const id of await ids) expect(first[`${id}.json`]).toBe(await sealedProofFile(ledger, state, id));
     });
   });
 
-  it("is deterministic: a second run writes nothing, and a fresh data folder gets the same bytes", () => {
+  it("is deterministic: a second run writes nothing, and a fresh data folder gets the same bytes", async () => {
     expect(pipelineRun()).toMatchObject({ ok: true, written: 0, kept: Object.keys(first).length });
     const fresh = join(dir, "fresh");
     cpSync(join(dataDir, "keys"), join(fresh, "keys"), { recursive: true });
     cpSync(join(dataDir, "ledger", "checkpoint"), join(fresh, LEDGER_CHECKPOINT));
-    withLedger(({ ledger }) => publishProofCopies({ dataDir: fresh, ledger, check: false, log }));
+    withLedger(async ({ ledger }) => await publishProofCopies({ dataDir: fresh, ledger, check: false, log }));
     expect(read(join(fresh, PROOF_COPIES_DIR))).toEqual(first);
   });
 
@@ -89,7 +89,7 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     expect(out.join("\n")).toContain("verified");
   });
 
-  it("--check names a changed, a missing and a stray copy; the next run repairs them", () => {
+  it("--check names a changed, a missing and a stray copy; the next run repairs them", async () => {
     expect(pipelineRun(true)).toMatchObject({ ok: true, differences: [] });
     const [a, b] = Object.keys(first);
     const changed = first[a!]!.replace(/"question":"/, '"question":"X');
@@ -97,8 +97,8 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     rmSync(join(copiesDir, b!));
     writeFileSync(join(copiesDir, "DP-1-99.json"), "{}\n");
     const check = pipelineRun(true);
-    expect(check.ok).toBe(false);
-    expect(check.differences.sort()).toEqual(
+    expect((await check).ok).toBe(false);
+    expect((await check).differences.sort()).toEqual(
       [`${join(copiesDir, a!)}: differs from the proof file the ledger gives`, `${join(copiesDir, b!)}: missing`, `${join(copiesDir, "DP-1-99.json")}: not a proof sealed within ${join(dataDir, LEDGER_CHECKPOINT)}`].sort(),
     );
     expect(readFileSync(join(copiesDir, a!), "utf8")).toBe(changed); // --check writes nothing
@@ -107,7 +107,7 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
   });
 
   it("never rewrites a copy: after the ledger grows, old copies keep their checkpoint, new ones get the new one", async () => {
-    withLedger(({ ledger }) => ledger.append(events.slice(split)));
+    withLedger(async ({ ledger }) => await ledger.append(events.slice(split)));
     const before = publishedSize();
     const report = pipelineRun();
     const after = publishedSize();
@@ -124,11 +124,11 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     expect(code).toBe(0);
   });
 
-  it("--check without a published checkpoint says so; a run without one refuses", () => {
+  it("--check without a published checkpoint says so; a run without one refuses", async () => {
     const empty = join(dir, "empty");
-    withLedger(({ ledger }) => {
-      expect(publishProofCopies({ dataDir: empty, ledger, check: true, log })).toMatchObject({ ok: false, differences: [expect.stringContaining("is missing")] });
-      expect(() => publishProofCopies({ dataDir: empty, ledger, check: false, log })).toThrow(/no published checkpoint/);
+    withLedger(async ({ ledger }) => {
+      expect(await publishProofCopies({ dataDir: empty, ledger, check: true, log })).toMatchObject({ ok: false, differences: [expect.stringContaining("is missing")] });
+      await expect(publishProofCopies({ dataDir: empty, ledger, check: false, log })).rejects.toThrow(/no published checkpoint/);
     });
     expect(existsSync(join(empty, PROOF_COPIES_DIR))).toBe(false);
   });

@@ -12,7 +12,8 @@ import { z } from "zod";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader, NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { verifierKey } from "../core/checkpoint.ts";
@@ -124,26 +125,26 @@ const SAMPLE: NewEvent = { type: "sample.generated", payload: { generator: "runn
 interface Fixture {
   root: string;
   dataDir: string;
-  ledger: SqliteLedger;
+  ledger: Ledger;
   reader: CountingReader;
   log: string[];
   run(extra?: Partial<RunOptions>): ReturnType<typeof runPipeline>;
   cleanup(): void;
 }
 
-function fixture(sample = true): Fixture {
+async function fixture(sample = true): Promise<Fixture> {
   const { dir, cleanup } = tempDir("runner-test-");
   const dataDir = join(dir, "data");
   cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
   mkdirSync(join(dataDir, "sources", "test"), { recursive: true });
   writeFileSync(join(dataDir, "sources", "test", "label.json"), `{"label":"ledger entries"}\n`);
-  const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), {
+  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"), 
     origin: "test.example/ledger",
     durability: "normal",
     now: steppingClock(),
     signer: { name: "test.example/ledger", secretKeyHex: LEDGER_SECRET },
   });
-  ledger.append([...(sample ? [SAMPLE] : []), ...Array.from({ length: 40 }, (_, i) => sampleEvent(i))]);
+  await ledger.append([...(sample ? [SAMPLE] : []), ...Array.from({ length: 40 }, (_, i) => sampleEvent(i))]);
   const reader = new CountingReader(ledger);
   const log: string[] = [];
   const stateDir = join(dir, "state");
@@ -163,8 +164,8 @@ function fixture(sample = true): Fixture {
         digestCache: join(stateDir, "pipeline-digests.json"),
         ...extra,
       }),
-    cleanup: () => {
-      ledger.close();
+    cleanup: async () => {
+      await ledger.close();
       cleanup();
     },
   };
@@ -183,10 +184,10 @@ function tmpFiles(dir: string): string[] {
 }
 
 let f: Fixture;
-beforeEach(() => {
-  f = fixture();
+beforeEach(async () => {
+  f = await fixture();
 });
-afterEach(() => f.cleanup());
+afterEach(async () => f.cleanup());
 
 describe("runPipeline", () => {
   it("writes every output, its manifest and signature, reading the ledger once", async () => {
@@ -232,7 +233,7 @@ describe("runPipeline", () => {
 
   it("regenerates what an appended ledger entry or an edited source changes", async () => {
     await f.run();
-    f.ledger.append([sampleEvent(1000)]);
+    await f.ledger.append([sampleEvent(1000)]);
     f.reader.entriesCalls = 0;
     let report = await f.run();
     expect(report.ok).toBe(true);
@@ -257,7 +258,7 @@ describe("runPipeline", () => {
 
   it("fails, writing nothing, when a stored entry was changed behind the store's back", async () => {
     // The stored leaves and subtrees still give the old root: only rehashing what is read shows it.
-    const raw = new DatabaseSync(f.ledger.path);
+    const raw = new DatabaseSync(f.ledger.store.location);
     raw.exec("DROP TRIGGER entries_no_update");
     raw.exec(`UPDATE entries SET payload = replace(payload, '"operational"', '"degraded"') WHERE seq = 5`);
     raw.close();
@@ -279,7 +280,7 @@ describe("runPipeline", () => {
 
   it("a failing step names the step and the file, and leaves its area untouched", async () => {
     await f.run();
-    f.ledger.append([sampleEvent(2000)]);
+    await f.ledger.append([sampleEvent(2000)]);
     const broken: DocumentStep = { ...countStep, version: 2, generate: () => `{"schemaVersion":1,"label":"","message":"x","color":"blue"}\n` };
     const report = await f.run({ steps: [broken, labelStep, auditStep] });
     expect(report.ok).toBe(false);
@@ -330,7 +331,7 @@ describe("runPipeline", () => {
 
   it("writes keyed outputs into the keyed data folder only; the public folder keeps the signed manifest with their hashes", async () => {
     f.cleanup();
-    f = fixture(false); // real data, not SAMPLE: the public folder may hold no keyed file
+    f = await fixture(false); // real data, not SAMPLE: the public folder may hold no keyed file
     const keyedDir = join(f.root, "private");
     const report = await f.run({ keyedDataDir: keyedDir });
     expect(report.ok).toBe(true);
@@ -399,7 +400,7 @@ describe("runPipeline", () => {
 
   it("refuses to sign with a key that data/keys/datasets.vkey does not list, unless told to trust it", async () => {
     await f.run();
-    f.ledger.append([sampleEvent(3000)]);
+    await f.ledger.append([sampleEvent(3000)]);
     const otherState = join(f.root, "other-state");
     let report = await f.run({ signingKey: () => loadSigningKey(DATASET_KEY, otherState, {}) });
     expect(report.ok).toBe(false);
@@ -456,7 +457,7 @@ describe("the ledger export as input (--ledger-export)", () => {
   it("gives the same outputs as the SQLite ledger, and reads only the checkpoint when nothing is new", async () => {
     await f.run();
     const dir = join(f.root, "export");
-    exportLedger(f.ledger, dir);
+    await exportLedger(f.ledger, dir);
     const reader = new CountingReader(new ExportLedgerReader(dir, ledgerVerifiers(vkey(), "")));
     const check = await f.run({ ledger: reader, check: true });
     expect(check.differences).toEqual([]);
@@ -469,7 +470,7 @@ describe("the ledger export as input (--ledger-export)", () => {
 
   it("refuses an export whose checkpoint no trusted key signed, and fails the run on a tampered line", async () => {
     const dir = join(f.root, "export");
-    exportLedger(f.ledger, dir);
+    await exportLedger(f.ledger, dir);
     const other = verifierKey("test.example/ledger", publicKeyFromSecret("ed25519", "77".repeat(32)));
     expect(() => new ExportLedgerReader(dir, ledgerVerifiers(other, ""))).toThrow(/checkpoint: .*no verifiable signatures/);
 

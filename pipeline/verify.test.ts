@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import { DATASET_KEY, loadSigningKey, type SigningKey } from "../store/keys.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { signManifest as signAnyManifest } from "../core/datapackage/signature.ts";
 import { runPipeline } from "./runner.ts";
@@ -86,19 +86,19 @@ beforeAll(async () => {
   ({ dir: root, cleanup } = tempDir("verify-test-"));
   pristine = join(root, "pristine");
   cpSync(join(REPO, "data", "schemas"), join(pristine, "schemas"), { recursive: true });
-  const ledger = new SqliteLedger(join(root, "ledger.sqlite"), { origin: "test.example/ledger", durability: "normal", now: steppingClock() });
-  ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
+  const ledger = await openLedgerStore({ path: join(root, "ledger.sqlite"),  origin: "test.example/ledger", durability: "normal", now: steppingClock() });
+  await ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
   key = loadSigningKey(DATASET_KEY, join(root, "state"), {});
   const report = await runPipeline({ dataDir: pristine, ledger, steps: STEPS, log: () => {}, signingKey: () => key });
-  ledger.close();
+  await ledger.close();
   expect(report.ok).toBe(true);
 });
-afterAll(() => cleanup());
+afterAll(async () => cleanup());
 
 /** A fresh copy of the written data for each test to damage. */
 let data: string;
 let n = 0;
-beforeEach(() => {
+beforeEach(async () => {
   data = join(root, `copy-${n++}`);
   cpSync(pristine, data, { recursive: true });
   areas = join(data, "areas");
@@ -124,14 +124,14 @@ function republish(area: Area, path: string, text: string): void {
 }
 
 describe("npm run verify", () => {
-  it("prints ok for every area the runner wrote", () => {
+  it("prints ok for every area the runner wrote", async () => {
     const result = cli(areas);
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe("economy: ok (1 resources)\ngovernment: ok (2 resources)\n");
     expect(result.status).toBe(0);
   });
 
-  it("the signature verifies with the published key and names the area and the exact bytes", () => {
+  it("the signature verifies with the published key and names the area and the exact bytes", async () => {
     const manifest = readFileSync(join(areas, "economy", "datapackage.json"));
     const sig = readFileSync(join(areas, "economy", "datapackage.json.sig"), "utf8");
     const trusted = parseTrustedKeys(readFileSync(join(data, "keys", "datasets.vkey"), "utf8"));
@@ -139,7 +139,7 @@ describe("npm run verify", () => {
     expect(() => verifyManifestSignature("government", manifest, sig, trusted)).toThrow(/signature is for "economy datapackage"/);
   });
 
-  it("a tampered manifest fails, naming datapackage.json", () => {
+  it("a tampered manifest fails, naming datapackage.json", async () => {
     const file = join(areas, "economy", "datapackage.json");
     writeFileSync(file, readFileSync(file, "utf8").replace('"access": "public"', '"access": "economist"'));
     const result = cli(areas);
@@ -148,7 +148,7 @@ describe("npm run verify", () => {
     expect(result.stdout).toBe("government: ok (2 resources)\n");
   });
 
-  it("a signed manifest that disagrees with the contract fails: a path the site refuses, or a keyed file made public", () => {
+  it("a signed manifest that disagrees with the contract fails: a path the site refuses, or a keyed file made public", async () => {
     const file = join(areas, "government", "datapackage.json");
     const pristineText = readFileSync(file, "utf8");
     // Signed by a trusted key without the contract check, as a careless publisher could.
@@ -167,7 +167,7 @@ describe("npm run verify", () => {
     expect(() => signManifest("government", readFileSync(file), key)).toThrow(expect.objectContaining({ code: "path-invalid" }));
   });
 
-  it("a signature by a key that is not trusted fails, naming the .sig file", () => {
+  it("a signature by a key that is not trusted fails, naming the .sig file", async () => {
     const other = loadSigningKey(DATASET_KEY, join(root, `other-${n}`), {});
     const file = join(areas, "economy", "datapackage.json");
     writeFileSync(`${file}.sig`, signManifest("economy", readFileSync(file), other));
@@ -176,7 +176,7 @@ describe("npm run verify", () => {
     expect(result.stderr).toContain(`economy: FAILED ${file}.sig: note has no verifiable signatures`);
   });
 
-  it("a data file whose bytes changed fails, naming it", () => {
+  it("a data file whose bytes changed fails, naming it", async () => {
     const file = join(areas, "government", "ledger", "export.csv");
     const bytes = readFileSync(file);
     bytes[40] = bytes[40] === 0x30 ? 0x31 : 0x30;
@@ -185,7 +185,7 @@ describe("npm run verify", () => {
     expect(government).toMatchObject({ ok: false, file, problem: expect.stringMatching(/^sha256 is sha256:[0-9a-f]{64}, the manifest records/) });
   });
 
-  it("a JSON document that fails its schema fails, naming it, even when its manifest entry and signature are current", () => {
+  it("a JSON document that fails its schema fails, naming it, even when its manifest entry and signature are current", async () => {
     const file = join(areas, "economy", "supply.json");
     republish("economy", "supply.json", `{"schemaVersion":1,"label":"entries","message":"30","color":"purple"}\n`);
     const result = cli(areas, "--areas", "economy");
@@ -193,7 +193,7 @@ describe("npm run verify", () => {
     expect(result.stderr).toContain(`economy: FAILED ${file}: does not match its JSON Schema: /color must be equal to one of the allowed values`);
   });
 
-  it("a CSV row that fails its Table Schema, and a JSON array item that fails its row schema, are named", () => {
+  it("a CSV row that fails its Table Schema, and a JSON array item that fails its row schema, are named", async () => {
     const csv = readFileSync(join(areas, "government", "ledger", "export.csv"), "utf8").split("\r\n");
     csv[3] = csv[3]!.replace(/,sha256:[0-9a-f]{64}$/, ",sha256:nothex");
     republish("government", "ledger/export.csv", csv.join("\r\n"));
@@ -205,7 +205,7 @@ describe("npm run verify", () => {
     expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "ledger", "export.json"), problem: expect.stringMatching(/^item 2 does not match its JSON Schema: \/event_type/) });
   });
 
-  it("a file listed in the manifest but missing is named", () => {
+  it("a file listed in the manifest but missing is named", async () => {
     const file = join(areas, "government", "ledger", "export.json");
     writeFileSync(file, "");
     expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file });

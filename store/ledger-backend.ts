@@ -3,7 +3,8 @@
  * and nothing more. Sealing, the compact range, projections, group commit and checkpoint signing
  * live in the shared class; a backend only stores and reads rows, subtrees and checkpoints, and
  * holds the ledger's write lock for one transaction. SQLite: store/sqlite-backend.ts. Only
- * store/open-ledger.ts picks one.
+ * store/open-ledger.ts picks one. A backend reports a store it cannot reach (closed, lost, locked
+ * past its timeout) as core/ledger/store.ts `LedgerUnavailableError`: the API answers 503.
  */
 
 export interface EntryRow {

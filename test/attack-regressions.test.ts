@@ -22,10 +22,10 @@ let athena: Companion;
 let holder: Holder;
 let keys: ApiKeyStore;
 
-beforeEach(() => {
-  fx = new AvmFixture();
-  athena = fx.companion("athena");
-  holder = fx.identity("holder");
+beforeEach(async () => {
+  fx = await AvmFixture.open();
+  athena = await fx.companion("athena");
+  holder = await fx.identity("holder");
   cpSync(join(REPO_DATA, "areas"), join(fx.dir, "areas"), { recursive: true });
   cpSync(join(REPO_DATA, "keys"), join(fx.dir, "keys"), { recursive: true });
   keys = new ApiKeyStore(join(fx.dir, "access.sqlite"));
@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 const serve = (options: Parameters<AvmFixture["serve"]>[0] = {}) => fx.serve({ keys, quotas: new DailyQuotas({ now: fx.clock.now }), ...options });
-const ledgerSince = (size: number): LedgerEntry[] => [...fx.ledger.entries(size)];
+const ledgerSince = async (size: number): Promise<LedgerEntry[]> => Array.fromAsync(fx.ledger.entries(size));
 const accessSince = (size: number): LedgerEntry[] => [...keys.ledger.entries(size)];
 const problemType = async (res: Response) => ((await res.json()) as { type: string }).type;
 const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
@@ -45,13 +45,13 @@ describe("1. deep nesting is refused where bodies are parsed, and the verify att
   it("a verify body whose attestation nests 6,000 arrays deep is 400 problem+json and an avm.attempt (request_malformed)", async () => {
     const api = await serve();
     const body = JSON.stringify(fx.body(holder, athena, ["api.read"])).replace('"companion_attestation":{', `"companion_attestation":{"x":${deep(6000)},`);
-    const before = fx.ledger.size();
+    const before = await fx.ledger.size();
     const res = await api.post("/avm/verify", body);
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(await problemType(res)).toBe(`${PROBLEM_BASE}invalid-body`);
-    const logged = ledgerSince(before);
-    expect(logged.map((e) => e.type)).toEqual(["avm.attempt"]);
+    const logged = await ledgerSince(before);
+    expect((await logged).map((e) => e.type)).toEqual(["avm.attempt"]);
     expect(logged[0]!.payload).toMatchObject({ ledger_id: null, verified: false, error: "request_malformed", attestation_hash: null });
     expect(res.headers.get("ledger-seq")).toBe(String(logged[0]!.seq));
   });
@@ -74,36 +74,36 @@ describe("1. deep nesting is refused where bodies are parsed, and the verify att
 describe("6. every refusal of a verify is an attempt with its reason", () => {
   it("a 70 KB body (413) is logged as request_too_large", async () => {
     const api = await serve();
-    const before = fx.ledger.size();
+    const before = await fx.ledger.size();
     const res = await api.post("/avm/verify", JSON.stringify({ ledger_id: holder.ledger_id, pad: "x".repeat(70_000) }));
     expect(res.status).toBe(413);
-    const logged = ledgerSince(before);
-    expect(logged.map((e) => e.type)).toEqual(["avm.attempt"]);
+    const logged = await ledgerSince(before);
+    expect((await logged).map((e) => e.type)).toEqual(["avm.attempt"]);
     expect(logged[0]!.payload).toMatchObject({ ledger_id: null, verified: false, error: "request_too_large" });
     expect(res.headers.get("ledger-seq")).toBe(String(logged[0]!.seq));
   });
 
   it("a cross-origin POST (403) is logged as origin_not_allowed, with the body's ledger_id", async () => {
     const api = await serve();
-    const before = fx.ledger.size();
+    const before = await fx.ledger.size();
     const res = await fetch(`${api.url}/avm/verify`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" },
       body: JSON.stringify(fx.body(holder, athena, ["api.read"])),
     });
     expect(res.status).toBe(403);
-    const logged = ledgerSince(before);
-    expect(logged.map((e) => e.type)).toEqual(["avm.attempt"]);
+    const logged = await ledgerSince(before);
+    expect((await logged).map((e) => e.type)).toEqual(["avm.attempt"]);
     expect(logged[0]!.payload).toMatchObject({ ledger_id: holder.ledger_id, verified: false, error: "origin_not_allowed" });
   });
 
   it("refusals count against the verify quota, so they cannot flood the ledger either", async () => {
     const api = await serve({ verifyQuota: 3 });
-    const before = fx.ledger.size();
+    const before = await fx.ledger.size();
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await api.post("/avm/verify", JSON.stringify({ pad: "x".repeat(70_000) }))).status);
     expect(statuses).toEqual([413, 413, 413, 429, 429]);
-    expect(ledgerSince(before).length).toBe(3);
+    expect((await ledgerSince(before)).length).toBe(3);
   });
 });
 
@@ -112,7 +112,7 @@ describe("7. the access audit records the tier actually applied", () => {
     const { token, key } = keys.issue("academic", "revoked academic", fx.clock.now());
     keys.revoke(key.id, "test", fx.clock.now());
     const api = await serve();
-    const before = keys.ledger.size();
+    const before = await keys.ledger.size();
     const res = await fetch(`${api.url}/academics/papers.json`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-policy")).toContain("q=100;");
@@ -124,7 +124,7 @@ describe("7. the access audit records the tier actually applied", () => {
 describe("2. anonymous refusals do not cost a durable write each", () => {
   it("150 anonymous and 20 made-up-key requests for a keyed file write nothing at once, then one count per window and reason", async () => {
     const api = await serve();
-    const before = keys.ledger.size();
+    const before = await keys.ledger.size();
     const statuses = new Map<number, number>();
     for (let i = 0; i < 150; i++) {
       const res = await fetch(`${api.url}/government/compliance-report.json`);
@@ -135,7 +135,7 @@ describe("2. anonymous refusals do not cost a durable write each", () => {
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
     expect([...statuses].sort()).toEqual([[401, 100], [429, 70]]);
-    expect(keys.ledger.size()).toBe(before);
+    expect(await keys.ledger.size()).toBe(before);
     // The window's counts are written once a later window begins.
     fx.clock.advance(61_000);
     await fetch(`${api.url}/government/compliance-report.json`);
@@ -152,7 +152,7 @@ describe("2. anonymous refusals do not cost a durable write each", () => {
   it("a known key's refusal is still one access entry, written before the answer", async () => {
     const { token, key } = keys.issue("academic", "wrong tier", fx.clock.now());
     const api = await serve();
-    const before = keys.ledger.size();
+    const before = await keys.ledger.size();
     const res = await fetch(`${api.url}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(403);
     expect(accessSince(before).map((e) => e.payload)).toEqual([expect.objectContaining({ key_id: key.id, outcome: "forbidden", status: 403 })]);
@@ -170,14 +170,14 @@ describe("3. a token issued by a token falls with its issuer", () => {
     };
     const t1 = await issue(t0.token, "deputy");
     const t2 = await issue(t1.token, "deputy-of-deputy");
-    const issued = [...fx.ledger.entries()].filter((e) => e.type === "token.issued").map((e) => e.payload as { jti: string; issued_by?: string });
+    const issued = (await Array.fromAsync(fx.ledger.entries())).filter((e) => e.type === "token.issued").map((e) => e.payload as { jti: string; issued_by?: string });
     expect(issued.find((p) => p.jti === t1.jti)?.issued_by).toBe(t0.jti);
     expect(issued.find((p) => p.jti === t2.jti)?.issued_by).toBe(t1.jti);
     const drift = (token: string) => api.post("/avm/operator/record-drift", { ledger_id: holder.ledger_id, drift_score: 0.01, source: "monitor" }, token);
     expect((await drift(t2.token)).status).toBe(200);
 
     // Revoked by the CLI path (another process appending token.revoked).
-    fx.apply((registry) => ops.revokeToken(registry, { jti: t0.jti, reason: "compromised" }));
+    await fx.apply((registry) => ops.revokeToken(registry, { jti: t0.jti, reason: "compromised" }));
     expect((await drift(t0.token)).status).toBe(401);
     expect((await drift(t1.token)).status).toBe(401);
     expect((await drift(t2.token)).status).toBe(401);
@@ -192,7 +192,7 @@ describe("3. a token issued by a token falls with its issuer", () => {
     const t0 = await fx.token(["avm.operate"]);
     const res = await api.post("/avm/operator/issue-token", { subject: "deputy", permissions: ["avm.operate"], ttl_seconds: 600 }, t0.token);
     const t1 = (await res.json()) as { token: string; jti: string };
-    fx.apply((registry) => ops.revokeToken(registry, { jti: t1.jti, reason: "left" }));
+    await fx.apply((registry) => ops.revokeToken(registry, { jti: t1.jti, reason: "left" }));
     const drift = (token: string) => api.post("/avm/operator/record-drift", { ledger_id: holder.ledger_id, drift_score: 0.01, source: "monitor" }, token);
     expect((await drift(t1.token)).status).toBe(401);
     expect((await drift(t0.token)).status).toBe(200);

@@ -11,7 +11,8 @@ import { testServer, type TestServer } from "./support/api/helpers.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { LEDGER_CHECKPOINT, LEDGER_VKEY, publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
 import { leafHashOf, openCheckpoint, readBundle, rootFromInclusion, TileTree, verifyConsistencyProof, type LogFiles } from "./support/tlog-tiles-client.ts";
 
@@ -24,7 +25,7 @@ const NEW_SIZE = 66_530;
 const { dir, cleanup } = tempDir("ledger-tiles-e2e-");
 const dataDir = join(dir, "data");
 const prefix = join(dataDir, "ledger");
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let server: TestServer;
 let oldNote: string;
 let newNote: string;
@@ -42,13 +43,13 @@ const files =
 const b64 = (h: Uint8Array) => Buffer.from(h).toString("base64");
 
 beforeAll(async () => {
-  ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: KEY.secretKey }, now: steppingClock(), durability: "normal" });
-  const sign = () => ({ note: ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
-  for (let i = 0; i < OLD_SIZE; i += 5_000) ledger.append(Array.from({ length: Math.min(5_000, OLD_SIZE - i) }, (_, j) => sampleEvent(i + j)));
-  publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false });
+  ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: KEY.secretKey }, now: steppingClock(), durability: "normal" });
+  const sign = async () => ({ note: await ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
+  for (let i = 0; i < OLD_SIZE; i += 5_000) await ledger.append(Array.from({ length: Math.min(5_000, OLD_SIZE - i) }, (_, j) => sampleEvent(i + j)));
+  await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false });
   oldNote = readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
-  ledger.append(Array.from({ length: NEW_SIZE - OLD_SIZE }, (_, j) => sampleEvent(OLD_SIZE + j)));
-  publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false });
+  await ledger.append(Array.from({ length: NEW_SIZE - OLD_SIZE }, (_, j) => sampleEvent(OLD_SIZE + j)));
+  await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false });
   newNote = readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
   vkey = readFileSync(join(dataDir, LEDGER_VKEY), "utf8").trim();
   server = await testServer(null, { ledger, keysFile: join(dir, "access.sqlite") });
@@ -78,11 +79,11 @@ describe("the published tiles, read independently", () => {
     const older = openCheckpoint(oldNote, vkey);
     const tree = new TileTree(files(prefix), newer.size);
     const proof = await tree.consistency(older.size);
-    expect(proof.map(b64)).toEqual(ledger.consistencyProof(older.size, newer.size).map(b64));
+    expect(proof.map(b64)).toEqual((await ledger.consistencyProof(older.size, newer.size)).map(b64));
     expect(verifyConsistencyProof(older.size, newer.size, older.root, newer.root, proof)).toBe(true);
     expect(verifyConsistencyProof(older.size, newer.size, newer.root, newer.root, proof)).toBe(false);
     for (const m of [1, 255, 256, 4_097, 65_536]) {
-      expect((await tree.consistency(m)).map(b64), `from ${m}`).toEqual(ledger.consistencyProof(m, newer.size).map(b64));
+      expect((await tree.consistency(m)).map(b64), `from ${m}`).toEqual((await ledger.consistencyProof(m, newer.size)).map(b64));
     }
   });
 
@@ -126,7 +127,7 @@ describe("the published tiles, read independently", () => {
   it("with leaf data in the bundles, every bundle entry hashes to its level-0 hash (C2SP) and is the whole entry", async () => {
     const leafDir = join(dir, "leaf-bundles");
     const newer = openCheckpoint(newNote, vkey);
-    publishLedgerTiles({ dir: leafDir, ledger, size: newer.size, root: newer.root, from: 0, bundle: "leaf" });
+    await publishLedgerTiles({ dir: leafDir, ledger, size: newer.size, root: newer.root, from: 0, bundle: "leaf" });
     writeFileSync(join(leafDir, "checkpoint"), newNote);
     const tree = new TileTree(files(leafDir), newer.size);
     expect(b64(await tree.mth(0, newer.size))).toBe(b64(newer.root));

@@ -18,18 +18,19 @@ import { supplyStep } from "../pipeline/areas/economy/supply.ts";
 import { factsOf } from "../pipeline/facts/accumulate.ts";
 import { sampleOptions } from "../pipeline/seed/sample-options.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../data");
 const sample = sampleOptions(REPO_DATA);
 const events: NewEvent[] = [...simulate({ seed: sample.seed, size: sample.size, now: new Date(sample.now) })];
 
 const made = tempDir("live-supply-");
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let server: RunningServer;
 
 beforeAll(async () => {
-  ledger = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "live-supply-test", durability: "normal" });
+  ledger = await openLedgerStore({ path: join(made.dir, "ledger.sqlite"),  origin: "live-supply-test", durability: "normal" });
   server = await listen(createApp({ dataDir: REPO_DATA, ledger, log: () => {} }), "127.0.0.1", 0);
 });
 afterAll(async () => {
@@ -47,12 +48,12 @@ function pipelineSupply(entries: readonly LedgerEntry[]): unknown {
 describe("GET /economy/supply, live", () => {
   it("equals the pipeline's supply.json at every ledger size as the ledger grows", async () => {
     for (const size of [1, 250, 3_000, 7_000, events.length]) {
-      for (let from = ledger.size(); from < size; from += 1000) ledger.append(events.slice(from, Math.min(size, from + 1000)));
+      for (let from = await ledger.size(); from < size; from += 1000) await ledger.append(events.slice(from, Math.min(size, from + 1000)));
       const response = await fetch(`${server.url}/economy/supply`);
       expect(response.status, `at ${size}`).toBe(200);
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(response.headers.get("ratelimit-policy")).toBe('"daily";q=100;w=86400');
-      expect(await response.json(), `at ${size}`).toEqual(pipelineSupply([...ledger.entries()]));
+      expect(await response.json(), `at ${size}`).toEqual(pipelineSupply((await Array.fromAsync(ledger.entries()))));
     }
     // The whole sample gives the committed figures (supply.json is dated by the newest pulse as well).
     const committed = JSON.parse(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json"), "utf8")) as Record<string, unknown>;
@@ -66,23 +67,23 @@ describe("GET /economy/supply, live", () => {
     expect(Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json")))).toBe(true);
   });
 
-  it("folds only the entries appended since the last answer", () => {
+  it("folds only the entries appended since the last answer", async () => {
     const read: [number, number][] = [];
     const counting: LedgerReader = new Proxy(ledger, {
       get(target, name) {
-        if (name === "entries") return (start = 0, end = target.size()) => (read.push([start, end]), target.entries(start, end));
+        if (name === "entries") return (start: number, end: number) => (read.push([start, end]), target.entries(start, end));
         const value = Reflect.get(target, name) as unknown;
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
     const balances = new Balances({ ledger: counting, dataDir: REPO_DATA, now: () => new Date() });
-    const size = ledger.size();
-    balances.supply();
-    balances.supply();
+    const size = await ledger.size();
+    await balances.supply();
+    await balances.supply();
     expect(read).toEqual([[0, size]]);
-    const last = [...ledger.entries(size - 1, size)][0]!;
-    ledger.append([{ type: "mic_burn", payload: { account: "ATLAS", amount_shards: "1", reason: "live supply test" }, ts: last.ts }]);
-    expect(balances.supply()?.burned).toBe((pipelineSupply([...ledger.entries()]) as { burned: number }).burned);
+    const last = (await Array.fromAsync(ledger.entries(size - 1, size)))[0]!;
+    await ledger.append([{ type: "mic_burn", payload: { account: "ATLAS", amount_shards: "1", reason: "live supply test" }, ts: last.ts }]);
+    expect((await balances.supply())?.burned).toBe((pipelineSupply((await Array.fromAsync(ledger.entries()))) as { burned: number }).burned);
     expect(read).toEqual([[0, size], [size, size + 1]]);
   });
 });
@@ -90,7 +91,7 @@ describe("GET /economy/supply, live", () => {
 describe("GET /economy/supply past 2^53 shards", () => {
   it("answers the exact shard strings, and the numbers' text written from them (not a double's)", async () => {
     const own = tempDir("live-supply-big-");
-    const big = new SqliteLedger(join(own.dir, "ledger.sqlite"), { origin: "live-supply-big", durability: "normal" });
+    const big = await openLedgerStore({ path: join(own.dir, "ledger.sqlite"),  origin: "live-supply-big", durability: "normal" });
     const bigServer = await listen(createApp({ dataDir: REPO_DATA, ledger: big, log: () => {} }), "127.0.0.1", 0);
     try {
       const mint = events.find((e) => e.type === "mic_mint")!;

@@ -19,13 +19,13 @@ import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { createApp } from "../api/app.ts";
 import { decideAndAppend, openTestLedger, PARTICIPANTS, registerOffices, TEST_TOKEN_PUBLIC_KEY } from "./support/api/routes/consensus.ts";
 import { listen, type RunningServer } from "../api/server.ts";
-import type { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-consensus-"));
 const siteDir = join(tmp, "site");
 const published = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-registry.json"), "utf8")) as ConsensusRegistry;
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let live: RunningServer;
 let down: RunningServer;
 let context: BrowserContext;
@@ -34,11 +34,11 @@ let page: Page;
 beforeAll(async () => {
   const build = await buildSite(REPO_DATA_DIR, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  ledger = openTestLedger(join(tmp, "ledger.sqlite"), { durability: "normal" });
-  registerOffices(ledger);
+  ledger = await openTestLedger(join(tmp, "ledger.sqlite"), { durability: "normal" });
+  await registerOffices(ledger);
   // A live cycle unlike the published one, and a session open in its own room.
-  decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle: "C-900", gi: 0.9123 }));
-  decideAndAppend(ledger, (s) => decideOpenSession(s, { cycle: "C-900", room: "live-room", gi_baseline: 0.97, participants: [...PARTICIPANTS] }));
+  await decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle: "C-900", gi: 0.9123 }));
+  await decideAndAppend(ledger, (s) => decideOpenSession(s, { cycle: "C-900", room: "live-room", gi_baseline: 0.97, participants: [...PARTICIPANTS] }));
   live = await listen(createApp({ dataDir: join(tmp, "data"), siteDir, log: () => {}, ledger, tokenPublicKeyHex: TEST_TOKEN_PUBLIC_KEY }), "127.0.0.1", 0);
   // The same site from a server without a ledger: /api/cycle/current answers 503.
   down = await listen(createApp({ dataDir: join(tmp, "data"), siteDir, log: () => {} }), "127.0.0.1", 0);
@@ -101,7 +101,7 @@ describe("the cycle tracker on /consensus/", () => {
     expect(await field("clock")).toBe(clockTime(t0));
     expect(await field("cycle")).toBe("C-900");
 
-    decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle: "C-901", gi: 0.9555 }));
+    await decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle: "C-901", gi: 0.9555 }));
     await page.clock.runFor(14_000);
     // Before 15 seconds nothing is fetched again.
     expect(await field("cycle")).toBe("C-900");

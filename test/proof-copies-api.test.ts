@@ -15,24 +15,24 @@ import { tempDir } from "./support/api/helpers.ts";
 import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "../pipeline/proof-copies.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
-import type { SqliteLedger } from "../store/sqlite-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
 
 const { dir, cleanup } = tempDir("proof-copies-api-");
 const dataDir = join(dir, "data");
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let server: RunningServer;
 
 beforeAll(async () => {
-  ledger = openTestLedger(join(dir, "ledger.sqlite"), { durability: "normal" });
+  ledger = await openTestLedger(join(dir, "ledger.sqlite"), { durability: "normal" });
   let batch: NewEvent[] = [];
   for (const e of simulate({ seed: "proof-copies-api", size: 800, now: new Date("2025-07-25T12:00:00.000Z") })) {
     batch.push(e);
-    if (batch.length === 500) (ledger.append(batch), (batch = []));
+    if (batch.length === 500) (await ledger.append(batch), (batch = []));
   }
-  ledger.append(batch);
+  await ledger.append(batch);
   const signer = { name: TEST_LEDGER_SIGNER.name, publicKeyHex: TEST_LEDGER_PUBLIC_KEY };
-  publishLedgerCheckpoint({ dataDir, ledger, sign: () => ({ note: ledger.checkpoint(), signer }), trustNewKey: false });
-  publishProofCopies({ dataDir, ledger, check: false, log: () => {} });
+  await publishLedgerCheckpoint({ dataDir, ledger, sign: async () => ({ note: await ledger.checkpoint(), signer }), trustNewKey: false });
+  await publishProofCopies({ dataDir, ledger, check: false, log: () => {} });
   server = await serveLedger(ledger, dir);
 });
 

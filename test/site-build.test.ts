@@ -11,7 +11,7 @@ import { historyLine, sealPulse } from "../core/pulse/history.ts";
 import { buildSite, makeHistory, writeDataDir, type BuildResult } from "./support/site/helpers.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock } from "./support/store/helpers.ts";
 
 const RECORDS = 10_000;
@@ -45,15 +45,15 @@ function bodyRows(html: string): string[] {
 }
 
 /** A 600-entry ledger published into the data folder as the pipeline does: checkpoint, key and tiles. */
-function writeLedger(): void {
+async function writeLedger(): Promise<void> {
   const origin = "site-build.test/ledger";
   const key = generateKeyPair("ed25519");
-  const ledger = new SqliteLedger(join(tmp, "ledger.sqlite"), { origin, signer: { name: origin, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
+  const ledger = await openLedgerStore({ path: join(tmp, "ledger.sqlite"),  origin, signer: { name: origin, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
   try {
-    ledger.append(Array.from({ length: 600 }, (_, i) => sampleEvent(i)));
-    publishLedgerCheckpoint({ dataDir, ledger, sign: () => ({ note: ledger.checkpoint(), signer: { name: origin, publicKeyHex: key.publicKey } }), trustNewKey: false });
+    await ledger.append(Array.from({ length: 600 }, (_, i) => sampleEvent(i)));
+    await publishLedgerCheckpoint({ dataDir, ledger, sign: async () => ({ note: await ledger.checkpoint(), signer: { name: origin, publicKeyHex: key.publicKey } }), trustNewKey: false });
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 
@@ -63,14 +63,14 @@ beforeAll(async () => {
   first = await buildSite(dataDir, outA);
 }, BUILD_TIMEOUT);
 
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterAll(async () => rmSync(tmp, { recursive: true, force: true }));
 
 describe("site build over 10,000 pulses", () => {
-  it("builds", () => {
+  it("builds", async () => {
     expect(first.code, first.output).toBe(0);
   });
 
-  it("keeps every timeline page under 150 KB", () => {
+  it("keeps every timeline page under 150 KB", async () => {
     const pages = filesUnder(outA).filter((p) => p.startsWith("pulse/timeline/") && p.endsWith("index.html"));
     expect(pages).toHaveLength(LAST_PAGE);
     const sizes = pages.map((p) => statSync(join(outA, p)).size);
@@ -79,7 +79,7 @@ describe("site build over 10,000 pulses", () => {
     for (const [i, p] of pages.entries()) expect(sizes[i], p).toBeLessThan(150 * 1024);
   });
 
-  it("lists 50 pulses newest first on page 1 and the oldest on the last page", () => {
+  it("lists 50 pulses newest first on page 1 and the oldest on the last page", async () => {
     const html = page(outA, "pulse/timeline/index.html");
     const rows = bodyRows(html);
     expect(rows).toHaveLength(PAGE_SIZE);
@@ -102,7 +102,7 @@ describe("site build over 10,000 pulses", () => {
     expect(last).not.toContain('rel="next"');
   });
 
-  it("draws two downsampled polylines, the dashed baseline, title and desc on every page", () => {
+  it("draws two downsampled polylines, the dashed baseline, title and desc on every page", async () => {
     for (const path of ["pulse/timeline/index.html", "pulse/timeline/2/index.html", `pulse/timeline/${LAST_PAGE}/index.html`]) {
       const html = page(outA, path);
       const svg = /<svg[^>]*role="img"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? "";
@@ -122,7 +122,7 @@ describe("site build over 10,000 pulses", () => {
     }
   });
 
-  it("copies data/v1/** into the site", () => {
+  it("copies data/v1/** into the site", async () => {
     for (const file of ["badge.json", "badge/gi.json", "badge/mii.json", "badge.svg", "badge/gi.svg", "history.json", "latest.json"]) {
       const built = readFileSync(join(outA, "v1", "pulse", file));
       expect(built.equals(readFileSync(join(dataDir, "v1", "pulse", file))), file).toBe(true);
@@ -131,7 +131,7 @@ describe("site build over 10,000 pulses", () => {
     expect(latest.hash).toBe(history.at(-1)!.hash);
   });
 
-  it("publishes the ledger's checkpoint and its C2SP tiles under /ledger/, byte for byte", () => {
+  it("publishes the ledger's checkpoint and its C2SP tiles under /ledger/, byte for byte", async () => {
     const ledgerFiles = filesUnder(join(dataDir, "ledger"));
     expect(ledgerFiles).toEqual(["checkpoint", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"]);
     expect(filesUnder(join(outA, "ledger"))).toEqual(ledgerFiles);
@@ -139,7 +139,7 @@ describe("site build over 10,000 pulses", () => {
     expect(readFileSync(join(outA, "keys", "ledger.vkey"), "utf8")).toBe(readFileSync(join(dataDir, "keys", "ledger.vkey"), "utf8"));
   });
 
-  it("shows the latest pulse, its cycle and the badges on the home page", () => {
+  it("shows the latest pulse, its cycle and the badges on the home page", async () => {
     const html = page(outA, "index.html");
     const latest = history.at(-1)!;
     expect(html).toContain(`Integrity pulse, cycle ${latest.cycle}`);

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiKeyStore } from "../api/api-keys.ts";
 import { createApp } from "../api/app.ts";
-import { SqliteLedger } from "../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../store/open-ledger.ts";
 import { DailyQuotas } from "../api/middleware/rate-limit.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
@@ -116,7 +116,7 @@ async function world(options: { keyedDataDir?: (dir: string) => string; maxClien
   const keys = new ApiKeyStore(join(dir, "access.sqlite"), { durability: "normal" });
   const keyedDataDir = options.keyedDataDir?.(dir);
   // The ledger the live /economy/supply is computed from (empty here).
-  const ledger = new SqliteLedger(join(dir, "ledger.sqlite"), { origin: "trust-boundaries", durability: "normal" });
+  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: "trust-boundaries", durability: "normal" });
   const app = createApp({
     ledger,
     dataDir: data,
@@ -139,7 +139,7 @@ async function world(options: { keyedDataDir?: (dir: string) => string; maxClien
     stop: async () => {
       await server.close();
       keys.close();
-      ledger.close();
+      await ledger.close();
       cleanup();
     },
   };
@@ -159,7 +159,7 @@ function editManifest(data: string, area: Area, edit: (m: { resources: Record<st
 
 // ---------------------------------------------------------------------------------------------
 
-afterAll(() => {
+afterAll(async () => {
   const rows = [...tally].map(([category, t]) => `  ${category.padEnd(28)} ${String(t.requests).padStart(5)} requests   unexpected 5xx ${t.unexpected5xx}   non-problem error bodies ${t.nonProblemErrors}`);
   const total = [...tally.values()].reduce((a, t) => ({ requests: a.requests + t.requests, unexpected5xx: a.unexpected5xx + t.unexpected5xx, nonProblemErrors: a.nonProblemErrors + t.nonProblemErrors }), { requests: 0, unexpected5xx: 0, nonProblemErrors: 0 });
   console.log(`trust-boundary requests by category:\n${rows.join("\n")}\n  ${"total".padEnd(28)} ${String(total.requests).padStart(5)} requests   unexpected 5xx ${total.unexpected5xx}   non-problem error bodies ${total.nonProblemErrors}`);
@@ -181,7 +181,7 @@ describe("§1 one contract for published data: the verifier, the site build and 
   beforeAll(async () => {
     w = await world();
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("a signed manifest that breaks the contract is refused by all three, whatever the break", async () => {
     // A trusted key (listed in this world's datasets.vkey) signs each broken manifest.
@@ -225,7 +225,7 @@ describe("§2 the API trusts only signed manifests", () => {
     w = await world();
     government = w.keys.issue("government", "ministry", w.clock.now()).token;
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("an edited file whose hash and bytes were updated in the manifest is not served", async () => {
     const file = join(w.data, "areas", "diplomacy", "standards.json");
@@ -283,7 +283,7 @@ describe("§3 the pulse history is served only as far as its signed checkpoint",
     w = await world();
     original = readFileSync(history(), "utf8");
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
   const look = async () => {
     w.clock.advance(1001);
     const badge = (await hit("§3 pulse checkpoint", w.url, "/v1/pulse/badge")).json();
@@ -331,7 +331,7 @@ describe("§4 one route per file, whatever the spelling", () => {
   beforeAll(async () => {
     w = await world();
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("every spelling of an area file is answered by the area route, never by the static copy", async () => {
     const genuine = readFileSync(join(w.data, "areas", "diplomacy", "standards.json"), "utf8");
@@ -398,7 +398,7 @@ describe("§4/§6 sweep: every area file × spelling × credential × method", (
     government = w.keys.issue("government", "ministry", w.clock.now()).token;
     academic = w.keys.issue("academic", "university", w.clock.now()).token;
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("answers each from the area route with the genuine bytes, or refuses with a problem — never the static copy", async () => {
     const routes = AREAS.flatMap((area) => [
@@ -458,7 +458,7 @@ describe("§6 Bearer scheme in any case; 304 on If-None-Match", () => {
     w = await world();
     government = w.keys.issue("government", "ministry", w.clock.now()).token;
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("accepts the scheme in any case (RFC 9110 §11.1)", async () => {
     for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
@@ -501,7 +501,7 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
   beforeAll(async () => {
     w = await world();
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("npm run keys -- revoke takes effect on the running API at once", async () => {
     const issued = cli("issue", "--tier", "government", "--label", "Ministry of Tests");
@@ -613,7 +613,7 @@ describe("§8 keyed data never reaches the public", () => {
       rmSync(join(w.site, "government", path), { force: true });
     }
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("the API serves keyed files from the keyed store, verified against the public signed manifest", async () => {
     const token = w.keys.issue("government", "ministry", w.clock.now()).token;
@@ -636,7 +636,7 @@ describe("§9 quotas cannot be turned into a lock-out", () => {
   beforeAll(async () => {
     w = await world({ maxClients: 2, sketchWidth: 64 });
   });
-  afterAll(() => w.stop());
+  afterAll(async () => w.stop());
 
   it("with a cap of 2 exact clients, later clients are still served, each held to its quota", async () => {
     // Loopback is 127.0.0.0/8: every address is a different client.

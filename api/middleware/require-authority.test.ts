@@ -19,9 +19,9 @@ let holder: Holder;
 const services: RunningServer[] = [];
 
 beforeEach(async () => {
-  fx = new AvmFixture();
-  athena = fx.companion("athena");
-  holder = fx.identity("relied-upon");
+  fx = await AvmFixture.open();
+  athena = await fx.companion("athena");
+  holder = await fx.identity("relied-upon");
   avm = await fx.serve();
   const granted = await avm.post("/avm/verify", fx.body(holder, athena, ["api.read", "api.deploy.staging"]));
   expect(((await granted.json()) as { verified: boolean }).verified).toBe(true);
@@ -51,17 +51,17 @@ describe("requireAuthority", () => {
     const call = await service(avmOverHttp(avm.url));
     expect(await call()).toEqual({ status: 200, type: undefined, body: { deployed_by: holder.ledger_id } });
     expect((await call("")).status).toBe(401);
-    const viewer = fx.identity("viewer-only", { role: "viewer" });
+    const viewer = await fx.identity("viewer-only", { role: "viewer" });
     expect(await call(viewer.ledger_id)).toMatchObject({ status: 403, type: "forbidden" });
 
-    const narrow = fx.identity("narrow");
+    const narrow = await fx.identity("narrow");
     await avm.post("/avm/verify", fx.body(narrow, athena, ["api.read"]));
     expect(await call(narrow.ledger_id)).toMatchObject({ status: 403, type: "forbidden" });
 
     // A revocation is seen on the next request: nothing is cached.
     const { token } = await fx.token(["avm.revoke"]);
     await avm.post("/avm/revoke", { ledger_id: narrow.ledger_id, reason: "requested_by_holder", evidence_hash: `sha256:${sha256Hex("x")}` }, token);
-    const other = fx.identity("other");
+    const other = await fx.identity("other");
     await avm.post("/avm/verify", fx.body(other, athena, ["api.deploy.staging"]));
     expect((await call(other.ledger_id)).status).toBe(200);
     await avm.post("/avm/operator/record-drift", { ledger_id: other.ledger_id, drift_score: 0.5, source: "monitor" }, (await fx.token(["avm.operate"])).token);
@@ -73,12 +73,12 @@ describe("requireAuthority", () => {
   });
 
   it("in process: over the ledger; a closed store denies; no AVM at all denies", async () => {
-    const second = fx.secondConnection();
+    const second = await fx.secondConnection();
     const call = await service(ledgerAuthority(second, fx.clock.now));
     expect((await call()).status).toBe(200);
     fx.clock.advance(31 * DAY); // the grant (30 days) has expired: no authority
     expect(await call()).toMatchObject({ status: 403, type: "forbidden" });
-    second.close();
+    await second.close();
     expect(await call()).toMatchObject({ status: 503, type: "authority-unavailable" });
     const none = await service(ledgerAuthority(undefined, fx.clock.now));
     expect(await none()).toMatchObject({ status: 503, type: "authority-unavailable" });

@@ -4,24 +4,25 @@ import { afterEach, describe, expect, it } from "vitest";
 import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";
 import { generateKeyPair } from "../../core/signature.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import type { Ledger } from "../../store/ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import type { Platform } from "../platform.ts";
 import { requireToken, type TokenVariables } from "./require-token.ts";
 
 const key = generateKeyPair("ed25519");
 const other = generateKeyPair("ed25519");
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let nowMs = Date.parse("2026-06-01T00:00:00.000Z");
-afterEach(() => ledger?.close());
+afterEach(async () => ledger?.close());
 
-function platform(): Platform {
-  ledger = new SqliteLedger(":memory:", { origin: "test", now: () => new Date(nowMs) });
+async function platform(): Promise<Platform> {
+  ledger = await openLedgerStore({ path: ":memory:",  origin: "test", now: () => new Date(nowMs) });
   return { ledger, tokenPublicKeyHex: key.publicKey, now: () => new Date(nowMs) };
 }
 
 async function issue(permissions: TokenPermission[], options: { ttl?: number; secret?: string; record?: boolean } = {}): Promise<{ token: string; jti: string }> {
   const claims = tokenClaims({ jti: randomUUID(), subject: "operator-1", permissions, ttlSeconds: options.ttl ?? 600 }, nowMs);
-  if (options.record !== false) ledger.append([tokenIssuedEvent(claims)]);
+  if (options.record !== false) await ledger.append([tokenIssuedEvent(claims)]);
   return { token: await signToken(claims, options.secret ?? key.secretKey), jti: claims.jti };
 }
 
@@ -33,7 +34,7 @@ function app(p: Platform | undefined) {
 
 describe("requireToken", () => {
   it("passes a recorded, unexpired token with the permission, in any scheme case, and hands the claims on", async () => {
-    const call = app(platform());
+    const call = app(await platform());
     const { token } = await issue(["consensus.write"]);
     for (const scheme of ["Bearer", "bearer"]) {
       const res = await call(`${scheme} ${token}`);
@@ -50,7 +51,7 @@ describe("requireToken", () => {
     ["never recorded on the ledger", async () => `Bearer ${(await issue(["consensus.write"], { record: false })).token}`, "not issued"],
     ["without the permission", async () => `Bearer ${(await issue(["avm.revoke"])).token}`, "permission missing"],
   ])("refuses %s with a 401 problem", async (_name, header, reason) => {
-    const call = app(platform());
+    const call = app(await platform());
     const res = await call(await header());
     expect(res.status).toBe(401);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -59,10 +60,10 @@ describe("requireToken", () => {
   });
 
   it("refuses an expired token, and a token revoked by a later ledger event on the very next request", async () => {
-    const call = app(platform());
+    const call = app(await platform());
     const { token, jti } = await issue(["consensus.write"], { ttl: 60 });
     expect((await call(`Bearer ${token}`)).status).toBe(200);
-    ledger.append([{ type: "token.revoked", payload: { jti, reason: "rotated" } }]);
+    await ledger.append([{ type: "token.revoked", payload: { jti, reason: "rotated" } }]);
     expect((await call(`Bearer ${token}`)).status).toBe(401);
     const second = await issue(["consensus.write"], { ttl: 60 });
     nowMs += 61_000;
@@ -71,9 +72,9 @@ describe("requireToken", () => {
 
   it("fails closed without a ledger, and when the ledger cannot be read", async () => {
     expect((await app(undefined)("Bearer x.y.z")).status).toBe(401);
-    const p = platform();
+    const p = await platform();
     const { token } = await issue(["consensus.write"]);
-    ledger.close();
+    await ledger.close();
     expect((await app(p)(`Bearer ${token}`)).status).toBe(401);
   });
 });

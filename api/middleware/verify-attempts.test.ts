@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { z } from "@hono/zod-openapi";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import type { Ledger } from "../../store/ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import { problemType } from "../problem.ts";
 import { json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup } from "../route.ts";
@@ -26,17 +27,17 @@ const gated = defineRoute({
 });
 
 let servers: Server[] = [];
-let ledgers: SqliteLedger[] = [];
+let ledgers: Ledger[] = [];
 afterEach(async () => {
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  for (const l of ledgers) l.close(); // a no-op when the test closed it
+  for (const l of ledgers) await l.close(); // a no-op when the test closed it
   servers = [];
   ledgers = [];
 });
 
-async function gate(quota: number): Promise<{ ledger: SqliteLedger; post: (body: string, type?: string) => Promise<Response> }> {
+async function gate(quota: number): Promise<{ ledger: Ledger; post: (body: string, type?: string) => Promise<Response> }> {
   const clock = manualClock(Date.parse("2026-06-01T08:00:00.000Z"));
-  const ledger = new SqliteLedger(":memory:", { origin: "test", now: clock.now });
+  const ledger = await openLedgerStore({ path: ":memory:",  origin: "test", now: clock.now });
   ledgers.push(ledger);
   const routes = routeGroup();
   routes.use(gated.path, verifyAttempts({ ledger, tokenPublicKeyHex: "00".repeat(32), now: clock.now }, new DailyQuotas({ now: clock.now }), quota));
@@ -54,11 +55,11 @@ describe("verifyAttempts", () => {
     const accepted = await post(JSON.stringify({ name: "a" }));
     expect(accepted.status).toBe(200);
     expect(accepted.headers.get("ratelimit")).toMatch(/^"daily";r=2;/);
-    expect(ledger.size()).toBe(0);
+    expect(await ledger.size()).toBe(0);
 
     expect((await post(JSON.stringify({ name: 1 }))).status).toBe(400);
     expect((await post("name=a", "application/x-www-form-urlencoded")).status).toBe(415);
-    expect([...ledger.entries()].map((e) => [e.type, e.payload.error])).toEqual([
+    expect((await Array.fromAsync(ledger.entries())).map((e) => [e.type, e.payload.error])).toEqual([
       ["avm.attempt", "request_malformed"],
       ["avm.attempt", "request_malformed"],
     ]);
@@ -67,12 +68,12 @@ describe("verifyAttempts", () => {
     expect(limited.status).toBe(429);
     expect(((await limited.json()) as { type: string }).type).toBe(problemType("rate-limited"));
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(ledger.size()).toBe(2); // a refused request is not logged
+    expect(await ledger.size()).toBe(2); // a refused request is not logged
   });
 
   it("answers 503 ledger-unavailable when the malformed attempt cannot be recorded", async () => {
     const { ledger, post } = await gate(10);
-    ledger.close();
+    await ledger.close();
     const res = await post(JSON.stringify({ name: 1 }));
     expect(res.status).toBe(503);
     expect(((await res.json()) as { type: string }).type).toBe(problemType("ledger-unavailable"));

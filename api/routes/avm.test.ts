@@ -27,9 +27,9 @@ let athena: Companion;
 let hermes: Companion;
 
 beforeEach(async () => {
-  fx = new AvmFixture();
-  athena = fx.companion("athena");
-  hermes = fx.companion("hermes", "secp256k1");
+  fx = await AvmFixture.open();
+  athena = await fx.companion("athena");
+  hermes = await fx.companion("hermes", "secp256k1");
   api = await fx.serve();
 });
 afterEach(async () => {
@@ -46,15 +46,15 @@ async function check(id: string, on: ApiOnLoopback = api) {
   return (await (await on.get(`/avm/check/${id}`)).json()) as { has_authority: boolean; scopes: string[]; expires_at: string | null };
 }
 
-const entries = () => [...fx.ledger.entries()];
-const last = () => entries().at(-1)!;
+const entries = () => Array.fromAsync(fx.ledger.entries());
+const last = async () => (await entries()).at(-1)!;
 
 describe("POST /avm/verify", () => {
   it("answers stake_locked past 2^53 shards exactly: stake_locked_shards, and the number's text written from it", async () => {
     const shards = 2n ** 53n + 2n; // 9007199254.740994 MIC; through a double it reads …740993
     // One lock is at most 1,000,000,000 MIC: the stake is bonded in ten locks.
-    const holder = fx.identity("deployer", { stake: "7199254.740994" });
-    for (let i = 0; i < 9; i++) fx.apply((r) => lockStake(r, { ledger_id: holder.ledger_id, amount: "1000000000", slashing_conditions_accepted: true }));
+    const holder = await fx.identity("deployer", { stake: "7199254.740994" });
+    for (let i = 0; i < 9; i++) await fx.apply((r) => lockStake(r, { ledger_id: holder.ledger_id, amount: "1000000000", slashing_conditions_accepted: true }));
     const res = await api.post("/avm/verify", fx.body(holder, athena, ["api.read"]));
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -64,8 +64,8 @@ describe("POST /avm/verify", () => {
   });
 
   it("grants: the authority_context, the attempt and the grant in one write, Ledger-Seq of the grant, its inclusion proof", async () => {
-    const holder = fx.identity("deployer", { stake: "12500" });
-    const before = fx.ledger.size();
+    const holder = await fx.identity("deployer", { stake: "12500" });
+    const before = await fx.ledger.size();
     const { res, json, seq } = await verify(fx.body(holder, athena, ["api.read", "api.deploy.staging"]));
     expect(res.status).toBe(200);
     expect(json.verified).toBe(true);
@@ -75,7 +75,7 @@ describe("POST /avm/verify", () => {
     expect(Date.parse(context.expires_at) - Date.parse(context.created_at)).toBe(30 * DAY); // fewer than 5 attestations: 30 days
     expect(res.headers.get("ratelimit-policy")).toBe('"daily";q=100;w=86400');
     expect(res.headers.get("ratelimit")).toMatch(/^"daily";r=99;t=\d+$/);
-    const written = entries().slice(before);
+    const written = (await entries()).slice(before);
     expect(written.map((e) => e.type)).toEqual(["avm.attempt", "avm.grant"]);
     expect(written[0]!.ts).toBe(written[1]!.ts); // one transaction
     expect(seq).toBe(written[1]!.seq);
@@ -88,21 +88,21 @@ describe("POST /avm/verify", () => {
     const verifier = { name: "integrity-platform.example/ledger", publicKeyHex: publicKeyFromSecret("ed25519", sha256Hex("avm test ledger key")) };
     expect(verifyEntryInclusion(grantEvent(context).payload, answer, [verifier])).toMatchObject({ ok: true });
     expect(verifyEntryInclusion({ ...grantEvent(context).payload, scopes: ["api.*"] }, answer, [verifier])).toMatchObject({ ok: false });
-    expect((await api.get(`/ledger/entries/${fx.ledger.size()}/inclusion`)).status).toBe(404);
+    expect((await api.get(`/ledger/entries/${await fx.ledger.size()}/inclusion`)).status).toBe(404);
     expect((await api.get("/ledger/entries/01/inclusion")).status).toBe(400);
   });
 
   it("answers every stage's failure with verified: false (200), its code and rule, and logs the attempt", async () => {
-    const deployer = fx.identity("d1");
-    const viewer = fx.identity("viewer", { role: "viewer", reputation: 0.5 });
-    const unstaked = fx.identity("unstaked", { stake: "0" });
-    const unbonded = fx.identity("unbonded", { stake: "500", acceptSlashing: false });
-    const poor = fx.identity("poor", { stake: "150" });
-    const nobody = fx.identity("nobody", { reputation: 0 });
-    const barred = fx.identity("barred");
-    fx.ledger.append([{ type: "integrity.violation", payload: { ledger_id: barred.ledger_id, evidence_hash: EVIDENCE, detected_by: "monitor" } }]);
-    const drifting = fx.identity("drifting");
-    fx.ledger.append([{ type: "identity.drift", payload: { ledger_id: drifting.ledger_id, drift_score: 0.3, source: "monitor" } }]);
+    const deployer = await fx.identity("d1");
+    const viewer = await fx.identity("viewer", { role: "viewer", reputation: 0.5 });
+    const unstaked = await fx.identity("unstaked", { stake: "0" });
+    const unbonded = await fx.identity("unbonded", { stake: "500", acceptSlashing: false });
+    const poor = await fx.identity("poor", { stake: "150" });
+    const nobody = await fx.identity("nobody", { reputation: 0 });
+    const barred = await fx.identity("barred");
+    await fx.ledger.append([{ type: "integrity.violation", payload: { ledger_id: barred.ledger_id, evidence_hash: EVIDENCE, detected_by: "monitor" } }]);
+    const drifting = await fx.identity("drifting");
+    await fx.ledger.append([{ type: "identity.drift", payload: { ledger_id: drifting.ledger_id, drift_score: 0.3, source: "monitor" } }]);
     const stranger = fx.body(deployer, athena, ["api.read"]);
     const other = { algorithm: "ed25519" as const, secretKeyHex: sha256Hex("someone else") };
     const now = fx.nowMs;
@@ -128,7 +128,7 @@ describe("POST /avm/verify", () => {
       expect(res.status, what).toBe(200);
       expect(json, what).toMatchObject({ verified: false, failed_at_stage: stage, code, error });
       expect(json.error_detail, what).toMatch(/^[a-z]+\.[a-z_]+: /);
-      const attempt = last();
+      const attempt = (await last());
       expect(seq, what).toBe(attempt.seq);
       expect(attempt.type, what).toBe("avm.attempt");
       expect(attempt.payload, what).toMatchObject({ verified: false, failed_at_stage: stage, code, error });
@@ -139,21 +139,21 @@ describe("POST /avm/verify", () => {
   });
 
   it("grants an attestation once: a replay fails at the attestation stage, also when ten requests race", async () => {
-    const holder = fx.identity("replayer");
+    const holder = await fx.identity("replayer");
     const body = fx.body(holder, athena, ["api.read"]);
     expect((await verify(body)).json.verified).toBe(true);
     expect((await verify(body)).json).toMatchObject({ verified: false, failed_at_stage: "attestation", code: "AVM_003", error: "attestation_replayed" });
 
-    const racer = fx.identity("racer");
+    const racer = await fx.identity("racer");
     const raced = fx.body(racer, athena, ["api.read"]);
     const answers = await Promise.all(Array.from({ length: 10 }, () => verify(raced)));
     expect(answers.filter((a) => a.json.verified)).toHaveLength(1);
     expect(answers.filter((a) => a.json.error === "attestation_replayed")).toHaveLength(9);
-    expect(entries().filter((e) => e.type === "avm.grant" && e.payload.ledger_id === racer.ledger_id)).toHaveLength(1);
+    expect((await entries()).filter((e) => e.type === "avm.grant" && e.payload.ledger_id === racer.ledger_id)).toHaveLength(1);
   });
 
   it("renews with a new attestation while the grant is in force; drift above 0.1 is AVM_008", async () => {
-    const holder = fx.identity("renewer");
+    const holder = await fx.identity("renewer");
     const first = (await verify(fx.body(holder, athena, ["api.read"]))).json.authority_context!;
     fx.clock.advance(DAY);
     const second = await verify(fx.body(holder, hermes, ["api.read", "api.write"]));
@@ -161,7 +161,7 @@ describe("POST /avm/verify", () => {
     expect(await check(holder.ledger_id)).toEqual({ has_authority: true, scopes: ["api.read", "api.write"], expires_at: second.json.authority_context!.expires_at });
     expect(second.json.authority_context!.attestation_hash).not.toBe(first.attestation_hash);
     await verify(fx.body(holder, athena, ["api.read"])); // a third, still in force
-    fx.ledger.append([{ type: "identity.drift", payload: { ledger_id: holder.ledger_id, drift_score: 0.05, source: "monitor" } }]);
+    await fx.ledger.append([{ type: "identity.drift", payload: { ledger_id: holder.ledger_id, drift_score: 0.05, source: "monitor" } }]);
     expect((await verify(fx.body(holder, hermes, ["api.read"]))).json.verified).toBe(true);
     const drift = await api.post("/avm/operator/record-drift", { ledger_id: holder.ledger_id, drift_score: 0.2, source: "monitor" }, (await fx.token(["avm.operate"])).token);
     expect(await drift.json()).toMatchObject({ revoked: true });
@@ -170,12 +170,12 @@ describe("POST /avm/verify", () => {
   });
 
   it("answers malformed input 400 naming the field, another media type 415, too large 413 — and logs each with its reason, never the raw body", async () => {
-    const holder = fx.identity("sloppy");
+    const holder = await fx.identity("sloppy");
     const good = fx.body(holder, athena, ["api.read"]);
-    let size = fx.ledger.size();
-    const logged = () => {
-      const added = entries().slice(size);
-      size = fx.ledger.size();
+    let size = await fx.ledger.size();
+    const logged = async () => {
+      const added = (await entries()).slice(size);
+      size = await fx.ledger.size();
       return added;
     };
 
@@ -183,7 +183,7 @@ describe("POST /avm/verify", () => {
     expect(missing.res.status).toBe(400);
     expect(missing.json.type).toBe(`${PROBLEM_BASE}invalid-body`);
     expect(missing.json.invalid_fields![0]!.pointer).toBe("/wallet_signature");
-    const [attempt] = logged();
+    const [attempt] = (await logged());
     expect(attempt).toMatchObject({ type: "avm.attempt", payload: { ledger_id: holder.ledger_id, requested_scopes: ["api.read"], verified: false, failed_at_stage: null, code: null, error: "request_malformed" } });
     expect(attempt!.payload.attestation_hash).toMatch(/^sha256:/);
 
@@ -191,36 +191,36 @@ describe("POST /avm/verify", () => {
     const broken = await api.post("/avm/verify", `{"ledger_id": "${secret}", `);
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}bad-request`);
-    const [brokenAttempt] = logged();
+    const [brokenAttempt] = (await logged());
     expect(brokenAttempt!.payload).toEqual({ ledger_id: null, requested_scopes: [], verified: false, failed_at_stage: null, code: null, attestation_hash: null, error: "request_malformed" });
 
     const unknown = await verify({ ...good, requested_scopes: ["api.read", secret], extra: secret });
     expect(unknown.res.status).toBe(400);
-    expect(JSON.stringify(logged())).not.toContain(secret);
+    expect(JSON.stringify((await logged()))).not.toContain(secret);
 
     const text = await fetch(`${api.url}/avm/verify`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: JSON.stringify(good) });
     expect(text.status).toBe(415);
-    expect(logged().map((e) => e.payload.error)).toEqual(["request_malformed"]);
+    expect((await logged()).map((e) => e.payload.error)).toEqual(["request_malformed"]);
 
     const huge = await api.post("/avm/verify", JSON.stringify({ ...good, padding: "x".repeat(70_000) }));
     expect(huge.status).toBe(413);
     // Every refusal is an attempt with its reason (api/middleware/verify-attempts.ts); the body over the limit is never read.
-    expect(logged().map((e) => e.payload)).toEqual([expect.objectContaining({ ledger_id: null, error: "request_too_large" })]);
+    expect((await logged()).map((e) => e.payload)).toEqual([expect.objectContaining({ ledger_id: null, error: "request_too_large" })]);
     expect((await api.post("/avm/verify?x=1", good)).status).toBe(400);
-    expect(logged().map((e) => e.payload.error)).toEqual(["request_malformed"]);
+    expect((await logged()).map((e) => e.payload.error)).toEqual(["request_malformed"]);
   });
 
   it("limits each client per UTC day: 429 with RateLimit fields and Retry-After, not logged; the next day it resets", async () => {
     const limited = await fx.serve({ verifyQuota: 3 });
-    const holder = fx.identity("busy");
+    const holder = await fx.identity("busy");
     for (let i = 0; i < 3; i++) expect((await verify(fx.body(holder, athena, ["api.read"]), limited)).res.status).toBe(200);
-    const size = fx.ledger.size();
+    const size = await fx.ledger.size();
     const refused = await limited.post("/avm/verify", fx.body(holder, athena, ["api.read"]));
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}rate-limited`);
     expect(refused.headers.get("ratelimit")).toMatch(/^"daily";r=0;t=\d+$/);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(fx.ledger.size()).toBe(size);
+    expect(await fx.ledger.size()).toBe(size);
     // Malformed bodies count too: the quota is what bounds the log.
     expect((await limited.post("/avm/verify", "{")).status).toBe(429);
     fx.clock.advance(DAY);
@@ -229,27 +229,27 @@ describe("POST /avm/verify", () => {
 
   it("fails closed: no ledger → 503; a store closed under the running server → 503, nothing granted", async () => {
     const bare = await fx.serve({ ledger: undefined as never });
-    const holder = fx.identity("closed");
+    const holder = await fx.identity("closed");
     const body = fx.body(holder, athena, ["api.read"]);
     expect((await bare.post("/avm/verify", body)).status).toBe(503);
     expect((await bare.get(`/avm/check/${holder.ledger_id}`)).status).toBe(503);
     expect((await bare.post("/avm/revoke", { ledger_id: holder.ledger_id, reason: "key_compromise", evidence_hash: EVIDENCE })).status).toBe(401);
     expect((await bare.get("/ledger/entries/0/inclusion")).status).toBe(503);
 
-    const second = fx.secondConnection();
+    const second = await fx.secondConnection();
     const other = await fx.serve({}, second);
-    second.close();
+    await second.close();
     const res = await other.post("/avm/verify", body);
     expect(res.status).toBe(503);
     expect(((await res.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}ledger-unavailable`);
     expect((await other.get(`/avm/check/${holder.ledger_id}`)).status).toBe(503);
-    expect(fx.ledger.state(avmRegistry).identities.get(holder.ledger_id)!.grant).toBeNull();
+    expect((await fx.ledger.state(avmRegistry)).identities.get(holder.ledger_id)!.grant).toBeNull();
   });
 });
 
 describe("GET /avm/check and POST /avm/revoke", () => {
   it("check: the grant in force at the injected now; an expired grant is no authority", async () => {
-    const holder = fx.identity("checker");
+    const holder = await fx.identity("checker");
     expect(await check(holder.ledger_id)).toEqual({ has_authority: false, scopes: [], expires_at: null });
     const context = (await verify(fx.body(holder, athena, ["api.read"]))).json.authority_context!;
     expect(await check(holder.ledger_id)).toEqual({ has_authority: true, scopes: ["api.read"], expires_at: context.expires_at });
@@ -261,7 +261,7 @@ describe("GET /avm/check and POST /avm/revoke", () => {
   });
 
   it("revoke: 401 without a token with avm.revoke; with one, immediate and recorded", async () => {
-    const holder = fx.identity("revoked");
+    const holder = await fx.identity("revoked");
     await verify(fx.body(holder, athena, ["api.read"]));
     const body = { ledger_id: holder.ledger_id, reason: "requested_by_holder", evidence_hash: EVIDENCE };
     const none = await api.post("/avm/revoke", body);
@@ -272,19 +272,19 @@ describe("GET /avm/check and POST /avm/revoke", () => {
     const res = await api.post("/avm/revoke", body, token);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ revoked: true, revoked_at: fx.clock.now().toISOString() });
-    expect(last()).toMatchObject({ seq: Number(res.headers.get("ledger-seq")), type: "avm.revoke", payload: body });
+    expect((await last())).toMatchObject({ seq: Number(res.headers.get("ledger-seq")), type: "avm.revoke", payload: body });
     expect((await check(holder.ledger_id)).has_authority).toBe(false);
     // Recorded again, with nothing in force; an unknown identity is 404; a revoked token is refused.
     expect(await (await api.post("/avm/revoke", body, token)).json()).toMatchObject({ revoked: false });
     expect((await api.post("/avm/revoke", { ...body, ledger_id: "00000000-0000-4000-8000-000000000009" }, token)).status).toBe(404);
-    fx.ledger.append([{ type: "token.revoked", payload: { jti, reason: "rotated" } }]);
+    await fx.ledger.append([{ type: "token.revoked", payload: { jti, reason: "rotated" } }]);
     expect((await api.post("/avm/revoke", body, token)).status).toBe(401);
   });
 });
 
 describe("revocation by each trigger takes effect on the next request", () => {
   async function granted(label: string, stake = "20000"): Promise<Holder> {
-    const holder = fx.identity(label, { stake });
+    const holder = await fx.identity(label, { stake });
     expect((await verify(fx.body(holder, athena, ["api.read", "api.deploy.staging"]))).json.verified).toBe(true);
     expect((await check(holder.ledger_id)).has_authority).toBe(true);
     return holder;
@@ -304,7 +304,7 @@ describe("revocation by each trigger takes effect on the next request", () => {
       const res = await api.post(path, body, token);
       expect(res.status, what).toBe(200);
       expect(await res.json(), what).toMatchObject({ revoked: true });
-      const [trigger, revoke] = entries().slice(Number(res.headers.get("ledger-seq")));
+      const [trigger, revoke] = (await entries()).slice(Number(res.headers.get("ledger-seq")));
       expect(revoke, what).toMatchObject({ type: "avm.revoke", payload: { ledger_id: holder.ledger_id, reason } });
       expect(revoke!.ts, what).toBe(trigger!.ts);
       expect(await check(holder.ledger_id), what).toEqual({ has_authority: false, scopes: [], expires_at: null });
@@ -338,10 +338,10 @@ describe("revocation by each trigger takes effect on the next request", () => {
 
 describe("two API instances on one ledger file", () => {
   it("decide the same: a grant on one is seen by the other, a revocation on the other by the first, a racing replay grants once", async () => {
-    const second = fx.secondConnection();
+    const second = await fx.secondConnection();
     const b = await fx.serve({}, second);
     try {
-      const holder = fx.identity("shared");
+      const holder = await fx.identity("shared");
       const context = (await verify(fx.body(holder, athena, ["api.read"]), api)).json.authority_context!;
       expect(await check(holder.ledger_id, b)).toEqual({ has_authority: true, scopes: ["api.read"], expires_at: context.expires_at });
       const { token } = await fx.token(["avm.revoke"]);
@@ -349,14 +349,14 @@ describe("two API instances on one ledger file", () => {
       expect((await check(holder.ledger_id, api)).has_authority).toBe(false);
       expect((await verify(fx.body(holder, athena, ["api.read"]), api)).json.error).toBe("identity_revoked");
 
-      const racer = fx.identity("two-instance-racer");
+      const racer = await fx.identity("two-instance-racer");
       const body = fx.body(racer, athena, ["api.read"]);
       const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => verify(body, i % 2 === 0 ? api : b)));
       expect(answers.filter((a) => a.json.verified)).toHaveLength(1);
-      expect(second.state(avmRegistry).identities.get(racer.ledger_id)!.attestationCount).toBe(1);
+      expect((await second.state(avmRegistry)).identities.get(racer.ledger_id)!.attestationCount).toBe(1);
     } finally {
       await b.close();
-      second.close();
+      await second.close();
     }
   });
 });
@@ -369,7 +369,7 @@ describe("the operator routes (avm.operate)", () => {
     const registered = await api.post("/avm/operator/register-identity", { algorithm: "ed25519", public_key: key, role: "contributor", reputation: 0.9 }, token);
     expect(registered.status).toBe(200);
     const { ledger_id } = (await registered.json()) as { ledger_id: string };
-    expect(last()).toMatchObject({ seq: Number(registered.headers.get("ledger-seq")), type: "identity.registered" });
+    expect((await last())).toMatchObject({ seq: Number(registered.headers.get("ledger-seq")), type: "identity.registered" });
     expect((await api.post("/avm/operator/register-identity", { algorithm: "ed25519", public_key: key, role: "admin", reputation: 1 }, token)).status).toBe(409);
     const offCurve = await api.post("/avm/operator/register-identity", { algorithm: "ed25519", public_key: "00".repeat(32), role: "viewer", reputation: 0.5 }, token);
     expect(offCurve.status).toBe(400);

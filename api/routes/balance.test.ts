@@ -10,7 +10,8 @@ import type { NewEvent } from "../../core/ledger/store.ts";
 import { verifierKey } from "../../core/checkpoint.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../../core/signature.ts";
 import { appendReviewRound, MIGRATION_FILES, writeSnapshot } from "../../store/migration-dir.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import type { Ledger } from "../../store/ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import { createApp } from "../app.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { listen, type RunningServer } from "../server.ts";
@@ -39,7 +40,7 @@ const dataDir = join(made.dir, "data");
 const migrationDir = join(dataDir, "migration");
 const clock = manualClock(Date.parse("2025-11-30T12:00:00.000Z"));
 const at = (iso: string) => clock.advance(Date.parse(iso) - clock.now().getTime());
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let server: RunningServer;
 
 async function get(path: string): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
@@ -50,8 +51,8 @@ async function get(path: string): Promise<{ status: number; headers: Headers; bo
 beforeAll(async () => {
   mkdirSync(join(dataDir, "keys"), { recursive: true });
   writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${TEST_DATASET_VKEY}\n`);
-  ledger = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "balance-routes-test", durability: "normal", now: clock.now });
-  ledger.append([mint("ATLAS", "5000000", "2025-11-01T00:00:00.000Z"), mint("HERMES", "2000000", "2025-11-02T00:00:00.000Z")]);
+  ledger = await openLedgerStore({ path: join(made.dir, "ledger.sqlite"),  origin: "balance-routes-test", durability: "normal", now: clock.now });
+  await ledger.append([mint("ATLAS", "5000000", "2025-11-01T00:00:00.000Z"), mint("HERMES", "2000000", "2025-11-02T00:00:00.000Z")]);
   // The snapshot is published at its instant; until then the folder has no checkpoint.
   mkdirSync(migrationDir, { recursive: true });
   const app = createApp({ dataDir, ledger, now: clock.now, log: () => {} });
@@ -120,7 +121,7 @@ describe("balances by the phase of the server's clock", () => {
 
   it("transition: v2 = the snapshot plus the ledger's movements after it, exact beyond 2^53 shards, v1 computed from the same shards", async () => {
     at("2025-12-03T00:00:00.000Z");
-    ledger.append([lock("ATLAS", "1000000", "2025-12-03T00:00:00.000Z"), mint("whale", "1", "2025-12-03T00:00:00.000Z"), mint("newcomer", "7", "2025-12-03T00:00:00.000Z")]);
+    await ledger.append([lock("ATLAS", "1000000", "2025-12-03T00:00:00.000Z"), mint("whale", "1", "2025-12-03T00:00:00.000Z"), mint("newcomer", "7", "2025-12-03T00:00:00.000Z")]);
     expect((await get("/v2/balance/ATLAS")).body).toEqual({ balance_shards: "4000000", balance_credits: 4, balance_credits_formatted: "4.000000 MIC" });
     expect((await get("/v1/balance/ATLAS")).body).toEqual({ balance_gic: 4 });
     const whale = await get("/v2/balance/whale");
@@ -132,15 +133,15 @@ describe("balances by the phase of the server's clock", () => {
   });
 
   it("answers what another instance on the same store committed before the request, with concurrent lookups sharing reads of the tail", async () => {
-    const other = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "balance-routes-test", durability: "normal" });
+    const other = await openLedgerStore({ path: join(made.dir, "ledger.sqlite"),  origin: "balance-routes-test", durability: "normal" });
     try {
       for (let k = 1; k <= 5; k++) {
-        other.append([lock("newcomer", "1", "2025-12-03T00:00:00.000Z")]);
+        await other.append([lock("newcomer", "1", "2025-12-03T00:00:00.000Z")]);
         const answers = await Promise.all(Array.from({ length: 20 }, () => get("/v2/balance/newcomer")));
         expect(new Set(answers.map((a) => a.body.balance_shards))).toEqual(new Set([String(7 - k)]));
       }
     } finally {
-      other.close();
+      await other.close();
     }
   });
 
@@ -211,7 +212,7 @@ describe("failing closed", () => {
   });
 
   it("a store that fails under the lookups: 503 ledger-unavailable for each of them, not a 500", async () => {
-    const broken = new SqliteLedger(join(made.dir, "ledger.sqlite"), { origin: "balance-routes-test", durability: "normal" });
+    const broken = await openLedgerStore({ path: join(made.dir, "ledger.sqlite"),  origin: "balance-routes-test", durability: "normal" });
     const app = await listen(createApp({ dataDir, ledger: broken, now: clock.now, log: () => {} }), "127.0.0.1", 0);
     try {
       broken.close();

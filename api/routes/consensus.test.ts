@@ -7,7 +7,7 @@ import { REFUSAL_CODES, REFUSAL_KIND, type RefusalCode } from "../../core/consen
 import { consensusProjection } from "../../core/consensus/state.ts";
 import type { ProofDocument } from "../../core/schemas/consensus.ts";
 import { sign } from "../../core/signature.ts";
-import type { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import type { Ledger } from "../../store/ledger.ts";
 import { createApp } from "../app.ts";
 import { REFUSAL_STATUS } from "../consensus-problems.ts";
 import { PROBLEM_BASE } from "../problem.ts";
@@ -32,13 +32,13 @@ const RACE_CHILD = join(import.meta.dirname, "../../test/support/api/routes/cons
 const { dir, cleanup } = tempDir("consensus-api-");
 const clock = manualClock(Date.parse("2026-06-01T08:00:00.000Z"));
 const ledgerPath = join(dir, "ledger.sqlite");
-let ledger: SqliteLedger;
+let ledger: Ledger;
 let server: RunningServer;
 let client: ConsensusClient;
 
 beforeAll(async () => {
-  ledger = openTestLedger(ledgerPath, { now: clock.now });
-  registerOffices(ledger);
+  ledger = await openTestLedger(ledgerPath, { now: clock.now });
+  await registerOffices(ledger);
   const { token } = await issueToken(ledger, { nowMs: clock.now().getTime() });
   server = await serveLedger(ledger, dir, { now: clock.now });
   client = new ConsensusClient(server.url, token);
@@ -61,7 +61,7 @@ function expectRefusal(answer: Answer, code: RefusalCode): Record<string, unknow
   return body;
 }
 
-const consensusEntries = (type: string) => [...ledger.entries()].filter((e) => e.type === type);
+const consensusEntries = async (type: string) => (await Array.fromAsync(ledger.entries())).filter((e) => e.type === type);
 
 describe("a session end to end over HTTP, real signatures, a durable ledger", () => {
   it("records the cycle, opens, takes signed votes, generates, signs, validates, closes and seals; the proof verifies offline", async () => {
@@ -101,7 +101,7 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     expect((await client.vote(sessionId, "HERMES", "APPROVE")).status).toBe(201);
     const last = await client.vote(sessionId, "SOPHIA", "REJECT");
     expect(last.body).toMatchObject({ tally: { participants: 4, voted: 4, approve: 3, reject: 1, abstain: 0, outcome: "APPROVED" } });
-    expect(consensusEntries("consensus.vote").map((e) => e.payload.participant)).toEqual(["ATLAS", "EVE", "HERMES", "SOPHIA"]);
+    expect((await consensusEntries("consensus.vote")).map((e) => e.payload.participant)).toEqual(["ATLAS", "EVE", "HERMES", "SOPHIA"]);
 
     // The client cannot supply what the server computes.
     const forged = await client.request("POST", `/v1/consensus/sessions/${sessionId}/proof`, { ...proofRequest(), consensus: 1 });
@@ -134,7 +134,7 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     const result = closed.body as { evaluated_seq: number; seal: { ledger_seq: number; merkle_root: string } };
     // One transaction: the evaluation and the seal are consecutive entries.
     expect(result.seal.ledger_seq).toBe(result.evaluated_seq + 1);
-    expect([...ledger.entries(result.evaluated_seq, result.evaluated_seq + 2)].map((e) => e.type)).toEqual(["consensus.evaluated", "delibproof.sealed"]);
+    expect((await Array.fromAsync(ledger.entries(result.evaluated_seq, result.evaluated_seq + 2))).map((e) => e.type)).toEqual(["consensus.evaluated", "delibproof.sealed"]);
     expect((await client.request<{ sessions: unknown[] }>("GET", "/v1/consensus/sessions")).body.sessions).toEqual([]);
     expect((await client.request("GET", "/api/cycle/current")).body).toMatchObject({ room: "main" });
 
@@ -165,7 +165,7 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({
       status: "ok",
-      ledger: { status: "ok", size: ledger.size(), checkpoint_size: expect.any(Number) },
+      ledger: { status: "ok", size: await ledger.size(), checkpoint_size: expect.any(Number) },
       consensus: { status: "ok", cycle: { cycle: "C-151", gi: 0.97, room: "main" }, offices: 8, eligible_offices: 6, sessions: 1, sealed_proofs: 1, ignored_entries: 0 },
     });
   });
@@ -179,7 +179,7 @@ describe("every refusal is its problem", () => {
   };
 
   it("opening: unknown, unmeasured, below-minimum offices and the priority mix", async () => {
-    const before = ledger.size();
+    const before = await ledger.size();
     refusal(await client.open("r0", ["NOBODY", "EVE", "HERMES", "SOPHIA"]), "unknown-office");
     refusal(await client.open("r0", ["ATLAS", "EVE", "HERMES", "SILENT"]), "gi-unmeasured");
     const below = refusal(await client.open("r0", ["CASSANDRA", "EVE", "HERMES", "SOPHIA"]), "gi-below-minimum");
@@ -190,7 +190,7 @@ describe("every refusal is its problem", () => {
     expect(mix).toMatchObject({ critical: ["ATLAS", "EVE", "ORACLE"], high: ["HERMES"] });
     // Not four distinct participants: the body's schema refuses it before any decision.
     expect((await client.open("r0", ["ATLAS", "ATLAS", "HERMES", "SOPHIA"])).status).toBe(400);
-    expect(ledger.size()).toBe(before);
+    expect(await ledger.size()).toBe(before);
   });
 
   it("votes, the proof's steps and the close, each refused with its code; nothing refused is recorded", async () => {
@@ -240,13 +240,13 @@ describe("every refusal is its problem", () => {
     expect(mismatched.status).toBe(400);
     expect((mismatched.body as { invalid_fields: { pointer: string }[] }).invalid_fields[0]!.pointer).toBe("/sessionId");
 
-    const size = ledger.size();
+    const size = await ledger.size();
     expect((await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: doc.proof.delib_id, gi_delta: -0.001 })).status).toBe(200);
-    expect(ledger.size()).toBe(size + 2);
+    expect(await ledger.size()).toBe(size + 2);
     refusal(await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: doc.proof.delib_id, gi_delta: 0 }), "session-closed");
     refusal(await client.vote(sessionId, "EVE", "APPROVE"), "session-closed");
     // Nothing a refusal answered was recorded: the registry never had to ignore an entry.
-    expect(ledger.state(consensusProjection).ignoredCount).toBe(0);
+    expect((await ledger.state(consensusProjection)).ignoredCount).toBe(0);
   });
 
   it("the cycle never goes back", async () => {
@@ -254,7 +254,7 @@ describe("every refusal is its problem", () => {
     expect(refusal(await client.setCycle("C-150", 0.97), "cycle-regressed")).toMatchObject({ current: "C-152", requested: "C-150" });
   });
 
-  it("covers every code a route can answer (registration is the operator command's)", () => {
+  it("covers every code a route can answer (registration is the operator command's)", async () => {
     const registrationOnly: RefusalCode[] = ["office-exists", "key-in-use", "invalid-key"];
     expect([...seen].sort()).toEqual(REFUSAL_CODES.filter((c) => !registrationOnly.includes(c)));
   });
@@ -276,10 +276,10 @@ describe("write routes need a token with consensus.write (rule 3)", () => {
     const insufficient = (await issueToken(ledger, { permissions: ["avm.revoke"], nowMs: now })).token;
     const unrecorded = (await issueToken(ledger, { record: false, nowMs: now })).token;
     const revoked = await issueToken(ledger, { nowMs: now });
-    ledger.append([{ type: "token.revoked", payload: { jti: revoked.jti, reason: "rotated" } }]);
+    await ledger.append([{ type: "token.revoked", payload: { jti: revoked.jti, reason: "rotated" } }]);
     const expiring = (await issueToken(ledger, { ttlSeconds: 60, nowMs: now })).token;
     clock.advance(61_000);
-    const before = ledger.size();
+    const before = await ledger.size();
     const tokens: [string, string | null][] = [
       ["missing", null],
       ["malformed", "not-a-jwt"],
@@ -296,7 +296,7 @@ describe("write routes need a token with consensus.write (rule 3)", () => {
         expect((answer.body as { type: string }).type).toBe(`${PROBLEM_BASE}unauthorized`);
       }
     }
-    expect(ledger.size()).toBe(before);
+    expect(await ledger.size()).toBe(before);
     // Reads need no token.
     for (const path of ["/api/cycle/current", "/v1/consensus/sessions", "/v1/consensus/proofs/DP-151-1"]) expect((await client.request("GET", path, undefined, null)).status).toBe(200);
   });
@@ -336,7 +336,7 @@ describe("the duplicate guard is atomic", () => {
     const nulls = opens.filter((a) => a.status === 200);
     expect(nulls).toHaveLength(99);
     for (const a of nulls) expect(a.text).toBe("null");
-    const opened = consensusEntries("consensus.opened").filter((e) => e.payload.cycle === "C-160");
+    const opened = (await consensusEntries("consensus.opened")).filter((e) => e.payload.cycle === "C-160");
     expect(opened.map((e) => e.payload.session_id)).toEqual([(opens.find((a) => a.status === 201)!.body as { sessionId: string }).sessionId]);
     // Another room of the same cycle opens.
     expect((await client.open("race-2", PARTICIPANTS, "C-160")).status).toBe(201);
@@ -344,8 +344,8 @@ describe("the duplicate guard is atomic", () => {
 
   it("two API processes on one ledger file, 50 opens each at once: exactly one session", async () => {
     const path = join(dir, "shared.sqlite");
-    const shared = openTestLedger(path);
-    registerOffices(shared);
+    const shared = await openTestLedger(path);
+    await registerOffices(shared);
     const { token } = await issueToken(shared);
     shared.close();
 
@@ -386,12 +386,12 @@ describe("the duplicate guard is atomic", () => {
         ),
       );
     }
-    const check = openTestLedger(path);
+    const check = await openTestLedger(path);
     try {
-      expect([...check.entries()].filter((e) => e.type === "consensus.opened")).toHaveLength(1);
-      expect(check.verify()).toMatchObject({ ok: true });
+      expect((await Array.fromAsync(check.entries())).filter((e) => e.type === "consensus.opened")).toHaveLength(1);
+      expect(await check.verify()).toMatchObject({ ok: true });
     } finally {
-      check.close();
+      await check.close();
     }
   });
 });
@@ -405,8 +405,8 @@ describe("a restart loses nothing", () => {
     const cycle = (await client.request("GET", "/api/cycle/current")).text;
 
     await server.close();
-    ledger.close();
-    ledger = openTestLedger(ledgerPath, { now: clock.now });
+    await ledger.close();
+    ledger = await openTestLedger(ledgerPath, { now: clock.now });
     server = await serveLedger(ledger, dir, { now: clock.now });
     client = new ConsensusClient(server.url, client.token);
 

@@ -10,7 +10,7 @@ import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.t
 import { avmRegistry } from "../../core/avm/registry.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import { coverTail } from "../../store/entry-inclusion.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type ApiOnLoopback } from "../../test/support/api/avm.ts";
 
 const ORIGIN = "integrity-platform.example/ledger";
@@ -19,7 +19,7 @@ let api: ApiOnLoopback;
 const lines: Record<string, unknown>[] = [];
 
 beforeEach(async () => {
-  fx = new AvmFixture();
+  fx = await AvmFixture.open();
   lines.length = 0;
   api = await fx.serve({ log: (line) => lines.push(line) });
 });
@@ -36,10 +36,10 @@ const ledgerHealth = async () => ((await (await api.get("/health")).json()) as {
 
 describe("the server keeps following its ledger (defect 0)", () => {
   it("after a proof of the newest entry and an operator's append on the same file, it sees the append, accepts its token and writes", async () => {
-    const holder = fx.identity("deployer");
-    const operator = fx.secondConnection(); // what `npm run avm -- issue-token` opens
+    const holder = await fx.identity("deployer");
+    const operator = await fx.secondConnection(); // what `npm run avm -- issue-token` opens
     try {
-      expect((await api.get(`/ledger/entries/${fx.ledger.size() - 1}/inclusion`)).status).not.toBe(503);
+      expect((await api.get(`/ledger/entries/${await fx.ledger.size() - 1}/inclusion`)).status).not.toBe(503);
       const claims = tokenClaims({ jti: randomUUID(), subject: "operator-1", permissions: ["avm.operate"], ttlSeconds: 3600 }, fx.nowMs);
       operator.append([tokenIssuedEvent(claims)]);
       const token = await signToken(claims, TEST_TOKEN_SECRET);
@@ -56,7 +56,7 @@ describe("the server keeps following its ledger (defect 0)", () => {
   });
 
   it("a write the store cannot make is 503, logged at error level with the store's reason, and /health says the ledger is failing until a write commits", async () => {
-    const impatient = new SqliteLedger(fx.path, { origin: ORIGIN, now: fx.clock.now, busyTimeoutMs: 0, signer: { name: ORIGIN, secretKeyHex: sha256Hex("avm test ledger key") } });
+    const impatient = await openLedgerStore({ path: fx.path,  origin: ORIGIN, now: fx.clock.now, busyTimeoutMs: 0, signer: { name: ORIGIN, secretKeyHex: sha256Hex("avm test ledger key") } });
     const second = await fx.serve({ log: (line) => lines.push(line) }, impatient);
     const health = async () => ((await (await second.get("/health")).json()) as { status: string; ledger: LedgerHealth });
     const other = new DatabaseSync(fx.path);
@@ -72,7 +72,7 @@ describe("the server keeps following its ledger (defect 0)", () => {
       expect((await health()).ledger.write_failure).toBeUndefined();
     } finally {
       if (other.isTransaction) other.exec("ROLLBACK");
-      other.close();
+      await other.close();
       await second.close();
       impatient.close();
     }
@@ -90,17 +90,17 @@ describe("a proof is a read (defect 5)", () => {
   };
 
   it("GET inclusion of an entry no checkpoint covers writes nothing and answers 202 with Retry-After; once the server's schedule signed, 200", async () => {
-    fx.identity("deployer");
-    const keyless = new SqliteLedger(fx.path, { origin: ORIGIN, now: fx.clock.now }); // a writer without the ledger key
+    await fx.identity("deployer");
+    const keyless = await openLedgerStore({ path: fx.path,  origin: ORIGIN, now: fx.clock.now }); // a writer without the ledger key
     try {
-      const [entry] = keyless.append([{ type: "identity.drift", payload: { ledger_id: fx.ledger.state(avmRegistry).identities.keys().next().value!, drift_score: 0.1, source: "monitor" } }]);
+      const [entry] = await keyless.append([{ type: "identity.drift", payload: { ledger_id: (await fx.ledger.state(avmRegistry)).identities.keys().next().value!, drift_score: 0.1, source: "monitor" } }]);
       const rows = checkpointRows();
       const pending = await api.get(`/ledger/entries/${entry!.seq}/inclusion`);
       expect(pending.status).toBe(202);
       expect(Number(pending.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(await pending.json()).toMatchObject({ entry: { seq: entry!.seq, type: "identity.drift", hash: entry!.hash }, checkpoint_size: entry!.seq });
       expect(checkpointRows()).toBe(rows); // the read signed nothing
-      expect(coverTail(fx.ledger)).toBe(true); // the server's scheduled step
+      expect(await coverTail(fx.ledger)).toBe(true); // the server's scheduled step
       const proved = await api.get(`/ledger/entries/${entry!.seq}/inclusion`);
       expect(proved.status).toBe(200);
       expect(await proved.json()).toMatchObject({ tree_size: entry!.seq + 1 });
@@ -111,9 +111,9 @@ describe("a proof is a read (defect 5)", () => {
   });
 
   it("an entry the server wrote is covered from its commit: its proof is 200 and reading it writes no checkpoint", async () => {
-    fx.identity("deployer");
+    await fx.identity("deployer");
     const rows = checkpointRows();
-    const newest = fx.ledger.size() - 1;
+    const newest = await fx.ledger.size() - 1;
     const res = await api.get(`/ledger/entries/${newest}/inclusion`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ entry: { seq: newest }, tree_size: newest + 1 });

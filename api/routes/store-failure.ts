@@ -4,6 +4,7 @@
  * refusal, never a pass (fail closed). Anything else is a bug and goes on to the app's 500 handler.
  */
 import type { Context } from "hono";
+import { LedgerUnavailableError } from "../../core/ledger/store.ts";
 import { failureReason } from "../../store/ledger.ts";
 import { problem } from "../problem.ts";
 
@@ -11,6 +12,7 @@ import { problem } from "../problem.ts";
 const STORE_ERROR_CODES: ReadonlySet<string> = new Set(["ERR_SQLITE_ERROR", "ERR_INVALID_STATE"]);
 
 export function isStoreFailure(error: unknown): boolean {
+  if (error instanceof LedgerUnavailableError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && STORE_ERROR_CODES.has(code);
 }

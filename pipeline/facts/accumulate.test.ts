@@ -7,7 +7,7 @@ import type { EventPayload } from "../../core/ledger/events.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { leafHash, rootHash } from "../../core/merkle.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import { simulate } from "../seed/simulate.ts";
 import { createFactsAccumulator, factsOf } from "./accumulate.ts";
 
@@ -69,7 +69,7 @@ const HAND = chain([
 describe("facts of a hand-written ledger", () => {
   const facts = factsOf(HAND);
 
-  it("identity of the input: size, root over the entries' JCS leaves, first and last instant, sample marker", () => {
+  it("identity of the input: size, root over the entries' JCS leaves, first and last instant, sample marker", async () => {
     expect(facts.size).toBe(28);
     expect(facts.rootHash).toBe(formatDigest(rootHash(HAND.map((e) => leafHash(new TextEncoder().encode(canonicalize(e)))))));
     expect(facts.firstTs).toBe("2025-12-01T00:00:00.000Z");
@@ -95,7 +95,7 @@ describe("facts of a hand-written ledger", () => {
     expect(Object.keys(facts.eventCounts)).toEqual(Object.keys(facts.eventCounts).sort());
   });
 
-  it("supply in shards, and cumulative per cycle with supply events", () => {
+  it("supply in shards, and cumulative per cycle with supply events", async () => {
     expect(facts.supply).toEqual({ mintedShards: 150_000_000n, burnedShards: 1_000_000n, lockedShards: 20_000_000n });
     expect(facts.supplyByCycle).toEqual([
       { cycle: "C-151", ts: "2025-12-01T23:55:00.000Z", mintedShards: 100_000_000n, burnedShards: 0n, lockedShards: 0n },
@@ -104,7 +104,7 @@ describe("facts of a hand-written ledger", () => {
     ]);
   });
 
-  it("multipliers start at 1.0 and follow the changes", () => {
+  it("multipliers start at 1.0 and follow the changes", async () => {
     expect(facts.multipliers).toEqual({ "FOR-GOVERNMENTS": 1.25, "FOR-ACADEMICS": 1, "FOR-PHILOSOPHERS": 1, "FOR-ECONOMISTS": 1, DIPLOMACY: 1 });
     expect(facts.multiplierChanges).toEqual([
       { ts: "2025-12-01T13:00:00.000Z", cycle: "C-151", cathedral: "FOR-GOVERNMENTS", multiplier: 1.5, reason: "review" },
@@ -112,7 +112,7 @@ describe("facts of a hand-written ledger", () => {
     ]);
   });
 
-  it("consensus counts and deliberations", () => {
+  it("consensus counts and deliberations", async () => {
     expect(facts.consensus).toEqual({ opened: 3, evaluated: 2, approved: 1, rejected: 0, noQuorum: 1, open: 1, sealedProofs: 1 });
     expect(facts.deliberations).toEqual([
       {
@@ -126,7 +126,7 @@ describe("facts of a hand-written ledger", () => {
     ]);
   });
 
-  it("per sentinel: registration, last heartbeat, uptime, rewards, attestations, votes agreeing with the outcome", () => {
+  it("per sentinel: registration, last heartbeat, uptime, rewards, attestations, votes agreeing with the outcome", async () => {
     expect(facts.sentinels.map((s) => s.id)).toEqual(["ATLAS", "EVE"]); // unregistered voters are not sentinels
     const [atlas, eve] = facts.sentinels;
     expect(atlas).toEqual({
@@ -158,7 +158,7 @@ describe("facts of a hand-written ledger", () => {
     });
   });
 
-  it("answers at any point of the stream, and an empty ledger has the empty tree's root", () => {
+  it("answers at any point of the stream, and an empty ledger has the empty tree's root", async () => {
     const acc = createFactsAccumulator();
     HAND.slice(0, 6).forEach((e) => acc.add(e));
     const early = acc.result(facts.rootHash);
@@ -174,30 +174,30 @@ describe("facts of a hand-written ledger", () => {
   });
 });
 
-describe("facts of a seeded sample ledger", () => {
-  const ledger = new SqliteLedger(":memory:", { origin: "facts-test" });
+describe("facts of a seeded sample ledger", async () => {
+  const ledger = await openLedgerStore({ path: ":memory:",  origin: "facts-test" });
   const NOW = new Date("2025-12-06T12:00:00.000Z");
   let batch: NewEvent[] = [];
   for (const event of simulate({ seed: "facts-test", size: 6000, now: NOW })) {
     batch.push(event);
     if (batch.length === 500) {
-      ledger.append(batch);
+      await ledger.append(batch);
       batch = [];
     }
   }
-  ledger.append(batch);
-  const entries = [...ledger.entries()];
-  const facts = factsOf(ledger.entries());
-  afterAll(() => ledger.close());
+  await ledger.append(batch);
+  const entries = (await Array.fromAsync(ledger.entries()));
+  const facts = factsOf(entries);
+  afterAll(async () => await ledger.close());
 
-  it("has the store's size and RFC 9162 root", () => {
-    expect(facts.size).toBe(ledger.size());
-    expect(facts.rootHash).toBe(formatDigest(ledger.rootHash()));
+  it("has the store's size and RFC 9162 root", async () => {
+    expect(facts.size).toBe(await ledger.size());
+    expect(facts.rootHash).toBe(formatDigest(await ledger.rootHash()));
     expect(facts.asOf).toBe(entries.at(-1)!.ts);
     expect(facts.sample?.seed).toBe("facts-test");
   });
 
-  it("agrees with an independent recount of supply, rewards, multipliers, consensus and votes", () => {
+  it("agrees with an independent recount of supply, rewards, multipliers, consensus and votes", async () => {
     const pay = <T,>(e: LedgerEntry) => e.payload as unknown as T;
     let minted = 0n;
     let burned = 0n;

@@ -71,13 +71,13 @@ describe("npm run migration -- snapshot", () => {
   });
 
   it("refuses to overwrite a published snapshot", async () => {
-    expect(await run(["snapshot", "--v1", v1File, "--out", out]).code).toBe(1);
+    expect((await run(["snapshot", "--v1", v1File, "--out", out])).code).toBe(1);
   });
 
   it("answers bad usage with status 2", async () => {
-    expect(await run(["snapshot", "--v1", v1File]).code).toBe(2);
-    expect(await run(["nope"]).code).toBe(2);
-    expect(await run(["prove", "--dir", out, "--address", "ATLAS", "--extra", "x"]).code).toBe(2);
+    expect((await run(["snapshot", "--v1", v1File])).code).toBe(2);
+    expect((await run(["nope"])).code).toBe(2);
+    expect((await run(["prove", "--dir", out, "--address", "ATLAS", "--extra", "x"])).code).toBe(2);
   });
 });
 
@@ -91,13 +91,13 @@ describe("prove and verify", () => {
     expect(proof).toMatchObject({ index: 2, tree_size: 5, leaf: '{"address":"HERMES","balance_shards":"100000000","v1_balance_gic":"1E2"}' });
     const root = Buffer.from(readFileSync(join(out, "checkpoint"), "utf8").split("\n")[2]!, "base64");
     expect(verifyInclusion(leafHashOfText(proof.leaf), proof.index, proof.tree_size, proof.proof.map((h: string) => Buffer.from(h, "base64")), root)).toBe(true);
-    expect(await run(["prove", "--dir", out, "--address", "dup"]).code).toBe(1);
+    expect((await run(["prove", "--dir", out, "--address", "dup"])).code).toBe(1);
   });
 
   it("verify exits 0 when leaf, proof and signature verify", async () => {
-    for (const address of ["ATLAS", "AURORA", "HERMES", "ZETA", "big"]) expect(await run(["verify", "--dir", out, "--address", address]).code, address).toBe(0);
-    expect(await run(["verify", "--dir", out]).code).toBe(0);
-    expect(await run(["verify", "--dir", out, "--address", "dup"]).code).toBe(1);
+    for (const address of ["ATLAS", "AURORA", "HERMES", "ZETA", "big"]) expect((await run(["verify", "--dir", out, "--address", address])).code, address).toBe(0);
+    expect((await run(["verify", "--dir", out])).code).toBe(0);
+    expect((await run(["verify", "--dir", out, "--address", "dup"])).code).toBe(1);
   });
 
   it("verify fails on one changed byte of a leaf, of another leaf, of the checkpoint, or of a given proof", async () => {
@@ -111,17 +111,17 @@ describe("prove and verify", () => {
       const copy = join(root, `damaged-${what.replace(/\W/g, "")}`);
       cpSync(out, copy, { recursive: true });
       damage(copy);
-      expect(await run(["verify", "--dir", copy, "--address", "ATLAS"]).code, what).toBe(1);
+      expect((await run(["verify", "--dir", copy, "--address", "ATLAS"])).code, what).toBe(1);
     }
-    const proof = JSON.parse(await run(["prove", "--dir", out, "--address", "ATLAS"]).out[0]!);
+    const proof = JSON.parse((await run(["prove", "--dir", out, "--address", "ATLAS"])).out[0]!);
     const good = join(root, "proof.json");
     writeFileSync(good, JSON.stringify(proof));
-    expect(await run(["verify", "--dir", out, "--address", "ATLAS", "--proof", good]).code).toBe(0);
+    expect((await run(["verify", "--dir", out, "--address", "ATLAS", "--proof", good])).code).toBe(0);
     const bad = join(root, "bad-proof.json");
     const h = Buffer.from(proof.proof[0], "base64");
     h[31]! ^= 0x80;
     writeFileSync(bad, JSON.stringify({ ...proof, proof: [h.toString("base64"), ...proof.proof.slice(1)] }));
-    expect(await run(["verify", "--dir", out, "--address", "ATLAS", "--proof", bad]).code).toBe(1);
+    expect((await run(["verify", "--dir", out, "--address", "ATLAS", "--proof", bad])).code).toBe(1);
   });
 
   it("verify trusts only the dataset key, never one found in the folder", async () => {
@@ -129,23 +129,23 @@ describe("prove and verify", () => {
     const forged = join(root, "forged");
     const v1 = join(root, "v1-forged.jsonl");
     writeFileSync(v1, '{"address":"ATLAS","balance_gic":1000000}\n');
-    expect(await run(["snapshot", "--v1", v1, "--out", forged], env(other.secretKey)).code).toBe(0);
-    expect(await run(["verify", "--dir", forged, "--address", "ATLAS"]).code).toBe(1);
+    expect((await run(["snapshot", "--v1", v1, "--out", forged], env(other.secretKey))).code).toBe(0);
+    expect((await run(["verify", "--dir", forged, "--address", "ATLAS"])).code).toBe(1);
     // Shipping the forger's key inside the folder does not help, even when pointed at.
     const vkey = verifierKey("integrity-platform.example/datasets", other.publicKey);
     writeFileSync(join(forged, "datasets.vkey"), `${vkey}\n`);
     mkdirSync(join(forged, "keys"), { recursive: true });
     writeFileSync(join(forged, "keys", "datasets.vkey"), `${vkey}\n`);
-    expect(await run(["verify", "--dir", forged, "--address", "ATLAS"]).code).toBe(1);
+    expect((await run(["verify", "--dir", forged, "--address", "ATLAS"])).code).toBe(1);
     const pointed = await run(["verify", "--dir", forged, "--address", "ATLAS", "--key", join(forged, "keys", "datasets.vkey")]);
     expect(pointed.code).toBe(1);
     expect(pointed.err.join("\n")).toMatch(/inside/);
     // The same key given from outside is the caller's choice: then it verifies.
     const outside = join(root, "forger.vkey");
     copyFileSync(join(forged, "datasets.vkey"), outside);
-    expect(await run(["verify", "--dir", forged, "--address", "ATLAS", "--key", outside]).code).toBe(0);
+    expect((await run(["verify", "--dir", forged, "--address", "ATLAS", "--key", outside])).code).toBe(0);
     // Without DATASET_SIGNING_KEY, the published data/keys/datasets.vkey is the trust root.
-    expect(await run(["verify", "--dir", forged, "--address", "ATLAS"], { STATE_DIR: join(root, "state") }).code).toBe(1);
+    expect((await run(["verify", "--dir", forged, "--address", "ATLAS"], { STATE_DIR: join(root, "state") })).code).toBe(1);
   });
 });
 
@@ -161,12 +161,12 @@ describe("the 24-hour review", () => {
     expect(r.out.join("\n")).toContain("tree 5 → 7 leaves");
     expect(readFileSync(join(dir, "checkpoints", "5"), "utf8")).toBe(first);
     expect(readFileSync(join(dir, "checkpoint"), "utf8")).not.toBe(first);
-    expect(await run(["verify", "--dir", dir]).code).toBe(0);
-    expect(await run(["verify", "--dir", dir, "--address", "dup"]).code).toBe(0);
-    expect(JSON.parse(await run(["prove", "--dir", dir, "--address", "dup"]).out[0]!)).toMatchObject({ index: 5, tree_size: 7 });
+    expect((await run(["verify", "--dir", dir])).code).toBe(0);
+    expect((await run(["verify", "--dir", dir, "--address", "dup"])).code).toBe(0);
+    expect(JSON.parse((await run(["prove", "--dir", dir, "--address", "dup"])).out[0]!)).toMatchObject({ index: 5, tree_size: 7 });
     // A rewritten history no longer verifies: the consistency proof does not hold.
     edit(join(dir, "corrections.jsonl"), "ticket 1", "ticket 9");
-    expect(await run(["verify", "--dir", dir]).code).toBe(1);
+    expect((await run(["verify", "--dir", dir])).code).toBe(1);
   });
 
   it("refuses a correction after the review and a malformed correction", async () => {
@@ -174,9 +174,9 @@ describe("the 24-hour review", () => {
     cpSync(out, dir, { recursive: true });
     const corrections = join(root, "c2.jsonl");
     writeFileSync(corrections, '{"address":"dup","balance_shards":"2000000","note":"late"}\n');
-    expect(await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-02T00:00:00Z"]).code).toBe(1);
+    expect((await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-02T00:00:00Z"])).code).toBe(1);
     writeFileSync(corrections, '{"address":"dup","balance_shards":"2.5","note":"not shards"}\n');
-    expect(await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T01:00:00Z"]).code).toBe(1);
+    expect((await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T01:00:00Z"])).code).toBe(1);
   });
 });
 

@@ -15,7 +15,7 @@ import { SNAPSHOT_AT } from "../../core/migration/phases.ts";
 import { snapshotBalances } from "../../core/migration/snapshot.ts";
 import { readMigrationDir } from "../../store/migration-dir.ts";
 import { ProjectionFollower } from "../../store/projection-follower.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import { factsOf } from "../facts/accumulate.ts";
 import { sampleOptions } from "../seed/sample-options.ts";
 import { simulate } from "../seed/simulate.ts";
@@ -25,26 +25,26 @@ import { sampleV1Export } from "./sample-v1.ts";
 import { verifyMigrationDir } from "../../store/migration-verify-dir.ts";
 
 const sample = sampleOptions("data");
-const ledger = new SqliteLedger(":memory:", { origin: "sample-test" });
-afterAll(() => ledger.close());
+const ledger = await openLedgerStore({ path: ":memory:",  origin: "sample-test" });
+afterAll(async () => await ledger.close());
 let batch: NewEvent[] = [];
 for (const event of simulate({ seed: sample.seed, size: sample.size, now: new Date(sample.now) })) {
   batch.push(event);
   if (batch.length === 1000) {
-    ledger.append(batch);
+    await ledger.append(batch);
     batch = [];
   }
 }
-ledger.append(batch);
-const entries = [...ledger.entries()];
+await ledger.append(batch);
+const entries = (await Array.fromAsync(ledger.entries()));
 
 describe("the SAMPLE v1 export", () => {
-  it("is what the sample ledger gives (npm run migration -- sample-v1)", () => {
+  it("is what the sample ledger gives (npm run migration -- sample-v1)", async () => {
     const committed = exportLines(readFileSync("data/sources/migration/v1-balances.jsonl", "utf8"));
     expect(sampleV1Export(entries)).toEqual(committed);
   });
 
-  it("converts every ledger account to exactly its balance at the snapshot, although written through a float", () => {
+  it("converts every ledger account to exactly its balance at the snapshot, although written through a float", async () => {
     const atSnapshot = fold(balancesProjection({ to: SNAPSHOT_AT }), entries);
     const conversion = convertV1Export(sampleV1Export(entries));
     const converted = new Map(conversion.balances.map((b) => [b.address, b.shards]));
@@ -60,7 +60,7 @@ describe("the SAMPLE v1 export", () => {
 });
 
 describe("the published verification tree (data/migration/)", () => {
-  it("verifies with the published dataset keys and is what the sources give", () => {
+  it("verifies with the published dataset keys and is what the sources give", async () => {
     const report = verifyMigrationDir("data/migration", readTrustedKeys("data/keys/datasets.vkey"));
     expect(report.steps.map((s) => [s.name, s.ok])).toEqual([
       ["checkpoint", true],
@@ -73,7 +73,7 @@ describe("the published verification tree (data/migration/)", () => {
     expect(check.ok).toBe(true);
   });
 
-  it("gives v2 = snapshot + the ledger's movements after it, equal to the ledger for its accounts", () => {
+  it("gives v2 = snapshot + the ledger's movements after it, equal to the ledger for its accounts", async () => {
     const snapshot = snapshotBalances(readMigrationDir("data/migration").leaves);
     const since = fold(balancesProjection({ from: SNAPSHOT_AT }), entries);
     const all = fold(balancesProjection(), entries);
@@ -93,7 +93,7 @@ describe("the published verification tree (data/migration/)", () => {
 });
 
 describe("the live supply", () => {
-  it("folds to exactly the pipeline's supply.json at the same ledger size", () => {
+  it("folds to exactly the pipeline's supply.json at the same ledger size", async () => {
     const published = JSON.parse(readFileSync("data/areas/economy/supply.json", "utf8")) as Record<string, unknown>;
     const live = supplyFigures(fold(supplyProjection, entries));
     const { cycle: _cycle, timestamp: _timestamp, ...figures } = published;
@@ -101,22 +101,22 @@ describe("the live supply", () => {
     expect(BigInt(live.total_supply_shards)).toBe(fold(supplyProjection, entries).mintedShards);
   });
 
-  it("grows incrementally with the ledger and equals the pipeline's figures at every size", () => {
-    const growing = new SqliteLedger(":memory:", { origin: "sample-test-live" });
+  it("grows incrementally with the ledger and equals the pipeline's figures at every size", async () => {
+    const growing = await openLedgerStore({ path: ":memory:",  origin: "sample-test-live" });
     try {
       const follower = new ProjectionFollower(growing);
       for (const size of [1, 100, 2_500, 5_000, entries.length]) {
-        const from = growing.size();
-        growing.append(entries.slice(from, size).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })));
-        expect(supplyFigures(follower.at(supplyProjection, growing.size())), `at ${size}`).toEqual(supplyFigures(factsOf(entries.slice(0, size)).supply));
+        const from = await growing.size();
+        await growing.append(entries.slice(from, size).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })));
+        expect(supplyFigures(await follower.at(supplyProjection, await growing.size())), `at ${size}`).toEqual(supplyFigures(factsOf(entries.slice(0, size)).supply));
         expect(follower.watermark(supplyProjection)).toBe(size);
       }
     } finally {
-      growing.close();
+      await growing.close();
     }
   });
 
-  it("is the sum of every address's balance: circulating = Σ available", () => {
+  it("is the sum of every address's balance: circulating = Σ available", async () => {
     const supply = fold(supplyProjection, entries);
     let available = 0n;
     for (const h of fold(balancesProjection(), entries).values()) available += h.available;

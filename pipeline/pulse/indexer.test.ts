@@ -11,7 +11,7 @@ import { PULSE_ORIGIN } from "./published.ts";
 import { PROJECT_ROOT, commit, gitInit, makeDataDir, makeLedger, options, sentinelEvents, tempDir } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const cleanups: (() => void)[] = [];
-afterEach(() => cleanups.splice(0).forEach((c) => c()));
+afterEach(async () => cleanups.splice(0).forEach((c) => c()));
 
 const DAY1 = "2026-03-01T06:00:00.000Z";
 const DAY2 = "2026-03-02T06:00:00.000Z";
@@ -26,9 +26,9 @@ function makeRepo(dir: string): string {
 }
 
 /** A folder with a data dir and a ledger (two sentinels, one alive at DAY1). */
-function makeWorld(dir: string): { data: string } {
+async function makeWorld(dir: string): Promise<{ data: string }> {
   const data = makeDataDir(dir);
-  makeLedger(
+  await makeLedger(
     join(dir, "ledger.sqlite"),
     { STATE_DIR: join(dir, "state") },
     sentinelEvents([
@@ -67,7 +67,7 @@ describe("pulse indexer, end to end", () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const repo = makeRepo(dir);
-    const { data } = makeWorld(dir);
+    const { data } = await makeWorld(dir);
 
     const first = await runPulse(options(dir, repo, data, DAY1));
     const r1 = first.record!;
@@ -130,16 +130,16 @@ describe("pulse indexer, end to end", () => {
     expect(readFileSync(join(data, "v1/pulse/badge.svg"), "utf8")).toMatch(/^<svg [^>]*aria-label="integrity: /);
 
     // The ledger holds both pulses, and still verifies.
-    const { ledger } = openLedger({ path: join(dir, "ledger.sqlite"), env: { STATE_DIR: join(dir, "state") } });
+    const { ledger } = await openLedger({ path: join(dir, "ledger.sqlite"), env: { STATE_DIR: join(dir, "state") } });
     try {
-      const pulses = [...ledger.entries()].filter((e) => e.type === "pulse.recorded");
+      const pulses = (await Array.fromAsync(ledger.entries())).filter((e) => e.type === "pulse.recorded");
       expect(pulses.map((e) => e.payload)).toEqual(
         [r1, r2].map((r) => ({ id: r.id, cycle: r.cycle, hash: r.hash, giScore: r.giScore, miiScore: r.miiScore, generatedAt: r.generatedAt })),
       );
       expect(pulses.map((e) => e.ts)).toEqual([DAY1, DAY2]);
-      expect(ledger.verify().ok).toBe(true);
+      expect((await ledger.verify()).ok).toBe(true);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
@@ -150,7 +150,7 @@ describe("pulse indexer, end to end", () => {
     const snapshots = [];
     for (const name of ["a", "b"]) {
       const world = join(dir, name);
-      const { data } = makeWorld(world);
+      const { data } = await makeWorld(world);
       await runPulse(options(world, repo, data, DAY1));
       await runPulse(options(world, repo, data, DAY2));
       snapshots.push(snapshot(data));
@@ -163,16 +163,16 @@ describe("pulse indexer, end to end", () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const repo = makeRepo(dir);
-    const { data } = makeWorld(dir);
+    const { data } = await makeWorld(dir);
     const before = snapshot(data);
     const run = await runPulse(options(dir, repo, data, DAY1, { dryRun: true }));
     expect(run.record).toMatchObject({ cycle: "C-241", prev: null });
     expect(run.written).toEqual([]);
     expect(snapshot(data)).toEqual(before);
     expect(existsSync(join(dir, "state/keys/datasets.ed25519"))).toBe(false);
-    const { ledger } = openLedger({ path: join(dir, "ledger.sqlite"), env: { STATE_DIR: join(dir, "state") } });
-    expect([...ledger.entries()].some((e) => e.type === "pulse.recorded")).toBe(false);
-    ledger.close();
+    const { ledger } = await openLedger({ path: join(dir, "ledger.sqlite"), env: { STATE_DIR: join(dir, "state") } });
+    expect((await Array.fromAsync(ledger.entries())).some((e) => e.type === "pulse.recorded")).toBe(false);
+    await ledger.close();
   });
 
   it("refuses to write a record when no signal of a score was measured", async () => {
@@ -181,7 +181,7 @@ describe("pulse indexer, end to end", () => {
     const repo = join(dir, "repo");
     gitInit(repo);
     commit(repo, { "a.txt": "a\n" }, "long before the window", "2025-01-01T00:00:00Z");
-    const { data } = makeWorld(dir);
+    const { data } = await makeWorld(dir);
     const attempt = runPulse(options(dir, repo, data, DAY1));
     await expect(attempt).rejects.toThrow(PulseRefusal);
     await expect(runPulse(options(dir, repo, data, DAY1))).rejects.toThrow(/no signal of MII was measured/);
@@ -192,7 +192,7 @@ describe("pulse indexer, end to end", () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const repo = makeRepo(dir);
-    const { data } = makeWorld(dir);
+    const { data } = await makeWorld(dir);
     await runPulse(options(dir, repo, data, DAY2));
     await expect(runPulse(options(dir, repo, data, DAY1))).rejects.toThrow(/history.jsonl line 2: generatedAt 2026-03-01T06:00:00.000Z is not after/);
     expect(verifyPublished(data).records).toBe(1);

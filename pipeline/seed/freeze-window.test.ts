@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { isMonetaryEvent } from "../../core/balance/ledger-balances.ts";
 import { FREEZE_ENDS, FREEZE_STARTS, inFreezeWindow } from "../../core/migration/phases.ts";
-import { SqliteLedger } from "../../store/sqlite-ledger.ts";
+import { openLedgerStore } from "../../store/open-ledger.ts";
 import { simulate } from "./simulate.ts";
 
 describe("the sample simulator and the migration freeze window", () => {
   const events = [...simulate({ seed: "freeze-test", size: 20_000, now: new Date("2025-12-04T00:00:00.000Z") })];
 
-  it("records no monetary event inside the window, and money moves on both sides of it", () => {
+  it("records no monetary event inside the window, and money moves on both sides of it", async () => {
     const monetary = events.filter((e) => isMonetaryEvent(e.type));
     expect(monetary.filter((e) => inFreezeWindow(e.ts!))).toEqual([]);
     expect(monetary.some((e) => e.ts! < FREEZE_STARTS && e.ts! >= "2025-11-30T00:00:00.000Z")).toBe(true);
@@ -16,20 +16,20 @@ describe("the sample simulator and the migration freeze window", () => {
     expect(events.some((e) => !isMonetaryEvent(e.type) && inFreezeWindow(e.ts!))).toBe(true);
   });
 
-  it("gives every identity its stake", () => {
+  it("gives every identity its stake", async () => {
     const registered = events.filter((e) => e.type === "identity.registered").map((e) => e.payload.ledger_id);
     const staked = new Set(events.filter((e) => e.type === "stake.locked").map((e) => e.payload.ledger_id));
     expect(registered.length).toBeGreaterThan(0);
     for (const id of registered) expect(staked.has(id)).toBe(true);
   });
 
-  it("is accepted by the store, which refuses monetary events in the window", () => {
-    const ledger = new SqliteLedger(":memory:", { origin: "freeze-test" });
+  it("is accepted by the store, which refuses monetary events in the window", async () => {
+    const ledger = await openLedgerStore({ path: ":memory:",  origin: "freeze-test" });
     try {
-      for (let i = 0; i < events.length; i += 1000) ledger.append(events.slice(i, i + 1000));
-      expect(ledger.size()).toBe(events.length);
+      for (let i = 0; i < events.length; i += 1000) await ledger.append(events.slice(i, i + 1000));
+      expect(await ledger.size()).toBe(events.length);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

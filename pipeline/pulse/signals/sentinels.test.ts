@@ -6,15 +6,15 @@ import { ledgerVerified } from "./ledger.ts";
 import { sentinelHeartbeats } from "./sentinels.ts";
 
 const cleanups: (() => void)[] = [];
-afterEach(() => cleanups.splice(0).forEach((c) => c()));
+afterEach(async () => cleanups.splice(0).forEach((c) => c()));
 
 describe("GI signals from the ledger", () => {
-  it("counts registered sentinels whose latest heartbeat before now is recent and not offline", () => {
+  it("counts registered sentinels whose latest heartbeat before now is recent and not offline", async () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const env = { STATE_DIR: join(dir, "state") };
     const path = join(dir, "ledger.sqlite");
-    makeLedger(
+    await makeLedger(
       path,
       env,
       sentinelEvents([
@@ -26,47 +26,47 @@ describe("GI signals from the ledger", () => {
         { sentinel: "degraded", ts: "2026-02-28T12:00:01.000Z", status: "degraded" }, // 23 h 59 m 59 s before
       ]),
     );
-    const { ledger } = openLedger({ path, env });
+    const { ledger } = await openLedger({ path, env });
     try {
       const now = new Date("2026-03-01T12:00:00.000Z");
-      const signal = sentinelHeartbeats(ledger.entries(), now, 24);
+      const signal = await sentinelHeartbeats(ledger.entries(), now, 24);
       expect(signal.value).toBe(2 / 4);
       expect(signal.reason).toBe("2 of 4 registered sentinels sent a live heartbeat in the 24 h before 2026-03-01T12:00:00.000Z");
-      expect(ledgerVerified(ledger, path)).toEqual({ value: 1, reason: `ledger ${path}: 10 entries and 1 checkpoint(s) verified` });
+      expect(await ledgerVerified(ledger, path)).toEqual({ value: 1, reason: `ledger ${path}: 10 entries and 1 checkpoint(s) verified` });
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 
-  it("is unmeasured without a ledger or without sentinels", () => {
+  it("is unmeasured without a ledger or without sentinels", async () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const env = { STATE_DIR: join(dir, "state") };
     const path = join(dir, "ledger.sqlite");
-    makeLedger(path, env, [{ type: "sample.generated", ts: "2026-03-01T00:00:00.000Z", payload: { generator: "test", seed: "1", notice: "test data" } }]);
-    const { ledger } = openLedger({ path, env });
+    await makeLedger(path, env, [{ type: "sample.generated", ts: "2026-03-01T00:00:00.000Z", payload: { generator: "test", seed: "1", notice: "test data" } }]);
+    const { ledger } = await openLedger({ path, env });
     try {
-      expect(sentinelHeartbeats(ledger.entries(), new Date("2026-03-02T00:00:00Z"), 24)).toEqual({ value: null, reason: "no sentinel is registered on the ledger" });
+      expect(await sentinelHeartbeats(ledger.entries(), new Date("2026-03-02T00:00:00Z"), 24)).toEqual({ value: null, reason: "no sentinel is registered on the ledger" });
     } finally {
-      ledger.close();
+      await ledger.close();
     }
-    expect(sentinelHeartbeats(null, new Date(), 24).value).toBeNull();
-    expect(ledgerVerified(null, "/nowhere").value).toBeNull();
+    expect((await sentinelHeartbeats(null, new Date(), 24)).value).toBeNull();
+    expect((await ledgerVerified(null, "/nowhere")).value).toBeNull();
   });
 
-  it("gives 0 for a ledger whose checkpoint no longer verifies", () => {
+  it("gives 0 for a ledger whose checkpoint no longer verifies", async () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const path = join(dir, "ledger.sqlite");
-    makeLedger(path, { STATE_DIR: join(dir, "state-a") }, sentinelEvents([{ sentinel: "s", ts: "2026-03-01T00:00:00.000Z" }]));
+    await makeLedger(path, { STATE_DIR: join(dir, "state-a") }, sentinelEvents([{ sentinel: "s", ts: "2026-03-01T00:00:00.000Z" }]));
     // Opened with another state folder: another ledger key, which did not sign the stored checkpoint.
-    const { ledger } = openLedger({ path, env: { STATE_DIR: join(dir, "state-b") } });
+    const { ledger } = await openLedger({ path, env: { STATE_DIR: join(dir, "state-b") } });
     try {
-      const signal = ledgerVerified(ledger, path);
+      const signal = await ledgerVerified(ledger, path);
       expect(signal.value).toBe(0);
       expect(signal.reason).toMatch(/checkpoint at size 2/);
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
 });

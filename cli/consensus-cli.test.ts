@@ -75,7 +75,7 @@ describe("npm run consensus -- register-office", () => {
         await ledger.close();
       }
     };
-    const before = size();
+    const before = await size();
     const other = testOffice("ORACLE-2", "high");
     let r = await run("register-office", "--id", "ORACLE", "--priority", "high", "--cathedral", "DIPLOMACY", "--public-key", other.public_key);
     expect([r.code, r.err]).toEqual([1, "consensus: register-office refused (office-exists): ORACLE is already registered; an office is registered once"]);
@@ -85,7 +85,7 @@ describe("npm run consensus -- register-office", () => {
     r = await run("register-office", "--id", "ORACLE-2", "--priority", "high", "--cathedral", "DIPLOMACY", "--public-key", "02".padEnd(64, "0"));
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/\(invalid-key\)/);
-    expect(size()).toBe(before);
+    expect(await size()).toBe(before);
   });
 
   it("explains bad input with the usage and exit 2", async () => {

@@ -208,9 +208,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     switch (command) {
       case "register-office":
         if (arg !== undefined) throw new UsageError(`unexpected argument "${arg}"`);
-        return registerOffice(values, env, out, err);
+        return await registerOffice(values, env, out, err);
       case "export-proof":
-        return exportProof(values, arg, env, out, err);
+        return await exportProof(values, arg, env, out, err);
       case "verify-proof":
         return await verifyProof(values, arg, env, out, err);
       default:

@@ -47,19 +47,19 @@ const parsed = (note: string) => verifyCheckpoint(note, [signer()]);
 describe("publishing the ledger's checkpoint and key", () => {
   it("publishes the key and the checkpoint, leaves them alone while nothing is new, and publishes a consistent successor", async () => {
     const ledger = await ledgerWith("l.sqlite", 30);
-    expect(publish(ledger)).toMatchObject({ checkpoint: "written", vkey: "created", size: 30 });
+    expect(await publish(ledger)).toMatchObject({ checkpoint: "written", vkey: "created", size: 30 });
     expect(readFileSync(join(dataDir, LEDGER_VKEY), "utf8")).toBe(`${verifierKey(ORIGIN, KEY.publicKey)}\n`);
     const first = published();
     expect(parsed(first)).toMatchObject({ origin: ORIGIN, size: 30 });
     const mtime = statSync(join(dataDir, LEDGER_CHECKPOINT), { bigint: true }).mtimeNs;
 
-    expect(publish(ledger)).toMatchObject({ checkpoint: "unchanged", vkey: "present", size: 30 });
+    expect(await publish(ledger)).toMatchObject({ checkpoint: "unchanged", vkey: "present", size: 30 });
     expect(statSync(join(dataDir, LEDGER_CHECKPOINT), { bigint: true }).mtimeNs).toBe(mtime);
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
 
     await ledger.append([sampleEvent(30), sampleEvent(31)]);
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/covers 30 entries, the ledger has 32/)]);
-    expect(publish(ledger)).toMatchObject({ checkpoint: "written", vkey: "present", size: 32 });
+    expect(await publish(ledger)).toMatchObject({ checkpoint: "written", vkey: "present", size: 32 });
     // What anyone can check with the two public checkpoints and a consistency proof.
     const older = parsed(first);
     const newer = parsed(published());
@@ -68,43 +68,43 @@ describe("publishing the ledger's checkpoint and key", () => {
   });
 
   it("refuses to publish over a ledger that is not an extension of the published checkpoint", async () => {
-    publish(await ledgerWith("a.sqlite", 20));
+    await publish(await ledgerWith("a.sqlite", 20));
     const before = published();
     const rewritten = await ledgerWith("b.sqlite", 25, KEY, 1000); // same origin and key, other history
-    expect(async () => publish(await rewritten)).toThrow(/root at size 20 is .* not an extension of what was published/);
-    expect(async () => publish(await rewritten)).toThrow(expect.objectContaining({ code: "not-an-extension" }));
+    await expect(publish(await rewritten)).rejects.toThrow(/root at size 20 is .* not an extension of what was published/);
+    await expect(publish(await rewritten)).rejects.toThrow(expect.objectContaining({ code: "not-an-extension" }));
     expect(await ledgerPublicationProblems(dataDir, await rewritten)).toEqual([expect.stringMatching(/not an extension/)]);
     const shorter = await ledgerWith("c.sqlite", 10);
-    expect(async () => publish(await shorter)).toThrow(/covers 20 entries, the ledger has only 10/);
+    await expect(publish(await shorter)).rejects.toThrow(/covers 20 entries, the ledger has only 10/);
     expect(published()).toBe(before);
   });
 
   it("signs only with a listed key unless told to trust a new one", async () => {
     const ledger = await ledgerWith("l.sqlite", 5);
-    publish(ledger);
+    await publish(ledger);
     await ledger.append([sampleEvent(5)]);
     const other = generateKeyPair("ed25519");
     const rotated = await openLedgerStore({ path: join(dir, "l.sqlite"),  origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: other.secretKey } });
     open.push(rotated);
-    expect(() => publish(rotated, false, other)).toThrow(/ledger signing key .* is not listed in .*ledger\.vkey.*--trust-new-key/);
-    expect(() => publish(rotated, false, other)).toThrow(expect.objectContaining({ code: "key-not-listed" }));
+    await expect(publish(rotated, false, other)).rejects.toThrow(/ledger signing key .* is not listed in .*ledger\.vkey.*--trust-new-key/);
+    await expect(publish(rotated, false, other)).rejects.toThrow(expect.objectContaining({ code: "key-not-listed" }));
     expect(published().split("\n")[1]).toBe("5");
-    expect(publish(rotated, true, other)).toMatchObject({ checkpoint: "written", vkey: "added", size: 6 });
+    expect(await publish(rotated, true, other)).toMatchObject({ checkpoint: "written", vkey: "added", size: 6 });
     expect(readFileSync(join(dataDir, LEDGER_VKEY), "utf8").trim().split("\n")).toEqual([verifierKey(ORIGIN, KEY.publicKey), verifierKey(ORIGIN, other.publicKey)]);
   });
 
   it("reports a published checkpoint that no listed key signed, or that is missing", async () => {
     const ledger = await ledgerWith("l.sqlite", 8);
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\.vkey is missing/)]);
-    publish(ledger);
+    await publish(ledger);
     const note = published();
     // A forged root under the old signature: the signature no longer covers the text.
     const lines = note.split("\n");
     lines[2] = Buffer.alloc(32, 7).toString("base64");
     writeFileSync(join(dataDir, LEDGER_CHECKPOINT), lines.join("\n"));
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
-    expect(async () => publish(ledger)).toThrow(/ledger\/checkpoint: /);
-    expect(async () => publish(ledger)).toThrow(expect.objectContaining({ code: "unverified" }));
+    await expect(publish(ledger)).rejects.toThrow(/ledger\/checkpoint: /);
+    await expect(publish(ledger)).rejects.toThrow(expect.objectContaining({ code: "unverified" }));
     writeFileSync(join(dataDir, LEDGER_VKEY), `${verifierKey(ORIGIN, generateKeyPair("ed25519").publicKey)}\n`);
     writeFileSync(join(dataDir, LEDGER_CHECKPOINT), note);
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/ledger\/checkpoint: /)]);
@@ -112,13 +112,13 @@ describe("publishing the ledger's checkpoint and key", () => {
 
   it("publishes an export's own checkpoint, checking it extends the published one by streaming the export", async () => {
     const ledger = await ledgerWith("l.sqlite", 12);
-    publish(ledger);
+    await publish(ledger);
     await ledger.append(Array.from({ length: 9 }, (_, i) => sampleEvent(12 + i)));
     const out = join(dir, "export");
     await exportLedger(await ledger, out);
     const reader = new ExportLedgerReader(out, [signer()]);
     expect(await ledgerPublicationProblems(dataDir, reader)).toEqual([expect.stringMatching(/covers 12 entries, the ledger has 21/)]);
-    expect(publish(reader)).toMatchObject({ checkpoint: "written", vkey: "present", size: 21 });
+    expect(await publish(reader)).toMatchObject({ checkpoint: "written", vkey: "present", size: 21 });
     expect(published()).toBe(readFileSync(join(out, "checkpoint"), "utf8"));
     expect(existsSync(join(dataDir, "ledger", "ledger.jsonl"))).toBe(false); // the keyed export is never published
   });

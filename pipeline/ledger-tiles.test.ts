@@ -57,15 +57,15 @@ const publish = async (size: number, from: number, reader: LedgerReader = ledger
 
 describe("publishing the ledger as tiles", () => {
   it("writes the tiles of a checkpoint, then only what 300 new entries add, never touching a full tile", async () => {
-    append(0, 600);
-    expect(publish(600, 0)).toEqual({ size: 600, written: 7, removed: 0, rebuilt: false });
+    await append(0, 600);
+    expect(await publish(600, 0)).toEqual({ size: 600, written: 7, removed: 0, rebuilt: false });
     const first = snapshot();
     expect([...first.keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"]);
     expect(first.get("tile/0/000")!.bytes).toHaveLength(2 * 8192);
 
-    append(600, 300);
+    await append(600, 300);
     const { reader, starts } = counting(ledger);
-    expect(publish(900, 600, reader)).toEqual({ size: 900, written: 5, removed: 3, rebuilt: false });
+    expect(await publish(900, 600, reader)).toEqual({ size: 900, written: 5, removed: 3, rebuilt: false });
     expect(starts).toEqual([600]); // only the new entries were read
     const second = snapshot();
     expect([...second.keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/0/002", "tile/0/003.p/132", "tile/1/000.p/3", "tile/entries/000", "tile/entries/001", "tile/entries/002", "tile/entries/003.p/132"]);
@@ -79,14 +79,14 @@ describe("publishing the ledger as tiles", () => {
 
     // Nothing new: nothing read past the size, nothing written.
     const again = counting(ledger);
-    expect(publish(900, 900, again.reader)).toEqual({ size: 900, written: 0, removed: 0, rebuilt: false });
+    expect(await publish(900, 900, again.reader)).toEqual({ size: 900, written: 0, removed: 0, rebuilt: false });
     expect(again.starts).toEqual([]);
     expect(snapshot()).toEqual(second);
   });
 
   it("bundles each entry's envelope, never its payload", async () => {
-    append(0, 260);
-    publish(260, 0);
+    await append(0, 260);
+    await publish(260, 0);
     const entries = (await Array.fromAsync(ledger.entries(0, 260)));
     const bundle = decodeBundle(readFileSync(join(tiles, "tile/entries/000"))).map((e) => Buffer.from(e).toString());
     const partial = decodeBundle(readFileSync(join(tiles, "tile/entries/001.p/4"))).map((e) => Buffer.from(e).toString());
@@ -96,19 +96,19 @@ describe("publishing the ledger as tiles", () => {
   });
 
   it("publishes nothing when the entries do not hash to the checkpoint's root", async () => {
-    append(0, 300);
-    publish(260, 0);
+    await append(0, 300);
+    await publish(260, 0);
     const before = snapshot();
     await expect(publishLedgerTiles({ dir: tiles, ledger, size: 300, root: await ledger.rootHash(299), from: 260 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(snapshot()).toEqual(before); // no tile replaced, no staged file left behind
   });
 
   it("rebuilds when the previous checkpoint's tiles are missing, and refuses to rewrite a full tile that differs", async () => {
-    append(0, 700);
-    publish(520, 0);
+    await append(0, 700);
+    await publish(520, 0);
     rmSync(join(tiles, "tile", "1"), { recursive: true });
     writeFileSync(join(tiles, "tile/0/002.p/7"), Buffer.alloc(7 * 32)); // a stale partial of another size
-    expect(publish(700, 520)).toMatchObject({ size: 700, rebuilt: true });
+    expect(await publish(700, 520)).toMatchObject({ size: 700, rebuilt: true });
     expect(existsSync(join(tiles, "tile/0/002.p/7"))).toBe(false);
     expect(existsSync(join(tiles, "tile/0/002.p/8"))).toBe(false);
     expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([]);
@@ -118,12 +118,12 @@ describe("publishing the ledger as tiles", () => {
     writeFileSync(join(tiles, "tile/0/001"), tampered);
     expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([expect.stringMatching(/tile\/0\/001 differs from the ledger's/)]);
     rmSync(join(tiles, "tile/0/002.p"), { recursive: true });
-    expect(() => publish(700, 700)).toThrow(expect.objectContaining({ code: "tile-differs" }));
+    await expect(publish(700, 700)).rejects.toThrow(expect.objectContaining({ code: "tile-differs" }));
   });
 
   it("is published with the checkpoint by the pipeline, and --check reports tiles that are missing, differ or are stale", async () => {
     const dataDir = join(dir, "data");
-    append(0, 270);
+    await append(0, 270);
     const sign = async () => ({ note: await ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
     // A checkpoint published before tiles existed: the next run writes its tiles without a new checkpoint.
     expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 270 });
@@ -134,7 +134,7 @@ describe("publishing the ledger as tiles", () => {
     expect(readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8")).toBe(note);
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
 
-    append(270, 10);
+    await append(270, 10);
     expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 280, tiles: { written: 2, removed: 2 } }); // tile/1/000.p/1 is unchanged
     expect(existsSync(join(tiles, "tile/0/001.p/24"))).toBe(true);
     writeFileSync(join(tiles, "tile/0/001.p/14"), readFileSync(join(tiles, "tile/0/001.p/24")).subarray(0, 14 * 32));

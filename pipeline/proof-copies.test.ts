@@ -51,32 +51,32 @@ const read = (d: string) => Object.fromEntries(readdirSync(d).sort().map((n) => 
 const sealedIds = () => withLedger(async ({ ledger }) => [...(await ledger.state(consensusProjection)).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id).sort());
 
 beforeAll(async () => {
-  withLedger(async ({ ledger }) => await ledger.append(events.slice(0, split)));
+  await withLedger(async ({ ledger }) => await ledger.append(events.slice(0, split)));
 });
 
 describe("the static copies of the sealed proofs (data/consensus/proofs)", () => {
   let first: Record<string, string> = {};
 
   it("writes one copy per sealed proof, each the proof file the API answers and export-proof writes", async () => {
-    const report = pipelineRun();
-    const ids = sealedIds();
-    expect((await ids).length).toBeGreaterThan(0);
-    expect(report).toEqual({ ok: true, written: (await ids).length, kept: 0, removed: 0, differences: [] });
+    const report = await pipelineRun();
+    const ids = await sealedIds();
+    expect(ids.length).toBeGreaterThan(0);
+    expect(report).toEqual({ ok: true, written: ids.length, kept: 0, removed: 0, differences: [] });
     first = read(copiesDir);
-    expect(Object.keys(first).sort()).toEqual((await ids).map((id) => `${id}.json`).sort());
+    expect(Object.keys(first).sort()).toEqual(ids.map((id) => `${id}.json`).sort());
     // The ledger's newest checkpoint is the published one: the store's proof file (the API's body) is the copy.
-    withLedger(async ({ ledger }) => {
+    await withLedger(async ({ ledger }) => {
       const state = await ledger.state(consensusProjection);
-      for (const id of await ids) expect(first[`${id}.json`]).toBe(await sealedProofFile(ledger, state, id));
+      for (const id of ids) expect(first[`${id}.json`]).toBe(await sealedProofFile(ledger, state, id));
     });
   });
 
   it("is deterministic: a second run writes nothing, and a fresh data folder gets the same bytes", async () => {
-    expect(pipelineRun()).toMatchObject({ ok: true, written: 0, kept: Object.keys(first).length });
+    expect(await pipelineRun()).toMatchObject({ ok: true, written: 0, kept: Object.keys(first).length });
     const fresh = join(dir, "fresh");
     cpSync(join(dataDir, "keys"), join(fresh, "keys"), { recursive: true });
     cpSync(join(dataDir, "ledger", "checkpoint"), join(fresh, LEDGER_CHECKPOINT));
-    withLedger(async ({ ledger }) => await publishProofCopies({ dataDir: fresh, ledger, check: false, log }));
+    await withLedger(async ({ ledger }) => await publishProofCopies({ dataDir: fresh, ledger, check: false, log }));
     expect(read(join(fresh, PROOF_COPIES_DIR))).toEqual(first);
   });
 
@@ -90,26 +90,26 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
   });
 
   it("--check names a changed, a missing and a stray copy; the next run repairs them", async () => {
-    expect(pipelineRun(true)).toMatchObject({ ok: true, differences: [] });
+    expect(await pipelineRun(true)).toMatchObject({ ok: true, differences: [] });
     const [a, b] = Object.keys(first);
     const changed = first[a!]!.replace(/"question":"/, '"question":"X');
     writeFileSync(join(copiesDir, a!), changed);
     rmSync(join(copiesDir, b!));
     writeFileSync(join(copiesDir, "DP-1-99.json"), "{}\n");
-    const check = pipelineRun(true);
+    const check = await pipelineRun(true);
     expect((await check).ok).toBe(false);
     expect((await check).differences.sort()).toEqual(
       [`${join(copiesDir, a!)}: differs from the proof file the ledger gives`, `${join(copiesDir, b!)}: missing`, `${join(copiesDir, "DP-1-99.json")}: not a proof sealed within ${join(dataDir, LEDGER_CHECKPOINT)}`].sort(),
     );
     expect(readFileSync(join(copiesDir, a!), "utf8")).toBe(changed); // --check writes nothing
-    expect(pipelineRun()).toMatchObject({ ok: true, written: 2, removed: 1 });
+    expect(await pipelineRun()).toMatchObject({ ok: true, written: 2, removed: 1 });
     expect(read(copiesDir)).toEqual(first);
   });
 
   it("never rewrites a copy: after the ledger grows, old copies keep their checkpoint, new ones get the new one", async () => {
-    withLedger(async ({ ledger }) => await ledger.append(events.slice(split)));
+    await withLedger(async ({ ledger }) => await ledger.append(events.slice(split)));
     const before = publishedSize();
-    const report = pipelineRun();
+    const report = await pipelineRun();
     const after = publishedSize();
     expect(after).toBeGreaterThan(before);
     const now = read(copiesDir);
@@ -118,7 +118,7 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     expect(report).toMatchObject({ ok: true, written: added.length, kept: Object.keys(first).length });
     for (const [name, text] of Object.entries(first)) expect(now[name]).toBe(text);
     for (const name of added) expect((JSON.parse(now[name]!) as { anchor: { tree_size: number } }).anchor.tree_size).toBe(after);
-    expect(pipelineRun(true)).toMatchObject({ ok: true, differences: [] });
+    expect(await pipelineRun(true)).toMatchObject({ ok: true, differences: [] });
     // An old copy, anchored to the smaller checkpoint, still verifies against the grown ledger.
     const code = await consensusCli(["verify-proof", join(copiesDir, Object.keys(first)[0]!), "--key", join(dataDir, "keys", "ledger.vkey")], env, log, log);
     expect(code).toBe(0);
@@ -126,7 +126,7 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
 
   it("--check without a published checkpoint says so; a run without one refuses", async () => {
     const empty = join(dir, "empty");
-    withLedger(async ({ ledger }) => {
+    await withLedger(async ({ ledger }) => {
       expect(await publishProofCopies({ dataDir: empty, ledger, check: true, log })).toMatchObject({ ok: false, differences: [expect.stringContaining("is missing")] });
       await expect(publishProofCopies({ dataDir: empty, ledger, check: false, log })).rejects.toThrow(/no published checkpoint/);
     });

@@ -59,7 +59,7 @@ async function writeLedger(): Promise<void> {
 
 beforeAll(async () => {
   writeDataDir(dataDir, history);
-  writeLedger();
+  await writeLedger();
   first = await buildSite(dataDir, outA);
 }, BUILD_TIMEOUT);
 

@@ -30,7 +30,7 @@ import { cors, originsFromEnv } from "./middleware/cors.ts";
 import { hostCheck, publicOriginsFromEnv } from "./middleware/host.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { VERIFY_DAILY_QUOTA, VERIFY_PATH, verifyAttempts } from "./middleware/verify-attempts.ts";
-import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
+import { instanceWise, requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
 import { unmatchedRequest } from "./not-found.ts";
 import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
 import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
@@ -100,6 +100,8 @@ export interface AppOptions {
   verifyQuota?: number | null;
   /** POST /keys/requests per client per UTC day (default KEY_REQUEST_DAILY_QUOTA; null: unlimited). */
   keyRequestQuota?: number | null;
+  /** This instance's id among N behind a load balancer: the `Instance-Id` header and `instance` in every log line. */
+  instanceId?: string;
 }
 
 /** Area names, to skip the path parse on requests that cannot name an area file. */
@@ -128,7 +130,7 @@ const HTTP_EXCEPTION_PROBLEMS: Partial<Record<number, ProblemSlug>> = {
 
 export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const now = options.now ?? (() => new Date());
-  const log = options.log ?? stdoutSink;
+  const log = instanceWise(options.log ?? stdoutSink, options.instanceId);
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
   const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
   // What the ledger-backed routes share; undefined without a ledger and token key (they fail closed).
@@ -138,7 +140,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // Only while a contract check is installed (the test suite): every response against the description.
   const observe = responseObserver(() => openApiDocument(app));
   if (observe) app.use(observe);
-  app.use(requestLog({ sink: log, now }));
+  app.use(requestLog({ sink: log, now, ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}) }));
   // Before anything trusts the request: a Host that names no origin of this server is 421.
   app.use(hostCheck(options.publicOrigins ?? publicOriginsFromEnv()));
   const quotas = options.quotas ?? new DailyQuotas({ now });

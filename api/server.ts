@@ -43,6 +43,8 @@ export interface ServerOptions {
   tokenSecretKeyHex?: string;
   /** POST /keys/requests per client per UTC day (default KEY_REQUEST_DAILY_QUOTA; null: unlimited). */
   keyRequestQuota?: number | null;
+  /** This instance's id among N behind a load balancer (INSTANCE_ID): `Instance-Id` on every response, `instance` in the log. */
+  instanceId?: string;
 }
 
 /** Largest WebSocket frame `ws` accepts at all; the simulation's own limit is smaller. */
@@ -111,6 +113,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
     ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}),
     ...(options.keyRequestQuota !== undefined ? { keyRequestQuota: options.keyRequestQuota } : {}),
+    ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
   });
   let running: RunningServer;
   try {

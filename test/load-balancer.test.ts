@@ -102,4 +102,81 @@ describe("N instances behind HAProxy on one shared ledger", () => {
     expect(written.map((e) => e.seq)).toEqual(Array.from({ length: written.length }, (_, k) => before + k));
     expect(fx.ledger.verify()).toMatchObject({ ok: true });
   });
+
+  it("kill -9 of one instance under load, three times: every acknowledged write is on the ledger, the others keep writing, HAProxy takes it out", async () => {
+    interface Sent {
+      room: string;
+      answer: Answer;
+      /** The instance HAProxy had marked DOWN when the request was sent (null: none). */
+      downWhenSent: string | null;
+    }
+    const sent: Sent[] = [];
+    let down: string | null = null;
+    let running = true;
+    let next = 0;
+    const worker = async () => {
+      while (running) {
+        const room = `load-${next++}`;
+        const downWhenSent = down;
+        // A connection cut with its instance is no answer: status 0.
+        const answer = await postJson(`${cluster.url}/v1/consensus/sessions`, { cycle: "C-203", room, gi_baseline: 0.97, participants: PARTICIPANTS }, token).catch(
+          (error: Error): Answer => ({ status: 0, instance: null, headers: new Headers(), text: String((error.cause as Error | undefined)?.message ?? error.message) }),
+        );
+        sent.push({ room, answer, downWhenSent });
+      }
+    };
+    const acked = (from: string | null = null) => sent.filter((s) => s.answer.status === 201 && (from === null || s.answer.instance === from)).length;
+    const until = async (what: string, done: () => boolean) => {
+      const deadline = Date.now() + 20_000;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const load = Promise.all(Array.from({ length: 6 }, worker));
+    try {
+      for (const victim of [0, 1, 2]) {
+        const id = cluster.instances[victim]!.id;
+        const mark = acked();
+        await until("writes before the kill", () => acked() >= mark + 15);
+        await cluster.kill(victim, "SIGKILL");
+        await cluster.waitFor(victim, "DOWN");
+        down = id;
+        // The others keep writing while it is down…
+        const others = acked();
+        await until("writes while one instance is down", () => acked() >= others + 30);
+        down = null;
+        await cluster.restart(victim);
+        // …and, back UP, it takes its share again.
+        const own = acked(id);
+        await until(`writes through the restarted ${id}`, () => acked(id) > own);
+      }
+    } finally {
+      running = false;
+      await load;
+    }
+
+    // Sent after HAProxy marked an instance DOWN: every one answered, by another instance.
+    const afterDown = sent.filter((s) => s.downWhenSent !== null);
+    expect(afterDown.length).toBeGreaterThanOrEqual(90);
+    for (const s of afterDown) {
+      expect(s.answer.status, s.answer.text).toBe(201);
+      expect(s.answer.instance).not.toBe(s.downWhenSent);
+    }
+    // A request lost with its instance is HAProxy's 502, or — when it was not the first on its
+    // kept-alive connection — that connection closed without an answer (status 0). A POST is never
+    // retried once sent; nothing else fails.
+    const failed = sent.filter((s) => s.answer.status !== 201);
+    for (const s of failed) expect([502, 0]).toContain(s.answer.status);
+    for (const s of failed) expect(s.answer.instance).toBeNull();
+    expect(failed.length).toBeLessThanOrEqual(3 * 6);
+
+    // Every acknowledged open is on the ledger, once; a room is never opened twice.
+    const opened = entries().filter((e) => e.type === "consensus.opened" && (e.payload as { cycle: string }).cycle === "C-203");
+    const rooms = opened.map((e) => (e.payload as { room: string }).room);
+    expect(new Set(rooms).size).toBe(rooms.length);
+    const sessionOf = new Map(opened.map((e) => [(e.payload as { room: string }).room, (e.payload as { session_id: string }).session_id]));
+    for (const s of sent.filter((x) => x.answer.status === 201)) expect(sessionOf.get(s.room)).toBe((JSON.parse(s.answer.text) as { sessionId: string }).sessionId);
+    expect(fx.ledger.verify()).toMatchObject({ ok: true });
+  });
 });

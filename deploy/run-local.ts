@@ -1,7 +1,7 @@
 /**
  * `npm run deploy:local [-- --instances N] [--port P]`: a try-out of a deployment on this machine —
- * N API instances (`npm run serve`, each its own process and port) over the current state (one
- * SQLite ledger file, or PostgreSQL when DATABASE_URL is set), behind HAProxy with
+ * N API instances (`npm run serve`, each its own process, on ports P+1 … P+N) over the current
+ * state (one SQLite ledger file, or PostgreSQL when DATABASE_URL is set), behind HAProxy with
  * deploy/haproxy.cfg, on 127.0.0.1:P (default 8080). Ctrl-C stops them all. docs/deployment.md.
  *
  * The state must exist (`npm start` once makes it: keys, ledger, data); the instances share its
@@ -21,7 +21,7 @@ const { values } = parseArgs({
 const instances = Number(values.instances);
 const port = Number(values.port);
 if (!Number.isInteger(instances) || instances < 1 || instances > 32) throw new Error("--instances must be an integer from 1 to 32");
-if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error("--port must be a TCP port");
+if (!Number.isInteger(port) || port < 1 || port + instances > 65535) throw new Error("--port must be a TCP port with --instances more free above it");
 
 const state = resolve(process.env.STATE_DIR ?? ".state");
 const dir = join(state, "deploy");
@@ -38,6 +38,7 @@ const env = (_: number): NodeJS.ProcessEnv => ({
 const cluster = await startLocalCluster({
   instances,
   port,
+  instancePorts: Array.from({ length: instances }, (_, i) => port + 1 + i),
   env,
   dir,
   echo: (source, line) => console.log(`${source.padEnd(7)} ${line}`),

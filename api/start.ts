@@ -80,7 +80,7 @@ function checkServingKeys(env: NodeJS.ProcessEnv): void {
 function instanceIdOf(env: NodeJS.ProcessEnv): string | undefined {
   const id = env.INSTANCE_ID;
   if (id === undefined || id === "") return undefined;
-  if (!VALID_INSTANCE_ID.test(id)) throw new Error(`INSTANCE_ID must be 1–64 of [A-Za-z0-9._-], got ${JSON.stringify(id)}`);
+  if (!VALID_INSTANCE_ID.test(id)) throw new Error(`INSTANCE_ID must be 1–64 of [A-Za-z0-9._:-], got ${JSON.stringify(id)}`);
   return id;
 }
 

@@ -30,7 +30,7 @@ export type LogSink = (line: LogLine) => void;
 export const REQUEST_ID_HEADER = "X-Request-Id";
 export const INSTANCE_ID_HEADER = "Instance-Id";
 /** What INSTANCE_ID may hold: a token that fits a header value and a log field unescaped. */
-export const VALID_INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+export const VALID_INSTANCE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 const VALID_ID = /^[\w=-]{1,128}$/;
 
 /** The default sink: one line of JSON on stdout. */

@@ -158,7 +158,7 @@ describe("N instances behind HAProxy on one shared ledger", () => {
 
     // Sent after HAProxy marked an instance DOWN: every one answered, by another instance.
     const afterDown = sent.filter((s) => s.downWhenSent !== null);
-    expect(afterDown.length).toBeGreaterThanOrEqual(90);
+    expect(afterDown.length).toBeGreaterThanOrEqual(3 * 20);
     for (const s of afterDown) {
       expect(s.answer.status, s.answer.text).toBe(201);
       expect(s.answer.instance).not.toBe(s.downWhenSent);

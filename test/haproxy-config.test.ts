@@ -2,10 +2,12 @@
  * deploy/haproxy.cfg is the template the tests and `npm run deploy:local` render
  * (deploy/haproxy-config.ts): rendering it with its own values gives it back byte for byte, a
  * rendering for N instances keeps every other line, and HAProxy itself accepts both (`haproxy -c`).
+ * deploy/nginx.conf, an untested alternative, is at least checked by `nginx -t`.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { HAPROXY_TEMPLATE, renderHaproxyConfig } from "../deploy/haproxy-config.ts";
 import { HAPROXY_BIN } from "../deploy/local-cluster.ts";
@@ -62,5 +64,11 @@ describe("deploy/haproxy.cfg as the template", () => {
     );
     const split = template.replace("    server api2", "    # a comment between\n    server api2");
     expect(() => renderHaproxyConfig({ bind: "127.0.0.1:1", statsSocket: "/tmp/s", servers: [{ name: "a", address: "127.0.0.1:2" }] }, split)).toThrow(/one block of server lines/);
+  });
+
+  it("deploy/nginx.conf, the untested alternative, is at least a configuration nginx accepts", () => {
+    const result = spawnSync("/usr/sbin/nginx", ["-t", "-c", fileURLToPath(new URL("../deploy/nginx.conf", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+    expect(result.stderr).toContain("test is successful");
+    expect(result.status).toBe(0);
   });
 });

@@ -64,7 +64,7 @@ export const keyRequestRoute = defineRoute({
     "Records a request for a government, academic, institutional or economist key on the access ledger and answers its reference. State the affiliation, an official contact address and the purpose; the academic, institutional and economist tiers also state the expected volume (requests per day). `website` is a honeypot: leave it out or empty. At most 5 requests per client per UTC day.",
   request: { body: { required: true, content: { "application/json": { schema: RequestBody } } } },
   responses: { 201: json("The request was recorded", Receipt, { headers: headers("RateLimit-Policy", "RateLimit") }) },
-  problems: ["rate-limited", "ledger-unavailable"],
+  problems: ["rate-limited", "limits-unavailable", "ledger-unavailable"],
 });
 
 export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {

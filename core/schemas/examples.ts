@@ -2,8 +2,8 @@
  * One example document of every published schema (core/schemas/index.ts): what each schema's
  * OpenAPI description shows (api/responses.ts), and the document the schema tests accept. The type
  * makes a missing entry, or an example that does not fit its schema's type, a compile error. The
- * parts they are made of are exported for the tests that vary them into counter-examples
- * (test/support/core/schemas/helpers.ts).
+ * schema tests' counter-examples are JSON Patches of these examples, kept as data in
+ * test/fixtures/schemas/ (read by test/support/core/schemas/helpers.ts).
  *
  * Over 500 lines on purpose: it is data, one example per published schema, and the one `Examples`
  * type checks them together; split by area, that check would be split too.

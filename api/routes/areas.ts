@@ -39,7 +39,7 @@ import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST
 import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
-import { limitsUnavailable } from "../middleware/limits-failure.ts";
+import { limitsUnavailable } from "../error-problems.ts";
 import { EncodedVariants, fileResponse, notModified, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";

@@ -30,7 +30,7 @@ import { presentedKey } from "../client.ts";
 import { safeLog, type LogSink } from "../middleware/request-log.ts";
 import { crossOriginRefusal } from "../middleware/cors.ts";
 import { problem } from "../problem.ts";
-import { limitsUnavailable } from "../middleware/limits-failure.ts";
+import { limitsUnavailable } from "../error-problems.ts";
 import { MemoryConnectionCap } from "../../store/memory-limits.ts";
 import type { ConnectionCap } from "../../store/limits.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";

@@ -232,9 +232,16 @@ describe("a limits store that fails", () => {
     const store = await openPostgresLimits(lostUrl, { instanceId: "lost", timeoutMs: 2000 });
     const keysFile = join(dir, "access-lost.sqlite");
     new ApiKeyStore(keysFile).close();
-    const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, keysFile, log: () => {}, limits: store });
+    const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, keysFile, log: () => {}, limits: store, simulation: { roundIntervalMs: 0 } });
     try {
       expect((await request(`${server.url}${FILE}`, "127.0.5.1")).status).toBe(200);
+      // A simulation connection open before the failure, its first simulation run to the end.
+      const ws = await connect(`${server.url.replace(/^http/, "ws")}/philosophy/simulation`, "127.0.5.2");
+      const messages: string[] = [];
+      ws.on("message", (data) => messages.push(data.toString()));
+      const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
+      ws.send(JSON.stringify({ action: "start_simulation", scenario: "Rotate the government API keys" }));
+      while (!messages.some((m) => m.includes('"phase":"final"'))) await new Promise((r) => setTimeout(r, 10));
       // The database goes away under the running server (its connections are ended, it no longer exists).
       const admin = new pg.Client({ connectionString: databaseUrl });
       await admin.connect();
@@ -250,6 +257,11 @@ describe("a limits store that fails", () => {
         if (answer.body) expect(JSON.parse(answer.body)).toMatchObject({ type: expect.stringMatching(/limits-unavailable$/), status: 503 });
       }
       expect(await refusal(`${server.url.replace(/^http/, "ws")}/philosophy/simulation`, "127.0.5.1")).toBe(503);
+      // A further simulation on the open connection must be counted: it cannot be, so the connection ends (1013: try again later).
+      const before = messages.length;
+      ws.send(JSON.stringify({ action: "start_simulation", scenario: "Rotate the government API keys" }));
+      expect(await closed).toBe(1013);
+      expect(JSON.parse(messages[before]!)).toMatchObject({ type: "error", code: "limits-unavailable" });
       // What no limit guards is still answered.
       expect((await request(`${server.url}/health`, "127.0.5.1")).status).toBe(200);
     } finally {

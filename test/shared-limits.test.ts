@@ -270,3 +270,26 @@ describe("a limits store that fails", () => {
     }
   });
 });
+
+describe("old days", () => {
+  it("are deleted when an instance sees a new day; yesterday and today stay", async () => {
+    const url = await freshDatabase("limits_days");
+    const store = await openPostgresLimits(url, { instanceId: "days" });
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      await db.query("INSERT INTO api_quota_counts (day, bucket, client, used) SELECT DATE '2026-01-01' + i % 4, 'b', 'ip:' || i, 1 FROM generate_series(1, 24000) AS i");
+      // 12,000 rows before yesterday: more than one batch.
+      expect(await store.quotas.take("2026-01-04", "b", "ip:new", 100)).toEqual({ allowed: true, used: 1 });
+      const days = async () => (await db.query<{ day: string }>("SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM api_quota_counts ORDER BY 1")).rows.map((r) => r.day);
+      // Pruned in the background, in batches: ask until both old days are gone.
+      while ((await days()).some((d) => d < "2026-01-03")) await new Promise((r) => setTimeout(r, 20));
+      expect(await days()).toEqual(["2026-01-03", "2026-01-04"]);
+      expect(Number((await db.query("SELECT count(*) AS n FROM api_quota_counts")).rows[0].n)).toBe(12_001);
+      expect(await store.quotas.peek("2026-01-04", "b", "ip:new")).toBe(1);
+    } finally {
+      await db.end();
+      await store.close();
+    }
+  });
+});

@@ -73,13 +73,14 @@ export const authorityContext: In<"avm-authority-context"> = {
   validation_chain: ["identity:pass", "stake:pass", "attestation:pass", "scope:pass", "temporal:pass"],
 };
 
+/** What POST /avm/verify answers `verifyRequest`: its ledger_id is registered nowhere (the API reference's example is run). */
 export const avmFailure: In<"avm-verify-failure"> = {
   verified: false,
-  code: "AVM_004",
-  error: "attestation_invalid",
-  error_detail: "The companion attestation signature does not verify against the registered key.",
-  failed_at_stage: "attestation",
-  remediation: "Verify companion registration",
+  code: "AVM_001",
+  error: "identity_not_found",
+  error_detail: `identity.not_found: no identity is registered as ${LEDGER_ID}`,
+  failed_at_stage: "identity",
+  remediation: "Register identity first",
 };
 
 export const pulseRecord: In<"pulse-record"> = {

@@ -42,9 +42,13 @@ async function stateOf(promise: Promise<unknown>): Promise<string | null> {
     return sqlState(error) ?? `not a server error: ${String(error)}`;
   }
 }
-/** Polls `check` until it holds (each poll a round trip to the server; no time asserted). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+/** Polls `check` until it holds (each poll a round trip to the server; no time asserted), a bounded number of times. */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let poll = 0; poll < 1500; poll++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`gave up waiting: ${what}`);
 }
 /** The pids holding (granted) or waiting for (not granted) the ledger's write lock. */
 async function lockSessions(client: pg.Client, granted: boolean): Promise<number[]> {
@@ -195,7 +199,7 @@ describe("PostgresBackend: the write lock across instances", () => {
     const first = a.withWriteLock(async (tx) => {
       log.push("A in");
       aInside.open();
-      await until(async () => (await lockSessions(watcher, false)).length === 1); // B waits on the lock
+      await until(async () => (await lockSessions(watcher, false)).length === 1, "B waiting for the lock");
       await tx.insertRows(chainRows(1, await tx.last()));
       log.push("A out");
     });
@@ -254,7 +258,7 @@ describe("PostgresBackend: the write lock across instances", () => {
 describe("PostgresBackend: a lost session recovers by itself", () => {
   async function holderPid(watcher: pg.Client): Promise<number> {
     let pids: number[] = [];
-    await until(async () => (pids = await lockSessions(watcher, true)).length === 1);
+    await until(async () => (pids = await lockSessions(watcher, true)).length === 1, "a session holding the lock");
     return pids[0]!;
   }
 
@@ -270,7 +274,7 @@ describe("PostgresBackend: a lost session recovers by itself", () => {
     });
     const pid = await holderPid(watcher);
     await watcher.query("SELECT pg_terminate_backend($1)", [pid]);
-    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0);
+    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
     terminated.open();
     await expect(write).rejects.toBeInstanceOf(LedgerUnavailableError);
     await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
@@ -288,7 +292,7 @@ describe("PostgresBackend: a lost session recovers by itself", () => {
       return tx.last();
     });
     const pid = await holderPid(watcher);
-    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0);
+    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
     ended.open();
     const error = await write.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LedgerUnavailableError);

@@ -31,7 +31,7 @@ export function sqlState(error: unknown): string | null {
  * a client that already lost its connection, a pool that could not connect in time) is one too:
  * pg raises nothing else from a well-formed call.
  */
-export function isStoreFailure(error: unknown): boolean {
+export function isPgStoreFailure(error: unknown): boolean {
   const state = sqlState(error);
   if (state === null) return true;
   return UNAVAILABLE_CODES.has(state) || UNAVAILABLE_CLASSES.has(state.slice(0, 2));
@@ -48,7 +48,7 @@ export function isConnectionLost(error: unknown): boolean {
 
 /** A store failure as LedgerUnavailableError (with the cause); anything else unchanged. */
 export function classifyFailure(error: unknown, where: string): unknown {
-  if (error instanceof LedgerUnavailableError || !isStoreFailure(error)) return error;
+  if (error instanceof LedgerUnavailableError || !isPgStoreFailure(error)) return error;
   const state = sqlState(error);
   const detail = error instanceof Error ? error.message : String(error);
   return new LedgerUnavailableError(`PostgreSQL ledger unavailable (${where}): ${state ? `${state} ` : ""}${detail}`, { cause: error });

@@ -185,6 +185,20 @@ describe("PostgresBackend: the schema guards the log", () => {
   });
 });
 
+describe("PostgresBackend: a database that refuses writes", () => {
+  it("a read-only database (a standby, a failover under way) is LedgerUnavailableError, not a refusal of the data", async () => {
+    const url = await freshDatabase("read_only");
+    await backend(url).open(ORIGIN);
+    const admin = await rawClient(url);
+    await admin.query("ALTER DATABASE " + new URL(url).pathname.slice(1) + " SET default_transaction_read_only = on");
+    const b = backend(url);
+    expect(await b.last()).toBeNull(); // reads go on
+    const error = await b.withWriteLock((tx) => tx.insertRows(chainRows(1))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerUnavailableError);
+    expect(sqlState((error as Error).cause)).toBe("25006");
+  });
+});
+
 describe("PostgresBackend: the write lock across instances", () => {
   it("two instances' writes never overlap, and each continues the chain the other committed", async () => {
     const url = await freshDatabase("lock");
@@ -249,6 +263,11 @@ describe("PostgresBackend: the write lock across instances", () => {
     const error = await waiter.withWriteLock(async () => "entered").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LedgerUnavailableError);
     expect(sqlState((error as Error).cause)).toBe("55P03");
+    // Without a lock timeout, the statement timeout ends the wait: the same answer.
+    const patient = backend(url, { lockTimeoutMs: 0, statementTimeoutMs: 300 });
+    const cancelled = await patient.withWriteLock(async () => "entered").catch((e: unknown) => e);
+    expect(cancelled).toBeInstanceOf(LedgerUnavailableError);
+    expect(sqlState((cancelled as Error).cause)).toBe("57014");
     release.open();
     await held;
     expect(await waiter.withWriteLock(async () => "entered")).toBe("entered");
@@ -334,5 +353,17 @@ describe("PostgresBackend: a PostgreSQL restart", () => {
     expect((await b.last())?.seq).toBe(1);
     await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
     expect((await b.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2]);
+  });
+
+  it("a restart between two calls is not seen: pooled connections the server closed are replaced before use", async () => {
+    const b = backend(cluster.url, { connectTimeoutMs: 2_000, poolSize: 2 });
+    await b.open(ORIGIN);
+    await Promise.all([b.last(), b.last()]); // two idle connections
+    cluster.stop("immediate");
+    cluster.start(); // both synchronous: the pool has not yet seen its connections close
+    await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
+    cluster.stop("immediate");
+    cluster.start();
+    expect((await b.last())?.seq).toBe(3);
   });
 });

@@ -143,8 +143,7 @@ export class PostgresBackend implements LedgerBackend {
   readonly location: string;
   readonly #pool: pg.Pool;
   readonly #reads: BackendReads;
-  /** The last error of an idle pooled connection (the pool drops that connection and makes a new one). */
-  lastIdleError: Error | null = null;
+  #lastIdleError: Error | null = null;
 
   constructor(url: string, options: PostgresBackendOptions = {}) {
     let parsed: URL;
@@ -171,7 +170,7 @@ export class PostgresBackend implements LedgerBackend {
     // An idle connection the server dropped (restart, termination) must not crash the process:
     // the pool removes it, and the next call opens a new one.
     this.#pool.on("error", (error) => {
-      this.lastIdleError = error;
+      this.#lastIdleError = error;
     });
     this.#reads = primitives((sql, params) => this.#readStatement(sql, params));
   }
@@ -181,6 +180,11 @@ export class PostgresBackend implements LedgerBackend {
    * server closed while it sat idle, not yet noticed) is retried once on a new one: reads are safe
    * to repeat. Timeouts are not retried.
    */
+  /** The last error of an idle pooled connection (the pool dropped that connection), for diagnosis. */
+  get lastIdleError(): Error | null {
+    return this.#lastIdleError;
+  }
+
   async #readStatement<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]> {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -225,59 +229,54 @@ export class PostgresBackend implements LedgerBackend {
    * classified (store/postgres-failures.ts); body's own errors pass unchanged.
    */
   async #locked<T>(body: (run: Run) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
+    const session = await this.#begin();
+    let open = true;
     try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw classifyFailure(error, "connect");
-    }
-    // A checked-out client that loses its connection emits "error": without a listener that is an
-    // uncaught exception. Its next statement then fails, and the client is destroyed on release.
-    let lost: unknown = null;
-    const onError = (error: Error) => {
-      lost ??= error;
-    };
-    client.on("error", onError);
-    const run: Run = async (sql, params) => {
-      try {
-        return (await client.query(sql, params)).rows;
-      } catch (error) {
-        if (isConnectionLost(error)) lost ??= error;
-        throw classifyFailure(lost ?? error, "write");
-      }
-    };
-    let open = false;
-    try {
-      await run("BEGIN");
-      open = true;
-      await run(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
-      const result = await body(run);
+      await session.run(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+      const result = await body(session.run);
       open = false;
       // A connection lost during COMMIT leaves the outcome unknown: LedgerUnavailableError, and the
       // caller's next read of the tail (after the lock) says whether the group is there.
-      let commit: pg.QueryResult;
-      try {
-        commit = await client.query("COMMIT");
-      } catch (error) {
-        if (isConnectionLost(error)) lost ??= error;
-        throw classifyFailure(lost ?? error, "commit");
-      }
+      const commit = await session.query("COMMIT", "commit");
       // A statement failed inside body and body went on regardless: PostgreSQL answers COMMIT with ROLLBACK.
       if (commit.command !== "COMMIT") throw new PostgresLedgerError("rolled-back", "the write transaction was rolled back: a statement in it had failed");
       return result;
     } catch (error) {
-      if (open && lost === null) {
+      if (open && session.lost === null) {
         try {
-          await client.query("ROLLBACK");
+          await session.client.query("ROLLBACK");
         } catch (rollback) {
-          lost ??= rollback;
+          session.lost ??= rollback;
         }
       }
       throw error;
     } finally {
-      client.removeListener("error", onError);
-      // A lost connection is destroyed (release(true)); a healthy one goes back to the pool.
-      client.release(lost !== null ? true : undefined);
+      session.release();
+    }
+  }
+
+  /**
+   * A pooled connection with a transaction begun. READ COMMITTED is named, not left to the server's
+   * default: the tail read after the lock must see what was committed while it waited. A connection
+   * found dead at BEGIN (closed by the server while idle, not yet noticed) is replaced once.
+   */
+  async #begin(): Promise<Session> {
+    for (let attempt = 0; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.#pool.connect();
+      } catch (error) {
+        throw classifyFailure(error, "connect");
+      }
+      const session = new Session(client);
+      try {
+        await session.query("BEGIN ISOLATION LEVEL READ COMMITTED", "begin");
+        return session;
+      } catch (error) {
+        session.release();
+        if (attempt === 0 && session.lost !== null) continue;
+        throw error;
+      }
     }
   }
 
@@ -305,5 +304,40 @@ export class PostgresBackend implements LedgerBackend {
 
   async close(): Promise<void> {
     await this.#pool.end();
+  }
+}
+
+/**
+ * One checked-out connection, watched. A checked-out client that loses its connection emits
+ * "error", which without a listener is an uncaught exception; `lost` keeps it, and a lost
+ * connection is destroyed on release (`release(true)`) instead of going back to the pool.
+ */
+class Session {
+  lost: unknown = null;
+  readonly client: pg.PoolClient;
+  readonly #onError = (error: Error) => {
+    this.lost ??= error;
+  };
+
+  constructor(client: pg.PoolClient) {
+    this.client = client;
+    client.on("error", this.#onError);
+  }
+
+  /** A statement; its failure classified (store/postgres-failures.ts), the lost connection's own error preferred as the cause. */
+  async query(sql: string, where: string, params?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.client.query(sql, params);
+    } catch (error) {
+      if (isConnectionLost(error)) this.lost ??= error;
+      throw classifyFailure(this.lost ?? error, where);
+    }
+  }
+
+  readonly run: Run = async (sql, params) => (await this.query(sql, "write", params)).rows;
+
+  release(): void {
+    this.client.removeListener("error", this.#onError);
+    this.client.release(this.lost !== null ? true : undefined);
   }
 }

@@ -10,9 +10,9 @@ import { LedgerUnavailableError } from "./ledger-backend.ts";
  * SQLSTATEs that mean the server, the connection or a timeout failed, not the statement's content:
  * 55P03 lock_not_available (lock_timeout), 57014 query_canceled (statement_timeout), 25P03
  * idle_in_transaction_session_timeout, 40001/40P01 serialization failure and deadlock (retryable by
- * definition), 55006 object in use, 55000 (a recovering standby refusing writes).
+ * definition), 25006 read-only transaction (a standby or a read-only database: a failover under way).
  */
-const UNAVAILABLE_CODES = new Set(["55P03", "57014", "25P03", "40001", "40P01", "55006", "55000"]);
+const UNAVAILABLE_CODES = new Set(["55P03", "57014", "25P03", "25006", "40001", "40P01"]);
 /**
  * Whole SQLSTATE classes of the same kind: 08 connection exception, 53 insufficient resources (too
  * many connections, disk full, out of memory), 57 operator intervention (admin shutdown 57P01, crash

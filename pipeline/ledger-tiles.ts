@@ -22,6 +22,7 @@ import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
 import { bundlePath, decodeBundle, partialDir, partialTiles, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type TileFile } from "../core/tlog-tiles.ts";
+import { CodedError } from "../core/errors.ts";
 
 /**
  * What an entry bundle holds for each entry: its public envelope (the default: payloads are the
@@ -31,14 +32,7 @@ export type BundleContent = "envelope" | "leaf";
 
 export type LedgerTilesCode = "tile-differs" | "root-differs" | "shrinks";
 
-export class LedgerTilesError extends Error {
-  readonly code: LedgerTilesCode;
-  constructor(code: LedgerTilesCode, message: string) {
-    super(message);
-    this.name = "LedgerTilesError";
-    this.code = code;
-  }
-}
+export class LedgerTilesError extends CodedError<LedgerTilesCode> {}
 
 export interface LedgerTilesOptions {
   /** The log's prefix folder: `data/ledger` (tiles under `tile/`). */

@@ -5,15 +5,24 @@
  * ledger's tail stay single under concurrent requests spread over the instances, and `kill -9` of
  * an instance under load loses no acknowledged write while HAProxy takes it out of rotation.
  *
- * The store is SQLite here (one file, several processes: store/follow-tail.test.ts); the cluster
- * takes the store as an environment, so the same tests run on PostgreSQL with `DATABASE_URL`.
+ * The ledger is SQLite here (one file, several processes: store/follow-tail.test.ts); the cluster
+ * takes the store as an environment, so the same tests run on PostgreSQL with `DATABASE_URL`. The
+ * quota test gives the instances `DATABASE_URL` already, for the shared limits: a client's daily
+ * quota is exact across the instances, and the client is the address HAProxy forwarded.
  */
+import { cpSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "./support/api/avm.ts";
 import { ConsensusClient, PARTICIPANTS, registerOffices } from "./support/api/routes/consensus.ts";
+import { tempDir } from "./support/api/helpers.ts";
 import { postJson, request, startApiCluster, type Answer, type ApiCluster } from "./support/cluster.ts";
+import { freshDatabase } from "./support/postgres.ts";
+
+const REPO_DATA = join(import.meta.dirname, "../data");
 
 const INSTANCES = 3;
 let fx: AvmFixture;
@@ -180,3 +189,50 @@ describe("N instances behind HAProxy on one shared ledger", () => {
     expect(fx.ledger.verify()).toMatchObject({ ok: true });
   });
 });
+
+describe("a daily quota through HAProxy, the instances counting in one PostgreSQL database", () => {
+  const FILE = "/government/sentinel-status.json";
+  let limited: ApiCluster;
+  let data: { dir: string; cleanup: () => void };
+
+  beforeAll(async () => {
+    // The government area and the dataset keys the instances serve; the limits in PostgreSQL.
+    data = tempDir("load-balancer-data-");
+    cpSync(join(REPO_DATA, "areas", "government"), join(data.dir, "areas", "government"), { recursive: true });
+    cpSync(join(REPO_DATA, "keys"), join(data.dir, "keys"), { recursive: true });
+    const databaseUrl = await freshDatabase("balanced_limits");
+    limited = await startApiCluster({
+      instances: INSTANCES,
+      store: () => ({ LEDGER_DB: fx.path, DATABASE_URL: databaseUrl, DATA_DIR: data.dir, LEDGER_SIGNING_KEY: sha256Hex("avm test ledger key"), TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await limited?.stop();
+    data?.cleanup();
+  });
+
+  it("150 parallel requests of one client spread over three instances → exactly 100 answered; the client is the one HAProxy forwarded", async () => {
+    const answers = await Promise.all(Array.from({ length: 150 }, () => requestFrom(`${limited.url}${FILE}`, "127.0.4.1")));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(50);
+    expect(new Set(answers.map((a) => a.instance)).size).toBe(INSTANCES);
+    // Another address through the same balancer is another client (X-Forwarded-For from a trusted
+    // proxy): its quota is whole.
+    const other = await requestFrom(`${limited.url}${FILE}`, "127.0.4.2");
+    expect(other.status).toBe(200);
+    expect(other.rateLimit).toMatch(/;r=99;/);
+  });
+});
+
+/** A GET from a given loopback address (all of 127.0.0.0/8 is loopback on Linux): one client per address. */
+function requestFrom(url: string, localAddress: string): Promise<{ status: number; instance: string | null; rateLimit: string | null }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { localAddress, headers: { Connection: "close" } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode!, instance: (res.headers["instance-id"] as string | undefined) ?? null, rateLimit: (res.headers.ratelimit as string | undefined) ?? null }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

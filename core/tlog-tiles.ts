@@ -231,7 +231,9 @@ export class TileBuilder {
 
   /** The bundle's bytes so far, in a buffer of their own (a file writer may take it over). */
   #bundleBytes(): Uint8Array {
-    return new Uint8Array(this.#bundle.subarray(0, this.#bundleLength));
+    const bytes = Buffer.allocUnsafeSlow(this.#bundleLength);
+    this.#bundle.copy(bytes, 0, 0, this.#bundleLength);
+    return bytes;
   }
 
   /** Appends one leaf (its hash as 32 bytes or a 32-character latin1 string) and its bundle entry (bytes, or text to write as UTF-8). */

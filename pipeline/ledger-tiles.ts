@@ -19,7 +19,7 @@ import { hash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { entryText } from "../core/ledger/entry.ts";
-import { envelopeText } from "../core/ledger/envelope.ts";
+import { envelopeFromEntryText, envelopeText } from "../core/ledger/envelope.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
@@ -180,7 +180,7 @@ function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: number,
     const text = entryText(entry, payloadText);
     // U+0000 is the RFC 9162 leaf prefix 0x00; the hash comes back as a 32-character latin1 string.
     const leaf = hash("sha256", `\u0000${text}`, "binary");
-    builder.append(leaf, content === "envelope" ? envelopeText(entry) : text, onFull);
+    builder.append(leaf, content === "envelope" ? (envelopeFromEntryText(text, payloadText) ?? envelopeText(entry)) : text, onFull);
   }
   if (builder.size !== size) throw new RangeError(`the ledger gave ${builder.size - from} entries from ${from}, not ${size - from}`);
 }

@@ -22,14 +22,14 @@ describe.each([
     const root = join(dir, "tree");
     // More files than the helper may have queued, some handed over whole, some views of a shared buffer.
     const shared = Buffer.alloc(4096, 7);
-    for (let i = 0; i < 700; i++) writer.write(join(root, String(i % 7), `x${i % 3}`, String(i)), i % 10 === 0 ? shared.subarray(i, i + 100) : new Uint8Array(content(i)));
+    for (let i = 0; i < 1_200; i++) writer.write(join(root, String(i % 7), `x${i % 3}`, String(i)), i % 10 === 0 ? shared.subarray(i, i + 100) : new Uint8Array(content(i)));
     writer.finish();
-    for (let i = 0; i < 700; i++) {
+    for (let i = 0; i < 1_200; i++) {
       const bytes = readFileSync(join(root, String(i % 7), `x${i % 3}`, String(i)));
       expect(bytes.equals(i % 10 === 0 ? shared.subarray(i, i + 100) : content(i)), `file ${i}`).toBe(true);
     }
     expect(shared.every((b) => b === 7)).toBe(true); // a shared buffer is copied, never taken over
-    expect(writer.handedOver).toBe(background ? 700 : 0);
+    expect(writer.handedOver).toBe(background ? 1_200 : 0);
   });
 
   it("throws the file system's error when a write fails", async () => {

@@ -4,10 +4,12 @@
  * on the helper thread that cost runs on another core while this thread reads and hashes entries.
  *
  * Until the helper runs (its start takes a while, longer on a busy machine), files are written on
- * this thread, so a helper slow to start only costs its head start. It is bounded: at most MAX_AHEAD files are queued; the writer waits (Atomics.wait) when
- * it is that far ahead, and `finish` waits for every file. A helper that stops answering fails the
- * build (`writer-stalled`) rather than hanging it; `abort` stops it and waits until it has let go of
- * every queued file, so the caller can remove what was written without a write landing afterwards.
+ * this thread, so a helper slow to start costs only its head start. Files are handed over in
+ * batches, their buffers transferred, not copied. At most MAX_AHEAD files are queued: the writer
+ * waits (Atomics.wait) when it is that far ahead, and `finish` waits for every file. A helper that
+ * stops answering fails the build (`writer-stalled`) rather than hanging it; `abort` stops it and
+ * waits until it has let go of every queued file, so the caller can remove what was written
+ * without a write landing afterwards.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -37,8 +39,8 @@ export interface FileWriter {
   readonly handedOver: number;
 }
 
-/** Files queued ahead of the helper at most (a few MB of bundles). */
-const MAX_AHEAD = 256;
+/** Files queued ahead of the helper at most (some 20 MB of tiles and bundles): room to even out a helper slowed for a while. */
+const MAX_AHEAD = 1024;
 /** Files are handed over in batches (each message wakes the helper: a system call or two). */
 const BATCH_FILES = 32;
 const BATCH_BYTES = 1 << 20;

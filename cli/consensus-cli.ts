@@ -33,13 +33,13 @@ import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-j
 import { LEDGER_ORIGIN, defaultLedgerPath, openLedger } from "../store/open-ledger.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { formatIssues } from "../core/zod-issues.ts";
+import { UsageError } from "../core/errors.ts";
 
 const USAGE = `usage: npm run consensus -- register-office --id ID --priority critical|high --cathedral CATHEDRAL --public-key HEX
        npm run consensus -- export-proof DELIB_ID [--out FILE] | export-proof --all DIR
        npm run consensus -- verify-proof FILE [--ledger-export DIR] [--key KEY]
        (each takes --db PATH; default LEDGER_DB or STATE_DIR/ledger.sqlite)`;
 
-class UsageError extends Error {}
 
 type Values = {
   db?: string;

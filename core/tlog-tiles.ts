@@ -10,6 +10,7 @@
  * length as a big-endian uint16. Tree sizes and indices are safe integers: no bitwise operators.
  */
 import { EMPTY_ROOT, HASH_SIZE, nodeHashLatin1 } from "./merkle.ts";
+import { CodedError } from "./errors.ts";
 
 /** Height of a tile: each tile spans 8 levels of the tree. */
 export const TILE_HEIGHT = 8;
@@ -21,14 +22,7 @@ export const MAX_BUNDLE_ENTRY = 0xffff;
 /** Why tiles cannot be built or read; callers branch on `code`. */
 export type TileErrorCode = "bad-coordinate" | "bad-tile" | "bad-bundle" | "entry-too-large";
 
-export class TileError extends Error {
-  readonly code: TileErrorCode;
-  constructor(code: TileErrorCode, message: string) {
-    super(message);
-    this.name = "TileError";
-    this.code = code;
-  }
-}
+export class TileError extends CodedError<TileErrorCode> {}
 
 /** A tile's place: level (0 = leaf hashes), index within the level, width (256 = full). */
 export interface TileCoordinate {

@@ -25,6 +25,7 @@ import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
 import { openFileWriter } from "./file-writer.ts";
 import { bundlePath, decodeBundle, partialDir, partialTiles, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type TileFile } from "../core/tlog-tiles.ts";
+import { CodedError } from "../core/errors.ts";
 
 /**
  * What an entry bundle holds for each entry: its public envelope (the default: payloads are the
@@ -34,14 +35,7 @@ export type BundleContent = "envelope" | "leaf";
 
 export type LedgerTilesCode = "tile-differs" | "root-differs" | "shrinks";
 
-export class LedgerTilesError extends Error {
-  readonly code: LedgerTilesCode;
-  constructor(code: LedgerTilesCode, message: string) {
-    super(message);
-    this.name = "LedgerTilesError";
-    this.code = code;
-  }
-}
+export class LedgerTilesError extends CodedError<LedgerTilesCode> {}
 
 export interface LedgerTilesOptions {
   /** The log's prefix folder: `data/ledger` (tiles under `tile/`). */

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { count } from "../core/format/text.ts";
-import { AVM_ERROR_CODES, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
+import { AVM_ERROR_CODES, AVM_ERROR_TABLE, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
 import { createApp } from "../api/app.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
@@ -53,6 +53,15 @@ describe("/authority/", () => {
     for (const r of REVOKE_REASONS) expect(await cell(`data-reason="${r}"`)).toBe(count(published.revocations_by_reason[r]));
     const newest = published.months.at(-1)!;
     expect(await page.locator(`tr[data-month="${newest.month}"] td.num`).allTextContents()).toEqual([newest.attempts, newest.grants, newest.denials, newest.revocations].map((n) => count(n)));
+  });
+
+  it("names every AVM code with its meaning and remedy from the rule table", async () => {
+    await page.goto(`${server.url}/authority/`);
+    for (const [code, row] of Object.entries(AVM_ERROR_TABLE)) {
+      const cells = page.locator(`tr[data-code="${code}"]`);
+      await expect(cells.locator('td[data-label="Meaning"]').textContent()).resolves.toBe(row.meaning);
+      await expect(cells.locator('td[data-label="Remedy"]').textContent()).resolves.toBe(row.remediation);
+    }
   });
 
   it("charts the denials by stage and the months, labels every table's scroll region by its caption, and marks the menu entry", async () => {

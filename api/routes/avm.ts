@@ -94,7 +94,8 @@ export const checkRoute = defineRoute({
   summary: "Check an identity's authority now",
   description: "The grant in force: not revoked, not expired at the server's now, the identity not barred. Otherwise `has_authority: false`, no scopes and `expires_at: null`.",
   request: { params: z.strictObject({ ledger_id: Uuid }) },
-  responses: { 200: json("The check response", published("avm-check-response").schema) },
+  // The example is what the sample server answers for the example id, which holds no grant.
+  responses: { 200: json("The check response", published("avm-check-response").schema, { example: { has_authority: false, scopes: [], expires_at: null } }) },
   problems: ["ledger-unavailable"],
 });
 

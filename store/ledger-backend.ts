@@ -1,0 +1,76 @@
+/**
+ * The primitives a ledger backend gives the shared ledger (store/ledger.ts): lock the tail, read
+ * rows since N, insert rows and subtrees, read subtrees, insert a checkpoint if absent. Sealing,
+ * the compact range, projections and group commit are shared; a backend only stores. SQLite
+ * (store/sqlite-backend.ts) is the embedded default; PostgreSQL (store/postgres-backend.ts) serves
+ * N API instances. docs/ledger-store.md explains the split.
+ */
+import { CodedError } from "../core/errors.ts";
+
+export interface EntryRow {
+  seq: number;
+  type: string;
+  /** The payload's JCS text exactly as stored. */
+  payload: string;
+  ts: string;
+  prev: string | null;
+  hash: string;
+  leaf: Uint8Array;
+}
+export interface SubtreeRow {
+  level: number;
+  idx: number;
+  hash: Uint8Array;
+}
+export interface TailRow {
+  seq: number;
+  hash: string;
+  ts: string;
+}
+
+/** Reads; outside a transaction each call is one statement (one consistent snapshot). */
+export interface BackendReads {
+  last(): Promise<TailRow | null>;
+  /** Rows start <= seq < end in order, at most `limit`. */
+  rows(start: number, end: number, limit: number): Promise<EntryRow[]>;
+  /** Leaf hashes of start <= seq < end, in order. */
+  leaves(start: number, end: number): Promise<Uint8Array[]>;
+  /** The stored subtrees asked for (key `${level}/${idx}`); missing ones are absent from the map. */
+  subtrees(keys: readonly { level: number; idx: number }[]): Promise<Map<string, Uint8Array>>;
+  subtreeCount(): Promise<number>;
+  latestCheckpoint(): Promise<string | null>;
+  checkpoints(): Promise<{ size: number; note: string }[]>;
+}
+
+export interface BackendWrites {
+  insertRows(rows: readonly EntryRow[]): Promise<void>;
+  insertSubtrees(subtrees: readonly SubtreeRow[]): Promise<void>;
+  /** Records the note unless a checkpoint of that size exists (the first one stays). */
+  insertCheckpointIfAbsent(size: number, note: string, createdAt: string): Promise<void>;
+}
+
+export interface LedgerBackend extends BackendReads {
+  readonly kind: "sqlite" | "postgresql";
+  /** Where the data lives, safe to show (no password). */
+  readonly location: string;
+  /** Creates the tables if absent and checks the stored format version and origin (throws on mismatch). */
+  open(origin: string): Promise<void>;
+  /**
+   * Runs `fn` in one write transaction holding the ledger's write lock (SQLite: BEGIN IMMEDIATE;
+   * PostgreSQL: BEGIN + pg_advisory_xact_lock, reads in a separate statement after the lock).
+   * Commits when fn resolves, rolls back when it throws (and rethrows).
+   */
+  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * The store itself failed — locked past its timeout, the connection lost, the server restarting,
+ * an I/O error — so nothing was decided and the caller may try again: the API answers 503
+ * `ledger-unavailable` with Retry-After. A write refused for its content is never this.
+ */
+export class LedgerUnavailableError extends CodedError<"ledger-unavailable"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("ledger-unavailable", message, options);
+  }
+}

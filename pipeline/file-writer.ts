@@ -14,17 +14,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { CodedError } from "../core/errors.ts";
 import { CTRL_BYTES, FAILED, READY, WRITTEN, type FileWriteJob, type FileWriterSetup } from "./file-writer-worker.ts";
 
-export class FileWriteError extends Error {
-  /** The file system's code (ENOSPC, EACCES, …) or `writer-stalled`. */
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = "FileWriteError";
-    this.code = code;
-  }
-}
+/** The file system's code (ENOSPC, EACCES, …) of a failed write, or `writer-stalled`. */
+export class FileWriteError extends CodedError<string> {}
 
 export interface FileWriter {
   /** Writes `bytes` as the new file `path`, creating its folders. `bytes` may be handed to the helper thread (detached): do not use it afterwards. */

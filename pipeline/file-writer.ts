@@ -43,9 +43,14 @@ const STALL_MS = 60_000;
 /** FAILED cell: 1 a write failed, 2 the writer aborted. */
 const ABORTED = 2;
 
-/** A writer on a helper thread when `background`, else on this one. */
+/** A writer on a helper thread when `background` (and a thread can start), else on this one. */
 export function openFileWriter(background: boolean): FileWriter {
-  return background ? new ThreadFileWriter() : new DirectFileWriter();
+  if (!background) return new DirectFileWriter();
+  try {
+    return new ThreadFileWriter();
+  } catch {
+    return new DirectFileWriter();
+  }
 }
 
 class DirectFileWriter implements FileWriter {

@@ -246,7 +246,7 @@ export class TileBuilder {
       const tile = this.#levelAt(level);
       tile.push(hash);
       if (tile.length < TILE_WIDTH) return;
-      const bytes = Buffer.from(tile.join(""), "latin1");
+      const bytes = ownBytes(tile);
       const index = this.#size / TILE_WIDTH ** (level + 1) - 1;
       onFull({ path: tilePath({ level, index, width: TILE_WIDTH }), bytes, full: true, tile: { level, index, width: TILE_WIDTH }, kind: "hashes" });
       hash = perfectRoot(tile);
@@ -258,7 +258,7 @@ export class TileBuilder {
   partials(): TileFile[] {
     const files: TileFile[] = [];
     for (const p of partialTiles(this.#size)) {
-      files.push({ path: tilePath(p), bytes: Buffer.from(this.#levels[p.level]!.join(""), "latin1"), full: false, tile: p, kind: "hashes" });
+      files.push({ path: tilePath(p), bytes: ownBytes(this.#levels[p.level]!), full: false, tile: p, kind: "hashes" });
     }
     const width = this.#size % TILE_WIDTH;
     if (width > 0) {
@@ -267,6 +267,13 @@ export class TileBuilder {
     }
     return files;
   }
+}
+
+/** A tile's hashes (latin1 strings) as bytes in a buffer of their own (Buffer.from would cut them from a shared slab). */
+function ownBytes(hashes: readonly string[]): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(hashes.length * HASH_SIZE);
+  bytes.write(hashes.join(""), 0, "latin1");
+  return bytes;
 }
 
 /**

@@ -3,9 +3,9 @@
  * file costs the kernel far more than writing its bytes, and a full tile build creates thousands:
  * on the helper thread that cost runs on another core while this thread reads and hashes entries.
  *
- * Until the helper runs (its start takes a while, longer on a busy machine), files are written on
- * this thread, so a helper slow to start costs only its head start. Files are handed over in
- * batches, their buffers transferred, not copied. At most MAX_AHEAD files are queued: the writer
+ * Files are handed over in batches, their buffers transferred, not copied. Until the helper runs
+ * (its start takes a while, longer on a busy machine) they are kept; should MAX_AHEAD pile up
+ * first, or the build end, this thread writes them itself, so a helper slow to start costs little. At most MAX_AHEAD files are queued: the writer
  * waits (Atomics.wait) when it is that far ahead, and `finish` waits for every file. A helper that
  * stops answering fails the build (`writer-stalled`) rather than hanging it; `abort` stops it and
  * waits until it has let go of every queued file, so the caller can remove what was written
@@ -87,13 +87,14 @@ class ThreadFileWriter implements FileWriter {
   readonly #worker: Worker;
   readonly #ctrl: Int32Array;
   readonly #errors: MessagePort;
-  /** Files handed over (or batched to be). */
+  /** Files handed over to the helper. */
   #posted = 0;
+  /** Files to hand over next (all of them until the helper runs). */
   #batch: FileWriteJob[] = [];
   #batchBytes = 0;
   #transfer: ArrayBuffer[] = [];
   #closed = false;
-  /** Writes files until the helper is ready. */
+  /** Writes the batch when the helper has not started by the time it is full or the build ends. */
   readonly #direct = new DirectFileWriter();
   #ready = false;
 
@@ -115,22 +116,41 @@ class ThreadFileWriter implements FileWriter {
   }
 
   write(path: string, bytes: Uint8Array): void {
-    if (!this.#ready) this.#ready = Atomics.load(this.#ctrl, READY) === 1;
-    if (!this.#ready) return this.#direct.write(path, bytes);
     if (Atomics.load(this.#ctrl, FAILED) !== 0) this.#throwFailure();
-    // Hand the bytes over when they own their whole buffer (no copy); a view into a shared one is copied.
-    const own = bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    if (own && !this.#transfer.includes(bytes.buffer as ArrayBuffer)) this.#transfer.push(bytes.buffer as ArrayBuffer);
-    this.#batch.push({ path, bytes });
+    // Hand the bytes over when they own their whole buffer; a view into a larger one is copied first
+    // (posting the view would copy the whole buffer under it).
+    const own = bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !this.#transfer.includes(bytes.buffer);
+    const handed = own ? bytes : new Uint8Array(bytes);
+    this.#transfer.push(handed.buffer as ArrayBuffer);
+    this.#batch.push({ path, bytes: handed });
     this.#batchBytes += bytes.byteLength;
-    this.#posted += 1;
+    if (!this.#isReady()) {
+      // Kept until the helper runs; a helper that takes too long to start costs this thread the writes.
+      if (this.#batch.length >= MAX_AHEAD) this.#writeBatchHere();
+      return;
+    }
     if (this.#batch.length >= BATCH_FILES || this.#batchBytes >= BATCH_BYTES) this.#flush();
     while (this.#posted - Atomics.load(this.#ctrl, WRITTEN) > MAX_AHEAD) this.#waitForProgress();
+  }
+
+  #isReady(): boolean {
+    if (!this.#ready) this.#ready = Atomics.load(this.#ctrl, READY) === 1;
+    return this.#ready;
   }
 
   #flush(): void {
     if (this.#batch.length === 0) return;
     this.#worker.postMessage(this.#batch, this.#transfer);
+    this.#posted += this.#batch.length;
+    this.#clearBatch();
+  }
+
+  #writeBatchHere(): void {
+    for (const job of this.#batch) this.#direct.write(job.path, job.bytes);
+    this.#clearBatch();
+  }
+
+  #clearBatch(): void {
     this.#batch = [];
     this.#batchBytes = 0;
     this.#transfer = [];
@@ -138,7 +158,8 @@ class ThreadFileWriter implements FileWriter {
 
   finish(): void {
     try {
-      this.#flush();
+      if (this.#isReady()) this.#flush();
+      else this.#writeBatchHere();
       while (Atomics.load(this.#ctrl, WRITTEN) < this.#posted) this.#waitForProgress();
       if (Atomics.load(this.#ctrl, FAILED) !== 0) this.#throwFailure();
     } finally {
@@ -150,9 +171,7 @@ class ThreadFileWriter implements FileWriter {
     if (this.#closed) return;
     Atomics.compareExchange(this.#ctrl, FAILED, 0, ABORTED);
     // Only what was handed over is waited for; the batch not yet sent is dropped.
-    this.#posted -= this.#batch.length;
-    this.#batch = [];
-    this.#transfer = [];
+    this.#clearBatch();
     try {
       // The helper skips every file still queued; once it has counted them all, none can land later.
       while (Atomics.load(this.#ctrl, WRITTEN) < this.#posted) this.#waitForProgress();

@@ -100,7 +100,7 @@ export function publishLedgerTiles(options: LedgerTilesOptions): LedgerTilesResu
   return { size, written: staged.length, removed, rebuilt: !edge && options.from > 0 };
 }
 
-/** Above this many entries a new tree's files are written on a helper thread (its start is not worth it below). */
+/** From this many entries on, a new tree's files are written on a helper thread (its start is not worth it below). */
 export const BACKGROUND_WRITE_MIN_ENTRIES = 64 * TILE_WIDTH;
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { envelopeText } from "../core/ledger/envelope.ts";
@@ -8,7 +8,7 @@ import { decodeBundle } from "../core/tlog-tiles.ts";
 import { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";
-import { ledgerTilesProblems, publishLedgerTiles } from "./ledger-tiles.ts";
+import { BACKGROUND_WRITE_MIN_ENTRIES, ledgerTilesProblems, publishLedgerTiles } from "./ledger-tiles.ts";
 
 const ORIGIN = "tiles.test/ledger";
 const KEY = generateKeyPair("ed25519");
@@ -39,6 +39,19 @@ function counting(reader: LedgerReader): { reader: LedgerReader; starts: number[
   };
   proxy.size = () => reader.size();
   return { reader: proxy, starts };
+}
+
+/** The ledger, failing after it has given `count` stored entries (a build interrupted mid-way). */
+function failingAfter(reader: LedgerReader, count: number): LedgerReader {
+  const proxy = Object.create(reader) as LedgerReader;
+  proxy.storedEntries = function* (start = 0, end?: number) {
+    let given = 0;
+    for (const stored of reader.storedEntries(start, end)) {
+      if (given++ === count) throw new Error("the disk went away");
+      yield stored;
+    }
+  };
+  return proxy;
 }
 
 /** Every file under the tiles folder with its bytes (hex) and mtime. */
@@ -100,6 +113,41 @@ describe("publishing the ledger as tiles", () => {
     const before = snapshot();
     expect(() => publishLedgerTiles({ dir: tiles, ledger, size: 300, root: ledger.rootHash(299), from: 260 })).toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(snapshot()).toEqual(before); // no tile replaced, no staged file left behind
+  });
+
+  it("builds a new tree in a hidden folder renamed into place once: an interrupted or refused build leaves no tile/ and no debris", () => {
+    append(0, 700);
+    mkdirSync(tiles, { recursive: true });
+    writeFileSync(join(tiles, "checkpoint"), "the previous publication\n");
+    expect(() => publish(700, 0, failingAfter(ledger, 600))).toThrow("the disk went away"); // two full tiles and bundles staged by then
+    expect(readdirSync(tiles)).toEqual(["checkpoint"]);
+    expect(() => publishLedgerTiles({ dir: tiles, ledger, size: 700, root: ledger.rootHash(699), from: 0 })).toThrow(expect.objectContaining({ code: "root-differs" }));
+    expect(readdirSync(tiles)).toEqual(["checkpoint"]);
+    expect(publish(700, 0)).toEqual({ size: 700, written: 7, removed: 0, rebuilt: false });
+    expect(readdirSync(tiles).sort()).toEqual(["checkpoint", "tile"]);
+    expect(ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: ledger.rootHash(700) })).toEqual([]);
+  });
+
+  it("leaves the previous publication as it was when an update is interrupted, with no staged file left", () => {
+    append(0, 1_000);
+    publish(300, 0);
+    const before = snapshot();
+    expect(() => publish(1_000, 300, failingAfter(ledger, 500))).toThrow("the disk went away"); // tiles 1 and 2 and their bundles staged by then
+    expect(snapshot()).toEqual(before);
+  });
+
+  it("writes a large new tree (on the helper thread) with the bytes the file-by-file update writes", () => {
+    const size = BACKGROUND_WRITE_MIN_ENTRIES + 300;
+    for (let i = 0; i < size; i += 5_000) append(i, Math.min(5_000, size - i));
+    publish(size, 0);
+    const whole = snapshot();
+    rmSync(join(tiles, "tile"), { recursive: true });
+    publish(300, 0);
+    publish(size, 300);
+    const stepwise = snapshot();
+    expect([...whole.keys()].sort()).toEqual([...stepwise.keys()].sort());
+    for (const [path, file] of whole) expect(file.bytes, path).toBe(stepwise.get(path)!.bytes);
+    expect(readdirSync(tiles)).toEqual(["tile"]);
   });
 
   it("rebuilds when the previous checkpoint's tiles are missing, and refuses to rewrite a full tile that differs", () => {

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
 import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
+import { openLimits } from "../store/open-limits.ts";
 import type { SqliteLedger } from "../store/sqlite-ledger.ts";
 import { serverClock } from "./clock.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
@@ -128,10 +129,14 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
   const now = serverClock(env);
   const { ledger } = openLedger({ env, now, durability: "full" });
   const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
+  // Quotas and connection caps: in this process, or shared by every instance when DATABASE_URL names PostgreSQL.
+  const port = portOf(env);
+  const limits = await openLimits(env, port);
+  say(`limits: ${limits.kind === "memory" ? "counted in this process" : "shared in PostgreSQL (DATABASE_URL)"}`);
   if (env.NOW) say(`clock: starts at ${now().toISOString()} (NOW) and advances from there`);
   const server = await startServer({
     host: env.HOST ?? "127.0.0.1",
-    port: portOf(env),
+    port,
     dataDir,
     trustedOrigins,
     // The served origin by its configured name too (HOST may be a name), besides PUBLIC_ORIGINS and SITE_URL.
@@ -140,7 +145,11 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     ledger,
     tokenPublicKeyHex: tokenKey.publicKeyHex,
     tokenSecretKeyHex: tokenKey.secretKeyHex,
+    limits,
     ...(siteDir ? { siteDir } : {}),
+  }).catch(async (error: unknown) => {
+    await limits.close();
+    throw error;
   });
   scheduleCheckpoints(ledger);
   // One write, so a reader that sees the serving line also sees the URLs.
@@ -155,7 +164,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
       `  API docs  ${siteDir ? `${server.url}/docs/` : "(site not built)"}  (OpenAPI 3.1: ${server.url}/openapi.json)`,
     ].join("\n"),
   );
-  return server;
+  return { ...server, close: (graceMs) => server.close(graceMs).finally(() => limits.close()) };
 }
 
 /**

@@ -70,7 +70,7 @@ export const keyRequestRoute = defineRoute({
       example: { reference: "KR-7F3Q-9ZKD", tier: KEY_REQUEST_EXAMPLE.tier, received_at: "2026-01-01T00:00:00.000Z", status: "pending", next: NEXT_STEP },
     }),
   },
-  problems: ["rate-limited", "ledger-unavailable"],
+  problems: ["rate-limited", "limits-unavailable", "ledger-unavailable"],
 });
 
 export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {

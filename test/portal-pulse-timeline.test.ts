@@ -42,7 +42,7 @@ describe("/pulse/timeline/", () => {
     await page.goto(`${server.url}/pulse/timeline/`);
     const rows = page.locator(".pulse-table tbody tr");
     // What a row says, without its dates and hashes (which always differ).
-    const said = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].filter((td) => !["Hash", "Scope"].includes(td.getAttribute("data-label")!)).map((td) => td.textContent!.replace(/^all /, "")).join(" | ")));
+    const said = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).filter((td) => !["Hash", "Scope"].includes(td.getAttribute("data-label")!)).map((td) => td.textContent!.replace(/^all /, "")).join(" | ")));
     expect(said.length).toBeGreaterThan(0);
     for (let i = 1; i < said.length; i++) expect(said[i], `rows ${i} and ${i + 1}`).not.toBe(said[i - 1]);
     // Every pulse is counted once, and the history has runs to collapse.

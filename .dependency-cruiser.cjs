@@ -43,6 +43,8 @@ module.exports = {
       "^api/", "^(pipeline|site|cli|bench|test)/"),
     layer("site-imports-core-and-store", "The portal reads data/ through core and store at build time; it never runs pipeline or api code.",
       "^site/", "^(pipeline|api|cli|bench|test)/"),
+    layer("deploy-standalone", "deploy/ is a deployment's configuration and its local launcher: it runs the project's commands, never its modules.",
+      "^deploy/", "^(core|store|pipeline|api|site|cli|packages|bench|test)/"),
     layer("packages-standalone", "A package under packages/ is published on its own: it imports nothing of the project (its tests may).",
       "^packages/", "^(core|store|pipeline|api|site|cli|bench|test)/"),
     {

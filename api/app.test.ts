@@ -71,7 +71,7 @@ describe("the app's middleware", () => {
       uptime_s: 12,
       history: { status: "verified", records: 12, verified: true },
       system: null,
-      ledger: { status: "absent", size: null, checkpoint_size: null },
+      ledger: { status: "absent", store: null, size: null, checkpoint_size: null },
       consensus: null,
     });
   });

@@ -10,6 +10,7 @@
  *      (middleware/request-log.ts);
  *   1a. Host check — 421 `misdirected-request` when `Host` names no origin of this server, except
  *      on /health (middleware/host.ts, the DNS rebinding guard);
+ *   1a'. only with TRUSTED_PROXIES: the client a trusted proxy forwards (middleware/forwarded-client.ts);
  *   1b. on POST /avm/verify only: its quota and the log of its refusals (middleware/verify-attempts.ts);
  *   2. body limit — 413 `payload-too-large` problem above `bodyLimitBytes` (default 64 KiB), for
  *      every method (middleware/body-limit.ts);
@@ -30,12 +31,15 @@ import { cors, originsFromEnv } from "./middleware/cors.ts";
 import { hostCheck, publicOriginsFromEnv } from "./middleware/host.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { VERIFY_DAILY_QUOTA, VERIFY_PATH, verifyAttempts } from "./middleware/verify-attempts.ts";
-import { requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
+import { instanceWise, requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
 import { unmatchedRequest } from "./not-found.ts";
 import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
 import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
 import { DailyQuotas } from "./middleware/rate-limit.ts";
+import { forwardedClientAddress } from "./middleware/forwarded-client.ts";
+import { trustedProxiesFromEnv, type TrustedProxies } from "./forwarded-for.ts";
+import type { LimitsStore } from "../store/limits.ts";
 import { responseObserver } from "./response-observer.ts";
 import type { AppEnv } from "./route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";
@@ -85,6 +89,16 @@ export interface AppOptions {
    * PUBLIC_ORIGINS and SITE_URL.
    */
   publicOrigins?: readonly string[];
+  /**
+   * Proxies whose X-Forwarded-For names the client (api/forwarded-for.ts; default TRUSTED_PROXIES,
+   * empty: the client is always the socket's address).
+   */
+  trustedProxies?: TrustedProxies;
+  /**
+   * Where the request limits are counted (store/limits.ts): daily quotas and the simulation's open
+   * connections. Default: this process's memory. `quotas`, when given, counts the quotas instead.
+   */
+  limits?: LimitsStore;
   /** Bounds of the simulation WebSocket (default: DEFAULT_SIMULATION_LIMITS). */
   simulation?: Partial<SimulationLimits>;
   /**
@@ -100,6 +114,8 @@ export interface AppOptions {
   verifyQuota?: number | null;
   /** POST /keys/requests per client per UTC day (default KEY_REQUEST_DAILY_QUOTA; null: unlimited). */
   keyRequestQuota?: number | null;
+  /** This instance's id among N behind a load balancer: the `Instance-Id` header and `instance` in every log line. */
+  instanceId?: string;
 }
 
 /** Area names, to skip the path parse on requests that cannot name an area file. */
@@ -128,7 +144,7 @@ const HTTP_EXCEPTION_PROBLEMS: Partial<Record<number, ProblemSlug>> = {
 
 export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const now = options.now ?? (() => new Date());
-  const log = options.log ?? stdoutSink;
+  const log = instanceWise(options.log ?? stdoutSink, options.instanceId);
   const history = new PulseHistorySource(historyPath(options.dataDir), { now });
   const trustedOrigins = options.trustedOrigins ?? originsFromEnv();
   // What the ledger-backed routes share; undefined without a ledger and token key (they fail closed).
@@ -138,10 +154,13 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // Only while a contract check is installed (the test suite): every response against the description.
   const observe = responseObserver(() => openApiDocument(app));
   if (observe) app.use(observe);
-  app.use(requestLog({ sink: log, now }));
+  app.use(requestLog({ sink: log, now, ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}) }));
   // Before anything trusts the request: a Host that names no origin of this server is 421.
   app.use(hostCheck(options.publicOrigins ?? publicOriginsFromEnv()));
-  const quotas = options.quotas ?? new DailyQuotas({ now });
+  // Behind a load balancer: the client a trusted proxy forwards (api/client.ts clientAddress).
+  const trustedProxies = options.trustedProxies ?? trustedProxiesFromEnv();
+  if (trustedProxies.entries.length > 0) app.use(forwardedClientAddress(trustedProxies, log, now));
+  const quotas = options.quotas ?? new DailyQuotas({ now, ...(options.limits ? { counter: options.limits.quotas } : {}) });
   // Ahead of the body limit and the origin check: every refusal of a verify is a logged attempt.
   app.use(VERIFY_PATH, verifyAttempts(platform, quotas, options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota));
   app.use(bodyLimitProblem(options.bodyLimitBytes));
@@ -153,7 +172,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", consensusRoutes(platform));
   const keys = options.keys ?? new ApiKeyStore(":memory:");
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
-  app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, limits: options.simulation, trustedOrigins, log, now }));
+  app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, connections: options.limits?.connections, limits: options.simulation, trustedOrigins, log, now }));
   const keyedDataDir = options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir;
   // Balances, migration proofs and the live supply: the ledger and the published migration tree (api/balances.ts).
   const balances = new Balances({ ledger: options.ledger, dataDir: options.dataDir, now });

@@ -67,3 +67,20 @@ export function balanceRefused(c: Context, address: string, failure: BalanceFail
       );
   }
 }
+
+/** Seconds a client refused for a failed limits store is asked to wait. */
+export const LIMITS_RETRY_AFTER_S = 5;
+
+/**
+ * A limited route whose shared limits store failed (store/limits.ts LimitsUnavailableError): 503
+ * `limits-unavailable` with Retry-After — a refusal, never a pass (fail closed: an unchecked
+ * request could exceed every quota). The store's error goes to the request's log line, never to
+ * the client. Anything else is rethrown to the app's 500 handler.
+ */
+export function limitsUnavailable(c: Context, error: unknown): Response {
+  if (!hasCode(error, "limits-unavailable")) throw error;
+  c.set("storeFailure", error.message);
+  return problem(c, "limits-unavailable", "The request limits cannot be checked right now, so this request is not answered. Try again later.", {
+    headers: { "Retry-After": String(LIMITS_RETRY_AFTER_S) },
+  });
+}

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { balanceInterface, migrationPhase } from "../core/migration/phases.ts";
 import { ApiKeyStore, type KeyTier } from "./api-keys.ts";
 import { createApp } from "./app.ts";
+import { trustedProxies } from "./forwarded-for.ts";
 import { openApiDocument, type OpenApiDocument } from "./openapi.ts";
 import { PROBLEM_BASE } from "./problem.ts";
 import { json } from "./responses.ts";
@@ -191,6 +192,7 @@ beforeAll(async () => {
     tokenPublicKeyHex: TEST_TOKEN_PUBLIC,
     tokenSecretKeyHex: TEST_TOKEN_SECRET,
     keyRequestQuota: null,
+    trustedProxies: trustedProxies(["127.0.0.1"]),
   });
   addRoute(app, echoRoute, (c) => c.json(c.req.valid("json"), 200));
   doc = openApiDocument(app);
@@ -467,6 +469,13 @@ function headerProbes(endpoint: Endpoint): [string, Header[], { key?: boolean }]
     ["Range", [["Range", "bytes=0-10,-5,999999999-"]], {}],
     ["Content-Type garbage", [["Content-Type", "application/json; charset=ebcdic; ;="]], {}],
     ["Forwarded spoofing", [["X-Forwarded-For", "1.2.3.4"], ["Forwarded", "for=evil"]], {}],
+    // The suite's server trusts loopback as a proxy (TRUSTED_PROXIES), so these reach the parser.
+    ["X-Forwarded-For garbage", [["X-Forwarded-For", "evil, ;;, \u00ff, -1"]], {}],
+    ["X-Forwarded-For port and brackets", [["X-Forwarded-For", "[2001:db8::1]:443, 203.0.113.7:80"]], {}],
+    ["X-Forwarded-For zone and mapped", [["X-Forwarded-For", "fe80::1%eth0, ::ffff:127.0.0.1"]], {}],
+    ["X-Forwarded-For empty hops", [["X-Forwarded-For", ",,,"]], {}],
+    ["X-Forwarded-For 8 KB chain", [["X-Forwarded-For", "127.0.0.1,".repeat(800) + "203.0.113.7"]], {}],
+    ["X-Forwarded-For twice", [["X-Forwarded-For", "198.51.100.1"], ["X-Forwarded-For", "2001:db8:1:2::99"]], {}],
     ["obs-fold", [["X-Folded", "a\r\n b"]], {}],
   ];
 }

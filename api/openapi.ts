@@ -8,6 +8,7 @@
  * rules every route follows (errors, strict queries, body limit, CORS, quotas, caching).
  */
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { GLOSSARY } from "../core/glossary.ts";
 import { KEY_TIERS, type KeyTier } from "./api-keys.ts";
 import { represent, send, type Representation } from "./http-cache.ts";
 import { DEFAULT_BODY_LIMIT_BYTES } from "./middleware/body-limit.ts";
@@ -58,6 +59,9 @@ const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`)
 - **Other origins (CORS).** Reads answer \`Access-Control-Allow-Origin: *\` and expose ETag, Link, the RateLimit fields, Retry-After, Deprecation, Sunset and X-Limit-Clamped; a preflight \`OPTIONS\` answers 204. Methods that write accept browser requests only from the configured origins (403 \`origin-not-allowed\`).
 - **Request ids.** Every response carries \`X-Request-Id\` (yours, when it is 1–128 of \`[A-Za-z0-9_=-]\`).`;
 
+/** The words the description uses, from the one glossary the portal's /glossary/ page shows. */
+const WORDS = `The words used here, as the portal's glossary (/glossary/) defines them:\n\n${GLOSSARY.map((t) => `- **${t.term}**${t.abbr ? ` (${t.abbr})` : ""}: ${t.definition}`).join("\n")}`;
+
 /** Registers the shared components on the app the document is generated from: security schemes, header fields. */
 export function registerComponents(app: OpenAPIHono<AppEnv>): void {
   for (const [name, header] of Object.entries(HEADERS)) app.openAPIRegistry.registerComponent("headers", name, header);
@@ -82,7 +86,7 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
     info: {
       title: "Integrity Platform API",
       version: VERSION,
-      description: `A tamper-evident ledger, the integrity pulse and the published datasets of five audiences.\n\n${RULES}`,
+      description: `A tamper-evident ledger, the integrity pulse and the published datasets of five audiences.\n\n${RULES}\n\n${WORDS}`,
     },
     tags: TAGS,
     // Relative: the origin this document is served from (OpenAPI 3.1 §4.8.5), never a Host header echoed back.

@@ -58,6 +58,8 @@ export const PROBLEM_TYPES = {
   "data-unverified": { status: 503, title: "Published data failed verification" },
   /** A keyed access could not be recorded in the audit log, so it is not answered (fail closed). */
   "audit-unavailable": { status: 503, title: "Access audit unavailable" },
+  /** The shared store of the request limits (quotas, connection caps) failed, so no limit could be checked: refused (fail closed), with Retry-After. */
+  "limits-unavailable": { status: 503, title: "Request limits unavailable" },
   /** The pulse history failed verification; `line` and `problem` name the first bad line. */
   /** A route that reads or writes the ledger, on a server without one (or whose ledger failed): fail closed. */
   "ledger-unavailable": { status: 503, title: "Ledger unavailable" },

@@ -13,11 +13,12 @@ import type { Context, MiddlewareHandler } from "hono";
 import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
 import { ANY_HOST_PATHS } from "./middleware/host.ts";
 import type { LogVariables } from "./middleware/request-log.ts";
+import type { ClientVariables } from "./client.ts";
 import { problem, type InvalidParam, type ProblemSlug } from "./problem.ts";
 import { invalidQuery, queryIssues } from "./query.ts";
 import { problemResponses, type ResponseSpec } from "./responses.ts";
 
-export type AppEnv = { Variables: LogVariables };
+export type AppEnv = { Variables: LogVariables & ClientVariables };
 
 /** An app or a group of routes that declared routes are added to. */
 export type RouteGroup = OpenAPIHono<AppEnv>;

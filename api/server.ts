@@ -36,6 +36,10 @@ export interface ServerOptions {
   publicOrigins?: readonly string[];
   /** Bounds of the simulation WebSocket. */
   simulation?: AppOptions["simulation"];
+  /** Where quotas and open connections are counted (default: this process; the caller closes it). */
+  limits?: AppOptions["limits"];
+  /** Proxies whose X-Forwarded-For names the client (default TRUSTED_PROXIES). */
+  trustedProxies?: AppOptions["trustedProxies"];
   /** The ledger of the authority, consensus and balance routes, and the token key's public half. */
   ledger?: AppOptions["ledger"];
   tokenPublicKeyHex?: string;
@@ -43,6 +47,8 @@ export interface ServerOptions {
   tokenSecretKeyHex?: string;
   /** POST /keys/requests per client per UTC day (default KEY_REQUEST_DAILY_QUOTA; null: unlimited). */
   keyRequestQuota?: number | null;
+  /** This instance's id among N behind a load balancer (INSTANCE_ID): `Instance-Id` on every response, `instance` in the log. */
+  instanceId?: string;
 }
 
 /** Largest WebSocket frame `ws` accepts at all; the simulation's own limit is smaller. */
@@ -107,10 +113,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...(options.trustedOrigins ? { trustedOrigins: options.trustedOrigins } : {}),
     ...(options.publicOrigins ? { publicOrigins: options.publicOrigins } : {}),
     ...(options.simulation ? { simulation: options.simulation } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.tokenPublicKeyHex ? { tokenPublicKeyHex: options.tokenPublicKeyHex } : {}),
     ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}),
     ...(options.keyRequestQuota !== undefined ? { keyRequestQuota: options.keyRequestQuota } : {}),
+    ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}),
   });
   let running: RunningServer;
   try {

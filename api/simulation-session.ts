@@ -62,8 +62,11 @@ export interface SessionSocket {
 export interface SessionDeps {
   limits: SimulationLimits;
   council: () => { ok: true; council: Council } | { ok: false; reason: string };
-  /** Takes one request from the client's daily quota for a further simulation; false when spent. */
-  charge: () => boolean;
+  /**
+   * Takes one request from the client's daily quota for a further simulation; false when spent.
+   * Rejects when the limits store fails (the connection is then closed with `limits-unavailable`).
+   */
+  charge: () => boolean | Promise<boolean>;
   log: (event: string, fields: Record<string, unknown>) => void;
 }
 
@@ -79,6 +82,8 @@ export class SimulationSession {
   /** Why the server ended the connection (an error code, or slow-consumer), for the log. */
   #endedBy: string | null = null;
   #simulations = 0;
+  /** A further simulation waits for its quota (counts as running: a second start is refused). */
+  #charging = false;
   #maxBuffered = 0;
   #waitingForDrain = false;
   #idle: NodeJS.Timeout | undefined;
@@ -113,19 +118,36 @@ export class SimulationSession {
     }
     const parsed = SimulationRequest.safeParse(value);
     if (!parsed.success) return this.#fail("malformed-message", describeIssues(parsed.error));
-    if (this.#run) {
+    if (this.#run || this.#charging) {
       this.#sendError("simulation-running", "a simulation is already running on this connection; wait for its final message");
       return;
     }
     const council = this.#deps.council();
     if (!council.ok) return this.#fail("data-unverified", council.reason);
-    if (this.#simulations > 0 && !this.#deps.charge()) {
-      return this.#fail("rate-limited", "the philosophy area's daily quota is spent; it resets at 00:00 UTC");
-    }
+    if (this.#simulations === 0) return this.#start(council.council, parsed.data.scenario);
+    this.#charging = true;
+    Promise.resolve()
+      .then(() => this.#deps.charge())
+      .then(
+        (allowed) => {
+          this.#charging = false;
+          if (this.#closing) return;
+          if (!allowed) return this.#fail("rate-limited", "the philosophy area's daily quota is spent; it resets at 00:00 UTC");
+          this.#start(council.council, parsed.data.scenario);
+        },
+        () => {
+          this.#charging = false;
+          if (!this.#closing) this.#fail("limits-unavailable", "the request limits cannot be checked right now; try again later");
+        },
+      );
+  }
+
+  #start(council: Council, scenario: string): void {
+    const { limits } = this.#deps;
     this.#simulations += 1;
     this.#disarmIdle();
-    this.#run = simulate(council.council, parsed.data.scenario, { maxRounds: limits.maxRounds });
-    this.#deps.log("simulation.started", { scenario_chars: parsed.data.scenario.length, simulation: this.#simulations });
+    this.#run = simulate(council, scenario, { maxRounds: limits.maxRounds });
+    this.#deps.log("simulation.started", { scenario_chars: scenario.length, simulation: this.#simulations });
     this.#pump();
   }
 
@@ -239,7 +261,7 @@ export class SimulationSession {
   #armIdle(): void {
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => {
-      if (!this.#run) this.#fail("idle-timeout", `no simulation was started for ${Math.round(this.#deps.limits.idleTimeoutMs / 1000)} s`);
+      if (!this.#run && !this.#charging) this.#fail("idle-timeout", `no simulation was started for ${Math.round(this.#deps.limits.idleTimeoutMs / 1000)} s`);
     }, this.#deps.limits.idleTimeoutMs).unref();
   }
 

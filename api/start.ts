@@ -4,6 +4,11 @@
  * present); the SAMPLE ledger and the pipeline; the site build; then site and API served from one
  * process until SIGINT / SIGTERM. The pulse, seed and pipeline run as child processes, as the API
  * never imports the pipeline. Steps, flags and environment: README "Two commands".
+ *
+ * `--serve-only` (`npm run serve`): one instance of a deployment — the API (and site/dist when it
+ * is built) over the existing state, nothing prepared: no key generated (N instances must share
+ * one set, so a missing key is an error), no pulse, seed, pipeline or build. INSTANCE_ID names the
+ * instance in the `Instance-Id` header and the log. docs/deployment.md.
  */
 import { portOf, publicSiteUrl } from "./site-url.ts";
 import { spawnSync } from "node:child_process";
@@ -14,7 +19,9 @@ import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type 
 import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
+import { openLimits } from "../store/open-limits.ts";
 import { serverClock } from "./clock.ts";
+import { VALID_INSTANCE_ID } from "./middleware/request-log.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
 import { publicOriginsFromEnv } from "./middleware/host.ts";
 import { historyPath } from "./pulse-history.ts";
@@ -54,6 +61,28 @@ function prepareState(env: NodeJS.ProcessEnv): string {
   say(`state: ${existed ? "using" : "created"} ${dir}`);
   for (const spec of [LEDGER_KEY, DATASET_KEY, TOKEN_KEY]) say(describeKey(spec, loadSigningKey(spec, dir, env), dir));
   return dir;
+}
+
+/**
+ * Step 1 of `--serve-only`: the keys an instance serves with must exist already — in the
+ * environment, a file it names, or the state folder. An instance that generated its own would
+ * sign checkpoints and check tokens with keys no other instance has.
+ */
+function checkServingKeys(env: NodeJS.ProcessEnv): void {
+  const dir = resolve(stateDir(env));
+  for (const spec of [LEDGER_KEY, TOKEN_KEY]) {
+    const present = env[spec.envVar] || env[`${spec.envVar}_FILE`] || existsSync(join(dir, "keys", spec.fileName));
+    if (!present) throw new Error(`--serve-only: no ${spec.name} key; set ${spec.envVar} or ${spec.envVar}_FILE (the same on every instance), or run npm start once to make ${join(dir, "keys", spec.fileName)}`);
+    say(describeKey(spec, loadSigningKey(spec, dir, env), dir));
+  }
+}
+
+/** INSTANCE_ID, checked: it goes into a response header and every log line. */
+function instanceIdOf(env: NodeJS.ProcessEnv): string | undefined {
+  const id = env.INSTANCE_ID;
+  if (id === undefined || id === "") return undefined;
+  if (!VALID_INSTANCE_ID.test(id)) throw new Error(`INSTANCE_ID must be 1–64 of [A-Za-z0-9._:-], got ${JSON.stringify(id)}`);
+  return id;
 }
 
 /** Commits measured when a start finds no pulse history (the timeline wants at least 30 points). */
@@ -128,10 +157,15 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
   const now = serverClock(env);
   const { ledger } = await openLedger({ env, now, durability: "full" });
   const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
+  const instanceId = instanceIdOf(env);
+  // Quotas and connection caps: in this process, or shared by every instance when DATABASE_URL names PostgreSQL.
+  const port = portOf(env);
+  const limits = await openLimits(env, port);
+  say(`limits: ${limits.kind === "memory" ? "counted in this process" : "shared in PostgreSQL (DATABASE_URL)"}`);
   if (env.NOW) say(`clock: starts at ${now().toISOString()} (NOW) and advances from there`);
   const server = await startServer({
     host: env.HOST ?? "127.0.0.1",
-    port: portOf(env),
+    port,
     dataDir,
     trustedOrigins,
     // The served origin by its configured name too (HOST may be a name), besides PUBLIC_ORIGINS and SITE_URL.
@@ -140,13 +174,19 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     ledger,
     tokenPublicKeyHex: tokenKey.publicKeyHex,
     tokenSecretKeyHex: tokenKey.secretKeyHex,
+    limits,
     ...(siteDir ? { siteDir } : {}),
+    ...(instanceId !== undefined ? { instanceId } : {}),
+  }).catch(async (error: unknown) => {
+    await limits.close();
+    throw error;
   });
   scheduleCheckpoints(ledger);
   // One write, so a reader that sees the serving line also sees the URLs.
   say(
     [
       `serving ${server.url}`,
+      ...(instanceId !== undefined ? [`  instance  ${instanceId}  (Instance-Id header, "instance" in the log)`] : []),
       `  badge     ${server.url}/v1/pulse/badge  (?metric=gi|mii, ?format=svg)`,
       `  history   ${server.url}/v1/pulse/history  (?limit=N&before=<id>)`,
       `  timeline  ${siteDir ? `${server.url}/pulse/timeline` : "(site not built)"}`,
@@ -155,7 +195,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
       `  API docs  ${siteDir ? `${server.url}/docs/` : "(site not built)"}  (OpenAPI 3.1: ${server.url}/openapi.json)`,
     ].join("\n"),
   );
-  return server;
+  return { ...server, close: (graceMs) => server.close(graceMs).finally(() => limits.close()) };
 }
 
 /**
@@ -191,8 +231,15 @@ function closeOnSignals(server: RunningServer): void {
 }
 
 async function main(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  prepareState(env);
   const dataDir = resolve(env.DATA_DIR ?? join(ROOT, "data"));
+  instanceIdOf(env);
+  if (args.includes("--serve-only")) {
+    say("serve-only: serving the existing state; no keys made, no pulse, seed, pipeline or site build");
+    checkServingKeys(env);
+    closeOnSignals(await serveAll(dataDir, prepareSite([...args, "--no-build"], env), env));
+    return;
+  }
+  prepareState(env);
   ensurePulseHistory(dataDir, env);
   await ensureDatasets(dataDir, args, env);
   const siteDir = prepareSite(args, env);

@@ -26,6 +26,7 @@ import { avmRegistry, checkAuthority, type AvmRegistry } from "../core/avm/regis
 import { signToken } from "../core/avm/token.ts";
 import { loadSigningKey, TOKEN_KEY } from "../store/keys.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
+import { UsageError } from "../core/errors.ts";
 
 const OPTIONS = {
   algorithm: { type: "string" },
@@ -66,10 +67,9 @@ const COMMANDS: Record<string, { required: Option[]; optional?: Option[] }> = {
 
 const USAGE = `usage: npm run avm -- <${Object.keys(COMMANDS).join("|")}> [options] (see cli/avm-cli.ts)`;
 
-class InputError extends Error {}
 
 function fail(message: string): never {
-  throw new InputError(message);
+  throw new UsageError(message);
 }
 
 /** A JSON number's text as a number (the CLI's --reputation, --drift-score). */
@@ -215,6 +215,6 @@ main(process.argv.slice(2), process.env).then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`avm: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(error instanceof InputError ? 2 : 1);
+    process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

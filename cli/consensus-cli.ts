@@ -32,13 +32,13 @@ import { coverTail } from "../store/entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
 import { LEDGER_ORIGIN, defaultLedgerPath, openLedger, openLedgerStore } from "../store/open-ledger.ts";
 import { formatIssues } from "../core/zod-issues.ts";
+import { UsageError } from "../core/errors.ts";
 
 const USAGE = `usage: npm run consensus -- register-office --id ID --priority critical|high --cathedral CATHEDRAL --public-key HEX
        npm run consensus -- export-proof DELIB_ID [--out FILE] | export-proof --all DIR
        npm run consensus -- verify-proof FILE [--ledger-export DIR] [--key KEY]
        (each takes --db PATH; default LEDGER_DB or STATE_DIR/ledger.sqlite)`;
 
-class UsageError extends Error {}
 
 type Values = {
   db?: string;

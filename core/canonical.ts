@@ -11,13 +11,13 @@
  * because a hash over a lossy rendering would not commit to the value the caller holds.
  * @module
  */
+import { CodedError } from './errors.ts';
 
 /** Thrown when a value has no canonical JSON form; `path` is a JSON Pointer (RFC 6901). */
-export class CanonicalizationError extends Error {
+export class CanonicalizationError extends CodedError<'not-canonicalizable'> {
   readonly path: string;
   constructor(what: string, path: string) {
-    super(`cannot canonicalize ${what} at ${path === '' ? '(root)' : path}`);
-    this.name = 'CanonicalizationError';
+    super('not-canonicalizable', `cannot canonicalize ${what} at ${path === '' ? '(root)' : path}`);
     this.path = path;
   }
 }

@@ -18,3 +18,13 @@ export class CodedError<C extends string> extends Error {
 export function hasCode<C extends string>(error: unknown, code: C): error is CodedError<C> {
   return error instanceof CodedError && error.code === code;
 }
+
+/**
+ * A command line the program cannot run: a missing or malformed flag, an unknown command. The one
+ * usage error of every CLI (they print its message without a stack and exit with status 2).
+ */
+export class UsageError extends CodedError<"usage"> {
+  constructor(message: string) {
+    super("usage", message);
+  }
+}

@@ -29,6 +29,13 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
     match: /\bGI\b/,
   },
   {
+    id: "office-integrity",
+    term: "office integrity",
+    definition:
+      "How sound one consensus office (a sentinel) is, from 0 to 1, as its own latest heartbeat measures it. An office needs at least 0.95 to vote or validate; the cycle records the offices' mean. Not the pulse's GI, which measures the whole system. (The API's fields keep the names gi, gi_score and gi_delta.)",
+    match: /\b[Oo]ffice integrity\b/,
+  },
+  {
     id: "mii",
     term: "MII",
     abbr: "integrity index",

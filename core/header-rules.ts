@@ -11,6 +11,7 @@
  * rules setting one header for a path (unless the later one detaches it first), since a host would
  * join the values ("max-age=0, immutable").
  */
+import { CodedError } from "./errors.ts";
 
 /** What a file no rule gives a Cache-Control gets: the Cloudflare Pages and Netlify default. */
 export const CACHE_DEFAULT = "public, max-age=0, must-revalidate";
@@ -26,9 +27,10 @@ export interface HeaderRule {
   why: string;
 }
 
-export class HeaderRuleError extends Error {
-  override name = "HeaderRuleError";
-  readonly code = "header-rule-conflict";
+export class HeaderRuleError extends CodedError<"header-rule-conflict"> {
+  constructor(message: string) {
+    super("header-rule-conflict", message);
+  }
 }
 
 /** Whether a rule's pattern matches a request path. */

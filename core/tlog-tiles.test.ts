@@ -106,6 +106,24 @@ describe("TileBuilder", () => {
     }
   });
 
+  it("bundles an entry given as text as its UTF-8 bytes, and refuses one too large having added nothing", () => {
+    const texts = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? `é€😀 ${i}` : `entry ${i}`));
+    const fromText = TileBuilder.empty();
+    const fromBytes = TileBuilder.empty();
+    const files: [TileFile[], TileFile[]] = [[], []];
+    texts.forEach((t, i) => {
+      fromText.append(leaves[i]!, t, (f) => files[0].push(f));
+      fromBytes.append(leaves[i]!, Buffer.from(t), (f) => files[1].push(f));
+    });
+    expect(() => fromText.append(leaves[300]!, "x".repeat(0x10000), () => {})).toThrow(expect.objectContaining({ code: "entry-too-large" }));
+    expect(() => fromText.append(leaves[300]!, "€".repeat(0x6000), () => {})).toThrow(expect.objectContaining({ code: "entry-too-large" })); // 73,728 UTF-8 bytes
+    expect(fromText.size).toBe(300);
+    const all = (builder: TileBuilder, full: TileFile[]) => [...full, ...builder.partials()].map((f) => [f.path, hex(f.bytes)]);
+    expect(all(fromText, files[0])).toEqual(all(fromBytes, files[1]));
+    expect(decodeBundle(files[0].find((f) => f.kind === "entries")!.bytes).map((e) => Buffer.from(e).toString())).toEqual(texts.slice(0, 256));
+    expect(hex(files[0].find((f) => f.kind === "entries")!.bytes)).toEqual(hex(encodeBundle(texts.slice(0, 256).map((t) => Buffer.from(t)))));
+  });
+
   it("gives the tree's root from the partial tiles alone, at every kind of size", () => {
     for (const size of [1, 2, 255, 256, 257, 511, 512, 1000, 65_535, 65_536, 65_537, 69_999, 70_000]) {
       const { partial: p } = build(size);

@@ -10,6 +10,7 @@
  * length as a big-endian uint16. Tree sizes and indices are safe integers: no bitwise operators.
  */
 import { EMPTY_ROOT, HASH_SIZE, nodeHashLatin1 } from "./merkle.ts";
+import { CodedError } from "./errors.ts";
 
 /** Height of a tile: each tile spans 8 levels of the tree. */
 export const TILE_HEIGHT = 8;
@@ -21,14 +22,7 @@ export const MAX_BUNDLE_ENTRY = 0xffff;
 /** Why tiles cannot be built or read; callers branch on `code`. */
 export type TileErrorCode = "bad-coordinate" | "bad-tile" | "bad-bundle" | "entry-too-large";
 
-export class TileError extends Error {
-  readonly code: TileErrorCode;
-  constructor(code: TileErrorCode, message: string) {
-    super(message);
-    this.name = "TileError";
-    this.code = code;
-  }
-}
+export class TileError extends CodedError<TileErrorCode> {}
 
 /** A tile's place: level (0 = leaf hashes), index within the level, width (256 = full). */
 export interface TileCoordinate {
@@ -167,7 +161,9 @@ export class TileBuilder {
   #size: number;
   /** Per level: the current (partial) tile's hashes as latin1 strings. */
   readonly #levels: string[][] = [];
-  #entries: Uint8Array[] = [];
+  /** The current bundle, encoded as entries arrive (each entry written once, straight into it); reused. */
+  #bundle: Buffer = Buffer.allocUnsafeSlow(1 << 16);
+  #bundleLength = 0;
 
   private constructor(size: number) {
     this.#size = size;
@@ -187,7 +183,7 @@ export class TileBuilder {
     }
     const width = size % TILE_WIDTH;
     if (edge.entries.length !== width) throw new TileError("bad-bundle", `the partial bundle of a tree of ${size} holds ${width} entries, not ${edge.entries.length}`);
-    builder.#entries = edge.entries.slice();
+    for (const entry of edge.entries) builder.#addToBundle(entry);
     return builder;
   }
 
@@ -200,24 +196,57 @@ export class TileBuilder {
     return this.#levels[level]!;
   }
 
-  /** Appends one leaf (its hash as 32 bytes or a 32-character latin1 string) and its bundle entry. */
-  append(leafHash: Uint8Array | string, entry: Uint8Array, onFull: (file: TileFile) => void): void {
-    if (entry.length > MAX_BUNDLE_ENTRY) throw new TileError("entry-too-large", `entry ${this.#size} has ${entry.length} bytes; a bundle entry has at most ${MAX_BUNDLE_ENTRY}`);
+  /** Makes room for `bytes` more bytes in the bundle. */
+  #reserve(bytes: number): void {
+    if (this.#bundleLength + bytes <= this.#bundle.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.#bundle.length, this.#bundleLength + bytes));
+    this.#bundle.copy(grown, 0, 0, this.#bundleLength);
+    this.#bundle = grown;
+  }
+
+  /** Adds an entry (bytes, or text written as UTF-8) with its length prefix; throws `entry-too-large` having added nothing. */
+  #addToBundle(entry: Uint8Array | string): void {
+    const at = this.#bundleLength;
+    let length: number;
+    if (typeof entry === "string") {
+      // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+      this.#reserve(2 + 3 * entry.length);
+      length = this.#bundle.write(entry, at + 2, "utf8");
+    } else {
+      if (entry.length <= MAX_BUNDLE_ENTRY) this.#reserve(2 + entry.length);
+      length = entry.length;
+    }
+    if (length > MAX_BUNDLE_ENTRY) throw new TileError("entry-too-large", `entry ${this.#size} has ${length} bytes; a bundle entry has at most ${MAX_BUNDLE_ENTRY}`);
+    if (typeof entry !== "string") this.#bundle.set(entry, at + 2);
+    this.#bundle[at] = Math.floor(length / 256);
+    this.#bundle[at + 1] = length % 256;
+    this.#bundleLength = at + 2 + length;
+  }
+
+  /** The bundle's bytes so far, in a buffer of their own (a file writer may take it over). */
+  #bundleBytes(): Uint8Array {
+    const bytes = Buffer.allocUnsafeSlow(this.#bundleLength);
+    this.#bundle.copy(bytes, 0, 0, this.#bundleLength);
+    return bytes;
+  }
+
+  /** Appends one leaf (its hash as 32 bytes or a 32-character latin1 string) and its bundle entry (bytes, or text to write as UTF-8). */
+  append(leafHash: Uint8Array | string, entry: Uint8Array | string, onFull: (file: TileFile) => void): void {
     const leaf = typeof leafHash === "string" ? leafHash : Buffer.from(leafHash.buffer, leafHash.byteOffset, leafHash.byteLength).toString("latin1");
     if (leaf.length !== HASH_SIZE) throw new TileError("bad-tile", `a leaf hash has ${HASH_SIZE} bytes, not ${leaf.length}`);
-    this.#entries.push(entry);
+    this.#addToBundle(entry);
     this.#size += 1;
-    if (this.#entries.length === TILE_WIDTH) {
+    if (this.#size % TILE_WIDTH === 0) {
       const index = this.#size / TILE_WIDTH - 1;
-      onFull({ path: bundlePath(index, TILE_WIDTH), bytes: encodeBundle(this.#entries), full: true, tile: { level: 0, index, width: TILE_WIDTH }, kind: "entries" });
-      this.#entries = [];
+      onFull({ path: bundlePath(index, TILE_WIDTH), bytes: this.#bundleBytes(), full: true, tile: { level: 0, index, width: TILE_WIDTH }, kind: "entries" });
+      this.#bundleLength = 0;
     }
     let hash = leaf;
     for (let level = 0; ; level++) {
       const tile = this.#levelAt(level);
       tile.push(hash);
       if (tile.length < TILE_WIDTH) return;
-      const bytes = Buffer.from(tile.join(""), "latin1");
+      const bytes = ownBytes(tile);
       const index = this.#size / TILE_WIDTH ** (level + 1) - 1;
       onFull({ path: tilePath({ level, index, width: TILE_WIDTH }), bytes, full: true, tile: { level, index, width: TILE_WIDTH }, kind: "hashes" });
       hash = perfectRoot(tile);
@@ -229,15 +258,22 @@ export class TileBuilder {
   partials(): TileFile[] {
     const files: TileFile[] = [];
     for (const p of partialTiles(this.#size)) {
-      files.push({ path: tilePath(p), bytes: Buffer.from(this.#levels[p.level]!.join(""), "latin1"), full: false, tile: p, kind: "hashes" });
+      files.push({ path: tilePath(p), bytes: ownBytes(this.#levels[p.level]!), full: false, tile: p, kind: "hashes" });
     }
     const width = this.#size % TILE_WIDTH;
     if (width > 0) {
       const index = Math.floor(this.#size / TILE_WIDTH);
-      files.push({ path: bundlePath(index, width), bytes: encodeBundle(this.#entries), full: false, tile: { level: 0, index, width }, kind: "entries" });
+      files.push({ path: bundlePath(index, width), bytes: this.#bundleBytes(), full: false, tile: { level: 0, index, width }, kind: "entries" });
     }
     return files;
   }
+}
+
+/** A tile's hashes (latin1 strings) as bytes in a buffer of their own (Buffer.from would cut them from a shared slab). */
+function ownBytes(hashes: readonly string[]): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(hashes.length * HASH_SIZE);
+  bytes.write(hashes.join(""), 0, "latin1");
+  return bytes;
 }
 
 /**

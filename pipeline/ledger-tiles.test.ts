@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { envelopeText } from "../core/ledger/envelope.ts";
@@ -9,7 +9,7 @@ import type { Ledger } from "../store/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";
-import { ledgerTilesProblems, publishLedgerTiles } from "./ledger-tiles.ts";
+import { BACKGROUND_WRITE_MIN_ENTRIES, ledgerTilesProblems, publishLedgerTiles } from "./ledger-tiles.ts";
 
 const ORIGIN = "tiles.test/ledger";
 const KEY = generateKeyPair("ed25519");
@@ -40,6 +40,19 @@ function counting(reader: LedgerReader): { reader: LedgerReader; starts: number[
   };
   proxy.size = async () => await reader.size();
   return { reader: proxy, starts };
+}
+
+/** The ledger, failing after it has given `count` stored entries (a build interrupted mid-way). */
+function failingAfter(reader: LedgerReader, count: number): LedgerReader {
+  const proxy = Object.create(reader) as LedgerReader;
+  proxy.storedEntries = async function* (start = 0, end?: number) {
+    let given = 0;
+    for await (const stored of reader.storedEntries(start, end)) {
+      if (given++ === count) throw new Error("the disk went away");
+      yield stored;
+    }
+  };
+  return proxy;
 }
 
 /** Every file under the tiles folder with its bytes (hex) and mtime. */
@@ -101,6 +114,41 @@ describe("publishing the ledger as tiles", () => {
     const before = snapshot();
     await expect(publishLedgerTiles({ dir: tiles, ledger, size: 300, root: await ledger.rootHash(299), from: 260 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(snapshot()).toEqual(before); // no tile replaced, no staged file left behind
+  });
+
+  it("builds a new tree in a hidden folder renamed into place once: an interrupted or refused build leaves no tile/ and no debris", async () => {
+    await append(0, 700);
+    mkdirSync(tiles, { recursive: true });
+    writeFileSync(join(tiles, "checkpoint"), "the previous publication\n");
+    await expect(publish(700, 0, failingAfter(ledger, 600))).rejects.toThrow("the disk went away"); // two full tiles and bundles staged by then
+    expect(readdirSync(tiles)).toEqual(["checkpoint"]);
+    await expect(publishLedgerTiles({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(699), from: 0 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
+    expect(readdirSync(tiles)).toEqual(["checkpoint"]);
+    expect(await publish(700, 0)).toEqual({ size: 700, written: 7, removed: 0, rebuilt: false });
+    expect(readdirSync(tiles).sort()).toEqual(["checkpoint", "tile"]);
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([]);
+  });
+
+  it("leaves the previous publication as it was when an update is interrupted, with no staged file left", async () => {
+    await append(0, 1_000);
+    await publish(300, 0);
+    const before = snapshot();
+    await expect(publish(1_000, 300, failingAfter(ledger, 500))).rejects.toThrow("the disk went away"); // tiles 1 and 2 and their bundles staged by then
+    expect(snapshot()).toEqual(before);
+  });
+
+  it("writes a large new tree (on the helper thread) with the bytes the file-by-file update writes", async () => {
+    const size = BACKGROUND_WRITE_MIN_ENTRIES + 300;
+    for (let i = 0; i < size; i += 5_000) append(i, Math.min(5_000, size - i));
+    await publish(size, 0);
+    const whole = snapshot();
+    rmSync(join(tiles, "tile"), { recursive: true });
+    await publish(300, 0);
+    await publish(size, 300);
+    const stepwise = snapshot();
+    expect([...whole.keys()].sort()).toEqual([...stepwise.keys()].sort());
+    for (const [path, file] of whole) expect(file.bytes, path).toBe(stepwise.get(path)!.bytes);
+    expect(readdirSync(tiles)).toEqual(["tile"]);
   });
 
   it("rebuilds when the previous checkpoint's tiles are missing, and refuses to rewrite a full tile that differs", async () => {

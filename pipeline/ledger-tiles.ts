@@ -9,19 +9,23 @@
  * - A partial tile is replaced as its tile fills: writing any version of tile (L, N) removes every
  *   other `N.p/<W>` of it. Only the partial tiles of the published checkpoint remain; a client
  *   holding an older checkpoint reads the same hashes as the prefix of the wider tile.
- * - Everything is staged beside its target and renamed into place only after the tiles' root
- *   equals the checkpoint's, so a ledger whose entries do not hash to the signed root publishes
- *   nothing.
+ * - Everything is staged and renamed into place only after the tiles' root equals the checkpoint's,
+ *   so a ledger whose entries do not hash to the signed root publishes nothing. A build into a folder
+ *   without `tile/` stages the whole tree in one hidden folder (`.tile.<pid>.tmp`), written on a
+ *   helper thread when it is large, and renames it to `tile/` once; an update stages each file beside
+ *   its target.
  */
 import { hash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { entryText } from "../core/ledger/entry.ts";
-import { envelopeText } from "../core/ledger/envelope.ts";
+import { envelopeFromEntryText, envelopeText } from "../core/ledger/envelope.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
+import { openFileWriter } from "./file-writer.ts";
 import { bundlePath, decodeBundle, partialDir, partialTiles, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type TileFile } from "../core/tlog-tiles.ts";
+import { CodedError } from "../core/errors.ts";
 
 /**
  * What an entry bundle holds for each entry: its public envelope (the default: payloads are the
@@ -31,14 +35,7 @@ export type BundleContent = "envelope" | "leaf";
 
 export type LedgerTilesCode = "tile-differs" | "root-differs" | "shrinks";
 
-export class LedgerTilesError extends Error {
-  readonly code: LedgerTilesCode;
-  constructor(code: LedgerTilesCode, message: string) {
-    super(message);
-    this.name = "LedgerTilesError";
-    this.code = code;
-  }
-}
+export class LedgerTilesError extends CodedError<LedgerTilesCode> {}
 
 export interface LedgerTilesOptions {
   /** The log's prefix folder: `data/ledger` (tiles under `tile/`). */
@@ -68,6 +65,7 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
   const { dir, size } = options;
   if (options.from > size) throw new LedgerTilesError("shrinks", `the tiles were written for ${options.from} entries, the checkpoint has ${size}`);
   const edge = readEdge(dir, options.from);
+  if (!edge && !existsSync(join(dir, "tile"))) return publishNewTree(options);
   const from = edge ? options.from : 0;
   const builder = edge ? TileBuilder.resume(from, edge) : TileBuilder.empty();
   // Only where each staged file goes is kept (a full build stages hundreds of MB of bundles).
@@ -86,10 +84,7 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
   try {
     await appendEntries(builder, options.ledger, from, size, options.bundle ?? "envelope", stage);
     const partials = builder.partials();
-    const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
-    if (!equalBytes(root, options.root)) {
-      throw new LedgerTilesError("root-differs", `the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(options.root)}: no tile is published`);
-    }
+    checkRoot(size, partials, options.root);
     for (const p of partials) stage(p);
   } catch (error) {
     for (const s of staged) rmSync(s.tmp, { force: true });
@@ -103,6 +98,49 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
   // On a rebuild every tile was staged or found equal; partial tiles of sizes past this one may remain.
   if (!edge) removed += removeStalePartials(dir, size);
   return { size, written: staged.length, removed, rebuilt: !edge && options.from > 0 };
+}
+
+/** From this many entries on, a new tree's files are written on a helper thread (its start is not worth it below). */
+export const BACKGROUND_WRITE_MIN_ENTRIES = 64 * TILE_WIDTH;
+
+/**
+ * The first build into `dir`: every file is new, so none is looked for or compared. The tree is
+ * written under a hidden staging folder and renamed to `tile/` in one step once the root agrees; a
+ * failed build removes the staging folder, leaving no `tile/` at all.
+ */
+function publishNewTree(options: LedgerTilesOptions): LedgerTilesResult {
+  const { dir, size } = options;
+  const staging = join(dir, `.tile.${process.pid}.tmp`);
+  rmSync(staging, { recursive: true, force: true });
+  const writer = openFileWriter(size >= BACKGROUND_WRITE_MIN_ENTRIES);
+  let written = 0;
+  // Every path starts `tile/`: the staging folder stands in for it.
+  const write = (file: TileFile): void => {
+    writer.write(join(staging, file.path.slice("tile/".length)), file.bytes);
+    written += 1;
+  };
+  try {
+    const builder = TileBuilder.empty();
+    appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", write);
+    const partials = builder.partials();
+    checkRoot(size, partials, options.root);
+    for (const p of partials) write(p);
+    writer.finish();
+    if (written > 0) renameSync(staging, join(dir, "tile"));
+  } catch (error) {
+    writer.abort();
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  return { size, written, removed: 0, rebuilt: options.from > 0 };
+}
+
+/** Throws `root-differs` unless the partial tiles of a tree of `size` give `expected`. */
+function checkRoot(size: number, partials: TileFile[], expected: Uint8Array): void {
+  const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
+  if (!equalBytes(root, expected)) {
+    throw new LedgerTilesError("root-differs", `the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(expected)}: no tile is published`);
+  }
 }
 
 /**
@@ -136,7 +174,7 @@ async function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: n
     const text = entryText(entry, payloadText);
     // U+0000 is the RFC 9162 leaf prefix 0x00; the hash comes back as a 32-character latin1 string.
     const leaf = hash("sha256", `\u0000${text}`, "binary");
-    builder.append(leaf, Buffer.from(content === "envelope" ? envelopeText(entry) : text), onFull);
+    builder.append(leaf, content === "envelope" ? (envelopeFromEntryText(text, payloadText) ?? envelopeText(entry)) : text, onFull);
   }
   if (builder.size !== size) throw new RangeError(`the ledger gave ${builder.size - from} entries from ${from}, not ${size - from}`);
 }

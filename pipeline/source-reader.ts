@@ -13,12 +13,12 @@ import { isAbsolute, join, normalize } from "node:path";
 import type { z } from "zod";
 import type { SourceReader } from "./step.ts";
 import { formatIssues } from "../core/zod-issues.ts";
+import { CodedError } from "../core/errors.ts";
 
-export class SourceError extends Error {
+export class SourceError extends CodedError<"invalid-source"> {
   readonly file: string;
   constructor(file: string, message: string) {
-    super(`${file}: ${message}`);
-    this.name = "SourceError";
+    super("invalid-source", `${file}: ${message}`);
     this.file = file;
   }
 }

@@ -1,15 +1,16 @@
 /**
- * The backend primitives under the shared ledger (store/ledger.ts): what a storage engine must do,
- * and nothing more. Sealing, the compact range, projections, group commit and checkpoint signing
- * live in the shared class; a backend only stores and reads rows, subtrees and checkpoints, and
- * holds the ledger's write lock for one transaction. SQLite: store/sqlite-backend.ts. Only
- * store/open-ledger.ts picks one. A backend reports a store it cannot reach (closed, lost, locked
- * past its timeout) as core/ledger/store.ts `LedgerUnavailableError`: the API answers 503.
+ * The primitives a ledger backend gives the shared ledger (store/ledger.ts): lock the tail, read
+ * rows since N, insert rows and subtrees, read subtrees, insert a checkpoint if absent. Sealing,
+ * the compact range, projections and group commit are shared; a backend only stores. SQLite
+ * (store/sqlite-backend.ts) is the embedded default; PostgreSQL (store/postgres-backend.ts) serves
+ * N API instances. docs/ledger-store.md explains the split.
  */
+import { CodedError } from "../core/errors.ts";
 
 export interface EntryRow {
   seq: number;
   type: string;
+  /** The payload's JCS text exactly as stored. */
   payload: string;
   ts: string;
   prev: string | null;
@@ -61,6 +62,17 @@ export interface LedgerBackend extends BackendReads {
    */
   withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/**
+ * The store itself failed — locked past its timeout, the connection lost, the server restarting,
+ * an I/O error — so nothing was decided and the caller may try again: the API answers 503
+ * `ledger-unavailable` with Retry-After. A write refused for its content is never this.
+ */
+export class LedgerUnavailableError extends CodedError<"ledger-unavailable"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("ledger-unavailable", message, options);
+  }
 }
 
 /** The key of a subtree in `BackendReads.subtrees`' answer. */

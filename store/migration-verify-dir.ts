@@ -26,6 +26,7 @@ import { LeafTree } from "../core/migration/tree.ts";
 import { MigrationVerifyError, verifyCheckpointConsistency, verifyLeafProof, verifyMigrationCheckpoint } from "../core/migration/verify.ts";
 import { openManifestSignature, SIGNATURE_FILE } from "../core/datapackage/index.ts";
 import { readMigrationDir } from "./migration-dir.ts";
+import { CodedError } from "../core/errors.ts";
 
 export const MIGRATION_MANIFEST = "datapackage.json";
 export const MIGRATION_AREA = "migration";
@@ -45,13 +46,7 @@ export interface DirVerifyReport {
   leaf?: SnapshotLeaf;
 }
 
-class StepFailure extends Error {
-  readonly code: DirVerifyCode;
-  constructor(code: DirVerifyCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+class StepFailure extends CodedError<DirVerifyCode> {}
 
 export function verifyMigrationDir(dir: string, trusted: NoteVerifier[], options: { address?: string; proof?: LeafProof } = {}): DirVerifyReport {
   const steps: VerifyStep[] = [];

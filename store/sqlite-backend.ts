@@ -13,8 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { LedgerUnavailableError } from "../core/ledger/store.ts";
-import { subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
+import { LedgerUnavailableError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
 
 const FORMAT_VERSION = "1";
 /** Rows per INSERT statement on the batched path (one VDBE run for them). */
@@ -130,7 +129,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
   }
 
   get #s(): Statements {
-    if (!this.#stmt || !this.#db?.isOpen) throw new LedgerUnavailableError("store-closed", `${this.location}: the ledger is closed`);
+    if (!this.#stmt || !this.#db?.isOpen) throw new LedgerUnavailableError(`${this.location}: the ledger is closed`);
     return this.#stmt;
   }
 

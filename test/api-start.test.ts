@@ -4,8 +4,8 @@
  * the indexer is not needed). It must print its `serving` line, answer over HTTP, keep secrets out
  * of its output and exit 0 on SIGTERM.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, cpSync, readFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -21,8 +21,8 @@ interface Started {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+function start(env: NodeJS.ProcessEnv, args: readonly string[] = ["--no-build", "--no-pipeline"]): Promise<Started> {
+  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
@@ -125,5 +125,46 @@ describe("npm start (embedded default)", () => {
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect(code).toBe(1);
     expect(err).toContain("PORT must be an integer");
+  });
+
+  test("--serve-only (npm run serve): one instance of a deployment — no key made, nothing prepared, its Instance-Id on every answer and log line", async () => {
+    const bare = tempDir("api-serve-only-");
+    const serveEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: "0", HOST: "127.0.0.1", STATE_DIR: join(bare.dir, "state"), DATA_DIR: join(bare.dir, "data") };
+    try {
+      // Without keys it refuses: N instances that each made their own would not agree.
+      const refused = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--serve-only"], { cwd: ROOT, env: serveEnv, stdio: ["ignore", "pipe", "pipe"] });
+      let err = "";
+      refused.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
+      expect(await new Promise<number | null>((resolve) => refused.on("exit", resolve))).toBe(1);
+      expect(err).toContain("--serve-only: no integrity-platform.example/ledger key; set LEDGER_SIGNING_KEY or LEDGER_SIGNING_KEY_FILE");
+      expect(existsSync(join(bare.dir, "state", "keys"))).toBe(false);
+
+      // A bad INSTANCE_ID is refused before anything starts.
+      const keys = { LEDGER_SIGNING_KEY: "4c".repeat(32), TOKEN_SIGNING_KEY: "6b".repeat(32) };
+      mkdirSync(join(bare.dir, "state"), { recursive: true });
+      const badId = spawnSync(process.execPath, [join(ROOT, "api", "start.ts"), "--serve-only"], { cwd: ROOT, env: { ...serveEnv, ...keys, INSTANCE_ID: "a b" }, encoding: "utf8" });
+      expect(badId.status).toBe(1);
+      expect(badId.stderr).toContain("INSTANCE_ID must be");
+
+      const served = await start({ ...serveEnv, ...keys, INSTANCE_ID: "api-7" }, ["--serve-only"]);
+      try {
+        expect(served.output()).toContain("  instance  api-7");
+        expect(served.output()).not.toMatch(/running npm|pulse:|seeding/);
+        const health = await fetch(`${served.url}/health`);
+        expect(health.headers.get("instance-id")).toBe("api-7");
+        expect(await health.json()).toMatchObject({ history: { status: "absent" }, ledger: { status: "ok", store: "sqlite", size: 0 } });
+        const missing = await fetch(`${served.url}/nowhere`);
+        expect([missing.status, missing.headers.get("instance-id")]).toEqual([404, "api-7"]);
+      } finally {
+        served.child.kill("SIGTERM");
+      }
+      expect(await served.exit).toEqual({ code: 0, signal: null });
+      expect(served.output()).toMatch(/^\{"ts":"[^"]+","method":"GET","path":"\/health","status":200,.*"instance":"api-7"\}$/m);
+      // Nothing was made but the ledger it serves: no pulse history, no generated keys.
+      expect(existsSync(join(bare.dir, "data", "pulse"))).toBe(false);
+      expect(existsSync(join(bare.dir, "state", "keys"))).toBe(false);
+    } finally {
+      bare.cleanup();
+    }
   });
 });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { count } from "../core/format/text.ts";
-import { AVM_ERROR_CODES, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
+import { AVM_ERROR_CODES, AVM_ERROR_TABLE, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
 import { createApp } from "../api/app.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
@@ -55,16 +55,57 @@ describe("/authority/", () => {
     expect(await page.locator(`tr[data-month="${newest.month}"] td.num`).allTextContents()).toEqual([newest.attempts, newest.grants, newest.denials, newest.revocations].map((n) => count(n)));
   });
 
-  it("charts the denials by stage and the months, labels every table's scroll region by its caption, and marks the menu entry", async () => {
+  it("names every AVM code with its meaning and remedy from the rule table", async () => {
     await page.goto(`${server.url}/authority/`);
-    const bars = page.locator("#denials-by-stage svg[role=img]");
-    expect(await bars.locator("title").textContent()).toContain("Denials by the stage");
-    for (const s of AVM_STAGES) expect(await bars.locator("desc").textContent()).toContain(`: ${count(published.denials_by_stage[s])}`);
+    for (const [code, row] of Object.entries(AVM_ERROR_TABLE)) {
+      const cells = page.locator(`tr[data-code="${code}"]`);
+      await expect(cells.locator('td[data-label="Meaning"]').textContent()).resolves.toBe(row.meaning);
+      await expect(cells.locator('td[data-label="Remedy"]').textContent()).resolves.toBe(row.remediation);
+    }
+  });
+
+  it("charts the denials over time by stage: one labelled series per stage, a column per month, matching the ledger", async () => {
+    await page.goto(`${server.url}/authority/`);
+    // The expected counts, straight from the area's ledger export (the keyed audit trail).
+    const entries = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "government", "ledger", "export.json"), "utf8")) as Array<{ timestamp: string; event_type: string; data: string }>;
+    const expected = new Map<string, number>();
+    for (const e of entries) {
+      if (e.event_type !== "avm.attempt") continue;
+      const p = JSON.parse(e.data) as { verified: boolean; failed_at_stage: string | null };
+      if (!p.verified && p.failed_at_stage) expected.set(`${p.failed_at_stage} ${e.timestamp.slice(0, 7)}`, (expected.get(`${p.failed_at_stage} ${e.timestamp.slice(0, 7)}`) ?? 0) + 1);
+    }
+    const chart = page.locator("#denials-by-stage-over-time");
+    // One series per stage, in the order the stages run, each an image labelled with its stage.
+    expect(await chart.locator("[data-stage-series]").evaluateAll((els) => els.map((e) => e.getAttribute("data-stage-series")))).toEqual([...AVM_STAGES]);
+    const months = published.months.map((m) => m.month);
+    expect(months.length).toBeGreaterThan(1);
+    for (const s of AVM_STAGES) {
+      const series = chart.locator(`[data-stage-series="${s}"]`);
+      expect(await series.locator("svg[role=img] title").textContent()).toBe(`Denials at the ${s} stage per month`);
+      const bars = await series.locator("rect.stage-bar").evaluateAll((els) => els.map((e) => ({ month: e.getAttribute("data-month")!, n: Number(e.getAttribute("data-count")), x: Number(e.getAttribute("x")), h: Number(e.getAttribute("height")) })));
+      // Over time: a column for every month with a denial at this stage, in month order, left to right.
+      expect(bars.map((b) => [b.month, b.n])).toEqual(months.filter((m) => expected.has(`${s} ${m}`)).map((m) => [m, expected.get(`${s} ${m}`)]));
+      for (let i = 1; i < bars.length; i++) expect(bars[i]!.x).toBeGreaterThan(bars[i - 1]!.x);
+      // One scale for every stage: height proportional to the count.
+      for (const b of bars) expect(b.h / b.n).toBeCloseTo(bars[0]!.h / bars[0]!.n, 1);
+      const total = bars.reduce((sum, b) => sum + b.n, 0);
+      expect(total).toBe(published.denials_by_stage[s]);
+      expect(await series.locator("desc").textContent()).toContain(`: ${count(expected.get(`${s} ${months.at(-1)}`) ?? 0)}. The scale`);
+    }
+    // The same counts as a table (the chart's text alternative).
+    const last = months.at(-1)!;
+    expect(await page.locator(`tr[data-stage-month="${last}"] td`).allTextContents()).toEqual(AVM_STAGES.map((s) => count(expected.get(`${s} ${last}`) ?? 0)));
+    // No bar chart repeating the stage table any more.
+    expect(await page.locator("#denials-by-stage").count()).toBe(0);
+  });
+
+  it("charts the months, labels every table's scroll region by its caption, and marks the menu entry", async () => {
+    await page.goto(`${server.url}/authority/`);
     expect(await page.locator("#attempts-by-month svg[role=img], [id^=attempts-by-month] svg[role=img]").count()).toBeGreaterThan(0);
     const regions = await page.locator(".table-scroll").evaluateAll((els) =>
       els.map((el) => ({ role: el.getAttribute("role"), tabindex: el.getAttribute("tabindex"), labelled: !!document.getElementById(el.getAttribute("aria-labelledby") ?? "")?.matches("caption") })),
     );
-    expect(regions.length).toBe(4);
+    expect(regions.length).toBe(5);
     for (const r of regions) expect(r).toEqual({ role: "region", tabindex: "0", labelled: true });
     // No ISO instant and no ungrouped number in the prose (the crawl's reading: code removed, innerText).
     const text = await page.evaluate(() => {

@@ -132,7 +132,7 @@ describe("the rest of /consensus/", () => {
       const offices = await fresh.locator("tr[data-office]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-office")));
       expect(offices).toEqual(published.offices.map((o) => o.office));
       const first = published.offices[0]!;
-      expect(await fresh.locator(`tr[data-office="${first.office}"] td[data-label="GI"]`).textContent()).toBe(decimal(first.gi!, 4));
+      expect(await fresh.locator(`tr[data-office="${first.office}"] td[data-label="Office integrity"]`).textContent()).toBe(decimal(first.gi!, 4));
       // Each proof links to its static copy at the API's path: the pipeline's file, byte for byte, in the build.
       const proofs = await fresh.locator("tr[data-proof] a[data-proof-copy]").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
       expect(proofs).toEqual(published.recent_proofs.map((p) => `/v1/consensus/proofs/${p.delib_id}`));
@@ -141,6 +141,19 @@ describe("the rest of /consensus/", () => {
         const built = join(siteDir, "v1", "consensus", "proofs", p.delib_id);
         expect(existsSync(built), built).toBe(true);
         expect(readFileSync(built)).toEqual(readFileSync(join(REPO_DATA_DIR, "consensus", "proofs", `${p.delib_id}.json`)));
+      }
+      // The consensus number is named for what it measures, linked to its definition, never called the pulse's GI.
+      await expect(fresh.locator('main a.term[href="/glossary/#office-integrity"]').count()).resolves.toBe(1);
+      expect(await fresh.locator('th:text-is("GI"), dt:text-is("GI")').count()).toBe(0);
+      // A week in progress is shown as such: never judged met or missed, never plotted as a finished point.
+      const monitoring = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-monitoring.json"), "utf8")) as { weeks: { week: string; complete: boolean }[] };
+      const inProgress = monitoring.weeks.filter((w) => !w.complete).map((w) => w.week);
+      expect(inProgress.length).toBeGreaterThan(0);
+      for (const week of inProgress) {
+        const row = fresh.locator(`tr[data-week="${week}"]`);
+        await expect(row.locator("th").textContent()).resolves.toContain("in progress");
+        expect(await row.locator(".status").count(), week).toBe(0);
+        for (const chart of await fresh.locator(".monitoring-measure svg").all()) expect(await chart.textContent(), week).not.toContain(week);
       }
       // Five charts, each with its target as the reference line.
       const charts = await fresh.locator(".monitoring-measure").evaluateAll((ms) => ms.map((m) => ({ id: m.getAttribute("data-measure"), svg: !!m.querySelector("svg[role=img]"), target: !!m.querySelector(".spark-baseline") })));

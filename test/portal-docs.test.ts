@@ -79,7 +79,9 @@ describe("/docs in chromium", () => {
         expect(request, `${method} ${path}`).toMatch(/^curl -i/);
         // For the origin the page is served from, whatever the build was configured with.
         expect(request, `${method} ${path}`).toMatch(new RegExp(`'${server.url.replaceAll(".", "\\.")}/[^'\\s]*'$`));
-        expect(request, `${method} ${path}`).toContain(path);
+        // The path as documented, each `{parameter}` filled with its example so the command runs as shown.
+        const pathPattern = path!.replaceAll(".", "\\.").replace(/\{[^}]+\}/g, "[^/{}'?]+");
+        expect(request, `${method} ${path}`).toMatch(new RegExp(`/${pathPattern.slice(1)}(\\?[^']*)?'$`));
         expect(answer, `${method} ${path}`).toMatch(/^HTTP\/1\.1 (2\d\d|101)\b/); // 101: the simulation WebSocket
         expect(await op.locator(".request-example").isVisible()).toBe(true);
         expect(await op.locator(".response-example").isVisible()).toBe(true);

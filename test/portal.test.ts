@@ -74,7 +74,7 @@ describe("pulse timeline in chromium", () => {
     const table = page.locator("table");
     await expect(table.locator("caption").textContent()).resolves.toContain(`Pulses 1–50 of ${RECORDS}, newest first (page 1 of 3)`);
     // The columns that matter most come first.
-    await expect(table.locator('thead th[scope="col"]').allTextContents()).resolves.toEqual(["Date (UTC)", "GI", "MII", "Cycle", "Scope", "Branch", "Hash"]);
+    await expect(table.locator('thead th[scope="col"]').allTextContents()).resolves.toEqual(["Date (UTC)", "GI", "MII", "Signals measured", "Cycle", "Scope", "Branch", "Hash"]);
     const rows = table.locator("tbody tr");
     await expect(rows.count()).resolves.toBe(50);
     const firstRow = rows.first();
@@ -84,6 +84,7 @@ describe("pulse timeline in chromium", () => {
     expect(cells).toEqual([
       `${formatPercent(newest[0]!.giScore)}%`,
       `${formatPercent(newest[0]!.miiScore)}%`,
+      "not recorded",
       newest[0]!.cycle,
       `${newest[0]!.stats.appsCount} apps · ${newest[0]!.stats.packagesCount} sub-packages · ${newest[0]!.stats.workflowsCount} workflows`,
       newest[0]!.branch,

@@ -1,13 +1,15 @@
 /**
  * Daily request quotas of the data areas (interface spec, "Request rate limits"), announced with the
  * IETF RateLimit header fields and refused with 429 `rate-limited` and `Retry-After` once spent. A
- * client is its valid key or else its address (an IPv6 one by its /64); counts live in this
- * process, exactly for MAX_CLIENTS anonymous clients a day and beyond them in a count-min sketch that
- * never under-counts. The decisions are in docs/decisions.md ("Data areas over HTTP").
+ * client is its valid key or else its address (an IPv6 one by its /64). The counts live where the
+ * limits store keeps them (store/limits.ts): in this process by default (exact for MAX_CLIENTS
+ * anonymous clients a day, a count-min sketch beyond them), or in PostgreSQL shared by every API
+ * instance. The decisions are in docs/decisions.md ("Data areas over HTTP", "Shared limits").
  */
-import { createHash } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
 import type { Area, KeyTier } from "../../core/datapackage/contract.ts";
+import type { QuotaCounter } from "../../store/limits.ts";
+import { MemoryQuotaCounter } from "../../store/memory-limits.ts";
 
 export type Tier = "anonymous" | KeyTier;
 /** Requests per UTC day; null: unlimited. */
@@ -32,9 +34,6 @@ const BUCKET_OF: Readonly<Record<Area, Bucket>> = {
 };
 
 const DAY_SECONDS = 86_400;
-export const MAX_CLIENTS = 200_000;
-export const SKETCH_WIDTH = 1 << 16;
-const SKETCH_DEPTH = 4;
 
 /** The 8 hextets of an IPv6 address (zone dropped, a dotted IPv4 tail converted), or null. */
 function hextets(address: string): number[] | null {
@@ -78,59 +77,24 @@ export type QuotaDecision =
   | { limited: false }
   | { limited: true; allowed: boolean; quota: number; remaining: number; resetSeconds: number; reason?: string };
 
-/**
- * A count-min sketch of 16-bit saturating counters with conservative update: `estimate` never
- * under-counts what was added, and `add` raises only the counters at the current minimum.
- */
-class CountMinSketch {
-  readonly #width: number;
-  readonly #rows: Uint16Array;
-  constructor(width: number) {
-    this.#width = width;
-    this.#rows = new Uint16Array(width * SKETCH_DEPTH);
-  }
-
-  #cells(key: string): number[] {
-    const h = createHash("sha256").update(key).digest();
-    return Array.from({ length: SKETCH_DEPTH }, (_, row) => row * this.#width + (h.readUInt32LE(row * 4) % this.#width));
-  }
-
-  /** The current estimate (never under what was added). */
-  estimate(key: string): number {
-    return Math.min(...this.#cells(key).map((i) => this.#rows[i]!));
-  }
-
-  /** The estimate after adding one, unless that would exceed `limit` (then nothing is added). */
-  addUpTo(key: string, limit: number): { added: boolean; estimate: number } {
-    const cells = this.#cells(key);
-    const min = Math.min(...cells.map((i) => this.#rows[i]!));
-    if (min + 1 > limit) return { added: false, estimate: min };
-    for (const i of cells) if (this.#rows[i] === min && min < 0xffff) this.#rows[i] = min + 1;
-    return { added: true, estimate: min + 1 };
-  }
-
-  clear(): void {
-    this.#rows.fill(0);
-  }
-}
-
 export class DailyQuotas {
   readonly #now: () => Date;
-  readonly #maxClients: number;
-  #day = "";
-  readonly #counts = new Map<string, number>();
-  readonly #overflow: CountMinSketch;
-  #anonymousClients = 0;
+  readonly #counter: QuotaCounter;
 
-  /** `maxClients`: anonymous clients counted exactly per day; `sketchWidth`: counters per sketch row beyond them. */
-  constructor(options: { now: () => Date; maxClients?: number; sketchWidth?: number }) {
+  /**
+   * `counter`: where the counts live (default: this process, store/memory-limits.ts, with
+   * `maxClients` exact anonymous clients a day and `sketchWidth` counters per sketch row beyond them).
+   */
+  constructor(options: { now: () => Date; counter?: QuotaCounter; maxClients?: number; sketchWidth?: number }) {
     this.#now = options.now;
-    this.#maxClients = options.maxClients ?? MAX_CLIENTS;
-    this.#overflow = new CountMinSketch(options.sketchWidth ?? SKETCH_WIDTH);
+    this.#counter = options.counter ?? new MemoryQuotaCounter(options);
   }
 
-  /** Counts one request of `client` (a key id, or an IP address: see clientOfAddress) at `tier` for `area`. */
-  take(area: string, tier: Tier, client: string): QuotaDecision {
+  /**
+   * Counts one request of `client` (a key id, or an IP address: see clientOfAddress) at `tier` for
+   * `area`. Rejects with LimitsUnavailableError when a shared store cannot be reached.
+   */
+  take(area: string, tier: Tier, client: string): Promise<QuotaDecision> {
     const { bucket, quota } = quotaOf(area, tier);
     return this.#take(bucket, quota, tier === "anonymous", client);
   }
@@ -140,11 +104,11 @@ export class DailyQuotas {
    * are free and allowed even once the quota is spent. Their RateLimit fields show the remaining
    * quota unchanged.
    */
-  peek(area: string, tier: Tier, client: string): QuotaDecision {
+  async peek(area: string, tier: Tier, client: string): Promise<QuotaDecision> {
     const { bucket, quota } = quotaOf(area, tier);
     if (quota === null) return { limited: false };
-    const { key, resetSeconds } = this.#position(bucket, tier === "anonymous", client);
-    const used = this.#counts.get(key) ?? (tier === "anonymous" && this.#anonymousClients >= this.#maxClients ? this.#overflow.estimate(key) : 0);
+    const { day, resetSeconds } = this.#position();
+    const used = await this.#counter.peek(day, bucket, counted(tier === "anonymous", client));
     return { limited: true, allowed: true, quota, remaining: Math.max(0, quota - used), resetSeconds };
   }
 
@@ -152,41 +116,29 @@ export class DailyQuotas {
    * Counts one request of an anonymous `client` (an IP address) against a daily quota of its own,
    * for an endpoint outside the data areas (POST /avm/verify): `bucket` names the quota.
    */
-  takeOwn(bucket: string, quota: Quota, client: string): QuotaDecision {
+  takeOwn(bucket: string, quota: Quota, client: string): Promise<QuotaDecision> {
     if (Object.hasOwn(BUCKETS, bucket)) throw new Error(`${bucket} is a data-area quota`);
     return this.#take(bucket, quota, true, client);
   }
 
-  /** The counting key of a client in a bucket, and the seconds to the next UTC day (the counts reset then). */
-  #position(bucket: string, anonymous: boolean, client: string): { key: string; resetSeconds: number } {
+  /** The UTC day now, and the seconds to the next one (the counts reset then). */
+  #position(): { day: string; resetSeconds: number } {
     const now = this.#now();
-    const day = now.toISOString().slice(0, 10);
-    if (day !== this.#day) {
-      this.#day = day;
-      this.#counts.clear();
-      this.#overflow.clear();
-      this.#anonymousClients = 0;
-    }
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    const resetSeconds = Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
-    const key = `${bucket}\n${anonymous ? "ip" : "key"}\n${anonymous ? clientOfAddress(client) : client}`;
-    return { key, resetSeconds };
+    return { day: now.toISOString().slice(0, 10), resetSeconds: Math.max(1, Math.ceil((midnight - now.getTime()) / 1000)) };
   }
 
-  #take(bucket: string, quota: Quota, anonymous: boolean, client: string): QuotaDecision {
+  async #take(bucket: string, quota: Quota, anonymous: boolean, client: string): Promise<QuotaDecision> {
     if (quota === null) return { limited: false };
-    const { key, resetSeconds } = this.#position(bucket, anonymous, client);
-    const used = this.#counts.get(key);
-    if (used === undefined && anonymous && this.#anonymousClients >= this.#maxClients) {
-      const { added, estimate } = this.#overflow.addUpTo(key, quota);
-      return { limited: true, allowed: added, quota, remaining: Math.max(0, quota - estimate), resetSeconds };
-    }
-    if (used === undefined && anonymous) this.#anonymousClients += 1;
-    const count = (used ?? 0) + 1;
-    if (count > quota) return { limited: true, allowed: false, quota, remaining: 0, resetSeconds };
-    this.#counts.set(key, count);
-    return { limited: true, allowed: true, quota, remaining: quota - count, resetSeconds };
+    const { day, resetSeconds } = this.#position();
+    const { allowed, used } = await this.#counter.take(day, bucket, counted(anonymous, client), quota);
+    return { limited: true, allowed, quota, remaining: Math.max(0, quota - used), resetSeconds };
   }
+}
+
+/** The client as counted: `ip:` and its address (IPv6 by its /64), or `key:` and the key id. */
+function counted(anonymous: boolean, client: string): string {
+  return anonymous ? `ip:${clientOfAddress(client)}` : `key:${client}`;
 }
 
 /** The RateLimit-Policy and RateLimit fields of a decision (none when unlimited). */

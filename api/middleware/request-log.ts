@@ -12,6 +12,10 @@
  * 512 characters. A request refused because the store failed under it (api/routes/store-failure.ts
  * sets `storeFailure`) is logged at `level: "error"` with the store's `error`. A sink that throws
  * never breaks the response.
+ *
+ * Instance id: with `instanceId` (one of N instances behind a load balancer, INSTANCE_ID), every
+ * response carries `Instance-Id`; the app's sink adds `instance` to every log line (`instanceWise`),
+ * so an answer and its log line name the process that made them.
  */
 import type { MiddlewareHandler } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
@@ -24,6 +28,9 @@ export type LogVariables = RequestIdVariables & { storeFailure?: string };
 export type LogSink = (line: LogLine) => void;
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
+export const INSTANCE_ID_HEADER = "Instance-Id";
+/** What INSTANCE_ID may hold: a token that fits a header value and a log field unescaped. */
+export const VALID_INSTANCE_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 const VALID_ID = /^[\w=-]{1,128}$/;
 
 /** The default sink: one line of JSON on stdout. */
@@ -39,14 +46,15 @@ export function safeLog(sink: LogSink, line: LogLine): void {
   }
 }
 
-export function requestLog(options: { sink: LogSink; now: () => Date }): MiddlewareHandler<{ Variables: LogVariables }> {
-  const { sink, now } = options;
+export function requestLog(options: { sink: LogSink; now: () => Date; instanceId?: string }): MiddlewareHandler<{ Variables: LogVariables }> {
+  const { sink, now, instanceId } = options;
   return async function requestLog(c, next) {
     const started = performance.now();
     const given = c.req.header(REQUEST_ID_HEADER);
     const id = given !== undefined && VALID_ID.test(given) ? given : crypto.randomUUID();
     c.set("requestId", id);
     setEarlyHeader(c, REQUEST_ID_HEADER, id);
+    if (instanceId !== undefined) setEarlyHeader(c, INSTANCE_ID_HEADER, instanceId);
     try {
       await next();
     } finally {
@@ -64,4 +72,9 @@ export function requestLog(options: { sink: LogSink; now: () => Date }): Middlew
       });
     }
   };
+}
+
+/** `sink` with the instance id on every line (`sink` itself without one). */
+export function instanceWise(sink: LogSink, instanceId: string | undefined): LogSink {
+  return instanceId === undefined ? sink : (line) => sink({ ...line, instance: instanceId });
 }

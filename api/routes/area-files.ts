@@ -106,10 +106,10 @@ function fileRoute(file: ServedFile) {
       description: `Real-time: computed from the ledger as it grows (the ledger's newest entry included; dated at that entry), in the schema of \`${file.file.path}\`, which stays the published file with the pipeline's figures at its ledger size. Never cached.\n\n${explain(file).split("\n\n")[0]}`,
       security: security(file),
       responses: { 200: { description: `${file.title ?? "The document"}, live`, headers: LIVE_HEADERS, content: content(file) } },
-      problems: keyed ? ["forbidden", "rate-limited", "ledger-unavailable"] : ["rate-limited", "ledger-unavailable"],
+      problems: keyed ? ["forbidden", "rate-limited", "limits-unavailable", "ledger-unavailable"] : ["rate-limited", "limits-unavailable", "ledger-unavailable"],
     });
   }
-  const problems = keyed ? (["forbidden", "rate-limited", "data-unverified"] as const) : (["rate-limited", "data-unverified"] as const);
+  const problems = keyed ? (["forbidden", "rate-limited", "limits-unavailable", "data-unverified"] as const) : (["rate-limited", "limits-unavailable", "data-unverified"] as const);
   const fileProblems = [...problems, "range-not-satisfiable"] as const;
   if (file.filteredExport) {
     const ok: ResponseSpec = {

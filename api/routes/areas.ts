@@ -39,6 +39,7 @@ import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST
 import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
+import { limitsUnavailable } from "../error-problems.ts";
 import { EncodedVariants, fileResponse, notModified, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
@@ -172,7 +173,12 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const listed = state.status === "verified" ? state.resources.get(file.path) : undefined;
     const validators = listed && route.kind === "file" ? { sha256: listed.resource.hash.slice("sha256:".length), ...(state.status === "verified" && state.created ? { lastModified: state.created } : {}) } : null;
     const free = c.req.method === "HEAD" || (validators !== null && notModified(c, validators));
-    const decision = free ? quotas.peek(area, tier, client) : quotas.take(area, tier, client);
+    let decision;
+    try {
+      decision = await (free ? quotas.peek(area, tier, client) : quotas.take(area, tier, client));
+    } catch (error) {
+      return limitsUnavailable(c, error);
+    }
     const limits = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
       const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for ${area} is spent; it resets at 00:00 UTC`;

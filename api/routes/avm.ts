@@ -84,7 +84,7 @@ export const verifyRoute = defineRoute({
     "Runs the five stages in order; the first failure ends the attempt. Success answers the authority_context; a failed verification answers the failure output with `verified: false`, also with 200 (the request was understood and decided). Every attempt is recorded on the ledger, and `Ledger-Seq` names the entry recording the outcome (the grant, or the failed attempt). A body that does not parse or fit is 400 (and recorded as a malformed attempt). At most 100 requests per client per UTC day.",
   request: jsonBody(VerifyRequestBody),
   responses: { 200: json("The authority_context, or the failure output", published("avm-verify-response").schema, { headers: headers("Ledger-Seq", "RateLimit-Policy", "RateLimit") }) },
-  problems: ["rate-limited", "ledger-unavailable"],
+  problems: ["rate-limited", "limits-unavailable", "ledger-unavailable"],
 });
 
 export const checkRoute = defineRoute({
@@ -94,7 +94,8 @@ export const checkRoute = defineRoute({
   summary: "Check an identity's authority now",
   description: "The grant in force: not revoked, not expired at the server's now, the identity not barred. Otherwise `has_authority: false`, no scopes and `expires_at: null`.",
   request: { params: z.strictObject({ ledger_id: Uuid }) },
-  responses: { 200: json("The check response", published("avm-check-response").schema) },
+  // The example is what the sample server answers for the example id, which holds no grant.
+  responses: { 200: json("The check response", published("avm-check-response").schema, { example: { has_authority: false, scopes: [], expires_at: null } }) },
   problems: ["ledger-unavailable"],
 });
 

@@ -175,7 +175,7 @@ export const cycleRoute = defineRoute({
   path: "/api/cycle/current",
   tags: TAGS,
   summary: "The current cycle",
-  description: "The cycle and GI last recorded (`POST /api/cycle/current`) and, as `room`, the room of the newest active session (`main` when none is active). 404 before the first record.",
+  description: "The cycle and its office integrity (`gi`: the offices' mean, not the pulse's GI) last recorded (`POST /api/cycle/current`) and, as `room`, the room of the newest active session (`main` when none is active). 404 before the first record.",
   responses: { 200: body("The current cycle", { "application/json": published("consensus-cycle-info") }, NO_STORE) },
   problems: ["not-found", "ledger-unavailable"],
 });
@@ -184,7 +184,7 @@ export const cycleUpdateRoute = defineRoute({
   method: "post",
   path: "/api/cycle/current",
   tags: TAGS,
-  summary: "Record the current cycle and its GI",
+  summary: "Record the current cycle and its office integrity (`gi`)",
   description: "Appends `cycle.updated`; the cycle never goes back (409). Answers the cycle info as recorded.",
   security: WRITE,
   request: jsonBody(record("consensus-cycle-update", CycleUpdateRequest)),
@@ -197,7 +197,7 @@ export const sessionsRoute = defineRoute({
   path: "/v1/consensus/sessions",
   tags: TAGS,
   summary: "The active sessions",
-  description: "Sessions opened and not closed, oldest first: participants with their priority, cathedral, GI at opening and GI now, `opened_at`, the votes so far (not their signatures) and the proof's state.",
+  description: "Sessions opened and not closed, oldest first: participants with their priority, cathedral, office integrity at opening and now, `opened_at`, the votes so far (not their signatures) and the proof's state.",
   responses: { 200: body("The active sessions", { "application/json": published("consensus-active-sessions") }, NO_STORE) },
   problems: ["ledger-unavailable"],
 });
@@ -208,7 +208,7 @@ export const openSessionRoute = defineRoute({
   tags: TAGS,
   summary: "Open a session",
   description:
-    "Four distinct registered offices, two critical- and two high-priority, each with measured GI ≥ 0.95 (every one below is named with its GI). The duplicate guard is the cycle plus the room: while a session is active for them the answer is 200 with `null` and nothing is recorded (rule 4: no result, not a fault). The guard is decided inside the ledger's write transaction, so concurrent opens — from any number of processes on the same ledger — open one session.",
+    "Four distinct registered offices, two critical- and two high-priority, each with measured office integrity (`gi`) ≥ 0.95 (every one below is named with its own). The duplicate guard is the cycle plus the room: while a session is active for them the answer is 200 with `null` and nothing is recorded (rule 4: no result, not a fault). The guard is decided inside the ledger's write transaction, so concurrent opens — from any number of processes on the same ledger — open one session.",
   security: WRITE,
   request: jsonBody(record("consensus-open-session-input", OpenSessionInput)),
   responses: {
@@ -245,7 +245,7 @@ export const generateProofRoute = defineRoute({
   tags: TAGS,
   summary: "Generate the session's deliberation proof (step 1)",
   description:
-    "From the caller's question, context, rounds and constitutional check; `delib_id`, `consensus` (approving votes / participants) and `gi_score` (the participants' mean measured GI now) are computed by the server. Closes the ballot. Answers the proof document in state `generated`.",
+    "From the caller's question, context, rounds and constitutional check; `delib_id`, `consensus` (approving votes / participants) and `gi_score` (the participants' mean measured office integrity now) are computed by the server. Closes the ballot. Answers the proof document in state `generated`.",
   security: WRITE,
   request: { params: SessionParams, ...jsonBody({ schema: ProofRequestBody }) },
   responses: { 201: proofBody("The proof, generated", WRITTEN) },
@@ -271,7 +271,7 @@ export const validatorRoute = defineRoute({
   tags: TAGS,
   summary: "The validator signs the proof (step 3)",
   description:
-    "A registered office that is not a participant (independence) with measured GI ≥ 0.95 signs the JCS of the inputs plus `model_signatures` (participant order); its GI is recorded. The proof becomes `validator-signed`.",
+    "A registered office that is not a participant (independence) with measured office integrity ≥ 0.95 signs the JCS of the inputs plus `model_signatures` (participant order); its office integrity is recorded. The proof becomes `validator-signed`.",
   security: WRITE,
   request: { params: ProofParams, ...jsonBody(record("consensus-validator-signature-request", ValidatorSignatureRequest)) },
   responses: { 200: proofBody("The proof, validator-signed", WRITTEN) },

@@ -25,6 +25,7 @@
  *   "ledger": {                      // the ledger the write routes append to
  *     "status": "ok" | "absent" | "unavailable" | "failing",   // absent: this server has none; unavailable: it
  *                                    // could not be read; failing: its last write failed in the store
+ *     "store": "sqlite" | "postgresql",   // the kind of store it is kept in (null when absent); never its location
  *     "size": 11306,                 // entries (null when absent or unavailable)
  *     "checkpoint_size": 11306,      // size of the newest signed checkpoint (null: none, or absent/unavailable)
  *     "write_failure": { "since": "…", "reason": "database is locked (SQLite code 517)" }   // only when failing
@@ -71,9 +72,23 @@ const SystemHealth = z.strictObject({
 
 const Count = z.number().int().nonnegative();
 
+export const LEDGER_STORE_KINDS = ["sqlite", "postgresql"] as const;
+type LedgerStoreKind = (typeof LEDGER_STORE_KINDS)[number];
+
+/**
+ * The kind of store behind `ledger`: what it names in `store.kind` once the store interface carries
+ * it (issue 23, part 1); until then every ledger is the SQLite one.
+ */
+function storeKindOf(ledger: LedgerStore): LedgerStoreKind {
+  return ledger.store.kind;
+}
+
 const LedgerHealth = z.strictObject({
   status: z.enum(["ok", "absent", "unavailable", "failing"]).openapi({
     description: "`absent`: this server has no ledger; `unavailable`: it could not be read; `failing`: its last write failed in the store (writes are refused until one commits)",
+  }),
+  store: z.enum(LEDGER_STORE_KINDS).nullable().openapi({
+    description: "The kind of store the ledger is kept in, so a load balancer's operator sees every instance on the same one (null when absent). Never its path or URL.",
   }),
   size: Count.nullable().openapi({ description: "Entries on the ledger (null when absent or unavailable)" }),
   checkpoint_size: Count.nullable().openapi({ description: "Size of the newest signed checkpoint (null: none yet, or absent or unavailable)" }),
@@ -128,7 +143,7 @@ export const healthRoute = defineRoute({
         uptime_s: 3600,
         history: { status: "verified", records: 412, verified: true },
         system: null,
-        ledger: { status: "ok", size: 11306, checkpoint_size: 11306 },
+        ledger: { status: "ok", store: "sqlite", size: 11306, checkpoint_size: 11306 },
         consensus: { status: "ok", cycle: { cycle: "C-508", gi: 0.97, room: "main" }, ledger_size: 11306, offices: 12, eligible_offices: 11, active_sessions: 0, sessions: 296, sealed_proofs: 296, ignored_entries: 0 },
       },
     }),
@@ -150,7 +165,8 @@ export function systemBody(report: SystemHealthReport | null) {
 
 /** The `ledger` and `consensus` members of /health (see the module comment). */
 export async function brokerBody(ledger: LedgerStore | undefined) {
-  if (!ledger) return { ledger: { status: "absent" as const, size: null, checkpoint_size: null }, consensus: null };
+  if (!ledger) return { ledger: { status: "absent" as const, store: null, size: null, checkpoint_size: null }, consensus: null };
+  const store = storeKindOf(ledger);
   try {
     const state = await ledger.state(consensusProjection);
     const note = await ledger.latestCheckpoint();
@@ -158,11 +174,11 @@ export async function brokerBody(ledger: LedgerStore | undefined) {
     const write = ledger.writeHealth();
     const written = write.ok ? { status: "ok" as const } : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
     return {
-      ledger: { ...written, size: await ledger.size(), checkpoint_size: checkpointSize },
+      ledger: { ...written, store, size: await ledger.size(), checkpoint_size: checkpointSize },
       consensus: { ...consensusHealth(state), cycle: cycleInfo(state) },
     };
   } catch {
-    return { ledger: { status: "unavailable" as const, size: null, checkpoint_size: null }, consensus: null };
+    return { ledger: { status: "unavailable" as const, store, size: null, checkpoint_size: null }, consensus: null };
   }
 }
 

@@ -63,8 +63,14 @@ export const keyRequestRoute = defineRoute({
   description:
     "Records a request for a government, academic, institutional or economist key on the access ledger and answers its reference. State the affiliation, an official contact address and the purpose; the academic, institutional and economist tiers also state the expected volume (requests per day). `website` is a honeypot: leave it out or empty. At most 5 requests per client per UTC day.",
   request: { body: { required: true, content: { "application/json": { schema: RequestBody } } } },
-  responses: { 201: json("The request was recorded", Receipt, { headers: headers("RateLimit-Policy", "RateLimit") }) },
-  problems: ["rate-limited", "ledger-unavailable"],
+  responses: {
+    201: json("The request was recorded", Receipt, {
+      headers: headers("RateLimit-Policy", "RateLimit"),
+      // The answer to KEY_REQUEST_EXAMPLE (the API reference's example is run; reference and time vary).
+      example: { reference: "KR-7F3Q-9ZKD", tier: KEY_REQUEST_EXAMPLE.tier, received_at: "2026-01-01T00:00:00.000Z", status: "pending", next: NEXT_STEP },
+    }),
+  },
+  problems: ["rate-limited", "limits-unavailable", "ledger-unavailable"],
 });
 
 export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {

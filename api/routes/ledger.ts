@@ -19,7 +19,7 @@ import { component, headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { storeUnavailable } from "./store-failure.ts";
 
-const Seq = z.string().regex(/^(0|[1-9][0-9]{0,14})$/, "a ledger sequence number: a whole number without leading zeros");
+const Seq = z.string().regex(/^(0|[1-9][0-9]{0,14})$/, "a ledger sequence number: a whole number without leading zeros").openapi({ example: "1" });
 
 /** What anyone may read of an entry (docs/ledger-reads.md): what rebuilding its hash needs besides the payload. */
 const Envelope = z.strictObject({

@@ -7,14 +7,16 @@
  *   1. not a WebSocket upgrade → 426 with `Upgrade: websocket`;
  *   2. `Origin` not same-origin and not allowed (api/middleware/cors.ts crossOriginRefusal) → 403 (does not count: a page on
  *      another origin must not spend the visitor's quota either);
- *   3. the client (its key, or else its IP address) already has `maxConnectionsPerClient`
- *      connections open → 429 (does not count);
+ *   3. the client (its key, or else its IP address, api/client.ts) already has
+ *      `maxConnectionsPerClient` connections open → 429 (does not count);
  *   4. the published inputs do not verify → 503 `data-unverified`;
  *   5. the philosophy area's daily quota (api/middleware/rate-limit.ts) → 429 with RateLimit fields and
  *      Retry-After; an accepted upgrade is counted and its 101 carries the RateLimit fields.
  *
- * Then each connection is a SimulationSession (api/simulation-session.ts). Connection counts live
- * in this process, like the quotas; each API instance enforces its own.
+ * A limits store that fails (store/limits.ts) refuses the upgrade with 503 `limits-unavailable`.
+ * Then each connection is a SimulationSession (api/simulation-session.ts). Open connections are
+ * counted where the quotas are: in this process by default, or shared by every API instance
+ * (store/postgres-limits.ts); a connection is released when its TCP socket closes.
  */
 import type { WebSocket } from "ws";
 import type { IncomingMessage } from "node:http";
@@ -28,6 +30,9 @@ import { presentedKey } from "../client.ts";
 import { safeLog, type LogSink } from "../middleware/request-log.ts";
 import { crossOriginRefusal } from "../middleware/cors.ts";
 import { problem } from "../problem.ts";
+import { limitsUnavailable } from "../error-problems.ts";
+import { MemoryConnectionCap } from "../../store/memory-limits.ts";
+import type { ConnectionCap } from "../../store/limits.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { PhilosophyCouncilSource } from "../philosophy-council.ts";
 import { checkLimits, DEFAULT_SIMULATION_LIMITS, SIMULATION_PATH, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
@@ -37,32 +42,13 @@ export interface SimulationRouteOptions {
   council: PhilosophyCouncilSource;
   keys: ApiKeyStore;
   quotas: Pick<DailyQuotas, "take">;
+  /** Open connections per client (default: counted in this process). */
+  connections?: ConnectionCap | undefined;
   limits: SimulationLimits;
   /** Origins besides the server's own that may open the connection (api/middleware/cors.ts crossOriginRefusal). */
   trustedOrigins: readonly string[];
   log: LogSink;
   now: () => Date;
-}
-
-/** Open connections per client, released when the TCP socket closes (whether or not the handshake finished). */
-class ConnectionCounts {
-  readonly #open = new Map<string, number>();
-
-  count(client: string): number {
-    return this.#open.get(client) ?? 0;
-  }
-
-  acquire(client: string, socket: IncomingMessage["socket"]): void {
-    this.#open.set(client, this.count(client) + 1);
-    let released = false;
-    socket.once("close", () => {
-      if (released) return;
-      released = true;
-      const left = this.count(client) - 1;
-      if (left > 0) this.#open.set(client, left);
-      else this.#open.delete(client);
-    });
-  }
 }
 
 export interface SimulationRoutesOptions extends Omit<SimulationRouteOptions, "council" | "limits" | "trustedOrigins"> {
@@ -81,7 +67,7 @@ const simulationDeclaration = defineRoute({
   responses: {
     101: { description: "Switching Protocols: the WebSocket is open", headers: headers("RateLimit-Policy", "RateLimit") },
   },
-  problems: ["upgrade-required", "origin-not-allowed", "rate-limited", "data-unverified"],
+  problems: ["upgrade-required", "origin-not-allowed", "rate-limited", "limits-unavailable", "data-unverified"],
 });
 
 const asyncApiDeclaration = defineRoute({
@@ -108,7 +94,7 @@ export function simulationRoutes(options: SimulationRoutesOptions): RouteGroup {
 
 export function simulationRoute(options: SimulationRouteOptions): Handler {
   const { limits, quotas, keys, log, now } = options;
-  const connections = new ConnectionCounts();
+  const connections = options.connections ?? new MemoryConnectionCap();
   const trusted = new Set(options.trustedOrigins);
 
   return async (c) => {
@@ -123,24 +109,46 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
     const presented = presentedKey(c, keys, now());
     const { key, tier } = presented;
     const client = key ? `key:${key.id}` : `ip:${presented.client}`;
-    if (connections.count(client) >= limits.maxConnectionsPerClient) {
+    // Taken first, so that the count and the cap are one decision; given back on any refusal below.
+    let release: (() => void) | null;
+    try {
+      release = await connections.open(client, limits.maxConnectionsPerClient);
+    } catch (error) {
+      return limitsUnavailable(c, error);
+    }
+    if (!release) {
       return problem(c, "rate-limited", `at most ${limits.maxConnectionsPerClient} simulation connections may be open at once per client; close one first`, {
         headers: { "Retry-After": "1" },
       });
     }
+    const refuse = (response: Response) => {
+      release();
+      return response;
+    };
     const council = options.council.current();
-    if (!council.ok) return problem(c, "data-unverified", council.reason);
+    if (!council.ok) return refuse(problem(c, "data-unverified", council.reason));
 
     const take = () => quotas.take("philosophy", tier, presented.client);
-    const decision = take();
+    let decision;
+    try {
+      decision = await take();
+    } catch (error) {
+      return refuse(limitsUnavailable(c, error));
+    }
     const limitHeaders = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
       const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for philosophy is spent; it resets at 00:00 UTC`;
-      return problem(c, "rate-limited", detail, { headers: { ...limitHeaders, "Retry-After": String(decision.resetSeconds) } });
+      return refuse(problem(c, "rate-limited", detail, { headers: { ...limitHeaders, "Retry-After": String(decision.resetSeconds) } }));
     }
 
+    // The connection is released when its TCP socket closes, whether or not the handshake finished.
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (incoming) connections.acquire(client, incoming.socket);
+    if (incoming) {
+      if (incoming.socket.destroyed) release();
+      else incoming.socket.once("close", release);
+    } else {
+      release();
+    }
     const requestId = c.get("requestId" as never) as string | undefined;
     const sessionLog = (event: string, fields: Record<string, unknown>) => safeLog(log, { ts: now().toISOString(), event, request_id: requestId, ...fields });
     let session: SimulationSession | undefined;
@@ -149,8 +157,8 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
         session = new SimulationSession(ws.raw as unknown as WebSocket, {
           limits,
           council: () => options.council.current(),
-          charge: () => {
-            const further = take();
+          charge: async () => {
+            const further = await take();
             return !further.limited || further.allowed;
           },
           log: sessionLog,

@@ -4,8 +4,8 @@
  * refusal, never a pass (fail closed). Anything else is a bug and goes on to the app's 500 handler.
  */
 import type { Context } from "hono";
-import { LedgerUnavailableError } from "../../core/ledger/store.ts";
 import { failureReason } from "../../store/ledger.ts";
+import { LedgerUnavailableError } from "../../store/ledger-backend.ts";
 import { problem } from "../problem.ts";
 
 /** node:sqlite's error codes: a database error, and an operation on a closed database. */

@@ -5,6 +5,7 @@
  * `error_detail` starts with the rule's name.
  */
 import { AVM_ERROR_TABLE, type AvmErrorCode, type AvmFailure, type AvmStage } from "../schemas/avm.ts";
+import { CodedError } from "../errors.ts";
 
 export interface RuleSpec {
   stage: AvmStage;
@@ -129,14 +130,16 @@ export type AvmRule = keyof typeof AVM_RULES;
 export const AVM_RULE_NAMES = Object.keys(AVM_RULES) as AvmRule[];
 
 /** A failed rule, thrown by a verification stage and turned into the failure output. */
-export class AvmRuleFailure extends Error {
-  readonly rule: AvmRule;
+export class AvmRuleFailure extends CodedError<AvmRule> {
   readonly detail: string;
   constructor(rule: AvmRule, detail: string) {
-    super(`${rule}: ${detail}`);
-    this.name = "AvmRuleFailure";
-    this.rule = rule;
+    super(rule, `${rule}: ${detail}`);
     this.detail = detail;
+  }
+
+  /** The rule that failed: the error's code. */
+  get rule(): AvmRule {
+    return this.code;
   }
 }
 

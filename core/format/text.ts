@@ -138,6 +138,12 @@ export function clockTime(iso: string | Date): string {
   return `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} UTC`;
 }
 
+/** An instant without its year, for axis labels: "21 Nov, 01:08" (UTC). */
+export function dayAndTime(iso: string | Date): string {
+  const d = typeof iso === "string" ? parseInstant(iso) : iso;
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}, ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}`;
+}
+
 /** "2026-11-23" or an instant → "23 Nov 2026" (the UTC day). */
 export function day(iso: string | Date): string {
   const d = typeof iso === "string" ? parseInstant(iso) : iso;

@@ -142,8 +142,3 @@ export class LedgerAppendError extends CodedError<LedgerAppendCode> {
   }
 }
 
-/**
- * The store itself could not be read or written — closed, unreachable, locked past its timeout —
- * as a backend reports it; the API answers 503 `ledger-unavailable` (a refusal, never a pass).
- */
-export class LedgerUnavailableError extends CodedError<"store-closed" | "store-unavailable"> {}

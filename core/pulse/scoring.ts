@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import type { PulseScoring, ScoringInput } from "../schemas/pulse.ts";
+import { CodedError } from "../errors.ts";
 
 export const SCORES = ["gi", "mii"] as const;
 export type ScoreName = (typeof SCORES)[number];
@@ -38,10 +39,9 @@ export interface ScoreResult {
   scoring: PulseScoring;
 }
 
-export class ScoringError extends Error {
+export class ScoringError extends CodedError<"scoring-input"> {
   constructor(message: string) {
-    super(message);
-    this.name = "ScoringError";
+    super("scoring-input", message);
   }
 }
 

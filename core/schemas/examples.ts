@@ -2,8 +2,8 @@
  * One example document of every published schema (core/schemas/index.ts): what each schema's
  * OpenAPI description shows (api/responses.ts), and the document the schema tests accept. The type
  * makes a missing entry, or an example that does not fit its schema's type, a compile error. The
- * parts they are made of are exported for the tests that vary them into counter-examples
- * (test/support/core/schemas/helpers.ts).
+ * schema tests' counter-examples are JSON Patches of these examples, kept as data in
+ * test/fixtures/schemas/ (read by test/support/core/schemas/helpers.ts).
  *
  * Over 500 lines on purpose: it is data, one example per published schema, and the one `Examples`
  * type checks them together; split by area, that check would be split too.
@@ -73,13 +73,14 @@ export const authorityContext: In<"avm-authority-context"> = {
   validation_chain: ["identity:pass", "stake:pass", "attestation:pass", "scope:pass", "temporal:pass"],
 };
 
+/** What POST /avm/verify answers `verifyRequest`: its ledger_id is registered nowhere (the API reference's example is run). */
 export const avmFailure: In<"avm-verify-failure"> = {
   verified: false,
-  code: "AVM_004",
-  error: "attestation_invalid",
-  error_detail: "The companion attestation signature does not verify against the registered key.",
-  failed_at_stage: "attestation",
-  remediation: "Verify companion registration",
+  code: "AVM_001",
+  error: "identity_not_found",
+  error_detail: `identity.not_found: no identity is registered as ${LEDGER_ID}`,
+  failed_at_stage: "identity",
+  remediation: "Register identity first",
 };
 
 export const pulseRecord: In<"pulse-record"> = {

@@ -238,6 +238,8 @@ export const SIMULATION_ERRORS = {
   "simulation-running": null,
   /** The philosophy area's daily quota is spent (each further simulation on a connection counts). */
   "rate-limited": 1008,
+  /** The request limits could not be checked (a shared limits store failed): try again later. */
+  "limits-unavailable": 1013,
   /** No message and no simulation for the idle timeout. */
   "idle-timeout": 1000,
   /** The published philosophy files failed verification against their manifests. */

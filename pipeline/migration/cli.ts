@@ -38,6 +38,7 @@ import { sampleV1Export } from "./sample-v1.ts";
 import { trustedDatasetKeys } from "./trust.ts";
 import { verifyMigrationDir } from "../../store/migration-verify-dir.ts";
 import { formatIssues } from "../../core/zod-issues.ts";
+import { UsageError } from "../../core/errors.ts";
 
 const USAGE = `usage: npm run migration -- <command>
   snapshot --v1 FILE --out DIR [--at ISO]
@@ -48,7 +49,6 @@ const USAGE = `usage: npm run migration -- <command>
 
 export const SAMPLE_V1_EXPORT = "data/sources/migration/v1-balances.jsonl";
 
-class UsageError extends Error {}
 
 export interface Io {
   out: (line: string) => void;

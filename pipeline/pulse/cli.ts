@@ -11,8 +11,9 @@ import { defaultLedgerPath } from "../../store/open-ledger.ts";
 import { checkAppendOnly } from "./append-only.ts";
 import { backfillPulses } from "./backfill.ts";
 import { gitTopLevel } from "./git.ts";
-import { PulseRefusal, PulseUsageError, runPulse, verifyPublished, type PulseRun } from "./indexer.ts";
+import { PulseRefusal, runPulse, verifyPublished, type PulseRun } from "./indexer.ts";
 import { pulsePaths } from "./published.ts";
+import { UsageError } from "../../core/errors.ts";
 
 const PROJECT_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -48,12 +49,12 @@ usage: npm run pulse -- [options]
 function parseNow(value: string | undefined, env: NodeJS.ProcessEnv): Date {
   if (value !== undefined) {
     const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/.test(value) ? Date.parse(value) : NaN;
-    if (!Number.isFinite(ms)) throw new PulseUsageError(`--now ${JSON.stringify(value)} is not an ISO 8601 UTC instant (…Z)`);
+    if (!Number.isFinite(ms)) throw new UsageError(`--now ${JSON.stringify(value)} is not an ISO 8601 UTC instant (…Z)`);
     return new Date(ms);
   }
   const epoch = env.SOURCE_DATE_EPOCH;
   if (epoch !== undefined && epoch !== "") {
-    if (!/^\d+$/.test(epoch)) throw new PulseUsageError(`SOURCE_DATE_EPOCH ${JSON.stringify(epoch)} is not whole seconds`);
+    if (!/^\d+$/.test(epoch)) throw new UsageError(`SOURCE_DATE_EPOCH ${JSON.stringify(epoch)} is not whole seconds`);
     return new Date(Number(epoch) * 1000);
   }
   return new Date();
@@ -116,7 +117,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   const dataDir = resolve(args.data ?? (env.DATA_DIR || join(PROJECT_ROOT, "data")));
   try {
-    if (args.mode !== "local" && args.mode !== "github") throw new PulseUsageError(`--mode must be local or github, not ${JSON.stringify(args.mode)}`);
+    if (args.mode !== "local" && args.mode !== "github") throw new UsageError(`--mode must be local or github, not ${JSON.stringify(args.mode)}`);
 
     if (args.verify) {
       const result = verifyPublished(dataDir);
@@ -127,7 +128,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
 
     if (args["check-append-only"]) {
       const repo = await gitTopLevel(resolve(args.repo ?? PROJECT_ROOT));
-      if (repo === null) throw new PulseUsageError(`${args.repo ?? PROJECT_ROOT} is not inside a git work tree`);
+      if (repo === null) throw new UsageError(`${args.repo ?? PROJECT_ROOT} is not inside a git work tree`);
       const result = await checkAppendOnly(repo, pulsePaths(dataDir).history, args.base);
       (result.ok ? out : err)(`${result.ok ? "" : "pulse: "}${result.message}`);
       return result.ok ? 0 : 1;
@@ -136,7 +137,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const now = parseNow(args.now, env);
     if (args.backfill) {
       const limit = args.limit === undefined ? undefined : Number(args.limit);
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new PulseUsageError(`--limit must be a positive integer, not ${JSON.stringify(args.limit)}`);
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(args.limit)}`);
       const repo = resolve(args.repo ?? PROJECT_ROOT);
       const report = await backfillPulses({
         repo,
@@ -169,7 +170,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     printRun(run, args["dry-run"], out);
     return 0;
   } catch (error) {
-    if (error instanceof PulseUsageError) {
+    if (error instanceof UsageError) {
       err(`pulse: ${error.message}`);
       return 2;
     }

@@ -3,14 +3,15 @@
  * of the indexer goes through here.
  */
 import { execFile } from "node:child_process";
+import { CodedError } from "../../core/errors.ts";
 
-export class GitError extends Error {
-  readonly code: number | null;
+export class GitError extends CodedError<"git-failed"> {
+  /** git's exit status, or null when it was killed by a signal. */
+  readonly exitCode: number | null;
   readonly stderr: string;
-  constructor(args: readonly string[], code: number | null, stderr: string) {
-    super(`git ${args.join(" ")} failed${code === null ? "" : ` (exit ${code})`}: ${stderr.trim() || "no message"}`);
-    this.name = "GitError";
-    this.code = code;
+  constructor(args: readonly string[], exitCode: number | null, stderr: string) {
+    super("git-failed", `git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`);
+    this.exitCode = exitCode;
     this.stderr = stderr;
   }
 }

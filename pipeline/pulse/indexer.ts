@@ -27,6 +27,7 @@ import { datasetSchemaValidity } from "./signals/schemas.ts";
 import { sentinelHeartbeats } from "./signals/sentinels.ts";
 import { SIGNALS, unmeasured, type Signal, type SignalName } from "./signals/types.ts";
 import { staticFiles } from "./static-files.ts";
+import { CodedError, UsageError } from "../../core/errors.ts";
 
 export interface PulseOptions {
   now: Date;
@@ -54,21 +55,12 @@ export interface PulseRun {
 }
 
 /** The indexer will not write: the message says why and, where it can, how to proceed. Exit 1. */
-export class PulseRefusal extends Error {
+export class PulseRefusal extends CodedError<"pulse-refused"> {
   /** What was measured before the refusal, when anything was (so a dry run can still show it). */
   readonly run: PulseRun | undefined;
   constructor(message: string, run?: PulseRun) {
-    super(message);
-    this.name = "PulseRefusal";
+    super("pulse-refused", message);
     this.run = run;
-  }
-}
-
-/** Bad invocation (unknown repository, missing token for GitHub mode…). Exit 2. */
-export class PulseUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PulseUsageError";
   }
 }
 
@@ -84,12 +76,12 @@ async function resolveTarget(options: PulseOptions): Promise<Target> {
   let local: string | null = null;
   if (!remote) {
     local = await gitTopLevel(options.repo);
-    if (local === null) throw new PulseUsageError(`${options.repo} is not inside a git work tree (and not a GitHub owner/name)`);
+    if (local === null) throw new UsageError(`${options.repo} is not inside a git work tree (and not a GitHub owner/name)`);
   }
   if (options.mode === "github") {
-    if (!token) throw new PulseUsageError("--mode github needs GITHUB_TOKEN");
+    if (!token) throw new UsageError("--mode github needs GITHUB_TOKEN");
     const slug = remote ? options.repo : options.env.GITHUB_REPOSITORY;
-    if (!slug) throw new PulseUsageError("--mode github needs --repo owner/name or GITHUB_REPOSITORY");
+    if (!slug) throw new UsageError("--mode github needs --repo owner/name or GITHUB_REPOSITORY");
     return { local, github: new GitHubClient(slug, token), remoteScan: remote };
   }
   // Local mode may still scan a GitHub repository by name; its signals stay local.

@@ -13,10 +13,13 @@ import { DataError } from "../validate/data-error.ts";
 import { JsonSchemaSet } from "../validate/json-schemas.ts";
 import type { RunContext } from "./context.ts";
 import { TMP_SUFFIX } from "./context.ts";
+import { CodedError } from "../../core/errors.ts";
 
 /** A problem with the step definitions themselves: nothing runs. */
-export class StepDefinitionError extends Error {
-  override name = "StepDefinitionError";
+export class StepDefinitionError extends CodedError<"invalid-step"> {
+  constructor(message: string) {
+    super("invalid-step", message);
+  }
 }
 
 /** One output as generated: its digest, and its bytes in memory (a document) or a staged file. */

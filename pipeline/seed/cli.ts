@@ -16,11 +16,11 @@ import type { NewEvent } from "../../core/ledger/store.ts";
 import { defaultLedgerPath, openLedger } from "../../store/open-ledger.ts";
 import { sampleOptions } from "./sample-options.ts";
 import { DEFAULT_SEED, DEFAULT_SIZE, planSimulation, simulate } from "./simulate.ts";
+import { UsageError } from "../../core/errors.ts";
 
 const BATCH = 1000;
 const USAGE = "usage: npm run seed -- [--seed STRING] [--size N] [--now ISO-8601] [--db PATH] [--force]\n       npm run seed -- --sample [--data DIR] [--db PATH] [--force]";
 
-class UsageError extends Error {}
 
 function parseNow(flag: string | undefined, env: NodeJS.ProcessEnv): Date {
   if (flag !== undefined) {

@@ -37,6 +37,7 @@ import { DAY_MS } from "../../../core/time.ts";
 import { WINDOW_DAYS, documentInstant, latestPulse, pulseWindow, type DocumentInstant } from "../../lib/dating.ts";
 import { readStepJson } from "../../lib/json.ts";
 import { PdfBuilder, bodyFonts } from "../../lib/pdf.ts";
+import { glossaryTerm } from "../../../core/glossary.ts";
 import { BLACK, CONTENT_WIDTH, GREY, LIGHT, Layout, MARGIN, RED, SIZE } from "../../lib/pdf-layout.ts";
 import { mintingState } from "../economy/mii.ts";
 import { MINTING_SOURCE, MintingConfig } from "../economy/sources.ts";
@@ -161,8 +162,8 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
   let x = left;
   const legendY = bottom + 2;
   for (const [label, color, dash] of [
-    ["GI (global integrity)", GI_COLOR, undefined],
-    ["MII (integrity index)", MII_COLOR, [3, 2]],
+    [`GI (${glossaryTerm("gi").abbr})`, GI_COLOR, undefined],
+    [`MII (${glossaryTerm("mii").abbr})`, MII_COLOR, [3, 2]],
     [`Baseline ${percent(CHART_BASELINE, 0)}`, RED, [4, 3]],
   ] as const) {
     page.drawLine({ start: { x, y: legendY + 3 }, end: { x: x + 18, y: legendY + 3 }, thickness: 1.4, color, ...(dash ? { dashArray: [...dash] } : {}) });
@@ -242,7 +243,7 @@ function operationsOverview(l: Layout, d: ReportData, font: PDFFont): void {
     `Sentinels: ${grouped(s.total)} registered, ${grouped(s.operational)} operational, ${grouped(s.degraded)} degraded, ${grouped(s.offline)} offline; system health ${health.status}; ${count(status.alerts.length, "open alert")}.`,
   );
   l.table(
-    [{ title: "Sentinel" }, { title: "Cathedral" }, { title: "Status" }, { title: "GI", right: true }, { title: "Coordination", right: true }, { title: "Last heartbeat" }],
+    [{ title: "Sentinel" }, { title: "Cathedral" }, { title: "Status" }, { title: "Office integrity", right: true }, { title: "Coordination", right: true }, { title: "Last heartbeat" }],
     status.sentinels.map((x) => [
       x.id,
       x.cathedral,

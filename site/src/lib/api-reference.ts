@@ -169,6 +169,16 @@ function queryExample(doc: OpenApi, parameters: Json[]): string {
   return pairs.length > 0 ? `?${pairs.join("&")}` : "";
 }
 
+/** The path with each `{name}` filled by its parameter's example, so the command runs as shown. */
+function pathExample(doc: OpenApi, path: string, parameters: Json[]): string {
+  return path.replace(/\{([^}]+)\}/g, (template, name: string) => {
+    const parameter = parameters.find((p) => p.in === "path" && p.name === name);
+    if (!parameter) return template;
+    const schema = resolve(doc, parameter.schema);
+    return encodeURIComponent(String(parameter.example ?? schema.example ?? exampleOf(doc, schema)));
+  });
+}
+
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
@@ -226,7 +236,7 @@ function curl(doc: OpenApi, base: string, method: string, path: string, operatio
     const [mediaType, media] = Object.entries(body)[0]!;
     parts.push(`-H ${shellQuote(`Content-Type: ${mediaType}`)}`, `--data ${shellQuote(JSON.stringify("example" in media ? media.example : exampleOf(doc, media.schema)))}`);
   }
-  parts.push(shellQuote(`${base}${path}${queryExample(doc, parameters)}`));
+  parts.push(shellQuote(`${base}${pathExample(doc, path, parameters)}${queryExample(doc, parameters)}`));
   return parts.join(" \\\n  ");
 }
 

@@ -51,13 +51,21 @@ export const isPublicResource = isPublic;
 /**
  * Public JSON and CSV files are kept (the pages read them); keyed files are only verified, except
  * the compliance report, whose overall status and next audit date feed the system health (the
- * public transparency report states both; nothing else of it is shown).
+ * public transparency report states both; nothing else of it is shown), and the ledger export,
+ * from which /authority counts the denials by stage per month (counts only; lib/authority-stages.ts).
  */
 const keepForPages = (r: Resource) =>
-  (isPublic(r) && (r.mediatype === "application/json" || r.mediatype === "text/csv")) || r.path === COMPLIANCE_REPORT;
+  (isPublic(r) && (r.mediatype === "application/json" || r.mediatype === "text/csv")) || r.path === COMPLIANCE_REPORT || r.path === LEDGER_EXPORT;
 
 /** The government file whose overall status and next audit date the health derivation reads. */
 export const COMPLIANCE_REPORT = "compliance-report.json";
+/** The government area's ledger export (keyed), read for the denials by stage per month. */
+export const LEDGER_EXPORT = "ledger/export.json";
+
+/** The verified bytes of a kept resource; null when the area does not list it. */
+export function keptBytes(pkg: VerifiedArea, path: string): Buffer | null {
+  return pkg.files.get(path) ?? null;
+}
 
 const cache = new Map<AreaSlug, VerifiedArea | null>();
 

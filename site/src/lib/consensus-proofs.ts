@@ -15,10 +15,12 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PROOF_COPIES_DIR, verifyProofSeal } from "../../../core/consensus/verify-proof.ts";
 import { parseTrustedKeys } from "../../../core/datapackage/index.ts";
+import { CodedError } from "../../../core/errors.ts";
 
-export class ProofCopyError extends Error {
-  override name = "ProofCopyError";
-  readonly code = "proof-copy-unverified";
+export class ProofCopyError extends CodedError<"proof-copy-unverified"> {
+  constructor(message: string) {
+    super("proof-copy-unverified", message);
+  }
 }
 
 /** Where the build publishes a proof: the path `GET /v1/consensus/proofs/{delib_id}` answers on the API. */

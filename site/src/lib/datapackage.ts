@@ -37,6 +37,7 @@ import {
   type Manifest,
   type ManifestResource,
 } from "../../../core/datapackage/index.ts";
+import { CodedError } from "../../../core/errors.ts";
 
 /** The five audience areas, in navigation order: the published-data contract's (core/datapackage). */
 export const AREA_SLUGS = AREAS;
@@ -57,8 +58,10 @@ export const ECONOMY_ALIASES: Readonly<Record<string, string>> = Object.fromEntr
     .map(([alias, r]) => [alias, r.file]),
 );
 
-export class DataVerificationError extends Error {
-  override name = "DataVerificationError";
+export class DataVerificationError extends CodedError<"area-unverified"> {
+  constructor(message: string) {
+    super("area-unverified", message);
+  }
 }
 
 /** A verified area: its manifest, the exact bytes of the manifest and signature, and kept files. */

@@ -13,9 +13,12 @@ import { join } from "node:path";
 import { verifyCheckpoint } from "../../../core/checkpoint.ts";
 import { parseTrustedKeys } from "../../../core/datapackage/index.ts";
 import { tilesProblems } from "../../../core/tlog-tiles.ts";
+import { CodedError } from "../../../core/errors.ts";
 
-export class LedgerTilesBuildError extends Error {
-  override name = "LedgerTilesBuildError";
+export class LedgerTilesBuildError extends CodedError<"ledger-tiles-unverified"> {
+  constructor(message: string) {
+    super("ledger-tiles-unverified", message);
+  }
 }
 
 export interface PublishedLedger {

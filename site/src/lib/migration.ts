@@ -20,9 +20,12 @@ import { LeafTree } from "../../../core/migration/tree.ts";
 import type { MigrationSummary } from "../../../core/schemas/migration.ts";
 import { verifyMigrationDir } from "../../../store/migration-verify-dir.ts";
 import { checkpointOfNote, MIGRATION_FILES, readMigrationDir } from "../../../store/migration-dir.ts";
+import { CodedError } from "../../../core/errors.ts";
 
-export class MigrationVerificationError extends Error {
-  override name = "MigrationVerificationError";
+export class MigrationVerificationError extends CodedError<"migration-unverified"> {
+  constructor(message: string) {
+    super("migration-unverified", message);
+  }
 }
 
 export interface MismatchRow {

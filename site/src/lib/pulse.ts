@@ -13,6 +13,7 @@ import dataDir from "virtual:integrity/data-dir";
 import { dateTime, plural } from "../../../core/format/text.ts";
 import { newestFirst, type PulseRecord } from "../../../core/pulse/history.ts";
 import { checkPublished } from "../../../core/pulse/published.ts";
+import { CodedError } from "../../../core/errors.ts";
 
 export type { PulseRecord };
 
@@ -26,8 +27,10 @@ export interface PulseHistory {
   latest: PulseRecord | null;
 }
 
-export class HistoryVerificationError extends Error {
-  override name = "HistoryVerificationError";
+export class HistoryVerificationError extends CodedError<"history-unverified"> {
+  constructor(message: string) {
+    super("history-unverified", message);
+  }
 }
 
 /** Reads the history under `dataDir` and keeps what its signed checkpoint covers; throws HistoryVerificationError naming the problem. */

@@ -1,0 +1,42 @@
+/**
+ * The API's request limits as one interface with two implementations: in this process
+ * (store/memory-limits.ts, the embedded default) and in PostgreSQL (store/postgres-limits.ts,
+ * shared by N API instances behind a load balancer). store/open-limits.ts chooses between them.
+ * The limits are daily quotas (a count per UTC day, bucket and client) and open WebSocket
+ * connections per client. These tables are not the ledger: old rows may be pruned.
+ */
+import { CodedError } from "../core/errors.ts";
+
+/** A count of requests per UTC day (`YYYY-MM-DD`), bucket and client (`ip:<address or /64>` or `key:<id>`). */
+export interface QuotaCounter {
+  /**
+   * Counts one request unless the client's count has reached `quota`: `allowed` and the count
+   * after it, or `allowed: false` and the count as it stands (at least `quota`).
+   */
+  take(day: string, bucket: string, client: string, quota: number): Promise<{ allowed: boolean; used: number }>;
+  /** The count as it stands, without counting (HEAD, 304). */
+  peek(day: string, bucket: string, client: string): Promise<number>;
+}
+
+/** Open connections per client (the simulation WebSocket's cap). */
+export interface ConnectionCap {
+  /** Opens one connection of `client` unless it has `max` open: the function that closes it (idempotent), or null. */
+  open(client: string, max: number): Promise<(() => void) | null>;
+}
+
+export interface LimitsStore {
+  readonly kind: "memory" | "postgresql";
+  readonly quotas: QuotaCounter;
+  readonly connections: ConnectionCap;
+  close(): Promise<void>;
+}
+
+/**
+ * The limits' store failed (unreachable, timed out, restarting), so no limit could be checked: the
+ * API refuses the request (fail closed) with 503 `limits-unavailable` and Retry-After.
+ */
+export class LimitsUnavailableError extends CodedError<"limits-unavailable"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("limits-unavailable", message, options);
+  }
+}

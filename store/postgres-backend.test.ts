@@ -1,0 +1,369 @@
+/**
+ * The PostgreSQL backend against a real server (test/support/postgres.ts): the primitives (the
+ * shared conformance tests), the schema's guards, the write lock across two pools, opening a new
+ * database twice at once, and the store failing — lock timeout, a terminated session, a server
+ * restart — as LedgerUnavailableError with recovery by itself.
+ */
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasCode } from "../core/errors.ts";
+import { LedgerUnavailableError, type LedgerBackend } from "./ledger-backend.ts";
+import { PostgresBackend, PostgresLedgerError, WRITE_LOCK_KEY, type PostgresBackendOptions } from "./postgres-backend.ts";
+import { sqlState } from "./postgres-failures.ts";
+import { PG_TABLES } from "./postgres-schema.ts";
+import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
+import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
+
+backendConformance(async () => new PostgresBackend(await freshDatabase("conformance")));
+
+const ORIGIN = CONFORMANCE_ORIGIN;
+const open: { end(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.allSettled(open.splice(0).map((o) => o.end()));
+});
+
+function backend(url: string, options?: PostgresBackendOptions): PostgresBackend {
+  const b = new PostgresBackend(url, options);
+  open.push({ end: () => b.close() });
+  return b;
+}
+async function rawClient(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  client.on("error", () => undefined); // a session this test terminates
+  await client.connect();
+  open.push({ end: () => client.end() });
+  return client;
+}
+async function stateOf(promise: Promise<unknown>): Promise<string | null> {
+  try {
+    await promise;
+    return null;
+  } catch (error) {
+    return sqlState(error) ?? `not a server error: ${String(error)}`;
+  }
+}
+/** Polls `check` until it holds (each poll a round trip to the server; no time asserted), a bounded number of times. */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let poll = 0; poll < 1500; poll++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
+/** The pids holding (granted) or waiting for (not granted) the ledger's write lock. */
+async function lockSessions(client: pg.Client, granted: boolean): Promise<number[]> {
+  const key = BigInt(WRITE_LOCK_KEY);
+  const classid = Number((key >> 32n) & 0xffffffffn);
+  const objid = Number(key & 0xffffffffn);
+  const { rows } = await client.query<{ pid: number }>(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2 AND objsubid = 1 AND granted = $3",
+    [classid, objid, granted],
+  );
+  return rows.map((r) => r.pid);
+}
+/** A deferred: a promise and the function that resolves it. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+describe("PostgresBackend: construction", () => {
+  it("shows its location without the password and refuses URLs that are not postgres://", async () => {
+    const b = backend("postgres://ledger:s3cret@db.example:5432/ledger");
+    expect(b.kind).toBe("postgresql");
+    expect(b.location).not.toContain("s3cret");
+    expect(b.location).toBe("postgres://ledger@db.example:5432/ledger");
+    expect(() => new PostgresBackend("sqlite:///tmp/ledger.sqlite")).toThrow(PostgresLedgerError);
+    expect(() => new PostgresBackend("not a url")).toThrow(PostgresLedgerError);
+  });
+
+  it("refuses a database holding a ledger of another origin", async () => {
+    const url = await freshDatabase("origin");
+    await backend(url).open(ORIGIN);
+    await backend(url).open(ORIGIN); // the same origin opens again
+    const error = await backend(url).open("other.example/ledger").catch((e: unknown) => e);
+    expect(hasCode(error, "origin-mismatch")).toBe(true);
+  });
+
+  it("two instances opening a new database at once both succeed, with one schema", async () => {
+    const url = await freshDatabase("race_open");
+    const instances = Array.from({ length: 4 }, () => backend(url));
+    await Promise.all(instances.map((b) => b.open(ORIGIN)));
+    const client = await rawClient(url);
+    const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+    expect(tables.rows.map((r) => r.tablename)).toEqual([...PG_TABLES].sort());
+    const meta = await client.query("SELECT key, value FROM ledger_meta ORDER BY key");
+    expect(meta.rows).toEqual([
+      { key: "format_version", value: "1" },
+      { key: "origin", value: ORIGIN },
+    ]);
+  });
+});
+
+describe("PostgresBackend: the schema guards the log", () => {
+  let url: string;
+  let client: pg.Client;
+  let b: PostgresBackend;
+  const rows = chainRows(3);
+  beforeAll(async () => {
+    url = await freshDatabase("guards");
+    const setup = new PostgresBackend(url);
+    await setup.open(ORIGIN);
+    await setup.withWriteLock(async (tx) => {
+      await tx.insertRows(rows);
+      await tx.insertSubtrees([subtreeRow(4, 0)]);
+      await tx.insertCheckpointIfAbsent(3, "three\n", "2026-01-01T00:00:00.000Z");
+    });
+    await setup.close();
+  });
+  async function contents(c: pg.Client): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const table of PG_TABLES) out.push((await c.query(`SELECT * FROM ${table} ORDER BY 1`)).rows);
+    return out;
+  }
+
+  it("refuses UPDATE, DELETE, TRUNCATE and upserts that rewrite, on every table", async () => {
+    client = await rawClient(url);
+    const before = await contents(client);
+    const attempts: Record<string, string[]> = {
+      ledger_meta: ["UPDATE ledger_meta SET value = 'x'", "INSERT INTO ledger_meta VALUES ('origin', 'x') ON CONFLICT (key) DO UPDATE SET value = excluded.value"],
+      ledger_entries: [
+        "UPDATE ledger_entries SET type = 'x' WHERE seq = 2",
+        "INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) SELECT seq, 'x', payload, ts, prev, hash, leaf FROM ledger_entries WHERE seq = 2 ON CONFLICT (seq) DO UPDATE SET type = excluded.type",
+      ],
+      ledger_subtrees: ["UPDATE ledger_subtrees SET idx = 7", "INSERT INTO ledger_subtrees VALUES (4, 0, '\\x" + "00".repeat(32) + "') ON CONFLICT (level, idx) DO UPDATE SET hash = excluded.hash"],
+      ledger_checkpoints: ["UPDATE ledger_checkpoints SET note = 'x'", "INSERT INTO ledger_checkpoints VALUES (3, 'x', 'y') ON CONFLICT (size) DO UPDATE SET note = excluded.note"],
+    };
+    for (const table of PG_TABLES) {
+      for (const sql of [...attempts[table]!, `DELETE FROM ${table}`, `TRUNCATE ${table} CASCADE`]) {
+        expect({ sql, state: await stateOf(client.query(sql)) }).toEqual({ sql, state: "P0001" });
+      }
+    }
+    expect(await contents(client)).toEqual(before);
+  });
+
+  it("refuses an entry whose prev is not the previous hash, a gap in seq, and malformed rows", async () => {
+    client = await rawClient(url);
+    const next = chainRows(2, rows[2]!);
+    const insert = (r: { seq: number; prev: string | null; leaf?: Uint8Array }) =>
+      client.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, 'x', '{}', 't', $2, 'h', $3)", [r.seq, r.prev, r.leaf ?? new Uint8Array(32)]);
+    expect(await stateOf(insert({ seq: 3, prev: rows[1]!.hash }))).toBe("23503"); // prev is not entry 2's hash
+    expect(await stateOf(insert({ seq: 4, prev: next[0]!.hash }))).toBe("23503"); // seq 3 is missing
+    expect(await stateOf(insert({ seq: 3, prev: null }))).toBe("23514"); // only seq 0 has no prev
+    expect(await stateOf(insert({ seq: -1, prev: null }))).toBe("23514");
+    expect(await stateOf(insert({ seq: 3, prev: rows[2]!.hash, leaf: new Uint8Array(31) }))).toBe("23514");
+    expect(await stateOf(insert({ seq: 2, prev: rows[1]!.hash }))).toBe("23505"); // taken
+    expect(await stateOf(client.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf, prev_seq) VALUES (3, 'x', '{}', 't', 'h', 'h', $1, 1)", [new Uint8Array(32)]))).toBe("428C9");
+  });
+
+  it("a write the schema refuses is not LedgerUnavailableError, rolls back, and the backend goes on", async () => {
+    b = backend(url);
+    const next = chainRows(3, rows[2]!);
+    const forged = { ...next[1]!, prev: rows[0]!.hash };
+    const error = await b.withWriteLock((tx) => tx.insertRows([next[0]!, forged, next[2]!])).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(LedgerUnavailableError);
+    expect(sqlState(error)).toBe("23503");
+    const gap = await b.withWriteLock((tx) => tx.insertRows([next[1]!])).catch((e: unknown) => e);
+    expect(sqlState(gap)).toBe("23503");
+    expect((await b.last())?.seq).toBe(2);
+    await b.withWriteLock((tx) => tx.insertRows(next));
+    expect((await b.last())?.seq).toBe(5);
+  });
+
+  it("a body that swallows a failed statement does not commit silently", async () => {
+    b = backend(url);
+    const last = (await b.last())!;
+    const error = await b
+      .withWriteLock(async (tx) => {
+        await tx.insertRows(chainRows(1, last));
+        await tx.insertRows(chainRows(1, { seq: last.seq + 5, hash: "sha256:none" })).catch(() => undefined);
+      })
+      .catch((e: unknown) => e);
+    expect(hasCode(error, "rolled-back")).toBe(true);
+    expect((await b.last())?.seq).toBe(last.seq);
+  });
+});
+
+describe("PostgresBackend: a database that refuses writes", () => {
+  it("a read-only database (a standby, a failover under way) is LedgerUnavailableError, not a refusal of the data", async () => {
+    const url = await freshDatabase("read_only");
+    await backend(url).open(ORIGIN);
+    const admin = await rawClient(url);
+    await admin.query("ALTER DATABASE " + new URL(url).pathname.slice(1) + " SET default_transaction_read_only = on");
+    const b = backend(url);
+    expect(await b.last()).toBeNull(); // reads go on
+    const error = await b.withWriteLock((tx) => tx.insertRows(chainRows(1))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerUnavailableError);
+    expect(sqlState((error as Error).cause)).toBe("25006");
+  });
+});
+
+describe("PostgresBackend: the write lock across instances", () => {
+  it("two instances' writes never overlap, and each continues the chain the other committed", async () => {
+    const url = await freshDatabase("lock");
+    const [a, b] = [backend(url), backend(url)];
+    await a.open(ORIGIN);
+    await b.open(ORIGIN);
+    const watcher = await rawClient(url);
+
+    // One holder, one waiter: B enters only after A has left.
+    const log: string[] = [];
+    const aInside = gate();
+    const first = a.withWriteLock(async (tx) => {
+      log.push("A in");
+      aInside.open();
+      await until(async () => (await lockSessions(watcher, false)).length === 1, "B waiting for the lock");
+      await tx.insertRows(chainRows(1, await tx.last()));
+      log.push("A out");
+    });
+    await aInside.promise;
+    const second = b.withWriteLock(async (tx) => {
+      log.push("B in");
+      await tx.insertRows(chainRows(1, await tx.last()));
+      log.push("B out");
+    });
+    await Promise.all([first, second]);
+    expect(log).toEqual(["A in", "A out", "B in", "B out"]);
+
+    // Many at once over both pools: enter/exit strictly alternate, the chain has no gap or fork.
+    const events: string[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? a : b).withWriteLock(async (tx) => {
+          events.push(`in ${i}`);
+          const tail = await tx.last();
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          await tx.insertRows(chainRows(2, tail));
+          events.push(`out ${i}`);
+        }),
+      ),
+    );
+    for (let k = 0; k < events.length; k += 2) {
+      expect(events[k]!.startsWith("in ")).toBe(true);
+      expect(events[k + 1]).toBe(`out ${events[k]!.slice(3)}`);
+    }
+    const rows = await a.rows(0, 100, 100);
+    expect(rows.map((r) => r.seq)).toEqual([...Array(26).keys()]);
+    rows.forEach((row, i) => expect(row.prev).toBe(i === 0 ? null : rows[i - 1]!.hash));
+  });
+
+  it("a holder that never finishes makes the other fail with LedgerUnavailableError after lock_timeout", async () => {
+    const url = await freshDatabase("lock_timeout");
+    const holder = backend(url);
+    const waiter = backend(url, { lockTimeoutMs: 300 });
+    await holder.open(ORIGIN);
+    const inside = gate();
+    const release = gate();
+    const held = holder.withWriteLock(async () => {
+      inside.open();
+      await release.promise;
+    });
+    await inside.promise;
+    const error = await waiter.withWriteLock(async () => "entered").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerUnavailableError);
+    expect(sqlState((error as Error).cause)).toBe("55P03");
+    // Without a lock timeout, the statement timeout ends the wait: the same answer.
+    const patient = backend(url, { lockTimeoutMs: 0, statementTimeoutMs: 300 });
+    const cancelled = await patient.withWriteLock(async () => "entered").catch((e: unknown) => e);
+    expect(cancelled).toBeInstanceOf(LedgerUnavailableError);
+    expect(sqlState((cancelled as Error).cause)).toBe("57014");
+    release.open();
+    await held;
+    expect(await waiter.withWriteLock(async () => "entered")).toBe("entered");
+  });
+});
+
+describe("PostgresBackend: a lost session recovers by itself", () => {
+  async function holderPid(watcher: pg.Client): Promise<number> {
+    let pids: number[] = [];
+    await until(async () => (pids = await lockSessions(watcher, true)).length === 1, "a session holding the lock");
+    return pids[0]!;
+  }
+
+  it("the lock holder's session terminated (pg_terminate_backend): LedgerUnavailableError, then the next write works", async () => {
+    const url = await freshDatabase("terminate");
+    const b = backend(url);
+    await b.open(ORIGIN);
+    const watcher = await rawClient(url);
+    const terminated = gate();
+    const write = b.withWriteLock(async (tx) => {
+      await terminated.promise;
+      await tx.insertRows(chainRows(1, await tx.last()));
+    });
+    const pid = await holderPid(watcher);
+    await watcher.query("SELECT pg_terminate_backend($1)", [pid]);
+    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
+    terminated.open();
+    await expect(write).rejects.toBeInstanceOf(LedgerUnavailableError);
+    await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
+    expect((await b.last())?.seq).toBe(0);
+  });
+
+  it("a write left idle past idle_in_transaction_session_timeout: LedgerUnavailableError, then the next write works", async () => {
+    const url = await freshDatabase("idle_tx");
+    const b = backend(url, { idleInTransactionTimeoutMs: 300 });
+    await b.open(ORIGIN);
+    const watcher = await rawClient(url);
+    const ended = gate();
+    const write = b.withWriteLock(async (tx) => {
+      await ended.promise;
+      return tx.last();
+    });
+    const pid = await holderPid(watcher);
+    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
+    ended.open();
+    const error = await write.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerUnavailableError);
+    await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
+    expect((await b.last())?.seq).toBe(0);
+  });
+
+  it("idle pooled connections the server dropped are replaced: the next read works", async () => {
+    const url = await freshDatabase("idle_pool");
+    const b = backend(url, { poolSize: 3 });
+    await b.open(ORIGIN);
+    await Promise.all([b.last(), b.last(), b.last()]); // three idle connections in the pool
+    const watcher = await rawClient(url);
+    await watcher.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'integrity-ledger' AND datname = current_database()");
+    expect(await b.last()).toBeNull();
+    await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
+    expect((await b.last())?.seq).toBe(0);
+  });
+});
+
+describe("PostgresBackend: a PostgreSQL restart", () => {
+  let cluster: PostgresCluster;
+  beforeAll(async () => {
+    cluster = await startCluster();
+  });
+  afterAll(() => cluster?.remove());
+
+  it("calls fail with LedgerUnavailableError while the server is down; the same backend works once it is back", async () => {
+    const b: LedgerBackend = backend(cluster.url, { connectTimeoutMs: 2_000 });
+    await b.open(ORIGIN);
+    await b.withWriteLock(async (tx) => tx.insertRows(chainRows(2, await tx.last())));
+
+    cluster.stop("immediate");
+    await expect(b.last()).rejects.toBeInstanceOf(LedgerUnavailableError);
+    await expect(b.withWriteLock(async (tx) => tx.last())).rejects.toBeInstanceOf(LedgerUnavailableError);
+    await expect(b.checkpoints()).rejects.toBeInstanceOf(LedgerUnavailableError);
+
+    cluster.start();
+    expect((await b.last())?.seq).toBe(1);
+    await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
+    expect((await b.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2]);
+  });
+
+  it("a restart between two calls is not seen: pooled connections the server closed are replaced before use", async () => {
+    const b = backend(cluster.url, { connectTimeoutMs: 2_000, poolSize: 2 });
+    await b.open(ORIGIN);
+    await Promise.all([b.last(), b.last()]); // two idle connections
+    cluster.stop("immediate");
+    cluster.start(); // both synchronous: the pool has not yet seen its connections close
+    await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
+    cluster.stop("immediate");
+    cluster.start();
+    expect((await b.last())?.seq).toBe(3);
+  });
+});

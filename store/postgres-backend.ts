@@ -1,0 +1,343 @@
+/**
+ * The ledger's PostgreSQL backend (issue 23): the primitives of store/ledger-backend.ts over a
+ * `pg` (node-postgres) pool, for N API instances sharing one database. The tables and their guards
+ * are in store/postgres-schema.ts; which errors are the store failing (LedgerUnavailableError) in
+ * store/postgres-failures.ts. docs/postgresql.md explains the choices.
+ *
+ * Writes: one pooled connection, BEGIN, `pg_advisory_xact_lock` on a fixed key, then the caller's
+ * reads as separate statements — under READ COMMITTED each statement sees every commit made before
+ * it began, so the tail read after the lock sees every other instance's last group — its inserts,
+ * COMMIT. Reads outside a write are single statements on any pooled connection.
+ */
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { BackendReads, BackendWrites, EntryRow, LedgerBackend, SubtreeRow, TailRow } from "./ledger-backend.ts";
+import { CodedError } from "../core/errors.ts";
+import { classifyFailure, isConnectionLost } from "./postgres-failures.ts";
+import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
+
+export interface PostgresBackendOptions {
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** How long a write waits for the write lock (or any lock) before it fails (default 5 s). */
+  lockTimeoutMs?: number;
+  /** How long a write transaction may sit idle before the server ends its session (default 30 s). */
+  idleInTransactionTimeoutMs?: number;
+  /** The longest a statement may run (default 30 s). */
+  statementTimeoutMs?: number;
+  /** How long to wait for a connection, new or from a full pool (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+export type PostgresLedgerCode = "not-postgres-url" | "format-mismatch" | "origin-mismatch" | "not-utf8" | "rolled-back";
+/**
+ * Not the store failing, so never retryable: the database cannot hold this ledger (a URL that is
+ * not postgres://, another format or origin, not UTF-8), or a write's body swallowed the failure of
+ * one of its statements (`rolled-back`: a bug).
+ */
+export class PostgresLedgerError extends CodedError<PostgresLedgerCode> {}
+
+/**
+ * The key of the ledger's advisory lock: the first 8 bytes of SHA-256 of the entries table's name,
+ * as a signed 64-bit integer. Fixed, so every instance (and every version of this code) takes the
+ * same lock; two ledgers in other schemas of one database share it, which only serializes them.
+ */
+export const WRITE_LOCK_KEY = createHash("sha256").update("ledger_entries").digest().readBigInt64BE(0).toString();
+
+const INT8_OID = 20;
+const BYTEA_OID = 17;
+
+/** int8 as a JS number: every seq, size and count stays below 2^53. */
+function parseInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 ${text} is beyond 2^53`);
+  return n;
+}
+
+/** bytea (hex output, PostgreSQL's default) as a Uint8Array of its own, like node:sqlite's BLOBs. */
+function parseBytea(text: string): Uint8Array {
+  if (!text.startsWith("\\x")) throw new RangeError("bytea is not in hex output format (bytea_output = hex)");
+  return new Uint8Array(Buffer.from(text.slice(2), "hex"));
+}
+
+const TYPES = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (format !== "binary" && oid === INT8_OID) return parseInt8;
+    if (format !== "binary" && oid === BYTEA_OID) return parseBytea;
+    return pg.types.getTypeParser(oid, format as "text");
+  }) as typeof pg.types.getTypeParser,
+};
+
+/** The URL without its password: safe to show. */
+function safeLocation(url: URL): string {
+  const shown = new URL(url.href);
+  shown.password = "";
+  return shown.href;
+}
+
+/** Runs statements: the pool (one statement, any connection) or the one client of a write. */
+type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
+
+const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";
+
+/** The reads and writes of the interface, over whatever runs the statements. */
+function primitives(run: Run): BackendReads & BackendWrites {
+  return {
+    async last() {
+      const [row] = await run<TailRow>("SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1");
+      return row ?? null;
+    },
+    rows(start, end, limit) {
+      return run<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`, [start, end, limit]);
+    },
+    async leaves(start, end) {
+      const rows = await run<{ leaf: Uint8Array }>("SELECT leaf FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq", [start, end]);
+      return rows.map((r) => r.leaf);
+    },
+    async subtrees(keys) {
+      const found = new Map<string, Uint8Array>();
+      if (keys.length === 0) return found;
+      const rows = await run<SubtreeRow>(
+        "SELECT s.level, s.idx, s.hash FROM ledger_subtrees s JOIN unnest($1::integer[], $2::bigint[]) AS k(level, idx) ON s.level = k.level AND s.idx = k.idx",
+        [keys.map((k) => k.level), keys.map((k) => k.idx)],
+      );
+      for (const row of rows) found.set(`${row.level}/${row.idx}`, row.hash);
+      return found;
+    },
+    async subtreeCount() {
+      const [row] = await run<{ n: number }>("SELECT count(*) AS n FROM ledger_subtrees");
+      return row!.n;
+    },
+    async latestCheckpoint() {
+      const [row] = await run<{ note: string }>("SELECT note FROM ledger_checkpoints ORDER BY size DESC LIMIT 1");
+      return row?.note ?? null;
+    },
+    checkpoints() {
+      return run<{ size: number; note: string }>("SELECT size, note FROM ledger_checkpoints ORDER BY size");
+    },
+    // One statement per batch whatever its size: seven arrays unnested (no 65,535-parameter limit).
+    async insertRows(rows) {
+      if (rows.length === 0) return;
+      await run(
+        `INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])`,
+        [rows.map((r) => r.seq), rows.map((r) => r.type), rows.map((r) => r.payload), rows.map((r) => r.ts), rows.map((r) => r.prev), rows.map((r) => r.hash), rows.map((r) => r.leaf)],
+      );
+    },
+    async insertSubtrees(subtrees) {
+      if (subtrees.length === 0) return;
+      await run("INSERT INTO ledger_subtrees (level, idx, hash) SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bytea[])", [
+        subtrees.map((s) => s.level),
+        subtrees.map((s) => s.idx),
+        subtrees.map((s) => s.hash),
+      ]);
+    },
+    async insertCheckpointIfAbsent(size, note, createdAt) {
+      await run("INSERT INTO ledger_checkpoints (size, note, created_at) VALUES ($1, $2, $3) ON CONFLICT (size) DO NOTHING", [size, note, createdAt]);
+    },
+  };
+}
+
+export class PostgresBackend implements LedgerBackend {
+  readonly kind = "postgresql" as const;
+  readonly location: string;
+  readonly #pool: pg.Pool;
+  readonly #reads: BackendReads;
+  #lastIdleError: Error | null = null;
+
+  constructor(url: string, options: PostgresBackendOptions = {}) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new PostgresLedgerError("not-postgres-url", "the ledger's database URL is not a URL");
+    }
+    if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
+      throw new PostgresLedgerError("not-postgres-url", `the ledger's database URL must be postgres://…, not ${parsed.protocol}//…`);
+    }
+    this.location = safeLocation(parsed);
+    this.#pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      lock_timeout: options.lockTimeoutMs ?? 5_000,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000,
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      keepAlive: true,
+      application_name: "integrity-ledger",
+      types: TYPES,
+    });
+    // An idle connection the server dropped (restart, termination) must not crash the process:
+    // the pool removes it, and the next call opens a new one.
+    this.#pool.on("error", (error) => {
+      this.#lastIdleError = error;
+    });
+    this.#reads = primitives((sql, params) => this.#readStatement(sql, params));
+  }
+
+  /**
+   * One statement on any pooled connection. A connection lost before the statement ran (one the
+   * server closed while it sat idle, not yet noticed) is retried once on a new one: reads are safe
+   * to repeat. Timeouts are not retried.
+   */
+  /** The last error of an idle pooled connection (the pool dropped that connection), for diagnosis. */
+  get lastIdleError(): Error | null {
+    return this.#lastIdleError;
+  }
+
+  async #readStatement<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.#pool.query<R>(sql, params)).rows;
+      } catch (error) {
+        if (attempt === 0 && isConnectionLost(error)) continue;
+        throw classifyFailure(error, "read");
+      }
+    }
+  }
+
+  async open(origin: string): Promise<void> {
+    await this.#locked(async (run) => {
+      const [encoding] = await run<{ server_encoding: string }>("SELECT current_setting('server_encoding') AS server_encoding");
+      if (encoding?.server_encoding !== "UTF8") {
+        throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
+      }
+      // Under the lock: a second instance opening a new database waits here, then finds the tables.
+      const [exists] = await run("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_meta'");
+      if (!exists) await run(PG_SCHEMA);
+      const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
+      if (!meta.has("format_version")) {
+        await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
+        return;
+      }
+      if (meta.get("format_version") !== PG_FORMAT_VERSION) {
+        throw new PostgresLedgerError("format-mismatch", `${this.location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`);
+      }
+      if (meta.get("origin") !== origin) {
+        throw new PostgresLedgerError("origin-mismatch", `${this.location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`);
+      }
+    });
+  }
+
+  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T> {
+    return this.#locked((run) => fn(primitives(run)));
+  }
+
+  /**
+   * One transaction holding the write lock on one pooled connection: BEGIN, the advisory lock,
+   * `body`'s statements, COMMIT; ROLLBACK and rethrow when body throws. Errors of the statements are
+   * classified (store/postgres-failures.ts); body's own errors pass unchanged.
+   */
+  async #locked<T>(body: (run: Run) => Promise<T>): Promise<T> {
+    const session = await this.#begin();
+    let open = true;
+    try {
+      await session.run(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+      const result = await body(session.run);
+      open = false;
+      // A connection lost during COMMIT leaves the outcome unknown: LedgerUnavailableError, and the
+      // caller's next read of the tail (after the lock) says whether the group is there.
+      const commit = await session.query("COMMIT", "commit");
+      // A statement failed inside body and body went on regardless: PostgreSQL answers COMMIT with ROLLBACK.
+      if (commit.command !== "COMMIT") throw new PostgresLedgerError("rolled-back", "the write transaction was rolled back: a statement in it had failed");
+      return result;
+    } catch (error) {
+      if (open && session.lost === null) {
+        try {
+          await session.client.query("ROLLBACK");
+        } catch (rollback) {
+          session.lost ??= rollback;
+        }
+      }
+      throw error;
+    } finally {
+      session.release();
+    }
+  }
+
+  /**
+   * A pooled connection with a transaction begun. READ COMMITTED is named, not left to the server's
+   * default: the tail read after the lock must see what was committed while it waited. A connection
+   * found dead at BEGIN (closed by the server while idle, not yet noticed) is replaced once.
+   */
+  async #begin(): Promise<Session> {
+    for (let attempt = 0; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.#pool.connect();
+      } catch (error) {
+        throw classifyFailure(error, "connect");
+      }
+      const session = new Session(client);
+      try {
+        await session.query("BEGIN ISOLATION LEVEL READ COMMITTED", "begin");
+        return session;
+      } catch (error) {
+        session.release();
+        if (attempt === 0 && session.lost !== null) continue;
+        throw error;
+      }
+    }
+  }
+
+  last(): Promise<TailRow | null> {
+    return this.#reads.last();
+  }
+  rows(start: number, end: number, limit: number): Promise<EntryRow[]> {
+    return this.#reads.rows(start, end, limit);
+  }
+  leaves(start: number, end: number): Promise<Uint8Array[]> {
+    return this.#reads.leaves(start, end);
+  }
+  subtrees(keys: readonly { level: number; idx: number }[]): Promise<Map<string, Uint8Array>> {
+    return this.#reads.subtrees(keys);
+  }
+  subtreeCount(): Promise<number> {
+    return this.#reads.subtreeCount();
+  }
+  latestCheckpoint(): Promise<string | null> {
+    return this.#reads.latestCheckpoint();
+  }
+  checkpoints(): Promise<{ size: number; note: string }[]> {
+    return this.#reads.checkpoints();
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}
+
+/**
+ * One checked-out connection, watched. A checked-out client that loses its connection emits
+ * "error", which without a listener is an uncaught exception; `lost` keeps it, and a lost
+ * connection is destroyed on release (`release(true)`) instead of going back to the pool.
+ */
+class Session {
+  lost: unknown = null;
+  readonly client: pg.PoolClient;
+  readonly #onError = (error: Error) => {
+    this.lost ??= error;
+  };
+
+  constructor(client: pg.PoolClient) {
+    this.client = client;
+    client.on("error", this.#onError);
+  }
+
+  /** A statement; its failure classified (store/postgres-failures.ts), the lost connection's own error preferred as the cause. */
+  async query(sql: string, where: string, params?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.client.query(sql, params);
+    } catch (error) {
+      if (isConnectionLost(error)) this.lost ??= error;
+      throw classifyFailure(this.lost ?? error, where);
+    }
+  }
+
+  readonly run: Run = async (sql, params) => (await this.query(sql, "write", params)).rows;
+
+  release(): void {
+    this.client.removeListener("error", this.#onError);
+    this.client.release(this.lost !== null ? true : undefined);
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The request limits in PostgreSQL (store/limits.ts), shared by every API instance on one database
+ * (`DATABASE_URL=postgres://…`), exact under concurrency:
+ *
+ * - a daily quota is one conditional upsert per request on (day, bucket, client): the row's count
+ *   rises only while it is under the quota, and no row returned means spent. Rows of days before
+ *   yesterday are deleted in bounded batches when an instance sees a new day (not the ledger: these
+ *   tables may be pruned).
+ * - open connections are rows (instance, connection, client, opened, heartbeat), inserted under a
+ *   per-client advisory lock only while the client's live rows are under the cap. Each instance
+ *   refreshes its rows' heartbeat every ttl/3 and deletes rows it no longer holds; rows whose
+ *   heartbeat is older than the ttl (an instance that died) are not counted, and an instance
+ *   starting under the same id deletes the rows of its previous run.
+ *
+ * Any failure of the database rejects with LimitsUnavailableError: the API then refuses (fail closed).
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { LimitsUnavailableError, type ConnectionCap, type LimitsStore, type QuotaCounter } from "./limits.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS api_quota_counts (
+  day date NOT NULL,
+  bucket text NOT NULL,
+  client text NOT NULL,
+  used integer NOT NULL,
+  PRIMARY KEY (day, bucket, client)
+);
+CREATE TABLE IF NOT EXISTS api_open_connections (
+  instance text NOT NULL,
+  connection text NOT NULL,
+  client text NOT NULL,
+  opened_at timestamptz NOT NULL DEFAULT now(),
+  heartbeat_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (instance, connection)
+);
+CREATE INDEX IF NOT EXISTS api_open_connections_client ON api_open_connections (client, heartbeat_at);
+`;
+
+/** Serialises schema creation across instances starting at once (CREATE … IF NOT EXISTS races otherwise). */
+const SCHEMA_LOCK = 0x6c696d69; // "limi"
+/** Namespace of the per-client advisory locks of the connection cap. */
+const CONNECTION_LOCK_SEED = 0x636f6e6e; // "conn"
+
+const TAKE = `
+INSERT INTO api_quota_counts (day, bucket, client, used) VALUES ($1, $2, $3, 1)
+ON CONFLICT (day, bucket, client) DO UPDATE SET used = api_quota_counts.used + 1
+WHERE api_quota_counts.used < $4
+RETURNING used`;
+
+const OPEN = `
+INSERT INTO api_open_connections (instance, connection, client)
+SELECT $1, $2, $3
+WHERE (SELECT count(*) FROM api_open_connections WHERE client = $3 AND heartbeat_at > now() - make_interval(secs => $4)) < $5
+RETURNING connection`;
+
+/** Rows deleted per statement when pruning old days, and statements per pruning. */
+const PRUNE_BATCH = 5_000;
+const PRUNE_ROUNDS = 100;
+
+export interface PostgresLimitsOptions {
+  /** Names this instance's connection rows; unique among live instances, the same across a restart. */
+  instanceId: string;
+  /** Seconds after which a connection row whose instance stopped refreshing it is not counted (default 30). */
+  connectionTtlSeconds?: number;
+  /** Pool size (default 10). */
+  maxClients?: number;
+  /** How long a query may take before the store counts as failed, in ms (default 5000). */
+  timeoutMs?: number;
+}
+
+/** Connects, creates the tables if absent, and deletes the rows of this instance's previous run. */
+export async function openPostgresLimits(url: string, options: PostgresLimitsOptions): Promise<LimitsStore> {
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxClients ?? 10,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    statement_timeout: timeoutMs,
+    lock_timeout: Math.ceil(timeoutMs / 2),
+    application_name: "integrity-api-limits",
+  });
+  // An idle client that loses its server is dropped by the pool; the next query reconnects.
+  pool.on("error", () => {});
+  const limits = new PostgresLimits(pool, options.instanceId, options.connectionTtlSeconds ?? 30);
+  try {
+    await limits.start();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  return limits;
+}
+
+class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
+  readonly kind = "postgresql";
+  readonly quotas = this;
+  readonly connections = this;
+  readonly #pool: pg.Pool;
+  readonly #instance: string;
+  readonly #ttlSeconds: number;
+  /** The connections this instance holds: what the heartbeat keeps alive. */
+  readonly #held = new Set<string>();
+  #heartbeat: NodeJS.Timeout | undefined;
+  #prunedBefore = "";
+
+  constructor(pool: pg.Pool, instance: string, ttlSeconds: number) {
+    this.#pool = pool;
+    this.#instance = instance;
+    this.#ttlSeconds = ttlSeconds;
+  }
+
+  async start(): Promise<void> {
+    const client = await this.#connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+      await client.query(SCHEMA);
+      await client.query("DELETE FROM api_open_connections WHERE instance = $1", [this.#instance]);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw unavailable(error);
+    } finally {
+      client.release();
+    }
+    this.#heartbeat = setInterval(() => void this.#refresh().catch(() => {}), Math.max(1, Math.floor((this.#ttlSeconds * 1000) / 3)));
+    this.#heartbeat.unref();
+  }
+
+  async take(day: string, bucket: string, client: string, quota: number): Promise<{ allowed: boolean; used: number }> {
+    this.#pruneBefore(day);
+    const { rows } = await this.#query<{ used: number }>(TAKE, [day, bucket, client, quota]);
+    return rows.length === 0 ? { allowed: false, used: quota } : { allowed: true, used: rows[0]!.used };
+  }
+
+  async peek(day: string, bucket: string, client: string): Promise<number> {
+    const { rows } = await this.#query<{ used: number }>("SELECT used FROM api_quota_counts WHERE day = $1 AND bucket = $2 AND client = $3", [day, bucket, client]);
+    return rows[0]?.used ?? 0;
+  }
+
+  async open(client: string, max: number): Promise<(() => void) | null> {
+    const id = randomUUID();
+    const connection = await this.#connect();
+    try {
+      await connection.query("BEGIN");
+      // The count is read after the lock, in a statement of its own: it sees every insert committed before.
+      await connection.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CONNECTION_LOCK_SEED, client]);
+      const { rows } = await connection.query(OPEN, [this.#instance, id, client, this.#ttlSeconds, max]);
+      await connection.query("COMMIT");
+      if (rows.length === 0) return null;
+    } catch (error) {
+      await connection.query("ROLLBACK").catch(() => {});
+      throw unavailable(error);
+    } finally {
+      connection.release();
+    }
+    this.#held.add(id);
+    return () => {
+      if (!this.#held.delete(id)) return;
+      // A failed delete is repaired by the next heartbeat, which deletes rows this instance no longer holds.
+      void this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = $2", [this.#instance, id]).catch(() => {});
+    };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#heartbeat);
+    const held = [...this.#held];
+    this.#held.clear();
+    if (held.length > 0) await this.#query("DELETE FROM api_open_connections WHERE instance = $1", [this.#instance]).catch(() => {});
+    await this.#pool.end();
+  }
+
+  /** Keeps this instance's held rows alive and deletes the ones it no longer holds. */
+  async #refresh(): Promise<void> {
+    const held = [...this.#held];
+    await this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND NOT (connection = ANY($2::text[]))", [this.#instance, held]);
+    if (held.length > 0) await this.#query("UPDATE api_open_connections SET heartbeat_at = now() WHERE instance = $1 AND connection = ANY($2::text[])", [this.#instance, held]);
+    await this.#query("DELETE FROM api_open_connections WHERE heartbeat_at < now() - make_interval(secs => $1)", [this.#ttlSeconds * 10]);
+  }
+
+  /** The first request of a day on this instance prunes the days before yesterday, in the background. */
+  #pruneBefore(day: string): void {
+    if (day === this.#prunedBefore) return;
+    this.#prunedBefore = day;
+    void (async () => {
+      for (let round = 0; round < PRUNE_ROUNDS; round++) {
+        const { rowCount } = await this.#query(
+          "DELETE FROM api_quota_counts WHERE ctid IN (SELECT ctid FROM api_quota_counts WHERE day < $1::date - 1 LIMIT $2)",
+          [day, PRUNE_BATCH],
+        );
+        if ((rowCount ?? 0) < PRUNE_BATCH) return;
+      }
+    })().catch(() => {
+      this.#prunedBefore = ""; // tried again on the next request
+    });
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async #query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(text, values);
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+}
+
+function unavailable(error: unknown): LimitsUnavailableError {
+  if (error instanceof LimitsUnavailableError) return error;
+  return new LimitsUnavailableError(`the limits store failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+}

@@ -1,0 +1,56 @@
+/**
+ * The PostgreSQL ledger's tables, created in the connection's schema (the first of its search_path)
+ * by PostgresBackend.open in one transaction under the write lock. The schema guards the log itself:
+ *
+ * - `ledger_entries`: `seq` is the primary key and never negative; `prev_seq` (stored, generated as
+ *   seq - 1) with `prev` references the previous entry's `(seq, hash)`, so an entry whose `prev` is
+ *   not the previous entry's hash, or one after a gap, is refused (23503); only seq 0 has no `prev`
+ *   (23514). The foreign key is checked at the end of each statement, so one INSERT may carry a run
+ *   of entries that chain to each other.
+ * - Every table refuses UPDATE and DELETE (row triggers) and TRUNCATE (statement triggers), raising
+ *   P0001: no row, once written, changes — and `INSERT … ON CONFLICT DO UPDATE` fires the UPDATE
+ *   trigger, so no upsert rewrites one either.
+ */
+
+/** The stored format; a database written in another is refused by open(). */
+export const PG_FORMAT_VERSION = "1";
+
+export const PG_TABLES = ["ledger_meta", "ledger_entries", "ledger_subtrees", "ledger_checkpoints"] as const;
+
+const TABLES = `
+CREATE TABLE ledger_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE ledger_entries (
+  seq bigint PRIMARY KEY CHECK (seq >= 0),
+  type text NOT NULL,
+  payload text NOT NULL,
+  ts text NOT NULL,
+  prev text,
+  hash text NOT NULL,
+  leaf bytea NOT NULL CHECK (length(leaf) = 32),
+  prev_seq bigint GENERATED ALWAYS AS (seq - 1) STORED,
+  UNIQUE (seq, hash),
+  CHECK ((seq = 0) = (prev IS NULL)),
+  FOREIGN KEY (prev_seq, prev) REFERENCES ledger_entries (seq, hash)
+);
+CREATE TABLE ledger_subtrees (
+  level integer NOT NULL CHECK (level >= 0),
+  idx bigint NOT NULL CHECK (idx >= 0),
+  hash bytea NOT NULL CHECK (length(hash) = 32),
+  PRIMARY KEY (level, idx)
+);
+CREATE TABLE ledger_checkpoints (size bigint PRIMARY KEY CHECK (size >= 0), note text NOT NULL, created_at text NOT NULL);
+CREATE FUNCTION ledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'the ledger is append-only: % on % refused', TG_OP, TG_TABLE_NAME;
+END
+$$;
+`;
+
+const TRIGGERS = PG_TABLES.map(
+  (table) => `
+CREATE TRIGGER ${table}_no_change BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ledger_refuse_change();
+CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION ledger_refuse_change();`,
+).join("");
+
+/** The whole schema as one script (run once, inside open's transaction). */
+export const PG_SCHEMA = TABLES + TRIGGERS;

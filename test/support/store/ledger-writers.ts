@@ -1,0 +1,115 @@
+/**
+ * The shared ledger (store/ledger.ts) with N writers on one store, for any backend: two Ledger
+ * instances on one store, each group transaction folding the other's rows after taking the lock
+ * and deciding on them; a projection never folded before caught up inside the transaction; and the
+ * proofs and roots read through the prefetch of stored nodes equal to those of core/merkle.ts over
+ * all leaves. store/ledger-writers.test.ts runs them on SQLite, store/ledger-postgres.test.ts on
+ * PostgreSQL.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Projection } from "../../../core/ledger/projection.ts";
+import { consistencyProof, inclusionProof, leafHash, rootHash } from "../../../core/merkle.ts";
+import { entryText } from "../../../core/ledger/entry.ts";
+import { Ledger } from "../../../store/ledger.ts";
+import type { LedgerBackend } from "../../../store/ledger-backend.ts";
+
+const hex = (hashes: Uint8Array | Uint8Array[]) => (Array.isArray(hashes) ? hashes : [hashes]).map((h) => Buffer.from(h).toString("hex"));
+import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock } from "./helpers.ts";
+
+const ORIGIN = "writers.test/ledger";
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function twoWriters(store: StoreFactory): Promise<[Ledger, Ledger]> {
+  const place = await store.place();
+  const a = await Ledger.open(store.backend(place), { origin: ORIGIN, now: steppingClock() });
+  const b = await Ledger.open(store.backend(place), { origin: ORIGIN, now: steppingClock(Date.parse("2026-01-01T00:00:10.000Z")) });
+  cleanups.push(async () => {
+    await a.close();
+    await b.close();
+  });
+  return [a, b];
+}
+
+/** Where a test's ledger lives (a file, a database) and a new backend on it: each one another instance. */
+export interface StoreFactory {
+  name: string;
+  place(): Promise<string>;
+  backend(place: string): LedgerBackend;
+}
+
+export function ledgerWriterTests(store: StoreFactory): void {
+
+describe(`two Ledger instances on one store (${store.name})`, () => {
+  it("interleaved group writes each decide on the other's entries", async () => {
+    const [a, b] = await twoWriters(store);
+    const ids = ["S-1", "S-2", "S-3", "S-4"];
+    const answers: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (const id of ids) {
+        // Each round both instances try to open every session, in groups of their own.
+        const [fromA, fromB] = await Promise.all([Promise.all([a.write(openOnce(id)), a.write(openOnce(id))]), b.write(openOnce(id))]);
+        answers.push(...fromA.map((w) => w.result), fromB.result);
+      }
+    }
+    expect(answers.filter((r) => r === "created")).toHaveLength(ids.length);
+    expect([...(await a.state(openedSessions))].sort()).toEqual(ids.map((id) => [id, 1]));
+    expect([...(await b.state(openedSessions))].sort()).toEqual(ids.map((id) => [id, 1]));
+    expect(await a.size()).toBe(ids.length);
+    expect((await a.verify()).ok).toBe(true);
+    // Strict alternation: every write lands on the other's tail.
+    for (let i = 0; i < 6; i++) {
+      const writer = i % 2 === 0 ? a : b;
+      await writer.write(openOnce(`alt-${i}`));
+      expect(await writer.write(openOnce(`alt-${i}`))).toMatchObject({ result: "exists", entries: [] });
+      const other = writer === a ? b : a;
+      expect((await other.write(openOnce(`alt-${i}`))).result).toBe("exists");
+    }
+    expect((await b.verify()).ok).toBe(true);
+  });
+
+  it("a decide asking for a projection never folded before is caught up with the other writer's entries", async () => {
+    const [a, b] = await twoWriters(store);
+    await b.append([sessionOpened("B-1"), sessionOpened("B-2"), sampleEvent(0)]);
+    await a.append([sessionOpened("A-1")]);
+    await b.append([sessionOpened("B-3")]);
+    let folds = 0;
+    const fresh: Projection<string[]> = {
+      initial: () => [],
+      apply: (state, entry) => (folds++, entry.type === "consensus.opened" ? [...state, String(entry.payload.session_id)] : state),
+    };
+    const seen = await a.write((tail) => {
+      const opened = tail.state(fresh);
+      return { events: opened.includes("B-3") ? [sessionOpened("after-B-3")] : [], result: [...opened] };
+    });
+    expect(seen.result).toEqual(["B-1", "B-2", "A-1", "B-3"]);
+    expect(seen.entries).toHaveLength(1);
+    expect(folds).toBe(5); // each entry before the write folded once
+    expect(await a.state(fresh)).toEqual(["B-1", "B-2", "A-1", "B-3", "after-B-3"]);
+  });
+});
+
+describe(`roots and proofs from prefetched stored nodes (${store.name})`, () => {
+  it("equal core/merkle.ts over all leaves for many (seq, size) pairs", async () => {
+    const ledger = await Ledger.open(store.backend(await store.place()), { origin: ORIGIN, now: steppingClock() });
+    cleanups.push(() => ledger.close());
+    let n = 0;
+    for (const batch of [1, 2, 13, 17, 31, 64, 100, 9]) await ledger.append(Array.from({ length: batch }, () => sampleEvent(n++)));
+    const leaves: Uint8Array[] = [];
+    for await (const { entry, payloadText } of ledger.storedEntries()) leaves.push(leafHash(new TextEncoder().encode(entryText(entry, payloadText))));
+    expect(leaves).toHaveLength(n);
+    const sizes = [1, 2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 236, n];
+    for (const size of sizes) {
+      expect(hex(await ledger.rootHash(size))).toEqual(hex(rootHash(leaves.slice(0, size))));
+      for (const seq of new Set([0, 1, size >> 1, size - 2, size - 1].filter((s) => s >= 0 && s < size))) {
+        expect(hex(await ledger.inclusionProof(seq, size)), `inclusion ${seq} in ${size}`).toEqual(hex(inclusionProof(leaves.slice(0, size), seq)));
+      }
+      for (const old of new Set([1, size >> 1, size - 1].filter((s) => s >= 1 && s <= size))) {
+        expect(hex(await ledger.consistencyProof(old, size)), `consistency ${old} → ${size}`).toEqual(hex(consistencyProof(leaves.slice(0, size), old)));
+      }
+    }
+  });
+});
+}

@@ -1,5 +1,5 @@
 /**
- * The opt-in bulk append path (SqliteLedger.appendBulk): a large batch sealed on two threads. This
+ * The opt-in bulk append path (Ledger.appendBulk, store/ledger.ts): a large batch sealed on two threads. This
  * thread canonicalizes and inserts; the seal worker (bulk-seal-worker.ts) validates, hashes, chains
  * and extends the tree, chunk by chunk through shared memory. Waits are Atomics.wait with a
  * deadline, so a worker that stops answering fails the append instead of hanging it.

@@ -10,6 +10,10 @@
  * (a large batch, sealed on a worker thread), and the group-commit path `appendAsync` /
  * `write(decide)`, where the writes of one event-loop turn share a transaction and every decide runs
  * synchronously, in order, against the tail in memory. This instance runs one transaction at a time.
+ *
+ * Over 500 lines on purpose: one class owns the in-memory tail and the rows held for projections,
+ * and every write path, read and verify() shares them and the tail's invariants. What stands alone
+ * lives beside it (group-commit.ts, bulk-seal.ts, projection-follower.ts, merkle-reads.ts).
  */
 import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
 import { CompactRange } from "../core/compact-range.ts";

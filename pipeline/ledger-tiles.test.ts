@@ -139,7 +139,7 @@ describe("publishing the ledger as tiles", () => {
 
   it("writes a large new tree (on the helper thread) with the bytes the file-by-file update writes", async () => {
     const size = BACKGROUND_WRITE_MIN_ENTRIES + 300;
-    for (let i = 0; i < size; i += 5_000) append(i, Math.min(5_000, size - i));
+    for (let i = 0; i < size; i += 5_000) await append(i, Math.min(5_000, size - i));
     await publish(size, 0);
     const whole = snapshot();
     rmSync(join(tiles, "tile"), { recursive: true });

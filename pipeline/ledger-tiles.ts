@@ -65,7 +65,7 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
   const { dir, size } = options;
   if (options.from > size) throw new LedgerTilesError("shrinks", `the tiles were written for ${options.from} entries, the checkpoint has ${size}`);
   const edge = readEdge(dir, options.from);
-  if (!edge && !existsSync(join(dir, "tile"))) return publishNewTree(options);
+  if (!edge && !existsSync(join(dir, "tile"))) return await publishNewTree(options);
   const from = edge ? options.from : 0;
   const builder = edge ? TileBuilder.resume(from, edge) : TileBuilder.empty();
   // Only where each staged file goes is kept (a full build stages hundreds of MB of bundles).
@@ -108,7 +108,7 @@ export const BACKGROUND_WRITE_MIN_ENTRIES = 64 * TILE_WIDTH;
  * written under a hidden staging folder and renamed to `tile/` in one step once the root agrees; a
  * failed build removes the staging folder, leaving no `tile/` at all.
  */
-function publishNewTree(options: LedgerTilesOptions): LedgerTilesResult {
+async function publishNewTree(options: LedgerTilesOptions): Promise<LedgerTilesResult> {
   const { dir, size } = options;
   const staging = join(dir, `.tile.${process.pid}.tmp`);
   rmSync(staging, { recursive: true, force: true });
@@ -121,7 +121,7 @@ function publishNewTree(options: LedgerTilesOptions): LedgerTilesResult {
   };
   try {
     const builder = TileBuilder.empty();
-    appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", write);
+    await appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", write);
     const partials = builder.partials();
     checkRoot(size, partials, options.root);
     for (const p of partials) write(p);

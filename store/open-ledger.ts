@@ -1,11 +1,16 @@
 /**
- * Opens a ledger: the one place that picks its backend. Today that is always the embedded SQLite
- * file, `.state/ledger.sqlite` (or `LEDGER_DB`, or the path given); `openLedger` signs with the
- * ledger key (see keys.ts). The CLI, the API and the pipeline all open it this way.
+ * Opens a ledger: the one place that picks its backend. A ledger's location is either a
+ * `postgres://` (or `postgresql://`) URL — PostgreSQL, for N API instances — or a SQLite file path,
+ * the embedded default. The location comes from the caller (a CLI's `--db`/`--ledger` flag), else
+ * `DATABASE_URL`, else `LEDGER_DB`, else `.state/ledger.sqlite`: with `DATABASE_URL` set, the API,
+ * every CLI and the pipeline use PostgreSQL and no SQLite ledger file is created. `openLedger` signs
+ * with the ledger key (see keys.ts). docs/postgresql.md says when to choose which.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { LEDGER_KEY, loadSigningKey, type SigningKey } from "./keys.ts";
 import { Ledger, type LedgerOptions } from "./ledger.ts";
+import { PostgresBackend, postgresLedgerExists } from "./postgres-backend.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
 
 export const LEDGER_ORIGIN = LEDGER_KEY.name;
@@ -14,12 +19,34 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.STATE_DIR ?? ".state";
 }
 
+/** Whether a ledger location names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresLocation(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** The configured ledger: `DATABASE_URL` (PostgreSQL) when set, else `LEDGER_DB`, else `.state/ledger.sqlite`. */
 export function defaultLedgerPath(env: NodeJS.ProcessEnv = process.env): string {
+  const url = env.DATABASE_URL?.trim();
+  if (url) return url;
   return env.LEDGER_DB ?? join(stateDir(env), "ledger.sqlite");
 }
 
+/** Whether a ledger is there to read: the SQLite file exists, or the database holds the ledger's tables. */
+export function ledgerExists(location: string): Promise<boolean> {
+  return isPostgresLocation(location) ? postgresLedgerExists(location) : Promise.resolve(existsSync(location));
+}
+
+/** How long a PostgreSQL write waits for the ledger's lock (`DATABASE_LOCK_TIMEOUT_MS`; the backend's default when unset). */
+function lockTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.DATABASE_LOCK_TIMEOUT_MS;
+  if (text === undefined || text === "") return undefined;
+  const ms = Number(text);
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`DATABASE_LOCK_TIMEOUT_MS must be a positive whole number of milliseconds, got "${text}"`);
+  return ms;
+}
+
 export interface StoreOptions {
-  /** The SQLite file (":memory:" for a private one); default `defaultLedgerPath(env)`. */
+  /** The ledger's location: a SQLite file (":memory:" for a private one) or a postgres:// URL; default `defaultLedgerPath(env)`. */
   path?: string;
   env?: NodeJS.ProcessEnv;
   /** "full" syncs every commit to disk (survives power loss); "normal" survives process crashes only. */
@@ -31,10 +58,14 @@ export interface StoreOptions {
 /** Opens a ledger with the given origin and keys on the configured store. */
 export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<Ledger> {
   const env = options.env ?? process.env;
-  const backend = new SqliteBackend(options.path ?? defaultLedgerPath(env), {
-    ...(options.durability ? { durability: options.durability } : {}),
-    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
-  });
+  const location = options.path ?? defaultLedgerPath(env);
+  const lockTimeout = options.busyTimeoutMs ?? lockTimeoutMs(env);
+  const backend = isPostgresLocation(location)
+    ? new PostgresBackend(location, lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {})
+    : new SqliteBackend(location, {
+        ...(options.durability ? { durability: options.durability } : {}),
+        ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+      });
   const { path: _path, env: _env, durability: _durability, busyTimeoutMs: _busy, ...ledger } = options;
   return Ledger.open(backend, ledger);
 }

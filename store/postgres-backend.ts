@@ -138,6 +138,20 @@ function primitives(run: Run): BackendReads & BackendWrites {
   };
 }
 
+/** Whether the database at `url` holds a ledger (its entries table), without creating anything. */
+export async function postgresLedgerExists(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ found: boolean }>("SELECT to_regclass('ledger_entries') IS NOT NULL AS found");
+    return rows[0]!.found;
+  } catch (error) {
+    throw classifyFailure(error, "read");
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 export class PostgresBackend implements LedgerBackend {
   readonly kind = "postgresql" as const;
   readonly location: string;
@@ -175,16 +189,16 @@ export class PostgresBackend implements LedgerBackend {
     this.#reads = primitives((sql, params) => this.#readStatement(sql, params));
   }
 
-  /**
-   * One statement on any pooled connection. A connection lost before the statement ran (one the
-   * server closed while it sat idle, not yet noticed) is retried once on a new one: reads are safe
-   * to repeat. Timeouts are not retried.
-   */
   /** The last error of an idle pooled connection (the pool dropped that connection), for diagnosis. */
   get lastIdleError(): Error | null {
     return this.#lastIdleError;
   }
 
+  /**
+   * One statement on any pooled connection. A connection lost before the statement ran (one the
+   * server closed while it sat idle, not yet noticed) is retried once on a new one: reads are safe
+   * to repeat. Timeouts are not retried.
+   */
   async #readStatement<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]> {
     for (let attempt = 0; ; attempt++) {
       try {

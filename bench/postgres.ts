@@ -13,10 +13,15 @@
  *    against one instance on SQLite: POST /avm/verify and balance lookups, p50/p99 (report only: on
  *    2 cores more instances share the same two cores, so no scaling is expected).
  */
+import { cpSync } from "node:fs";
+import { join } from "node:path";
 import pg from "pg";
 import type { LedgerStore, NewEvent } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
+import { sha256Hex } from "../core/digest.ts";
+import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";
+import { request, startApiCluster, type Answer } from "../test/support/cluster.ts";
 import { sampleEvent, sealedRows, steppingClock } from "../test/support/store/helpers.ts";
 import { startCluster, type PostgresCluster } from "../test/support/postgres.ts";
 import { printComparisons } from "./harness.ts";
@@ -99,6 +104,81 @@ async function rawRound(url: string, rows: ReturnType<typeof sealedRows>): Promi
   return seconds;
 }
 
+const REPO_DATA = join(import.meta.dirname, "../data");
+const LEDGER_SECRET = sha256Hex("avm test ledger key");
+const VERIFIES = 200;
+const LOOKUPS = 600;
+const CLIENTS = 16;
+
+/** `count` requests from CLIENTS concurrent clients, each waiting for its answer; the latency of each. */
+async function load(count: number, send: (k: number) => Promise<Answer>, expected: number): Promise<{ seconds: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < count) {
+        const k = next++;
+        const start = performance.now();
+        const answer = await send(k);
+        latencies.push(performance.now() - start);
+        if (answer.status !== expected) throw new Error(`request ${k}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      }
+    }),
+  );
+  return { seconds: (performance.now() - t0) / 1000, latencies: latencies.sort((a, b) => a - b) };
+}
+
+/**
+ * POST /avm/verify (each a grant: a ledger write) and balance lookups through HAProxy: one instance
+ * on SQLite, then N = 1 and 2 instances on one PostgreSQL database holding the same entries.
+ * Clients are told apart by X-Forwarded-For (the instances trust the balancer on loopback), so the
+ * verify quota of one address does not cap the run.
+ */
+async function apiThroughBalancer(pgCluster: PostgresCluster): Promise<void> {
+  const fx = await AvmFixture.open();
+  try {
+    const holder: Holder = await fx.identity("bench");
+    const companion: Companion = await fx.companion("athena");
+    const pgUrl = await freshDatabase(pgCluster);
+    const copy = await openLedgerStore({ path: pgUrl, origin: fx.ledger.origin, signer: { name: fx.ledger.origin, secretKeyHex: LEDGER_SECRET } });
+    await copy.append((await Array.fromAsync(fx.ledger.entries())).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })));
+    await copy.close();
+    const keys = { LEDGER_SIGNING_KEY: LEDGER_SECRET, TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET };
+    const variants = [
+      { name: "SQLite, 1 instance", instances: 1, store: { LEDGER_DB: fx.path } },
+      { name: "PostgreSQL, N = 1", instances: 1, store: { DATABASE_URL: pgUrl } },
+      { name: "PostgreSQL, N = 2", instances: 2, store: { DATABASE_URL: pgUrl } },
+    ];
+    let attestations = 0;
+    console.log("\npostgres: requests through HAProxy (report only; on 2 cores more instances share the same cores)");
+    for (const variant of variants) {
+      const cluster = await startApiCluster({ instances: variant.instances, store: () => ({ ...variant.store, ...keys }) });
+      try {
+        // The balance lookups answer from the published migration snapshot plus the ledger's movements.
+        for (const part of ["migration", "keys"]) cpSync(join(REPO_DATA, part), join(cluster.dir, "data", part), { recursive: true });
+        const verify = await load(
+          VERIFIES,
+          (k) => {
+            const body = fx.body(holder, companion, ["api.read"], { issuedAt: fx.nowMs - 86_400_000 - ++attestations });
+            return request(`${cluster.url}/avm/verify`, { method: "POST", headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.9.${k >> 8}.${k & 255}` }, body: JSON.stringify(body) });
+          },
+          200,
+        );
+        const lookup = await load(LOOKUPS, () => request(`${cluster.url}/balance/${holder.ledger_id}`), 200);
+        const line = (what: string, r: { seconds: number; latencies: number[] }, n: number) =>
+          `    ${variant.name}: ${what} ${(n / r.seconds).toFixed(0)}/s, p50 ${percentile(r.latencies, 50).toFixed(1)} ms, p99 ${percentile(r.latencies, 99).toFixed(1)} ms`;
+        console.log(line("POST /avm/verify", verify, VERIFIES));
+        console.log(line("GET /balance/{address}", lookup, LOOKUPS));
+      } finally {
+        await cluster.stop();
+      }
+    }
+  } finally {
+    await fx.close();
+  }
+}
+
 export async function run(): Promise<void> {
   const cluster = await startCluster({ durable: true });
   try {
@@ -138,6 +218,7 @@ export async function run(): Promise<void> {
           `p99 ${percentile(waits, 99).toFixed(1)} ms; ${round.commits} groups, ${(EVENTS / round.commits).toFixed(1)} events per group`,
       );
     }
+    await apiThroughBalancer(cluster);
   } finally {
     cluster.remove();
   }

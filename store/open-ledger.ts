@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { LEDGER_KEY, loadSigningKey, type SigningKey } from "./keys.ts";
+import type { LedgerBackend } from "./ledger-backend.ts";
 import { Ledger, type LedgerOptions } from "./ledger.ts";
 import { PostgresBackend, postgresLedgerExists } from "./postgres-backend.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
@@ -55,19 +56,23 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** Opens a ledger with the given origin and keys on the configured store. */
-export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<Ledger> {
+/** The backend for a ledger location (not yet opened): PostgreSQL for a postgres:// URL, else SQLite. */
+export function ledgerBackend(options: StoreOptions = {}): LedgerBackend {
   const env = options.env ?? process.env;
   const location = options.path ?? defaultLedgerPath(env);
   const lockTimeout = options.busyTimeoutMs ?? lockTimeoutMs(env);
-  const backend = isPostgresLocation(location)
+  return isPostgresLocation(location)
     ? new PostgresBackend(location, lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {})
     : new SqliteBackend(location, {
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
       });
+}
+
+/** Opens a ledger with the given origin and keys on the configured store. */
+export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<Ledger> {
   const { path: _path, env: _env, durability: _durability, busyTimeoutMs: _busy, ...ledger } = options;
-  return Ledger.open(backend, ledger);
+  return Ledger.open(ledgerBackend(options), ledger);
 }
 
 export interface OpenedLedger {

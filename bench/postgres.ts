@@ -23,7 +23,7 @@ import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";
 import { request, startApiCluster, type Answer } from "../test/support/cluster.ts";
 import { sampleEvent, sealedRows, steppingClock } from "../test/support/store/helpers.ts";
-import { startCluster, type PostgresCluster } from "../test/support/postgres.ts";
+import { freshDatabase as freshTestDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
 import { printComparisons } from "./harness.ts";
 
 const CALLERS = 64;
@@ -31,20 +31,7 @@ const PER_CALLER = 40;
 const ROUNDS = Number(process.env.BENCH_POSTGRES_ROUNDS ?? 3);
 const EVENTS = CALLERS * PER_CALLER;
 
-let databases = 0;
-async function freshDatabase(cluster: PostgresCluster): Promise<string> {
-  const name = `bench_${databases++}`;
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(cluster.url);
-  url.pathname = `/${name}`;
-  return url.href;
-}
+const freshDatabase = (cluster: PostgresCluster) => freshTestDatabase("bench", cluster.url);
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;

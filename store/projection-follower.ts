@@ -13,6 +13,7 @@
  */
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { Projection } from "../core/ledger/projection.ts";
+import { CodedError } from "../core/errors.ts";
 
 /** Where the entries come from: `entries(start, end)` yields start <= seq < end, in order. */
 export interface EntrySource {
@@ -26,10 +27,10 @@ interface Folded {
 }
 
 /** Thrown by a synchronous fold that needs entries it does not hold: the caller catches up (`at`) and asks again. */
-export class CatchUpNeeded extends Error {
+export class CatchUpNeeded extends CodedError<"catch-up-needed"> {
   readonly projection: Projection<unknown>;
   constructor(projection: Projection<unknown>) {
-    super("the projection must catch up with the ledger before it is folded in memory");
+    super("catch-up-needed", "the projection must catch up with the ledger before it is folded in memory");
     this.projection = projection;
   }
 }

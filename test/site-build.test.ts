@@ -41,7 +41,8 @@ function page(out: string, path: string): string {
 /** The text of each `<tr>` of the table body. */
 function bodyRows(html: string): string[] {
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? "";
-  return body.match(/<tr>[\s\S]*?<\/tr>/g) ?? [];
+  // A row may carry attributes (`data-pulses`: how many pulses it stands for).
+  return body.match(/<tr[\s>][\s\S]*?<\/tr>/g) ?? [];
 }
 
 /** A 600-entry ledger published into the data folder as the pipeline does: checkpoint, key and tiles. */

@@ -34,7 +34,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
 import { defaultLedgerPath, ledgerExists, openLedger } from "../store/open-ledger.ts";
-import { accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
+import { accessLedgerExists, accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
 
 async function openedAccessLedger(path: string, log: (m: string) => void) {
   const key = accessSigningKey(process.env, log);
@@ -168,7 +168,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.ledger !== undefined && values.ledger !== "main" && values.ledger !== "access") fail(`--ledger must be main or access, got "${values.ledger}"`);
   const access = values.ledger === "access";
   const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
-  if (!["export", "checkpoint", "append"].includes(command) && !(await ledgerExists(path))) fail(`no ledger at ${path}`);
+  if (!["export", "checkpoint", "append"].includes(command) && !(await (access ? accessLedgerExists(path) : ledgerExists(path)))) fail(`no ledger at ${path}`);
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const { ledger, key } = access ? await openedAccessLedger(path, log) : await openLedger({ path, log });
   try {

@@ -31,9 +31,9 @@ export function defaultLedgerPath(env: NodeJS.ProcessEnv = process.env): string 
   return env.LEDGER_DB ?? join(stateDir(env), "ledger.sqlite");
 }
 
-/** Whether a ledger is there to read: the SQLite file exists, or the database holds the ledger's tables. */
-export function ledgerExists(location: string): Promise<boolean> {
-  return isPostgresLocation(location) ? postgresLedgerExists(location) : Promise.resolve(existsSync(location));
+/** Whether a ledger is there to read: the SQLite file exists, or the database holds the ledger's tables (in `schema`, if given). */
+export function ledgerExists(location: string, schema?: string): Promise<boolean> {
+  return isPostgresLocation(location) ? postgresLedgerExists(location, schema) : Promise.resolve(existsSync(location));
 }
 
 /** How long a PostgreSQL write waits for the ledger's lock (`DATABASE_LOCK_TIMEOUT_MS`; the backend's default when unset). */
@@ -53,6 +53,8 @@ export interface StoreOptions {
   durability?: "full" | "normal";
   /** How long a write waits for another writer's lock before it fails (default 10 s). */
   busyTimeoutMs?: number;
+  /** In a PostgreSQL database: the schema of this ledger's tables (the access ledger's own); ignored for a SQLite file. */
+  schema?: string;
 }
 
 /** Opens a ledger with the given origin and keys on the configured store. */
@@ -61,12 +63,15 @@ export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<
   const location = options.path ?? defaultLedgerPath(env);
   const lockTimeout = options.busyTimeoutMs ?? lockTimeoutMs(env);
   const backend = isPostgresLocation(location)
-    ? new PostgresBackend(location, lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {})
+    ? new PostgresBackend(location, {
+        ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {}),
+        ...(options.schema !== undefined ? { schema: options.schema } : {}),
+      })
     : new SqliteBackend(location, {
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
       });
-  const { path: _path, env: _env, durability: _durability, busyTimeoutMs: _busy, ...ledger } = options;
+  const { path: _path, env: _env, durability: _durability, busyTimeoutMs: _busy, schema: _schema, ...ledger } = options;
   return Ledger.open(backend, ledger);
 }
 

@@ -92,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
         if (values.request) {
           const { token, key, request } = await store.issueForRequest(values.request, now);
           await store.checkpoint();
-          console.log(`issued ${key.id} (${key.tier}) for ${request.reference}, ${request.affiliation}; expires ${key.expires_at}; stored as its SHA-256 in ${store.path}`);
+          console.log(`issued ${key.id} (${key.tier}) for ${request.reference}, ${request.affiliation}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`);
           console.log(`deliver it to ${request.contact} over a secure channel`);
           console.log(`key (shown once, deliver it over a secure channel): ${token}`);
           return 0;
@@ -102,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
         if (!values.label || values.label.length > 200) usage("--label is required (who the key is for), at most 200 characters");
         const { token, key } = await store.issue(tier, values.label, now);
         await store.checkpoint();
-        console.log(`issued ${key.id} (${key.tier}) for ${key.label}; expires ${key.expires_at}; stored as its SHA-256 in ${store.path}`);
+        console.log(`issued ${key.id} (${key.tier}) for ${key.label}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`);
         console.log(`key (shown once, deliver it over a secure channel): ${token}`);
         return 0;
       }

@@ -79,6 +79,7 @@ describe("two API processes and the keys CLI on one PostgreSQL database", () => 
     const issued = keysCli("issue", "--tier", "government", "--label", "shared ministry");
     expect(issued.status, issued.stderr).toBe(0);
     const token = tokenOf(issued.stdout);
+    expect(issued.stdout).toContain("(schema access)"); // where it is stored: the database, its password never shown
     expect(await accessLedgerExists(databaseUrl)).toBe(true);
 
     const first = await get(0, "/government/compliance-report.json", token);

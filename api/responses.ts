@@ -89,7 +89,7 @@ export const HEADERS = {
     schema: { type: "string", pattern: '^"daily";r=[0-9]+;t=[0-9]+$' },
   },
   "Retry-After": {
-    description: "Seconds to wait before asking again: until the quota resets at 00:00 UTC (429), until the shared request limits may be checked again (503 `limits-unavailable`, which always carries it; not declared required on that 503 as other problems share the status), or until the server's next scheduled checkpoint may cover the entry (202 of a ledger inclusion proof).",
+    description: "Seconds to wait before asking again: until the quota resets at 00:00 UTC (429), until the shared request limits may be checked again (503 `limits-unavailable`, which always carries it; not declared required on that 503 as other problems share the status), until the ledger's store may answer again (503 `ledger-unavailable` when the store failed under the request: not declared on that 503, which a server without a ledger answers without it), or until the server's next scheduled checkpoint may cover the entry (202 of a ledger inclusion proof).",
     required: true,
     schema: { type: "integer", minimum: 1 },
   },

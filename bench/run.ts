@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   migration: () => import("./migration.ts").then((m) => m.run()),
   consensus: () => import("./consensus.ts").then((m) => m.run()),
   tiles: () => import("./tiles.ts").then((m) => m.run()),
+  postgres: () => import("./postgres.ts").then((m) => m.run()),
 };
 
 const wanted = process.argv.slice(2);

@@ -12,6 +12,9 @@
  *   verify-consistency OLD NEW --proof FILE [--key KEY]
  *                                check offline that checkpoint NEW extends checkpoint OLD (the proof
  *                                is the `consistency` command's output); KEY may be a .vkey file
+ *   copy --to postgres://URL     copy the ledger (LEDGER_DB, DATABASE_URL or --db) into a PostgreSQL
+ *                                database that is empty or holds a prefix of it, then prove the copy:
+ *                                same size, root and newest checkpoint, verify() clean; exit 0 only then
  *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) with the automatic
  *                                revocations it triggers, and print {"seq": N, "hash": "sha256:…"}
  *
@@ -33,7 +36,8 @@ import { EVENT_TYPES, isEventType, validateEvent } from "../core/ledger/events.t
 import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
-import { defaultLedgerPath, ledgerExists, openLedger } from "../store/open-ledger.ts";
+import { COPY_BATCH, copyLedger, proveCopy } from "../store/ledger-copy.ts";
+import { defaultLedgerPath, isPostgresLocation, LEDGER_ORIGIN, ledgerBackend, ledgerExists, openLedger } from "../store/open-ledger.ts";
 import { accessLedgerExists, accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
 
 async function openedAccessLedger(path: string, log: (m: string) => void) {
@@ -41,7 +45,7 @@ async function openedAccessLedger(path: string, log: (m: string) => void) {
   return { ledger: await openAccessLedgerStore(path, { key }), key };
 }
 
-const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N] [--ledger main|access]`;
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|copy --to postgres://URL|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N] [--ledger main|access]`;
 
 function fail(message: string): never {
   process.stderr.write(`ledger: ${message}\n`);
@@ -139,10 +143,44 @@ function eventArgument(args: string[]): NewEvent {
   return { type, payload: payload as JsonObject };
 }
 
+/** `copy --to URL`: the ledger at `path` into the PostgreSQL database at URL, then the proof; 0 only when proven. */
+async function copyCommand(path: string, to: string | undefined, log: (m: string) => void): Promise<number> {
+  if (!to || !isPostgresLocation(to)) fail("copy needs --to postgres://… (the PostgreSQL database to copy into)");
+  if (to === path) fail("copy: the source and the target are the same database");
+  const [source, target] = [ledgerBackend({ path }), ledgerBackend({ path: to })];
+  let copied;
+  try {
+    await source.open(LEDGER_ORIGIN);
+    await target.open(LEDGER_ORIGIN);
+    let shown = 0;
+    copied = await copyLedger(source, target, {
+      progress: (done, total) => {
+        // A line per ~10% of a big ledger: enough to see it move, not a line per batch.
+        if (total > COPY_BATCH && (done - shown >= total / 10 || done === total)) {
+          shown = done;
+          log(`copied ${done} of ${total} entries`);
+        }
+      },
+    });
+  } finally {
+    await Promise.allSettled([source.close(), target.close()]);
+  }
+  console.log(`copied ${copied.size - copied.resumedFrom} entries and ${copied.checkpoints} checkpoints from ${source.location} to ${target.location}${copied.resumedFrom > 0 ? ` (the target already held the first ${copied.resumedFrom})` : ""}`);
+  const [from, into] = [await openLedger({ path, log }), await openLedger({ path: to, log })];
+  try {
+    const proof = await proveCopy(from.ledger, into.ledger, copied);
+    for (const fact of proof.facts) console.log(fact);
+    console.log(proof.ok ? "ok: the copy is proven" : "FAILED: the copy is not proven");
+    return proof.ok ? 0 : 1;
+  } finally {
+    await Promise.allSettled([from.ledger.close(), into.ledger.close()]);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" } },
+    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" }, to: { type: "string" } },
     allowPositionals: true,
     strict: true,
   });
@@ -170,6 +208,10 @@ async function main(argv: string[]): Promise<number> {
   const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
   if (!["export", "checkpoint", "append"].includes(command) && !(await (access ? accessLedgerExists(path) : ledgerExists(path)))) fail(`no ledger at ${path}`);
   const log = (m: string) => process.stderr.write(`${m}\n`);
+  if (command === "copy") {
+    if (access) fail("copy moves the main ledger; the access ledger stays where it is");
+    return copyCommand(path, values.to, log);
+  }
   const { ledger, key } = access ? await openedAccessLedger(path, log) : await openLedger({ path, log });
   try {
     switch (command) {

@@ -22,6 +22,11 @@ export interface SubtreeRow {
   idx: number;
   hash: Uint8Array;
 }
+export interface StoredCheckpoint {
+  size: number;
+  note: string;
+  createdAt: string;
+}
 export interface TailRow {
   seq: number;
   hash: string;
@@ -39,7 +44,8 @@ export interface BackendReads {
   subtrees(keys: readonly { level: number; idx: number }[]): Promise<Map<string, Uint8Array>>;
   subtreeCount(): Promise<number>;
   latestCheckpoint(): Promise<string | null>;
-  checkpoints(): Promise<{ size: number; note: string }[]>;
+  /** Every stored checkpoint, by size, as recorded. */
+  checkpoints(): Promise<StoredCheckpoint[]>;
 }
 
 export interface BackendWrites {

@@ -527,11 +527,12 @@ export class Ledger implements LedgerStore {
         return { type: event.type, ts, payloadText };
       },
       store: (i, event, hash, leaf) => {
-        rows.push({ seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf: leaf.slice() });
+        rows.push({ seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf: Uint8Array.from(leaf) });
         written.push({ seq: first + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
         prev = hash;
       },
-      storeSubtree: (level, idx, hash) => subtrees.push({ level, idx, hash: hash.slice() }),
+      // A copy: `hash` is a view into the sealer's shared memory (a Buffer, whose slice() would be a view too).
+      storeSubtree: (level, idx, hash) => subtrees.push({ level, idx, hash: Uint8Array.from(hash) }),
     });
     // The new right edge from what the worker reported, the old edge, and the batch's last leaves.
     const size = first + events.length;

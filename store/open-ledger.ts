@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { LEDGER_KEY, loadSigningKey, type SigningKey } from "./keys.ts";
+import type { LedgerBackend } from "./ledger-backend.ts";
 import { Ledger, type LedgerOptions } from "./ledger.ts";
 import { PostgresBackend, postgresLedgerExists } from "./postgres-backend.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
@@ -57,12 +58,12 @@ export interface StoreOptions {
   schema?: string;
 }
 
-/** Opens a ledger with the given origin and keys on the configured store. */
-export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<Ledger> {
+/** The backend for a ledger location (not yet opened): PostgreSQL for a postgres:// URL, else SQLite. */
+export function ledgerBackend(options: StoreOptions = {}): LedgerBackend {
   const env = options.env ?? process.env;
   const location = options.path ?? defaultLedgerPath(env);
   const lockTimeout = options.busyTimeoutMs ?? lockTimeoutMs(env);
-  const backend = isPostgresLocation(location)
+  return isPostgresLocation(location)
     ? new PostgresBackend(location, {
         ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {}),
         ...(options.schema !== undefined ? { schema: options.schema } : {}),
@@ -71,8 +72,12 @@ export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
       });
+}
+
+/** Opens a ledger with the given origin and keys on the configured store. */
+export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<Ledger> {
   const { path: _path, env: _env, durability: _durability, busyTimeoutMs: _busy, schema: _schema, ...ledger } = options;
-  return Ledger.open(backend, ledger);
+  return Ledger.open(ledgerBackend(options), ledger);
 }
 
 export interface OpenedLedger {

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
-import type { BackendReads, BackendWrites, EntryRow, LedgerBackend, SubtreeRow, TailRow } from "./ledger-backend.ts";
+import type { BackendReads, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, SubtreeRow, TailRow } from "./ledger-backend.ts";
 import { CodedError } from "../core/errors.ts";
 import { classifyFailure, isConnectionLost } from "./postgres-failures.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
@@ -131,7 +131,7 @@ function primitives(run: Run): BackendReads & BackendWrites {
       return row?.note ?? null;
     },
     checkpoints() {
-      return run<{ size: number; note: string }>("SELECT size, note FROM ledger_checkpoints ORDER BY size");
+      return run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints ORDER BY size');
     },
     // One statement per batch whatever its size: seven arrays unnested (no 65,535-parameter limit).
     async insertRows(rows) {
@@ -337,7 +337,7 @@ export class PostgresBackend implements LedgerBackend {
   latestCheckpoint(): Promise<string | null> {
     return this.#reads.latestCheckpoint();
   }
-  checkpoints(): Promise<{ size: number; note: string }[]> {
+  checkpoints(): Promise<StoredCheckpoint[]> {
     return this.#reads.checkpoints();
   }
 

@@ -13,7 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { LedgerUnavailableError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
+import { LedgerUnavailableError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
 
 const FORMAT_VERSION = "1";
 /** Rows per INSERT statement on the batched path (one VDBE run for them). */
@@ -121,7 +121,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
       page: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
       insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
-      checkpoints: p("SELECT size, note FROM checkpoints ORDER BY size"),
+      checkpoints: p("SELECT size, note, created_at AS createdAt FROM checkpoints ORDER BY size"),
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
       subtreeCount: p("SELECT count(*) AS n FROM subtrees"),
     };
@@ -164,8 +164,8 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
     return (this.#s.latestCheckpoint.get() as { note: string } | undefined)?.note ?? null;
   }
 
-  async checkpoints(): Promise<{ size: number; note: string }[]> {
-    return this.#s.checkpoints.all() as { size: number; note: string }[];
+  async checkpoints(): Promise<StoredCheckpoint[]> {
+    return this.#s.checkpoints.all() as unknown as StoredCheckpoint[];
   }
 
   async insertRows(rows: readonly EntryRow[]): Promise<void> {

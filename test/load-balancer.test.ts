@@ -5,65 +5,86 @@
  * ledger's tail stay single under concurrent requests spread over the instances, and `kill -9` of
  * an instance under load loses no acknowledged write while HAProxy takes it out of rotation.
  *
- * The ledger is SQLite here (one file, several processes: store/follow-tail.test.ts); the cluster
- * takes the store as an environment, so the same tests run on PostgreSQL with `DATABASE_URL`. The
- * quota test gives the instances `DATABASE_URL` already, for the shared limits: a client's daily
- * quota is exact across the instances, and the client is the address HAProxy forwarded.
+ * The same tests run on both stores: one PostgreSQL database (`DATABASE_URL`: no SQLite ledger file
+ * is created anywhere) and one SQLite file shared by the processes (store/follow-tail.test.ts). On
+ * PostgreSQL the 30 verifies' registry is also compared with the same requests replayed on a single
+ * SQLite instance, and the instances count the limits there too: a client's daily quota is exact
+ * across the instances, and the client is the address HAProxy forwarded. What PostgreSQL does when
+ * it fails under the instances is test/load-balancer-postgres-faults.test.ts.
  */
-import { cpSync } from "node:fs";
+import { cpSync, existsSync, readdirSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
+import type { EventPayload } from "../core/ledger/events.ts";
+import { avmRegistry, type AvmRegistry } from "../core/avm/registry.ts";
 import { sha256Hex } from "../core/digest.ts";
-import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "./support/api/avm.ts";
+import { AvmFixture, TEST_TOKEN_SECRET, attestationHash, type Companion, type Holder } from "./support/api/avm.ts";
 import { ConsensusClient, PARTICIPANTS, registerOffices } from "./support/api/routes/consensus.ts";
 import { tempDir } from "./support/api/helpers.ts";
 import { postJson, request, startApiCluster, type Answer, type ApiCluster } from "./support/cluster.ts";
 import { freshDatabase } from "./support/postgres.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../data");
-
 const INSTANCES = 3;
-let fx: AvmFixture;
-let cluster: ApiCluster;
-let token: string;
-let holder: Holder;
-let companion: Companion;
+const STORES = ["postgresql", "sqlite"] as const;
+/** A file of the government area: counted against the daily quota. */
+const FILE = "/government/sentinel-status.json";
 
-beforeAll(async () => {
-  // The shared ledger, prepared before any instance starts: offices for consensus, an identity
-  // with stake and a companion for verifies, an operator token for consensus writes.
-  fx = await AvmFixture.open();
-  await registerOffices(fx.ledger);
-  holder = await fx.identity("balanced");
-  companion = await fx.companion("athena");
-  token = (await fx.token(["consensus.write"])).token;
-  cluster = await startApiCluster({
-    instances: INSTANCES,
-    store: () => ({ LEDGER_DB: fx.path, LEDGER_SIGNING_KEY: sha256Hex("avm test ledger key"), TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
+describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (store) => {
+  let fx: AvmFixture;
+  let cluster: ApiCluster;
+  let token: string;
+  let holder: Holder;
+  let companion: Companion;
+  let data: { dir: string; cleanup: () => void };
+
+  beforeAll(async () => {
+    // The shared ledger, prepared before any instance starts: offices for consensus, an identity
+    // with stake and a companion for verifies, an operator token for consensus writes.
+    fx = await AvmFixture.open(Date.now(), store === "postgresql" ? await freshDatabase("balanced_ledger") : undefined);
+    await registerOffices(fx.ledger);
+    holder = await fx.identity("balanced");
+    companion = await fx.companion("athena");
+    token = (await fx.token(["consensus.write"])).token;
+    // The government area and the dataset keys the instances serve (the quota test reads them).
+    data = tempDir("load-balancer-data-");
+    cpSync(join(REPO_DATA, "areas", "government"), join(data.dir, "areas", "government"), { recursive: true });
+    cpSync(join(REPO_DATA, "keys"), join(data.dir, "keys"), { recursive: true });
+    const location = store === "postgresql" ? { DATABASE_URL: fx.path } : { LEDGER_DB: fx.path };
+    cluster = await startApiCluster({
+      instances: INSTANCES,
+      store: () => ({ ...location, DATA_DIR: data.dir, LEDGER_SIGNING_KEY: sha256Hex("avm test ledger key"), TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await fx?.close();
+    data?.cleanup();
   });
-}, 60_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  await fx?.close();
-});
+  const ids = () => cluster.instances.map((i) => i.id);
+  const entries = (): Promise<LedgerEntry[]> => Array.fromAsync(fx.ledger.entries());
 
-const ids = () => cluster.instances.map((i) => i.id);
-const entries = (): Promise<LedgerEntry[]> => Array.fromAsync(fx.ledger.entries());
-
-describe("N instances behind HAProxy on one shared ledger", () => {
   it("spreads requests over every instance, each naming itself; /health names the store", async () => {
     const answers: Answer[] = [];
     for (let k = 0; k < 3 * INSTANCES; k++) answers.push(await request(`${cluster.url}/health`));
     for (const a of answers) expect(a.status).toBe(200);
     expect(new Set(answers.map((a) => a.instance))).toEqual(new Set(ids()));
     const health = JSON.parse(answers[0]!.text) as { ledger: { status: string; store: string; size: number } };
-    expect(health.ledger).toMatchObject({ status: "ok", store: "sqlite" });
+    expect(health.ledger).toMatchObject({ status: "ok", store });
     // Every instance reads the same ledger.
     const sizes = await Promise.all(cluster.instances.map(async (i) => (JSON.parse((await request(`${i.url}/health`)).text) as typeof health).ledger.size));
     expect(new Set(sizes).size).toBe(1);
+  });
+
+  it.runIf(store === "postgresql")("with DATABASE_URL no SQLite ledger file is created: not in the instances' state folder, not next to the fixture", () => {
+    const sqliteLedgers = (dir: string) => readdirSync(dir).filter((name) => name.startsWith("ledger.sqlite"));
+    expect(sqliteLedgers(join(cluster.dir, "state"))).toEqual([]);
+    expect(sqliteLedgers(fx.dir)).toEqual([]);
+    expect(existsSync(join(cluster.dir, "state", "ledger.sqlite"))).toBe(false);
   });
 
   it("a write through one instance is read through another, asked after the answer", async () => {
@@ -91,7 +112,7 @@ describe("N instances behind HAProxy on one shared ledger", () => {
     expect(opened.map((e) => (e.payload as { session_id: string }).session_id)).toEqual([sessionId]);
   });
 
-  it("30 concurrent verifies through the balancer: 30 attempts logged once each, contiguous, the ledger verifies", async () => {
+  it("30 concurrent verifies through the balancer: 30 attempts logged once each, contiguous, the ledger verifies, the registry one instance alone makes of them", async () => {
     const before = await fx.ledger.size();
     const now = fx.nowMs;
     // Thirty distinct attestations (a replayed one is refused): issued a millisecond apart.
@@ -111,6 +132,29 @@ describe("N instances behind HAProxy on one shared ledger", () => {
     expect(covered).toEqual(written.map((e) => e.seq));
     expect(written.map((e) => e.seq)).toEqual(Array.from({ length: written.length }, (_, k) => before + k));
     expect(await fx.ledger.verify()).toMatchObject({ ok: true });
+
+    // The same requests, replayed one by one in the order the shared ledger recorded them, on a
+    // single instance over a SQLite file holding the same identity and companion: the same
+    // attempts and the same registry — the instances decided what one instance alone decides.
+    const twin = await AvmFixture.open(fx.nowMs);
+    try {
+      await twin.identity("balanced");
+      await twin.companion("athena");
+      const single = await twin.serve();
+      const bodyOf = new Map(bodies.map((body) => [attestationHash(body.companion_attestation), body]));
+      const twinBefore = await twin.ledger.size();
+      for (const attempt of attempts) {
+        const body = bodyOf.get((attempt.payload as EventPayload<"avm.attempt">).attestation_hash!);
+        expect(body).toBeDefined();
+        const answer = await single.post("/avm/verify", body);
+        expect(answer.status, await answer.text()).toBe(200);
+      }
+      const twinAttempts = (await Array.fromAsync(twin.ledger.entries())).slice(twinBefore).filter((e) => e.type === "avm.attempt");
+      expect(twinAttempts.map((e) => e.payload)).toEqual(attempts.map((e) => e.payload));
+      expect(comparableRegistry(await twin.ledger.state(avmRegistry))).toEqual(comparableRegistry(await fx.ledger.state(avmRegistry)));
+    } finally {
+      await twin.close();
+    }
   });
 
   it("kill -9 of one instance under load, three times: every acknowledged write is on the ledger, the others keep writing, HAProxy takes it out", async () => {
@@ -189,38 +233,15 @@ describe("N instances behind HAProxy on one shared ledger", () => {
     for (const s of sent.filter((x) => x.answer.status === 201)) expect(sessionOf.get(s.room)).toBe((JSON.parse(s.answer.text) as { sessionId: string }).sessionId);
     expect(await fx.ledger.verify()).toMatchObject({ ok: true });
   });
-});
 
-describe("a daily quota through HAProxy, the instances counting in one PostgreSQL database", () => {
-  const FILE = "/government/sentinel-status.json";
-  let limited: ApiCluster;
-  let data: { dir: string; cleanup: () => void };
-
-  beforeAll(async () => {
-    // The government area and the dataset keys the instances serve; the limits in PostgreSQL.
-    data = tempDir("load-balancer-data-");
-    cpSync(join(REPO_DATA, "areas", "government"), join(data.dir, "areas", "government"), { recursive: true });
-    cpSync(join(REPO_DATA, "keys"), join(data.dir, "keys"), { recursive: true });
-    const databaseUrl = await freshDatabase("balanced_limits");
-    limited = await startApiCluster({
-      instances: INSTANCES,
-      store: () => ({ LEDGER_DB: fx.path, DATABASE_URL: databaseUrl, DATA_DIR: data.dir, LEDGER_SIGNING_KEY: sha256Hex("avm test ledger key"), TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
-    });
-  }, 60_000);
-
-  afterAll(async () => {
-    await limited?.stop();
-    data?.cleanup();
-  });
-
-  it("150 parallel requests of one client spread over three instances → exactly 100 answered; the client is the one HAProxy forwarded", async () => {
-    const answers = await Promise.all(Array.from({ length: 150 }, () => requestFrom(`${limited.url}${FILE}`, "127.0.4.1")));
+  it.runIf(store === "postgresql")("150 parallel requests of one client spread over three instances → exactly 100 answered; the client is the one HAProxy forwarded", async () => {
+    const answers = await Promise.all(Array.from({ length: 150 }, () => requestFrom(`${cluster.url}${FILE}`, "127.0.4.1")));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(50);
     expect(new Set(answers.map((a) => a.instance)).size).toBe(INSTANCES);
     // Another address through the same balancer is another client (X-Forwarded-For from a trusted
     // proxy): its quota is whole.
-    const other = await requestFrom(`${limited.url}${FILE}`, "127.0.4.2");
+    const other = await requestFrom(`${cluster.url}${FILE}`, "127.0.4.2");
     expect(other.status).toBe(200);
     expect(other.rateLimit).toMatch(/;r=99;/);
   });
@@ -235,5 +256,29 @@ function requestFrom(url: string, localAddress: string): Promise<{ status: numbe
     });
     req.on("error", reject);
     req.end();
+  });
+}
+
+/**
+ * What the verifies decided in an AVM registry, without what depends on where on the ledger or when
+ * it was written (seqs, times, the ledger's size) or on what else the ledger holds (operator tokens):
+ * identities with their grants, keys, stakes, companions, the attestations used.
+ */
+function comparableRegistry(registry: AvmRegistry): unknown {
+  const strip = (value: unknown): unknown => {
+    if (typeof value === "bigint") return value.toString();
+    if (Array.isArray(value)) return value.map(strip);
+    if (value instanceof Map) return [...value].map(([key, v]) => [key, strip(v)]).sort(([a], [b]) => String(a).localeCompare(String(b)));
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).filter(([key]) => !/^seq$|_at$|AtMs$/.test(key)).map(([key, v]) => [key, strip(v)]));
+    }
+    return value;
+  };
+  return strip({
+    identities: registry.identities,
+    identityByKey: registry.identityByKey,
+    stakes: registry.stakes,
+    companions: registry.companions,
+    usedAttestations: [...registry.usedAttestations.keys()].sort(),
   });
 }

@@ -70,11 +70,14 @@ describe("requireToken", () => {
     expect((await call(`Bearer ${second.token}`)).status).toBe(401);
   });
 
-  it("fails closed without a ledger, and when the ledger cannot be read", async () => {
+  it("fails closed without a ledger (401), and when the ledger cannot be read (503 ledger-unavailable with Retry-After)", async () => {
     expect((await app(undefined)("Bearer x.y.z")).status).toBe(401);
     const p = await platform();
     const { token } = await issue(["consensus.write"]);
     await ledger.close();
-    expect((await app(p)(`Bearer ${token}`)).status).toBe(401);
+    const refused = await app(p)(`Bearer ${token}`);
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ type: expect.stringMatching(/\/ledger-unavailable$/) });
   });
 });

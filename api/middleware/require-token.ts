@@ -3,7 +3,9 @@
  * missing, invalid, expired or insufficient → 401). The token is an operator JWT (core/avm/token.ts)
  * verified against the token key and the AVM registry caught up to the ledger's tail, so a token
  * revoked by any process is refused on the very next request. Fails closed: no ledger or no token
- * key configured, or an error while deciding, is a refusal, never a pass. The token is never logged.
+ * key configured, or an error while deciding, is a refusal, never a pass — 503 `ledger-unavailable`
+ * with Retry-After when the store failed (the token may be good: the client should come back), 401
+ * otherwise. The token is never logged.
  * The verified claims are on the context as `token` for the handler. This is the check before the
  * write; api/write-route.ts checks the token again inside the write transaction.
  */
@@ -14,6 +16,7 @@ import type { TokenPermission } from "../../core/schemas/avm.ts";
 import { bearerToken } from "../bearer.ts";
 import type { Platform } from "../platform.ts";
 import { problem } from "../problem.ts";
+import { isStoreFailure, storeUnavailable } from "../routes/store-failure.ts";
 
 export type TokenVariables = { token: TokenClaims };
 
@@ -33,7 +36,8 @@ export function requireToken(permission: TokenPermission, platform: Platform | u
         registry,
         permission,
       });
-    } catch {
+    } catch (error) {
+      if (isStoreFailure(error)) return storeUnavailable(c, error);
       return deny("the token could not be checked; refused");
     }
     if (!verdict.ok) return deny(`a token with the ${permission} permission is required (Authorization: Bearer <token>): ${verdict.error.replaceAll("_", " ")}`);

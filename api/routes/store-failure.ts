@@ -8,6 +8,9 @@ import { failureReason } from "../../store/ledger.ts";
 import { LedgerUnavailableError } from "../../store/ledger-backend.ts";
 import { problem } from "../problem.ts";
 
+/** Seconds a client refused for a failed ledger store is asked to wait. */
+export const LEDGER_RETRY_AFTER_S = 2;
+
 /** node:sqlite's error codes: a database error, and an operation on a closed database. */
 const STORE_ERROR_CODES: ReadonlySet<string> = new Set(["ERR_SQLITE_ERROR", "ERR_INVALID_STATE"]);
 
@@ -18,13 +21,16 @@ export function isStoreFailure(error: unknown): boolean {
 }
 
 /**
- * 503 `ledger-unavailable` for a store failure, with the store's error left for the request's log
- * line (logged at error level: the client is told nothing of it); rethrows anything else.
+ * 503 `ledger-unavailable` for a store failure, with Retry-After (a restarted database or a released
+ * lock answers again within seconds) and the store's error left for the request's log line (logged
+ * at error level: the client is told nothing of it); rethrows anything else.
  */
 export function storeUnavailable(c: Context, error: unknown): Response {
   if (!isStoreFailure(error)) throw error;
   noteStoreFailure(c, error);
-  return problem(c, "ledger-unavailable", "The ledger cannot be read or written right now; nothing was decided. Try again later.");
+  return problem(c, "ledger-unavailable", "The ledger cannot be read or written right now; nothing was decided. Try again later.", {
+    headers: { "Retry-After": String(LEDGER_RETRY_AFTER_S) },
+  });
 }
 
 /** Leaves the store's error for the request's log line (api/middleware/request-log.ts: logged at error level). */

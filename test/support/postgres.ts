@@ -112,9 +112,9 @@ export function testClusterUrl(): string {
 
 let databases = 0;
 
-/** A new, empty database on the test run's cluster; its URL. */
-export async function freshDatabase(label = "t"): Promise<string> {
-  const base = new URL(testClusterUrl());
+/** A new, empty database on the test run's cluster (or the cluster at `clusterUrl`); its URL. */
+export async function freshDatabase(label = "t", clusterUrl: string = testClusterUrl()): Promise<string> {
+  const base = new URL(clusterUrl);
   const name = `${label.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}_${process.pid}_${Date.now().toString(36)}_${databases++}`;
   const client = new pg.Client({ connectionString: base.href });
   await client.connect();

@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:10abbf421955fa27c9e4a285049f6a7d7845a8d4962f9a1df76700cfcc7bfd82
+sha256:60b40df81cdcb85bc4af0cef3f83c3d156eaba60fd0db9d3446430e673f16575
 
-— integrity-platform.example/datasets eDLWuHsR8rgFtNkJJVA4fyvx67oXp0INWc2tqPIl1vWIwLnyRvT8LIYXUucFqKpMvZhfy4tscNeFH9+r8PXUdq+WIQ0=
+— integrity-platform.example/datasets eDLWuPfi5jhM1kk05EyrRWmGr5jNEuydOWMD3Wjn769KDP49f/Jg+0VPPF0+x/kVFIU7EKzLtZDcayKuG2v3SSUz2g4=

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:57a84dc720ce16d540ed25314948d8ca0794a9581c226bfb9cfc9c2037d2584d
+sha256:87bf682623c86bc1fc5d78adba9e5560c1e72f3704c9b6db27a24014648bfc69
 
-— integrity-platform.example/datasets eDLWuLHONtNyUJVZfMgs3AM77eOLK5OWvg6X8G7ab1TbEjwwuHCuQ9sXi//yulNXjF87o2z06NBRhBm/zcdDj7cM/g8=
+— integrity-platform.example/datasets eDLWuEZE+hOLx/h2JnZQTa3lCHE44bzDN/Y+lifKNU3YavwQJSizzr93L1x7JmdsOoFLOox+lHm2esWTTcBQUR5HNgE=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:cf6fab7e2fe1802c0133dfac10d984d9b5fb6749e62e26fc46c2f8fb19febc9d
+sha256:3cdb24803361a3ee6767b91af8e2141747dfe218e4e278003ae91dffdc777e0d
 
-— integrity-platform.example/datasets eDLWuCaz8ZWOD8HGUafF7yzaRIg16XUspAYNJawxgZ91bvXBmEX75Ko4o0yIQqlZbBRCaCloZhO87aiMD5POMbrQCgU=
+— integrity-platform.example/datasets eDLWuPH7qhbX+y9qrKL4l+3sofL0aytfRqbeefii4oXqIjk9qteYbETcpopvH/I3HcDClmUR3F+xriEd6RSwh8j+7AA=

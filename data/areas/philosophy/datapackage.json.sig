@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:4a4b1317a107dc3161a5bd1a2d2df07247ec9eea069a68d662672c7a3c663c4f
+sha256:f2c4400be0e15bf5a5f380fbba3f5e197ab53886e18d42f28867f1810d9cb758
 
-— integrity-platform.example/datasets eDLWuNyfKNaGiEzAhaXwZO7HFGCPJUSETkGtjPCi7bK/zlyDn9U0RKuiZ/+O5kw9mGS13UUeetJmHmiUQwXN8TnojAI=
+— integrity-platform.example/datasets eDLWuEPuf6zt4IOziJkc0eUcOBp7zLZRepkD1fc3bp5DdZemPOzzXkGT+iWN5eSIsBcRAoa3zYoPGn/24gqjY7DHVw8=

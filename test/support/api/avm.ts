@@ -68,16 +68,20 @@ function openFixtureLedger(path: string, now: () => Date): Promise<Ledger> {
 
 export class AvmFixture {
   readonly dir: string;
+  /** The ledger's location: a SQLite file, or a postgres:// URL. */
   readonly path: string;
   readonly ledger: Ledger;
   readonly clock: { now: () => Date; advance: (ms: number) => void };
   readonly #cleanup: () => void;
   readonly #servers: ApiOnLoopback[] = [];
 
-  /** A fresh durable ledger (`synchronous=FULL`) whose clock starts at `startMs` (default: now). */
-  static async open(startMs = Date.now()): Promise<AvmFixture> {
+  /**
+   * A fresh durable ledger (`synchronous=FULL`) whose clock starts at `startMs` (default: now); on
+   * `location` when given (an empty PostgreSQL database's postgres:// URL), else a new SQLite file.
+   */
+  static async open(startMs = Date.now(), location?: string): Promise<AvmFixture> {
     const made = tempDir("avm-api-");
-    const path = join(made.dir, "ledger.sqlite");
+    const path = location ?? join(made.dir, "ledger.sqlite");
     const clock = manualClock(startMs);
     return new AvmFixture(made, path, clock, await openFixtureLedger(path, clock.now));
   }

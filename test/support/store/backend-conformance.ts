@@ -103,8 +103,8 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
       });
       await b.withWriteLock((tx) => tx.insertCheckpointIfAbsent(10, "note ten, second\n", "2026-01-01T00:00:02.000Z"));
       expect(await b.checkpoints()).toEqual([
-        { size: 10, note: "note ten, first\n" },
-        { size: 20, note: "note twenty\n" },
+        { size: 10, note: "note ten, first\n", createdAt: "2026-01-01T00:00:00.000Z" },
+        { size: 20, note: "note twenty\n", createdAt: "2026-01-01T00:00:01.000Z" },
       ]);
       expect(await b.latestCheckpoint()).toBe("note twenty\n");
     });
@@ -123,7 +123,7 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
         expect(await tx.subtreeCount()).toBe(1);
         expect((await tx.subtrees([{ level: 4, idx: 0 }])).size).toBe(1);
         expect(await tx.latestCheckpoint()).toBe("three\n");
-        expect(await tx.checkpoints()).toEqual([{ size: 3, note: "three\n" }]);
+        expect(await tx.checkpoints()).toEqual([{ size: 3, note: "three\n", createdAt: "2026-01-01T00:00:00.000Z" }]);
         return "done";
       });
       expect(result).toBe("done");

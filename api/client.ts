@@ -41,9 +41,9 @@ export interface PresentedKey {
   client: string;
 }
 
-export function presentedKey(c: Context, keys: ApiKeyStore, now: Date): PresentedKey {
+export async function presentedKey(c: Context, keys: ApiKeyStore, now: Date): Promise<PresentedKey> {
   const token = bearerToken(c.req.header("Authorization"));
-  const match = token ? keys.find(token, now) : null;
+  const match = token ? await keys.find(token, now) : null;
   const key = match && opensFiles(match.status) ? match.key : null;
   return { match, key, tier: key ? key.tier : "anonymous", client: key ? key.id : clientAddress(c) };
 }

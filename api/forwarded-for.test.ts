@@ -72,7 +72,7 @@ beforeAll(async () => {
   cpSync(join(REPO_DATA, "areas", "government"), join(dataDir, "areas", "government"), { recursive: true });
   cpSync(join(REPO_DATA, "keys"), join(dataDir, "keys"), { recursive: true });
   const keysFile = join(dir, "access.sqlite");
-  new ApiKeyStore(keysFile).close();
+  await new ApiKeyStore(keysFile).close();
   const options = { host: "127.0.0.1", port: 0, dataDir, keysFile };
   server = await startServer({ ...options, log: (line) => logs.push(line), trustedProxies: trustedProxies([PROXY, "10.0.0.0/8"]) });
   plain = await startServer({ ...options, log: () => {}, trustedProxies: trustedProxies([]) });

@@ -180,7 +180,7 @@ beforeAll(async () => {
   writeFileSync(join(site, "index.html"), "<!doctype html><title>home</title>");
   writeFileSync(join(site, "404.html"), "<!doctype html><title>not found</title>");
   const store = new ApiKeyStore(join(made.dir, "access.sqlite"));
-  for (const tier of ["government", "institutional", "academic"] as const) keys[tier] = store.issue(tier, `hostile ${tier}`, new Date()).token;
+  for (const tier of ["government", "institutional", "academic"] as const) keys[tier] = (await store.issue(tier, `hostile ${tier}`, new Date())).token;
   operatorToken = (await avm.token(["avm.revoke", "avm.operate", "consensus.write"])).token;
   const app = createApp({
     dataDir,

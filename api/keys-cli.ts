@@ -1,6 +1,7 @@
 /**
  * `npm run keys -- <command>`: the API keys of the keyed data areas, kept in the access ledger
- * (`ACCESS_LEDGER_DB`, default `<STATE_DIR>/access.sqlite`; see api/api-keys.ts).
+ * (with `DATABASE_URL` set, the `access` schema of that PostgreSQL database; else `ACCESS_LEDGER_DB`,
+ * default `<STATE_DIR>/access.sqlite`; see store/access-ledger.ts).
  *
  *   issue --tier <tier> --label "<who>"   issue a key and print it ONCE (only its SHA-256 is kept)
  *   requests [--all]                     the key requests sent with POST /keys/requests (pending ones; --all: every one)
@@ -45,7 +46,7 @@ function describeRequest(r: KeyRequest): string {
     .join("\t");
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: { tier: { type: "string" }, label: { type: "string" }, reason: { type: "string" }, request: { type: "string" }, all: { type: "boolean" } }, allowPositionals: true, strict: true });
@@ -74,24 +75,24 @@ function main(argv: string[]): number {
   try {
     switch (command) {
       case "list":
-        for (const k of store.list()) console.log(describe(k, now));
+        for (const k of await store.list()) console.log(describe(k, now));
         return 0;
       case "requests":
-        for (const r of store.requests()) if (values.all || r.status === "pending") console.log(describeRequest(r));
+        for (const r of await store.requests()) if (values.all || r.status === "pending") console.log(describeRequest(r));
         return 0;
       case "decline": {
         const reason = values.reason ?? "declined by the operator";
         if (reason === "" || reason.length > 200) usage("--reason must be 1 to 200 characters");
-        const request = store.declineRequest(values.request!, reason, now);
-        store.checkpoint();
+        const request = await store.declineRequest(values.request!, reason, now);
+        await store.checkpoint();
         console.log(`declined ${request.reference} (${request.tier}, ${request.affiliation}); tell the requester at ${request.contact}`);
         return 0;
       }
       case "issue": {
         if (values.request) {
-          const { token, key, request } = store.issueForRequest(values.request, now);
-          store.checkpoint();
-          console.log(`issued ${key.id} (${key.tier}) for ${request.reference}, ${request.affiliation}; expires ${key.expires_at}; stored as its SHA-256 in ${store.path}`);
+          const { token, key, request } = await store.issueForRequest(values.request, now);
+          await store.checkpoint();
+          console.log(`issued ${key.id} (${key.tier}) for ${request.reference}, ${request.affiliation}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`);
           console.log(`deliver it to ${request.contact} over a secure channel`);
           console.log(`key (shown once, deliver it over a secure channel): ${token}`);
           return 0;
@@ -99,16 +100,16 @@ function main(argv: string[]): number {
         const tier = values.tier as KeyTier | undefined;
         if (!tier || !KEY_TIERS.includes(tier)) usage(`--tier must be one of ${KEY_TIERS.join(", ")}`);
         if (!values.label || values.label.length > 200) usage("--label is required (who the key is for), at most 200 characters");
-        const { token, key } = store.issue(tier, values.label, now);
-        store.checkpoint();
-        console.log(`issued ${key.id} (${key.tier}) for ${key.label}; expires ${key.expires_at}; stored as its SHA-256 in ${store.path}`);
+        const { token, key } = await store.issue(tier, values.label, now);
+        await store.checkpoint();
+        console.log(`issued ${key.id} (${key.tier}) for ${key.label}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`);
         console.log(`key (shown once, deliver it over a secure channel): ${token}`);
         return 0;
       }
       case "rotate": {
-        const { token, key } = store.rotate(id!, now);
-        store.checkpoint();
-        const old = store.get(id!)!;
+        const { token, key } = await store.rotate(id!, now);
+        await store.checkpoint();
+        const old = (await store.get(id!))!;
         console.log(`issued ${key.id} (${key.tier}) for ${key.label}, the successor of ${id}; expires ${key.expires_at}`);
         console.log(`${id} keeps working until ${old.retires_at}, then retires`);
         console.log(`key (shown once, deliver it over a secure channel): ${token}`);
@@ -117,8 +118,8 @@ function main(argv: string[]): number {
       case "revoke": {
         const reason = values.reason ?? "revoked by the operator";
         if (reason === "" || reason.length > 200) usage("--reason must be 1 to 200 characters");
-        const key = store.revoke(id!, reason, now);
-        store.checkpoint();
+        const key = await store.revoke(id!, reason, now);
+        await store.checkpoint();
         console.log(`revoked ${key.id} (${key.tier}, ${key.label}) at ${key.revoked_at}: every API instance refuses it from its next request`);
         return 0;
       }
@@ -130,9 +131,9 @@ function main(argv: string[]): number {
     }
     throw error;
   } finally {
-    store.close();
+    await store.close();
   }
   return 2;
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

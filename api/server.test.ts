@@ -31,12 +31,12 @@ describe("closing the server", () => {
 
     const reopened = new ApiKeyStore(keysFile);
     try {
-      const written = [...reopened.ledger.entries(0)].filter((e) => e.type === "access.refusals");
+      const written = (await Array.fromAsync((await reopened.ledger()).entries(0))).filter((e) => e.type === "access.refusals");
       expect(written.map((e) => e.payload)).toEqual([
         expect.objectContaining({ credential: "none", area: "government", file: "compliance-report.json", outcome: "unauthorized", status: 401, count: 3 }),
       ]);
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   });
 });

@@ -28,7 +28,7 @@ export interface ServerOptions {
   log?: LogSink;
   now?: () => Date;
   bodyLimitBytes?: number;
-  /** The access ledger: API keys and the keyed-access audit (default: ACCESS_LEDGER_DB or <STATE_DIR>/access.sqlite). */
+  /** The access ledger: API keys and the keyed-access audit (default: DATABASE_URL's `access` schema, else ACCESS_LEDGER_DB or <STATE_DIR>/access.sqlite). */
   keysFile?: string;
   /** Web origins besides the server's own that may open the simulation WebSocket (ALLOWED_ORIGINS). */
   trustedOrigins?: readonly string[];
@@ -125,7 +125,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     running = await listen(app, options.host, options.port);
   } catch (error) {
-    keys.close();
+    await keys.close();
     throw error;
   }
   let closing: Promise<void> | undefined;

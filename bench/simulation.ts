@@ -57,7 +57,7 @@ function precomputedStreams(): Map<string, string[]> {
 async function serveForBench(): Promise<void> {
   const { dir, cleanup } = tempDir("bench-simulation-");
   const keys = new ApiKeyStore(join(dir, "api-keys.json"));
-  const key = keys.issue("institutional", "bench", new Date()).token; // keys expire: issued now, as the server reads its clock
+  const key = (await keys.issue("institutional", "bench", new Date())).token; // keys expire: issued now, as the server reads its clock
   const app = createApp({
     dataDir: DATA_DIR,
     log: () => {},

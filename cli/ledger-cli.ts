@@ -15,6 +15,7 @@
  *   copy --to postgres://URL     copy the ledger (LEDGER_DB, DATABASE_URL or --db) into a PostgreSQL
  *                                database that is empty or holds a prefix of it, then prove the copy:
  *                                same size, root and newest checkpoint, verify() clean; exit 0 only then
+ *                                (with --ledger access: the access ledger, into the database's `access` schema)
  *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) with the automatic
  *                                revocations it triggers, and print {"seq": N, "hash": "sha256:…"}
  *
@@ -38,7 +39,7 @@ import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
 import { COPY_BATCH, copyLedger, proveCopy } from "../store/ledger-copy.ts";
 import { defaultLedgerPath, isPostgresLocation, LEDGER_ORIGIN, ledgerBackend, ledgerExists, openLedger } from "../store/open-ledger.ts";
-import { accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
+import { ACCESS_ORIGIN, ACCESS_SCHEMA, accessLedgerExists, accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
 
 async function openedAccessLedger(path: string, log: (m: string) => void) {
   const key = accessSigningKey(process.env, log);
@@ -143,15 +144,19 @@ function eventArgument(args: string[]): NewEvent {
   return { type, payload: payload as JsonObject };
 }
 
-/** `copy --to URL`: the ledger at `path` into the PostgreSQL database at URL, then the proof; 0 only when proven. */
-async function copyCommand(path: string, to: string | undefined, log: (m: string) => void): Promise<number> {
+/**
+ * `copy --to URL`: the ledger at `path` into the PostgreSQL database at URL, then the proof; 0 only
+ * when proven. With `--ledger access`, the access ledger into that database's `access` schema.
+ */
+async function copyCommand(path: string, to: string | undefined, log: (m: string) => void, access: boolean): Promise<number> {
   if (!to || !isPostgresLocation(to)) fail("copy needs --to postgres://… (the PostgreSQL database to copy into)");
   if (to === path) fail("copy: the source and the target are the same database");
-  const [source, target] = [ledgerBackend({ path }), ledgerBackend({ path: to })];
+  const [origin, schema] = access ? [ACCESS_ORIGIN, { schema: ACCESS_SCHEMA }] : [LEDGER_ORIGIN, {}];
+  const [source, target] = [ledgerBackend({ path, ...schema }), ledgerBackend({ path: to, ...schema })];
   let copied;
   try {
-    await source.open(LEDGER_ORIGIN);
-    await target.open(LEDGER_ORIGIN);
+    await source.open(origin);
+    await target.open(origin);
     let shown = 0;
     copied = await copyLedger(source, target, {
       progress: (done, total) => {
@@ -166,7 +171,8 @@ async function copyCommand(path: string, to: string | undefined, log: (m: string
     await Promise.allSettled([source.close(), target.close()]);
   }
   console.log(`copied ${copied.size - copied.resumedFrom} entries and ${copied.checkpoints} checkpoints from ${source.location} to ${target.location}${copied.resumedFrom > 0 ? ` (the target already held the first ${copied.resumedFrom})` : ""}`);
-  const [from, into] = [await openLedger({ path, log }), await openLedger({ path: to, log })];
+  const opened = (at: string) => (access ? openedAccessLedger(at, log) : openLedger({ path: at, log }));
+  const [from, into] = [await opened(path), await opened(to)];
   try {
     const proof = await proveCopy(from.ledger, into.ledger, copied);
     for (const fact of proof.facts) console.log(fact);
@@ -206,11 +212,10 @@ async function main(argv: string[]): Promise<number> {
   if (values.ledger !== undefined && values.ledger !== "main" && values.ledger !== "access") fail(`--ledger must be main or access, got "${values.ledger}"`);
   const access = values.ledger === "access";
   const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
-  if (!["export", "checkpoint", "append"].includes(command) && !(await ledgerExists(path))) fail(`no ledger at ${path}`);
+  if (!["export", "checkpoint", "append"].includes(command) && !(await (access ? accessLedgerExists(path) : ledgerExists(path)))) fail(`no ledger at ${path}`);
   const log = (m: string) => process.stderr.write(`${m}\n`);
   if (command === "copy") {
-    if (access) fail("copy moves the main ledger; the access ledger stays where it is");
-    return copyCommand(path, values.to, log);
+    return copyCommand(path, values.to, log, access);
   }
   const { ledger, key } = access ? await openedAccessLedger(path, log) : await openLedger({ path, log });
   try {

@@ -2,7 +2,8 @@
  * `npm run ledger -- copy --to postgres://…` against a real PostgreSQL (test/support/postgres.ts):
  * a SQLite ledger of a few thousand entries and checkpoints is copied and proven, the export from
  * PostgreSQL is byte-identical to the export from SQLite, a copy onto a true prefix resumes, and a
- * target of another chain, another origin or more entries is refused and left as it was.
+ * target of another chain, another origin or more entries is refused and left as it was; with
+ * `--ledger access` the access ledger goes into the database's `access` schema.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../core/signature.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES } from "../store/ledger-jsonl.ts";
 import { LEDGER_ORIGIN, ledgerBackend, openLedgerStore } from "../store/open-ledger.ts";
+import { ACCESS_ORIGIN, openAccessLedgerStore } from "../store/access-ledger.ts";
 import { freshDatabase } from "../test/support/postgres.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
@@ -68,6 +70,34 @@ async function sizeOf(location: string): Promise<number> {
 }
 
 describe("npm run ledger -- copy", () => {
+  it("--ledger access copies the access ledger into the database's access schema, proven, beside the main ledger", async () => {
+    const sqlite = join(dir, "access.sqlite");
+    const access = await openAccessLedgerStore(sqlite, { key: { name: ACCESS_ORIGIN, secretKeyHex: seed.secretKey, publicKeyHex: seed.publicKey, source: "env" }, durability: "normal" });
+    try {
+      await access.append([{ type: "access", payload: { key_id: "government-1", key_status: "active", tier: "government", area: "government", file: "compliance-report.json", outcome: "served", status: 200 } }]);
+      await access.append([{ type: "access", payload: { key_id: "government-1", key_status: "active", tier: "government", area: "government", file: "policy-impact.json", outcome: "served", status: 200 } }]);
+    } finally {
+      await access.close();
+    }
+    const url = await freshDatabase("copy_access");
+    await fill(url, 10); // the main ledger, already moved: the access ledger's copy must not touch it
+
+    const env = { ...process.env, STATE_DIR: join(dir, "state"), ACCESS_SIGNING_KEY: seed.secretKey, DATABASE_URL: "", ACCESS_LEDGER_DB: sqlite };
+    const copy = spawnSync(process.execPath, [cli, "copy", "--ledger", "access", "--to", url], { encoding: "utf8", env });
+    expect(copy.status, copy.stdout + copy.stderr).toBe(0);
+    expect(copy.stdout).toContain("copied 2 entries and 2 checkpoints");
+    expect(copy.stdout).toContain("(schema access)");
+    expect(copy.stdout).toContain("ok: the copy is proven");
+
+    const copied = await openAccessLedgerStore(url);
+    try {
+      expect((await Array.fromAsync(copied.entries())).map((e) => e.payload.file)).toEqual(["compliance-report.json", "policy-impact.json"]);
+    } finally {
+      await copied.close();
+    }
+    expect(await sizeOf(url)).toBe(10);
+  });
+
   it("copies a SQLite ledger into an empty database, proves it, and both export the same bytes", async () => {
     const sqlite = join(dir, "ledger.sqlite");
     await fill(sqlite, 3000);

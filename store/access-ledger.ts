@@ -1,10 +1,14 @@
 /**
- * The access ledger: a ledger of its own (`<STATE_DIR>/access.sqlite`, `ACCESS_LEDGER_DB`), with the
- * origin `integrity-platform.example/access` and its own checkpoint key, holding the API keys
- * (`apikey.issued`, `apikey.revoked`) and the audit log of every keyed access (`access`). It is the
- * same SQLite ledger as the main one (hash chain, RFC 9162 tree, C2SP checkpoints), so
- * `npm run ledger -- verify|export|checkpoint --ledger access` and `verify-export` work on it, and
- * an auditor checks an export offline with the access verifier key.
+ * The access ledger: a ledger of its own, with the origin `integrity-platform.example/access` and
+ * its own checkpoint key, holding the API keys (`apikey.issued`, `apikey.revoked`) and the audit
+ * log of every keyed access (`access`). It is the same ledger as the main one (store/ledger.ts:
+ * hash chain, RFC 9162 tree, C2SP checkpoints), opened through the same one place
+ * (store/open-ledger.ts), so `npm run ledger -- verify|export|checkpoint --ledger access` and
+ * `verify-export` work on it, and an auditor checks an export offline with the access verifier key.
+ *
+ * Where it lives: with `DATABASE_URL` set, in the platform's PostgreSQL database, in the schema
+ * `access` (tables and write lock of its own), so every API instance sees every key and writes one
+ * audit log; else in the SQLite file `ACCESS_LEDGER_DB`, default `<STATE_DIR>/access.sqlite`.
  *
  * The API appends to it but never holds its signing key: checkpoints are signed by the operator's
  * tools (the keys CLI after every key change, the ledger CLI, every export), so a compromised API
@@ -12,36 +16,42 @@
  */
 import { join } from "node:path";
 import { loadSigningKey, type KeySpec, type SigningKey } from "./keys.ts";
-import { AccessLedgerFile, type AccessLedgerFileOptions } from "./access-ledger-file.ts";
-import type { Ledger } from "./ledger.ts";
-import { openLedgerStore, stateDir } from "./open-ledger.ts";
-
-/** The access ledger as the API key store uses it: synchronous (see access-ledger-file.ts). */
-export type AccessLedger = AccessLedgerFile;
+import type { Ledger, LedgerOptions } from "./ledger.ts";
+import { isPostgresLocation, ledgerExists, openLedgerStore, stateDir, type StoreOptions } from "./open-ledger.ts";
 
 export const ACCESS_KEY: KeySpec = { name: "integrity-platform.example/access", envVar: "ACCESS_SIGNING_KEY", fileName: "access.ed25519" };
 export const ACCESS_ORIGIN = ACCESS_KEY.name;
+/** The PostgreSQL schema of the access ledger's tables, beside the platform ledger's. */
+export const ACCESS_SCHEMA = "access";
 
+/** Where the access ledger is: `DATABASE_URL` (PostgreSQL, schema `access`) when set, else `ACCESS_LEDGER_DB`, else `<STATE_DIR>/access.sqlite`. */
 export function accessLedgerPath(env: NodeJS.ProcessEnv = process.env): string {
+  const url = env.DATABASE_URL?.trim();
+  if (url) return url;
   return env.ACCESS_LEDGER_DB ?? join(stateDir(env), "access.sqlite");
 }
 
-/** Opens the access ledger for appending and reading; with `key`, it can also sign checkpoints. */
-export function openAccessLedger(path: string, options: { key?: SigningKey } & Pick<AccessLedgerFileOptions, "now" | "durability"> = {}): AccessLedger {
-  return new AccessLedgerFile(path, {
+/** Whether an access ledger is there to read at `location` (a SQLite file, or the `access` schema's tables). */
+export function accessLedgerExists(location: string): Promise<boolean> {
+  return ledgerExists(location, isPostgresLocation(location) ? ACCESS_SCHEMA : undefined);
+}
+
+/**
+ * Opens the access ledger at `location` (a SQLite file, ":memory:", or a postgres:// URL: its
+ * `access` schema); with `key`, it can also sign checkpoints.
+ */
+export function openAccessLedgerStore(
+  location: string,
+  options: { key?: SigningKey } & Pick<LedgerOptions, "now"> & Pick<StoreOptions, "durability" | "env"> = {},
+): Promise<Ledger> {
+  return openLedgerStore({
+    path: location,
     origin: ACCESS_ORIGIN,
+    schema: ACCESS_SCHEMA,
     ...(options.key ? { signer: { name: options.key.name, secretKeyHex: options.key.secretKeyHex } } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.durability ? { durability: options.durability } : {}),
-  });
-}
-
-/** The access ledger as a ledger store like the platform's (the ledger CLI's `--ledger access`). */
-export function openAccessLedgerStore(path: string, options: { key?: SigningKey } = {}): Promise<Ledger> {
-  return openLedgerStore({
-    path,
-    origin: ACCESS_ORIGIN,
-    ...(options.key ? { signer: { name: options.key.name, secretKeyHex: options.key.secretKeyHex } } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
 }
 

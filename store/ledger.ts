@@ -221,8 +221,9 @@ export class Ledger implements LedgerStore {
     return this.#backend.latestCheckpoint();
   }
 
-  async state<S>(projection: Projection<S>): Promise<S> {
-    const size = await this.size();
+  /** The projection caught up to the tail, or to `size` when the caller read the tail itself (a TailReads of its turn, store/tail-reads.ts). */
+  async state<S>(projection: Projection<S>, size?: number): Promise<S> {
+    size ??= await this.size();
     // A state that folded the rows of a transaction not yet committed waits for its end (commit or rollback).
     while (this.#inTransaction && this.#projections.watermark(projection as Projection<unknown>) > (this.#tail?.range.size ?? 0)) {
       await this.#writing.catch(() => undefined);

@@ -32,9 +32,9 @@ export function defaultLedgerPath(env: NodeJS.ProcessEnv = process.env): string 
   return env.LEDGER_DB ?? join(stateDir(env), "ledger.sqlite");
 }
 
-/** Whether a ledger is there to read: the SQLite file exists, or the database holds the ledger's tables. */
-export function ledgerExists(location: string): Promise<boolean> {
-  return isPostgresLocation(location) ? postgresLedgerExists(location) : Promise.resolve(existsSync(location));
+/** Whether a ledger is there to read: the SQLite file exists, or the database holds the ledger's tables (in `schema`, if given). */
+export function ledgerExists(location: string, schema?: string): Promise<boolean> {
+  return isPostgresLocation(location) ? postgresLedgerExists(location, schema) : Promise.resolve(existsSync(location));
 }
 
 /** How long a PostgreSQL write waits for the ledger's lock (`DATABASE_LOCK_TIMEOUT_MS`; the backend's default when unset). */
@@ -54,6 +54,8 @@ export interface StoreOptions {
   durability?: "full" | "normal";
   /** How long a write waits for another writer's lock before it fails (default 10 s). */
   busyTimeoutMs?: number;
+  /** In a PostgreSQL database: the schema of this ledger's tables (the access ledger's own); ignored for a SQLite file. */
+  schema?: string;
 }
 
 /** The backend for a ledger location (not yet opened): PostgreSQL for a postgres:// URL, else SQLite. */
@@ -62,7 +64,10 @@ export function ledgerBackend(options: StoreOptions = {}): LedgerBackend {
   const location = options.path ?? defaultLedgerPath(env);
   const lockTimeout = options.busyTimeoutMs ?? lockTimeoutMs(env);
   return isPostgresLocation(location)
-    ? new PostgresBackend(location, lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {})
+    ? new PostgresBackend(location, {
+        ...(lockTimeout !== undefined ? { lockTimeoutMs: lockTimeout } : {}),
+        ...(options.schema !== undefined ? { schema: options.schema } : {}),
+      })
     : new SqliteBackend(location, {
         ...(options.durability ? { durability: options.durability } : {}),
         ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
@@ -71,7 +76,7 @@ export function ledgerBackend(options: StoreOptions = {}): LedgerBackend {
 
 /** Opens a ledger with the given origin and keys on the configured store. */
 export function openLedgerStore(options: LedgerOptions & StoreOptions): Promise<Ledger> {
-  const { path: _path, env: _env, durability: _durability, busyTimeoutMs: _busy, ...ledger } = options;
+  const { path: _path, env: _env, durability: _durability, busyTimeoutMs: _busy, schema: _schema, ...ledger } = options;
   return Ledger.open(ledgerBackend(options), ledger);
 }
 

@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasCode } from "../core/errors.ts";
 import { LedgerUnavailableError, type LedgerBackend } from "./ledger-backend.ts";
-import { PostgresBackend, PostgresLedgerError, WRITE_LOCK_KEY, type PostgresBackendOptions } from "./postgres-backend.ts";
+import { PostgresBackend, PostgresLedgerError, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
 import { sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
 import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
@@ -67,6 +67,40 @@ function gate(): { promise: Promise<void>; open: () => void } {
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
 }
+
+describe("PostgresBackend: a ledger in a schema of its own (the access ledger's)", () => {
+  it("creates the schema and its tables, keeps its rows and origin apart from the default schema's, and takes a lock of its own", async () => {
+    const url = await freshDatabase("schema");
+    const main = backend(url);
+    const access = backend(url, { schema: "access" });
+    await main.open(ORIGIN);
+    await access.open("conformance.example/access"); // another origin: refused if the tables were shared
+    expect(access.location).toContain("(schema access)");
+    const client = await rawClient(url);
+    const { rows } = await client.query<{ schemaname: string }>("SELECT DISTINCT schemaname FROM pg_tables WHERE tablename = 'ledger_entries' ORDER BY 1");
+    expect(rows.map((r) => r.schemaname)).toEqual(["access", "public"]);
+
+    await access.withWriteLock((tx) => tx.insertRows(chainRows(3)));
+    expect((await access.last())?.seq).toBe(2);
+    expect(await main.last()).toBeNull();
+    expect(writeLockKey("access")).not.toBe(WRITE_LOCK_KEY);
+    // A write holding the access ledger's lock does not hold up the main ledger's writes.
+    const held = gate();
+    const holding = access.withWriteLock(() => held.promise);
+    await until(async () => (await lockSessions(client, true)).length === 0 && (await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted")).rowCount === 1, "the access lock held");
+    await main.withWriteLock((tx) => tx.insertRows(chainRows(1)));
+    held.open();
+    await holding;
+    expect((await main.last())?.seq).toBe(0);
+    // Reopening finds the schema's tables and their origin.
+    await backend(url, { schema: "access" }).open("conformance.example/access");
+    await expect(backend(url, { schema: "access" }).open(ORIGIN)).rejects.toSatisfy((e) => hasCode(e, "origin-mismatch"));
+  });
+
+  it("refuses a schema name that is not a plain lower-case identifier", () => {
+    expect(() => new PostgresBackend("postgres://db.example/ledger", { schema: 'x"; DROP TABLE y; --' })).toThrow(PostgresLedgerError);
+  });
+});
 
 describe("PostgresBackend: construction", () => {
   it("shows its location without the password and refuses URLs that are not postgres://", async () => {

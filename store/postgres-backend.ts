@@ -27,9 +27,15 @@ export interface PostgresBackendOptions {
   statementTimeoutMs?: number;
   /** How long to wait for a connection, new or from a full pool (default 10 s). */
   connectTimeoutMs?: number;
+  /**
+   * The schema holding this ledger's tables (created by open() when absent), set as the search_path
+   * of every pooled connection; default the database's own search_path (`public`). The access
+   * ledger lives in the platform's database this way (store/access-ledger.ts).
+   */
+  schema?: string;
 }
 
-export type PostgresLedgerCode = "not-postgres-url" | "format-mismatch" | "origin-mismatch" | "not-utf8" | "rolled-back";
+export type PostgresLedgerCode = "not-postgres-url" | "bad-schema" | "format-mismatch" | "origin-mismatch" | "not-utf8" | "rolled-back";
 /**
  * Not the store failing, so never retryable: the database cannot hold this ledger (a URL that is
  * not postgres://, another format or origin, not UTF-8), or a write's body swallowed the failure of
@@ -38,11 +44,23 @@ export type PostgresLedgerCode = "not-postgres-url" | "format-mismatch" | "origi
 export class PostgresLedgerError extends CodedError<PostgresLedgerCode> {}
 
 /**
- * The key of the ledger's advisory lock: the first 8 bytes of SHA-256 of the entries table's name,
- * as a signed 64-bit integer. Fixed, so every instance (and every version of this code) takes the
- * same lock; two ledgers in other schemas of one database share it, which only serializes them.
+ * The key of the ledger's advisory lock: the first 8 bytes of SHA-256 of the entries table's name
+ * (`<schema>.ledger_entries` for a ledger in a named schema), as a signed 64-bit integer. Fixed, so
+ * every instance (and every version of this code) takes the same lock for the same ledger; the
+ * ledgers of two schemas take different locks and never wait for each other.
  */
-export const WRITE_LOCK_KEY = createHash("sha256").update("ledger_entries").digest().readBigInt64BE(0).toString();
+export function writeLockKey(schema?: string): string {
+  return createHash("sha256").update(schema === undefined ? "ledger_entries" : `${schema}.ledger_entries`).digest().readBigInt64BE(0).toString();
+}
+export const WRITE_LOCK_KEY = writeLockKey();
+
+/** A schema name this code sets in search_path and creates: lower-case letters, digits, underscores. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function checkedSchema(schema: string | undefined): string | undefined {
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new PostgresLedgerError("bad-schema", `ledger schema "${schema}" is not a plain lower-case name`);
+  return schema;
+}
 
 const INT8_OID = 20;
 const BYTEA_OID = 17;
@@ -138,12 +156,13 @@ function primitives(run: Run): BackendReads & BackendWrites {
   };
 }
 
-/** Whether the database at `url` holds a ledger (its entries table), without creating anything. */
-export async function postgresLedgerExists(url: string): Promise<boolean> {
+/** Whether the database at `url` holds a ledger (its entries table, in `schema` if given), without creating anything. */
+export async function postgresLedgerExists(url: string, schema?: string): Promise<boolean> {
+  const table = checkedSchema(schema) === undefined ? "ledger_entries" : `"${schema}".ledger_entries`;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
-    const { rows } = await client.query<{ found: boolean }>("SELECT to_regclass('ledger_entries') IS NOT NULL AS found");
+    const { rows } = await client.query<{ found: boolean }>("SELECT to_regclass($1) IS NOT NULL AS found", [table]);
     return rows[0]!.found;
   } catch (error) {
     throw classifyFailure(error, "read");
@@ -157,6 +176,8 @@ export class PostgresBackend implements LedgerBackend {
   readonly location: string;
   readonly #pool: pg.Pool;
   readonly #reads: BackendReads;
+  readonly #schema: string | undefined;
+  readonly #lockKey: string;
   #lastIdleError: Error | null = null;
 
   constructor(url: string, options: PostgresBackendOptions = {}) {
@@ -169,8 +190,11 @@ export class PostgresBackend implements LedgerBackend {
     if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
       throw new PostgresLedgerError("not-postgres-url", `the ledger's database URL must be postgres://…, not ${parsed.protocol}//…`);
     }
-    this.location = safeLocation(parsed);
+    this.#schema = checkedSchema(options.schema);
+    this.#lockKey = writeLockKey(this.#schema);
+    this.location = safeLocation(parsed) + (this.#schema === undefined ? "" : ` (schema ${this.#schema})`);
     this.#pool = new pg.Pool({
+      ...(this.#schema === undefined ? {} : { options: `-c search_path=${this.#schema}` }),
       connectionString: url,
       max: options.poolSize ?? 10,
       lock_timeout: options.lockTimeoutMs ?? 5_000,
@@ -217,6 +241,7 @@ export class PostgresBackend implements LedgerBackend {
         throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
       }
       // Under the lock: a second instance opening a new database waits here, then finds the tables.
+      if (this.#schema !== undefined) await run(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
       const [exists] = await run("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_meta'");
       if (!exists) await run(PG_SCHEMA);
       const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
@@ -246,7 +271,7 @@ export class PostgresBackend implements LedgerBackend {
     const session = await this.#begin();
     let open = true;
     try {
-      await session.run(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+      await session.run(`SELECT pg_advisory_xact_lock(${this.#lockKey})`);
       const result = await body(session.run);
       open = false;
       // A connection lost during COMMIT leaves the outcome unknown: LedgerUnavailableError, and the

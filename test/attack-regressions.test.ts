@@ -32,12 +32,12 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await fx.close();
-  keys.close();
+  await keys.close();
 });
 
 const serve = (options: Parameters<AvmFixture["serve"]>[0] = {}) => fx.serve({ keys, quotas: new DailyQuotas({ now: fx.clock.now }), ...options });
 const ledgerSince = async (size: number): Promise<LedgerEntry[]> => Array.fromAsync(fx.ledger.entries(size));
-const accessSince = (size: number): LedgerEntry[] => [...keys.ledger.entries(size)];
+const accessSince = async (size: number): Promise<LedgerEntry[]> => Array.fromAsync((await keys.ledger()).entries(size));
 const problemType = async (res: Response) => ((await res.json()) as { type: string }).type;
 const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
@@ -109,14 +109,14 @@ describe("6. every refusal of a verify is an attempt with its reason", () => {
 
 describe("7. the access audit records the tier actually applied", () => {
   it("a revoked academic key is served on the anonymous quota and audited as tier anonymous", async () => {
-    const { token, key } = keys.issue("academic", "revoked academic", fx.clock.now());
-    keys.revoke(key.id, "test", fx.clock.now());
+    const { token, key } = await keys.issue("academic", "revoked academic", fx.clock.now());
+    await keys.revoke(key.id, "test", fx.clock.now());
     const api = await serve();
-    const before = await keys.ledger.size();
+    const before = await (await keys.ledger()).size();
     const res = await fetch(`${api.url}/academics/papers.json`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-policy")).toContain("q=100;");
-    const audited = accessSince(before);
+    const audited = await accessSince(before);
     expect(audited.map((e) => e.payload)).toEqual([expect.objectContaining({ key_id: key.id, key_status: "revoked", tier: "anonymous", outcome: "served" })]);
   });
 });
@@ -124,7 +124,7 @@ describe("7. the access audit records the tier actually applied", () => {
 describe("2. anonymous refusals do not cost a durable write each", () => {
   it("150 anonymous and 20 made-up-key requests for a keyed file write nothing at once, then one count per window and reason", async () => {
     const api = await serve();
-    const before = await keys.ledger.size();
+    const before = await (await keys.ledger()).size();
     const statuses = new Map<number, number>();
     for (let i = 0; i < 150; i++) {
       const res = await fetch(`${api.url}/government/compliance-report.json`);
@@ -135,11 +135,11 @@ describe("2. anonymous refusals do not cost a durable write each", () => {
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
     expect([...statuses].sort()).toEqual([[401, 100], [429, 70]]);
-    expect(await keys.ledger.size()).toBe(before);
+    expect(await (await keys.ledger()).size()).toBe(before);
     // The window's counts are written once a later window begins.
     fx.clock.advance(61_000);
     await fetch(`${api.url}/government/compliance-report.json`);
-    const written = accessSince(before);
+    const written = await accessSince(before);
     expect(written.every((e) => e.type === "access.refusals")).toBe(true);
     expect(written.length).toBe(3);
     expect(written.map((e) => e.payload)).toEqual(expect.arrayContaining([
@@ -150,12 +150,12 @@ describe("2. anonymous refusals do not cost a durable write each", () => {
   });
 
   it("a known key's refusal is still one access entry, written before the answer", async () => {
-    const { token, key } = keys.issue("academic", "wrong tier", fx.clock.now());
+    const { token, key } = await keys.issue("academic", "wrong tier", fx.clock.now());
     const api = await serve();
-    const before = await keys.ledger.size();
+    const before = await (await keys.ledger()).size();
     const res = await fetch(`${api.url}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(403);
-    expect(accessSince(before).map((e) => e.payload)).toEqual([expect.objectContaining({ key_id: key.id, outcome: "forbidden", status: 403 })]);
+    expect((await accessSince(before)).map((e) => e.payload)).toEqual([expect.objectContaining({ key_id: key.id, outcome: "forbidden", status: 403 })]);
   });
 });
 

@@ -88,7 +88,7 @@ beforeAll(async () => {
   cpSync(join(REPO_DATA_DIR, "keys"), join(dataDir, "keys"), { recursive: true });
   writeHistory(dataDir, sampleHistory(10));
   const keys = new ApiKeyStore(join(tmp, "access.sqlite"));
-  key = keys.issue("government", "dashboard", new Date()).token;
+  key = (await keys.issue("government", "dashboard", new Date())).token;
   const app = createApp({ dataDir, keys, log: () => {}, trustedOrigins: [originOf(trustedPage)] });
   addRoute(app, noteRoute, (c) => c.json(c.req.valid("json"), 200));
   api = await listen(app, "127.0.0.1", 0);

@@ -42,7 +42,7 @@ beforeAll(async () => {
   mkdirSync(dataDir, { recursive: true });
   copyData(dataDir);
   const keysFile = join(dir, "access.sqlite");
-  new ApiKeyStore(keysFile).close();
+  await new ApiKeyStore(keysFile).close();
   instances = [];
   for (let i = 0; i < 3; i++) {
     const store = await openPostgresLimits(databaseUrl, { instanceId: `test-${i}` });
@@ -231,7 +231,7 @@ describe("a limits store that fails", () => {
     const lostUrl = await freshDatabase("limits_lost");
     const store = await openPostgresLimits(lostUrl, { instanceId: "lost", timeoutMs: 2000 });
     const keysFile = join(dir, "access-lost.sqlite");
-    new ApiKeyStore(keysFile).close();
+    await new ApiKeyStore(keysFile).close();
     const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, keysFile, log: () => {}, limits: store, simulation: { roundIntervalMs: 0 } });
     try {
       expect((await request(`${server.url}${FILE}`, "127.0.5.1")).status).toBe(200);

@@ -138,7 +138,7 @@ async function world(options: { keyedDataDir?: (dir: string) => string; maxClien
     url: server.url,
     stop: async () => {
       await server.close();
-      keys.close();
+      await keys.close();
       await ledger.close();
       cleanup();
     },
@@ -223,7 +223,7 @@ describe("§2 the API trusts only signed manifests", () => {
   let government: string;
   beforeAll(async () => {
     w = await world();
-    government = w.keys.issue("government", "ministry", w.clock.now()).token;
+    government = (await w.keys.issue("government", "ministry", w.clock.now())).token;
   });
   afterAll(async () => w.stop());
 
@@ -395,8 +395,8 @@ describe("§4/§6 sweep: every area file × spelling × credential × method", (
   let academic: string;
   beforeAll(async () => {
     w = await world();
-    government = w.keys.issue("government", "ministry", w.clock.now()).token;
-    academic = w.keys.issue("academic", "university", w.clock.now()).token;
+    government = (await w.keys.issue("government", "ministry", w.clock.now())).token;
+    academic = (await w.keys.issue("academic", "university", w.clock.now())).token;
   });
   afterAll(async () => w.stop());
 
@@ -456,7 +456,7 @@ describe("§6 Bearer scheme in any case; 304 on If-None-Match", () => {
   let government: string;
   beforeAll(async () => {
     w = await world();
-    government = w.keys.issue("government", "ministry", w.clock.now()).token;
+    government = (await w.keys.issue("government", "ministry", w.clock.now())).token;
   });
   afterAll(async () => w.stop());
 
@@ -532,7 +532,7 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
   });
 
   it("a government key expires after 90 days and a 14-day grace", async () => {
-    const token = w.keys.issue("government", "quarterly", w.clock.now()).token;
+    const token = (await w.keys.issue("government", "quarterly", w.clock.now())).token;
     w.clock.advance(95 * 86_400_000);
     expect((await gov(token)).status).toBe(200);
     w.clock.advance(10 * 86_400_000);
@@ -542,13 +542,13 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
   });
 
   it("ids are never reused, so two keys never share a quota", async () => {
-    for (let i = 0; i < 4; i++) w.keys.issue("economist", `bank ${i}`, w.clock.now());
-    w.keys.revoke("economist-2", "left", w.clock.now());
-    const next = w.keys.issue("economist", "bank 5", w.clock.now());
+    for (let i = 0; i < 4; i++) await w.keys.issue("economist", `bank ${i}`, w.clock.now());
+    await w.keys.revoke("economist-2", "left", w.clock.now());
+    const next = await w.keys.issue("economist", "bank 5", w.clock.now());
     expect(next.key.id).toBe("economist-5");
-    const fourth = w.keys.list().find((k) => k.id === "economist-4")!;
+    const fourth = (await w.keys.list()).find((k) => k.id === "economist-4")!;
     expect(fourth.sha256).not.toBe(next.key.sha256);
-    const ids = w.keys.list().map((k) => k.id);
+    const ids = (await w.keys.list()).map((k) => k.id);
     expect(new Set(ids).size).toBe(ids.length);
     const a = await hit("§7 keys", w.url, "/economy/supply", { headers: { Authorization: `Bearer ${next.token}` } });
     expect(a.headers.ratelimit).toMatch(/r=1999;/);
@@ -557,7 +557,7 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
   });
 
   it("every keyed access is in the append-only audit log, which an auditor exports and checks offline; never the key", async () => {
-    const token = w.keys.issue("government", "auditor test", w.clock.now()).token;
+    const token = (await w.keys.issue("government", "auditor test", w.clock.now())).token;
     expect((await gov(token)).status).toBe(200);
     expect((await gov(token, "/government/ledger/export?format=bogus")).status).toBe(400);
     expect((await hit("§7 keys", w.url, "/government/policy-impact.json")).status).toBe(401);
@@ -616,7 +616,7 @@ describe("§8 keyed data never reaches the public", () => {
   afterAll(async () => w.stop());
 
   it("the API serves keyed files from the keyed store, verified against the public signed manifest", async () => {
-    const token = w.keys.issue("government", "ministry", w.clock.now()).token;
+    const token = (await w.keys.issue("government", "ministry", w.clock.now())).token;
     const res = await hit("§8 keyed store", w.url, "/government/compliance-report.json", { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(res.text).toBe(readFileSync(join(w.dir, "private", "areas", "government", "compliance-report.json"), "utf8"));

@@ -62,7 +62,7 @@ describe("CORS over HTTP", () => {
     cpSync(join(import.meta.dirname, "../../data/areas"), join(dataDir, "areas"), { recursive: true });
     writeHistory(dataDir, sampleHistory(120));
     const keys = new ApiKeyStore(join(made.dir, "keys.json"));
-    key = keys.issue("government", "cors", new Date(0)).token;
+    key = (await keys.issue("government", "cors", new Date(0))).token;
     const app = createApp({ dataDir, keys, log: () => {}, trustedOrigins: [TRUSTED] });
     addRoute(app, noteRoute, (c) => c.json(c.req.valid("json"), 200));
     server = await listen(app, "127.0.0.1", 0);

@@ -18,8 +18,8 @@ beforeAll(async () => {
   cpSync(join(REPO_DATA, "areas"), join(dir, "data", "areas"), { recursive: true });
   cpSync(join(REPO_DATA, "keys"), join(dir, "data", "keys"), { recursive: true });
   const keys = new ApiKeyStore(join(dir, "access.sqlite"), { durability: "normal" });
-  governmentKey = keys.issue("government", "test ministry", new Date()).token;
-  academicKey = keys.issue("academic", "test university", new Date()).token;
+  governmentKey = (await keys.issue("government", "test ministry", new Date())).token;
+  academicKey = (await keys.issue("academic", "test university", new Date())).token;
   server = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, log: () => {} });
 });
 afterAll(async () => {
@@ -164,9 +164,9 @@ describe("daily quotas (RateLimit headers, 429)", () => {
   let government: string;
   beforeAll(async () => {
     const keys = new ApiKeyStore(join(dir, "quota-access.sqlite"), { durability: "normal" });
-    academic = keys.issue("academic", "quota university", clock).token;
-    economist = keys.issue("economist", "quota bank", clock).token;
-    government = keys.issue("government", "quota ministry", clock).token;
+    academic = (await keys.issue("academic", "quota university", clock)).token;
+    economist = (await keys.issue("economist", "quota bank", clock)).token;
+    government = (await keys.issue("government", "quota ministry", clock)).token;
     limited = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, log: () => {}, now: () => clock });
   });
   afterAll(() => limited.close());

@@ -140,17 +140,17 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const file = route.file;
     const name = route.kind === "export" ? request.path : file.path;
 
-    const { match, key, tier, client } = presentedKey(c, keys, now());
+    const { match, key, tier, client } = await presentedKey(c, keys, now());
 
     /** Records the access when it must be audited, then answers; a failed record refuses. */
-    const answer = (outcome: AccessOutcome, response: Response): Response => {
+    const answer = async (outcome: AccessOutcome, response: Response): Promise<Response> => {
       if (!match) {
         // No known key: a refusal of a keyed file is counted, not written one by one (api-keys.ts countRefusal).
-        if (isKeyed(file)) keys.countRefusal({ credential: c.req.header("Authorization") ? "unknown" : "none", area, file: name, outcome, status: response.status }, now());
+        if (isKeyed(file)) await keys.countRefusal({ credential: c.req.header("Authorization") ? "unknown" : "none", area, file: name, outcome, status: response.status }, now());
         return response;
       }
       try {
-        keys.record({
+        await keys.record({
           key_id: match.key.id,
           key_status: match.status,
           tier, // the tier applied: a key that opens nothing (revoked, expired) counts as anonymous

@@ -66,9 +66,9 @@ describe("POST /keys/requests", () => {
     // Durable: another process opening the access ledger sees it.
     const store = new ApiKeyStore(keysFile);
     try {
-      expect(store.requests().map((r) => [r.reference, r.contact, r.status])).toContainEqual([reference, KEY_REQUEST_EXAMPLE.contact, "pending"]);
+      expect((await store.requests()).map((r) => [r.reference, r.contact, r.status])).toContainEqual([reference, KEY_REQUEST_EXAMPLE.contact, "pending"]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -102,11 +102,11 @@ describe("POST /keys/requests", () => {
 
     const store = new ApiKeyStore(keysFile);
     try {
-      const match = store.find(token!, new Date());
+      const match = await store.find(token!, new Date());
       expect(match?.key).toMatchObject({ id: "academic-1", tier: "academic", label: `${KEY_REQUEST_EXAMPLE.affiliation} (${reference})` });
       expect(match?.status).toBe("active");
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
@@ -159,9 +159,9 @@ describe("POST /keys/requests", () => {
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(((await refused.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}rate-limited`);
-      expect(store.requests()).toHaveLength(KEY_REQUEST_DAILY_QUOTA);
+      expect((await store.requests())).toHaveLength(KEY_REQUEST_DAILY_QUOTA);
     } finally {
-      store.close();
+      await store.close();
       await limited.stop();
       own.cleanup();
     }

@@ -78,11 +78,11 @@ export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {
   const quota = options.quota === undefined ? KEY_REQUEST_DAILY_QUOTA : options.quota;
   const routes = routeGroup();
   routes.use(keyRequestRoute.path, ownDailyQuota(quotas, QUOTA_BUCKET, quota, "key requests"));
-  addRoute(routes, keyRequestRoute, (c) => {
+  addRoute(routes, keyRequestRoute, async (c) => {
     const body = c.req.valid("json") as KeyRequestBody;
     let request;
     try {
-      request = keys.receiveRequest(body, now());
+      request = await keys.receiveRequest(body, now());
     } catch {
       return problem(c, "ledger-unavailable", "The request could not be recorded, so it was not received. Try again later.");
     }

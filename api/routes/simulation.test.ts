@@ -36,12 +36,12 @@ function copyInputs(to: string): void {
   }
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   ({ dir, cleanup } = tempDir("simulation-api-"));
   dataDir = join(dir, "data");
   copyInputs(dataDir);
   keys = new ApiKeyStore(join(dir, "access.sqlite"));
-  institutionalKey = keys.issue("institutional", "test institute", new Date()).token;
+  institutionalKey = (await keys.issue("institutional", "test institute", new Date())).token;
 });
 afterAll(() => cleanup());
 

@@ -106,7 +106,7 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
     const refusal = crossOriginRefusal((name) => c.req.header(name), trusted);
     if (refusal) return problem(c, "origin-not-allowed", `${refusal}; only this site and its configured trusted origins may open the simulation.`);
 
-    const presented = presentedKey(c, keys, now());
+    const presented = await presentedKey(c, keys, now());
     const { key, tier } = presented;
     const client = key ? `key:${key.id}` : `ip:${presented.client}`;
     // Taken first, so that the count and the cap are one decision; given back on any refusal below.

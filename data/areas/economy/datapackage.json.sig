@@ -1,4 +1,4 @@
 economy datapackage
-sha256:87bf682623c86bc1fc5d78adba9e5560c1e72f3704c9b6db27a24014648bfc69
+sha256:58195349b46f7322b04d28456d90c2f5f87e35d97b6c5532d9e7851c9d33efa3
 
-— integrity-platform.example/datasets eDLWuEZE+hOLx/h2JnZQTa3lCHE44bzDN/Y+lifKNU3YavwQJSizzr93L1x7JmdsOoFLOox+lHm2esWTTcBQUR5HNgE=
+— integrity-platform.example/datasets eDLWuDDJUnrrSNzpXeQa0iwcPBamddukzrDjUFBor5bn2J0FAxvzQYPbn3m55mVhieTkLF39ghTTxbP5kflBiWuEBwE=

@@ -6,36 +6,27 @@
  * in a labelled, focusable scroll region; the menu marks the page; axe finds nothing at two widths.
  */
 import { AxeBuilder } from "@axe-core/playwright";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { count } from "../core/format/text.ts";
 import { AVM_ERROR_CODES, AVM_ERROR_TABLE, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
-import { createApp } from "../api/app.ts";
-import { listen, type RunningServer } from "../api/server.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { portalInBrowser, type PortalInBrowser } from "./support/site/portal-browser.ts";
 
-const tmp = mkdtempSync(join(tmpdir(), "portal-authority-"));
-const siteDir = join(tmp, "site");
 const published = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "government", "authority-activity.json"), "utf8")) as AuthorityActivity;
-let server: RunningServer;
-let context: BrowserContext;
+let portal: PortalInBrowser;
+let server: PortalInBrowser["server"];
 let page: Page;
 
 beforeAll(async () => {
-  const build = await buildSite(REPO_DATA_DIR, siteDir);
-  if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {} }), "127.0.0.1", 0);
-  context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
-  page = context.pages()[0] ?? (await context.newPage());
+  portal = await portalInBrowser("portal-authority-");
+  ({ server, page } = portal);
 }, 300_000);
 
 afterAll(async () => {
-  await context?.close();
-  await server?.close();
-  rmSync(tmp, { recursive: true, force: true });
+  await portal?.close();
 });
 
 const cell = (row: string) => page.locator(`tr[${row}] td.num`).first().textContent();

@@ -6,35 +6,26 @@
  * gap cut out and labelled instead of bunching the pulses at the two ends. axe finds nothing.
  */
 import { AxeBuilder } from "@axe-core/playwright";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulseRecord } from "../core/pulse/history.ts";
-import { createApp } from "../api/app.ts";
-import { listen, type RunningServer } from "../api/server.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { portalInBrowser, type PortalInBrowser } from "./support/site/portal-browser.ts";
 
-const tmp = mkdtempSync(join(tmpdir(), "portal-pulse-"));
-const siteDir = join(tmp, "site");
 const records = readFileSync(join(REPO_DATA_DIR, "pulse", "history.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as PulseRecord);
-let server: RunningServer;
-let context: BrowserContext;
+let portal: PortalInBrowser;
+let server: PortalInBrowser["server"];
 let page: Page;
 
 beforeAll(async () => {
-  const build = await buildSite(REPO_DATA_DIR, siteDir);
-  if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {} }), "127.0.0.1", 0);
-  context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
-  page = context.pages()[0] ?? (await context.newPage());
+  portal = await portalInBrowser("portal-pulse-");
+  ({ server, page } = portal);
 }, 300_000);
 
 afterAll(async () => {
-  await context?.close();
-  await server?.close();
-  rmSync(tmp, { recursive: true, force: true });
+  await portal?.close();
 });
 
 describe("/pulse/timeline/", () => {

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
-import type { BackendReads, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, SubtreeRow, TailRow } from "./ledger-backend.ts";
+import { subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
 import { CodedError } from "../core/errors.ts";
 import { classifyFailure, isConnectionLost } from "./postgres-failures.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
@@ -98,8 +98,8 @@ type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Pro
 
 const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";
 
-/** The reads and writes of the interface, over whatever runs the statements. */
-function primitives(run: Run): BackendReads & BackendWrites {
+/** The reads of the interface, over whatever runs the statements (the writes: bufferedWrites). */
+function primitives(run: Run): BackendReads {
   return {
     async last() {
       const [row] = await run<TailRow>("SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1");
@@ -119,7 +119,7 @@ function primitives(run: Run): BackendReads & BackendWrites {
         "SELECT s.level, s.idx, s.hash FROM ledger_subtrees s JOIN unnest($1::integer[], $2::bigint[]) AS k(level, idx) ON s.level = k.level AND s.idx = k.idx",
         [keys.map((k) => k.level), keys.map((k) => k.idx)],
       );
-      for (const row of rows) found.set(`${row.level}/${row.idx}`, row.hash);
+      for (const row of rows) found.set(subtreeKey(row.level, row.idx), row.hash);
       return found;
     },
     async subtreeCount() {
@@ -132,26 +132,6 @@ function primitives(run: Run): BackendReads & BackendWrites {
     },
     checkpoints() {
       return run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints ORDER BY size');
-    },
-    // One statement per batch whatever its size: seven arrays unnested (no 65,535-parameter limit).
-    async insertRows(rows) {
-      if (rows.length === 0) return;
-      await run(
-        `INSERT INTO ledger_entries (${ENTRY_COLUMNS})
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])`,
-        [rows.map((r) => r.seq), rows.map((r) => r.type), rows.map((r) => r.payload), rows.map((r) => r.ts), rows.map((r) => r.prev), rows.map((r) => r.hash), rows.map((r) => r.leaf)],
-      );
-    },
-    async insertSubtrees(subtrees) {
-      if (subtrees.length === 0) return;
-      await run("INSERT INTO ledger_subtrees (level, idx, hash) SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bytea[])", [
-        subtrees.map((s) => s.level),
-        subtrees.map((s) => s.idx),
-        subtrees.map((s) => s.hash),
-      ]);
-    },
-    async insertCheckpointIfAbsent(size, note, createdAt) {
-      await run("INSERT INTO ledger_checkpoints (size, note, created_at) VALUES ($1, $2, $3) ON CONFLICT (size) DO NOTHING", [size, note, createdAt]);
     },
   };
 }

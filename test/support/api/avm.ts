@@ -7,22 +7,23 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { attestationHash, signAttestation, signWalletMessage, type AttestationFields, type Signer } from "../../../core/avm/messages.ts";
+import { attestationHash, signWalletMessage, type Signer } from "../../../core/avm/messages.ts";
 import * as ops from "../../../core/avm/operations.ts";
 import { avmRegistry } from "../../../core/avm/registry.ts";
 import { signToken, tokenClaims, tokenIssuedEvent } from "../../../core/avm/token.ts";
 import { sha256Hex } from "../../../core/digest.ts";
-import type { AvmVerifyRequest, CompanionAttestation, RiskLevel, Role, Scope, TokenPermission } from "../../../core/schemas/avm.ts";
+import type { AvmVerifyRequest, CompanionAttestation, Role, Scope, TokenPermission } from "../../../core/schemas/avm.ts";
 import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../core/signature.ts";
 import type { Ledger } from "../../../store/ledger.ts";
 import { openLedgerStore } from "../../../store/open-ledger.ts";
 import { createApp, type AppEnv, type AppOptions } from "../../../api/app.ts";
 import { listen, type RunningServer } from "../../../api/server.ts";
+import { attest, DAY, EJ_HASH, type AttestationOptions } from "../core/avm/helpers.ts";
 import { manualClock, tempDir } from "./helpers.ts";
 
-export const DAY = 86_400_000;
+export { DAY, EJ_HASH };
+
 export const MIC = 1_000_000n;
-export const EJ_HASH = `sha256:${sha256Hex("ethics justification")}`;
 /** The test token key (a fixed seed: tests only). */
 export const TEST_TOKEN_SECRET = sha256Hex("avm test token key");
 export const TEST_TOKEN_PUBLIC = publicKeyFromSecret("ed25519", TEST_TOKEN_SECRET);
@@ -43,15 +44,8 @@ export interface IdentityOptions {
   acceptSlashing?: boolean;
 }
 
-export interface AttestOptions {
-  scopes?: Scope[];
-  risk_level?: RiskLevel;
-  issuedAt?: number;
-  expiresAt?: number;
-  ej_hash?: string;
-  subject?: string;
-  cosigner?: Companion;
-}
+/** How an attestation differs from the default (test/support/core/avm/helpers.ts `attest`); counted from the fixture clock. */
+export type AttestOptions = Omit<AttestationOptions, "now">;
 
 export interface ApiOnLoopback {
   url: string;
@@ -125,17 +119,7 @@ export class AvmFixture {
 
   /** An attestation about `subject`, valid from a day ago for 60 days by default (fixture clock). */
   attest(companion: Companion, subject: string, options: AttestOptions = {}): CompanionAttestation {
-    const now = this.nowMs;
-    const fields: AttestationFields = {
-      companion_id: companion.companion_id,
-      subject: options.subject ?? subject,
-      scopes: options.scopes ?? ["api.read", "api.write", "api.deploy.staging"],
-      ej_hash: options.ej_hash ?? EJ_HASH,
-      risk_level: options.risk_level ?? "medium",
-      issued_at: new Date(options.issuedAt ?? now - DAY).toISOString(),
-      expires_at: new Date(options.expiresAt ?? now + 60 * DAY).toISOString(),
-    };
-    return signAttestation(fields, companion, options.cosigner);
+    return attest(companion, subject, { ...options, now: this.nowMs });
   }
 
   /** A signed verify request: `holder`'s wallet signs the fixed message over A, ledger_id and scopes. */

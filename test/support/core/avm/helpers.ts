@@ -111,17 +111,20 @@ export interface AttestationOptions {
   ej_hash?: string;
   subject?: string;
   cosigner?: Signer & { companion_id: string };
+  /** The instant the defaults are counted from (default NOW). */
+  now?: number;
 }
 
 export function attest(companion: Signer & { companion_id: string }, subject: string, options: AttestationOptions = {}): CompanionAttestation {
+  const now = options.now ?? NOW;
   const fields: AttestationFields = {
     companion_id: companion.companion_id,
     subject: options.subject ?? subject,
     scopes: options.scopes ?? ["api.read", "api.write", "api.deploy.staging"],
     ej_hash: options.ej_hash ?? EJ_HASH,
     risk_level: options.risk_level ?? "medium",
-    issued_at: iso(options.issuedAt ?? NOW - DAY),
-    expires_at: iso(options.expiresAt ?? NOW + 60 * DAY),
+    issued_at: iso(options.issuedAt ?? now - DAY),
+    expires_at: iso(options.expiresAt ?? now + 60 * DAY),
   };
   return signAttestation(fields, companion, options.cosigner);
 }

@@ -46,6 +46,7 @@ export function sampleHistory(count: number, options: SampleOptions = {}): Pulse
   return records;
 }
 
+/** The text of history.jsonl for `records`: one JCS line each. */
 export function historyText(records: readonly PulseRecord[]): string {
   return records.map((r) => `${historyLine(r)}\n`).join("");
 }

@@ -13,8 +13,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cycleLabel } from "../../../core/cycle.ts";
 import { badgeFor, badgeSvg } from "../../../core/pulse/badge.ts";
-import { historyLine, newestFirst, sealPulse, type PulseRecord } from "../../../core/pulse/history.ts";
-import { signHistory } from "../api/helpers.ts";
+import { newestFirst, sealPulse, type PulseRecord } from "../../../core/pulse/history.ts";
+import { historyText, signHistory } from "../api/helpers.ts";
+
+export { historyText };
 
 export const SITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "site");
 export const REPO_ROOT = resolve(SITE_ROOT, "..");
@@ -64,10 +66,6 @@ export function makeHistory(count: number): PulseRecord[] {
   return records;
 }
 
-/** The text of history.jsonl for `records`. */
-export function historyText(records: readonly PulseRecord[]): string {
-  return records.map((r) => `${historyLine(r)}\n`).join("");
-}
 
 /** Writes `<dataDir>/pulse/history.jsonl` and, unless told not to, the `<dataDir>/v1/pulse/*` files. */
 export function writeDataDir(dataDir: string, records: readonly PulseRecord[], options: { v1?: boolean } = {}): void {

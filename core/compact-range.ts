@@ -23,21 +23,29 @@ export class CompactRange {
     return new CompactRange(0, [], []);
   }
 
-  /** Rebuilds the range of a tree of `size` leaves from its perfect subtrees. */
-  static fromPerfect(size: number, perfect: (level: number, index: number) => Uint8Array): CompactRange {
+  /** The perfect subtrees that make up the right edge of a tree of `size` leaves, largest first (the order of `edge`). */
+  static edgeNodes(size: number): { level: number; index: number }[] {
     if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`bad tree size ${size}`);
-    const levels: number[] = [];
-    const hashes: Uint8Array[] = [];
+    const nodes: { level: number; index: number }[] = [];
     let start = 0;
     for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0; level--) {
       const width = 2 ** level;
       if (size - start >= width) {
-        levels.push(level);
-        hashes.push(perfect(level, start / width));
+        nodes.push({ level, index: start / width });
         start += width;
       }
     }
-    return new CompactRange(size, levels, hashes);
+    return nodes;
+  }
+
+  /** Rebuilds the range of a tree of `size` leaves from its perfect subtrees. */
+  static fromPerfect(size: number, perfect: (level: number, index: number) => Uint8Array): CompactRange {
+    const nodes = CompactRange.edgeNodes(size);
+    return new CompactRange(
+      size,
+      nodes.map((n) => n.level),
+      nodes.map((n) => perfect(n.level, n.index)),
+    );
   }
 
   get size(): number {

@@ -537,7 +537,7 @@ export class Ledger implements LedgerStore {
     // The new right edge from what the worker reported, the old edge, and the batch's last leaves.
     const size = first + events.length;
     const nodes = new Map<string, Uint8Array>(subtrees.map((s) => [subtreeKey(s.level, s.idx), s.hash]));
-    edgeKeys(first).forEach((k, i) => nodes.set(subtreeKey(k.level, k.idx), start.range.edge[i]!));
+    CompactRange.edgeNodes(first).forEach((n, i) => nodes.set(subtreeKey(n.level, n.index), start.range.edge[i]!));
     const range = CompactRange.fromPerfect(size, (level, idx) => {
       const hash = nodes.get(subtreeKey(level, idx));
       if (hash) return hash;
@@ -606,20 +606,6 @@ export class Ledger implements LedgerStore {
     problems.sort((a, b) => a.seq - b.seq);
     return { ...report, ok: problems.length === 0, problems, checkpointsChecked: checked.length };
   }
-}
-
-/** The perfect subtrees of a tree of `size` leaves' right edge, largest first (as CompactRange keeps them). */
-function edgeKeys(size: number): { level: number; idx: number }[] {
-  const keys: { level: number; idx: number }[] = [];
-  let start = 0;
-  for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0; level--) {
-    const width = 2 ** level;
-    if (size - start >= width) {
-      keys.push({ level, idx: start / width });
-      start += width;
-    }
-  }
-  return keys;
 }
 
 function checkpointProblem(note: string, size: number, root: Uint8Array | null, origin: string, verifiers: NoteVerifier[]): string | null {

@@ -1,4 +1,4 @@
 government datapackage
-sha256:3cdb24803361a3ee6767b91af8e2141747dfe218e4e278003ae91dffdc777e0d
+sha256:97f34f9c2ce1d9d1fdfbb5213bb32ef21b3c5fae833c382f72ff8a15c0820512
 
-— integrity-platform.example/datasets eDLWuPH7qhbX+y9qrKL4l+3sofL0aytfRqbeefii4oXqIjk9qteYbETcpopvH/I3HcDClmUR3F+xriEd6RSwh8j+7AA=
+— integrity-platform.example/datasets eDLWuKbd2XfGsaV7j8QHAYiof2PQtT0T14DepdsBE4wUAw0AFsswtwOLubGEeL87N3OnngRWjBmlBPm+2Il/TMJr8QQ=

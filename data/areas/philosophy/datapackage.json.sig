@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:f2c4400be0e15bf5a5f380fbba3f5e197ab53886e18d42f28867f1810d9cb758
+sha256:ee3f8807cdee2593184eed3691dca3a8ad97555f322e066ac4ca8059fbd577f0
 
-— integrity-platform.example/datasets eDLWuEPuf6zt4IOziJkc0eUcOBp7zLZRepkD1fc3bp5DdZemPOzzXkGT+iWN5eSIsBcRAoa3zYoPGn/24gqjY7DHVw8=
+— integrity-platform.example/datasets eDLWuCSk6aw9RR+d1qwBxYonnf7ctXfhGSse/E2fvWQxKPlSBuyLkeSCEvDkzBgEtPikteMh1o6+eSDQYto0GjRQYwI=

@@ -14,6 +14,9 @@ import { systemHealth } from "../core/health/system-health.ts";
 import { manualPath, portalHref } from "../site/src/lib/manual.ts";
 import { buildSite, docsPages, DOCS_DIR, launchChromium, markdownLinks, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
 
+/** Tabs checking pages at once in the axe pass. */
+const CHECK_TABS = 3;
+
 /** Registers the crawl: the general checks when `general`, and axe and fit at each of `widths`. */
 export function portalCrawl(widths: readonly number[], general: boolean): void {
   const tmp = mkdtempSync(join(tmpdir(), "portal-crawl-"));
@@ -41,6 +44,49 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
         .map((u) => u.pathname + u.search);
       return { links, assets };
     });
+  }
+
+  /** Axe, sideways scroll, clipped text, labelled scroll boxes and readable numbers on one page at `width`. */
+  async function checkPage(tab: Page, path: string, width: number): Promise<{ violations: number; problems: string[] }> {
+    const problems: string[] = [];
+    await tab.goto(base + path);
+    const axe = await new AxeBuilder({ page: tab }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    for (const v of axe.violations) problems.push(`${path}: axe ${v.id} (${v.nodes.length}): ${v.nodes[0]?.target.join(" ")}`);
+
+    const scrollWidth = await tab.evaluate(() => document.documentElement.scrollWidth);
+    if (scrollWidth > width) problems.push(`${path}: the page is ${scrollWidth} px wide`);
+
+    const clipped = await tab.evaluate(() => {
+      const out: string[] = [];
+      for (const el of Array.from(document.querySelectorAll<HTMLElement>("body *"))) {
+        const style = getComputedStyle(el);
+        const hides = (v: string) => v === "hidden" || v === "clip";
+        if (!hides(style.overflowX) && !hides(style.overflowY)) continue;
+        // Visually hidden on purpose (a table header read to screen readers only).
+        if (el.clientWidth <= 1 || el.clientHeight <= 1 || style.clipPath === "inset(50%)") continue;
+        if (!el.textContent?.trim()) continue;
+        if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) out.push(`${el.tagName.toLowerCase()}.${el.className}`);
+      }
+      return out;
+    });
+    for (const c of clipped) problems.push(`${path}: ${c} clips its text`);
+
+    // Every labelled scroll box is reachable by keyboard and named by its caption.
+    const boxes = await tab.locator(".table-scroll").evaluateAll((els) =>
+      els.map((e) => ({ tab: e.getAttribute("tabindex"), overflow: getComputedStyle(e).overflowX, caption: !!e.querySelector("caption"), label: e.getAttribute("aria-labelledby") })),
+    );
+    for (const b of boxes) if (b.tab !== "0" || b.overflow !== "auto" || !b.caption || !b.label) problems.push(`${path}: a table box is not a labelled scroll container`);
+
+    const text = await tab.evaluate(() => {
+      const clone = document.body.cloneNode(true) as HTMLElement;
+      // Code (hash prefixes, commands) is not prose.
+      clone.querySelectorAll("code, script, style").forEach((e) => e.remove());
+      return clone.innerText ?? clone.textContent ?? "";
+    });
+    for (const m of text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/g)) problems.push(`${path}: ISO instant in text: ${m[0]}`);
+    // Designations such as "ISO/IEC 27001" or "RFC 9162" are names, not amounts.
+    for (const m of text.matchAll(/(?<![\w.,:/+-])(?<![A-Z]{2,} )\d{5,}(?![\w])/g)) problems.push(`${path}: ungrouped number in text: ${m[0]}`);
+    return { violations: axe.violations.length, problems };
   }
 
   beforeAll(async () => {
@@ -144,51 +190,25 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
 
     for (const width of widths) {
       it(`every page at ${width} px: axe WCAG 2.1 AA, no sideways scroll, no clipped text, readable numbers`, async () => {
-        await page.setViewportSize({ width, height: 900 });
-        const problems: string[] = [];
+        // Pages are checked in a few tabs at once: most of a page's axe pass is axe waiting between
+        // its rules, so tabs overlap where one tab would leave the cores idle.
+        const tabs = [page, ...(await Promise.all(Array.from({ length: CHECK_TABS - 1 }, () => context.newPage())))];
+        const problems = new Map<string, string[]>();
         let violations = 0;
-        for (const path of pages) {
-          await page.goto(base + path);
-          const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-          violations += axe.violations.length;
-          for (const v of axe.violations) problems.push(`${path}: axe ${v.id} (${v.nodes.length}): ${v.nodes[0]?.target.join(" ")}`);
-
-          const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-          if (scrollWidth > width) problems.push(`${path}: the page is ${scrollWidth} px wide`);
-
-          const clipped = await page.evaluate(() => {
-            const out: string[] = [];
-            for (const el of Array.from(document.querySelectorAll<HTMLElement>("body *"))) {
-              const style = getComputedStyle(el);
-              const hides = (v: string) => v === "hidden" || v === "clip";
-              if (!hides(style.overflowX) && !hides(style.overflowY)) continue;
-              // Visually hidden on purpose (a table header read to screen readers only).
-              if (el.clientWidth <= 1 || el.clientHeight <= 1 || style.clipPath === "inset(50%)") continue;
-              if (!el.textContent?.trim()) continue;
-              if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) out.push(`${el.tagName.toLowerCase()}.${el.className}`);
+        const queue = [...pages];
+        await Promise.all(
+          tabs.map(async (tab) => {
+            await tab.setViewportSize({ width, height: 900 });
+            for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+              const found = await checkPage(tab, path, width);
+              violations += found.violations;
+              problems.set(path, found.problems);
             }
-            return out;
-          });
-          for (const c of clipped) problems.push(`${path}: ${c} clips its text`);
-
-          // Every labelled scroll box is reachable by keyboard and named by its caption.
-          const boxes = await page.locator(".table-scroll").evaluateAll((els) =>
-            els.map((e) => ({ tab: e.getAttribute("tabindex"), overflow: getComputedStyle(e).overflowX, caption: !!e.querySelector("caption"), label: e.getAttribute("aria-labelledby") })),
-          );
-          for (const b of boxes) if (b.tab !== "0" || b.overflow !== "auto" || !b.caption || !b.label) problems.push(`${path}: a table box is not a labelled scroll container`);
-
-          const text = await page.evaluate(() => {
-            const clone = document.body.cloneNode(true) as HTMLElement;
-            // Code (hash prefixes, commands) is not prose.
-            clone.querySelectorAll("code, script, style").forEach((e) => e.remove());
-            return clone.innerText ?? clone.textContent ?? "";
-          });
-          for (const m of text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/g)) problems.push(`${path}: ISO instant in text: ${m[0]}`);
-          // Designations such as "ISO/IEC 27001" or "RFC 9162" are names, not amounts.
-          for (const m of text.matchAll(/(?<![\w.,:/+-])(?<![A-Z]{2,} )\d{5,}(?![\w])/g)) problems.push(`${path}: ungrouped number in text: ${m[0]}`);
-        }
+          }),
+        );
+        for (const tab of tabs.slice(1)) await tab.close();
         console.log(`axe at ${width} px: ${violations} violation(s) on ${pages.length} pages`);
-        expect(problems).toEqual([]);
+        expect(pages.flatMap((path) => problems.get(path)!)).toEqual([]);
       }, 300_000); // axe on every page (the API reference is long) takes tens of seconds on two cores
     }
 

@@ -4,6 +4,8 @@
  * clients, a slow consumer, shutdown. Clients that must count as different clients connect from
  * different loopback addresses (127.0.0.0/8 is all loopback on Linux).
  */
+import { once } from "node:events";
+import { connect as connectSocket } from "node:net";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -199,6 +201,21 @@ describe("a full stream", () => {
     expect(res.status).toBe(426);
     expect(res.headers.get("upgrade")).toBe("websocket");
     expect(res.headers.get("content-type")).toBe("application/problem+json");
+  });
+
+  it("ends the connection with the 426 when the client asked to close it", async () => {
+    const { server } = await api();
+    const port = Number(new URL(server.url).port);
+    const socket = connectSocket(port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    socket.write(`GET /philosophy/simulation HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    // The server ends the socket after the answer: no keep-alive wait (which lasts seconds) before "end".
+    const ended = await Promise.race([once(socket, "end").then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("still open"), 1_000))]);
+    socket.destroy();
+    expect(ended).toBe("ended");
+    expect(answer).toMatch(/^HTTP\/1\.1 426 /);
+    expect(answer).toMatch(/\r\nconnection: upgrade, close\r\n/i);
   });
 
   it("refuses a simulation (1011) and the upgrade (503) when a published input no longer matches its manifest", async () => {

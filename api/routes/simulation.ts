@@ -99,8 +99,11 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
 
   return async (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      // `Upgrade` must be named in Connection beside the Upgrade field (RFC 9110 §7.8); a client that
+      // asked to close keeps its `close`, so the socket ends with the answer instead of idling open.
+      const closing = /(^|[\s,])close($|[\s,])/i.test(c.req.header("connection") ?? "");
       return problem(c, "upgrade-required", "This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {\"action\": \"start_simulation\", \"scenario\": \"…\"}.", {
-        headers: { Upgrade: "websocket", Connection: "Upgrade" },
+        headers: { Upgrade: "websocket", Connection: closing ? "Upgrade, close" : "Upgrade" },
       });
     }
     const refusal = crossOriginRefusal((name) => c.req.header(name), trusted);

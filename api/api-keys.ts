@@ -13,6 +13,7 @@ import { REFUSAL_WINDOW_SECONDS, type AccessEventPayload, type AccessRefusalsPay
 import { labelOfRequest, receivedPayload, requestReference, type KeyRequest, type KeyRequestBody } from "../core/access/key-requests.ts";
 import type { KeyTier } from "../core/datapackage/contract.ts";
 import { accessLedgerPath, openAccessLedgerStore } from "../store/access-ledger.ts";
+import { isPostgresLocation } from "../store/open-ledger.ts";
 import type { SigningKey } from "../store/keys.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { TailReads } from "../store/tail-reads.ts";
@@ -44,6 +45,8 @@ export type UnkeyedRefusal = Omit<AccessRefusalsPayload, "window_start" | "windo
 
 export class ApiKeyStore {
   readonly path: string;
+  /** The kind of store the access ledger is kept in (what /health names; never its location). */
+  readonly storeKind: "sqlite" | "postgresql";
   /** The ledger being opened: every method awaits it, so the constructor stays synchronous. */
   readonly #ledger: Promise<Ledger>;
   readonly #tail: TailReads;
@@ -61,6 +64,7 @@ export class ApiKeyStore {
    */
   constructor(path: string, options: { key?: SigningKey; durability?: "full" | "normal" } = {}) {
     this.path = path;
+    this.storeKind = isPostgresLocation(path) ? "postgresql" : "sqlite";
     this.#ledger = openAccessLedgerStore(path, options);
     this.#ledger.catch(() => {}); // not unhandled: the first method to await it gets the error
     this.#tail = new TailReads({ size: async () => (await this.#ledger).size() });

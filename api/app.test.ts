@@ -73,6 +73,8 @@ describe("the app's middleware", () => {
       system: null,
       ledger: { status: "absent", store: null, size: null, checkpoint_size: null },
       consensus: null,
+      access_ledger: { status: "ok", store: "sqlite", size: 0 },
+      limits: { status: "ok", store: "memory" },
     });
   });
 

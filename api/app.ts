@@ -167,10 +167,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.use(cors(trustedOrigins));
 
   registerComponents(app);
-  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger));
+  const keys = options.keys ?? new ApiKeyStore(":memory:");
+  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger, { keys, ...(options.limits ? { limits: options.limits } : {}) }));
   app.route("/", pulseRoutes(history));
   app.route("/", consensusRoutes(platform));
-  const keys = options.keys ?? new ApiKeyStore(":memory:");
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
   app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, connections: options.limits?.connections, limits: options.simulation, trustedOrigins, log, now }));
   const keyedDataDir = options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir;

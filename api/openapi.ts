@@ -12,6 +12,7 @@ import { GLOSSARY } from "../core/glossary.ts";
 import { KEY_TIERS, type KeyTier } from "./api-keys.ts";
 import { represent, send, type Representation } from "./http-cache.ts";
 import { DEFAULT_BODY_LIMIT_BYTES } from "./middleware/body-limit.ts";
+import { EXPOSED_HEADERS } from "./middleware/cors.ts";
 import { PROBLEM_BASE, PROBLEM_TYPES } from "./problem.ts";
 import { HEADERS, headers, json, notModified } from "./responses.ts";
 import { addRoute, defineRoute, routeGroup, type AppEnv, type RouteGroup } from "./route.ts";
@@ -56,8 +57,9 @@ const RULES = `Every error is an RFC 9457 problem (\`application/problem+json\`)
 - **Caching.** Representations carry strong ETags; \`If-None-Match\` answers 304.
 - **Quotas.** The data areas count requests per UTC day and announce them with the IETF \`RateLimit-Policy\` and \`RateLimit\` fields; once spent, 429 \`rate-limited\` with \`Retry-After\`.
 - **Keys.** Keyed files need \`Authorization: Bearer <key>\` of their tier; keys are never cookies.
-- **Other origins (CORS).** Reads answer \`Access-Control-Allow-Origin: *\` and expose ETag, Link, the RateLimit fields, Retry-After, Deprecation, Sunset and X-Limit-Clamped; a preflight \`OPTIONS\` answers 204. Methods that write accept browser requests only from the configured origins (403 \`origin-not-allowed\`).
-- **Request ids.** Every response carries \`X-Request-Id\` (yours, when it is 1–128 of \`[A-Za-z0-9_=-]\`).`;
+- **Other origins (CORS).** Reads answer \`Access-Control-Allow-Origin: *\` and expose ${EXPOSED_HEADERS}; a preflight \`OPTIONS\` answers 204. Methods that write accept browser requests only from the configured origins (403 \`origin-not-allowed\`).
+- **Request ids.** Every response carries \`X-Request-Id\` (yours, when it is 1–128 of \`[A-Za-z0-9_=-]\`).
+- **N instances.** The API may run as several stateless instances behind a load balancer, all deciding on one shared ledger, access ledger and limits store (PostgreSQL), so any instance may answer any request. An instance given an id (\`INSTANCE_ID\`) names itself on every response in \`Instance-Id\` (the header component of that name; browsers may read it): quote it with the \`X-Request-Id\` when reporting a problem. \`GET /health\` reports the instance's view of each shared store.`;
 
 /** The words the description uses, from the one glossary the portal's /glossary/ page shows. */
 const WORDS = `The words used here, as the portal's glossary (/glossary/) defines them:\n\n${GLOSSARY.map((t) => `- **${t.term}**${t.abbr ? ` (${t.abbr})` : ""}: ${t.definition}`).join("\n")}`;

@@ -9,6 +9,7 @@ import { z } from "@hono/zod-openapi";
 import { examples } from "../core/schemas/examples.ts";
 import { publishedSchemas } from "../core/schemas/index.ts";
 import { CONSENSUS_PROBLEM_EXTENSIONS } from "./consensus-problems.ts";
+import { VALID_INSTANCE_ID } from "./middleware/request-log.ts";
 import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPES, problemType, type ProblemSlug } from "./problem.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -95,6 +96,12 @@ export const HEADERS = {
   },
   "WWW-Authenticate": { description: 'The scheme to authenticate with: `Bearer realm="integrity-platform"`.', required: true, schema: { type: "string" } },
   Allow: { description: "The methods the path has.", required: true, schema: { type: "string" } },
+  "Instance-Id": {
+    description:
+      "Which of the N instances behind a load balancer answered: its configured `INSTANCE_ID` (the `instance` of its log lines). Sent on every response by an instance that has one; absent on a server without one.",
+    required: false,
+    schema: { type: "string", pattern: VALID_INSTANCE_ID.source },
+  },
   "Ledger-Seq": {
     description:
       "The ledger sequence number of the entry that records the outcome: for POST /avm/verify the `avm.grant` of a success or the `avm.attempt` of a failure, for every other write the first entry it appended; `GET /ledger/entries/{seq}/inclusion` proves it is in the ledger.",
@@ -174,7 +181,8 @@ const PROBLEM_HEADERS: Partial<Record<ProblemSlug, Record<string, HeaderRef>>> =
   forbidden: headers("RateLimit-Policy", "RateLimit"),
   "rate-limited": headers("Retry-After", "RateLimit-Policy", "RateLimit"),
   "data-unverified": headers("RateLimit-Policy", "RateLimit"),
-  "ledger-unavailable": headers("RateLimit-Policy", "RateLimit"),
+  "ledger-unavailable": headers("RateLimit-Policy", "RateLimit", "Instance-Id"),
+  "limits-unavailable": headers("Instance-Id"),
   "range-not-satisfiable": headers("Content-Range", "RateLimit-Policy", "RateLimit"),
   gone: headers("Link"),
 };

@@ -7,8 +7,9 @@
  *    commit, all on one database, taking turns under the advisory lock), against the floor of raw
  *    one-row INSERT transactions of the same precomputed rows from 64 callers over a pool on the same
  *    server in the same run. Target: group commit at N = 1 >= 3x the floor's appends/s. Also: the
- *    wait per append (p50/p99), events per commit (group size) and how many groups had to wait for
- *    the lock held by another instance.
+ *    wait per append (p50/p99), events per commit (group size, mean) and the lock waits: how many
+ *    write transactions found the advisory lock held by another instance (count and share), and
+ *    how long they waited for it in total (store/postgres-backend.ts lockWaits()).
  * 2. Requests through HAProxy (test/support/cluster.ts) at N = 1 and 2 API instances on PostgreSQL,
  *    against one instance on SQLite: POST /avm/verify and balance lookups, p50/p99 (report only: on
  *    2 cores more instances share the same two cores, so no scaling is expected).
@@ -16,7 +17,8 @@
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
-import type { LedgerStore, NewEvent } from "../core/ledger/store.ts";
+import type { NewEvent } from "../core/ledger/store.ts";
+import type { Ledger } from "../store/ledger.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sha256Hex } from "../core/digest.ts";
@@ -41,12 +43,14 @@ interface AppendRound {
   seconds: number;
   waits: number[];
   commits: number;
+  /** Write transactions of all instances, how many found the lock held by another instance, and how long they waited in total (ms). */
+  lock: { transactions: number; waits: number; waitedMs: number };
 }
 
 /** 64 callers over `instances` ledgers on one database, each awaiting single-event appendAsync; checkpoints signed per group as the API does. */
 async function groupCommitRound(url: string, instances: number, events: readonly NewEvent[], secretKeyHex: string): Promise<AppendRound> {
   const signer = { name: "bench/ledger", secretKeyHex };
-  const ledgers: LedgerStore[] = [];
+  const ledgers: Ledger[] = [];
   for (let i = 0; i < instances; i++) {
     ledgers.push(await openLedgerStore({ origin: "bench/ledger", signer, now: steppingClock(), env: { DATABASE_URL: url } }));
   }
@@ -68,8 +72,16 @@ async function groupCommitRound(url: string, instances: number, events: readonly
   if ((await check.size()) !== events.length || !report.ok) throw new Error(`the N=${instances} round did not write a sound ledger`);
   // One signed checkpoint per appending transaction (two instances never sign the same size twice).
   const commits = report.checkpointsChecked;
-  for (const ledger of ledgers) await ledger.close();
-  return { seconds, waits, commits };
+  const lock = { transactions: 0, waits: 0, waitedMs: 0 };
+  for (const ledger of ledgers) {
+    const counted = ledger.lockWaits();
+    if (counted === null) throw new Error("the PostgreSQL backend did not count its lock waits");
+    lock.transactions += counted.transactions;
+    lock.waits += counted.waits;
+    lock.waitedMs += counted.waitedMs;
+    await ledger.close();
+  }
+  return { seconds, waits, commits, lock };
 }
 
 /** The floor: the same precomputed rows, one-row INSERT transactions from 64 callers over a pool. */
@@ -202,7 +214,14 @@ export async function run(): Promise<void> {
       const waits = round.waits.sort((a, b) => a - b);
       console.log(
         `    N = ${n}: ${(EVENTS / round.seconds).toFixed(0)} appends/s (floor ${(EVENTS / floor).toFixed(0)}/s); wait per append p50 ${percentile(waits, 50).toFixed(1)} ms, ` +
-          `p99 ${percentile(waits, 99).toFixed(1)} ms; ${round.commits} groups, ${(EVENTS / round.commits).toFixed(1)} events per group`,
+          `p99 ${percentile(waits, 99).toFixed(1)} ms; ${round.commits} groups, ${(EVENTS / round.commits).toFixed(1)} events per group (mean)`,
+      );
+      // Lock waits: write transactions (each instance's open() included) whose first try found the
+      // advisory lock held by another instance, and the time they spent waiting for it.
+      const { transactions, waits: lockWaits, waitedMs } = round.lock;
+      console.log(
+        `      lock waits: ${lockWaits} of ${transactions} write transactions (${((100 * lockWaits) / transactions).toFixed(1)}%), ` +
+          `${waitedMs.toFixed(0)} ms waited in total${lockWaits > 0 ? `, ${(waitedMs / lockWaits).toFixed(1)} ms per wait` : ""}`,
       );
     }
     await apiThroughBalancer(cluster);

@@ -67,7 +67,16 @@ export interface LedgerBackend extends BackendReads {
    * Commits when fn resolves, rolls back when it throws (and rethrows).
    */
   withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T>;
+  /** How often a write waited for the write lock held by another instance (PostgreSQL only; see store/postgres-backend.ts). */
+  lockWaits?(): LockWaits;
   close(): Promise<void>;
+}
+
+/** Write transactions, how many found the lock held by another session, and the time they waited (ms). */
+export interface LockWaits {
+  transactions: number;
+  waits: number;
+  waitedMs: number;
 }
 
 /**

@@ -41,7 +41,7 @@ import { freezeRefusal } from "../core/migration/phases.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { BulkSealer } from "./bulk-seal.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type SubtreeRow } from "./ledger-backend.ts";
+import { subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type LockWaits, type SubtreeRow } from "./ledger-backend.ts";
 import { STORED_LEVEL, withStoredNodes } from "./merkle-reads.ts";
 import { CatchUpNeeded, ProjectionFollower, type EntrySource } from "./projection-follower.ts";
 
@@ -293,6 +293,11 @@ export class Ledger implements LedgerStore {
 
   writeHealth(): WriteHealth {
     return this.#writeHealth;
+  }
+
+  /** How often this instance's writes waited for another instance's write lock (null: the backend does not count them). */
+  lockWaits(): LockWaits | null {
+    return this.#backend.lockWaits?.() ?? null;
   }
 
   /** Commits the writes still waiting for their group, then closes the store. */

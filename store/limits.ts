@@ -24,10 +24,15 @@ export interface ConnectionCap {
   open(client: string, max: number): Promise<(() => void) | null>;
 }
 
+/** Whether the limits store answers now: what /health reports. */
+export type LimitsHealth = { ok: true } | { ok: false; reason: string };
+
 export interface LimitsStore {
   readonly kind: "memory" | "postgresql";
   readonly quotas: QuotaCounter;
   readonly connections: ConnectionCap;
+  /** A read-only probe (it never writes), bounded in time; never rejects. */
+  health(): Promise<LimitsHealth>;
   close(): Promise<void>;
 }
 

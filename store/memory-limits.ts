@@ -123,5 +123,5 @@ export class MemoryConnectionCap implements ConnectionCap {
 }
 
 export function memoryLimits(options: { maxClients?: number; sketchWidth?: number } = {}): LimitsStore {
-  return { kind: "memory", quotas: new MemoryQuotaCounter(options), connections: new MemoryConnectionCap(), close: () => Promise.resolve() };
+  return { kind: "memory", quotas: new MemoryQuotaCounter(options), connections: new MemoryConnectionCap(), health: () => Promise.resolve({ ok: true }), close: () => Promise.resolve() };
 }

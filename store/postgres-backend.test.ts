@@ -8,11 +8,13 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasCode } from "../core/errors.ts";
 import { LedgerUnavailableError, type LedgerBackend } from "./ledger-backend.ts";
+import { Ledger } from "./ledger.ts";
 import { PostgresBackend, PostgresLedgerError, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
 import { sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
 import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
 import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
+import { sampleEvent, steppingClock } from "../test/support/store/helpers.ts";
 
 backendConformance(async () => new PostgresBackend(await freshDatabase("conformance")));
 
@@ -307,6 +309,36 @@ describe("PostgresBackend: the write lock across instances", () => {
     release.open();
     await held;
     expect(await waiter.withWriteLock(async () => "entered")).toBe("entered");
+  });
+});
+
+describe("PostgresBackend: lock waits", () => {
+  it("a write that finds the lock held by another session waits (nothing committed), then commits once it is free, and is counted", async () => {
+    const url = await freshDatabase("lock_waits");
+    const store = backend(url);
+    const ledger = await Ledger.open(store, { origin: ORIGIN, now: steppingClock() });
+    await ledger.append([sampleEvent(0)]);
+    // Uncontended: every transaction took the lock on its first try.
+    expect(ledger.lockWaits()).toEqual({ transactions: 2, waits: 0, waitedMs: 0 });
+
+    const holder = await rawClient(url);
+    const watcher = await rawClient(url);
+    await holder.query("BEGIN");
+    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+    const append = ledger.append([sampleEvent(1)]);
+    const settled = append.then(() => "committed", () => "failed");
+    await until(async () => (await lockSessions(watcher, false)).length === 1, "the append waiting for the lock");
+    const entries = async () => Number((await watcher.query<{ n: string }>("SELECT count(*) AS n FROM ledger_entries")).rows[0]!.n);
+    expect(await entries()).toBe(1);
+    expect(await Promise.race([settled, Promise.resolve("pending")])).toBe("pending");
+    expect(ledger.lockWaits()).toMatchObject({ transactions: 3, waits: 1 });
+
+    await holder.query("COMMIT");
+    expect((await append).map((e) => e.seq)).toEqual([1]);
+    expect(await entries()).toBe(2);
+    const waits = ledger.lockWaits()!;
+    expect(waits).toMatchObject({ transactions: 3, waits: 1 });
+    expect(waits.waitedMs).toBeGreaterThan(0);
   });
 });
 

@@ -4,14 +4,15 @@
  * are in store/postgres-schema.ts; which errors are the store failing (LedgerUnavailableError) in
  * store/postgres-failures.ts. docs/postgresql.md explains the choices.
  *
- * Writes: one pooled connection, BEGIN, `pg_advisory_xact_lock` on a fixed key, then the caller's
+ * Writes: one pooled connection, BEGIN, the advisory lock on a fixed key (tried first, waited for
+ * only when another instance holds it — counted in lockWaits()), then the caller's
  * reads as separate statements — under READ COMMITTED each statement sees every commit made before
  * it began, so the tail read after the lock sees every other instance's last group — its inserts,
  * COMMIT. Reads outside a write are single statements on any pooled connection.
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
+import { subtreeKey, type BackendReads, type LockWaits, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
 import { CodedError } from "../core/errors.ts";
 import { classifyFailure, isConnectionLost } from "./postgres-failures.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
@@ -219,6 +220,7 @@ export class PostgresBackend implements LedgerBackend {
   readonly #schema: string | undefined;
   readonly #lockKey: string;
   #lastIdleError: Error | null = null;
+  readonly #lockWaits: LockWaits = { transactions: 0, waits: 0, waitedMs: 0 };
 
   constructor(url: string, options: PostgresBackendOptions = {}) {
     let parsed: URL;
@@ -256,6 +258,14 @@ export class PostgresBackend implements LedgerBackend {
   /** The last error of an idle pooled connection (the pool dropped that connection), for diagnosis. */
   get lastIdleError(): Error | null {
     return this.#lastIdleError;
+  }
+
+  /**
+   * How often this backend's write transactions (open() included) found the write lock held by
+   * another session and waited for it, and for how long in total: a copy of the counters.
+   */
+  lockWaits(): LockWaits {
+    return { ...this.#lockWaits };
   }
 
   /**
@@ -313,7 +323,7 @@ export class PostgresBackend implements LedgerBackend {
    * classified (store/postgres-failures.ts); body's own errors pass unchanged.
    */
   async #locked<T>(body: (run: Run) => Promise<T>): Promise<T> {
-    const session = await this.#begin(`SELECT pg_advisory_xact_lock(${this.#lockKey})`);
+    const session = await this.#beginLocked();
     let open = true;
     try {
       const result = await body(session.run);
@@ -339,13 +349,16 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   /**
-   * A pooled connection with a transaction begun. READ COMMITTED is named, not left to the server's
-   * default: the tail read after the lock must see what was committed while it waited. A connection
-   * found dead at BEGIN (closed by the server while idle, not yet noticed) is replaced once.
-   * `then` (the advisory lock) goes in the same round trip as BEGIN; when it fails (the lock
-   * timeout) the transaction is rolled back before the connection goes back to the pool.
+   * A pooled connection with a transaction begun and the write lock held. READ COMMITTED is named,
+   * not left to the server's default: the tail read after the lock must see what was committed
+   * while it waited. The lock is tried (`pg_try_advisory_xact_lock`) in the same round trip as
+   * BEGIN; only when another session holds it does a second statement wait for it
+   * (`pg_advisory_xact_lock`, bounded by lock_timeout), so an uncontended write keeps its four round
+   * trips and a contended one is counted (lockWaits). A connection found dead at BEGIN (closed by the
+   * server while idle, not yet noticed) is replaced once. When the wait fails (the lock timeout) the
+   * transaction is rolled back before the connection goes back to the pool.
    */
-  async #begin(then: string): Promise<Session> {
+  async #beginLocked(): Promise<Session> {
     for (let attempt = 0; ; attempt++) {
       let client: pg.PoolClient;
       try {
@@ -355,7 +368,9 @@ export class PostgresBackend implements LedgerBackend {
       }
       const session = new Session(client);
       try {
-        await session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${then}`, "begin");
+        const results = (await session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${this.#lockKey}) AS locked`, "begin")) as unknown as pg.QueryResult[];
+        this.#lockWaits.transactions++;
+        if (results[1]!.rows[0]!.locked !== true) await this.#waitForLock(session);
         return session;
       } catch (error) {
         if (session.lost === null) await session.client.query("ROLLBACK").catch((rollback: unknown) => (session.lost ??= rollback));
@@ -363,6 +378,17 @@ export class PostgresBackend implements LedgerBackend {
         if (attempt === 0 && session.lost !== null) continue;
         throw error;
       }
+    }
+  }
+
+  /** The lock is held by another session: wait for it, counting the wait and its length. */
+  async #waitForLock(session: Session): Promise<void> {
+    this.#lockWaits.waits++;
+    const started = performance.now();
+    try {
+      await session.query(`SELECT pg_advisory_xact_lock(${this.#lockKey})`, "lock");
+    } finally {
+      this.#lockWaits.waitedMs += performance.now() - started;
     }
   }
 

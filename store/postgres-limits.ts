@@ -16,7 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { LimitsUnavailableError, type ConnectionCap, type LimitsStore, type QuotaCounter } from "./limits.ts";
+import { LimitsUnavailableError, type ConnectionCap, type LimitsHealth, type LimitsStore, type QuotaCounter } from "./limits.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS api_quota_counts (
@@ -67,6 +67,8 @@ export interface PostgresLimitsOptions {
   maxClients?: number;
   /** How long a query may take before the store counts as failed, in ms (default 5000). */
   timeoutMs?: number;
+  /** How long /health's probe waits for an answer before it reports the store failing, in ms (default 1000: under a balancer's check timeout). */
+  probeTimeoutMs?: number;
 }
 
 /** Connects, creates the tables if absent, and deletes the rows of this instance's previous run. */
@@ -83,7 +85,7 @@ export async function openPostgresLimits(url: string, options: PostgresLimitsOpt
   });
   // An idle client that loses its server is dropped by the pool; the next query reconnects.
   pool.on("error", () => {});
-  const limits = new PostgresLimits(pool, options.instanceId, options.connectionTtlSeconds ?? 30);
+  const limits = new PostgresLimits(pool, options.instanceId, options.connectionTtlSeconds ?? 30, options.probeTimeoutMs ?? 1_000);
   try {
     await limits.start();
   } catch (error) {
@@ -100,15 +102,17 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   readonly #pool: pg.Pool;
   readonly #instance: string;
   readonly #ttlSeconds: number;
+  readonly #probeTimeoutMs: number;
   /** The connections this instance holds: what the heartbeat keeps alive. */
   readonly #held = new Set<string>();
   #heartbeat: NodeJS.Timeout | undefined;
   #prunedBefore = "";
 
-  constructor(pool: pg.Pool, instance: string, ttlSeconds: number) {
+  constructor(pool: pg.Pool, instance: string, ttlSeconds: number, probeTimeoutMs: number) {
     this.#pool = pool;
     this.#instance = instance;
     this.#ttlSeconds = ttlSeconds;
+    this.#probeTimeoutMs = probeTimeoutMs;
   }
 
   async start(): Promise<void> {
@@ -162,6 +166,26 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
       // A failed delete is repaired by the next heartbeat, which deletes rows this instance no longer holds.
       void this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = $2", [this.#instance, id]).catch(() => {});
     };
+  }
+
+  /**
+   * One read of the quota table (never a write), answered within probeTimeoutMs: a slower database
+   * counts as failing here, while the query itself stays bounded by the pool's own timeouts.
+   */
+  async health(): Promise<LimitsHealth> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<LimitsHealth>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, reason: `the limits store did not answer within ${this.#probeTimeoutMs} ms` }), this.#probeTimeoutMs);
+    });
+    const probe = this.#query("SELECT 1 FROM api_quota_counts LIMIT 1", []).then(
+      (): LimitsHealth => ({ ok: true }),
+      (error: unknown): LimitsHealth => ({ ok: false, reason: (error as Error).message }),
+    );
+    try {
+      return await Promise.race([probe, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

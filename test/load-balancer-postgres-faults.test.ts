@@ -90,10 +90,18 @@ function expectLedgerUnavailable(answer: Answer): void {
   expect(JSON.parse(answer.text)).toMatchObject({ type: expect.stringMatching(/\/ledger-unavailable$/), status: 503 });
 }
 
-async function ledgerHealth(url: string): Promise<{ status: string; store: string | null }> {
+interface StoreHealth {
+  status: string;
+  store: string | null;
+}
+/** /health of an instance (or through the balancer): the instance's status and each shared store's. */
+async function health(url: string): Promise<{ status: string; ledger: StoreHealth; access_ledger: StoreHealth; limits: StoreHealth }> {
   const answer = await request(`${url}/health`, { signal: AbortSignal.timeout(HANG_MS) });
   expect(answer.status).toBe(200);
-  return (JSON.parse(answer.text) as { ledger: { status: string; store: string | null } }).ledger;
+  return JSON.parse(answer.text) as { status: string; ledger: StoreHealth; access_ledger: StoreHealth; limits: StoreHealth };
+}
+async function ledgerHealth(url: string): Promise<StoreHealth> {
+  return (await health(url)).ledger;
 }
 
 async function until(what: string, done: () => boolean | Promise<boolean>): Promise<void> {
@@ -111,8 +119,13 @@ async function openedRooms(): Promise<string[]> {
 }
 
 describe("three instances on one PostgreSQL behind HAProxy when PostgreSQL fails", () => {
-  it("/health through the balancer names the store: postgresql", async () => {
-    expect(await ledgerHealth(cluster.url)).toMatchObject({ status: "ok", store: "postgresql" });
+  it("/health through the balancer names every shared store: postgresql", async () => {
+    expect(await health(cluster.url)).toMatchObject({
+      status: "ok",
+      ledger: { status: "ok", store: "postgresql" },
+      access_ledger: { status: "ok", store: "postgresql" },
+      limits: { status: "ok", store: "postgresql" },
+    });
   });
 
   for (const mode of ["immediate", "fast"] as const) {
@@ -138,9 +151,12 @@ describe("three instances on one PostgreSQL behind HAProxy when PostgreSQL fails
         await until("refusals while down", () => sent.filter((s) => s.whileDown).length >= 12);
         // /health on every instance says the store fails (and still answers 200: the instance is alive).
         for (const instance of cluster.instances) {
-          const health = await ledgerHealth(instance.url);
-          expect(health.store).toBe("postgresql");
-          expect(["unavailable", "failing"]).toContain(health.status);
+          const stores = await health(instance.url);
+          expect(stores.status).toBe("degraded");
+          expect(stores.ledger.store).toBe("postgresql");
+          expect(["unavailable", "failing"]).toContain(stores.ledger.status);
+          expect(stores.access_ledger).toMatchObject({ status: "unavailable", store: "postgresql" });
+          expect(stores.limits).toMatchObject({ status: "failing", store: "postgresql" });
         }
         server.start();
         down = false;
@@ -158,7 +174,14 @@ describe("three instances on one PostgreSQL behind HAProxy when PostgreSQL fails
       for (const s of sent.filter((x) => x.answer.status !== 201)) expectLedgerUnavailable(s.answer);
       // No instance was restarted; each reports the store ok again.
       expect(cluster.instances.map((i) => i.pid)).toEqual(pids);
-      for (const instance of cluster.instances) expect(await ledgerHealth(instance.url)).toMatchObject({ status: "ok", store: "postgresql" });
+      for (const instance of cluster.instances) {
+        expect(await health(instance.url)).toMatchObject({
+          status: "ok",
+          ledger: { status: "ok", store: "postgresql" },
+          access_ledger: { status: "ok", store: "postgresql" },
+          limits: { status: "ok", store: "postgresql" },
+        });
+      }
       // Every acknowledged write is on the ledger, once.
       const onLedger = await openedRooms();
       expect(new Set(onLedger).size).toBe(onLedger.length);

@@ -118,6 +118,23 @@ describe("the OpenAPI document", () => {
   });
 });
 
+describe("Instance-Id in the document", () => {
+  test("is one header component, referenced on /health and on the 503s of the shared stores, and explained in the introduction", () => {
+    const components = doc.components as { headers: Record<string, { required: boolean; schema: { pattern: string } }> };
+    const header = components.headers["Instance-Id"]!;
+    expect(header.required).toBe(false);
+    expect(new RegExp(header.schema.pattern).test("api-1")).toBe(true);
+    expect(new RegExp(header.schema.pattern).test("api 1")).toBe(false);
+    const ref = { $ref: "#/components/headers/Instance-Id" };
+    const health = (doc.paths!["/health"] as { get: { responses: Record<string, { headers: Json }> } }).get;
+    expect(health.responses["200"]!.headers["Instance-Id"]).toEqual(ref);
+    const verify = (doc.paths!["/avm/verify"] as { post: { responses: Record<string, { headers?: Json }> } }).post;
+    expect(verify.responses["503"]!.headers?.["Instance-Id"]).toEqual(ref);
+    expect(doc.info.description).toMatch(/N instances.*`Instance-Id`/);
+    expect(doc.info.description).toMatch(/expose [^;]*Instance-Id/);
+  });
+});
+
 describe("the contract check", () => {
   test("is installed for every test (the vitest setup file)", () => {
     expect(installedResponseCheck()).not.toBeNull();
@@ -165,6 +182,17 @@ describe("the contract check", () => {
     expect(await problemsOf("/test/svg")).toEqual([]);
     expect(await problemsOf("/test/thing?x=1")).toEqual([]); // the 400 invalid-query problem is documented
     expect(await problemsOf("/nowhere")).toEqual([]); // an unmatched 404 problem
+  });
+
+  test("passes /health of an instance with an id: Instance-Id as declared", async () => {
+    seen.length = 0;
+    installResponseCheck((exchange) => seen.push(exchange));
+    const instance = createApp({ dataDir: dir, log: () => {}, trustedOrigins: [], instanceId: "api-2" });
+    installResponseCheck(suiteCheck);
+    const res = await instance.request("/health");
+    expect(res.headers.get("Instance-Id")).toBe("api-2");
+    expect(seen).toHaveLength(1);
+    expect(await checkExchange(seen[0]!)).toEqual([]);
   });
 
   test("catches a body that does not fit, an undocumented status, a wrong media type and a missing header", async () => {

@@ -63,7 +63,7 @@ describe("CORS over HTTP", () => {
     writeHistory(dataDir, sampleHistory(120));
     const keys = new ApiKeyStore(join(made.dir, "keys.json"));
     key = (await keys.issue("government", "cors", new Date(0))).token;
-    const app = createApp({ dataDir, keys, log: () => {}, trustedOrigins: [TRUSTED] });
+    const app = createApp({ dataDir, keys, log: () => {}, trustedOrigins: [TRUSTED], instanceId: "api-3" });
     addRoute(app, noteRoute, (c) => c.json(c.req.valid("json"), 200));
     server = await listen(app, "127.0.0.1", 0);
   });
@@ -88,9 +88,21 @@ describe("CORS over HTTP", () => {
       expect(res.headers.get("access-control-expose-headers"), path).toBe(EXPOSED_HEADERS);
       await res.body?.cancel();
     }
-    for (const name of ["ETag", "Link", "RateLimit", "RateLimit-Policy", "Retry-After", "Deprecation", "Sunset", "X-Limit-Clamped"]) {
+    for (const name of ["ETag", "Link", "RateLimit", "RateLimit-Policy", "Retry-After", "Deprecation", "Sunset", "X-Limit-Clamped", "X-Request-Id", "Instance-Id"]) {
       expect(EXPOSED_HEADERS.split(", ")).toContain(name);
     }
+  });
+
+  test("Instance-Id is sent and exposed to other origins, on reads and on writes from a trusted origin", async () => {
+    const read = await at("/health", { headers: { Origin: "https://notebook.example" } });
+    expect(read.headers.get("instance-id")).toBe("api-3");
+    expect(read.headers.get("access-control-expose-headers")!.split(", ")).toContain("Instance-Id");
+    await read.body?.cancel();
+    const write = await at("/test/notes", { method: "POST", headers: { "Content-Type": "application/json", Origin: TRUSTED }, body: JSON.stringify({ text: "hi" }) });
+    expect(write.status).toBe(200);
+    expect(write.headers.get("instance-id")).toBe("api-3");
+    expect(write.headers.get("access-control-expose-headers")!.split(", ")).toContain("Instance-Id");
+    await write.body?.cancel();
   });
 
   test("a preflight gets 204 with the methods, and Authorization for keyed routes", async () => {

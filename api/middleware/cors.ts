@@ -19,6 +19,7 @@ export const EXPOSED_HEADERS = [
   "Sunset",
   "X-Limit-Clamped",
   "X-Request-Id",
+  "Instance-Id",
   "WWW-Authenticate",
   "Ledger-Seq",
 ].join(", ");

@@ -30,6 +30,17 @@
  *     "checkpoint_size": 11306,      // size of the newest signed checkpoint (null: none, or absent/unavailable)
  *     "write_failure": { "since": "…", "reason": "database is locked (SQLite code 517)" }   // only when failing
  *   },
+ *   "access_ledger": {               // the access ledger: API keys and the keyed-access audit (store/access-ledger.ts)
+ *     "status": "ok" | "unavailable" | "failing",   // as the ledger's
+ *     "store": "sqlite" | "postgresql",
+ *     "size": 42,                    // entries (null when unavailable)
+ *     "write_failure": { "since": "…", "reason": "…" }   // only when failing
+ *   },
+ *   "limits": {                      // where the request limits are counted (store/limits.ts)
+ *     "status": "ok" | "failing",    // failing: a read-only probe got no answer (limited requests answer 503)
+ *     "store": "memory" | "postgresql",
+ *     "failure": { "reason": "…" }   // only when failing
+ *   },
  *   "consensus": {                   // the consensus broker: the registry folded from the ledger; null without a ledger
  *     "status": "ok" | "degraded",   // degraded: a consensus entry on the ledger broke a rule (ignored_entries > 0)
  *     "cycle": { "cycle": "C-508", "gi": 0.97, "room": "main" } | null,
@@ -38,8 +49,8 @@
  *   }
  * }
  * ```
- * `status` stays the API's own liveness (also degraded when its ledger cannot be read or the
- * consensus registry is degraded); the platform's health is `system.status`, the same value every
+ * `status` stays the API's own liveness (also degraded when its ledger or access ledger cannot be
+ * read or fails to write, its limits store fails, or the consensus registry is degraded); the platform's health is `system.status`, the same value every
  * portal page marks with data-system-health and the transparency report states.
  */
 import { readFileSync } from "node:fs";
@@ -50,6 +61,8 @@ import { consensusHealth, cycleInfo } from "../../core/consensus/views.ts";
 import { HEALTH_STATUSES, type SystemHealthReport } from "../../core/health/system-health.ts";
 import type { LedgerStore } from "../../core/ledger/store.ts";
 import { CycleInfo } from "../../core/schemas/consensus.ts";
+import type { LimitsStore } from "../../store/limits.ts";
+import type { ApiKeyStore } from "../api-keys.ts";
 import type { PulseHistorySource } from "../pulse-history.ts";
 import { headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
@@ -83,6 +96,11 @@ function storeKindOf(ledger: LedgerStore): LedgerStoreKind {
   return ledger.store.kind;
 }
 
+const WriteFailure = z
+  .strictObject({ since: z.string(), reason: z.string() })
+  .optional()
+  .openapi({ description: "Only when failing: since when (the server's clock) and the store's error" });
+
 const LedgerHealth = z.strictObject({
   status: z.enum(["ok", "absent", "unavailable", "failing"]).openapi({
     description: "`absent`: this server has no ledger; `unavailable`: it could not be read; `failing`: its last write failed in the store (writes are refused until one commits)",
@@ -92,10 +110,24 @@ const LedgerHealth = z.strictObject({
   }),
   size: Count.nullable().openapi({ description: "Entries on the ledger (null when absent or unavailable)" }),
   checkpoint_size: Count.nullable().openapi({ description: "Size of the newest signed checkpoint (null: none yet, or absent or unavailable)" }),
-  write_failure: z
-    .strictObject({ since: z.string(), reason: z.string() })
-    .optional()
-    .openapi({ description: "Only when failing: since when (the server's clock) and the store's error" }),
+  write_failure: WriteFailure,
+});
+
+const AccessLedgerHealth = z.strictObject({
+  status: z.enum(["ok", "unavailable", "failing"]).openapi({
+    description: "`unavailable`: it could not be read (keyed files then answer as without a key); `failing`: its last write (an audit record, a key request) failed in the store",
+  }),
+  store: z.enum(LEDGER_STORE_KINDS).openapi({ description: "The kind of store the access ledger is kept in (with DATABASE_URL the platform's database, schema `access`). Never its path or URL." }),
+  size: Count.nullable().openapi({ description: "Entries on the access ledger (null when unavailable)" }),
+  write_failure: WriteFailure,
+});
+
+export const LIMITS_STORE_KINDS = ["memory", "postgresql"] as const;
+
+const LimitsHealth = z.strictObject({
+  status: z.enum(["ok", "failing"]).openapi({ description: "`failing`: a read-only probe of the limits store got no answer in time; limited requests answer 503 `limits-unavailable` meanwhile" }),
+  store: z.enum(LIMITS_STORE_KINDS).openapi({ description: "Where the request limits are counted: this process's memory, or the PostgreSQL database every instance shares" }),
+  failure: z.strictObject({ reason: z.string() }).optional().openapi({ description: "Only when failing: why" }),
 });
 
 const ConsensusHealth = z.strictObject({
@@ -113,7 +145,10 @@ const ConsensusHealth = z.strictObject({
 export const Health = z.strictObject({
   status: z
     .enum(["ok", "degraded"])
-    .openapi({ description: "`degraded`: the pulse history failed verification or has lines after its signed checkpoint, the ledger cannot be read or its last write failed, or the consensus registry is degraded" }),
+    .openapi({
+      description:
+        "`degraded`: the pulse history failed verification or has lines after its signed checkpoint, the ledger or the access ledger cannot be read or its last write failed, the limits store fails, or the consensus registry is degraded",
+    }),
   version: z.string(),
   uptime_s: z.number().int().nonnegative(),
   history: z.strictObject({
@@ -126,6 +161,8 @@ export const Health = z.strictObject({
   system: SystemHealth.nullable().openapi({ description: "The platform's health (core/health), as every portal page and the transparency report state it; null before the government area is generated" }),
   ledger: LedgerHealth,
   consensus: ConsensusHealth.nullable().openapi({ description: "The consensus broker: the registry folded from the ledger; null unless the ledger is ok" }),
+  access_ledger: AccessLedgerHealth.openapi({ description: "The access ledger: API keys and the audit of every keyed access" }),
+  limits: LimitsHealth.openapi({ description: "The store of the request limits (daily quotas, the simulation's open connections)" }),
 });
 
 export const healthRoute = defineRoute({
@@ -136,7 +173,7 @@ export const healthRoute = defineRoute({
   description: "Always 200 while the process answers; never cached.",
   responses: {
     200: json("The service's state", Health, {
-      headers: headers("Cache-Control"),
+      headers: headers("Cache-Control", "Instance-Id"),
       example: {
         status: "ok",
         version: "1.0.0",
@@ -145,6 +182,8 @@ export const healthRoute = defineRoute({
         system: null,
         ledger: { status: "ok", store: "sqlite", size: 11306, checkpoint_size: 11306 },
         consensus: { status: "ok", cycle: { cycle: "C-508", gi: 0.97, room: "main" }, ledger_size: 11306, offices: 12, eligible_offices: 11, active_sessions: 0, sessions: 296, sealed_proofs: 296, ignored_entries: 0 },
+        access_ledger: { status: "ok", store: "sqlite", size: 42 },
+        limits: { status: "ok", store: "memory" },
       },
     }),
   },
@@ -182,11 +221,40 @@ export async function brokerBody(ledger: LedgerStore | undefined) {
   }
 }
 
+/** The `access_ledger` member of /health: reads only (the tail), never a write. */
+export async function accessLedgerBody(keys: ApiKeyStore) {
+  const store = keys.storeKind;
+  try {
+    const ledger = await keys.ledger();
+    const write = ledger.writeHealth();
+    const written = write.ok ? { status: "ok" as const } : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
+    return { ...written, store, size: await ledger.size() };
+  } catch {
+    return { status: "unavailable" as const, store, size: null };
+  }
+}
+
+/** The `limits` member of /health: the store's read-only probe (memory when the app counts in this process). */
+export async function limitsBody(limits: LimitsStore | undefined) {
+  if (!limits) return { status: "ok" as const, store: "memory" as const };
+  const health = await limits.health();
+  return health.ok ? { status: "ok" as const, store: limits.kind } : { status: "failing" as const, store: limits.kind, failure: { reason: health.reason } };
+}
+
+/** The shared stores /health reports besides the ledger. */
+export interface HealthStores {
+  /** The access ledger (API keys, the keyed-access audit). */
+  keys: ApiKeyStore;
+  /** Where the request limits are counted; undefined: in this process's memory. */
+  limits?: LimitsStore;
+}
+
 export function healthRoutes(
   source: PulseHistorySource,
   now: () => Date,
   system: () => SystemHealthReport | null = () => null,
-  ledger?: LedgerStore,
+  ledger: LedgerStore | undefined,
+  stores: HealthStores,
 ): RouteGroup {
   const started = now().getTime();
   const routes = routeGroup();
@@ -199,16 +267,19 @@ export function healthRoutes(
       ...(snapshot.unsignedLines > 0 ? { unsigned_lines: snapshot.unsignedLines } : {}),
       ...(snapshot.firstProblem ? { first_problem: snapshot.firstProblem } : {}),
     };
-    const broker = await brokerBody(ledger);
+    const [broker, accessLedger, limits] = await Promise.all([brokerBody(ledger), accessLedgerBody(stores.keys), limitsBody(stores.limits)]);
     const brokerDegraded = broker.ledger.status === "unavailable" || broker.ledger.status === "failing" || broker.consensus?.status === "degraded";
+    const storesDegraded = accessLedger.status !== "ok" || limits.status !== "ok";
     return c.json(
       {
-        status: snapshot.status === "unverified" || snapshot.unsignedLines > 0 || brokerDegraded ? "degraded" : "ok",
+        status: snapshot.status === "unverified" || snapshot.unsignedLines > 0 || brokerDegraded || storesDegraded ? "degraded" : "ok",
         version: VERSION,
         uptime_s: Math.max(0, Math.floor((now().getTime() - started) / 1000)),
         history,
         system: systemBody(system()),
         ...broker,
+        access_ledger: accessLedger,
+        limits,
       },
       200,
       { "Cache-Control": "no-store" },

@@ -6,6 +6,10 @@
  * `<key>`), and the answer must be the documented example response: the same status and media
  * type, and the same body except what VARIES names below, each with why it varies (for published
  * data, the values, but not the field names). NOT_RUN names, with why, the examples not sent.
+ *
+ * The writes run too, after every read has answered from the untouched sample ledger: the sample
+ * server's state dir is a throwaway copy seeded for this test, and `<key>` of the write routes is
+ * an operator token issued by `npm run avm -- issue-token`, as an operator bootstraps the first one.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +18,10 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCurl, sameExceptVarying, splitMessage, type Varies } from "./support/site/curl-examples.ts";
+import { WRITE_TOKEN_SCHEME } from "../api/openapi.ts";
+import { consensusWriteExamples, CONSENSUS_WRITE_EXAMPLES, DOCUMENTED_GI } from "../api/write-examples/consensus.ts";
+import { consensusProjection } from "../core/consensus/state.ts";
+import { openLedger } from "../store/open-ledger.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-docs-examples-"));
@@ -42,37 +50,69 @@ const VARIES: Record<string, Varies> = {
   getV2BalanceByAddress: data(),
   getBalanceByAddress: data(),
   getMigrationProofByAddress: data(),
+  postAvmRevoke: { fields: ["revoked_at"], why: "stamped with the server's clock" },
+  postAvmOperatorIssueToken: { fields: ["token", "jti", "expires_at"], why: "a fresh token: its id drawn by the server, its expiry counted from the server's clock" },
+  postV1ConsensusSessionsByIdVotes: { fields: ["ledger_seq"], why: "the seq of the vote's entry, after however many entries the sample ledger holds" },
+  postV1ConsensusSessionsByIdClose: { fields: ["evaluated_seq", "/seal/ledger_seq"], why: "the seqs of the closing entries, after however many entries the sample ledger holds" },
 };
 // Every published file of the data areas is data.
 const AREA_FILE = /^get(Government|Academics|Philosophy|Economy|Diplomacy)/;
 
 /**
- * Examples not run here, with why: an operation whose credential is a signed operator token of
- * the write interfaces (its example cannot carry one, and running it would change the sample
- * ledger the other examples answer from), or a protocol switch curl does not make.
+ * Examples not run here, with why: the retired v1 balance (its documented example is the 200 it
+ * answered before the sunset), and a protocol switch curl does not make.
  */
-const WRITE = "needs a signed operator token of the write interfaces, and would change the sample ledger the other examples answer from";
 const NOT_RUN: Record<string, string> = {
-  getPhilosophySimulation: "a WebSocket upgrade (test/portal-simulation.test.ts runs it)",
+  getPhilosophySimulation:
+    "a WebSocket upgrade whose documented example is the 101 alone, with no message exchange to send and compare (the messages are the AsyncAPI document's; test/portal-simulation.test.ts runs a session)",
   getV1BalanceByAddress: "retired at the v1 sunset (2026-03-01), which the sample server's clock has passed: it answers 410 gone",
-  postAvmRevoke: WRITE,
-  postAvmOperatorRegisterIdentity: WRITE,
-  postAvmOperatorRegisterCompanion: WRITE,
-  postAvmOperatorLockStake: WRITE,
-  postAvmOperatorWithdrawStake: WRITE,
-  postAvmOperatorRecordDrift: WRITE,
-  postAvmOperatorReportViolation: WRITE,
-  postAvmOperatorSignalConcern: WRITE,
-  postAvmOperatorIssueToken: WRITE,
-  postAvmOperatorRevokeToken: WRITE,
-  postApiCycleCurrent: WRITE,
-  postV1ConsensusSessions: WRITE,
-  postV1ConsensusSessionsByIdVotes: WRITE,
-  postV1ConsensusSessionsByIdProof: WRITE,
-  postV1ConsensusProofsByDelibIdSignatures: WRITE,
-  postV1ConsensusProofsByDelibIdValidator: WRITE,
-  postV1ConsensusSessionsByIdClose: WRITE,
 };
+
+/**
+ * The write examples (those needing the write routes' operator token), run after every other
+ * example has answered from the untouched sample ledger, in this order: each builds on what the
+ * ones before it recorded (api/write-examples/ tells their story). Not the page's order where a
+ * write needs what a later one records: POST /avm/revoke revokes the identity the operator
+ * operations register.
+ */
+const WRITE_ORDER = [
+  "postAvmOperatorRegisterIdentity",
+  "postAvmOperatorRegisterCompanion",
+  "postAvmOperatorLockStake",
+  "postAvmOperatorWithdrawStake",
+  "postAvmOperatorRecordDrift",
+  "postAvmOperatorSignalConcern",
+  "postAvmOperatorReportViolation",
+  "postAvmRevoke",
+  "postAvmOperatorIssueToken",
+  "postAvmOperatorRevokeToken",
+  // Opened before the cycle is recorded, so that the cycle's answer names its room (the newest active session's).
+  "postV1ConsensusSessions",
+  "postApiCycleCurrent",
+  "postV1ConsensusSessionsByIdVotes",
+  "postV1ConsensusSessionsByIdProof",
+  "postV1ConsensusProofsByDelibIdSignatures",
+  "postV1ConsensusProofsByDelibIdValidator",
+  "postV1ConsensusSessionsByIdClose",
+];
+
+/**
+ * Values the server draws that later examples name: the documented value stands for the one the
+ * server answered (JSON pointers into the answer), in every later request and documented answer.
+ */
+const CARRIED: Record<string, string[]> = {
+  postAvmOperatorIssueToken: ["/jti"],
+};
+
+function avmCli(...args: string[]): string {
+  const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
+  delete env.LEDGER_DB;
+  delete env.TOKEN_SIGNING_KEY;
+  delete env.TOKEN_SIGNING_KEY_FILE;
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "cli/avm-cli.ts"), ...args], { cwd: REPO_ROOT, env, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return run.stdout;
+}
 
 function keysCli(...args: string[]): string {
   const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
@@ -86,6 +126,7 @@ beforeAll(async () => {
   const build = await buildSite(REPO_DATA_DIR, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
   await seedSampleLedger(stateDir, REPO_DATA_DIR);
+  await consensusStoryOnTheLedger();
   for (const tier of ["government", "academic", "institutional", "economist"]) {
     const token = /: (ipk_[A-Za-z0-9_-]{43})$/m.exec(keysCli("issue", "--tier", tier, "--label", "docs examples"))?.[1];
     if (!token) throw new Error(`no ${tier} key`);
@@ -104,6 +145,45 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
+interface Operation {
+  id: string;
+  request: string;
+  response: string;
+  schemes: string;
+}
+
+/** Each documented value carried so far replaced by the server's. */
+const carry = (text: string, carried: Map<string, string>) => [...carried].reduce((t, [documented, actual]) => t.replaceAll(documented, actual), text);
+
+/** The value at a JSON pointer of a document. */
+const at = (document: unknown, pointer: string) => pointer.slice(1).split("/").reduce<unknown>((v, name) => (v as Record<string, unknown> | undefined)?.[name], document);
+
+/**
+ * The consensus examples' values that follow from the sample's data (the offices' measured GI, and
+ * the signatures over it), each documented value → the one the story has with the GI the server
+ * holds (none today; a regenerated sample may move them). Read from the ledger before it serves.
+ */
+let consensusStory: ReturnType<typeof consensusWriteExamples>;
+const dataCarried = new Map<string, string>();
+
+function differingLeaves(documented: unknown, actual: unknown, into: Map<string, string>): void {
+  if (documented !== null && typeof documented === "object") {
+    for (const [k, v] of Object.entries(documented)) differingLeaves(v, (actual as Record<string, unknown>)[k], into);
+  } else if (documented !== actual) into.set(String(documented), String(actual));
+}
+
+async function consensusStoryOnTheLedger(): Promise<void> {
+  const { ledger } = await openLedger({ env: { STATE_DIR: stateDir } });
+  try {
+    const { gi } = await ledger.state(consensusProjection);
+    const readings = Object.fromEntries(Object.keys(DOCUMENTED_GI).map((office) => [office, gi.get(office)?.gi ?? Number.NaN])) as typeof DOCUMENTED_GI;
+    consensusStory = consensusWriteExamples(readings);
+  } finally {
+    await ledger.close();
+  }
+  differingLeaves(CONSENSUS_WRITE_EXAMPLES, consensusStory.examples, dataCarried);
+}
+
 describe("the API reference's examples", () => {
   it("each answers, from the sample server, exactly the documented example response", async () => {
     await page.goto(`${base}/docs/`);
@@ -112,11 +192,26 @@ describe("the API reference's examples", () => {
     const run: string[] = [];
     const skipped: string[] = [];
     const wrong: string[] = [];
+    const writes = new Map<string, Operation>();
+    const carried = new Map(dataCarried);
+    const send = async (op: Operation) => {
+      const request = parseCurl(carry(op.request, carried));
+      expect(request.url.startsWith(`${base}/`), op.id).toBe(true);
+      const scheme = op.schemes.split(" ").find((s) => keys.has(s));
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, v.replace("<key>", scheme ? keys.get(scheme)! : "<key>")]));
+      const answer = await fetch(request.url, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+      const documented = splitMessage(carry(op.response, carried));
+      const body = await answer.text();
+      run.push(op.id);
+      const problem = sameExceptVarying(documented, { status: answer.status, contentType: answer.headers.get("content-type") ?? "", body }, VARIES[op.id] ?? (AREA_FILE.test(op.id) ? data() : undefined));
+      if (problem) wrong.push(`${op.id}: ${problem}`);
+      else for (const pointer of CARRIED[op.id] ?? []) carried.set(String(at(JSON.parse(documented.body), pointer)), String(at(JSON.parse(body), pointer)));
+    };
     for (const tagPage of tagPages) {
       await page.goto(`${base}${tagPage}`);
       // The page rewrites its examples for its own origin once its script has run.
       await expect.poll(() => page.locator(".request-example").first().textContent()).toContain(base);
-      const operations = await page.locator("article.operation").evaluateAll((nodes) =>
+      const operations: Operation[] = await page.locator("article.operation").evaluateAll((nodes) =>
         nodes.map((n) => ({
           id: n.id,
           request: n.querySelector(".request-example")!.textContent!,
@@ -125,20 +220,23 @@ describe("the API reference's examples", () => {
         })),
       );
       for (const op of operations) {
-        if (op.id in NOT_RUN) {
-          skipped.push(op.id);
-          continue;
-        }
-        const request = parseCurl(op.request);
-        expect(request.url.startsWith(`${base}/`), op.id).toBe(true);
-        const scheme = op.schemes.split(" ").find((s) => keys.has(s));
-        const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, v.replace("<key>", scheme ? keys.get(scheme)! : "<key>")]));
-        const answer = await fetch(request.url, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
-        const documented = splitMessage(op.response);
-        const body = await answer.text();
-        run.push(op.id);
-        const problem = sameExceptVarying(documented, { status: answer.status, contentType: answer.headers.get("content-type") ?? "", body }, VARIES[op.id] ?? (AREA_FILE.test(op.id) ? data() : undefined));
-        if (problem) wrong.push(`${op.id}: ${problem}`);
+        if (op.id in NOT_RUN) skipped.push(op.id);
+        else if (op.schemes.split(" ").includes(WRITE_TOKEN_SCHEME)) writes.set(op.id, op);
+        else await send(op);
+      }
+    }
+    // The writes, once every read has answered: an operator's first token, issued as an operator
+    // does (`npm run avm -- issue-token` where the token key is), stands for `<key>`.
+    expect([...writes.keys()].sort()).toEqual([...WRITE_ORDER].sort());
+    const issued = JSON.parse(avmCli("issue-token", "--subject", "docs-examples", "--permission", "avm.operate", "--permission", "avm.revoke", "--permission", "consensus.write", "--ttl", "3600")) as { token: string };
+    keys.set(WRITE_TOKEN_SCHEME, issued.token);
+    for (const id of WRITE_ORDER) {
+      await send(writes.get(id)!);
+      // The steps between the examples that no example shows (the other participants' votes and signatures).
+      const between = consensusStory.between[id as keyof typeof consensusStory.between];
+      for (const body of between?.bodies ?? []) {
+        const answer = await fetch(`${base}${between!.path}`, { method: "POST", headers: { Authorization: `Bearer ${issued.token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+        if (!answer.ok) wrong.push(`after ${id}, ${between!.path}: ${answer.status} ${(await answer.text()).slice(0, 300)}`);
       }
     }
     expect(wrong).toEqual([]);

@@ -38,6 +38,7 @@ import { component, headers, json, published } from "../responses.ts";
 import { SignaturePool } from "../signature-pool.ts";
 import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";
 import { writeRoutes } from "../write-route.ts";
+import { AVM_WRITE_EXAMPLES } from "../write-examples/avm.ts";
 import { storeUnavailable } from "./store-failure.ts";
 
 export interface AvmRouteOptions {
@@ -73,7 +74,9 @@ export const VerifyRequestBody = component(
   examples["avm-verify-request"],
 );
 
-const jsonBody = (schema: z.ZodType) => ({ body: { required: true, content: { "application/json": { schema } } } });
+const jsonBody = (schema: z.ZodType, example?: unknown) => ({
+  body: { required: true, content: { "application/json": { schema, ...(example !== undefined ? { example } : {}) } } },
+});
 
 export const verifyRoute = defineRoute({
   method: "post",
@@ -107,8 +110,8 @@ export const revokeRoute = defineRoute({
   description:
     "Needs a token with the `avm.revoke` permission. Immediate and always recorded (`avm.revoke`): `revoked` says whether a grant in force ended. `integrity_violation` and `key_compromise` also bar the identity for good.",
   security: WRITE_SECURITY,
-  request: jsonBody(published("avm-revoke-request").schema),
-  responses: { 200: json("The revoke response", published("avm-revoke-response").schema, { headers: SEQ }) },
+  request: jsonBody(published("avm-revoke-request").schema, AVM_WRITE_EXAMPLES.revoke.request),
+  responses: { 200: json("The revoke response", published("avm-revoke-response").schema, { headers: SEQ, example: AVM_WRITE_EXAMPLES.revoke.response }) },
   problems: ["not-found", "ledger-unavailable"],
 });
 
@@ -165,8 +168,8 @@ function operatorRoute<N extends OperatorCommand>(name: N) {
     summary,
     description: `Needs a token with the \`avm.operate\` permission. The same operation as \`npm run avm -- ${name}\`: decided at the ledger's tail and appended with the automatic revocations it triggers, in one transaction. \`Ledger-Seq\` is the seq of its first entry.`,
     security: WRITE_SECURITY,
-    request: jsonBody(body),
-    responses: { 200: json("What the operation recorded", component(`avm-operator-${name}-result`, result), { headers: SEQ }) },
+    request: jsonBody(body, AVM_WRITE_EXAMPLES[name].request),
+    responses: { 200: json("What the operation recorded", component(`avm-operator-${name}-result`, result), { headers: SEQ, example: AVM_WRITE_EXAMPLES[name].response }) },
     problems,
   });
 }

@@ -72,6 +72,7 @@ import { body, component, headers, published } from "../responses.ts";
 import type { Platform } from "../platform.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { writeRoutes } from "../write-route.ts";
+import { CONSENSUS_WRITE_EXAMPLES as EXAMPLES, DELIB as EXAMPLE_DELIB, SESSION as EXAMPLE_SESSION } from "../write-examples/consensus.ts";
 
 /** The permission every consensus write needs (spec, "Consensus interface"). */
 export const CONSENSUS_WRITE = "consensus.write";
@@ -84,12 +85,12 @@ const NO_STORE = headers("Cache-Control");
 const WRITTEN = headers("Cache-Control", "Ledger-Seq");
 const NO_STORE_HEADERS = { "Cache-Control": "no-store" };
 
-const SessionParams = z.strictObject({
-  id: SessionId.meta({ description: "The session id (`CS-<cycle number>-<k>`)", example: "CS-151-1" }),
-});
 const ProofParams = z.strictObject({
   delib_id: Identifier.meta({ description: "The proof id (`DP-<cycle number>-<k>`)", example: "DP-151-1" }),
 });
+// The writes' examples name the session their story opens (api/write-examples/consensus.ts).
+const SessionParams = z.strictObject({ id: SessionId.meta({ description: "The session id (`CS-<cycle number>-<k>`)", example: EXAMPLE_SESSION }) });
+const WriteProofParams = z.strictObject({ delib_id: Identifier.meta({ description: "The proof id (`DP-<cycle number>-<k>`)", example: EXAMPLE_DELIB }) });
 
 /** A published record's schema (core/schemas) as its named component, with its type kept for the handler. */
 function record<S extends z.ZodType>(name: PublishedSchemaName, schema: S): { schema: S; example?: unknown } {
@@ -165,7 +166,8 @@ const CloseResult = component(
   },
 );
 
-const proofBody = (description: string, fields = NO_STORE) => body(description, { "application/json": { schema: ProofDocumentBody } }, fields);
+const proofBody = (description: string, fields = NO_STORE, example?: unknown) =>
+  body(description, { "application/json": { schema: ProofDocumentBody, ...(example !== undefined ? { example } : {}) } }, fields);
 
 // ---------------------------------------------------------------------------------------------
 // Declarations
@@ -187,8 +189,8 @@ export const cycleUpdateRoute = defineRoute({
   summary: "Record the current cycle and its office integrity (`gi`)",
   description: "Appends `cycle.updated`; the cycle never goes back (409). Answers the cycle info as recorded.",
   security: WRITE,
-  request: jsonBody(record("consensus-cycle-update", CycleUpdateRequest)),
-  responses: { 200: body("The cycle as recorded", { "application/json": published("consensus-cycle-info") }, WRITTEN) },
+  request: jsonBody({ ...record("consensus-cycle-update", CycleUpdateRequest), example: EXAMPLES.postApiCycleCurrent.request }),
+  responses: { 200: body("The cycle as recorded", { "application/json": { ...published("consensus-cycle-info"), example: EXAMPLES.postApiCycleCurrent.response } }, WRITTEN) },
   problems: ["consensus-cycle-regressed", "ledger-unavailable"],
 });
 
@@ -210,9 +212,13 @@ export const openSessionRoute = defineRoute({
   description:
     "Four distinct registered offices, two critical- and two high-priority, each with measured office integrity (`gi`) ≥ 0.95 (every one below is named with its own). The duplicate guard is the cycle plus the room: while a session is active for them the answer is 200 with `null` and nothing is recorded (rule 4: no result, not a fault). The guard is decided inside the ledger's write transaction, so concurrent opens — from any number of processes on the same ledger — open one session.",
   security: WRITE,
-  request: jsonBody(record("consensus-open-session-input", OpenSessionInput)),
+  request: jsonBody({ ...record("consensus-open-session-input", OpenSessionInput), example: EXAMPLES.postV1ConsensusSessions.request }),
   responses: {
-    201: body("The session opened", { "application/json": { schema: component("consensus-session-opened", z.strictObject({ sessionId: SessionId }), { sessionId: "CS-151-1" }) } }, WRITTEN),
+    201: body(
+      "The session opened",
+      { "application/json": { schema: component("consensus-session-opened", z.strictObject({ sessionId: SessionId }), { sessionId: "CS-151-1" }), example: EXAMPLES.postV1ConsensusSessions.response } },
+      WRITTEN,
+    ),
     200: body("A session is already active for this cycle and room: no result", { "application/json": { schema: z.null(), example: null } }, NO_STORE),
   },
   problems: ["consensus-priority-mix", "consensus-unknown-office", "consensus-gi-unmeasured", "consensus-gi-below-minimum", "ledger-unavailable"],
@@ -226,8 +232,8 @@ export const voteRoute = defineRoute({
   description:
     "`signature`: Ed25519 by the participant's registered key over the JCS of `{\"participant\", \"session_id\", \"vote\"}`. Participants only, one vote each (counted by key); recorded as `consensus.vote`. Generating the proof closes the ballot.",
   security: WRITE,
-  request: { params: SessionParams, ...jsonBody(record("consensus-vote-request", VoteRequest)) },
-  responses: { 201: body("The vote recorded, and the tally with it", { "application/json": { schema: VoteResult } }, WRITTEN) },
+  request: { params: SessionParams, ...jsonBody({ ...record("consensus-vote-request", VoteRequest), example: EXAMPLES.postV1ConsensusSessionsByIdVotes.request }) },
+  responses: { 201: body("The vote recorded, and the tally with it", { "application/json": { schema: VoteResult, example: EXAMPLES.postV1ConsensusSessionsByIdVotes.response } }, WRITTEN) },
   problems: [
     "consensus-unknown-session",
     "consensus-session-closed",
@@ -247,8 +253,8 @@ export const generateProofRoute = defineRoute({
   description:
     "From the caller's question, context, rounds and constitutional check; `delib_id`, `consensus` (approving votes / participants) and `gi_score` (the participants' mean measured office integrity now) are computed by the server. Closes the ballot. Answers the proof document in state `generated`.",
   security: WRITE,
-  request: { params: SessionParams, ...jsonBody({ schema: ProofRequestBody }) },
-  responses: { 201: proofBody("The proof, generated", WRITTEN) },
+  request: { params: SessionParams, ...jsonBody({ schema: ProofRequestBody, example: EXAMPLES.postV1ConsensusSessionsByIdProof.request }) },
+  responses: { 201: proofBody("The proof, generated", WRITTEN, EXAMPLES.postV1ConsensusSessionsByIdProof.response) },
   problems: ["consensus-unknown-session", "consensus-session-closed", "consensus-proof-exists", "consensus-round-participant", "consensus-gi-unmeasured", "ledger-unavailable"],
 });
 
@@ -260,8 +266,8 @@ export const modelSignatureRoute = defineRoute({
   description:
     "`signature`: Ed25519 by the participant's registered key over the JCS of the proof's seven inputs `{delib_id, question, context, rounds, consensus, gi_score, constitutional_check}`. The proof is `model-signed` when all four participants have signed.",
   security: WRITE,
-  request: { params: ProofParams, ...jsonBody(record("consensus-model-signature-request", ModelSignatureRequest)) },
-  responses: { 200: proofBody("The proof with the signature", WRITTEN) },
+  request: { params: WriteProofParams, ...jsonBody({ ...record("consensus-model-signature-request", ModelSignatureRequest), example: EXAMPLES.postV1ConsensusProofsByDelibIdSignatures.request }) },
+  responses: { 200: proofBody("The proof with the signature", WRITTEN, EXAMPLES.postV1ConsensusProofsByDelibIdSignatures.response) },
   problems: ["consensus-unknown-proof", "consensus-proof-state", "consensus-not-a-participant", "consensus-already-signed", "consensus-bad-signature", "ledger-unavailable"],
 });
 
@@ -273,8 +279,8 @@ export const validatorRoute = defineRoute({
   description:
     "A registered office that is not a participant (independence) with measured office integrity ≥ 0.95 signs the JCS of the inputs plus `model_signatures` (participant order); its office integrity is recorded. The proof becomes `validator-signed`.",
   security: WRITE,
-  request: { params: ProofParams, ...jsonBody(record("consensus-validator-signature-request", ValidatorSignatureRequest)) },
-  responses: { 200: proofBody("The proof, validator-signed", WRITTEN) },
+  request: { params: WriteProofParams, ...jsonBody({ ...record("consensus-validator-signature-request", ValidatorSignatureRequest), example: EXAMPLES.postV1ConsensusProofsByDelibIdValidator.request }) },
+  responses: { 200: proofBody("The proof, validator-signed", WRITTEN, EXAMPLES.postV1ConsensusProofsByDelibIdValidator.response) },
   problems: [
     "consensus-unknown-proof",
     "consensus-proof-state",
@@ -307,8 +313,8 @@ export const closeRoute = defineRoute({
   description:
     "The proof must be validator-signed and the outcome the signed votes' tally (≥ 3 APPROVE of 4 → APPROVED; all voted and fewer → REJECTED; otherwise NO_QUORUM), or 409 naming the tally. Appends `consensus.evaluated` and `delibproof.sealed` (the Merkle root over the proof's parts) in one transaction; the session leaves the active list.",
   security: WRITE,
-  request: { params: SessionParams, ...jsonBody({ schema: CloseRequest }) },
-  responses: { 200: body("The session's result and the seal", { "application/json": { schema: CloseResult } }, WRITTEN) },
+  request: { params: SessionParams, ...jsonBody({ schema: CloseRequest, example: EXAMPLES.postV1ConsensusSessionsByIdClose.request }) },
+  responses: { 200: body("The session's result and the seal", { "application/json": { schema: CloseResult, example: EXAMPLES.postV1ConsensusSessionsByIdClose.response } }, WRITTEN) },
   problems: [
     "consensus-unknown-session",
     "consensus-session-closed",

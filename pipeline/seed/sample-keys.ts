@@ -9,13 +9,12 @@
  * secret keys, so a signature by them proves nothing about real activity: they exist so that the
  * sample ledger exercises the same verification code paths as a real one. Never reuse them.
  */
-import { createPrivateKey, hash, sign as cryptoSign, type KeyObject } from "node:crypto";
+import { createPrivateKey, sign as cryptoSign, type KeyObject } from "node:crypto";
+import { sampleSecretKey } from "../../core/sample-key.ts";
 import { publicKeyFromSecret, sign, type SignatureAlgorithm } from "../../core/signature.ts";
 
-/** The 32-byte secret seed (hex) of an owner's sample key. */
-export function sampleSecretKey(seed: string, owner: string): string {
-  return hash("sha256", `sample-key:${seed}:${owner}`, "hex");
-}
+// The derivation is core's: the API reference's examples sign with the same keys.
+export { sampleSecretKey };
 
 // RFC 8410 PrivateKeyInfo header for a raw Ed25519 seed (as in core/signature.ts).
 const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");

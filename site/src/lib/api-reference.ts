@@ -254,7 +254,8 @@ export function apiReference(doc: OpenApi, base: string): { tags: TagView[]; ope
       if (!operation) continue;
       const responses = (operation.responses ?? {}) as Json;
       const parameters = ((operation.parameters ?? []) as Json[]).map((p) => resolve(doc, p));
-      const success = Object.keys(responses).find((s) => s.startsWith("2")) ?? Object.keys(responses)[0]!;
+      // A route that creates shows what it created (201), not a 200 it also answers (JSON keys sort numerically).
+      const success = ("201" in responses ? "201" : Object.keys(responses).find((s) => s.startsWith("2"))) ?? Object.keys(responses)[0]!;
       const successResponse = resolve(doc, responses[success]);
       const json = ((successResponse.content ?? {}) as Record<string, Json>)["application/json"];
       const ref = json ? ((json.schema as Json).$ref as string | undefined) : undefined;

@@ -76,11 +76,19 @@ export function splitMessage(text: string): Message {
 }
 
 /**
- * What may differ between the documented and the real answer, and why: some top-level JSON fields,
- * or (`values`) every value, for an answer that is published data (its field names must still be
+ * What may differ between the documented and the real answer, and why: some JSON fields (a name is
+ * a top-level member; `/a/b` a JSON pointer to a nested one), or (`values`) every value, for an answer that is published data (its field names must still be
  * the documented ones), or (`body`) the whole body (a document the page describes, not copies).
  */
 export type Varies = { fields: string[]; why: string } | { values: true; why: string } | { body: true; why: string };
+
+/** Removes a member named by its name or by a JSON pointer (RFC 6901), if it is there. */
+function removeField(document: object, field: string): void {
+  const path = field.startsWith("/") ? field.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~")) : [field];
+  let at: unknown = document;
+  for (const name of path.slice(0, -1)) at = at !== null && typeof at === "object" ? (at as Record<string, unknown>)[name] : undefined;
+  if (at !== null && typeof at === "object") delete (at as Record<string, unknown>)[path.at(-1)!];
+}
 
 const mediaOf = (contentType: string) => contentType.split(";")[0]!.trim().toLowerCase();
 const isJson = (media: string) => media === "application/json" || media.endsWith("+json");
@@ -100,7 +108,7 @@ export function sameExceptVarying(documented: Message, actual: Message, varies?:
     const value = JSON.parse(text) as unknown;
     const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
     if (varies && "values" in varies) return isObject ? Object.keys(value).sort() : Array.isArray(value) ? "an array" : typeof value;
-    if (isObject) for (const field of varies?.fields ?? []) delete (value as Record<string, unknown>)[field];
+    if (isObject) for (const field of varies?.fields ?? []) removeField(value, field);
     return value;
   };
   const [want, got] = [strip(documented.body), strip(actual.body)];

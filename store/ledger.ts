@@ -107,6 +107,8 @@ interface TransactionWrite<T> {
   subtrees: readonly SubtreeRow[];
   /** The checkpoint to record with the rows (else one is signed when rows were written and a key is set). */
   note?: { note: string; createdAt: string };
+  /** How many of `rows`, from the first, `write` inserted itself (the bulk path, while sealing). */
+  inserted?: number;
 }
 
 type Tx = BackendReads & BackendWrites;
@@ -269,7 +271,7 @@ export class Ledger implements LedgerStore {
     if (!sealer) return this.append(events);
     checkEvents(events, false); // the worker validates payloads
     const clock = this.#batchClock();
-    return this.#transaction(async (_tx, start) => this.#sealBulk(events, sealer, start, clock));
+    return this.#transaction((tx, start) => this.#sealBulk(events, sealer, tx, start, clock));
   }
 
   appendAsync(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
@@ -383,7 +385,8 @@ export class Ledger implements LedgerStore {
         foreign = await this.#follow(tx);
         const start = this.#tail!;
         const out = await write(tx, start);
-        for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(i === 0 && out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
+        const from = out.inserted ?? 0;
+        for (let i = from; i < out.rows.length; i += TX_PAGE) await tx.insertRows(i === 0 && out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
         if (out.subtrees.length > 0) await tx.insertSubtrees(out.subtrees);
         let note = out.note;
         // Stamped with the last entry's time: the transaction's one clock reading (or the entries' own).
@@ -509,11 +512,60 @@ export class Ledger implements LedgerStore {
   }
 
   /** The bulk path's rows: this thread canonicalizes, the seal worker validates, hashes and extends the tree. */
-  #sealBulk(events: readonly NewEvent[], sealer: BulkSealer, start: Tail, clock: () => string): TransactionWrite<LedgerEntry[]> {
+  async #sealBulk(events: readonly NewEvent[], sealer: BulkSealer, tx: Tx, start: Tail, clock: () => string): Promise<TransactionWrite<LedgerEntry[]>> {
     const first = start.range.size;
     const written: LedgerEntry[] = [];
     const rows: EntryRow[] = [];
     const subtrees: SubtreeRow[] = [];
+    let lastTs = start.lastTs;
+    let prev = start.lastHash;
+    // Sealed rows are handed to the store a page at a time while the worker seals ahead: a
+    // synchronous store (SQLite) inserts them then, overlapping the worker's hashing; PostgreSQL
+    // buffers them for the group's one statement. The transaction keeps all-or-nothing.
+    const inserts: Promise<void>[] = [];
+    let inserted = 0;
+    try {
+      this.#sealBulkRun(events, sealer, start, clock, {
+        row: (row, entry) => {
+          rows.push(row);
+          written.push(entry);
+          prev = row.hash;
+          lastTs = row.ts;
+          if (rows.length - inserted === TX_PAGE) {
+            inserts.push(tx.insertRows(rows.slice(inserted)));
+            inserted = rows.length;
+          }
+        },
+        subtree: (s) => subtrees.push(s),
+      });
+    } finally {
+      await Promise.allSettled(inserts);
+    }
+    await Promise.all(inserts);
+    // The new right edge from what the worker reported, the old edge, and the batch's last leaves.
+    const size = first + events.length;
+    const nodes = new Map<string, Uint8Array>(subtrees.map((s) => [subtreeKey(s.level, s.idx), s.hash]));
+    CompactRange.edgeNodes(first).forEach((n, i) => nodes.set(subtreeKey(n.level, n.index), start.range.edge[i]!));
+    const range = CompactRange.fromPerfect(size, (level, idx) => {
+      const hash = nodes.get(subtreeKey(level, idx));
+      if (hash) return hash;
+      const width = 2 ** level;
+      const from = idx * width - first;
+      if (from < 0) throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
+      return rootHash(rows.slice(from, from + width).map((r) => r.leaf));
+    });
+    return { result: written, after: { range, lastHash: prev, lastTs }, rows, subtrees, inserted };
+  }
+
+  /** Runs the seal worker over `events`, reporting each sealed row and each stored subtree. */
+  #sealBulkRun(
+    events: readonly NewEvent[],
+    sealer: BulkSealer,
+    start: Tail,
+    clock: () => string,
+    sink: { row(row: EntryRow, entry: LedgerEntry): void; subtree(s: SubtreeRow): void },
+  ): void {
+    const first = start.range.size;
     let lastTs = start.lastTs;
     let prev = start.lastHash;
     sealer.run({ size: first, prev, edge: start.range.edge, minLevel: STORED_LEVEL }, events.length, {
@@ -532,26 +584,15 @@ export class Ledger implements LedgerStore {
         return { type: event.type, ts, payloadText };
       },
       store: (i, event, hash, leaf) => {
-        rows.push({ seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf: Uint8Array.from(leaf) });
-        written.push({ seq: first + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash });
+        sink.row(
+          { seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf: Uint8Array.from(leaf) },
+          { seq: first + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash },
+        );
         prev = hash;
       },
       // A copy: `hash` is a view into the sealer's shared memory (a Buffer, whose slice() would be a view too).
-      storeSubtree: (level, idx, hash) => subtrees.push({ level, idx, hash: Uint8Array.from(hash) }),
+      storeSubtree: (level, idx, hash) => sink.subtree({ level, idx, hash: Uint8Array.from(hash) }),
     });
-    // The new right edge from what the worker reported, the old edge, and the batch's last leaves.
-    const size = first + events.length;
-    const nodes = new Map<string, Uint8Array>(subtrees.map((s) => [subtreeKey(s.level, s.idx), s.hash]));
-    CompactRange.edgeNodes(first).forEach((n, i) => nodes.set(subtreeKey(n.level, n.index), start.range.edge[i]!));
-    const range = CompactRange.fromPerfect(size, (level, idx) => {
-      const hash = nodes.get(subtreeKey(level, idx));
-      if (hash) return hash;
-      const width = 2 ** level;
-      const from = idx * width - first;
-      if (from < 0) throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
-      return rootHash(rows.slice(from, from + width).map((r) => r.leaf));
-    });
-    return { result: written, after: { range, lastHash: prev, lastTs }, rows, subtrees };
   }
 
   // ---- verification ----

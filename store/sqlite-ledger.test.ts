@@ -387,6 +387,10 @@ describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
     const late = stamped(10, 3000);
     late[2999] = { ...late[2999]!, ts: "2025-01-01T00:00:00.000Z" };
     await expect(ledger.appendBulk(late)).rejects.toThrow(/^event 2999: ts 2025-01-01T00:00:00.000Z is earlier than the last entry's/);
+    // Refused after whole pages of the batch were handed to the store while sealing: none of them stays.
+    const longLate = stamped(10, 9000);
+    longLate[8999] = { ...longLate[8999]!, ts: "2025-01-01T00:00:00.000Z" };
+    await expect(ledger.appendBulk(longLate)).rejects.toThrow(/^event 8999: ts 2025-01-01T00:00:00.000Z is earlier than the last entry's/);
     expect((await ledger.size())).toBe(10);
     expect((await ledger.appendBulk(stamped(10, 3000)))).toHaveLength(3000);
     expect((await ledger.verify())).toMatchObject({ ok: true, size: 3010 });

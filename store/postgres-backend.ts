@@ -216,6 +216,8 @@ export class PostgresBackend implements LedgerBackend {
   readonly kind = "postgresql" as const;
   readonly location: string;
   readonly #pool: pg.Pool;
+  /** Connections the pool may hold: how many dead idle ones a statement may meet before a fresh one. */
+  readonly #poolSize: number;
   readonly #reads: BackendReads;
   readonly #schema: string | undefined;
   readonly #lockKey: string;
@@ -235,10 +237,11 @@ export class PostgresBackend implements LedgerBackend {
     this.#schema = checkedSchema(options.schema);
     this.#lockKey = writeLockKey(this.#schema);
     this.location = safeLocation(parsed) + (this.#schema === undefined ? "" : ` (schema ${this.#schema})`);
+    this.#poolSize = options.poolSize ?? 10;
     this.#pool = new pg.Pool({
       ...(this.#schema === undefined ? {} : { options: `-c search_path=${this.#schema}` }),
       connectionString: url,
-      max: options.poolSize ?? 10,
+      max: this.#poolSize,
       lock_timeout: options.lockTimeoutMs ?? 5_000,
       idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000,
       statement_timeout: options.statementTimeoutMs ?? 30_000,
@@ -270,15 +273,16 @@ export class PostgresBackend implements LedgerBackend {
 
   /**
    * One statement on any pooled connection. A connection lost before the statement ran (one the
-   * server closed while it sat idle, not yet noticed) is retried once on a new one: reads are safe
-   * to repeat. Timeouts are not retried.
+   * server closed while it sat idle, not yet noticed) is dropped and the statement retried on
+   * another: reads are safe to repeat. Each dead connection fails once, so at most the pool's size
+   * of retries. Timeouts are not retried.
    */
   async #readStatement<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]> {
     for (let attempt = 0; ; attempt++) {
       try {
         return (await this.#pool.query<R>(sql, params)).rows;
       } catch (error) {
-        if (attempt === 0 && isConnectionLost(error)) continue;
+        if (attempt < this.#poolSize && isConnectionLost(error)) continue;
         throw classifyFailure(error, "read");
       }
     }
@@ -355,7 +359,7 @@ export class PostgresBackend implements LedgerBackend {
    * BEGIN; only when another session holds it does a second statement wait for it
    * (`pg_advisory_xact_lock`, bounded by lock_timeout), so an uncontended write keeps its four round
    * trips and a contended one is counted (lockWaits). A connection found dead at BEGIN (closed by the
-   * server while idle, not yet noticed) is replaced once. When the wait fails (the lock timeout) the
+   * server while idle, not yet noticed) is replaced, at most the pool's size of times. When the wait fails (the lock timeout) the
    * transaction is rolled back before the connection goes back to the pool.
    */
   async #beginLocked(): Promise<Session> {
@@ -375,7 +379,7 @@ export class PostgresBackend implements LedgerBackend {
       } catch (error) {
         if (session.lost === null) await session.client.query("ROLLBACK").catch((rollback: unknown) => (session.lost ??= rollback));
         session.release();
-        if (attempt === 0 && session.lost !== null) continue;
+        if (attempt < this.#poolSize && session.lost !== null) continue;
         throw error;
       }
     }

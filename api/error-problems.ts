@@ -58,14 +58,20 @@ export function balanceRefused(c: Context, address: string, failure: BalanceFail
         : problem(c, "unknown-address", `${address} holds no balance (${failure.asked}, ${failure.phase} phase)`);
     case "not-yet":
       return problem(c, "not-found", `v2 balances do not exist before the transition (${REVIEW_ENDS}); use /v1/balance/${address} or /balance/${address}`);
-    case "gone":
-      return problem(
-        c,
-        "gone",
-        `v1 was retired at the sunset (${SUNSET_AT}): the balance is at ${successorPath(address)}; the historical v1 balance stays readable with its inclusion proof at ${historicalPath(address)}`,
-        { headers: { Link: successorLink(address) }, extensions: { successor: successorPath(address), historical: historicalPath(address) } },
-      );
+    case "gone": {
+      const gone = goneProblem(address);
+      return problem(c, "gone", gone.detail, { headers: gone.headers, extensions: gone.extensions });
+    }
   }
+}
+
+/** The retired v1 balance's `gone` answer for an address (also the API reference's example of it). */
+export function goneProblem(address: string): { detail: string; extensions: Record<string, string>; headers: Record<string, string> } {
+  return {
+    detail: `v1 was retired at the sunset (${SUNSET_AT}): the balance is at ${successorPath(address)}; the historical v1 balance stays readable with its inclusion proof at ${historicalPath(address)}`,
+    extensions: { successor: successorPath(address), historical: historicalPath(address) },
+    headers: { Link: successorLink(address) },
+  };
 }
 
 /** Seconds a client refused for a failed limits store is asked to wait. */

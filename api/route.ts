@@ -14,7 +14,7 @@ import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
 import { ANY_HOST_PATHS } from "./middleware/host.ts";
 import type { LogVariables } from "./middleware/request-log.ts";
 import type { ClientVariables } from "./client.ts";
-import { problem, type InvalidParam, type ProblemSlug } from "./problem.ts";
+import { problem, PROBLEM_CONTENT_TYPE, type InvalidParam, type ProblemDetails, type ProblemSlug } from "./problem.ts";
 import { invalidQuery, queryIssues } from "./query.ts";
 import { problemResponses, type ResponseSpec } from "./responses.ts";
 
@@ -38,6 +38,11 @@ export interface RouteDeclaration extends Omit<RouteConfig, "middleware" | "hide
   responses: Record<number, ResponseSpec>;
   /** The problem types the handler itself answers, beyond those every route has (see above). */
   problems?: readonly ProblemSlug[];
+  /**
+   * The answer the route gives now when that is one of its problems (a retired operation's 410):
+   * its example body, and its status as `x-example-status`, the example the API reference shows.
+   */
+  answersNow?: { status: number; example: ProblemDetails };
 }
 
 export type DeclaredRoute<D extends RouteDeclaration = RouteDeclaration> = Omit<D, "problems" | "responses"> & { responses: RouteConfig["responses"] };
@@ -80,7 +85,7 @@ const utf8Body: MiddlewareHandler = async (c, next) => {
 
 /** The route as @hono/zod-openapi registers it: strict query by default, every response listed. */
 export function defineRoute<D extends RouteDeclaration>(declaration: D): DeclaredRoute<D> {
-  const { problems = [], responses, ...rest } = declaration;
+  const { problems = [], responses, answersNow, ...rest } = declaration;
   for (const status of Object.keys(responses)) {
     if (Number(status) >= 400) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path}: declare error responses as problems, not as response ${status}`);
   }
@@ -90,6 +95,12 @@ export function defineRoute<D extends RouteDeclaration>(declaration: D): Declare
     request: { query: NoQuery, ...rest.request },
     responses: { ...responses, ...problemResponses([...impliedProblems(declaration), ...problems]) },
   };
+  if (answersNow) {
+    const media = (route.responses as Record<number, { content?: Record<string, object> } | undefined>)[answersNow.status]?.content?.[PROBLEM_CONTENT_TYPE];
+    if (!media) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path}: answersNow ${answersNow.status} is not one of its problems`);
+    Object.assign(media, { example: answersNow.example });
+    Object.assign(route, { "x-example-status": String(answersNow.status) });
+  }
   return route as unknown as DeclaredRoute<D>;
 }
 

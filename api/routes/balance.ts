@@ -27,7 +27,8 @@ import { ADDRESS_PATTERN } from "../../core/balance/address.ts";
 import { dateTime } from "../../core/format/text.ts";
 import { REVIEW_ENDS, SNAPSHOT_AT, SUNSET_AT, V1_DEPRECATION_FIELD, V1_SUNSET_FIELD } from "../../core/migration/phases.ts";
 import { successorLink, type BalanceAnswer, type Balances, type BalanceVersion } from "../balances.ts";
-import { balanceRefused } from "../error-problems.ts";
+import { balanceRefused, goneProblem } from "../error-problems.ts";
+import { problemDetails } from "../problem.ts";
 import { represent, send } from "../http-cache.ts";
 import { body, headers, json, notModified, published } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
@@ -36,11 +37,14 @@ import { storeUnavailable } from "./store-failure.ts";
 const TAGS = ["Balances"];
 const NO_STORE = "no-store";
 
+/** The address the examples name. */
+const EXAMPLE_ADDRESS = "ATLAS";
+
 export const AddressParams = z.strictObject({
   address: z
     .string()
     .regex(ADDRESS_PATTERN, { error: "must be a ledger account name: an ASCII letter or digit, then up to 127 letters, digits, '.', '_', ':' or '-'" })
-    .openapi({ param: { name: "address", in: "path" }, example: "ATLAS", description: "A ledger account name (case-sensitive)" }),
+    .openapi({ param: { name: "address", in: "path" }, example: EXAMPLE_ADDRESS, description: "A ledger account name (case-sensitive)" }),
 });
 
 /** The proof of one address, as `npm run migration -- prove` prints it. */
@@ -63,6 +67,9 @@ export const v1BalanceRoute = defineRoute({
   request: { params: AddressParams },
   responses: { 200: body("The v1 balance", { "application/json": published("balance-v1") }, V1_HEADERS) },
   problems: ["unknown-address", "gone", "ledger-unavailable", "data-unverified"],
+  // Retired at the sunset, which has passed: the reference shows the answer a reader gets today.
+  deprecated: true,
+  answersNow: { status: 410, example: problemDetails("gone", goneProblem(EXAMPLE_ADDRESS).detail, `/v1/balance/${EXAMPLE_ADDRESS}`, goneProblem(EXAMPLE_ADDRESS).extensions) },
 });
 
 export const v2BalanceRoute = defineRoute({

@@ -2,7 +2,8 @@
  * The API reference page's model: the generated OpenAPI 3.1 document turned into what /docs
  * shows for people — every operation grouped by tag, with its parameters, the key it needs, its
  * responses, an example request (curl) and an example response (the status line, the header
- * fields and a body from the declared example or, failing that, one built from the schema).
+ * fields and a body from the declared example or, failing that, one built from the schema): the
+ * success, or the response `x-example-status` names (what a retired operation answers now).
  * Pure functions of the document: the same document gives the same page.
  */
 
@@ -66,6 +67,7 @@ const REASONS: Record<string, string> = {
   "401": "Unauthorized",
   "403": "Forbidden",
   "404": "Not Found",
+  "410": "Gone",
   "405": "Method Not Allowed",
   "413": "Content Too Large",
   "415": "Unsupported Media Type",
@@ -257,6 +259,8 @@ export function apiReference(doc: OpenApi, base: string): { tags: TagView[]; ope
       // A route that creates shows what it created (201), not a 200 it also answers (JSON keys sort numerically).
       const success = ("201" in responses ? "201" : Object.keys(responses).find((s) => s.startsWith("2"))) ?? Object.keys(responses)[0]!;
       const successResponse = resolve(doc, responses[success]);
+      // The example shows the answer the operation gives now: `x-example-status` (a retired operation's 410), else its success.
+      const shown = typeof operation["x-example-status"] === "string" && operation["x-example-status"] in responses ? operation["x-example-status"] : success;
       const json = ((successResponse.content ?? {}) as Record<string, Json>)["application/json"];
       const ref = json ? ((json.schema as Json).$ref as string | undefined) : undefined;
       const body = ((operation.requestBody as Json | undefined)?.content ?? null) as Record<string, Json> | null;
@@ -288,7 +292,7 @@ export function apiReference(doc: OpenApi, base: string): { tags: TagView[]; ope
           };
         }),
         requestExample: curl(doc, base, method, path, operation),
-        responseExample: responseMessage(doc, success, successResponse),
+        responseExample: responseMessage(doc, shown, resolve(doc, responses[shown])),
         errorExample: errorMessage(doc, path, responses),
         schema: json ? { name: ref ? ref.split("/").pop()! : "inline", text: pretty(ref ? resolve(doc, json.schema) : json.schema), shownAt: ref ? (schemaShownAt.get(ref) ?? null) : null } : null,
       });

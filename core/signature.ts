@@ -40,10 +40,7 @@ export function generateKeyPair(alg: SignatureAlgorithm): { publicKey: string; s
 
 /** The public key (hex) of a secret key: Ed25519 32 bytes, secp256k1 33 bytes compressed. */
 export function publicKeyFromSecret(alg: SignatureAlgorithm, secretKeyHex: string): string {
-  if (alg === "ed25519") {
-    const spki = createPublicKey(ed25519PrivateKey(secretKeyHex)).export({ type: "spki", format: "der" });
-    return spki.subarray(ED25519_SPKI_PREFIX.length).toString("hex");
-  }
+  if (alg === "ed25519") return ed25519Secret(secretKeyHex).publicKeyHex;
   if (alg === "secp256k1") return hex(secp256k1.getPublicKey(secp256k1SecretKey(secretKeyHex), true));
   return unknownAlgorithm(alg);
 }
@@ -51,7 +48,7 @@ export function publicKeyFromSecret(alg: SignatureAlgorithm, secretKeyHex: strin
 /** Signs `message`; returns the 64-byte signature as hex. Deterministic for both algorithms. */
 export function sign(alg: SignatureAlgorithm, secretKeyHex: string, message: Uint8Array): string {
   if (!(message instanceof Uint8Array)) throw new Error("message must be a Uint8Array");
-  if (alg === "ed25519") return cryptoSign(null, message, ed25519PrivateKey(secretKeyHex)).toString("hex");
+  if (alg === "ed25519") return cryptoSign(null, message, ed25519Secret(secretKeyHex).key).toString("hex");
   if (alg === "secp256k1") return hex(secp256k1.sign(message, secp256k1SecretKey(secretKeyHex), SECP_SIGN_OPTS));
   return unknownAlgorithm(alg);
 }
@@ -176,9 +173,18 @@ function isSmallOrderY(pk: Uint8Array): boolean {
   return SMALL_ORDER_Y.has(y.toString("hex"));
 }
 
-function ed25519PrivateKey(secretKeyHex: string): KeyObject {
+// The last secret key used, imported: a signer (the ledger's checkpoint key) signs with one key many times.
+let lastSecretHex = "";
+let lastSecret: { key: KeyObject; publicKeyHex: string } | undefined;
+
+function ed25519Secret(secretKeyHex: string): { key: KeyObject; publicKeyHex: string } {
+  if (secretKeyHex === lastSecretHex && lastSecret) return lastSecret;
   const seed = secretBytes(secretKeyHex, "ed25519");
-  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" });
+  const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" });
+  const spki = createPublicKey(key).export({ type: "spki", format: "der" });
+  lastSecret = { key, publicKeyHex: spki.subarray(ED25519_SPKI_PREFIX.length).toString("hex") };
+  lastSecretHex = secretKeyHex;
+  return lastSecret;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -333,9 +333,14 @@ describe("PostgresBackend: lock waits", () => {
     expect(await Promise.race([settled, Promise.resolve("pending")])).toBe("pending");
     expect(ledger.lockWaits()).toMatchObject({ transactions: 3, waits: 1 });
 
+    // The holder appends an entry of its own before it lets go: the waiting write must see it (its
+    // tail is read after the wait, not the one read beside the try that failed).
+    const [tail] = (await holder.query<{ seq: string; hash: string }>("SELECT seq, hash FROM ledger_entries ORDER BY seq DESC LIMIT 1")).rows;
+    const [row] = chainRows(1, { seq: Number(tail!.seq), hash: tail!.hash });
+    await holder.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)", [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf]);
     await holder.query("COMMIT");
-    expect((await append).map((e) => e.seq)).toEqual([1]);
-    expect(await entries()).toBe(2);
+    expect((await append).map((e) => e.seq)).toEqual([2]);
+    expect(await entries()).toBe(3);
     const waits = ledger.lockWaits()!;
     expect(waits).toMatchObject({ transactions: 3, waits: 1 });
     expect(waits.waitedMs).toBeGreaterThan(0);

@@ -98,12 +98,14 @@ function safeLocation(url: URL): string {
 type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
 
 const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";
+/** The committed tail: the last entry's seq, hash and time. */
+const TAIL_SQL = "SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1";
 
 /** The reads of the interface, over whatever runs the statements (the writes: bufferedWrites). */
 function primitives(run: Run): BackendReads {
   return {
     async last() {
-      const [row] = await run<TailRow>("SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1");
+      const [row] = await run<TailRow>(TAIL_SQL);
       return row ?? null;
     },
     rows(start, end, limit) {
@@ -139,12 +141,14 @@ function primitives(run: Run): BackendReads {
 
 /**
  * A write transaction's primitives with its inserts held back and sent as ONE statement (three
- * data-modifying CTEs) before the next read or the COMMIT: a group costs four round trips (BEGIN
- * with the lock, the tail, the inserts, COMMIT) instead of seven. The foreign key that guards the
+ * data-modifying CTEs) before the next read or the COMMIT: a group costs three round trips (BEGIN
+ * with the lock and the tail, the inserts, COMMIT) instead of seven. The foreign key that guards the
  * chain is checked at the end of that statement, over every row of it.
  */
-function bufferedWrites(run: Run): BackendReads & BackendWrites & { flush(): Promise<void> } {
+function bufferedWrites(run: Run, lockedTail?: TailRow | null): BackendReads & BackendWrites & { flush(): Promise<void> } {
   const direct = primitives(run);
+  // The tail read in the lock's round trip answers the first last() — until anything is inserted.
+  let tail = lockedTail;
   let rows: EntryRow[] = [];
   let subtrees: SubtreeRow[] = [];
   let checkpoints: { size: number; note: string; createdAt: string }[] = [];
@@ -176,8 +180,14 @@ function bufferedWrites(run: Run): BackendReads & BackendWrites & { flush(): Pro
     await flush();
     return f(...args);
   };
+  const last = read(direct.last);
   return {
-    last: read(direct.last),
+    last() {
+      if (tail === undefined) return last();
+      const known = tail;
+      tail = undefined;
+      return Promise.resolve(known);
+    },
     rows: read(direct.rows),
     leaves: read(direct.leaves),
     subtrees: read(direct.subtrees),
@@ -185,6 +195,7 @@ function bufferedWrites(run: Run): BackendReads & BackendWrites & { flush(): Pro
     latestCheckpoint: read(direct.latestCheckpoint),
     checkpoints: read(direct.checkpoints),
     async insertRows(more) {
+      tail = undefined;
       rows = rows.concat(more);
     },
     async insertSubtrees(more) {
@@ -313,12 +324,12 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T> {
-    return this.#locked(async (run) => {
-      const tx = bufferedWrites(run);
+    return this.#locked(async (run, tail) => {
+      const tx = bufferedWrites(run, tail);
       const result = await fn(tx);
       await tx.flush();
       return result;
-    });
+    }, true);
   }
 
   /**
@@ -326,11 +337,11 @@ export class PostgresBackend implements LedgerBackend {
    * `body`'s statements, COMMIT; ROLLBACK and rethrow when body throws. Errors of the statements are
    * classified (store/postgres-failures.ts); body's own errors pass unchanged.
    */
-  async #locked<T>(body: (run: Run) => Promise<T>): Promise<T> {
-    const session = await this.#beginLocked();
+  async #locked<T>(body: (run: Run, tail?: TailRow | null) => Promise<T>, withTail = false): Promise<T> {
+    const session = await this.#beginLocked(withTail);
     let open = true;
     try {
-      const result = await body(session.run);
+      const result = await body(session.run, withTail ? session.tail : undefined);
       open = false;
       // A connection lost during COMMIT leaves the outcome unknown: LedgerUnavailableError, and the
       // caller's next read of the tail (after the lock) says whether the group is there.
@@ -357,12 +368,15 @@ export class PostgresBackend implements LedgerBackend {
    * not left to the server's default: the tail read after the lock must see what was committed
    * while it waited. The lock is tried (`pg_try_advisory_xact_lock`) in the same round trip as
    * BEGIN; only when another session holds it does a second statement wait for it
-   * (`pg_advisory_xact_lock`, bounded by lock_timeout), so an uncontended write keeps its four round
-   * trips and a contended one is counted (lockWaits). A connection found dead at BEGIN (closed by the
+   * (`pg_advisory_xact_lock`, bounded by lock_timeout), so an uncontended write keeps its three round
+   * trips and a contended one is counted (lockWaits). With `withTail`, the tail is read by the
+   * statement after the one that got the lock, in the same round trip: its own snapshot, taken with
+   * the lock held (a tail read beside a try that failed is discarded and read again after the wait). A connection found dead at BEGIN (closed by the
    * server while idle, not yet noticed) is replaced, at most the pool's size of times. When the wait fails (the lock timeout) the
    * transaction is rolled back before the connection goes back to the pool.
    */
-  async #beginLocked(): Promise<Session> {
+  async #beginLocked(withTail: boolean): Promise<Session> {
+    const tail = withTail ? `; ${TAIL_SQL}` : "";
     for (let attempt = 0; ; attempt++) {
       let client: pg.PoolClient;
       try {
@@ -372,9 +386,11 @@ export class PostgresBackend implements LedgerBackend {
       }
       const session = new Session(client);
       try {
-        const results = (await session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${this.#lockKey}) AS locked`, "begin")) as unknown as pg.QueryResult[];
+        let results = (await session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${this.#lockKey}) AS locked${tail}`, "begin")) as unknown as pg.QueryResult[];
         this.#lockWaits.transactions++;
-        if (results[1]!.rows[0]!.locked !== true) await this.#waitForLock(session);
+        if (results[1]!.rows[0]!.locked !== true) results = [...results.slice(0, 1), ...(await this.#waitForLock(session, tail))];
+        // Read by its own statement after the lock's, so from a snapshot taken once the lock was held.
+        if (withTail) session.tail = (results[2]!.rows[0] as TailRow | undefined) ?? null;
         return session;
       } catch (error) {
         if (session.lost === null) await session.client.query("ROLLBACK").catch((rollback: unknown) => (session.lost ??= rollback));
@@ -386,11 +402,12 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   /** The lock is held by another session: wait for it, counting the wait and its length. */
-  async #waitForLock(session: Session): Promise<void> {
+  async #waitForLock(session: Session, tail: string): Promise<pg.QueryResult[]> {
     this.#lockWaits.waits++;
     const started = performance.now();
     try {
-      await session.query(`SELECT pg_advisory_xact_lock(${this.#lockKey})`, "lock");
+      const results = await session.query(`SELECT pg_advisory_xact_lock(${this.#lockKey}) AS locked${tail}`, "lock");
+      return Array.isArray(results) ? (results as pg.QueryResult[]) : [results];
     } finally {
       this.#lockWaits.waitedMs += performance.now() - started;
     }
@@ -430,6 +447,8 @@ export class PostgresBackend implements LedgerBackend {
  */
 class Session {
   lost: unknown = null;
+  /** The committed tail, read in the lock's round trip (when asked for). */
+  tail: TailRow | null = null;
   readonly client: pg.PoolClient;
   readonly #onError = (error: Error) => {
     this.lost ??= error;

@@ -11,6 +11,10 @@ export default defineConfig({
     // browser, a server's answers), so two workers keep 2 cores busy (vitest's default is one
     // fewer than the cores). No test asserts a time; generous timeouts absorb the contention.
     maxWorkers: 2,
+    // Test files share a worker's module cache instead of a fresh process each: most files import
+    // the same app, schemas and ledger, and re-importing them per file was a minute of CPU a run.
+    // No test mocks modules or changes process-wide state, so sharing changes no outcome.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

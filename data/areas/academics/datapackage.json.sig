@@ -1,4 +1,4 @@
 academics datapackage
-sha256:07d1477726654f0fce7982335e3cf76e3f47c7dbb9adb4d24de1b7af7de77d07
+sha256:9be9cd427fea733e0bd464bb43bd8c7434f10410cdd295ceafd7da6629a6d3e1
 
-— integrity-platform.example/datasets eDLWuGMcLxAccWCDRnuijTe56V/N6fHkQaw9gnSO5N/33HBaH71vAYMEJW6ErxDqmDmfv0k1Nz7sgCsoki7JltKwQQ8=
+— integrity-platform.example/datasets eDLWuHmD77qzqdADZ6Cu7I+pB7Eg6vNLF7oLGyZVMfqCZX4AeTme5nPxsHCwm+0BQ0YJY9OFOQzdexlJ+JYQ4gxwgwg=

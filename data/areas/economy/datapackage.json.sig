@@ -1,4 +1,4 @@
 economy datapackage
-sha256:6d8b4561c1e3a57994402cacd0c2333c38305b011bc2c34bca78dc6a3d8f46ae
+sha256:3b7d5d973addc02dfd100a265c745884bec03da7ac8477aac30767ee67548971
 
-— integrity-platform.example/datasets eDLWuDS9q7HuSfxjP5rwNAqfS9QPTpLZYvs/Hp3R/US65WLtcZmNEI/jNmj7jGkYw7Yqb64OYBTvWxGBNDvI/Lxalwo=
+— integrity-platform.example/datasets eDLWuIyXdwS0Sjh26lQ0kJ667x5xYvfi2sv1lgUK+Ea+xiKPPJVzUUdRhOsPes9zgGklUaQZWMDVLj6l4PrJgN87ugM=

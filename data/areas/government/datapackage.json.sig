@@ -1,4 +1,4 @@
 government datapackage
-sha256:97f34f9c2ce1d9d1fdfbb5213bb32ef21b3c5fae833c382f72ff8a15c0820512
+sha256:7c61ffcaeda0ebae1eff0de392d4b5a0375267f20527115ee7e935dc52037e99
 
-— integrity-platform.example/datasets eDLWuKbd2XfGsaV7j8QHAYiof2PQtT0T14DepdsBE4wUAw0AFsswtwOLubGEeL87N3OnngRWjBmlBPm+2Il/TMJr8QQ=
+— integrity-platform.example/datasets eDLWuB4poq/ofCJ3cTriNu6a1U/2YTEsZX9rKD0AsmkwWqSLCHWHrL4g/oxB71hv2X0n7NFMTXdQGZFNojKj25MYPgk=

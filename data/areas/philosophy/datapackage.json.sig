@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:ee3f8807cdee2593184eed3691dca3a8ad97555f322e066ac4ca8059fbd577f0
+sha256:2b9b7f5ecd7188d5e620aa40ae4f065f685a33eb460f76f126a993c815ac1880
 
-— integrity-platform.example/datasets eDLWuCSk6aw9RR+d1qwBxYonnf7ctXfhGSse/E2fvWQxKPlSBuyLkeSCEvDkzBgEtPikteMh1o6+eSDQYto0GjRQYwI=
+— integrity-platform.example/datasets eDLWuBKN7SJ2qYSp5HIX+HxURbP418bUYdCaDmrZbjCPvqM5Ht8dSh0/iqS2wTJxkz9/4Rg6TuIHuul9V1XOFZ/sgwY=

@@ -72,6 +72,11 @@ afterAll(async () => rmSync(tmp, { recursive: true, force: true }));
 describe("site build over 10,000 pulses", () => {
   it("builds", async () => {
     expect(first.code, first.output).toBe(0);
+    // No data areas here: the API reference documents the simulation's message, not an answer it cannot know.
+    const simulation = readFileSync(join(outA, "docs", "philosophers-area", "index.html"), "utf8");
+    expect(simulation).toContain('class="socket-sent"');
+    expect(simulation).toContain("which this site has not generated yet");
+    expect(simulation).not.toContain('class="socket-first"');
   });
 
   it("keeps every timeline page under 150 KB", async () => {

@@ -5,7 +5,7 @@
  * simulation.ts), so the stream is computed here exactly as the server computes it, from the same
  * three published files, at the server's default round limit. Build time only (reads files).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../../../core/digest.ts";
 import { formCouncil } from "../../../core/philosophy/council.ts";
@@ -15,11 +15,17 @@ import { Deliberations, SentinelStatus, Virtues, type SimulationUpdate } from ".
 export interface SocketExchange {
   /** The client's message, as sent. */
   sent: string;
-  /** How many messages the server sends (one per round). */
-  count: number;
-  first: SimulationUpdate;
-  final: SimulationUpdate;
+  /** The server's answer; null when this build's data has no philosophy or government area yet. */
+  answer: {
+    /** How many messages the server sends (one per round). */
+    count: number;
+    first: SimulationUpdate;
+    final: SimulationUpdate;
+  } | null;
 }
+
+/** The three published files the council is formed from (area, file). */
+const INPUTS = [["philosophy", "deliberations.json"], ["philosophy", "virtues.json"], ["government", "sentinel-status.json"]] as const;
 
 /** The example payload of the AsyncAPI document's `start_simulation` message. */
 export function documentedStart(asyncApi: Record<string, unknown>): { action: string; scenario: string } {
@@ -36,6 +42,10 @@ export function simulationExchange(dataDir: string, asyncApi: Record<string, unk
     const bytes = readFileSync(join(dataDir, "areas", area, path));
     return { value: JSON.parse(bytes.toString("utf8")) as unknown, hash: `sha256:${sha256Hex(bytes)}` };
   };
+  const start = documentedStart(asyncApi);
+  const sent = JSON.stringify(start);
+  // A site built before those areas were generated documents the message, not an answer it cannot know.
+  if (INPUTS.some(([area, file]) => !existsSync(join(dataDir, "areas", area, file)))) return { sent, answer: null };
   const deliberations = read("philosophy", "deliberations.json");
   const virtues = read("philosophy", "virtues.json");
   const sentinels = read("government", "sentinel-status.json");
@@ -45,7 +55,6 @@ export function simulationExchange(dataDir: string, asyncApi: Record<string, unk
     sentinelStatus: SentinelStatus.parse(sentinels.value),
     inputs: { deliberations: deliberations.hash, virtues: virtues.hash, sentinel_status: sentinels.hash },
   });
-  const start = documentedStart(asyncApi);
   const stream = [...simulate(council, start.scenario, { maxRounds: DEFAULT_MAX_ROUNDS })];
-  return { sent: JSON.stringify(start), count: stream.length, first: stream[0]!, final: stream.at(-1)! };
+  return { sent, answer: { count: stream.length, first: stream[0]!, final: stream.at(-1)! } };
 }

@@ -95,7 +95,8 @@ function safeLocation(url: URL): string {
 }
 
 /** Runs statements: the pool (one statement, any connection) or the one client of a write. */
-type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
+/** Runs one statement; `name` makes it a prepared statement of the connection (parsed and planned once). */
+type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[], name?: string) => Promise<R[]>;
 
 const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";
 /** The committed tail: the last entry's seq, hash and time. */
@@ -174,6 +175,8 @@ function bufferedWrites(run: Run, lockedTail?: TailRow | null): BackendReads & B
         s.map((x) => x.level), s.map((x) => x.idx), s.map((x) => x.hash),
         c.map((x) => x.size), c.map((x) => x.note), c.map((x) => x.createdAt),
       ],
+      // Prepared per connection: every group sends the same statement, so it is planned once.
+      "ledger_group_insert",
     );
   };
   const read = <A extends unknown[], R>(f: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
@@ -460,16 +463,16 @@ class Session {
   }
 
   /** A statement; its failure classified (store/postgres-failures.ts), the lost connection's own error preferred as the cause. */
-  async query(sql: string, where: string, params?: unknown[]): Promise<pg.QueryResult> {
+  async query(sql: string, where: string, params?: unknown[], name?: string): Promise<pg.QueryResult> {
     try {
-      return await this.client.query(sql, params);
+      return await (name === undefined ? this.client.query(sql, params) : this.client.query({ name, text: sql, values: params ?? [] }));
     } catch (error) {
       if (isConnectionLost(error)) this.lost ??= error;
       throw classifyFailure(this.lost ?? error, where);
     }
   }
 
-  readonly run: Run = async (sql, params) => (await this.query(sql, "write", params)).rows;
+  readonly run: Run = async (sql, params, name) => (await this.query(sql, "write", params, name)).rows;
 
   release(): void {
     this.client.removeListener("error", this.#onError);

@@ -4,36 +4,25 @@
  * overflow-x auto or scroll), and at 390 px every table reflows — no sideways scroll box either,
  * and no table heading or labelled cell cut at the edge or inside its box.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../api/app.ts";
-import { listen, type RunningServer } from "../api/server.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import type { RunningServer } from "../api/server.ts";
+import { portalInBrowser, type PortalInBrowser } from "./support/site/portal-browser.ts";
 
-const tmp = mkdtempSync(join(tmpdir(), "portal-fit-"));
-const siteDir = join(tmp, "site");
+let portal: PortalInBrowser;
 let server: RunningServer;
-let context: BrowserContext;
 let page: Page;
 
 /** The pages with the widest tables, and one reference page per kind. */
 const PAGES = ["/", "/pulse/timeline/", "/authority/", "/consensus/", "/migration/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/glossary/", "/docs/", "/docs/government-area/", "/docs/consensus/"];
 
 beforeAll(async () => {
-  const build = await buildSite(REPO_DATA_DIR, siteDir);
-  if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {}, trustedOrigins: [] }), "127.0.0.1", 0);
-  context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
-  page = context.pages()[0] ?? (await context.newPage());
+  portal = await portalInBrowser("portal-fit-");
+  ({ server, page } = portal);
 }, 240_000);
 
 afterAll(async () => {
-  await context?.close();
-  await server?.close();
-  rmSync(tmp, { recursive: true, force: true });
+  await portal?.close();
 });
 
 /** Every box on the page that scrolls sideways because its content is wider than it. */

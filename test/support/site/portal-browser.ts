@@ -23,7 +23,7 @@ export async function portalInBrowser(prefix: string, viewport = { width: 1280, 
   const siteDir = join(tmp, "site");
   const build = await buildSite(REPO_DATA_DIR, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  const server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {} }), "127.0.0.1", 0);
+  const server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {}, trustedOrigins: [] }), "127.0.0.1", 0);
   const context = await launchChromium(join(tmp, "profile"), viewport);
   const page = context.pages()[0] ?? (await context.newPage());
   return {

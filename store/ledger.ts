@@ -517,8 +517,6 @@ export class Ledger implements LedgerStore {
     const written: LedgerEntry[] = [];
     const rows: EntryRow[] = [];
     const subtrees: SubtreeRow[] = [];
-    let lastTs = start.lastTs;
-    let prev = start.lastHash;
     // Sealed rows are handed to the store a page at a time while the worker seals ahead: a
     // synchronous store (SQLite) inserts them then, overlapping the worker's hashing; PostgreSQL
     // buffers them for the group's one statement. The transaction keeps all-or-nothing.
@@ -529,8 +527,6 @@ export class Ledger implements LedgerStore {
         row: (row, entry) => {
           rows.push(row);
           written.push(entry);
-          prev = row.hash;
-          lastTs = row.ts;
           if (rows.length - inserted === TX_PAGE) {
             inserts.push(tx.insertRows(rows.slice(inserted)));
             inserted = rows.length;
@@ -538,8 +534,9 @@ export class Ledger implements LedgerStore {
         },
         subtree: (s) => subtrees.push(s),
       });
-    } finally {
-      await Promise.allSettled(inserts);
+    } catch (error) {
+      await Promise.allSettled(inserts); // no insert left unobserved; the refusal is the answer
+      throw error;
     }
     await Promise.all(inserts);
     // The new right edge from what the worker reported, the old edge, and the batch's last leaves.
@@ -554,7 +551,8 @@ export class Ledger implements LedgerStore {
       if (from < 0) throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
       return rootHash(rows.slice(from, from + width).map((r) => r.leaf));
     });
-    return { result: written, after: { range, lastHash: prev, lastTs }, rows, subtrees, inserted };
+    const last = rows.at(-1)!; // appendBulk takes this path for BULK_MIN events or more, never none
+    return { result: written, after: { range, lastHash: last.hash, lastTs: last.ts }, rows, subtrees, inserted };
   }
 
   /** Runs the seal worker over `events`, reporting each sealed row and each stored subtree. */

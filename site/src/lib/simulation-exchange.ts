@@ -38,7 +38,8 @@ export function documentedStart(asyncApi: Record<string, unknown>): { action: st
 
 /** The exchange over the data in `dataDir`. */
 export function simulationExchange(dataDir: string, asyncApi: Record<string, unknown>): SocketExchange {
-  const read = (area: string, path: string) => {
+  type Read = { value: unknown; hash: string };
+  const read = (area: string, path: string): Read => {
     const bytes = readFileSync(join(dataDir, "areas", area, path));
     return { value: JSON.parse(bytes.toString("utf8")) as unknown, hash: `sha256:${sha256Hex(bytes)}` };
   };
@@ -46,9 +47,7 @@ export function simulationExchange(dataDir: string, asyncApi: Record<string, unk
   const sent = JSON.stringify(start);
   // A site built before those areas were generated documents the message, not an answer it cannot know.
   if (INPUTS.some(([area, file]) => !existsSync(join(dataDir, "areas", area, file)))) return { sent, answer: null };
-  const deliberations = read("philosophy", "deliberations.json");
-  const virtues = read("philosophy", "virtues.json");
-  const sentinels = read("government", "sentinel-status.json");
+  const [deliberations, virtues, sentinels] = INPUTS.map(([area, file]) => read(area, file)) as [Read, Read, Read];
   const council = formCouncil({
     deliberations: Deliberations.parse(deliberations.value),
     virtues: Virtues.parse(virtues.value),

@@ -5,7 +5,6 @@
  * denials by stage and the month chart are images with a title and a description; every table sits
  * in a labelled, focusable scroll region; the menu marks the page; axe finds nothing at two widths.
  */
-import { AxeBuilder } from "@axe-core/playwright";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -14,6 +13,7 @@ import { count } from "../core/format/text.ts";
 import { AVM_ERROR_CODES, AVM_ERROR_TABLE, AVM_STAGES, REVOKE_REASONS, type AuthorityActivity } from "../core/schemas/avm.ts";
 import { REPO_DATA_DIR } from "./support/site/helpers.ts";
 import { portalInBrowser, type PortalInBrowser } from "./support/site/portal-browser.ts";
+import { axeAudit } from "./support/site/axe.ts";
 
 const published = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "government", "authority-activity.json"), "utf8")) as AuthorityActivity;
 let portal: PortalInBrowser;
@@ -109,7 +109,7 @@ describe("/authority/", () => {
     expect(await page.locator('nav[aria-label="Areas"] a[href="/authority/"]').getAttribute("aria-current")).toBe("page");
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      const axe = await axeAudit(page);
       expect(axe.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`)).toEqual([]);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     }

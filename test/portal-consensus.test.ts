@@ -7,7 +7,6 @@
  * come from the published files; each sealed proof links to its static copy, written by the build
  * at the API's path (test/cdn-static.test.ts fetches them from a static host).
  */
-import { AxeBuilder } from "@axe-core/playwright";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +20,7 @@ import { decideAndAppend, openTestLedger, PARTICIPANTS, registerOffices, TEST_TO
 import { listen, type RunningServer } from "../api/server.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { axeAudit } from "./support/site/axe.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-consensus-"));
 const siteDir = join(tmp, "site");
@@ -162,7 +162,7 @@ describe("the rest of /consensus/", () => {
       // The page passes axe at both widths, live values shown.
       for (const width of [1280, 390]) {
         await fresh.setViewportSize({ width, height: 900 });
-        const axe = await new AxeBuilder({ page: fresh }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+        const axe = await axeAudit(fresh);
         expect(axe.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`)).toEqual([]);
         expect(await fresh.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       }

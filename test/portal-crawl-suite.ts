@@ -3,7 +3,6 @@
  * test/portal-crawl-narrow.test.ts, 390 px): two test files so that the two widths' axe passes run
  * on two workers at once. What it checks is said in portal-crawl.test.ts.
  */
-import { AxeBuilder } from "@axe-core/playwright";
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemHealth } from "../core/health/system-health.ts";
 import { manualPath, portalHref } from "../site/src/lib/manual.ts";
 import { buildSite, docsPages, DOCS_DIR, launchChromium, markdownLinks, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
+import { axeAudit } from "./support/site/axe.ts";
 
 /** Tabs checking pages at once in the axe pass. */
 const CHECK_TABS = 3;
@@ -55,7 +55,7 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
     // The system health each page states, read while the page is open (checked by its own test below).
     const stated = await tab.locator("[data-system-health]").evaluateAll((els) => els.map((e) => e.getAttribute("data-system-health")!));
     if (stated.length > 0) healthStated.set(path, stated);
-    const axe = await new AxeBuilder({ page: tab }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    const axe = await axeAudit(tab);
     for (const v of axe.violations) problems.push(`${path}: axe ${v.id} (${v.nodes.length}): ${v.nodes[0]?.target.join(" ")}`);
 
     const scrollWidth = await tab.evaluate(() => document.documentElement.scrollWidth);

@@ -8,12 +8,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AxeBuilder } from "@axe-core/playwright";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GLOSSARY } from "../core/glossary.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
+import { axeAudit, violationLines } from "./support/site/axe.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-glossary-"));
 const siteDir = join(tmp, "site");
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 const axeViolations = async () =>
-  (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  violationLines(await axeAudit(page));
 
 describe("the glossary", () => {
   it("defines every term of core/glossary.ts, each at its own anchor", async () => {

@@ -11,12 +11,12 @@ import { spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AxeBuilder } from "@axe-core/playwright";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEY_REQUEST_CONTACT } from "../core/access/key-requests.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, startPortal, stopPortal } from "./support/site/helpers.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
+import { axeAudit, violationLines } from "./support/site/axe.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-key-request-"));
 const siteDir = join(tmp, "site");
@@ -117,8 +117,8 @@ describe("the key-request form", () => {
       await page.setViewportSize({ width, height: 900 });
       await page.goto(`${base}/government/#request-access`);
       await expect.poll(() => page.locator("key-request-form").getAttribute("data-state")).toBe("ready");
-      const axe = await new AxeBuilder({ page }).include("key-request-form").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-      expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+      const axe = await axeAudit(page, "key-request-form");
+      expect(violationLines(axe)).toEqual([]);
       await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(width);
     });
   }

@@ -5,7 +5,6 @@
  * series, and the chart's x positions are proportional to time within each stretch, with the long
  * gap cut out and labelled instead of bunching the pulses at the two ends. axe finds nothing.
  */
-import { AxeBuilder } from "@axe-core/playwright";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulseRecord } from "../core/pulse/history.ts";
 import { REPO_DATA_DIR } from "./support/site/helpers.ts";
 import { portalInBrowser, type PortalInBrowser } from "./support/site/portal-browser.ts";
+import { axeAudit } from "./support/site/axe.ts";
 
 const records = readFileSync(join(REPO_DATA_DIR, "pulse", "history.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as PulseRecord);
 let portal: PortalInBrowser;
@@ -118,7 +118,7 @@ describe("/pulse/timeline/", () => {
     await page.goto(`${server.url}/pulse/timeline/`);
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      const axe = await axeAudit(page);
       expect(axe.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`)).toEqual([]);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       const scroller = await page.locator(".table-scroll").evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));

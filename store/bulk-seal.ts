@@ -22,8 +22,12 @@ import {
   type SealSetup,
 } from "./bulk-seal-worker.ts";
 
-/** Three slots: the helper seals up to two chunks ahead while this thread stores the third. */
-const LAYOUT: SealLayout = { slots: 3, inputBytes: 4 << 20, chunk: 1024 };
+/**
+ * Five slots (about 21 MB of shared memory, taken on the first bulk append): the helper seals up to
+ * four chunks ahead while this thread stores the fifth. Both threads are busy for most of a batch,
+ * and a queue of two chunks left this thread waiting whenever the helper paused (a collection).
+ */
+const LAYOUT: SealLayout = { slots: 5, inputBytes: 4 << 20, chunk: 1024 };
 /** The longest the helper may go without progress before the append gives up on it. */
 const DEADLINE_MS = 60_000;
 
@@ -46,8 +50,9 @@ export interface BatchStart {
 export interface BatchSink {
   /** Prepares event i (its payload canonical); throws a LedgerAppendError to refuse it. */
   prepare(i: number): PreparedEvent;
-  /** Stores event i, sealed: its hash (`sha256:<hex>`) and leaf (a view reused for the next event: copy it to keep it). */
+  /** Stores event i, sealed: its hash (`sha256:<hex>`) and its 32-byte leaf (the sink may keep it). */
   store(i: number, event: PreparedEvent, hash: string, leaf: Uint8Array): void;
+  /** A completed subtree of at least `minLevel`: its hash (a copy the sink may keep). */
   storeSubtree(level: number, index: number, hash: Uint8Array): void;
 }
 
@@ -101,8 +106,6 @@ export class BulkSealer {
     const chunks: { first: number; prepared: PreparedEvent[] }[] = [];
     let next = 0;
     const memory = this.#memory;
-    // One leaf view for the batch, not a Buffer per entry.
-    const leaf = new Uint8Array(32);
     const fill = (k: number) => {
       const slot = k % LAYOUT.slots;
       const { input } = slotOffsets(LAYOUT, slot);
@@ -141,15 +144,17 @@ export class BulkSealer {
         this.#wait(DONE, (done) => done > k, batch);
         const { first, prepared } = chunks[k]!;
         const { results, subtrees } = slotOffsets(LAYOUT, k % LAYOUT.slots);
+        // The chunk's results copied out of the shared slot in one go; each leaf is a view of the copy.
+        const block = new Uint8Array(prepared.length * RESULT_BYTES);
+        block.set(memory.subarray(results, results + block.length));
         for (let i = 0; i < prepared.length; i++) {
-          const at = results + i * RESULT_BYTES;
-          for (let b = 0; b < 32; b++) leaf[b] = memory[at + HASH_TEXT_BYTES + b]!;
-          sink.store(first + i, prepared[i]!, memory.toString("latin1", at, at + HASH_TEXT_BYTES), leaf);
+          const at = i * RESULT_BYTES;
+          sink.store(first + i, prepared[i]!, memory.toString("latin1", results + at, results + at + HASH_TEXT_BYTES), block.subarray(at + HASH_TEXT_BYTES, at + RESULT_BYTES));
         }
         const completed = this.#view.getUint32(subtrees);
         for (let j = 0; j < completed; j++) {
           const at = subtrees + 8 + j * SUBTREE_BYTES;
-          sink.storeSubtree(this.#view.getUint32(at), this.#view.getFloat64(at + 8), this.#memory.subarray(at + 16, at + 48));
+          sink.storeSubtree(this.#view.getUint32(at), this.#view.getFloat64(at + 8), new Uint8Array(this.#memory.subarray(at + 16, at + 48)));
         }
         chunks[k] = undefined!;
       }

@@ -583,13 +583,12 @@ export class Ledger implements LedgerStore {
       },
       store: (i, event, hash, leaf) => {
         sink.row(
-          { seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf: Uint8Array.from(leaf) },
+          { seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf },
           { seq: first + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash },
         );
         prev = hash;
       },
-      // A copy: `hash` is a view into the sealer's shared memory (a Buffer, whose slice() would be a view too).
-      storeSubtree: (level, idx, hash) => sink.subtree({ level, idx, hash: Uint8Array.from(hash) }),
+      storeSubtree: (level, idx, hash) => sink.subtree({ level, idx, hash }),
     });
   }
 

@@ -71,7 +71,7 @@ export interface SqliteBackendOptions {
 }
 
 type Statements = Record<
-  "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
+  "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "insertSubtrees" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
   StatementSync
 >;
 
@@ -116,6 +116,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
       insertEntry: p("INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       insertEntries: p(`INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES ${Array(BATCH_ROWS).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`),
       insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
+      insertSubtrees: p(`INSERT INTO subtrees (level, idx, hash) VALUES ${Array(BATCH_ROWS).fill("(?, ?, ?)").join(", ")}`),
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
       page: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
@@ -193,8 +194,22 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
   }
 
   async insertSubtrees(subtrees: readonly SubtreeRow[]): Promise<void> {
-    const insert = this.#s.insertSubtree;
-    for (const s of subtrees) insert.run(s.level, s.idx, s.hash);
+    const { insertSubtree, insertSubtrees } = this.#s;
+    const values: (number | Uint8Array)[] = new Array(BATCH_ROWS * 3);
+    let i = 0;
+    for (; i + BATCH_ROWS <= subtrees.length; i += BATCH_ROWS) {
+      for (let j = 0; j < BATCH_ROWS; j++) {
+        const s = subtrees[i + j]!;
+        values[j * 3] = s.level;
+        values[j * 3 + 1] = s.idx;
+        values[j * 3 + 2] = s.hash;
+      }
+      insertSubtrees.run(...values);
+    }
+    for (; i < subtrees.length; i++) {
+      const s = subtrees[i]!;
+      insertSubtree.run(s.level, s.idx, s.hash);
+    }
   }
 
   async insertCheckpointIfAbsent(size: number, note: string, createdAt: string): Promise<void> {

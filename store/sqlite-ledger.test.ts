@@ -355,8 +355,8 @@ describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
     const here = await openLedger("here.sqlite");
     // A small start, so the big batches resume from a right edge that is not a power of two.
     for (const ledger of [piped, here]) await ledger.append(stamped(0, 37));
-    // Past the sealer's shared slots (about 4,000 events), so their memory is reused within a batch.
-    const written = await piped.appendBulk(stamped(37, BULK_MIN * 20 + 5));
+    // Past the sealer's shared slots (five of 1,024 events), so their memory is reused within a batch.
+    const written = await piped.appendBulk(stamped(37, BULK_MIN * 24 + 5));
     // Runs of equal timestamps (a record carries its ts only when it changes).
     const repeated = stamped(37 + written.length, 3000).map((e, i) => ({ ...e, ts: new Date(Date.parse("2026-02-01T00:00:00.000Z") + Math.floor(i / 7)).toISOString() }));
     await piped.appendBulk(repeated);

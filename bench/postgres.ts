@@ -10,6 +10,8 @@
  *    wait per append (p50/p99), events per commit (group size, mean) and the lock waits: how many
  *    write transactions found the advisory lock held by another instance (count and share), and
  *    how long they waited for it in total (store/postgres-backend.ts lockWaits()).
+ *    And, report only, the ceiling: the groups' own statements with the rows precomputed, on the
+ *    ledger's schema and on the same without the chain's foreign key (what PostgreSQL itself takes).
  * 2. Requests through HAProxy (test/support/cluster.ts) at N = 1 and 2 API instances on PostgreSQL,
  *    against one instance on SQLite: POST /avm/verify and balance lookups, p50/p99 (report only: on
  *    2 cores more instances share the same two cores, so no scaling is expected).
@@ -20,7 +22,10 @@ import pg from "pg";
 import type { NewEvent } from "../core/ledger/store.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { generateKeyPair } from "../core/signature.ts";
+import { STORED_LEVEL } from "../store/merkle-reads.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
+import { GROUP_INSERT_SQL, TAIL_SQL } from "../store/postgres-backend.ts";
+import { PG_SCHEMA } from "../store/postgres-schema.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";
 import { request, startApiCluster, type Answer } from "../test/support/cluster.ts";
@@ -102,6 +107,62 @@ async function rawRound(url: string, rows: ReturnType<typeof sealedRows>): Promi
   await pool.end();
   return seconds;
 }
+
+/**
+ * The ceiling of group commit at N = 1 on this server: the groups' own statements on one
+ * connection — BEGIN with the lock and the tail, the group's one insert, COMMIT — with the rows
+ * precomputed, so no sealing, deciding or bookkeeping. `schema` is the ledger's, or the same
+ * without the chain's foreign key (what that guard costs per group).
+ */
+async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRows>, schema: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(schema);
+    const t0 = performance.now();
+    for (let at = 0; at < rows.length; at += CALLERS) {
+      const group = rows.slice(at, at + CALLERS);
+      await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(1); ${TAIL_SQL}`);
+      const column = (k: number) => group.map((row) => row[k]);
+      // What a group also writes: the stored subtrees it completes (any 32 bytes will do here) and its checkpoint.
+      const size = at + group.length;
+      const subtrees = completedSubtrees(at, size);
+      await client.query({
+        name: "group_insert",
+        text: GROUP_INSERT_SQL,
+        values: [
+          ...[0, 1, 2, 3, 4, 5].map(column),
+          group.map((row) => Buffer.from(row[6])),
+          subtrees.map((t) => t.level),
+          subtrees.map((t) => t.idx),
+          subtrees.map(() => Buffer.alloc(32)),
+          [size],
+          [CHECKPOINT_NOTE],
+          [group.at(-1)![3]],
+        ],
+      });
+      await client.query("COMMIT");
+    }
+    return (performance.now() - t0) / 1000;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The stored subtrees (level STORED_LEVEL and up) that entries [from, to) complete. */
+function completedSubtrees(from: number, to: number): { level: number; idx: number }[] {
+  const out: { level: number; idx: number }[] = [];
+  for (let level = STORED_LEVEL; 2 ** level <= to; level++) {
+    for (let idx = Math.floor(from / 2 ** level); (idx + 1) * 2 ** level <= to; idx++) if ((idx + 1) * 2 ** level > from) out.push({ level, idx });
+  }
+  return out;
+}
+
+/** A signed checkpoint's size in text (origin, size, root, one Ed25519 signature line). */
+const CHECKPOINT_NOTE = `bench/ledger\n2560\n${"A".repeat(44)}\n\n— bench/ledger ${"B".repeat(88)}\n`;
+
+/** The ledger's schema without the foreign key from each entry to the previous one. */
+const SCHEMA_WITHOUT_CHAIN_KEY = PG_SCHEMA.replace(/,\s*FOREIGN KEY \(prev_seq, prev\) REFERENCES ledger_entries \(seq, hash\)/, "");
 
 const REPO_DATA = join(import.meta.dirname, "../data");
 const LEDGER_SECRET = sha256Hex("avm test ledger key");
@@ -187,10 +248,14 @@ export async function run(): Promise<void> {
     // Warm-up of each side, then alternating rounds; the best of each, as the harness does.
     await rawRound(await freshDatabase(cluster), rows);
     await groupCommitRound(await freshDatabase(cluster), 1, events, secretKeyHex);
+    if (SCHEMA_WITHOUT_CHAIN_KEY === PG_SCHEMA) throw new Error("the ledger schema's chain key was not found");
     let floor = Infinity;
+    const ceiling = { schema: Infinity, withoutChainKey: Infinity };
     const best = new Map<number, AppendRound>();
     for (let r = 0; r < ROUNDS; r++) {
       floor = Math.min(floor, await rawRound(await freshDatabase(cluster), rows));
+      ceiling.schema = Math.min(ceiling.schema, await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA));
+      ceiling.withoutChainKey = Math.min(ceiling.withoutChainKey, await statementsOnlyRound(await freshDatabase(cluster), rows, SCHEMA_WITHOUT_CHAIN_KEY));
       for (const n of [1, 2, 3]) {
         const round = await groupCommitRound(await freshDatabase(cluster), n, events, secretKeyHex);
         if (!best.has(n) || round.seconds < best.get(n)!.seconds) best.set(n, round);
@@ -209,6 +274,26 @@ export async function run(): Promise<void> {
         ...(n === 1 ? { target: 3 } : {}),
       })),
     );
+    printComparisons("postgres: what PostgreSQL itself takes for the same groups (report only)", [
+      {
+        name: `the groups' own statements on one connection, rows precomputed (${EVENTS / CALLERS} groups of ${CALLERS}): the ceiling of group commit at N = 1`,
+        subject: "BEGIN + lock + tail, the group's insert, COMMIT",
+        floor: "raw one-row INSERT transactions of the same rows, 64 callers over a pool of 10",
+        subjectSeconds: ceiling.schema,
+        floorSeconds: floor,
+        items: EVENTS,
+        kind: "speed" as const,
+      },
+      {
+        name: "the same on the ledger's schema without the foreign key that chains each entry to the previous one",
+        subject: "the same statements, no chain key",
+        floor: "raw one-row INSERT transactions of the same rows, 64 callers over a pool of 10",
+        subjectSeconds: ceiling.withoutChainKey,
+        floorSeconds: floor,
+        items: EVENTS,
+        kind: "speed" as const,
+      },
+    ]);
     for (const n of [1, 2, 3]) {
       const round = best.get(n)!;
       const waits = round.waits.sort((a, b) => a - b);

@@ -100,7 +100,21 @@ type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[], name?:
 
 const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";
 /** The committed tail: the last entry's seq, hash and time. */
-const TAIL_SQL = "SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1";
+export const TAIL_SQL = "SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1";
+/**
+ * A group's one insert: its entries, subtrees and checkpoint as arrays ($1–$7 the entries' columns,
+ * $8–$10 the subtrees', $11–$13 the checkpoints').
+ */
+export const GROUP_INSERT_SQL = `WITH entries AS (
+  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])
+), subtrees AS (
+  INSERT INTO ledger_subtrees (level, idx, hash) SELECT * FROM unnest($8::integer[], $9::bigint[], $10::bytea[])
+), checkpoints AS (
+  INSERT INTO ledger_checkpoints (size, note, created_at) SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[])
+  ON CONFLICT (size) DO NOTHING
+)
+SELECT 1`;
 
 /** The reads of the interface, over whatever runs the statements (the writes: bufferedWrites). */
 function primitives(run: Run): BackendReads {
@@ -160,16 +174,7 @@ function bufferedWrites(run: Run, lockedTail?: TailRow | null): BackendReads & B
     subtrees = [];
     checkpoints = [];
     await run(
-      `WITH entries AS (
-         INSERT INTO ledger_entries (${ENTRY_COLUMNS})
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])
-       ), subtrees AS (
-         INSERT INTO ledger_subtrees (level, idx, hash) SELECT * FROM unnest($8::integer[], $9::bigint[], $10::bytea[])
-       ), checkpoints AS (
-         INSERT INTO ledger_checkpoints (size, note, created_at) SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[])
-         ON CONFLICT (size) DO NOTHING
-       )
-       SELECT 1`,
+      GROUP_INSERT_SQL,
       [
         r.map((x) => x.seq), r.map((x) => x.type), r.map((x) => x.payload), r.map((x) => x.ts), r.map((x) => x.prev), r.map((x) => x.hash), r.map((x) => x.leaf),
         s.map((x) => x.level), s.map((x) => x.idx), s.map((x) => x.hash),

@@ -31,6 +31,8 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
   /** The `data-system-health` values each page states, per path (gathered by the axe pass). */
   const healthStated = new Map<string, string[]>();
   const statuses = new Map<string, number>();
+  /** Each page's checks per width, when the crawl made them (the general crawl, at its first width). */
+  const checked = new Map<number, Map<string, { violations: number; problems: string[] }>>();
 
   /** Same-origin URLs a page references: links, stylesheets, icons, images, scripts. */
   async function references(p: Page): Promise<{ links: string[]; assets: string[] }> {
@@ -50,8 +52,13 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
 
   /** Axe, sideways scroll, clipped text, labelled scroll boxes and readable numbers on one page at `width`. */
   async function checkPage(tab: Page, path: string, width: number): Promise<{ violations: number; problems: string[] }> {
-    const problems: string[] = [];
     await tab.goto(base + path);
+    return checkOpenPage(tab, path, width);
+  }
+
+  /** The checks of checkPage on the page `tab` has open. */
+  async function checkOpenPage(tab: Page, path: string, width: number): Promise<{ violations: number; problems: string[] }> {
+    const problems: string[] = [];
     // The system health each page states, read while the page is open (checked by its own test below).
     const stated = await tab.locator("[data-system-health]").evaluateAll((els) => els.map((e) => e.getAttribute("data-system-health")!));
     if (stated.length > 0) healthStated.set(path, stated);
@@ -94,6 +101,20 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
     return { violations: axe.violations.length, problems };
   }
 
+  /**
+   * CHECK_TABS tabs at `width` (the first is `page`): pages are checked in a few tabs at once, because
+   * most of a page's axe pass is axe waiting between its rules, and tabs overlap where one tab would
+   * leave the cores idle.
+   */
+  async function openTabs(width: number): Promise<Page[]> {
+    const tabs = [page, ...(await Promise.all(Array.from({ length: CHECK_TABS - 1 }, () => context.newPage())))];
+    for (const tab of tabs) await tab.setViewportSize({ width, height: 900 });
+    return tabs;
+  }
+  async function closeTabs(tabs: Page[]): Promise<void> {
+    for (const tab of tabs.slice(1)) await tab.close();
+  }
+
   /** The pages the built site's sitemap lists (paths). */
   async function sitemapPages(): Promise<string[]> {
     const index = await (await fetch(`${base}/sitemap-index.xml`)).text();
@@ -119,29 +140,53 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
       pages.push(...(await sitemapPages()));
       return;
     }
-    // Breadth-first from /: HTML pages are opened in the browser, everything else is fetched.
+    // Breadth-first from /, in CHECK_TABS tabs: HTML pages are opened in the browser (and checked at
+    // the first width while open, so the pass at that width needs no second visit), everything else
+    // is fetched. A tab that finds the queue empty waits while another tab may still add to it.
+    const width = widths[0]!;
+    const checks = new Map<string, { violations: number; problems: string[] }>();
     const queue = ["/"];
     const seen = new Set(queue);
-    while (queue.length > 0) {
-      const path = queue.shift()!;
-      const response = await page.goto(base + path);
-      statuses.set(path, response?.status() ?? 0);
-      if (!response || response.status() !== 200 || !(response.headers()["content-type"] ?? "").includes("text/html")) continue;
-      pages.push(path);
-      const { links, assets } = await references(page);
-      for (const url of assets) {
-        if (statuses.has(url)) continue;
-        statuses.set(url, (await fetch(base + url)).status);
-      }
-      for (const url of links) {
-        const clean = url.split("#")[0]!;
-        if (seen.has(clean)) continue;
-        seen.add(clean);
-        // Pages are crawled; data files are fetched (a PDF or CSV is not a page to open).
-        if (clean.endsWith("/") || !/\.[a-z0-9]+$/i.test(clean.split("?")[0]!)) queue.push(clean);
-        else statuses.set(clean, (await fetch(base + clean)).status);
-      }
-    }
+    let busy = 0;
+    const tabs = await openTabs(width);
+    await Promise.all(
+      tabs.map(async (tab) => {
+        for (;;) {
+          const path = queue.shift();
+          if (path === undefined) {
+            if (busy === 0) return;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+            continue;
+          }
+          busy++;
+          try {
+            const response = await tab.goto(base + path);
+            statuses.set(path, response?.status() ?? 0);
+            if (!response || response.status() !== 200 || !(response.headers()["content-type"] ?? "").includes("text/html")) continue;
+            pages.push(path);
+            const { links, assets } = await references(tab);
+            for (const url of links) {
+              const clean = url.split("#")[0]!;
+              if (seen.has(clean)) continue;
+              seen.add(clean);
+              // Pages are crawled; data files are fetched (a PDF or CSV is not a page to open).
+              if (clean.endsWith("/") || !/\.[a-z0-9]+$/i.test(clean.split("?")[0]!)) queue.push(clean);
+              else assets.push(clean);
+            }
+            for (const url of assets) {
+              if (statuses.has(url)) continue;
+              statuses.set(url, 0);
+              statuses.set(url, (await fetch(base + url)).status);
+            }
+            checks.set(path, await checkOpenPage(tab, path, width));
+          } finally {
+            busy--;
+          }
+        }
+      }),
+    );
+    await closeTabs(tabs);
+    checked.set(width, checks);
   }, 300_000);
 
   afterAll(async () => {
@@ -206,25 +251,23 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
 
     for (const width of widths) {
       it(`every page at ${width} px: axe WCAG 2.1 AA, no sideways scroll, no clipped text, readable numbers`, async () => {
-        // Pages are checked in a few tabs at once: most of a page's axe pass is axe waiting between
-        // its rules, so tabs overlap where one tab would leave the cores idle.
-        const tabs = [page, ...(await Promise.all(Array.from({ length: CHECK_TABS - 1 }, () => context.newPage())))];
-        const problems = new Map<string, string[]>();
-        let violations = 0;
-        const queue = [...pages];
-        await Promise.all(
-          tabs.map(async (tab) => {
-            await tab.setViewportSize({ width, height: 900 });
-            for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-              const found = await checkPage(tab, path, width);
-              violations += found.violations;
-              problems.set(path, found.problems);
-            }
-          }),
-        );
-        for (const tab of tabs.slice(1)) await tab.close();
+        // Checked during the crawl when this is its width; otherwise every page is opened now.
+        let checks = checked.get(width);
+        if (!checks) {
+          const found = new Map<string, { violations: number; problems: string[] }>();
+          const queue = [...pages];
+          const tabs = await openTabs(width);
+          await Promise.all(
+            tabs.map(async (tab) => {
+              for (let path = queue.shift(); path !== undefined; path = queue.shift()) found.set(path, await checkPage(tab, path, width));
+            }),
+          );
+          await closeTabs(tabs);
+          checks = found;
+        }
+        const violations = pages.reduce((sum, path) => sum + checks.get(path)!.violations, 0);
         console.log(`axe at ${width} px: ${violations} violation(s) on ${pages.length} pages`);
-        expect(pages.flatMap((path) => problems.get(path)!)).toEqual([]);
+        expect(pages.flatMap((path) => checks.get(path)!.problems)).toEqual([]);
       }, 300_000); // axe on every page (the API reference is long) takes tens of seconds on two cores
     }
 

@@ -1,4 +1,24 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The portal crawl's two files start first. They are the suite's longest (a minute each: axe on
+ * every page), and longest first keeps both workers busy to the end. Vitest orders by the last
+ * run's durations when it has them, but a fresh clone has none and it then orders by file size,
+ * which puts these two small files last.
+ */
+const FIRST = ["test/portal-crawl.test.ts", "test/portal-crawl-narrow.test.ts"];
+
+class CrawlFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const at = FIRST.findIndex((name) => spec.moduleId.endsWith(`/${name}`));
+      return at === -1 ? FIRST.length : at;
+    };
+    return sorted.map((spec, i) => ({ spec, i })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i).map(({ spec }) => spec);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -11,6 +31,7 @@ export default defineConfig({
     // browser, a server's answers), so two workers keep 2 cores busy (vitest's default is one
     // fewer than the cores). No test asserts a time; generous timeouts absorb the contention.
     maxWorkers: 2,
+    sequence: { sequencer: CrawlFirst },
     // Test files share a worker's module cache instead of a fresh process each: most files import
     // the same app, schemas and ledger, and re-importing them per file was a minute of CPU a run.
     // No test mocks modules or changes process-wide state, so sharing changes no outcome.

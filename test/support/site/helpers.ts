@@ -115,16 +115,14 @@ export const TEST_RUN_VAR = "INTEGRITY_TEST_RUN";
 export const SHARED_BUILDS = join(SITE_ROOT, ".astro", "shared-builds");
 
 /**
- * The build of the repository's own data/ with the default environment is the same for every test
- * file of a run, so it is made once per run and copied: the first test file to ask builds it (under
- * a lock: a folder created atomically), the others wait for its result and copy the folder, which
- * each may then change as it likes. Builds of other data, or with another environment, are their own.
+ * Made once per run, in a folder of its own under SHARED_BUILDS: the first test file to ask runs
+ * `make` (under a lock: the folder created atomically) and records its result; the others wait for
+ * that result. Each caller then copies what it needs out of the folder, and may change its copy.
  */
-async function sharedBuild(run: string, outDir: string): Promise<BuildResult> {
-  const dir = join(SHARED_BUILDS, run);
-  const site = join(dir, "dist");
+async function oncePerRun<T>(run: string, name: string, make: (dir: string) => Promise<T>): Promise<{ dir: string; made: T }> {
+  const dir = join(SHARED_BUILDS, run, name);
   const result = join(dir, "result.json");
-  mkdirSync(SHARED_BUILDS, { recursive: true });
+  mkdirSync(join(SHARED_BUILDS, run), { recursive: true });
   let owner = false;
   try {
     mkdirSync(dir);
@@ -133,19 +131,34 @@ async function sharedBuild(run: string, outDir: string): Promise<BuildResult> {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   if (owner) {
-    const built = await astroBuild(REPO_DATA_DIR, site, {});
-    writeFileSync(`${result}.tmp`, JSON.stringify(built));
+    // A failure is recorded too, so that the files waiting for it fail with it instead of waiting.
+    const outcome = await make(dir).then(
+      (made) => ({ made }),
+      (error: unknown) => ({ failed: (error as Error).message ?? String(error) }),
+    );
+    writeFileSync(`${result}.tmp`, JSON.stringify(outcome));
     cpSync(`${result}.tmp`, result);
   } else {
-    // Another test file is building it: wait for its result (a build takes seconds; give it minutes).
+    // Another test file is making it: wait for its result (it takes seconds; give it minutes).
     for (let waited = 0; !existsSync(result); waited += 250) {
-      if (waited > 300_000) throw new Error(`the shared site build ${dir} did not finish`);
+      if (waited > 300_000) throw new Error(`${dir}, made once per test run, did not finish`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-  const built = JSON.parse(readFileSync(result, "utf8")) as BuildResult;
-  if (built.code === 0) cpSync(site, outDir, { recursive: true });
-  return built;
+  const outcome = JSON.parse(readFileSync(result, "utf8")) as { made: T } | { failed: string };
+  if ("failed" in outcome) throw new Error(`${dir}, made once per test run, failed: ${outcome.failed}`);
+  return { dir, made: outcome.made };
+}
+
+/**
+ * The build of the repository's own data/ with the default environment is the same for every test
+ * file of a run, so it is made once per run and copied. Builds of other data, or with another
+ * environment, are their own.
+ */
+async function sharedBuild(run: string, outDir: string): Promise<BuildResult> {
+  const { dir, made } = await oncePerRun(run, "site", (into) => astroBuild(REPO_DATA_DIR, join(into, "dist"), {}));
+  if (made.code === 0) cpSync(join(dir, "dist"), outDir, { recursive: true });
+  return made;
 }
 
 function astroBuild(dataDir: string, outDir: string, env: Record<string, string>): Promise<BuildResult> {
@@ -220,7 +233,18 @@ export function startPortal(options: { stateDir: string; dataDir: string; siteDi
  * (`npm run seed -- --sample`, up to the newest pulse of `dataDir`): the ledger the committed
  * datasets were generated from, so the API's ledger routes answer for what the pages link to.
  */
-export function seedSampleLedger(stateDir: string, dataDir: string): Promise<void> {
+export async function seedSampleLedger(stateDir: string, dataDir: string): Promise<void> {
+  const run = process.env[TEST_RUN_VAR];
+  if (!run || resolve(dataDir) !== REPO_DATA_DIR) return seedInto(stateDir, dataDir);
+  // The sample ledger of the repository's data is the same for every test file of a run: seeded once, copied.
+  const { dir } = await oncePerRun(run, "sample-ledger", async (into) => {
+    await seedInto(join(into, "state"), dataDir);
+    return null;
+  });
+  cpSync(join(dir, "state"), stateDir, { recursive: true });
+}
+
+function seedInto(stateDir: string, dataDir: string): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
   delete env.LEDGER_DB;
   const child = spawn(process.execPath, [join(REPO_ROOT, "pipeline", "seed", "cli.ts"), "--sample", "--data", dataDir], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });

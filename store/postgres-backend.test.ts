@@ -359,11 +359,16 @@ describe("PostgresBackend: a lost session recovers by itself", () => {
     const b = backend(url);
     await b.open(ORIGIN);
     const watcher = await rawClient(url);
+    const inside = gate();
     const terminated = gate();
     const write = b.withWriteLock(async (tx) => {
+      inside.open();
       await terminated.promise;
       await tx.insertRows(chainRows(1, await tx.last()));
     });
+    // Terminated once the write holds its session: the lock can show as granted before BEGIN's
+    // answer has reached the client, and a session lost at BEGIN is replaced (nothing was written).
+    await inside.promise;
     const pid = await holderPid(watcher);
     await watcher.query("SELECT pg_terminate_backend($1)", [pid]);
     await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
@@ -378,11 +383,14 @@ describe("PostgresBackend: a lost session recovers by itself", () => {
     const b = backend(url, { idleInTransactionTimeoutMs: 300 });
     await b.open(ORIGIN);
     const watcher = await rawClient(url);
+    const inside = gate();
     const ended = gate();
     const write = b.withWriteLock(async (tx) => {
+      inside.open();
       await ended.promise;
       return tx.last();
     });
+    await inside.promise; // the write holds its session (see the test above)
     const pid = await holderPid(watcher);
     await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
     ended.open();

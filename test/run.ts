@@ -1,8 +1,8 @@
 /**
  * `npm test` after the preflight: the type check and the import rules run beside `vitest run`
- * instead of before it. The test files leave about a third of two cores idle (they wait on
- * browsers, servers and child processes), and the two checks fit in it: the run is shorter by
- * their time. Each check's output is printed, under its name, when it ends; any failure fails the run.
+ * instead of before it, so the first test files do not wait for them (they mostly use the time the
+ * first files spend waiting for the shared site build). Each check's output is printed, under its
+ * name, when it ends; any failure fails the run. Arguments are handed to vitest.
  */
 import { spawn } from "node:child_process";
 

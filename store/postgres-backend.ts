@@ -94,8 +94,10 @@ function safeLocation(url: URL): string {
   return shown.href;
 }
 
-/** Runs statements: the pool (one statement, any connection) or the one client of a write. */
-/** Runs one statement; `name` makes it a prepared statement of the connection (parsed and planned once). */
+/**
+ * Runs one statement: on the pool (any connection) or on the one client of a write. `name` makes
+ * it a prepared statement of the connection (parsed and planned once).
+ */
 type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[], name?: string) => Promise<R[]>;
 
 const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";

@@ -31,11 +31,12 @@ const LAYOUT: SealLayout = { slots: 5, inputBytes: 4 << 20, chunk: 1024 };
 /** The longest the helper may go without progress before the append gives up on it. */
 const DEADLINE_MS = 60_000;
 
-/** One event as this thread hands it over: its payload already canonical. */
+/** One event as this thread hands it over: its payload already canonical (the sink may hand in a richer record). */
 export interface PreparedEvent {
   type: string;
   ts: string;
-  payloadText: string;
+  /** The payload's JCS text. */
+  payload: string;
 }
 
 export interface BatchStart {
@@ -47,11 +48,11 @@ export interface BatchStart {
   minLevel: number;
 }
 
-export interface BatchSink {
+export interface BatchSink<E extends PreparedEvent> {
   /** Prepares event i (its payload canonical); throws a LedgerAppendError to refuse it. */
-  prepare(i: number): PreparedEvent;
+  prepare(i: number): E;
   /** Stores event i, sealed: its hash (`sha256:<hex>`) and its 32-byte leaf (the sink may keep it). */
-  store(i: number, event: PreparedEvent, hash: string, leaf: Uint8Array): void;
+  store(i: number, event: E, hash: string, leaf: Uint8Array): void;
   /** A completed subtree of at least `minLevel`: its hash (a copy the sink may keep). */
   storeSubtree(level: number, index: number, hash: Uint8Array): void;
 }
@@ -97,19 +98,19 @@ export class BulkSealer {
   }
 
   /** Runs one batch of `count` events through the helper. Throws what `sink` or the helper refuses. */
-  run(start: BatchStart, count: number, sink: BatchSink): void {
+  run<E extends PreparedEvent>(start: BatchStart, count: number, sink: BatchSink<E>): void {
     const batch = ++this.#batch;
     Atomics.store(this.#ctrl, DONE, 0);
     Atomics.store(this.#ctrl, STATE, 0);
     while (receiveMessageOnPort(this.#replies)); // nothing stale from an earlier batch
     this.#post({ op: "begin", batch, size: start.size, prev: start.prev, edge: [...start.edge], minLevel: start.minLevel });
-    const chunks: { first: number; prepared: PreparedEvent[] }[] = [];
+    const chunks: { first: number; prepared: E[] }[] = [];
     let next = 0;
     const memory = this.#memory;
     const fill = (k: number) => {
       const slot = k % LAYOUT.slots;
       const { input } = slotOffsets(LAYOUT, slot);
-      const prepared: PreparedEvent[] = [];
+      const prepared: E[] = [];
       const first = next;
       let used = 0;
       let chunkTs = "";
@@ -117,7 +118,7 @@ export class BulkSealer {
         const event = sink.prepare(next);
         // A UTF-16 unit takes at most 3 UTF-8 bytes; an empty slot always fits one event (the
         // ledger's payload limit is well below a slot).
-        const most = (event.type.length + event.ts.length + event.payloadText.length) * 3 + 3;
+        const most = (event.type.length + event.ts.length + event.payload.length) * 3 + 3;
         if (prepared.length > 0 && used + most > LAYOUT.inputBytes) break;
         // A record (bulk-seal-worker.ts): the type's code, the ts when it differs from the previous
         // record's (0x01 then 24 ASCII characters), the payload text, 0x00.
@@ -128,7 +129,7 @@ export class BulkSealer {
           at += memory.write(event.ts, at, "latin1");
           chunkTs = event.ts;
         }
-        at += memory.write(event.payloadText, at);
+        at += memory.write(event.payload, at);
         memory[at++] = 0x00;
         used = at - input;
         prepared.push(event);

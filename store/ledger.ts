@@ -59,6 +59,9 @@ const FOLLOW_MAX = 4096;
 /** A decide asking for more projections than this, each needing a catch-up, is refused. */
 const MAX_CATCH_UPS = 64;
 
+/** A bulk row's leaf until the seal worker reports it. */
+const NO_LEAF = new Uint8Array(0);
+
 function payloadTooLarge(payloadText: string): string | null {
   if (payloadText.length <= MAX_PAYLOAD_BYTES / 3) return null;
   const bytes = Buffer.byteLength(payloadText);
@@ -107,7 +110,10 @@ interface TransactionWrite<T> {
   subtrees: readonly SubtreeRow[];
   /** The checkpoint to record with the rows (else one is signed when rows were written and a key is set). */
   note?: { note: string; createdAt: string };
-  /** How many of `rows`, from the first, `write` inserted itself (the bulk path, while sealing). */
+  /**
+   * How many rows `write` inserted itself before `rows` (the bulk path, while sealing). They are
+   * no longer in memory, so the transaction's rows are not held for projections.
+   */
   inserted?: number;
 }
 
@@ -385,18 +391,17 @@ export class Ledger implements LedgerStore {
         foreign = await this.#follow(tx);
         const start = this.#tail!;
         const out = await write(tx, start);
-        const from = out.inserted ?? 0;
-        for (let i = from; i < out.rows.length; i += TX_PAGE) await tx.insertRows(i === 0 && out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
+        for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
         if (out.subtrees.length > 0) await tx.insertSubtrees(out.subtrees);
         let note = out.note;
         // Stamped with the last entry's time: the transaction's one clock reading (or the entries' own).
-        if (!note && this.#signer && out.rows.length > 0) note = { note: this.#sign(this.#signer, out.after), createdAt: out.after.lastTs };
+        if (!note && this.#signer && out.after.range.size > start.range.size) note = { note: this.#sign(this.#signer, out.after), createdAt: out.after.lastTs };
         if (note) await tx.insertCheckpointIfAbsent(out.after.range.size, note.note, note.createdAt);
         return out;
       });
       this.#tail = done.after;
       this.#held = new Map();
-      if (foreign.length + done.rows.length <= FOLLOW_MAX) for (const row of [...foreign, ...done.rows]) this.#held.set(row.seq, row);
+      if (!done.inserted && foreign.length + done.rows.length <= FOLLOW_MAX) for (const row of [...foreign, ...done.rows]) this.#held.set(row.seq, row);
       this.#writeHealth = { ok: true };
       return done.result;
     } catch (error) {
@@ -511,25 +516,33 @@ export class Ledger implements LedgerStore {
     return { written, tail: { range, lastHash: prev, lastTs } };
   }
 
-  /** The bulk path's rows: this thread canonicalizes, the seal worker validates, hashes and extends the tree. */
+  /**
+   * The bulk path's rows: this thread canonicalizes, the seal worker validates, hashes and extends
+   * the tree. Sealed rows go to the store a page at a time while the worker seals ahead: a
+   * synchronous store (SQLite) inserts them then, overlapping the worker's hashing; PostgreSQL
+   * buffers them for the transaction's statement. The transaction keeps all-or-nothing. A page
+   * handed over is not kept here (a large batch would otherwise hold every row until its commit);
+   * the leaves of the last rows are, for the new right edge.
+   */
   async #sealBulk(events: readonly NewEvent[], sealer: BulkSealer, tx: Tx, start: Tail, clock: () => string): Promise<TransactionWrite<LedgerEntry[]>> {
     const first = start.range.size;
     const written: LedgerEntry[] = [];
-    const rows: EntryRow[] = [];
+    let rows: EntryRow[] = [];
     const subtrees: SubtreeRow[] = [];
-    // Sealed rows are handed to the store a page at a time while the worker seals ahead: a
-    // synchronous store (SQLite) inserts them then, overlapping the worker's hashing; PostgreSQL
-    // buffers them for the group's one statement. The transaction keeps all-or-nothing.
     const inserts: Promise<void>[] = [];
     let inserted = 0;
+    const width = 2 ** STORED_LEVEL;
+    const lastLeaves: Uint8Array[] = new Array(width);
     try {
       this.#sealBulkRun(events, sealer, start, clock, {
         row: (row, entry) => {
           rows.push(row);
           written.push(entry);
-          if (rows.length - inserted === TX_PAGE) {
-            inserts.push(tx.insertRows(rows.slice(inserted)));
-            inserted = rows.length;
+          lastLeaves[(row.seq - first) & (width - 1)] = row.leaf;
+          if (rows.length === TX_PAGE) {
+            inserts.push(tx.insertRows(rows));
+            inserted += rows.length;
+            rows = [];
           }
         },
         subtree: (s) => subtrees.push(s),
@@ -539,19 +552,19 @@ export class Ledger implements LedgerStore {
       throw error;
     }
     await Promise.all(inserts);
-    // The new right edge from what the worker reported, the old edge, and the batch's last leaves.
+    // The new right edge: its stored-level nodes from the old edge or what the worker reported, the
+    // ones below from the batch's last leaves (a batch has at least BULK_MIN >= 2^STORED_LEVEL rows).
     const size = first + events.length;
     const nodes = new Map<string, Uint8Array>(subtrees.map((s) => [subtreeKey(s.level, s.idx), s.hash]));
     CompactRange.edgeNodes(first).forEach((n, i) => nodes.set(subtreeKey(n.level, n.index), start.range.edge[i]!));
     const range = CompactRange.fromPerfect(size, (level, idx) => {
       const hash = nodes.get(subtreeKey(level, idx));
       if (hash) return hash;
-      const width = 2 ** level;
-      const from = idx * width - first;
-      if (from < 0) throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
-      return rootHash(rows.slice(from, from + width).map((r) => r.leaf));
+      const from = idx * 2 ** level;
+      if (level >= STORED_LEVEL || from < Math.max(first, size - width)) throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
+      return rootHash(Array.from({ length: 2 ** level }, (_, j) => lastLeaves[(from + j - first) & (width - 1)]!));
     });
-    const last = rows.at(-1)!; // appendBulk takes this path for BULK_MIN events or more, never none
+    const last = written.at(-1)!; // appendBulk takes this path for BULK_MIN events or more, never none
     return { result: written, after: { range, lastHash: last.hash, lastTs: last.ts }, rows, subtrees, inserted };
   }
 
@@ -566,26 +579,27 @@ export class Ledger implements LedgerStore {
     const first = start.range.size;
     let lastTs = start.lastTs;
     let prev = start.lastHash;
-    sealer.run({ size: first, prev, edge: start.range.edge, minLevel: STORED_LEVEL }, events.length, {
+    sealer.run<EntryRow>({ size: first, prev, edge: start.range.edge, minLevel: STORED_LEVEL }, events.length, {
+      // The row is made here and completed when sealed: one object per event on the hot path.
       prepare: (i) => {
         const event = events[i]!;
         const ts = this.#timestampOf(event, i, lastTs, clock);
         lastTs = ts;
-        let payloadText: string;
+        let payload: string;
         try {
-          payloadText = canonicalize(event.payload);
+          payload = canonicalize(event.payload);
         } catch (error) {
           throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
         }
-        const tooLarge = payloadTooLarge(payloadText);
+        const tooLarge = payloadTooLarge(payload);
         if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
-        return { type: event.type, ts, payloadText };
+        return { seq: first + i, type: event.type, payload, ts, prev: null, hash: "", leaf: NO_LEAF };
       },
-      store: (i, event, hash, leaf) => {
-        sink.row(
-          { seq: first + i, type: event.type, payload: event.payloadText, ts: event.ts, prev, hash, leaf },
-          { seq: first + i, type: event.type, payload: events[i]!.payload, ts: event.ts, prev, hash },
-        );
+      store: (i, row, hash, leaf) => {
+        row.prev = prev;
+        row.hash = hash;
+        row.leaf = leaf;
+        sink.row(row, { seq: row.seq, type: row.type, payload: events[i]!.payload, ts: row.ts, prev, hash });
         prev = hash;
       },
       storeSubtree: (level, idx, hash) => sink.subtree({ level, idx, hash }),

@@ -42,7 +42,8 @@ export interface BackendReads {
   leaves(start: number, end: number): Promise<Uint8Array[]>;
   /** The stored subtrees asked for (key `${level}/${idx}`); missing ones are absent from the map. */
   subtrees(keys: readonly { level: number; idx: number }[]): Promise<Map<string, Uint8Array>>;
-  subtreeCount(): Promise<number>;
+  /** How many subtrees of at least `fromLevel` are stored. */
+  subtreeCount(fromLevel: number): Promise<number>;
   latestCheckpoint(): Promise<string | null>;
   /** Every stored checkpoint, by size, as recorded. */
   checkpoints(): Promise<StoredCheckpoint[]>;

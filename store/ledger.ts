@@ -651,7 +651,7 @@ export class Ledger implements LedgerStore {
     // Past a gap nothing that needs the tree is checked: the problem at the gap says so, once.
     const whole = (size: number) => report.brokenAt === undefined || size <= report.brokenAt;
 
-    const storedSubtrees = await this.#backend.subtreeCount();
+    const storedSubtrees = await this.#backend.subtreeCount(STORED_LEVEL);
     if (whole(Infinity) && storedSubtrees !== expected.length) {
       problems.push({ seq: report.size, problem: `${storedSubtrees} stored subtrees, expected ${expected.length}` });
     }

@@ -142,8 +142,8 @@ function primitives(run: Run): BackendReads {
       for (const row of rows) found.set(subtreeKey(row.level, row.idx), row.hash);
       return found;
     },
-    async subtreeCount() {
-      const [row] = await run<{ n: number }>("SELECT count(*) AS n FROM ledger_subtrees");
+    async subtreeCount(fromLevel: number) {
+      const [row] = await run<{ n: number }>("SELECT count(*) AS n FROM ledger_subtrees WHERE level >= $1", [fromLevel]);
       return row!.n;
     },
     async latestCheckpoint() {
@@ -435,8 +435,8 @@ export class PostgresBackend implements LedgerBackend {
   subtrees(keys: readonly { level: number; idx: number }[]): Promise<Map<string, Uint8Array>> {
     return this.#reads.subtrees(keys);
   }
-  subtreeCount(): Promise<number> {
-    return this.#reads.subtreeCount();
+  subtreeCount(fromLevel: number): Promise<number> {
+    return this.#reads.subtreeCount(fromLevel);
   }
   latestCheckpoint(): Promise<string | null> {
     return this.#reads.latestCheckpoint();

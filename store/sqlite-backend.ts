@@ -124,7 +124,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note, created_at AS createdAt FROM checkpoints ORDER BY size"),
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
-      subtreeCount: p("SELECT count(*) AS n FROM subtrees"),
+      subtreeCount: p("SELECT count(*) AS n FROM subtrees WHERE level >= ?"),
     };
     this.#db = db;
   }
@@ -157,8 +157,8 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
     return found;
   }
 
-  async subtreeCount(): Promise<number> {
-    return (this.#s.subtreeCount.get() as { n: number }).n;
+  async subtreeCount(fromLevel: number): Promise<number> {
+    return (this.#s.subtreeCount.get(fromLevel) as { n: number }).n;
   }
 
   async latestCheckpoint(): Promise<string | null> {

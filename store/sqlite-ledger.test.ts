@@ -58,7 +58,7 @@ describe("appending and reading", () => {
     expect((await reopened.size())).toBe(n);
     const leaves = (await Array.fromAsync(reopened.entries())).map((e) => sealEntry(e).leafHash);
     expect(equalBytes((await reopened.rootHash()), rootHash(leaves))).toBe(true);
-    for (const size of [1, 2, 15, 16, 17, 100, n]) {
+    for (const size of [1, 2, 15, 16, 17, 63, 64, 65, 100, 128, 129, n]) {
       const root = rootHash(leaves.slice(0, size));
       expect(equalBytes((await reopened.rootHash(size)), root), `root at ${size}`).toBe(true);
       for (const seq of [0, size - 1, Math.floor(size / 2)]) {
@@ -74,6 +74,24 @@ describe("appending and reading", () => {
     expect(next!.prev).toBe(await leavesLastHash(reopened, n - 1));
     expect((await reopened.verify()).ok).toBe(true);
     expect(STORED_LEVEL).toBeGreaterThan(0);
+  });
+
+  it("reads and verifies a ledger written when subtrees from 16 leaves up were stored", async () => {
+    const ledger = await openLedger();
+    await ledger.append(Array.from({ length: 300 }, (_, i) => sampleEvent(i)));
+    const leaves = (await Array.fromAsync(ledger.entries())).map((e) => sealEntry(e).leafHash);
+    // What the earlier code stored besides: every perfect subtree of levels 4 and 5.
+    const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
+    const put = raw.prepare("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)");
+    for (let level = 4; level < STORED_LEVEL; level++) {
+      for (let idx = 0; (idx + 1) * 2 ** level <= leaves.length; idx++) put.run(level, idx, rootHash(leaves.slice(idx * 2 ** level, (idx + 1) * 2 ** level)));
+    }
+    raw.close();
+    const reopened = await openLedger();
+    expect(await reopened.verify()).toMatchObject({ ok: true, size: 300 });
+    const root = rootHash(leaves.slice(0, 250));
+    expect(verifyInclusion(leaves[37]!, 37, 250, await reopened.inclusionProof(37, 250), root)).toBe(true);
+    expect(equalBytes(await reopened.rootHash(), rootHash(leaves))).toBe(true);
   });
 
   it("sees appends made by another connection to the same file", async () => {
@@ -125,7 +143,7 @@ describe("refusing bad appends, losing nothing", () => {
   it("refuses UPDATE, DELETE, INSERT OR REPLACE, REPLACE and UPSERT on every table, through any connection", async () => {
     const key = generateKeyPair("ed25519");
     const ledger = await openLedger("ledger.sqlite", { signer: { name: ORIGIN, secretKeyHex: key.secretKey } });
-    await ledger.append(Array.from({ length: 20 }, (_, i) => sampleEvent(i)));
+    await ledger.append(Array.from({ length: 2 ** STORED_LEVEL + 6 }, (_, i) => sampleEvent(i))); // one stored subtree
     await ledger.checkpoint();
     const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
     try {
@@ -226,12 +244,13 @@ describe("tamper evidence", () => {
 
   it("detects a deleted tail entry and a tampered stored subtree", async () => {
     const ledger = await openLedger();
-    await ledger.append(Array.from({ length: 40 }, (_, i) => sampleEvent(i)));
+    const width = 2 ** STORED_LEVEL;
+    await ledger.append(Array.from({ length: 2 * width + 8 }, (_, i) => sampleEvent(i)));
     ledger.close();
     tamper(`UPDATE subtrees SET hash = zeroblob(32) WHERE level = ${STORED_LEVEL} AND idx = 1`, "subtrees_no_update");
     const report = await (await openLedger()).verify();
     expect(report.ok).toBe(false);
-    expect(report.problems).toEqual([{ seq: 31, problem: expect.stringMatching(/subtree \(4, 1\) does not match entries 16\.\.31/) }]);
+    expect(report.problems).toEqual([{ seq: 2 * width - 1, problem: `stored subtree (${STORED_LEVEL}, 1) does not match entries ${width}..${2 * width - 1}` }]);
   });
 
   it("reports a deleted entry once, at its seq, wherever it was; checkpoints before it are still checked", async () => {

@@ -60,7 +60,7 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
       expect(await b.last()).toBeNull();
       expect(await b.rows(0, 10, 10)).toEqual([]);
       expect(await b.leaves(0, 10)).toEqual([]);
-      expect(await b.subtreeCount()).toBe(0);
+      expect(await b.subtreeCount(0)).toBe(0);
       expect((await b.subtrees([{ level: 4, idx: 0 }])).size).toBe(0);
       expect(await b.latestCheckpoint()).toBeNull();
       expect(await b.checkpoints()).toEqual([]);
@@ -92,7 +92,8 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
       expect([...found.keys()].sort()).toEqual(["4/1", "5/0"]);
       expect(new Uint8Array(found.get("4/1")!)).toEqual(subtreeRow(4, 1).hash);
       expect(new Uint8Array(found.get("5/0")!)).toEqual(subtreeRow(5, 0).hash);
-      expect(await b.subtreeCount()).toBe(3);
+      expect(await b.subtreeCount(0)).toBe(3);
+      expect(await b.subtreeCount(5)).toBe(1);
     });
 
     it("a checkpoint is inserted only if none of its size exists: the first note stays", async () => {
@@ -120,7 +121,7 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
         expect((await tx.last())?.seq).toBe(2);
         expect(plain(await tx.rows(0, 3, 10))).toEqual(rows);
         expect(await tx.leaves(0, 3)).toHaveLength(3);
-        expect(await tx.subtreeCount()).toBe(1);
+        expect(await tx.subtreeCount(0)).toBe(1);
         expect((await tx.subtrees([{ level: 4, idx: 0 }])).size).toBe(1);
         expect(await tx.latestCheckpoint()).toBe("three\n");
         expect(await tx.checkpoints()).toEqual([{ size: 3, note: "three\n", createdAt: "2026-01-01T00:00:00.000Z" }]);
@@ -142,7 +143,7 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
         }),
       ).rejects.toBe(refusal);
       expect(await b.last()).toBeNull();
-      expect(await b.subtreeCount()).toBe(0);
+      expect(await b.subtreeCount(0)).toBe(0);
       expect(await b.checkpoints()).toEqual([]);
       // …and the next write goes through.
       await b.withWriteLock((tx) => tx.insertRows(chainRows(2)));

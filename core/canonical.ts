@@ -123,15 +123,33 @@ function writeObject(obj: object, path: (string | number)[], seen: object[]): st
   sortKeys(keys);
   seen.push(obj);
   const rec = obj as Record<string, unknown>;
-  let out = '{';
+  let out = '';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     path.push(key);
-    out += (i === 0 ? '' : ',') + writeString(key, path, 'a key') + ':' + write(rec[key], path, seen);
+    out += memberHead(key, path) + write(rec[key], path, seen);
     path.pop();
   }
   seen.pop();
-  return out + '}';
+  return '{' + out.slice(1) + '}';
+}
+
+/**
+ * `,"key":` for each key seen, checked and quoted once: records repeat a few keys, and one lookup
+ * is cheaper than a check and two concatenations per member. Bounded: emptied when full, so keys
+ * from hostile input only cost speed.
+ */
+const HEADS = new Map<string, string>();
+const MAX_HEADS = 4096;
+
+function memberHead(key: string, path: (string | number)[]): string {
+  let head = HEADS.get(key);
+  if (head === undefined) {
+    head = ',' + writeString(key, path, 'a key') + ':';
+    if (HEADS.size >= MAX_HEADS) HEADS.clear();
+    HEADS.set(key, head);
+  }
+  return head;
 }
 
 /**

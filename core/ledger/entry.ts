@@ -40,9 +40,6 @@ export function isLedgerTimestamp(ts: unknown): ts is string {
   return Number.isFinite(ms) && new Date(ms).toISOString() === ts;
 }
 
-// `{"hash":"sha256:` + 64 hex + `",`: the fixed-length head that the whole entry's JCS adds to the body.
-const HEAD_BYTES = 16 + 64 + 2;
-
 export function sealEntry(fields: UnsealedEntry): SealedEntry {
   const payloadText = canonicalize(fields.payload);
   const sealed = sealPayloadText(fields, payloadText);
@@ -59,19 +56,13 @@ export function sealPayloadText(fields: Omit<UnsealedEntry, "payload">, payloadT
   const body =
     `{"payload":${payloadText},"prev":${jcsScalar(fields.prev)},"seq":${jcsScalar(fields.seq)},` +
     `"ts":${jcsScalar(fields.ts)},"type":${jcsScalar(fields.type)}}`;
-  // One buffer, one UTF-8 encoding for both hashes: the body is written at HEAD_BYTES and hashed in
-  // place; then 0x00 and the head are written in front of it (the head's "," replaces the body's "{"),
-  // which makes the buffer 0x00 ‖ JCS(whole entry): the Merkle leaf input. The buffer is reused
-  // (hashing is synchronous, so no other seal can run in between).
-  if (scratch.length < HEAD_BYTES + body.length * 3) scratch = Buffer.allocUnsafe(HEAD_BYTES + body.length * 3);
-  const end = HEAD_BYTES + scratch.write(body, HEAD_BYTES);
-  const hex = hash("sha256", scratch.subarray(HEAD_BYTES, end), "hex");
-  scratch[0] = 0x00;
-  scratch.write(`{"hash":"sha256:${hex}",`, 1, "latin1");
-  return { hash: `sha256:${hex}`, text: `{"hash":"sha256:${hex}",${body.slice(1)}`, leaf: hash("sha256", scratch.subarray(0, end), "binary") };
+  // Both hashes take the strings as they are: node:crypto encodes a string to UTF-8 without a
+  // Buffer on this side, cheaper than writing the text into one and hashing views of it. The whole
+  // entry is the body with the hash member first; the leaf input is 0x00 ‖ that text.
+  const hex = hash("sha256", body, "hex");
+  const text = `{"hash":"sha256:${hex}",${body.slice(1)}`;
+  return { hash: `sha256:${hex}`, text, leaf: hash("sha256", `\u0000${text}`, "binary") };
 }
-
-let scratch = Buffer.allocUnsafe(1 << 16);
 
 /** Printable ASCII without `"` and `\`: a string JCS writes as it is, between quotes. */
 const VERBATIM = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:2b9b7f5ecd7188d5e620aa40ae4f065f685a33eb460f76f126a993c815ac1880
+sha256:31ceae041766dc1556a79ef01dc1e61392c09d40c11c833d02c9fcaee1b3213a
 
-— integrity-platform.example/datasets eDLWuBKN7SJ2qYSp5HIX+HxURbP418bUYdCaDmrZbjCPvqM5Ht8dSh0/iqS2wTJxkz9/4Rg6TuIHuul9V1XOFZ/sgwY=
+— integrity-platform.example/datasets eDLWuF04nVwCzlIlwcMZ9OPbigOsNtGc5+khyHb6CEvdM9YL/VQsfswFTz9KFml1QECZk/jH30Q8ZnYau2iwjJ8FBwU=

@@ -130,6 +130,18 @@ describe('structure', () => {
     expect(() => canonicalize({ toJSON: () => 'x' })).toThrow(CanonicalizationError);
   });
 
+  it('writes the same text past the key cache: long keys, and more distinct keys than it holds', () => {
+    const long = 'k'.repeat(200);
+    expect(canonicalize({ [long]: 1, a: 2 })).toBe(`{"a":2,"${long}":1}`);
+    // More keys than the cache keeps, twice over, with a key needing escapes among them.
+    const many = Object.fromEntries(Array.from({ length: 9000 }, (_, i) => [`key-${i}`, i]));
+    many['q"uote'] = true;
+    const expected = '{' + Object.keys(many).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(many[k])}`).join(',') + '}';
+    expect(canonicalize(many)).toBe(expected);
+    expect(canonicalize(many)).toBe(expected);
+    expect(() => canonicalize({ ['\uD800' + long]: 1 })).toThrow(expect.objectContaining({ path: '/\uD800' + long, message: expect.stringContaining('a key with a lone surrogate') }));
+  });
+
   it('allows the same object twice when it is not its own ancestor', () => {
     const shared = { k: [1] };
     expect(canonicalize({ a: shared, b: [shared, shared] })).toBe('{"a":{"k":[1]},"b":[{"k":[1]},{"k":[1]}]}');

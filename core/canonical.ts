@@ -135,17 +135,19 @@ function writeObject(obj: object, path: (string | number)[], seen: object[]): st
 }
 
 /**
- * `,"key":` for each key seen, checked and quoted once: records repeat a few keys, and one lookup
- * is cheaper than a check and two concatenations per member. Bounded: emptied when full, so keys
- * from hostile input only cost speed.
+ * `,"key":` for each short key seen, checked and quoted once: records repeat a few keys, and one
+ * lookup is cheaper than a check and two concatenations per member. Bounded in count and in key
+ * length (at most ~1 MB), emptied when full: keys from hostile input only cost speed.
  */
 const HEADS = new Map<string, string>();
 const MAX_HEADS = 4096;
+const MAX_HEAD_KEY = 64;
 
 function memberHead(key: string, path: (string | number)[]): string {
   let head = HEADS.get(key);
   if (head === undefined) {
     head = ',' + writeString(key, path, 'a key') + ':';
+    if (key.length > MAX_HEAD_KEY) return head;
     if (HEADS.size >= MAX_HEADS) HEADS.clear();
     HEADS.set(key, head);
   }

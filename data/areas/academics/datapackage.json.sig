@@ -1,4 +1,4 @@
 academics datapackage
-sha256:a68582d71bc8ec2e7393e6bafb7755ecb6963351a00689ee6efabfc888902aba
+sha256:14045e522fc4d511958221e4d627f82cfb10b03488c43886fdde465b40204ee0
 
-— integrity-platform.example/datasets eDLWuFw3Cv70rRQB07UM9dpfAglZ5sEwhBOatyueGPJb6KlAypTHA8eSgZyc7qTIrfIswWUTusnpX/rkpblgOsUJ4Q8=
+— integrity-platform.example/datasets eDLWuAU/ErKMEDCK/Nf65//mSPTQvQub7Kjuqqt7cs3FHrOnHfztUCLMoxu6SVPgDLIntLUgz2DsWWAftmjYA/F75Ag=

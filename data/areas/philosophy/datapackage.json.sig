@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:31ceae041766dc1556a79ef01dc1e61392c09d40c11c833d02c9fcaee1b3213a
+sha256:0bb9dc7a04cf0dc7677b414bd9ebbd688d278d8352115d88543c1768d923e286
 
-— integrity-platform.example/datasets eDLWuF04nVwCzlIlwcMZ9OPbigOsNtGc5+khyHb6CEvdM9YL/VQsfswFTz9KFml1QECZk/jH30Q8ZnYau2iwjJ8FBwU=
+— integrity-platform.example/datasets eDLWuLqgmY/N7h/kDC/t3mCybyJNLFhznNnfUFK5Cqo7CSi0uTJFPQ3TO26CXRYID7r4nxfopCmYIM6C3zqu7K0nRgk=

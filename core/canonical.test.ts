@@ -134,7 +134,7 @@ describe('structure', () => {
     const long = 'k'.repeat(200);
     expect(canonicalize({ [long]: 1, a: 2 })).toBe(`{"a":2,"${long}":1}`);
     // More keys than the cache keeps, twice over, with a key needing escapes among them.
-    const many = Object.fromEntries(Array.from({ length: 9000 }, (_, i) => [`key-${i}`, i]));
+    const many: Record<string, unknown> = Object.fromEntries(Array.from({ length: 9000 }, (_, i) => [`key-${i}`, i]));
     many['q"uote'] = true;
     const expected = '{' + Object.keys(many).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(many[k])}`).join(',') + '}';
     expect(canonicalize(many)).toBe(expected);

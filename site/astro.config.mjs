@@ -15,6 +15,7 @@ import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
 import { publishLedger } from "./src/lib/ledger.ts";
 import { publishProofCopies } from "./src/lib/consensus-proofs.ts";
+import { readPulseHistory } from "./src/lib/pulse-history.ts";
 import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
 import { satteri } from "@astrojs/markdown-satteri";
 import { manualHastPlugin } from "./src/lib/manual.ts";
@@ -160,6 +161,23 @@ function publishHeaders() {
 }
 
 /**
+ * The pulse history checked when the build starts (src/lib/pulse-history.ts): a history that
+ * cannot be vouched for fails the build, naming the problem, before any page is rendered. The
+ * pages read it again through src/lib/pulse.ts.
+ */
+function checkPulseHistory() {
+  return {
+    name: "integrity:pulse-history",
+    hooks: {
+      "astro:build:start": ({ logger }) => {
+        const { records } = readPulseHistory(dataDir);
+        logger.info(records.length === 0 ? "no pulse history yet: the pages say so" : `pulse history verified: ${records.length} record(s) under its signed checkpoint`);
+      },
+    },
+  };
+}
+
+/**
  * `virtual:integrity/data-dir`: the absolute data directory of this build, for src/lib/pulse.ts.
  * A virtual module rather than a `define`, so that another DATA_DIR does not change Vite's
  * config hash (and so does not re-optimise dependencies or race with another build's cache).
@@ -188,6 +206,6 @@ export default defineConfig({
   // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
   markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
+  integrations: [checkPulseHistory(), publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
 });

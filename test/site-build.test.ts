@@ -72,6 +72,8 @@ afterAll(async () => rmSync(tmp, { recursive: true, force: true }));
 describe("site build over 10,000 pulses", () => {
   it("builds", async () => {
     expect(first.code, first.output).toBe(0);
+    expect(first.output).toMatch(/pulse history verified: 10000 record\(s\)/);
+    expect(first.output).toMatch(/generating static routes/);
     // No data areas here: the API reference documents the simulation's message, not an answer it cannot know.
     const simulation = readFileSync(join(outA, "docs", "philosophers-area", "index.html"), "utf8");
     expect(simulation).toContain('class="socket-sent"');
@@ -188,6 +190,8 @@ describe("site build over 10,000 pulses", () => {
       const result = await buildSite(tampered, out);
       expect(result.code).not.toBe(0);
       expect(result.output).toMatch(/history\.jsonl line 1234: hash mismatch/);
+      // Refused when the build starts, before any page is rendered.
+      expect(result.output).not.toMatch(/generating static routes/);
       // Nothing from the tampered history was published.
       const published = existsSync(out) ? filesUnder(out).filter((p) => p.endsWith(".html")) : [];
       expect(published).toEqual([]);

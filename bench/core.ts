@@ -85,7 +85,8 @@ function ed25519(): Comparison {
   };
 }
 
-const RAW_SCHEMA = `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+const PRAGMAS = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;";
+const RAW_SCHEMA = `${PRAGMAS}
   CREATE TABLE entries (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, payload TEXT NOT NULL, ts TEXT NOT NULL,
   prev TEXT, hash TEXT NOT NULL, leaf BLOB NOT NULL) STRICT;`;
 
@@ -131,7 +132,7 @@ async function ledgerAppends(dir: string): Promise<Comparison[]> {
     );
   const bulk = await batchedWith("appendBulk");
   // Report only: the same floor into the ledger's own tables, whose append-only triggers check every insert.
-  const bulkGuarded = await batchedWith("appendBulk", rawInto(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; ${SCHEMA} ${triggers}`));
+  const bulkGuarded = await batchedWith("appendBulk", rawInto(`${PRAGMAS} ${SCHEMA} ${triggers}`));
   const oneThread = await batchedWith("append");
 
   const singles = 2_000;

@@ -22,7 +22,7 @@ import pg from "pg";
 import type { NewEvent } from "../core/ledger/store.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { STORED_LEVEL } from "../store/merkle-reads.ts";
+import { subtreesCompleted } from "../store/ledger-copy.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { GROUP_INSERT_SQL, TAIL_SQL } from "../store/postgres-backend.ts";
 import { PG_SCHEMA } from "../store/postgres-schema.ts";
@@ -126,7 +126,7 @@ async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRo
       const column = (k: number) => group.map((row) => row[k]);
       // What a group also writes: the stored subtrees it completes (any 32 bytes will do here) and its checkpoint.
       const size = at + group.length;
-      const subtrees = completedSubtrees(at, size);
+      const subtrees = subtreesCompleted(at, size);
       await client.query({
         name: "group_insert",
         text: GROUP_INSERT_SQL,
@@ -147,15 +147,6 @@ async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRo
   } finally {
     await client.end();
   }
-}
-
-/** The stored subtrees (level STORED_LEVEL and up) that entries [from, to) complete. */
-function completedSubtrees(from: number, to: number): { level: number; idx: number }[] {
-  const out: { level: number; idx: number }[] = [];
-  for (let level = STORED_LEVEL; 2 ** level <= to; level++) {
-    for (let idx = Math.floor(from / 2 ** level); (idx + 1) * 2 ** level <= to; idx++) if ((idx + 1) * 2 ** level > from) out.push({ level, idx });
-  }
-  return out;
 }
 
 /** A signed checkpoint's size in text (origin, size, root, one Ed25519 signature line). */

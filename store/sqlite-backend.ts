@@ -12,7 +12,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { LedgerUnavailableError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
 
 const FORMAT_VERSION = "1";
@@ -170,46 +170,11 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
   }
 
   async insertRows(rows: readonly EntryRow[]): Promise<void> {
-    const { insertEntry, insertEntries } = this.#s;
-    const values: (number | string | null | Uint8Array)[] = new Array(BATCH_ROWS * 7);
-    let i = 0;
-    for (; i + BATCH_ROWS <= rows.length; i += BATCH_ROWS) {
-      for (let j = 0; j < BATCH_ROWS; j++) {
-        const r = rows[i + j]!;
-        const at = j * 7;
-        values[at] = r.seq;
-        values[at + 1] = r.type;
-        values[at + 2] = r.payload;
-        values[at + 3] = r.ts;
-        values[at + 4] = r.prev;
-        values[at + 5] = r.hash;
-        values[at + 6] = r.leaf;
-      }
-      insertEntries.run(...values);
-    }
-    for (; i < rows.length; i++) {
-      const r = rows[i]!;
-      insertEntry.run(r.seq, r.type, r.payload, r.ts, r.prev, r.hash, r.leaf);
-    }
+    insertBatched(rows, 7, this.#s.insertEntries, this.#s.insertEntry, putEntry);
   }
 
   async insertSubtrees(subtrees: readonly SubtreeRow[]): Promise<void> {
-    const { insertSubtree, insertSubtrees } = this.#s;
-    const values: (number | Uint8Array)[] = new Array(BATCH_ROWS * 3);
-    let i = 0;
-    for (; i + BATCH_ROWS <= subtrees.length; i += BATCH_ROWS) {
-      for (let j = 0; j < BATCH_ROWS; j++) {
-        const s = subtrees[i + j]!;
-        values[j * 3] = s.level;
-        values[j * 3 + 1] = s.idx;
-        values[j * 3 + 2] = s.hash;
-      }
-      insertSubtrees.run(...values);
-    }
-    for (; i < subtrees.length; i++) {
-      const s = subtrees[i]!;
-      insertSubtree.run(s.level, s.idx, s.hash);
-    }
+    insertBatched(subtrees, 3, this.#s.insertSubtrees, this.#s.insertSubtree, putSubtree);
   }
 
   async insertCheckpointIfAbsent(size: number, note: string, createdAt: string): Promise<void> {
@@ -238,6 +203,41 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
   async close(): Promise<void> {
     if (this.#db?.isOpen) this.#db.close();
   }
+}
+
+/**
+ * Inserts `items` BATCH_ROWS at a time through `many` (one statement run for them, constraints and
+ * triggers still per row), the rest one by one through `one`; `put` lays an item's `width` values out
+ * from `at`.
+ */
+function insertBatched<T>(items: readonly T[], width: number, many: StatementSync, one: StatementSync, put: (item: T, values: SQLInputValue[], at: number) => void): void {
+  const values: SQLInputValue[] = new Array(BATCH_ROWS * width);
+  let i = 0;
+  for (; i + BATCH_ROWS <= items.length; i += BATCH_ROWS) {
+    for (let j = 0; j < BATCH_ROWS; j++) put(items[i + j]!, values, j * width);
+    many.run(...values);
+  }
+  const single: SQLInputValue[] = new Array(width);
+  for (; i < items.length; i++) {
+    put(items[i]!, single, 0);
+    one.run(...single);
+  }
+}
+
+function putEntry(r: EntryRow, values: SQLInputValue[], at: number): void {
+  values[at] = r.seq;
+  values[at + 1] = r.type;
+  values[at + 2] = r.payload;
+  values[at + 3] = r.ts;
+  values[at + 4] = r.prev;
+  values[at + 5] = r.hash;
+  values[at + 6] = r.leaf;
+}
+
+function putSubtree(s: SubtreeRow, values: SQLInputValue[], at: number): void {
+  values[at] = s.level;
+  values[at + 1] = s.idx;
+  values[at + 2] = s.hash;
 }
 
 function clampEnd(end: number): number {

@@ -24,7 +24,8 @@ import type { Ledger } from "../store/ledger.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { subtreesCompleted } from "../store/ledger-copy.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
-import { GROUP_INSERT_SQL, TAIL_SQL } from "../store/postgres-backend.ts";
+import { checkpointStatement, GROUP_INSERT_SQL, groupInsertValues, TAIL_SQL } from "../store/postgres-statements.ts";
+import type { EntryRow } from "../store/ledger-backend.ts";
 import { PG_SCHEMA } from "../store/postgres-schema.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";
@@ -119,35 +120,29 @@ async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRo
   await client.connect();
   try {
     await client.query(schema);
+    const entries: EntryRow[] = rows.map(([seq, type, payload, ts, prev, hash, leaf]) => ({ seq, type, payload, ts, prev, hash, leaf }));
     const t0 = performance.now();
-    for (let at = 0; at < rows.length; at += CALLERS) {
-      const group = rows.slice(at, at + CALLERS);
+    for (let at = 0; at < entries.length; at += CALLERS) {
+      const group = entries.slice(at, at + CALLERS);
       await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(1); ${TAIL_SQL}`);
-      const column = (k: number) => group.map((row) => row[k]);
       // What a group also writes: the stored subtrees it completes (any 32 bytes will do here) and its checkpoint.
       const size = at + group.length;
-      const subtrees = subtreesCompleted(at, size);
+      const subtrees = subtreesCompleted(at, size).map((t) => ({ ...t, hash: ZERO_HASH }));
       await client.query({
         name: "group_insert",
         text: GROUP_INSERT_SQL,
-        values: [
-          ...[0, 1, 2, 3, 4, 5].map(column),
-          group.map((row) => Buffer.from(row[6])),
-          subtrees.map((t) => t.level),
-          subtrees.map((t) => t.idx),
-          subtrees.map(() => Buffer.alloc(32)),
-          [size],
-          [CHECKPOINT_NOTE],
-          [group.at(-1)![3]],
-        ],
+        values: groupInsertValues(group, subtrees, []),
       });
-      await client.query("COMMIT");
+      // The checkpoint rides with the COMMIT, as the ledger sends it.
+      await client.query(`${checkpointStatement({ size, note: CHECKPOINT_NOTE, createdAt: group.at(-1)!.ts })}COMMIT`);
     }
     return (performance.now() - t0) / 1000;
   } finally {
     await client.end();
   }
 }
+
+const ZERO_HASH = new Uint8Array(32);
 
 /** A signed checkpoint's size in text (origin, size, root, one Ed25519 signature line). */
 const CHECKPOINT_NOTE = `bench/ledger\n2560\n${"A".repeat(44)}\n\n— bench/ledger ${"B".repeat(88)}\n`;

@@ -54,6 +54,11 @@ export interface BackendWrites {
   insertSubtrees(subtrees: readonly SubtreeRow[]): Promise<void>;
   /** Records the note unless a checkpoint of that size exists (the first one stays). */
   insertCheckpointIfAbsent(size: number, note: string, createdAt: string): Promise<void>;
+  /**
+   * Starts sending the inserts buffered so far, for a backend that holds them back (PostgreSQL):
+   * the ledger signs the checkpoint while they travel. A backend that writes at once has none.
+   */
+  sendBuffered?(): Promise<void>;
 }
 
 export interface LedgerBackend extends BackendReads {
@@ -65,9 +70,11 @@ export interface LedgerBackend extends BackendReads {
   /**
    * Runs `fn` in one write transaction holding the ledger's write lock (SQLite: BEGIN IMMEDIATE;
    * PostgreSQL: BEGIN + pg_advisory_xact_lock, reads in a separate statement after the lock).
-   * Commits when fn resolves, rolls back when it throws (and rethrows).
+   * Commits when fn resolves, rolls back when it throws (and rethrows). `meanwhile`, if given, runs
+   * once before fn, as soon as the transaction has been asked for: work that needs nothing of the
+   * transaction overlaps the lock's round trip (PostgreSQL). It must not throw.
    */
-  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T>;
+  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T>;
   /** How often a write waited for the write lock held by another instance (PostgreSQL only; see store/postgres-backend.ts). */
   lockWaits?(): LockWaits;
   close(): Promise<void>;

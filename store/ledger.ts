@@ -102,6 +102,15 @@ export interface LedgerOptions {
   timeRule?: EventTimeRule;
 }
 
+/** A group's leading fixed writes sealed against `start` before the transaction read the tail (Ledger.#sealAhead). */
+interface SealedAhead {
+  start: Tail;
+  tail: Tail;
+  rows: EntryRow[];
+  subtrees: SubtreeRow[];
+  outcomes: WriteOutcome[];
+}
+
 /** What one transaction wrote: the rows and subtrees to insert, the tail after them, the caller's answer. */
 interface TransactionWrite<T> {
   result: T;
@@ -143,6 +152,8 @@ export class Ledger implements LedgerStore {
   #inTransaction = false;
   #closed = false;
   readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
+  /** The events of appendAsync's writes, known before the tail: a group seals them ahead (#sealAhead). */
+  readonly #fixed = new WeakMap<Decide<unknown>, readonly NewEvent[]>();
   #writeHealth: WriteHealth = { ok: true };
   readonly #source: EntrySource = { entries: (start, end) => this.#committedEntries(this.#backend, start, end) };
   readonly #projections = new ProjectionFollower(this.#source);
@@ -282,7 +293,9 @@ export class Ledger implements LedgerStore {
 
   appendAsync(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
     const batch = [...events];
-    return this.#group.submit(() => ({ events: batch, result: undefined })).then((written) => written.entries);
+    const decide: Decide<undefined> = () => ({ events: batch, result: undefined });
+    this.#fixed.set(decide, batch);
+    return this.#group.submit(decide).then((written) => written.entries);
   }
 
   write<R>(decide: Decide<R>): Promise<Written<R>> {
@@ -324,13 +337,17 @@ export class Ledger implements LedgerStore {
    */
   async #commitGroup(decides: readonly Decide<unknown>[]): Promise<WriteOutcome[]> {
     const clock = this.#batchClock();
+    let ahead: SealedAhead | null = null;
     return this.#transaction(async (tx, start) => {
       const source: EntrySource = { entries: (from, to) => this.#committedEntries(tx, from, to) };
       const size = start.range.size;
       for (const projection of this.#projections.known()) await this.#projections.at(projection, size, source);
-      const rows: EntryRow[] = [];
-      const subtrees: SubtreeRow[] = [];
-      let tail = start;
+      // Sealed ahead against the tail this transaction starts from: kept. Against another (a writer
+      // elsewhere appended, or the tail was rebuilt): dropped, and those writes are sealed below.
+      const kept = ahead !== null && ahead.start === start ? ahead : null;
+      const rows: EntryRow[] = kept ? kept.rows : [];
+      const subtrees: SubtreeRow[] = kept ? kept.subtrees : [];
+      let tail = kept ? kept.tail : start;
       const entryAt = (seq: number): LedgerEntry | undefined => {
         const row = seq >= size ? rows[seq - size] : this.#held.get(seq);
         return row ? rowToEntry(row) : undefined;
@@ -341,8 +358,8 @@ export class Ledger implements LedgerStore {
         },
         state: <S>(projection: Projection<S>) => this.#projections.inMemory(projection, tail.range.size, entryAt),
       };
-      const outcomes: WriteOutcome[] = [];
-      for (const decide of decides) {
+      const outcomes: WriteOutcome[] = kept ? kept.outcomes : [];
+      for (const decide of kept ? decides.slice(kept.outcomes.length) : decides) {
         for (let catchUps = 0; ; catchUps++) {
           const marks = [rows.length, subtrees.length] as const;
           try {
@@ -368,7 +385,36 @@ export class Ledger implements LedgerStore {
         }
       }
       return { result: outcomes, after: tail, rows, subtrees };
-    });
+    }, () => (ahead = this.#sealAhead(decides, clock)));
+  }
+
+  /**
+   * The leading writes of a group whose events are known before the tail (appendAsync's), checked
+   * and sealed against the tail as this instance last saw it — while the backend takes the write
+   * lock (store/ledger-backend.ts `withWriteLock`'s `meanwhile`), so that work overlaps PostgreSQL's
+   * round trip instead of following it. Pure: nothing of the instance changes, so a guess that
+   * misses (another writer appended) costs only the work. Stops at the first write that decides.
+   */
+  #sealAhead(decides: readonly Decide<unknown>[], clock: () => string): SealedAhead | null {
+    const start = this.#tail;
+    if (start === null) return null;
+    const ahead: SealedAhead = { start, tail: start, rows: [], subtrees: [], outcomes: [] };
+    for (const decide of decides) {
+      const events = this.#fixed.get(decide);
+      if (events === undefined) break;
+      const marks = [ahead.rows.length, ahead.subtrees.length] as const;
+      try {
+        if (events.length > 0) checkEvents(events, true);
+        const after = this.#seal(events, ahead.tail, clock, ahead.rows, ahead.subtrees);
+        ahead.tail = after.tail;
+        ahead.outcomes.push({ ok: true, written: { entries: after.written, result: undefined } });
+      } catch (error) {
+        ahead.rows.length = marks[0];
+        ahead.subtrees.length = marks[1];
+        ahead.outcomes.push({ ok: false, error });
+      }
+    }
+    return ahead;
   }
 
   /**
@@ -377,13 +423,13 @@ export class Ledger implements LedgerStore {
    * On any failure nothing of it is kept: the tail stays the committed one, and every projection
    * that folded rows of it forgets them.
    */
-  #transaction<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>): Promise<T> {
-    const run = this.#writing.catch(() => undefined).then(() => this.#transact(write));
+  #transaction<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>, meanwhile?: () => void): Promise<T> {
+    const run = this.#writing.catch(() => undefined).then(() => this.#transact(write, meanwhile));
     this.#writing = run;
     return run;
   }
 
-  async #transact<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>): Promise<T> {
+  async #transact<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>, meanwhile?: () => void): Promise<T> {
     this.#inTransaction = true;
     let foreign: EntryRow[] = [];
     try {
@@ -394,11 +440,18 @@ export class Ledger implements LedgerStore {
         for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
         if (out.subtrees.length > 0) await tx.insertSubtrees(out.subtrees);
         let note = out.note;
-        // Stamped with the last entry's time: the transaction's one clock reading (or the entries' own).
-        if (!note && this.#signer && out.after.range.size > start.range.size) note = { note: this.#sign(this.#signer, out.after), createdAt: out.after.lastTs };
+        if (!note && this.#signer && out.after.range.size > start.range.size) {
+          // Signed while the inserts travel (where the backend holds them back); awaited before the
+          // checkpoint, and caught at once so a throwing signer does not leave its failure unhandled.
+          const sending = tx.sendBuffered?.();
+          sending?.catch(() => undefined);
+          // Stamped with the last entry's time: the transaction's one clock reading (or the entries' own).
+          note = { note: this.#sign(this.#signer, out.after), createdAt: out.after.lastTs };
+          await sending;
+        }
         if (note) await tx.insertCheckpointIfAbsent(out.after.range.size, note.note, note.createdAt);
         return out;
-      });
+      }, meanwhile);
       this.#tail = done.after;
       this.#held = new Map();
       if (!done.inserted && foreign.length + done.rows.length <= FOLLOW_MAX) for (const row of [...foreign, ...done.rows]) this.#held.set(row.seq, row);

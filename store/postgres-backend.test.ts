@@ -9,8 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasCode } from "../core/errors.ts";
 import { LedgerUnavailableError, type LedgerBackend } from "./ledger-backend.ts";
 import { Ledger } from "./ledger.ts";
-import { PostgresBackend, PostgresLedgerError, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
-import { sqlState } from "./postgres-failures.ts";
+import { PostgresBackend, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
+import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
 import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
 import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
@@ -207,6 +207,23 @@ describe("PostgresBackend: the schema guards the log", () => {
     expect((await b.last())?.seq).toBe(5);
   });
 
+  it("a group's text columns travel joined on U+001F: payloads with quotes, backslashes, escapes and any script come back byte for byte; a value holding U+001F or an empty text is refused before it is sent", async () => {
+    b = backend(url);
+    const last = (await b.last())!;
+    const odd = ['{"a":"\\\\"}', '{"q":"\\"\\u001f\\n"}', '{"s":"— ✓ 𝄞 ,{}"}'];
+    const [first, second, third] = chainRows(3, last);
+    const sent = [{ ...first!, payload: odd[0]! }, { ...second!, payload: odd[1]! }, { ...third!, payload: odd[2]! }];
+    for (const bad of [{ ...first!, payload: "{\u001f}" }, { ...first!, type: "" }, { ...first!, hash: "a\u001fb" }]) {
+      const error = await b.withWriteLock((tx) => tx.insertRows([bad])).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PostgresLedgerError);
+      expect(hasCode(error, "unsendable-value")).toBe(true);
+    }
+    expect((await b.last())?.seq).toBe(last.seq);
+    await b.withWriteLock((tx) => tx.insertRows(sent));
+    const back = await b.rows(last.seq + 1, last.seq + 4, 10);
+    expect(back.map((r) => [r.seq, r.type, r.payload, r.ts, r.prev, r.hash, [...r.leaf]])).toEqual(sent.map((r) => [r.seq, r.type, r.payload, r.ts, r.prev, r.hash, [...r.leaf]]));
+  });
+
   it("a body that swallows a failed statement does not commit silently", async () => {
     b = backend(url);
     const last = (await b.last())!;
@@ -220,6 +237,33 @@ describe("PostgresBackend: the schema guards the log", () => {
     // fails the write itself; a failure swallowed between statements is answered `rolled-back`.
     expect(hasCode(error, "rolled-back") || (error as { code?: unknown }).code === "23503").toBe(true);
     expect((await b.last())?.seq).toBe(last.seq);
+  });
+});
+
+describe("PostgresBackend: a checkpoint rides with the COMMIT", () => {
+  it("sent after the entries (sendBuffered), it commits with them; when the server refuses it, nothing of the transaction is kept and the one connection is clean for the next write", async () => {
+    const url = await freshDatabase("ride");
+    const b = backend(url, { poolSize: 1 });
+    await b.open(ORIGIN);
+    // A refusal only this test makes: a trigger that raises on one note.
+    const raw = await rawClient(url);
+    await raw.query(`CREATE FUNCTION refuse_note() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused note'; END $$;
+      CREATE TRIGGER refuse_note BEFORE INSERT ON ledger_checkpoints FOR EACH ROW WHEN (NEW.note = 'refuse\n') EXECUTE FUNCTION refuse_note()`);
+    const rows = chainRows(4);
+    const write = (group: typeof rows, note: string) =>
+      b.withWriteLock(async (tx) => {
+        await tx.insertRows(group);
+        await tx.sendBuffered!();
+        await tx.insertCheckpointIfAbsent(group.at(-1)!.seq + 1, note, group.at(-1)!.ts);
+      });
+    await write(rows.slice(0, 2), "two\n");
+    const error = await write(rows.slice(2), "refuse\n").catch((e: unknown) => e);
+    expect(sqlState(error)).toBe("P0001");
+    expect(error).not.toBeInstanceOf(LedgerUnavailableError);
+    expect((await b.last())?.seq).toBe(1);
+    await write(rows.slice(2), "four\n");
+    expect((await b.last())?.seq).toBe(3);
+    expect((await b.checkpoints()).map((c) => [c.size, c.note])).toEqual([[2, "two\n"], [4, "four\n"]]);
   });
 });
 

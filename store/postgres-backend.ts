@@ -1,8 +1,9 @@
 /**
  * The ledger's PostgreSQL backend (issue 23): the primitives of store/ledger-backend.ts over a
  * `pg` (node-postgres) pool, for N API instances sharing one database. The tables and their guards
- * are in store/postgres-schema.ts; which errors are the store failing (LedgerUnavailableError) in
- * store/postgres-failures.ts. docs/postgresql.md explains the choices.
+ * are in store/postgres-schema.ts; the statements it runs in store/postgres-statements.ts; which
+ * errors are the store failing (LedgerUnavailableError) and which the backend's own refusals
+ * (PostgresLedgerError) in store/postgres-failures.ts. docs/postgresql.md explains the choices.
  *
  * Writes: one pooled connection, BEGIN, the advisory lock on a fixed key (tried first, waited for
  * only when another instance holds it — counted in lockWaits()), then the caller's
@@ -12,10 +13,10 @@
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { subtreeKey, type BackendReads, type LockWaits, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
-import { CodedError } from "../core/errors.ts";
-import { classifyFailure, isConnectionLost } from "./postgres-failures.ts";
+import type { BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, TailRow } from "./ledger-backend.ts";
+import { classifyFailure, isConnectionLost, PostgresLedgerError } from "./postgres-failures.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
+import { bufferedWrites, primitives, TAIL_SQL, type Run } from "./postgres-statements.ts";
 
 export interface PostgresBackendOptions {
   /** Connections in the pool (default 10). */
@@ -36,13 +37,6 @@ export interface PostgresBackendOptions {
   schema?: string;
 }
 
-export type PostgresLedgerCode = "not-postgres-url" | "bad-schema" | "format-mismatch" | "origin-mismatch" | "not-utf8" | "rolled-back";
-/**
- * Not the store failing, so never retryable: the database cannot hold this ledger (a URL that is
- * not postgres://, another format or origin, not UTF-8), or a write's body swallowed the failure of
- * one of its statements (`rolled-back`: a bug).
- */
-export class PostgresLedgerError extends CodedError<PostgresLedgerCode> {}
 
 /**
  * The key of the ledger's advisory lock: the first 8 bytes of SHA-256 of the entries table's name
@@ -92,130 +86,6 @@ function safeLocation(url: URL): string {
   const shown = new URL(url.href);
   shown.password = "";
   return shown.href;
-}
-
-/**
- * Runs one statement: on the pool (any connection) or on the one client of a write. `name` makes
- * it a prepared statement of the connection (parsed and planned once).
- */
-type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[], name?: string) => Promise<R[]>;
-
-const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";
-/** The committed tail: the last entry's seq, hash and time. */
-export const TAIL_SQL = "SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1";
-/**
- * A group's one insert: its entries, subtrees and checkpoint as arrays ($1–$7 the entries' columns,
- * $8–$10 the subtrees', $11–$13 the checkpoints').
- */
-export const GROUP_INSERT_SQL = `WITH entries AS (
-  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[])
-), subtrees AS (
-  INSERT INTO ledger_subtrees (level, idx, hash) SELECT * FROM unnest($8::integer[], $9::bigint[], $10::bytea[])
-), checkpoints AS (
-  INSERT INTO ledger_checkpoints (size, note, created_at) SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[])
-  ON CONFLICT (size) DO NOTHING
-)
-SELECT 1`;
-
-/** The reads of the interface, over whatever runs the statements (the writes: bufferedWrites). */
-function primitives(run: Run): BackendReads {
-  return {
-    async last() {
-      const [row] = await run<TailRow>(TAIL_SQL);
-      return row ?? null;
-    },
-    rows(start, end, limit) {
-      return run<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`, [start, end, limit]);
-    },
-    async leaves(start, end) {
-      const rows = await run<{ leaf: Uint8Array }>("SELECT leaf FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq", [start, end]);
-      return rows.map((r) => r.leaf);
-    },
-    async subtrees(keys) {
-      const found = new Map<string, Uint8Array>();
-      if (keys.length === 0) return found;
-      const rows = await run<SubtreeRow>(
-        "SELECT s.level, s.idx, s.hash FROM ledger_subtrees s JOIN unnest($1::integer[], $2::bigint[]) AS k(level, idx) ON s.level = k.level AND s.idx = k.idx",
-        [keys.map((k) => k.level), keys.map((k) => k.idx)],
-      );
-      for (const row of rows) found.set(subtreeKey(row.level, row.idx), row.hash);
-      return found;
-    },
-    async subtreeCount(fromLevel: number) {
-      const [row] = await run<{ n: number }>("SELECT count(*) AS n FROM ledger_subtrees WHERE level >= $1", [fromLevel]);
-      return row!.n;
-    },
-    async latestCheckpoint() {
-      const [row] = await run<{ note: string }>("SELECT note FROM ledger_checkpoints ORDER BY size DESC LIMIT 1");
-      return row?.note ?? null;
-    },
-    checkpoints() {
-      return run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints ORDER BY size');
-    },
-  };
-}
-
-/**
- * A write transaction's primitives with its inserts held back and sent as ONE statement (three
- * data-modifying CTEs) before the next read or the COMMIT: a group costs three round trips (BEGIN
- * with the lock and the tail, the inserts, COMMIT) instead of seven. The foreign key that guards the
- * chain is checked at the end of that statement, over every row of it.
- */
-function bufferedWrites(run: Run, lockedTail?: TailRow | null): BackendReads & BackendWrites & { flush(): Promise<void> } {
-  const direct = primitives(run);
-  // The tail read in the lock's round trip answers the first last() — until anything is inserted.
-  let tail = lockedTail;
-  let rows: EntryRow[] = [];
-  let subtrees: SubtreeRow[] = [];
-  let checkpoints: { size: number; note: string; createdAt: string }[] = [];
-  const flush = async () => {
-    if (rows.length === 0 && subtrees.length === 0 && checkpoints.length === 0) return;
-    const [r, s, c] = [rows, subtrees, checkpoints];
-    rows = [];
-    subtrees = [];
-    checkpoints = [];
-    await run(
-      GROUP_INSERT_SQL,
-      [
-        r.map((x) => x.seq), r.map((x) => x.type), r.map((x) => x.payload), r.map((x) => x.ts), r.map((x) => x.prev), r.map((x) => x.hash), r.map((x) => x.leaf),
-        s.map((x) => x.level), s.map((x) => x.idx), s.map((x) => x.hash),
-        c.map((x) => x.size), c.map((x) => x.note), c.map((x) => x.createdAt),
-      ],
-      // Prepared per connection: every group sends the same statement, so it is planned once.
-      "ledger_group_insert",
-    );
-  };
-  const read = <A extends unknown[], R>(f: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    await flush();
-    return f(...args);
-  };
-  const last = read(direct.last);
-  return {
-    last() {
-      if (tail === undefined) return last();
-      const known = tail;
-      tail = undefined;
-      return Promise.resolve(known);
-    },
-    rows: read(direct.rows),
-    leaves: read(direct.leaves),
-    subtrees: read(direct.subtrees),
-    subtreeCount: read(direct.subtreeCount),
-    latestCheckpoint: read(direct.latestCheckpoint),
-    checkpoints: read(direct.checkpoints),
-    async insertRows(more) {
-      tail = undefined;
-      rows = rows.concat(more);
-    },
-    async insertSubtrees(more) {
-      subtrees = subtrees.concat(more);
-    },
-    async insertCheckpointIfAbsent(size, note, createdAt) {
-      checkpoints.push({ size, note, createdAt });
-    },
-    flush,
-  };
 }
 
 /** Whether the database at `url` holds a ledger (its entries table, in `schema` if given), without creating anything. */
@@ -310,57 +180,65 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   async open(origin: string): Promise<void> {
-    await this.#locked(async (run) => {
-      const [encoding] = await run<{ server_encoding: string }>("SELECT current_setting('server_encoding') AS server_encoding");
-      if (encoding?.server_encoding !== "UTF8") {
-        throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
-      }
-      // Under the lock: a second instance opening a new database waits here, then finds the tables.
-      if (this.#schema !== undefined) await run(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
-      const [exists] = await run("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_meta'");
-      if (!exists) await run(PG_SCHEMA);
-      const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
-      if (!meta.has("format_version")) {
-        await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
-        return;
-      }
-      if (meta.get("format_version") !== PG_FORMAT_VERSION) {
-        throw new PostgresLedgerError("format-mismatch", `${this.location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`);
-      }
-      if (meta.get("origin") !== origin) {
-        throw new PostgresLedgerError("origin-mismatch", `${this.location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`);
-      }
-    });
+    await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" }));
   }
 
-  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T> {
-    return this.#locked(async (run, tail) => {
-      const tx = bufferedWrites(run, tail);
-      const result = await fn(tx);
-      await tx.flush();
-      return result;
-    }, true);
+  /** open's statements, under the write lock. */
+  async #openTables(run: Run, origin: string): Promise<void> {
+    const [encoding] = await run<{ server_encoding: string }>("SELECT current_setting('server_encoding') AS server_encoding");
+    if (encoding?.server_encoding !== "UTF8") {
+      throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
+    }
+    // Under the lock: a second instance opening a new database waits here, then finds the tables.
+    if (this.#schema !== undefined) await run(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
+    const [exists] = await run("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_meta'");
+    if (!exists) await run(PG_SCHEMA);
+    const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
+    if (!meta.has("format_version")) {
+      await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
+      return;
+    }
+    if (meta.get("format_version") !== PG_FORMAT_VERSION) {
+      throw new PostgresLedgerError("format-mismatch", `${this.location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`);
+    }
+    if (meta.get("origin") !== origin) {
+      throw new PostgresLedgerError("origin-mismatch", `${this.location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`);
+    }
+  }
+
+  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T> {
+    return this.#locked(
+      async (run, tail) => {
+        const tx = bufferedWrites(run, tail);
+        const result = await fn(tx);
+        return { result, beforeCommit: await tx.finish() };
+      },
+      true,
+      meanwhile,
+    );
   }
 
   /**
    * One transaction holding the write lock on one pooled connection: BEGIN, the advisory lock,
-   * `body`'s statements, COMMIT; ROLLBACK and rethrow when body throws. Errors of the statements are
+   * `body`'s statements, COMMIT (preceded, in the same round trip, by the statements body returns
+   * as `beforeCommit`); ROLLBACK and rethrow when anything fails. Errors of the statements are
    * classified (store/postgres-failures.ts); body's own errors pass unchanged.
    */
-  async #locked<T>(body: (run: Run, tail?: TailRow | null) => Promise<T>, withTail = false): Promise<T> {
-    const session = await this.#beginLocked(withTail);
-    let open = true;
+  async #locked<T>(body: (run: Run, tail?: TailRow | null) => Promise<{ result: T; beforeCommit: string }>, withTail = false, meanwhile?: () => void): Promise<T> {
+    const session = await this.#beginLocked(withTail, meanwhile);
     try {
-      const result = await body(session.run, withTail ? session.tail : undefined);
-      open = false;
+      const { result, beforeCommit } = await body(session.run, withTail ? session.tail : undefined);
       // A connection lost during COMMIT leaves the outcome unknown: LedgerUnavailableError, and the
       // caller's next read of the tail (after the lock) says whether the group is there.
-      const commit = await session.query("COMMIT", "commit");
+      const answers = await session.query(`${beforeCommit}COMMIT`, "commit");
+      const commit = Array.isArray(answers) ? (answers.at(-1) as pg.QueryResult) : answers;
       // A statement failed inside body and body went on regardless: PostgreSQL answers COMMIT with ROLLBACK.
       if (commit.command !== "COMMIT") throw new PostgresLedgerError("rolled-back", "the write transaction was rolled back: a statement in it had failed");
       return result;
     } catch (error) {
-      if (open && session.lost === null) {
+      // Also after a failed COMMIT round trip: a statement before the COMMIT may have failed, which
+      // leaves the transaction open (aborted). Where it already ended, ROLLBACK only warns.
+      if (session.lost === null) {
         try {
           await session.client.query("ROLLBACK");
         } catch (rollback) {
@@ -381,11 +259,13 @@ export class PostgresBackend implements LedgerBackend {
    * (`pg_advisory_xact_lock`, bounded by lock_timeout), so an uncontended write keeps its three round
    * trips and a contended one is counted (lockWaits). With `withTail`, the tail is read by the
    * statement after the one that got the lock, in the same round trip: its own snapshot, taken with
-   * the lock held (a tail read beside a try that failed is discarded and read again after the wait). A connection found dead at BEGIN (closed by the
-   * server while idle, not yet noticed) is replaced, at most the pool's size of times. When the wait fails (the lock timeout) the
-   * transaction is rolled back before the connection goes back to the pool.
+   * the lock held (a tail read beside a try that failed is discarded and read again after the
+   * wait). `meanwhile` runs once that first round trip is on its way. A connection found dead at
+   * BEGIN (closed by the server while idle, not yet noticed) is replaced, at most the pool's size of
+   * times. When the wait fails (the lock timeout) the transaction is rolled back before the
+   * connection goes back to the pool.
    */
-  async #beginLocked(withTail: boolean): Promise<Session> {
+  async #beginLocked(withTail: boolean, meanwhile?: () => void): Promise<Session> {
     const tail = withTail ? `; ${TAIL_SQL}` : "";
     for (let attempt = 0; ; attempt++) {
       let client: pg.PoolClient;
@@ -396,7 +276,13 @@ export class PostgresBackend implements LedgerBackend {
       }
       const session = new Session(client);
       try {
-        let results = (await session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${this.#lockKey}) AS locked${tail}`, "begin")) as unknown as pg.QueryResult[];
+        const begun = session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${this.#lockKey}) AS locked${tail}`, "begin");
+        // The statement is on its way: the caller's work that needs nothing of it runs now (once).
+        if (attempt === 0 && meanwhile) {
+          begun.catch(() => undefined);
+          meanwhile();
+        }
+        let results = (await begun) as unknown as pg.QueryResult[];
         this.#lockWaits.transactions++;
         if (results[1]!.rows[0]!.locked !== true) results = [...results.slice(0, 1), ...(await this.#waitForLock(session, tail))];
         // Read by its own statement after the lock's, so from a snapshot taken once the lock was held.

@@ -1,9 +1,11 @@
 /**
  * Which errors from PostgreSQL are failures of the store itself (LedgerUnavailableError: nothing was
  * decided, try again) and which are refusals of the data (the schema's guards: bugs or attacks,
- * passed on as they are). Kept apart from the backend so the rule is read and tested in one place.
+ * passed on as they are), and the backend's own refusals (PostgresLedgerError). Kept apart from the
+ * backend so the rule is read and tested in one place.
  */
 import pg from "pg";
+import { CodedError } from "../core/errors.ts";
 import { LedgerUnavailableError } from "./ledger-backend.ts";
 
 /**
@@ -53,3 +55,12 @@ export function classifyFailure(error: unknown, where: string): unknown {
   const detail = error instanceof Error ? error.message : String(error);
   return new LedgerUnavailableError(`PostgreSQL ledger unavailable (${where}): ${state ? `${state} ` : ""}${detail}`, { cause: error });
 }
+
+export type PostgresLedgerCode = "not-postgres-url" | "bad-schema" | "format-mismatch" | "origin-mismatch" | "not-utf8" | "rolled-back" | "unsendable-value";
+/**
+ * Not the store failing, so never retryable: the database cannot hold this ledger (a URL that is
+ * not postgres://, another format or origin, not UTF-8), or a write's body swallowed the failure of
+ * one of its statements (`rolled-back`: a bug), or a row to insert holds what no sealed entry
+ * holds (`unsendable-value`: an empty text, or U+001F, which the group insert splits on).
+ */
+export class PostgresLedgerError extends CodedError<PostgresLedgerCode> {}

@@ -182,10 +182,12 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
     if (!s.checkpointAt.get(size)) s.insertCheckpoint.run(size, note, createdAt);
   }
 
-  async withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>): Promise<T> {
+  async withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T> {
     this.#s; // closed: refuse before locking
     if (this.#inTransaction) throw new Error(`${this.location}: a write transaction is already open on this connection`);
     const db = this.#db!;
+    // BEGIN IMMEDIATE returns at once or after the busy wait: nothing to overlap, so first.
+    meanwhile?.();
     db.exec("BEGIN IMMEDIATE");
     this.#inTransaction = true;
     try {

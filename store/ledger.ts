@@ -152,6 +152,8 @@ export class Ledger implements LedgerStore {
   #inTransaction = false;
   #closed = false;
   readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
+  /** Whether the last transaction found the tail moved by another writer (then nothing is sealed ahead). */
+  #othersWrote = false;
   /** The events of appendAsync's writes, known before the tail: a group seals them ahead (#sealAhead). */
   readonly #fixed = new WeakMap<Decide<unknown>, readonly NewEvent[]>();
   #writeHealth: WriteHealth = { ok: true };
@@ -393,11 +395,14 @@ export class Ledger implements LedgerStore {
    * and sealed against the tail as this instance last saw it — while the backend takes the write
    * lock (store/ledger-backend.ts `withWriteLock`'s `meanwhile`), so that work overlaps PostgreSQL's
    * round trip instead of following it. Pure: nothing of the instance changes, so a guess that
-   * misses (another writer appended) costs only the work. Stops at the first write that decides.
+   * misses (another writer appended) costs only the work — and none is made while the last
+   * transaction found another writer's entries, as every one does when N instances take turns.
+   * Stops at the first write that decides.
    */
   #sealAhead(decides: readonly Decide<unknown>[], clock: () => string): SealedAhead | null {
     const start = this.#tail;
-    if (start === null) return null;
+    // While other writers keep appending between this instance's transactions, a guess would miss.
+    if (start === null || this.#othersWrote) return null;
     const ahead: SealedAhead = { start, tail: start, rows: [], subtrees: [], outcomes: [] };
     for (const decide of decides) {
       const events = this.#fixed.get(decide);
@@ -434,8 +439,10 @@ export class Ledger implements LedgerStore {
     let foreign: EntryRow[] = [];
     try {
       const done = await this.#backend.withWriteLock(async (tx) => {
+        const known = this.#tail;
         foreign = await this.#follow(tx);
         const start = this.#tail!;
+        this.#othersWrote = start !== known;
         const out = await write(tx, start);
         for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
         if (out.subtrees.length > 0) await tx.insertSubtrees(out.subtrees);

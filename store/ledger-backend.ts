@@ -59,6 +59,11 @@ export interface BackendWrites {
    * the ledger signs the checkpoint while they travel. A backend that writes at once has none.
    */
   sendBuffered?(): Promise<void>;
+  /**
+   * Whether this transaction found the write lock held by another writer and waited for it
+   * (PostgreSQL): what `withWriteLock`'s `meanwhile` computed before the wait may be stale.
+   */
+  readonly lockWaited?: boolean;
 }
 
 export interface LedgerBackend extends BackendReads {
@@ -71,8 +76,9 @@ export interface LedgerBackend extends BackendReads {
    * Runs `fn` in one write transaction holding the ledger's write lock (SQLite: BEGIN IMMEDIATE;
    * PostgreSQL: BEGIN + pg_advisory_xact_lock, reads in a separate statement after the lock).
    * Commits when fn resolves, rolls back when it throws (and rethrows). `meanwhile`, if given, runs
-   * once before fn, as soon as the transaction has been asked for: work that needs nothing of the
-   * transaction overlaps the lock's round trip (PostgreSQL). It must not throw.
+   * once before fn: on PostgreSQL as soon as the lock has been asked for, so work that needs nothing
+   * of the transaction overlaps the lock's round trip (`lockWaited` then says whether the lock came
+   * at once); on SQLite once the lock is held, there being no round trip to overlap. It must not throw.
    */
   withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T>;
   /** How often a write waited for the write lock held by another instance (PostgreSQL only; see store/postgres-backend.ts). */

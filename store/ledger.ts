@@ -338,15 +338,19 @@ export class Ledger implements LedgerStore {
    * returns an invalid event drops its own rows only — then one insert for all.
    */
   async #commitGroup(decides: readonly Decide<unknown>[]): Promise<WriteOutcome[]> {
-    const clock = this.#batchClock();
+    // The group's one clock reading: the guess's, taken when the lock was asked for, when the guess
+    // is kept; otherwise one taken now, after the lock, as for any group.
+    const aheadClock = this.#batchClock();
     let ahead: SealedAhead | null = null;
     return this.#transaction(async (tx, start) => {
       const source: EntrySource = { entries: (from, to) => this.#committedEntries(tx, from, to) };
       const size = start.range.size;
       for (const projection of this.#projections.known()) await this.#projections.at(projection, size, source);
-      // Sealed ahead against the tail this transaction starts from: kept. Against another (a writer
-      // elsewhere appended, or the tail was rebuilt): dropped, and those writes are sealed below.
-      const kept = ahead !== null && ahead.start === start ? ahead : null;
+      // Sealed ahead against the tail this transaction starts from, the lock having come at once:
+      // kept. Otherwise (a writer elsewhere appended, the tail was rebuilt, or the lock was waited
+      // for, which makes the guess's time stale): dropped, and those writes are sealed below.
+      const kept = ahead !== null && ahead.start === start && tx.lockWaited !== true ? ahead : null;
+      const clock = kept ? aheadClock : this.#batchClock();
       const rows: EntryRow[] = kept ? kept.rows : [];
       const subtrees: SubtreeRow[] = kept ? kept.subtrees : [];
       let tail = kept ? kept.tail : start;
@@ -387,7 +391,7 @@ export class Ledger implements LedgerStore {
         }
       }
       return { result: outcomes, after: tail, rows, subtrees };
-    }, () => (ahead = this.#sealAhead(decides, clock)));
+    }, () => (ahead = this.#sealAhead(decides, aheadClock)));
   }
 
   /**

@@ -261,6 +261,17 @@ describe("PostgresBackend: a checkpoint rides with the COMMIT", () => {
     expect(sqlState(error)).toBe("P0001");
     expect(error).not.toBeInstanceOf(LedgerUnavailableError);
     expect((await b.last())?.seq).toBe(1);
+    // A body that swallows its failed insert: the checkpoint before the COMMIT meets the aborted
+    // transaction, and the write is answered rolled-back, nothing kept.
+    const swallowed = await b
+      .withWriteLock(async (tx) => {
+        await tx.insertRows(chainRows(1, { seq: 7, hash: "sha256:none" }));
+        await tx.sendBuffered!().catch(() => undefined);
+        await tx.insertCheckpointIfAbsent(9, "nine\n", "2026-01-01T00:00:00.000Z");
+      })
+      .catch((e: unknown) => e);
+    expect(hasCode(swallowed, "rolled-back")).toBe(true);
+    expect((await b.last())?.seq).toBe(1);
     await write(rows.slice(2), "four\n");
     expect((await b.last())?.seq).toBe(3);
     expect((await b.checkpoints()).map((c) => [c.size, c.note])).toEqual([[2, "two\n"], [4, "four\n"]]);
@@ -388,6 +399,26 @@ describe("PostgresBackend: lock waits", () => {
     const waits = ledger.lockWaits()!;
     expect(waits).toMatchObject({ transactions: 3, waits: 1 });
     expect(waits.waitedMs).toBeGreaterThan(0);
+  });
+
+  it("an append that waited for the lock is stamped when it got the lock: what was sealed while it asked is dropped", async () => {
+    const url = await freshDatabase("stamp_after_wait");
+    let now = Date.parse("2026-01-01T00:00:00.000Z");
+    const ledger = await Ledger.open(backend(url), { origin: ORIGIN, now: () => new Date(now) });
+    // Two groups first: the instance then seals its appends while it asks for the lock.
+    await ledger.appendAsync([sampleEvent(0)]);
+    await ledger.appendAsync([sampleEvent(1)]);
+    const holder = await rawClient(url);
+    const watcher = await rawClient(url);
+    await holder.query("BEGIN");
+    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+    const append = ledger.appendAsync([sampleEvent(2)]);
+    await until(async () => (await lockSessions(watcher, false)).length === 1, "the append waiting for the lock");
+    now += 60_000; // a minute passes while it waits
+    await holder.query("COMMIT");
+    const [entry] = await append;
+    expect(entry!.ts).toBe("2026-01-01T00:01:00.000Z");
+    expect((await ledger.verify()).ok).toBe(true);
   });
 });
 

@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, TailRow } from "./ledger-backend.ts";
-import { classifyFailure, isConnectionLost, PostgresLedgerError } from "./postgres-failures.ts";
+import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
 import { bufferedWrites, primitives, TAIL_SQL, type Run } from "./postgres-statements.ts";
 
@@ -208,8 +208,8 @@ export class PostgresBackend implements LedgerBackend {
 
   withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T> {
     return this.#locked(
-      async (run, tail) => {
-        const tx = bufferedWrites(run, tail);
+      async (run, tail, waited) => {
+        const tx = bufferedWrites(run, tail, waited);
         const result = await fn(tx);
         return { result, beforeCommit: await tx.finish() };
       },
@@ -224,16 +224,24 @@ export class PostgresBackend implements LedgerBackend {
    * as `beforeCommit`); ROLLBACK and rethrow when anything fails. Errors of the statements are
    * classified (store/postgres-failures.ts); body's own errors pass unchanged.
    */
-  async #locked<T>(body: (run: Run, tail?: TailRow | null) => Promise<{ result: T; beforeCommit: string }>, withTail = false, meanwhile?: () => void): Promise<T> {
+  async #locked<T>(
+    body: (run: Run, tail: TailRow | null | undefined, waited: boolean) => Promise<{ result: T; beforeCommit: string }>,
+    withTail = false,
+    meanwhile?: () => void,
+  ): Promise<T> {
     const session = await this.#beginLocked(withTail, meanwhile);
     try {
-      const { result, beforeCommit } = await body(session.run, withTail ? session.tail : undefined);
+      const { result, beforeCommit } = await body(session.run, withTail ? session.tail : undefined, session.waited);
       // A connection lost during COMMIT leaves the outcome unknown: LedgerUnavailableError, and the
       // caller's next read of the tail (after the lock) says whether the group is there.
-      const answers = await session.query(`${beforeCommit}COMMIT`, "commit");
+      const answers = await session.query(`${beforeCommit}COMMIT`, "commit").catch((error: unknown) => {
+        // A statement failed inside body and body went on regardless: the checkpoint sent before
+        // the COMMIT is refused in the aborted transaction (25P02), and the COMMIT never runs.
+        throw sqlState(error) === "25P02" ? rolledBack() : error;
+      });
       const commit = Array.isArray(answers) ? (answers.at(-1) as pg.QueryResult) : answers;
-      // A statement failed inside body and body went on regardless: PostgreSQL answers COMMIT with ROLLBACK.
-      if (commit.command !== "COMMIT") throw new PostgresLedgerError("rolled-back", "the write transaction was rolled back: a statement in it had failed");
+      // The same, with nothing before the COMMIT: PostgreSQL answers it with ROLLBACK.
+      if (commit.command !== "COMMIT") throw rolledBack();
       return result;
     } catch (error) {
       // Also after a failed COMMIT round trip: a statement before the COMMIT may have failed, which
@@ -284,7 +292,10 @@ export class PostgresBackend implements LedgerBackend {
         }
         let results = (await begun) as unknown as pg.QueryResult[];
         this.#lockWaits.transactions++;
-        if (results[1]!.rows[0]!.locked !== true) results = [...results.slice(0, 1), ...(await this.#waitForLock(session, tail))];
+        if (results[1]!.rows[0]!.locked !== true) {
+          session.waited = true;
+          results = [...results.slice(0, 1), ...(await this.#waitForLock(session, tail))];
+        }
         // Read by its own statement after the lock's, so from a snapshot taken once the lock was held.
         if (withTail) session.tail = (results[2]!.rows[0] as TailRow | undefined) ?? null;
         return session;
@@ -336,6 +347,10 @@ export class PostgresBackend implements LedgerBackend {
   }
 }
 
+function rolledBack(): PostgresLedgerError {
+  return new PostgresLedgerError("rolled-back", "the write transaction was rolled back: a statement in it had failed");
+}
+
 /**
  * One checked-out connection, watched. A checked-out client that loses its connection emits
  * "error", which without a listener is an uncaught exception; `lost` keeps it, and a lost
@@ -345,6 +360,8 @@ class Session {
   lost: unknown = null;
   /** The committed tail, read in the lock's round trip (when asked for). */
   tail: TailRow | null = null;
+  /** Whether the lock was held by another session and waited for. */
+  waited = false;
   readonly client: pg.PoolClient;
   readonly #onError = (error: Error) => {
     this.lost ??= error;

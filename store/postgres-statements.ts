@@ -46,8 +46,9 @@ function joinedColumn(rows: readonly EntryRow[], column: "type" | "payload" | "t
   let joined = "";
   for (let i = 0; i < rows.length; i++) {
     const value = rows[i]![column];
-    if (value !== null && (value.length === 0 || value.includes(SEPARATOR))) {
-      throw new PostgresLedgerError("unsendable-value", `entry ${rows[i]!.seq}: its ${column} is empty or holds U+001F, which no sealed entry's does`);
+    // Only `prev` may be null (the empty string stands for it); no value may be empty or hold U+001F.
+    if (value === null ? column !== "prev" : typeof value !== "string" || value.length === 0 || value.includes(SEPARATOR)) {
+      throw new PostgresLedgerError("unsendable-value", `entry ${rows[i]!.seq}: its ${column} is missing, empty or holds U+001F, which no sealed entry's does`);
     }
     joined += i === 0 ? (value ?? "") : SEPARATOR + (value ?? "");
   }
@@ -109,7 +110,7 @@ export function primitives(run: Run): BackendReads {
  * checkpoint left alone at the end (the ledger signs it while its entries are being inserted, after
  * `sendBuffered`) rides with the COMMIT: `finish` returns it as a statement to send before it.
  */
-export function bufferedWrites(run: Run, lockedTail?: TailRow | null): BackendReads & BackendWrites & { finish(): Promise<string> } {
+export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined, lockWaited: boolean): BackendReads & BackendWrites & { finish(): Promise<string> } {
   const direct = primitives(run);
   // The tail read in the lock's round trip answers the first last() — until anything is inserted.
   let tail = lockedTail;
@@ -158,8 +159,10 @@ export function bufferedWrites(run: Run, lockedTail?: TailRow | null): BackendRe
       checkpoints.push({ size, note, createdAt });
     },
     sendBuffered: flush,
+    lockWaited,
     async finish() {
-      if (rows.length > 0 || subtrees.length > 0) await flush();
+      // One checkpoint left alone rides with the COMMIT; anything more goes as the one statement.
+      if (rows.length > 0 || subtrees.length > 0 || checkpoints.length > 1) await flush();
       const alone = checkpoints;
       checkpoints = [];
       return alone.map(checkpointStatement).join("");
@@ -173,5 +176,7 @@ export function bufferedWrites(run: Run, lockedTail?: TailRow | null): BackendRe
  */
 export function checkpointStatement(c: StoredCheckpoint): string {
   if (!Number.isSafeInteger(c.size) || c.size < 0) throw new RangeError(`checkpoint size ${c.size} is not a count`);
+  // escapeLiteral quotes strings only (anything else becomes ''): a note must arrive as written.
+  if (typeof c.note !== "string" || typeof c.createdAt !== "string") throw new TypeError("a checkpoint's note and time must be strings");
   return `INSERT INTO ledger_checkpoints (size, note, created_at) VALUES (${c.size}, ${pg.escapeLiteral(c.note)}, ${pg.escapeLiteral(c.createdAt)}) ON CONFLICT (size) DO NOTHING; `;
 }

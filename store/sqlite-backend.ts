@@ -186,11 +186,11 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
     this.#s; // closed: refuse before locking
     if (this.#inTransaction) throw new Error(`${this.location}: a write transaction is already open on this connection`);
     const db = this.#db!;
-    // BEGIN IMMEDIATE returns at once or after the busy wait: nothing to overlap, so first.
-    meanwhile?.();
     db.exec("BEGIN IMMEDIATE");
     this.#inTransaction = true;
     try {
+      // The lock is held: BEGIN IMMEDIATE has no round trip to overlap, and nothing done now is stale.
+      meanwhile?.();
       const result = await fn(this);
       db.exec("COMMIT");
       return result;

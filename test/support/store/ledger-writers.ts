@@ -91,6 +91,41 @@ describe(`two Ledger instances on one store (${store.name})`, () => {
   });
 });
 
+describe(`a group's appends sealed while the lock is asked for (${store.name})`, () => {
+  it("a group mixing appendAsync and write(decide) seals each write on the ones before it, whether or not the appends were sealed ahead", async () => {
+    const [a, b] = await twoWriters(store);
+    // Two groups first: the instance has a tail of its own and no other writer, so it seals ahead.
+    await a.appendAsync([sessionOpened("warm-1")]);
+    await a.appendAsync([sessionOpened("warm-2")]);
+    const group = async (writer: Ledger, tag: string) => {
+      const [first, decided, last] = await Promise.all([
+        writer.appendAsync([sessionOpened(`${tag}-first`), sessionOpened(`${tag}-second`)]),
+        writer.write(openOnce(`${tag}-first`)),
+        writer.appendAsync([sessionOpened(`${tag}-last`)]),
+      ]);
+      return { first, decided, last };
+    };
+    // Sealed ahead and kept: no other writer moved the tail.
+    const kept = await group(a, "a");
+    expect(kept.first.map((e) => e.seq)).toEqual([2, 3]);
+    expect(kept.decided).toMatchObject({ result: "exists", entries: [] });
+    expect(kept.last.map((e) => e.seq)).toEqual([4]);
+    expect(kept.last[0]!.prev).toBe(kept.first[1]!.hash);
+    // Sealed ahead on a tail another writer then moved: dropped, and sealed again on the new tail.
+    await b.appendAsync([sessionOpened("b-between")]);
+    const dropped = await group(a, "c");
+    expect(dropped.first.map((e) => e.seq)).toEqual([6, 7]);
+    const [between] = await Array.fromAsync(a.entries(5, 6));
+    expect(between!.payload.session_id).toBe("b-between");
+    expect(dropped.first[0]!.prev).toBe(between!.hash);
+    expect(dropped.decided).toMatchObject({ result: "exists", entries: [] });
+    expect(dropped.last.map((e) => e.seq)).toEqual([8]);
+    expect((await a.verify()).ok).toBe(true);
+    expect((await b.verify()).ok).toBe(true);
+    expect((await b.state(openedSessions)).get("b-between")).toBe(1);
+  });
+});
+
 describe(`roots and proofs from prefetched stored nodes (${store.name})`, () => {
   it("equal core/merkle.ts over all leaves for many (seq, size) pairs", async () => {
     const ledger = await Ledger.open(store.backend(await store.place()), { origin: ORIGIN, now: steppingClock() });

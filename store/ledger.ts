@@ -367,19 +367,15 @@ export class Ledger implements LedgerStore {
       const outcomes: WriteOutcome[] = kept ? kept.outcomes : [];
       for (const decide of kept ? decides.slice(kept.outcomes.length) : decides) {
         for (let catchUps = 0; ; catchUps++) {
-          const marks = [rows.length, subtrees.length] as const;
           try {
             const decision = decide(view);
             if (typeof decision !== "object" || decision === null || !Array.isArray(decision.events) || "then" in decision) {
               throw new TypeError("decide must return { events: NewEvent[], result } synchronously");
             }
-            if (decision.events.length > 0) checkEvents(decision.events, true);
-            const after = this.#seal(decision.events, tail, clock, rows, subtrees);
+            const after = this.#sealWrite(decision.events, tail, clock, rows, subtrees);
             tail = after.tail;
             outcomes.push({ ok: true, written: { entries: after.written, result: decision.result } });
           } catch (error) {
-            rows.length = marks[0];
-            subtrees.length = marks[1];
             if (error instanceof CatchUpNeeded && catchUps < MAX_CATCH_UPS) {
               // Decides are pure: catch the projection up to the transaction's start, then ask again.
               await this.#projections.at(error.projection, size, source);
@@ -411,19 +407,32 @@ export class Ledger implements LedgerStore {
     for (const decide of decides) {
       const events = this.#fixed.get(decide);
       if (events === undefined) break;
-      const marks = [ahead.rows.length, ahead.subtrees.length] as const;
       try {
-        if (events.length > 0) checkEvents(events, true);
-        const after = this.#seal(events, ahead.tail, clock, ahead.rows, ahead.subtrees);
+        const after = this.#sealWrite(events, ahead.tail, clock, ahead.rows, ahead.subtrees);
         ahead.tail = after.tail;
         ahead.outcomes.push({ ok: true, written: { entries: after.written, result: undefined } });
       } catch (error) {
-        ahead.rows.length = marks[0];
-        ahead.subtrees.length = marks[1];
         ahead.outcomes.push({ ok: false, error });
       }
     }
     return ahead;
+  }
+
+  /**
+   * One write of a group: its events checked and sealed after `tail` into the group's `rows` and
+   * `subtrees`. A refused write leaves nothing of its own there (the group's other writes stay) and
+   * throws.
+   */
+  #sealWrite(events: readonly NewEvent[], tail: Tail, clock: () => string, rows: EntryRow[], subtrees: SubtreeRow[]): { written: LedgerEntry[]; tail: Tail } {
+    const marks = [rows.length, subtrees.length] as const;
+    try {
+      if (events.length > 0) checkEvents(events, true);
+      return this.#seal(events, tail, clock, rows, subtrees);
+    } catch (error) {
+      rows.length = marks[0];
+      subtrees.length = marks[1];
+      throw error;
+    }
   }
 
   /**

@@ -163,9 +163,9 @@ export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined,
     async finish() {
       // One checkpoint left alone rides with the COMMIT; anything more goes as the one statement.
       if (rows.length > 0 || subtrees.length > 0 || checkpoints.length > 1) await flush();
-      const alone = checkpoints;
+      const alone = checkpoints[0];
       checkpoints = [];
-      return alone.map(checkpointStatement).join("");
+      return alone ? checkpointStatement(alone) : "";
     },
   };
 }

@@ -532,6 +532,28 @@ function depthProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
   }));
 }
 
+/**
+ * The route's valid body with one odd value inside: JSON that parses, and that a route's schema may
+ * accept, but that the ledger could not record as sent — its first member given twice, a member
+ * named `__proto__`, a string field as a lone surrogate, a number field beyond double range.
+ * Refused as 400 `invalid-body` at the edge (core/json-body.ts), before any route reads it.
+ */
+function oddValueProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
+  if (endpoint.method !== "POST" || !endpoint.body) return [];
+  const valid = JSON.parse(endpoint.body) as Record<string, unknown>;
+  const keys = Object.keys(valid);
+  const bodies: [string, string][] = [["a __proto__ member", endpoint.body.replace("{", '{"__proto__":{"admin":true},')]];
+  if (keys[0]) bodies.push([`${keys[0]} given twice`, endpoint.body.replace("{", `{${JSON.stringify(keys[0])}:null,`)]);
+  const text = keys.find((k) => typeof valid[k] === "string");
+  if (text) bodies.push([`a lone surrogate in ${text}`, JSON.stringify({ ...valid, [text]: "\ud800" })]);
+  const number = keys.find((k) => typeof valid[k] === "number");
+  if (number) bodies.push([`${number} 1e400`, JSON.stringify({ ...valid, [number]: "HUGE" }).replace('"HUGE"', "1e400")]);
+  return bodies.map(([what, body]) => ({
+    probe: what,
+    bytes: wire("POST", target(endpoint), baseHeaders(endpoint, [["Content-Type", "application/json"], ["Content-Length", String(Buffer.byteLength(body))]]), body),
+  }));
+}
+
 function framingProbes(endpoint: Endpoint): { probe: string; bytes: Buffer }[] {
   const host = `Host: 127.0.0.1:${server.port}\r\nConnection: close\r\n`;
   const t = target(endpoint);
@@ -580,6 +602,10 @@ describe("hostile input against every endpoint", () => {
     outcomes.push(...depth);
     expect(new Set(depth.map((o) => o.probe.split(":")[0])).size).toBe(ENDPOINTS.filter((e) => e.body).length);
     expect(depth.filter((o) => o.response?.status !== 400 || problemType(o.response) !== `${PROBLEM_BASE}invalid-body`).map((o) => `${o.probe} ${o.response?.status}`)).toEqual([]);
+    const odd = await run("odd values", ENDPOINTS.flatMap((e) => oddValueProbes(e).map((p) => ({ ...p, probe: `${e.path}: ${p.probe}` }))));
+    outcomes.push(...odd);
+    expect(odd.filter((o) => o.probe.includes("lone surrogate")).length).toBeGreaterThan(10);
+    expect(odd.filter((o) => o.response?.status !== 400 || problemType(o.response) !== `${PROBLEM_BASE}invalid-body`).map((o) => `${o.probe} ${o.response?.status}`)).toEqual([]);
     outcomes.push(
       ...(await run(
         "query",

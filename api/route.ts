@@ -10,6 +10,7 @@
  */
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
+import { jsonBodyProblem } from "../core/json-body.ts";
 import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
 import { ANY_HOST_PATHS } from "./middleware/host.ts";
 import type { LogVariables } from "./middleware/request-log.ts";
@@ -68,7 +69,9 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
  * replacement characters. They nest at most MAX_JSON_DEPTH deep (core/json-depth.ts, a linear
  * scan): deeper is 400 `invalid-body` before anything parses or walks the value, so nothing past
  * this point recurses on a depth the client chose. Runs before the body's validator, which then
- * parses the checked text.
+ * parses the checked text. Valid JSON the ledger could not record as sent — a name given twice in
+ * one object, a member named `__proto__`, a lone surrogate, a number beyond double range
+ * (core/json-body.ts) — is 400 `invalid-body` here too, for every JSON route at once.
  */
 const utf8Body: MiddlewareHandler = async (c, next) => {
   if (!/json/i.test(c.req.header("content-type") ?? "")) return next(); // other media types: the validator's 415
@@ -79,6 +82,8 @@ const utf8Body: MiddlewareHandler = async (c, next) => {
     return problem(c, "bad-request", "The body is not valid UTF-8 (RFC 8259 §8.1).");
   }
   if (!jsonDepthWithin(text)) return problem(c, "invalid-body", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`, { extensions: { max_depth: MAX_JSON_DEPTH } });
+  const odd = jsonBodyProblem(text);
+  if (odd) return problem(c, "invalid-body", `${odd.pointer || "the body"}: ${odd.reason}`, { extensions: { invalid_fields: [odd] } });
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text); // what c.req.json() parses
   return next();
 };

@@ -1,0 +1,80 @@
+/**
+ * What a request body's JSON must also be, beyond parsing, before any route reads it: one value
+ * per member name, no member named `__proto__`, and nothing the ledger's canonical form (RFC 8785,
+ * core/canonical.ts) cannot hold. JSON.parse keeps the last of two equal names, and a schema that
+ * rebuilds an object by assignment turns `__proto__` into the object's prototype: either way what
+ * a route decides and records would differ from what the client sent (and from what a proxy or an
+ * audit tool reading the same text sees). A lone surrogate or a number beyond double range would
+ * pass the schemas and fail only when the entry is sealed. Each is refused here, with a pointer.
+ * @module
+ */
+import { isCanonicalizableJson } from "./canonical.ts";
+
+/** Why a parsed body is refused: the JSON Pointer (RFC 6901) of the member and the reason. */
+export interface JsonBodyProblem {
+  pointer: string;
+  reason: string;
+}
+
+/**
+ * The first problem of `text`, or null when it has none — or is not JSON at all, which is the
+ * parser's to refuse. `text` must already be within the depth bound (core/json-depth.ts): the walk
+ * recurses on it.
+ */
+export function jsonBodyProblem(text: string): JsonBodyProblem | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const found = walk(value, "");
+  if (found) return found;
+  // Every ':' outside a string of valid JSON separates one member: fewer names than that in the
+  // parsed value means a name was given twice in one object.
+  if (countMembers(value) !== colonsOutsideStrings(text)) return { pointer: "", reason: "a member name appears twice in one object" };
+  return null;
+}
+
+function walk(value: unknown, at: string): JsonBodyProblem | null {
+  if (typeof value !== "object" || value === null) {
+    return isCanonicalizableJson(value) ? null : { pointer: at, reason: typeof value === "number" ? "a number beyond the range of a double" : "a string with a lone surrogate" };
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = walk(value[i], `${at}/${i}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    const member = `${at}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    if (key === "__proto__") return { pointer: member, reason: "a member named __proto__" };
+    if (!isCanonicalizableJson(key)) return { pointer: member, reason: "a member name with a lone surrogate" };
+    const found = walk((value as Record<string, unknown>)[key], member);
+    if (found) return found;
+  }
+  return null;
+}
+
+function countMembers(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countMembers(item), 0);
+  let count = 0;
+  for (const key of Object.keys(value)) count += 1 + countMembers((value as Record<string, unknown>)[key]);
+  return count;
+}
+
+function colonsOutsideStrings(text: string): number {
+  let count = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c /* \ */) i += 1;
+      else if (code === 0x22 /* " */) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x3a /* : */) count += 1;
+  }
+  return count;
+}

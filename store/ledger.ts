@@ -150,6 +150,8 @@ export class Ledger implements LedgerStore {
   /** The transaction in progress on this instance (one at a time), settled when it ends. */
   #writing: Promise<unknown> = Promise.resolve();
   #inTransaction = false;
+  /** Set when state() hands out a state, until the next macrotask (#readersDone). */
+  #handedOut = false;
   #closed = false;
   readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
   /** Whether the last transaction found the tail moved by another writer (then nothing is sealed ahead). */
@@ -245,11 +247,34 @@ export class Ledger implements LedgerStore {
   /** The projection caught up to the tail, or to `size` when the caller read the tail itself (a TailReads of its turn, store/tail-reads.ts). */
   async state<S>(projection: Projection<S>, size?: number): Promise<S> {
     size ??= await this.size();
-    // A state that folded the rows of a transaction not yet committed waits for its end (commit or rollback).
-    while (this.#inTransaction && this.#projections.watermark(projection as Projection<unknown>) > (this.#tail?.range.size ?? 0)) {
-      await this.#writing.catch(() => undefined);
+    for (;;) {
+      // A state that folded the rows of a transaction not yet committed waits for its end (commit or rollback).
+      while (this.#foldedAhead(projection)) await this.#writing.catch(() => undefined);
+      const state = await this.#projections.at(projection, size);
+      // `at` may have waited for a catch-up the write started, and the write may then have folded
+      // its rows before this continued: ask again. Otherwise the state is the caller's for its
+      // continuation, which the write lets run before it folds rows of its own (#readersDone).
+      if (this.#foldedAhead(projection)) continue;
+      if (!this.#handedOut) {
+        this.#handedOut = true;
+        setImmediate(() => (this.#handedOut = false));
+      }
+      return state;
     }
-    return this.#projections.at(projection, size);
+  }
+
+  /** Whether the projection folded rows of the transaction in progress, past the committed tail. */
+  #foldedAhead(projection: Projection<unknown>): boolean {
+    return this.#inTransaction && this.#projections.watermark(projection) > (this.#tail?.range.size ?? 0);
+  }
+
+  /**
+   * Before a write folds rows it has not committed into a projection's state, which projections may
+   * update in place: a state `state()` has just handed out is still being read by its caller, in a
+   * continuation (a microtask). Waiting for the next macrotask lets every such continuation run.
+   */
+  async #readersDone(): Promise<void> {
+    if (this.#handedOut) await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   stateSeen<S>(projection: Projection<S>): S {
@@ -365,6 +390,7 @@ export class Ledger implements LedgerStore {
         state: <S>(projection: Projection<S>) => this.#projections.inMemory(projection, tail.range.size, entryAt),
       };
       const outcomes: WriteOutcome[] = kept ? kept.outcomes : [];
+      await this.#readersDone();
       for (const decide of kept ? decides.slice(kept.outcomes.length) : decides) {
         for (let catchUps = 0; ; catchUps++) {
           try {
@@ -379,6 +405,7 @@ export class Ledger implements LedgerStore {
             if (error instanceof CatchUpNeeded && catchUps < MAX_CATCH_UPS) {
               // Decides are pure: catch the projection up to the transaction's start, then ask again.
               await this.#projections.at(error.projection, size, source);
+              await this.#readersDone();
               continue;
             }
             outcomes.push({ ok: false, error });

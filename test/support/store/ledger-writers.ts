@@ -11,7 +11,7 @@ import type { Projection } from "../../../core/ledger/projection.ts";
 import { consistencyProof, inclusionProof, leafHash, rootHash } from "../../../core/merkle.ts";
 import { entryText } from "../../../core/ledger/entry.ts";
 import { Ledger } from "../../../store/ledger.ts";
-import type { LedgerBackend } from "../../../store/ledger-backend.ts";
+import { LedgerUnavailableError, type LedgerBackend } from "../../../store/ledger-backend.ts";
 
 const hex = (hashes: Uint8Array | Uint8Array[]) => (Array.isArray(hashes) ? hashes : [hashes]).map((h) => Buffer.from(h).toString("hex"));
 import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock } from "./helpers.ts";
@@ -123,6 +123,60 @@ describe(`a group's appends sealed while the lock is asked for (${store.name})`,
     expect((await a.verify()).ok).toBe(true);
     expect((await b.verify()).ok).toBe(true);
     expect((await b.state(openedSessions)).get("b-between")).toBe(1);
+  });
+});
+
+describe(`reads while a write rolls back (${store.name})`, () => {
+  it("no read sees a row of a write that rolled back, even one made while the write caught a projection up", async () => {
+    const place = await store.place();
+    const other = await Ledger.open(store.backend(place), { origin: ORIGIN, now: steppingClock() });
+    cleanups.push(() => other.close());
+    // More entries than an instance holds in memory: its projection, first asked for inside a
+    // decide, catches up by reading the store while the write waits for it.
+    await other.appendBulk(Array.from({ length: 5000 }, (_, i) => (i % 50 === 0 ? sessionOpened(`S-${i}`) : sampleEvent(i))));
+    let failInsert = false;
+    const backend = store.backend(place);
+    // The backend as it is, but one transaction's insert fails as a lost connection would.
+    const failing = new Proxy(backend, {
+      get(target, name) {
+        if (name === "withWriteLock") {
+          return (fn: Parameters<LedgerBackend["withWriteLock"]>[0], meanwhile?: () => void) =>
+            target.withWriteLock((tx) => {
+              const insertRows = tx.insertRows.bind(tx);
+              tx.insertRows = async (rows) => {
+                if (!failInsert) return insertRows(rows);
+                failInsert = false;
+                throw new LedgerUnavailableError("the connection was lost");
+              };
+              return fn(tx);
+            }, meanwhile);
+        }
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const ledger = await Ledger.open(failing, { origin: ORIGIN, now: steppingClock() });
+    cleanups.push(() => ledger.close());
+    await ledger.size();
+
+    failInsert = true;
+    const writes = Promise.allSettled([
+      ledger.appendAsync([sessionOpened("PHANTOM")]),
+      ledger.write((tail) => ({ events: [], result: tail.state(openedSessions).has("PHANTOM") })),
+    ]);
+    let settled = false;
+    const seen: string[] = [];
+    const reads: Promise<void>[] = [];
+    const poll = setInterval(() => reads.push(ledger.state(openedSessions).then((s) => void (s.has("PHANTOM") && seen.push(settled ? "after" : "during")))), 1);
+    for (let i = 0; i < 20; i++) reads.push(ledger.state(openedSessions).then((s) => void (s.has("PHANTOM") && seen.push("at once"))));
+    const outcomes = await writes;
+    settled = true;
+    clearInterval(poll);
+    await Promise.all(reads);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(seen).toEqual([]);
+    expect((await ledger.state(openedSessions)).has("PHANTOM")).toBe(false);
+    expect((await ledger.state(openedSessions)).size).toBe(100);
   });
 });
 

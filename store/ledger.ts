@@ -186,7 +186,16 @@ export class Ledger implements LedgerStore {
 
   async size(): Promise<number> {
     const last = await this.#backend.last();
-    return last ? last.seq + 1 : 0;
+    const size = last ? last.seq + 1 : 0;
+    const known = this.#tail;
+    // The log only grows: a tail behind the one this instance knows, or beside it, is a store that
+    // went back (a restore, a failover). What was folded from the entries it knew is forgotten, and
+    // the next write rebuilds its tail from the store.
+    if (known && !this.#inTransaction && (size < known.range.size || (size === known.range.size && (last?.hash ?? null) !== known.lastHash))) {
+      this.#forgetHistory();
+      this.#tail = null;
+    }
+    return size;
   }
 
   async *entries(start = 0, end?: number): AsyncIterableIterator<LedgerEntry> {
@@ -543,9 +552,23 @@ export class Ledger implements LedgerStore {
       }
     }
     const range = size === 0 ? CompactRange.empty() : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(size, perfect));
+    if (known && !(await this.#extends(tx, known, size))) this.#forgetHistory();
     this.#tail = last ? { range, lastHash: last.hash, lastTs: last.ts } : EMPTY_TAIL;
     this.#held = new Map();
     return [];
+  }
+
+  /** Whether the store's tail at `size` extends `known`: its first entries are the ones `known` was built from (the same root). */
+  async #extends(tx: Tx, known: Tail, size: number): Promise<boolean> {
+    if (size <= known.range.size) return false; // the same size with the same last hash was handled before
+    const before = known.range.size === 0 ? CompactRange.empty() : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(known.range.size, perfect));
+    return Buffer.from(before.root()).equals(Buffer.from(known.range.root()));
+  }
+
+  /** The store went back or rewrote what this instance read: every projection is folded again from the store. */
+  #forgetHistory(): void {
+    this.#projections.forgetPast(0);
+    this.#held = new Map();
   }
 
   /** Signs the tail as a checkpoint note (deterministic: two instances sign the same note). */

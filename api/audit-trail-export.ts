@@ -17,37 +17,17 @@ import { createInterface } from "node:readline";
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
 import { csvWriter } from "../core/csv.ts";
-import { invalidQuery } from "./query.ts";
-import type { InvalidParam } from "./problem.ts";
 
 const COLUMNS = ["timestamp", "event_type", "agent", "data", "attestation_hash"] as const;
 type Row = Record<(typeof COLUMNS)[number], string>;
-
-/** The query of the export, as the route declares it (the bounds are checked in exportRequest). */
-export const ExportQuery = z.strictObject({
-  from: z.string().optional().openapi({ description: "Inclusive start: a date `YYYY-MM-DD` (the whole UTC day) or a UTC instant `YYYY-MM-DDTHH:MM:SS[.sss]Z`" }),
-  to: z.string().optional().openapi({ description: "Inclusive end, as `from`" }),
-  format: z.enum(["json", "csv"], { message: 'must be "json" or "csv"' }).optional().openapi({ description: "`json` (default) or `csv`" }),
-  filter: z
-    .string()
-    .max(2000, "is longer than 2000 characters")
-    .optional()
-    .openapi({ description: "Comma-separated `field:value` terms over `event_type` and `agent` (at most 20)", example: "event_type:mic_mint,agent:ATLAS" }),
-});
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 const FILTER_FIELDS = new Set(["event_type", "agent"]);
 const MAX_TERMS = 20;
+const TERM_SYNTAX = 'terms are field:value with field event_type or agent, e.g. "event_type:mic_mint,agent:ATLAS"';
 
-export interface ExportRequest {
-  format: "json" | "csv";
-  /** Inclusive bounds as ledger timestamps (ISO 8601, milliseconds, UTC). */
-  from: string | null;
-  to: string | null;
-  /** Field → accepted values. */
-  filter: Map<"event_type" | "agent", Set<string>>;
-}
+type FilterField = "event_type" | "agent";
 
 /** A bound as a ledger timestamp, or why it is not one. */
 function bound(value: string, end: boolean): string | { reason: string } {
@@ -59,33 +39,74 @@ function bound(value: string, end: boolean): string | { reason: string } {
   return new Date(ms).toISOString();
 }
 
-/** Checks the route's validated query; a Response is the 400 problem to answer. */
-export function exportRequest(c: Context): ExportRequest | Response {
+/** A filter as field → accepted values, or why it is not one. */
+function terms(value: string): Map<FilterField, Set<string>> | { reason: string } {
+  const list = value.split(",");
+  if (list.length > MAX_TERMS) return { reason: `has more than ${MAX_TERMS} terms` };
+  const filter = new Map<FilterField, Set<string>>();
+  for (const term of list) {
+    const colon = term.indexOf(":");
+    const field = colon > 0 ? term.slice(0, colon) : "";
+    const accepted = term.slice(colon + 1);
+    if (!FILTER_FIELDS.has(field) || accepted === "") return { reason: TERM_SYNTAX };
+    const key = field as FilterField;
+    filter.set(key, (filter.get(key) ?? new Set()).add(accepted));
+  }
+  return filter;
+}
+
+/** A bound parameter: refused by the route's query check, before the handler, when it is not one. */
+const boundParameter = (end: boolean) =>
+  z.string().superRefine((value, ctx) => {
+    const parsed = bound(value, end);
+    if (typeof parsed !== "string") ctx.addIssue({ code: "custom", message: parsed.reason });
+  });
+
+/**
+ * The query of the export, as the route declares it. Every check is here, so a refused query is
+ * answered by the route's strict query check (400 `invalid-query`) before the handler: no quota
+ * counted, no key needed (docs/api.md).
+ */
+export const ExportQuery = z
+  .strictObject({
+    from: boundParameter(false).optional().openapi({ description: "Inclusive start: a date `YYYY-MM-DD` (the whole UTC day) or a UTC instant `YYYY-MM-DDTHH:MM:SS[.sss]Z`" }),
+    to: boundParameter(true).optional().openapi({ description: "Inclusive end, as `from`; not before `from`" }),
+    format: z.enum(["json", "csv"], { message: 'must be "json" or "csv"' }).optional().openapi({ description: "`json` (default) or `csv`" }),
+    filter: z
+      .string()
+      .max(2000, "is longer than 2000 characters")
+      .superRefine((value, ctx) => {
+        const parsed = terms(value);
+        if (!(parsed instanceof Map)) ctx.addIssue({ code: "custom", message: parsed.reason });
+      })
+      .optional()
+      .openapi({ description: "Comma-separated `field:value` terms over `event_type` and `agent` (at most 20)", example: "event_type:mic_mint,agent:ATLAS" }),
+  })
+  .superRefine((q, ctx) => {
+    const from = q.from === undefined ? null : bound(q.from, false);
+    const to = q.to === undefined ? null : bound(q.to, true);
+    if (typeof from === "string" && typeof to === "string" && from > to) ctx.addIssue({ code: "custom", path: ["from"], message: "is after to" });
+  });
+
+export interface ExportRequest {
+  format: "json" | "csv";
+  /** Inclusive bounds as ledger timestamps (ISO 8601, milliseconds, UTC). */
+  from: string | null;
+  to: string | null;
+  /** Field → accepted values. */
+  filter: Map<FilterField, Set<string>>;
+}
+
+/** The export asked for, from the route's query: already checked by ExportQuery. */
+export function exportRequest(c: Context): ExportRequest {
   const q = (c.req.valid as (target: "query") => z.output<typeof ExportQuery>)("query");
-  const params: InvalidParam[] = [];
   const from = q.from === undefined ? null : bound(q.from, false);
   const to = q.to === undefined ? null : bound(q.to, true);
-  if (from !== null && typeof from !== "string") params.push({ name: "from", reason: from.reason });
-  if (to !== null && typeof to !== "string") params.push({ name: "to", reason: to.reason });
-  if (typeof from === "string" && typeof to === "string" && from > to) params.push({ name: "from", reason: "is after to" });
-  const filter = new Map<"event_type" | "agent", Set<string>>();
-  if (q.filter !== undefined) {
-    const terms = q.filter.split(",");
-    if (terms.length > MAX_TERMS) params.push({ name: "filter", reason: `has more than ${MAX_TERMS} terms` });
-    for (const term of terms) {
-      const colon = term.indexOf(":");
-      const field = colon > 0 ? term.slice(0, colon) : "";
-      const value = term.slice(colon + 1);
-      if (!FILTER_FIELDS.has(field) || value === "") {
-        params.push({ name: "filter", reason: 'terms are field:value with field event_type or agent, e.g. "event_type:mic_mint,agent:ATLAS"' });
-        break;
-      }
-      const key = field as "event_type" | "agent";
-      filter.set(key, (filter.get(key) ?? new Set()).add(value));
-    }
+  const filter = q.filter === undefined ? new Map<FilterField, Set<string>>() : terms(q.filter);
+  if ((from !== null && typeof from !== "string") || (to !== null && typeof to !== "string") || !(filter instanceof Map)) {
+    throw new Error("the export's query reached its handler unchecked"); // ExportQuery refuses these first
   }
-  if (params.length > 0) return invalidQuery(c, params);
-  return { format: q.format ?? "json", from: from as string | null, to: to as string | null, filter };
+  return { format: q.format ?? "json", from, to, filter };
 }
 
 function matches(row: Row, request: ExportRequest): boolean {

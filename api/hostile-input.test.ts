@@ -301,7 +301,7 @@ describe("HTTP edges", () => {
     expect(small?.status).toBe(200);
   });
 
-  test("unknown, repeated and prototype-named query parameters are 400 naming the parameter on every route", async () => {
+  test("unknown, repeated, prototype-named and ill-formed query parameters are 400 naming the parameter on every route, with no key", async () => {
     const cases: [string, string, string][] = [
       ["/health", "x=1", "x"],
       ["/health", "x=1&x=2", "x"],
@@ -310,16 +310,21 @@ describe("HTTP edges", () => {
       ["/v1/pulse/badge", "__proto__=1", "__proto__"],
       ["/v1/pulse/history", "__proto__=1", "__proto__"],
       ["/government/ledger/export", "__proto__=1", "__proto__"],
+      ["/government/ledger/export", "from=nonsense", "from"],
+      ["/government/ledger/export", "from=2026-02-01&to=2026-01-01", "from"],
+      ["/government/ledger/export", "filter=sentinel:ATLAS", "filter"],
       ["/v1/pulse/badge", "constructor=1", "constructor"],
       ["/v1/pulse/history", "limit=5&limit=6", "limit"],
       ["/openapi.json", "v=2", "v"],
     ];
     for (const [path, query, name] of cases) {
       const endpoint = ENDPOINTS.find((e) => e.path === path)!;
-      const response = await rawRequest(server.port, wire("GET", `${path}?${query}`, baseHeaders(endpoint)));
+      // Refused before the route's handler: a keyed route needs no key to say so (docs/api.md).
+      const response = await rawRequest(server.port, wire("GET", `${path}?${query}`, baseHeaders(endpoint, [], { key: false })));
       expect(response?.status, `${path}?${query}`).toBe(400);
       expect(problemType(response)).toBe(`${PROBLEM_BASE}invalid-query`);
       expect(paramNames(response), `${path}?${query}`).toContain(name);
+      expect(response?.headers["ratelimit"], `${path}?${query}: no quota counted`).toBeUndefined();
     }
   });
 

@@ -8,9 +8,11 @@
  *   tables may be pruned).
  * - open connections are rows (instance, connection, client, opened, heartbeat), inserted under a
  *   per-client advisory lock only while the client's live rows are under the cap. Each instance
- *   refreshes its rows' heartbeat every ttl/3 and deletes rows it no longer holds; rows whose
- *   heartbeat is older than the ttl (an instance that died) are not counted, and an instance
- *   starting under the same id deletes the rows of its previous run.
+ *   refreshes its rows' heartbeat every ttl/3 and deletes again the rows it let go of whose delete
+ *   failed (named one by one: never "every row but the ones held", which would take a row committed
+ *   after the heartbeat looked at what is held); rows whose heartbeat is older than the ttl (an
+ *   instance that died) are not counted, and an instance starting under the same id deletes the
+ *   rows of its previous run.
  *
  * Any failure of the database rejects with LimitsUnavailableError: the API then refuses (fail closed).
  */
@@ -69,6 +71,11 @@ export interface PostgresLimitsOptions {
   timeoutMs?: number;
   /** How long /health's probe waits for an answer before it reports the store failing, in ms (default 1000: under a balancer's check timeout). */
   probeTimeoutMs?: number;
+  /**
+   * Runs the heartbeat `beat` every `everyMs` (ttl/3) and returns what stops it; default an unref'd
+   * setInterval. Tests pass their own to run a beat at a moment they choose and await it.
+   */
+  schedule?: (beat: () => Promise<void>, everyMs: number) => () => void;
 }
 
 /** Connects, creates the tables if absent, and deletes the rows of this instance's previous run. */
@@ -85,7 +92,7 @@ export async function openPostgresLimits(url: string, options: PostgresLimitsOpt
   });
   // An idle client that loses its server is dropped by the pool; the next query reconnects.
   pool.on("error", () => {});
-  const limits = new PostgresLimits(pool, options.instanceId, options.connectionTtlSeconds ?? 30, options.probeTimeoutMs ?? 1_000);
+  const limits = new PostgresLimits(pool, options.instanceId, options.connectionTtlSeconds ?? 30, options.probeTimeoutMs ?? 1_000, options.schedule ?? everyInterval);
   try {
     await limits.start();
   } catch (error) {
@@ -105,14 +112,21 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   readonly #probeTimeoutMs: number;
   /** The connections this instance holds: what the heartbeat keeps alive. */
   readonly #held = new Set<string>();
-  #heartbeat: NodeJS.Timeout | undefined;
+  /**
+   * Rows this instance may have in the table without holding them: released connections whose
+   * delete failed, and opens that failed once their insert was sent. The heartbeat deletes them.
+   */
+  readonly #orphans = new Set<string>();
+  readonly #schedule: (beat: () => Promise<void>, everyMs: number) => () => void;
+  #stopHeartbeat: (() => void) | undefined;
   #prunedBefore = "";
 
-  constructor(pool: pg.Pool, instance: string, ttlSeconds: number, probeTimeoutMs: number) {
+  constructor(pool: pg.Pool, instance: string, ttlSeconds: number, probeTimeoutMs: number, schedule: (beat: () => Promise<void>, everyMs: number) => () => void) {
     this.#pool = pool;
     this.#instance = instance;
     this.#ttlSeconds = ttlSeconds;
     this.#probeTimeoutMs = probeTimeoutMs;
+    this.#schedule = schedule;
   }
 
   async start(): Promise<void> {
@@ -129,8 +143,7 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
     } finally {
       client.release();
     }
-    this.#heartbeat = setInterval(() => void this.#refresh().catch(() => {}), Math.max(1, Math.floor((this.#ttlSeconds * 1000) / 3)));
-    this.#heartbeat.unref();
+    this.#stopHeartbeat = this.#schedule(() => this.#refresh(), Math.max(1, Math.floor((this.#ttlSeconds * 1000) / 3)));
   }
 
   async take(day: string, bucket: string, client: string, quota: number): Promise<{ allowed: boolean; used: number }> {
@@ -147,15 +160,19 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   async open(client: string, max: number): Promise<(() => void) | null> {
     const id = randomUUID();
     const connection = await this.#connect();
+    let sent = false;
     try {
       await connection.query("BEGIN");
       // The count is read after the lock, in a statement of its own: it sees every insert committed before.
       await connection.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CONNECTION_LOCK_SEED, client]);
+      sent = true;
       const { rows } = await connection.query(OPEN, [this.#instance, id, client, this.#ttlSeconds, max]);
       await connection.query("COMMIT");
       if (rows.length === 0) return null;
     } catch (error) {
       await connection.query("ROLLBACK").catch(() => {});
+      // The COMMIT may have been applied though its answer was lost: the heartbeat deletes the row if it is there.
+      if (sent) this.#orphans.add(id);
       throw unavailable(error);
     } finally {
       connection.release();
@@ -163,8 +180,8 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
     this.#held.add(id);
     return () => {
       if (!this.#held.delete(id)) return;
-      // A failed delete is repaired by the next heartbeat, which deletes rows this instance no longer holds.
-      void this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = $2", [this.#instance, id]).catch(() => {});
+      // A failed delete is repaired by the next heartbeat.
+      void this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = $2", [this.#instance, id]).catch(() => this.#orphans.add(id));
     };
   }
 
@@ -189,17 +206,26 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.#heartbeat);
-    const held = [...this.#held];
+    this.#stopHeartbeat?.();
+    const rows = this.#held.size + this.#orphans.size;
     this.#held.clear();
-    if (held.length > 0) await this.#query("DELETE FROM api_open_connections WHERE instance = $1", [this.#instance]).catch(() => {});
+    this.#orphans.clear();
+    if (rows > 0) await this.#query("DELETE FROM api_open_connections WHERE instance = $1", [this.#instance]).catch(() => {});
     await this.#pool.end();
   }
 
-  /** Keeps this instance's held rows alive and deletes the ones it no longer holds. */
+  /**
+   * Keeps this instance's held rows alive and deletes its orphans by id. Only by id: a row inserted
+   * while this runs is not in the `held` read here (open() adds it once committed), and "delete
+   * what is not held" would take it while its connection stays open, uncounted.
+   */
   async #refresh(): Promise<void> {
+    const orphans = [...this.#orphans];
+    if (orphans.length > 0) {
+      await this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = ANY($2::text[])", [this.#instance, orphans]);
+      for (const id of orphans) this.#orphans.delete(id);
+    }
     const held = [...this.#held];
-    await this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND NOT (connection = ANY($2::text[]))", [this.#instance, held]);
     if (held.length > 0) await this.#query("UPDATE api_open_connections SET heartbeat_at = now() WHERE instance = $1 AND connection = ANY($2::text[])", [this.#instance, held]);
     await this.#query("DELETE FROM api_open_connections WHERE heartbeat_at < now() - make_interval(secs => $1)", [this.#ttlSeconds * 10]);
   }
@@ -236,6 +262,13 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
       throw unavailable(error);
     }
   }
+}
+
+/** The default heartbeat: an interval that does not keep the process alive. */
+function everyInterval(beat: () => Promise<void>, everyMs: number): () => void {
+  const timer = setInterval(() => void beat().catch(() => {}), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 function unavailable(error: unknown): LimitsUnavailableError {

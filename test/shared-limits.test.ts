@@ -224,6 +224,40 @@ describe("the simulation's connection cap across instances", () => {
       await db.end();
     }
   });
+
+  it("keeps a connection counted when the heartbeat runs while it is being opened", async () => {
+    // The heartbeat is run by the test (no timer), and one pooled client makes the store's
+    // statements run in the order they were asked for: the beat asked for during the open runs its
+    // statements right after the open's COMMIT, with what the instance held when the beat began.
+    let beat: (() => Promise<void>) | undefined;
+    const schedule = (run: () => Promise<void>) => {
+      beat = run;
+      return () => {};
+    };
+    const first = await openPostgresLimits(databaseUrl, { instanceId: "beating", maxClients: 1, schedule });
+    const second = await openPostgresLimits(databaseUrl, { instanceId: "other" });
+    const client = "ip:198.51.100.7";
+    try {
+      const opening = first.connections.open(client, 1);
+      const beating = beat!();
+      const [release] = await Promise.all([opening, beating]);
+      expect(release).not.toBeNull();
+      expect(await openRows(client)).toBe(1);
+      // The cap of one is reached on every instance: the row was not taken by the beat.
+      expect(await second.connections.open(client, 1)).toBeNull();
+      await beat!();
+      expect(await second.connections.open(client, 1)).toBeNull();
+
+      release!();
+      while ((await openRows(client)) > 0) await new Promise((r) => setTimeout(r, 20));
+      const next = await second.connections.open(client, 1);
+      expect(next).not.toBeNull();
+      next!();
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
 });
 
 describe("a limits store that fails", () => {

@@ -145,13 +145,41 @@ describe("the filtered audit trail: GET /government/ledger/export", () => {
       ["format=json&format=csv", "format"],
       ["limit=5", "limit"],
     ];
+    // Refused by the route's query check before the handler: the same answer with the government
+    // key, with none and with another tier's key, never counted (no RateLimit fields).
+    const credentials: [string, Record<string, string>][] = [
+      ["government key", govern],
+      ["no key", {}],
+      ["academic key", { Authorization: `Bearer ${academicKey}` }],
+    ];
     for (const [query, name] of cases) {
-      const res = await get(`/government/ledger/export?${query}`, govern);
-      expect(res.status, query).toBe(400);
-      expect(res.headers.get("content-type"), query).toBe("application/problem+json");
-      const body = await res.json();
-      expect(body.type, query).toBe("https://integrity-platform.example/problems/invalid-query");
-      expect(body.invalid_params.map((p: { name: string }) => p.name), query).toContain(name);
+      for (const [who, headers] of credentials) {
+        const what = `${query} (${who})`;
+        const res = await get(`/government/ledger/export?${query}`, headers);
+        expect(res.status, what).toBe(400);
+        expect(res.headers.get("content-type"), what).toBe("application/problem+json");
+        expect(res.headers.get("ratelimit"), what).toBeNull();
+        const body = await res.json();
+        expect(body.type, what).toBe("https://integrity-platform.example/problems/invalid-query");
+        expect(body.invalid_params.map((p: { name: string }) => p.name), what).toContain(name);
+      }
+    }
+  });
+
+  it("counts no quota for a refused query: the next request's RateLimit is as before it", async () => {
+    const left = async (headers: Record<string, string>) => {
+      const res = await get("/government/ledger/export", headers);
+      await res.body?.cancel();
+      const r = /;r=(\d+);/.exec(res.headers.get("ratelimit") ?? "");
+      expect(r, "a RateLimit field").not.toBeNull();
+      return Number(r![1]);
+    };
+    for (const headers of [{}, { Authorization: `Bearer ${academicKey}` }] as Record<string, string>[]) {
+      const before = await left(headers);
+      for (const query of ["from=nonsense", "to=2025-02-30", "from=2026-02-01&to=2026-01-01", "filter=sentinel:ATLAS"]) {
+        expect((await get(`/government/ledger/export?${query}`, headers)).status, query).toBe(400);
+      }
+      expect(await left(headers)).toBe(before - 1);
     }
   });
 });

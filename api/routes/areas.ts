@@ -2,7 +2,9 @@
  * The five audience areas: every file of the published-data contract (core/datapackage), at the
  * spec's paths and under every other spelling of them (`//`, `%2f`, `\`, upper case, a trailing
  * slash: core/datapackage/paths.ts areaRequest), so no area file is ever answered by the static
- * copy in site/dist. For each request, in this order:
+ * copy in site/dist. A query string the route refuses (400 `invalid-query`, the export's bounds and
+ * filter included: api/audit-trail-export.ts ExportQuery) is answered by the route declaration
+ * before this handler, so it counts no quota and needs no key. For each request, in this order:
  *
  *  1. the daily quota of the client (api/middleware/rate-limit.ts): RateLimit headers, 429 once spent;
  *  2. the access tier, from the contract — never from a manifest: keyed files need
@@ -221,11 +223,8 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const cache = isKeyed(file) ? "private, no-store" : "public, max-age=300";
 
     if (route.kind === "export") {
+      // The query was checked before this handler (ExportQuery): a refused one never costs quota or needs a key.
       const query = exportRequest(c);
-      if (query instanceof Response) {
-        for (const [header, value] of Object.entries(limits)) query.headers.set(header, value);
-        return answer("invalid-query", done(query));
-      }
       const headers = { ...limits, "Content-Type": CONTENT_TYPES[query.format === "csv" ? "text/csv" : "application/json"], "Cache-Control": cache };
       if (c.req.method === "HEAD") return answer("served", done(c.body(null, 200, headers)));
       return answer("served", c.body(Readable.toWeb(Readable.from(exportBody(stream(), query))) as ReadableStream<Uint8Array>, 200, headers));

@@ -19,10 +19,13 @@ import { readPulseHistory } from "./src/lib/pulse-history.ts";
 import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
 import { satteri } from "@astrojs/markdown-satteri";
 import { manualHastPlugin } from "./src/lib/manual.ts";
+import { packTool, publishTool, toolPaths, verifierToolModule } from "./src/lib/verifier-tool.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
 const site = process.env.SITE_URL || "http://127.0.0.1:4321";
+/** The downloaders' verifier, packed once per build: the pages print its path, the build publishes its bytes. */
+const verifierTool = packTool(resolve(here, "..", "packages", "integrity-verify"));
 
 /**
  * The manual's hast plugin, named after a digest of its source: Astro keeps rendered docs pages in
@@ -139,6 +142,24 @@ function publishConsensusProofs() {
 }
 
 /**
+ * The downloaders' verifier (packages/integrity-verify) as an npm tarball, written deterministically
+ * (src/lib/verifier-tool.ts), at /tools/<name>-<version>.tgz with its SHA-256 in `sha256sum`
+ * format beside it: `npx --yes --package=<its URL> integrity-verify …` runs it without the npm
+ * registry, where the package is not published (docs/verify-downloads.md).
+ */
+function publishVerifierTool() {
+  return {
+    name: "integrity:verifier-tool",
+    hooks: {
+      "astro:build:done": ({ dir, logger }) => {
+        publishTool(verifierTool, fileURLToPath(dir));
+        logger.info(`published ${toolPaths(verifierTool.fileName).tarballPath} (sha256 ${verifierTool.sha256})`);
+      },
+    },
+  };
+}
+
+/**
  * `_headers` (Cloudflare Pages, Netlify): the cache policy and media types of every built file, from
  * the rules of src/lib/cdn-headers.ts (docs/cdn.md). It must stay the LAST integration: it reads the
  * files the others wrote (a partial ledger tile gets a rule of its own).
@@ -206,6 +227,6 @@ export default defineConfig({
   // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
   markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [checkPulseHistory(), publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
-  vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir)] },
+  integrations: [checkPulseHistory(), publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), publishVerifierTool(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
+  vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir), verifierToolModule(verifierTool)] },
 });

@@ -214,6 +214,11 @@ describe("the static build served by nginx from its own header rules", () => {
     expect(cache("/ledger/tile/entries/000")).toBe(CACHE_IMMUTABLE);
     expect([cache("/ledger/tile/0/003.p/7"), cache("/ledger/tile/entries/003.p/7")]).toEqual([CACHE_SHORT, CACHE_SHORT]);
     expect([cache("/ledger/checkpoint"), type("/ledger/checkpoint")]).toEqual([CACHE_SHORT, "text/plain; charset=utf-8"]);
+    // The verifier's tarball, named by its version, and its SHA-256: linked from the pages, immutable.
+    const tools = [...responses.keys()].filter((p) => p.startsWith("/tools/")).sort();
+    expect(tools).toEqual([expect.stringMatching(/^\/tools\/integrity-verify-\d+\.\d+\.\d+\.tgz$/), expect.stringMatching(/^\/tools\/integrity-verify-.*\.tgz\.sha256$/)]);
+    expect([cache(tools[0]!), type(tools[0]!)]).toEqual([CACHE_IMMUTABLE, "application/gzip"]);
+    expect([cache(tools[1]!), type(tools[1]!)]).toEqual([CACHE_IMMUTABLE, "text/plain; charset=utf-8"]);
   });
 
   it("serves each public file's content-addressed copy with the bytes its hash names", async () => {

@@ -181,7 +181,11 @@ describe("area pages in chromium, built from the repository's data", () => {
       }
       // How to check a download: the /verify page and the one command, no clone needed.
       await expect(page.locator('.downloads a[href="/verify/"]').count()).resolves.toBe(1);
-      await expect(page.locator(".downloads").textContent()).resolves.toContain("npx integrity-verify <this area's URL, or a file's>");
+      // The command runs the verifier from this site's tarball, never from the npm registry.
+      const downloads = (await page.locator(".downloads").textContent()) ?? "";
+      expect(downloads).toMatch(new RegExp(`npx --yes --package=\\S+/tools/integrity-verify-\\d+\\.\\d+\\.\\d+\\.tgz integrity-verify \\S+/${area.slug}/`));
+      expect(downloads).not.toContain("npx integrity-verify");
+      await expect(page.locator('.downloads a[href^="/tools/integrity-verify-"]').count()).resolves.toBe(1);
 
       // Charts: every SVG image is labelled by a non-empty <title> (and a <desc>).
       const charts = page.locator('main svg[role="img"]');

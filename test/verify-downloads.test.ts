@@ -7,18 +7,26 @@
  *  - the /verify page in Debian's chromium, with no API: a dataset by URL and by chosen files is
  *    verified, a tampered byte is detected, a wrong key is rejected, a ledger entry's inclusion is
  *    verified and a tampered tile refused; the page passes axe.
+ *  - the verifier as the build publishes it (/tools/integrity-verify-<version>.tgz and its .sha256):
+ *    the same bytes from every pack, the files npm would pack, the digest docs/verify-downloads.md
+ *    publishes; installed and run from an empty folder with `npx --yes --package=<its URL>`, as the
+ *    docs tell a downloader (no registry: the package has no dependencies), and the pages print that command.
  * Until the build publishes the ledger's tiles, a small log's tiles (test/support/tlog-tiles.ts),
  * signed with a test key, are written under /ledger/ of the served copy.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
+import { packTool, toolPaths } from "../site/src/lib/verifier-tool.ts";
 import { runIntegrityVerify } from "./support/integrity-verify.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 import { sampleEntries, tlogFiles, writeTlog } from "./support/tlog-tiles.ts";
@@ -208,5 +216,102 @@ describe("the /verify page", () => {
     expect(await ledgerResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("checkpoint-untrusted");
     const axe = await axeAudit(page);
     expect(axe.violations.map((v) => v.id)).toEqual([]);
+  });
+});
+
+describe("the verifier tarball the build publishes, run as the docs say", () => {
+  const PACKAGE_DIR = join(REPO_ROOT, "packages", "integrity-verify");
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as { name: string; version: string };
+  const fileName = `${pkg.name}-${pkg.version}.tgz`;
+  const { tarballPath, checksumPath } = toolPaths(fileName);
+  const built = () => readFileSync(join(siteDir, tarballPath));
+  const hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+  /** The entry names of a tar (ustar, regular files), in order. */
+  function tarNames(tar: Buffer): string[] {
+    const names: string[] = [];
+    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+      const name = tar.subarray(at, at + 100).toString("latin1").replace(/\0.*$/s, "");
+      const size = parseInt(tar.subarray(at + 124, at + 136).toString("latin1"), 8);
+      names.push(name);
+      at += 512 + Math.ceil(size / 512) * 512;
+    }
+    return names;
+  }
+
+  /**
+   * `npx` as a downloader runs it: from an empty folder, on a PATH without this repository's
+   * node_modules/.bin (where the installed package's bin would answer instead), no npm settings
+   * inherited from the test run, npm's cache and user config in a temporary folder.
+   */
+  function npx(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+    const home = mkdtempSync(join(tmp, "npm-"));
+    writeFileSync(join(home, "npmrc"), "");
+    const path = [dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.includes("node_modules"))].join(delimiter);
+    const env: NodeJS.ProcessEnv = { PATH: path, HOME: home, npm_config_userconfig: join(home, "npmrc"), npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
+    const child = spawn("npx", ["--yes", "--cache", join(home, "cache"), ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
+  }
+
+  it("publishes the package at /tools/ with its SHA-256 in sha256sum format, the same bytes from every pack", () => {
+    const bytes = built();
+    expect(readFileSync(join(siteDir, checksumPath), "utf8")).toBe(`${hex(bytes)}  ${fileName}\n`);
+    // Deterministic: two packs of the same sources, and the build's, are the same bytes.
+    const once = packTool(PACKAGE_DIR);
+    expect(once.bytes.equals(packTool(PACKAGE_DIR).bytes)).toBe(true);
+    expect(once.bytes.equals(bytes)).toBe(true);
+    // A gzip with no timestamp and no name, holding package/<file> for exactly the files npm would pack.
+    expect([...bytes.subarray(0, 10)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+    const npmList = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", PACKAGE_DIR], { cwd: tmp, encoding: "utf8", env: { ...process.env, npm_config_cache: join(tmp, "npm-pack-cache") } });
+    expect(npmList.status, npmList.stderr).toBe(0);
+    const npmFiles = (JSON.parse(npmList.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path).sort();
+    expect(tarNames(gunzipSync(bytes))).toEqual(npmFiles.map((f) => `package/${f}`));
+  });
+
+  it("is the digest docs/verify-downloads.md publishes for this version", () => {
+    const digest = hex(built());
+    const doc = readFileSync(join(REPO_ROOT, "docs", "verify-downloads.md"), "utf8");
+    const row = doc.match(new RegExp(`^\\| ${pkg.version.replaceAll(".", "\\.")} \\| \`${fileName.replaceAll(".", "\\.")}\` \\| \`([0-9a-f]{64})\` \\|$`, "m"));
+    expect(row, `docs/verify-downloads.md has no row for ${fileName}`).not.toBeNull();
+    const message = `docs/verify-downloads.md gives ${row![1]} for ${fileName}, the build ${digest}: the package changed — raise its version (the path is served as immutable) and write the new digest there`;
+    expect(row![1], message).toBe(digest);
+    // Every digest the page's commands name is this one.
+    const named = [...doc.matchAll(/([0-9a-f]{64}) {2}integrity-verify-/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    expect(new Set(named)).toEqual(new Set([digest]));
+  });
+
+  it("installs and runs from its URL with npx in an empty folder, with no registry, and checks the served build", async () => {
+    const empty = join(tmp, "empty");
+    mkdirSync(empty);
+    const url = `${server.url}${tarballPath}`;
+    const help = await npx(empty, `--package=${url}`, "integrity-verify", "--help");
+    expect(help.code, help.err).toBe(0);
+    expect(help.out).toMatch(/^usage: integrity-verify /);
+    const area = await npx(empty, `--package=${url}`, "integrity-verify", `${server.url}/academics/`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
+    expect(area.err).toBe("");
+    expect(area.code).toBe(0);
+    expect(area.out).toMatch(/^academics: verified — 5 files checked/m);
+    // The careful way: the downloaded file, checked, run from where it lies.
+    writeFileSync(join(empty, fileName), built());
+    const local = await npx(empty, `--package=./${fileName}`, "integrity-verify", "--ledger", `${server.url}/ledger/`, "--entry", String(ledgerSize - 1), "--key", ledgerKey);
+    expect(local.code, local.err).toBe(0);
+    expect(readdirSync(empty)).toEqual([fileName]);
+  }, 120_000);
+
+  it("is the command the portal prints, from its configured origin", () => {
+    const origin = "http://127.0.0.1:4321"; // the build's SITE_URL default (site/astro.config.mjs)
+    const command = `npx --yes --package=${origin}${tarballPath} integrity-verify`;
+    const verifyPage = readFileSync(join(siteDir, "verify", "index.html"), "utf8");
+    expect(verifyPage).toContain(`${command} ${origin}/academics/`);
+    expect(verifyPage).toContain(`npx --yes --package=./${fileName} integrity-verify`);
+    expect(verifyPage).toContain(hex(built()));
+    expect(verifyPage).toContain(`href="${tarballPath}"`);
+    expect(readFileSync(join(siteDir, "academics", "index.html"), "utf8")).toContain(`${command} ${origin}/academics/`);
+    expect(verifyPage).not.toMatch(/npx integrity-verify/);
   });
 });

@@ -12,8 +12,8 @@
  * list where two rules set the same header for a path (unless the later one detaches it first),
  * and the build fails on it rather than sending "max-age=0, immutable" to a CDN.
  *
- * Cache policy (docs/cdn.md): content-hashed and content-addressed paths, full ledger tiles and
- * the copies of sealed proofs never change, so they are immutable for a year; manifests,
+ * Cache policy (docs/cdn.md): content-hashed and content-addressed paths, full ledger tiles, the
+ * copies of sealed proofs and the versioned verifier tarball never change, so they are immutable for a year; manifests,
  * signatures and checkpoints say what is current, so they are short-lived and revalidated; every
  * other file and page gets the host default (max-age=0, must-revalidate: revalidated with its ETag
  * on every use), which Cloudflare Pages and Netlify send on their own and the nginx configuration
@@ -64,6 +64,8 @@ export function headerRules(files: readonly string[] = []): HeaderRule[] {
     { path: "/v1/consensus/proofs/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/json" }, why: "static copies of GET /v1/consensus/proofs/{delib_id}: a sealed proof's copy is never rewritten" },
     { path: "/ledger/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the ledger's signed checkpoint (C2SP tlog-tiles)" },
     { path: "/ledger/tile/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS }, why: "full ledger tiles (C2SP tlog-tiles) and entry bundles never change" },
+    { path: "/tools/*.tgz", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/gzip" }, why: "the verifier's npm tarball: its name carries its version, and a new version gets a new name" },
+    { path: "/tools/*.tgz.sha256", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT }, why: "its SHA-256 (sha256sum format), as lasting as the tarball it names" },
   ];
   const partial = files.filter((f) => f.startsWith("ledger/tile/") && /\.p\/\d+$/.test(f)).sort();
   partial.forEach((file, i) =>

@@ -14,10 +14,11 @@ import { verifierKey } from "../../../core/checkpoint.ts";
 import { signManifest } from "../../../core/datapackage/index.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../../test/support/api/helpers.ts";
+import { integrityVerifyBin } from "../../../test/support/integrity-verify.ts";
 import { sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
 
 const REPO = resolve(import.meta.dirname, "../../..");
-const BIN = join(REPO, "node_modules", ".bin", "integrity-verify");
+const BIN = integrityVerifyBin(REPO);
 const tmp = mkdtempSync(join(tmpdir(), "integrity-verify-"));
 
 /** Runs the installed command (node_modules/.bin, as `npx integrity-verify` does) on the project's Node. */

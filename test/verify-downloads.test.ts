@@ -106,7 +106,8 @@ describe("integrity-verify over HTTP", () => {
     const ok = await run("--ledger", `${server.url}/ledger/`, "--entry", String(last), "--key", ledgerKey);
     expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(new RegExp(`^ledger entry ${last}: verified — included in \\S+ at size ${ledgerSize}`, "m"));
+    // The build's bundles hold each entry's public envelope: its leaf hash is verified, the envelope is said not to be.
+    expect(ok.out).toMatch(new RegExp(`^ledger entry ${last}: verified — its leaf hash is included in \\S+ at size ${ledgerSize}, .*; its envelope .* is NOT verified`, "m"));
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
     server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
     const bad = await run("--ledger", `${server.url}/ledger/`, "--entry", "2", "--key", ledgerKey);
@@ -191,9 +192,10 @@ describe("the /verify page", () => {
     await page.fill("#ledger-key", ledgerKey);
     const r = await submit("ledger-form", "ledger-result");
     expect(r.verdict).toBe("verified");
-    expect(r.text).toContain(`Verified in your browser: entry 257 is in the signed log of ${ledgerSize.toLocaleString("en")} entries.`);
+    expect(r.text).toContain(`Verified in your browser: entry 257's leaf hash is in the signed log of ${ledgerSize.toLocaleString("en")} entries. Its envelope below is NOT verified`);
     expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(5); // key, checkpoint, entry, tiles, inclusion
-    expect(await ledgerResult().locator("pre code").textContent()).not.toBe("");
+    expect(await ledgerResult().locator('li[data-status="skipped"]').textContent()).toMatch(/^– Skipped Entry: entry 257.*NOT verified/);
+    expect(await ledgerResult().locator("pre code").textContent()).toMatch(/^NOT verified \(the published envelope, not bound to the signed leaf\):\n\{"hash":/);
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
     server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
     await page.fill("#ledger-entry", "2");

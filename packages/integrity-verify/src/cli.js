@@ -5,7 +5,9 @@
  *
  * Prints the key it trusts and how far that trust goes, one line per failed check (stderr, starting
  * "FAIL"), and a final summary line. Exit status: 0 verified, 1 a check failed, 2 the check could not
- * run (bad usage, no key, a fetch error). `--key` pins the key: a file, an http(s) URL, or the note
+ * run (bad usage, no key, a fetch error). A ledger entry whose bundle holds only its public envelope
+ * verifies the leaf hash at its position; the summary line and `--print-entry` say the envelope itself
+ * is NOT verified. `--key` pins the key: a file, an http(s) URL, or the note
  * verifier key itself (`<name>+<id>+<base64>`); without it the key published beside the data is used.
  */
 import { stat, readFile } from "node:fs/promises";
@@ -77,9 +79,16 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(source, LEDGER_KEY_PATHS);
       const report = await verifyLedgerEntry({ source, keys, entry: Number(values.entry) });
       print(report, io, values.verbose === true);
-      if (report.ok) {
+      if (report.ok && report.entryVerified) {
         io.out(`${report.what}: verified — included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}`);
         if (values["print-entry"]) io.out(report.entryText ?? "(the entry is not UTF-8 text)");
+      } else if (report.ok) {
+        // An envelope bundle: only the leaf hash at this position is proven, never the envelope's fields.
+        io.out(
+          `${report.what}: verified — its leaf hash is included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}; ` +
+            "its envelope (seq, ts, type, prev, hash) is NOT verified: it cannot be bound to the leaf without the entry's payload",
+        );
+        if (values["print-entry"]) io.out(`NOT verified (the published envelope, not bound to the signed leaf): ${report.entryText ?? "(not UTF-8 text)"}`);
       } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
       return report.exitCode;
     }

@@ -15,7 +15,7 @@ import { signManifest } from "../../../core/datapackage/index.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../../test/support/api/helpers.ts";
 import { integrityVerifyBin } from "../../../test/support/integrity-verify.ts";
-import { sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
+import { ledgerEntries, sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const BIN = integrityVerifyBin(REPO);
@@ -173,5 +173,38 @@ describe("integrity-verify --ledger on a folder of tiles", () => {
     expect(past.code).toBe(1);
     expect(past.err).toMatch(/holds entries 0 to 599 \[entry-out-of-range\]$/m);
     expect((await run("--ledger", ledgerDir, "--entry", "-1")).code).toBe(2);
+  });
+});
+
+describe("integrity-verify --ledger on envelope bundles (the portal's ledger)", () => {
+  let envelopeDir: string;
+  beforeAll(() => {
+    const { leaves, envelopes } = ledgerEntries(300);
+    envelopeDir = join(tmp, "envelope-ledger");
+    writeTlog(envelopeDir, tlogFiles(leaves, LEDGER_SIGNER, LEDGER_SIGNER.name, envelopes));
+  });
+
+  it("verifies the leaf hash's inclusion and says, in the summary and the printed entry, that the envelope is NOT verified", async () => {
+    const r = await run("--ledger", envelopeDir, "--entry", "42", "--key", ledgerKey, "--print-entry");
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const [summary, printed] = r.out.trim().split("\n").slice(-2);
+    expect(summary).toMatch(/^ledger entry 42: verified — its leaf hash is included in test\.example\/ledger at size 300, signed by .*; its envelope .* is NOT verified/);
+    expect(printed).toMatch(/^NOT verified \(the published envelope, not bound to the signed leaf\): \{"hash":"sha256:[0-9a-f]{64}",.*"seq":42,/);
+  });
+
+  it("never shows a changed envelope under an unqualified verified verdict", async () => {
+    const tampered = join(tmp, "envelope-tampered");
+    cpSync(envelopeDir, tampered, { recursive: true });
+    const bundle = join(tampered, "tile", "entries", "000");
+    // Same length, other ts and type: the bundle still parses, the tiles are untouched.
+    const text = readFileSync(bundle, "latin1").replace('"seq":42,"ts":"2026-02-01T10:00:42.000Z","type":"mic_mint"', '"seq":42,"ts":"2026-02-01T10:00:43.000Z","type":"mic_burn"');
+    expect(text).not.toBe(readFileSync(bundle, "latin1"));
+    writeFileSync(bundle, Buffer.from(text, "latin1"));
+    const r = await run("--ledger", tampered, "--entry", "42", "--key", ledgerKey, "--print-entry");
+    expect(r.out).not.toMatch(/^ledger entry 42: verified — included in/m);
+    expect(r.out).toMatch(/^ledger entry 42: verified — its leaf hash is included .* NOT verified/m);
+    expect(r.out).toMatch(/^NOT verified .*"type":"mic_burn"/m);
+    expect(r.out).not.toMatch(/^\{/m);
   });
 });

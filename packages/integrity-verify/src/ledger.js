@@ -11,8 +11,9 @@
  * A bundle entry is either the entry's leaf data (it must hash to the level-0 tile's hash), or — as
  * this project publishes its ledger (docs/ledger-tiles.md) — the entry's public envelope
  * `{"hash","prev","seq","ts","type"}` without its government-keyed payload: then the leaf hash is the
- * level-0 tile's, proven into the signed root, and the envelope is shown but cannot be bound to it
- * without the payload (the report says so).
+ * level-0 tile's, proven into the signed root, and the envelope cannot be bound to it (the leaf and
+ * the envelope's `hash` are both hashes over the payload). The report then has `entryVerified`
+ * false and a skipped `entry` check saying the envelope is NOT verified; callers must say so.
  *   inclusion   the proof leads from the entry's leaf hash to the signed root (RFC 9162 §2.1.3.2)
  *
  * Nothing from the server is taken on its word: the tiles only supply hashes that must hash up to the
@@ -46,11 +47,18 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
  */
 
 /**
+ * The report of a ledger entry: `entryVerified` is true only when the bundle's bytes are the entry's
+ * leaf data (bound to the proven leaf hash); for an envelope bundle it is false, and `entryText` is
+ * shown NOT verified.
+ * @typedef {Report & { checkpoint?: Checkpoint; entryText?: string | null; entryVerified?: boolean; signedBy?: string[] }} LedgerReport
+ */
+
+/**
  * @param {LedgerOptions} options
- * @returns {Promise<Report & { checkpoint?: Checkpoint; entryText?: string | null; signedBy?: string[] }>}
+ * @returns {Promise<LedgerReport>}
  */
 export async function verifyLedgerEntry({ source, keys, entry }) {
-  /** @type {Report & { checkpoint?: Checkpoint; entryText?: string | null; signedBy?: string[] }} */
+  /** @type {LedgerReport} */
   const report = new Report(`ledger entry ${entry}`);
   report.pass("key", keys.from, `${keys.keys.map((k) => `${k.name}+${k.id}`).join(", ")}; ${trustStatement(keys)}`);
   const checkpointName = source.describe(CHECKPOINT_FILE);
@@ -87,13 +95,15 @@ export async function verifyLedgerEntry({ source, keys, entry }) {
     report.entryText = decodeUtf8(data);
     envelope = isEnvelope(report.entryText, entry);
     leaf = envelope ? await tiles.hashAt(0, entry) : await leafHash(data);
-    report.pass(
-      "entry",
-      `entry ${entry}`,
-      envelope
-        ? `the published envelope only (its payload is not public): leaf hash ${toBase64(leaf)} from the level-0 tile; the envelope is shown, not bound to it`
-        : `${data.length} bytes, leaf hash ${toBase64(leaf)}`,
-    );
+    report.entryVerified = !envelope;
+    if (envelope) {
+      report.pass("entry", `entry ${entry}`, `inside the signed tree; leaf hash ${toBase64(leaf)} from the level-0 tile`);
+      report.skip(
+        "entry",
+        `entry ${entry}`,
+        "the bundle holds the entry's public envelope, NOT verified: without its payload (not public) it cannot be bound to the leaf hash, so its seq, ts, type, prev and hash may have been changed",
+      );
+    } else report.pass("entry", `entry ${entry}`, `${data.length} bytes, leaf hash ${toBase64(leaf)}`);
   } catch (error) {
     report.fail("entry", `entry ${entry}`, error);
     return report;

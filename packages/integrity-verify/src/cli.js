@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * `integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]`
- * `integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--verbose] [--print-entry]`
+ * `integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--origin NAME] [--verbose] [--print-entry]`
  *
  * Prints the key it trusts and how far that trust goes, one line per failed check (stderr, starting
  * "FAIL"), and a final summary line. Exit status: 0 verified, 1 a check failed, 2 the check could not
@@ -9,6 +9,7 @@
  * verifies the leaf hash at its position; the summary line and `--print-entry` say the envelope itself
  * is NOT verified. `--key` pins the key: a file, an http(s) URL, or the note
  * verifier key itself (`<name>+<id>+<base64>`); without it the key published beside the data is used.
+ * `--origin` names the log a checkpoint must be for (default: the name of the key that signed it).
  */
 import { stat, readFile } from "node:fs/promises";
 import { basename, dirname, resolve, sep } from "node:path";
@@ -24,8 +25,9 @@ import { urlSource } from "./source.js";
 
 export const USAGE = [
   "usage: integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]",
-  "       integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--verbose] [--print-entry]",
+  "       integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--origin NAME] [--verbose] [--print-entry]",
   "  --key K   pin the trusted key: a .vkey file, an http(s) URL, or the key itself (<name>+<id>+<base64>)",
+  "  --origin NAME  the log the checkpoint must be for (default: the signing key's name)",
   "exit status: 0 verified, 1 a check failed, 2 the check could not run",
 ].join("\n");
 
@@ -55,6 +57,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
         area: { type: "string" },
         ledger: { type: "string" },
         entry: { type: "string" },
+        origin: { type: "string" },
         verbose: { type: "boolean", short: "v" },
         "print-entry": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -77,7 +80,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       }
       const source = isUrl(values.ledger) ? urlSource(values.ledger, fetchImpl) : folderSource(values.ledger);
       const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(source, LEDGER_KEY_PATHS);
-      const report = await verifyLedgerEntry({ source, keys, entry: Number(values.entry) });
+      const report = await verifyLedgerEntry({ source, keys, entry: Number(values.entry), ...(values.origin !== undefined ? { origin: values.origin } : {}) });
       print(report, io, values.verbose === true);
       if (report.ok && report.entryVerified) {
         io.out(`${report.what}: verified — included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}`);
@@ -92,7 +95,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
       return report.exitCode;
     }
-    if (positionals.length !== 1 || values.entry !== undefined || values["print-entry"]) {
+    if (positionals.length !== 1 || values.entry !== undefined || values.origin !== undefined || values["print-entry"]) {
       throw new VerifyError("usage", positionals.length === 0 ? "name an area's URL or folder" : "one URL or folder, please");
     }
     const target = /** @type {string} */ (positionals[0]);

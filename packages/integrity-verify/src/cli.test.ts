@@ -176,6 +176,24 @@ describe("integrity-verify --ledger on a folder of tiles", () => {
   });
 });
 
+describe("integrity-verify --ledger and the checkpoint's origin", () => {
+  it("refuses a checkpoint the pinned key signed for another log, unless --origin names that log", async () => {
+    const other = join(tmp, "other-origin-ledger");
+    writeTlog(other, tlogFiles(sampleEntries(10), LEDGER_SIGNER, "some-other-log.example/xyz"));
+    const r = await run("--ledger", other, "--entry", "3", "--key", ledgerKey);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^FAIL checkpoint .*: the checkpoint is for the log "some-other-log\.example\/xyz", not the signing key's \("test\.example\/ledger"\) \[checkpoint-other-origin\]$/m);
+    expect(r.out).not.toMatch(/verified/);
+    const named = await run("--ledger", other, "--entry", "3", "--key", ledgerKey, "--origin", "some-other-log.example/xyz");
+    expect(named.code).toBe(0);
+    expect(named.out).toMatch(/^ledger entry 3: verified — included in some-other-log\.example\/xyz at size 10/m);
+    const wrong = await run("--ledger", ledgerDir, "--entry", "3", "--key", ledgerKey, "--origin", "some-other-log.example/xyz");
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/\[checkpoint-other-origin\]$/m);
+    expect((await run(copyArea("origin-usage"), "--origin", "x")).code).toBe(2);
+  });
+});
+
 describe("integrity-verify --ledger on envelope bundles (the portal's ledger)", () => {
   let envelopeDir: string;
   beforeAll(() => {

@@ -4,7 +4,8 @@
  *
  *   key         the trusted ledger key (pinned, or published beside the log — keys.js)
  *   checkpoint  `checkpoint` is a C2SP checkpoint (`<origin>\n<size>\n<base64 root>\n…`) in a signed
- *               note by a trusted key
+ *               note by a trusted key, for the log expected: its origin is the signing key's name
+ *               (C2SP tlog-checkpoint), or the origin asked for
  *   entry       the entry is inside the checkpoint's tree, and its bytes are in its entry bundle
  *   tiles       the level-0 tile holds the entry's leaf hash, and the inclusion proof is built from the tiles
  *
@@ -44,6 +45,7 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
  * @property {import("./source.js").Source} source the log's folder (holding `checkpoint` and `tile/`)
  * @property {import("./keys.js").KeySet} keys
  * @property {number} entry the entry's index (0-based, its position in the log)
+ * @property {string} [origin] the log's origin expected; default: the name of the key that signed the checkpoint
  */
 
 /**
@@ -57,7 +59,7 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
  * @param {LedgerOptions} options
  * @returns {Promise<LedgerReport>}
  */
-export async function verifyLedgerEntry({ source, keys, entry }) {
+export async function verifyLedgerEntry({ source, keys, entry, origin }) {
   /** @type {LedgerReport} */
   const report = new Report(`ledger entry ${entry}`);
   report.pass("key", keys.from, `${keys.keys.map((k) => `${k.name}+${k.id}`).join(", ")}; ${trustStatement(keys)}`);
@@ -77,6 +79,14 @@ export async function verifyLedgerEntry({ source, keys, entry }) {
       throw error instanceof VerifyError ? new VerifyError("checkpoint-malformed", error.message) : error;
     }
     checkpoint = parseCheckpoint(opened.text);
+    // A key signs for its log: a checkpoint naming another log is not this one's, whoever signed it.
+    const signers = opened.signedBy.map((s) => s.slice(0, s.lastIndexOf("+")));
+    if (origin !== undefined ? checkpoint.origin !== origin : !signers.includes(checkpoint.origin)) {
+      throw new VerifyError(
+        "checkpoint-other-origin",
+        `the checkpoint is for the log ${JSON.stringify(checkpoint.origin)}, not ${origin !== undefined ? JSON.stringify(origin) : `the signing key's (${signers.map((n) => JSON.stringify(n)).join(", ")})`}`,
+      );
+    }
     report.checkpoint = checkpoint;
     report.signedBy = opened.signedBy;
     report.pass("checkpoint", checkpointName, `${checkpoint.origin}, ${checkpoint.size} entries, root ${toBase64(checkpoint.root)}, signed by ${opened.signedBy.join(", ")}`);

@@ -25,9 +25,9 @@ import { VerifyError } from "./errors.js";
 import { trustStatement } from "./keys.js";
 import { openNote } from "./note.js";
 import { Report } from "./report.js";
-import { leafHash, TileReader, verifyInclusion } from "./tiles.js";
+import { CHECKPOINT_FILE, leafHash, TileReader, verifyInclusion } from "./tiles.js";
 
-export const CHECKPOINT_FILE = "checkpoint";
+export { CHECKPOINT_FILE };
 /** Where the ledger key is published relative to the log's folder: the site's /keys/, or data/keys/. */
 export const LEDGER_KEY_PATHS = ["../keys/ledger.vkey", "../../keys/ledger.vkey"];
 

@@ -76,6 +76,15 @@ describe("integrity-verify over HTTP", () => {
     const file = await run(`${server.url}/economy/mii.json`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
     expect(file.code).toBe(0);
     expect(file.out).toMatch(/^economy: verified — 1 file checked/m);
+    // A file by its content-addressed URL (the manifest's immutablePath) and by its extension-less alias.
+    const manifest = JSON.parse(readFileSync(join(siteDir, "academics", "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
+    const immutable = await run(`${server.url}/academics/${manifest.resources.find((r) => r.path === "citations.bib")!.immutablePath}`);
+    expect(immutable.code).toBe(0);
+    expect(immutable.out).toMatch(/^academics: verified — 1 file checked/m);
+    const alias = await run(`${server.url}/economy/supply`);
+    expect(alias.code).toBe(0);
+    expect(alias.out).toMatch(/^economy: verified — 1 file checked/m);
+    expect((await run(`${server.url}/economy/nonesuch`)).code).toBe(2);
     // The keyed files are not on the CDN: skipped and counted, not failed.
     const government = await run(`${server.url}/government`);
     expect(government.code).toBe(0);

@@ -20,7 +20,7 @@ import { VerifyError } from "./errors.js";
 import { folderSource } from "./folder-source.js";
 import { pinnedKeys, publishedKeys } from "./keys.js";
 import { LEDGER_KEY_PATHS, verifyLedgerEntry } from "./ledger.js";
-import { locateArea, namesFile } from "./locate.js";
+import { locateArea, namesFile, namesNothing } from "./locate.js";
 import { urlSource } from "./source.js";
 
 export const USAGE = [
@@ -140,6 +140,7 @@ function print(report, io, verbose) {
 async function locate(target, fetchImpl) {
   if (isUrl(target)) {
     const url = new URL(target);
+    if (namesNothing(url.pathname)) throw new VerifyError("usage", `${url.href}: names no file (no extension, and no alias of one) and no folder (add a / for a folder)`);
     if (!namesFile(url.pathname)) return { source: urlSource(url, fetchImpl) };
     const dirSegments = new URL(".", url).pathname.split("/").filter(Boolean);
     const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);

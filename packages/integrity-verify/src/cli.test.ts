@@ -6,16 +6,20 @@
  * test/support/tlog-tiles.ts, and a tampered entry or tile, a wrong key or an entry past the end fail.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../../../core/checkpoint.ts";
 import { signManifest } from "../../../core/datapackage/index.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
+import { areaAliases } from "../../../core/datapackage/contract.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../../test/support/api/helpers.ts";
 import { integrityVerifyBin } from "../../../test/support/integrity-verify.ts";
 import { ledgerEntries, sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
+
+import { AREA_ALIASES } from "./area.js";
+import { namesFile, namesNothing } from "./locate.js";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const BIN = integrityVerifyBin(REPO);
@@ -133,6 +137,47 @@ describe("integrity-verify on an area folder", () => {
     const help = await run("--help");
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^usage: integrity-verify/);
+  });
+});
+
+describe("integrity-verify on one file by another of its published names", () => {
+  it("verifies a file by its content-addressed immutablePath and by its extension-less alias", async () => {
+    const academics = copyArea("immutable");
+    const manifest = JSON.parse(readFileSync(join(academics, "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
+    const bib = manifest.resources.find((r) => r.path === "citations.bib")!.immutablePath;
+    mkdirSync(join(academics, "sha256"));
+    cpSync(join(academics, "citations.bib"), join(academics, bib));
+    const immutable = await run(join(academics, bib));
+    expect(immutable.err).toBe("");
+    expect(immutable.code).toBe(0);
+    expect(immutable.out).toMatch(/^academics: verified — 1 file checked/m);
+
+    const economy = copyArea("alias", "economy");
+    cpSync(join(economy, "supply.json"), join(economy, "supply"));
+    const alias = await run(join(economy, "supply"));
+    expect(alias.err).toBe("");
+    expect(alias.code).toBe(0);
+    expect(alias.out).toMatch(/^economy: verified — 1 file checked/m);
+    // The bytes at the alias are what is checked, against the file it names.
+    writeFileSync(join(economy, "supply"), "{}");
+    expect((await run(join(economy, "supply"))).err).toMatch(/^FAIL file .*economy\/supply: .*\[size-mismatch\]$/m);
+  });
+
+  it("reads an extension-less alias as a file, an unknown extension-less name in an area as a usage error, and keeps the contract's aliases", () => {
+    expect(namesFile("/economy/supply")).toBe(true);
+    expect(namesFile("/cdn/economy/mii")).toBe(true);
+    expect(namesFile("/academics/sha256/52d2.bib")).toBe(true);
+    expect(namesFile("/economy/")).toBe(false);
+    expect(namesFile("/economy")).toBe(false);
+    expect(namesNothing("/economy/nonesuch")).toBe(true);
+    expect(namesNothing("/economy")).toBe(false);
+    expect(namesNothing("/economy/supply")).toBe(false);
+    const contract = Object.fromEntries(
+      (["government", "academics", "philosophy", "economy", "diplomacy"] as const)
+        .map((area) => [area, Object.fromEntries(Object.entries(areaAliases(area)).filter(([, r]) => r.kind === "alias" || r.kind === "live").map(([name, r]) => [name, r.file]))])
+        .filter(([, aliases]) => Object.keys(aliases as object).length > 0),
+    );
+    expect(AREA_ALIASES).toEqual(contract);
   });
 });
 

@@ -146,7 +146,9 @@ describe("the /verify page", () => {
     expect(r.verdict).toBe("verified");
     expect(r.text).toContain("Verified in your browser: the academics manifest and 5 files.");
     expect(await areaResult().locator('li[data-status="passed"]').count()).toBe(8); // key, signature, manifest, 5 files
-    expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key/);
+    // The built-in key, unchanged, is the one published beside the data, not one the reader pinned.
+    expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key: .*\/keys\/datasets\.vkey.*read from beside the data/);
+    expect(await areaResult().locator("li").first().textContent()).not.toMatch(/the key you pinned/);
     const axe = await axeAudit(page);
     expect(axe.violations.map((v) => v.id)).toEqual([]);
   });
@@ -175,6 +177,7 @@ describe("the /verify page", () => {
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("failed");
     expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("signature-untrusted");
+    expect(await areaResult().locator("li").first().textContent()).toMatch(/the key you pinned \(the key above\)/);
     await page.fill("#area-key", "not a key");
     expect((await submit("area-form", "area-result")).verdict).toBe("error");
   });

@@ -84,6 +84,15 @@ describe("integrity-verify over HTTP", () => {
     const file = await run(`${server.url}/economy/mii.json`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
     expect(file.code).toBe(0);
     expect(file.out).toMatch(/^economy: verified — 1 file checked/m);
+    // A file by its content-addressed URL (the manifest's immutablePath) and by its extension-less alias.
+    const manifest = JSON.parse(readFileSync(join(siteDir, "academics", "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
+    const immutable = await run(`${server.url}/academics/${manifest.resources.find((r) => r.path === "citations.bib")!.immutablePath}`);
+    expect(immutable.code).toBe(0);
+    expect(immutable.out).toMatch(/^academics: verified — 1 file checked/m);
+    const alias = await run(`${server.url}/economy/supply`);
+    expect(alias.code).toBe(0);
+    expect(alias.out).toMatch(/^economy: verified — 1 file checked/m);
+    expect((await run(`${server.url}/economy/nonesuch`)).code).toBe(2);
     // The keyed files are not on the CDN: skipped and counted, not failed.
     const government = await run(`${server.url}/government`);
     expect(government.code).toBe(0);
@@ -114,7 +123,8 @@ describe("integrity-verify over HTTP", () => {
     const ok = await run("--ledger", `${server.url}/ledger/`, "--entry", String(last), "--key", ledgerKey);
     expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
-    expect(ok.out).toMatch(new RegExp(`^ledger entry ${last}: verified — included in \\S+ at size ${ledgerSize}`, "m"));
+    // The build's bundles hold each entry's public envelope: its leaf hash is verified, the envelope is said not to be.
+    expect(ok.out).toMatch(new RegExp(`^ledger entry ${last}: verified — its leaf hash is included in \\S+ at size ${ledgerSize}, .*; its envelope .* is NOT verified`, "m"));
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
     server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
     const bad = await run("--ledger", `${server.url}/ledger/`, "--entry", "2", "--key", ledgerKey);
@@ -144,7 +154,9 @@ describe("the /verify page", () => {
     expect(r.verdict).toBe("verified");
     expect(r.text).toContain("Verified in your browser: the academics manifest and 5 files.");
     expect(await areaResult().locator('li[data-status="passed"]').count()).toBe(8); // key, signature, manifest, 5 files
-    expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key/);
+    // The built-in key, unchanged, is the one published beside the data, not one the reader pinned.
+    expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key: .*\/keys\/datasets\.vkey.*read from beside the data/);
+    expect(await areaResult().locator("li").first().textContent()).not.toMatch(/the key you pinned/);
     const axe = await axeAudit(page);
     expect(axe.violations.map((v) => v.id)).toEqual([]);
   });
@@ -173,6 +185,7 @@ describe("the /verify page", () => {
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("failed");
     expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("signature-untrusted");
+    expect(await areaResult().locator("li").first().textContent()).toMatch(/the key you pinned \(the key above\)/);
     await page.fill("#area-key", "not a key");
     expect((await submit("area-form", "area-result")).verdict).toBe("error");
   });
@@ -199,9 +212,10 @@ describe("the /verify page", () => {
     await page.fill("#ledger-key", ledgerKey);
     const r = await submit("ledger-form", "ledger-result");
     expect(r.verdict).toBe("verified");
-    expect(r.text).toContain(`Verified in your browser: entry 257 is in the signed log of ${ledgerSize.toLocaleString("en")} entries.`);
+    expect(r.text).toContain(`Verified in your browser: entry 257's leaf hash is in the signed log of ${ledgerSize.toLocaleString("en")} entries. Its envelope below is NOT verified`);
     expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(5); // key, checkpoint, entry, tiles, inclusion
-    expect(await ledgerResult().locator("pre code").textContent()).not.toBe("");
+    expect(await ledgerResult().locator('li[data-status="skipped"]').textContent()).toMatch(/^– Skipped Entry: entry 257.*NOT verified/);
+    expect(await ledgerResult().locator("pre code").textContent()).toMatch(/^NOT verified \(the published envelope, not bound to the signed leaf\):\n\{"hash":/);
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
     server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
     await page.fill("#ledger-entry", "2");

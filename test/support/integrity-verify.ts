@@ -1,9 +1,25 @@
 /** Runs the installed `integrity-verify` command (node_modules/.bin) as a downloader would, and collects what it printed. */
 import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "./site/helpers.ts";
 
-const BIN = join(REPO_ROOT, "node_modules", ".bin", "integrity-verify");
+/**
+ * The installed command (node_modules/.bin, as `npx integrity-verify` runs it), or this checkout's
+ * own bin when node_modules is shared with another checkout (a git worktree), whose link would run
+ * that checkout's code instead of the one under test.
+ */
+export function integrityVerifyBin(repo: string): string {
+  const installed = join(repo, "node_modules", ".bin", "integrity-verify");
+  const own = join(repo, "packages", "integrity-verify", "bin", "integrity-verify.js");
+  try {
+    return realpathSync(installed) === realpathSync(own) ? installed : own;
+  } catch {
+    return own;
+  }
+}
+
+const BIN = integrityVerifyBin(REPO_ROOT);
 
 export function runIntegrityVerify(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });

@@ -8,6 +8,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { signCheckpoint, type NoteSigner } from "../../core/checkpoint.ts";
+import { envelopeText } from "../../core/ledger/envelope.ts";
+import { sealEntry } from "../../core/ledger/entry.ts";
 import { leafHash, nodeHash, rootHash } from "../../core/merkle.ts";
 
 const WIDTH = 256;
@@ -22,8 +24,11 @@ function tileName(level: number | "entries", index: number, width: number): stri
   return `tile/${level}/${indexPath(index)}${width < WIDTH ? `.p/${width}` : ""}`;
 }
 
-/** Every file of the log, by path relative to the log's folder. */
-export function tlogFiles(entries: readonly Uint8Array[], signer: NoteSigner, origin = signer.name): Map<string, Uint8Array> {
+/**
+ * Every file of the log, by path relative to the log's folder. The bundles hold `bundled` (default:
+ * the leaf data itself), e.g. each entry's public envelope as the portal publishes its ledger.
+ */
+export function tlogFiles(entries: readonly Uint8Array[], signer: NoteSigner, origin = signer.name, bundled: readonly Uint8Array[] = entries): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   // Hashes at tree level 8·L, level by level: each the node of two complete halves below it.
   let level = entries.map((e) => leafHash(e));
@@ -40,7 +45,7 @@ export function tlogFiles(entries: readonly Uint8Array[], signer: NoteSigner, or
     }
   }
   for (let start = 0; start < entries.length; start += WIDTH) {
-    const bundle = entries.slice(start, start + WIDTH).flatMap((e) => [Buffer.from([e.length >> 8, e.length & 0xff]), Buffer.from(e)]);
+    const bundle = bundled.slice(start, start + WIDTH).flatMap((e) => [Buffer.from([e.length >> 8, e.length & 0xff]), Buffer.from(e)]);
     files.set(tileName("entries", start / WIDTH, Math.min(WIDTH, entries.length - start)), Buffer.concat(bundle));
   }
   files.set("checkpoint", Buffer.from(signCheckpoint({ origin, size: entries.length, rootHash: rootHash(leaves) }, signer)));
@@ -53,6 +58,20 @@ export function writeTlog(dir: string, files: Map<string, Uint8Array>): void {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), bytes);
   }
+}
+
+/** `count` sealed ledger entries (hash chain through `prev`): their leaf data and their public envelopes. */
+export function ledgerEntries(count: number): { leaves: Uint8Array[]; envelopes: Uint8Array[] } {
+  const leaves: Uint8Array[] = [];
+  const envelopes: Uint8Array[] = [];
+  let prev: string | null = null;
+  for (let seq = 0; seq < count; seq++) {
+    const sealed = sealEntry({ seq, type: "mic_mint", payload: { n: seq }, ts: new Date(Date.UTC(2026, 1, 1, 10, 0, seq)).toISOString(), prev });
+    leaves.push(Buffer.from(sealed.text));
+    envelopes.push(Buffer.from(envelopeText(sealed.entry)));
+    prev = sealed.entry.hash;
+  }
+  return { leaves, envelopes };
 }
 
 /** `count` small JSON entries, as a ledger's would look. */

@@ -7,7 +7,8 @@
  *   signature  `datapackage.json.sig` is a signed note by a trusted key whose text is
  *              `<area> datapackage\nsha256:<hex of the manifest bytes>\n`, for the area asked
  *   manifest   the manifest lists resources, each with a safe relative path, `bytes` and `hash`
- *   file       each listed file (or the one asked) has exactly `bytes` bytes and that SHA-256;
+ *   file       each listed file (or the one asked: by its path, its content-addressed `immutablePath`
+ *              or an extension-less alias) has exactly `bytes` bytes and that SHA-256;
  *              a keyed file (access other than "public") that is not here is skipped, not failed
  *
  * Every file is checked, so each bad one gets its line; nothing after a failed signature is checked,
@@ -26,6 +27,13 @@ export const SIGNATURE_FILE = "datapackage.json.sig";
 export const DATASET_KEY_PATHS = ["../keys/datasets.vkey", "../../keys/datasets.vkey"];
 /** Names a signed manifest can carry: the five areas and the migration tree. */
 export const PACKAGE_NAMES = ["government", "academics", "philosophy", "economy", "diplomacy", "migration"];
+/**
+ * The extension-less names an area's files are also published under (`/economy/supply` is the bytes
+ * of `supply.json`): the project's contract (core/datapackage/contract.ts `areaAliases`, kinds
+ * "alias" and "live"), copied here since this package imports nothing of the project's.
+ * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
+ */
+export const AREA_ALIASES = { economy: { supply: "supply.json", mii: "mii.json", coordination: "coordination.json", roi: "roi.json" } };
 
 // The project's resource path rule (core/datapackage/paths.ts): lowercase plain segments, nothing that climbs.
 const SEGMENT = /^[a-z0-9][a-z0-9._-]*$/;
@@ -37,7 +45,8 @@ const SIGNED_TEXT = /^([^\n]+) datapackage\nsha256:([0-9a-f]{64})\n$/;
  * @property {import("./source.js").Source} source the area folder
  * @property {import("./keys.js").KeySet} keys
  * @property {string} [area] the area expected; default: the folder's name when it is one of PACKAGE_NAMES
- * @property {string} [only] check only this file (a resource path) besides the manifest
+ * @property {string} [only] check only this file besides the manifest: a resource's path, its
+ *   `immutablePath` (`sha256/<hex><ext>`) or an alias of it (AREA_ALIASES), read under that name
  */
 
 /**
@@ -94,16 +103,19 @@ export async function verifyArea({ source, keys, area, only }) {
     return report;
   }
 
-  const selected = only === undefined ? resources : resources.filter((r) => r.path === only);
-  if (only !== undefined && selected.length === 0) {
-    report.fail("file", source.describe(only), new VerifyError("file-unlisted", "the signed manifest does not list this file"));
+  if (only === undefined) {
+    for (const r of resources) await checkFile(report, source, r, r.path);
+    return report;
   }
-  for (const r of selected) await checkFile(report, source, r);
+  const aliased = AREA_ALIASES[report.area ?? ""]?.[only];
+  const named = resources.find((r) => r.path === only || r.immutablePath === only || r.path === aliased);
+  if (named === undefined) report.fail("file", source.describe(only), new VerifyError("file-unlisted", "the signed manifest does not list this file"));
+  else await checkFile(report, source, named, only);
   return report;
 }
 
 /**
- * @typedef {{ path: string; bytes: number; hash: string; keyed: boolean }} Listed
+ * @typedef {{ path: string; immutablePath?: string; bytes: number; hash: string; keyed: boolean }} Listed
  */
 
 /**
@@ -132,7 +144,7 @@ function listedResources(bytes) {
   /** @type {Set<string>} */
   const seen = new Set();
   return listed.map(({ r, keyedList }, /** @type {number} */ i) => {
-    const { path, bytes: size, hash, access } = /** @type {Record<string, unknown>} */ (typeof r === "object" && r !== null ? r : {});
+    const { path, immutablePath, bytes: size, hash, access } = /** @type {Record<string, unknown>} */ (typeof r === "object" && r !== null ? r : {});
     if (typeof path !== "string" || path.length > 200 || !path.split("/").every((s) => SEGMENT.test(s)) || seen.has(path)) {
       throw new VerifyError("path-invalid", `resource ${i}: path ${JSON.stringify(path)} is not a unique relative path of lowercase segments`);
     }
@@ -140,7 +152,11 @@ function listedResources(bytes) {
     if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !DIGEST.test(hash)) {
       throw new VerifyError("manifest-malformed", `resource ${path}: needs bytes (a whole number) and hash (sha256:<64 hex>)`);
     }
-    return { path, bytes: size, hash, keyed: keyedList || (access !== undefined && access !== "public") };
+    if (immutablePath !== undefined && (typeof immutablePath !== "string" || !immutablePath.split("/").every((s) => SEGMENT.test(s)))) {
+      throw new VerifyError("path-invalid", `resource ${path}: immutablePath ${JSON.stringify(immutablePath)} is not a relative path of lowercase segments`);
+    }
+    const keyed = keyedList || (access !== undefined && access !== "public");
+    return immutablePath === undefined ? { path, bytes: size, hash, keyed } : { path, immutablePath, bytes: size, hash, keyed };
   });
 }
 
@@ -148,11 +164,12 @@ function listedResources(bytes) {
  * @param {Report} report
  * @param {import("./source.js").Source} source
  * @param {Listed} r
+ * @param {string} at where its bytes are read: its path, or the other name it was asked by
  */
-async function checkFile(report, source, r) {
-  const name = source.describe(r.path);
+async function checkFile(report, source, r, at) {
+  const name = source.describe(at);
   try {
-    const bytes = await source.read(r.path);
+    const bytes = await source.read(at);
     if (bytes === null) {
       if (r.keyed) return report.skip("file", name, "keyed: not published here (it is served to key holders only)");
       throw new VerifyError("missing", "missing: the manifest lists it");

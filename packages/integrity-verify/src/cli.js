@@ -1,12 +1,15 @@
 // @ts-check
 /**
  * `integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]`
- * `integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--verbose] [--print-entry]`
+ * `integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--origin NAME] [--verbose] [--print-entry]`
  *
  * Prints the key it trusts and how far that trust goes, one line per failed check (stderr, starting
  * "FAIL"), and a final summary line. Exit status: 0 verified, 1 a check failed, 2 the check could not
- * run (bad usage, no key, a fetch error). `--key` pins the key: a file, an http(s) URL, or the note
+ * run (bad usage, no key, a fetch error). A ledger entry whose bundle holds only its public envelope
+ * verifies the leaf hash at its position; the summary line and `--print-entry` say the envelope itself
+ * is NOT verified. `--key` pins the key: a file, an http(s) URL, or the note
  * verifier key itself (`<name>+<id>+<base64>`); without it the key published beside the data is used.
+ * `--origin` names the log a checkpoint must be for (default: the name of the key that signed it).
  */
 import { stat, readFile } from "node:fs/promises";
 import { basename, dirname, resolve, sep } from "node:path";
@@ -17,13 +20,14 @@ import { VerifyError } from "./errors.js";
 import { folderSource } from "./folder-source.js";
 import { pinnedKeys, publishedKeys } from "./keys.js";
 import { LEDGER_KEY_PATHS, verifyLedgerEntry } from "./ledger.js";
-import { locateArea, namesFile } from "./locate.js";
+import { locateArea, namesFile, namesNothing } from "./locate.js";
 import { urlSource } from "./source.js";
 
 export const USAGE = [
   "usage: integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]",
-  "       integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--verbose] [--print-entry]",
+  "       integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--origin NAME] [--verbose] [--print-entry]",
   "  --key K   pin the trusted key: a .vkey file, an http(s) URL, or the key itself (<name>+<id>+<base64>)",
+  "  --origin NAME  the log the checkpoint must be for (default: the signing key's name)",
   "exit status: 0 verified, 1 a check failed, 2 the check could not run",
 ].join("\n");
 
@@ -53,6 +57,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
         area: { type: "string" },
         ledger: { type: "string" },
         entry: { type: "string" },
+        origin: { type: "string" },
         verbose: { type: "boolean", short: "v" },
         "print-entry": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -75,15 +80,22 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       }
       const source = isUrl(values.ledger) ? urlSource(values.ledger, fetchImpl) : folderSource(values.ledger);
       const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(source, LEDGER_KEY_PATHS);
-      const report = await verifyLedgerEntry({ source, keys, entry: Number(values.entry) });
+      const report = await verifyLedgerEntry({ source, keys, entry: Number(values.entry), ...(values.origin !== undefined ? { origin: values.origin } : {}) });
       print(report, io, values.verbose === true);
-      if (report.ok) {
+      if (report.ok && report.entryVerified) {
         io.out(`${report.what}: verified — included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}`);
         if (values["print-entry"]) io.out(report.entryText ?? "(the entry is not UTF-8 text)");
+      } else if (report.ok) {
+        // An envelope bundle: only the leaf hash at this position is proven, never the envelope's fields.
+        io.out(
+          `${report.what}: verified — its leaf hash is included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}; ` +
+            "its envelope (seq, ts, type, prev, hash) is NOT verified: it cannot be bound to the leaf without the entry's payload",
+        );
+        if (values["print-entry"]) io.out(`NOT verified (the published envelope, not bound to the signed leaf): ${report.entryText ?? "(not UTF-8 text)"}`);
       } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
       return report.exitCode;
     }
-    if (positionals.length !== 1 || values.entry !== undefined || values["print-entry"]) {
+    if (positionals.length !== 1 || values.entry !== undefined || values.origin !== undefined || values["print-entry"]) {
       throw new VerifyError("usage", positionals.length === 0 ? "name an area's URL or folder" : "one URL or folder, please");
     }
     const target = /** @type {string} */ (positionals[0]);
@@ -128,6 +140,7 @@ function print(report, io, verbose) {
 async function locate(target, fetchImpl) {
   if (isUrl(target)) {
     const url = new URL(target);
+    if (namesNothing(url.pathname)) throw new VerifyError("usage", `${url.href}: names no file (no extension, and no alias of one) and no folder (add a / for a folder)`);
     if (!namesFile(url.pathname)) return { source: urlSource(url, fetchImpl) };
     const dirSegments = new URL(".", url).pathname.split("/").filter(Boolean);
     const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);

@@ -6,18 +6,23 @@
  * test/support/tlog-tiles.ts, and a tampered entry or tile, a wrong key or an entry past the end fail.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../../../core/checkpoint.ts";
 import { signManifest } from "../../../core/datapackage/index.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
+import { areaAliases } from "../../../core/datapackage/contract.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../../test/support/api/helpers.ts";
-import { sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
+import { integrityVerifyBin } from "../../../test/support/integrity-verify.ts";
+import { ledgerEntries, sampleEntries, tlogFiles, writeTlog } from "../../../test/support/tlog-tiles.ts";
+
+import { AREA_ALIASES } from "./area.js";
+import { namesFile, namesNothing } from "./locate.js";
 
 const REPO = resolve(import.meta.dirname, "../../..");
-const BIN = join(REPO, "node_modules", ".bin", "integrity-verify");
+const BIN = integrityVerifyBin(REPO);
 const tmp = mkdtempSync(join(tmpdir(), "integrity-verify-"));
 
 /** Runs the installed command (node_modules/.bin, as `npx integrity-verify` does) on the project's Node. */
@@ -135,6 +140,47 @@ describe("integrity-verify on an area folder", () => {
   });
 });
 
+describe("integrity-verify on one file by another of its published names", () => {
+  it("verifies a file by its content-addressed immutablePath and by its extension-less alias", async () => {
+    const academics = copyArea("immutable");
+    const manifest = JSON.parse(readFileSync(join(academics, "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
+    const bib = manifest.resources.find((r) => r.path === "citations.bib")!.immutablePath;
+    mkdirSync(join(academics, "sha256"));
+    cpSync(join(academics, "citations.bib"), join(academics, bib));
+    const immutable = await run(join(academics, bib));
+    expect(immutable.err).toBe("");
+    expect(immutable.code).toBe(0);
+    expect(immutable.out).toMatch(/^academics: verified — 1 file checked/m);
+
+    const economy = copyArea("alias", "economy");
+    cpSync(join(economy, "supply.json"), join(economy, "supply"));
+    const alias = await run(join(economy, "supply"));
+    expect(alias.err).toBe("");
+    expect(alias.code).toBe(0);
+    expect(alias.out).toMatch(/^economy: verified — 1 file checked/m);
+    // The bytes at the alias are what is checked, against the file it names.
+    writeFileSync(join(economy, "supply"), "{}");
+    expect((await run(join(economy, "supply"))).err).toMatch(/^FAIL file .*economy\/supply: .*\[size-mismatch\]$/m);
+  });
+
+  it("reads an extension-less alias as a file, an unknown extension-less name in an area as a usage error, and keeps the contract's aliases", () => {
+    expect(namesFile("/economy/supply")).toBe(true);
+    expect(namesFile("/cdn/economy/mii")).toBe(true);
+    expect(namesFile("/academics/sha256/52d2.bib")).toBe(true);
+    expect(namesFile("/economy/")).toBe(false);
+    expect(namesFile("/economy")).toBe(false);
+    expect(namesNothing("/economy/nonesuch")).toBe(true);
+    expect(namesNothing("/economy")).toBe(false);
+    expect(namesNothing("/economy/supply")).toBe(false);
+    const contract = Object.fromEntries(
+      (["government", "academics", "philosophy", "economy", "diplomacy"] as const)
+        .map((area) => [area, Object.fromEntries(Object.entries(areaAliases(area)).filter(([, r]) => r.kind === "alias" || r.kind === "live").map(([name, r]) => [name, r.file]))])
+        .filter(([, aliases]) => Object.keys(aliases as object).length > 0),
+    );
+    expect(AREA_ALIASES).toEqual(contract);
+  });
+});
+
 describe("integrity-verify --ledger on a folder of tiles", () => {
   it("verifies entries across tiles and prints the entry it verified", async () => {
     for (const entry of [0, 255, 256, 599]) {
@@ -172,5 +218,56 @@ describe("integrity-verify --ledger on a folder of tiles", () => {
     expect(past.code).toBe(1);
     expect(past.err).toMatch(/holds entries 0 to 599 \[entry-out-of-range\]$/m);
     expect((await run("--ledger", ledgerDir, "--entry", "-1")).code).toBe(2);
+  });
+});
+
+describe("integrity-verify --ledger and the checkpoint's origin", () => {
+  it("refuses a checkpoint the pinned key signed for another log, unless --origin names that log", async () => {
+    const other = join(tmp, "other-origin-ledger");
+    writeTlog(other, tlogFiles(sampleEntries(10), LEDGER_SIGNER, "some-other-log.example/xyz"));
+    const r = await run("--ledger", other, "--entry", "3", "--key", ledgerKey);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^FAIL checkpoint .*: the checkpoint is for the log "some-other-log\.example\/xyz", not the signing key's \("test\.example\/ledger"\) \[checkpoint-other-origin\]$/m);
+    expect(r.out).not.toMatch(/verified/);
+    const named = await run("--ledger", other, "--entry", "3", "--key", ledgerKey, "--origin", "some-other-log.example/xyz");
+    expect(named.code).toBe(0);
+    expect(named.out).toMatch(/^ledger entry 3: verified — included in some-other-log\.example\/xyz at size 10/m);
+    const wrong = await run("--ledger", ledgerDir, "--entry", "3", "--key", ledgerKey, "--origin", "some-other-log.example/xyz");
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toMatch(/\[checkpoint-other-origin\]$/m);
+    expect((await run(copyArea("origin-usage"), "--origin", "x")).code).toBe(2);
+  });
+});
+
+describe("integrity-verify --ledger on envelope bundles (the portal's ledger)", () => {
+  let envelopeDir: string;
+  beforeAll(() => {
+    const { leaves, envelopes } = ledgerEntries(300);
+    envelopeDir = join(tmp, "envelope-ledger");
+    writeTlog(envelopeDir, tlogFiles(leaves, LEDGER_SIGNER, LEDGER_SIGNER.name, envelopes));
+  });
+
+  it("verifies the leaf hash's inclusion and says, in the summary and the printed entry, that the envelope is NOT verified", async () => {
+    const r = await run("--ledger", envelopeDir, "--entry", "42", "--key", ledgerKey, "--print-entry");
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const [summary, printed] = r.out.trim().split("\n").slice(-2);
+    expect(summary).toMatch(/^ledger entry 42: verified — its leaf hash is included in test\.example\/ledger at size 300, signed by .*; its envelope .* is NOT verified/);
+    expect(printed).toMatch(/^NOT verified \(the published envelope, not bound to the signed leaf\): \{"hash":"sha256:[0-9a-f]{64}",.*"seq":42,/);
+  });
+
+  it("never shows a changed envelope under an unqualified verified verdict", async () => {
+    const tampered = join(tmp, "envelope-tampered");
+    cpSync(envelopeDir, tampered, { recursive: true });
+    const bundle = join(tampered, "tile", "entries", "000");
+    // Same length, other ts and type: the bundle still parses, the tiles are untouched.
+    const text = readFileSync(bundle, "latin1").replace('"seq":42,"ts":"2026-02-01T10:00:42.000Z","type":"mic_mint"', '"seq":42,"ts":"2026-02-01T10:00:43.000Z","type":"mic_burn"');
+    expect(text).not.toBe(readFileSync(bundle, "latin1"));
+    writeFileSync(bundle, Buffer.from(text, "latin1"));
+    const r = await run("--ledger", tampered, "--entry", "42", "--key", ledgerKey, "--print-entry");
+    expect(r.out).not.toMatch(/^ledger entry 42: verified — included in/m);
+    expect(r.out).toMatch(/^ledger entry 42: verified — its leaf hash is included .* NOT verified/m);
+    expect(r.out).toMatch(/^NOT verified .*"type":"mic_burn"/m);
+    expect(r.out).not.toMatch(/^\{/m);
   });
 });

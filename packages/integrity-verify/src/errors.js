@@ -23,6 +23,7 @@
  *   | "hash-mismatch"
  *   | "checkpoint-malformed"
  *   | "checkpoint-untrusted"
+   | "checkpoint-other-origin"
  *   | "entry-out-of-range"
  *   | "tile-malformed"
  *   | "leaf-mismatch"

@@ -4,15 +4,17 @@
  *
  *   key         the trusted ledger key (pinned, or published beside the log — keys.js)
  *   checkpoint  `checkpoint` is a C2SP checkpoint (`<origin>\n<size>\n<base64 root>\n…`) in a signed
- *               note by a trusted key
+ *               note by a trusted key, for the log expected: its origin is the signing key's name
+ *               (C2SP tlog-checkpoint), or the origin asked for
  *   entry       the entry is inside the checkpoint's tree, and its bytes are in its entry bundle
  *   tiles       the level-0 tile holds the entry's leaf hash, and the inclusion proof is built from the tiles
  *
  * A bundle entry is either the entry's leaf data (it must hash to the level-0 tile's hash), or — as
  * this project publishes its ledger (docs/ledger-tiles.md) — the entry's public envelope
  * `{"hash","prev","seq","ts","type"}` without its government-keyed payload: then the leaf hash is the
- * level-0 tile's, proven into the signed root, and the envelope is shown but cannot be bound to it
- * without the payload (the report says so).
+ * level-0 tile's, proven into the signed root, and the envelope cannot be bound to it (the leaf and
+ * the envelope's `hash` are both hashes over the payload). The report then has `entryVerified`
+ * false and a skipped `entry` check saying the envelope is NOT verified; callers must say so.
  *   inclusion   the proof leads from the entry's leaf hash to the signed root (RFC 9162 §2.1.3.2)
  *
  * Nothing from the server is taken on its word: the tiles only supply hashes that must hash up to the
@@ -23,9 +25,9 @@ import { VerifyError } from "./errors.js";
 import { trustStatement } from "./keys.js";
 import { openNote } from "./note.js";
 import { Report } from "./report.js";
-import { leafHash, TileReader, verifyInclusion } from "./tiles.js";
+import { CHECKPOINT_FILE, leafHash, TileReader, verifyInclusion } from "./tiles.js";
 
-export const CHECKPOINT_FILE = "checkpoint";
+export { CHECKPOINT_FILE };
 /** Where the ledger key is published relative to the log's folder: the site's /keys/, or data/keys/. */
 export const LEDGER_KEY_PATHS = ["../keys/ledger.vkey", "../../keys/ledger.vkey"];
 
@@ -43,14 +45,22 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
  * @property {import("./source.js").Source} source the log's folder (holding `checkpoint` and `tile/`)
  * @property {import("./keys.js").KeySet} keys
  * @property {number} entry the entry's index (0-based, its position in the log)
+ * @property {string} [origin] the log's origin expected; default: the name of the key that signed the checkpoint
+ */
+
+/**
+ * The report of a ledger entry: `entryVerified` is true only when the bundle's bytes are the entry's
+ * leaf data (bound to the proven leaf hash); for an envelope bundle it is false, and `entryText` is
+ * shown NOT verified.
+ * @typedef {Report & { checkpoint?: Checkpoint; entryText?: string | null; entryVerified?: boolean; signedBy?: string[] }} LedgerReport
  */
 
 /**
  * @param {LedgerOptions} options
- * @returns {Promise<Report & { checkpoint?: Checkpoint; entryText?: string | null; signedBy?: string[] }>}
+ * @returns {Promise<LedgerReport>}
  */
-export async function verifyLedgerEntry({ source, keys, entry }) {
-  /** @type {Report & { checkpoint?: Checkpoint; entryText?: string | null; signedBy?: string[] }} */
+export async function verifyLedgerEntry({ source, keys, entry, origin }) {
+  /** @type {LedgerReport} */
   const report = new Report(`ledger entry ${entry}`);
   report.pass("key", keys.from, `${keys.keys.map((k) => `${k.name}+${k.id}`).join(", ")}; ${trustStatement(keys)}`);
   const checkpointName = source.describe(CHECKPOINT_FILE);
@@ -69,6 +79,14 @@ export async function verifyLedgerEntry({ source, keys, entry }) {
       throw error instanceof VerifyError ? new VerifyError("checkpoint-malformed", error.message) : error;
     }
     checkpoint = parseCheckpoint(opened.text);
+    // A key signs for its log: a checkpoint naming another log is not this one's, whoever signed it.
+    const signers = opened.signedBy.map((s) => s.slice(0, s.lastIndexOf("+")));
+    if (origin !== undefined ? checkpoint.origin !== origin : !signers.includes(checkpoint.origin)) {
+      throw new VerifyError(
+        "checkpoint-other-origin",
+        `the checkpoint is for the log ${JSON.stringify(checkpoint.origin)}, not ${origin !== undefined ? JSON.stringify(origin) : `the signing key's (${signers.map((n) => JSON.stringify(n)).join(", ")})`}`,
+      );
+    }
     report.checkpoint = checkpoint;
     report.signedBy = opened.signedBy;
     report.pass("checkpoint", checkpointName, `${checkpoint.origin}, ${checkpoint.size} entries, root ${toBase64(checkpoint.root)}, signed by ${opened.signedBy.join(", ")}`);
@@ -87,13 +105,15 @@ export async function verifyLedgerEntry({ source, keys, entry }) {
     report.entryText = decodeUtf8(data);
     envelope = isEnvelope(report.entryText, entry);
     leaf = envelope ? await tiles.hashAt(0, entry) : await leafHash(data);
-    report.pass(
-      "entry",
-      `entry ${entry}`,
-      envelope
-        ? `the published envelope only (its payload is not public): leaf hash ${toBase64(leaf)} from the level-0 tile; the envelope is shown, not bound to it`
-        : `${data.length} bytes, leaf hash ${toBase64(leaf)}`,
-    );
+    report.entryVerified = !envelope;
+    if (envelope) {
+      report.pass("entry", `entry ${entry}`, `inside the signed tree; leaf hash ${toBase64(leaf)} from the level-0 tile`);
+      report.skip(
+        "entry",
+        `entry ${entry}`,
+        "the bundle holds the entry's public envelope, NOT verified: without its payload (not public) it cannot be bound to the leaf hash, so its seq, ts, type, prev and hash may have been changed",
+      );
+    } else report.pass("entry", `entry ${entry}`, `${data.length} bytes, leaf hash ${toBase64(leaf)}`);
   } catch (error) {
     report.fail("entry", `entry ${entry}`, error);
     return report;

@@ -3,7 +3,7 @@
  * From "a URL or a folder someone gave" to the area folder and, when they named one file, that file:
  * a file's area is the nearest folder above it (up to three levels) that holds a `datapackage.json`.
  */
-import { MANIFEST_FILE, SIGNATURE_FILE } from "./area.js";
+import { AREA_ALIASES, MANIFEST_FILE, PACKAGE_NAMES, SIGNATURE_FILE } from "./area.js";
 
 const MAX_DEPTH = 3;
 
@@ -29,11 +29,23 @@ export async function locateArea(dir, name, dirSegments) {
 }
 
 /**
- * Whether the last segment of a path names a file (it has an extension) rather than a folder.
+ * Whether the last segment of a path names a file (it has an extension, or is an area's
+ * extension-less alias such as `economy/supply`) rather than a folder.
  * @param {string} path
  */
 export function namesFile(path) {
   if (path.endsWith("/")) return false;
-  const last = path.slice(path.lastIndexOf("/") + 1);
-  return /\.[A-Za-z0-9]+$/.test(last);
+  const [parent = "", last = ""] = path.split("/").slice(-2);
+  return /\.[A-Za-z0-9]+$/.test(last) || Object.hasOwn(AREA_ALIASES[parent] ?? {}, last);
+}
+
+/**
+ * Whether a path names something inside an area folder that is neither a file nor a folder this
+ * verifier reads (`economy/nonesuch`: no extension, no alias, no trailing slash).
+ * @param {string} path
+ */
+export function namesNothing(path) {
+  if (path.endsWith("/") || namesFile(path)) return false;
+  const [parent = ""] = path.split("/").slice(-2, -1);
+  return PACKAGE_NAMES.includes(parent);
 }

@@ -8,11 +8,17 @@
  * the last prefixed with "x" (1234067 → x001/x234/067). Entry bundles `tile/entries/<N>[.p/<W>]` hold
  * the entries 256·N on, each as a big-endian uint16 length and the entry's bytes, which are its Merkle
  * leaf data: leaf hash SHA-256(0x00 ‖ data), node hash SHA-256(0x01 ‖ left ‖ right) (RFC 9162).
+ *
+ * A log may remove a partial tile once it publishes a newer checkpoint (this project keeps only the
+ * latest checkpoint's partial tiles), so a client holding an older checkpoint reads the full tile or,
+ * failing that, the current checkpoint's wider partial tile, and uses its first W records: C2SP lets
+ * a client use a prefix of a wider tile. Those records are still checked against the older signed root.
  */
-import { equalBytes, sha256 } from "./bytes.js";
+import { decodeUtf8, equalBytes, sha256 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
 
 export const TILE_HEIGHT = 8;
+export const CHECKPOINT_FILE = "checkpoint";
 const TILE_WIDTH = 1 << TILE_HEIGHT;
 const HASH_SIZE = 32;
 
@@ -63,20 +69,50 @@ export class TileReader {
     this.size = size;
     /** @type {Map<string, Promise<Uint8Array>>} */
     this.tiles = new Map();
+    /** @type {Promise<number | null> | undefined} */
+    this.current = undefined;
   }
 
   /**
-   * The `width` records of the tile at (level, index): fetched at the partial path when the tree ends
-   * inside the tile, falling back to the full tile (a log may drop partial tiles once the full one exists).
+   * The tile at (level, index) holding at least `width` records, and how many it holds: fetched at the
+   * partial path when the tree ends inside the tile; if that is gone (the log has grown since), the
+   * full tile, else the wider partial tile of the log's current checkpoint, whose first `width`
+   * records are this tree's.
    * @param {number | "entries"} level
    * @param {number} index
    * @param {number} width
+   * @returns {Promise<{ bytes: Uint8Array; width: number }>}
    */
   async #tile(level, index, width) {
     const partial = tilePath(level, index, width);
-    const bytes = (await this.source.read(partial)) ?? (width < TILE_WIDTH ? await this.source.read(tilePath(level, index, TILE_WIDTH)) : null);
-    if (bytes === null) throw new VerifyError("missing", `${this.source.describe(partial)}: missing`);
-    return bytes;
+    const bytes = await this.source.read(partial);
+    if (bytes !== null) return { bytes, width };
+    if (width < TILE_WIDTH) {
+      const full = await this.source.read(tilePath(level, index, TILE_WIDTH));
+      if (full !== null) return { bytes: full, width: TILE_WIDTH };
+      const size = await this.#currentSize();
+      const current = size === null ? 0 : Math.min(TILE_WIDTH, Math.floor(size / 2 ** (level === "entries" ? 0 : level * TILE_HEIGHT)) - index * TILE_WIDTH);
+      if (current > width && current < TILE_WIDTH) {
+        const wider = await this.source.read(tilePath(level, index, current));
+        if (wider !== null) return { bytes: wider, width: current };
+      }
+    }
+    throw new VerifyError("missing", `${this.source.describe(partial)}: missing`);
+  }
+
+  /**
+   * The tree size of the log's checkpoint as served now, read again (it may be newer than the one
+   * verified) only to know which wider partial tiles exist; null when there is none or it is unreadable.
+   * Nothing else of it is used: what the tiles give is checked against the verified root.
+   * @returns {Promise<number | null>}
+   */
+  #currentSize() {
+    this.current ??= this.source.read(CHECKPOINT_FILE).then((bytes) => {
+      const sizeLine = (bytes === null ? null : decodeUtf8(bytes))?.split("\n")[1] ?? "";
+      const size = Number(sizeLine);
+      return /^(?:0|[1-9][0-9]*)$/.test(sizeLine) && Number.isSafeInteger(size) ? size : null;
+    });
+    return this.current;
   }
 
   /**
@@ -97,9 +133,9 @@ export class TileReader {
     const key = `${level}/${index}`;
     let tile = this.tiles.get(key);
     if (!tile) {
-      tile = this.#tile(level, index, width).then((bytes) => {
-        if (bytes.length !== width * HASH_SIZE && bytes.length !== TILE_WIDTH * HASH_SIZE) {
-          throw new VerifyError("tile-malformed", `${this.source.describe(tilePath(level, index, width))}: ${bytes.length} bytes, not ${width} hashes`);
+      tile = this.#tile(level, index, width).then(({ bytes, width: read }) => {
+        if (bytes.length !== read * HASH_SIZE) {
+          throw new VerifyError("tile-malformed", `${this.source.describe(tilePath(level, index, read))}: ${bytes.length} bytes, not ${read} hashes`);
         }
         return bytes.subarray(0, width * HASH_SIZE);
       });
@@ -177,9 +213,10 @@ export class TileReader {
   async entry(index) {
     const bundle = Math.floor(index / TILE_WIDTH);
     const width = Math.min(TILE_WIDTH, this.size - bundle * TILE_WIDTH);
-    const bytes = await this.#tile("entries", bundle, width);
-    const entries = splitBundle(bytes, this.source.describe(tilePath("entries", bundle, width)));
-    if (entries.length < width) throw new VerifyError("tile-malformed", `${this.source.describe(tilePath("entries", bundle, width))}: ${entries.length} entries, not ${width}`);
+    const { bytes, width: read } = await this.#tile("entries", bundle, width);
+    const name = this.source.describe(tilePath("entries", bundle, read));
+    const entries = splitBundle(bytes, name);
+    if (entries.length !== read) throw new VerifyError("tile-malformed", `${name}: ${entries.length} entries, not ${read}`);
     return /** @type {Uint8Array} */ (entries[index % TILE_WIDTH]);
   }
 }

@@ -4,7 +4,10 @@ import { TEST_DATASET_SIGNER } from "../../../test/support/api/helpers.ts";
 import { sampleEntries, tlogFiles } from "../../../test/support/tlog-tiles.ts";
 import { memorySource } from "./source.js";
 import { TileReader, tileIndexPath, tilePath, verifyInclusion } from "./tiles.js";
-import { parseCheckpoint } from "./ledger.js";
+import { parseCheckpoint, verifyLedgerEntry } from "./ledger.js";
+import { pinnedKeys } from "./keys.js";
+import { verifierKey } from "../../../core/checkpoint.ts";
+import { publicKeyFromSecret } from "../../../core/signature.ts";
 
 const signer = { ...TEST_DATASET_SIGNER, name: "test.example/ledger" };
 
@@ -61,5 +64,51 @@ describe("inclusion proofs read from tiles", () => {
     await expect(tiles.inclusionProof(3)).rejects.toMatchObject({ code: "tile-malformed" });
     const missing = reader(300, (files) => files.delete("tile/0/001.p/44"));
     await expect(missing.tiles.inclusionProof(3)).rejects.toMatchObject({ code: "missing" });
+  });
+});
+
+describe("an older checkpoint whose partial tiles the log has removed", () => {
+  /** The log as served at `current` entries (only its partial tiles), with `checkpoint` answering `older`'s first (a cached copy), then the current one. */
+  function grownLog(older: number, current: number) {
+    const old = tlogFiles(sampleEntries(older), signer);
+    const files = tlogFiles(sampleEntries(current), signer);
+    let reads = 0;
+    const source = memorySource(files);
+    const read = source.read;
+    source.read = async (path) => (path === "checkpoint" && reads++ === 0 ? old.get("checkpoint")! : read(path));
+    return { source, old, files };
+  }
+
+  it("reads the first W records of the current checkpoint's wider partial tile, at every level and in the bundle", async () => {
+    for (const [older, current] of [
+      [200, 230],
+      [520, 800],
+    ] as const) {
+      const { source, old, files } = grownLog(older, current);
+      // What a verifier of the older checkpoint would have read is gone.
+      expect([...old.keys()].filter((p) => p.includes(".p/") && !files.has(p)).length).toBeGreaterThan(0);
+      const checkpoint = parseCheckpoint(Buffer.from(old.get("checkpoint")!).toString("utf8").split("\n\n")[0]! + "\n");
+      await source.read("checkpoint"); // the cached, older checkpoint
+      const tiles = new TileReader(source, older);
+      const leaves = sampleEntries(older).map((e) => coreLeafHash(e));
+      for (const i of [0, older - 1, older - 2]) {
+        const proof = await tiles.inclusionProof(i);
+        expect(proof.map((p) => Buffer.from(p).toString("hex"))).toEqual(inclusionProof(leaves, i).map((p) => Buffer.from(p).toString("hex")));
+        expect(await verifyInclusion(leaves[i]!, i, older, proof, checkpoint.root)).toBe(true);
+        expect(Buffer.from(await tiles.entry(i)).equals(Buffer.from(sampleEntries(older)[i]!))).toBe(true);
+      }
+    }
+  });
+
+  it("verifies an entry under the older signed checkpoint, and still says missing when no wider tile is there", async () => {
+    const keys = await pinnedKeys(verifierKey(signer.name, publicKeyFromSecret("ed25519", signer.secretKeyHex)), "test");
+    const { source } = grownLog(520, 800);
+    const report = await verifyLedgerEntry({ source, keys, entry: 519 });
+    expect(report.failures).toEqual([]);
+    expect(report.checkpoint?.size).toBe(520);
+    const gone = grownLog(520, 800);
+    gone.files.delete("tile/1/000.p/3");
+    const missing = await verifyLedgerEntry({ source: gone.source, keys, entry: 519 });
+    expect(missing.failures.map((c) => c.code)).toEqual(["missing"]);
   });
 });

@@ -68,6 +68,20 @@ describe("a store that goes back (a restore, a failover)", () => {
     }
   });
 
+  it("a read-only instance folds again from the start when the store went back and grew past what it had folded", async () => {
+    const { url, b } = await restoredUnder("regrown-read");
+    try {
+      await writeElsewhere(url);
+      const c = await Ledger.open(new PostgresBackend(url), { origin: ORIGIN, now: steppingClock(Date.parse("2026-03-01T00:00:00.000Z")) });
+      await c.write(openOnce("NEWER"));
+      await c.close();
+      // The tail (3 entries) is past the 2 b knew: only the chain of the entries read tells.
+      expect([...(await b.state(openedSessions)).keys()].sort()).toEqual(["NEW", "NEWER", "S-0"]);
+    } finally {
+      await b.close();
+    }
+  });
+
   it("a read notices a tail of the same size with another last entry", async () => {
     const { url, b } = await restoredUnder("beside");
     try {

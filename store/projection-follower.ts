@@ -24,6 +24,8 @@ interface Folded {
   state: unknown;
   /** Entries folded: the state is the fold of seq 0 .. watermark - 1. */
   watermark: number;
+  /** The hash of the last entry folded (null before the first): the next one must chain on to it. */
+  lastHash: string | null;
 }
 
 /** Thrown by a synchronous fold that needs entries it does not hold: the caller catches up (`at`) and asks again. */
@@ -48,7 +50,7 @@ export class ProjectionFollower {
   #entry(projection: Projection<unknown>): Folded {
     let folded = this.#folded.get(projection);
     if (!folded) {
-      folded = { state: projection.initial(), watermark: 0 };
+      folded = { state: projection.initial(), watermark: 0, lastHash: null };
       this.#folded.set(projection, folded);
     }
     return folded;
@@ -75,7 +77,17 @@ export class ProjectionFollower {
 
   async #fold(projection: Projection<unknown>, folded: Folded, size: number, source: EntrySource): Promise<unknown> {
     // A read that fails leaves the state folded up to its watermark, consistent: the next call goes on from there.
+    let chained = folded.watermark === 0;
     for await (const entry of source.entries(folded.watermark, size)) {
+      if (!chained && entry.prev !== folded.lastHash) {
+        // The store no longer holds the entries this state was folded from (it went back, then
+        // grew again: a restore, a failover). The state is folded again from the first entry.
+        folded.state = projection.initial();
+        folded.watermark = 0;
+        folded.lastHash = null;
+        return this.#fold(projection, folded, size, source);
+      }
+      chained = true;
       this.#apply(projection, folded, entry);
     }
     return folded.state;
@@ -90,6 +102,7 @@ export class ProjectionFollower {
       throw error;
     }
     folded.watermark = entry.seq + 1;
+    folded.lastHash = entry.hash;
   }
 
   /**

@@ -15,11 +15,11 @@ import { KEY_REQUEST_DAILY_QUOTA, KeyRequestBody, KeyRequestReference } from "..
 import { KEY_TIERS } from "../../core/datapackage/contract.ts";
 import { IsoTimestampMs } from "../../core/schemas/common.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
-import { problem } from "../problem.ts";
 import { ownDailyQuota } from "../middleware/own-quota.ts";
 import type { DailyQuotas, Quota } from "../middleware/rate-limit.ts";
 import { component, headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
+import { storeUnavailable } from "./store-failure.ts";
 
 const QUOTA_BUCKET = "key-requests";
 
@@ -83,8 +83,9 @@ export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {
     let request;
     try {
       request = await keys.receiveRequest(body, now());
-    } catch {
-      return problem(c, "ledger-unavailable", "The request could not be recorded, so it was not received. Try again later.");
+    } catch (error) {
+      // A store that cannot be written is 503 with Retry-After, like every write; anything else is a bug (500).
+      return storeUnavailable(c, error);
     }
     return c.json({ reference: request.reference, tier: request.tier, received_at: request.received_at, status: "pending" as const, next: NEXT_STEP }, 201, { "Cache-Control": "no-store" });
   });

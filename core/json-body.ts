@@ -9,6 +9,7 @@
  * @module
  */
 import { isCanonicalizableJson } from "./canonical.ts";
+import { scanJson } from "./json-depth.ts";
 
 /** Why a parsed body is refused: the JSON Pointer (RFC 6901) of the member and the reason. */
 export interface JsonBodyProblem {
@@ -32,7 +33,7 @@ export function jsonBodyProblem(text: string): JsonBodyProblem | null {
   if (found) return found;
   // Every ':' outside a string of valid JSON separates one member: fewer names than that in the
   // parsed value means a name was given twice in one object.
-  if (countMembers(value) !== colonsOutsideStrings(text)) return { pointer: "", reason: "a member name appears twice in one object" };
+  if (countMembers(value) !== scanJson(text, Infinity).members) return { pointer: "", reason: "a member name appears twice in one object" };
   return null;
 }
 
@@ -62,19 +63,5 @@ function countMembers(value: unknown): number {
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countMembers(item), 0);
   let count = 0;
   for (const key of Object.keys(value)) count += 1 + countMembers((value as Record<string, unknown>)[key]);
-  return count;
-}
-
-function colonsOutsideStrings(text: string): number {
-  let count = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c /* \ */) i += 1;
-      else if (code === 0x22 /* " */) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x3a /* : */) count += 1;
-  }
   return count;
 }

@@ -10,11 +10,14 @@
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Whether `text` nests no deeper than `maxDepth`. Brackets inside strings are skipped (escapes
- * included); the text is not otherwise checked — a malformed one is the parser's to refuse.
+ * One linear scan of JSON text: whether it nests deeper than `maxDepth` (the scan stops there), and
+ * how many object members it has — each ':' outside a string separates one. Brackets and colons
+ * inside strings are skipped (escapes included); the text is not otherwise checked — a malformed one
+ * is the parser's to refuse.
  */
-export function jsonDepthWithin(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
+export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH): { tooDeep: boolean; members: number } {
   let depth = 0;
+  let members = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -25,10 +28,17 @@ export function jsonDepthWithin(text: string, maxDepth: number = MAX_JSON_DEPTH)
       inString = true;
     } else if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
       depth += 1;
-      if (depth > maxDepth) return false;
+      if (depth > maxDepth) return { tooDeep: true, members };
     } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) {
       depth -= 1;
+    } else if (code === 0x3a /* : */) {
+      members += 1;
     }
   }
-  return true;
+  return { tooDeep: false, members };
+}
+
+/** Whether `text` nests no deeper than `maxDepth` ({@link scanJson}). */
+export function jsonDepthWithin(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  return !scanJson(text, maxDepth).tooDeep;
 }

@@ -33,10 +33,10 @@ describe("a store that goes back (a restore, a failover)", () => {
     execFileSync(join(postgresBin(), "pg_restore"), ["--clean", "--if-exists", "-d", url, dump]);
     return { url, b };
   }
-  /** Another instance writes a different entry in the lost one's place. */
-  async function writeElsewhere(url: string): Promise<void> {
-    const a = await Ledger.open(new PostgresBackend(url), { origin: ORIGIN, now: steppingClock(Date.parse("2026-02-01T00:00:00.000Z")) });
-    await a.write(openOnce("NEW"));
+  /** Another instance opens session `id` (the first: in the lost entry's place). */
+  async function writeElsewhere(url: string, id = "NEW", at = "2026-02-01T00:00:00.000Z"): Promise<void> {
+    const a = await Ledger.open(new PostgresBackend(url), { origin: ORIGIN, now: steppingClock(Date.parse(at)) });
+    await a.write(openOnce(id));
     await a.close();
   }
 
@@ -58,9 +58,7 @@ describe("a store that goes back (a restore, a failover)", () => {
     const { url, b } = await restoredUnder("regrown");
     try {
       await writeElsewhere(url);
-      const c = await Ledger.open(new PostgresBackend(url), { origin: ORIGIN, now: steppingClock(Date.parse("2026-03-01T00:00:00.000Z")) });
-      await c.write(openOnce("NEWER"));
-      await c.close();
+      await writeElsewhere(url, "NEWER", "2026-03-01T00:00:00.000Z");
       const seen = await b.write((tail) => ({ events: [], result: [...tail.state(openedSessions).keys()].sort() }));
       expect(seen.result).toEqual(["NEW", "NEWER", "S-0"]);
     } finally {
@@ -72,9 +70,7 @@ describe("a store that goes back (a restore, a failover)", () => {
     const { url, b } = await restoredUnder("regrown-read");
     try {
       await writeElsewhere(url);
-      const c = await Ledger.open(new PostgresBackend(url), { origin: ORIGIN, now: steppingClock(Date.parse("2026-03-01T00:00:00.000Z")) });
-      await c.write(openOnce("NEWER"));
-      await c.close();
+      await writeElsewhere(url, "NEWER", "2026-03-01T00:00:00.000Z");
       // The tail (3 entries) is past the 2 b knew: only the chain of the entries read tells.
       expect([...(await b.state(openedSessions)).keys()].sort()).toEqual(["NEW", "NEWER", "S-0"]);
     } finally {

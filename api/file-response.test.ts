@@ -121,8 +121,8 @@ describe("an area file, as an origin", () => {
     expect((await raw("GET", path, { "Accept-Encoding": "br", Range: "bytes=0-9" })).headers["content-encoding"]).toBeUndefined();
   });
 
-  it("does not count HEAD and 304 against the daily quota, and answers them once it is spent", async () => {
-    const quotaPath = "/diplomacy/standards.json";
+  // A file by its name, and one by the spec's extension-less alias (/economy/mii serves mii.json).
+  it.each(["/diplomacy/standards.json", "/economy/mii"])("does not count HEAD and 304 against the daily quota, and answers them once it is spent: %s", async (quotaPath) => {
     const headers = { "X-Forwarded-For": "ignored" };
     const first = await raw("GET", quotaPath, headers);
     const remaining = Number(/r=(\d+)/.exec(String(first.headers.ratelimit))![1]);

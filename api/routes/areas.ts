@@ -42,7 +42,7 @@ import { DigestCache } from "../../store/digest-cache.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
 import { limitsUnavailable } from "../error-problems.ts";
-import { EncodedVariants, fileResponse, notModified, type FileVersion } from "../file-response.ts";
+import { EncodedVariants, fileResponse, isFree, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
@@ -173,8 +173,9 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     // quota (a mirror that revalidates is never locked out); they are answered even once it is spent.
     const state = manifests.state(area);
     const listed = state.status === "verified" ? state.resources.get(file.path) : undefined;
-    const validators = listed && route.kind === "file" ? { sha256: listed.resource.hash.slice("sha256:".length), ...(state.status === "verified" && state.created ? { lastModified: state.created } : {}) } : null;
-    const free = c.req.method === "HEAD" || (validators !== null && notModified(c, validators));
+    // A file and its spec alias (/economy/mii is mii.json) are the same bytes, revalidated alike; a live document is not a file.
+    const validators = listed && route.kind !== "live" ? { sha256: listed.resource.hash.slice("sha256:".length), ...(state.status === "verified" && state.created ? { lastModified: state.created } : {}) } : null;
+    const free = validators === null ? c.req.method === "HEAD" : isFree(c, validators);
     let decision;
     try {
       decision = await (free ? quotas.peek(area, tier, client) : quotas.take(area, tier, client));

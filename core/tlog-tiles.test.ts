@@ -6,6 +6,7 @@ import {
   encodeBundle,
   encodeTileIndex,
   fullTileCount,
+  partialDir,
   partialTiles,
   rootFromPartials,
   TileBuilder,
@@ -39,6 +40,12 @@ describe("tile paths", () => {
     expect(tilePath({ level: 2, index: 5, width: 17 })).toBe("tile/2/005.p/17");
     expect(bundlePath(1000, 3)).toBe("tile/entries/x001/000.p/3");
     expect(bundlePath(4, 256)).toBe("tile/entries/004");
+    // Bundles in another encoding than the leaf data are served at their own URL (C2SP).
+    expect(bundlePath(1000, 3, "envelopes")).toBe("envelopes/x001/000.p/3");
+    expect(bundlePath(4, 256, "envelopes")).toBe("envelopes/004");
+    expect(partialDir(2, 5)).toBe("tile/2/005.p");
+    expect(partialDir("entries", 1000)).toBe("tile/entries/x001/000.p");
+    expect(partialDir("envelopes", 1000)).toBe("envelopes/x001/000.p");
   });
 
   it("refuses coordinates outside the spec", () => {
@@ -174,6 +181,29 @@ describe("tilesProblems", () => {
       "tile/0/100 does not hash to its hash in tile/1/000",
       "tile/entries/007 is missing",
       expect.stringMatching(/^tile\/entries\/008: /),
+      "tile/entries/100: entry 25600 does not hash to its leaf in tile/0/100",
     ]);
+  });
+
+  it("checks that every entry at the C2SP bundle URL hashes to its leaf", () => {
+    const changed = new Map(files);
+    changed.set("tile/entries/009", encodeBundle(Array.from({ length: 256 }, (_, i) => entry(9 * 256 + (i === 5 ? 0 : i)))));
+    expect(tilesProblems(size, root, (p) => changed.get(p) ?? null)).toEqual(["tile/entries/009: entry 2309 does not hash to its leaf in tile/0/009"]);
+  });
+
+  it("checks envelope bundles at envelopes/ (counted, not hashed) when the log serves no entry bundle", () => {
+    const envelopes = TileBuilder.empty("envelopes");
+    const written: TileFile[] = [];
+    for (let i = 0; i < 300; i++) envelopes.append(leaves[i]!, `{"seq":${i}}`, (f) => written.push(f));
+    const all = [...written, ...envelopes.partials()];
+    expect(all.filter((f) => f.kind !== "hashes").map((f) => [f.path, f.kind])).toEqual([
+      ["envelopes/000", "envelopes"],
+      ["envelopes/001.p/44", "envelopes"],
+    ]);
+    const served = new Map(all.map((f) => [f.path, f.bytes]));
+    const root300 = rootHash(leaves.slice(0, 300));
+    expect(tilesProblems(300, root300, (p) => served.get(p) ?? null)).toEqual([]);
+    served.delete("envelopes/001.p/44");
+    expect(tilesProblems(300, root300, (p) => served.get(p) ?? null)).toEqual(["envelopes/001.p/44 is missing"]);
   });
 });

@@ -6,10 +6,14 @@
  * A tile at level L, index N is 256 consecutive hashes of height-8 subtrees: at level 0 leaf
  * hashes, at level L ≥ 1 the roots of the full tiles of level L−1. The rightmost tile of a level is
  * partial (1–255 hashes, path suffix `.p/<W>`) and is never hashed into the level above. Entry
- * bundles (`tile/entries/<N>[.p/<W>]`) hold the entries of the level-0 tile N, each prefixed by its
- * length as a big-endian uint16. Tree sizes and indices are safe integers: no bitwise operators.
+ * bundles hold the entries of the level-0 tile N, each prefixed by its length as a big-endian
+ * uint16. Where a bundle is served follows what it holds: C2SP's entry bundle URL
+ * `tile/entries/<N>[.p/<W>]` only for the entries' leaf data (each hashes to its level-0 leaf), and
+ * any other encoding at a URL of its own (C2SP: a log serving entries in another encoding MUST serve
+ * them elsewhere) — here `envelopes/<N>[.p/<W>]`, same index encoding, format and partial widths.
+ * Tree sizes and indices are safe integers: no bitwise operators.
  */
-import { EMPTY_ROOT, HASH_SIZE, nodeHashLatin1 } from "./merkle.ts";
+import { EMPTY_ROOT, HASH_SIZE, leafHash, nodeHashLatin1 } from "./merkle.ts";
 import { CodedError } from "./errors.ts";
 
 /** Height of a tile: each tile spans 8 levels of the tree. */
@@ -59,15 +63,27 @@ export function tilePath(tile: TileCoordinate): string {
   return `tile/${tile.level}/${encodeTileIndex(tile.index)}${suffix(tile.width)}`;
 }
 
-/** `tile/entries/<N>[.p/<W>]`: the entries of level-0 tile N. */
-export function bundlePath(index: number, width: number): string {
-  checkCoordinate({ level: 0, index, width });
-  return `tile/entries/${encodeTileIndex(index)}${suffix(width)}`;
+/**
+ * What a bundle holds, which decides where it is served: `entries`, the entries' Merkle leaf data (the
+ * C2SP entry bundle, each entry hashing to its level-0 leaf); `envelopes`, another encoding of them
+ * (this project's public envelopes), which C2SP requires at a URL other than the entry bundle's.
+ */
+export type BundleKind = "entries" | "envelopes";
+
+/** The folder, under the log's prefix, a kind of bundle is served from: `tile/entries` or `envelopes`. */
+export function bundleRoot(kind: BundleKind): string {
+  return kind === "entries" ? "tile/entries" : "envelopes";
 }
 
-/** The directory that holds every partial version of a tile: `tile/<L>/<N>.p` (or `tile/entries/<N>.p`). */
-export function partialDir(level: number | "entries", index: number): string {
-  return `tile/${level}/${encodeTileIndex(index)}.p`;
+/** `tile/entries/<N>[.p/<W>]` (leaf data) or `envelopes/<N>[.p/<W>]` (envelopes): the entries of level-0 tile N. */
+export function bundlePath(index: number, width: number, kind: BundleKind = "entries"): string {
+  checkCoordinate({ level: 0, index, width });
+  return `${bundleRoot(kind)}/${encodeTileIndex(index)}${suffix(width)}`;
+}
+
+/** The directory that holds every partial version of a tile: `tile/<L>/<N>.p` (or `tile/entries/<N>.p`, `envelopes/<N>.p` for bundles). */
+export function partialDir(level: number | BundleKind, index: number): string {
+  return typeof level === "number" ? `tile/${level}/${encodeTileIndex(index)}.p` : `${bundleRoot(level)}/${encodeTileIndex(index)}.p`;
 }
 
 /**
@@ -141,7 +157,8 @@ export interface TileFile {
   full: boolean;
   /** The tile's place (for an entry bundle, level 0 and the bundle's index and width). */
   tile: TileCoordinate;
-  kind: "hashes" | "entries";
+  /** `hashes` for a tile; for a bundle, what it holds (and so where it is served). */
+  kind: "hashes" | BundleKind;
 }
 
 /** The rightmost partial tile of each level and the partial entry bundle of a tree, as read back. */
@@ -155,27 +172,31 @@ export interface TileEdge {
 /**
  * Builds tiles leaf by leaf from a tree's right edge: `append` hands over every full tile and full
  * bundle it completes (written once, never again); `partials` gives the partial ones of the current
- * size. Memory: one tile per level and one bundle.
+ * size. Memory: one tile per level and one bundle. `bundles` says what the entries handed to `append`
+ * are — leaf data (`entries`, the default) or another encoding (`envelopes`) — and so where the
+ * bundles go (`bundlePath`).
  */
 export class TileBuilder {
   #size: number;
+  readonly #kind: BundleKind;
   /** Per level: the current (partial) tile's hashes as latin1 strings. */
   readonly #levels: string[][] = [];
   /** The current bundle, encoded as entries arrive (each entry written once, straight into it); reused. */
   #bundle: Buffer = Buffer.allocUnsafeSlow(1 << 16);
   #bundleLength = 0;
 
-  private constructor(size: number) {
+  private constructor(size: number, kind: BundleKind) {
     this.#size = size;
+    this.#kind = kind;
   }
 
-  static empty(): TileBuilder {
-    return new TileBuilder(0);
+  static empty(bundles: BundleKind = "entries"): TileBuilder {
+    return new TileBuilder(0, bundles);
   }
 
   /** Continues a tree of `size` leaves from its partial tiles and partial bundle. */
-  static resume(size: number, edge: TileEdge): TileBuilder {
-    const builder = new TileBuilder(size);
+  static resume(size: number, edge: TileEdge, bundles: BundleKind = "entries"): TileBuilder {
+    const builder = new TileBuilder(size, bundles);
     for (const p of partialTiles(size)) {
       const bytes = edge.hashes.get(p.level);
       if (!bytes) throw new TileError("bad-tile", `the partial tile ${tilePath(p)} is missing`);
@@ -238,7 +259,7 @@ export class TileBuilder {
     this.#size += 1;
     if (this.#size % TILE_WIDTH === 0) {
       const index = this.#size / TILE_WIDTH - 1;
-      onFull({ path: bundlePath(index, TILE_WIDTH), bytes: this.#bundleBytes(), full: true, tile: { level: 0, index, width: TILE_WIDTH }, kind: "entries" });
+      onFull({ path: bundlePath(index, TILE_WIDTH, this.#kind), bytes: this.#bundleBytes(), full: true, tile: { level: 0, index, width: TILE_WIDTH }, kind: this.#kind });
       this.#bundleLength = 0;
     }
     let hash = leaf;
@@ -263,7 +284,7 @@ export class TileBuilder {
     const width = this.#size % TILE_WIDTH;
     if (width > 0) {
       const index = Math.floor(this.#size / TILE_WIDTH);
-      files.push({ path: bundlePath(index, width), bytes: this.#bundleBytes(), full: false, tile: { level: 0, index, width }, kind: "entries" });
+      files.push({ path: bundlePath(index, width, this.#kind), bytes: this.#bundleBytes(), full: false, tile: { level: 0, index, width }, kind: this.#kind });
     }
     return files;
   }
@@ -316,8 +337,11 @@ function perfectRoot(hashes: readonly string[]): string {
 /**
  * Checks a published tiles folder against a checkpoint (size, root) without the entries: every
  * tile present with its width, every full tile hashing to its hash in the level above, the partial
- * tiles giving the root, and every entry bundle holding as many entries as its tile. `read` returns
- * a file's bytes by its path under the log's prefix, or null. Returns the problems, naming files.
+ * tiles giving the root, and every entry bundle holding as many entries as its tile. The bundles
+ * checked are the C2SP entry bundles (`tile/entries/`) when the log serves the first of them, and
+ * then every entry must also hash to its leaf in the level-0 tile; otherwise the envelope bundles
+ * (`envelopes/`), which cannot be bound to the leaves. `read` returns a file's bytes by its path
+ * under the log's prefix, or null. Returns the problems, naming files.
  */
 export function tilesProblems(size: number, root: Uint8Array, read: (path: string) => Uint8Array | null): string[] {
   const problems: string[] = [];
@@ -351,19 +375,28 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
     if (bytes) partials.set(p.level, bytes);
   }
   if (partials.size === partialTiles(size).length && !equalRoot(rootFromPartials(size, partials), root)) problems.push(`the partial tiles do not give the checkpoint's root`);
+  const kind: BundleKind = size > 0 && read(bundlePath(0, Math.min(TILE_WIDTH, size), "entries")) ? "entries" : "envelopes";
   for (let index = 0; index * TILE_WIDTH < size; index++) {
     const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH);
-    const path = bundlePath(index, width);
+    const path = bundlePath(index, width, kind);
     const bytes = read(path);
     if (!bytes) {
       problems.push(`${path} is missing`);
       continue;
     }
+    let entries: Uint8Array[];
     try {
-      const count = decodeBundle(bytes).length;
-      if (count !== width) problems.push(`${path} holds ${count} entries, not ${width}`);
+      entries = decodeBundle(bytes);
     } catch (error) {
       problems.push(`${path}: ${(error as Error).message}`);
+      continue;
+    }
+    if (entries.length !== width) problems.push(`${path} holds ${entries.length} entries, not ${width}`);
+    else if (kind === "entries") {
+      const leaves = tileAt(0, index);
+      if (!leaves) continue;
+      const wrong = entries.findIndex((entry, i) => Buffer.compare(leafHash(entry), leaves.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE)) !== 0);
+      if (wrong >= 0) problems.push(`${path}: entry ${index * TILE_WIDTH + wrong} does not hash to its leaf in ${tilePath({ level: 0, index, width })}`);
     }
   }
   return problems;

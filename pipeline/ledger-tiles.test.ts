@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { entryText } from "../core/ledger/entry.ts";
 import { envelopeText } from "../core/ledger/envelope.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
@@ -73,7 +74,7 @@ describe("publishing the ledger as tiles", () => {
     await append(0, 600);
     expect(await publish(600, 0)).toEqual({ size: 600, written: 7, removed: 0, rebuilt: false });
     const first = snapshot();
-    expect([...first.keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"]);
+    expect([...first.keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "envelopes/002.p/88", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2"]);
     expect(first.get("tile/0/000")!.bytes).toHaveLength(2 * 8192);
 
     await append(600, 300);
@@ -81,8 +82,8 @@ describe("publishing the ledger as tiles", () => {
     expect(await publish(900, 600, reader)).toEqual({ size: 900, written: 5, removed: 3, rebuilt: false });
     expect(starts).toEqual([600]); // only the new entries were read
     const second = snapshot();
-    expect([...second.keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/0/002", "tile/0/003.p/132", "tile/1/000.p/3", "tile/entries/000", "tile/entries/001", "tile/entries/002", "tile/entries/003.p/132"]);
-    for (const full of ["tile/0/000", "tile/0/001", "tile/entries/000", "tile/entries/001"]) {
+    expect([...second.keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "envelopes/002", "envelopes/003.p/132", "tile/0/000", "tile/0/001", "tile/0/002", "tile/0/003.p/132", "tile/1/000.p/3"]);
+    for (const full of ["tile/0/000", "tile/0/001", "envelopes/000", "envelopes/001"]) {
       expect(second.get(full), full).toEqual(first.get(full)); // same bytes, same mtime, same inode: not rewritten
     }
     // The partial tile's hashes are the prefix of the tile that replaced it.
@@ -97,15 +98,46 @@ describe("publishing the ledger as tiles", () => {
     expect(snapshot()).toEqual(second);
   });
 
-  it("bundles each entry's envelope, never its payload", async () => {
+  it("bundles each entry's envelope, never its payload, at envelopes/ and not at the C2SP entry bundle URL", async () => {
     await append(0, 260);
     await publish(260, 0);
     const entries = (await Array.fromAsync(ledger.entries(0, 260)));
-    const bundle = decodeBundle(readFileSync(join(tiles, "tile/entries/000"))).map((e) => Buffer.from(e).toString());
-    const partial = decodeBundle(readFileSync(join(tiles, "tile/entries/001.p/4"))).map((e) => Buffer.from(e).toString());
+    const bundle = decodeBundle(readFileSync(join(tiles, "envelopes/000"))).map((e) => Buffer.from(e).toString());
+    const partial = decodeBundle(readFileSync(join(tiles, "envelopes/001.p/4"))).map((e) => Buffer.from(e).toString());
     expect([...bundle, ...partial]).toEqual(entries.map((e) => envelopeText(e)));
     expect(JSON.parse(bundle[3]!)).toEqual({ seq: 3, type: entries[3]!.type, ts: entries[3]!.ts, prev: entries[2]!.hash, hash: entries[3]!.hash });
     for (const e of [...bundle, ...partial]) expect(e).not.toContain("payload");
+    expect(existsSync(join(tiles, "tile/entries"))).toBe(false);
+  });
+
+  it("serves leaf-data bundles at tile/entries/, and moves the bundles when what they hold changes", async () => {
+    await append(0, 600);
+    const as = async (bundle: "leaf" | "envelope", size: number, from: number) => await publishLedgerTiles({ dir: tiles, ledger, size, root: await ledger.rootHash(size), from, bundle });
+    expect(await as("leaf", 512, 0)).toEqual({ size: 512, written: 5, removed: 0, rebuilt: false });
+    expect([...snapshot().keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001"]);
+    const entries = await Array.fromAsync(ledger.storedEntries(0, 256));
+    expect(decodeBundle(readFileSync(join(tiles, "tile/entries/000"))).map((e) => Buffer.from(e).toString())).toEqual(entries.map((e) => entryText(e.entry, e.payloadText)));
+
+    // Envelopes left at the C2SP URL (as this log once published them) are reported, then moved.
+    const envelopes = join(dir, "envelope-copy");
+    await publishLedgerTiles({ dir: envelopes, ledger, size: 512, root: await ledger.rootHash(512), from: 0 });
+    rmSync(join(tiles, "tile/entries"), { recursive: true });
+    cpSync(join(envelopes, "envelopes"), join(tiles, "tile/entries"), { recursive: true });
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 512, root: await ledger.rootHash(512) })).toEqual([
+      expect.stringMatching(/envelopes\/000 is missing$/),
+      expect.stringMatching(/envelopes\/001 is missing$/),
+      expect.stringMatching(/tile\/entries\/000 is not a bundle of this log \(the bundles hold envelopes, served at envelopes\/: C2SP's tile\/entries\/ is for leaf data only\)$/),
+      expect.stringMatching(/tile\/entries\/001 is not a bundle of this log/),
+    ]);
+    // The size is a whole number of tiles: the missing last full bundle alone says to write them all.
+    expect(await as("envelope", 512, 512)).toEqual({ size: 512, written: 2, removed: 2, rebuilt: true });
+    expect([...snapshot().keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "tile/0/000", "tile/0/001", "tile/1/000.p/2"]);
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 512, root: await ledger.rootHash(512) })).toEqual([]);
+
+    // And back to leaf data, growing: envelopes/ goes.
+    expect(await as("leaf", 600, 512)).toMatchObject({ size: 600, removed: 2, rebuilt: true });
+    expect([...snapshot().keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"]);
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 600, root: await ledger.rootHash(600), bundle: "leaf" })).toEqual([]);
   });
 
   it("publishes nothing when the entries do not hash to the checkpoint's root", async () => {
@@ -125,7 +157,7 @@ describe("publishing the ledger as tiles", () => {
     await expect(publishLedgerTiles({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(699), from: 0 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(readdirSync(tiles)).toEqual(["checkpoint"]);
     expect(await publish(700, 0)).toEqual({ size: 700, written: 7, removed: 0, rebuilt: false });
-    expect(readdirSync(tiles).sort()).toEqual(["checkpoint", "tile"]);
+    expect(readdirSync(tiles).sort()).toEqual(["checkpoint", "envelopes", "tile"]);
     expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([]);
   });
 
@@ -148,7 +180,7 @@ describe("publishing the ledger as tiles", () => {
     const stepwise = snapshot();
     expect([...whole.keys()].sort()).toEqual([...stepwise.keys()].sort());
     for (const [path, file] of whole) expect(file.bytes, path).toBe(stepwise.get(path)!.bytes);
-    expect(readdirSync(tiles)).toEqual(["tile"]);
+    expect(readdirSync(tiles).sort()).toEqual(["envelopes", "tile"]);
   });
 
   it("rebuilds when the previous checkpoint's tiles are missing, and refuses to rewrite a full tile that differs", async () => {

@@ -1,8 +1,12 @@
 /**
  * The ledger published as C2SP tlog-tiles beside its checkpoint (docs/ledger-tiles.md):
- * `ledger/tile/<L>/<N>[.p/<W>]` and the entry bundles `ledger/tile/entries/<N>[.p/<W>]`, for the
- * tree size of `ledger/checkpoint`. Written incrementally: only the entries after the size the tiles
- * were last written for are read and hashed, resuming from the partial tiles on disk.
+ * `ledger/tile/<L>/<N>[.p/<W>]` and the bundles of its entries, for the tree size of
+ * `ledger/checkpoint`. Where the bundles go follows what they hold: the entries' public envelopes
+ * (the default) at `ledger/envelopes/<N>[.p/<W>]`, outside the C2SP entry bundle URL, since they do
+ * not hash to the leaves; the leaf data (`bundle: "leaf"`) at the C2SP entry bundle URL
+ * `ledger/tile/entries/<N>[.p/<W>]`. Bundles at the other place (left from a publication of the
+ * other content) are removed. Written incrementally: only the entries after the size the tiles were
+ * last written for are read and hashed, resuming from the partial tiles on disk.
  *
  * - A full tile or bundle is written once and never again: one already there must hold the same
  *   bytes (otherwise the run fails, `tile-differs`).
@@ -12,26 +16,34 @@
  * - Everything is staged and renamed into place only after the tiles' root equals the checkpoint's,
  *   so a ledger whose entries do not hash to the signed root publishes nothing. A build into a folder
  *   without `tile/` stages the whole tree in one hidden folder (`.tile.<pid>.tmp`), written on a
- *   helper thread when it is large, and renames it to `tile/` once; an update stages each file beside
- *   its target.
+ *   helper thread when it is large, and renames its `envelopes/` (if any) and then its `tile/` into
+ *   place; an update stages each file beside its target.
  */
 import { hash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, type Dirent, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, sep } from "node:path";
 import { entryText } from "../core/ledger/entry.ts";
 import { envelopeFromEntryText, envelopeText } from "../core/ledger/envelope.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
 import { openFileWriter } from "./file-writer.ts";
-import { bundlePath, decodeBundle, partialDir, partialTiles, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type TileFile } from "../core/tlog-tiles.ts";
+import { bundlePath, bundleRoot, decodeBundle, partialDir, partialTiles, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type BundleKind, type TileFile } from "../core/tlog-tiles.ts";
 import { CodedError } from "../core/errors.ts";
 
 /**
  * What an entry bundle holds for each entry: its public envelope (the default: payloads are the
- * government-keyed audit trail) or its leaf data, the whole entry's JCS (a ledger that is public whole).
+ * government-keyed audit trail), served at `envelopes/`, or its leaf data, the whole entry's JCS (a
+ * ledger that is public whole), served at the C2SP entry bundle URL `tile/entries/`.
  */
 export type BundleContent = "envelope" | "leaf";
+
+/** The kind of bundle (and so its place, core/tlog-tiles.ts `bundlePath`) a content is published as. */
+export function bundleKind(content: BundleContent = "envelope"): BundleKind {
+  return content === "leaf" ? "entries" : "envelopes";
+}
+
+const otherKind = (kind: BundleKind): BundleKind => (kind === "entries" ? "envelopes" : "entries");
 
 export type LedgerTilesCode = "tile-differs" | "root-differs" | "shrinks";
 
@@ -54,7 +66,7 @@ export interface LedgerTilesResult {
   size: number;
   /** Files written (new full ones and replaced partial ones). */
   written: number;
-  /** Superseded partial tiles removed. */
+  /** Superseded partial tiles removed, and bundles removed from the place of the other content. */
   removed: number;
   /** True when the tiles for `from` were not all there, so every tile was built from the first entry. */
   rebuilt: boolean;
@@ -64,10 +76,11 @@ export interface LedgerTilesResult {
 export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<LedgerTilesResult> {
   const { dir, size } = options;
   if (options.from > size) throw new LedgerTilesError("shrinks", `the tiles were written for ${options.from} entries, the checkpoint has ${size}`);
-  const edge = readEdge(dir, options.from);
+  const kind = bundleKind(options.bundle);
+  const edge = readEdge(dir, options.from, kind);
   if (!edge && !existsSync(join(dir, "tile"))) return await publishNewTree(options);
   const from = edge ? options.from : 0;
-  const builder = edge ? TileBuilder.resume(from, edge) : TileBuilder.empty();
+  const builder = edge ? TileBuilder.resume(from, edge, kind) : TileBuilder.empty(kind);
   // Only where each staged file goes is kept (a full build stages hundreds of MB of bundles).
   const staged: { tmp: string; target: string; file: Omit<TileFile, "bytes"> }[] = [];
   const stage = (file: TileFile): void => {
@@ -96,7 +109,8 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
     removed += removeOtherPartials(dir, file);
   }
   // On a rebuild every tile was staged or found equal; partial tiles of sizes past this one may remain.
-  if (!edge) removed += removeStalePartials(dir, size);
+  if (!edge) removed += removeStalePartials(dir, size, kind);
+  removed += removeOtherBundles(dir, kind);
   return { size, written: staged.length, removed, rebuilt: !edge && options.from > 0 };
 }
 
@@ -105,34 +119,44 @@ export const BACKGROUND_WRITE_MIN_ENTRIES = 64 * TILE_WIDTH;
 
 /**
  * The first build into `dir`: every file is new, so none is looked for or compared. The tree is
- * written under a hidden staging folder and renamed to `tile/` in one step once the root agrees; a
- * failed build removes the staging folder, leaving no `tile/` at all.
+ * written under a hidden staging folder (`tile/` and, for envelope bundles, `envelopes/` within it)
+ * and renamed into place once the root agrees — `envelopes/` first, `tile/` last, since a folder
+ * without `tile/` is built anew (replacing any `envelopes/` left there); a failed build removes the
+ * staging folder, leaving no `tile/` at all.
  */
 async function publishNewTree(options: LedgerTilesOptions): Promise<LedgerTilesResult> {
   const { dir, size } = options;
+  const kind = bundleKind(options.bundle);
   const staging = join(dir, `.tile.${process.pid}.tmp`);
   rmSync(staging, { recursive: true, force: true });
   const writer = openFileWriter(size >= BACKGROUND_WRITE_MIN_ENTRIES);
   let written = 0;
-  // Every path starts `tile/`: the staging folder stands in for it.
   const write = (file: TileFile): void => {
-    writer.write(join(staging, file.path.slice("tile/".length)), file.bytes);
+    writer.write(join(staging, file.path), file.bytes);
     written += 1;
   };
+  let removed = 0;
   try {
-    const builder = TileBuilder.empty();
+    const builder = TileBuilder.empty(kind);
     await appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", write);
     const partials = builder.partials();
     checkRoot(size, partials, options.root);
     for (const p of partials) write(p);
     writer.finish();
-    if (written > 0) renameSync(staging, join(dir, "tile"));
+    if (written > 0) {
+      if (kind === "envelopes") {
+        rmSync(join(dir, bundleRoot(kind)), { recursive: true, force: true });
+        renameSync(join(staging, bundleRoot(kind)), join(dir, bundleRoot(kind)));
+      } else removed += removeOtherBundles(dir, kind);
+      renameSync(join(staging, "tile"), join(dir, "tile"));
+    }
+    rmSync(staging, { recursive: true, force: true });
   } catch (error) {
     writer.abort();
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  return { size, written, removed: 0, rebuilt: options.from > 0 };
+  return { size, written, removed, rebuilt: options.from > 0 };
 }
 
 /** Throws `root-differs` unless the partial tiles of a tree of `size` give `expected`. */
@@ -145,13 +169,16 @@ function checkRoot(size: number, partials: TileFile[], expected: Uint8Array): vo
 
 /**
  * What `--check` reports about the tiles of a checkpoint of `size` entries with `root`: every tile
- * or bundle that is missing or differs from what the ledger's entries give, and every superseded
- * partial tile still present. Reads the whole ledger up to `size`; writes nothing.
+ * or bundle that is missing or differs from what the ledger's entries give, every superseded
+ * partial tile still present, and every bundle at the other content's place (envelopes served at the
+ * C2SP entry bundle URL, or leaf data left at `envelopes/`). Reads the whole ledger up to `size`;
+ * writes nothing.
  */
 export async function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "from">): Promise<string[]> {
   const { dir, size } = options;
+  const kind = bundleKind(options.bundle);
   const problems: string[] = [];
-  const builder = TileBuilder.empty();
+  const builder = TileBuilder.empty(kind);
   const expect = (file: TileFile): void => {
     const target = join(dir, file.path);
     const onDisk = readOrNull(target);
@@ -163,7 +190,12 @@ export async function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "fro
   for (const p of partials) expect(p);
   const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
   if (!equalBytes(root, options.root)) problems.push(`the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(options.root)}`);
-  for (const stale of stalePartials(dir, size)) problems.push(`${stale} is a superseded partial tile`);
+  for (const stale of stalePartials(dir, size, kind)) problems.push(`${stale} is a superseded partial tile`);
+  const other = join(dir, bundleRoot(otherKind(kind)));
+  if (existsSync(other)) {
+    const why = kind === "envelopes" ? "the bundles hold envelopes, served at envelopes/: C2SP's tile/entries/ is for leaf data only" : "the bundles hold leaf data, served at tile/entries/";
+    for (const file of filesUnder(other)) problems.push(`${file} is not a bundle of this log (${why})`);
+  }
   return problems;
 }
 
@@ -179,8 +211,12 @@ async function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: n
   if (builder.size !== size) throw new RangeError(`the ledger gave ${builder.size - from} entries from ${from}, not ${size - from}`);
 }
 
-/** The partial tiles and bundle of a tree of `size` entries as published, or null when one is missing. */
-function readEdge(dir: string, size: number): { hashes: Map<number, Uint8Array>; entries: Uint8Array[] } | null {
+/**
+ * The partial tiles and bundle of a tree of `size` entries as published (bundles of `kind`), or null
+ * when one is missing — or when the last full bundle is not at `kind`'s place, so that bundles
+ * published as the other content are all written again.
+ */
+function readEdge(dir: string, size: number, kind: BundleKind): { hashes: Map<number, Uint8Array>; entries: Uint8Array[] } | null {
   if (size === 0) return null;
   const hashes = new Map<number, Uint8Array>();
   for (const p of partialTiles(size)) {
@@ -191,17 +227,19 @@ function readEdge(dir: string, size: number): { hashes: Map<number, Uint8Array>;
   const width = size % TILE_WIDTH;
   let entries: Uint8Array[] = [];
   if (width > 0) {
-    const bytes = readOrNull(join(dir, bundlePath(Math.floor(size / TILE_WIDTH), width)));
+    const path = bundlePath(Math.floor(size / TILE_WIDTH), width, kind);
+    const bytes = readOrNull(join(dir, path));
     if (!bytes) return null;
     entries = decodeBundle(bytes);
-    if (entries.length !== width) throw new TileError("bad-bundle", `${bundlePath(Math.floor(size / TILE_WIDTH), width)} holds ${entries.length} entries, not ${width}`);
+    if (entries.length !== width) throw new TileError("bad-bundle", `${path} holds ${entries.length} entries, not ${width}`);
   }
+  if (size >= TILE_WIDTH && !existsSync(join(dir, bundlePath(Math.floor(size / TILE_WIDTH) - 1, TILE_WIDTH, kind)))) return null;
   return { hashes, entries };
 }
 
 /** Removes the other partial versions of the tile `file` is a version of; returns how many. */
 function removeOtherPartials(dir: string, file: Omit<TileFile, "bytes">): number {
-  const pdir = join(dir, partialDir(file.kind === "entries" ? "entries" : file.tile.level, file.tile.index));
+  const pdir = join(dir, partialDir(file.kind === "hashes" ? file.tile.level : file.kind, file.tile.index));
   if (!existsSync(pdir)) return 0;
   let removed = 0;
   for (const name of readdirSync(pdir)) {
@@ -214,8 +252,8 @@ function removeOtherPartials(dir: string, file: Omit<TileFile, "bytes">): number
   return removed;
 }
 
-function removeStalePartials(dir: string, size: number): number {
-  const stale = stalePartials(dir, size);
+function removeStalePartials(dir: string, size: number, kind: BundleKind): number {
+  const stale = stalePartials(dir, size, kind);
   for (const file of stale) {
     unlinkSync(file);
     if (readdirSync(dirname(file)).length === 0) rmdirSync(dirname(file));
@@ -223,20 +261,37 @@ function removeStalePartials(dir: string, size: number): number {
   return stale.length;
 }
 
-/** Every partial tile or bundle under `dir/tile` that is not one of the tree of `size` entries. */
-function stalePartials(dir: string, size: number): string[] {
-  const root = join(dir, "tile");
-  if (!existsSync(root)) return [];
+/**
+ * Every partial tile or bundle under `dir/tile` and `dir/envelopes` that is not one of the tree of
+ * `size` entries with bundles of `kind` (the other kind's are `removeOtherBundles`'s).
+ */
+function stalePartials(dir: string, size: number, kind: BundleKind): string[] {
   const current = new Set(partialTiles(size).map((p) => join(dir, tilePath(p))));
-  if (size % TILE_WIDTH > 0) current.add(join(dir, bundlePath(Math.floor(size / TILE_WIDTH), size % TILE_WIDTH)));
+  if (size % TILE_WIDTH > 0) current.add(join(dir, bundlePath(Math.floor(size / TILE_WIDTH), size % TILE_WIDTH, kind)));
+  const other = join(dir, bundleRoot(otherKind(kind)));
   const stale: string[] = [];
-  for (const rel of readdirSync(root, { recursive: true }) as string[]) {
-    const parts = rel.split(/[\\/]/);
-    if (parts.length < 2 || !parts[parts.length - 2]!.endsWith(".p")) continue;
-    const path = join(root, rel);
-    if (!current.has(path)) stale.push(path);
+  for (const top of ["tile", "envelopes"]) {
+    for (const path of filesUnder(join(dir, top))) {
+      const parts = path.split(/[\\/]/);
+      if (!parts[parts.length - 2]!.endsWith(".p") || path.startsWith(other + sep)) continue;
+      if (!current.has(path)) stale.push(path);
+    }
   }
   return stale.sort();
+}
+
+/** Removes the bundles at the place of the other kind than `kind` (published as the other content); returns how many. */
+function removeOtherBundles(dir: string, kind: BundleKind): number {
+  const other = join(dir, bundleRoot(otherKind(kind)));
+  const files = filesUnder(other);
+  rmSync(other, { recursive: true, force: true });
+  return files.length;
+}
+
+/** The files (not folders) under `root`, as paths joined to it; none when it does not exist. */
+function filesUnder(root: string): string[] {
+  if (!existsSync(root)) return [];
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
 }
 
 function readOrNull(path: string): Buffer | null {

@@ -108,7 +108,8 @@ function publishMigrationTree() {
 /**
  * The ledger's signed checkpoint and its C2SP tiles (data/ledger/, docs/ledger-tiles.md), checked
  * against data/keys/ledger.vkey and each other (src/lib/ledger.ts) and copied to /ledger/ once the
- * pages are written: /ledger/checkpoint, /ledger/tile/<L>/<N>[.p/<W>], /ledger/tile/entries/….
+ * pages are written: /ledger/checkpoint, /ledger/tile/<L>/<N>[.p/<W>], and the bundles: the envelopes
+ * at /ledger/envelopes/<N>[.p/<W>] (leaf-data bundles would be at /ledger/tile/entries/…).
  */
 function publishLedgerTiles() {
   return {

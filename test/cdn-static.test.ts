@@ -35,7 +35,7 @@ const tmp = mkdtempSync(join(tmpdir(), "cdn-static-"));
 const siteDir = join(tmp, "dist");
 const prefix = join(tmp, "nginx");
 /** Stand-ins for the tile publication's files: a checkpoint, full and partial tiles and bundles. */
-const TILE_FILES = ["ledger/checkpoint", "ledger/tile/0/000", "ledger/tile/0/x001/002", "ledger/tile/0/003.p/7", "ledger/tile/entries/000", "ledger/tile/entries/003.p/7"];
+const TILE_FILES = ["ledger/checkpoint", "ledger/tile/0/000", "ledger/tile/0/x001/002", "ledger/tile/0/003.p/7", "ledger/tile/entries/000", "ledger/tile/entries/003.p/7", "ledger/envelopes/000", "ledger/envelopes/003.p/7"];
 
 let nginx: ChildProcess | undefined;
 let base: string;
@@ -213,6 +213,9 @@ describe("the static build served by nginx from its own header rules", () => {
     expect(cache("/ledger/tile/0/x001/002")).toBe(CACHE_IMMUTABLE);
     expect(cache("/ledger/tile/entries/000")).toBe(CACHE_IMMUTABLE);
     expect([cache("/ledger/tile/0/003.p/7"), cache("/ledger/tile/entries/003.p/7")]).toEqual([CACHE_SHORT, CACHE_SHORT]);
+    // Envelope bundles, at their own URL beside the tiles: the same rule as the entry bundles.
+    expect([cache("/ledger/envelopes/000"), type("/ledger/envelopes/000")]).toEqual([CACHE_IMMUTABLE, "application/octet-stream"]);
+    expect(cache("/ledger/envelopes/003.p/7")).toBe(CACHE_SHORT);
     expect([cache("/ledger/checkpoint"), type("/ledger/checkpoint")]).toEqual([CACHE_SHORT, "text/plain; charset=utf-8"]);
     // The verifier's tarball, named by its version, and its SHA-256: linked from the pages, immutable.
     const tools = [...responses.keys()].filter((p) => p.startsWith("/tools/")).sort();
@@ -323,9 +326,10 @@ describe("checking what nginx serves, without a clone", () => {
     await page.goto(`${base}/verify/`);
     await page.fill("#ledger-entry", String(size - 1));
     const entry = await submit("ledger-form", "ledger-result");
-    // The build publishes envelopes: the leaf hash is proven, the envelope shown is said not to be.
-    expect(entry.text).toContain(`entry ${size - 1}'s leaf hash is in the signed log of ${size.toLocaleString("en")} entries`);
-    expect(entry.text).toContain("NOT verified");
+    // The portal's ledger serves envelopes (at /ledger/envelopes/, none at the C2SP /ledger/tile/entries/):
+    // the leaf hash is proven, the envelope is shown NOT verified.
+    expect(entry.text).toContain(`entry ${size - 1}'s leaf hash is in the signed log of ${size.toLocaleString("en")} entries. Its envelope below is NOT verified`);
+    expect(entry.text).toContain(`"seq":${size - 1},`);
     expect(entry.verdict).toBe("verified");
   }, 120_000);
 });

@@ -2,9 +2,11 @@
  * The published tiles read by an independent implementation of the tile arithmetic
  * (test/support/tlog-tiles-client.ts, none of the project's Merkle code): from the files alone it
  * proves inclusion of entries and the consistency of two published checkpoints, and every hash of
- * its proofs equals the API's inclusion route (over HTTP) and the store's consistency proof.
+ * its proofs equals the API's inclusion route (over HTTP) and the store's consistency proof. As a
+ * C2SP monitor would, it checks that every bundle served at the entry bundle URL `tile/entries/`
+ * hashes to its leaves: the default publication (envelopes) serves none there, only at `envelopes/`.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testServer, type TestServer } from "./support/api/helpers.ts";
@@ -14,7 +16,7 @@ import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
-import { leafHashOf, openCheckpoint, readBundle, rootFromInclusion, TileTree, verifyConsistencyProof, type LogFiles } from "./support/tlog-tiles-client.ts";
+import { checkEntryBundles, leafHashOf, openCheckpoint, readBundle, rootFromInclusion, TileTree, verifyConsistencyProof, type LogFiles } from "./support/tlog-tiles-client.ts";
 
 const ORIGIN = "tiles.e2e/ledger";
 const KEY = generateKeyPair("ed25519");
@@ -87,6 +89,20 @@ describe("the published tiles, read independently", () => {
     }
   });
 
+  it("serve no entry bundle at the C2SP URL tile/entries/ (envelopes do not hash to the leaves), only envelope bundles at envelopes/", async () => {
+    const newer = openCheckpoint(newNote, vkey);
+    const tree = new TileTree(files(prefix), newer.size);
+    expect(await checkEntryBundles(files(prefix), tree, newer.size)).toBe(0);
+    expect(existsSync(join(prefix, "tile", "entries"))).toBe(false);
+    for (let index = 0; index * 256 < newer.size; index++) {
+      const envelopes = await readBundle(files(prefix), newer.size, index, "envelopes");
+      expect(JSON.parse(Buffer.from(envelopes[0]!).toString()), `bundle ${index}`).toMatchObject({ seq: index * 256 });
+    }
+    // The monitor's check itself: an envelope put at the C2SP URL is refused.
+    const misplaced: LogFiles = async (path) => (path.startsWith("tile/entries/") ? await files(prefix)(`envelopes/${path.slice("tile/entries/".length)}`) : await files(prefix)(path));
+    await expect(checkEntryBundles(misplaced, tree, newer.size)).rejects.toThrow("tile/entries/000: entry 0 does not hash to its leaf");
+  });
+
   it("prove the inclusion of entries, hash for hash the API's inclusion route, and show their envelopes", async () => {
     const newer = openCheckpoint(newNote, vkey);
     const tree = new TileTree(files(prefix), newer.size);
@@ -100,8 +116,8 @@ describe("the published tiles, read independently", () => {
       expect(proof.map(b64), `seq ${seq}`).toEqual(api.proof);
       const root = rootFromInclusion(await tree.leaf(seq), seq, newer.size, proof);
       expect(root && b64(root), `seq ${seq}`).toBe(b64(newer.root));
-      // The bundle entry is the envelope the API shows.
-      const bundle = await readBundle(files(prefix), newer.size, Math.floor(seq / 256));
+      // The envelope bundle's entry is the envelope the API shows.
+      const bundle = await readBundle(files(prefix), newer.size, Math.floor(seq / 256), "envelopes");
       expect(JSON.parse(Buffer.from(bundle[seq % 256]!).toString())).toEqual(api.entry);
     }
   });
@@ -131,6 +147,9 @@ describe("the published tiles, read independently", () => {
     writeFileSync(join(leafDir, "checkpoint"), newNote);
     const tree = new TileTree(files(leafDir), newer.size);
     expect(b64(await tree.mth(0, newer.size))).toBe(b64(newer.root));
+    // Every bundle is served at the C2SP URL, and every entry of each hashes to its leaf; no envelopes/.
+    expect(await checkEntryBundles(files(leafDir), tree, newer.size)).toBe(Math.ceil(newer.size / 256));
+    expect(existsSync(join(leafDir, "envelopes"))).toBe(false);
     const last = Math.floor((newer.size - 1) / 256);
     for (const index of [0, 100, last]) {
       const entries = await readBundle(files(leafDir), newer.size, index);

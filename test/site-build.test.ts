@@ -149,7 +149,8 @@ describe("site build over 10,000 pulses", () => {
 
   it("publishes the ledger's checkpoint and its C2SP tiles under /ledger/, byte for byte", async () => {
     const ledgerFiles = filesUnder(join(dataDir, "ledger"));
-    expect(ledgerFiles).toEqual(["checkpoint", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"]);
+    // The bundles hold envelopes, not leaf data: at envelopes/, none at the C2SP entry bundle URL tile/entries/.
+    expect(ledgerFiles).toEqual(["checkpoint", "envelopes/000", "envelopes/001", "envelopes/002.p/88", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2"]);
     expect(filesUnder(join(outA, "ledger"))).toEqual(ledgerFiles);
     for (const f of ledgerFiles) expect(readFileSync(join(outA, "ledger", f)).equals(readFileSync(join(dataDir, "ledger", f))), f).toBe(true);
     expect(readFileSync(join(outA, "keys", "ledger.vkey"), "utf8")).toBe(readFileSync(join(dataDir, "keys", "ledger.vkey"), "utf8"));

@@ -194,12 +194,24 @@ export function verifyConsistencyProof(m: number, n: number, oldRoot: Uint8Array
   return sn === 0 && eq(fr, oldRoot) && eq(sr, newRoot);
 }
 
-/** The entries of bundle `index` of a tree of `size`: uint16 big-endian length prefixes. */
-export async function readBundle(files: LogFiles, size: number, index: number): Promise<Uint8Array[]> {
-  const width = Math.min(W, size - index * W);
-  const path = `tile/entries/${indexPath(index)}${width === W ? "" : `.p/${width}`}`;
+/**
+ * The entries of bundle `index` of a tree of `size`: uint16 big-endian length prefixes. By default
+ * the C2SP entry bundle (`tile/entries/<N>[.p/<W>]`); `root` reads the same format elsewhere (this
+ * project's `envelopes/`, which C2SP does not define). Throws when the bundle is missing or short.
+ */
+export async function readBundle(files: LogFiles, size: number, index: number, root = "tile/entries"): Promise<Uint8Array[]> {
+  const path = bundleName(size, index, root);
   const bytes = await files(path);
   if (!bytes) throw new Error(`${path} is missing`);
+  return splitBundle(bytes, path, Math.min(W, size - index * W));
+}
+
+function bundleName(size: number, index: number, root: string): string {
+  const width = Math.min(W, size - index * W);
+  return `${root}/${indexPath(index)}${width === W ? "" : `.p/${width}`}`;
+}
+
+function splitBundle(bytes: Uint8Array, path: string, width: number): Uint8Array[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries: Uint8Array[] = [];
   for (let at = 0; at < bytes.length; ) {
@@ -209,4 +221,26 @@ export async function readBundle(files: LogFiles, size: number, index: number): 
   }
   if (entries.length !== width) throw new Error(`${path} holds ${entries.length} entries, not ${width}`);
   return entries;
+}
+
+/**
+ * What a C2SP monitor checks of the entry bundles: every bundle served at `tile/entries/` of a tree
+ * of `size` must hold, for each of its entries, bytes whose leaf hash SHA-256(0x00 ‖ entry) is the
+ * level-0 hash at that position ("each entry hashes to the corresponding leaf"). Throws naming the
+ * first bundle that does not; returns how many bundles were served there (0 when none are).
+ */
+export async function checkEntryBundles(files: LogFiles, tree: TileTree, size: number): Promise<number> {
+  let served = 0;
+  for (let index = 0; index * W < size; index++) {
+    const path = bundleName(size, index, "tile/entries");
+    const bytes = await files(path);
+    if (!bytes) continue;
+    served += 1;
+    const entries = splitBundle(bytes, path, Math.min(W, size - index * W));
+    for (const [i, entry] of entries.entries()) {
+      const leaf = await tree.leaf(index * W + i);
+      if (Buffer.compare(leafHashOf(entry), leaf) !== 0) throw new Error(`${path}: entry ${index * W + i} does not hash to its leaf`);
+    }
+  }
+  return served;
 }

@@ -1,7 +1,8 @@
 /**
  * A minimal C2SP tlog-tiles writer for tests: a small log's entries as tiles of height 8
- * (`tile/<L>/<N>[.p/<W>]`), entry bundles (`tile/entries/<N>[.p/<W>]`, each entry a big-endian
- * uint16 length and its bytes) and a `checkpoint` signed with the given key — the layout the portal
+ * (`tile/<L>/<N>[.p/<W>]`), bundles (each entry a big-endian uint16 length and its bytes: the C2SP
+ * entry bundles `tile/entries/<N>[.p/<W>]` when they hold the leaf data, otherwise — envelopes —
+ * `envelopes/<N>[.p/<W>]`) and a `checkpoint` signed with the given key — the layout the portal
  * publishes under /ledger/. Hashes come from core/merkle.ts (RFC 9162), the project's own, so the
  * verifier under test is checked against an implementation it does not share code with.
  */
@@ -20,15 +21,23 @@ function indexPath(n: number): string {
   return path;
 }
 
-function tileName(level: number | "entries", index: number, width: number): string {
+function tileName(level: number, index: number, width: number): string {
   return `tile/${level}/${indexPath(index)}${width < WIDTH ? `.p/${width}` : ""}`;
 }
 
 /**
  * Every file of the log, by path relative to the log's folder. The bundles hold `bundled` (default:
- * the leaf data itself), e.g. each entry's public envelope as the portal publishes its ledger.
+ * the leaf data itself, at `tile/entries/`), e.g. each entry's public envelope as the portal
+ * publishes its ledger, at `envelopes/`; `bundleRoot` puts them elsewhere (a log serving envelopes
+ * at the C2SP entry bundle URL: `tile/entries`).
  */
-export function tlogFiles(entries: readonly Uint8Array[], signer: NoteSigner, origin = signer.name, bundled: readonly Uint8Array[] = entries): Map<string, Uint8Array> {
+export function tlogFiles(
+  entries: readonly Uint8Array[],
+  signer: NoteSigner,
+  origin = signer.name,
+  bundled: readonly Uint8Array[] = entries,
+  bundleRoot = bundled === entries ? "tile/entries" : "envelopes",
+): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   // Hashes at tree level 8·L, level by level: each the node of two complete halves below it.
   let level = entries.map((e) => leafHash(e));
@@ -46,7 +55,7 @@ export function tlogFiles(entries: readonly Uint8Array[], signer: NoteSigner, or
   }
   for (let start = 0; start < entries.length; start += WIDTH) {
     const bundle = bundled.slice(start, start + WIDTH).flatMap((e) => [Buffer.from([e.length >> 8, e.length & 0xff]), Buffer.from(e)]);
-    files.set(tileName("entries", start / WIDTH, Math.min(WIDTH, entries.length - start)), Buffer.concat(bundle));
+    files.set(`${bundleRoot}/${indexPath(start / WIDTH)}${entries.length - start < WIDTH ? `.p/${entries.length - start}` : ""}`, Buffer.concat(bundle));
   }
   files.set("checkpoint", Buffer.from(signCheckpoint({ origin, size: entries.length, rootHash: rootHash(leaves) }, signer)));
   return files;

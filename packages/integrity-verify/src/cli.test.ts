@@ -6,7 +6,7 @@
  * test/support/tlog-tiles.ts, and a tampered entry or tile, a wrong key or an entry past the end fail.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -259,7 +259,7 @@ describe("integrity-verify --ledger on envelope bundles (the portal's ledger)", 
   it("never shows a changed envelope under an unqualified verified verdict", async () => {
     const tampered = join(tmp, "envelope-tampered");
     cpSync(envelopeDir, tampered, { recursive: true });
-    const bundle = join(tampered, "tile", "entries", "000");
+    const bundle = join(tampered, "envelopes", "000");
     // Same length, other ts and type: the bundle still parses, the tiles are untouched.
     const text = readFileSync(bundle, "latin1").replace('"seq":42,"ts":"2026-02-01T10:00:42.000Z","type":"mic_mint"', '"seq":42,"ts":"2026-02-01T10:00:43.000Z","type":"mic_burn"');
     expect(text).not.toBe(readFileSync(bundle, "latin1"));
@@ -269,5 +269,41 @@ describe("integrity-verify --ledger on envelope bundles (the portal's ledger)", 
     expect(r.out).toMatch(/^ledger entry 42: verified — its leaf hash is included .* NOT verified/m);
     expect(r.out).toMatch(/^NOT verified .*"type":"mic_burn"/m);
     expect(r.out).not.toMatch(/^\{/m);
+  });
+
+  it("reads the envelopes at envelopes/, and the leaf data at the C2SP URL tile/entries/ first when the log serves both", async () => {
+    expect(existsSync(join(envelopeDir, "tile", "entries"))).toBe(false);
+    const both = join(tmp, "envelope-and-leaf-ledger");
+    cpSync(envelopeDir, both, { recursive: true });
+    writeTlog(both, new Map([...tlogFiles(ledgerEntries(300).leaves, LEDGER_SIGNER)].filter(([p]) => p.startsWith("tile/entries/"))));
+    const r = await run("--ledger", both, "--entry", "42", "--key", ledgerKey, "--print-entry");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ledger entry 42: verified — included in test\.example\/ledger at size 300/m);
+    expect(r.out).toMatch(/^\{"hash":"sha256:[0-9a-f]{64}","payload":\{"n":42\},/m);
+  });
+
+  it("refuses envelopes served at the C2SP entry bundle URL: there they are leaf data, and do not hash to the leaf", async () => {
+    const { leaves, envelopes } = ledgerEntries(300);
+    const misplaced = join(tmp, "envelopes-at-c2sp-url");
+    writeTlog(misplaced, tlogFiles(leaves, LEDGER_SIGNER, LEDGER_SIGNER.name, envelopes, "tile/entries"));
+    const r = await run("--ledger", misplaced, "--entry", "42", "--key", ledgerKey);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/\[leaf-mismatch\]$/m);
+  });
+
+  it("names both places when the entry's bundle is at neither, and refuses an envelope bundle whose entry is another's", async () => {
+    const gone = join(tmp, "envelopes-gone");
+    cpSync(envelopeDir, gone, { recursive: true });
+    rmSync(join(gone, "envelopes", "001.p"), { recursive: true });
+    const missing = await run("--ledger", gone, "--entry", "260", "--key", ledgerKey);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/tile\/entries\/001\.p\/44: missing, and no envelope bundle either \(.*envelopes\/001\.p\/44: missing\) \[missing\]$/m);
+    const shifted = join(tmp, "envelopes-shifted");
+    cpSync(envelopeDir, shifted, { recursive: true });
+    const bundle = join(shifted, "envelopes", "000");
+    writeFileSync(bundle, Buffer.from(readFileSync(bundle, "latin1").replace('"seq":42,', '"seq":43,'), "latin1"));
+    const other = await run("--ledger", shifted, "--entry", "42", "--key", ledgerKey);
+    expect(other.code).toBe(1);
+    expect(other.err).toMatch(/is not that entry's envelope .* \[tile-malformed\]$/m);
   });
 });

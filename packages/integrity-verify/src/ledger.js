@@ -6,16 +6,20 @@
  *   checkpoint  `checkpoint` is a C2SP checkpoint (`<origin>\n<size>\n<base64 root>\n…`) in a signed
  *               note by a trusted key, for the log expected: its origin is the signing key's name
  *               (C2SP tlog-checkpoint), or the origin asked for
- *   entry       the entry is inside the checkpoint's tree, and its bytes are in its entry bundle
+ *   entry       the entry is inside the checkpoint's tree, and its bytes are in its bundle
  *   tiles       the level-0 tile holds the entry's leaf hash, and the inclusion proof is built from the tiles
- *
- * A bundle entry is either the entry's leaf data (it must hash to the level-0 tile's hash), or — as
- * this project publishes its ledger (docs/ledger-tiles.md) — the entry's public envelope
- * `{"hash","prev","seq","ts","type"}` without its government-keyed payload: then the leaf hash is the
- * level-0 tile's, proven into the signed root, and the envelope cannot be bound to it (the leaf and
- * the envelope's `hash` are both hashes over the payload). The report then has `entryVerified`
- * false and a skipped `entry` check saying the envelope is NOT verified; callers must say so.
  *   inclusion   the proof leads from the entry's leaf hash to the signed root (RFC 9162 §2.1.3.2)
+ *
+ * Which bundle: the C2SP entry bundle `tile/entries/<N>[.p/<W>]` when the log serves it, since its
+ * bytes are the entry's leaf data and so verifiable (they must hash to the level-0 tile's hash;
+ * C2SP gives that URL no other content, so whatever is there is taken as leaf data). Only when the log
+ * serves no entry bundle for the entry, the envelope bundle `envelopes/<N>[.p/<W>]` — as this project
+ * publishes its ledger (docs/ledger-tiles.md): the entry's public envelope
+ * `{"hash","prev","seq","ts","type"}` without its government-keyed payload, which must be the
+ * envelope of this entry (its `seq`). Then the leaf hash is the level-0 tile's, proven into the
+ * signed root, and the envelope cannot be bound to it (the leaf and the envelope's `hash` are both
+ * hashes over the payload). The report then has `entryVerified` false and a skipped `entry` check
+ * saying the envelope is NOT verified; callers must say so.
  *
  * Nothing from the server is taken on its word: the tiles only supply hashes that must hash up to the
  * root a trusted key signed.
@@ -42,7 +46,7 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 
 /**
  * @typedef {object} LedgerOptions
- * @property {import("./source.js").Source} source the log's folder (holding `checkpoint` and `tile/`)
+ * @property {import("./source.js").Source} source the log's folder (holding `checkpoint`, `tile/` and, for envelope bundles, `envelopes/`)
  * @property {import("./keys.js").KeySet} keys
  * @property {number} entry the entry's index (0-based, its position in the log)
  * @property {string} [origin] the log's origin expected; default: the name of the key that signed the checkpoint
@@ -101,9 +105,11 @@ export async function verifyLedgerEntry({ source, keys, entry, origin }) {
     if (!Number.isSafeInteger(entry) || entry < 0 || entry >= checkpoint.size) {
       throw new VerifyError("entry-out-of-range", `the signed log holds entries 0 to ${checkpoint.size - 1}`);
     }
-    data = await tiles.entry(entry);
+    ({ data, envelope } = await bundleEntry(tiles, entry));
     report.entryText = decodeUtf8(data);
-    envelope = isEnvelope(report.entryText, entry);
+    if (envelope && !isEnvelope(report.entryText, entry)) {
+      throw new VerifyError("tile-malformed", `${source.describe("envelopes/")}: the bundle's entry ${entry} is not that entry's envelope ({hash, prev, seq, ts, type} with seq ${entry})`);
+    }
     leaf = envelope ? await tiles.hashAt(0, entry) : await leafHash(data);
     report.entryVerified = !envelope;
     if (envelope) {
@@ -139,6 +145,27 @@ export async function verifyLedgerEntry({ source, keys, entry, origin }) {
     report.fail("inclusion", `entry ${entry}`, error);
   }
   return report;
+}
+
+/**
+ * Entry `entry`'s bytes: from its C2SP entry bundle (leaf data) when the log serves one, else from its
+ * envelope bundle (`envelope` true). A bundle present but malformed fails; only a missing one is passed over.
+ * @param {TileReader} tiles
+ * @param {number} entry
+ * @returns {Promise<{ data: Uint8Array; envelope: boolean }>}
+ */
+async function bundleEntry(tiles, entry) {
+  try {
+    return { data: await tiles.entry(entry), envelope: false };
+  } catch (error) {
+    if (!(error instanceof VerifyError && error.code === "missing")) throw error;
+    try {
+      return { data: await tiles.envelope(entry), envelope: true };
+    } catch (second) {
+      if (second instanceof VerifyError && second.code === "missing") throw new VerifyError("missing", `${error.message}, and no envelope bundle either (${second.message})`);
+      throw second;
+    }
+  }
 }
 
 /**

@@ -8,6 +8,9 @@
  * the last prefixed with "x" (1234067 → x001/x234/067). Entry bundles `tile/entries/<N>[.p/<W>]` hold
  * the entries 256·N on, each as a big-endian uint16 length and the entry's bytes, which are its Merkle
  * leaf data: leaf hash SHA-256(0x00 ‖ data), node hash SHA-256(0x01 ‖ left ‖ right) (RFC 9162).
+ * A log whose bundles hold another encoding must serve them at another URL (C2SP); this project's
+ * ledger serves its entries' public envelopes at `envelopes/<N>[.p/<W>]` (same index encoding,
+ * format and partial widths), which cannot be hashed to the leaves.
  *
  * A log may remove a partial tile once it publishes a newer checkpoint (this project keeps only the
  * latest checkpoint's partial tiles), so a client holding an older checkpoint reads the full tile or,
@@ -46,6 +49,20 @@ export function tilePath(level, index, width) {
   return `tile/${level}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}`;
 }
 
+/** Where envelope bundles are served, beside `tile/` (not a C2SP path: C2SP leaves other encodings to the log). */
+export const ENVELOPES_DIR = "envelopes";
+
+/**
+ * A tile's or bundle's path: `tile/<level>/…` for a hash tile (a number) or an entry bundle
+ * ("entries"); `envelopes/<N>[.p/<W>]` for an envelope bundle ("envelopes").
+ * @param {number | "entries" | "envelopes"} level
+ * @param {number} index
+ * @param {number} width
+ */
+function pathOf(level, index, width) {
+  return level === "envelopes" ? `${ENVELOPES_DIR}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}` : tilePath(level, index, width);
+}
+
 /** @param {Uint8Array} data */
 export const leafHash = (data) => sha256(Uint8Array.of(0), data);
 /** @param {Uint8Array} left @param {Uint8Array} right */
@@ -78,22 +95,22 @@ export class TileReader {
    * partial path when the tree ends inside the tile; if that is gone (the log has grown since), the
    * full tile, else the wider partial tile of the log's current checkpoint, whose first `width`
    * records are this tree's.
-   * @param {number | "entries"} level
+   * @param {number | "entries" | "envelopes"} level
    * @param {number} index
    * @param {number} width
    * @returns {Promise<{ bytes: Uint8Array; width: number }>}
    */
   async #tile(level, index, width) {
-    const partial = tilePath(level, index, width);
+    const partial = pathOf(level, index, width);
     const bytes = await this.source.read(partial);
     if (bytes !== null) return { bytes, width };
     if (width < TILE_WIDTH) {
-      const full = await this.source.read(tilePath(level, index, TILE_WIDTH));
+      const full = await this.source.read(pathOf(level, index, TILE_WIDTH));
       if (full !== null) return { bytes: full, width: TILE_WIDTH };
       const size = await this.#currentSize();
-      const current = size === null ? 0 : Math.min(TILE_WIDTH, Math.floor(size / 2 ** (level === "entries" ? 0 : level * TILE_HEIGHT)) - index * TILE_WIDTH);
+      const current = size === null ? 0 : Math.min(TILE_WIDTH, Math.floor(size / 2 ** (typeof level === "number" ? level * TILE_HEIGHT : 0)) - index * TILE_WIDTH);
       if (current > width && current < TILE_WIDTH) {
-        const wider = await this.source.read(tilePath(level, index, current));
+        const wider = await this.source.read(pathOf(level, index, current));
         if (wider !== null) return { bytes: wider, width: current };
       }
     }
@@ -207,14 +224,30 @@ export class TileReader {
   }
 
   /**
-   * Entry `index`'s bytes, from its entry bundle.
+   * Entry `index`'s bytes, from its C2SP entry bundle (`tile/entries/`): its leaf data.
    * @param {number} index
    */
-  async entry(index) {
+  entry(index) {
+    return this.#bundleEntry("entries", index);
+  }
+
+  /**
+   * Entry `index`'s public envelope, from its envelope bundle (`envelopes/`): not leaf data.
+   * @param {number} index
+   */
+  envelope(index) {
+    return this.#bundleEntry("envelopes", index);
+  }
+
+  /**
+   * @param {"entries" | "envelopes"} kind
+   * @param {number} index
+   */
+  async #bundleEntry(kind, index) {
     const bundle = Math.floor(index / TILE_WIDTH);
     const width = Math.min(TILE_WIDTH, this.size - bundle * TILE_WIDTH);
-    const { bytes, width: read } = await this.#tile("entries", bundle, width);
-    const name = this.source.describe(tilePath("entries", bundle, read));
+    const { bytes, width: read } = await this.#tile(kind, bundle, width);
+    const name = this.source.describe(pathOf(kind, bundle, read));
     const entries = splitBundle(bytes, name);
     if (entries.length !== read) throw new VerifyError("tile-malformed", `${name}: ${entries.length} entries, not ${read}`);
     return /** @type {Uint8Array} */ (entries[index % TILE_WIDTH]);

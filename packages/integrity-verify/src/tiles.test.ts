@@ -31,6 +31,24 @@ describe("C2SP tile paths", () => {
   });
 });
 
+describe("envelope bundles", () => {
+  it("are read at envelopes/ (not the C2SP entry bundle URL), with the same index encoding and partial widths", async () => {
+    const entries = sampleEntries(300);
+    const envelopes = entries.map((_, i) => Buffer.from(`{"seq":${i}}`));
+    const files = tlogFiles(entries, signer, signer.name, envelopes);
+    expect([...files.keys()].filter((p) => !p.startsWith("tile/") && p !== "checkpoint").sort()).toEqual(["envelopes/000", "envelopes/001.p/44"]);
+    expect([...files.keys()].some((p) => p.startsWith("tile/entries/"))).toBe(false);
+    const read: string[] = [];
+    const source = memorySource(files);
+    const inner = source.read;
+    source.read = async (path) => (read.push(path), inner(path));
+    const tiles = new TileReader(source, 300);
+    expect(Buffer.from(await tiles.envelope(260)).toString()).toBe(`{"seq":260}`);
+    expect(read).toEqual(["envelopes/001.p/44"]);
+    await expect(tiles.entry(260)).rejects.toMatchObject({ code: "missing" });
+  });
+});
+
 describe("inclusion proofs read from tiles", () => {
   // Sizes across tile boundaries and levels: one leaf, partial tiles, exactly full tiles, a level-2 tile.
   for (const size of [1, 2, 7, 255, 256, 257, 600, 65_537]) {

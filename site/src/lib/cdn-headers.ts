@@ -64,10 +64,11 @@ export function headerRules(files: readonly string[] = []): HeaderRule[] {
     { path: "/v1/consensus/proofs/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/json" }, why: "static copies of GET /v1/consensus/proofs/{delib_id}: a sealed proof's copy is never rewritten" },
     { path: "/ledger/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the ledger's signed checkpoint (C2SP tlog-tiles)" },
     { path: "/ledger/tile/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS }, why: "full ledger tiles (C2SP tlog-tiles) and entry bundles never change" },
+    { path: "/ledger/envelopes/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS }, why: "full envelope bundles (the entries' public envelopes, beside the tiles) never change" },
     { path: "/tools/*.tgz", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/gzip" }, why: "the verifier's npm tarball: its name carries its version, and a new version gets a new name" },
     { path: "/tools/*.tgz.sha256", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT }, why: "its SHA-256 (sha256sum format), as lasting as the tarball it names" },
   ];
-  const partial = files.filter((f) => f.startsWith("ledger/tile/") && /\.p\/\d+$/.test(f)).sort();
+  const partial = files.filter((f) => (f.startsWith("ledger/tile/") || f.startsWith("ledger/envelopes/")) && /\.p\/\d+$/.test(f)).sort();
   partial.forEach((file, i) =>
     rules.push({
       path: `/${file}`,

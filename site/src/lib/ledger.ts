@@ -1,9 +1,11 @@
 /**
- * The ledger as the static build publishes it (docs/ledger-tiles.md): `<dataDir>/ledger/checkpoint`
- * and the C2SP tiles under `<dataDir>/ledger/tile/`, checked at build time — the checkpoint against
- * `keys/ledger.vkey`, and the tiles against the checkpoint (core/tlog-tiles.ts `tilesProblems`:
- * every tile and bundle present, every full tile hashing into the level above, the root) — then
- * copied to `/ledger/`. Tiles that do not agree with the checkpoint fail the build, naming the file.
+ * The ledger as the static build publishes it (docs/ledger-tiles.md): `<dataDir>/ledger/checkpoint`,
+ * the C2SP tiles under `<dataDir>/ledger/tile/` and the envelope bundles under
+ * `<dataDir>/ledger/envelopes/` (when the bundles hold envelopes, not leaf data), checked at build
+ * time — the checkpoint against `keys/ledger.vkey`, and the tiles against the checkpoint
+ * (core/tlog-tiles.ts `tilesProblems`: every tile and bundle present, every full tile hashing into
+ * the level above, the root, every entry at `tile/entries/` hashing to its leaf) — then copied to
+ * `/ledger/`. Tiles that do not agree with the checkpoint fail the build, naming the file.
  *
  * No Astro or Vite import here: astro.config.mjs uses this module.
  */
@@ -53,7 +55,9 @@ export async function publishLedger(dataDir: string, outDir: string): Promise<Pu
     };
     const problems = tilesProblems(checkpoint.size, checkpoint.rootHash, read);
     if (problems.length > 0) throw new LedgerTilesBuildError(`${join(from, "tile")} does not agree with ${checkpointFile}:\n  ${problems.slice(0, 20).join("\n  ")}`);
-    await cp(join(from, "tile"), join(to, "tile"), { recursive: true, force: true, filter: (src) => !src.endsWith(".tmp") });
+    for (const folder of ["tile", "envelopes"]) {
+      if (existsSync(join(from, folder))) await cp(join(from, folder), join(to, folder), { recursive: true, force: true, filter: (src) => !src.endsWith(".tmp") });
+    }
   }
   await copyFile(checkpointFile, join(to, "checkpoint"));
   return { size: checkpoint.size, tiles };

@@ -75,6 +75,13 @@ function splitPoint(n) {
   return k;
 }
 
+/** Whether n (≥ 1) is a power of two, for any safe integer (no 32-bit bitwise arithmetic). @param {number} n */
+function isPowerOfTwo(n) {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p === n;
+}
+
 /** Reads the tiles of a tree of one size from a source, each tile once. */
 export class TileReader {
   /**
@@ -224,6 +231,39 @@ export class TileReader {
   }
 
   /**
+   * The RFC 9162 consistency proof PROOF(oldSize, D[0:size]) (§2.1.4.1), built from the tiles of this
+   * tree: every subtree hash it needs lies inside the tree of this size. Empty when oldSize is 0 or
+   * this tree's size.
+   * @param {number} oldSize 0 ≤ oldSize ≤ size
+   * @returns {Promise<Uint8Array[]>}
+   */
+  async consistencyProof(oldSize) {
+    if (!Number.isSafeInteger(oldSize) || oldSize < 0 || oldSize > this.size) throw new RangeError(`old size ${oldSize} is not in [0, ${this.size}]`);
+    if (oldSize === 0 || oldSize === this.size) return [];
+    let start = 0;
+    let end = this.size;
+    let m = oldSize;
+    let complete = true; // SUBPROOF's b: the old tree's part is a whole subtree of the new one
+    /** @type {Promise<Uint8Array>[]} */
+    const proof = [];
+    while (m !== end - start) {
+      const k = splitPoint(end - start);
+      if (m <= k) {
+        proof.push(this.rangeHash(start + k, end));
+        end = start + k;
+      } else {
+        proof.push(this.rangeHash(start, start + k));
+        start += k;
+        m -= k;
+        complete = false;
+      }
+    }
+    if (!complete) proof.push(this.rangeHash(start, end));
+    // PROOF lists the hashes from the bottom up: the reverse of the walk down.
+    return (await Promise.all(proof)).reverse();
+  }
+
+  /**
    * Entry `index`'s bytes, from its C2SP entry bundle (`tile/entries/`): its leaf data.
    * @param {number} index
    */
@@ -303,3 +343,46 @@ export async function verifyInclusion(leaf, index, size, proof, root) {
   return sn === 0 && equalBytes(r, root);
 }
 
+
+/**
+ * RFC 9162 §2.1.4.2: whether `proof` shows that the tree of `oldSize` with root `oldRoot` is a prefix
+ * of the tree of `newSize` with root `newRoot`. Equal sizes need equal roots and an empty proof; the
+ * empty tree (oldSize 0) is a prefix of every tree, its root being SHA-256 of nothing.
+ * @param {number} oldSize
+ * @param {number} newSize
+ * @param {Uint8Array} oldRoot
+ * @param {Uint8Array} newRoot
+ * @param {Uint8Array[]} proof
+ */
+export async function verifyConsistency(oldSize, newSize, oldRoot, newRoot, proof) {
+  if (!Number.isSafeInteger(oldSize) || !Number.isSafeInteger(newSize) || oldSize < 0 || newSize < oldSize) return false;
+  if (oldSize === 0) return proof.length === 0 && equalBytes(oldRoot, await sha256(new Uint8Array(0)));
+  if (oldSize === newSize) return proof.length === 0 && equalBytes(oldRoot, newRoot);
+  if (proof.length === 0 || [oldRoot, newRoot, ...proof].some((h) => h.length !== HASH_SIZE)) return false;
+  // When the old tree is a power of two its root is the proof's implicit first hash.
+  const path = isPowerOfTwo(oldSize) ? [oldRoot, ...proof] : proof;
+  let fn = oldSize - 1;
+  let sn = newSize - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = /** @type {Uint8Array} */ (path[0]);
+  let sr = fr;
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = await nodeHash(c, fr);
+      sr = await nodeHash(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = await nodeHash(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && equalBytes(fr, oldRoot) && equalBytes(sr, newRoot);
+}

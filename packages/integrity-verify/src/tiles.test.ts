@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { inclusionProof, leafHash as coreLeafHash, verifyInclusion as coreVerifyInclusion } from "../../../core/merkle.ts";
+import {
+  consistencyProofWith,
+  inclusionProof,
+  leafHash as coreLeafHash,
+  rangeHasher,
+  rootHash,
+  verifyConsistency as coreVerifyConsistency,
+  verifyInclusion as coreVerifyInclusion,
+} from "../../../core/merkle.ts";
 import { TEST_DATASET_SIGNER } from "../../../test/support/api/helpers.ts";
 import { sampleEntries, tlogFiles } from "../../../test/support/tlog-tiles.ts";
 import { memorySource } from "./source.js";
-import { TileReader, tileIndexPath, tilePath, verifyInclusion } from "./tiles.js";
+import { TileReader, tileIndexPath, tilePath, verifyConsistency, verifyInclusion } from "./tiles.js";
 import { parseCheckpoint, verifyLedgerEntry } from "./ledger.js";
 import { pinnedKeys } from "./keys.js";
 import { verifierKey } from "../../../core/checkpoint.ts";
@@ -128,5 +136,35 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
     gone.files.delete("tile/1/000.p/3");
     const missing = await verifyLedgerEntry({ source: gone.source, keys, entry: 519 });
     expect(missing.failures.map((c) => c.code)).toEqual(["missing"]);
+  });
+});
+
+describe("consistency proofs read from the tiles of the current tree", () => {
+  const hex = (hashes: Uint8Array[]) => hashes.map((h) => Buffer.from(h).toString("hex"));
+
+  it("builds RFC 9162's PROOF(m, D[n]) from the tiles, across tile boundaries and levels, and it verifies", async () => {
+    // 66,000 entries: a full level-2 subtree (65,536) and a partial level-1 and level-2 tile beyond it.
+    const size = 66_000;
+    const { entries, checkpoint, tiles } = reader(size);
+    const leaves = entries.map((e) => coreLeafHash(e));
+    const range = rangeHasher(leaves);
+    for (const old of [1, 5, 200, 255, 256, 257, 600, 65_535, 65_536, 65_537, 65_999, 66_000]) {
+      const proof = await tiles.consistencyProof(old);
+      const oldRoot = rootHash(leaves.slice(0, old));
+      expect(hex(proof), `old size ${old}`).toEqual(hex(consistencyProofWith(range, old, size)));
+      expect(await verifyConsistency(old, size, oldRoot, checkpoint.root, proof), `old size ${old}`).toBe(true);
+      expect(coreVerifyConsistency(old, size, oldRoot, checkpoint.root, proof)).toBe(true);
+      // Another old root, or another old size, does not verify.
+      expect(await verifyConsistency(old, size, rootHash(leaves.slice(1, old + 1)), checkpoint.root, proof)).toBe(false);
+      if (old < size) expect(await verifyConsistency(old + 1, size, oldRoot, checkpoint.root, proof)).toBe(false);
+    }
+  });
+
+  it("accepts the empty tree as a prefix of any log only with the empty tree's root", async () => {
+    const entries = sampleEntries(10);
+    const tiles = new TileReader(memorySource(tlogFiles(entries, signer)), 10);
+    expect(await tiles.consistencyProof(0)).toEqual([]);
+    expect(await verifyConsistency(0, 10, rootHash([]), rootHash(entries.map((e) => coreLeafHash(e))), [])).toBe(true);
+    expect(await verifyConsistency(0, 10, rootHash(entries.slice(0, 1).map((e) => coreLeafHash(e))), rootHash(entries.map((e) => coreLeafHash(e))), [])).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * `integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]`
- * `integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--origin NAME] [--verbose] [--print-entry]`
+ * `integrity-verify --ledger <URL or folder of the log> --entry N [--since C] [--key K] [--origin NAME] [--verbose] [--print-entry]`
+ * `integrity-verify --ledger <URL or folder of the log> --since C [--key K] [--origin NAME] [--verbose]`
  *
  * Prints the key it trusts and how far that trust goes, one line per failed check (stderr, starting
  * "FAIL"), and a final summary line. Exit status: 0 verified, 1 a check failed, 2 the check could not
@@ -10,12 +11,15 @@
  * is NOT verified. `--key` pins the key: a file, an http(s) URL, or the note
  * verifier key itself (`<name>+<id>+<base64>`); without it the key published beside the data is used.
  * `--origin` names the log a checkpoint must be for (default: the name of the key that signed it).
+ * `--since` gives a signed checkpoint the reader saw earlier (a file, an http(s) URL, or `-` for stdin):
+ * it must open under the same keys, and the log's current checkpoint must extend it — not be smaller
+ * (`checkpoint-rolled-back`), and prove consistent with it from the tiles (`checkpoint-inconsistent`).
  */
 import { stat, readFile } from "node:fs/promises";
 import { basename, dirname, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { DATASET_KEY_PATHS, verifyArea } from "./area.js";
-import { decodeUtf8 } from "./bytes.js";
+import { decodeUtf8, toBase64 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
 import { folderSource } from "./folder-source.js";
 import { pinnedKeys, publishedKeys } from "./keys.js";
@@ -25,9 +29,11 @@ import { urlSource } from "./source.js";
 
 export const USAGE = [
   "usage: integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]",
-  "       integrity-verify --ledger <URL or folder of the log> --entry N [--key K] [--origin NAME] [--verbose] [--print-entry]",
+  "       integrity-verify --ledger <URL or folder of the log> --entry N [--since C] [--key K] [--origin NAME] [--verbose] [--print-entry]",
+  "       integrity-verify --ledger <URL or folder of the log> --since C [--key K] [--origin NAME] [--verbose]",
   "  --key K   pin the trusted key: a .vkey file, an http(s) URL, or the key itself (<name>+<id>+<base64>)",
   "  --origin NAME  the log the checkpoint must be for (default: the signing key's name)",
+  "  --since C  a signed checkpoint you saw earlier (a file, an http(s) URL, or - for stdin): the log must extend it",
   "exit status: 0 verified, 1 a check failed, 2 the check could not run",
 ].join("\n");
 
@@ -58,6 +64,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
         ledger: { type: "string" },
         entry: { type: "string" },
         origin: { type: "string" },
+        since: { type: "string" },
         verbose: { type: "boolean", short: "v" },
         "print-entry": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -75,13 +82,29 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
   const fetchImpl = io.fetch ?? globalThis.fetch;
   try {
     if (values.ledger !== undefined) {
-      if (positionals.length > 0 || values.entry === undefined || !/^(?:0|[1-9][0-9]*)$/.test(values.entry) || values.area !== undefined) {
-        throw new VerifyError("usage", "--ledger takes the log's URL or folder and --entry N (a whole number)");
+      const badEntry = values.entry !== undefined && !/^(?:0|[1-9][0-9]*)$/.test(values.entry);
+      if (positionals.length > 0 || badEntry || (values.entry === undefined && values.since === undefined) || values.area !== undefined || (values.entry === undefined && values["print-entry"])) {
+        throw new VerifyError("usage", "--ledger takes the log's URL or folder, and --entry N (a whole number), --since C, or both");
       }
       const source = isUrl(values.ledger) ? urlSource(values.ledger, fetchImpl) : folderSource(values.ledger);
+      const since = values.since !== undefined ? await readSince(values.since, fetchImpl) : undefined;
       const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(source, LEDGER_KEY_PATHS);
-      const report = await verifyLedgerEntry({ source, keys, entry: Number(values.entry), ...(values.origin !== undefined ? { origin: values.origin } : {}) });
+      const report = await verifyLedgerEntry({
+        source,
+        keys,
+        ...(values.entry !== undefined ? { entry: Number(values.entry) } : {}),
+        ...(values.origin !== undefined ? { origin: values.origin } : {}),
+        ...(since !== undefined ? { since } : {}),
+      });
       print(report, io, values.verbose === true);
+      if (report.since && report.checks.some((c) => c.step === "consistency" && c.status === "passed")) {
+        io.out(`checkpoint: consistent with the one you saw at size ${report.since.size} (root ${toBase64(report.since.root)}); the log is now at size ${report.checkpoint?.size}`);
+      }
+      if (values.entry === undefined) {
+        if (report.ok) io.out(`${report.what}: verified — ${report.checkpoint?.origin} at size ${report.checkpoint?.size} (root ${report.checkpoint ? toBase64(report.checkpoint.root) : ""}), signed by ${report.signedBy?.join(", ")}`);
+        else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
+        return report.exitCode;
+      }
       if (report.ok && report.entryVerified) {
         io.out(`${report.what}: verified — included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}`);
         if (values["print-entry"]) io.out(report.entryText ?? "(the entry is not UTF-8 text)");
@@ -95,7 +118,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
       return report.exitCode;
     }
-    if (positionals.length !== 1 || values.entry !== undefined || values.origin !== undefined || values["print-entry"]) {
+    if (positionals.length !== 1 || values.entry !== undefined || values.origin !== undefined || values.since !== undefined || values["print-entry"]) {
       throw new VerifyError("usage", positionals.length === 0 ? "name an area's URL or folder" : "one URL or folder, please");
     }
     const target = /** @type {string} */ (positionals[0]);
@@ -175,4 +198,31 @@ async function readPinned(spec, fetchImpl) {
     throw new VerifyError("key-missing", `${spec}: ${error.message}`);
   });
   return pinnedKeys(text, resolve(spec));
+}
+
+/**
+ * The earlier checkpoint the user gave with --since: from stdin (`-`), a URL or a file. Unreadable is
+ * "the check could not run" (fetch-failed); what it holds is checked as a checkpoint afterwards.
+ * @param {string} spec
+ * @param {typeof fetch} fetchImpl
+ * @returns {Promise<{ bytes: Uint8Array; from: string }>}
+ */
+async function readSince(spec, fetchImpl) {
+  if (spec === "-") {
+    /** @type {Uint8Array[]} */
+    const chunks = [];
+    for await (const chunk of process.stdin) chunks.push(chunk);
+    return { bytes: new Uint8Array(Buffer.concat(chunks)), from: "(stdin)" };
+  }
+  if (isUrl(spec)) {
+    const url = new URL(spec);
+    const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
+    const bytes = await urlSource(new URL(".", url), fetchImpl).read(name);
+    if (bytes === null) throw new VerifyError("fetch-failed", `--since ${spec}: not found`);
+    return { bytes, from: url.href };
+  }
+  const bytes = await readFile(spec).catch((/** @type {Error} */ error) => {
+    throw new VerifyError("fetch-failed", `--since ${spec}: ${error.message}`);
+  });
+  return { bytes: new Uint8Array(bytes), from: resolve(spec) };
 }

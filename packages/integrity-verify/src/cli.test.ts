@@ -10,7 +10,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlin
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifierKey } from "../../../core/checkpoint.ts";
+import { signCheckpoint, verifierKey } from "../../../core/checkpoint.ts";
+import { leafHash, rootHash } from "../../../core/merkle.ts";
 import { signManifest } from "../../../core/datapackage/index.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
 import { areaAliases } from "../../../core/datapackage/contract.ts";
@@ -27,11 +28,17 @@ const tmp = mkdtempSync(join(tmpdir(), "integrity-verify-"));
 
 /** Runs the installed command (node_modules/.bin, as `npx integrity-verify` does) on the project's Node. */
 function run(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, stdio: ["ignore", "pipe", "pipe"] });
+  return runWithInput(null, ...args);
+}
+
+/** Runs the command with `input` on its stdin (none when null). */
+function runWithInput(input: Uint8Array | null, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, stdio: [input === null ? "ignore" : "pipe", "pipe", "pipe"] });
+  if (input !== null) child.stdin!.end(input);
   let out = "";
   let err = "";
-  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
   return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
 }
 
@@ -305,5 +312,61 @@ describe("integrity-verify --ledger on envelope bundles (the portal's ledger)", 
     const other = await run("--ledger", shifted, "--entry", "42", "--key", ledgerKey);
     expect(other.code).toBe(1);
     expect(other.err).toMatch(/is not that entry's envelope .* \[tile-malformed\]$/m);
+  });
+});
+
+describe("integrity-verify --ledger --since: the log extends the checkpoint you saw", () => {
+  /** Writes the signed checkpoint of the first `size` of `entries` (as the log published it then) to a file. */
+  function seen(name: string, entries: Uint8Array[], size: number, signer = LEDGER_SIGNER): string {
+    const file = join(tmp, `${name}.checkpoint`);
+    writeFileSync(file, signCheckpoint({ origin: LEDGER_SIGNER.name, size, rootHash: rootHash(entries.slice(0, size).map((e) => leafHash(e))) }, signer));
+    return file;
+  }
+
+  it("checks the checkpoint pair alone, with an entry, and from stdin", async () => {
+    const entries = sampleEntries(600);
+    const r = await run("--ledger", ledgerDir, "--since", seen("at-256", entries, 256), "--key", ledgerKey);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^checkpoint: consistent with the one you saw at size 256 \(root [A-Za-z0-9+/]{43}=\); the log is now at size 600$/m);
+    expect(r.out.trim().split("\n").at(-1)).toMatch(/^ledger checkpoint: verified — test\.example\/ledger at size 600 \(root .*\), signed by test\.example\/ledger\+[0-9a-f]{8}$/);
+    const same = await run("--ledger", ledgerDir, "--since", join(ledgerDir, "checkpoint"), "--key", ledgerKey, "--entry", "599");
+    expect(same.code).toBe(0);
+    expect(same.out).toMatch(/^checkpoint: consistent with the one you saw at size 600 /m);
+    expect(same.out).toMatch(/^ledger entry 599: verified — included in test\.example\/ledger at size 600/m);
+    const stdin = await runWithInput(readFileSync(seen("at-5", entries, 5)), "--ledger", ledgerDir, "--since", "-", "--key", ledgerKey, "--verbose");
+    expect(stdin.code).toBe(0);
+    expect(stdin.out).toMatch(/^ok {3}since \(stdin\): test\.example\/ledger, 5 entries/m);
+    expect(stdin.out).toMatch(/^checkpoint: consistent with the one you saw at size 5 /m);
+  });
+
+  it("refuses a rolled-back log, a forked log and an earlier checkpoint signed by another key, with exit status 1", async () => {
+    const entries = sampleEntries(600);
+    const older = join(tmp, "rolled-back-ledger");
+    writeTlog(older, tlogFiles(entries.slice(0, 200), LEDGER_SIGNER));
+    const rolledBack = await run("--ledger", older, "--entry", "3", "--since", join(ledgerDir, "checkpoint"), "--key", ledgerKey);
+    expect(rolledBack.code).toBe(1);
+    expect(rolledBack.err).toMatch(/^FAIL consistency .*checkpoint: the log's checkpoint \(size 200\) is older than the one you saw \(size 600\).* \[checkpoint-rolled-back\]$/m);
+    expect(rolledBack.out).not.toMatch(/verified|consistent/);
+
+    const forked = join(tmp, "forked-ledger");
+    writeTlog(forked, tlogFiles(entries.map((e, i) => (i === 7 ? Buffer.from("{}") : e)), LEDGER_SIGNER));
+    const fork = await run("--ledger", forked, "--since", seen("fork-at-300", entries, 300), "--key", ledgerKey);
+    expect(fork.code).toBe(1);
+    expect(fork.err).toMatch(/does not extend the one you saw at size 300.* \[checkpoint-inconsistent\]$/m);
+    expect(fork.out).toMatch(/^ledger checkpoint: FAILED \(1 failed check\)$/m);
+
+    const foreign = await run("--ledger", ledgerDir, "--since", seen("foreign", entries, 300, { name: LEDGER_SIGNER.name, secretKeyHex: "3c".repeat(32) }), "--key", ledgerKey);
+    expect(foreign.code).toBe(1);
+    expect(foreign.err).toMatch(/^FAIL since .*foreign\.checkpoint: no trusted key signed it .*\[checkpoint-untrusted\]$/m);
+  });
+
+  it("exits 2 on an unreadable earlier checkpoint and on --since without --ledger; --ledger needs --entry or --since", async () => {
+    const missing = await run("--ledger", ledgerDir, "--since", join(tmp, "no-such.checkpoint"), "--key", ledgerKey);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^FAIL fetch-failed: --since /m);
+    expect((await run(copyArea("since-usage"), "--since", join(ledgerDir, "checkpoint"))).code).toBe(2);
+    expect((await run("--ledger", ledgerDir, "--key", ledgerKey)).code).toBe(2);
+    expect((await run("--ledger", ledgerDir, "--since", join(ledgerDir, "checkpoint"), "--print-entry", "--key", ledgerKey)).code).toBe(2);
   });
 });

@@ -6,6 +6,11 @@
  *   checkpoint  `checkpoint` is a C2SP checkpoint (`<origin>\n<size>\n<base64 root>\n…`) in a signed
  *               note by a trusted key, for the log expected: its origin is the signing key's name
  *               (C2SP tlog-checkpoint), or the origin asked for
+ *   since       (with an earlier checkpoint the reader saw) it opens under the same keys and origin
+ *               rule, for the same log
+ *   consistency the log has not been rolled back (its size is at least the earlier one's) and the
+ *               earlier tree is a prefix of the current one: the RFC 9162 consistency proof between
+ *               the two roots, built from the current tiles, verifies (§2.1.4.2)
  *   entry       the entry is inside the checkpoint's tree, and its bytes are in its bundle
  *   tiles       the level-0 tile holds the entry's leaf hash, and the inclusion proof is built from the tiles
  *   inclusion   the proof leads from the entry's leaf hash to the signed root (RFC 9162 §2.1.3.2)
@@ -29,7 +34,7 @@ import { VerifyError } from "./errors.js";
 import { trustStatement } from "./keys.js";
 import { openNote } from "./note.js";
 import { Report } from "./report.js";
-import { CHECKPOINT_FILE, leafHash, TileReader, verifyInclusion } from "./tiles.js";
+import { CHECKPOINT_FILE, leafHash, TileReader, verifyConsistency, verifyInclusion } from "./tiles.js";
 
 export { CHECKPOINT_FILE };
 /** Where the ledger key is published relative to the log's folder: the site's /keys/, or data/keys/. */
@@ -48,49 +53,33 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
  * @typedef {object} LedgerOptions
  * @property {import("./source.js").Source} source the log's folder (holding `checkpoint`, `tile/` and, for envelope bundles, `envelopes/`)
  * @property {import("./keys.js").KeySet} keys
- * @property {number} entry the entry's index (0-based, its position in the log)
+ * @property {number} [entry] the entry's index (0-based, its position in the log); without it only the checkpoint (and `since`) is checked
  * @property {string} [origin] the log's origin expected; default: the name of the key that signed the checkpoint
+ * @property {{ bytes: Uint8Array; from: string }} [since] a signed checkpoint the reader saw earlier (`from` names it): the current one must extend it
  */
 
 /**
  * The report of a ledger entry: `entryVerified` is true only when the bundle's bytes are the entry's
  * leaf data (bound to the proven leaf hash); for an envelope bundle it is false, and `entryText` is
  * shown NOT verified.
- * @typedef {Report & { checkpoint?: Checkpoint; entryText?: string | null; entryVerified?: boolean; signedBy?: string[] }} LedgerReport
+ * @typedef {Report & { checkpoint?: Checkpoint; since?: Checkpoint; entryText?: string | null; entryVerified?: boolean; signedBy?: string[] }} LedgerReport
  */
 
 /**
  * @param {LedgerOptions} options
  * @returns {Promise<LedgerReport>}
  */
-export async function verifyLedgerEntry({ source, keys, entry, origin }) {
+export async function verifyLedgerEntry({ source, keys, entry, origin, since }) {
   /** @type {LedgerReport} */
-  const report = new Report(`ledger entry ${entry}`);
+  const report = new Report(entry === undefined ? "ledger checkpoint" : `ledger entry ${entry}`);
   report.pass("key", keys.from, `${keys.keys.map((k) => `${k.name}+${k.id}`).join(", ")}; ${trustStatement(keys)}`);
   const checkpointName = source.describe(CHECKPOINT_FILE);
   let checkpoint;
   try {
     const bytes = await source.read(CHECKPOINT_FILE);
     if (bytes === null) throw new VerifyError("missing", "missing: no signed checkpoint here");
-    const note = decodeUtf8(bytes);
-    if (note === null) throw new VerifyError("checkpoint-malformed", "not UTF-8 text");
-    let opened;
-    try {
-      opened = await openNote(note, keys.keys);
-    } catch (error) {
-      // A checkpoint that does not open under the key is untrusted, whatever the reason.
-      if (error instanceof VerifyError && error.code !== "signature-malformed") throw new VerifyError("checkpoint-untrusted", error.message);
-      throw error instanceof VerifyError ? new VerifyError("checkpoint-malformed", error.message) : error;
-    }
-    checkpoint = parseCheckpoint(opened.text);
-    // A key signs for its log: a checkpoint naming another log is not this one's, whoever signed it.
-    const signers = opened.signedBy.map((s) => s.slice(0, s.lastIndexOf("+")));
-    if (origin !== undefined ? checkpoint.origin !== origin : !signers.includes(checkpoint.origin)) {
-      throw new VerifyError(
-        "checkpoint-other-origin",
-        `the checkpoint is for the log ${JSON.stringify(checkpoint.origin)}, not ${origin !== undefined ? JSON.stringify(origin) : `the signing key's (${signers.map((n) => JSON.stringify(n)).join(", ")})`}`,
-      );
-    }
+    const opened = await openCheckpoint(bytes, keys, origin);
+    checkpoint = opened.checkpoint;
     report.checkpoint = checkpoint;
     report.signedBy = opened.signedBy;
     report.pass("checkpoint", checkpointName, `${checkpoint.origin}, ${checkpoint.size} entries, root ${toBase64(checkpoint.root)}, signed by ${opened.signedBy.join(", ")}`);
@@ -100,6 +89,29 @@ export async function verifyLedgerEntry({ source, keys, entry, origin }) {
   }
 
   const tiles = new TileReader(source, checkpoint.size);
+  if (since !== undefined) {
+    let earlier;
+    try {
+      const opened = await openCheckpoint(since.bytes, keys, origin);
+      earlier = opened.checkpoint;
+      if (earlier.origin !== checkpoint.origin) {
+        throw new VerifyError("checkpoint-other-origin", `the earlier checkpoint is for the log ${JSON.stringify(earlier.origin)}, the current one for ${JSON.stringify(checkpoint.origin)}`);
+      }
+      report.since = earlier;
+      report.pass("since", since.from, `${earlier.origin}, ${earlier.size} entries, root ${toBase64(earlier.root)}, signed by ${opened.signedBy.join(", ")}`);
+    } catch (error) {
+      report.fail("since", since.from, error);
+      return report;
+    }
+    try {
+      await checkConsistency(tiles, earlier, checkpoint);
+      report.pass("consistency", checkpointName, `extends the checkpoint you saw at size ${earlier.size} (root ${toBase64(earlier.root)})`);
+    } catch (error) {
+      report.fail("consistency", checkpointName, error);
+      return report;
+    }
+  }
+  if (entry === undefined) return report;
   let data, leaf, envelope;
   try {
     if (!Number.isSafeInteger(entry) || entry < 0 || entry >= checkpoint.size) {
@@ -145,6 +157,63 @@ export async function verifyLedgerEntry({ source, keys, entry, origin }) {
     report.fail("inclusion", `entry ${entry}`, error);
   }
   return report;
+}
+
+/**
+ * Opens a checkpoint note under the trusted keys, for the log expected: its origin is the name of a
+ * key that signed it (C2SP tlog-checkpoint), or `origin` when given.
+ * @param {Uint8Array} bytes
+ * @param {import("./keys.js").KeySet} keys
+ * @param {string | undefined} origin
+ * @returns {Promise<{ checkpoint: Checkpoint; signedBy: string[] }>}
+ */
+async function openCheckpoint(bytes, keys, origin) {
+  const note = decodeUtf8(bytes);
+  if (note === null) throw new VerifyError("checkpoint-malformed", "not UTF-8 text");
+  let opened;
+  try {
+    opened = await openNote(note, keys.keys);
+  } catch (error) {
+    // A checkpoint that does not open under the key is untrusted, whatever the reason.
+    if (error instanceof VerifyError && error.code !== "signature-malformed") throw new VerifyError("checkpoint-untrusted", error.message);
+    throw error instanceof VerifyError ? new VerifyError("checkpoint-malformed", error.message) : error;
+  }
+  const checkpoint = parseCheckpoint(opened.text);
+  // A key signs for its log: a checkpoint naming another log is not this one's, whoever signed it.
+  const signers = opened.signedBy.map((s) => s.slice(0, s.lastIndexOf("+")));
+  if (origin !== undefined ? checkpoint.origin !== origin : !signers.includes(checkpoint.origin)) {
+    throw new VerifyError(
+      "checkpoint-other-origin",
+      `the checkpoint is for the log ${JSON.stringify(checkpoint.origin)}, not ${origin !== undefined ? JSON.stringify(origin) : `the signing key's (${signers.map((n) => JSON.stringify(n)).join(", ")})`}`,
+    );
+  }
+  return { checkpoint, signedBy: opened.signedBy };
+}
+
+/**
+ * Refuses a current checkpoint that is not an extension of the earlier one: smaller (rolled back),
+ * or whose tree does not hold the earlier tree as its prefix (RFC 9162 §2.1.4: the consistency proof,
+ * built from the current tiles, must lead to both signed roots; equal sizes need equal roots).
+ * @param {TileReader} tiles the tiles of the current tree
+ * @param {Checkpoint} earlier
+ * @param {Checkpoint} current
+ */
+async function checkConsistency(tiles, earlier, current) {
+  if (current.size < earlier.size) {
+    throw new VerifyError(
+      "checkpoint-rolled-back",
+      `the log's checkpoint (size ${current.size}) is older than the one you saw (size ${earlier.size}): the server or a cache serves a rolled-back log`,
+    );
+  }
+  const proof = await tiles.consistencyProof(earlier.size);
+  if (!(await verifyConsistency(earlier.size, current.size, earlier.root, current.root, proof))) {
+    throw new VerifyError(
+      "checkpoint-inconsistent",
+      current.size === earlier.size
+        ? `the log's checkpoint has the size of the one you saw (${earlier.size}) but another root: the log was rewritten`
+        : `the log at size ${current.size} does not extend the one you saw at size ${earlier.size}: its first ${earlier.size} entries differ (the log was rewritten), or a tile was changed`,
+    );
+  }
 }
 
 /**

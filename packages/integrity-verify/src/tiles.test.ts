@@ -14,7 +14,7 @@ import { memorySource } from "./source.js";
 import { TileReader, tileIndexPath, tilePath, verifyConsistency, verifyInclusion } from "./tiles.js";
 import { parseCheckpoint, verifyLedgerEntry } from "./ledger.js";
 import { pinnedKeys } from "./keys.js";
-import { verifierKey } from "../../../core/checkpoint.ts";
+import { signCheckpoint, verifierKey } from "../../../core/checkpoint.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
 
 const signer = { ...TEST_DATASET_SIGNER, name: "test.example/ledger" };
@@ -141,6 +141,12 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
 
 describe("consistency proofs read from the tiles of the current tree", () => {
   const hex = (hashes: Uint8Array[]) => hashes.map((h) => Buffer.from(h).toString("hex"));
+  const keysOf = (s: typeof signer) => pinnedKeys(verifierKey(s.name, publicKeyFromSecret("ed25519", s.secretKeyHex)), "test");
+  /** The signed checkpoint of the first `size` of `entries`, as the log published it then. */
+  const checkpointAt = (entries: Uint8Array[], size: number, by = signer) => ({
+    bytes: Buffer.from(signCheckpoint({ origin: signer.name, size, rootHash: rootHash(entries.slice(0, size).map((e) => coreLeafHash(e))) }, by)),
+    from: `checkpoint at ${size}`,
+  });
 
   it("builds RFC 9162's PROOF(m, D[n]) from the tiles, across tile boundaries and levels, and it verifies", async () => {
     // 66,000 entries: a full level-2 subtree (65,536) and a partial level-1 and level-2 tile beyond it.
@@ -158,6 +164,69 @@ describe("consistency proofs read from the tiles of the current tree", () => {
       expect(await verifyConsistency(old, size, rootHash(leaves.slice(1, old + 1)), checkpoint.root, proof)).toBe(false);
       if (old < size) expect(await verifyConsistency(old + 1, size, oldRoot, checkpoint.root, proof)).toBe(false);
     }
+  });
+
+  it("passes the consistent pairs (1, 5), (200, 256), (256, 600), (300, 65,537) and equal sizes", async () => {
+    const keys = await keysOf(signer);
+    for (const [older, current] of [
+      [1, 5],
+      [200, 256],
+      [256, 600],
+      [300, 65_537],
+      [200, 200],
+      [256, 256],
+    ] as const) {
+      const entries = sampleEntries(current);
+      const report = await verifyLedgerEntry({ source: memorySource(tlogFiles(entries, signer)), keys, since: checkpointAt(entries, older) });
+      expect(report.failures, `${older} → ${current}`).toEqual([]);
+      expect(report.checks.map((c) => `${c.step} ${c.status}`)).toEqual(["key passed", "checkpoint passed", "since passed", "consistency passed"]);
+      expect(report.since?.size).toBe(older);
+      expect(report.what).toBe("ledger checkpoint");
+    }
+  });
+
+  it("refuses a current checkpoint older than the one seen (rolled back), a forked log, and an earlier checkpoint under another key", async () => {
+    const keys = await keysOf(signer);
+    const entries = sampleEntries(600);
+    const files = tlogFiles(entries.slice(0, 300), signer);
+    const rolledBack = await verifyLedgerEntry({ source: memorySource(files), keys, entry: 3, since: checkpointAt(entries, 301) });
+    expect(rolledBack.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["consistency checkpoint-rolled-back"]);
+    // No entry is verified against a rolled-back checkpoint.
+    expect(rolledBack.checks.some((c) => c.step === "inclusion")).toBe(false);
+
+    // A fork: the same origin and key over other entries from entry 100 on.
+    const forked = entries.map((e, i) => (i >= 100 ? Buffer.from(`{"forked":${i}}`) : e));
+    for (const [older, current] of [
+      [150, 600],
+      [256, 600],
+      [600, 600],
+      [101, 101],
+    ] as const) {
+      const fork = await verifyLedgerEntry({ source: memorySource(tlogFiles(forked.slice(0, current), signer)), keys, since: checkpointAt(entries, older) });
+      expect(fork.failures.map((c) => `${c.step} ${c.code}`), `${older} → ${current}`).toEqual(["consistency checkpoint-inconsistent"]);
+    }
+    // Before the fork point the logs agree.
+    expect((await verifyLedgerEntry({ source: memorySource(tlogFiles(forked, signer)), keys, since: checkpointAt(entries, 100) })).failures).toEqual([]);
+
+    // A tile changed under the current checkpoint cannot fake consistency either.
+    const tampered = tlogFiles(entries, signer);
+    const tile = Buffer.from(tampered.get("tile/0/001")!);
+    tile[32 * 10] = tile[32 * 10]! ^ 1; // entry 266's leaf hash: inside [256, 300), which the proof hashes up
+    tampered.set("tile/0/001", tile);
+    const changed = await verifyLedgerEntry({ source: memorySource(tampered), keys, since: checkpointAt(entries, 300) });
+    expect(changed.failures.map((c) => c.code)).toEqual(["checkpoint-inconsistent"]);
+
+    const other = { name: signer.name, secretKeyHex: "3c".repeat(32) };
+    const foreign = await verifyLedgerEntry({ source: memorySource(tlogFiles(entries, signer)), keys, since: checkpointAt(entries, 300, other) });
+    expect(foreign.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["since checkpoint-untrusted"]);
+    const otherLog = await verifyLedgerEntry({
+      source: memorySource(tlogFiles(entries, signer)),
+      keys,
+      since: { bytes: Buffer.from(signCheckpoint({ origin: "other.example/log", size: 3, rootHash: rootHash(entries.slice(0, 3).map((e) => coreLeafHash(e))) }, signer)), from: "x" },
+    });
+    expect(otherLog.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["since checkpoint-other-origin"]);
+    const garbage = await verifyLedgerEntry({ source: memorySource(tlogFiles(entries, signer)), keys, since: { bytes: Buffer.from("not a checkpoint\n"), from: "x" } });
+    expect(garbage.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["since checkpoint-malformed"]);
   });
 
   it("accepts the empty tree as a prefix of any log only with the empty tree's root", async () => {

@@ -5,7 +5,9 @@
  * ledger's anchor, its latest signed checkpoint and key, and the ledger as C2SP tiles for that
  * checkpoint (pipeline/ledger-publication.ts, pipeline/ledger-tiles.ts), then the static copies of
  * the sealed deliberation proofs anchored to that checkpoint (pipeline/proof-copies.ts). `--check`
- * writes nothing and verifies all four instead. `--now` is only logged: outputs are dated by their
+ * writes nothing and verifies all four instead, and the published pulse as `npm run pulse --
+ * --verify` does (pipeline/pulse/published.ts): every history line under its signed checkpoint, and
+ * the static copies under data/v1/ exactly what that history gives. `--now` is only logged: outputs are dated by their
  * data, never a clock. Exit status: 0 done, 1 a step failed or --check found differences, 2 bad usage.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -22,6 +24,7 @@ import { LEDGER_CHECKPOINT, LEDGER_DIR, LEDGER_VKEY, ledgerPublicationProblems, 
 import { isArea } from "./manifest.ts";
 import { publishMigration } from "./migration/publish.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "./proof-copies.ts";
+import { verifyPublished } from "./pulse/published.ts";
 import { runPipeline } from "./runner.ts";
 import { locateSteps } from "./step-code.ts";
 import { parseTrustedKeys } from "./sign.ts";
@@ -91,7 +94,8 @@ export async function main(argv: readonly string[], log: (line: string) => void 
       const anchored = await checkLedgerAnchor(options, input.ledger);
       const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: true, log });
       for (const d of copies.differences) console.error(`pipeline --check: ${d}`);
-      return ok && anchored && copies.ok ? 0 : 1;
+      const pulse = checkPulse(options);
+      return ok && anchored && copies.ok && pulse ? 0 : 1;
     }
     if (!ok) return 1;
     await publishLedgerAnchor(options, input, log);
@@ -187,6 +191,17 @@ async function checkLedgerAnchor(options: CliOptions, ledger: LedgerReader): Pro
   const problems = await ledgerPublicationProblems(options.dataDir, ledger);
   for (const problem of problems) console.error(`pipeline --check: ${problem}`);
   return problems.length === 0;
+}
+
+/**
+ * --check: the published pulse (data/pulse/, data/v1/) as `npm run pulse -- --verify` checks it — a
+ * line after the signed checkpoint, or a static copy that is not what the signed history gives, is
+ * a difference. The pipeline never writes these files: `npm run pulse` does.
+ */
+function checkPulse(options: CliOptions): boolean {
+  const result = verifyPublished(options.dataDir);
+  for (const problem of result.problems) console.error(`pipeline --check: pulse: ${problem}`);
+  return result.ok;
 }
 
 async function publishLedgerAnchor(options: CliOptions, input: LedgerInput, log: (line: string) => void): Promise<void> {

@@ -4,12 +4,13 @@
  * ledger. Every input is declared in `PulseOptions` (the clock included), so the same inputs give
  * the same bytes.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { verifierKey } from "../../core/checkpoint.ts";
 import { cycleLabel } from "../../core/cycle.ts";
 import type { PulseRecord } from "../../core/pulse/history.ts";
 import { buildPulseRecord } from "../../core/pulse/record.ts";
+import { staticFiles } from "../../core/pulse/static-files.ts";
 import { computeScores, requireScores, type ScoreResult } from "../../core/pulse/scoring.ts";
 import { DATASET_KEY, loadSigningKey } from "../../store/keys.ts";
 import { openLedger, stateDir, type OpenedLedger } from "../../store/open-ledger.ts";
@@ -18,6 +19,8 @@ import { loadConfig } from "./config.ts";
 import { git, gitTopLevel } from "./git.ts";
 import { GitHubClient, REPO_SLUG } from "./github.ts";
 import { appendRecord, checkPublished, parseTrusted, pulsePaths, readPublished, type PublishedCheck } from "./published.ts";
+
+export { verifyPublished, type VerifyResult } from "./published.ts";
 import { scanGitHub, scanLocal, type ScanResult } from "./scan.ts";
 import { generatedUntouched, historyAppendOnly, windowCommits } from "./signals/git-rules.ts";
 import { measureGitHub } from "./signals/github.ts";
@@ -26,7 +29,6 @@ import { ledgerVerified } from "./signals/ledger.ts";
 import { datasetSchemaValidity } from "./signals/schemas.ts";
 import { sentinelHeartbeats } from "./signals/sentinels.ts";
 import { SIGNALS, unmeasured, type Signal, type SignalName } from "./signals/types.ts";
-import { staticFiles } from "./static-files.ts";
 import { CodedError, UsageError } from "../../core/errors.ts";
 
 export interface PulseOptions {
@@ -269,25 +271,3 @@ export function publishRecord(options: PulseOptions, check: PublishedCheck, vkey
   for (const [path, bytes] of files) write(join(options.dataDir, path), bytes);
   return written;
 }
-
-export interface VerifyResult {
-  ok: boolean;
-  problems: string[];
-  records: number;
-}
-
-/** `--verify`: the history, its checkpoint against the trusted keys, and the static copies. */
-export function verifyPublished(dataDir: string): VerifyResult {
-  const paths = pulsePaths(dataDir);
-  const check = checkPublished(readPublished(paths));
-  const problems = [...check.problems];
-  if (problems.length === 0 && check.records.length > 0) {
-    for (const [path, bytes] of staticFiles(check.records)) {
-      const full = join(dataDir, path);
-      if (!existsSync(full)) problems.push(`${path}: missing (regenerate with npm run pulse)`);
-      else if (!readFileSync(full).equals(bytes)) problems.push(`${path}: differs from what the history gives (regenerate with npm run pulse)`);
-    }
-  }
-  return { ok: problems.length === 0, problems, records: check.records.length };
-}
-

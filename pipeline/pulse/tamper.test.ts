@@ -4,10 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { signCheckpoint, verifierKey } from "../../core/checkpoint.ts";
 import { leafHash, rootHash } from "../../core/merkle.ts";
+import { historyLine, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../../core/signature.ts";
 import { PulseRefusal, runPulse, verifyPublished } from "./indexer.ts";
 import { PULSE_ORIGIN } from "./published.ts";
@@ -187,5 +188,32 @@ describe("a tampered pulse history is refused, naming the line", () => {
     expect(edited).not.toBe(genuine);
     writeFileSync(badge, edited);
     expect(verifyPublished(data)).toEqual({ ok: false, records: 3, problems: ["v1/pulse/badge.json: differs from what the history gives (regenerate with npm run pulse)"] });
+  });
+
+  it("--verify (and pipeline --check) names a forged GI badge and latest record, and a stray file, under an intact signed history", () => {
+    const { data } = copy();
+    const gi = join(data, "v1/pulse/badge/gi.json");
+    writeFileSync(gi, readFileSync(gi, "utf8").replace(/"message": "[^"]+"/, '"message": "42.0%"').replace(/"color": "[^"]+"/, '"color": "red"'));
+    const latest = join(data, "v1/pulse/latest.json");
+    writeFileSync(latest, readFileSync(latest, "utf8").replace(/"giScore": [\d.]+,/, '"giScore": 0.42,'));
+    writeFileSync(join(data, "v1/pulse/extra.json"), "{}\n");
+    expect(verifyPublished(data)).toEqual({
+      ok: false,
+      records: 3,
+      problems: [
+        "v1/pulse/badge/gi.json: differs from what the history gives (regenerate with npm run pulse)",
+        "v1/pulse/extra.json: not a file the history gives (remove it, or regenerate with npm run pulse)",
+        "v1/pulse/latest.json: differs from what the history gives (regenerate with npm run pulse)",
+      ],
+    });
+  });
+
+  it("--verify (and pipeline --check) refuses a line after the signed checkpoint, though a reader would serve the signed ones", () => {
+    const { data, history } = copy();
+    // A correctly chained, sealed record appended without re-signing the checkpoint.
+    const last = JSON.parse(lines(history).at(-1)!) as PulseRecord;
+    const extra = sealPulse({ ...last, id: "00000000-0000-4000-8000-000000000042", giScore: 0.42, generatedAt: NEXT, prev: last.hash });
+    appendFileSync(history, `${historyLine(extra)}\n`);
+    expect(verifyPublished(data)).toEqual({ ok: false, records: 4, problems: ["history.jsonl line 4: not covered by the checkpoint, which signs 3 line(s) of 4"] });
   });
 });

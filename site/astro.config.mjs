@@ -5,7 +5,7 @@
 //   DATA_DIR  the data directory to publish (default <repo>/data, resolved from this file)
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { cp, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import sitemap from "@astrojs/sitemap";
@@ -15,7 +15,7 @@ import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
 import { publishLedger } from "./src/lib/ledger.ts";
 import { publishProofCopies } from "./src/lib/consensus-proofs.ts";
-import { readPulseHistory } from "./src/lib/pulse-history.ts";
+import { pulseStaticFiles, readPulseHistory } from "./src/lib/pulse-history.ts";
 import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
 import { satteri } from "@astrojs/markdown-satteri";
 import { manualHastPlugin } from "./src/lib/manual.ts";
@@ -34,30 +34,6 @@ const verifierTool = packTool(resolve(here, "..", "packages", "integrity-verify"
  */
 const manualPluginSource = readFileSync(new URL("./src/lib/manual.ts", import.meta.url));
 const manualPlugin = { ...manualHastPlugin, name: `${manualHastPlugin.name}-${createHash("sha256").update(manualPluginSource).digest("hex").slice(0, 12)}` };
-
-/**
- * Copies data/v1/** (the static badge, history and latest-record files the pipeline writes) into
- * the built site once the pages are written, so the CDN serves /v1/pulse/* next to the portal.
- * Nothing to copy when the pipeline has not written data/v1 yet.
- */
-function publishDataV1() {
-  return {
-    name: "integrity:data-v1",
-    hooks: {
-      "astro:build:done": async ({ dir, logger }) => {
-        const from = join(dataDir, "v1");
-        const exists = await stat(from).then((s) => s.isDirectory(), () => false);
-        if (!exists) {
-          logger.info(`${from} does not exist: no /v1 files to publish`);
-          return;
-        }
-        const to = join(fileURLToPath(dir), "v1");
-        await cp(from, to, { recursive: true, force: true, errorOnExist: false });
-        logger.info(`copied ${from} to ${to}`);
-      },
-    },
-  };
-}
 
 /**
  * The five data areas (src/lib/datapackage.ts). Before any page is rendered, every generated area
@@ -184,16 +160,31 @@ function publishHeaders() {
 
 /**
  * The pulse history checked when the build starts (src/lib/pulse-history.ts): a history that
- * cannot be vouched for fails the build, naming the problem, before any page is rendered. The
- * pages read it again through src/lib/pulse.ts.
+ * cannot be vouched for fails the build, naming the problem, before any page is rendered; so does a
+ * static copy under data/v1/ that is not exactly what the signed history gives (missing, differing
+ * or extra), naming the file, as `npm run pulse -- --verify` would. The pages read the history
+ * again through src/lib/pulse.ts. Once the pages are written, /v1/pulse/* (badges, history, latest
+ * record) are written from the signed records (core/pulse/static-files.ts), never copied from
+ * data/v1/; nothing before the first pulse.
  */
-function checkPulseHistory() {
+function publishPulse() {
+  /** @type {Map<string, Uint8Array>} */
+  let files = new Map();
   return {
-    name: "integrity:pulse-history",
+    name: "integrity:pulse",
     hooks: {
       "astro:build:start": ({ logger }) => {
         const { records } = readPulseHistory(dataDir);
-        logger.info(records.length === 0 ? "no pulse history yet: the pages say so" : `pulse history verified: ${records.length} record(s) under its signed checkpoint`);
+        files = pulseStaticFiles(dataDir, records);
+        logger.info(records.length === 0 ? "no pulse history yet: the pages say so" : `pulse history verified: ${records.length} record(s) under its signed checkpoint, ${files.size} static copies match`);
+      },
+      "astro:build:done": async ({ dir, logger }) => {
+        const root = fileURLToPath(dir);
+        for (const [path, bytes] of files) {
+          await mkdir(dirname(join(root, path)), { recursive: true });
+          await writeFile(join(root, path), bytes);
+        }
+        logger.info(files.size === 0 ? "no pulse record yet: no /v1/pulse files to publish" : `published ${files.size} /v1/pulse files from the signed history`);
       },
     },
   };
@@ -228,6 +219,6 @@ export default defineConfig({
   // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
   markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [checkPulseHistory(), publishDataV1(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), publishVerifierTool(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
+  integrations: [publishPulse(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), publishVerifierTool(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
   vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir), verifierToolModule(verifierTool)] },
 });

@@ -14,6 +14,8 @@ import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock } from "./support/store/helpers.ts";
 import { pulseRuns } from "../site/src/lib/pulse-runs.ts";
+import { HistoryVerificationError, pulseStaticFiles, readPulseHistory } from "../site/src/lib/pulse-history.ts";
+import { expectedStaticFiles } from "../core/pulse/static-files.ts";
 
 const RECORDS = 10_000;
 const PAGE_SIZE = 50;
@@ -138,7 +140,8 @@ describe("site build over 10,000 pulses", () => {
     }
   });
 
-  it("copies data/v1/** into the site", async () => {
+  it("publishes /v1/pulse/* as the signed history gives them, equal to the verified copies in data/v1", async () => {
+    expect(filesUnder(join(outA, "v1"))).toEqual(filesUnder(join(dataDir, "v1")));
     for (const file of ["badge.json", "badge/gi.json", "badge/mii.json", "badge.svg", "badge/gi.svg", "history.json", "latest.json"]) {
       const built = readFileSync(join(outA, "v1", "pulse", file));
       expect(built.equals(readFileSync(join(dataDir, "v1", "pulse", file))), file).toBe(true);
@@ -210,6 +213,23 @@ describe("site build over 10,000 pulses", () => {
   );
 
   it(
+    "fails the build, naming the file, when a static copy under data/v1 was forged under an intact signed history",
+    async () => {
+      const forged = join(tmp, "forged");
+      cpSync(dataDir, forged, { recursive: true });
+      const gi = join(forged, "v1", "pulse", "badge", "gi.json");
+      writeFileSync(gi, readFileSync(gi, "utf8").replace(/"message": "[^"]+"/, '"message": "42.0%"').replace(/"color": "[^"]+"/, '"color": "red"'));
+      const out = join(tmp, "out-forged");
+      const result = await buildSite(forged, out);
+      expect(result.code).not.toBe(0);
+      expect(result.output).toMatch(/v1\/pulse\/badge\/gi\.json: differs from what the history gives/);
+      expect(result.output).not.toMatch(/generating static routes/);
+      expect(existsSync(join(out, "v1", "pulse", "badge", "gi.json"))).toBe(false);
+    },
+    BUILD_TIMEOUT,
+  );
+
+  it(
     "refuses a history shorter than its signed checkpoint",
     async () => {
       // Nothing can be vouched for. (Lines past the checkpoint: the byte-identical build above.)
@@ -238,4 +258,55 @@ describe("site build over 10,000 pulses", () => {
     },
     BUILD_TIMEOUT,
   );
+});
+
+describe("the build's check of the pulse's static copies (pulseStaticFiles)", () => {
+  const small = makeHistory(5);
+  const copies = (name: string) => {
+    const dir = join(tmp, name);
+    writeDataDir(dir, small);
+    return dir;
+  };
+
+  it("gives what the signed records give when data/v1 holds exactly that, and nothing before the first record", () => {
+    const dir = copies("static-ok");
+    const { records } = readPulseHistory(dir);
+    const files = pulseStaticFiles(dir, records);
+    expect([...files.keys()]).toEqual(filesUnder(dir).filter((p) => p.startsWith("v1/")));
+    for (const [path, bytes] of files) expect(readFileSync(join(dir, path)).equals(bytes), path).toBe(true);
+    expect(pulseStaticFiles(join(tmp, "static-none"), []).size).toBe(0);
+  });
+
+  it("throws naming each forged, missing or extra file", () => {
+    const dir = copies("static-forged");
+    const latest = join(dir, "v1", "pulse", "latest.json");
+    writeFileSync(latest, readFileSync(latest, "utf8").replace(/"giScore": [\d.]+,/, '"giScore": 0.42,'));
+    rmSync(join(dir, "v1", "pulse", "badge.svg"));
+    writeFileSync(join(dir, "v1", "pulse", "extra.json"), "{}\n");
+    const { records } = readPulseHistory(dir);
+    let message = "";
+    try {
+      pulseStaticFiles(dir, records);
+    } catch (error) {
+      expect(error).toBeInstanceOf(HistoryVerificationError);
+      message = (error as Error).message;
+    }
+    expect(message.split("\n").slice(1)).toEqual([
+      "  v1/pulse/badge.svg: missing (regenerate with npm run pulse)",
+      "  v1/pulse/extra.json: not a file the history gives (remove it, or regenerate with npm run pulse)",
+      "  v1/pulse/latest.json: differs from what the history gives (regenerate with npm run pulse)",
+    ]);
+  });
+
+  it("compares with the signed records only: copies of a line after the checkpoint are refused", () => {
+    const dir = copies("static-unsigned");
+    const last = small.at(-1)!;
+    const extra = sealPulse({ ...last, id: "00000000-0000-8000-8000-000000000042", giScore: 0.42, generatedAt: new Date(Date.parse(last.generatedAt) + 3_600_000).toISOString(), prev: last.hash });
+    appendFileSync(join(dir, "pulse", "history.jsonl"), `${historyLine(extra)}\n`);
+    // The checkpoint still signs 5 lines: the signed records are unchanged and so are the copies.
+    expect(pulseStaticFiles(dir, readPulseHistory(dir).records).size).toBe(8);
+    // Copies written for the unsigned line too do not match what the signed records give.
+    for (const [path, bytes] of expectedStaticFiles([...small, extra])) writeFileSync(join(dir, path), bytes);
+    expect(() => pulseStaticFiles(dir, readPulseHistory(dir).records)).toThrow(/v1\/pulse\/latest\.json: differs from what the history gives/);
+  });
 });

@@ -7,12 +7,10 @@
  * history shorter than its checkpoint) fails the build with an error naming the problem. A missing
  * file is an empty history.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import dataDir from "virtual:integrity/data-dir";
 import { dateTime, plural } from "../../../core/format/text.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
-import { readPulseHistory, type PulseHistory } from "./pulse-history.ts";
+import { pulseStaticFiles, readPulseHistory, type PulseHistory } from "./pulse-history.ts";
 
 export type { PulseRecord };
 
@@ -27,9 +25,12 @@ export function pulseHistory(): PulseHistory {
   return cached;
 }
 
-/** Whether the pipeline's static copy `<DATA_DIR>/v1/<path>` exists (and so is published). */
+let published: Map<string, Uint8Array> | undefined;
+
+/** Whether the build publishes the static file `/v1/<path>` (what the signed history gives, pulse-history.ts). */
 export function hasV1File(path: string): boolean {
-  return existsSync(join(DATA_DIR, "v1", path));
+  published ??= pulseStaticFiles(DATA_DIR, pulseHistory().records);
+  return published.has(`v1/${path}`);
 }
 
 /** "1 Dec 2025, 14:03 UTC": an instant as every page writes it (core/format). */

@@ -12,8 +12,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cycleLabel } from "../../../core/cycle.ts";
-import { badgeFor, badgeSvg } from "../../../core/pulse/badge.ts";
-import { newestFirst, sealPulse, type PulseRecord } from "../../../core/pulse/history.ts";
+import { sealPulse, type PulseRecord } from "../../../core/pulse/history.ts";
+import { expectedStaticFiles } from "../../../core/pulse/static-files.ts";
 import { historyText, signHistory } from "../api/helpers.ts";
 
 export { historyText };
@@ -74,18 +74,11 @@ export function writeDataDir(dataDir: string, records: readonly PulseRecord[], o
   // Signed as the indexer publishes it: the site publishes only what the checkpoint covers.
   signHistory(dataDir, historyText(records));
   if (options.v1 === false) return;
-  const v1 = join(dataDir, "v1", "pulse");
-  mkdirSync(join(v1, "badge"), { recursive: true });
-  const ordered = newestFirst(records);
-  const latest = ordered[0] ?? null;
-  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-  for (const [metric, base] of [["combined", "badge"], ["gi", "badge/gi"], ["mii", "badge/mii"]] as const) {
-    const badge = badgeFor(latest, metric);
-    writeFileSync(join(v1, `${base}.json`), json(badge));
-    writeFileSync(join(v1, `${base}.svg`), badgeSvg(badge));
+  // Byte for byte what the indexer writes (and the build publishes): core/pulse/static-files.ts.
+  for (const [path, bytes] of expectedStaticFiles(records)) {
+    mkdirSync(dirname(join(dataDir, path)), { recursive: true });
+    writeFileSync(join(dataDir, path), bytes);
   }
-  writeFileSync(join(v1, "history.json"), json({ count: ordered.length, items: ordered }));
-  if (latest) writeFileSync(join(v1, "latest.json"), json(latest));
 }
 
 export interface BuildResult {

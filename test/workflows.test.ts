@@ -111,3 +111,17 @@ describe("pulse.yml", () => {
     for (const step of all.filter((s) => s.run)) expect(step.run!.trimStart().startsWith("set -euo pipefail"), step.name).toBe(true);
   });
 });
+
+describe("regenerate.yml", () => {
+  const all = steps(workflows.get("regenerate.yml")!);
+  const runs = all.filter((s) => s.run).map((s) => s.run!);
+  const at = (re: RegExp) => runs.findIndex((r) => re.test(r));
+
+  it("verifies the pulse history and its static copies before it builds, commits or uploads the site", () => {
+    expect(at(/npm run pulse -- --verify/)).toBeGreaterThan(at(/npm run pipeline -- /));
+    expect(at(/npm run site:build/)).toBeGreaterThan(at(/npm run pulse -- --verify/));
+    expect(at(/git push/)).toBeGreaterThan(at(/npm run site:build/));
+    const verify = all.find((s) => s.run?.includes("npm run pulse -- --verify"))!;
+    expect(verify.env).toBeUndefined();
+  });
+});

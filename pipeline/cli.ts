@@ -196,7 +196,7 @@ async function publishLedgerAnchor(options: CliOptions, input: LedgerInput, log:
   );
   const { tiles } = published;
   log(
-    `ledger tiles: ${tiles.written} written, ${tiles.removed} superseded partial(s) removed${tiles.rebuilt ? " (rebuilt from the first entry: the tiles of the previous checkpoint were not all there)" : ""} in ${join(options.dataDir, LEDGER_DIR, "tile")}`,
+    `ledger tiles: ${tiles.written} written, ${tiles.removed} superseded partial(s) removed${tiles.strays > 0 ? `, ${tiles.strays} stray file(s) removed (not tiles or bundles of the checkpoint's size)` : ""}${tiles.rebuilt ? " (rebuilt from the first entry: the tiles of the previous checkpoint were not all there)" : ""} in ${join(options.dataDir, LEDGER_DIR, "tile")}`,
   );
 }
 

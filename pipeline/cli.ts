@@ -5,7 +5,9 @@
  * ledger's anchor, its latest signed checkpoint and key, and the ledger as C2SP tiles for that
  * checkpoint (pipeline/ledger-publication.ts, pipeline/ledger-tiles.ts), then the static copies of
  * the sealed deliberation proofs anchored to that checkpoint (pipeline/proof-copies.ts). `--check`
- * writes nothing and verifies all four instead. `--now` is only logged: outputs are dated by their
+ * writes nothing and verifies all four instead, and that `<data>/schemas/` is what core/schemas gives
+ * (the comparison of `npm run schemas -- --check`, pipeline/schemas-cli.ts; a normal run only says
+ * when it is not, since `npm run schemas` writes it). `--now` is only logged: outputs are dated by their
  * data, never a clock. Exit status: 0 done, 1 a step failed or --check found differences, 2 bad usage.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -23,6 +25,8 @@ import { isArea } from "./manifest.ts";
 import { publishMigration } from "./migration/publish.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "./proof-copies.ts";
 import { runPipeline } from "./runner.ts";
+import { diffSchemaFiles } from "./schemas-cli.ts";
+import { renderPublishedSchemas } from "../core/schemas/published-files.ts";
 import { locateSteps } from "./step-code.ts";
 import { parseTrustedKeys } from "./sign.ts";
 import { AREAS, type Area } from "./step.ts";
@@ -91,8 +95,11 @@ export async function main(argv: readonly string[], log: (line: string) => void 
       const anchored = await checkLedgerAnchor(options, input.ledger);
       const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: true, log });
       for (const d of copies.differences) console.error(`pipeline --check: ${d}`);
-      return ok && anchored && copies.ok ? 0 : 1;
+      const schemas = schemaProblems(options.dataDir);
+      for (const p of schemas) console.error(`pipeline --check: ${p}`);
+      return ok && anchored && copies.ok && schemas.length === 0 ? 0 : 1;
     }
+    for (const p of schemaProblems(options.dataDir)) log(`pipeline: ${p}`);
     if (!ok) return 1;
     await publishLedgerAnchor(options, input, log);
     const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: false, log });
@@ -180,6 +187,20 @@ async function regenerateAreas(options: CliOptions, ledger: LedgerReader, log: (
     if (options.check && report.differences.length > 0) console.error(`pipeline --check: ${report.differences.length} file(s) differ from what the pipeline produces`);
   }
   return report.ok;
+}
+
+/**
+ * What differs between `<dataDir>/schemas/` and the JSON Schemas core/schemas gives, one line per
+ * file, saying how to fix it; none when they are the same (`npm run schemas -- --check`).
+ */
+export function schemaProblems(dataDir: string): string[] {
+  const dir = join(dataDir, "schemas");
+  const diff = diffSchemaFiles(dir, renderPublishedSchemas());
+  return [
+    ...diff.missing.map((f) => `${join(dir, f)} is missing`),
+    ...diff.changed.map((f) => `${join(dir, f)} differs from what core/schemas gives`),
+    ...diff.stale.map((f) => `${join(dir, f)} is no schema core/schemas gives`),
+  ].map((p) => `${p} (\`npm run schemas\` writes them)`);
 }
 
 /** --check: the published checkpoint verifies, the ledger extends it, and it covers the whole ledger. */

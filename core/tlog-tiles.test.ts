@@ -13,6 +13,7 @@ import {
   TileError,
   tileHashes,
   tilePath,
+  publishedTilePaths,
   tilesProblems,
   type TileFile,
 } from "./tlog-tiles.ts";
@@ -183,6 +184,23 @@ describe("tilesProblems", () => {
       expect.stringMatching(/^tile\/entries\/008: /),
       "tile/entries/100: entry 25600 does not hash to its leaf in tile/0/100",
     ]);
+  });
+
+  it("lists exactly the files of the tree, and names each file under tile/ or envelopes/ outside them", () => {
+    expect(publishedTilePaths(size, "entries").sort()).toEqual([...files.keys()].sort());
+    expect(tilesProblems(size, root, (p) => files.get(p) ?? null, [...files.keys()])).toEqual([]);
+    const strays = new Map(files);
+    strays.set("tile/0/258", files.get("tile/0/256")!); // a full tile past the size, where only a partial may be
+    strays.set("tile/0/257.p/9", files.get("tile/0/257.p/208")!.subarray(0, 9 * 32)); // a superseded partial
+    strays.set("envelopes/000", files.get("tile/entries/000")!); // bundles at the other content's place
+    strays.set("tile/0/.000.123.tmp", files.get("tile/0/000")!);
+    expect(tilesProblems(size, root, (p) => strays.get(p) ?? null, [...strays.keys()])).toEqual([
+      "tile/0/258 is not a tile or bundle of the checkpoint's 66000 entries",
+      "tile/0/257.p/9 is not a tile or bundle of the checkpoint's 66000 entries",
+      "envelopes/000 is not a tile or bundle of the checkpoint's 66000 entries",
+      "tile/0/.000.123.tmp is not a tile or bundle of the checkpoint's 66000 entries",
+    ]);
+    expect(tilesProblems(size, root, (p) => strays.get(p) ?? null)).toEqual([]); // without the listing only the expected files are read
   });
 
   it("checks that every entry at the C2SP bundle URL hashes to its leaf", () => {

@@ -341,9 +341,12 @@ function perfectRoot(hashes: readonly string[]): string {
  * checked are the C2SP entry bundles (`tile/entries/`) when the log serves the first of them, and
  * then every entry must also hash to its leaf in the level-0 tile; otherwise the envelope bundles
  * (`envelopes/`), which cannot be bound to the leaves. `read` returns a file's bytes by its path
- * under the log's prefix, or null. Returns the problems, naming files.
+ * under the log's prefix, or null. `files`, when given, lists every file under `tile/` and
+ * `envelopes/` (paths under the log's prefix): each that is not one of the tree of `size` entries
+ * (`publishedTilePaths`) is a problem too — so a checked folder holds exactly those files. Returns
+ * the problems, naming files.
  */
-export function tilesProblems(size: number, root: Uint8Array, read: (path: string) => Uint8Array | null): string[] {
+export function tilesProblems(size: number, root: Uint8Array, read: (path: string) => Uint8Array | null, files?: readonly string[]): string[] {
   const problems: string[] = [];
   const tiles = new Map<string, Uint8Array | null>();
   const tileAt = (level: number, index: number): Uint8Array | null => {
@@ -376,6 +379,10 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
   }
   if (partials.size === partialTiles(size).length && !equalRoot(rootFromPartials(size, partials), root)) problems.push(`the partial tiles do not give the checkpoint's root`);
   const kind: BundleKind = size > 0 && read(bundlePath(0, Math.min(TILE_WIDTH, size), "entries")) ? "entries" : "envelopes";
+  if (files) {
+    const expected = new Set(publishedTilePaths(size, kind));
+    for (const file of files) if (!expected.has(file)) problems.push(`${file} is not a tile or bundle of the checkpoint's ${size} entries`);
+  }
   for (let index = 0; index * TILE_WIDTH < size; index++) {
     const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH);
     const path = bundlePath(index, width, kind);
@@ -400,6 +407,21 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
     }
   }
   return problems;
+}
+
+/**
+ * Every file the tiles of a tree of `size` entries consist of, with bundles of `kind`: each level's
+ * full tiles and partial tile, and the full and partial bundles — paths under the log's prefix. A
+ * published folder holds exactly these under `tile/` and `envelopes/`.
+ */
+export function publishedTilePaths(size: number, kind: BundleKind): string[] {
+  const paths: string[] = [];
+  for (let level = 0; TILE_WIDTH ** level <= size; level++) {
+    for (let index = 0; index < fullTileCount(size, level); index++) paths.push(tilePath({ level, index, width: TILE_WIDTH }));
+  }
+  for (const p of partialTiles(size)) paths.push(tilePath(p));
+  for (let index = 0; index * TILE_WIDTH < size; index++) paths.push(bundlePath(index, Math.min(TILE_WIDTH, size - index * TILE_WIDTH), kind));
+  return paths;
 }
 
 function equalRoot(a: Uint8Array, b: Uint8Array): boolean {

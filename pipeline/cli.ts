@@ -5,9 +5,11 @@
  * ledger's anchor, its latest signed checkpoint and key, and the ledger as C2SP tiles for that
  * checkpoint (pipeline/ledger-publication.ts, pipeline/ledger-tiles.ts), then the static copies of
  * the sealed deliberation proofs anchored to that checkpoint (pipeline/proof-copies.ts). `--check`
- * writes nothing and verifies all four instead, and the published pulse as `npm run pulse --
- * --verify` does (pipeline/pulse/published.ts): every history line under its signed checkpoint, and
- * the static copies under data/v1/ exactly what that history gives. `--now` is only logged: outputs are dated by their
+ * writes nothing and verifies all four instead, the published pulse as `npm run pulse -- --verify`
+ * does (pipeline/pulse/published.ts: every history line under its signed checkpoint, and the static
+ * copies under data/v1/ exactly what that history gives), and that `<data>/schemas/` is what
+ * core/schemas gives (the comparison of `npm run schemas -- --check`, pipeline/schemas-cli.ts; a
+ * normal run only says when it is not, since `npm run schemas` writes it). `--now` is only logged: outputs are dated by their
  * data, never a clock. Exit status: 0 done, 1 a step failed or --check found differences, 2 bad usage.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -26,6 +28,8 @@ import { publishMigration } from "./migration/publish.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "./proof-copies.ts";
 import { verifyPublished } from "./pulse/published.ts";
 import { runPipeline } from "./runner.ts";
+import { diffSchemaFiles } from "./schemas-cli.ts";
+import { renderPublishedSchemas } from "../core/schemas/published-files.ts";
 import { locateSteps } from "./step-code.ts";
 import { parseTrustedKeys } from "./sign.ts";
 import { AREAS, type Area } from "./step.ts";
@@ -95,8 +99,11 @@ export async function main(argv: readonly string[], log: (line: string) => void 
       const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: true, log });
       for (const d of copies.differences) console.error(`pipeline --check: ${d}`);
       const pulse = checkPulse(options);
-      return ok && anchored && copies.ok && pulse ? 0 : 1;
+      const schemas = schemaProblems(options.dataDir);
+      for (const p of schemas) console.error(`pipeline --check: ${p}`);
+      return ok && anchored && copies.ok && pulse && schemas.length === 0 ? 0 : 1;
     }
+    for (const p of schemaProblems(options.dataDir)) log(`pipeline: ${p}`);
     if (!ok) return 1;
     await publishLedgerAnchor(options, input, log);
     const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: false, log });
@@ -186,6 +193,20 @@ async function regenerateAreas(options: CliOptions, ledger: LedgerReader, log: (
   return report.ok;
 }
 
+/**
+ * What differs between `<dataDir>/schemas/` and the JSON Schemas core/schemas gives, one line per
+ * file, saying how to fix it; none when they are the same (`npm run schemas -- --check`).
+ */
+export function schemaProblems(dataDir: string): string[] {
+  const dir = join(dataDir, "schemas");
+  const diff = diffSchemaFiles(dir, renderPublishedSchemas());
+  return [
+    ...diff.missing.map((f) => `${join(dir, f)} is missing`),
+    ...diff.changed.map((f) => `${join(dir, f)} differs from what core/schemas gives`),
+    ...diff.stale.map((f) => `${join(dir, f)} is no schema core/schemas gives`),
+  ].map((p) => `${p} (\`npm run schemas\` writes them)`);
+}
+
 /** --check: the published checkpoint verifies, the ledger extends it, and it covers the whole ledger. */
 async function checkLedgerAnchor(options: CliOptions, ledger: LedgerReader): Promise<boolean> {
   const problems = await ledgerPublicationProblems(options.dataDir, ledger);
@@ -211,7 +232,7 @@ async function publishLedgerAnchor(options: CliOptions, input: LedgerInput, log:
   );
   const { tiles } = published;
   log(
-    `ledger tiles: ${tiles.written} written, ${tiles.removed} superseded partial(s) removed${tiles.rebuilt ? " (rebuilt from the first entry: the tiles of the previous checkpoint were not all there)" : ""} in ${join(options.dataDir, LEDGER_DIR, "tile")}`,
+    `ledger tiles: ${tiles.written} written, ${tiles.removed} superseded partial(s) removed${tiles.strays > 0 ? `, ${tiles.strays} stray file(s) removed (not tiles or bundles of the checkpoint's size)` : ""}${tiles.rebuilt ? " (rebuilt from the first entry: the tiles of the previous checkpoint were not all there)" : ""} in ${join(options.dataDir, LEDGER_DIR, "tile")}`,
   );
 }
 

@@ -72,14 +72,14 @@ const publish = async (size: number, from: number, reader: LedgerReader = ledger
 describe("publishing the ledger as tiles", () => {
   it("writes the tiles of a checkpoint, then only what 300 new entries add, never touching a full tile", async () => {
     await append(0, 600);
-    expect(await publish(600, 0)).toEqual({ size: 600, written: 7, removed: 0, rebuilt: false });
+    expect(await publish(600, 0)).toEqual({ size: 600, written: 7, removed: 0, strays: 0, rebuilt: false });
     const first = snapshot();
     expect([...first.keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "envelopes/002.p/88", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2"]);
     expect(first.get("tile/0/000")!.bytes).toHaveLength(2 * 8192);
 
     await append(600, 300);
     const { reader, starts } = counting(ledger);
-    expect(await publish(900, 600, reader)).toEqual({ size: 900, written: 5, removed: 3, rebuilt: false });
+    expect(await publish(900, 600, reader)).toEqual({ size: 900, written: 5, removed: 3, strays: 0, rebuilt: false });
     expect(starts).toEqual([600]); // only the new entries were read
     const second = snapshot();
     expect([...second.keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "envelopes/002", "envelopes/003.p/132", "tile/0/000", "tile/0/001", "tile/0/002", "tile/0/003.p/132", "tile/1/000.p/3"]);
@@ -93,7 +93,7 @@ describe("publishing the ledger as tiles", () => {
 
     // Nothing new: nothing read past the size, nothing written.
     const again = counting(ledger);
-    expect(await publish(900, 900, again.reader)).toEqual({ size: 900, written: 0, removed: 0, rebuilt: false });
+    expect(await publish(900, 900, again.reader)).toEqual({ size: 900, written: 0, removed: 0, strays: 0, rebuilt: false });
     expect(again.starts).toEqual([]);
     expect(snapshot()).toEqual(second);
   });
@@ -113,7 +113,7 @@ describe("publishing the ledger as tiles", () => {
   it("serves leaf-data bundles at tile/entries/, and moves the bundles when what they hold changes", async () => {
     await append(0, 600);
     const as = async (bundle: "leaf" | "envelope", size: number, from: number) => await publishLedgerTiles({ dir: tiles, ledger, size, root: await ledger.rootHash(size), from, bundle });
-    expect(await as("leaf", 512, 0)).toEqual({ size: 512, written: 5, removed: 0, rebuilt: false });
+    expect(await as("leaf", 512, 0)).toEqual({ size: 512, written: 5, removed: 0, strays: 0, rebuilt: false });
     expect([...snapshot().keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001"]);
     const entries = await Array.fromAsync(ledger.storedEntries(0, 256));
     expect(decodeBundle(readFileSync(join(tiles, "tile/entries/000"))).map((e) => Buffer.from(e).toString())).toEqual(entries.map((e) => entryText(e.entry, e.payloadText)));
@@ -130,7 +130,7 @@ describe("publishing the ledger as tiles", () => {
       expect.stringMatching(/tile\/entries\/001 is not a bundle of this log/),
     ]);
     // The size is a whole number of tiles: the missing last full bundle alone says to write them all.
-    expect(await as("envelope", 512, 512)).toEqual({ size: 512, written: 2, removed: 2, rebuilt: true });
+    expect(await as("envelope", 512, 512)).toEqual({ size: 512, written: 2, removed: 2, strays: 0, rebuilt: true });
     expect([...snapshot().keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "tile/0/000", "tile/0/001", "tile/1/000.p/2"]);
     expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 512, root: await ledger.rootHash(512) })).toEqual([]);
 
@@ -156,7 +156,7 @@ describe("publishing the ledger as tiles", () => {
     expect(readdirSync(tiles)).toEqual(["checkpoint"]);
     await expect(publishLedgerTiles({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(699), from: 0 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(readdirSync(tiles)).toEqual(["checkpoint"]);
-    expect(await publish(700, 0)).toEqual({ size: 700, written: 7, removed: 0, rebuilt: false });
+    expect(await publish(700, 0)).toEqual({ size: 700, written: 7, removed: 0, strays: 0, rebuilt: false });
     expect(readdirSync(tiles).sort()).toEqual(["checkpoint", "envelopes", "tile"]);
     expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([]);
   });
@@ -219,5 +219,34 @@ describe("publishing the ledger as tiles", () => {
     expect(existsSync(join(tiles, "tile/0/001.p/24"))).toBe(true);
     writeFileSync(join(tiles, "tile/0/001.p/14"), readFileSync(join(tiles, "tile/0/001.p/24")).subarray(0, 14 * 32));
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/001\.p\/14 is a superseded partial tile/)]);
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "unchanged", tiles: { written: 0, removed: 1, strays: 0 } });
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+  });
+
+  it("--check reports every file under tile/ or envelopes/ that is not of the checkpoint's size, and a run removes it", async () => {
+    const dataDir = join(dir, "data");
+    await append(0, 600);
+    const sign = async () => ({ note: await ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
+    await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false });
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+    // A full tile and bundle where the checkpoint has only the partial 002.p/88, a copy, and a staged file left behind.
+    cpSync(join(tiles, "tile/0/001"), join(tiles, "tile/0/002"));
+    cpSync(join(tiles, "envelopes/001"), join(tiles, "envelopes/002"));
+    cpSync(join(tiles, "tile/0/000"), join(tiles, "tile/0/000 copy"));
+    writeFileSync(join(tiles, "tile/1/.000.4242.tmp"), "");
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([
+      `${join(tiles, "envelopes/002")} is not a tile or bundle of the checkpoint's 600 entries`,
+      `${join(tiles, "tile/0/000 copy")} is not a tile or bundle of the checkpoint's 600 entries`,
+      `${join(tiles, "tile/0/002")} is not a tile or bundle of the checkpoint's 600 entries`,
+      `${join(tiles, "tile/1/.000.4242.tmp")} is not a tile or bundle of the checkpoint's 600 entries`,
+    ]);
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "unchanged", tiles: { written: 0, removed: 0, strays: 4 } });
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
+
+    // A stray full tile where the next checkpoint's full tile lands is removed before the update, which then writes it.
+    writeFileSync(join(tiles, "tile/0/002"), Buffer.alloc(256 * 32));
+    await append(600, 200);
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 800, tiles: { strays: 1 } });
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
 import { openFileWriter } from "./file-writer.ts";
-import { bundlePath, bundleRoot, decodeBundle, partialDir, partialTiles, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type BundleKind, type TileFile } from "../core/tlog-tiles.ts";
+import { bundlePath, bundleRoot, decodeBundle, partialDir, partialTiles, publishedTilePaths, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type BundleKind, type TileFile } from "../core/tlog-tiles.ts";
 import { CodedError } from "../core/errors.ts";
 
 /**
@@ -68,6 +68,12 @@ export interface LedgerTilesResult {
   written: number;
   /** Superseded partial tiles removed, and bundles removed from the place of the other content. */
   removed: number;
+  /**
+   * Stray files removed: files under `tile/` or `envelopes/` that no tree of the checkpoint's size
+   * (or, before the update, of the size the tiles were written for) has — a full tile past the
+   * size, a copy, a left-over staged file.
+   */
+  strays: number;
   /** True when the tiles for `from` were not all there, so every tile was built from the first entry. */
   rebuilt: boolean;
 }
@@ -80,6 +86,8 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
   const edge = readEdge(dir, options.from, kind);
   if (!edge && !existsSync(join(dir, "tile"))) return await publishNewTree(options);
   const from = edge ? options.from : 0;
+  // Strays of the tiles on disk go first: one where a full tile of this update lands would fail it.
+  const before = edge ? removeStrays(dir, options.from, kind) : { partials: 0, others: 0 };
   const builder = edge ? TileBuilder.resume(from, edge, kind) : TileBuilder.empty(kind);
   // Only where each staged file goes is kept (a full build stages hundreds of MB of bundles).
   const staged: { tmp: string; target: string; file: Omit<TileFile, "bytes"> }[] = [];
@@ -103,15 +111,17 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
     for (const s of staged) rmSync(s.tmp, { force: true });
     throw error;
   }
-  let removed = 0;
+  let removed = before.partials;
   for (const { tmp, target, file } of staged) {
     renameSync(tmp, target);
     removed += removeOtherPartials(dir, file);
   }
-  // On a rebuild every tile was staged or found equal; partial tiles of sizes past this one may remain.
-  if (!edge) removed += removeStalePartials(dir, size, kind);
   removed += removeOtherBundles(dir, kind);
-  return { size, written: staged.length, removed, rebuilt: !edge && options.from > 0 };
+  // On a rebuild every tile was staged or found equal; partial tiles of sizes past this one, and
+  // anything else that is no file of the tree, may remain.
+  const after = removeStrays(dir, size, kind);
+  removed += after.partials;
+  return { size, written: staged.length, removed, strays: before.others + after.others, rebuilt: !edge && options.from > 0 };
 }
 
 /** From this many entries on, a new tree's files are written on a helper thread (its start is not worth it below). */
@@ -156,7 +166,7 @@ async function publishNewTree(options: LedgerTilesOptions): Promise<LedgerTilesR
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  return { size, written, removed, rebuilt: options.from > 0 };
+  return { size, written, removed, strays: 0, rebuilt: options.from > 0 };
 }
 
 /** Throws `root-differs` unless the partial tiles of a tree of `size` give `expected`. */
@@ -170,9 +180,10 @@ function checkRoot(size: number, partials: TileFile[], expected: Uint8Array): vo
 /**
  * What `--check` reports about the tiles of a checkpoint of `size` entries with `root`: every tile
  * or bundle that is missing or differs from what the ledger's entries give, every superseded
- * partial tile still present, and every bundle at the other content's place (envelopes served at the
- * C2SP entry bundle URL, or leaf data left at `envelopes/`). Reads the whole ledger up to `size`;
- * writes nothing.
+ * partial tile still present, every other file under `tile/` or `envelopes/` that is not one of the
+ * tree of `size` (core/tlog-tiles.ts `publishedTilePaths`), and every bundle at the other content's
+ * place (envelopes served at the C2SP entry bundle URL, or leaf data left at `envelopes/`). Reads the
+ * whole ledger up to `size`; writes nothing.
  */
 export async function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "from">): Promise<string[]> {
   const { dir, size } = options;
@@ -190,7 +201,9 @@ export async function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "fro
   for (const p of partials) expect(p);
   const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
   if (!equalBytes(root, options.root)) problems.push(`the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(options.root)}`);
-  for (const stale of stalePartials(dir, size, kind)) problems.push(`${stale} is a superseded partial tile`);
+  for (const stray of strayFiles(dir, size, kind)) {
+    problems.push(isPartial(stray) ? `${stray} is a superseded partial tile` : `${stray} is not a tile or bundle of the checkpoint's ${size} entries`);
+  }
   const other = join(dir, bundleRoot(otherKind(kind)));
   if (existsSync(other)) {
     const why = kind === "envelopes" ? "the bundles hold envelopes, served at envelopes/: C2SP's tile/entries/ is for leaf data only" : "the bundles hold leaf data, served at tile/entries/";
@@ -252,32 +265,45 @@ function removeOtherPartials(dir: string, file: Omit<TileFile, "bytes">): number
   return removed;
 }
 
-function removeStalePartials(dir: string, size: number, kind: BundleKind): number {
-  const stale = stalePartials(dir, size, kind);
-  for (const file of stale) {
-    unlinkSync(file);
-    if (readdirSync(dirname(file)).length === 0) rmdirSync(dirname(file));
+/** Removes the stray files of a tree of `size` (`strayFiles`); returns how many were superseded partials and how many anything else. */
+function removeStrays(dir: string, size: number, kind: BundleKind): { partials: number; others: number } {
+  const counts = { partials: 0, others: 0 };
+  for (const file of strayFiles(dir, size, kind)) {
+    removeFile(file);
+    if (isPartial(file)) counts.partials += 1;
+    else counts.others += 1;
   }
-  return stale.length;
+  return counts;
+}
+
+/** Removes `file`, and its folder when that is a partial tile's and left empty. */
+function removeFile(file: string): void {
+  unlinkSync(file);
+  if (isPartial(file) && readdirSync(dirname(file)).length === 0) rmdirSync(dirname(file));
+}
+
+/** True for a version of a partial tile or bundle: a file in an `<N>.p` folder. */
+function isPartial(file: string): boolean {
+  return basename(dirname(file)).endsWith(".p");
 }
 
 /**
- * Every partial tile or bundle under `dir/tile` and `dir/envelopes` that is not one of the tree of
- * `size` entries with bundles of `kind` (the other kind's are `removeOtherBundles`'s).
+ * Every file under `dir/tile` and `dir/envelopes` that is not one of the tree of `size` entries with
+ * bundles of `kind` (core/tlog-tiles.ts `publishedTilePaths`): superseded partial tiles, and any
+ * other file (a full tile past the size, a copy, a staged file left by an interrupted run). The
+ * other kind's bundles are `removeOtherBundles`'s.
  */
-function stalePartials(dir: string, size: number, kind: BundleKind): string[] {
-  const current = new Set(partialTiles(size).map((p) => join(dir, tilePath(p))));
-  if (size % TILE_WIDTH > 0) current.add(join(dir, bundlePath(Math.floor(size / TILE_WIDTH), size % TILE_WIDTH, kind)));
+function strayFiles(dir: string, size: number, kind: BundleKind): string[] {
+  const expected = new Set(publishedTilePaths(size, kind).map((path) => join(dir, path)));
   const other = join(dir, bundleRoot(otherKind(kind)));
-  const stale: string[] = [];
+  const strays: string[] = [];
   for (const top of ["tile", "envelopes"]) {
     for (const path of filesUnder(join(dir, top))) {
-      const parts = path.split(/[\\/]/);
-      if (!parts[parts.length - 2]!.endsWith(".p") || path.startsWith(other + sep)) continue;
-      if (!current.has(path)) stale.push(path);
+      if (path.startsWith(other + sep)) continue;
+      if (!expected.has(path)) strays.push(path);
     }
   }
-  return stale.sort();
+  return strays.sort();
 }
 
 /** Removes the bundles at the place of the other kind than `kind` (published as the other content); returns how many. */
@@ -288,10 +314,10 @@ function removeOtherBundles(dir: string, kind: BundleKind): number {
   return files.length;
 }
 
-/** The files (not folders) under `root`, as paths joined to it; none when it does not exist. */
+/** The files (anything but folders) under `root`, as paths joined to it; none when it does not exist. */
 function filesUnder(root: string): string[] {
   if (!existsSync(root)) return [];
-  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => !e.isDirectory()).map((e) => join(e.parentPath, e.name)).sort();
 }
 
 function readOrNull(path: string): Buffer | null {

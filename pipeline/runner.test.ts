@@ -3,7 +3,7 @@
  * from the ledger facts, a document from a curated source and another step's output, a CSV streamed
  * from every ledger entry.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -383,6 +383,27 @@ describe("runPipeline", () => {
     // --check wrote nothing.
     expect(readFileSync(file)).toEqual(snapshot);
     expect(tmpFiles(f.root)).toEqual([]);
+  });
+
+  it("--check names a file in an area's folder that no manifest lists; a run says so and leaves it", async () => {
+    await f.run();
+    const copy = join(f.dataDir, "areas", "government", "ledger", "export (copy).csv");
+    const notes = join(f.dataDir, "areas", "economy", "notes.txt");
+    cpSync(join(f.dataDir, "areas", "government", "ledger", "export.csv"), copy);
+    writeFileSync(notes, "mine\n");
+    f.log.length = 0;
+    let report = await f.run({ check: true });
+    expect(report.ok).toBe(false);
+    expect(report.differences.sort()).toEqual([copy, notes].sort());
+    expect(f.log).toContain(`${copy} … UNLISTED: no manifest lists it, so nothing publishes or verifies it`);
+    f.log.length = 0;
+    report = await f.run();
+    expect(report.ok).toBe(true);
+    expect(f.log.some((line) => line.startsWith(`${notes} … UNLISTED`))).toBe(true);
+    expect(readFileSync(notes, "utf8")).toBe("mine\n");
+    rmSync(copy);
+    rmSync(notes);
+    expect((await f.run({ check: true })).differences).toEqual([]);
   });
 
   it("--check reports a stale manifest and a signature that does not verify", async () => {

@@ -1,20 +1,21 @@
 /**
  * `npm run schemas`: writes the JSON Schema of every registry entry (core/schemas/published-files.ts)
- * to data/schemas/<name>.schema.json, removes stale *.schema.json files, and says what it did.
- * `npm run schemas -- --check` writes nothing and exits 1 listing every file that is missing,
- * different or stale.
+ * to data/schemas/<name>.schema.json, removes every other file there (the folder is generated whole),
+ * and says what it did. `npm run schemas -- --check` writes nothing and exits 1 listing every file
+ * that is missing, different or stale — the comparison (`diffSchemaFiles`, core's `diffSchemaTexts`)
+ * that `npm run pipeline -- --check` and the site build make too.
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { renderPublishedSchemas, schemaFileName } from "../core/schemas/published-files.ts";
+import { diffSchemaTexts, renderPublishedSchemas, schemaDiffProblems, schemaFileName, type SchemaDiff } from "../core/schemas/published-files.ts";
+
+export type { SchemaDiff };
 
 /** data/schemas/ of this checkout. */
 export const SCHEMAS_DIR = fileURLToPath(new URL("../data/schemas", import.meta.url));
 
-const SUFFIX = ".schema.json";
-
-/** Every *.schema.json under dir, as `/`-separated paths relative to dir, sorted. */
+/** Every file under dir, as `/`-separated paths relative to dir, sorted. */
 export function listSchemaFiles(dir: string): string[] {
   const found: string[] = [];
   const walk = (current: string): void => {
@@ -28,7 +29,7 @@ export function listSchemaFiles(dir: string): string[] {
     for (const entry of entries) {
       const full = join(current, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && entry.name.endsWith(SUFFIX)) {
+      else {
         found.push(relative(dir, full).split(sep).join("/"));
       }
     }
@@ -46,29 +47,9 @@ function readIfExists(path: string): string | undefined {
   }
 }
 
-export interface SchemaDiff {
-  /** Files to write (missing or different), relative to the directory. */
-  missing: string[];
-  changed: string[];
-  unchanged: string[];
-  /** *.schema.json files that no registry entry produces. */
-  stale: string[];
-}
-
-/** Compares what the registry produces with the files in dir. */
-export function diffSchemaFiles(dir: string, rendered: Map<string, string>): SchemaDiff {
-  const diff: SchemaDiff = { missing: [], changed: [], unchanged: [], stale: [] };
-  const expected = new Set<string>();
-  for (const [name, text] of rendered) {
-    const file = schemaFileName(name);
-    expected.add(file);
-    const current = readIfExists(join(dir, file));
-    if (current === undefined) diff.missing.push(file);
-    else if (current !== text) diff.changed.push(file);
-    else diff.unchanged.push(file);
-  }
-  diff.stale = listSchemaFiles(dir).filter((file) => !expected.has(file));
-  return diff;
+/** Compares what the registry produces with the files in dir (core/schemas/published-files.ts `diffSchemaTexts`). */
+export function diffSchemaFiles(dir: string, rendered: ReadonlyMap<string, string>): SchemaDiff {
+  return diffSchemaTexts(rendered, listSchemaFiles(dir), (file) => readIfExists(join(dir, file)));
 }
 
 /** Removes now-empty folders below dir (not dir itself). */
@@ -93,11 +74,7 @@ function main(argv: readonly string[]): number {
   const shown = relative(process.cwd(), SCHEMAS_DIR) || ".";
 
   if (check) {
-    const problems = [
-      ...diff.missing.map((f) => `missing  ${f}`),
-      ...diff.changed.map((f) => `differs  ${f}`),
-      ...diff.stale.map((f) => `stale    ${f}`),
-    ];
+    const problems = schemaDiffProblems(diff);
     if (problems.length === 0) {
       console.log(`${shown}: all ${rendered.size} schemas up to date`);
       return 0;

@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import sitemap from "@astrojs/sitemap";
 import { defineConfig } from "astro/config";
-import { publishAreas, verifyAllAreas } from "./src/lib/datapackage.ts";
+import { publishAreas, verifyAllAreas, verifySchemas } from "./src/lib/datapackage.ts";
 import { apiDescriptionModule } from "./src/lib/api-description-module.ts";
 import { publishMigration } from "./src/lib/migration.ts";
 import { publishLedger } from "./src/lib/ledger.ts";
@@ -41,7 +41,9 @@ const manualPlugin = { ...manualHastPlugin, name: `${manualHastPlugin.name}-${cr
  * stale file fails the build, naming the file, and nothing is published. Once the pages are
  * written, the PUBLIC files are copied (the bytes just verified) with each area's datapackage.json
  * and .sig, the extension-less /economy/{supply,mii,coordination,roi}, data/keys/*.vkey to /keys/
- * and data/schemas/** to /schemas/**. Keyed files (access other than "public") are never copied.
+ * and data/schemas/** to /schemas/** — only when that folder is exactly what core/schemas gives
+ * (`verifySchemas`: a schema changed by hand fails the build). Keyed files (access other than
+ * "public") are never copied.
  */
 function publishDataAreas() {
   return {
@@ -49,6 +51,7 @@ function publishDataAreas() {
     hooks: {
       "astro:build:start": ({ logger }) => {
         const verified = verifyAllAreas(dataDir);
+        verifySchemas(dataDir);
         logger.info(
           verified.length === 0
             ? `no data areas under ${join(dataDir, "areas")}: the area pages say so`

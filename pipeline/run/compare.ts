@@ -1,14 +1,16 @@
 /**
  * `--check`: compare what the run produced with what is published, writing nothing. Reported: every
  * output whose bytes differ or that is missing, every file a manifest lists that no step produces
- * any more, a manifest that is missing or different, and a signature that does not verify with the
+ * any more, a manifest that is missing or different, a signature that does not verify with the
  * published keys (data/keys/datasets.vkey) — signatures are verified, not byte-compared, since a
- * fresh clone signs with another development key.
+ * fresh clone signs with another development key — and every other file in the area's folder,
+ * which no manifest lists (`unlisted`).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { NoteVerifier } from "../../core/checkpoint.ts";
 import { outputFile } from "../layout.ts";
-import { readManifest } from "../manifest.ts";
+import { MANIFEST_FILE, readManifest } from "../manifest.ts";
 import { parseTrustedKeys, SIGNATURE_SUFFIX, verifyManifestSignature } from "../sign.ts";
 import type { Area } from "../step.ts";
 import type { AreaOutcome } from "./area-manifest.ts";
@@ -30,9 +32,14 @@ export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pas
       if (!same) differences.push(s.target);
       tally.step(s, same ? "matches" : "differs", same ? "matches" : existsSync(s.target) ? "DIFFERS from the file" : "MISSING");
     }
-    for (const file of orphans(run, area, manifestFile, states)) {
+    const stale = orphans(run, area, manifestFile, states);
+    for (const file of stale) {
       differences.push(file);
       run.log(`${file} … STALE: listed in the manifest, produced by no step`);
+    }
+    for (const file of unlisted(run, area, states, stale)) {
+      differences.push(file);
+      run.log(`${file} … UNLISTED: no manifest lists it, so nothing publishes or verifies it`);
     }
     const onDisk = readBytes(manifestFile);
     if (onDisk === null || onDisk.toString("utf8") !== manifest.text) {
@@ -56,6 +63,24 @@ export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pas
 export function orphans(run: RunContext, area: Area, manifestFile: string, states: readonly AreaOutcome["states"][number][]): string[] {
   const listed = readManifest(manifestFile)?.records.keys() ?? [];
   return [...listed].filter((p) => !states.some((s) => s.step.path === p)).map((p) => outputFile(run.layout, area, p));
+}
+
+/**
+ * The files in the area's folder of the data folder (`data/areas/<area>/`) that are neither an
+ * output of a step of the area, nor one of `stale` (listed by the published manifest, produced by no
+ * step), nor the manifest or its signature: files no manifest lists, which the site never publishes
+ * and nothing verifies (a copy, a file put there by hand, a staged file an interrupted run left).
+ * The pipeline reports them and leaves them: they may be someone's.
+ */
+export function unlisted(run: RunContext, area: Area, states: readonly AreaOutcome["states"][number][], stale: readonly string[]): string[] {
+  const dir = join(run.files.areasDir, area);
+  if (!existsSync(dir)) return [];
+  const known = new Set([...states.map((s) => s.target), ...stale, join(dir, MANIFEST_FILE), join(dir, MANIFEST_FILE + SIGNATURE_SUFFIX)]);
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((e) => !e.isDirectory())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((file) => !known.has(file))
+    .sort();
 }
 
 /** The keys of data/keys/datasets.vkey; none when it is missing or unreadable (then no signature verifies). */

@@ -3,12 +3,13 @@
  * signature untouched. Otherwise the manifest is signed first (the key must be listed in
  * data/keys/datasets.vkey), then the staged outputs are renamed into place, files no step produces
  * any more are removed, and the manifest and its signature are written — each only if it changed.
+ * Any other file in the area's folder is named and left where it is (`unlisted`).
  */
 import { existsSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ensureTrustedKey, SIGNATURE_SUFFIX, signManifest } from "../sign.ts";
 import type { AreaOutcome } from "./area-manifest.ts";
-import { orphans, readBytes, signatureProblem, trustedDatasetKeys } from "./compare.ts";
+import { orphans, readBytes, signatureProblem, trustedDatasetKeys, unlisted } from "./compare.ts";
 import { TMP_SUFFIX, type RunContext } from "./context.ts";
 import type { PassOutcome } from "./execute.ts";
 import { Tally, type RunReport } from "./report.ts";
@@ -72,6 +73,7 @@ export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pas
       written.push(sigFile);
       run.log(`${sigFile} … signed`);
     }
+    for (const file of unlisted(run, area, states, [])) run.log(`${file} … UNLISTED: no manifest lists it, so it is never published; left as it is (--check reports it until it is removed)`);
   }
   run.log(`${tally.changed} written, ${tally.unchanged} unchanged, ${tally.failed} failed`);
   return tally.close();

@@ -16,9 +16,10 @@
  * pages use it (through areas.ts) to render them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { copyFile, cp, mkdir, readdir, writeFile } from "node:fs/promises";
-import { dirname, join, resolve, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { diffSchemaTexts, renderPublishedSchemas, schemaDiffProblems } from "../../../core/schemas/published-files.ts";
 import type { NoteVerifier } from "../../../core/checkpoint.ts";
 import {
   AREAS,
@@ -62,6 +63,33 @@ export class DataVerificationError extends CodedError<"area-unverified"> {
   constructor(message: string) {
     super("area-unverified", message);
   }
+}
+
+export class SchemaVerificationError extends CodedError<"schemas-unverified"> {
+  constructor(message: string) {
+    super("schemas-unverified", message);
+  }
+}
+
+/**
+ * The files of `<dataDir>/schemas/` to publish at `/schemas/`, after checking that the folder is
+ * exactly what the code gives (core/schemas/published-files.ts: every registry schema, byte for
+ * byte, and no other file — the comparison `npm run schemas -- --check` and
+ * `npm run pipeline -- --check` make); none when there is no such folder. Throws
+ * SchemaVerificationError naming each file that is missing, differs or is stale: a schema loosened
+ * by hand would otherwise be published as the contract.
+ */
+export function verifySchemas(dataDir: string): string[] {
+  const dir = join(dataDir, "schemas");
+  if (!existsSync(dir)) return [];
+  const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
+    .filter((e) => !e.isDirectory())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join("/"))
+    .sort();
+  const diff = diffSchemaTexts(renderPublishedSchemas(), files, (file) => (files.includes(file) ? readFileSync(join(dir, file), "utf8") : undefined));
+  const problems = schemaDiffProblems(diff);
+  if (problems.length > 0) throw new SchemaVerificationError(`${dir} is not what core/schemas produces (run \`npm run schemas\`):\n  ${problems.join("\n  ")}`);
+  return diff.unchanged;
 }
 
 /** A verified area: its manifest, the exact bytes of the manifest and signature, and kept files. */
@@ -187,8 +215,8 @@ async function writeInto(outDir: string, relative: string, bytes: Uint8Array): P
 /**
  * Copies into the built site: for every generated area, each PUBLIC resource at `/<area>/<path>`
  * (the verified bytes) and at its content-addressed `/<area>/sha256/<hex><ext>`, the manifest and its signature, and for the economy the extension-less
- * endpoints; `<dataDir>/keys/*.vkey` to `/keys/`; `<dataDir>/schemas/**` to `/schemas/**`.
- * Keyed resources are never written. Throws DataVerificationError before writing anything of an
+ * endpoints; `<dataDir>/keys/*.vkey` to `/keys/`; `<dataDir>/schemas/**` to `/schemas/**` once
+ * they are exactly what the code gives (`verifySchemas`). Keyed resources are never written. Throws DataVerificationError before writing anything of an
  * area that does not verify.
  */
 export async function publishAreas(dataDir: string, outDir: string): Promise<PublishReport> {
@@ -220,10 +248,8 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
       report.keys++;
     }
   }
-  const schemasDir = join(dataDir, "schemas");
-  if (existsSync(schemasDir)) {
-    await cp(schemasDir, join(outDir, "schemas"), { recursive: true, force: true, errorOnExist: false });
-    report.schemas = true;
-  }
+  const schemas = verifySchemas(dataDir);
+  for (const file of schemas) await writeInto(outDir, `schemas/${file}`, readFileSync(join(dataDir, "schemas", file)));
+  report.schemas = schemas.length > 0;
   return report;
 }

@@ -4,14 +4,15 @@
  * `<dataDir>/ledger/envelopes/` (when the bundles hold envelopes, not leaf data), checked at build
  * time — the checkpoint against `keys/ledger.vkey`, and the tiles against the checkpoint
  * (core/tlog-tiles.ts `tilesProblems`: every tile and bundle present, every full tile hashing into
- * the level above, the root, every entry at `tile/entries/` hashing to its leaf) — then copied to
- * `/ledger/`. Tiles that do not agree with the checkpoint fail the build, naming the file.
+ * the level above, the root, every entry at `tile/entries/` hashing to its leaf, and no other file
+ * under `tile/` or `envelopes/`) — then exactly those files are copied to `/ledger/`. Tiles that do
+ * not agree with the checkpoint fail the build, naming the file.
  *
  * No Astro or Vite import here: astro.config.mjs uses this module.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { cp, mkdir, copyFile } from "node:fs/promises";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { mkdir, copyFile } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
 import { verifyCheckpoint } from "../../../core/checkpoint.ts";
 import { parseTrustedKeys } from "../../../core/datapackage/index.ts";
 import { tilesProblems } from "../../../core/tlog-tiles.ts";
@@ -53,12 +54,27 @@ export async function publishLedger(dataDir: string, outDir: string): Promise<Pu
         return null;
       }
     };
-    const problems = tilesProblems(checkpoint.size, checkpoint.rootHash, read);
+    const files = tileFiles(from);
+    const problems = tilesProblems(checkpoint.size, checkpoint.rootHash, read, files);
     if (problems.length > 0) throw new LedgerTilesBuildError(`${join(from, "tile")} does not agree with ${checkpointFile}:\n  ${problems.slice(0, 20).join("\n  ")}`);
-    for (const folder of ["tile", "envelopes"]) {
-      if (existsSync(join(from, folder))) await cp(join(from, folder), join(to, folder), { recursive: true, force: true, filter: (src) => !src.endsWith(".tmp") });
+    // Every file listed is one of the checkpoint's tree (a stray fails the check above): exactly those are copied.
+    for (const file of files) {
+      await mkdir(dirname(join(to, file)), { recursive: true });
+      await copyFile(join(from, file), join(to, file));
     }
   }
   await copyFile(checkpointFile, join(to, "checkpoint"));
   return { size: checkpoint.size, tiles };
+}
+
+/** Every file under `<prefix>/tile/` and `<prefix>/envelopes/`, as a path under the log's prefix with `/` (how `tilesProblems` names them). */
+export function tileFiles(prefix: string): string[] {
+  const files: string[] = [];
+  for (const folder of ["tile", "envelopes"]) {
+    if (!existsSync(join(prefix, folder))) continue;
+    for (const e of readdirSync(join(prefix, folder), { recursive: true, withFileTypes: true }) as Dirent[]) {
+      if (!e.isDirectory()) files.push(relative(prefix, join(e.parentPath, e.name)).split(sep).join("/"));
+    }
+  }
+  return files.sort();
 }

@@ -30,7 +30,7 @@ import { foldExport, sealedProofFile } from "../store/consensus-registry.ts";
 import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "../store/known-keys.ts";
 import { coverTail } from "../store/entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, ledgerExists, openLedger, openLedgerStore } from "../store/open-ledger.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, ledgerExists, openLedger, openLedgerStore, shownLocation } from "../store/open-ledger.ts";
 import { formatIssues } from "../core/zod-issues.ts";
 import { UsageError } from "../core/errors.ts";
 
@@ -86,7 +86,7 @@ async function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line
 async function exportProof(values: Values, delibId: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   if ((delibId === undefined) === (values.all === undefined)) throw new UsageError("export-proof needs a DELIB_ID or --all DIR");
   const path = ledgerPath(values, env);
-  if (!(await ledgerExists(path))) throw new UsageError(`no ledger at ${path}`);
+  if (!(await ledgerExists(path))) throw new UsageError(`no ledger at ${shownLocation(path)}`);
   const { ledger } = await openLedger({ path, env, log: err });
   try {
     const state = await ledger.state(consensusProjection);
@@ -160,7 +160,7 @@ async function verifyProof(values: Values, file: string | undefined, env: NodeJS
     state = await foldExport(dir);
   } else {
     const path = ledgerPath(values, env);
-    if (!(await ledgerExists(path))) throw new UsageError(`no ledger at ${path} (pass --ledger-export DIR to check against an export)`);
+    if (!(await ledgerExists(path))) throw new UsageError(`no ledger at ${shownLocation(path)} (pass --ledger-export DIR to check against an export)`);
     const ledger = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
     try {
       state = await ledger.state(consensusProjection);

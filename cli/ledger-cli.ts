@@ -38,7 +38,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
 import { COPY_BATCH, copyLedger, proveCopy } from "../store/ledger-copy.ts";
-import { defaultLedgerPath, isPostgresLocation, LEDGER_ORIGIN, ledgerBackend, ledgerExists, openLedger } from "../store/open-ledger.ts";
+import { defaultLedgerPath, isPostgresLocation, LEDGER_ORIGIN, ledgerBackend, ledgerExists, openLedger, shownLocation } from "../store/open-ledger.ts";
 import { ACCESS_ORIGIN, ACCESS_SCHEMA, accessLedgerExists, accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
 
 async function openedAccessLedger(path: string, log: (m: string) => void) {
@@ -212,7 +212,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.ledger !== undefined && values.ledger !== "main" && values.ledger !== "access") fail(`--ledger must be main or access, got "${values.ledger}"`);
   const access = values.ledger === "access";
   const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
-  if (!["export", "checkpoint", "append"].includes(command) && !(await (access ? accessLedgerExists(path) : ledgerExists(path)))) fail(`no ledger at ${path}`);
+  if (!["export", "checkpoint", "append"].includes(command) && !(await (access ? accessLedgerExists(path) : ledgerExists(path)))) fail(`no ledger at ${shownLocation(path)}`);
   const log = (m: string) => process.stderr.write(`${m}\n`);
   if (command === "copy") {
     return copyCommand(path, values.to, log, access);
@@ -222,14 +222,14 @@ async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "info": {
         const latest = await ledger.latestCheckpoint();
-        console.log(`ledger ${path}\norigin ${ledger.origin}\nsize ${await ledger.size()}\nroot ${formatDigest(await ledger.rootHash())}`);
+        console.log(`ledger ${shownLocation(path)}\norigin ${ledger.origin}\nsize ${await ledger.size()}\nroot ${formatDigest(await ledger.rootHash())}`);
         console.log(`checkpoint key ${key.publicKeyHex} (${key.source})`);
         console.log(latest ? `newest checkpoint:\n${latest}` : "no checkpoint yet");
         return 0;
       }
       case "verify": {
         const report = await ledger.verify();
-        printReport(report, `ledger ${path} (${report.checkpointsChecked} checkpoints)`);
+        printReport(report, `ledger ${shownLocation(path)} (${report.checkpointsChecked} checkpoints)`);
         return report.ok ? 0 : 1;
       }
       case "checkpoint": {

@@ -182,3 +182,23 @@ describe("npm run ledger -- copy", () => {
     expect(notPostgres.stderr).toContain("copy needs --to postgres://");
   });
 });
+
+describe("npm run ledger on PostgreSQL", () => {
+  it("never prints the database's password: info, verify and a missing ledger name the URL without it", async () => {
+    const url = new URL(await freshDatabase("shown"));
+    url.username ||= "postgres";
+    url.password = "secret-pw"; // the throwaway cluster trusts loopback: the password is sent, never checked
+    await fill(url.href, 3);
+    for (const args of [["info", "--db", url.href], ["verify", "--db", url.href]]) {
+      const r = run(args);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain("secret-pw");
+      expect(r.stdout).toContain(`${url.hostname}:${url.port}`);
+    }
+    const missing = new URL(url.href);
+    missing.pathname = "/no_such_database_here";
+    const r = run(["info", "--db", missing.href]);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout + r.stderr).not.toContain("secret-pw");
+  });
+});

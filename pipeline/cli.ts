@@ -20,7 +20,7 @@ import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { EXPORT_CHECKPOINT, ExportLedgerReader } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, ledgerExists, openLedger, openLedgerStore, stateDir } from "../store/open-ledger.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, ledgerExists, openLedger, openLedgerStore, shownLocation, stateDir } from "../store/open-ledger.ts";
 import { steps } from "./areas/index.ts";
 import { LEDGER_CHECKPOINT, LEDGER_DIR, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
@@ -153,9 +153,9 @@ async function openLedgerInput({ values, dataDir }: CliOptions, log: (line: stri
     return { ledger: reader, close: async () => {}, signTree: async () => ({ note: await reader.latestCheckpoint() }) };
   }
   const path = values.ledger ?? defaultLedgerPath();
-  if (!(await ledgerExists(path))) throw new Error(`no ledger at ${path}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`);
+  if (!(await ledgerExists(path))) throw new Error(`no ledger at ${shownLocation(path)}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`);
   const reader = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
-  log(`ledger: ${path}`);
+  log(`ledger: ${shownLocation(path)}`);
   return {
     ledger: reader,
     close: () => reader.close(),

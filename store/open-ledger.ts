@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { LEDGER_KEY, loadSigningKey, type SigningKey } from "./keys.ts";
 import type { LedgerBackend } from "./ledger-backend.ts";
 import { Ledger, type LedgerOptions } from "./ledger.ts";
-import { PostgresBackend, postgresLedgerExists } from "./postgres-backend.ts";
+import { PostgresBackend, postgresLedgerExists, safeLocation } from "./postgres-backend.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
 
 export const LEDGER_ORIGIN = LEDGER_KEY.name;
@@ -23,6 +23,16 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
 /** Whether a ledger location names a PostgreSQL database rather than a SQLite file. */
 export function isPostgresLocation(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** A ledger location as it may be printed or logged: a postgres:// URL without its password. */
+export function shownLocation(location: string): string {
+  if (!isPostgresLocation(location)) return location;
+  try {
+    return safeLocation(new URL(location));
+  } catch {
+    return "a postgres:// URL that does not parse";
+  }
 }
 
 /** The configured ledger: `DATABASE_URL` (PostgreSQL) when set, else `LEDGER_DB`, else `.state/ledger.sqlite`. */

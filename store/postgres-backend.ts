@@ -82,7 +82,7 @@ const TYPES = {
 };
 
 /** The URL without its password: safe to show. */
-function safeLocation(url: URL): string {
+export function safeLocation(url: URL): string {
   const shown = new URL(url.href);
   shown.password = "";
   return shown.href;

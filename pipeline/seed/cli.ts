@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { cycleStart } from "../../core/cycle.ts";
 import { formatDigest } from "../../core/digest.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
-import { defaultLedgerPath, openLedger } from "../../store/open-ledger.ts";
+import { defaultLedgerPath, openLedger, shownLocation } from "../../store/open-ledger.ts";
 import { sampleOptions } from "./sample-options.ts";
 import { DEFAULT_SEED, DEFAULT_SIZE, planSimulation, simulate } from "./simulate.ts";
 import { UsageError } from "../../core/errors.ts";
@@ -92,7 +92,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
       const first = cycleStart(1).toISOString();
       if (lastTs > first) {
         process.stderr.write(
-          `seed: cannot append the sample to ${path}: its last entry is at ${lastTs}, and the sample starts at ${first}; ` +
+          `seed: cannot append the sample to ${shownLocation(path)}: its last entry is at ${lastTs}, and the sample starts at ${first}; ` +
             `an append-only ledger never takes an earlier timestamp. Seed a new file with --db PATH.\n`,
         );
         return 1;
@@ -121,7 +121,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     const seconds = (performance.now() - started) / 1000;
 
     const out = process.stdout;
-    out.write(`seed: wrote ${written} SAMPLE events to ${path}${existed ? "" : " (new file)"} in ${seconds.toFixed(1)} s\n`);
+    out.write(`seed: wrote ${written} SAMPLE events to ${shownLocation(path)}${existed ? "" : " (new file)"} in ${seconds.toFixed(1)} s\n`);
     out.write(`  seed "${seed}", size ${size} (scale ${plan.scale.toFixed(3)}), now ${now.toISOString()}\n`);
     out.write(`  cycles C-${plan.firstCycle}..C-${plan.lastCycle}, ${cycleStart(1).toISOString()} .. ${lastTs}\n`);
     out.write(`  sentinels: ${plan.sentinels.filter((s) => s.registerCycle <= plan.lastCycle).map((s) => `${s.spec.id} (${s.spec.cathedral})`).join(", ")}\n`);

@@ -11,7 +11,7 @@
 import { OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { jsonBodyProblem } from "../core/json-body.ts";
-import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
+import { MAX_JSON_DEPTH, scanJson } from "../core/json-depth.ts";
 import { ANY_HOST_PATHS } from "./middleware/host.ts";
 import type { LogVariables } from "./middleware/request-log.ts";
 import type { ClientVariables } from "./client.ts";
@@ -81,8 +81,9 @@ const utf8Body: MiddlewareHandler = async (c, next) => {
   } catch {
     return problem(c, "bad-request", "The body is not valid UTF-8 (RFC 8259 §8.1).");
   }
-  if (!jsonDepthWithin(text)) return problem(c, "invalid-body", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`, { extensions: { max_depth: MAX_JSON_DEPTH } });
-  const odd = jsonBodyProblem(text);
+  const scan = scanJson(text);
+  if (scan.tooDeep) return problem(c, "invalid-body", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`, { extensions: { max_depth: MAX_JSON_DEPTH } });
+  const odd = jsonBodyProblem(text, scan.members);
   if (odd) return problem(c, "invalid-body", `${odd.pointer || "the body"}: ${odd.reason}`, { extensions: { invalid_fields: [odd] } });
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text); // what c.req.json() parses
   return next();

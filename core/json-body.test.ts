@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { jsonBodyProblem } from "./json-body.ts";
+import { jsonBodyProblem as problemOf } from "./json-body.ts";
+import { scanJson } from "./json-depth.ts";
+
+const jsonBodyProblem = (text: string) => problemOf(text, scanJson(text).members);
 
 describe("jsonBodyProblem", () => {
   it("accepts JSON the ledger can record as sent, and leaves text that is not JSON to the parser", () => {

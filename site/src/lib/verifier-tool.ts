@@ -212,7 +212,7 @@ export function toolUrl(site: URL | undefined, path: string): { url: string; abs
   return site ? { url: new URL(path, site).href, absolute: true } : { url: path, absolute: false };
 }
 
-/** The site's origin for the example URLs of a command, or a placeholder when none is configured. */
+/** The site's origin for the example URLs of a command; without a configured one, `https://<this site>` for the reader to replace. */
 export function siteOrigin(site: URL | undefined): string {
   return site ? site.origin : "https://<this site>";
 }

@@ -20,7 +20,8 @@
  *   place; an update stages each file beside its target.
  */
 import { hash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, type Dirent, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { filesUnder } from "../store/files.ts";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { entryText } from "../core/ledger/entry.ts";
 import { envelopeFromEntryText, envelopeText } from "../core/ledger/envelope.ts";
@@ -207,7 +208,7 @@ export async function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "fro
   const other = join(dir, bundleRoot(otherKind(kind)));
   if (existsSync(other)) {
     const why = kind === "envelopes" ? "the bundles hold envelopes, served at envelopes/: C2SP's tile/entries/ is for leaf data only" : "the bundles hold leaf data, served at tile/entries/";
-    for (const file of filesUnder(other)) problems.push(`${file} is not a bundle of this log (${why})`);
+    for (const file of filesIn(other)) problems.push(`${file} is not a bundle of this log (${why})`);
   }
   return problems;
 }
@@ -298,7 +299,7 @@ function strayFiles(dir: string, size: number, kind: BundleKind): string[] {
   const other = join(dir, bundleRoot(otherKind(kind)));
   const strays: string[] = [];
   for (const top of ["tile", "envelopes"]) {
-    for (const path of filesUnder(join(dir, top))) {
+    for (const path of filesIn(join(dir, top))) {
       if (path.startsWith(other + sep)) continue;
       if (!expected.has(path)) strays.push(path);
     }
@@ -309,15 +310,14 @@ function strayFiles(dir: string, size: number, kind: BundleKind): string[] {
 /** Removes the bundles at the place of the other kind than `kind` (published as the other content); returns how many. */
 function removeOtherBundles(dir: string, kind: BundleKind): number {
   const other = join(dir, bundleRoot(otherKind(kind)));
-  const files = filesUnder(other);
+  const files = filesIn(other);
   rmSync(other, { recursive: true, force: true });
   return files.length;
 }
 
-/** The files (anything but folders) under `root`, as paths joined to it; none when it does not exist. */
-function filesUnder(root: string): string[] {
-  if (!existsSync(root)) return [];
-  return (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => !e.isDirectory()).map((e) => join(e.parentPath, e.name)).sort();
+/** The files under `root`, as paths joined to it; none when it does not exist. */
+function filesIn(root: string): string[] {
+  return filesUnder(root).map((file) => join(root, file));
 }
 
 function readOrNull(path: string): Buffer | null {

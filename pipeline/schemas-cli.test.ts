@@ -2,7 +2,8 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderPublishedSchemas, schemaFileName } from "../core/schemas/published-files.ts";
-import { diffSchemaFiles, listSchemaFiles, SCHEMAS_DIR } from "./schemas-cli.ts";
+import { filesUnder } from "../store/files.ts";
+import { diffSchemaFiles, SCHEMAS_DIR } from "./schemas-cli.ts";
 import { schemaProblems } from "./cli.ts";
 import { verifySchemas } from "../site/src/lib/datapackage.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
@@ -18,7 +19,7 @@ describe("published JSON Schema files", () => {
       ...diff.stale.map((f) => `stale ${f}`),
     ];
     expect(problems, "data/schemas/ is out of date: run `npm run schemas`").toEqual([]);
-    expect(listSchemaFiles(SCHEMAS_DIR)).toEqual([...rendered.keys()].map(schemaFileName).sort());
+    expect(filesUnder(SCHEMAS_DIR)).toEqual([...rendered.keys()].map(schemaFileName).sort());
     for (const [name, text] of rendered) {
       const onDisk = readFileSync(join(SCHEMAS_DIR, schemaFileName(name)), "utf8");
       expect(onDisk === text, `${name}: file differs, run \`npm run schemas\``).toBe(true);

@@ -6,7 +6,8 @@
  * that `npm run pipeline -- --check` and the site build make too.
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { filesUnder } from "../store/files.ts";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { diffSchemaTexts, renderPublishedSchemas, schemaDiffProblems, schemaFileName, type SchemaDiff } from "../core/schemas/published-files.ts";
 
@@ -14,29 +15,6 @@ export type { SchemaDiff };
 
 /** data/schemas/ of this checkout. */
 export const SCHEMAS_DIR = fileURLToPath(new URL("../data/schemas", import.meta.url));
-
-/** Every file under dir, as `/`-separated paths relative to dir, sorted. */
-export function listSchemaFiles(dir: string): string[] {
-  const found: string[] = [];
-  const walk = (current: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(current, { withFileTypes: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
-    }
-    for (const entry of entries) {
-      const full = join(current, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else {
-        found.push(relative(dir, full).split(sep).join("/"));
-      }
-    }
-  };
-  walk(dir);
-  return found.sort();
-}
 
 function readIfExists(path: string): string | undefined {
   try {
@@ -49,7 +27,7 @@ function readIfExists(path: string): string | undefined {
 
 /** Compares what the registry produces with the files in dir (core/schemas/published-files.ts `diffSchemaTexts`). */
 export function diffSchemaFiles(dir: string, rendered: ReadonlyMap<string, string>): SchemaDiff {
-  return diffSchemaTexts(rendered, listSchemaFiles(dir), (file) => readIfExists(join(dir, file)));
+  return diffSchemaTexts(rendered, filesUnder(dir), (file) => readIfExists(join(dir, file)));
 }
 
 /** Removes now-empty folders below dir (not dir itself). */

@@ -13,6 +13,7 @@ import { badgeFor, badgeSvg, type BadgeMetric } from "./badge.ts";
 import { historyLine, newestFirst, type PulseRecord } from "./history.ts";
 import { PulseBadge, PulseHistoryResponse, PulseRecord as PulseRecordSchema } from "../schemas/pulse.ts";
 import { formatIssues } from "../zod-issues.ts";
+import { equalBytes } from "../merkle.ts";
 
 export const STATIC_DIR = "v1/pulse";
 
@@ -51,10 +52,6 @@ export function expectedStaticFiles(records: readonly PulseRecord[]): Map<string
   return records.length === 0 ? new Map() : staticFiles(records);
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
 /**
  * Each static copy in `present` (every file under data/v1/, keyed by its path under data/) that is
  * not what the verified history `records` gives, and each one missing, one message per file naming
@@ -66,7 +63,7 @@ export function staticFileProblems(records: readonly PulseRecord[], present: Rea
   for (const [path, bytes] of expected) {
     const found = present.get(path);
     if (found === undefined) problems.push([path, `${path}: missing (regenerate with npm run pulse)`]);
-    else if (!sameBytes(found, bytes)) problems.push([path, `${path}: differs from what the history gives (regenerate with npm run pulse)`]);
+    else if (!equalBytes(found, bytes)) problems.push([path, `${path}: differs from what the history gives (regenerate with npm run pulse)`]);
   }
   for (const path of present.keys()) {
     if (!expected.has(path)) problems.push([path, `${path}: not a file the history gives (remove it, or regenerate with npm run pulse)`]);

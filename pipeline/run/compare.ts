@@ -6,7 +6,8 @@
  * fresh clone signs with another development key — and every other file in the area's folder,
  * which no manifest lists (`unlisted`).
  */
-import { type Dirent, existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { filesUnder } from "../../store/files.ts";
 import { join } from "node:path";
 import type { NoteVerifier } from "../../core/checkpoint.ts";
 import { outputFile } from "../layout.ts";
@@ -74,13 +75,10 @@ export function orphans(run: RunContext, area: Area, manifestFile: string, state
  */
 export function unlisted(run: RunContext, area: Area, states: readonly AreaOutcome["states"][number][], stale: readonly string[]): string[] {
   const dir = join(run.files.areasDir, area);
-  if (!existsSync(dir)) return [];
   const known = new Set([...states.map((s) => s.target), ...stale, join(dir, MANIFEST_FILE), join(dir, MANIFEST_FILE + SIGNATURE_SUFFIX)]);
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
-    .filter((e) => !e.isDirectory())
-    .map((e) => join(e.parentPath, e.name))
-    .filter((file) => !known.has(file))
-    .sort();
+  return filesUnder(dir)
+    .map((file) => join(dir, file))
+    .filter((file) => !known.has(file));
 }
 
 /** The keys of data/keys/datasets.vkey; none when it is missing or unreadable (then no signature verifies). */

@@ -16,9 +16,10 @@
  * pages use it (through areas.ts) to render them.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { filesUnder } from "../../../store/files.ts";
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { diffSchemaTexts, renderPublishedSchemas, schemaDiffProblems } from "../../../core/schemas/published-files.ts";
 import type { NoteVerifier } from "../../../core/checkpoint.ts";
 import {
@@ -82,10 +83,7 @@ export class SchemaVerificationError extends CodedError<"schemas-unverified"> {
 export function verifySchemas(dataDir: string): string[] {
   const dir = join(dataDir, "schemas");
   if (!existsSync(dir)) return [];
-  const files = (readdirSync(dir, { recursive: true, withFileTypes: true }) as Dirent[])
-    .filter((e) => !e.isDirectory())
-    .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join("/"))
-    .sort();
+  const files = filesUnder(dir);
   const diff = diffSchemaTexts(renderPublishedSchemas(), files, (file) => (files.includes(file) ? readFileSync(join(dir, file), "utf8") : undefined));
   const problems = schemaDiffProblems(diff);
   if (problems.length > 0) throw new SchemaVerificationError(`${dir} is not what core/schemas produces (run \`npm run schemas\`):\n  ${problems.join("\n  ")}`);

@@ -10,9 +10,10 @@
  *
  * No Astro or Vite import here: astro.config.mjs uses this module.
  */
-import { existsSync, readdirSync, readFileSync, type Dirent } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { filesUnder } from "../../../store/files.ts";
 import { mkdir, copyFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { verifyCheckpoint } from "../../../core/checkpoint.ts";
 import { parseTrustedKeys } from "../../../core/datapackage/index.ts";
 import { tilesProblems } from "../../../core/tlog-tiles.ts";
@@ -68,13 +69,6 @@ export async function publishLedger(dataDir: string, outDir: string): Promise<Pu
 }
 
 /** Every file under `<prefix>/tile/` and `<prefix>/envelopes/`, as a path under the log's prefix with `/` (how `tilesProblems` names them). */
-export function tileFiles(prefix: string): string[] {
-  const files: string[] = [];
-  for (const folder of ["tile", "envelopes"]) {
-    if (!existsSync(join(prefix, folder))) continue;
-    for (const e of readdirSync(join(prefix, folder), { recursive: true, withFileTypes: true }) as Dirent[]) {
-      if (!e.isDirectory()) files.push(relative(prefix, join(e.parentPath, e.name)).split(sep).join("/"));
-    }
-  }
-  return files.sort();
+function tileFiles(prefix: string): string[] {
+  return ["tile", "envelopes"].flatMap((folder) => filesUnder(join(prefix, folder)).map((file) => `${folder}/${file}`)).sort();
 }

@@ -16,15 +16,15 @@
  *
  * No Astro or Vite import: astro.config.mjs publishes with it, the tests repack with it.
  */
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { crc32 } from "node:zlib";
+import { sha256Hex } from "../../../core/digest.ts";
 
 /** The folder of the built site the tools are published under. */
 export const TOOLS_DIR = "tools";
 /** npm's fixed mtime for packed files (1985-10-26T08:15:00Z), in seconds. */
-export const TAR_MTIME = 499162500;
+const TAR_MTIME = 499162500;
 
 export interface PackedTool {
   name: string;
@@ -61,7 +61,7 @@ function walk(root: string, dir: string): string[] {
  * a pattern with `*` in its last part (`src/*.js`); package.json always. Throws on an entry that
  * names nothing, so a renamed file fails the build instead of leaving the tool incomplete.
  */
-export function packageFiles(packageDir: string, pkg: PackageJson): string[] {
+function packageFiles(packageDir: string, pkg: PackageJson): string[] {
   if (!Array.isArray(pkg.files) || pkg.files.some((f) => typeof f !== "string")) throw new Error(`${packageDir}/package.json: "files" must list the files to publish`);
   const files = new Set(["package.json"]);
   for (const entry of pkg.files as string[]) {
@@ -115,7 +115,7 @@ function tarHeader(path: string, size: number, mode: number): Buffer {
 }
 
 /** A tar of `entries` (in the order given), ended by two zero blocks. */
-export function tarOf(entries: readonly { path: string; mode: number; bytes: Uint8Array }[]): Buffer {
+function tarOf(entries: readonly { path: string; mode: number; bytes: Uint8Array }[]): Buffer {
   const parts: Buffer[] = [];
   for (const e of entries) {
     parts.push(tarHeader(e.path, e.bytes.length, e.mode), Buffer.from(e.bytes));
@@ -127,7 +127,7 @@ export function tarOf(entries: readonly { path: string; mode: number; bytes: Uin
 }
 
 /** A gzip member holding `data` in stored deflate blocks: no timestamp, no name, OS unknown. */
-export function gzipStored(data: Uint8Array): Buffer {
+function gzipStored(data: Uint8Array): Buffer {
   const parts: Buffer[] = [Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff])];
   const MAX = 0xffff;
   let at = 0;
@@ -161,7 +161,7 @@ export function packTool(packageDir: string): PackedTool {
   for (const bin of bins) if (!files.includes(bin)) throw new Error(`${packageDir}/package.json: the bin ${bin} is not among the packed files`);
   const tar = tarOf(files.map((file) => ({ path: `package/${file}`, mode: bins.has(file) ? 0o755 : 0o644, bytes: readFileSync(join(packageDir, file)) })));
   const bytes = gzipStored(tar);
-  return { name: pkg.name, version: pkg.version, fileName: `${pkg.name}-${pkg.version}.tgz`, files, bytes, sha256: createHash("sha256").update(bytes).digest("hex") };
+  return { name: pkg.name, version: pkg.version, fileName: `${pkg.name}-${pkg.version}.tgz`, files, bytes, sha256: sha256Hex(bytes) };
 }
 
 /** The built site's path of a packed tool and of its digest file. */
@@ -170,7 +170,7 @@ export function toolPaths(fileName: string): { tarballPath: string; checksumPath
 }
 
 /** The `sha256sum` line of a packed tool: `<hex>  <file name>`. */
-export function sha256sumLine(tool: Pick<PackedTool, "sha256" | "fileName">): string {
+function sha256sumLine(tool: Pick<PackedTool, "sha256" | "fileName">): string {
   return `${tool.sha256}  ${tool.fileName}\n`;
 }
 

@@ -203,13 +203,16 @@ describe("a full stream", () => {
     expect(res.headers.get("content-type")).toBe("application/problem+json");
   });
 
-  it("ends the connection with the 426 when the client asked to close it", async () => {
+  it.each([
+    ["HTTP/1.1 with Connection: close", "HTTP/1.1", "Connection: close\r\n"],
+    ["HTTP/1.0, which closes unless it asks to keep alive", "HTTP/1.0", ""],
+  ])("ends the connection with the 426 when the client asked to close it (%s)", async (_, version, connection) => {
     const { server } = await api();
     const port = Number(new URL(server.url).port);
     const socket = connectSocket(port, "127.0.0.1");
     let answer = "";
     socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
-    socket.write(`GET /philosophy/simulation HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    socket.write(`GET /philosophy/simulation ${version}\r\nHost: 127.0.0.1:${port}\r\n${connection}\r\n`);
     // The server ends the socket after the answer: no keep-alive wait (which lasts seconds) before "end".
     const ended = await Promise.race([once(socket, "end").then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("still open"), 1_000))]);
     socket.destroy();

@@ -92,6 +92,11 @@ export function simulationRoutes(options: SimulationRoutesOptions): RouteGroup {
   return routes;
 }
 
+/** Whether a comma-separated header field names `token` (case-insensitive). */
+function hasToken(field: string, token: string): boolean {
+  return field.split(",").some((part) => part.trim().toLowerCase() === token);
+}
+
 export function simulationRoute(options: SimulationRouteOptions): Handler {
   const { limits, quotas, keys, log, now } = options;
   const connections = options.connections ?? new MemoryConnectionCap();
@@ -100,8 +105,12 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
   return async (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       // `Upgrade` must be named in Connection beside the Upgrade field (RFC 9110 §7.8); a client that
-      // asked to close keeps its `close`, so the socket ends with the answer instead of idling open.
-      const closing = /(^|[\s,])close($|[\s,])/i.test(c.req.header("connection") ?? "");
+      // asked to close keeps its `close`, so the socket ends with the answer instead of idling open
+      // (node keeps any connection alive whose answer names Connection without `close`). HTTP/1.0
+      // closes by default: only `keep-alive` keeps it open.
+      const connection = c.req.header("connection") ?? "";
+      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      const closing = hasToken(connection, "close") || (incoming?.httpVersion === "1.0" && !hasToken(connection, "keep-alive"));
       return problem(c, "upgrade-required", "This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {\"action\": \"start_simulation\", \"scenario\": \"…\"}.", {
         headers: { Upgrade: "websocket", Connection: closing ? "Upgrade, close" : "Upgrade" },
       });

@@ -12,6 +12,7 @@
  */
 import { portOf, publicSiteUrl } from "./site-url.ts";
 import { spawnSync } from "node:child_process";
+import { flushCompileCache } from "node:module";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -219,7 +220,11 @@ function closeOnSignals(server: RunningServer): void {
     closing = true;
     say(`${signal}: closing the server`);
     server.close().then(
-      () => process.exit(0),
+      () => {
+        // process.exit skips the write of Node's compile cache (NODE_COMPILE_CACHE): write it first.
+        flushCompileCache();
+        process.exit(0);
+      },
       (error: unknown) => {
         console.error(`close failed: ${(error as Error).message}`);
         process.exit(1);

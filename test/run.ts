@@ -5,6 +5,7 @@
  * name, when it ends; any failure fails the run. Arguments are handed to vitest.
  */
 import { spawn } from "node:child_process";
+import { useCompileCache } from "./support/compile-cache.ts";
 
 interface Step {
   name: string;
@@ -18,6 +19,8 @@ const STEPS: Step[] = [
   { name: "lint:imports", command: ["npm", "run", "-s", "lint:imports"], live: false },
   { name: "vitest", command: ["npx", "vitest", "run", ...process.argv.slice(2)], live: true },
 ];
+
+useCompileCache();
 
 function run(step: Step): Promise<number> {
   return new Promise((resolve) => {

@@ -91,7 +91,7 @@ export class PdfBuilder {
     // What PDFDocument.embedFont(bytes, { subset: true, customName }) does, without the Promise
     // (fontkit.create is synchronous; pdf-lib's `for` only wraps it).
     const Embedder = CustomFontSubsetEmbedder as unknown as new (font: unknown, data: Uint8Array, customName: string) => CustomFontSubsetEmbedder;
-    const embedder = new Embedder(fontkit.create(bytes), bytes, `${tag}+${name}`);
+    const embedder = new Embedder(parsedFont(bytes), bytes, `${tag}+${name}`);
     const font = PDFFont.of(this.doc.context.nextRef(), this.doc, embedder);
     this.embedded.push({ font, embedder });
     return font;
@@ -226,6 +226,43 @@ export function wrapText(text: string, font: PDFFont, size: number, width: numbe
 }
 
 const requireFromHere = createRequire(import.meta.url);
+
+type ParsedFont = ReturnType<typeof fontkit.create>;
+
+/** Strings shaped per font before its memo starts again (a bound on the memory it keeps). */
+const SHAPED_STRINGS_KEPT = 20_000;
+
+/**
+ * Parsed fonts by their bytes' digest. Parsing a WOFF file (inflating its tables) and shaping text
+ * (pdf-lib shapes each string twice: to measure it, then to draw it) were most of a report's build
+ * time, and both give the same result for the same bytes and text: each font is parsed once per
+ * process, and each string shaped once per font. Nothing reads a shaped run but to measure and
+ * encode it, so sharing the runs changes no output.
+ */
+const parsedFonts = new Map<string, ParsedFont>();
+
+function parsedFont(bytes: Uint8Array): ParsedFont {
+  const key = createHash("sha256").update(bytes).digest("hex");
+  let font = parsedFonts.get(key);
+  if (!font) {
+    font = fontkit.create(bytes) as ParsedFont;
+    const layout = font.layout.bind(font);
+    const shaped = new Map<string, ReturnType<typeof layout>>();
+    font.layout = ((text: string, ...rest: unknown[]) => {
+      // Only the default shaping, which is all pdf-lib asks for, is kept.
+      if (rest.some((r) => r !== undefined)) return (layout as (...a: unknown[]) => ReturnType<typeof layout>)(text, ...rest);
+      let run = shaped.get(text);
+      if (!run) {
+        if (shaped.size >= SHAPED_STRINGS_KEPT) shaped.clear();
+        run = layout(text);
+        shaped.set(text, run);
+      }
+      return run;
+    }) as typeof font.layout;
+    parsedFonts.set(key, font);
+  }
+  return font;
+}
 
 /**
  * The report's typeface: Inter (regular and bold, Latin subset, WOFF) from the `@fontsource/inter`

@@ -1,4 +1,4 @@
 government datapackage
-sha256:525e59545c54a6eb82209546fb9bf3b8430904ec8170c242c8a4a537233eae1f
+sha256:6ac9e99d680815c766905ff0ade2924ef8168dacbc38bd91a1abb9d81873d637
 
-— integrity-platform.example/datasets eDLWuON8ztGSzCZ49+E5HELRH+IKYIHdeEN7WObgOqKpy8ZroHatonDi1FfdaUxz+E1C3iHcmMtUvrNn2gBE8BHB+QA=
+— integrity-platform.example/datasets eDLWuGXkM36ILPvQDLxc7qxL7TqgbzuE2zXom7ld+Y7tzVVsqr1XUOFcyWPG+eAWGdsSXRxnVelhhPl8eB2gfiZmaQE=

@@ -60,6 +60,12 @@ export interface BackendWrites {
    */
   sendBuffered?(): Promise<void>;
   /**
+   * A large batch of new entries follows in this transaction (the bulk path): a backend may set
+   * aside per-row work that only other writers need, as long as no other connection can see it set
+   * aside (SQLite: store/sqlite-backend.ts `bulkLoad`).
+   */
+  bulkLoad?(): Promise<void>;
+  /**
    * Whether this transaction found the write lock held by another writer and waited for it
    * (PostgreSQL): what `withWriteLock`'s `meanwhile` computed before the wait may be stale.
    */

@@ -656,6 +656,7 @@ export class Ledger implements LedgerStore {
     let inserted = 0;
     const width = 2 ** STORED_LEVEL;
     const lastLeaves: Uint8Array[] = new Array(width);
+    await tx.bulkLoad?.();
     try {
       this.#sealBulkRun(events, sealer, start, clock, {
         row: (row, entry) => {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { verifyCheckpoint } from "../core/checkpoint.ts";
 import { sealEntry } from "../core/ledger/entry.ts";
 import { LedgerAppendError } from "../core/ledger/store.ts";
@@ -9,7 +9,7 @@ import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../cor
 import { generateKeyPair } from "../core/signature.ts";
 import { Ledger, MAX_PAYLOAD_BYTES, BULK_MIN, STORED_LEVEL } from "./ledger.ts";
 import { openLedgerStore } from "./open-ledger.ts";
-import { APPEND_ONLY_TABLES } from "./sqlite-backend.ts";
+import { APPEND_ONLY_TABLES, SqliteBackend } from "./sqlite-backend.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "test.example/ledger";
@@ -389,6 +389,41 @@ describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
     expect(rows(piped, "SELECT * FROM subtrees ORDER BY level, idx")).toEqual(rows(here, "SELECT * FROM subtrees ORDER BY level, idx"));
     expect(equalBytes((await piped.rootHash()), (await here.rootHash()))).toBe(true);
     expect((await piped.verify()).ok).toBe(true);
+  });
+
+  it("keeps the entries' rewrite guard for every other connection: in force while a bulk append writes, there after its commit and its rollback", async () => {
+    const ledger = await openLedger();
+    await ledger.append(stamped(0, 10));
+    const other = new DatabaseSync(ledger.store.location);
+    const guard = () => other.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name = 'entries_no_rewrite'").get();
+    const rewrite = () => other.prepare("INSERT OR REPLACE INTO entries SELECT seq, 'rewritten', payload, ts, prev, hash, leaf FROM entries WHERE seq = 0").run();
+    // What another connection finds while the bulk append holds the write lock, its inserts under way.
+    const seen: unknown[] = [];
+    const insertRows = SqliteBackend.prototype.insertRows;
+    const spy = vi.spyOn(SqliteBackend.prototype, "insertRows").mockImplementation(function (this: SqliteBackend, rows) {
+      if (seen.length === 0) {
+        other.exec("PRAGMA busy_timeout = 0");
+        seen.push(guard(), (() => { try { rewrite(); return "rewrote"; } catch (error) { return (error as Error).message; } })());
+      }
+      return insertRows.call(this, rows);
+    });
+    try {
+      await ledger.appendBulk(stamped(10, BULK_MIN * 3));
+      expect(seen).toEqual([{ name: "entries_no_rewrite" }, expect.stringMatching(/locked/)]);
+      const failing = stamped(10 + BULK_MIN * 3, BULK_MIN * 3);
+      // Refused past its first inserts: the rollback, not an early check, undoes them.
+      failing[BULK_MIN * 2] = { ...failing[BULK_MIN * 2]!, ts: "2025-01-01T00:00:00.000Z" };
+      await expect(ledger.appendBulk(failing)).rejects.toThrow(/is earlier than the last entry's/);
+    } finally {
+      spy.mockRestore();
+    }
+    // After a commit and after a rollback alike, the guard is there and refuses.
+    other.exec("PRAGMA busy_timeout = 5000");
+    expect(guard()).toEqual({ name: "entries_no_rewrite" });
+    expect(rewrite).toThrow(/append-only/);
+    other.close();
+    expect(await ledger.size()).toBe(10 + BULK_MIN * 3);
+    expect((await ledger.verify()).ok).toBe(true);
   });
 
   it("refuses the whole batch, naming the event, and stays usable", async () => {

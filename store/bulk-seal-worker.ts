@@ -59,7 +59,7 @@ export function typeCode(type: string): number {
 
 export type SealRequest =
   | { op: "begin"; batch: number; size: number; prev: string | null; edge: Uint8Array[]; minLevel: number }
-  | { op: "chunk"; batch: number; chunk: number; slot: number; first: number; count: number; bytes: number }
+  | { op: "chunk"; batch: number; chunk: number; slot: number; first: number; count: number; bytes: number; validated: boolean }
   | { op: "end"; batch: number };
 
 /** Why a batch was refused: `index` is the event's position in the batch (-1: a fault of the helper). */
@@ -111,7 +111,8 @@ if (port) {
         from = 2 + TS_LENGTH;
       }
       const payloadText = record.slice(from);
-      const problem = validateEvent(type, JSON.parse(payloadText));
+      // A chunk the other thread validated (store/bulk-seal.ts VALIDATED_HERE_EVERY) is not parsed again.
+      const problem = request.validated ? null : validateEvent(type, JSON.parse(payloadText));
       if (problem) {
         current.failed = true;
         refuse(current.id, request.first + i, problem, 1);

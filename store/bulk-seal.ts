@@ -1,7 +1,8 @@
 /**
  * The opt-in bulk append path (Ledger.appendBulk, store/ledger.ts): a large batch sealed on two threads. This
- * thread canonicalizes and inserts; the seal worker (bulk-seal-worker.ts) validates, hashes, chains
- * and extends the tree, chunk by chunk through shared memory. Waits are Atomics.wait with a
+ * thread canonicalizes and inserts; the seal worker (bulk-seal-worker.ts) hashes, chains and
+ * extends the tree, chunk by chunk through shared memory; the two split the payloads' validation
+ * (VALIDATED_HERE_EVERY). Waits are Atomics.wait with a
  * deadline, so a worker that stops answering fails the append instead of hanging it.
  */
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
@@ -28,6 +29,13 @@ import {
  * and a queue of two chunks left this thread waiting whenever the helper paused (a collection).
  */
 const LAYOUT: SealLayout = { slots: 5, inputBytes: 4 << 20, chunk: 1024 };
+/**
+ * Every second chunk's payloads are validated on this thread, the others' on the helper. With all
+ * of it on the helper, the helper was the slower of the two (this thread waited ~100 ms of a
+ * 100,000-event batch's ~570); validating an object here costs less than parsing its text and
+ * validating it there, and halves evened the threads (bench/README.md, core).
+ */
+const VALIDATED_HERE_EVERY = 2;
 /** The longest the helper may go without progress before the append gives up on it. */
 const DEADLINE_MS = 60_000;
 
@@ -49,8 +57,11 @@ export interface BatchStart {
 }
 
 export interface BatchSink<E extends PreparedEvent> {
-  /** Prepares event i (its payload canonical); throws a LedgerAppendError to refuse it. */
-  prepare(i: number): E;
+  /**
+   * Prepares event i (its payload canonical); throws a LedgerAppendError to refuse it. With
+   * `validate`, also checks its payload against its type's schema (the helper skips that chunk's).
+   */
+  prepare(i: number, validate: boolean): E;
   /** Stores event i, sealed: its hash (`sha256:<hex>`) and its 32-byte leaf (the sink may keep it). */
   store(i: number, event: E, hash: string, leaf: Uint8Array): void;
   /** A completed subtree of at least `minLevel`: its hash (a copy the sink may keep). */
@@ -112,10 +123,11 @@ export class BulkSealer {
       const { input } = slotOffsets(LAYOUT, slot);
       const prepared: E[] = [];
       const first = next;
+      const validated = k % VALIDATED_HERE_EVERY === 1;
       let used = 0;
       let chunkTs = "";
       while (next < count && prepared.length < LAYOUT.chunk) {
-        const event = sink.prepare(next);
+        const event = sink.prepare(next, validated);
         // A UTF-16 unit takes at most 3 UTF-8 bytes; an empty slot always fits one event (the
         // ledger's payload limit is well below a slot).
         const most = (event.type.length + event.ts.length + event.payload.length) * 3 + 3;
@@ -136,7 +148,7 @@ export class BulkSealer {
         next += 1;
       }
       chunks[k] = { first, prepared };
-      this.#post({ op: "chunk", batch, chunk: k, slot, first, count: prepared.length, bytes: used });
+      this.#post({ op: "chunk", batch, chunk: k, slot, first, count: prepared.length, bytes: used, validated });
     };
     try {
       for (let k = 0; k < LAYOUT.slots - 1 && next < count; k++) fill(k);

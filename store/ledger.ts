@@ -77,7 +77,7 @@ interface Tail {
 
 const EMPTY_TAIL: Tail = { range: CompactRange.empty(), lastHash: null, lastTs: "" };
 
-/** Checks what can be checked of each event before a transaction; `payloads: false` leaves them to the seal worker. */
+/** Checks what can be checked of each event before a transaction; `payloads: false` leaves them to the bulk path (store/bulk-seal.ts). */
 function checkEvents(events: readonly NewEvent[], payloads: boolean): void {
   events.forEach((event, i) => {
     if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object", "not-an-event");
@@ -322,7 +322,7 @@ export class Ledger implements LedgerStore {
   async appendBulk(events: readonly NewEvent[]): Promise<LedgerEntry[]> {
     const sealer = events.length >= BULK_MIN ? BulkSealer.shared() : null;
     if (!sealer) return this.append(events);
-    checkEvents(events, false); // the worker validates payloads
+    checkEvents(events, false); // the bulk path validates payloads, chunk by chunk
     const clock = this.#batchClock();
     return this.#transaction((tx, start) => this.#sealBulk(events, sealer, tx, start, clock));
   }
@@ -705,7 +705,7 @@ export class Ledger implements LedgerStore {
     let prev = start.lastHash;
     sealer.run<EntryRow>({ size: first, prev, edge: start.range.edge, minLevel: STORED_LEVEL }, events.length, {
       // The row is made here and completed when sealed: one object per event on the hot path.
-      prepare: (i) => {
+      prepare: (i, validate) => {
         const event = events[i]!;
         const ts = this.#timestampOf(event, i, lastTs, clock);
         lastTs = ts;
@@ -715,6 +715,9 @@ export class Ledger implements LedgerStore {
         } catch (error) {
           throw new LedgerAppendError(i, `invalid ${event.type} payload: ${(error as Error).message}`);
         }
+        // The helper's check of the payload, on this side for the chunks it leaves to this thread.
+        const invalid = validate ? validateEvent(event.type, event.payload) : null;
+        if (invalid) throw new LedgerAppendError(i, invalid);
         const tooLarge = payloadTooLarge(payload);
         if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
         return { seq: first + i, type: event.type, payload, ts, prev: null, hash: "", leaf: NO_LEAF };

@@ -432,6 +432,10 @@ describe("the opt-in bulk path (appendBulk, sealed on a worker thread)", () => {
     const batch = stamped(10, 3000);
     batch[2501] = { ...batch[2501]!, payload: { ...batch[2501]!.payload, amount_shards: "-5" } };
     await expect(ledger.appendBulk(batch)).rejects.toThrow(/^event 2501: invalid mic_mint payload: amount_shards/);
+    // The same refusal where this thread validates the chunk instead of the helper (every second chunk of 1,024).
+    const second = stamped(10, 3000);
+    second[1501] = { ...second[1501]!, payload: { ...second[1501]!.payload, amount_shards: "-5" } };
+    await expect(ledger.appendBulk(second)).rejects.toThrow(/^event 1501: invalid mic_mint payload: amount_shards/);
     const dated = stamped(10, 3000);
     dated[1700] = { ...dated[1700]!, payload: { ...dated[1700]!.payload, when: new Date() } as never };
     await expect(ledger.appendBulk(dated)).rejects.toThrow(/^event 1700: invalid .* payload: cannot canonicalize a non-plain object \(Date\)/);

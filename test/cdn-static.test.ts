@@ -29,7 +29,8 @@ import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { listedResources } from "../core/datapackage/references.ts";
 import { CACHE_DEFAULT, CACHE_IMMUTABLE, CACHE_SHORT, effectiveHeaders, headerRules, renderHeadersFile, renderNginxConf, servedPaths } from "../site/src/lib/cdn-headers.ts";
 import { runIntegrityVerify } from "./support/integrity-verify.ts";
-import { buildSite, filesUnder, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { filesUnder } from "../store/files.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "cdn-static-"));
 const siteDir = join(tmp, "dist");

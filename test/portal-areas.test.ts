@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { barChart, cumulativeByCycle, LINE_HEIGHT, LINE_WIDTH, lineChart, niceCeiling } from "../site/src/lib/area-charts.ts";
 import { buildChart, MARKS_UP_TO } from "../site/src/lib/chart.ts";
 import { dateTime, micOfNumber, percent } from "../core/format/text.ts";
-import { buildSite, filesUnder, launchChromium, makeHistory, REPO_DATA_DIR, startPortal, stopPortal } from "./support/site/helpers.ts";
+import { filesUnder } from "../store/files.ts";
+import { buildSite, launchChromium, makeHistory, REPO_DATA_DIR, startPortal, stopPortal } from "./support/site/helpers.ts";
 import { jsonSchemaIdOf, listedResources } from "../core/datapackage/references.ts";
 
 const AREAS = [

@@ -3,7 +3,7 @@
  * 10,000 pulses (and a tampered copy of it), checking what lands in the output directory.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync, appendFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, cpSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { sampleEvent, steppingClock } from "./support/store/helpers.ts";
 import { pulseRuns } from "../site/src/lib/pulse-runs.ts";
 import { HistoryVerificationError, pulseStaticFiles, readPulseHistory } from "../site/src/lib/pulse-history.ts";
 import { expectedStaticFiles } from "../core/pulse/static-files.ts";
+import { filesUnder } from "../store/files.ts";
 
 const RECORDS = 10_000;
 const PAGE_SIZE = 50;
@@ -30,14 +31,6 @@ const history = makeHistory(RECORDS);
 const runs = pulseRuns([...history].reverse());
 const LAST_PAGE = Math.ceil(runs.length / PAGE_SIZE);
 let first: BuildResult;
-
-/** Every file under `dir`, as paths relative to it, sorted. */
-function filesUnder(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[])
-    .filter((p) => statSync(join(dir, p)).isFile())
-    .map((p) => p.split("\\").join("/"))
-    .sort();
-}
 
 function page(out: string, path: string): string {
   return readFileSync(join(out, path), "utf8");

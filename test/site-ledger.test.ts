@@ -3,13 +3,14 @@
  * a full `astro build`: the tiles pass only when they are exactly those of the checkpoint's size,
  * and exactly those are copied.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../core/signature.ts";
 import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { publishLedger } from "../site/src/lib/ledger.ts";
+import { filesUnder } from "../store/files.ts";
 import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
 
 let dir: string;
@@ -30,13 +31,6 @@ beforeEach(async () => {
   }
 });
 afterEach(() => cleanup());
-
-function filesUnder(root: string): string[] {
-  return (readdirSync(root, { recursive: true }) as string[])
-    .filter((p) => statSync(join(root, p)).isFile())
-    .map((p) => p.split("\\").join("/"))
-    .sort();
-}
 
 describe("publishLedger", () => {
   it("copies exactly the checkpoint's tiles and bundles", async () => {

@@ -5,20 +5,14 @@
  * drifts from it fails here; the test reads nothing outside this repository.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { filesUnder } from "../store/files.ts";
 
 const VENDORED = fileURLToPath(new URL("../vendor/vectors/", import.meta.url));
 const NOT_VECTORS = new Set(["PROVENANCE.tsv", "NOTICE", "LICENSE-Apache-2.0", "frictionless/UNLICENSE"]);
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(dir, join(e.parentPath, e.name)))
-    .sort();
-}
 
 function sha256(path: string): string {
   return createHash("sha256").update(readFileSync(path)).digest("hex");

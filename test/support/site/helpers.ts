@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { chromium, type BrowserContext } from "playwright-core";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cycleLabel } from "../../../core/cycle.ts";
@@ -173,14 +173,6 @@ function astroBuild(dataDir: string, outDir: string, env: Record<string, string>
     child.on("error", reject);
     child.on("close", (code) => resolvePromise({ code, output }));
   }).finally(() => rmSync(cwd, { recursive: true, force: true }));
-}
-
-/** Every file under `dir` (recursively), as "/"-separated paths relative to it, sorted. */
-export function filesUnder(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true }) as string[])
-    .filter((p) => statSync(join(dir, p)).isFile())
-    .map((p) => p.split("\\").join("/"))
-    .sort();
 }
 
 /** Debian's chromium through playwright-core, with the flags this closed network needs; no download. */

@@ -19,7 +19,7 @@
  * (store/postgres-limits.ts); a connection is released when its TCP socket closes.
  */
 import type { WebSocket } from "ws";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { upgradeWebSocket } from "@hono/node-server";
 import { z } from "@hono/zod-openapi";
 import type { Handler } from "hono";
@@ -92,11 +92,6 @@ export function simulationRoutes(options: SimulationRoutesOptions): RouteGroup {
   return routes;
 }
 
-/** Whether a comma-separated header field names `token` (case-insensitive). */
-function hasToken(field: string, token: string): boolean {
-  return field.split(",").some((part) => part.trim().toLowerCase() === token);
-}
-
 export function simulationRoute(options: SimulationRouteOptions): Handler {
   const { limits, quotas, keys, log, now } = options;
   const connections = options.connections ?? new MemoryConnectionCap();
@@ -104,13 +99,12 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
 
   return async (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-      // `Upgrade` must be named in Connection beside the Upgrade field (RFC 9110 §7.8); a client that
-      // asked to close keeps its `close`, so the socket ends with the answer instead of idling open
-      // (node keeps any connection alive whose answer names Connection without `close`). HTTP/1.0
-      // closes by default: only `keep-alive` keeps it open.
-      const connection = c.req.header("connection") ?? "";
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-      const closing = hasToken(connection, "close") || (incoming?.httpVersion === "1.0" && !hasToken(connection, "keep-alive"));
+      // `Upgrade` must be named in Connection beside the Upgrade field (RFC 9110 §7.8). Node keeps any
+      // connection alive whose answer names Connection without `close`, so where node itself would
+      // close after this answer (the client sent `Connection: close`, or HTTP/1.0 without
+      // keep-alive: its `shouldKeepAlive`), the answer says `close` and the socket ends with it.
+      const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+      const closing = outgoing?.shouldKeepAlive === false;
       return problem(c, "upgrade-required", "This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {\"action\": \"start_simulation\", \"scenario\": \"…\"}.", {
         headers: { Upgrade: "websocket", Connection: closing ? "Upgrade, close" : "Upgrade" },
       });

@@ -10,8 +10,11 @@
  *    wait per append (p50/p99), events per commit (group size, mean) and the lock waits: how many
  *    write transactions found the advisory lock held by another instance (count and share), and
  *    how long they waited for it in total (store/postgres-backend.ts lockWaits()).
- *    And, report only, the ceiling: the groups' own statements with the rows precomputed, on the
- *    ledger's schema and on the same without the chain's foreign key (what PostgreSQL itself takes).
+ *    A lone instance sends each group as one statement (the conditional append, store/ledger.ts
+ *    #appendIfUnmoved); N instances taking turns find the tail moved and write in transactions.
+ *    And, report only, what PostgreSQL itself takes: the groups' own statements with the rows
+ *    precomputed — the one statement on the ledger's schema (the ceiling at N = 1) and on the same
+ *    without the chain's foreign key, and the ordinary transaction of a contended group.
  * 2. Requests through HAProxy (test/support/cluster.ts) at N = 1 and 2 API instances on PostgreSQL,
  *    against one instance on SQLite: POST /avm/verify and balance lookups, p50/p99 (report only: on
  *    2 cores more instances share the same two cores, so no scaling is expected).
@@ -24,7 +27,16 @@ import type { Ledger } from "../store/ledger.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { subtreesCompleted } from "../store/ledger-copy.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
-import { checkpointStatement, GROUP_INSERT_SQL, groupInsertValues, TAIL_SQL } from "../store/postgres-statements.ts";
+import {
+  APPEND_IF_TAIL_DDL,
+  APPEND_IF_TAIL_FUNCTION,
+  APPEND_IF_TAIL_SQL,
+  checkpointStatement,
+  GROUP_INSERT_SQL,
+  groupInsertValues,
+  TAIL_SQL,
+} from "../store/postgres-statements.ts";
+import { WRITE_LOCK_KEY } from "../store/postgres-backend.ts";
 import type { EntryRow } from "../store/ledger-backend.ts";
 import { PG_SCHEMA } from "../store/postgres-schema.ts";
 import { sha256Hex } from "../core/digest.ts";
@@ -110,31 +122,38 @@ async function rawRound(url: string, rows: ReturnType<typeof sealedRows>): Promi
 }
 
 /**
- * The ceiling of group commit at N = 1 on this server: the groups' own statements on one
- * connection — BEGIN with the lock and the tail, the group's one insert, COMMIT — with the rows
- * precomputed, so no sealing, deciding or bookkeeping. `schema` is the ledger's, or the same
- * without the chain's foreign key (what that guard costs per group).
+ * What PostgreSQL itself takes for the groups: their statements on one connection with the rows
+ * precomputed, so no sealing, deciding or bookkeeping. `one statement`: the conditional append a
+ * lone instance sends per group (store/postgres-statements.ts APPEND_IF_TAIL_SQL) — the ceiling of
+ * group commit at N = 1. `transaction`: the ordinary write transaction — BEGIN with the lock and the
+ * tail, the group's insert, the checkpoint with COMMIT — which a contended group takes. `schema` is
+ * the ledger's, or the same without the chain's foreign key (what that guard costs per group).
  */
-async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRows>, schema: string): Promise<number> {
+async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRows>, schema: string, mode: "one statement" | "transaction"): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(schema);
+    await client.query(APPEND_IF_TAIL_DDL);
     const entries: EntryRow[] = rows.map(([seq, type, payload, ts, prev, hash, leaf]) => ({ seq, type, payload, ts, prev, hash, leaf }));
     const t0 = performance.now();
     for (let at = 0; at < entries.length; at += CALLERS) {
       const group = entries.slice(at, at + CALLERS);
-      await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(1); ${TAIL_SQL}`);
       // What a group also writes: the stored subtrees it completes (any 32 bytes will do here) and its checkpoint.
       const size = at + group.length;
       const subtrees = subtreesCompleted(at, size).map((t) => ({ ...t, hash: ZERO_HASH }));
-      await client.query({
-        name: "group_insert",
-        text: GROUP_INSERT_SQL,
-        values: groupInsertValues(group, subtrees, []),
-      });
+      const checkpoint = { size, note: CHECKPOINT_NOTE, createdAt: group.at(-1)!.ts };
+      if (mode === "one statement") {
+        const tail = at === 0 ? [null, null] : [at - 1, entries[at - 1]!.hash];
+        const values = [...groupInsertValues(group, subtrees, [checkpoint]), WRITE_LOCK_KEY, ...tail];
+        const { rows: answer } = await client.query({ name: APPEND_IF_TAIL_FUNCTION, text: APPEND_IF_TAIL_SQL, values });
+        if (answer[0].outcome !== "appended") throw new Error(`the ceiling's append answered ${answer[0].outcome}`);
+        continue;
+      }
+      await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${WRITE_LOCK_KEY}); ${TAIL_SQL}`);
+      await client.query({ name: "group_insert", text: GROUP_INSERT_SQL, values: groupInsertValues(group, subtrees, []) });
       // The checkpoint rides with the COMMIT, as the ledger sends it.
-      await client.query(`${checkpointStatement({ size, note: CHECKPOINT_NOTE, createdAt: group.at(-1)!.ts })}COMMIT`);
+      await client.query(`${checkpointStatement(checkpoint)}COMMIT`);
     }
     return (performance.now() - t0) / 1000;
   } finally {
@@ -236,12 +255,13 @@ export async function run(): Promise<void> {
     await groupCommitRound(await freshDatabase(cluster), 1, events, secretKeyHex);
     if (SCHEMA_WITHOUT_CHAIN_KEY === PG_SCHEMA) throw new Error("the ledger schema's chain key was not found");
     let floor = Infinity;
-    const ceiling = { schema: Infinity, withoutChainKey: Infinity };
+    const ceiling = { oneStatement: Infinity, withoutChainKey: Infinity, transaction: Infinity };
     const best = new Map<number, AppendRound>();
     for (let r = 0; r < ROUNDS; r++) {
       floor = Math.min(floor, await rawRound(await freshDatabase(cluster), rows));
-      ceiling.schema = Math.min(ceiling.schema, await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA));
-      ceiling.withoutChainKey = Math.min(ceiling.withoutChainKey, await statementsOnlyRound(await freshDatabase(cluster), rows, SCHEMA_WITHOUT_CHAIN_KEY));
+      ceiling.oneStatement = Math.min(ceiling.oneStatement, await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA, "one statement"));
+      ceiling.withoutChainKey = Math.min(ceiling.withoutChainKey, await statementsOnlyRound(await freshDatabase(cluster), rows, SCHEMA_WITHOUT_CHAIN_KEY, "one statement"));
+      ceiling.transaction = Math.min(ceiling.transaction, await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA, "transaction"));
       for (const n of [1, 2, 3]) {
         const round = await groupCommitRound(await freshDatabase(cluster), n, events, secretKeyHex);
         if (!best.has(n) || round.seconds < best.get(n)!.seconds) best.set(n, round);
@@ -263,9 +283,9 @@ export async function run(): Promise<void> {
     printComparisons("postgres: what PostgreSQL itself takes for the same groups (report only)", [
       {
         name: `the groups' own statements on one connection, rows precomputed (${EVENTS / CALLERS} groups of ${CALLERS}): the ceiling of group commit at N = 1`,
-        subject: "BEGIN + lock + tail, the group's insert, COMMIT",
+        subject: "the conditional append, one statement per group",
         floor: "raw one-row INSERT transactions of the same rows, 64 callers over a pool of 10",
-        subjectSeconds: ceiling.schema,
+        subjectSeconds: ceiling.oneStatement,
         floorSeconds: floor,
         items: EVENTS,
         kind: "speed" as const,
@@ -275,6 +295,15 @@ export async function run(): Promise<void> {
         subject: "the same statements, no chain key",
         floor: "raw one-row INSERT transactions of the same rows, 64 callers over a pool of 10",
         subjectSeconds: ceiling.withoutChainKey,
+        floorSeconds: floor,
+        items: EVENTS,
+        kind: "speed" as const,
+      },
+      {
+        name: "the ordinary write transaction a contended group takes (N >= 2), the same rows",
+        subject: "BEGIN + lock + tail, the group's insert, the checkpoint + COMMIT",
+        floor: "raw one-row INSERT transactions of the same rows, 64 callers over a pool of 10",
+        subjectSeconds: ceiling.transaction,
         floorSeconds: floor,
         items: EVENTS,
         kind: "speed" as const,

@@ -87,10 +87,29 @@ export interface LedgerBackend extends BackendReads {
    * at once); on SQLite once the lock is held, there being no round trip to overlap. It must not throw.
    */
   withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T>;
+  /**
+   * The conditional write in one round trip, for rows sealed before the transaction against the
+   * tail this writer last committed (PostgreSQL; a backend without round trips to save has none).
+   * Takes the write lock only if it is free, reads the committed tail after it, and only if that
+   * tail is `after` (null: the log is empty) inserts `write` and commits; otherwise writes nothing
+   * and answers why: `busy` (another writer holds the lock) or `moved` (another writer appended).
+   * The caller then takes withWriteLock. A failure leaves the outcome unknown, as a failed COMMIT
+   * does: the next write reads the tail and finds out.
+   */
+  appendIfTail?(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail>;
   /** How often a write waited for the write lock held by another instance (PostgreSQL only; see store/postgres-backend.ts). */
   lockWaits?(): LockWaits;
   close(): Promise<void>;
 }
+
+/** What `appendIfTail` inserts: a group's rows, the subtrees they complete, its checkpoint. */
+export interface AppendWrite {
+  rows: readonly EntryRow[];
+  subtrees: readonly SubtreeRow[];
+  checkpoint: StoredCheckpoint | null;
+}
+
+export type AppendIfTail = "appended" | "busy" | "moved";
 
 /** Write transactions, how many found the lock held by another session, and the time they waited (ms). */
 export interface LockWaits {

@@ -372,6 +372,8 @@ export class Ledger implements LedgerStore {
    * returns an invalid event drops its own rows only — then one insert for all.
    */
   async #commitGroup(decides: readonly Decide<unknown>[]): Promise<WriteOutcome[]> {
+    const appended = await this.#appendIfUnmoved(decides);
+    if (appended) return appended;
     // The group's one clock reading: the guess's, taken when the lock was asked for, when the guess
     // is kept; otherwise one taken now, after the lock, as for any group.
     const aheadClock = this.#batchClock();
@@ -427,6 +429,51 @@ export class Ledger implements LedgerStore {
   }
 
   /**
+   * A group of appendAsync's writes only, on a backend that appends conditionally in one round trip
+   * (store/ledger-backend.ts `appendIfTail`: PostgreSQL): sealed and signed against the tail this
+   * instance last committed, then inserted only if the write lock is free and that tail is still
+   * the store's — the conditional write, checked inside the write — instead of a transaction of
+   * three round trips. Tried only while this instance's last write succeeded and found no other
+   * writer's entries, as a lone instance's writes do. Null when not tried or not taken (another
+   * writer appended or holds the lock): the group then takes the ordinary transaction, sealed anew,
+   * and nothing is sealed ahead until a transaction finds the tail unmoved again.
+   */
+  #appendIfUnmoved(decides: readonly Decide<unknown>[]): Promise<WriteOutcome[] | null> {
+    const backend = this.#backend;
+    if (!backend.appendIfTail || !decides.every((decide) => this.#fixed.has(decide))) return Promise.resolve(null);
+    return this.#serially(async () => {
+      // After a failed write the ordinary transaction runs first: its BEGIN replaces pooled
+      // connections the server closed, and its tail read says whether that write landed.
+      if (!this.#writeHealth.ok) return null;
+      const ahead = this.#sealAhead(decides, this.#batchClock());
+      if (ahead === null || ahead.rows.length === 0) return null;
+      const after = ahead.tail;
+      const checkpoint = this.#signer ? { size: after.range.size, note: this.#sign(this.#signer, after), createdAt: after.lastTs } : null;
+      const tail = ahead.start.lastHash === null ? null : { seq: ahead.start.range.size - 1, hash: ahead.start.lastHash };
+      this.#inTransaction = true;
+      try {
+        const outcome = await backend.appendIfTail!(tail, { rows: ahead.rows, subtrees: ahead.subtrees, checkpoint });
+        if (outcome !== "appended") {
+          this.#othersWrote = true;
+          return null;
+        }
+        this.#tail = after;
+        // Held on top of the rows held before: no projection was caught up here, so they may
+        // still be needed (up to FOLLOW_MAX rows in all; past it a projection reads the store).
+        if (this.#held.size + ahead.rows.length > FOLLOW_MAX) this.#held = new Map();
+        if (ahead.rows.length <= FOLLOW_MAX) for (const row of ahead.rows) this.#held.set(row.seq, row);
+        this.#writeHealth = { ok: true };
+        return ahead.outcomes;
+      } catch (error) {
+        this.#noteFailure(error);
+        throw error;
+      } finally {
+        this.#inTransaction = false;
+      }
+    });
+  }
+
+  /**
    * The leading writes of a group whose events are known before the tail (appendAsync's), checked
    * and sealed against the tail as this instance last saw it — while the backend takes the write
    * lock (store/ledger-backend.ts `withWriteLock`'s `meanwhile`), so that work overlaps PostgreSQL's
@@ -478,7 +525,12 @@ export class Ledger implements LedgerStore {
    * that folded rows of it forgets them.
    */
   #transaction<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>, meanwhile?: () => void): Promise<T> {
-    const run = this.#writing.catch(() => undefined).then(() => this.#transact(write, meanwhile));
+    return this.#serially(() => this.#transact(write, meanwhile));
+  }
+
+  /** Runs `write` after every write this instance started before it: one at a time. */
+  #serially<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.#writing.catch(() => undefined).then(write);
     this.#writing = run;
     return run;
   }
@@ -491,7 +543,7 @@ export class Ledger implements LedgerStore {
         const known = this.#tail;
         foreign = await this.#follow(tx);
         const start = this.#tail!;
-        this.#othersWrote = start !== known;
+        this.#othersWrote = known !== null && start !== known;
         const out = await write(tx, start);
         for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
         if (out.subtrees.length > 0) await tx.insertSubtrees(out.subtrees);

@@ -6,12 +6,14 @@
  */
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sha256Hex } from "../core/digest.ts";
 import { hasCode } from "../core/errors.ts";
 import { LedgerUnavailableError, type LedgerBackend } from "./ledger-backend.ts";
 import { Ledger } from "./ledger.ts";
 import { PostgresBackend, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
 import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
+import { APPEND_IF_TAIL_SIGNATURE } from "./postgres-statements.ts";
 import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
 import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
 import { sampleEvent, steppingClock } from "../test/support/store/helpers.ts";
@@ -19,6 +21,7 @@ import { sampleEvent, steppingClock } from "../test/support/store/helpers.ts";
 backendConformance(async () => new PostgresBackend(await freshDatabase("conformance")));
 
 const ORIGIN = CONFORMANCE_ORIGIN;
+const SIGNER_KEY = sha256Hex("postgres backend test ledger key");
 const open: { end(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.allSettled(open.splice(0).map((o) => o.end()));
@@ -418,6 +421,145 @@ describe("PostgresBackend: lock waits", () => {
     await holder.query("COMMIT");
     const [entry] = await append;
     expect(entry!.ts).toBe("2026-01-01T00:01:00.000Z");
+    expect((await ledger.verify()).ok).toBe(true);
+  });
+});
+
+describe("PostgresBackend: the conditional append in one statement (appendIfTail)", () => {
+  const count = async (client: pg.Client, table: string) => Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+
+  it("appends after the tail it names with the lock free, and otherwise writes nothing: moved (another tail) or busy (the lock held)", async () => {
+    const url = await freshDatabase("append_if_tail");
+    const store = backend(url);
+    await store.open(ORIGIN);
+    const watcher = await rawClient(url);
+    const first = chainRows(3);
+    const checkpoint = (size: number) => ({ size, note: `note ${size}\n`, createdAt: "2026-01-01T00:00:00.000Z" });
+    // An empty log is named by null; naming a tail it does not have is "moved".
+    expect(await store.appendIfTail(first[2]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })).toBe("moved");
+    expect(await store.appendIfTail(null, { rows: first, subtrees: [subtreeRow(8, 0)], checkpoint: checkpoint(3) })).toBe("appended");
+    expect(await store.last()).toMatchObject({ seq: 2, hash: first[2]!.hash });
+    expect((await store.subtrees([{ level: 8, idx: 0 }])).size).toBe(1);
+    expect(await store.checkpoints()).toEqual([checkpoint(3)]);
+    expect(store.lockWaits()).toMatchObject({ transactions: 2, waits: 0 }); // open() and the append
+
+    // A stale tail (the empty log again, or an earlier entry): nothing written, not even the checkpoint.
+    const next = chainRows(2, first[2]!);
+    expect(await store.appendIfTail(null, { rows: first, subtrees: [], checkpoint: checkpoint(3) })).toBe("moved");
+    expect(await store.appendIfTail(first[1]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("moved");
+    // The lock held by another session: answered at once, nothing written, nothing waited for.
+    const holder = await rawClient(url);
+    await holder.query("BEGIN");
+    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+    expect(await store.appendIfTail(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("busy");
+    expect(await lockSessions(watcher, false)).toEqual([]);
+    expect([await count(watcher, "ledger_entries"), await count(watcher, "ledger_checkpoints")]).toEqual([3, 1]);
+    await holder.query("COMMIT");
+    expect(store.lockWaits()).toMatchObject({ transactions: 2, waits: 0 });
+
+    expect(await store.appendIfTail(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("appended");
+    expect((await store.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect((await store.checkpoints()).map((c) => c.size)).toEqual([3, 5]);
+    // The schema still guards the chain underneath: rows that do not chain on the tail named are refused whole.
+    expect(await stateOf(store.appendIfTail(next[1]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null }))).toBe("23505");
+    expect(await count(watcher, "ledger_entries")).toBe(5);
+  });
+
+  it("open() adds the function to a database created before it existed", async () => {
+    const url = await freshDatabase("append_if_tail_added");
+    const older = backend(url);
+    await older.open(ORIGIN);
+    await older.close();
+    open.pop();
+    const admin = await rawClient(url);
+    await admin.query(`DROP FUNCTION ${APPEND_IF_TAIL_SIGNATURE}`);
+    const store = backend(url);
+    await store.open(ORIGIN);
+    expect(await store.appendIfTail(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
+    expect((await store.last())?.seq).toBe(1);
+  });
+
+  /** The backend with every appendIfTail answer recorded (the real backend does the work). */
+  function recorded(store: PostgresBackend): { store: LedgerBackend; answers: string[] } {
+    const answers: string[] = [];
+    const wrapped = new Proxy(store, {
+      get(target, property) {
+        if (property === "appendIfTail") {
+          return async (...args: Parameters<PostgresBackend["appendIfTail"]>) => {
+            const answer = await target.appendIfTail(...args);
+            answers.push(answer);
+            return answer;
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { store: wrapped, answers };
+  }
+
+  it("a lone instance's groups go in one statement; another writer's entries or lock send the group through the ordinary transaction, sealed after them", async () => {
+    const url = await freshDatabase("append_if_tail_ledger");
+    const { store, answers } = recorded(backend(url));
+    const ledger = await Ledger.open(store, { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: SIGNER_KEY }, now: steppingClock() });
+    const other = await Ledger.open(backend(url), { origin: ORIGIN, now: steppingClock() });
+    // The first group reads the tail in a transaction; the next ones know it and send one statement each.
+    await ledger.appendAsync([sampleEvent(0)]);
+    expect(answers).toEqual([]);
+    await Promise.all([ledger.appendAsync([sampleEvent(1)]), ledger.appendAsync([sampleEvent(2)])]);
+    expect(answers).toEqual(["appended"]);
+    // Another instance appends: the next group's statement finds the tail moved and writes nothing;
+    // the group is sealed again after the other's entry, in the ordinary transaction.
+    await other.append([sampleEvent(3)]);
+    const [after] = await ledger.appendAsync([sampleEvent(4)]);
+    expect(answers).toEqual(["appended", "moved"]);
+    const stored = await store.rows(0, 10, 10);
+    expect(after).toMatchObject({ seq: 4, prev: stored[3]!.hash });
+    // That transaction found another writer's entry: the next group takes a transaction too, and
+    // once one finds the tail unmoved, the statement again.
+    await ledger.appendAsync([sampleEvent(5)]);
+    await ledger.appendAsync([sampleEvent(6)]);
+    expect(answers).toEqual(["appended", "moved", "appended"]);
+    // The lock held elsewhere: busy, then the ordinary transaction waits for it.
+    const holder = await rawClient(url);
+    const watcher = await rawClient(url);
+    await holder.query("BEGIN");
+    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+    const waiting = ledger.appendAsync([sampleEvent(7)]);
+    await until(async () => (await lockSessions(watcher, false)).length === 1, "the group waiting for the lock");
+    expect(answers).toEqual(["appended", "moved", "appended", "busy"]);
+    await holder.query("COMMIT");
+    expect((await waiting)[0]!.seq).toBe(7);
+    // One checkpoint per appending write of this instance (the other has no signer), all sound.
+    const report = await ledger.verify();
+    expect(report.ok).toBe(true);
+    expect((await store.checkpoints()).map((c) => c.size)).toEqual([1, 3, 5, 6, 7, 8]);
+    expect((await store.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("a statement that fails (here its lock timeout, behind a session writing without the write lock) is LedgerUnavailableError; nothing is kept and the next group works", async () => {
+    const url = await freshDatabase("append_if_tail_fails");
+    const { store, answers } = recorded(backend(url, { lockTimeoutMs: 300 }));
+    const ledger = await Ledger.open(store, { origin: ORIGIN, now: steppingClock() });
+    await ledger.appendAsync([sampleEvent(0)]);
+    await ledger.appendAsync([sampleEvent(1)]);
+    expect(answers).toEqual(["appended"]);
+    // A session inserting the next entry without the write lock, not yet committed: the statement's
+    // insert waits for it on the primary key, past lock_timeout.
+    const intruder = await rawClient(url);
+    const tail = (await store.last())!;
+    const [row] = chainRows(1, tail);
+    await intruder.query("BEGIN");
+    await intruder.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)", [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf]);
+    const failed = await ledger.appendAsync([sampleEvent(2)]).then(() => null, (error: unknown) => error);
+    expect(failed).toBeInstanceOf(LedgerUnavailableError);
+    expect(ledger.writeHealth().ok).toBe(false);
+    await intruder.query("ROLLBACK");
+    // After a failure the next group takes the ordinary transaction (which reads the tail first).
+    const [entry] = await ledger.appendAsync([sampleEvent(3)]);
+    expect(entry).toMatchObject({ seq: 2, prev: tail.hash });
+    expect(answers).toEqual(["appended"]);
+    expect(ledger.writeHealth().ok).toBe(true);
     expect((await ledger.verify()).ok).toBe(true);
   });
 });

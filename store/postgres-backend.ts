@@ -13,10 +13,20 @@
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
-import type { BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, TailRow } from "./ledger-backend.ts";
+import type { AppendIfTail, AppendWrite, BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, TailRow } from "./ledger-backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
-import { bufferedWrites, primitives, TAIL_SQL, type Run } from "./postgres-statements.ts";
+import {
+  APPEND_IF_TAIL_DDL,
+  APPEND_IF_TAIL_FUNCTION,
+  APPEND_IF_TAIL_SIGNATURE,
+  APPEND_IF_TAIL_SQL,
+  bufferedWrites,
+  groupInsertValues,
+  primitives,
+  TAIL_SQL,
+  type Run,
+} from "./postgres-statements.ts";
 
 export interface PostgresBackendOptions {
   /** Connections in the pool (default 10). */
@@ -193,6 +203,9 @@ export class PostgresBackend implements LedgerBackend {
     if (this.#schema !== undefined) await run(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
     const [exists] = await run("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_meta'");
     if (!exists) await run(PG_SCHEMA);
+    // The one-statement append (appendIfTail), added to a database created before it existed too.
+    const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
+    if (!fn!.found) await run(APPEND_IF_TAIL_DDL);
     const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
     if (!meta.has("format_version")) {
       await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
@@ -216,6 +229,36 @@ export class PostgresBackend implements LedgerBackend {
       true,
       meanwhile,
     );
+  }
+
+  /**
+   * The group in one statement outside a transaction (store/postgres-statements.ts
+   * APPEND_IF_TAIL_DDL): it commits by itself when it appends. A committed append counts as a write
+   * transaction in lockWaits(); a `busy` or `moved` one wrote nothing and is not counted (the
+   * ordinary transaction that follows is). Not retried on another connection when the one it used
+   * is found lost: the append may have committed.
+   */
+  async appendIfTail(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail> {
+    const values = [
+      ...groupInsertValues(write.rows, write.subtrees, write.checkpoint === null ? [] : [write.checkpoint]),
+      this.#lockKey,
+      after?.seq ?? null,
+      after?.hash ?? null,
+    ];
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw classifyFailure(error, "connect");
+    }
+    const session = new Session(client);
+    try {
+      const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION)).rows[0] as { outcome: AppendIfTail };
+      if (outcome === "appended") this.#lockWaits.transactions++;
+      return outcome;
+    } finally {
+      session.release();
+    }
   }
 
   /**

@@ -27,17 +27,47 @@ export const TAIL_SQL = "SELECT seq, hash, ts FROM ledger_entries ORDER BY seq D
  * U+001F is a control character that no stored value holds — canonical JSON escapes it, and types,
  * times and hashes are printable — and groupInsertValues refuses a value holding it.
  */
-export const GROUP_INSERT_SQL = `WITH entries AS (
-  INSERT INTO ledger_entries (${ENTRY_COLUMNS})
+const GROUP_INSERTS = [
+  `INSERT INTO ledger_entries (${ENTRY_COLUMNS})
   SELECT * FROM unnest($1::bigint[], string_to_array($2, chr(31)), string_to_array($3, chr(31)), string_to_array($4, chr(31)),
-                       string_to_array($5, chr(31), ''), string_to_array($6, chr(31)), $7::bytea[])
-), subtrees AS (
-  INSERT INTO ledger_subtrees (level, idx, hash) SELECT * FROM unnest($8::integer[], $9::bigint[], $10::bytea[])
-), checkpoints AS (
-  INSERT INTO ledger_checkpoints (size, note, created_at) SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[])
-  ON CONFLICT (size) DO NOTHING
-)
+                       string_to_array($5, chr(31), ''), string_to_array($6, chr(31)), $7::bytea[])`,
+  "INSERT INTO ledger_subtrees (level, idx, hash) SELECT * FROM unnest($8::integer[], $9::bigint[], $10::bytea[])",
+  `INSERT INTO ledger_checkpoints (size, note, created_at) SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[])
+  ON CONFLICT (size) DO NOTHING`,
+] as const;
+export const GROUP_INSERT_SQL = `WITH entries AS (${GROUP_INSERTS[0]}), subtrees AS (${GROUP_INSERTS[1]}), checkpoints AS (${GROUP_INSERTS[2]})
 SELECT 1`;
+
+/**
+ * The conditional append in one statement (store/postgres-backend.ts `appendIfTail`): a function,
+ * created by open(), that takes the write lock only if it is free, reads the committed tail in a
+ * statement of its own (so from a snapshot taken with the lock held), and inserts the group — the
+ * same three inserts as GROUP_INSERT_SQL, on the same $1–$13 — only if that tail is the one the
+ * rows were sealed after ($15, $16: seq and hash, both null for an empty log). Outside a
+ * transaction the call commits by itself: one round trip instead of three. It answers `appended`,
+ * `busy` (another session holds the lock) or `moved` (another writer appended); the last two write
+ * nothing. The name carries a version: a change to the function is a new function.
+ */
+export const APPEND_IF_TAIL_FUNCTION = "ledger_append_if_tail_v1";
+const APPEND_IF_TAIL_ARGS = "bigint[], text, text, text, text, text, bytea[], integer[], bigint[], bytea[], bigint[], text[], text[], bigint, bigint, text";
+export const APPEND_IF_TAIL_SIGNATURE = `${APPEND_IF_TAIL_FUNCTION}(${APPEND_IF_TAIL_ARGS})`;
+export const APPEND_IF_TAIL_DDL = `CREATE FUNCTION ${APPEND_IF_TAIL_SIGNATURE} RETURNS text LANGUAGE plpgsql AS $fn$
+DECLARE
+  last_seq bigint;
+  last_hash text;
+BEGIN
+  IF NOT pg_try_advisory_xact_lock($14) THEN
+    RETURN 'busy';
+  END IF;
+  SELECT seq, hash INTO last_seq, last_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1;
+  IF last_seq IS DISTINCT FROM $15 OR last_hash IS DISTINCT FROM $16 THEN
+    RETURN 'moved';
+  END IF;
+  ${GROUP_INSERTS.join(";\n  ")};
+  RETURN 'appended';
+END
+$fn$`;
+export const APPEND_IF_TAIL_SQL = `SELECT ${APPEND_IF_TAIL_FUNCTION}(${Array.from({ length: 16 }, (_, i) => `$${i + 1}`).join(", ")}) AS outcome`;
 
 const SEPARATOR = "\x1f";
 

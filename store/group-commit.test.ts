@@ -52,7 +52,7 @@ describe("GroupCommit (the queue)", () => {
     const queue = new GroupCommit((decides) => {
       sizes.push(decides.length);
       return decides.map(() => ({ ok: true, written: { entries: [], result: null } }));
-    }, 4);
+    }, { maxGroup: 4 });
     await Promise.all(Array.from({ length: 10 }, () => queue.submit(() => ({ events: [], result: null }))));
     expect(sizes).toEqual([4, 4, 2]);
   });
@@ -68,6 +68,78 @@ describe("GroupCommit (the queue)", () => {
     fail = true;
     const failed = await settle([queue.submit(() => ({ events: [], result: 0 })), queue.submit(() => ({ events: [], result: 0 }))]);
     expect(failed.map((o) => (o.status === "rejected" ? (o.reason as Error).message : "ok"))).toEqual(["disk I/O error", "disk I/O error"]);
+  });
+});
+
+describe("GroupCommit pipelined (a store that hands a group off while it waits for the database)", () => {
+  /** A queue whose commits wait for the test: each group's writes, its handOff, and the gate that ends it. */
+  function heldQueue(pipelines: (decide: Decide<unknown>) => boolean) {
+    const groups: { writes: number[]; handOff: () => void; end: () => void }[] = [];
+    const queue = new GroupCommit(
+      (decides, handOff) =>
+        new Promise<WriteOutcome[]>((resolve) => {
+          const writes = decides.map((d) => d({ size: 0, state: () => undefined as never }).result as number);
+          groups.push({ writes, handOff, end: () => resolve(writes.map((result) => ({ ok: true, written: { entries: [], result } }))) });
+        }),
+      { pipelines },
+    );
+    return { queue, groups };
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const write = (n: number): Decide<number> => () => ({ events: [], result: n });
+
+  it("the first group takes half of what waits; the next starts only once it hands off, and not a third while two are on their way", async () => {
+    const { queue, groups } = heldQueue(() => true);
+    const all = [1, 2, 3, 4, 5].map((n) => queue.submit(write(n)));
+    await turn();
+    expect(groups.map((g) => g.writes)).toEqual([[1, 2, 3]]);
+    await turn();
+    expect(groups).toHaveLength(1); // not handed off: the rest waits
+    groups[0]!.handOff();
+    await turn();
+    expect(groups.map((g) => g.writes)).toEqual([[1, 2, 3], [4, 5]]);
+    // Two on their way: a new write waits for the first to end, even once the second hands off.
+    const later = queue.submit(write(6));
+    groups[1]!.handOff();
+    await turn();
+    expect(groups).toHaveLength(2);
+    groups[0]!.end();
+    await turn();
+    await turn();
+    expect(groups.map((g) => g.writes)).toEqual([[1, 2, 3], [4, 5], [6]]);
+    groups[1]!.end();
+    groups[2]!.end();
+    expect((await Promise.all([...all, later])).map((w) => w.result)).toEqual([1, 2, 3, 4, 5, 6]);
+    await queue.flush();
+  });
+
+  it("a write that cannot be pipelined keeps the group whole, and a store that never pipelines ignores handOff", async () => {
+    const { queue, groups } = heldQueue((decide) => decide !== odd);
+    const odd = write(3);
+    const first = [write(1), write(2), odd, write(4)].map((d) => queue.submit(d));
+    await turn();
+    expect(groups.map((g) => g.writes)).toEqual([[1, 2, 3, 4]]);
+    groups[0]!.end();
+    await Promise.all(first);
+
+    const plain = new GroupCommit((decides, handOff) => {
+      handOff();
+      return decides.map(() => ({ ok: true, written: { entries: [], result: null } }));
+    });
+    let inFlight = 0;
+    let most = 0;
+    const slow = new GroupCommit(async (decides, handOff) => {
+      handOff();
+      most = Math.max(most, ++inFlight);
+      await turn();
+      inFlight--;
+      return decides.map(() => ({ ok: true, written: { entries: [], result: null } }));
+    });
+    await Promise.all(Array.from({ length: 6 }, () => plain.submit(write(0))));
+    await Promise.all(Array.from({ length: 3 }, async () => {
+      for (let i = 0; i < 4; i++) await slow.submit(write(i));
+    }));
+    expect(most).toBe(1);
   });
 });
 

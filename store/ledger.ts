@@ -153,9 +153,14 @@ export class Ledger implements LedgerStore {
   /** Set when state() hands out a state, until the next macrotask (#readersDone). */
   #handedOut = false;
   #closed = false;
-  readonly #group = new GroupCommit((decides) => this.#commitGroup(decides));
+  readonly #group: GroupCommit;
   /** Whether the last transaction found the tail moved by another writer (then nothing is sealed ahead). */
   #othersWrote = false;
+  /**
+   * The tail a one-statement group sealed and not yet settled leaves if it commits (#appendIfUnmoved):
+   * the next group seals after it while it is on its way.
+   */
+  #sealedAfter: Tail | null = null;
   /** The events of appendAsync's writes, known before the tail: a group seals them ahead (#sealAhead). */
   readonly #fixed = new WeakMap<Decide<unknown>, readonly NewEvent[]>();
   #writeHealth: WriteHealth = { ok: true };
@@ -170,6 +175,11 @@ export class Ledger implements LedgerStore {
 
   private constructor(backend: LedgerBackend, options: LedgerOptions) {
     this.#backend = backend;
+    // Pipelined where groups of appendAsync's writes go in one statement each (#appendIfUnmoved) —
+    // while they do: not while other writers' entries or a failure send groups through transactions.
+    this.#group = new GroupCommit((decides, handOff) => this.#commitGroup(decides, handOff), {
+      ...(backend.appendIfTail ? { pipelines: (decide: Decide<unknown>) => this.#appendsAhead() && this.#fixed.has(decide) } : {}),
+    });
     this.origin = options.origin;
     this.store = { kind: backend.kind, location: backend.location };
     this.#signer = options.signer;
@@ -371,8 +381,8 @@ export class Ledger implements LedgerStore {
    * up to the tail, then each decide in order against the tail in memory — a decide that throws or
    * returns an invalid event drops its own rows only — then one insert for all.
    */
-  async #commitGroup(decides: readonly Decide<unknown>[]): Promise<WriteOutcome[]> {
-    const appended = await this.#appendIfUnmoved(decides);
+  async #commitGroup(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[]> {
+    const appended = await this.#appendIfUnmoved(decides, handOff);
     if (appended) return appended;
     // The group's one clock reading: the guess's, taken when the lock was asked for, when the guess
     // is kept; otherwise one taken now, after the lock, as for any group.
@@ -425,65 +435,83 @@ export class Ledger implements LedgerStore {
         }
       }
       return { result: outcomes, after: tail, rows, subtrees };
-    }, () => (ahead = this.#sealAhead(decides, aheadClock)));
+    }, () => (ahead = this.#sealAhead(decides, aheadClock, this.#tail)));
   }
 
   /**
    * A group of appendAsync's writes only, on a backend that appends conditionally in one round trip
-   * (store/ledger-backend.ts `appendIfTail`: PostgreSQL): sealed and signed against the tail this
-   * instance last committed, then inserted only if the write lock is free and that tail is still
-   * the store's — the conditional write, checked inside the write — instead of a transaction of
-   * three round trips. Tried only while this instance's last write succeeded and found no other
-   * writer's entries, as a lone instance's writes do. Null when not tried or not taken (another
-   * writer appended or holds the lock): the group then takes the ordinary transaction, sealed anew,
-   * and nothing is sealed ahead until a transaction finds the tail unmoved again.
+   * (store/ledger-backend.ts `appendIfTail`: PostgreSQL): sealed and signed at once — after the
+   * tail the group before it leaves if that one is still on its way, else after the committed tail
+   * — then, once every earlier write of this instance has ended, inserted only if the write lock is
+   * free and the store's tail is the one sealed after: the conditional write, checked inside the
+   * write, in one statement instead of a transaction of three round trips. Once sealed it hands off
+   * (store/group-commit.ts), so the next group seals while this one is on its way. Tried while this
+   * instance's writes succeed and find no other writer's entries, as a lone instance's do. Null when
+   * not tried or not taken (the group before it did not leave that tail, another writer appended or
+   * holds the lock): the group then takes the ordinary transaction, sealed anew, and nothing is
+   * sealed ahead until a transaction finds the tail unmoved again.
    */
-  #appendIfUnmoved(decides: readonly Decide<unknown>[]): Promise<WriteOutcome[] | null> {
+  async #appendIfUnmoved(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[] | null> {
     const backend = this.#backend;
-    if (!backend.appendIfTail || !decides.every((decide) => this.#fixed.has(decide))) return Promise.resolve(null);
-    return this.#serially(async () => {
-      // After a failed write the ordinary transaction runs first: its BEGIN replaces pooled
-      // connections the server closed, and its tail read says whether that write landed.
-      if (!this.#writeHealth.ok) return null;
-      const ahead = this.#sealAhead(decides, this.#batchClock());
-      if (ahead === null || ahead.rows.length === 0) return null;
-      const after = ahead.tail;
-      const checkpoint = this.#signer ? { size: after.range.size, note: this.#sign(this.#signer, after), createdAt: after.lastTs } : null;
-      const tail = ahead.start.lastHash === null ? null : { seq: ahead.start.range.size - 1, hash: ahead.start.lastHash };
-      this.#inTransaction = true;
-      try {
-        const outcome = await backend.appendIfTail!(tail, { rows: ahead.rows, subtrees: ahead.subtrees, checkpoint });
-        if (outcome !== "appended") {
-          this.#othersWrote = true;
-          return null;
+    if (!backend.appendIfTail || !this.#appendsAhead() || !decides.every((decide) => this.#fixed.has(decide))) return null;
+    const ahead = this.#sealAhead(decides, this.#batchClock(), this.#sealedAfter ?? this.#tail);
+    if (ahead === null || ahead.rows.length === 0) return null;
+    const after = ahead.tail;
+    const checkpoint = this.#signer ? { size: after.range.size, note: this.#sign(this.#signer, after), createdAt: after.lastTs } : null;
+    const named = ahead.start.lastHash === null ? null : { seq: ahead.start.range.size - 1, hash: ahead.start.lastHash };
+    this.#sealedAfter = after;
+    handOff();
+    try {
+      return await this.#serially(async () => {
+        // The group sealed before this one was not committed as sealed (or another write came between).
+        if (this.#tail !== ahead.start || !this.#writeHealth.ok) return null;
+        this.#inTransaction = true;
+        try {
+          const outcome = await backend.appendIfTail!(named, { rows: ahead.rows, subtrees: ahead.subtrees, checkpoint });
+          if (outcome !== "appended") {
+            this.#othersWrote = true;
+            return null;
+          }
+          this.#tail = after;
+          // Held on top of the rows held before: no projection was caught up here, so they may
+          // still be needed (up to FOLLOW_MAX rows in all; past it a projection reads the store).
+          if (this.#held.size + ahead.rows.length > FOLLOW_MAX) this.#held = new Map();
+          if (ahead.rows.length <= FOLLOW_MAX) for (const row of ahead.rows) this.#held.set(row.seq, row);
+          this.#writeHealth = { ok: true };
+          return ahead.outcomes;
+        } catch (error) {
+          this.#noteFailure(error);
+          throw error;
+        } finally {
+          this.#inTransaction = false;
         }
-        this.#tail = after;
-        // Held on top of the rows held before: no projection was caught up here, so they may
-        // still be needed (up to FOLLOW_MAX rows in all; past it a projection reads the store).
-        if (this.#held.size + ahead.rows.length > FOLLOW_MAX) this.#held = new Map();
-        if (ahead.rows.length <= FOLLOW_MAX) for (const row of ahead.rows) this.#held.set(row.seq, row);
-        this.#writeHealth = { ok: true };
-        return ahead.outcomes;
-      } catch (error) {
-        this.#noteFailure(error);
-        throw error;
-      } finally {
-        this.#inTransaction = false;
-      }
-    });
+      });
+    } finally {
+      if (this.#sealedAfter === after) this.#sealedAfter = null;
+    }
+  }
+
+  /**
+   * Whether groups of appendAsync's writes are sealed before their transaction: once the tail is
+   * known, while this instance's last write found no other writer's entries and did not fail — after
+   * a failure the ordinary transaction runs first: its BEGIN replaces pooled connections the server
+   * closed, and its tail read says whether the failed write landed.
+   */
+  #appendsAhead(): boolean {
+    return this.#tail !== null && !this.#othersWrote && this.#writeHealth.ok;
   }
 
   /**
    * The leading writes of a group whose events are known before the tail (appendAsync's), checked
-   * and sealed against the tail as this instance last saw it — while the backend takes the write
-   * lock (store/ledger-backend.ts `withWriteLock`'s `meanwhile`), so that work overlaps PostgreSQL's
-   * round trip instead of following it. Pure: nothing of the instance changes, so a guess that
+   * and sealed against `start` — the tail as this instance last saw it, or the one a group still on
+   * its way leaves — before the transaction reads the tail: while the backend takes the write lock
+   * (store/ledger-backend.ts `withWriteLock`'s `meanwhile`), or while the group before it commits
+   * (#appendIfUnmoved), so that work overlaps PostgreSQL's instead of following it. Pure: nothing of the instance changes, so a guess that
    * misses (another writer appended) costs only the work — and none is made while the last
    * transaction found another writer's entries, as every one does when N instances take turns.
    * Stops at the first write that decides.
    */
-  #sealAhead(decides: readonly Decide<unknown>[], clock: () => string): SealedAhead | null {
-    const start = this.#tail;
+  #sealAhead(decides: readonly Decide<unknown>[], clock: () => string, start: Tail | null): SealedAhead | null {
     // While other writers keep appending between this instance's transactions, a guess would miss.
     if (start === null || this.#othersWrote) return null;
     const ahead: SealedAhead = { start, tail: start, rows: [], subtrees: [], outcomes: [] };

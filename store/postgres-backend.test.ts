@@ -480,13 +480,15 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
   });
 
   /** The backend with every appendIfTail answer recorded (the real backend does the work). */
-  function recorded(store: PostgresBackend): { store: LedgerBackend; answers: string[] } {
+  function recorded(store: PostgresBackend, log: string[] = []): { store: LedgerBackend; answers: string[] } {
     const answers: string[] = [];
     const wrapped = new Proxy(store, {
       get(target, property) {
         if (property === "appendIfTail") {
           return async (...args: Parameters<PostgresBackend["appendIfTail"]>) => {
+            log.push(`sent after ${args[0]?.seq ?? "nothing"}`);
             const answer = await target.appendIfTail(...args);
+            log.push(answer);
             answers.push(answer);
             return answer;
           };
@@ -503,23 +505,24 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const { store, answers } = recorded(backend(url));
     const ledger = await Ledger.open(store, { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: SIGNER_KEY }, now: steppingClock() });
     const other = await Ledger.open(backend(url), { origin: ORIGIN, now: steppingClock() });
-    // The first group reads the tail in a transaction; the next ones know it and send one statement each.
+    // The first group reads the tail in a transaction; the next ones know it and send one statement
+    // each — two writes in one turn go as two groups, the second sealed while the first is on its way.
     await ledger.appendAsync([sampleEvent(0)]);
     expect(answers).toEqual([]);
     await Promise.all([ledger.appendAsync([sampleEvent(1)]), ledger.appendAsync([sampleEvent(2)])]);
-    expect(answers).toEqual(["appended"]);
+    expect(answers).toEqual(["appended", "appended"]);
     // Another instance appends: the next group's statement finds the tail moved and writes nothing;
     // the group is sealed again after the other's entry, in the ordinary transaction.
     await other.append([sampleEvent(3)]);
     const [after] = await ledger.appendAsync([sampleEvent(4)]);
-    expect(answers).toEqual(["appended", "moved"]);
+    expect(answers).toEqual(["appended", "appended", "moved"]);
     const stored = await store.rows(0, 10, 10);
     expect(after).toMatchObject({ seq: 4, prev: stored[3]!.hash });
     // That transaction found another writer's entry: the next group takes a transaction too, and
     // once one finds the tail unmoved, the statement again.
     await ledger.appendAsync([sampleEvent(5)]);
     await ledger.appendAsync([sampleEvent(6)]);
-    expect(answers).toEqual(["appended", "moved", "appended"]);
+    expect(answers).toEqual(["appended", "appended", "moved", "appended"]);
     // The lock held elsewhere: busy, then the ordinary transaction waits for it.
     const holder = await rawClient(url);
     const watcher = await rawClient(url);
@@ -527,14 +530,64 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
     const waiting = ledger.appendAsync([sampleEvent(7)]);
     await until(async () => (await lockSessions(watcher, false)).length === 1, "the group waiting for the lock");
-    expect(answers).toEqual(["appended", "moved", "appended", "busy"]);
+    expect(answers).toEqual(["appended", "appended", "moved", "appended", "busy"]);
     await holder.query("COMMIT");
     expect((await waiting)[0]!.seq).toBe(7);
     // One checkpoint per appending write of this instance (the other has no signer), all sound.
     const report = await ledger.verify();
     expect(report.ok).toBe(true);
-    expect((await store.checkpoints()).map((c) => c.size)).toEqual([1, 3, 5, 6, 7, 8]);
+    expect((await store.checkpoints()).map((c) => c.size)).toEqual([1, 2, 3, 5, 6, 7, 8]);
     expect((await store.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  /** A session inserting the entry after `tail` without the write lock, not committed: an insert of that seq waits for it. */
+  async function intruder(url: string, tail: { seq: number; hash: string }): Promise<pg.Client> {
+    const client = await rawClient(url);
+    const [row] = chainRows(1, tail);
+    await client.query("BEGIN");
+    await client.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)", [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf]);
+    return client;
+  }
+
+  it("the next group is sealed while the group before it is on its way, after the tail that one leaves, and sent once it has committed", async () => {
+    const url = await freshDatabase("append_if_tail_pipelined");
+    const log: string[] = [];
+    const { store } = recorded(backend(url), log);
+    let now = Date.parse("2026-01-01T00:00:00.000Z");
+    const ledger = await Ledger.open(store, { origin: ORIGIN, now: () => (log.push("sealed"), new Date((now += 1000))) });
+    await ledger.appendAsync([sampleEvent(0)]);
+    expect(log).toEqual(["sealed"]); // the first group, in a transaction
+    // The first group's statement is held on its way (its insert waits for another session's row).
+    const held = await intruder(url, (await store.last())!);
+    const both = [ledger.appendAsync([sampleEvent(1)]), ledger.appendAsync([sampleEvent(2)])];
+    await until(async () => log.length === 4, "the second group sealed");
+    expect(log).toEqual(["sealed", "sealed", "sent after 0", "sealed"]);
+    await held.query("ROLLBACK");
+    const [first, second] = (await Promise.all(both)).map((entries) => entries[0]);
+    expect(log).toEqual(["sealed", "sealed", "sent after 0", "sealed", "appended", "sent after 1", "appended"]);
+    expect([first!.seq, second!.seq, second!.prev]).toEqual([1, 2, first!.hash]);
+    expect(second!.ts > first!.ts).toBe(true);
+    expect((await ledger.verify()).ok).toBe(true);
+  });
+
+  it("a group sealed after one that fails is not appended after it: it takes the ordinary transaction, after the tail the store has", async () => {
+    const url = await freshDatabase("append_if_tail_pipelined_fails");
+    const log: string[] = [];
+    const { store } = recorded(backend(url, { lockTimeoutMs: 1000 }), log);
+    const ledger = await Ledger.open(store, { origin: ORIGIN, now: steppingClock() });
+    const [zero] = await ledger.appendAsync([sampleEvent(0)]);
+    const held = await intruder(url, (await store.last())!);
+    const first = ledger.appendAsync([sampleEvent(1)]);
+    const second = ledger.appendAsync([sampleEvent(2)]);
+    // The first statement waits for the intruder's row past lock_timeout; the intruder then gives up.
+    const failed = await first.then(() => null, (error: unknown) => error);
+    await held.query("ROLLBACK");
+    expect(failed).toBeInstanceOf(LedgerUnavailableError);
+    const [entry] = await second;
+    expect(entry).toMatchObject({ seq: 1, prev: zero!.hash });
+    expect(log).toEqual(["sent after 0"]); // the second group never sent its statement
+    expect(await store.rows(0, 10, 10)).toHaveLength(2);
+    expect((await ledger.verify()).ok).toBe(true);
   });
 
   it("a statement that fails (here its lock timeout, behind a session writing without the write lock) is LedgerUnavailableError; nothing is kept and the next group works", async () => {
@@ -546,15 +599,12 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     expect(answers).toEqual(["appended"]);
     // A session inserting the next entry without the write lock, not yet committed: the statement's
     // insert waits for it on the primary key, past lock_timeout.
-    const intruder = await rawClient(url);
     const tail = (await store.last())!;
-    const [row] = chainRows(1, tail);
-    await intruder.query("BEGIN");
-    await intruder.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)", [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf]);
+    const held = await intruder(url, tail);
     const failed = await ledger.appendAsync([sampleEvent(2)]).then(() => null, (error: unknown) => error);
     expect(failed).toBeInstanceOf(LedgerUnavailableError);
     expect(ledger.writeHealth().ok).toBe(false);
-    await intruder.query("ROLLBACK");
+    await held.query("ROLLBACK");
     // After a failure the next group takes the ordinary transaction (which reads the tail first).
     const [entry] = await ledger.appendAsync([sampleEvent(3)]);
     expect(entry).toMatchObject({ seq: 2, prev: tail.hash });

@@ -479,6 +479,29 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     expect((await store.last())?.seq).toBe(1);
   });
 
+  it("keeps one connection for its statements; one the server closed meanwhile is replaced before use", async () => {
+    const url = await freshDatabase("append_if_tail_kept");
+    const store = backend(url);
+    await store.open(ORIGIN);
+    const watcher = await rawClient(url);
+    const sessions = async () =>
+      (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'integrity-ledger'")).rows.map((r) => r.pid);
+    const first = chainRows(2);
+    expect(await store.appendIfTail(null, { rows: first, subtrees: [], checkpoint: null })).toBe("appended");
+    const [pid] = (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'")).rows.map((r) => r.pid);
+    expect(pid).toBeDefined();
+    const next = chainRows(2, first[1]!);
+    expect(await store.appendIfTail(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe("appended");
+    const [again] = (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'")).rows.map((r) => r.pid);
+    expect(again).toBe(pid); // the same connection, kept
+    // The server ends every session of the ledger's (a restart, an administrator): the kept one is not used again.
+    for (const session of await sessions()) await watcher.query("SELECT pg_terminate_backend($1)", [session]);
+    await until(async () => (await sessions()).length === 0, "the sessions ended");
+    await watcher.query("SELECT 1"); // one more turn of the loop: the kept connection has read its termination
+    expect(await store.appendIfTail(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe("appended");
+    expect((await store.last())?.seq).toBe(3);
+  });
+
   /** The backend with every appendIfTail answer recorded (the real backend does the work). */
   function recorded(store: PostgresBackend, log: string[] = []): { store: LedgerBackend; answers: string[] } {
     const answers: string[] = [];

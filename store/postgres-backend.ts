@@ -123,6 +123,8 @@ export class PostgresBackend implements LedgerBackend {
   readonly #schema: string | undefined;
   readonly #lockKey: string;
   #lastIdleError: Error | null = null;
+  /** The connection kept for appendIfTail (#appendSession). */
+  #appending: Session | null = null;
   readonly #lockWaits: LockWaits = { transactions: 0, waits: 0, waitedMs: 0 };
 
   constructor(url: string, options: PostgresBackendOptions = {}) {
@@ -245,20 +247,46 @@ export class PostgresBackend implements LedgerBackend {
       after?.seq ?? null,
       after?.hash ?? null,
     ];
+    const session = await this.#appendSession();
+    try {
+      const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION)).rows[0] as { outcome: AppendIfTail };
+      if (outcome === "appended") this.#lockWaits.transactions++;
+      return outcome;
+    } catch (error) {
+      // Not kept after a failure: back to the pool (destroyed when lost); the next append takes another.
+      if (this.#appending === session) this.#appending = null;
+      session.release();
+      throw error;
+    }
+  }
+
+  /**
+   * The connection appendIfTail's statements go on, checked out once and kept between them: the
+   * next group's statement leaves the moment the group before it has been answered, without
+   * waiting for the pool (which hands a connection over on a later tick). Appends follow one
+   * another, so one connection serves them all. One the server closed while it sat kept is
+   * replaced before use.
+   */
+  async #appendSession(): Promise<Session> {
+    const kept = this.#appending;
+    if (kept !== null && kept.lost === null) return kept;
+    if (kept !== null) {
+      this.#appending = null;
+      kept.release();
+    }
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
     } catch (error) {
       throw classifyFailure(error, "connect");
     }
-    const session = new Session(client);
-    try {
-      const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION)).rows[0] as { outcome: AppendIfTail };
-      if (outcome === "appended") this.#lockWaits.transactions++;
-      return outcome;
-    } finally {
-      session.release();
+    // Two first appends at once (not the ledger's way): the second connection goes back at once.
+    if (this.#appending !== null) {
+      client.release();
+      return this.#appending;
     }
+    this.#appending = new Session(client);
+    return this.#appending;
   }
 
   /**
@@ -386,6 +414,8 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   async close(): Promise<void> {
+    this.#appending?.release();
+    this.#appending = null;
     await this.#pool.end();
   }
 }

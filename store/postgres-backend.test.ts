@@ -47,6 +47,13 @@ async function stateOf(promise: Promise<unknown>): Promise<string | null> {
     return sqlState(error) ?? `not a server error: ${String(error)}`;
   }
 }
+/** A raw session holding the ledger's write lock in an open transaction (COMMIT or ROLLBACK lets go). */
+async function lockHolder(url: string): Promise<pg.Client> {
+  const holder = await rawClient(url);
+  await holder.query("BEGIN");
+  await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+  return holder;
+}
 /** Polls `check` until it holds (each poll a round trip to the server; no time asserted), a bounded number of times. */
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let poll = 0; poll < 1500; poll++) {
@@ -379,10 +386,8 @@ describe("PostgresBackend: lock waits", () => {
     // Uncontended: every transaction took the lock on its first try.
     expect(ledger.lockWaits()).toEqual({ transactions: 2, waits: 0, waitedMs: 0 });
 
-    const holder = await rawClient(url);
+    const holder = await lockHolder(url);
     const watcher = await rawClient(url);
-    await holder.query("BEGIN");
-    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
     const append = ledger.append([sampleEvent(1)]);
     const settled = append.then(() => "committed", () => "failed");
     await until(async () => (await lockSessions(watcher, false)).length === 1, "the append waiting for the lock");
@@ -411,10 +416,8 @@ describe("PostgresBackend: lock waits", () => {
     // Two groups first: the instance then seals its appends while it asks for the lock.
     await ledger.appendAsync([sampleEvent(0)]);
     await ledger.appendAsync([sampleEvent(1)]);
-    const holder = await rawClient(url);
+    const holder = await lockHolder(url);
     const watcher = await rawClient(url);
-    await holder.query("BEGIN");
-    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
     const append = ledger.appendAsync([sampleEvent(2)]);
     await until(async () => (await lockSessions(watcher, false)).length === 1, "the append waiting for the lock");
     now += 60_000; // a minute passes while it waits
@@ -448,9 +451,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     expect(await store.appendIfTail(null, { rows: first, subtrees: [], checkpoint: checkpoint(3) })).toBe("moved");
     expect(await store.appendIfTail(first[1]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("moved");
     // The lock held by another session: answered at once, nothing written, nothing waited for.
-    const holder = await rawClient(url);
-    await holder.query("BEGIN");
-    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+    const holder = await lockHolder(url);
     expect(await store.appendIfTail(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("busy");
     expect(await lockSessions(watcher, false)).toEqual([]);
     expect([await count(watcher, "ledger_entries"), await count(watcher, "ledger_checkpoints")]).toEqual([3, 1]);
@@ -547,10 +548,8 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     await ledger.appendAsync([sampleEvent(6)]);
     expect(answers).toEqual(["appended", "appended", "moved", "appended"]);
     // The lock held elsewhere: busy, then the ordinary transaction waits for it.
-    const holder = await rawClient(url);
+    const holder = await lockHolder(url);
     const watcher = await rawClient(url);
-    await holder.query("BEGIN");
-    await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
     const waiting = ledger.appendAsync([sampleEvent(7)]);
     await until(async () => (await lockSessions(watcher, false)).length === 1, "the group waiting for the lock");
     expect(answers).toEqual(["appended", "appended", "moved", "appended", "busy"]);

@@ -178,7 +178,7 @@ export class Ledger implements LedgerStore {
     // Pipelined where groups of appendAsync's writes go in one statement each (#appendIfUnmoved) —
     // while they do: not while other writers' entries or a failure send groups through transactions.
     this.#group = new GroupCommit((decides, handOff) => this.#commitGroup(decides, handOff), {
-      ...(backend.appendIfTail ? { pipelines: (decide: Decide<unknown>) => this.#appendsAhead() && this.#fixed.has(decide) } : {}),
+      pipelines: (decide) => this.#backend.appendIfTail !== undefined && this.#appendsAhead() && this.#fixed.has(decide),
     });
     this.origin = options.origin;
     this.store = { kind: backend.kind, location: backend.location };
@@ -381,14 +381,21 @@ export class Ledger implements LedgerStore {
    * up to the tail, then each decide in order against the tail in memory — a decide that throws or
    * returns an invalid event drops its own rows only — then one insert for all.
    */
-  async #commitGroup(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[]> {
-    const appended = await this.#appendIfUnmoved(decides, handOff);
-    if (appended) return appended;
+  #commitGroup(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[]> {
+    const { write, meanwhile } = this.#groupTransaction(decides);
+    return this.#appendIfUnmoved(decides, handOff, write) ?? this.#transaction(write, meanwhile);
+  }
+
+  /**
+   * The group's transaction: `write` for #transact, and `meanwhile`, which seals the group's leading
+   * appendAsync writes while the lock's round trip travels (#sealAhead).
+   */
+  #groupTransaction(decides: readonly Decide<unknown>[]): { write: (tx: Tx, start: Tail) => Promise<TransactionWrite<WriteOutcome[]>>; meanwhile: () => void } {
     // The group's one clock reading: the guess's, taken when the lock was asked for, when the guess
     // is kept; otherwise one taken now, after the lock, as for any group.
     const aheadClock = this.#batchClock();
     let ahead: SealedAhead | null = null;
-    return this.#transaction(async (tx, start) => {
+    const write = async (tx: Tx, start: Tail): Promise<TransactionWrite<WriteOutcome[]>> => {
       const source: EntrySource = { entries: (from, to) => this.#committedEntries(tx, from, to) };
       const size = start.range.size;
       for (const projection of this.#projections.known()) await this.#projections.at(projection, size, source);
@@ -435,23 +442,29 @@ export class Ledger implements LedgerStore {
         }
       }
       return { result: outcomes, after: tail, rows, subtrees };
-    }, () => (ahead = this.#sealAhead(decides, aheadClock, this.#tail)));
+    };
+    return { write, meanwhile: () => (ahead = this.#sealAhead(decides, aheadClock, this.#tail)) };
   }
 
   /**
    * A group of appendAsync's writes only, on a backend that appends conditionally in one round trip
    * (store/ledger-backend.ts `appendIfTail`: PostgreSQL): sealed and signed at once — after the
    * tail the group before it leaves if that one is still on its way, else after the committed tail
-   * — then, once every earlier write of this instance has ended, inserted only if the write lock is
-   * free and the store's tail is the one sealed after: the conditional write, checked inside the
-   * write, in one statement instead of a transaction of three round trips. Once sealed it hands off
+   * — then, in its turn among this instance's writes, inserted only if the write lock is free and
+   * the store's tail is the one sealed after: the conditional write, checked inside the write, in
+   * one statement instead of a transaction of three round trips. Once sealed it hands off
    * (store/group-commit.ts), so the next group seals while this one is on its way. Tried while this
-   * instance's writes succeed and find no other writer's entries, as a lone instance's do. Null when
-   * not tried or not taken (the group before it did not leave that tail, another writer appended or
-   * holds the lock): the group then takes the ordinary transaction, sealed anew, and nothing is
-   * sealed ahead until a transaction finds the tail unmoved again.
+   * instance's writes succeed and find no other writer's entries, as a lone instance's do; null when
+   * not tried. When the statement is not sent (the group before did not leave that tail) or not
+   * taken (another writer appended or holds the lock), the group's transaction (`transaction`) runs
+   * in the same turn, sealed anew — so groups commit in the order they were submitted — and nothing
+   * is sealed ahead until a transaction finds the tail unmoved again.
    */
-  async #appendIfUnmoved(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[] | null> {
+  #appendIfUnmoved(
+    decides: readonly Decide<unknown>[],
+    handOff: () => void,
+    transaction: (tx: Tx, start: Tail) => Promise<TransactionWrite<WriteOutcome[]>>,
+  ): Promise<WriteOutcome[]> | null {
     const backend = this.#backend;
     if (!backend.appendIfTail || !this.#appendsAhead() || !decides.every((decide) => this.#fixed.has(decide))) return null;
     const ahead = this.#sealAhead(decides, this.#batchClock(), this.#sealedAfter ?? this.#tail);
@@ -459,36 +472,37 @@ export class Ledger implements LedgerStore {
     const after = ahead.tail;
     const checkpoint = this.#signer ? { size: after.range.size, note: this.#sign(this.#signer, after), createdAt: after.lastTs } : null;
     const named = ahead.start.lastHash === null ? null : { seq: ahead.start.range.size - 1, hash: ahead.start.lastHash };
+    const forget = () => {
+      if (this.#sealedAfter === after) this.#sealedAfter = null;
+    };
     this.#sealedAfter = after;
-    handOff();
-    try {
-      return await this.#serially(async () => {
-        // The group sealed before this one was not committed as sealed (or another write came between).
-        if (this.#tail !== ahead.start || !this.#writeHealth.ok) return null;
+    const turn = this.#serially(async () => {
+      if (this.#tail === ahead.start && this.#writeHealth.ok) {
         this.#inTransaction = true;
         try {
           const outcome = await backend.appendIfTail!(named, { rows: ahead.rows, subtrees: ahead.subtrees, checkpoint });
-          if (outcome !== "appended") {
-            this.#othersWrote = true;
-            return null;
+          if (outcome === "appended") {
+            this.#tail = after;
+            // Held on top of the rows held before: no projection was caught up here, so they may
+            // still be needed (up to FOLLOW_MAX rows in all; past it a projection reads the store).
+            if (this.#held.size + ahead.rows.length > FOLLOW_MAX) this.#held = new Map();
+            if (ahead.rows.length <= FOLLOW_MAX) for (const row of ahead.rows) this.#held.set(row.seq, row);
+            this.#writeHealth = { ok: true };
+            return ahead.outcomes;
           }
-          this.#tail = after;
-          // Held on top of the rows held before: no projection was caught up here, so they may
-          // still be needed (up to FOLLOW_MAX rows in all; past it a projection reads the store).
-          if (this.#held.size + ahead.rows.length > FOLLOW_MAX) this.#held = new Map();
-          if (ahead.rows.length <= FOLLOW_MAX) for (const row of ahead.rows) this.#held.set(row.seq, row);
-          this.#writeHealth = { ok: true };
-          return ahead.outcomes;
+          this.#othersWrote = true;
         } catch (error) {
           this.#noteFailure(error);
           throw error;
         } finally {
           this.#inTransaction = false;
         }
-      });
-    } finally {
-      if (this.#sealedAfter === after) this.#sealedAfter = null;
-    }
+      }
+      forget();
+      return this.#transact(transaction);
+    });
+    handOff();
+    return turn.finally(forget);
   }
 
   /**

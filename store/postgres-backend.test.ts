@@ -13,7 +13,7 @@ import { Ledger } from "./ledger.ts";
 import { PostgresBackend, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
 import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
-import { APPEND_IF_TAIL_SIGNATURE } from "./postgres-statements.ts";
+import { APPEND_IF_TAIL_SIGNATURE, APPEND_IF_TAIL_SQL, groupInsertValues } from "./postgres-statements.ts";
 import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
 import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
 import { sampleEvent, steppingClock } from "../test/support/store/helpers.ts";
@@ -439,8 +439,8 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const first = chainRows(3);
     const checkpoint = (size: number) => ({ size, note: `note ${size}\n`, createdAt: "2026-01-01T00:00:00.000Z" });
     // An empty log is named by null; naming a tail it does not have is "moved".
-    expect(await store.appendIfTail(first[2]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })).toBe("moved");
-    expect(await store.appendIfTail(null, { rows: first, subtrees: [subtreeRow(8, 0)], checkpoint: checkpoint(3) })).toBe("appended");
+    expect(await store.appendIfTail!(first[2]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })).toBe("moved");
+    expect(await store.appendIfTail!(null, { rows: first, subtrees: [subtreeRow(8, 0)], checkpoint: checkpoint(3) })).toBe("appended");
     expect(await store.last()).toMatchObject({ seq: 2, hash: first[2]!.hash });
     expect((await store.subtrees([{ level: 8, idx: 0 }])).size).toBe(1);
     expect(await store.checkpoints()).toEqual([checkpoint(3)]);
@@ -448,21 +448,21 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
 
     // A stale tail (the empty log again, or an earlier entry): nothing written, not even the checkpoint.
     const next = chainRows(2, first[2]!);
-    expect(await store.appendIfTail(null, { rows: first, subtrees: [], checkpoint: checkpoint(3) })).toBe("moved");
-    expect(await store.appendIfTail(first[1]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("moved");
+    expect(await store.appendIfTail!(null, { rows: first, subtrees: [], checkpoint: checkpoint(3) })).toBe("moved");
+    expect(await store.appendIfTail!(first[1]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("moved");
     // The lock held by another session: answered at once, nothing written, nothing waited for.
     const holder = await lockHolder(url);
-    expect(await store.appendIfTail(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("busy");
+    expect(await store.appendIfTail!(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("busy");
     expect(await lockSessions(watcher, false)).toEqual([]);
     expect([await count(watcher, "ledger_entries"), await count(watcher, "ledger_checkpoints")]).toEqual([3, 1]);
     await holder.query("COMMIT");
     expect(store.lockWaits()).toMatchObject({ transactions: 2, waits: 0 });
 
-    expect(await store.appendIfTail(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("appended");
+    expect(await store.appendIfTail!(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("appended");
     expect((await store.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     expect((await store.checkpoints()).map((c) => c.size)).toEqual([3, 5]);
     // The schema still guards the chain underneath: rows that do not chain on the tail named are refused whole.
-    expect(await stateOf(store.appendIfTail(next[1]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null }))).toBe("23505");
+    expect(await stateOf(store.appendIfTail!(next[1]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null }))).toBe("23505");
     expect(await count(watcher, "ledger_entries")).toBe(5);
   });
 
@@ -476,7 +476,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     await admin.query(`DROP FUNCTION ${APPEND_IF_TAIL_SIGNATURE}`);
     const store = backend(url);
     await store.open(ORIGIN);
-    expect(await store.appendIfTail(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await store.appendIfTail!(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
     expect((await store.last())?.seq).toBe(1);
   });
 
@@ -488,30 +488,87 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const sessions = async () =>
       (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'integrity-ledger'")).rows.map((r) => r.pid);
     const first = chainRows(2);
-    expect(await store.appendIfTail(null, { rows: first, subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await store.appendIfTail!(null, { rows: first, subtrees: [], checkpoint: null })).toBe("appended");
     const [pid] = (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'")).rows.map((r) => r.pid);
     expect(pid).toBeDefined();
     const next = chainRows(2, first[1]!);
-    expect(await store.appendIfTail(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await store.appendIfTail!(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe("appended");
     const [again] = (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'")).rows.map((r) => r.pid);
     expect(again).toBe(pid); // the same connection, kept
     // The server ends every session of the ledger's (a restart, an administrator): the kept one is not used again.
     for (const session of await sessions()) await watcher.query("SELECT pg_terminate_backend($1)", [session]);
     await until(async () => (await sessions()).length === 0, "the sessions ended");
     await watcher.query("SELECT 1"); // one more turn of the loop: the kept connection has read its termination
-    expect(await store.appendIfTail(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await store.appendIfTail!(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe("appended");
     expect((await store.last())?.seq).toBe(3);
   });
 
+  it("runs under READ COMMITTED whatever the database's default, which the function itself insists on", async () => {
+    const url = await freshDatabase("append_if_tail_isolation");
+    const admin = await rawClient(url);
+    await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`);
+    const store = backend(url);
+    await store.open(ORIGIN);
+    expect(await store.appendIfTail!(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
+    // Outside the backend's connections the database's default holds, and there the function declines.
+    const other = await rawClient(url);
+    expect((await other.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level")).rows[0]!.level).toBe("serializable");
+    const values = [...groupInsertValues(chainRows(1, (await store.last())!), [], []), WRITE_LOCK_KEY, 1, (await store.last())!.hash];
+    expect((await other.query({ text: APPEND_IF_TAIL_SQL, values })).rows[0].outcome).toBe("busy");
+  });
+
+  it("a role that may only select and insert opens the ledger without the function and writes in transactions; a role refused its EXECUTE does too", async () => {
+    const url = await freshDatabase("append_if_tail_roles");
+    const owner = backend(url);
+    await owner.open(ORIGIN);
+    await owner.close();
+    open.pop();
+    const admin = await rawClient(url);
+    const role = `ledger_app_${process.pid}_${Date.now().toString(36)}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`GRANT SELECT, INSERT ON ${PG_TABLES.join(", ")} TO ${role}`);
+    await admin.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+    await admin.query(`DROP FUNCTION ${APPEND_IF_TAIL_SIGNATURE}`);
+    const asRole = new URL(url);
+    asRole.username = role;
+    const app = backend(asRole.href);
+    const ledger = await Ledger.open(app, { origin: ORIGIN, now: steppingClock() });
+    expect(app.appendIfTail).toBeUndefined();
+    for (let i = 0; i < 3; i++) expect((await ledger.appendAsync([sampleEvent(i)]))[0]!.seq).toBe(i);
+
+    // The owner adds the function; the role is refused its EXECUTE: busy, then no more tries.
+    const again = backend(url);
+    await again.open(ORIGIN);
+    await admin.query(`REVOKE EXECUTE ON FUNCTION ${APPEND_IF_TAIL_SIGNATURE} FROM PUBLIC`);
+    const refused = backend(asRole.href);
+    const second = await Ledger.open(refused, { origin: ORIGIN, now: steppingClock() });
+    expect(refused.appendIfTail).toBeDefined();
+    for (let i = 3; i < 6; i++) expect((await second.appendAsync([sampleEvent(i)]))[0]!.seq).toBe(i);
+    expect(refused.appendIfTail).toBeUndefined();
+    expect((await second.verify()).ok).toBe(true);
+  });
+
+  it("with a pool of one connection, reads still get it between appends", async () => {
+    const url = await freshDatabase("append_if_tail_pool_of_one");
+    const store = backend(url, { poolSize: 1, connectTimeoutMs: 2_000 });
+    const ledger = await Ledger.open(store, { origin: ORIGIN, now: steppingClock() });
+    for (let i = 0; i < 4; i++) {
+      await Promise.all([ledger.appendAsync([sampleEvent(2 * i)]), ledger.appendAsync([sampleEvent(2 * i + 1)])]);
+      expect(await store.last()).toMatchObject({ seq: 2 * i + 1 });
+    }
+    expect((await ledger.verify()).ok).toBe(true);
+  });
+
   /** The backend with every appendIfTail answer recorded (the real backend does the work). */
-  function recorded(store: PostgresBackend, log: string[] = []): { store: LedgerBackend; answers: string[] } {
+  function recorded(store: PostgresBackend, log: string[] = [], held?: Promise<void>): { store: LedgerBackend; answers: string[] } {
     const answers: string[] = [];
     const wrapped = new Proxy(store, {
       get(target, property) {
-        if (property === "appendIfTail") {
-          return async (...args: Parameters<PostgresBackend["appendIfTail"]>) => {
+        if (property === "appendIfTail" && target.appendIfTail) {
+          return async (...args: Parameters<NonNullable<PostgresBackend["appendIfTail"]>>) => {
             log.push(`sent after ${args[0]?.seq ?? "nothing"}`);
-            const answer = await target.appendIfTail(...args);
+            await held; // the statement held back by the test, when it asks
+            const answer = await target.appendIfTail!(...args);
             log.push(answer);
             answers.push(answer);
             return answer;
@@ -589,6 +646,33 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     expect(log).toEqual(["sealed", "sealed", "sent after 0", "sealed", "appended", "sent after 1", "appended"]);
     expect([first!.seq, second!.seq, second!.prev]).toEqual([1, 2, first!.hash]);
     expect(second!.ts > first!.ts).toBe(true);
+    expect((await ledger.verify()).ok).toBe(true);
+  });
+
+  it("a group whose statement is not taken commits in its own turn: before a write submitted after it", async () => {
+    const url = await freshDatabase("append_if_tail_order");
+    const log: string[] = [];
+    const hold = gate();
+    let holding = false;
+    const { store } = recorded(backend(url), log, { then: (resolve: () => void) => (holding ? hold.promise.then(resolve) : resolve()) } as unknown as Promise<void>);
+    const ledger = await Ledger.open(store, { origin: ORIGIN, now: steppingClock() });
+    await ledger.appendAsync([sampleEvent(0)]);
+    await ledger.appendAsync([sampleEvent(1)]);
+    // The next group's statement is held on its way while another instance holds the lock.
+    const holder = await lockHolder(url);
+    holding = true;
+    const first = ledger.appendAsync([sampleEvent(2)]);
+    await until(async () => log.length === 3, "the statement on its way");
+    // A write submitted now starts as the second group on its way, its transaction queued behind the first's turn.
+    const later = ledger.write(() => ({ events: [sampleEvent(3)], result: "later" }));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    hold.open();
+    await until(async () => log.length === 4, "the statement answered");
+    expect(log).toEqual(["sent after 0", "appended", "sent after 1", "busy"]);
+    await holder.query("COMMIT");
+    const [[entry], written] = await Promise.all([first, later]);
+    expect([entry!.seq, written.entries[0]!.seq]).toEqual([2, 3]);
     expect((await ledger.verify()).ok).toBe(true);
   });
 

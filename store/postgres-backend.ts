@@ -123,8 +123,10 @@ export class PostgresBackend implements LedgerBackend {
   readonly #schema: string | undefined;
   readonly #lockKey: string;
   #lastIdleError: Error | null = null;
-  /** The connection kept for appendIfTail (#appendSession). */
+  /** The connection kept for appendIfTail while appends follow one another (#appendSession). */
   #appending: Session | null = null;
+  #appendsInFlight = 0;
+  #releaseScheduled = false;
   readonly #lockWaits: LockWaits = { transactions: 0, waits: 0, waitedMs: 0 };
 
   constructor(url: string, options: PostgresBackendOptions = {}) {
@@ -142,7 +144,9 @@ export class PostgresBackend implements LedgerBackend {
     this.location = safeLocation(parsed) + (this.#schema === undefined ? "" : ` (schema ${this.#schema})`);
     this.#poolSize = options.poolSize ?? 10;
     this.#pool = new pg.Pool({
-      ...(this.#schema === undefined ? {} : { options: `-c search_path=${this.#schema}` }),
+      // READ COMMITTED named for the connection, whatever the database's or role's default: the
+      // one-statement append reads the tail after taking the lock, in a snapshot of its own.
+      options: `${this.#schema === undefined ? "" : `-c search_path=${this.#schema} `}-c default_transaction_isolation=read\\ committed`,
       connectionString: url,
       max: this.#poolSize,
       lock_timeout: options.lockTimeoutMs ?? 5_000,
@@ -191,12 +195,20 @@ export class PostgresBackend implements LedgerBackend {
     }
   }
 
+  /**
+   * The group in one statement (store/ledger-backend.ts `appendIfTail`): present once open() found
+   * or created its function; absent where this role may not create it (then every group takes the
+   * transaction: open the ledger once as the tables' owner to add it) or is refused its EXECUTE.
+   */
+  appendIfTail?: (after: { seq: number; hash: string } | null, write: AppendWrite) => Promise<AppendIfTail>;
+
   async open(origin: string): Promise<void> {
-    await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" }));
+    const oneStatement = await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" }));
+    this.appendIfTail = oneStatement ? (after, write) => this.#appendIfTail(after, write) : undefined;
   }
 
-  /** open's statements, under the write lock. */
-  async #openTables(run: Run, origin: string): Promise<void> {
+  /** open's statements, under the write lock; whether the one-statement append's function is there. */
+  async #openTables(run: Run, origin: string): Promise<boolean> {
     const [encoding] = await run<{ server_encoding: string }>("SELECT current_setting('server_encoding') AS server_encoding");
     if (encoding?.server_encoding !== "UTF8") {
       throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
@@ -205,13 +217,11 @@ export class PostgresBackend implements LedgerBackend {
     if (this.#schema !== undefined) await run(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
     const [exists] = await run("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_meta'");
     if (!exists) await run(PG_SCHEMA);
-    // The one-statement append (appendIfTail), added to a database created before it existed too.
-    const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
-    if (!fn!.found) await run(APPEND_IF_TAIL_DDL);
+    const oneStatement = await this.#appendFunction(run);
     const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
     if (!meta.has("format_version")) {
       await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
-      return;
+      return oneStatement;
     }
     if (meta.get("format_version") !== PG_FORMAT_VERSION) {
       throw new PostgresLedgerError("format-mismatch", `${this.location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`);
@@ -219,6 +229,27 @@ export class PostgresBackend implements LedgerBackend {
     if (meta.get("origin") !== origin) {
       throw new PostgresLedgerError("origin-mismatch", `${this.location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`);
     }
+    return oneStatement;
+  }
+
+  /**
+   * The one-statement append's function, created when absent — also in a database made before it
+   * existed — unless this role may not create it (42501: an application role granted only SELECT
+   * and INSERT, docs/postgresql.md): then the ledger opens all the same, without it.
+   */
+  async #appendFunction(run: Run): Promise<boolean> {
+    const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
+    if (fn!.found) return true;
+    await run("SAVEPOINT append_function");
+    try {
+      await run(APPEND_IF_TAIL_DDL);
+    } catch (error) {
+      if (sqlState(error) !== "42501") throw error;
+      await run("ROLLBACK TO SAVEPOINT append_function");
+      return false;
+    }
+    await run("RELEASE SAVEPOINT append_function");
+    return true;
   }
 
   withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T> {
@@ -238,34 +269,42 @@ export class PostgresBackend implements LedgerBackend {
    * APPEND_IF_TAIL_DDL): it commits by itself when it appends. A committed append counts as a write
    * transaction in lockWaits(); a `busy` or `moved` one wrote nothing and is not counted (the
    * ordinary transaction that follows is). Not retried on another connection when the one it used
-   * is found lost: the append may have committed.
+   * is found lost: the append may have committed. A role refused the function's EXECUTE (42501)
+   * answers `busy`, and appendIfTail is gone from then on.
    */
-  async appendIfTail(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail> {
+  async #appendIfTail(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail> {
     const values = [
       ...groupInsertValues(write.rows, write.subtrees, write.checkpoint === null ? [] : [write.checkpoint]),
       this.#lockKey,
       after?.seq ?? null,
       after?.hash ?? null,
     ];
-    const session = await this.#appendSession();
+    this.#appendsInFlight++;
     try {
-      const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION)).rows[0] as { outcome: AppendIfTail };
-      if (outcome === "appended") this.#lockWaits.transactions++;
-      return outcome;
-    } catch (error) {
-      // Not kept after a failure: back to the pool (destroyed when lost); the next append takes another.
-      if (this.#appending === session) this.#appending = null;
-      session.release();
-      throw error;
+      const session = await this.#appendSession();
+      try {
+        const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION)).rows[0] as { outcome: AppendIfTail };
+        if (outcome === "appended") this.#lockWaits.transactions++;
+        return outcome;
+      } catch (error) {
+        // Not kept after a failure: back to the pool (destroyed when lost); the next append takes another.
+        if (this.#appending === session) this.#appending = null;
+        session.release();
+        if (sqlState(error) !== "42501") throw error;
+        this.appendIfTail = undefined;
+        return "busy";
+      }
+    } finally {
+      this.#appendsInFlight--;
+      this.#releaseWhenIdle();
     }
   }
 
   /**
-   * The connection appendIfTail's statements go on, checked out once and kept between them: the
-   * next group's statement leaves the moment the group before it has been answered, without
-   * waiting for the pool (which hands a connection over on a later tick). Appends follow one
-   * another, so one connection serves them all. One the server closed while it sat kept is
-   * replaced before use.
+   * The connection appendIfTail's statements go on, checked out and kept while they follow one
+   * another: the next group's statement leaves the moment the group before it has been answered,
+   * without waiting for the pool (which hands a connection over on a later tick). One the server
+   * closed while it sat kept is replaced before use.
    */
   async #appendSession(): Promise<Session> {
     const kept = this.#appending;
@@ -287,6 +326,27 @@ export class PostgresBackend implements LedgerBackend {
     }
     this.#appending = new Session(client);
     return this.#appending;
+  }
+
+  /**
+   * The kept connection goes back to the pool once a turn of the event loop passes with no append
+   * on its way — so it is never held through a quiet spell (the pool's idle timeout and its watch
+   * for connections the server dropped apply to it again) — and at once with a pool of one, whose
+   * only connection the reads need.
+   */
+  #releaseWhenIdle(): void {
+    if (this.#appending === null || this.#releaseScheduled) return;
+    const release = () => {
+      if (this.#appendsInFlight > 0 || this.#appending === null) return;
+      this.#appending.release();
+      this.#appending = null;
+    };
+    if (this.#poolSize < 2) return release();
+    this.#releaseScheduled = true;
+    setImmediate(() => {
+      this.#releaseScheduled = false;
+      release();
+    });
   }
 
   /**

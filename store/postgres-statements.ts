@@ -56,6 +56,10 @@ DECLARE
   last_seq bigint;
   last_hash text;
 BEGIN
+  -- Only under READ COMMITTED does the tail read below see every commit made before the lock.
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RETURN 'busy';
+  END IF;
   IF NOT pg_try_advisory_xact_lock($14) THEN
     RETURN 'busy';
   END IF;

@@ -3,18 +3,22 @@
  * `pg` (node-postgres) pool, for N API instances sharing one database. The tables and their guards
  * are in store/postgres-schema.ts; the statements it runs in store/postgres-statements.ts; which
  * errors are the store failing (LedgerUnavailableError) and which the backend's own refusals
- * (PostgresLedgerError) in store/postgres-failures.ts. docs/postgresql.md explains the choices.
+ * (PostgresLedgerError) in store/postgres-failures.ts; a watched connection and the pool's type
+ * parsers in store/postgres-connection.ts. docs/postgresql.md explains the choices.
  *
  * Writes: one pooled connection, BEGIN, the advisory lock on a fixed key (tried first, waited for
  * only when another instance holds it — counted in lockWaits()), then the caller's
  * reads as separate statements — under READ COMMITTED each statement sees every commit made before
  * it began, so the tail read after the lock sees every other instance's last group — its inserts,
- * COMMIT. Reads outside a write are single statements on any pooled connection.
+ * COMMIT. Or a group in one statement outside a transaction (appendIfTail), on a connection kept
+ * while such statements follow one another. Reads outside a write are single statements on any
+ * pooled connection.
  */
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { AppendIfTail, AppendWrite, BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, TailRow } from "./ledger-backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
+import { Session, TYPES } from "./postgres-connection.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
 import {
   APPEND_IF_TAIL_DDL,
@@ -66,30 +70,6 @@ function checkedSchema(schema: string | undefined): string | undefined {
   if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new PostgresLedgerError("bad-schema", `ledger schema "${schema}" is not a plain lower-case name`);
   return schema;
 }
-
-const INT8_OID = 20;
-const BYTEA_OID = 17;
-
-/** int8 as a JS number: every seq, size and count stays below 2^53. */
-function parseInt8(text: string): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 ${text} is beyond 2^53`);
-  return n;
-}
-
-/** bytea (hex output, PostgreSQL's default) as a Uint8Array of its own, like node:sqlite's BLOBs. */
-function parseBytea(text: string): Uint8Array {
-  if (!text.startsWith("\\x")) throw new RangeError("bytea is not in hex output format (bytea_output = hex)");
-  return new Uint8Array(Buffer.from(text.slice(2), "hex"));
-}
-
-const TYPES = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if (format !== "binary" && oid === INT8_OID) return parseInt8;
-    if (format !== "binary" && oid === BYTEA_OID) return parseBytea;
-    return pg.types.getTypeParser(oid, format as "text");
-  }) as typeof pg.types.getTypeParser,
-};
 
 /** The URL without its password: safe to show. */
 export function safeLocation(url: URL): string {
@@ -482,43 +462,4 @@ export class PostgresBackend implements LedgerBackend {
 
 function rolledBack(): PostgresLedgerError {
   return new PostgresLedgerError("rolled-back", "the write transaction was rolled back: a statement in it had failed");
-}
-
-/**
- * One checked-out connection, watched. A checked-out client that loses its connection emits
- * "error", which without a listener is an uncaught exception; `lost` keeps it, and a lost
- * connection is destroyed on release (`release(true)`) instead of going back to the pool.
- */
-class Session {
-  lost: unknown = null;
-  /** The committed tail, read in the lock's round trip (when asked for). */
-  tail: TailRow | null = null;
-  /** Whether the lock was held by another session and waited for. */
-  waited = false;
-  readonly client: pg.PoolClient;
-  readonly #onError = (error: Error) => {
-    this.lost ??= error;
-  };
-
-  constructor(client: pg.PoolClient) {
-    this.client = client;
-    client.on("error", this.#onError);
-  }
-
-  /** A statement; its failure classified (store/postgres-failures.ts), the lost connection's own error preferred as the cause. */
-  async query(sql: string, where: string, params?: unknown[], name?: string): Promise<pg.QueryResult> {
-    try {
-      return await (name === undefined ? this.client.query(sql, params) : this.client.query({ name, text: sql, values: params ?? [] }));
-    } catch (error) {
-      if (isConnectionLost(error)) this.lost ??= error;
-      throw classifyFailure(this.lost ?? error, where);
-    }
-  }
-
-  readonly run: Run = async (sql, params, name) => (await this.query(sql, "write", params, name)).rows;
-
-  release(): void {
-    this.client.removeListener("error", this.#onError);
-    this.client.release(this.lost !== null ? true : undefined);
-  }
 }

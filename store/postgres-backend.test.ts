@@ -466,14 +466,20 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     expect(await count(watcher, "ledger_entries")).toBe(5);
   });
 
-  it("open() adds the function to a database created before it existed", async () => {
-    const url = await freshDatabase("append_if_tail_added");
+  /** A database holding a ledger made before the function existed (opened, then the function dropped), and an admin session on it. */
+  async function ledgerWithoutFunction(label: string): Promise<{ url: string; admin: pg.Client }> {
+    const url = await freshDatabase(label);
     const older = backend(url);
     await older.open(ORIGIN);
     await older.close();
     open.pop();
     const admin = await rawClient(url);
     await admin.query(`DROP FUNCTION ${APPEND_IF_TAIL_SIGNATURE}`);
+    return { url, admin };
+  }
+
+  it("open() adds the function to a database created before it existed", async () => {
+    const { url } = await ledgerWithoutFunction("append_if_tail_added");
     const store = backend(url);
     await store.open(ORIGIN);
     expect(await store.appendIfTail!(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
@@ -518,17 +524,11 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
   });
 
   it("a role that may only select and insert opens the ledger without the function and writes in transactions; a role refused its EXECUTE does too", async () => {
-    const url = await freshDatabase("append_if_tail_roles");
-    const owner = backend(url);
-    await owner.open(ORIGIN);
-    await owner.close();
-    open.pop();
-    const admin = await rawClient(url);
+    const { url, admin } = await ledgerWithoutFunction("append_if_tail_roles");
     const role = `ledger_app_${process.pid}_${Date.now().toString(36)}`;
     await admin.query(`CREATE ROLE ${role} LOGIN`);
     await admin.query(`GRANT SELECT, INSERT ON ${PG_TABLES.join(", ")} TO ${role}`);
     await admin.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
-    await admin.query(`DROP FUNCTION ${APPEND_IF_TAIL_SIGNATURE}`);
     const asRole = new URL(url);
     asRole.username = role;
     const app = backend(asRole.href);

@@ -486,7 +486,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     expect((await store.last())?.seq).toBe(1);
   });
 
-  it("keeps one connection for its statements; one the server closed meanwhile is replaced before use", async () => {
+  it("its statements reuse one connection (given back between quiet spells); once the server ends it, the next statement takes another", async () => {
     const url = await freshDatabase("append_if_tail_kept");
     const store = backend(url);
     await store.open(ORIGIN);
@@ -500,11 +500,11 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const next = chainRows(2, first[1]!);
     expect(await store.appendIfTail!(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe("appended");
     const [again] = (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'")).rows.map((r) => r.pid);
-    expect(again).toBe(pid); // the same connection, kept
-    // The server ends every session of the ledger's (a restart, an administrator): the kept one is not used again.
+    expect(again).toBe(pid); // the same connection: kept, or given back and handed out again first
+    // The server ends every session of the ledger's (a restart, an administrator): that connection is not used again.
     for (const session of await sessions()) await watcher.query("SELECT pg_terminate_backend($1)", [session]);
     await until(async () => (await sessions()).length === 0, "the sessions ended");
-    await watcher.query("SELECT 1"); // one more turn of the loop: the kept connection has read its termination
+    await watcher.query("SELECT 1"); // one more turn of the loop: the client has read its termination
     expect(await store.appendIfTail!(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe("appended");
     expect((await store.last())?.seq).toBe(3);
   });

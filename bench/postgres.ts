@@ -31,6 +31,7 @@ import {
   APPEND_IF_TAIL_DDL,
   APPEND_IF_TAIL_FUNCTION,
   APPEND_IF_TAIL_SQL,
+  appendIfTailValues,
   checkpointStatement,
   GROUP_INSERT_SQL,
   groupInsertValues,
@@ -163,8 +164,8 @@ async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRo
       const subtrees = subtreesCompleted(at, size).map((t) => ({ ...t, hash: ZERO_HASH }));
       const checkpoint = { size, note: CHECKPOINT_NOTE, createdAt: group.at(-1)!.ts };
       if (mode === "one statement") {
-        const tail = at === 0 ? [null, null] : [at - 1, entries[at - 1]!.hash];
-        const values = [...groupInsertValues(group, subtrees, [checkpoint]), WRITE_LOCK_KEY, ...tail];
+        const tail = at === 0 ? null : { seq: at - 1, hash: entries[at - 1]!.hash };
+        const values = appendIfTailValues(WRITE_LOCK_KEY, tail, { rows: group, subtrees, checkpoint });
         const { rows: answer } = await client.query({ name: APPEND_IF_TAIL_FUNCTION, text: APPEND_IF_TAIL_SQL, values });
         if (answer[0].outcome !== "appended") throw new Error(`the ceiling's append answered ${answer[0].outcome}`);
         continue;

@@ -13,7 +13,7 @@ import { Ledger } from "./ledger.ts";
 import { PostgresBackend, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
 import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
-import { APPEND_IF_TAIL_SIGNATURE, APPEND_IF_TAIL_SQL, groupInsertValues } from "./postgres-statements.ts";
+import { APPEND_IF_TAIL_SIGNATURE, APPEND_IF_TAIL_SQL, appendIfTailValues } from "./postgres-statements.ts";
 import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
 import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
 import { sampleEvent, steppingClock } from "../test/support/store/helpers.ts";
@@ -519,7 +519,8 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     // Outside the backend's connections the database's default holds, and there the function declines.
     const other = await rawClient(url);
     expect((await other.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level")).rows[0]!.level).toBe("serializable");
-    const values = [...groupInsertValues(chainRows(1, (await store.last())!), [], []), WRITE_LOCK_KEY, 1, (await store.last())!.hash];
+    const tail = (await store.last())!;
+    const values = appendIfTailValues(WRITE_LOCK_KEY, tail, { rows: chainRows(1, tail), subtrees: [], checkpoint: null });
     expect((await other.query({ text: APPEND_IF_TAIL_SQL, values })).rows[0].outcome).toBe("busy");
   });
 

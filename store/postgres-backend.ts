@@ -25,8 +25,8 @@ import {
   APPEND_IF_TAIL_FUNCTION,
   APPEND_IF_TAIL_SIGNATURE,
   APPEND_IF_TAIL_SQL,
+  appendIfTailValues,
   bufferedWrites,
-  groupInsertValues,
   primitives,
   TAIL_SQL,
   type Run,
@@ -253,12 +253,7 @@ export class PostgresBackend implements LedgerBackend {
    * answers `busy`, and appendIfTail is gone from then on.
    */
   async #appendIfTail(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail> {
-    const values = [
-      ...groupInsertValues(write.rows, write.subtrees, write.checkpoint === null ? [] : [write.checkpoint]),
-      this.#lockKey,
-      after?.seq ?? null,
-      after?.hash ?? null,
-    ];
+    const values = appendIfTailValues(this.#lockKey, after, write);
     this.#appendsInFlight++;
     try {
       const session = await this.#appendSession();

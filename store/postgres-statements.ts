@@ -5,7 +5,7 @@
  * docs/postgresql.md explains the choices.
  */
 import pg from "pg";
-import type { BackendReads, BackendWrites, EntryRow, StoredCheckpoint, SubtreeRow, TailRow } from "./ledger-backend.ts";
+import type { AppendWrite, BackendReads, BackendWrites, EntryRow, StoredCheckpoint, SubtreeRow, TailRow } from "./ledger-backend.ts";
 import { subtreeKey } from "./ledger-backend.ts";
 import { PostgresLedgerError } from "./postgres-failures.ts";
 
@@ -96,6 +96,12 @@ export function groupInsertValues(rows: readonly EntryRow[], subtrees: readonly 
     subtrees.map((x) => x.level), subtrees.map((x) => x.idx), subtrees.map((x) => x.hash),
     checkpoints.map((x) => x.size), checkpoints.map((x) => x.note), checkpoints.map((x) => x.createdAt),
   ];
+}
+
+/** The parameters of APPEND_IF_TAIL_SQL: the group's (as GROUP_INSERT_SQL's), the write lock's key, the tail named (null: the log is empty). */
+export function appendIfTailValues(lockKey: string, after: { seq: number; hash: string } | null, write: AppendWrite): unknown[] {
+  const checkpoints = write.checkpoint === null ? [] : [write.checkpoint];
+  return [...groupInsertValues(write.rows, write.subtrees, checkpoints), lockKey, after?.seq ?? null, after?.hash ?? null];
 }
 
 /** The reads of the interface, over whatever runs the statements (the writes: bufferedWrites). */

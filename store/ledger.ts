@@ -382,8 +382,10 @@ export class Ledger implements LedgerStore {
    * returns an invalid event drops its own rows only — then one insert for all.
    */
   #commitGroup(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[]> {
+    const appending = this.#appendIfUnmoved(decides, handOff);
+    if (appending) return appending;
     const { write, meanwhile } = this.#groupTransaction(decides);
-    return this.#appendIfUnmoved(decides, handOff, write) ?? this.#transaction(write, meanwhile);
+    return this.#transaction(write, meanwhile);
   }
 
   /**
@@ -456,15 +458,11 @@ export class Ledger implements LedgerStore {
    * (store/group-commit.ts), so the next group seals while this one is on its way. Tried while this
    * instance's writes succeed and find no other writer's entries, as a lone instance's do; null when
    * not tried. When the statement is not sent (the group before did not leave that tail) or not
-   * taken (another writer appended or holds the lock), the group's transaction (`transaction`) runs
-   * in the same turn, sealed anew — so groups commit in the order they were submitted — and nothing
-   * is sealed ahead until a transaction finds the tail unmoved again.
+   * taken (another writer appended or holds the lock), the group's transaction runs in the same
+   * turn, sealed anew — so groups commit in the order they were submitted — and nothing is sealed
+   * ahead until a transaction finds the tail unmoved again.
    */
-  #appendIfUnmoved(
-    decides: readonly Decide<unknown>[],
-    handOff: () => void,
-    transaction: (tx: Tx, start: Tail) => Promise<TransactionWrite<WriteOutcome[]>>,
-  ): Promise<WriteOutcome[]> | null {
+  #appendIfUnmoved(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[]> | null {
     const backend = this.#backend;
     if (!backend.appendIfTail || !this.#appendsAhead() || !decides.every((decide) => this.#fixed.has(decide))) return null;
     const ahead = this.#sealAhead(decides, this.#batchClock(), this.#sealedAfter ?? this.#tail);
@@ -499,7 +497,7 @@ export class Ledger implements LedgerStore {
         }
       }
       forget();
-      return this.#transact(transaction);
+      return this.#transact(this.#groupTransaction(decides).write);
     });
     handOff();
     return turn.finally(forget);

@@ -17,8 +17,8 @@
  *
  * Every wait carries a generous limit as a hang detector; no time is asserted.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync} from "node:fs";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { appendFileSync, cpSync, writeFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import pg from "pg";
@@ -28,7 +28,8 @@ import { sha256Hex } from "../core/digest.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "./support/api/avm.ts";
 import { postJson, startApiCluster, type ApiCluster } from "./support/cluster.ts";
-import { freshDatabase } from "./support/postgres.ts";
+import { freePort, freshDatabase } from "./support/postgres.ts";
+import { npxAsDownloader } from "./support/integrity-verify.ts";
 import { REPO_ROOT } from "./support/site/helpers.ts";
 import { readWorkflow, runJob, type JobRun } from "./support/workflow-runner.ts";
 
@@ -49,6 +50,11 @@ let holder: Holder;
 let companion: Companion;
 let readerUrl: string;
 let firstRun: JobRun;
+let nginx: ChildProcess | undefined;
+/** The CDN's origin (nginx serving the uploaded artifact). */
+let cdn: string;
+/** The seq of an entry the API instances wrote. */
+let apiEntry: number;
 
 /** Runs a command in the new repository; its output, or a thrown error with it. */
 function sh(command: string, args: string[], cwd = repo, env: NodeJS.ProcessEnv = process.env): string {
@@ -149,6 +155,28 @@ function regenerate(): Promise<JobRun> {
   });
 }
 
+/**
+ * The deploy job's stand-in: the uploaded artifact served by Debian's nginx with the configuration
+ * `npm run cdn -- nginx` prints, run as it is.
+ */
+async function serveArtifact(): Promise<ChildProcess> {
+  const port = await freePort();
+  const prefix = join(work, "nginx");
+  mkdirSync(prefix, { recursive: true });
+  const conf = join(prefix, "nginx.conf");
+  writeFileSync(conf, sh("npm", ["run", "-s", "cdn", "--", "nginx", "--root", artifact, "--listen", `127.0.0.1:${port}`]));
+  cdn = `http://127.0.0.1:${port}`;
+  const child = spawn("/usr/sbin/nginx", ["-p", prefix, "-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${stderr}`);
+    if (await fetch(`${cdn}/`).then(() => true, () => false)) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nginx did not answer at ${cdn}: ${stderr}`);
+}
+
 beforeAll(async () => {
   mkdirSync(work, { recursive: true });
   makeRepository();
@@ -162,11 +190,13 @@ beforeAll(async () => {
     store: () => ({ DATABASE_URL: database, LEDGER_SIGNING_KEY: LEDGER_SECRET, TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
   });
   readerUrl = await readOnlyRole(database);
-  await verifyThroughApi(0);
+  apiEntry = await verifyThroughApi(0);
   firstRun = await regenerate();
+  nginx = await serveArtifact();
 }, 240_000);
 
 afterAll(async () => {
+  nginx?.kill("SIGTERM");
   await api?.stop();
   await fx?.close();
   rmSync(work, { recursive: true, force: true });
@@ -209,4 +239,45 @@ describe("the scheduled regeneration follows the live ledger", () => {
   });
 });
 
-void readdirSync;
+describe("served by a CDN, checked by a downloader with only what they downloaded", () => {
+  it("serves the artifact with the headers of its _headers rules", async () => {
+    const manifest = await fetch(`${cdn}/government/datapackage.json`);
+    expect(manifest.status).toBe(200);
+    expect(manifest.headers.get("cache-control")).toMatch(/must-revalidate|no-cache|max-age=\d+/);
+    const asset = readdirSync(join(artifact, "_astro"))[0]!;
+    expect((await fetch(`${cdn}/_astro/${asset}`)).headers.get("cache-control")).toMatch(/immutable/);
+  });
+
+  it("runs the verifier from the tarball the CDN serves, in an empty folder: an area, and an entry the API wrote", async () => {
+    const empty = join(work, "downloader");
+    mkdirSync(empty, { recursive: true });
+    const tarball = readdirSync(join(artifact, "tools")).find((f) => f.endsWith(".tgz"))!;
+    const pkg = `--package=${cdn}/tools/${tarball}`;
+    const ledgerKey = verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET));
+    const area = await npxAsDownloader(work, empty, pkg, "integrity-verify", `${cdn}/government/`);
+    expect(area.code, area.out + area.err).toBe(0);
+    const entry = await npxAsDownloader(work, empty, pkg, "integrity-verify", "--ledger", `${cdn}/ledger/`, "--entry", String(apiEntry), "--key", ledgerKey);
+    expect(entry.code, entry.out + entry.err).toBe(0);
+    expect(entry.out).toContain(String(apiEntry));
+  });
+
+  it("checks exactly the files a person downloaded, and fails a file the manifest does not list", async () => {
+    const folder = join(work, "downloads", "academics");
+    mkdirSync(folder, { recursive: true });
+    for (const file of ["datapackage.json", "datapackage.json.sig", "dataset.json"]) {
+      const res = await fetch(`${cdn}/academics/${file}`);
+      expect(res.status, file).toBe(200);
+      writeFileSync(join(folder, file), Buffer.from(await res.arrayBuffer()));
+    }
+    const keyFile = join(work, "downloads", "datasets.vkey");
+    writeFileSync(keyFile, `${verifierKey(DATASET_NAME, publicKeyFromSecret("ed25519", DATASET_SECRET))}\n`);
+    const tarball = readdirSync(join(artifact, "tools")).find((f) => f.endsWith(".tgz"))!;
+    const pkg = `--package=${cdn}/tools/${tarball}`;
+    const subset = await npxAsDownloader(work, folder, pkg, "integrity-verify", folder, "--key", keyFile);
+    expect(subset.code, subset.out + subset.err).toBe(0);
+    writeFileSync(join(folder, "extra.csv"), "a,b\n1,2\n");
+    const extra = await npxAsDownloader(work, folder, pkg, "integrity-verify", folder, "--key", keyFile);
+    expect(extra.code, extra.out + extra.err).not.toBe(0);
+    expect(extra.out + extra.err).toContain("extra.csv");
+  });
+});

@@ -35,6 +35,7 @@ import { readWorkflow, runJob, type JobRun } from "./support/workflow-runner.ts"
 
 const LEDGER_SECRET = sha256Hex("avm test ledger key");
 const DATASET_SECRET = sha256Hex("deployment rehearsal dataset key");
+const CONTACT = "data-access@example.org";
 const LEDGER_NAME = "integrity-platform.example/ledger";
 const DATASET_NAME = "integrity-platform.example/datasets";
 
@@ -125,7 +126,8 @@ function regenerate(): Promise<JobRun> {
     cwd: repo,
     contexts: {
       secrets: { DATASET_SIGNING_KEY: DATASET_SECRET, LEDGER_SIGNING_KEY: LEDGER_SECRET, LEDGER_DATABASE_URL: readerUrl },
-      vars: {},
+      // The repository variables a maintainer sets (docs/maintainer-setup.md).
+      vars: { SITE_URL: cdn, PUBLIC_API_ORIGIN: api.url, PUBLIC_CONTACT: CONTACT },
       inputs: { areas: "all", now: "", "dry-run": false, "dispatch-id": "" },
     },
     runnerEnv: {
@@ -159,13 +161,11 @@ function regenerate(): Promise<JobRun> {
  * The deploy job's stand-in: the uploaded artifact served by Debian's nginx with the configuration
  * `npm run cdn -- nginx` prints, run as it is.
  */
-async function serveArtifact(): Promise<ChildProcess> {
-  const port = await freePort();
+async function serveArtifact(port: number): Promise<ChildProcess> {
   const prefix = join(work, "nginx");
   mkdirSync(prefix, { recursive: true });
   const conf = join(prefix, "nginx.conf");
   writeFileSync(conf, sh("npm", ["run", "-s", "cdn", "--", "nginx", "--root", artifact, "--listen", `127.0.0.1:${port}`]));
-  cdn = `http://127.0.0.1:${port}`;
   const child = spawn("/usr/sbin/nginx", ["-p", prefix, "-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -185,14 +185,17 @@ beforeAll(async () => {
   fx = await AvmFixture.open(Date.now(), database);
   holder = await fx.identity("rehearsal");
   companion = await fx.companion("athena");
+  // The CDN's origin is known before anything is built: the site names it, the API trusts it.
+  const cdnPort = await freePort();
+  cdn = `http://127.0.0.1:${cdnPort}`;
   api = await startApiCluster({
     instances: 2,
-    store: () => ({ DATABASE_URL: database, LEDGER_SIGNING_KEY: LEDGER_SECRET, TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
+    store: () => ({ DATABASE_URL: database, LEDGER_SIGNING_KEY: LEDGER_SECRET, TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET, SITE_URL: cdn }),
   });
   readerUrl = await readOnlyRole(database);
   apiEntry = await verifyThroughApi(0);
   firstRun = await regenerate();
-  nginx = await serveArtifact();
+  nginx = await serveArtifact(cdnPort);
 }, 240_000);
 
 afterAll(async () => {

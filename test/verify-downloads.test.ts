@@ -6,7 +6,8 @@
  *    server exits 2; a ledger entry verifies from the tiles under /ledger/;
  *  - the /verify page in Debian's chromium, with no API: a dataset by URL and by chosen files is
  *    verified (a subset of an area too, the files not chosen reported not checked, a file the
- *    manifest does not list failed), a tampered byte is detected, a wrong key is rejected, a ledger entry's inclusion is
+ *    manifest does not list failed), a tampered byte is detected, an answer that stalls is given up
+ *    at the deadline and an endless one stopped at its cap, a wrong key is rejected, a ledger entry's inclusion is
  *    verified and a tampered tile refused; the page passes axe.
  *  - the verifier as the build publishes it (/tools/integrity-verify-<version>.tgz and its .sha256):
  *    the same bytes from every pack, the files npm would pack, the digest docs/verify-downloads.md
@@ -231,6 +232,28 @@ describe("the /verify page", () => {
     const failed = areaResult().locator('li[data-status="failed"]');
     expect(await failed.getAttribute("data-code")).toBe("file-unlisted");
     expect(await failed.textContent()).toMatch(/^✗ Failed File: notes\.txt/);
+  });
+
+  it("gives up an answer that stalls, at its deadline, and stops reading an endless one at its cap, saying which", async () => {
+    await page.goto(`${server.url}/verify/`);
+    // The island's deadline, shortened for the test as a page embedding it may (data-timeout-seconds).
+    await page.locator("integrity-verify").evaluate((e) => ((e as HTMLElement).dataset.timeoutSeconds = "1"));
+    server.overrides.set("/academics/datapackage.json", "stall");
+    await page.fill("#area-url", `${server.url}/academics/`);
+    const started = Date.now();
+    const stalled = await submit("area-form", "area-result");
+    const seconds = (Date.now() - started) / 1000;
+    expect(stalled.verdict).toBe("error");
+    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("fetch-timeout");
+    expect(stalled.text).toMatch(/no complete answer within the deadline of 1 s; gave up/);
+    expect(seconds).toBeLessThan(1 + 3);
+    server.overrides.set("/academics/datapackage.json", "endless");
+    const endless = await submit("area-form", "area-result");
+    server.overrides.clear();
+    expect(endless.verdict).toBe("failed");
+    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("too-large");
+    expect(endless.text).toMatch(/more than 4 MiB, the cap for a manifest; stopped reading at the size cap/);
+    expect(server.hostile.sent.get("/academics/datapackage.json")).toBeLessThan(4 * 1024 * 1024 + 32 * 1024 * 1024);
   });
 
   it("verifies a ledger entry's inclusion from the tiles against the signed checkpoint, and refuses a tampered tile", async () => {

@@ -6,7 +6,7 @@
  * no more than the cap and what the sockets buffer, where an unbounded read would run until memory
  * gives out. Run as a downloader runs it: the command, in a child process.
  */
-import { createServer, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../../../core/checkpoint.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
 import { TEST_DATASET_SIGNER } from "../../../test/support/api/helpers.ts";
+import { HostileAnswers, type Hostile } from "../../../test/support/hostile-answers.ts";
 import { runIntegrityVerify } from "../../../test/support/integrity-verify.ts";
 import { sampleEntries, tlogFiles } from "../../../test/support/tlog-tiles.ts";
 import { MANIFEST_LIMIT } from "./limits.js";
@@ -25,25 +26,13 @@ const ledgerKey = verifierKey(LEDGER_SIGNER.name, publicKeyFromSecret("ed25519",
 const datasetKey = join(REPO, "data", "keys", "datasets.vkey");
 
 /** What the server does for a path: serve these bytes, stall after one byte, or never end. */
-type Behaviour = Uint8Array | "stall" | "endless";
+type Behaviour = Uint8Array | Hostile;
 const routes = new Map<string, Behaviour>();
-/** Bytes of body written per path, for the endless answers. */
-const sent = new Map<string, number>();
-const open = new Set<ServerResponse>();
+const hostile = new HostileAnswers();
+/** Bytes of body written per path, for the hostile answers. */
+const sent = hostile.sent;
 let server: Server;
 let base: string;
-
-function endless(path: string, res: ServerResponse): void {
-  const chunk = Buffer.alloc(64 * 1024, 0x61);
-  sent.set(path, 0);
-  const pump = () => {
-    while (!res.destroyed) {
-      sent.set(path, sent.get(path)! + chunk.length);
-      if (!res.write(chunk)) return void res.once("drain", pump);
-    }
-  };
-  pump();
-}
 
 beforeAll(async () => {
   for (const name of ["datapackage.json", "datapackage.json.sig", "dataset.json", "papers.json"]) {
@@ -55,12 +44,8 @@ beforeAll(async () => {
     const behaviour = routes.get(path);
     if (behaviour === undefined) return void res.writeHead(404).end();
     if (behaviour instanceof Uint8Array) return void res.writeHead(200, { "content-length": behaviour.length }).end(behaviour);
-    open.add(res);
-    res.on("close", () => open.delete(res));
     // No Content-Length: the cap must hold while reading, not only on a declared length.
-    res.writeHead(200, { "content-type": "application/octet-stream" });
-    if (behaviour === "stall") res.write("{");
-    else endless(path, res);
+    hostile.answer(path, res, behaviour);
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const address = server.address();
@@ -68,7 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const res of open) res.destroy();
+  hostile.destroyAll();
   await new Promise((done) => server.close(done));
   rmSync(tmp, { recursive: true, force: true });
 });

@@ -1,4 +1,4 @@
 government datapackage
-sha256:6ac9e99d680815c766905ff0ade2924ef8168dacbc38bd91a1abb9d81873d637
+sha256:8c19fdd61c1507de3b06c4dc9d8f69c3e9dcddbcf26ec03e3229ac23ed202733
 
-— integrity-platform.example/datasets eDLWuGXkM36ILPvQDLxc7qxL7TqgbzuE2zXom7ld+Y7tzVVsqr1XUOFcyWPG+eAWGdsSXRxnVelhhPl8eB2gfiZmaQE=
+— integrity-platform.example/datasets idHNyX2VaO428oihpLvcKNe7TgN/eHrUTPhkjYhsLaZVbTHy4DveCGFXWnlweDmo7qFOkGR8HG/TkwGQ3cTuu/xGJAU=

@@ -4,7 +4,10 @@
  * https://data.example.org, with no API, with a contact — scanned whole: no loopback address in
  * any file it writes (the manual may show one only in its code, where it documents `npm start` on
  * one's own machine), every absolute link on the site's origin, and no form, live panel or keyed
- * link that needs an API the copy does not have: the pages say how to ask instead.
+ * link that needs an API the copy does not have: the pages say how to ask instead. The same build
+ * tells one story: GI is the platform's global integrity and an office's own score is its office
+ * integrity, a score shows the signals it rests on, statuses their thresholds, a total why it
+ * exceeds what was minted, and every schema link of a manifest resolves on the copy.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -13,6 +16,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiUrl, contactOf, DEVELOPMENT_SITE_URL, publicOrigins } from "../site/src/lib/public-origins.ts";
 import { filesUnder } from "../store/files.ts";
+import { GLOSSARY } from "../core/glossary.ts";
+import { existsSync } from "node:fs";
 import { buildSite, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
 
 const SITE = "https://data.example.org";
@@ -114,5 +119,66 @@ describe(`a production build for ${SITE} with no API`, () => {
     const html = page("government/index.html");
     for (const r of keyed) expect(html, r.path).not.toMatch(new RegExp(`href="[^"]*${r.path.replace(/\./g, "\\.")}"`));
     expect(html).toMatch(/served by the platform(&#39;|')s API to key holders, not by this copy/);
+  });
+
+  /** A page's words, without its scripts and tags. */
+  const words = (path: string) =>
+    page(path)
+      .replace(/<script[\s\S]*?<\/script>/g, "")
+      .replace(/<[^>]+>/g, "")
+      .replace(/&#39;/g, "'");
+
+  it("gives GI one meaning and an office's own score another name, in the glossary and on the pages", () => {
+    const gi = GLOSSARY.find((t) => t.id === "gi")!;
+    expect(gi.definition).toMatch(/^The platform's global integrity/);
+    expect(gi.definition).toContain("office integrity");
+    expect(GLOSSARY.find((t) => t.id === "sentinel")!.definition).not.toMatch(/\bGI\b/);
+    const government = page("government/index.html");
+    expect(government).toContain('<th scope="col" class="num">Office integrity</th>');
+    expect(government).not.toMatch(/<th[^>]*>GI<\/th>|data-label="GI"/);
+    expect(words("index.html")).not.toContain("can score 100% while sentinels are offline");
+    expect(words("philosophy/index.html")).not.toMatch(/with a GI of at least|GI below 0\.95/);
+  });
+
+  it("shows the signals the latest scores rest on beside them", () => {
+    const latest = JSON.parse(readFileSync(join(REPO_DATA_DIR, "v1", "pulse", "latest.json"), "utf8")) as { scoring: { inputs: Record<string, { measured: boolean }> } };
+    const inputs = Object.entries(latest.scoring.inputs);
+    const measured = inputs.filter(([, i]) => i.measured).length;
+    const gi = inputs.filter(([n]) => n.startsWith("gi."));
+    expect(page("index.html")).toContain(`data-measured="${measured}" data-signals="${inputs.length}"`);
+    expect(words("index.html")).toContain(`These scores rest on ${measured} of the ${inputs.length} signals the scoring weighs: GI on ${gi.filter(([, i]) => i.measured).length} of ${gi.length} (`);
+  });
+
+  it("shows each virtue's status with the thresholds it was judged by", () => {
+    const virtues = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "virtues.json"), "utf8")) as { virtues: Record<string, { status: string; compliant_at: number; at_risk_at: number }> };
+    const text = words("philosophy/index.html");
+    for (const [name, v] of Object.entries(virtues.virtues)) {
+      expect(text, name).toContain(`against compliant at ${Math.round(v.compliant_at * 100)}% or more, at risk at ${Math.round(v.at_risk_at * 100)}% or more.`);
+    }
+  });
+
+  it("says how many offices there are and that four vote; says why the migration total exceeds what was minted", () => {
+    const registry = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-registry.json"), "utf8")) as { offices: unknown[] };
+    const consensus = words("consensus/index.html");
+    expect(consensus).toContain(`${registry.offices.length} offices are registered (listed below). Each session draws four of them to vote`);
+    expect(consensus).not.toMatch(/Four offices —/);
+    const migration = words("migration/index.html");
+    expect(migration).toMatch(/Why this total is not MIC in circulation\. .* holds [\d,.]+ MIC: the largest balance the v2 format can hold \(2\^63 − 1 shards\)/);
+    expect(migration).toMatch(/The \d+ accounts of the sample ledger hold [\d,.]+ MIC between them/);
+  });
+
+  it("every schema link of every published manifest resolves on the copy", () => {
+    const manifests = filesUnder(out).filter((f) => f.endsWith("datapackage.json"));
+    expect(manifests).toContain("migration/datapackage.json");
+    for (const manifest of manifests) {
+      const { resources } = JSON.parse(page(manifest)) as { resources: { jsonSchema?: string | { items: { $ref: string } } }[] };
+      for (const r of resources) {
+        const ref = typeof r.jsonSchema === "string" ? r.jsonSchema : r.jsonSchema?.items.$ref;
+        if (ref === undefined) continue;
+        const url = new URL(ref, `${SITE}/${manifest}`);
+        expect(url.origin, `${manifest}: ${ref}`).toBe(SITE);
+        expect(existsSync(join(out, decodeURIComponent(url.pathname))), `${manifest}: ${ref}`).toBe(true);
+      }
+    }
   });
 });

@@ -1,4 +1,4 @@
 government datapackage
-sha256:8c19fdd61c1507de3b06c4dc9d8f69c3e9dcddbcf26ec03e3229ac23ed202733
+sha256:fc1ec48f075a27cd5e3b54b85284a232b38633e3e74957f7787991e863bf36d7
 
-— integrity-platform.example/datasets idHNyX2VaO428oihpLvcKNe7TgN/eHrUTPhkjYhsLaZVbTHy4DveCGFXWnlweDmo7qFOkGR8HG/TkwGQ3cTuu/xGJAU=
+— integrity-platform.example/datasets idHNyeNvEjHsuqf7uzOkZ4jVaTeMtvc93/t1jSiYS8h/8Ah+h1Ea6ja+fEsPi2G71Csd7pR/NlYoChSoJCLCc5REUw4=

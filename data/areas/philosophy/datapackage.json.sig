@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:ae8dca090ae80d4d93ba78fe0bd531743e9909560e02f14c026af07e2b597535
+sha256:db7c11306b825af789a4b0171dfe0f771eefeadb944a7e03768ac1dfc99f91b4
 
-— integrity-platform.example/datasets idHNyX441MxYxvKRqFwSNKAiyV2kcfGl15T4Scjtm1VR1PLo6tV7dvlQfcWHeeRg8uc6EPr/QkvW0GiM2Z03Yh9OvQg=
+— integrity-platform.example/datasets idHNyd5SOpbHI0TJQepZMzh0muWUzYdedGSDZ/DaIEEhvzZFyTId+dfmCzR0YdrSrkVaJBs0x/cBKlMhhwn+KPzGewg=

@@ -6,12 +6,13 @@
  * issues its key. A copy built for another origin (SITE_URL, with PUBLIC_API_ORIGIN naming the
  * running API) and served by a plain static server sends the request cross-origin to the API, which
  * allows the site's origin because it was started with the same SITE_URL; when that API does not
- * answer, the form gives way to the contact the build names (PUBLIC_CONTACT). The request-access
+ * answer, the form gives way to the contact the build names (PUBLIC_CONTACT). The same copy opens
+ * the simulation's WebSocket on the API, which accepts the site's origin too. The request-access
  * terms appear once per page, and axe finds nothing on the form at 1280 and 390 px. (A copy built
  * with no API has no form at all: test/site-origins.test.ts.)
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
@@ -129,6 +130,25 @@ describe("the key-request form", () => {
     await expect.poll(() => form.getAttribute("data-reference")).toMatch(/^KR-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     const reference = (await form.getAttribute("data-reference"))!;
     expect(keysCli("requests").stdout).toMatch(new RegExp(`^${reference}\\tpending\\tgovernment\\t.*Statistics Office`, "m"));
+  });
+
+  it("in a copy built for an API elsewhere, the keyed files, the API descriptions and the live panels name that API", () => {
+    const government = readFileSync(join(crossDir, "government", "index.html"), "utf8");
+    expect(government).toContain(`<code class="command">${base}/government/compliance-report.json</code>`);
+    expect((JSON.parse(readFileSync(join(crossDir, "openapi.json"), "utf8")) as { servers: { url: string }[] }).servers[0]!.url).toBe(base);
+    expect((JSON.parse(readFileSync(join(crossDir, "asyncapi.json"), "utf8")) as { servers: Record<string, { host: string; protocol: string }> }).servers.api).toMatchObject({ host: new URL(base).host, protocol: "ws" });
+    expect(readFileSync(join(crossDir, "consensus", "index.html"), "utf8")).toContain(`data-endpoint="${base}/api/cycle/current"`);
+    expect(readFileSync(join(crossDir, "philosophy", "index.html"), "utf8")).toContain(`data-path="${base}/philosophy/simulation"`);
+  });
+
+  it("from a copy on another origin, opens the simulation's WebSocket on the API, which accepts the site's origin", async () => {
+    await page.goto(`${cdn.url}/philosophy/`);
+    const opened = page.waitForEvent("websocket");
+    await page.click("simulation-island button[type=submit]");
+    expect((await opened).url()).toBe(`${base.replace(/^http/, "ws")}/philosophy/simulation`);
+    await page.waitForSelector(".sim-rounds > li", { timeout: 30_000 });
+    await expect(page.locator(".sim-rounds > li strong").first().textContent()).resolves.toBe("Opening");
+    await page.goto("about:blank");
   });
 
   it("from a copy whose API does not answer, gives way to the contact the build names", async () => {

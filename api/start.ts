@@ -146,7 +146,8 @@ function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | 
   }
   const siteUrl = publicSiteUrl(env);
   say(`site: canonical origin ${siteUrl}${env.SITE_URL ? " (SITE_URL)" : " (the served origin; set SITE_URL for the public one)"}`);
-  npmRun("site:build", { ...env, SITE_URL: siteUrl });
+  // One server for the site and its API: the pages call the origin they are served from, unless PUBLIC_API_ORIGIN names another.
+  npmRun("site:build", { ...env, SITE_URL: siteUrl, PUBLIC_API_ORIGIN: env.PUBLIC_API_ORIGIN || siteUrl });
   if (!existsSync(join(SITE_DIST, "index.html"))) throw new Error("npm run site:build finished but site/dist/index.html is missing");
   return SITE_DIST;
 }

@@ -21,6 +21,7 @@ import { headers, notModified, published, text, type MediaSpec, type ResponseSpe
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { servedAreaFiles, type ServedFile } from "./areas.ts";
 import { schemaIdOf } from "../../core/datapackage/references.ts";
+import { withArticle } from "../../core/format/text.ts";
 
 const AREA_TAGS: Record<string, string> = {
   government: "Government area",
@@ -86,7 +87,7 @@ function explain(file: ServedFile): string {
   const access =
     file.file.access === "public"
       ? "Public. Counts against the area's daily quota (anonymous per IP address, or per key)."
-      : `Needs a ${file.file.access} key (\`Authorization: Bearer <key>\`): 401 without one, 403 with a key of another tier. Counts against the daily quota.`;
+      : `Needs ${withArticle(`${file.file.access} key`)} (\`Authorization: Bearer <key>\`): 401 without one, 403 with a key of another tier. Counts against the daily quota.`;
   const integrity = "Served only while its bytes match the hash in the area's signed manifest (503 otherwise). Any spelling of the path (`//`, `%2f`, upper case, a trailing slash) is this route.";
   const origin =
     "Answered as a good origin answers: `Content-Length` on GET and HEAD, one byte range (`Range`, 206; 416 past the end), `ETag` with `If-None-Match` and `Last-Modified` with `If-Modified-Since` (304), br or gzip for text as `Accept-Encoding` asks. HEAD and 304 answers do not count against the daily quota and are answered even once it is spent; their `RateLimit` field shows the remaining quota unchanged.";

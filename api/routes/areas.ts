@@ -48,6 +48,7 @@ import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
 import { listedResources } from "../../core/datapackage/references.ts";
+import { withArticle } from "../../core/format/text.ts";
 
 const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
   "application/json": "application/json; charset=utf-8",
@@ -189,12 +190,12 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     }
 
     if (isKeyed(file)) {
-      const how = `this file needs a ${file.access} key: Authorization: Bearer <key>. ${HOW_TO_GET_A_KEY}`;
+      const how = `this file needs ${withArticle(`${file.access} key`)}: Authorization: Bearer <key>. ${HOW_TO_GET_A_KEY}`;
       if (!key) {
         const why = match ? `the key ${match.key.id} is ${match.status}; ` : "";
         return answer("unauthorized", problem(c, "unauthorized", `${why}${how}`, { headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' } }));
       }
-      if (key.tier !== file.access) return answer("forbidden", problem(c, "forbidden", `a ${key.tier} key does not open ${area}/${file.path}; ${how}`, { headers: limits }));
+      if (key.tier !== file.access) return answer("forbidden", problem(c, "forbidden", `${withArticle(`${key.tier} key`)} does not open ${area}/${file.path}; ${how}`, { headers: limits }));
     }
 
     if (route.kind === "live") {

@@ -135,7 +135,7 @@ const ConsensusHealth = z.strictObject({
   cycle: CycleInfo.nullable(),
   ledger_size: Count,
   offices: Count,
-  eligible_offices: Count.openapi({ description: "Offices with measured GI ≥ 0.95" }),
+  eligible_offices: Count.openapi({ description: "Offices with a measured office integrity ≥ 0.95" }),
   active_sessions: Count,
   sessions: Count,
   sealed_proofs: Count,

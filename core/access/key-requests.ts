@@ -15,9 +15,6 @@ import { KEY_TIERS, type KeyTier } from "../datapackage/contract.ts";
 import type { LedgerEntry } from "../ledger/entry.ts";
 import { IsoTimestampMs } from "../schemas/common.ts";
 
-/** Where a requester writes when the form cannot reach the API (a static copy of the site). */
-export const KEY_REQUEST_CONTACT = "access@integrity-platform.example";
-
 /** Key requests one client may send per UTC day. */
 export const KEY_REQUEST_DAILY_QUOTA = 5;
 

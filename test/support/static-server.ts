@@ -30,7 +30,8 @@ export interface StaticServer {
   close: () => Promise<void>;
 }
 
-export async function serveStatic(root: string): Promise<StaticServer> {
+/** Serves `root` on 127.0.0.1:`port` (0: a free port). */
+export async function serveStatic(root: string, port = 0): Promise<StaticServer> {
   const overrides = new Map<string, Uint8Array | null | Hostile>();
   const hostile = new HostileAnswers();
   const server: Server = createServer((req, res) => {
@@ -51,11 +52,14 @@ export async function serveStatic(root: string): Promise<StaticServer> {
       res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(body);
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
   const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  const bound = typeof address === "object" && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     overrides,
     hostile,
     close: () => {

@@ -91,15 +91,18 @@ function makeRepository(): void {
   git("remote", "add", "origin", origin);
 }
 
-/** A read-only role on the API's database: what the workflow's LEDGER_DATABASE_URL secret names. */
+/** The read-only role the workflow's LEDGER_DATABASE_URL secret names, with exactly the grants docs/maintainer-setup.md gives. */
 async function readOnlyRole(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const role = `regenerate_${process.pid}`;
+    const role = `ledger_reader_${process.pid}`;
+    const database = new URL(databaseUrl).pathname.slice(1);
     await client.query(`CREATE ROLE ${role} LOGIN`);
+    await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${role}`);
     await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-    await client.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await client.query(`GRANT SELECT ON ledger_meta, ledger_entries, ledger_subtrees, ledger_checkpoints TO ${role}`);
+    await client.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
     const url = new URL(databaseUrl);
     url.username = role;
     return url.href;

@@ -22,6 +22,7 @@ import { appendFileSync, cpSync, writeFileSync, existsSync, mkdirSync, readFileS
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import pg from "pg";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
 import { sha256Hex } from "../core/digest.ts";
@@ -30,7 +31,7 @@ import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "./su
 import { postJson, startApiCluster, type ApiCluster } from "./support/cluster.ts";
 import { freePort, freshDatabase } from "./support/postgres.ts";
 import { npxAsDownloader } from "./support/integrity-verify.ts";
-import { REPO_ROOT } from "./support/site/helpers.ts";
+import { launchChromium, REPO_ROOT } from "./support/site/helpers.ts";
 import { readWorkflow, runJob, type JobRun } from "./support/workflow-runner.ts";
 
 const LEDGER_SECRET = sha256Hex("avm test ledger key");
@@ -52,6 +53,7 @@ let companion: Companion;
 let readerUrl: string;
 let firstRun: JobRun;
 let nginx: ChildProcess | undefined;
+let browser: BrowserContext | undefined;
 /** The CDN's origin (nginx serving the uploaded artifact). */
 let cdn: string;
 /** The seq of an entry the API instances wrote. */
@@ -202,6 +204,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  await browser?.close();
   nginx?.kill("SIGTERM");
   await api?.stop();
   await fx?.close();
@@ -285,5 +288,44 @@ describe("served by a CDN, checked by a downloader with only what they downloade
     const extra = await npxAsDownloader(work, folder, pkg, "integrity-verify", folder, "--key", keyFile);
     expect(extra.code, extra.out + extra.err).not.toBe(0);
     expect(extra.out + extra.err).toContain("extra.csv");
+  });
+});
+
+describe("in Chromium, on the CDN's origin", () => {
+  beforeAll(async () => {
+    browser = await launchChromium(join(work, "profile"), { width: 1280, height: 900 });
+  }, 60_000);
+
+  it("/verify checks the files a person chose, the ones not chosen reported as not checked", async () => {
+    const page = await browser!.newPage();
+    await page.goto(`${cdn}/verify/`);
+    const file = async (name: string) => ({ name, mimeType: "application/octet-stream", buffer: Buffer.from(await (await fetch(`${cdn}/academics/${name}`)).arrayBuffer()) });
+    await page.setInputFiles("#area-files", [await file("datapackage.json"), await file("datapackage.json.sig"), await file("dataset.json")]);
+    await page.click("#area-form button[type=submit]");
+    await page.waitForFunction(() => ["verified", "failed", "error"].includes(document.getElementById("area-result")?.dataset.verdict ?? ""));
+    const result = page.locator("#area-result");
+    expect(await result.getAttribute("data-verdict"), (await result.textContent()) ?? "").toBe("verified");
+    expect(await result.locator('li[data-status="failed"]').count()).toBe(0);
+    expect(await result.locator('li[data-status="skipped"]').count()).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it("sends a key request from the government page to the API's origin and shows the reference it answered", async () => {
+    const page = await browser!.newPage();
+    const posted: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() === "POST") posted.push(r.url());
+    });
+    await page.goto(`${cdn}/government/`);
+    const form = page.locator("key-request-form");
+    await expect.poll(() => form.getAttribute("data-state")).toBe("ready");
+    await page.getByLabel("Affiliation (organisation, department)").fill("Ministry of Examples, Audit Office");
+    await page.getByLabel(/^Official contact address/).fill("audit@ministry.example.gov");
+    await page.getByLabel(/^Purpose/).fill("Quarterly audit of the compliance report");
+    await page.getByRole("button", { name: "Send the request" }).click();
+    await expect.poll(() => form.getAttribute("data-reference")).toMatch(/^KR-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+    expect(posted.every((url) => url.startsWith(`${api.url}/`))).toBe(true);
+    expect(posted.length).toBeGreaterThan(0);
+    await page.close();
   });
 });

@@ -16,11 +16,11 @@
  * Until the build publishes the ledger's tiles, a small log's tiles (test/support/tlog-tiles.ts),
  * signed with a test key, are written under /ledger/ of the served copy.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,7 +29,7 @@ import { publicKeyFromSecret } from "../core/signature.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
 import { packTool, toolPaths } from "../site/src/lib/verifier-tool.ts";
-import { runIntegrityVerify } from "./support/integrity-verify.ts";
+import { npxAsDownloader, runIntegrityVerify } from "./support/integrity-verify.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 import { sampleEntries, tlogFiles, writeTlog } from "./support/tlog-tiles.ts";
 import { axeAudit } from "./support/site/axe.ts";
@@ -304,23 +304,7 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
     return names;
   }
 
-  /**
-   * `npx` as a downloader runs it: from an empty folder, on a PATH without this repository's
-   * node_modules/.bin (where the installed package's bin would answer instead), no npm settings
-   * inherited from the test run, npm's cache and user config in a temporary folder.
-   */
-  function npx(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-    const home = mkdtempSync(join(tmp, "npm-"));
-    writeFileSync(join(home, "npmrc"), "");
-    const path = [dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.includes("node_modules"))].join(delimiter);
-    const env: NodeJS.ProcessEnv = { PATH: path, HOME: home, npm_config_userconfig: join(home, "npmrc"), npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
-    const child = spawn("npx", ["--yes", "--cache", join(home, "cache"), ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
-  }
+  const npx = (cwd: string, ...args: string[]) => npxAsDownloader(tmp, cwd, ...args);
 
   it("publishes the package at /tools/ with its SHA-256 in sha256sum format, the same bytes from every pack", () => {
     const bytes = built();

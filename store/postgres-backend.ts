@@ -19,6 +19,7 @@ import pg from "pg";
 import type { AppendIfTail, AppendWrite, BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, TailRow } from "./ledger-backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { Session, TYPES } from "./postgres-connection.ts";
+import { safeLocation } from "./store-location.ts";
 import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
 import {
   APPEND_IF_TAIL_DDL,
@@ -71,12 +72,7 @@ function checkedSchema(schema: string | undefined): string | undefined {
   return schema;
 }
 
-/** The URL without its password: safe to show. */
-export function safeLocation(url: URL): string {
-  const shown = new URL(url.href);
-  shown.password = "";
-  return shown.href;
-}
+export { safeLocation } from "./store-location.ts";
 
 /** Whether the database at `url` holds a ledger (its entries table, in `schema` if given), without creating anything. */
 export async function postgresLedgerExists(url: string, schema?: string): Promise<boolean> {

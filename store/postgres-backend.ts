@@ -443,6 +443,9 @@ export class PostgresBackend implements LedgerBackend {
   checkpoints(): Promise<StoredCheckpoint[]> {
     return this.#reads.checkpoints();
   }
+  checkpointAtMost(size: number): Promise<StoredCheckpoint | null> {
+    return this.#reads.checkpointAtMost(size);
+  }
 
   async close(): Promise<void> {
     this.#appending?.release();

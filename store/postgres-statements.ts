@@ -139,6 +139,10 @@ export function primitives(run: Run): BackendReads {
     checkpoints() {
       return run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints ORDER BY size');
     },
+    async checkpointAtMost(size: number) {
+      const [row] = await run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints WHERE size <= $1 ORDER BY size DESC LIMIT 1', [size]);
+      return row ?? null;
+    },
   };
 }
 
@@ -188,6 +192,7 @@ export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined,
     subtreeCount: read(direct.subtreeCount),
     latestCheckpoint: read(direct.latestCheckpoint),
     checkpoints: read(direct.checkpoints),
+    checkpointAtMost: read(direct.checkpointAtMost),
     async insertRows(more) {
       tail = undefined;
       rows = rows.concat(more);

@@ -253,12 +253,10 @@ export class Ledger implements LedgerStore {
   /** Committed entries for a projection: the rows held in memory (payload parsed afresh: no object is shared), the rest read. */
   async *#committedEntries(reads: BackendReads, start: number, end: number): AsyncIterableIterator<LedgerEntry> {
     let seq = start;
-    let prev: string | null | undefined = this.#held.get(seq - 1)?.hash;
-    for (let row = this.#held.get(seq); seq < end && row; row = this.#held.get(++seq)) {
-      yield rowToEntry(row);
-      prev = row.hash;
-    }
+    for (let row = this.#held.get(seq); seq < end && row; row = this.#held.get(++seq)) yield rowToEntry(row);
     if (seq >= end) return;
+    // Chained within the read (the held rows may be of a store that went back: the follower tells that).
+    let prev: string | null | undefined = seq === 0 ? null : undefined;
     // Rows read from the store are checked (once: rows below #checkedBelow were) before anything folds them.
     if (this.#refusedRow !== null && this.#refusedRow.seq < end) throw this.#integrityError();
     for await (const row of this.#pages(reads, seq, end, TX_PAGE)) {

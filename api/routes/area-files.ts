@@ -33,7 +33,7 @@ const AREA_TAGS: Record<string, string> = {
 
 const FILE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Encoding", "RateLimit-Policy", "RateLimit");
 const RANGE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Range", "RateLimit-Policy", "RateLimit");
-const EXPORT_HEADERS = headers("Cache-Control", "RateLimit-Policy", "RateLimit");
+const EXPORT_HEADERS = headers("Cache-Control", "Vary", "RateLimit-Policy", "RateLimit");
 
 type Registry = typeof publishedSchemas;
 
@@ -107,10 +107,12 @@ function fileRoute(file: ServedFile) {
       description: `Real-time: computed from the ledger as it grows (the ledger's newest entry included; dated at that entry), in the schema of \`${file.file.path}\`, which stays the published file with the pipeline's figures at its ledger size. Never cached.\n\n${explain(file).split("\n\n")[0]}`,
       security: security(file),
       responses: { 200: { description: `${file.title ?? "The document"}, live`, headers: LIVE_HEADERS, content: content(file) } },
-      problems: keyed ? ["forbidden", "rate-limited", "limits-unavailable", "ledger-unavailable"] : ["rate-limited", "limits-unavailable", "ledger-unavailable"],
+      problems: keyed ? ["forbidden", "rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"] : ["rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"],
     });
   }
-  const problems = keyed ? (["forbidden", "rate-limited", "limits-unavailable", "data-unverified"] as const) : (["rate-limited", "limits-unavailable", "data-unverified"] as const);
+  const problems = keyed
+    ? (["forbidden", "rate-limited", "limits-unavailable", "data-unverified", "audit-unavailable"] as const)
+    : (["rate-limited", "limits-unavailable", "data-unverified", "audit-unavailable"] as const);
   const fileProblems = [...problems, "range-not-satisfiable"] as const;
   if (file.filteredExport) {
     const ok: ResponseSpec = {
@@ -129,7 +131,7 @@ function fileRoute(file: ServedFile) {
       description: `The published audit trail filtered as it streams. Without a query: the published \`ledger/export.json\`, byte for byte.\n\n${explain(file)}`,
       security: security(file),
       request: { query: ExportQuery },
-      responses: { 200: ok },
+      responses: { 200: ok, 304: notModified(EXPORT_HEADERS) },
       problems,
     });
   }

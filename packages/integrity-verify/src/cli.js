@@ -26,6 +26,7 @@ import { pinnedKeys, publishedKeys } from "./keys.js";
 import { LEDGER_KEY_PATHS, verifyLedgerEntry } from "./ledger.js";
 import { locateArea, namesFile, namesNothing } from "./locate.js";
 import { urlSource } from "./source.js";
+import { witnessedMain } from "./witnessed-cli.js";
 
 export const USAGE = [
   "usage: integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]",
@@ -34,6 +35,8 @@ export const USAGE = [
   "  --key K   pin the trusted key: a .vkey file, an http(s) URL, or the key itself (<name>+<id>+<base64>)",
   "  --origin NAME  the log the checkpoint must be for (default: the signing key's name)",
   "  --since C  a signed checkpoint you saw earlier (a file, an http(s) URL, or - for stdin): the log must extend it",
+  "  --policy P  a C2SP tlog-policy (file or URL): the log's checkpoint must meet its witness quorum (also --write-proof OUT with --entry)",
+  "       integrity-verify --proof F.tlog-proof --policy P [--entry-data D]   check an entry's C2SP tlog-proof offline",
   "exit status: 0 verified, 1 a check failed, 2 the check could not run",
 ].join("\n");
 
@@ -67,6 +70,10 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
         since: { type: "string" },
         verbose: { type: "boolean", short: "v" },
         "print-entry": { type: "boolean" },
+        policy: { type: "string" },
+        proof: { type: "string" },
+        "write-proof": { type: "string" },
+        "entry-data": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -79,6 +86,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     io.out(USAGE);
     return 0;
   }
+  if (values.policy !== undefined || values.proof !== undefined || values["write-proof"] !== undefined) return witnessedMain(values, positionals, argv, io, main);
   const fetchImpl = io.fetch ?? globalThis.fetch;
   try {
     if (values.ledger !== undefined) {

@@ -5,10 +5,10 @@
  *
  *   stdout                         the cosigned checkpoint (body, empty line, the log's signature and
  *                                  every cosignature obtained)
- *   STATE_DIR/ledger/cosigned-checkpoint   the same note, which the API's proofs carry
  *   DATA/ledger/checkpoint         the same note, which the next `npm run site:build` publishes: it
  *                                  replaces a published checkpoint of the same tree, or a smaller one
- *                                  together with the tiles (pipeline/ledger-publication.ts)
+ *                                  together with the tiles (pipeline/ledger-publication.ts); the
+ *                                  API's inclusion proofs use it too (store/witnessed-checkpoint.ts)
  *
  * A quorum not met exits 1 naming it and each witness's answer, and publishes nothing. What each
  * witness last cosigned is remembered in STATE_DIR/ledger/witness-sizes.json so the next round sends
@@ -26,7 +26,6 @@ import { openLedger, stateDir } from "../store/open-ledger.ts";
 import { LEDGER_CHECKPOINT, publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { witnessRound } from "../pipeline/witnessing.ts";
 
-export const COSIGNED_CHECKPOINT = join("ledger", "cosigned-checkpoint");
 const SIZES = join("ledger", "witness-sizes.json");
 
 export function ledgerVkey(env: NodeJS.ProcessEnv = process.env): string {
@@ -72,7 +71,6 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
       return 1;
     }
     process.stdout.write(round.note);
-    atomicWrite(join(state, COSIGNED_CHECKPOINT), round.note);
     err(`ledger witness: ${round.quorum} met — cosigned by ${got.join(", ")} (size ${size})`);
     const published = join(options.dataDir, LEDGER_CHECKPOINT);
     const body = splitNote(round.note).body;

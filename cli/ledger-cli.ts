@@ -206,7 +206,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === "witness") {
     if (!values.policy) fail("witness needs --policy FILE (a C2SP tlog-policy with the witnesses' URLs)");
     const timeoutMs = integer(values.timeout, "--timeout") ?? 5000;
-    return witnessCommand({ policyFile: values.policy, db: values.db ?? defaultLedgerPath(), dataDir: values.data ?? process.env.DATA_DIR ?? "data", timeoutMs });
+    const db = values.db ?? defaultLedgerPath();
+    if (!(await ledgerExists(db))) fail(`no ledger at ${shownLocation(db)}: nothing to witness`);
+    return witnessCommand({ policyFile: values.policy, db, dataDir: values.data ?? process.env.DATA_DIR ?? "data", timeoutMs });
   }
   if (command === "verify-consistency") return verifyConsistencyCommand(positionals[1], positionals[2], values.proof, values.key);
   if (command === "verify-export") {

@@ -9,7 +9,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
@@ -17,6 +17,7 @@ import { generateKeyPair, publicKeyFromSecret } from "../core/signature.ts";
 import { cosignerVkey } from "../core/witness/cosignature.ts";
 import { checkWitnessed, parsePolicy } from "../core/witness/policy.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
+import { publishLedger } from "../site/src/lib/ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
 import { REPO_ROOT } from "./support/site/helpers.ts";
 import { integrityVerifyBin } from "./support/integrity-verify.ts";
@@ -263,6 +264,17 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     expect(r.err).toContain("quorum two-of-three: 2-of-3 (W1, W2, W3) NOT met — cosigned by W1; nothing published");
     expect(r.out).toBe("");
     expect(published()).toBe(before);
+  });
+
+  it("the site build publishes the cosigned checkpoint only while it meets the committed policy", async () => {
+    mkdirSync(join(data, "keys"), { recursive: true });
+    copyFileSync(policyFile, join(data, "keys", "ledger.policy"));
+    const out = join(dir, "site-out");
+    expect(await publishLedger(data, out)).toMatchObject({ size: 35, tiles: true });
+    expect(readFileSync(join(out, "ledger", "checkpoint"), "utf8")).toBe(published());
+    writeFileSync(join(data, "keys", "ledger.policy"), readFileSync(policyFile, "utf8").replace("group two-of-three 2 W1 W2 W3", "group two-of-three all W1 W2 W3"));
+    await expect(publishLedger(data, join(dir, "site-out-2"))).rejects.toThrow(/quorum two-of-three: 3-of-3 \(W1, W2, W3\) of .* is not met: cosigned by W1, W2/);
+    copyFileSync(policyFile, join(data, "keys", "ledger.policy"));
   });
 
   it("restarted witnesses remember what they cosigned; the log catches them up", async () => {

@@ -58,7 +58,7 @@ export class WitnessState {
     const defaultName = `witness.localhost/${publicKeyFromSecret("ed25519", seed).slice(0, 8)}`;
     if (stored === undefined) {
       this.name = name ?? defaultName;
-      this.cosigner(); // validates the name
+      this.vkey(); // validates the name (the key ID covers it)
       this.#db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?)").run(this.name);
     } else {
       if (name !== undefined && name !== stored.value) throw new Error(`${dir} is the witness ${stored.value}; it cannot be renamed ${name} (the key ID covers the name)`);

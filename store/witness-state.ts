@@ -49,7 +49,7 @@ export class WitnessState {
     if (!SEED.test(seed)) throw new Error(`${keyPath}: not a 32-byte hex Ed25519 seed`);
     this.#seed = seed;
     this.#db = new DatabaseSync(join(dir, DB_FILE));
-    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;
+    this.#db.exec(`PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS logs (origin TEXT NOT NULL, vkey TEXT NOT NULL, PRIMARY KEY (origin, vkey));
       CREATE TABLE IF NOT EXISTS checkpoints (origin TEXT PRIMARY KEY, size INTEGER NOT NULL, root BLOB NOT NULL, note TEXT NOT NULL, cosigned_at INTEGER NOT NULL);

@@ -239,6 +239,18 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     expect(refused.err).toMatch(/quorum everyone: 4 of W1, W2, W3, W4 is NOT met: cosigned by W1 \(.*\), W2 \(.*\), W3 \(.*\) \[quorum-not-met\]/);
   });
 
+  it("with an area, the ledger checkpoint published beside it must meet the policy", () => {
+    const area = join(REPO_ROOT, "data", "areas", "academics");
+    const committed = run([VERIFY, area, "--policy", join(REPO_ROOT, "data", "keys", "ledger.policy")]);
+    expect(committed.code, committed.err).toBe(0);
+    expect(committed.out).toMatch(/witnesses: .*data\/ledger\/checkpoint \(size \d+\) is cosigned by no witness; quorum none met/);
+    const demanding = join(dir, "demanding.policy");
+    writeFileSync(demanding, `${readFileSync(join(REPO_ROOT, "data", "keys", "ledger.policy"), "utf8").replace("quorum none", "")}witness W1 ${W1().vkey}\nquorum W1\n`);
+    const refused = run([VERIFY, area, "--policy", demanding]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/FAIL witnesses .*quorum W1: witness W1 is NOT met: cosigned by no witness of the policy \[quorum-not-met\]/);
+  });
+
   it("one witness stopped: the quorum is still met with two", async () => {
     const monitorState = join(dir, "monitor");
     const first = run([MONITOR, "--log", join(data, "ledger"), "--policy", policyFile, "--state", monitorState]);

@@ -63,21 +63,22 @@ export function parsePolicy(text: string): Policy {
       if (name === "none") bad("the name none is predefined");
       if (witnesses.has(name) || groups.has(name)) bad(`${name} is defined twice`);
     };
-    const uniqueKey = (publicKeyHex: string) => {
-      if (keys.has(publicKeyHex)) bad("a duplicate key");
-      keys.add(publicKeyHex);
+    // Duplicates are refused among logs and among witnesses (the key, whatever name wraps it).
+    const uniqueKey = (kind: "log" | "witness", publicKeyHex: string) => {
+      if (keys.has(`${kind} ${publicKeyHex}`)) bad("a duplicate key");
+      keys.add(`${kind} ${publicKeyHex}`);
     };
     try {
       if (word === "log") {
         if (args.length < 1 || args.length > 2) bad("log <vkey> [<url>]");
         const key = parseVerifierKey(args[0]!);
-        uniqueKey(key.publicKeyHex);
+        uniqueKey("log", key.publicKeyHex);
         logs.push({ ...key, vkey: args[0]!, ...(args[1] ? { url: args[1] } : {}) });
       } else if (word === "witness") {
         if (args.length < 2 || args.length > 3) bad("witness <name> <vkey> [<url>]");
         fresh(args[0]!);
         const key = parseCosignerVkey(args[1]!);
-        uniqueKey(key.publicKeyHex);
+        uniqueKey("witness", key.publicKeyHex);
         witnesses.set(args[0]!, { ...key, id: args[0]!, vkey: args[1]!, ...(args[2] ? { url: args[2] } : {}) });
       } else if (word === "group") {
         if (args.length < 3) bad("group <name> all|any|<k> <name>...");

@@ -65,7 +65,7 @@ export async function parsePolicy(text, from) {
       const [id = "", vkey = "", url] = args;
       fresh(id);
       const w = await parseCosignerKey(vkey, `${from}:${i + 1}`);
-      once(w.hex);
+      once(`witness ${w.hex}`);
       policy.witnesses.set(id, { id, name: w.name, keyId: w.keyId, key: w.key, vkey, ...(url ? { url } : {}) });
     } else if (word === "group" && args.length >= 3) {
       const [id = "", threshold = "", ...members] = args;

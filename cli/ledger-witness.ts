@@ -40,6 +40,17 @@ function atomicWrite(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
+/** What each witness last cosigned, as far as the log knows (a hint: a wrong one costs one 409). */
+function readSizes(path: string): Record<string, number> {
+  try {
+    const value: unknown = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
+    if (typeof value !== "object" || value === null) return {};
+    return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && (e[1] as number) >= 0));
+  } catch {
+    return {};
+  }
+}
+
 export interface WitnessCommandOptions {
   policyFile: string;
   db: string;
@@ -61,7 +72,7 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
     const latest = await ledger.latestCheckpoint();
     const note = latest !== null && parseCheckpoint(splitNote(latest).body).size === size ? latest : await ledger.checkpoint();
     const sizesPath = join(state, SIZES);
-    const knownSizes = existsSync(sizesPath) ? (JSON.parse(readFileSync(sizesPath, "utf8")) as Record<string, number>) : {};
+    const knownSizes = readSizes(sizesPath);
     const round = await witnessRound({ note, policy, timeoutMs: options.timeoutMs, knownSizes, consistencyProof: (old) => ledger.consistencyProof(old, size) });
     atomicWrite(sizesPath, `${JSON.stringify({ ...knownSizes, ...round.sizes }, null, 2)}\n`);
     for (const o of round.outcomes) err(`${o.ok ? "cosigned" : "FAILED  "} ${o.id} ${o.url}: ${o.detail}`);

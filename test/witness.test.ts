@@ -18,6 +18,7 @@ import { cosignerVkey } from "../core/witness/cosignature.ts";
 import { checkWitnessed, parsePolicy } from "../core/witness/policy.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { publishLedger } from "../site/src/lib/ledger.ts";
+import { witnessRound as askWitnesses } from "../pipeline/witnessing.ts";
 import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
 import { REPO_ROOT } from "./support/site/helpers.ts";
 import { integrityVerifyBin } from "./support/integrity-verify.ts";
@@ -297,6 +298,12 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     expect(cosigners(r.out)).toEqual(["W1", "W2", "W3"]);
     expect(r.err).toMatch(/cosigned W3 .*from size 30\)/);
     expect(r.out.split("\n")[1]).toBe("39");
+  });
+
+  it("a rolled-back checkpoint is refused by every witness, and the round names it", async () => {
+    const round = await askWitnesses({ note: firstNote, policy: parsePolicy(readFileSync(policyFile, "utf8")), consistencyProof: async () => [] });
+    expect(round.met).toBe(false);
+    expect(round.outcomes.map((o) => o.detail)).toEqual(witnesses.map(() => "holds a checkpoint of size 39, larger than 30: the log was rolled back, or another history was shown to it"));
   });
 
   it("the monitor names a rollback and tiles that disagree with the checkpoint", () => {

@@ -100,11 +100,11 @@ function main(argv: string[]): void {
   const [command] = positionals;
   if (!command || positionals.length > 1) fail(USAGE);
   if (!values.state) fail(`--state DIR is required\n${USAGE}`);
+  if (command === "serve") listenAddress(values.listen ?? fail("serve needs --listen HOST:PORT"));
   const state = new WitnessState(values.state, values.name);
   switch (command) {
     case "serve":
-      if (!values.listen) fail("serve needs --listen HOST:PORT");
-      return serve(state, values.listen);
+      return serve(state, values.listen!);
     case "vkey":
       console.log(state.vkey());
       break;

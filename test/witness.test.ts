@@ -9,7 +9,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifierKey } from "../core/checkpoint.ts";
@@ -105,6 +105,13 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
   for (let i = 0; i < 10; i++) tree.append(`entry ${i}`);
   let held = 0;
   const at = (n: number) => log.checkpoint(n, tree.root(n));
+
+  it("the commands refuse bad arguments before touching anything", () => {
+    expect(run([WITNESS, "serve", "--listen", "localhost", "--state", join(dir, "never")]).err).toMatch(/--listen must be HOST:PORT/);
+    expect(existsSync(join(dir, "never"))).toBe(false);
+    const bad = run([WITNESS, "add-log", "--state", W1().state, "--vkey", "example.test/log+00000000+AQ=="]);
+    expect([bad.code, bad.err]).toEqual([2, expect.stringMatching(/malformed verifier key|key ID does not match/)]);
+  });
 
   it("the vkey is type 0x04 with the key ID over name, newline, 0x04 and the key", () => {
     const vkey = W1().vkey;
@@ -262,6 +269,7 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     expect(r.code, r.err).toBe(0);
     expect(cosigners(r.out)).toEqual(["W1", "W2"]);
     expect(r.err).toMatch(/FAILED\s+W3 .*unreachable/);
+    writeFileSync(join(dir, "two-cosigners"), r.out);
     expect(published()).toBe(r.out);
     const next = run([MONITOR, "--log", join(data, "ledger"), "--policy", policyFile, "--state", monitorState]);
     expect(next.code, next.err + next.out).toBe(0);
@@ -324,6 +332,13 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     const tampered = run([MONITOR, "--log", copy, "--policy", policyFile, "--state", join(dir, "monitor-fresh")]);
     expect(tampered.code).toBe(1);
     expect(tampered.err).toMatch(/EVIDENCE tiles/);
+    // A policy the published checkpoint does not meet: the missing quorum is the evidence.
+    const strict = join(dir, "all-three.policy");
+    writeFileSync(strict, readFileSync(policyFile, "utf8").replace("group two-of-three 2", "group two-of-three all"));
+    writeFileSync(join(copy, "checkpoint"), readFileSync(join(dir, "two-cosigners"), "utf8"));
+    const short = run([MONITOR, "--log", copy, "--policy", strict, "--state", join(dir, "monitor-strict")]);
+    expect(short.code).toBe(1);
+    expect(short.err).toMatch(/EVIDENCE missing-quorum: quorum two-of-three: 3 of W1, W2, W3 is NOT met: cosigned by W1 \(.*\), W2 \(.*\)/);
   });
 });
 

@@ -92,7 +92,7 @@ export async function round(options, io) {
   const statePath = join(options.state, "monitor.json");
   try {
     const policy = await readPolicy(options.policy, fetchImpl);
-    const source = /^https?:\/\//i.test(options.log) ? urlSource(options.log.endsWith("/") ? options.log : `${options.log}/`, fetchImpl) : folderSource(options.log);
+    const source = recent(/^https?:\/\//i.test(options.log) ? urlSource(options.log.endsWith("/") ? options.log : `${options.log}/`, fetchImpl) : folderSource(options.log));
     /** @type {MonitorState | null} */
     const saved = await readFile(statePath, "utf8").then((t) => JSON.parse(t), () => null);
     const bytes = await source.read("checkpoint");
@@ -175,6 +175,28 @@ export async function round(options, io) {
     }
     throw error;
   }
+}
+
+/**
+ * The source with its last reads remembered: the round walks the new entries in order, and every
+ * entry of a bundle reads the same bundle (and a missing one the same 404).
+ * @param {import("./source.js").Source} source
+ * @returns {import("./source.js").Source}
+ */
+function recent(source, keep = 16) {
+  /** @type {Map<string, Promise<Uint8Array | null>>} */
+  const reads = new Map();
+  return {
+    ...source,
+    read(path) {
+      let read = reads.get(path);
+      if (read) reads.delete(path);
+      else read = source.read(path);
+      reads.set(path, read);
+      if (reads.size > keep) reads.delete(/** @type {string} */ (reads.keys().next().value));
+      return read;
+    },
+  };
 }
 
 /**

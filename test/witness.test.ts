@@ -75,19 +75,26 @@ async function stop(w: Witness): Promise<void> {
   w.child = null;
 }
 
-function addLog(w: Witness, vkey: string): void {
-  const r = run([WITNESS, "add-log", "--state", w.state, "--vkey", vkey]);
-  expect(r.code, r.err).toBe(0);
+/** The same, without blocking: several at once. */
+function runAsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
+}
+
+async function addLog(ws: Witness[], vkey: string): Promise<void> {
+  for (const r of await Promise.all(ws.map((w) => runAsync([WITNESS, "add-log", "--state", w.state, "--vkey", vkey])))) expect(r.code, r.err).toBe(0);
 }
 
 beforeAll(async () => {
   ({ dir, cleanup } = tempDir("witness-test-"));
   for (const id of ["W1", "W2", "W3"]) witnesses.push({ id, state: join(dir, id), port: 0, url: "", vkey: "", child: null });
   await Promise.all(witnesses.map((w) => start(w)));
-  for (const w of witnesses) {
-    const r = run([WITNESS, "vkey", "--state", w.state]);
-    w.vkey = r.out.trim().split("\n").at(-1)!;
-  }
+  const vkeys = await Promise.all(witnesses.map((w) => runAsync([WITNESS, "vkey", "--state", w.state])));
+  witnesses.forEach((w, i) => (w.vkey = vkeys[i]!.out.trim().split("\n").at(-1)!));
 }, 30_000);
 
 afterAll(async () => {
@@ -123,7 +130,7 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
 
   it("404 for an origin it does not follow; 403 when no trusted key signed", async () => {
     expect((await addCheckpoint(W1().url, 0, [], at(5))).status).toBe(404);
-    addLog(W1(), log.vkey());
+    await addLog([W1()], log.vkey());
     const impostor = new SpecLog("example.test/conformance");
     expect((await addCheckpoint(W1().url, 0, [], impostor.checkpoint(5, tree.root(5)))).status).toBe(403);
   });
@@ -152,7 +159,7 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
     expect((await addCheckpoint(W1().url, 5, wrong, at(7))).status).toBe(422);
     expect((await addCheckpoint(W1().url, 5, tree.consistency(5, 7).reverse(), at(7))).status).toBe(422);
     const fresh = new SpecLog("example.test/fresh");
-    addLog(W1(), fresh.vkey());
+    await addLog([W1()], fresh.vkey());
     expect((await addCheckpoint(W1().url, 0, [tree.root(1)], fresh.checkpoint(7, tree.root(7)))).status).toBe(422);
     const ok = await addCheckpoint(W1().url, 5, tree.consistency(5, 7), at(7));
     expect(ok.status).toBe(200);
@@ -196,6 +203,7 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
   let data: string;
   let policyFile: string;
   let appended = 0;
+  let ledgerVkey = "";
 
   const append = async (n: number) => {
     const ledger = await openLedgerStore({ path: db, origin: "integrity-platform.example/ledger", now: steppingClock(Date.parse("2026-03-01T00:00:00Z") + appended * 1000), durability: "normal" });
@@ -213,9 +221,10 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     data = join(dir, "data");
     policyFile = join(dir, "ledger.policy");
     await append(30);
-    const vkey = run([LEDGER, "vkey"], env).out.trim().split("\n").at(-1)!;
+    ledgerVkey = run([LEDGER, "vkey"], env).out.trim().split("\n").at(-1)!;
+    const vkey = ledgerVkey;
     expect(vkey).toMatch(/^integrity-platform\.example\/ledger\+[0-9a-f]{8}\+/);
-    for (const w of witnesses) addLog(w, vkey);
+    await addLog(witnesses, vkey);
     writeFileSync(policyFile, [`log ${vkey}`, ...witnesses.map((w) => `witness ${w.id} ${w.vkey} ${w.url}`), "group two-of-three 2 W1 W2 W3", "quorum two-of-three", ""].join("\n"));
   }, 30_000);
 
@@ -229,7 +238,7 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
   });
 
   it("integrity-verify demands the quorum, names the cosigners, and writes a .tlog-proof checked offline", () => {
-    const ok = run([VERIFY, "--ledger", join(data, "ledger"), "--entry", "3", "--policy", policyFile, "--key", run([LEDGER, "vkey"], env).out.trim(), "--write-proof", join(dir, "entry3.tlog-proof")]);
+    const ok = run([VERIFY, "--ledger", join(data, "ledger"), "--entry", "3", "--policy", policyFile, "--key", ledgerVkey, "--write-proof", join(dir, "entry3.tlog-proof")]);
     expect(ok.code, ok.err + ok.out).toBe(0);
     expect(ok.out).toMatch(/cosigned by W1 at .*, W2 at .*, W3 at .*quorum two-of-three: 2 of W1, W2, W3 met/);
     const offline = run([VERIFY, "--proof", join(dir, "entry3.tlog-proof"), "--policy", policyFile]);
@@ -352,7 +361,7 @@ describe("a split view shown to two witnesses and to the monitor", () => {
     const honestFiles = tlogFiles(honest, signer);
     const forkFiles = tlogFiles(forked, signer);
     const vkey = verifierKey(signer.name, publicKeyFromSecret("ed25519", signer.secretKeyHex));
-    for (const w of witnesses) addLog(w, vkey);
+    await addLog(witnesses, vkey);
     const honestNote = Buffer.from(honestFiles.get("checkpoint")!).toString();
     let forkNote = Buffer.from(forkFiles.get("checkpoint")!).toString();
     // The honest history reaches W3; the fork reaches W1 and W2, which cosign it (they saw nothing before).

@@ -176,8 +176,11 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
     expect(same.status).toBe(200);
   });
 
-  it("two requests from the same old size: exactly one is cosigned", async () => {
-    const answers = await Promise.all([addCheckpoint(W1().url, 7, tree.consistency(7, 8), at(8)), addCheckpoint(W1().url, 7, tree.consistency(7, 10), at(10))]);
+  it("two requests from the same old size, even to two processes on one state folder: exactly one is cosigned", async () => {
+    const twin: Witness = { ...W1(), port: 0, child: null };
+    await start(twin);
+    const answers = await Promise.all([addCheckpoint(W1().url, 7, tree.consistency(7, 8), at(8)), addCheckpoint(twin.url, 7, tree.consistency(7, 10), at(10))]);
+    await stop(twin);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     held = answers[0]!.status === 200 ? 8 : 10;
     expect(answers.find((a) => a.status === 409)!.body).toBe(`${held}\n`);

@@ -181,7 +181,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() })));
   // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
   app.route("/", avmRoutes({ platform, ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
-  app.route("/", ledgerRoutes(options.ledger));
+  app.route("/", ledgerRoutes(options.ledger, options.dataDir));
   // Requests for API keys, recorded on the access ledger for the operator (routes/key-requests.ts).
   app.route("/", keyRequestRoutes({ keys, quotas, now, ...(options.keyRequestQuota !== undefined ? { quota: options.keyRequestQuota } : {}) }));
   app.route("/", openApiRoutes(() => openApiDocument(app)));

@@ -264,7 +264,9 @@ describe("the /verify page", () => {
     const r = await submit("ledger-form", "ledger-result");
     expect(r.verdict).toBe("verified");
     expect(r.text).toContain(`Verified in your browser: entry 257's leaf hash is in the signed log of ${ledgerSize.toLocaleString("en")} entries. Its envelope below is NOT verified`);
-    expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(5); // key, checkpoint, entry, tiles, inclusion
+    // key, checkpoint, entry, tiles, inclusion, and the published witness policy's quorum (/keys/ledger.policy)
+    expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(6);
+    expect(r.text).toMatch(/witnesses: cosigned by .*; quorum .* met/);
     expect(await ledgerResult().locator('li[data-status="skipped"]').textContent()).toMatch(/^– Skipped Entry: entry 257.*NOT verified/);
     expect(await ledgerResult().locator("pre code").textContent()).toMatch(/^NOT verified \(the published envelope, not bound to the signed leaf\):\n\{"hash":/);
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;

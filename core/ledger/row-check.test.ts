@@ -1,10 +1,10 @@
 /** A stored row checked against itself (core/ledger/row-check.ts): what a writer refuses to fold or sign over. */
 import { describe, expect, it } from "vitest";
-import { sealEntry } from "./entry.ts";
+import { sealEntry, type JsonObject } from "./entry.ts";
 import { validateEvent } from "./events.ts";
 import { storedRowProblem, type StoredRow } from "./row-check.ts";
 
-function row(payload: Record<string, unknown> = { reason: "test" }, type = "x.test"): StoredRow {
+function row(payload: JsonObject = { reason: "test" }, type = "x.test"): StoredRow {
   const sealed = sealEntry({ seq: 3, type, payload, ts: "2026-01-01T00:00:00.000Z", prev: `sha256:${"cd".repeat(32)}` });
   const e = sealed.entry;
   return { seq: e.seq, type: e.type, payload: sealed.payloadText, ts: e.ts, prev: e.prev, hash: e.hash, leaf: new Uint8Array(sealed.leafHash) };

@@ -29,6 +29,7 @@ import { LEDGER_KEY_PATHS, verifyLedgerEntry } from "./ledger.js";
 import { locateArea, namesFile, namesNothing } from "./locate.js";
 import { CHECKPOINT_LIMIT, DEFAULT_TIMEOUT_SECONDS, KEY_LIMIT } from "./limits.js";
 import { tooLarge, urlSource } from "./source.js";
+import { witnessedMain } from "./witnessed-cli.js";
 
 export const USAGE = [
   "usage: integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]",
@@ -40,6 +41,8 @@ export const USAGE = [
   `  --timeout S  give up a fetch that has not answered in full within S seconds (default ${DEFAULT_TIMEOUT_SECONDS})`,
   "a folder is checked as given: each file in it must be one the signed manifest lists; files it lists that",
   "are not in the folder are reported as not checked",
+  "  --policy P  a C2SP tlog-policy (file or URL): the log's checkpoint must meet its witness quorum (also --write-proof OUT with --entry)",
+  "       integrity-verify --proof F.tlog-proof --policy P [--entry-data D]   check an entry's C2SP tlog-proof offline",
   "exit status: 0 verified, 1 a check failed, 2 the check could not run",
 ].join("\n");
 
@@ -74,6 +77,10 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
         verbose: { type: "boolean", short: "v" },
         "print-entry": { type: "boolean" },
         timeout: { type: "string" },
+        policy: { type: "string" },
+        proof: { type: "string" },
+        "write-proof": { type: "string" },
+        "entry-data": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -86,6 +93,7 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     io.out(USAGE);
     return 0;
   }
+  if (values.policy !== undefined || values.proof !== undefined || values["write-proof"] !== undefined) return witnessedMain(values, positionals, argv, io, main);
   try {
     const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 3600) throw new VerifyError("usage", `--timeout ${values.timeout}: a number of seconds in (0, 3600]`);

@@ -29,6 +29,7 @@
  *   | "checkpoint-other-origin"
  *   | "checkpoint-rolled-back"
  *   | "checkpoint-inconsistent"
+ *   | "quorum-not-met"
  *   | "entry-out-of-range"
  *   | "tile-malformed"
  *   | "leaf-mismatch"

@@ -26,6 +26,9 @@ export const SIGNATURE_LIMIT = { maxBytes: 16 * 1024, what: "the cap for a signe
 /** A key file (note verifier keys, one a line). */
 export const KEY_LIMIT = { maxBytes: 16 * 1024, what: "the cap for a key file" };
 /** A Data Package manifest (the published ones are about 13 KB). */
+/** A C2SP tlog-policy, a .tlog-proof, or a witness's answer: a few lines each. */
+export const NOTE_FILE_LIMIT = { maxBytes: 64 * 1024, what: "the cap for a policy, a proof or a witness's answer" };
+
 export const MANIFEST_LIMIT = { maxBytes: 4 * 1024 * 1024, what: "the cap for a manifest" };
 
 /**

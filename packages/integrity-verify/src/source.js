@@ -100,39 +100,50 @@ async function boundedFetch(target, limit, fetchImpl, timeoutSeconds) {
       if (response.status === 404 || response.status === 410) return null;
       throw new VerifyError("fetch-failed", `${target.href}: HTTP ${response.status}`);
     }
-    // A declared length past the cap is refused before reading (an encoded body's length is not its size).
-    const declared = Number(response.headers.get("content-length") ?? NaN);
-    if (!response.headers.has("content-encoding") && Number.isFinite(declared) && declared > limit.maxBytes) {
-      await response.body?.cancel().catch(() => {});
-      throw tooLarge(target.href, limit);
-    }
-    if (response.body === null) return new Uint8Array(0);
-    const reader = response.body.getReader();
-    /** @type {Uint8Array[]} */
-    const chunks = [];
-    let length = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      length += value.byteLength;
-      if (length > limit.maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(target.href, limit);
-      }
-      chunks.push(value);
-    }
-    const bytes = new Uint8Array(length);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return bytes;
+    return await readBody(response, limit, target.href);
   } catch (error) {
     throw failed(error);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A response's body, read up to `limit.maxBytes` (a declared length past it is refused before
+ * reading; an encoded body's length is not its size), else `tooLarge` naming `name`.
+ * @param {Response} response
+ * @param {ReadLimit} limit
+ * @param {string} name
+ * @returns {Promise<Uint8Array>}
+ */
+export async function readBody(response, limit, name) {
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  if (!response.headers.has("content-encoding") && Number.isFinite(declared) && declared > limit.maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(name, limit);
+  }
+  if (response.body === null) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > limit.maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(name, limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /**

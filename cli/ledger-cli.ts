@@ -21,7 +21,7 @@
  *                                tables, and grant ROLE — the role the API instances run as — only
  *                                what they use (store/postgres-setup.ts; docs/postgresql.md)
  *   vkey                         print this installation's ledger key (note verifier key), last line
- *   witness --policy FILE [--data DIR] [--timeout MS]
+ *   witness --policy FILE [--checkpoint FILE] [--data DIR] [--timeout MS]
  *                                get the latest checkpoint cosigned by the C2SP tlog-policy's
  *                                witnesses; print it and publish it only when the quorum is met
  *                                (cli/ledger-witness.ts)
@@ -58,7 +58,7 @@ async function openedAccessLedger(path: string, log: (m: string) => void) {
   return { ledger: await openAccessLedgerStore(path, { key }), key };
 }
 
-const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|copy --to postgres://URL|vkey|witness --policy FILE [--data DIR] [--timeout MS]|append TYPE 'PAYLOAD-JSON'|setup [--app-role ROLE]> [--db PATH] [--size N] [--ledger main|access]`;
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|copy --to postgres://URL|vkey|witness --policy FILE [--checkpoint FILE] [--data DIR] [--timeout MS]|append TYPE 'PAYLOAD-JSON'|setup [--app-role ROLE]> [--db PATH] [--size N] [--ledger main|access]`;
 
 function fail(message: string): never {
   process.stderr.write(`ledger: ${message}\n`);
@@ -198,7 +198,7 @@ async function copyCommand(path: string, to: string | undefined, log: (m: string
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" }, to: { type: "string" }, "app-role": { type: "string" }, policy: { type: "string" }, data: { type: "string" }, timeout: { type: "string" } },
+    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" }, to: { type: "string" }, "app-role": { type: "string" }, policy: { type: "string" }, checkpoint: { type: "string" }, data: { type: "string" }, timeout: { type: "string" } },
     allowPositionals: true,
     strict: true,
   });
@@ -213,8 +213,8 @@ async function main(argv: string[]): Promise<number> {
     if (!values.policy) fail("witness needs --policy FILE (a C2SP tlog-policy with the witnesses' URLs)");
     const timeoutMs = integer(values.timeout, "--timeout") ?? 5000;
     const db = values.db ?? defaultLedgerPath();
-    if (!(await ledgerExists(db))) fail(`no ledger at ${shownLocation(db)}: nothing to witness`);
-    return witnessCommand({ policyFile: values.policy, db, dataDir: values.data ?? process.env.DATA_DIR ?? "data", timeoutMs });
+    if (values.checkpoint === undefined && !(await ledgerExists(db))) fail(`no ledger at ${shownLocation(db)}: nothing to witness`);
+    return witnessCommand({ policyFile: values.policy, db, dataDir: values.data ?? process.env.DATA_DIR ?? "data", timeoutMs, ...(values.checkpoint !== undefined ? { checkpointFile: values.checkpoint } : {}) });
   }
   if (command === "verify-consistency") return verifyConsistencyCommand(positionals[1], positionals[2], values.proof, values.key);
   if (command === "verify-export") {

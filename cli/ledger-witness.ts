@@ -1,6 +1,7 @@
 /**
- * `npm run ledger -- witness --policy FILE [--db PATH] [--data DIR] [--timeout MS]`: a witness round
- * for the ledger's latest checkpoint (pipeline/witnessing.ts), then, only when the policy's quorum
+ * `npm run ledger -- witness --policy FILE [--checkpoint FILE] [--db PATH] [--data DIR] [--timeout MS]`:
+ * a witness round for the ledger's latest checkpoint, or for the one `--checkpoint` names (the
+ * regeneration workflow names the one it just published) (pipeline/witnessing.ts), then, only when the policy's quorum
  * is met, its publication:
  *
  *   stdout                         the cosigned checkpoint (body, empty line, the log's signature and
@@ -18,11 +19,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parseCheckpoint, verifierKey } from "../core/checkpoint.ts";
+import { parseCheckpoint, verifierKey, verifyCheckpoint } from "../core/checkpoint.ts";
 import { splitNote } from "../core/witness/cosignature.ts";
 import { parsePolicy } from "../core/witness/policy.ts";
 import { LEDGER_KEY, loadSigningKey } from "../store/keys.ts";
-import { openLedger, stateDir } from "../store/open-ledger.ts";
+import type { Ledger } from "../store/ledger.ts";
+import { ledgerExists, openLedger, shownLocation, stateDir } from "../store/open-ledger.ts";
 import { LEDGER_CHECKPOINT, publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { witnessRound } from "../pipeline/witnessing.ts";
 
@@ -56,24 +58,46 @@ export interface WitnessCommandOptions {
   db: string;
   dataDir: string;
   timeoutMs: number;
+  /** Witness this checkpoint of the ledger (e.g. the one just published) instead of its latest. */
+  checkpointFile?: string;
 }
 
 export async function witnessCommand(options: WitnessCommandOptions): Promise<number> {
   const err = (m: string) => process.stderr.write(`${m}\n`);
   const policy = parsePolicy(readFileSync(options.policyFile, "utf8"));
   const state = stateDir();
-  const { ledger, key } = await openLedger({ path: options.db, log: err });
+  const key = loadSigningKey(LEDGER_KEY, state, process.env, err);
+  if (!policy.logs.some((l) => l.publicKeyHex === key.publicKeyHex && l.name === key.name)) {
+    err(`ledger witness: ${options.policyFile} does not list this ledger's key ${verifierKey(key.name, key.publicKeyHex)}`);
+    return 2;
+  }
+  // The ledger is opened only when something needs it: a given checkpoint that no witness needs a
+  // proof for (a quorum of none, a witness at the same size) is witnessed without any database.
+  let opened: Promise<Ledger> | null = null;
+  const ledger = () =>
+    (opened ??= ledgerExists(options.db).then(async (found) => {
+      if (!found) throw new Error(`no ledger at ${shownLocation(options.db)}: a witness's consistency proof needs it`);
+      return (await openLedger({ path: options.db, log: err })).ledger;
+    }));
   try {
-    if (!policy.logs.some((l) => l.publicKeyHex === key.publicKeyHex && l.name === key.name)) {
-      err(`ledger witness: ${options.policyFile} does not list this ledger's key ${verifierKey(key.name, key.publicKeyHex)}`);
-      return 2;
+    let note: string;
+    if (options.checkpointFile !== undefined) {
+      note = readFileSync(options.checkpointFile, "utf8");
+      try {
+        verifyCheckpoint(note, [{ name: key.name, publicKeyHex: key.publicKeyHex }]);
+      } catch (error) {
+        err(`ledger witness: ${options.checkpointFile} is not a checkpoint signed with this ledger's key: ${(error as Error).message}`);
+        return 2;
+      }
+    } else {
+      const l = await ledger();
+      const latest = await l.latestCheckpoint();
+      note = latest !== null && parseCheckpoint(splitNote(latest).body).size === (await l.size()) ? latest : await l.checkpoint();
     }
-    const size = await ledger.size();
-    const latest = await ledger.latestCheckpoint();
-    const note = latest !== null && parseCheckpoint(splitNote(latest).body).size === size ? latest : await ledger.checkpoint();
+    const size = parseCheckpoint(splitNote(note).body).size;
     const sizesPath = join(state, SIZES);
     const knownSizes = readSizes(sizesPath);
-    const round = await witnessRound({ note, policy, timeoutMs: options.timeoutMs, knownSizes, consistencyProof: (old) => ledger.consistencyProof(old, size) });
+    const round = await witnessRound({ note, policy, timeoutMs: options.timeoutMs, knownSizes, consistencyProof: async (old) => (await ledger()).consistencyProof(old, size) });
     atomicWrite(sizesPath, `${JSON.stringify({ ...knownSizes, ...round.sizes }, null, 2)}\n`);
     for (const o of round.outcomes) err(`${o.ok ? "cosigned" : "FAILED  "} ${o.id} ${o.url}: ${o.detail}`);
     const got = round.outcomes.filter((o) => o.ok).map((o) => o.id);
@@ -82,7 +106,7 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
       return 1;
     }
     process.stdout.write(round.note);
-    err(`ledger witness: ${round.quorum} met — cosigned by ${got.join(", ")} (size ${size})`);
+    err(`ledger witness: ${round.quorum} met — cosigned by ${got.join(", ") || "no witness"} (size ${size})`);
     const published = join(options.dataDir, LEDGER_CHECKPOINT);
     const body = splitNote(round.note).body;
     if (existsSync(published) && splitNote(readFileSync(published, "utf8")).body === body) {
@@ -90,7 +114,7 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
       err(`published the cosigned checkpoint at ${published}`);
     } else {
       try {
-        await publishLedgerCheckpoint({ dataDir: options.dataDir, ledger, sign: () => ({ note: round.note, signer: { name: key.name, publicKeyHex: key.publicKeyHex } }), trustNewKey: false });
+        await publishLedgerCheckpoint({ dataDir: options.dataDir, ledger: await ledger(), sign: () => ({ note: round.note, signer: { name: key.name, publicKeyHex: key.publicKeyHex } }), trustNewKey: false });
         err(`published the cosigned checkpoint and its tiles under ${dirname(published)}`);
       } catch (error) {
         err(`not published at ${published}: ${(error as Error).message}`);
@@ -98,6 +122,6 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
     }
     return 0;
   } finally {
-    await ledger.close();
+    if (opened !== null) await (opened as Promise<Ledger>).then((l) => l.close(), () => undefined);
   }
 }

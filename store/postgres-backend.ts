@@ -21,7 +21,7 @@ import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from
 import { Session, TYPES } from "./postgres-connection.ts";
 import { safeLocation } from "./store-location.ts";
 import { createMissing, setupLockKey } from "./postgres-create.ts";
-import { PG_FORMAT_VERSION, TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
+import { checkMeta, PG_FORMAT_VERSION, TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
 import {
   APPEND_IF_TAIL_DDL,
   APPEND_IF_TAIL_FUNCTION,
@@ -174,7 +174,9 @@ export class PostgresBackend implements LedgerBackend {
       throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
     }
     if (!(await this.#complete())) await this.#create();
-    const oneStatement = await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" }));
+    // A ledger with nothing left to add opens with reads alone: a role that may only read (the
+    // regeneration's) opens it too, and no opener waits for a writer's lock.
+    const oneStatement = (await this.#openedByReading(origin)) ?? (await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" })));
     this.appendIfTail = oneStatement ? (after, write) => this.#appendIfTail(after, write) : undefined;
   }
 
@@ -217,6 +219,15 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   /** open's statements, under the write lock; whether the one-statement append's function is there. */
+  /** Whether appends go in one statement, when the function and the meta are already there (checked as #openTables does); null when open must write. */
+  async #openedByReading(origin: string): Promise<boolean | null> {
+    const [fn] = await this.#readStatement<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
+    const meta = new Map((await this.#readStatement<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
+    if (!fn!.found || !meta.has("format_version")) return null;
+    checkMeta(meta, origin, this.location);
+    return true;
+  }
+
   async #openTables(run: Run, origin: string): Promise<boolean> {
     const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
     // A database made before the function existed: its owner adds it; another role opens without it.
@@ -226,12 +237,7 @@ export class PostgresBackend implements LedgerBackend {
       await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
       return oneStatement;
     }
-    if (meta.get("format_version") !== PG_FORMAT_VERSION) {
-      throw new PostgresLedgerError("format-mismatch", `${this.location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`);
-    }
-    if (meta.get("origin") !== origin) {
-      throw new PostgresLedgerError("origin-mismatch", `${this.location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`);
-    }
+    checkMeta(meta, origin, this.location);
     return oneStatement;
   }
 

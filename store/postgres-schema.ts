@@ -11,6 +11,7 @@
  *   P0001: no row, once written, changes — and `INSERT … ON CONFLICT DO UPDATE` fires the UPDATE
  *   trigger, so no upsert rewrites one either.
  */
+import { PostgresLedgerError } from "./postgres-failures.ts";
 
 /** The stored format; a database written in another is refused by open(). */
 export const PG_FORMAT_VERSION = "1";
@@ -75,3 +76,13 @@ CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEME
 
 /** The whole schema as one script (run once, inside open's transaction). */
 export const PG_SCHEMA = TABLES + TRIGGERS;
+
+/** A ledger's meta against what opens it: this code's format, the origin it is opened as. */
+export function checkMeta(meta: Map<string, string>, origin: string, location: string): void {
+  if (meta.get("format_version") !== PG_FORMAT_VERSION) {
+    throw new PostgresLedgerError("format-mismatch", `${location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`);
+  }
+  if (meta.get("origin") !== origin) {
+    throw new PostgresLedgerError("origin-mismatch", `${location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`);
+  }
+}

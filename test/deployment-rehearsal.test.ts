@@ -1,14 +1,17 @@
 /**
  * The deployment people get, rehearsed end to end on loopback:
  *
- * 1. The API runs elsewhere: two instances on PostgreSQL behind HAProxy take writes (an operator's
- *    setup, then `POST /avm/verify` attempts the instances log themselves).
+ * 1. The API runs elsewhere: the tables' owner runs `npm run ledger -- setup` for the application
+ *    role, and two instances running as that role on PostgreSQL behind HAProxy take writes (an
+ *    operator's first writes, then `POST /avm/verify` attempts the instances log themselves).
  * 2. The scheduled regeneration runs `.github/workflows/regenerate.yml`'s own steps, read from the
  *    file and run in order (test/support/workflow-runner.ts) in a new repository made from this
  *    checkout, with stand-ins only for what GitHub provides (the checkout, Node, the Pages upload)
  *    and the repository's secrets and variables as a maintainer sets them (docs/maintainer-setup.md):
- *    the live ledger through a read-only database role, the signing keys, the site's and the API's
- *    public origins. Its push goes to a bare repository standing for GitHub.
+ *    the live ledger through a read-only database role (exactly the documented grants), the signing
+ *    keys, the site's and the API's public origins; the ledger key listed in the vkey file and the
+ *    witness policy. The published checkpoint goes through the witness step. Its push goes to a
+ *    bare repository standing for GitHub.
  * 3. The uploaded artifact is served by Debian's nginx with the configuration `npm run cdn` prints,
  *    on another origin than the API's.
  * 4. A downloader, in an empty folder, runs the verifier from the tarball the CDN serves (`npx`),
@@ -88,29 +91,49 @@ function makeRepository(): void {
   // Listed beside the keys that signed what is already published (the pulse history keeps them).
   appendFileSync(join(repo, "data", "keys", "ledger.vkey"), `${verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET))}\n`);
   appendFileSync(join(repo, "data", "keys", "datasets.vkey"), `${verifierKey(DATASET_NAME, publicKeyFromSecret("ed25519", DATASET_SECRET))}\n`);
+  // The witness policy names the log by the same key (docs/maintainer-setup.md).
+  appendFileSync(join(repo, "data", "keys", "ledger.policy"), `log ${verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET))}\n`);
   git("commit", "--quiet", "-am", "publish this deployment's keys");
   sh("git", ["clone", "--quiet", "--bare", repo, origin], work);
   git("remote", "add", "origin", origin);
 }
 
-/** The read-only role the workflow's LEDGER_DATABASE_URL secret names, with exactly the grants docs/maintainer-setup.md gives. */
-async function readOnlyRole(databaseUrl: string): Promise<string> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
+/** A URL of the same database as another role (the test cluster trusts loopback). */
+function as(url: string, role: string): string {
+  const u = new URL(url);
+  u.username = role;
+  return u.href;
+}
+
+/**
+ * The database as docs/postgresql.md sets it up: an owner (no superuser) runs `npm run ledger --
+ * setup` for the role the API instances run as, and grants the regeneration's read-only role exactly
+ * what docs/maintainer-setup.md gives. The URLs of the application role and the read-only role.
+ */
+async function setUpDatabase(adminUrl: string): Promise<{ app: string; reader: string }> {
+  const roles = { owner: `owner_${process.pid}`, app: `api_${process.pid}`, reader: `ledger_reader_${process.pid}` };
+  const database = new URL(adminUrl).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
   try {
-    const role = `ledger_reader_${process.pid}`;
-    const database = new URL(databaseUrl).pathname.slice(1);
-    await client.query(`CREATE ROLE ${role} LOGIN`);
-    await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${role}`);
-    await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-    await client.query(`GRANT SELECT ON ledger_meta, ledger_entries, ledger_subtrees, ledger_checkpoints TO ${role}`);
-    await client.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
-    const url = new URL(databaseUrl);
-    url.username = role;
-    return url.href;
+    for (const role of Object.values(roles)) await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.query(`ALTER DATABASE ${database} OWNER TO ${roles.owner}`);
+    await admin.query(`ALTER SCHEMA public OWNER TO ${roles.owner}`);
+    await admin.query(`ALTER ROLE ${roles.reader} SET default_transaction_read_only = on`);
   } finally {
-    await client.end();
+    await admin.end();
   }
+  sh(process.execPath, [join(REPO_ROOT, "cli", "ledger-cli.ts"), "setup", "--app-role", roles.app], REPO_ROOT, { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: as(adminUrl, roles.owner) });
+  const owner = new pg.Client({ connectionString: as(adminUrl, roles.owner) });
+  await owner.connect();
+  try {
+    await owner.query(`GRANT CONNECT ON DATABASE ${database} TO ${roles.reader}`);
+    await owner.query(`GRANT USAGE ON SCHEMA public TO ${roles.reader}`);
+    await owner.query(`GRANT SELECT ON ledger_meta, ledger_entries, ledger_subtrees, ledger_checkpoints TO ${roles.reader}`);
+  } finally {
+    await owner.end();
+  }
+  return { app: as(adminUrl, roles.app), reader: as(adminUrl, roles.reader) };
 }
 
 /** Verifies through the balancer: the attempt (and the grant) the instances write to the live ledger. */
@@ -185,8 +208,11 @@ async function serveArtifact(port: number): Promise<ChildProcess> {
 beforeAll(async () => {
   mkdirSync(work, { recursive: true });
   makeRepository();
-  // The API elsewhere: an operator's setup on a new PostgreSQL database, then two instances.
-  const database = await freshDatabase("rehearsal");
+  // The API elsewhere: the owner's setup of a new PostgreSQL database, an operator's first writes,
+  // then two instances running as the application role (never the tables' owner).
+  const roles = await setUpDatabase(await freshDatabase("rehearsal"));
+  readerUrl = roles.reader;
+  const database = roles.app;
   fx = await AvmFixture.open(Date.now(), database);
   holder = await fx.identity("rehearsal");
   companion = await fx.companion("athena");
@@ -197,7 +223,6 @@ beforeAll(async () => {
     instances: 2,
     store: () => ({ DATABASE_URL: database, LEDGER_SIGNING_KEY: LEDGER_SECRET, TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET, SITE_URL: cdn }),
   });
-  readerUrl = await readOnlyRole(database);
   apiEntry = await verifyThroughApi(0);
   firstRun = await regenerate();
   nginx = await serveArtifact(cdnPort);

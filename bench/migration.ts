@@ -68,7 +68,7 @@ const LOOKUP_AT = "2026-01-15T12:00:00.000Z";
 
 const benchAddress = (i: number) => `acct-${(i * 2_654_435_761 % 4_294_967_296).toString(16).padStart(8, "0")}-${i.toString(36)}`;
 
-function v1Export(count = N, reported = 1000): string {
+export function v1Export(count = N, reported = 1000): string {
   const rng = new Prng("migration-bench");
   const lines: string[] = [];
   for (let i = 0; i < count; i++) {

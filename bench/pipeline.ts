@@ -11,18 +11,18 @@
  * - A second run with nothing new vs the full one: target <= 5% of its time (the ledger is not read).
  * - Peak memory of the full run (maxRSS of the child process it runs in): target <= 512 MB.
  *
- * The ledger is written by the seed simulator (pipeline/seed/simulate.ts) into a temporary folder;
+ * The ledger is written by the seed simulator (pipeline/seed/simulate.ts) through the store's bulk path
+ * into a temporary folder (test/support/pipeline/sample-ledger.ts);
  * each measured part runs in its own child process so that its maxRSS is its own. The floors and the
  * full run alternate, best of `BENCH_PIPELINE_ROUNDS` (3) each; the peak memory is the largest of all.
  * `BENCH_PIPELINE_SIZE` changes the number of events (for a quick try).
  */
 import { spawnSync } from "node:child_process";
 import { DatabaseSync } from "node:sqlite";
-import { cpSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resourceUsage } from "node:process";
-import type { NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
@@ -30,12 +30,10 @@ import { tempDir } from "../test/support/store/helpers.ts";
 import { steps } from "../pipeline/areas/index.ts";
 import { runPipeline } from "../pipeline/runner.ts";
 import { locateSteps } from "../pipeline/step-code.ts";
-import { simulate } from "../pipeline/seed/simulate.ts";
 import { printComparisons, printReadings, type Comparison } from "./harness.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
-const NOW = new Date("2026-03-01T00:00:00.000Z");
 const ROUNDS = Number(process.env.BENCH_PIPELINE_ROUNDS ?? 3);
 
 interface ChildResult {
@@ -63,27 +61,11 @@ export async function run(): Promise<void> {
   const { dir, cleanup } = tempDir("bench-pipeline-");
   try {
     console.log(`\nPipeline: seeding a ${size.toLocaleString("en")}-event sample ledger …`);
-    const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: LEDGER_ORIGIN, durability: "normal" });
-    let batch: NewEvent[] = [];
-    for (const event of simulate({ seed: "bench-pipeline", size, now: NOW })) {
-      batch.push(event);
-      if (batch.length === 50_000) {
-        await ledger.append(batch);
-        batch = [];
-      }
-    }
-    await ledger.append(batch);
-    const entries = await ledger.size();
-    await ledger.close();
-
-    const dataDir = join(dir, "data");
-    cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
-    cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
     // Imported here, not at the top: the measured child processes load this module too, and must not
-    // carry the test fixtures (and vitest) in their time and memory.
-    const { makePulseHistory, writePulseHistory } = await import("../test/support/pipeline/areas/helpers.ts");
-    const scores = Array.from({ length: 90 }, (_, i) => [0.95 + (i % 5) / 100, 0.9 + (i % 7) / 100] as const);
-    writePulseHistory(dataDir, makePulseHistory(scores, new Date(NOW.getTime() - 90 * 86_400_000).toISOString()), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
+    // carry the test fixtures in their time and memory.
+    const { prepareDataDir, seedSampleLedger } = await import("../test/support/pipeline/sample-ledger.ts");
+    const entries = await seedSampleLedger(dir, size);
+    const dataDir = prepareDataDir(dir);
 
     // Floor and full run alternate, best of ROUNDS each (the machines are shared and noisy); each
     // full run starts from a fresh data folder, and the second run follows the last one.

@@ -12,7 +12,7 @@
  *   around it, and the median round is the verdict (the machine's speed drifts over a 30 s run).
  * - Peak memory: `npm run migration -- snapshot` itself (pipeline/migration/cli.ts main) on the same
  *   export, in a child process of its own — reading the file, converting, writing the folder —
- *   reported as that process's maximum resident set.
+ *   that process's maximum resident set. Target <= 512 MB.
  * - Proof generation per address: the tree with every level kept (what `prove` and the API hold)
  *   built once, then the address's leaf index (a Map) and its inclusion proof as base64, for
  *   100,000 random addresses — against the floor of hashing each proof's leaf once (reported).
@@ -51,7 +51,7 @@ import { LeafTree } from "../core/migration/tree.ts";
 import { Prng } from "../pipeline/seed/prng.ts";
 import { checkpointOfNote, snapshotFiles, writeSnapshot } from "../store/migration-dir.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
-import { bestOf, compare, comparePaired, printComparisons, type Comparison } from "./harness.ts";
+import { bestOf, compare, comparePaired, printComparisons, printReadings, type Comparison } from "./harness.ts";
 import { bestRates, CONNECTIONS, PER_ROUND, rateComparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
 
 const N = 1_000_000;
@@ -167,7 +167,15 @@ export async function run(): Promise<Comparison[]> {
   console.log(`  snapshot rounds (ratio to the floor around each; the median is the verdict): ${t.rounds.map((r) => `${(r.subject / r.floor).toFixed(2)}x`).join(", ")}`);
   console.log(`  proof tree (all levels kept): built in ${(treeSeconds * 1000).toFixed(0)} ms`);
   console.log(`  proof generation: ${((proofTimes.subject / PROOFS) * 1e6).toFixed(2)} µs per address (${(PROOFS / proofTimes.subject / 1000).toFixed(0)}k proofs/s, ${Math.round(proofBytes / 4 / PROOFS)} hashes each)`);
-  console.log(`  memory: \`npm run migration -- snapshot\` of the same export (${(text.length / 2 ** 20).toFixed(0)} MB) in its own process: peak resident ${memory.rssMb.toFixed(0)} MB, ${memory.seconds.toFixed(1)} s`);
+  printReadings("Migration snapshot memory", [
+    {
+      name: `\`npm run migration -- snapshot\` of the same ${(text.length / 2 ** 20).toFixed(0)} MB export in its own process (read, convert, write the folder): peak resident size`,
+      unit: "MB",
+      values: [memory.rssMb],
+      better: "lower",
+      target: 512,
+    },
+  ]);
 
   const lookups = await lookupComparisons();
   printComparisons(

@@ -6,7 +6,7 @@
  * of the page in hand at once, so a page costs one read and an entry one settled promise. That is
  * the difference between the store's read and a raw `node:sqlite` iteration (bench/pipeline.ts
  * prints both), and the short-lived objects it no longer makes are what the main thread's heap grew
- * by during a long pass (docs/ledger-store.md).
+ * by during a long pass (docs/ledger-reads.md).
  */
 import type { StoredRow } from "./ledger-backend.ts";
 

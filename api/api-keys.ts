@@ -17,6 +17,7 @@ import { isPostgresLocation } from "../store/open-ledger.ts";
 import type { SigningKey } from "../store/keys.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { TailReads } from "../store/tail-reads.ts";
+import { LedgerUnavailableError } from "../store/ledger-backend.ts";
 import { CodedError } from "../core/errors.ts";
 
 export { KEY_TIERS, type KeyTier } from "../core/datapackage/contract.ts";
@@ -40,6 +41,19 @@ export type KeyStoreErrorCode = "unknown-key" | "not-active" | "raced" | "unknow
 
 export class KeyStoreError extends CodedError<KeyStoreErrorCode> {}
 
+/**
+ * The access ledger could not be read, so whether a presented key is known cannot be decided: the
+ * API answers 503 `audit-unavailable`, never "no key" (a valid key must not turn into anonymous).
+ */
+export class AccessLedgerUnavailableError extends CodedError<"audit-unavailable"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("audit-unavailable", message, options);
+  }
+}
+
+/** After a failed open, the next use tries again once this many ms have passed (not on every request). */
+const REOPEN_AFTER_MS = 1_000;
+
 /** A refusal of a request that presented no known key: what `countRefusal` counts. */
 export type UnkeyedRefusal = Omit<AccessRefusalsPayload, "window_start" | "window_seconds" | "count">;
 
@@ -48,7 +62,10 @@ export class ApiKeyStore {
   /** The kind of store the access ledger is kept in (what /health names; never its location). */
   readonly storeKind: "sqlite" | "postgresql";
   /** The ledger being opened: every method awaits it, so the constructor stays synchronous. */
-  readonly #ledger: Promise<Ledger>;
+  #opening: Promise<Ledger>;
+  /** When the last open failed (ms since the epoch), else null. */
+  #failedAt: number | null = null;
+  readonly #open: () => Promise<Ledger>;
   readonly #tail: TailReads;
   /** The window being counted (ms since the epoch) and its counts per reason; bounded by files × outcomes × credentials. */
   #refusalWindow = 0;
@@ -65,9 +82,27 @@ export class ApiKeyStore {
   constructor(path: string, options: { key?: SigningKey; durability?: "full" | "normal" } = {}) {
     this.path = path;
     this.storeKind = isPostgresLocation(path) ? "postgresql" : "sqlite";
-    this.#ledger = openAccessLedgerStore(path, options);
-    this.#ledger.catch(() => {}); // not unhandled: the first method to await it gets the error
+    // An open that fails (the database down, a role without the grants it needs) is a store that
+    // cannot be used: LedgerUnavailableError, answered 503 with Retry-After; tried again on a later use.
+    this.#open = () => {
+      const opening = openAccessLedgerStore(path, options).catch((error: unknown) => {
+        this.#failedAt = Date.now();
+        throw error instanceof LedgerUnavailableError ? error : new LedgerUnavailableError(`the access ledger could not be opened: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      });
+      opening.catch(() => {}); // not unhandled: the first method to await it gets the error
+      return opening;
+    };
+    this.#opening = this.#open();
     this.#tail = new TailReads({ size: async () => (await this.#ledger).size() });
+  }
+
+  /** The opened ledger; after a failed open, a new attempt once REOPEN_AFTER_MS have passed. */
+  get #ledger(): Promise<Ledger> {
+    if (this.#failedAt !== null && Date.now() - this.#failedAt >= REOPEN_AFTER_MS) {
+      this.#failedAt = null;
+      this.#opening = this.#open();
+    }
+    return this.#opening;
   }
 
   /** The registry as of the ledger's tail (entries appended by any process included), read after the call. */
@@ -157,17 +192,22 @@ export class ApiKeyStore {
     return key;
   }
 
-  /** The key a presented token names, with its status at `now`, or null. Never rejects: an error denies. */
+  /**
+   * The key a presented token names, with its status at `now`, or null (not a token, or no key's).
+   * Rejects with AccessLedgerUnavailableError when the access ledger cannot be read: the caller
+   * refuses (503), since "no key" would serve a keyed client as anonymous, unaudited.
+   */
   async find(token: string, now: Date): Promise<KeyMatch | null> {
+    if (!TOKEN.test(token)) return null;
+    let state: KeyRegistry;
     try {
-      if (!TOKEN.test(token)) return null;
-      const state = await this.#current();
-      const id = state.byHash.get(hashOf(token));
-      const key = id === undefined ? undefined : state.keys.get(id);
-      return key ? { key, status: keyStatus(key, now) } : null;
-    } catch {
-      return null;
+      state = await this.#current();
+    } catch (error) {
+      throw new AccessLedgerUnavailableError(`the access ledger cannot be read: ${(error as Error)?.message ?? String(error)}`, { cause: error });
     }
+    const id = state.byHash.get(hashOf(token));
+    const key = id === undefined ? undefined : state.keys.get(id);
+    return key ? { key, status: keyStatus(key, now) } : null;
   }
 
   /** Appends one access to the audit log; rejects when it cannot be recorded (the caller then refuses). */
@@ -226,7 +266,7 @@ export class ApiKeyStore {
     try {
       await this.#flushRefusals(null);
     } finally {
-      await (await this.#ledger.catch(() => null))?.close();
+      await (await this.#opening.catch(() => null))?.close();
     }
   }
 }

@@ -35,6 +35,7 @@ import { instanceWise, requestLog, safeLog, stdoutSink, type LogSink } from "./m
 import { unmatchedRequest } from "./not-found.ts";
 import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
 import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
+import { isStoreFailure, storeUnavailable } from "./routes/store-failure.ts";
 import { historyPath, PulseHistorySource } from "./pulse-history.ts";
 import { DailyQuotas } from "./middleware/rate-limit.ts";
 import { forwardedClientAddress } from "./middleware/forwarded-client.ts";
@@ -180,7 +181,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() })));
   // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
   app.route("/", avmRoutes({ platform, ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
-  app.route("/", ledgerRoutes(options.ledger));
+  app.route("/", ledgerRoutes(options.ledger, options.dataDir));
   // Requests for API keys, recorded on the access ledger for the operator (routes/key-requests.ts).
   app.route("/", keyRequestRoutes({ keys, quotas, now, ...(options.keyRequestQuota !== undefined ? { quota: options.keyRequestQuota } : {}) }));
   app.route("/", openApiRoutes(() => openApiDocument(app)));
@@ -192,6 +193,9 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
       const detail = error.message || "The request could not be processed.";
       return slug ? problem(c, slug, detail) : genericProblem(c, error.status, error.message || "Bad request", detail);
     }
+    // A store that failed under a route that did not answer it itself (a read folding the ledger, a
+    // row that does not verify): 503 with Retry-After, as every route answers it, never a 500.
+    if (isStoreFailure(error)) return storeUnavailable(c, error);
     const id = c.get("requestId");
     safeLog(log, {
       ts: now().toISOString(),

@@ -92,7 +92,7 @@ export function simulationAsyncApi(limits: SimulationLimits = DEFAULT_SIMULATION
       description:
         "The philosophy sentinels deliberate a scenario in rounds: each starts from its past positions on similar topics " +
         "(philosophy/deliberations.json), and stances move by virtue-weighted influence (philosophy/virtues.json) until " +
-        "they are unanimous, settle, or reach the round limit. Sentinels with a GI below 0.95 (government/sentinel-status.json) " +
+        "they are unanimous, settle, or reach the round limit. Sentinels with an office integrity (their performance.gi_score) below 0.95 (government/sentinel-status.json) " +
         "do not take part. The HTTP routes are described in /openapi.json.",
       license: { name: "CC-BY-4.0", url: "https://creativecommons.org/licenses/by/4.0/" },
     },

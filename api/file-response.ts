@@ -28,6 +28,8 @@ export interface FileVersion {
   sha256: string;
   contentType: string;
   cacheControl: string;
+  /** The request fields the answer varies on besides `Accept-Encoding` (`Authorization` when one was presented). */
+  varyAlso?: string;
   /** When this version was published (Last-Modified); none: no date validator. */
   lastModified?: Date;
   /** Reads the identity bytes `start`…`end` (inclusive). */
@@ -162,7 +164,7 @@ export class EncodedVariants {
 export function fileResponse(c: Context, version: FileVersion, variants: EncodedVariants, extra: Record<string, string> = {}): Response {
   const textual = isTextType(version.contentType) && version.size >= MIN_ENCODED_SIZE;
   // Vary on every answer, so a cache keeps variants apart whatever the type.
-  const base: Record<string, string> = { ...extra, "Cache-Control": version.cacheControl, Vary: "Accept-Encoding", "Accept-Ranges": "bytes" };
+  const base: Record<string, string> = { ...extra, "Cache-Control": version.cacheControl, Vary: version.varyAlso ? `Accept-Encoding, ${version.varyAlso}` : "Accept-Encoding", "Accept-Ranges": "bytes" };
   if (version.lastModified) base["Last-Modified"] = version.lastModified.toUTCString();
 
   const range = c.req.method === "GET" && ifRangeHolds(c, version) ? parseRange(c.req.header("range"), version.size) : null;

@@ -414,6 +414,52 @@ describe("HTTP edges", () => {
   });
 });
 
+describe("caching, revalidation and request text", () => {
+  const get = (path: string, extra: Header[]) => rawRequest(server.port, wire("GET", path, [["Host", `127.0.0.1:${server.port}`], ["Connection", "close"], ...extra]));
+
+  test("a public file asked for with a key is private and varies on Authorization; without one it stays public", async () => {
+    const keyed = await get("/academics/papers.json", [["Authorization", `Bearer ${keys.academic}`]]);
+    expect(keyed?.status).toBe(200);
+    expect(keyed?.headers["cache-control"]).toBe("private, max-age=300");
+    expect(String(keyed?.headers.vary).split(/,\s*/)).toContain("Authorization");
+    expect(keyed?.headers.ratelimit).toBeDefined();
+    // A made-up key is anonymous, but the answer still depends on the field: private too.
+    const madeUp = await get("/academics/papers.json", [["Authorization", `Bearer ipk_${"A".repeat(43)}`]]);
+    expect([madeUp?.status, madeUp?.headers["cache-control"]]).toEqual([200, "private, max-age=300"]);
+    const anonymous = await get("/academics/papers.json", []);
+    expect([anonymous?.headers["cache-control"], anonymous?.headers.vary]).toEqual(["public, max-age=300", "Accept-Encoding"]);
+  });
+
+  test("If-None-Match: * on the filtered export is 304 without a body, as it is counted", async () => {
+    const auth: Header = ["Authorization", `Bearer ${keys.government}`];
+    const whole = await get("/government/ledger/export", [auth]);
+    expect(whole?.status).toBe(200);
+    const before = Number(/r=(\d+)/.exec(String(whole?.headers.ratelimit))?.[1]);
+    for (const query of ["", "?format=csv"]) {
+      const revalidated = await get(`/government/ledger/export${query}`, [auth, ["If-None-Match", "*"]]);
+      expect(revalidated?.status, query).toBe(304);
+      expect(revalidated?.body, query).toBe("");
+      expect(Number(/r=(\d+)/.exec(String(revalidated?.headers.ratelimit))?.[1]), query).toBe(before);
+    }
+  });
+
+  test.each([
+    ["affiliation", "Ministry \u202Eecnanif"],
+    ["affiliation", "Ministry\u2028of Finance"],
+    ["purpose", "audit\u2029work"],
+    ["purpose", "zero\u200Bwidth"],
+    ["affiliation", "Minis\uFEFFtry"],
+    ["purpose", "tag \u{E0041} character"],
+    ["contact", "ops\u202E@ministry.example.gov"],
+  ])("a key request whose %s holds a format or separator character (%j) is 400 invalid-body naming the field", async (field, value) => {
+    const body = JSON.stringify({ tier: "government", affiliation: "Ministry of Finance", contact: "ops@ministry.example.gov", purpose: "audits", [field]: value });
+    const res = await rawRequest(server.port, wire("POST", "/keys/requests", [["Host", `127.0.0.1:${server.port}`], ["Connection", "close"], ["Content-Type", "application/json"], ["Content-Length", String(Buffer.byteLength(body))]], body));
+    expect(res?.status).toBe(400);
+    expect(problemType(res)).toBe(`${PROBLEM_BASE}invalid-body`);
+    expect(JSON.parse(res!.body).invalid_fields.map((f: { pointer: string }) => f.pointer)).toEqual([`/${field}`]);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The table-driven suite
 

@@ -20,7 +20,7 @@
 import { parseArgs } from "node:util";
 import { verifierKey } from "../core/checkpoint.ts";
 import { keyStatus } from "../core/access/keys.ts";
-import { looksAcademic, type KeyRequest } from "../core/access/key-requests.ts";
+import { escapeUnprintable, looksAcademic, type KeyRequest } from "../core/access/key-requests.ts";
 import { accessSigningKey } from "../store/access-ledger.ts";
 import { ApiKeyStore, KEY_TIERS, KeyStoreError, keysPath, type ApiKey, type KeyTier } from "./api-keys.ts";
 
@@ -34,15 +34,19 @@ function usage(message: string): never {
 
 function describe(key: ApiKey, now: Date): string {
   const extra = [key.replaced_by ? `successor ${key.replaced_by}, retires ${key.retires_at}` : "", key.revoked_at ? `revoked ${key.revoked_at}: ${key.revoke_reason}` : ""];
-  return [key.id, key.tier, keyStatus(key, now), `issued ${key.issued_at}`, `expires ${key.expires_at}`, key.label, ...extra.filter(Boolean)].join("\t");
+  return [key.id, key.tier, keyStatus(key, now), `issued ${key.issued_at}`, `expires ${key.expires_at}`, key.label, ...extra.filter(Boolean)].map(escapeUnprintable).join("\t");
 }
 
-/** One request per line; the academic hint flags an address on an academic domain (.edu, .ac.<cc>, .edu.<cc>). */
+/**
+ * One request per line, its fields apart by tabs, each printed with its control, format and
+ * separator characters escaped (`\u{202E}`): what a requester wrote never steers the terminal. The
+ * academic hint flags an address on an academic domain (.edu, .ac.<cc>, .edu.<cc>). */
 function describeRequest(r: KeyRequest): string {
   const answer = r.status === "issued" ? `key ${r.key_id} at ${r.answered_at}` : r.status === "declined" ? `declined ${r.answered_at}: ${r.decline_reason}` : "";
   const hint = r.tier === "academic" ? (looksAcademic(r.contact) ? "academic domain" : "CHECK: not an academic domain") : "";
   return [r.reference, r.status, r.tier, `received ${r.received_at}`, r.affiliation, r.contact, hint, r.expected_volume === null ? "" : `${r.expected_volume}/day`, r.purpose, answer]
     .filter(Boolean)
+    .map(escapeUnprintable)
     .join("\t");
 }
 

@@ -108,7 +108,13 @@ export function problemDetails(slug: ProblemSlug, detail: string, instance: stri
   return body;
 }
 
-/** The problem as a response for the current request (its path is the `instance`). */
+/**
+ * Seconds a 503 asks the client to wait when its caller names none: every 503 carries
+ * `Retry-After` (a store back, a lock released, a file republished answer again within seconds).
+ */
+export const DEFAULT_RETRY_AFTER_S = 2;
+
+/** The problem as a response for the current request (its path is the `instance`); a 503 always with `Retry-After`. */
 export function problem(
   c: Context,
   slug: ProblemSlug,
@@ -120,6 +126,7 @@ export function problem(
   return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, {
     "Content-Type": PROBLEM_CONTENT_TYPE,
     "Cache-Control": "no-store",
+    ...(body.status === 503 ? { "Retry-After": String(DEFAULT_RETRY_AFTER_S) } : {}),
     ...options.headers,
   });
 }
@@ -127,5 +134,9 @@ export function problem(
 /** An `about:blank` problem for a status without a type of its own (RFC 9457 §4.2.1). */
 export function genericProblem(c: Context, status: number, title: string, detail: string): Response {
   const body: ProblemDetails = { type: "about:blank", title, status, detail, instance: echo(c.req.path, 1024) };
-  return c.body(JSON.stringify(body), status as ContentfulStatusCode, { "Content-Type": PROBLEM_CONTENT_TYPE, "Cache-Control": "no-store" });
+  return c.body(JSON.stringify(body), status as ContentfulStatusCode, {
+    "Content-Type": PROBLEM_CONTENT_TYPE,
+    "Cache-Control": "no-store",
+    ...(status === 503 ? { "Retry-After": String(DEFAULT_RETRY_AFTER_S) } : {}),
+  });
 }

@@ -21,6 +21,7 @@ import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import { openLimits } from "../store/open-limits.ts";
+import { accessLocation, ledgerLocation, resolveStoreLocation, type StoreLocation } from "../store/store-location.ts";
 import { serverClock } from "./clock.ts";
 import { VALID_INSTANCE_ID } from "./middleware/request-log.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
@@ -146,22 +147,24 @@ function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | 
   }
   const siteUrl = publicSiteUrl(env);
   say(`site: canonical origin ${siteUrl}${env.SITE_URL ? " (SITE_URL)" : " (the served origin; set SITE_URL for the public one)"}`);
-  npmRun("site:build", { ...env, SITE_URL: siteUrl });
+  // One server for the site and its API: the pages call the origin they are served from, unless PUBLIC_API_ORIGIN names another.
+  npmRun("site:build", { ...env, SITE_URL: siteUrl, PUBLIC_API_ORIGIN: env.PUBLIC_API_ORIGIN || siteUrl });
   if (!existsSync(join(SITE_DIST, "index.html"))) throw new Error("npm run site:build finished but site/dist/index.html is missing");
   return SITE_DIST;
 }
 
 
 /** Step 4: one server for the site and the API, with the ledger (durable writes) and the token key. */
-async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
+async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv, location: StoreLocation): Promise<RunningServer> {
   const trustedOrigins = originsFromEnv(env);
   const now = serverClock(env);
-  const { ledger } = await openLedger({ env, now, durability: "full" });
+  say(`stores: ${location.kind === "postgresql" ? `ledger, access ledger and limits in PostgreSQL ${location.shown}` : `ledger ${location.ledger}, access ledger ${location.access}, limits in this process`}`);
+  const { ledger } = await openLedger({ env, now, durability: "full", path: ledgerLocation(location) });
   const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
   const instanceId = instanceIdOf(env);
   // Quotas and connection caps: in this process, or shared by every instance when DATABASE_URL names PostgreSQL.
   const port = portOf(env);
-  const limits = await openLimits(env, port);
+  const limits = await openLimits(location, env, port);
   say(`limits: ${limits.kind === "memory" ? "counted in this process" : "shared in PostgreSQL (DATABASE_URL)"}`);
   if (env.NOW) say(`clock: starts at ${now().toISOString()} (NOW) and advances from there`);
   const server = await startServer({
@@ -176,6 +179,7 @@ async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJ
     tokenPublicKeyHex: tokenKey.publicKeyHex,
     tokenSecretKeyHex: tokenKey.secretKeyHex,
     limits,
+    keysFile: accessLocation(location),
     ...(siteDir ? { siteDir } : {}),
     ...(instanceId !== undefined ? { instanceId } : {}),
   }).catch(async (error: unknown) => {
@@ -238,17 +242,20 @@ function closeOnSignals(server: RunningServer): void {
 async function main(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const dataDir = resolve(env.DATA_DIR ?? join(ROOT, "data"));
   instanceIdOf(env);
+  // Where every store is, resolved once (a DATABASE_URL that does not parse stops here, named) and
+  // handed to the ledger, the access ledger and the limits alike.
+  const location = resolveStoreLocation(env);
   if (args.includes("--serve-only")) {
     say("serve-only: serving the existing state; no keys made, no pulse, seed, pipeline or site build");
     checkServingKeys(env);
-    closeOnSignals(await serveAll(dataDir, prepareSite([...args, "--no-build"], env), env));
+    closeOnSignals(await serveAll(dataDir, prepareSite([...args, "--no-build"], env), env, location));
     return;
   }
   prepareState(env);
   ensurePulseHistory(dataDir, env);
   await ensureDatasets(dataDir, args, env);
   const siteDir = prepareSite(args, env);
-  closeOnSignals(await serveAll(dataDir, siteDir, env));
+  closeOnSignals(await serveAll(dataDir, siteDir, env, location));
 }
 
 main(process.argv.slice(2), process.env).catch((error: unknown) => {

@@ -4,11 +4,11 @@
  *
  * 1. Appends: 64 concurrent callers, each awaiting single-event `appendAsync` — the API's write
  *    pattern — spread over N = 1, 2, 3 ledger instances (each its own connection pool and group
- *    commit, all on one database, taking turns under the advisory lock), against the floor of raw
+ *    commit, all on one database, taking turns under the write lock), against the floor of raw
  *    one-row INSERT transactions of the same precomputed rows from 64 callers over a pool on the same
  *    server in the same run. Target: group commit at N = 1 >= 3x the floor's appends/s. Also: the
  *    wait per append (p50/p99), events per commit (group size, mean) and the lock waits: how many
- *    write transactions found the advisory lock held by another instance (count and share), and
+ *    write transactions found the write lock held by another instance (count and share), and
  *    how long they waited for it in total (store/postgres-backend.ts lockWaits()).
  *    A lone instance sends each group as one statement (the conditional append, store/ledger.ts
  *    #appendIfUnmoved); N instances taking turns find the tail moved and write in transactions.
@@ -37,9 +37,9 @@ import {
   groupInsertValues,
   TAIL_SQL,
 } from "../store/postgres-statements.ts";
-import { WRITE_LOCK_KEY } from "../store/postgres-backend.ts";
+import { TRY_WRITE_LOCK_SQL } from "../store/postgres-backend.ts";
 import type { EntryRow } from "../store/ledger-backend.ts";
-import { PG_SCHEMA } from "../store/postgres-schema.ts";
+import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA } from "../store/postgres-schema.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";
 import { request, startApiCluster, type Answer } from "../test/support/cluster.ts";
@@ -153,6 +153,7 @@ async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRo
   await client.connect();
   try {
     await client.query(schema);
+    await client.query(PG_WRITE_LOCK_SCHEMA);
     await client.query(APPEND_IF_TAIL_DDL);
     const entries: EntryRow[] = rows.map(([seq, type, payload, ts, prev, hash, leaf]) => ({ seq, type, payload, ts, prev, hash, leaf }));
     await quiesce(url);
@@ -165,12 +166,12 @@ async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRo
       const checkpoint = { size, note: CHECKPOINT_NOTE, createdAt: group.at(-1)!.ts };
       if (mode === "one statement") {
         const tail = at === 0 ? null : { seq: at - 1, hash: entries[at - 1]!.hash };
-        const values = appendIfTailValues(WRITE_LOCK_KEY, tail, { rows: group, subtrees, checkpoint });
+        const values = appendIfTailValues(tail, { rows: group, subtrees, checkpoint });
         const { rows: answer } = await client.query({ name: APPEND_IF_TAIL_FUNCTION, text: APPEND_IF_TAIL_SQL, values });
         if (answer[0].outcome !== "appended") throw new Error(`the ceiling's append answered ${answer[0].outcome}`);
         continue;
       }
-      await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${WRITE_LOCK_KEY}); ${TAIL_SQL}`);
+      await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${TRY_WRITE_LOCK_SQL}; ${TAIL_SQL}`);
       await client.query({ name: "group_insert", text: GROUP_INSERT_SQL, values: groupInsertValues(group, subtrees, []) });
       // The checkpoint rides with the COMMIT, as the ledger sends it.
       await client.query(`${checkpointStatement(checkpoint)}COMMIT`);
@@ -291,7 +292,7 @@ export async function run(): Promise<void> {
       "postgres: concurrent single-event appends on PostgreSQL (fsync on)",
       [1, 2, 3].map((n) => ({
         name: `${CALLERS} callers × ${PER_CALLER} appends over N = ${n} instance${n > 1 ? "s" : ""} (${EVENTS.toLocaleString("en")} events)`,
-        subject: `group commit under pg_advisory_xact_lock, N = ${n}`,
+        subject: `group commit under the write lock, N = ${n}`,
         floor: "raw one-row INSERT transactions of the same rows, 64 callers over a pool of 10",
         subjectSeconds: best.get(n)!.seconds,
         floorSeconds: floor,
@@ -337,7 +338,7 @@ export async function run(): Promise<void> {
           `p99 ${percentile(waits, 99).toFixed(1)} ms; ${round.commits} groups, ${(EVENTS / round.commits).toFixed(1)} events per group (mean)`,
       );
       // Lock waits: write transactions (each instance's open() included) whose first try found the
-      // advisory lock held by another instance, and the time they spent waiting for it.
+      // write lock held by another instance, and the time they spent waiting for it.
       const { transactions, waits: lockWaits, waitedMs } = round.lock;
       console.log(
         `      lock waits: ${lockWaits} of ${transactions} write transactions (${((100 * lockWaits) / transactions).toFixed(1)}%), ` +

@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<unknown>> = {
   consensus: () => import("./consensus.ts").then((m) => m.run()),
   tiles: () => import("./tiles.ts").then((m) => m.run()),
   postgres: () => import("./postgres.ts").then((m) => m.run()),
+  witness: () => import("./witness.ts").then((m) => m.run()),
 };
 
 const args = process.argv.slice(2);

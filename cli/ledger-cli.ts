@@ -16,6 +16,15 @@
  *                                database that is empty or holds a prefix of it, then prove the copy:
  *                                same size, root and newest checkpoint, verify() clean; exit 0 only then
  *                                (with --ledger access: the access ledger, into the database's `access` schema)
+ *   setup [--app-role ROLE]      as the role that is to own the tables (DATABASE_URL or --db postgres://…):
+ *                                create or complete the ledger's, the access ledger's and the limits'
+ *                                tables, and grant ROLE — the role the API instances run as — only
+ *                                what they use (store/postgres-setup.ts; docs/postgresql.md)
+ *   vkey                         print this installation's ledger key (note verifier key), last line
+ *   witness --policy FILE [--data DIR] [--timeout MS]
+ *                                get the latest checkpoint cosigned by the C2SP tlog-policy's
+ *                                witnesses; print it and publish it only when the quorum is met
+ *                                (cli/ledger-witness.ts)
  *   append TYPE 'PAYLOAD-JSON'   append one event (validated against the registry) with the automatic
  *                                revocations it triggers, and print {"seq": N, "hash": "sha256:…"}
  *
@@ -38,7 +47,10 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
 import { COPY_BATCH, copyLedger, proveCopy } from "../store/ledger-copy.ts";
+import { setupPostgres } from "../store/postgres-setup.ts";
+import { checkedPostgresUrl, resolveStoreLocation } from "../store/store-location.ts";
 import { defaultLedgerPath, isPostgresLocation, LEDGER_ORIGIN, ledgerBackend, ledgerExists, openLedger, shownLocation } from "../store/open-ledger.ts";
+import { ledgerVkey, witnessCommand } from "./ledger-witness.ts";
 import { ACCESS_ORIGIN, ACCESS_SCHEMA, accessLedgerExists, accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
 
 async function openedAccessLedger(path: string, log: (m: string) => void) {
@@ -46,7 +58,7 @@ async function openedAccessLedger(path: string, log: (m: string) => void) {
   return { ledger: await openAccessLedgerStore(path, { key }), key };
 }
 
-const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|copy --to postgres://URL|append TYPE 'PAYLOAD-JSON'> [--db PATH] [--size N] [--ledger main|access]`;
+const USAGE = `usage: npm run ledger -- <info|verify|checkpoint|export DIR|verify-export DIR [--key KEY]|inclusion SEQ|consistency OLD|verify-consistency OLD NEW --proof FILE [--key KEY]|copy --to postgres://URL|vkey|witness --policy FILE [--data DIR] [--timeout MS]|append TYPE 'PAYLOAD-JSON'|setup [--app-role ROLE]> [--db PATH] [--size N] [--ledger main|access]`;
 
 function fail(message: string): never {
   process.stderr.write(`ledger: ${message}\n`);
@@ -186,13 +198,24 @@ async function copyCommand(path: string, to: string | undefined, log: (m: string
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" }, to: { type: "string" } },
+    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" }, to: { type: "string" }, "app-role": { type: "string" }, policy: { type: "string" }, data: { type: "string" }, timeout: { type: "string" } },
     allowPositionals: true,
     strict: true,
   });
   const [command, arg] = positionals;
   if (!command) fail(USAGE);
 
+  if (command === "vkey") {
+    console.log(ledgerVkey());
+    return 0;
+  }
+  if (command === "witness") {
+    if (!values.policy) fail("witness needs --policy FILE (a C2SP tlog-policy with the witnesses' URLs)");
+    const timeoutMs = integer(values.timeout, "--timeout") ?? 5000;
+    const db = values.db ?? defaultLedgerPath();
+    if (!(await ledgerExists(db))) fail(`no ledger at ${shownLocation(db)}: nothing to witness`);
+    return witnessCommand({ policyFile: values.policy, db, dataDir: values.data ?? process.env.DATA_DIR ?? "data", timeoutMs });
+  }
   if (command === "verify-consistency") return verifyConsistencyCommand(positionals[1], positionals[2], values.proof, values.key);
   if (command === "verify-export") {
     if (!arg) fail("verify-export needs DIR");
@@ -204,6 +227,20 @@ async function main(argv: string[]): Promise<number> {
     const by = signedBy(note, verifiers);
     if (by) console.log(`checkpoint signed by ${describeKey(by)}`);
     return report.ok ? 0 : 1;
+  }
+
+  if (command === "setup") {
+    const location = values.db === undefined ? resolveStoreLocation() : isPostgresLocation(values.db) ? { kind: "postgresql" as const, ...checkedPostgresUrl(values.db, "--db") } : null;
+    if (location?.kind !== "postgresql") fail("setup makes a PostgreSQL database ready: set DATABASE_URL (or --db postgres://…), connecting as the role that is to own the tables");
+    const lines = await setupPostgres(location.url, {
+      ledgerOrigin: LEDGER_ORIGIN,
+      accessOrigin: ACCESS_ORIGIN,
+      accessSchema: ACCESS_SCHEMA,
+      ...(values["app-role"] !== undefined ? { appRole: values["app-role"] } : {}),
+    });
+    console.log(`set up ${location.shown}:`);
+    for (const line of lines) console.log(`  ${line}`);
+    return 0;
   }
 
   // An event to append is checked before the ledger is opened: bad input creates nothing.

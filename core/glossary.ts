@@ -25,14 +25,14 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
     term: "GI",
     abbr: "global integrity",
     definition:
-      "How healthy the system is, from 0 to 1: measured by the pulse indexer from the ledger and checkpoint checks, dataset validity, CI results, sentinel heartbeats and open security alerts, with weights in a versioned scoring file. Never typed in.",
+      "The platform's global integrity, from 0 to 1: the integrity pulse's weighted mean of the signals it measured — the ledger, checkpoint and pulse-history checks, dataset validity, CI results, sentinel heartbeats and open security alerts — with weights in a versioned scoring file. A signal that could not be measured is left out of the mean and the pulse records which; never typed in. Not a sentinel's own score: that is its office integrity.",
     match: /\bGI\b/,
   },
   {
     id: "office-integrity",
     term: "office integrity",
     definition:
-      "How sound one consensus office (a sentinel) is, from 0 to 1, as its own latest heartbeat measures it. An office needs at least 0.95 to vote or validate; the cycle records the offices' mean. Not the pulse's GI, which measures the whole system. (The API's fields keep the names gi, gi_score and gi_delta.)",
+      "How sound one consensus office (a sentinel) is, from 0 to 1, as its own latest heartbeat measures it. An office needs at least 0.95 to vote or validate; the cycle records the offices' mean. Not GI, the platform's global integrity. In the API and the datasets it is the field gi (gi_score in a sentinel's performance and a proof, gi_delta for its change), names the interface specification fixes.",
     match: /\b[Oo]ffice integrity\b/,
   },
   {
@@ -59,7 +59,7 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
   {
     id: "sentinel",
     term: "sentinel",
-    definition: "An agent that watches the platform and reports a heartbeat: its uptime, its measured GI and its coordination with the others. Sentinels are the offices that vote in consensus sessions.",
+    definition: "An agent that watches the platform and reports a heartbeat: its uptime, its office integrity and its coordination with the others. Sentinels are the offices that vote in consensus sessions.",
     match: /\b[Ss]entinels?\b/,
   },
   {

@@ -17,10 +17,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
+import { PinnedLedgerReader } from "../core/ledger/pinned-reader.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { EXPORT_CHECKPOINT, ExportLedgerReader } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, ledgerExists, openLedger, openLedgerStore, shownLocation, stateDir } from "../store/open-ledger.ts";
+import { LEDGER_ORIGIN, defaultLedgerPath, isPostgresLocation, ledgerExists, openLedger, openLedgerStore, shownLocation, stateDir } from "../store/open-ledger.ts";
 import { steps } from "./areas/index.ts";
 import { LEDGER_CHECKPOINT, LEDGER_DIR, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
@@ -141,20 +142,39 @@ interface LedgerInput {
   signTree(): Promise<SignedTree>;
 }
 
-/** The SQLite ledger, or a published export verified against its checkpoint key. */
+/**
+ * The ledger to read: a published export verified against its checkpoint key; a shared PostgreSQL
+ * ledger, read as of its newest checkpoint that verifies with the ledger key (a live ledger keeps
+ * growing under the run; core/ledger/pinned-reader.ts), never written to; or the embedded SQLite
+ * ledger, whose current tree the run signs with the ledger key.
+ */
 async function openLedgerInput({ values, dataDir }: CliOptions, log: (line: string) => void): Promise<LedgerInput> {
+  const trustedKeys = (note: string) => {
+    const keyArg = values["ledger-key"] ?? join(dataDir, "keys", "ledger.vkey");
+    if (!values["ledger-key"] && !existsSync(keyArg)) throw new Error(`no key to verify the ledger's checkpoint: pass --ledger-key or publish ${keyArg}`);
+    return ledgerVerifiers(keyArg, note);
+  };
   if (values["ledger-export"]) {
     const dir = values["ledger-export"];
     const note = readFileSync(join(dir, EXPORT_CHECKPOINT), "utf8");
-    const keyArg = values["ledger-key"] ?? join(dataDir, "keys", "ledger.vkey");
-    if (!values["ledger-key"] && !existsSync(keyArg)) throw new Error(`no key to verify ${dir}/${EXPORT_CHECKPOINT}: pass --ledger-key or publish ${keyArg}`);
-    const reader = new ExportLedgerReader(dir, ledgerVerifiers(keyArg, note));
+    const reader = new ExportLedgerReader(dir, trustedKeys(note));
     log(`ledger: export ${dir}, checkpoint verified (${reader.checkpoint.origin})`);
     return { ledger: reader, close: async () => {}, signTree: async () => ({ note: await reader.latestCheckpoint() }) };
   }
   const path = values.ledger ?? defaultLedgerPath();
   if (!(await ledgerExists(path))) throw new Error(`no ledger at ${shownLocation(path)}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`);
   const reader = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
+  if (isPostgresLocation(path)) {
+    try {
+      const note = await reader.latestCheckpoint();
+      const pinned = await PinnedLedgerReader.open(reader, trustedKeys(note ?? ""));
+      log(`ledger: live ${shownLocation(path)}, read as of its checkpoint of size ${pinned.checkpoint.size} (verified, ${pinned.origin})`);
+      return { ledger: pinned, close: () => reader.close(), signTree: async () => ({ note: await pinned.latestCheckpoint() }) };
+    } catch (error) {
+      await reader.close();
+      throw error;
+    }
+  }
   log(`ledger: ${shownLocation(path)}`);
   return {
     ledger: reader,

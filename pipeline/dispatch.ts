@@ -6,6 +6,10 @@
  * succeeds. The run is found by `return_run_details` where the server has it, else by the random
  * `dispatch-id` the workflow puts in its run name, else — for an older workflow file — as the one
  * new run that stays the only one for three polls. Polling is bounded by `--interval` and `--timeout`.
+ * Its first line names the target — repository, workflow, ref — and where the repository came from
+ * (`--repo`, `GITHUB_REPOSITORY`, or the git remote `origin` and its URL), before anything is sent
+ * and before the token is looked at. `--help` prints the usage. The maintainer's setup it relies on
+ * is docs/maintainer-setup.md.
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -164,21 +168,47 @@ export async function dispatchWorkflow(options: DispatchOptions): Promise<Dispat
   }
 }
 
-/** owner/name of the `origin` remote (https or ssh form), or undefined. */
-export function repoFromGit(cwd = process.cwd()): string | undefined {
+/** The remote the repository is taken from when neither --repo nor GITHUB_REPOSITORY names it. */
+export const DEFAULT_REMOTE = "origin";
+
+/** owner/name of the `origin` remote (https or ssh form) and the remote's URL, or undefined. */
+export function repoFromGit(cwd = process.cwd()): { repo: string; url: string } | undefined {
   try {
-    const url = execFileSync("git", ["remote", "get-url", "origin"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const m = /[:/]([^/:]+)\/([^/]+?)(?:\.git)?$/.exec(url);
-    return m ? `${m[1]}/${m[2]}` : undefined;
+    const url = execFileSync("git", ["remote", "get-url", DEFAULT_REMOTE], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const m = /[:/]([^/:]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
+    return m ? { repo: `${m[1]}/${m[2]}`, url } : undefined;
   } catch {
     return undefined;
   }
 }
 
 const USAGE =
-  "usage: npm run dispatch -- [--ref main] [--areas a,b] [--now ISO] [--dry-run] [--wait] [--repo owner/name] [--workflow regenerate.yml] [--interval S] [--timeout S]";
+  "usage: npm run dispatch -- [--repo owner/name] [--ref main] [--areas a,b] [--now ISO] [--dry-run] [--wait] [--workflow regenerate.yml] [--interval S] [--timeout S]";
 
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log): Promise<number> {
+export const HELP = [
+  "Runs the regeneration workflow on GitHub (workflow_dispatch) and, with --wait, follows the run.",
+  USAGE,
+  "",
+  "  --repo owner/name   the repository to run it in. Without it: GITHUB_REPOSITORY, else the git",
+  `                      remote "${DEFAULT_REMOTE}" of this checkout. The first line printed names the`,
+  "                      repository, the workflow and where the repository came from, before anything is sent.",
+  "  --workflow FILE     the workflow file (default regenerate.yml)",
+  "  --ref REF           the branch or tag to run it on (default main)",
+  "  --areas a,b         the areas to regenerate (default all)",
+  "  --now ISO           the time the pipeline takes as now (default: the run's start)",
+  "  --dry-run           regenerate and check, publish nothing",
+  "  --wait              follow the run; exit 0 only if it succeeds",
+  "  --interval S        seconds between polls (default 5)",
+  "  --timeout S         seconds to wait in all (default 3600)",
+  "  --help              this text",
+  "",
+  "Environment: GITHUB_TOKEN, a token that may run workflows in that repository (fine-grained:",
+  '"Actions" read and write on it; classic: the "repo" scope); GITHUB_API_URL for',
+  "GitHub Enterprise Server (default https://api.github.com).",
+  "The repository's setup (secrets, variables, Pages) is docs/maintainer-setup.md.",
+].join("\n");
+
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log, cwd: string = process.cwd()): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -193,6 +223,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         workflow: { type: "string" },
         interval: { type: "string" },
         timeout: { type: "string" },
+        help: { type: "boolean", short: "h" },
       },
       strict: true,
     }));
@@ -200,8 +231,17 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
   }
+  if (values.help) {
+    log(HELP);
+    return 0;
+  }
   const token = env.GITHUB_TOKEN;
-  const repoArg = values.repo ?? env.GITHUB_REPOSITORY ?? repoFromGit();
+  const fromGit = values.repo === undefined && !env.GITHUB_REPOSITORY ? repoFromGit(cwd) : undefined;
+  const repoArg = values.repo ?? (env.GITHUB_REPOSITORY || undefined) ?? fromGit?.repo;
+  const whence =
+    values.repo !== undefined ? "from --repo" : env.GITHUB_REPOSITORY ? "from GITHUB_REPOSITORY" : fromGit ? `from the git remote "${DEFAULT_REMOTE}" (${fromGit.url}); pass --repo owner/name to choose another` : "";
+  const workflow = values.workflow ?? "regenerate.yml";
+  const ref = values.ref ?? "main";
   const seconds = (v: string | undefined, name: string, max: number): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -209,8 +249,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     return n;
   };
   try {
-    if (!token) throw new Error("set GITHUB_TOKEN to a token that may run workflows (actions: write)");
-    if (!repoArg || !/^[^/\s]+\/[^/\s]+$/.test(repoArg)) throw new Error("pass --repo owner/name (or set GITHUB_REPOSITORY)");
+    if (!repoArg) throw new Error(`no repository: pass --repo owner/name (or set GITHUB_REPOSITORY; this checkout has no git remote "${DEFAULT_REMOTE}")`);
+    if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repoArg)) throw new Error(`--repo "${repoArg}" is not owner/name`);
+    // What it will do, first, before the token is looked at or anything is sent.
+    log(`target: ${repoArg}, workflow ${workflow} on ${ref} (repository ${whence})`);
+    if (!token) throw new Error(`set GITHUB_TOKEN to a token that may run workflows in ${repoArg} (fine-grained: Actions read and write; see docs/maintainer-setup.md)`);
     if (values.now !== undefined && !Number.isFinite(Date.parse(values.now))) throw new Error(`--now "${values.now}" is not an ISO 8601 time`);
     const [owner, repo] = repoArg.split("/") as [string, string];
     const interval = seconds(values.interval, "interval", 600);
@@ -218,8 +261,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const result = await dispatchWorkflow({
       owner,
       repo,
-      workflow: values.workflow ?? "regenerate.yml",
-      ref: values.ref ?? "main",
+      workflow,
+      ref,
       ...(values.areas ? { areas: values.areas } : {}),
       ...(values.now ? { now: values.now } : {}),
       dryRun: values["dry-run"] ?? false,

@@ -1,7 +1,8 @@
 // Astro configuration of the portal: a fully static site, built from the files under data/.
 //
 // Environment (read when the build starts, never by the pages at run time — there is none):
-//   SITE_URL  canonical origin of the deployed portal (default http://127.0.0.1:4321)
+//   SITE_URL, PUBLIC_API_ORIGIN, PUBLIC_CONTACT  where the copy is served, where its API is (or none)
+//             and whom a reader writes to: src/lib/public-origins.ts (SITE_URL is required in CI)
 //   DATA_DIR  the data directory to publish (default <repo>/data, resolved from this file)
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -19,11 +20,13 @@ import { pulseStaticFiles, readPulseHistory } from "./src/lib/pulse-history.ts";
 import { effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "./src/lib/cdn-headers.ts";
 import { satteri } from "@astrojs/markdown-satteri";
 import { manualHastPlugin } from "./src/lib/manual.ts";
+import { publicOrigins } from "./src/lib/public-origins.ts";
 import { packTool, publishTool, toolPaths, verifierToolModule } from "./src/lib/verifier-tool.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dataDir = resolve(here, process.env.DATA_DIR || join("..", "data"));
-const site = process.env.SITE_URL || "http://127.0.0.1:4321";
+/** Fails the build, naming the variable, when SITE_URL is missing in CI or a value is malformed. */
+const site = publicOrigins().site;
 /** The downloaders' verifier, packed once per build: the pages print its path, the build publishes its bytes. */
 const verifierTool = packTool(resolve(here, "..", "packages", "integrity-verify"));
 

@@ -14,10 +14,10 @@
  * tools (the keys CLI after every key change, the ledger CLI, every export), so a compromised API
  * process cannot sign a rewritten history.
  */
-import { join } from "node:path";
 import { loadSigningKey, type KeySpec, type SigningKey } from "./keys.ts";
 import type { Ledger, LedgerOptions } from "./ledger.ts";
 import { isPostgresLocation, ledgerExists, openLedgerStore, stateDir, type StoreOptions } from "./open-ledger.ts";
+import { accessLocation, resolveStoreLocation } from "./store-location.ts";
 
 export const ACCESS_KEY: KeySpec = { name: "integrity-platform.example/access", envVar: "ACCESS_SIGNING_KEY", fileName: "access.ed25519" };
 export const ACCESS_ORIGIN = ACCESS_KEY.name;
@@ -26,9 +26,7 @@ export const ACCESS_SCHEMA = "access";
 
 /** Where the access ledger is: `DATABASE_URL` (PostgreSQL, schema `access`) when set, else `ACCESS_LEDGER_DB`, else `<STATE_DIR>/access.sqlite`. */
 export function accessLedgerPath(env: NodeJS.ProcessEnv = process.env): string {
-  const url = env.DATABASE_URL?.trim();
-  if (url) return url;
-  return env.ACCESS_LEDGER_DB ?? join(stateDir(env), "access.sqlite");
+  return accessLocation(resolveStoreLocation(env));
 }
 
 /** Whether an access ledger is there to read at `location` (a SQLite file, or the `access` schema's tables). */

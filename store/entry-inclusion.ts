@@ -44,11 +44,18 @@ export type InclusionAnswer =
   /** No signed checkpoint covers the entry yet: `checkpointSize` is the newest one's (0: none). */
   | { status: "pending"; entry: LedgerEntry; checkpointSize: number };
 
-/** Entry `seq` with its inclusion proof against the newest checkpoint, or pending; null past the tail. Reads only. */
-export async function entryInclusion(ledger: LedgerReader, seq: number): Promise<InclusionAnswer | null> {
+/**
+ * Entry `seq` with its inclusion proof against the newest checkpoint, or pending; null past the tail.
+ * A witnessed checkpoint (cosigned, store/witnessed-checkpoint.ts) that covers the entry is preferred:
+ * the proof is then against it and carries its cosignatures. Reads only.
+ */
+export async function entryInclusion(ledger: LedgerReader, seq: number, witnessed?: { note: string; size: number } | null): Promise<InclusionAnswer | null> {
   if (!Number.isSafeInteger(seq) || seq < 0 || seq >= (await ledger.size())) return null;
   const entry = await firstEntry(ledger, seq);
   if (!entry) return null;
+  if (witnessed && witnessed.size > seq) {
+    return { status: "proved", entry, treeSize: witnessed.size, proof: await ledger.inclusionProof(seq, witnessed.size), checkpoint: witnessed.note };
+  }
   const latest = await latestCheckpoint(ledger);
   if (!latest || latest.size <= seq) return { status: "pending", entry, checkpointSize: latest?.size ?? 0 };
   return { status: "proved", entry, treeSize: latest.size, proof: await ledger.inclusionProof(seq, latest.size), checkpoint: latest.note };

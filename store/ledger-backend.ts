@@ -49,6 +49,8 @@ export interface BackendReads {
   /** How many subtrees of at least `fromLevel` are stored. */
   subtreeCount(fromLevel: number): Promise<number>;
   latestCheckpoint(): Promise<string | null>;
+  /** The stored checkpoint of the largest size at most `size`, or null: what the ledger verifies before it serves one. */
+  checkpointAtMost(size: number): Promise<StoredCheckpoint | null>;
   /** Every stored checkpoint, by size, as recorded. */
   checkpoints(): Promise<StoredCheckpoint[]>;
 }
@@ -130,6 +132,21 @@ export interface LockWaits {
 export class LedgerUnavailableError extends CodedError<"ledger-unavailable"> {
   constructor(message: string, options?: { cause?: unknown }) {
     super("ledger-unavailable", message, options);
+  }
+}
+
+/**
+ * A row another writer stored is not an entry this code could have sealed (its hash or leaf is not
+ * that of its content, its payload is not canonical JSON of a valid event, it does not chain): the
+ * ledger refuses to fold it, to sign over it and to write after it (store/ledger.ts). A store
+ * failure to the API — 503 `ledger-unavailable` with Retry-After, fail closed — that lasts until
+ * an operator deals with the row and restarts the instance.
+ */
+export class LedgerIntegrityError extends LedgerUnavailableError {
+  readonly seq: number;
+  constructor(seq: number, message: string) {
+    super(message);
+    this.seq = seq;
   }
 }
 

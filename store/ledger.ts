@@ -15,17 +15,19 @@
  * and every write path, read and verify() shares them and the tail's invariants. What stands alone
  * lives beside it (group-commit.ts, bulk-seal.ts, projection-follower.ts, merkle-reads.ts).
  */
-import { signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
+import { parseCheckpoint, signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
 import { CompactRange } from "../core/compact-range.ts";
 import { canonicalize } from "../core/canonical.ts";
 import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
 import { isEventType, validateEvent } from "../core/ledger/events.ts";
+import { storedRowProblem } from "../core/ledger/row-check.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 import {
   LedgerAppendError,
   type Decide,
   type EventTimeRule,
+  type LedgerIntegrity,
   type LedgerStore,
   type LedgerVerifyReport,
   type NewEvent,
@@ -41,7 +43,7 @@ import { freezeRefusal } from "../core/migration/phases.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { BulkSealer } from "./bulk-seal.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type LockWaits, type StoredRow, type SubtreeRow } from "./ledger-backend.ts";
+import { LedgerIntegrityError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type LockWaits, type StoredCheckpoint, type StoredRow, type SubtreeRow } from "./ledger-backend.ts";
 import { pagedRows } from "./paged-reads.ts";
 import { STORED_LEVEL, withStoredNodes } from "./merkle-reads.ts";
 import { CatchUpNeeded, ProjectionFollower, type EntrySource } from "./projection-follower.ts";
@@ -59,6 +61,8 @@ const TX_PAGE = 4096;
 const FOLLOW_MAX = 4096;
 /** A decide asking for more projections than this, each needing a catch-up, is refused. */
 const MAX_CATCH_UPS = 64;
+/** Stored checkpoints refused in a row before latestCheckpoint answers none (each refusal is one more read). */
+const MAX_REFUSED_CHECKPOINTS = 8;
 
 /** A bulk row's leaf until the seal worker reports it. */
 const NO_LEAF = new Uint8Array(0);
@@ -101,6 +105,8 @@ export interface LedgerOptions {
   now?: () => Date;
   /** When an event may be dated (default: the migration's freeze window, core/migration/phases.ts). */
   timeRule?: EventTimeRule;
+  /** Where a refused row or checkpoint is reported, one line each (default: stderr). */
+  log?: (line: string) => void;
 }
 
 /** A group's leading fixed writes sealed against `start` before the transaction read the tail (Ledger.#sealAhead). */
@@ -130,7 +136,14 @@ interface TransactionWrite<T> {
 type Tx = BackendReads & BackendWrites;
 
 function rowToEntry(row: StoredRow): LedgerEntry {
-  return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), ts: row.ts, prev: row.prev, hash: row.hash };
+  let payload;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    // A row no sealed entry has (written around the ledger): the store is not usable, not a bug here.
+    throw new LedgerIntegrityError(row.seq, `entry ${row.seq} in the store is not a sealed entry: its payload is not JSON`);
+  }
+  return { seq: row.seq, type: row.type, payload, ts: row.ts, prev: row.prev, hash: row.hash };
 }
 
 export class Ledger implements LedgerStore {
@@ -165,6 +178,15 @@ export class Ledger implements LedgerStore {
   /** The events of appendAsync's writes, known before the tail: a group seals them ahead (#sealAhead). */
   readonly #fixed = new WeakMap<Decide<unknown>, readonly NewEvent[]>();
   #writeHealth: WriteHealth = { ok: true };
+  /** The first row of another writer that did not verify: from then on nothing is written, folded past it or signed. */
+  #refusedRow: LedgerIntegrity["refusedRow"] = null;
+  /** The last stored checkpoint refused (forged, foreign, beyond the tree), for /health. */
+  #refusedCheckpoint: LedgerIntegrity["refusedCheckpoint"] = null;
+  /** The stored checkpoint last verified and served: served again without verifying while it is the newest. */
+  #servedCheckpoint: { size: number; note: string } | null = null;
+  /** Rows 0 … n-1 of the store have been checked (core/ledger/row-check.ts): not checked again. */
+  #checkedBelow = 0;
+  readonly #log: (line: string) => void;
   readonly #source: EntrySource = { entries: (start, end) => this.#committedEntries(this.#backend, start, end) };
   readonly #projections = new ProjectionFollower(this.#source);
 
@@ -186,6 +208,7 @@ export class Ledger implements LedgerStore {
     this.#signer = options.signer;
     this.#now = options.now ?? (() => new Date());
     this.#timeRule = options.timeRule ?? freezeRefusal;
+    this.#log = options.log ?? ((line) => console.error(line));
     this.#verifiers = [...(options.verifiers ?? [])];
     if (this.#signer && !this.#verifiers.some((v) => v.name === this.#signer!.name)) {
       this.#verifiers.push({ name: this.#signer.name, publicKeyHex: publicKeyFromSecret("ed25519", this.#signer.secretKeyHex) });
@@ -234,7 +257,19 @@ export class Ledger implements LedgerStore {
   async *#committedEntries(reads: BackendReads, start: number, end: number): AsyncIterableIterator<LedgerEntry> {
     let seq = start;
     for (let row = this.#held.get(seq); seq < end && row; row = this.#held.get(++seq)) yield rowToEntry(row);
-    if (seq < end) for await (const row of this.#pages(reads, seq, end, TX_PAGE)) yield rowToEntry(row);
+    if (seq >= end) return;
+    // Chained within the read (the held rows may be of a store that went back: the follower tells that).
+    let prev: string | null | undefined = seq === 0 ? null : undefined;
+    // Rows read from the store are checked (once: rows below #checkedBelow were) before anything folds them.
+    if (this.#refusedRow !== null && this.#refusedRow.seq < end) throw this.#integrityError();
+    for await (const row of this.#pages(reads, seq, end, TX_PAGE)) {
+      if (row.seq >= this.#checkedBelow) {
+        this.#checkRow(row, row.seq === 0 ? null : prev);
+        if (row.seq === this.#checkedBelow) this.#checkedBelow++;
+      }
+      prev = row.hash;
+      yield rowToEntry(row);
+    }
   }
 
   async rootHash(treeSize?: number): Promise<Uint8Array> {
@@ -262,8 +297,100 @@ export class Ledger implements LedgerStore {
     return size;
   }
 
-  latestCheckpoint(): Promise<string | null> {
-    return this.#backend.latestCheckpoint();
+  /**
+   * The newest stored checkpoint that verifies — signed for this origin by a key of the ledger's
+   * (when it has one), at a size the verified tree has, with that tree's root — or null. A stored
+   * checkpoint that does not is refused: never served or used, reported once in the log and on
+   * /health (`integrity()`), and the next older one is tried. The one served last is served again
+   * without verifying while it stays the newest: one read per call.
+   */
+  async latestCheckpoint(): Promise<string | null> {
+    const size = await this.size();
+    const verified = this.#refusedRow === null ? size : Math.min(size, this.#refusedRow.seq);
+    let below = Number.MAX_SAFE_INTEGER;
+    for (let tries = 0; tries < MAX_REFUSED_CHECKPOINTS; tries++) {
+      const stored = await this.#backend.checkpointAtMost(below);
+      if (stored === null) return null;
+      const served = this.#servedCheckpoint;
+      if (served !== null && served.size === stored.size && served.note === stored.note && stored.size <= verified) return stored.note;
+      const problem = await this.#checkpointProblem(this.#backend, stored, verified);
+      if (problem === null) {
+        this.#servedCheckpoint = { size: stored.size, note: stored.note };
+        return stored.note;
+      }
+      this.#refuseCheckpoint(stored.size, problem);
+      if (stored.size === 0) return null;
+      below = Math.min(stored.size - 1, verified);
+    }
+    return null;
+  }
+
+  /** What the ledger refused to trust in its store: the first foreign row that did not verify, the last checkpoint refused. */
+  integrity(): LedgerIntegrity {
+    return { refusedRow: this.#refusedRow, refusedCheckpoint: this.#refusedCheckpoint };
+  }
+
+  /** Why a stored checkpoint may not be served or used, or null: its signature, origin, size and root against the tree of `verified` entries. */
+  async #checkpointProblem(reads: BackendReads, stored: StoredCheckpoint, verified: number): Promise<string | null> {
+    if (stored.size > verified) return `its size ${stored.size} is beyond the ${verified} entries of the verified ledger`;
+    let signed;
+    try {
+      signed = this.#verifiers.length > 0 ? verifyCheckpoint(stored.note, this.#verifiers) : parseCheckpoint(stored.note.slice(0, stored.note.indexOf("\n\n") + 1));
+    } catch (error) {
+      return `its note does not verify with the ledger's key: ${(error as Error).message}`;
+    }
+    if (signed.origin !== this.origin) return `its origin is "${signed.origin}", not "${this.origin}"`;
+    if (signed.size !== stored.size) return `it signs size ${signed.size} in the row of size ${stored.size}`;
+    const tail = this.#tail;
+    const root =
+      tail !== null && tail.range.size === stored.size
+        ? tail.range.root()
+        : stored.size === 0
+          ? rootHash([])
+          : (await withStoredNodes(reads, (perfect) => CompactRange.fromPerfect(stored.size, perfect))).root();
+    if (!equalBytes(root, signed.rootHash)) return `its root ${formatDigest(signed.rootHash)} is not the ledger's ${formatDigest(root)} at size ${stored.size}`;
+    return null;
+  }
+
+  /** Reports a refused stored checkpoint (once per size and reason: the log line and /health). */
+  #refuseCheckpoint(size: number, problem: string): void {
+    const last = this.#refusedCheckpoint;
+    if (last !== null && last.size === size && last.problem === problem) return;
+    this.#refusedCheckpoint = { size, problem, since: this.#now().toISOString() };
+    this.#log(`ledger ${this.origin}: stored checkpoint of size ${size} refused, not served or used: ${problem}`);
+  }
+
+  /**
+   * Checks a row read from the store (core/ledger/row-check.ts), and that it chains on `prev` when
+   * the row before it is known: a row that does not verify is refused — reported once (the log,
+   * /health) — and from then on this instance writes nothing, and folds and signs nothing past it.
+   */
+  #checkRow(row: EntryRow, prev: string | null | undefined): void {
+    const problem = prev !== undefined && row.prev !== prev ? `its prev ${String(row.prev)} is not the hash of entry ${row.seq - 1} (${String(prev)})` : storedRowProblem(row, validateEvent);
+    if (problem === null) return;
+    if (this.#refusedRow === null || row.seq < this.#refusedRow.seq) {
+      this.#refusedRow = { seq: row.seq, problem, since: this.#now().toISOString() };
+      this.#log(
+        `ledger ${this.origin}: entry ${row.seq}, written to the store by another writer, does not verify: ${problem}. ` +
+          "This instance refuses every write, and folds and signs nothing past it (503 ledger-unavailable), until the row is dealt with and it is restarted.",
+      );
+    }
+    throw this.#integrityError();
+  }
+
+  /**
+   * After this instance committed rows `from` … `to` - 1 (and signed `note`): its own rows need no
+   * check, and its own note is served without verifying — while it is the stored one (a note another
+   * writer stored first at that size is not, and is verified).
+   */
+  #wrote(from: number, to: number, note: { size: number; note: string } | null): void {
+    if (this.#checkedBelow >= from) this.#checkedBelow = Math.max(this.#checkedBelow, to);
+    if (note !== null) this.#servedCheckpoint = { size: note.size, note: note.note };
+  }
+
+  #integrityError(): LedgerIntegrityError {
+    const refused = this.#refusedRow!;
+    return new LedgerIntegrityError(refused.seq, `entry ${refused.seq} in the store does not verify (${refused.problem}): the ledger refuses to write or sign past it`);
   }
 
   /** The projection caught up to the tail, or to `size` when the caller read the tail itself (a TailReads of its turn, store/tail-reads.ts). */
@@ -484,6 +611,7 @@ export class Ledger implements LedgerStore {
           const outcome = await backend.appendIfTail!(named, { rows: ahead.rows, subtrees: ahead.subtrees, checkpoint });
           if (outcome === "appended") {
             this.#tail = after;
+            this.#wrote(ahead.start.range.size, after.range.size, checkpoint);
             // Held on top of the rows held before: no projection was caught up here, so they may
             // still be needed (up to FOLLOW_MAX rows in all; past it a projection reads the store).
             if (this.#held.size + ahead.rows.length > FOLLOW_MAX) this.#held = new Map();
@@ -579,13 +707,22 @@ export class Ledger implements LedgerStore {
   }
 
   async #transact<T>(write: (tx: Tx, start: Tail) => Promise<TransactionWrite<T>>, meanwhile?: () => void): Promise<T> {
+    // A row of another writer did not verify: nothing is written after it, no checkpoint signed over it.
+    if (this.#refusedRow !== null) {
+      const refused = this.#integrityError();
+      this.#noteFailure(refused);
+      throw refused;
+    }
     this.#inTransaction = true;
     let foreign: EntryRow[] = [];
+    let startSize = 0;
+    let signed: { size: number; note: string } | null = null;
     try {
       const done = await this.#backend.withWriteLock(async (tx) => {
         const known = this.#tail;
         foreign = await this.#follow(tx);
         const start = this.#tail!;
+        startSize = start.range.size;
         this.#othersWrote = known !== null && start !== known;
         const out = await write(tx, start);
         for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
@@ -600,10 +737,14 @@ export class Ledger implements LedgerStore {
           note = { note: this.#sign(this.#signer, out.after), createdAt: out.after.lastTs };
           await sending;
         }
-        if (note) await tx.insertCheckpointIfAbsent(out.after.range.size, note.note, note.createdAt);
+        if (note) {
+          await tx.insertCheckpointIfAbsent(out.after.range.size, note.note, note.createdAt);
+          signed = { size: out.after.range.size, note: note.note };
+        }
         return out;
       }, meanwhile);
       this.#tail = done.after;
+      this.#wrote(startSize, done.after.range.size, signed);
       this.#held = new Map();
       if (!done.inserted && foreign.length + done.rows.length <= FOLLOW_MAX) for (const row of [...foreign, ...done.rows]) this.#held.set(row.seq, row);
       this.#writeHealth = { ok: true };
@@ -635,6 +776,9 @@ export class Ledger implements LedgerStore {
       const read: EntryRow[] = [];
       for await (const row of this.#pages(tx, known.range.size, size, TX_PAGE)) {
         if (row.seq !== range.size || row.prev !== prev) break;
+        // Another writer's row: verified before it is folded into the tree this instance signs.
+        this.#checkRow(row, prev);
+        if (row.seq === this.#checkedBelow) this.#checkedBelow++;
         range.append(row.leaf);
         read.push(row);
         prev = row.hash;
@@ -648,9 +792,31 @@ export class Ledger implements LedgerStore {
     }
     const range = size === 0 ? CompactRange.empty() : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(size, perfect));
     if (known && !(await this.#extends(tx, known, size))) this.#forgetHistory();
+    await this.#checkUnchecked(tx, size);
     this.#tail = last ? { range, lastHash: last.hash, lastTs: last.ts } : EMPTY_TAIL;
     this.#held = new Map();
     return [];
+  }
+
+  /**
+   * Before a tail rebuilt from stored nodes is written after or signed: the rows not checked yet,
+   * from the newest stored checkpoint that verifies (what a writer with the ledger's key signed was
+   * checked by it) or from the last row checked, to `size`, each checked and chained.
+   */
+  async #checkUnchecked(tx: Tx, size: number): Promise<void> {
+    if (this.#refusedRow !== null) throw this.#integrityError();
+    let from = this.#checkedBelow;
+    if (from < size && this.#verifiers.length > 0) {
+      const anchor = await tx.checkpointAtMost(size);
+      if (anchor !== null && anchor.size > from && (await this.#checkpointProblem(tx, anchor, size)) === null) from = anchor.size;
+    }
+    if (from >= size) return;
+    let prev: string | null | undefined = from === 0 ? null : undefined;
+    for await (const row of this.#pages(tx, from, size, TX_PAGE)) {
+      this.#checkRow(row, prev);
+      prev = row.hash;
+    }
+    this.#checkedBelow = size;
   }
 
   /** Whether the store's tail at `size` extends `known`: its first entries are the ones `known` was built from (the same root). */
@@ -664,6 +830,8 @@ export class Ledger implements LedgerStore {
   #forgetHistory(): void {
     this.#projections.forgetPast(0);
     this.#held = new Map();
+    this.#checkedBelow = 0;
+    this.#servedCheckpoint = null;
   }
 
   /** Signs the tail as a checkpoint note (deterministic: two instances sign the same note). */

@@ -2,28 +2,22 @@
  * Opens a ledger: the one place that picks its backend. A ledger's location is either a
  * `postgres://` (or `postgresql://`) URL — PostgreSQL, for N API instances — or a SQLite file path,
  * the embedded default. The location comes from the caller (a CLI's `--db`/`--ledger` flag), else
- * `DATABASE_URL`, else `LEDGER_DB`, else `.state/ledger.sqlite`: with `DATABASE_URL` set, the API,
+ * `DATABASE_URL`, else `LEDGER_DB`, else `.state/ledger.sqlite` (read in one place only,
+ * store/store-location.ts): with `DATABASE_URL` set, the API,
  * every CLI and the pipeline use PostgreSQL and no SQLite ledger file is created. `openLedger` signs
  * with the ledger key (see keys.ts). docs/postgresql.md says when to choose which.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { LEDGER_KEY, loadSigningKey, type SigningKey } from "./keys.ts";
 import type { LedgerBackend } from "./ledger-backend.ts";
 import { Ledger, type LedgerOptions } from "./ledger.ts";
-import { PostgresBackend, postgresLedgerExists, safeLocation } from "./postgres-backend.ts";
+import { PostgresBackend, postgresLedgerExists } from "./postgres-backend.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
+import { isPostgresLocation, ledgerLocation, resolveStoreLocation, safeLocation, stateDir } from "./store-location.ts";
+
+export { isPostgresLocation, stateDir } from "./store-location.ts";
 
 export const LEDGER_ORIGIN = LEDGER_KEY.name;
-
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.STATE_DIR ?? ".state";
-}
-
-/** Whether a ledger location names a PostgreSQL database rather than a SQLite file. */
-export function isPostgresLocation(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location);
-}
 
 /** A ledger location as it may be printed or logged: a postgres:// URL without its password. */
 export function shownLocation(location: string): string {
@@ -35,11 +29,12 @@ export function shownLocation(location: string): string {
   }
 }
 
-/** The configured ledger: `DATABASE_URL` (PostgreSQL) when set, else `LEDGER_DB`, else `.state/ledger.sqlite`. */
+/**
+ * The configured ledger (store/store-location.ts): `DATABASE_URL` (PostgreSQL) when set, else
+ * `LEDGER_DB`, else `.state/ledger.sqlite`; a DATABASE_URL that does not parse throws, naming it.
+ */
 export function defaultLedgerPath(env: NodeJS.ProcessEnv = process.env): string {
-  const url = env.DATABASE_URL?.trim();
-  if (url) return url;
-  return env.LEDGER_DB ?? join(stateDir(env), "ledger.sqlite");
+  return ledgerLocation(resolveStoreLocation(env));
 }
 
 /** Whether a ledger is there to read: the SQLite file exists, or the database holds the ledger's tables (in `schema`, if given). */

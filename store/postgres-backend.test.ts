@@ -10,7 +10,7 @@ import { sha256Hex } from "../core/digest.ts";
 import { hasCode } from "../core/errors.ts";
 import { LedgerUnavailableError, type LedgerBackend } from "./ledger-backend.ts";
 import { Ledger } from "./ledger.ts";
-import { PostgresBackend, WRITE_LOCK_KEY, writeLockKey, type PostgresBackendOptions } from "./postgres-backend.ts";
+import { PostgresBackend, WRITE_LOCK_SQL, WRITE_LOCK_TABLE, type PostgresBackendOptions } from "./postgres-backend.ts";
 import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
 import { APPEND_IF_TAIL_SIGNATURE, APPEND_IF_TAIL_SQL, appendIfTailValues } from "./postgres-statements.ts";
@@ -51,7 +51,7 @@ async function stateOf(promise: Promise<unknown>): Promise<string | null> {
 async function lockHolder(url: string): Promise<pg.Client> {
   const holder = await rawClient(url);
   await holder.query("BEGIN");
-  await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+  await holder.query(WRITE_LOCK_SQL);
   return holder;
 }
 /** Polls `check` until it holds (each poll a round trip to the server; no time asserted), a bounded number of times. */
@@ -62,14 +62,16 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   }
   throw new Error(`gave up waiting: ${what}`);
 }
-/** The pids holding (granted) or waiting for (not granted) the ledger's write lock. */
-async function lockSessions(client: pg.Client, granted: boolean): Promise<number[]> {
-  const key = BigInt(WRITE_LOCK_KEY);
-  const classid = Number((key >> 32n) & 0xffffffffn);
-  const objid = Number(key & 0xffffffffn);
+/**
+ * The pids holding (granted) or waiting for (not granted) the write lock of the ledger in `schema`:
+ * a session that asked for the lock row holds a RowShareLock on the lock table; it waits while it
+ * has a lock not granted (the row's tuple or its holder's transaction).
+ */
+async function lockSessions(client: pg.Client, granted: boolean, schema = "public"): Promise<number[]> {
   const { rows } = await client.query<{ pid: number }>(
-    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2 AND objsubid = 1 AND granted = $3",
-    [classid, objid, granted],
+    `SELECT l.pid FROM pg_locks l WHERE l.locktype = 'relation' AND l.relation = $1::regclass AND l.mode = 'RowShareLock' AND l.granted
+       AND EXISTS (SELECT 1 FROM pg_locks w WHERE w.pid = l.pid AND NOT w.granted) = NOT $2`,
+    [`${schema}.ledger_write_lock`, granted],
   );
   return rows.map((r) => r.pid);
 }
@@ -95,11 +97,10 @@ describe("PostgresBackend: a ledger in a schema of its own (the access ledger's)
     await access.withWriteLock((tx) => tx.insertRows(chainRows(3)));
     expect((await access.last())?.seq).toBe(2);
     expect(await main.last()).toBeNull();
-    expect(writeLockKey("access")).not.toBe(WRITE_LOCK_KEY);
     // A write holding the access ledger's lock does not hold up the main ledger's writes.
     const held = gate();
     const holding = access.withWriteLock(() => held.promise);
-    await until(async () => (await lockSessions(client, true)).length === 0 && (await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted")).rowCount === 1, "the access lock held");
+    await until(async () => (await lockSessions(client, true)).length === 0 && (await lockSessions(client, true, "access")).length === 1, "the access lock held");
     await main.withWriteLock((tx) => tx.insertRows(chainRows(1)));
     held.open();
     await holding;
@@ -138,7 +139,7 @@ describe("PostgresBackend: construction", () => {
     await Promise.all(instances.map((b) => b.open(ORIGIN)));
     const client = await rawClient(url);
     const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
-    expect(tables.rows.map((r) => r.tablename)).toEqual([...PG_TABLES].sort());
+    expect(tables.rows.map((r) => r.tablename)).toEqual([...PG_TABLES, WRITE_LOCK_TABLE].sort());
     const meta = await client.query("SELECT key, value FROM ledger_meta ORDER BY key");
     expect(meta.rows).toEqual([
       { key: "format_version", value: "1" },
@@ -520,15 +521,16 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const other = await rawClient(url);
     expect((await other.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level")).rows[0]!.level).toBe("serializable");
     const tail = (await store.last())!;
-    const values = appendIfTailValues(WRITE_LOCK_KEY, tail, { rows: chainRows(1, tail), subtrees: [], checkpoint: null });
+    const values = appendIfTailValues(tail, { rows: chainRows(1, tail), subtrees: [], checkpoint: null });
     expect((await other.query({ text: APPEND_IF_TAIL_SQL, values })).rows[0].outcome).toBe("busy");
   });
 
-  it("a role that may only select and insert opens the ledger without the function and writes in transactions; a role refused its EXECUTE does too", async () => {
+  it("a role that may only select and insert (and take the write lock) opens the ledger without the function and writes in transactions; a role refused its EXECUTE does too", async () => {
     const { url, admin } = await ledgerWithoutFunction("append_if_tail_roles");
     const role = `ledger_app_${process.pid}_${Date.now().toString(36)}`;
     await admin.query(`CREATE ROLE ${role} LOGIN`);
     await admin.query(`GRANT SELECT, INSERT ON ${PG_TABLES.join(", ")} TO ${role}`);
+    await admin.query(`GRANT SELECT, UPDATE ON ${WRITE_LOCK_TABLE} TO ${role}`);
     await admin.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
     const asRole = new URL(url);
     asRole.username = role;

@@ -6,20 +6,22 @@
  * (PostgresLedgerError) in store/postgres-failures.ts; a watched connection and the pool's type
  * parsers in store/postgres-connection.ts. docs/postgresql.md explains the choices.
  *
- * Writes: one pooled connection, BEGIN, the advisory lock on a fixed key (tried first, waited for
- * only when another instance holds it — counted in lockWaits()), then the caller's
+ * Writes: one pooled connection, BEGIN, the write lock — the one row of ledger_write_lock, locked
+ * FOR UPDATE, which only roles granted UPDATE on it can take (store/postgres-schema.ts) — tried
+ * first, waited for only when another instance holds it (counted in lockWaits()), then the caller's
  * reads as separate statements — under READ COMMITTED each statement sees every commit made before
  * it began, so the tail read after the lock sees every other instance's last group — its inserts,
  * COMMIT. Or a group in one statement outside a transaction (appendIfTail), on a connection kept
  * while such statements follow one another. Reads outside a write are single statements on any
  * pooled connection.
  */
-import { createHash } from "node:crypto";
 import pg from "pg";
 import type { AppendIfTail, AppendWrite, BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, StoredRow, TailRow } from "./ledger-backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { Session, TYPES } from "./postgres-connection.ts";
-import { PG_FORMAT_VERSION, PG_SCHEMA } from "./postgres-schema.ts";
+import { safeLocation } from "./store-location.ts";
+import { createMissing, setupLockKey } from "./postgres-create.ts";
+import { PG_FORMAT_VERSION, TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
 import {
   APPEND_IF_TAIL_DDL,
   APPEND_IF_TAIL_FUNCTION,
@@ -52,16 +54,7 @@ export interface PostgresBackendOptions {
 }
 
 
-/**
- * The key of the ledger's advisory lock: the first 8 bytes of SHA-256 of the entries table's name
- * (`<schema>.ledger_entries` for a ledger in a named schema), as a signed 64-bit integer. Fixed, so
- * every instance (and every version of this code) takes the same lock for the same ledger; the
- * ledgers of two schemas take different locks and never wait for each other.
- */
-export function writeLockKey(schema?: string): string {
-  return createHash("sha256").update(schema === undefined ? "ledger_entries" : `${schema}.ledger_entries`).digest().readBigInt64BE(0).toString();
-}
-export const WRITE_LOCK_KEY = writeLockKey();
+export { TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
 
 /** A schema name this code sets in search_path and creates: lower-case letters, digits, underscores. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -71,12 +64,7 @@ function checkedSchema(schema: string | undefined): string | undefined {
   return schema;
 }
 
-/** The URL without its password: safe to show. */
-export function safeLocation(url: URL): string {
-  const shown = new URL(url.href);
-  shown.password = "";
-  return shown.href;
-}
+export { safeLocation } from "./store-location.ts";
 
 /** Whether the database at `url` holds a ledger (its entries table, in `schema` if given), without creating anything. */
 export async function postgresLedgerExists(url: string, schema?: string): Promise<boolean> {
@@ -101,7 +89,6 @@ export class PostgresBackend implements LedgerBackend {
   readonly #poolSize: number;
   readonly #reads: BackendReads;
   readonly #schema: string | undefined;
-  readonly #lockKey: string;
   #lastIdleError: Error | null = null;
   /** The connection kept for appendIfTail while appends follow one another (#appendSession). */
   #appending: Session | null = null;
@@ -120,7 +107,6 @@ export class PostgresBackend implements LedgerBackend {
       throw new PostgresLedgerError("not-postgres-url", `the ledger's database URL must be postgres://…, not ${parsed.protocol}//…`);
     }
     this.#schema = checkedSchema(options.schema);
-    this.#lockKey = writeLockKey(this.#schema);
     this.location = safeLocation(parsed) + (this.#schema === undefined ? "" : ` (schema ${this.#schema})`);
     this.#poolSize = options.poolSize ?? 10;
     this.#pool = new pg.Pool({
@@ -183,21 +169,58 @@ export class PostgresBackend implements LedgerBackend {
   appendIfTail?: (after: { seq: number; hash: string } | null, write: AppendWrite) => Promise<AppendIfTail>;
 
   async open(origin: string): Promise<void> {
+    const [encoding] = await this.#readStatement<{ server_encoding: string }>("SELECT current_setting('server_encoding') AS server_encoding");
+    if (encoding?.server_encoding !== "UTF8") {
+      throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
+    }
+    if (!(await this.#complete())) await this.#create();
     const oneStatement = await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" }));
     this.appendIfTail = oneStatement ? (after, write) => this.#appendIfTail(after, write) : undefined;
   }
 
+  /** Whether the schema, the tables and the lock table are all there: then open creates nothing and needs no privilege to. */
+  async #complete(): Promise<boolean> {
+    const [found] = await this.#readStatement<{ tables: boolean; lock: boolean }>(
+      "SELECT to_regclass('ledger_meta') IS NOT NULL AS tables, to_regclass($1) IS NOT NULL AS lock",
+      [WRITE_LOCK_TABLE],
+    );
+    return found!.tables && found!.lock;
+  }
+
+  /**
+   * Creates what is missing — the schema, the tables and their guards, the lock table, the
+   * one-statement function — in one transaction under the setup lock (two instances opening a new
+   * database at once: the second waits, then finds them). What the schema's owner does once
+   * (`npm run ledger -- setup`); a role without the privilege to is told to run it.
+   */
+  async #create(): Promise<void> {
+    const session = await this.#connect();
+    try {
+      await session.query(`BEGIN; SELECT pg_advisory_xact_lock(${setupLockKey(this.#schema)})`, "setup");
+      await createMissing(session.run, this.#schema, this.location, (run) => this.#appendFunction(run));
+      await session.query("COMMIT", "setup");
+    } catch (error) {
+      if (session.lost === null) await session.client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      session.release();
+    }
+  }
+
+  /** A pooled connection, watched. */
+  async #connect(): Promise<Session> {
+    try {
+      return new Session(await this.#pool.connect());
+    } catch (error) {
+      throw classifyFailure(error, "connect");
+    }
+  }
+
   /** open's statements, under the write lock; whether the one-statement append's function is there. */
   async #openTables(run: Run, origin: string): Promise<boolean> {
-    const [encoding] = await run<{ server_encoding: string }>("SELECT current_setting('server_encoding') AS server_encoding");
-    if (encoding?.server_encoding !== "UTF8") {
-      throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
-    }
-    // Under the lock: a second instance opening a new database waits here, then finds the tables.
-    if (this.#schema !== undefined) await run(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
-    const [exists] = await run("SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'ledger_meta'");
-    if (!exists) await run(PG_SCHEMA);
-    const oneStatement = await this.#appendFunction(run);
+    const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
+    // A database made before the function existed: its owner adds it; another role opens without it.
+    const oneStatement = fn!.found || (await this.#appendFunction(run));
     const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
     if (!meta.has("format_version")) {
       await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
@@ -218,7 +241,7 @@ export class PostgresBackend implements LedgerBackend {
    * and INSERT, docs/postgresql.md): then the ledger opens all the same, without it.
    */
   async #appendFunction(run: Run): Promise<boolean> {
-    const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
+    const [fn] = await run<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = current_schema()::regnamespace) AS found", [APPEND_IF_TAIL_FUNCTION]);
     if (fn!.found) return true;
     await run("SAVEPOINT append_function");
     try {
@@ -253,7 +276,7 @@ export class PostgresBackend implements LedgerBackend {
    * answers `busy`, and appendIfTail is gone from then on.
    */
   async #appendIfTail(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail> {
-    const values = appendIfTailValues(this.#lockKey, after, write);
+    const values = appendIfTailValues(after, write);
     this.#appendsInFlight++;
     try {
       const session = await this.#appendSession();
@@ -390,7 +413,7 @@ export class PostgresBackend implements LedgerBackend {
       }
       const session = new Session(client);
       try {
-        const begun = session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_try_advisory_xact_lock(${this.#lockKey}) AS locked${tail}`, "begin");
+        const begun = session.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${TRY_WRITE_LOCK_SQL}${tail}`, "begin");
         // The statement is on its way: the caller's work that needs nothing of it runs now (once).
         if (attempt === 0 && meanwhile) {
           begun.catch(() => undefined);
@@ -398,7 +421,7 @@ export class PostgresBackend implements LedgerBackend {
         }
         let results = (await begun) as unknown as pg.QueryResult[];
         this.#lockWaits.transactions++;
-        if (results[1]!.rows[0]!.locked !== true) {
+        if (results[1]!.rows[0]?.locked !== true) {
           session.waited = true;
           results = [...results.slice(0, 1), ...(await this.#waitForLock(session, tail))];
         }
@@ -419,7 +442,7 @@ export class PostgresBackend implements LedgerBackend {
     this.#lockWaits.waits++;
     const started = performance.now();
     try {
-      const results = await session.query(`SELECT pg_advisory_xact_lock(${this.#lockKey}) AS locked${tail}`, "lock");
+      const results = await session.query(`${WRITE_LOCK_SQL}${tail}`, "lock");
       return Array.isArray(results) ? (results as pg.QueryResult[]) : [results];
     } finally {
       this.#lockWaits.waitedMs += performance.now() - started;
@@ -449,6 +472,9 @@ export class PostgresBackend implements LedgerBackend {
   }
   checkpoints(): Promise<StoredCheckpoint[]> {
     return this.#reads.checkpoints();
+  }
+  checkpointAtMost(size: number): Promise<StoredCheckpoint | null> {
+    return this.#reads.checkpointAtMost(size);
   }
 
   async close(): Promise<void> {

@@ -6,8 +6,10 @@
  *   rises only while it is under the quota, and no row returned means spent. Rows of days before
  *   yesterday are deleted in bounded batches when an instance sees a new day (not the ledger: these
  *   tables may be pruned).
- * - open connections are rows (instance, connection, client, opened, heartbeat), inserted under a
- *   per-client advisory lock only while the client's live rows are under the cap. Each instance
+ * - open connections are rows (instance, connection, client, opened, heartbeat), inserted only while
+ *   the client's live rows are under the cap, under `LOCK TABLE api_open_connections IN SHARE ROW
+ *   EXCLUSIVE MODE` (opens take turns; a lock only a role granted UPDATE or DELETE on the table may
+ *   take — never an advisory lock, which any role that may connect could hold to stall them). Each instance
  *   refreshes its rows' heartbeat every ttl/3 and deletes again the rows it let go of whose delete
  *   failed (named one by one: never "every row but the ones held", which would take a row committed
  *   after the heartbeat looked at what is held); rows whose heartbeat is older than the ttl (an
@@ -20,7 +22,9 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { LimitsUnavailableError, type ConnectionCap, type LimitsHealth, type LimitsStore, type QuotaCounter } from "./limits.ts";
 
-const SCHEMA = `
+export const LIMITS_TABLES = ["api_quota_counts", "api_open_connections"] as const;
+
+export const LIMITS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS api_quota_counts (
   day date NOT NULL,
   bucket text NOT NULL,
@@ -39,10 +43,18 @@ CREATE TABLE IF NOT EXISTS api_open_connections (
 CREATE INDEX IF NOT EXISTS api_open_connections_client ON api_open_connections (client, heartbeat_at);
 `;
 
-/** Serialises schema creation across instances starting at once (CREATE … IF NOT EXISTS races otherwise). */
+/**
+ * Serialises the CREATION of the tables across instances starting at once on a new database
+ * (CREATE … IF NOT EXISTS races otherwise): taken only while a table is missing, never once the
+ * setup (`npm run ledger -- setup`) made them.
+ */
 const SCHEMA_LOCK = 0x6c696d69; // "limi"
-/** Namespace of the per-client advisory locks of the connection cap. */
-const CONNECTION_LOCK_SEED = 0x636f6e6e; // "conn"
+
+/** Creates the limits' tables when missing, under the creation lock, on a connection in a transaction of the caller's. */
+export async function createLimitsTables(query: (sql: string, values?: unknown[]) => Promise<unknown>): Promise<void> {
+  await query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+  await query(LIMITS_SCHEMA);
+}
 
 const TAKE = `
 INSERT INTO api_quota_counts (day, bucket, client, used) VALUES ($1, $2, $3, 1)
@@ -133,8 +145,11 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
     const client = await this.#connect();
     try {
       await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-      await client.query(SCHEMA);
+      const { rows } = await client.query<{ missing: boolean }>(
+        "SELECT to_regclass('api_quota_counts') IS NULL OR to_regclass('api_open_connections') IS NULL AS missing",
+      );
+      // Set up already (the usual case, and the only one for a role without CREATE): nothing to create, no lock.
+      if (rows[0]!.missing) await createLimitsTables((sql, values) => client.query(sql, values));
       await client.query("DELETE FROM api_open_connections WHERE instance = $1", [this.#instance]);
       await client.query("COMMIT");
     } catch (error) {
@@ -164,7 +179,7 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
     try {
       await connection.query("BEGIN");
       // The count is read after the lock, in a statement of its own: it sees every insert committed before.
-      await connection.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CONNECTION_LOCK_SEED, client]);
+      await connection.query("LOCK TABLE api_open_connections IN SHARE ROW EXCLUSIVE MODE");
       sent = true;
       const { rows } = await connection.query(OPEN, [this.#instance, id, client, this.#ttlSeconds, max]);
       await connection.query("COMMIT");

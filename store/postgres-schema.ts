@@ -17,6 +17,27 @@ export const PG_FORMAT_VERSION = "1";
 
 export const PG_TABLES = ["ledger_meta", "ledger_entries", "ledger_subtrees", "ledger_checkpoints"] as const;
 
+/**
+ * The write lock: the one row of this table, locked `FOR UPDATE` by every write transaction and by
+ * the one-statement append. A row lock needs the UPDATE privilege on the table, which only the
+ * roles the setup grants it to have (docs/postgresql.md): a role that may merely connect can take
+ * any advisory lock, but not this one, so it cannot stall the ledger's writes. Nothing ever updates
+ * the row (its triggers refuse it, like every ledger table's).
+ */
+export const WRITE_LOCK_TABLE = "ledger_write_lock";
+/** Tries the write lock: one row when taken, none when another session holds it. */
+export const TRY_WRITE_LOCK_SQL = `SELECT true AS locked FROM ${WRITE_LOCK_TABLE} FOR UPDATE SKIP LOCKED`;
+/** Waits for the write lock (bounded by lock_timeout). */
+export const WRITE_LOCK_SQL = `SELECT true AS locked FROM ${WRITE_LOCK_TABLE} FOR UPDATE`;
+
+/** The lock table, its one row and its guards (also added to a ledger made before it, by its owner). */
+export const PG_WRITE_LOCK_SCHEMA = `
+CREATE TABLE ${WRITE_LOCK_TABLE} (id boolean PRIMARY KEY DEFAULT true CHECK (id));
+INSERT INTO ${WRITE_LOCK_TABLE} DEFAULT VALUES;
+CREATE TRIGGER ${WRITE_LOCK_TABLE}_no_change BEFORE UPDATE OR DELETE ON ${WRITE_LOCK_TABLE} FOR EACH ROW EXECUTE FUNCTION ledger_refuse_change();
+CREATE TRIGGER ${WRITE_LOCK_TABLE}_no_truncate BEFORE TRUNCATE ON ${WRITE_LOCK_TABLE} FOR EACH STATEMENT EXECUTE FUNCTION ledger_refuse_change();
+`;
+
 const TABLES = `
 CREATE TABLE ledger_meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE ledger_entries (

@@ -8,6 +8,7 @@ import pg from "pg";
 import type { AppendWrite, BackendReads, BackendWrites, EntryRow, StoredCheckpoint, StoredRow, SubtreeRow, TailRow } from "./ledger-backend.ts";
 import { subtreeKey } from "./ledger-backend.ts";
 import { PostgresLedgerError } from "./postgres-failures.ts";
+import { TRY_WRITE_LOCK_SQL } from "./postgres-schema.ts";
 
 /**
  * Runs one statement: on the pool (any connection) or on the one client of a write. `name` makes
@@ -41,16 +42,17 @@ SELECT 1`;
 
 /**
  * The conditional append in one statement (store/postgres-backend.ts `appendIfTail`): a function,
- * created by open(), that takes the write lock only if it is free, reads the committed tail in a
+ * created by open(), that takes the write lock (the row of ledger_write_lock, as a transaction
+ * does) only if it is free, reads the committed tail in a
  * statement of its own (so from a snapshot taken with the lock held), and inserts the group — the
  * same three inserts as GROUP_INSERT_SQL, on the same $1–$13 — only if that tail is the one the
- * rows were sealed after ($15, $16: seq and hash, both null for an empty log). Outside a
+ * rows were sealed after ($14, $15: seq and hash, both null for an empty log). Outside a
  * transaction the call commits by itself: one round trip instead of three. It answers `appended`,
  * `busy` (another session holds the lock) or `moved` (another writer appended); the last two write
  * nothing. The name carries a version: a change to the function is a new function.
  */
-export const APPEND_IF_TAIL_FUNCTION = "ledger_append_if_tail_v1";
-const APPEND_IF_TAIL_ARGS = "bigint[], text, text, text, text, text, bytea[], integer[], bigint[], bytea[], bigint[], text[], text[], bigint, bigint, text";
+export const APPEND_IF_TAIL_FUNCTION = "ledger_append_if_tail_v2";
+const APPEND_IF_TAIL_ARGS = "bigint[], text, text, text, text, text, bytea[], integer[], bigint[], bytea[], bigint[], text[], text[], bigint, text";
 export const APPEND_IF_TAIL_SIGNATURE = `${APPEND_IF_TAIL_FUNCTION}(${APPEND_IF_TAIL_ARGS})`;
 export const APPEND_IF_TAIL_DDL = `CREATE FUNCTION ${APPEND_IF_TAIL_SIGNATURE} RETURNS text LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -61,18 +63,19 @@ BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RETURN 'busy';
   END IF;
-  IF NOT pg_try_advisory_xact_lock($14) THEN
+  PERFORM * FROM (${TRY_WRITE_LOCK_SQL}) AS lock;
+  IF NOT FOUND THEN
     RETURN 'busy';
   END IF;
   SELECT seq, hash INTO last_seq, last_hash FROM ledger_entries ORDER BY seq DESC LIMIT 1;
-  IF last_seq IS DISTINCT FROM $15 OR last_hash IS DISTINCT FROM $16 THEN
+  IF last_seq IS DISTINCT FROM $14 OR last_hash IS DISTINCT FROM $15 THEN
     RETURN 'moved';
   END IF;
   ${GROUP_INSERTS.join(";\n  ")};
   RETURN 'appended';
 END
 $fn$`;
-export const APPEND_IF_TAIL_SQL = `SELECT ${APPEND_IF_TAIL_FUNCTION}(${Array.from({ length: 16 }, (_, i) => `$${i + 1}`).join(", ")}) AS outcome`;
+export const APPEND_IF_TAIL_SQL = `SELECT ${APPEND_IF_TAIL_FUNCTION}(${Array.from({ length: 15 }, (_, i) => `$${i + 1}`).join(", ")}) AS outcome`;
 
 const SEPARATOR = "\x1f";
 
@@ -99,10 +102,10 @@ export function groupInsertValues(rows: readonly EntryRow[], subtrees: readonly 
   ];
 }
 
-/** The parameters of APPEND_IF_TAIL_SQL: the group's (as GROUP_INSERT_SQL's), the write lock's key, the tail named (null: the log is empty). */
-export function appendIfTailValues(lockKey: string, after: { seq: number; hash: string } | null, write: AppendWrite): unknown[] {
+/** The parameters of APPEND_IF_TAIL_SQL: the group's (as GROUP_INSERT_SQL's), then the tail named (null: the log is empty). */
+export function appendIfTailValues(after: { seq: number; hash: string } | null, write: AppendWrite): unknown[] {
   const checkpoints = write.checkpoint === null ? [] : [write.checkpoint];
-  return [...groupInsertValues(write.rows, write.subtrees, checkpoints), lockKey, after?.seq ?? null, after?.hash ?? null];
+  return [...groupInsertValues(write.rows, write.subtrees, checkpoints), after?.seq ?? null, after?.hash ?? null];
 }
 
 /** The reads of the interface, over whatever runs the statements (the writes: bufferedWrites). */
@@ -142,6 +145,10 @@ export function primitives(run: Run): BackendReads {
     },
     checkpoints() {
       return run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints ORDER BY size');
+    },
+    async checkpointAtMost(size: number) {
+      const [row] = await run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints WHERE size <= $1 ORDER BY size DESC LIMIT 1', [size]);
+      return row ?? null;
     },
   };
 }
@@ -193,6 +200,7 @@ export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined,
     subtreeCount: read(direct.subtreeCount),
     latestCheckpoint: read(direct.latestCheckpoint),
     checkpoints: read(direct.checkpoints),
+    checkpointAtMost: read(direct.checkpointAtMost),
     async insertRows(more) {
       tail = undefined;
       rows = rows.concat(more);

@@ -77,7 +77,7 @@ export interface SqliteBackendOptions {
 }
 
 type Statements = Record<
-  "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "insertSubtrees" | "subtree" | "leaves" | "page" | "storedPage" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "subtreeCount",
+  "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "insertSubtrees" | "subtree" | "leaves" | "page" | "storedPage" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "checkpointAtMost" | "subtreeCount",
   StatementSync
 >;
 
@@ -133,6 +133,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note, created_at AS createdAt FROM checkpoints ORDER BY size"),
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
+      checkpointAtMost: p("SELECT size, note, created_at AS createdAt FROM checkpoints WHERE size <= ? ORDER BY size DESC LIMIT 1"),
       subtreeCount: p("SELECT count(*) AS n FROM subtrees WHERE level >= ?"),
     };
     this.#db = db;
@@ -180,6 +181,10 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
 
   async checkpoints(): Promise<StoredCheckpoint[]> {
     return this.#s.checkpoints.all() as unknown as StoredCheckpoint[];
+  }
+
+  async checkpointAtMost(size: number): Promise<StoredCheckpoint | null> {
+    return ((this.#s.checkpointAtMost.get(size) as unknown as StoredCheckpoint | undefined) ?? null);
   }
 
   /**

@@ -1,7 +1,10 @@
 /**
  * The static build as a CDN serves it: `site/dist` built once from the repository's data, served by
- * Debian's nginx configured from the build's own header rules (site/src/lib/cdn-headers.ts, the
- * rules `_headers` holds), with no API anywhere. Then:
+ * Debian's nginx with the configuration `npm run -s cdn -- nginx --root DIR --listen HOST:PORT`
+ * prints (from the build's own header rules, site/src/lib/cdn-headers.ts, the rules `_headers`
+ * holds), run as it is with `nginx -p PREFIX -c nginx.conf`, with no API anywhere. Then:
+ *  - the configuration needs nothing outside its prefix and the build: no include, its own types,
+ *    its pid, logs and temporary folders under the prefix;
  *  - Chromium crawls every page from `/`, and every file the pages and the manifests name is fetched:
  *    nothing is dead, and every response carries the headers the rules declare (immutable on
  *    /_astro/* and content-addressed copies, short-lived with revalidation on manifests, signatures
@@ -14,9 +17,9 @@
  * Ledger tiles (written by the tile publication) are stood in for by files of the same names, so
  * the rules for them are checked against a real server too.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -27,12 +30,14 @@ import { Package } from "datapackage";
 import { AREAS } from "../core/datapackage/contract.ts";
 import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { listedResources } from "../core/datapackage/references.ts";
-import { CACHE_DEFAULT, CACHE_IMMUTABLE, CACHE_SHORT, effectiveHeaders, headerRules, renderHeadersFile, renderNginxConf, servedPaths } from "../site/src/lib/cdn-headers.ts";
+import { CACHE_DEFAULT, CACHE_IMMUTABLE, CACHE_SHORT, effectiveHeaders, headerRules, renderHeadersFile, servedPaths } from "../site/src/lib/cdn-headers.ts";
 import { runIntegrityVerify } from "./support/integrity-verify.ts";
 import { filesUnder } from "../store/files.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
+import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "cdn-static-"));
+// Started as root, nginx's workers run as nobody: they must be able to read the build.
+chmodSync(tmp, 0o755);
 const siteDir = join(tmp, "dist");
 const prefix = join(tmp, "nginx");
 /** Stand-ins for the tile publication's files: a checkpoint, full and partial tiles and bundles. */
@@ -43,6 +48,8 @@ let base: string;
 let context: BrowserContext;
 let page: Page;
 let builtHeadersFile: string;
+/** What `npm run -s cdn -- nginx` printed. */
+let nginxConf: string;
 let builtFiles: string[];
 let rules: ReturnType<typeof headerRules>;
 const pages: string[] = [];
@@ -60,7 +67,8 @@ function freePort(): Promise<number> {
 }
 
 async function startNginx(conf: string, url: string): Promise<ChildProcess> {
-  const child = spawn("/usr/sbin/nginx", ["-p", prefix, "-e", join(prefix, "error.log"), "-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
+  // As docs/cdn.md runs it: the prefix and the file, nothing else.
+  const child = spawn("/usr/sbin/nginx", ["-p", prefix, "-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
   for (let i = 0; i < 100; i++) {
@@ -97,8 +105,11 @@ beforeAll(async () => {
   mkdirSync(prefix, { recursive: true });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  writeFileSync(join(prefix, "nginx.conf"), renderNginxConf({ root: siteDir, prefix, port, files, rules }));
-  nginx = await startNginx(join(prefix, "nginx.conf"), `${base}/`);
+  const printed = spawnSync("npm", ["run", "-s", "cdn", "--", "nginx", "--root", siteDir, "--listen", `127.0.0.1:${port}`], { cwd: REPO_ROOT, encoding: "utf8" });
+  if (printed.status !== 0) throw new Error(`npm run -s cdn -- nginx failed:\n${printed.stderr}`);
+  nginxConf = printed.stdout;
+  writeFileSync(join(prefix, "nginx.conf"), nginxConf);
+  nginx = await startNginx("nginx.conf", `${base}/`);
 
   context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
   page = context.pages()[0] ?? (await context.newPage());
@@ -158,6 +169,28 @@ describe("the static build served by nginx from its own header rules", () => {
     expect(builtHeadersFile).toBe(renderHeadersFile(headerRules(builtFiles)));
     expect(builtHeadersFile).toMatch(/^\/_astro\/\*\n {2}Cache-Control: public, max-age=31536000, immutable$/m);
     for (const file of builtFiles) for (const path of servedPaths(file)) expect(() => effectiveHeaders(rules, path)).not.toThrow();
+  });
+
+  it("is served with the configuration `npm run -s cdn -- nginx` prints, which needs nothing outside its prefix and the build", () => {
+    expect(nginxConf).toMatch(/^daemon off;$/m);
+    expect(nginxConf).not.toMatch(/^\s*include\b/m);
+    expect(nginxConf).toMatch(/^ {2}types \{$/m);
+    // Every path nginx writes is relative: under the prefix it runs with.
+    for (const directive of ["pid", "error_log", "access_log", "client_body_temp_path", "proxy_temp_path", "fastcgi_temp_path", "uwsgi_temp_path", "scgi_temp_path"]) {
+      expect(nginxConf, directive).toMatch(new RegExp(`^\\s*${directive} "[a-z_]+(?:\\.[a-z]+)?"`, "m"));
+    }
+    expect(readdirSync(prefix).sort()).toEqual(expect.arrayContaining(["access.log", "client_body_temp", "error.log", "nginx.conf", "nginx.pid"]));
+    expect(readFileSync(join(prefix, "access.log"), "utf8")).toMatch(/"GET \/ HTTP\/1\.1" 200 /);
+    expect(Number(readFileSync(join(prefix, "nginx.pid"), "utf8"))).toBe(nginx!.pid);
+    // Usage: the server is named, --root is a built site, --listen is HOST:PORT.
+    const cdn = (...args: string[]) => spawnSync("npm", ["run", "-s", "cdn", "--", ...args], { cwd: REPO_ROOT, encoding: "utf8" });
+    const help = cdn("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/nginx -p PREFIX -c FILE/);
+    const bad = cdn("nginx", "--root", siteDir, "--listen", "127.0.0.1");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--listen "127\.0\.0\.1" is not HOST:PORT/);
+    expect(cdn("nginx", "--root", prefix, "--listen", "127.0.0.1:8080").stderr).toMatch(/no index\.html here/);
   });
 
   it("has no dead link: every page, asset and file named answers 200 without an API", () => {

@@ -1,10 +1,15 @@
 /**
  * `npm run dispatch` against a real HTTP server on 127.0.0.1 that plays the few GitHub REST
  * endpoints the tool uses: it checks method, path, query, the token and the JSON body, answers with
- * GitHub-shaped JSON, and moves each run queued → in_progress → completed as it is polled.
+ * GitHub-shaped JSON, and moves each run queued → in_progress → completed as it is polled. The
+ * command itself (`npm run -s dispatch`, a child process) documents --repo in --help and names its
+ * target first, with or without a token; without --repo it names the git remote it read, before any request.
  */
+import { spawnSync } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -279,6 +284,45 @@ describe("npm run dispatch", () => {
     expect(await main(["--repo", `${OWNER}/${REPO}`], { GITHUB_TOKEN: "wrong", GITHUB_API_URL: baseUrl }, () => {})).toBe(1);
     expect(server!.dispatches).toEqual([]);
   });
+
+  it("names the repository and the workflow first, and the git remote it read, before sending anything", async () => {
+    const baseUrl = await start();
+    const checkout = mkdtempSync(join(tmpdir(), "dispatch-remote-"));
+    try {
+      const git = (...args: string[]) => spawnSync("git", args, { cwd: checkout, encoding: "utf8" });
+      expect(git("init", "-q").status).toBe(0);
+      expect(git("remote", "add", "origin", `git@github.com:${OWNER}/${REPO}.git`).status).toBe(0);
+      const lines: { line: string; requestsBefore: number }[] = [];
+      const code = await main([], { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: baseUrl }, (line) => lines.push({ line, requestsBefore: server!.requests.length }), checkout);
+      expect(code).toBe(0);
+      expect(lines[0]).toEqual({
+        line: `target: ${OWNER}/${REPO}, workflow regenerate.yml on main (repository from the git remote "origin" (git@github.com:${OWNER}/${REPO}.git); pass --repo owner/name to choose another)`,
+        requestsBefore: 0,
+      });
+      expect(server!.dispatches).toHaveLength(1);
+      // --repo wins over the remote, and says so.
+      const named: string[] = [];
+      expect(await main(["--repo", "other-owner/other-repo"], { GITHUB_API_URL: baseUrl }, (l) => named.push(l), checkout)).toBe(1);
+      expect(named[0]).toBe("target: other-owner/other-repo, workflow regenerate.yml on main (repository from --repo)");
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  });
+
+  it("as a command: --help documents --repo (exit 0); --repo is named first also when no token is set", () => {
+    const env = { ...process.env };
+    delete env.GITHUB_TOKEN;
+    delete env.GITHUB_REPOSITORY;
+    const root = new URL("..", import.meta.url).pathname;
+    const help = spawnSync("npm", ["run", "-s", "dispatch", "--", "--help"], { cwd: root, env, encoding: "utf8" });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^\s+--repo owner\/name\s+the repository to run it in/m);
+    expect(help.stdout).toContain("docs/maintainer-setup.md");
+    const noToken = spawnSync("npm", ["run", "-s", "dispatch", "--", "--repo", "acme/open-data"], { cwd: root, env, encoding: "utf8" });
+    expect(noToken.status).toBe(1);
+    expect(noToken.stdout.split("\n")[0]).toBe("target: acme/open-data, workflow regenerate.yml on main (repository from --repo)");
+    expect(noToken.stderr).toMatch(/set GITHUB_TOKEN to a token that may run workflows in acme\/open-data/);
+  }, 60_000);
 
   it("sends only inputs that regenerate.yml declares", () => {
     const workflow = parseYaml(readFileSync(new URL("../.github/workflows/regenerate.yml", import.meta.url), "utf8")) as {

@@ -16,7 +16,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import { sha256Hex } from "../core/digest.ts";
-import { WRITE_LOCK_KEY } from "../store/postgres-backend.ts";
+import { WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "../store/postgres-backend.ts";
 import { AvmFixture, TEST_TOKEN_SECRET } from "./support/api/avm.ts";
 import { PARTICIPANTS, registerOffices } from "./support/api/routes/consensus.ts";
 import { request, startApiCluster, type Answer, type ApiCluster } from "./support/cluster.ts";
@@ -195,13 +195,15 @@ describe("three instances on one PostgreSQL behind HAProxy when PostgreSQL fails
     await holder.connect();
     try {
       await holder.query("BEGIN");
-      await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+      await holder.query(WRITE_LOCK_SQL);
       // The holder sits: every write, on every instance, waits for the lock and gives up.
       const refused = await Promise.all(Array.from({ length: 2 * INSTANCES }, open));
       for (const { answer } of refused) expectLedgerUnavailable(answer);
       expect(new Set(refused.map((r) => r.answer.instance)).size).toBeGreaterThan(1);
       // Still held: the refusals came from the instances' timeout, not from the holder letting go.
-      const { rows } = await holder.query<{ held: boolean }>(`SELECT count(*) > 0 AS held FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()`);
+      const { rows } = await holder.query<{ held: boolean }>(
+        `SELECT count(*) > 0 AS held FROM pg_locks WHERE locktype = 'relation' AND relation = '${WRITE_LOCK_TABLE}'::regclass AND mode = 'RowShareLock' AND granted AND pid = pg_backend_pid()`,
+      );
       expect(rows[0]!.held).toBe(true);
       const onLedger = await openedRooms();
       for (const { room } of refused) expect(onLedger).not.toContain(room);

@@ -142,8 +142,8 @@ describe("area pages in chromium, built from the repository's data", () => {
           expect(served.bytes.equals(dataFile(area.slug, r.path)), `${href} has the manifest's bytes`).toBe(true);
           expect(sha256(served.bytes)).toBe(r.hash);
         } else {
-          // Keyed: named, not linked, and the row links to the one request-access section.
-          expect(access.trim()).toBe("Government key — not on this site. Request a key");
+          // Keyed: named with its address on the API (here the site's own server), not linked, and the row links to the one request-access section.
+          expect(access.trim()).toBe(`Government key — from the API, with a key: /${area.slug}/${r.path}. Request a key`);
           await expect(fileLinks.count()).resolves.toBe(0);
           await expect(row.locator(`a[href*="${r.path}"]`).count()).resolves.toBe(0);
           await expect(row.locator('a[href="#request-access"]').count()).resolves.toBe(1);

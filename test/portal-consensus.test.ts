@@ -82,6 +82,16 @@ describe("the cycle tracker on /consensus/", () => {
     const status = await page.locator(".tracker-source").textContent();
     expect(status).toContain("The API is not answering");
     expect(status).toContain("published with the data");
+    // An API whose ledger has no cycle yet (404) is answering: the page says so, not that it is down.
+    await page.route("**/api/cycle/current", (route) => route.fulfill({ status: 404, contentType: "application/problem+json", body: '{"status":404,"title":"Not found"}' }));
+    try {
+      await page.goto(`${live.url}/consensus/`);
+      await waitForSource("none-recorded");
+      expect([await field("cycle"), await field("gi"), await field("room")]).toEqual(expected);
+      expect(await page.locator(".tracker-source").textContent()).toMatch(/^The API has no cycle recorded on its ledger yet: showing the values published with the data/);
+    } finally {
+      await page.unroute("**/api/cycle/current");
+    }
     // The request failing on the network.
     await page.route("**/api/cycle/current", (route) => route.abort());
     try {

@@ -3,23 +3,29 @@
  * by the embedded default (`npm start`) on a free port; in chromium, the government page's form is
  * filled and sent, the page shows the reference the API answered, and the operator's CLI
  * (`npm run keys -- requests`, `issue --request`) on the same state folder lists that request and
- * issues its key. The same built pages served by a plain static server (a CDN, no API) hide the
- * form and show where to write instead. The request-access terms appear once per page, and axe
- * finds nothing on the form at 1280 and 390 px.
+ * issues its key. A copy built for another origin (SITE_URL, with PUBLIC_API_ORIGIN naming the
+ * running API) and served by a plain static server sends the request cross-origin to the API, which
+ * allows the site's origin because it was started with the same SITE_URL; when that API does not
+ * answer, the form gives way to the contact the build names (PUBLIC_CONTACT). The same copy opens
+ * the simulation's WebSocket on the API, which accepts the site's origin too. The request-access
+ * terms appear once per page, and axe finds nothing on the form at 1280 and 390 px. (A copy built
+ * with no API has no form at all: test/site-origins.test.ts.)
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEY_REQUEST_CONTACT } from "../core/access/key-requests.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, startPortal, stopPortal } from "./support/site/helpers.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
+import { freePort } from "./support/postgres.ts";
 import { axeAudit, violationLines } from "./support/site/axe.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-key-request-"));
 const siteDir = join(tmp, "site");
+const crossDir = join(tmp, "cross-origin-site");
+const CONTACT = "key-requests@operators.test";
 const stateDir = join(tmp, "state");
 let portal: ChildProcess | undefined;
 let base: string;
@@ -37,10 +43,14 @@ function keysCli(...args: string[]): { status: number | null; stdout: string; st
 beforeAll(async () => {
   const build = await buildSite(REPO_DATA_DIR, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  const running = await startPortal({ stateDir, dataDir: REPO_DATA_DIR, siteDir });
+  // The static copy's origin, known before its build; the API trusts it through SITE_URL.
+  const cdnOrigin = `http://127.0.0.1:${await freePort()}`;
+  const running = await startPortal({ stateDir, dataDir: REPO_DATA_DIR, siteDir, env: { SITE_URL: cdnOrigin } });
   portal = running.child;
   base = running.url;
-  cdn = await serveStatic(siteDir);
+  const cross = await buildSite(REPO_DATA_DIR, crossDir, { SITE_URL: cdnOrigin, PUBLIC_API_ORIGIN: base, PUBLIC_CONTACT: CONTACT });
+  if (cross.code !== 0) throw new Error(`site build failed:\n${cross.output}`);
+  cdn = await serveStatic(crossDir, Number(new URL(cdnOrigin).port));
   context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
   page = context.pages()[0] ?? (await context.newPage());
 }, 240_000);
@@ -102,14 +112,59 @@ describe("the key-request form", () => {
     expect(await form.getAttribute("data-reference")).toBeNull();
   });
 
-  it("on a static copy of the site (no API) gives way to the address to write to", async () => {
+  it("from a copy on another origin, sends the request to the API's origin and shows its reference", async () => {
     await page.goto(`${cdn.url}/government/`);
     const form = page.locator("key-request-form");
-    await expect.poll(() => form.getAttribute("data-state")).toBe("offline");
-    await expect(page.locator(".key-request-form").isHidden()).resolves.toBe(true);
-    const fallback = page.locator(".key-request-fallback");
-    await expect(fallback.isVisible()).resolves.toBe(true);
-    await expect(fallback.locator(`a[href="mailto:${KEY_REQUEST_CONTACT}"]`).count()).resolves.toBe(1);
+    await expect(form.getAttribute("data-endpoint")).resolves.toBe(`${base}/keys/requests`);
+    await expect.poll(() => form.getAttribute("data-state")).toBe("ready");
+    await page.getByLabel("Affiliation (organisation, department)").fill("Statistics Office, Open Data Unit");
+    await page.getByLabel(/^Official contact address/).fill("opendata@statistics.example.gov");
+    await page.getByLabel(/^Purpose/).fill("Cross-origin request from the static copy");
+    const sent = page.waitForRequest((r) => r.method() === "POST");
+    await page.getByRole("button", { name: "Send the request" }).click();
+    const request = await sent;
+    expect(request.url()).toBe(`${base}/keys/requests`);
+    expect((await request.allHeaders())["origin"]).toBe(cdn.url);
+    // The API allowed the site's origin (its SITE_URL) to write: the browser let the page read the answer.
+    expect((await request.response())!.headers()["access-control-allow-origin"]).toBe(cdn.url);
+    await expect.poll(() => form.getAttribute("data-reference")).toMatch(/^KR-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+    const reference = (await form.getAttribute("data-reference"))!;
+    expect(keysCli("requests").stdout).toMatch(new RegExp(`^${reference}\\tpending\\tgovernment\\t.*Statistics Office`, "m"));
+  });
+
+  it("in a copy built for an API elsewhere, the keyed files, the API descriptions and the live panels name that API", () => {
+    const government = readFileSync(join(crossDir, "government", "index.html"), "utf8");
+    expect(government).toContain(`<code class="command">${base}/government/compliance-report.json</code>`);
+    expect((JSON.parse(readFileSync(join(crossDir, "openapi.json"), "utf8")) as { servers: { url: string }[] }).servers[0]!.url).toBe(base);
+    expect((JSON.parse(readFileSync(join(crossDir, "asyncapi.json"), "utf8")) as { servers: Record<string, { host: string; protocol: string }> }).servers.api).toMatchObject({ host: new URL(base).host, protocol: "ws" });
+    expect(readFileSync(join(crossDir, "consensus", "index.html"), "utf8")).toContain(`data-endpoint="${base}/api/cycle/current"`);
+    expect(readFileSync(join(crossDir, "philosophy", "index.html"), "utf8")).toContain(`data-path="${base}/philosophy/simulation"`);
+  });
+
+  it("from a copy on another origin, opens the simulation's WebSocket on the API, which accepts the site's origin", async () => {
+    await page.goto(`${cdn.url}/philosophy/`);
+    const opened = page.waitForEvent("websocket");
+    await page.click("simulation-island button[type=submit]");
+    expect((await opened).url()).toBe(`${base.replace(/^http/, "ws")}/philosophy/simulation`);
+    await page.waitForSelector(".sim-rounds > li", { timeout: 30_000 });
+    await expect(page.locator(".sim-rounds > li strong").first().textContent()).resolves.toBe("Opening");
+    await page.goto("about:blank");
+  });
+
+  it("from a copy whose API does not answer, gives way to the contact the build names", async () => {
+    await page.route(`${base}/**`, (route) => route.abort());
+    try {
+      await page.goto(`${cdn.url}/government/`);
+      const form = page.locator("key-request-form");
+      await expect.poll(() => form.getAttribute("data-state")).toBe("offline");
+      await expect(page.locator(".key-request-form").isHidden()).resolves.toBe(true);
+      const fallback = page.locator(".key-request-fallback");
+      await expect(fallback.isVisible()).resolves.toBe(true);
+      await expect(fallback.locator(`a[href="mailto:${CONTACT}"]`).count()).resolves.toBe(1);
+      expect(await fallback.textContent()).toMatch(/is not answering/);
+    } finally {
+      await page.unroute(`${base}/**`);
+    }
   });
 
   for (const width of [1280, 390]) {

@@ -87,7 +87,7 @@ describe("the simulation island on /philosophy/", () => {
     expect(finalPositions).toEqual(last.sentinels.map((s) => `${s.id} ${s.position} (${s.stance.toFixed(2)})`));
     await expect(rounds.first().locator("strong").textContent()).resolves.toBe("Opening");
     const excluded = last.current_state.excluded;
-    await expect(page.locator(".sim-note").textContent()).resolves.toBe(excluded.length === 0 ? "" : `Not taking part (GI below 0.95): ${excluded.join(", ")}.`);
+    await expect(page.locator(".sim-note").textContent()).resolves.toBe(excluded.length === 0 ? "" : `Not taking part (office integrity below 0.95): ${excluded.join(", ")}.`);
     await expect(page.locator(".sim-status").textContent()).resolves.toMatch(new RegExp(`^Outcome: ${last.current_state.outcome} after ${last.current_state.round} rounds`));
     await expect(page.locator("simulation-island button").isEnabled()).resolves.toBe(true);
   });

@@ -5,7 +5,9 @@
  *    pinned; a tampered byte, a missing file, a wrong key exit 1 with a FAIL line; an unreachable
  *    server exits 2; a ledger entry verifies from the tiles under /ledger/;
  *  - the /verify page in Debian's chromium, with no API: a dataset by URL and by chosen files is
- *    verified, a tampered byte is detected, a wrong key is rejected, a ledger entry's inclusion is
+ *    verified (a subset of an area too, the files not chosen reported not checked, a file the
+ *    manifest does not list failed), a tampered byte is detected, an answer that stalls is given up
+ *    at the deadline and an endless one stopped at its cap, a wrong key is rejected, a ledger entry's inclusion is
  *    verified and a tampered tile refused; the page passes axe.
  *  - the verifier as the build publishes it (/tools/integrity-verify-<version>.tgz and its .sha256):
  *    the same bytes from every pack, the files npm would pack, the digest docs/verify-downloads.md
@@ -14,11 +16,11 @@
  * Until the build publishes the ledger's tiles, a small log's tiles (test/support/tlog-tiles.ts),
  * signed with a test key, are written under /ledger/ of the served copy.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,7 +29,7 @@ import { publicKeyFromSecret } from "../core/signature.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT } from "./support/site/helpers.ts";
 import { packTool, toolPaths } from "../site/src/lib/verifier-tool.ts";
-import { runIntegrityVerify } from "./support/integrity-verify.ts";
+import { npxAsDownloader, runIntegrityVerify } from "./support/integrity-verify.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 import { sampleEntries, tlogFiles, writeTlog } from "./support/tlog-tiles.ts";
 import { axeAudit } from "./support/site/axe.ts";
@@ -157,6 +159,9 @@ describe("the /verify page", () => {
     // The built-in key, unchanged, is the one published beside the data, not one the reader pinned.
     expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key: .*\/keys\/datasets\.vkey.*read from beside the data/);
     expect(await areaResult().locator("li").first().textContent()).not.toMatch(/the key you pinned/);
+    // The page speaks to a person using it: how to pin a key in its own terms, never a command-line flag.
+    expect(await areaResult().locator("li").first().textContent()).toMatch(/replace the key in the box with one you obtained another way to know who signed/);
+    expect(r.text).not.toMatch(/--[a-z]/);
     const axe = await axeAudit(page);
     expect(axe.violations.map((v) => v.id)).toEqual([]);
   });
@@ -205,6 +210,52 @@ describe("the /verify page", () => {
     expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("size-mismatch");
   });
 
+  it("verifies a subset the person chose, saying which listed files were not checked, and fails a file the manifest does not list", async () => {
+    await page.goto(`${server.url}/verify/`);
+    const dir = join(REPO_DATA_DIR, "areas", "academics");
+    const file = (name: string) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) });
+    await page.setInputFiles("#area-files", [file("datapackage.json"), file("datapackage.json.sig"), file("dataset.json")]);
+    const r = await submit("area-form", "area-result");
+    expect(r.verdict).toBe("verified");
+    expect(r.text).toContain("Verified in your browser: the academics manifest and 1 file (4 other files it lists were not chosen, so not checked).");
+    expect(await areaResult().locator('li[data-status="failed"]').count()).toBe(0);
+    expect(await areaResult().locator('li[data-status="passed"]').last().textContent()).toMatch(/^✓ Passed File: dataset\.json/);
+    const notChecked = await areaResult().locator('li[data-status="skipped"]').allTextContents();
+    expect(notChecked).toHaveLength(4);
+    for (const line of notChecked) expect(line).toMatch(/^– Not checked File: \S+?not checked: not among the files given$/);
+    expect(r.text).not.toMatch(/--[a-z]/);
+    // A file that is not in the signed manifest is not part of the area: the check fails on it.
+    await page.setInputFiles("#area-files", [file("datapackage.json"), file("datapackage.json.sig"), file("dataset.json"), { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("mine\n") }]);
+    const extra = await submit("area-form", "area-result");
+    expect(extra.verdict).toBe("failed");
+    expect(extra.text).toMatch(/Not verified: 1 check failed/);
+    const failed = areaResult().locator('li[data-status="failed"]');
+    expect(await failed.getAttribute("data-code")).toBe("file-unlisted");
+    expect(await failed.textContent()).toMatch(/^✗ Failed File: notes\.txt/);
+  });
+
+  it("gives up an answer that stalls, at its deadline, and stops reading an endless one at its cap, saying which", async () => {
+    await page.goto(`${server.url}/verify/`);
+    // The island's deadline, shortened for the test as a page embedding it may (data-timeout-seconds).
+    await page.locator("integrity-verify").evaluate((e) => ((e as HTMLElement).dataset.timeoutSeconds = "1"));
+    server.overrides.set("/academics/datapackage.json", "stall");
+    await page.fill("#area-url", `${server.url}/academics/`);
+    const started = Date.now();
+    const stalled = await submit("area-form", "area-result");
+    const seconds = (Date.now() - started) / 1000;
+    expect(stalled.verdict).toBe("error");
+    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("fetch-timeout");
+    expect(stalled.text).toMatch(/no complete answer within the deadline of 1 s; gave up/);
+    expect(seconds).toBeLessThan(1 + 3);
+    server.overrides.set("/academics/datapackage.json", "endless");
+    const endless = await submit("area-form", "area-result");
+    server.overrides.clear();
+    expect(endless.verdict).toBe("failed");
+    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("too-large");
+    expect(endless.text).toMatch(/more than 4 MiB, the cap for a manifest; stopped reading at the size cap/);
+    expect(server.hostile.sent.get("/academics/datapackage.json")).toBeLessThan(4 * 1024 * 1024 + 32 * 1024 * 1024);
+  });
+
   it("verifies a ledger entry's inclusion from the tiles against the signed checkpoint, and refuses a tampered tile", async () => {
     await page.goto(`${server.url}/verify/`);
     expect(await page.inputValue("#ledger-url")).toBe(`${server.url}/ledger/`);
@@ -213,7 +264,9 @@ describe("the /verify page", () => {
     const r = await submit("ledger-form", "ledger-result");
     expect(r.verdict).toBe("verified");
     expect(r.text).toContain(`Verified in your browser: entry 257's leaf hash is in the signed log of ${ledgerSize.toLocaleString("en")} entries. Its envelope below is NOT verified`);
-    expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(5); // key, checkpoint, entry, tiles, inclusion
+    // key, checkpoint, entry, tiles, inclusion, and the published witness policy's quorum (/keys/ledger.policy)
+    expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(6);
+    expect(r.text).toMatch(/witnesses: cosigned by .*; quorum .* met/);
     expect(await ledgerResult().locator('li[data-status="skipped"]').textContent()).toMatch(/^– Skipped Entry: entry 257.*NOT verified/);
     expect(await ledgerResult().locator("pre code").textContent()).toMatch(/^NOT verified \(the published envelope, not bound to the signed leaf\):\n\{"hash":/);
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
@@ -253,23 +306,7 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
     return names;
   }
 
-  /**
-   * `npx` as a downloader runs it: from an empty folder, on a PATH without this repository's
-   * node_modules/.bin (where the installed package's bin would answer instead), no npm settings
-   * inherited from the test run, npm's cache and user config in a temporary folder.
-   */
-  function npx(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-    const home = mkdtempSync(join(tmp, "npm-"));
-    writeFileSync(join(home, "npmrc"), "");
-    const path = [dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.includes("node_modules"))].join(delimiter);
-    const env: NodeJS.ProcessEnv = { PATH: path, HOME: home, npm_config_userconfig: join(home, "npmrc"), npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
-    const child = spawn("npx", ["--yes", "--cache", join(home, "cache"), ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
-    return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
-  }
+  const npx = (cwd: string, ...args: string[]) => npxAsDownloader(tmp, cwd, ...args);
 
   it("publishes the package at /tools/ with its SHA-256 in sha256sum format, the same bytes from every pack", () => {
     const bytes = built();

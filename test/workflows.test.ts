@@ -124,4 +124,9 @@ describe("regenerate.yml", () => {
     const verify = all.find((s) => s.run?.includes("npm run pulse -- --verify"))!;
     expect(verify.env).toBeUndefined();
   });
+
+  it("builds the site for its public origins, from the repository's variables", () => {
+    const build = all.find((s) => s.run?.includes("npm run site:build"))!;
+    expect(build.env).toEqual({ SITE_URL: "${{ vars.SITE_URL }}", PUBLIC_API_ORIGIN: "${{ vars.PUBLIC_API_ORIGIN }}", PUBLIC_CONTACT: "${{ vars.PUBLIC_CONTACT }}" });
+  });
 });

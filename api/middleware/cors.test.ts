@@ -49,6 +49,13 @@ describe("crossOriginRefusal (Go's CrossOriginProtection rule)", () => {
     expect(originsFromEnv({})).toEqual([]);
     expect(() => originsFromEnv({ ALLOWED_ORIGINS: "https://a.example/x" })).toThrow(/ALLOWED_ORIGINS/);
   });
+
+  test("the portal's origin, SITE_URL (the setting the site is built with), is trusted too", () => {
+    expect(originsFromEnv({ SITE_URL: "https://data.example.org/" })).toEqual(["https://data.example.org"]);
+    expect(originsFromEnv({ ALLOWED_ORIGINS: "https://a.example", SITE_URL: "https://data.example.org" })).toEqual(["https://a.example", "https://data.example.org"]);
+    expect(originsFromEnv({ ALLOWED_ORIGINS: "https://data.example.org", SITE_URL: "https://data.example.org" })).toEqual(["https://data.example.org"]);
+    expect(() => originsFromEnv({ SITE_URL: "https://data.example.org/portal" })).toThrow(/SITE_URL/);
+  });
 });
 
 describe("CORS over HTTP", () => {

@@ -3,7 +3,8 @@
  * are bearer tokens, never cookies), preflights answer what a path allows, and a browser request
  * that writes passes only from the page's own origin or a trusted one (`crossOriginRefusal`, Go's
  * CrossOriginProtection rule), else 403 `origin-not-allowed` before the route runs. Trusted origins:
- * AppOptions.trustedOrigins, by default `ALLOWED_ORIGINS`.
+ * AppOptions.trustedOrigins, by default `ALLOWED_ORIGINS` and the origin of `SITE_URL` (the portal,
+ * which may be served from another origin than the API: its forms and simulation call the API).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { setEarlyHeader } from "../early-header.ts";
@@ -39,15 +40,21 @@ export function canonicalOrigin(text: string): string | null {
   }
 }
 
-/** The trusted origins of `ALLOWED_ORIGINS`; throws naming an entry that is not an origin. */
+/**
+ * The trusted origins: those of `ALLOWED_ORIGINS` and the portal's own, `SITE_URL` (the same setting
+ * the site is built with, so a portal on a CDN may send key requests to an API elsewhere); throws
+ * naming an entry that is not an origin.
+ */
 export function originsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const text = env.ALLOWED_ORIGINS?.trim();
-  if (!text) return [];
-  return text.split(",").map((entry) => {
+  const named = (variable: string, entry: string) => {
     const origin = canonicalOrigin(entry.trim());
-    if (origin === null) throw new Error(`ALLOWED_ORIGINS: ${JSON.stringify(entry.trim())} is not an origin (scheme://host[:port])`);
+    if (origin === null) throw new Error(`${variable}: ${JSON.stringify(entry.trim())} is not an origin (scheme://host[:port])`);
     return origin;
-  });
+  };
+  const text = env.ALLOWED_ORIGINS?.trim();
+  const allowed = text ? text.split(",").map((entry) => named("ALLOWED_ORIGINS", entry)) : [];
+  const site = env.SITE_URL?.trim() ? [named("SITE_URL", env.SITE_URL.trim().replace(/\/$/, ""))] : [];
+  return [...new Set([...allowed, ...site])];
 }
 
 /** Reads a request header field (Hono's `c.req.header`, or a `Headers`). */

@@ -21,6 +21,7 @@ import { headers, notModified, published, text, type MediaSpec, type ResponseSpe
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { servedAreaFiles, type ServedFile } from "./areas.ts";
 import { schemaIdOf } from "../../core/datapackage/references.ts";
+import { withArticle } from "../../core/format/text.ts";
 
 const AREA_TAGS: Record<string, string> = {
   government: "Government area",
@@ -32,7 +33,7 @@ const AREA_TAGS: Record<string, string> = {
 
 const FILE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Encoding", "RateLimit-Policy", "RateLimit");
 const RANGE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Range", "RateLimit-Policy", "RateLimit");
-const EXPORT_HEADERS = headers("Cache-Control", "RateLimit-Policy", "RateLimit");
+const EXPORT_HEADERS = headers("Cache-Control", "Vary", "RateLimit-Policy", "RateLimit");
 
 type Registry = typeof publishedSchemas;
 
@@ -86,7 +87,7 @@ function explain(file: ServedFile): string {
   const access =
     file.file.access === "public"
       ? "Public. Counts against the area's daily quota (anonymous per IP address, or per key)."
-      : `Needs a ${file.file.access} key (\`Authorization: Bearer <key>\`): 401 without one, 403 with a key of another tier. Counts against the daily quota.`;
+      : `Needs ${withArticle(`${file.file.access} key`)} (\`Authorization: Bearer <key>\`): 401 without one, 403 with a key of another tier. Counts against the daily quota.`;
   const integrity = "Served only while its bytes match the hash in the area's signed manifest (503 otherwise). Any spelling of the path (`//`, `%2f`, upper case, a trailing slash) is this route.";
   const origin =
     "Answered as a good origin answers: `Content-Length` on GET and HEAD, one byte range (`Range`, 206; 416 past the end), `ETag` with `If-None-Match` and `Last-Modified` with `If-Modified-Since` (304), br or gzip for text as `Accept-Encoding` asks. HEAD and 304 answers do not count against the daily quota and are answered even once it is spent; their `RateLimit` field shows the remaining quota unchanged.";
@@ -106,10 +107,12 @@ function fileRoute(file: ServedFile) {
       description: `Real-time: computed from the ledger as it grows (the ledger's newest entry included; dated at that entry), in the schema of \`${file.file.path}\`, which stays the published file with the pipeline's figures at its ledger size. Never cached.\n\n${explain(file).split("\n\n")[0]}`,
       security: security(file),
       responses: { 200: { description: `${file.title ?? "The document"}, live`, headers: LIVE_HEADERS, content: content(file) } },
-      problems: keyed ? ["forbidden", "rate-limited", "limits-unavailable", "ledger-unavailable"] : ["rate-limited", "limits-unavailable", "ledger-unavailable"],
+      problems: keyed ? ["forbidden", "rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"] : ["rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"],
     });
   }
-  const problems = keyed ? (["forbidden", "rate-limited", "limits-unavailable", "data-unverified"] as const) : (["rate-limited", "limits-unavailable", "data-unverified"] as const);
+  const problems = keyed
+    ? (["forbidden", "rate-limited", "limits-unavailable", "data-unverified", "audit-unavailable"] as const)
+    : (["rate-limited", "limits-unavailable", "data-unverified", "audit-unavailable"] as const);
   const fileProblems = [...problems, "range-not-satisfiable"] as const;
   if (file.filteredExport) {
     const ok: ResponseSpec = {
@@ -128,7 +131,7 @@ function fileRoute(file: ServedFile) {
       description: `The published audit trail filtered as it streams. Without a query: the published \`ledger/export.json\`, byte for byte.\n\n${explain(file)}`,
       security: security(file),
       request: { query: ExportQuery },
-      responses: { 200: ok },
+      responses: { 200: ok, 304: notModified(EXPORT_HEADERS) },
       problems,
     });
   }

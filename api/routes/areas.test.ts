@@ -56,7 +56,9 @@ describe("area files", () => {
       expect(anonymous.headers.get("content-type")).toBe("application/problem+json");
       expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer/);
       expect((await anonymous.json()).type).toBe("https://integrity-platform.example/problems/unauthorized");
-      expect((await get(path, { Authorization: `Bearer ${academicKey}` })).status, path).toBe(403);
+      const other = await get(path, { Authorization: `Bearer ${academicKey}` });
+      expect(other.status, path).toBe(403);
+      expect((await other.json()).detail, path).toMatch(/^an academic key does not open government\/.*this file needs a government key: /);
       const granted = await get(path, { Authorization: `Bearer ${governmentKey}` });
       expect(granted.status, path).toBe(200);
       expect(granted.headers.get("cache-control")).toBe("private, no-store");

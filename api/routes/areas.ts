@@ -39,15 +39,17 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AccessOutcome } from "../../core/access/events.ts";
 import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST_FILE, type Area, type AreaFile, type AreaRouteKind } from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
-import type { ApiKeyStore } from "../api-keys.ts";
+import { AccessLedgerUnavailableError, type ApiKeyStore } from "../api-keys.ts";
+import { noteStoreFailure } from "./store-failure.ts";
 import { presentedKey } from "../client.ts";
 import { limitsUnavailable } from "../error-problems.ts";
-import { EncodedVariants, fileResponse, isFree, type FileVersion } from "../file-response.ts";
+import { EncodedVariants, fileResponse, isFree, notModified, type FileVersion } from "../file-response.ts";
 import { exportBody, exportRequest } from "../audit-trail-export.ts";
 import { problem } from "../problem.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { SignedManifests } from "../signed-manifests.ts";
 import { listedResources } from "../../core/datapackage/references.ts";
+import { withArticle } from "../../core/format/text.ts";
 
 const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
   "application/json": "application/json; charset=utf-8",
@@ -125,6 +127,13 @@ function rawPath(c: Context): string {
 
 const HOW_TO_GET_A_KEY = "Keys are issued on request (affiliation, official contact, purpose) and delivered over a secure channel.";
 
+/** 503 `audit-unavailable` (with Retry-After) when the access ledger cannot be read; rethrows anything else. */
+export function auditUnavailable(c: Context, error: unknown): Response {
+  if (!(error instanceof AccessLedgerUnavailableError)) throw error;
+  noteStoreFailure(c, error);
+  return problem(c, "audit-unavailable", "The access ledger cannot be read right now, so the key presented cannot be checked or its access recorded; nothing was served. Try again later.");
+}
+
 export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
   const { dataDir, keys, quotas, now } = options;
   const keyedDataDir = options.keyedDataDir ?? dataDir;
@@ -142,7 +151,15 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const file = route.file;
     const name = route.kind === "export" ? request.path : file.path;
 
-    const { match, key, tier, client } = await presentedKey(c, keys, now());
+    let presented;
+    try {
+      presented = await presentedKey(c, keys, now());
+    } catch (error) {
+      // A key was presented and the access ledger cannot say whose it is: refused, never served as
+      // anonymous (a keyed file would be 401, a public one unaudited on another quota).
+      return auditUnavailable(c, error);
+    }
+    const { match, key, tier, client } = presented;
 
     /** Records the access when it must be audited, then answers; a failed record refuses. */
     const answer = async (outcome: AccessOutcome, response: Response): Promise<Response> => {
@@ -189,12 +206,12 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     }
 
     if (isKeyed(file)) {
-      const how = `this file needs a ${file.access} key: Authorization: Bearer <key>. ${HOW_TO_GET_A_KEY}`;
+      const how = `this file needs ${withArticle(`${file.access} key`)}: Authorization: Bearer <key>. ${HOW_TO_GET_A_KEY}`;
       if (!key) {
         const why = match ? `the key ${match.key.id} is ${match.status}; ` : "";
         return answer("unauthorized", problem(c, "unauthorized", `${why}${how}`, { headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' } }));
       }
-      if (key.tier !== file.access) return answer("forbidden", problem(c, "forbidden", `a ${key.tier} key does not open ${area}/${file.path}; ${how}`, { headers: limits }));
+      if (key.tier !== file.access) return answer("forbidden", problem(c, "forbidden", `${withArticle(`${key.tier} key`)} does not open ${area}/${file.path}; ${how}`, { headers: limits }));
     }
 
     if (route.kind === "live") {
@@ -221,12 +238,20 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
       if (response.status !== 200 || c.req.method === "HEAD") closeSync(fd);
       return response;
     };
-    const cache = isKeyed(file) ? "private, no-store" : "public, max-age=300";
+    // A keyed file is never stored. A public file asked for with a key is answered with that key's
+    // quota (RateLimit): private, and varying on Authorization, so no shared cache replays it to
+    // another client (RFC 9111 §3.5, §5.2.2.7).
+    const authorized = c.req.header("Authorization") !== undefined;
+    const cache = isKeyed(file) ? "private, no-store" : authorized ? "private, max-age=300" : "public, max-age=300";
+    const vary: Record<string, string> = authorized ? { Vary: "Authorization" } : {};
 
     if (route.kind === "export") {
       // The query was checked before this handler (ExportQuery): a refused one never costs quota or needs a key.
       const query = exportRequest(c);
-      const headers = { ...limits, "Content-Type": CONTENT_TYPES[query.format === "csv" ? "text/csv" : "application/json"], "Cache-Control": cache };
+      const headers = { ...limits, "Content-Type": CONTENT_TYPES[query.format === "csv" ? "text/csv" : "application/json"], "Cache-Control": cache, ...vary };
+      // Counted as a revalidation above (isFree): `If-None-Match: *` (any current representation) or
+      // the file's own ETag is answered 304, without a body, as any other file's.
+      if (c.req.method === "GET" && validators !== null && notModified(c, validators)) return answer("not-modified", done(c.body(null, 304, { ...limits, "Cache-Control": cache, ...vary })));
       if (c.req.method === "HEAD") return answer("served", done(c.body(null, 200, headers)));
       return answer("served", c.body(Readable.toWeb(Readable.from(exportBody(stream(), query))) as ReadableStream<Uint8Array>, 200, headers));
     }
@@ -237,6 +262,7 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
       sha256: listed.resource.hash.slice("sha256:".length),
       contentType: CONTENT_TYPES[file.mediatype],
       cacheControl: cache,
+      ...(authorized ? { varyAlso: "Authorization" } : {}),
       ...(state.created ? { lastModified: state.created } : {}),
       read: (start, end) => {
         streamed = true;

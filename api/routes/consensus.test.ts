@@ -185,7 +185,7 @@ describe("every refusal is its problem", () => {
     const below = refusal(await client.open("r0", ["CASSANDRA", "EVE", "HERMES", "SOPHIA"]), "gi-below-minimum");
     // Rule 5: the answer names the office and its GI.
     expect(below).toMatchObject({ office: "CASSANDRA", gi: 0.91, minimum: 0.95, below: [{ office: "CASSANDRA", gi: 0.91 }] });
-    expect(below.detail).toContain("CASSANDRA (GI 0.91)");
+    expect(below.detail).toContain("CASSANDRA (office integrity 0.91)");
     const mix = refusal(await client.open("r0", ["ATLAS", "EVE", "ORACLE", "HERMES"]), "priority-mix");
     expect(mix).toMatchObject({ critical: ["ATLAS", "EVE", "ORACLE"], high: ["HERMES"] });
     // Not four distinct participants: the body's schema refuses it before any decision.

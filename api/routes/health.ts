@@ -27,8 +27,10 @@
  *                                    // could not be read; failing: its last write failed in the store
  *     "store": "sqlite" | "postgresql",   // the kind of store it is kept in (null when absent); never its location
  *     "size": 11306,                 // entries (null when absent or unavailable)
- *     "checkpoint_size": 11306,      // size of the newest signed checkpoint (null: none, or absent/unavailable)
- *     "write_failure": { "since": "…", "reason": "database is locked (SQLite code 517)" }   // only when failing
+ *     "checkpoint_size": 11306,      // size of the newest stored checkpoint that verifies (null: none, or absent/unavailable)
+ *     "write_failure": { "since": "…", "reason": "database is locked (SQLite code 517)" },  // only when failing
+ *     "refused_row": { "seq": 42, "problem": "its payload is not JSON", "since": "…" },   // only when another writer's row does not verify
+ *     "refused_checkpoint": { "size": 1000000000, "problem": "its size … is beyond …", "since": "…" }   // only when a stored checkpoint was refused
  *   },
  *   "access_ledger": {               // the access ledger: API keys and the keyed-access audit (store/access-ledger.ts)
  *     "status": "ok" | "unavailable" | "failing",   // as the ledger's
@@ -109,8 +111,16 @@ const LedgerHealth = z.strictObject({
     description: "The kind of store the ledger is kept in, so a load balancer's operator sees every instance on the same one (null when absent). Never its path or URL.",
   }),
   size: Count.nullable().openapi({ description: "Entries on the ledger (null when absent or unavailable)" }),
-  checkpoint_size: Count.nullable().openapi({ description: "Size of the newest signed checkpoint (null: none yet, or absent or unavailable)" }),
+  checkpoint_size: Count.nullable().openapi({ description: "Size of the newest stored checkpoint that verifies (signed with the ledger key, over the verified tree): the one proofs are served against (null: none yet, or absent or unavailable)" }),
   write_failure: WriteFailure,
+  refused_row: z
+    .strictObject({ seq: Count, problem: z.string(), since: z.string() })
+    .optional()
+    .openapi({ description: "Only when a row another writer stored does not verify (its hash, leaf, payload or chain): the first such row. The instance then refuses every write and signs nothing past it (status `failing`, writes 503) until the row is dealt with and it is restarted" }),
+  refused_checkpoint: z
+    .strictObject({ size: Count, problem: z.string(), since: z.string() })
+    .optional()
+    .openapi({ description: "Only when a stored checkpoint was refused (a note that does not verify with the ledger key, another origin, a size beyond the verified ledger, a root that is not the tree's): the last one. It is never served or used; `checkpoint_size` names the one that is" }),
 });
 
 const AccessLedgerHealth = z.strictObject({
@@ -135,7 +145,7 @@ const ConsensusHealth = z.strictObject({
   cycle: CycleInfo.nullable(),
   ledger_size: Count,
   offices: Count,
-  eligible_offices: Count.openapi({ description: "Offices with measured GI ≥ 0.95" }),
+  eligible_offices: Count.openapi({ description: "Offices with a measured office integrity ≥ 0.95" }),
   active_sessions: Count,
   sessions: Count,
   sealed_proofs: Count,
@@ -206,6 +216,19 @@ export function systemBody(report: SystemHealthReport | null) {
 export async function brokerBody(ledger: LedgerStore | undefined) {
   if (!ledger) return { ledger: { status: "absent" as const, store: null, size: null, checkpoint_size: null }, consensus: null };
   const store = storeKindOf(ledger);
+  const integrity = ledger.integrity?.();
+  const refused = {
+    ...(integrity?.refusedRow ? { refused_row: integrity.refusedRow } : {}),
+    ...(integrity?.refusedCheckpoint ? { refused_checkpoint: integrity.refusedCheckpoint } : {}),
+  };
+  if (integrity?.refusedRow) {
+    // Nothing past the row is read or folded: the ledger says why it refuses, and its size.
+    const write = ledger.writeHealth();
+    const since = write.ok ? integrity.refusedRow.since : write.since;
+    const reason = `entry ${integrity.refusedRow.seq} in the store does not verify: ${integrity.refusedRow.problem}`;
+    const size = await ledger.size().catch(() => null);
+    return { ledger: { status: "failing" as const, store, size, checkpoint_size: null, write_failure: { since, reason }, ...refused }, consensus: null };
+  }
   try {
     const state = await ledger.state(consensusProjection);
     const note = await ledger.latestCheckpoint();
@@ -213,11 +236,11 @@ export async function brokerBody(ledger: LedgerStore | undefined) {
     const write = ledger.writeHealth();
     const written = write.ok ? { status: "ok" as const } : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
     return {
-      ledger: { ...written, store, size: await ledger.size(), checkpoint_size: checkpointSize },
+      ledger: { ...written, store, size: await ledger.size(), checkpoint_size: checkpointSize, ...refused },
       consensus: { ...consensusHealth(state), cycle: cycleInfo(state) },
     };
   } catch {
-    return { ledger: { status: "unavailable" as const, store, size: null, checkpoint_size: null }, consensus: null };
+    return { ledger: { status: "unavailable" as const, store, size: null, checkpoint_size: null, ...refused }, consensus: null };
   }
 }
 
@@ -268,7 +291,8 @@ export function healthRoutes(
       ...(snapshot.firstProblem ? { first_problem: snapshot.firstProblem } : {}),
     };
     const [broker, accessLedger, limits] = await Promise.all([brokerBody(ledger), accessLedgerBody(stores.keys), limitsBody(stores.limits)]);
-    const brokerDegraded = broker.ledger.status === "unavailable" || broker.ledger.status === "failing" || broker.consensus?.status === "degraded";
+    const brokerDegraded =
+      broker.ledger.status === "unavailable" || broker.ledger.status === "failing" || "refused_checkpoint" in broker.ledger || broker.consensus?.status === "degraded";
     const storesDegraded = accessLedger.status !== "ok" || limits.status !== "ok";
     return c.json(
       {

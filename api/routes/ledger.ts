@@ -18,6 +18,7 @@ import { problem } from "../problem.ts";
 import { component, headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { storeUnavailable } from "./store-failure.ts";
+import { witnessedCheckpointReader } from "../../store/witnessed-checkpoint.ts";
 
 const Seq = z.string().regex(/^(0|[1-9][0-9]{0,14})$/, "a ledger sequence number: a whole number without leading zeros").openapi({ example: "1" });
 
@@ -36,7 +37,7 @@ export const EntryInclusion = component(
     entry: Envelope,
     tree_size: z.number().int().positive().openapi({ description: "The size of the tree the proof and the checkpoint are about (greater than seq)" }),
     proof: z.array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/)).openapi({ description: "The RFC 9162 audit path: sibling hashes, leaf side first, base64" }),
-    checkpoint: z.string().openapi({ description: "The C2SP signed checkpoint of that tree (ledger key: data/keys/ledger.vkey)" }),
+    checkpoint: z.string().openapi({ description: "The C2SP signed checkpoint of that tree (ledger key: data/keys/ledger.vkey); the published witnessed checkpoint, with its C2SP cosignature/v1 lines, whenever it covers the entry (check them against /keys/ledger.policy)" }),
   }),
 );
 
@@ -63,14 +64,15 @@ export const inclusionRoute = defineRoute({
   problems: ["not-found", "ledger-unavailable"],
 });
 
-export function ledgerRoutes(ledger: LedgerReader | undefined): RouteGroup {
+export function ledgerRoutes(ledger: LedgerReader | undefined, dataDir?: string): RouteGroup {
   const routes = routeGroup();
+  const witnessed = ledger ? witnessedCheckpointReader(dataDir, ledger) : async () => null;
   addRoute(routes, inclusionRoute, async (c) => {
     if (!ledger) return problem(c, "ledger-unavailable", "This server has no ledger.");
     const seq = Number(c.req.valid("param").seq);
     let inclusion;
     try {
-      inclusion = await entryInclusion(ledger, seq);
+      inclusion = await entryInclusion(ledger, seq, await witnessed());
     } catch (error) {
       return storeUnavailable(c, error);
     }

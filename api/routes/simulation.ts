@@ -27,6 +27,7 @@ import { headers, json, notModified } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import type { ApiKeyStore } from "../api-keys.ts";
 import { presentedKey } from "../client.ts";
+import { auditUnavailable } from "./areas.ts";
 import { safeLog, type LogSink } from "../middleware/request-log.ts";
 import { crossOriginRefusal } from "../middleware/cors.ts";
 import { problem } from "../problem.ts";
@@ -67,7 +68,7 @@ const simulationDeclaration = defineRoute({
   responses: {
     101: { description: "Switching Protocols: the WebSocket is open", headers: headers("RateLimit-Policy", "RateLimit") },
   },
-  problems: ["upgrade-required", "origin-not-allowed", "rate-limited", "limits-unavailable", "data-unverified"],
+  problems: ["upgrade-required", "origin-not-allowed", "rate-limited", "limits-unavailable", "data-unverified", "audit-unavailable"],
 });
 
 const asyncApiDeclaration = defineRoute({
@@ -112,7 +113,12 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
     const refusal = crossOriginRefusal((name) => c.req.header(name), trusted);
     if (refusal) return problem(c, "origin-not-allowed", `${refusal}; only this site and its configured trusted origins may open the simulation.`);
 
-    const presented = await presentedKey(c, keys, now());
+    let presented;
+    try {
+      presented = await presentedKey(c, keys, now());
+    } catch (error) {
+      return auditUnavailable(c, error);
+    }
     const { key, tier } = presented;
     const client = key ? `key:${key.id}` : `ip:${presented.client}`;
     // Taken first, so that the count and the cap are one decision; given back on any refusal below.

@@ -15,9 +15,6 @@ import { KEY_TIERS, type KeyTier } from "../datapackage/contract.ts";
 import type { LedgerEntry } from "../ledger/entry.ts";
 import { IsoTimestampMs } from "../schemas/common.ts";
 
-/** Where a requester writes when the form cannot reach the API (a static copy of the site). */
-export const KEY_REQUEST_CONTACT = "access@integrity-platform.example";
-
 /** Key requests one client may send per UTC day. */
 export const KEY_REQUEST_DAILY_QUOTA = 5;
 
@@ -34,21 +31,45 @@ export function requestReference(random: Uint8Array): string {
   return `KR-${text.slice(0, 4)}-${text.slice(4)}`;
 }
 
-/** A printable line of text: no control characters (they would reach the operator's terminal); ranges, not \\p{Cc}, so the pattern reads the same in every JSON Schema validator. */
+/**
+ * Characters no request text may hold, because they would reach the operator's terminal (`npm run
+ * keys -- requests`) and change what it shows: control characters (Cc), format characters (Cf: the
+ * bidirectional overrides such as U+202E, zero-width characters, U+FEFF) and the line and paragraph
+ * separators (Zl U+2028, Zp U+2029). Line refuses all of them; escapeUnprintable writes them out.
+ * FORMAT is the format characters, which no JSON Schema pattern written by ranges lists in every
+ * validator's dialect: a refinement of Line's pattern.
+ */
+const FORMAT = /\p{Cf}/u;
+
+/** Control, format and separator characters, every one, for escaping (api/keys-cli.ts prints them as \u{…}). */
+const UNPRINTABLE_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** `text` with every control, format and separator character written as `\u{XXXX}`: safe to print. */
+export function escapeUnprintable(text: string): string {
+  return text.replace(UNPRINTABLE_ALL, (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}}`);
+}
+
+/**
+ * A printable line of text. The pattern (what the JSON Schema says) refuses the control characters
+ * by ranges, not \\p{Cc}, so it reads the same in every JSON Schema validator, and the line and
+ * paragraph separators (U+2028, U+2029); the refinement adds the format characters (Cf).
+ */
 const Line = (max: number) =>
   z
     .string()
     .trim()
     .min(1)
     .max(max)
-    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters");
+    .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/, "must not contain control characters")
+    .refine((text) => !FORMAT.test(text), "must not contain format characters (such as U+202E or U+200B)");
 
 /** An e-mail address as people type one: a local part, an @, a domain with a dot. */
 const Email = z
   .string()
   .trim()
   .max(254)
-  .regex(/^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f-\u009f]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/, "must be an e-mail address (name@domain.tld)");
+  .regex(/^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f-\u009f]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/, "must be an e-mail address (name@domain.tld)")
+  .refine((text) => !FORMAT.test(text), "must not contain format characters (such as U+202E or U+200B)");
 
 /** Requests per day the requester expects (the non-government tiers state it). */
 const ExpectedVolume = z.int().min(1).max(10_000_000);

@@ -50,9 +50,9 @@ export function checkRegisterOffice(state: ConsensusState, reg: OfficeRegistrati
 /** The office's measured GI, or a refusal naming it when it has none or it is below the minimum. */
 export function checkOfficeGi(state: ConsensusState, id: string, role: "participant" | "validator"): ConsensusRefusal | number {
   const reading = state.gi.get(id);
-  if (!reading) return refusal("gi-unmeasured", `${role} ${id} has no heartbeat on the ledger, so no measured GI`, { office: id });
+  if (!reading) return refusal("gi-unmeasured", `${role} ${id} has no heartbeat on the ledger, so no measured office integrity`, { office: id });
   if (reading.gi < MIN_PARTICIPANT_GI) {
-    return refusal("gi-below-minimum", `${role} ${id} has GI ${reading.gi}, below the minimum ${MIN_PARTICIPANT_GI}`, {
+    return refusal("gi-below-minimum", `${role} ${id} has office integrity ${reading.gi}, below the minimum ${MIN_PARTICIPANT_GI}`, {
       office: id,
       gi: reading.gi,
       minimum: MIN_PARTICIPANT_GI,
@@ -100,9 +100,9 @@ export function checkOpen(state: ConsensusState, input: { cycle: string; room: s
     else return refused(g);
   }
   if (below.length > 0) {
-    const names = below.map((b) => `${b.office} (GI ${b.gi})`).join(", ");
+    const names = below.map((b) => `${b.office} (office integrity ${b.gi})`).join(", ");
     return refused(
-      refusal("gi-below-minimum", `rejected: ${names} ${below.length === 1 ? "is" : "are"} below the minimum GI ${MIN_PARTICIPANT_GI}`, {
+      refusal("gi-below-minimum", `rejected: ${names} ${below.length === 1 ? "is" : "are"} below the minimum office integrity ${MIN_PARTICIPANT_GI}`, {
         office: below[0]!.office,
         gi: below[0]!.gi,
         minimum: MIN_PARTICIPANT_GI,
@@ -194,7 +194,7 @@ export function checkGenerate(
   let giSum = 0;
   for (const id of session.participants) {
     const reading = state.gi.get(id);
-    if (!reading) return refusal("gi-unmeasured", `participant ${id} has no measured GI`, { office: id });
+    if (!reading) return refusal("gi-unmeasured", `participant ${id} has no measured office integrity`, { office: id });
     giSum += reading.gi;
   }
   const inputs: ProofInputs = {

@@ -117,7 +117,7 @@ describe("opening a session", () => {
     heartbeat(ledger, "EVE", 0.9412);
     heartbeat(ledger, "SOPHIA", 0.93);
     const r = refused(ledger, (s) => decideOpenSession(s, OPEN), "gi-below-minimum");
-    expect(r.message).toBe("rejected: EVE (GI 0.9412), SOPHIA (GI 0.93) are below the minimum GI 0.95");
+    expect(r.message).toBe("rejected: EVE (office integrity 0.9412), SOPHIA (office integrity 0.93) are below the minimum office integrity 0.95");
     expect(r.details).toMatchObject({ office: "EVE", gi: 0.9412, below: [{ office: "EVE", gi: 0.9412 }, { office: "SOPHIA", gi: 0.93 }] });
     heartbeat(ledger, "EVE", 0.95);
     heartbeat(ledger, "SOPHIA", 0.951);

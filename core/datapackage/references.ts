@@ -24,10 +24,13 @@ export const SCHEMA_REFERENCE_PREFIX = "../../schemas/";
 export const CONTENT_ADDRESSED_DIR = "sha256";
 
 /** The relative reference of a published schema's `$id`; throws for an id outside the schema base. */
-export function schemaReference(id: string): string {
+export function schemaReference(id: string, prefix: string = SCHEMA_REFERENCE_PREFIX): string {
   if (!id.startsWith(SCHEMA_BASE_URI)) throw new Error(`${id} is not the $id of a published schema (${SCHEMA_BASE_URI}…)`);
-  return `${SCHEMA_REFERENCE_PREFIX}${id.slice(SCHEMA_BASE_URI.length)}`;
+  return `${prefix}${id.slice(SCHEMA_BASE_URI.length)}`;
 }
+
+/** How the migration's manifest (`data/migration/`, the site's `/migration/`) reaches the schemas folder: one level up. */
+export const MIGRATION_SCHEMA_REFERENCE_PREFIX = "../schemas/";
 
 /** The `$id` a manifest's schema reference names (a relative reference or an `$id`), or null. */
 export function schemaIdOf(reference: unknown): string | null {

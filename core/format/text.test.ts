@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { formatPercent } from "../pulse/badge.ts";
-import { age, clockTime, count, dateTime, dateTimeSeconds, day, daysUntil, decimal, duration, mic, micAmount, micOfNumber, percent, plural, shardsOfMicNumber, words } from "./text.ts";
+import { age, clockTime, count, dateTime, dateTimeSeconds, day, daysUntil, decimal, duration, mic, micAmount, micOfNumber, percent, plural, shardsOfMicNumber, withArticle, words } from "./text.ts";
+
+describe("withArticle", () => {
+  it("says a or an by the first letter", () => {
+    expect([withArticle("academic key"), withArticle("government key"), withArticle("commercial key"), withArticle("Open key")]).toEqual(["an academic key", "a government key", "a commercial key", "an Open key"]);
+  });
+});
 
 describe("numbers", () => {
   it("groups counts and fixes decimals", () => {

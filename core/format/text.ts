@@ -42,6 +42,11 @@ export function decimal(n: number, digits = 2): string {
   return fixedFormat(digits).format(n);
 }
 
+/** "a government key", "an academic key": the indefinite article by the word's first letter (the words this platform uses). */
+export function withArticle(phrase: string): string {
+  return `${/^[aeiou]/i.test(phrase) ? "an" : "a"} ${phrase}`;
+}
+
 /** "1 pulse", "2 pulses", "12,345 entries" (`Intl.PluralRules` picks the form). */
 export function plural(n: number | bigint, one: string, other = `${one}s`): string {
   const rule = plurals.select(typeof n === "bigint" ? Number(n) : n);

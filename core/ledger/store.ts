@@ -92,6 +92,17 @@ export interface LedgerWriter {
  */
 export type WriteHealth = { ok: true } | { ok: false; since: string; reason: string };
 
+/**
+ * What the ledger refused to trust in its store (store/ledger.ts): the first row another writer
+ * stored that does not verify (the instance then writes nothing more, folds and signs nothing past
+ * it), and the last stored checkpoint it would not serve (a forged or foreign note, or one beyond
+ * the verified tree).
+ */
+export interface LedgerIntegrity {
+  refusedRow: { seq: number; problem: string; since: string } | null;
+  refusedCheckpoint: { size: number; problem: string; since: string } | null;
+}
+
 /** Which backend holds the ledger: what /health reports. */
 export interface StoreIdentity {
   kind: "sqlite" | "postgresql";
@@ -102,6 +113,8 @@ export interface StoreIdentity {
 export interface LedgerStore extends LedgerReader, LedgerWriter {
   /** See WriteHealth: what /health reports, and why writes are refused while failing. */
   writeHealth(): WriteHealth;
+  /** What the ledger refused to trust in its store, for /health (a store without the checks: none). */
+  integrity?(): LedgerIntegrity;
   /** Appends all events in one transaction: all are recorded, or none. */
   append(events: readonly NewEvent[]): Promise<LedgerEntry[]>;
   /** Signs a checkpoint of the current tree, records it, and returns the signed note. */

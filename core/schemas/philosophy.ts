@@ -57,13 +57,24 @@ export type Deliberations = z.infer<typeof Deliberations>;
 export const VirtueStatus = z.enum(["compliant", "at_risk", "non_compliant"]);
 export type VirtueStatus = z.infer<typeof VirtueStatus>;
 
-/** One virtue's assessment; score in [0, 1]. */
-export const VirtueAssessment = z.strictObject({
-  score: Score01,
-  /** How the score is measured. */
-  measure: NonEmptyString,
-  status: VirtueStatus,
-});
+/**
+ * One virtue's assessment; score in [0, 1]. The status follows from the score and the virtue's own
+ * bands, published with it: compliant at or above `compliant_at`, at risk at or above `at_risk_at`,
+ * non-compliant below (each virtue has its own, so 77% may be compliant for one and 93% at risk for
+ * another).
+ */
+export const VirtueAssessment = z
+  .strictObject({
+    score: Score01,
+    /** How the score is measured. */
+    measure: NonEmptyString,
+    status: VirtueStatus,
+    /** The score at or above which the virtue is compliant. */
+    compliant_at: Score01,
+    /** The score at or above which it is at risk (below: non-compliant); at most compliant_at. */
+    at_risk_at: Score01,
+  })
+  .refine((v) => v.at_risk_at <= v.compliant_at, { message: "at_risk_at must not exceed compliant_at", path: ["at_risk_at"] });
 export type VirtueAssessment = z.infer<typeof VirtueAssessment>;
 
 /** /philosophy/virtues.json. overall_compliance in [0, 1]. */

@@ -1,4 +1,4 @@
 migration datapackage
-sha256:b63493ba678add5e07317eadfbd34ebd9042a3adb2f3e973e8f25bfdce99fd94
+sha256:563260c4e3be60c7a9f5799c8247fe4e3522326093710ad66069e2f39d280880
 
-— integrity-platform.example/datasets UVWo3/BhKq8NScM1kf+yWqEz51XvYIO3BnopQHPe/aeSAzegHwsEuExR5ulDuILrmxvltMtkYMlPrG2dbkHepa+3YQc=
+— integrity-platform.example/datasets idHNyd23J5ZTHQFh5B0MLvIVE27Z2femWw3WFJu3a23Qvzow/n0iozPQnc75MxBTvHyhSOxKoh7xoe92s5DpdlNITAg=

@@ -21,6 +21,7 @@ import { digestOf } from "../../core/digest.ts";
 import { exportLines } from "../../core/migration/convert.ts";
 import { SNAPSHOT_AT } from "../../core/migration/phases.ts";
 import { schemaId } from "../../core/schemas/json-schema.ts";
+import { MIGRATION_SCHEMA_REFERENCE_PREFIX, schemaReference } from "../../core/datapackage/references.ts";
 import { MigrationCorrectionInput } from "../../core/schemas/migration.ts";
 import { appendReviewRound, MIGRATION_FILES, writeSnapshot } from "../../store/migration-dir.ts";
 import { DATAPACKAGE_PROFILE, LICENSE } from "../manifest.ts";
@@ -129,7 +130,8 @@ export function migrationManifest(dir: string, sources: Record<string, Uint8Arra
       encoding: "utf-8",
       bytes: bytes.length,
       hash: sha256(bytes),
-      ...(info.schema ? { jsonSchema: schemaId(info.schema) } : {}),
+      // Relative, like the areas' references: it resolves in the repository and on the static copy (/schemas/…).
+      ...(info.schema ? { jsonSchema: schemaReference(schemaId(info.schema), MIGRATION_SCHEMA_REFERENCE_PREFIX) } : {}),
     };
   });
   const manifest = {

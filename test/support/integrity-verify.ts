@@ -1,7 +1,7 @@
 /** Runs the installed `integrity-verify` command (node_modules/.bin) as a downloader would, and collects what it printed. */
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
 import { REPO_ROOT } from "./site/helpers.ts";
 
 /**
@@ -23,6 +23,24 @@ const BIN = integrityVerifyBin(REPO_ROOT);
 
 export function runIntegrityVerify(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  return new Promise((done) => child.on("close", (code) => done({ code, out, err })));
+}
+
+/**
+ * `npx` as a downloader runs it: from `cwd` (an empty folder), on a PATH without any node_modules/.bin
+ * (where an installed copy would answer instead), with no npm settings inherited from the test run,
+ * and npm's cache and user config in a new folder under `scratch`.
+ */
+export function npxAsDownloader(scratch: string, cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const home = mkdtempSync(join(scratch, "npm-"));
+  writeFileSync(join(home, "npmrc"), "");
+  const path = [dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.includes("node_modules"))].join(delimiter);
+  const env: NodeJS.ProcessEnv = { PATH: path, HOME: home, npm_config_userconfig: join(home, "npmrc"), npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
+  const child = spawn("npx", ["--yes", "--cache", join(home, "cache"), ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.on("data", (c: Buffer) => (out += c.toString()));

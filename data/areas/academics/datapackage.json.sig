@@ -1,4 +1,4 @@
 academics datapackage
-sha256:14045e522fc4d511958221e4d627f82cfb10b03488c43886fdde465b40204ee0
+sha256:e834de94970093f85673f865e88b2491ac8e646f15aa89ae75be08981ced6588
 
-— integrity-platform.example/datasets eDLWuAU/ErKMEDCK/Nf65//mSPTQvQub7Kjuqqt7cs3FHrOnHfztUCLMoxu6SVPgDLIntLUgz2DsWWAftmjYA/F75Ag=
+— integrity-platform.example/datasets idHNyZr9uRXjE/CkYu+zgw75r6+E5wk5wz4fgY83oVRaJbQ04VU9Zj69hMSLWjnLZ/HhG8JhYI6VcZ2SRHIVJC69XgM=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:6ac9e99d680815c766905ff0ade2924ef8168dacbc38bd91a1abb9d81873d637
+sha256:fc1ec48f075a27cd5e3b54b85284a232b38633e3e74957f7787991e863bf36d7
 
-— integrity-platform.example/datasets eDLWuGXkM36ILPvQDLxc7qxL7TqgbzuE2zXom7ld+Y7tzVVsqr1XUOFcyWPG+eAWGdsSXRxnVelhhPl8eB2gfiZmaQE=
+— integrity-platform.example/datasets idHNyeNvEjHsuqf7uzOkZ4jVaTeMtvc93/t1jSiYS8h/8Ah+h1Ea6ja+fEsPi2G71Csd7pR/NlYoChSoJCLCc5REUw4=

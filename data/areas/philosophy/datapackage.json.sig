@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:0bb9dc7a04cf0dc7677b414bd9ebbd688d278d8352115d88543c1768d923e286
+sha256:db7c11306b825af789a4b0171dfe0f771eefeadb944a7e03768ac1dfc99f91b4
 
-— integrity-platform.example/datasets eDLWuLqgmY/N7h/kDC/t3mCybyJNLFhznNnfUFK5Cqo7CSi0uTJFPQ3TO26CXRYID7r4nxfopCmYIM6C3zqu7K0nRgk=
+— integrity-platform.example/datasets idHNyd5SOpbHI0TJQepZMzh0muWUzYdedGSDZ/DaIEEhvzZFyTId+dfmCzR0YdrSrkVaJBs0x/cBKlMhhwn+KPzGewg=

@@ -9,7 +9,10 @@
  *   manifest   the manifest lists resources, each with a safe relative path, `bytes` and `hash`
  *   file       each listed file (or the one asked: by its path, its content-addressed `immutablePath`
  *              or an extension-less alias) has exactly `bytes` bytes and that SHA-256;
- *              a keyed file (access other than "public") that is not here is skipped, not failed
+ *              a keyed file (access other than "public") that is not here is skipped, not failed.
+ *              Where the source knows the files it was given (a folder, files a person chose), every
+ *              file given is checked, a listed file not given is "not checked" (skipped, not failed),
+ *              and a file given that the manifest does not list fails (`file-unlisted`)
  *
  * Every file is checked, so each bad one gets its line; nothing after a failed signature is checked,
  * since the manifest cannot be trusted. Schemas are not checked here (that is `npm run verify` in a
@@ -20,6 +23,7 @@ import { VerifyError } from "./errors.js";
 import { openNote } from "./note.js";
 import { Report } from "./report.js";
 import { trustStatement } from "./keys.js";
+import { fileLimit, MANIFEST_LIMIT, SIGNATURE_LIMIT } from "./limits.js";
 
 export const MANIFEST_FILE = "datapackage.json";
 export const SIGNATURE_FILE = "datapackage.json.sig";
@@ -63,14 +67,14 @@ export async function verifyArea({ source, keys, area, only }) {
   const sigName = source.describe(SIGNATURE_FILE);
   let manifest, note;
   try {
-    manifest = await source.read(MANIFEST_FILE);
+    manifest = await source.read(MANIFEST_FILE, MANIFEST_LIMIT);
     if (manifest === null) throw new VerifyError("missing", "missing: no manifest here");
   } catch (error) {
     report.fail("manifest", manifestName, error);
     return report;
   }
   try {
-    const sig = await source.read(SIGNATURE_FILE);
+    const sig = await source.read(SIGNATURE_FILE, SIGNATURE_LIMIT);
     if (sig === null) throw new VerifyError("missing", "missing: the manifest is not signed");
     note = decodeUtf8(sig);
     if (note === null) throw new VerifyError("signature-malformed", "not UTF-8 text");
@@ -103,6 +107,10 @@ export async function verifyArea({ source, keys, area, only }) {
     return report;
   }
 
+  if (only === undefined && source.list !== undefined) {
+    await checkGiven(report, source, resources, await source.list());
+    return report;
+  }
   if (only === undefined) {
     for (const r of resources) await checkFile(report, source, r, r.path);
     return report;
@@ -169,7 +177,7 @@ function listedResources(bytes) {
 async function checkFile(report, source, r, at) {
   const name = source.describe(at);
   try {
-    const bytes = await source.read(at);
+    const bytes = await source.read(at, fileLimit(r.bytes));
     if (bytes === null) {
       if (r.keyed) return report.skip("file", name, "keyed: not published here (it is served to key holders only)");
       throw new VerifyError("missing", "missing: the manifest lists it");
@@ -180,6 +188,37 @@ async function checkFile(report, source, r, at) {
     report.pass("file", name, `${r.bytes} bytes, ${r.hash}`);
   } catch (error) {
     report.fail("file", name, error);
+  }
+}
+
+/**
+ * Checks the files a source was given: each against the resource it names (its path, its
+ * `immutablePath` or an alias; by bare name for chosen files), in the manifest's order; a listed file
+ * not given is reported not checked; a file given that the manifest does not list fails.
+ * @param {Report & { area?: string }} report
+ * @param {import("./source.js").Source} source
+ * @param {Listed[]} resources
+ * @param {string[]} given
+ */
+async function checkGiven(report, source, resources, given) {
+  const aliases = AREA_ALIASES[report.area ?? ""] ?? {};
+  const last = (/** @type {string} */ path) => path.slice(path.lastIndexOf("/") + 1);
+  const nameOf = source.byName ? last : (/** @type {string} */ path) => path;
+  /** @type {Set<string>} */
+  const matched = new Set([MANIFEST_FILE, SIGNATURE_FILE]);
+  for (const r of resources) {
+    const names = [r.path, ...(r.immutablePath === undefined ? [] : [r.immutablePath]), ...Object.keys(aliases).filter((a) => aliases[a] === r.path)].map(nameOf);
+    const here = given.filter((g) => !matched.has(g) && names.includes(g));
+    for (const g of here) {
+      matched.add(g);
+      await checkFile(report, source, r, g);
+    }
+    if (here.length === 0) {
+      report.skip("file", source.describe(r.path), r.keyed ? "keyed: not among the files given (it is served to key holders only)" : "not checked: not among the files given");
+    }
+  }
+  for (const g of given) {
+    if (!matched.has(g)) report.fail("file", source.describe(g), new VerifyError("file-unlisted", "the signed manifest does not list this file"));
   }
 }
 

@@ -14,6 +14,8 @@
  * `--since` gives a signed checkpoint the reader saw earlier (a file, an http(s) URL, or `-` for stdin):
  * it must open under the same keys, and the log's current checkpoint must extend it — not be smaller
  * (`checkpoint-rolled-back`), and prove consistent with it from the tiles (`checkpoint-inconsistent`).
+ * A folder is checked as given: every file in it, each listed file not there reported not checked,
+ * a file the manifest does not list failed. `--timeout S` is the deadline of each fetch (default 30 s).
  */
 import { stat, readFile } from "node:fs/promises";
 import { basename, dirname, resolve, sep } from "node:path";
@@ -25,7 +27,9 @@ import { folderSource } from "./folder-source.js";
 import { pinnedKeys, publishedKeys } from "./keys.js";
 import { LEDGER_KEY_PATHS, verifyLedgerEntry } from "./ledger.js";
 import { locateArea, namesFile, namesNothing } from "./locate.js";
-import { urlSource } from "./source.js";
+import { CHECKPOINT_LIMIT, DEFAULT_TIMEOUT_SECONDS, KEY_LIMIT } from "./limits.js";
+import { tooLarge, urlSource } from "./source.js";
+import { witnessedMain } from "./witnessed-cli.js";
 
 export const USAGE = [
   "usage: integrity-verify <URL or folder of an area, or of one file in it> [--key K] [--area NAME] [--verbose]",
@@ -34,6 +38,11 @@ export const USAGE = [
   "  --key K   pin the trusted key: a .vkey file, an http(s) URL, or the key itself (<name>+<id>+<base64>)",
   "  --origin NAME  the log the checkpoint must be for (default: the signing key's name)",
   "  --since C  a signed checkpoint you saw earlier (a file, an http(s) URL, or - for stdin): the log must extend it",
+  `  --timeout S  give up a fetch that has not answered in full within S seconds (default ${DEFAULT_TIMEOUT_SECONDS})`,
+  "a folder is checked as given: each file in it must be one the signed manifest lists; files it lists that",
+  "are not in the folder are reported as not checked",
+  "  --policy P  a C2SP tlog-policy (file or URL): the log's checkpoint must meet its witness quorum (also --write-proof OUT with --entry)",
+  "       integrity-verify --proof F.tlog-proof --policy P [--entry-data D]   check an entry's C2SP tlog-proof offline",
   "exit status: 0 verified, 1 a check failed, 2 the check could not run",
 ].join("\n");
 
@@ -67,6 +76,11 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
         since: { type: "string" },
         verbose: { type: "boolean", short: "v" },
         "print-entry": { type: "boolean" },
+        timeout: { type: "string" },
+        policy: { type: "string" },
+        proof: { type: "string" },
+        "write-proof": { type: "string" },
+        "entry-data": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -79,16 +93,20 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     io.out(USAGE);
     return 0;
   }
-  const fetchImpl = io.fetch ?? globalThis.fetch;
+  if (values.policy !== undefined || values.proof !== undefined || values["write-proof"] !== undefined) return witnessedMain(values, positionals, argv, io, main);
   try {
+    const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 3600) throw new VerifyError("usage", `--timeout ${values.timeout}: a number of seconds in (0, 3600]`);
+    /** @type {import("./source.js").UrlOptions} */
+    const net = { fetch: io.fetch ?? globalThis.fetch, timeoutSeconds };
     if (values.ledger !== undefined) {
       const badEntry = values.entry !== undefined && !/^(?:0|[1-9][0-9]*)$/.test(values.entry);
       if (positionals.length > 0 || badEntry || (values.entry === undefined && values.since === undefined) || values.area !== undefined || (values.entry === undefined && values["print-entry"])) {
         throw new VerifyError("usage", "--ledger takes the log's URL or folder, and --entry N (a whole number), --since C, or both");
       }
-      const source = isUrl(values.ledger) ? urlSource(values.ledger, fetchImpl) : folderSource(values.ledger);
-      const since = values.since !== undefined ? await readSince(values.since, fetchImpl) : undefined;
-      const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(source, LEDGER_KEY_PATHS);
+      const source = isUrl(values.ledger) ? urlSource(values.ledger, net) : folderSource(values.ledger);
+      const since = values.since !== undefined ? await readSince(values.since, net) : undefined;
+      const keys = values.key !== undefined ? await readPinned(values.key, net) : await publishedKeys(source, LEDGER_KEY_PATHS);
       const report = await verifyLedgerEntry({
         source,
         keys,
@@ -122,15 +140,17 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       throw new VerifyError("usage", positionals.length === 0 ? "name an area's URL or folder" : "one URL or folder, please");
     }
     const target = /** @type {string} */ (positionals[0]);
-    const located = await locate(target, fetchImpl);
-    const keys = values.key !== undefined ? await readPinned(values.key, fetchImpl) : await publishedKeys(located.source, DATASET_KEY_PATHS);
+    const located = await locate(target, net);
+    const keys = values.key !== undefined ? await readPinned(values.key, net) : await publishedKeys(located.source, DATASET_KEY_PATHS);
     const report = await verifyArea({ ...located, keys, ...(values.area !== undefined ? { area: values.area } : {}) });
     print(report, io, values.verbose === true);
     const files = report.checks.filter((c) => c.step === "file");
     const skipped = files.filter((c) => c.status === "skipped").length;
+    const given = located.only === undefined && located.source.list !== undefined;
     if (report.ok) {
       const checked = `${files.length - skipped} file${files.length - skipped === 1 ? "" : "s"} checked`;
-      io.out(`${report.what}: verified — ${checked}${skipped > 0 ? `, ${skipped} keyed not published here` : ""}; manifest signed by ${report.signedBy?.join(", ")}`);
+      const others = skipped === 0 ? "" : given ? `, ${skipped} listed but not in the folder (not checked)` : `, ${skipped} keyed not published here`;
+      io.out(`${report.what}: verified — ${checked}${others}; manifest signed by ${report.signedBy?.join(", ")}`);
     } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
     return report.exitCode;
   } catch (error) {
@@ -157,17 +177,17 @@ function print(report, io, verbose) {
 /**
  * The area folder (and file) a URL or local path names.
  * @param {string} target
- * @param {typeof fetch} fetchImpl
+ * @param {import("./source.js").UrlOptions} net
  * @returns {Promise<{ source: import("./source.js").Source; only?: string }>}
  */
-async function locate(target, fetchImpl) {
+async function locate(target, net) {
   if (isUrl(target)) {
     const url = new URL(target);
     if (namesNothing(url.pathname)) throw new VerifyError("usage", `${url.href}: names no file (no extension, and no alias of one) and no folder (add a / for a folder)`);
-    if (!namesFile(url.pathname)) return { source: urlSource(url, fetchImpl) };
+    if (!namesFile(url.pathname)) return { source: urlSource(url, net) };
     const dirSegments = new URL(".", url).pathname.split("/").filter(Boolean);
     const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
-    const found = await locateArea(urlSource(new URL(".", url), fetchImpl), name, dirSegments);
+    const found = await locateArea(urlSource(new URL(".", url), net), name, dirSegments);
     if (!found) throw new VerifyError("usage", `${url.href}: no datapackage.json in the folders above it`);
     return found;
   }
@@ -183,14 +203,14 @@ async function locate(target, fetchImpl) {
 /**
  * The key the user pinned: the key itself, a URL, or a file.
  * @param {string} spec
- * @param {typeof fetch} fetchImpl
+ * @param {import("./source.js").UrlOptions} net
  */
-async function readPinned(spec, fetchImpl) {
+async function readPinned(spec, net) {
   if (VERIFIER_KEY.test(spec.trim())) return pinnedKeys(spec, "--key");
   if (isUrl(spec)) {
     const url = new URL(spec);
     const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
-    const bytes = await urlSource(new URL(".", url), fetchImpl).read(name);
+    const bytes = await urlSource(new URL(".", url), net).read(name, KEY_LIMIT);
     if (bytes === null) throw new VerifyError("key-missing", `${spec}: not found`);
     return pinnedKeys(decodeUtf8(bytes) ?? "", spec);
   }
@@ -204,20 +224,25 @@ async function readPinned(spec, fetchImpl) {
  * The earlier checkpoint the user gave with --since: from stdin (`-`), a URL or a file. Unreadable is
  * "the check could not run" (fetch-failed); what it holds is checked as a checkpoint afterwards.
  * @param {string} spec
- * @param {typeof fetch} fetchImpl
+ * @param {import("./source.js").UrlOptions} net
  * @returns {Promise<{ bytes: Uint8Array; from: string }>}
  */
-async function readSince(spec, fetchImpl) {
+async function readSince(spec, net) {
   if (spec === "-") {
     /** @type {Uint8Array[]} */
     const chunks = [];
-    for await (const chunk of process.stdin) chunks.push(chunk);
+    let length = 0;
+    for await (const chunk of process.stdin) {
+      length += chunk.length;
+      if (length > CHECKPOINT_LIMIT.maxBytes) throw tooLarge("--since (stdin)", CHECKPOINT_LIMIT);
+      chunks.push(chunk);
+    }
     return { bytes: new Uint8Array(Buffer.concat(chunks)), from: "(stdin)" };
   }
   if (isUrl(spec)) {
     const url = new URL(spec);
     const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);
-    const bytes = await urlSource(new URL(".", url), fetchImpl).read(name);
+    const bytes = await urlSource(new URL(".", url), net).read(name, CHECKPOINT_LIMIT);
     if (bytes === null) throw new VerifyError("fetch-failed", `--since ${spec}: not found`);
     return { bytes, from: url.href };
   }

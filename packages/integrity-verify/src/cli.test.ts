@@ -1,8 +1,9 @@
 /**
  * The `integrity-verify` command on folders, run as a downloader runs it (the bin, in a child
- * process): the repository's own signed areas verify; a tampered byte, a wrong key, a missing file
- * and a manifest listing a wrong size each fail with exit status 1 and a FAIL line naming the file
- * and the code; bad usage and an unreadable key exit 2. A ledger entry verifies from tiles written by
+ * process): the repository's own signed areas verify; a folder holding part of an area verifies what
+ * it holds and reports the rest not checked; a tampered byte, a wrong key, a file the manifest does
+ * not list and a manifest listing a wrong size each fail with exit status 1 and a FAIL line naming the
+ * file and the code; bad usage and an unreadable key exit 2. A ledger entry verifies from tiles written by
  * test/support/tlog-tiles.ts, and a tampered entry or tile, a wrong key or an entry past the end fail.
  */
 import { spawn } from "node:child_process";
@@ -98,12 +99,40 @@ describe("integrity-verify on an area folder", () => {
     expect(edited.err).toMatch(/\[signature-other-manifest\]$/m);
   });
 
-  it("fails on a missing file and on a signed manifest that lists a wrong size, one line per bad file", async () => {
-    const dir = copyArea("missing");
-    unlinkSync(join(dir, "citations.bib"));
-    const missing = await run(dir);
-    expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/^FAIL file .*citations\.bib: missing: the manifest lists it \[missing\]$/m);
+  it("checks a subset of an area as given: what is there verifies, the rest is not checked; a file the manifest does not list fails", async () => {
+    const dir = copyArea("subset");
+    for (const name of ["citations.bib", "papers.json", "mii-timeline.csv", "sentinel-coordination.json"]) unlinkSync(join(dir, name));
+    const key = join(REPO, "data", "keys", "datasets.vkey");
+    const subset = await run(dir, "--key", key, "--verbose");
+    expect(subset.err).toBe("");
+    expect(subset.code).toBe(0);
+    expect(subset.out).toMatch(/^ok {3}file .*dataset\.json: \d+ bytes, sha256:/m);
+    expect(subset.out).toMatch(/^skip file .*citations\.bib: not checked: not among the files given$/m);
+    expect(subset.out).toMatch(/^academics: verified — 1 file checked, 4 listed but not in the folder \(not checked\); manifest signed by /m);
+    // A file the content-addressed name of a listed one is checked as that file.
+    const manifest = JSON.parse(readFileSync(join(dir, "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
+    const immutable = manifest.resources.find((r) => r.path === "papers.json")!.immutablePath;
+    mkdirSync(join(dir, "sha256"));
+    cpSync(join(REPO, "data", "areas", "academics", "papers.json"), join(dir, immutable));
+    const both = await run(dir, "--key", key);
+    expect(both.code).toBe(0);
+    expect(both.out).toMatch(/^academics: verified — 2 files checked, 3 listed but not in the folder/m);
+    // A file the manifest does not list is not part of the signed area: it fails, whatever it holds.
+    writeFileSync(join(dir, "notes.txt"), "mine\n");
+    const extra = await run(dir, "--key", key);
+    expect(extra.code).toBe(1);
+    expect(extra.err).toMatch(/^FAIL file .*notes\.txt: the signed manifest does not list this file \[file-unlisted\]$/m);
+    expect(extra.out).toMatch(/^academics: FAILED \(1 failed check\)$/m);
+    // Only the manifest and its signature: the signature verifies and nothing is claimed of the files.
+    unlinkSync(join(dir, "notes.txt"));
+    rmSync(join(dir, "sha256"), { recursive: true });
+    unlinkSync(join(dir, "dataset.json"));
+    const bare = await run(dir, "--key", key);
+    expect(bare.code).toBe(0);
+    expect(bare.out).toMatch(/^academics: verified — 0 files checked, 5 listed but not in the folder/m);
+  });
+
+  it("fails on a signed manifest that lists a wrong size, one line per bad file", async () => {
 
     // A manifest re-signed (with a test key) that records a wrong size for one file and a wrong hash for another.
     const resigned = copyArea("wrong-size");

@@ -2,12 +2,15 @@
 /**
  * The one error of the verifier. Callers branch on `code`, never on the message; `exitCodeOf` maps
  * a code to the command's exit status: 1 when what was downloaded does not verify, 2 when the check
- * could not run (bad usage, no key, a fetch that failed).
+ * could not run (bad usage, no key, a fetch that failed or passed its deadline). An answer past its size
+ * cap ("too-large") is 1: what was served is not what was signed.
  */
 
 /**
  * @typedef {"usage"
  *   | "fetch-failed"
+ *   | "fetch-timeout"
+ *   | "too-large"
  *   | "key-missing"
  *   | "key-malformed"
  *   | "missing"
@@ -26,6 +29,7 @@
  *   | "checkpoint-other-origin"
  *   | "checkpoint-rolled-back"
  *   | "checkpoint-inconsistent"
+ *   | "quorum-not-met"
  *   | "entry-out-of-range"
  *   | "tile-malformed"
  *   | "leaf-mismatch"
@@ -33,7 +37,7 @@
  */
 
 /** Codes that mean the check could not run, not that the download is bad. */
-const CANNOT_RUN = new Set(["usage", "fetch-failed", "key-missing", "key-malformed"]);
+const CANNOT_RUN = new Set(["usage", "fetch-failed", "fetch-timeout", "key-missing", "key-malformed"]);
 
 export class VerifyError extends Error {
   /**

@@ -6,6 +6,7 @@
  */
 import { decodeUtf8 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
+import { KEY_LIMIT } from "./limits.js";
 import { parseVerifierKeys } from "./note.js";
 
 /**
@@ -13,6 +14,8 @@ import { parseVerifierKeys } from "./note.js";
  * @property {import("./note.js").TrustedKey[]} keys
  * @property {string} from where the keys came from
  * @property {boolean} pinned whether the user gave them (true) or they were read beside the data (false)
+ * @property {string} [howToPin] how the reader pins a key of their own, in their terms (the command's
+ *   "--key"; the page's key box); the command's by default
  */
 
 /**
@@ -33,7 +36,7 @@ export async function pinnedKeys(text, from) {
  */
 export async function publishedKeys(source, paths) {
   for (const path of paths) {
-    const bytes = await source.read(path);
+    const bytes = await source.read(path, KEY_LIMIT);
     if (bytes === null) continue;
     const text = decodeUtf8(bytes);
     const from = source.describe(path);
@@ -50,5 +53,5 @@ export async function publishedKeys(source, paths) {
 export function trustStatement(set) {
   return set.pinned
     ? `the key you pinned (${set.from})`
-    : `read from beside the data (${set.from}): this proves only that the data agrees with the key that same source publishes; pin a key obtained separately (--key) to know who signed`;
+    : `read from beside the data (${set.from}): this proves only that the data agrees with the key that same source publishes; ${set.howToPin ?? "pin a key obtained separately (--key)"} to know who signed`;
 }

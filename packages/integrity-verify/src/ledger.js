@@ -32,6 +32,7 @@
 import { decodeUtf8, equalBytes, fromBase64, toBase64 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
 import { trustStatement } from "./keys.js";
+import { CHECKPOINT_LIMIT } from "./limits.js";
 import { openNote } from "./note.js";
 import { Report } from "./report.js";
 import { CHECKPOINT_FILE, leafHash, TileReader, verifyConsistency, verifyInclusion } from "./tiles.js";
@@ -76,7 +77,7 @@ export async function verifyLedgerEntry({ source, keys, entry, origin, since }) 
   const checkpointName = source.describe(CHECKPOINT_FILE);
   let checkpoint;
   try {
-    const bytes = await source.read(CHECKPOINT_FILE);
+    const bytes = await source.read(CHECKPOINT_FILE, CHECKPOINT_LIMIT);
     if (bytes === null) throw new VerifyError("missing", "missing: no signed checkpoint here");
     const opened = await openCheckpoint(bytes, keys, origin);
     checkpoint = opened.checkpoint;

@@ -4,6 +4,7 @@
  * a file's area is the nearest folder above it (up to three levels) that holds a `datapackage.json`.
  */
 import { AREA_ALIASES, MANIFEST_FILE, PACKAGE_NAMES, SIGNATURE_FILE } from "./area.js";
+import { MANIFEST_LIMIT } from "./limits.js";
 
 const MAX_DEPTH = 3;
 
@@ -19,7 +20,7 @@ export async function locateArea(dir, name, dirSegments) {
   let source = dir;
   let only = name;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
-    if ((await source.read(MANIFEST_FILE)) !== null) return { source, only };
+    if ((await source.read(MANIFEST_FILE, MANIFEST_LIMIT)) !== null) return { source, only };
     const up = parents.pop();
     if (up === undefined) break;
     only = `${up}/${only}`;

@@ -19,6 +19,7 @@
  */
 import { decodeUtf8, equalBytes, sha256 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
+import { bundleLimit, CHECKPOINT_LIMIT, hashTileLimit } from "./limits.js";
 
 export const TILE_HEIGHT = 8;
 export const CHECKPOINT_FILE = "checkpoint";
@@ -62,6 +63,13 @@ export const ENVELOPES_DIR = "envelopes";
 function pathOf(level, index, width) {
   return level === "envelopes" ? `${ENVELOPES_DIR}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}` : tilePath(level, index, width);
 }
+
+/**
+ * The size cap of a tile or bundle of `width` records.
+ * @param {number | "entries" | "envelopes"} level
+ * @param {number} width
+ */
+const limitOf = (level, width) => (typeof level === "number" ? hashTileLimit(width) : bundleLimit(width));
 
 /** @param {Uint8Array} data */
 export const leafHash = (data) => sha256(Uint8Array.of(0), data);
@@ -109,15 +117,15 @@ export class TileReader {
    */
   async #tile(level, index, width) {
     const partial = pathOf(level, index, width);
-    const bytes = await this.source.read(partial);
+    const bytes = await this.source.read(partial, limitOf(level, width));
     if (bytes !== null) return { bytes, width };
     if (width < TILE_WIDTH) {
-      const full = await this.source.read(pathOf(level, index, TILE_WIDTH));
+      const full = await this.source.read(pathOf(level, index, TILE_WIDTH), limitOf(level, TILE_WIDTH));
       if (full !== null) return { bytes: full, width: TILE_WIDTH };
       const size = await this.#currentSize();
       const current = size === null ? 0 : Math.min(TILE_WIDTH, Math.floor(size / 2 ** (typeof level === "number" ? level * TILE_HEIGHT : 0)) - index * TILE_WIDTH);
       if (current > width && current < TILE_WIDTH) {
-        const wider = await this.source.read(pathOf(level, index, current));
+        const wider = await this.source.read(pathOf(level, index, current), limitOf(level, current));
         if (wider !== null) return { bytes: wider, width: current };
       }
     }
@@ -131,7 +139,7 @@ export class TileReader {
    * @returns {Promise<number | null>}
    */
   #currentSize() {
-    this.current ??= this.source.read(CHECKPOINT_FILE).then((bytes) => {
+    this.current ??= this.source.read(CHECKPOINT_FILE, CHECKPOINT_LIMIT).then((bytes) => {
       const sizeLine = (bytes === null ? null : decodeUtf8(bytes))?.split("\n")[1] ?? "";
       const size = Number(sizeLine);
       return /^(?:0|[1-9][0-9]*)$/.test(sizeLine) && Number.isSafeInteger(size) ? size : null;

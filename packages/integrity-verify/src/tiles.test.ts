@@ -11,6 +11,7 @@ import {
 import { TEST_DATASET_SIGNER } from "../../../test/support/api/helpers.ts";
 import { sampleEntries, tlogFiles } from "../../../test/support/tlog-tiles.ts";
 import { memorySource } from "./source.js";
+import { CHECKPOINT_LIMIT } from "./limits.js";
 import { TileReader, tileIndexPath, tilePath, verifyConsistency, verifyInclusion } from "./tiles.js";
 import { parseCheckpoint, verifyLedgerEntry } from "./ledger.js";
 import { pinnedKeys } from "./keys.js";
@@ -49,7 +50,7 @@ describe("envelope bundles", () => {
     const read: string[] = [];
     const source = memorySource(files);
     const inner = source.read;
-    source.read = async (path) => (read.push(path), inner(path));
+    source.read = async (path, limit) => (read.push(path), inner(path, limit));
     const tiles = new TileReader(source, 300);
     expect(Buffer.from(await tiles.envelope(260)).toString()).toBe(`{"seq":260}`);
     expect(read).toEqual(["envelopes/001.p/44"]);
@@ -101,7 +102,7 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
     let reads = 0;
     const source = memorySource(files);
     const read = source.read;
-    source.read = async (path) => (path === "checkpoint" && reads++ === 0 ? old.get("checkpoint")! : read(path));
+    source.read = async (path, limit) => (path === "checkpoint" && reads++ === 0 ? old.get("checkpoint")! : read(path, limit));
     return { source, old, files };
   }
 
@@ -114,7 +115,7 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
       // What a verifier of the older checkpoint would have read is gone.
       expect([...old.keys()].filter((p) => p.includes(".p/") && !files.has(p)).length).toBeGreaterThan(0);
       const checkpoint = parseCheckpoint(Buffer.from(old.get("checkpoint")!).toString("utf8").split("\n\n")[0]! + "\n");
-      await source.read("checkpoint"); // the cached, older checkpoint
+      await source.read("checkpoint", CHECKPOINT_LIMIT); // the cached, older checkpoint
       const tiles = new TileReader(source, older);
       const leaves = sampleEntries(older).map((e) => coreLeafHash(e));
       for (const i of [0, older - 1, older - 2]) {

@@ -162,7 +162,7 @@ export const sentinelStatusStep: DocumentStep = {
   name: "sentinel-status",
   title: "Sentinel status",
   description:
-    "Status, uptime, last heartbeat, GI and coordination score of every sentinel, the overall system health and an alert per sentinel that is not operational (stale heartbeat thresholds in the curated configuration).",
+    "Status, uptime, last heartbeat, office integrity (performance.gi_score) and coordination score of every sentinel, the overall system health and an alert per sentinel that is not operational (stale heartbeat thresholds in the curated configuration).",
   mediatype: "application/json",
   access: "public",
   schema: "government/sentinel-status",

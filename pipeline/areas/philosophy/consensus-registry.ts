@@ -18,7 +18,7 @@ export const consensusRegistryStep: DocumentStep = {
   name: "consensus-registry",
   title: "Consensus registry",
   description:
-    "The consensus registry as the ledger holds it at the data's instant: the cycle last recorded (cycle, GI and the room of the newest active session), every office with its priority, cathedral, Ed25519 public key and latest measured GI (eligible at 0.95 or above), the sessions still active with their participants and votes so far, the ten newest sealed deliberation proofs (outcome, agreement, GI, validator, the sealing entry and Merkle root), and how many sessions and sealed proofs there are.",
+    "The consensus registry as the ledger holds it at the data's instant: the cycle last recorded (cycle, the offices' mean office integrity and the room of the newest active session), every office with its priority, cathedral, Ed25519 public key and latest measured office integrity (eligible at 0.95 or above), the sessions still active with their participants and votes so far, the ten newest sealed deliberation proofs (outcome, agreement, office integrity, validator, the sealing entry and Merkle root), and how many sessions and sealed proofs there are.",
   mediatype: "application/json",
   access: "public",
   schema: "philosophy/consensus-registry",

@@ -175,7 +175,7 @@ export function assessVirtues(facts: LedgerFacts, pulse: readonly PulseRecord[],
   const virtues = {} as Record<Virtue, VirtueAssessment>;
   for (const v of VIRTUES) {
     const m = measured[v];
-    virtues[v] = { score: m.score, measure: m.measure, status: virtueStatus(m.score, c[v]) };
+    virtues[v] = { score: m.score, measure: m.measure, status: virtueStatus(m.score, c[v]), compliant_at: c[v].compliant_at, at_risk_at: c[v].at_risk_at };
     weighted += c[v].weight * m.score;
     weights += c[v].weight;
   }

@@ -3,8 +3,9 @@
  * it sets), rendered two ways from the same list —
  *  - `site/dist/_headers`, the file Cloudflare Pages and Netlify read (a pattern line, then indented
  *    `Name: value` lines; `! Name` detaches a header an earlier rule set);
- *  - an nginx configuration that serves the built folder with exactly these headers (the tests serve
- *    the build with Debian's nginx from it, and docs/cdn.md shows it).
+ *  - an nginx configuration that serves the built folder with exactly these headers
+ *    (site/src/lib/nginx-conf.ts; `npm run -s cdn -- nginx` prints it, the tests serve the build with
+ *    Debian's nginx from it).
  *
  * Patterns are the `_headers` ones: an exact path, or a path with one `*` (a splat, matching any
  * characters, "/" included). A request matching several rules gets the headers of all of them, so
@@ -22,7 +23,7 @@
  * No Astro or Vite import: astro.config.mjs renders `_headers` with it, the tests render nginx.
  */
 import { AREAS } from "../../../core/datapackage/contract.ts";
-import { effectiveHeaders, type HeaderRule } from "../../../core/header-rules.ts";
+import type { HeaderRule } from "../../../core/header-rules.ts";
 
 // The rule model, matching and the _headers text are core/header-rules.ts (the API reads the file back).
 export { CACHE_DEFAULT, effectiveHeaders, HeaderRuleError, pathMatches, renderHeadersFile, type HeaderRule } from "../../../core/header-rules.ts";
@@ -85,75 +86,4 @@ export function servedPaths(file: string): string[] {
   const path = `/${file}`;
   if (file === "index.html") return ["/", path];
   return file.endsWith("/index.html") ? [path.slice(0, -"index.html".length), path] : [path];
-}
-
-export interface NginxOptions {
-  /** Absolute path of the built folder. */
-  root: string;
-  /** Absolute folder for nginx's pid, logs and temporary files. */
-  prefix: string;
-  port: number;
-  host?: string;
-  /** The built folder's files ("/"-separated, relative): each gets its headers in an exact location. */
-  files: readonly string[];
-  rules: readonly HeaderRule[];
-}
-
-const quote = (s: string) => `"${s.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
-
-/** The `add_header` (and type) lines of one set of headers. */
-function nginxHeaders(headers: Record<string, string>, indent: string): string[] {
-  const lines: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (name === "Content-Type") lines.push(`${indent}types { }`, `${indent}default_type ${quote(value)};`);
-    else lines.push(`${indent}add_header ${name} ${quote(value)} always;`);
-  }
-  return lines;
-}
-
-/**
- * A whole nginx.conf serving `root` on `host:port` as a non-daemon, everything it writes under
- * `prefix`. nginx picks one location per request and `add_header` does not merge across levels, so
- * every built path gets an exact location with all its effective headers; any other path (a 404)
- * gets the default ones.
- */
-export function renderNginxConf(o: NginxOptions): string {
-  const p = (name: string) => quote(`${o.prefix}/${name}`);
-  const locations: string[] = [];
-  for (const file of [...o.files].sort()) {
-    for (const path of servedPaths(file)) {
-      locations.push(`    location = ${quote(path)} {`, ...nginxHeaders(effectiveHeaders(o.rules, path), "      "), "    }");
-    }
-  }
-  return [
-    "# Generated from site/src/lib/cdn-headers.ts (the rules of site/dist/_headers).",
-    "daemon off;",
-    "master_process off;",
-    "worker_processes 1;",
-    `pid ${p("nginx.pid")};`,
-    `error_log ${p("error.log")} warn;`,
-    "events { worker_connections 256; }",
-    "http {",
-    "  include /etc/nginx/mime.types;",
-    "  types { application/jsonl jsonl; }",
-    "  default_type application/octet-stream;",
-    "  access_log off;",
-    `  client_body_temp_path ${p("client")};`,
-    `  proxy_temp_path ${p("proxy")};`,
-    `  fastcgi_temp_path ${p("fastcgi")};`,
-    `  uwsgi_temp_path ${p("uwsgi")};`,
-    `  scgi_temp_path ${p("scgi")};`,
-    "  server {",
-    `    listen ${o.host ?? "127.0.0.1"}:${o.port};`,
-    `    root ${quote(o.root)};`,
-    "    index index.html;",
-    "    error_page 404 /404.html;",
-    "    location / {",
-    ...nginxHeaders(effectiveHeaders(o.rules, "/404.html"), "      "),
-    "    }",
-    ...locations,
-    "  }",
-    "}",
-    "",
-  ].join("\n");
 }

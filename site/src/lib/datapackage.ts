@@ -213,7 +213,7 @@ async function writeInto(outDir: string, relative: string, bytes: Uint8Array): P
 /**
  * Copies into the built site: for every generated area, each PUBLIC resource at `/<area>/<path>`
  * (the verified bytes) and at its content-addressed `/<area>/sha256/<hex><ext>`, the manifest and its signature, and for the economy the extension-less
- * endpoints; `<dataDir>/keys/*.vkey` to `/keys/`; `<dataDir>/schemas/**` to `/schemas/**` once
+ * endpoints; `<dataDir>/keys/*.vkey` and `*.policy` (the ledger's witness policy) to `/keys/`; `<dataDir>/schemas/**` to `/schemas/**` once
  * they are exactly what the code gives (`verifySchemas`). Keyed resources are never written. Throws DataVerificationError before writing anything of an
  * area that does not verify.
  */
@@ -240,7 +240,7 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
   }
   const keysDir = join(dataDir, "keys");
   if (existsSync(keysDir)) {
-    for (const name of (await readdir(keysDir)).filter((n) => n.endsWith(".vkey")).sort()) {
+    for (const name of (await readdir(keysDir)).filter((n) => n.endsWith(".vkey") || n.endsWith(".policy")).sort()) {
       await mkdir(join(outDir, "keys"), { recursive: true });
       await copyFile(join(keysDir, name), join(outDir, "keys", name));
       report.keys++;

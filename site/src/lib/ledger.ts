@@ -6,7 +6,9 @@
  * (core/tlog-tiles.ts `tilesProblems`: every tile and bundle present, every full tile hashing into
  * the level above, the root, every entry at `tile/entries/` hashing to its leaf, and no other file
  * under `tile/` or `envelopes/`) — then exactly those files are copied to `/ledger/`. Tiles that do
- * not agree with the checkpoint fail the build, naming the file.
+ * not agree with the checkpoint fail the build, naming the file. With `keys/ledger.policy` (C2SP
+ * tlog-policy, docs/witnesses.md) the checkpoint must also meet its witness quorum: the cosigned
+ * checkpoint `npm run ledger -- witness` wrote is published as it is, cosignatures and all.
  *
  * No Astro or Vite import here: astro.config.mjs uses this module.
  */
@@ -15,6 +17,7 @@ import { filesUnder } from "../../../store/files.ts";
 import { mkdir, copyFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { verifyCheckpoint } from "../../../core/checkpoint.ts";
+import { checkWitnessed, describeQuorum, parsePolicy } from "../../../core/witness/policy.ts";
 import { parseTrustedKeys } from "../../../core/datapackage/index.ts";
 import { tilesProblems } from "../../../core/tlog-tiles.ts";
 import { CodedError } from "../../../core/errors.ts";
@@ -39,8 +42,16 @@ export async function publishLedger(dataDir: string, outDir: string): Promise<Pu
   const vkeyFile = join(dataDir, "keys", "ledger.vkey");
   if (!existsSync(vkeyFile)) throw new LedgerTilesBuildError(`${checkpointFile}: no ${vkeyFile} to verify it with`);
   let checkpoint;
+  const policyFile = join(dataDir, "keys", "ledger.policy");
   try {
-    checkpoint = verifyCheckpoint(readFileSync(checkpointFile, "utf8"), parseTrustedKeys(readFileSync(vkeyFile, "utf8"), vkeyFile));
+    const note = readFileSync(checkpointFile, "utf8");
+    checkpoint = verifyCheckpoint(note, parseTrustedKeys(readFileSync(vkeyFile, "utf8"), vkeyFile));
+    // With a witness policy beside the key, only a checkpoint meeting its quorum is published.
+    if (existsSync(policyFile)) {
+      const policy = parsePolicy(readFileSync(policyFile, "utf8"));
+      const witnessed = checkWitnessed(note, policy);
+      if (!witnessed.met) throw new Error(`${describeQuorum(policy)} of ${policyFile} is not met: cosigned by ${witnessed.cosigned.map((c) => c.id).join(", ") || "no witness"}`);
+    }
   } catch (error) {
     throw new LedgerTilesBuildError(`${checkpointFile}: ${(error as Error).message}`);
   }

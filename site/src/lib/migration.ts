@@ -48,7 +48,14 @@ export interface PublishedMigration {
   mismatches: MismatchRow[];
   /** The data package's `sample` flag. */
   sample: boolean;
+  /** The snapshot's largest balance: a total is read beside it (one invented sample account may dwarf the rest). */
+  largest: { address: string; shards: bigint } | null;
+  /** In sample data, the snapshot's leaves of the sample ledger's own accounts (not the invented `sample-legacy-…` ones): how many, and their total. */
+  ledgerAccounts: { count: number; shards: bigint } | null;
 }
+
+/** The invented accounts of the sample v1 export (data/sources/migration/README.md). */
+const INVENTED_SAMPLE_ACCOUNT = /^sample-legacy-/;
 
 export const MIGRATION_SITE_DIR = "migration";
 
@@ -84,7 +91,19 @@ export function publishedMigration(dataDir: string): PublishedMigration | null {
     keyNames: trusted.map((k) => k.name),
     mismatches,
     sample,
+    ...snapshotFigures(state.leaves.slice(0, state.snapshotSize), sample),
   };
+}
+
+/** The largest leaf of the snapshot and, in sample data, the total of the sample ledger's own accounts. */
+function snapshotFigures(lines: readonly string[], sample: boolean): Pick<PublishedMigration, "largest" | "ledgerAccounts"> {
+  const leaves = lines.map((line) => {
+    const leaf = JSON.parse(line) as { address: string; balance_shards: string };
+    return { address: leaf.address, shards: BigInt(leaf.balance_shards) };
+  });
+  const largest = leaves.reduce<{ address: string; shards: bigint } | null>((best, leaf) => (best === null || leaf.shards > best.shards ? leaf : best), null);
+  const own = leaves.filter((leaf) => !INVENTED_SAMPLE_ACCOUNT.test(leaf.address));
+  return { largest, ledgerAccounts: sample ? { count: own.length, shards: own.reduce((sum, leaf) => sum + leaf.shards, 0n) } : null };
 }
 
 /** Where the static copy of an address's proof is: the API's path, so the lookup asks one URL either way. */

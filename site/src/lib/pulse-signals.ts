@@ -76,6 +76,28 @@ export function signalValue(record: PulseRecord, name: string): number | null {
   return input?.measured && typeof input.value === "number" ? input.value : null;
 }
 
+/** What one score of a pulse rests on: the signals it measured (their words) out of all it weighs. */
+export interface ScoreBasis {
+  score: "GI" | "MII";
+  measured: string[];
+  total: number;
+}
+
+/**
+ * The signals each score of a pulse rests on (null for a pulse that predates scoring): an
+ * unmeasured signal is left out of the mean, so a score of 100% may rest on a few of them, and the
+ * portal says which beside it.
+ */
+export function scoreBasis(record: PulseRecord): ScoreBasis[] | null {
+  const inputs = record.scoring?.inputs;
+  if (!inputs) return null;
+  const names = signalNames([record]);
+  return (["GI", "MII"] as const).map((score) => {
+    const own = names.filter((n) => n.startsWith(`${score.toLowerCase()}.`));
+    return { score, measured: own.filter((n) => inputs[n]!.measured).map(signalLabel), total: own.length };
+  });
+}
+
 /** Runs of consecutive indices with (measured) or without a value. */
 function runs(values: readonly (number | null)[]): Array<{ measured: boolean; from: number; to: number }> {
   const out: Array<{ measured: boolean; from: number; to: number }> = [];

@@ -154,6 +154,17 @@ async function sharedBuild(run: string, outDir: string): Promise<BuildResult> {
   return made;
 }
 
+/**
+ * The environment of a test build: this process's, without what would make it a production build
+ * (site/src/lib/public-origins.ts): in CI (GITHUB_ACTIONS) a build without SITE_URL fails, and a
+ * developer's SITE_URL or PUBLIC_* would change the pages. A test that wants them passes them.
+ */
+function developmentEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ["GITHUB_ACTIONS", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "SITE_URL", "PUBLIC_API_ORIGIN", "PUBLIC_CONTACT"]) delete env[name];
+  return env;
+}
+
 function astroBuild(dataDir: string, outDir: string, env: Record<string, string>): Promise<BuildResult> {
   mkdirSync(join(SITE_ROOT, ".astro", "builds"), { recursive: true });
   const cwd = mkdtempSync(join(SITE_ROOT, ".astro", "builds", "build-"));
@@ -163,7 +174,7 @@ function astroBuild(dataDir: string, outDir: string, env: Record<string, string>
       [join(REPO_ROOT, "node_modules", "astro", "bin", "astro.mjs"), "build", "--root", SITE_ROOT, "--outDir", resolve(outDir)],
       {
         cwd,
-        env: { ...process.env, DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: "1", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+        env: { ...developmentEnv(), DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: "1", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
@@ -198,8 +209,8 @@ export async function launchChromium(profileDir: string, viewport = { width: 375
  * Starts the embedded default (`npm start`, as `node api/start.ts`) on a free port, serving the
  * site built in `siteDir` and the data in `dataDir`; resolves its URL once it says it is serving.
  */
-export function startPortal(options: { stateDir: string; dataDir: string; siteDir: string }): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", STATE_DIR: options.stateDir, DATA_DIR: options.dataDir, SITE_DIST: options.siteDir };
+export function startPortal(options: { stateDir: string; dataDir: string; siteDir: string; env?: Record<string, string> }): Promise<{ child: ChildProcess; url: string }> {
+  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", STATE_DIR: options.stateDir, DATA_DIR: options.dataDir, SITE_DIST: options.siteDir, ...options.env };
   const child = spawn(process.execPath, [join(REPO_ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let output = "";

@@ -37,7 +37,7 @@ export function documents(sentinels: TestSentinel[], statements: TestStatement[]
       outcome: "deferred",
     })),
   };
-  const virtue = (v: Virtue) => ({ score: scores[v] ?? 1, measure: "test", status: "compliant" as const });
+  const virtue = (v: Virtue) => ({ score: scores[v] ?? 1, measure: "test", status: "compliant" as const, compliant_at: 0, at_risk_at: 0 });
   const virtues: Virtues = {
     cycle: "C-200",
     timestamp: T,

@@ -191,6 +191,7 @@ function scopeDecision(): Comparison {
     subject: "decidePolicy (the policy table)",
     floor: "Cedar statefulIsAuthorized, the same policy, preparsed",
     subjectSeconds: t.subject,
+    rounds: t.rounds,
     floorSeconds: t.floor,
     items: n,
     kind: "speed",

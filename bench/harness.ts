@@ -3,20 +3,9 @@
  * the two and keeping the best of several rounds (the machine is shared and noisy), and print the
  * ratio next to its target.
  */
-export interface Comparison {
-  name: string;
-  /** Human label of the measured work and of the floor it is compared with. */
-  subject: string;
-  floor: string;
-  /** Seconds per round, best of the rounds. */
-  subjectSeconds: number;
-  floorSeconds: number;
-  /** Items per round, to print a rate. */
-  items: number;
-  /** "speed": subject rate / floor rate (higher is better); "time": subject time / floor time (lower is better). */
-  kind: "speed" | "time";
-  target?: number;
-}
+import { meetsTarget, ratio, recordComparison, recordReading, type Comparison, type PairedRound, type Reading } from "./results.ts";
+
+export type { Comparison, PairedRound, Reading } from "./results.ts";
 
 export function bestOf(rounds: number, fn: () => void): number {
   let best = Infinity;
@@ -29,24 +18,18 @@ export function bestOf(rounds: number, fn: () => void): number {
   return best;
 }
 
-/** Runs subject and floor alternately `rounds` times after one warm-up each; best time of each. */
-export function compare(rounds: number, subject: () => void, floor: () => void): { subject: number; floor: number } {
+/** Runs subject and floor alternately `rounds` times after one warm-up each; best time of each, and every round's. */
+export function compare(rounds: number, subject: () => void, floor: () => void): { subject: number; floor: number; rounds: PairedRound[] } {
   subject();
   floor();
-  let s = Infinity;
-  let f = Infinity;
+  const all: PairedRound[] = [];
   for (let i = 0; i < rounds; i++) {
-    f = Math.min(f, bestOf(1, floor));
-    s = Math.min(s, bestOf(1, subject));
+    const f = bestOf(1, floor);
+    all.push({ floor: f, subject: bestOf(1, subject) });
   }
-  return { subject: s, floor: f };
+  return { subject: Math.min(...all.map((r) => r.subject)), floor: Math.min(...all.map((r) => r.floor)), rounds: all };
 }
 
-/** One round of `comparePaired`: the subject's time and the mean of the floor's times just before and after it. */
-export interface PairedRound {
-  subject: number;
-  floor: number;
-}
 
 /**
  * For work long enough that the machine's speed drifts between runs: the floor runs before the first
@@ -68,14 +51,7 @@ export function comparePaired(rounds: number, subject: () => void, floor: () => 
   return { median, rounds: paired };
 }
 
-export function ratio(c: Comparison): number {
-  return c.kind === "speed" ? c.floorSeconds / c.subjectSeconds : c.subjectSeconds / c.floorSeconds;
-}
-
-export function meetsTarget(c: Comparison): boolean | undefined {
-  if (c.target === undefined) return undefined;
-  return c.kind === "speed" ? ratio(c) >= c.target : ratio(c) <= c.target;
-}
+export { meetsTarget, ratio } from "./results.ts";
 
 function rate(items: number, seconds: number): string {
   const perSecond = items / seconds;
@@ -83,6 +59,7 @@ function rate(items: number, seconds: number): string {
 }
 
 export function printComparisons(title: string, comparisons: Comparison[]): void {
+  for (const c of comparisons) recordComparison(title, c);
   console.log(`\n${title}`);
   for (const c of comparisons) {
     const r = ratio(c);
@@ -108,14 +85,24 @@ export async function bestOfAsync(rounds: number, fn: () => Promise<unknown>): P
 }
 
 /** `compare` for a subject that awaits (the floor may too). */
-export async function compareAsync(rounds: number, subject: () => Promise<unknown>, floor: () => unknown): Promise<{ subject: number; floor: number }> {
+export async function compareAsync(rounds: number, subject: () => Promise<unknown>, floor: () => unknown): Promise<{ subject: number; floor: number; rounds: PairedRound[] }> {
   await subject();
   await floor();
-  let s = Infinity;
-  let f = Infinity;
+  const all: PairedRound[] = [];
   for (let i = 0; i < rounds; i++) {
-    f = Math.min(f, await bestOfAsync(1, async () => floor()));
-    s = Math.min(s, await bestOfAsync(1, subject));
+    const f = await bestOfAsync(1, async () => floor());
+    all.push({ floor: f, subject: await bestOfAsync(1, subject) });
   }
-  return { subject: s, floor: f };
+  return { subject: Math.min(...all.map((r) => r.subject)), floor: Math.min(...all.map((r) => r.floor)), rounds: all };
+}
+
+/** Prints readings that are not ratios (peak memory), each against its target, and records them. */
+export function printReadings(title: string, readings: Reading[]): void {
+  console.log(`\n${title}`);
+  for (const r of readings) {
+    const figure = recordReading(title, r);
+    const target = r.target === undefined ? "report only" : `target ${r.better === "lower" ? "<=" : ">="} ${r.target} ${r.unit}`;
+    const runs = r.values.length > 1 ? ` (runs: ${r.values.map((v) => v.toFixed(0)).join(", ")})` : "";
+    console.log(`  ${r.name}: ${figure.value.toFixed(0)} ${r.unit}${runs} (${target})${figure.verdict === "report" ? "" : `  ${figure.verdict}`}`);
+  }
 }

@@ -1,4 +1,11 @@
-/** `npm run bench -- [suite …]`: runs the named benchmark suites (all when none is named). */
+/**
+ * `npm run bench -- [suite …] [--json FILE]`: runs the named benchmark suites (all when none is
+ * named); with `--json FILE`, writes every figure they printed, with the commit, the load and the
+ * cores, to FILE (bench/results.ts). `npm run bench -- compare A.json B.json` prints what moved
+ * between two such files beyond its spread.
+ */
+import { compareFiles, startResults, writeResults } from "./results.ts";
+
 const suites: Record<string, () => Promise<unknown>> = {
   core: () => import("./core.ts").then((m) => m.run()),
   pulse: () => import("./pulse.ts").then((m) => m.run()),
@@ -14,13 +21,37 @@ const suites: Record<string, () => Promise<unknown>> = {
   witness: () => import("./witness.ts").then((m) => m.run()),
 };
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+if (args[0] === "compare") {
+  if (args.length !== 3) {
+    console.error("usage: npm run bench -- compare A.json B.json");
+    process.exit(2);
+  }
+  compareFiles(args[1]!, args[2]!);
+  process.exit(0);
+}
+
+let jsonFile: string | null = null;
+const wanted: string[] = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--json") {
+    jsonFile = args[++i] ?? null;
+    if (!jsonFile) {
+      console.error("--json needs a file name");
+      process.exit(2);
+    }
+  } else wanted.push(args[i]!);
+}
 const names = wanted.length > 0 ? wanted : Object.keys(suites);
 for (const name of names) {
-  const suite = suites[name];
-  if (!suite) {
+  if (!suites[name]) {
     console.error(`unknown suite "${name}"; suites: ${Object.keys(suites).join(", ")}`);
     process.exit(2);
   }
-  await suite();
+}
+const started = startResults(names);
+for (const name of names) await suites[name]!();
+if (jsonFile) {
+  const written = writeResults(jsonFile, started);
+  console.log(`\n${written.figures.length} figures written to ${jsonFile}`);
 }

@@ -17,6 +17,8 @@ export interface EntryRow {
   hash: string;
   leaf: Uint8Array;
 }
+/** A row without its leaf hash: what a read that only parses entries needs. */
+export type StoredRow = Omit<EntryRow, "leaf">;
 export interface SubtreeRow {
   level: number;
   idx: number;
@@ -38,6 +40,8 @@ export interface BackendReads {
   last(): Promise<TailRow | null>;
   /** Rows start <= seq < end in order, at most `limit`. */
   rows(start: number, end: number, limit: number): Promise<EntryRow[]>;
+  /** The same rows without their leaf hashes (`entries()`: one buffer less per row to make and collect). */
+  storedRows(start: number, end: number, limit: number): Promise<StoredRow[]>;
   /** Leaf hashes of start <= seq < end, in order. */
   leaves(start: number, end: number): Promise<Uint8Array[]>;
   /** The stored subtrees asked for (key `${level}/${idx}`); missing ones are absent from the map. */

@@ -43,7 +43,8 @@ import { freezeRefusal } from "../core/migration/phases.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { BulkSealer } from "./bulk-seal.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { LedgerIntegrityError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type LockWaits, type StoredCheckpoint, type SubtreeRow } from "./ledger-backend.ts";
+import { LedgerIntegrityError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type LockWaits, type StoredCheckpoint, type StoredRow, type SubtreeRow } from "./ledger-backend.ts";
+import { pagedRows } from "./paged-reads.ts";
 import { STORED_LEVEL, withStoredNodes } from "./merkle-reads.ts";
 import { CatchUpNeeded, ProjectionFollower, type EntrySource } from "./projection-follower.ts";
 
@@ -134,7 +135,7 @@ interface TransactionWrite<T> {
 
 type Tx = BackendReads & BackendWrites;
 
-function rowToEntry(row: EntryRow): LedgerEntry {
+function rowToEntry(row: StoredRow): LedgerEntry {
   let payload;
   try {
     payload = JSON.parse(row.payload);
@@ -231,13 +232,15 @@ export class Ledger implements LedgerStore {
     return size;
   }
 
-  async *entries(start = 0, end?: number): AsyncIterableIterator<LedgerEntry> {
-    for await (const row of this.#pages(this.#backend, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE)) yield rowToEntry(row);
+  entries(start = 0, end?: number): AsyncIterableIterator<LedgerEntry> {
+    return pagedRows(this.#storedRows, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE, rowToEntry);
   }
 
-  async *storedEntries(start = 0, end?: number): AsyncIterableIterator<StoredEntry> {
-    for await (const row of this.#pages(this.#backend, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE)) yield { entry: rowToEntry(row), payloadText: row.payload };
+  storedEntries(start = 0, end?: number): AsyncIterableIterator<StoredEntry> {
+    return pagedRows(this.#storedRows, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE, (row) => ({ entry: rowToEntry(row), payloadText: row.payload }));
   }
+
+  readonly #storedRows = (start: number, end: number, limit: number) => this.#backend.storedRows(start, end, limit);
 
   /** The rows start <= seq < end, a page (one finished read) at a time: nothing stays open between pages. */
   async *#pages(reads: BackendReads, start: number, end: number, page: number): AsyncIterableIterator<EntryRow> {

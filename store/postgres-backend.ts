@@ -16,7 +16,7 @@
  * pooled connection.
  */
 import pg from "pg";
-import type { AppendIfTail, AppendWrite, BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, TailRow } from "./ledger-backend.ts";
+import type { AppendIfTail, AppendWrite, BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, StoredRow, TailRow } from "./ledger-backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { Session, TYPES } from "./postgres-connection.ts";
 import { safeLocation } from "./store-location.ts";
@@ -460,6 +460,9 @@ export class PostgresBackend implements LedgerBackend {
   }
   rows(start: number, end: number, limit: number): Promise<EntryRow[]> {
     return this.#reads.rows(start, end, limit);
+  }
+  storedRows(start: number, end: number, limit: number): Promise<StoredRow[]> {
+    return this.#reads.storedRows(start, end, limit);
   }
   leaves(start: number, end: number): Promise<Uint8Array[]> {
     return this.#reads.leaves(start, end);

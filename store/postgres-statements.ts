@@ -5,7 +5,7 @@
  * docs/postgresql.md explains the choices.
  */
 import pg from "pg";
-import type { AppendWrite, BackendReads, BackendWrites, EntryRow, StoredCheckpoint, SubtreeRow, TailRow } from "./ledger-backend.ts";
+import type { AppendWrite, BackendReads, BackendWrites, EntryRow, StoredCheckpoint, StoredRow, SubtreeRow, TailRow } from "./ledger-backend.ts";
 import { subtreeKey } from "./ledger-backend.ts";
 import { PostgresLedgerError } from "./postgres-failures.ts";
 import { TRY_WRITE_LOCK_SQL } from "./postgres-schema.ts";
@@ -16,7 +16,8 @@ import { TRY_WRITE_LOCK_SQL } from "./postgres-schema.ts";
  */
 export type Run = <R extends pg.QueryResultRow>(sql: string, params?: unknown[], name?: string) => Promise<R[]>;
 
-const ENTRY_COLUMNS = "seq, type, payload, ts, prev, hash, leaf";
+const STORED_COLUMNS = "seq, type, payload, ts, prev, hash";
+const ENTRY_COLUMNS = `${STORED_COLUMNS}, leaf`;
 /** The committed tail: the last entry's seq, hash and time. */
 export const TAIL_SQL = "SELECT seq, hash, ts FROM ledger_entries ORDER BY seq DESC LIMIT 1";
 /**
@@ -117,6 +118,9 @@ export function primitives(run: Run): BackendReads {
     rows(start, end, limit) {
       return run<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`, [start, end, limit]);
     },
+    storedRows(start, end, limit) {
+      return run<StoredRow>(`SELECT ${STORED_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`, [start, end, limit]);
+    },
     async leaves(start, end) {
       const rows = await run<{ leaf: Uint8Array }>("SELECT leaf FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq", [start, end]);
       return rows.map((r) => r.leaf);
@@ -190,6 +194,7 @@ export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined,
       return Promise.resolve(known);
     },
     rows: read(direct.rows),
+    storedRows: read(direct.storedRows),
     leaves: read(direct.leaves),
     subtrees: read(direct.subtrees),
     subtreeCount: read(direct.subtreeCount),

@@ -13,7 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { LedgerUnavailableError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
+import { LedgerUnavailableError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type StoredRow, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
 
 const FORMAT_VERSION = "1";
 /** Rows per INSERT statement on the batched path (one VDBE run for them). */
@@ -77,7 +77,7 @@ export interface SqliteBackendOptions {
 }
 
 type Statements = Record<
-  "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "insertSubtrees" | "subtree" | "leaves" | "page" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "checkpointAtMost" | "subtreeCount",
+  "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "insertSubtrees" | "subtree" | "leaves" | "page" | "storedPage" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "checkpointAtMost" | "subtreeCount",
   StatementSync
 >;
 
@@ -128,6 +128,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
       page: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
+      storedPage: p("SELECT seq, type, payload, ts, prev, hash FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
       insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note, created_at AS createdAt FROM checkpoints ORDER BY size"),
@@ -150,6 +151,10 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
   /** One finished statement per call: no read snapshot stays open between two pages (see store/follow-tail.test.ts). */
   async rows(start: number, end: number, limit: number): Promise<EntryRow[]> {
     return this.#s.page.all(start, clampEnd(end), limit) as unknown as EntryRow[];
+  }
+
+  async storedRows(start: number, end: number, limit: number): Promise<StoredRow[]> {
+    return this.#s.storedPage.all(start, clampEnd(end), limit) as unknown as StoredRow[];
   }
 
   async leaves(start: number, end: number): Promise<Uint8Array[]> {

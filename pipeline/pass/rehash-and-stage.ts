@@ -14,7 +14,12 @@ import type { FileDigest } from "../../store/digest-cache.ts";
 import { DataError } from "../validate/data-error.ts";
 import type { WorkerAnswer, WorkerError, WorkerRequest, WorkerSetup, OutputCheck } from "./rehash-and-stage-worker.ts";
 
-const SLOT_BYTES = 1 << 20;
+/**
+ * A quarter of a MB: a slot is posted once full, so a smaller slot is only more (cheap) messages,
+ * while every slot is resident memory for the whole pass: with 1 MB slots and the regeneration's
+ * streamed outputs, the slots alone were over 30 MB of its peak.
+ */
+const SLOT_BYTES = 1 << 18;
 /** Slots beyond one per stream: how far the reader may run ahead of the helper. */
 const SPARE_SLOTS = 16;
 /** The stream of leaf texts; outputs are numbered from 1. */

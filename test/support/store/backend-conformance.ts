@@ -59,6 +59,7 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
       const b = await opened();
       expect(await b.last()).toBeNull();
       expect(await b.rows(0, 10, 10)).toEqual([]);
+      expect(await b.storedRows(0, 10, 10)).toEqual([]);
       expect(await b.leaves(0, 10)).toEqual([]);
       expect(await b.subtreeCount(0)).toBe(0);
       expect((await b.subtrees([{ level: 4, idx: 0 }])).size).toBe(0);
@@ -77,6 +78,11 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
       expect(plain(await b.rows(0, 40, 1000))).toEqual(rows);
       expect(plain(await b.rows(10, 40, 5))).toEqual(rows.slice(10, 15));
       expect(plain(await b.rows(35, 38, 100))).toEqual(rows.slice(35, 38));
+      // The same rows without their leaves: no leaf column read at all.
+      const stored = rows.map(({ leaf: _, ...rest }) => rest);
+      expect((await b.storedRows(0, 40, 1000)).map((r) => ({ ...r }))).toEqual(stored);
+      expect((await b.storedRows(10, 40, 5)).map((r) => ({ ...r }))).toEqual(stored.slice(10, 15));
+      expect((await b.storedRows(38, 100, 100)).map((r) => Object.keys(r).sort())).toEqual([0, 1].map(() => ["hash", "payload", "prev", "seq", "ts", "type"]));
       const leaves = await b.leaves(3, 7);
       expect(leaves.every((leaf) => leaf instanceof Uint8Array && leaf.length === 32)).toBe(true);
       expect(leaves.map((l) => new Uint8Array(l))).toEqual(rows.slice(3, 7).map((r) => r.leaf));

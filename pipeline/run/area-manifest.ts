@@ -4,7 +4,7 @@
  * manifest already records it), the published pulse history and the curated files. `created` is the
  * newest of those sources' times, never the clock. An area with a failed step gets no manifest.
  */
-import type { Area } from "../step.ts";
+import type { Area, Step } from "../step.ts";
 import { buildManifest, buildResource, MANIFEST_FILE, renderManifest, type LedgerSource, type ResourceDescriptor } from "../manifest.ts";
 import { join } from "node:path";
 import type { RunContext } from "./context.ts";
@@ -35,6 +35,11 @@ export function buildAreaManifests(run: RunContext, plan: Plan, inputs: Inputs, 
   });
 }
 
+/** A CSV table or its Parquet copy: a resource with a Table Schema. */
+function isTable(step: Step): boolean {
+  return step.mediatype === "text/csv" || step.mediatype === "application/vnd.apache.parquet";
+}
+
 function manifestText(run: RunContext, inputs: Inputs, pass: PassOutcome, area: Area, states: readonly StepState[]): string {
   const used = new Set(states.flatMap((s) => s.inputs));
   const { facts } = pass;
@@ -60,7 +65,7 @@ function manifestText(run: RunContext, inputs: Inputs, pass: PassOutcome, area: 
       inputsHash: s.inputsHash!,
       inputs: s.inputDigests!,
       ...(s.step.schema ? { jsonSchema: run.schemas.jsonSchemaOf(s.step) } : {}),
-      ...(s.step.mediatype === "text/csv" ? { tableSchema: run.schemas.tableSchemaOf(s.step) } : {}),
+      ...(isTable(s.step) ? { tableSchema: { ...run.schemas.tableSchemaOf(s.step), ...(s.step.primaryKey ? { primaryKey: [...s.step.primaryKey] } : {}) } } : {}),
     }),
   );
   return renderManifest(

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:14045e522fc4d511958221e4d627f82cfb10b03488c43886fdde465b40204ee0
+sha256:9c468065e7e1c1bf3ab8908d4c941882533aaa13deb1996011ac3830de8dad1c
 
-— integrity-platform.example/datasets eDLWuAU/ErKMEDCK/Nf65//mSPTQvQub7Kjuqqt7cs3FHrOnHfztUCLMoxu6SVPgDLIntLUgz2DsWWAftmjYA/F75Ag=
+— integrity-platform.example/datasets ZK41+DAd1KPYB/KSJChnTrPRQiGKC628EybdcforCPPXsSGSkQ1wZjoPYG06PmVikJNEhSVdIC942mzf+V8l9vwu7wc=

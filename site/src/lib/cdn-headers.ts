@@ -51,6 +51,7 @@ export function headerRules(files: readonly string[] = []): HeaderRule[] {
     { path: "/*.sig", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "signatures: C2SP signed notes are text" },
     { path: "/*.vkey", headers: { "Content-Type": TEXT }, why: "verifier keys: one text line each" },
     { path: "/*.bib", headers: { "Content-Type": "application/x-bibtex; charset=utf-8" }, why: "BibTeX" },
+    { path: "/*.parquet", headers: { "Content-Type": "application/vnd.apache.parquet" }, why: "Apache Parquet (the columnar copy of a CSV table)" },
     { path: "/*.csv", headers: { "Content-Type": "text/csv; charset=utf-8; header=present" }, why: "RFC 4180 CSV with a header row" },
     { path: "/*.jsonl", headers: { "Content-Type": "application/jsonl; charset=utf-8" }, why: "JSON Lines: one JSON text per line" },
     ...["supply", "mii", "coordination", "roi"].map((alias, i) => ({

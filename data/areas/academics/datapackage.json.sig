@@ -1,4 +1,4 @@
 academics datapackage
-sha256:9c468065e7e1c1bf3ab8908d4c941882533aaa13deb1996011ac3830de8dad1c
+sha256:e201c42f37f1c2fd527203ba2b3ebccb57385600ed6f1d0d1ac1fef80623018b
 
-— integrity-platform.example/datasets ZK41+DAd1KPYB/KSJChnTrPRQiGKC628EybdcforCPPXsSGSkQ1wZjoPYG06PmVikJNEhSVdIC942mzf+V8l9vwu7wc=
+— integrity-platform.example/datasets ZK41+NUGI4fnWPbxhqMlKyXqOZLEwaaesLEVRvpweUjcN5vfRgQ70/3/sKlUIoO8NPFDKzBBhCzs8hTP9g9yGpAOhw0=

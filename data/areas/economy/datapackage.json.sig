@@ -1,4 +1,4 @@
 economy datapackage
-sha256:80acff41f577610248493214f025ed3c072b516cca89de69fce10d8c729bf139
+sha256:9d740b6b0e5d8d11bf7a1f2253b2da53bc46bdb29ad2c3979b344245fe3be021
 
-— integrity-platform.example/datasets ZK41+JrZGlZ753KPNKnIeAj4jci+1q3JtUIf79LrfNqXWgVg088sTXuYLFDtvUaNl8VxBCymUAzCJRNKVwVwLwrouQk=
+— integrity-platform.example/datasets ZK41+NIDWm5LwgsBSuhV9QMWG8UqqS/5O4Qz1KPI7jzKKAgbLeXeaGd+U9CqCYokYCH5SDGg/52QlH4U0iCvYdZVxw8=

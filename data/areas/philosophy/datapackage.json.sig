@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:0bb9dc7a04cf0dc7677b414bd9ebbd688d278d8352115d88543c1768d923e286
+sha256:2754c841ae7da2b6f94e6884806ee17f178bda162c08894090067e8b14a6f541
 
-— integrity-platform.example/datasets eDLWuLqgmY/N7h/kDC/t3mCybyJNLFhznNnfUFK5Cqo7CSi0uTJFPQ3TO26CXRYID7r4nxfopCmYIM6C3zqu7K0nRgk=
+— integrity-platform.example/datasets ZK41+OUJ502o8yEmd7kPTTLoJiHA0gXG3iIM6OXNGroAZhKHZnSKzGatoXlOfa6jp+ZNYjNGcdZ7AzEjB7cE10JerAs=

@@ -40,6 +40,7 @@ import {
   type ManifestResource,
 } from "../../../core/datapackage/index.ts";
 import { CodedError } from "../../../core/errors.ts";
+import { publishReleases } from "./releases.ts";
 
 /** The five audience areas, in navigation order: the published-data contract's (core/datapackage). */
 export const AREA_SLUGS = AREAS;
@@ -230,6 +231,8 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
     }
     await writeInto(outDir, `${v.area}/${MANIFEST_FILE}`, v.manifestBytes);
     await writeInto(outDir, `${v.area}/${SIGNATURE_FILE}`, v.signatureBytes);
+    // The release history and each release's immutable copies (site/src/lib/releases.ts).
+    await publishReleases(v.dir, join(outDir, v.area), v.manifest.version);
     if (v.area === "economy") {
       for (const [alias, path] of Object.entries(ECONOMY_ALIASES)) {
         const bytes = v.files.get(path);

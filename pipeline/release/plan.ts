@@ -86,9 +86,14 @@ export function planRelease(areasDir: string, area: Area, pkg: PackageDescriptor
   if (unchanged) {
     version = last.version;
     changesResources = [...((published!.descriptor.resources as ResourceDescriptor[]) ?? [])].filter(isChanges);
+    // The current changes resources are restored from the release's immutable copies, which must
+    // still be the bytes the manifest lists.
     for (const r of changesResources) {
-      const file = join(dir, r.path);
-      if (existsSync(file)) files.set(r.path, readFileSync(file));
+      const copy = `${releaseDir(version)}/${r.path}`;
+      const bytes = existsSync(join(dir, copy)) ? readFileSync(join(dir, copy)) : null;
+      if (!bytes || sha256(bytes) !== r.hash) throw new Error(`${join(dir, copy)}: missing, or not the ${r.hash} the manifest lists for ${r.path}`);
+      files.set(r.path, bytes);
+      files.set(copy, bytes);
     }
   } else {
     const tables: Record<string, TableRelease> = {};

@@ -162,7 +162,15 @@ describe("area releases", () => {
     expect(cff).toMatchObject({ "cff-version": "1.2.0", type: "dataset", version: "1.0.1", "date-released": academics.date!.slice(0, 10) });
     // The economy keeps its release and its changes resource.
     expect(manifestVersion("economy")).toBe("1.1.0");
-    expect(existsSync(join(dataDir, "areas", "economy", "changes", "mic-history.json"))).toBe(true);
+    const changes = join(dataDir, "areas", "economy", "changes", "mic-history.json");
+    const released = readFileSync(changes, "utf8");
     expect((await run(true)).ok).toBe(true);
+    // A changes resource edited by hand: --check names it, a run puts the release's bytes back.
+    writeFileSync(changes, released.replace('"removed": []', '"removed": [{}]'));
+    const check = await run(true);
+    expect(check.ok).toBe(false);
+    expect(check.differences.some((d) => d.includes("changes/mic-history.json"))).toBe(true);
+    expect((await run()).ok).toBe(true);
+    expect(readFileSync(changes, "utf8")).toBe(released);
   });
 });

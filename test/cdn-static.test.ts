@@ -139,6 +139,9 @@ beforeAll(async () => {
     for (const r of manifest.resources) {
       await record(`/${area}/${r.path}`);
       if (r.immutablePath) await record(`/${area}/${r.immutablePath}`);
+      // Beside the release's manifest copy too, where a Data Package reader of that copy resolves them.
+      await record(`${release}/${r.path}`);
+      if (r.immutablePath) await record(`${release}/${r.immutablePath}`);
     }
   }
   for (const path of ["/keys/datasets.vkey", "/keys/ledger.vkey", "/migration/checkpoint", "/migration/snapshot.jsonl", "/asyncapi.json", "/openapi.json", ...TILE_FILES.map((f) => `/${f}`)]) await record(path);

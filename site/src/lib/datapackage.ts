@@ -232,7 +232,7 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
     await writeInto(outDir, `${v.area}/${MANIFEST_FILE}`, v.manifestBytes);
     await writeInto(outDir, `${v.area}/${SIGNATURE_FILE}`, v.signatureBytes);
     // The release history and each release's immutable copies (site/src/lib/releases.ts).
-    await publishReleases(v.dir, join(outDir, v.area), v.manifest.version);
+    await publishReleases(v.dir, join(outDir, v.area), v.manifest.version, v.files);
     if (v.area === "economy") {
       for (const [alias, path] of Object.entries(ECONOMY_ALIASES)) {
         const bytes = v.files.get(path);

@@ -25,6 +25,7 @@ export interface ReleaseRecord {
   previous: string | null;
   date: string | null;
   manifest: { path: string; hash: string; signature: string };
+  files: { path: string; hash: string; immutablePath: string }[];
   tables: Record<string, TableRelease>;
   citation: { bibtex: string; cff: string };
 }
@@ -71,14 +72,44 @@ export function changeSummary(release: ReleaseRecord): string | null {
   return `since ${release.previous}: ${parts.length > 0 ? parts.join(", ") : "no table rows changed"}`;
 }
 
-/** Copies `releases.json` and every file under `releases/` of a verified area into the built site. */
-export async function publishReleases(areaDir: string, outAreaDir: string, version: string | undefined): Promise<number> {
-  if (!readReleases(areaDir, version)) return 0;
-  const files = ["releases.json", ...filesUnder(join(areaDir, "releases")).map((f) => `releases/${f}`)];
-  for (const f of files) {
-    const target = join(outAreaDir, f);
+export interface ReleasesPublished {
+  /** Files written. */
+  written: number;
+  /** Release files whose bytes this build does not hold (served from what earlier deployments published). */
+  elsewhere: string[];
+}
+
+/**
+ * Copies `releases.json` and every file under `releases/` of a verified area into the built site,
+ * and puts each release's data files beside its manifest copy — at `releases/<version>/<path>` and
+ * at `releases/<version>/<immutablePath>`, where a Data Package reader of that copy resolves them —
+ * whenever this build holds their bytes: `files` are the area's verified public files, matched by
+ * SHA-256, so a file a later release did not change is published under every release that has it.
+ */
+export async function publishReleases(areaDir: string, outAreaDir: string, version: string | undefined, files: ReadonlyMap<string, Uint8Array> = new Map()): Promise<ReleasesPublished> {
+  const releases = readReleases(areaDir, version);
+  const report: ReleasesPublished = { written: 0, elsewhere: [] };
+  if (!releases) return report;
+  const put = async (relative: string, bytes: Uint8Array) => {
+    const target = join(outAreaDir, relative);
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, readFileSync(join(areaDir, f)));
+    await writeFile(target, bytes);
+    report.written++;
+  };
+  for (const f of ["releases.json", ...filesUnder(join(areaDir, "releases")).map((f) => `releases/${f}`)]) await put(f, readFileSync(join(areaDir, f)));
+  const byHash = new Map<string, Uint8Array>();
+  for (const bytes of files.values()) byHash.set(sha256(bytes), bytes);
+  for (const r of releases.releases) {
+    for (const file of r.files ?? []) {
+      const own = join(areaDir, "releases", r.version, file.path);
+      const bytes = byHash.get(file.hash) ?? (existsSync(own) ? readFileSync(own) : null);
+      if (!bytes || sha256(bytes) !== file.hash) {
+        report.elsewhere.push(`releases/${r.version}/${file.path}`);
+        continue;
+      }
+      await put(`releases/${r.version}/${file.path}`, bytes);
+      await put(`releases/${r.version}/${file.immutablePath}`, bytes);
+    }
   }
-  return files.length;
+  return report;
 }

@@ -149,6 +149,7 @@ const FORMATS: Record<Step["mediatype"], { format: string; text: boolean }> = {
   "text/csv": { format: "csv", text: true },
   "application/pdf": { format: "pdf", text: false },
   "application/x-bibtex": { format: "bib", text: true },
+  "application/vnd.apache.parquet": { format: "parquet", text: false },
 };
 
 export interface ResourceInput {
@@ -164,7 +165,7 @@ export interface ResourceInput {
    * of records, `{"type": "array", "items": {"$ref": <row $id>}}`.
    */
   jsonSchema?: string | { type: "array"; items: { $ref: string } };
-  /** CSV only. */
+  /** Tables only: CSV and Parquet. */
   tableSchema?: TableSchema;
 }
 
@@ -192,7 +193,8 @@ export interface ResourceDescriptor {
 export function buildResource(r: ResourceInput): ResourceDescriptor {
   const { format, text } = FORMATS[r.step.mediatype];
   const csv = r.step.mediatype === "text/csv";
-  if (csv && !r.tableSchema) throw new Error(`${r.step.path}: a CSV resource needs a Table Schema`);
+  const table = csv || r.step.mediatype === "application/vnd.apache.parquet";
+  if (table && !r.tableSchema) throw new Error(`${r.step.path}: a ${format} table resource needs a Table Schema`);
   const inputs: Record<string, string> = {};
   for (const name of Object.keys(r.inputs).sort()) inputs[name] = r.inputs[name]!;
   // Relative schema references, so a reader of the static copy fetches them (core/datapackage/references.ts).
@@ -200,7 +202,7 @@ export function buildResource(r: ResourceInput): ResourceDescriptor {
     r.jsonSchema === undefined ? undefined : typeof r.jsonSchema === "string" ? schemaReference(r.jsonSchema) : { type: "array" as const, items: { $ref: schemaReference(r.jsonSchema.items.$ref) } };
   return {
     name: r.step.name,
-    ...(csv ? { type: "table" as const } : {}),
+    ...(table ? { type: "table" as const } : {}),
     path: r.step.path,
     ...(r.step.access === "public" ? { immutablePath: immutablePathOf(r.step.path, r.hash) } : {}),
     title: r.step.title,
@@ -210,7 +212,8 @@ export function buildResource(r: ResourceInput): ResourceDescriptor {
     ...(text ? { encoding: "utf-8" as const } : {}),
     bytes: r.bytes,
     hash: r.hash,
-    ...(csv ? { dialect: CSV_DIALECT, schema: r.tableSchema! } : {}),
+    ...(csv ? { dialect: CSV_DIALECT } : {}),
+    ...(table ? { schema: r.tableSchema! } : {}),
     ...(jsonSchema ? { jsonSchema } : {}),
     access: r.step.access,
     inputs_hash: r.inputsHash,

@@ -12,6 +12,7 @@ import { runDocumentSteps, runLedgerPass } from "./run/execute.ts";
 import { Inputs, markUpToDate } from "./run/inputs.ts";
 import { planRun } from "./run/plan.ts";
 import { publishAreas } from "./run/publish.ts";
+import { releaseAreas } from "./release/phase.ts";
 import type { RunReport } from "./run/report.ts";
 
 export type { RunOptions } from "./run/context.ts";
@@ -27,6 +28,7 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
     const pass = await runLedgerPass(run, plan, inputs);
     runDocumentSteps(run, plan, inputs, pass.facts);
     const areas = buildAreaManifests(run, plan, inputs, pass);
+    releaseAreas(run.files.areasDir, areas);
     return run.check ? compareAreas(run, areas, pass) : publishAreas(run, areas, pass);
   } finally {
     for (const state of plan.states.values()) if (state.output?.tmp) rmSync(state.output.tmp, { force: true });

@@ -46,10 +46,15 @@ interface StepBase {
   name: string;
   title: string;
   description: string;
-  mediatype: "application/json" | "text/csv" | "application/pdf" | "application/x-bibtex";
+  mediatype: "application/json" | "text/csv" | "application/pdf" | "application/x-bibtex" | "application/vnd.apache.parquet";
   access: AccessTier;
   /** publishedSchemas registry name: the document's schema, or one CSV row's. */
   schema?: string;
+  /**
+   * A table (CSV, and its Parquet copy): the columns that name a row, the Table Schema's
+   * `primaryKey`. The changes resource between releases matches rows by it.
+   */
+  primaryKey?: readonly string[];
   inputs: readonly InputName[];
   /**
    * Part of the step's identity. The step's own code already is (pipeline/step-code.ts), so bump it

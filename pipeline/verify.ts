@@ -150,7 +150,7 @@ function verifyResource(dir: string, manifestFile: string, r: Record<string, unk
     checkDigest(result);
     if (result.problem) throw result.problem;
   };
-  if (r.mediatype === "text/csv" || r.type === "table") {
+  if (r.mediatype === "text/csv" || (r.type === "table" && r.mediatype !== "application/vnd.apache.parquet")) {
     if (typeof r.schema !== "object" || r.schema === null) throw new DataError("contract", manifestFile, `resource ${String(r.name)}: a table needs an inline Table Schema`);
     return streamed(new CsvValidator(file, r.schema as TableSchema, typeof r.jsonSchema === "string" ? validatorOf(r.jsonSchema) : undefined));
   }
@@ -159,10 +159,17 @@ function verifyResource(dir: string, manifestFile: string, r: Record<string, unk
   }
   const bytes = readFileSync(file);
   checkDigest({ bytes: bytes.length, hash: `sha256:${createHash("sha256").update(bytes).digest("hex")}` });
+  if (r.mediatype === "application/vnd.apache.parquet" && !isParquetFile(bytes)) throw new DataError("encoding", file, "not a Parquet file (PAR1 magic at both ends)");
   if (r.mediatype === "application/json") {
     if (typeof r.jsonSchema !== "string") throw new DataError("contract", manifestFile, `resource ${String(r.name)}: a JSON resource needs its jsonSchema`);
     validateJsonBytes(file, bytes, validatorOf(r.jsonSchema));
   }
+}
+
+/** A Parquet file begins and ends with the magic "PAR1" (its rows are checked by the Parquet tests' outside reader). */
+function isParquetFile(bytes: Uint8Array): boolean {
+  const magic = [0x50, 0x41, 0x52, 0x31];
+  return bytes.length >= 12 && magic.every((b, i) => bytes[i] === b && bytes[bytes.length - 4 + i] === b);
 }
 
 export interface VerifyOptions {

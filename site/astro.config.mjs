@@ -65,6 +65,7 @@ function publishDataAreas() {
         const report = await publishAreas(dataDir, fileURLToPath(dir));
         for (const a of report.areas) logger.info(`published ${a.area}: ${a.files} public files (${a.keyed} keyed, not copied)`);
         logger.info(`published ${report.keys} key file(s)${report.schemas ? " and /schemas/" : ""}`);
+        for (const f of report.releasesElsewhere) logger.info(`${f}: not in this build (an earlier release's file, served from its own deployment)`);
       },
     },
   };

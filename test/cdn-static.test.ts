@@ -144,11 +144,15 @@ beforeAll(async () => {
   }
   // Every file the manifests name (stable and content-addressed paths), and the tile stand-ins.
   for (const area of AREAS) {
-    const manifest = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", area, "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath?: string }[] };
-    for (const path of [`/${area}/datapackage.json`, `/${area}/datapackage.json.sig`]) await record(path);
+    const manifest = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", area, "datapackage.json"), "utf8")) as { version: string; resources: { path: string; immutablePath?: string }[] };
+    const release = `/${area}/releases/${manifest.version}`;
+    for (const path of [`/${area}/datapackage.json`, `/${area}/datapackage.json.sig`, `/${area}/releases.json`, `${release}/datapackage.json`, `${release}/datapackage.json.sig`]) await record(path);
     for (const r of manifest.resources) {
       await record(`/${area}/${r.path}`);
       if (r.immutablePath) await record(`/${area}/${r.immutablePath}`);
+      // Beside the release's manifest copy too, where a Data Package reader of that copy resolves them.
+      await record(`${release}/${r.path}`);
+      if (r.immutablePath) await record(`${release}/${r.immutablePath}`);
     }
   }
   for (const path of ["/keys/datasets.vkey", "/keys/ledger.vkey", "/migration/checkpoint", "/migration/snapshot.jsonl", "/asyncapi.json", "/openapi.json", ...TILE_FILES.map((f) => `/${f}`)]) await record(path);
@@ -234,7 +238,11 @@ describe("the static build served by nginx from its own header rules", () => {
     const cache = (p: string) => responses.get(p)!.headers["cache-control"];
     expect(of((p) => p.startsWith("/_astro/")).length).toBeGreaterThan(0);
     for (const [p, r] of of((p) => p.startsWith("/_astro/") || /^\/[a-z]+\/sha256\//.test(p))) expect(r.headers["cache-control"], p).toBe(CACHE_IMMUTABLE);
-    for (const [p, r] of of((p) => p.endsWith("/datapackage.json") || p.endsWith(".sig") || p.endsWith("/checkpoint"))) expect(r.headers["cache-control"], p).toBe(CACHE_SHORT);
+    const release = (p: string) => AREAS.some((a) => p.startsWith(`/${a}/releases/`));
+    for (const [p, r] of of((p) => !release(p) && (p.endsWith("/datapackage.json") || p.endsWith(".sig") || p.endsWith("/checkpoint") || p.endsWith("/releases.json")))) expect(r.headers["cache-control"], p).toBe(CACHE_SHORT);
+    // A release's copies never change: a new release adds a folder.
+    expect(of(release).length).toBeGreaterThan(0);
+    for (const [p, r] of of(release)) expect(r.headers["cache-control"], p).toBe(CACHE_IMMUTABLE);
     for (const p of ["/", "/government/", "/economy/mic-history.csv", "/keys/datasets.vkey"]) expect(cache(p), p).toBe(CACHE_DEFAULT);
     expect(type("/government/datapackage.json.sig")).toBe("text/plain; charset=utf-8");
     expect(type("/keys/datasets.vkey")).toBe("text/plain; charset=utf-8");

@@ -82,7 +82,7 @@ describe("integrity-verify over HTTP", () => {
     expect(area.code).toBe(0);
     expect(area.out).toContain(`key ${server.url}/keys/datasets.vkey: `);
     expect(area.out).toMatch(/read from beside the data/);
-    expect(area.out).toMatch(/^academics: verified — 5 files checked; manifest signed by integrity-platform\.example\/datasets\+/m);
+    expect(area.out).toMatch(/^academics: verified — 6 files checked; manifest signed by integrity-platform\.example\/datasets\+/m);
     const file = await run(`${server.url}/economy/mii.json`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
     expect(file.code).toBe(0);
     expect(file.out).toMatch(/^economy: verified — 1 file checked/m);
@@ -154,8 +154,8 @@ describe("the /verify page", () => {
     await page.fill("#area-url", `${server.url}/academics/`);
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("verified");
-    expect(r.text).toContain("Verified in your browser: the academics manifest and 5 files.");
-    expect(await areaResult().locator('li[data-status="passed"]').count()).toBe(8); // key, signature, manifest, 5 files
+    expect(r.text).toContain("Verified in your browser: the academics manifest and 6 files.");
+    expect(await areaResult().locator('li[data-status="passed"]').count()).toBe(9); // key, signature, manifest, 6 files
     // The built-in key, unchanged, is the one published beside the data, not one the reader pinned.
     expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key: .*\/keys\/datasets\.vkey.*read from beside the data/);
     expect(await areaResult().locator("li").first().textContent()).not.toMatch(/the key you pinned/);
@@ -198,7 +198,8 @@ describe("the /verify page", () => {
   it("verifies the files a person chose, and detects one that was changed", async () => {
     await page.goto(`${server.url}/verify/`);
     const dir = join(REPO_DATA_DIR, "areas", "diplomacy");
-    const files = readdirSync(dir).map((name) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
+    // The files of the current release (the history and the releases' folders are not files of the manifest).
+    const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && e.name !== "releases.json").map(({ name }) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
     await page.setInputFiles("#area-files", files);
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("verified");
@@ -346,7 +347,7 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
     const area = await npx(empty, `--package=${url}`, "integrity-verify", `${server.url}/academics/`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
     expect(area.err).toBe("");
     expect(area.code).toBe(0);
-    expect(area.out).toMatch(/^academics: verified — 5 files checked/m);
+    expect(area.out).toMatch(/^academics: verified — 6 files checked/m);
     // The careful way: the downloaded file, checked, run from where it lies.
     writeFileSync(join(empty, fileName), built());
     const local = await npx(empty, `--package=./${fileName}`, "integrity-verify", "--ledger", `${server.url}/ledger/`, "--entry", String(ledgerSize - 1), "--key", ledgerKey);

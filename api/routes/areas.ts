@@ -56,6 +56,7 @@ const CONTENT_TYPES: Record<AreaFile["mediatype"], string> = {
   "text/csv": "text/csv; charset=utf-8; header=present",
   "application/x-bibtex": "application/x-bibtex; charset=utf-8",
   "application/pdf": "application/pdf",
+  "application/vnd.apache.parquet": "application/vnd.apache.parquet",
 };
 
 export interface AreaRouteOptions {

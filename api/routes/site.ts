@@ -40,6 +40,7 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   ".csv": "text/csv; charset=utf-8",
   ".bib": "application/x-bibtex; charset=utf-8",
   ".pdf": "application/pdf",
+  ".parquet": "application/vnd.apache.parquet",
   ".txt": "text/plain; charset=utf-8",
   ".xml": "application/xml; charset=utf-8",
   ".png": "image/png",

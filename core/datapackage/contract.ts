@@ -35,6 +35,7 @@ export const MEDIA_TYPES = {
   ".csv": "text/csv",
   ".pdf": "application/pdf",
   ".bib": "application/x-bibtex",
+  ".parquet": "application/vnd.apache.parquet",
 } as const;
 export type MediaType = (typeof MEDIA_TYPES)[keyof typeof MEDIA_TYPES];
 
@@ -57,6 +58,7 @@ const FILES: { readonly [A in Area]: Readonly<Record<string, AccessTier>> } = {
   academics: {
     "dataset.json": "public",
     "mii-timeline.csv": "public",
+    "mii-timeline.parquet": "public",
     "sentinel-coordination.json": "public",
     "papers.json": "public",
     "citations.bib": "public",
@@ -75,8 +77,10 @@ const FILES: { readonly [A in Area]: Readonly<Record<string, AccessTier>> } = {
     "coordination.json": "public",
     "roi.json": "public",
     "mic-history.csv": "public",
+    "mic-history.parquet": "public",
     "sentinel-roi.json": "public",
     "cathedral-multipliers.csv": "public",
+    "cathedral-multipliers.parquet": "public",
   },
   diplomacy: {
     "treaty-framework.json": "public",
@@ -140,10 +144,27 @@ function fileOf(area: Area, path: string, access: AccessTier): AreaFile {
   return { area, path, access, mediatype: mediaTypeOf(path)! };
 }
 
+/** The folder of an area's changes resources (`changes/<table>.json`, one per public CSV table). */
+export const CHANGES_DIR = "changes";
+
+/**
+ * The changes resource of a public CSV table `<table>.csv`: `changes/<table>.json`, what changed row
+ * by row since the area's previous release. Written by the release phase, not by a step, so it is no
+ * entry of the files table; public like its table, and only listed by a release that has a previous one.
+ */
+export function changesPathOf(area: Area, tablePath: string): string | null {
+  const file = Object.hasOwn(FILES[area], tablePath) ? fileOf(area, tablePath, FILES[area][tablePath]!) : null;
+  return file && file.mediatype === "text/csv" && file.access === "public" ? `${CHANGES_DIR}/${tablePath.slice(0, -".csv".length)}.json` : null;
+}
+
 /** The contract's file at `path` in `area`, or null when the area publishes no such file. */
 export function areaFile(area: Area, path: string): AreaFile | null {
   const table = FILES[area];
-  return Object.hasOwn(table, path) ? fileOf(area, path, table[path]!) : null;
+  if (Object.hasOwn(table, path)) return fileOf(area, path, table[path]!);
+  if (path.startsWith(`${CHANGES_DIR}/`) && path.endsWith(".json") && changesPathOf(area, `${path.slice(CHANGES_DIR.length + 1, -".json".length)}.csv`) === path) {
+    return fileOf(area, path, "public");
+  }
+  return null;
 }
 
 /** Every file of an area, in the contract's order. */

@@ -534,6 +534,22 @@ export const examples: Examples = {
     sessions: 2,
     sealed_proofs: 1,
   },
+  "release-table-changes": {
+    table: "mii-timeline.csv",
+    from: "1.0.0",
+    to: "1.1.0",
+    primaryKey: ["timestamp"],
+    counts: { added: 1, removed: 0, changed: 1 },
+    added: [{ timestamp: "2026-11-23T15:00:56.000Z", mii_score: "0.97", cycle: "C-508", sentinel_count: "12" }],
+    removed: [],
+    changed: [
+      {
+        key: { timestamp: "2026-11-22T15:00:56.000Z" },
+        old: { timestamp: "2026-11-22T15:00:56.000Z", mii_score: "0.95", cycle: "C-507", sentinel_count: "12" },
+        new: { timestamp: "2026-11-22T15:00:56.000Z", mii_score: "0.96", cycle: "C-507", sentinel_count: "12" },
+      },
+    ],
+  },
   "balance-v1": { balance_gic: 1234.5678 },
   "balance-v2": { balance_shards: "1234567800", balance_credits: 1234.5678, balance_credits_formatted: "1234.567800 MIC" },
   "migration-leaf": { address: "ATLAS", balance_shards: "1005000", v1_balance_gic: "1.005" },

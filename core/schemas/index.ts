@@ -24,6 +24,7 @@ import {
   ProofOfControl,
 } from "./avm.ts";
 import { BalanceV1, BalanceV2 } from "./balance.ts";
+import { TableChanges } from "./release.ts";
 import {
   ActiveSessions,
   CloseSessionInput,
@@ -77,6 +78,7 @@ export * from "./economy.ts";
 export * from "./diplomacy.ts";
 export * from "./consensus.ts";
 export * from "./balance.ts";
+export * from "./release.ts";
 export * from "./migration.ts";
 
 export const publishedSchemas = {
@@ -145,6 +147,8 @@ export const publishedSchemas = {
   "consensus-validator-signature-request": ValidatorSignatureRequest,
   "consensus-proof-document": ProofDocument,
   "consensus-active-sessions": ActiveSessions,
+  // Releases of the areas (docs/releases.md)
+  "release-table-changes": TableChanges,
   // Balance
   "balance-v1": BalanceV1,
   "balance-v2": BalanceV2,

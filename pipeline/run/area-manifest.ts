@@ -4,8 +4,9 @@
  * manifest already records it), the published pulse history and the curated files. `created` is the
  * newest of those sources' times, never the clock. An area with a failed step gets no manifest.
  */
-import type { Area } from "../step.ts";
-import { buildManifest, buildResource, MANIFEST_FILE, renderManifest, type LedgerSource, type ResourceDescriptor } from "../manifest.ts";
+import type { Area, Step } from "../step.ts";
+import { buildManifest, buildResource, MANIFEST_FILE, renderManifest, type LedgerSource, type PackageDescriptor, type ResourceDescriptor } from "../manifest.ts";
+import type { AreaRelease } from "../release/plan.ts";
 import { join } from "node:path";
 import type { RunContext } from "./context.ts";
 import { recordedLedger, type PassOutcome } from "./execute.ts";
@@ -16,8 +17,10 @@ export interface AreaOutcome {
   area: Area;
   states: StepState[];
   manifestFile: string;
-  /** The manifest's text, or why the area cannot be published. */
-  manifest: { text: string } | { failed: string };
+  /** The manifest (its text final once the release phase has given it its version), or why the area cannot be published. */
+  manifest: { text: string; pkg: PackageDescriptor } | { failed: string };
+  /** The area's release (pipeline/release/), once decided. */
+  release?: AreaRelease;
 }
 
 export function buildAreaManifests(run: RunContext, plan: Plan, inputs: Inputs, pass: PassOutcome): AreaOutcome[] {
@@ -26,7 +29,8 @@ export function buildAreaManifests(run: RunContext, plan: Plan, inputs: Inputs, 
     const manifestFile = join(run.files.areasDir, area, MANIFEST_FILE);
     if (states.some((s) => s.phase === "failed")) return { area, states, manifestFile, manifest: { failed: `nothing of ${area} is written because a step failed` } };
     try {
-      return { area, states, manifestFile, manifest: { text: manifestText(run, inputs, pass, area, states) } };
+      const pkg = manifestOf(run, inputs, pass, area, states);
+      return { area, states, manifestFile, manifest: { text: renderManifest(pkg), pkg } };
     } catch (error) {
       const reason = reasonOf(error, manifestFile);
       for (const s of states) [s.phase, s.reason] = ["failed", reason];
@@ -35,7 +39,12 @@ export function buildAreaManifests(run: RunContext, plan: Plan, inputs: Inputs, 
   });
 }
 
-function manifestText(run: RunContext, inputs: Inputs, pass: PassOutcome, area: Area, states: readonly StepState[]): string {
+/** A CSV table or its Parquet copy: a resource with a Table Schema. */
+function isTable(step: Step): boolean {
+  return step.mediatype === "text/csv" || step.mediatype === "application/vnd.apache.parquet";
+}
+
+function manifestOf(run: RunContext, inputs: Inputs, pass: PassOutcome, area: Area, states: readonly StepState[]): PackageDescriptor {
   const used = new Set(states.flatMap((s) => s.inputs));
   const { facts } = pass;
   const ledger = inputs.ledger;
@@ -60,17 +69,15 @@ function manifestText(run: RunContext, inputs: Inputs, pass: PassOutcome, area: 
       inputsHash: s.inputsHash!,
       inputs: s.inputDigests!,
       ...(s.step.schema ? { jsonSchema: run.schemas.jsonSchemaOf(s.step) } : {}),
-      ...(s.step.mediatype === "text/csv" ? { tableSchema: run.schemas.tableSchemaOf(s.step) } : {}),
+      ...(isTable(s.step) ? { tableSchema: { ...run.schemas.tableSchemaOf(s.step), ...(s.step.primaryKey ? { primaryKey: [...s.step.primaryKey] } : {}) } } : {}),
     }),
   );
-  return renderManifest(
-    buildManifest({
-      area,
-      resources,
-      ...(ledgerSource ? { ledger: ledgerSource } : {}),
-      ...(pulseSource ? { pulse: pulseSource } : {}),
-      curated,
-      created,
-    }),
-  );
+  return buildManifest({
+    area,
+    resources,
+    ...(ledgerSource ? { ledger: ledgerSource } : {}),
+    ...(pulseSource ? { pulse: pulseSource } : {}),
+    curated,
+    created,
+  });
 }

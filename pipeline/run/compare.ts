@@ -18,12 +18,15 @@ import type { AreaOutcome } from "./area-manifest.ts";
 import type { RunContext } from "./context.ts";
 import type { PassOutcome } from "./execute.ts";
 import { Tally, type RunReport } from "./report.ts";
+import { isReleasePath } from "../release/history.ts";
+import { checkRelease } from "../release/phase.ts";
 
 export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pass: PassOutcome): RunReport {
   const tally = new Tally(run.log, pass);
   const { differences } = tally.report;
   const trusted = trustedDatasetKeys(run.files.vkeyFile);
-  for (const { area, states, manifestFile, manifest } of areas) {
+  for (const outcome of areas) {
+    const { area, states, manifestFile, manifest } = outcome;
     if ("failed" in manifest) {
       tally.areaFailed(states, manifest.failed);
       continue;
@@ -53,6 +56,10 @@ export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pas
         run.log(problem);
       }
     }
+    for (const problem of checkRelease(run.files.areasDir, outcome, trusted)) {
+      differences.push(problem);
+      run.log(problem);
+    }
   }
   run.log(`check: ${tally.changed} differ, ${tally.unchanged} match, ${tally.failed} failed${differences.length > 0 ? "" : " — data/ is what the pipeline produces"}`);
   for (const d of differences) run.log(`  differs: ${d}`);
@@ -63,7 +70,7 @@ export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pas
 /** The files the area's published manifest lists that no step produces any more. */
 export function orphans(run: RunContext, area: Area, manifestFile: string, states: readonly AreaOutcome["states"][number][]): string[] {
   const listed = readManifest(manifestFile)?.records.keys() ?? [];
-  return [...listed].filter((p) => !states.some((s) => s.step.path === p)).map((p) => outputFile(run.layout, area, p));
+  return [...listed].filter((p) => !isReleasePath(p) && !states.some((s) => s.step.path === p)).map((p) => outputFile(run.layout, area, p));
 }
 
 /**
@@ -77,6 +84,7 @@ export function unlisted(run: RunContext, area: Area, states: readonly AreaOutco
   const dir = join(run.files.areasDir, area);
   const known = new Set([...states.map((s) => s.target), ...stale, join(dir, MANIFEST_FILE), join(dir, MANIFEST_FILE + SIGNATURE_SUFFIX)]);
   return filesUnder(dir)
+    .filter((file) => !isReleasePath(file))
     .map((file) => join(dir, file))
     .filter((file) => !known.has(file));
 }

@@ -13,13 +13,15 @@ import { orphans, readBytes, signatureProblem, trustedDatasetKeys, unlisted } fr
 import { TMP_SUFFIX, type RunContext } from "./context.ts";
 import type { PassOutcome } from "./execute.ts";
 import { Tally, type RunReport } from "./report.ts";
+import { publishRelease } from "../release/phase.ts";
 
 export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pass: PassOutcome): RunReport {
   const tally = new Tally(run.log, pass);
   const { written } = tally.report;
   const { vkeyFile } = run.files;
   const trusted = trustedDatasetKeys(vkeyFile);
-  for (const { area, states, manifestFile, manifest } of areas) {
+  for (const outcome of areas) {
+    const { area, states, manifestFile, manifest } = outcome;
     if ("failed" in manifest) {
       tally.areaFailed(states, manifest.failed);
       continue;
@@ -72,6 +74,10 @@ export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pas
       writeAtomic(sigFile, signature);
       written.push(sigFile);
       run.log(`${sigFile} … signed`);
+    }
+    for (const file of publishRelease(run.files.areasDir, outcome, signature)) {
+      written.push(file);
+      run.log(`${file} … written (release ${outcome.release!.version})`);
     }
     for (const file of unlisted(run, area, states, [])) run.log(`${file} … UNLISTED: no manifest lists it, so it is never published; left as it is (--check reports it until it is removed)`);
   }

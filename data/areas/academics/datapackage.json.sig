@@ -1,4 +1,4 @@
 academics datapackage
-sha256:e834de94970093f85673f865e88b2491ac8e646f15aa89ae75be08981ced6588
+sha256:740c9cfffc1dbc6bf70c0eb869c5a59a9710d7108bfda441cfae0398a53c9c45
 
-— integrity-platform.example/datasets idHNyZr9uRXjE/CkYu+zgw75r6+E5wk5wz4fgY83oVRaJbQ04VU9Zj69hMSLWjnLZ/HhG8JhYI6VcZ2SRHIVJC69XgM=
+— integrity-platform.example/datasets ZK41+AHxa3DM7teKiFagHGhhl25gCBrFUosX+fops1moe4RXN5HPv0PQEEKrzNKNIaE/rcdO+2yzpkqceDTZRCSyrQU=

@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:60b40df81cdcb85bc4af0cef3f83c3d156eaba60fd0db9d3446430e673f16575
+sha256:4cc9e2807eb465d1bfd72b5007fd5bebf3faff17a717c686cb1bb9dbd2daba18
 
-— integrity-platform.example/datasets eDLWuPfi5jhM1kk05EyrRWmGr5jNEuydOWMD3Wjn769KDP49f/Jg+0VPPF0+x/kVFIU7EKzLtZDcayKuG2v3SSUz2g4=
+— integrity-platform.example/datasets ZK41+GnJb1/4NFy6iHD5rb+gQbJoiBJWvFN42B5Fj0xPP+BOrCsQC/aV8RPw1as2tInRRXCDfN8K+f45F+bZLgUYkAM=

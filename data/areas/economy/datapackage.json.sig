@@ -1,4 +1,4 @@
 economy datapackage
-sha256:40a3984a523cfc0864f171e040a42aeef886e14d80e6f41b4d84620bcd4879b8
+sha256:28dc028b97cf5d5c2c836b11782eb931aaa5c319cf57f522f98a48f291f15ea8
 
-— integrity-platform.example/datasets idHNyWav5eWa3Pzid+B2dn9PUxcEM5vGev5VDFOip1P4rUPccwsN7LhDsgZro9ol4rdBIpl8d89EeklVCoiJDphkHgc=
+— integrity-platform.example/datasets ZK41+MlUJAToZcfvUd7XAjwbUPO8TgLbpBEdrO5l9CD5jHAL4kd+FhXERHkxQp1nYO0X6nOrOry+efPj9ne7R97Y+AE=

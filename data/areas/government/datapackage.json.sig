@@ -1,4 +1,4 @@
 government datapackage
-sha256:fc1ec48f075a27cd5e3b54b85284a232b38633e3e74957f7787991e863bf36d7
+sha256:2e8123a6f5c71e11d10b8e297cd3f7f035b39ff4efdc5aa826cc8b35023e684c
 
-— integrity-platform.example/datasets idHNyeNvEjHsuqf7uzOkZ4jVaTeMtvc93/t1jSiYS8h/8Ah+h1Ea6ja+fEsPi2G71Csd7pR/NlYoChSoJCLCc5REUw4=
+— integrity-platform.example/datasets ZK41+CIY15MmURuV8h4BMaX/qpOalsGA0XoUY545WNM0ksIgqgQVDT0lqLM7LBcl+YIxa22CDRhOqp+VNEWX9xZaxwo=

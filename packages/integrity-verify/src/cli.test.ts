@@ -69,7 +69,7 @@ describe("integrity-verify on an area folder", () => {
     expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^key .*datasets\.vkey: .*read from beside the data/m);
-    expect(ok.out).toMatch(/^academics: verified — 5 files checked; manifest signed by integrity-platform\.example\/datasets\+[0-9a-f]{8}$/m);
+    expect(ok.out).toMatch(/^academics: verified — 6 files checked; manifest signed by integrity-platform\.example\/datasets\+[0-9a-f]{8}$/m);
     const one = await run(join(REPO, "data", "areas", "economy", "mii.json"), "--key", join(REPO, "data", "keys", "datasets.vkey"));
     expect(one.code).toBe(0);
     expect(one.out).toMatch(/key .*: .*the key you pinned/);

@@ -23,6 +23,7 @@ export const miiTimelineStep: DocumentStep = {
   description:
     "Every integrity pulse of the 30 days up to the document time: timestamp, MII score, cycle and the number of sentinels registered at that time.",
   mediatype: "text/csv",
+  primaryKey: ["timestamp"],
   access: "public",
   schema: "academics/mii-timeline-row",
   inputs: ["ledger", "pulse"],

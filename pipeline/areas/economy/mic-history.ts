@@ -44,6 +44,7 @@ export const micHistoryStep: RowsStep = {
   description:
     "Every MIC mint recorded on the ledger since genesis, in ledger order: timestamp, cycle, sentinel, amount (MIC, 6 decimals, exact), cathedral and the coordination score the reward was computed from.",
   mediatype: "text/csv",
+  primaryKey: ["timestamp", "sentinel"],
   access: "public",
   schema: "economy/mic-history-row",
   inputs: ["ledger"],

@@ -33,6 +33,7 @@ export const cathedralMultipliersStep: DocumentStep = {
   description:
     "Every change of a cathedral multiplier M_c (between 1.0 and 2.0) recorded on the ledger, oldest first, with its reason. Multipliers start at 1.0.",
   mediatype: "text/csv",
+  primaryKey: ["timestamp", "cathedral"],
   access: "public",
   schema: "economy/cathedral-multipliers-row",
   inputs: ["ledger"],

@@ -192,6 +192,7 @@ const FORMATS: Record<string, string> = {
   "text/csv": "CSV",
   "application/pdf": "PDF",
   "application/x-bibtex": "BibTeX",
+  "application/vnd.apache.parquet": "Parquet",
   "application/jsonl": "JSON Lines",
 };
 

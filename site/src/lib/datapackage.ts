@@ -40,6 +40,7 @@ import {
   type ManifestResource,
 } from "../../../core/datapackage/index.ts";
 import { CodedError } from "../../../core/errors.ts";
+import { publishReleases } from "./releases.ts";
 
 /** The five audience areas, in navigation order: the published-data contract's (core/datapackage). */
 export const AREA_SLUGS = AREAS;
@@ -200,6 +201,8 @@ export function schemaPath(dataDir: string, jsonSchema: Resource["jsonSchema"]):
 
 export interface PublishReport {
   areas: { area: AreaSlug; files: number; keyed: number }[];
+  /** Files of earlier releases this build does not hold: served from what their deployment published. */
+  releasesElsewhere: string[];
   keys: number;
   schemas: boolean;
 }
@@ -219,7 +222,7 @@ async function writeInto(outDir: string, relative: string, bytes: Uint8Array): P
  */
 export async function publishAreas(dataDir: string, outDir: string): Promise<PublishReport> {
   const verified = verifyAllAreas(dataDir, { keep: isPublic });
-  const report: PublishReport = { areas: [], keys: 0, schemas: false };
+  const report: PublishReport = { areas: [], keys: 0, schemas: false, releasesElsewhere: [] };
   for (const v of verified) {
     for (const [path, bytes] of v.files) await writeInto(outDir, `${v.area}/${path}`, bytes);
     // The content-addressed copy of every public file (the manifest's immutablePath; the same
@@ -230,6 +233,9 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
     }
     await writeInto(outDir, `${v.area}/${MANIFEST_FILE}`, v.manifestBytes);
     await writeInto(outDir, `${v.area}/${SIGNATURE_FILE}`, v.signatureBytes);
+    // The release history and each release's immutable copies (site/src/lib/releases.ts).
+    const releases = await publishReleases(v.dir, join(outDir, v.area), v.manifest.version, v.files);
+    report.releasesElsewhere.push(...releases.elsewhere.map((f) => `${v.area}/${f}`));
     if (v.area === "economy") {
       for (const [alias, path] of Object.entries(ECONOMY_ALIASES)) {
         const bytes = v.files.get(path);

@@ -1,0 +1,4 @@
+academics datapackage
+sha256:e201c42f37f1c2fd527203ba2b3ebccb57385600ed6f1d0d1ac1fef80623018b
+
+— integrity-platform.example/datasets ZK41+NUGI4fnWPbxhqMlKyXqOZLEwaaesLEVRvpweUjcN5vfRgQ70/3/sKlUIoO8NPFDKzBBhCzs8hTP9g9yGpAOhw0=

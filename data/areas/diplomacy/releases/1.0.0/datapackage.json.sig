@@ -1,0 +1,4 @@
+diplomacy datapackage
+sha256:4cc9e2807eb465d1bfd72b5007fd5bebf3faff17a717c686cb1bb9dbd2daba18
+
+— integrity-platform.example/datasets ZK41+GnJb1/4NFy6iHD5rb+gQbJoiBJWvFN42B5Fj0xPP+BOrCsQC/aV8RPw1as2tInRRXCDfN8K+f45F+bZLgUYkAM=

@@ -1,0 +1,4 @@
+economy datapackage
+sha256:9d740b6b0e5d8d11bf7a1f2253b2da53bc46bdb29ad2c3979b344245fe3be021
+
+— integrity-platform.example/datasets ZK41+NIDWm5LwgsBSuhV9QMWG8UqqS/5O4Qz1KPI7jzKKAgbLeXeaGd+U9CqCYokYCH5SDGg/52QlH4U0iCvYdZVxw8=

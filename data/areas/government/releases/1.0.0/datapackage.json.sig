@@ -1,0 +1,4 @@
+government datapackage
+sha256:3adee3ecdb944fbe2b9bd5f7f26303556b8efa5fd1c30fe9f3dce9c23fcea837
+
+— integrity-platform.example/datasets ZK41+IYaSXg6b1YNonSxIXauAzt9R4AGc4C7BEDy7t2dZXYkOsetUUkCVWBHhnni1wXKHTlTDC5Gp2ZJVU83sGs1IgE=

@@ -1,0 +1,4 @@
+philosophy datapackage
+sha256:2754c841ae7da2b6f94e6884806ee17f178bda162c08894090067e8b14a6f541
+
+— integrity-platform.example/datasets ZK41+OUJ502o8yEmd7kPTTLoJiHA0gXG3iIM6OXNGroAZhKHZnSKzGatoXlOfa6jp+ZNYjNGcdZ7AzEjB7cE10JerAs=

@@ -1,0 +1,4 @@
+philosophy datapackage
+sha256:3e6972e3d21b9373392b73299d8eb52cb410cbe5b9506e10320f304bdf4bb8c2
+
+— integrity-platform.example/datasets ZK41+DltmporrcnkKey5/wVgzjzN6EMma2o1mkYt4ppL1YOcuw7D0qNhx1E6memXqFSncP8Vbv5r8auguawUUTf4sAA=

@@ -1,6 +1,8 @@
 /**
  * How a person cites an area's release: a BibTeX entry (`@misc`, which every style knows, with the
- * version and the release's immutable manifest URL) and a Citation File Format 1.2.0 file. Both are
+ * version) and a Citation File Format 1.2.0 file. Neither names a web address: the data is made
+ * before anyone knows where a copy of it will be served (and a release may be served from several);
+ * the area page prints the release's address on the copy a reader is on (docs/releases.md). Both are
  * pure functions of the release record, so they are as deterministic as the release itself; dated
  * by the release's data (its manifest's `created`), never a clock — an area with no dated input
  * (curated sources only) gives no year.
@@ -9,8 +11,6 @@ import { bibtexEntry, bibtexTitle, escapeBibtex } from "../lib/bibtex.ts";
 import { AREA_INFO, LICENSE } from "../manifest.ts";
 import type { Area } from "../step.ts";
 
-/** Where the published tree lives: the host of the schemas' `$id`s (core/schemas/json-schema.ts). */
-export const PUBLIC_ORIGIN = "https://integrity-platform.example";
 export const PUBLISHER = "Integrity Platform";
 
 export interface CitedRelease {
@@ -18,11 +18,6 @@ export interface CitedRelease {
   version: string;
   /** The release's date (ISO 8601), or null. */
   date: string | null;
-}
-
-/** The release's manifest, at its immutable URL. */
-export function releaseUrl(r: Pick<CitedRelease, "area" | "version">): string {
-  return `${PUBLIC_ORIGIN}/${r.area}/releases/${r.version}/datapackage.json`;
 }
 
 export function citationBibtex(r: CitedRelease): string {
@@ -36,7 +31,6 @@ export function citationBibtex(r: CitedRelease): string {
     ...(year ? [{ name: "year", value: year }] : []),
     ...(month ? [{ name: "month", value: String(month) }] : []),
     { name: "publisher", value: escapeBibtex(PUBLISHER) },
-    { name: "url", value: releaseUrl(r), raw: true },
     { name: "note", value: escapeBibtex(`License ${LICENSE.name}`) },
   ]);
 }
@@ -55,8 +49,6 @@ export function citationCff(r: CitedRelease): string {
     `version: ${yamlString(r.version)}`,
     ...(r.date ? [`date-released: ${yamlString(r.date.slice(0, 10))}`] : []),
     `license: ${LICENSE.name}`,
-    `url: ${yamlString(releaseUrl(r))}`,
-    `repository-artifact: ${yamlString(`${PUBLIC_ORIGIN}/${r.area}/releases/${r.version}/`)}`,
     "",
   ].join("\n");
 }

@@ -155,9 +155,10 @@ describe("area releases", () => {
     expect(versions()).toEqual({ economy: ["1.0.0", "1.1.0"], academics: ["1.0.0", "1.0.1"], diplomacy: ["1.0.0"] });
     const academics = history("academics").releases[1]!;
     expect(academics.kind).toBe("patch");
-    // The citation a person pastes names the version and the release's immutable manifest.
+    // The citation a person pastes names the version, and no address (the page adds the copy's).
     const [entry] = checkBibtex(readFileSync(join(dataDir, "areas", "academics", academics.citation.bibtex), "utf8"));
-    expect(entry!.fields).toMatchObject({ version: "1.0.1", url: "https://integrity-platform.example/academics/releases/1.0.1/datapackage.json" });
+    expect(entry!.fields).toMatchObject({ version: "1.0.1" });
+    expect(entry!.fields).not.toHaveProperty("url");
     const cff = parseYaml(readFileSync(join(dataDir, "areas", "academics", academics.citation.cff), "utf8"));
     expect(cff).toMatchObject({ "cff-version": "1.2.0", type: "dataset", version: "1.0.1", "date-released": academics.date!.slice(0, 10) });
     // The economy keeps its release and its changes resource.

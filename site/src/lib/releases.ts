@@ -110,6 +110,31 @@ export async function publishReleases(areaDir: string, outAreaDir: string, versi
       await put(`releases/${r.version}/${file.path}`, bytes);
       await put(`releases/${r.version}/${file.immutablePath}`, bytes);
     }
+    await publishSchemaLinks(areaDir, outAreaDir, r.manifest.path, put);
   }
   return report;
+}
+
+/**
+ * A release's manifest is its signed bytes, so its schema links stay relative to where the area's
+ * manifest was: from the copy under releases/<version>/ they point below the area's folder. Each
+ * schema they name is published there too (the same bytes as under /schemas/), so every link of
+ * every copy resolves on the site.
+ */
+async function publishSchemaLinks(areaDir: string, outAreaDir: string, manifestPath: string, put: (relative: string, bytes: Uint8Array) => Promise<void>): Promise<void> {
+  const copy = join(areaDir, manifestPath);
+  if (!existsSync(copy)) return;
+  const { resources = [] } = JSON.parse(readFileSync(copy, "utf8")) as { resources?: { jsonSchema?: string | { items?: { $ref?: string } } }[] };
+  const site = new URL("https://site.invalid/area/");
+  const dataDir = join(areaDir, "..", "..");
+  for (const r of resources) {
+    const ref = typeof r.jsonSchema === "string" ? r.jsonSchema : r.jsonSchema?.items?.$ref;
+    if (ref === undefined || /^[a-z]+:/i.test(ref)) continue;
+    // Where the link leads from the area's manifest (the published schema), and from the copy.
+    const published = new URL(ref, site).pathname;
+    const fromCopy = new URL(ref, new URL(manifestPath, site)).pathname;
+    if (!published.startsWith("/schemas/") || !fromCopy.startsWith("/area/")) continue;
+    const source = join(dataDir, published.slice(1));
+    if (existsSync(source)) await put(fromCopy.slice("/area/".length), readFileSync(source));
+  }
 }

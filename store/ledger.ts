@@ -303,14 +303,25 @@ export class Ledger implements LedgerStore {
    * checkpoint that does not is refused: never served or used, reported once in the log and on
    * /health (`integrity()`), and the next older one is tried. The one served last is served again
    * without verifying while it stays the newest: one read per call.
+   *
+   * The size and the checkpoint are two reads: another writer may commit entries and their
+   * checkpoint between them. A checkpoint is committed with its entries, so a stored one past the
+   * size read before it is judged against the size read again, after it: only a checkpoint beyond
+   * what the store holds then is refused, never an honest one that came in between.
    */
   async latestCheckpoint(): Promise<string | null> {
-    const size = await this.size();
-    const verified = this.#refusedRow === null ? size : Math.min(size, this.#refusedRow.seq);
+    let size = await this.size();
+    const verifiedOf = (n: number) => (this.#refusedRow === null ? n : Math.min(n, this.#refusedRow.seq));
+    let verified = verifiedOf(size);
     let below = Number.MAX_SAFE_INTEGER;
     for (let tries = 0; tries < MAX_REFUSED_CHECKPOINTS; tries++) {
       const stored = await this.#backend.checkpointAtMost(below);
       if (stored === null) return null;
+      if (stored.size > size) {
+        // Read again at most once: every later checkpoint asked for is at most the verified size.
+        size = await this.size();
+        verified = verifiedOf(size);
+      }
       const served = this.#servedCheckpoint;
       if (served !== null && served.size === stored.size && served.note === stored.note && stored.size <= verified) return stored.note;
       const problem = await this.#checkpointProblem(this.#backend, stored, verified);

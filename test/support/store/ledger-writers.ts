@@ -1,15 +1,17 @@
 /**
  * The shared ledger (store/ledger.ts) with N writers on one store, for any backend: two Ledger
  * instances on one store, each group transaction folding the other's rows after taking the lock
- * and deciding on them; a projection never folded before caught up inside the transaction; and the
- * proofs and roots read through the prefetch of stored nodes equal to those of core/merkle.ts over
- * all leaves. store/ledger-writers.test.ts runs them on SQLite, store/ledger-postgres.test.ts on
- * PostgreSQL.
+ * and deciding on them; a projection never folded before caught up inside the transaction; the
+ * newest stored checkpoint read while the other writer appends; and the proofs and roots read
+ * through the prefetch of stored nodes equal to those of core/merkle.ts over all leaves.
+ * store/ledger-writers.test.ts runs them on SQLite, store/ledger-postgres.test.ts on PostgreSQL.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Projection } from "../../../core/ledger/projection.ts";
 import { consistencyProof, inclusionProof, leafHash, rootHash } from "../../../core/merkle.ts";
 import { entryText } from "../../../core/ledger/entry.ts";
+import { sha256Hex } from "../../../core/digest.ts";
+import { latestCheckpoint } from "../../../store/entry-inclusion.ts";
 import { Ledger } from "../../../store/ledger.ts";
 import { LedgerUnavailableError, type LedgerBackend } from "../../../store/ledger-backend.ts";
 
@@ -177,6 +179,49 @@ describe(`reads while a write rolls back (${store.name})`, () => {
     expect(seen).toEqual([]);
     expect((await ledger.state(openedSessions)).has("PHANTOM")).toBe(false);
     expect((await ledger.state(openedSessions)).size).toBe(100);
+  });
+});
+
+describe(`the newest checkpoint while another writer appends (${store.name})`, () => {
+  it("a checkpoint another writer stores between the reader's read of the size and its read of the checkpoint is served, not refused", async () => {
+    const place = await store.place();
+    const signer = { name: ORIGIN, secretKeyHex: sha256Hex("writers test ledger key") };
+    const other = await Ledger.open(store.backend(place), { origin: ORIGIN, signer, now: steppingClock(Date.parse("2026-01-01T00:00:10.000Z")) });
+    cleanups.push(() => other.close());
+    /** Run once, just before the reader's next read of a stored checkpoint (after it read the size). */
+    let between: (() => Promise<unknown>) | null = null;
+    const backend = store.backend(place);
+    const racing = new Proxy(backend, {
+      get(target, name) {
+        if (name === "checkpointAtMost") {
+          return async (size: number) => {
+            const step = between;
+            between = null;
+            await step?.();
+            return target.checkpointAtMost(size);
+          };
+        }
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const logged: string[] = [];
+    const reader = await Ledger.open(racing, { origin: ORIGIN, signer, now: steppingClock(), log: (line) => logged.push(line) });
+    cleanups.push(() => reader.close());
+    await other.append([sessionOpened("S-1")]);
+    expect((await latestCheckpoint(reader))?.size).toBe(1);
+    // The other writer commits two entries with their checkpoint after the reader read the size (1).
+    between = () => other.append([sessionOpened("S-2"), sessionOpened("S-3")]);
+    expect((await latestCheckpoint(reader))?.size).toBe(3);
+    expect(reader.integrity().refusedCheckpoint).toBeNull();
+    expect(logged).toEqual([]);
+    // A checkpoint row beyond what the store holds, read again after it, is still refused.
+    const note = (await latestCheckpoint(other))!.note;
+    await backend.withWriteLock((tx) => tx.insertCheckpointIfAbsent(1000, note, "2026-01-01T00:01:00.000Z"));
+    between = () => other.append([sessionOpened("S-4")]);
+    expect((await latestCheckpoint(reader))?.size).toBe(4);
+    expect(reader.integrity().refusedCheckpoint).toMatchObject({ size: 1000, problem: "its size 1000 is beyond the 4 entries of the verified ledger" });
+    expect(logged).toHaveLength(1);
   });
 });
 

@@ -198,12 +198,16 @@ describe("the /verify page", () => {
   it("verifies the files a person chose, and detects one that was changed", async () => {
     await page.goto(`${server.url}/verify/`);
     const dir = join(REPO_DATA_DIR, "areas", "diplomacy");
-    // The files of the current release (the history and the releases' folders are not files of the manifest).
-    const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && e.name !== "releases.json").map(({ name }) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
+    // Every file of the area's folder, the release history (releases.json) among them; the releases' folders are not chosen.
+    const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map(({ name }) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
+    expect(files.map((f) => f.name)).toContain("releases.json");
     await page.setInputFiles("#area-files", files);
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("verified");
     expect(r.text).toContain("the diplomacy manifest and 3 files.");
+    // The release history is not a file of the manifest: not checked, in one line, and not failed.
+    const history = await areaResult().locator('li[data-status="skipped"]').allTextContents();
+    expect(history).toEqual([expect.stringMatching(/^– Not checked Release history: releases\.jsonnot checked: the area's release history \(releases\.json\)/)]);
     const changed = files.map((f) => (f.name === "standards.json" ? { ...f, buffer: Buffer.concat([f.buffer, Buffer.from(" ")]) } : f));
     await page.setInputFiles("#area-files", changed);
     const bad = await submit("area-form", "area-result");

@@ -198,12 +198,16 @@ describe("the /verify page", () => {
   it("verifies the files a person chose, and detects one that was changed", async () => {
     await page.goto(`${server.url}/verify/`);
     const dir = join(REPO_DATA_DIR, "areas", "diplomacy");
-    // The files of the current release (the history and the releases' folders are not files of the manifest).
-    const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && e.name !== "releases.json").map(({ name }) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
+    // Every file of the area's folder, the release history (releases.json) among them; the releases' folders are not chosen.
+    const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map(({ name }) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
+    expect(files.map((f) => f.name)).toContain("releases.json");
     await page.setInputFiles("#area-files", files);
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("verified");
     expect(r.text).toContain("the diplomacy manifest and 3 files.");
+    // The release history is not a file of the manifest: not checked, in one line, and not failed.
+    const history = await areaResult().locator('li[data-status="skipped"]').allTextContents();
+    expect(history).toEqual([expect.stringMatching(/^– Not checked Release history: releases\.jsonnot checked: the area's release history \(releases\.json\)/)]);
     const changed = files.map((f) => (f.name === "standards.json" ? { ...f, buffer: Buffer.concat([f.buffer, Buffer.from(" ")]) } : f));
     await page.setInputFiles("#area-files", changed);
     const bad = await submit("area-form", "area-result");
@@ -218,11 +222,13 @@ describe("the /verify page", () => {
     await page.setInputFiles("#area-files", [file("datapackage.json"), file("datapackage.json.sig"), file("dataset.json")]);
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("verified");
-    expect(r.text).toContain("Verified in your browser: the academics manifest and 1 file (4 other files it lists were not chosen, so not checked).");
+    // Every other file the signed manifest lists is named not checked.
+    const others = (JSON.parse(readFileSync(join(dir, "datapackage.json"), "utf8")) as { resources: unknown[] }).resources.length - 1;
+    expect(r.text).toContain(`Verified in your browser: the academics manifest and 1 file (${others} other files it lists were not chosen, so not checked).`);
     expect(await areaResult().locator('li[data-status="failed"]').count()).toBe(0);
     expect(await areaResult().locator('li[data-status="passed"]').last().textContent()).toMatch(/^✓ Passed File: dataset\.json/);
     const notChecked = await areaResult().locator('li[data-status="skipped"]').allTextContents();
-    expect(notChecked).toHaveLength(4);
+    expect(notChecked).toHaveLength(others);
     for (const line of notChecked) expect(line).toMatch(/^– Not checked File: \S+?not checked: not among the files given$/);
     expect(r.text).not.toMatch(/--[a-z]/);
     // A file that is not in the signed manifest is not part of the area: the check fails on it.

@@ -13,6 +13,10 @@
  *              Where the source knows the files it was given (a folder, files a person chose), every
  *              file given is checked, a listed file not given is "not checked" (skipped, not failed),
  *              and a file given that the manifest does not list fails (`file-unlisted`)
+ *   history    in a folder or files a person chose, the area's release history — `releases.json` and everything under
+ *              `releases/` (earlier releases' signed copies, docs/releases.md) — is not a file of
+ *              the current manifest: it is not counted among the files given, and one check,
+ *              skipped, says how many of its files were left unchecked
  *
  * Every file is checked, so each bad one gets its line; nothing after a failed signature is checked,
  * since the manifest cannot be trusted. Schemas are not checked here (that is `npm run verify` in a
@@ -29,6 +33,8 @@ export const MANIFEST_FILE = "datapackage.json";
 export const SIGNATURE_FILE = "datapackage.json.sig";
 /** Where the dataset key is published relative to an area folder: the site's /keys/, or data/keys/ in the repository. */
 export const DATASET_KEY_PATHS = ["../keys/datasets.vkey", "../../keys/datasets.vkey"];
+/** The area's release history beside its manifest (docs/releases.md): not files of the current manifest. */
+export const RELEASE_HISTORY = { file: "releases.json", folder: "releases/" };
 /** Names a signed manifest can carry: the five areas and the migration tree. */
 export const PACKAGE_NAMES = ["government", "academics", "philosophy", "economy", "diplomacy", "migration"];
 /**
@@ -108,7 +114,10 @@ export async function verifyArea({ source, keys, area, only }) {
   }
 
   if (only === undefined && source.list !== undefined) {
-    await checkGiven(report, source, resources, await source.list());
+    const listed = await source.list();
+    const history = listed.filter(isReleaseHistory);
+    await checkGiven(report, source, resources, listed.filter((g) => !isReleaseHistory(g)));
+    if (history.length > 0) report.skip("history", source.describe(history.length === 1 ? /** @type {string} */ (history[0]) : RELEASE_HISTORY.folder), historyDetail(history));
     return report;
   }
   if (only === undefined) {
@@ -220,6 +229,26 @@ async function checkGiven(report, source, resources, given) {
   for (const g of given) {
     if (!matched.has(g)) report.fail("file", source.describe(g), new VerifyError("file-unlisted", "the signed manifest does not list this file"));
   }
+}
+
+/**
+ * Whether a file given (a path relative to the area's folder, or a chosen file's name) is part of the
+ * area's release history: `releases.json`, or anything under `releases/`.
+ * @param {string} path
+ */
+export function isReleaseHistory(path) {
+  return path === RELEASE_HISTORY.file || path.startsWith(RELEASE_HISTORY.folder);
+}
+
+/**
+ * What the history check says of the history files given.
+ * @param {string[]} history
+ */
+function historyDetail(history) {
+  const file = history.includes(RELEASE_HISTORY.file) ? [RELEASE_HISTORY.file] : [];
+  const under = history.length - file.length;
+  const copies = under === 0 ? [] : [`${under} file${under === 1 ? "" : "s"} under ${RELEASE_HISTORY.folder}`];
+  return `not checked: the area's release history (${[...file, ...copies].join(" and ")}), earlier releases' copies, not files of this manifest`;
 }
 
 /**

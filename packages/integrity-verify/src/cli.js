@@ -15,7 +15,8 @@
  * it must open under the same keys, and the log's current checkpoint must extend it — not be smaller
  * (`checkpoint-rolled-back`), and prove consistent with it from the tiles (`checkpoint-inconsistent`).
  * A folder is checked as given: every file in it, each listed file not there reported not checked,
- * a file the manifest does not list failed. `--timeout S` is the deadline of each fetch (default 30 s).
+ * a file the manifest does not list failed; the area's release history (releases.json and releases/)
+ * is not a file of the manifest: one line says it was not checked. `--timeout S` is the deadline of each fetch (default 30 s).
  */
 import { stat, readFile } from "node:fs/promises";
 import { basename, dirname, resolve, sep } from "node:path";
@@ -40,7 +41,8 @@ export const USAGE = [
   "  --since C  a signed checkpoint you saw earlier (a file, an http(s) URL, or - for stdin): the log must extend it",
   `  --timeout S  give up a fetch that has not answered in full within S seconds (default ${DEFAULT_TIMEOUT_SECONDS})`,
   "a folder is checked as given: each file in it must be one the signed manifest lists; files it lists that",
-  "are not in the folder are reported as not checked",
+  "are not in the folder are reported as not checked; the area's release history (releases.json, releases/)",
+  "is not a file of the manifest and is reported, in one line, as not checked",
   "  --policy P  a C2SP tlog-policy (file or URL): the log's checkpoint must meet its witness quorum (also --write-proof OUT with --entry)",
   "       integrity-verify --proof F.tlog-proof --policy P [--entry-data D]   check an entry's C2SP tlog-proof offline",
   "exit status: 0 verified, 1 a check failed, 2 the check could not run",
@@ -170,6 +172,8 @@ function print(report, io, verbose) {
   for (const c of report.checks) {
     if (c.status === "failed") io.err(`FAIL ${c.step} ${c.subject}: ${c.detail} [${c.code}]`);
     else if (c.step === "key") io.out(`key ${c.subject}: ${c.detail}`);
+    // The release history left unchecked is said in one line, verbose or not.
+    else if (c.step === "history") io.out(`skip history ${c.subject}: ${c.detail}`);
     else if (verbose) io.out(`${c.status === "passed" ? "ok  " : "skip"} ${c.step} ${c.subject}: ${c.detail}`);
   }
 }

@@ -7,7 +7,7 @@
  * test/support/tlog-tiles.ts, and a tampered entry or tile, a wrong key or an entry past the end fail.
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,6 +70,9 @@ describe("integrity-verify on an area folder", () => {
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/^key .*datasets\.vkey: .*read from beside the data/m);
     expect(ok.out).toMatch(/^academics: verified — 6 files checked; manifest signed by integrity-platform\.example\/datasets\+[0-9a-f]{8}$/m);
+    // The area's release history beside the manifest is not one of its files: one line says it was not checked.
+    const history = ok.out.split("\n").filter((line) => line.startsWith("skip "));
+    expect(history).toEqual([expect.stringMatching(/^skip history .*academics\/releases: not checked: the area's release history \(releases\.json and \d+ files under releases\/\), earlier releases' copies, not files of this manifest$/)]);
     const one = await run(join(REPO, "data", "areas", "economy", "mii.json"), "--key", join(REPO, "data", "keys", "datasets.vkey"));
     expect(one.code).toBe(0);
     expect(one.out).toMatch(/key .*: .*the key you pinned/);
@@ -101,35 +104,47 @@ describe("integrity-verify on an area folder", () => {
 
   it("checks a subset of an area as given: what is there verifies, the rest is not checked; a file the manifest does not list fails", async () => {
     const dir = copyArea("subset");
-    for (const name of ["citations.bib", "papers.json", "mii-timeline.csv", "sentinel-coordination.json"]) unlinkSync(join(dir, name));
+    const manifest = JSON.parse(readFileSync(join(dir, "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
+    const listed = manifest.resources.length;
+    // Only dataset.json of the files the manifest lists, beside the area's release history.
+    for (const r of manifest.resources) if (r.path !== "dataset.json") unlinkSync(join(dir, r.path));
     const key = join(REPO, "data", "keys", "datasets.vkey");
     const subset = await run(dir, "--key", key, "--verbose");
     expect(subset.err).toBe("");
     expect(subset.code).toBe(0);
     expect(subset.out).toMatch(/^ok {3}file .*dataset\.json: \d+ bytes, sha256:/m);
     expect(subset.out).toMatch(/^skip file .*citations\.bib: not checked: not among the files given$/m);
-    expect(subset.out).toMatch(/^academics: verified — 1 file checked, 4 listed but not in the folder \(not checked\); manifest signed by /m);
+    expect(subset.out).toMatch(new RegExp(`^academics: verified — 1 file checked, ${listed - 1} listed but not in the folder \\(not checked\\); manifest signed by `, "m"));
     // A file the content-addressed name of a listed one is checked as that file.
-    const manifest = JSON.parse(readFileSync(join(dir, "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
     const immutable = manifest.resources.find((r) => r.path === "papers.json")!.immutablePath;
     mkdirSync(join(dir, "sha256"));
     cpSync(join(REPO, "data", "areas", "academics", "papers.json"), join(dir, immutable));
     const both = await run(dir, "--key", key);
     expect(both.code).toBe(0);
-    expect(both.out).toMatch(/^academics: verified — 2 files checked, 3 listed but not in the folder/m);
+    expect(both.out).toMatch(new RegExp(`^academics: verified — 2 files checked, ${listed - 2} listed but not in the folder`, "m"));
     // A file the manifest does not list is not part of the signed area: it fails, whatever it holds.
     writeFileSync(join(dir, "notes.txt"), "mine\n");
     const extra = await run(dir, "--key", key);
     expect(extra.code).toBe(1);
     expect(extra.err).toMatch(/^FAIL file .*notes\.txt: the signed manifest does not list this file \[file-unlisted\]$/m);
     expect(extra.out).toMatch(/^academics: FAILED \(1 failed check\)$/m);
-    // Only the manifest and its signature: the signature verifies and nothing is claimed of the files.
     unlinkSync(join(dir, "notes.txt"));
+    // Only releases.json and what is under releases/ are the release history: a name that merely starts like them fails.
+    writeFileSync(join(dir, "releases", "notes.txt"), "mine\n");
+    writeFileSync(join(dir, "releases-notes.txt"), "mine\n");
+    const near = await run(dir, "--key", key);
+    expect(near.code).toBe(1);
+    expect(near.err.trim().split("\n")).toEqual([expect.stringMatching(/^FAIL file .*\/releases-notes\.txt: the signed manifest does not list this file \[file-unlisted\]$/)]);
+    const underReleases = readdirSync(join(dir, "releases"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    expect(near.out).toContain(`the area's release history (releases.json and ${underReleases} files under releases/)`);
+    unlinkSync(join(dir, "releases", "notes.txt"));
+    unlinkSync(join(dir, "releases-notes.txt"));
+    // Only the manifest and its signature: the signature verifies and nothing is claimed of the files.
     rmSync(join(dir, "sha256"), { recursive: true });
     unlinkSync(join(dir, "dataset.json"));
     const bare = await run(dir, "--key", key);
     expect(bare.code).toBe(0);
-    expect(bare.out).toMatch(/^academics: verified — 0 files checked, 5 listed but not in the folder/m);
+    expect(bare.out).toMatch(new RegExp(`^academics: verified — 0 files checked, ${listed} listed but not in the folder`, "m"));
   });
 
   it("fails on a signed manifest that lists a wrong size, one line per bad file", async () => {

@@ -6,7 +6,7 @@
 import { exitCodeOf, VerifyError } from "./errors.js";
 
 /**
- * @typedef {"key" | "manifest" | "signature" | "file" | "checkpoint" | "since" | "consistency" | "entry" | "tiles" | "inclusion"} Step
+ * @typedef {"key" | "manifest" | "signature" | "file" | "history" | "checkpoint" | "since" | "consistency" | "entry" | "tiles" | "inclusion"} Step
  * @typedef {object} Check
  * @property {Step} step
  * @property {string} subject the file (URL or path) or thing checked

@@ -2,12 +2,13 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 /**
- * The portal crawl's two files start first. They are the suite's longest (a minute each: axe on
- * every page), and longest first keeps both workers busy to the end. Vitest orders by the last
+ * The portal crawl's two files start first, then the deployment rehearsal. They are the suite's
+ * longest (a minute each for the crawls: axe on every page; half a minute for the rehearsal's two
+ * regenerations, builds and browser), and longest first keeps both workers busy to the end. Vitest orders by the last
  * run's durations when it has them, but a fresh clone has none and it then orders by file size,
  * which puts these two small files last.
  */
-const FIRST = ["test/portal-crawl.test.ts", "test/portal-crawl-narrow.test.ts"];
+const FIRST = ["test/portal-crawl.test.ts", "test/portal-crawl-narrow.test.ts", "test/deployment-rehearsal.test.ts", "test/site-build.test.ts"];
 
 class CrawlFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

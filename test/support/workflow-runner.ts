@@ -59,6 +59,8 @@ export interface StepResult {
   name: string;
   status: "ran" | "skipped" | "stand-in";
   output: string;
+  /** Wall time of the step (reported, never asserted). */
+  ms: number;
 }
 
 export interface JobRun {
@@ -109,9 +111,10 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
   for (const step of job.steps) {
     const name = step.name ?? step.uses ?? firstLine(step.run ?? "");
     if (step.if !== undefined && !truthy(evaluateExpression(unwrap(step.if), jobContexts()))) {
-      results.push({ name, status: "skipped", output: "" });
+      results.push({ name, status: "skipped", output: "", ms: 0 });
       continue;
     }
+    const started = performance.now();
     const stepEnv = { ...env };
     for (const [k, v] of Object.entries(step.env ?? {})) stepEnv[k] = stringOf(evaluateTemplate(String(v), { ...options.contexts, env }));
     if (step.uses) {
@@ -120,14 +123,14 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
       if (!standIn) throw new WorkflowStepError(name, "", `no stand-in for the action ${step.uses}`);
       const withArgs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, stringOf(evaluateTemplate(String(v), { ...options.contexts, env }))]));
       await standIn({ with: withArgs, env: stepEnv, cwd: options.cwd });
-      results.push({ name, status: "stand-in", output: "" });
+      results.push({ name, status: "stand-in", output: "", ms: performance.now() - started });
       continue;
     }
     if (step.shell !== undefined && step.shell !== "bash") throw new WorkflowStepError(name, "", `shell ${step.shell} is not run here`);
     writeFileSync(envFile, "");
     const script = evaluateTemplate(step.run ?? "", { ...options.contexts, env: stepEnv });
     const output = await runBash(String(script), options.cwd, { ...stepEnv, GITHUB_ENV: envFile, GITHUB_STEP_SUMMARY: summaryFile }, options.stepTimeoutMs ?? 300_000, name);
-    results.push({ name, status: "ran", output });
+    results.push({ name, status: "ran", output, ms: performance.now() - started });
     env = { ...env, ...readEnvFile(envFile) };
   }
   return { steps: results, summary: readFileSync(summaryFile, "utf8"), env };

@@ -35,7 +35,7 @@ const ROUNDS = 5;
 const ROUND_SECONDS = 3;
 const WARMUP_SECONDS = 1;
 /** Distinct requests the server prepares: enough for the rounds at well above the expected rate. */
-const BODIES = 60_000;
+const BODIES = 120_000;
 /** Verifications in one floor slice (about half a second). */
 const FLOOR_SLICE = 3_000;
 

@@ -16,6 +16,7 @@
  *
  * `BENCH_TILES_SIZE` changes the large ledger's size (for a quick try); `BENCH_TILES_ROUNDS` (3).
  */
+import type { StoredRow } from "../core/ledger/row-check.ts";
 import { hash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
@@ -59,15 +60,7 @@ async function hashLeaves(ledger: Ledger, from: number, to: number): Promise<voi
   if (n !== to - from) throw new Error(`hashed ${n} leaves, expected ${to - from}`);
 }
 
-interface RawRow {
-  seq: number;
-  type: string;
-  payload: string;
-  ts: string;
-  prev: string | null;
-  hash: string;
-  leaf: Uint8Array;
-}
+type RawRow = StoredRow;
 
 /** An entry's JCS text from its stored columns: its members in JCS order, the payload as stored. */
 function rawEntryText(r: RawRow): string {

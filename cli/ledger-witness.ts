@@ -17,7 +17,7 @@
  *
  * `npm run ledger -- vkey`: this installation's ledger key as a note verifier key (the last line).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseCheckpoint, verifierKey, verifyCheckpoint } from "../core/checkpoint.ts";
 import { splitNote } from "../core/witness/cosignature.ts";
@@ -27,6 +27,7 @@ import type { Ledger } from "../store/ledger.ts";
 import { ledgerExists, openLedger, shownLocation, stateDir } from "../store/open-ledger.ts";
 import { LEDGER_CHECKPOINT, publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { witnessRound } from "../pipeline/witnessing.ts";
+import { writeFileAtomic } from "../store/files.ts";
 
 const SIZES = join("ledger", "witness-sizes.json");
 
@@ -35,12 +36,6 @@ export function ledgerVkey(env: NodeJS.ProcessEnv = process.env): string {
   return verifierKey(key.name, key.publicKeyHex);
 }
 
-function atomicWrite(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
 
 /** What each witness last cosigned, as far as the log knows (a hint: a wrong one costs one 409). */
 function readSizes(path: string): Record<string, number> {
@@ -98,7 +93,7 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
     const sizesPath = join(state, SIZES);
     const knownSizes = readSizes(sizesPath);
     const round = await witnessRound({ note, policy, timeoutMs: options.timeoutMs, knownSizes, consistencyProof: async (old) => (await ledger()).consistencyProof(old, size) });
-    atomicWrite(sizesPath, `${JSON.stringify({ ...knownSizes, ...round.sizes }, null, 2)}\n`);
+    writeFileAtomic(sizesPath, `${JSON.stringify({ ...knownSizes, ...round.sizes }, null, 2)}\n`);
     for (const o of round.outcomes) err(`${o.ok ? "cosigned" : "FAILED  "} ${o.id} ${o.url}: ${o.detail}`);
     const got = round.outcomes.filter((o) => o.ok).map((o) => o.id);
     if (!round.met) {
@@ -110,7 +105,7 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
     const published = join(options.dataDir, LEDGER_CHECKPOINT);
     const body = splitNote(round.note).body;
     if (existsSync(published) && splitNote(readFileSync(published, "utf8")).body === body) {
-      atomicWrite(published, round.note);
+      writeFileAtomic(published, round.note);
       err(`published the cosigned checkpoint at ${published}`);
     } else {
       try {

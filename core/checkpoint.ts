@@ -281,7 +281,8 @@ function keyHash(name: string, typed: Uint8Array): Uint8Array {
   return sha256(concat(encoder.encode(name), Uint8Array.of(0x0a), typed)).slice(0, 4);
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
+/** The bytes of the parts, one after another. */
+export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

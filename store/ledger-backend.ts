@@ -5,18 +5,11 @@
  * (store/sqlite-backend.ts) is the embedded default; PostgreSQL (store/postgres-backend.ts) serves
  * N API instances. docs/ledger-store.md explains the split.
  */
+import type { StoredRow as LedgerRow } from "../core/ledger/row-check.ts";
 import { CodedError } from "../core/errors.ts";
 
-export interface EntryRow {
-  seq: number;
-  type: string;
-  /** The payload's JCS text exactly as stored. */
-  payload: string;
-  ts: string;
-  prev: string | null;
-  hash: string;
-  leaf: Uint8Array;
-}
+/** A stored row: the entry's columns, its payload's JCS text exactly as stored (core/ledger/row-check.ts). */
+export type EntryRow = LedgerRow;
 /** A row without its leaf hash: what a read that only parses entries needs. */
 export type StoredRow = Omit<EntryRow, "leaf">;
 export interface SubtreeRow {

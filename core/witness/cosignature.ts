@@ -12,7 +12,7 @@
  */
 import { fromHex, sha256, toHex } from "../digest.ts";
 import { publicKeyFromSecret, sign, verify } from "../signature.ts";
-import { NoteError } from "../checkpoint.ts";
+import { concat, NoteError } from "../checkpoint.ts";
 
 export const COSIGNATURE_TYPE = 0x04;
 const SIG_PREFIX = "\u2014 ";
@@ -130,16 +130,6 @@ export function addSignatureLines(note: string, lines: readonly string[]): strin
     if (!line.startsWith(SIG_PREFIX) || line.includes("\n")) throw new NoteError("malformed", `not a signature line: ${preview(line)}`);
     have.add(line);
     out += `${line}\n`;
-  }
-  return out;
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
   }
   return out;
 }

@@ -5,8 +5,9 @@
  * `--check`, name every one that differs, and every release whose copy no longer matches its record.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../../store/files.ts";
 import type { NoteVerifier } from "../../core/checkpoint.ts";
 import type { AreaOutcome } from "../run/area-manifest.ts";
 import { reasonOf } from "../run/plan.ts";
@@ -35,17 +36,6 @@ function same(file: string, bytes: Uint8Array | string): boolean {
   return Buffer.from(readFileSync(file)).equals(Buffer.from(bytes));
 }
 
-function writeAtomic(path: string, data: Uint8Array | string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
-  }
-}
 
 /** Writes the area's release files that differ; returns the files written or removed. */
 export function publishRelease(areasDir: string, outcome: AreaOutcome, signature: string | null): string[] {
@@ -56,7 +46,7 @@ export function publishRelease(areasDir: string, outcome: AreaOutcome, signature
   const put = (relative: string, bytes: Uint8Array | string) => {
     const file = join(dir, relative);
     if (same(file, bytes)) return;
-    writeAtomic(file, bytes);
+    writeFileAtomic(file, bytes);
     written.push(file);
   };
   if (release.isNew) {

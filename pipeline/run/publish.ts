@@ -5,12 +5,13 @@
  * any more are removed, and the manifest and its signature are written — each only if it changed.
  * Any other file in the area's folder is named and left where it is (`unlisted`).
  */
-import { existsSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, mkdirSync, renameSync, unlinkSync } from "node:fs";
+import { dirname } from "node:path";
+import { writeFileAtomic } from "../../store/files.ts";
 import { ensureTrustedKey, SIGNATURE_SUFFIX, signManifest } from "../sign.ts";
 import type { AreaOutcome } from "./area-manifest.ts";
 import { orphans, readBytes, signatureProblem, trustedDatasetKeys, unlisted } from "./compare.ts";
-import { TMP_SUFFIX, type RunContext } from "./context.ts";
+import type { RunContext } from "./context.ts";
 import type { PassOutcome } from "./execute.ts";
 import { Tally, type RunReport } from "./report.ts";
 import { publishRelease } from "../release/phase.ts";
@@ -55,7 +56,7 @@ export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pas
         if (out.tmp) {
           mkdirSync(dirname(s.target), { recursive: true });
           renameSync(out.tmp, s.target);
-        } else writeAtomic(s.target, out.bytes!);
+        } else writeFileAtomic(s.target, out.bytes!);
         run.digests.remember(s.target, out.digest);
       }
       tally.step(s, out.same ? "unchanged" : "written", out.same ? "unchanged" : "written");
@@ -66,12 +67,12 @@ export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pas
       written.push(file);
     }
     if (!manifestSame) {
-      writeAtomic(manifestFile, manifest.text);
+      writeFileAtomic(manifestFile, manifest.text);
       written.push(manifestFile);
       run.log(`${manifestFile} … written`);
     }
     if (signature !== null) {
-      writeAtomic(sigFile, signature);
+      writeFileAtomic(sigFile, signature);
       written.push(sigFile);
       run.log(`${sigFile} … signed`);
     }
@@ -85,14 +86,3 @@ export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pas
   return tally.close();
 }
 
-function writeAtomic(path: string, data: Uint8Array | string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}${TMP_SUFFIX}`);
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
-  }
-}

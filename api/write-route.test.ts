@@ -1,5 +1,5 @@
 /**
- * The write-route mechanism over real HTTP (issue 20, defect 4): a token is checked inside the
+ * The write-route mechanism over real HTTP: a token is checked inside the
  * write transaction, so a write made with a token that a racing `revoke-token` revoked is never
  * committed after that revocation — the ledger's order is the proof — and every write that
  * committed answers `Ledger-Seq` naming its entry.
@@ -85,7 +85,7 @@ async function raceRounds(permission: TokenPermission, entryType: string, write:
   return { committed, refused };
 }
 
-describe("a token revoked while writes made with it are in flight (issue 20, defect 4)", () => {
+describe("a token revoked while writes made with it are in flight", () => {
   it("consensus: no write with the token commits after its token.revoked, in any round; refused writes are 401 and unrecorded", async () => {
     const { committed, refused } = await raceRounds("consensus.write", "cycle.updated", (token) => post("/api/cycle/current", { cycle: "C-151", gi: 0.97 }, token));
     // The race was run: writes landed on both sides of the revocation.

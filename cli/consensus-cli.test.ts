@@ -127,7 +127,7 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
       const offline = await run("verify-proof", file, "--ledger-export", join(dir, "export"), "--key", key.publicKeyHex);
       expect(offline.code, offline.err).toBe(0);
     }
-    // Without --key (issue 20 §8): this installation's own development key is known besides the
+    // Without --key: this installation's own development key is known besides the
     // published data/keys/ledger.vkey, and the output says which key verified.
     const own = `checkpoint signed by this installation's key (${join(dir, "state", "keys", "ledger.ed25519")}): integrity-platform.example/ledger ${key.publicKeyHex}`;
     const file = join(out, `${sealed[0]}.json`);

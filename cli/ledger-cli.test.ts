@@ -53,7 +53,7 @@ describe("npm run ledger", () => {
     expect(run(["verify-export", out, "--key", seed.publicKey]).status).toBe(0);
     const vkey = verifierKey("integrity-platform.example/ledger", seed.publicKey);
     expect(run(["verify-export", out, "--key", vkey]).status).toBe(0);
-    // Without --key (issue 20 §8): the published keys and this installation's own, and the output names the one that verified.
+    // Without --key: the published keys and this installation's own, and the output names the one that verified.
     const own = run(["verify-export", out], env);
     expect(own.status, own.stdout + own.stderr).toBe(0);
     expect(own.stdout).toContain(`checkpoint signed by this installation's key (LEDGER_SIGNING_KEY): integrity-platform.example/ledger ${seed.publicKey}`);

@@ -1,6 +1,6 @@
 /**
- * A ledger instance keeps following the file whatever another writer on it does (issue 20,
- * defect 0). Two Ledger connections on one file — the server (`own`) and an operator command
+ * A ledger instance keeps following the file whatever another writer on it does. Two
+ * Ledger connections on one file — the server (`own`) and an operator command
  * (`foreign`) — run every sequence of three steps over: the server's own write, a foreign append,
  * the server's checkpoint, and a read of the server's that takes one entry and drops the iterator
  * (what the inclusion route does). After each step both instances must see the file's size and

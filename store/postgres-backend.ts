@@ -1,5 +1,5 @@
 /**
- * The ledger's PostgreSQL backend (issue 23): the primitives of store/ledger-backend.ts over a
+ * The ledger's PostgreSQL backend: the primitives of store/ledger-backend.ts over a
  * `pg` (node-postgres) pool, for N API instances sharing one database. The tables and their guards
  * are in store/postgres-schema.ts; the statements it runs in store/postgres-statements.ts; which
  * errors are the store failing (LedgerUnavailableError) and which the backend's own refusals

@@ -1,5 +1,5 @@
 /**
- * The access ledger in the shared PostgreSQL database (issue 23, parts 1 and 3): with
+ * The access ledger in the shared PostgreSQL database: with
  * `DATABASE_URL` set, API keys and the keyed-access audit live in the database's `access` schema,
  * so a key issued through one process (the keys CLI, or one API instance's store) is accepted by
  * every instance, a revocation is refused by every instance, the audit of all of them is one

@@ -1,6 +1,6 @@
 /**
- * Issue 20's holes, found by attack, each a regression test over real HTTP on loopback against the
- * real app on a real durable ledger and the committed signed data (docs/trust-round2.md lists
+ * The holes an attack on the API found, each a regression test over real HTTP on loopback against the
+ * real app on a real durable ledger and the committed signed data (docs/trust-rules.md lists
  * every item with its test). Each failed before its fix.
  */
 import { randomBytes } from "node:crypto";

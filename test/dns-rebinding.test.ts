@@ -1,5 +1,5 @@
 /**
- * DNS rebinding (issue 20, item "Host is not checked"): a page on a name the attacker rebinds to
+ * DNS rebinding: a page on a name the attacker rebinds to
  * this server's address is same-origin to the browser. Its requests name the attacker's host in
  * `Host` and `Origin` and carry `Sec-Fetch-Site: same-origin`. Over real HTTP on loopback: such a
  * request can neither write nor read (421 `misdirected-request`), while the configured public origin,

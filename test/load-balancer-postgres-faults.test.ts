@@ -1,5 +1,5 @@
 /**
- * PostgreSQL failing under three API instances behind HAProxy (issue 23, part 5), on a PostgreSQL
+ * PostgreSQL failing under three API instances behind HAProxy, on a PostgreSQL
  * cluster of this file's own (test/support/postgres.ts `startCluster`) so that it can be stopped:
  *
  * - the server restarted mid-load (`pg_ctl stop -m immediate`, as a crash; then `-m fast`): while it

@@ -1,5 +1,5 @@
 /**
- * Trust boundaries (issue 9), tried as an attacker would, over real HTTP against the real app on
+ * Trust boundaries, tried as an attacker would, over real HTTP against the real app on
  * loopback, on copies of the committed, signed data. Every reproduction of the issue is a test here
  * (§1–§4, §6's Bearer scheme and If-None-Match, §7–§9); each failed before the fix.
  *
@@ -562,7 +562,7 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
     expect((await gov(token, "/government/ledger/export?format=bogus")).status).toBe(400);
     expect((await hit("§7 keys", w.url, "/government/policy-impact.json")).status).toBe(401);
     expect((await gov(token, "/academics/papers.json")).status).toBe(200);
-    // Refusals of requests with no known key are counted per window (issue 20 §2): a request in a
+    // Refusals of requests with no known key are counted per window: a request in a
     // later window writes the finished window's counts.
     w.clock.advance(61_000);
     expect((await hit("§7 keys", w.url, "/government/policy-impact.json")).status).toBe(401);

@@ -90,10 +90,7 @@ const Count = z.number().int().nonnegative();
 export const LEDGER_STORE_KINDS = ["sqlite", "postgresql"] as const;
 type LedgerStoreKind = (typeof LEDGER_STORE_KINDS)[number];
 
-/**
- * The kind of store behind `ledger`: what it names in `store.kind` once the store interface carries
- * it (issue 23, part 1); until then every ledger is the SQLite one.
- */
+/** The kind of store behind `ledger`, as the store names it. */
 function storeKindOf(ledger: LedgerStore): LedgerStoreKind {
   return ledger.store.kind;
 }

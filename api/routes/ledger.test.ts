@@ -1,6 +1,6 @@
 /**
- * The ledger routes and the server's following of its ledger, over real HTTP (issue 20, defects 0
- * and 5): a proof request never writes, and after it the server still follows what an operator
+ * The ledger routes and the server's following of its ledger, over real HTTP: a proof
+ * request never writes, and after it the server still follows what an operator
  * command appends to the same file and still writes.
  */
 import { randomUUID } from "node:crypto";

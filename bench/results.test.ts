@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compareResults, figureId, readResults, recordComparison, recordReading, startResults, writeResults, type Figure, type ResultsFile } from "./results.ts";
+import { compareResults, figureId, readResults, recordComparison, recordReading, startResults, uniqueIds, writeResults, type Figure, type ResultsFile } from "./results.ts";
 
 function file(figures: Figure[]): ResultsFile {
   return { format: 1, benchmarks: ["x"], commit: "c", dirty: false, date: "d", node: "v", cores: 2, load: { before: [1, 1, 1], after: [1, 1, 1] }, figures };
@@ -63,6 +63,13 @@ describe("benchmark results", () => {
     expect(compareResults(file([a]), file([timeFigure(2.5, 2.4, 2.7, 2)])).moved).toEqual([expect.stringMatching(/^floor .*1000\.0 → 2000\.0 ms \(\+100\.0 %\)$/)]);
     const other = { ...a, id: "Suite / something else" };
     expect(compareResults(file([a]), file([other])).moved).toEqual([expect.stringMatching(/^new /), expect.stringMatching(/^gone /)]);
+  });
+
+  it("tells apart figures whose names differ only in their numbers, by their order in the run", () => {
+    const two = recordReading("Instances", { name: "N = 2 instances", unit: "/s", values: [100], better: "higher" });
+    const three = recordReading("Instances", { name: "N = 3 instances", unit: "/s", values: [90], better: "higher" });
+    expect(two.id).toBe(three.id);
+    expect(uniqueIds([two, three]).map((f) => f.id)).toEqual(["Instances / N = # instances", "Instances / N = # instances (2)"]);
   });
 
   it("gives a figure measured once a ±5 % spread", () => {

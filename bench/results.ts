@@ -109,6 +109,20 @@ export function figureId(suite: string, name: string): string {
   return `${suite} / ${name.replace(/[0-9][0-9,.]*/g, "#")}`;
 }
 
+/**
+ * The ids made unique in one file: two figures whose names differ only in their numbers (N = 2 and
+ * N = 3 instances) get the same id; the later ones are told apart by their order, which is the same
+ * in every run of a suite.
+ */
+export function uniqueIds(list: readonly Figure[]): Figure[] {
+  const taken = new Map<string, number>();
+  return list.map((f) => {
+    const n = (taken.get(f.id) ?? 0) + 1;
+    taken.set(f.id, n);
+    return n === 1 ? f : { ...f, id: `${f.id} (${n})` };
+  });
+}
+
 export function recordComparison(suite: string, c: Comparison): Figure {
   const value = ratio(c);
   const perRound = (c.rounds ?? []).map((r) => roundRatio(c.kind, r));
@@ -179,7 +193,7 @@ export function startResults(benchmarks: string[]): Omit<ResultsFile, "figures">
 }
 
 export function writeResults(file: string, started: Omit<ResultsFile, "figures">): ResultsFile {
-  const results: ResultsFile = { ...started, load: { ...started.load, after: loadavg().map((l) => Math.round(l * 100) / 100) }, figures: [...figures] };
+  const results: ResultsFile = { ...started, load: { ...started.load, after: loadavg().map((l) => Math.round(l * 100) / 100) }, figures: uniqueIds(figures) };
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   return results;
 }

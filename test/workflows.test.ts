@@ -8,19 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import type { WorkflowStep } from "./support/workflow-runner.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const DIR = join(ROOT, ".github/workflows");
 const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts);
 
-interface Step {
-  name?: string;
-  uses?: string;
-  run?: string;
-  with?: Record<string, unknown>;
-  env?: Record<string, string>;
-  if?: string;
-}
+type Step = WorkflowStep;
 interface Workflow {
   on: Record<string, unknown>;
   permissions?: Record<string, string>;

@@ -216,24 +216,18 @@ export function evaluateExpression(source: string, contexts: Contexts): Value {
     if (token === undefined || (expected !== undefined && token !== expected)) throw new Error(`expression "${source.trim()}": expected ${expected ?? "more"}`);
     return token;
   };
-  const or = (): Value => {
-    let left = and();
-    while (peek() === "||") {
+  /** A left-to-right chain of `op` over `operand`: `||` keeps the first truthy value, `&&` the first falsy one. */
+  const chain = (op: "||" | "&&", operand: () => Value) => (): Value => {
+    let left = operand();
+    while (peek() === op) {
       take();
-      const right = and();
-      left = truthy(left) ? left : right;
+      const right = operand();
+      left = truthy(left) === (op === "||") ? left : right;
     }
     return left;
   };
-  const and = (): Value => {
-    let left = compare();
-    while (peek() === "&&") {
-      take();
-      const right = compare();
-      left = truthy(left) ? right : left;
-    }
-    return left;
-  };
+  const and = (): Value => chain("&&", compare)();
+  const or = chain("||", and);
   const compare = (): Value => {
     const left = unary();
     const op = peek();

@@ -8,7 +8,12 @@ import { defineConfig } from "vitest/config";
  * run's durations when it has them, but a fresh clone has none and it then orders by file size,
  * which puts these two small files last.
  */
-const FIRST = ["test/portal-crawl.test.ts", "test/portal-crawl-narrow.test.ts", "test/deployment-rehearsal.test.ts", "test/site-build.test.ts"];
+const FIRST = [
+  "test/portal-crawl.test.ts",
+  "test/portal-crawl-narrow.test.ts",
+  "test/deployment-rehearsal.test.ts",
+  "test/site-build.test.ts",
+];
 
 class CrawlFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -17,7 +22,10 @@ class CrawlFirst extends BaseSequencer {
       const at = FIRST.findIndex((name) => spec.moduleId.endsWith(`/${name}`));
       return at === -1 ? FIRST.length : at;
     };
-    return sorted.map((spec, i) => ({ spec, i })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i).map(({ spec }) => spec);
+    return sorted
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .map(({ spec }) => spec);
   }
 }
 

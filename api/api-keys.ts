@@ -8,9 +8,22 @@
  * store is known, or refused, from the next request on. Any error while deciding is a denial.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { issuePayload, keyRegistry, keyStatus, type ApiKey, type KeyRegistry, type KeyStatus } from "../core/access/keys.ts";
+import {
+  issuePayload,
+  keyRegistry,
+  keyStatus,
+  type ApiKey,
+  type KeyRegistry,
+  type KeyStatus,
+} from "../core/access/keys.ts";
 import { REFUSAL_WINDOW_SECONDS, type AccessEventPayload, type AccessRefusalsPayload } from "../core/access/events.ts";
-import { labelOfRequest, receivedPayload, requestReference, type KeyRequest, type KeyRequestBody } from "../core/access/key-requests.ts";
+import {
+  labelOfRequest,
+  receivedPayload,
+  requestReference,
+  type KeyRequest,
+  type KeyRequestBody,
+} from "../core/access/key-requests.ts";
 import type { KeyTier } from "../core/datapackage/contract.ts";
 import { accessLedgerPath, openAccessLedgerStore } from "../store/access-ledger.ts";
 import { isPostgresLocation } from "../store/open-ledger.ts";
@@ -87,7 +100,12 @@ export class ApiKeyStore {
     this.#open = () => {
       const opening = openAccessLedgerStore(path, options).catch((error: unknown) => {
         this.#failedAt = Date.now();
-        throw error instanceof LedgerUnavailableError ? error : new LedgerUnavailableError(`the access ledger could not be opened: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+        throw error instanceof LedgerUnavailableError
+          ? error
+          : new LedgerUnavailableError(
+              `the access ledger could not be opened: ${(error as Error)?.message ?? String(error)}`,
+              { cause: error },
+            );
       });
       opening.catch(() => {}); // not unhandled: the first method to await it gets the error
       return opening;
@@ -120,13 +138,23 @@ export class ApiKeyStore {
   }
 
   /** Issues a key (a successor of `replaces` when rotating, or the answer to a request); returns the token, which is not stored. */
-  async issue(tier: KeyTier, label: string, now: Date, replaces: string | null = null, request?: string): Promise<{ token: string; key: ApiKey }> {
+  async issue(
+    tier: KeyTier,
+    label: string,
+    now: Date,
+    replaces: string | null = null,
+    request?: string,
+  ): Promise<{ token: string; key: ApiKey }> {
     const token = `ipk_${randomBytes(32).toString("base64url")}`;
     const payload = issuePayload(await this.#current(), tier, label, hashOf(token), now, replaces, request);
     await (await this.#ledger).append([{ type: "apikey.issued", payload: { ...payload } }]);
     const key = (await this.#current()).keys.get(payload.key_id);
     // Two issuers may have raced for the id: the ledger keeps the first, and this one is void.
-    if (!key || key.sha256 !== payload.sha256) throw new KeyStoreError("raced", `another issuer took ${payload.key_id} at the same moment; nothing was issued, try again`);
+    if (!key || key.sha256 !== payload.sha256)
+      throw new KeyStoreError(
+        "raced",
+        `another issuer took ${payload.key_id} at the same moment; nothing was issued, try again`,
+      );
     return { token, key };
   }
 
@@ -135,7 +163,10 @@ export class ApiKeyStore {
     const old = await this.#known(id);
     const status = keyStatus(old, now);
     if (old.replaced_by !== null || (status !== "active" && status !== "grace")) {
-      throw new KeyStoreError("not-active", `${id} is ${old.replaced_by ? `already rotated (successor ${old.replaced_by})` : status}; issue a new key instead`);
+      throw new KeyStoreError(
+        "not-active",
+        `${id} is ${old.replaced_by ? `already rotated (successor ${old.replaced_by})` : status}; issue a new key instead`,
+      );
     }
     return this.issue(old.tier, old.label, now, id);
   }
@@ -143,7 +174,10 @@ export class ApiKeyStore {
   /** Revokes a key at once. */
   async revoke(id: string, reason: string, now: Date): Promise<ApiKey> {
     const key = await this.#known(id);
-    if (key.revoked_at === null) await (await this.#ledger).append([{ type: "apikey.revoked", payload: { key_id: id, reason, revoked_at: now.toISOString() } }]);
+    if (key.revoked_at === null)
+      await (
+        await this.#ledger
+      ).append([{ type: "apikey.revoked", payload: { key_id: id, reason, revoked_at: now.toISOString() } }]);
     return (await this.#current()).keys.get(id)!;
   }
 
@@ -156,7 +190,8 @@ export class ApiKeyStore {
     await (await this.#ledger).append([{ type: "keyrequest.received", payload: { ...payload } }]);
     const request = (await this.#current()).requests.get(payload.reference);
     // 40 random bits: a repeat is all but impossible, and the ledger keeps the first one if it happens.
-    if (!request || request.received_at !== payload.received_at || request.contact !== payload.contact) throw new KeyStoreError("raced", "the reference drawn was taken; nothing was recorded, try again");
+    if (!request || request.received_at !== payload.received_at || request.contact !== payload.contact)
+      throw new KeyStoreError("raced", "the reference drawn was taken; nothing was recorded, try again");
     return request;
   }
 
@@ -175,14 +210,21 @@ export class ApiKeyStore {
   /** Declines a pending request. */
   async declineRequest(reference: string, reason: string, now: Date): Promise<KeyRequest> {
     await this.#pending(reference);
-    await (await this.#ledger).append([{ type: "keyrequest.declined", payload: { reference, reason, declined_at: now.toISOString() } }]);
+    await (
+      await this.#ledger
+    ).append([{ type: "keyrequest.declined", payload: { reference, reason, declined_at: now.toISOString() } }]);
     return (await this.#current()).requests.get(reference)!;
   }
 
   async #pending(reference: string): Promise<KeyRequest> {
     const request = (await this.#current()).requests.get(reference);
-    if (!request) throw new KeyStoreError("unknown-request", `no key request ${reference} (see npm run keys -- requests)`);
-    if (request.status !== "pending") throw new KeyStoreError("answered", `${reference} is already ${request.status}${request.key_id ? ` (key ${request.key_id})` : ""}`);
+    if (!request)
+      throw new KeyStoreError("unknown-request", `no key request ${reference} (see npm run keys -- requests)`);
+    if (request.status !== "pending")
+      throw new KeyStoreError(
+        "answered",
+        `${reference} is already ${request.status}${request.key_id ? ` (key ${request.key_id})` : ""}`,
+      );
     return request;
   }
 
@@ -203,7 +245,10 @@ export class ApiKeyStore {
     try {
       state = await this.#current();
     } catch (error) {
-      throw new AccessLedgerUnavailableError(`the access ledger cannot be read: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw new AccessLedgerUnavailableError(
+        `the access ledger cannot be read: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      );
     }
     const id = state.byHash.get(hashOf(token));
     const key = id === undefined ? undefined : state.keys.get(id);
@@ -227,7 +272,13 @@ export class ApiKeyStore {
     const key = `${refusal.credential}\n${refusal.area}\n${refusal.file}\n${refusal.outcome}\n${refusal.status}`;
     const counted = this.#refusals.get(key);
     if (counted) counted.count += 1;
-    else this.#refusals.set(key, { window_start: new Date(this.#refusalWindow).toISOString(), window_seconds: REFUSAL_WINDOW_SECONDS, ...refusal, count: 1 });
+    else
+      this.#refusals.set(key, {
+        window_start: new Date(this.#refusalWindow).toISOString(),
+        window_seconds: REFUSAL_WINDOW_SECONDS,
+        ...refusal,
+        count: 1,
+      });
     await flushed;
   }
 
@@ -237,7 +288,10 @@ export class ApiKeyStore {
    * whose append failed are kept and written with the next flush.
    */
   async #flushRefusals(now: Date | null): Promise<void> {
-    const window = now === null ? Number.NaN : Math.floor(now.getTime() / (REFUSAL_WINDOW_SECONDS * 1000)) * REFUSAL_WINDOW_SECONDS * 1000;
+    const window =
+      now === null
+        ? Number.NaN
+        : Math.floor(now.getTime() / (REFUSAL_WINDOW_SECONDS * 1000)) * REFUSAL_WINDOW_SECONDS * 1000;
     if (window === this.#refusalWindow) return;
     const finished = [...this.#unwritten, ...[...this.#refusals.values()].sort(byReason)];
     this.#unwritten = [];
@@ -245,7 +299,9 @@ export class ApiKeyStore {
     if (!Number.isNaN(window)) this.#refusalWindow = window;
     if (finished.length === 0) return;
     try {
-      await (await this.#ledger).append(finished.map((payload) => ({ type: "access.refusals" as const, payload: { ...payload } })));
+      await (
+        await this.#ledger
+      ).append(finished.map((payload) => ({ type: "access.refusals" as const, payload: { ...payload } })));
     } catch {
       this.#unwritten.unshift(...finished); // written with the next flush
     }

@@ -44,7 +44,11 @@ describe("the app's middleware", () => {
 
   test("a body over 64 KiB → 413 problem+json, with Content-Length or chunked", async () => {
     const big = "x".repeat(64 * 1024 + 1);
-    const body = await problemOf(await fetch(`${server.url}/v1/pulse/badge`, { method: "POST", body: big }), 413, "payload-too-large");
+    const body = await problemOf(
+      await fetch(`${server.url}/v1/pulse/badge`, { method: "POST", body: big }),
+      413,
+      "payload-too-large",
+    );
     expect(body.max_bytes).toBe(65536);
     const chunked = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -52,7 +56,11 @@ describe("the app's middleware", () => {
         controller.close();
       },
     });
-    const res = await fetch(`${server.url}/v1/pulse/history`, { method: "POST", body: chunked, duplex: "half" } as RequestInit);
+    const res = await fetch(`${server.url}/v1/pulse/history`, {
+      method: "POST",
+      body: chunked,
+      duplex: "half",
+    } as RequestInit);
     await problemOf(res, 413, "payload-too-large");
     // At the limit the body is accepted and the route's own answer (405 here) comes back.
     const ok = await fetch(`${server.url}/v1/pulse/badge`, { method: "POST", body: "x".repeat(64 * 1024) });
@@ -80,13 +88,21 @@ describe("the app's middleware", () => {
 
   test("one structured log line per request, without the query string", async () => {
     const before = server.logs.length;
-    const res = await fetch(`${server.url}/v1/pulse/history?limit=5&token=s3cr3t-value`, { headers: { "X-Request-Id": "client-id-123" } });
+    const res = await fetch(`${server.url}/v1/pulse/history?limit=5&token=s3cr3t-value`, {
+      headers: { "X-Request-Id": "client-id-123" },
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get("x-request-id")).toBe("client-id-123");
     const lines = server.logs.slice(before);
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
-    expect(line).toMatchObject({ method: "GET", path: "/v1/pulse/history", status: 400, request_id: "client-id-123", ts: clock.now().toISOString() });
+    expect(line).toMatchObject({
+      method: "GET",
+      path: "/v1/pulse/history",
+      status: 400,
+      request_id: "client-id-123",
+      ts: clock.now().toISOString(),
+    });
     expect(typeof line.duration_ms).toBe("number");
     expect(JSON.stringify(lines)).not.toContain("s3cr3t");
   });
@@ -99,7 +115,10 @@ describe("the app's middleware", () => {
   test("health of a missing history", async () => {
     const empty = await testServer(null);
     try {
-      expect(await (await fetch(`${empty.url}/health`)).json()).toMatchObject({ status: "ok", history: { status: "absent", records: 0, verified: false } });
+      expect(await (await fetch(`${empty.url}/health`)).json()).toMatchObject({
+        status: "ok",
+        history: { status: "absent", records: 0, verified: false },
+      });
     } finally {
       await empty.stop();
     }
@@ -123,7 +142,11 @@ describe("unexpected errors", () => {
       expect(text).not.toMatch(/\.ts:\d+/);
       expect(body.request_id).toBe(res.headers.get("x-request-id"));
       const error = logs.find((l) => l.level === "error");
-      expect(error).toMatchObject({ error: "database password is hunter2", path: "/boom", request_id: body.request_id });
+      expect(error).toMatchObject({
+        error: "database password is hunter2",
+        path: "/boom",
+        request_id: body.request_id,
+      });
       expect(String(error!.stack)).toContain("app.test.ts");
       expect(logs.find((l) => l.level === undefined)).toMatchObject({ path: "/boom", status: 500 });
     } finally {
@@ -158,10 +181,13 @@ describe("the server", () => {
     const server = await testServer(null);
     try {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: "127.0.0.1", port: server.port, path: "/v1/pulse/../../etc/passwd", method: "GET" }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          { host: "127.0.0.1", port: server.port, path: "/v1/pulse/../../etc/passwd", method: "GET" },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on("error", reject);
         req.end();
       });

@@ -155,38 +155,87 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // Only while a contract check is installed (the test suite): every response against the description.
   const observe = responseObserver(() => openApiDocument(app));
   if (observe) app.use(observe);
-  app.use(requestLog({ sink: log, now, ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}) }));
+  app.use(
+    requestLog({ sink: log, now, ...(options.instanceId !== undefined ? { instanceId: options.instanceId } : {}) }),
+  );
   // Before anything trusts the request: a Host that names no origin of this server is 421.
   app.use(hostCheck(options.publicOrigins ?? publicOriginsFromEnv()));
   // Behind a load balancer: the client a trusted proxy forwards (api/client.ts clientAddress).
   const trustedProxies = options.trustedProxies ?? trustedProxiesFromEnv();
   if (trustedProxies.entries.length > 0) app.use(forwardedClientAddress(trustedProxies, log, now));
-  const quotas = options.quotas ?? new DailyQuotas({ now, ...(options.limits ? { counter: options.limits.quotas } : {}) });
+  const quotas =
+    options.quotas ?? new DailyQuotas({ now, ...(options.limits ? { counter: options.limits.quotas } : {}) });
   // Ahead of the body limit and the origin check: every refusal of a verify is a logged attempt.
-  app.use(VERIFY_PATH, verifyAttempts(platform, quotas, options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota));
+  app.use(
+    VERIFY_PATH,
+    verifyAttempts(platform, quotas, options.verifyQuota === undefined ? VERIFY_DAILY_QUOTA : options.verifyQuota),
+  );
   app.use(bodyLimitProblem(options.bodyLimitBytes));
   app.use(cors(trustedOrigins));
 
   registerComponents(app);
   const keys = options.keys ?? new ApiKeyStore(":memory:");
-  app.route("/", healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger, { keys, ...(options.limits ? { limits: options.limits } : {}) }));
+  app.route(
+    "/",
+    healthRoutes(history, now, () => systemHealthOf(options.dataDir), platform?.ledger, {
+      keys,
+      ...(options.limits ? { limits: options.limits } : {}),
+    }),
+  );
   app.route("/", pulseRoutes(history));
   app.route("/", consensusRoutes(platform));
   // The simulation WebSocket (/philosophy/simulation) and its AsyncAPI document (/asyncapi.json).
-  app.route("/", simulationRoutes({ dataDir: options.dataDir, keys, quotas, connections: options.limits?.connections, limits: options.simulation, trustedOrigins, log, now }));
+  app.route(
+    "/",
+    simulationRoutes({
+      dataDir: options.dataDir,
+      keys,
+      quotas,
+      connections: options.limits?.connections,
+      limits: options.simulation,
+      trustedOrigins,
+      log,
+      now,
+    }),
+  );
   const keyedDataDir = options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir;
   // Balances, migration proofs and the live supply: the ledger and the published migration tree (api/balances.ts).
   const balances = new Balances({ ledger: options.ledger, dataDir: options.dataDir, now });
   app.route("/", balanceRoutes(balances));
-  app.route("/", areaFileRoutes(options.dataDir, areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() })));
+  app.route(
+    "/",
+    areaFileRoutes(
+      options.dataDir,
+      areaRoutes({ dataDir: options.dataDir, keyedDataDir, keys, quotas, now, live: balances.liveDocuments() }),
+    ),
+  );
   // Authority verification (routes/avm.ts) and ledger inclusion proofs (routes/ledger.ts).
-  app.route("/", avmRoutes({ platform, ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }));
+  app.route(
+    "/",
+    avmRoutes({ platform, ...(options.tokenSecretKeyHex ? { tokenSecretKeyHex: options.tokenSecretKeyHex } : {}) }),
+  );
   app.route("/", ledgerRoutes(options.ledger, options.dataDir));
   // Requests for API keys, recorded on the access ledger for the operator (routes/key-requests.ts).
-  app.route("/", keyRequestRoutes({ keys, quotas, now, ...(options.keyRequestQuota !== undefined ? { quota: options.keyRequestQuota } : {}) }));
-  app.route("/", openApiRoutes(() => openApiDocument(app)));
+  app.route(
+    "/",
+    keyRequestRoutes({
+      keys,
+      quotas,
+      now,
+      ...(options.keyRequestQuota !== undefined ? { quota: options.keyRequestQuota } : {}),
+    }),
+  );
+  app.route(
+    "/",
+    openApiRoutes(() => openApiDocument(app)),
+  );
 
-  app.notFound(unmatchedRequest(app, { ...(options.siteDir !== undefined ? { site: staticSite(options.siteDir) } : {}), trustedOrigins }));
+  app.notFound(
+    unmatchedRequest(app, {
+      ...(options.siteDir !== undefined ? { site: staticSite(options.siteDir) } : {}),
+      trustedOrigins,
+    }),
+  );
   app.onError((error, c) => {
     if (error instanceof HTTPException && error.status < 500) {
       const slug = HTTP_EXCEPTION_PROBLEMS[error.status];
@@ -206,9 +255,14 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
       error: error.message,
       stack: error.stack,
     });
-    return problem(c, "internal-error", "An unexpected error occurred. It has been logged; quote the request id when reporting it.", {
-      extensions: { request_id: id },
-    });
+    return problem(
+      c,
+      "internal-error",
+      "An unexpected error occurred. It has been logged; quote the request id when reporting it.",
+      {
+        extensions: { request_id: id },
+      },
+    );
   });
   return app;
 }

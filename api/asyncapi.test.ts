@@ -19,7 +19,13 @@ const ajv = new Ajv({ strict: true, allErrors: true });
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ host: "127.0.0.1", port: 0, dataDir: "/nonexistent", log: () => {}, simulation: { maxRounds: 7 } });
+  server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    dataDir: "/nonexistent",
+    log: () => {},
+    simulation: { maxRounds: 7 },
+  });
 });
 afterAll(() => server.close());
 
@@ -27,7 +33,10 @@ type Doc = {
   asyncapi: string;
   channels: { simulation: { address: string; description: string; messages: Record<string, unknown> } };
   operations: Record<string, { action: string }>;
-  components: { messages: Record<string, { payload: { $ref: string }; examples: { payload: unknown }[] }>; schemas: Record<string, object> };
+  components: {
+    messages: Record<string, { payload: { $ref: string }; examples: { payload: unknown }[] }>;
+    schemas: Record<string, object>;
+  };
 };
 
 describe("GET /asyncapi.json", () => {
@@ -41,7 +50,9 @@ describe("GET /asyncapi.json", () => {
     expect(doc.channels.simulation.address).toBe("/philosophy/simulation");
     // The configured bounds, not the defaults.
     expect(doc.channels.simulation.description).toContain("at most 7 rounds");
-    const again = await fetch(`${server.url}/asyncapi.json`, { headers: { "If-None-Match": res.headers.get("etag")! } });
+    const again = await fetch(`${server.url}/asyncapi.json`, {
+      headers: { "If-None-Match": res.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
   });
 
@@ -49,16 +60,29 @@ describe("GET /asyncapi.json", () => {
     const doc = simulationAsyncApi(DEFAULT_SIMULATION_LIMITS) as unknown as Doc;
     const expected = { SimulationRequest, SimulationUpdate, SimulationError };
     for (const [name, schema] of Object.entries(expected)) {
-      const { $schema: _s, ...generated } = z.toJSONSchema(schema, { target: "draft-7", io: "output", reused: "inline" }) as Record<string, unknown>;
+      const { $schema: _s, ...generated } = z.toJSONSchema(schema, {
+        target: "draft-7",
+        io: "output",
+        reused: "inline",
+      }) as Record<string, unknown>;
       expect(doc.components.schemas[name]).toEqual(generated);
     }
-    expect(Object.keys(doc.channels.simulation.messages)).toEqual(["startSimulation", "simulationUpdate", "simulationError"]);
-    expect(Object.fromEntries(Object.entries(doc.operations).map(([k, v]) => [k, v.action]))).toEqual({ startSimulation: "receive", sendSimulationUpdate: "send", sendSimulationError: "send" });
+    expect(Object.keys(doc.channels.simulation.messages)).toEqual([
+      "startSimulation",
+      "simulationUpdate",
+      "simulationError",
+    ]);
+    expect(Object.fromEntries(Object.entries(doc.operations).map(([k, v]) => [k, v.action]))).toEqual({
+      startSimulation: "receive",
+      sendSimulationUpdate: "send",
+      sendSimulationError: "send",
+    });
     // Every example is valid against its payload schema (ajv) and its zod schema.
     for (const message of Object.values(doc.components.messages)) {
       const schema = doc.components.schemas[message.payload.$ref.split("/").at(-1)!]!;
       const validate = ajv.compile(schema);
-      for (const example of message.examples) expect(validate(example.payload), JSON.stringify(validate.errors)).toBe(true);
+      for (const example of message.examples)
+        expect(validate(example.payload), JSON.stringify(validate.errors)).toBe(true);
     }
     expect(SimulationRequest.parse(EXAMPLES.request)).toEqual(EXAMPLES.request);
     expect(SimulationUpdate.parse(EXAMPLES.update)).toEqual(EXAMPLES.update);

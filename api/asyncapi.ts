@@ -7,7 +7,13 @@
  * the configured ones. Deterministic: the same limits give the same document.
  */
 import { z } from "zod";
-import { SCENARIO_MAX_LENGTH, SIMULATION_ERRORS, SimulationError, SimulationRequest, SimulationUpdate } from "../core/schemas/index.ts";
+import {
+  SCENARIO_MAX_LENGTH,
+  SIMULATION_ERRORS,
+  SimulationError,
+  SimulationRequest,
+  SimulationUpdate,
+} from "../core/schemas/index.ts";
 import { DEFAULT_SIMULATION_LIMITS, SIMULATION_PATH, type SimulationLimits } from "./simulation-session.ts";
 
 export const ASYNCAPI_PATH = "/asyncapi.json";
@@ -15,7 +21,12 @@ export const ASYNCAPI_PATH = "/asyncapi.json";
 type Json = Record<string, unknown>;
 
 function payloadSchema(schema: z.ZodType): Json {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io: "output", unrepresentable: "throw", reused: "inline" }) as Json;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-7",
+    io: "output",
+    unrepresentable: "throw",
+    reused: "inline",
+  }) as Json;
   return rest;
 }
 
@@ -49,7 +60,11 @@ export const EXAMPLES = {
       { sentinel: "SOLON", action: "lean_support", position: "conditional" },
     ],
   },
-  error: { type: "error", code: "malformed-message", message: "scenario: Too small: expected string to have >=1 characters" },
+  error: {
+    type: "error",
+    code: "malformed-message",
+    message: "scenario: Too small: expected string to have >=1 characters",
+  },
 } as const;
 
 export function simulationAsyncApi(limits: SimulationLimits = DEFAULT_SIMULATION_LIMITS, version = "1.0.0"): Json {
@@ -101,9 +116,14 @@ export function simulationAsyncApi(limits: SimulationLimits = DEFAULT_SIMULATION
       production: {
         host: "integrity-platform.example",
         protocol: "wss",
-        description: "Behind a TLS-terminating reverse proxy that forwards the Upgrade to the API (see docs/simulation.md).",
+        description:
+          "Behind a TLS-terminating reverse proxy that forwards the Upgrade to the API (see docs/simulation.md).",
       },
-      local: { host: "127.0.0.1:4321", protocol: "ws", description: "`npm start`: the API and the portal on one port." },
+      local: {
+        host: "127.0.0.1:4321",
+        protocol: "ws",
+        description: "`npm start`: the API and the portal on one port.",
+      },
     },
     channels: {
       simulation: {
@@ -121,8 +141,15 @@ export function simulationAsyncApi(limits: SimulationLimits = DEFAULT_SIMULATION
             headers: {
               type: "object",
               properties: {
-                Origin: { type: "string", description: "Sent by browsers; must be the server's own origin or an allowed one." },
-                Authorization: { type: "string", pattern: "^Bearer \\S+$", description: "An API key (optional); its tier sets the daily quota." },
+                Origin: {
+                  type: "string",
+                  description: "Sent by browsers; must be the server's own origin or an allowed one.",
+                },
+                Authorization: {
+                  type: "string",
+                  pattern: "^Bearer \\S+$",
+                  description: "An API key (optional); its tier sets the daily quota.",
+                },
               },
             },
             bindingVersion: "0.1.0",
@@ -139,7 +166,10 @@ export function simulationAsyncApi(limits: SimulationLimits = DEFAULT_SIMULATION
         messages: [ref("#/channels/simulation/messages/startSimulation")],
         reply: {
           channel: ref("#/channels/simulation"),
-          messages: [ref("#/channels/simulation/messages/simulationUpdate"), ref("#/channels/simulation/messages/simulationError")],
+          messages: [
+            ref("#/channels/simulation/messages/simulationUpdate"),
+            ref("#/channels/simulation/messages/simulationError"),
+          ],
         },
       },
       sendSimulationUpdate: {

@@ -31,11 +31,16 @@ type FilterField = "event_type" | "agent";
 
 /** A bound as a ledger timestamp, or why it is not one. */
 function bound(value: string, end: boolean): string | { reason: string } {
-  const instant = DATE.test(value) ? `${value}T${end ? "23:59:59.999" : "00:00:00.000"}Z` : INSTANT.test(value) ? value : null;
+  const instant = DATE.test(value)
+    ? `${value}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
+    : INSTANT.test(value)
+      ? value
+      : null;
   if (instant === null) return { reason: "is not a date (YYYY-MM-DD) or a UTC instant (YYYY-MM-DDTHH:MM:SS[.sss]Z)" };
   const ms = Date.parse(instant);
   // Date.parse accepts 2025-02-30; a real calendar day prints back as itself.
-  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== instant.slice(0, 10)) return { reason: "is not a real calendar date" };
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== instant.slice(0, 10))
+    return { reason: "is not a real calendar date" };
   return new Date(ms).toISOString();
 }
 
@@ -69,9 +74,15 @@ const boundParameter = (end: boolean) =>
  */
 export const ExportQuery = z
   .strictObject({
-    from: boundParameter(false).optional().openapi({ description: "Inclusive start: a date `YYYY-MM-DD` (the whole UTC day) or a UTC instant `YYYY-MM-DDTHH:MM:SS[.sss]Z`" }),
+    from: boundParameter(false).optional().openapi({
+      description:
+        "Inclusive start: a date `YYYY-MM-DD` (the whole UTC day) or a UTC instant `YYYY-MM-DDTHH:MM:SS[.sss]Z`",
+    }),
     to: boundParameter(true).optional().openapi({ description: "Inclusive end, as `from`; not before `from`" }),
-    format: z.enum(["json", "csv"], { message: 'must be "json" or "csv"' }).optional().openapi({ description: "`json` (default) or `csv`" }),
+    format: z
+      .enum(["json", "csv"], { message: 'must be "json" or "csv"' })
+      .optional()
+      .openapi({ description: "`json` (default) or `csv`" }),
     filter: z
       .string()
       .max(2000, "is longer than 2000 characters")
@@ -80,12 +91,16 @@ export const ExportQuery = z
         if (!(parsed instanceof Map)) ctx.addIssue({ code: "custom", message: parsed.reason });
       })
       .optional()
-      .openapi({ description: "Comma-separated `field:value` terms over `event_type` and `agent` (at most 20)", example: "event_type:mic_mint,agent:ATLAS" }),
+      .openapi({
+        description: "Comma-separated `field:value` terms over `event_type` and `agent` (at most 20)",
+        example: "event_type:mic_mint,agent:ATLAS",
+      }),
   })
   .superRefine((q, ctx) => {
     const from = q.from === undefined ? null : bound(q.from, false);
     const to = q.to === undefined ? null : bound(q.to, true);
-    if (typeof from === "string" && typeof to === "string" && from > to) ctx.addIssue({ code: "custom", path: ["from"], message: "is after to" });
+    if (typeof from === "string" && typeof to === "string" && from > to)
+      ctx.addIssue({ code: "custom", path: ["from"], message: "is after to" });
   });
 
 export interface ExportRequest {
@@ -103,7 +118,11 @@ export function exportRequest(c: Context): ExportRequest {
   const from = q.from === undefined ? null : bound(q.from, false);
   const to = q.to === undefined ? null : bound(q.to, true);
   const filter = q.filter === undefined ? new Map<FilterField, Set<string>>() : terms(q.filter);
-  if ((from !== null && typeof from !== "string") || (to !== null && typeof to !== "string") || !(filter instanceof Map)) {
+  if (
+    (from !== null && typeof from !== "string") ||
+    (to !== null && typeof to !== "string") ||
+    !(filter instanceof Map)
+  ) {
     throw new Error("the export's query reached its handler unchecked"); // ExportQuery refuses these first
   }
   return { format: q.format ?? "json", from, to, filter };

@@ -134,10 +134,17 @@ export class Balances {
 
   /** The live documents of the data areas by canonical path (api/routes/areas.ts): none without a ledger. */
   liveDocuments(): Record<string, () => Promise<unknown>> {
-    return this.#ledger ? { "/economy/supply": async () => withExactMicFigures((await this.supply())!, SUPPLY_FIGURES) } : {};
+    return this.#ledger
+      ? { "/economy/supply": async () => withExactMicFigures((await this.supply())!, SUPPLY_FIGURES) }
+      : {};
   }
 
-  async #v1(address: string, phase: MigrationPhase, published: PublishedSnapshot | null, tail: number): Promise<BalanceAnswer> {
+  async #v1(
+    address: string,
+    phase: MigrationPhase,
+    published: PublishedSnapshot | null,
+    tail: number,
+  ): Promise<BalanceAnswer> {
     const mode = balanceInterface(phase).v1;
     if (mode === "gone") return { ok: false, asked: "v1", phase, code: "gone" };
     let shards: bigint | null | undefined;
@@ -149,7 +156,12 @@ export class Balances {
     return { ok: true, version: "v1", phase, record: balanceV1Record(shards), forwarded: mode === "forwarded" };
   }
 
-  async #v2(address: string, phase: MigrationPhase, published: PublishedSnapshot | null, tail: number): Promise<BalanceAnswer> {
+  async #v2(
+    address: string,
+    phase: MigrationPhase,
+    published: PublishedSnapshot | null,
+    tail: number,
+  ): Promise<BalanceAnswer> {
     if (balanceInterface(phase).v2 === "absent") return { ok: false, asked: "v2", phase, code: "not-yet" };
     if (!published) return { ok: false, asked: "v2", phase, code: "no-snapshot" };
     const shards = v2BalanceShards(address, published.balances, await this.#movementsSince(published, tail));
@@ -167,9 +179,18 @@ export class Balances {
 
   /** The published snapshot at `at` (null: none published yet), or why no answer can be given at all. */
   #published(at: Date, asked: BalanceQuestion, phase: MigrationPhase): PublishedSnapshot | null | BalanceFailure {
-    if (!this.#ledger) return { ok: false, asked, phase, code: "ledger-unavailable", detail: "this server has no ledger, so it answers no balance" };
+    if (!this.#ledger)
+      return {
+        ok: false,
+        asked,
+        phase,
+        code: "ledger-unavailable",
+        detail: "this server has no ledger, so it answers no balance",
+      };
     const opened = this.#open(at);
-    return "error" in opened ? { ok: false, asked, phase, code: "data-unverified", detail: opened.error } : opened.published;
+    return "error" in opened
+      ? { ok: false, asked, phase, code: "data-unverified", detail: opened.error }
+      : opened.published;
   }
 
   /** The published folder, re-opened when its checkpoint or the trusted keys changed. */
@@ -187,8 +208,14 @@ export class Balances {
       const trusted = keysText === "" ? [] : parseTrustedKeys(keysText, keysFile);
       this.#opened = { key, published: openPublishedSnapshot(migrationDir, trusted) };
     } catch (error) {
-      const why = error instanceof MigrationVerifyError ? `its checkpoint does not verify (${error.code})` : "its leaves, summary or keys could not be read or do not match its signed checkpoint";
-      this.#opened = { key, error: `the published migration snapshot failed verification: ${why}; no balance is answered from it` };
+      const why =
+        error instanceof MigrationVerifyError
+          ? `its checkpoint does not verify (${error.code})`
+          : "its leaves, summary or keys could not be read or do not match its signed checkpoint";
+      this.#opened = {
+        key,
+        error: `the published migration snapshot failed verification: ${why}; no balance is answered from it`,
+      };
     }
     return this.#opened;
   }

@@ -8,7 +8,19 @@ describe("bearerToken", () => {
   });
 
   it("refuses other schemes, empty or several tokens, and junk", () => {
-    for (const h of [undefined, "", "Bearer", "Bearer ", "Basic abc", "Bearerabc", "Bearer abc def", "Bearer abc,Bearer def", "Bearer\tabc", "Bearer a=b", `Bearer ${"a".repeat(5000)}`]) {
+    for (const h of [
+      undefined,
+      "",
+      "Bearer",
+      "Bearer ",
+      "Basic abc",
+      "Bearerabc",
+      "Bearer abc def",
+      "Bearer abc,Bearer def",
+      "Bearer\tabc",
+      "Bearer a=b",
+      `Bearer ${"a".repeat(5000)}`,
+    ]) {
       expect(bearerToken(h), String(h).slice(0, 30)).toBeNull();
     }
   });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { REFUSAL_CODES, REFUSAL_KIND } from "../core/consensus/refusal.ts";
-import { CONSENSUS_PROBLEM_EXTENSIONS, CONSENSUS_PROBLEM_TYPES, consensusProblemSlug, REFUSAL_STATUS } from "./consensus-problems.ts";
+import {
+  CONSENSUS_PROBLEM_EXTENSIONS,
+  CONSENSUS_PROBLEM_TYPES,
+  consensusProblemSlug,
+  REFUSAL_STATUS,
+} from "./consensus-problems.ts";
 import { PROBLEM_TYPES, problemType } from "./problem.ts";
 
 describe("consensus problem types", () => {

@@ -44,7 +44,10 @@ export const CONSENSUS_PROBLEM_TYPES = {
   "consensus-unknown-office": { status: 422, title: "Not a registered office" },
   "consensus-gi-unmeasured": { status: 422, title: "The office has no measured office integrity" },
   "consensus-gi-below-minimum": { status: 422, title: "Office integrity below the minimum of 0.95" },
-  "consensus-priority-mix": { status: 422, title: "A session needs two critical-priority and two high-priority offices" },
+  "consensus-priority-mix": {
+    status: 422,
+    title: "A session needs two critical-priority and two high-priority offices",
+  },
   "consensus-round-participant": { status: 422, title: "A round has a statement by a non-participant" },
   "consensus-validator-is-participant": { status: 422, title: "The validator takes part in the session" },
   "consensus-proof-mismatch": { status: 422, title: "The proof belongs to another session" },
@@ -69,7 +72,10 @@ const SPECIFIC: Partial<Record<RefusalCode, Record<string, z.ZodType>>> = {
     office: z.string(),
     gi: z.number(),
     minimum: z.number(),
-    below: z.array(z.strictObject({ office: z.string(), gi: z.number() })).min(1).optional(),
+    below: z
+      .array(z.strictObject({ office: z.string(), gi: z.number() }))
+      .min(1)
+      .optional(),
   },
   "proof-state": { state: z.enum(["generated", "model-signed", "validator-signed", "sealed"]) },
 };
@@ -78,6 +84,9 @@ const SPECIFIC: Partial<Record<RefusalCode, Record<string, z.ZodType>>> = {
 export const CONSENSUS_PROBLEM_EXTENSIONS = Object.fromEntries(
   (Object.keys(REFUSAL_KIND) as RefusalCode[]).map((code) => [
     consensusProblemSlug(code),
-    { code: z.literal(code).openapi({ description: "The refusal code (core/consensus/refusal.ts)" }), ...SPECIFIC[code] },
+    {
+      code: z.literal(code).openapi({ description: "The refusal code (core/consensus/refusal.ts)" }),
+      ...SPECIFIC[code],
+    },
   ]),
 ) as unknown as Record<ConsensusProblemSlug, Record<string, z.ZodType>>;

@@ -15,7 +15,11 @@ import { problem, type ProblemSlug } from "./problem.ts";
 import { storeUnavailable } from "./routes/store-failure.ts";
 
 /** The problem type of each refusal code of the AVM operations (core/avm/operations.ts). */
-export const OPERATION_PROBLEMS: Readonly<Record<OperationErrorCode, ProblemSlug>> = { invalid: "invalid-body", not_found: "not-found", conflict: "conflict" };
+export const OPERATION_PROBLEMS: Readonly<Record<OperationErrorCode, ProblemSlug>> = {
+  invalid: "invalid-body",
+  not_found: "not-found",
+  conflict: "conflict",
+};
 
 /** An AVM operation's refusal as its problem. */
 export function operationRefused(c: Context, failure: { code: OperationErrorCode; message: string }): Response {
@@ -51,13 +55,21 @@ export function balanceRefused(c: Context, address: string, failure: BalanceFail
     case "no-snapshot":
       return proof
         ? problem(c, "not-found", "no migration snapshot is published on this server yet")
-        : problem(c, "data-unverified", `the ${failure.phase} phase answers from the migration snapshot, and no verified snapshot is published on this server`);
+        : problem(
+            c,
+            "data-unverified",
+            `the ${failure.phase} phase answers from the migration snapshot, and no verified snapshot is published on this server`,
+          );
     case "unknown-address":
       return proof
         ? problem(c, "unknown-address", `${address} is not in the published migration tree (see mismatches.jsonl)`)
         : problem(c, "unknown-address", `${address} holds no balance (${failure.asked}, ${failure.phase} phase)`);
     case "not-yet":
-      return problem(c, "not-found", `v2 balances do not exist before the transition (${REVIEW_ENDS}); use /v1/balance/${address} or /balance/${address}`);
+      return problem(
+        c,
+        "not-found",
+        `v2 balances do not exist before the transition (${REVIEW_ENDS}); use /v1/balance/${address} or /balance/${address}`,
+      );
     case "gone": {
       const gone = goneProblem(address);
       return problem(c, "gone", gone.detail, { headers: gone.headers, extensions: gone.extensions });
@@ -66,7 +78,11 @@ export function balanceRefused(c: Context, address: string, failure: BalanceFail
 }
 
 /** The retired v1 balance's `gone` answer for an address (also the API reference's example of it). */
-export function goneProblem(address: string): { detail: string; extensions: Record<string, string>; headers: Record<string, string> } {
+export function goneProblem(address: string): {
+  detail: string;
+  extensions: Record<string, string>;
+  headers: Record<string, string>;
+} {
   return {
     detail: `v1 was retired at the sunset (${SUNSET_AT}): the balance is at ${successorPath(address)}; the historical v1 balance stays readable with its inclusion proof at ${historicalPath(address)}`,
     extensions: { successor: successorPath(address), historical: historicalPath(address) },
@@ -86,7 +102,12 @@ export const LIMITS_RETRY_AFTER_S = 5;
 export function limitsUnavailable(c: Context, error: unknown): Response {
   if (!hasCode(error, "limits-unavailable")) throw error;
   c.set("storeFailure", error.message);
-  return problem(c, "limits-unavailable", "The request limits cannot be checked right now, so this request is not answered. Try again later.", {
-    headers: { "Retry-After": String(LIMITS_RETRY_AFTER_S) },
-  });
+  return problem(
+    c,
+    "limits-unavailable",
+    "The request limits cannot be checked right now, so this request is not answered. Try again later.",
+    {
+      headers: { "Retry-After": String(LIMITS_RETRY_AFTER_S) },
+    },
+  );
 }

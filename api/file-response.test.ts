@@ -22,7 +22,11 @@ let bibBytes: Buffer;
 let created: string;
 
 /** A raw GET/HEAD with exactly these headers (fetch would add Accept-Encoding and decode for us). */
-function raw(method: "GET" | "HEAD", path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function raw(
+  method: "GET" | "HEAD",
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(server.url + path, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -46,9 +50,19 @@ beforeAll(async () => {
   writeFileSync(join(site, "_astro", "page.Ab12Cd34.js"), `console.log(${JSON.stringify("x".repeat(4000))});\n`);
   writeFileSync(join(site, "note.sig"), "— signer AAAA\n");
   // The build's own header rules, as the static build writes them (site/dist/_headers).
-  writeFileSync(join(site, "_headers"), "# rules\n/*\n  X-Content-Type-Options: nosniff\n/_astro/*\n  Cache-Control: public, max-age=31536000, immutable\n/*.sig\n  Cache-Control: public, max-age=60, must-revalidate\n  Content-Type: text/plain; charset=utf-8\n");
+  writeFileSync(
+    join(site, "_headers"),
+    "# rules\n/*\n  X-Content-Type-Options: nosniff\n/_astro/*\n  Cache-Control: public, max-age=31536000, immutable\n/*.sig\n  Cache-Control: public, max-age=60, must-revalidate\n  Content-Type: text/plain; charset=utf-8\n",
+  );
   const keys = new ApiKeyStore(join(dir, "access.sqlite"), { durability: "normal" });
-  server = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, siteDir: site, log: () => {} });
+  server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    dataDir: join(dir, "data"),
+    keysFile: keys.path,
+    siteDir: site,
+    log: () => {},
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -99,9 +113,14 @@ describe("an area file, as an origin", () => {
     const { headers } = await raw("HEAD", path);
     expect((await raw("GET", path, { "If-None-Match": headers.etag as string })).status).toBe(304);
     expect((await raw("GET", path, { "If-Modified-Since": headers["last-modified"] as string })).status).toBe(304);
-    expect((await raw("GET", path, { "If-Modified-Since": new Date(Date.parse(created) - 60_000).toUTCString() })).status).toBe(200);
+    expect(
+      (await raw("GET", path, { "If-Modified-Since": new Date(Date.parse(created) - 60_000).toUTCString() })).status,
+    ).toBe(200);
     // If-None-Match wins over If-Modified-Since.
-    expect((await raw("GET", path, { "If-None-Match": '"other"', "If-Modified-Since": headers["last-modified"] as string })).status).toBe(200);
+    expect(
+      (await raw("GET", path, { "If-None-Match": '"other"', "If-Modified-Since": headers["last-modified"] as string }))
+        .status,
+    ).toBe(200);
   });
 
   it("encodes text with br or gzip as the client prefers, with Vary and a variant's own ETag", async () => {
@@ -115,40 +134,62 @@ describe("an area file, as an origin", () => {
     expect(gunzipSync(gzip.body).equals(bibBytes)).toBe(true);
     expect(br.headers.etag).not.toBe(gzip.headers.etag);
     // The stored variant's tag revalidates it.
-    expect((await raw("GET", path, { "Accept-Encoding": "br", "If-None-Match": br.headers.etag as string })).status).toBe(304);
+    expect(
+      (await raw("GET", path, { "Accept-Encoding": "br", "If-None-Match": br.headers.etag as string })).status,
+    ).toBe(304);
     // A PDF is not re-encoded; a range is of the identity bytes.
-    expect((await raw("HEAD", "/government/transparency.pdf", { "Accept-Encoding": "br" })).headers["content-encoding"]).toBeUndefined();
-    expect((await raw("GET", path, { "Accept-Encoding": "br", Range: "bytes=0-9" })).headers["content-encoding"]).toBeUndefined();
+    expect(
+      (await raw("HEAD", "/government/transparency.pdf", { "Accept-Encoding": "br" })).headers["content-encoding"],
+    ).toBeUndefined();
+    expect(
+      (await raw("GET", path, { "Accept-Encoding": "br", Range: "bytes=0-9" })).headers["content-encoding"],
+    ).toBeUndefined();
   });
 
   // A file by its name, and one by the spec's extension-less alias (/economy/mii serves mii.json).
-  it.each(["/diplomacy/standards.json", "/economy/mii"])("does not count HEAD and 304 against the daily quota, and answers them once it is spent: %s", async (quotaPath) => {
-    const headers = { "X-Forwarded-For": "ignored" };
-    const first = await raw("GET", quotaPath, headers);
-    const remaining = Number(/r=(\d+)/.exec(String(first.headers.ratelimit))![1]);
-    const etag = first.headers.etag as string;
-    for (let i = 0; i < 5; i++) {
-      const head = await raw("HEAD", quotaPath);
-      expect(head.status).toBe(200);
-      expect(head.headers.ratelimit).toMatch(new RegExp(`r=${remaining};`));
-      const revalidated = await raw("GET", quotaPath, { "If-None-Match": etag });
-      expect(revalidated.status).toBe(304);
-      expect(revalidated.headers.ratelimit).toMatch(new RegExp(`r=${remaining};`));
-    }
-    for (let i = 0; i < remaining; i++) expect((await raw("GET", quotaPath)).status).toBe(200);
-    expect((await raw("GET", quotaPath)).status).toBe(429);
-    expect((await raw("HEAD", quotaPath)).status).toBe(200);
-    expect((await raw("GET", quotaPath, { "If-None-Match": etag })).status).toBe(304);
-    // A revalidation that does not match needs the body: it counts, and is refused.
-    expect((await raw("GET", quotaPath, { "If-None-Match": '"stale"' })).status).toBe(429);
-  });
+  it.each(["/diplomacy/standards.json", "/economy/mii"])(
+    "does not count HEAD and 304 against the daily quota, and answers them once it is spent: %s",
+    async (quotaPath) => {
+      const headers = { "X-Forwarded-For": "ignored" };
+      const first = await raw("GET", quotaPath, headers);
+      const remaining = Number(/r=(\d+)/.exec(String(first.headers.ratelimit))![1]);
+      const etag = first.headers.etag as string;
+      for (let i = 0; i < 5; i++) {
+        const head = await raw("HEAD", quotaPath);
+        expect(head.status).toBe(200);
+        expect(head.headers.ratelimit).toMatch(new RegExp(`r=${remaining};`));
+        const revalidated = await raw("GET", quotaPath, { "If-None-Match": etag });
+        expect(revalidated.status).toBe(304);
+        expect(revalidated.headers.ratelimit).toMatch(new RegExp(`r=${remaining};`));
+      }
+      for (let i = 0; i < remaining; i++) expect((await raw("GET", quotaPath)).status).toBe(200);
+      expect((await raw("GET", quotaPath)).status).toBe(429);
+      expect((await raw("HEAD", quotaPath)).status).toBe(200);
+      expect((await raw("GET", quotaPath, { "If-None-Match": etag })).status).toBe(304);
+      // A revalidation that does not match needs the body: it counts, and is refused.
+      expect((await raw("GET", quotaPath, { "If-None-Match": '"stale"' })).status).toBe(429);
+    },
+  );
 });
 
 describe("hostile Range and validator fields", () => {
   it("never fails on a malformed or absurd Range, If-Range or If-Modified-Since", async () => {
-    const values = ["bytes=99999999999999999999-", "bytes=abc", "bytes=-", "bytes=--1", "bytes=1-2-3", "bytes= 0 - 1 ", `bytes=${"9".repeat(400)}-1`, "bytes=0-1,".repeat(200)];
+    const values = [
+      "bytes=99999999999999999999-",
+      "bytes=abc",
+      "bytes=-",
+      "bytes=--1",
+      "bytes=1-2-3",
+      "bytes= 0 - 1 ",
+      `bytes=${"9".repeat(400)}-1`,
+      "bytes=0-1,".repeat(200),
+    ];
     for (const value of values) {
-      const res = await raw("GET", "/academics/citations.bib", { Range: value, "If-Range": value.slice(0, 50), "If-Modified-Since": value.slice(0, 50) });
+      const res = await raw("GET", "/academics/citations.bib", {
+        Range: value,
+        "If-Range": value.slice(0, 50),
+        "If-Modified-Since": value.slice(0, 50),
+      });
       expect([200, 206, 416], value).toContain(res.status);
     }
   });

@@ -41,7 +41,8 @@ export interface FileVersion {
 export type Coding = "br" | "gzip";
 
 /** Text types worth encoding; binary formats (PDF, images, fonts) are already compressed or gain little. */
-const TEXT_TYPE = /^(text\/|application\/(json|jsonl|javascript|xml|manifest\+json|x-bibtex|problem\+json)|image\/svg\+xml)/;
+const TEXT_TYPE =
+  /^(text\/|application\/(json|jsonl|javascript|xml|manifest\+json|x-bibtex|problem\+json)|image\/svg\+xml)/;
 /** Below this many bytes an encoding saves less than its headers cost. */
 const MIN_ENCODED_SIZE = 1024;
 
@@ -117,7 +118,11 @@ function ifRangeHolds(c: Context, version: FileVersion): boolean {
   if (header === undefined) return true;
   if (header.trim().startsWith('"')) return header.trim() === `"${version.sha256}"`;
   const date = Date.parse(header);
-  return version.lastModified !== undefined && Number.isFinite(date) && Math.floor(version.lastModified.getTime() / 1000) * 1000 === date;
+  return (
+    version.lastModified !== undefined &&
+    Number.isFinite(date) &&
+    Math.floor(version.lastModified.getTime() / 1000) * 1000 === date
+  );
 }
 
 /**
@@ -144,7 +149,9 @@ export class EncodedVariants {
     const identity = version.readAll();
     const encoded =
       coding === "br"
-        ? brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.byteLength } })
+        ? brotliCompressSync(identity, {
+            params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.byteLength },
+          })
         : gzipSync(identity, { level: 6 });
     const bytes = new Uint8Array(encoded.buffer, encoded.byteOffset, encoded.byteLength);
     if (bytes.byteLength <= this.#budget) {
@@ -161,13 +168,24 @@ export class EncodedVariants {
 }
 
 /** Answers `version` for a GET or HEAD request, with `extra` headers (RateLimit fields, …) on every answer. */
-export function fileResponse(c: Context, version: FileVersion, variants: EncodedVariants, extra: Record<string, string> = {}): Response {
+export function fileResponse(
+  c: Context,
+  version: FileVersion,
+  variants: EncodedVariants,
+  extra: Record<string, string> = {},
+): Response {
   const textual = isTextType(version.contentType) && version.size >= MIN_ENCODED_SIZE;
   // Vary on every answer, so a cache keeps variants apart whatever the type.
-  const base: Record<string, string> = { ...extra, "Cache-Control": version.cacheControl, Vary: version.varyAlso ? `Accept-Encoding, ${version.varyAlso}` : "Accept-Encoding", "Accept-Ranges": "bytes" };
+  const base: Record<string, string> = {
+    ...extra,
+    "Cache-Control": version.cacheControl,
+    Vary: version.varyAlso ? `Accept-Encoding, ${version.varyAlso}` : "Accept-Encoding",
+    "Accept-Ranges": "bytes",
+  };
   if (version.lastModified) base["Last-Modified"] = version.lastModified.toUTCString();
 
-  const range = c.req.method === "GET" && ifRangeHolds(c, version) ? parseRange(c.req.header("range"), version.size) : null;
+  const range =
+    c.req.method === "GET" && ifRangeHolds(c, version) ? parseRange(c.req.header("range"), version.size) : null;
   const coding = textual && range === null ? negotiateCoding(c.req.header("accept-encoding")) : null;
   const etag = coding ? `"${version.sha256}.${coding === "br" ? "br" : "gz"}"` : `"${version.sha256}"`;
   base.ETag = etag;
@@ -175,12 +193,21 @@ export function fileResponse(c: Context, version: FileVersion, variants: Encoded
   if (notModified(c, version)) return c.body(null, 304, base);
 
   if (range === "unsatisfiable") {
-    return problem(c, "range-not-satisfiable", `the file has ${version.size} bytes; a range must start before byte ${version.size}`, { headers: { ...extra, "Content-Range": `bytes */${version.size}` } });
+    return problem(
+      c,
+      "range-not-satisfiable",
+      `the file has ${version.size} bytes; a range must start before byte ${version.size}`,
+      { headers: { ...extra, "Content-Range": `bytes */${version.size}` } },
+    );
   }
   base["Content-Type"] = version.contentType;
   if (range) {
     const length = range.end - range.start + 1;
-    const headers = { ...base, "Content-Range": `bytes ${range.start}-${range.end}/${version.size}`, "Content-Length": String(length) };
+    const headers = {
+      ...base,
+      "Content-Range": `bytes ${range.start}-${range.end}/${version.size}`,
+      "Content-Length": String(length),
+    };
     return c.body(version.read(range.start, range.end) as Uint8Array<ArrayBuffer>, 206, headers);
   }
   if (coding) {

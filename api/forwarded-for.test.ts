@@ -34,16 +34,28 @@ describe("forwardedClient", () => {
   it("takes the rightmost address that is not a trusted proxy: what the client wrote on the left is ignored", () => {
     expect(forwardedClient("192.0.2.10", "203.0.113.7", proxies)).toEqual({ address: "203.0.113.7" });
     // A spoofed chain: the client sent "198.51.100.1, 10.9.9.9"; the proxy appended the real peer.
-    expect(forwardedClient("192.0.2.10", "198.51.100.1, 10.9.9.9, 203.0.113.7", proxies)).toEqual({ address: "203.0.113.7" });
+    expect(forwardedClient("192.0.2.10", "198.51.100.1, 10.9.9.9, 203.0.113.7", proxies)).toEqual({
+      address: "203.0.113.7",
+    });
     // Two trusted proxies in a row (an edge, then the balancer).
     expect(forwardedClient("192.0.2.10", "203.0.113.7,10.1.1.1", proxies)).toEqual({ address: "203.0.113.7" });
-    expect(forwardedClient("::ffff:192.0.2.10", "2001:db8:1:2::5, 2001:db8:ffff:1::1", proxies)).toEqual({ address: "2001:db8:1:2::5" });
+    expect(forwardedClient("::ffff:192.0.2.10", "2001:db8:1:2::5, 2001:db8:ffff:1::1", proxies)).toEqual({
+      address: "2001:db8:1:2::5",
+    });
     // Every hop a trusted proxy: the leftmost one.
     expect(forwardedClient("192.0.2.10", "10.0.0.2, 10.0.0.1", proxies)).toEqual({ address: "10.0.0.2" });
   });
 
   it("counts a header it cannot read as absent (the peer), and says why", () => {
-    for (const header of ["", "unknown", "203.0.113.7:4711", "[2001:db8::1]", "203.0.113.7,", "203.0.113.7, , 10.0.0.1", "x".repeat(5000)]) {
+    for (const header of [
+      "",
+      "unknown",
+      "203.0.113.7:4711",
+      "[2001:db8::1]",
+      "203.0.113.7,",
+      "203.0.113.7, , 10.0.0.1",
+      "x".repeat(5000),
+    ]) {
       const found = forwardedClient("192.0.2.10", header, proxies);
       expect(found.address, header).toBe("192.0.2.10");
       expect(found.malformed, header).toBeTruthy();
@@ -51,7 +63,10 @@ describe("forwardedClient", () => {
     // Garbage left of the client's address is the client's own and never read.
     expect(forwardedClient("192.0.2.10", "garbage, 203.0.113.7", proxies)).toEqual({ address: "203.0.113.7" });
     const long = Array.from({ length: MAX_FORWARDED_HOPS + 1 }, () => "10.0.0.1").join(",");
-    expect(forwardedClient("192.0.2.10", long, proxies)).toMatchObject({ address: "192.0.2.10", malformed: expect.stringMatching(/hops/) });
+    expect(forwardedClient("192.0.2.10", long, proxies)).toMatchObject({
+      address: "192.0.2.10",
+      malformed: expect.stringMatching(/hops/),
+    });
   });
 });
 
@@ -74,7 +89,11 @@ beforeAll(async () => {
   const keysFile = join(dir, "access.sqlite");
   await new ApiKeyStore(keysFile).close();
   const options = { host: "127.0.0.1", port: 0, dataDir, keysFile };
-  server = await startServer({ ...options, log: (line) => logs.push(line), trustedProxies: trustedProxies([PROXY, "10.0.0.0/8"]) });
+  server = await startServer({
+    ...options,
+    log: (line) => logs.push(line),
+    trustedProxies: trustedProxies([PROXY, "10.0.0.0/8"]),
+  });
   plain = await startServer({ ...options, log: () => {}, trustedProxies: trustedProxies([]) });
 });
 afterAll(async () => {
@@ -90,7 +109,9 @@ function remainingAfter(base: RunningServer, from: string, forwardedFor?: string
       res.resume();
       const field = String(res.headers.ratelimit ?? "");
       const r = /;r=(\d+);/.exec(field);
-      res.on("end", () => (res.statusCode === 200 && r ? resolve(Number(r[1])) : reject(new Error(`${res.statusCode} ${field}`))));
+      res.on("end", () =>
+        res.statusCode === 200 && r ? resolve(Number(r[1])) : reject(new Error(`${res.statusCode} ${field}`)),
+      );
     });
     req.on("error", reject);
     req.end();
@@ -123,6 +144,13 @@ describe("the client behind a trusted proxy, over HTTP", () => {
   it("counts a trusted proxy's unreadable header as the proxy, and logs it", async () => {
     const before = await remainingAfter(server, PROXY);
     expect(await remainingAfter(server, PROXY, "not-an-address")).toBe(before - 1);
-    expect(logs.some((line) => line.event === "forwarded-for.malformed" && line.peer === PROXY && !JSON.stringify(line).includes("not-an-address"))).toBe(true);
+    expect(
+      logs.some(
+        (line) =>
+          line.event === "forwarded-for.malformed" &&
+          line.peer === PROXY &&
+          !JSON.stringify(line).includes("not-an-address"),
+      ),
+    ).toBe(true);
   });
 });

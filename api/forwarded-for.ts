@@ -31,7 +31,11 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
     const [address = "", prefix, extra] = entry.split("/");
     const family = isIP(address);
     const bits = prefix === undefined ? (family === 4 ? 32 : 128) : Number(prefix);
-    const valid = family !== 0 && extra === undefined && (prefix === undefined || /^\d{1,3}$/.test(prefix)) && bits <= (family === 4 ? 32 : 128);
+    const valid =
+      family !== 0 &&
+      extra === undefined &&
+      (prefix === undefined || /^\d{1,3}$/.test(prefix)) &&
+      bits <= (family === 4 ? 32 : 128);
     if (!valid) throw new Error(`TRUSTED_PROXIES: ${JSON.stringify(entry)} is not an IP address or CIDR range`);
     list.addSubnet(address, bits, family === 4 ? "ipv4" : "ipv6");
   }
@@ -47,7 +51,12 @@ export function trustedProxies(entries: readonly string[]): TrustedProxies {
 
 /** TRUSTED_PROXIES: a comma-separated list, empty by default (trust nobody). */
 export function trustedProxiesFromEnv(env: NodeJS.ProcessEnv = process.env): TrustedProxies {
-  return trustedProxies((env.TRUSTED_PROXIES ?? "").split(",").map((e) => e.trim()).filter((e) => e !== ""));
+  return trustedProxies(
+    (env.TRUSTED_PROXIES ?? "")
+      .split(",")
+      .map((e) => e.trim())
+      .filter((e) => e !== ""),
+  );
 }
 
 export type ForwardedClient = { address: string; malformed?: never } | { address: string; malformed: string };
@@ -62,9 +71,11 @@ export function forwardedClient(peer: string, header: string | undefined, truste
   const hops = header.split(",").map((hop) => hop.trim());
   let leftmost = peer;
   for (let i = hops.length - 1, seen = 0; i >= 0; i--, seen++) {
-    if (seen === MAX_FORWARDED_HOPS) return { address: peer, malformed: `more than ${MAX_FORWARDED_HOPS} trusted hops` };
+    if (seen === MAX_FORWARDED_HOPS)
+      return { address: peer, malformed: `more than ${MAX_FORWARDED_HOPS} trusted hops` };
     const hop = hops[i]!;
-    if (isIP(hop) === 0) return { address: peer, malformed: hop === "" ? "an empty hop" : "a hop that is not an IP address" };
+    if (isIP(hop) === 0)
+      return { address: peer, malformed: hop === "" ? "an empty hop" : "a hop that is not an IP address" };
     if (!trusted.has(hop)) return { address: unmapped(hop) };
     leftmost = unmapped(hop);
   }

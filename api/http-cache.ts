@@ -21,7 +21,10 @@ export interface Representation {
 export function represent(text: string, contentType: string): Representation {
   const bytes = Buffer.from(text, "utf8");
   const etag = `"${createHash("sha256").update(bytes).digest("hex")}"`;
-  const body = bytes.byteLength <= STRING_BODY_MAX ? text : new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const body =
+    bytes.byteLength <= STRING_BODY_MAX
+      ? text
+      : new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   return { body, etag, contentType };
 }
 

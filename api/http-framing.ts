@@ -20,13 +20,23 @@ function classify(code: string | undefined): { slug: ProblemSlug; detail: string
     case "HPE_INVALID_METHOD":
       return { slug: "bad-request", detail: "The request method is not one this server knows." };
     case "HPE_INVALID_URL":
-      return { slug: "bad-request", detail: "The request target is malformed (it must be ASCII without spaces or control characters; percent-encode the rest)." };
+      return {
+        slug: "bad-request",
+        detail:
+          "The request target is malformed (it must be ASCII without spaces or control characters; percent-encode the rest).",
+      };
     case "HPE_INVALID_CONTENT_LENGTH":
     case "HPE_UNEXPECTED_CONTENT_LENGTH":
-      return { slug: "bad-request", detail: "Content-Length is malformed, repeated, or sent together with Transfer-Encoding." };
+      return {
+        slug: "bad-request",
+        detail: "Content-Length is malformed, repeated, or sent together with Transfer-Encoding.",
+      };
     case "HPE_INVALID_TRANSFER_ENCODING":
     case "HPE_INVALID_CHUNK_SIZE":
-      return { slug: "bad-request", detail: "Transfer-Encoding is malformed, does not end in chunked, or comes with Content-Length." };
+      return {
+        slug: "bad-request",
+        detail: "Transfer-Encoding is malformed, does not end in chunked, or comes with Content-Length.",
+      };
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return { slug: "payload-too-large", detail: "Chunk extensions are larger than the server reads." };
     default:
@@ -34,7 +44,12 @@ function classify(code: string | undefined): { slug: ProblemSlug; detail: string
   }
 }
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 431: "Request Header Fields Too Large" };
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Content Too Large",
+  431: "Request Header Fields Too Large",
+};
 
 /** The request target of the raw request line, when it is printable ASCII (for `instance`). */
 function targetOf(rawPacket: unknown): string {
@@ -124,7 +139,11 @@ function refuseRequest(request: IncomingMessage, response: ServerResponse, detai
 }
 
 function refuseConnect(request: IncomingMessage, socket: Duplex): void {
-  const body = problemText("method-not-allowed", "CONNECT is not supported: this is an origin server, not a proxy.", "");
+  const body = problemText(
+    "method-not-allowed",
+    "CONNECT is not supported: this is an origin server, not a proxy.",
+    "",
+  );
   socket.end(
     `HTTP/1.1 405 Method Not Allowed\r\nAllow: \r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Cache-Control: no-store\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,

@@ -33,8 +33,21 @@ function usage(message: string): never {
 }
 
 function describe(key: ApiKey, now: Date): string {
-  const extra = [key.replaced_by ? `successor ${key.replaced_by}, retires ${key.retires_at}` : "", key.revoked_at ? `revoked ${key.revoked_at}: ${key.revoke_reason}` : ""];
-  return [key.id, key.tier, keyStatus(key, now), `issued ${key.issued_at}`, `expires ${key.expires_at}`, key.label, ...extra.filter(Boolean)].map(escapeUnprintable).join("\t");
+  const extra = [
+    key.replaced_by ? `successor ${key.replaced_by}, retires ${key.retires_at}` : "",
+    key.revoked_at ? `revoked ${key.revoked_at}: ${key.revoke_reason}` : "",
+  ];
+  return [
+    key.id,
+    key.tier,
+    keyStatus(key, now),
+    `issued ${key.issued_at}`,
+    `expires ${key.expires_at}`,
+    key.label,
+    ...extra.filter(Boolean),
+  ]
+    .map(escapeUnprintable)
+    .join("\t");
 }
 
 /**
@@ -42,9 +55,26 @@ function describe(key: ApiKey, now: Date): string {
  * separator characters escaped (`\u{202E}`): what a requester wrote never steers the terminal. The
  * academic hint flags an address on an academic domain (.edu, .ac.<cc>, .edu.<cc>). */
 function describeRequest(r: KeyRequest): string {
-  const answer = r.status === "issued" ? `key ${r.key_id} at ${r.answered_at}` : r.status === "declined" ? `declined ${r.answered_at}: ${r.decline_reason}` : "";
-  const hint = r.tier === "academic" ? (looksAcademic(r.contact) ? "academic domain" : "CHECK: not an academic domain") : "";
-  return [r.reference, r.status, r.tier, `received ${r.received_at}`, r.affiliation, r.contact, hint, r.expected_volume === null ? "" : `${r.expected_volume}/day`, r.purpose, answer]
+  const answer =
+    r.status === "issued"
+      ? `key ${r.key_id} at ${r.answered_at}`
+      : r.status === "declined"
+        ? `declined ${r.answered_at}: ${r.decline_reason}`
+        : "";
+  const hint =
+    r.tier === "academic" ? (looksAcademic(r.contact) ? "academic domain" : "CHECK: not an academic domain") : "";
+  return [
+    r.reference,
+    r.status,
+    r.tier,
+    `received ${r.received_at}`,
+    r.affiliation,
+    r.contact,
+    hint,
+    r.expected_volume === null ? "" : `${r.expected_volume}/day`,
+    r.purpose,
+    answer,
+  ]
     .filter(Boolean)
     .map(escapeUnprintable)
     .join("\t");
@@ -53,7 +83,18 @@ function describeRequest(r: KeyRequest): string {
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { tier: { type: "string" }, label: { type: "string" }, reason: { type: "string" }, request: { type: "string" }, all: { type: "boolean" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        tier: { type: "string" },
+        label: { type: "string" },
+        reason: { type: "string" },
+        request: { type: "string" },
+        all: { type: "boolean" },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     usage((error as Error).message);
   }
@@ -68,11 +109,22 @@ async function main(argv: string[]): Promise<number> {
     console.log(verifierKey(key.name, key.publicKeyHex));
     return 0;
   }
-  if (command !== "issue" && command !== "rotate" && command !== "revoke" && command !== "list" && command !== "requests" && command !== "decline") usage(`unknown command ${JSON.stringify(command ?? "")}`);
-  if ((command === "rotate" || command === "revoke") && !id) usage(`${command} needs a key id (see npm run keys -- list)`);
-  if ((command === "issue" || command === "list" || command === "requests" || command === "decline") && id) usage(`${command} takes no positional argument`);
+  if (
+    command !== "issue" &&
+    command !== "rotate" &&
+    command !== "revoke" &&
+    command !== "list" &&
+    command !== "requests" &&
+    command !== "decline"
+  )
+    usage(`unknown command ${JSON.stringify(command ?? "")}`);
+  if ((command === "rotate" || command === "revoke") && !id)
+    usage(`${command} needs a key id (see npm run keys -- list)`);
+  if ((command === "issue" || command === "list" || command === "requests" || command === "decline") && id)
+    usage(`${command} takes no positional argument`);
   if (command === "decline" && !values.request) usage("decline needs --request REF (see npm run keys -- requests)");
-  if (command === "issue" && values.request && (values.tier || values.label)) usage("issue --request takes the tier and label from the request: no --tier or --label");
+  if (command === "issue" && values.request && (values.tier || values.label))
+    usage("issue --request takes the tier and label from the request: no --tier or --label");
   if (values.all && command !== "requests") usage("--all is an option of requests");
 
   const store = new ApiKeyStore(keysPath(), { key: accessSigningKey(process.env, log) });
@@ -82,31 +134,39 @@ async function main(argv: string[]): Promise<number> {
         for (const k of await store.list()) console.log(describe(k, now));
         return 0;
       case "requests":
-        for (const r of await store.requests()) if (values.all || r.status === "pending") console.log(describeRequest(r));
+        for (const r of await store.requests())
+          if (values.all || r.status === "pending") console.log(describeRequest(r));
         return 0;
       case "decline": {
         const reason = values.reason ?? "declined by the operator";
         if (reason === "" || reason.length > 200) usage("--reason must be 1 to 200 characters");
         const request = await store.declineRequest(values.request!, reason, now);
         await store.checkpoint();
-        console.log(`declined ${request.reference} (${request.tier}, ${request.affiliation}); tell the requester at ${request.contact}`);
+        console.log(
+          `declined ${request.reference} (${request.tier}, ${request.affiliation}); tell the requester at ${request.contact}`,
+        );
         return 0;
       }
       case "issue": {
         if (values.request) {
           const { token, key, request } = await store.issueForRequest(values.request, now);
           await store.checkpoint();
-          console.log(`issued ${key.id} (${key.tier}) for ${request.reference}, ${request.affiliation}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`);
+          console.log(
+            `issued ${key.id} (${key.tier}) for ${request.reference}, ${request.affiliation}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`,
+          );
           console.log(`deliver it to ${request.contact} over a secure channel`);
           console.log(`key (shown once, deliver it over a secure channel): ${token}`);
           return 0;
         }
         const tier = values.tier as KeyTier | undefined;
         if (!tier || !KEY_TIERS.includes(tier)) usage(`--tier must be one of ${KEY_TIERS.join(", ")}`);
-        if (!values.label || values.label.length > 200) usage("--label is required (who the key is for), at most 200 characters");
+        if (!values.label || values.label.length > 200)
+          usage("--label is required (who the key is for), at most 200 characters");
         const { token, key } = await store.issue(tier, values.label, now);
         await store.checkpoint();
-        console.log(`issued ${key.id} (${key.tier}) for ${key.label}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`);
+        console.log(
+          `issued ${key.id} (${key.tier}) for ${key.label}; expires ${key.expires_at}; stored as its SHA-256 in ${(await store.ledger()).store.location}`,
+        );
         console.log(`key (shown once, deliver it over a secure channel): ${token}`);
         return 0;
       }
@@ -114,7 +174,9 @@ async function main(argv: string[]): Promise<number> {
         const { token, key } = await store.rotate(id!, now);
         await store.checkpoint();
         const old = (await store.get(id!))!;
-        console.log(`issued ${key.id} (${key.tier}) for ${key.label}, the successor of ${id}; expires ${key.expires_at}`);
+        console.log(
+          `issued ${key.id} (${key.tier}) for ${key.label}, the successor of ${id}; expires ${key.expires_at}`,
+        );
         console.log(`${id} keeps working until ${old.retires_at}, then retires`);
         console.log(`key (shown once, deliver it over a secure channel): ${token}`);
         return 0;
@@ -124,7 +186,9 @@ async function main(argv: string[]): Promise<number> {
         if (reason === "" || reason.length > 200) usage("--reason must be 1 to 200 characters");
         const key = await store.revoke(id!, reason, now);
         await store.checkpoint();
-        console.log(`revoked ${key.id} (${key.tier}, ${key.label}) at ${key.revoked_at}: every API instance refuses it from its next request`);
+        console.log(
+          `revoked ${key.id} (${key.tier}, ${key.label}) at ${key.revoked_at}: every API instance refuses it from its next request`,
+        );
         return 0;
       }
     }

@@ -33,7 +33,14 @@ export function quality(ranges: readonly Range[], type: string, subtype: string)
   let best = -1;
   let specificity = -1;
   for (const r of ranges) {
-    const s = r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === "*" ? 1 : r.type === "*" && r.subtype === "*" ? 0 : -1;
+    const s =
+      r.type === type && r.subtype === subtype
+        ? 2
+        : r.type === type && r.subtype === "*"
+          ? 1
+          : r.type === "*" && r.subtype === "*"
+            ? 0
+            : -1;
     if (s > specificity || (s === specificity && s >= 0 && r.q > best)) {
       specificity = s;
       best = r.q;

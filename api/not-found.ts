@@ -40,7 +40,8 @@ function pathTable(app: Hono<any, any, any>): TrieRouter<PathEntry> {
   for (const definition of registry?.definitions ?? []) {
     if (definition.type !== "route") continue;
     const path = definition.route.path.replaceAll(/\{([^}]+)\}/g, ":$1");
-    if ((definition.route.security ?? []).some((requirement) => Object.keys(requirement).length > 0)) entry(path).keyed = true;
+    if ((definition.route.security ?? []).some((requirement) => Object.keys(requirement).length > 0))
+      entry(path).keyed = true;
   }
   const router = new TrieRouter<PathEntry>();
   for (const [path, found] of byPath) router.add("ALL", path, found);
@@ -48,9 +49,13 @@ function pathTable(app: Hono<any, any, any>): TrieRouter<PathEntry> {
 }
 
 const ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-const ordered = (methods: Iterable<string>) => [...methods].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b) || a.localeCompare(b));
+const ordered = (methods: Iterable<string>) =>
+  [...methods].sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b) || a.localeCompare(b));
 
-export function unmatchedRequest(app: Hono<any, any, any>, options: { site?: Site; trustedOrigins: readonly string[] }): NotFoundHandler {
+export function unmatchedRequest(
+  app: Hono<any, any, any>,
+  options: { site?: Site; trustedOrigins: readonly string[] },
+): NotFoundHandler {
   let table: TrieRouter<PathEntry> | undefined;
   const trusted = new Set(options.trustedOrigins);
   const { site } = options;
@@ -67,14 +72,17 @@ export function unmatchedRequest(app: Hono<any, any, any>, options: { site?: Sit
       const answer = await site.answer(c);
       if (answer) return answer;
     }
-    if (methods.size === 0 && site && method !== "GET" && method !== "HEAD" && (await site.has(c))) methods.add("GET").add("HEAD");
+    if (methods.size === 0 && site && method !== "GET" && method !== "HEAD" && (await site.has(c)))
+      methods.add("GET").add("HEAD");
     if (methods.size > 0) {
       methods.add("OPTIONS");
       const path: PathMethods = { methods: ordered(methods), keyed };
       if (method === "OPTIONS") return preflight(c, path, trusted);
       if (!methods.has(method)) {
         const allow = path.methods.join(", ");
-        return problem(c, "method-not-allowed", `${echo(method, 32)} is not allowed here; allowed: ${allow}.`, { headers: { Allow: allow } });
+        return problem(c, "method-not-allowed", `${echo(method, 32)} is not allowed here; allowed: ${allow}.`, {
+          headers: { Allow: allow },
+        });
       }
     }
     return problem(c, "not-found", `Nothing at ${echo(c.req.path)}.`);

@@ -42,8 +42,15 @@ describe("the OpenAPI document", () => {
     const file = join(temp.dir, "openapi.json");
     writeFileSync(file, JSON.stringify(document));
     const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" };
-    const run = spawnSync(join(ROOT, "node_modules", ".bin", "redocly"), ["lint", file, "--extends", "recommended", "--format", "json"], { cwd: temp.dir, env, encoding: "utf8", timeout: 120_000 });
-    const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string }[] };
+    const run = spawnSync(
+      join(ROOT, "node_modules", ".bin", "redocly"),
+      ["lint", file, "--extends", "recommended", "--format", "json"],
+      { cwd: temp.dir, env, encoding: "utf8", timeout: 120_000 },
+    );
+    const report = JSON.parse(run.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; severity: string; message: string }[];
+    };
     const errors = report.problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message}`);
     expect(errors).toEqual([]);
     expect(report.totals.errors).toBe(0);

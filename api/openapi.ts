@@ -29,7 +29,8 @@ export function keyScheme(tier: KeyTier): string {
 export const WRITE_TOKEN_SCHEME = "bearerToken";
 
 const TIER_TERMS: Record<KeyTier, string> = {
-  government: "issued after a request stating affiliation, official contact address and purpose; rotated quarterly; all access logged",
+  government:
+    "issued after a request stating affiliation, official contact address and purpose; rotated quarterly; all access logged",
   academic: "issued after academic e-mail verification",
   institutional: "issued under a partnership agreement",
   economist: "issued after economist verification",
@@ -37,16 +38,33 @@ const TIER_TERMS: Record<KeyTier, string> = {
 
 const TAGS = [
   { name: "Integrity pulse", description: "The GI/MII badge and the verified pulse history." },
-  { name: "Government area", description: "Compliance, audit trail, transparency report, sentinel status, policy impact." },
+  {
+    name: "Government area",
+    description: "Compliance, audit trail, transparency report, sentinel status, policy impact.",
+  },
   { name: "Academics area", description: "Research datasets, the MII timeline, papers and citations." },
   { name: "Philosophers area", description: "Deliberations, virtues, decisions and drift." },
   { name: "Economists area", description: "MIC supply, MII, coordination scores and returns." },
   { name: "Diplomacy area", description: "Treaty framework, standards and protocols." },
-  { name: "Balances", description: "Balances by the v1 → v2 migration's phases, and each address's proof in the migration's verification tree." },
-  { name: "Authority verification", description: "Verify authority (five stages), check and revoke it; the operator operations for holders of operator tokens." },
+  {
+    name: "Balances",
+    description:
+      "Balances by the v1 → v2 migration's phases, and each address's proof in the migration's verification tree.",
+  },
+  {
+    name: "Authority verification",
+    description:
+      "Verify authority (five stages), check and revoke it; the operator operations for holders of operator tokens.",
+  },
   { name: "Ledger", description: "Proofs that an entry is in the ledger." },
-  { name: "Key requests", description: "Ask for an API key of a keyed tier; the operators answer at the contact address given." },
-  { name: "Consensus", description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed." },
+  {
+    name: "Key requests",
+    description: "Ask for an API key of a keyed tier; the operators answer at the contact address given.",
+  },
+  {
+    name: "Consensus",
+    description: "The cycle, consensus sessions, signed votes and deliberation proofs from generated to sealed.",
+  },
   { name: "Service", description: "Health and this description." },
 ];
 
@@ -77,7 +95,8 @@ export function registerComponents(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", WRITE_TOKEN_SCHEME, {
     type: "http",
     scheme: "bearer",
-    description: "The token the write routes verify (authority and consensus interfaces), sent as `Authorization: Bearer <token>`.",
+    description:
+      "The token the write routes verify (authority and consensus interfaces), sent as `Authorization: Bearer <token>`.",
   });
 }
 
@@ -107,7 +126,11 @@ export const openApiRoute = defineRoute({
   summary: "This API description (OpenAPI 3.1)",
   description: "Generated from the route declarations at start-up; the same document the portal's /docs page shows.",
   responses: {
-    200: json("The OpenAPI 3.1 document", z.looseObject({ openapi: z.string().regex(/^3\.1\.\d+$/), info: z.looseObject({}), paths: z.looseObject({}) }), { headers: DOCUMENT_HEADERS }),
+    200: json(
+      "The OpenAPI 3.1 document",
+      z.looseObject({ openapi: z.string().regex(/^3\.1\.\d+$/), info: z.looseObject({}), paths: z.looseObject({}) }),
+      { headers: DOCUMENT_HEADERS },
+    ),
     304: notModified(DOCUMENT_HEADERS),
   },
 });

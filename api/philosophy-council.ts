@@ -68,7 +68,10 @@ export class PhilosophyCouncilSource {
       this.#cached = { key, council };
       return { ok: true, council };
     } catch (error) {
-      return { ok: false, reason: `the published philosophy inputs could not be read: ${(error as Error).message.slice(0, 200)}` };
+      return {
+        ok: false,
+        reason: `the published philosophy inputs could not be read: ${(error as Error).message.slice(0, 200)}`,
+      };
     }
   }
 
@@ -79,9 +82,13 @@ export class PhilosophyCouncilSource {
     const stat = `${stats.size}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
     let known = this.#manifests.get(area);
     if (known?.stat !== stat) {
-      const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { resources?: { path?: unknown; hash?: unknown; access?: unknown }[] };
+      const parsed = JSON.parse(readFileSync(manifest, "utf8")) as {
+        resources?: { path?: unknown; hash?: unknown; access?: unknown }[];
+      };
       const hashes = new Map<string, string>();
-      for (const r of parsed.resources ?? []) if (r.access === "public" && typeof r.path === "string" && typeof r.hash === "string") hashes.set(r.path, r.hash);
+      for (const r of parsed.resources ?? [])
+        if (r.access === "public" && typeof r.path === "string" && typeof r.hash === "string")
+          hashes.set(r.path, r.hash);
       known = { stat, hashes };
       this.#manifests.set(area, known);
     }

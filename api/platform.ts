@@ -14,7 +14,11 @@ export interface Platform {
 }
 
 /** The platform of an app's options; undefined unless both the ledger and the token key are given. */
-export function assemblePlatform(options: { ledger?: LedgerStore | undefined; tokenPublicKeyHex?: string | undefined; now: () => Date }): Platform | undefined {
+export function assemblePlatform(options: {
+  ledger?: LedgerStore | undefined;
+  tokenPublicKeyHex?: string | undefined;
+  now: () => Date;
+}): Platform | undefined {
   const { ledger, tokenPublicKeyHex, now } = options;
   return ledger && tokenPublicKeyHex ? { ledger, tokenPublicKeyHex, now } : undefined;
 }

@@ -100,7 +100,12 @@ export function echo(text: string, max = MAX_ECHO): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
 }
 
-export function problemDetails(slug: ProblemSlug, detail: string, instance: string, extensions: Record<string, unknown> = {}): ProblemDetails {
+export function problemDetails(
+  slug: ProblemSlug,
+  detail: string,
+  instance: string,
+  extensions: Record<string, unknown> = {},
+): ProblemDetails {
   const { status, title } = PROBLEM_TYPES[slug];
   const body: ProblemDetails = { type: problemType(slug), title, status, detail, instance: echo(instance, 1024) };
   // Extensions follow the standard members and can never overwrite them.

@@ -56,11 +56,27 @@ describe("HistorySnapshot.memo", () => {
   test("is bounded by the weighed bytes", () => {
     const snapshot = snapshotOf({ historyText: "", checkpointText: null, vkeyText: null });
     const big = 6 * 1024 * 1024;
-    snapshot.memo("a", () => "a", () => big);
-    snapshot.memo("b", () => "b", () => big);
+    snapshot.memo(
+      "a",
+      () => "a",
+      () => big,
+    );
+    snapshot.memo(
+      "b",
+      () => "b",
+      () => big,
+    );
     let rebuilt = false;
-    snapshot.memo("c", () => "c", () => big); // over 16 MiB: the memo starts over
-    snapshot.memo("a", () => ((rebuilt = true), "a"), () => big);
+    snapshot.memo(
+      "c",
+      () => "c",
+      () => big,
+    ); // over 16 MiB: the memo starts over
+    snapshot.memo(
+      "a",
+      () => ((rebuilt = true), "a"),
+      () => big,
+    );
     expect(rebuilt).toBe(true);
   });
 });

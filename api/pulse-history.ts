@@ -32,7 +32,13 @@ export class HistorySnapshot {
   readonly #memo = new Map<string, unknown>();
   #memoBytes = 0;
 
-  constructor(status: HistoryStatus, records: readonly PulseRecord[], lines: number, firstProblem: HistoryProblem | null, unsignedLines = 0) {
+  constructor(
+    status: HistoryStatus,
+    records: readonly PulseRecord[],
+    lines: number,
+    firstProblem: HistoryProblem | null,
+    unsignedLines = 0,
+  ) {
     this.status = status;
     this.newestFirst = status === "verified" ? newestFirst(records) : [];
     this.latest = this.newestFirst[0] ?? null;
@@ -75,7 +81,13 @@ export function snapshotOf(state: PublishedState): HistorySnapshot {
   const first = check.issues[0];
   const problem = first ? { line: first.line, problem: first.message } : null;
   if (!check.signed) return new HistorySnapshot("unverified", [], check.lines.length, problem);
-  return new HistorySnapshot("verified", check.signed.records, check.lines.length, problem, check.lines.length - check.signed.size);
+  return new HistorySnapshot(
+    "verified",
+    check.signed.records,
+    check.lines.length,
+    problem,
+    check.lines.length - check.signed.size,
+  );
 }
 
 function statKey(s: BigIntStats): string {
@@ -133,7 +145,8 @@ function statOnly(path: string): string {
   }
 }
 
-const sameBytes = (a: Read[], b: Read[]) => a.every((x, i) => (x.bytes === null ? b[i]!.bytes === null : b[i]!.bytes !== null && x.bytes.equals(b[i]!.bytes!)));
+const sameBytes = (a: Read[], b: Read[]) =>
+  a.every((x, i) => (x.bytes === null ? b[i]!.bytes === null : b[i]!.bytes !== null && x.bytes.equals(b[i]!.bytes!)));
 
 export class PulseHistorySource {
   readonly path: string;
@@ -148,7 +161,11 @@ export class PulseHistorySource {
 
   constructor(path: string, options: HistorySourceOptions = {}) {
     this.path = path;
-    this.#paths = [path, options.checkpointPath ?? join(dirname(path), "checkpoint"), options.keysPath ?? join(dirname(dirname(path)), "keys", "datasets.vkey")];
+    this.#paths = [
+      path,
+      options.checkpointPath ?? join(dirname(path), "checkpoint"),
+      options.keysPath ?? join(dirname(dirname(path)), "keys", "datasets.vkey"),
+    ];
     this.#now = options.now ?? (() => new Date());
     this.#interval = options.checkIntervalMs ?? 1000;
   }

@@ -14,7 +14,10 @@ import { echo, problem, type InvalidParam } from "./problem.ts";
  * The bad parameters of a query that failed its schema. `input` is what the schema saw: one
  * string per parameter, or an array of strings when it was given more than once.
  */
-export function queryIssues(input: Readonly<Record<string, unknown>>, issues: readonly z.core.$ZodIssue[]): InvalidParam[] {
+export function queryIssues(
+  input: Readonly<Record<string, unknown>>,
+  issues: readonly z.core.$ZodIssue[],
+): InvalidParam[] {
   const params: InvalidParam[] = [];
   const named = new Set<string>();
   const add = (name: string, reason: string) => {
@@ -33,6 +36,8 @@ export function queryIssues(input: Readonly<Record<string, unknown>>, issues: re
 export function invalidQuery(c: Context, params: InvalidParam[]): Response {
   const names = params.map((p) => `"${p.name}"`).join(", ");
   const detail =
-    params.length === 1 && params[0] ? `query parameter "${params[0].name}": ${params[0].reason}` : `invalid query parameters: ${names}`;
+    params.length === 1 && params[0]
+      ? `query parameter "${params[0].name}": ${params[0].reason}`
+      : `invalid query parameters: ${names}`;
   return problem(c, "invalid-query", detail, { extensions: { invalid_params: params } });
 }

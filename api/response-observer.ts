@@ -37,7 +37,13 @@ export function responseObserver(document: () => OpenApiDocument): MiddlewareHan
     await next();
     // An accepted WebSocket upgrade is a 101 on the wire, which a Response cannot carry: nothing to check.
     if (c.res.status === 200 && c.req.header("upgrade")?.toLowerCase() === "websocket") return;
-    check({ method: c.req.method, path: c.req.path, requestHeaders: c.req.raw.headers, response: c.res.clone(), document: describe });
+    check({
+      method: c.req.method,
+      path: c.req.path,
+      requestHeaders: c.req.raw.headers,
+      response: c.res.clone(),
+      document: describe,
+    });
   };
 }
 

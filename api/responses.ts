@@ -55,13 +55,42 @@ export const HEADERS = {
     required: true,
     schema: { type: "string", pattern: '^"[0-9a-f]{64}(\\.(br|gz))?"$' },
   },
-  "Last-Modified": { description: "When this version of the file was published (its area manifest's `created`); send it back in `If-Modified-Since` to get 304.", required: false, schema: { type: "string" } },
-  "Content-Length": { description: "The length of the body (of the encoded body when `Content-Encoding` is sent); also on HEAD.", required: false, schema: { type: "integer", minimum: 0 } },
-  "Content-Encoding": { description: "`br` or `gzip`, as negotiated from `Accept-Encoding` for text files; absent for the identity bytes.", required: false, schema: { type: "string", pattern: "^(br|gzip)$" } },
-  "Accept-Ranges": { description: "`bytes`: one byte range may be asked for with `Range` (206).", required: true, schema: { type: "string", pattern: "^bytes$" } },
-  "Content-Range": { description: "The range sent (`bytes <first>-<last>/<size>`), or on 416 the size (`bytes */<size>`).", required: true, schema: { type: "string", pattern: "^bytes ([0-9]+-[0-9]+|\\*)/[0-9]+$" } },
-  "Cache-Control": { description: "How long shared and private caches may reuse the response.", required: true, schema: { type: "string" } },
-  Vary: { description: "The request fields the representation depends on.", required: true, schema: { type: "string" } },
+  "Last-Modified": {
+    description:
+      "When this version of the file was published (its area manifest's `created`); send it back in `If-Modified-Since` to get 304.",
+    required: false,
+    schema: { type: "string" },
+  },
+  "Content-Length": {
+    description: "The length of the body (of the encoded body when `Content-Encoding` is sent); also on HEAD.",
+    required: false,
+    schema: { type: "integer", minimum: 0 },
+  },
+  "Content-Encoding": {
+    description: "`br` or `gzip`, as negotiated from `Accept-Encoding` for text files; absent for the identity bytes.",
+    required: false,
+    schema: { type: "string", pattern: "^(br|gzip)$" },
+  },
+  "Accept-Ranges": {
+    description: "`bytes`: one byte range may be asked for with `Range` (206).",
+    required: true,
+    schema: { type: "string", pattern: "^bytes$" },
+  },
+  "Content-Range": {
+    description: "The range sent (`bytes <first>-<last>/<size>`), or on 416 the size (`bytes */<size>`).",
+    required: true,
+    schema: { type: "string", pattern: "^bytes ([0-9]+-[0-9]+|\\*)/[0-9]+$" },
+  },
+  "Cache-Control": {
+    description: "How long shared and private caches may reuse the response.",
+    required: true,
+    schema: { type: "string" },
+  },
+  Vary: {
+    description: "The request fields the representation depends on.",
+    required: true,
+    schema: { type: "string" },
+  },
   Link: {
     description:
       'RFC 8288 links: the next page of a paged list (`</v1/pulse/history?limit=N&before=<id>>; rel="next"`, absent on the last page); the successor of a deprecated or retired interface version (`</v2/balance/{address}>; rel="successor-version"`).',
@@ -69,32 +98,48 @@ export const HEADERS = {
     schema: { type: "string" },
   },
   Deprecation: {
-    description: "RFC 9745: the interface version is deprecated since this instant (a structured-field Date, `@<seconds since the epoch>`).",
+    description:
+      "RFC 9745: the interface version is deprecated since this instant (a structured-field Date, `@<seconds since the epoch>`).",
     required: false,
     schema: { type: "string", pattern: "^@-?[0-9]{1,15}$" },
   },
   Sunset: {
     description: "RFC 8594: the instant (an HTTP-date) from which the interface version stops answering.",
     required: false,
-    schema: { type: "string", pattern: "^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$" },
+    schema: {
+      type: "string",
+      pattern:
+        "^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$",
+    },
   },
-  "X-Limit-Clamped": { description: "Present when the requested `limit` was above the maximum: the limit applied.", required: false, schema: { type: "string", pattern: "^[0-9]+$" } },
+  "X-Limit-Clamped": {
+    description: "Present when the requested `limit` was above the maximum: the limit applied.",
+    required: false,
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
   "RateLimit-Policy": {
-    description: 'The daily quota of this client in this area (IETF RateLimit fields): `"daily";q=<requests>;w=86400`. Absent for unlimited tiers.',
+    description:
+      'The daily quota of this client in this area (IETF RateLimit fields): `"daily";q=<requests>;w=86400`. Absent for unlimited tiers.',
     required: false,
     schema: { type: "string", pattern: '^"daily";q=[0-9]+;w=86400$' },
   },
   RateLimit: {
-    description: 'What is left of the quota: `"daily";r=<remaining>;t=<seconds until 00:00 UTC>`. Absent for unlimited tiers.',
+    description:
+      'What is left of the quota: `"daily";r=<remaining>;t=<seconds until 00:00 UTC>`. Absent for unlimited tiers.',
     required: false,
     schema: { type: "string", pattern: '^"daily";r=[0-9]+;t=[0-9]+$' },
   },
   "Retry-After": {
-    description: "Seconds to wait before asking again: until the quota resets at 00:00 UTC (429), until the server's next scheduled checkpoint may cover the entry (202 of a ledger inclusion proof), and on every 503, whatever its type (a store back, a lock released, a file republished: by default 2 s).",
+    description:
+      "Seconds to wait before asking again: until the quota resets at 00:00 UTC (429), until the server's next scheduled checkpoint may cover the entry (202 of a ledger inclusion proof), and on every 503, whatever its type (a store back, a lock released, a file republished: by default 2 s).",
     required: true,
     schema: { type: "integer", minimum: 1 },
   },
-  "WWW-Authenticate": { description: 'The scheme to authenticate with: `Bearer realm="integrity-platform"`.', required: true, schema: { type: "string" } },
+  "WWW-Authenticate": {
+    description: 'The scheme to authenticate with: `Bearer realm="integrity-platform"`.',
+    required: true,
+    schema: { type: "string" },
+  },
   Allow: { description: "The methods the path has.", required: true, schema: { type: "string" } },
   "Instance-Id": {
     description:
@@ -127,7 +172,11 @@ export interface ResponseSpec {
 }
 
 /** A JSON response: `application/json` with its schema (and an example for the reference page). */
-export function json(description: string, schema: z.ZodType, options: { headers?: Record<string, HeaderRef>; example?: unknown } = {}): ResponseSpec {
+export function json(
+  description: string,
+  schema: z.ZodType,
+  options: { headers?: Record<string, HeaderRef>; example?: unknown } = {},
+): ResponseSpec {
   return {
     description,
     ...(options.headers ? { headers: options.headers } : {}),
@@ -142,17 +191,27 @@ export interface MediaSpec {
 }
 
 /** A response with one or more media types, each with its schema (and example). */
-export function body(description: string, content: Record<string, z.ZodType | MediaSpec>, responseHeaders?: Record<string, HeaderRef>): ResponseSpec {
+export function body(
+  description: string,
+  content: Record<string, z.ZodType | MediaSpec>,
+  responseHeaders?: Record<string, HeaderRef>,
+): ResponseSpec {
   return {
     description,
     ...(responseHeaders ? { headers: responseHeaders } : {}),
-    content: Object.fromEntries(Object.entries(content).map(([type, spec]) => [type, spec instanceof z.ZodType ? { schema: spec } : spec])),
+    content: Object.fromEntries(
+      Object.entries(content).map(([type, spec]) => [type, spec instanceof z.ZodType ? { schema: spec } : spec]),
+    ),
   };
 }
 
 /** 304 for a matching `If-None-Match`: no body, the same caching headers. */
 export function notModified(responseHeaders: Record<string, HeaderRef>): ResponseSpec {
-  return { description: "Not modified: `If-None-Match` matched the current ETag (or, without it, `If-Modified-Since` is not before `Last-Modified`). No body.", headers: responseHeaders };
+  return {
+    description:
+      "Not modified: `If-None-Match` matched the current ETag (or, without it, `If-Modified-Since` is not before `Last-Modified`). No body.",
+    headers: responseHeaders,
+  };
 }
 
 /** Text without a JSON shape (SVG, CSV, BibTeX), described by its media type. */
@@ -166,12 +225,17 @@ const InvalidParam = z.object({ name: z.string(), reason: z.string() });
 /** The extension members each problem type carries (RFC 9457 §3.2). */
 const PROBLEM_EXTENSIONS: Partial<Record<ProblemSlug, Record<string, z.ZodType>>> = {
   "invalid-query": { invalid_params: z.array(InvalidParam).min(1) },
-  "bad-request": { invalid_params: z.array(InvalidParam.extend({ in: z.enum(["path", "header", "cookie"]) })).optional() },
+  "bad-request": {
+    invalid_params: z.array(InvalidParam.extend({ in: z.enum(["path", "header", "cookie"]) })).optional(),
+  },
   "invalid-body": { invalid_fields: z.array(z.object({ pointer: z.string(), reason: z.string() })).optional() },
   "payload-too-large": { max_bytes: z.number().int().positive() },
   "internal-error": { request_id: z.string() },
   "history-unverified": { line: z.number().int().nonnegative(), problem: z.string() },
-  gone: { successor: z.string().openapi({ description: "The path of the successor version" }), historical: z.string().optional().openapi({ description: "Where the retired version's data stays readable" }) },
+  gone: {
+    successor: z.string().openapi({ description: "The path of the successor version" }),
+    historical: z.string().optional().openapi({ description: "Where the retired version's data stays readable" }),
+  },
   ...CONSENSUS_PROBLEM_EXTENSIONS,
 };
 
@@ -221,7 +285,12 @@ export function problemResponses(slugs: Iterable<ProblemSlug>): Record<number, R
       description: sorted.map((s) => `\`${s}\`: ${PROBLEM_TYPES[s].title}`).join("; "),
       ...(Object.keys(groupHeaders).length > 0 ? { headers: groupHeaders } : {}),
       content: {
-        [PROBLEM_CONTENT_TYPE]: { schema: sorted.length === 1 ? problemSchema(sorted[0]!) : z.union(sorted.map(problemSchema) as [z.ZodType, z.ZodType, ...z.ZodType[]]) },
+        [PROBLEM_CONTENT_TYPE]: {
+          schema:
+            sorted.length === 1
+              ? problemSchema(sorted[0]!)
+              : z.union(sorted.map(problemSchema) as [z.ZodType, z.ZodType, ...z.ZodType[]]),
+        },
       },
     };
   }
@@ -234,7 +303,10 @@ export function problemResponses(slugs: Iterable<ProblemSlug>): Record<number, R
  * a type of its own.
  */
 export const AnyProblem = z.looseObject({
-  type: z.union([z.enum(Object.keys(PROBLEM_TYPES).map((s) => problemType(s as ProblemSlug)) as [string, ...string[]]), z.literal("about:blank")]),
+  type: z.union([
+    z.enum(Object.keys(PROBLEM_TYPES).map((s) => problemType(s as ProblemSlug)) as [string, ...string[]]),
+    z.literal("about:blank"),
+  ]),
   title: z.string(),
   status: z.number().int().min(400).max(599),
   detail: z.string(),

@@ -7,12 +7,19 @@ import { addRoute, defineRoute, routeGroup } from "./route.ts";
 function app() {
   const group = routeGroup();
   const Seen = z.strictObject({ query: z.record(z.string(), z.unknown()) });
-  const plain = defineRoute({ method: "get", path: "/plain", summary: "no query", responses: { 200: json("the query seen", Seen) } });
+  const plain = defineRoute({
+    method: "get",
+    path: "/plain",
+    summary: "no query",
+    responses: { 200: json("the query seen", Seen) },
+  });
   const paged = defineRoute({
     method: "get",
     path: "/paged",
     summary: "a query with a default",
-    request: { query: z.strictObject({ page: z.coerce.number().int().default(1), tags: z.array(z.string()).default([]) }) },
+    request: {
+      query: z.strictObject({ page: z.coerce.number().int().default(1), tags: z.array(z.string()).default([]) }),
+    },
     responses: { 200: json("the query seen", Seen) },
   });
   addRoute(group, plain, (c) => c.json({ query: c.req.valid("query" as never) as Record<string, unknown> }));

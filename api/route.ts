@@ -46,7 +46,9 @@ export interface RouteDeclaration extends Omit<RouteConfig, "middleware" | "hide
   answersNow?: { status: number; example: ProblemDetails };
 }
 
-export type DeclaredRoute<D extends RouteDeclaration = RouteDeclaration> = Omit<D, "problems" | "responses"> & { responses: RouteConfig["responses"] };
+export type DeclaredRoute<D extends RouteDeclaration = RouteDeclaration> = Omit<D, "problems" | "responses"> & {
+  responses: RouteConfig["responses"];
+};
 
 /** The problem types a route can answer without its handler saying so. */
 function impliedProblems(declaration: RouteDeclaration): ProblemSlug[] {
@@ -58,7 +60,8 @@ function impliedProblems(declaration: RouteDeclaration): ProblemSlug[] {
   if (!READ_METHODS.has(declaration.method)) slugs.push("origin-not-allowed");
   if (!ANY_HOST_PATHS.has(declaration.path)) slugs.push("misdirected-request");
   const security = declaration.security;
-  if (security && security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0)) slugs.push("unauthorized");
+  if (security && security.length > 0 && !security.some((requirement) => Object.keys(requirement).length === 0))
+    slugs.push("unauthorized");
   return slugs;
 }
 
@@ -82,9 +85,15 @@ const utf8Body: MiddlewareHandler = async (c, next) => {
     return problem(c, "bad-request", "The body is not valid UTF-8 (RFC 8259 §8.1).");
   }
   const scan = scanJson(text);
-  if (scan.tooDeep) return problem(c, "invalid-body", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`, { extensions: { max_depth: MAX_JSON_DEPTH } });
+  if (scan.tooDeep)
+    return problem(c, "invalid-body", `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`, {
+      extensions: { max_depth: MAX_JSON_DEPTH },
+    });
   const odd = jsonBodyProblem(text, scan.members);
-  if (odd) return problem(c, "invalid-body", `${odd.pointer || "the body"}: ${odd.reason}`, { extensions: { invalid_fields: [odd] } });
+  if (odd)
+    return problem(c, "invalid-body", `${odd.pointer || "the body"}: ${odd.reason}`, {
+      extensions: { invalid_fields: [odd] },
+    });
   (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text); // what c.req.json() parses
   return next();
 };
@@ -93,7 +102,10 @@ const utf8Body: MiddlewareHandler = async (c, next) => {
 export function defineRoute<D extends RouteDeclaration>(declaration: D): DeclaredRoute<D> {
   const { problems = [], responses, answersNow, ...rest } = declaration;
   for (const status of Object.keys(responses)) {
-    if (Number(status) >= 400) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path}: declare error responses as problems, not as response ${status}`);
+    if (Number(status) >= 400)
+      throw new Error(
+        `${declaration.method.toUpperCase()} ${declaration.path}: declare error responses as problems, not as response ${status}`,
+      );
   }
   const route = {
     ...rest,
@@ -102,8 +114,13 @@ export function defineRoute<D extends RouteDeclaration>(declaration: D): Declare
     responses: { ...responses, ...problemResponses([...impliedProblems(declaration), ...problems]) },
   };
   if (answersNow) {
-    const media = (route.responses as Record<number, { content?: Record<string, object> } | undefined>)[answersNow.status]?.content?.[PROBLEM_CONTENT_TYPE];
-    if (!media) throw new Error(`${declaration.method.toUpperCase()} ${declaration.path}: answersNow ${answersNow.status} is not one of its problems`);
+    const media = (route.responses as Record<number, { content?: Record<string, object> } | undefined>)[
+      answersNow.status
+    ]?.content?.[PROBLEM_CONTENT_TYPE];
+    if (!media)
+      throw new Error(
+        `${declaration.method.toUpperCase()} ${declaration.path}: answersNow ${answersNow.status} is not one of its problems`,
+      );
     Object.assign(media, { example: answersNow.example });
     Object.assign(route, { "x-example-status": String(answersNow.status) });
   }
@@ -167,10 +184,17 @@ export function operationIdOf(method: string, path: string): string {
 }
 
 /** Adds a declared route to an app or group: its validators, then `handler`. */
-export function addRoute<R extends DeclaredRoute>(group: RouteGroup, route: R, handler: (c: RouteContext<R>) => Response | Promise<Response>): void {
+export function addRoute<R extends DeclaredRoute>(
+  group: RouteGroup,
+  route: R,
+  handler: (c: RouteContext<R>) => Response | Promise<Response>,
+): void {
   // The description gets the whole route; routing gets the same route with the query checked by strictQuery.
   const { middleware: declared = [], ...declaration } = route as R & { middleware?: MiddlewareHandler[] };
-  const described = { ...declaration, operationId: declaration.operationId ?? operationIdOf(declaration.method, declaration.path) };
+  const described = {
+    ...declaration,
+    operationId: declaration.operationId ?? operationIdOf(declaration.method, declaration.path),
+  };
   group.openAPIRegistry.registerPath(described);
   const { query, ...request } = route.request ?? {};
   const middleware = [strictQuery((query as z.ZodType | undefined) ?? NoQuery), ...declared];
@@ -196,12 +220,23 @@ function validationProblem(result: ValidationResult, c: Context): Response | und
           : { pointer: pointer(issue.path), reason: issue.message },
       );
       const first = fields[0]!;
-      return problem(c, "invalid-body", `${first.pointer || "the body"}: ${first.reason}`, { extensions: { invalid_fields: fields } });
+      return problem(c, "invalid-body", `${first.pointer || "the body"}: ${first.reason}`, {
+        extensions: { invalid_fields: fields },
+      });
     }
     default: {
       const where = result.target === "param" ? "path" : result.target;
-      const params: (InvalidParam & { in: string })[] = issues.map((issue) => ({ name: String(issue.path[0] ?? where), in: where, reason: issue.message }));
-      return problem(c, "bad-request", `${where} ${params.map((p) => `"${p.name}"`).join(", ")}: ${params[0]!.reason}`, { extensions: { invalid_params: params } });
+      const params: (InvalidParam & { in: string })[] = issues.map((issue) => ({
+        name: String(issue.path[0] ?? where),
+        in: where,
+        reason: issue.message,
+      }));
+      return problem(
+        c,
+        "bad-request",
+        `${where} ${params.map((p) => `"${p.name}"`).join(", ")}: ${params[0]!.reason}`,
+        { extensions: { invalid_params: params } },
+      );
     }
   }
 }

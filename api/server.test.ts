@@ -25,15 +25,32 @@ describe("closing the server", () => {
     cpSync(join(REPO_DATA, "areas"), join(dataDir, "areas"), { recursive: true });
     cpSync(join(REPO_DATA, "keys"), join(dataDir, "keys"), { recursive: true });
     const keysFile = join(made.dir, "access.sqlite");
-    const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, keysFile, log: () => {}, now: () => new Date(NOW) });
-    for (let i = 0; i < 3; i++) expect((await fetch(`${server.url}/government/compliance-report.json`)).status).toBe(401);
+    const server = await startServer({
+      host: "127.0.0.1",
+      port: 0,
+      dataDir,
+      keysFile,
+      log: () => {},
+      now: () => new Date(NOW),
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${server.url}/government/compliance-report.json`)).status).toBe(401);
     await server.close();
 
     const reopened = new ApiKeyStore(keysFile);
     try {
-      const written = (await Array.fromAsync((await reopened.ledger()).entries(0))).filter((e) => e.type === "access.refusals");
+      const written = (await Array.fromAsync((await reopened.ledger()).entries(0))).filter(
+        (e) => e.type === "access.refusals",
+      );
       expect(written.map((e) => e.payload)).toEqual([
-        expect.objectContaining({ credential: "none", area: "government", file: "compliance-report.json", outcome: "unauthorized", status: 401, count: 3 }),
+        expect.objectContaining({
+          credential: "none",
+          area: "government",
+          file: "compliance-report.json",
+          outcome: "unauthorized",
+          status: 401,
+          count: 3,
+        }),
       ]);
     } finally {
       await reopened.close();

@@ -30,14 +30,15 @@ function questions(): SignatureQuestion[] {
   return out;
 }
 
-const expected = (qs: SignatureQuestion[]) => qs.map((q) => verify(q.algorithm, q.publicKeyHex, q.message, q.signatureHex));
+const expected = (qs: SignatureQuestion[]) =>
+  qs.map((q) => verify(q.algorithm, q.publicKeyHex, q.message, q.signatureHex));
 
 describe("SignaturePool", () => {
   it("answers every question as verify does, across calls spread over its workers", async () => {
     const pool = new SignaturePool(2);
     pools.push(pool);
     const qs = questions();
-    const calls = Array.from({ length: 8 }, (_, i) => qs.slice(i % 3, i % 3 + 10));
+    const calls = Array.from({ length: 8 }, (_, i) => qs.slice(i % 3, (i % 3) + 10));
     const answers = await Promise.all(calls.map((c) => pool.verify(c)));
     expect(answers).toEqual(calls.map(expected));
     expect(answers.flat().filter(Boolean).length).toBeGreaterThan(0);

@@ -26,8 +26,16 @@ import {
 } from "../core/datapackage/index.ts";
 
 export type ManifestState =
-  | { status: "verified"; resources: CheckedManifest["resources"]; /** The manifest's `created`: when this version of the area was published. */ created?: Date }
-  | { status: "unverified"; code: DataPackageErrorCode | "manifest-missing" | "signature-missing" | "keys-missing"; detail: string };
+  | {
+      status: "verified";
+      resources: CheckedManifest["resources"];
+      /** The manifest's `created`: when this version of the area was published. */ created?: Date;
+    }
+  | {
+      status: "unverified";
+      code: DataPackageErrorCode | "manifest-missing" | "signature-missing" | "keys-missing";
+      detail: string;
+    };
 
 interface Version {
   key: string;
@@ -40,7 +48,9 @@ const RACY_MS = 2000;
 
 function statKey(path: string): { key: string; mtimeMs: number } {
   const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return s ? { key: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, mtimeMs: Number(s.mtimeMs) } : { key: "absent", mtimeMs: 0 };
+  return s
+    ? { key: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, mtimeMs: Number(s.mtimeMs) }
+    : { key: "absent", mtimeMs: 0 };
 }
 
 function readOrNull(path: string): Buffer | null {
@@ -52,7 +62,8 @@ function readOrNull(path: string): Buffer | null {
   }
 }
 
-const sameBytes = (a: (Buffer | null)[], b: (Buffer | null)[]) => a.every((x, i) => (x === null ? b[i] === null : b[i] !== null && x.equals(b[i]!)));
+const sameBytes = (a: (Buffer | null)[], b: (Buffer | null)[]) =>
+  a.every((x, i) => (x === null ? b[i] === null : b[i] !== null && x.equals(b[i]!)));
 
 export class SignedManifests {
   readonly #dataDir: string;
@@ -87,23 +98,44 @@ export class SignedManifests {
       this.#versions.set(area, { key, bytes, racy, state });
       return state;
     } catch (error) {
-      return { status: "unverified", code: "manifest-malformed", detail: `the manifest cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+      return {
+        status: "unverified",
+        code: "manifest-malformed",
+        detail: `the manifest cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      };
     }
   }
 
   #verify(area: Area, bytes: (Buffer | null)[]): ManifestState {
     const [manifest = null, signature = null, keys = null] = bytes;
     this.verifications += 1;
-    if (manifest === null) return { status: "unverified", code: "manifest-missing", detail: `${area} has no ${MANIFEST_FILE}` };
-    if (signature === null) return { status: "unverified", code: "signature-missing", detail: `${area}/${MANIFEST_FILE} is not signed` };
-    if (keys === null) return { status: "unverified", code: "keys-missing", detail: `no trusted dataset keys (keys/${DATASET_KEYS_FILE})` };
+    if (manifest === null)
+      return { status: "unverified", code: "manifest-missing", detail: `${area} has no ${MANIFEST_FILE}` };
+    if (signature === null)
+      return { status: "unverified", code: "signature-missing", detail: `${area}/${MANIFEST_FILE} is not signed` };
+    if (keys === null)
+      return {
+        status: "unverified",
+        code: "keys-missing",
+        detail: `no trusted dataset keys (keys/${DATASET_KEYS_FILE})`,
+      };
     try {
-      openManifestSignature(area, manifest, signature.toString("utf8"), parseTrustedKeys(keys.toString("utf8"), DATASET_KEYS_FILE));
+      openManifestSignature(
+        area,
+        manifest,
+        signature.toString("utf8"),
+        parseTrustedKeys(keys.toString("utf8"), DATASET_KEYS_FILE),
+      );
       const checked = checkManifest(area, manifest);
       const created = checked.manifest.created === undefined ? undefined : new Date(checked.manifest.created);
-      return { status: "verified", resources: checked.resources, ...(created && !Number.isNaN(created.getTime()) ? { created } : {}) };
+      return {
+        status: "verified",
+        resources: checked.resources,
+        ...(created && !Number.isNaN(created.getTime()) ? { created } : {}),
+      };
     } catch (error) {
-      if (error instanceof DataPackageError) return { status: "unverified", code: error.code, detail: `${area}/${MANIFEST_FILE}: ${error.message}` };
+      if (error instanceof DataPackageError)
+        return { status: "unverified", code: error.code, detail: `${area}/${MANIFEST_FILE}: ${error.message}` };
       throw error;
     }
   }

@@ -9,7 +9,12 @@ import { jsonDepthWithin, MAX_JSON_DEPTH } from "../core/json-depth.ts";
 import type { z } from "zod";
 import type { Council } from "../core/philosophy/council.ts";
 import { MAX_ROUNDS_LIMIT, simulate } from "../core/philosophy/simulation.ts";
-import { SIMULATION_ERRORS, SimulationRequest, type SimulationErrorCode, type SimulationUpdate } from "../core/schemas/index.ts";
+import {
+  SIMULATION_ERRORS,
+  SimulationRequest,
+  type SimulationErrorCode,
+  type SimulationUpdate,
+} from "../core/schemas/index.ts";
 import { echo } from "./problem.ts";
 import { formatIssues } from "../core/zod-issues.ts";
 
@@ -35,9 +40,11 @@ export interface SimulationLimits {
 export function checkLimits(limits: SimulationLimits): SimulationLimits {
   for (const [name, value] of Object.entries(limits)) {
     const least = name === "roundIntervalMs" ? 0 : 1;
-    if (!Number.isSafeInteger(value) || value < least) throw new RangeError(`simulation limit ${name} must be an integer >= ${least}, not ${value}`);
+    if (!Number.isSafeInteger(value) || value < least)
+      throw new RangeError(`simulation limit ${name} must be an integer >= ${least}, not ${value}`);
   }
-  if (limits.maxRounds > MAX_ROUNDS_LIMIT) throw new RangeError(`simulation limit maxRounds must be at most ${MAX_ROUNDS_LIMIT}`);
+  if (limits.maxRounds > MAX_ROUNDS_LIMIT)
+    throw new RangeError(`simulation limit maxRounds must be at most ${MAX_ROUNDS_LIMIT}`);
   return limits;
 }
 
@@ -71,7 +78,10 @@ export interface SessionDeps {
 }
 
 function describeIssues(error: z.ZodError): string {
-  return formatIssues(error.issues.slice(0, 3).map((issue) => ({ path: issue.path, message: echo(issue.message, 120) })), "message");
+  return formatIssues(
+    error.issues.slice(0, 3).map((issue) => ({ path: issue.path, message: echo(issue.message, 120) })),
+    "message",
+  );
 }
 
 export class SimulationSession {
@@ -102,24 +112,39 @@ export class SimulationSession {
   receive(data: string | ArrayBuffer): void {
     if (this.#closing) return;
     const { limits } = this.#deps;
-    if (typeof data !== "string") return this.#fail("unsupported-message", "binary frames are not accepted; send the JSON message as text");
+    if (typeof data !== "string")
+      return this.#fail("unsupported-message", "binary frames are not accepted; send the JSON message as text");
     const bytes = Buffer.byteLength(data, "utf8");
-    if (bytes > limits.maxMessageBytes) return this.#fail("message-too-large", `a message may have at most ${limits.maxMessageBytes} bytes; this one has ${bytes}`);
-    if (!jsonDepthWithin(data)) return this.#fail("malformed-message", `the message nests arrays and objects more than ${MAX_JSON_DEPTH} deep`);
+    if (bytes > limits.maxMessageBytes)
+      return this.#fail(
+        "message-too-large",
+        `a message may have at most ${limits.maxMessageBytes} bytes; this one has ${bytes}`,
+      );
+    if (!jsonDepthWithin(data))
+      return this.#fail("malformed-message", `the message nests arrays and objects more than ${MAX_JSON_DEPTH} deep`);
     let value: unknown;
     try {
       value = JSON.parse(data);
     } catch {
       return this.#fail("malformed-message", "the message is not JSON");
     }
-    const action = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { action?: unknown }).action : undefined;
+    const action =
+      typeof value === "object" && value !== null && !Array.isArray(value)
+        ? (value as { action?: unknown }).action
+        : undefined;
     if (typeof action === "string" && action !== "start_simulation") {
-      return this.#fail("unsupported-message", `unknown action ${JSON.stringify(echo(action, 64))}; the only action is start_simulation`);
+      return this.#fail(
+        "unsupported-message",
+        `unknown action ${JSON.stringify(echo(action, 64))}; the only action is start_simulation`,
+      );
     }
     const parsed = SimulationRequest.safeParse(value);
     if (!parsed.success) return this.#fail("malformed-message", describeIssues(parsed.error));
     if (this.#run || this.#charging) {
-      this.#sendError("simulation-running", "a simulation is already running on this connection; wait for its final message");
+      this.#sendError(
+        "simulation-running",
+        "a simulation is already running on this connection; wait for its final message",
+      );
       return;
     }
     const council = this.#deps.council();
@@ -132,12 +157,14 @@ export class SimulationSession {
         (allowed) => {
           this.#charging = false;
           if (this.#closing) return;
-          if (!allowed) return this.#fail("rate-limited", "the philosophy area's daily quota is spent; it resets at 00:00 UTC");
+          if (!allowed)
+            return this.#fail("rate-limited", "the philosophy area's daily quota is spent; it resets at 00:00 UTC");
           this.#start(council.council, parsed.data.scenario);
         },
         () => {
           this.#charging = false;
-          if (!this.#closing) this.#fail("limits-unavailable", "the request limits cannot be checked right now; try again later");
+          if (!this.#closing)
+            this.#fail("limits-unavailable", "the request limits cannot be checked right now; try again later");
         },
       );
   }
@@ -158,7 +185,13 @@ export class SimulationSession {
     clearTimeout(this.#idle);
     clearTimeout(this.#stall);
     clearTimeout(this.#pace);
-    this.#deps.log("simulation.closed", { code, reason, ended_by: this.#endedBy, simulations: this.#simulations, max_buffered_bytes: this.#maxBuffered });
+    this.#deps.log("simulation.closed", {
+      code,
+      reason,
+      ended_by: this.#endedBy,
+      simulations: this.#simulations,
+      max_buffered_bytes: this.#maxBuffered,
+    });
   }
 
   /** Sends rounds until the simulation ends, the socket is full, or the pace asks for a pause. */
@@ -192,7 +225,11 @@ export class SimulationSession {
       const state = next.value.current_state;
       if (state.phase === "final") {
         this.#run = null;
-        this.#deps.log("simulation.finished", { rounds: state.round, outcome: state.outcome, end_reason: state.end_reason });
+        this.#deps.log("simulation.finished", {
+          rounds: state.round,
+          outcome: state.outcome,
+          end_reason: state.end_reason,
+        });
         this.#armIdle();
         return;
       }
@@ -231,7 +268,10 @@ export class SimulationSession {
     this.#closing = true;
     this.#endedBy = "slow-consumer";
     this.#run = null;
-    this.#deps.log("simulation.slow-consumer", { buffered_bytes: this.#socket.bufferedAmount, max_buffered_bytes: this.#maxBuffered });
+    this.#deps.log("simulation.slow-consumer", {
+      buffered_bytes: this.#socket.bufferedAmount,
+      max_buffered_bytes: this.#maxBuffered,
+    });
     this.#socket.terminate();
   }
 
@@ -261,7 +301,11 @@ export class SimulationSession {
   #armIdle(): void {
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => {
-      if (!this.#run && !this.#charging) this.#fail("idle-timeout", `no simulation was started for ${Math.round(this.#deps.limits.idleTimeoutMs / 1000)} s`);
+      if (!this.#run && !this.#charging)
+        this.#fail(
+          "idle-timeout",
+          `no simulation was started for ${Math.round(this.#deps.limits.idleTimeoutMs / 1000)} s`,
+        );
     }, this.#deps.limits.idleTimeoutMs).unref();
   }
 

@@ -7,7 +7,8 @@
 /** PORT (default 4321), checked. */
 export function portOf(env: NodeJS.ProcessEnv): number {
   const text = env.PORT ?? "4321";
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new Error(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
   return Number(text);
 }
 

@@ -38,11 +38,13 @@ const say = (message: string) => console.log(message);
 function npmRun(script: string, env: NodeJS.ProcessEnv, extra: readonly string[] = []): void {
   const npmCli = env.npm_execpath;
   const runArgs = ["run", script, ...(extra.length > 0 ? ["--", ...extra] : [])];
-  const [command, args] = npmCli && /\.c?js$/.test(npmCli) ? [process.execPath, [npmCli, ...runArgs]] : ["npm", runArgs];
+  const [command, args] =
+    npmCli && /\.c?js$/.test(npmCli) ? [process.execPath, [npmCli, ...runArgs]] : ["npm", runArgs];
   say(`running npm ${runArgs.join(" ")} …`);
   const result = spawnSync(command, args, { cwd: ROOT, env, stdio: "inherit" });
   if (result.error) throw new Error(`npm run ${script} could not start: ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`npm run ${script} failed (${result.signal ?? `exit code ${result.status}`})`);
+  if (result.status !== 0)
+    throw new Error(`npm run ${script} failed (${result.signal ?? `exit code ${result.status}`})`);
 }
 
 function describeKey(spec: KeySpec, key: SigningKey, dir: string): string {
@@ -74,7 +76,10 @@ function checkServingKeys(env: NodeJS.ProcessEnv): void {
   const dir = resolve(stateDir(env));
   for (const spec of [LEDGER_KEY, TOKEN_KEY]) {
     const present = env[spec.envVar] || env[`${spec.envVar}_FILE`] || existsSync(join(dir, "keys", spec.fileName));
-    if (!present) throw new Error(`--serve-only: no ${spec.name} key; set ${spec.envVar} or ${spec.envVar}_FILE (the same on every instance), or run npm start once to make ${join(dir, "keys", spec.fileName)}`);
+    if (!present)
+      throw new Error(
+        `--serve-only: no ${spec.name} key; set ${spec.envVar} or ${spec.envVar}_FILE (the same on every instance), or run npm start once to make ${join(dir, "keys", spec.fileName)}`,
+      );
     say(describeKey(spec, loadSigningKey(spec, dir, env), dir));
   }
 }
@@ -83,7 +88,8 @@ function checkServingKeys(env: NodeJS.ProcessEnv): void {
 function instanceIdOf(env: NodeJS.ProcessEnv): string | undefined {
   const id = env.INSTANCE_ID;
   if (id === undefined || id === "") return undefined;
-  if (!VALID_INSTANCE_ID.test(id)) throw new Error(`INSTANCE_ID must be 1–64 of [A-Za-z0-9._:-], got ${JSON.stringify(id)}`);
+  if (!VALID_INSTANCE_ID.test(id))
+    throw new Error(`INSTANCE_ID must be 1–64 of [A-Za-z0-9._:-], got ${JSON.stringify(id)}`);
   return id;
 }
 
@@ -100,7 +106,8 @@ function ensurePulseHistory(dataDir: string, env: NodeJS.ProcessEnv): void {
   say(`pulse: no history at ${path}; measuring past commits, then the present`);
   npmRun("pulse", env, ["--backfill", "--limit", String(BACKFILL_LIMIT), "--data", dataDir]);
   npmRun("pulse", env, ["--data", dataDir]);
-  if (!existsSync(path) || statSync(path).size === 0) say(`pulse: the indexer wrote no history at ${path}; the badge will say "no data"`);
+  if (!existsSync(path) || statSync(path).size === 0)
+    say(`pulse: the indexer wrote no history at ${path}; the badge will say "no data"`);
 }
 
 /**
@@ -140,25 +147,35 @@ function prepareSite(args: readonly string[], env: NodeJS.ProcessEnv): string | 
     return undefined;
   }
   const siteDir = join(ROOT, "site");
-  const hasConfig = existsSync(siteDir) && readdirSync(siteDir).some((name) => /^astro\.config\.[cm]?[jt]s$/.test(name));
+  const hasConfig =
+    existsSync(siteDir) && readdirSync(siteDir).some((name) => /^astro\.config\.[cm]?[jt]s$/.test(name));
   if (!hasConfig) {
     say("site: no site/astro.config.*; the site is not built, serving the API only");
     return undefined;
   }
   const siteUrl = publicSiteUrl(env);
-  say(`site: canonical origin ${siteUrl}${env.SITE_URL ? " (SITE_URL)" : " (the served origin; set SITE_URL for the public one)"}`);
+  say(
+    `site: canonical origin ${siteUrl}${env.SITE_URL ? " (SITE_URL)" : " (the served origin; set SITE_URL for the public one)"}`,
+  );
   // One server for the site and its API: the pages call the origin they are served from, unless PUBLIC_API_ORIGIN names another.
   npmRun("site:build", { ...env, SITE_URL: siteUrl, PUBLIC_API_ORIGIN: env.PUBLIC_API_ORIGIN || siteUrl });
-  if (!existsSync(join(SITE_DIST, "index.html"))) throw new Error("npm run site:build finished but site/dist/index.html is missing");
+  if (!existsSync(join(SITE_DIST, "index.html")))
+    throw new Error("npm run site:build finished but site/dist/index.html is missing");
   return SITE_DIST;
 }
 
-
 /** Step 4: one server for the site and the API, with the ledger (durable writes) and the token key. */
-async function serveAll(dataDir: string, siteDir: string | undefined, env: NodeJS.ProcessEnv, location: StoreLocation): Promise<RunningServer> {
+async function serveAll(
+  dataDir: string,
+  siteDir: string | undefined,
+  env: NodeJS.ProcessEnv,
+  location: StoreLocation,
+): Promise<RunningServer> {
   const trustedOrigins = originsFromEnv(env);
   const now = serverClock(env);
-  say(`stores: ${location.kind === "postgresql" ? `ledger, access ledger and limits in PostgreSQL ${location.shown}` : `ledger ${location.ledger}, access ledger ${location.access}, limits in this process`}`);
+  say(
+    `stores: ${location.kind === "postgresql" ? `ledger, access ledger and limits in PostgreSQL ${location.shown}` : `ledger ${location.ledger}, access ledger ${location.access}, limits in this process`}`,
+  );
   const { ledger } = await openLedger({ env, now, durability: "full", path: ledgerLocation(location) });
   const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
   const instanceId = instanceIdOf(env);

@@ -12,7 +12,8 @@ afterAll(() => temp.cleanup());
 
 /** A copy of the repository's government and economy areas. */
 function copyAreas(into: string): string {
-  for (const area of ["government", "economy"]) cpSync(join(REPO_DATA, "areas", area), join(into, "areas", area), { recursive: true });
+  for (const area of ["government", "economy"])
+    cpSync(join(REPO_DATA, "areas", area), join(into, "areas", area), { recursive: true });
   return into;
 }
 const json = (dir: string, path: string) => JSON.parse(readFileSync(join(dir, "areas", path), "utf8"));
@@ -50,7 +51,9 @@ describe("system health over the published files", () => {
     const server = await testServer(null);
     try {
       copyAreas(server.dataDir);
-      const body = (await (await fetch(`${server.url}/health`)).json()) as { system: { status: string; as_of: string; sentinels: unknown } };
+      const body = (await (await fetch(`${server.url}/health`)).json()) as {
+        system: { status: string; as_of: string; sentinels: unknown };
+      };
       const report = systemHealthOf(server.dataDir)!;
       expect(body.system).toMatchObject({ status: report.status, as_of: report.asOf, sentinels: report.sentinels });
     } finally {

@@ -42,9 +42,17 @@ interface Answer {
 }
 
 async function post(path: string, body: unknown, token: string): Promise<Answer> {
-  const res = await fetch(server.url + path, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const res = await fetch(server.url + path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
-  return { status: res.status, type: res.status >= 400 ? (JSON.parse(text) as { type: string }).type : "", seq: res.headers.get("ledger-seq") };
+  return {
+    status: res.status,
+    type: res.status >= 400 ? (JSON.parse(text) as { type: string }).type : "",
+    seq: res.headers.get("ledger-seq"),
+  };
 }
 
 /**
@@ -52,7 +60,11 @@ async function post(path: string, body: unknown, token: string): Promise<Answer>
  * the revocation of X sent in their middle. Asserts each round; returns how many writes committed
  * and how many were refused over all rounds.
  */
-async function raceRounds(permission: TokenPermission, entryType: string, write: (token: string, i: number) => Promise<Answer>): Promise<{ committed: number; refused: number }> {
+async function raceRounds(
+  permission: TokenPermission,
+  entryType: string,
+  write: (token: string, i: number) => Promise<Answer>,
+): Promise<{ committed: number; refused: number }> {
   let committed = 0;
   let refused = 0;
   for (let round = 0; round < ROUNDS; round++) {
@@ -65,7 +77,7 @@ async function raceRounds(permission: TokenPermission, entryType: string, write:
     const answers = await Promise.all([...early, ...late]);
     expect((await revoke).status, `round ${round}: the revocation`).toBe(200);
 
-    const roundEntries = (await Array.fromAsync(ledger.entries(start)));
+    const roundEntries = await Array.fromAsync(ledger.entries(start));
     const revokedAt = roundEntries.find((e) => e.type === "token.revoked" && e.payload.jti === x.jti)!.seq;
     const writes = roundEntries.filter((e) => e.type === entryType);
     expect(
@@ -87,7 +99,9 @@ async function raceRounds(permission: TokenPermission, entryType: string, write:
 
 describe("a token revoked while writes made with it are in flight", () => {
   it("consensus: no write with the token commits after its token.revoked, in any round; refused writes are 401 and unrecorded", async () => {
-    const { committed, refused } = await raceRounds("consensus.write", "cycle.updated", (token) => post("/api/cycle/current", { cycle: "C-151", gi: 0.97 }, token));
+    const { committed, refused } = await raceRounds("consensus.write", "cycle.updated", (token) =>
+      post("/api/cycle/current", { cycle: "C-151", gi: 0.97 }, token),
+    );
     // The race was run: writes landed on both sides of the revocation.
     expect(committed).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(0);
@@ -95,7 +109,15 @@ describe("a token revoked while writes made with it are in flight", () => {
 
   it("AVM operator routes: the same mechanism, the same guarantee", async () => {
     const companion = (token: string, i: number) =>
-      post("/avm/operator/register-companion", { companion_id: `race-companion-${i}`, algorithm: "ed25519", public_key: publicKeyFromSecret("ed25519", (i + 1).toString(16).padStart(64, "0")) }, token);
+      post(
+        "/avm/operator/register-companion",
+        {
+          companion_id: `race-companion-${i}`,
+          algorithm: "ed25519",
+          public_key: publicKeyFromSecret("ed25519", (i + 1).toString(16).padStart(64, "0")),
+        },
+        token,
+      );
     const { committed, refused } = await raceRounds("avm.operate", "companion.registered", companion);
     expect(committed).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(0);

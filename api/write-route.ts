@@ -28,7 +28,6 @@ import type { Platform } from "./platform.ts";
 import { problem } from "./problem.ts";
 import { addRoute, type AppEnv, type DeclaredRoute, type RouteContext, type RouteGroup } from "./route.ts";
 
-
 /** A committed write (its entries durable), or the answer to give instead. */
 export type Committed<T> = { ok: true; result: T; entries: LedgerEntry[] } | { ok: false; response: Response };
 
@@ -43,7 +42,11 @@ export interface WriteRequest<F extends object> {
 
 export interface WriteRouteGroup<F extends object> {
   /** Adds `route`: the token (with `permission`) checked first, then its validators, then `handler`. */
-  add<R extends DeclaredRoute>(route: R, permission: TokenPermission, handler: (c: RouteContext<R>, write: WriteRequest<F>) => Promise<Response>): void;
+  add<R extends DeclaredRoute>(
+    route: R,
+    permission: TokenPermission,
+    handler: (c: RouteContext<R>, write: WriteRequest<F>) => Promise<Response>,
+  ): void;
 }
 
 /** The token is still authority at the tail: recorded, not revoked since the first check, not expired by now. */
@@ -59,11 +62,19 @@ const TOKEN_LAPSED = "token-lapsed";
  * The write routes of `group`, over `platform` (undefined: every write is 401, fail closed).
  * `refused` answers a decision's refusal as a problem (api/problem.ts, api/consensus-problems.ts).
  */
-export function writeRoutes<F extends object>(group: RouteGroup, platform: Platform | undefined, refused: (c: Context, failure: F) => Response): WriteRouteGroup<F> {
+export function writeRoutes<F extends object>(
+  group: RouteGroup,
+  platform: Platform | undefined,
+  refused: (c: Context, failure: F) => Response,
+): WriteRouteGroup<F> {
   return {
     add(route, permission, handler) {
       const honoPath = route.path.replaceAll(/\{([^}]+)\}/g, ":$1");
-      group.on(route.method.toUpperCase(), honoPath, requireToken(permission, platform) as unknown as MiddlewareHandler<AppEnv>);
+      group.on(
+        route.method.toUpperCase(),
+        honoPath,
+        requireToken(permission, platform) as unknown as MiddlewareHandler<AppEnv>,
+      );
       addRoute(group, route, async (c) => {
         // requireToken answered 401 without a platform, so there is one here.
         const claims = (c as unknown as Context<{ Variables: TokenVariables }>).get("token");
@@ -79,7 +90,8 @@ export function writeRoutes<F extends object>(group: RouteGroup, platform: Platf
         };
         const response = await handler(c, write);
         const first = appended[0];
-        if (first && response.ok && !response.headers.has("Ledger-Seq")) response.headers.set("Ledger-Seq", String(first.seq));
+        if (first && response.ok && !response.headers.has("Ledger-Seq"))
+          response.headers.set("Ledger-Seq", String(first.seq));
         return response;
       });
     },
@@ -96,7 +108,8 @@ async function commitAtTail<T, F extends object>(
   let written;
   try {
     written = await platform.ledger.write<Decision<T, F> | typeof TOKEN_LAPSED>((tail) => {
-      if (!tokenHolds(tail.state(avmRegistry), claims, platform.now().getTime())) return { events: [], result: TOKEN_LAPSED };
+      if (!tokenHolds(tail.state(avmRegistry), claims, platform.now().getTime()))
+        return { events: [], result: TOKEN_LAPSED };
       const decision = decide(tail);
       return { events: decision.ok ? decision.events : [], result: decision };
     });

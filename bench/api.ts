@@ -31,7 +31,10 @@ const WARMUP_SECONDS = 1;
 const ROUNDS = 5;
 
 /** The strict query parser every route called before the declarations (bench baseline only). */
-function parseQueryByHand<S extends z.ZodType>(c: Context, schema: S): { ok: true; value: z.output<S> } | { ok: false; response: Response } {
+function parseQueryByHand<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+): { ok: true; value: z.output<S> } | { ok: false; response: Response } {
   const all = c.req.queries();
   const flat: Record<string, string | string[]> = {};
   for (const name in all) {
@@ -82,12 +85,50 @@ export async function run(): Promise<Comparison[]> {
     );
     const floor = "GET /bench/trivial → c.json({ok:true}), bench-only route behind the same middleware and server";
     const comparisons = [
-      rateComparison(`declared badge, ${RECORDS}-record history`, "GET /v1/pulse/badge (declared)", best.badge, floor, best.stack, 0.6),
-      rateComparison(`declared history page, ${RECORDS}-record history`, "GET /v1/pulse/history?limit=90 (declared)", best.history, floor, best.stack, 0.4),
-      rateComparison("the validation layer: badge after vs before", "GET /v1/pulse/badge (declared)", best.badge, "the same handler behind the hand-written parser", best.badgeBefore),
-      rateComparison("the validation layer: history after vs before", "GET /v1/pulse/history?limit=90 (declared)", best.history, "the same handler behind the hand-written parser", best.historyBefore),
-      rateComparison("before: badge", "the badge handler behind the hand-written parser", best.badgeBefore, floor, best.stack),
-      rateComparison("before: history", "the history handler behind the hand-written parser", best.historyBefore, floor, best.stack),
+      rateComparison(
+        `declared badge, ${RECORDS}-record history`,
+        "GET /v1/pulse/badge (declared)",
+        best.badge,
+        floor,
+        best.stack,
+        0.6,
+      ),
+      rateComparison(
+        `declared history page, ${RECORDS}-record history`,
+        "GET /v1/pulse/history?limit=90 (declared)",
+        best.history,
+        floor,
+        best.stack,
+        0.4,
+      ),
+      rateComparison(
+        "the validation layer: badge after vs before",
+        "GET /v1/pulse/badge (declared)",
+        best.badge,
+        "the same handler behind the hand-written parser",
+        best.badgeBefore,
+      ),
+      rateComparison(
+        "the validation layer: history after vs before",
+        "GET /v1/pulse/history?limit=90 (declared)",
+        best.history,
+        "the same handler behind the hand-written parser",
+        best.historyBefore,
+      ),
+      rateComparison(
+        "before: badge",
+        "the badge handler behind the hand-written parser",
+        best.badgeBefore,
+        floor,
+        best.stack,
+      ),
+      rateComparison(
+        "before: history",
+        "the history handler behind the hand-written parser",
+        best.historyBefore,
+        floor,
+        best.stack,
+      ),
     ];
     printComparisons(
       `route declarations over HTTP (autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS / ROUNDS} s per route, best round; time shown per ${PER_ROUND.toLocaleString("en")} requests)`,

@@ -24,7 +24,13 @@ import autocannon from "autocannon";
 import fc from "fast-check";
 import { AvmFixture, DAY } from "../test/support/api/avm.ts";
 import { listen } from "../api/server.ts";
-import { cedarDecide, policyCaseArbitrary, prepareCedar, toCedarCall, toPolicyInput } from "../core/avm/cedar-oracle.ts";
+import {
+  cedarDecide,
+  policyCaseArbitrary,
+  prepareCedar,
+  toCedarCall,
+  toPolicyInput,
+} from "../core/avm/cedar-oracle.ts";
 import { decidePolicy } from "../core/avm/policy.ts";
 import { compare, printComparisons, type Comparison } from "./harness.ts";
 import { rateComparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
@@ -54,14 +60,21 @@ async function serveForBench(): Promise<void> {
   for (let i = 0; i < BODIES; i++) {
     const holder = holders[i % IDENTITIES]!;
     // Each attestation differs by its instant: a new one for every request (an attestation grants once).
-    bodies.push(JSON.stringify(fx.body(holder, companion, ["api.read"], { issuedAt: fx.nowMs - DAY - i, expiresAt: fx.nowMs + 60 * DAY })));
+    bodies.push(
+      JSON.stringify(
+        fx.body(holder, companion, ["api.read"], { issuedAt: fx.nowMs - DAY - i, expiresAt: fx.nowMs + 60 * DAY }),
+      ),
+    );
   }
   const file = join(fx.dir, "bodies.json");
   writeFileSync(file, JSON.stringify(bodies));
   const app = fx.app({ verifyQuota: null, now: () => new Date() });
   app.get("/bench/outcomes", async (c) => {
-    const entries = (await Array.fromAsync(fx.ledger.entries()));
-    return c.json({ grants: entries.filter((e) => e.type === "avm.grant").length, failed: entries.filter((e) => e.type === "avm.attempt" && e.payload.verified !== true).length });
+    const entries = await Array.fromAsync(fx.ledger.entries());
+    return c.json({
+      grants: entries.filter((e) => e.type === "avm.grant").length,
+      failed: entries.filter((e) => e.type === "avm.attempt" && e.payload.verified !== true).length,
+    });
   });
   const server = await listen(app, "127.0.0.1", 0);
   process.stdout.write(`${JSON.stringify({ url: server.url, bodies: file } satisfies Urls)}\n`);
@@ -87,14 +100,21 @@ async function verifyRound(url: string, bodies: string[], next: { i: number }, s
         headers: { "content-type": "application/json" },
         setupRequest: (req) => {
           const body = bodies[next.i++];
-          if (body === undefined) throw new Error(`the bench ran out of prepared requests (${bodies.length}): raise BODIES`);
+          if (body === undefined)
+            throw new Error(`the bench ran out of prepared requests (${bodies.length}): raise BODIES`);
           return { ...req, body };
         },
       },
     ],
   });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`POST /avm/verify: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
-  return { rps: result["2xx"] / result.duration, requests: result["2xx"], p50: result.latency.p50, p99: result.latency.p99 };
+  if (result.errors > 0 || result.non2xx > 0)
+    throw new Error(`POST /avm/verify: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
+  return {
+    rps: result["2xx"] / result.duration,
+    requests: result["2xx"],
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
 }
 
 /** The floor: raw Ed25519 verifications per second with ready KeyObjects, divided by two; `slice()` measures it now. */
@@ -102,13 +122,16 @@ function ed25519Floor(): { slice: () => number } {
   const keys = Array.from({ length: 16 }, () => generateKeyPairSync("ed25519"));
   const items = Array.from({ length: FLOOR_SLICE }, (_, i) => {
     const { privateKey, publicKey } = keys[i % keys.length]!;
-    const message = Buffer.from(`{"attestation_hash":"sha256:${i.toString(16).padStart(64, "0")}","ledger_id":"x","requested_scopes":["api.read"]}`);
+    const message = Buffer.from(
+      `{"attestation_hash":"sha256:${i.toString(16).padStart(64, "0")}","ledger_id":"x","requested_scopes":["api.read"]}`,
+    );
     return { key: publicKey, message, signature: sign(null, message, privateKey) };
   });
   return {
     slice: () => {
       const t0 = performance.now();
-      for (const { key, message, signature } of items) if (!verify(null, message, key, signature)) throw new Error("a floor signature does not verify");
+      for (const { key, message, signature } of items)
+        if (!verify(null, message, key, signature)) throw new Error("a floor signature does not verify");
       return FLOOR_SLICE / ((performance.now() - t0) / 1000) / 2;
     },
   };
@@ -143,7 +166,8 @@ async function verifyThroughput(): Promise<{ comparison: Comparison; pairs: Pair
     // Every request granted: no failed attempt, a grant for every answer (and for requests still in
     // flight when a round ended, at most all that were prepared).
     const stats = (await (await fetch(`${urls.url}/bench/outcomes`)).json()) as { grants: number; failed: number };
-    if (stats.failed !== 0 || stats.grants < answered || stats.grants > next.i) throw new Error(`${answered} answers, ${stats.grants} grants, ${stats.failed} failed attempts`);
+    if (stats.failed !== 0 || stats.grants < answered || stats.grants > next.i)
+      throw new Error(`${answered} answers, ${stats.grants} grants, ${stats.failed} failed attempts`);
     const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor(pairs.length / 2)]!;
     return {
       pairs,
@@ -203,8 +227,13 @@ export async function run(): Promise<void> {
   const { comparison, pairs, median } = await verifyThroughput();
   printComparisons("avm: authority verification", [comparison, scopeDecision()]);
   console.log("    verify rounds (requests/s against the floor around each):");
-  for (const p of pairs) console.log(`      ${Math.round(p.round.rps)}/s against ${Math.round(p.floor)}/s: ${p.ratio.toFixed(3)}x, p50 ${p.round.p50} ms, p99 ${p.round.p99} ms`);
-  console.log(`    latency of the median round: p50 ${median.round.p50} ms, p99 ${median.round.p99} ms (${median.round.requests.toLocaleString("en")} requests)`);
+  for (const p of pairs)
+    console.log(
+      `      ${Math.round(p.round.rps)}/s against ${Math.round(p.floor)}/s: ${p.ratio.toFixed(3)}x, p50 ${p.round.p50} ms, p99 ${p.round.p99} ms`,
+    );
+  console.log(
+    `    latency of the median round: p50 ${median.round.p50} ms, p99 ${median.round.p99} ms (${median.round.requests.toLocaleString("en")} requests)`,
+  );
 }
 
 if (process.env.BENCH_ROLE === "avm-server") await serveForBench();

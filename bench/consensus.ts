@@ -64,7 +64,12 @@ interface PreparedSession {
   signatures: [string, Uint8Array, string][];
 }
 
-const VOTES: [OfficeName, VoteValue][] = [["ATLAS", "APPROVE"], ["EVE", "APPROVE"], ["HERMES", "APPROVE"], ["SOPHIA", "REJECT"]];
+const VOTES: [OfficeName, VoteValue][] = [
+  ["ATLAS", "APPROVE"],
+  ["EVE", "APPROVE"],
+  ["HERMES", "APPROVE"],
+  ["SOPHIA", "REJECT"],
+];
 
 /** Session `i` (cycle C-<1000 + i>): every request with its signatures, made now. */
 function prepare(i: number): PreparedSession {
@@ -72,34 +77,71 @@ function prepare(i: number): PreparedSession {
   const sessionId = sessionIdFor(cycle, 1);
   const request = proofRequest();
   const gi = roundGi(PARTICIPANTS.reduce((sum, p) => sum + DEFAULT_GI[p]!, 0) / PARTICIPANTS.length);
-  const inputs: ProofInputs = { delib_id: delibIdFor(sessionId), question: request.question, context: request.context, rounds: request.rounds, consensus: 0.75, gi_score: gi, constitutional_check: request.constitutional_check };
+  const inputs: ProofInputs = {
+    delib_id: delibIdFor(sessionId),
+    question: request.question,
+    context: request.context,
+    rounds: request.rounds,
+    consensus: 0.75,
+    gi_score: gi,
+    constitutional_check: request.constitutional_check,
+  };
   const signatures: [string, Uint8Array, string][] = [];
   const signed = (office: OfficeName, message: Uint8Array) => {
     const signature = sign("ed25519", OFFICES[office].secret, message);
     signatures.push([OFFICES[office].public_key, message, signature]);
     return signature;
   };
-  const requests: Request[] = [{ step: "open", path: "/v1/consensus/sessions", body: { cycle, room: "bench", gi_baseline: 0.97, participants: PARTICIPANTS }, status: 201 }];
+  const requests: Request[] = [
+    {
+      step: "open",
+      path: "/v1/consensus/sessions",
+      body: { cycle, room: "bench", gi_baseline: 0.97, participants: PARTICIPANTS },
+      status: 201,
+    },
+  ];
   for (const [office, vote] of VOTES) {
     const signature = signed(office, voteMessage({ participant: office, session_id: sessionId, vote }));
-    requests.push({ step: "vote", path: `/v1/consensus/sessions/${sessionId}/votes`, body: { participant: office, vote, signature }, status: 201 });
+    requests.push({
+      step: "vote",
+      path: `/v1/consensus/sessions/${sessionId}/votes`,
+      body: { participant: office, vote, signature },
+      status: 201,
+    });
   }
   requests.push({ step: "proof", path: `/v1/consensus/sessions/${sessionId}/proof`, body: request, status: 201 });
   const models: ModelSignature[] = [];
   for (const office of PARTICIPANTS) {
     const signature = signed(office, modelMessage(inputs));
     models.push({ participant: office, public_key: OFFICES[office].public_key, signature });
-    requests.push({ step: "model signature", path: `/v1/consensus/proofs/${inputs.delib_id}/signatures`, body: { participant: office, signature }, status: 200 });
+    requests.push({
+      step: "model signature",
+      path: `/v1/consensus/proofs/${inputs.delib_id}/signatures`,
+      body: { participant: office, signature },
+      status: 200,
+    });
   }
   const validator = signed("JANUS", validatorMessage(inputs, models));
-  requests.push({ step: "validator", path: `/v1/consensus/proofs/${inputs.delib_id}/validator`, body: { validator: "JANUS", signature: validator }, status: 200 });
-  requests.push({ step: "close", path: `/v1/consensus/sessions/${sessionId}/close`, body: { outcome: "APPROVED", delibproof_id: inputs.delib_id, gi_delta: 0.001 }, status: 200 });
+  requests.push({
+    step: "validator",
+    path: `/v1/consensus/proofs/${inputs.delib_id}/validator`,
+    body: { validator: "JANUS", signature: validator },
+    status: 200,
+  });
+  requests.push({
+    step: "close",
+    path: `/v1/consensus/sessions/${sessionId}/close`,
+    body: { outcome: "APPROVED", delibproof_id: inputs.delib_id, gi_delta: 0.001 },
+    status: 200,
+  });
   return { requests, signatures };
 }
 
 function startServer(ledgerPath: string, dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   mkdirSync(dataDir, { recursive: true });
-  const child = spawn(process.execPath, [...process.execArgv, SERVER, ledgerPath, dataDir], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...process.execArgv, SERVER, ledgerPath, dataDir], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     let out = "";
@@ -116,14 +158,23 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function runSessions(url: string, token: string, sessions: readonly PreparedSession[], latencies?: Map<Step, number[]>): Promise<number> {
+async function runSessions(
+  url: string,
+  token: string,
+  sessions: readonly PreparedSession[],
+  latencies?: Map<Step, number[]>,
+): Promise<number> {
   const queue = [...sessions];
   const t0 = performance.now();
   const client = async () => {
     for (let s = queue.shift(); s; s = queue.shift()) {
       for (const r of s.requests) {
         const start = performance.now();
-        const res = await fetch(url + r.path, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` }, body: JSON.stringify(r.body) });
+        const res = await fetch(url + r.path, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+          body: JSON.stringify(r.body),
+        });
         const text = await res.text();
         latencies?.get(r.step)!.push(performance.now() - start);
         if (res.status !== r.status) throw new Error(`${r.step} ${r.path}: ${res.status} ${text}`);
@@ -157,12 +208,29 @@ export async function run(): Promise<void> {
     // plainest way — node:crypto with ready KeyObjects, the token's JWS signature checked and its
     // claims parsed — with none of the project's code.
     const keys = new Map<string, KeyObject>();
-    const keyOf = (hex: string) => keys.get(hex) ?? keys.set(hex, createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, "hex")]), format: "der", type: "spki" })).get(hex)!;
-    const rawSessions = measured.map((s) => ({ requests: s.requests.length, signatures: s.signatures.map(([key, message, signature]) => [keyOf(key), message, Buffer.from(signature, "hex")] as const) }));
+    const keyOf = (hex: string) =>
+      keys.get(hex) ??
+      keys
+        .set(
+          hex,
+          createPublicKey({
+            key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, "hex")]),
+            format: "der",
+            type: "spki",
+          }),
+        )
+        .get(hex)!;
+    const rawSessions = measured.map((s) => ({
+      requests: s.requests.length,
+      signatures: s.signatures.map(
+        ([key, message, signature]) => [keyOf(key), message, Buffer.from(signature, "hex")] as const,
+      ),
+    }));
     const tokenKey = keyOf(TEST_TOKEN_PUBLIC_KEY);
     const rawTokenCheck = () => {
       const [header, payload, signature] = token.split(".");
-      if (!cryptoVerify(null, Buffer.from(`${header}.${payload}`), tokenKey, Buffer.from(signature!, "base64url"))) return false;
+      if (!cryptoVerify(null, Buffer.from(`${header}.${payload}`), tokenKey, Buffer.from(signature!, "base64url")))
+        return false;
       const claims = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8")) as { exp?: number };
       return typeof claims.exp === "number" && claims.exp * 1000 > Date.now();
     };
@@ -170,19 +238,27 @@ export async function run(): Promise<void> {
     for (let round = 0; round < FLOOR_ROUNDS; round++) {
       const t0 = performance.now();
       for (const s of rawSessions) {
-        for (const [key, message, signature] of s.signatures) if (!cryptoVerify(null, message, key, signature)) throw new Error("a prepared signature does not verify");
+        for (const [key, message, signature] of s.signatures)
+          if (!cryptoVerify(null, message, key, signature)) throw new Error("a prepared signature does not verify");
         for (let i = 0; i < s.requests; i++) if (!rawTokenCheck()) throw new Error("the token does not verify");
       }
       floor = Math.min(floor, (performance.now() - t0) / 1000);
     }
     // The floor before, through the project's own checks (report only).
-    const tokenCheck = { publicKeyHex: TEST_TOKEN_PUBLIC_KEY, nowMs: Date.now(), registry, permission: "consensus.write" as const };
+    const tokenCheck = {
+      publicKeyHex: TEST_TOKEN_PUBLIC_KEY,
+      nowMs: Date.now(),
+      registry,
+      permission: "consensus.write" as const,
+    };
     let projectFloor = Infinity;
     for (let round = 0; round < FLOOR_ROUNDS; round++) {
       const t0 = performance.now();
       for (const s of measured) {
-        for (const [key, message, signature] of s.signatures) if (!verify("ed25519", key, message, signature)) throw new Error("a prepared signature does not verify");
-        for (let i = 0; i < s.requests.length; i++) if (!(await verifyToken(token, tokenCheck)).ok) throw new Error("the token does not verify");
+        for (const [key, message, signature] of s.signatures)
+          if (!verify("ed25519", key, message, signature)) throw new Error("a prepared signature does not verify");
+        for (let i = 0; i < s.requests.length; i++)
+          if (!(await verifyToken(token, tokenCheck)).ok) throw new Error("the token does not verify");
       }
       projectFloor = Math.min(projectFloor, (performance.now() - t0) / 1000);
     }
@@ -191,7 +267,8 @@ export async function run(): Promise<void> {
       {
         name: `${SESSIONS} complete sessions (12 write requests, 13 ledger entries each), ${CONCURRENCY} concurrent clients`,
         subject: "sessions through the API (loopback, synchronous=FULL)",
-        floor: "the signature verifications they need (9 Ed25519 + 12 token checks per session), node:crypto with ready keys",
+        floor:
+          "the signature verifications they need (9 Ed25519 + 12 token checks per session), node:crypto with ready keys",
         subjectSeconds: seconds,
         floorSeconds: floor,
         items: SESSIONS,
@@ -210,7 +287,9 @@ export async function run(): Promise<void> {
     console.log("    latency per request, by step (ms):");
     for (const step of STEPS) {
       const sorted = latencies.get(step)!.sort((a, b) => a - b);
-      console.log(`      ${step.padEnd(16)} n=${String(sorted.length).padStart(3)}  p50 ${percentile(sorted, 50).toFixed(1).padStart(7)}  p99 ${percentile(sorted, 99).toFixed(1).padStart(7)}  max ${sorted.at(-1)!.toFixed(1).padStart(7)}`);
+      console.log(
+        `      ${step.padEnd(16)} n=${String(sorted.length).padStart(3)}  p50 ${percentile(sorted, 50).toFixed(1).padStart(7)}  p99 ${percentile(sorted, 99).toFixed(1).padStart(7)}  max ${sorted.at(-1)!.toFixed(1).padStart(7)}`,
+      );
     }
   } finally {
     await server?.stop();

@@ -61,7 +61,10 @@ function ed25519(): Comparison {
   const keys = generateKeyPair("ed25519");
   const messages = Array.from({ length: 64 }, (_, i) => new TextEncoder().encode(`checkpoint note ${i}`));
   const signatures = messages.map((m) => sign("ed25519", keys.secretKey, m));
-  const keyObject = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(keys.publicKey, "hex").toString("base64url") }, format: "jwk" });
+  const keyObject = createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(keys.publicKey, "hex").toString("base64url") },
+    format: "jwk",
+  });
   const rawSignatures = signatures.map((s) => Buffer.from(s, "hex"));
   let ok = 0;
   const t = compare(
@@ -125,7 +128,12 @@ async function ledgerAppends(dir: string): Promise<Comparison[]> {
       3,
       async () => {
         const path = fresh("ledger");
-        const ledger = await openLedgerStore({ path, origin: "bench/ledger", now: steppingClock(), durability: "normal" });
+        const ledger = await openLedgerStore({
+          path,
+          origin: "bench/ledger",
+          now: steppingClock(),
+          durability: "normal",
+        });
         await ledger[method](events);
         await ledger.close();
         dispose(path);
@@ -142,7 +150,12 @@ async function ledgerAppends(dir: string): Promise<Comparison[]> {
     const t = await compareAsync(
       1,
       async () => {
-        const ledger = await openLedgerStore({ path: fresh("single"), origin: "bench/ledger", now: steppingClock(), durability });
+        const ledger = await openLedgerStore({
+          path: fresh("single"),
+          origin: "bench/ledger",
+          now: steppingClock(),
+          durability,
+        });
         for (let i = 0; i < singles; i++) await ledger.append([events[i]!]);
         await ledger.close();
       },
@@ -235,7 +248,12 @@ function jcs(): Comparison {
 export async function run(): Promise<void> {
   const { dir, cleanup } = tempDir("bench-core-");
   try {
-    printComparisons("core: integrity primitives and the ledger", [merkle(), ed25519(), ...(await ledgerAppends(dir)), jcs()]);
+    printComparisons("core: integrity primitives and the ledger", [
+      merkle(),
+      ed25519(),
+      ...(await ledgerAppends(dir)),
+      jcs(),
+    ]);
   } finally {
     cleanup();
   }

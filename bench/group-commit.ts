@@ -28,7 +28,12 @@ interface Round {
 
 /** 64 callers, each awaiting its single-event appendAsync before the next. */
 async function groupCommitRound(path: string, events: NewEvent[]): Promise<Round> {
-  const ledger = await openLedgerStore({ path: path,  origin: "bench/ledger", now: steppingClock(), durability: "full" });
+  const ledger = await openLedgerStore({
+    path: path,
+    origin: "bench/ledger",
+    now: steppingClock(),
+    durability: "full",
+  });
   const waits: number[] = [];
   const t0 = performance.now();
   await Promise.all(
@@ -43,13 +48,17 @@ async function groupCommitRound(path: string, events: NewEvent[]): Promise<Round
   const seconds = (performance.now() - t0) / 1000;
   // The clock is read once per transaction (and steps 1 ms per read): distinct timestamps = commits.
   const commits = new Set((await Array.fromAsync(ledger.entries())).map((e) => e.ts)).size;
-  if (await ledger.size() !== events.length || !(await ledger.verify()).ok) throw new Error("the group-commit round did not write a sound ledger");
+  if ((await ledger.size()) !== events.length || !(await ledger.verify()).ok)
+    throw new Error("the group-commit round did not write a sound ledger");
   await ledger.close();
   return { seconds, waits, commits };
 }
 
 /** The floor: the same rows, precomputed, one FULL transaction (one fsync) each. */
-function rawRound(path: string, rows: readonly (readonly [number, string, string, string, string | null, string, Uint8Array])[]): number {
+function rawRound(
+  path: string,
+  rows: readonly (readonly [number, string, string, string, string | null, string, Uint8Array])[],
+): number {
   const db = new DatabaseSync(path);
   db.exec(RAW_SCHEMA);
   const insert = db.prepare("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)");

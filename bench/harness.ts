@@ -3,7 +3,15 @@
  * the two and keeping the best of several rounds (the machine is shared and noisy), and print the
  * ratio next to its target.
  */
-import { meetsTarget, ratio, recordComparison, recordReading, type Comparison, type PairedRound, type Reading } from "./results.ts";
+import {
+  meetsTarget,
+  ratio,
+  recordComparison,
+  recordReading,
+  type Comparison,
+  type PairedRound,
+  type Reading,
+} from "./results.ts";
 
 export type { Comparison, PairedRound, Reading } from "./results.ts";
 
@@ -19,7 +27,11 @@ export function bestOf(rounds: number, fn: () => void): number {
 }
 
 /** Runs subject and floor alternately `rounds` times after one warm-up each; best time of each, and every round's. */
-export function compare(rounds: number, subject: () => void, floor: () => void): { subject: number; floor: number; rounds: PairedRound[] } {
+export function compare(
+  rounds: number,
+  subject: () => void,
+  floor: () => void,
+): { subject: number; floor: number; rounds: PairedRound[] } {
   subject();
   floor();
   const all: PairedRound[] = [];
@@ -30,13 +42,16 @@ export function compare(rounds: number, subject: () => void, floor: () => void):
   return { subject: Math.min(...all.map((r) => r.subject)), floor: Math.min(...all.map((r) => r.floor)), rounds: all };
 }
 
-
 /**
  * For work long enough that the machine's speed drifts between runs: the floor runs before the first
  * round and after every round, each round is compared with the mean of the floor runs around it,
  * and the round of median ratio is the verdict (all rounds returned, to print). After one warm-up each.
  */
-export function comparePaired(rounds: number, subject: () => void, floor: () => void): { median: PairedRound; rounds: PairedRound[] } {
+export function comparePaired(
+  rounds: number,
+  subject: () => void,
+  floor: () => void,
+): { median: PairedRound; rounds: PairedRound[] } {
   subject();
   floor();
   const paired: PairedRound[] = [];
@@ -55,7 +70,11 @@ export { meetsTarget, ratio } from "./results.ts";
 
 function rate(items: number, seconds: number): string {
   const perSecond = items / seconds;
-  return perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)}M/s` : perSecond >= 1e3 ? `${(perSecond / 1e3).toFixed(1)}k/s` : `${perSecond.toFixed(0)}/s`;
+  return perSecond >= 1e6
+    ? `${(perSecond / 1e6).toFixed(2)}M/s`
+    : perSecond >= 1e3
+      ? `${(perSecond / 1e3).toFixed(1)}k/s`
+      : `${perSecond.toFixed(0)}/s`;
 }
 
 export function printComparisons(title: string, comparisons: Comparison[]): void {
@@ -68,7 +87,9 @@ export function printComparisons(title: string, comparisons: Comparison[]): void
     console.log(`  ${c.name}`);
     console.log(`    ${c.subject}: ${(c.subjectSeconds * 1000).toFixed(1)} ms (${rate(c.items, c.subjectSeconds)})`);
     console.log(`    ${c.floor}: ${(c.floorSeconds * 1000).toFixed(1)} ms (${rate(c.items, c.floorSeconds)})`);
-    console.log(`    ratio ${r.toFixed(3)}x ${c.kind === "speed" ? "of the floor's speed" : "of the floor's time"} (${target})${verdict}`);
+    console.log(
+      `    ratio ${r.toFixed(3)}x ${c.kind === "speed" ? "of the floor's speed" : "of the floor's time"} (${target})${verdict}`,
+    );
   }
 }
 
@@ -85,7 +106,11 @@ export async function bestOfAsync(rounds: number, fn: () => Promise<unknown>): P
 }
 
 /** `compare` for a subject that awaits (the floor may too). */
-export async function compareAsync(rounds: number, subject: () => Promise<unknown>, floor: () => unknown): Promise<{ subject: number; floor: number; rounds: PairedRound[] }> {
+export async function compareAsync(
+  rounds: number,
+  subject: () => Promise<unknown>,
+  floor: () => unknown,
+): Promise<{ subject: number; floor: number; rounds: PairedRound[] }> {
   await subject();
   await floor();
   const all: PairedRound[] = [];
@@ -101,8 +126,11 @@ export function printReadings(title: string, readings: Reading[]): void {
   console.log(`\n${title}`);
   for (const r of readings) {
     const figure = recordReading(title, r);
-    const target = r.target === undefined ? "report only" : `target ${r.better === "lower" ? "<=" : ">="} ${r.target} ${r.unit}`;
+    const target =
+      r.target === undefined ? "report only" : `target ${r.better === "lower" ? "<=" : ">="} ${r.target} ${r.unit}`;
     const runs = r.values.length > 1 ? ` (runs: ${r.values.map((v) => v.toFixed(0)).join(", ")})` : "";
-    console.log(`  ${r.name}: ${figure.value.toFixed(0)} ${r.unit}${runs} (${target})${figure.verdict === "report" ? "" : `  ${figure.verdict}`}`);
+    console.log(
+      `  ${r.name}: ${figure.value.toFixed(0)} ${r.unit}${runs} (${target})${figure.verdict === "report" ? "" : `  ${figure.verdict}`}`,
+    );
   }
 }

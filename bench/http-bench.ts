@@ -42,22 +42,34 @@ export function startBenchServer<T>(file: string, role: string): Promise<{ urls:
 /** Requests per second answered with 2xx over `seconds`; fails on errors or non-2xx. */
 export async function measure(url: string, seconds: number): Promise<number> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds });
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
+  if (result.errors > 0 || result.non2xx > 0)
+    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
   return result["2xx"] / result.duration;
 }
 
 /** Each target's best requests/s over `rounds` alternating rounds of `seconds / rounds`, after a warm-up. */
-export async function bestRates<N extends string>(targets: Record<N, string>, options: { seconds: number; rounds: number; warmup: number }): Promise<Record<N, number>> {
+export async function bestRates<N extends string>(
+  targets: Record<N, string>,
+  options: { seconds: number; rounds: number; warmup: number },
+): Promise<Record<N, number>> {
   const names = Object.keys(targets) as N[];
   for (const name of names) await measure(targets[name], options.warmup);
   const best = Object.fromEntries(names.map((n) => [n, 0])) as Record<N, number>;
   for (let round = 0; round < options.rounds; round++) {
-    for (const name of names) best[name] = Math.max(best[name], await measure(targets[name], options.seconds / options.rounds));
+    for (const name of names)
+      best[name] = Math.max(best[name], await measure(targets[name], options.seconds / options.rounds));
   }
   return best;
 }
 
-export function rateComparison(name: string, subject: string, subjectRps: number, floor: string, floorRps: number, target?: number): Comparison {
+export function rateComparison(
+  name: string,
+  subject: string,
+  subjectRps: number,
+  floor: string,
+  floorRps: number,
+  target?: number,
+): Comparison {
   return {
     name,
     subject,

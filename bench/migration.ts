@@ -68,7 +68,8 @@ const LOOKUP_ROUNDS = 5;
 /** The lookups run in the transition, when v2 answers and v1 is forwarded to it. */
 const LOOKUP_AT = "2026-01-15T12:00:00.000Z";
 
-const benchAddress = (i: number) => `acct-${(i * 2_654_435_761 % 4_294_967_296).toString(16).padStart(8, "0")}-${i.toString(36)}`;
+const benchAddress = (i: number) =>
+  `acct-${((i * 2_654_435_761) % 4_294_967_296).toString(16).padStart(8, "0")}-${i.toString(36)}`;
 
 const RAW_ROOT_FLOOR = "RFC 9162 root of the same leaf lines with node:crypto, each leaf and inner node hashed once";
 const NODE_PREFIX = Buffer.from([1]);
@@ -81,8 +82,9 @@ const NODE_PREFIX = Buffer.from([1]);
 export function rawRoot(inputs: Buffer): Buffer {
   const hashes: Buffer[] = [];
   const sizes: number[] = [];
-  const node = (left: Buffer, right: Buffer) => createHash("sha256").update(NODE_PREFIX).update(left).update(right).digest();
-  for (let start = 0; start < inputs.length; ) {
+  const node = (left: Buffer, right: Buffer) =>
+    createHash("sha256").update(NODE_PREFIX).update(left).update(right).digest();
+  for (let start = 0; start < inputs.length;) {
     const next = inputs.indexOf(0, start + 1);
     const end = next < 0 ? inputs.length : next;
     let hash = createHash("sha256").update(inputs.subarray(start, end)).digest();
@@ -109,7 +111,13 @@ export function v1Export(count = N, reported = 1000): string {
     lines.push(`{"address":"${benchAddress(i)}","balance_gic":${text}}`);
   }
   for (let i = 0; i < reported; i++) {
-    lines.push(i % 3 === 0 ? `{"address":"bad-${i}","balance_gic":1e-7}` : i % 3 === 1 ? `{"address":"bad-${i}","balance_gic":-1}` : lines[i * 7]!);
+    lines.push(
+      i % 3 === 0
+        ? `{"address":"bad-${i}","balance_gic":1e-7}`
+        : i % 3 === 1
+          ? `{"address":"bad-${i}","balance_gic":-1}`
+          : lines[i * 7]!,
+    );
   }
   // A v1 table's order is not the address order: shuffle.
   for (let i = lines.length - 1; i > 0; i--) {
@@ -146,7 +154,8 @@ export async function run(): Promise<Comparison[]> {
       floorRoot = rawRoot(leafInputs);
     },
   );
-  if (!Buffer.from(floorRoot).equals(Buffer.from(builtRoot))) throw new Error("the floor's root differs from the snapshot's");
+  if (!Buffer.from(floorRoot).equals(Buffer.from(builtRoot)))
+    throw new Error("the floor's root differs from the snapshot's");
   // The floor before, through the project's own streaming tree (report only).
   let projectRoot: Uint8Array = new Uint8Array();
   const projectFloor = bestOf(SNAPSHOT_ROUNDS, () => {
@@ -154,7 +163,8 @@ export async function run(): Promise<Comparison[]> {
     stream.appendLeafInputs(leafInputs);
     projectRoot = stream.root();
   });
-  if (!Buffer.from(projectRoot).equals(Buffer.from(builtRoot))) throw new Error("core/merkle-stream.ts's root differs from the snapshot's");
+  if (!Buffer.from(projectRoot).equals(Buffer.from(builtRoot)))
+    throw new Error("core/merkle-stream.ts's root differs from the snapshot's");
   const comparisons: Comparison[] = [
     {
       name: `Snapshot of ${N.toLocaleString("en")} addresses (+1,000 reported lines)`,
@@ -211,9 +221,13 @@ export async function run(): Promise<Comparison[]> {
   const memory = snapshotCommandMemory(text);
 
   printComparisons("Migration snapshot", comparisons);
-  console.log(`  snapshot rounds (ratio to the floor around each; the median is the verdict): ${t.rounds.map((r) => `${(r.subject / r.floor).toFixed(2)}x`).join(", ")}`);
+  console.log(
+    `  snapshot rounds (ratio to the floor around each; the median is the verdict): ${t.rounds.map((r) => `${(r.subject / r.floor).toFixed(2)}x`).join(", ")}`,
+  );
   console.log(`  proof tree (all levels kept): built in ${(treeSeconds * 1000).toFixed(0)} ms`);
-  console.log(`  proof generation: ${((proofTimes.subject / PROOFS) * 1e6).toFixed(2)} µs per address (${(PROOFS / proofTimes.subject / 1000).toFixed(0)}k proofs/s, ${Math.round(proofBytes / 4 / PROOFS)} hashes each)`);
+  console.log(
+    `  proof generation: ${((proofTimes.subject / PROOFS) * 1e6).toFixed(2)} µs per address (${(PROOFS / proofTimes.subject / 1000).toFixed(0)}k proofs/s, ${Math.round(proofBytes / 4 / PROOFS)} hashes each)`,
+  );
   printReadings("Migration snapshot memory", [
     {
       name: `\`npm run migration -- snapshot\` of the same ${(text.length / 2 ** 20).toFixed(0)} MB export in its own process (read, convert, write the folder): peak resident size`,
@@ -239,7 +253,13 @@ interface LookupUrls {
 
 /** A bench-only route declared like the balance routes (same path and validation) that answers a constant. */
 const constantRoute = (path: string, summary: string) =>
-  defineRoute({ method: "get", path, summary, request: { params: AddressParams }, responses: { 200: json("A constant", z.strictObject({ ok: z.boolean() })) } });
+  defineRoute({
+    method: "get",
+    path,
+    summary,
+    request: { params: AddressParams },
+    responses: { 200: json("A constant", z.strictObject({ ok: z.boolean() })) },
+  });
 
 const trivialRoute = constantRoute("/bench/trivial/{address}", "The lookups' floor: a constant answer");
 /**
@@ -248,7 +268,10 @@ const trivialRoute = constantRoute("/bench/trivial/{address}", "The lookups' flo
  * one burst, which the client on the same two cores drains with fewer wake-ups — a gain of the
  * deferral itself, shown apart so that the lookup's own cost stays visible.
  */
-const deferredRoute = constantRoute("/bench/deferred/{address}", "The lookups' floor, answered after the I/O phase as the lookups are");
+const deferredRoute = constantRoute(
+  "/bench/deferred/{address}",
+  "The lookups' floor, answered after the I/O phase as the lookups are",
+);
 
 /** The lookup server (a child process): a real ledger, a published snapshot, the clock in the transition. */
 async function serveLookups(): Promise<void> {
@@ -256,11 +279,22 @@ async function serveLookups(): Promise<void> {
   const dataDir = join(dir, "data");
   mkdirSync(join(dataDir, "keys"), { recursive: true });
   writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${TEST_DATASET_VKEY}\n`);
-  writeSnapshot(join(dataDir, "migration"), { exportBytes: Buffer.from(v1Export(LOOKUP_SNAPSHOT, 0)), at: "2025-12-01T00:00:00.000Z", signer: TEST_DATASET_SIGNER });
+  writeSnapshot(join(dataDir, "migration"), {
+    exportBytes: Buffer.from(v1Export(LOOKUP_SNAPSHOT, 0)),
+    at: "2025-12-01T00:00:00.000Z",
+    signer: TEST_DATASET_SIGNER,
+  });
   const now = () => new Date(LOOKUP_AT);
-  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: "bench-balance", durability: "normal", now });
+  const ledger = await openLedgerStore({
+    path: join(dir, "ledger.sqlite"),
+    origin: "bench-balance",
+    durability: "normal",
+    now,
+  });
   // Movements after the snapshot: v2 is the snapshot plus these.
-  const addresses = Array.from({ length: LOOKUP_ADDRESSES }, (_, k) => benchAddress(k * (LOOKUP_SNAPSHOT / LOOKUP_ADDRESSES)));
+  const addresses = Array.from({ length: LOOKUP_ADDRESSES }, (_, k) =>
+    benchAddress(k * (LOOKUP_SNAPSHOT / LOOKUP_ADDRESSES)),
+  );
   const events: NewEvent[] = addresses.map((account, k) => ({
     type: "mic_lock",
     payload: { account, amount_shards: String(1 + k), contract: "vault" },
@@ -301,17 +335,49 @@ export async function lookupComparisons(): Promise<Comparison[]> {
     for (const url of [targets.v2, targets.v1]) {
       const response = await fetch(url);
       if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-      if (url === targets.v1 && !(response.headers.get("deprecation") && response.headers.get("sunset") && response.headers.get("link"))) throw new Error(`${url}: no Deprecation/Sunset/Link`);
+      if (
+        url === targets.v1 &&
+        !(response.headers.get("deprecation") && response.headers.get("sunset") && response.headers.get("link"))
+      )
+        throw new Error(`${url}: no Deprecation/Sunset/Link`);
       await response.arrayBuffer();
     }
     const best = await bestRates(targets, { seconds: LOOKUP_SECONDS, rounds: LOOKUP_ROUNDS, warmup: 1 });
-    const floor = "GET /bench/trivial/{address} → {ok:true}, a bench-only route declared like the balance routes (same path validation, same middleware and server)";
-    const deferred = "GET /bench/deferred/{address} → {ok:true}, the same answered after the I/O phase (setImmediate), as the lookups are";
+    const floor =
+      "GET /bench/trivial/{address} → {ok:true}, a bench-only route declared like the balance routes (same path validation, same middleware and server)";
+    const deferred =
+      "GET /bench/deferred/{address} → {ok:true}, the same answered after the I/O phase (setImmediate), as the lookups are";
     return [
-      rateComparison(`v2 balance lookups (an address of a ${LOOKUP_SNAPSHOT.toLocaleString("en")}-address snapshot with ledger movements after it)`, "GET /v2/balance/{address}", best.v2, floor, best.trivial, 0.6),
-      rateComparison("v1 balance lookups forwarded to v2 (Deprecation, Sunset, Link)", "GET /v1/balance/{address}", best.v1, floor, best.trivial, 0.6),
-      rateComparison("v2 balance lookups against the floor deferred as they are (report only)", "GET /v2/balance/{address}", best.v2, deferred, best.deferred),
-      rateComparison("v1 balance lookups forwarded, against the floor deferred as they are (report only)", "GET /v1/balance/{address}", best.v1, deferred, best.deferred),
+      rateComparison(
+        `v2 balance lookups (an address of a ${LOOKUP_SNAPSHOT.toLocaleString("en")}-address snapshot with ledger movements after it)`,
+        "GET /v2/balance/{address}",
+        best.v2,
+        floor,
+        best.trivial,
+        0.6,
+      ),
+      rateComparison(
+        "v1 balance lookups forwarded to v2 (Deprecation, Sunset, Link)",
+        "GET /v1/balance/{address}",
+        best.v1,
+        floor,
+        best.trivial,
+        0.6,
+      ),
+      rateComparison(
+        "v2 balance lookups against the floor deferred as they are (report only)",
+        "GET /v2/balance/{address}",
+        best.v2,
+        deferred,
+        best.deferred,
+      ),
+      rateComparison(
+        "v1 balance lookups forwarded, against the floor deferred as they are (report only)",
+        "GET /v1/balance/{address}",
+        best.v1,
+        deferred,
+        best.deferred,
+      ),
     ];
   } finally {
     await stop();
@@ -326,7 +392,12 @@ function snapshotCommandMemory(text: string): { rssMb: number; seconds: number }
     writeFileSync(file, text);
     const key = generateKeyPair("ed25519");
     const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
-      env: { ...process.env, MIGRATION_BENCH_ROLE: "snapshot", MIGRATION_BENCH_ARGS: JSON.stringify(["snapshot", "--v1", file, "--out", join(dir, "out")]), DATASET_SIGNING_KEY: key.secretKey },
+      env: {
+        ...process.env,
+        MIGRATION_BENCH_ROLE: "snapshot",
+        MIGRATION_BENCH_ARGS: JSON.stringify(["snapshot", "--v1", file, "--out", join(dir, "out")]),
+        DATASET_SIGNING_KEY: key.secretKey,
+      },
       encoding: "utf8",
       maxBuffer: 1 << 24,
     });
@@ -342,7 +413,11 @@ if (process.env.BENCH_ROLE === "balance-server") await serveLookups();
 if (process.env.MIGRATION_BENCH_ROLE === "snapshot") {
   const { main } = await import("../pipeline/migration/cli.ts");
   const started = performance.now();
-  const code = await main(JSON.parse(process.env.MIGRATION_BENCH_ARGS!) as string[], { out: () => {}, err: (l) => console.error(l), env: process.env });
+  const code = await main(JSON.parse(process.env.MIGRATION_BENCH_ARGS!) as string[], {
+    out: () => {},
+    err: (l) => console.error(l),
+    env: process.env,
+  });
   const seconds = (performance.now() - started) / 1000;
   console.log(JSON.stringify({ rssMb: resourceUsage().maxRSS / 1024, seconds }));
   process.exit(code);

@@ -49,12 +49,16 @@ interface ChildResult {
 
 /** Runs one measured part in a child process and returns what it reports. */
 function child(part: "floor" | "store-read" | "run", dir: string, dataDir: string): ChildResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", SELF, "child", part, dir, dataDir], { cwd: REPO, encoding: "utf8", maxBuffer: 1 << 26 });
-  if (result.status !== 0) throw new Error(`bench child ${part} failed (${result.status}):\n${result.stderr}\n${result.stdout.slice(-4000)}`);
+  const result = spawnSync(process.execPath, ["--import", "tsx", SELF, "child", part, dir, dataDir], {
+    cwd: REPO,
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
+  if (result.status !== 0)
+    throw new Error(`bench child ${part} failed (${result.status}):\n${result.stderr}\n${result.stdout.slice(-4000)}`);
   const last = result.stdout.trim().split("\n").pop() ?? "";
   return JSON.parse(last) as ChildResult;
 }
-
 
 export async function run(): Promise<void> {
   const size = Number(process.env.BENCH_PIPELINE_SIZE ?? 1_000_000);
@@ -82,11 +86,13 @@ export async function run(): Promise<void> {
     const best = (runs: ChildResult[]) => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     const floor = best(floors);
     const storeRead = best(storeReads);
-    const paired = (subjects: ChildResult[]) => subjects.map((s, i) => ({ subject: s.seconds, floor: floors[i]!.seconds }));
+    const paired = (subjects: ChildResult[]) =>
+      subjects.map((s, i) => ({ subject: s.seconds, floor: floors[i]!.seconds }));
     // The fastest run's time, and the peak memory of all of them.
     const full = { ...best(fulls), maxRssMb: Math.max(...fulls.map((r) => r.maxRssMb)) };
     const second = child("run", dir, dataDir);
-    if (full.failed > 0 || second.failed > 0) console.log(`  note: ${full.failed} step(s) failed in the full run — the figures cover the rest`);
+    if (full.failed > 0 || second.failed > 0)
+      console.log(`  note: ${full.failed} step(s) failed in the full run — the figures cover the rest`);
     const comparisons: Comparison[] = [
       {
         name: `Full regeneration of ${steps.length} steps from ${entries.toLocaleString("en")} ledger events (${full.written} files written)`,
@@ -121,12 +127,25 @@ export async function run(): Promise<void> {
       },
     ];
     printComparisons("Pipeline (npm run bench -- pipeline)", comparisons);
-    console.log(`  CPU time (user + system, every thread): floor ${floor.cpuSeconds.toFixed(1)} s, store read ${storeRead.cpuSeconds.toFixed(1)} s, full run ${full.cpuSeconds.toFixed(1)} s (the ledger pass reads on one thread and hashes, validates and writes on a helper thread)`);
+    console.log(
+      `  CPU time (user + system, every thread): floor ${floor.cpuSeconds.toFixed(1)} s, store read ${storeRead.cpuSeconds.toFixed(1)} s, full run ${full.cpuSeconds.toFixed(1)} s (the ledger pass reads on one thread and hashes, validates and writes on a helper thread)`,
+    );
     printReadings("Pipeline peak memory (maxRSS of each child process)", [
-      { name: "Full regeneration, peak resident size", unit: "MB", values: fulls.map((r) => r.maxRssMb), better: "lower", target: 512 },
+      {
+        name: "Full regeneration, peak resident size",
+        unit: "MB",
+        values: fulls.map((r) => r.maxRssMb),
+        better: "lower",
+        target: 512,
+      },
       { name: "Second run, peak resident size", unit: "MB", values: [second.maxRssMb], better: "lower" },
       { name: "Raw floor, peak resident size", unit: "MB", values: floors.map((r) => r.maxRssMb), better: "lower" },
-      { name: "Store read, peak resident size", unit: "MB", values: storeReads.map((r) => r.maxRssMb), better: "lower" },
+      {
+        name: "Store read, peak resident size",
+        unit: "MB",
+        values: storeReads.map((r) => r.maxRssMb),
+        better: "lower",
+      },
     ]);
   } finally {
     cleanup();
@@ -159,10 +178,20 @@ async function childMain(part: string, dir: string, dataDir: string): Promise<vo
     const entries = rawReadAndParse(join(dir, "ledger.sqlite"));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const usage = resourceUsage();
-    console.log(JSON.stringify({ seconds, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, maxRssMb: usage.maxRSS / 1024, entries, written: 0, unchanged: 0, failed: 0 } satisfies ChildResult));
+    console.log(
+      JSON.stringify({
+        seconds,
+        cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+        maxRssMb: usage.maxRSS / 1024,
+        entries,
+        written: 0,
+        unchanged: 0,
+        failed: 0,
+      } satisfies ChildResult),
+    );
     return;
   }
-  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: LEDGER_ORIGIN });
+  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"), origin: LEDGER_ORIGIN });
   const t0 = process.hrtime.bigint();
   let entries = 0;
   let written = 0;
@@ -194,7 +223,15 @@ async function childMain(part: string, dir: string, dataDir: string): Promise<vo
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   await ledger.close();
   const usage = resourceUsage();
-  const result: ChildResult = { seconds, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, maxRssMb: usage.maxRSS / 1024, entries, written, unchanged, failed };
+  const result: ChildResult = {
+    seconds,
+    cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+    maxRssMb: usage.maxRSS / 1024,
+    entries,
+    written,
+    unchanged,
+    failed,
+  };
   console.log(JSON.stringify(result));
 }
 

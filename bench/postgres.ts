@@ -83,11 +83,18 @@ interface AppendRound {
 }
 
 /** 64 callers over `instances` ledgers on one database, each awaiting single-event appendAsync; checkpoints signed per group as the API does. */
-async function groupCommitRound(url: string, instances: number, events: readonly NewEvent[], secretKeyHex: string): Promise<AppendRound> {
+async function groupCommitRound(
+  url: string,
+  instances: number,
+  events: readonly NewEvent[],
+  secretKeyHex: string,
+): Promise<AppendRound> {
   const signer = { name: "bench/ledger", secretKeyHex };
   const ledgers: Ledger[] = [];
   for (let i = 0; i < instances; i++) {
-    ledgers.push(await openLedgerStore({ origin: "bench/ledger", signer, now: steppingClock(), env: { DATABASE_URL: url } }));
+    ledgers.push(
+      await openLedgerStore({ origin: "bench/ledger", signer, now: steppingClock(), env: { DATABASE_URL: url } }),
+    );
   }
   const waits: number[] = [];
   await quiesce(url);
@@ -105,7 +112,8 @@ async function groupCommitRound(url: string, instances: number, events: readonly
   const seconds = (performance.now() - t0) / 1000;
   const check = ledgers[0]!;
   const report = await check.verify();
-  if ((await check.size()) !== events.length || !report.ok) throw new Error(`the N=${instances} round did not write a sound ledger`);
+  if ((await check.size()) !== events.length || !report.ok)
+    throw new Error(`the N=${instances} round did not write a sound ledger`);
   // One signed checkpoint per appending transaction (two instances never sign the same size twice).
   const commits = report.checkpointsChecked;
   const lock = { transactions: 0, waits: 0, waitedMs: 0 };
@@ -131,7 +139,15 @@ async function rawRound(url: string, rows: ReturnType<typeof sealedRows>): Promi
     Array.from({ length: CALLERS }, async (_, caller) => {
       for (let i = 0; i < PER_CALLER; i++) {
         const row = rows[caller * PER_CALLER + i]!;
-        await pool.query("INSERT INTO raw_entries VALUES ($1, $2, $3, $4, $5, $6, $7)", [row[0], row[1], row[2], row[3], row[4], row[5], Buffer.from(row[6])]);
+        await pool.query("INSERT INTO raw_entries VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+          row[0],
+          row[1],
+          row[2],
+          row[3],
+          row[4],
+          row[5],
+          Buffer.from(row[6]),
+        ]);
       }
     }),
   );
@@ -148,14 +164,27 @@ async function rawRound(url: string, rows: ReturnType<typeof sealedRows>): Promi
  * tail, the group's insert, the checkpoint with COMMIT — which a contended group takes. `schema` is
  * the ledger's, or the same without the chain's foreign key (what that guard costs per group).
  */
-async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRows>, schema: string, mode: "one statement" | "transaction"): Promise<number> {
+async function statementsOnlyRound(
+  url: string,
+  rows: ReturnType<typeof sealedRows>,
+  schema: string,
+  mode: "one statement" | "transaction",
+): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(schema);
     await client.query(PG_WRITE_LOCK_SCHEMA);
     await client.query(APPEND_IF_TAIL_DDL);
-    const entries: EntryRow[] = rows.map(([seq, type, payload, ts, prev, hash, leaf]) => ({ seq, type, payload, ts, prev, hash, leaf }));
+    const entries: EntryRow[] = rows.map(([seq, type, payload, ts, prev, hash, leaf]) => ({
+      seq,
+      type,
+      payload,
+      ts,
+      prev,
+      hash,
+      leaf,
+    }));
     await quiesce(url);
     const t0 = performance.now();
     for (let at = 0; at < entries.length; at += CALLERS) {
@@ -167,12 +196,20 @@ async function statementsOnlyRound(url: string, rows: ReturnType<typeof sealedRo
       if (mode === "one statement") {
         const tail = at === 0 ? null : { seq: at - 1, hash: entries[at - 1]!.hash };
         const values = appendIfTailValues(tail, { rows: group, subtrees, checkpoint });
-        const { rows: answer } = await client.query({ name: APPEND_IF_TAIL_FUNCTION, text: APPEND_IF_TAIL_SQL, values });
+        const { rows: answer } = await client.query({
+          name: APPEND_IF_TAIL_FUNCTION,
+          text: APPEND_IF_TAIL_SQL,
+          values,
+        });
         if (answer[0].outcome !== "appended") throw new Error(`the ceiling's append answered ${answer[0].outcome}`);
         continue;
       }
       await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED; ${TRY_WRITE_LOCK_SQL}; ${TAIL_SQL}`);
-      await client.query({ name: "group_insert", text: GROUP_INSERT_SQL, values: groupInsertValues(group, subtrees, []) });
+      await client.query({
+        name: "group_insert",
+        text: GROUP_INSERT_SQL,
+        values: groupInsertValues(group, subtrees, []),
+      });
       // The checkpoint rides with the COMMIT, as the ledger sends it.
       await client.query(`${checkpointStatement(checkpoint)}COMMIT`);
     }
@@ -188,7 +225,10 @@ const ZERO_HASH = new Uint8Array(32);
 const CHECKPOINT_NOTE = `bench/ledger\n2560\n${"A".repeat(44)}\n\n— bench/ledger ${"B".repeat(88)}\n`;
 
 /** The ledger's schema without the foreign key from each entry to the previous one. */
-const SCHEMA_WITHOUT_CHAIN_KEY = PG_SCHEMA.replace(/,\s*FOREIGN KEY \(prev_seq, prev\) REFERENCES ledger_entries \(seq, hash\)/, "");
+const SCHEMA_WITHOUT_CHAIN_KEY = PG_SCHEMA.replace(
+  /,\s*FOREIGN KEY \(prev_seq, prev\) REFERENCES ledger_entries \(seq, hash\)/,
+  "",
+);
 
 const REPO_DATA = join(import.meta.dirname, "../data");
 const LEDGER_SECRET = sha256Hex("avm test ledger key");
@@ -197,7 +237,11 @@ const LOOKUPS = 600;
 const CLIENTS = 16;
 
 /** `count` requests from CLIENTS concurrent clients, each waiting for its answer; the latency of each. */
-async function load(count: number, send: (k: number) => Promise<Answer>, expected: number): Promise<{ seconds: number; latencies: number[] }> {
+async function load(
+  count: number,
+  send: (k: number) => Promise<Answer>,
+  expected: number,
+): Promise<{ seconds: number; latencies: number[] }> {
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -227,8 +271,14 @@ async function apiThroughBalancer(pgCluster: PostgresCluster): Promise<void> {
     const holder: Holder = await fx.identity("bench");
     const companion: Companion = await fx.companion("athena");
     const pgUrl = await freshDatabase(pgCluster);
-    const copy = await openLedgerStore({ path: pgUrl, origin: fx.ledger.origin, signer: { name: fx.ledger.origin, secretKeyHex: LEDGER_SECRET } });
-    await copy.append((await Array.fromAsync(fx.ledger.entries())).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })));
+    const copy = await openLedgerStore({
+      path: pgUrl,
+      origin: fx.ledger.origin,
+      signer: { name: fx.ledger.origin, secretKeyHex: LEDGER_SECRET },
+    });
+    await copy.append(
+      (await Array.fromAsync(fx.ledger.entries())).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })),
+    );
     await copy.close();
     const keys = { LEDGER_SIGNING_KEY: LEDGER_SECRET, TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET };
     const variants = [
@@ -239,15 +289,23 @@ async function apiThroughBalancer(pgCluster: PostgresCluster): Promise<void> {
     let attestations = 0;
     console.log("\npostgres: requests through HAProxy (report only; on 2 cores more instances share the same cores)");
     for (const variant of variants) {
-      const cluster = await startApiCluster({ instances: variant.instances, store: () => ({ ...variant.store, ...keys }) });
+      const cluster = await startApiCluster({
+        instances: variant.instances,
+        store: () => ({ ...variant.store, ...keys }),
+      });
       try {
         // The balance lookups answer from the published migration snapshot plus the ledger's movements.
-        for (const part of ["migration", "keys"]) cpSync(join(REPO_DATA, part), join(cluster.dir, "data", part), { recursive: true });
+        for (const part of ["migration", "keys"])
+          cpSync(join(REPO_DATA, part), join(cluster.dir, "data", part), { recursive: true });
         const verify = await load(
           VERIFIES,
           (k) => {
             const body = fx.body(holder, companion, ["api.read"], { issuedAt: fx.nowMs - 86_400_000 - ++attestations });
-            return request(`${cluster.url}/avm/verify`, { method: "POST", headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.9.${k >> 8}.${k & 255}` }, body: JSON.stringify(body) });
+            return request(`${cluster.url}/avm/verify`, {
+              method: "POST",
+              headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.9.${k >> 8}.${k & 255}` },
+              body: JSON.stringify(body),
+            });
           },
           200,
         );
@@ -280,9 +338,18 @@ export async function run(): Promise<void> {
     const best = new Map<number, AppendRound>();
     for (let r = 0; r < ROUNDS; r++) {
       floor = Math.min(floor, await rawRound(await freshDatabase(cluster), rows));
-      ceiling.oneStatement = Math.min(ceiling.oneStatement, await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA, "one statement"));
-      ceiling.withoutChainKey = Math.min(ceiling.withoutChainKey, await statementsOnlyRound(await freshDatabase(cluster), rows, SCHEMA_WITHOUT_CHAIN_KEY, "one statement"));
-      ceiling.transaction = Math.min(ceiling.transaction, await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA, "transaction"));
+      ceiling.oneStatement = Math.min(
+        ceiling.oneStatement,
+        await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA, "one statement"),
+      );
+      ceiling.withoutChainKey = Math.min(
+        ceiling.withoutChainKey,
+        await statementsOnlyRound(await freshDatabase(cluster), rows, SCHEMA_WITHOUT_CHAIN_KEY, "one statement"),
+      );
+      ceiling.transaction = Math.min(
+        ceiling.transaction,
+        await statementsOnlyRound(await freshDatabase(cluster), rows, PG_SCHEMA, "transaction"),
+      );
       for (const n of [1, 2, 3]) {
         const round = await groupCommitRound(await freshDatabase(cluster), n, events, secretKeyHex);
         if (!best.has(n) || round.seconds < best.get(n)!.seconds) best.set(n, round);

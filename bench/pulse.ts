@@ -22,7 +22,14 @@ import { createApp } from "../api/app.ts";
 import { listen } from "../api/server.ts";
 import { sampleHistory, tempDir, writeHistory } from "../test/support/api/helpers.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
-import { bestRates, CONNECTIONS, PER_ROUND, rateComparison as comparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
+import {
+  bestRates,
+  CONNECTIONS,
+  PER_ROUND,
+  rateComparison as comparison,
+  startBenchServer,
+  stopOnSignal,
+} from "./http-bench.ts";
 
 const RECORDS = 400;
 const SECONDS = 5;
@@ -63,11 +70,43 @@ export async function run(): Promise<Comparison[]> {
     const stackLabel = "GET /bench/trivial → c.json({ok:true}), bench-only route behind the same middleware and server";
     const bareLabel = "GET /bench/trivial → c.json({ok:true}) on a bare Hono app, same server machinery";
     const comparisons = [
-      comparison(`pulse badge, ${RECORDS}-record history`, "GET /v1/pulse/badge", best.badge, stackLabel, best.stack, 0.6),
-      comparison(`pulse history page, ${RECORDS}-record history`, "GET /v1/pulse/history?limit=90", best.history, stackLabel, best.stack, 0.4),
-      comparison("pulse badge vs a bare Hono app (no middleware)", "GET /v1/pulse/badge", best.badge, bareLabel, best.bare),
-      comparison("pulse history page vs a bare Hono app (no middleware)", "GET /v1/pulse/history?limit=90", best.history, bareLabel, best.bare),
-      comparison("the production middleware itself", "trivial route behind the production middleware (request id + log, body limit, CORS)", best.stack, bareLabel, best.bare),
+      comparison(
+        `pulse badge, ${RECORDS}-record history`,
+        "GET /v1/pulse/badge",
+        best.badge,
+        stackLabel,
+        best.stack,
+        0.6,
+      ),
+      comparison(
+        `pulse history page, ${RECORDS}-record history`,
+        "GET /v1/pulse/history?limit=90",
+        best.history,
+        stackLabel,
+        best.stack,
+        0.4,
+      ),
+      comparison(
+        "pulse badge vs a bare Hono app (no middleware)",
+        "GET /v1/pulse/badge",
+        best.badge,
+        bareLabel,
+        best.bare,
+      ),
+      comparison(
+        "pulse history page vs a bare Hono app (no middleware)",
+        "GET /v1/pulse/history?limit=90",
+        best.history,
+        bareLabel,
+        best.bare,
+      ),
+      comparison(
+        "the production middleware itself",
+        "trivial route behind the production middleware (request id + log, body limit, CORS)",
+        best.stack,
+        bareLabel,
+        best.bare,
+      ),
     ];
     printComparisons(
       `pulse API over HTTP (autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS / ROUNDS} s per route, best round; time shown per ${PER_ROUND.toLocaleString("en")} requests)`,

@@ -157,7 +157,12 @@ export function recordReading(suite: string, r: Reading): Figure {
     unit: r.unit,
     better: r.better,
     target: r.target ?? null,
-    verdict: r.target === undefined ? "report" : (r.better === "lower" ? worst <= r.target : worst >= r.target) ? "PASS" : "MISS",
+    verdict:
+      r.target === undefined
+        ? "report"
+        : (r.better === "lower" ? worst <= r.target : worst >= r.target)
+          ? "PASS"
+          : "MISS",
     spread: [Math.min(...r.values), Math.max(...r.values)],
     rounds: r.values.length,
   };
@@ -193,21 +198,28 @@ export function startResults(benchmarks: string[]): Omit<ResultsFile, "figures">
 }
 
 export function writeResults(file: string, started: Omit<ResultsFile, "figures">): ResultsFile {
-  const results: ResultsFile = { ...started, load: { ...started.load, after: loadavg().map((l) => Math.round(l * 100) / 100) }, figures: uniqueIds(figures) };
+  const results: ResultsFile = {
+    ...started,
+    load: { ...started.load, after: loadavg().map((l) => Math.round(l * 100) / 100) },
+    figures: uniqueIds(figures),
+  };
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   return results;
 }
 
 export function readResults(file: string): ResultsFile {
   const parsed = JSON.parse(readFileSync(file, "utf8")) as ResultsFile;
-  if (parsed.format !== RESULTS_FORMAT || !Array.isArray(parsed.figures)) throw new Error(`${file}: not a benchmark results file of format ${RESULTS_FORMAT}`);
+  if (parsed.format !== RESULTS_FORMAT || !Array.isArray(parsed.figures))
+    throw new Error(`${file}: not a benchmark results file of format ${RESULTS_FORMAT}`);
   return parsed;
 }
 
 /** The interval a figure is taken to lie in: its spread, widened to ±ASSUMED_SPREAD when it was measured once. */
 function band(f: Figure): [number, number] {
   const [lo, hi] = f.spread;
-  return f.rounds > 1 && lo !== hi ? [lo, hi] : [Math.min(lo, f.value) * (1 - ASSUMED_SPREAD), Math.max(hi, f.value) * (1 + ASSUMED_SPREAD)];
+  return f.rounds > 1 && lo !== hi
+    ? [lo, hi]
+    : [Math.min(lo, f.value) * (1 - ASSUMED_SPREAD), Math.max(hi, f.value) * (1 + ASSUMED_SPREAD)];
 }
 
 function show(f: Figure): string {
@@ -238,14 +250,22 @@ export function compareResults(a: ResultsFile, b: ResultsFile): { moved: string[
     if (blo > ahi || bhi < alo) {
       const up = f.value > old.value;
       const better = (up && f.better === "higher") || (!up && f.better === "lower");
-      const change = old.value === 0 ? "" : ` (${up ? "+" : ""}${(((f.value - old.value) / old.value) * 100).toFixed(1)} %)`;
+      const change =
+        old.value === 0 ? "" : ` (${up ? "+" : ""}${(((f.value - old.value) / old.value) * 100).toFixed(1)} %)`;
       lines.push(`${better ? "better" : "worse "}    ${f.id}: ${show(old)} → ${show(f)}${change}`);
     }
     if (old.verdict !== f.verdict) lines.push(`verdict   ${f.id}: ${old.verdict} → ${f.verdict}`);
     if (old.floor && f.floor && old.floor.seconds > 0) {
       const drift = f.floor.seconds / old.floor.seconds - 1;
-      const allowed = Math.max(ASSUMED_SPREAD, (f.spread[1] - f.spread[0]) / f.value, (old.spread[1] - old.spread[0]) / old.value);
-      if (Math.abs(drift) > allowed) lines.push(`floor     ${f.id}: the floor's own time ${(old.floor.seconds * 1000).toFixed(1)} → ${(f.floor.seconds * 1000).toFixed(1)} ms (${drift > 0 ? "+" : ""}${(drift * 100).toFixed(1)} %)`);
+      const allowed = Math.max(
+        ASSUMED_SPREAD,
+        (f.spread[1] - f.spread[0]) / f.value,
+        (old.spread[1] - old.spread[0]) / old.value,
+      );
+      if (Math.abs(drift) > allowed)
+        lines.push(
+          `floor     ${f.id}: the floor's own time ${(old.floor.seconds * 1000).toFixed(1)} → ${(f.floor.seconds * 1000).toFixed(1)} ms (${drift > 0 ? "+" : ""}${(drift * 100).toFixed(1)} %)`,
+        );
     }
     if (lines.length === 0) unchanged += 1;
     moved.push(...lines);
@@ -255,14 +275,27 @@ export function compareResults(a: ResultsFile, b: ResultsFile): { moved: string[
 }
 
 /** `npm run bench -- compare A.json B.json`: prints the conditions of both and what moved; exit 0 either way. */
-export function compareFiles(fileA: string, fileB: string, print: (line: string) => void = (l) => console.log(l)): number {
+export function compareFiles(
+  fileA: string,
+  fileB: string,
+  print: (line: string) => void = (l) => console.log(l),
+): number {
   const a = readResults(fileA);
   const b = readResults(fileB);
-  for (const [label, r, file] of [["A", a, fileA], ["B", b, fileB]] as const) {
-    print(`${label}: ${file} — ${r.benchmarks.join(", ")} at ${r.commit.slice(0, 12)}${r.dirty ? " (uncommitted changes)" : ""}, ${r.date}, ${r.cores} cores, load ${r.load.before.join("/")} → ${r.load.after.join("/")}, node ${r.node}`);
+  for (const [label, r, file] of [
+    ["A", a, fileA],
+    ["B", b, fileB],
+  ] as const) {
+    print(
+      `${label}: ${file} — ${r.benchmarks.join(", ")} at ${r.commit.slice(0, 12)}${r.dirty ? " (uncommitted changes)" : ""}, ${r.date}, ${r.cores} cores, load ${r.load.before.join("/")} → ${r.load.after.join("/")}, node ${r.node}`,
+    );
   }
   const { moved, unchanged } = compareResults(a, b);
-  print(moved.length === 0 ? `nothing moved beyond its spread (${unchanged} figures)` : `moved beyond its spread (${unchanged} figures did not):`);
+  print(
+    moved.length === 0
+      ? `nothing moved beyond its spread (${unchanged} figures)`
+      : `moved beyond its spread (${unchanged} figures did not):`,
+  );
   for (const line of moved) print(`  ${line}`);
   return moved.length;
 }

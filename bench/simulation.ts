@@ -30,7 +30,11 @@ import { startBenchServer } from "./http-bench.ts";
 
 const DATA_DIR = fileURLToPath(new URL("../data", import.meta.url));
 const ROUNDS = 5;
-const SCENARIOS = Array.from({ length: 50 }, (_, i) => `Scenario ${i}: ${["burn the surplus of the fee pool", "publish the audit export", "rotate the keys", "translate the protocols", "an open question"][i % 5]}`);
+const SCENARIOS = Array.from(
+  { length: 50 },
+  (_, i) =>
+    `Scenario ${i}: ${["burn the surplus of the fee pool", "publish the audit export", "rotate the keys", "translate the protocols", "an open question"][i % 5]}`,
+);
 const SINGLE = { connections: 1, simulationsEach: 100 };
 const CONCURRENT = { connections: 100, simulationsEach: 5 };
 
@@ -77,7 +81,9 @@ async function serveForBench(): Promise<void> {
   );
   const [appServer, floorServer] = await Promise.all([listen(app, "127.0.0.1", 0), listen(floorApp, "127.0.0.1", 0)]);
   const ws = (url: string) => `${url.replace(/^http/, "ws")}/philosophy/simulation`;
-  process.stdout.write(`${JSON.stringify({ app: ws(appServer.url), floor: ws(floorServer.url), key } satisfies Urls)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ app: ws(appServer.url), floor: ws(floorServer.url), key } satisfies Urls)}\n`,
+  );
   const stop = () => {
     void Promise.all([appServer.close(100), floorServer.close(100)]).finally(() => {
       cleanup();
@@ -88,7 +94,6 @@ async function serveForBench(): Promise<void> {
   process.once("SIGINT", stop);
 }
 
-
 function open(url: string, key: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${key}` } });
@@ -98,7 +103,11 @@ function open(url: string, key: string): Promise<WebSocket> {
 }
 
 /** Opens the connections, then (timed) runs simulations back to back on each; messages and seconds. */
-async function measure(url: string, key: string, shape: { connections: number; simulationsEach: number }): Promise<{ messages: number; seconds: number }> {
+async function measure(
+  url: string,
+  key: string,
+  shape: { connections: number; simulationsEach: number },
+): Promise<{ messages: number; seconds: number }> {
   const sockets = await Promise.all(Array.from({ length: shape.connections }, () => open(url, key)));
   let messages = 0;
   const started = process.hrtime.bigint();
@@ -107,7 +116,13 @@ async function measure(url: string, key: string, shape: { connections: number; s
       (ws, c) =>
         new Promise<void>((resolve, reject) => {
           let done = 0;
-          const next = () => ws.send(JSON.stringify({ action: "start_simulation", scenario: SCENARIOS[(c * shape.simulationsEach + done) % SCENARIOS.length] }));
+          const next = () =>
+            ws.send(
+              JSON.stringify({
+                action: "start_simulation",
+                scenario: SCENARIOS[(c * shape.simulationsEach + done) % SCENARIOS.length],
+              }),
+            );
           ws.on("message", (data) => {
             messages += 1;
             const text = data.toString();
@@ -117,7 +132,9 @@ async function measure(url: string, key: string, shape: { connections: number; s
             if (done === shape.simulationsEach) resolve();
             else next();
           });
-          ws.once("close", (code) => (done < shape.simulationsEach ? reject(new Error(`closed early (${code})`)) : undefined));
+          ws.once("close", (code) =>
+            done < shape.simulationsEach ? reject(new Error(`closed early (${code})`)) : undefined,
+          );
           next();
         }),
     ),
@@ -146,7 +163,8 @@ export async function run(): Promise<Comparison[]> {
         const s = await measure(urls.app, urls.key, shape);
         if (s.seconds < subject.seconds) subject = s;
       }
-      if (subject.messages !== floor.messages) throw new Error(`message counts differ: ${subject.messages} vs ${floor.messages}`);
+      if (subject.messages !== floor.messages)
+        throw new Error(`message counts differ: ${subject.messages} vs ${floor.messages}`);
       comparisons.push({
         name: `simulation messages, ${label} (${shape.simulationsEach} simulations each, ${subject.messages} messages)`,
         subject: "WebSocket /philosophy/simulation (session, bounds, simulation, JSON)",
@@ -157,7 +175,10 @@ export async function run(): Promise<Comparison[]> {
         kind: "speed",
       });
     }
-    printComparisons(`philosophy simulation over WebSocket on loopback (${ROUNDS} alternating rounds, best round)`, comparisons);
+    printComparisons(
+      `philosophy simulation over WebSocket on loopback (${ROUNDS} alternating rounds, best round)`,
+      comparisons,
+    );
     return comparisons;
   } finally {
     await stop();

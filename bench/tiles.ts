@@ -38,7 +38,7 @@ const RAW_FLOOR = "raw node:sqlite rows of the entries table, each leaf (0x00 �
 const SMALL = 20_000;
 
 async function seed(path: string, size: number): Promise<Ledger> {
-  const ledger = await openLedgerStore({ path: path,  origin: LEDGER_ORIGIN, durability: "normal" });
+  const ledger = await openLedgerStore({ path: path, origin: LEDGER_ORIGIN, durability: "normal" });
   let batch: NewEvent[] = [];
   for (const event of simulate({ seed: "bench-tiles", size, now: NOW })) {
     batch.push(event);
@@ -72,7 +72,9 @@ function rawHashLeaves(path: string, from: number, to: number): void {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
     let n = 0;
-    for (const row of db.prepare("SELECT seq, type, payload, ts, prev, hash FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq").iterate(from, to)) {
+    for (const row of db
+      .prepare("SELECT seq, type, payload, ts, prev, hash FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq")
+      .iterate(from, to)) {
       if (hash("sha256", `\u0000${rawEntryText(row as unknown as RawRow)}`, "binary").length === 32) n += 1;
     }
     if (n !== to - from) throw new Error(`hashed ${n} leaves, expected ${to - from}`);
@@ -85,9 +87,12 @@ function rawHashLeaves(path: string, from: number, to: number): void {
 function checkRawLeaves(path: string, count: number): void {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    for (const row of db.prepare("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries ORDER BY seq LIMIT ?").iterate(count)) {
+    for (const row of db
+      .prepare("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries ORDER BY seq LIMIT ?")
+      .iterate(count)) {
       const r = row as unknown as RawRow;
-      if (!Buffer.from(hash("sha256", `\u0000${rawEntryText(r)}`, "buffer")).equals(Buffer.from(r.leaf))) throw new Error(`the raw floor's leaf of entry ${r.seq} differs from the stored one`);
+      if (!Buffer.from(hash("sha256", `\u0000${rawEntryText(r)}`, "buffer")).equals(Buffer.from(r.leaf)))
+        throw new Error(`the raw floor's leaf of entry ${r.seq} differs from the stored one`);
     }
   } finally {
     db.close();
@@ -95,7 +100,12 @@ function checkRawLeaves(path: string, count: number): void {
 }
 
 /** Paired rounds with setup outside the timing: the floor before the first round and after each. */
-async function paired(rounds: number, setup: (round: number) => void, subject: (round: number) => Promise<unknown>, floor: () => Promise<unknown>): Promise<{ subject: number; floor: number; rounds: PairedRound[] }> {
+async function paired(
+  rounds: number,
+  setup: (round: number) => void,
+  subject: (round: number) => Promise<unknown>,
+  floor: () => Promise<unknown>,
+): Promise<{ subject: number; floor: number; rounds: PairedRound[] }> {
   const results: { subject: number; floor: number }[] = [];
   let before = await bestOfAsync(1, floor);
   for (let round = 0; round < rounds; round++) {
@@ -105,8 +115,14 @@ async function paired(rounds: number, setup: (round: number) => void, subject: (
     results.push({ subject: s, floor: (before + after) / 2 });
     before = after;
   }
-  for (const r of results) console.log(`    round: ${(r.subject * 1000).toFixed(1)} ms vs floor ${(r.floor * 1000).toFixed(1)} ms (${(r.subject / r.floor).toFixed(3)}x)`);
-  return { ...[...results].sort((a, b) => a.subject / a.floor - b.subject / b.floor)[Math.floor(rounds / 2)]!, rounds: results };
+  for (const r of results)
+    console.log(
+      `    round: ${(r.subject * 1000).toFixed(1)} ms vs floor ${(r.floor * 1000).toFixed(1)} ms (${(r.subject / r.floor).toFixed(3)}x)`,
+    );
+  return {
+    ...[...results].sort((a, b) => a.subject / a.floor - b.subject / b.floor)[Math.floor(rounds / 2)]!,
+    rounds: results,
+  };
 }
 
 /** Times `rounds` successive updates of UPDATE entries, each onto the tiles of the one before. */
@@ -129,7 +145,9 @@ export async function run(): Promise<void> {
   const size = Number(process.env.BENCH_TILES_SIZE ?? 1_000_000);
   const { dir, cleanup } = tempDir("bench-tiles-");
   try {
-    console.log(`\nTiles: seeding a ${size.toLocaleString("en")}-event and a ${SMALL.toLocaleString("en")}-event sample ledger …`);
+    console.log(
+      `\nTiles: seeding a ${size.toLocaleString("en")}-event and a ${SMALL.toLocaleString("en")}-event sample ledger …`,
+    );
     const large = await seed(join(dir, "large.sqlite"), size);
     const small = await seed(join(dir, "small.sqlite"), SMALL);
     const entries = await large.size();

@@ -30,7 +30,9 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function startWitness(state: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, "serve", "--listen", "127.0.0.1:0", "--state", state], { stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--listen", "127.0.0.1:0", "--state", state], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (c: Buffer) => {
@@ -57,18 +59,44 @@ export async function run(): Promise<void> {
     const witnesses: { id: string; url: string; vkey: string }[] = [];
     for (const id of ["A", "B", "C"]) {
       const state = join(dir, id);
-      spawnSync(process.execPath, [CLI, "add-log", "--state", state, "--vkey", vkey, "--name", `${id.toLowerCase()}.bench.example`]);
+      spawnSync(process.execPath, [
+        CLI,
+        "add-log",
+        "--state",
+        state,
+        "--vkey",
+        vkey,
+        "--name",
+        `${id.toLowerCase()}.bench.example`,
+      ]);
       const w = await startWitness(state);
       children.push(w.child);
       const wkey = spawnSync(process.execPath, [CLI, "vkey", "--state", state], { encoding: "utf8" }).stdout.trim();
       witnesses.push({ id, url: w.url, vkey: wkey });
     }
-    const policy = parsePolicy([`log ${vkey}`, ...witnesses.map((w) => `witness ${w.id} ${w.vkey} ${w.url}`), "group all3 2 A B C", "quorum all3", ""].join("\n"));
+    const policy = parsePolicy(
+      [
+        `log ${vkey}`,
+        ...witnesses.map((w) => `witness ${w.id} ${w.vkey} ${w.url}`),
+        "group all3 2 A B C",
+        "quorum all3",
+        "",
+      ].join("\n"),
+    );
     const note = (size: number) => signCheckpoint({ origin, size, rootHash: range(0, size) }, signer);
     let sizes: Record<string, number> = {};
     const once = async (size: number, signed: string) => {
-      const round = await witnessRound({ note: signed, policy, knownSizes: sizes, timeoutMs: 5000, consistencyProof: async (old) => consistencyProofWith(range, old, size) });
-      if (!round.met || round.outcomes.some((o) => !o.ok)) throw new Error(`round at size ${size} failed: ${round.outcomes.map((o) => `${o.id}: ${o.detail}`).join("; ")}`);
+      const round = await witnessRound({
+        note: signed,
+        policy,
+        knownSizes: sizes,
+        timeoutMs: 5000,
+        consistencyProof: async (old) => consistencyProofWith(range, old, size),
+      });
+      if (!round.met || round.outcomes.some((o) => !o.ok))
+        throw new Error(
+          `round at size ${size} failed: ${round.outcomes.map((o) => `${o.id}: ${o.detail}`).join("; ")}`,
+        );
       sizes = { ...sizes, ...round.sizes };
     };
     await once(SIZE, note(SIZE)); // the witnesses learn the log (from size 0: no proof)
@@ -83,11 +111,14 @@ export async function run(): Promise<void> {
     }
     times.sort((a, b) => a - b);
     // An absolute time, no floor: the round is network and signature work (bench/README.md).
-    printReadings(`witness round, 3 witnesses on loopback, tree of ${SIZE.toLocaleString("en")}+ entries, ${ROUNDS} rounds`, [
-      { name: "p50 of a round", unit: "ms", values: [percentile(times, 50)], better: "lower", target: 1000 },
-      { name: "p99 of a round", unit: "ms", values: [percentile(times, 99)], better: "lower", target: 1000 },
-      { name: "slowest round", unit: "ms", values: [times.at(-1)!], better: "lower" },
-    ]);
+    printReadings(
+      `witness round, 3 witnesses on loopback, tree of ${SIZE.toLocaleString("en")}+ entries, ${ROUNDS} rounds`,
+      [
+        { name: "p50 of a round", unit: "ms", values: [percentile(times, 50)], better: "lower", target: 1000 },
+        { name: "p99 of a round", unit: "ms", values: [percentile(times, 99)], better: "lower", target: 1000 },
+        { name: "slowest round", unit: "ms", values: [times.at(-1)!], better: "lower" },
+      ],
+    );
   } finally {
     for (const c of children) c.kill("SIGTERM");
     cleanup();

@@ -28,13 +28,22 @@ function environment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 function avm(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env: environment(env) });
   const lines = r.stdout.trim().split("\n").filter(Boolean);
-  return { status: r.status, out: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : null, lines, stderr: r.stderr };
+  return {
+    status: r.status,
+    out: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : null,
+    lines,
+    stderr: r.stderr,
+  };
 }
 
 async function registry(env: Record<string, string> = {}) {
   const { ledger } = await openLedger({ env: environment(env) });
   try {
-    return { registry: (await foldAsync(avmRegistry, ledger.entries())), size: await ledger.size(), types: (await Array.fromAsync(ledger.entries())).map((e) => e.type) };
+    return {
+      registry: await foldAsync(avmRegistry, ledger.entries()),
+      size: await ledger.size(),
+      types: (await Array.fromAsync(ledger.entries())).map((e) => e.type),
+    };
   } finally {
     await ledger.close();
   }
@@ -48,26 +57,66 @@ describe("npm run avm", () => {
   const ledgerId = ledgerIdForKey("ed25519", walletKey);
 
   it("registers an identity and a companion, locks and withdraws stake, each as one JSON line", async () => {
-    const id = avm(["register-identity", "--algorithm", "ed25519", "--public-key", walletKey, "--role", "deployer", "--reputation", "0.95"]);
+    const id = avm([
+      "register-identity",
+      "--algorithm",
+      "ed25519",
+      "--public-key",
+      walletKey,
+      "--role",
+      "deployer",
+      "--reputation",
+      "0.95",
+    ]);
     expect(id.status, id.stderr).toBe(0);
-    expect(id.out).toEqual({ ledger_id: ledgerId, algorithm: "ed25519", public_key: walletKey, role: "deployer", reputation: 0.95, seq: 0 });
+    expect(id.out).toEqual({
+      ledger_id: ledgerId,
+      algorithm: "ed25519",
+      public_key: walletKey,
+      role: "deployer",
+      reputation: 0.95,
+      seq: 0,
+    });
 
-    const comp = avm(["register-companion", "--companion-id", "athena", "--algorithm", "secp256k1", "--public-key", companionKey]);
+    const comp = avm([
+      "register-companion",
+      "--companion-id",
+      "athena",
+      "--algorithm",
+      "secp256k1",
+      "--public-key",
+      companionKey,
+    ]);
     expect(comp.out).toEqual({ companion_id: "athena", algorithm: "secp256k1", public_key: companionKey, seq: 1 });
 
     // Without --accept-slashing the stake does not back authority.
     const unbonded = avm(["lock-stake", "--ledger-id", ledgerId, "--amount", "500"]);
-    expect(unbonded.out).toMatchObject({ ledger_id: ledgerId, amount_shards: "500000000", bonded_shards: "0", unbonded_shards: "500000000", slashing_conditions_accepted: false, seq: 2 });
+    expect(unbonded.out).toMatchObject({
+      ledger_id: ledgerId,
+      amount_shards: "500000000",
+      bonded_shards: "0",
+      unbonded_shards: "500000000",
+      slashing_conditions_accepted: false,
+      seq: 2,
+    });
     const bonded = avm(["lock-stake", "--ledger-id", ledgerId, "--amount", "10000.5", "--accept-slashing"]);
-    expect(bonded.out).toMatchObject({ amount_shards: "10000500000", bonded_shards: "10000500000", slashing_conditions_accepted: true, seq: 3 });
-    expect(stakeFor((await registry()).registry, ledgerId)).toEqual({ bondedShards: 10_000_500_000n, unbondedShards: 500_000_000n });
+    expect(bonded.out).toMatchObject({
+      amount_shards: "10000500000",
+      bonded_shards: "10000500000",
+      slashing_conditions_accepted: true,
+      seq: 3,
+    });
+    expect(stakeFor((await registry()).registry, ledgerId)).toEqual({
+      bondedShards: 10_000_500_000n,
+      unbondedShards: 500_000_000n,
+    });
   });
 
   it("a grant made on that ledger is revoked, in the same append, by a withdrawal that undercuts it", async () => {
     // The API's part, done here through the core and the store: verify, append attempt + grant.
     const { ledger } = await openLedger({ env: environment() });
     try {
-      const reg = (await foldAsync(avmRegistry, ledger.entries()));
+      const reg = await foldAsync(avmRegistry, ledger.entries());
       const now = Date.now();
       const attestation = signAttestation(
         {
@@ -83,7 +132,12 @@ describe("npm run avm", () => {
       );
       const scopes = ["api.deploy.production" as const];
       const out = verifyAuthority(
-        { ledger_id: ledgerId, wallet_signature: signWalletMessage(wallet, ledgerId, attestation, scopes), companion_attestation: attestation, requested_scopes: scopes },
+        {
+          ledger_id: ledgerId,
+          wallet_signature: signWalletMessage(wallet, ledgerId, attestation, scopes),
+          companion_attestation: attestation,
+          requested_scopes: scopes,
+        },
         reg,
         now,
       );
@@ -97,22 +151,46 @@ describe("npm run avm", () => {
     // The 500 unbonded MIC go first; the other 501 leave 9,499.5 bonded, below production's 10,000.
     const withdrawn = avm(["withdraw-stake", "--ledger-id", ledgerId, "--amount", "1001"]);
     expect(withdrawn.status, withdrawn.stderr).toBe(0);
-    expect(withdrawn.out).toMatchObject({ ledger_id: ledgerId, amount_shards: "1001000000", bonded_shards: "9499500000", unbonded_shards: "0", revoked: true });
+    expect(withdrawn.out).toMatchObject({
+      ledger_id: ledgerId,
+      amount_shards: "1001000000",
+      bonded_shards: "9499500000",
+      unbonded_shards: "0",
+      revoked: true,
+    });
     const after = registry();
     expect((await after).types.slice(-2)).toEqual(["stake.withdrawn", "avm.revoke"]);
     expect((await after).registry.identities.get(ledgerId)!.grant!.revocation!.reason).toBe("stake_withdrawn");
-    expect(avm(["check", "--ledger-id", ledgerId]).out).toEqual({ ledger_id: ledgerId, has_authority: false, scopes: [], expires_at: null });
+    expect(avm(["check", "--ledger-id", ledgerId]).out).toEqual({
+      ledger_id: ledgerId,
+      has_authority: false,
+      scopes: [],
+      expires_at: null,
+    });
   });
 
   it("issues a token that verifies under the published token key; the ledger holds its jti, never the token", async () => {
-    const issued = avm(["issue-token", "--subject", "operator-1", "--permission", "avm.revoke", "--permission", "consensus.write", "--ttl", "600"]);
+    const issued = avm([
+      "issue-token",
+      "--subject",
+      "operator-1",
+      "--permission",
+      "avm.revoke",
+      "--permission",
+      "consensus.write",
+      "--ttl",
+      "600",
+    ]);
     expect(issued.status, issued.stderr).toBe(0);
     expect(Object.keys(issued.out!)).toEqual(["token"]);
     const token = issued.out!.token as string;
     const seed = readFileSync(join(dir, "state", "keys", "tokens.ed25519"), "utf8").trim();
     const { registry: reg } = await registry();
     const check = { publicKeyHex: publicKeyFromSecret("ed25519", seed), nowMs: Date.now(), registry: reg };
-    expect(await verifyToken(token, { ...check, permission: "consensus.write" })).toMatchObject({ ok: true, claims: { sub: "operator-1", permissions: ["avm.revoke", "consensus.write"] } });
+    expect(await verifyToken(token, { ...check, permission: "consensus.write" })).toMatchObject({
+      ok: true,
+      claims: { sub: "operator-1", permissions: ["avm.revoke", "consensus.write"] },
+    });
     const { ledger } = await openLedger({ env: environment() });
     try {
       const texts = (await Array.fromAsync(ledger.storedEntries())).map((e) => e.payloadText).join("\n");
@@ -122,24 +200,80 @@ describe("npm run avm", () => {
     }
     const jti = (JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { jti: string }).jti;
     expect(avm(["revoke-token", "--jti", jti, "--reason", "rotated"]).status).toBe(0);
-    expect(await verifyToken(token, { ...check, registry: (await registry()).registry, permission: "avm.revoke" })).toEqual({ ok: false, error: "revoked" });
+    expect(
+      await verifyToken(token, { ...check, registry: (await registry()).registry, permission: "avm.revoke" }),
+    ).toEqual({ ok: false, error: "revoked" });
   });
 
   it("refuses bad input with exit 2 and a message naming the option, and appends nothing", async () => {
     const before = (await registry()).size;
     const cases: [string[], RegExp][] = [
-      [["register-identity", "--algorithm", "ed25519", "--public-key", walletKey, "--role", "deployer"], /needs --reputation/],
-      [["register-identity", "--algorithm", "ed25519", "--public-key", generateKeyPair("ed25519").publicKey, "--role", "root", "--reputation", "0.5"], /^avm: --role:/m],
-      [["register-identity", "--algorithm", "ed25519", "--public-key", generateKeyPair("ed25519").publicKey, "--role", "viewer", "--reputation", "high"], /--reputation must be a number/],
-      [["register-identity", "--algorithm", "rsa", "--public-key", walletKey, "--role", "viewer", "--reputation", "0.5"], /--algorithm:/],
+      [
+        ["register-identity", "--algorithm", "ed25519", "--public-key", walletKey, "--role", "deployer"],
+        /needs --reputation/,
+      ],
+      [
+        [
+          "register-identity",
+          "--algorithm",
+          "ed25519",
+          "--public-key",
+          generateKeyPair("ed25519").publicKey,
+          "--role",
+          "root",
+          "--reputation",
+          "0.5",
+        ],
+        /^avm: --role:/m,
+      ],
+      [
+        [
+          "register-identity",
+          "--algorithm",
+          "ed25519",
+          "--public-key",
+          generateKeyPair("ed25519").publicKey,
+          "--role",
+          "viewer",
+          "--reputation",
+          "high",
+        ],
+        /--reputation must be a number/,
+      ],
+      [
+        [
+          "register-identity",
+          "--algorithm",
+          "rsa",
+          "--public-key",
+          walletKey,
+          "--role",
+          "viewer",
+          "--reputation",
+          "0.5",
+        ],
+        /--algorithm:/,
+      ],
       [["lock-stake", "--ledger-id", ledgerId, "--amount", "1.0000001", "--accept-slashing"], /more than 6 decimals/],
       [["lock-stake", "--ledger-id", "not-a-uuid", "--amount", "1"], /--ledger-id: Invalid UUID/],
-      [["lock-stake", "--ledger-id", "00000000-0000-4000-8000-000000000000", "--amount", "1"], /no identity is registered/],
-      [["withdraw-stake", "--ledger-id", ledgerId, "--amount", "1", "--accept-slashing"], /withdraw-stake takes no --accept-slashing/],
+      [
+        ["lock-stake", "--ledger-id", "00000000-0000-4000-8000-000000000000", "--amount", "1"],
+        /no identity is registered/,
+      ],
+      [
+        ["withdraw-stake", "--ledger-id", ledgerId, "--amount", "1", "--accept-slashing"],
+        /withdraw-stake takes no --accept-slashing/,
+      ],
       [["withdraw-stake", "--ledger-id", ledgerId, "--amount", "1000000"], /cannot withdraw/],
       [["issue-token", "--subject", "x", "--permission", "root"], /--permission\.0:/],
-      [["issue-token", "--subject", "x", "--permission", "avm.revoke", "--ttl", "0"], /--ttl must be a positive whole number/],
-      [["register-companion", "--companion-id", "athena", "--algorithm", "ed25519", "--public-key", walletKey], /already registered/],
+      [
+        ["issue-token", "--subject", "x", "--permission", "avm.revoke", "--ttl", "0"],
+        /--ttl must be a positive whole number/,
+      ],
+      [
+        ["register-companion", "--companion-id", "athena", "--algorithm", "ed25519", "--public-key", walletKey],
+        /already registered/,
+      ],
       [["lock-stake", "--ledger-id", ledgerId, "--amount", "1", "--bogus"], /Unknown option '--bogus'/],
     ];
     for (const [args, message] of cases) {
@@ -158,10 +292,14 @@ describe("npm run avm", () => {
       keys.map(
         (key) =>
           new Promise<number | null>((resolve) => {
-            const child = spawn(process.execPath, [cli, "register-companion", "--companion-id", "raced", "--algorithm", "ed25519", "--public-key", key], {
-              env: environment({ LEDGER_DB: db }),
-              stdio: "ignore",
-            });
+            const child = spawn(
+              process.execPath,
+              [cli, "register-companion", "--companion-id", "raced", "--algorithm", "ed25519", "--public-key", key],
+              {
+                env: environment({ LEDGER_DB: db }),
+                stdio: "ignore",
+              },
+            );
             child.once("exit", (code) => resolve(code));
           }),
       ),
@@ -174,7 +312,10 @@ describe("npm run avm", () => {
 
   it("honours LEDGER_DB", async () => {
     const db = join(dir, "elsewhere.sqlite");
-    const r = avm(["register-companion", "--companion-id", "hermes", "--algorithm", "ed25519", "--public-key", walletKey], { LEDGER_DB: db });
+    const r = avm(
+      ["register-companion", "--companion-id", "hermes", "--algorithm", "ed25519", "--public-key", walletKey],
+      { LEDGER_DB: db },
+    );
     expect(r.out).toMatchObject({ companion_id: "hermes", seq: 0 });
     expect((await registry({ LEDGER_DB: db })).registry.companions.has("hermes")).toBe(true);
   });

@@ -67,14 +67,14 @@ const COMMANDS: Record<string, { required: Option[]; optional?: Option[] }> = {
 
 const USAGE = `usage: npm run avm -- <${Object.keys(COMMANDS).join("|")}> [options] (see cli/avm-cli.ts)`;
 
-
 function fail(message: string): never {
   throw new UsageError(message);
 }
 
 /** A JSON number's text as a number (the CLI's --reputation, --drift-score). */
 function number(text: string, name: string): number {
-  if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(text)) fail(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(text))
+    fail(`--${name} must be a number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -85,8 +85,16 @@ function integer(text: string, name: string): number {
 
 /** An operation's message names input fields (`ledger_id: …`); here they are options (`--ledger-id: …`). */
 function asOptions(message: string): string {
-  const option: Record<string, string> = { permissions: "permission", ttl_seconds: "ttl", slashing_conditions_accepted: "accept-slashing" };
-  return message.replace(/(^|; )([a-z_]+)((?:\.\d+)?):/g, (_m, start: string, field: string, index: string) => `${start}--${option[field] ?? field.replaceAll("_", "-")}${index}:`);
+  const option: Record<string, string> = {
+    permissions: "permission",
+    ttl_seconds: "ttl",
+    slashing_conditions_accepted: "accept-slashing",
+  };
+  return message.replace(
+    /(^|; )([a-z_]+)((?:\.\d+)?):/g,
+    (_m, start: string, field: string, index: string) =>
+      `${start}--${option[field] ?? field.replaceAll("_", "-")}${index}:`,
+  );
 }
 
 function parse(argv: string[]): { command: string; values: Values } {
@@ -120,9 +128,24 @@ function plan(command: string, v: Values, registry: AvmRegistry, nowMs: number):
   const withSeq = (result: Record<string, unknown>) => (seq: number | null) => ({ ...result, seq });
   switch (command) {
     case "register-identity": {
-      const input = { algorithm: v.algorithm!, public_key: v["public-key"]!, role: v.role!, reputation: number(v.reputation!, "reputation") };
+      const input = {
+        algorithm: v.algorithm!,
+        public_key: v["public-key"]!,
+        role: v.role!,
+        reputation: number(v.reputation!, "reputation"),
+      };
       const op = ops.registerIdentity(registry, input as Parameters<typeof ops.registerIdentity>[1]);
-      return { op, line: (seq) => ({ ...(op.ok ? op.result : {}), algorithm: input.algorithm, public_key: input.public_key, role: input.role, reputation: input.reputation, seq }) };
+      return {
+        op,
+        line: (seq) => ({
+          ...(op.ok ? op.result : {}),
+          algorithm: input.algorithm,
+          public_key: input.public_key,
+          role: input.role,
+          reputation: input.reputation,
+          seq,
+        }),
+      };
     }
     case "register-companion": {
       const input = { companion_id: v["companion-id"]!, algorithm: v.algorithm!, public_key: v["public-key"]! };
@@ -130,8 +153,19 @@ function plan(command: string, v: Values, registry: AvmRegistry, nowMs: number):
       return { op, line: withSeq({ ...input }) };
     }
     case "lock-stake": {
-      const op = ops.lockStake(registry, { ledger_id: v["ledger-id"]!, amount: v.amount!, slashing_conditions_accepted: v["accept-slashing"] === true });
-      return { op, line: (seq) => ({ ...(op.ok ? op.result : {}), slashing_conditions_accepted: v["accept-slashing"] === true, seq }) };
+      const op = ops.lockStake(registry, {
+        ledger_id: v["ledger-id"]!,
+        amount: v.amount!,
+        slashing_conditions_accepted: v["accept-slashing"] === true,
+      });
+      return {
+        op,
+        line: (seq) => ({
+          ...(op.ok ? op.result : {}),
+          slashing_conditions_accepted: v["accept-slashing"] === true,
+          seq,
+        }),
+      };
     }
     case "withdraw-stake": {
       const op = ops.withdrawStake(registry, { ledger_id: v["ledger-id"]!, amount: v.amount! }, nowMs);
@@ -147,20 +181,35 @@ function plan(command: string, v: Values, registry: AvmRegistry, nowMs: number):
       return { op, line: (seq) => ({ ledger_id: input.ledger_id, ...(op.ok ? op.result : {}), seq }) };
     }
     case "record-drift": {
-      const op = ops.recordDrift(registry, { ledger_id: v["ledger-id"]!, drift_score: number(v["drift-score"]!, "drift-score"), source: v.source! }, nowMs);
+      const op = ops.recordDrift(
+        registry,
+        { ledger_id: v["ledger-id"]!, drift_score: number(v["drift-score"]!, "drift-score"), source: v.source! },
+        nowMs,
+      );
       return { op, line: (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
     }
     case "report-violation": {
-      const op = ops.reportViolation(registry, { ledger_id: v["ledger-id"]!, evidence_hash: v["evidence-hash"]!, detected_by: v["detected-by"]! }, nowMs);
+      const op = ops.reportViolation(
+        registry,
+        { ledger_id: v["ledger-id"]!, evidence_hash: v["evidence-hash"]!, detected_by: v["detected-by"]! },
+        nowMs,
+      );
       return { op, line: (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
     }
     case "signal-concern": {
-      const op = ops.signalConcern(registry, { companion_id: v["companion-id"]!, ledger_id: v["ledger-id"]!, evidence_hash: v["evidence-hash"]! }, nowMs);
+      const op = ops.signalConcern(
+        registry,
+        { companion_id: v["companion-id"]!, ledger_id: v["ledger-id"]!, evidence_hash: v["evidence-hash"]! },
+        nowMs,
+      );
       return { op, line: (seq) => ({ ledger_id: v["ledger-id"], ...(op.ok ? op.result : {}), seq }) };
     }
     case "check": {
       const result = checkAuthority(registry, v["ledger-id"]!, nowMs);
-      return { op: { ok: true, events: [], result: { ...result } }, line: () => ({ ledger_id: v["ledger-id"], ...result }) };
+      return {
+        op: { ok: true, events: [], result: { ...result } },
+        line: () => ({ ledger_id: v["ledger-id"], ...result }),
+      };
     }
     default:
       return fail(`unknown command ${JSON.stringify(command)}`);
@@ -170,7 +219,11 @@ function plan(command: string, v: Values, registry: AvmRegistry, nowMs: number):
 type IssueInput = Parameters<typeof ops.issueToken>[1];
 
 /** issue-token: the claims (a fresh jti, now) and the signed token, before the registry is read. */
-async function signedToken(v: Values, nowMs: number, env: NodeJS.ProcessEnv): Promise<{ input: IssueInput; line: Record<string, unknown> }> {
+async function signedToken(
+  v: Values,
+  nowMs: number,
+  env: NodeJS.ProcessEnv,
+): Promise<{ input: IssueInput; line: Record<string, unknown> }> {
   const input = {
     jti: randomUUID(),
     subject: v.subject!,
@@ -183,7 +236,9 @@ async function signedToken(v: Values, nowMs: number, env: NodeJS.ProcessEnv): Pr
   const claims = op.result.claims;
   const key = loadSigningKey(TOKEN_KEY, stateDir(env), env, (m) => process.stderr.write(`${m}\n`));
   const token = await signToken(claims, key.secretKeyHex);
-  process.stderr.write(`token ${claims.jti} for ${claims.sub} (${claims.permissions.join(", ")}), expires ${new Date(claims.exp * 1000).toISOString()}\n`);
+  process.stderr.write(
+    `token ${claims.jti} for ${claims.sub} (${claims.permissions.join(", ")}), expires ${new Date(claims.exp * 1000).toISOString()}\n`,
+  );
   return { input, line: { token } };
 }
 
@@ -200,7 +255,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     // any process appended before it, and nothing can slip in between the decision and its record.
     const written = await ledger.write((tail) => {
       const registry = tail.state(avmRegistry);
-      const { op, line } = signed ? { op: ops.issueToken(registry, signed.input, nowMs), line: () => signed.line } : plan(command, values, registry, nowMs);
+      const { op, line } = signed
+        ? { op: ops.issueToken(registry, signed.input, nowMs), line: () => signed.line }
+        : plan(command, values, registry, nowMs);
       if (!op.ok) fail(asOptions(op.message));
       return { events: op.events, result: line };
     });

@@ -30,14 +30,29 @@ export const USAGE = [
 export function parseListen(value: string): { host: string; port: number } {
   const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--listen "${value}" is not HOST:PORT (a port 1–65535; IPv6 in brackets: [::1]:8080)`);
+  if (!m || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new Error(`--listen "${value}" is not HOST:PORT (a port 1–65535; IPv6 in brackets: [::1]:8080)`);
   return { host: m[1]!, port };
 }
 
-export function main(argv: readonly string[], out: (text: string) => void = (t) => process.stdout.write(t), err: (line: string) => void = console.error): number {
+export function main(
+  argv: readonly string[],
+  out: (text: string) => void = (t) => process.stdout.write(t),
+  err: (line: string) => void = console.error,
+): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: { root: { type: "string" }, listen: { type: "string" }, user: { type: "string" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        root: { type: "string" },
+        listen: { type: "string" },
+        user: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     err(`${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -48,15 +63,31 @@ export function main(argv: readonly string[], out: (text: string) => void = (t) 
     return 0;
   }
   try {
-    if (positionals.length !== 1 || positionals[0] !== "nginx") throw new Error(`name the server: nginx (got ${positionals.length === 0 ? "nothing" : JSON.stringify(positionals.join(" "))})`);
-    if (values.root === undefined || values.listen === undefined) throw new Error("--root DIR and --listen HOST:PORT are required");
+    if (positionals.length !== 1 || positionals[0] !== "nginx")
+      throw new Error(
+        `name the server: nginx (got ${positionals.length === 0 ? "nothing" : JSON.stringify(positionals.join(" "))})`,
+      );
+    if (values.root === undefined || values.listen === undefined)
+      throw new Error("--root DIR and --listen HOST:PORT are required");
     const root = resolve(values.root);
-    if (!existsSync(root) || !statSync(root).isDirectory()) throw new Error(`--root ${values.root}: no such folder (build the site first: npm run site:build)`);
-    if (!existsSync(resolve(root, "index.html"))) throw new Error(`--root ${values.root}: no index.html here; is it a built site (site/dist)?`);
-    if (values.user !== undefined && !/^[A-Za-z_][A-Za-z0-9_.-]*( [A-Za-z_][A-Za-z0-9_.-]*)?$/.test(values.user)) throw new Error(`--user "${values.user}" is not a user name (or "user group")`);
+    if (!existsSync(root) || !statSync(root).isDirectory())
+      throw new Error(`--root ${values.root}: no such folder (build the site first: npm run site:build)`);
+    if (!existsSync(resolve(root, "index.html")))
+      throw new Error(`--root ${values.root}: no index.html here; is it a built site (site/dist)?`);
+    if (values.user !== undefined && !/^[A-Za-z_][A-Za-z0-9_.-]*( [A-Za-z_][A-Za-z0-9_.-]*)?$/.test(values.user))
+      throw new Error(`--user "${values.user}" is not a user name (or "user group")`);
     const { host, port } = parseListen(values.listen);
     const files = filesUnder(root).filter((f) => f !== "_headers");
-    out(renderNginxConf({ root, host, port, files, rules: headerRules(files), ...(values.user !== undefined ? { user: values.user } : {}) }));
+    out(
+      renderNginxConf({
+        root,
+        host,
+        port,
+        files,
+        rules: headerRules(files),
+        ...(values.user !== undefined ? { user: values.user } : {}),
+      }),
+    );
     return 0;
   } catch (error) {
     err(`cdn: ${(error as Error).message}\n${USAGE}`);

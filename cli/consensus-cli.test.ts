@@ -16,7 +16,11 @@ import { tempDir } from "../test/support/store/helpers.ts";
 const CLI = join(import.meta.dirname, "consensus-cli.ts");
 const { dir, cleanup } = tempDir("consensus-cli-");
 afterAll(cleanup);
-const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: join(dir, "state"), LEDGER_DB: join(dir, "state", "ledger.sqlite") };
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  STATE_DIR: join(dir, "state"),
+  LEDGER_DB: join(dir, "state", "ledger.sqlite"),
+};
 delete env.LEDGER_SIGNING_KEY;
 delete env.LEDGER_SIGNING_KEY_FILE;
 
@@ -24,7 +28,12 @@ delete env.LEDGER_SIGNING_KEY_FILE;
 async function run(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(argv, env, (l) => out.push(l), (l) => err.push(l));
+  const code = await main(
+    argv,
+    env,
+    (l) => out.push(l),
+    (l) => err.push(l),
+  );
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
@@ -40,7 +49,9 @@ beforeAll(async () => {
     }
     await ledger.append(batch);
     await ledger.checkpoint();
-    sealed = [...(await ledger.state(consensusProjection)).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id);
+    sealed = [...(await ledger.state(consensusProjection)).proofs.values()]
+      .filter((p) => p.seal)
+      .map((p) => p.inputs.delib_id);
   } finally {
     await ledger.close();
   }
@@ -50,17 +61,40 @@ describe("npm run consensus -- register-office", () => {
   const iris = testOffice("ORACLE", "critical", "DIPLOMACY");
 
   it("appends the office to the ledger at LEDGER_DB and prints one JSON line (a real process)", async () => {
-    const r = spawnSync(process.execPath, [CLI, "register-office", "--id", "ORACLE", "--priority", "critical", "--cathedral", "DIPLOMACY", "--public-key", iris.public_key], {
-      encoding: "utf8",
-      env,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        "register-office",
+        "--id",
+        "ORACLE",
+        "--priority",
+        "critical",
+        "--cathedral",
+        "DIPLOMACY",
+        "--public-key",
+        iris.public_key,
+      ],
+      {
+        encoding: "utf8",
+        env,
+      },
+    );
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ registered: "ORACLE", priority: "critical", cathedral: "DIPLOMACY", public_key: iris.public_key });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      registered: "ORACLE",
+      priority: "critical",
+      cathedral: "DIPLOMACY",
+      public_key: iris.public_key,
+    });
     const { ledger } = await openLedger({ env });
     try {
-      expect((await ledger.state(consensusProjection)).offices.get("ORACLE")).toMatchObject({ priority: "critical", public_key: iris.public_key });
+      expect((await ledger.state(consensusProjection)).offices.get("ORACLE")).toMatchObject({
+        priority: "critical",
+        public_key: iris.public_key,
+      });
     } finally {
       await ledger.close();
     }
@@ -77,22 +111,67 @@ describe("npm run consensus -- register-office", () => {
     };
     const before = await size();
     const other = testOffice("ORACLE-2", "high");
-    let r = await run("register-office", "--id", "ORACLE", "--priority", "high", "--cathedral", "DIPLOMACY", "--public-key", other.public_key);
-    expect([r.code, r.err]).toEqual([1, "consensus: register-office refused (office-exists): ORACLE is already registered; an office is registered once"]);
-    r = await run("register-office", "--id", "ORACLE-2", "--priority", "high", "--cathedral", "DIPLOMACY", "--public-key", iris.public_key);
+    let r = await run(
+      "register-office",
+      "--id",
+      "ORACLE",
+      "--priority",
+      "high",
+      "--cathedral",
+      "DIPLOMACY",
+      "--public-key",
+      other.public_key,
+    );
+    expect([r.code, r.err]).toEqual([
+      1,
+      "consensus: register-office refused (office-exists): ORACLE is already registered; an office is registered once",
+    ]);
+    r = await run(
+      "register-office",
+      "--id",
+      "ORACLE-2",
+      "--priority",
+      "high",
+      "--cathedral",
+      "DIPLOMACY",
+      "--public-key",
+      iris.public_key,
+    );
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/\(key-in-use\): the public key is already registered to ORACLE/);
-    r = await run("register-office", "--id", "ORACLE-2", "--priority", "high", "--cathedral", "DIPLOMACY", "--public-key", "02".padEnd(64, "0"));
+    r = await run(
+      "register-office",
+      "--id",
+      "ORACLE-2",
+      "--priority",
+      "high",
+      "--cathedral",
+      "DIPLOMACY",
+      "--public-key",
+      "02".padEnd(64, "0"),
+    );
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/\(invalid-key\)/);
     expect(await size()).toBe(before);
   });
 
   it("explains bad input with the usage and exit 2", async () => {
-    const ok = ["--id", "X-1", "--priority", "high", "--cathedral", "DIPLOMACY", "--public-key", testOffice("X-1", "high").public_key];
+    const ok = [
+      "--id",
+      "X-1",
+      "--priority",
+      "high",
+      "--cathedral",
+      "DIPLOMACY",
+      "--public-key",
+      testOffice("X-1", "high").public_key,
+    ];
     const cases: [string[], RegExp][] = [
       [ok.slice(0, 6), /register-office needs --public-key/],
-      [[...ok.slice(0, 2), "--priority", "low", ...ok.slice(4)], /--priority: Invalid option: expected one of "critical"\|"high"/],
+      [
+        [...ok.slice(0, 2), "--priority", "low", ...ok.slice(4)],
+        /--priority: Invalid option: expected one of "critical"\|"high"/,
+      ],
       [[...ok.slice(0, 6), "--public-key", "ABCD"], /--public-key: /],
       [[...ok.slice(0, 4), "--cathedral", "NOWHERE", ...ok.slice(6)], /--cathedral: /],
       [[...ok, "--gi", "0.99"], /Unknown option '--gi'/],
@@ -111,7 +190,10 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
   it("exports every sealed proof of the sample ledger, and every one verifies against the ledger and its export", async () => {
     expect(sealed.length).toBeGreaterThan(5);
     const out = join(dir, "proofs");
-    expect(await run("export-proof", "--all", out)).toMatchObject({ code: 0, out: `exported ${sealed.length} sealed proofs to ${out}` });
+    expect(await run("export-proof", "--all", out)).toMatchObject({
+      code: 0,
+      out: `exported ${sealed.length} sealed proofs to ${out}`,
+    });
     expect(readdirSync(out).sort()).toEqual(sealed.map((id) => `${id}.json`).sort());
     const { ledger, key } = await openLedger({ env });
     try {
@@ -123,8 +205,19 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
       const file = join(out, `${id}.json`);
       const local = await run("verify-proof", file, "--key", key.publicKeyHex);
       expect(local.code, local.err).toBe(0);
-      expect(local.out).toMatch(new RegExp(`^ok: .*proof ${id} of session CS-\\d+-\\d+ verified \\(canonical-form, .*, inclusion\\); checkpoint signed by the given key: integrity-platform\\.example/ledger ${key.publicKeyHex}$`));
-      const offline = await run("verify-proof", file, "--ledger-export", join(dir, "export"), "--key", key.publicKeyHex);
+      expect(local.out).toMatch(
+        new RegExp(
+          `^ok: .*proof ${id} of session CS-\\d+-\\d+ verified \\(canonical-form, .*, inclusion\\); checkpoint signed by the given key: integrity-platform\\.example/ledger ${key.publicKeyHex}$`,
+        ),
+      );
+      const offline = await run(
+        "verify-proof",
+        file,
+        "--ledger-export",
+        join(dir, "export"),
+        "--key",
+        key.publicKeyHex,
+      );
       expect(offline.code, offline.err).toBe(0);
     }
     // Without --key: this installation's own development key is known besides the
@@ -143,15 +236,26 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
     expect((await run("export-proof", sealed[0]!, "--out", file)).code).toBe(0);
     const text = readFileSync(file, "utf8");
     const bad = join(dir, "bad.json");
-    writeFileSync(bad, text.replace(/"gi_delta":(-?[0-9.]+)/, (_, x: string) => `"gi_delta":${Number(x) + 0.001}`));
+    writeFileSync(
+      bad,
+      text.replace(/"gi_delta":(-?[0-9.]+)/, (_, x: string) => `"gi_delta":${Number(x) + 0.001}`),
+    );
     const r = await run("verify-proof", bad);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^FAILED: .*bad\.json: merkle-root: the parts hash to sha256:[0-9a-f]{64}, the seal says/);
     // A checkpoint key that is not the ledger's.
-    const wrong = await run("verify-proof", file, "--key", "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29");
+    const wrong = await run(
+      "verify-proof",
+      file,
+      "--key",
+      "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29",
+    );
     expect(wrong.code).toBe(1);
     expect(wrong.err).toMatch(/: checkpoint: /);
-    expect(await run("export-proof", "DP-0-0")).toMatchObject({ code: 1, err: "consensus: the ledger has no proof DP-0-0" });
+    expect(await run("export-proof", "DP-0-0")).toMatchObject({
+      code: 1,
+      err: "consensus: the ledger has no proof DP-0-0",
+    });
     expect((await run("verify-proof", join(dir, "missing.json"))).code).toBe(2);
   });
 
@@ -159,13 +263,13 @@ describe("npm run consensus -- export-proof / verify-proof", () => {
     const { ledger } = await openLedger({ env });
     try {
       const follower = new ProjectionFollower(ledger);
-      for (let n = 0; n < await ledger.size(); n += 97) {
+      for (let n = 0; n < (await ledger.size()); n += 97) {
         // Catch up to a prefix as a server would between requests…
         await follower.at(consensusProjection, n);
       }
       const live = await follower.at(consensusProjection, await ledger.size());
       // …and fold the whole ledger from nothing: the same state.
-      expect(live).toEqual((await foldAsync(consensusProjection, ledger.entries())));
+      expect(live).toEqual(await foldAsync(consensusProjection, ledger.entries()));
       expect(live.ignored).toEqual([]);
     } finally {
       await ledger.close();

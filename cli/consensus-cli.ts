@@ -30,7 +30,14 @@ import { foldExport, sealedProofFile } from "../store/consensus-registry.ts";
 import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "../store/known-keys.ts";
 import { coverTail } from "../store/entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, ledgerExists, openLedger, openLedgerStore, shownLocation } from "../store/open-ledger.ts";
+import {
+  LEDGER_ORIGIN,
+  defaultLedgerPath,
+  ledgerExists,
+  openLedger,
+  openLedgerStore,
+  shownLocation,
+} from "../store/open-ledger.ts";
 import { formatIssues } from "../core/zod-issues.ts";
 import { UsageError } from "../core/errors.ts";
 
@@ -38,7 +45,6 @@ const USAGE = `usage: npm run consensus -- register-office --id ID --priority cr
        npm run consensus -- export-proof DELIB_ID [--out FILE] | export-proof --all DIR
        npm run consensus -- verify-proof FILE [--ledger-export DIR] [--key KEY]
        (each takes --db PATH; default LEDGER_DB or STATE_DIR/ledger.sqlite)`;
-
 
 type Values = {
   db?: string;
@@ -56,14 +62,33 @@ function ledgerPath(values: Values, env: NodeJS.ProcessEnv): string {
   return values.db ?? defaultLedgerPath(env);
 }
 
-async function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+async function registerOffice(
+  values: Values,
+  env: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
   for (const flag of ["id", "priority", "cathedral", "public-key"] as const) {
     if (values[flag] === undefined) throw new UsageError(`register-office needs --${flag}`);
   }
-  const parsed = OfficeRegistration.safeParse({ id: values.id, priority: values.priority, cathedral: values.cathedral, public_key: values["public-key"] });
+  const parsed = OfficeRegistration.safeParse({
+    id: values.id,
+    priority: values.priority,
+    cathedral: values.cathedral,
+    public_key: values["public-key"],
+  });
   if (!parsed.success) {
-    const flag: Record<string, string> = { id: "--id", priority: "--priority", cathedral: "--cathedral", public_key: "--public-key" };
-    throw new UsageError(formatIssues(parsed.error.issues.map((i) => ({ path: [flag[String(i.path[0])] ?? "input"], message: i.message }))));
+    const flag: Record<string, string> = {
+      id: "--id",
+      priority: "--priority",
+      cathedral: "--cathedral",
+      public_key: "--public-key",
+    };
+    throw new UsageError(
+      formatIssues(
+        parsed.error.issues.map((i) => ({ path: [flag[String(i.path[0])] ?? "input"], message: i.message })),
+      ),
+    );
   }
   const { ledger } = await openLedger({ path: ledgerPath(values, env), env, log: err });
   try {
@@ -76,15 +101,31 @@ async function registerOffice(values: Values, env: NodeJS.ProcessEnv, out: (line
       return 1;
     }
     const [entry] = await ledger.append(decision.events);
-    out(JSON.stringify({ registered: parsed.data.id, priority: parsed.data.priority, cathedral: parsed.data.cathedral, public_key: parsed.data.public_key, seq: entry!.seq, ts: entry!.ts }));
+    out(
+      JSON.stringify({
+        registered: parsed.data.id,
+        priority: parsed.data.priority,
+        cathedral: parsed.data.cathedral,
+        public_key: parsed.data.public_key,
+        seq: entry!.seq,
+        ts: entry!.ts,
+      }),
+    );
     return 0;
   } finally {
     await ledger.close();
   }
 }
 
-async function exportProof(values: Values, delibId: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
-  if ((delibId === undefined) === (values.all === undefined)) throw new UsageError("export-proof needs a DELIB_ID or --all DIR");
+async function exportProof(
+  values: Values,
+  delibId: string | undefined,
+  env: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
+  if ((delibId === undefined) === (values.all === undefined))
+    throw new UsageError("export-proof needs a DELIB_ID or --all DIR");
   const path = ledgerPath(values, env);
   if (!(await ledgerExists(path))) throw new UsageError(`no ledger at ${shownLocation(path)}`);
   const { ledger } = await openLedger({ path, env, log: err });
@@ -123,19 +164,32 @@ function checkpointKeys(values: Values, env: NodeJS.ProcessEnv, checkpointNote: 
   if (key === undefined) {
     // No --key: the published keys and this installation's own (store/known-keys.ts).
     const known = knownLedgerKeys(env);
-    if (known.length === 0) throw new UsageError(`no key to check the checkpoint with: no ${PUBLISHED_LEDGER_VKEY} and no key of this installation; pass --key (the ledger's public key)`);
+    if (known.length === 0)
+      throw new UsageError(
+        `no key to check the checkpoint with: no ${PUBLISHED_LEDGER_VKEY} and no key of this installation; pass --key (the ledger's public key)`,
+      );
     return known;
   }
   if (/^[0-9a-f]{64}$/.test(key)) return [{ name: origin, publicKeyHex: key }];
   try {
-    if (existsSync(key)) return readFileSync(key, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => parseVerifierKey(l.trim()));
+    if (existsSync(key))
+      return readFileSync(key, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => parseVerifierKey(l.trim()));
     return [parseVerifierKey(key)];
   } catch (error) {
     throw new UsageError(`--key: ${(error as Error).message}`);
   }
 }
 
-async function verifyProof(values: Values, file: string | undefined, env: NodeJS.ProcessEnv, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+async function verifyProof(
+  values: Values,
+  file: string | undefined,
+  env: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
   if (file === undefined) throw new UsageError("verify-proof needs a FILE");
   if (!existsSync(file)) throw new UsageError(`${file}: no such file`);
   const bytes = new Uint8Array(readFileSync(file));
@@ -151,7 +205,8 @@ async function verifyProof(values: Values, file: string | undefined, env: NodeJS
   let state;
   const dir = values["ledger-export"];
   if (dir !== undefined) {
-    for (const f of [EXPORT_LINES, EXPORT_CHECKPOINT]) if (!existsSync(join(dir, f))) throw new UsageError(`${join(dir, f)} is missing`);
+    for (const f of [EXPORT_LINES, EXPORT_CHECKPOINT])
+      if (!existsSync(join(dir, f))) throw new UsageError(`${join(dir, f)} is missing`);
     const report = await verifyExport(dir, keys);
     if (!report.ok) {
       err(`FAILED: ledger export ${dir}: ${report.problems.map((p) => `seq ${p.seq}: ${p.problem}`).join("; ")}`);
@@ -160,7 +215,8 @@ async function verifyProof(values: Values, file: string | undefined, env: NodeJS
     state = await foldExport(dir);
   } else {
     const path = ledgerPath(values, env);
-    if (!(await ledgerExists(path))) throw new UsageError(`no ledger at ${shownLocation(path)} (pass --ledger-export DIR to check against an export)`);
+    if (!(await ledgerExists(path)))
+      throw new UsageError(`no ledger at ${shownLocation(path)} (pass --ledger-export DIR to check against an export)`);
     const ledger = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
     try {
       state = await ledger.state(consensusProjection);
@@ -175,11 +231,18 @@ async function verifyProof(values: Values, file: string | undefined, env: NodeJS
     return 1;
   }
   const by = signedBy(note, keys);
-  out(`ok: ${file}: proof ${result.delib_id} of session ${result.session_id} verified (${result.checks.join(", ")})${by ? `; checkpoint signed by ${describeKey(by)}` : ""}`);
+  out(
+    `ok: ${file}: proof ${result.delib_id} of session ${result.session_id} verified (${result.checks.join(", ")})${by ? `; checkpoint signed by ${describeKey(by)}` : ""}`,
+  );
   return 0;
 }
 
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, out = console.log, err = console.error): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out = console.log,
+  err = console.error,
+): Promise<number> {
   try {
     let parsed;
     try {
@@ -226,4 +289,5 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await main(process.argv.slice(2));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  process.exitCode = await main(process.argv.slice(2));

@@ -29,14 +29,22 @@ function editLine(out: string, seq: number, edit: (line: string) => string): voi
 describe("npm run ledger", () => {
   const cli = join(import.meta.dirname, "ledger-cli.ts");
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env: { ...process.env, STATE_DIR: join(dir, "state"), ...env } });
+    spawnSync(process.execPath, [cli, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, STATE_DIR: join(dir, "state"), ...env },
+    });
 
   it("checkpoints, verifies, exports and verifies the export with the printed key", async () => {
     const db = join(dir, "cli.sqlite");
     const seed = generateKeyPair("ed25519");
     const env = { LEDGER_SIGNING_KEY: seed.secretKey };
     // Fill through the library with the same origin the CLI uses.
-    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });
+    const ledger = await openLedgerStore({
+      path: db,
+      origin: "integrity-platform.example/ledger",
+      now: steppingClock(),
+      durability: "normal",
+    });
     await ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
     await ledger.close();
 
@@ -56,7 +64,9 @@ describe("npm run ledger", () => {
     // Without --key: the published keys and this installation's own, and the output names the one that verified.
     const own = run(["verify-export", out], env);
     expect(own.status, own.stdout + own.stderr).toBe(0);
-    expect(own.stdout).toContain(`checkpoint signed by this installation's key (LEDGER_SIGNING_KEY): integrity-platform.example/ledger ${seed.publicKey}`);
+    expect(own.stdout).toContain(
+      `checkpoint signed by this installation's key (LEDGER_SIGNING_KEY): integrity-platform.example/ledger ${seed.publicKey}`,
+    );
     const stranger = run(["verify-export", out], { LEDGER_SIGNING_KEY: generateKeyPair("ed25519").secretKey });
     expect(stranger.status).toBe(1);
 
@@ -82,7 +92,7 @@ describe("npm run ledger", () => {
     expect(badSeq.status).toBe(2);
   });
 
-  it("appends one event of any registered type and prints {\"seq\": N, \"hash\": …}, on LEDGER_DB or STATE_DIR's ledger", async () => {
+  it('appends one event of any registered type and prints {"seq": N, "hash": …}, on LEDGER_DB or STATE_DIR\'s ledger', async () => {
     const db = join(dir, "appended.sqlite");
     const mint = JSON.stringify(sampleEvent(1).payload);
     const first = run(["append", "mic_mint", mint], { LEDGER_DB: db });
@@ -93,7 +103,11 @@ describe("npm run ledger", () => {
     const printed = JSON.parse(second.stdout) as { seq: number; hash: string };
     expect(printed.seq).toBe(1);
     // The CLI's writes sign their checkpoints with the ledger key it generated in STATE_DIR.
-    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger", verifiers: [ledgerKeyIn(join(dir, "state"))] });
+    const ledger = await openLedgerStore({
+      path: db,
+      origin: "integrity-platform.example/ledger",
+      verifiers: [ledgerKeyIn(join(dir, "state"))],
+    });
     try {
       expect((await Array.fromAsync(ledger.entries())).map((e) => [e.seq, e.hash, e.type])).toEqual([
         [0, JSON.parse(first.stdout).hash, "mic_mint"],
@@ -114,10 +128,19 @@ describe("npm run ledger", () => {
     const db = join(dir, "trigger.sqlite");
     const ledgerId = "0b7a3c5e-1f2d-4a6b-8c9d-0e1f2a3b4c5d";
     const now = Date.now();
-    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger" });
+    const ledger = await openLedgerStore({ path: db, origin: "integrity-platform.example/ledger" });
     try {
       await ledger.append([
-        { type: "identity.registered", payload: { ledger_id: ledgerId, algorithm: "ed25519", public_key: generateKeyPair("ed25519").publicKey, role: "viewer", reputation: 0.9 } },
+        {
+          type: "identity.registered",
+          payload: {
+            ledger_id: ledgerId,
+            algorithm: "ed25519",
+            public_key: generateKeyPair("ed25519").publicKey,
+            role: "viewer",
+            reputation: 0.9,
+          },
+        },
         {
           type: "avm.grant",
           payload: {
@@ -134,7 +157,10 @@ describe("npm run ledger", () => {
       await ledger.close();
     }
     // Within the threshold nothing follows; above it the revocation is appended with it.
-    const calm = run(["append", "identity.drift", JSON.stringify({ ledger_id: ledgerId, drift_score: 0.05, source: "monitor" })], { LEDGER_DB: db });
+    const calm = run(
+      ["append", "identity.drift", JSON.stringify({ ledger_id: ledgerId, drift_score: 0.05, source: "monitor" })],
+      { LEDGER_DB: db },
+    );
     expect(calm.status, calm.stderr).toBe(0);
     expect(JSON.parse(calm.stdout)).toMatchObject({ seq: 2 });
     const drift = { ledger_id: ledgerId, drift_score: 0.4, source: "monitor" };
@@ -142,11 +168,21 @@ describe("npm run ledger", () => {
     expect(drifted.status, drifted.stderr).toBe(0);
     expect(JSON.parse(drifted.stdout)).toMatchObject({ seq: 3 });
     expect(drifted.stderr).toMatch(/avm\.revoke at seq 4 \(drift_exceeded\)/);
-    const reopened = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger" });
+    const reopened = await openLedgerStore({ path: db, origin: "integrity-platform.example/ledger" });
     try {
-      const entries = (await Array.fromAsync(reopened.entries()));
-      expect(entries.map((e) => e.type)).toEqual(["identity.registered", "avm.grant", "identity.drift", "identity.drift", "avm.revoke"]);
-      expect(entries[4]!.payload).toMatchObject({ ledger_id: ledgerId, reason: "drift_exceeded", evidence_hash: digestOf({ type: "identity.drift", payload: drift }) });
+      const entries = await Array.fromAsync(reopened.entries());
+      expect(entries.map((e) => e.type)).toEqual([
+        "identity.registered",
+        "avm.grant",
+        "identity.drift",
+        "identity.drift",
+        "avm.revoke",
+      ]);
+      expect(entries[4]!.payload).toMatchObject({
+        ledger_id: ledgerId,
+        reason: "drift_exceeded",
+        evidence_hash: digestOf({ type: "identity.drift", payload: drift }),
+      });
       // One transaction: the trigger and its revocation share the instant of their commit.
       expect(entries[4]!.ts).toBe(entries[3]!.ts);
     } finally {
@@ -163,8 +199,14 @@ describe("npm run ledger", () => {
       [["append", "made.up", "{}"], /unknown event type "made\.up"/],
       [["append", "mic_burn", "{not json"], /PAYLOAD-JSON is not valid JSON/],
       [["append", "mic_burn", "[1, 2]"], /must be a JSON object/],
-      [["append", "mic_burn", JSON.stringify({ account: "treasury", amount_shards: "1.5", reason: "fee" })], /invalid mic_burn payload: amount_shards/],
-      [["append", "mic_burn", JSON.stringify({ account: "treasury", amount_shards: "1", reason: "fee", admin: true })], /admin/],
+      [
+        ["append", "mic_burn", JSON.stringify({ account: "treasury", amount_shards: "1.5", reason: "fee" })],
+        /invalid mic_burn payload: amount_shards/,
+      ],
+      [
+        ["append", "mic_burn", JSON.stringify({ account: "treasury", amount_shards: "1", reason: "fee", admin: true })],
+        /admin/,
+      ],
       [["append", "mic_burn"], /exactly TYPE and 'PAYLOAD-JSON'/],
     ];
     for (const [args, message] of cases) {
@@ -181,7 +223,13 @@ describe("npm run ledger", () => {
     const seed = generateKeyPair("ed25519");
     const env = { LEDGER_SIGNING_KEY: seed.secretKey, LEDGER_DB: db };
     const origin = "integrity-platform.example/ledger";
-    const ledger = await openLedgerStore({ path: db,  origin, signer: { name: origin, secretKeyHex: seed.secretKey }, now: steppingClock(), durability: "normal" });
+    const ledger = await openLedgerStore({
+      path: db,
+      origin,
+      signer: { name: origin, secretKeyHex: seed.secretKey },
+      now: steppingClock(),
+      durability: "normal",
+    });
     const older = join(dir, "older.checkpoint");
     const newer = join(dir, "newer.checkpoint");
     try {
@@ -195,7 +243,10 @@ describe("npm run ledger", () => {
     const proof = join(dir, "proof");
     writeFileSync(proof, run(["consistency", "5", "--size", "13"], env).stdout);
     const vkeyFile = join(dir, "ledger.vkey");
-    writeFileSync(vkeyFile, `# the ledger's key\n${verifierKey("integrity-platform.example/ledger", seed.publicKey)}\n`);
+    writeFileSync(
+      vkeyFile,
+      `# the ledger's key\n${verifierKey("integrity-platform.example/ledger", seed.publicKey)}\n`,
+    );
 
     const ok = run(["verify-consistency", older, newer, "--proof", proof, "--key", vkeyFile]);
     expect(ok.status, ok.stdout + ok.stderr).toBe(0);
@@ -207,13 +258,26 @@ describe("npm run ledger", () => {
     const forged = run(["verify-consistency", older, newer, "--proof", proof, "--key", vkeyFile]);
     expect(forged.status).toBe(1);
     expect(forged.stdout).toMatch(/does not show that the tree of size 13 extends the tree of size 5/);
-    const otherKey = run(["verify-consistency", older, newer, "--proof", proof, "--key", generateKeyPair("ed25519").publicKey]);
+    const otherKey = run([
+      "verify-consistency",
+      older,
+      newer,
+      "--proof",
+      proof,
+      "--key",
+      generateKeyPair("ed25519").publicKey,
+    ]);
     expect(otherKey.status).toBe(1);
   });
 
   it("reports a deleted entry as one line at its seq", async () => {
     const db = join(dir, "gap.sqlite");
-    const ledger = await openLedgerStore({ path: db,  origin: "integrity-platform.example/ledger", now: steppingClock(), durability: "normal" });
+    const ledger = await openLedgerStore({
+      path: db,
+      origin: "integrity-platform.example/ledger",
+      now: steppingClock(),
+      durability: "normal",
+    });
     await ledger.append(Array.from({ length: 200 }, (_, i) => sampleEvent(i)));
     await ledger.close();
     const raw = new DatabaseSync(db);

@@ -49,9 +49,24 @@ import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../
 import { COPY_BATCH, copyLedger, proveCopy } from "../store/ledger-copy.ts";
 import { setupPostgres } from "../store/postgres-setup.ts";
 import { checkedPostgresUrl, resolveStoreLocation } from "../store/store-location.ts";
-import { defaultLedgerPath, isPostgresLocation, LEDGER_ORIGIN, ledgerBackend, ledgerExists, openLedger, shownLocation } from "../store/open-ledger.ts";
+import {
+  defaultLedgerPath,
+  isPostgresLocation,
+  LEDGER_ORIGIN,
+  ledgerBackend,
+  ledgerExists,
+  openLedger,
+  shownLocation,
+} from "../store/open-ledger.ts";
 import { ledgerVkey, witnessCommand } from "./ledger-witness.ts";
-import { ACCESS_ORIGIN, ACCESS_SCHEMA, accessLedgerExists, accessLedgerPath, accessSigningKey, openAccessLedgerStore } from "../store/access-ledger.ts";
+import {
+  ACCESS_ORIGIN,
+  ACCESS_SCHEMA,
+  accessLedgerExists,
+  accessLedgerPath,
+  accessSigningKey,
+  openAccessLedgerStore,
+} from "../store/access-ledger.ts";
 
 async function openedAccessLedger(path: string, log: (m: string) => void) {
   const key = accessSigningKey(process.env, log);
@@ -88,11 +103,19 @@ function verifiersFor(key: string | undefined, checkpointText: string): NoteVeri
   if (key === undefined) {
     // No --key: the published keys and this installation's own (store/known-keys.ts).
     const known = knownLedgerKeys();
-    if (known.length === 0) fail(`no key to check the checkpoint with: no ${PUBLISHED_LEDGER_VKEY} and no key of this installation; pass --key KEY`);
+    if (known.length === 0)
+      fail(
+        `no key to check the checkpoint with: no ${PUBLISHED_LEDGER_VKEY} and no key of this installation; pass --key KEY`,
+      );
     return known;
   }
   if (/^[0-9a-f]{64}$/.test(key)) return [{ name: checkpointText.split("\n")[0] ?? "", publicKeyHex: key }];
-  const lines = existsSync(key) ? readFileSync(key, "utf8").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#")) : [key];
+  const lines = existsSync(key)
+    ? readFileSync(key, "utf8")
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "" && !l.startsWith("#"))
+    : [key];
   try {
     return lines.map((line) => parseVerifierKey(line));
   } catch (error) {
@@ -104,8 +127,14 @@ function verifiersFor(key: string | undefined, checkpointText: string): NoteVeri
  * `verify-consistency OLD NEW --proof FILE --key KEY`, offline: both checkpoints verify with KEY, and
  * the proof (the `consistency` command's output) shows NEW's tree extends OLD's.
  */
-function verifyConsistencyCommand(oldFile: string | undefined, newFile: string | undefined, proofFile: string | undefined, key: string | undefined): number {
-  if (!oldFile || !newFile || !proofFile) fail("verify-consistency needs OLD and NEW checkpoint files and --proof FILE");
+function verifyConsistencyCommand(
+  oldFile: string | undefined,
+  newFile: string | undefined,
+  proofFile: string | undefined,
+  key: string | undefined,
+): number {
+  if (!oldFile || !newFile || !proofFile)
+    fail("verify-consistency needs OLD and NEW checkpoint files and --proof FILE");
   const signers = new Set<string>();
   const [older, newer] = [oldFile, newFile].map((file) => {
     const note = readFileSync(file, "utf8");
@@ -124,7 +153,10 @@ function verifyConsistencyCommand(oldFile: string | undefined, newFile: string |
     console.log(`FAILED: the checkpoints are of two logs ("${older.origin}", "${newer.origin}")`);
     return 1;
   }
-  const proof = readFileSync(proofFile, "utf8").split("\n").filter((l) => l !== "").map((l) => new Uint8Array(Buffer.from(l, "base64")));
+  const proof = readFileSync(proofFile, "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => new Uint8Array(Buffer.from(l, "base64")));
   let consistent: boolean;
   try {
     consistent = verifyConsistency(older.size, newer.size, older.rootHash, newer.rootHash, proof);
@@ -132,10 +164,14 @@ function verifyConsistencyCommand(oldFile: string | undefined, newFile: string |
     consistent = false; // sizes no proof can join (an empty or a larger old tree)
   }
   if (!consistent) {
-    console.log(`FAILED: the proof does not show that the tree of size ${newer.size} extends the tree of size ${older.size}`);
+    console.log(
+      `FAILED: the proof does not show that the tree of size ${newer.size} extends the tree of size ${older.size}`,
+    );
     return 1;
   }
-  console.log(`ok: ${newFile} (size ${newer.size}) extends ${oldFile} (size ${older.size}); signed by ${[...signers].join(" and ")}`);
+  console.log(
+    `ok: ${newFile} (size ${newer.size}) extends ${oldFile} (size ${older.size}); signed by ${[...signers].join(" and ")}`,
+  );
   return 0;
 }
 
@@ -150,7 +186,8 @@ function eventArgument(args: string[]): NewEvent {
   } catch (error) {
     fail(`append: PAYLOAD-JSON is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) fail("append: PAYLOAD-JSON must be a JSON object");
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload))
+    fail("append: PAYLOAD-JSON must be a JSON object");
   const invalid = validateEvent(type, payload);
   if (invalid) fail(`append: ${invalid}`);
   return { type, payload: payload as JsonObject };
@@ -160,7 +197,12 @@ function eventArgument(args: string[]): NewEvent {
  * `copy --to URL`: the ledger at `path` into the PostgreSQL database at URL, then the proof; 0 only
  * when proven. With `--ledger access`, the access ledger into that database's `access` schema.
  */
-async function copyCommand(path: string, to: string | undefined, log: (m: string) => void, access: boolean): Promise<number> {
+async function copyCommand(
+  path: string,
+  to: string | undefined,
+  log: (m: string) => void,
+  access: boolean,
+): Promise<number> {
   if (!to || !isPostgresLocation(to)) fail("copy needs --to postgres://… (the PostgreSQL database to copy into)");
   if (to === path) fail("copy: the source and the target are the same database");
   const [origin, schema] = access ? [ACCESS_ORIGIN, { schema: ACCESS_SCHEMA }] : [LEDGER_ORIGIN, {}];
@@ -182,7 +224,9 @@ async function copyCommand(path: string, to: string | undefined, log: (m: string
   } finally {
     await Promise.allSettled([source.close(), target.close()]);
   }
-  console.log(`copied ${copied.size - copied.resumedFrom} entries and ${copied.checkpoints} checkpoints from ${source.location} to ${target.location}${copied.resumedFrom > 0 ? ` (the target already held the first ${copied.resumedFrom})` : ""}`);
+  console.log(
+    `copied ${copied.size - copied.resumedFrom} entries and ${copied.checkpoints} checkpoints from ${source.location} to ${target.location}${copied.resumedFrom > 0 ? ` (the target already held the first ${copied.resumedFrom})` : ""}`,
+  );
   const opened = (at: string) => (access ? openedAccessLedger(at, log) : openLedger({ path: at, log }));
   const [from, into] = [await opened(path), await opened(to)];
   try {
@@ -198,7 +242,19 @@ async function copyCommand(path: string, to: string | undefined, log: (m: string
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { db: { type: "string" }, key: { type: "string" }, size: { type: "string" }, ledger: { type: "string" }, proof: { type: "string" }, to: { type: "string" }, "app-role": { type: "string" }, policy: { type: "string" }, checkpoint: { type: "string" }, data: { type: "string" }, timeout: { type: "string" } },
+    options: {
+      db: { type: "string" },
+      key: { type: "string" },
+      size: { type: "string" },
+      ledger: { type: "string" },
+      proof: { type: "string" },
+      to: { type: "string" },
+      "app-role": { type: "string" },
+      policy: { type: "string" },
+      checkpoint: { type: "string" },
+      data: { type: "string" },
+      timeout: { type: "string" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -213,13 +269,22 @@ async function main(argv: string[]): Promise<number> {
     if (!values.policy) fail("witness needs --policy FILE (a C2SP tlog-policy with the witnesses' URLs)");
     const timeoutMs = integer(values.timeout, "--timeout") ?? 5000;
     const db = values.db ?? defaultLedgerPath();
-    if (values.checkpoint === undefined && !(await ledgerExists(db))) fail(`no ledger at ${shownLocation(db)}: nothing to witness`);
-    return witnessCommand({ policyFile: values.policy, db, dataDir: values.data ?? process.env.DATA_DIR ?? "data", timeoutMs, ...(values.checkpoint !== undefined ? { checkpointFile: values.checkpoint } : {}) });
+    if (values.checkpoint === undefined && !(await ledgerExists(db)))
+      fail(`no ledger at ${shownLocation(db)}: nothing to witness`);
+    return witnessCommand({
+      policyFile: values.policy,
+      db,
+      dataDir: values.data ?? process.env.DATA_DIR ?? "data",
+      timeoutMs,
+      ...(values.checkpoint !== undefined ? { checkpointFile: values.checkpoint } : {}),
+    });
   }
-  if (command === "verify-consistency") return verifyConsistencyCommand(positionals[1], positionals[2], values.proof, values.key);
+  if (command === "verify-consistency")
+    return verifyConsistencyCommand(positionals[1], positionals[2], values.proof, values.key);
   if (command === "verify-export") {
     if (!arg) fail("verify-export needs DIR");
-    for (const f of [EXPORT_LINES, EXPORT_CHECKPOINT]) if (!existsSync(join(arg, f))) fail(`${join(arg, f)} is missing`);
+    for (const f of [EXPORT_LINES, EXPORT_CHECKPOINT])
+      if (!existsSync(join(arg, f))) fail(`${join(arg, f)} is missing`);
     const note = readFileSync(join(arg, EXPORT_CHECKPOINT), "utf8");
     const verifiers = verifiersFor(values.key, note);
     const report = await verifyExport(arg, verifiers);
@@ -230,8 +295,16 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (command === "setup") {
-    const location = values.db === undefined ? resolveStoreLocation() : isPostgresLocation(values.db) ? { kind: "postgresql" as const, ...checkedPostgresUrl(values.db, "--db") } : null;
-    if (location?.kind !== "postgresql") fail("setup makes a PostgreSQL database ready: set DATABASE_URL (or --db postgres://…), connecting as the role that is to own the tables");
+    const location =
+      values.db === undefined
+        ? resolveStoreLocation()
+        : isPostgresLocation(values.db)
+          ? { kind: "postgresql" as const, ...checkedPostgresUrl(values.db, "--db") }
+          : null;
+    if (location?.kind !== "postgresql")
+      fail(
+        "setup makes a PostgreSQL database ready: set DATABASE_URL (or --db postgres://…), connecting as the role that is to own the tables",
+      );
     const lines = await setupPostgres(location.url, {
       ledgerOrigin: LEDGER_ORIGIN,
       accessOrigin: ACCESS_ORIGIN,
@@ -246,10 +319,15 @@ async function main(argv: string[]): Promise<number> {
   // An event to append is checked before the ledger is opened: bad input creates nothing.
   const event = command === "append" ? eventArgument(positionals.slice(1)) : null;
   // --ledger access: the access ledger (API keys and the keyed-access audit log, store/access-ledger.ts).
-  if (values.ledger !== undefined && values.ledger !== "main" && values.ledger !== "access") fail(`--ledger must be main or access, got "${values.ledger}"`);
+  if (values.ledger !== undefined && values.ledger !== "main" && values.ledger !== "access")
+    fail(`--ledger must be main or access, got "${values.ledger}"`);
   const access = values.ledger === "access";
   const path = values.db ?? (access ? accessLedgerPath() : defaultLedgerPath());
-  if (!["export", "checkpoint", "append"].includes(command) && !(await (access ? accessLedgerExists(path) : ledgerExists(path)))) fail(`no ledger at ${shownLocation(path)}`);
+  if (
+    !["export", "checkpoint", "append"].includes(command) &&
+    !(await (access ? accessLedgerExists(path) : ledgerExists(path)))
+  )
+    fail(`no ledger at ${shownLocation(path)}`);
   const log = (m: string) => process.stderr.write(`${m}\n`);
   if (command === "copy") {
     return copyCommand(path, values.to, log, access);
@@ -259,7 +337,9 @@ async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "info": {
         const latest = await ledger.latestCheckpoint();
-        console.log(`ledger ${shownLocation(path)}\norigin ${ledger.origin}\nsize ${await ledger.size()}\nroot ${formatDigest(await ledger.rootHash())}`);
+        console.log(
+          `ledger ${shownLocation(path)}\norigin ${ledger.origin}\nsize ${await ledger.size()}\nroot ${formatDigest(await ledger.rootHash())}`,
+        );
         console.log(`checkpoint key ${key.publicKeyHex} (${key.source})`);
         console.log(latest ? `newest checkpoint:\n${latest}` : "no checkpoint yet");
         return 0;
@@ -287,7 +367,8 @@ async function main(argv: string[]): Promise<number> {
         const n = integer(arg, command === "inclusion" ? "SEQ" : "OLD");
         if (n === undefined) fail(`${command} needs a number`);
         const size = integer(values.size, "--size");
-        const proof = command === "inclusion" ? await ledger.inclusionProof(n, size) : await ledger.consistencyProof(n, size);
+        const proof =
+          command === "inclusion" ? await ledger.inclusionProof(n, size) : await ledger.consistencyProof(n, size);
         for (const h of proof) console.log(Buffer.from(h).toString("base64"));
         return 0;
       }
@@ -296,9 +377,15 @@ async function main(argv: string[]): Promise<number> {
         // revocation.ts), decided against the AVM registry caught up to the tail inside the write
         // transaction, so no process sees the trigger without its revocation.
         const nowMs = Date.now();
-        const { entries } = await ledger.write((tail) => ({ events: [event!, ...automaticRevocations(tail.state(avmRegistry), event!, nowMs)], result: null }));
+        const { entries } = await ledger.write((tail) => ({
+          events: [event!, ...automaticRevocations(tail.state(avmRegistry), event!, nowMs)],
+          result: null,
+        }));
         const [entry, ...follow] = entries;
-        for (const f of follow) process.stderr.write(`appended ${f.type} at seq ${f.seq} (${String(f.payload.reason)}): the automatic revocation ${event!.type} triggers\n`);
+        for (const f of follow)
+          process.stderr.write(
+            `appended ${f.type} at seq ${f.seq} (${String(f.payload.reason)}): the automatic revocation ${event!.type} triggers\n`,
+          );
         process.stdout.write(`{"seq": ${entry!.seq}, "hash": ${JSON.stringify(entry!.hash)}}\n`);
         return 0;
       }

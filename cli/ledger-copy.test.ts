@@ -26,12 +26,22 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 function run(args: string[]) {
-  const env = { ...process.env, STATE_DIR: join(dir, "state"), LEDGER_SIGNING_KEY: seed.secretKey, DATABASE_URL: "", LEDGER_DB: "" };
+  const env = {
+    ...process.env,
+    STATE_DIR: join(dir, "state"),
+    LEDGER_SIGNING_KEY: seed.secretKey,
+    DATABASE_URL: "",
+    LEDGER_DB: "",
+  };
   return spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env });
 }
 
 /** Appends `count` sample events after what `location` holds, in appends of `per` (each signs a checkpoint). */
-async function fill(location: string, count: number, options: { per?: number; origin?: string; clockStart?: number; first?: number } = {}): Promise<void> {
+async function fill(
+  location: string,
+  count: number,
+  options: { per?: number; origin?: string; clockStart?: number; first?: number } = {},
+): Promise<void> {
   const ledger = await openLedgerStore({
     path: location,
     origin: options.origin ?? LEDGER_ORIGIN,
@@ -42,7 +52,8 @@ async function fill(location: string, count: number, options: { per?: number; or
   try {
     const per = options.per ?? 600;
     const first = options.first ?? 0;
-    for (let i = 0; i < count; i += per) await ledger.append(Array.from({ length: Math.min(per, count - i) }, (_, j) => sampleEvent(first + i + j)));
+    for (let i = 0; i < count; i += per)
+      await ledger.append(Array.from({ length: Math.min(per, count - i) }, (_, j) => sampleEvent(first + i + j)));
   } finally {
     await ledger.close();
   }
@@ -72,18 +83,56 @@ async function sizeOf(location: string): Promise<number> {
 describe("npm run ledger -- copy", () => {
   it("--ledger access copies the access ledger into the database's access schema, proven, beside the main ledger", async () => {
     const sqlite = join(dir, "access.sqlite");
-    const access = await openAccessLedgerStore(sqlite, { key: { name: ACCESS_ORIGIN, secretKeyHex: seed.secretKey, publicKeyHex: seed.publicKey, source: "env" }, durability: "normal" });
+    const access = await openAccessLedgerStore(sqlite, {
+      key: { name: ACCESS_ORIGIN, secretKeyHex: seed.secretKey, publicKeyHex: seed.publicKey, source: "env" },
+      durability: "normal",
+    });
     try {
-      await access.append([{ type: "access", payload: { key_id: "government-1", key_status: "active", tier: "government", area: "government", file: "compliance-report.json", outcome: "served", status: 200 } }]);
-      await access.append([{ type: "access", payload: { key_id: "government-1", key_status: "active", tier: "government", area: "government", file: "policy-impact.json", outcome: "served", status: 200 } }]);
+      await access.append([
+        {
+          type: "access",
+          payload: {
+            key_id: "government-1",
+            key_status: "active",
+            tier: "government",
+            area: "government",
+            file: "compliance-report.json",
+            outcome: "served",
+            status: 200,
+          },
+        },
+      ]);
+      await access.append([
+        {
+          type: "access",
+          payload: {
+            key_id: "government-1",
+            key_status: "active",
+            tier: "government",
+            area: "government",
+            file: "policy-impact.json",
+            outcome: "served",
+            status: 200,
+          },
+        },
+      ]);
     } finally {
       await access.close();
     }
     const url = await freshDatabase("copy_access");
     await fill(url, 10); // the main ledger, already moved: the access ledger's copy must not touch it
 
-    const env = { ...process.env, STATE_DIR: join(dir, "state"), ACCESS_SIGNING_KEY: seed.secretKey, DATABASE_URL: "", ACCESS_LEDGER_DB: sqlite };
-    const copy = spawnSync(process.execPath, [cli, "copy", "--ledger", "access", "--to", url], { encoding: "utf8", env });
+    const env = {
+      ...process.env,
+      STATE_DIR: join(dir, "state"),
+      ACCESS_SIGNING_KEY: seed.secretKey,
+      DATABASE_URL: "",
+      ACCESS_LEDGER_DB: sqlite,
+    };
+    const copy = spawnSync(process.execPath, [cli, "copy", "--ledger", "access", "--to", url], {
+      encoding: "utf8",
+      env,
+    });
     expect(copy.status, copy.stdout + copy.stderr).toBe(0);
     expect(copy.stdout).toContain("copied 2 entries and 2 checkpoints");
     expect(copy.stdout).toContain("(schema access)");
@@ -91,7 +140,10 @@ describe("npm run ledger -- copy", () => {
 
     const copied = await openAccessLedgerStore(url);
     try {
-      expect((await Array.fromAsync(copied.entries())).map((e) => e.payload.file)).toEqual(["compliance-report.json", "policy-impact.json"]);
+      expect((await Array.fromAsync(copied.entries())).map((e) => e.payload.file)).toEqual([
+        "compliance-report.json",
+        "policy-impact.json",
+      ]);
     } finally {
       await copied.close();
     }
@@ -119,7 +171,10 @@ describe("npm run ledger -- copy", () => {
     expect(copied.map((c) => c.size)).toEqual([600, 1200, 1800, 2400, 3000]);
 
     const [fromSqlite, fromPostgres] = [join(dir, "export-sqlite"), join(dir, "export-postgres")];
-    for (const [db, out] of [[sqlite, fromSqlite], [url, fromPostgres]] as const) {
+    for (const [db, out] of [
+      [sqlite, fromSqlite],
+      [url, fromPostgres],
+    ] as const) {
       const exported = run(["export", out, "--db", db]);
       expect(exported.status, exported.stderr).toBe(0);
     }
@@ -189,7 +244,10 @@ describe("npm run ledger on PostgreSQL", () => {
     url.username ||= "postgres";
     url.password = "secret-pw"; // the throwaway cluster trusts loopback: the password is sent, never checked
     await fill(url.href, 3);
-    for (const args of [["info", "--db", url.href], ["verify", "--db", url.href]]) {
+    for (const args of [
+      ["info", "--db", url.href],
+      ["verify", "--db", url.href],
+    ]) {
       const r = run(args);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout + r.stderr).not.toContain("secret-pw");

@@ -36,13 +36,14 @@ export function ledgerVkey(env: NodeJS.ProcessEnv = process.env): string {
   return verifierKey(key.name, key.publicKeyHex);
 }
 
-
 /** What each witness last cosigned, as far as the log knows (a hint: a wrong one costs one 409). */
 function readSizes(path: string): Record<string, number> {
   try {
     const value: unknown = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
     if (typeof value !== "object" || value === null) return {};
-    return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && (e[1] as number) >= 0));
+    return Object.fromEntries(
+      Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && (e[1] as number) >= 0),
+    );
   } catch {
     return {};
   }
@@ -63,7 +64,9 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
   const state = stateDir();
   const key = loadSigningKey(LEDGER_KEY, state, process.env, err);
   if (!policy.logs.some((l) => l.publicKeyHex === key.publicKeyHex && l.name === key.name)) {
-    err(`ledger witness: ${options.policyFile} does not list this ledger's key ${verifierKey(key.name, key.publicKeyHex)}`);
+    err(
+      `ledger witness: ${options.policyFile} does not list this ledger's key ${verifierKey(key.name, key.publicKeyHex)}`,
+    );
     return 2;
   }
   // The ledger is opened only when something needs it: a given checkpoint that no witness needs a
@@ -81,23 +84,36 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
       try {
         verifyCheckpoint(note, [{ name: key.name, publicKeyHex: key.publicKeyHex }]);
       } catch (error) {
-        err(`ledger witness: ${options.checkpointFile} is not a checkpoint signed with this ledger's key: ${(error as Error).message}`);
+        err(
+          `ledger witness: ${options.checkpointFile} is not a checkpoint signed with this ledger's key: ${(error as Error).message}`,
+        );
         return 2;
       }
     } else {
       const l = await ledger();
       const latest = await l.latestCheckpoint();
-      note = latest !== null && parseCheckpoint(splitNote(latest).body).size === (await l.size()) ? latest : await l.checkpoint();
+      note =
+        latest !== null && parseCheckpoint(splitNote(latest).body).size === (await l.size())
+          ? latest
+          : await l.checkpoint();
     }
     const size = parseCheckpoint(splitNote(note).body).size;
     const sizesPath = join(state, SIZES);
     const knownSizes = readSizes(sizesPath);
-    const round = await witnessRound({ note, policy, timeoutMs: options.timeoutMs, knownSizes, consistencyProof: async (old) => (await ledger()).consistencyProof(old, size) });
+    const round = await witnessRound({
+      note,
+      policy,
+      timeoutMs: options.timeoutMs,
+      knownSizes,
+      consistencyProof: async (old) => (await ledger()).consistencyProof(old, size),
+    });
     writeFileAtomic(sizesPath, `${JSON.stringify({ ...knownSizes, ...round.sizes }, null, 2)}\n`);
     for (const o of round.outcomes) err(`${o.ok ? "cosigned" : "FAILED  "} ${o.id} ${o.url}: ${o.detail}`);
     const got = round.outcomes.filter((o) => o.ok).map((o) => o.id);
     if (!round.met) {
-      err(`ledger witness: ${round.quorum} NOT met — cosigned by ${got.length > 0 ? got.join(", ") : "no witness"}; nothing published`);
+      err(
+        `ledger witness: ${round.quorum} NOT met — cosigned by ${got.length > 0 ? got.join(", ") : "no witness"}; nothing published`,
+      );
       return 1;
     }
     process.stdout.write(round.note);
@@ -109,7 +125,12 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
       err(`published the cosigned checkpoint at ${published}`);
     } else {
       try {
-        await publishLedgerCheckpoint({ dataDir: options.dataDir, ledger: await ledger(), sign: () => ({ note: round.note, signer: { name: key.name, publicKeyHex: key.publicKeyHex } }), trustNewKey: false });
+        await publishLedgerCheckpoint({
+          dataDir: options.dataDir,
+          ledger: await ledger(),
+          sign: () => ({ note: round.note, signer: { name: key.name, publicKeyHex: key.publicKeyHex } }),
+          trustNewKey: false,
+        });
         err(`published the cosigned checkpoint and its tiles under ${dirname(published)}`);
       } catch (error) {
         err(`not published at ${published}: ${(error as Error).message}`);
@@ -117,6 +138,10 @@ export async function witnessCommand(options: WitnessCommandOptions): Promise<nu
     }
     return 0;
   } finally {
-    if (opened !== null) await (opened as Promise<Ledger>).then((l) => l.close(), () => undefined);
+    if (opened !== null)
+      await (opened as Promise<Ledger>).then(
+        (l) => l.close(),
+        () => undefined,
+      );
   }
 }

@@ -18,7 +18,8 @@ import { parseArgs } from "node:util";
 import { MAX_BODY_BYTES } from "../core/witness/add-checkpoint.ts";
 import { WitnessState } from "../store/witness-state.ts";
 
-const USAGE = "usage: npm run witness -- serve --listen HOST:PORT --state DIR [--name NAME] | vkey --state DIR | add-log --state DIR --vkey VKEY [--origin ORIGIN] | logs --state DIR | refusals --state DIR";
+const USAGE =
+  "usage: npm run witness -- serve --listen HOST:PORT --state DIR [--name NAME] | vkey --state DIR | add-log --state DIR --vkey VKEY [--origin ORIGIN] | logs --state DIR | refusals --state DIR";
 
 function fail(message: string): never {
   process.stderr.write(`witness: ${message}\n`);
@@ -45,7 +46,11 @@ async function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
 }
 
 function reply(res: ServerResponse, status: number, contentType: string, body: string, close = false): void {
-  res.writeHead(status, { "Content-Type": contentType, "Content-Length": Buffer.byteLength(body), ...(close ? { Connection: "close" } : {}) });
+  res.writeHead(status, {
+    "Content-Type": contentType,
+    "Content-Length": Buffer.byteLength(body),
+    ...(close ? { Connection: "close" } : {}),
+  });
   res.end(body);
 }
 
@@ -55,7 +60,8 @@ function serve(state: WitnessState, listen: string): void {
   const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (req, res) => {
     void (async () => {
       const path = (req.url ?? "").split("?")[0];
-      if (path !== "/add-checkpoint") return reply(res, 404, "text/plain; charset=utf-8", "not found: the witness serves POST /add-checkpoint\n");
+      if (path !== "/add-checkpoint")
+        return reply(res, 404, "text/plain; charset=utf-8", "not found: the witness serves POST /add-checkpoint\n");
       if (req.method !== "POST") {
         res.setHeader("Allow", "POST");
         return reply(res, 405, "text/plain; charset=utf-8", "add-checkpoint takes POST\n");
@@ -66,7 +72,9 @@ function serve(state: WitnessState, listen: string): void {
         return reply(res, 400, "text/plain; charset=utf-8", `body over ${MAX_BODY_BYTES} bytes\n`, true);
       }
       const out = state.addCheckpoint(body, Math.floor(Date.now() / 1000));
-      const origin = JSON.stringify(new TextDecoder().decode(body.subarray(0, 2048)).split("\n\n")[1]?.split("\n")[0] ?? "");
+      const origin = JSON.stringify(
+        new TextDecoder().decode(body.subarray(0, 2048)).split("\n\n")[1]?.split("\n")[0] ?? "",
+      );
       log(`${out.status} ${origin}${out.reason ? ` ${out.reason}` : ""}`);
       reply(res, out.status, out.contentType, out.body);
     })().catch((error: unknown) => {
@@ -82,10 +90,11 @@ function serve(state: WitnessState, listen: string): void {
     const shown = host.includes(":") ? `[${host}]` : host;
     process.stdout.write(`witness ${state.name} (${state.vkey()})\nlistening on http://${shown}:${bound}\n`);
   });
-  const stop = () => server.close(() => {
-    state.close();
-    process.exit(0);
-  });
+  const stop = () =>
+    server.close(() => {
+      state.close();
+      process.exit(0);
+    });
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 }
@@ -93,7 +102,13 @@ function serve(state: WitnessState, listen: string): void {
 function main(argv: string[]): void {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { listen: { type: "string" }, state: { type: "string" }, name: { type: "string" }, vkey: { type: "string" }, origin: { type: "string" } },
+    options: {
+      listen: { type: "string" },
+      state: { type: "string" },
+      name: { type: "string" },
+      vkey: { type: "string" },
+      origin: { type: "string" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -115,7 +130,8 @@ function main(argv: string[]): void {
       break;
     }
     case "logs":
-      for (const { origin, vkey } of state.logs()) console.log(`${origin} ${vkey} ${state.latest(origin)?.size ?? "-"}`);
+      for (const { origin, vkey } of state.logs())
+        console.log(`${origin} ${vkey} ${state.latest(origin)?.size ?? "-"}`);
       break;
     case "refusals":
       for (const r of state.refusals()) console.log(JSON.stringify(r));

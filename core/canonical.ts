@@ -11,13 +11,13 @@
  * because a hash over a lossy rendering would not commit to the value the caller holds.
  * @module
  */
-import { CodedError } from './errors.ts';
+import { CodedError } from "./errors.ts";
 
 /** Thrown when a value has no canonical JSON form; `path` is a JSON Pointer (RFC 6901). */
-export class CanonicalizationError extends CodedError<'not-canonicalizable'> {
+export class CanonicalizationError extends CodedError<"not-canonicalizable"> {
   readonly path: string;
   constructor(what: string, path: string) {
-    super('not-canonicalizable', `cannot canonicalize ${what} at ${path === '' ? '(root)' : path}`);
+    super("not-canonicalizable", `cannot canonicalize ${what} at ${path === "" ? "(root)" : path}`);
     this.path = path;
   }
 }
@@ -49,16 +49,16 @@ export function canonicalBytes(value: unknown): Uint8Array {
 
 function write(value: unknown, path: (string | number)[], seen: object[]): string {
   switch (typeof value) {
-    case 'string':
+    case "string":
       return writeString(value, path);
-    case 'number':
+    case "number":
       if (!Number.isFinite(value)) fail(`non-finite number ${value}`, path);
-      return '' + value;
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object':
-      if (value === null) return 'null';
-      if (seen.includes(value)) fail('a cycle (value contains itself)', path);
+      return "" + value;
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      if (value === null) return "null";
+      if (seen.includes(value)) fail("a cycle (value contains itself)", path);
       return Array.isArray(value) ? writeArray(value, path, seen) : writeObject(value, path, seen);
     default:
       // undefined, bigint, function, symbol: no JSON form (bigint has no lossless one in I-JSON).
@@ -74,23 +74,24 @@ function write(value: unknown, path: (string | number)[], seen: object[]): strin
  */
 export function isCanonicalizableJson(value: unknown): boolean {
   switch (typeof value) {
-    case 'string':
+    case "string":
       return !(SPECIAL.test(value) && LONE_SURROGATE.test(value));
-    case 'number':
+    case "number":
       return Number.isFinite(value);
-    case 'object':
+    case "object":
       if (value === null) return true;
       if (Array.isArray(value)) return value.every(isCanonicalizableJson);
       for (const key in value) {
-        if (!isCanonicalizableJson(key) || !isCanonicalizableJson((value as Record<string, unknown>)[key])) return false;
+        if (!isCanonicalizableJson(key) || !isCanonicalizableJson((value as Record<string, unknown>)[key]))
+          return false;
       }
       return true;
     default:
-      return typeof value === 'boolean';
+      return typeof value === "boolean";
   }
 }
 
-function writeString(s: string, path: (string | number)[], what = 'a string'): string {
+function writeString(s: string, path: (string | number)[], what = "a string"): string {
   if (!SPECIAL.test(s)) return '"' + s + '"';
   if (LONE_SURROGATE.test(s)) fail(`${what} with a lone surrogate`, path);
   return JSON.stringify(s);
@@ -98,32 +99,32 @@ function writeString(s: string, path: (string | number)[], what = 'a string'): s
 
 function writeArray(arr: unknown[], path: (string | number)[], seen: object[]): string {
   // Subclasses and other realms' arrays could carry behaviour or extra state; keep to plain ones.
-  if (Object.getPrototypeOf(arr) !== ARRAY_PROTO) fail('an Array subclass instance', path);
+  if (Object.getPrototypeOf(arr) !== ARRAY_PROTO) fail("an Array subclass instance", path);
   const n = arr.length;
-  if (n === 0) return '[]';
+  if (n === 0) return "[]";
   seen.push(arr);
-  let out = '[';
+  let out = "[";
   for (let i = 0; i < n; i++) {
     path.push(i);
     const item = arr[i];
-    if (item === undefined && !(i in arr)) fail('an array hole (sparse array)', path);
-    out += (i === 0 ? '' : ',') + write(item, path, seen);
+    if (item === undefined && !(i in arr)) fail("an array hole (sparse array)", path);
+    out += (i === 0 ? "" : ",") + write(item, path, seen);
     path.pop();
   }
   seen.pop();
-  return out + ']';
+  return out + "]";
 }
 
 function writeObject(obj: object, path: (string | number)[], seen: object[]): string {
   const proto = Object.getPrototypeOf(obj);
   if (proto !== OBJECT_PROTO && proto !== null) fail(`a non-plain object (${kindOf(obj)})`, path);
-  if (Object.getOwnPropertySymbols(obj).length > 0) fail('a symbol-keyed property', path);
+  if (Object.getOwnPropertySymbols(obj).length > 0) fail("a symbol-keyed property", path);
   const keys = Object.keys(obj);
-  if (keys.length === 0) return '{}';
+  if (keys.length === 0) return "{}";
   sortKeys(keys);
   seen.push(obj);
   const rec = obj as Record<string, unknown>;
-  let out = '';
+  let out = "";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     path.push(key);
@@ -131,7 +132,7 @@ function writeObject(obj: object, path: (string | number)[], seen: object[]): st
     path.pop();
   }
   seen.pop();
-  return '{' + out.slice(1) + '}';
+  return "{" + out.slice(1) + "}";
 }
 
 /**
@@ -146,7 +147,7 @@ const MAX_HEAD_KEY = 64;
 function memberHead(key: string, path: (string | number)[]): string {
   let head = HEADS.get(key);
   if (head === undefined) {
-    head = ',' + writeString(key, path, 'a key') + ':';
+    head = "," + writeString(key, path, "a key") + ":";
     if (key.length > MAX_HEAD_KEY) return head;
     if (HEADS.size >= MAX_HEADS) HEADS.clear();
     HEADS.set(key, head);
@@ -177,7 +178,7 @@ function sortKeys(keys: string[]): void {
 /** A name for the error message only: "Date", "Map", a class name, or "custom prototype". */
 function kindOf(obj: object): string {
   const ctor: unknown = (obj as { constructor?: unknown }).constructor;
-  return typeof ctor === 'function' && ctor !== Object && ctor.name !== '' ? ctor.name : 'custom prototype';
+  return typeof ctor === "function" && ctor !== Object && ctor.name !== "" ? ctor.name : "custom prototype";
 }
 
 function fail(what: string, path: readonly (string | number)[]): never {
@@ -186,7 +187,7 @@ function fail(what: string, path: readonly (string | number)[]): never {
 
 /** RFC 6901 JSON Pointer: "~" and "/" inside a key are escaped as "~0" and "~1". */
 function pointer(path: readonly (string | number)[]): string {
-  let out = '';
-  for (const seg of path) out += '/' + String(seg).replaceAll('~', '~0').replaceAll('/', '~1');
+  let out = "";
+  for (const seg of path) out += "/" + String(seg).replaceAll("~", "~0").replaceAll("/", "~1");
   return out;
 }

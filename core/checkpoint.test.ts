@@ -123,7 +123,9 @@ describe("golang.org/x/mod/sumdb/note vectors", () => {
       TEXT + "\n" + PETER_SIG.slice(0, -1),
       "\x01" + TEXT + "\n" + PETER_SIG,
       "\ud800" + TEXT + "\n" + PETER_SIG, // a JS string's analogue of Go's invalid UTF-8 "\xff"
-      TEXT + "\n" + "— Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=",
+      TEXT +
+        "\n" +
+        "— Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=",
       TEXT + "\n" + PETER_SIG + "Unexpected line.\n",
     ];
     for (const msg of bad) expect(() => openNote(msg, [peter]), JSON.stringify(msg)).toThrow(/malformed note/);
@@ -147,7 +149,8 @@ describe("golang.org/x/mod/sumdb/note vectors", () => {
       }
     };
     for (let i = 0; i <= PETER_VKEY.length; i++) {
-      for (let j = i + 1; j <= PETER_VKEY.length; j++) if (i !== 0 || j !== PETER_VKEY.length) tryKey(PETER_VKEY.slice(i, j));
+      for (let j = i + 1; j <= PETER_VKEY.length; j++)
+        if (i !== 0 || j !== PETER_VKEY.length) tryKey(PETER_VKEY.slice(i, j));
     }
     for (let i = 0; i < PETER_VKEY.length; i++) {
       tryKey(PETER_VKEY.slice(0, i) + String.fromCharCode(PETER_VKEY.charCodeAt(i) + 1) + PETER_VKEY.slice(i + 1));
@@ -155,7 +158,9 @@ describe("golang.org/x/mod/sumdb/note vectors", () => {
     expect(accepted).toEqual([]);
     // Go's own: wrong key length and unknown algorithm, each with a matching key ID. (The first
     // also has non-canonical base64 — "Y==" leaves bits set — so it fails here even earlier.)
-    expect(() => parseVerifierKey("PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY==")).toThrow();
+    expect(() =>
+      parseVerifierKey("PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=="),
+    ).toThrow();
     expect(() => parseVerifierKey("PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW")).toThrow(
       /unknown algorithm/,
     );
@@ -166,7 +171,9 @@ describe("golang.org/x/mod/sumdb/note vectors", () => {
       return `${name}+${toHex(id)}+${toB64(key)}`;
     };
     expect(() => parseVerifierKey(vkeyOf("PeterNeumann", new Uint8Array([0x01, ...pk, 0x00])))).toThrow(/32 bytes/);
-    expect(() => parseVerifierKey(vkeyOf("PeterNeumann", new Uint8Array([0x01, ...pk.subarray(1)])))).toThrow(/32 bytes/);
+    expect(() => parseVerifierKey(vkeyOf("PeterNeumann", new Uint8Array([0x01, ...pk.subarray(1)])))).toThrow(
+      /32 bytes/,
+    );
     expect(() => parseVerifierKey(vkeyOf("PeterNeumann", new Uint8Array([0x02, ...pk])))).toThrow(/unknown algorithm/);
     expect(vkeyOf("PeterNeumann", new Uint8Array([0x01, ...pk]))).toBe(PETER_VKEY);
     expect(() => parseVerifierKey("PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW")).toThrow(
@@ -202,12 +209,7 @@ describe("keyId and verifier keys", () => {
   it("is SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key)[:4], name in UTF-8", () => {
     const { publicKey } = generateKeyPair("ed25519");
     for (const name of ["example.com/log", "exämple.org/ログ"]) {
-      const input = new Uint8Array([
-        ...new TextEncoder().encode(name),
-        0x0a,
-        0x01,
-        ...Buffer.from(publicKey, "hex"),
-      ]);
+      const input = new Uint8Array([...new TextEncoder().encode(name), 0x0a, 0x01, ...Buffer.from(publicKey, "hex")]);
       expect(toHex(keyId(name, publicKey))).toBe(toHex(sha256(input).subarray(0, 4)));
       expect(keyId(name, publicKey)).toHaveLength(4);
     }
@@ -247,12 +249,28 @@ describe("checkpoint body", () => {
     expect(parseCheckpoint(formatCheckpoint(withExt))).toEqual(withExt);
     expect(parseCheckpoint(formatCheckpoint({ ...c, extensions: [] }))).toEqual(c);
     expect(parseCheckpoint(formatCheckpoint({ ...c, size: 0 })).size).toBe(0);
-    expect(parseCheckpoint(formatCheckpoint({ ...c, size: Number.MAX_SAFE_INTEGER })).size).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parseCheckpoint(formatCheckpoint({ ...c, size: Number.MAX_SAFE_INTEGER })).size).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
   });
 
   it("refuses sizes that are not canonical decimal safe integers", () => {
     const root = toB64(c.rootHash);
-    for (const size of ["", "01", "00", "-1", "+1", " 1", "1 ", "1.0", "1e3", "0x10", "١٢", "9007199254740992", "99999999999999999999"]) {
+    for (const size of [
+      "",
+      "01",
+      "00",
+      "-1",
+      "+1",
+      " 1",
+      "1 ",
+      "1.0",
+      "1e3",
+      "0x10",
+      "١٢",
+      "9007199254740992",
+      "99999999999999999999",
+    ]) {
       expect(() => parseCheckpoint(`o\n${size}\n${root}\n`), JSON.stringify(size)).toThrow(/malformed checkpoint/);
     }
   });
@@ -339,7 +357,9 @@ describe("signed checkpoints", () => {
     const stranger = party("stranger.example");
     const note = signNote(formatCheckpoint(c), [stranger.signer, log.signer]);
     expect(openNote(note, [log.verifier]).verifiedBy).toEqual([log.verifier.name]);
-    expect(() => verifyCheckpoint(signCheckpoint(c, stranger.signer), [log.verifier])).toThrow(/no verifiable signatures/);
+    expect(() => verifyCheckpoint(signCheckpoint(c, stranger.signer), [log.verifier])).toThrow(
+      /no verifiable signatures/,
+    );
     expect(() => verifyCheckpoint(signCheckpoint(c, log.signer), [])).toThrow(/no verifiable signatures/);
     // Same name, other key (e.g. after a rotation): a different key ID, so unknown, not invalid.
     const rotated = { name: log.verifier.name, publicKeyHex: party("x").verifier.publicKeyHex };
@@ -358,7 +378,9 @@ describe("signed checkpoints", () => {
     const witnessRaw = b64(witnessLine.slice(witnessLine.lastIndexOf(" ") + 1, -1));
     witnessRaw.set(logRaw.subarray(4), 4);
     const swapped = note.replace(witnessLine, `— ${witness.signer.name} ${toB64(witnessRaw)}\n`);
-    expect(() => openNote(swapped, [log.verifier, witness.verifier])).toThrow(/invalid signature for key witness\.example\/w1/);
+    expect(() => openNote(swapped, [log.verifier, witness.verifier])).toThrow(
+      /invalid signature for key witness\.example\/w1/,
+    );
     expect(openNote(swapped, [log.verifier]).verifiedBy).toEqual([log.signer.name]);
   });
 
@@ -400,7 +422,10 @@ describe("malformed notes", () => {
     ["no space after the name", text + "\n" + `— example.com/log${sig}\n`],
     ["bad base64", text + "\n" + `— example.com/log ${sig.replace(/.$/, "*")}\n`],
     ["unpadded base64", text + "\n" + `— example.com/log ${sig.replace(/=+$/, "")}\n`],
-    ["non-canonical base64 (trailing bits)", text + "\n" + `— example.com/log ${sig.slice(0, -2)}${sibling(sig.at(-2)!)}=\n`],
+    [
+      "non-canonical base64 (trailing bits)",
+      text + "\n" + `— example.com/log ${sig.slice(0, -2)}${sibling(sig.at(-2)!)}=\n`,
+    ],
     ["empty base64", text + "\n" + "— example.com/log \n"],
     ["signature under 5 bytes", text + "\n" + `— example.com/log ${toB64(new Uint8Array(4))}\n`],
     ["'+' in the name", text + "\n" + `— example.com+log ${sig}\n`],
@@ -432,7 +457,9 @@ describe("malformed notes", () => {
   });
 
   it("openNote refuses an invalid verifier rather than silently ignoring it", () => {
-    expect(() => openNote(note, [{ name: "bad name", publicKeyHex: log.verifier.publicKeyHex }])).toThrow(/invalid key name/);
+    expect(() => openNote(note, [{ name: "bad name", publicKeyHex: log.verifier.publicKeyHex }])).toThrow(
+      /invalid key name/,
+    );
     expect(() => openNote(note, [{ name: "ok", publicKeyHex: "abcd" }])).toThrow(/32 bytes/);
   });
 });
@@ -462,7 +489,9 @@ describe("every refusal carries a code", () => {
     raw[40]! ^= 0x01;
     const forged = note.replace(line, line.slice(0, sigStart) + toB64(raw) + "\n");
     expect(codeOf(() => openNote(forged, [log.verifier]))).toBe("bad-signature");
-    expect(codeOf(() => verifyCheckpoint(signNote("just text\n", [log.signer]), [log.verifier]))).toBe("checkpoint-malformed");
+    expect(codeOf(() => verifyCheckpoint(signNote("just text\n", [log.signer]), [log.verifier]))).toBe(
+      "checkpoint-malformed",
+    );
     expect(codeOf(() => parseVerifierKey("no-plus-signs"))).toBe("key-malformed");
     const vkey = verifierKey(log.verifier.name, log.verifier.publicKeyHex);
     expect(codeOf(() => parseVerifierKey(vkey.replace(/\+[0-9a-f]{8}\+/, "+00000000+")))).toBe("key-malformed");

@@ -89,7 +89,8 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
   // Split at the first two '+' only: the base64 key data may itself contain '+'.
   const plus1 = vkey.indexOf("+");
   const plus2 = plus1 < 0 ? -1 : vkey.indexOf("+", plus1 + 1);
-  if (plus2 < 0) throw new NoteError("key-malformed", `malformed verifier key ${preview(vkey)}: expected <name>+<key id>+<key>`);
+  if (plus2 < 0)
+    throw new NoteError("key-malformed", `malformed verifier key ${preview(vkey)}: expected <name>+<key id>+<key>`);
   const name = vkey.slice(0, plus1);
   const idHex = vkey.slice(plus1 + 1, plus2);
   const key = decodeBase64(vkey.slice(plus2 + 1));
@@ -100,8 +101,10 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
   if (idHex.toLowerCase() !== toHex(keyHash(name, key))) {
     throw new NoteError("key-malformed", `verifier key ${preview(vkey)}: key ID does not match name and key`);
   }
-  if (key[0] !== ED25519_TYPE) throw new NoteError("key-unsupported", `verifier key ${preview(vkey)}: unknown algorithm ${key[0]}`);
-  if (key.length !== 1 + 32) throw new NoteError("key-malformed", `verifier key ${preview(vkey)}: an Ed25519 key is 32 bytes`);
+  if (key[0] !== ED25519_TYPE)
+    throw new NoteError("key-unsupported", `verifier key ${preview(vkey)}: unknown algorithm ${key[0]}`);
+  if (key.length !== 1 + 32)
+    throw new NoteError("key-malformed", `verifier key ${preview(vkey)}: an Ed25519 key is 32 bytes`);
   return { name, publicKeyHex: toHex(key.subarray(1)) };
 }
 
@@ -131,19 +134,29 @@ export function parseCheckpoint(text: string): Checkpoint {
   const lines = text.slice(0, -1).split("\n");
   const [origin, sizeLine, rootLine, ...extensions] = lines;
   if (origin === undefined || sizeLine === undefined || rootLine === undefined) {
-    throw new NoteError("checkpoint-malformed", `malformed checkpoint: ${lines.length} lines, need origin, size and root hash`);
+    throw new NoteError(
+      "checkpoint-malformed",
+      `malformed checkpoint: ${lines.length} lines, need origin, size and root hash`,
+    );
   }
   if (origin === "") throw new NoteError("checkpoint-malformed", "malformed checkpoint: empty origin line");
   // DECIMAL refuses signs, spaces and leading zeros; the safe-integer check refuses the rest.
   const size = Number(sizeLine);
   if (!DECIMAL.test(sizeLine) || !Number.isSafeInteger(size)) {
-    throw new NoteError("checkpoint-malformed", `malformed checkpoint: tree size ${preview(sizeLine)} is not a decimal safe integer`);
+    throw new NoteError(
+      "checkpoint-malformed",
+      `malformed checkpoint: tree size ${preview(sizeLine)} is not a decimal safe integer`,
+    );
   }
   const rootHash = decodeBase64(rootLine);
   if (rootHash === undefined || rootHash.length !== ROOT_HASH_SIZE) {
-    throw new NoteError("checkpoint-malformed", `malformed checkpoint: root hash ${preview(rootLine)} is not base64 of ${ROOT_HASH_SIZE} bytes`);
+    throw new NoteError(
+      "checkpoint-malformed",
+      `malformed checkpoint: root hash ${preview(rootLine)} is not base64 of ${ROOT_HASH_SIZE} bytes`,
+    );
   }
-  if (extensions.some((e) => e === "")) throw new NoteError("checkpoint-malformed", "malformed checkpoint: empty extension line");
+  if (extensions.some((e) => e === ""))
+    throw new NoteError("checkpoint-malformed", "malformed checkpoint: empty extension line");
   return extensions.length > 0 ? { origin, size, rootHash, extensions } : { origin, size, rootHash };
 }
 
@@ -163,8 +176,10 @@ export function verifyCheckpoint(note: string, verifiers: NoteVerifier[]): Check
 /** Signs `text` (which must end in a newline) with every signer, in order. */
 export function signNote(text: string, signers: NoteSigner[]): string {
   assertNoteText(text, "note text", "invalid-input");
-  if (!Array.isArray(signers) || signers.length === 0) throw new NoteError("invalid-input", "signNote needs at least one signer");
-  if (signers.length > MAX_SIGNATURES) throw new NoteError("invalid-input", `a note carries at most ${MAX_SIGNATURES} signatures`);
+  if (!Array.isArray(signers) || signers.length === 0)
+    throw new NoteError("invalid-input", "signNote needs at least one signer");
+  if (signers.length > MAX_SIGNATURES)
+    throw new NoteError("invalid-input", `a note carries at most ${MAX_SIGNATURES} signatures`);
   const message = encoder.encode(text);
   let lines = "";
   for (const { name, secretKeyHex } of signers) {
@@ -188,16 +203,19 @@ export function openNote(note: string, verifiers: NoteVerifier[]): { text: strin
   if (split < 0) throw new NoteError("malformed", "malformed note: no blank line before the signatures");
   const text = note.slice(0, split + 1);
   const block = note.slice(split + 2);
-  if (block === "" || !block.endsWith("\n")) throw new NoteError("malformed", "malformed note: signature block must end in a newline");
+  if (block === "" || !block.endsWith("\n"))
+    throw new NoteError("malformed", "malformed note: signature block must end in a newline");
   const lines = block.slice(0, -1).split("\n");
   // Counted before any verification, so a huge note costs no signature checks.
-  if (lines.length > MAX_SIGNATURES) throw new NoteError("malformed", `malformed note: more than ${MAX_SIGNATURES} signatures`);
+  if (lines.length > MAX_SIGNATURES)
+    throw new NoteError("malformed", `malformed note: more than ${MAX_SIGNATURES} signatures`);
 
   const known = knownKeys(verifiers);
   const message = encoder.encode(text);
   const verifiedBy: string[] = [];
   for (const line of lines) {
-    if (!line.startsWith(SIG_PREFIX)) throw new NoteError("malformed", `malformed note: bad signature line ${preview(line)}`);
+    if (!line.startsWith(SIG_PREFIX))
+      throw new NoteError("malformed", `malformed note: bad signature line ${preview(line)}`);
     const rest = line.slice(SIG_PREFIX.length);
     const space = rest.indexOf(" ");
     const name = space < 0 ? rest : rest.slice(0, space);
@@ -208,13 +226,15 @@ export function openNote(note: string, verifiers: NoteVerifier[]): { text: strin
     const id = toHex(raw.subarray(0, 4));
     const candidates = known.get(`${name}\n${id}`);
     if (candidates === undefined) continue; // unknown key: ignored, as the spec requires
-    if (candidates.length > 1) throw new NoteError("ambiguous-key", `ambiguous verifier key ${name}+${id}: several keys share it`);
+    if (candidates.length > 1)
+      throw new NoteError("ambiguous-key", `ambiguous verifier key ${name}+${id}: several keys share it`);
     if (!verify("ed25519", candidates[0]!, message, toHex(raw.subarray(4)))) {
       throw new NoteError("bad-signature", `invalid signature for key ${name}+${id}`);
     }
     if (!verifiedBy.includes(name)) verifiedBy.push(name);
   }
-  if (verifiedBy.length === 0) throw new NoteError("no-known-signature", "note has no verifiable signatures: no known key signed it");
+  if (verifiedBy.length === 0)
+    throw new NoteError("no-known-signature", "note has no verifiable signatures: no known key signed it");
   return { text, verifiedBy };
 }
 
@@ -254,7 +274,8 @@ function assertNoteText(text: unknown, what: string, code: NoteErrorCode): asser
 
 /** One non-empty line of note text. */
 function assertLine(line: unknown, what: string): asserts line is string {
-  if (typeof line !== "string" || line === "") throw new NoteError("invalid-input", `checkpoint ${what} must be a non-empty string`);
+  if (typeof line !== "string" || line === "")
+    throw new NoteError("invalid-input", `checkpoint ${what} must be a non-empty string`);
   if (line.includes("\n") || CONTROL.test(line) || LONE_SURROGATE.test(line)) {
     throw new NoteError("invalid-input", `checkpoint ${what} ${preview(line)} must be one line of valid text`);
   }

@@ -32,7 +32,9 @@ describe("CompactRange", () => {
   it("rebuilds from perfect subtrees and carries on identically; clones are independent", () => {
     const subtree = rangeHasher(leaves);
     for (const size of [0, 1, 5, 64, 100]) {
-      const rebuilt = CompactRange.fromPerfect(size, (level, index) => subtree(index * 2 ** level, (index + 1) * 2 ** level));
+      const rebuilt = CompactRange.fromPerfect(size, (level, index) =>
+        subtree(index * 2 ** level, (index + 1) * 2 ** level),
+      );
       expect(hex(rebuilt.root())).toBe(hex(rootHash(leaves.slice(0, size))));
       const copy = rebuilt.clone();
       rebuilt.append(leaves[size]!);

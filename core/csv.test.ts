@@ -34,7 +34,12 @@ describe("RFC 4180 CSV", () => {
     expect(parsed.errors).toEqual([]);
     expect(parsed.data).toEqual(records.map((r) => ({ ...r, n: String(r.n) })));
     // The same as papaparse's own writer with CRLF.
-    expect(text).toBe(`${Papa.unparse(records.map((r) => ({ ...r })), { newline: "\r\n", columns: [...columns] })}\r\n`);
+    expect(text).toBe(
+      `${Papa.unparse(
+        records.map((r) => ({ ...r })),
+        { newline: "\r\n", columns: [...columns] },
+      )}\r\n`,
+    );
   });
 
   it("formats rows one at a time for streaming, refusing a missing column", () => {

@@ -46,7 +46,10 @@ export function csvWriter<K extends string>(columns: readonly K[]) {
 }
 
 /** A whole CSV document: header and records. */
-export function csvDocument<K extends string>(columns: readonly K[], records: Iterable<Readonly<Record<K, CsvCell>>>): string {
+export function csvDocument<K extends string>(
+  columns: readonly K[],
+  records: Iterable<Readonly<Record<K, CsvCell>>>,
+): string {
   const writer = csvWriter(columns);
   let out = writer.header;
   for (const record of records) out += writer.row(record);

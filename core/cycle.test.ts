@@ -14,6 +14,7 @@ describe("cycles", () => {
   it("refuses instants before C-1 and malformed labels", () => {
     expect(() => cycleNumber(new Date("2025-07-03T23:59:59.999Z"))).toThrow(/before cycle C-1/);
     expect(parseCycle("C-151")).toBe(151);
-    for (const bad of ["C-0", "C-01", "c-1", "C-1.5", "151"]) expect(() => parseCycle(bad)).toThrow(/not a cycle label/);
+    for (const bad of ["C-0", "C-01", "c-1", "C-1.5", "151"])
+      expect(() => parseCycle(bad)).toThrow(/not a cycle label/);
   });
 });

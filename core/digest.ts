@@ -6,22 +6,22 @@
  * short inputs a ledger entry hashes.
  * @module
  */
-import { hash as oneShot } from 'node:crypto';
-import { canonicalize } from './canonical.ts';
+import { hash as oneShot } from "node:crypto";
+import { canonicalize } from "./canonical.ts";
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const HEX = /^(?:[0-9a-f]{2})*$/;
-const PREFIX = 'sha256:';
+const PREFIX = "sha256:";
 
 /** SHA-256 of bytes, or of a string's UTF-8 encoding. */
 export function sha256(data: Uint8Array | string): Uint8Array {
   // Copy out of the Buffer: callers get a plain Uint8Array that owns its memory.
-  return new Uint8Array(oneShot('sha256', data, 'buffer'));
+  return new Uint8Array(oneShot("sha256", data, "buffer"));
 }
 
 /** SHA-256 as 64 lowercase hex characters. */
 export function sha256Hex(data: Uint8Array | string): string {
-  return oneShot('sha256', data, 'hex');
+  return oneShot("sha256", data, "hex");
 }
 
 /** `sha256:<hex>` of the RFC 8785 canonical JSON of `value`: equal values give equal digests. */
@@ -32,12 +32,12 @@ export function digestOf(value: unknown): string {
 
 /** True only for the exact form `sha256:` followed by 64 lowercase hex characters. */
 export function isDigest(value: unknown): value is string {
-  return typeof value === 'string' && DIGEST.test(value);
+  return typeof value === "string" && DIGEST.test(value);
 }
 
 /** The 32 hash bytes of a digest string; throws unless {@link isDigest} holds. */
 export function parseDigest(digest: string): Uint8Array {
-  if (typeof digest !== 'string') throw new Error(`digest must be a string, got ${typeof digest}`);
+  if (typeof digest !== "string") throw new Error(`digest must be a string, got ${typeof digest}`);
   if (!DIGEST.test(digest)) {
     throw new Error(`invalid digest ${preview(digest)}: expected "sha256:" and 64 lowercase hex characters`);
   }
@@ -46,15 +46,15 @@ export function parseDigest(digest: string): Uint8Array {
 
 /** `sha256:<hex>` of a 32-byte SHA-256 hash. */
 export function formatDigest(hash: Uint8Array): string {
-  if (!(hash instanceof Uint8Array)) throw new Error('hash must be a Uint8Array');
+  if (!(hash instanceof Uint8Array)) throw new Error("hash must be a Uint8Array");
   if (hash.length !== 32) throw new Error(`a SHA-256 hash is 32 bytes, got ${hash.length}`);
   return PREFIX + toHex(hash);
 }
 
 /** Lowercase hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
-  if (!(bytes instanceof Uint8Array)) throw new Error('bytes must be a Uint8Array');
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  if (!(bytes instanceof Uint8Array)) throw new Error("bytes must be a Uint8Array");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
 /**
@@ -62,14 +62,14 @@ export function toHex(bytes: Uint8Array): string {
  * first bad character, and accepting uppercase would give one value two spellings.
  */
 export function fromHex(hex: string): Uint8Array {
-  if (typeof hex !== 'string') throw new Error(`hex must be a string, got ${typeof hex}`);
+  if (typeof hex !== "string") throw new Error(`hex must be a string, got ${typeof hex}`);
   if (!HEX.test(hex)) {
     throw new Error(`invalid hex ${preview(hex)}: expected an even number of lowercase [0-9a-f] characters`);
   }
-  return new Uint8Array(Buffer.from(hex, 'hex'));
+  return new Uint8Array(Buffer.from(hex, "hex"));
 }
 
 /** A bounded, quoted rendering of untrusted input for error messages. */
 function preview(s: string): string {
-  return JSON.stringify(s.length > 80 ? s.slice(0, 80) + '…' : s);
+  return JSON.stringify(s.length > 80 ? s.slice(0, 80) + "…" : s);
 }

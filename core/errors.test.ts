@@ -19,6 +19,11 @@ describe("CodedError", () => {
   it("keeps what a subclass adds (the refused event's index of an append)", () => {
     const error = new LedgerAppendError(2, "not a known event type");
     expect(error).toBeInstanceOf(CodedError);
-    expect([error.code, error.index, error.name, error.message]).toEqual(["invalid-event", 2, "LedgerAppendError", "event 2: not a known event type"]);
+    expect([error.code, error.index, error.name, error.message]).toEqual([
+      "invalid-event",
+      2,
+      "LedgerAppendError",
+      "event 2: not a known event type",
+    ]);
   });
 });

@@ -47,31 +47,36 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
     id: "mic",
     term: "MIC",
     abbr: "the platform's unit of account",
-    definition: "The unit balances, stakes and rewards are counted in. One MIC is 1,000,000 shards; amounts are exact integers of shards, written as decimal strings.",
+    definition:
+      "The unit balances, stakes and rewards are counted in. One MIC is 1,000,000 shards; amounts are exact integers of shards, written as decimal strings.",
     match: /\bMIC\b/,
   },
   {
     id: "shard",
     term: "shard",
-    definition: "The smallest amount of MIC: one millionth of a MIC. Balances are whole numbers of shards, so no amount is ever rounded.",
+    definition:
+      "The smallest amount of MIC: one millionth of a MIC. Balances are whole numbers of shards, so no amount is ever rounded.",
     match: /\bshards?\b/,
   },
   {
     id: "sentinel",
     term: "sentinel",
-    definition: "An agent that watches the platform and reports a heartbeat: its uptime, its office integrity and its coordination with the others. Sentinels are the offices that vote in consensus sessions.",
+    definition:
+      "An agent that watches the platform and reports a heartbeat: its uptime, its office integrity and its coordination with the others. Sentinels are the offices that vote in consensus sessions.",
     match: /\b[Ss]entinels?\b/,
   },
   {
     id: "cathedral",
     term: "cathedral",
-    definition: "The name of an audience's data area (government, academics, philosophy, economy, diplomacy) as written in the data: each area, and each sentinel, belongs to one cathedral.",
+    definition:
+      "The name of an audience's data area (government, academics, philosophy, economy, diplomacy) as written in the data: each area, and each sentinel, belongs to one cathedral.",
     match: /\b[Cc]athedrals?\b/,
   },
   {
     id: "cycle",
     term: "cycle",
-    definition: "A day of the platform, numbered C-<n> from a configured genesis (2025-12-01 is C-151). Pulses, sessions and rewards are dated by cycle.",
+    definition:
+      "A day of the platform, numbered C-<n> from a configured genesis (2025-12-01 is C-151). Pulses, sessions and rewards are dated by cycle.",
     match: /\bC-[1-9][0-9]*\b/,
   },
   {
@@ -85,13 +90,15 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
   {
     id: "pulse",
     term: "pulse",
-    definition: "One signed measurement of GI and MII with the inputs that produced it, appended to the pulse history; the timeline and the badge are drawn from it.",
+    definition:
+      "One signed measurement of GI and MII with the inputs that produced it, appended to the pulse history; the timeline and the badge are drawn from it.",
     match: /\b[Pp]ulses?\b/,
   },
   {
     id: "ledger",
     term: "ledger",
-    definition: "The append-only, tamper-evident record under everything: a hash-chained RFC 9162 Merkle log with signed checkpoints, so anyone can check a download offline.",
+    definition:
+      "The append-only, tamper-evident record under everything: a hash-chained RFC 9162 Merkle log with signed checkpoints, so anyone can check a download offline.",
     match: /\b[Ll]edger\b/,
   },
 ];

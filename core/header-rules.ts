@@ -52,7 +52,10 @@ export function effectiveHeaders(rules: readonly HeaderRule[], path: string): Re
     if (!pathMatches(rule.path, path)) continue;
     for (const name of rule.detach ?? []) delete out[name];
     for (const [name, value] of Object.entries(rule.headers)) {
-      if (Object.hasOwn(out, name)) throw new HeaderRuleError(`${path}: ${name} is set by two rules (the second is ${rule.path}); a host would join the values`);
+      if (Object.hasOwn(out, name))
+        throw new HeaderRuleError(
+          `${path}: ${name} is set by two rules (the second is ${rule.path}); a host would join the values`,
+        );
       out[name] = value;
     }
   }

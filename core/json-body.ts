@@ -40,7 +40,13 @@ export function jsonBodyProblem(text: string, members: number): JsonBodyProblem 
 /** The first problem at or below `value` (at pointer `at`); counts the object members it passes. */
 function walk(value: unknown, at: string, walked: { members: number }): JsonBodyProblem | null {
   if (typeof value !== "object" || value === null) {
-    return isCanonicalizableJson(value) ? null : { pointer: at, reason: typeof value === "number" ? "a number beyond the range of a double" : "a string with a lone surrogate" };
+    return isCanonicalizableJson(value)
+      ? null
+      : {
+          pointer: at,
+          reason:
+            typeof value === "number" ? "a number beyond the range of a double" : "a string with a lone surrogate",
+        };
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {

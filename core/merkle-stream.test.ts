@@ -27,7 +27,9 @@ describe("StreamingRoot", () => {
   it("keeps an empty leaf as a leaf, and refuses a batch that does not start with the leaf prefix", () => {
     const stream = new StreamingRoot();
     stream.appendLeafInputs(Buffer.from([0, 0, 0x61]));
-    expect(Buffer.from(stream.root())).toEqual(Buffer.from(rootHash([leafHash(new Uint8Array(0)), leafHash(encoder.encode("a"))])));
+    expect(Buffer.from(stream.root())).toEqual(
+      Buffer.from(rootHash([leafHash(new Uint8Array(0)), leafHash(encoder.encode("a"))])),
+    );
     expect(() => stream.appendLeafInputs(Buffer.from("a"))).toThrow(/leaf prefix/);
     stream.appendLeafInputs(Buffer.alloc(0));
     expect(stream.size).toBe(2);
@@ -42,8 +44,12 @@ describe("StreamingRoot", () => {
       const fromRange: string[] = [];
       const fromStream: string[] = [];
       for (const leaf of leaves.slice(start)) {
-        range.append(leaf, (level, index, hash) => fromRange.push(`${level}/${index}/${Buffer.from(hash).toString("hex")}`));
-        stream.appendLeafHash(Buffer.from(leaf).toString("latin1"), (level, index, hash) => fromStream.push(`${level}/${index}/${Buffer.from(hash, "latin1").toString("hex")}`));
+        range.append(leaf, (level, index, hash) =>
+          fromRange.push(`${level}/${index}/${Buffer.from(hash).toString("hex")}`),
+        );
+        stream.appendLeafHash(Buffer.from(leaf).toString("latin1"), (level, index, hash) =>
+          fromStream.push(`${level}/${index}/${Buffer.from(hash, "latin1").toString("hex")}`),
+        );
       }
       expect(fromStream, `from ${start}`).toEqual(fromRange);
       expect(Buffer.from(stream.root())).toEqual(Buffer.from(rootHash(leaves)));

@@ -24,7 +24,8 @@ export class StreamingRoot {
   static resume(size: number, edge: readonly Uint8Array[]): StreamingRoot {
     let subtrees = 0;
     for (let s = size; s > 0; s = Math.floor(s / 2)) subtrees += s % 2;
-    if (!Number.isSafeInteger(size) || size < 0 || edge.length !== subtrees) throw new RangeError(`a tree of ${size} leaves has ${subtrees} edge hashes, not ${edge.length}`);
+    if (!Number.isSafeInteger(size) || size < 0 || edge.length !== subtrees)
+      throw new RangeError(`a tree of ${size} leaves has ${subtrees} edge hashes, not ${edge.length}`);
     const stream = new StreamingRoot();
     stream.#size = size;
     for (const hash of edge) stream.#edge.push(Buffer.from(hash).toString("latin1"));

@@ -94,7 +94,7 @@ export type RangeHasher = (start: number, end: number) => Uint8Array;
 /** A RangeHasher over an in-memory list: builds every perfect subtree once, then answers in O(log n). */
 export function rangeHasher(leafHashes: readonly Uint8Array[]): RangeHasher {
   const levels: Uint8Array[][] = [leafHashes.slice()];
-  for (let below = levels[0]!; below.length >= 2; ) {
+  for (let below = levels[0]!; below.length >= 2;) {
     const above: Uint8Array[] = [];
     for (let i = 0; i + 1 < below.length; i += 2) above.push(nodeHash(below[i]!, below[i + 1]!));
     levels.push(above);

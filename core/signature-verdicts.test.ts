@@ -11,7 +11,10 @@ describe("SignatureVerdicts", () => {
 
   it("answers from the verdict of exactly the same algorithm, key, message (by its bytes) and signature", () => {
     // A verdict contrary to the truth shows which answers come from it.
-    const verdicts = new SignatureVerdicts([{ algorithm: "ed25519", publicKeyHex: publicKey, message, signatureHex }], [false]);
+    const verdicts = new SignatureVerdicts(
+      [{ algorithm: "ed25519", publicKeyHex: publicKey, message, signatureHex }],
+      [false],
+    );
     expect(verdicts.verify("ed25519", publicKey, message, signatureHex)).toBe(false);
     expect(verdicts.verify("ed25519", publicKey, utf8("the message"), signatureHex)).toBe(false); // equal bytes, another array
     // Any other question is verified in place: the true answers.
@@ -24,6 +27,8 @@ describe("SignatureVerdicts", () => {
   });
 
   it("refuses answers that do not match the questions one to one", () => {
-    expect(() => new SignatureVerdicts([{ algorithm: "ed25519", publicKeyHex: publicKey, message, signatureHex }], [])).toThrow(/1 signature questions, 0 answers/);
+    expect(
+      () => new SignatureVerdicts([{ algorithm: "ed25519", publicKeyHex: publicKey, message, signatureHex }], []),
+    ).toThrow(/1 signature questions, 0 answers/);
   });
 });

@@ -25,7 +25,8 @@ export class SignatureVerdicts {
 
   /** `answers[i]` is `verify`'s answer to `questions[i]`, computed elsewhere. */
   constructor(questions: readonly SignatureQuestion[], answers: readonly boolean[]) {
-    if (questions.length !== answers.length) throw new Error(`${questions.length} signature questions, ${answers.length} answers`);
+    if (questions.length !== answers.length)
+      throw new Error(`${questions.length} signature questions, ${answers.length} answers`);
     this.#questions = questions;
     this.#answers = answers;
   }
@@ -39,7 +40,13 @@ export class SignatureVerdicts {
   verify(algorithm: SignatureAlgorithm, publicKeyHex: string, message: Uint8Array, signatureHex: string): boolean {
     for (let i = 0; i < this.#questions.length; i++) {
       const q = this.#questions[i]!;
-      if (q.algorithm === algorithm && q.publicKeyHex === publicKeyHex && q.signatureHex === signatureHex && sameBytes(q.message, message)) return this.#answers[i]!;
+      if (
+        q.algorithm === algorithm &&
+        q.publicKeyHex === publicKeyHex &&
+        q.signatureHex === signatureHex &&
+        sameBytes(q.message, message)
+      )
+        return this.#answers[i]!;
     }
     return verify(algorithm, publicKeyHex, message, signatureHex);
   }

@@ -5,7 +5,14 @@ import { vectorsPath } from "../test/support/vectors.ts";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256, sha512 } from "@noble/hashes/sha2.js";
-import { generateKeyPair, isValidPublicKey, publicKeyFromSecret, sign, verify, type SignatureAlgorithm } from "./signature.ts";
+import {
+  generateKeyPair,
+  isValidPublicKey,
+  publicKeyFromSecret,
+  sign,
+  verify,
+  type SignatureAlgorithm,
+} from "./signature.ts";
 
 // Wycheproof vectors: the verbatim copy in vendor/vectors (see its README and PROVENANCE.tsv).
 const WYCHEPROOF = pathToFileURL(vectorsPath("wycheproof") + "/");
@@ -143,7 +150,10 @@ describe("Wycheproof ecdsa_secp256k1_sha256_bitcoin_test.json (the conformance s
     const wrong: number[] = [];
     for (const c of cases) {
       const accepted = verifySecp(c);
-      bump(tally, `${c.result}:${accepted ? "accepted" : c.signature === null ? "rejected (malformed DER)" : "rejected"}`);
+      bump(
+        tally,
+        `${c.result}:${accepted ? "accepted" : c.signature === null ? "rejected (malformed DER)" : "rejected"}`,
+      );
       if (accepted !== (c.result === "valid")) wrong.push(c.tcId);
     }
     console.log("ecdsa_secp256k1_sha256_bitcoin_test.json", tally);

@@ -90,7 +90,8 @@ export function isValidPublicKey(alg: SignatureAlgorithm, publicKeyHex: string):
       return true;
     }
     if (alg === "secp256k1") {
-      if (publicKeyHex.length !== 66 || publicKeyHex[0] !== "0" || (publicKeyHex[1] !== "2" && publicKeyHex[1] !== "3")) return false;
+      if (publicKeyHex.length !== 66 || publicKeyHex[0] !== "0" || (publicKeyHex[1] !== "2" && publicKeyHex[1] !== "3"))
+        return false;
       secp256k1.Point.fromHex(publicKeyHex);
       return true;
     }

@@ -24,7 +24,10 @@ const leaves = Array.from({ length: N }, (_, i) => leafHash(Buffer.from(`entry $
 const entry = (i: number) => Buffer.from(`entry ${i}`);
 
 /** Builds every file for `size` leaves from scratch: full files in order, then the partials. */
-function build(size: number, from = TileBuilder.empty()): { full: TileFile[]; partial: TileFile[]; builder: TileBuilder } {
+function build(
+  size: number,
+  from = TileBuilder.empty(),
+): { full: TileFile[]; partial: TileFile[]; builder: TileBuilder } {
   const full: TileFile[] = [];
   for (let i = from.size; i < size; i++) from.append(leaves[i]!, entry(i), (f) => full.push(f));
   return { full, partial: from.partials(), builder: from };
@@ -50,7 +53,13 @@ describe("tile paths", () => {
   });
 
   it("refuses coordinates outside the spec", () => {
-    for (const bad of [{ level: 64, index: 0, width: 1 }, { level: 0, index: -1, width: 1 }, { level: 0, index: 0, width: 0 }, { level: 0, index: 0, width: 257 }, { level: 0, index: 0.5, width: 2 }]) {
+    for (const bad of [
+      { level: 64, index: 0, width: 1 },
+      { level: 0, index: -1, width: 1 },
+      { level: 0, index: 0, width: 0 },
+      { level: 0, index: 0, width: 257 },
+      { level: 0, index: 0.5, width: 2 },
+    ]) {
       expect(() => tilePath(bad)).toThrow(TileError);
     }
   });
@@ -94,8 +103,18 @@ describe("TileBuilder", () => {
 
   it("writes the full and partial tiles of 70,000 leaves with the RFC 9162 subtree hashes", () => {
     const tiles = [...full, ...partial].filter((f) => f.kind === "hashes");
-    expect(full.filter((f) => f.kind === "hashes").map((f) => f.path).filter((p) => !p.startsWith("tile/0/"))).toEqual(["tile/1/000"]);
-    expect(partial.map((f) => f.path)).toEqual(["tile/0/273.p/112", "tile/1/001.p/17", "tile/2/000.p/1", "tile/entries/273.p/112"]);
+    expect(
+      full
+        .filter((f) => f.kind === "hashes")
+        .map((f) => f.path)
+        .filter((p) => !p.startsWith("tile/0/")),
+    ).toEqual(["tile/1/000"]);
+    expect(partial.map((f) => f.path)).toEqual([
+      "tile/0/273.p/112",
+      "tile/1/001.p/17",
+      "tile/2/000.p/1",
+      "tile/entries/273.p/112",
+    ]);
     for (const t of tiles) {
       const span = 256 ** t.tile.level;
       const hashes = tileHashes(t.bytes, t.tile.width);
@@ -110,7 +129,9 @@ describe("TileBuilder", () => {
     const bundles = [...full, ...partial].filter((f) => f.kind === "entries");
     expect(bundles).toHaveLength(274);
     for (const b of [bundles[0]!, bundles[200]!, bundles[273]!]) {
-      expect(decodeBundle(b.bytes).map((e) => Buffer.from(e).toString())).toEqual(Array.from({ length: b.tile.width }, (_, i) => `entry ${b.tile.index * 256 + i}`));
+      expect(decodeBundle(b.bytes).map((e) => Buffer.from(e).toString())).toEqual(
+        Array.from({ length: b.tile.width }, (_, i) => `entry ${b.tile.index * 256 + i}`),
+      );
     }
   });
 
@@ -123,13 +144,22 @@ describe("TileBuilder", () => {
       fromText.append(leaves[i]!, t, (f) => files[0].push(f));
       fromBytes.append(leaves[i]!, Buffer.from(t), (f) => files[1].push(f));
     });
-    expect(() => fromText.append(leaves[300]!, "x".repeat(0x10000), () => {})).toThrow(expect.objectContaining({ code: "entry-too-large" }));
-    expect(() => fromText.append(leaves[300]!, "€".repeat(0x6000), () => {})).toThrow(expect.objectContaining({ code: "entry-too-large" })); // 73,728 UTF-8 bytes
+    expect(() => fromText.append(leaves[300]!, "x".repeat(0x10000), () => {})).toThrow(
+      expect.objectContaining({ code: "entry-too-large" }),
+    );
+    expect(() => fromText.append(leaves[300]!, "€".repeat(0x6000), () => {})).toThrow(
+      expect.objectContaining({ code: "entry-too-large" }),
+    ); // 73,728 UTF-8 bytes
     expect(fromText.size).toBe(300);
-    const all = (builder: TileBuilder, full: TileFile[]) => [...full, ...builder.partials()].map((f) => [f.path, hex(f.bytes)]);
+    const all = (builder: TileBuilder, full: TileFile[]) =>
+      [...full, ...builder.partials()].map((f) => [f.path, hex(f.bytes)]);
     expect(all(fromText, files[0])).toEqual(all(fromBytes, files[1]));
-    expect(decodeBundle(files[0].find((f) => f.kind === "entries")!.bytes).map((e) => Buffer.from(e).toString())).toEqual(texts.slice(0, 256));
-    expect(hex(files[0].find((f) => f.kind === "entries")!.bytes)).toEqual(hex(encodeBundle(texts.slice(0, 256).map((t) => Buffer.from(t)))));
+    expect(
+      decodeBundle(files[0].find((f) => f.kind === "entries")!.bytes).map((e) => Buffer.from(e).toString()),
+    ).toEqual(texts.slice(0, 256));
+    expect(hex(files[0].find((f) => f.kind === "entries")!.bytes)).toEqual(
+      hex(encodeBundle(texts.slice(0, 256).map((t) => Buffer.from(t)))),
+    );
   });
 
   it("gives the tree's root from the partial tiles alone, at every kind of size", () => {
@@ -142,11 +172,20 @@ describe("TileBuilder", () => {
   });
 
   it("resumes from the partial tiles and bundle and writes what a build from scratch writes", () => {
-    for (const [from, to] of [[0, 300], [255, 257], [256, 1000], [1000, 65_600], [65_536, 70_000]] as const) {
+    for (const [from, to] of [
+      [0, 300],
+      [255, 257],
+      [256, 1000],
+      [1000, 65_600],
+      [65_536, 70_000],
+    ] as const) {
       const first = build(from);
       const hashes = new Map(first.partial.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes]));
       const bundle = first.partial.find((f) => f.kind === "entries");
-      const resumed = build(to, TileBuilder.resume(from, { hashes, entries: bundle ? decodeBundle(bundle.bytes) : [] }));
+      const resumed = build(
+        to,
+        TileBuilder.resume(from, { hashes, entries: bundle ? decodeBundle(bundle.bytes) : [] }),
+      );
       const scratch = build(to);
       const fullFrom = (files: TileFile[]) => files.map((f) => `${f.path} ${hex(f.bytes)}`);
       expect(fullFrom([...first.full, ...resumed.full])).toEqual(fullFrom(scratch.full));
@@ -155,11 +194,17 @@ describe("TileBuilder", () => {
   });
 
   it("refuses to resume without the partial tiles the size needs", () => {
-    expect(() => TileBuilder.resume(300, { hashes: new Map(), entries: [] })).toThrow(/partial tile tile\/0\/001\.p\/44 is missing/);
+    expect(() => TileBuilder.resume(300, { hashes: new Map(), entries: [] })).toThrow(
+      /partial tile tile\/0\/001\.p\/44 is missing/,
+    );
     const { partial: p } = build(300);
     const hashes = new Map(p.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes]));
-    expect(() => TileBuilder.resume(300, { hashes, entries: [] })).toThrow(expect.objectContaining({ code: "bad-bundle" }));
-    expect(() => TileBuilder.resume(300, { hashes: new Map([...hashes, [0, new Uint8Array(32)]]), entries: [] })).toThrow(expect.objectContaining({ code: "bad-tile" }));
+    expect(() => TileBuilder.resume(300, { hashes, entries: [] })).toThrow(
+      expect.objectContaining({ code: "bad-bundle" }),
+    );
+    expect(() =>
+      TileBuilder.resume(300, { hashes: new Map([...hashes, [0, new Uint8Array(32)]]), entries: [] }),
+    ).toThrow(expect.objectContaining({ code: "bad-tile" }));
   });
 });
 
@@ -171,7 +216,9 @@ describe("tilesProblems", () => {
 
   it("accepts the tiles of a checkpoint and names each file that is missing, changed or short", () => {
     expect(tilesProblems(size, root, (p) => files.get(p) ?? null)).toEqual([]);
-    expect(tilesProblems(size, leaves[0]!, (p) => files.get(p) ?? null)).toEqual(["the partial tiles do not give the checkpoint's root"]);
+    expect(tilesProblems(size, leaves[0]!, (p) => files.get(p) ?? null)).toEqual([
+      "the partial tiles do not give the checkpoint's root",
+    ]);
     const changed = new Map(files);
     const tile = Buffer.from(files.get("tile/0/100")!);
     tile[3]! ^= 1;
@@ -205,8 +252,13 @@ describe("tilesProblems", () => {
 
   it("checks that every entry at the C2SP bundle URL hashes to its leaf", () => {
     const changed = new Map(files);
-    changed.set("tile/entries/009", encodeBundle(Array.from({ length: 256 }, (_, i) => entry(9 * 256 + (i === 5 ? 0 : i)))));
-    expect(tilesProblems(size, root, (p) => changed.get(p) ?? null)).toEqual(["tile/entries/009: entry 2309 does not hash to its leaf in tile/0/009"]);
+    changed.set(
+      "tile/entries/009",
+      encodeBundle(Array.from({ length: 256 }, (_, i) => entry(9 * 256 + (i === 5 ? 0 : i)))),
+    );
+    expect(tilesProblems(size, root, (p) => changed.get(p) ?? null)).toEqual([
+      "tile/entries/009: entry 2309 does not hash to its leaf in tile/0/009",
+    ]);
   });
 
   it("checks envelope bundles at envelopes/ (counted, not hashed) when the log serves no entry bundle", () => {

@@ -36,14 +36,18 @@ export interface TileCoordinate {
 }
 
 function checkCoordinate({ level, index, width }: TileCoordinate): void {
-  if (!Number.isInteger(level) || level < 0 || level > 63) throw new TileError("bad-coordinate", `tile level ${level} is not in [0, 63]`);
-  if (!Number.isSafeInteger(index) || index < 0) throw new TileError("bad-coordinate", `tile index ${index} is not a non-negative safe integer`);
-  if (!Number.isInteger(width) || width < 1 || width > TILE_WIDTH) throw new TileError("bad-coordinate", `tile width ${width} is not in [1, 256]`);
+  if (!Number.isInteger(level) || level < 0 || level > 63)
+    throw new TileError("bad-coordinate", `tile level ${level} is not in [0, 63]`);
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw new TileError("bad-coordinate", `tile index ${index} is not a non-negative safe integer`);
+  if (!Number.isInteger(width) || width < 1 || width > TILE_WIDTH)
+    throw new TileError("bad-coordinate", `tile width ${width} is not in [1, 256]`);
 }
 
 /** `<N>` of a tile path: 3-digit groups, all but the last prefixed with `x` (1234067 → x001/x234/067). */
 export function encodeTileIndex(index: number): string {
-  if (!Number.isSafeInteger(index) || index < 0) throw new TileError("bad-coordinate", `tile index ${index} is not a non-negative safe integer`);
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw new TileError("bad-coordinate", `tile index ${index} is not a non-negative safe integer`);
   const groups: string[] = [];
   let n = index;
   do {
@@ -83,7 +87,9 @@ export function bundlePath(index: number, width: number, kind: BundleKind = "ent
 
 /** The directory that holds every partial version of a tile: `tile/<L>/<N>.p` (or `tile/entries/<N>.p`, `envelopes/<N>.p` for bundles). */
 export function partialDir(level: number | BundleKind, index: number): string {
-  return typeof level === "number" ? `tile/${level}/${encodeTileIndex(index)}.p` : `${bundleRoot(level)}/${encodeTileIndex(index)}.p`;
+  return typeof level === "number"
+    ? `tile/${level}/${encodeTileIndex(index)}.p`
+    : `${bundleRoot(level)}/${encodeTileIndex(index)}.p`;
 }
 
 /**
@@ -91,7 +97,8 @@ export function partialDir(level: number | BundleKind, index: number): string {
  * the tile of that width at index floor(size / 256^(L+1)). Lowest level first.
  */
 export function partialTiles(size: number): TileCoordinate[] {
-  if (!Number.isSafeInteger(size) || size < 0) throw new TileError("bad-coordinate", `tree size ${size} is not a non-negative safe integer`);
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new TileError("bad-coordinate", `tree size ${size} is not a non-negative safe integer`);
   const partials: TileCoordinate[] = [];
   for (let level = 0, span = 1; span <= size; level++, span *= TILE_WIDTH) {
     const count = Math.floor(size / span);
@@ -110,7 +117,11 @@ export function fullTileCount(size: number, level: number): number {
 export function encodeBundle(entries: readonly Uint8Array[]): Uint8Array {
   let total = 0;
   for (const e of entries) {
-    if (e.length > MAX_BUNDLE_ENTRY) throw new TileError("entry-too-large", `an entry of ${e.length} bytes does not fit a bundle (at most ${MAX_BUNDLE_ENTRY})`);
+    if (e.length > MAX_BUNDLE_ENTRY)
+      throw new TileError(
+        "entry-too-large",
+        `an entry of ${e.length} bytes does not fit a bundle (at most ${MAX_BUNDLE_ENTRY})`,
+      );
     total += 2 + e.length;
   }
   const out = new Uint8Array(total);
@@ -130,7 +141,8 @@ export function decodeBundle(bytes: Uint8Array): Uint8Array[] {
   while (at < bytes.length) {
     if (at + 2 > bytes.length) throw new TileError("bad-bundle", `a length prefix is cut off at byte ${at}`);
     const length = bytes[at]! * 256 + bytes[at + 1]!;
-    if (at + 2 + length > bytes.length) throw new TileError("bad-bundle", `entry ${entries.length} runs past the end of the bundle`);
+    if (at + 2 + length > bytes.length)
+      throw new TileError("bad-bundle", `entry ${entries.length} runs past the end of the bundle`);
     entries.push(bytes.subarray(at + 2, at + 2 + length));
     at += 2 + length;
   }
@@ -139,14 +151,23 @@ export function decodeBundle(bytes: Uint8Array): Uint8Array[] {
 
 /** The hashes of a tile's bytes (32 bytes each), checked against the width its path says. */
 export function tileHashes(bytes: Uint8Array, width: number): Uint8Array[] {
-  if (bytes.length !== width * HASH_SIZE) throw new TileError("bad-tile", `a tile of width ${width} has ${width * HASH_SIZE} bytes, not ${bytes.length}`);
+  if (bytes.length !== width * HASH_SIZE)
+    throw new TileError("bad-tile", `a tile of width ${width} has ${width * HASH_SIZE} bytes, not ${bytes.length}`);
   return Array.from({ length: width }, (_, i) => bytes.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
 }
 
 /** MTH of a full tile: the root of the height-8 subtree its 256 hashes are the bottom of. */
 export function fullTileRoot(tile: Uint8Array): Uint8Array {
-  if (tile.length !== TILE_WIDTH * HASH_SIZE) throw new TileError("bad-tile", `a full tile has ${TILE_WIDTH * HASH_SIZE} bytes, not ${tile.length}`);
-  return Buffer.from(perfectRoot(Array.from({ length: TILE_WIDTH }, (_, i) => Buffer.from(tile.buffer, tile.byteOffset + i * HASH_SIZE, HASH_SIZE).toString("latin1"))), "latin1");
+  if (tile.length !== TILE_WIDTH * HASH_SIZE)
+    throw new TileError("bad-tile", `a full tile has ${TILE_WIDTH * HASH_SIZE} bytes, not ${tile.length}`);
+  return Buffer.from(
+    perfectRoot(
+      Array.from({ length: TILE_WIDTH }, (_, i) =>
+        Buffer.from(tile.buffer, tile.byteOffset + i * HASH_SIZE, HASH_SIZE).toString("latin1"),
+      ),
+    ),
+    "latin1",
+  );
 }
 
 /** A tile or entry bundle to publish at `path` (relative to the log's prefix). */
@@ -203,7 +224,11 @@ export class TileBuilder {
       builder.#levelAt(p.level).push(...tileHashes(bytes, p.width).map((h) => Buffer.from(h).toString("latin1")));
     }
     const width = size % TILE_WIDTH;
-    if (edge.entries.length !== width) throw new TileError("bad-bundle", `the partial bundle of a tree of ${size} holds ${width} entries, not ${edge.entries.length}`);
+    if (edge.entries.length !== width)
+      throw new TileError(
+        "bad-bundle",
+        `the partial bundle of a tree of ${size} holds ${width} entries, not ${edge.entries.length}`,
+      );
     for (const entry of edge.entries) builder.#addToBundle(entry);
     return builder;
   }
@@ -237,7 +262,11 @@ export class TileBuilder {
       if (entry.length <= MAX_BUNDLE_ENTRY) this.#reserve(2 + entry.length);
       length = entry.length;
     }
-    if (length > MAX_BUNDLE_ENTRY) throw new TileError("entry-too-large", `entry ${this.#size} has ${length} bytes; a bundle entry has at most ${MAX_BUNDLE_ENTRY}`);
+    if (length > MAX_BUNDLE_ENTRY)
+      throw new TileError(
+        "entry-too-large",
+        `entry ${this.#size} has ${length} bytes; a bundle entry has at most ${MAX_BUNDLE_ENTRY}`,
+      );
     if (typeof entry !== "string") this.#bundle.set(entry, at + 2);
     this.#bundle[at] = Math.floor(length / 256);
     this.#bundle[at + 1] = length % 256;
@@ -253,13 +282,23 @@ export class TileBuilder {
 
   /** Appends one leaf (its hash as 32 bytes or a 32-character latin1 string) and its bundle entry (bytes, or text to write as UTF-8). */
   append(leafHash: Uint8Array | string, entry: Uint8Array | string, onFull: (file: TileFile) => void): void {
-    const leaf = typeof leafHash === "string" ? leafHash : Buffer.from(leafHash.buffer, leafHash.byteOffset, leafHash.byteLength).toString("latin1");
-    if (leaf.length !== HASH_SIZE) throw new TileError("bad-tile", `a leaf hash has ${HASH_SIZE} bytes, not ${leaf.length}`);
+    const leaf =
+      typeof leafHash === "string"
+        ? leafHash
+        : Buffer.from(leafHash.buffer, leafHash.byteOffset, leafHash.byteLength).toString("latin1");
+    if (leaf.length !== HASH_SIZE)
+      throw new TileError("bad-tile", `a leaf hash has ${HASH_SIZE} bytes, not ${leaf.length}`);
     this.#addToBundle(entry);
     this.#size += 1;
     if (this.#size % TILE_WIDTH === 0) {
       const index = this.#size / TILE_WIDTH - 1;
-      onFull({ path: bundlePath(index, TILE_WIDTH, this.#kind), bytes: this.#bundleBytes(), full: true, tile: { level: 0, index, width: TILE_WIDTH }, kind: this.#kind });
+      onFull({
+        path: bundlePath(index, TILE_WIDTH, this.#kind),
+        bytes: this.#bundleBytes(),
+        full: true,
+        tile: { level: 0, index, width: TILE_WIDTH },
+        kind: this.#kind,
+      });
       this.#bundleLength = 0;
     }
     let hash = leaf;
@@ -269,7 +308,13 @@ export class TileBuilder {
       if (tile.length < TILE_WIDTH) return;
       const bytes = ownBytes(tile);
       const index = this.#size / TILE_WIDTH ** (level + 1) - 1;
-      onFull({ path: tilePath({ level, index, width: TILE_WIDTH }), bytes, full: true, tile: { level, index, width: TILE_WIDTH }, kind: "hashes" });
+      onFull({
+        path: tilePath({ level, index, width: TILE_WIDTH }),
+        bytes,
+        full: true,
+        tile: { level, index, width: TILE_WIDTH },
+        kind: "hashes",
+      });
       hash = perfectRoot(tile);
       this.#levels[level] = [];
     }
@@ -284,7 +329,13 @@ export class TileBuilder {
     const width = this.#size % TILE_WIDTH;
     if (width > 0) {
       const index = Math.floor(this.#size / TILE_WIDTH);
-      files.push({ path: bundlePath(index, width, this.#kind), bytes: this.#bundleBytes(), full: false, tile: { level: 0, index, width }, kind: this.#kind });
+      files.push({
+        path: bundlePath(index, width, this.#kind),
+        bytes: this.#bundleBytes(),
+        full: false,
+        tile: { level: 0, index, width },
+        kind: this.#kind,
+      });
     }
     return files;
   }
@@ -346,7 +397,12 @@ function perfectRoot(hashes: readonly string[]): string {
  * (`publishedTilePaths`) is a problem too — so a checked folder holds exactly those files. Returns
  * the problems, naming files.
  */
-export function tilesProblems(size: number, root: Uint8Array, read: (path: string) => Uint8Array | null, files?: readonly string[]): string[] {
+export function tilesProblems(
+  size: number,
+  root: Uint8Array,
+  read: (path: string) => Uint8Array | null,
+  files?: readonly string[],
+): string[] {
   const problems: string[] = [];
   const tiles = new Map<string, Uint8Array | null>();
   const tileAt = (level: number, index: number): Uint8Array | null => {
@@ -356,7 +412,8 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
     if (!tiles.has(path)) {
       const bytes = read(path);
       if (!bytes) problems.push(`${path} is missing`);
-      else if (bytes.length !== width * HASH_SIZE) problems.push(`${path} has ${bytes.length} bytes, not ${width * HASH_SIZE}`);
+      else if (bytes.length !== width * HASH_SIZE)
+        problems.push(`${path} has ${bytes.length} bytes, not ${width * HASH_SIZE}`);
       tiles.set(path, bytes && bytes.length === width * HASH_SIZE ? bytes : null);
     }
     return tiles.get(path)!;
@@ -368,7 +425,9 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
       if (!tile || !above) continue;
       const at = (index % TILE_WIDTH) * HASH_SIZE;
       if (Buffer.compare(fullTileRoot(tile), above.subarray(at, at + HASH_SIZE)) !== 0) {
-        problems.push(`${tilePath({ level, index, width: TILE_WIDTH })} does not hash to its hash in ${tilePath({ level: level + 1, index: Math.floor(index / TILE_WIDTH), width: Math.min(TILE_WIDTH, Math.floor(size / TILE_WIDTH ** (level + 1)) - Math.floor(index / TILE_WIDTH) * TILE_WIDTH) })}`);
+        problems.push(
+          `${tilePath({ level, index, width: TILE_WIDTH })} does not hash to its hash in ${tilePath({ level: level + 1, index: Math.floor(index / TILE_WIDTH), width: Math.min(TILE_WIDTH, Math.floor(size / TILE_WIDTH ** (level + 1)) - Math.floor(index / TILE_WIDTH) * TILE_WIDTH) })}`,
+        );
       }
     }
   }
@@ -377,11 +436,14 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
     const bytes = tileAt(p.level, p.index);
     if (bytes) partials.set(p.level, bytes);
   }
-  if (partials.size === partialTiles(size).length && !equalRoot(rootFromPartials(size, partials), root)) problems.push(`the partial tiles do not give the checkpoint's root`);
-  const kind: BundleKind = size > 0 && read(bundlePath(0, Math.min(TILE_WIDTH, size), "entries")) ? "entries" : "envelopes";
+  if (partials.size === partialTiles(size).length && !equalRoot(rootFromPartials(size, partials), root))
+    problems.push(`the partial tiles do not give the checkpoint's root`);
+  const kind: BundleKind =
+    size > 0 && read(bundlePath(0, Math.min(TILE_WIDTH, size), "entries")) ? "entries" : "envelopes";
   if (files) {
     const expected = new Set(publishedTilePaths(size, kind));
-    for (const file of files) if (!expected.has(file)) problems.push(`${file} is not a tile or bundle of the checkpoint's ${size} entries`);
+    for (const file of files)
+      if (!expected.has(file)) problems.push(`${file} is not a tile or bundle of the checkpoint's ${size} entries`);
   }
   for (let index = 0; index * TILE_WIDTH < size; index++) {
     const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH);
@@ -402,8 +464,13 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
     else if (kind === "entries") {
       const leaves = tileAt(0, index);
       if (!leaves) continue;
-      const wrong = entries.findIndex((entry, i) => Buffer.compare(leafHash(entry), leaves.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE)) !== 0);
-      if (wrong >= 0) problems.push(`${path}: entry ${index * TILE_WIDTH + wrong} does not hash to its leaf in ${tilePath({ level: 0, index, width })}`);
+      const wrong = entries.findIndex(
+        (entry, i) => Buffer.compare(leafHash(entry), leaves.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE)) !== 0,
+      );
+      if (wrong >= 0)
+        problems.push(
+          `${path}: entry ${index * TILE_WIDTH + wrong} does not hash to its leaf in ${tilePath({ level: 0, index, width })}`,
+        );
     }
   }
   return problems;
@@ -417,10 +484,12 @@ export function tilesProblems(size: number, root: Uint8Array, read: (path: strin
 export function publishedTilePaths(size: number, kind: BundleKind): string[] {
   const paths: string[] = [];
   for (let level = 0; TILE_WIDTH ** level <= size; level++) {
-    for (let index = 0; index < fullTileCount(size, level); index++) paths.push(tilePath({ level, index, width: TILE_WIDTH }));
+    for (let index = 0; index < fullTileCount(size, level); index++)
+      paths.push(tilePath({ level, index, width: TILE_WIDTH }));
   }
   for (const p of partialTiles(size)) paths.push(tilePath(p));
-  for (let index = 0; index * TILE_WIDTH < size; index++) paths.push(bundlePath(index, Math.min(TILE_WIDTH, size - index * TILE_WIDTH), kind));
+  for (let index = 0; index * TILE_WIDTH < size; index++)
+    paths.push(bundlePath(index, Math.min(TILE_WIDTH, size - index * TILE_WIDTH), kind));
   return paths;
 }
 

@@ -34,14 +34,18 @@ export class HaproxyTemplateError extends Error {
 /** The one line of `lines` matching `pattern`, by index; throws unless there is exactly one. */
 function onlyLine(lines: readonly string[], pattern: RegExp, what: string): number {
   const found = lines.flatMap((line, i) => (pattern.test(line) ? [i] : []));
-  if (found.length !== 1) throw new HaproxyTemplateError(`deploy/haproxy.cfg: expected one ${what} line, found ${found.length}`);
+  if (found.length !== 1)
+    throw new HaproxyTemplateError(`deploy/haproxy.cfg: expected one ${what} line, found ${found.length}`);
   return found[0]!;
 }
 
 const indentOf = (line: string) => /^\s*/.exec(line)![0];
 
 /** The configuration for `config`, from the template's text (default: deploy/haproxy.cfg). */
-export function renderHaproxyConfig(config: HaproxyConfig, template: string = readFileSync(HAPROXY_TEMPLATE, "utf8")): string {
+export function renderHaproxyConfig(
+  config: HaproxyConfig,
+  template: string = readFileSync(HAPROXY_TEMPLATE, "utf8"),
+): string {
   if (config.servers.length === 0) throw new HaproxyTemplateError("a backend needs at least one server");
   const lines = template.split("\n");
   const bind = onlyLine(lines, /^\s+bind\s/, "bind");
@@ -54,7 +58,8 @@ export function renderHaproxyConfig(config: HaproxyConfig, template: string = re
   }
   const servers = lines.flatMap((line, i) => (/^\s+server\s/.test(line) ? [i] : []));
   const first = servers[0];
-  if (first === undefined || servers.some((i, k) => i !== first + k)) throw new HaproxyTemplateError("deploy/haproxy.cfg: expected one block of server lines");
+  if (first === undefined || servers.some((i, k) => i !== first + k))
+    throw new HaproxyTemplateError("deploy/haproxy.cfg: expected one block of server lines");
   // The first server line's options (`check`, …) apply to every server.
   const [, indent, options] = /^(\s+)server\s+\S+\s+\S+(.*)$/.exec(lines[first]!)!;
   const rendered = config.servers.map((s) => `${indent}server ${s.name} ${s.address}${options}`);

@@ -121,7 +121,12 @@ interface Process {
 }
 
 /** Starts `command` in a process group of its own, its lines to `onLine`. */
-function startProcess(command: string, args: readonly string[], env: NodeJS.ProcessEnv, onLine: (line: string) => void): Process {
+function startProcess(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  onLine: (line: string) => void,
+): Process {
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   for (const stream of [child.stdout!, child.stderr!]) {
     let pending = "";
@@ -146,11 +151,13 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
-  if (!Number.isInteger(options.instances) || options.instances < 1) throw new ClusterError("instances must be a positive integer");
+  if (!Number.isInteger(options.instances) || options.instances < 1)
+    throw new ClusterError("instances must be a positive integer");
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "ip-cluster-"));
   const ownsDir = options.dir === undefined;
   const port = options.port || (await freePort());
-  const ports = options.instancePorts ?? (await Promise.all(Array.from({ length: options.instances }, () => freePort())));
+  const ports =
+    options.instancePorts ?? (await Promise.all(Array.from({ length: options.instances }, () => freePort())));
   const ids = ports.map((_, i) => `api${i + 1}`);
   const outputs = new Map<number | "haproxy", string[]>();
   const record = (source: number | "haproxy", line: string) => {
@@ -177,7 +184,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     let serving!: () => void;
     const timeout = options.startTimeoutMs ?? 30_000;
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ClusterError(`${ids[i]} did not serve within ${timeout} ms:\n${(outputs.get(i) ?? []).join("\n")}`)), timeout);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new ClusterError(`${ids[i]} did not serve within ${timeout} ms:\n${(outputs.get(i) ?? []).join("\n")}`),
+          ),
+        timeout,
+      );
       serving = () => {
         clearTimeout(timer);
         resolve();
@@ -204,7 +217,9 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       }
       await sleep(50);
     }
-    throw new ClusterError(`HAProxy did not report ${ids[i]} ${state} within ${timeoutMs} ms (last: ${JSON.stringify(last)})`);
+    throw new ClusterError(
+      `HAProxy did not report ${ids[i]} ${state} within ${timeoutMs} ms (last: ${JSON.stringify(last)})`,
+    );
   };
 
   try {
@@ -216,7 +231,9 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       ...(options.healthCheck ? { defaultServer: options.healthCheck } : {}),
     });
     writeFileSync(configPath, config);
-    haproxy = startProcess(HAPROXY_BIN, ["-f", configPath, "-db"], { PATH: process.env.PATH }, (line) => record("haproxy", line));
+    haproxy = startProcess(HAPROXY_BIN, ["-f", configPath, "-db"], { PATH: process.env.PATH }, (line) =>
+      record("haproxy", line),
+    );
     void haproxy.exited.then(() => record("haproxy", "(haproxy exited)"));
     for (let i = 0; i < ids.length; i++) await waitFor(i, "UP");
   } catch (error) {

@@ -20,8 +20,10 @@ const { values } = parseArgs({
 });
 const instances = Number(values.instances);
 const port = Number(values.port);
-if (!Number.isInteger(instances) || instances < 1 || instances > 32) throw new Error("--instances must be an integer from 1 to 32");
-if (!Number.isInteger(port) || port < 1 || port + instances > 65535) throw new Error("--port must be a TCP port with --instances more free above it");
+if (!Number.isInteger(instances) || instances < 1 || instances > 32)
+  throw new Error("--instances must be an integer from 1 to 32");
+if (!Number.isInteger(port) || port < 1 || port + instances > 65535)
+  throw new Error("--port must be a TCP port with --instances more free above it");
 
 const state = resolve(process.env.STATE_DIR ?? ".state");
 const dir = join(state, "deploy");

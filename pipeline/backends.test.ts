@@ -55,13 +55,26 @@ describe("the pipeline over either backend", () => {
         cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
         cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
         const scores = Array.from({ length: 6 }, (_, i) => [0.95 + (i % 4) / 100, 0.9 + (i % 6) / 100] as const);
-        writePulseHistory(dataDir, makePulseHistory(scores, "2025-12-10T06:00:00.000Z"), loadSigningKey(DATASET_KEY, state, {}));
+        writePulseHistory(
+          dataDir,
+          makePulseHistory(scores, "2025-12-10T06:00:00.000Z"),
+          loadSigningKey(DATASET_KEY, state, {}),
+        );
         const ledger = await openLedgerStore({ origin: LEDGER_ORIGIN, env });
         try {
           expect(ledger.store.kind).toBe(outputs.length === 0 ? "sqlite" : "postgresql");
           const log: string[] = [];
-          const report = await runPipeline({ dataDir, ledger, steps: realSteps, log: (l) => log.push(l), signingKey: () => loadSigningKey(DATASET_KEY, state, {}) });
-          expect(report.steps.filter((s) => s.status === "failed"), log.join("\n")).toEqual([]);
+          const report = await runPipeline({
+            dataDir,
+            ledger,
+            steps: realSteps,
+            log: (l) => log.push(l),
+            signingKey: () => loadSigningKey(DATASET_KEY, state, {}),
+          });
+          expect(
+            report.steps.filter((s) => s.status === "failed"),
+            log.join("\n"),
+          ).toEqual([]);
           expect(report.ledgerEntries).toBeGreaterThan(100);
         } finally {
           await ledger.close();
@@ -71,7 +84,9 @@ describe("the pipeline over either backend", () => {
       const [fromSqlite, fromPostgres] = outputs as [Map<string, Buffer>, Map<string, Buffer>];
       expect([...fromPostgres.keys()].sort()).toEqual([...fromSqlite.keys()].sort());
       expect([...fromSqlite.keys()].filter((f) => f.startsWith("areas/")).length).toBeGreaterThan(10);
-      const differing = [...fromSqlite].filter(([file, bytes]) => !bytes.equals(fromPostgres.get(file)!)).map(([file]) => file);
+      const differing = [...fromSqlite]
+        .filter(([file, bytes]) => !bytes.equals(fromPostgres.get(file)!))
+        .map(([file]) => file);
       expect(differing).toEqual([]);
     } finally {
       cleanup();

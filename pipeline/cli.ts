@@ -21,9 +21,25 @@ import { PinnedLedgerReader } from "../core/ledger/pinned-reader.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
 import { EXPORT_CHECKPOINT, ExportLedgerReader } from "../store/ledger-jsonl.ts";
-import { LEDGER_ORIGIN, defaultLedgerPath, isPostgresLocation, ledgerExists, openLedger, openLedgerStore, shownLocation, stateDir } from "../store/open-ledger.ts";
+import {
+  LEDGER_ORIGIN,
+  defaultLedgerPath,
+  isPostgresLocation,
+  ledgerExists,
+  openLedger,
+  openLedgerStore,
+  shownLocation,
+  stateDir,
+} from "../store/open-ledger.ts";
 import { steps } from "./areas/index.ts";
-import { LEDGER_CHECKPOINT, LEDGER_DIR, LEDGER_VKEY, ledgerPublicationProblems, publishLedgerCheckpoint, type SignedTree } from "./ledger-publication.ts";
+import {
+  LEDGER_CHECKPOINT,
+  LEDGER_DIR,
+  LEDGER_VKEY,
+  ledgerPublicationProblems,
+  publishLedgerCheckpoint,
+  type SignedTree,
+} from "./ledger-publication.ts";
 import { isArea } from "./manifest.ts";
 import { publishMigration } from "./migration/publish.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "./proof-copies.ts";
@@ -47,7 +63,10 @@ const USAGE =
 
 export function parseAreas(value: string | undefined): Area[] | undefined {
   if (value === undefined || value.trim() === "" || value.trim() === "all") return undefined;
-  const areas = value.split(",").map((a) => a.trim()).filter((a) => a !== "");
+  const areas = value
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
   for (const a of areas) if (!isArea(a)) throw new Error(`unknown area "${a}"; areas: ${AREAS.join(", ")}`);
   return [...new Set(areas as Area[])];
 }
@@ -83,7 +102,8 @@ function parseCli(argv: readonly string[]) {
 export async function main(argv: readonly string[], log: (line: string) => void = console.log): Promise<number> {
   const options = parseOptions(argv);
   if (typeof options === "number") return options;
-  if (options.values.now !== undefined) log(`--now ${options.values.now}: logged only; every output is dated by its data, not by a clock`);
+  if (options.values.now !== undefined)
+    log(`--now ${options.values.now}: logged only; every output is dated by its data, not by a clock`);
   let input: LedgerInput;
   try {
     input = await openLedgerInput(options, log);
@@ -93,7 +113,15 @@ export async function main(argv: readonly string[], log: (line: string) => void 
   }
   try {
     const areas = await regenerateAreas(options, input.ledger, log);
-    const migration = options.areas ? null : publishMigration({ dataDir: options.dataDir, check: options.check, trustNewKey: options.trustNewKey, log, signingKey: datasetKey(log) });
+    const migration = options.areas
+      ? null
+      : publishMigration({
+          dataDir: options.dataDir,
+          check: options.check,
+          trustNewKey: options.trustNewKey,
+          log,
+          signingKey: datasetKey(log),
+        });
     const ok = areas && (migration?.ok ?? true);
     if (options.check) {
       const anchored = await checkLedgerAnchor(options, input.ledger);
@@ -108,7 +136,9 @@ export async function main(argv: readonly string[], log: (line: string) => void 
     if (!ok) return 1;
     await publishLedgerAnchor(options, input, log);
     const copies = await publishProofCopies({ dataDir: options.dataDir, ledger: input.ledger, check: false, log });
-    log(`proof copies: ${copies.written} written, ${copies.kept} unchanged, ${copies.removed} removed in ${join(options.dataDir, PROOF_COPIES_DIR)}`);
+    log(
+      `proof copies: ${copies.written} written, ${copies.kept} unchanged, ${copies.removed} removed in ${join(options.dataDir, PROOF_COPIES_DIR)}`,
+    );
     return 0;
   } catch (error) {
     console.error(`pipeline: ${(error as Error).message}`);
@@ -123,9 +153,16 @@ function parseOptions(argv: readonly string[]): CliOptions | number {
   try {
     const { values } = parseCli(argv);
     const areas = parseAreas(values.areas);
-    if (values.now !== undefined && !Number.isFinite(Date.parse(values.now))) throw new Error(`--now "${values.now}" is not an ISO 8601 time`);
+    if (values.now !== undefined && !Number.isFinite(Date.parse(values.now)))
+      throw new Error(`--now "${values.now}" is not an ISO 8601 time`);
     if (values.ledger && values["ledger-export"]) throw new Error("give --ledger or --ledger-export, not both");
-    return { values, areas, dataDir: values.data ?? "data", check: values.check ?? false, trustNewKey: values["trust-new-key"] ?? false };
+    return {
+      values,
+      areas,
+      dataDir: values.data ?? "data",
+      check: values.check ?? false,
+      trustNewKey: values["trust-new-key"] ?? false,
+    };
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -151,7 +188,8 @@ interface LedgerInput {
 async function openLedgerInput({ values, dataDir }: CliOptions, log: (line: string) => void): Promise<LedgerInput> {
   const trustedKeys = (note: string) => {
     const keyArg = values["ledger-key"] ?? join(dataDir, "keys", "ledger.vkey");
-    if (!values["ledger-key"] && !existsSync(keyArg)) throw new Error(`no key to verify the ledger's checkpoint: pass --ledger-key or publish ${keyArg}`);
+    if (!values["ledger-key"] && !existsSync(keyArg))
+      throw new Error(`no key to verify the ledger's checkpoint: pass --ledger-key or publish ${keyArg}`);
     return ledgerVerifiers(keyArg, note);
   };
   if (values["ledger-export"]) {
@@ -162,14 +200,23 @@ async function openLedgerInput({ values, dataDir }: CliOptions, log: (line: stri
     return { ledger: reader, close: async () => {}, signTree: async () => ({ note: await reader.latestCheckpoint() }) };
   }
   const path = values.ledger ?? defaultLedgerPath();
-  if (!(await ledgerExists(path))) throw new Error(`no ledger at ${shownLocation(path)}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`);
+  if (!(await ledgerExists(path)))
+    throw new Error(
+      `no ledger at ${shownLocation(path)}: run \`npm run seed\` for the sample ledger, or pass --ledger PATH / --ledger-export DIR`,
+    );
   const reader = await openLedgerStore({ path, origin: LEDGER_ORIGIN });
   if (isPostgresLocation(path)) {
     try {
       const note = await reader.latestCheckpoint();
       const pinned = await PinnedLedgerReader.open(reader, trustedKeys(note ?? ""));
-      log(`ledger: live ${shownLocation(path)}, read as of its checkpoint of size ${pinned.checkpoint.size} (verified, ${pinned.origin})`);
-      return { ledger: pinned, close: () => reader.close(), signTree: async () => ({ note: await pinned.latestCheckpoint() }) };
+      log(
+        `ledger: live ${shownLocation(path)}, read as of its checkpoint of size ${pinned.checkpoint.size} (verified, ${pinned.origin})`,
+      );
+      return {
+        ledger: pinned,
+        close: () => reader.close(),
+        signTree: async () => ({ note: await pinned.latestCheckpoint() }),
+      };
     } catch (error) {
       await reader.close();
       throw error;
@@ -191,7 +238,11 @@ async function openLedgerInput({ values, dataDir }: CliOptions, log: (line: stri
 }
 
 /** data/areas/ (pipeline/runner.ts); true when every area was written, or matches under --check. */
-async function regenerateAreas(options: CliOptions, ledger: LedgerReader, log: (line: string) => void): Promise<boolean> {
+async function regenerateAreas(
+  options: CliOptions,
+  ledger: LedgerReader,
+  log: (line: string) => void,
+): Promise<boolean> {
   const keyedDataDir = options.values["keyed-dir"] ?? process.env.KEYED_DATA_DIR;
   const report = await runPipeline({
     dataDir: options.dataDir,
@@ -207,8 +258,10 @@ async function regenerateAreas(options: CliOptions, ledger: LedgerReader, log: (
     digestCache: join(stateDir(), "pipeline-digests.json"),
   });
   if (!report.ok) {
-    for (const f of report.steps.filter((s) => s.status === "failed")) console.error(`pipeline: step ${f.id} failed (${f.file}): ${f.reason}`);
-    if (options.check && report.differences.length > 0) console.error(`pipeline --check: ${report.differences.length} file(s) differ from what the pipeline produces`);
+    for (const f of report.steps.filter((s) => s.status === "failed"))
+      console.error(`pipeline: step ${f.id} failed (${f.file}): ${f.reason}`);
+    if (options.check && report.differences.length > 0)
+      console.error(`pipeline --check: ${report.differences.length} file(s) differ from what the pipeline produces`);
   }
   return report.ok;
 }
@@ -245,8 +298,17 @@ function checkPulse(options: CliOptions): boolean {
   return result.ok;
 }
 
-async function publishLedgerAnchor(options: CliOptions, input: LedgerInput, log: (line: string) => void): Promise<void> {
-  const published = await publishLedgerCheckpoint({ dataDir: options.dataDir, ledger: input.ledger, sign: input.signTree, trustNewKey: options.trustNewKey });
+async function publishLedgerAnchor(
+  options: CliOptions,
+  input: LedgerInput,
+  log: (line: string) => void,
+): Promise<void> {
+  const published = await publishLedgerCheckpoint({
+    dataDir: options.dataDir,
+    ledger: input.ledger,
+    sign: input.signTree,
+    trustNewKey: options.trustNewKey,
+  });
   log(
     `ledger checkpoint: ${published.checkpoint === "written" ? "published" : "unchanged"} (size ${published.size}) in ${join(options.dataDir, LEDGER_CHECKPOINT)}; key ${published.vkey} in ${join(options.dataDir, LEDGER_VKEY)}`,
   );

@@ -114,10 +114,13 @@ export async function dispatchWorkflow(options: DispatchOptions): Promise<Dispat
     // A server without return_run_details refuses the key with 400/422 and no code to tell it from
     // other refusals: ask again without it, which either dispatches or fails with the real reason.
     const status = (error as { status?: number }).status;
-    if (status === 400 || status === 422) await octokit.rest.actions.createWorkflowDispatch({ owner, repo, workflow_id, ref, inputs });
+    if (status === 400 || status === 422)
+      await octokit.rest.actions.createWorkflowDispatch({ owner, repo, workflow_id, ref, inputs });
     else throw error;
   }
-  log(`dispatched ${workflow_id} on ${owner}/${repo}@${ref} (dispatch id ${dispatchId}; inputs ${JSON.stringify(inputs)})`);
+  log(
+    `dispatched ${workflow_id} on ${owner}/${repo}@${ref} (dispatch id ${dispatchId}; inputs ${JSON.stringify(inputs)})`,
+  );
 
   let run: WorkflowRun | undefined;
   let matchedBy: DispatchResult["matchedBy"];
@@ -143,10 +146,13 @@ export async function dispatchWorkflow(options: DispatchOptions): Promise<Dispat
       if (seen >= 3) {
         run = fresh[0]!;
         matchedBy = "time";
-        log(`warning: the run's title does not carry the dispatch id (older workflow file on ${ref}?); matched as the only new run`);
+        log(
+          `warning: the run's title does not carry the dispatch id (older workflow file on ${ref}?); matched as the only new run`,
+        );
         break;
       }
-      if (Date.now() >= findDeadline) throw new Error(`no run of ${workflow_id} for dispatch ${dispatchId} appeared; look at the Actions tab`);
+      if (Date.now() >= findDeadline)
+        throw new Error(`no run of ${workflow_id} for dispatch ${dispatchId} appeared; look at the Actions tab`);
       await sleep(interval);
     }
   }
@@ -156,13 +162,18 @@ export async function dispatchWorkflow(options: DispatchOptions): Promise<Dispat
   let last = "";
   let current = run;
   for (;;) {
-    const state = current.status === "completed" ? `completed (${current.conclusion ?? "no conclusion"})` : (current.status ?? "unknown");
+    const state =
+      current.status === "completed"
+        ? `completed (${current.conclusion ?? "no conclusion"})`
+        : (current.status ?? "unknown");
     if (state !== last) {
       log(`status: ${state}`);
       last = state;
     }
-    if (current.status === "completed") return { run, matchedBy, completed: current, ok: current.conclusion === "success" };
-    if (Date.now() >= deadline) throw new Error(`gave up waiting after ${options.timeout ?? 3600} s; the run is ${state}: ${run.html_url}`);
+    if (current.status === "completed")
+      return { run, matchedBy, completed: current, ok: current.conclusion === "success" };
+    if (Date.now() >= deadline)
+      throw new Error(`gave up waiting after ${options.timeout ?? 3600} s; the run is ${state}: ${run.html_url}`);
     await sleep(interval);
     current = (await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: run.id })).data as WorkflowRun;
   }
@@ -174,7 +185,11 @@ export const DEFAULT_REMOTE = "origin";
 /** owner/name of the `origin` remote (https or ssh form) and the remote's URL, or undefined. */
 export function repoFromGit(cwd = process.cwd()): { repo: string; url: string } | undefined {
   try {
-    const url = execFileSync("git", ["remote", "get-url", DEFAULT_REMOTE], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const url = execFileSync("git", ["remote", "get-url", DEFAULT_REMOTE], {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     const m = /[:/]([^/:]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
     return m ? { repo: `${m[1]}/${m[2]}`, url } : undefined;
   } catch {
@@ -208,7 +223,12 @@ export const HELP = [
   "The repository's setup (secrets, variables, Pages) is docs/maintainer-setup.md.",
 ].join("\n");
 
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, log: (line: string) => void = console.log, cwd: string = process.cwd()): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = console.log,
+  cwd: string = process.cwd(),
+): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -239,22 +259,36 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   const fromGit = values.repo === undefined && !env.GITHUB_REPOSITORY ? repoFromGit(cwd) : undefined;
   const repoArg = values.repo ?? (env.GITHUB_REPOSITORY || undefined) ?? fromGit?.repo;
   const whence =
-    values.repo !== undefined ? "from --repo" : env.GITHUB_REPOSITORY ? "from GITHUB_REPOSITORY" : fromGit ? `from the git remote "${DEFAULT_REMOTE}" (${fromGit.url}); pass --repo owner/name to choose another` : "";
+    values.repo !== undefined
+      ? "from --repo"
+      : env.GITHUB_REPOSITORY
+        ? "from GITHUB_REPOSITORY"
+        : fromGit
+          ? `from the git remote "${DEFAULT_REMOTE}" (${fromGit.url}); pass --repo owner/name to choose another`
+          : "";
   const workflow = values.workflow ?? "regenerate.yml";
   const ref = values.ref ?? "main";
   const seconds = (v: string | undefined, name: string, max: number): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || n > max) throw new Error(`--${name} must be a number of seconds in (0, ${max}]`);
+    if (!Number.isFinite(n) || n <= 0 || n > max)
+      throw new Error(`--${name} must be a number of seconds in (0, ${max}]`);
     return n;
   };
   try {
-    if (!repoArg) throw new Error(`no repository: pass --repo owner/name (or set GITHUB_REPOSITORY; this checkout has no git remote "${DEFAULT_REMOTE}")`);
+    if (!repoArg)
+      throw new Error(
+        `no repository: pass --repo owner/name (or set GITHUB_REPOSITORY; this checkout has no git remote "${DEFAULT_REMOTE}")`,
+      );
     if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repoArg)) throw new Error(`--repo "${repoArg}" is not owner/name`);
     // What it will do, first, before the token is looked at or anything is sent.
     log(`target: ${repoArg}, workflow ${workflow} on ${ref} (repository ${whence})`);
-    if (!token) throw new Error(`set GITHUB_TOKEN to a token that may run workflows in ${repoArg} (fine-grained: Actions read and write; see docs/maintainer-setup.md)`);
-    if (values.now !== undefined && !Number.isFinite(Date.parse(values.now))) throw new Error(`--now "${values.now}" is not an ISO 8601 time`);
+    if (!token)
+      throw new Error(
+        `set GITHUB_TOKEN to a token that may run workflows in ${repoArg} (fine-grained: Actions read and write; see docs/maintainer-setup.md)`,
+      );
+    if (values.now !== undefined && !Number.isFinite(Date.parse(values.now)))
+      throw new Error(`--now "${values.now}" is not an ISO 8601 time`);
     const [owner, repo] = repoArg.split("/") as [string, string];
     const interval = seconds(values.interval, "interval", 600);
     const timeout = seconds(values.timeout, "timeout", 6 * 3600);
@@ -273,7 +307,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
       log,
     });
-    if (result.completed && !result.ok) console.error(`dispatch: the run concluded ${result.completed.conclusion}: ${result.run.html_url}`);
+    if (result.completed && !result.ok)
+      console.error(`dispatch: the run concluded ${result.completed.conclusion}: ${result.run.html_url}`);
     return result.ok ? 0 : 1;
   } catch (error) {
     console.error(`dispatch: ${(error as Error).message}`);

@@ -10,7 +10,8 @@ beforeEach(() => ({ dir, cleanup } = tempDir("file-writer-")));
 afterEach(() => cleanup());
 
 const content = (i: number) => Buffer.from(`file ${i} `.repeat(1 + (i % 50)));
-const files = (root: string) => (readdirSync(root, { recursive: true }) as string[]).filter((rel) => !existsSync(join(root, rel, "."))).length;
+const files = (root: string) =>
+  (readdirSync(root, { recursive: true }) as string[]).filter((rel) => !existsSync(join(root, rel, "."))).length;
 
 describe.each([
   ["on this thread", false],
@@ -22,7 +23,11 @@ describe.each([
     const root = join(dir, "tree");
     // More files than the helper may have queued, some handed over whole, some views of a shared buffer.
     const shared = Buffer.alloc(4096, 7);
-    for (let i = 0; i < 1_200; i++) writer.write(join(root, String(i % 7), `x${i % 3}`, String(i)), i % 10 === 0 ? shared.subarray(i, i + 100) : new Uint8Array(content(i)));
+    for (let i = 0; i < 1_200; i++)
+      writer.write(
+        join(root, String(i % 7), `x${i % 3}`, String(i)),
+        i % 10 === 0 ? shared.subarray(i, i + 100) : new Uint8Array(content(i)),
+      );
     writer.finish();
     for (let i = 0; i < 1_200; i++) {
       const bytes = readFileSync(join(root, String(i % 7), `x${i % 3}`, String(i)));
@@ -36,7 +41,8 @@ describe.each([
     const writer = openFileWriter(background);
     for (let i = 0; i < 1_100; i++) writer.write(join(dir, "soon", String(i)), new Uint8Array(content(i)));
     writer.finish();
-    for (let i = 0; i < 1_100; i++) expect(readFileSync(join(dir, "soon", String(i))).equals(content(i)), `file ${i}`).toBe(true);
+    for (let i = 0; i < 1_100; i++)
+      expect(readFileSync(join(dir, "soon", String(i))).equals(content(i)), `file ${i}`).toBe(true);
   });
 
   it("throws the file system's error when a write fails", async () => {
@@ -49,7 +55,9 @@ describe.each([
       for (let i = 3; i < 400; i++) writer.write(join(dir, "later", String(i)), content(i));
       writer.finish();
     };
-    expect(fail).toThrow(expect.objectContaining({ name: "FileWriteError", code: expect.stringMatching(/^(ENOTDIR|EEXIST)$/) }));
+    expect(fail).toThrow(
+      expect.objectContaining({ name: "FileWriteError", code: expect.stringMatching(/^(ENOTDIR|EEXIST)$/) }),
+    );
     writer.abort();
     expect(readFileSync(join(dir, "ok", "1")).equals(content(1))).toBe(true);
   });

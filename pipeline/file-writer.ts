@@ -101,7 +101,10 @@ class ThreadFileWriter implements FileWriter {
   constructor() {
     const ctrl = new SharedArrayBuffer(CTRL_BYTES);
     const { port1, port2 } = new MessageChannel();
-    this.#worker = new Worker(new URL("./file-writer-worker.ts", import.meta.url), { workerData: { ctrl, errors: port2 } satisfies FileWriterSetup, transferList: [port2] });
+    this.#worker = new Worker(new URL("./file-writer-worker.ts", import.meta.url), {
+      workerData: { ctrl, errors: port2 } satisfies FileWriterSetup,
+      transferList: [port2],
+    });
     this.#worker.unref();
     this.#ctrl = new Int32Array(ctrl);
     this.#errors = port1;
@@ -119,7 +122,11 @@ class ThreadFileWriter implements FileWriter {
     if (Atomics.load(this.#ctrl, FAILED) !== 0) this.#throwFailure();
     // Hand the bytes over when they own their whole buffer; a view into a larger one is copied first
     // (posting the view would copy the whole buffer under it).
-    const own = bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !this.#transfer.includes(bytes.buffer);
+    const own =
+      bytes.buffer instanceof ArrayBuffer &&
+      bytes.byteOffset === 0 &&
+      bytes.byteLength === bytes.buffer.byteLength &&
+      !this.#transfer.includes(bytes.buffer);
     const handed = own ? bytes : new Uint8Array(bytes);
     this.#transfer.push(handed.buffer as ArrayBuffer);
     this.#batch.push({ path, bytes: handed });
@@ -185,7 +192,10 @@ class ThreadFileWriter implements FileWriter {
   #waitForProgress(): void {
     const written = Atomics.load(this.#ctrl, WRITTEN);
     if (Atomics.wait(this.#ctrl, WRITTEN, written, STALL_MS) === "timed-out") {
-      throw new FileWriteError("writer-stalled", `the file writer thread wrote nothing for ${STALL_MS / 1000} s (${written} of ${this.#posted} files written)`);
+      throw new FileWriteError(
+        "writer-stalled",
+        `the file writer thread wrote nothing for ${STALL_MS / 1000} s (${written} of ${this.#posted} files written)`,
+      );
     }
   }
 

@@ -18,7 +18,10 @@ export interface DataLayout {
 }
 
 /** Curated sources only keyed files are made from (government compliance and policy-impact inputs). */
-export const KEYED_SOURCES: ReadonlySet<string> = new Set(["government/compliance.json", "government/policy-impact.json"]);
+export const KEYED_SOURCES: ReadonlySet<string> = new Set([
+  "government/compliance.json",
+  "government/policy-impact.json",
+]);
 
 /** The file of an output: `<folder>/areas/<area>/<path>`, in the keyed folder when the contract keys it. */
 export function outputFile(layout: DataLayout, area: Area, path: string): string {

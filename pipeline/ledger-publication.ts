@@ -85,10 +85,16 @@ export async function publishLedgerCheckpoint(options: PublishOptions): Promise<
   try {
     checkpoint = verifyCheckpoint(signed.note, trustedKeys(vkeyPath));
   } catch (error) {
-    throw new LedgerPublicationError("unverified", `the ledger checkpoint does not verify with ${vkeyPath}: ${(error as Error).message}`);
+    throw new LedgerPublicationError(
+      "unverified",
+      `the ledger checkpoint does not verify with ${vkeyPath}: ${(error as Error).message}`,
+    );
   }
   if (published && checkpoint.origin !== published.origin) {
-    throw new LedgerPublicationError("origin-changed", `the ledger's origin is "${checkpoint.origin}", the published checkpoint's "${published.origin}"`);
+    throw new LedgerPublicationError(
+      "origin-changed",
+      `the ledger's origin is "${checkpoint.origin}", the published checkpoint's "${published.origin}"`,
+    );
   }
   const problem = await extensionProblem(ledger, checkpoint);
   if (problem) throw new LedgerPublicationError("not-an-extension", problem);
@@ -117,7 +123,11 @@ function publishTiles(options: PublishOptions, checkpoint: Checkpoint, from: num
  * checkpoint verifies with keys/ledger.vkey, the ledger extends it, it covers the whole ledger, and
  * the tiles beside it are exactly those of its size (pipeline/ledger-tiles.ts).
  */
-export async function ledgerPublicationProblems(dataDir: string, ledger: LedgerReader, bundle?: BundleContent): Promise<string[]> {
+export async function ledgerPublicationProblems(
+  dataDir: string,
+  ledger: LedgerReader,
+  bundle?: BundleContent,
+): Promise<string[]> {
   const vkeyPath = join(dataDir, LEDGER_VKEY);
   const cpPath = join(dataDir, LEDGER_CHECKPOINT);
   if (!existsSync(vkeyPath)) return [`${vkeyPath} is missing`];
@@ -130,10 +140,19 @@ export async function ledgerPublicationProblems(dataDir: string, ledger: LedgerR
   }
   const problem = await extensionProblem(ledger, published);
   if (problem) return [problem];
-  const tiles = await ledgerTilesProblems({ dir: join(dataDir, LEDGER_DIR), ledger, size: published.size, root: published.rootHash, ...(bundle ? { bundle } : {}) });
+  const tiles = await ledgerTilesProblems({
+    dir: join(dataDir, LEDGER_DIR),
+    ledger,
+    size: published.size,
+    root: published.rootHash,
+    ...(bundle ? { bundle } : {}),
+  });
   if (tiles.length > 0) return tiles;
   const size = await ledger.size();
-  if (published.size < size) return [`${cpPath} covers ${published.size} entries, the ledger has ${size}: the pipeline would publish a newer checkpoint`];
+  if (published.size < size)
+    return [
+      `${cpPath} covers ${published.size} entries, the ledger has ${size}: the pipeline would publish a newer checkpoint`,
+    ];
   return [];
 }
 
@@ -142,7 +161,8 @@ function trustedKeys(vkeyPath: string): NoteVerifier[] {
 }
 
 function openPublished(cpPath: string, trusted: NoteVerifier[]): Checkpoint {
-  if (trusted.length === 0) throw new LedgerPublicationError("unverified", `${cpPath}: no key in ${LEDGER_VKEY} to verify it with`);
+  if (trusted.length === 0)
+    throw new LedgerPublicationError("unverified", `${cpPath}: no key in ${LEDGER_VKEY} to verify it with`);
   try {
     return verifyCheckpoint(readFileSync(cpPath, "utf8"), trusted);
   } catch (error) {
@@ -177,7 +197,11 @@ async function rootAt(ledger: LedgerReader, size: number): Promise<Uint8Array> {
 }
 
 /** Lists the signing key in keys/ledger.vkey: created with it, already there, or appended when trusted. */
-function trustKey(path: string, signer: { name: string; publicKeyHex: string }, trustNewKey: boolean): PublishResult["vkey"] {
+function trustKey(
+  path: string,
+  signer: { name: string; publicKeyHex: string },
+  trustNewKey: boolean,
+): PublishResult["vkey"] {
   const vkey = verifierKey(signer.name, signer.publicKeyHex);
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true });
@@ -185,7 +209,8 @@ function trustKey(path: string, signer: { name: string; publicKeyHex: string }, 
     return "created";
   }
   const text = readFileSync(path, "utf8");
-  if (parseTrustedKeys(text, path).some((k) => k.name === signer.name && k.publicKeyHex === signer.publicKeyHex)) return "present";
+  if (parseTrustedKeys(text, path).some((k) => k.name === signer.name && k.publicKeyHex === signer.publicKeyHex))
+    return "present";
   if (!trustNewKey) {
     throw new LedgerPublicationError(
       "key-not-listed",

@@ -22,14 +22,21 @@ let ledger: Ledger;
 beforeEach(async () => {
   ({ dir, cleanup } = tempDir("ledger-tiles-"));
   tiles = join(dir, "data", "ledger");
-  ledger = await openLedgerStore({ path: join(dir, "l.sqlite"),  origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: KEY.secretKey }, now: steppingClock(), durability: "normal" });
+  ledger = await openLedgerStore({
+    path: join(dir, "l.sqlite"),
+    origin: ORIGIN,
+    signer: { name: ORIGIN, secretKeyHex: KEY.secretKey },
+    now: steppingClock(),
+    durability: "normal",
+  });
 });
 afterEach(async () => {
   await ledger.close();
   cleanup();
 });
 
-const append = async (from: number, count: number) => await ledger.append(Array.from({ length: count }, (_, i) => sampleEvent(from + i)));
+const append = async (from: number, count: number) =>
+  await ledger.append(Array.from({ length: count }, (_, i) => sampleEvent(from + i)));
 
 /** The ledger, recording where each read of stored entries started. */
 function counting(reader: LedgerReader): { reader: LedgerReader; starts: number[] } {
@@ -62,19 +69,33 @@ function snapshot(): Map<string, { bytes: string; mtime: bigint; ino: bigint }> 
   for (const rel of readdirSync(tiles, { recursive: true }) as string[]) {
     const path = join(tiles, rel);
     const stat = statSync(path, { bigint: true });
-    if (stat.isFile()) files.set(rel.split("\\").join("/"), { bytes: readFileSync(path).toString("hex"), mtime: stat.mtimeNs, ino: stat.ino });
+    if (stat.isFile())
+      files.set(rel.split("\\").join("/"), {
+        bytes: readFileSync(path).toString("hex"),
+        mtime: stat.mtimeNs,
+        ino: stat.ino,
+      });
   }
   return files;
 }
 
-const publish = async (size: number, from: number, reader: LedgerReader = ledger) => await publishLedgerTiles({ dir: tiles, ledger: reader, size, root: await ledger.rootHash(size), from });
+const publish = async (size: number, from: number, reader: LedgerReader = ledger) =>
+  await publishLedgerTiles({ dir: tiles, ledger: reader, size, root: await ledger.rootHash(size), from });
 
 describe("publishing the ledger as tiles", () => {
   it("writes the tiles of a checkpoint, then only what 300 new entries add, never touching a full tile", async () => {
     await append(0, 600);
     expect(await publish(600, 0)).toEqual({ size: 600, written: 7, removed: 0, strays: 0, rebuilt: false });
     const first = snapshot();
-    expect([...first.keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "envelopes/002.p/88", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2"]);
+    expect([...first.keys()].sort()).toEqual([
+      "envelopes/000",
+      "envelopes/001",
+      "envelopes/002.p/88",
+      "tile/0/000",
+      "tile/0/001",
+      "tile/0/002.p/88",
+      "tile/1/000.p/2",
+    ]);
     expect(first.get("tile/0/000")!.bytes).toHaveLength(2 * 8192);
 
     await append(600, 300);
@@ -82,7 +103,17 @@ describe("publishing the ledger as tiles", () => {
     expect(await publish(900, 600, reader)).toEqual({ size: 900, written: 5, removed: 3, strays: 0, rebuilt: false });
     expect(starts).toEqual([600]); // only the new entries were read
     const second = snapshot();
-    expect([...second.keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "envelopes/002", "envelopes/003.p/132", "tile/0/000", "tile/0/001", "tile/0/002", "tile/0/003.p/132", "tile/1/000.p/3"]);
+    expect([...second.keys()].sort()).toEqual([
+      "envelopes/000",
+      "envelopes/001",
+      "envelopes/002",
+      "envelopes/003.p/132",
+      "tile/0/000",
+      "tile/0/001",
+      "tile/0/002",
+      "tile/0/003.p/132",
+      "tile/1/000.p/3",
+    ]);
     for (const full of ["tile/0/000", "tile/0/001", "envelopes/000", "envelopes/001"]) {
       expect(second.get(full), full).toEqual(first.get(full)); // same bytes, same mtime, same inode: not rewritten
     }
@@ -93,7 +124,13 @@ describe("publishing the ledger as tiles", () => {
 
     // Nothing new: nothing read past the size, nothing written.
     const again = counting(ledger);
-    expect(await publish(900, 900, again.reader)).toEqual({ size: 900, written: 0, removed: 0, strays: 0, rebuilt: false });
+    expect(await publish(900, 900, again.reader)).toEqual({
+      size: 900,
+      written: 0,
+      removed: 0,
+      strays: 0,
+      rebuilt: false,
+    });
     expect(again.starts).toEqual([]);
     expect(snapshot()).toEqual(second);
   });
@@ -101,22 +138,37 @@ describe("publishing the ledger as tiles", () => {
   it("bundles each entry's envelope, never its payload, at envelopes/ and not at the C2SP entry bundle URL", async () => {
     await append(0, 260);
     await publish(260, 0);
-    const entries = (await Array.fromAsync(ledger.entries(0, 260)));
+    const entries = await Array.fromAsync(ledger.entries(0, 260));
     const bundle = decodeBundle(readFileSync(join(tiles, "envelopes/000"))).map((e) => Buffer.from(e).toString());
     const partial = decodeBundle(readFileSync(join(tiles, "envelopes/001.p/4"))).map((e) => Buffer.from(e).toString());
     expect([...bundle, ...partial]).toEqual(entries.map((e) => envelopeText(e)));
-    expect(JSON.parse(bundle[3]!)).toEqual({ seq: 3, type: entries[3]!.type, ts: entries[3]!.ts, prev: entries[2]!.hash, hash: entries[3]!.hash });
+    expect(JSON.parse(bundle[3]!)).toEqual({
+      seq: 3,
+      type: entries[3]!.type,
+      ts: entries[3]!.ts,
+      prev: entries[2]!.hash,
+      hash: entries[3]!.hash,
+    });
     for (const e of [...bundle, ...partial]) expect(e).not.toContain("payload");
     expect(existsSync(join(tiles, "tile/entries"))).toBe(false);
   });
 
   it("serves leaf-data bundles at tile/entries/, and moves the bundles when what they hold changes", async () => {
     await append(0, 600);
-    const as = async (bundle: "leaf" | "envelope", size: number, from: number) => await publishLedgerTiles({ dir: tiles, ledger, size, root: await ledger.rootHash(size), from, bundle });
+    const as = async (bundle: "leaf" | "envelope", size: number, from: number) =>
+      await publishLedgerTiles({ dir: tiles, ledger, size, root: await ledger.rootHash(size), from, bundle });
     expect(await as("leaf", 512, 0)).toEqual({ size: 512, written: 5, removed: 0, strays: 0, rebuilt: false });
-    expect([...snapshot().keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001"]);
+    expect([...snapshot().keys()].sort()).toEqual([
+      "tile/0/000",
+      "tile/0/001",
+      "tile/1/000.p/2",
+      "tile/entries/000",
+      "tile/entries/001",
+    ]);
     const entries = await Array.fromAsync(ledger.storedEntries(0, 256));
-    expect(decodeBundle(readFileSync(join(tiles, "tile/entries/000"))).map((e) => Buffer.from(e).toString())).toEqual(entries.map((e) => entryText(e.entry, e.payloadText)));
+    expect(decodeBundle(readFileSync(join(tiles, "tile/entries/000"))).map((e) => Buffer.from(e).toString())).toEqual(
+      entries.map((e) => entryText(e.entry, e.payloadText)),
+    );
 
     // Envelopes left at the C2SP URL (as this log once published them) are reported, then moved.
     const envelopes = join(dir, "envelope-copy");
@@ -126,25 +178,45 @@ describe("publishing the ledger as tiles", () => {
     expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 512, root: await ledger.rootHash(512) })).toEqual([
       expect.stringMatching(/envelopes\/000 is missing$/),
       expect.stringMatching(/envelopes\/001 is missing$/),
-      expect.stringMatching(/tile\/entries\/000 is not a bundle of this log \(the bundles hold envelopes, served at envelopes\/: C2SP's tile\/entries\/ is for leaf data only\)$/),
+      expect.stringMatching(
+        /tile\/entries\/000 is not a bundle of this log \(the bundles hold envelopes, served at envelopes\/: C2SP's tile\/entries\/ is for leaf data only\)$/,
+      ),
       expect.stringMatching(/tile\/entries\/001 is not a bundle of this log/),
     ]);
     // The size is a whole number of tiles: the missing last full bundle alone says to write them all.
     expect(await as("envelope", 512, 512)).toEqual({ size: 512, written: 2, removed: 2, strays: 0, rebuilt: true });
-    expect([...snapshot().keys()].sort()).toEqual(["envelopes/000", "envelopes/001", "tile/0/000", "tile/0/001", "tile/1/000.p/2"]);
+    expect([...snapshot().keys()].sort()).toEqual([
+      "envelopes/000",
+      "envelopes/001",
+      "tile/0/000",
+      "tile/0/001",
+      "tile/1/000.p/2",
+    ]);
     expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 512, root: await ledger.rootHash(512) })).toEqual([]);
 
     // And back to leaf data, growing: envelopes/ goes.
     expect(await as("leaf", 600, 512)).toMatchObject({ size: 600, removed: 2, rebuilt: true });
-    expect([...snapshot().keys()].sort()).toEqual(["tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2", "tile/entries/000", "tile/entries/001", "tile/entries/002.p/88"]);
-    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 600, root: await ledger.rootHash(600), bundle: "leaf" })).toEqual([]);
+    expect([...snapshot().keys()].sort()).toEqual([
+      "tile/0/000",
+      "tile/0/001",
+      "tile/0/002.p/88",
+      "tile/1/000.p/2",
+      "tile/entries/000",
+      "tile/entries/001",
+      "tile/entries/002.p/88",
+    ]);
+    expect(
+      await ledgerTilesProblems({ dir: tiles, ledger, size: 600, root: await ledger.rootHash(600), bundle: "leaf" }),
+    ).toEqual([]);
   });
 
   it("publishes nothing when the entries do not hash to the checkpoint's root", async () => {
     await append(0, 300);
     await publish(260, 0);
     const before = snapshot();
-    await expect(publishLedgerTiles({ dir: tiles, ledger, size: 300, root: await ledger.rootHash(299), from: 260 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
+    await expect(
+      publishLedgerTiles({ dir: tiles, ledger, size: 300, root: await ledger.rootHash(299), from: 260 }),
+    ).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(snapshot()).toEqual(before); // no tile replaced, no staged file left behind
   });
 
@@ -154,7 +226,9 @@ describe("publishing the ledger as tiles", () => {
     writeFileSync(join(tiles, "checkpoint"), "the previous publication\n");
     await expect(publish(700, 0, failingAfter(ledger, 600))).rejects.toThrow("the disk went away"); // two full tiles and bundles staged by then
     expect(readdirSync(tiles)).toEqual(["checkpoint"]);
-    await expect(publishLedgerTiles({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(699), from: 0 })).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
+    await expect(
+      publishLedgerTiles({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(699), from: 0 }),
+    ).rejects.toThrow(expect.objectContaining({ code: "root-differs" }));
     expect(readdirSync(tiles)).toEqual(["checkpoint"]);
     expect(await publish(700, 0)).toEqual({ size: 700, written: 7, removed: 0, strays: 0, rebuilt: false });
     expect(readdirSync(tiles).sort()).toEqual(["checkpoint", "envelopes", "tile"]);
@@ -196,7 +270,9 @@ describe("publishing the ledger as tiles", () => {
     const tampered = Buffer.from(readFileSync(join(tiles, "tile/0/001")));
     tampered[5]! ^= 1;
     writeFileSync(join(tiles, "tile/0/001"), tampered);
-    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([expect.stringMatching(/tile\/0\/001 differs from the ledger's/)]);
+    expect(await ledgerTilesProblems({ dir: tiles, ledger, size: 700, root: await ledger.rootHash(700) })).toEqual([
+      expect.stringMatching(/tile\/0\/001 differs from the ledger's/),
+    ]);
     rmSync(join(tiles, "tile/0/002.p"), { recursive: true });
     await expect(publish(700, 700)).rejects.toThrow(expect.objectContaining({ code: "tile-differs" }));
   });
@@ -204,29 +280,52 @@ describe("publishing the ledger as tiles", () => {
   it("is published with the checkpoint by the pipeline, and --check reports tiles that are missing, differ or are stale", async () => {
     const dataDir = join(dir, "data");
     await append(0, 270);
-    const sign = async () => ({ note: await ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
+    const sign = async () => ({
+      note: await ledger.checkpoint(),
+      signer: { name: ORIGIN, publicKeyHex: KEY.publicKey },
+    });
     // A checkpoint published before tiles existed: the next run writes its tiles without a new checkpoint.
-    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 270 });
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({
+      checkpoint: "written",
+      size: 270,
+    });
     rmSync(join(tiles, "tile"), { recursive: true });
-    expect(await ledgerPublicationProblems(dataDir, ledger)).toContainEqual(expect.stringMatching(/tile\/0\/000 is missing/));
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toContainEqual(
+      expect.stringMatching(/tile\/0\/000 is missing/),
+    );
     const note = readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
-    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "unchanged", tiles: { written: 5 } });
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({
+      checkpoint: "unchanged",
+      tiles: { written: 5 },
+    });
     expect(readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8")).toBe(note);
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
 
     await append(270, 10);
-    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 280, tiles: { written: 2, removed: 2 } }); // tile/1/000.p/1 is unchanged
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({
+      checkpoint: "written",
+      size: 280,
+      tiles: { written: 2, removed: 2 },
+    }); // tile/1/000.p/1 is unchanged
     expect(existsSync(join(tiles, "tile/0/001.p/24"))).toBe(true);
     writeFileSync(join(tiles, "tile/0/001.p/14"), readFileSync(join(tiles, "tile/0/001.p/24")).subarray(0, 14 * 32));
-    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([expect.stringMatching(/001\.p\/14 is a superseded partial tile/)]);
-    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "unchanged", tiles: { written: 0, removed: 1, strays: 0 } });
+    expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([
+      expect.stringMatching(/001\.p\/14 is a superseded partial tile/),
+    ]);
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({
+      checkpoint: "unchanged",
+      tiles: { written: 0, removed: 1, strays: 0 },
+    });
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
   });
 
   it("--check reports every file under tile/ or envelopes/ that is not of the checkpoint's size, and a run removes it", async () => {
     const dataDir = join(dir, "data");
     await append(0, 600);
-    const sign = async () => ({ note: await ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
+    const sign = async () => ({
+      note: await ledger.checkpoint(),
+      signer: { name: ORIGIN, publicKeyHex: KEY.publicKey },
+    });
     await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false });
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
     // A full tile and bundle where the checkpoint has only the partial 002.p/88, a copy, and a staged file left behind.
@@ -240,13 +339,20 @@ describe("publishing the ledger as tiles", () => {
       `${join(tiles, "tile/0/002")} is not a tile or bundle of the checkpoint's 600 entries`,
       `${join(tiles, "tile/1/.000.4242.tmp")} is not a tile or bundle of the checkpoint's 600 entries`,
     ]);
-    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "unchanged", tiles: { written: 0, removed: 0, strays: 4 } });
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({
+      checkpoint: "unchanged",
+      tiles: { written: 0, removed: 0, strays: 4 },
+    });
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
 
     // A stray full tile where the next checkpoint's full tile lands is removed before the update, which then writes it.
     writeFileSync(join(tiles, "tile/0/002"), Buffer.alloc(256 * 32));
     await append(600, 200);
-    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({ checkpoint: "written", size: 800, tiles: { strays: 1 } });
+    expect(await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false })).toMatchObject({
+      checkpoint: "written",
+      size: 800,
+      tiles: { strays: 1 },
+    });
     expect(await ledgerPublicationProblems(dataDir, ledger)).toEqual([]);
   });
 });

@@ -21,7 +21,17 @@
  */
 import { hash } from "node:crypto";
 import { filesUnder } from "../store/files.ts";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { entryText } from "../core/ledger/entry.ts";
 import { envelopeFromEntryText, envelopeText } from "../core/ledger/envelope.ts";
@@ -29,7 +39,21 @@ import type { LedgerReader } from "../core/ledger/store.ts";
 import { equalBytes } from "../core/merkle.ts";
 import { formatDigest } from "../core/digest.ts";
 import { openFileWriter } from "./file-writer.ts";
-import { bundlePath, bundleRoot, decodeBundle, partialDir, partialTiles, publishedTilePaths, rootFromPartials, TileBuilder, TileError, tilePath, TILE_WIDTH, type BundleKind, type TileFile } from "../core/tlog-tiles.ts";
+import {
+  bundlePath,
+  bundleRoot,
+  decodeBundle,
+  partialDir,
+  partialTiles,
+  publishedTilePaths,
+  rootFromPartials,
+  TileBuilder,
+  TileError,
+  tilePath,
+  TILE_WIDTH,
+  type BundleKind,
+  type TileFile,
+} from "../core/tlog-tiles.ts";
 import { CodedError } from "../core/errors.ts";
 
 /**
@@ -82,7 +106,11 @@ export interface LedgerTilesResult {
 /** Brings the tiles under `dir` to `size`; throws LedgerTilesError (nothing replaced) when they cannot agree with `root`. */
 export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<LedgerTilesResult> {
   const { dir, size } = options;
-  if (options.from > size) throw new LedgerTilesError("shrinks", `the tiles were written for ${options.from} entries, the checkpoint has ${size}`);
+  if (options.from > size)
+    throw new LedgerTilesError(
+      "shrinks",
+      `the tiles were written for ${options.from} entries, the checkpoint has ${size}`,
+    );
   const kind = bundleKind(options.bundle);
   const edge = readEdge(dir, options.from, kind);
   if (!edge && !existsSync(join(dir, "tile"))) return await publishNewTree(options);
@@ -97,7 +125,11 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
     // existsSync first: a fresh build would otherwise pay for an ENOENT error per file.
     const onDisk = existsSync(target) ? readOrNull(target) : null;
     if (onDisk && Buffer.compare(onDisk, file.bytes) === 0) return;
-    if (onDisk && file.full) throw new LedgerTilesError("tile-differs", `${target} is published and differs from the ledger's: a full tile is never rewritten`);
+    if (onDisk && file.full)
+      throw new LedgerTilesError(
+        "tile-differs",
+        `${target} is published and differs from the ledger's: a full tile is never rewritten`,
+      );
     const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
     mkdirSync(dirname(tmp), { recursive: true });
     writeFileSync(tmp, file.bytes);
@@ -122,7 +154,13 @@ export async function publishLedgerTiles(options: LedgerTilesOptions): Promise<L
   // anything else that is no file of the tree, may remain.
   const after = removeStrays(dir, size, kind);
   removed += after.partials;
-  return { size, written: staged.length, removed, strays: before.others + after.others, rebuilt: !edge && options.from > 0 };
+  return {
+    size,
+    written: staged.length,
+    removed,
+    strays: before.others + after.others,
+    rebuilt: !edge && options.from > 0,
+  };
 }
 
 /** From this many entries on, a new tree's files are written on a helper thread (its start is not worth it below). */
@@ -172,9 +210,15 @@ async function publishNewTree(options: LedgerTilesOptions): Promise<LedgerTilesR
 
 /** Throws `root-differs` unless the partial tiles of a tree of `size` give `expected`. */
 function checkRoot(size: number, partials: TileFile[], expected: Uint8Array): void {
-  const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
+  const root = rootFromPartials(
+    size,
+    new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])),
+  );
   if (!equalBytes(root, expected)) {
-    throw new LedgerTilesError("root-differs", `the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(expected)}: no tile is published`);
+    throw new LedgerTilesError(
+      "root-differs",
+      `the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(expected)}: no tile is published`,
+    );
   }
 }
 
@@ -200,29 +244,54 @@ export async function ledgerTilesProblems(options: Omit<LedgerTilesOptions, "fro
   await appendEntries(builder, options.ledger, 0, size, options.bundle ?? "envelope", expect);
   const partials = builder.partials();
   for (const p of partials) expect(p);
-  const root = rootFromPartials(size, new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])));
-  if (!equalBytes(root, options.root)) problems.push(`the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(options.root)}`);
+  const root = rootFromPartials(
+    size,
+    new Map(partials.filter((f) => f.kind === "hashes").map((f) => [f.tile.level, f.bytes])),
+  );
+  if (!equalBytes(root, options.root))
+    problems.push(
+      `the ledger's first ${size} entries hash to ${formatDigest(root)}, the checkpoint signs ${formatDigest(options.root)}`,
+    );
   for (const stray of strayFiles(dir, size, kind)) {
-    problems.push(isPartial(stray) ? `${stray} is a superseded partial tile` : `${stray} is not a tile or bundle of the checkpoint's ${size} entries`);
+    problems.push(
+      isPartial(stray)
+        ? `${stray} is a superseded partial tile`
+        : `${stray} is not a tile or bundle of the checkpoint's ${size} entries`,
+    );
   }
   const other = join(dir, bundleRoot(otherKind(kind)));
   if (existsSync(other)) {
-    const why = kind === "envelopes" ? "the bundles hold envelopes, served at envelopes/: C2SP's tile/entries/ is for leaf data only" : "the bundles hold leaf data, served at tile/entries/";
+    const why =
+      kind === "envelopes"
+        ? "the bundles hold envelopes, served at envelopes/: C2SP's tile/entries/ is for leaf data only"
+        : "the bundles hold leaf data, served at tile/entries/";
     for (const file of filesIn(other)) problems.push(`${file} is not a bundle of this log (${why})`);
   }
   return problems;
 }
 
 /** Reads entries [from, size), rehashing each from its stored text, into the builder. */
-async function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: number, size: number, content: BundleContent, onFull: (file: TileFile) => void): Promise<void> {
+async function appendEntries(
+  builder: TileBuilder,
+  ledger: LedgerReader,
+  from: number,
+  size: number,
+  content: BundleContent,
+  onFull: (file: TileFile) => void,
+): Promise<void> {
   if (from === size) return;
   for await (const { entry, payloadText } of ledger.storedEntries(from, size)) {
     const text = entryText(entry, payloadText);
     // U+0000 is the RFC 9162 leaf prefix 0x00; the hash comes back as a 32-character latin1 string.
     const leaf = hash("sha256", `\u0000${text}`, "binary");
-    builder.append(leaf, content === "envelope" ? (envelopeFromEntryText(text, payloadText) ?? envelopeText(entry)) : text, onFull);
+    builder.append(
+      leaf,
+      content === "envelope" ? (envelopeFromEntryText(text, payloadText) ?? envelopeText(entry)) : text,
+      onFull,
+    );
   }
-  if (builder.size !== size) throw new RangeError(`the ledger gave ${builder.size - from} entries from ${from}, not ${size - from}`);
+  if (builder.size !== size)
+    throw new RangeError(`the ledger gave ${builder.size - from} entries from ${from}, not ${size - from}`);
 }
 
 /**
@@ -230,7 +299,11 @@ async function appendEntries(builder: TileBuilder, ledger: LedgerReader, from: n
  * when one is missing — or when the last full bundle is not at `kind`'s place, so that bundles
  * published as the other content are all written again.
  */
-function readEdge(dir: string, size: number, kind: BundleKind): { hashes: Map<number, Uint8Array>; entries: Uint8Array[] } | null {
+function readEdge(
+  dir: string,
+  size: number,
+  kind: BundleKind,
+): { hashes: Map<number, Uint8Array>; entries: Uint8Array[] } | null {
   if (size === 0) return null;
   const hashes = new Map<number, Uint8Array>();
   for (const p of partialTiles(size)) {
@@ -245,9 +318,11 @@ function readEdge(dir: string, size: number, kind: BundleKind): { hashes: Map<nu
     const bytes = readOrNull(join(dir, path));
     if (!bytes) return null;
     entries = decodeBundle(bytes);
-    if (entries.length !== width) throw new TileError("bad-bundle", `${path} holds ${entries.length} entries, not ${width}`);
+    if (entries.length !== width)
+      throw new TileError("bad-bundle", `${path} holds ${entries.length} entries, not ${width}`);
   }
-  if (size >= TILE_WIDTH && !existsSync(join(dir, bundlePath(Math.floor(size / TILE_WIDTH) - 1, TILE_WIDTH, kind)))) return null;
+  if (size >= TILE_WIDTH && !existsSync(join(dir, bundlePath(Math.floor(size / TILE_WIDTH) - 1, TILE_WIDTH, kind))))
+    return null;
   return { hashes, entries };
 }
 

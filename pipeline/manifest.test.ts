@@ -36,7 +36,9 @@ const schemas = new JsonSchemaSet(join(REPO, "data", "schemas"));
 
 const HASH = `sha256:${"ab".repeat(32)}`;
 
-function resource(overrides: Partial<ResourceInput> & { path: string; mediatype: ResourceInput["step"]["mediatype"] }): ResourceInput {
+function resource(
+  overrides: Partial<ResourceInput> & { path: string; mediatype: ResourceInput["step"]["mediatype"] },
+): ResourceInput {
   return {
     step: {
       name: overrides.path.replace(/[^a-z0-9.-]/g, "-"),
@@ -59,14 +61,37 @@ describe("manifest layout", () => {
   const pkg = buildManifest({
     area: "economy",
     resources: [
-      buildResource(resource({ path: "supply.json", mediatype: "application/json", jsonSchema: JsonSchemaSet.idOf("economy/supply") })),
       buildResource(
-        resource({ path: "mic-history.csv", mediatype: "text/csv", jsonSchema: JsonSchemaSet.idOf("economy/mic-history-row"), tableSchema: tableSchemaFromJsonSchema(rowSchema) }),
+        resource({
+          path: "supply.json",
+          mediatype: "application/json",
+          jsonSchema: JsonSchemaSet.idOf("economy/supply"),
+        }),
       ),
-      buildResource(resource({ path: "ledger/export.json", mediatype: "application/json", jsonSchema: { type: "array", items: { $ref: JsonSchemaSet.idOf("government/audit-trail-row") } } })),
+      buildResource(
+        resource({
+          path: "mic-history.csv",
+          mediatype: "text/csv",
+          jsonSchema: JsonSchemaSet.idOf("economy/mic-history-row"),
+          tableSchema: tableSchemaFromJsonSchema(rowSchema),
+        }),
+      ),
+      buildResource(
+        resource({
+          path: "ledger/export.json",
+          mediatype: "application/json",
+          jsonSchema: { type: "array", items: { $ref: JsonSchemaSet.idOf("government/audit-trail-row") } },
+        }),
+      ),
       buildResource(resource({ path: "report.pdf", mediatype: "application/pdf" })),
     ],
-    ledger: { origin: "integrity-platform.example/ledger", size: 3, root: HASH, asOf: "2026-01-01T00:00:00.000Z", sample: { generator: "g", seed: "1", notice: "Sample." } },
+    ledger: {
+      origin: "integrity-platform.example/ledger",
+      size: 3,
+      root: HASH,
+      asOf: "2026-01-01T00:00:00.000Z",
+      sample: { generator: "g", seed: "1", notice: "Sample." },
+    },
     pulse: { records: 2, root: HASH },
     curated: { "economy/minting.json": HASH },
     created: "2026-01-01T00:00:00.000Z",
@@ -77,11 +102,35 @@ describe("manifest layout", () => {
   });
 
   it("has the v2 profile, sorted resources, tables with an inline Table Schema and custom keys", async () => {
-    expect(Object.keys(pkg)).toEqual(["$schema", "name", "title", "description", "version", "created", "keywords", "licenses", "sample", "sources", "resources"]);
+    expect(Object.keys(pkg)).toEqual([
+      "$schema",
+      "name",
+      "title",
+      "description",
+      "version",
+      "created",
+      "keywords",
+      "licenses",
+      "sample",
+      "sources",
+      "resources",
+    ]);
     expect(pkg.$schema).toBe(DATAPACKAGE_PROFILE);
-    expect(pkg.resources.map((r) => r.path)).toEqual(["ledger/export.json", "mic-history.csv", "report.pdf", "supply.json"]);
+    expect(pkg.resources.map((r) => r.path)).toEqual([
+      "ledger/export.json",
+      "mic-history.csv",
+      "report.pdf",
+      "supply.json",
+    ]);
     const csv = pkg.resources[1]!;
-    expect(csv).toMatchObject({ type: "table", format: "csv", encoding: "utf-8", dialect: CSV_DIALECT, access: "public", inputs_hash: HASH });
+    expect(csv).toMatchObject({
+      type: "table",
+      format: "csv",
+      encoding: "utf-8",
+      dialect: CSV_DIALECT,
+      access: "public",
+      inputs_hash: HASH,
+    });
     expect(csv.schema!.fields.map((f) => [f.name, f.type])).toEqual([
       ["timestamp", "datetime"],
       ["cycle", "string"],
@@ -102,14 +151,21 @@ describe("manifest layout", () => {
   });
 
   it("renders the same bytes for the same inputs, whatever the order of the resources", async () => {
-    const again = buildManifest({ ...{ area: "economy" as const, curated: {} }, resources: [...pkg.resources].reverse() });
+    const again = buildManifest({
+      ...{ area: "economy" as const, curated: {} },
+      resources: [...pkg.resources].reverse(),
+    });
     const once = buildManifest({ area: "economy", curated: {}, resources: pkg.resources });
     expect(renderManifest(again)).toBe(renderManifest(once));
     expect(renderManifest(once).endsWith("}\n")).toBe(true);
   });
 
   it("leaves out sample and created when the data is real and undated", async () => {
-    const real = buildManifest({ area: "diplomacy", curated: { "diplomacy/treaty.json": HASH }, resources: [pkg.resources[3]!] });
+    const real = buildManifest({
+      area: "diplomacy",
+      curated: { "diplomacy/treaty.json": HASH },
+      resources: [pkg.resources[3]!],
+    });
     expect(real).not.toHaveProperty("sample");
     expect(real).not.toHaveProperty("created");
     expect(profiles.check(real)).toEqual([]);
@@ -123,13 +179,19 @@ describe("manifest layout", () => {
   });
 
   it("derives a conforming Table Schema from every CSV row schema of the registry", async () => {
-    const rows = readdirSync(join(REPO, "data", "schemas"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith("-row.schema.json"));
+    const rows = readdirSync(join(REPO, "data", "schemas"), { recursive: true, encoding: "utf8" }).filter((f) =>
+      f.endsWith("-row.schema.json"),
+    );
     expect(rows.length).toBeGreaterThanOrEqual(4);
     for (const file of rows) {
       const schema = JSON.parse(readFileSync(join(REPO, "data", "schemas", file), "utf8")) as Record<string, unknown>;
       const table = tableSchemaFromJsonSchema(schema);
       expect(table.fields.map((f) => f.name)).toEqual(Object.keys(schema.properties as object));
-      const descriptor = buildManifest({ area: "academics", curated: {}, resources: [buildResource(resource({ path: "t.csv", mediatype: "text/csv", tableSchema: table }))] });
+      const descriptor = buildManifest({
+        area: "academics",
+        curated: {},
+        resources: [buildResource(resource({ path: "t.csv", mediatype: "text/csv", tableSchema: table }))],
+      });
       expect(profiles.check(descriptor), file).toEqual([]);
     }
   });
@@ -143,14 +205,33 @@ describe("manifests of a real run", () => {
       cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
       cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
       const scores = Array.from({ length: 10 }, (_, i) => [0.95 + (i % 4) / 100, 0.9 + (i % 6) / 100] as const);
-      writePulseHistory(dataDir, makePulseHistory(scores, "2025-12-10T06:00:00.000Z"), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
-      const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: "integrity-platform.example/ledger", durability: "normal" });
-      const batch: NewEvent[] = [...simulate({ seed: "manifest-test", size: 1500, now: new Date("2025-12-20T00:00:00.000Z") })];
+      writePulseHistory(
+        dataDir,
+        makePulseHistory(scores, "2025-12-10T06:00:00.000Z"),
+        loadSigningKey(DATASET_KEY, join(dir, "state"), {}),
+      );
+      const ledger = await openLedgerStore({
+        path: join(dir, "ledger.sqlite"),
+        origin: "integrity-platform.example/ledger",
+        durability: "normal",
+      });
+      const batch: NewEvent[] = [
+        ...simulate({ seed: "manifest-test", size: 1500, now: new Date("2025-12-20T00:00:00.000Z") }),
+      ];
       await ledger.append(batch);
       const log: string[] = [];
-      const report = await runPipeline({ dataDir, ledger, steps: realSteps, log: (l) => log.push(l), signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}) });
+      const report = await runPipeline({
+        dataDir,
+        ledger,
+        steps: realSteps,
+        log: (l) => log.push(l),
+        signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}),
+      });
       await ledger.close();
-      expect(report.steps.filter((s) => s.status === "failed"), log.join("\n")).toEqual([]);
+      expect(
+        report.steps.filter((s) => s.status === "failed"),
+        log.join("\n"),
+      ).toEqual([]);
       const areas = readdirSync(join(dataDir, "areas"));
       expect(areas.length).toBeGreaterThanOrEqual(4);
       for (const area of areas) {
@@ -165,4 +246,3 @@ describe("manifests of a real run", () => {
     }
   });
 });
-

@@ -24,7 +24,8 @@ export const LICENSE = {
 export const AREA_INFO: Record<Area, { title: string; description: string }> = {
   government: {
     title: "Integrity Platform — government",
-    description: "Compliance report, ledger audit trail, sentinel status and policy impact projections for public-sector oversight.",
+    description:
+      "Compliance report, ledger audit trail, sentinel status and policy impact projections for public-sector oversight.",
   },
   academics: {
     title: "Integrity Platform — academics",
@@ -103,7 +104,9 @@ type JsonSchemaProperty = {
 export function tableSchemaFromJsonSchema(rowSchema: Record<string, unknown>): TableSchema {
   const properties = rowSchema.properties;
   if (rowSchema.type !== "object" || typeof properties !== "object" || properties === null) {
-    throw new Error(`a CSV row schema must be an object schema with properties (${String(rowSchema.$id ?? rowSchema.title ?? "?")})`);
+    throw new Error(
+      `a CSV row schema must be an object schema with properties (${String(rowSchema.$id ?? rowSchema.title ?? "?")})`,
+    );
   }
   const required = new Set(Array.isArray(rowSchema.required) ? (rowSchema.required as string[]) : []);
   const fields = Object.entries(properties as Record<string, JsonSchemaProperty>).map(([name, p]): TableField => {
@@ -139,7 +142,13 @@ export function tableSchemaFromJsonSchema(rowSchema: Record<string, unknown>): T
   return { fields, missingValues: [] };
 }
 
-export const CSV_DIALECT = { header: true, delimiter: ",", lineTerminator: "\r\n", quoteChar: '"', doubleQuote: true } as const;
+export const CSV_DIALECT = {
+  header: true,
+  delimiter: ",",
+  lineTerminator: "\r\n",
+  quoteChar: '"',
+  doubleQuote: true,
+} as const;
 
 // ---------------------------------------------------------------------------------------------
 // resources and packages
@@ -199,7 +208,11 @@ export function buildResource(r: ResourceInput): ResourceDescriptor {
   for (const name of Object.keys(r.inputs).sort()) inputs[name] = r.inputs[name]!;
   // Relative schema references, so a reader of the static copy fetches them (core/datapackage/references.ts).
   const jsonSchema =
-    r.jsonSchema === undefined ? undefined : typeof r.jsonSchema === "string" ? schemaReference(r.jsonSchema) : { type: "array" as const, items: { $ref: schemaReference(r.jsonSchema.items.$ref) } };
+    r.jsonSchema === undefined
+      ? undefined
+      : typeof r.jsonSchema === "string"
+        ? schemaReference(r.jsonSchema)
+        : { type: "array" as const, items: { $ref: schemaReference(r.jsonSchema.items.$ref) } };
   return {
     name: r.step.name,
     ...(table ? { type: "table" as const } : {}),
@@ -284,7 +297,12 @@ export function buildManifest(p: PackageInput): PackageDescriptor {
     });
   }
   if (p.pulse) {
-    sources.push({ kind: "pulse", title: "Integrity pulse history (data/pulse/history.jsonl)", records: p.pulse.records, root: p.pulse.root });
+    sources.push({
+      kind: "pulse",
+      title: "Integrity pulse history (data/pulse/history.jsonl)",
+      records: p.pulse.records,
+      root: p.pulse.root,
+    });
   }
   for (const path of Object.keys(p.curated).sort()) {
     sources.push({ kind: "curated", title: `Curated source data/sources/${path}`, hash: p.curated[path]! });
@@ -306,7 +324,9 @@ export function buildManifest(p: PackageInput): PackageDescriptor {
     ...(sample ? { sample: true as const } : {}),
     sources,
     resources: resources.filter((r) => r.access === "public"),
-    ...(resources.some((r) => r.access !== "public") ? { keyedResources: resources.filter((r) => r.access !== "public") } : {}),
+    ...(resources.some((r) => r.access !== "public")
+      ? { keyedResources: resources.filter((r) => r.access !== "public") }
+      : {}),
   };
 }
 
@@ -352,7 +372,12 @@ export function readManifest(path: string): PreviousManifest | null {
   }
   const records = new Map<string, ManifestRecord>();
   for (const r of listedResources<Record<string, unknown>>(descriptor)) {
-    if (typeof r?.path === "string" && typeof r.hash === "string" && typeof r.inputs_hash === "string" && typeof r.bytes === "number") {
+    if (
+      typeof r?.path === "string" &&
+      typeof r.hash === "string" &&
+      typeof r.inputs_hash === "string" &&
+      typeof r.bytes === "number"
+    ) {
       records.set(r.path, { path: r.path, bytes: r.bytes, hash: r.hash, inputsHash: r.inputs_hash });
     }
   }
@@ -366,7 +391,13 @@ export function readManifest(path: string): PreviousManifest | null {
           size: l.size,
           root: l.root,
           asOf: typeof l.asOf === "string" ? l.asOf : null,
-          sample: sample && typeof sample.generator === "string" && typeof sample.seed === "string" && typeof sample.notice === "string" ? sample : null,
+          sample:
+            sample &&
+            typeof sample.generator === "string" &&
+            typeof sample.seed === "string" &&
+            typeof sample.notice === "string"
+              ? sample
+              : null,
         }
       : null;
   return { text, descriptor, records, ledger };

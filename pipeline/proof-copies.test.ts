@@ -14,7 +14,11 @@ import { simulate } from "./seed/simulate.ts";
 
 const { dir, cleanup } = tempDir("proof-copies-");
 afterAll(cleanup);
-const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: join(dir, "state"), LEDGER_DB: join(dir, "state", "ledger.sqlite") };
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  STATE_DIR: join(dir, "state"),
+  LEDGER_DB: join(dir, "state", "ledger.sqlite"),
+};
 delete env.LEDGER_SIGNING_KEY;
 delete env.LEDGER_SIGNING_KEY_FILE;
 const dataDir = join(dir, "data");
@@ -22,7 +26,9 @@ const copiesDir = join(dataDir, PROOF_COPIES_DIR);
 const log = () => {};
 
 /** Three weeks of sample ledger: the first `split` events now, the rest by `appendRest`. */
-const events: NewEvent[] = [...simulate({ seed: "proof-copies", size: 800, now: new Date("2025-07-25T12:00:00.000Z") })];
+const events: NewEvent[] = [
+  ...simulate({ seed: "proof-copies", size: 800, now: new Date("2025-07-25T12:00:00.000Z") }),
+];
 const split = Math.floor(events.length / 2);
 
 async function withLedger<T>(use: (opened: Awaited<ReturnType<typeof openLedger>>) => T | Promise<T>): Promise<T> {
@@ -37,7 +43,13 @@ async function withLedger<T>(use: (opened: Awaited<ReturnType<typeof openLedger>
 /** What the pipeline run does after its areas: publish the ledger's checkpoint, then the proof copies. */
 function pipelineRun(check = false) {
   return withLedger(async ({ ledger, key }) => {
-    if (!check) await publishLedgerCheckpoint({ dataDir, ledger, sign: async () => ({ note: await ledger.checkpoint(), signer: key }), trustNewKey: false });
+    if (!check)
+      await publishLedgerCheckpoint({
+        dataDir,
+        ledger,
+        sign: async () => ({ note: await ledger.checkpoint(), signer: key }),
+        trustNewKey: false,
+      });
     return await publishProofCopies({ dataDir, ledger, check, log });
   });
 }
@@ -47,8 +59,19 @@ const publishedSize = () => {
   const note = readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
   return parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size;
 };
-const read = (d: string) => Object.fromEntries(readdirSync(d).sort().map((n) => [n, readFileSync(join(d, n), "utf8")]));
-const sealedIds = () => withLedger(async ({ ledger }) => [...(await ledger.state(consensusProjection)).proofs.values()].filter((p) => p.seal).map((p) => p.inputs.delib_id).sort());
+const read = (d: string) =>
+  Object.fromEntries(
+    readdirSync(d)
+      .sort()
+      .map((n) => [n, readFileSync(join(d, n), "utf8")]),
+  );
+const sealedIds = () =>
+  withLedger(async ({ ledger }) =>
+    [...(await ledger.state(consensusProjection)).proofs.values()]
+      .filter((p) => p.seal)
+      .map((p) => p.inputs.delib_id)
+      .sort(),
+  );
 
 beforeAll(async () => {
   await withLedger(async ({ ledger }) => await ledger.append(events.slice(0, split)));
@@ -84,7 +107,12 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     const file = join(copiesDir, Object.keys(first)[0]!);
     const out: string[] = [];
     const err: string[] = [];
-    const code = await consensusCli(["verify-proof", file, "--key", join(dataDir, "keys", "ledger.vkey")], env, (l) => out.push(l), (l) => err.push(l));
+    const code = await consensusCli(
+      ["verify-proof", file, "--key", join(dataDir, "keys", "ledger.vkey")],
+      env,
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
     expect(code, err.join("\n")).toBe(0);
     expect(out.join("\n")).toContain("verified");
   });
@@ -99,7 +127,11 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     const check = await pipelineRun(true);
     expect((await check).ok).toBe(false);
     expect((await check).differences.sort()).toEqual(
-      [`${join(copiesDir, a!)}: differs from the proof file the ledger gives`, `${join(copiesDir, b!)}: missing`, `${join(copiesDir, "DP-1-99.json")}: not a proof sealed within ${join(dataDir, LEDGER_CHECKPOINT)}`].sort(),
+      [
+        `${join(copiesDir, a!)}: differs from the proof file the ledger gives`,
+        `${join(copiesDir, b!)}: missing`,
+        `${join(copiesDir, "DP-1-99.json")}: not a proof sealed within ${join(dataDir, LEDGER_CHECKPOINT)}`,
+      ].sort(),
     );
     expect(readFileSync(join(copiesDir, a!), "utf8")).toBe(changed); // --check writes nothing
     expect(await pipelineRun()).toMatchObject({ ok: true, written: 2, removed: 1 });
@@ -117,18 +149,29 @@ describe("the static copies of the sealed proofs (data/consensus/proofs)", () =>
     expect(added.length).toBeGreaterThan(0);
     expect(report).toMatchObject({ ok: true, written: added.length, kept: Object.keys(first).length });
     for (const [name, text] of Object.entries(first)) expect(now[name]).toBe(text);
-    for (const name of added) expect((JSON.parse(now[name]!) as { anchor: { tree_size: number } }).anchor.tree_size).toBe(after);
+    for (const name of added)
+      expect((JSON.parse(now[name]!) as { anchor: { tree_size: number } }).anchor.tree_size).toBe(after);
     expect(await pipelineRun(true)).toMatchObject({ ok: true, differences: [] });
     // An old copy, anchored to the smaller checkpoint, still verifies against the grown ledger.
-    const code = await consensusCli(["verify-proof", join(copiesDir, Object.keys(first)[0]!), "--key", join(dataDir, "keys", "ledger.vkey")], env, log, log);
+    const code = await consensusCli(
+      ["verify-proof", join(copiesDir, Object.keys(first)[0]!), "--key", join(dataDir, "keys", "ledger.vkey")],
+      env,
+      log,
+      log,
+    );
     expect(code).toBe(0);
   });
 
   it("--check without a published checkpoint says so; a run without one refuses", async () => {
     const empty = join(dir, "empty");
     await withLedger(async ({ ledger }) => {
-      expect(await publishProofCopies({ dataDir: empty, ledger, check: true, log })).toMatchObject({ ok: false, differences: [expect.stringContaining("is missing")] });
-      await expect(publishProofCopies({ dataDir: empty, ledger, check: false, log })).rejects.toThrow(/no published checkpoint/);
+      expect(await publishProofCopies({ dataDir: empty, ledger, check: true, log })).toMatchObject({
+        ok: false,
+        differences: [expect.stringContaining("is missing")],
+      });
+      await expect(publishProofCopies({ dataDir: empty, ledger, check: false, log })).rejects.toThrow(
+        /no published checkpoint/,
+      );
     });
     expect(existsSync(join(empty, PROOF_COPIES_DIR))).toBe(false);
   });

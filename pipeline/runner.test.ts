@@ -120,7 +120,10 @@ const TEST_STEPS: Step[] = [countStep, labelStep, auditStep];
 
 const LEDGER_SECRET = "5e".repeat(32);
 
-const SAMPLE: NewEvent = { type: "sample.generated", payload: { generator: "runner-test", seed: "42", notice: "Test data, not real activity." } };
+const SAMPLE: NewEvent = {
+  type: "sample.generated",
+  payload: { generator: "runner-test", seed: "42", notice: "Test data, not real activity." },
+};
 
 interface Fixture {
   root: string;
@@ -138,7 +141,8 @@ async function fixture(sample = true): Promise<Fixture> {
   cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
   mkdirSync(join(dataDir, "sources", "test"), { recursive: true });
   writeFileSync(join(dataDir, "sources", "test", "label.json"), `{"label":"ledger entries"}\n`);
-  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"), 
+  const ledger = await openLedgerStore({
+    path: join(dir, "ledger.sqlite"),
     origin: "test.example/ledger",
     durability: "normal",
     now: steppingClock(),
@@ -202,14 +206,21 @@ describe("runPipeline", () => {
     ]);
     const areas = join(f.dataDir, "areas");
     expect(JSON.parse(readFileSync(join(areas, "economy", "supply.json"), "utf8")).message).toBe("41");
-    expect(JSON.parse(readFileSync(join(areas, "economy", "roi.json"), "utf8"))).toMatchObject({ label: "ledger entries", message: "41" });
+    expect(JSON.parse(readFileSync(join(areas, "economy", "roi.json"), "utf8"))).toMatchObject({
+      label: "ledger entries",
+      message: "41",
+    });
     const csv = readFileSync(join(areas, "government", "ledger", "export.csv"), "utf8");
     expect(csv.split("\r\n")).toHaveLength(1 + 41 + 1);
     for (const area of ["economy", "government"]) {
       expect(existsSync(join(areas, area, "datapackage.json"))).toBe(true);
-      expect(readFileSync(join(areas, area, "datapackage.json.sig"), "utf8")).toMatch(/^government datapackage\n|^economy datapackage\n/);
+      expect(readFileSync(join(areas, area, "datapackage.json.sig"), "utf8")).toMatch(
+        /^government datapackage\n|^economy datapackage\n/,
+      );
     }
-    expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8")).toMatch(/^integrity-platform\.example\/datasets\+[0-9a-f]{8}\+/);
+    expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8")).toMatch(
+      /^integrity-platform\.example\/datasets\+[0-9a-f]{8}\+/,
+    );
     expect(f.log).toContain("economy/supply.json … written");
     expect(f.log[f.log.length - 1]).toBe("3 written, 0 unchanged, 0 failed");
     expect(tmpFiles(f.root)).toEqual([]);
@@ -238,11 +249,12 @@ describe("runPipeline", () => {
     let report = await f.run();
     expect(report.ok).toBe(true);
     expect(f.reader.entriesCalls).toBe(1);
-    expect(report.steps.filter((s) => s.status === "written").map((s) => s.id).sort()).toEqual([
-      "economy/roi.json",
-      "economy/supply.json",
-      "government/ledger/export.csv",
-    ]);
+    expect(
+      report.steps
+        .filter((s) => s.status === "written")
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(["economy/roi.json", "economy/supply.json", "government/ledger/export.csv"]);
     expect(JSON.parse(readFileSync(join(f.dataDir, "areas", "economy", "supply.json"), "utf8")).message).toBe("42");
 
     // A curated source: only the step that reads it runs; the ledger is not read.
@@ -253,7 +265,9 @@ describe("runPipeline", () => {
     expect(f.reader.entriesCalls).toBe(0);
     expect(report.steps.filter((s) => s.status === "written").map((s) => s.id)).toEqual(["economy/roi.json"]);
     const manifest = readManifest(join(f.dataDir, "areas", "economy", "datapackage.json"))!;
-    expect(manifest.descriptor.sources).toContainEqual(expect.objectContaining({ kind: "curated", title: "Curated source data/sources/test/label.json" }));
+    expect(manifest.descriptor.sources).toContainEqual(
+      expect.objectContaining({ kind: "curated", title: "Curated source data/sources/test/label.json" }),
+    );
   });
 
   it("fails, writing nothing, when a stored entry was changed behind the store's back", async () => {
@@ -262,7 +276,9 @@ describe("runPipeline", () => {
     raw.exec("DROP TRIGGER entries_no_update");
     raw.exec(`UPDATE entries SET payload = replace(payload, '"operational"', '"degraded"') WHERE seq = 5`);
     raw.close();
-    await expect(f.run()).rejects.toThrow(/the ledger pass read 41 entries with root sha256:[0-9a-f]{64}, but the ledger reported 41 entries with root/);
+    await expect(f.run()).rejects.toThrow(
+      /the ledger pass read 41 entries with root sha256:[0-9a-f]{64}, but the ledger reported 41 entries with root/,
+    );
     expect(existsSync(join(f.dataDir, "areas", "government", "ledger", "export.csv"))).toBe(false);
     expect(existsSync(join(f.dataDir, "areas", "economy", "supply.json"))).toBe(false);
     expect(tmpFiles(f.root)).toEqual([]);
@@ -281,7 +297,11 @@ describe("runPipeline", () => {
   it("a failing step names the step and the file, and leaves its area untouched", async () => {
     await f.run();
     await f.ledger.append([sampleEvent(2000)]);
-    const broken: DocumentStep = { ...countStep, version: 2, generate: () => `{"schemaVersion":1,"label":"","message":"x","color":"blue"}\n` };
+    const broken: DocumentStep = {
+      ...countStep,
+      version: 2,
+      generate: () => `{"schemaVersion":1,"label":"","message":"x","color":"blue"}\n`,
+    };
     const report = await f.run({ steps: [broken, labelStep, auditStep] });
     expect(report.ok).toBe(false);
     const failure = report.steps.find((s) => s.id === "economy/supply.json")!;
@@ -313,7 +333,9 @@ describe("runPipeline", () => {
     };
     const report = await f.run({ steps: [countStep, labelStep, throwing] });
     expect(report.ok).toBe(false);
-    expect(report.steps.find((s) => s.id === "government/ledger/export.csv")!.reason).toMatch(/export\.csv: cannot format entry 20/);
+    expect(report.steps.find((s) => s.id === "government/ledger/export.csv")!.reason).toMatch(
+      /export\.csv: cannot format entry 20/,
+    );
     expect(existsSync(join(f.dataDir, "areas", "government", "ledger", "export.csv"))).toBe(false);
     expect(existsSync(join(f.dataDir, "areas", "economy", "supply.json"))).toBe(true);
     expect(tmpFiles(f.root)).toEqual([]);
@@ -322,11 +344,16 @@ describe("runPipeline", () => {
   it("validates streamed CSV rows against the row schema", async () => {
     const badRows: RowsStep = {
       ...auditStep,
-      start: () => ({ head: "timestamp,event_type,agent,data,attestation_hash\r\n", sink: { push: (e) => `${e.ts},${e.type},x,{},not-a-hash\r\n`, end: () => "" } }),
+      start: () => ({
+        head: "timestamp,event_type,agent,data,attestation_hash\r\n",
+        sink: { push: (e) => `${e.ts},${e.type},x,{},not-a-hash\r\n`, end: () => "" },
+      }),
     };
     const report = await f.run({ steps: [badRows], areas: ["government"] });
     expect(report.ok).toBe(false);
-    expect(report.steps[0]!.reason).toMatch(/export\.csv: row 1 does not match its row JSON Schema: \/attestation_hash/);
+    expect(report.steps[0]!.reason).toMatch(
+      /export\.csv: row 1 does not match its row JSON Schema: \/attestation_hash/,
+    );
   });
 
   it("writes keyed outputs into the keyed data folder only; the public folder keeps the signed manifest with their hashes", async () => {
@@ -341,18 +368,30 @@ describe("runPipeline", () => {
     expect(existsSync(keyedFile)).toBe(true);
     expect(existsSync(join(f.dataDir, "areas", "economy", "supply.json"))).toBe(true);
     const manifest = readManifest(join(f.dataDir, "areas", "government", "datapackage.json"))!;
-    expect(manifest.records.get("ledger/export.csv")!.hash).toBe(`sha256:${createHash("sha256").update(readFileSync(keyedFile)).digest("hex")}`);
+    expect(manifest.records.get("ledger/export.csv")!.hash).toBe(
+      `sha256:${createHash("sha256").update(readFileSync(keyedFile)).digest("hex")}`,
+    );
     // The public copy verifies on its own (the keyed file is counted as not present), and the
     // keyed downloader's copy verifies against the same signed manifest.
     const verifyOf = (extra: object) => verifyAreas(join(f.dataDir, "areas"), { profiles: PROFILES, ...extra });
-    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({ ok: true, keyedAbsent: 1 });
-    expect(verifyOf({ keyed: join(keyedDir, "areas") }).find((r) => r.area === "government")).toMatchObject({ ok: true, keyedAbsent: 0 });
+    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({
+      ok: true,
+      keyedAbsent: 1,
+    });
+    expect(verifyOf({ keyed: join(keyedDir, "areas") }).find((r) => r.area === "government")).toMatchObject({
+      ok: true,
+      keyedAbsent: 0,
+    });
     // A second run finds everything unchanged, in both folders.
     const again = await f.run({ keyedDataDir: keyedDir });
     expect(again.steps.every((s) => s.status === "unchanged")).toBe(true);
     // The guard for the public repository: a keyed file in the public folder of real (not SAMPLE) data fails.
     cpSync(keyedFile, publicFile);
-    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({ ok: false, file: publicFile, problem: expect.stringMatching(/keyed file in the public data folder/) });
+    expect(verifyOf({ publicOnly: true }).find((r) => r.area === "government")).toMatchObject({
+      ok: false,
+      file: publicFile,
+      problem: expect.stringMatching(/keyed file in the public data folder/),
+    });
   });
 
   it("--areas limits the run to those areas", async () => {
@@ -409,11 +448,17 @@ describe("runPipeline", () => {
   it("--check reports a stale manifest and a signature that does not verify", async () => {
     await f.run();
     const manifest = join(f.dataDir, "areas", "economy", "datapackage.json");
-    writeFileSync(manifest, readFileSync(manifest, "utf8").replace('"title": "Integrity Platform — economy"', '"title": "Economy"'));
+    writeFileSync(
+      manifest,
+      readFileSync(manifest, "utf8").replace('"title": "Integrity Platform — economy"', '"title": "Economy"'),
+    );
     let report = await f.run({ check: true });
     expect(report.differences).toEqual([manifest]);
     await f.run();
-    writeFileSync(`${manifest}.sig`, readFileSync(`${manifest}.sig`, "utf8").replace("economy datapackage", "government datapackage"));
+    writeFileSync(
+      `${manifest}.sig`,
+      readFileSync(`${manifest}.sig`, "utf8").replace("economy datapackage", "government datapackage"),
+    );
     report = await f.run({ check: true });
     expect(report.ok).toBe(false);
     expect(report.differences).toEqual([`${manifest}.sig`]);
@@ -428,20 +473,35 @@ describe("runPipeline", () => {
     expect(report.steps[0]!.reason).toMatch(/is not listed in .*datasets\.vkey.*--trust-new-key/);
     report = await f.run({ signingKey: () => loadSigningKey(DATASET_KEY, otherState, {}), trustNewKey: true });
     expect(report.ok).toBe(true);
-    expect(readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8").trim().split("\n")).toHaveLength(2);
+    expect(
+      readFileSync(join(f.dataDir, "keys", "datasets.vkey"), "utf8")
+        .trim()
+        .split("\n"),
+    ).toHaveLength(2);
   });
 
   it("a step's identity includes its code: editing a module it imports runs it again, a type-only import does not", async () => {
     const root = join(f.root, "repo");
     mkdirSync(join(root, "steps"), { recursive: true });
-    writeFileSync(join(root, "steps", "count.ts"), `import { label } from "./label.ts";\nimport type { T } from "./types.ts";\nexport const count = label;\n`);
+    writeFileSync(
+      join(root, "steps", "count.ts"),
+      `import { label } from "./label.ts";\nimport type { T } from "./types.ts";\nexport const count = label;\n`,
+    );
     writeFileSync(join(root, "steps", "label.ts"), `export const label = "entries";\n`);
     writeFileSync(join(root, "steps", "types.ts"), `export type T = number;\n`);
     let runs = 0;
-    const counted: DocumentStep = { ...countStep, generate: (inputs, outputs) => (runs++, countStep.generate(inputs, outputs)) };
+    const counted: DocumentStep = {
+      ...countStep,
+      generate: (inputs, outputs) => (runs++, countStep.generate(inputs, outputs)),
+    };
     const code = { root, modules: new Map<Step, string>([[counted, "steps/count.ts"]]) };
     const manifest = join(f.dataDir, "areas", "economy", "datapackage.json");
-    const recorded = () => readManifest(manifest)!.descriptor.resources as { path: string; inputs_hash: string; inputs: Record<string, string> }[];
+    const recorded = () =>
+      readManifest(manifest)!.descriptor.resources as {
+        path: string;
+        inputs_hash: string;
+        inputs: Record<string, string>;
+      }[];
 
     expect((await f.run({ steps: [counted], areas: ["economy"], code })).ok).toBe(true);
     const first = recorded().find((r) => r.path === "supply.json")!;
@@ -493,7 +553,9 @@ describe("the ledger export as input (--ledger-export)", () => {
     const dir = join(f.root, "export");
     await exportLedger(f.ledger, dir);
     const other = verifierKey("test.example/ledger", publicKeyFromSecret("ed25519", "77".repeat(32)));
-    expect(() => new ExportLedgerReader(dir, ledgerVerifiers(other, ""))).toThrow(/checkpoint: .*no verifiable signatures/);
+    expect(() => new ExportLedgerReader(dir, ledgerVerifiers(other, ""))).toThrow(
+      /checkpoint: .*no verifiable signatures/,
+    );
 
     const lines = readFileSync(join(dir, "ledger.jsonl"), "utf8").split("\n");
     lines[5] = lines[5]!.replace('"status":"operational"', '"status":"degraded"');
@@ -502,7 +564,8 @@ describe("the ledger export as input (--ledger-export)", () => {
     await expect(f.run({ ledger: reader })).rejects.toThrow(/ledger\.jsonl: seq 5: hash mismatch/);
     // Nothing written: at most the empty folders the staged files stood in.
     const areasDir = join(f.dataDir, "areas");
-    if (existsSync(areasDir)) expect(readdirSync(areasDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())).toEqual([]);
+    if (existsSync(areasDir))
+      expect(readdirSync(areasDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())).toEqual([]);
     expect(tmpFiles(f.root)).toEqual([]);
   });
 });
@@ -537,7 +600,9 @@ describe("SourceReader", () => {
       expect(() => reader.json("missing.json", schema)).toThrow(/^data\/sources\/missing\.json: file not found/);
       expect(() => reader.text("../escape.json")).toThrow(/invalid source path/);
       const scoped = createSourceReader(dir, { allowed: new Set(["broken.json"]), reader: "economy/x.json" });
-      expect(() => scoped.text("scoring.json")).toThrow(/read by economy\/x\.json but not declared as input "sources\/scoring\.json"/);
+      expect(() => scoped.text("scoring.json")).toThrow(
+        /read by economy\/x\.json but not declared as input "sources\/scoring\.json"/,
+      );
     } finally {
       cleanup();
     }

@@ -40,12 +40,21 @@ describe("published JSON Schema files", () => {
       loosened.additionalProperties = true;
       writeFileSync(file, `${JSON.stringify(loosened, null, 2)}\n`);
       writeFileSync(join(schemas, "notes.txt"), "not a schema\n");
-      expect(diffSchemaFiles(schemas, rendered)).toMatchObject({ missing: [], changed: ["economy/supply.schema.json"], stale: ["notes.txt"] });
+      expect(diffSchemaFiles(schemas, rendered)).toMatchObject({
+        missing: [],
+        changed: ["economy/supply.schema.json"],
+        stale: ["notes.txt"],
+      });
       expect(schemaProblems(dir)).toEqual([
         `${file} differs from what core/schemas gives (\`npm run schemas\` writes them)`,
         `${join(schemas, "notes.txt")} is no schema core/schemas gives (\`npm run schemas\` writes them)`,
       ]);
-      expect(() => verifySchemas(dir)).toThrow(expect.objectContaining({ code: "schemas-unverified", message: expect.stringMatching(/differs  economy\/supply\.schema\.json\n  stale    notes\.txt$/) }));
+      expect(() => verifySchemas(dir)).toThrow(
+        expect.objectContaining({
+          code: "schemas-unverified",
+          message: expect.stringMatching(/differs  economy\/supply\.schema\.json\n  stale    notes\.txt$/),
+        }),
+      );
     } finally {
       cleanup();
     }

@@ -9,7 +9,13 @@ import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync 
 import { dirname, join, relative } from "node:path";
 import { filesUnder } from "../store/files.ts";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { diffSchemaTexts, renderPublishedSchemas, schemaDiffProblems, schemaFileName, type SchemaDiff } from "../core/schemas/published-files.ts";
+import {
+  diffSchemaTexts,
+  renderPublishedSchemas,
+  schemaDiffProblems,
+  schemaFileName,
+  type SchemaDiff,
+} from "../core/schemas/published-files.ts";
 
 export type { SchemaDiff };
 
@@ -80,9 +86,7 @@ function main(argv: readonly string[]): number {
   }
   removeEmptyDirs(SCHEMAS_DIR);
   const written = diff.missing.length + diff.changed.length;
-  console.log(
-    `${shown}: ${written} written, ${diff.unchanged.length} unchanged, ${diff.stale.length} removed`,
-  );
+  console.log(`${shown}: ${written} written, ${diff.unchanged.length} unchanged, ${diff.stale.length} removed`);
   return 0;
 }
 

@@ -15,9 +15,19 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { verifierKey, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
-import { checkManifest, DataPackageError, parseTrustedKeys, signManifest as signNoteOfManifest, type Area } from "../core/datapackage/index.ts";
+import {
+  checkManifest,
+  DataPackageError,
+  parseTrustedKeys,
+  signManifest as signNoteOfManifest,
+  type Area,
+} from "../core/datapackage/index.ts";
 
-export { manifestSignatureText as signatureText, openManifestSignature as verifyManifestSignature, parseTrustedKeys } from "../core/datapackage/index.ts";
+export {
+  manifestSignatureText as signatureText,
+  openManifestSignature as verifyManifestSignature,
+  parseTrustedKeys,
+} from "../core/datapackage/index.ts";
 
 export const SIGNATURE_SUFFIX = ".sig";
 
@@ -57,7 +67,11 @@ export interface TrustResult {
  * Makes sure the signing key is listed in the trusted key file before anything is signed with it.
  * Throws, explaining the two ways forward, when the file exists without the key and trustNewKey is off.
  */
-export function ensureTrustedKey(path: string, signer: { name: string; publicKeyHex: string }, trustNewKey: boolean): TrustResult {
+export function ensureTrustedKey(
+  path: string,
+  signer: { name: string; publicKeyHex: string },
+  trustNewKey: boolean,
+): TrustResult {
   const vkey = verifierKey(signer.name, signer.publicKeyHex);
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true });
@@ -65,7 +79,9 @@ export function ensureTrustedKey(path: string, signer: { name: string; publicKey
     return { vkey, action: "created" };
   }
   const text = readFileSync(path, "utf8");
-  const listed = parseTrustedKeys(text, path).some((k) => k.name === signer.name && k.publicKeyHex === signer.publicKeyHex);
+  const listed = parseTrustedKeys(text, path).some(
+    (k) => k.name === signer.name && k.publicKeyHex === signer.publicKeyHex,
+  );
   if (listed) return { vkey, action: "present" };
   if (!trustNewKey) {
     throw new Error(

@@ -45,7 +45,10 @@ export function checkSourcePath(path: string): string {
 }
 
 /** `dir`: the sources folder, or where each source path is (keyed sources live apart: pipeline/layout.ts). */
-export function createSourceReader(dir: string | ((path: string) => string), options: SourceReaderOptions = {}): SourceReader {
+export function createSourceReader(
+  dir: string | ((path: string) => string),
+  options: SourceReaderOptions = {},
+): SourceReader {
   const label = options.label ?? "data/sources";
   const read = (path: string): string => {
     checkSourcePath(path);

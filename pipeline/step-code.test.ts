@@ -36,9 +36,15 @@ describe("relativeImports", () => {
 describe("CodeDigests", () => {
   function tree(dir: string): void {
     mkdirSync(join(dir, "src", "lib"), { recursive: true });
-    writeFileSync(join(dir, "src", "step.ts"), `import { f } from "./lib/f.ts";\nimport type { T } from "./types.ts";\nexport const step = f();\n`);
+    writeFileSync(
+      join(dir, "src", "step.ts"),
+      `import { f } from "./lib/f.ts";\nimport type { T } from "./types.ts";\nexport const step = f();\n`,
+    );
     writeFileSync(join(dir, "src", "lib", "f.ts"), `import { g } from "./g.ts";\nexport const f = () => g();\n`);
-    writeFileSync(join(dir, "src", "lib", "g.ts"), `import { f } from "./f.ts";\nimport data from "./table.json" with { type: "json" };\nexport const g = () => data.n;\nvoid f;\n`);
+    writeFileSync(
+      join(dir, "src", "lib", "g.ts"),
+      `import { f } from "./f.ts";\nimport data from "./table.json" with { type: "json" };\nexport const g = () => data.n;\nvoid f;\n`,
+    );
     writeFileSync(join(dir, "src", "lib", "table.json"), `{"n": 1}\n`);
     writeFileSync(join(dir, "src", "types.ts"), `export type T = number;\n`);
   }
@@ -89,13 +95,19 @@ describe("locateSteps", () => {
     for (const module of code.modules.values()) expect(module).toMatch(/^pipeline\/areas\/(?:[a-z]+\/)?[a-z-]+\.ts$/);
     // Two steps of one module share their code; steps of different modules do not.
     const digests = new CodeDigests(code.root);
-    expect(digests.digest([code.modules.get(auditTrailCsvStep)!])).toBe(digests.digest([code.modules.get(auditTrailJsonStep)!]));
-    expect(digests.digest([code.modules.get(supplyStep)!])).not.toBe(digests.digest([code.modules.get(auditTrailCsvStep)!]));
+    expect(digests.digest([code.modules.get(auditTrailCsvStep)!])).toBe(
+      digests.digest([code.modules.get(auditTrailJsonStep)!]),
+    );
+    expect(digests.digest([code.modules.get(supplyStep)!])).not.toBe(
+      digests.digest([code.modules.get(auditTrailCsvStep)!]),
+    );
   });
 
   it("refuses a step that no module exports", async () => {
     const stray = { ...supplyStep };
-    await expect(locateSteps(new URL("./areas/index.ts", import.meta.url), [stray])).rejects.toThrow(/exports step\(s\) economy\/supply\.json/);
+    await expect(locateSteps(new URL("./areas/index.ts", import.meta.url), [stray])).rejects.toThrow(
+      /exports step\(s\) economy\/supply\.json/,
+    );
   });
 });
 
@@ -109,8 +121,12 @@ describe("the committed data/ and this code", () => {
     const facts = factsModule(code.root);
     const stale: string[] = [];
     for (const step of steps) {
-      const manifest = JSON.parse(readFileSync(join(code.root, "data", "areas", step.area, "datapackage.json"), "utf8")) as Record<string, unknown>;
-      const recorded = listedResources<{ path: string; inputs?: { code?: string } }>(manifest).find((r) => r.path === step.path)?.inputs?.code;
+      const manifest = JSON.parse(
+        readFileSync(join(code.root, "data", "areas", step.area, "datapackage.json"), "utf8"),
+      ) as Record<string, unknown>;
+      const recorded = listedResources<{ path: string; inputs?: { code?: string } }>(manifest).find(
+        (r) => r.path === step.path,
+      )?.inputs?.code;
       if (recorded !== digests.digest(stepCodeModules(step, code.modules.get(step)!, facts))) stale.push(step.id);
     }
     expect(stale).toEqual([]);

@@ -68,7 +68,9 @@ export class CodeDigests {
     let file = this.#files.get(path);
     if (!file) {
       const bytes = readFileSync(join(this.root, path));
-      const imports = SOURCE.test(path) ? relativeImports(bytes.toString("utf8")).map((spec) => this.#resolve(path, spec)) : [];
+      const imports = SOURCE.test(path)
+        ? relativeImports(bytes.toString("utf8")).map((spec) => this.#resolve(path, spec))
+        : [];
       file = { hash: `sha256:${createHash("sha256").update(bytes).digest("hex")}`, imports };
       this.#files.set(path, file);
     }
@@ -104,16 +106,23 @@ export async function locateSteps(registry: string | URL, steps: readonly Step[]
     // Only modules that can define a step are looked into: the registry's folder and below.
     if (path !== start && !path.startsWith(`${dirname(start)}/`)) continue;
     const exported = (await import(pathToFileURL(join(base, path)).href)) as Record<string, unknown>;
-    for (const value of Object.values(exported)) if (wanted.has(value) && !modules.has(value as Step)) modules.set(value as Step, path);
-    for (const spec of relativeImports(readFileSync(join(base, path), "utf8"))) pending.push(resolveIn(base, path, spec));
+    for (const value of Object.values(exported))
+      if (wanted.has(value) && !modules.has(value as Step)) modules.set(value as Step, path);
+    for (const spec of relativeImports(readFileSync(join(base, path), "utf8")))
+      pending.push(resolveIn(base, path, spec));
   }
   const missing = steps.filter((s) => !modules.has(s));
-  if (missing.length > 0) throw new Error(`no module under ${dirname(start)} exports step(s) ${missing.map((s) => s.id).join(", ")}: export each step from its module`);
+  if (missing.length > 0)
+    throw new Error(
+      `no module under ${dirname(start)} exports step(s) ${missing.map((s) => s.id).join(", ")}: export each step from its module`,
+    );
   return { root: base, modules };
 }
 
 function resolveIn(root: string, from: string, spec: string): string {
-  return relative(root, resolve(root, dirname(from), spec)).split(sep).join("/");
+  return relative(root, resolve(root, dirname(from), spec))
+    .split(sep)
+    .join("/");
 }
 
 /** The nearest folder above `dir` that holds a package.json. */

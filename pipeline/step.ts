@@ -46,7 +46,8 @@ interface StepBase {
   name: string;
   title: string;
   description: string;
-  mediatype: "application/json" | "text/csv" | "application/pdf" | "application/x-bibtex" | "application/vnd.apache.parquet";
+  mediatype:
+    "application/json" | "text/csv" | "application/pdf" | "application/x-bibtex" | "application/vnd.apache.parquet";
   access: AccessTier;
   /** publishedSchemas registry name: the document's schema, or one CSV row's. */
   schema?: string;

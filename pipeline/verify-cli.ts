@@ -17,9 +17,14 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { verifyAreas } from "./verify.ts";
 
-const USAGE = "usage: npm run verify -- <areas dir> [--keys FILE] [--schemas DIR] [--profiles DIR] [--areas a,b] [--keyed DIR] [--public]";
+const USAGE =
+  "usage: npm run verify -- <areas dir> [--keys FILE] [--schemas DIR] [--profiles DIR] [--areas a,b] [--keyed DIR] [--public]";
 
-export function main(argv: readonly string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): number {
+export function main(
+  argv: readonly string[],
+  out: (line: string) => void = console.log,
+  err: (line: string) => void = console.error,
+): number {
   let parsed;
   try {
     parsed = parseArgs({
@@ -51,7 +56,14 @@ export function main(argv: readonly string[], out: (line: string) => void = cons
       ...(values.keys ? { keys: values.keys } : {}),
       ...(values.schemas ? { schemas: values.schemas } : {}),
       ...(values.profiles ? { profiles: values.profiles } : {}),
-      ...(values.areas ? { areas: values.areas.split(",").map((a) => a.trim()).filter(Boolean) } : {}),
+      ...(values.areas
+        ? {
+            areas: values.areas
+              .split(",")
+              .map((a) => a.trim())
+              .filter(Boolean),
+          }
+        : {}),
       ...(values.keyed ? { keyed: values.keyed } : {}),
       ...(values.public ? { publicOnly: true } : {}),
     });
@@ -64,7 +76,10 @@ export function main(argv: readonly string[], out: (line: string) => void = cons
     return 1;
   }
   for (const r of results) {
-    if (r.ok) out(`${r.area}: ok (${r.resources} resources${r.keyedAbsent > 0 ? `; ${r.keyedAbsent} keyed not present here` : ""})`);
+    if (r.ok)
+      out(
+        `${r.area}: ok (${r.resources} resources${r.keyedAbsent > 0 ? `; ${r.keyedAbsent} keyed not present here` : ""})`,
+      );
     else err(`${r.area}: FAILED ${r.file}: ${r.problem}`);
   }
   return results.every((r) => r.ok) ? 0 : 1;

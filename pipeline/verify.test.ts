@@ -71,7 +71,13 @@ const STEPS: Step[] = [
     version: 1,
     start: () => {
       let n = 0;
-      return { head: "[", sink: { push: (e) => `${n++ === 0 ? "\n" : ",\n"}${JSON.stringify(auditRow(e))}`, end: () => (n === 0 ? "]\n" : "\n]\n") } };
+      return {
+        head: "[",
+        sink: {
+          push: (e) => `${n++ === 0 ? "\n" : ",\n"}${JSON.stringify(auditRow(e))}`,
+          end: () => (n === 0 ? "]\n" : "\n]\n"),
+        },
+      };
     },
   } satisfies RowsStep,
 ];
@@ -86,7 +92,12 @@ beforeAll(async () => {
   ({ dir: root, cleanup } = tempDir("verify-test-"));
   pristine = join(root, "pristine");
   cpSync(join(REPO, "data", "schemas"), join(pristine, "schemas"), { recursive: true });
-  const ledger = await openLedgerStore({ path: join(root, "ledger.sqlite"),  origin: "test.example/ledger", durability: "normal", now: steppingClock() });
+  const ledger = await openLedgerStore({
+    path: join(root, "ledger.sqlite"),
+    origin: "test.example/ledger",
+    durability: "normal",
+    now: steppingClock(),
+  });
   await ledger.append(Array.from({ length: 30 }, (_, i) => sampleEvent(i)));
   key = loadSigningKey(DATASET_KEY, join(root, "state"), {});
   const report = await runPipeline({ dataDir: pristine, ledger, steps: STEPS, log: () => {}, signingKey: () => key });
@@ -105,7 +116,10 @@ beforeEach(async () => {
 });
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", join(REPO, "pipeline", "verify-cli.ts"), ...args], { cwd: REPO, encoding: "utf8" });
+  return spawnSync(process.execPath, ["--import", "tsx", join(REPO, "pipeline", "verify-cli.ts"), ...args], {
+    cwd: REPO,
+    encoding: "utf8",
+  });
 }
 
 /** Rewrites a resource and its manifest entry (bytes, hash) and re-signs, as a careless publisher would. */
@@ -136,7 +150,9 @@ describe("npm run verify", () => {
     const sig = readFileSync(join(areas, "economy", "datapackage.json.sig"), "utf8");
     const trusted = parseTrustedKeys(readFileSync(join(data, "keys", "datasets.vkey"), "utf8"));
     expect(verifyManifestSignature("economy", manifest, sig, trusted)).toEqual([DATASET_KEY.name]);
-    expect(() => verifyManifestSignature("government", manifest, sig, trusted)).toThrow(/signature is for "economy datapackage"/);
+    expect(() => verifyManifestSignature("government", manifest, sig, trusted)).toThrow(
+      /signature is for "economy datapackage"/,
+    );
   });
 
   it("a tampered manifest fails, naming datapackage.json", async () => {
@@ -161,10 +177,20 @@ describe("npm run verify", () => {
       writeFileSync(`${file}.sig`, signAnyManifest("government", text, key));
     };
     resign((m) => void (m.keyedResources.find((r) => r.path === "ledger/export.json")!.access = "public"));
-    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file, problem: expect.stringMatching(/access is "public", the contract says "government"/) });
+    expect(verifyAreas(areas)[1]).toMatchObject({
+      ok: false,
+      file,
+      problem: expect.stringMatching(/access is "public", the contract says "government"/),
+    });
     resign((m) => void (m.keyedResources.find((r) => r.path === "ledger/export.json")!.path = "a b.json"));
-    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file, problem: expect.stringMatching(/path "a b\.json" must be a relative path of lowercase plain segments/) });
-    expect(() => signManifest("government", readFileSync(file), key)).toThrow(expect.objectContaining({ code: "path-invalid" }));
+    expect(verifyAreas(areas)[1]).toMatchObject({
+      ok: false,
+      file,
+      problem: expect.stringMatching(/path "a b\.json" must be a relative path of lowercase plain segments/),
+    });
+    expect(() => signManifest("government", readFileSync(file), key)).toThrow(
+      expect.objectContaining({ code: "path-invalid" }),
+    );
   });
 
   it("a signature by a key that is not trusted fails, naming the .sig file", async () => {
@@ -182,7 +208,11 @@ describe("npm run verify", () => {
     bytes[40] = bytes[40] === 0x30 ? 0x31 : 0x30;
     writeFileSync(file, bytes);
     const [, government] = verifyAreas(areas);
-    expect(government).toMatchObject({ ok: false, file, problem: expect.stringMatching(/^sha256 is sha256:[0-9a-f]{64}, the manifest records/) });
+    expect(government).toMatchObject({
+      ok: false,
+      file,
+      problem: expect.stringMatching(/^sha256 is sha256:[0-9a-f]{64}, the manifest records/),
+    });
   });
 
   it("a JSON document that fails its schema fails, naming it, even when its manifest entry and signature are current", async () => {
@@ -190,19 +220,36 @@ describe("npm run verify", () => {
     republish("economy", "supply.json", `{"schemaVersion":1,"label":"entries","message":"30","color":"purple"}\n`);
     const result = cli(areas, "--areas", "economy");
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain(`economy: FAILED ${file}: does not match its JSON Schema: /color must be equal to one of the allowed values`);
+    expect(result.stderr).toContain(
+      `economy: FAILED ${file}: does not match its JSON Schema: /color must be equal to one of the allowed values`,
+    );
   });
 
   it("a CSV row that fails its Table Schema, and a JSON array item that fails its row schema, are named", async () => {
     const csv = readFileSync(join(areas, "government", "ledger", "export.csv"), "utf8").split("\r\n");
     csv[3] = csv[3]!.replace(/,sha256:[0-9a-f]{64}$/, ",sha256:nothex");
     republish("government", "ledger/export.csv", csv.join("\r\n"));
-    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "ledger", "export.csv"), problem: expect.stringMatching(/^row 3 does not match its row JSON Schema: \/attestation_hash/) });
+    expect(verifyAreas(areas)[1]).toMatchObject({
+      ok: false,
+      file: join(areas, "government", "ledger", "export.csv"),
+      problem: expect.stringMatching(/^row 3 does not match its row JSON Schema: \/attestation_hash/),
+    });
 
-    republish("government", "ledger/export.csv", readFileSync(join(pristine, "areas", "government", "ledger", "export.csv"), "utf8"));
-    const json = readFileSync(join(areas, "government", "ledger", "export.json"), "utf8").replace('"event_type":"mic_mint"', '"event_type":"Mic Mint"');
+    republish(
+      "government",
+      "ledger/export.csv",
+      readFileSync(join(pristine, "areas", "government", "ledger", "export.csv"), "utf8"),
+    );
+    const json = readFileSync(join(areas, "government", "ledger", "export.json"), "utf8").replace(
+      '"event_type":"mic_mint"',
+      '"event_type":"Mic Mint"',
+    );
     republish("government", "ledger/export.json", json);
-    expect(verifyAreas(areas)[1]).toMatchObject({ ok: false, file: join(areas, "government", "ledger", "export.json"), problem: expect.stringMatching(/^item 2 does not match its JSON Schema: \/event_type/) });
+    expect(verifyAreas(areas)[1]).toMatchObject({
+      ok: false,
+      file: join(areas, "government", "ledger", "export.json"),
+      problem: expect.stringMatching(/^item 2 does not match its JSON Schema: \/event_type/),
+    });
   });
 
   it("a file listed in the manifest but missing is named", async () => {

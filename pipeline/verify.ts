@@ -88,7 +88,8 @@ export function verifyArea(areasDir: string, area: string, ctx: VerifyContext): 
   let resources = 0;
   let keyedAbsent = 0;
   try {
-    if (!isArea(area)) throw new DataError("contract", dir, `not an area of the published-data contract (${AREAS.join(", ")})`);
+    if (!isArea(area))
+      throw new DataError("contract", dir, `not an area of the published-data contract (${AREAS.join(", ")})`);
     if (!existsSync(manifestFile)) throw new DataError("missing", manifestFile, "missing");
     const manifest = readFileSync(manifestFile);
     if (!existsSync(sigFile)) throw new DataError("missing", sigFile, "missing: the manifest is not signed");
@@ -101,7 +102,11 @@ export function verifyArea(areasDir: string, area: string, ctx: VerifyContext): 
     } catch (error) {
       if (!(error instanceof DataPackageError)) throw error;
       const file = error.subject === "signature" ? sigFile : error.subject === "keys" ? "datasets.vkey" : manifestFile;
-      throw new DataError(CONTRACT_CHECKS[error.code], file, error.code === "signature-other-manifest" ? `signature check failed: ${error.message}` : error.message);
+      throw new DataError(
+        CONTRACT_CHECKS[error.code],
+        file,
+        error.code === "signature-other-manifest" ? `signature check failed: ${error.message}` : error.message,
+      );
     }
     const problems = ctx.profiles.check(checked.manifest);
     if (problems.length > 0) throw new DataError("profile", manifestFile, problems[0]!);
@@ -109,7 +114,11 @@ export function verifyArea(areasDir: string, area: string, ctx: VerifyContext): 
       resources += 1;
       const keyed = isKeyed(checked.resources.get(r.path)!.file);
       if (keyed && ctx.publicOnly && checked.manifest.sample !== true && existsSync(join(dir, r.path))) {
-        throw new DataError("misplaced", join(dir, r.path), "a keyed file in the public data folder: keyed files belong in the keyed data folder (KEYED_DATA_DIR)");
+        throw new DataError(
+          "misplaced",
+          join(dir, r.path),
+          "a keyed file in the public data folder: keyed files belong in the keyed data folder (KEYED_DATA_DIR)",
+        );
       }
       const folder = keyed ? join(ctx.keyedAreas ?? areasDir, area) : dir;
       if (keyed && !existsSync(join(folder, r.path))) {
@@ -120,15 +129,28 @@ export function verifyArea(areasDir: string, area: string, ctx: VerifyContext): 
     }
     return { area, ok: true, resources, keyedAbsent };
   } catch (error) {
-    if (error instanceof DataError) return { area, ok: false, file: error.file, code: error.code, problem: error.problem, resources, keyedAbsent };
-    return { area, ok: false, file: manifestFile, code: "error", problem: (error as Error).message, resources, keyedAbsent };
+    if (error instanceof DataError)
+      return { area, ok: false, file: error.file, code: error.code, problem: error.problem, resources, keyedAbsent };
+    return {
+      area,
+      ok: false,
+      file: manifestFile,
+      code: "error",
+      problem: (error as Error).message,
+      resources,
+      keyedAbsent,
+    };
   }
 }
 
 function verifyResource(dir: string, manifestFile: string, r: Record<string, unknown>, ctx: VerifyContext): void {
   const path = r.path;
   if (typeof path !== "string" || resourcePathProblem(path) !== null) {
-    throw new DataError("contract", manifestFile, `resource ${String(r.name)}: path ${JSON.stringify(path)} is not a relative path inside the area`);
+    throw new DataError(
+      "contract",
+      manifestFile,
+      `resource ${String(r.name)}: path ${JSON.stringify(path)} is not a relative path inside the area`,
+    );
   }
   const file = join(dir, path);
   if (!existsSync(file) || !statSync(file).isFile()) throw new DataError("missing", file, "missing");
@@ -138,11 +160,17 @@ function verifyResource(dir: string, manifestFile: string, r: Record<string, unk
   const validatorOf = (reference: string): ValidateFunction => {
     // A relative reference (../../schemas/…) names the schema whose $id it maps to.
     const id = schemaIdOf(reference) ?? reference;
-    if (!ctx.schemas.has(id)) throw new DataError("contract", manifestFile, `resource ${String(r.name)}: JSON Schema ${id} is not in ${ctx.schemas.dir}`);
+    if (!ctx.schemas.has(id))
+      throw new DataError(
+        "contract",
+        manifestFile,
+        `resource ${String(r.name)}: JSON Schema ${id} is not in ${ctx.schemas.dir}`,
+      );
     return ctx.schemas.validator(id);
   };
   const checkDigest = (d: FileDigest) => {
-    if (d.bytes !== r.bytes) throw new DataError("digest", file, `${d.bytes} bytes, the manifest records ${String(r.bytes)}`);
+    if (d.bytes !== r.bytes)
+      throw new DataError("digest", file, `${d.bytes} bytes, the manifest records ${String(r.bytes)}`);
     if (d.hash !== r.hash) throw new DataError("digest", file, `sha256 is ${d.hash}, the manifest records ${r.hash}`);
   };
   const streamed = (validator: PieceValidator) => {
@@ -151,17 +179,26 @@ function verifyResource(dir: string, manifestFile: string, r: Record<string, unk
     if (result.problem) throw result.problem;
   };
   if (r.mediatype === "text/csv" || (r.type === "table" && r.mediatype !== "application/vnd.apache.parquet")) {
-    if (typeof r.schema !== "object" || r.schema === null) throw new DataError("contract", manifestFile, `resource ${String(r.name)}: a table needs an inline Table Schema`);
-    return streamed(new CsvValidator(file, r.schema as TableSchema, typeof r.jsonSchema === "string" ? validatorOf(r.jsonSchema) : undefined));
+    if (typeof r.schema !== "object" || r.schema === null)
+      throw new DataError("contract", manifestFile, `resource ${String(r.name)}: a table needs an inline Table Schema`);
+    return streamed(
+      new CsvValidator(
+        file,
+        r.schema as TableSchema,
+        typeof r.jsonSchema === "string" ? validatorOf(r.jsonSchema) : undefined,
+      ),
+    );
   }
   if (r.mediatype === "application/json" && isJsonArraySchema(r.jsonSchema)) {
     return streamed(new JsonArrayValidator(file, validatorOf(r.jsonSchema.items.$ref)));
   }
   const bytes = readFileSync(file);
   checkDigest({ bytes: bytes.length, hash: `sha256:${createHash("sha256").update(bytes).digest("hex")}` });
-  if (r.mediatype === "application/vnd.apache.parquet" && !isParquetFile(bytes)) throw new DataError("encoding", file, "not a Parquet file (PAR1 magic at both ends)");
+  if (r.mediatype === "application/vnd.apache.parquet" && !isParquetFile(bytes))
+    throw new DataError("encoding", file, "not a Parquet file (PAR1 magic at both ends)");
   if (r.mediatype === "application/json") {
-    if (typeof r.jsonSchema !== "string") throw new DataError("contract", manifestFile, `resource ${String(r.name)}: a JSON resource needs its jsonSchema`);
+    if (typeof r.jsonSchema !== "string")
+      throw new DataError("contract", manifestFile, `resource ${String(r.name)}: a JSON resource needs its jsonSchema`);
     validateJsonBytes(file, bytes, validatorOf(r.jsonSchema));
   }
 }

@@ -59,10 +59,20 @@ export async function witnessRound(options: RoundOptions): Promise<RoundResult> 
     if (o.held !== undefined) sizes[o.outcome.id] = o.held;
   }
   const ids = new Set(outcomes.filter((o) => o.outcome.ok).map((o) => o.outcome.id));
-  return { note: cosigned, met: meets(policy, ids), quorum: describeQuorum(policy), outcomes: outcomes.map((o) => o.outcome), sizes };
+  return {
+    note: cosigned,
+    met: meets(policy, ids),
+    quorum: describeQuorum(policy),
+    outcomes: outcomes.map((o) => o.outcome),
+    sizes,
+  };
 }
 
-async function askOne(w: PolicyWitness, options: RoundOptions, size: number): Promise<{ outcome: WitnessOutcome; lines?: string[]; held?: number }> {
+async function askOne(
+  w: PolicyWitness,
+  options: RoundOptions,
+  size: number,
+): Promise<{ outcome: WitnessOutcome; lines?: string[]; held?: number }> {
   const url = new URL("add-checkpoint", w.url!.endsWith("/") ? w.url! : `${w.url!}/`).href;
   const doFetch = options.fetch ?? globalThis.fetch;
   const signal = AbortSignal.timeout(options.timeoutMs ?? 5000);
@@ -76,7 +86,12 @@ async function askOne(w: PolicyWitness, options: RoundOptions, size: number): Pr
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const proof = old > 0 && old < size ? await options.consistencyProof(old) : [];
       const body = `old ${old}\n${proof.map((h) => `${b64(h)}\n`).join("")}\n${options.note}`;
-      const res = await doFetch(url, { method: "POST", body, signal, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+      const res = await doFetch(url, {
+        method: "POST",
+        body,
+        signal,
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+      });
       const text = await res.text();
       if (res.status === 200) {
         const lines = text.split("\n").filter((l) => l !== "");
@@ -84,17 +99,32 @@ async function askOne(w: PolicyWitness, options: RoundOptions, size: number): Pr
         try {
           valid = verifyCosignatures(addSignatureLines(options.note, lines), [w]);
         } catch (error) {
-          return done(false, `answered 200 with a cosignature that does not verify: ${(error as Error).message}`, { oldSize: old });
+          return done(false, `answered 200 with a cosignature that does not verify: ${(error as Error).message}`, {
+            oldSize: old,
+          });
         }
-        if (valid.length === 0) return done(false, "answered 200 without a cosignature by its key in the policy", { oldSize: old });
+        if (valid.length === 0)
+          return done(false, "answered 200 without a cosignature by its key in the policy", { oldSize: old });
         const own = lines.filter((l) => l.startsWith(`\u2014 ${w.name} `));
-        return done(true, `cosigned at ${new Date(valid[0]!.timestamp * 1000).toISOString()} (from size ${old})`, { oldSize: old, lines: own, held: size });
+        return done(true, `cosigned at ${new Date(valid[0]!.timestamp * 1000).toISOString()} (from size ${old})`, {
+          oldSize: old,
+          lines: own,
+          held: size,
+        });
       }
       if (res.status === 409) {
-        const m = (res.headers.get("content-type") ?? "").split(";")[0]!.trim() === "text/x.tlog.size" ? SIZE_BODY.exec(text) : null;
+        const m =
+          (res.headers.get("content-type") ?? "").split(";")[0]!.trim() === "text/x.tlog.size"
+            ? SIZE_BODY.exec(text)
+            : null;
         if (!m) return done(false, `409 without a text/x.tlog.size body`);
         const held = Number(m[1]);
-        if (held > size) return done(false, `holds a checkpoint of size ${held}, larger than ${size}: the log was rolled back, or another history was shown to it`, { oldSize: held, held });
+        if (held > size)
+          return done(
+            false,
+            `holds a checkpoint of size ${held}, larger than ${size}: the log was rolled back, or another history was shown to it`,
+            { oldSize: held, held },
+          );
         if (held === old) return done(false, `holds another root at size ${held}: a fork`, { oldSize: held, held });
         old = held;
         continue;
@@ -104,7 +134,10 @@ async function askOne(w: PolicyWitness, options: RoundOptions, size: number): Pr
     return done(false, `its size kept changing over ${MAX_ATTEMPTS} attempts`);
   } catch (error) {
     const e = error as Error;
-    const why = e.name === "TimeoutError" || e.name === "AbortError" ? `no answer within ${options.timeoutMs ?? 5000} ms` : `unreachable: ${e.message}${(e.cause as Error | undefined)?.message ? ` (${(e.cause as Error).message})` : ""}`;
+    const why =
+      e.name === "TimeoutError" || e.name === "AbortError"
+        ? `no answer within ${options.timeoutMs ?? 5000} ms`
+        : `unreachable: ${e.message}${(e.cause as Error | undefined)?.message ? ` (${(e.cause as Error).message})` : ""}`;
     return done(false, why);
   }
 }

@@ -36,7 +36,10 @@ const verifierTool = packTool(resolve(here, "..", "packages", "integrity-verify"
  * compares (functions do not serialize) — its name is, so a changed plugin re-renders every page.
  */
 const manualPluginSource = readFileSync(new URL("./src/lib/manual.ts", import.meta.url));
-const manualPlugin = { ...manualHastPlugin, name: `${manualHastPlugin.name}-${createHash("sha256").update(manualPluginSource).digest("hex").slice(0, 12)}` };
+const manualPlugin = {
+  ...manualHastPlugin,
+  name: `${manualHastPlugin.name}-${createHash("sha256").update(manualPluginSource).digest("hex").slice(0, 12)}`,
+};
 
 /**
  * The five data areas (src/lib/datapackage.ts). Before any page is rendered, every generated area
@@ -63,9 +66,11 @@ function publishDataAreas() {
       },
       "astro:build:done": async ({ dir, logger }) => {
         const report = await publishAreas(dataDir, fileURLToPath(dir));
-        for (const a of report.areas) logger.info(`published ${a.area}: ${a.files} public files (${a.keyed} keyed, not copied)`);
+        for (const a of report.areas)
+          logger.info(`published ${a.area}: ${a.files} public files (${a.keyed} keyed, not copied)`);
         logger.info(`published ${report.keys} key file(s)${report.schemas ? " and /schemas/" : ""}`);
-        for (const f of report.releasesElsewhere) logger.info(`${f}: not in this build (an earlier release's file, served from its own deployment)`);
+        for (const f of report.releasesElsewhere)
+          logger.info(`${f}: not in this build (an earlier release's file, served from its own deployment)`);
       },
     },
   };
@@ -82,7 +87,11 @@ function publishMigrationTree() {
     hooks: {
       "astro:build:done": async ({ dir, logger }) => {
         const size = await publishMigration(dataDir, fileURLToPath(dir));
-        logger.info(size === 0 ? "no migration tree under data/migration: nothing to publish" : `published the migration tree (${size} leaves) to /migration/`);
+        logger.info(
+          size === 0
+            ? "no migration tree under data/migration: nothing to publish"
+            : `published the migration tree (${size} leaves) to /migration/`,
+        );
       },
     },
   };
@@ -101,7 +110,10 @@ function publishLedgerTiles() {
       "astro:build:done": async ({ dir, logger }) => {
         const ledger = await publishLedger(dataDir, fileURLToPath(dir));
         if (!ledger) logger.info("no ledger checkpoint under data/ledger: nothing to publish");
-        else if (!ledger.tiles) logger.warn(`published /ledger/checkpoint (size ${ledger.size}) without tiles: data/ledger/tile does not exist yet (run the pipeline)`);
+        else if (!ledger.tiles)
+          logger.warn(
+            `published /ledger/checkpoint (size ${ledger.size}) without tiles: data/ledger/tile does not exist yet (run the pipeline)`,
+          );
         else logger.info(`published /ledger/checkpoint and its tiles (size ${ledger.size}) to /ledger/`);
       },
     },
@@ -119,7 +131,11 @@ function publishConsensusProofs() {
     hooks: {
       "astro:build:done": async ({ dir, logger }) => {
         const n = await publishProofCopies(dataDir, fileURLToPath(dir));
-        logger.info(n === 0 ? "no proof copies under data/consensus/proofs: nothing to publish" : `published ${n} sealed proof(s) to /v1/consensus/proofs/`);
+        logger.info(
+          n === 0
+            ? "no proof copies under data/consensus/proofs: nothing to publish"
+            : `published ${n} sealed proof(s) to /v1/consensus/proofs/`,
+        );
       },
     },
   };
@@ -154,7 +170,9 @@ function publishHeaders() {
     hooks: {
       "astro:build:done": async ({ dir, logger }) => {
         const root = fileURLToPath(dir);
-        const files = (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join("/"));
+        const files = (await readdir(root, { recursive: true, withFileTypes: true }))
+          .filter((e) => e.isFile())
+          .map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join("/"));
         const rules = headerRules(files);
         // No two rules may set one header of a built path (a host would join the values): fail here.
         for (const file of files) for (const path of servedPaths(file)) effectiveHeaders(rules, path);
@@ -183,7 +201,11 @@ function publishPulse() {
       "astro:build:start": ({ logger }) => {
         const { records } = readPulseHistory(dataDir);
         files = pulseStaticFiles(dataDir, records);
-        logger.info(records.length === 0 ? "no pulse history yet: the pages say so" : `pulse history verified: ${records.length} record(s) under its signed checkpoint, ${files.size} static copies match`);
+        logger.info(
+          records.length === 0
+            ? "no pulse history yet: the pages say so"
+            : `pulse history verified: ${records.length} record(s) under its signed checkpoint, ${files.size} static copies match`,
+        );
       },
       "astro:build:done": async ({ dir, logger }) => {
         const root = fileURLToPath(dir);
@@ -191,7 +213,11 @@ function publishPulse() {
           await mkdir(dirname(join(root, path)), { recursive: true });
           await writeFile(join(root, path), bytes);
         }
-        logger.info(files.size === 0 ? "no pulse record yet: no /v1/pulse files to publish" : `published ${files.size} /v1/pulse files from the signed history`);
+        logger.info(
+          files.size === 0
+            ? "no pulse record yet: no /v1/pulse files to publish"
+            : `published ${files.size} /v1/pulse files from the signed history`,
+        );
       },
     },
   };
@@ -226,6 +252,17 @@ export default defineConfig({
   // tables in their own scroll boxes; code blocks plain (wrapped by the stylesheet, no inline colours).
   markdown: { syntaxHighlight: false, processor: satteri({ hastPlugins: [manualPlugin] }) },
   // The sitemap lists every page but the 404 page (sitemap-index.xml, linked from robots.txt).
-  integrations: [publishPulse(), publishDataAreas(), publishMigrationTree(), publishLedgerTiles(), publishConsensusProofs(), publishVerifierTool(), sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }), publishHeaders()],
-  vite: { plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir), verifierToolModule(verifierTool)] },
+  integrations: [
+    publishPulse(),
+    publishDataAreas(),
+    publishMigrationTree(),
+    publishLedgerTiles(),
+    publishConsensusProofs(),
+    publishVerifierTool(),
+    sitemap({ filter: (page) => !/\/404\/?$/.test(new URL(page).pathname) }),
+    publishHeaders(),
+  ],
+  vite: {
+    plugins: [dataDirModule(), apiDescriptionModule(resolve(here, ".."), dataDir), verifierToolModule(verifierTool)],
+  },
 });

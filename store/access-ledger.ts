@@ -19,7 +19,11 @@ import type { Ledger, LedgerOptions } from "./ledger.ts";
 import { isPostgresLocation, ledgerExists, openLedgerStore, stateDir, type StoreOptions } from "./open-ledger.ts";
 import { accessLocation, resolveStoreLocation } from "./store-location.ts";
 
-export const ACCESS_KEY: KeySpec = { name: "integrity-platform.example/access", envVar: "ACCESS_SIGNING_KEY", fileName: "access.ed25519" };
+export const ACCESS_KEY: KeySpec = {
+  name: "integrity-platform.example/access",
+  envVar: "ACCESS_SIGNING_KEY",
+  fileName: "access.ed25519",
+};
 export const ACCESS_ORIGIN = ACCESS_KEY.name;
 /** The PostgreSQL schema of the access ledger's tables, beside the platform ledger's. */
 export const ACCESS_SCHEMA = "access";

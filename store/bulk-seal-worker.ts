@@ -32,7 +32,10 @@ export const HASH_TEXT_BYTES = 71;
 export const RESULT_BYTES = HASH_TEXT_BYTES + 32;
 export const SUBTREE_BYTES = 48;
 
-export function slotOffsets(layout: SealLayout, slot: number): { input: number; results: number; subtrees: number; end: number } {
+export function slotOffsets(
+  layout: SealLayout,
+  slot: number,
+): { input: number; results: number; subtrees: number; end: number } {
   const size = layout.inputBytes + layout.chunk * RESULT_BYTES + 8 + layout.chunk * SUBTREE_BYTES;
   const input = slot * size;
   const results = input + layout.inputBytes;
@@ -59,7 +62,16 @@ export function typeCode(type: string): number {
 
 export type SealRequest =
   | { op: "begin"; batch: number; size: number; prev: string | null; edge: Uint8Array[]; minLevel: number }
-  | { op: "chunk"; batch: number; chunk: number; slot: number; first: number; count: number; bytes: number; validated: boolean }
+  | {
+      op: "chunk";
+      batch: number;
+      chunk: number;
+      slot: number;
+      first: number;
+      count: number;
+      bytes: number;
+      validated: boolean;
+    }
   | { op: "end"; batch: number };
 
 /** Why a batch was refused: `index` is the event's position in the batch (-1: a fault of the helper). */
@@ -133,7 +145,13 @@ if (port) {
   port.on("message", (request: SealRequest) => {
     try {
       if (request.op === "begin") {
-        batch = { id: request.batch, tree: StreamingRoot.resume(request.size, request.edge), prev: request.prev, minLevel: request.minLevel, failed: false };
+        batch = {
+          id: request.batch,
+          tree: StreamingRoot.resume(request.size, request.edge),
+          prev: request.prev,
+          minLevel: request.minLevel,
+          failed: false,
+        };
       } else if (request.op === "chunk") chunk(request);
       else signal(ENDED, request.batch);
     } catch (error) {

@@ -97,7 +97,10 @@ export class BulkSealer {
     const ctrl = new SharedArrayBuffer(16);
     const channel = new MessageChannel();
     const setup: SealSetup = { memory, ctrl, replies: channel.port2, layout: LAYOUT };
-    this.#worker = new Worker(new URL("./bulk-seal-worker.ts", import.meta.url), { workerData: setup, transferList: [channel.port2] });
+    this.#worker = new Worker(new URL("./bulk-seal-worker.ts", import.meta.url), {
+      workerData: setup,
+      transferList: [channel.port2],
+    });
     this.#worker.unref();
     this.#worker.on("error", (error) => (this.#broken = error.message));
     this.#worker.on("exit", () => (this.#broken ??= "exited"));
@@ -114,7 +117,14 @@ export class BulkSealer {
     Atomics.store(this.#ctrl, DONE, 0);
     Atomics.store(this.#ctrl, STATE, 0);
     while (receiveMessageOnPort(this.#replies)); // nothing stale from an earlier batch
-    this.#post({ op: "begin", batch, size: start.size, prev: start.prev, edge: [...start.edge], minLevel: start.minLevel });
+    this.#post({
+      op: "begin",
+      batch,
+      size: start.size,
+      prev: start.prev,
+      edge: [...start.edge],
+      minLevel: start.minLevel,
+    });
     const chunks: { first: number; prepared: E[] }[] = [];
     let next = 0;
     const memory = this.#memory;
@@ -162,12 +172,21 @@ export class BulkSealer {
         block.set(memory.subarray(results, results + block.length));
         for (let i = 0; i < prepared.length; i++) {
           const at = i * RESULT_BYTES;
-          sink.store(first + i, prepared[i]!, memory.toString("latin1", results + at, results + at + HASH_TEXT_BYTES), block.subarray(at + HASH_TEXT_BYTES, at + RESULT_BYTES));
+          sink.store(
+            first + i,
+            prepared[i]!,
+            memory.toString("latin1", results + at, results + at + HASH_TEXT_BYTES),
+            block.subarray(at + HASH_TEXT_BYTES, at + RESULT_BYTES),
+          );
         }
         const completed = this.#view.getUint32(subtrees);
         for (let j = 0; j < completed; j++) {
           const at = subtrees + 8 + j * SUBTREE_BYTES;
-          sink.storeSubtree(this.#view.getUint32(at), this.#view.getFloat64(at + 8), new Uint8Array(this.#memory.subarray(at + 16, at + 48)));
+          sink.storeSubtree(
+            this.#view.getUint32(at),
+            this.#view.getFloat64(at + 8),
+            new Uint8Array(this.#memory.subarray(at + 16, at + 48)),
+          );
         }
         chunks[k] = undefined!;
       }

@@ -28,11 +28,19 @@ export async function foldExport(dir: string): Promise<ConsensusState> {
  * The proof file of a sealed proof: the JCS of its proof document and one LF. Null when the ledger
  * has no such proof, it is not sealed yet, or no signed checkpoint covers its seal yet. Reads only.
  */
-export async function sealedProofFile(ledger: LedgerReader, state: ConsensusState, delibId: string): Promise<string | null> {
+export async function sealedProofFile(
+  ledger: LedgerReader,
+  state: ConsensusState,
+  delibId: string,
+): Promise<string | null> {
   const seal = state.proofs.get(delibId)?.seal;
   if (!seal) return null;
   const anchor = await entryInclusion(ledger, seal.ledger_seq);
   if (anchor?.status !== "proved") return null;
-  const doc = proofDocument(state, delibId, proofAnchor(anchor.entry, anchor.treeSize, anchor.proof, anchor.checkpoint));
+  const doc = proofDocument(
+    state,
+    delibId,
+    proofAnchor(anchor.entry, anchor.treeSize, anchor.proof, anchor.checkpoint),
+  );
   return `${canonicalize(doc)}\n`;
 }

@@ -1,4 +1,13 @@
-import { closeSync, existsSync, readFileSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../test/support/store/helpers.ts";

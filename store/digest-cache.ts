@@ -10,7 +10,19 @@
  * since it was hashed is always hashed again. The cache is advisory (a missing or unreadable file
  * means hashing everything); `--check` and the offline verifier always hash.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  type BigIntStats,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 
@@ -35,7 +47,7 @@ export function readChunks(path: string, onChunk: (chunk: Buffer) => void): void
 /** Reads an open file from its first byte, in 1 MiB pieces, without moving its position. */
 function readChunksOf(fd: number, onChunk: (chunk: Buffer) => void): void {
   const buffer = Buffer.allocUnsafe(CHUNK);
-  for (let position = 0; ; ) {
+  for (let position = 0; ;) {
     const n = readSync(fd, buffer, 0, CHUNK, position);
     if (n === 0) break;
     onChunk(buffer.subarray(0, n));
@@ -95,7 +107,8 @@ export class DigestCache {
       const saved = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown; files?: Record<string, Remembered> };
       if (saved.version !== VERSION || typeof saved.files !== "object" || saved.files === null) return;
       for (const [path, entry] of Object.entries(saved.files)) {
-        if (typeof entry?.stat === "string" && typeof entry.hash === "string" && typeof entry.bytes === "number") this.#entries.set(path, entry);
+        if (typeof entry?.stat === "string" && typeof entry.hash === "string" && typeof entry.bytes === "number")
+          this.#entries.set(path, entry);
       }
     } catch {
       // An unreadable cache is an empty one.
@@ -158,7 +171,10 @@ export class DigestCache {
     if (this.#file === null || !this.#changed) return;
     mkdirSync(dirname(this.#file), { recursive: true });
     const tmp = `${this.#file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: VERSION, files: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) })}\n`);
+    writeFileSync(
+      tmp,
+      `${JSON.stringify({ version: VERSION, files: Object.fromEntries([...this.#entries].sort(([a], [b]) => (a < b ? -1 : 1))) })}\n`,
+    );
     renameSync(tmp, this.#file);
     this.#changed = false;
   }

@@ -14,20 +14,26 @@ const signer = { name: "test/ledger", secretKeyHex: key.secretKey };
 let ledger: Ledger;
 afterEach(() => ledger?.close());
 
-const burn = (n: number) => ({ type: "mic_burn", payload: { account: "ATLAS", amount_shards: String(n), reason: "fee" } });
+const burn = (n: number) => ({
+  type: "mic_burn",
+  payload: { account: "ATLAS", amount_shards: String(n), reason: "fee" },
+});
 
-const checkpointRows = async (l: Ledger) => ((await l.verify()).problems.length === 0 ? (await l.verify()).checkpointsChecked : -1);
+const checkpointRows = async (l: Ledger) =>
+  (await l.verify()).problems.length === 0 ? (await l.verify()).checkpointsChecked : -1;
 
 describe("entryInclusion", () => {
   it("proves an entry against the checkpoint its write signed, and never writes", async () => {
-    ledger = await openLedgerStore({ path: ":memory:",  origin: "test/ledger", signer });
+    ledger = await openLedgerStore({ path: ":memory:", origin: "test/ledger", signer });
     await ledger.append([1, 2, 3, 4, 5].map(burn));
     expect(await checkpointRows(ledger)).toBe(1); // the write signed its tail
     const first = await entryInclusion(ledger, 3);
     if (first?.status !== "proved") throw new Error("not proved");
     const checkpoint = verifyCheckpoint(first.checkpoint, [{ name: signer.name, publicKeyHex: key.publicKey }]);
     expect(checkpoint.size).toBe(5);
-    expect(verifyInclusion(leafHash(canonicalBytes(first.entry)), 3, first.treeSize, first.proof, checkpoint.rootHash)).toBe(true);
+    expect(
+      verifyInclusion(leafHash(canonicalBytes(first.entry)), 3, first.treeSize, first.proof, checkpoint.rootHash),
+    ).toBe(true);
     await ledger.append([burn(6)]);
     const later = await entryInclusion(ledger, 1);
     expect(later).toMatchObject({ status: "proved", treeSize: 6 });
@@ -37,8 +43,8 @@ describe("entryInclusion", () => {
   it("is pending while no signed checkpoint covers the entry (a writer without the key appended it); coverTail signs one", async () => {
     const { dir, cleanup } = tempDir();
     const path = join(dir, "l.sqlite");
-    const own = await openLedgerStore({ path: path,  origin: "test/ledger", signer });
-    const keyless = await openLedgerStore({ path: path,  origin: "test/ledger" });
+    const own = await openLedgerStore({ path: path, origin: "test/ledger", signer });
+    const keyless = await openLedgerStore({ path: path, origin: "test/ledger" });
     try {
       await own.append([burn(1)]);
       keyless.append([burn(2), burn(3)]);
@@ -56,7 +62,7 @@ describe("entryInclusion", () => {
   });
 
   it("is null past the tail and for a seq that is no index", async () => {
-    ledger = await openLedgerStore({ path: ":memory:",  origin: "test/ledger", signer });
+    ledger = await openLedgerStore({ path: ":memory:", origin: "test/ledger", signer });
     await ledger.append([burn(1)]);
     expect(await entryInclusion(ledger, 1)).toBeNull();
     expect(await entryInclusion(ledger, -1)).toBeNull();

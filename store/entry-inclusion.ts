@@ -16,7 +16,9 @@ import type { LedgerReader, LedgerStore } from "../core/ledger/store.ts";
 export const CHECKPOINT_INTERVAL_S = 5;
 
 /** The newest stored checkpoint and the size of the tree it signs, or null when none was made. */
-export async function latestCheckpoint(ledger: Pick<LedgerReader, "latestCheckpoint">): Promise<{ note: string; size: number } | null> {
+export async function latestCheckpoint(
+  ledger: Pick<LedgerReader, "latestCheckpoint">,
+): Promise<{ note: string; size: number } | null> {
   const note = await ledger.latestCheckpoint();
   return note === null ? null : { note, size: parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size };
 }
@@ -49,16 +51,32 @@ export type InclusionAnswer =
  * A witnessed checkpoint (cosigned, store/witnessed-checkpoint.ts) that covers the entry is preferred:
  * the proof is then against it and carries its cosignatures. Reads only.
  */
-export async function entryInclusion(ledger: LedgerReader, seq: number, witnessed?: { note: string; size: number } | null): Promise<InclusionAnswer | null> {
+export async function entryInclusion(
+  ledger: LedgerReader,
+  seq: number,
+  witnessed?: { note: string; size: number } | null,
+): Promise<InclusionAnswer | null> {
   if (!Number.isSafeInteger(seq) || seq < 0 || seq >= (await ledger.size())) return null;
   const entry = await firstEntry(ledger, seq);
   if (!entry) return null;
   if (witnessed && witnessed.size > seq) {
-    return { status: "proved", entry, treeSize: witnessed.size, proof: await ledger.inclusionProof(seq, witnessed.size), checkpoint: witnessed.note };
+    return {
+      status: "proved",
+      entry,
+      treeSize: witnessed.size,
+      proof: await ledger.inclusionProof(seq, witnessed.size),
+      checkpoint: witnessed.note,
+    };
   }
   const latest = await latestCheckpoint(ledger);
   if (!latest || latest.size <= seq) return { status: "pending", entry, checkpointSize: latest?.size ?? 0 };
-  return { status: "proved", entry, treeSize: latest.size, proof: await ledger.inclusionProof(seq, latest.size), checkpoint: latest.note };
+  return {
+    status: "proved",
+    entry,
+    treeSize: latest.size,
+    proof: await ledger.inclusionProof(seq, latest.size),
+    checkpoint: latest.note,
+  };
 }
 
 /** Entry `seq`, or undefined. */
@@ -66,4 +84,3 @@ async function firstEntry(ledger: LedgerReader, seq: number): Promise<LedgerEntr
   for await (const entry of ledger.entries(seq, seq + 1)) return entry;
   return undefined;
 }
-

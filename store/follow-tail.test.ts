@@ -12,7 +12,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { foldAsync } from "../core/ledger/projection.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { openLedgerStore } from "./open-ledger.ts";
-import { openedSessions, openOnce, sampleEvent, sessionOpened, steppingClock, tempDir } from "../test/support/store/helpers.ts";
+import {
+  openedSessions,
+  openOnce,
+  sampleEvent,
+  sessionOpened,
+  steppingClock,
+  tempDir,
+} from "../test/support/store/helpers.ts";
 
 const ORIGIN = "follow.test/ledger";
 const key = generateKeyPair("ed25519");
@@ -37,8 +44,13 @@ async function pair() {
   const path = join(dir, "ledger.sqlite");
   // A short busy timeout: a connection that cannot catch up fails at once instead of waiting.
   const common = { origin: ORIGIN, durability: "normal" as const, busyTimeoutMs: 50 };
-  const own = await openLedgerStore({ path: path,  ...common, signer, now: steppingClock() });
-  const foreign = await openLedgerStore({ path: path,  ...common, signer, now: steppingClock(Date.parse("2026-01-01T00:00:10.000Z")) });
+  const own = await openLedgerStore({ path: path, ...common, signer, now: steppingClock() });
+  const foreign = await openLedgerStore({
+    path: path,
+    ...common,
+    signer,
+    now: steppingClock(Date.parse("2026-01-01T00:00:10.000Z")),
+  });
   const file = new DatabaseSync(path, { readOnly: true });
   cleanups.push(() => {
     own.close();
@@ -62,17 +74,26 @@ describe("following the ledger's tail through another writer", () => {
         const at = `${sequence.join(" → ")}: after ${step}`;
         n += 1;
         if (step === "own write") expect((await own.write(openOnce(`own-${n}`))).result, at).toBe("created");
-        else if (step === "foreign append") (await foreign.append([sessionOpened(`foreign-${n}`)]));
-        else if (step === "own checkpoint") (await own.checkpoint());
-        else expect((await own.entries((await own.size()) - 1)[Symbol.asyncIterator]().next()).done, at).toBe(false); // the iterator is dropped
-        expect((await own.size()), at).toBe(fileSize());
-        expect((await foreign.size()), at).toBe(fileSize());
-        expect(await own.state(openedSessions), at).toEqual((await foldAsync(openedSessions, foreign.entries())));
+        else if (step === "foreign append") await foreign.append([sessionOpened(`foreign-${n}`)]);
+        else if (step === "own checkpoint") await own.checkpoint();
+        else
+          expect(
+            (
+              await own
+                .entries((await own.size()) - 1)
+                [Symbol.asyncIterator]()
+                .next()
+            ).done,
+            at,
+          ).toBe(false); // the iterator is dropped
+        expect(await own.size(), at).toBe(fileSize());
+        expect(await foreign.size(), at).toBe(fileSize());
+        expect(await own.state(openedSessions), at).toEqual(await foldAsync(openedSessions, foreign.entries()));
       }
       const label = sequence.join(" → ");
       await expect(own.write(openOnce("last-own")), label).resolves.toMatchObject({ result: "created" });
       await expect(foreign.append([sessionOpened("last-foreign")]), label).resolves.toHaveLength(1);
-      expect((await own.size()), label).toBe(fileSize());
+      expect(await own.size(), label).toBe(fileSize());
       expect((await own.verify()).ok, label).toBe(true);
     }
   }, 60_000);

@@ -23,7 +23,10 @@ export type WriteOutcome = { ok: true; written: Written<unknown> } | { ok: false
  * nothing of the group was committed (every write then fails with that error). `handOff`, called
  * at most once, says the next group may start while this one waits for its commit.
  */
-export type CommitGroup = (decides: readonly Decide<unknown>[], handOff: () => void) => WriteOutcome[] | Promise<WriteOutcome[]>;
+export type CommitGroup = (
+  decides: readonly Decide<unknown>[],
+  handOff: () => void,
+) => WriteOutcome[] | Promise<WriteOutcome[]>;
 
 export interface GroupCommitOptions {
   /** The most writes in one transaction (so how long it holds the write lock); default 1024. */
@@ -98,7 +101,13 @@ export class GroupCommit {
     let size = Math.min(this.#pending.length, this.#maxGroup);
     if (size === 0) return;
     const pipelines = this.#pipelines;
-    if (pipelines && this.#flights.length === 0 && size >= 2 && this.#pending.slice(0, size).every((p) => pipelines(p.decide))) size = Math.ceil(size / 2);
+    if (
+      pipelines &&
+      this.#flights.length === 0 &&
+      size >= 2 &&
+      this.#pending.slice(0, size).every((p) => pipelines(p.decide))
+    )
+      size = Math.ceil(size / 2);
     const group = this.#pending.splice(0, size);
     const flight: Flight = { handedOff: false, done: Promise.resolve() };
     const handOff = () => {

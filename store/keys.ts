@@ -65,7 +65,19 @@ export function loadSigningKey(
   return { name: spec.name, secretKeyHex, publicKeyHex: publicKeyFromSecret("ed25519", secretKeyHex), source };
 }
 
-export const LEDGER_KEY: KeySpec = { name: "integrity-platform.example/ledger", envVar: "LEDGER_SIGNING_KEY", fileName: "ledger.ed25519" };
-export const DATASET_KEY: KeySpec = { name: "integrity-platform.example/datasets", envVar: "DATASET_SIGNING_KEY", fileName: "datasets.ed25519" };
+export const LEDGER_KEY: KeySpec = {
+  name: "integrity-platform.example/ledger",
+  envVar: "LEDGER_SIGNING_KEY",
+  fileName: "ledger.ed25519",
+};
+export const DATASET_KEY: KeySpec = {
+  name: "integrity-platform.example/datasets",
+  envVar: "DATASET_SIGNING_KEY",
+  fileName: "datasets.ed25519",
+};
 /** Signs the operator tokens of the write routes (core/avm/token.ts): JWTs with EdDSA. */
-export const TOKEN_KEY: KeySpec = { name: "integrity-platform.example/tokens", envVar: "TOKEN_SIGNING_KEY", fileName: "tokens.ed25519" };
+export const TOKEN_KEY: KeySpec = {
+  name: "integrity-platform.example/tokens",
+  envVar: "TOKEN_SIGNING_KEY",
+  fileName: "tokens.ed25519",
+};

@@ -24,7 +24,10 @@ export const PUBLISHED_LEDGER_VKEY = join("data", "keys", "ledger.vkey");
 /** The published verifier keys of a `.vkey` file (one per line, `#` comments), or none when it is absent. */
 function publishedKeys(path: string): KnownKey[] {
   if (!existsSync(path)) return [];
-  const lines = readFileSync(path, "utf8").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const lines = readFileSync(path, "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
   return lines.map((line) => ({ ...parseVerifierKey(line), source: `published key (${path})` }));
 }
 
@@ -40,8 +43,13 @@ function ownKey(spec: KeySpec, env: NodeJS.ProcessEnv): KnownKey | null {
 }
 
 /** The published ledger keys and this installation's ledger and access keys, without repeats. */
-export function knownLedgerKeys(env: NodeJS.ProcessEnv = process.env, publishedPath: string = PUBLISHED_LEDGER_VKEY): KnownKey[] {
-  const all = [...publishedKeys(publishedPath), ownKey(LEDGER_KEY, env), ownKey(ACCESS_KEY, env)].filter((k): k is KnownKey => k !== null);
+export function knownLedgerKeys(
+  env: NodeJS.ProcessEnv = process.env,
+  publishedPath: string = PUBLISHED_LEDGER_VKEY,
+): KnownKey[] {
+  const all = [...publishedKeys(publishedPath), ownKey(LEDGER_KEY, env), ownKey(ACCESS_KEY, env)].filter(
+    (k): k is KnownKey => k !== null,
+  );
   const seen = new Set<string>();
   return all.filter((k) => {
     const id = `${k.name}\n${k.publicKeyHex}`;

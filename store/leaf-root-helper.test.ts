@@ -5,7 +5,10 @@ import { leafRootHelperRoots, leafRooterFor, TWO_THREAD_MIN_LEAVES, TWO_THREAD_R
 
 /** `count` leaves of varied lengths as leaf inputs (0x00 ‖ leaf) in the rooter's memory, with their offsets and texts. */
 function leafInputs(count: number) {
-  const texts = Array.from({ length: count }, (_, i) => `{"address":"a-${i.toString(36)}","n":"${"x".repeat(i % 23)}"}`);
+  const texts = Array.from(
+    { length: count },
+    (_, i) => `{"address":"a-${i.toString(36)}","n":"${"x".repeat(i % 23)}"}`,
+  );
   const bytes = Buffer.concat(texts.map((t) => Buffer.from(`\u0000${t}`)));
   const memory = TWO_THREAD_ROOTER.allocate(bytes.length);
   bytes.copy(memory);
@@ -35,7 +38,11 @@ describe("the snapshot root on two threads", () => {
   });
 
   it("gives the snapshot of a large export the same bytes and root as one thread", () => {
-    const lines = Array.from({ length: 40_000 }, (_, i) => `{"address":"acct-${((i * 7_919) % 40_000).toString(36)}","balance_gic":${i % 3 === 0 ? `${i}e-6` : `${i}.${i % 1000}`}}`);
+    const lines = Array.from(
+      { length: 40_000 },
+      (_, i) =>
+        `{"address":"acct-${((i * 7_919) % 40_000).toString(36)}","balance_gic":${i % 3 === 0 ? `${i}e-6` : `${i}.${i % 1000}`}}`,
+    );
     lines.push('{"address":"neg","balance_gic":-1}', '{"address":"spaced" , "balance_gic" : 3 }');
     const bytes = Buffer.from(`${lines.join("\n")}\n`);
     const rooter = leafRooterFor(bytes.length);

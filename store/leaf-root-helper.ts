@@ -48,7 +48,9 @@ class LeafRootHelper {
 
   private constructor() {
     const ctrl = new SharedArrayBuffer(CTRL_BYTES);
-    this.#worker = new Worker(new URL("./leaf-root-worker.ts", import.meta.url), { workerData: { ctrl } satisfies LeafRootSetup });
+    this.#worker = new Worker(new URL("./leaf-root-worker.ts", import.meta.url), {
+      workerData: { ctrl } satisfies LeafRootSetup,
+    });
     this.#worker.unref();
     this.#worker.on("error", () => (this.#broken = true));
     this.#worker.on("exit", () => (this.#broken = true));

@@ -9,7 +9,14 @@
 import { CodedError } from "../core/errors.ts";
 import { formatDigest } from "../core/digest.ts";
 import { equalBytes } from "../core/merkle.ts";
-import { subtreeKey, type BackendReads, type EntryRow, type LedgerBackend, type StoredCheckpoint, type SubtreeRow } from "./ledger-backend.ts";
+import {
+  subtreeKey,
+  type BackendReads,
+  type EntryRow,
+  type LedgerBackend,
+  type StoredCheckpoint,
+  type SubtreeRow,
+} from "./ledger-backend.ts";
 import type { Ledger } from "./ledger.ts";
 import { STORED_LEVEL } from "./merkle-reads.ts";
 
@@ -56,7 +63,10 @@ async function rowsBetween(reads: BackendReads, from: number, to: number): Promi
     rows.push(...page);
   }
   if (rows.length !== to - from || rows.some((r, i) => r.seq !== from + i)) {
-    throw new LedgerCopyError("copy-source-damaged", `the source lacks entries between ${from} and ${to - 1}; run \`npm run ledger -- verify\` on it`);
+    throw new LedgerCopyError(
+      "copy-source-damaged",
+      `the source lacks entries between ${from} and ${to - 1}; run \`npm run ledger -- verify\` on it`,
+    );
   }
   return rows;
 }
@@ -66,22 +76,35 @@ async function subtreesOf(source: BackendReads, from: number, to: number): Promi
   const found = await source.subtrees(keys);
   return keys.map(({ level, idx }) => {
     const hash = found.get(subtreeKey(level, idx));
-    if (!hash) throw new LedgerCopyError("copy-source-damaged", `the source lacks its stored subtree (${level}, ${idx}); run \`npm run ledger -- verify\` on it`);
+    if (!hash)
+      throw new LedgerCopyError(
+        "copy-source-damaged",
+        `the source lacks its stored subtree (${level}, ${idx}); run \`npm run ledger -- verify\` on it`,
+      );
     return { level, idx, hash };
   });
 }
 
 /** Refuses a target that is not a prefix of the source: longer, another chain, or a checkpoint the source does not hold. */
-async function checkPrefix(source: BackendReads, target: BackendReads, size: number, checkpoints: Map<number, StoredCheckpoint>): Promise<number> {
+async function checkPrefix(
+  source: BackendReads,
+  target: BackendReads,
+  size: number,
+  checkpoints: Map<number, StoredCheckpoint>,
+): Promise<number> {
   const last = await target.last();
   const have = last ? last.seq + 1 : 0;
   const refuse = (why: string) => {
-    throw new LedgerCopyError("copy-target-diverges", `the target is not a prefix of the source: ${why}; copy into an empty database`);
+    throw new LedgerCopyError(
+      "copy-target-diverges",
+      `the target is not a prefix of the source: ${why}; copy into an empty database`,
+    );
   };
   if (have > size) refuse(`it holds ${have} entries, the source ${size}`);
   if (last) {
     const [mine] = await source.rows(last.seq, last.seq + 1, 1);
-    if (mine?.hash !== last.hash) refuse(`its entry ${last.seq} is ${last.hash}, the source's ${mine?.hash ?? "missing"}`);
+    if (mine?.hash !== last.hash)
+      refuse(`its entry ${last.seq} is ${last.hash}, the source's ${mine?.hash ?? "missing"}`);
   }
   for (const c of await target.checkpoints()) {
     if (checkpoints.get(c.size)?.note !== c.note) refuse(`its checkpoint at size ${c.size} is not the source's`);
@@ -94,7 +117,11 @@ async function checkPrefix(source: BackendReads, target: BackendReads, size: num
  * copy begins. Each batch is one transaction that first checks the target's tail is still where the
  * copy left it.
  */
-export async function copyLedger(source: LedgerBackend, target: LedgerBackend, options: CopyOptions = {}): Promise<CopyResult> {
+export async function copyLedger(
+  source: LedgerBackend,
+  target: LedgerBackend,
+  options: CopyOptions = {},
+): Promise<CopyResult> {
   const batch = options.batch ?? COPY_BATCH;
   const tail = await source.last();
   const size = tail ? tail.seq + 1 : 0;
@@ -105,17 +132,21 @@ export async function copyLedger(source: LedgerBackend, target: LedgerBackend, o
   const checkpointsIn = (from: number, to: number) => stored.filter((c) => c.size > from && c.size <= to);
   // The checkpoints of the prefix the target already holds (a size-0 one included), if any are missing.
   await target.withWriteLock(async (tx) => {
-    for (const c of stored.filter((c) => c.size <= have)) await tx.insertCheckpointIfAbsent(c.size, c.note, c.createdAt);
+    for (const c of stored.filter((c) => c.size <= have))
+      await tx.insertCheckpointIfAbsent(c.size, c.note, c.createdAt);
   });
   let prevHash = have > 0 ? (await source.rows(have - 1, have, 1))[0]!.hash : null;
-  for (let from = have; from < size; ) {
+  for (let from = have; from < size;) {
     const to = Math.min(from + batch, size);
     const rows = await rowsBetween(source, from, to);
     const subtrees = await subtreesOf(source, from, to);
     await target.withWriteLock(async (tx) => {
       const last = await tx.last();
       if ((last ? last.seq + 1 : 0) !== from || (last?.hash ?? null) !== prevHash) {
-        throw new LedgerCopyError("copy-target-diverges", `another writer changed the target during the copy (its tail is no longer entry ${from - 1})`);
+        throw new LedgerCopyError(
+          "copy-target-diverges",
+          `another writer changed the target during the copy (its tail is no longer entry ${from - 1})`,
+        );
       }
       await tx.insertRows(rows);
       await tx.insertSubtrees(subtrees);
@@ -145,13 +176,27 @@ export async function proveCopy(source: Ledger, target: Ledger, copied: CopyResu
   const size = await target.size();
   check(size === copied.size, `size: source ${copied.size}, target ${size}`);
   const [sourceRoot, targetRoot] = [await source.rootHash(copied.size), await target.rootHash()];
-  check(equalBytes(sourceRoot, targetRoot), `root hash: source ${formatDigest(sourceRoot)}, target ${formatDigest(targetRoot)}`);
+  check(
+    equalBytes(sourceRoot, targetRoot),
+    `root hash: source ${formatDigest(sourceRoot)}, target ${formatDigest(targetRoot)}`,
+  );
   const note = await target.latestCheckpoint();
-  const shown = (n: string | null) => (n === null ? "none" : `${JSON.stringify(n.split("\n").slice(0, 2).join(" "))}, ${Buffer.byteLength(n)} bytes`);
-  check(note === copied.latestCheckpoint, `latest checkpoint note, byte for byte: source ${shown(copied.latestCheckpoint)}, target ${shown(note)}`);
+  const shown = (n: string | null) =>
+    n === null ? "none" : `${JSON.stringify(n.split("\n").slice(0, 2).join(" "))}, ${Buffer.byteLength(n)} bytes`;
+  check(
+    note === copied.latestCheckpoint,
+    `latest checkpoint note, byte for byte: source ${shown(copied.latestCheckpoint)}, target ${shown(note)}`,
+  );
   const report = await target.verify();
-  check(report.checkpointsChecked === copied.checkpoints, `checkpoints: source ${copied.checkpoints}, target ${report.checkpointsChecked}`);
-  facts.push(report.ok ? `verify() on the target: clean (${report.size} entries, ${report.checkpointsChecked} checkpoints)` : `verify() on the target FAILED:`);
+  check(
+    report.checkpointsChecked === copied.checkpoints,
+    `checkpoints: source ${copied.checkpoints}, target ${report.checkpointsChecked}`,
+  );
+  facts.push(
+    report.ok
+      ? `verify() on the target: clean (${report.size} entries, ${report.checkpointsChecked} checkpoints)`
+      : `verify() on the target FAILED:`,
+  );
   for (const p of report.problems) facts.push(`  seq ${p.seq}: ${p.problem}`);
   return { ok: ok && report.ok, facts };
 }

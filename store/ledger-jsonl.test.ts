@@ -20,7 +20,8 @@ afterEach(() => cleanup());
 let exports = 0;
 async function makeExport(entries = 50): Promise<string> {
   exports += 1;
-  const ledger = await openLedgerStore({ path: join(dir, `l${exports}.sqlite`), 
+  const ledger = await openLedgerStore({
+    path: join(dir, `l${exports}.sqlite`),
     origin: ORIGIN,
     signer: { name: ORIGIN, secretKeyHex: key.secretKey },
     now: steppingClock(),
@@ -67,7 +68,9 @@ describe("ledger export", () => {
     const lines = readFileSync(path, "utf8").split("\n");
     writeFileSync(path, [...lines.slice(0, 20), ...lines.slice(23)].join("\n"));
     const missing = await verifyExport(gap, verifiers);
-    expect(missing.problems).toEqual([{ seq: 20, problem: expect.stringMatching(/^entries 20\.\.22 are missing \(the next entry is seq 23\)/) }]);
+    expect(missing.problems).toEqual([
+      { seq: 20, problem: expect.stringMatching(/^entries 20\.\.22 are missing \(the next entry is seq 23\)/) },
+    ]);
     expect(missing.brokenAt).toBe(20);
 
     const twice = await makeExport();
@@ -81,7 +84,10 @@ describe("ledger export", () => {
   it("refuses non-canonical lines, truncation, and an unknown key", async () => {
     const out = await makeExport();
     editLine(out, 3, (l) => l.replace("{", "{ "));
-    expect((await verifyExport(out, verifiers)).problems).toContainEqual({ seq: 3, problem: "entry is not in canonical (JCS) form" });
+    expect((await verifyExport(out, verifiers)).problems).toContainEqual({
+      seq: 3,
+      problem: "entry is not in canonical (JCS) form",
+    });
 
     const short = await makeExport(20);
     const path = join(short, EXPORT_LINES);

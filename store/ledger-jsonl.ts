@@ -5,7 +5,17 @@
  * `verifyExport` (what a downloader runs offline: no database, only the files and a public key)
  * checks a whole copy through it. Not to be confused with the API's filtered audit-trail export.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { canonicalize } from "../core/canonical.ts";
 import { verifyCheckpoint, type Checkpoint, type NoteVerifier } from "../core/checkpoint.ts";
@@ -140,7 +150,9 @@ export class ExportLedgerReader implements LedgerReader {
     if (problem) throw new Error(`${file}: seq ${problem.seq}: ${problem.problem}`);
     if (line < stop) throw new Error(`${file}: ${line} lines, the checkpoint covers ${this.checkpoint.size}`);
     if (stop === this.checkpoint.size && !equalBytes(report.rootHash, this.checkpoint.rootHash)) {
-      throw new Error(`${file}: the entries hash to root ${formatDigest(report.rootHash)}, the checkpoint signs ${formatDigest(this.checkpoint.rootHash)}`);
+      throw new Error(
+        `${file}: the entries hash to root ${formatDigest(report.rootHash)}, the checkpoint signs ${formatDigest(this.checkpoint.rootHash)}`,
+      );
     }
   }
 
@@ -186,7 +198,10 @@ function verifyLines(file: string, checkpoint: Checkpoint | null): VerifyReport 
   if (unreadable) problems.push(unreadable);
   if (!checkpoint) return { ...report, ok: problems.length === 0, problems };
   if (checkpoint.size !== report.size) {
-    problems.push({ seq: Math.min(checkpoint.size, report.size), problem: `checkpoint covers ${checkpoint.size} entries, the file has ${report.size}` });
+    problems.push({
+      seq: Math.min(checkpoint.size, report.size),
+      problem: `checkpoint covers ${checkpoint.size} entries, the file has ${report.size}`,
+    });
   } else if (report.brokenAt === undefined && !equalBytes(checkpoint.rootHash, report.rootHash)) {
     problems.push({
       seq: Math.max(report.size - 1, 0),

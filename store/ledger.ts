@@ -15,7 +15,13 @@
  * and every write path, read and verify() shares them and the tail's invariants. What stands alone
  * lives beside it (group-commit.ts, bulk-seal.ts, projection-follower.ts, merkle-reads.ts).
  */
-import { parseCheckpoint, signCheckpoint, verifyCheckpoint, type NoteSigner, type NoteVerifier } from "../core/checkpoint.ts";
+import {
+  parseCheckpoint,
+  signCheckpoint,
+  verifyCheckpoint,
+  type NoteSigner,
+  type NoteVerifier,
+} from "../core/checkpoint.ts";
 import { CompactRange } from "../core/compact-range.ts";
 import { canonicalize } from "../core/canonical.ts";
 import { formatDigest } from "../core/digest.ts";
@@ -43,7 +49,18 @@ import { freezeRefusal } from "../core/migration/phases.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";
 import { BulkSealer } from "./bulk-seal.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { LedgerIntegrityError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type LockWaits, type StoredCheckpoint, type StoredRow, type SubtreeRow } from "./ledger-backend.ts";
+import {
+  LedgerIntegrityError,
+  subtreeKey,
+  type BackendReads,
+  type BackendWrites,
+  type EntryRow,
+  type LedgerBackend,
+  type LockWaits,
+  type StoredCheckpoint,
+  type StoredRow,
+  type SubtreeRow,
+} from "./ledger-backend.ts";
 import { pagedRows } from "./paged-reads.ts";
 import { STORED_LEVEL, withStoredNodes } from "./merkle-reads.ts";
 import { CatchUpNeeded, ProjectionFollower, type EntrySource } from "./projection-follower.ts";
@@ -85,11 +102,20 @@ const EMPTY_TAIL: Tail = { range: CompactRange.empty(), lastHash: null, lastTs: 
 /** Checks what can be checked of each event before a transaction; `payloads: false` leaves them to the bulk path (store/bulk-seal.ts). */
 function checkEvents(events: readonly NewEvent[], payloads: boolean): void {
   events.forEach((event, i) => {
-    if (event === null || typeof event !== "object") throw new LedgerAppendError(i, "not an event object", "not-an-event");
-    const invalid = payloads ? validateEvent(event.type, event.payload) : isEventType(event.type) ? null : `unknown event type ${JSON.stringify(event.type)}`;
+    if (event === null || typeof event !== "object")
+      throw new LedgerAppendError(i, "not an event object", "not-an-event");
+    const invalid = payloads
+      ? validateEvent(event.type, event.payload)
+      : isEventType(event.type)
+        ? null
+        : `unknown event type ${JSON.stringify(event.type)}`;
     if (invalid) throw new LedgerAppendError(i, invalid);
     if (event.ts !== undefined && !isLedgerTimestamp(event.ts)) {
-      throw new LedgerAppendError(i, `ts "${String(event.ts)}" is not an ISO 8601 UTC timestamp with milliseconds`, "invalid-ts");
+      throw new LedgerAppendError(
+        i,
+        `ts "${String(event.ts)}" is not an ISO 8601 UTC timestamp with milliseconds`,
+        "invalid-ts",
+      );
     }
   });
 }
@@ -141,7 +167,10 @@ function rowToEntry(row: StoredRow): LedgerEntry {
     payload = JSON.parse(row.payload);
   } catch {
     // A row no sealed entry has (written around the ledger): the store is not usable, not a bug here.
-    throw new LedgerIntegrityError(row.seq, `entry ${row.seq} in the store is not a sealed entry: its payload is not JSON`);
+    throw new LedgerIntegrityError(
+      row.seq,
+      `entry ${row.seq} in the store is not a sealed entry: its payload is not JSON`,
+    );
   }
   return { seq: row.seq, type: row.type, payload, ts: row.ts, prev: row.prev, hash: row.hash };
 }
@@ -201,7 +230,8 @@ export class Ledger implements LedgerStore {
     // Pipelined where groups of appendAsync's writes go in one statement each (#appendIfUnmoved) —
     // while they do: not while other writers' entries or a failure send groups through transactions.
     this.#group = new GroupCommit((decides, handOff) => this.#commitGroup(decides, handOff), {
-      pipelines: (decide) => this.#backend.appendIfTail !== undefined && this.#appendsAhead() && this.#fixed.has(decide),
+      pipelines: (decide) =>
+        this.#backend.appendIfTail !== undefined && this.#appendsAhead() && this.#fixed.has(decide),
     });
     this.origin = options.origin;
     this.store = { kind: backend.kind, location: backend.location };
@@ -211,7 +241,10 @@ export class Ledger implements LedgerStore {
     this.#log = options.log ?? ((line) => console.error(line));
     this.#verifiers = [...(options.verifiers ?? [])];
     if (this.#signer && !this.#verifiers.some((v) => v.name === this.#signer!.name)) {
-      this.#verifiers.push({ name: this.#signer.name, publicKeyHex: publicKeyFromSecret("ed25519", this.#signer.secretKeyHex) });
+      this.#verifiers.push({
+        name: this.#signer.name,
+        publicKeyHex: publicKeyFromSecret("ed25519", this.#signer.secretKeyHex),
+      });
     }
     // The tail is read on first use, not here: a damaged store still opens, so that verify() can say what is wrong.
   }
@@ -225,7 +258,11 @@ export class Ledger implements LedgerStore {
     // The log only grows: a tail behind the one this instance knows, or beside it, is a store that
     // went back (a restore, a failover). What was folded from the entries it knew is forgotten, and
     // the next write rebuilds its tail from the store.
-    if (known && !this.#inTransaction && (size < known.range.size || (size === known.range.size && (last?.hash ?? null) !== known.lastHash))) {
+    if (
+      known &&
+      !this.#inTransaction &&
+      (size < known.range.size || (size === known.range.size && (last?.hash ?? null) !== known.lastHash))
+    ) {
       this.#forgetHistory();
       this.#tail = null;
     }
@@ -237,7 +274,10 @@ export class Ledger implements LedgerStore {
   }
 
   storedEntries(start = 0, end?: number): AsyncIterableIterator<StoredEntry> {
-    return pagedRows(this.#storedRows, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE, (row) => ({ entry: rowToEntry(row), payloadText: row.payload }));
+    return pagedRows(this.#storedRows, start, end ?? Number.MAX_SAFE_INTEGER, READ_PAGE, (row) => ({
+      entry: rowToEntry(row),
+      payloadText: row.payload,
+    }));
   }
 
   readonly #storedRows = (start: number, end: number, limit: number) => this.#backend.storedRows(start, end, limit);
@@ -293,7 +333,8 @@ export class Ledger implements LedgerStore {
   async #sizeAsked(treeSize: number | undefined): Promise<number> {
     const current = await this.size();
     const size = treeSize ?? current;
-    if (!Number.isSafeInteger(size) || size < 0 || size > current) throw new RangeError(`tree size ${size} is out of range [0, ${current}]`);
+    if (!Number.isSafeInteger(size) || size < 0 || size > current)
+      throw new RangeError(`tree size ${size} is out of range [0, ${current}]`);
     return size;
   }
 
@@ -323,7 +364,8 @@ export class Ledger implements LedgerStore {
         verified = verifiedOf(size);
       }
       const served = this.#servedCheckpoint;
-      if (served !== null && served.size === stored.size && served.note === stored.note && stored.size <= verified) return stored.note;
+      if (served !== null && served.size === stored.size && served.note === stored.note && stored.size <= verified)
+        return stored.note;
       const problem = await this.#checkpointProblem(this.#backend, stored, verified);
       if (problem === null) {
         this.#servedCheckpoint = { size: stored.size, note: stored.note };
@@ -343,10 +385,14 @@ export class Ledger implements LedgerStore {
 
   /** Why a stored checkpoint may not be served or used, or null: its signature, origin, size and root against the tree of `verified` entries. */
   async #checkpointProblem(reads: BackendReads, stored: StoredCheckpoint, verified: number): Promise<string | null> {
-    if (stored.size > verified) return `its size ${stored.size} is beyond the ${verified} entries of the verified ledger`;
+    if (stored.size > verified)
+      return `its size ${stored.size} is beyond the ${verified} entries of the verified ledger`;
     let signed;
     try {
-      signed = this.#verifiers.length > 0 ? verifyCheckpoint(stored.note, this.#verifiers) : parseCheckpoint(stored.note.slice(0, stored.note.indexOf("\n\n") + 1));
+      signed =
+        this.#verifiers.length > 0
+          ? verifyCheckpoint(stored.note, this.#verifiers)
+          : parseCheckpoint(stored.note.slice(0, stored.note.indexOf("\n\n") + 1));
     } catch (error) {
       return `its note does not verify with the ledger's key: ${(error as Error).message}`;
     }
@@ -359,7 +405,8 @@ export class Ledger implements LedgerStore {
         : stored.size === 0
           ? rootHash([])
           : (await withStoredNodes(reads, (perfect) => CompactRange.fromPerfect(stored.size, perfect))).root();
-    if (!equalBytes(root, signed.rootHash)) return `its root ${formatDigest(signed.rootHash)} is not the ledger's ${formatDigest(root)} at size ${stored.size}`;
+    if (!equalBytes(root, signed.rootHash))
+      return `its root ${formatDigest(signed.rootHash)} is not the ledger's ${formatDigest(root)} at size ${stored.size}`;
     return null;
   }
 
@@ -377,7 +424,10 @@ export class Ledger implements LedgerStore {
    * /health) — and from then on this instance writes nothing, and folds and signs nothing past it.
    */
   #checkRow(row: EntryRow, prev: string | null | undefined): void {
-    const problem = prev !== undefined && row.prev !== prev ? `its prev ${String(row.prev)} is not the hash of entry ${row.seq - 1} (${String(prev)})` : storedRowProblem(row, validateEvent);
+    const problem =
+      prev !== undefined && row.prev !== prev
+        ? `its prev ${String(row.prev)} is not the hash of entry ${row.seq - 1} (${String(prev)})`
+        : storedRowProblem(row, validateEvent);
     if (problem === null) return;
     if (this.#refusedRow === null || row.seq < this.#refusedRow.seq) {
       this.#refusedRow = { seq: row.seq, problem, since: this.#now().toISOString() };
@@ -401,7 +451,10 @@ export class Ledger implements LedgerStore {
 
   #integrityError(): LedgerIntegrityError {
     const refused = this.#refusedRow!;
-    return new LedgerIntegrityError(refused.seq, `entry ${refused.seq} in the store does not verify (${refused.problem}): the ledger refuses to write or sign past it`);
+    return new LedgerIntegrityError(
+      refused.seq,
+      `entry ${refused.seq} in the store does not verify (${refused.problem}): the ledger refuses to write or sign past it`,
+    );
   }
 
   /** The projection caught up to the tail, or to `size` when the caller read the tail itself (a TailReads of its turn, store/tail-reads.ts). */
@@ -495,7 +548,13 @@ export class Ledger implements LedgerStore {
     // One transaction: the tree signed is the tail at that moment.
     return this.#transaction(async (_tx, start) => {
       const note = this.#sign(signer, start);
-      return { result: note, after: start, rows: [], subtrees: [], note: { note, createdAt: this.#now().toISOString() } };
+      return {
+        result: note,
+        after: start,
+        rows: [],
+        subtrees: [],
+        note: { note, createdAt: this.#now().toISOString() },
+      };
     });
   }
 
@@ -533,7 +592,10 @@ export class Ledger implements LedgerStore {
    * The group's transaction: `write` for #transact, and `meanwhile`, which seals the group's leading
    * appendAsync writes while the lock's round trip travels (#sealAhead).
    */
-  #groupTransaction(decides: readonly Decide<unknown>[]): { write: (tx: Tx, start: Tail) => Promise<TransactionWrite<WriteOutcome[]>>; meanwhile: () => void } {
+  #groupTransaction(decides: readonly Decide<unknown>[]): {
+    write: (tx: Tx, start: Tail) => Promise<TransactionWrite<WriteOutcome[]>>;
+    meanwhile: () => void;
+  } {
     // The group's one clock reading: the guess's, taken when the lock was asked for, when the guess
     // is kept; otherwise one taken now, after the lock, as for any group.
     const aheadClock = this.#batchClock();
@@ -566,7 +628,12 @@ export class Ledger implements LedgerStore {
         for (let catchUps = 0; ; catchUps++) {
           try {
             const decision = decide(view);
-            if (typeof decision !== "object" || decision === null || !Array.isArray(decision.events) || "then" in decision) {
+            if (
+              typeof decision !== "object" ||
+              decision === null ||
+              !Array.isArray(decision.events) ||
+              "then" in decision
+            ) {
               throw new TypeError("decide must return { events: NewEvent[], result } synchronously");
             }
             const after = this.#sealWrite(decision.events, tail, clock, rows, subtrees);
@@ -605,12 +672,16 @@ export class Ledger implements LedgerStore {
    */
   #appendIfUnmoved(decides: readonly Decide<unknown>[], handOff: () => void): Promise<WriteOutcome[]> | null {
     const backend = this.#backend;
-    if (!backend.appendIfTail || !this.#appendsAhead() || !decides.every((decide) => this.#fixed.has(decide))) return null;
+    if (!backend.appendIfTail || !this.#appendsAhead() || !decides.every((decide) => this.#fixed.has(decide)))
+      return null;
     const ahead = this.#sealAhead(decides, this.#batchClock(), this.#sealedAfter ?? this.#tail);
     if (ahead === null || ahead.rows.length === 0) return null;
     const after = ahead.tail;
-    const checkpoint = this.#signer ? { size: after.range.size, note: this.#sign(this.#signer, after), createdAt: after.lastTs } : null;
-    const named = ahead.start.lastHash === null ? null : { seq: ahead.start.range.size - 1, hash: ahead.start.lastHash };
+    const checkpoint = this.#signer
+      ? { size: after.range.size, note: this.#sign(this.#signer, after), createdAt: after.lastTs }
+      : null;
+    const named =
+      ahead.start.lastHash === null ? null : { seq: ahead.start.range.size - 1, hash: ahead.start.lastHash };
     const forget = () => {
       if (this.#sealedAfter === after) this.#sealedAfter = null;
     };
@@ -619,7 +690,11 @@ export class Ledger implements LedgerStore {
       if (this.#tail === ahead.start && this.#writeHealth.ok) {
         this.#inTransaction = true;
         try {
-          const outcome = await backend.appendIfTail!(named, { rows: ahead.rows, subtrees: ahead.subtrees, checkpoint });
+          const outcome = await backend.appendIfTail!(named, {
+            rows: ahead.rows,
+            subtrees: ahead.subtrees,
+            checkpoint,
+          });
           if (outcome === "appended") {
             this.#tail = after;
             this.#wrote(ahead.start.range.size, after.range.size, checkpoint);
@@ -688,7 +763,13 @@ export class Ledger implements LedgerStore {
    * `subtrees`. A refused write leaves nothing of its own there (the group's other writes stay) and
    * throws.
    */
-  #sealWrite(events: readonly NewEvent[], tail: Tail, clock: () => string, rows: EntryRow[], subtrees: SubtreeRow[]): { written: LedgerEntry[]; tail: Tail } {
+  #sealWrite(
+    events: readonly NewEvent[],
+    tail: Tail,
+    clock: () => string,
+    rows: EntryRow[],
+    subtrees: SubtreeRow[],
+  ): { written: LedgerEntry[]; tail: Tail } {
     const marks = [rows.length, subtrees.length] as const;
     try {
       if (events.length > 0) checkEvents(events, true);
@@ -736,7 +817,8 @@ export class Ledger implements LedgerStore {
         startSize = start.range.size;
         this.#othersWrote = known !== null && start !== known;
         const out = await write(tx, start);
-        for (let i = 0; i < out.rows.length; i += TX_PAGE) await tx.insertRows(out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
+        for (let i = 0; i < out.rows.length; i += TX_PAGE)
+          await tx.insertRows(out.rows.length <= TX_PAGE ? out.rows : out.rows.slice(i, i + TX_PAGE));
         if (out.subtrees.length > 0) await tx.insertSubtrees(out.subtrees);
         let note = out.note;
         if (!note && this.#signer && out.after.range.size > start.range.size) {
@@ -757,7 +839,8 @@ export class Ledger implements LedgerStore {
       this.#tail = done.after;
       this.#wrote(startSize, done.after.range.size, signed);
       this.#held = new Map();
-      if (!done.inserted && foreign.length + done.rows.length <= FOLLOW_MAX) for (const row of [...foreign, ...done.rows]) this.#held.set(row.seq, row);
+      if (!done.inserted && foreign.length + done.rows.length <= FOLLOW_MAX)
+        for (const row of [...foreign, ...done.rows]) this.#held.set(row.seq, row);
       this.#writeHealth = { ok: true };
       return done.result;
     } catch (error) {
@@ -801,7 +884,10 @@ export class Ledger implements LedgerStore {
         return read;
       }
     }
-    const range = size === 0 ? CompactRange.empty() : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(size, perfect));
+    const range =
+      size === 0
+        ? CompactRange.empty()
+        : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(size, perfect));
     if (known && !(await this.#extends(tx, known, size))) this.#forgetHistory();
     await this.#checkUnchecked(tx, size);
     this.#tail = last ? { range, lastHash: last.hash, lastTs: last.ts } : EMPTY_TAIL;
@@ -819,7 +905,8 @@ export class Ledger implements LedgerStore {
     let from = this.#checkedBelow;
     if (from < size && this.#verifiers.length > 0) {
       const anchor = await tx.checkpointAtMost(size);
-      if (anchor !== null && anchor.size > from && (await this.#checkpointProblem(tx, anchor, size)) === null) from = anchor.size;
+      if (anchor !== null && anchor.size > from && (await this.#checkpointProblem(tx, anchor, size)) === null)
+        from = anchor.size;
     }
     if (from >= size) return;
     let prev: string | null | undefined = from === 0 ? null : undefined;
@@ -833,7 +920,10 @@ export class Ledger implements LedgerStore {
   /** Whether the store's tail at `size` extends `known`: its first entries are the ones `known` was built from (the same root). */
   async #extends(tx: Tx, known: Tail, size: number): Promise<boolean> {
     if (size <= known.range.size) return false; // the same size with the same last hash was handled before
-    const before = known.range.size === 0 ? CompactRange.empty() : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(known.range.size, perfect));
+    const before =
+      known.range.size === 0
+        ? CompactRange.empty()
+        : await withStoredNodes(tx, (perfect) => CompactRange.fromPerfect(known.range.size, perfect));
     return Buffer.from(before.root()).equals(Buffer.from(known.range.root()));
   }
 
@@ -853,7 +943,8 @@ export class Ledger implements LedgerStore {
   /** Remembers a write the store could not make (not one refused for its events): /health reports it. */
   #noteFailure(error: unknown): void {
     if (error instanceof LedgerAppendError) return;
-    if (this.#writeHealth.ok) this.#writeHealth = { ok: false, since: this.#now().toISOString(), reason: failureReason(error) };
+    if (this.#writeHealth.ok)
+      this.#writeHealth = { ok: false, since: this.#now().toISOString(), reason: failureReason(error) };
   }
 
   /**
@@ -866,7 +957,8 @@ export class Ledger implements LedgerStore {
     if (ts === undefined) {
       const now = clock();
       ts = now < lastTs ? lastTs : now;
-    } else if (ts < lastTs) throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
+    } else if (ts < lastTs)
+      throw new LedgerAppendError(i, `ts ${ts} is earlier than the last entry's ${lastTs}`, "ts-before-tail");
     const refused = this.#timeRule(event.type, ts);
     if (refused) throw new LedgerAppendError(i, refused.message, refused.code);
     return ts;
@@ -883,7 +975,13 @@ export class Ledger implements LedgerStore {
    * the entries and the tail after them (`tail` itself is not changed). Throws a LedgerAppendError
    * naming the event; the caller drops what this pushed.
    */
-  #seal(events: readonly NewEvent[], tail: Tail, clock: () => string, rows: EntryRow[], subtrees: SubtreeRow[]): { written: LedgerEntry[]; tail: Tail } {
+  #seal(
+    events: readonly NewEvent[],
+    tail: Tail,
+    clock: () => string,
+    rows: EntryRow[],
+    subtrees: SubtreeRow[],
+  ): { written: LedgerEntry[]; tail: Tail } {
     if (events.length === 0) return { written: [], tail };
     const range = tail.range.clone();
     const onComplete = (level: number, idx: number, hash: Uint8Array) => {
@@ -904,7 +1002,15 @@ export class Ledger implements LedgerStore {
       const tooLarge = payloadTooLarge(sealed.payloadText);
       if (tooLarge) throw new LedgerAppendError(i, tooLarge, "payload-too-large");
       const e = sealed.entry;
-      rows.push({ seq: e.seq, type: e.type, payload: sealed.payloadText, ts: e.ts, prev: e.prev, hash: e.hash, leaf: sealed.leafHash });
+      rows.push({
+        seq: e.seq,
+        type: e.type,
+        payload: sealed.payloadText,
+        ts: e.ts,
+        prev: e.prev,
+        hash: e.hash,
+        leaf: sealed.leafHash,
+      });
       range.append(sealed.leafHash, onComplete);
       written.push(e);
       prev = e.hash;
@@ -921,7 +1027,13 @@ export class Ledger implements LedgerStore {
    * handed over is not kept here (a large batch would otherwise hold every row until its commit);
    * the leaves of the last rows are, for the new right edge.
    */
-  async #sealBulk(events: readonly NewEvent[], sealer: BulkSealer, tx: Tx, start: Tail, clock: () => string): Promise<TransactionWrite<LedgerEntry[]>> {
+  async #sealBulk(
+    events: readonly NewEvent[],
+    sealer: BulkSealer,
+    tx: Tx,
+    start: Tail,
+    clock: () => string,
+  ): Promise<TransactionWrite<LedgerEntry[]>> {
     const first = start.range.size;
     const written: LedgerEntry[] = [];
     let rows: EntryRow[] = [];
@@ -959,7 +1071,8 @@ export class Ledger implements LedgerStore {
       const hash = nodes.get(subtreeKey(level, idx));
       if (hash) return hash;
       const from = idx * 2 ** level;
-      if (level >= STORED_LEVEL || from < Math.max(first, size - width)) throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
+      if (level >= STORED_LEVEL || from < Math.max(first, size - width))
+        throw new Error(`the bulk append cannot rebuild subtree (${level}, ${idx})`);
       return rootHash(Array.from({ length: 2 ** level }, (_, j) => lastLeaves[(from + j - first) & (width - 1)]!));
     });
     const last = written.at(-1)!; // appendBulk takes this path for BULK_MIN events or more, never none
@@ -1044,7 +1157,8 @@ export class Ledger implements LedgerStore {
         const found = stored.get(subtreeKey(level, idx));
         const last = (idx + 1) * 2 ** level - 1;
         if (!found) verifier.flag(last, `stored subtree (${level}, ${idx}) is missing`);
-        else if (!equalBytes(found, hash)) verifier.flag(last, `stored subtree (${level}, ${idx}) does not match entries ${idx * 2 ** level}..${last}`);
+        else if (!equalBytes(found, hash))
+          verifier.flag(last, `stored subtree (${level}, ${idx}) does not match entries ${idx * 2 ** level}..${last}`);
       }
     }
     const report = verifier.report();
@@ -1066,14 +1180,21 @@ export class Ledger implements LedgerStore {
   }
 }
 
-function checkpointProblem(note: string, size: number, root: Uint8Array | null, origin: string, verifiers: NoteVerifier[]): string | null {
+function checkpointProblem(
+  note: string,
+  size: number,
+  root: Uint8Array | null,
+  origin: string,
+  verifiers: NoteVerifier[],
+): string | null {
   if (!root) return "the ledger is shorter than this checkpoint";
   if (verifiers.length === 0) return "no key to verify it with";
   try {
     const cp = verifyCheckpoint(note, verifiers);
     if (cp.origin !== origin) return `origin is "${cp.origin}", expected "${origin}"`;
     if (cp.size !== size) return `signed size ${cp.size} differs from its row`;
-    if (!equalBytes(cp.rootHash, root)) return `signed root ${formatDigest(cp.rootHash)} differs from the recomputed ${formatDigest(root)}`;
+    if (!equalBytes(cp.rootHash, root))
+      return `signed root ${formatDigest(cp.rootHash)} differs from the recomputed ${formatDigest(root)}`;
     return null;
   } catch (error) {
     return (error as Error).message;

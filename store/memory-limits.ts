@@ -25,7 +25,10 @@ class CountMinSketch {
 
   #cells(key: string): number[] {
     const h = createHash("sha256").update(key).digest();
-    return Array.from({ length: SKETCH_DEPTH }, (_, row) => row * this.#width + (h.readUInt32LE(row * 4) % this.#width));
+    return Array.from(
+      { length: SKETCH_DEPTH },
+      (_, row) => row * this.#width + (h.readUInt32LE(row * 4) % this.#width),
+    );
   }
 
   /** The current estimate (never under what was added). */
@@ -123,5 +126,11 @@ export class MemoryConnectionCap implements ConnectionCap {
 }
 
 export function memoryLimits(options: { maxClients?: number; sketchWidth?: number } = {}): LimitsStore {
-  return { kind: "memory", quotas: new MemoryQuotaCounter(options), connections: new MemoryConnectionCap(), health: () => Promise.resolve({ ok: true }), close: () => Promise.resolve() };
+  return {
+    kind: "memory",
+    quotas: new MemoryQuotaCounter(options),
+    connections: new MemoryConnectionCap(),
+    health: () => Promise.resolve({ ok: true }),
+    close: () => Promise.resolve(),
+  };
 }

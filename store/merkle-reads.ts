@@ -22,7 +22,10 @@ export type PerfectLookup = (level: number, index: number) => Uint8Array;
 
 const PLACEHOLDER = new Uint8Array(32);
 
-export async function withStoredNodes<T>(reads: Pick<BackendReads, "subtrees" | "leaves">, compute: (perfect: PerfectLookup) => T): Promise<T> {
+export async function withStoredNodes<T>(
+  reads: Pick<BackendReads, "subtrees" | "leaves">,
+  compute: (perfect: PerfectLookup) => T,
+): Promise<T> {
   const wanted = new Map<string, { level: number; idx: number }>();
   compute((level, idx) => {
     wanted.set(subtreeKey(level, idx), { level, idx });
@@ -43,13 +46,19 @@ export async function withStoredNodes<T>(reads: Pick<BackendReads, "subtrees" | 
   return compute((level, idx) => {
     const hash = nodes.get(subtreeKey(level, idx));
     if (hash) return hash;
-    throw new Error(level >= STORED_LEVEL ? `ledger is missing the stored subtree (${level}, ${idx})` : `ledger is missing leaves of subtree (${level}, ${idx})`);
+    throw new Error(
+      level >= STORED_LEVEL
+        ? `ledger is missing the stored subtree (${level}, ${idx})`
+        : `ledger is missing leaves of subtree (${level}, ${idx})`,
+    );
   });
 }
 
 /** The leaf ranges [start, end) the low subtrees cover, overlapping and touching ones merged. */
 function leafRuns(keys: readonly { level: number; idx: number }[]): [number, number][] {
-  const spans = keys.map((k) => [k.idx * 2 ** k.level, (k.idx + 1) * 2 ** k.level] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const spans = keys
+    .map((k) => [k.idx * 2 ** k.level, (k.idx + 1) * 2 ** k.level] as [number, number])
+    .sort((a, b) => a[0] - b[0]);
   const runs: [number, number][] = [];
   for (const span of spans) {
     const last = runs[runs.length - 1];

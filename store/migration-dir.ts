@@ -46,7 +46,6 @@ export const MIGRATION_FILES = {
   summary: "summary.json",
 } as const;
 
-
 function jsonl(lines: readonly string[]): string {
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
@@ -101,7 +100,10 @@ export function snapshotFiles(input: SnapshotInput): { files: Map<string, string
   const atMs = Date.parse(at);
   if (!Number.isFinite(atMs)) throw new Error(`snapshot instant "${at}" is not an ISO 8601 instant`);
   const snapshot = snapshotExport(input.exportBytes, leafRooterFor(input.exportBytes.length));
-  const checkpoint = signCheckpoint({ origin: MIGRATION_ORIGIN, size: snapshot.size, rootHash: snapshot.rootHash }, input.signer);
+  const checkpoint = signCheckpoint(
+    { origin: MIGRATION_ORIGIN, size: snapshot.size, rootHash: snapshot.rootHash },
+    input.signer,
+  );
   // Every converted line equals its v1 value (checked per line), so the v1 total is the shards' total.
   const total = formatDecimal(decimalOfShards(snapshot.totalShards));
   const summary: MigrationSummary = {
@@ -121,7 +123,14 @@ export function snapshotFiles(input: SnapshotInput): { files: Map<string, string
   };
   const files = new Map<string, string | Buffer>([
     [MIGRATION_FILES.snapshot, snapshot.jsonl],
-    [MIGRATION_FILES.mismatches, jsonl(snapshot.mismatches.map((m) => canonicalize({ address: m.address, input: m.input, line: m.line, reason: m.reason })))],
+    [
+      MIGRATION_FILES.mismatches,
+      jsonl(
+        snapshot.mismatches.map((m) =>
+          canonicalize({ address: m.address, input: m.input, line: m.line, reason: m.reason }),
+        ),
+      ),
+    ],
     [MIGRATION_FILES.corrections, ""],
     [MIGRATION_FILES.consistency, ""],
     [`${MIGRATION_FILES.checkpoints}/${snapshot.size}`, checkpoint],
@@ -134,7 +143,9 @@ export function snapshotFiles(input: SnapshotInput): { files: Map<string, string
 /** Writes a new snapshot folder; refuses one that already holds a snapshot. */
 export function writeSnapshot(dir: string, input: SnapshotInput): SnapshotWritten {
   if (existsSync(join(dir, MIGRATION_FILES.checkpoint)) || existsSync(join(dir, MIGRATION_FILES.snapshot))) {
-    throw new Error(`${dir} already holds a snapshot: a published tree is only appended to (npm run migration -- correct), never rewritten`);
+    throw new Error(
+      `${dir} already holds a snapshot: a published tree is only appended to (npm run migration -- correct), never rewritten`,
+    );
   }
   const { files, written } = snapshotFiles(input);
   mkdirSync(join(dir, MIGRATION_FILES.checkpoints), { recursive: true });
@@ -160,7 +171,8 @@ export interface MigrationDir {
 
 export function readMigrationDir(dir: string): MigrationDir {
   const checkpointPath = join(dir, MIGRATION_FILES.checkpoint);
-  if (!existsSync(checkpointPath)) throw new Error(`${dir}: no ${MIGRATION_FILES.checkpoint} (is this a migration snapshot folder?)`);
+  if (!existsSync(checkpointPath))
+    throw new Error(`${dir}: no ${MIGRATION_FILES.checkpoint} (is this a migration snapshot folder?)`);
   const snapshot = readLines(join(dir, MIGRATION_FILES.snapshot));
   const corrections = readLines(join(dir, MIGRATION_FILES.corrections));
   const historyDir = join(dir, MIGRATION_FILES.checkpoints);
@@ -206,7 +218,10 @@ export interface ReviewRound {
  * One review round: the corrections appended as leaves, a new checkpoint signed over the grown
  * tree, the previous checkpoint kept in checkpoints/, and the consistency proof between the two.
  */
-export function appendReviewRound(dir: string, round: ReviewRound): { checkpoint: string; consistency: ConsistencyRecord; tree: LeafTree } {
+export function appendReviewRound(
+  dir: string,
+  round: ReviewRound,
+): { checkpoint: string; consistency: ConsistencyRecord; tree: LeafTree } {
   const state = readMigrationDir(dir);
   if (!state.summary) throw new Error(`${dir}: ${MIGRATION_FILES.summary} is missing or invalid`);
   if (round.corrections.length === 0) throw new Error("a review round needs at least one correction");
@@ -214,12 +229,16 @@ export function appendReviewRound(dir: string, round: ReviewRound): { checkpoint
   const from = Date.parse(state.summary.snapshot_at);
   const until = Date.parse(state.summary.review_ends);
   if (!Number.isFinite(atMs) || atMs < from || atMs >= until) {
-    throw new Error(`corrections are taken during the 24-hour review only: [${state.summary.snapshot_at}, ${state.summary.review_ends}), not at ${round.at}`);
+    throw new Error(
+      `corrections are taken during the 24-hour review only: [${state.summary.snapshot_at}, ${state.summary.review_ends}), not at ${round.at}`,
+    );
   }
   const current = checkpointOfNote(state.checkpoint);
   const before = LeafTree.fromTexts(state.leaves);
   if (before.size !== current.size || !equalBytes(before.rootHash(), current.rootHash)) {
-    throw new Error(`${dir}: the leaves (${before.size}) do not match the checkpoint (${current.size}); refusing to append to a damaged folder`);
+    throw new Error(
+      `${dir}: the leaves (${before.size}) do not match the checkpoint (${current.size}); refusing to append to a damaged folder`,
+    );
   }
   const added = round.corrections.map(correctionLeaf);
   const leaves = [...state.leaves, ...added];
@@ -233,7 +252,10 @@ export function appendReviewRound(dir: string, round: ReviewRound): { checkpoint
   const summary: MigrationSummary = {
     ...state.summary,
     tree_size: tree.size,
-    reviews: [...state.summary.reviews, { at: new Date(atMs).toISOString(), corrections: added.length, tree_size: tree.size }],
+    reviews: [
+      ...state.summary.reviews,
+      { at: new Date(atMs).toISOString(), corrections: added.length, tree_size: tree.size },
+    ],
   };
   replaceFile(join(dir, MIGRATION_FILES.summary), renderSummary(summary));
   replaceFile(join(dir, MIGRATION_FILES.checkpoint), checkpoint);

@@ -33,7 +33,9 @@ describe("openLedger picks the store", () => {
   it("without DATABASE_URL the embedded SQLite file, LEDGER_DB first", () => {
     expect(defaultLedgerPath({ STATE_DIR: "/s" })).toBe("/s/ledger.sqlite");
     expect(defaultLedgerPath({ STATE_DIR: "/s", LEDGER_DB: "/x.sqlite" })).toBe("/x.sqlite");
-    expect(defaultLedgerPath({ STATE_DIR: "/s", LEDGER_DB: "/x.sqlite", DATABASE_URL: "postgres://h/db" })).toBe("postgres://h/db");
+    expect(defaultLedgerPath({ STATE_DIR: "/s", LEDGER_DB: "/x.sqlite", DATABASE_URL: "postgres://h/db" })).toBe(
+      "postgres://h/db",
+    );
     expect(isPostgresLocation("/x.sqlite")).toBe(false);
     expect(isPostgresLocation("postgresql://h/db")).toBe(true);
   });

@@ -47,7 +47,8 @@ function lockTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
   const text = env.DATABASE_LOCK_TIMEOUT_MS;
   if (text === undefined || text === "") return undefined;
   const ms = Number(text);
-  if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error(`DATABASE_LOCK_TIMEOUT_MS must be a positive whole number of milliseconds, got "${text}"`);
+  if (!Number.isSafeInteger(ms) || ms <= 0)
+    throw new Error(`DATABASE_LOCK_TIMEOUT_MS must be a positive whole number of milliseconds, got "${text}"`);
   return ms;
 }
 
@@ -92,7 +93,8 @@ export interface OpenedLedger {
 
 /** The platform's ledger, signed with the ledger key. */
 export async function openLedger(
-  options: { path?: string; env?: NodeJS.ProcessEnv; log?: (message: string) => void } & Pick<LedgerOptions, "now"> & Pick<StoreOptions, "durability"> = {},
+  options: { path?: string; env?: NodeJS.ProcessEnv; log?: (message: string) => void } & Pick<LedgerOptions, "now"> &
+    Pick<StoreOptions, "durability"> = {},
 ): Promise<OpenedLedger> {
   const env = options.env ?? process.env;
   const key = loadSigningKey(LEDGER_KEY, stateDir(env), env, options.log);

@@ -4,7 +4,14 @@ import { pagedRows } from "./paged-reads.ts";
 
 /** A table of `n` rows and a read over it that records each call (start, end, limit). */
 function table(n: number) {
-  const rows: StoredRow[] = Array.from({ length: n }, (_, seq) => ({ seq, type: "t", payload: `{"i":${seq}}`, ts: "2026-01-01T00:00:00.000Z", prev: null, hash: `h${seq}` }));
+  const rows: StoredRow[] = Array.from({ length: n }, (_, seq) => ({
+    seq,
+    type: "t",
+    payload: `{"i":${seq}}`,
+    ts: "2026-01-01T00:00:00.000Z",
+    prev: null,
+    hash: `h${seq}`,
+  }));
   const calls: [number, number, number][] = [];
   const read = async (start: number, end: number, limit: number) => {
     calls.push([start, end, limit]);
@@ -17,13 +24,21 @@ describe("pagedRows", () => {
   it("hands out every row in order, one read per page, and stops after a short page", async () => {
     const { read, calls } = table(7);
     expect(await Array.fromAsync(pagedRows(read, 0, 100, 3, (r) => r.seq))).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    expect(calls).toEqual([[0, 100, 3], [3, 100, 3], [6, 100, 3]]);
+    expect(calls).toEqual([
+      [0, 100, 3],
+      [3, 100, 3],
+      [6, 100, 3],
+    ]);
   });
 
   it("reads once more when the last page was full, and honours start and end", async () => {
     const { read, calls } = table(10);
     expect(await Array.fromAsync(pagedRows(read, 2, 8, 3, (r) => JSON.parse(r.payload).i))).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(calls).toEqual([[2, 8, 3], [5, 8, 3], [8, 8, 3]]);
+    expect(calls).toEqual([
+      [2, 8, 3],
+      [5, 8, 3],
+      [8, 8, 3],
+    ]);
   });
 
   it("reads nothing for an empty range, and nothing more once a loop leaves early", async () => {
@@ -37,7 +52,10 @@ describe("pagedRows", () => {
       if (seq === 4) break;
     }
     expect(seen).toEqual([0, 1, 2, 3, 4]);
-    expect(calls).toEqual([[0, 10, 3], [3, 10, 3]]);
+    expect(calls).toEqual([
+      [0, 10, 3],
+      [3, 10, 3],
+    ]);
   });
 
   it("passes a failed read on to the loop", async () => {

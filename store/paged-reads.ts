@@ -59,6 +59,12 @@ class PagedReader<T> implements AsyncIterableIterator<T> {
 }
 
 /** The entries start <= seq < end, `page` rows per read, each row mapped by `map`. */
-export function pagedRows<T>(read: PageRead, start: number, end: number, page: number, map: (row: StoredRow) => T): AsyncIterableIterator<T> {
+export function pagedRows<T>(
+  read: PageRead,
+  start: number,
+  end: number,
+  page: number,
+  map: (row: StoredRow) => T,
+): AsyncIterableIterator<T> {
   return new PagedReader(read, start, end, page, map);
 }

@@ -14,7 +14,12 @@ import { PostgresBackend, WRITE_LOCK_SQL, WRITE_LOCK_TABLE, type PostgresBackend
 import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { PG_TABLES } from "./postgres-schema.ts";
 import { APPEND_IF_TAIL_SIGNATURE, APPEND_IF_TAIL_SQL, appendIfTailValues } from "./postgres-statements.ts";
-import { backendConformance, chainRows, CONFORMANCE_ORIGIN, subtreeRow } from "../test/support/store/backend-conformance.ts";
+import {
+  backendConformance,
+  chainRows,
+  CONFORMANCE_ORIGIN,
+  subtreeRow,
+} from "../test/support/store/backend-conformance.ts";
 import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
 import { sampleEvent, steppingClock } from "../test/support/store/helpers.ts";
 
@@ -91,7 +96,9 @@ describe("PostgresBackend: a ledger in a schema of its own (the access ledger's)
     await access.open("conformance.example/access"); // another origin: refused if the tables were shared
     expect(access.location).toContain("(schema access)");
     const client = await rawClient(url);
-    const { rows } = await client.query<{ schemaname: string }>("SELECT DISTINCT schemaname FROM pg_tables WHERE tablename = 'ledger_entries' ORDER BY 1");
+    const { rows } = await client.query<{ schemaname: string }>(
+      "SELECT DISTINCT schemaname FROM pg_tables WHERE tablename = 'ledger_entries' ORDER BY 1",
+    );
     expect(rows.map((r) => r.schemaname)).toEqual(["access", "public"]);
 
     await access.withWriteLock((tx) => tx.insertRows(chainRows(3)));
@@ -100,18 +107,26 @@ describe("PostgresBackend: a ledger in a schema of its own (the access ledger's)
     // A write holding the access ledger's lock does not hold up the main ledger's writes.
     const held = gate();
     const holding = access.withWriteLock(() => held.promise);
-    await until(async () => (await lockSessions(client, true)).length === 0 && (await lockSessions(client, true, "access")).length === 1, "the access lock held");
+    await until(
+      async () =>
+        (await lockSessions(client, true)).length === 0 && (await lockSessions(client, true, "access")).length === 1,
+      "the access lock held",
+    );
     await main.withWriteLock((tx) => tx.insertRows(chainRows(1)));
     held.open();
     await holding;
     expect((await main.last())?.seq).toBe(0);
     // Reopening finds the schema's tables and their origin.
     await backend(url, { schema: "access" }).open("conformance.example/access");
-    await expect(backend(url, { schema: "access" }).open(ORIGIN)).rejects.toSatisfy((e) => hasCode(e, "origin-mismatch"));
+    await expect(backend(url, { schema: "access" }).open(ORIGIN)).rejects.toSatisfy((e) =>
+      hasCode(e, "origin-mismatch"),
+    );
   });
 
   it("refuses a schema name that is not a plain lower-case identifier", () => {
-    expect(() => new PostgresBackend("postgres://db.example/ledger", { schema: 'x"; DROP TABLE y; --' })).toThrow(PostgresLedgerError);
+    expect(() => new PostgresBackend("postgres://db.example/ledger", { schema: 'x"; DROP TABLE y; --' })).toThrow(
+      PostgresLedgerError,
+    );
   });
 });
 
@@ -129,7 +144,9 @@ describe("PostgresBackend: construction", () => {
     const url = await freshDatabase("origin");
     await backend(url).open(ORIGIN);
     await backend(url).open(ORIGIN); // the same origin opens again
-    const error = await backend(url).open("other.example/ledger").catch((e: unknown) => e);
+    const error = await backend(url)
+      .open("other.example/ledger")
+      .catch((e: unknown) => e);
     expect(hasCode(error, "origin-mismatch")).toBe(true);
   });
 
@@ -138,7 +155,9 @@ describe("PostgresBackend: construction", () => {
     const instances = Array.from({ length: 4 }, () => backend(url));
     await Promise.all(instances.map((b) => b.open(ORIGIN)));
     const client = await rawClient(url);
-    const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+    const tables = await client.query(
+      "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+    );
     expect(tables.rows.map((r) => r.tablename)).toEqual([...PG_TABLES, WRITE_LOCK_TABLE].sort());
     const meta = await client.query("SELECT key, value FROM ledger_meta ORDER BY key");
     expect(meta.rows).toEqual([
@@ -174,13 +193,24 @@ describe("PostgresBackend: the schema guards the log", () => {
     client = await rawClient(url);
     const before = await contents(client);
     const attempts: Record<string, string[]> = {
-      ledger_meta: ["UPDATE ledger_meta SET value = 'x'", "INSERT INTO ledger_meta VALUES ('origin', 'x') ON CONFLICT (key) DO UPDATE SET value = excluded.value"],
+      ledger_meta: [
+        "UPDATE ledger_meta SET value = 'x'",
+        "INSERT INTO ledger_meta VALUES ('origin', 'x') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ],
       ledger_entries: [
         "UPDATE ledger_entries SET type = 'x' WHERE seq = 2",
         "INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) SELECT seq, 'x', payload, ts, prev, hash, leaf FROM ledger_entries WHERE seq = 2 ON CONFLICT (seq) DO UPDATE SET type = excluded.type",
       ],
-      ledger_subtrees: ["UPDATE ledger_subtrees SET idx = 7", "INSERT INTO ledger_subtrees VALUES (4, 0, '\\x" + "00".repeat(32) + "') ON CONFLICT (level, idx) DO UPDATE SET hash = excluded.hash"],
-      ledger_checkpoints: ["UPDATE ledger_checkpoints SET note = 'x'", "INSERT INTO ledger_checkpoints VALUES (3, 'x', 'y') ON CONFLICT (size) DO UPDATE SET note = excluded.note"],
+      ledger_subtrees: [
+        "UPDATE ledger_subtrees SET idx = 7",
+        "INSERT INTO ledger_subtrees VALUES (4, 0, '\\x" +
+          "00".repeat(32) +
+          "') ON CONFLICT (level, idx) DO UPDATE SET hash = excluded.hash",
+      ],
+      ledger_checkpoints: [
+        "UPDATE ledger_checkpoints SET note = 'x'",
+        "INSERT INTO ledger_checkpoints VALUES (3, 'x', 'y') ON CONFLICT (size) DO UPDATE SET note = excluded.note",
+      ],
     };
     for (const table of PG_TABLES) {
       for (const sql of [...attempts[table]!, `DELETE FROM ${table}`, `TRUNCATE ${table} CASCADE`]) {
@@ -194,14 +224,24 @@ describe("PostgresBackend: the schema guards the log", () => {
     client = await rawClient(url);
     const next = chainRows(2, rows[2]!);
     const insert = (r: { seq: number; prev: string | null; leaf?: Uint8Array }) =>
-      client.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, 'x', '{}', 't', $2, 'h', $3)", [r.seq, r.prev, r.leaf ?? new Uint8Array(32)]);
+      client.query(
+        "INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, 'x', '{}', 't', $2, 'h', $3)",
+        [r.seq, r.prev, r.leaf ?? new Uint8Array(32)],
+      );
     expect(await stateOf(insert({ seq: 3, prev: rows[1]!.hash }))).toBe("23503"); // prev is not entry 2's hash
     expect(await stateOf(insert({ seq: 4, prev: next[0]!.hash }))).toBe("23503"); // seq 3 is missing
     expect(await stateOf(insert({ seq: 3, prev: null }))).toBe("23514"); // only seq 0 has no prev
     expect(await stateOf(insert({ seq: -1, prev: null }))).toBe("23514");
     expect(await stateOf(insert({ seq: 3, prev: rows[2]!.hash, leaf: new Uint8Array(31) }))).toBe("23514");
     expect(await stateOf(insert({ seq: 2, prev: rows[1]!.hash }))).toBe("23505"); // taken
-    expect(await stateOf(client.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf, prev_seq) VALUES (3, 'x', '{}', 't', 'h', 'h', $1, 1)", [new Uint8Array(32)]))).toBe("428C9");
+    expect(
+      await stateOf(
+        client.query(
+          "INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf, prev_seq) VALUES (3, 'x', '{}', 't', 'h', 'h', $1, 1)",
+          [new Uint8Array(32)],
+        ),
+      ),
+    ).toBe("428C9");
   });
 
   it("a write the schema refuses is not LedgerUnavailableError, rolls back, and the backend goes on", async () => {
@@ -223,8 +263,16 @@ describe("PostgresBackend: the schema guards the log", () => {
     const last = (await b.last())!;
     const odd = ['{"a":"\\\\"}', '{"q":"\\"\\u001f\\n"}', '{"s":"— ✓ 𝄞 ,{}"}'];
     const [first, second, third] = chainRows(3, last);
-    const sent = [{ ...first!, payload: odd[0]! }, { ...second!, payload: odd[1]! }, { ...third!, payload: odd[2]! }];
-    for (const bad of [{ ...first!, payload: "{\u001f}" }, { ...first!, type: "" }, { ...first!, hash: "a\u001fb" }]) {
+    const sent = [
+      { ...first!, payload: odd[0]! },
+      { ...second!, payload: odd[1]! },
+      { ...third!, payload: odd[2]! },
+    ];
+    for (const bad of [
+      { ...first!, payload: "{\u001f}" },
+      { ...first!, type: "" },
+      { ...first!, hash: "a\u001fb" },
+    ]) {
       const error = await b.withWriteLock((tx) => tx.insertRows([bad])).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PostgresLedgerError);
       expect(hasCode(error, "unsendable-value")).toBe(true);
@@ -232,7 +280,9 @@ describe("PostgresBackend: the schema guards the log", () => {
     expect((await b.last())?.seq).toBe(last.seq);
     await b.withWriteLock((tx) => tx.insertRows(sent));
     const back = await b.rows(last.seq + 1, last.seq + 4, 10);
-    expect(back.map((r) => [r.seq, r.type, r.payload, r.ts, r.prev, r.hash, [...r.leaf]])).toEqual(sent.map((r) => [r.seq, r.type, r.payload, r.ts, r.prev, r.hash, [...r.leaf]]));
+    expect(back.map((r) => [r.seq, r.type, r.payload, r.ts, r.prev, r.hash, [...r.leaf]])).toEqual(
+      sent.map((r) => [r.seq, r.type, r.payload, r.ts, r.prev, r.hash, [...r.leaf]]),
+    );
   });
 
   it("a body that swallows a failed statement does not commit silently", async () => {
@@ -285,7 +335,10 @@ describe("PostgresBackend: a checkpoint rides with the COMMIT", () => {
     expect((await b.last())?.seq).toBe(1);
     await write(rows.slice(2), "four\n");
     expect((await b.last())?.seq).toBe(3);
-    expect((await b.checkpoints()).map((c) => [c.size, c.note])).toEqual([[2, "two\n"], [4, "four\n"]]);
+    expect((await b.checkpoints()).map((c) => [c.size, c.note])).toEqual([
+      [2, "two\n"],
+      [4, "four\n"],
+    ]);
   });
 });
 
@@ -390,18 +443,29 @@ describe("PostgresBackend: lock waits", () => {
     const holder = await lockHolder(url);
     const watcher = await rawClient(url);
     const append = ledger.append([sampleEvent(1)]);
-    const settled = append.then(() => "committed", () => "failed");
+    const settled = append.then(
+      () => "committed",
+      () => "failed",
+    );
     await until(async () => (await lockSessions(watcher, false)).length === 1, "the append waiting for the lock");
-    const entries = async () => Number((await watcher.query<{ n: string }>("SELECT count(*) AS n FROM ledger_entries")).rows[0]!.n);
+    const entries = async () =>
+      Number((await watcher.query<{ n: string }>("SELECT count(*) AS n FROM ledger_entries")).rows[0]!.n);
     expect(await entries()).toBe(1);
     expect(await Promise.race([settled, Promise.resolve("pending")])).toBe("pending");
     expect(ledger.lockWaits()).toMatchObject({ transactions: 3, waits: 1 });
 
     // The holder appends an entry of its own before it lets go: the waiting write must see it (its
     // tail is read after the wait, not the one read beside the try that failed).
-    const [tail] = (await holder.query<{ seq: string; hash: string }>("SELECT seq, hash FROM ledger_entries ORDER BY seq DESC LIMIT 1")).rows;
+    const [tail] = (
+      await holder.query<{ seq: string; hash: string }>(
+        "SELECT seq, hash FROM ledger_entries ORDER BY seq DESC LIMIT 1",
+      )
+    ).rows;
     const [row] = chainRows(1, { seq: Number(tail!.seq), hash: tail!.hash });
-    await holder.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)", [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf]);
+    await holder.query(
+      "INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf],
+    );
     await holder.query("COMMIT");
     expect((await append).map((e) => e.seq)).toEqual([2]);
     expect(await entries()).toBe(3);
@@ -430,7 +494,8 @@ describe("PostgresBackend: lock waits", () => {
 });
 
 describe("PostgresBackend: the conditional append in one statement (appendIfTail)", () => {
-  const count = async (client: pg.Client, table: string) => Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+  const count = async (client: pg.Client, table: string) =>
+    Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
 
   it("appends after the tail it names with the lock free, and otherwise writes nothing: moved (another tail) or busy (the lock held)", async () => {
     const url = await freshDatabase("append_if_tail");
@@ -440,8 +505,12 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const first = chainRows(3);
     const checkpoint = (size: number) => ({ size, note: `note ${size}\n`, createdAt: "2026-01-01T00:00:00.000Z" });
     // An empty log is named by null; naming a tail it does not have is "moved".
-    expect(await store.appendIfTail!(first[2]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })).toBe("moved");
-    expect(await store.appendIfTail!(null, { rows: first, subtrees: [subtreeRow(8, 0)], checkpoint: checkpoint(3) })).toBe("appended");
+    expect(
+      await store.appendIfTail!(first[2]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null }),
+    ).toBe("moved");
+    expect(
+      await store.appendIfTail!(null, { rows: first, subtrees: [subtreeRow(8, 0)], checkpoint: checkpoint(3) }),
+    ).toBe("appended");
     expect(await store.last()).toMatchObject({ seq: 2, hash: first[2]!.hash });
     expect((await store.subtrees([{ level: 8, idx: 0 }])).size).toBe(1);
     expect(await store.checkpoints()).toEqual([checkpoint(3)]);
@@ -459,11 +528,15 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     await holder.query("COMMIT");
     expect(store.lockWaits()).toMatchObject({ transactions: 2, waits: 0 });
 
-    expect(await store.appendIfTail!(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("appended");
+    expect(await store.appendIfTail!(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe(
+      "appended",
+    );
     expect((await store.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     expect((await store.checkpoints()).map((c) => c.size)).toEqual([3, 5]);
     // The schema still guards the chain underneath: rows that do not chain on the tail named are refused whole.
-    expect(await stateOf(store.appendIfTail!(next[1]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null }))).toBe("23505");
+    expect(
+      await stateOf(store.appendIfTail!(next[1]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })),
+    ).toBe("23505");
     expect(await count(watcher, "ledger_entries")).toBe(5);
   });
 
@@ -493,33 +566,53 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     await store.open(ORIGIN);
     const watcher = await rawClient(url);
     const sessions = async () =>
-      (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'integrity-ledger'")).rows.map((r) => r.pid);
+      (
+        await watcher.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'integrity-ledger'",
+        )
+      ).rows.map((r) => r.pid);
     const first = chainRows(2);
     expect(await store.appendIfTail!(null, { rows: first, subtrees: [], checkpoint: null })).toBe("appended");
-    const [pid] = (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'")).rows.map((r) => r.pid);
+    const [pid] = (
+      await watcher.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'",
+      )
+    ).rows.map((r) => r.pid);
     expect(pid).toBeDefined();
     const next = chainRows(2, first[1]!);
-    expect(await store.appendIfTail!(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe("appended");
-    const [again] = (await watcher.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'")).rows.map((r) => r.pid);
+    expect(await store.appendIfTail!(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe(
+      "appended",
+    );
+    const [again] = (
+      await watcher.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'",
+      )
+    ).rows.map((r) => r.pid);
     expect(again).toBe(pid); // the same connection: kept, or given back and handed out again first
     // The server ends every session of the ledger's (a restart, an administrator): that connection is not used again.
     for (const session of await sessions()) await watcher.query("SELECT pg_terminate_backend($1)", [session]);
     await until(async () => (await sessions()).length === 0, "the sessions ended");
     await watcher.query("SELECT 1"); // one more turn of the loop: the client has read its termination
-    expect(await store.appendIfTail!(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await store.appendIfTail!(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe(
+      "appended",
+    );
     expect((await store.last())?.seq).toBe(3);
   });
 
   it("runs under READ COMMITTED whatever the database's default, which the function itself insists on", async () => {
     const url = await freshDatabase("append_if_tail_isolation");
     const admin = await rawClient(url);
-    await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`);
+    await admin.query(
+      `ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_isolation = 'serializable'`,
+    );
     const store = backend(url);
     await store.open(ORIGIN);
     expect(await store.appendIfTail!(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
     // Outside the backend's connections the database's default holds, and there the function declines.
     const other = await rawClient(url);
-    expect((await other.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level")).rows[0]!.level).toBe("serializable");
+    expect(
+      (await other.query<{ level: string }>("SELECT current_setting('transaction_isolation') AS level")).rows[0]!.level,
+    ).toBe("serializable");
     const tail = (await store.last())!;
     const values = appendIfTailValues(tail, { rows: chainRows(1, tail), subtrees: [], checkpoint: null });
     expect((await other.query({ text: APPEND_IF_TAIL_SQL, values })).rows[0].outcome).toBe("busy");
@@ -563,7 +656,11 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
   });
 
   /** The backend with every appendIfTail answer recorded (the real backend does the work). */
-  function recorded(store: PostgresBackend, log: string[] = [], held?: Promise<void>): { store: LedgerBackend; answers: string[] } {
+  function recorded(
+    store: PostgresBackend,
+    log: string[] = [],
+    held?: Promise<void>,
+  ): { store: LedgerBackend; answers: string[] } {
     const answers: string[] = [];
     const wrapped = new Proxy(store, {
       get(target, property) {
@@ -587,7 +684,11 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
   it("a lone instance's groups go in one statement; another writer's entries or lock send the group through the ordinary transaction, sealed after them", async () => {
     const url = await freshDatabase("append_if_tail_ledger");
     const { store, answers } = recorded(backend(url));
-    const ledger = await Ledger.open(store, { origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: SIGNER_KEY }, now: steppingClock() });
+    const ledger = await Ledger.open(store, {
+      origin: ORIGIN,
+      signer: { name: ORIGIN, secretKeyHex: SIGNER_KEY },
+      now: steppingClock(),
+    });
     const other = await Ledger.open(backend(url), { origin: ORIGIN, now: steppingClock() });
     // The first group reads the tail in a transaction; the next ones know it and send one statement
     // each — two writes in one turn go as two groups, the second sealed while the first is on its way.
@@ -627,7 +728,10 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const client = await rawClient(url);
     const [row] = chainRows(1, tail);
     await client.query("BEGIN");
-    await client.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)", [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf]);
+    await client.query(
+      "INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+      [row!.seq, row!.type, row!.payload, row!.ts, row!.prev, row!.hash, row!.leaf],
+    );
     return client;
   }
 
@@ -636,7 +740,10 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const log: string[] = [];
     const { store } = recorded(backend(url), log);
     let now = Date.parse("2026-01-01T00:00:00.000Z");
-    const ledger = await Ledger.open(store, { origin: ORIGIN, now: () => (log.push("sealed"), new Date((now += 1000))) });
+    const ledger = await Ledger.open(store, {
+      origin: ORIGIN,
+      now: () => (log.push("sealed"), new Date((now += 1000))),
+    });
     await ledger.appendAsync([sampleEvent(0)]);
     expect(log).toEqual(["sealed"]); // the first group, in a transaction
     // The first group's statement is held on its way (its insert waits for another session's row).
@@ -657,7 +764,9 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const log: string[] = [];
     const hold = gate();
     let holding = false;
-    const { store } = recorded(backend(url), log, { then: (resolve: () => void) => (holding ? hold.promise.then(resolve) : resolve()) } as unknown as Promise<void>);
+    const { store } = recorded(backend(url), log, {
+      then: (resolve: () => void) => (holding ? hold.promise.then(resolve) : resolve()),
+    } as unknown as Promise<void>);
     const ledger = await Ledger.open(store, { origin: ORIGIN, now: steppingClock() });
     await ledger.appendAsync([sampleEvent(0)]);
     await ledger.appendAsync([sampleEvent(1)]);
@@ -689,7 +798,10 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const first = ledger.appendAsync([sampleEvent(1)]);
     const second = ledger.appendAsync([sampleEvent(2)]);
     // The first statement waits for the intruder's row past lock_timeout; the intruder then gives up.
-    const failed = await first.then(() => null, (error: unknown) => error);
+    const failed = await first.then(
+      () => null,
+      (error: unknown) => error,
+    );
     await held.query("ROLLBACK");
     expect(failed).toBeInstanceOf(LedgerUnavailableError);
     const [entry] = await second;
@@ -710,7 +822,10 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     // insert waits for it on the primary key, past lock_timeout.
     const tail = (await store.last())!;
     const held = await intruder(url, tail);
-    const failed = await ledger.appendAsync([sampleEvent(2)]).then(() => null, (error: unknown) => error);
+    const failed = await ledger.appendAsync([sampleEvent(2)]).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(failed).toBeInstanceOf(LedgerUnavailableError);
     expect(ledger.writeHealth().ok).toBe(false);
     await held.query("ROLLBACK");
@@ -747,7 +862,10 @@ describe("PostgresBackend: a lost session recovers by itself", () => {
     await inside.promise;
     const pid = await holderPid(watcher);
     await watcher.query("SELECT pg_terminate_backend($1)", [pid]);
-    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
+    await until(
+      async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0,
+      "the session gone",
+    );
     terminated.open();
     await expect(write).rejects.toBeInstanceOf(LedgerUnavailableError);
     await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
@@ -768,7 +886,10 @@ describe("PostgresBackend: a lost session recovers by itself", () => {
     });
     await inside.promise; // the write holds its session (see the test above)
     const pid = await holderPid(watcher);
-    await until(async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0, "the session gone");
+    await until(
+      async () => (await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rowCount === 0,
+      "the session gone",
+    );
     ended.open();
     const error = await write.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LedgerUnavailableError);
@@ -782,7 +903,9 @@ describe("PostgresBackend: a lost session recovers by itself", () => {
     await b.open(ORIGIN);
     await Promise.all([b.last(), b.last(), b.last()]); // three idle connections in the pool
     const watcher = await rawClient(url);
-    await watcher.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'integrity-ledger' AND datname = current_database()");
+    await watcher.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'integrity-ledger' AND datname = current_database()",
+    );
     expect(await b.last()).toBeNull();
     await b.withWriteLock(async (tx) => tx.insertRows(chainRows(1, await tx.last())));
     expect((await b.last())?.seq).toBe(0);

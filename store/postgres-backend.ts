@@ -16,12 +16,29 @@
  * pooled connection.
  */
 import pg from "pg";
-import type { AppendIfTail, AppendWrite, BackendReads, LockWaits, BackendWrites, EntryRow, LedgerBackend, StoredCheckpoint, StoredRow, TailRow } from "./ledger-backend.ts";
+import type {
+  AppendIfTail,
+  AppendWrite,
+  BackendReads,
+  LockWaits,
+  BackendWrites,
+  EntryRow,
+  LedgerBackend,
+  StoredCheckpoint,
+  StoredRow,
+  TailRow,
+} from "./ledger-backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
 import { Session, TYPES } from "./postgres-connection.ts";
 import { safeLocation } from "./store-location.ts";
 import { createMissing, setupLockKey } from "./postgres-create.ts";
-import { checkMeta, PG_FORMAT_VERSION, TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
+import {
+  checkMeta,
+  PG_FORMAT_VERSION,
+  TRY_WRITE_LOCK_SQL,
+  WRITE_LOCK_SQL,
+  WRITE_LOCK_TABLE,
+} from "./postgres-schema.ts";
 import {
   APPEND_IF_TAIL_DDL,
   APPEND_IF_TAIL_FUNCTION,
@@ -53,14 +70,14 @@ export interface PostgresBackendOptions {
   schema?: string;
 }
 
-
 export { TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
 
 /** A schema name this code sets in search_path and creates: lower-case letters, digits, underscores. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 function checkedSchema(schema: string | undefined): string | undefined {
-  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new PostgresLedgerError("bad-schema", `ledger schema "${schema}" is not a plain lower-case name`);
+  if (schema !== undefined && !SCHEMA_NAME.test(schema))
+    throw new PostgresLedgerError("bad-schema", `ledger schema "${schema}" is not a plain lower-case name`);
   return schema;
 }
 
@@ -104,7 +121,10 @@ export class PostgresBackend implements LedgerBackend {
       throw new PostgresLedgerError("not-postgres-url", "the ledger's database URL is not a URL");
     }
     if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
-      throw new PostgresLedgerError("not-postgres-url", `the ledger's database URL must be postgres://…, not ${parsed.protocol}//…`);
+      throw new PostgresLedgerError(
+        "not-postgres-url",
+        `the ledger's database URL must be postgres://…, not ${parsed.protocol}//…`,
+      );
     }
     this.#schema = checkedSchema(options.schema);
     this.location = safeLocation(parsed) + (this.#schema === undefined ? "" : ` (schema ${this.#schema})`);
@@ -169,14 +189,21 @@ export class PostgresBackend implements LedgerBackend {
   appendIfTail?: (after: { seq: number; hash: string } | null, write: AppendWrite) => Promise<AppendIfTail>;
 
   async open(origin: string): Promise<void> {
-    const [encoding] = await this.#readStatement<{ server_encoding: string }>("SELECT current_setting('server_encoding') AS server_encoding");
+    const [encoding] = await this.#readStatement<{ server_encoding: string }>(
+      "SELECT current_setting('server_encoding') AS server_encoding",
+    );
     if (encoding?.server_encoding !== "UTF8") {
-      throw new PostgresLedgerError("not-utf8", `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`);
+      throw new PostgresLedgerError(
+        "not-utf8",
+        `${this.location}: the database's encoding is ${encoding?.server_encoding}; the ledger needs UTF8`,
+      );
     }
     if (!(await this.#complete())) await this.#create();
     // A ledger with nothing left to add opens with reads alone: a role that may only read (the
     // regeneration's) opens it too, and no opener waits for a writer's lock.
-    const oneStatement = (await this.#openedByReading(origin)) ?? (await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" })));
+    const oneStatement =
+      (await this.#openedByReading(origin)) ??
+      (await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" })));
     this.appendIfTail = oneStatement ? (after, write) => this.#appendIfTail(after, write) : undefined;
   }
 
@@ -221,20 +248,34 @@ export class PostgresBackend implements LedgerBackend {
   /** open's statements, under the write lock; whether the one-statement append's function is there. */
   /** Whether appends go in one statement, when the function and the meta are already there (checked as #openTables does); null when open must write. */
   async #openedByReading(origin: string): Promise<boolean | null> {
-    const [fn] = await this.#readStatement<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
-    const meta = new Map((await this.#readStatement<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
+    const [fn] = await this.#readStatement<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [
+      APPEND_IF_TAIL_SIGNATURE,
+    ]);
+    const meta = new Map(
+      (await this.#readStatement<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [
+        r.key,
+        r.value,
+      ]),
+    );
     if (!fn!.found || !meta.has("format_version")) return null;
     checkMeta(meta, origin, this.location);
     return true;
   }
 
   async #openTables(run: Run, origin: string): Promise<boolean> {
-    const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [APPEND_IF_TAIL_SIGNATURE]);
+    const [fn] = await run<{ found: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS found", [
+      APPEND_IF_TAIL_SIGNATURE,
+    ]);
     // A database made before the function existed: its owner adds it; another role opens without it.
     const oneStatement = fn!.found || (await this.#appendFunction(run));
-    const meta = new Map((await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]));
+    const meta = new Map(
+      (await run<{ key: string; value: string }>("SELECT key, value FROM ledger_meta")).map((r) => [r.key, r.value]),
+    );
     if (!meta.has("format_version")) {
-      await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [PG_FORMAT_VERSION, origin]);
+      await run("INSERT INTO ledger_meta (key, value) VALUES ('format_version', $1), ('origin', $2)", [
+        PG_FORMAT_VERSION,
+        origin,
+      ]);
       return oneStatement;
     }
     checkMeta(meta, origin, this.location);
@@ -247,7 +288,10 @@ export class PostgresBackend implements LedgerBackend {
    * and INSERT, docs/postgresql.md): then the ledger opens all the same, without it.
    */
   async #appendFunction(run: Run): Promise<boolean> {
-    const [fn] = await run<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = current_schema()::regnamespace) AS found", [APPEND_IF_TAIL_FUNCTION]);
+    const [fn] = await run<{ found: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM pg_proc WHERE proname = $1 AND pronamespace = current_schema()::regnamespace) AS found",
+      [APPEND_IF_TAIL_FUNCTION],
+    );
     if (fn!.found) return true;
     await run("SAVEPOINT append_function");
     try {
@@ -287,7 +331,8 @@ export class PostgresBackend implements LedgerBackend {
     try {
       const session = await this.#appendSession();
       try {
-        const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION)).rows[0] as { outcome: AppendIfTail };
+        const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION))
+          .rows[0] as { outcome: AppendIfTail };
         if (outcome === "appended") this.#lockWaits.transactions++;
         return outcome;
       } catch (error) {
@@ -435,7 +480,8 @@ export class PostgresBackend implements LedgerBackend {
         if (withTail) session.tail = (results[2]!.rows[0] as TailRow | undefined) ?? null;
         return session;
       } catch (error) {
-        if (session.lost === null) await session.client.query("ROLLBACK").catch((rollback: unknown) => (session.lost ??= rollback));
+        if (session.lost === null)
+          await session.client.query("ROLLBACK").catch((rollback: unknown) => (session.lost ??= rollback));
         session.release();
         if (attempt < this.#poolSize && session.lost !== null) continue;
         throw error;

@@ -56,7 +56,9 @@ export class Session {
   /** A statement; its failure classified (store/postgres-failures.ts), the lost connection's own error preferred as the cause. */
   async query(sql: string, where: string, params?: unknown[], name?: string): Promise<pg.QueryResult> {
     try {
-      return await (name === undefined ? this.client.query(sql, params) : this.client.query({ name, text: sql, values: params ?? [] }));
+      return await (name === undefined
+        ? this.client.query(sql, params)
+        : this.client.query({ name, text: sql, values: params ?? [] }));
     } catch (error) {
       if (isConnectionLost(error)) this.lost ??= error;
       throw classifyFailure(this.lost ?? error, where);

@@ -16,7 +16,11 @@ import type { Run } from "./postgres-statements.ts";
  * writes take the row lock (store/postgres-schema.ts WRITE_LOCK_SQL), which needs a privilege.
  */
 export function setupLockKey(schema?: string): string {
-  return createHash("sha256").update(`${schema ?? "public"}.ledger_setup`).digest().readBigInt64BE(0).toString();
+  return createHash("sha256")
+    .update(`${schema ?? "public"}.ledger_setup`)
+    .digest()
+    .readBigInt64BE(0)
+    .toString();
 }
 
 /**
@@ -26,10 +30,18 @@ export function setupLockKey(schema?: string): string {
  * another instance may have created them while this one waited. A role that may not create them
  * is told to run the setup (`not-set-up`).
  */
-export async function createMissing(run: Run, schema: string | undefined, location: string, appendFunction: (run: Run) => Promise<boolean>): Promise<void> {
+export async function createMissing(
+  run: Run,
+  schema: string | undefined,
+  location: string,
+  appendFunction: (run: Run) => Promise<boolean>,
+): Promise<void> {
   try {
     if (schema !== undefined) {
-      const [found] = await run<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found", [schema]);
+      const [found] = await run<{ found: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS found",
+        [schema],
+      );
       if (!found!.found) await run(`CREATE SCHEMA "${schema}"`);
     }
     const [exists] = await run<{ tables: boolean; lock: boolean }>(

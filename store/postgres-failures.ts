@@ -53,10 +53,20 @@ export function classifyFailure(error: unknown, where: string): unknown {
   if (error instanceof LedgerUnavailableError || !isPgStoreFailure(error)) return error;
   const state = sqlState(error);
   const detail = error instanceof Error ? error.message : String(error);
-  return new LedgerUnavailableError(`PostgreSQL ledger unavailable (${where}): ${state ? `${state} ` : ""}${detail}`, { cause: error });
+  return new LedgerUnavailableError(`PostgreSQL ledger unavailable (${where}): ${state ? `${state} ` : ""}${detail}`, {
+    cause: error,
+  });
 }
 
-export type PostgresLedgerCode = "not-postgres-url" | "bad-schema" | "format-mismatch" | "origin-mismatch" | "not-utf8" | "rolled-back" | "unsendable-value" | "not-set-up";
+export type PostgresLedgerCode =
+  | "not-postgres-url"
+  | "bad-schema"
+  | "format-mismatch"
+  | "origin-mismatch"
+  | "not-utf8"
+  | "rolled-back"
+  | "unsendable-value"
+  | "not-set-up";
 /**
  * Not the store failing, so never retryable: the database cannot hold this ledger (a URL that is
  * not postgres://, another format or origin, not UTF-8), or a write's body swallowed the failure of

@@ -20,7 +20,13 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { LimitsUnavailableError, type ConnectionCap, type LimitsHealth, type LimitsStore, type QuotaCounter } from "./limits.ts";
+import {
+  LimitsUnavailableError,
+  type ConnectionCap,
+  type LimitsHealth,
+  type LimitsStore,
+  type QuotaCounter,
+} from "./limits.ts";
 
 export const LIMITS_TABLES = ["api_quota_counts", "api_open_connections"] as const;
 
@@ -104,7 +110,13 @@ export async function openPostgresLimits(url: string, options: PostgresLimitsOpt
   });
   // An idle client that loses its server is dropped by the pool; the next query reconnects.
   pool.on("error", () => {});
-  const limits = new PostgresLimits(pool, options.instanceId, options.connectionTtlSeconds ?? 30, options.probeTimeoutMs ?? 1_000, options.schedule ?? everyInterval);
+  const limits = new PostgresLimits(
+    pool,
+    options.instanceId,
+    options.connectionTtlSeconds ?? 30,
+    options.probeTimeoutMs ?? 1_000,
+    options.schedule ?? everyInterval,
+  );
   try {
     await limits.start();
   } catch (error) {
@@ -133,7 +145,13 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   #stopHeartbeat: (() => void) | undefined;
   #prunedBefore = "";
 
-  constructor(pool: pg.Pool, instance: string, ttlSeconds: number, probeTimeoutMs: number, schedule: (beat: () => Promise<void>, everyMs: number) => () => void) {
+  constructor(
+    pool: pg.Pool,
+    instance: string,
+    ttlSeconds: number,
+    probeTimeoutMs: number,
+    schedule: (beat: () => Promise<void>, everyMs: number) => () => void,
+  ) {
     this.#pool = pool;
     this.#instance = instance;
     this.#ttlSeconds = ttlSeconds;
@@ -168,7 +186,10 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   }
 
   async peek(day: string, bucket: string, client: string): Promise<number> {
-    const { rows } = await this.#query<{ used: number }>("SELECT used FROM api_quota_counts WHERE day = $1 AND bucket = $2 AND client = $3", [day, bucket, client]);
+    const { rows } = await this.#query<{ used: number }>(
+      "SELECT used FROM api_quota_counts WHERE day = $1 AND bucket = $2 AND client = $3",
+      [day, bucket, client],
+    );
     return rows[0]?.used ?? 0;
   }
 
@@ -196,7 +217,10 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
     return () => {
       if (!this.#held.delete(id)) return;
       // A failed delete is repaired by the next heartbeat.
-      void this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = $2", [this.#instance, id]).catch(() => this.#orphans.add(id));
+      void this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = $2", [
+        this.#instance,
+        id,
+      ]).catch(() => this.#orphans.add(id));
     };
   }
 
@@ -207,7 +231,10 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   async health(): Promise<LimitsHealth> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<LimitsHealth>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, reason: `the limits store did not answer within ${this.#probeTimeoutMs} ms` }), this.#probeTimeoutMs);
+      timer = setTimeout(
+        () => resolve({ ok: false, reason: `the limits store did not answer within ${this.#probeTimeoutMs} ms` }),
+        this.#probeTimeoutMs,
+      );
     });
     const probe = this.#query("SELECT 1 FROM api_quota_counts LIMIT 1", []).then(
       (): LimitsHealth => ({ ok: true }),
@@ -225,7 +252,8 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
     const rows = this.#held.size + this.#orphans.size;
     this.#held.clear();
     this.#orphans.clear();
-    if (rows > 0) await this.#query("DELETE FROM api_open_connections WHERE instance = $1", [this.#instance]).catch(() => {});
+    if (rows > 0)
+      await this.#query("DELETE FROM api_open_connections WHERE instance = $1", [this.#instance]).catch(() => {});
     await this.#pool.end();
   }
 
@@ -237,12 +265,21 @@ class PostgresLimits implements LimitsStore, QuotaCounter, ConnectionCap {
   async #refresh(): Promise<void> {
     const orphans = [...this.#orphans];
     if (orphans.length > 0) {
-      await this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = ANY($2::text[])", [this.#instance, orphans]);
+      await this.#query("DELETE FROM api_open_connections WHERE instance = $1 AND connection = ANY($2::text[])", [
+        this.#instance,
+        orphans,
+      ]);
       for (const id of orphans) this.#orphans.delete(id);
     }
     const held = [...this.#held];
-    if (held.length > 0) await this.#query("UPDATE api_open_connections SET heartbeat_at = now() WHERE instance = $1 AND connection = ANY($2::text[])", [this.#instance, held]);
-    await this.#query("DELETE FROM api_open_connections WHERE heartbeat_at < now() - make_interval(secs => $1)", [this.#ttlSeconds * 10]);
+    if (held.length > 0)
+      await this.#query(
+        "UPDATE api_open_connections SET heartbeat_at = now() WHERE instance = $1 AND connection = ANY($2::text[])",
+        [this.#instance, held],
+      );
+    await this.#query("DELETE FROM api_open_connections WHERE heartbeat_at < now() - make_interval(secs => $1)", [
+      this.#ttlSeconds * 10,
+    ]);
   }
 
   /** The first request of a day on this instance prunes the days before yesterday, in the background. */
@@ -288,5 +325,7 @@ function everyInterval(beat: () => Promise<void>, everyMs: number): () => void {
 
 function unavailable(error: unknown): LimitsUnavailableError {
   if (error instanceof LimitsUnavailableError) return error;
-  return new LimitsUnavailableError(`the limits store failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  return new LimitsUnavailableError(`the limits store failed: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  });
 }

@@ -80,9 +80,15 @@ export const PG_SCHEMA = TABLES + TRIGGERS;
 /** A ledger's meta against what opens it: this code's format, the origin it is opened as. */
 export function checkMeta(meta: Map<string, string>, origin: string, location: string): void {
   if (meta.get("format_version") !== PG_FORMAT_VERSION) {
-    throw new PostgresLedgerError("format-mismatch", `${location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`);
+    throw new PostgresLedgerError(
+      "format-mismatch",
+      `${location}: ledger format ${meta.get("format_version")}, this code reads ${PG_FORMAT_VERSION}`,
+    );
   }
   if (meta.get("origin") !== origin) {
-    throw new PostgresLedgerError("origin-mismatch", `${location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`);
+    throw new PostgresLedgerError(
+      "origin-mismatch",
+      `${location}: ledger origin is "${meta.get("origin")}", opened as "${origin}"`,
+    );
   }
 }

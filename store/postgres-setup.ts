@@ -41,16 +41,24 @@ export interface SetupOptions {
 export async function setupPostgres(url: string, options: SetupOptions): Promise<string[]> {
   const done: string[] = [];
   if (options.appRole !== undefined && !ROLE_NAME.test(options.appRole)) {
-    throw new SetupError("bad-role", `--app-role must be a plain lower-case role name ([a-z_][a-z0-9_]*), got ${JSON.stringify(options.appRole)}`);
+    throw new SetupError(
+      "bad-role",
+      `--app-role must be a plain lower-case role name ([a-z_][a-z0-9_]*), got ${JSON.stringify(options.appRole)}`,
+    );
   }
-  for (const [schema, origin] of [[undefined, options.ledgerOrigin], [options.accessSchema, options.accessOrigin]] as const) {
+  for (const [schema, origin] of [
+    [undefined, options.ledgerOrigin],
+    [options.accessSchema, options.accessOrigin],
+  ] as const) {
     const backend = new PostgresBackend(url, { poolSize: 1, ...(schema !== undefined ? { schema } : {}) });
     try {
       await backend.open(origin);
     } finally {
       await backend.close();
     }
-    done.push(`ledger ${origin}: tables, guards, write lock and ${APPEND_IF_TAIL_FUNCTION} in schema ${schema ?? "public"}`);
+    done.push(
+      `ledger ${origin}: tables, guards, write lock and ${APPEND_IF_TAIL_FUNCTION} in schema ${schema ?? "public"}`,
+    );
   }
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
@@ -66,8 +74,16 @@ export async function setupPostgres(url: string, options: SetupOptions): Promise
       [options.appRole],
     );
     const { me, db, exists } = rows[0]!;
-    if (me === options.appRole) throw new SetupError("role-is-owner", `--app-role ${options.appRole} is the role running the setup, which owns the tables: the instances must run as another role`);
-    if (!exists) throw new SetupError("bad-role", `no role ${options.appRole} in this cluster: CREATE ROLE ${options.appRole} LOGIN PASSWORD '…' first`);
+    if (me === options.appRole)
+      throw new SetupError(
+        "role-is-owner",
+        `--app-role ${options.appRole} is the role running the setup, which owns the tables: the instances must run as another role`,
+      );
+    if (!exists)
+      throw new SetupError(
+        "bad-role",
+        `no role ${options.appRole} in this cluster: CREATE ROLE ${options.appRole} LOGIN PASSWORD '…' first`,
+      );
     const ledgerTables = (schema: string) => PG_TABLES.map((t) => `${schema}.${t}`).join(", ");
     const database = client.escapeIdentifier(db);
     const grants = [
@@ -84,7 +100,9 @@ export async function setupPostgres(url: string, options: SetupOptions): Promise
     await client.query("BEGIN");
     for (const grant of grants) await client.query(grant);
     await client.query("COMMIT");
-    done.push(`role ${options.appRole}: CONNECT (revoked from PUBLIC); SELECT, INSERT on the ledgers' tables; SELECT, UPDATE on the write-lock tables; EXECUTE on the append functions; SELECT, INSERT, UPDATE, DELETE on the limits' tables`);
+    done.push(
+      `role ${options.appRole}: CONNECT (revoked from PUBLIC); SELECT, INSERT on the ledgers' tables; SELECT, UPDATE on the write-lock tables; EXECUTE on the append functions; SELECT, INSERT, UPDATE, DELETE on the limits' tables`,
+    );
     return done;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);

@@ -5,7 +5,16 @@
  * docs/postgresql.md explains the choices.
  */
 import pg from "pg";
-import type { AppendWrite, BackendReads, BackendWrites, EntryRow, StoredCheckpoint, StoredRow, SubtreeRow, TailRow } from "./ledger-backend.ts";
+import type {
+  AppendWrite,
+  BackendReads,
+  BackendWrites,
+  EntryRow,
+  StoredCheckpoint,
+  StoredRow,
+  SubtreeRow,
+  TailRow,
+} from "./ledger-backend.ts";
 import { subtreeKey } from "./ledger-backend.ts";
 import { PostgresLedgerError } from "./postgres-failures.ts";
 import { TRY_WRITE_LOCK_SQL } from "./postgres-schema.ts";
@@ -52,7 +61,8 @@ SELECT 1`;
  * nothing. The name carries a version: a change to the function is a new function.
  */
 export const APPEND_IF_TAIL_FUNCTION = "ledger_append_if_tail_v2";
-const APPEND_IF_TAIL_ARGS = "bigint[], text, text, text, text, text, bytea[], integer[], bigint[], bytea[], bigint[], text[], text[], bigint, text";
+const APPEND_IF_TAIL_ARGS =
+  "bigint[], text, text, text, text, text, bytea[], integer[], bigint[], bytea[], bigint[], text[], text[], bigint, text";
 export const APPEND_IF_TAIL_SIGNATURE = `${APPEND_IF_TAIL_FUNCTION}(${APPEND_IF_TAIL_ARGS})`;
 export const APPEND_IF_TAIL_DDL = `CREATE FUNCTION ${APPEND_IF_TAIL_SIGNATURE} RETURNS text LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -85,8 +95,13 @@ function joinedColumn(rows: readonly EntryRow[], column: "type" | "payload" | "t
   for (let i = 0; i < rows.length; i++) {
     const value = rows[i]![column];
     // Only `prev` may be null (the empty string stands for it); no value may be empty or hold U+001F.
-    if (value === null ? column !== "prev" : typeof value !== "string" || value.length === 0 || value.includes(SEPARATOR)) {
-      throw new PostgresLedgerError("unsendable-value", `entry ${rows[i]!.seq}: its ${column} is missing, empty or holds U+001F, which no sealed entry's does`);
+    if (
+      value === null ? column !== "prev" : typeof value !== "string" || value.length === 0 || value.includes(SEPARATOR)
+    ) {
+      throw new PostgresLedgerError(
+        "unsendable-value",
+        `entry ${rows[i]!.seq}: its ${column} is missing, empty or holds U+001F, which no sealed entry's does`,
+      );
     }
     joined += i === 0 ? (value ?? "") : SEPARATOR + (value ?? "");
   }
@@ -94,11 +109,25 @@ function joinedColumn(rows: readonly EntryRow[], column: "type" | "payload" | "t
 }
 
 /** The parameters of GROUP_INSERT_SQL for a group's rows, subtrees and checkpoints. */
-export function groupInsertValues(rows: readonly EntryRow[], subtrees: readonly SubtreeRow[], checkpoints: readonly StoredCheckpoint[]): unknown[] {
+export function groupInsertValues(
+  rows: readonly EntryRow[],
+  subtrees: readonly SubtreeRow[],
+  checkpoints: readonly StoredCheckpoint[],
+): unknown[] {
   return [
-    rows.map((x) => x.seq), joinedColumn(rows, "type"), joinedColumn(rows, "payload"), joinedColumn(rows, "ts"), joinedColumn(rows, "prev"), joinedColumn(rows, "hash"), rows.map((x) => x.leaf),
-    subtrees.map((x) => x.level), subtrees.map((x) => x.idx), subtrees.map((x) => x.hash),
-    checkpoints.map((x) => x.size), checkpoints.map((x) => x.note), checkpoints.map((x) => x.createdAt),
+    rows.map((x) => x.seq),
+    joinedColumn(rows, "type"),
+    joinedColumn(rows, "payload"),
+    joinedColumn(rows, "ts"),
+    joinedColumn(rows, "prev"),
+    joinedColumn(rows, "hash"),
+    rows.map((x) => x.leaf),
+    subtrees.map((x) => x.level),
+    subtrees.map((x) => x.idx),
+    subtrees.map((x) => x.hash),
+    checkpoints.map((x) => x.size),
+    checkpoints.map((x) => x.note),
+    checkpoints.map((x) => x.createdAt),
   ];
 }
 
@@ -116,13 +145,22 @@ export function primitives(run: Run): BackendReads {
       return row ?? null;
     },
     rows(start, end, limit) {
-      return run<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`, [start, end, limit]);
+      return run<EntryRow>(
+        `SELECT ${ENTRY_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`,
+        [start, end, limit],
+      );
     },
     storedRows(start, end, limit) {
-      return run<StoredRow>(`SELECT ${STORED_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`, [start, end, limit]);
+      return run<StoredRow>(
+        `SELECT ${STORED_COLUMNS} FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq LIMIT $3`,
+        [start, end, limit],
+      );
     },
     async leaves(start, end) {
-      const rows = await run<{ leaf: Uint8Array }>("SELECT leaf FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq", [start, end]);
+      const rows = await run<{ leaf: Uint8Array }>(
+        "SELECT leaf FROM ledger_entries WHERE seq >= $1 AND seq < $2 ORDER BY seq",
+        [start, end],
+      );
       return rows.map((r) => r.leaf);
     },
     async subtrees(keys) {
@@ -136,7 +174,9 @@ export function primitives(run: Run): BackendReads {
       return found;
     },
     async subtreeCount(fromLevel: number) {
-      const [row] = await run<{ n: number }>("SELECT count(*) AS n FROM ledger_subtrees WHERE level >= $1", [fromLevel]);
+      const [row] = await run<{ n: number }>("SELECT count(*) AS n FROM ledger_subtrees WHERE level >= $1", [
+        fromLevel,
+      ]);
       return row!.n;
     },
     async latestCheckpoint() {
@@ -144,10 +184,15 @@ export function primitives(run: Run): BackendReads {
       return row?.note ?? null;
     },
     checkpoints() {
-      return run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints ORDER BY size');
+      return run<StoredCheckpoint>(
+        'SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints ORDER BY size',
+      );
     },
     async checkpointAtMost(size: number) {
-      const [row] = await run<StoredCheckpoint>('SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints WHERE size <= $1 ORDER BY size DESC LIMIT 1', [size]);
+      const [row] = await run<StoredCheckpoint>(
+        'SELECT size, note, created_at AS "createdAt" FROM ledger_checkpoints WHERE size <= $1 ORDER BY size DESC LIMIT 1',
+        [size],
+      );
       return row ?? null;
     },
   };
@@ -161,7 +206,11 @@ export function primitives(run: Run): BackendReads {
  * checkpoint left alone at the end (the ledger signs it while its entries are being inserted, after
  * `sendBuffered`) rides with the COMMIT: `finish` returns it as a statement to send before it.
  */
-export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined, lockWaited: boolean): BackendReads & BackendWrites & { finish(): Promise<string> } {
+export function bufferedWrites(
+  run: Run,
+  lockedTail: TailRow | null | undefined,
+  lockWaited: boolean,
+): BackendReads & BackendWrites & { finish(): Promise<string> } {
   const direct = primitives(run);
   // The tail read in the lock's round trip answers the first last() — until anything is inserted.
   let tail = lockedTail;
@@ -181,10 +230,12 @@ export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined,
       "ledger_group_insert",
     );
   };
-  const read = <A extends unknown[], R>(f: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    await flush();
-    return f(...args);
-  };
+  const read =
+    <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await flush();
+      return f(...args);
+    };
   const last = read(direct.last);
   return {
     last() {
@@ -230,6 +281,7 @@ export function bufferedWrites(run: Run, lockedTail: TailRow | null | undefined,
 export function checkpointStatement(c: StoredCheckpoint): string {
   if (!Number.isSafeInteger(c.size) || c.size < 0) throw new RangeError(`checkpoint size ${c.size} is not a count`);
   // escapeLiteral quotes strings only (anything else becomes ''): a note must arrive as written.
-  if (typeof c.note !== "string" || typeof c.createdAt !== "string") throw new TypeError("a checkpoint's note and time must be strings");
+  if (typeof c.note !== "string" || typeof c.createdAt !== "string")
+    throw new TypeError("a checkpoint's note and time must be strings");
   return `INSERT INTO ledger_checkpoints (size, note, created_at) VALUES (${c.size}, ${pg.escapeLiteral(c.note)}, ${pg.escapeLiteral(c.createdAt)}) ON CONFLICT (size) DO NOTHING; `;
 }

@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 async function memoryLedger(): Promise<Ledger> {
-  const ledger = await openLedgerStore({ path: ":memory:",  origin: "follow", now: steppingClock() });
+  const ledger = await openLedgerStore({ path: ":memory:", origin: "follow", now: steppingClock() });
   cleanups.push(() => ledger.close());
   return ledger;
 }
@@ -22,20 +22,27 @@ describe("ProjectionFollower", () => {
   it("applies only the entries appended since the last catch-up, and equals a full fold", async () => {
     const ledger = await memoryLedger();
     let applied = 0;
-    const counting: Projection<SupplyShards> = { initial: supplyProjection.initial, apply: (s, e) => (applied++, supplyProjection.apply(s, e)) };
+    const counting: Projection<SupplyShards> = {
+      initial: supplyProjection.initial,
+      apply: (s, e) => (applied++, supplyProjection.apply(s, e)),
+    };
     const follower = new ProjectionFollower(ledger);
-    expect(await follower.at(counting, (await ledger.size()))).toEqual({ mintedShards: 0n, burnedShards: 0n, lockedShards: 0n });
+    expect(await follower.at(counting, await ledger.size())).toEqual({
+      mintedShards: 0n,
+      burnedShards: 0n,
+      lockedShards: 0n,
+    });
     let n = 0;
     for (const batch of [10, 1, 300, 7]) {
       await ledger.append(Array.from({ length: batch }, () => sampleEvent(n++)));
       const before = applied;
-      const state = await follower.at(counting, (await ledger.size()));
+      const state = await follower.at(counting, await ledger.size());
       expect(applied - before).toBe(batch);
       expect(follower.watermark(counting)).toBe(n);
-      expect(state).toEqual((await foldAsync(supplyProjection, ledger.entries())));
+      expect(state).toEqual(await foldAsync(supplyProjection, ledger.entries()));
     }
     const before = applied;
-    await follower.at(counting, (await ledger.size()));
+    await follower.at(counting, await ledger.size());
     expect(applied).toBe(before);
   });
 
@@ -43,10 +50,10 @@ describe("ProjectionFollower", () => {
     const ledger = await memoryLedger();
     const follower = new ProjectionFollower(ledger);
     await ledger.append([sampleEvent(1), sampleEvent(3), sampleEvent(5)]);
-    expect(await follower.at(supplyProjection, 2)).toEqual((await foldAsync(supplyProjection, ledger.entries(0, 2))));
+    expect(await follower.at(supplyProjection, 2)).toEqual(await foldAsync(supplyProjection, ledger.entries(0, 2)));
     expect(follower.watermark(supplyProjection)).toBe(2);
     const full = await follower.at(supplyProjection, 3);
-    expect(full).toEqual((await foldAsync(supplyProjection, ledger.entries())));
+    expect(full).toEqual(await foldAsync(supplyProjection, ledger.entries()));
     expect(await follower.at(supplyProjection, 1)).toBe(full);
     expect(follower.watermark(supplyProjection)).toBe(3);
   });
@@ -55,8 +62,8 @@ describe("ProjectionFollower", () => {
     const { dir, cleanup } = tempDir("follow-");
     cleanups.push(cleanup);
     const path = `${dir}/ledger.sqlite`;
-    const writer = await openLedgerStore({ path: path,  origin: "follow", now: steppingClock(), durability: "normal" });
-    const reader = await openLedgerStore({ path: path,  origin: "follow", durability: "normal" });
+    const writer = await openLedgerStore({ path: path, origin: "follow", now: steppingClock(), durability: "normal" });
+    const reader = await openLedgerStore({ path: path, origin: "follow", durability: "normal" });
     cleanups.unshift(() => (writer.close(), reader.close()));
     const follower = new ProjectionFollower(reader);
     await writer.append([sampleEvent(1), sampleEvent(3)]);
@@ -75,7 +82,7 @@ describe("ProjectionFollower", () => {
     follower.forgetPast(2);
     expect(follower.watermark(supplyProjection)).toBe(0);
     expect(follower.watermark(count)).toBe(2);
-    expect(await follower.at(supplyProjection, 2)).toEqual((await foldAsync(supplyProjection, ledger.entries(0, 2))));
+    expect(await follower.at(supplyProjection, 2)).toEqual(await foldAsync(supplyProjection, ledger.entries(0, 2)));
     expect(await follower.at(count, 3)).toEqual({ n: 3 });
   });
 
@@ -95,7 +102,7 @@ describe("ProjectionFollower", () => {
     await expect(follower.at(supplyProjection, 4)).rejects.toThrow("disk I/O error");
     expect(follower.watermark(supplyProjection)).toBe(2);
     failAt = -1;
-    expect(await follower.at(supplyProjection, 4)).toEqual((await foldAsync(supplyProjection, ledger.entries())));
+    expect(await follower.at(supplyProjection, 4)).toEqual(await foldAsync(supplyProjection, ledger.entries()));
 
     const refusing: Projection<SupplyShards> = {
       initial: supplyProjection.initial,

@@ -36,7 +36,13 @@ export function openPublishedSnapshot(migrationDir: string, trusted: NoteVerifie
     throw new Error(`${migrationDir}: the leaves do not match the signed checkpoint`);
   }
   if (!dir.summary) throw new Error(`${migrationDir}: summary.json is missing or invalid (the snapshot instant)`);
-  return { summary: dir.summary, balances: snapshotBalances(dir.leaves), leaves: dir.leaves, index: indexLeaves(dir.leaves), tree };
+  return {
+    summary: dir.summary,
+    balances: snapshotBalances(dir.leaves),
+    leaves: dir.leaves,
+    index: indexLeaves(dir.leaves),
+    tree,
+  };
 }
 
 /** The address's last leaf in the tree with its inclusion proof against the newest checkpoint, or null. */

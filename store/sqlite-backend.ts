@@ -13,7 +13,18 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { LedgerUnavailableError, subtreeKey, type BackendReads, type BackendWrites, type EntryRow, type LedgerBackend, type StoredCheckpoint, type StoredRow, type SubtreeRow, type TailRow } from "./ledger-backend.ts";
+import {
+  LedgerUnavailableError,
+  subtreeKey,
+  type BackendReads,
+  type BackendWrites,
+  type EntryRow,
+  type LedgerBackend,
+  type StoredCheckpoint,
+  type StoredRow,
+  type SubtreeRow,
+  type TailRow,
+} from "./ledger-backend.ts";
 
 const FORMAT_VERSION = "1";
 /** Rows per INSERT statement on the batched path (one VDBE run for them). */
@@ -52,7 +63,8 @@ export const APPEND_ONLY_TABLES: Readonly<Record<string, readonly string[]>> = {
   subtrees: ["level", "idx"],
   checkpoints: ["size"],
 };
-const refuse = (table: string, what: string) => `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
+const refuse = (table: string, what: string) =>
+  `BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: ${what} on ${table} refused'); END;`;
 
 /** The BEFORE INSERT trigger that refuses an INSERT whose key is taken (what stops REPLACE). */
 function rewriteGuard(table: string): string {
@@ -77,7 +89,21 @@ export interface SqliteBackendOptions {
 }
 
 type Statements = Record<
-  "last" | "insertEntry" | "insertEntries" | "insertSubtree" | "insertSubtrees" | "subtree" | "leaves" | "page" | "storedPage" | "insertCheckpoint" | "checkpointAt" | "checkpoints" | "latestCheckpoint" | "checkpointAtMost" | "subtreeCount",
+  | "last"
+  | "insertEntry"
+  | "insertEntries"
+  | "insertSubtree"
+  | "insertSubtrees"
+  | "subtree"
+  | "leaves"
+  | "page"
+  | "storedPage"
+  | "insertCheckpoint"
+  | "checkpointAt"
+  | "checkpoints"
+  | "latestCheckpoint"
+  | "checkpointAtMost"
+  | "subtreeCount",
   StatementSync
 >;
 
@@ -122,18 +148,28 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
     this.#stmt = {
       last: p("SELECT seq, hash, ts FROM entries ORDER BY seq DESC LIMIT 1"),
       insertEntry: p("INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      insertEntries: p(`INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES ${Array(BATCH_ROWS).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`),
+      insertEntries: p(
+        `INSERT INTO entries (seq, type, payload, ts, prev, hash, leaf) VALUES ${Array(BATCH_ROWS).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+      ),
       insertSubtree: p("INSERT INTO subtrees (level, idx, hash) VALUES (?, ?, ?)"),
-      insertSubtrees: p(`INSERT INTO subtrees (level, idx, hash) VALUES ${Array(BATCH_ROWS).fill("(?, ?, ?)").join(", ")}`),
+      insertSubtrees: p(
+        `INSERT INTO subtrees (level, idx, hash) VALUES ${Array(BATCH_ROWS).fill("(?, ?, ?)").join(", ")}`,
+      ),
       subtree: p("SELECT hash FROM subtrees WHERE level = ? AND idx = ?"),
       leaves: p("SELECT leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq"),
-      page: p("SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
-      storedPage: p("SELECT seq, type, payload, ts, prev, hash FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?"),
+      page: p(
+        "SELECT seq, type, payload, ts, prev, hash, leaf FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?",
+      ),
+      storedPage: p(
+        "SELECT seq, type, payload, ts, prev, hash FROM entries WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?",
+      ),
       insertCheckpoint: p("INSERT INTO checkpoints (size, note, created_at) VALUES (?, ?, ?)"),
       checkpointAt: p("SELECT 1 FROM checkpoints WHERE size = ?"),
       checkpoints: p("SELECT size, note, created_at AS createdAt FROM checkpoints ORDER BY size"),
       latestCheckpoint: p("SELECT note FROM checkpoints ORDER BY size DESC LIMIT 1"),
-      checkpointAtMost: p("SELECT size, note, created_at AS createdAt FROM checkpoints WHERE size <= ? ORDER BY size DESC LIMIT 1"),
+      checkpointAtMost: p(
+        "SELECT size, note, created_at AS createdAt FROM checkpoints WHERE size <= ? ORDER BY size DESC LIMIT 1",
+      ),
       subtreeCount: p("SELECT count(*) AS n FROM subtrees WHERE level >= ?"),
     };
     this.#db = db;
@@ -184,7 +220,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
   }
 
   async checkpointAtMost(size: number): Promise<StoredCheckpoint | null> {
-    return ((this.#s.checkpointAtMost.get(size) as unknown as StoredCheckpoint | undefined) ?? null);
+    return (this.#s.checkpointAtMost.get(size) as unknown as StoredCheckpoint | undefined) ?? null;
   }
 
   /**
@@ -217,7 +253,8 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
 
   async withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T> {
     this.#s; // closed: refuse before locking
-    if (this.#inTransaction) throw new Error(`${this.location}: a write transaction is already open on this connection`);
+    if (this.#inTransaction)
+      throw new Error(`${this.location}: a write transaction is already open on this connection`);
     const db = this.#db!;
     db.exec("BEGIN IMMEDIATE");
     this.#inTransaction = true;
@@ -248,7 +285,13 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
  * triggers still per row), the rest one by one through `one`; `put` lays an item's `width` values out
  * from `at`.
  */
-function insertBatched<T>(items: readonly T[], width: number, many: StatementSync, one: StatementSync, put: (item: T, values: SQLInputValue[], at: number) => void): void {
+function insertBatched<T>(
+  items: readonly T[],
+  width: number,
+  many: StatementSync,
+  one: StatementSync,
+  put: (item: T, values: SQLInputValue[], at: number) => void,
+): void {
   const values: SQLInputValue[] = new Array(BATCH_ROWS * width);
   let i = 0;
   for (; i + BATCH_ROWS <= items.length; i += BATCH_ROWS) {
@@ -291,7 +334,8 @@ function checkMeta(db: DatabaseSync, path: string, origin: string): void {
     put.run("origin", origin);
     return;
   }
-  if (version.value !== FORMAT_VERSION) throw new Error(`${path}: ledger format ${version.value}, this code reads ${FORMAT_VERSION}`);
+  if (version.value !== FORMAT_VERSION)
+    throw new Error(`${path}: ledger format ${version.value}, this code reads ${FORMAT_VERSION}`);
   const stored = (get.get("origin") as { value: string }).value;
   if (stored !== origin) throw new Error(`${path}: ledger origin is "${stored}", opened as "${origin}"`);
 }

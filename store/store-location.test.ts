@@ -14,14 +14,29 @@ const ROOT = join(import.meta.dirname, "..");
 
 describe("the stores' location", () => {
   it("one PostgreSQL URL for every store, shown without its password", () => {
-    const location = resolveStoreLocation({ DATABASE_URL: "postgres://app:secret@db.example:5432/ledger", LEDGER_DB: "/x.sqlite" });
-    expect(location).toEqual({ kind: "postgresql", url: "postgres://app:secret@db.example:5432/ledger", shown: "postgres://app@db.example:5432/ledger" });
+    const location = resolveStoreLocation({
+      DATABASE_URL: "postgres://app:secret@db.example:5432/ledger",
+      LEDGER_DB: "/x.sqlite",
+    });
+    expect(location).toEqual({
+      kind: "postgresql",
+      url: "postgres://app:secret@db.example:5432/ledger",
+      shown: "postgres://app@db.example:5432/ledger",
+    });
     expect(ledgerLocation(location)).toBe(accessLocation(location));
   });
 
   it("unset or empty: the embedded files, LEDGER_DB and ACCESS_LEDGER_DB first", () => {
-    expect(resolveStoreLocation({ STATE_DIR: "/s" })).toEqual({ kind: "embedded", ledger: "/s/ledger.sqlite", access: "/s/access.sqlite" });
-    expect(resolveStoreLocation({ DATABASE_URL: "", LEDGER_DB: "/l.sqlite", ACCESS_LEDGER_DB: "/a.sqlite" })).toEqual({ kind: "embedded", ledger: "/l.sqlite", access: "/a.sqlite" });
+    expect(resolveStoreLocation({ STATE_DIR: "/s" })).toEqual({
+      kind: "embedded",
+      ledger: "/s/ledger.sqlite",
+      access: "/s/access.sqlite",
+    });
+    expect(resolveStoreLocation({ DATABASE_URL: "", LEDGER_DB: "/l.sqlite", ACCESS_LEDGER_DB: "/a.sqlite" })).toEqual({
+      kind: "embedded",
+      ledger: "/l.sqlite",
+      access: "/a.sqlite",
+    });
   });
 
   it.each([
@@ -33,7 +48,11 @@ describe("the stores' location", () => {
     ["postgres://app:secret@[::1/ledger", "does not parse as a URL"],
     ["postgres:///ledger", "names no host"],
   ])("refuses DATABASE_URL=%j, naming the variable and never the password", (value, why) => {
-    for (const read of [() => resolveStoreLocation({ DATABASE_URL: value }), () => defaultLedgerPath({ DATABASE_URL: value }), () => accessLedgerPath({ DATABASE_URL: value })]) {
+    for (const read of [
+      () => resolveStoreLocation({ DATABASE_URL: value }),
+      () => defaultLedgerPath({ DATABASE_URL: value }),
+      () => accessLedgerPath({ DATABASE_URL: value }),
+    ]) {
       let error: unknown;
       try {
         read();
@@ -54,7 +73,11 @@ describe("the stores' location", () => {
         const path = join(dir, e.name);
         if (e.isDirectory()) {
           if (e.name !== "node_modules") walk(path);
-        } else if (/\.(ts|mjs|js)$/.test(e.name) && !e.name.endsWith(".test.ts") && /env(\?)?\.DATABASE_URL|\["DATABASE_URL"\]/.test(readFileSync(path, "utf8"))) {
+        } else if (
+          /\.(ts|mjs|js)$/.test(e.name) &&
+          !e.name.endsWith(".test.ts") &&
+          /env(\?)?\.DATABASE_URL|\["DATABASE_URL"\]/.test(readFileSync(path, "utf8"))
+        ) {
           readers.push(relative(ROOT, path));
         }
       }

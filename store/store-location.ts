@@ -48,8 +48,14 @@ export function safeLocation(url: URL): string {
  * value, no white space or control character anywhere, the scheme postgres: or postgresql:, a host.
  */
 export function checkedPostgresUrl(value: string, name: string): { url: string; shown: string } {
-  const refuse = (why: string) => new StoreLocationError(`${name} must be a postgres:// (or postgresql://) URL; the value set ${why}. Nothing was opened.`);
-  if (/[\s\u0000-\u001f\u007f]/.test(value)) throw refuse(value.trim() !== value ? "has white space before or after it" : "holds white space or a control character");
+  const refuse = (why: string) =>
+    new StoreLocationError(
+      `${name} must be a postgres:// (or postgresql://) URL; the value set ${why}. Nothing was opened.`,
+    );
+  if (/[\s\u0000-\u001f\u007f]/.test(value))
+    throw refuse(
+      value.trim() !== value ? "has white space before or after it" : "holds white space or a control character",
+    );
   if (!isPostgresLocation(value)) throw refuse(`does not start with postgres:// or postgresql://`);
   let parsed: URL;
   try {

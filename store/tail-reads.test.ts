@@ -12,8 +12,13 @@ afterEach(() => {
 async function twoInstances() {
   const { dir, cleanup } = tempDir("tail-reads-");
   const path = `${dir}/ledger.sqlite`;
-  const writer = await openLedgerStore({ path: path,  origin: "tail-reads", now: steppingClock(), durability: "normal" });
-  const reader = await openLedgerStore({ path: path,  origin: "tail-reads", durability: "normal" });
+  const writer = await openLedgerStore({
+    path: path,
+    origin: "tail-reads",
+    now: steppingClock(),
+    durability: "normal",
+  });
+  const reader = await openLedgerStore({ path: path, origin: "tail-reads", durability: "normal" });
   cleanups.push(() => (writer.close(), reader.close(), cleanup()));
   const counted = { reads: 0, size: () => (counted.reads++, reader.size()) };
   return { writer, counted };

@@ -61,7 +61,10 @@ export class WitnessState {
       this.vkey(); // validates the name (the key ID covers it)
       this.#db.prepare("INSERT INTO meta (key, value) VALUES ('name', ?)").run(this.name);
     } else {
-      if (name !== undefined && name !== stored.value) throw new Error(`${dir} is the witness ${stored.value}; it cannot be renamed ${name} (the key ID covers the name)`);
+      if (name !== undefined && name !== stored.value)
+        throw new Error(
+          `${dir} is the witness ${stored.value}; it cannot be renamed ${name} (the key ID covers the name)`,
+        );
       this.name = stored.value;
     }
   }
@@ -84,16 +87,26 @@ export class WitnessState {
   }
 
   logs(): { origin: string; vkey: string }[] {
-    return this.#db.prepare("SELECT origin, vkey FROM logs ORDER BY origin, vkey").all() as { origin: string; vkey: string }[];
+    return this.#db.prepare("SELECT origin, vkey FROM logs ORDER BY origin, vkey").all() as {
+      origin: string;
+      vkey: string;
+    }[];
   }
 
   latest(origin: string): { size: number; note: string; cosignedAt: number } | undefined {
-    const row = this.#db.prepare("SELECT size, note, cosigned_at FROM checkpoints WHERE origin = ?").get(origin) as { size: number; note: string; cosigned_at: number } | undefined;
+    const row = this.#db.prepare("SELECT size, note, cosigned_at FROM checkpoints WHERE origin = ?").get(origin) as
+      { size: number; note: string; cosigned_at: number } | undefined;
     return row && { size: row.size, note: row.note, cosignedAt: row.cosigned_at };
   }
 
   refusals(): { at: number; origin: string; status: number; reason: string; body: string }[] {
-    return this.#db.prepare("SELECT at, origin, status, reason, body FROM refusals ORDER BY id").all() as { at: number; origin: string; status: number; reason: string; body: string }[];
+    return this.#db.prepare("SELECT at, origin, status, reason, body FROM refusals ORDER BY id").all() as {
+      at: number;
+      origin: string;
+      status: number;
+      reason: string;
+      body: string;
+    }[];
   }
 
   /** One add-checkpoint request, decided and (on success) stored atomically. `nowS`: POSIX seconds. */
@@ -104,28 +117,43 @@ export class WitnessState {
     db.exec("BEGIN IMMEDIATE");
     let decision: Decision;
     try {
-      const vkeys = (db.prepare("SELECT vkey FROM logs WHERE origin = ?").all(req.origin) as { vkey: string }[]).map((r) => r.vkey);
-      const row = db.prepare("SELECT size, root FROM checkpoints WHERE origin = ?").get(req.origin) as { size: number; root: Uint8Array } | undefined;
-      decision = decide(req, vkeys.length > 0 ? logVerifiers(vkeys) : undefined, row && { size: row.size, rootHash: new Uint8Array(row.root) });
+      const vkeys = (db.prepare("SELECT vkey FROM logs WHERE origin = ?").all(req.origin) as { vkey: string }[]).map(
+        (r) => r.vkey,
+      );
+      const row = db.prepare("SELECT size, root FROM checkpoints WHERE origin = ?").get(req.origin) as
+        { size: number; root: Uint8Array } | undefined;
+      decision = decide(
+        req,
+        vkeys.length > 0 ? logVerifiers(vkeys) : undefined,
+        row && { size: row.size, rootHash: new Uint8Array(row.root) },
+      );
       if (decision.status === 200) {
         const { checkpoint } = decision;
-        db.prepare("INSERT INTO checkpoints (origin, size, root, note, cosigned_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (origin) DO UPDATE SET size = excluded.size, root = excluded.root, note = excluded.note, cosigned_at = excluded.cosigned_at").run(
-          checkpoint.origin,
-          checkpoint.size,
-          checkpoint.rootHash,
-          req.note,
-          nowS,
-        );
+        db.prepare(
+          "INSERT INTO checkpoints (origin, size, root, note, cosigned_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (origin) DO UPDATE SET size = excluded.size, root = excluded.root, note = excluded.note, cosigned_at = excluded.cosigned_at",
+        ).run(checkpoint.origin, checkpoint.size, checkpoint.rootHash, req.note, nowS);
       } else if (decision.evidence) {
-        db.prepare("INSERT INTO refusals (at, origin, status, reason, body) VALUES (?, ?, ?, ?, ?)").run(nowS, req.origin, decision.status, decision.reason, new TextDecoder().decode(bytes));
+        db.prepare("INSERT INTO refusals (at, origin, status, reason, body) VALUES (?, ?, ?, ?, ?)").run(
+          nowS,
+          req.origin,
+          decision.status,
+          decision.reason,
+          new TextDecoder().decode(bytes),
+        );
       }
       db.exec("COMMIT");
     } catch (error) {
       db.exec("ROLLBACK");
       throw error;
     }
-    if (decision.status === 200) return { status: 200, contentType: "text/plain; charset=utf-8", body: cosign(decision.body, this.name, this.#seed, nowS) };
-    if (decision.status === 409) return { status: 409, contentType: "text/x.tlog.size", body: `${decision.size}\n`, reason: decision.reason };
+    if (decision.status === 200)
+      return {
+        status: 200,
+        contentType: "text/plain; charset=utf-8",
+        body: cosign(decision.body, this.name, this.#seed, nowS),
+      };
+    if (decision.status === 409)
+      return { status: 409, contentType: "text/x.tlog.size", body: `${decision.size}\n`, reason: decision.reason };
     return text(decision.status, decision.reason);
   }
 

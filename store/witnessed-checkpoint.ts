@@ -17,7 +17,10 @@ export interface WitnessedNote {
 }
 
 /** A reader of the witnessed checkpoint for `ledger`; null when there is none fit to serve. */
-export function witnessedCheckpointReader(dataDir: string | undefined, ledger: LedgerReader): () => Promise<WitnessedNote | null> {
+export function witnessedCheckpointReader(
+  dataDir: string | undefined,
+  ledger: LedgerReader,
+): () => Promise<WitnessedNote | null> {
   let cached: { key: string; value: WitnessedNote | null } | null = null;
   return async () => {
     if (dataDir === undefined) return null;
@@ -35,7 +38,12 @@ export function witnessedCheckpointReader(dataDir: string | undefined, ledger: L
       const note = readFileSync(path, "utf8");
       const { body, lines } = splitNote(note);
       const checkpoint = parseCheckpoint(body);
-      const fits = lines.length > 1 && checkpoint.origin === ledger.origin && checkpoint.size > 0 && checkpoint.size <= (await ledger.size()) && equalBytes(await ledger.rootHash(checkpoint.size), checkpoint.rootHash);
+      const fits =
+        lines.length > 1 &&
+        checkpoint.origin === ledger.origin &&
+        checkpoint.size > 0 &&
+        checkpoint.size <= (await ledger.size()) &&
+        equalBytes(await ledger.rootHash(checkpoint.size), checkpoint.rootHash);
       if (fits) value = { note, size: checkpoint.size };
     } catch {
       value = null;

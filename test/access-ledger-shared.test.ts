@@ -36,7 +36,9 @@ function governmentData(): { dir: string; cleanup: () => void } {
 
 /** Every file under `dir` whose name says SQLite (the database, its WAL and shared-memory files). */
 function sqliteFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => /\.sqlite(-wal|-shm|-journal)?$/.test(name));
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) =>
+    /\.sqlite(-wal|-shm|-journal)?$/.test(name),
+  );
 }
 
 async function accessEntries(url: string): Promise<LedgerEntry[]> {
@@ -56,17 +58,28 @@ describe("two API processes and the keys CLI on one PostgreSQL database", () => 
     spawnSync(process.execPath, ["--import", "tsx", join(REPO, "api", "keys-cli.ts"), ...args], {
       cwd: REPO,
       encoding: "utf8",
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, STATE_DIR: join(cluster.dir, "state") },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: databaseUrl,
+        STATE_DIR: join(cluster.dir, "state"),
+      },
     });
   const tokenOf = (out: string) => /key \(shown once[^:]*\): (ipk_\S+)/.exec(out)![1]!;
-  const get = (i: number, path: string, token: string) => request(`${cluster.instances[i]!.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+  const get = (i: number, path: string, token: string) =>
+    request(`${cluster.instances[i]!.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
 
   beforeAll(async () => {
     databaseUrl = await freshDatabase("access_shared");
     data = governmentData();
     cluster = await startApiCluster({
       instances: 2,
-      store: () => ({ DATABASE_URL: databaseUrl, DATA_DIR: data.dir, LEDGER_SIGNING_KEY: sha256Hex("access shared test ledger key"), TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
+      store: () => ({
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: data.dir,
+        LEDGER_SIGNING_KEY: sha256Hex("access shared test ledger key"),
+        TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET,
+      }),
     });
   }, 60_000);
 
@@ -88,8 +101,20 @@ describe("two API processes and the keys CLI on one PostgreSQL database", () => 
     expect([second.status, second.instance]).toEqual([200, "api2"]);
     // Each instance wrote its audit record before answering: both are in the one ledger.
     expect((await accessEntries(databaseUrl)).map((e) => e.payload)).toEqual([
-      expect.objectContaining({ key_id: "government-1", tier: "government", file: "compliance-report.json", outcome: "served", status: 200 }),
-      expect.objectContaining({ key_id: "government-1", tier: "government", file: "policy-impact.json", outcome: "served", status: 200 }),
+      expect.objectContaining({
+        key_id: "government-1",
+        tier: "government",
+        file: "compliance-report.json",
+        outcome: "served",
+        status: 200,
+      }),
+      expect.objectContaining({
+        key_id: "government-1",
+        tier: "government",
+        file: "policy-impact.json",
+        outcome: "served",
+        status: 200,
+      }),
     ]);
 
     const revoked = keysCli("revoke", "government-1", "--reason", "left");
@@ -131,9 +156,14 @@ describe("two key stores (two servers) in one process on one PostgreSQL database
     try {
       const { token, key } = await issuer.issue("government", "in-process ministry", new Date());
       expect(await reader.get(key.id)).toMatchObject({ id: key.id, tier: "government", label: "in-process ministry" });
-      for (let i = 0; i < 2; i++) servers.push(await startServer({ host: "127.0.0.1", port: 0, dataDir: data.dir, keysFile: databaseUrl, log: () => {} }));
+      for (let i = 0; i < 2; i++)
+        servers.push(
+          await startServer({ host: "127.0.0.1", port: 0, dataDir: data.dir, keysFile: databaseUrl, log: () => {} }),
+        );
       for (const server of servers) {
-        const res = await fetch(`${server.url}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
+        const res = await fetch(`${server.url}/government/compliance-report.json`, {
+          headers: { Authorization: `Bearer ${token}` },
+        });
         expect(res.status).toBe(200);
         await res.arrayBuffer();
       }

@@ -22,9 +22,15 @@ interface Started {
 }
 
 function start(env: NodeJS.ProcessEnv, args: readonly string[] = ["--no-build", "--no-pipeline"]): Promise<Started> {
-  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(ROOT, "api", "start.ts"), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       out += chunk.toString("utf8");
@@ -45,7 +51,14 @@ describe("npm start (embedded default)", () => {
   const temp = tempDir("api-start-");
   const stateDir = join(temp.dir, "state");
   const dataDir = join(temp.dir, "data");
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: "0", HOST: "127.0.0.1", STATE_DIR: stateDir, DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    STATE_DIR: stateDir,
+    DATA_DIR: dataDir,
+  };
   beforeAll(() => {
     writeHistory(dataDir, sampleHistory(30, { latest: { giScore: 0.97, miiScore: 0.99 } }));
   });
@@ -63,10 +76,19 @@ describe("npm start (embedded default)", () => {
 
       const health = await fetch(`${first.url}/health`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toMatchObject({ status: "ok", history: { status: "verified", records: 30, verified: true } });
+      expect(await health.json()).toMatchObject({
+        status: "ok",
+        history: { status: "verified", records: 30, verified: true },
+      });
       const badge = await fetch(`${first.url}/v1/pulse/badge`);
       expect(badge.status).toBe(200);
-      expect((await badge.json()) as PulseBadge).toEqual({ schemaVersion: 1, label: "integrity", message: "97.0% / 99.0%", color: "yellowgreen", cacheSeconds: 300 });
+      expect((await badge.json()) as PulseBadge).toEqual({
+        schemaVersion: 1,
+        label: "integrity",
+        message: "97.0% / 99.0%",
+        color: "yellowgreen",
+        cacheSeconds: 300,
+      });
       const history = await fetch(`${first.url}/v1/pulse/history?limit=5`);
       expect(((await history.json()) as { count: number }).count).toBe(5);
     } finally {
@@ -107,7 +129,11 @@ describe("npm start (embedded default)", () => {
       expect(await v1.json()).toEqual({ balance_gic: 55456.499447 });
       expect(v1.headers.get("deprecation")).toBe("@1764633600");
       expect(v1.headers.get("sunset")).toBe("Sun, 01 Mar 2026 00:00:00 GMT");
-      expect(await (await fetch(`${started.url}/balance/ATLAS`)).json()).toEqual({ balance_shards: "55456499447", balance_credits: 55456.499447, balance_credits_formatted: "55456.499447 MIC" });
+      expect(await (await fetch(`${started.url}/balance/ATLAS`)).json()).toEqual({
+        balance_shards: "55456499447",
+        balance_credits: 55456.499447,
+        balance_credits_formatted: "55456.499447 MIC",
+      });
     } finally {
       started.child.kill("SIGTERM");
     }
@@ -129,20 +155,37 @@ describe("npm start (embedded default)", () => {
 
   test("--serve-only (npm run serve): one instance of a deployment — no key made, nothing prepared, its Instance-Id on every answer and log line", async () => {
     const bare = tempDir("api-serve-only-");
-    const serveEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PORT: "0", HOST: "127.0.0.1", STATE_DIR: join(bare.dir, "state"), DATA_DIR: join(bare.dir, "data") };
+    const serveEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      STATE_DIR: join(bare.dir, "state"),
+      DATA_DIR: join(bare.dir, "data"),
+    };
     try {
       // Without keys it refuses: N instances that each made their own would not agree.
-      const refused = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--serve-only"], { cwd: ROOT, env: serveEnv, stdio: ["ignore", "pipe", "pipe"] });
+      const refused = spawn(process.execPath, [join(ROOT, "api", "start.ts"), "--serve-only"], {
+        cwd: ROOT,
+        env: serveEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let err = "";
       refused.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
       expect(await new Promise<number | null>((resolve) => refused.on("exit", resolve))).toBe(1);
-      expect(err).toContain("--serve-only: no integrity-platform.example/ledger key; set LEDGER_SIGNING_KEY or LEDGER_SIGNING_KEY_FILE");
+      expect(err).toContain(
+        "--serve-only: no integrity-platform.example/ledger key; set LEDGER_SIGNING_KEY or LEDGER_SIGNING_KEY_FILE",
+      );
       expect(existsSync(join(bare.dir, "state", "keys"))).toBe(false);
 
       // A bad INSTANCE_ID is refused before anything starts.
       const keys = { LEDGER_SIGNING_KEY: "4c".repeat(32), TOKEN_SIGNING_KEY: "6b".repeat(32) };
       mkdirSync(join(bare.dir, "state"), { recursive: true });
-      const badId = spawnSync(process.execPath, [join(ROOT, "api", "start.ts"), "--serve-only"], { cwd: ROOT, env: { ...serveEnv, ...keys, INSTANCE_ID: "a b" }, encoding: "utf8" });
+      const badId = spawnSync(process.execPath, [join(ROOT, "api", "start.ts"), "--serve-only"], {
+        cwd: ROOT,
+        env: { ...serveEnv, ...keys, INSTANCE_ID: "a b" },
+        encoding: "utf8",
+      });
       expect(badId.status).toBe(1);
       expect(badId.stderr).toContain("INSTANCE_ID must be");
 
@@ -152,14 +195,19 @@ describe("npm start (embedded default)", () => {
         expect(served.output()).not.toMatch(/running npm|pulse:|seeding/);
         const health = await fetch(`${served.url}/health`);
         expect(health.headers.get("instance-id")).toBe("api-7");
-        expect(await health.json()).toMatchObject({ history: { status: "absent" }, ledger: { status: "ok", store: "sqlite", size: 0 } });
+        expect(await health.json()).toMatchObject({
+          history: { status: "absent" },
+          ledger: { status: "ok", store: "sqlite", size: 0 },
+        });
         const missing = await fetch(`${served.url}/nowhere`);
         expect([missing.status, missing.headers.get("instance-id")]).toEqual([404, "api-7"]);
       } finally {
         served.child.kill("SIGTERM");
       }
       expect(await served.exit).toEqual({ code: 0, signal: null });
-      expect(served.output()).toMatch(/^\{"ts":"[^"]+","method":"GET","path":"\/health","status":200,.*"instance":"api-7"\}$/m);
+      expect(served.output()).toMatch(
+        /^\{"ts":"[^"]+","method":"GET","path":"\/health","status":200,.*"instance":"api-7"\}$/m,
+      );
       // Nothing was made but the ledger it serves: no pulse history, no generated keys.
       expect(existsSync(join(bare.dir, "data", "pulse"))).toBe(false);
       expect(existsSync(join(bare.dir, "state", "keys"))).toBe(false);

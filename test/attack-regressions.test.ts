@@ -35,16 +35,21 @@ afterEach(async () => {
   await keys.close();
 });
 
-const serve = (options: Parameters<AvmFixture["serve"]>[0] = {}) => fx.serve({ keys, quotas: new DailyQuotas({ now: fx.clock.now }), ...options });
+const serve = (options: Parameters<AvmFixture["serve"]>[0] = {}) =>
+  fx.serve({ keys, quotas: new DailyQuotas({ now: fx.clock.now }), ...options });
 const ledgerSince = async (size: number): Promise<LedgerEntry[]> => Array.fromAsync(fx.ledger.entries(size));
-const accessSince = async (size: number): Promise<LedgerEntry[]> => Array.fromAsync((await keys.ledger()).entries(size));
+const accessSince = async (size: number): Promise<LedgerEntry[]> =>
+  Array.fromAsync((await keys.ledger()).entries(size));
 const problemType = async (res: Response) => ((await res.json()) as { type: string }).type;
 const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 
 describe("1. deep nesting is refused where bodies are parsed, and the verify attempt is logged", () => {
   it("a verify body whose attestation nests 6,000 arrays deep is 400 problem+json and an avm.attempt (request_malformed)", async () => {
     const api = await serve();
-    const body = JSON.stringify(fx.body(holder, athena, ["api.read"])).replace('"companion_attestation":{', `"companion_attestation":{"x":${deep(6000)},`);
+    const body = JSON.stringify(fx.body(holder, athena, ["api.read"])).replace(
+      '"companion_attestation":{',
+      `"companion_attestation":{"x":${deep(6000)},`,
+    );
     const before = await fx.ledger.size();
     const res = await api.post("/avm/verify", body);
     expect(res.status).toBe(400);
@@ -52,7 +57,12 @@ describe("1. deep nesting is refused where bodies are parsed, and the verify att
     expect(await problemType(res)).toBe(`${PROBLEM_BASE}invalid-body`);
     const logged = await ledgerSince(before);
     expect((await logged).map((e) => e.type)).toEqual(["avm.attempt"]);
-    expect(logged[0]!.payload).toMatchObject({ ledger_id: null, verified: false, error: "request_malformed", attestation_hash: null });
+    expect(logged[0]!.payload).toMatchObject({
+      ledger_id: null,
+      verified: false,
+      error: "request_malformed",
+      attestation_hash: null,
+    });
     expect(res.headers.get("ledger-seq")).toBe(String(logged[0]!.seq));
   });
 
@@ -94,14 +104,19 @@ describe("6. every refusal of a verify is an attempt with its reason", () => {
     expect(res.status).toBe(403);
     const logged = await ledgerSince(before);
     expect((await logged).map((e) => e.type)).toEqual(["avm.attempt"]);
-    expect(logged[0]!.payload).toMatchObject({ ledger_id: holder.ledger_id, verified: false, error: "origin_not_allowed" });
+    expect(logged[0]!.payload).toMatchObject({
+      ledger_id: holder.ledger_id,
+      verified: false,
+      error: "origin_not_allowed",
+    });
   });
 
   it("refusals count against the verify quota, so they cannot flood the ledger either", async () => {
     const api = await serve({ verifyQuota: 3 });
     const before = await fx.ledger.size();
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await api.post("/avm/verify", JSON.stringify({ pad: "x".repeat(70_000) }))).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await api.post("/avm/verify", JSON.stringify({ pad: "x".repeat(70_000) }))).status);
     expect(statuses).toEqual([413, 413, 413, 429, 429]);
     expect((await ledgerSince(before)).length).toBe(3);
   });
@@ -117,7 +132,9 @@ describe("7. the access audit records the tier actually applied", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("ratelimit-policy")).toContain("q=100;");
     const audited = await accessSince(before);
-    expect(audited.map((e) => e.payload)).toEqual([expect.objectContaining({ key_id: key.id, key_status: "revoked", tier: "anonymous", outcome: "served" })]);
+    expect(audited.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ key_id: key.id, key_status: "revoked", tier: "anonymous", outcome: "served" }),
+    ]);
   });
 });
 
@@ -131,10 +148,15 @@ describe("2. anonymous refusals do not cost a durable write each", () => {
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
     for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${api.url}/government/compliance-report.json`, { headers: { Authorization: `Bearer ipk_${randomBytes(32).toString("base64url")}` } });
+      const res = await fetch(`${api.url}/government/compliance-report.json`, {
+        headers: { Authorization: `Bearer ipk_${randomBytes(32).toString("base64url")}` },
+      });
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
-    expect([...statuses].sort()).toEqual([[401, 100], [429, 70]]);
+    expect([...statuses].sort()).toEqual([
+      [401, 100],
+      [429, 70],
+    ]);
     expect(await (await keys.ledger()).size()).toBe(before);
     // The window's counts are written once a later window begins.
     fx.clock.advance(61_000);
@@ -142,20 +164,47 @@ describe("2. anonymous refusals do not cost a durable write each", () => {
     const written = await accessSince(before);
     expect(written.every((e) => e.type === "access.refusals")).toBe(true);
     expect(written.length).toBe(3);
-    expect(written.map((e) => e.payload)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ credential: "none", area: "government", file: "compliance-report.json", outcome: "rate-limited", status: 429, count: 50 }),
-      expect.objectContaining({ credential: "none", area: "government", file: "compliance-report.json", outcome: "unauthorized", status: 401, count: 100 }),
-      expect.objectContaining({ credential: "unknown", area: "government", file: "compliance-report.json", outcome: "rate-limited", status: 429, count: 20 }),
-    ]));
+    expect(written.map((e) => e.payload)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          credential: "none",
+          area: "government",
+          file: "compliance-report.json",
+          outcome: "rate-limited",
+          status: 429,
+          count: 50,
+        }),
+        expect.objectContaining({
+          credential: "none",
+          area: "government",
+          file: "compliance-report.json",
+          outcome: "unauthorized",
+          status: 401,
+          count: 100,
+        }),
+        expect.objectContaining({
+          credential: "unknown",
+          area: "government",
+          file: "compliance-report.json",
+          outcome: "rate-limited",
+          status: 429,
+          count: 20,
+        }),
+      ]),
+    );
   });
 
   it("a known key's refusal is still one access entry, written before the answer", async () => {
     const { token, key } = await keys.issue("academic", "wrong tier", fx.clock.now());
     const api = await serve();
     const before = await (await keys.ledger()).size();
-    const res = await fetch(`${api.url}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await fetch(`${api.url}/government/compliance-report.json`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(403);
-    expect((await accessSince(before)).map((e) => e.payload)).toEqual([expect.objectContaining({ key_id: key.id, outcome: "forbidden", status: 403 })]);
+    expect((await accessSince(before)).map((e) => e.payload)).toEqual([
+      expect.objectContaining({ key_id: key.id, outcome: "forbidden", status: 403 }),
+    ]);
   });
 });
 
@@ -164,16 +213,27 @@ describe("3. a token issued by a token falls with its issuer", () => {
     const api = await serve();
     const t0 = await fx.token(["avm.operate", "avm.revoke"]);
     const issue = async (by: string, subject: string) => {
-      const res = await api.post("/avm/operator/issue-token", { subject, permissions: ["avm.operate", "avm.revoke"], ttl_seconds: 3600 }, by);
+      const res = await api.post(
+        "/avm/operator/issue-token",
+        { subject, permissions: ["avm.operate", "avm.revoke"], ttl_seconds: 3600 },
+        by,
+      );
       expect(res.status).toBe(200);
       return (await res.json()) as { token: string; jti: string };
     };
     const t1 = await issue(t0.token, "deputy");
     const t2 = await issue(t1.token, "deputy-of-deputy");
-    const issued = (await Array.fromAsync(fx.ledger.entries())).filter((e) => e.type === "token.issued").map((e) => e.payload as { jti: string; issued_by?: string });
+    const issued = (await Array.fromAsync(fx.ledger.entries()))
+      .filter((e) => e.type === "token.issued")
+      .map((e) => e.payload as { jti: string; issued_by?: string });
     expect(issued.find((p) => p.jti === t1.jti)?.issued_by).toBe(t0.jti);
     expect(issued.find((p) => p.jti === t2.jti)?.issued_by).toBe(t1.jti);
-    const drift = (token: string) => api.post("/avm/operator/record-drift", { ledger_id: holder.ledger_id, drift_score: 0.01, source: "monitor" }, token);
+    const drift = (token: string) =>
+      api.post(
+        "/avm/operator/record-drift",
+        { ledger_id: holder.ledger_id, drift_score: 0.01, source: "monitor" },
+        token,
+      );
     expect((await drift(t2.token)).status).toBe(200);
 
     // Revoked by the CLI path (another process appending token.revoked).
@@ -181,19 +241,36 @@ describe("3. a token issued by a token falls with its issuer", () => {
     expect((await drift(t0.token)).status).toBe(401);
     expect((await drift(t1.token)).status).toBe(401);
     expect((await drift(t2.token)).status).toBe(401);
-    const grandchild = await api.post("/avm/operator/issue-token", { subject: "late", permissions: ["avm.revoke"], ttl_seconds: 60 }, t2.token);
+    const grandchild = await api.post(
+      "/avm/operator/issue-token",
+      { subject: "late", permissions: ["avm.revoke"], ttl_seconds: 60 },
+      t2.token,
+    );
     expect(grandchild.status).toBe(401);
-    const revoke = await api.post("/avm/revoke", { ledger_id: holder.ledger_id, reason: "requested_by_holder", evidence_hash: `sha256:${"ab".repeat(32)}` }, t1.token);
+    const revoke = await api.post(
+      "/avm/revoke",
+      { ledger_id: holder.ledger_id, reason: "requested_by_holder", evidence_hash: `sha256:${"ab".repeat(32)}` },
+      t1.token,
+    );
     expect(revoke.status).toBe(401);
   });
 
   it("revoking the middle of the chain leaves its issuer standing", async () => {
     const api = await serve();
     const t0 = await fx.token(["avm.operate"]);
-    const res = await api.post("/avm/operator/issue-token", { subject: "deputy", permissions: ["avm.operate"], ttl_seconds: 600 }, t0.token);
+    const res = await api.post(
+      "/avm/operator/issue-token",
+      { subject: "deputy", permissions: ["avm.operate"], ttl_seconds: 600 },
+      t0.token,
+    );
     const t1 = (await res.json()) as { token: string; jti: string };
     await fx.apply((registry) => ops.revokeToken(registry, { jti: t1.jti, reason: "left" }));
-    const drift = (token: string) => api.post("/avm/operator/record-drift", { ledger_id: holder.ledger_id, drift_score: 0.01, source: "monitor" }, token);
+    const drift = (token: string) =>
+      api.post(
+        "/avm/operator/record-drift",
+        { ledger_id: holder.ledger_id, drift_score: 0.01, source: "monitor" },
+        token,
+      );
     expect((await drift(t1.token)).status).toBe(401);
     expect((await drift(t0.token)).status).toBe(200);
   });

@@ -21,19 +21,24 @@ function* sources(dir: string): Generator<string> {
 
 /** `class X extends Error` (or a built-in error type) in a file: each is a class outside the base. */
 export function uncodedErrorClasses(text: string): string[] {
-  return [...text.matchAll(/class\s+(\w+)\s+extends\s+(?:Error|TypeError|RangeError|SyntaxError)\b/g)].map((m) => m[1]!);
+  return [...text.matchAll(/class\s+(\w+)\s+extends\s+(?:Error|TypeError|RangeError|SyntaxError)\b/g)].map(
+    (m) => m[1]!,
+  );
 }
 
 describe("error classes", () => {
   it("finds a class that extends Error directly (the check itself works)", () => {
-    expect(uncodedErrorClasses("export class OddError extends Error {}\nclass Fine extends CodedError<'x'> {}")).toEqual(["OddError"]);
+    expect(
+      uncodedErrorClasses("export class OddError extends Error {}\nclass Fine extends CodedError<'x'> {}"),
+    ).toEqual(["OddError"]);
   });
 
   it("every production error class extends CodedError", () => {
     const found: string[] = [];
     for (const folder of PRODUCTION) {
       for (const file of sources(join(ROOT, folder))) {
-        for (const name of uncodedErrorClasses(readFileSync(file, "utf8"))) found.push(`${relative(ROOT, file)}: ${name}`);
+        for (const name of uncodedErrorClasses(readFileSync(file, "utf8")))
+          found.push(`${relative(ROOT, file)}: ${name}`);
       }
     }
     expect(found).toEqual([]);

@@ -116,8 +116,17 @@ async function resultsFrom(pageOrigin: string): Promise<Record<string, Record<st
 describe("the API from a page on another origin, in Chromium", () => {
   test("reads succeed with their headers; the trusted origin may write", async () => {
     const results = await resultsFrom(originOf(trustedPage));
-    expect(results.history).toMatchObject({ status: 200, count: 2, etag: expect.stringMatching(/^"[0-9a-f]{64}"$/), link: expect.stringContaining('rel="next"') });
-    expect(results.dataset).toMatchObject({ status: 200, ratelimit: expect.stringMatching(/^"daily";r=\d+;t=\d+$/), policy: '"daily";q=100;w=86400' });
+    expect(results.history).toMatchObject({
+      status: 200,
+      count: 2,
+      etag: expect.stringMatching(/^"[0-9a-f]{64}"$/),
+      link: expect.stringContaining('rel="next"'),
+    });
+    expect(results.dataset).toMatchObject({
+      status: 200,
+      ratelimit: expect.stringMatching(/^"daily";r=\d+;t=\d+$/),
+      policy: '"daily";q=100;w=86400',
+    });
     expect(results.keyed).toMatchObject({ status: 200, cycle: expect.stringMatching(/^C-\d+$/) });
     expect(results.badge304).toEqual({ status: 304 });
     expect(results.write).toEqual({ status: 200, text: `from ${originOf(trustedPage)}` });

@@ -21,7 +21,16 @@
  * Every wait carries a generous limit as a hang detector; no time is asserted.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { appendFileSync, cpSync, writeFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync} from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  writeFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import pg from "pg";
@@ -75,7 +84,10 @@ function sh(command: string, args: string[], cwd = repo, env: NodeJS.ProcessEnv 
  * the keys the secrets hold (data/keys/*.vkey).
  */
 function makeRepository(): void {
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO_ROOT, encoding: "utf8" })
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  })
     .split("\0")
     .filter((f) => f !== "" && existsSync(join(REPO_ROOT, f)));
   for (const file of files) {
@@ -84,15 +96,25 @@ function makeRepository(): void {
   }
   // The install step runs for real; linking the installed packages first makes it a quick check.
   execFileSync("cp", ["-al", join(REPO_ROOT, "node_modules"), join(repo, "node_modules")]);
-  const git = (...args: string[]) => sh("git", ["-c", "user.name=maintainer", "-c", "user.email=maintainer@example.org", ...args]);
+  const git = (...args: string[]) =>
+    sh("git", ["-c", "user.name=maintainer", "-c", "user.email=maintainer@example.org", ...args]);
   git("init", "--quiet", "-b", "main");
   git("add", "--all");
   git("commit", "--quiet", "-m", "the repository as cloned");
   // Listed beside the keys that signed what is already published (the pulse history keeps them).
-  appendFileSync(join(repo, "data", "keys", "ledger.vkey"), `${verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET))}\n`);
-  appendFileSync(join(repo, "data", "keys", "datasets.vkey"), `${verifierKey(DATASET_NAME, publicKeyFromSecret("ed25519", DATASET_SECRET))}\n`);
+  appendFileSync(
+    join(repo, "data", "keys", "ledger.vkey"),
+    `${verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET))}\n`,
+  );
+  appendFileSync(
+    join(repo, "data", "keys", "datasets.vkey"),
+    `${verifierKey(DATASET_NAME, publicKeyFromSecret("ed25519", DATASET_SECRET))}\n`,
+  );
   // The witness policy names the log by the same key (docs/maintainer-setup.md).
-  appendFileSync(join(repo, "data", "keys", "ledger.policy"), `log ${verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET))}\n`);
+  appendFileSync(
+    join(repo, "data", "keys", "ledger.policy"),
+    `log ${verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET))}\n`,
+  );
   git("commit", "--quiet", "-am", "publish this deployment's keys");
   sh("git", ["clone", "--quiet", "--bare", repo, origin], work);
   git("remote", "add", "origin", origin);
@@ -123,13 +145,19 @@ async function setUpDatabase(adminUrl: string): Promise<{ app: string; reader: s
   } finally {
     await admin.end();
   }
-  sh(process.execPath, [join(REPO_ROOT, "cli", "ledger-cli.ts"), "setup", "--app-role", roles.app], REPO_ROOT, { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: as(adminUrl, roles.owner) });
+  sh(process.execPath, [join(REPO_ROOT, "cli", "ledger-cli.ts"), "setup", "--app-role", roles.app], REPO_ROOT, {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: as(adminUrl, roles.owner),
+  });
   const owner = new pg.Client({ connectionString: as(adminUrl, roles.owner) });
   await owner.connect();
   try {
     await owner.query(`GRANT CONNECT ON DATABASE ${database} TO ${roles.reader}`);
     await owner.query(`GRANT USAGE ON SCHEMA public TO ${roles.reader}`);
-    await owner.query(`GRANT SELECT ON ledger_meta, ledger_entries, ledger_subtrees, ledger_checkpoints TO ${roles.reader}`);
+    await owner.query(
+      `GRANT SELECT ON ledger_meta, ledger_entries, ledger_subtrees, ledger_checkpoints TO ${roles.reader}`,
+    );
   } finally {
     await owner.end();
   }
@@ -153,7 +181,11 @@ function regenerate(): Promise<JobRun> {
     job: "regenerate",
     cwd: repo,
     contexts: {
-      secrets: { DATASET_SIGNING_KEY: DATASET_SECRET, LEDGER_SIGNING_KEY: LEDGER_SECRET, LEDGER_DATABASE_URL: readerUrl },
+      secrets: {
+        DATASET_SIGNING_KEY: DATASET_SECRET,
+        LEDGER_SIGNING_KEY: LEDGER_SECRET,
+        LEDGER_DATABASE_URL: readerUrl,
+      },
       // The repository variables a maintainer sets (docs/maintainer-setup.md).
       vars: { SITE_URL: cdn, PUBLIC_API_ORIGIN: api.url, PUBLIC_CONTACT: CONTACT },
       inputs: { areas: "all", now: "", "dry-run": false, "dispatch-id": "" },
@@ -193,13 +225,22 @@ async function serveArtifact(port: number): Promise<ChildProcess> {
   const prefix = join(work, "nginx");
   mkdirSync(prefix, { recursive: true });
   const conf = join(prefix, "nginx.conf");
-  writeFileSync(conf, sh("npm", ["run", "-s", "cdn", "--", "nginx", "--root", artifact, "--listen", `127.0.0.1:${port}`]));
+  writeFileSync(
+    conf,
+    sh("npm", ["run", "-s", "cdn", "--", "nginx", "--root", artifact, "--listen", `127.0.0.1:${port}`]),
+  );
   const child = spawn("/usr/sbin/nginx", ["-p", prefix, "-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
   for (let i = 0; i < 100; i++) {
     if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${stderr}`);
-    if (await fetch(`${cdn}/`).then(() => true, () => false)) return child;
+    if (
+      await fetch(`${cdn}/`).then(
+        () => true,
+        () => false,
+      )
+    )
+      return child;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`nginx did not answer at ${cdn}: ${stderr}`);
@@ -221,7 +262,12 @@ beforeAll(async () => {
   cdn = `http://127.0.0.1:${cdnPort}`;
   api = await startApiCluster({
     instances: 2,
-    store: () => ({ DATABASE_URL: database, LEDGER_SIGNING_KEY: LEDGER_SECRET, TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET, SITE_URL: cdn }),
+    store: () => ({
+      DATABASE_URL: database,
+      LEDGER_SIGNING_KEY: LEDGER_SECRET,
+      TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET,
+      SITE_URL: cdn,
+    }),
   });
   apiEntry = await verifyThroughApi(0);
   firstRun = await regenerate();
@@ -251,7 +297,9 @@ describe("the scheduled regeneration follows the live ledger", () => {
     expect(Number(published[1])).toBe(size);
     const pushed = sh("git", ["--git-dir", origin, "log", "-1", "--format=%s", "main"], work);
     expect(pushed).toMatch(/^data: regenerate /);
-    const manifest = JSON.parse(readFileSync(join(artifact, "government", "datapackage.json"), "utf8")) as { sample?: boolean };
+    const manifest = JSON.parse(readFileSync(join(artifact, "government", "datapackage.json"), "utf8")) as {
+      sample?: boolean;
+    };
     expect(manifest.sample).toBeUndefined();
     expect(existsSync(join(artifact, "ledger", "checkpoint"))).toBe(true);
     // Keyed files leave as the private artifact only: not in data/, not on the CDN.
@@ -265,7 +313,9 @@ describe("the scheduled regeneration follows the live ledger", () => {
     const before = Number(readFileSync(join(repo, "data", "ledger", "checkpoint"), "utf8").split("\n")[1]);
     await verifyThroughApi(1);
     const again = await regenerate();
-    expect(again.steps.find((s) => s.name === "Locate the ledger")?.output).not.toMatch(/replacing the published sample/);
+    expect(again.steps.find((s) => s.name === "Locate the ledger")?.output).not.toMatch(
+      /replacing the published sample/,
+    );
     const after = Number(readFileSync(join(repo, "data", "ledger", "checkpoint"), "utf8").split("\n")[1]);
     expect(after).toBe(await fx.ledger.size());
     expect(after).toBeGreaterThan(before);
@@ -290,7 +340,18 @@ describe("served by a CDN, checked by a downloader with only what they downloade
     const ledgerKey = verifierKey(LEDGER_NAME, publicKeyFromSecret("ed25519", LEDGER_SECRET));
     const area = await npxAsDownloader(work, empty, pkg, "integrity-verify", `${cdn}/government/`);
     expect(area.code, area.out + area.err).toBe(0);
-    const entry = await npxAsDownloader(work, empty, pkg, "integrity-verify", "--ledger", `${cdn}/ledger/`, "--entry", String(apiEntry), "--key", ledgerKey);
+    const entry = await npxAsDownloader(
+      work,
+      empty,
+      pkg,
+      "integrity-verify",
+      "--ledger",
+      `${cdn}/ledger/`,
+      "--entry",
+      String(apiEntry),
+      "--key",
+      ledgerKey,
+    );
     expect(entry.code, entry.out + entry.err).toBe(0);
     expect(entry.out).toContain(String(apiEntry));
   });
@@ -324,10 +385,20 @@ describe("in Chromium, on the CDN's origin", () => {
   it("/verify checks the files a person chose, the ones not chosen reported as not checked", async () => {
     const page = await browser!.newPage();
     await page.goto(`${cdn}/verify/`);
-    const file = async (name: string) => ({ name, mimeType: "application/octet-stream", buffer: Buffer.from(await (await fetch(`${cdn}/academics/${name}`)).arrayBuffer()) });
-    await page.setInputFiles("#area-files", [await file("datapackage.json"), await file("datapackage.json.sig"), await file("dataset.json")]);
+    const file = async (name: string) => ({
+      name,
+      mimeType: "application/octet-stream",
+      buffer: Buffer.from(await (await fetch(`${cdn}/academics/${name}`)).arrayBuffer()),
+    });
+    await page.setInputFiles("#area-files", [
+      await file("datapackage.json"),
+      await file("datapackage.json.sig"),
+      await file("dataset.json"),
+    ]);
     await page.click("#area-form button[type=submit]");
-    await page.waitForFunction(() => ["verified", "failed", "error"].includes(document.getElementById("area-result")?.dataset.verdict ?? ""));
+    await page.waitForFunction(() =>
+      ["verified", "failed", "error"].includes(document.getElementById("area-result")?.dataset.verdict ?? ""),
+    );
     const result = page.locator("#area-result");
     expect(await result.getAttribute("data-verdict"), (await result.textContent()) ?? "").toBe("verified");
     expect(await result.locator('li[data-status="failed"]').count()).toBe(0);

@@ -59,7 +59,14 @@ class FakeGitHub {
   mode: Mode;
 
   constructor(mode: Partial<Mode> = {}) {
-    this.mode = { runDetails: "supported", conclusion: "success", visibleAfter: 0, concurrentRun: false, titleCarriesId: true, ...mode };
+    this.mode = {
+      runDetails: "supported",
+      conclusion: "success",
+      visibleAfter: 0,
+      concurrentRun: false,
+      titleCarriesId: true,
+      ...mode,
+    };
     // An older run of the same workflow, which must never be picked.
     this.runs.push(this.#run("data: regenerate", "completed", "success"));
     this.#server = createServer((req, res) => {
@@ -108,8 +115,13 @@ class FakeGitHub {
     const base = `/repos/${OWNER}/${REPO}/actions`;
 
     if (req.method === "POST" && url.pathname === `${base}/workflows/${WORKFLOW}/dispatches`) {
-      if (req.headers["content-type"]?.startsWith("application/json") !== true) this.problems.push("dispatch body is not JSON");
-      const payload = JSON.parse(body) as { ref?: unknown; inputs?: Record<string, unknown>; return_run_details?: unknown };
+      if (req.headers["content-type"]?.startsWith("application/json") !== true)
+        this.problems.push("dispatch body is not JSON");
+      const payload = JSON.parse(body) as {
+        ref?: unknown;
+        inputs?: Record<string, unknown>;
+        return_run_details?: unknown;
+      };
       if (payload.return_run_details !== undefined && this.mode.runDetails === "refused") {
         return json(res, 422, {
           message: 'Invalid request.\n\n"return_run_details" is not a permitted key.',
@@ -119,11 +131,13 @@ class FakeGitHub {
       }
       if (payload.ref !== "main") return json(res, 422, { message: `No ref found for: ${String(payload.ref)}` });
       const allowed = new Set(["areas", "now", "dry-run", "dispatch-id"]);
-      for (const key of Object.keys(payload.inputs ?? {})) if (!allowed.has(key)) return json(res, 422, { message: `Unexpected inputs provided: ["${key}"]` });
+      for (const key of Object.keys(payload.inputs ?? {}))
+        if (!allowed.has(key)) return json(res, 422, { message: `Unexpected inputs provided: ["${key}"]` });
       this.dispatches.push(payload);
       const id = String(payload.inputs?.["dispatch-id"] ?? "");
       const run = this.#run(`data: regenerate${id && this.mode.titleCarriesId ? ` [${id}]` : ""}`);
-      if (this.mode.concurrentRun) this.#pending.push({ run: this.#run("data: regenerate [someone-elses-dispatch]"), after: 0 });
+      if (this.mode.concurrentRun)
+        this.#pending.push({ run: this.#run("data: regenerate [someone-elses-dispatch]"), after: 0 });
       this.#pending.push({ run, after: this.mode.visibleAfter });
       if (payload.return_run_details === true && this.mode.runDetails === "supported") {
         this.#reveal(true);
@@ -138,10 +152,13 @@ class FakeGitHub {
     }
 
     if (req.method === "GET" && url.pathname === `${base}/workflows/${WORKFLOW}/runs`) {
-      if (url.searchParams.get("event") !== "workflow_dispatch") this.problems.push(`runs listed without event filter: ${url.search}`);
-      if (url.searchParams.get("branch") !== "main") this.problems.push(`runs listed without branch filter: ${url.search}`);
+      if (url.searchParams.get("event") !== "workflow_dispatch")
+        this.problems.push(`runs listed without event filter: ${url.search}`);
+      if (url.searchParams.get("branch") !== "main")
+        this.problems.push(`runs listed without branch filter: ${url.search}`);
       const created = url.searchParams.get("created");
-      if (!created || !/^>=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(created)) this.problems.push(`bad created filter ${String(created)}`);
+      if (!created || !/^>=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(created))
+        this.problems.push(`bad created filter ${String(created)}`);
       this.#reveal(false);
       const runs = this.runs.filter((r) => r.event === "workflow_dispatch" && r.head_branch === "main").reverse();
       return json(res, 200, { total_count: runs.length, workflow_runs: runs.map(publicRun) });
@@ -213,7 +230,19 @@ describe("npm run dispatch", () => {
     const baseUrl = await start();
     const lines: string[] = [];
     const code = await main(
-      ["--ref", "main", "--areas", "economy,academics", "--now", "2026-03-01T00:00:00Z", "--wait", "--repo", `${OWNER}/${REPO}`, "--interval", "0.01"],
+      [
+        "--ref",
+        "main",
+        "--areas",
+        "economy,academics",
+        "--now",
+        "2026-03-01T00:00:00Z",
+        "--wait",
+        "--repo",
+        `${OWNER}/${REPO}`,
+        "--interval",
+        "0.01",
+      ],
       { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: baseUrl },
       (line) => lines.push(line),
     );
@@ -221,16 +250,28 @@ describe("npm run dispatch", () => {
     const dispatched = server!.dispatches[0]!;
     expect(dispatched.ref).toBe("main");
     expect(dispatched.return_run_details).toBe(true);
-    expect(dispatched.inputs).toMatchObject({ areas: "economy,academics", now: "2026-03-01T00:00:00Z", "dry-run": "false" });
+    expect(dispatched.inputs).toMatchObject({
+      areas: "economy,academics",
+      now: "2026-03-01T00:00:00Z",
+      "dry-run": "false",
+    });
     const run = server!.runs[server!.runs.length - 1]!;
     expect(lines).toContain(`run: ${run.html_url}`);
-    expect(lines.filter((l) => l.startsWith("status: "))).toEqual(["status: queued", "status: in_progress", "status: completed (success)"]);
+    expect(lines.filter((l) => l.startsWith("status: "))).toEqual([
+      "status: queued",
+      "status: in_progress",
+      "status: completed (success)",
+    ]);
   });
 
   it("exits non-zero when the run does not succeed", async () => {
     const baseUrl = await start({ conclusion: "failure" });
     const lines: string[] = [];
-    const code = await main(["--wait", "--dry-run", "--repo", `${OWNER}/${REPO}`, "--interval", "0.01"], { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: baseUrl }, (l) => lines.push(l));
+    const code = await main(
+      ["--wait", "--dry-run", "--repo", `${OWNER}/${REPO}`, "--interval", "0.01"],
+      { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: baseUrl },
+      (l) => lines.push(l),
+    );
     expect(code).toBe(1);
     expect(server!.dispatches[0]!.inputs).toMatchObject({ areas: "all", "dry-run": "true" });
     expect(lines[lines.length - 1]).toBe("status: completed (failure)");
@@ -281,7 +322,9 @@ describe("npm run dispatch", () => {
     const baseUrl = await start();
     expect(await main(["--repo", `${OWNER}/${REPO}`], { GITHUB_API_URL: baseUrl }, () => {})).toBe(1);
     expect(server!.requests).toEqual([]);
-    expect(await main(["--repo", `${OWNER}/${REPO}`], { GITHUB_TOKEN: "wrong", GITHUB_API_URL: baseUrl }, () => {})).toBe(1);
+    expect(
+      await main(["--repo", `${OWNER}/${REPO}`], { GITHUB_TOKEN: "wrong", GITHUB_API_URL: baseUrl }, () => {}),
+    ).toBe(1);
     expect(server!.dispatches).toEqual([]);
   });
 
@@ -293,7 +336,12 @@ describe("npm run dispatch", () => {
       expect(git("init", "-q").status).toBe(0);
       expect(git("remote", "add", "origin", `git@github.com:${OWNER}/${REPO}.git`).status).toBe(0);
       const lines: { line: string; requestsBefore: number }[] = [];
-      const code = await main([], { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: baseUrl }, (line) => lines.push({ line, requestsBefore: server!.requests.length }), checkout);
+      const code = await main(
+        [],
+        { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: baseUrl },
+        (line) => lines.push({ line, requestsBefore: server!.requests.length }),
+        checkout,
+      );
       expect(code).toBe(0);
       expect(lines[0]).toEqual({
         line: `target: ${OWNER}/${REPO}, workflow regenerate.yml on main (repository from the git remote "origin" (git@github.com:${OWNER}/${REPO}.git); pass --repo owner/name to choose another)`,
@@ -302,7 +350,9 @@ describe("npm run dispatch", () => {
       expect(server!.dispatches).toHaveLength(1);
       // --repo wins over the remote, and says so.
       const named: string[] = [];
-      expect(await main(["--repo", "other-owner/other-repo"], { GITHUB_API_URL: baseUrl }, (l) => named.push(l), checkout)).toBe(1);
+      expect(
+        await main(["--repo", "other-owner/other-repo"], { GITHUB_API_URL: baseUrl }, (l) => named.push(l), checkout),
+      ).toBe(1);
       expect(named[0]).toBe("target: other-owner/other-repo, workflow regenerate.yml on main (repository from --repo)");
     } finally {
       rmSync(checkout, { recursive: true, force: true });
@@ -318,15 +368,26 @@ describe("npm run dispatch", () => {
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/^\s+--repo owner\/name\s+the repository to run it in/m);
     expect(help.stdout).toContain("docs/maintainer-setup.md");
-    const noToken = spawnSync("npm", ["run", "-s", "dispatch", "--", "--repo", "acme/open-data"], { cwd: root, env, encoding: "utf8" });
+    const noToken = spawnSync("npm", ["run", "-s", "dispatch", "--", "--repo", "acme/open-data"], {
+      cwd: root,
+      env,
+      encoding: "utf8",
+    });
     expect(noToken.status).toBe(1);
-    expect(noToken.stdout.split("\n")[0]).toBe("target: acme/open-data, workflow regenerate.yml on main (repository from --repo)");
+    expect(noToken.stdout.split("\n")[0]).toBe(
+      "target: acme/open-data, workflow regenerate.yml on main (repository from --repo)",
+    );
     expect(noToken.stderr).toMatch(/set GITHUB_TOKEN to a token that may run workflows in acme\/open-data/);
   }, 60_000);
 
   it("sends only inputs that regenerate.yml declares", () => {
-    const workflow = parseYaml(readFileSync(new URL("../.github/workflows/regenerate.yml", import.meta.url), "utf8")) as {
-      on: { workflow_dispatch: { inputs: Record<string, { type: string; default?: unknown }> }; schedule: { cron: string }[] };
+    const workflow = parseYaml(
+      readFileSync(new URL("../.github/workflows/regenerate.yml", import.meta.url), "utf8"),
+    ) as {
+      on: {
+        workflow_dispatch: { inputs: Record<string, { type: string; default?: unknown }> };
+        schedule: { cron: string }[];
+      };
       "run-name": string;
     };
     const inputs = workflow.on.workflow_dispatch.inputs;

@@ -46,7 +46,9 @@ function fromPage(method: "GET" | "POST", path: string, host: string, origin: st
   const headers = [
     `Host: ${host}`,
     "Sec-Fetch-Site: same-origin",
-    ...(method === "POST" ? [`Origin: ${origin}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`] : []),
+    ...(method === "POST"
+      ? [`Origin: ${origin}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`]
+      : []),
     "Connection: close",
   ];
   return rawRequest(server.port, `${method} ${path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n${body}`);
@@ -57,7 +59,11 @@ const problemType = (response: RawResponse | null) => (JSON.parse(response?.body
 describe("a DNS-rebinding page is not same-origin", () => {
   test("it can neither write nor read: 421 misdirected-request", async () => {
     const evil = `evil.example:${server.port}`;
-    for (const [method, path] of [["POST", "/test/notes"], ["GET", "/v1/pulse/history"], ["GET", "/openapi.json"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/test/notes"],
+      ["GET", "/v1/pulse/history"],
+      ["GET", "/openapi.json"],
+    ] as const) {
       const response = await fromPage(method, path, evil, `http://${evil}`);
       expect(response?.status, `${method} ${path}`).toBe(421);
       expect(response?.headers["content-type"]).toBe("application/problem+json");

@@ -44,30 +44,54 @@ describe("deploy/haproxy.cfg as the template", () => {
       servers: [1, 2, 3, 4, 5].map((k) => ({ name: `api${k}`, address: `10.0.0.${k}:4321` })),
     });
     const lines = config.split("\n");
-    expect(lines.filter((l) => /^\s+server /.test(l)).map((l) => l.trim())).toEqual([1, 2, 3, 4, 5].map((k) => `server api${k} 10.0.0.${k}:4321 check`));
+    expect(lines.filter((l) => /^\s+server /.test(l)).map((l) => l.trim())).toEqual(
+      [1, 2, 3, 4, 5].map((k) => `server api${k} 10.0.0.${k}:4321 check`),
+    );
     expect(lines).toContain("    bind 127.0.0.1:18080");
     expect(lines).toContain("    default-server inter 200ms fall 2 rise 1");
-    const kept = (text: string) => text.split("\n").filter((l) => !/^\s+(server|bind|stats socket|default-server) /.test(l));
+    const kept = (text: string) =>
+      text.split("\n").filter((l) => !/^\s+(server|bind|stats socket|default-server) /.test(l));
     expect(kept(config)).toEqual(kept(template));
     // The lines the issue asks for are there, unchanged.
-    for (const line of ["option httpchk GET /health", "http-check expect status 200", "option forwardfor", "balance roundrobin", "option redispatch 1", "timeout tunnel 1h"]) {
+    for (const line of [
+      "option httpchk GET /health",
+      "http-check expect status 200",
+      "option forwardfor",
+      "balance roundrobin",
+      "option redispatch 1",
+      "timeout tunnel 1h",
+    ]) {
       expect(lines.map((l) => l.trim())).toContain(line);
     }
     expect(haproxyCheck(config)).toMatchObject({ status: 0 });
   });
 
   it("refuses a template it could not render faithfully", () => {
-    expect(() => renderHaproxyConfig({ bind: "127.0.0.1:1", statsSocket: "/tmp/s", servers: [] })).toThrow(/at least one server/);
-    const noBind = template.replace(/^\s+bind .*\n/m, "");
-    expect(() => renderHaproxyConfig({ bind: "127.0.0.1:1", statsSocket: "/tmp/s", servers: [{ name: "a", address: "127.0.0.1:2" }] }, noBind)).toThrow(
-      expect.objectContaining({ code: "HAPROXY_TEMPLATE" }),
+    expect(() => renderHaproxyConfig({ bind: "127.0.0.1:1", statsSocket: "/tmp/s", servers: [] })).toThrow(
+      /at least one server/,
     );
+    const noBind = template.replace(/^\s+bind .*\n/m, "");
+    expect(() =>
+      renderHaproxyConfig(
+        { bind: "127.0.0.1:1", statsSocket: "/tmp/s", servers: [{ name: "a", address: "127.0.0.1:2" }] },
+        noBind,
+      ),
+    ).toThrow(expect.objectContaining({ code: "HAPROXY_TEMPLATE" }));
     const split = template.replace("    server api2", "    # a comment between\n    server api2");
-    expect(() => renderHaproxyConfig({ bind: "127.0.0.1:1", statsSocket: "/tmp/s", servers: [{ name: "a", address: "127.0.0.1:2" }] }, split)).toThrow(/one block of server lines/);
+    expect(() =>
+      renderHaproxyConfig(
+        { bind: "127.0.0.1:1", statsSocket: "/tmp/s", servers: [{ name: "a", address: "127.0.0.1:2" }] },
+        split,
+      ),
+    ).toThrow(/one block of server lines/);
   });
 
   it("deploy/nginx.conf, the untested alternative, is at least a configuration nginx accepts", () => {
-    const result = spawnSync("/usr/sbin/nginx", ["-t", "-c", fileURLToPath(new URL("../deploy/nginx.conf", import.meta.url))], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+    const result = spawnSync(
+      "/usr/sbin/nginx",
+      ["-t", "-c", fileURLToPath(new URL("../deploy/nginx.conf", import.meta.url))],
+      { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] },
+    );
     expect(result.stderr).toContain("test is successful");
     expect(result.status).toBe(0);
   });

@@ -44,15 +44,25 @@ afterEach(() => {
 
 function cruise(files: Record<string, string>): Violation[] {
   dir = mkdtempSync(join(tmpdir(), "import-rules-"));
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", allowImportingTsExtensions: true, noEmit: true } }));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { module: "NodeNext", allowImportingTsExtensions: true, noEmit: true } }),
+  );
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
   const folders = FOLDERS.filter((f) => Object.keys(files).some((p) => p.startsWith(`${f}/`)));
-  const run = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, "--output-type", "err", ...folders], { cwd: dir, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [DEPCRUISE, "--config", CONFIG, "--output-type", "err", ...folders], {
+    cwd: dir,
+    encoding: "utf8",
+  });
   expect(run.stderr).toBe("");
-  const violations = [...run.stdout.matchAll(/^\s+error ([\w-]+): (\S+) → *(\S*)$/gm)].map(([, rule, from, to]) => ({ rule: rule!, from: from!, to: to! }));
+  const violations = [...run.stdout.matchAll(/^\s+error ([\w-]+): (\S+) → *(\S*)$/gm)].map(([, rule, from, to]) => ({
+    rule: rule!,
+    from: from!,
+    to: to!,
+  }));
   // The exit status is how npm test fails: it must agree with what was printed.
   expect(run.status === 0).toBe(violations.length === 0);
   return violations;
@@ -93,50 +103,56 @@ describe("the import rules", () => {
   });
 
   it("fail core importing a layer above it", () => {
-    expect(planted("core/up.ts"))
-      .toContainEqual(["core-imports-only-core", "core/up.ts", "store/ledger.ts"]);
+    expect(planted("core/up.ts")).toContainEqual(["core-imports-only-core", "core/up.ts", "store/ledger.ts"]);
   });
 
   it("fail core importing an I/O module, but not node:crypto", () => {
-    expect(planted("core/io.ts"))
-      .toEqual([["core-no-io", "core/io.ts", "fs"]]);
+    expect(planted("core/io.ts")).toEqual([["core-no-io", "core/io.ts", "fs"]]);
   });
 
   it("fail store importing pipeline", () => {
-    expect(planted("store/up.ts"))
-      .toContainEqual(["store-imports-only-core", "store/up.ts", "pipeline/step.ts"]);
+    expect(planted("store/up.ts")).toContainEqual(["store-imports-only-core", "store/up.ts", "pipeline/step.ts"]);
   });
 
   it("fail pipeline and api importing each other", () => {
-    expect(planted("pipeline/side.ts"))
-      .toContainEqual(["pipeline-not-api", "pipeline/side.ts", "api/app.ts"]);
-    expect(planted("api/side.ts"))
-      .toContainEqual(["api-not-pipeline", "api/side.ts", "pipeline/step.ts"]);
+    expect(planted("pipeline/side.ts")).toContainEqual(["pipeline-not-api", "pipeline/side.ts", "api/app.ts"]);
+    expect(planted("api/side.ts")).toContainEqual(["api-not-pipeline", "api/side.ts", "pipeline/step.ts"]);
   });
 
   it("fail the portal importing pipeline code", () => {
-    expect(planted("site/src/lib/verify.ts"))
-      .toContainEqual(["site-imports-core-and-store", "site/src/lib/verify.ts", "pipeline/step.ts"]);
+    expect(planted("site/src/lib/verify.ts")).toContainEqual([
+      "site-imports-core-and-store",
+      "site/src/lib/verify.ts",
+      "pipeline/step.ts",
+    ]);
   });
 
   it("fail a standalone package importing the project", () => {
-    expect(planted("packages/verify/src/index.ts"))
-      .toContainEqual(["packages-standalone", "packages/verify/src/index.ts", "core/rules.ts"]);
+    expect(planted("packages/verify/src/index.ts")).toContainEqual([
+      "packages-standalone",
+      "packages/verify/src/index.ts",
+      "core/rules.ts",
+    ]);
   });
 
   it("fail anything importing an entry point", () => {
-    expect(planted("api/entry.ts"))
-      .toContainEqual(["nothing-imports-cli", "api/entry.ts", "cli/run.ts"]);
+    expect(planted("api/entry.ts")).toContainEqual(["nothing-imports-cli", "api/entry.ts", "cli/run.ts"]);
   });
 
   it("fail production code importing test support", () => {
-    expect(planted("pipeline/uses-fixture.ts"))
-      .toContainEqual(["production-not-test-support", "pipeline/uses-fixture.ts", "test/support/core/builders.ts"]);
+    expect(planted("pipeline/uses-fixture.ts")).toContainEqual([
+      "production-not-test-support",
+      "pipeline/uses-fixture.ts",
+      "test/support/core/builders.ts",
+    ]);
   });
 
   it("fail production code importing the test runner (test support outside test/support/)", () => {
-    expect(planted("pipeline/areas/helpers.ts"))
-      .toContainEqual(["production-not-test-framework", "pipeline/areas/helpers.ts", "vitest"]);
+    expect(planted("pipeline/areas/helpers.ts")).toContainEqual([
+      "production-not-test-framework",
+      "pipeline/areas/helpers.ts",
+      "vitest",
+    ]);
   });
 
   it("fail an import circle", () => {
@@ -144,7 +160,6 @@ describe("the import rules", () => {
   });
 
   it("fail an import that resolves to nothing", () => {
-    expect(planted("api/typo.ts"))
-      .toContainEqual(["not-to-unresolvable", "api/typo.ts", "../store/ledgr.ts"]);
+    expect(planted("api/typo.ts")).toContainEqual(["not-to-unresolvable", "api/typo.ts", "../store/ledgr.ts"]);
   });
 });

@@ -16,7 +16,16 @@ import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
-import { checkEntryBundles, leafHashOf, openCheckpoint, readBundle, rootFromInclusion, TileTree, verifyConsistencyProof, type LogFiles } from "./support/tlog-tiles-client.ts";
+import {
+  checkEntryBundles,
+  leafHashOf,
+  openCheckpoint,
+  readBundle,
+  rootFromInclusion,
+  TileTree,
+  verifyConsistencyProof,
+  type LogFiles,
+} from "./support/tlog-tiles-client.ts";
 
 const ORIGIN = "tiles.e2e/ledger";
 const KEY = generateKeyPair("ed25519");
@@ -45,9 +54,16 @@ const files =
 const b64 = (h: Uint8Array) => Buffer.from(h).toString("base64");
 
 beforeAll(async () => {
-  ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: KEY.secretKey }, now: steppingClock(), durability: "normal" });
+  ledger = await openLedgerStore({
+    path: join(dir, "ledger.sqlite"),
+    origin: ORIGIN,
+    signer: { name: ORIGIN, secretKeyHex: KEY.secretKey },
+    now: steppingClock(),
+    durability: "normal",
+  });
   const sign = async () => ({ note: await ledger.checkpoint(), signer: { name: ORIGIN, publicKeyHex: KEY.publicKey } });
-  for (let i = 0; i < OLD_SIZE; i += 5_000) await ledger.append(Array.from({ length: Math.min(5_000, OLD_SIZE - i) }, (_, j) => sampleEvent(i + j)));
+  for (let i = 0; i < OLD_SIZE; i += 5_000)
+    await ledger.append(Array.from({ length: Math.min(5_000, OLD_SIZE - i) }, (_, j) => sampleEvent(i + j)));
   await publishLedgerCheckpoint({ dataDir, ledger, sign, trustNewKey: false });
   oldNote = readFileSync(join(dataDir, LEDGER_CHECKPOINT), "utf8");
   await ledger.append(Array.from({ length: NEW_SIZE - OLD_SIZE }, (_, j) => sampleEvent(OLD_SIZE + j)));
@@ -85,7 +101,9 @@ describe("the published tiles, read independently", () => {
     expect(verifyConsistencyProof(older.size, newer.size, older.root, newer.root, proof)).toBe(true);
     expect(verifyConsistencyProof(older.size, newer.size, newer.root, newer.root, proof)).toBe(false);
     for (const m of [1, 255, 256, 4_097, 65_536]) {
-      expect((await tree.consistency(m)).map(b64), `from ${m}`).toEqual((await ledger.consistencyProof(m, newer.size)).map(b64));
+      expect((await tree.consistency(m)).map(b64), `from ${m}`).toEqual(
+        (await ledger.consistencyProof(m, newer.size)).map(b64),
+      );
     }
   });
 
@@ -99,8 +117,13 @@ describe("the published tiles, read independently", () => {
       expect(JSON.parse(Buffer.from(envelopes[0]!).toString()), `bundle ${index}`).toMatchObject({ seq: index * 256 });
     }
     // The monitor's check itself: an envelope put at the C2SP URL is refused.
-    const misplaced: LogFiles = async (path) => (path.startsWith("tile/entries/") ? await files(prefix)(`envelopes/${path.slice("tile/entries/".length)}`) : await files(prefix)(path));
-    await expect(checkEntryBundles(misplaced, tree, newer.size)).rejects.toThrow("tile/entries/000: entry 0 does not hash to its leaf");
+    const misplaced: LogFiles = async (path) =>
+      path.startsWith("tile/entries/")
+        ? await files(prefix)(`envelopes/${path.slice("tile/entries/".length)}`)
+        : await files(prefix)(path);
+    await expect(checkEntryBundles(misplaced, tree, newer.size)).rejects.toThrow(
+      "tile/entries/000: entry 0 does not hash to its leaf",
+    );
   });
 
   it("prove the inclusion of entries, hash for hash the API's inclusion route, and show their envelopes", async () => {
@@ -109,7 +132,12 @@ describe("the published tiles, read independently", () => {
     for (const seq of [0, 1, 255, 256, 4_242, 65_535, 65_536, OLD_SIZE, NEW_SIZE - 1]) {
       const response = await fetch(`${server.url}/ledger/entries/${seq}/inclusion`);
       expect(response.status).toBe(200);
-      const api = (await response.json()) as { entry: Record<string, unknown>; tree_size: number; proof: string[]; checkpoint: string };
+      const api = (await response.json()) as {
+        entry: Record<string, unknown>;
+        tree_size: number;
+        proof: string[];
+        checkpoint: string;
+      };
       expect(api.tree_size).toBe(NEW_SIZE);
       expect(api.checkpoint).toBe(newNote);
       const proof = await tree.inclusion(seq);

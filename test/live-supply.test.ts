@@ -30,7 +30,11 @@ let ledger: Ledger;
 let server: RunningServer;
 
 beforeAll(async () => {
-  ledger = await openLedgerStore({ path: join(made.dir, "ledger.sqlite"),  origin: "live-supply-test", durability: "normal" });
+  ledger = await openLedgerStore({
+    path: join(made.dir, "ledger.sqlite"),
+    origin: "live-supply-test",
+    durability: "normal",
+  });
   server = await listen(createApp({ dataDir: REPO_DATA, ledger, log: () => {} }), "127.0.0.1", 0);
 });
 afterAll(async () => {
@@ -48,15 +52,19 @@ function pipelineSupply(entries: readonly LedgerEntry[]): unknown {
 describe("GET /economy/supply, live", () => {
   it("equals the pipeline's supply.json at every ledger size as the ledger grows", async () => {
     for (const size of [1, 250, 3_000, 7_000, events.length]) {
-      for (let from = await ledger.size(); from < size; from += 1000) await ledger.append(events.slice(from, Math.min(size, from + 1000)));
+      for (let from = await ledger.size(); from < size; from += 1000)
+        await ledger.append(events.slice(from, Math.min(size, from + 1000)));
       const response = await fetch(`${server.url}/economy/supply`);
       expect(response.status, `at ${size}`).toBe(200);
       expect(response.headers.get("cache-control")).toBe("no-store");
       expect(response.headers.get("ratelimit-policy")).toBe('"daily";q=100;w=86400');
-      expect(await response.json(), `at ${size}`).toEqual(pipelineSupply((await Array.fromAsync(ledger.entries()))));
+      expect(await response.json(), `at ${size}`).toEqual(pipelineSupply(await Array.fromAsync(ledger.entries())));
     }
     // The whole sample gives the committed figures (supply.json is dated by the newest pulse as well).
-    const committed = JSON.parse(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json"), "utf8")) as Record<string, unknown>;
+    const committed = JSON.parse(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
     const live = (await (await fetch(`${server.url}/economy/supply`)).json()) as Record<string, unknown>;
     for (const figure of ["total_supply", "circulating", "locked", "burned"]) {
       expect(live[figure], figure).toBe(committed[figure]);
@@ -64,14 +72,17 @@ describe("GET /economy/supply, live", () => {
     }
     // The published file stays the published file.
     const file = await fetch(`${server.url}/economy/supply.json`);
-    expect(Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json")))).toBe(true);
+    expect(
+      Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(REPO_DATA, "areas", "economy", "supply.json"))),
+    ).toBe(true);
   });
 
   it("folds only the entries appended since the last answer", async () => {
     const read: [number, number][] = [];
     const counting: LedgerReader = new Proxy(ledger, {
       get(target, name) {
-        if (name === "entries") return (start: number, end: number) => (read.push([start, end]), target.entries(start, end));
+        if (name === "entries")
+          return (start: number, end: number) => (read.push([start, end]), target.entries(start, end));
         const value = Reflect.get(target, name) as unknown;
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -82,16 +93,27 @@ describe("GET /economy/supply, live", () => {
     await balances.supply();
     expect(read).toEqual([[0, size]]);
     const last = (await Array.fromAsync(ledger.entries(size - 1, size)))[0]!;
-    await ledger.append([{ type: "mic_burn", payload: { account: "ATLAS", amount_shards: "1", reason: "live supply test" }, ts: last.ts }]);
-    expect((await balances.supply())?.burned).toBe((pipelineSupply((await Array.fromAsync(ledger.entries()))) as { burned: number }).burned);
-    expect(read).toEqual([[0, size], [size, size + 1]]);
+    await ledger.append([
+      { type: "mic_burn", payload: { account: "ATLAS", amount_shards: "1", reason: "live supply test" }, ts: last.ts },
+    ]);
+    expect((await balances.supply())?.burned).toBe(
+      (pipelineSupply(await Array.fromAsync(ledger.entries())) as { burned: number }).burned,
+    );
+    expect(read).toEqual([
+      [0, size],
+      [size, size + 1],
+    ]);
   });
 });
 
 describe("GET /economy/supply past 2^53 shards", () => {
   it("answers the exact shard strings, and the numbers' text written from them (not a double's)", async () => {
     const own = tempDir("live-supply-big-");
-    const big = await openLedgerStore({ path: join(own.dir, "ledger.sqlite"),  origin: "live-supply-big", durability: "normal" });
+    const big = await openLedgerStore({
+      path: join(own.dir, "ledger.sqlite"),
+      origin: "live-supply-big",
+      durability: "normal",
+    });
     const bigServer = await listen(createApp({ dataDir: REPO_DATA, ledger: big, log: () => {} }), "127.0.0.1", 0);
     try {
       const mint = events.find((e) => e.type === "mic_mint")!;
@@ -99,11 +121,17 @@ describe("GET /economy/supply past 2^53 shards", () => {
       const locked = 2n ** 53n + 2n; // 9007199254.740994 MIC; through a double it reads …740993
       big.append([
         { ...mint, payload: { ...mint.payload, amount_shards: minted.toString() } },
-        { type: "mic_lock", payload: { account: "ATLAS", amount_shards: locked.toString(), contract: "exact-test" }, ts: mint.ts },
+        {
+          type: "mic_lock",
+          payload: { account: "ATLAS", amount_shards: locked.toString(), contract: "exact-test" },
+          ts: mint.ts,
+        },
       ]);
       const text = await (await fetch(`${bigServer.url}/economy/supply`)).text();
       const doc = JSON.parse(text) as Record<string, unknown>;
-      expect([doc.total_supply_shards, doc.locked_shards, doc.circulating_shards, doc.burned_shards]).toEqual([minted, locked, minted - locked, 0n].map(String));
+      expect([doc.total_supply_shards, doc.locked_shards, doc.circulating_shards, doc.burned_shards]).toEqual(
+        [minted, locked, minted - locked, 0n].map(String),
+      );
       expect(text).toContain('"total_supply":9223372036854.775807,');
       expect(text).toContain('"locked":9007199254.740994,');
       expect(text).toContain('"circulating":9214364837600.034813,');

@@ -78,7 +78,12 @@ async function open(): Promise<Open> {
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
     body: JSON.stringify({ cycle: "C-301", room, gi_baseline: 0.97, participants: PARTICIPANTS }),
     signal: AbortSignal.timeout(HANG_MS),
-  }).catch((error: Error): Answer => ({ status: 0, instance: null, headers: new Headers(), text: String(error.message) }));
+  }).catch((error: Error): Answer => ({
+    status: 0,
+    instance: null,
+    headers: new Headers(),
+    text: String(error.message),
+  }));
   return { room, answer };
 }
 
@@ -95,10 +100,17 @@ interface StoreHealth {
   store: string | null;
 }
 /** /health of an instance (or through the balancer): the instance's status and each shared store's. */
-async function health(url: string): Promise<{ status: string; ledger: StoreHealth; access_ledger: StoreHealth; limits: StoreHealth }> {
+async function health(
+  url: string,
+): Promise<{ status: string; ledger: StoreHealth; access_ledger: StoreHealth; limits: StoreHealth }> {
   const answer = await request(`${url}/health`, { signal: AbortSignal.timeout(HANG_MS) });
   expect(answer.status).toBe(200);
-  return JSON.parse(answer.text) as { status: string; ledger: StoreHealth; access_ledger: StoreHealth; limits: StoreHealth };
+  return JSON.parse(answer.text) as {
+    status: string;
+    ledger: StoreHealth;
+    access_ledger: StoreHealth;
+    limits: StoreHealth;
+  };
 }
 async function ledgerHealth(url: string): Promise<StoreHealth> {
   return (await health(url)).ledger;
@@ -115,7 +127,9 @@ async function until(what: string, done: () => boolean | Promise<boolean>): Prom
 /** The rooms of the consensus sessions on the ledger (read by the test's own connection). */
 async function openedRooms(): Promise<string[]> {
   const entries: LedgerEntry[] = await Array.fromAsync(fx.ledger.entries());
-  return entries.filter((e) => e.type === "consensus.opened" && (e.payload as { cycle: string }).cycle === "C-301").map((e) => (e.payload as { room: string }).room);
+  return entries
+    .filter((e) => e.type === "consensus.opened" && (e.payload as { cycle: string }).cycle === "C-301")
+    .map((e) => (e.payload as { room: string }).room);
 }
 
 describe("three instances on one PostgreSQL behind HAProxy when PostgreSQL fails", () => {
@@ -215,6 +229,7 @@ describe("three instances on one PostgreSQL behind HAProxy when PostgreSQL fails
     for (const { answer } of after) expect(answer.status, answer.text).toBe(201);
     const onLedger = await openedRooms();
     for (const { room } of after) expect(onLedger).toContain(room);
-    for (const instance of cluster.instances) expect(await ledgerHealth(instance.url)).toMatchObject({ store: "postgresql" });
+    for (const instance of cluster.instances)
+      expect(await ledgerHealth(instance.url)).toMatchObject({ store: "postgresql" });
   });
 });

@@ -58,7 +58,12 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
     const location = store === "postgresql" ? { DATABASE_URL: fx.path } : { LEDGER_DB: fx.path };
     cluster = await startApiCluster({
       instances: INSTANCES,
-      store: () => ({ ...location, DATA_DIR: data.dir, LEDGER_SIGNING_KEY: sha256Hex("avm test ledger key"), TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET }),
+      store: () => ({
+        ...location,
+        DATA_DIR: data.dir,
+        LEDGER_SIGNING_KEY: sha256Hex("avm test ledger key"),
+        TOKEN_SIGNING_KEY: TEST_TOKEN_SECRET,
+      }),
     });
   }, 60_000);
 
@@ -79,25 +84,38 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
     const health = JSON.parse(answers[0]!.text) as { ledger: { status: string; store: string; size: number } };
     expect(health.ledger).toMatchObject({ status: "ok", store });
     // Every instance reads the same ledger.
-    const sizes = await Promise.all(cluster.instances.map(async (i) => (JSON.parse((await request(`${i.url}/health`)).text) as typeof health).ledger.size));
+    const sizes = await Promise.all(
+      cluster.instances.map(
+        async (i) => (JSON.parse((await request(`${i.url}/health`)).text) as typeof health).ledger.size,
+      ),
+    );
     expect(new Set(sizes).size).toBe(1);
   });
 
-  (store === "postgresql" ? it : noTest)("with DATABASE_URL no SQLite ledger file is created: not in the instances' state folder, not next to the fixture", () => {
-    const sqliteLedgers = (dir: string) => readdirSync(dir).filter((name) => name.startsWith("ledger.sqlite"));
-    expect(sqliteLedgers(join(cluster.dir, "state"))).toEqual([]);
-    expect(sqliteLedgers(fx.dir)).toEqual([]);
-    expect(existsSync(join(cluster.dir, "state", "ledger.sqlite"))).toBe(false);
-  });
+  (store === "postgresql" ? it : noTest)(
+    "with DATABASE_URL no SQLite ledger file is created: not in the instances' state folder, not next to the fixture",
+    () => {
+      const sqliteLedgers = (dir: string) => readdirSync(dir).filter((name) => name.startsWith("ledger.sqlite"));
+      expect(sqliteLedgers(join(cluster.dir, "state"))).toEqual([]);
+      expect(sqliteLedgers(fx.dir)).toEqual([]);
+      expect(existsSync(join(cluster.dir, "state", "ledger.sqlite"))).toBe(false);
+    },
+  );
 
   it("a write through one instance is read through another, asked after the answer", async () => {
-    const opened = await postJson(`${cluster.url}/v1/consensus/sessions`, { cycle: "C-201", room: "visible", gi_baseline: 0.97, participants: PARTICIPANTS }, token);
+    const opened = await postJson(
+      `${cluster.url}/v1/consensus/sessions`,
+      { cycle: "C-201", room: "visible", gi_baseline: 0.97, participants: PARTICIPANTS },
+      token,
+    );
     expect(opened.status, opened.text).toBe(201);
     const sessionId = (JSON.parse(opened.text) as { sessionId: string }).sessionId;
     for (const other of cluster.instances.filter((i) => i.id !== opened.instance)) {
       const listed = await request(`${other.url}/v1/consensus/sessions`);
       expect(listed.instance).toBe(other.id);
-      expect((JSON.parse(listed.text) as { sessions: { session_id: string }[] }).sessions.map((s) => s.session_id)).toContain(sessionId);
+      expect(
+        (JSON.parse(listed.text) as { sessions: { session_id: string }[] }).sessions.map((s) => s.session_id),
+      ).toContain(sessionId);
     }
   });
 
@@ -108,10 +126,17 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
     expect(opens.filter((a) => a.status === 200 && a.text === "null")).toHaveLength(99);
     const sessionId = opens.find((a) => a.status === 201)!.body!.sessionId;
     for (const instance of cluster.instances) {
-      const listed = (await new ConsensusClient(instance.url, token).request<{ sessions: { session_id: string; room: string }[] }>("GET", "/v1/consensus/sessions")).body;
+      const listed = (
+        await new ConsensusClient(instance.url, token).request<{ sessions: { session_id: string; room: string }[] }>(
+          "GET",
+          "/v1/consensus/sessions",
+        )
+      ).body;
       expect(listed.sessions.filter((s) => s.room === "stampede").map((s) => s.session_id)).toEqual([sessionId]);
     }
-    const opened = (await entries()).filter((e) => e.type === "consensus.opened" && (e.payload as { cycle: string }).cycle === "C-202");
+    const opened = (await entries()).filter(
+      (e) => e.type === "consensus.opened" && (e.payload as { cycle: string }).cycle === "C-202",
+    );
     expect(opened.map((e) => (e.payload as { session_id: string }).session_id)).toEqual([sessionId]);
   });
 
@@ -119,7 +144,9 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
     const before = await fx.ledger.size();
     const now = fx.nowMs;
     // Thirty distinct attestations (a replayed one is refused): issued a millisecond apart.
-    const bodies = Array.from({ length: 30 }, (_, k) => fx.body(holder, companion, ["api.read"], { issuedAt: now - 86_400_000 - k }));
+    const bodies = Array.from({ length: 30 }, (_, k) =>
+      fx.body(holder, companion, ["api.read"], { issuedAt: now - 86_400_000 - k }),
+    );
     const answers = await Promise.all(bodies.map((body) => postJson(`${cluster.url}/avm/verify`, body)));
     for (const a of answers) expect(a.status, a.text).toBe(200);
     expect(new Set(answers.map((a) => a.instance)).size).toBeGreaterThan(1);
@@ -131,7 +158,9 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
     const seqs = answers.map((a) => Number(a.headers.get("ledger-seq")));
     expect(new Set(seqs).size).toBe(30);
     const all = await entries();
-    const covered = seqs.flatMap((seq) => (all[seq]!.type === "avm.grant" ? [seq - 1, seq] : [seq])).sort((a, b) => a - b);
+    const covered = seqs
+      .flatMap((seq) => (all[seq]!.type === "avm.grant" ? [seq - 1, seq] : [seq]))
+      .sort((a, b) => a - b);
     expect(covered).toEqual(written.map((e) => e.seq));
     expect(written.map((e) => e.seq)).toEqual(Array.from({ length: written.length }, (_, k) => before + k));
     expect(await fx.ledger.verify()).toMatchObject({ ok: true });
@@ -152,9 +181,13 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
         const answer = await single.post("/avm/verify", body);
         expect(answer.status, await answer.text()).toBe(200);
       }
-      const twinAttempts = (await Array.fromAsync(twin.ledger.entries())).slice(twinBefore).filter((e) => e.type === "avm.attempt");
+      const twinAttempts = (await Array.fromAsync(twin.ledger.entries()))
+        .slice(twinBefore)
+        .filter((e) => e.type === "avm.attempt");
       expect(twinAttempts.map((e) => e.payload)).toEqual(attempts.map((e) => e.payload));
-      expect(comparableRegistry(await twin.ledger.state(avmRegistry))).toEqual(comparableRegistry(await fx.ledger.state(avmRegistry)));
+      expect(comparableRegistry(await twin.ledger.state(avmRegistry))).toEqual(
+        comparableRegistry(await fx.ledger.state(avmRegistry)),
+      );
     } finally {
       await twin.close();
     }
@@ -176,13 +209,21 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
         const room = `load-${next++}`;
         const downWhenSent = down;
         // A connection cut with its instance is no answer: status 0.
-        const answer = await postJson(`${cluster.url}/v1/consensus/sessions`, { cycle: "C-203", room, gi_baseline: 0.97, participants: PARTICIPANTS }, token).catch(
-          (error: Error): Answer => ({ status: 0, instance: null, headers: new Headers(), text: String((error.cause as Error | undefined)?.message ?? error.message) }),
-        );
+        const answer = await postJson(
+          `${cluster.url}/v1/consensus/sessions`,
+          { cycle: "C-203", room, gi_baseline: 0.97, participants: PARTICIPANTS },
+          token,
+        ).catch((error: Error): Answer => ({
+          status: 0,
+          instance: null,
+          headers: new Headers(),
+          text: String((error.cause as Error | undefined)?.message ?? error.message),
+        }));
         sent.push({ room, answer, downWhenSent });
       }
     };
-    const acked = (from: string | null = null) => sent.filter((s) => s.answer.status === 201 && (from === null || s.answer.instance === from)).length;
+    const acked = (from: string | null = null) =>
+      sent.filter((s) => s.answer.status === 201 && (from === null || s.answer.instance === from)).length;
     const until = async (what: string, done: () => boolean) => {
       const deadline = Date.now() + 20_000;
       while (!done()) {
@@ -229,33 +270,52 @@ describe.each(STORES)("N instances behind HAProxy on one shared ledger: %s", (st
     expect(failed.length).toBeLessThanOrEqual(3 * 6);
 
     // Every acknowledged open is on the ledger, once; a room is never opened twice.
-    const opened = (await entries()).filter((e) => e.type === "consensus.opened" && (e.payload as { cycle: string }).cycle === "C-203");
+    const opened = (await entries()).filter(
+      (e) => e.type === "consensus.opened" && (e.payload as { cycle: string }).cycle === "C-203",
+    );
     const rooms = opened.map((e) => (e.payload as { room: string }).room);
     expect(new Set(rooms).size).toBe(rooms.length);
-    const sessionOf = new Map(opened.map((e) => [(e.payload as { room: string }).room, (e.payload as { session_id: string }).session_id]));
-    for (const s of sent.filter((x) => x.answer.status === 201)) expect(sessionOf.get(s.room)).toBe((JSON.parse(s.answer.text) as { sessionId: string }).sessionId);
+    const sessionOf = new Map(
+      opened.map((e) => [(e.payload as { room: string }).room, (e.payload as { session_id: string }).session_id]),
+    );
+    for (const s of sent.filter((x) => x.answer.status === 201))
+      expect(sessionOf.get(s.room)).toBe((JSON.parse(s.answer.text) as { sessionId: string }).sessionId);
     expect(await fx.ledger.verify()).toMatchObject({ ok: true });
   });
 
-  (store === "postgresql" ? it : noTest)("150 parallel requests of one client spread over three instances → exactly 100 answered; the client is the one HAProxy forwarded", async () => {
-    const answers = await Promise.all(Array.from({ length: 150 }, () => requestFrom(`${cluster.url}${FILE}`, "127.0.4.1")));
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
-    expect(answers.filter((a) => a.status === 429)).toHaveLength(50);
-    expect(new Set(answers.map((a) => a.instance)).size).toBe(INSTANCES);
-    // Another address through the same balancer is another client (X-Forwarded-For from a trusted
-    // proxy): its quota is whole.
-    const other = await requestFrom(`${cluster.url}${FILE}`, "127.0.4.2");
-    expect(other.status).toBe(200);
-    expect(other.rateLimit).toMatch(/;r=99;/);
-  });
+  (store === "postgresql" ? it : noTest)(
+    "150 parallel requests of one client spread over three instances → exactly 100 answered; the client is the one HAProxy forwarded",
+    async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 150 }, () => requestFrom(`${cluster.url}${FILE}`, "127.0.4.1")),
+      );
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(50);
+      expect(new Set(answers.map((a) => a.instance)).size).toBe(INSTANCES);
+      // Another address through the same balancer is another client (X-Forwarded-For from a trusted
+      // proxy): its quota is whole.
+      const other = await requestFrom(`${cluster.url}${FILE}`, "127.0.4.2");
+      expect(other.status).toBe(200);
+      expect(other.rateLimit).toMatch(/;r=99;/);
+    },
+  );
 });
 
 /** A GET from a given loopback address (all of 127.0.0.0/8 is loopback on Linux): one client per address. */
-function requestFrom(url: string, localAddress: string): Promise<{ status: number; instance: string | null; rateLimit: string | null }> {
+function requestFrom(
+  url: string,
+  localAddress: string,
+): Promise<{ status: number; instance: string | null; rateLimit: string | null }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { localAddress, headers: { Connection: "close" } }, (res) => {
       res.resume();
-      res.on("end", () => resolve({ status: res.statusCode!, instance: (res.headers["instance-id"] as string | undefined) ?? null, rateLimit: (res.headers.ratelimit as string | undefined) ?? null }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode!,
+          instance: (res.headers["instance-id"] as string | undefined) ?? null,
+          rateLimit: (res.headers.ratelimit as string | undefined) ?? null,
+        }),
+      );
     });
     req.on("error", reject);
     req.end();
@@ -271,9 +331,14 @@ function comparableRegistry(registry: AvmRegistry): unknown {
   const strip = (value: unknown): unknown => {
     if (typeof value === "bigint") return value.toString();
     if (Array.isArray(value)) return value.map(strip);
-    if (value instanceof Map) return [...value].map(([key, v]) => [key, strip(v)]).sort(([a], [b]) => String(a).localeCompare(String(b)));
+    if (value instanceof Map)
+      return [...value].map(([key, v]) => [key, strip(v)]).sort(([a], [b]) => String(a).localeCompare(String(b)));
     if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).filter(([key]) => !/^seq$|_at$|AtMs$/.test(key)).map(([key, v]) => [key, strip(v)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([key]) => !/^seq$|_at$|AtMs$/.test(key))
+          .map(([key, v]) => [key, strip(v)]),
+      );
     }
     return value;
   };

@@ -11,13 +11,34 @@ import { describe, expect, it } from "vitest";
 import { manualOrder, manualPath, manualTitle, portalHref } from "../site/src/lib/manual.ts";
 import { DOCS_DIR, docsPages, markdownLinks, REPO_ROOT } from "./support/site/helpers.ts";
 
-const SOURCES = [...docsPages().map((p) => join(DOCS_DIR, `${p}.md`)), join(REPO_ROOT, "README.md"), join(REPO_ROOT, "bench", "README.md")];
+const SOURCES = [
+  ...docsPages().map((p) => join(DOCS_DIR, `${p}.md`)),
+  join(REPO_ROOT, "README.md"),
+  join(REPO_ROOT, "bench", "README.md"),
+];
 const isRelative = (href: string) => !/^(#|[a-z][a-z0-9+.-]*:|\/)/i.test(href);
 
 describe("the manual's sources", () => {
   it("has the pages the README sends readers to, each starting with a # title after its front matter", () => {
     const pages = docsPages();
-    for (const name of ["index", "architecture", "ledger", "trust", "authority", "consensus", "pulse", "data-areas", "sample-data", "balances-and-migration", "simulation", "api", "portal", "decisions", "contributing", "dependencies"]) {
+    for (const name of [
+      "index",
+      "architecture",
+      "ledger",
+      "trust",
+      "authority",
+      "consensus",
+      "pulse",
+      "data-areas",
+      "sample-data",
+      "balances-and-migration",
+      "simulation",
+      "api",
+      "portal",
+      "decisions",
+      "contributing",
+      "dependencies",
+    ]) {
       expect(pages, name).toContain(name);
     }
     for (const name of pages) {
@@ -41,7 +62,9 @@ describe("the manual's sources", () => {
   });
 
   it("finds links in prose only, not in code", () => {
-    expect(markdownLinks("See [a](./a.md#x) and `[b](./b.md)`.\n\n```sh\n[c](./c.md)\n```\n[d](../d.ts \"title\")")).toEqual(["./a.md#x", "../d.ts"]);
+    expect(
+      markdownLinks('See [a](./a.md#x) and `[b](./b.md)`.\n\n```sh\n[c](./c.md)\n```\n[d](../d.ts "title")'),
+    ).toEqual(["./a.md#x", "../d.ts"]);
   });
 });
 
@@ -55,7 +78,9 @@ describe("the manual on the portal (site/src/lib/manual.ts)", () => {
 
   it("keeps anchors and absolute links, and drops links that leave docs/ (the portal does not publish the repository)", () => {
     expect(portalHref("#event-types")).toBe("#event-types");
-    expect(portalHref("https://datatracker.ietf.org/doc/html/rfc9162")).toBe("https://datatracker.ietf.org/doc/html/rfc9162");
+    expect(portalHref("https://datatracker.ietf.org/doc/html/rfc9162")).toBe(
+      "https://datatracker.ietf.org/doc/html/rfc9162",
+    );
     expect(portalHref("/docs/")).toBe("/docs/");
     expect(portalHref("../core/merkle.ts")).toBeNull();
     expect(portalHref("../bench/README.md")).toBeNull();
@@ -70,7 +95,12 @@ describe("the manual on the portal (site/src/lib/manual.ts)", () => {
       { name: "index", title: "Manual", order: 0 },
     ];
     expect(manualOrder(pages).map((p) => p.name)).toEqual(["index", "ledger", "alpha", "zeta"]);
-    expect(manualTitle("x", undefined, [{ depth: 2, text: "Sub" }, { depth: 1, text: "The title" }])).toBe("The title");
+    expect(
+      manualTitle("x", undefined, [
+        { depth: 2, text: "Sub" },
+        { depth: 1, text: "The title" },
+      ]),
+    ).toBe("The title");
     expect(manualTitle("x", "Chosen", [{ depth: 1, text: "The title" }])).toBe("Chosen");
     expect(manualTitle("x", undefined, [])).toBe("x");
   });

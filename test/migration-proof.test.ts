@@ -33,7 +33,12 @@ function nodeVerdict(address: string, proof: LeafProof, checkpoint: string): str
   }
 }
 
-async function browserVerdict(address: string, proof: unknown, checkpoint = dir.checkpoint, keys = vkeys): Promise<string> {
+async function browserVerdict(
+  address: string,
+  proof: unknown,
+  checkpoint = dir.checkpoint,
+  keys = vkeys,
+): Promise<string> {
   try {
     return (await verifyLookup({ address, proof, checkpoint, vkeys: keys, origin: MIGRATION_ORIGIN })).leaf.address;
   } catch (error) {
@@ -49,29 +54,78 @@ describe("the browser's verifier", () => {
       expect(nodeVerdict(address, proofOf(address), dir.checkpoint)).toBe(address);
       expect(await browserVerdict(address, proofOf(address))).toBe(address);
     }
-    const verified = await verifyLookup({ address: "sample-legacy-0001", proof: proofOf("sample-legacy-0001"), checkpoint: dir.checkpoint, vkeys, origin: MIGRATION_ORIGIN });
-    expect(verified).toMatchObject({ leaf: { balance_shards: "1005000", v1_balance_gic: "1.005" }, treeSize: dir.leaves.length, signedBy: ["integrity-platform.example/datasets"] });
+    const verified = await verifyLookup({
+      address: "sample-legacy-0001",
+      proof: proofOf("sample-legacy-0001"),
+      checkpoint: dir.checkpoint,
+      vkeys,
+      origin: MIGRATION_ORIGIN,
+    });
+    expect(verified).toMatchObject({
+      leaf: { balance_shards: "1005000", v1_balance_gic: "1.005" },
+      treeSize: dir.leaves.length,
+      signedBy: ["integrity-platform.example/datasets"],
+    });
   });
 
   it("refuses every tampering, and the node verifier refuses each too", async () => {
     const address = "ATLAS";
     const good = proofOf(address);
     const other = proofOf("HERMES");
-    const flip = (b64: string) => Buffer.from(Buffer.from(b64, "base64").map((x, i) => (i === 0 ? x ^ 1 : x))).toString("base64");
-    const [text, signatures] = [dir.checkpoint.slice(0, dir.checkpoint.lastIndexOf("\n\n") + 1), dir.checkpoint.slice(dir.checkpoint.lastIndexOf("\n\n") + 1)];
+    const flip = (b64: string) =>
+      Buffer.from(Buffer.from(b64, "base64").map((x, i) => (i === 0 ? x ^ 1 : x))).toString("base64");
+    const [text, signatures] = [
+      dir.checkpoint.slice(0, dir.checkpoint.lastIndexOf("\n\n") + 1),
+      dir.checkpoint.slice(dir.checkpoint.lastIndexOf("\n\n") + 1),
+    ];
     const lines = text.split("\n");
     const cases: [string, unknown, string, LookupCode][] = [
-      ["a flipped proof hash", { ...good, proof: [flip(good.proof[0]!), ...good.proof.slice(1)] }, dir.checkpoint, "inclusion-failed"],
+      [
+        "a flipped proof hash",
+        { ...good, proof: [flip(good.proof[0]!), ...good.proof.slice(1)] },
+        dir.checkpoint,
+        "inclusion-failed",
+      ],
       ["a proof hash left out", { ...good, proof: good.proof.slice(1) }, dir.checkpoint, "inclusion-failed"],
       ["another index", { ...good, index: good.index + 1 }, dir.checkpoint, "inclusion-failed"],
-      ["a raised balance", { ...good, leaf: good.leaf.replace('"balance_shards":"5', '"balance_shards":"6') }, dir.checkpoint, "conversion-mismatch"],
-      ["a raised balance and its v1 text", { ...good, leaf: good.leaf.replace('"balance_shards":"5', '"balance_shards":"6').replace('"v1_balance_gic":"5', '"v1_balance_gic":"6') }, dir.checkpoint, "inclusion-failed"],
+      [
+        "a raised balance",
+        { ...good, leaf: good.leaf.replace('"balance_shards":"5', '"balance_shards":"6') },
+        dir.checkpoint,
+        "conversion-mismatch",
+      ],
+      [
+        "a raised balance and its v1 text",
+        {
+          ...good,
+          leaf: good.leaf
+            .replace('"balance_shards":"5', '"balance_shards":"6')
+            .replace('"v1_balance_gic":"5', '"v1_balance_gic":"6'),
+        },
+        dir.checkpoint,
+        "inclusion-failed",
+      ],
       ["another address's proof", other, dir.checkpoint, "wrong-address"],
-      ["a leaf that is not canonical", { ...good, leaf: good.leaf.replace('{"address"', '{ "address"') }, dir.checkpoint, "leaf-malformed"],
+      [
+        "a leaf that is not canonical",
+        { ...good, leaf: good.leaf.replace('{"address"', '{ "address"') },
+        dir.checkpoint,
+        "leaf-malformed",
+      ],
       ["another tree size", { ...good, tree_size: good.tree_size + 1 }, dir.checkpoint, "tree-size-mismatch"],
       ["a proof that is no proof", { leaf: good.leaf }, dir.checkpoint, "proof-malformed"],
-      ["a checkpoint with another root", good, [lines[0], lines[1], flip(lines[2]!), ""].join("\n") + signatures, "checkpoint-untrusted"],
-      ["a checkpoint with another size", good, [lines[0], String(Number(lines[1]) + 1), lines[2], ""].join("\n") + signatures, "checkpoint-untrusted"],
+      [
+        "a checkpoint with another root",
+        good,
+        [lines[0], lines[1], flip(lines[2]!), ""].join("\n") + signatures,
+        "checkpoint-untrusted",
+      ],
+      [
+        "a checkpoint with another size",
+        good,
+        [lines[0], String(Number(lines[1]) + 1), lines[2], ""].join("\n") + signatures,
+        "checkpoint-untrusted",
+      ],
       ["a checkpoint without signatures", good, `${text}\n`, "checkpoint-malformed"],
     ];
     for (const [what, proof, checkpoint, code] of cases) {
@@ -82,9 +136,12 @@ describe("the browser's verifier", () => {
     const stranger = verifierKey("integrity-platform.example/datasets", generateKeyPair("ed25519").publicKey);
     // A trusted key whose base64 holds a "+" (the separator of the key line) is read whole.
     let plus = stranger;
-    while (plus.split("+").length < 4) plus = verifierKey("integrity-platform.example/datasets", generateKeyPair("ed25519").publicKey);
+    while (plus.split("+").length < 4)
+      plus = verifierKey("integrity-platform.example/datasets", generateKeyPair("ed25519").publicKey);
     expect(await browserVerdict(address, good, dir.checkpoint, plus)).toBe("refused checkpoint-untrusted");
     expect(await browserVerdict(address, good, dir.checkpoint, stranger)).toBe("refused checkpoint-untrusted");
-    expect(await browserVerdict(address, good, dir.checkpoint, stranger.replace(/\+[0-9a-f]{8}\+/, "+00000000+"))).toBe("refused key-malformed");
+    expect(await browserVerdict(address, good, dir.checkpoint, stranger.replace(/\+[0-9a-f]{8}\+/, "+00000000+"))).toBe(
+      "refused key-malformed",
+    );
   });
 });

@@ -24,12 +24,15 @@ function modules(dir: string): string[] {
 
 /** The modules over the limit whose first comment gives no reason. */
 function unexplainedLongModules(root: string, folders: readonly string[]): string[] {
-  return folders.flatMap((f) => modules(join(root, f))).filter((path) => {
-    const text = readFileSync(path, "utf8");
-    if (text.split("\n").length <= LIMIT) return false;
-    const header = text.slice(0, text.indexOf("*/") + 2);
-    return !header.includes(REASON);
-  }).map((path) => relative(root, path));
+  return folders
+    .flatMap((f) => modules(join(root, f)))
+    .filter((path) => {
+      const text = readFileSync(path, "utf8");
+      if (text.split("\n").length <= LIMIT) return false;
+      const header = text.slice(0, text.indexOf("*/") + 2);
+      return !header.includes(REASON);
+    })
+    .map((path) => relative(root, path));
 }
 
 describe("the 500-line rule", () => {

@@ -49,14 +49,26 @@ describe("the regeneration's peak memory", () => {
         rmSync(dataDir, { recursive: true, force: true });
         dataDir = prepareDataDir(dir);
       }
-      const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO, "bench", "pipeline.ts"), "child", "run", dir, dataDir], { cwd: REPO, encoding: "utf8", maxBuffer: 1 << 24 });
+      const run = spawnSync(
+        process.execPath,
+        ["--import", "tsx", join(REPO, "bench", "pipeline.ts"), "child", "run", dir, dataDir],
+        { cwd: REPO, encoding: "utf8", maxBuffer: 1 << 24 },
+      );
       expect(run.status, run.stderr).toBe(0);
-      const result = JSON.parse(run.stdout.trim().split("\n").pop()!) as { maxRssMb: number; entries: number; written: number; failed: number };
+      const result = JSON.parse(run.stdout.trim().split("\n").pop()!) as {
+        maxRssMb: number;
+        entries: number;
+        written: number;
+        failed: number;
+      };
       expect(result.failed).toBe(0);
       expect(result.entries).toBe(entries);
       expect(result.written).toBeGreaterThanOrEqual(steps.length);
       peaks.push(result.maxRssMb);
     }
-    expect(Math.min(...peaks), `peak resident size over ${peaks.length} run(s): ${peaks.map((p) => p.toFixed(0)).join(", ")} MB`).toBeLessThan(PEAK_RSS_BOUND_MB);
+    expect(
+      Math.min(...peaks),
+      `peak resident size over ${peaks.length} run(s): ${peaks.map((p) => p.toFixed(0)).join(", ")} MB`,
+    ).toBeLessThan(PEAK_RSS_BOUND_MB);
   }, 180_000);
 });

@@ -17,11 +17,25 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { barChart, cumulativeByCycle, LINE_HEIGHT, LINE_WIDTH, lineChart, niceCeiling } from "../site/src/lib/area-charts.ts";
+import {
+  barChart,
+  cumulativeByCycle,
+  LINE_HEIGHT,
+  LINE_WIDTH,
+  lineChart,
+  niceCeiling,
+} from "../site/src/lib/area-charts.ts";
 import { buildChart, MARKS_UP_TO } from "../site/src/lib/chart.ts";
 import { dateTime, micOfNumber, percent } from "../core/format/text.ts";
 import { filesUnder } from "../store/files.ts";
-import { buildSite, launchChromium, makeHistory, REPO_DATA_DIR, startPortal, stopPortal } from "./support/site/helpers.ts";
+import {
+  buildSite,
+  launchChromium,
+  makeHistory,
+  REPO_DATA_DIR,
+  startPortal,
+  stopPortal,
+} from "./support/site/helpers.ts";
 import { jsonSchemaIdOf, listedResources } from "../core/datapackage/references.ts";
 
 const AREAS = [
@@ -54,14 +68,20 @@ const areaDir = (slug: string) => join(REPO_DATA_DIR, "areas", slug);
 const manifests = new Map<Slug, Manifest>(
   AREAS.map((a) => {
     // Public files under resources, keyed ones under keyedResources: both, as the page lists them.
-    const raw = JSON.parse(readFileSync(join(areaDir(a.slug), "datapackage.json"), "utf8")) as Manifest & { keyedResources?: ManifestResource[] };
+    const raw = JSON.parse(readFileSync(join(areaDir(a.slug), "datapackage.json"), "utf8")) as Manifest & {
+      keyedResources?: ManifestResource[];
+    };
     return [a.slug, { ...raw, resources: listedResources<ManifestResource>(raw) }];
   }),
 );
 const manifest = (slug: Slug) => manifests.get(slug)!;
 const dataFile = (slug: Slug, path: string) => readFileSync(join(areaDir(slug), path));
-const json = <T,>(slug: Slug, path: string) => JSON.parse(dataFile(slug, path).toString("utf8")) as T;
-const keyedResources = AREAS.flatMap((a) => manifest(a.slug).resources.filter((r) => r.access !== "public").map((r) => ({ area: a.slug, ...r })));
+const json = <T>(slug: Slug, path: string) => JSON.parse(dataFile(slug, path).toString("utf8")) as T;
+const keyedResources = AREAS.flatMap((a) =>
+  manifest(a.slug)
+    .resources.filter((r) => r.access !== "public")
+    .map((r) => ({ area: a.slug, ...r })),
+);
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 
 let portal: ChildProcess | undefined;
@@ -92,7 +112,15 @@ afterAll(async () => {
   await context?.close();
   await stopPortal(portal);
   // The screenshots stay for a human to look at; everything else goes.
-  for (const dir of [siteDir, join(tmp, "profile"), join(tmp, "state"), join(tmp, "tampered"), join(tmp, "out-tampered"), join(tmp, "partial"), join(tmp, "out-partial")]) {
+  for (const dir of [
+    siteDir,
+    join(tmp, "profile"),
+    join(tmp, "state"),
+    join(tmp, "tampered"),
+    join(tmp, "out-tampered"),
+    join(tmp, "partial"),
+    join(tmp, "out-partial"),
+  ]) {
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -106,7 +134,9 @@ describe("area pages in chromium, built from the repository's data", () => {
       expect(response?.status()).toBe(200);
       await expect(page.title()).resolves.toBe(`${area.name} · Integrity Platform`);
       await expect(page.locator("h1").textContent()).resolves.toBe(area.name);
-      await expect(page.locator('nav[aria-label="Areas"] a[aria-current="page"]').textContent()).resolves.toBe(area.name);
+      await expect(page.locator('nav[aria-label="Areas"] a[aria-current="page"]').textContent()).resolves.toBe(
+        area.name,
+      );
 
       // The sample-data notice exactly when the manifest says sample: true.
       const notice = page.locator(".notice-sample");
@@ -143,7 +173,9 @@ describe("area pages in chromium, built from the repository's data", () => {
           expect(sha256(served.bytes)).toBe(r.hash);
         } else {
           // Keyed: named with its address on the API (here the site's own server), not linked, and the row links to the one request-access section.
-          expect(access.trim()).toBe(`Government key — from the API, with a key: /${area.slug}/${r.path}. Request a key`);
+          expect(access.trim()).toBe(
+            `Government key — from the API, with a key: /${area.slug}/${r.path}. Request a key`,
+          );
           await expect(fileLinks.count()).resolves.toBe(0);
           await expect(row.locator(`a[href*="${r.path}"]`).count()).resolves.toBe(0);
           await expect(row.locator('a[href="#request-access"]').count()).resolves.toBe(1);
@@ -184,7 +216,11 @@ describe("area pages in chromium, built from the repository's data", () => {
       await expect(page.locator('.downloads a[href="/verify/"]').count()).resolves.toBe(1);
       // The command runs the verifier from this site's tarball, never from the npm registry.
       const downloads = (await page.locator(".downloads").textContent()) ?? "";
-      expect(downloads).toMatch(new RegExp(`npx --yes --package=\\S+/tools/integrity-verify-\\d+\\.\\d+\\.\\d+\\.tgz integrity-verify \\S+/${area.slug}/`));
+      expect(downloads).toMatch(
+        new RegExp(
+          `npx --yes --package=\\S+/tools/integrity-verify-\\d+\\.\\d+\\.\\d+\\.tgz integrity-verify \\S+/${area.slug}/`,
+        ),
+      );
       expect(downloads).not.toContain("npx integrity-verify");
       await expect(page.locator('.downloads a[href^="/tools/integrity-verify-"]').count()).resolves.toBe(1);
 
@@ -218,7 +254,10 @@ describe("area pages in chromium, built from the repository's data", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     for (const area of AREAS) {
       await page.goto(`${base}/${area.slug}/`);
-      await expect(page.evaluate(() => document.documentElement.scrollWidth), area.slug).resolves.toBeLessThanOrEqual(1280);
+      await expect(
+        page.evaluate(() => document.documentElement.scrollWidth),
+        area.slug,
+      ).resolves.toBeLessThanOrEqual(1280);
       const shot = join(shots, `${area.slug}-1280.png`);
       await page.screenshot({ path: shot, fullPage: false });
       await annotate(`screenshot of /${area.slug}/ at 1280 px: ${shot}`);
@@ -230,7 +269,9 @@ describe("area pages in chromium, built from the repository's data", () => {
     await page.goto(`${base}/`);
     // The areas' links (not the glossary links of a term's first use in their descriptions).
     const links = page.locator(".area-list a:not(.term)");
-    await expect(links.evaluateAll((as) => as.map((a) => a.getAttribute("href")))).resolves.toEqual(AREAS.map((a) => `/${a.slug}/`));
+    await expect(links.evaluateAll((as) => as.map((a) => a.getAttribute("href")))).resolves.toEqual(
+      AREAS.map((a) => `/${a.slug}/`),
+    );
     await expect(links.allTextContents()).resolves.toEqual(AREAS.map((a) => a.name));
     await expect(page.locator(".area-list li p").count()).resolves.toBe(5);
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(375);
@@ -243,27 +284,41 @@ async function checkAreaContent(slug: Slug, page: Page): Promise<void> {
   const text = (await main.textContent())!;
   switch (slug) {
     case "economy": {
-      const supply = json<{ total_supply: number; circulating: number; locked: number; burned: number }>(slug, "supply.json");
+      const supply = json<{ total_supply: number; circulating: number; locked: number; burned: number }>(
+        slug,
+        "supply.json",
+      );
       const stats = await page.locator("#supply-heading + .stats dd").allTextContents();
-      expect(stats).toEqual([supply.total_supply, supply.circulating, supply.locked, supply.burned].map((v) => micOfNumber(v)));
+      expect(stats).toEqual(
+        [supply.total_supply, supply.circulating, supply.locked, supply.burned].map((v) => micOfNumber(v)),
+      );
       for (const v of stats) expect(v).toMatch(/^\d{1,3}(,\d{3})*\.\d{2} MIC$/);
       const mii = json<{ minting_active: boolean }>(slug, "mii.json");
       expect(text).toContain(mii.minting_active ? "so MIC minting is active" : "so MIC minting is paused");
       // Supply over time: one line drawn from the minting history.
       const supplyChart = page.locator("#supply-chart svg");
-      await expect(supplyChart.locator("title").textContent()).resolves.toMatch(/^Cumulative MIC minted per cycle, C-\d+ to C-\d+$/);
+      await expect(supplyChart.locator("title").textContent()).resolves.toMatch(
+        /^Cumulative MIC minted per cycle, C-\d+ to C-\d+$/,
+      );
       const points = (await supplyChart.locator("polyline").getAttribute("points"))!.trim().split(" ");
       expect(points.length).toBeGreaterThan(10);
       expect(points[0]).toMatch(/^0,/);
       expect(points.at(-1)).toMatch(/^600,/);
       // ROI by cathedral: five bars and five table rows.
       await expect(page.locator("#roi-chart rect.bar-track").count()).resolves.toBe(5);
-      await expect(page.locator('table:has(#roi-caption) tbody tr').count()).resolves.toBe(5);
+      await expect(page.locator("table:has(#roi-caption) tbody tr").count()).resolves.toBe(5);
       const coordination = json<{ sentinels: unknown[]; formula: string }>(slug, "coordination.json");
-      await expect(page.locator("#coordination-chart rect.bar-track").count()).resolves.toBe(coordination.sentinels.length);
+      await expect(page.locator("#coordination-chart rect.bar-track").count()).resolves.toBe(
+        coordination.sentinels.length,
+      );
       expect(text).toContain(coordination.formula);
       // The page says the minting history adds up to the total supply exactly when it does (in shards).
-      const amounts = dataFile(slug, "mic-history.csv").toString("utf8").trim().split("\r\n").slice(1).map((line) => line.split(",")[3]!);
+      const amounts = dataFile(slug, "mic-history.csv")
+        .toString("utf8")
+        .trim()
+        .split("\r\n")
+        .slice(1)
+        .map((line) => line.split(",")[3]!);
       const shards = amounts.reduce((sum, a) => {
         const [whole, fraction = ""] = a.split(".");
         return sum + BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, "0"));
@@ -275,9 +330,12 @@ async function checkAreaContent(slug: Slug, page: Page): Promise<void> {
     }
     case "academics": {
       const rows = dataFile(slug, "mii-timeline.csv").toString("utf8").trim().split("\r\n").length - 1;
-      if (rows > 0) await expect(page.locator("#mii-chart svg title").textContent()).resolves.toMatch(/^MII timeline: /);
+      if (rows > 0)
+        await expect(page.locator("#mii-chart svg title").textContent()).resolves.toMatch(/^MII timeline: /);
       const coordination = json<{ sentinels: unknown[] }>(slug, "sentinel-coordination.json");
-      await expect(page.locator("table:has(#coordination-caption) tbody tr").count()).resolves.toBe(coordination.sentinels.length);
+      await expect(page.locator("table:has(#coordination-caption) tbody tr").count()).resolves.toBe(
+        coordination.sentinels.length,
+      );
       const papers = json<{ papers: { title: string; status: string; venues: string[] }[] }>(slug, "papers.json");
       await expect(page.locator("#papers-heading ~ .cards > li").count()).resolves.toBe(papers.papers.length);
       for (const p of papers.papers) {
@@ -288,7 +346,10 @@ async function checkAreaContent(slug: Slug, page: Page): Promise<void> {
       break;
     }
     case "government": {
-      const status = json<{ sentinels: { id: string; status: string }[]; system_health: string; alerts: unknown[] }>(slug, "sentinel-status.json");
+      const status = json<{ sentinels: { id: string; status: string }[]; system_health: string; alerts: unknown[] }>(
+        slug,
+        "sentinel-status.json",
+      );
       const rows = page.locator("table:has(#sentinels-caption) tbody tr");
       await expect(rows.count()).resolves.toBe(status.sentinels.length);
       await expect(rows.first().locator("td").first().textContent()).resolves.toBe(status.sentinels[0]!.status);
@@ -322,7 +383,9 @@ async function checkAreaContent(slug: Slug, page: Page): Promise<void> {
       await expect(page.locator(".principles > div").count()).resolves.toBe(treaty.principles.length);
       await expect(page.locator(".articles > li").count()).resolves.toBe(treaty.articles.length);
       const standards = json<{ standards: unknown[] }>(slug, "standards.json");
-      await expect(page.locator("table:has(#standards-caption) tbody tr").count()).resolves.toBe(standards.standards.length);
+      await expect(page.locator("table:has(#standards-caption) tbody tr").count()).resolves.toBe(
+        standards.standards.length,
+      );
       const protocols = json<{ protocols: unknown[] }>(slug, "protocols.json");
       await expect(page.locator("#protocols-heading ~ .cards > li").count()).resolves.toBe(protocols.protocols.length);
       break;
@@ -335,7 +398,9 @@ describe("pulse chart (site/src/lib/chart.ts)", () => {
     const [one] = makeHistory(1);
     const single = buildChart([one!])!;
     expect(single.count).toBe(1);
-    expect(single.singleLabel).toBe(`GI ${percent(one!.giScore)} · MII ${percent(one!.miiScore)} on ${dateTime(one!.generatedAt)}`);
+    expect(single.singleLabel).toBe(
+      `GI ${percent(one!.giScore)} · MII ${percent(one!.miiScore)} on ${dateTime(one!.generatedAt)}`,
+    );
     expect(single.giMarks).toMatch(/^M[\d.]+ [\d.]+h0$/);
     expect(single.miiMarks).toMatch(/^M[\d.]+ [\d.]+h0$/);
     const few = buildChart(makeHistory(30))!;
@@ -362,7 +427,19 @@ describe("chart helpers (site/src/lib/area-charts.ts)", () => {
   });
 
   it("draws a line across the full width, a lone value as a dot, nothing for no values", () => {
-    const base = { id: "t", domain: [0, 4] as const, ticks: [0, 2, 4], tickLabel: String, lineLabel: "x", title: "T", desc: "D", startLabel: "a", endLabel: "b", yAxisLabel: "Y", xAxisLabel: "X" };
+    const base = {
+      id: "t",
+      domain: [0, 4] as const,
+      ticks: [0, 2, 4],
+      tickLabel: String,
+      lineLabel: "x",
+      title: "T",
+      desc: "D",
+      startLabel: "a",
+      endLabel: "b",
+      yAxisLabel: "Y",
+      xAxisLabel: "X",
+    };
     const many = lineChart({ ...base, values: [0, 1, 2, 4] })!;
     expect(many.points).toBe(`0,${LINE_HEIGHT} 200,120 400,80 ${LINE_WIDTH},0`);
     expect(many.ticks).toEqual([
@@ -391,28 +468,36 @@ describe("chart helpers (site/src/lib/area-charts.ts)", () => {
     });
     expect(chart.bars.map((b) => b.percent)).toEqual([50, 100, 0]);
     expect(chart.desc).toBe("Scores. A: 50; B: 100; C: none.");
-    expect(barChart({ id: "v", title: "T", summary: "S.", max: 1, items: [{ label: "x", value: 0.25, valueLabel: "25%" }] }).bars[0]!.percent).toBe(25);
+    expect(
+      barChart({ id: "v", title: "T", summary: "S.", max: 1, items: [{ label: "x", value: 0.25, valueLabel: "25%" }] })
+        .bars[0]!.percent,
+    ).toBe(25);
   });
 });
 
 describe("published files", () => {
   it("never publishes a keyed file, under its own path or any other", () => {
     expect(keyedResources.length).toBeGreaterThan(0);
-    for (const r of keyedResources) expect(existsSync(join(siteDir, r.area, r.path)), `${r.area}/${r.path}`).toBe(false);
+    for (const r of keyedResources)
+      expect(existsSync(join(siteDir, r.area, r.path)), `${r.area}/${r.path}`).toBe(false);
     const keyedHashes = new Set(keyedResources.map((r) => r.hash));
     const leaked = filesUnder(siteDir).filter((p) => keyedHashes.has(sha256(readFileSync(join(siteDir, p)))));
     expect(leaked).toEqual([]);
     // Nor does any page link to one.
     for (const a of AREAS) {
       const html = readFileSync(join(siteDir, a.slug, "index.html"), "utf8");
-      for (const r of keyedResources) expect(html, `${a.slug} links ${r.path}`).not.toContain(`href="/${r.area}/${r.path}"`);
+      for (const r of keyedResources)
+        expect(html, `${a.slug} links ${r.path}`).not.toContain(`href="/${r.area}/${r.path}"`);
     }
   });
 
   it("publishes every public file, the manifests, signatures, keys and schemas", () => {
     for (const a of AREAS) {
       for (const r of manifest(a.slug).resources.filter((x) => x.access === "public")) {
-        expect(readFileSync(join(siteDir, a.slug, r.path)).equals(dataFile(a.slug, r.path)), `${a.slug}/${r.path}`).toBe(true);
+        expect(
+          readFileSync(join(siteDir, a.slug, r.path)).equals(dataFile(a.slug, r.path)),
+          `${a.slug}/${r.path}`,
+        ).toBe(true);
       }
       for (const f of ["datapackage.json", "datapackage.json.sig"]) {
         expect(readFileSync(join(siteDir, a.slug, f)).equals(dataFile(a.slug, f)), `${a.slug}/${f}`).toBe(true);
@@ -420,60 +505,58 @@ describe("published files", () => {
     }
     const vkeys = readdirSync(join(REPO_DATA_DIR, "keys")).filter((n) => n.endsWith(".vkey"));
     expect(vkeys).toContain("datasets.vkey");
-    for (const k of vkeys) expect(readFileSync(join(siteDir, "keys", k)).equals(readFileSync(join(REPO_DATA_DIR, "keys", k))), k).toBe(true);
+    for (const k of vkeys)
+      expect(readFileSync(join(siteDir, "keys", k)).equals(readFileSync(join(REPO_DATA_DIR, "keys", k))), k).toBe(true);
     const schemas = filesUnder(join(REPO_DATA_DIR, "schemas"));
     expect(filesUnder(join(siteDir, "schemas"))).toEqual(schemas);
   });
 
   it("serves the economy's extension-less endpoints with the same bytes as the JSON files", () => {
-    for (const [alias, file] of [["supply", "supply.json"], ["mii", "mii.json"], ["coordination", "coordination.json"], ["roi", "roi.json"]]) {
+    for (const [alias, file] of [
+      ["supply", "supply.json"],
+      ["mii", "mii.json"],
+      ["coordination", "coordination.json"],
+      ["roi", "roi.json"],
+    ]) {
       const published = join(siteDir, "economy", alias!);
       expect(statSync(published).isFile(), `/economy/${alias}`).toBe(true);
       expect(readFileSync(published).equals(dataFile("economy", file!)), `/economy/${alias}`).toBe(true);
     }
   });
 
-  it(
-    "fails the build, naming the file, when one byte of a public file was changed",
-    async () => {
-      const tampered = join(tmp, "tampered");
-      cpSync(REPO_DATA_DIR, tampered, { recursive: true });
-      const target = join(tampered, "areas", "economy", "supply.json");
-      const bytes = readFileSync(target);
-      // Change one digit of the first number: same size, different SHA-256.
-      const at = bytes.findIndex((b, i) => i > bytes.indexOf("total_supply") && b >= 0x30 && b <= 0x39);
-      bytes[at] = bytes[at] === 0x39 ? 0x38 : bytes[at]! + 1;
-      writeFileSync(target, bytes);
-      const out = join(tmp, "out-tampered");
-      const started = performance.now();
-      const result = await buildSite(tampered, out);
-      console.log(`tampered build failed after ${Math.round(performance.now() - started)} ms`);
-      expect(result.code).not.toBe(0);
-      expect(result.output).toContain(`${target}: SHA-256 mismatch`);
-      expect(result.output).toContain("refusing to publish unverified data");
-      // Nothing was published: the data is verified before any page is written.
-      const published = existsSync(out) ? filesUnder(out) : [];
-      expect(published.filter((p) => p.endsWith(".html") || p.startsWith("economy/"))).toEqual([]);
-    },
-    180_000,
-  );
+  it("fails the build, naming the file, when one byte of a public file was changed", async () => {
+    const tampered = join(tmp, "tampered");
+    cpSync(REPO_DATA_DIR, tampered, { recursive: true });
+    const target = join(tampered, "areas", "economy", "supply.json");
+    const bytes = readFileSync(target);
+    // Change one digit of the first number: same size, different SHA-256.
+    const at = bytes.findIndex((b, i) => i > bytes.indexOf("total_supply") && b >= 0x30 && b <= 0x39);
+    bytes[at] = bytes[at] === 0x39 ? 0x38 : bytes[at]! + 1;
+    writeFileSync(target, bytes);
+    const out = join(tmp, "out-tampered");
+    const started = performance.now();
+    const result = await buildSite(tampered, out);
+    console.log(`tampered build failed after ${Math.round(performance.now() - started)} ms`);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(`${target}: SHA-256 mismatch`);
+    expect(result.output).toContain("refusing to publish unverified data");
+    // Nothing was published: the data is verified before any page is written.
+    const published = existsSync(out) ? filesUnder(out) : [];
+    expect(published.filter((p) => p.endsWith(".html") || p.startsWith("economy/"))).toEqual([]);
+  }, 180_000);
 
-  it(
-    "says so on the page when an area has not been generated yet, and publishes the others",
-    async () => {
-      const partial = join(tmp, "partial");
-      cpSync(REPO_DATA_DIR, partial, { recursive: true });
-      rmSync(join(partial, "areas", "diplomacy"), { recursive: true });
-      const out = join(tmp, "out-partial");
-      const result = await buildSite(partial, out);
-      expect(result.code, result.output).toBe(0);
-      const html = readFileSync(join(out, "diplomacy", "index.html"), "utf8");
-      expect(html).toContain("The diplomacy area has not been generated yet.");
-      expect(html).not.toContain("download-table");
-      expect(filesUnder(out).filter((p) => p.startsWith("diplomacy/"))).toEqual(["diplomacy/index.html"]);
-      expect(readFileSync(join(out, "economy", "supply")).equals(dataFile("economy", "supply.json"))).toBe(true);
-      expect(readFileSync(join(out, "economy", "index.html"), "utf8")).toContain("download-table");
-    },
-    180_000,
-  );
+  it("says so on the page when an area has not been generated yet, and publishes the others", async () => {
+    const partial = join(tmp, "partial");
+    cpSync(REPO_DATA_DIR, partial, { recursive: true });
+    rmSync(join(partial, "areas", "diplomacy"), { recursive: true });
+    const out = join(tmp, "out-partial");
+    const result = await buildSite(partial, out);
+    expect(result.code, result.output).toBe(0);
+    const html = readFileSync(join(out, "diplomacy", "index.html"), "utf8");
+    expect(html).toContain("The diplomacy area has not been generated yet.");
+    expect(html).not.toContain("download-table");
+    expect(filesUnder(out).filter((p) => p.startsWith("diplomacy/"))).toEqual(["diplomacy/index.html"]);
+    expect(readFileSync(join(out, "economy", "supply")).equals(dataFile("economy", "supply.json"))).toBe(true);
+    expect(readFileSync(join(out, "economy", "index.html"), "utf8")).toContain("download-table");
+  }, 180_000);
 });

@@ -16,7 +16,13 @@ import { decideCycleUpdate, decideOpenSession } from "../core/consensus/decide.t
 import { clockTime, decimal } from "../core/format/text.ts";
 import type { ConsensusRegistry } from "../core/schemas/consensus.ts";
 import { createApp } from "../api/app.ts";
-import { decideAndAppend, openTestLedger, PARTICIPANTS, registerOffices, TEST_TOKEN_PUBLIC_KEY } from "./support/api/routes/consensus.ts";
+import {
+  decideAndAppend,
+  openTestLedger,
+  PARTICIPANTS,
+  registerOffices,
+  TEST_TOKEN_PUBLIC_KEY,
+} from "./support/api/routes/consensus.ts";
 import { listen, type RunningServer } from "../api/server.ts";
 import type { Ledger } from "../store/ledger.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
@@ -24,7 +30,9 @@ import { axeAudit } from "./support/site/axe.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-consensus-"));
 const siteDir = join(tmp, "site");
-const published = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-registry.json"), "utf8")) as ConsensusRegistry;
+const published = JSON.parse(
+  readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-registry.json"), "utf8"),
+) as ConsensusRegistry;
 let ledger: Ledger;
 let live: RunningServer;
 let down: RunningServer;
@@ -38,8 +46,14 @@ beforeAll(async () => {
   await registerOffices(ledger);
   // A live cycle unlike the published one, and a session open in its own room.
   await decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle: "C-900", gi: 0.9123 }));
-  await decideAndAppend(ledger, (s) => decideOpenSession(s, { cycle: "C-900", room: "live-room", gi_baseline: 0.97, participants: [...PARTICIPANTS] }));
-  live = await listen(createApp({ dataDir: join(tmp, "data"), siteDir, log: () => {}, ledger, tokenPublicKeyHex: TEST_TOKEN_PUBLIC_KEY }), "127.0.0.1", 0);
+  await decideAndAppend(ledger, (s) =>
+    decideOpenSession(s, { cycle: "C-900", room: "live-room", gi_baseline: 0.97, participants: [...PARTICIPANTS] }),
+  );
+  live = await listen(
+    createApp({ dataDir: join(tmp, "data"), siteDir, log: () => {}, ledger, tokenPublicKeyHex: TEST_TOKEN_PUBLIC_KEY }),
+    "127.0.0.1",
+    0,
+  );
   // The same site from a server without a ledger: /api/cycle/current answers 503.
   down = await listen(createApp({ dataDir: join(tmp, "data"), siteDir, log: () => {} }), "127.0.0.1", 0);
   context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
@@ -56,7 +70,8 @@ afterAll(async () => {
 
 const field = (name: string) => page.locator(`cycle-tracker [data-field="${name}"]`).textContent();
 const source = () => page.locator("cycle-tracker").getAttribute("data-source");
-const waitForSource = (value: string) => page.waitForFunction((v) => document.querySelector("cycle-tracker")?.getAttribute("data-source") === v, value);
+const waitForSource = (value: string) =>
+  page.waitForFunction((v) => document.querySelector("cycle-tracker")?.getAttribute("data-source") === v, value);
 
 describe("the cycle tracker on /consensus/", () => {
   it("shows the live cycle from the API, and is the page's only script", async () => {
@@ -64,7 +79,11 @@ describe("the cycle tracker on /consensus/", () => {
     await waitForSource("live");
     expect([await field("cycle"), await field("gi"), await field("room")]).toEqual(["C-900", "0.9123", "live-room"]);
     expect(await page.locator(".tracker-source").textContent()).toContain("Live");
-    const scripts = await page.locator("script").evaluateAll((nodes) => nodes.map((n) => ({ src: (n as HTMLScriptElement).src, type: (n as HTMLScriptElement).type })));
+    const scripts = await page
+      .locator("script")
+      .evaluateAll((nodes) =>
+        nodes.map((n) => ({ src: (n as HTMLScriptElement).src, type: (n as HTMLScriptElement).type })),
+      );
     // One module script: inline, or the site's own bundle when the build shares a module (core/format)
     // with another page's island and so cannot inline it.
     expect(scripts).toHaveLength(1);
@@ -83,12 +102,20 @@ describe("the cycle tracker on /consensus/", () => {
     expect(status).toContain("The API is not answering");
     expect(status).toContain("published with the data");
     // An API whose ledger has no cycle yet (404) is answering: the page says so, not that it is down.
-    await page.route("**/api/cycle/current", (route) => route.fulfill({ status: 404, contentType: "application/problem+json", body: '{"status":404,"title":"Not found"}' }));
+    await page.route("**/api/cycle/current", (route) =>
+      route.fulfill({
+        status: 404,
+        contentType: "application/problem+json",
+        body: '{"status":404,"title":"Not found"}',
+      }),
+    );
     try {
       await page.goto(`${live.url}/consensus/`);
       await waitForSource("none-recorded");
       expect([await field("cycle"), await field("gi"), await field("room")]).toEqual(expected);
-      expect(await page.locator(".tracker-source").textContent()).toMatch(/^The API has no cycle recorded on its ledger yet: showing the values published with the data/);
+      expect(await page.locator(".tracker-source").textContent()).toMatch(
+        /^The API has no cycle recorded on its ledger yet: showing the values published with the data/,
+      );
     } finally {
       await page.unroute("**/api/cycle/current");
     }
@@ -117,7 +144,9 @@ describe("the cycle tracker on /consensus/", () => {
     expect(await field("cycle")).toBe("C-900");
     expect(await field("clock")).toBe(clockTime(t0));
     await page.clock.runFor(1_000);
-    await page.waitForFunction(() => document.querySelector('cycle-tracker [data-field="cycle"]')?.textContent === "C-901");
+    await page.waitForFunction(
+      () => document.querySelector('cycle-tracker [data-field="cycle"]')?.textContent === "C-901",
+    );
     expect(await field("gi")).toBe("0.9555");
     expect(await field("clock")).toBe(clockTime(new Date(t0.getTime() + 15_000)));
     // And again 15 seconds later, the API now down: the published values, said so.
@@ -139,36 +168,57 @@ describe("the rest of /consensus/", () => {
     const fresh = await context.newPage();
     try {
       await fresh.goto(`${live.url}/consensus/`);
-      const offices = await fresh.locator("tr[data-office]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-office")));
+      const offices = await fresh
+        .locator("tr[data-office]")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-office")));
       expect(offices).toEqual(published.offices.map((o) => o.office));
       const first = published.offices[0]!;
-      expect(await fresh.locator(`tr[data-office="${first.office}"] td[data-label="Office integrity"]`).textContent()).toBe(decimal(first.gi!, 4));
+      expect(
+        await fresh.locator(`tr[data-office="${first.office}"] td[data-label="Office integrity"]`).textContent(),
+      ).toBe(decimal(first.gi!, 4));
       // Each proof links to its static copy at the API's path: the pipeline's file, byte for byte, in the build.
-      const proofs = await fresh.locator("tr[data-proof] a[data-proof-copy]").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+      const proofs = await fresh
+        .locator("tr[data-proof] a[data-proof-copy]")
+        .evaluateAll((as) => as.map((a) => a.getAttribute("href")));
       expect(proofs).toEqual(published.recent_proofs.map((p) => `/v1/consensus/proofs/${p.delib_id}`));
       expect(await fresh.locator("tr[data-proof] code[data-api-path]").count()).toBe(0);
       for (const p of published.recent_proofs) {
         const built = join(siteDir, "v1", "consensus", "proofs", p.delib_id);
         expect(existsSync(built), built).toBe(true);
-        expect(readFileSync(built)).toEqual(readFileSync(join(REPO_DATA_DIR, "consensus", "proofs", `${p.delib_id}.json`)));
+        expect(readFileSync(built)).toEqual(
+          readFileSync(join(REPO_DATA_DIR, "consensus", "proofs", `${p.delib_id}.json`)),
+        );
       }
       // The consensus number is named for what it measures, linked to its definition, never called the pulse's GI.
       await expect(fresh.locator('main a.term[href="/glossary/#office-integrity"]').count()).resolves.toBe(1);
       expect(await fresh.locator('th:text-is("GI"), dt:text-is("GI")').count()).toBe(0);
       // A week in progress is shown as such: never judged met or missed, never plotted as a finished point.
-      const monitoring = JSON.parse(readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-monitoring.json"), "utf8")) as { weeks: { week: string; complete: boolean }[] };
+      const monitoring = JSON.parse(
+        readFileSync(join(REPO_DATA_DIR, "areas", "philosophy", "consensus-monitoring.json"), "utf8"),
+      ) as { weeks: { week: string; complete: boolean }[] };
       const inProgress = monitoring.weeks.filter((w) => !w.complete).map((w) => w.week);
       expect(inProgress.length).toBeGreaterThan(0);
       for (const week of inProgress) {
         const row = fresh.locator(`tr[data-week="${week}"]`);
         await expect(row.locator("th").textContent()).resolves.toContain("in progress");
         expect(await row.locator(".status").count(), week).toBe(0);
-        for (const chart of await fresh.locator(".monitoring-measure svg").all()) expect(await chart.textContent(), week).not.toContain(week);
+        for (const chart of await fresh.locator(".monitoring-measure svg").all())
+          expect(await chart.textContent(), week).not.toContain(week);
       }
       // Five charts, each with its target as the reference line.
-      const charts = await fresh.locator(".monitoring-measure").evaluateAll((ms) => ms.map((m) => ({ id: m.getAttribute("data-measure"), svg: !!m.querySelector("svg[role=img]"), target: !!m.querySelector(".spark-baseline") })));
-      expect(charts).toEqual(["sessions", "duration", "agreement", "drift", "quorum"].map((id) => ({ id, svg: true, target: true })));
-      expect(await fresh.locator('nav[aria-label="Areas"] a[href="/consensus/"]').getAttribute("aria-current")).toBe("page");
+      const charts = await fresh.locator(".monitoring-measure").evaluateAll((ms) =>
+        ms.map((m) => ({
+          id: m.getAttribute("data-measure"),
+          svg: !!m.querySelector("svg[role=img]"),
+          target: !!m.querySelector(".spark-baseline"),
+        })),
+      );
+      expect(charts).toEqual(
+        ["sessions", "duration", "agreement", "drift", "quorum"].map((id) => ({ id, svg: true, target: true })),
+      );
+      expect(await fresh.locator('nav[aria-label="Areas"] a[href="/consensus/"]').getAttribute("aria-current")).toBe(
+        "page",
+      );
       // The page passes axe at both widths, live values shown.
       for (const width of [1280, 390]) {
         await fresh.setViewportSize({ width, height: 900 });

@@ -11,7 +11,17 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemHealth } from "../core/health/system-health.ts";
 import { manualPath, portalHref } from "../site/src/lib/manual.ts";
-import { buildSite, docsPages, DOCS_DIR, launchChromium, markdownLinks, REPO_DATA_DIR, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
+import {
+  buildSite,
+  docsPages,
+  DOCS_DIR,
+  launchChromium,
+  markdownLinks,
+  REPO_DATA_DIR,
+  seedSampleLedger,
+  startPortal,
+  stopPortal,
+} from "./support/site/helpers.ts";
 import { axeAudit } from "./support/site/axe.ts";
 
 /** Tabs checking pages at once in the axe pass. */
@@ -39,10 +49,15 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
     return p.evaluate(() => {
       const abs = (v: string | null) => (v ? new URL(v, location.href) : null);
       const same = (u: URL | null): u is URL => u !== null && u.origin === location.origin;
-      const links = Array.from(document.querySelectorAll("a[href]")).map((a) => abs(a.getAttribute("href"))).filter(same).map((u) => u.pathname + u.search);
+      const links = Array.from(document.querySelectorAll("a[href]"))
+        .map((a) => abs(a.getAttribute("href")))
+        .filter(same)
+        .map((u) => u.pathname + u.search);
       const assets = [
         ...Array.from(document.querySelectorAll("link[href]")).map((l) => abs(l.getAttribute("href"))),
-        ...Array.from(document.querySelectorAll("img[src], script[src], source[src]")).map((e) => abs(e.getAttribute("src"))),
+        ...Array.from(document.querySelectorAll("img[src], script[src], source[src]")).map((e) =>
+          abs(e.getAttribute("src")),
+        ),
       ]
         .filter(same)
         .map((u) => u.pathname + u.search);
@@ -51,19 +66,30 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
   }
 
   /** Axe, sideways scroll, clipped text, labelled scroll boxes and readable numbers on one page at `width`. */
-  async function checkPage(tab: Page, path: string, width: number): Promise<{ violations: number; problems: string[] }> {
+  async function checkPage(
+    tab: Page,
+    path: string,
+    width: number,
+  ): Promise<{ violations: number; problems: string[] }> {
     await tab.goto(base + path);
     return checkOpenPage(tab, path, width);
   }
 
   /** The checks of checkPage on the page `tab` has open. */
-  async function checkOpenPage(tab: Page, path: string, width: number): Promise<{ violations: number; problems: string[] }> {
+  async function checkOpenPage(
+    tab: Page,
+    path: string,
+    width: number,
+  ): Promise<{ violations: number; problems: string[] }> {
     const problems: string[] = [];
     // The system health each page states, read while the page is open (checked by its own test below).
-    const stated = await tab.locator("[data-system-health]").evaluateAll((els) => els.map((e) => e.getAttribute("data-system-health")!));
+    const stated = await tab
+      .locator("[data-system-health]")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-system-health")!));
     if (stated.length > 0) healthStated.set(path, stated);
     const axe = await axeAudit(tab);
-    for (const v of axe.violations) problems.push(`${path}: axe ${v.id} (${v.nodes.length}): ${v.nodes[0]?.target.join(" ")}`);
+    for (const v of axe.violations)
+      problems.push(`${path}: axe ${v.id} (${v.nodes.length}): ${v.nodes[0]?.target.join(" ")}`);
 
     const scrollWidth = await tab.evaluate(() => document.documentElement.scrollWidth);
     if (scrollWidth > width) problems.push(`${path}: the page is ${scrollWidth} px wide`);
@@ -77,7 +103,8 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
         // Visually hidden on purpose (a table header read to screen readers only).
         if (el.clientWidth <= 1 || el.clientHeight <= 1 || style.clipPath === "inset(50%)") continue;
         if (!el.textContent?.trim()) continue;
-        if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) out.push(`${el.tagName.toLowerCase()}.${el.className}`);
+        if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+          out.push(`${el.tagName.toLowerCase()}.${el.className}`);
       }
       return out;
     });
@@ -85,9 +112,16 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
 
     // Every labelled scroll box is reachable by keyboard and named by its caption.
     const boxes = await tab.locator(".table-scroll").evaluateAll((els) =>
-      els.map((e) => ({ tab: e.getAttribute("tabindex"), overflow: getComputedStyle(e).overflowX, caption: !!e.querySelector("caption"), label: e.getAttribute("aria-labelledby") })),
+      els.map((e) => ({
+        tab: e.getAttribute("tabindex"),
+        overflow: getComputedStyle(e).overflowX,
+        caption: !!e.querySelector("caption"),
+        label: e.getAttribute("aria-labelledby"),
+      })),
     );
-    for (const b of boxes) if (b.tab !== "0" || b.overflow !== "auto" || !b.caption || !b.label) problems.push(`${path}: a table box is not a labelled scroll container`);
+    for (const b of boxes)
+      if (b.tab !== "0" || b.overflow !== "auto" || !b.caption || !b.label)
+        problems.push(`${path}: a table box is not a labelled scroll container`);
 
     const text = await tab.evaluate(() => {
       const clone = document.body.cloneNode(true) as HTMLElement;
@@ -95,9 +129,11 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
       clone.querySelectorAll("code, script, style").forEach((e) => e.remove());
       return clone.innerText ?? clone.textContent ?? "";
     });
-    for (const m of text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/g)) problems.push(`${path}: ISO instant in text: ${m[0]}`);
+    for (const m of text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/g))
+      problems.push(`${path}: ISO instant in text: ${m[0]}`);
     // Designations such as "ISO/IEC 27001" or "RFC 9162" are names, not amounts.
-    for (const m of text.matchAll(/(?<![\w.,:/+-])(?<![A-Z]{2,} )\d{5,}(?![\w])/g)) problems.push(`${path}: ungrouped number in text: ${m[0]}`);
+    for (const m of text.matchAll(/(?<![\w.,:/+-])(?<![A-Z]{2,} )\d{5,}(?![\w])/g))
+      problems.push(`${path}: ungrouped number in text: ${m[0]}`);
     return { violations: axe.violations.length, problems };
   }
 
@@ -162,7 +198,12 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
           try {
             const response = await tab.goto(base + path);
             statuses.set(path, response?.status() ?? 0);
-            if (!response || response.status() !== 200 || !(response.headers()["content-type"] ?? "").includes("text/html")) continue;
+            if (
+              !response ||
+              response.status() !== 200 ||
+              !(response.headers()["content-type"] ?? "").includes("text/html")
+            )
+              continue;
             pages.push(path);
             const { links, assets } = await references(tab);
             for (const url of links) {
@@ -198,7 +239,20 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
   describe("the portal, crawled from / in chromium", () => {
     if (general) {
       it("finds every page and every same-origin link and asset answers 200", () => {
-        expect(pages).toEqual(expect.arrayContaining(["/", "/pulse/timeline/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/consensus/", "/authority/", "/manual/"]));
+        expect(pages).toEqual(
+          expect.arrayContaining([
+            "/",
+            "/pulse/timeline/",
+            "/government/",
+            "/academics/",
+            "/philosophy/",
+            "/economy/",
+            "/diplomacy/",
+            "/consensus/",
+            "/authority/",
+            "/manual/",
+          ]),
+        );
         const broken = [...statuses].filter(([, status]) => status !== 200);
         expect(broken).toEqual([]);
         // The assets a person's browser asks for on its own: the icon and the stylesheet.
@@ -210,7 +264,10 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
         const names = docsPages();
         expect(pages).toEqual(expect.arrayContaining(names.map(manualPath)));
         /** The ids of a built page (its headings' anchors among them). */
-        const idsOf = (path: string) => new Set([...readFileSync(join(siteDir, path, "index.html"), "utf8").matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!));
+        const idsOf = (path: string) =>
+          new Set(
+            [...readFileSync(join(siteDir, path, "index.html"), "utf8").matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!),
+          );
         const broken: string[] = [];
         let anchors = 0;
         for (const name of names) {
@@ -221,7 +278,8 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
             if (!pages.includes(path!)) broken.push(`${name}.md: ${href} → ${path} was not built`);
             else if (anchor) {
               anchors++;
-              if (!idsOf(path!).has(decodeURIComponent(anchor))) broken.push(`${name}.md: ${href} → no #${anchor} on ${path}`);
+              if (!idsOf(path!).has(decodeURIComponent(anchor)))
+                broken.push(`${name}.md: ${href} → no #${anchor} on ${path}`);
             }
           }
         }
@@ -231,7 +289,9 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
 
       it("lists only built pages in the menu", async () => {
         await page.goto(`${base}/`);
-        const nav = await page.locator('nav[aria-label="Areas"] a').evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
+        const nav = await page
+          .locator('nav[aria-label="Areas"] a')
+          .evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
         for (const href of nav) expect(pages, href).toContain(href);
       });
 
@@ -259,7 +319,8 @@ export function portalCrawl(widths: readonly number[], general: boolean): void {
           const tabs = await openTabs(width);
           await Promise.all(
             tabs.map(async (tab) => {
-              for (let path = queue.shift(); path !== undefined; path = queue.shift()) found.set(path, await checkPage(tab, path, width));
+              for (let path = queue.shift(); path !== undefined; path = queue.shift())
+                found.set(path, await checkPage(tab, path, width));
             }),
           );
           await closeTabs(tabs);

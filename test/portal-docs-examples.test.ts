@@ -24,7 +24,15 @@ import { WRITE_TOKEN_SCHEME } from "../api/openapi.ts";
 import { consensusWriteExamples, CONSENSUS_WRITE_EXAMPLES, DOCUMENTED_GI } from "../api/write-examples/consensus.ts";
 import { consensusProjection } from "../core/consensus/state.ts";
 import { openLedger } from "../store/open-ledger.ts";
-import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, seedSampleLedger, startPortal, stopPortal } from "./support/site/helpers.ts";
+import {
+  buildSite,
+  launchChromium,
+  REPO_DATA_DIR,
+  REPO_ROOT,
+  seedSampleLedger,
+  startPortal,
+  stopPortal,
+} from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-docs-examples-"));
 const siteDir = join(tmp, "site");
@@ -53,9 +61,18 @@ const VARIES: Record<string, Varies> = {
   getBalanceByAddress: data(),
   getMigrationProofByAddress: data(),
   postAvmRevoke: { fields: ["revoked_at"], why: "stamped with the server's clock" },
-  postAvmOperatorIssueToken: { fields: ["token", "jti", "expires_at"], why: "a fresh token: its id drawn by the server, its expiry counted from the server's clock" },
-  postV1ConsensusSessionsByIdVotes: { fields: ["ledger_seq"], why: "the seq of the vote's entry, after however many entries the sample ledger holds" },
-  postV1ConsensusSessionsByIdClose: { fields: ["evaluated_seq", "/seal/ledger_seq"], why: "the seqs of the closing entries, after however many entries the sample ledger holds" },
+  postAvmOperatorIssueToken: {
+    fields: ["token", "jti", "expires_at"],
+    why: "a fresh token: its id drawn by the server, its expiry counted from the server's clock",
+  },
+  postV1ConsensusSessionsByIdVotes: {
+    fields: ["ledger_seq"],
+    why: "the seq of the vote's entry, after however many entries the sample ledger holds",
+  },
+  postV1ConsensusSessionsByIdClose: {
+    fields: ["evaluated_seq", "/seal/ledger_seq"],
+    why: "the seqs of the closing entries, after however many entries the sample ledger holds",
+  },
 };
 // Every published file of the data areas is data.
 const AREA_FILE = /^get(Government|Academics|Philosophy|Economy|Diplomacy)/;
@@ -107,7 +124,11 @@ function avmCli(...args: string[]): string {
   delete env.LEDGER_DB;
   delete env.TOKEN_SIGNING_KEY;
   delete env.TOKEN_SIGNING_KEY_FILE;
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "cli/avm-cli.ts"), ...args], { cwd: REPO_ROOT, env, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "cli/avm-cli.ts"), ...args], {
+    cwd: REPO_ROOT,
+    env,
+    encoding: "utf8",
+  });
   if (run.status !== 0) throw new Error(run.stderr);
   return run.stdout;
 }
@@ -115,7 +136,11 @@ function avmCli(...args: string[]): string {
 function keysCli(...args: string[]): string {
   const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
   delete env.ACCESS_LEDGER_DB;
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/keys-cli.ts"), ...args], { cwd: REPO_ROOT, env, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/keys-cli.ts"), ...args], {
+    cwd: REPO_ROOT,
+    env,
+    encoding: "utf8",
+  });
   if (run.status !== 0) throw new Error(run.stderr);
   return run.stdout;
 }
@@ -160,8 +185,10 @@ interface Operation {
  */
 async function runExchange(socket: NonNullable<Operation["socket"]>): Promise<string | null> {
   const url = /new WebSocket\("([^"]+)"\)/.exec(socket.example)?.[1];
-  if (!url?.startsWith(base.replace(/^http/, "ws"))) return `the snippet does not open a socket on the page's origin: ${socket.example}`;
-  if (!socket.example.includes(`socket.send(${JSON.stringify(socket.sent)})`)) return "the snippet does not send the documented message";
+  if (!url?.startsWith(base.replace(/^http/, "ws")))
+    return `the snippet does not open a socket on the page's origin: ${socket.example}`;
+  if (!socket.example.includes(`socket.send(${JSON.stringify(socket.sent)})`))
+    return "the snippet does not send the documented message";
   const received = await new Promise<unknown[]>((resolve, reject) => {
     const ws = new WebSocket(url, { headers: { Origin: base } });
     const messages: unknown[] = [];
@@ -174,17 +201,25 @@ async function runExchange(socket: NonNullable<Operation["socket"]>): Promise<st
     ws.on("close", () => resolve(messages));
     ws.on("error", reject);
   });
-  if (received.length !== socket.count) return `${received.length} messages, documented ${socket.count}: ${JSON.stringify(received).slice(0, 300)}`;
-  if (!isDeepStrictEqual(received[0], JSON.parse(socket.first))) return `first message differs: ${JSON.stringify(received[0]).slice(0, 400)}`;
-  if (!isDeepStrictEqual(received.at(-1), JSON.parse(socket.final))) return `final message differs: ${JSON.stringify(received.at(-1)).slice(0, 400)}`;
+  if (received.length !== socket.count)
+    return `${received.length} messages, documented ${socket.count}: ${JSON.stringify(received).slice(0, 300)}`;
+  if (!isDeepStrictEqual(received[0], JSON.parse(socket.first)))
+    return `first message differs: ${JSON.stringify(received[0]).slice(0, 400)}`;
+  if (!isDeepStrictEqual(received.at(-1), JSON.parse(socket.final)))
+    return `final message differs: ${JSON.stringify(received.at(-1)).slice(0, 400)}`;
   return null;
 }
 
 /** Each documented value carried so far replaced by the server's. */
-const carry = (text: string, carried: Map<string, string>) => [...carried].reduce((t, [documented, actual]) => t.replaceAll(documented, actual), text);
+const carry = (text: string, carried: Map<string, string>) =>
+  [...carried].reduce((t, [documented, actual]) => t.replaceAll(documented, actual), text);
 
 /** The value at a JSON pointer of a document. */
-const at = (document: unknown, pointer: string) => pointer.slice(1).split("/").reduce<unknown>((v, name) => (v as Record<string, unknown> | undefined)?.[name], document);
+const at = (document: unknown, pointer: string) =>
+  pointer
+    .slice(1)
+    .split("/")
+    .reduce<unknown>((v, name) => (v as Record<string, unknown> | undefined)?.[name], document);
 
 /**
  * The consensus examples' values that follow from the sample's data (the offices' measured GI, and
@@ -204,7 +239,9 @@ async function consensusStoryOnTheLedger(): Promise<void> {
   const { ledger } = await openLedger({ env: { STATE_DIR: stateDir } });
   try {
     const { gi } = await ledger.state(consensusProjection);
-    const readings = Object.fromEntries(Object.keys(DOCUMENTED_GI).map((office) => [office, gi.get(office)?.gi ?? Number.NaN])) as typeof DOCUMENTED_GI;
+    const readings = Object.fromEntries(
+      Object.keys(DOCUMENTED_GI).map((office) => [office, gi.get(office)?.gi ?? Number.NaN]),
+    ) as typeof DOCUMENTED_GI;
     consensusStory = consensusWriteExamples(readings);
   } finally {
     await ledger.close();
@@ -215,7 +252,13 @@ async function consensusStoryOnTheLedger(): Promise<void> {
 describe("the API reference's examples", () => {
   it("each answers, from the sample server, exactly the documented example response", async () => {
     await page.goto(`${base}/docs/`);
-    const tagPages = [...new Set(await page.locator(".contents h3 a").evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).pathname)))];
+    const tagPages = [
+      ...new Set(
+        await page
+          .locator(".contents h3 a")
+          .evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).pathname)),
+      ),
+    ];
     expect(tagPages.length).toBeGreaterThan(5);
     const run: string[] = [];
     const skipped: string[] = [];
@@ -226,14 +269,26 @@ describe("the API reference's examples", () => {
       const request = parseCurl(carry(op.request, carried));
       expect(request.url.startsWith(`${base}/`), op.id).toBe(true);
       const scheme = op.schemes.split(" ").find((s) => keys.has(s));
-      const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, v.replace("<key>", scheme ? keys.get(scheme)! : "<key>")]));
-      const answer = await fetch(request.url, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).map(([k, v]) => [k, v.replace("<key>", scheme ? keys.get(scheme)! : "<key>")]),
+      );
+      const answer = await fetch(request.url, {
+        method: request.method,
+        headers,
+        ...(request.body !== undefined ? { body: request.body } : {}),
+      });
       const documented = splitMessage(carry(op.response, carried));
       const body = await answer.text();
       run.push(op.id);
-      const problem = sameExceptVarying(documented, { status: answer.status, contentType: answer.headers.get("content-type") ?? "", body }, VARIES[op.id] ?? (AREA_FILE.test(op.id) ? data() : undefined));
+      const problem = sameExceptVarying(
+        documented,
+        { status: answer.status, contentType: answer.headers.get("content-type") ?? "", body },
+        VARIES[op.id] ?? (AREA_FILE.test(op.id) ? data() : undefined),
+      );
       if (problem) wrong.push(`${op.id}: ${problem}`);
-      else for (const pointer of CARRIED[op.id] ?? []) carried.set(String(at(JSON.parse(documented.body), pointer)), String(at(JSON.parse(body), pointer)));
+      else
+        for (const pointer of CARRIED[op.id] ?? [])
+          carried.set(String(at(JSON.parse(documented.body), pointer)), String(at(JSON.parse(body), pointer)));
     };
     for (const tagPage of tagPages) {
       await page.goto(`${base}${tagPage}`);
@@ -263,23 +318,41 @@ describe("the API reference's examples", () => {
           const problem = await runExchange(op.socket);
           run.push(op.id);
           if (problem) wrong.push(`${op.id}: ${problem}`);
-        }
-        else if (op.schemes.split(" ").includes(WRITE_TOKEN_SCHEME)) writes.set(op.id, op);
+        } else if (op.schemes.split(" ").includes(WRITE_TOKEN_SCHEME)) writes.set(op.id, op);
         else await send(op);
       }
     }
     // The writes, once every read has answered: an operator's first token, issued as an operator
     // does (`npm run avm -- issue-token` where the token key is), stands for `<key>`.
     expect([...writes.keys()].sort()).toEqual([...WRITE_ORDER].sort());
-    const issued = JSON.parse(avmCli("issue-token", "--subject", "docs-examples", "--permission", "avm.operate", "--permission", "avm.revoke", "--permission", "consensus.write", "--ttl", "3600")) as { token: string };
+    const issued = JSON.parse(
+      avmCli(
+        "issue-token",
+        "--subject",
+        "docs-examples",
+        "--permission",
+        "avm.operate",
+        "--permission",
+        "avm.revoke",
+        "--permission",
+        "consensus.write",
+        "--ttl",
+        "3600",
+      ),
+    ) as { token: string };
     keys.set(WRITE_TOKEN_SCHEME, issued.token);
     for (const id of WRITE_ORDER) {
       await send(writes.get(id)!);
       // The steps between the examples that no example shows (the other participants' votes and signatures).
       const between = consensusStory.between[id as keyof typeof consensusStory.between];
       for (const body of between?.bodies ?? []) {
-        const answer = await fetch(`${base}${between!.path}`, { method: "POST", headers: { Authorization: `Bearer ${issued.token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-        if (!answer.ok) wrong.push(`after ${id}, ${between!.path}: ${answer.status} ${(await answer.text()).slice(0, 300)}`);
+        const answer = await fetch(`${base}${between!.path}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${issued.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        if (!answer.ok)
+          wrong.push(`after ${id}, ${between!.path}: ${answer.status} ${(await answer.text()).slice(0, 300)}`);
       }
     }
     expect(wrong).toEqual([]);

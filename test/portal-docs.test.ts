@@ -25,7 +25,11 @@ const foreign: string[] = [];
 beforeAll(async () => {
   const build = await buildSite(REPO_DATA_DIR, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {}, trustedOrigins: [] }), "127.0.0.1", 0);
+  server = await listen(
+    createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {}, trustedOrigins: [] }),
+    "127.0.0.1",
+    0,
+  );
   context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
   page = context.pages()[0] ?? (await context.newPage());
   page.on("request", (request) => {
@@ -42,7 +46,9 @@ afterAll(async () => {
 
 describe("/docs in chromium", () => {
   it("lists every operation of /openapi.json on its tag's page (each under 150 KB), with an example request for this origin and a response each", async () => {
-    const description = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const description = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const documented = Object.entries(description.paths)
       .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
@@ -52,16 +58,26 @@ describe("/docs in chromium", () => {
     expect(response?.status()).toBe(200);
     expect((await response!.body()).length).toBeLessThan(150 * 1024);
     await expect(page.title()).resolves.toBe("API reference · Integrity Platform");
-    await expect(page.locator('nav[aria-label="Areas"] a[href="/docs/"]').getAttribute("aria-current")).resolves.toBe("page");
+    await expect(page.locator('nav[aria-label="Areas"] a[href="/docs/"]').getAttribute("aria-current")).resolves.toBe(
+      "page",
+    );
 
     const toc = (await page.locator(".contents .toc-path").allTextContents()).sort();
     expect(toc).toEqual(documented);
     // The problem types are a table, one row each, not a paragraph of names.
     const problemRows = page.locator("table.problem-types tbody tr");
     expect(await problemRows.count()).toBeGreaterThan(10);
-    await expect(page.locator('table.problem-types tr[data-problem="rate-limited"]').textContent()).resolves.toContain("429");
+    await expect(page.locator('table.problem-types tr[data-problem="rate-limited"]').textContent()).resolves.toContain(
+      "429",
+    );
     await expect(page.locator(".intro").textContent()).resolves.not.toContain("`invalid-query`, `payload-too-large`");
-    const tagPages = [...new Set(await page.locator(".contents h3 a").evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).pathname)))];
+    const tagPages = [
+      ...new Set(
+        await page
+          .locator(".contents h3 a")
+          .evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).pathname)),
+      ),
+    ];
     expect(tagPages.length).toBeGreaterThan(5);
 
     const shown: string[] = [];
@@ -70,7 +86,11 @@ describe("/docs in chromium", () => {
       expect(tagResponse?.status(), tagPage).toBe(200);
       expect((await tagResponse!.body()).length, tagPage).toBeLessThan(150 * 1024);
       const operations = page.locator("article.operation");
-      shown.push(...(await operations.evaluateAll((nodes) => nodes.map((n) => `${(n as HTMLElement).dataset.method} ${(n as HTMLElement).dataset.path}`))));
+      shown.push(
+        ...(await operations.evaluateAll((nodes) =>
+          nodes.map((n) => `${(n as HTMLElement).dataset.method} ${(n as HTMLElement).dataset.path}`),
+        )),
+      );
       for (let i = 0; i < (await operations.count()); i++) {
         const op = operations.nth(i);
         const [method, path] = [await op.getAttribute("data-method"), await op.getAttribute("data-path")];
@@ -83,7 +103,9 @@ describe("/docs in chromium", () => {
         const pathPattern = path!.replaceAll(".", "\\.").replace(/\{[^}]+\}/g, "[^/{}'?]+");
         expect(request, `${method} ${path}`).toMatch(new RegExp(`/${pathPattern.slice(1)}(\\?[^']*)?'$`));
         // 101: the simulation WebSocket; 410: the retired v1 balance, whose example is the answer it gives now (x-example-status).
-        expect(answer, `${method} ${path}`).toMatch(path === "/v1/balance/{address}" ? /^HTTP\/1\.1 410 Gone\b/ : /^HTTP\/1\.1 (2\d\d|101)\b/);
+        expect(answer, `${method} ${path}`).toMatch(
+          path === "/v1/balance/{address}" ? /^HTTP\/1\.1 410 Gone\b/ : /^HTTP\/1\.1 (2\d\d|101)\b/,
+        );
         expect(await op.locator(".request-example").isVisible()).toBe(true);
         expect(await op.locator(".response-example").isVisible()).toBe(true);
       }
@@ -102,9 +124,13 @@ describe("/docs in chromium", () => {
     await page.goto(`${server.url}/docs/government-area/`);
     const keyed = page.locator('article[data-path="/government/compliance-report.json"]');
     await expect(keyed.locator(".request-example").textContent()).resolves.toContain("Authorization: Bearer <key>");
-    await expect(keyed.locator(".error-example").textContent()).resolves.toMatch(/^HTTP\/1\.1 401 Unauthorized[\s\S]*"type": "https:\/\/integrity-platform\.example\/problems\/unauthorized"/);
+    await expect(keyed.locator(".error-example").textContent()).resolves.toMatch(
+      /^HTTP\/1\.1 401 Unauthorized[\s\S]*"type": "https:\/\/integrity-platform\.example\/problems\/unauthorized"/,
+    );
     const exported = page.locator('article[data-path="/government/ledger/export"]');
-    await expect(exported.locator(".request-example").textContent()).resolves.toContain("filter=event_type:mic_mint,agent:ATLAS");
+    await expect(exported.locator(".request-example").textContent()).resolves.toContain(
+      "filter=event_type:mic_mint,agent:ATLAS",
+    );
     await expect(exported.locator("table").first().textContent()).resolves.toContain("from");
     expect(foreign).toEqual([]);
   });

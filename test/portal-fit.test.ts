@@ -14,7 +14,22 @@ let server: RunningServer;
 let page: Page;
 
 /** The pages with the widest tables, and one reference page per kind. */
-const PAGES = ["/", "/pulse/timeline/", "/authority/", "/consensus/", "/migration/", "/government/", "/academics/", "/philosophy/", "/economy/", "/diplomacy/", "/glossary/", "/docs/", "/docs/government-area/", "/docs/consensus/"];
+const PAGES = [
+  "/",
+  "/pulse/timeline/",
+  "/authority/",
+  "/consensus/",
+  "/migration/",
+  "/government/",
+  "/academics/",
+  "/philosophy/",
+  "/economy/",
+  "/diplomacy/",
+  "/glossary/",
+  "/docs/",
+  "/docs/government-area/",
+  "/docs/consensus/",
+];
 
 beforeAll(async () => {
   portal = await portalInBrowser("portal-fit-");
@@ -29,8 +44,13 @@ afterAll(async () => {
 function sidewaysScrollers(): Promise<string[]> {
   return page.evaluate(() =>
     Array.from(document.querySelectorAll<HTMLElement>("body *"))
-      .filter((el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX) && el.scrollWidth > el.clientWidth + 1)
-      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${el.className} (${el.scrollWidth} > ${el.clientWidth}): ${el.textContent!.trim().slice(0, 40)}`),
+      .filter(
+        (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX) && el.scrollWidth > el.clientWidth + 1,
+      )
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${el.className} (${el.scrollWidth} > ${el.clientWidth}): ${el.textContent!.trim().slice(0, 40)}`,
+      ),
   );
 }
 
@@ -38,9 +58,17 @@ function sidewaysScrollers(): Promise<string[]> {
 function clippedHeadings(): Promise<string[]> {
   return page.evaluate(() =>
     Array.from(document.querySelectorAll<HTMLElement>("main table th, main table td[data-label]"))
-      .filter((el) => el.getClientRects().length > 0 && getComputedStyle(el).position !== "absolute" && !el.closest("thead[style], .stack-table thead"))
+      .filter(
+        (el) =>
+          el.getClientRects().length > 0 &&
+          getComputedStyle(el).position !== "absolute" &&
+          !el.closest("thead[style], .stack-table thead"),
+      )
       .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 || el.scrollWidth > el.clientWidth + 1)
-      .map((el) => `${el.tagName.toLowerCase()} "${el.textContent!.trim().slice(0, 40)}" (right ${Math.round(el.getBoundingClientRect().right)}, ${el.scrollWidth} > ${el.clientWidth})`),
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()} "${el.textContent!.trim().slice(0, 40)}" (right ${Math.round(el.getBoundingClientRect().right)}, ${el.scrollWidth} > ${el.clientWidth})`,
+      ),
   );
 }
 

@@ -35,8 +35,7 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-const axeViolations = async () =>
-  violationLines(await axeAudit(page));
+const axeViolations = async () => violationLines(await axeAudit(page));
 
 describe("the glossary", () => {
   it("defines every term of core/glossary.ts, each at its own anchor", async () => {
@@ -59,7 +58,13 @@ describe("the glossary", () => {
   ] as const) {
     it(`${path}: each term's first use is a link to its definition, once`, async () => {
       await page.goto(`${cdn.url}${path}`);
-      const marked = await page.locator("main a.term").evaluateAll((links) => links.map((a) => ({ term: (a as HTMLElement).dataset.term!, href: (a as HTMLAnchorElement).getAttribute("href")!, abbr: a.querySelector("abbr")?.getAttribute("title") ?? null })));
+      const marked = await page.locator("main a.term").evaluateAll((links) =>
+        links.map((a) => ({
+          term: (a as HTMLElement).dataset.term!,
+          href: (a as HTMLAnchorElement).getAttribute("href")!,
+          abbr: a.querySelector("abbr")?.getAttribute("title") ?? null,
+        })),
+      );
       const ids = marked.map((m) => m.term);
       expect(new Set(ids).size, "once per page").toBe(ids.length);
       for (const id of expected) expect(ids, id).toContain(id);
@@ -75,7 +80,11 @@ describe("the glossary", () => {
         range.setStart(document.querySelector("main")!, 0);
         range.setEndBefore(link);
         const fragment = range.cloneContents();
-        Array.from(fragment.querySelectorAll("a, code, pre, h1, h2, h3, h4, h5, h6, svg, script, style, caption, th, button, label, select, noscript, template")).forEach((skipped) => skipped.remove());
+        Array.from(
+          fragment.querySelectorAll(
+            "a, code, pre, h1, h2, h3, h4, h5, h6, svg, script, style, caption, th, button, label, select, noscript, template",
+          ),
+        ).forEach((skipped) => skipped.remove());
         return fragment.textContent ?? "";
       }, expected[0]);
       expect(before).not.toMatch(GLOSSARY.find((t) => t.id === expected[0])!.match);

@@ -17,7 +17,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSite, launchChromium, REPO_DATA_DIR, REPO_ROOT, startPortal, stopPortal } from "./support/site/helpers.ts";
+import {
+  buildSite,
+  launchChromium,
+  REPO_DATA_DIR,
+  REPO_ROOT,
+  startPortal,
+  stopPortal,
+} from "./support/site/helpers.ts";
 import { serveStatic, type StaticServer } from "./support/static-server.ts";
 import { freePort } from "./support/postgres.ts";
 import { axeAudit, violationLines } from "./support/site/axe.ts";
@@ -36,7 +43,11 @@ let page: Page;
 function keysCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
   delete env.ACCESS_LEDGER_DB;
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/keys-cli.ts"), ...args], { cwd: REPO_ROOT, env, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/keys-cli.ts"), ...args], {
+    cwd: REPO_ROOT,
+    env,
+    encoding: "utf8",
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -48,7 +59,11 @@ beforeAll(async () => {
   const running = await startPortal({ stateDir, dataDir: REPO_DATA_DIR, siteDir, env: { SITE_URL: cdnOrigin } });
   portal = running.child;
   base = running.url;
-  const cross = await buildSite(REPO_DATA_DIR, crossDir, { SITE_URL: cdnOrigin, PUBLIC_API_ORIGIN: base, PUBLIC_CONTACT: CONTACT });
+  const cross = await buildSite(REPO_DATA_DIR, crossDir, {
+    SITE_URL: cdnOrigin,
+    PUBLIC_API_ORIGIN: base,
+    PUBLIC_CONTACT: CONTACT,
+  });
   if (cross.code !== 0) throw new Error(`site build failed:\n${cross.output}`);
   cdn = await serveStatic(crossDir, Number(new URL(cdnOrigin).port));
   context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
@@ -69,7 +84,8 @@ describe("the key-request form", () => {
     expect(text.split("rotated every quarter").length - 1).toBe(1);
     const keyedRows = page.locator('table.download-table tbody tr:not([data-access="public"])');
     expect(await keyedRows.count()).toBeGreaterThan(1);
-    for (const row of await keyedRows.all()) await expect(row.locator('a[href="#request-access"]').textContent()).resolves.toBe("Request a key");
+    for (const row of await keyedRows.all())
+      await expect(row.locator('a[href="#request-access"]').textContent()).resolves.toBe("Request a key");
   });
 
   it("sends a request from the government page; the CLI lists it and issues its key", async () => {
@@ -83,17 +99,26 @@ describe("the key-request form", () => {
     await page.getByRole("button", { name: "Send the request" }).click();
     await expect.poll(() => form.getAttribute("data-reference")).toMatch(/^KR-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     const reference = (await form.getAttribute("data-reference"))!;
-    await expect(page.getByRole("status").filter({ hasText: reference }).textContent()).resolves.toContain(`Your reference is ${reference}`);
+    await expect(page.getByRole("status").filter({ hasText: reference }).textContent()).resolves.toContain(
+      `Your reference is ${reference}`,
+    );
 
     const listed = keysCli("requests");
     expect(listed.status, listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`^${reference}\\tpending\\tgovernment\\t.*Ministry of Examples, Audit Office\\taudit@ministry\\.example\\.gov\\t.*Quarterly audit`, "m"));
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^${reference}\\tpending\\tgovernment\\t.*Ministry of Examples, Audit Office\\taudit@ministry\\.example\\.gov\\t.*Quarterly audit`,
+        "m",
+      ),
+    );
     const issued = keysCli("issue", "--request", reference);
     expect(issued.status, issued.stderr).toBe(0);
     const token = /: (ipk_[A-Za-z0-9_-]{43})$/m.exec(issued.stdout)?.[1];
     expect(token).toBeDefined();
     // The key opens the government's keyed file on the same server.
-    const file = await fetch(`${base}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
+    const file = await fetch(`${base}/government/compliance-report.json`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(file.status).toBe(200);
     expect(keysCli("requests", "--all").stdout).toMatch(new RegExp(`^${reference}\\tissued\\t`, "m"));
   });
@@ -108,7 +133,9 @@ describe("the key-request form", () => {
     await page.getByLabel(/^Purpose/).fill("A study");
     await page.getByRole("button", { name: "Send the request" }).click();
     await expect.poll(() => page.locator(".key-request-result").textContent()).toMatch(/^Not sent: /);
-    await expect(page.locator(".key-request-result").textContent()).resolves.toMatch(/^Not sent: \/expected_volume: .*expected volume/);
+    await expect(page.locator(".key-request-result").textContent()).resolves.toMatch(
+      /^Not sent: \/expected_volume: .*expected volume/,
+    );
     expect(await form.getAttribute("data-reference")).toBeNull();
   });
 
@@ -129,16 +156,31 @@ describe("the key-request form", () => {
     expect((await request.response())!.headers()["access-control-allow-origin"]).toBe(cdn.url);
     await expect.poll(() => form.getAttribute("data-reference")).toMatch(/^KR-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     const reference = (await form.getAttribute("data-reference"))!;
-    expect(keysCli("requests").stdout).toMatch(new RegExp(`^${reference}\\tpending\\tgovernment\\t.*Statistics Office`, "m"));
+    expect(keysCli("requests").stdout).toMatch(
+      new RegExp(`^${reference}\\tpending\\tgovernment\\t.*Statistics Office`, "m"),
+    );
   });
 
   it("in a copy built for an API elsewhere, the keyed files, the API descriptions and the live panels name that API", () => {
     const government = readFileSync(join(crossDir, "government", "index.html"), "utf8");
     expect(government).toContain(`<code class="command">${base}/government/compliance-report.json</code>`);
-    expect((JSON.parse(readFileSync(join(crossDir, "openapi.json"), "utf8")) as { servers: { url: string }[] }).servers[0]!.url).toBe(base);
-    expect((JSON.parse(readFileSync(join(crossDir, "asyncapi.json"), "utf8")) as { servers: Record<string, { host: string; protocol: string }> }).servers.api).toMatchObject({ host: new URL(base).host, protocol: "ws" });
-    expect(readFileSync(join(crossDir, "consensus", "index.html"), "utf8")).toContain(`data-endpoint="${base}/api/cycle/current"`);
-    expect(readFileSync(join(crossDir, "philosophy", "index.html"), "utf8")).toContain(`data-path="${base}/philosophy/simulation"`);
+    expect(
+      (JSON.parse(readFileSync(join(crossDir, "openapi.json"), "utf8")) as { servers: { url: string }[] }).servers[0]!
+        .url,
+    ).toBe(base);
+    expect(
+      (
+        JSON.parse(readFileSync(join(crossDir, "asyncapi.json"), "utf8")) as {
+          servers: Record<string, { host: string; protocol: string }>;
+        }
+      ).servers.api,
+    ).toMatchObject({ host: new URL(base).host, protocol: "ws" });
+    expect(readFileSync(join(crossDir, "consensus", "index.html"), "utf8")).toContain(
+      `data-endpoint="${base}/api/cycle/current"`,
+    );
+    expect(readFileSync(join(crossDir, "philosophy", "index.html"), "utf8")).toContain(
+      `data-path="${base}/philosophy/simulation"`,
+    );
   });
 
   it("from a copy on another origin, opens the simulation's WebSocket on the API, which accepts the site's origin", async () => {

@@ -23,7 +23,11 @@ let page: Page;
 beforeAll(async () => {
   const build = await buildSite(REPO_DATA_DIR, join(tmp, "site"));
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  const running = await startPortal({ stateDir: join(tmp, "state"), dataDir: REPO_DATA_DIR, siteDir: join(tmp, "site") });
+  const running = await startPortal({
+    stateDir: join(tmp, "state"),
+    dataDir: REPO_DATA_DIR,
+    siteDir: join(tmp, "site"),
+  });
   portal = running.child;
   base = running.url;
   context = await launchChromium(join(tmp, "profile"), { width: 1280, height: 900 });
@@ -41,7 +45,11 @@ const result = () => page.locator(".lookup-result");
 async function lookUp(address: string): Promise<{ verdict: string; text: string }> {
   await page.fill("#lookup-address", address);
   await page.click(".lookup-form button");
-  await page.waitForFunction(() => ["verified", "refused", "unavailable"].includes(document.querySelector<HTMLElement>(".lookup-result")?.dataset.verdict ?? ""));
+  await page.waitForFunction(() =>
+    ["verified", "refused", "unavailable"].includes(
+      document.querySelector<HTMLElement>(".lookup-result")?.dataset.verdict ?? "",
+    ),
+  );
   return { verdict: (await result().getAttribute("data-verdict"))!, text: (await result().textContent())! };
 }
 
@@ -52,12 +60,19 @@ describe("the /migration page", () => {
     expect(html).toMatch(/<li data-phase="sunset"[^>]*aria-current="step"/);
     await page.clock.install({ time: new Date("2025-12-15T12:00:00Z") });
     await page.goto(`${base}/migration/`);
-    await expect(page.locator('nav[aria-label="Areas"] a[href="/migration/"]').getAttribute("aria-current")).resolves.toBe("page");
-    await page.waitForFunction(() => document.querySelector('[data-phase="transition"]')?.getAttribute("aria-current") === "step");
+    await expect(
+      page.locator('nav[aria-label="Areas"] a[href="/migration/"]').getAttribute("aria-current"),
+    ).resolves.toBe("page");
+    await page.waitForFunction(
+      () => document.querySelector('[data-phase="transition"]')?.getAttribute("aria-current") === "step",
+    );
     await expect(page.locator('[aria-current="step"]').count()).resolves.toBe(1);
     await expect(page.locator('[data-phase="transition"] .phase-now').textContent()).resolves.toMatch(/by your clock/);
     // Totals and the mismatch count, from the published summary.
-    const summary = JSON.parse(readFileSync(join(REPO_DATA_DIR, "migration", "summary.json"), "utf8")) as { converted: number; mismatches: number };
+    const summary = JSON.parse(readFileSync(join(REPO_DATA_DIR, "migration", "summary.json"), "utf8")) as {
+      converted: number;
+      mismatches: number;
+    };
     const stats = await page.locator(".stats").textContent();
     expect(stats).toContain(`Addresses converted${summary.converted}`);
     expect(stats).toContain(`Mismatches reported${summary.mismatches}`);
@@ -84,19 +99,54 @@ describe("the /migration page", () => {
   });
 
   it("refuses a tampered proof and a tampered checkpoint in the browser", async () => {
-    const genuine = (await (await fetch(`${base}/migration/proof/ATLAS`)).json()) as { index: number; tree_size: number; leaf: string; proof: string[] };
+    const genuine = (await (await fetch(`${base}/migration/proof/ATLAS`)).json()) as {
+      index: number;
+      tree_size: number;
+      leaf: string;
+      proof: string[];
+    };
     const checkpoint = await (await fetch(`${base}/migration/checkpoint`)).text();
-    const flip = (b64: string) => Buffer.from(Buffer.from(b64, "base64").map((x, i) => (i === 0 ? x ^ 1 : x))).toString("base64");
+    const flip = (b64: string) =>
+      Buffer.from(Buffer.from(b64, "base64").map((x, i) => (i === 0 ? x ^ 1 : x))).toString("base64");
     const tamperings: [string, unknown, string, RegExp][] = [
-      ["a proof hash flipped", { ...genuine, proof: [flip(genuine.proof[0]!), ...genuine.proof.slice(1)] }, checkpoint, /inclusion-failed/],
-      ["a raised balance", { ...genuine, leaf: genuine.leaf.replace('"balance_shards":"5', '"balance_shards":"9').replace('"v1_balance_gic":"5', '"v1_balance_gic":"9') }, checkpoint, /inclusion-failed/],
-      ["the checkpoint's root replaced", genuine, checkpoint.replace(checkpoint.split("\n")[2]!, flip(checkpoint.split("\n")[2]!)), /checkpoint-untrusted/],
-      ["the checkpoint's signature replaced", genuine, checkpoint.replace(/ (\S+)\n$/, (_, sig: string) => ` ${flip(sig)}\n`), /checkpoint-untrusted/],
+      [
+        "a proof hash flipped",
+        { ...genuine, proof: [flip(genuine.proof[0]!), ...genuine.proof.slice(1)] },
+        checkpoint,
+        /inclusion-failed/,
+      ],
+      [
+        "a raised balance",
+        {
+          ...genuine,
+          leaf: genuine.leaf
+            .replace('"balance_shards":"5', '"balance_shards":"9')
+            .replace('"v1_balance_gic":"5', '"v1_balance_gic":"9'),
+        },
+        checkpoint,
+        /inclusion-failed/,
+      ],
+      [
+        "the checkpoint's root replaced",
+        genuine,
+        checkpoint.replace(checkpoint.split("\n")[2]!, flip(checkpoint.split("\n")[2]!)),
+        /checkpoint-untrusted/,
+      ],
+      [
+        "the checkpoint's signature replaced",
+        genuine,
+        checkpoint.replace(/ (\S+)\n$/, (_, sig: string) => ` ${flip(sig)}\n`),
+        /checkpoint-untrusted/,
+      ],
     ];
     await page.goto(`${base}/migration/`);
     for (const [what, proof, note, code] of tamperings) {
-      await page.route("**/migration/proof/ATLAS", (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(proof) }));
-      await page.route("**/migration/checkpoint", (route) => route.fulfill({ status: 200, contentType: "text/plain", body: note }));
+      await page.route("**/migration/proof/ATLAS", (route) =>
+        route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(proof) }),
+      );
+      await page.route("**/migration/checkpoint", (route) =>
+        route.fulfill({ status: 200, contentType: "text/plain", body: note }),
+      );
       const answer = await lookUp("ATLAS");
       expect(answer.verdict, what).toBe("refused");
       expect(answer.text, what).toMatch(code);

@@ -14,7 +14,10 @@ import { REPO_DATA_DIR } from "./support/site/helpers.ts";
 import { portalInBrowser, type PortalInBrowser } from "./support/site/portal-browser.ts";
 import { axeAudit } from "./support/site/axe.ts";
 
-const records = readFileSync(join(REPO_DATA_DIR, "pulse", "history.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as PulseRecord);
+const records = readFileSync(join(REPO_DATA_DIR, "pulse", "history.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l) as PulseRecord);
 let portal: PortalInBrowser;
 let server: PortalInBrowser["server"];
 let page: Page;
@@ -33,7 +36,14 @@ describe("/pulse/timeline/", () => {
     await page.goto(`${server.url}/pulse/timeline/`);
     const rows = page.locator(".pulse-table tbody tr");
     // What a row says, without its dates and hashes (which always differ).
-    const said = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).filter((td) => !["Hash", "Scope"].includes(td.getAttribute("data-label")!)).map((td) => td.textContent!.replace(/^all /, "")).join(" | ")));
+    const said = await rows.evaluateAll((trs) =>
+      trs.map((tr) =>
+        Array.from(tr.querySelectorAll("td"))
+          .filter((td) => !["Hash", "Scope"].includes(td.getAttribute("data-label")!))
+          .map((td) => td.textContent!.replace(/^all /, ""))
+          .join(" | "),
+      ),
+    );
     expect(said.length).toBeGreaterThan(0);
     for (let i = 1; i < said.length; i++) expect(said[i], `rows ${i} and ${i + 1}`).not.toBe(said[i - 1]);
     // Every pulse is counted once, and the history has runs to collapse.
@@ -48,7 +58,9 @@ describe("/pulse/timeline/", () => {
     expect(times).toHaveLength(2);
     expect(times[0]! < times[1]!).toBe(true);
     expect(await spanRow.locator('td[data-label="GI"]').textContent()).toMatch(/^all \d/);
-    expect(await page.locator("#pulses-caption").textContent()).toContain(`of ${records.length} in ${counts.length} rows`);
+    expect(await page.locator("#pulses-caption").textContent()).toContain(
+      `of ${records.length} in ${counts.length} rows`,
+    );
   });
 
   it("draws one labelled series per signal the pulses record", async () => {
@@ -77,23 +89,35 @@ describe("/pulse/timeline/", () => {
         expect(box!.width).toBeGreaterThan(100);
       }
       // Unmeasured pulses are a band, never a line at 0.
-      if (measured > 0 && measured < records.length) await expect(strip.locator("rect.signal-unmeasured").count()).resolves.toBeGreaterThan(0);
+      if (measured > 0 && measured < records.length)
+        await expect(strip.locator("rect.signal-unmeasured").count()).resolves.toBeGreaterThan(0);
     }
   });
 
   it("spaces the pulses by time, cutting the long gap out instead of bunching them", async () => {
     await page.goto(`${server.url}/pulse/timeline/`);
     const svg = page.locator("figure.spark svg[role=img]");
-    const xs = (await svg.locator("polyline.spark-gi").getAttribute("points"))!.trim().split(" ").map((p) => Number(p.split(",")[0]));
+    const xs = (await svg.locator("polyline.spark-gi").getAttribute("points"))!
+      .trim()
+      .split(" ")
+      .map((p) => Number(p.split(",")[0]));
     expect(xs).toHaveLength(records.length);
     const ts = records.map((r) => Date.parse(r.generatedAt));
-    const gaps = await svg.locator("rect.axis-gap").evaluateAll((els) => els.map((e) => ({ from: Date.parse(e.getAttribute("data-from")!), to: Date.parse(e.getAttribute("data-to")!), x: Number(e.getAttribute("x")), w: Number(e.getAttribute("width")) })));
+    const gaps = await svg.locator("rect.axis-gap").evaluateAll((els) =>
+      els.map((e) => ({
+        from: Date.parse(e.getAttribute("data-from")!),
+        to: Date.parse(e.getAttribute("data-to")!),
+        x: Number(e.getAttribute("x")),
+        w: Number(e.getAttribute("width")),
+      })),
+    );
     // The history has one long quiet gap (days, between bursts of minutes): it is cut out.
     expect(gaps.length).toBeGreaterThan(0);
     const cut = (i: number) => gaps.some((g) => g.from === ts[i - 1] && g.to === ts[i]);
     // Within a stretch, x is proportional to time with one scale for the whole chart.
     const scales: number[] = [];
-    for (let i = 1; i < ts.length; i++) if (!cut(i) && ts[i]! - ts[i - 1]! > 60_000) scales.push((xs[i]! - xs[i - 1]!) / (ts[i]! - ts[i - 1]!));
+    for (let i = 1; i < ts.length; i++)
+      if (!cut(i) && ts[i]! - ts[i - 1]! > 60_000) scales.push((xs[i]! - xs[i - 1]!) / (ts[i]! - ts[i - 1]!));
     expect(scales.length).toBeGreaterThan(5);
     for (const s of scales) expect(s / scales[0]!).toBeCloseTo(1, 1);
     // Across a cut the distance is the break's width, and the break sits between the two pulses.
@@ -121,7 +145,9 @@ describe("/pulse/timeline/", () => {
       const axe = await axeAudit(page);
       expect(axe.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`)).toEqual([]);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-      const scroller = await page.locator(".table-scroll").evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+      const scroller = await page
+        .locator(".table-scroll")
+        .evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
       expect(scroller.scroll).toBeLessThanOrEqual(scroller.client);
     }
   });

@@ -29,7 +29,11 @@ let otherOrigin: Server | undefined;
 beforeAll(async () => {
   const build = await buildSite(REPO_DATA_DIR, join(tmp, "site"));
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  const running = await startPortal({ stateDir: join(tmp, "state"), dataDir: REPO_DATA_DIR, siteDir: join(tmp, "site") });
+  const running = await startPortal({
+    stateDir: join(tmp, "state"),
+    dataDir: REPO_DATA_DIR,
+    siteDir: join(tmp, "site"),
+  });
   portal = running.child;
   base = running.url;
   context = await launchChromium(join(tmp, "profile"), { width: 1000, height: 900 });
@@ -44,18 +48,30 @@ afterAll(async () => {
 });
 
 /** Scenarios that usually deliberate for several rounds; the first that does on the published data is used (the sample data changes). */
-const LONG_CANDIDATES = ["Burn the surplus of the fee pool", "Weigh transparency against privacy in the audit export", "Rotate the government API keys", "Lower the quorum for urgent sessions", "Fund the academics' replication grants"];
+const LONG_CANDIDATES = [
+  "Burn the surplus of the fee pool",
+  "Weigh transparency against privacy in the audit export",
+  "Rotate the government API keys",
+  "Lower the quorum for urgent sessions",
+  "Fund the academics' replication grants",
+];
 
 function expectedStream(scenario: string): SimulationUpdate[] {
   const area = (path: string) => join(REPO_DATA_DIR, "areas", path);
   const read = (path: string) => JSON.parse(readFileSync(area(path), "utf8")) as unknown;
   const hash = (dir: string, path: string) =>
-    (read(`${dir}/datapackage.json`) as { resources: { path: string; hash: string }[] }).resources.find((r) => r.path === path)!.hash;
+    (read(`${dir}/datapackage.json`) as { resources: { path: string; hash: string }[] }).resources.find(
+      (r) => r.path === path,
+    )!.hash;
   const council = formCouncil({
     deliberations: Deliberations.parse(read("philosophy/deliberations.json")),
     virtues: Virtues.parse(read("philosophy/virtues.json")),
     sentinelStatus: SentinelStatus.parse(read("government/sentinel-status.json")),
-    inputs: { deliberations: hash("philosophy", "deliberations.json"), virtues: hash("philosophy", "virtues.json"), sentinel_status: hash("government", "sentinel-status.json") },
+    inputs: {
+      deliberations: hash("philosophy", "deliberations.json"),
+      virtues: hash("philosophy", "virtues.json"),
+      sentinel_status: hash("government", "sentinel-status.json"),
+    },
   });
   return [...simulate(council, scenario)];
 }
@@ -63,7 +79,11 @@ function expectedStream(scenario: string): SimulationUpdate[] {
 describe("the simulation island on /philosophy/", () => {
   it("is the page's only script", async () => {
     await page.goto(`${base}/philosophy/`);
-    const scripts = await page.locator("script").evaluateAll((nodes) => nodes.map((n) => ({ src: (n as HTMLScriptElement).src, type: (n as HTMLScriptElement).type })));
+    const scripts = await page
+      .locator("script")
+      .evaluateAll((nodes) =>
+        nodes.map((n) => ({ src: (n as HTMLScriptElement).src, type: (n as HTMLScriptElement).type })),
+      );
     expect(scripts).toEqual([{ src: "", type: "module" }]);
     await expect(page.locator("simulation-island form").isVisible()).resolves.toBe(true);
   });
@@ -76,7 +96,11 @@ describe("the simulation island on /philosophy/", () => {
     await page.fill("#sim-scenario", scenario);
     await page.click("simulation-island button[type=submit]");
     // Rounds arrive one by one (npm start paces them): some are shown before the final one.
-    await page.waitForFunction(() => document.querySelectorAll(".sim-rounds > li").length >= 2 && !document.querySelector(".sim-rounds > li[data-phase=final]"));
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll(".sim-rounds > li").length >= 2 &&
+        !document.querySelector(".sim-rounds > li[data-phase=final]"),
+    );
     await expect(page.locator("simulation-island button").isDisabled()).resolves.toBe(true);
     await page.waitForSelector(".sim-rounds > li[data-phase=final]", { timeout: 60_000 });
 
@@ -87,8 +111,12 @@ describe("the simulation island on /philosophy/", () => {
     expect(finalPositions).toEqual(last.sentinels.map((s) => `${s.id} ${s.position} (${s.stance.toFixed(2)})`));
     await expect(rounds.first().locator("strong").textContent()).resolves.toBe("Opening");
     const excluded = last.current_state.excluded;
-    await expect(page.locator(".sim-note").textContent()).resolves.toBe(excluded.length === 0 ? "" : `Not taking part (office integrity below 0.95): ${excluded.join(", ")}.`);
-    await expect(page.locator(".sim-status").textContent()).resolves.toMatch(new RegExp(`^Outcome: ${last.current_state.outcome} after ${last.current_state.round} rounds`));
+    await expect(page.locator(".sim-note").textContent()).resolves.toBe(
+      excluded.length === 0 ? "" : `Not taking part (office integrity below 0.95): ${excluded.join(", ")}.`,
+    );
+    await expect(page.locator(".sim-status").textContent()).resolves.toMatch(
+      new RegExp(`^Outcome: ${last.current_state.outcome} after ${last.current_state.round} rounds`),
+    );
     await expect(page.locator("simulation-island button").isEnabled()).resolves.toBe(true);
   });
 
@@ -109,11 +137,15 @@ describe("the simulation island on /philosophy/", () => {
     // The same script from the portal's own origin opens it.
     await page.goto(`${base}/philosophy/`);
     const sameOrigin = await page.evaluate(
-      (url) => new Promise<string>((resolve) => {
-        const ws = new WebSocket(url);
-        ws.onopen = () => { ws.close(1000); resolve("opened"); };
-        ws.onclose = (e) => resolve(`refused ${e.code}`);
-      }),
+      (url) =>
+        new Promise<string>((resolve) => {
+          const ws = new WebSocket(url);
+          ws.onopen = () => {
+            ws.close(1000);
+            resolve("opened");
+          };
+          ws.onclose = (e) => resolve(`refused ${e.code}`);
+        }),
       target,
     );
     expect(sameOrigin).toBe("opened");

@@ -11,7 +11,14 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dateTime, day } from "../core/format/text.ts";
 import { formatPercent } from "../core/pulse/badge.ts";
-import { buildSite, launchChromium, makeHistory, startPortal, stopPortal, writeDataDir } from "./support/site/helpers.ts";
+import {
+  buildSite,
+  launchChromium,
+  makeHistory,
+  startPortal,
+  stopPortal,
+  writeDataDir,
+} from "./support/site/helpers.ts";
 
 const RECORDS = 120;
 const tmp = mkdtempSync(join(tmpdir(), "portal-"));
@@ -41,7 +48,8 @@ afterAll(async () => {
   await context?.close();
   await stopPortal(portal);
   // The screenshots stay for a human to look at; everything else goes.
-  for (const dir of [dataDir, siteDir, join(tmp, "profile"), join(tmp, "state")]) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [dataDir, siteDir, join(tmp, "profile"), join(tmp, "state")])
+    rmSync(dir, { recursive: true, force: true });
 });
 
 describe("pulse timeline in chromium", () => {
@@ -55,7 +63,9 @@ describe("pulse timeline in chromium", () => {
     await expect(svg.count()).resolves.toBe(1);
     const labelledBy = (await svg.getAttribute("aria-labelledby"))!.split(" ");
     const [titleText, descText] = await Promise.all(labelledBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
-    expect(titleText).toBe(`GI and MII over ${RECORDS} pulses from ${day(history[0]!.generatedAt)} to ${day(newest[0]!.generatedAt)}`);
+    expect(titleText).toBe(
+      `GI and MII over ${RECORDS} pulses from ${day(history[0]!.generatedAt)} to ${day(newest[0]!.generatedAt)}`,
+    );
     expect(descText).toContain(`latest ${formatPercent(newest[0]!.giScore)}%`);
     expect(descText).toContain(`latest ${formatPercent(newest[0]!.miiScore)}%`);
     await expect(svg.locator("polyline").count()).resolves.toBe(2);
@@ -68,13 +78,28 @@ describe("pulse timeline in chromium", () => {
     }
     const baseline = svg.locator("line.spark-baseline");
     await expect(baseline.getAttribute("stroke-dasharray")).resolves.toBe("6 4");
-    await expect(page.locator(".legend li").allTextContents()).resolves.toEqual(["GI (global integrity)", "MII (integrity index)", "95% baseline"]);
+    await expect(page.locator(".legend li").allTextContents()).resolves.toEqual([
+      "GI (global integrity)",
+      "MII (integrity index)",
+      "95% baseline",
+    ]);
 
     // Table: caption, column headers, 50 rows, the newest pulse first.
     const table = page.locator("table");
-    await expect(table.locator("caption").textContent()).resolves.toContain(`Pulses 1–50 of ${RECORDS}, newest first (page 1 of 3)`);
+    await expect(table.locator("caption").textContent()).resolves.toContain(
+      `Pulses 1–50 of ${RECORDS}, newest first (page 1 of 3)`,
+    );
     // The columns that matter most come first.
-    await expect(table.locator('thead th[scope="col"]').allTextContents()).resolves.toEqual(["Date (UTC)", "GI", "MII", "Signals measured", "Cycle", "Scope", "Branch", "Hash"]);
+    await expect(table.locator('thead th[scope="col"]').allTextContents()).resolves.toEqual([
+      "Date (UTC)",
+      "GI",
+      "MII",
+      "Signals measured",
+      "Cycle",
+      "Scope",
+      "Branch",
+      "Hash",
+    ]);
     const rows = table.locator("tbody tr");
     await expect(rows.count()).resolves.toBe(50);
     const firstRow = rows.first();
@@ -100,7 +125,9 @@ describe("pulse timeline in chromium", () => {
     // No horizontal page scroll on a 375 px wide phone; the table reflows to one card per pulse, so
     // nothing is hidden to the side either.
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(375);
-    const scroller = await page.locator(".table-scroll").evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, overflow: getComputedStyle(el).overflowX }));
+    const scroller = await page
+      .locator(".table-scroll")
+      .evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, overflow: getComputedStyle(el).overflowX }));
     expect(scroller.overflow).toBe("auto");
     expect(scroller.scroll).toBeLessThanOrEqual(scroller.client);
     await expect(firstRow.locator('td[data-label="MII"]').isVisible()).resolves.toBe(true);
@@ -113,8 +140,12 @@ describe("pulse timeline in chromium", () => {
     // Next page.
     await page.getByRole("link", { name: "Next page" }).click();
     await page.waitForURL(`${base}/pulse/timeline/2/`);
-    await expect(page.locator("table caption").textContent()).resolves.toContain("Pulses 51–100 of 120, newest first (page 2 of 3)");
-    await expect(page.locator("tbody tr").first().locator("time").getAttribute("datetime")).resolves.toBe(newest[50]!.generatedAt);
+    await expect(page.locator("table caption").textContent()).resolves.toContain(
+      "Pulses 51–100 of 120, newest first (page 2 of 3)",
+    );
+    await expect(page.locator("tbody tr").first().locator("time").getAttribute("datetime")).resolves.toBe(
+      newest[50]!.generatedAt,
+    );
     await expect(page.getByText("Page 2 of 3")).toBeTruthy();
     await expect(page.locator('svg[role="img"] polyline').count()).resolves.toBe(2);
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(375);
@@ -127,13 +158,17 @@ describe("pulse timeline in chromium", () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.goto(`${base}/`);
     await expect(page.locator("h2").first().textContent()).resolves.toBe(`Integrity pulse, cycle ${newest[0]!.cycle}`);
-    await expect(page.getByRole("link", { name: `See all ${RECORDS} pulses on the timeline` }).count()).resolves.toBe(1);
+    await expect(page.getByRole("link", { name: `See all ${RECORDS} pulses on the timeline` }).count()).resolves.toBe(
+      1,
+    );
     const badges = page.locator(".badges img");
     await expect(badges.count()).resolves.toBe(3);
     const alt = await badges.first().getAttribute("alt");
     expect(alt).toContain(`GI ${formatPercent(newest[0]!.giScore)}%`);
     // The badge images load (they are the copied data/v1 files).
-    const loaded = await badges.evaluateAll((imgs) => imgs.map((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0));
+    const loaded = await badges.evaluateAll((imgs) =>
+      imgs.map((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0),
+    );
     expect(loaded).toEqual([true, true, true]);
     await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(375);
     const shot = join(shots, "home-375.png");

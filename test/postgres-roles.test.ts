@@ -33,7 +33,12 @@ import { freshDatabase } from "./support/postgres.ts";
 const REPO = join(import.meta.dirname, "..");
 const PROBLEM = "https://integrity-platform.example/problems/";
 const suffix = `${process.pid}_${Date.now().toString(36)}`;
-const ROLES = { owner: `ip_owner_${suffix}`, app: `ip_app_${suffix}`, intruder: `ip_intruder_${suffix}`, stranger: `ip_stranger_${suffix}` };
+const ROLES = {
+  owner: `ip_owner_${suffix}`,
+  app: `ip_app_${suffix}`,
+  intruder: `ip_intruder_${suffix}`,
+  stranger: `ip_stranger_${suffix}`,
+};
 
 /** The advisory-lock keys writes used to wait on: what a role with CONNECT alone could take. */
 const oldKey = (name: string) => createHash("sha256").update(name).digest().readBigInt64BE(0).toString();
@@ -64,7 +69,18 @@ async function sqlState(run: Promise<unknown>): Promise<string | null> {
 }
 const instance = () => cluster.instances[0]!.url;
 const problemType = (text: string) => (JSON.parse(text) as { type: string }).type;
-type Health = { status: string; ledger: { status: string; size: number | null; checkpoint_size: number | null; refused_row?: { seq: number; problem: string }; refused_checkpoint?: { size: number; problem: string } }; access_ledger: { status: string; store: string }; limits: { status: string; store: string } };
+type Health = {
+  status: string;
+  ledger: {
+    status: string;
+    size: number | null;
+    checkpoint_size: number | null;
+    refused_row?: { seq: number; problem: string };
+    refused_checkpoint?: { size: number; problem: string };
+  };
+  access_ledger: { status: string; store: string };
+  limits: { status: string; store: string };
+};
 const health = async () => JSON.parse((await request(`${instance()}/health`)).text) as Health;
 /** A malformed verify: answered 400, and the attempt is written to the ledger first (Ledger-Seq). */
 const attempt = () => postJson(`${instance()}/avm/verify`, { not: "a verify request" });
@@ -115,15 +131,30 @@ afterAll(async () => {
 describe("the least-privilege application role", () => {
   it("runs the API: the ledger, the access ledger and the limits all work as it", async () => {
     const h = await health();
-    expect([h.ledger.status, h.access_ledger.status, h.access_ledger.store, h.limits.status, h.limits.store]).toEqual(["ok", "ok", "postgresql", "ok", "postgresql"]);
+    expect([h.ledger.status, h.access_ledger.status, h.access_ledger.store, h.limits.status, h.limits.store]).toEqual([
+      "ok",
+      "ok",
+      "postgresql",
+      "ok",
+      "postgresql",
+    ]);
     const logged = await attempt();
     expect(logged.status, logged.text).toBe(400);
     expect(logged.headers.get("ledger-seq")).toMatch(/^\d+$/);
-    const file = await request(`${instance()}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
+    const file = await request(`${instance()}/government/compliance-report.json`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(file.status, file.text).toBe(200);
-    const asked = await postJson(`${instance()}/keys/requests`, { tier: "government", affiliation: "Ministry of Finance", contact: "ops@ministry.example.gov", purpose: "audits" });
+    const asked = await postJson(`${instance()}/keys/requests`, {
+      tier: "government",
+      affiliation: "Ministry of Finance",
+      contact: "ops@ministry.example.gov",
+      purpose: "audits",
+    });
     expect(asked.status, asked.text).toBe(201);
-    const { rows } = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM access.ledger_entries WHERE type IN ('access', 'keyrequest.received')");
+    const { rows } = await admin.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM access.ledger_entries WHERE type IN ('access', 'keyrequest.received')",
+    );
     expect(rows[0]!.n).toBe(2);
     expect(cluster.output(0)).toContain("stores: ledger, access ledger and limits in PostgreSQL");
   });
@@ -137,7 +168,9 @@ describe("the least-privilege application role", () => {
       expect(await sqlState(app.query("ALTER TABLE ledger_entries DISABLE TRIGGER USER"))).toBe("42501");
       expect(await sqlState(app.query("TRUNCATE access.ledger_entries"))).toBe("42501");
       expect(await sqlState(app.query("CREATE TABLE sneaky (x int)"))).toBe("42501");
-      const { rows } = await app.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tableowner = current_user");
+      const { rows } = await app.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_tables WHERE tableowner = current_user",
+      );
       expect(rows[0]!.n).toBe(0);
     } finally {
       await app.end();
@@ -150,7 +183,8 @@ describe("a role that may only connect", () => {
     const intruder = await connect(ROLES.intruder);
     try {
       for (const key of OLD_ADVISORY) await intruder.query(`SELECT pg_advisory_lock(${key})`);
-      for (const id of ["'client'", "'key:government-1'"]) await intruder.query(`SELECT pg_advisory_lock(${0x636f6e6e}, hashtext(${id}))`);
+      for (const id of ["'client'", "'key:government-1'"])
+        await intruder.query(`SELECT pg_advisory_lock(${0x636f6e6e}, hashtext(${id}))`);
       expect(await sqlState(intruder.query("SELECT 1 FROM ledger_write_lock FOR UPDATE"))).toBe("42501");
       expect(await sqlState(intruder.query("SELECT 1 FROM access.ledger_write_lock FOR UPDATE"))).toBe("42501");
       for (const table of ["ledger_entries", "ledger_write_lock", "api_open_connections", "api_quota_counts"]) {
@@ -162,7 +196,9 @@ describe("a role that may only connect", () => {
       const logged = await attempt();
       expect(logged.status, logged.text).toBe(400);
       expect(logged.headers.get("ledger-seq")).toMatch(/^\d+$/);
-      const file = await request(`${instance()}/government/policy-impact.json`, { headers: { Authorization: `Bearer ${token}` } });
+      const file = await request(`${instance()}/government/policy-impact.json`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(file.status, file.text).toBe(200);
       const limits = await openPostgresLimits(as(ROLES.app), { instanceId: "roles-test", timeoutMs: 2_000 });
       try {
@@ -192,9 +228,18 @@ describe("forged checkpoint rows", () => {
       const genuine = Number(rows[0]!.size);
       expect(genuine).toBe(seq + 1);
       // A row beyond the ledger, and a note at the next size, signed by a key that is not the ledger's.
-      await app.query("INSERT INTO ledger_checkpoints (size, note, created_at) VALUES (1000000000, $1, '2026-01-01T00:00:00.000Z')", ["integrity-platform.example/ledger\n1000000000\nAAAA\n\n— forged\n"]);
-      const other = signCheckpoint({ origin: "integrity-platform.example/ledger", size: genuine + 1, rootHash: new Uint8Array(32) }, { name: "integrity-platform.example/ledger", secretKeyHex: sha256Hex("not the ledger key") });
-      await app.query("INSERT INTO ledger_checkpoints (size, note, created_at) VALUES ($1, $2, '2026-01-01T00:00:00.000Z')", [genuine + 1, other]);
+      await app.query(
+        "INSERT INTO ledger_checkpoints (size, note, created_at) VALUES (1000000000, $1, '2026-01-01T00:00:00.000Z')",
+        ["integrity-platform.example/ledger\n1000000000\nAAAA\n\n— forged\n"],
+      );
+      const other = signCheckpoint(
+        { origin: "integrity-platform.example/ledger", size: genuine + 1, rootHash: new Uint8Array(32) },
+        { name: "integrity-platform.example/ledger", secretKeyHex: sha256Hex("not the ledger key") },
+      );
+      await app.query(
+        "INSERT INTO ledger_checkpoints (size, note, created_at) VALUES ($1, $2, '2026-01-01T00:00:00.000Z')",
+        [genuine + 1, other],
+      );
     } finally {
       await app.end();
     }
@@ -203,7 +248,8 @@ describe("forged checkpoint rows", () => {
     for (const at of [seq, seq + 1]) {
       const proof = await request(`${instance()}/ledger/entries/${at}/inclusion`);
       expect([200, 202], proof.text).toContain(proof.status);
-      if (proof.status === 200) expect((JSON.parse(proof.text) as { checkpoint: string }).checkpoint).not.toContain("forged");
+      if (proof.status === 200)
+        expect((JSON.parse(proof.text) as { checkpoint: string }).checkpoint).not.toContain("forged");
     }
     const proved = await request(`${instance()}/ledger/entries/${seq}/inclusion`);
     expect(proved.status).toBe(200);
@@ -212,8 +258,12 @@ describe("forged checkpoint rows", () => {
     expect(h.ledger.checkpoint_size).toBe(seq + 1);
     expect(h.ledger.refused_checkpoint?.size).toBeGreaterThan(seq);
     expect(h.status).toBe("degraded");
-    expect(cluster.output(0)).toMatch(/stored checkpoint of size 1000000000 refused, not served or used: its size 1000000000 is beyond/);
-    expect(cluster.output(0)).toMatch(new RegExp(`stored checkpoint of size ${seq + 2} refused, not served or used: its note does not verify`));
+    expect(cluster.output(0)).toMatch(
+      /stored checkpoint of size 1000000000 refused, not served or used: its size 1000000000 is beyond/,
+    );
+    expect(cluster.output(0)).toMatch(
+      new RegExp(`stored checkpoint of size ${seq + 2} refused, not served or used: its note does not verify`),
+    );
   });
 });
 
@@ -222,14 +272,14 @@ describe("a row that chains but does not verify", () => {
     const app = await connect(ROLES.app);
     let bad: number;
     try {
-      const { rows } = await app.query<{ seq: string; hash: string }>("SELECT seq::text, hash FROM ledger_entries ORDER BY seq DESC LIMIT 1");
+      const { rows } = await app.query<{ seq: string; hash: string }>(
+        "SELECT seq::text, hash FROM ledger_entries ORDER BY seq DESC LIMIT 1",
+      );
       bad = Number(rows[0]!.seq) + 1;
-      await app.query("INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, 'avm.attempt', '{not json', '2026-01-01T00:00:00.000Z', $2, $3, $4)", [
-        bad,
-        rows[0]!.hash,
-        `sha256:${"ab".repeat(32)}`,
-        Buffer.alloc(32, 7),
-      ]);
+      await app.query(
+        "INSERT INTO ledger_entries (seq, type, payload, ts, prev, hash, leaf) VALUES ($1, 'avm.attempt', '{not json', '2026-01-01T00:00:00.000Z', $2, $3, $4)",
+        [bad, rows[0]!.hash, `sha256:${"ab".repeat(32)}`, Buffer.alloc(32, 7)],
+      );
     } finally {
       await app.end();
     }
@@ -242,12 +292,17 @@ describe("a row that chains but does not verify", () => {
     expect(sessions.status, sessions.text).toBe(503);
     expect(problemType(sessions.text)).toBe(`${PROBLEM}ledger-unavailable`);
     // Nothing signed over it (a checkpoint of a size past it), nothing appended after it.
-    const { rows } = await admin.query<{ n: number; tail: string }>("SELECT (SELECT count(*)::int FROM ledger_checkpoints WHERE size > $1 AND size < 1000000000) AS n, (SELECT max(seq)::text FROM ledger_entries) AS tail", [bad]);
+    const { rows } = await admin.query<{ n: number; tail: string }>(
+      "SELECT (SELECT count(*)::int FROM ledger_checkpoints WHERE size > $1 AND size < 1000000000) AS n, (SELECT max(seq)::text FROM ledger_entries) AS tail",
+      [bad],
+    );
     expect([rows[0]!.n, Number(rows[0]!.tail)]).toEqual([0, bad]);
     const h = await health();
     expect(h.ledger.status).toBe("failing");
     expect(h.ledger.refused_row).toMatchObject({ seq: bad, problem: "its payload is not JSON" });
     expect(h.status).toBe("degraded");
-    expect(cluster.output(0)).toContain(`entry ${bad}, written to the store by another writer, does not verify: its payload is not JSON`);
+    expect(cluster.output(0)).toContain(
+      `entry ${bad}, written to the store by another writer, does not verify: its payload is not JSON`,
+    );
   });
 });

@@ -19,7 +19,12 @@ function postgresInstalled(): boolean {
 const PACKAGES: { binary: string; installed?: () => boolean; pkg: string; why: string }[] = [
   { binary: "/usr/bin/chromium", pkg: "chromium", why: "browser tests" },
   { binary: "/usr/sbin/nginx", pkg: "nginx", why: "the static build served by a real web server" },
-  { binary: "/usr/lib/postgresql/*/bin/pg_ctl", installed: postgresInstalled, pkg: "postgresql", why: "the ledger on PostgreSQL" },
+  {
+    binary: "/usr/lib/postgresql/*/bin/pg_ctl",
+    installed: postgresInstalled,
+    pkg: "postgresql",
+    why: "the ledger on PostgreSQL",
+  },
   { binary: "/usr/sbin/haproxy", pkg: "haproxy", why: "API instances behind a load balancer" },
 ];
 
@@ -31,7 +36,10 @@ function stop(line: string): never {
 }
 
 function run(command: string, args: string[]): boolean {
-  const result = spawnSync(command, args, { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  const result = spawnSync(command, args, {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
   return result.status === 0;
 }
 
@@ -39,9 +47,15 @@ const missing = PACKAGES.filter((p) => !present(p));
 if (missing.length > 0) {
   const names = missing.map((p) => p.pkg).join(" ");
   const canInstall = process.getuid?.() === 0 && existsSync("/usr/bin/apt-get");
-  if (!canInstall) stop(`missing ${missing.map((p) => `${p.binary} (${p.why})`).join(", ")}: install with sudo apt-get install ${names}`);
+  if (!canInstall)
+    stop(
+      `missing ${missing.map((p) => `${p.binary} (${p.why})`).join(", ")}: install with sudo apt-get install ${names}`,
+    );
   console.log(`npm test: installing ${names} with apt-get …`);
-  if (!run("apt-get", ["update", "-qq"]) || !run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing.map((p) => p.pkg)])) {
+  if (
+    !run("apt-get", ["update", "-qq"]) ||
+    !run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing.map((p) => p.pkg)])
+  ) {
     stop(`apt-get could not install ${names}; install them by hand: apt-get install ${names}`);
   }
   const still = missing.filter((p) => !present(p));

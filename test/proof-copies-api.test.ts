@@ -9,7 +9,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewEvent } from "../core/ledger/store.ts";
-import { openTestLedger, serveLedger, TEST_LEDGER_PUBLIC_KEY, TEST_LEDGER_SIGNER } from "./support/api/routes/consensus.ts";
+import {
+  openTestLedger,
+  serveLedger,
+  TEST_LEDGER_PUBLIC_KEY,
+  TEST_LEDGER_SIGNER,
+} from "./support/api/routes/consensus.ts";
 import type { RunningServer } from "../api/server.ts";
 import { tempDir } from "./support/api/helpers.ts";
 import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
@@ -31,7 +36,12 @@ beforeAll(async () => {
   }
   await ledger.append(batch);
   const signer = { name: TEST_LEDGER_SIGNER.name, publicKeyHex: TEST_LEDGER_PUBLIC_KEY };
-  await publishLedgerCheckpoint({ dataDir, ledger, sign: async () => ({ note: await ledger.checkpoint(), signer }), trustNewKey: false });
+  await publishLedgerCheckpoint({
+    dataDir,
+    ledger,
+    sign: async () => ({ note: await ledger.checkpoint(), signer }),
+    trustNewKey: false,
+  });
   await publishProofCopies({ dataDir, ledger, check: false, log: () => {} });
   server = await serveLedger(ledger, dir);
 });

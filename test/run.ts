@@ -1,5 +1,5 @@
 /**
- * `npm test` after the preflight: the type check and the import rules run beside `vitest run`
+ * `npm test` after the preflight: the type check, the import rules and the formatter's check run beside `vitest run`
  * instead of before it, so the first test files do not wait for them (they mostly use the time the
  * first files spend waiting for the shared site build). Each check's output is printed, under its
  * name, when it ends; any failure fails the run. Arguments are handed to vitest.
@@ -17,6 +17,7 @@ interface Step {
 const STEPS: Step[] = [
   { name: "typecheck", command: ["npm", "run", "-s", "typecheck"], live: false },
   { name: "lint:imports", command: ["npm", "run", "-s", "lint:imports"], live: false },
+  { name: "format", command: ["npm", "run", "-s", "format:check"], live: false },
   { name: "vitest", command: ["npx", "vitest", "run", ...process.argv.slice(2)], live: true },
 ];
 
@@ -24,7 +25,9 @@ useCompileCache();
 
 function run(step: Step): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(step.command[0]!, step.command.slice(1), { stdio: step.live ? "inherit" : ["ignore", "pipe", "pipe"] });
+    const child = spawn(step.command[0]!, step.command.slice(1), {
+      stdio: step.live ? "inherit" : ["ignore", "pipe", "pipe"],
+    });
     const output: Buffer[] = [];
     child.stdout?.on("data", (chunk: Buffer) => output.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => output.push(chunk));
@@ -34,7 +37,9 @@ function run(step: Step): Promise<number> {
       ended = true;
       if (!step.live) {
         const text = Buffer.concat(output).toString("utf8").trimEnd();
-        process.stdout.write(`\nnpm test: ${step.name} ${status === 0 ? "passed" : `FAILED (exit ${status})`}\n${text ? `${text}\n` : ""}`);
+        process.stdout.write(
+          `\nnpm test: ${step.name} ${status === 0 ? "passed" : `FAILED (exit ${status})`}\n${text ? `${text}\n` : ""}`,
+        );
       }
       resolve(status);
     };

@@ -31,7 +31,8 @@ let instances: { url: string; ws: string }[];
 
 /** The government area, the simulation's inputs and the dataset keys, copied from the repository's published data. */
 function copyData(to: string): void {
-  for (const area of ["government", "philosophy"]) cpSync(join(REPO_DATA, "areas", area), join(to, "areas", area), { recursive: true });
+  for (const area of ["government", "philosophy"])
+    cpSync(join(REPO_DATA, "areas", area), join(to, "areas", area), { recursive: true });
   cpSync(join(REPO_DATA, "keys"), join(to, "keys"), { recursive: true });
 }
 
@@ -68,18 +69,27 @@ afterAll(async () => {
 });
 
 /** An HTTP request from a given loopback address (127.0.0.0/8 is all loopback on Linux): each address is a client. */
-async function request(url: string, from: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: string }> {
+async function request(
+  url: string,
+  from: string,
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: string }> {
   const { request: send } = await import("node:http");
   return new Promise((resolve, reject) => {
-    const req = send(url, { method: init.method ?? "GET", localAddress: from, headers: { ...init.headers, Connection: "close" } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") headers.set(name, value);
-        resolve({ status: res.statusCode!, headers, body: Buffer.concat(chunks).toString() });
-      });
-    });
+    const req = send(
+      url,
+      { method: init.method ?? "GET", localAddress: from, headers: { ...init.headers, Connection: "close" } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers))
+            if (typeof value === "string") headers.set(name, value);
+          resolve({ status: res.statusCode!, headers, body: Buffer.concat(chunks).toString() });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(init.body);
   });
@@ -101,13 +111,17 @@ describe("a daily quota shared by three instances on one PostgreSQL", () => {
     expect(head.status, head.body).toBe(200);
     expect(remaining(head.headers)).toBe(100);
 
-    const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => request(`${instances[i % 3]!.url}${FILE}`, from)));
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => request(`${instances[i % 3]!.url}${FILE}`, from)),
+    );
     const served = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status === 429);
     expect(served).toHaveLength(100);
     expect(refused).toHaveLength(50);
     // Each served request was counted once: the remaining counts are 99 … 0, each exactly once.
-    expect(served.map((a) => remaining(a.headers)).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(served.map((a) => remaining(a.headers)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     for (const a of refused) {
       expect(remaining(a.headers)).toBe(0);
       expect(Number(a.headers.get("Retry-After"))).toBeGreaterThan(0);
@@ -132,14 +146,20 @@ describe("a daily quota shared by three instances on one PostgreSQL", () => {
     const answers = await Promise.all(
       Array.from({ length: 150 }, (_, i) =>
         // A body the route refuses (400): it is past the quota gate, so it was counted.
-        request(`${instances[i % 3]!.url}/avm/verify`, from, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }),
+        request(`${instances[i % 3]!.url}/avm/verify`, from, {
+          method: "POST",
+          body: "{}",
+          headers: { "Content-Type": "application/json" },
+        }),
       ),
     );
     const counted = answers.filter((a) => a.status !== 429);
     expect(counted).toHaveLength(100);
     expect(new Set(counted.map((a) => a.status))).toEqual(new Set([400]));
     expect(answers.filter((a) => a.status === 429)).toHaveLength(50);
-    expect(counted.map((a) => remaining(a.headers)).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(counted.map((a) => remaining(a.headers)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 });
 
@@ -170,7 +190,9 @@ async function openRows(client: string): Promise<number> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM api_open_connections WHERE client = $1", [client]);
+    const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM api_open_connections WHERE client = $1", [
+      client,
+    ]);
     return Number(rows[0]!.n);
   } finally {
     await db.end();
@@ -180,7 +202,11 @@ async function openRows(client: string): Promise<number> {
 describe("the simulation's connection cap across instances", () => {
   it("counts a client's open connections on every instance, and frees a place when one closes", async () => {
     const from = "127.0.4.1";
-    const open = [await connect(instances[0]!.ws, from), await connect(instances[1]!.ws, from), await connect(instances[2]!.ws, from)];
+    const open = [
+      await connect(instances[0]!.ws, from),
+      await connect(instances[1]!.ws, from),
+      await connect(instances[2]!.ws, from),
+    ];
     for (const { ws } of instances) expect(await refusal(ws, from)).toBe(429);
     // Parallel attempts on every instance: none gets past the cap.
     expect(await Promise.all(instances.map(({ ws }) => refusal(ws, from)))).toEqual([429, 429, 429]);
@@ -202,13 +228,19 @@ describe("the simulation's connection cap across instances", () => {
     try {
       // A dead instance's rows: their heartbeat is far older than the ttl.
       for (let i = 0; i < CONNECTIONS; i++) {
-        await db.query("INSERT INTO api_open_connections (instance, connection, client, heartbeat_at) VALUES ('dead', $1, $2, now() - interval '1 hour')", [`c${i}`, client]);
+        await db.query(
+          "INSERT INTO api_open_connections (instance, connection, client, heartbeat_at) VALUES ('dead', $1, $2, now() - interval '1 hour')",
+          [`c${i}`, client],
+        );
       }
       const ws = await connect(instances[0]!.ws, "127.0.4.9");
       ws.close();
 
       // An instance that starts again under its id finds its previous run's rows and deletes them.
-      await db.query("INSERT INTO api_open_connections (instance, connection, client) VALUES ('restarted', 'old', $1)", [client]);
+      await db.query(
+        "INSERT INTO api_open_connections (instance, connection, client) VALUES ('restarted', 'old', $1)",
+        [client],
+      );
       const restarted = await openPostgresLimits(databaseUrl, { instanceId: "restarted" });
       try {
         const { rows } = await db.query("SELECT 1 FROM api_open_connections WHERE instance = 'restarted'");
@@ -266,7 +298,15 @@ describe("a limits store that fails", () => {
     const store = await openPostgresLimits(lostUrl, { instanceId: "lost", timeoutMs: 2000 });
     const keysFile = join(dir, "access-lost.sqlite");
     await new ApiKeyStore(keysFile).close();
-    const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, keysFile, log: () => {}, limits: store, simulation: { roundIntervalMs: 0 } });
+    const server = await startServer({
+      host: "127.0.0.1",
+      port: 0,
+      dataDir,
+      keysFile,
+      log: () => {},
+      limits: store,
+      simulation: { roundIntervalMs: 0 },
+    });
     try {
       expect((await request(`${server.url}${FILE}`, "127.0.5.1")).status).toBe(200);
       // A simulation connection open before the failure, its first simulation run to the end.
@@ -284,11 +324,19 @@ describe("a limits store that fails", () => {
       for (const answer of [
         await request(`${server.url}${FILE}`, "127.0.5.1"),
         await request(`${server.url}${FILE}`, "127.0.5.1", { method: "HEAD" }),
-        await request(`${server.url}/avm/verify`, "127.0.5.1", { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }),
+        await request(`${server.url}/avm/verify`, "127.0.5.1", {
+          method: "POST",
+          body: "{}",
+          headers: { "Content-Type": "application/json" },
+        }),
       ]) {
         expect(answer.status).toBe(503);
         expect(Number(answer.headers.get("Retry-After"))).toBeGreaterThan(0);
-        if (answer.body) expect(JSON.parse(answer.body)).toMatchObject({ type: expect.stringMatching(/limits-unavailable$/), status: 503 });
+        if (answer.body)
+          expect(JSON.parse(answer.body)).toMatchObject({
+            type: expect.stringMatching(/limits-unavailable$/),
+            status: 503,
+          });
       }
       expect(await refusal(`${server.url.replace(/^http/, "ws")}/philosophy/simulation`, "127.0.5.1")).toBe(503);
       // A further simulation on the open connection must be counted: it cannot be, so the connection ends (1013: try again later).
@@ -312,10 +360,17 @@ describe("old days", () => {
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
-      await db.query("INSERT INTO api_quota_counts (day, bucket, client, used) SELECT DATE '2026-01-01' + i % 4, 'b', 'ip:' || i, 1 FROM generate_series(1, 24000) AS i");
+      await db.query(
+        "INSERT INTO api_quota_counts (day, bucket, client, used) SELECT DATE '2026-01-01' + i % 4, 'b', 'ip:' || i, 1 FROM generate_series(1, 24000) AS i",
+      );
       // 12,000 rows before yesterday: more than one batch.
       expect(await store.quotas.take("2026-01-04", "b", "ip:new", 100)).toEqual({ allowed: true, used: 1 });
-      const days = async () => (await db.query<{ day: string }>("SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM api_quota_counts ORDER BY 1")).rows.map((r) => r.day);
+      const days = async () =>
+        (
+          await db.query<{ day: string }>(
+            "SELECT DISTINCT to_char(day, 'YYYY-MM-DD') AS day FROM api_quota_counts ORDER BY 1",
+          )
+        ).rows.map((r) => r.day);
       // Pruned in the background, in batches: ask until both old days are gone.
       while ((await days()).some((d) => d < "2026-01-03")) await new Promise((r) => setTimeout(r, 20));
       expect(await days()).toEqual(["2026-01-03", "2026-01-04"]);

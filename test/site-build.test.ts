@@ -3,7 +3,16 @@
  * 10,000 pulses (and a tampered copy of it), checking what lands in the output directory.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, cpSync, appendFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  cpSync,
+  appendFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,10 +56,21 @@ function bodyRows(html: string): string[] {
 async function writeLedger(): Promise<void> {
   const origin = "site-build.test/ledger";
   const key = generateKeyPair("ed25519");
-  const ledger = await openLedgerStore({ path: join(tmp, "ledger.sqlite"),  origin, signer: { name: origin, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
+  const ledger = await openLedgerStore({
+    path: join(tmp, "ledger.sqlite"),
+    origin,
+    signer: { name: origin, secretKeyHex: key.secretKey },
+    now: steppingClock(),
+    durability: "normal",
+  });
   try {
     await ledger.append(Array.from({ length: 600 }, (_, i) => sampleEvent(i)));
-    await publishLedgerCheckpoint({ dataDir, ledger, sign: async () => ({ note: await ledger.checkpoint(), signer: { name: origin, publicKeyHex: key.publicKey } }), trustNewKey: false });
+    await publishLedgerCheckpoint({
+      dataDir,
+      ledger,
+      sign: async () => ({ note: await ledger.checkpoint(), signer: { name: origin, publicKeyHex: key.publicKey } }),
+      trustNewKey: false,
+    });
   } finally {
     await ledger.close();
   }
@@ -90,12 +110,15 @@ describe("site build over 10,000 pulses", () => {
     expect(runs.length).toBeLessThan(RECORDS);
     expect(runs.reduce((n, run) => n + run.records.length, 0)).toBe(RECORDS);
     const times = (row: string) => [...row.matchAll(/<time datetime="([^"]+)"/g)].map((m) => m[1]);
-    const expected = (run: (typeof runs)[number]) => (run.records.length === 1 ? [run.newest.generatedAt] : [run.oldest.generatedAt, run.newest.generatedAt]);
+    const expected = (run: (typeof runs)[number]) =>
+      run.records.length === 1 ? [run.newest.generatedAt] : [run.oldest.generatedAt, run.newest.generatedAt];
     const html = page(outA, "pulse/timeline/index.html");
     const rows = bodyRows(html);
     expect(rows).toHaveLength(PAGE_SIZE);
     expect(rows.map(times)).toEqual(runs.slice(0, PAGE_SIZE).map(expected));
-    expect(rows.map((r) => Number(/data-pulses="(\d+)"/.exec(r)?.[1]))).toEqual(runs.slice(0, PAGE_SIZE).map((run) => run.records.length));
+    expect(rows.map((r) => Number(/data-pulses="(\d+)"/.exec(r)?.[1]))).toEqual(
+      runs.slice(0, PAGE_SIZE).map((run) => run.records.length),
+    );
     const newest = runs[0]!.newest;
     expect(rows[0]).toContain(`<code title="${newest.hash}">${newest.hash.slice(7, 19)}</code>`);
     expect(html).toContain(`Page 1 of ${LAST_PAGE}`);
@@ -114,7 +137,11 @@ describe("site build over 10,000 pulses", () => {
   });
 
   it("draws two downsampled polylines, the dashed baseline, title and desc on every page", async () => {
-    for (const path of ["pulse/timeline/index.html", "pulse/timeline/2/index.html", `pulse/timeline/${LAST_PAGE}/index.html`]) {
+    for (const path of [
+      "pulse/timeline/index.html",
+      "pulse/timeline/2/index.html",
+      `pulse/timeline/${LAST_PAGE}/index.html`,
+    ]) {
       const html = page(outA, path);
       const svg = /<svg[^>]*role="img"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? "";
       expect(svg, path).toMatch(/aria-labelledby="spark-title spark-desc"/);
@@ -135,7 +162,15 @@ describe("site build over 10,000 pulses", () => {
 
   it("publishes /v1/pulse/* as the signed history gives them, equal to the verified copies in data/v1", async () => {
     expect(filesUnder(join(outA, "v1"))).toEqual(filesUnder(join(dataDir, "v1")));
-    for (const file of ["badge.json", "badge/gi.json", "badge/mii.json", "badge.svg", "badge/gi.svg", "history.json", "latest.json"]) {
+    for (const file of [
+      "badge.json",
+      "badge/gi.json",
+      "badge/mii.json",
+      "badge.svg",
+      "badge/gi.svg",
+      "history.json",
+      "latest.json",
+    ]) {
       const built = readFileSync(join(outA, "v1", "pulse", file));
       expect(built.equals(readFileSync(join(dataDir, "v1", "pulse", file))), file).toBe(true);
     }
@@ -146,10 +181,22 @@ describe("site build over 10,000 pulses", () => {
   it("publishes the ledger's checkpoint and its C2SP tiles under /ledger/, byte for byte", async () => {
     const ledgerFiles = filesUnder(join(dataDir, "ledger"));
     // The bundles hold envelopes, not leaf data: at envelopes/, none at the C2SP entry bundle URL tile/entries/.
-    expect(ledgerFiles).toEqual(["checkpoint", "envelopes/000", "envelopes/001", "envelopes/002.p/88", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2"]);
+    expect(ledgerFiles).toEqual([
+      "checkpoint",
+      "envelopes/000",
+      "envelopes/001",
+      "envelopes/002.p/88",
+      "tile/0/000",
+      "tile/0/001",
+      "tile/0/002.p/88",
+      "tile/1/000.p/2",
+    ]);
     expect(filesUnder(join(outA, "ledger"))).toEqual(ledgerFiles);
-    for (const f of ledgerFiles) expect(readFileSync(join(outA, "ledger", f)).equals(readFileSync(join(dataDir, "ledger", f))), f).toBe(true);
-    expect(readFileSync(join(outA, "keys", "ledger.vkey"), "utf8")).toBe(readFileSync(join(dataDir, "keys", "ledger.vkey"), "utf8"));
+    for (const f of ledgerFiles)
+      expect(readFileSync(join(outA, "ledger", f)).equals(readFileSync(join(dataDir, "ledger", f))), f).toBe(true);
+    expect(readFileSync(join(outA, "keys", "ledger.vkey"), "utf8")).toBe(
+      readFileSync(join(dataDir, "keys", "ledger.vkey"), "utf8"),
+    );
   });
 
   it("shows the latest pulse, its cycle and the badges on the home page", async () => {
@@ -169,7 +216,14 @@ describe("site build over 10,000 pulses", () => {
       const appended = join(tmp, "appended");
       cpSync(dataDir, appended, { recursive: true });
       const last = history.at(-1)!;
-      const extra = sealPulse({ ...last, id: "00000000-0000-8000-8000-000000000042", giScore: 0.42, miiScore: 0.42, generatedAt: new Date(Date.parse(last.generatedAt) + 3_600_000).toISOString(), prev: last.hash });
+      const extra = sealPulse({
+        ...last,
+        id: "00000000-0000-8000-8000-000000000042",
+        giScore: 0.42,
+        miiScore: 0.42,
+        generatedAt: new Date(Date.parse(last.generatedAt) + 3_600_000).toISOString(),
+        prev: last.hash,
+      });
       appendFileSync(join(appended, "pulse", "history.jsonl"), `${historyLine(extra)}\n`);
       const second = await buildSite(appended, outB);
       expect(second.code, second.output).toBe(0);
@@ -211,7 +265,12 @@ describe("site build over 10,000 pulses", () => {
       const forged = join(tmp, "forged");
       cpSync(dataDir, forged, { recursive: true });
       const gi = join(forged, "v1", "pulse", "badge", "gi.json");
-      writeFileSync(gi, readFileSync(gi, "utf8").replace(/"message": "[^"]+"/, '"message": "42.0%"').replace(/"color": "[^"]+"/, '"color": "red"'));
+      writeFileSync(
+        gi,
+        readFileSync(gi, "utf8")
+          .replace(/"message": "[^"]+"/, '"message": "42.0%"')
+          .replace(/"color": "[^"]+"/, '"color": "red"'),
+      );
       const out = join(tmp, "out-forged");
       const result = await buildSite(forged, out);
       expect(result.code).not.toBe(0);
@@ -228,7 +287,13 @@ describe("site build over 10,000 pulses", () => {
       // Nothing can be vouched for. (Lines past the checkpoint: the byte-identical build above.)
       const shortened = join(tmp, "shortened");
       cpSync(dataDir, shortened, { recursive: true });
-      writeFileSync(join(shortened, "pulse", "history.jsonl"), history.slice(0, -1).map((r) => `${historyLine(r)}\n`).join(""));
+      writeFileSync(
+        join(shortened, "pulse", "history.jsonl"),
+        history
+          .slice(0, -1)
+          .map((r) => `${historyLine(r)}\n`)
+          .join(""),
+      );
       const refused = await buildSite(shortened, join(tmp, "out-shortened"));
       expect(refused.code).not.toBe(0);
       expect(refused.output).toMatch(/cannot be vouched for/);
@@ -294,12 +359,20 @@ describe("the build's check of the pulse's static copies (pulseStaticFiles)", ()
   it("compares with the signed records only: copies of a line after the checkpoint are refused", () => {
     const dir = copies("static-unsigned");
     const last = small.at(-1)!;
-    const extra = sealPulse({ ...last, id: "00000000-0000-8000-8000-000000000042", giScore: 0.42, generatedAt: new Date(Date.parse(last.generatedAt) + 3_600_000).toISOString(), prev: last.hash });
+    const extra = sealPulse({
+      ...last,
+      id: "00000000-0000-8000-8000-000000000042",
+      giScore: 0.42,
+      generatedAt: new Date(Date.parse(last.generatedAt) + 3_600_000).toISOString(),
+      prev: last.hash,
+    });
     appendFileSync(join(dir, "pulse", "history.jsonl"), `${historyLine(extra)}\n`);
     // The checkpoint still signs 5 lines: the signed records are unchanged and so are the copies.
     expect(pulseStaticFiles(dir, readPulseHistory(dir).records).size).toBe(8);
     // Copies written for the unsigned line too do not match what the signed records give.
     for (const [path, bytes] of expectedStaticFiles([...small, extra])) writeFileSync(join(dir, path), bytes);
-    expect(() => pulseStaticFiles(dir, readPulseHistory(dir).records)).toThrow(/v1\/pulse\/latest\.json: differs from what the history gives/);
+    expect(() => pulseStaticFiles(dir, readPulseHistory(dir).records)).toThrow(
+      /v1\/pulse\/latest\.json: differs from what the history gives/,
+    );
   });
 });

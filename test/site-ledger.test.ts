@@ -22,10 +22,21 @@ beforeEach(async () => {
   dataDir = join(dir, "data");
   const origin = "site-ledger.test/ledger";
   const key = generateKeyPair("ed25519");
-  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"), origin, signer: { name: origin, secretKeyHex: key.secretKey }, now: steppingClock(), durability: "normal" });
+  const ledger = await openLedgerStore({
+    path: join(dir, "ledger.sqlite"),
+    origin,
+    signer: { name: origin, secretKeyHex: key.secretKey },
+    now: steppingClock(),
+    durability: "normal",
+  });
   try {
     await ledger.append(Array.from({ length: 600 }, (_, i) => sampleEvent(i)));
-    await publishLedgerCheckpoint({ dataDir, ledger, sign: async () => ({ note: await ledger.checkpoint(), signer: { name: origin, publicKeyHex: key.publicKey } }), trustNewKey: false });
+    await publishLedgerCheckpoint({
+      dataDir,
+      ledger,
+      sign: async () => ({ note: await ledger.checkpoint(), signer: { name: origin, publicKeyHex: key.publicKey } }),
+      trustNewKey: false,
+    });
   } finally {
     await ledger.close();
   }
@@ -36,7 +47,16 @@ describe("publishLedger", () => {
   it("copies exactly the checkpoint's tiles and bundles", async () => {
     const out = join(dir, "out");
     expect(await publishLedger(dataDir, out)).toEqual({ size: 600, tiles: true });
-    expect(filesUnder(join(out, "ledger"))).toEqual(["checkpoint", "envelopes/000", "envelopes/001", "envelopes/002.p/88", "tile/0/000", "tile/0/001", "tile/0/002.p/88", "tile/1/000.p/2"]);
+    expect(filesUnder(join(out, "ledger"))).toEqual([
+      "checkpoint",
+      "envelopes/000",
+      "envelopes/001",
+      "envelopes/002.p/88",
+      "tile/0/000",
+      "tile/0/001",
+      "tile/0/002.p/88",
+      "tile/1/000.p/2",
+    ]);
   });
 
   it("refuses a file under tile/ or envelopes/ that is not of the checkpoint's tree, and publishes nothing of it", async () => {
@@ -44,7 +64,12 @@ describe("publishLedger", () => {
     // A full tile where the checkpoint has only the partial 002.p/88: it would be served as immutable.
     copyFileSync(join(ledgerDir, "tile/0/001"), join(ledgerDir, "tile/0/002"));
     const out = join(dir, "out");
-    await expect(publishLedger(dataDir, out)).rejects.toThrow(expect.objectContaining({ code: "ledger-tiles-unverified", message: expect.stringMatching(/tile\/0\/002 is not a tile or bundle of the checkpoint's 600 entries/) }));
+    await expect(publishLedger(dataDir, out)).rejects.toThrow(
+      expect.objectContaining({
+        code: "ledger-tiles-unverified",
+        message: expect.stringMatching(/tile\/0\/002 is not a tile or bundle of the checkpoint's 600 entries/),
+      }),
+    );
     expect(() => readFileSync(join(out, "ledger", "tile/0/002"))).toThrow();
 
     const again = join(dataDir, "..", "data2");
@@ -54,7 +79,12 @@ describe("publishLedger", () => {
       mkdirSync(join(again, f, ".."), { recursive: true });
       copyFileSync(join(dataDir, f), join(again, f));
     }
-    writeFileSync(join(again, "ledger", "envelopes", "002.p", "80"), readFileSync(join(again, "ledger", "envelopes", "002.p", "88")));
-    await expect(publishLedger(again, join(dir, "out2"))).rejects.toThrow(/envelopes\/002\.p\/80 is not a tile or bundle/);
+    writeFileSync(
+      join(again, "ledger", "envelopes", "002.p", "80"),
+      readFileSync(join(again, "ledger", "envelopes", "002.p", "88")),
+    );
+    await expect(publishLedger(again, join(dir, "out2"))).rejects.toThrow(
+      /envelopes\/002\.p\/80 is not a tile or bundle/,
+    );
   });
 });

@@ -46,12 +46,16 @@ describe("an access ledger that cannot be opened", () => {
     const broken = unopenable();
     try {
       const api = await fx.serve({ keys: broken, quotas: new DailyQuotas({ now: fx.clock.now }) });
-      const keyed = await fetch(`${api.url}/government/compliance-report.json`, { headers: { Authorization: `Bearer ${token}` } });
+      const keyed = await fetch(`${api.url}/government/compliance-report.json`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(keyed.status).toBe(503);
       expect(keyed.headers.get("retry-after")).toBe("2");
       expect((await body(keyed)).type).toBe(`${PROBLEM_BASE}audit-unavailable`);
 
-      const publicWithKey = await fetch(`${api.url}/academics/papers.json`, { headers: { Authorization: `Bearer ${token}` } });
+      const publicWithKey = await fetch(`${api.url}/academics/papers.json`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(publicWithKey.status).toBe(503);
       expect((await body(publicWithKey)).type).toBe(`${PROBLEM_BASE}audit-unavailable`);
 
@@ -59,7 +63,12 @@ describe("an access ledger that cannot be opened", () => {
       expect(anonymous.status).toBe(200);
       await anonymous.arrayBuffer();
 
-      const request = await api.post("/keys/requests", { tier: "government", affiliation: "Ministry of Finance", contact: "ops@ministry.example.gov", purpose: "audits" });
+      const request = await api.post("/keys/requests", {
+        tier: "government",
+        affiliation: "Ministry of Finance",
+        contact: "ops@ministry.example.gov",
+        purpose: "audits",
+      });
       expect(request.status).toBe(503);
       expect(request.headers.get("retry-after")).toBe("2");
       expect((await body(request)).type).toBe(`${PROBLEM_BASE}ledger-unavailable`);
@@ -88,12 +97,26 @@ describe("the keys CLI", () => {
     const access = join(fx.dir, "cli-access.sqlite");
     const store = new ApiKeyStore(access);
     // Recorded as an older server would have accepted it: the route refuses these characters now.
-    await store.receiveRequest({ tier: "government", affiliation: "Ministry \u202Eecnanif", contact: "ops@ministry.example.gov", purpose: "line\u2028two\u2029three\u200Bzero\u001b[31mred" }, fx.clock.now());
+    await store.receiveRequest(
+      {
+        tier: "government",
+        affiliation: "Ministry \u202Eecnanif",
+        contact: "ops@ministry.example.gov",
+        purpose: "line\u2028two\u2029three\u200Bzero\u001b[31mred",
+      },
+      fx.clock.now(),
+    );
     await store.close();
     const run = spawnSync(process.execPath, [join(REPO, "api", "keys-cli.ts"), "requests"], {
       cwd: REPO,
       encoding: "utf8",
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ACCESS_LEDGER_DB: access, STATE_DIR: join(fx.dir, "state"), DATABASE_URL: "" },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ACCESS_LEDGER_DB: access,
+        STATE_DIR: join(fx.dir, "state"),
+        DATABASE_URL: "",
+      },
     });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain("Ministry \\u{202E}ecnanif");

@@ -49,11 +49,24 @@ interface Answer {
 }
 
 /** One raw HTTP request (the path is sent byte for byte), tallied under `category`. */
-function hit(category: string, base: string, path: string, options: { method?: string; headers?: Record<string, string>; localAddress?: string } = {}): Promise<Answer> {
+function hit(
+  category: string,
+  base: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; localAddress?: string } = {},
+): Promise<Answer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, agent: false, method: options.method ?? "GET", path, headers: options.headers ?? {}, ...(options.localAddress ? { localAddress: options.localAddress } : {}) },
+      {
+        host: url.hostname,
+        port: url.port,
+        agent: false,
+        method: options.method ?? "GET",
+        path,
+        headers: options.headers ?? {},
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -63,11 +76,18 @@ function hit(category: string, base: string, path: string, options: { method?: s
           const t = tally.get(category) ?? { requests: 0, unexpected5xx: 0, nonProblemErrors: 0 };
           t.requests += 1;
           const type = String(res.headers["content-type"] ?? "");
-          const designed503 = status === 503 && type === PROBLEM && /\/(data-unverified|history-unverified)"/.test(body.toString("utf8"));
+          const designed503 =
+            status === 503 && type === PROBLEM && /\/(data-unverified|history-unverified)"/.test(body.toString("utf8"));
           if (status >= 500 && !designed503) t.unexpected5xx += 1;
           if (status >= 400 && (type !== PROBLEM || !isProblem(body))) t.nonProblemErrors += 1;
           tally.set(category, t);
-          resolve({ status, headers: res.headers, body, text: body.toString("utf8"), json: () => JSON.parse(body.toString("utf8")) as Record<string, unknown> });
+          resolve({
+            status,
+            headers: res.headers,
+            body,
+            text: body.toString("utf8"),
+            json: () => JSON.parse(body.toString("utf8")) as Record<string, unknown>,
+          });
         });
       },
     );
@@ -80,13 +100,19 @@ function isProblem(body: Buffer): boolean {
   if (body.length === 0) return true; // HEAD
   try {
     const p = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
-    return typeof p.type === "string" && typeof p.title === "string" && typeof p.status === "number" && typeof p.detail === "string";
+    return (
+      typeof p.type === "string" &&
+      typeof p.title === "string" &&
+      typeof p.status === "number" &&
+      typeof p.detail === "string"
+    );
   } catch {
     return false;
   }
 }
 
-const problemType = (a: Answer) => (a.json().type as string).replace("https://integrity-platform.example/problems/", "");
+const problemType = (a: Answer) =>
+  (a.json().type as string).replace("https://integrity-platform.example/problems/", "");
 
 // ---------------------------------------------------------------------------------------------
 // a world: copies of the committed data, a site folder, an access ledger and a server
@@ -102,10 +128,13 @@ interface World {
   stop(): Promise<void>;
 }
 
-async function world(options: { keyedDataDir?: (dir: string) => string; maxClients?: number; sketchWidth?: number } = {}): Promise<World> {
+async function world(
+  options: { keyedDataDir?: (dir: string) => string; maxClients?: number; sketchWidth?: number } = {},
+): Promise<World> {
   const { dir, cleanup } = tempDir("trust-");
   const data = join(dir, "data");
-  for (const part of ["areas", "keys", "pulse", "schemas"]) cpSync(join(REPO, "data", part), join(data, part), { recursive: true });
+  for (const part of ["areas", "keys", "pulse", "schemas"])
+    cpSync(join(REPO, "data", part), join(data, part), { recursive: true });
   // A site folder holding what a stale or tampered static build could: every area file, altered.
   const site = join(dir, "site");
   for (const area of AREAS) cpSync(join(data, "areas", area), join(site, area), { recursive: true });
@@ -116,7 +145,11 @@ async function world(options: { keyedDataDir?: (dir: string) => string; maxClien
   const keys = new ApiKeyStore(join(dir, "access.sqlite"), { durability: "normal" });
   const keyedDataDir = options.keyedDataDir?.(dir);
   // The ledger the live /economy/supply is computed from (empty here).
-  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"),  origin: "trust-boundaries", durability: "normal" });
+  const ledger = await openLedgerStore({
+    path: join(dir, "ledger.sqlite"),
+    origin: "trust-boundaries",
+    durability: "normal",
+  });
   const app = createApp({
     ledger,
     dataDir: data,
@@ -125,7 +158,11 @@ async function world(options: { keyedDataDir?: (dir: string) => string; maxClien
     now: clock.now,
     log: () => {},
     keys,
-    quotas: new DailyQuotas({ now: clock.now, ...(options.maxClients !== undefined ? { maxClients: options.maxClients } : {}), ...(options.sketchWidth ? { sketchWidth: options.sketchWidth } : {}) }),
+    quotas: new DailyQuotas({
+      now: clock.now,
+      ...(options.maxClients !== undefined ? { maxClients: options.maxClients } : {}),
+      ...(options.sketchWidth ? { sketchWidth: options.sketchWidth } : {}),
+    }),
   });
   const server = await listen(app, "127.0.0.1", 0);
   return {
@@ -160,16 +197,30 @@ function editManifest(data: string, area: Area, edit: (m: { resources: Record<st
 // ---------------------------------------------------------------------------------------------
 
 afterAll(async () => {
-  const rows = [...tally].map(([category, t]) => `  ${category.padEnd(28)} ${String(t.requests).padStart(5)} requests   unexpected 5xx ${t.unexpected5xx}   non-problem error bodies ${t.nonProblemErrors}`);
-  const total = [...tally.values()].reduce((a, t) => ({ requests: a.requests + t.requests, unexpected5xx: a.unexpected5xx + t.unexpected5xx, nonProblemErrors: a.nonProblemErrors + t.nonProblemErrors }), { requests: 0, unexpected5xx: 0, nonProblemErrors: 0 });
-  console.log(`trust-boundary requests by category:\n${rows.join("\n")}\n  ${"total".padEnd(28)} ${String(total.requests).padStart(5)} requests   unexpected 5xx ${total.unexpected5xx}   non-problem error bodies ${total.nonProblemErrors}`);
+  const rows = [...tally].map(
+    ([category, t]) =>
+      `  ${category.padEnd(28)} ${String(t.requests).padStart(5)} requests   unexpected 5xx ${t.unexpected5xx}   non-problem error bodies ${t.nonProblemErrors}`,
+  );
+  const total = [...tally.values()].reduce(
+    (a, t) => ({
+      requests: a.requests + t.requests,
+      unexpected5xx: a.unexpected5xx + t.unexpected5xx,
+      nonProblemErrors: a.nonProblemErrors + t.nonProblemErrors,
+    }),
+    { requests: 0, unexpected5xx: 0, nonProblemErrors: 0 },
+  );
+  console.log(
+    `trust-boundary requests by category:\n${rows.join("\n")}\n  ${"total".padEnd(28)} ${String(total.requests).padStart(5)} requests   unexpected 5xx ${total.unexpected5xx}   non-problem error bodies ${total.nonProblemErrors}`,
+  );
   expect(total.unexpected5xx).toBe(0);
   expect(total.nonProblemErrors).toBe(0);
 });
 
-
 /** Lists a keyed file among the public resources, as public: what an edited manifest would claim. */
-function makePublic(m: { resources: Record<string, unknown>[]; keyedResources?: Record<string, unknown>[] }, path: string): void {
+function makePublic(
+  m: { resources: Record<string, unknown>[]; keyedResources?: Record<string, unknown>[] },
+  path: string,
+): void {
   const keyed = m.keyedResources ?? [];
   const at = keyed.findIndex((r) => r.path === path);
   const [entry] = keyed.splice(at, 1);
@@ -186,11 +237,19 @@ describe("§1 one contract for published data: the verifier, the site build and 
   it("a signed manifest that breaks the contract is refused by all three, whatever the break", async () => {
     // A trusted key (listed in this world's datasets.vkey) signs each broken manifest.
     const key = TEST_DATASET_SIGNER;
-    writeFileSync(join(w.data, "keys", "datasets.vkey"), `${readFileSync(join(w.data, "keys", "datasets.vkey"), "utf8")}${TEST_DATASET_VKEY}\n`);
+    writeFileSync(
+      join(w.data, "keys", "datasets.vkey"),
+      `${readFileSync(join(w.data, "keys", "datasets.vkey"), "utf8")}${TEST_DATASET_VKEY}\n`,
+    );
     const pristine = readFileSync(join(w.data, "areas", "government", "datapackage.json"), "utf8");
-    const status = (m: { resources: Record<string, unknown>[] }) => m.resources.find((r) => r.path === "sentinel-status.json")!;
+    const status = (m: { resources: Record<string, unknown>[] }) =>
+      m.resources.find((r) => r.path === "sentinel-status.json")!;
     const cases: [string, string, (m: { resources: Record<string, unknown>[] }) => void][] = [
-      ["a resource path with a space (passed npm run verify, failed the site build)", "path-invalid", (m) => void (status(m).path = "a b.json")],
+      [
+        "a resource path with a space (passed npm run verify, failed the site build)",
+        "path-invalid",
+        (m) => void (status(m).path = "a b.json"),
+      ],
       ["a keyed file made public", "access-mismatch", (m) => void makePublic(m, "compliance-report.json")],
       ["a file the contract does not publish", "file-unknown", (m) => void (status(m).path = "extra.json")],
       ["an upper-case path", "path-invalid", (m) => void (status(m).path = "Sentinel-Status.json")],
@@ -201,8 +260,14 @@ describe("§1 one contract for published data: the verifier, the site build and 
       writeFileSync(join(w.data, "areas", "government", "datapackage.json"), pristine);
       const text = editManifest(w.data, "government", edit);
       // Signed by a trusted key: only the contract can refuse it.
-      writeFileSync(join(w.data, "areas", "government", "datapackage.json.sig"), signAnyManifest("government", text, key));
-      const verify = verifyAreas(join(w.data, "areas"), { areas: ["government"], keys: join(w.data, "keys", "datasets.vkey") })[0]!;
+      writeFileSync(
+        join(w.data, "areas", "government", "datapackage.json.sig"),
+        signAnyManifest("government", text, key),
+      );
+      const verify = verifyAreas(join(w.data, "areas"), {
+        areas: ["government"],
+        keys: join(w.data, "keys", "datasets.vkey"),
+      })[0]!;
       expect(verify.ok, `npm run verify: ${what}`).toBe(false);
       expect(() => siteVerifyArea(w.data, "government"), `site: ${what}`).toThrow(DataVerificationError);
       const api = await hit("§1 contract", w.url, "/government/transparency.pdf");
@@ -213,7 +278,10 @@ describe("§1 one contract for published data: the verifier, the site build and 
       expect(verify.problem, what).not.toMatch(/signature/);
     }
     writeFileSync(join(w.data, "areas", "government", "datapackage.json"), pristine);
-    cpSync(join(REPO, "data", "areas", "government", "datapackage.json.sig"), join(w.data, "areas", "government", "datapackage.json.sig"));
+    cpSync(
+      join(REPO, "data", "areas", "government", "datapackage.json.sig"),
+      join(w.data, "areas", "government", "datapackage.json.sig"),
+    );
     expect((await hit("§1 contract", w.url, "/government/sentinel-status.json")).status).toBe(200);
   });
 });
@@ -250,10 +318,21 @@ describe("§2 the API trusts only signed manifests", () => {
     expect(anonymous.status).toBe(401);
     expect(problemType(anonymous)).toBe("unauthorized");
     // Even the right key gets nothing from a manifest that is not the signed one.
-    const keyed = await hit("§2 signed manifests", w.url, "/government/compliance-report.json", { headers: { Authorization: `Bearer ${government}` } });
+    const keyed = await hit("§2 signed manifests", w.url, "/government/compliance-report.json", {
+      headers: { Authorization: `Bearer ${government}` },
+    });
     expect(keyed.status).toBe(503);
-    cpSync(join(REPO, "data", "areas", "government", "datapackage.json"), join(w.data, "areas", "government", "datapackage.json"));
-    expect((await hit("§2 signed manifests", w.url, "/government/compliance-report.json", { headers: { Authorization: `Bearer ${government}` } })).status).toBe(200);
+    cpSync(
+      join(REPO, "data", "areas", "government", "datapackage.json"),
+      join(w.data, "areas", "government", "datapackage.json"),
+    );
+    expect(
+      (
+        await hit("§2 signed manifests", w.url, "/government/compliance-report.json", {
+          headers: { Authorization: `Bearer ${government}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("a missing signature, a stranger's signature or a missing key file leaves the area unverified", async () => {
@@ -262,7 +341,10 @@ describe("§2 the API trusts only signed manifests", () => {
     rmSync(sig);
     expect((await hit("§2 signed manifests", w.url, "/economy/supply.json")).status).toBe(503);
     const stranger = loadSigningKey(DATASET_KEY, join(w.dir, "stranger"), {});
-    writeFileSync(sig, signAnyManifest("economy", readFileSync(join(w.data, "areas", "economy", "datapackage.json")), stranger));
+    writeFileSync(
+      sig,
+      signAnyManifest("economy", readFileSync(join(w.data, "areas", "economy", "datapackage.json")), stranger),
+    );
     expect((await hit("§2 signed manifests", w.url, "/economy/supply.json")).status).toBe(503);
     writeFileSync(sig, genuine);
     expect((await hit("§2 signed manifests", w.url, "/economy/supply.json")).status).toBe(200);
@@ -288,17 +370,30 @@ describe("§3 the pulse history is served only as far as its signed checkpoint",
     w.clock.advance(1001);
     const badge = (await hit("§3 pulse checkpoint", w.url, "/v1/pulse/badge")).json();
     const list = await hit("§3 pulse checkpoint", w.url, "/v1/pulse/history");
-    const health = (await hit("§3 pulse checkpoint", w.url, "/health")).json() as { status: string; history: Record<string, unknown> };
+    const health = (await hit("§3 pulse checkpoint", w.url, "/health")).json() as {
+      status: string;
+      history: Record<string, unknown>;
+    };
     return { badge, list, health };
   };
 
   it("a correctly chained record appended without re-signing the checkpoint is never served", async () => {
     const before = await look();
     expect(before.health.history).toMatchObject({ status: "verified", verified: true });
-    const records = original.trim().split("\n").map((l) => JSON.parse(l) as PulseRecord);
+    const records = original
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as PulseRecord);
     const last = records[records.length - 1]!;
     const { hash: _hash, ...fields } = last;
-    const forged = sealPulse({ ...fields, id: crypto.randomUUID(), giScore: 0.42, miiScore: 0.42, generatedAt: new Date(Date.parse(last.generatedAt) + 3600_000).toISOString(), prev: last.hash });
+    const forged = sealPulse({
+      ...fields,
+      id: crypto.randomUUID(),
+      giScore: 0.42,
+      miiScore: 0.42,
+      generatedAt: new Date(Date.parse(last.generatedAt) + 3600_000).toISOString(),
+      prev: last.hash,
+    });
     writeFileSync(history(), `${original}${historyLine(forged)}\n`);
     const after = await look();
     expect(after.badge.message).not.toBe("42.0% / 42.0%");
@@ -306,10 +401,21 @@ describe("§3 the pulse history is served only as far as its signed checkpoint",
     expect(after.list.status).toBe(200);
     expect(after.list.json().count).toBe(records.length);
     expect(after.health.status).toBe("degraded");
-    expect(after.health.history).toMatchObject({ status: "verified", records: records.length, unsigned_lines: 1, first_problem: { line: records.length + 1 } });
-    expect(String((after.health.history.first_problem as { problem: string }).problem)).toMatch(/not covered by the checkpoint/);
+    expect(after.health.history).toMatchObject({
+      status: "verified",
+      records: records.length,
+      unsigned_lines: 1,
+      first_problem: { line: records.length + 1 },
+    });
+    expect(String((after.health.history.first_problem as { problem: string }).problem)).toMatch(
+      /not covered by the checkpoint/,
+    );
     // The same rule, the same code: npm run pulse -- --verify says the same.
-    const verify = spawnSync(process.execPath, ["--import", "tsx", join(REPO, "pipeline", "pulse", "cli.ts"), "--verify", "--data", w.data], { cwd: REPO, encoding: "utf8" });
+    const verify = spawnSync(
+      process.execPath,
+      ["--import", "tsx", join(REPO, "pipeline", "pulse", "cli.ts"), "--verify", "--data", w.data],
+      { cwd: REPO, encoding: "utf8" },
+    );
     expect(verify.status).not.toBe(0);
     expect(verify.stdout + verify.stderr).toMatch(/not covered by the checkpoint/);
   });
@@ -374,7 +480,14 @@ describe("§4 one route per file, whatever the spelling", () => {
 
   it("a tampered area file is refused under every spelling, never served from the static copy", async () => {
     writeFileSync(join(w.data, "areas", "economy", "roi.json"), "{}\n");
-    for (const path of ["/economy/roi.json", "/economy//roi.json", "/economy%2froi.json", "/economy/roi", "/economy//roi", "/ECONOMY/ROI"]) {
+    for (const path of [
+      "/economy/roi.json",
+      "/economy//roi.json",
+      "/economy%2froi.json",
+      "/economy/roi",
+      "/economy//roi",
+      "/ECONOMY/ROI",
+    ]) {
       const res = await hit("§4 spellings", w.url, path);
       expect(res.status, path).toBe(503);
       expect(problemType(res), path).toBe("data-unverified");
@@ -382,7 +495,14 @@ describe("§4 one route per file, whatever the spelling", () => {
   });
 
   it("climbing, undecodable and non-area paths are not area files", async () => {
-    for (const path of ["/diplomacy/%2e%2e/%2e%2e/package.json", "/diplomacy/..%2f..%2fpackage.json", "/diplomacy/%E0%A4%A", "/diplomacy/standards.json%00", "/diplomacy%252fstandards.json", "/diplomacy/nope.json"]) {
+    for (const path of [
+      "/diplomacy/%2e%2e/%2e%2e/package.json",
+      "/diplomacy/..%2f..%2fpackage.json",
+      "/diplomacy/%E0%A4%A",
+      "/diplomacy/standards.json%00",
+      "/diplomacy%252fstandards.json",
+      "/diplomacy/nope.json",
+    ]) {
       const res = await hit("§4 spellings", w.url, path);
       expect(res.status, path).toBe(404);
     }
@@ -404,7 +524,9 @@ describe("§4/§6 sweep: every area file × spelling × credential × method", (
     const routes = AREAS.flatMap((area) => [
       ...areaFiles(area).map((f) => ({ area, name: f.path, file: f })),
       // A live route (/economy/supply) answers from the ledger, not the file's bytes (test/live-supply.test.ts).
-      ...Object.entries(areaAliases(area)).filter(([, r]) => r.kind !== "live").map(([name, r]) => ({ area, name, file: areaFile(area, r.file)! })),
+      ...Object.entries(areaAliases(area))
+        .filter(([, r]) => r.kind !== "live")
+        .map(([name, r]) => ({ area, name, file: areaFile(area, r.file)! })),
     ]);
     const spellings: ((area: string, name: string) => string)[] = [
       (a, n) => `/${a}/${n}`,
@@ -437,7 +559,9 @@ describe("§4/§6 sweep: every area file × spelling × credential × method", (
             if (res.status !== 200) continue;
             if (file.access !== "public") expect(headers.Authorization, why).toBe(`bearer ${government}`);
             if (name !== "ledger/export") {
-              expect(res.headers["content-type"], why).toMatch(file.mediatype === "text/csv" ? /^text\/csv/ : new RegExp(`^${file.mediatype.replace("/", "\\/")}`));
+              expect(res.headers["content-type"], why).toMatch(
+                file.mediatype === "text/csv" ? /^text\/csv/ : new RegExp(`^${file.mediatype.replace("/", "\\/")}`),
+              );
               if (method === "GET") expect(res.body.equals(genuine), why).toBe(true);
             }
             if (stale && !stale.equals(genuine) && method === "GET") expect(res.body.equals(stale), why).toBe(false);
@@ -462,11 +586,21 @@ describe("§6 Bearer scheme in any case; 304 on If-None-Match", () => {
 
   it("accepts the scheme in any case (RFC 9110 §11.1)", async () => {
     for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
-      const res = await hit("§6 bearer", w.url, "/government/policy-impact.json", { headers: { Authorization: `${scheme} ${government}` } });
+      const res = await hit("§6 bearer", w.url, "/government/policy-impact.json", {
+        headers: { Authorization: `${scheme} ${government}` },
+      });
       expect(res.status, scheme).toBe(200);
     }
-    for (const auth of [`Basic ${government}`, `Bearer ${government} ${government}`, `Bearer,${government}`, "Bearer"]) {
-      expect((await hit("§6 bearer", w.url, "/government/policy-impact.json", { headers: { Authorization: auth } })).status, auth.slice(0, 20)).toBe(401);
+    for (const auth of [
+      `Basic ${government}`,
+      `Bearer ${government} ${government}`,
+      `Bearer,${government}`,
+      "Bearer",
+    ]) {
+      expect(
+        (await hit("§6 bearer", w.url, "/government/policy-impact.json", { headers: { Authorization: auth } })).status,
+        auth.slice(0, 20),
+      ).toBe(401);
     }
   });
 
@@ -481,10 +615,27 @@ describe("§6 Bearer scheme in any case; 304 on If-None-Match", () => {
       expect(res.headers.etag).toBe(etag);
       expect(res.headers.ratelimit).toBeDefined();
     }
-    expect((await hit("§6 conditional", w.url, "/academics/papers.json", { headers: { "If-None-Match": '"other"' } })).status).toBe(200);
-    const keyed = await hit("§6 conditional", w.url, "/government/policy-impact.json", { headers: { Authorization: `Bearer ${government}` } });
-    expect((await hit("§6 conditional", w.url, "/government/policy-impact.json", { headers: { "If-None-Match": String(keyed.headers.etag) } })).status).toBe(401);
-    expect((await hit("§6 conditional", w.url, "/government/policy-impact.json", { headers: { "If-None-Match": String(keyed.headers.etag), Authorization: `Bearer ${government}` } })).status).toBe(304);
+    expect(
+      (await hit("§6 conditional", w.url, "/academics/papers.json", { headers: { "If-None-Match": '"other"' } }))
+        .status,
+    ).toBe(200);
+    const keyed = await hit("§6 conditional", w.url, "/government/policy-impact.json", {
+      headers: { Authorization: `Bearer ${government}` },
+    });
+    expect(
+      (
+        await hit("§6 conditional", w.url, "/government/policy-impact.json", {
+          headers: { "If-None-Match": String(keyed.headers.etag) },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await hit("§6 conditional", w.url, "/government/policy-impact.json", {
+          headers: { "If-None-Match": String(keyed.headers.etag), Authorization: `Bearer ${government}` },
+        })
+      ).status,
+    ).toBe(304);
   });
 });
 
@@ -497,7 +648,8 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
       env: { ...process.env, ACCESS_LEDGER_DB: join(w.dir, "access.sqlite"), STATE_DIR: join(w.dir, "state") },
     });
   const tokenOf = (out: string) => /key \(shown once[^:]*\): (ipk_\S+)/.exec(out)![1]!;
-  const gov = (token: string, path = "/government/compliance-report.json") => hit("§7 keys", w.url, path, { headers: { Authorization: `Bearer ${token}` } });
+  const gov = (token: string, path = "/government/compliance-report.json") =>
+    hit("§7 keys", w.url, path, { headers: { Authorization: `Bearer ${token}` } });
   beforeAll(async () => {
     w = await world();
   });
@@ -567,33 +719,79 @@ describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access aud
     w.clock.advance(61_000);
     expect((await hit("§7 keys", w.url, "/government/policy-impact.json")).status).toBe(401);
     const ledgerCli = (...args: string[]) =>
-      spawnSync(process.execPath, ["--import", "tsx", join(REPO, "cli", "ledger-cli.ts"), ...args, "--ledger", "access", "--db", join(w.dir, "access.sqlite")], {
-        cwd: REPO,
-        encoding: "utf8",
-        env: { ...process.env, STATE_DIR: join(w.dir, "state") },
-      });
+      spawnSync(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          join(REPO, "cli", "ledger-cli.ts"),
+          ...args,
+          "--ledger",
+          "access",
+          "--db",
+          join(w.dir, "access.sqlite"),
+        ],
+        {
+          cwd: REPO,
+          encoding: "utf8",
+          env: { ...process.env, STATE_DIR: join(w.dir, "state") },
+        },
+      );
     expect(ledgerCli("verify").status).toBe(0);
     const out = join(w.dir, "audit-export");
     const exported = ledgerCli("export", out);
     expect(exported.status, exported.stderr).toBe(0);
     const vkey = cli("vkey").stdout.trim();
-    const check = spawnSync(process.execPath, ["--import", "tsx", join(REPO, "cli", "ledger-cli.ts"), "verify-export", out, "--key", vkey], { cwd: REPO, encoding: "utf8" });
+    const check = spawnSync(
+      process.execPath,
+      ["--import", "tsx", join(REPO, "cli", "ledger-cli.ts"), "verify-export", out, "--key", vkey],
+      { cwd: REPO, encoding: "utf8" },
+    );
     expect(check.status, check.stdout + check.stderr).toBe(0);
-    const lines = readFileSync(join(out, "ledger.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; ts: string; payload: Record<string, unknown> });
+    const lines = readFileSync(join(out, "ledger.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; ts: string; payload: Record<string, unknown> });
     const accesses = lines.filter((e) => e.type === "access").map((e) => e.payload);
     // The export refused for its query string is answered by the route declaration before the
     // area handler: no data was reached, so it is in the request log, not the access audit.
     expect(accesses.slice(-2)).toEqual([
-      expect.objectContaining({ key_status: "active", tier: "government", area: "government", file: "compliance-report.json", outcome: "served", status: 200 }),
-      expect.objectContaining({ tier: "government", area: "academics", file: "papers.json", outcome: "served", status: 200 }),
+      expect.objectContaining({
+        key_status: "active",
+        tier: "government",
+        area: "government",
+        file: "compliance-report.json",
+        outcome: "served",
+        status: 200,
+      }),
+      expect.objectContaining({
+        tier: "government",
+        area: "academics",
+        file: "papers.json",
+        outcome: "served",
+        status: 200,
+      }),
     ]);
-    expect(lines.at(-1)).toMatchObject({ type: "access.refusals", payload: { credential: "none", area: "government", file: "policy-impact.json", outcome: "unauthorized", status: 401, count: 1 } });
+    expect(lines.at(-1)).toMatchObject({
+      type: "access.refusals",
+      payload: {
+        credential: "none",
+        area: "government",
+        file: "policy-impact.json",
+        outcome: "unauthorized",
+        status: 401,
+        count: 1,
+      },
+    });
     expect(accesses.some((a) => a.key_id === null)).toBe(false);
     expect(lines.every((e) => typeof e.ts === "string")).toBe(true);
     // Revoked and retired keys are audited too, with their id and status.
-    expect(accesses.some((a) => a.key_id === "government-1" && a.key_status === "revoked" && a.outcome === "unauthorized")).toBe(true);
+    expect(
+      accesses.some((a) => a.key_id === "government-1" && a.key_status === "revoked" && a.outcome === "unauthorized"),
+    ).toBe(true);
     // The token never reaches the ledger, the export or the database file.
-    for (const file of [join(out, "ledger.jsonl"), join(w.dir, "access.sqlite")]) expect(readFileSync(file).includes(token)).toBe(false);
+    for (const file of [join(out, "ledger.jsonl"), join(w.dir, "access.sqlite")])
+      expect(readFileSync(file).includes(token)).toBe(false);
     // Anonymous requests for public files are not audited (they are in the request log).
     expect(accesses.some((a) => a.key_id === null && a.file === "papers.json")).toBe(false);
   });
@@ -617,17 +815,31 @@ describe("§8 keyed data never reaches the public", () => {
 
   it("the API serves keyed files from the keyed store, verified against the public signed manifest", async () => {
     const token = (await w.keys.issue("government", "ministry", w.clock.now())).token;
-    const res = await hit("§8 keyed store", w.url, "/government/compliance-report.json", { headers: { Authorization: `Bearer ${token}` } });
+    const res = await hit("§8 keyed store", w.url, "/government/compliance-report.json", {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
-    expect(res.text).toBe(readFileSync(join(w.dir, "private", "areas", "government", "compliance-report.json"), "utf8"));
+    expect(res.text).toBe(
+      readFileSync(join(w.dir, "private", "areas", "government", "compliance-report.json"), "utf8"),
+    );
     expect(existsSync(join(w.data, "areas", "government", "compliance-report.json"))).toBe(false);
     // The public copy verifies on its own, and the public guard passes.
-    const [government] = verifyAreas(join(w.data, "areas"), { areas: ["government"], keys: join(w.data, "keys", "datasets.vkey"), publicOnly: true });
+    const [government] = verifyAreas(join(w.data, "areas"), {
+      areas: ["government"],
+      keys: join(w.data, "keys", "datasets.vkey"),
+      publicOnly: true,
+    });
     expect(government).toMatchObject({ ok: true, keyedAbsent: 4 });
     expect(siteVerifyArea(w.data, "government")).not.toBeNull();
     // A tampered keyed file is refused.
     writeFileSync(join(w.dir, "private", "areas", "government", "policy-impact.json"), "{}\n");
-    expect((await hit("§8 keyed store", w.url, "/government/policy-impact.json", { headers: { Authorization: `Bearer ${token}` } })).status).toBe(503);
+    expect(
+      (
+        await hit("§8 keyed store", w.url, "/government/policy-impact.json", {
+          headers: { Authorization: `Bearer ${token}` },
+        })
+      ).status,
+    ).toBe(503);
   });
 });
 
@@ -640,14 +852,17 @@ describe("§9 quotas cannot be turned into a lock-out", () => {
 
   it("with a cap of 2 exact clients, later clients are still served, each held to its quota", async () => {
     // Loopback is 127.0.0.0/8: every address is a different client.
-    for (const address of ["127.0.0.2", "127.0.0.3"]) expect((await hit("§9 quotas", w.url, "/diplomacy/protocols.json", { localAddress: address })).status).toBe(200);
+    for (const address of ["127.0.0.2", "127.0.0.3"])
+      expect((await hit("§9 quotas", w.url, "/diplomacy/protocols.json", { localAddress: address })).status).toBe(200);
     for (let i = 10; i < 40; i++) {
       const res = await hit("§9 quotas", w.url, "/diplomacy/protocols.json", { localAddress: `127.0.1.${i}` });
       expect(res.status, `127.0.1.${i}`).toBe(200);
       expect(res.headers.ratelimit).toMatch(/^"daily";r=\d+;t=\d+$/);
     }
     let served = 0;
-    for (let i = 0; i < 110; i++) if ((await hit("§9 quotas", w.url, "/diplomacy/protocols.json", { localAddress: "127.0.2.1" })).status === 200) served++;
+    for (let i = 0; i < 110; i++)
+      if ((await hit("§9 quotas", w.url, "/diplomacy/protocols.json", { localAddress: "127.0.2.1" })).status === 200)
+        served++;
     expect(served).toBeGreaterThan(80);
     expect(served).toBeLessThanOrEqual(100);
   });

@@ -40,10 +40,25 @@ describe("vendored conformance vectors", () => {
 
   it("carries each origin's licence beside its files", () => {
     expect(readFileSync(join(VENDORED, "LICENSE-Apache-2.0"), "utf8")).toMatch(/Apache License\s+Version 2\.0/);
-    expect(readFileSync(join(VENDORED, "frictionless/UNLICENSE"), "utf8")).toMatch(/^This is free and unencumbered software released into the public domain\./);
-    const licences = new Set(rows.filter((r) => r.path !== "README.md").map((r) => `${r.path.split("/")[0]} ${r.licence}`));
-    expect([...licences].sort()).toEqual(["frictionless Unlicense", "jcs Apache-2.0", "merkle Apache-2.0", "wycheproof Apache-2.0"]);
+    expect(readFileSync(join(VENDORED, "frictionless/UNLICENSE"), "utf8")).toMatch(
+      /^This is free and unencumbered software released into the public domain\./,
+    );
+    const licences = new Set(
+      rows.filter((r) => r.path !== "README.md").map((r) => `${r.path.split("/")[0]} ${r.licence}`),
+    );
+    expect([...licences].sort()).toEqual([
+      "frictionless Unlicense",
+      "jcs Apache-2.0",
+      "merkle Apache-2.0",
+      "wycheproof Apache-2.0",
+    ]);
     const notice = readFileSync(join(VENDORED, "NOTICE"), "utf8");
-    for (const origin of ["transparency-dev/merkle", "C2SP/wycheproof", "cyberphone/json-canonicalization", "frictionlessdata/datapackage"]) expect(notice).toContain(origin);
+    for (const origin of [
+      "transparency-dev/merkle",
+      "C2SP/wycheproof",
+      "cyberphone/json-canonicalization",
+      "frictionlessdata/datapackage",
+    ])
+      expect(notice).toContain(origin);
   });
 });

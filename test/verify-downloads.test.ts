@@ -82,13 +82,19 @@ describe("integrity-verify over HTTP", () => {
     expect(area.code).toBe(0);
     expect(area.out).toContain(`key ${server.url}/keys/datasets.vkey: `);
     expect(area.out).toMatch(/read from beside the data/);
-    expect(area.out).toMatch(/^academics: verified — 6 files checked; manifest signed by integrity-platform\.example\/datasets\+/m);
+    expect(area.out).toMatch(
+      /^academics: verified — 6 files checked; manifest signed by integrity-platform\.example\/datasets\+/m,
+    );
     const file = await run(`${server.url}/economy/mii.json`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
     expect(file.code).toBe(0);
     expect(file.out).toMatch(/^economy: verified — 1 file checked/m);
     // A file by its content-addressed URL (the manifest's immutablePath) and by its extension-less alias.
-    const manifest = JSON.parse(readFileSync(join(siteDir, "academics", "datapackage.json"), "utf8")) as { resources: { path: string; immutablePath: string }[] };
-    const immutable = await run(`${server.url}/academics/${manifest.resources.find((r) => r.path === "citations.bib")!.immutablePath}`);
+    const manifest = JSON.parse(readFileSync(join(siteDir, "academics", "datapackage.json"), "utf8")) as {
+      resources: { path: string; immutablePath: string }[];
+    };
+    const immutable = await run(
+      `${server.url}/academics/${manifest.resources.find((r) => r.path === "citations.bib")!.immutablePath}`,
+    );
     expect(immutable.code).toBe(0);
     expect(immutable.out).toMatch(/^academics: verified — 1 file checked/m);
     const alias = await run(`${server.url}/economy/supply`);
@@ -107,8 +113,12 @@ describe("integrity-verify over HTTP", () => {
     const bad = await run(`${server.url}/academics/`);
     server.overrides.clear();
     expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(new RegExp(`^FAIL file ${server.url}/academics/papers\\.json: .*\\[hash-mismatch\\]$`, "m"));
-    expect(bad.err).toMatch(new RegExp(`^FAIL file ${server.url}/academics/citations\\.bib: missing.*\\[missing\\]$`, "m"));
+    expect(bad.err).toMatch(
+      new RegExp(`^FAIL file ${server.url}/academics/papers\\.json: .*\\[hash-mismatch\\]$`, "m"),
+    );
+    expect(bad.err).toMatch(
+      new RegExp(`^FAIL file ${server.url}/academics/citations\\.bib: missing.*\\[missing\\]$`, "m"),
+    );
     expect(bad.out).toMatch(/^academics: FAILED \(2 failed checks\)$/m);
     const wrongKey = await run(`${server.url}/academics/`, "--key", TEST_DATASET_VKEY);
     expect(wrongKey.code).toBe(1);
@@ -126,7 +136,12 @@ describe("integrity-verify over HTTP", () => {
     expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
     // The build's bundles hold each entry's public envelope: its leaf hash is verified, the envelope is said not to be.
-    expect(ok.out).toMatch(new RegExp(`^ledger entry ${last}: verified — its leaf hash is included in \\S+ at size ${ledgerSize}, .*; its envelope .* is NOT verified`, "m"));
+    expect(ok.out).toMatch(
+      new RegExp(
+        `^ledger entry ${last}: verified — its leaf hash is included in \\S+ at size ${ledgerSize}, .*; its envelope .* is NOT verified`,
+        "m",
+      ),
+    );
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
     server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
     const bad = await run("--ledger", `${server.url}/ledger/`, "--entry", "2", "--key", ledgerKey);
@@ -143,7 +158,10 @@ describe("the /verify page", () => {
   async function submit(form: string, result: string): Promise<{ verdict: string; text: string }> {
     await page.locator(`#${result}`).evaluate((e) => delete (e as HTMLElement).dataset.verdict);
     await page.click(`#${form} button[type=submit]`);
-    await page.waitForFunction((id) => ["verified", "failed", "error"].includes(document.getElementById(id)?.dataset.verdict ?? ""), result);
+    await page.waitForFunction(
+      (id) => ["verified", "failed", "error"].includes(document.getElementById(id)?.dataset.verdict ?? ""),
+      result,
+    );
     const box = page.locator(`#${result}`);
     return { verdict: (await box.getAttribute("data-verdict"))!, text: (await box.textContent())! };
   }
@@ -157,10 +175,14 @@ describe("the /verify page", () => {
     expect(r.text).toContain("Verified in your browser: the academics manifest and 6 files.");
     expect(await areaResult().locator('li[data-status="passed"]').count()).toBe(9); // key, signature, manifest, 6 files
     // The built-in key, unchanged, is the one published beside the data, not one the reader pinned.
-    expect(await areaResult().locator("li").first().textContent()).toMatch(/^✓ Passed Trusted key: .*\/keys\/datasets\.vkey.*read from beside the data/);
+    expect(await areaResult().locator("li").first().textContent()).toMatch(
+      /^✓ Passed Trusted key: .*\/keys\/datasets\.vkey.*read from beside the data/,
+    );
     expect(await areaResult().locator("li").first().textContent()).not.toMatch(/the key you pinned/);
     // The page speaks to a person using it: how to pin a key in its own terms, never a command-line flag.
-    expect(await areaResult().locator("li").first().textContent()).toMatch(/replace the key in the box with one you obtained another way to know who signed/);
+    expect(await areaResult().locator("li").first().textContent()).toMatch(
+      /replace the key in the box with one you obtained another way to know who signed/,
+    );
     expect(r.text).not.toMatch(/--[a-z]/);
     const axe = await axeAudit(page);
     expect(axe.violations.map((v) => v.id)).toEqual([]);
@@ -189,7 +211,9 @@ describe("the /verify page", () => {
     await page.fill("#area-key", TEST_DATASET_VKEY);
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("failed");
-    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("signature-untrusted");
+    expect(await areaResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe(
+      "signature-untrusted",
+    );
     expect(await areaResult().locator("li").first().textContent()).toMatch(/the key you pinned \(the key above\)/);
     await page.fill("#area-key", "not a key");
     expect((await submit("area-form", "area-result")).verdict).toBe("error");
@@ -199,7 +223,9 @@ describe("the /verify page", () => {
     await page.goto(`${server.url}/verify/`);
     const dir = join(REPO_DATA_DIR, "areas", "diplomacy");
     // Every file of the area's folder, the release history (releases.json) among them; the releases' folders are not chosen.
-    const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map(({ name }) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
+    const files = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map(({ name }) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) }));
     expect(files.map((f) => f.name)).toContain("releases.json");
     await page.setInputFiles("#area-files", files);
     const r = await submit("area-form", "area-result");
@@ -207,8 +233,14 @@ describe("the /verify page", () => {
     expect(r.text).toContain("the diplomacy manifest and 3 files.");
     // The release history is not a file of the manifest: not checked, in one line, and not failed.
     const history = await areaResult().locator('li[data-status="skipped"]').allTextContents();
-    expect(history).toEqual([expect.stringMatching(/^– Not checked Release history: releases\.jsonnot checked: the area's release history \(releases\.json\)/)]);
-    const changed = files.map((f) => (f.name === "standards.json" ? { ...f, buffer: Buffer.concat([f.buffer, Buffer.from(" ")]) } : f));
+    expect(history).toEqual([
+      expect.stringMatching(
+        /^– Not checked Release history: releases\.jsonnot checked: the area's release history \(releases\.json\)/,
+      ),
+    ]);
+    const changed = files.map((f) =>
+      f.name === "standards.json" ? { ...f, buffer: Buffer.concat([f.buffer, Buffer.from(" ")]) } : f,
+    );
     await page.setInputFiles("#area-files", changed);
     const bad = await submit("area-form", "area-result");
     expect(bad.verdict).toBe("failed");
@@ -218,21 +250,41 @@ describe("the /verify page", () => {
   it("verifies a subset the person chose, saying which listed files were not checked, and fails a file the manifest does not list", async () => {
     await page.goto(`${server.url}/verify/`);
     const dir = join(REPO_DATA_DIR, "areas", "academics");
-    const file = (name: string) => ({ name, mimeType: "application/octet-stream", buffer: readFileSync(join(dir, name)) });
-    await page.setInputFiles("#area-files", [file("datapackage.json"), file("datapackage.json.sig"), file("dataset.json")]);
+    const file = (name: string) => ({
+      name,
+      mimeType: "application/octet-stream",
+      buffer: readFileSync(join(dir, name)),
+    });
+    await page.setInputFiles("#area-files", [
+      file("datapackage.json"),
+      file("datapackage.json.sig"),
+      file("dataset.json"),
+    ]);
     const r = await submit("area-form", "area-result");
     expect(r.verdict).toBe("verified");
     // Every other file the signed manifest lists is named not checked.
-    const others = (JSON.parse(readFileSync(join(dir, "datapackage.json"), "utf8")) as { resources: unknown[] }).resources.length - 1;
-    expect(r.text).toContain(`Verified in your browser: the academics manifest and 1 file (${others} other files it lists were not chosen, so not checked).`);
+    const others =
+      (JSON.parse(readFileSync(join(dir, "datapackage.json"), "utf8")) as { resources: unknown[] }).resources.length -
+      1;
+    expect(r.text).toContain(
+      `Verified in your browser: the academics manifest and 1 file (${others} other files it lists were not chosen, so not checked).`,
+    );
     expect(await areaResult().locator('li[data-status="failed"]').count()).toBe(0);
-    expect(await areaResult().locator('li[data-status="passed"]').last().textContent()).toMatch(/^✓ Passed File: dataset\.json/);
+    expect(await areaResult().locator('li[data-status="passed"]').last().textContent()).toMatch(
+      /^✓ Passed File: dataset\.json/,
+    );
     const notChecked = await areaResult().locator('li[data-status="skipped"]').allTextContents();
     expect(notChecked).toHaveLength(others);
-    for (const line of notChecked) expect(line).toMatch(/^– Not checked File: \S+?not checked: not among the files given$/);
+    for (const line of notChecked)
+      expect(line).toMatch(/^– Not checked File: \S+?not checked: not among the files given$/);
     expect(r.text).not.toMatch(/--[a-z]/);
     // A file that is not in the signed manifest is not part of the area: the check fails on it.
-    await page.setInputFiles("#area-files", [file("datapackage.json"), file("datapackage.json.sig"), file("dataset.json"), { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("mine\n") }]);
+    await page.setInputFiles("#area-files", [
+      file("datapackage.json"),
+      file("datapackage.json.sig"),
+      file("dataset.json"),
+      { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("mine\n") },
+    ]);
     const extra = await submit("area-form", "area-result");
     expect(extra.verdict).toBe("failed");
     expect(extra.text).toMatch(/Not verified: 1 check failed/);
@@ -270,12 +322,18 @@ describe("the /verify page", () => {
     await page.fill("#ledger-key", ledgerKey);
     const r = await submit("ledger-form", "ledger-result");
     expect(r.verdict).toBe("verified");
-    expect(r.text).toContain(`Verified in your browser: entry 257's leaf hash is in the signed log of ${ledgerSize.toLocaleString("en")} entries. Its envelope below is NOT verified`);
+    expect(r.text).toContain(
+      `Verified in your browser: entry 257's leaf hash is in the signed log of ${ledgerSize.toLocaleString("en")} entries. Its envelope below is NOT verified`,
+    );
     // key, checkpoint, entry, tiles, inclusion, and the published witness policy's quorum (/keys/ledger.policy)
     expect(await ledgerResult().locator('li[data-status="passed"]').count()).toBe(6);
     expect(r.text).toMatch(/witnesses: cosigned by .*; quorum .* met/);
-    expect(await ledgerResult().locator('li[data-status="skipped"]').textContent()).toMatch(/^– Skipped Entry: entry 257.*NOT verified/);
-    expect(await ledgerResult().locator("pre code").textContent()).toMatch(/^NOT verified \(the published envelope, not bound to the signed leaf\):\n\{"hash":/);
+    expect(await ledgerResult().locator('li[data-status="skipped"]').textContent()).toMatch(
+      /^– Skipped Entry: entry 257.*NOT verified/,
+    );
+    expect(await ledgerResult().locator("pre code").textContent()).toMatch(
+      /^NOT verified \(the published envelope, not bound to the signed leaf\):\n\{"hash":/,
+    );
     const tile = readdirSync(join(siteDir, "ledger", "tile", "0")).sort()[0]!;
     server.overrides.set(`/ledger/tile/0/${tile}`, tampered(`ledger/tile/0/${tile}`, 32 * 3));
     await page.fill("#ledger-entry", "2");
@@ -287,7 +345,9 @@ describe("the /verify page", () => {
     await page.fill("#ledger-key", TEST_DATASET_VKEY);
     const wrong = await submit("ledger-form", "ledger-result");
     expect(wrong.verdict).toBe("failed");
-    expect(await ledgerResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe("checkpoint-untrusted");
+    expect(await ledgerResult().locator('li[data-status="failed"]').getAttribute("data-code")).toBe(
+      "checkpoint-untrusted",
+    );
     const axe = await axeAudit(page);
     expect(axe.violations.map((v) => v.id)).toEqual([]);
   });
@@ -304,8 +364,11 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
   /** The entry names of a tar (ustar, regular files), in order. */
   function tarNames(tar: Buffer): string[] {
     const names: string[] = [];
-    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
-      const name = tar.subarray(at, at + 100).toString("latin1").replace(/\0.*$/s, "");
+    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0;) {
+      const name = tar
+        .subarray(at, at + 100)
+        .toString("latin1")
+        .replace(/\0.*$/s, "");
       const size = parseInt(tar.subarray(at + 124, at + 136).toString("latin1"), 8);
       names.push(name);
       at += 512 + Math.ceil(size / 512) * 512;
@@ -324,16 +387,27 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
     expect(once.bytes.equals(bytes)).toBe(true);
     // A gzip with no timestamp and no name, holding package/<file> for exactly the files npm would pack.
     expect([...bytes.subarray(0, 10)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
-    const npmList = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", PACKAGE_DIR], { cwd: tmp, encoding: "utf8", env: { ...process.env, npm_config_cache: join(tmp, "npm-pack-cache") } });
+    const npmList = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", PACKAGE_DIR], {
+      cwd: tmp,
+      encoding: "utf8",
+      env: { ...process.env, npm_config_cache: join(tmp, "npm-pack-cache") },
+    });
     expect(npmList.status, npmList.stderr).toBe(0);
-    const npmFiles = (JSON.parse(npmList.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path).sort();
+    const npmFiles = (JSON.parse(npmList.stdout) as { files: { path: string }[] }[])[0]!.files
+      .map((f) => f.path)
+      .sort();
     expect(tarNames(gunzipSync(bytes))).toEqual(npmFiles.map((f) => `package/${f}`));
   });
 
   it("is the digest docs/verify-downloads.md publishes for this version", () => {
     const digest = hex(built());
     const doc = readFileSync(join(REPO_ROOT, "docs", "verify-downloads.md"), "utf8");
-    const row = doc.match(new RegExp(`^\\| ${pkg.version.replaceAll(".", "\\.")} \\| \`${fileName.replaceAll(".", "\\.")}\` \\| \`([0-9a-f]{64})\` \\|$`, "m"));
+    const row = doc.match(
+      new RegExp(
+        `^\\| ${pkg.version.replaceAll(".", "\\.")} \\| \`${fileName.replaceAll(".", "\\.")}\` \\| \`([0-9a-f]{64})\` \\|$`,
+        "m",
+      ),
+    );
     expect(row, `docs/verify-downloads.md has no row for ${fileName}`).not.toBeNull();
     const message = `docs/verify-downloads.md gives ${row![1]} for ${fileName}, the build ${digest}: the package changed — raise its version (the path is served as immutable) and write the new digest there`;
     expect(row![1], message).toBe(digest);
@@ -350,13 +424,30 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
     const help = await npx(empty, `--package=${url}`, "integrity-verify", "--help");
     expect(help.code, help.err).toBe(0);
     expect(help.out).toMatch(/^usage: integrity-verify /);
-    const area = await npx(empty, `--package=${url}`, "integrity-verify", `${server.url}/academics/`, "--key", join(REPO_DATA_DIR, "keys", "datasets.vkey"));
+    const area = await npx(
+      empty,
+      `--package=${url}`,
+      "integrity-verify",
+      `${server.url}/academics/`,
+      "--key",
+      join(REPO_DATA_DIR, "keys", "datasets.vkey"),
+    );
     expect(area.err).toBe("");
     expect(area.code).toBe(0);
     expect(area.out).toMatch(/^academics: verified — 6 files checked/m);
     // The careful way: the downloaded file, checked, run from where it lies.
     writeFileSync(join(empty, fileName), built());
-    const local = await npx(empty, `--package=./${fileName}`, "integrity-verify", "--ledger", `${server.url}/ledger/`, "--entry", String(ledgerSize - 1), "--key", ledgerKey);
+    const local = await npx(
+      empty,
+      `--package=./${fileName}`,
+      "integrity-verify",
+      "--ledger",
+      `${server.url}/ledger/`,
+      "--entry",
+      String(ledgerSize - 1),
+      "--key",
+      ledgerKey,
+    );
     expect(local.code, local.err).toBe(0);
     expect(readdirSync(empty)).toEqual([fileName]);
   }, 120_000);

@@ -49,7 +49,20 @@ function run(args: string[], env: Record<string, string> = {}) {
 }
 
 async function start(w: Witness): Promise<void> {
-  const child = spawn(process.execPath, [WITNESS, "serve", "--listen", `127.0.0.1:${w.port}`, "--state", w.state, "--name", `${w.id.toLowerCase()}.witness.test`], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [
+      WITNESS,
+      "serve",
+      "--listen",
+      `127.0.0.1:${w.port}`,
+      "--state",
+      w.state,
+      "--name",
+      `${w.id.toLowerCase()}.witness.test`,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   child.stderr.resume();
   w.child = child;
   const url = await new Promise<string>((resolve, reject) => {
@@ -76,7 +89,10 @@ async function stop(w: Witness): Promise<void> {
 }
 
 /** The same, without blocking: several at once. */
-function runAsync(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+function runAsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -86,12 +102,14 @@ function runAsync(args: string[], env: Record<string, string> = {}): Promise<{ c
 }
 
 async function addLog(ws: Witness[], vkey: string): Promise<void> {
-  for (const r of await Promise.all(ws.map((w) => runAsync([WITNESS, "add-log", "--state", w.state, "--vkey", vkey])))) expect(r.code, r.err).toBe(0);
+  for (const r of await Promise.all(ws.map((w) => runAsync([WITNESS, "add-log", "--state", w.state, "--vkey", vkey]))))
+    expect(r.code, r.err).toBe(0);
 }
 
 beforeAll(async () => {
   ({ dir, cleanup } = tempDir("witness-test-"));
-  for (const id of ["W1", "W2", "W3"]) witnesses.push({ id, state: join(dir, id), port: 0, url: "", vkey: "", child: null });
+  for (const id of ["W1", "W2", "W3"])
+    witnesses.push({ id, state: join(dir, id), port: 0, url: "", vkey: "", child: null });
   await Promise.all(witnesses.map((w) => start(w)));
   const vkeys = await Promise.all(witnesses.map((w) => runAsync([WITNESS, "vkey", "--state", w.state])));
   witnesses.forEach((w, i) => (w.vkey = vkeys[i]!.out.trim().split("\n").at(-1)!));
@@ -114,7 +132,9 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
   const at = (n: number) => log.checkpoint(n, tree.root(n));
 
   it("the commands refuse bad arguments before touching anything", () => {
-    expect(run([WITNESS, "serve", "--listen", "localhost", "--state", join(dir, "never")]).err).toMatch(/--listen must be HOST:PORT/);
+    expect(run([WITNESS, "serve", "--listen", "localhost", "--state", join(dir, "never")]).err).toMatch(
+      /--listen must be HOST:PORT/,
+    );
     expect(existsSync(join(dir, "never"))).toBe(false);
     const bad = run([WITNESS, "add-log", "--state", W1().state, "--vkey", "example.test/log+00000000+AQ=="]);
     expect([bad.code, bad.err]).toEqual([2, expect.stringMatching(/malformed verifier key|key ID does not match/)]);
@@ -122,10 +142,20 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
 
   it("the vkey is type 0x04 with the key ID over name, newline, 0x04 and the key", () => {
     const vkey = W1().vkey;
-    const [name, id, key] = [vkey.slice(0, vkey.indexOf("+")), vkey.slice(vkey.indexOf("+") + 1, vkey.indexOf("+") + 9), vkey.slice(vkey.indexOf("+") + 10)];
+    const [name, id, key] = [
+      vkey.slice(0, vkey.indexOf("+")),
+      vkey.slice(vkey.indexOf("+") + 1, vkey.indexOf("+") + 9),
+      vkey.slice(vkey.indexOf("+") + 10),
+    ];
     const typed = Buffer.from(key, "base64");
     expect([name, typed.length, typed[0]]).toEqual(["w1.witness.test", 33, 0x04]);
-    expect(createHash("sha256").update(Buffer.concat([Buffer.from(`${name}\n`), typed])).digest().subarray(0, 4).toString("hex")).toBe(id);
+    expect(
+      createHash("sha256")
+        .update(Buffer.concat([Buffer.from(`${name}\n`), typed]))
+        .digest()
+        .subarray(0, 4)
+        .toString("hex"),
+    ).toBe(id);
   });
 
   it("404 for an origin it does not follow; 403 when no trusted key signed", async () => {
@@ -137,7 +167,15 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
 
   it("400 for malformed or oversized bodies and an old size above the checkpoint's", async () => {
     const cp = at(5);
-    for (const body of ["", "old 01\n\n" + cp, "old -1\n\n" + cp, "old 1\n" + cp, "new 0\n\n" + cp, `old 0\n${"AAAA\n"}\n${cp}`, `old 0\n${`${Buffer.alloc(32).toString("base64")}\n`.repeat(64)}\n${cp}`]) {
+    for (const body of [
+      "",
+      "old 01\n\n" + cp,
+      "old -1\n\n" + cp,
+      "old 1\n" + cp,
+      "new 0\n\n" + cp,
+      `old 0\n${"AAAA\n"}\n${cp}`,
+      `old 0\n${`${Buffer.alloc(32).toString("base64")}\n`.repeat(64)}\n${cp}`,
+    ]) {
       expect((await post(W1().url, body)).status, JSON.stringify(body.slice(0, 30))).toBe(400);
     }
     expect((await post(W1().url, `old 0\n\n${cp}${"x".repeat(70_000)}`)).status).toBe(400);
@@ -169,7 +207,11 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
   it("409 at an equal size with another root (a fork); a rollback is refused", async () => {
     const fork = new SpecTree();
     for (let i = 0; i < 7; i++) fork.append(`forked ${i}`);
-    expect(await addCheckpoint(W1().url, 7, [], log.checkpoint(7, fork.root(7)))).toMatchObject({ status: 409, contentType: "text/x.tlog.size", body: "7\n" });
+    expect(await addCheckpoint(W1().url, 7, [], log.checkpoint(7, fork.root(7)))).toMatchObject({
+      status: 409,
+      contentType: "text/x.tlog.size",
+      body: "7\n",
+    });
     expect((await addCheckpoint(W1().url, 7, [], at(5))).status).toBe(400);
     expect(await addCheckpoint(W1().url, 5, [], at(5))).toMatchObject({ status: 409, body: "7\n" });
     const same = await addCheckpoint(W1().url, 7, [], at(7));
@@ -179,7 +221,10 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
   it("two requests from the same old size, even to two processes on one state folder: exactly one is cosigned", async () => {
     const twin: Witness = { ...W1(), port: 0, child: null };
     await start(twin);
-    const answers = await Promise.all([addCheckpoint(W1().url, 7, tree.consistency(7, 8), at(8)), addCheckpoint(twin.url, 7, tree.consistency(7, 10), at(10))]);
+    const answers = await Promise.all([
+      addCheckpoint(W1().url, 7, tree.consistency(7, 8), at(8)),
+      addCheckpoint(twin.url, 7, tree.consistency(7, 10), at(10)),
+    ]);
     await stop(twin);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     held = answers[0]!.status === 200 ? 8 : 10;
@@ -188,8 +233,16 @@ describe("tlog-witness add-checkpoint, spoken by an independent client", () => {
   });
 
   it("keeps refused signed checkpoints as evidence, and remembers across a restart", async () => {
-    const refusals = run([WITNESS, "refusals", "--state", W1().state]).out.trim().split("\n").map((l) => JSON.parse(l) as { status: number; reason: string; body: string });
-    expect(refusals.some((r) => r.status === 409 && r.reason.includes("fork") && r.body.startsWith("old 7\n\nexample.test/conformance\n7\n"))).toBe(true);
+    const refusals = run([WITNESS, "refusals", "--state", W1().state])
+      .out.trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { status: number; reason: string; body: string });
+    expect(
+      refusals.some(
+        (r) =>
+          r.status === 409 && r.reason.includes("fork") && r.body.startsWith("old 7\n\nexample.test/conformance\n7\n"),
+      ),
+    ).toBe(true);
     expect(refusals.some((r) => r.status === 422)).toBe(true);
     const vkey = W1().vkey;
     await stop(W1());
@@ -209,14 +262,22 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
   let ledgerVkey = "";
 
   const append = async (n: number) => {
-    const ledger = await openLedgerStore({ path: db, origin: "integrity-platform.example/ledger", now: steppingClock(Date.parse("2026-03-01T00:00:00Z") + appended * 1000), durability: "normal" });
+    const ledger = await openLedgerStore({
+      path: db,
+      origin: "integrity-platform.example/ledger",
+      now: steppingClock(Date.parse("2026-03-01T00:00:00Z") + appended * 1000),
+      durability: "normal",
+    });
     await ledger.append(Array.from({ length: n }, (_, i) => sampleEvent(appended + i)));
     appended += n;
     await ledger.close();
   };
   const witnessRound = () => run([LEDGER, "witness", "--policy", policyFile, "--db", db, "--timeout", "3000"], env);
   const published = () => readFileSync(join(data, "ledger", "checkpoint"), "utf8");
-  const cosigners = (note: string) => checkWitnessed(note, parsePolicy(readFileSync(policyFile, "utf8"))).cosigned.map((c) => c.id).sort();
+  const cosigners = (note: string) =>
+    checkWitnessed(note, parsePolicy(readFileSync(policyFile, "utf8")))
+      .cosigned.map((c) => c.id)
+      .sort();
 
   beforeAll(async () => {
     env = { LEDGER_SIGNING_KEY: seed, STATE_DIR: join(dir, "ledger-state"), DATA_DIR: join(dir, "data") };
@@ -228,7 +289,16 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     const vkey = ledgerVkey;
     expect(vkey).toMatch(/^integrity-platform\.example\/ledger\+[0-9a-f]{8}\+/);
     await addLog(witnesses, vkey);
-    writeFileSync(policyFile, [`log ${vkey}`, ...witnesses.map((w) => `witness ${w.id} ${w.vkey} ${w.url}`), "group two-of-three 2 W1 W2 W3", "quorum two-of-three", ""].join("\n"));
+    writeFileSync(
+      policyFile,
+      [
+        `log ${vkey}`,
+        ...witnesses.map((w) => `witness ${w.id} ${w.vkey} ${w.url}`),
+        "group two-of-three 2 W1 W2 W3",
+        "quorum two-of-three",
+        "",
+      ].join("\n"),
+    );
   }, 30_000);
 
   it("all three cosign; the cosigned checkpoint is printed and published with its tiles", () => {
@@ -241,7 +311,19 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
   });
 
   it("integrity-verify demands the quorum, names the cosigners, and writes a .tlog-proof checked offline", () => {
-    const ok = run([VERIFY, "--ledger", join(data, "ledger"), "--entry", "3", "--policy", policyFile, "--key", ledgerVkey, "--write-proof", join(dir, "entry3.tlog-proof")]);
+    const ok = run([
+      VERIFY,
+      "--ledger",
+      join(data, "ledger"),
+      "--entry",
+      "3",
+      "--policy",
+      policyFile,
+      "--key",
+      ledgerVkey,
+      "--write-proof",
+      join(dir, "entry3.tlog-proof"),
+    ]);
     expect(ok.code, ok.err + ok.out).toBe(0);
     expect(ok.out).toMatch(/cosigned by W1 at .*, W2 at .*, W3 at .*quorum two-of-three: 2 of W1, W2, W3 met/);
     const offline = run([VERIFY, "--proof", join(dir, "entry3.tlog-proof"), "--policy", policyFile]);
@@ -253,22 +335,37 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     // A policy asking for all of four witnesses, one of which never cosigned: refused, naming who did.
     const strict = join(dir, "strict.policy");
     const w4 = cosignerVkey({ name: "w4.witness.test", publicKeyHex: generateKeyPair("ed25519").publicKey });
-    writeFileSync(strict, readFileSync(policyFile, "utf8").replace("group two-of-three 2 W1 W2 W3\nquorum two-of-three", `witness W4 ${w4}\ngroup everyone all W1 W2 W3 W4\nquorum everyone`));
+    writeFileSync(
+      strict,
+      readFileSync(policyFile, "utf8").replace(
+        "group two-of-three 2 W1 W2 W3\nquorum two-of-three",
+        `witness W4 ${w4}\ngroup everyone all W1 W2 W3 W4\nquorum everyone`,
+      ),
+    );
     const refused = run([VERIFY, "--ledger", join(data, "ledger"), "--entry", "3", "--policy", strict]);
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/quorum everyone: 4 of W1, W2, W3, W4 is NOT met: cosigned by W1 \(.*\), W2 \(.*\), W3 \(.*\) \[quorum-not-met\]/);
+    expect(refused.err).toMatch(
+      /quorum everyone: 4 of W1, W2, W3, W4 is NOT met: cosigned by W1 \(.*\), W2 \(.*\), W3 \(.*\) \[quorum-not-met\]/,
+    );
   });
 
   it("with an area, the ledger checkpoint published beside it must meet the policy", () => {
     const area = join(REPO_ROOT, "data", "areas", "academics");
     const committed = run([VERIFY, area, "--policy", join(REPO_ROOT, "data", "keys", "ledger.policy")]);
     expect(committed.code, committed.err).toBe(0);
-    expect(committed.out).toMatch(/witnesses: .*data\/ledger\/checkpoint \(size \d+\) is cosigned by no witness; quorum none met/);
+    expect(committed.out).toMatch(
+      /witnesses: .*data\/ledger\/checkpoint \(size \d+\) is cosigned by no witness; quorum none met/,
+    );
     const demanding = join(dir, "demanding.policy");
-    writeFileSync(demanding, `${readFileSync(join(REPO_ROOT, "data", "keys", "ledger.policy"), "utf8").replace("quorum none", "")}witness W1 ${W1().vkey}\nquorum W1\n`);
+    writeFileSync(
+      demanding,
+      `${readFileSync(join(REPO_ROOT, "data", "keys", "ledger.policy"), "utf8").replace("quorum none", "")}witness W1 ${W1().vkey}\nquorum W1\n`,
+    );
     const refused = run([VERIFY, area, "--policy", demanding]);
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/FAIL witnesses .*quorum W1: witness W1 is NOT met: cosigned by no witness of the policy \[quorum-not-met\]/);
+    expect(refused.err).toMatch(
+      /FAIL witnesses .*quorum W1: witness W1 is NOT met: cosigned by no witness of the policy \[quorum-not-met\]/,
+    );
   });
 
   it("one witness stopped: the quorum is still met with two", async () => {
@@ -305,14 +402,22 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     const out = join(dir, "site-out");
     expect(await publishLedger(data, out)).toMatchObject({ size: 35, tiles: true });
     expect(readFileSync(join(out, "ledger", "checkpoint"), "utf8")).toBe(published());
-    writeFileSync(join(data, "keys", "ledger.policy"), readFileSync(policyFile, "utf8").replace("group two-of-three 2 W1 W2 W3", "group two-of-three all W1 W2 W3"));
-    await expect(publishLedger(data, join(dir, "site-out-2"))).rejects.toThrow(/quorum two-of-three: 3-of-3 \(W1, W2, W3\) of .* is not met: cosigned by W1, W2/);
+    writeFileSync(
+      join(data, "keys", "ledger.policy"),
+      readFileSync(policyFile, "utf8").replace("group two-of-three 2 W1 W2 W3", "group two-of-three all W1 W2 W3"),
+    );
+    await expect(publishLedger(data, join(dir, "site-out-2"))).rejects.toThrow(
+      /quorum two-of-three: 3-of-3 \(W1, W2, W3\) of .* is not met: cosigned by W1, W2/,
+    );
     copyFileSync(policyFile, join(data, "keys", "ledger.policy"));
   });
 
   it("restarted witnesses remember what they cosigned; the log catches them up", async () => {
     await Promise.all([start(W2()), start(W3())]);
-    expect(await post(W3().url, `old 0\n\n${readFileSync(join(data, "ledger", "checkpoint"), "utf8")}`)).toMatchObject({ status: 409, body: "30\n" });
+    expect(await post(W3().url, `old 0\n\n${readFileSync(join(data, "ledger", "checkpoint"), "utf8")}`)).toMatchObject({
+      status: 409,
+      body: "30\n",
+    });
     const r = witnessRound();
     expect(r.code, r.err).toBe(0);
     expect(cosigners(r.out)).toEqual(["W1", "W2", "W3"]);
@@ -321,9 +426,18 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
   });
 
   it("a rolled-back checkpoint is refused by every witness, and the round names it", async () => {
-    const round = await askWitnesses({ note: firstNote, policy: parsePolicy(readFileSync(policyFile, "utf8")), consistencyProof: async () => [] });
+    const round = await askWitnesses({
+      note: firstNote,
+      policy: parsePolicy(readFileSync(policyFile, "utf8")),
+      consistencyProof: async () => [],
+    });
     expect(round.met).toBe(false);
-    expect(round.outcomes.map((o) => o.detail)).toEqual(witnesses.map(() => "holds a checkpoint of size 39, larger than 30: the log was rolled back, or another history was shown to it"));
+    expect(round.outcomes.map((o) => o.detail)).toEqual(
+      witnesses.map(
+        () =>
+          "holds a checkpoint of size 39, larger than 30: the log was rolled back, or another history was shown to it",
+      ),
+    );
   });
 
   it("the monitor names a rollback and tiles that disagree with the checkpoint", () => {
@@ -350,7 +464,9 @@ describe("the ledger cosigned 2-of-3 (npm run ledger -- witness), verified and m
     writeFileSync(join(copy, "checkpoint"), readFileSync(join(dir, "two-cosigners"), "utf8"));
     const short = run([MONITOR, "--log", copy, "--policy", strict, "--state", join(dir, "monitor-strict")]);
     expect(short.code).toBe(1);
-    expect(short.err).toMatch(/EVIDENCE missing-quorum: quorum two-of-three: 3 of W1, W2, W3 is NOT met: cosigned by W1 \(.*\), W2 \(.*\)/);
+    expect(short.err).toMatch(
+      /EVIDENCE missing-quorum: quorum two-of-three: 3 of W1, W2, W3 is NOT met: cosigned by W1 \(.*\), W2 \(.*\)/,
+    );
   });
 });
 
@@ -377,11 +493,28 @@ describe("a split view shown to two witnesses and to the monitor", () => {
     // The fooled witnesses refuse the honest history at the same size: a fork, kept as evidence.
     expect(await addCheckpoint(W1().url, 6, [], honestNote)).toMatchObject({ status: 409, body: "6\n" });
     const policy = join(dir, "split.policy");
-    writeFileSync(policy, [`log ${vkey}`, ...witnesses.map((w) => `witness ${w.id} ${w.vkey} ${w.url}`), "group g 2 W1 W2 W3", "quorum g", ""].join("\n"));
+    writeFileSync(
+      policy,
+      [
+        `log ${vkey}`,
+        ...witnesses.map((w) => `witness ${w.id} ${w.vkey} ${w.url}`),
+        "group g 2 W1 W2 W3",
+        "quorum g",
+        "",
+      ].join("\n"),
+    );
     // The victim's view meets the quorum on its own; the monitor shows it to every witness.
     forkFiles.set("checkpoint", Buffer.from(forkNote));
     writeTlog(join(dir, "fork-view"), forkFiles);
-    const r = run([MONITOR, "--log", join(dir, "fork-view"), "--policy", policy, "--state", join(dir, "split-monitor")]);
+    const r = run([
+      MONITOR,
+      "--log",
+      join(dir, "fork-view"),
+      "--policy",
+      policy,
+      "--state",
+      join(dir, "split-monitor"),
+    ]);
     expect(r.code, r.out + r.err).toBe(1);
     expect(r.err).toMatch(/EVIDENCE split-view: split view: witness W3 holds another root at size 6/);
   });

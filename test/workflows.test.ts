@@ -12,7 +12,9 @@ import type { WorkflowStep } from "./support/workflow-runner.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const DIR = join(ROOT, ".github/workflows");
-const scripts = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts);
+const scripts = Object.keys(
+  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts,
+);
 
 type Step = WorkflowStep;
 interface Workflow {
@@ -22,7 +24,9 @@ interface Workflow {
   jobs: Record<string, { steps: Step[] }>;
 }
 
-const files = readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+const files = readdirSync(DIR)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 const workflows = new Map(files.map((f) => [f, parse(readFileSync(join(DIR, f), "utf8")) as Workflow]));
 const steps = (w: Workflow) => Object.values(w.jobs).flatMap((job) => job.steps);
 
@@ -44,7 +48,8 @@ describe("GitHub workflows", () => {
     it(`${file}: every npm script it runs exists in package.json`, () => {
       expect(Object.keys(workflow.jobs).length).toBeGreaterThan(0);
       for (const step of steps(workflow)) {
-        for (const script of npmScripts(step.run ?? "")) expect(scripts, `${file}: step "${step.name ?? step.run}" runs npm script "${script}"`).toContain(script);
+        for (const script of npmScripts(step.run ?? ""))
+          expect(scripts, `${file}: step "${step.name ?? step.run}" runs npm script "${script}"`).toContain(script);
       }
     });
 
@@ -58,7 +63,11 @@ describe("GitHub workflows", () => {
   }
 
   it("recognises npm script calls", () => {
-    expect(npmScripts('npm run pulse -- --mode "$M"\nnpm run --silent verify && npm test')).toEqual(["pulse", "verify", "test"]);
+    expect(npmScripts('npm run pulse -- --mode "$M"\nnpm run --silent verify && npm test')).toEqual([
+      "pulse",
+      "verify",
+      "test",
+    ]);
   });
 });
 
@@ -102,7 +111,8 @@ describe("pulse.yml", () => {
   });
 
   it("runs every shell step with set -euo pipefail", () => {
-    for (const step of all.filter((s) => s.run)) expect(step.run!.trimStart().startsWith("set -euo pipefail"), step.name).toBe(true);
+    for (const step of all.filter((s) => s.run))
+      expect(step.run!.trimStart().startsWith("set -euo pipefail"), step.name).toBe(true);
   });
 });
 
@@ -121,6 +131,10 @@ describe("regenerate.yml", () => {
 
   it("builds the site for its public origins, from the repository's variables", () => {
     const build = all.find((s) => s.run?.includes("npm run site:build"))!;
-    expect(build.env).toEqual({ SITE_URL: "${{ vars.SITE_URL }}", PUBLIC_API_ORIGIN: "${{ vars.PUBLIC_API_ORIGIN }}", PUBLIC_CONTACT: "${{ vars.PUBLIC_CONTACT }}" });
+    expect(build.env).toEqual({
+      SITE_URL: "${{ vars.SITE_URL }}",
+      PUBLIC_API_ORIGIN: "${{ vars.PUBLIC_API_ORIGIN }}",
+      PUBLIC_CONTACT: "${{ vars.PUBLIC_CONTACT }}",
+    });
   });
 });

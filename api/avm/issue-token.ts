@@ -22,7 +22,12 @@ export async function issueTokenOverHttp(
   input: z.output<typeof IssueTokenRequest>,
   secretKeyHex: string | undefined,
 ): Promise<Response> {
-  if (!secretKeyHex) return problem(c, "signing-unavailable", "This server does not hold the token signing key; issue tokens with `npm run avm -- issue-token` where the key is.");
+  if (!secretKeyHex)
+    return problem(
+      c,
+      "signing-unavailable",
+      "This server does not hold the token signing key; issue tokens with `npm run avm -- issue-token` where the key is.",
+    );
   const caller = write.claims;
   const nowMs = write.platform.now().getTime();
   const request = { ...input, jti: randomUUID() };
@@ -30,12 +35,28 @@ export async function issueTokenOverHttp(
   if (!preview.ok) return operationRefused(c, preview);
   const claims = preview.result.claims;
   const beyond = claims.permissions.filter((p) => !caller.permissions.includes(p));
-  if (beyond.length > 0) return problem(c, "forbidden", `your token does not hold ${beyond.join(", ")}: a token can only issue permissions it holds`);
-  if (claims.exp > caller.exp) return problem(c, "forbidden", `the new token would outlive yours (${new Date(caller.exp * 1000).toISOString()}); ask for a shorter ttl_seconds`);
+  if (beyond.length > 0)
+    return problem(
+      c,
+      "forbidden",
+      `your token does not hold ${beyond.join(", ")}: a token can only issue permissions it holds`,
+    );
+  if (claims.exp > caller.exp)
+    return problem(
+      c,
+      "forbidden",
+      `the new token would outlive yours (${new Date(caller.exp * 1000).toISOString()}); ask for a shorter ttl_seconds`,
+    );
   const token = await signToken(claims, secretKeyHex);
   // The new token records its issuer: it holds only while no token of its chain is revoked.
   const out = await write.commit((tail) => ops.issueToken(tail.state(avmRegistry), request, nowMs, caller.jti));
   if (!out.ok) return out.response;
-  const body = { token, jti: claims.jti, subject: claims.sub, permissions: claims.permissions, expires_at: new Date(claims.exp * 1000).toISOString() };
+  const body = {
+    token,
+    jti: claims.jti,
+    subject: claims.sub,
+    permissions: claims.permissions,
+    expires_at: new Date(claims.exp * 1000).toISOString(),
+  };
   return c.json(body, 200, { "Cache-Control": "no-store" });
 }

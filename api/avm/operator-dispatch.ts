@@ -21,7 +21,12 @@ export const OPERATOR_COMMANDS = [
 export type OperatorCommand = (typeof OPERATOR_COMMANDS)[number];
 
 /** The operation a command names, on the registry at the tail (its input already validated by the route). */
-export function operate(name: Exclude<OperatorCommand, "issue-token">, registry: AvmRegistry, input: Record<string, unknown>, nowMs: number): ops.Operation<object> {
+export function operate(
+  name: Exclude<OperatorCommand, "issue-token">,
+  registry: AvmRegistry,
+  input: Record<string, unknown>,
+  nowMs: number,
+): ops.Operation<object> {
   const i = input as never;
   switch (name) {
     case "register-identity":
@@ -48,4 +53,3 @@ export function operate(name: Exclude<OperatorCommand, "issue-token">, registry:
 function withLedgerId(op: ops.Operation<{ revoked: boolean }>, input: Record<string, unknown>): ops.Operation<object> {
   return op.ok ? { ...op, result: { ledger_id: input.ledger_id as string, ...op.result } } : op;
 }
-

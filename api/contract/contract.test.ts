@@ -31,7 +31,8 @@ type Json = Record<string, unknown>;
 function* walk(node: unknown, pointer = ""): Generator<[string, Json]> {
   if (node === null || typeof node !== "object") return;
   yield [pointer, node as Json];
-  for (const [key, value] of Object.entries(node)) yield* walk(value, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+  for (const [key, value] of Object.entries(node))
+    yield* walk(value, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`);
 }
 
 describe("the OpenAPI document", () => {
@@ -45,7 +46,9 @@ describe("the OpenAPI document", () => {
 
   test("every route the app registers is documented, and every documented operation is a route", () => {
     const registered = new Set(
-      app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method.toLowerCase()} ${r.path.replaceAll(/:([^/]+)/g, "{$1}")}`),
+      app.routes
+        .filter((r) => r.method !== "ALL")
+        .map((r) => `${r.method.toLowerCase()} ${r.path.replaceAll(/:([^/]+)/g, "{$1}")}`),
     );
     const documented = new Set<string>();
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -54,7 +57,15 @@ describe("the OpenAPI document", () => {
     expect([...registered].filter((r) => !documented.has(r))).toEqual([]);
     expect([...documented].filter((d) => !registered.has(d))).toEqual([]);
     // The spec's routes are all there.
-    for (const op of ["get /health", "get /v1/pulse/badge", "get /v1/pulse/history", "get /openapi.json", "get /government/ledger/export", "get /economy/supply", "get /diplomacy/standards.json"]) {
+    for (const op of [
+      "get /health",
+      "get /v1/pulse/badge",
+      "get /v1/pulse/history",
+      "get /openapi.json",
+      "get /government/ledger/export",
+      "get /economy/supply",
+      "get /diplomacy/standards.json",
+    ]) {
       expect(documented, op).toContain(op);
     }
   });
@@ -63,7 +74,8 @@ describe("the OpenAPI document", () => {
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
       for (const [method, op] of Object.entries(item as Json)) {
         const responses = (op as { responses: Json }).responses;
-        for (const status of ["400", "413", "500"]) expect(Object.keys(responses), `${method} ${path}`).toContain(status);
+        for (const status of ["400", "413", "500"])
+          expect(Object.keys(responses), `${method} ${path}`).toContain(status);
         for (const [status, response] of Object.entries(responses)) {
           if (Number(status) < 400) continue;
           const content = (response as { content: Json }).content;
@@ -77,14 +89,24 @@ describe("the OpenAPI document", () => {
       if (schema) expect(schema.properties.type.enum).toEqual([PROBLEM_BASE + slug]);
       expect(status).toBeGreaterThanOrEqual(400);
     }
-    const keyed = (doc.paths!["/government/compliance-report.json"] as Json).get as { security: unknown; responses: Json };
+    const keyed = (doc.paths!["/government/compliance-report.json"] as Json).get as {
+      security: unknown;
+      responses: Json;
+    };
     expect(keyed.security).toEqual([{ governmentKey: [] }]);
     expect(Object.keys(keyed.responses)).toEqual(expect.arrayContaining(["200", "401", "403", "429", "503"]));
     const open = (doc.paths!["/economy/supply"] as Json).get as { security: unknown };
     expect(open.security).toEqual([{}, { institutionalKey: [] }, { economistKey: [] }]);
     const schemes = doc.components!.securitySchemes as Json;
-    expect(Object.keys(schemes).sort()).toEqual(["academicKey", "bearerToken", "economistKey", "governmentKey", "institutionalKey"]);
-    for (const name of ["RateLimit-Policy", "RateLimit", "Retry-After", "ETag"]) expect(Object.keys(doc.components!.headers as Json)).toContain(name);
+    expect(Object.keys(schemes).sort()).toEqual([
+      "academicKey",
+      "bearerToken",
+      "economistKey",
+      "governmentKey",
+      "institutionalKey",
+    ]);
+    for (const name of ["RateLimit-Policy", "RateLimit", "Retry-After", "ETag"])
+      expect(Object.keys(doc.components!.headers as Json)).toContain(name);
     const history = (doc.paths!["/v1/pulse/history"] as Json).get as { responses: Json };
     expect(Object.keys(history.responses)).toEqual(expect.arrayContaining(["200", "304", "400", "503"]));
   });
@@ -120,7 +142,9 @@ describe("the OpenAPI document", () => {
 
 describe("Instance-Id in the document", () => {
   test("is one header component, referenced on /health and on the 503s of the shared stores, and explained in the introduction", () => {
-    const components = doc.components as { headers: Record<string, { required: boolean; schema: { pattern: string } }> };
+    const components = doc.components as {
+      headers: Record<string, { required: boolean; schema: { pattern: string } }>;
+    };
     const header = components.headers["Instance-Id"]!;
     expect(header.required).toBe(false);
     expect(new RegExp(header.schema.pattern).test("api-1")).toBe(true);
@@ -158,7 +182,12 @@ describe("the contract check", () => {
     responses: { 200: json("a thing", Thing, { headers: headers("ETag", "Cache-Control") }) },
     problems: ["not-found"],
   });
-  const wrong = { body: { name: "x", size: 1 } as unknown, status: 200, etag: '"' + "a".repeat(64) + '"' as string | null, type: "application/json" };
+  const wrong = {
+    body: { name: "x", size: 1 } as unknown,
+    status: 200,
+    etag: ('"' + "a".repeat(64) + '"') as string | null,
+    type: "application/json",
+  };
   addRoute(drifting, thingRoute, (c) => {
     const headerFields: Record<string, string> = { "Cache-Control": "no-store", "Content-Type": wrong.type };
     if (wrong.etag) headerFields.ETag = wrong.etag;
@@ -166,7 +195,12 @@ describe("the contract check", () => {
   });
   drifting.get("/test/undeclared-error", (c) => c.text("oops", 400));
   // Keep the textual body helper exercised with another media type.
-  const svgRoute = defineRoute({ method: "get", path: "/test/svg", summary: "test only", responses: { 200: body("svg", { "image/svg+xml": z.string() }) } });
+  const svgRoute = defineRoute({
+    method: "get",
+    path: "/test/svg",
+    summary: "test only",
+    responses: { 200: body("svg", { "image/svg+xml": z.string() }) },
+  });
   addRoute(drifting, svgRoute, (c) => c.body("<svg/>", 200, { "Content-Type": "image/svg+xml" }));
 
   async function problemsOf(path: string, init?: RequestInit): Promise<string[]> {
@@ -177,7 +211,12 @@ describe("the contract check", () => {
   }
 
   test("passes what the declaration says", async () => {
-    Object.assign(wrong, { body: { name: "x", size: 1 }, status: 200, etag: '"' + "a".repeat(64) + '"', type: "application/json" });
+    Object.assign(wrong, {
+      body: { name: "x", size: 1 },
+      status: 200,
+      etag: '"' + "a".repeat(64) + '"',
+      type: "application/json",
+    });
     expect(await problemsOf("/test/thing")).toEqual([]);
     expect(await problemsOf("/test/svg")).toEqual([]);
     expect(await problemsOf("/test/thing?x=1")).toEqual([]); // the 400 invalid-query problem is documented
@@ -201,12 +240,19 @@ describe("the contract check", () => {
     Object.assign(wrong, { body: { name: "x", size: 1 }, status: 202 });
     expect((await problemsOf("/test/thing")).join()).toMatch(/status 202 is not documented/);
     Object.assign(wrong, { status: 200, type: "text/plain" });
-    expect((await problemsOf("/test/thing")).join()).toMatch(/content type text\/plain is not one of application\/json/);
+    expect((await problemsOf("/test/thing")).join()).toMatch(
+      /content type text\/plain is not one of application\/json/,
+    );
     Object.assign(wrong, { type: "application/json", etag: null });
     expect((await problemsOf("/test/thing")).join()).toMatch(/required header ETag is missing/);
     Object.assign(wrong, { etag: "W/weak" });
     expect((await problemsOf("/test/thing")).join()).toMatch(/header ETag/);
-    Object.assign(wrong, { etag: '"' + "a".repeat(64) + '"', status: 404, type: "application/problem+json", body: { type: "about:blank" } });
+    Object.assign(wrong, {
+      etag: '"' + "a".repeat(64) + '"',
+      status: 404,
+      type: "application/problem+json",
+      body: { type: "about:blank" },
+    });
     expect((await problemsOf("/test/thing")).join()).toMatch(/body does not match/);
     expect((await problemsOf("/test/undeclared-error")).join()).toMatch(/an error without a problem body/);
   });

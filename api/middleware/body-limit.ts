@@ -45,10 +45,12 @@ function withinLimit(incoming: IncomingMessage, maxBytes: number): Promise<boole
 
 export function bodyLimitProblem(maxBytes: number = DEFAULT_BODY_LIMIT_BYTES): MiddlewareHandler {
   const tooLarge = (c: Context): Promise<Response> =>
-    Promise.resolve(problem(c, "payload-too-large", `The request content is larger than ${maxBytes} bytes.`, {
-      extensions: { max_bytes: maxBytes },
-      headers: { Connection: "close" },
-    }));
+    Promise.resolve(
+      problem(c, "payload-too-large", `The request content is larger than ${maxBytes} bytes.`, {
+        extensions: { max_bytes: maxBytes },
+        headers: { Connection: "close" },
+      }),
+    );
   const limit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return function bodyLimitProblem(c, next) {
     const length = c.req.header("content-length");
@@ -64,7 +66,8 @@ export function bodyLimitProblem(maxBytes: number = DEFAULT_BODY_LIMIT_BYTES): M
     const method = c.req.method;
     if (method !== "GET" && method !== "HEAD") return limit(c, next);
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (chunked && incoming) return withinLimit(incoming, maxBytes).then((ok): Promise<void | Response> => (ok ? next() : tooLarge(c)));
+    if (chunked && incoming)
+      return withinLimit(incoming, maxBytes).then((ok): Promise<void | Response> => (ok ? next() : tooLarge(c)));
     return next();
   };
 }

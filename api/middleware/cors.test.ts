@@ -28,14 +28,26 @@ describe("crossOriginRefusal (Go's CrossOriginProtection rule)", () => {
   const check = (headers: Record<string, string>) => crossOriginRefusal((name) => headers[name], trusted);
   test.each([
     ["no Origin, no Sec-Fetch-Site (not a browser)", { host: "api.example" }, true],
-    ["Sec-Fetch-Site: same-origin", { "sec-fetch-site": "same-origin", origin: "https://api.example", host: "api.example" }, true],
+    [
+      "Sec-Fetch-Site: same-origin",
+      { "sec-fetch-site": "same-origin", origin: "https://api.example", host: "api.example" },
+      true,
+    ],
     ["Sec-Fetch-Site: none (typed by the user)", { "sec-fetch-site": "none" }, true],
     ["Origin host is the request's Host", { origin: "http://api.example:4321", host: "api.example:4321" }, true],
     ["a trusted origin", { "sec-fetch-site": "cross-site", origin: TRUSTED, host: "api.example" }, true],
     ["a trusted origin with a default port", { origin: "https://dashboard.example:443", host: "api.example" }, true],
     ["another origin", { origin: "https://evil.example", host: "api.example" }, false],
-    ["cross-site even when Origin claims the host", { "sec-fetch-site": "cross-site", origin: "https://api.example", host: "api.example" }, false],
-    ["same-site is not same-origin", { "sec-fetch-site": "same-site", origin: "https://a.api.example", host: "api.example" }, false],
+    [
+      "cross-site even when Origin claims the host",
+      { "sec-fetch-site": "cross-site", origin: "https://api.example", host: "api.example" },
+      false,
+    ],
+    [
+      "same-site is not same-origin",
+      { "sec-fetch-site": "same-site", origin: "https://a.api.example", host: "api.example" },
+      false,
+    ],
     ["the null origin", { origin: "null", host: "api.example" }, false],
     ["a port that differs", { origin: "http://api.example:1", host: "api.example:2" }, false],
   ])("%s", (_what, headers, allowed) => {
@@ -44,16 +56,32 @@ describe("crossOriginRefusal (Go's CrossOriginProtection rule)", () => {
 
   test("origins are canonical; ALLOWED_ORIGINS is a comma-separated list of them", () => {
     expect(canonicalOrigin("HTTPS://Dashboard.Example:443")).toBe("https://dashboard.example");
-    for (const bad of ["dashboard.example", "https://a.example/path", "ftp://a.example", "https://a.example?x=1", "null", ""]) expect(canonicalOrigin(bad), bad).toBeNull();
-    expect(originsFromEnv({ ALLOWED_ORIGINS: " https://a.example , http://127.0.0.1:8080" })).toEqual(["https://a.example", "http://127.0.0.1:8080"]);
+    for (const bad of [
+      "dashboard.example",
+      "https://a.example/path",
+      "ftp://a.example",
+      "https://a.example?x=1",
+      "null",
+      "",
+    ])
+      expect(canonicalOrigin(bad), bad).toBeNull();
+    expect(originsFromEnv({ ALLOWED_ORIGINS: " https://a.example , http://127.0.0.1:8080" })).toEqual([
+      "https://a.example",
+      "http://127.0.0.1:8080",
+    ]);
     expect(originsFromEnv({})).toEqual([]);
     expect(() => originsFromEnv({ ALLOWED_ORIGINS: "https://a.example/x" })).toThrow(/ALLOWED_ORIGINS/);
   });
 
   test("the portal's origin, SITE_URL (the setting the site is built with), is trusted too", () => {
     expect(originsFromEnv({ SITE_URL: "https://data.example.org/" })).toEqual(["https://data.example.org"]);
-    expect(originsFromEnv({ ALLOWED_ORIGINS: "https://a.example", SITE_URL: "https://data.example.org" })).toEqual(["https://a.example", "https://data.example.org"]);
-    expect(originsFromEnv({ ALLOWED_ORIGINS: "https://data.example.org", SITE_URL: "https://data.example.org" })).toEqual(["https://data.example.org"]);
+    expect(originsFromEnv({ ALLOWED_ORIGINS: "https://a.example", SITE_URL: "https://data.example.org" })).toEqual([
+      "https://a.example",
+      "https://data.example.org",
+    ]);
+    expect(
+      originsFromEnv({ ALLOWED_ORIGINS: "https://data.example.org", SITE_URL: "https://data.example.org" }),
+    ).toEqual(["https://data.example.org"]);
     expect(() => originsFromEnv({ SITE_URL: "https://data.example.org/portal" })).toThrow(/SITE_URL/);
   });
 });
@@ -90,12 +118,26 @@ describe("CORS over HTTP", () => {
       ["/government/compliance-report.json", {}], // a 401 is readable too
       ["/nowhere", {}],
     ] as const) {
-      const res = await at(path, { ...init, headers: { ...(init as RequestInit).headers, Origin: "https://notebook.example" } });
+      const res = await at(path, {
+        ...init,
+        headers: { ...(init as RequestInit).headers, Origin: "https://notebook.example" },
+      });
       expect(res.headers.get("access-control-allow-origin"), path).toBe("*");
       expect(res.headers.get("access-control-expose-headers"), path).toBe(EXPOSED_HEADERS);
       await res.body?.cancel();
     }
-    for (const name of ["ETag", "Link", "RateLimit", "RateLimit-Policy", "Retry-After", "Deprecation", "Sunset", "X-Limit-Clamped", "X-Request-Id", "Instance-Id"]) {
+    for (const name of [
+      "ETag",
+      "Link",
+      "RateLimit",
+      "RateLimit-Policy",
+      "Retry-After",
+      "Deprecation",
+      "Sunset",
+      "X-Limit-Clamped",
+      "X-Request-Id",
+      "Instance-Id",
+    ]) {
       expect(EXPOSED_HEADERS.split(", ")).toContain(name);
     }
   });
@@ -105,7 +147,11 @@ describe("CORS over HTTP", () => {
     expect(read.headers.get("instance-id")).toBe("api-3");
     expect(read.headers.get("access-control-expose-headers")!.split(", ")).toContain("Instance-Id");
     await read.body?.cancel();
-    const write = await at("/test/notes", { method: "POST", headers: { "Content-Type": "application/json", Origin: TRUSTED }, body: JSON.stringify({ text: "hi" }) });
+    const write = await at("/test/notes", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: TRUSTED },
+      body: JSON.stringify({ text: "hi" }),
+    });
     expect(write.status).toBe(200);
     expect(write.headers.get("instance-id")).toBe("api-3");
     expect(write.headers.get("access-control-expose-headers")!.split(", ")).toContain("Instance-Id");
@@ -113,14 +159,21 @@ describe("CORS over HTTP", () => {
   });
 
   test("a preflight gets 204 with the methods, and Authorization for keyed routes", async () => {
-    const preflight = (path: string, headers: Record<string, string>) => at(path, { method: "OPTIONS", headers: { Origin: "https://notebook.example", ...headers } });
-    const keyed = await preflight("/government/compliance-report.json", { "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" });
+    const preflight = (path: string, headers: Record<string, string>) =>
+      at(path, { method: "OPTIONS", headers: { Origin: "https://notebook.example", ...headers } });
+    const keyed = await preflight("/government/compliance-report.json", {
+      "Access-Control-Request-Method": "GET",
+      "Access-Control-Request-Headers": "authorization",
+    });
     expect(keyed.status).toBe(204);
     expect(keyed.headers.get("access-control-allow-origin")).toBe("*");
     expect(keyed.headers.get("access-control-allow-methods")).toBe("GET, HEAD, OPTIONS");
     expect(keyed.headers.get("access-control-allow-headers")!.split(", ")).toContain("Authorization");
     expect(keyed.headers.get("access-control-max-age")).toBe("7200");
-    const open = await preflight("/v1/pulse/history", { "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "if-none-match" });
+    const open = await preflight("/v1/pulse/history", {
+      "Access-Control-Request-Method": "GET",
+      "Access-Control-Request-Headers": "if-none-match",
+    });
     expect(open.status).toBe(204);
     expect(open.headers.get("access-control-allow-headers")).toBe("If-None-Match, X-Request-Id");
     // Public area files take an optional key (a higher quota): Authorization is allowed there too.
@@ -135,9 +188,18 @@ describe("CORS over HTTP", () => {
 
   test("a route that writes: same origin, trusted origins and non-browsers pass; other origins get 403", async () => {
     const post = (headers: Record<string, string>) =>
-      at("/test/notes", { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify({ text: "hi" }) });
+      at("/test/notes", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...headers },
+        body: JSON.stringify({ text: "hi" }),
+      });
     const host = new URL(server.url).host;
-    const passing: Record<string, string>[] = [{}, { Origin: `http://${host}` }, { Origin: TRUSTED }, { "Sec-Fetch-Site": "same-origin", Origin: `http://${host}` }];
+    const passing: Record<string, string>[] = [
+      {},
+      { Origin: `http://${host}` },
+      { Origin: TRUSTED },
+      { "Sec-Fetch-Site": "same-origin", Origin: `http://${host}` },
+    ];
     for (const headers of passing) {
       const res = await post(headers);
       expect(res.status, JSON.stringify(headers)).toBe(200);
@@ -147,7 +209,11 @@ describe("CORS over HTTP", () => {
       }
       await res.body?.cancel();
     }
-    const refusedOnes: Record<string, string>[] = [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site", Origin: `http://${host}` }, { Origin: "null" }];
+    const refusedOnes: Record<string, string>[] = [
+      { Origin: "https://evil.example" },
+      { "Sec-Fetch-Site": "cross-site", Origin: `http://${host}` },
+      { Origin: "null" },
+    ];
     for (const headers of refusedOnes) {
       const res = await post(headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
@@ -155,12 +221,21 @@ describe("CORS over HTTP", () => {
       expect(res.headers.get("access-control-allow-origin")).toBeNull();
     }
     const preflight = (origin: string) =>
-      at("/test/notes", { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type, authorization" } });
+      at("/test/notes", {
+        method: "OPTIONS",
+        headers: {
+          Origin: origin,
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "content-type, authorization",
+        },
+      });
     const trusted = await preflight(TRUSTED);
     expect(trusted.status).toBe(204);
     expect(trusted.headers.get("access-control-allow-origin")).toBe(TRUSTED);
     expect(trusted.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
-    expect(trusted.headers.get("access-control-allow-headers")).toBe("If-None-Match, X-Request-Id, Authorization, Content-Type");
+    expect(trusted.headers.get("access-control-allow-headers")).toBe(
+      "If-None-Match, X-Request-Id, Authorization, Content-Type",
+    );
     expect(trusted.headers.get("vary")).toBe("Origin");
     const refused = await preflight("https://evil.example");
     expect(refused.status).toBe(403);

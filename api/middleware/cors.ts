@@ -48,7 +48,8 @@ export function canonicalOrigin(text: string): string | null {
 export function originsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const named = (variable: string, entry: string) => {
     const origin = canonicalOrigin(entry.trim());
-    if (origin === null) throw new Error(`${variable}: ${JSON.stringify(entry.trim())} is not an origin (scheme://host[:port])`);
+    if (origin === null)
+      throw new Error(`${variable}: ${JSON.stringify(entry.trim())} is not an origin (scheme://host[:port])`);
     return origin;
   };
   const text = env.ALLOWED_ORIGINS?.trim();
@@ -81,11 +82,15 @@ export function crossOriginRefusal(header: HeaderReader, trusted: ReadonlySet<st
   }
   const canonical = origin ? canonicalOrigin(origin) : null;
   if (canonical !== null && trusted.has(canonical)) return null;
-  return origin ? `requests from ${echo(origin, 100)} may not change anything here` : "a cross-site request may not change anything here";
+  return origin
+    ? `requests from ${echo(origin, 100)} may not change anything here`
+    : "a cross-site request may not change anything here";
 }
 
 function refuse(c: Context, reason: string): Response {
-  return problem(c, "origin-not-allowed", `${reason}; only this site and its configured trusted origins may.`, { headers: { Vary: "Origin" } });
+  return problem(c, "origin-not-allowed", `${reason}; only this site and its configured trusted origins may.`, {
+    headers: { Vary: "Origin" },
+  });
 }
 
 /** The CORS layer of the app: `*` on reads, the origin check on everything that writes. */

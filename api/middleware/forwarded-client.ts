@@ -20,7 +20,14 @@ export function forwardedClientAddress(trusted: TrustedProxies, log: LogSink, no
     if (peer !== undefined) {
       const found = forwardedClient(peer, c.req.header("X-Forwarded-For"), trusted);
       if (found.malformed) {
-        safeLog(log, { ts: now().toISOString(), level: "warn", event: "forwarded-for.malformed", request_id: c.get("requestId"), peer, reason: found.malformed });
+        safeLog(log, {
+          ts: now().toISOString(),
+          level: "warn",
+          event: "forwarded-for.malformed",
+          request_id: c.get("requestId"),
+          peer,
+          reason: found.malformed,
+        });
       }
       c.set("clientAddress", found.address);
     }

@@ -23,10 +23,13 @@ export const ANY_HOST_PATHS: ReadonlySet<string> = new Set(["/health"]);
 
 /** The public origins of `PUBLIC_ORIGINS` (comma-separated) and `SITE_URL`; throws naming an entry that is not an origin. */
 export function publicOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const entries = [...(env.PUBLIC_ORIGINS?.split(",") ?? []), ...(env.SITE_URL ? [env.SITE_URL] : [])].map((e) => e.trim()).filter((e) => e !== "");
+  const entries = [...(env.PUBLIC_ORIGINS?.split(",") ?? []), ...(env.SITE_URL ? [env.SITE_URL] : [])]
+    .map((e) => e.trim())
+    .filter((e) => e !== "");
   return entries.map((entry) => {
     const origin = canonicalOrigin(entry.replace(/\/$/, ""));
-    if (origin === null) throw new Error(`PUBLIC_ORIGINS / SITE_URL: ${JSON.stringify(entry)} is not an origin (scheme://host[:port])`);
+    if (origin === null)
+      throw new Error(`PUBLIC_ORIGINS / SITE_URL: ${JSON.stringify(entry)} is not an origin (scheme://host[:port])`);
     return origin;
   });
 }
@@ -51,7 +54,11 @@ function socketHostValues(incoming: IncomingMessage | undefined): string[] {
 }
 
 /** Whether `host` (a `Host` field value) names this server, given its public origins and the request's socket. */
-export function namesThisServer(host: string, accepted: ReadonlySet<string>, incoming: IncomingMessage | undefined): boolean {
+export function namesThisServer(
+  host: string,
+  accepted: ReadonlySet<string>,
+  incoming: IncomingMessage | undefined,
+): boolean {
   const value = host.toLowerCase();
   return accepted.has(value) || socketHostValues(incoming).includes(value);
 }
@@ -65,7 +72,11 @@ export function hostCheck(publicOrigins: readonly string[]): MiddlewareHandler {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     if (namesThisServer(host, accepted, incoming)) return next();
     return Promise.resolve(
-      problem(c, "misdirected-request", `This server does not answer for ${echo(host, 100)}; use one of its configured public origins (PUBLIC_ORIGINS, SITE_URL).`),
+      problem(
+        c,
+        "misdirected-request",
+        `This server does not answer for ${echo(host, 100)}; use one of its configured public origins (PUBLIC_ORIGINS, SITE_URL).`,
+      ),
     );
   };
 }

@@ -11,7 +11,13 @@ import { limitsUnavailable } from "../error-problems.ts";
 import { rateLimitHeaders, type DailyQuotas, type Quota } from "./rate-limit.ts";
 
 /** `what` names the requests in the refusal ("verify requests"); `inner` runs once the request is allowed. */
-export function ownDailyQuota(quotas: DailyQuotas, bucket: string, quota: Quota, what: string, inner?: MiddlewareHandler): MiddlewareHandler {
+export function ownDailyQuota(
+  quotas: DailyQuotas,
+  bucket: string,
+  quota: Quota,
+  what: string,
+  inner?: MiddlewareHandler,
+): MiddlewareHandler {
   return async function ownDailyQuota(c, next) {
     if (c.req.method !== "POST") return next();
     let decision;
@@ -22,9 +28,14 @@ export function ownDailyQuota(quotas: DailyQuotas, bucket: string, quota: Quota,
     }
     const limits = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
-      return problem(c, "rate-limited", `the quota of ${decision.quota} ${what} a day for this client is spent; it resets at 00:00 UTC`, {
-        headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
-      });
+      return problem(
+        c,
+        "rate-limited",
+        `the quota of ${decision.quota} ${what} a day for this client is spent; it resets at 00:00 UTC`,
+        {
+          headers: { ...limits, "Retry-After": String(decision.resetSeconds) },
+        },
+      );
     }
     await (inner ? inner(c, next) : next());
     for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);

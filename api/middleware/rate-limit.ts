@@ -60,8 +60,12 @@ export function clientOfAddress(address: string): string {
   if (isIPv4(address)) return address;
   const h = hextets(address);
   if (!h) return address;
-  if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) return `${h[6]! >> 8}.${h[6]! & 0xff}.${h[7]! >> 8}.${h[7]! & 0xff}`;
-  return `${h.slice(0, 4).map((x) => x.toString(16)).join(":")}::/64`;
+  if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff)
+    return `${h[6]! >> 8}.${h[6]! & 0xff}.${h[7]! >> 8}.${h[7]! & 0xff}`;
+  return `${h
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(":")}::/64`;
 }
 
 /** The bucket an area's requests count in, and the quota a tier has there. */
@@ -125,7 +129,10 @@ export class DailyQuotas {
   #position(): { day: string; resetSeconds: number } {
     const now = this.#now();
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-    return { day: now.toISOString().slice(0, 10), resetSeconds: Math.max(1, Math.ceil((midnight - now.getTime()) / 1000)) };
+    return {
+      day: now.toISOString().slice(0, 10),
+      resetSeconds: Math.max(1, Math.ceil((midnight - now.getTime()) / 1000)),
+    };
   }
 
   async #take(bucket: string, quota: Quota, anonymous: boolean, client: string): Promise<QuotaDecision> {

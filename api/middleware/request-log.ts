@@ -46,7 +46,11 @@ export function safeLog(sink: LogSink, line: LogLine): void {
   }
 }
 
-export function requestLog(options: { sink: LogSink; now: () => Date; instanceId?: string }): MiddlewareHandler<{ Variables: LogVariables }> {
+export function requestLog(options: {
+  sink: LogSink;
+  now: () => Date;
+  instanceId?: string;
+}): MiddlewareHandler<{ Variables: LogVariables }> {
   const { sink, now, instanceId } = options;
   return async function requestLog(c, next) {
     const started = performance.now();

@@ -10,7 +10,13 @@ import { sha256Hex } from "../../core/digest.ts";
 import { AvmFixture, DAY, type ApiOnLoopback, type Companion, type Holder } from "../../test/support/api/avm.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { listen, type RunningServer } from "../server.ts";
-import { avmOverHttp, ledgerAuthority, requireAuthority, type AuthoritySource, type AuthorityVariables } from "./require-authority.ts";
+import {
+  avmOverHttp,
+  ledgerAuthority,
+  requireAuthority,
+  type AuthoritySource,
+  type AuthorityVariables,
+} from "./require-authority.ts";
 
 let fx: AvmFixture;
 let avm: ApiOnLoopback;
@@ -32,10 +38,20 @@ afterEach(async () => {
 });
 
 /** A relying service: `POST /deploy` needs api.deploy.staging; the caller names itself in a header (the service's own authentication). */
-async function service(source: AuthoritySource | undefined, timeoutMs = 500): Promise<(id?: string) => Promise<{ status: number; type?: string; body: unknown }>> {
+async function service(
+  source: AuthoritySource | undefined,
+  timeoutMs = 500,
+): Promise<(id?: string) => Promise<{ status: number; type?: string; body: unknown }>> {
   const app = new Hono<{ Variables: AuthorityVariables }>();
-  app.post("/deploy", requireAuthority("api.deploy.staging", { source, identify: (c) => c.req.header("x-ledger-id") ?? null, timeoutMs, now: fx.clock.now }), (c) =>
-    c.json({ deployed_by: c.get("authority").ledger_id }),
+  app.post(
+    "/deploy",
+    requireAuthority("api.deploy.staging", {
+      source,
+      identify: (c) => c.req.header("x-ledger-id") ?? null,
+      timeoutMs,
+      now: fx.clock.now,
+    }),
+    (c) => c.json({ deployed_by: c.get("authority").ledger_id }),
   );
   const running = await listen(app, "127.0.0.1", 0);
   services.push(running);
@@ -60,11 +76,19 @@ describe("requireAuthority", () => {
 
     // A revocation is seen on the next request: nothing is cached.
     const { token } = await fx.token(["avm.revoke"]);
-    await avm.post("/avm/revoke", { ledger_id: narrow.ledger_id, reason: "requested_by_holder", evidence_hash: `sha256:${sha256Hex("x")}` }, token);
+    await avm.post(
+      "/avm/revoke",
+      { ledger_id: narrow.ledger_id, reason: "requested_by_holder", evidence_hash: `sha256:${sha256Hex("x")}` },
+      token,
+    );
     const other = await fx.identity("other");
     await avm.post("/avm/verify", fx.body(other, athena, ["api.deploy.staging"]));
     expect((await call(other.ledger_id)).status).toBe(200);
-    await avm.post("/avm/operator/record-drift", { ledger_id: other.ledger_id, drift_score: 0.5, source: "monitor" }, (await fx.token(["avm.operate"])).token);
+    await avm.post(
+      "/avm/operator/record-drift",
+      { ledger_id: other.ledger_id, drift_score: 0.5, source: "monitor" },
+      (await fx.token(["avm.operate"])).token,
+    );
     expect(await call(other.ledger_id)).toMatchObject({ status: 403, type: "forbidden" });
 
     // Stop the AVM mid-run: every request is denied, none let through.

@@ -52,13 +52,19 @@ export function ledgerAuthority(ledger: LedgerWriter | undefined, now: () => Dat
 export function avmOverHttp(baseUrl: string, fetcher: typeof fetch = fetch): AuthoritySource {
   const base = baseUrl.replace(/\/+$/, "");
   return async (ledgerId, signal) => {
-    const res = await fetcher(`${base}/avm/check/${encodeURIComponent(ledgerId)}`, { signal, headers: { Accept: "application/json" } });
+    const res = await fetcher(`${base}/avm/check/${encodeURIComponent(ledgerId)}`, {
+      signal,
+      headers: { Accept: "application/json" },
+    });
     if (res.status !== 200) throw new Error(`the AVM answered ${res.status}`);
     return res.json();
   };
 }
 
-export function requireAuthority(scope: Scope, options: RequireAuthorityOptions): MiddlewareHandler<{ Variables: AuthorityVariables }> {
+export function requireAuthority(
+  scope: Scope,
+  options: RequireAuthorityOptions,
+): MiddlewareHandler<{ Variables: AuthorityVariables }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_AUTHORITY_TIMEOUT_MS;
   const now = options.now ?? (() => new Date());
   const challenge = options.challenge ?? 'Bearer realm="integrity-platform"';
@@ -69,8 +75,16 @@ export function requireAuthority(scope: Scope, options: RequireAuthorityOptions)
     } catch {
       ledgerId = null;
     }
-    if (!ledgerId) return problem(c, "unauthorized", `this route needs authority for ${scope}: identify yourself first`, { headers: { "WWW-Authenticate": challenge } });
-    const unavailable = (why: string) => problem(c, "authority-unavailable", `the authority verification service cannot answer (${why}); denied by default`);
+    if (!ledgerId)
+      return problem(c, "unauthorized", `this route needs authority for ${scope}: identify yourself first`, {
+        headers: { "WWW-Authenticate": challenge },
+      });
+    const unavailable = (why: string) =>
+      problem(
+        c,
+        "authority-unavailable",
+        `the authority verification service cannot answer (${why}); denied by default`,
+      );
     if (!options.source) return unavailable("no AVM is configured");
 
     const controller = new AbortController();
@@ -95,7 +109,8 @@ export function requireAuthority(scope: Scope, options: RequireAuthorityOptions)
     if (!has_authority || expires_at === null || !(now().getTime() < Date.parse(expires_at))) {
       return problem(c, "forbidden", `${ledgerId} holds no authority in force`);
     }
-    if (!grantCovers(scopes, scope)) return problem(c, "forbidden", `${ledgerId}'s authority (${scopes.join(", ")}) does not cover ${scope}`);
+    if (!grantCovers(scopes, scope))
+      return problem(c, "forbidden", `${ledgerId}'s authority (${scopes.join(", ")}) does not cover ${scope}`);
     c.set("authority", { ledger_id: ledgerId, scopes, expires_at });
     return next();
   };

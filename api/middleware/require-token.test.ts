@@ -16,12 +16,18 @@ let nowMs = Date.parse("2026-06-01T00:00:00.000Z");
 afterEach(async () => ledger?.close());
 
 async function platform(): Promise<Platform> {
-  ledger = await openLedgerStore({ path: ":memory:",  origin: "test", now: () => new Date(nowMs) });
+  ledger = await openLedgerStore({ path: ":memory:", origin: "test", now: () => new Date(nowMs) });
   return { ledger, tokenPublicKeyHex: key.publicKey, now: () => new Date(nowMs) };
 }
 
-async function issue(permissions: TokenPermission[], options: { ttl?: number; secret?: string; record?: boolean } = {}): Promise<{ token: string; jti: string }> {
-  const claims = tokenClaims({ jti: randomUUID(), subject: "operator-1", permissions, ttlSeconds: options.ttl ?? 600 }, nowMs);
+async function issue(
+  permissions: TokenPermission[],
+  options: { ttl?: number; secret?: string; record?: boolean } = {},
+): Promise<{ token: string; jti: string }> {
+  const claims = tokenClaims(
+    { jti: randomUUID(), subject: "operator-1", permissions, ttlSeconds: options.ttl ?? 600 },
+    nowMs,
+  );
   if (options.record !== false) await ledger.append([tokenIssuedEvent(claims)]);
   return { token: await signToken(claims, options.secret ?? key.secretKey), jti: claims.jti };
 }
@@ -29,7 +35,8 @@ async function issue(permissions: TokenPermission[], options: { ttl?: number; se
 function app(p: Platform | undefined) {
   const routes = new Hono<{ Variables: TokenVariables }>();
   routes.post("/write", requireToken("consensus.write", p), (c) => c.json({ subject: c.get("token").sub }));
-  return (authorization?: string) => routes.request("/write", { method: "POST", headers: authorization ? { Authorization: authorization } : {} });
+  return (authorization?: string) =>
+    routes.request("/write", { method: "POST", headers: authorization ? { Authorization: authorization } : {} });
 }
 
 describe("requireToken", () => {
@@ -47,8 +54,16 @@ describe("requireToken", () => {
     ["no Authorization", async () => undefined, "missing"],
     ["another scheme", async () => "Basic b3A6cHc=", "missing"],
     ["not a JWT", async () => "Bearer abc.def", "malformed"],
-    ["signed by another key", async () => `Bearer ${(await issue(["consensus.write"], { secret: other.secretKey })).token}`, "signature invalid"],
-    ["never recorded on the ledger", async () => `Bearer ${(await issue(["consensus.write"], { record: false })).token}`, "not issued"],
+    [
+      "signed by another key",
+      async () => `Bearer ${(await issue(["consensus.write"], { secret: other.secretKey })).token}`,
+      "signature invalid",
+    ],
+    [
+      "never recorded on the ledger",
+      async () => `Bearer ${(await issue(["consensus.write"], { record: false })).token}`,
+      "not issued",
+    ],
     ["without the permission", async () => `Bearer ${(await issue(["avm.revoke"])).token}`, "permission missing"],
   ])("refuses %s with a 401 problem", async (_name, header, reason) => {
     const call = app(await platform());

@@ -23,10 +23,16 @@ export type TokenVariables = { token: TokenClaims };
 /** The challenge of every 401 a write route answers. */
 export const TOKEN_CHALLENGE = { "WWW-Authenticate": 'Bearer realm="integrity-platform", error="invalid_token"' };
 
-export function requireToken(permission: TokenPermission, platform: Platform | undefined): MiddlewareHandler<{ Variables: TokenVariables }> {
+export function requireToken(
+  permission: TokenPermission,
+  platform: Platform | undefined,
+): MiddlewareHandler<{ Variables: TokenVariables }> {
   return async function requireToken(c, next) {
     const deny = (detail: string) => problem(c, "unauthorized", detail, { headers: TOKEN_CHALLENGE });
-    if (!platform) return deny(`this route needs a token with the ${permission} permission, and this server cannot check tokens (no ledger or token key is configured)`);
+    if (!platform)
+      return deny(
+        `this route needs a token with the ${permission} permission, and this server cannot check tokens (no ledger or token key is configured)`,
+      );
     let verdict;
     try {
       const registry = await platform.ledger.state(avmRegistry);
@@ -40,7 +46,10 @@ export function requireToken(permission: TokenPermission, platform: Platform | u
       if (isStoreFailure(error)) return storeUnavailable(c, error);
       return deny("the token could not be checked; refused");
     }
-    if (!verdict.ok) return deny(`a token with the ${permission} permission is required (Authorization: Bearer <token>): ${verdict.error.replaceAll("_", " ")}`);
+    if (!verdict.ok)
+      return deny(
+        `a token with the ${permission} permission is required (Authorization: Bearer <token>): ${verdict.error.replaceAll("_", " ")}`,
+      );
     c.set("token", verdict.claims);
     return next();
   };

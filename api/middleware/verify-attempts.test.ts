@@ -22,7 +22,9 @@ const gated = defineRoute({
   method: "post",
   path: "/gated",
   summary: "A route behind the gate",
-  request: { body: { required: true, content: { "application/json": { schema: z.strictObject({ name: z.string() }) } } } },
+  request: {
+    body: { required: true, content: { "application/json": { schema: z.strictObject({ name: z.string() }) } } },
+  },
   responses: { 200: json("Accepted", z.strictObject({ ok: z.literal(true) })) },
 });
 
@@ -35,18 +37,30 @@ afterEach(async () => {
   ledgers = [];
 });
 
-async function gate(quota: number): Promise<{ ledger: Ledger; post: (body: string, type?: string) => Promise<Response> }> {
+async function gate(
+  quota: number,
+): Promise<{ ledger: Ledger; post: (body: string, type?: string) => Promise<Response> }> {
   const clock = manualClock(Date.parse("2026-06-01T08:00:00.000Z"));
-  const ledger = await openLedgerStore({ path: ":memory:",  origin: "test", now: clock.now });
+  const ledger = await openLedgerStore({ path: ":memory:", origin: "test", now: clock.now });
   ledgers.push(ledger);
   const routes = routeGroup();
-  routes.use(gated.path, verifyAttempts({ ledger, tokenPublicKeyHex: "00".repeat(32), now: clock.now }, new DailyQuotas({ now: clock.now }), quota));
+  routes.use(
+    gated.path,
+    verifyAttempts(
+      { ledger, tokenPublicKeyHex: "00".repeat(32), now: clock.now },
+      new DailyQuotas({ now: clock.now }),
+      quota,
+    ),
+  );
   addRoute(routes, gated, (c) => c.json({ ok: true as const }, 200));
   const server = serve({ fetch: routes.fetch, hostname: "127.0.0.1", port: 0 }) as Server;
   servers.push(server);
   await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${gated.path}`;
-  return { ledger, post: (body, type = "application/json") => fetch(url, { method: "POST", headers: { "Content-Type": type }, body }) };
+  return {
+    ledger,
+    post: (body, type = "application/json") => fetch(url, { method: "POST", headers: { "Content-Type": type }, body }),
+  };
 }
 
 describe("verifyAttempts", () => {

@@ -49,7 +49,11 @@ async function loggableBody(c: Context, status: number): Promise<unknown> {
   }
 }
 
-export function verifyAttempts(platform: Platform | undefined, quotas: DailyQuotas, quota: Quota = VERIFY_DAILY_QUOTA): MiddlewareHandler {
+export function verifyAttempts(
+  platform: Platform | undefined,
+  quotas: DailyQuotas,
+  quota: Quota = VERIFY_DAILY_QUOTA,
+): MiddlewareHandler {
   return ownDailyQuota(quotas, VERIFY_QUOTA_BUCKET, quota, "verify requests", async function verifyAttempts(c, next) {
     await next();
     const error = refusalError(c.res.status);
@@ -60,7 +64,11 @@ export function verifyAttempts(platform: Platform | undefined, quotas: DailyQuot
       c.res.headers.set("Ledger-Seq", String(entry!.seq));
     } catch (error) {
       noteStoreFailure(c, error);
-      c.res = problem(c, "ledger-unavailable", "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.");
+      c.res = problem(
+        c,
+        "ledger-unavailable",
+        "This attempt could not be recorded on the ledger, so it is not answered (every attempt is logged). Try again later.",
+      );
     }
   });
 }

@@ -31,8 +31,28 @@ const AREA_TAGS: Record<string, string> = {
   diplomacy: "Diplomacy area",
 };
 
-const FILE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Encoding", "RateLimit-Policy", "RateLimit");
-const RANGE_HEADERS = headers("ETag", "Last-Modified", "Cache-Control", "Vary", "Accept-Ranges", "Content-Length", "Content-Range", "RateLimit-Policy", "RateLimit");
+const FILE_HEADERS = headers(
+  "ETag",
+  "Last-Modified",
+  "Cache-Control",
+  "Vary",
+  "Accept-Ranges",
+  "Content-Length",
+  "Content-Encoding",
+  "RateLimit-Policy",
+  "RateLimit",
+);
+const RANGE_HEADERS = headers(
+  "ETag",
+  "Last-Modified",
+  "Cache-Control",
+  "Vary",
+  "Accept-Ranges",
+  "Content-Length",
+  "Content-Range",
+  "RateLimit-Policy",
+  "RateLimit",
+);
 const EXPORT_HEADERS = headers("Cache-Control", "Vary", "RateLimit-Policy", "RateLimit");
 
 type Registry = typeof publishedSchemas;
@@ -63,7 +83,13 @@ function content(file: ServedFile): Record<string, MediaSpec> {
     case "application/json":
       return { "application/json": jsonContent(file.jsonSchema) };
     case "text/csv":
-      return { "text/csv": { schema: text("CSV (RFC 4180, UTF-8, CRLF) with a header row; the columns are the resource's Table Schema in the manifest") } };
+      return {
+        "text/csv": {
+          schema: text(
+            "CSV (RFC 4180, UTF-8, CRLF) with a header row; the columns are the resource's Table Schema in the manifest",
+          ),
+        },
+      };
     case "application/pdf":
       return { "application/pdf": { schema: z.string().openapi({ description: "PDF document", format: "binary" }) } };
     default:
@@ -88,7 +114,8 @@ function explain(file: ServedFile): string {
     file.file.access === "public"
       ? "Public. Counts against the area's daily quota (anonymous per IP address, or per key)."
       : `Needs ${withArticle(`${file.file.access} key`)} (\`Authorization: Bearer <key>\`): 401 without one, 403 with a key of another tier. Counts against the daily quota.`;
-  const integrity = "Served only while its bytes match the hash in the area's signed manifest (503 otherwise). Any spelling of the path (`//`, `%2f`, upper case, a trailing slash) is this route.";
+  const integrity =
+    "Served only while its bytes match the hash in the area's signed manifest (503 otherwise). Any spelling of the path (`//`, `%2f`, upper case, a trailing slash) is this route.";
   const origin =
     "Answered as a good origin answers: `Content-Length` on GET and HEAD, one byte range (`Range`, 206; 416 past the end), `ETag` with `If-None-Match` and `Last-Modified` with `If-Modified-Since` (304), br or gzip for text as `Accept-Encoding` asks. HEAD and 304 answers do not count against the daily quota and are answered even once it is spent; their `RateLimit` field shows the remaining quota unchanged.";
   return [file.description ?? "", access, integrity, origin].filter(Boolean).join("\n\n");
@@ -106,8 +133,12 @@ function fileRoute(file: ServedFile) {
       summary: `${file.title ?? file.file.path}, live`,
       description: `Real-time: computed from the ledger as it grows (the ledger's newest entry included; dated at that entry), in the schema of \`${file.file.path}\`, which stays the published file with the pipeline's figures at its ledger size. Never cached.\n\n${explain(file).split("\n\n")[0]}`,
       security: security(file),
-      responses: { 200: { description: `${file.title ?? "The document"}, live`, headers: LIVE_HEADERS, content: content(file) } },
-      problems: keyed ? ["forbidden", "rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"] : ["rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"],
+      responses: {
+        200: { description: `${file.title ?? "The document"}, live`, headers: LIVE_HEADERS, content: content(file) },
+      },
+      problems: keyed
+        ? ["forbidden", "rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"]
+        : ["rate-limited", "limits-unavailable", "ledger-unavailable", "audit-unavailable"],
     });
   }
   const problems = keyed
@@ -119,7 +150,10 @@ function fileRoute(file: ServedFile) {
       description: "The matching rows: a JSON array (one row per line) or CSV with the published header",
       headers: EXPORT_HEADERS,
       content: {
-        "application/json": jsonContent({ type: "array", items: { $ref: `${SCHEMA_BASE_URI}government/audit-trail-row.schema.json` } }),
+        "application/json": jsonContent({
+          type: "array",
+          items: { $ref: `${SCHEMA_BASE_URI}government/audit-trail-row.schema.json` },
+        }),
         "text/csv": { schema: text("CSV: timestamp,event_type,agent,data,attestation_hash") },
       },
     };
@@ -144,7 +178,11 @@ function fileRoute(file: ServedFile) {
     security: security(file),
     responses: {
       200: { description: file.title ?? "The file", headers: FILE_HEADERS, content: content(file) },
-      206: { description: "One byte range of the file (`Range: bytes=…`), of its identity bytes", headers: RANGE_HEADERS, content: { [file.file.mediatype]: { schema: text("A part of the file") } } },
+      206: {
+        description: "One byte range of the file (`Range: bytes=…`), of its identity bytes",
+        headers: RANGE_HEADERS,
+        content: { [file.file.mediatype]: { schema: text("A part of the file") } },
+      },
       304: notModified(FILE_HEADERS),
     },
     problems: fileProblems,
@@ -158,7 +196,9 @@ export function areaFileRoutes(dataDir: string, handler: MiddlewareHandler): Rou
     addRoute(routes, fileRoute(file), async (c) => {
       // The handler answers every path it listed; a manifest changed since start-up may drop one.
       const answer = await handler(c, async () => {});
-      return answer instanceof Response ? answer : problem(c, "not-found", `${file.path} is no longer listed in its manifest.`);
+      return answer instanceof Response
+        ? answer
+        : problem(c, "not-found", `${file.path} is no longer listed in its manifest.`);
     });
   }
   return routes;

@@ -20,7 +20,13 @@ beforeAll(async () => {
   const keys = new ApiKeyStore(join(dir, "access.sqlite"), { durability: "normal" });
   governmentKey = (await keys.issue("government", "test ministry", new Date())).token;
   academicKey = (await keys.issue("academic", "test university", new Date())).token;
-  server = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, log: () => {} });
+  server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    dataDir: join(dir, "data"),
+    keysFile: keys.path,
+    log: () => {},
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -45,12 +51,18 @@ describe("area files", () => {
       const res = await get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-type"), path).toBe(type);
-      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(dir, "data", "areas", file))), path).toBe(true);
+      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(dir, "data", "areas", file))), path).toBe(
+        true,
+      );
     }
   });
 
   it("keeps keyed files behind a key of the right tier (401 without, 403 with another tier)", async () => {
-    for (const path of ["/government/compliance-report.json", "/government/policy-impact.json", "/government/ledger/export.csv"]) {
+    for (const path of [
+      "/government/compliance-report.json",
+      "/government/policy-impact.json",
+      "/government/ledger/export.csv",
+    ]) {
       const anonymous = await get(path);
       expect(anonymous.status, path).toBe(401);
       expect(anonymous.headers.get("content-type")).toBe("application/problem+json");
@@ -58,7 +70,9 @@ describe("area files", () => {
       expect((await anonymous.json()).type).toBe("https://integrity-platform.example/problems/unauthorized");
       const other = await get(path, { Authorization: `Bearer ${academicKey}` });
       expect(other.status, path).toBe(403);
-      expect((await other.json()).detail, path).toMatch(/^an academic key does not open government\/.*this file needs a government key: /);
+      expect((await other.json()).detail, path).toMatch(
+        /^an academic key does not open government\/.*this file needs a government key: /,
+      );
       const granted = await get(path, { Authorization: `Bearer ${governmentKey}` });
       expect(granted.status, path).toBe(200);
       expect(granted.headers.get("cache-control")).toBe("private, no-store");
@@ -123,9 +137,15 @@ describe("the filtered audit trail: GET /government/ledger/export", () => {
     expect(onDay).toEqual(all.filter((r) => r.timestamp.slice(0, 10) === day));
     expect(onDay.length).toBeGreaterThan(0);
     const instant = all[10]!.timestamp;
-    expect(await (await get(`/government/ledger/export?to=${instant}`, govern)).json()).toEqual(all.filter((r) => r.timestamp <= instant));
-    const mints = await (await get("/government/ledger/export?filter=event_type:mic_mint,event_type:mic_burn,agent:ATLAS", govern)).json();
-    expect(mints).toEqual(all.filter((r) => (r.event_type === "mic_mint" || r.event_type === "mic_burn") && r.agent === "ATLAS"));
+    expect(await (await get(`/government/ledger/export?to=${instant}`, govern)).json()).toEqual(
+      all.filter((r) => r.timestamp <= instant),
+    );
+    const mints = await (
+      await get("/government/ledger/export?filter=event_type:mic_mint,event_type:mic_burn,agent:ATLAS", govern)
+    ).json();
+    expect(mints).toEqual(
+      all.filter((r) => (r.event_type === "mic_mint" || r.event_type === "mic_burn") && r.agent === "ATLAS"),
+    );
     expect(mints.length).toBeGreaterThan(0);
     const none = await get("/government/ledger/export?filter=agent:nobody&format=csv", govern);
     expect(await none.text()).toBe("timestamp,event_type,agent,data,attestation_hash\r\n");
@@ -163,7 +183,10 @@ describe("the filtered audit trail: GET /government/ledger/export", () => {
         expect(res.headers.get("ratelimit"), what).toBeNull();
         const body = await res.json();
         expect(body.type, what).toBe("https://integrity-platform.example/problems/invalid-query");
-        expect(body.invalid_params.map((p: { name: string }) => p.name), what).toContain(name);
+        expect(
+          body.invalid_params.map((p: { name: string }) => p.name),
+          what,
+        ).toContain(name);
       }
     }
   });
@@ -178,7 +201,12 @@ describe("the filtered audit trail: GET /government/ledger/export", () => {
     };
     for (const headers of [{}, { Authorization: `Bearer ${academicKey}` }] as Record<string, string>[]) {
       const before = await left(headers);
-      for (const query of ["from=nonsense", "to=2025-02-30", "from=2026-02-01&to=2026-01-01", "filter=sentinel:ATLAS"]) {
+      for (const query of [
+        "from=nonsense",
+        "to=2025-02-30",
+        "from=2026-02-01&to=2026-01-01",
+        "filter=sentinel:ATLAS",
+      ]) {
         expect((await get(`/government/ledger/export?${query}`, headers)).status, query).toBe(400);
       }
       expect(await left(headers)).toBe(before - 1);
@@ -197,17 +225,26 @@ describe("daily quotas (RateLimit headers, 429)", () => {
     academic = (await keys.issue("academic", "quota university", clock)).token;
     economist = (await keys.issue("economist", "quota bank", clock)).token;
     government = (await keys.issue("government", "quota ministry", clock)).token;
-    limited = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), keysFile: keys.path, log: () => {}, now: () => clock });
+    limited = await startServer({
+      host: "127.0.0.1",
+      port: 0,
+      dataDir: join(dir, "data"),
+      keysFile: keys.path,
+      log: () => {},
+      now: () => clock,
+    });
   });
   afterAll(() => limited.close());
-  const at = (path: string, token?: string) => fetch(limited.url + path, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+  const at = (path: string, token?: string) =>
+    fetch(limited.url + path, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
 
   it("gives an anonymous client 100 requests a day per area, announced and then refused until 00:00 UTC", async () => {
     const first = await at("/academics/papers.json");
     expect(first.headers.get("ratelimit-policy")).toBe('"daily";q=100;w=86400');
     expect(first.headers.get("ratelimit")).toBe('"daily";r=99;t=3600');
     // Academics and philosophy share one quota.
-    for (let i = 1; i < 100; i++) expect((await at(i % 2 ? "/philosophy/virtues.json" : "/academics/papers.json")).status).not.toBe(429);
+    for (let i = 1; i < 100; i++)
+      expect((await at(i % 2 ? "/philosophy/virtues.json" : "/academics/papers.json")).status).not.toBe(429);
     const refused = await at("/academics/dataset.json");
     expect(refused.status).toBe(429);
     expect(refused.headers.get("content-type")).toBe("application/problem+json");

@@ -37,7 +37,18 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AccessOutcome } from "../../core/access/events.ts";
-import { AREAS, areaAliases, areaFile, areaFiles, areaRequest, isKeyed, MANIFEST_FILE, type Area, type AreaFile, type AreaRouteKind } from "../../core/datapackage/index.ts";
+import {
+  AREAS,
+  areaAliases,
+  areaFile,
+  areaFiles,
+  areaRequest,
+  isKeyed,
+  MANIFEST_FILE,
+  type Area,
+  type AreaFile,
+  type AreaRouteKind,
+} from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
 import { AccessLedgerUnavailableError, type ApiKeyStore } from "../api-keys.ts";
 import { noteStoreFailure } from "./store-failure.ts";
@@ -88,13 +99,20 @@ export interface ServedFile {
 }
 
 /** The manifest's descriptive words per file (unverified: they only document; serving never reads them here). */
-function describedResources(dataDir: string, area: Area): Map<string, { title?: string; description?: string; jsonSchema?: unknown }> {
+function describedResources(
+  dataDir: string,
+  area: Area,
+): Map<string, { title?: string; description?: string; jsonSchema?: unknown }> {
   const described = new Map<string, { title?: string; description?: string; jsonSchema?: unknown }>();
   const manifest = join(dataDir, "areas", area, MANIFEST_FILE);
   if (!existsSync(manifest)) return described;
   try {
     const parsed = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>;
-    for (const r of listedResources<{ path?: unknown; title?: string; description?: string; jsonSchema?: unknown }>(parsed)) if (typeof r.path === "string") described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
+    for (const r of listedResources<{ path?: unknown; title?: string; description?: string; jsonSchema?: unknown }>(
+      parsed,
+    ))
+      if (typeof r.path === "string")
+        described.set(r.path, { title: r.title, description: r.description, jsonSchema: r.jsonSchema });
   } catch {
     // An unreadable manifest documents nothing; the handler refuses its files anyway.
   }
@@ -115,7 +133,8 @@ export function servedAreaFiles(dataDir: string): ServedFile[] {
       ...words.get(file.path),
     });
     for (const file of areaFiles(area)) served.push(entry(file.path, file, "file"));
-    for (const [alias, route] of Object.entries(areaAliases(area))) served.push(entry(alias, areaFile(area, route.file)!, route.kind));
+    for (const [alias, route] of Object.entries(areaAliases(area)))
+      served.push(entry(alias, areaFile(area, route.file)!, route.kind));
   }
   return served;
 }
@@ -126,13 +145,18 @@ function rawPath(c: Context): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2)).split(/[?#]/)[0] ?? "/";
 }
 
-const HOW_TO_GET_A_KEY = "Keys are issued on request (affiliation, official contact, purpose) and delivered over a secure channel.";
+const HOW_TO_GET_A_KEY =
+  "Keys are issued on request (affiliation, official contact, purpose) and delivered over a secure channel.";
 
 /** 503 `audit-unavailable` (with Retry-After) when the access ledger cannot be read; rethrows anything else. */
 export function auditUnavailable(c: Context, error: unknown): Response {
   if (!(error instanceof AccessLedgerUnavailableError)) throw error;
   noteStoreFailure(c, error);
-  return problem(c, "audit-unavailable", "The access ledger cannot be read right now, so the key presented cannot be checked or its access recorded; nothing was served. Try again later.");
+  return problem(
+    c,
+    "audit-unavailable",
+    "The access ledger cannot be read right now, so the key presented cannot be checked or its access recorded; nothing was served. Try again later.",
+  );
 }
 
 export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
@@ -166,23 +190,40 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const answer = async (outcome: AccessOutcome, response: Response): Promise<Response> => {
       if (!match) {
         // No known key: a refusal of a keyed file is counted, not written one by one (api-keys.ts countRefusal).
-        if (isKeyed(file)) await keys.countRefusal({ credential: c.req.header("Authorization") ? "unknown" : "none", area, file: name, outcome, status: response.status }, now());
+        if (isKeyed(file))
+          await keys.countRefusal(
+            {
+              credential: c.req.header("Authorization") ? "unknown" : "none",
+              area,
+              file: name,
+              outcome,
+              status: response.status,
+            },
+            now(),
+          );
         return response;
       }
       try {
-        await keys.record({
-          key_id: match.key.id,
-          key_status: match.status,
-          tier, // the tier applied: a key that opens nothing (revoked, expired) counts as anonymous
-          area,
-          file: name,
-          outcome,
-          status: response.status,
-        }, now());
+        await keys.record(
+          {
+            key_id: match.key.id,
+            key_status: match.status,
+            tier, // the tier applied: a key that opens nothing (revoked, expired) counts as anonymous
+            area,
+            file: name,
+            outcome,
+            status: response.status,
+          },
+          now(),
+        );
       } catch {
         // A body streamed from an open descriptor is never read now: cancelling it closes the descriptor.
         void response.body?.cancel().catch(() => {});
-        return problem(c, "audit-unavailable", "This access could not be recorded in the audit log, so it is not answered. Try again later.");
+        return problem(
+          c,
+          "audit-unavailable",
+          "This access could not be recorded in the audit log, so it is not answered. Try again later.",
+        );
       }
       return response;
     };
@@ -192,7 +233,13 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     const state = manifests.state(area);
     const listed = state.status === "verified" ? state.resources.get(file.path) : undefined;
     // A file and its spec alias (/economy/mii is mii.json) are the same bytes, revalidated alike; a live document is not a file.
-    const validators = listed && route.kind !== "live" ? { sha256: listed.resource.hash.slice("sha256:".length), ...(state.status === "verified" && state.created ? { lastModified: state.created } : {}) } : null;
+    const validators =
+      listed && route.kind !== "live"
+        ? {
+            sha256: listed.resource.hash.slice("sha256:".length),
+            ...(state.status === "verified" && state.created ? { lastModified: state.created } : {}),
+          }
+        : null;
     const free = validators === null ? c.req.method === "HEAD" : isFree(c, validators);
     let decision;
     try {
@@ -202,29 +249,58 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     }
     const limits = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
-      const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for ${area} is spent; it resets at 00:00 UTC`;
-      return answer("rate-limited", problem(c, "rate-limited", detail, { headers: { ...limits, "Retry-After": String(decision.resetSeconds) } }));
+      const detail =
+        decision.reason ??
+        `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for ${area} is spent; it resets at 00:00 UTC`;
+      return answer(
+        "rate-limited",
+        problem(c, "rate-limited", detail, { headers: { ...limits, "Retry-After": String(decision.resetSeconds) } }),
+      );
     }
 
     if (isKeyed(file)) {
       const how = `this file needs ${withArticle(`${file.access} key`)}: Authorization: Bearer <key>. ${HOW_TO_GET_A_KEY}`;
       if (!key) {
         const why = match ? `the key ${match.key.id} is ${match.status}; ` : "";
-        return answer("unauthorized", problem(c, "unauthorized", `${why}${how}`, { headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' } }));
+        return answer(
+          "unauthorized",
+          problem(c, "unauthorized", `${why}${how}`, {
+            headers: { ...limits, "WWW-Authenticate": 'Bearer realm="integrity-platform"' },
+          }),
+        );
       }
-      if (key.tier !== file.access) return answer("forbidden", problem(c, "forbidden", `${withArticle(`${key.tier} key`)} does not open ${area}/${file.path}; ${how}`, { headers: limits }));
+      if (key.tier !== file.access)
+        return answer(
+          "forbidden",
+          problem(c, "forbidden", `${withArticle(`${key.tier} key`)} does not open ${area}/${file.path}; ${how}`, {
+            headers: limits,
+          }),
+        );
     }
 
     if (route.kind === "live") {
       const document = options.live?.[`/${area}/${request.path}`];
-      if (!document) return answer("ledger-unavailable", problem(c, "ledger-unavailable", `/${area}/${request.path} is computed from the ledger, and this server has none; the published figures are /${area}/${file.path}`, { headers: limits }));
+      if (!document)
+        return answer(
+          "ledger-unavailable",
+          problem(
+            c,
+            "ledger-unavailable",
+            `/${area}/${request.path} is computed from the ledger, and this server has none; the published figures are /${area}/${file.path}`,
+            { headers: limits },
+          ),
+        );
       const headers = { ...limits, "Content-Type": CONTENT_TYPES[file.mediatype], "Cache-Control": "no-store" };
       if (c.req.method === "HEAD") return answer("served", c.body(null, 200, headers));
       return answer("served", c.body(JSON.stringify(await document()), 200, headers));
     }
 
-    const unverified = (detail: string) => answer("data-unverified", problem(c, "data-unverified", detail, { headers: limits }));
-    if (state.status !== "verified") return unverified(`${area} has no verified manifest, so none of its files is served (${state.code}: ${state.detail})`);
+    const unverified = (detail: string) =>
+      answer("data-unverified", problem(c, "data-unverified", detail, { headers: limits }));
+    if (state.status !== "verified")
+      return unverified(
+        `${area} has no verified manifest, so none of its files is served (${state.code}: ${state.detail})`,
+      );
     if (!listed) return unverified(`${area}/${file.path} is not listed in the signed manifest`);
     const path = join(isKeyed(file) ? keyedDataDir : dataDir, "areas", area, file.path);
     // Checked and streamed through one descriptor: the bytes served are the bytes hashed.
@@ -249,12 +325,21 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
     if (route.kind === "export") {
       // The query was checked before this handler (ExportQuery): a refused one never costs quota or needs a key.
       const query = exportRequest(c);
-      const headers = { ...limits, "Content-Type": CONTENT_TYPES[query.format === "csv" ? "text/csv" : "application/json"], "Cache-Control": cache, ...vary };
+      const headers = {
+        ...limits,
+        "Content-Type": CONTENT_TYPES[query.format === "csv" ? "text/csv" : "application/json"],
+        "Cache-Control": cache,
+        ...vary,
+      };
       // Counted as a revalidation above (isFree): `If-None-Match: *` (any current representation) or
       // the file's own ETag is answered 304, without a body, as any other file's.
-      if (c.req.method === "GET" && validators !== null && notModified(c, validators)) return answer("not-modified", done(c.body(null, 304, { ...limits, "Cache-Control": cache, ...vary })));
+      if (c.req.method === "GET" && validators !== null && notModified(c, validators))
+        return answer("not-modified", done(c.body(null, 304, { ...limits, "Cache-Control": cache, ...vary })));
       if (c.req.method === "HEAD") return answer("served", done(c.body(null, 200, headers)));
-      return answer("served", c.body(Readable.toWeb(Readable.from(exportBody(stream(), query))) as ReadableStream<Uint8Array>, 200, headers));
+      return answer(
+        "served",
+        c.body(Readable.toWeb(Readable.from(exportBody(stream(), query))) as ReadableStream<Uint8Array>, 200, headers),
+      );
     }
 
     let streamed = false;

@@ -11,6 +11,9 @@ import type { SimulationLimits } from "../simulation-session.ts";
 import { VERSION } from "./health.ts";
 
 export function asyncApiRoute(limits: SimulationLimits): Handler {
-  const rep = represent(`${JSON.stringify(simulationAsyncApi(limits, VERSION), null, 2)}\n`, "application/json; charset=utf-8");
+  const rep = represent(
+    `${JSON.stringify(simulationAsyncApi(limits, VERSION), null, 2)}\n`,
+    "application/json; charset=utf-8",
+  );
   return (c) => send(c, rep, "public, max-age=300");
 }

@@ -24,7 +24,12 @@ import * as ops from "../../core/avm/operations.ts";
 import { avmRegistry, checkAuthority } from "../../core/avm/registry.ts";
 import { signatureQuestions, verifyAuthority, type VerifyOutcome } from "../../core/avm/verifier.ts";
 import { SignatureVerdicts } from "../../core/signature-verdicts.ts";
-import { AvmVerifyRequest, TokenPermission, type AvmRevokeRequest, type AvmVerifyResponse } from "../../core/schemas/avm.ts";
+import {
+  AvmVerifyRequest,
+  TokenPermission,
+  type AvmRevokeRequest,
+  type AvmVerifyResponse,
+} from "../../core/schemas/avm.ts";
 import { withExactMicFigures } from "../../core/balance/exact-json.ts";
 import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
@@ -68,8 +73,16 @@ export const VerifyRequestBody = component(
   AvmVerifyRequest.extend({
     companion_attestation: z
       // The body is JSON.parse's output: a JSON object RFC 8785 can encode is what AttestationObject admits.
-      .custom<z.output<typeof AttestationObject>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && isCanonicalizableJson(value), { message: "must be a JSON object that RFC 8785 can encode" })
-      .openapi({ type: "object", additionalProperties: true, description: "The companion attestation as issued (any JSON object: its fields are judged by the attestation stage)" }),
+      .custom<z.output<typeof AttestationObject>>(
+        (value) => typeof value === "object" && value !== null && !Array.isArray(value) && isCanonicalizableJson(value),
+        { message: "must be a JSON object that RFC 8785 can encode" },
+      )
+      .openapi({
+        type: "object",
+        additionalProperties: true,
+        description:
+          "The companion attestation as issued (any JSON object: its fields are judged by the attestation stage)",
+      }),
   }),
   examples["avm-verify-request"],
 );
@@ -86,7 +99,11 @@ export const verifyRoute = defineRoute({
   description:
     "Runs the five stages in order; the first failure ends the attempt. Success answers the authority_context; a failed verification answers the failure output with `verified: false`, also with 200 (the request was understood and decided). Every attempt is recorded on the ledger, and `Ledger-Seq` names the entry recording the outcome (the grant, or the failed attempt). A body that does not parse or fit is 400 (and recorded as a malformed attempt). At most 100 requests per client per UTC day.",
   request: jsonBody(VerifyRequestBody),
-  responses: { 200: json("The authority_context, or the failure output", published("avm-verify-response").schema, { headers: headers("Ledger-Seq", "RateLimit-Policy", "RateLimit") }) },
+  responses: {
+    200: json("The authority_context, or the failure output", published("avm-verify-response").schema, {
+      headers: headers("Ledger-Seq", "RateLimit-Policy", "RateLimit"),
+    }),
+  },
   problems: ["rate-limited", "limits-unavailable", "ledger-unavailable"],
 });
 
@@ -95,10 +112,15 @@ export const checkRoute = defineRoute({
   path: "/avm/check/{ledger_id}",
   tags: TAGS,
   summary: "Check an identity's authority now",
-  description: "The grant in force: not revoked, not expired at the server's now, the identity not barred. Otherwise `has_authority: false`, no scopes and `expires_at: null`.",
+  description:
+    "The grant in force: not revoked, not expired at the server's now, the identity not barred. Otherwise `has_authority: false`, no scopes and `expires_at: null`.",
   request: { params: z.strictObject({ ledger_id: Uuid }) },
   // The example is what the sample server answers for the example id, which holds no grant.
-  responses: { 200: json("The check response", published("avm-check-response").schema, { example: { has_authority: false, scopes: [], expires_at: null } }) },
+  responses: {
+    200: json("The check response", published("avm-check-response").schema, {
+      example: { has_authority: false, scopes: [], expires_at: null },
+    }),
+  },
   problems: ["ledger-unavailable"],
 });
 
@@ -111,13 +133,23 @@ export const revokeRoute = defineRoute({
     "Needs a token with the `avm.revoke` permission. Immediate and always recorded (`avm.revoke`): `revoked` says whether a grant in force ended. `integrity_violation` and `key_compromise` also bar the identity for good.",
   security: WRITE_SECURITY,
   request: jsonBody(published("avm-revoke-request").schema, AVM_WRITE_EXAMPLES.revoke.request),
-  responses: { 200: json("The revoke response", published("avm-revoke-response").schema, { headers: SEQ, example: AVM_WRITE_EXAMPLES.revoke.response }) },
+  responses: {
+    200: json("The revoke response", published("avm-revoke-response").schema, {
+      headers: SEQ,
+      example: AVM_WRITE_EXAMPLES.revoke.response,
+    }),
+  },
   problems: ["not-found", "ledger-unavailable"],
 });
 
 /** Whether a trigger revoked a grant in force (its automatic revocation was appended with it). */
-const Revoked = z.boolean().openapi({ description: "An automatic revocation was appended with it: a grant in force ended" });
-const Shards = z.string().regex(/^(0|[1-9][0-9]*)$/).openapi({ description: "An amount in shards (1 MIC = 1,000,000 shards), decimal text" });
+const Revoked = z
+  .boolean()
+  .openapi({ description: "An automatic revocation was appended with it: a grant in force ended" });
+const Shards = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/)
+  .openapi({ description: "An amount in shards (1 MIC = 1,000,000 shards), decimal text" });
 const StakeResult = { ledger_id: Uuid, amount_shards: Shards, bonded_shards: Shards, unbonded_shards: Shards };
 
 /** The operator operations over HTTP: the `npm run avm` commands, with core/avm/operations.ts's input schemas as bodies. */
@@ -127,7 +159,11 @@ const OPERATIONS = {
     body: component("avm-register-identity", ops.RegisterIdentityInput),
     result: z.strictObject({ ledger_id: Uuid }),
   },
-  "register-companion": { summary: "Register an AI companion's key", body: component("avm-register-companion", ops.RegisterCompanionInput), result: z.strictObject({ companion_id: Identifier }) },
+  "register-companion": {
+    summary: "Register an AI companion's key",
+    body: component("avm-register-companion", ops.RegisterCompanionInput),
+    result: z.strictObject({ companion_id: Identifier }),
+  },
   "lock-stake": {
     summary: "Lock stake (MIC as exact decimal text), accepting the slashing conditions or not",
     body: component("avm-lock-stake", ops.LockStakeInput),
@@ -138,7 +174,11 @@ const OPERATIONS = {
     body: component("avm-withdraw-stake", ops.WithdrawStakeInput),
     result: z.strictObject({ ...StakeResult, revoked: Revoked }),
   },
-  "record-drift": { summary: "Record a drift score; above 0.1 it revokes the grant in force", body: component("avm-record-drift", ops.RecordDriftInput), result: z.strictObject({ ledger_id: Uuid, revoked: Revoked }) },
+  "record-drift": {
+    summary: "Record a drift score; above 0.1 it revokes the grant in force",
+    body: component("avm-record-drift", ops.RecordDriftInput),
+    result: z.strictObject({ ledger_id: Uuid, revoked: Revoked }),
+  },
   "report-violation": {
     summary: "Report an integrity violation; it bars the identity and revokes its grant",
     body: component("avm-report-violation", ops.ReportViolationInput),
@@ -152,9 +192,19 @@ const OPERATIONS = {
   "issue-token": {
     summary: "Issue an operator token (permissions within your own, expiring no later than yours)",
     body: component("avm-issue-token", IssueTokenRequest),
-    result: z.strictObject({ token: z.string(), jti: Uuid, subject: Identifier, permissions: z.array(TokenPermission), expires_at: IsoTimestamp }),
+    result: z.strictObject({
+      token: z.string(),
+      jti: Uuid,
+      subject: Identifier,
+      permissions: z.array(TokenPermission),
+      expires_at: IsoTimestamp,
+    }),
   },
-  "revoke-token": { summary: "Revoke an operator token", body: component("avm-revoke-token", ops.RevokeTokenInput), result: z.strictObject({ jti: Uuid, revoked: z.literal(true) }) },
+  "revoke-token": {
+    summary: "Revoke an operator token",
+    body: component("avm-revoke-token", ops.RevokeTokenInput),
+    result: z.strictObject({ jti: Uuid, revoked: z.literal(true) }),
+  },
 } as const satisfies Record<OperatorCommand, unknown>;
 
 function operatorRoute<N extends OperatorCommand>(name: N) {
@@ -169,7 +219,12 @@ function operatorRoute<N extends OperatorCommand>(name: N) {
     description: `Needs a token with the \`avm.operate\` permission. The same operation as \`npm run avm -- ${name}\`: decided at the ledger's tail and appended with the automatic revocations it triggers, in one transaction. \`Ledger-Seq\` is the seq of its first entry.`,
     security: WRITE_SECURITY,
     request: jsonBody(body, AVM_WRITE_EXAMPLES[name].request),
-    responses: { 200: json("What the operation recorded", component(`avm-operator-${name}-result`, result), { headers: SEQ, example: AVM_WRITE_EXAMPLES[name].response }) },
+    responses: {
+      200: json("What the operation recorded", component(`avm-operator-${name}-result`, result), {
+        headers: SEQ,
+        example: AVM_WRITE_EXAMPLES[name].response,
+      }),
+    },
     problems,
   });
 }
@@ -184,8 +239,15 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
   const writes = writeRoutes(routes, platform, operationRefused);
   // stake_locked is written from its exact shard count, never through a double (core/balance/exact-json.ts).
   const exactStake = (response: AvmVerifyResponse): AvmVerifyResponse =>
-    response.verified ? { ...response, authority_context: withExactMicFigures(response.authority_context, ["stake_locked"]) } : response;
-  const unavailable = (c: Context) => problem(c, "ledger-unavailable", "This server has no ledger: authority cannot be decided, so nothing is granted (fail closed).");
+    response.verified
+      ? { ...response, authority_context: withExactMicFigures(response.authority_context, ["stake_locked"]) }
+      : response;
+  const unavailable = (c: Context) =>
+    problem(
+      c,
+      "ledger-unavailable",
+      "This server has no ledger: authority cannot be decided, so nothing is granted (fail closed).",
+    );
 
   // POST /avm/verify: its quota and the log of its refusals are the app's gate ahead of the body
   // limit and the origin check (api/middleware/verify-attempts.ts).
@@ -201,20 +263,28 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
       const signatures = new SignatureVerdicts(questions, await signaturePool.verify(questions));
       written = await platform.ledger.write((tail) => {
         // The time of the decision is read at the tail, after the wait on the pool and the lock.
-        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), platform.now().getTime(), { forms, signatures });
+        const outcome: VerifyOutcome = verifyAuthority(request, tail.state(avmRegistry), platform.now().getTime(), {
+          forms,
+          signatures,
+        });
         return { events: outcome.events, result: outcome };
       });
     } catch (error) {
       return storeUnavailable(c, error);
     }
-    return c.json(exactStake(written.result.response), 200, { "Ledger-Seq": String(written.entries.at(-1)!.seq), "Cache-Control": "no-store" });
+    return c.json(exactStake(written.result.response), 200, {
+      "Ledger-Seq": String(written.entries.at(-1)!.seq),
+      "Cache-Control": "no-store",
+    });
   });
 
   addRoute(routes, checkRoute, async (c) => {
     if (!platform) return unavailable(c);
     try {
       const registry = await platform.ledger.state(avmRegistry);
-      return c.json(checkAuthority(registry, c.req.valid("param").ledger_id, platform.now().getTime()), 200, { "Cache-Control": "no-store" });
+      return c.json(checkAuthority(registry, c.req.valid("param").ledger_id, platform.now().getTime()), 200, {
+        "Cache-Control": "no-store",
+      });
     } catch (error) {
       return storeUnavailable(c, error);
     }
@@ -232,7 +302,8 @@ export function avmRoutes(options: AvmRouteOptions): RouteGroup {
     const route = operatorRoute(name);
     writes.add(route, "avm.operate", async (c: RouteContext<typeof route>, write) => {
       const input = c.req.valid("json") as Record<string, unknown>;
-      if (name === "issue-token") return issueTokenOverHttp(c, write, input as z.output<typeof IssueTokenRequest>, options.tokenSecretKeyHex);
+      if (name === "issue-token")
+        return issueTokenOverHttp(c, write, input as z.output<typeof IssueTokenRequest>, options.tokenSecretKeyHex);
       const nowMs = write.platform.now().getTime();
       const out = await write.commit((tail) => operate(name, tail.state(avmRegistry), input, nowMs));
       if (!out.ok) return out.response;

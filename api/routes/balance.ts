@@ -25,7 +25,13 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ADDRESS_PATTERN } from "../../core/balance/address.ts";
 import { dateTime } from "../../core/format/text.ts";
-import { REVIEW_ENDS, SNAPSHOT_AT, SUNSET_AT, V1_DEPRECATION_FIELD, V1_SUNSET_FIELD } from "../../core/migration/phases.ts";
+import {
+  REVIEW_ENDS,
+  SNAPSHOT_AT,
+  SUNSET_AT,
+  V1_DEPRECATION_FIELD,
+  V1_SUNSET_FIELD,
+} from "../../core/migration/phases.ts";
 import { successorLink, type BalanceAnswer, type Balances, type BalanceVersion } from "../balances.ts";
 import { balanceRefused, goneProblem } from "../error-problems.ts";
 import { problemDetails } from "../problem.ts";
@@ -43,16 +49,28 @@ const EXAMPLE_ADDRESS = "ATLAS";
 export const AddressParams = z.strictObject({
   address: z
     .string()
-    .regex(ADDRESS_PATTERN, { error: "must be a ledger account name: an ASCII letter or digit, then up to 127 letters, digits, '.', '_', ':' or '-'" })
-    .openapi({ param: { name: "address", in: "path" }, example: EXAMPLE_ADDRESS, description: "A ledger account name (case-sensitive)" }),
+    .regex(ADDRESS_PATTERN, {
+      error:
+        "must be a ledger account name: an ASCII letter or digit, then up to 127 letters, digits, '.', '_', ':' or '-'",
+    })
+    .openapi({
+      param: { name: "address", in: "path" },
+      example: EXAMPLE_ADDRESS,
+      description: "A ledger account name (case-sensitive)",
+    }),
 });
 
 /** The proof of one address, as `npm run migration -- prove` prints it. */
 export const MigrationProof = z.strictObject({
   index: z.number().int().nonnegative(),
   tree_size: z.number().int().positive(),
-  leaf: z.string().openapi({ description: "The leaf's text: the JCS of {address, balance_shards, v1_balance_gic} (snapshot) or {address, balance_shards, correction} (review); its UTF-8 bytes are the RFC 9162 leaf" }),
-  proof: z.array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/)).openapi({ description: "Base64 SHA-256 hashes of the inclusion proof, leaf side first" }),
+  leaf: z.string().openapi({
+    description:
+      "The leaf's text: the JCS of {address, balance_shards, v1_balance_gic} (snapshot) or {address, balance_shards, correction} (review); its UTF-8 bytes are the RFC 9162 leaf",
+  }),
+  proof: z
+    .array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/))
+    .openapi({ description: "Base64 SHA-256 hashes of the inclusion proof, leaf side first" }),
 });
 
 const V1_HEADERS = headers("Cache-Control", "Deprecation", "Sunset", "Link");
@@ -69,7 +87,15 @@ export const v1BalanceRoute = defineRoute({
   problems: ["unknown-address", "gone", "ledger-unavailable", "data-unverified"],
   // Retired at the sunset, which has passed: the reference shows the answer a reader gets today.
   deprecated: true,
-  answersNow: { status: 410, example: problemDetails("gone", goneProblem(EXAMPLE_ADDRESS).detail, `/v1/balance/${EXAMPLE_ADDRESS}`, goneProblem(EXAMPLE_ADDRESS).extensions) },
+  answersNow: {
+    status: 410,
+    example: problemDetails(
+      "gone",
+      goneProblem(EXAMPLE_ADDRESS).detail,
+      `/v1/balance/${EXAMPLE_ADDRESS}`,
+      goneProblem(EXAMPLE_ADDRESS).extensions,
+    ),
+  },
 });
 
 export const v2BalanceRoute = defineRoute({
@@ -91,9 +117,13 @@ export const currentBalanceRoute = defineRoute({
   description: `${PHASES} v1 (\`balance_gic\`) until the transition, v2 (\`balance_shards\`, \`balance_credits\`, \`balance_credits_formatted\`) from then on.`,
   request: { params: AddressParams },
   responses: {
-    200: body("The balance: v1 before the transition, v2 from then on", {
-      "application/json": { schema: z.union([published("balance-v2").schema, published("balance-v1").schema]) },
-    }, headers("Cache-Control")),
+    200: body(
+      "The balance: v1 before the transition, v2 from then on",
+      {
+        "application/json": { schema: z.union([published("balance-v2").schema, published("balance-v1").schema]) },
+      },
+      headers("Cache-Control"),
+    ),
   },
   problems: ["unknown-address", "ledger-unavailable", "data-unverified"],
 });
@@ -108,7 +138,10 @@ export const migrationProofRoute = defineRoute({
   description:
     "The address's last leaf in the published verification tree (snapshot.jsonl then corrections.jsonl) and its RFC 9162 inclusion proof against the newest signed checkpoint (`/migration/checkpoint` on the portal), exactly as `npm run migration -- prove` prints it. Check it yourself: the leaf, the proof and the checkpoint's signature under the published dataset key (`/keys/datasets.vkey`). A snapshot leaf keeps the v1 text (`v1_balance_gic`): this is where the historical v1 balance stays readable after the sunset.",
   request: { params: AddressParams },
-  responses: { 200: json("The leaf and its inclusion proof", MigrationProof, { headers: PROOF_HEADERS }), 304: notModified(PROOF_HEADERS) },
+  responses: {
+    200: json("The leaf and its inclusion proof", MigrationProof, { headers: PROOF_HEADERS }),
+    304: notModified(PROOF_HEADERS),
+  },
   problems: ["not-found", "unknown-address", "ledger-unavailable", "data-unverified"],
 });
 

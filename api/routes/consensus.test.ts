@@ -61,7 +61,8 @@ function expectRefusal(answer: Answer, code: RefusalCode): Record<string, unknow
   return body;
 }
 
-const consensusEntries = async (type: string) => (await Array.fromAsync(ledger.entries())).filter((e) => e.type === type);
+const consensusEntries = async (type: string) =>
+  (await Array.fromAsync(ledger.entries())).filter((e) => e.type === type);
 
 describe("a session end to end over HTTP, real signatures, a durable ledger", () => {
   it("records the cycle, opens, takes signed votes, generates, signs, validates, closes and seals; the proof verifies offline", async () => {
@@ -69,11 +70,18 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     expect(none.status).toBe(404);
     expect((none.body as { type: string }).type).toBe(`${PROBLEM_BASE}not-found`);
 
-    expect(await client.setCycle("C-151", 0.97)).toMatchObject({ status: 200, body: { cycle: "C-151", gi: 0.97, room: "main" } });
+    expect(await client.setCycle("C-151", 0.97)).toMatchObject({
+      status: 200,
+      body: { cycle: "C-151", gi: 0.97, room: "main" },
+    });
     const opened = await client.open("ethics");
     expect(opened).toMatchObject({ status: 201, body: { sessionId: "CS-151-1" } });
     const sessionId = opened.body!.sessionId;
-    expect((await client.request("GET", "/api/cycle/current")).body).toEqual({ cycle: "C-151", gi: 0.97, room: "ethics" });
+    expect((await client.request("GET", "/api/cycle/current")).body).toEqual({
+      cycle: "C-151",
+      gi: 0.97,
+      room: "ethics",
+    });
 
     const listed = await client.request<{ sessions: unknown[] }>("GET", "/v1/consensus/sessions");
     expect(listed.status).toBe(200);
@@ -96,20 +104,43 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     ]);
 
     const first = await client.vote(sessionId, "ATLAS", "APPROVE");
-    expect(first).toMatchObject({ status: 201, body: { session_id: sessionId, participant: "ATLAS", vote: "APPROVE", tally: { voted: 1, approve: 1, outcome: "NO_QUORUM" } } });
+    expect(first).toMatchObject({
+      status: 201,
+      body: {
+        session_id: sessionId,
+        participant: "ATLAS",
+        vote: "APPROVE",
+        tally: { voted: 1, approve: 1, outcome: "NO_QUORUM" },
+      },
+    });
     expect((await client.vote(sessionId, "EVE", "APPROVE")).status).toBe(201);
     expect((await client.vote(sessionId, "HERMES", "APPROVE")).status).toBe(201);
     const last = await client.vote(sessionId, "SOPHIA", "REJECT");
-    expect(last.body).toMatchObject({ tally: { participants: 4, voted: 4, approve: 3, reject: 1, abstain: 0, outcome: "APPROVED" } });
-    expect((await consensusEntries("consensus.vote")).map((e) => e.payload.participant)).toEqual(["ATLAS", "EVE", "HERMES", "SOPHIA"]);
+    expect(last.body).toMatchObject({
+      tally: { participants: 4, voted: 4, approve: 3, reject: 1, abstain: 0, outcome: "APPROVED" },
+    });
+    expect((await consensusEntries("consensus.vote")).map((e) => e.payload.participant)).toEqual([
+      "ATLAS",
+      "EVE",
+      "HERMES",
+      "SOPHIA",
+    ]);
 
     // The client cannot supply what the server computes.
-    const forged = await client.request("POST", `/v1/consensus/sessions/${sessionId}/proof`, { ...proofRequest(), consensus: 1 });
+    const forged = await client.request("POST", `/v1/consensus/sessions/${sessionId}/proof`, {
+      ...proofRequest(),
+      consensus: 1,
+    });
     expect(forged.status).toBe(400);
     const generated = await client.generate(sessionId);
     expect(generated.status).toBe(201);
     expect(generated.body.state).toBe("generated");
-    expect(generated.body.proof).toMatchObject({ delib_id: "DP-151-1", consensus: 0.75, gi_score: 0.972, model_signatures: [] });
+    expect(generated.body.proof).toMatchObject({
+      delib_id: "DP-151-1",
+      consensus: 0.75,
+      gi_score: 0.972,
+      model_signatures: [],
+    });
     expect(generated.text).toBe(`${canonicalize(generated.body)}\n`);
 
     let doc = generated;
@@ -122,19 +153,36 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     const validated = await client.validate(doc.body, "JANUS");
     expect(validated.status).toBe(200);
     expect(validated.body.state).toBe("validator-signed");
-    expect(validated.body.proof.validator_signature).toMatchObject({ validator: "JANUS", gi: 0.99, public_key: OFFICES.JANUS.public_key });
+    expect(validated.body.proof.validator_signature).toMatchObject({
+      validator: "JANUS",
+      gi: 0.99,
+      public_key: OFFICES.JANUS.public_key,
+    });
 
     const wrong = await client.close(sessionId, { outcome: "REJECTED", delibproof_id: "DP-151-1", gi_delta: 0.002 });
     const body = expectRefusal(wrong, "outcome-disagrees");
-    expect(body).toMatchObject({ requested: "REJECTED", tally: { approve: 3, reject: 1, abstain: 0, voted: 4, participants: 4, outcome: "APPROVED" } });
+    expect(body).toMatchObject({
+      requested: "REJECTED",
+      tally: { approve: 3, reject: 1, abstain: 0, voted: 4, participants: 4, outcome: "APPROVED" },
+    });
     expect(body.detail).toContain("3 APPROVE, 1 REJECT");
 
-    const closed = await client.close(sessionId, { sessionId, outcome: "APPROVED", delibproof_id: "DP-151-1", gi_delta: 0.002 });
-    expect(closed).toMatchObject({ status: 200, body: { session_id: sessionId, outcome: "APPROVED", delib_id: "DP-151-1", tally: { outcome: "APPROVED" } } });
+    const closed = await client.close(sessionId, {
+      sessionId,
+      outcome: "APPROVED",
+      delibproof_id: "DP-151-1",
+      gi_delta: 0.002,
+    });
+    expect(closed).toMatchObject({
+      status: 200,
+      body: { session_id: sessionId, outcome: "APPROVED", delib_id: "DP-151-1", tally: { outcome: "APPROVED" } },
+    });
     const result = closed.body as { evaluated_seq: number; seal: { ledger_seq: number; merkle_root: string } };
     // One transaction: the evaluation and the seal are consecutive entries.
     expect(result.seal.ledger_seq).toBe(result.evaluated_seq + 1);
-    expect((await Array.fromAsync(ledger.entries(result.evaluated_seq, result.evaluated_seq + 2))).map((e) => e.type)).toEqual(["consensus.evaluated", "delibproof.sealed"]);
+    expect(
+      (await Array.fromAsync(ledger.entries(result.evaluated_seq, result.evaluated_seq + 2))).map((e) => e.type),
+    ).toEqual(["consensus.evaluated", "delibproof.sealed"]);
     expect((await client.request<{ sessions: unknown[] }>("GET", "/v1/consensus/sessions")).body.sessions).toEqual([]);
     expect((await client.request("GET", "/api/cycle/current")).body).toMatchObject({ room: "main" });
 
@@ -148,7 +196,10 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     // The body is the proof file: `npm run consensus -- verify-proof` accepts it, and no changed byte.
     const file = join(dir, "DP-151-1.json");
     writeFileSync(file, sealed.text);
-    const verify = (path: string) => spawnSync(process.execPath, [CLI, "verify-proof", path, "--db", ledgerPath, "--key", TEST_LEDGER_PUBLIC_KEY], { encoding: "utf8" });
+    const verify = (path: string) =>
+      spawnSync(process.execPath, [CLI, "verify-proof", path, "--db", ledgerPath, "--key", TEST_LEDGER_PUBLIC_KEY], {
+        encoding: "utf8",
+      });
     const ok = verify(file);
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toContain("ok:");
@@ -166,7 +217,15 @@ describe("a session end to end over HTTP, real signatures, a durable ledger", ()
     expect(health.body).toMatchObject({
       status: "ok",
       ledger: { status: "ok", size: await ledger.size(), checkpoint_size: expect.any(Number) },
-      consensus: { status: "ok", cycle: { cycle: "C-151", gi: 0.97, room: "main" }, offices: 8, eligible_offices: 6, sessions: 1, sealed_proofs: 1, ignored_entries: 0 },
+      consensus: {
+        status: "ok",
+        cycle: { cycle: "C-151", gi: 0.97, room: "main" },
+        offices: 8,
+        eligible_offices: 6,
+        sessions: 1,
+        sealed_proofs: 1,
+        ignored_entries: 0,
+      },
     });
   });
 });
@@ -184,7 +243,12 @@ describe("every refusal is its problem", () => {
     refusal(await client.open("r0", ["ATLAS", "EVE", "HERMES", "SILENT"]), "gi-unmeasured");
     const below = refusal(await client.open("r0", ["CASSANDRA", "EVE", "HERMES", "SOPHIA"]), "gi-below-minimum");
     // Rule 5: the answer names the office and its GI.
-    expect(below).toMatchObject({ office: "CASSANDRA", gi: 0.91, minimum: 0.95, below: [{ office: "CASSANDRA", gi: 0.91 }] });
+    expect(below).toMatchObject({
+      office: "CASSANDRA",
+      gi: 0.91,
+      minimum: 0.95,
+      below: [{ office: "CASSANDRA", gi: 0.91 }],
+    });
     expect(below.detail).toContain("CASSANDRA (office integrity 0.91)");
     const mix = refusal(await client.open("r0", ["ATLAS", "EVE", "ORACLE", "HERMES"]), "priority-mix");
     expect(mix).toMatchObject({ critical: ["ATLAS", "EVE", "ORACLE"], high: ["HERMES"] });
@@ -211,7 +275,13 @@ describe("every refusal is its problem", () => {
     refusal(await client.vote(sessionId, "EVE", "APPROVE"), "voting-closed");
 
     refusal(await client.proof("DP-999-1"), "unknown-proof");
-    refusal(await client.request("POST", "/v1/consensus/proofs/DP-999-1/signatures", { participant: "ATLAS", signature: "00".repeat(64) }), "unknown-proof");
+    refusal(
+      await client.request("POST", "/v1/consensus/proofs/DP-999-1/signatures", {
+        participant: "ATLAS",
+        signature: "00".repeat(64),
+      }),
+      "unknown-proof",
+    );
     expect(refusal(await client.validate(generated, "JANUS"), "proof-state")).toMatchObject({ state: "generated" });
     refusal(await client.modelSign(generated, "JANUS"), "not-a-participant");
     refusal(await client.modelSign(generated, "EVE", OFFICES.ATLAS), "bad-signature");
@@ -221,29 +291,65 @@ describe("every refusal is its problem", () => {
     refusal(await client.modelSign(generated, "ATLAS"), "already-signed");
 
     refusal(await client.validate(doc, "ATLAS"), "validator-is-participant");
-    refusal(await client.request("POST", `/v1/consensus/proofs/${doc.proof.delib_id}/validator`, { validator: "NOBODY", signature: "00".repeat(64) }), "unknown-office");
-    expect(refusal(await client.validate(doc, "CASSANDRA"), "gi-below-minimum")).toMatchObject({ office: "CASSANDRA", gi: 0.91 });
+    refusal(
+      await client.request("POST", `/v1/consensus/proofs/${doc.proof.delib_id}/validator`, {
+        validator: "NOBODY",
+        signature: "00".repeat(64),
+      }),
+      "unknown-office",
+    );
+    expect(refusal(await client.validate(doc, "CASSANDRA"), "gi-below-minimum")).toMatchObject({
+      office: "CASSANDRA",
+      gi: 0.91,
+    });
     refusal(await client.validate(doc, "SILENT"), "gi-unmeasured");
     refusal(await client.validate(doc, "JANUS", OFFICES.ORACLE), "bad-signature");
     expect((await client.validate(doc, "JANUS")).body.state).toBe("validator-signed");
-    expect(refusal(await client.modelSign(generated, "ATLAS"), "proof-state")).toMatchObject({ state: "validator-signed" });
+    expect(refusal(await client.modelSign(generated, "ATLAS"), "proof-state")).toMatchObject({
+      state: "validator-signed",
+    });
 
     // The other session's proof, generated without votes: it does not close this session.
     const otherProof = (await client.generate(other)).body.proof.delib_id;
-    refusal(await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: otherProof, gi_delta: 0 }), "proof-mismatch");
+    refusal(
+      await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: otherProof, gi_delta: 0 }),
+      "proof-mismatch",
+    );
     refusal(await client.close(other, { outcome: "NO_QUORUM", delibproof_id: otherProof, gi_delta: 0 }), "proof-state");
-    refusal(await client.close(sessionId, { outcome: "APPROVED", delibproof_id: "DP-999-1", gi_delta: 0 }), "unknown-proof");
-    refusal(await client.close("CS-999-1", { outcome: "APPROVED", delibproof_id: doc.proof.delib_id, gi_delta: 0 }), "unknown-session");
-    const disagrees = refusal(await client.close(sessionId, { outcome: "APPROVED", delibproof_id: doc.proof.delib_id, gi_delta: 0 }), "outcome-disagrees");
+    refusal(
+      await client.close(sessionId, { outcome: "APPROVED", delibproof_id: "DP-999-1", gi_delta: 0 }),
+      "unknown-proof",
+    );
+    refusal(
+      await client.close("CS-999-1", { outcome: "APPROVED", delibproof_id: doc.proof.delib_id, gi_delta: 0 }),
+      "unknown-session",
+    );
+    const disagrees = refusal(
+      await client.close(sessionId, { outcome: "APPROVED", delibproof_id: doc.proof.delib_id, gi_delta: 0 }),
+      "outcome-disagrees",
+    );
     expect(disagrees).toMatchObject({ tally: { voted: 1, approve: 1, outcome: "NO_QUORUM" } });
-    const mismatched = await client.close(sessionId, { sessionId: other, outcome: "NO_QUORUM", delibproof_id: doc.proof.delib_id, gi_delta: 0 });
+    const mismatched = await client.close(sessionId, {
+      sessionId: other,
+      outcome: "NO_QUORUM",
+      delibproof_id: doc.proof.delib_id,
+      gi_delta: 0,
+    });
     expect(mismatched.status).toBe(400);
-    expect((mismatched.body as { invalid_fields: { pointer: string }[] }).invalid_fields[0]!.pointer).toBe("/sessionId");
+    expect((mismatched.body as { invalid_fields: { pointer: string }[] }).invalid_fields[0]!.pointer).toBe(
+      "/sessionId",
+    );
 
     const size = await ledger.size();
-    expect((await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: doc.proof.delib_id, gi_delta: -0.001 })).status).toBe(200);
+    expect(
+      (await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: doc.proof.delib_id, gi_delta: -0.001 }))
+        .status,
+    ).toBe(200);
     expect(await ledger.size()).toBe(size + 2);
-    refusal(await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: doc.proof.delib_id, gi_delta: 0 }), "session-closed");
+    refusal(
+      await client.close(sessionId, { outcome: "NO_QUORUM", delibproof_id: doc.proof.delib_id, gi_delta: 0 }),
+      "session-closed",
+    );
     refusal(await client.vote(sessionId, "EVE", "APPROVE"), "session-closed");
     // Nothing a refusal answered was recorded: the registry never had to ignore an entry.
     expect((await ledger.state(consensusProjection)).ignoredCount).toBe(0);
@@ -251,7 +357,10 @@ describe("every refusal is its problem", () => {
 
   it("the cycle never goes back", async () => {
     expect((await client.setCycle("C-152", 0.968)).body).toEqual({ cycle: "C-152", gi: 0.968, room: "r2" });
-    expect(refusal(await client.setCycle("C-150", 0.97), "cycle-regressed")).toMatchObject({ current: "C-152", requested: "C-150" });
+    expect(refusal(await client.setCycle("C-150", 0.97), "cycle-regressed")).toMatchObject({
+      current: "C-152",
+      requested: "C-150",
+    });
   });
 
   it("covers every code a route can answer (registration is the operator command's)", async () => {
@@ -264,7 +373,11 @@ describe("write routes need a token with consensus.write (rule 3)", () => {
   const writes: [string, string, unknown][] = [
     ["POST", "/api/cycle/current", { cycle: "C-153", gi: 0.97 }],
     ["POST", "/v1/consensus/sessions", { cycle: "C-153", room: "auth", gi_baseline: 0.97, participants: PARTICIPANTS }],
-    ["POST", "/v1/consensus/sessions/CS-151-1/votes", { participant: "ATLAS", vote: "APPROVE", signature: "00".repeat(64) }],
+    [
+      "POST",
+      "/v1/consensus/sessions/CS-151-1/votes",
+      { participant: "ATLAS", vote: "APPROVE", signature: "00".repeat(64) },
+    ],
     ["POST", "/v1/consensus/sessions/CS-151-1/proof", proofRequest()],
     ["POST", "/v1/consensus/proofs/DP-151-1/signatures", { participant: "ATLAS", signature: "00".repeat(64) }],
     ["POST", "/v1/consensus/proofs/DP-151-1/validator", { validator: "JANUS", signature: "00".repeat(64) }],
@@ -298,13 +411,18 @@ describe("write routes need a token with consensus.write (rule 3)", () => {
     }
     expect(await ledger.size()).toBe(before);
     // Reads need no token.
-    for (const path of ["/api/cycle/current", "/v1/consensus/sessions", "/v1/consensus/proofs/DP-151-1"]) expect((await client.request("GET", path, undefined, null)).status).toBe(200);
+    for (const path of ["/api/cycle/current", "/v1/consensus/sessions", "/v1/consensus/proofs/DP-151-1"])
+      expect((await client.request("GET", path, undefined, null)).status).toBe(200);
   });
 
   it("a browser's preflight (the page's own origin) for a write may send the token and the JSON body", async () => {
     const res = await fetch(`${server.url}/v1/consensus/sessions/CS-151-1/votes`, {
       method: "OPTIONS",
-      headers: { Origin: server.url, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+      headers: {
+        Origin: server.url,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type",
+      },
     });
     expect(res.status).toBe(204);
     const allowed = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase();
@@ -337,7 +455,9 @@ describe("the duplicate guard is atomic", () => {
     expect(nulls).toHaveLength(99);
     for (const a of nulls) expect(a.text).toBe("null");
     const opened = (await consensusEntries("consensus.opened")).filter((e) => e.payload.cycle === "C-160");
-    expect(opened.map((e) => e.payload.session_id)).toEqual([(opens.find((a) => a.status === 201)!.body as { sessionId: string }).sessionId]);
+    expect(opened.map((e) => e.payload.session_id)).toEqual([
+      (opens.find((a) => a.status === 201)!.body as { sessionId: string }).sessionId,
+    ]);
     // Another room of the same cycle opens.
     expect((await client.open("race-2", PARTICIPANTS, "C-160")).status).toBe(201);
   });
@@ -369,11 +489,18 @@ describe("the duplicate guard is atomic", () => {
     try {
       const urls = await Promise.all([start("a"), start("b")]);
       const clients = urls.map((url) => new ConsensusClient(url, token));
-      const opens = await Promise.all(Array.from({ length: 100 }, (_, i) => clients[i % 2]!.open("both", PARTICIPANTS, "C-170")));
+      const opens = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => clients[i % 2]!.open("both", PARTICIPANTS, "C-170")),
+      );
       expect(opens.filter((a) => a.status === 201)).toHaveLength(1);
       expect(opens.filter((a) => a.status === 200 && a.text === "null")).toHaveLength(99);
       // Both processes decide the same now: each sees the one session.
-      for (const c of clients) expect((await c.request<{ sessions: { room: string }[] }>("GET", "/v1/consensus/sessions")).body.sessions.map((s) => s.room)).toEqual(["both"]);
+      for (const c of clients)
+        expect(
+          (await c.request<{ sessions: { room: string }[] }>("GET", "/v1/consensus/sessions")).body.sessions.map(
+            (s) => s.room,
+          ),
+        ).toEqual(["both"]);
     } finally {
       await Promise.all(
         children.map(
@@ -425,8 +552,27 @@ describe("the signed messages", () => {
   it("a vote signed over another session's id does not count here", async () => {
     const a = (await client.open("sig-a", PARTICIPANTS, "C-190")).body!.sessionId;
     const b = (await client.open("sig-b", PARTICIPANTS, "C-190")).body!.sessionId;
-    const signature = sign("ed25519", OFFICES.ATLAS.secret, new TextEncoder().encode(canonicalize({ participant: "ATLAS", session_id: a, vote: "APPROVE" })));
-    expect((await client.request("POST", `/v1/consensus/sessions/${a}/votes`, { participant: "ATLAS", vote: "APPROVE", signature })).status).toBe(201);
-    expectRefusal(await client.request("POST", `/v1/consensus/sessions/${b}/votes`, { participant: "ATLAS", vote: "APPROVE", signature }), "bad-signature");
+    const signature = sign(
+      "ed25519",
+      OFFICES.ATLAS.secret,
+      new TextEncoder().encode(canonicalize({ participant: "ATLAS", session_id: a, vote: "APPROVE" })),
+    );
+    expect(
+      (
+        await client.request("POST", `/v1/consensus/sessions/${a}/votes`, {
+          participant: "ATLAS",
+          vote: "APPROVE",
+          signature,
+        })
+      ).status,
+    ).toBe(201);
+    expectRefusal(
+      await client.request("POST", `/v1/consensus/sessions/${b}/votes`, {
+        participant: "ATLAS",
+        vote: "APPROVE",
+        signature,
+      }),
+      "bad-signature",
+    );
   });
 });

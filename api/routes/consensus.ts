@@ -72,7 +72,11 @@ import { body, component, headers, published } from "../responses.ts";
 import type { Platform } from "../platform.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 import { writeRoutes } from "../write-route.ts";
-import { CONSENSUS_WRITE_EXAMPLES as EXAMPLES, DELIB as EXAMPLE_DELIB, SESSION as EXAMPLE_SESSION } from "../write-examples/consensus.ts";
+import {
+  CONSENSUS_WRITE_EXAMPLES as EXAMPLES,
+  DELIB as EXAMPLE_DELIB,
+  SESSION as EXAMPLE_SESSION,
+} from "../write-examples/consensus.ts";
 
 /** The permission every consensus write needs (spec, "Consensus interface"). */
 export const CONSENSUS_WRITE = "consensus.write";
@@ -89,8 +93,12 @@ const ProofParams = z.strictObject({
   delib_id: Identifier.meta({ description: "The proof id (`DP-<cycle number>-<k>`)", example: "DP-151-1" }),
 });
 // The writes' examples name the session their story opens (api/write-examples/consensus.ts).
-const SessionParams = z.strictObject({ id: SessionId.meta({ description: "The session id (`CS-<cycle number>-<k>`)", example: EXAMPLE_SESSION }) });
-const WriteProofParams = z.strictObject({ delib_id: Identifier.meta({ description: "The proof id (`DP-<cycle number>-<k>`)", example: EXAMPLE_DELIB }) });
+const SessionParams = z.strictObject({
+  id: SessionId.meta({ description: "The session id (`CS-<cycle number>-<k>`)", example: EXAMPLE_SESSION }),
+});
+const WriteProofParams = z.strictObject({
+  delib_id: Identifier.meta({ description: "The proof id (`DP-<cycle number>-<k>`)", example: EXAMPLE_DELIB }),
+});
 
 /** A published record's schema (core/schemas) as its named component, with its type kept for the handler. */
 function record<S extends z.ZodType>(name: PublishedSchemaName, schema: S): { schema: S; example?: unknown } {
@@ -107,7 +115,11 @@ function record<S extends z.ZodType>(name: PublishedSchemaName, schema: S): { sc
 const JsonValue = z.unknown().openapi("json-value", { description: "Any JSON value" });
 const JsonObject = z.record(z.string(), JsonValue);
 
-const ProofRequestBody = component("consensus-proof-request", ProofRequest.extend({ context: JsonObject }), examples["consensus-proof-request"]);
+const ProofRequestBody = component(
+  "consensus-proof-request",
+  ProofRequest.extend({ context: JsonObject }),
+  examples["consensus-proof-request"],
+);
 const ProofDocumentBody = component(
   "consensus-proof-document",
   ProofDocument.extend({
@@ -117,7 +129,9 @@ const ProofDocumentBody = component(
   examples["consensus-proof-document"],
 );
 
-const jsonBody = <S extends z.ZodType>(media: { schema: S; example?: unknown }) => ({ body: { required: true, content: { "application/json": media } } });
+const jsonBody = <S extends z.ZodType>(media: { schema: S; example?: unknown }) => ({
+  body: { required: true, content: { "application/json": media } },
+});
 
 const VoteResult = component(
   "consensus-vote-result",
@@ -126,15 +140,25 @@ const VoteResult = component(
     participant: Identifier,
     vote: VoteValue,
     ledger_seq: NonNegativeInt.meta({ description: "The `consensus.vote` entry" }),
-    tally: TallyMember.openapi({ description: "The session's votes so far, this one counted (by key); `outcome` is what they give now" }),
+    tally: TallyMember.openapi({
+      description: "The session's votes so far, this one counted (by key); `outcome` is what they give now",
+    }),
   }),
-  { session_id: "CS-151-1", participant: "ATLAS", vote: "APPROVE", ledger_seq: 1042, tally: { participants: 4, voted: 1, approve: 1, reject: 0, abstain: 0, outcome: "NO_QUORUM" } },
+  {
+    session_id: "CS-151-1",
+    participant: "ATLAS",
+    vote: "APPROVE",
+    ledger_seq: 1042,
+    tally: { participants: 4, voted: 1, approve: 1, reject: 0, abstain: 0, outcome: "NO_QUORUM" },
+  },
 );
 
 const CloseRequest = component(
   "consensus-close-request",
   z.strictObject({
-    sessionId: SessionId.optional().meta({ description: "The spec's close input names the session; when given it must be the one in the path" }),
+    sessionId: SessionId.optional().meta({
+      description: "The spec's close input names the session; when given it must be the one in the path",
+    }),
     outcome: ConsensusOutcome,
     delibproof_id: Identifier,
     gi_delta: CloseSessionInput.shape.gi_delta,
@@ -152,7 +176,10 @@ const CloseResult = component(
     delib_id: Identifier,
     proof_digest: Digest,
     evaluated_seq: NonNegativeInt.meta({ description: "The `consensus.evaluated` entry" }),
-    seal: z.strictObject({ ledger_seq: NonNegativeInt.meta({ description: "The `delibproof.sealed` entry" }), merkle_root: Digest }),
+    seal: z.strictObject({
+      ledger_seq: NonNegativeInt.meta({ description: "The `delibproof.sealed` entry" }),
+      merkle_root: Digest,
+    }),
   }),
   {
     session_id: "CS-151-1",
@@ -167,7 +194,11 @@ const CloseResult = component(
 );
 
 const proofBody = (description: string, fields = NO_STORE, example?: unknown) =>
-  body(description, { "application/json": { schema: ProofDocumentBody, ...(example !== undefined ? { example } : {}) } }, fields);
+  body(
+    description,
+    { "application/json": { schema: ProofDocumentBody, ...(example !== undefined ? { example } : {}) } },
+    fields,
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Declarations
@@ -177,7 +208,8 @@ export const cycleRoute = defineRoute({
   path: "/api/cycle/current",
   tags: TAGS,
   summary: "The current cycle",
-  description: "The cycle and its office integrity (`gi`: the offices' mean, not the pulse's GI) last recorded (`POST /api/cycle/current`) and, as `room`, the room of the newest active session (`main` when none is active). 404 before the first record.",
+  description:
+    "The cycle and its office integrity (`gi`: the offices' mean, not the pulse's GI) last recorded (`POST /api/cycle/current`) and, as `room`, the room of the newest active session (`main` when none is active). 404 before the first record.",
   responses: { 200: body("The current cycle", { "application/json": published("consensus-cycle-info") }, NO_STORE) },
   problems: ["not-found", "ledger-unavailable"],
 });
@@ -189,8 +221,17 @@ export const cycleUpdateRoute = defineRoute({
   summary: "Record the current cycle and its office integrity (`gi`)",
   description: "Appends `cycle.updated`; the cycle never goes back (409). Answers the cycle info as recorded.",
   security: WRITE,
-  request: jsonBody({ ...record("consensus-cycle-update", CycleUpdateRequest), example: EXAMPLES.postApiCycleCurrent.request }),
-  responses: { 200: body("The cycle as recorded", { "application/json": { ...published("consensus-cycle-info"), example: EXAMPLES.postApiCycleCurrent.response } }, WRITTEN) },
+  request: jsonBody({
+    ...record("consensus-cycle-update", CycleUpdateRequest),
+    example: EXAMPLES.postApiCycleCurrent.request,
+  }),
+  responses: {
+    200: body(
+      "The cycle as recorded",
+      { "application/json": { ...published("consensus-cycle-info"), example: EXAMPLES.postApiCycleCurrent.response } },
+      WRITTEN,
+    ),
+  },
   problems: ["consensus-cycle-regressed", "ledger-unavailable"],
 });
 
@@ -199,8 +240,11 @@ export const sessionsRoute = defineRoute({
   path: "/v1/consensus/sessions",
   tags: TAGS,
   summary: "The active sessions",
-  description: "Sessions opened and not closed, oldest first: participants with their priority, cathedral, office integrity at opening and now, `opened_at`, the votes so far (not their signatures) and the proof's state.",
-  responses: { 200: body("The active sessions", { "application/json": published("consensus-active-sessions") }, NO_STORE) },
+  description:
+    "Sessions opened and not closed, oldest first: participants with their priority, cathedral, office integrity at opening and now, `opened_at`, the votes so far (not their signatures) and the proof's state.",
+  responses: {
+    200: body("The active sessions", { "application/json": published("consensus-active-sessions") }, NO_STORE),
+  },
   problems: ["ledger-unavailable"],
 });
 
@@ -212,16 +256,36 @@ export const openSessionRoute = defineRoute({
   description:
     "Four distinct registered offices, two critical- and two high-priority, each with measured office integrity (`gi`) ≥ 0.95 (every one below is named with its own). The duplicate guard is the cycle plus the room: while a session is active for them the answer is 200 with `null` and nothing is recorded (rule 4: no result, not a fault). The guard is decided inside the ledger's write transaction, so concurrent opens — from any number of processes on the same ledger — open one session.",
   security: WRITE,
-  request: jsonBody({ ...record("consensus-open-session-input", OpenSessionInput), example: EXAMPLES.postV1ConsensusSessions.request }),
+  request: jsonBody({
+    ...record("consensus-open-session-input", OpenSessionInput),
+    example: EXAMPLES.postV1ConsensusSessions.request,
+  }),
   responses: {
     201: body(
       "The session opened",
-      { "application/json": { schema: component("consensus-session-opened", z.strictObject({ sessionId: SessionId }), { sessionId: "CS-151-1" }), example: EXAMPLES.postV1ConsensusSessions.response } },
+      {
+        "application/json": {
+          schema: component("consensus-session-opened", z.strictObject({ sessionId: SessionId }), {
+            sessionId: "CS-151-1",
+          }),
+          example: EXAMPLES.postV1ConsensusSessions.response,
+        },
+      },
       WRITTEN,
     ),
-    200: body("A session is already active for this cycle and room: no result", { "application/json": { schema: z.null(), example: null } }, NO_STORE),
+    200: body(
+      "A session is already active for this cycle and room: no result",
+      { "application/json": { schema: z.null(), example: null } },
+      NO_STORE,
+    ),
   },
-  problems: ["consensus-priority-mix", "consensus-unknown-office", "consensus-gi-unmeasured", "consensus-gi-below-minimum", "ledger-unavailable"],
+  problems: [
+    "consensus-priority-mix",
+    "consensus-unknown-office",
+    "consensus-gi-unmeasured",
+    "consensus-gi-below-minimum",
+    "ledger-unavailable",
+  ],
 });
 
 export const voteRoute = defineRoute({
@@ -230,10 +294,22 @@ export const voteRoute = defineRoute({
   tags: TAGS,
   summary: "Cast a participant's signed vote",
   description:
-    "`signature`: Ed25519 by the participant's registered key over the JCS of `{\"participant\", \"session_id\", \"vote\"}`. Participants only, one vote each (counted by key); recorded as `consensus.vote`. Generating the proof closes the ballot.",
+    '`signature`: Ed25519 by the participant\'s registered key over the JCS of `{"participant", "session_id", "vote"}`. Participants only, one vote each (counted by key); recorded as `consensus.vote`. Generating the proof closes the ballot.',
   security: WRITE,
-  request: { params: SessionParams, ...jsonBody({ ...record("consensus-vote-request", VoteRequest), example: EXAMPLES.postV1ConsensusSessionsByIdVotes.request }) },
-  responses: { 201: body("The vote recorded, and the tally with it", { "application/json": { schema: VoteResult, example: EXAMPLES.postV1ConsensusSessionsByIdVotes.response } }, WRITTEN) },
+  request: {
+    params: SessionParams,
+    ...jsonBody({
+      ...record("consensus-vote-request", VoteRequest),
+      example: EXAMPLES.postV1ConsensusSessionsByIdVotes.request,
+    }),
+  },
+  responses: {
+    201: body(
+      "The vote recorded, and the tally with it",
+      { "application/json": { schema: VoteResult, example: EXAMPLES.postV1ConsensusSessionsByIdVotes.response } },
+      WRITTEN,
+    ),
+  },
   problems: [
     "consensus-unknown-session",
     "consensus-session-closed",
@@ -253,9 +329,19 @@ export const generateProofRoute = defineRoute({
   description:
     "From the caller's question, context, rounds and constitutional check; `delib_id`, `consensus` (approving votes / participants) and `gi_score` (the participants' mean measured office integrity now) are computed by the server. Closes the ballot. Answers the proof document in state `generated`.",
   security: WRITE,
-  request: { params: SessionParams, ...jsonBody({ schema: ProofRequestBody, example: EXAMPLES.postV1ConsensusSessionsByIdProof.request }) },
+  request: {
+    params: SessionParams,
+    ...jsonBody({ schema: ProofRequestBody, example: EXAMPLES.postV1ConsensusSessionsByIdProof.request }),
+  },
   responses: { 201: proofBody("The proof, generated", WRITTEN, EXAMPLES.postV1ConsensusSessionsByIdProof.response) },
-  problems: ["consensus-unknown-session", "consensus-session-closed", "consensus-proof-exists", "consensus-round-participant", "consensus-gi-unmeasured", "ledger-unavailable"],
+  problems: [
+    "consensus-unknown-session",
+    "consensus-session-closed",
+    "consensus-proof-exists",
+    "consensus-round-participant",
+    "consensus-gi-unmeasured",
+    "ledger-unavailable",
+  ],
 });
 
 export const modelSignatureRoute = defineRoute({
@@ -266,9 +352,24 @@ export const modelSignatureRoute = defineRoute({
   description:
     "`signature`: Ed25519 by the participant's registered key over the JCS of the proof's seven inputs `{delib_id, question, context, rounds, consensus, gi_score, constitutional_check}`. The proof is `model-signed` when all four participants have signed.",
   security: WRITE,
-  request: { params: WriteProofParams, ...jsonBody({ ...record("consensus-model-signature-request", ModelSignatureRequest), example: EXAMPLES.postV1ConsensusProofsByDelibIdSignatures.request }) },
-  responses: { 200: proofBody("The proof with the signature", WRITTEN, EXAMPLES.postV1ConsensusProofsByDelibIdSignatures.response) },
-  problems: ["consensus-unknown-proof", "consensus-proof-state", "consensus-not-a-participant", "consensus-already-signed", "consensus-bad-signature", "ledger-unavailable"],
+  request: {
+    params: WriteProofParams,
+    ...jsonBody({
+      ...record("consensus-model-signature-request", ModelSignatureRequest),
+      example: EXAMPLES.postV1ConsensusProofsByDelibIdSignatures.request,
+    }),
+  },
+  responses: {
+    200: proofBody("The proof with the signature", WRITTEN, EXAMPLES.postV1ConsensusProofsByDelibIdSignatures.response),
+  },
+  problems: [
+    "consensus-unknown-proof",
+    "consensus-proof-state",
+    "consensus-not-a-participant",
+    "consensus-already-signed",
+    "consensus-bad-signature",
+    "ledger-unavailable",
+  ],
 });
 
 export const validatorRoute = defineRoute({
@@ -279,8 +380,16 @@ export const validatorRoute = defineRoute({
   description:
     "A registered office that is not a participant (independence) with measured office integrity ≥ 0.95 signs the JCS of the inputs plus `model_signatures` (participant order); its office integrity is recorded. The proof becomes `validator-signed`.",
   security: WRITE,
-  request: { params: WriteProofParams, ...jsonBody({ ...record("consensus-validator-signature-request", ValidatorSignatureRequest), example: EXAMPLES.postV1ConsensusProofsByDelibIdValidator.request }) },
-  responses: { 200: proofBody("The proof, validator-signed", WRITTEN, EXAMPLES.postV1ConsensusProofsByDelibIdValidator.response) },
+  request: {
+    params: WriteProofParams,
+    ...jsonBody({
+      ...record("consensus-validator-signature-request", ValidatorSignatureRequest),
+      example: EXAMPLES.postV1ConsensusProofsByDelibIdValidator.request,
+    }),
+  },
+  responses: {
+    200: proofBody("The proof, validator-signed", WRITTEN, EXAMPLES.postV1ConsensusProofsByDelibIdValidator.response),
+  },
   problems: [
     "consensus-unknown-proof",
     "consensus-proof-state",
@@ -313,8 +422,17 @@ export const closeRoute = defineRoute({
   description:
     "The proof must be validator-signed and the outcome the signed votes' tally (≥ 3 APPROVE of 4 → APPROVED; all voted and fewer → REJECTED; otherwise NO_QUORUM), or 409 naming the tally. Appends `consensus.evaluated` and `delibproof.sealed` (the Merkle root over the proof's parts) in one transaction; the session leaves the active list.",
   security: WRITE,
-  request: { params: SessionParams, ...jsonBody({ schema: CloseRequest, example: EXAMPLES.postV1ConsensusSessionsByIdClose.request }) },
-  responses: { 200: body("The session's result and the seal", { "application/json": { schema: CloseResult, example: EXAMPLES.postV1ConsensusSessionsByIdClose.response } }, WRITTEN) },
+  request: {
+    params: SessionParams,
+    ...jsonBody({ schema: CloseRequest, example: EXAMPLES.postV1ConsensusSessionsByIdClose.request }),
+  },
+  responses: {
+    200: body(
+      "The session's result and the seal",
+      { "application/json": { schema: CloseResult, example: EXAMPLES.postV1ConsensusSessionsByIdClose.response } },
+      WRITTEN,
+    ),
+  },
   problems: [
     "consensus-unknown-session",
     "consensus-session-closed",
@@ -340,18 +458,27 @@ const atTail =
     decide(tail.state(consensusProjection));
 
 /** The proof document of `delibId` as the proof file: JCS text and one LF (with its anchor once sealed). */
-async function proofAnswer(c: Context, ledger: LedgerStore, delibId: string, status: ContentfulStatusCode): Promise<Response> {
+async function proofAnswer(
+  c: Context,
+  ledger: LedgerStore,
+  delibId: string,
+  status: ContentfulStatusCode,
+): Promise<Response> {
   const state = await ledger.state(consensusProjection);
   const proof = state.proofs.get(delibId);
   // A seal no signed checkpoint covers yet (appended by a writer without the ledger key) is answered without its anchor.
-  const text = (proof?.seal ? await sealedProofFile(ledger, state, delibId) : null) ?? `${canonicalize(proofDocument(state, delibId))}\n`;
+  const text =
+    (proof?.seal ? await sealedProofFile(ledger, state, delibId) : null) ??
+    `${canonicalize(proofDocument(state, delibId))}\n`;
   return c.body(text, status, { "Content-Type": "application/json", ...NO_STORE_HEADERS });
 }
 
 export function consensusRoutes(platform: Platform | undefined): RouteGroup {
   const routes = routeGroup();
   const ledger = platform?.ledger;
-  const writes = writeRoutes(routes, platform, (c, failure: { refusal: ConsensusRefusal }) => consensusRefused(c, failure.refusal));
+  const writes = writeRoutes(routes, platform, (c, failure: { refusal: ConsensusRefusal }) =>
+    consensusRefused(c, failure.refusal),
+  );
 
   addRoute(routes, cycleRoute, async (c) => {
     if (!ledger) return ledgerUnavailable(c);
@@ -390,7 +517,17 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
     const vote = c.req.valid("json");
     const out = await write.commit(atTail((s) => decideVote(s, id, vote)));
     if (!out.ok) return out.response;
-    return c.json({ session_id: id, participant: vote.participant, vote: vote.vote, ledger_seq: out.entries[0]!.seq, tally: out.result.tally }, 201, NO_STORE_HEADERS);
+    return c.json(
+      {
+        session_id: id,
+        participant: vote.participant,
+        vote: vote.vote,
+        ledger_seq: out.entries[0]!.seq,
+        tally: out.result.tally,
+      },
+      201,
+      NO_STORE_HEADERS,
+    );
   });
 
   writes.add(generateProofRoute, CONSENSUS_WRITE, async (c, write) => {
@@ -421,7 +558,11 @@ export function consensusRoutes(platform: Platform | undefined): RouteGroup {
     if (!ledger) return ledgerUnavailable(c);
     const { delib_id } = c.req.valid("param");
     if (!(await ledger.state(consensusProjection)).proofs.has(delib_id)) {
-      return consensusRefused(c, { code: "unknown-proof", message: `no deliberation proof ${delib_id}`, details: { delib_id } });
+      return consensusRefused(c, {
+        code: "unknown-proof",
+        message: `no deliberation proof ${delib_id}`,
+        details: { delib_id },
+      });
     }
     return proofAnswer(c, ledger, delib_id, 200);
   });

@@ -119,7 +119,11 @@ describe("/health over PostgreSQL (N instances)", () => {
     const admin = await raw(url);
     await admin.query(`DROP DATABASE ${new URL(limitsUrl).pathname.slice(1)} WITH (FORCE)`);
     const body = await health(server);
-    expect(body.limits).toEqual({ status: "failing", store: "postgresql", failure: { reason: expect.stringMatching(/does not exist|terminat|connect/) } });
+    expect(body.limits).toEqual({
+      status: "failing",
+      store: "postgresql",
+      failure: { reason: expect.stringMatching(/does not exist|terminat|connect/) },
+    });
     expect(body.access_ledger.status).toBe("ok");
     expect(body.status).toBe("degraded");
   });

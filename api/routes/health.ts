@@ -69,7 +69,9 @@ import type { PulseHistorySource } from "../pulse-history.ts";
 import { headers, json } from "../responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
 
 const SystemHealth = z.strictObject({
   status: z.enum(HEALTH_STATUSES),
@@ -81,7 +83,13 @@ const SystemHealth = z.strictObject({
     offline: z.number().int().nonnegative(),
   }),
   minting: z.strictObject({ active: z.boolean(), mii: z.number(), threshold: z.number() }).nullable(),
-  compliance: z.strictObject({ status: z.enum(["compliant", "partially_compliant", "non_compliant"]), next_audit: z.string(), overdue: z.boolean() }).nullable(),
+  compliance: z
+    .strictObject({
+      status: z.enum(["compliant", "partially_compliant", "non_compliant"]),
+      next_audit: z.string(),
+      overdue: z.boolean(),
+    })
+    .nullable(),
   reasons: z.array(z.strictObject({ code: z.string(), status: z.enum(["degraded", "critical"]), text: z.string() })),
 });
 
@@ -102,29 +110,38 @@ const WriteFailure = z
 
 const LedgerHealth = z.strictObject({
   status: z.enum(["ok", "absent", "unavailable", "failing"]).openapi({
-    description: "`absent`: this server has no ledger; `unavailable`: it could not be read; `failing`: its last write failed in the store (writes are refused until one commits)",
+    description:
+      "`absent`: this server has no ledger; `unavailable`: it could not be read; `failing`: its last write failed in the store (writes are refused until one commits)",
   }),
   store: z.enum(LEDGER_STORE_KINDS).nullable().openapi({
-    description: "The kind of store the ledger is kept in, so a load balancer's operator sees every instance on the same one (null when absent). Never its path or URL.",
+    description:
+      "The kind of store the ledger is kept in, so a load balancer's operator sees every instance on the same one (null when absent). Never its path or URL.",
   }),
   size: Count.nullable().openapi({ description: "Entries on the ledger (null when absent or unavailable)" }),
-  checkpoint_size: Count.nullable().openapi({ description: "Size of the newest stored checkpoint that verifies (signed with the ledger key, over the verified tree): the one proofs are served against (null: none yet, or absent or unavailable)" }),
+  checkpoint_size: Count.nullable().openapi({
+    description:
+      "Size of the newest stored checkpoint that verifies (signed with the ledger key, over the verified tree): the one proofs are served against (null: none yet, or absent or unavailable)",
+  }),
   write_failure: WriteFailure,
-  refused_row: z
-    .strictObject({ seq: Count, problem: z.string(), since: z.string() })
-    .optional()
-    .openapi({ description: "Only when a row another writer stored does not verify (its hash, leaf, payload or chain): the first such row. The instance then refuses every write and signs nothing past it (status `failing`, writes 503) until the row is dealt with and it is restarted" }),
-  refused_checkpoint: z
-    .strictObject({ size: Count, problem: z.string(), since: z.string() })
-    .optional()
-    .openapi({ description: "Only when a stored checkpoint was refused (a note that does not verify with the ledger key, another origin, a size beyond the verified ledger, a root that is not the tree's): the last one. It is never served or used; `checkpoint_size` names the one that is" }),
+  refused_row: z.strictObject({ seq: Count, problem: z.string(), since: z.string() }).optional().openapi({
+    description:
+      "Only when a row another writer stored does not verify (its hash, leaf, payload or chain): the first such row. The instance then refuses every write and signs nothing past it (status `failing`, writes 503) until the row is dealt with and it is restarted",
+  }),
+  refused_checkpoint: z.strictObject({ size: Count, problem: z.string(), since: z.string() }).optional().openapi({
+    description:
+      "Only when a stored checkpoint was refused (a note that does not verify with the ledger key, another origin, a size beyond the verified ledger, a root that is not the tree's): the last one. It is never served or used; `checkpoint_size` names the one that is",
+  }),
 });
 
 const AccessLedgerHealth = z.strictObject({
   status: z.enum(["ok", "unavailable", "failing"]).openapi({
-    description: "`unavailable`: it could not be read (keyed files then answer as without a key); `failing`: its last write (an audit record, a key request) failed in the store",
+    description:
+      "`unavailable`: it could not be read (keyed files then answer as without a key); `failing`: its last write (an audit record, a key request) failed in the store",
   }),
-  store: z.enum(LEDGER_STORE_KINDS).openapi({ description: "The kind of store the access ledger is kept in (with DATABASE_URL the platform's database, schema `access`). Never its path or URL." }),
+  store: z.enum(LEDGER_STORE_KINDS).openapi({
+    description:
+      "The kind of store the access ledger is kept in (with DATABASE_URL the platform's database, schema `access`). Never its path or URL.",
+  }),
   size: Count.nullable().openapi({ description: "Entries on the access ledger (null when unavailable)" }),
   write_failure: WriteFailure,
 });
@@ -132,13 +149,21 @@ const AccessLedgerHealth = z.strictObject({
 export const LIMITS_STORE_KINDS = ["memory", "postgresql"] as const;
 
 const LimitsHealth = z.strictObject({
-  status: z.enum(["ok", "failing"]).openapi({ description: "`failing`: a read-only probe of the limits store got no answer in time; limited requests answer 503 `limits-unavailable` meanwhile" }),
-  store: z.enum(LIMITS_STORE_KINDS).openapi({ description: "Where the request limits are counted: this process's memory, or the PostgreSQL database every instance shares" }),
+  status: z.enum(["ok", "failing"]).openapi({
+    description:
+      "`failing`: a read-only probe of the limits store got no answer in time; limited requests answer 503 `limits-unavailable` meanwhile",
+  }),
+  store: z.enum(LIMITS_STORE_KINDS).openapi({
+    description:
+      "Where the request limits are counted: this process's memory, or the PostgreSQL database every instance shares",
+  }),
   failure: z.strictObject({ reason: z.string() }).optional().openapi({ description: "Only when failing: why" }),
 });
 
 const ConsensusHealth = z.strictObject({
-  status: z.enum(["ok", "degraded"]).openapi({ description: "`degraded`: a consensus entry on the ledger broke a rule and was ignored" }),
+  status: z
+    .enum(["ok", "degraded"])
+    .openapi({ description: "`degraded`: a consensus entry on the ledger broke a rule and was ignored" }),
   cycle: CycleInfo.nullable(),
   ledger_size: Count,
   offices: Count,
@@ -150,26 +175,42 @@ const ConsensusHealth = z.strictObject({
 });
 
 export const Health = z.strictObject({
-  status: z
-    .enum(["ok", "degraded"])
-    .openapi({
-      description:
-        "`degraded`: the pulse history failed verification or has lines after its signed checkpoint, the ledger or the access ledger cannot be read or its last write failed, the limits store fails, or the consensus registry is degraded",
-    }),
+  status: z.enum(["ok", "degraded"]).openapi({
+    description:
+      "`degraded`: the pulse history failed verification or has lines after its signed checkpoint, the ledger or the access ledger cannot be read or its last write failed, the limits store fails, or the consensus registry is degraded",
+  }),
   version: z.string(),
   uptime_s: z.number().int().nonnegative(),
   history: z.strictObject({
     status: z.enum(["absent", "verified", "unverified"]),
-    records: z.number().int().nonnegative().openapi({ description: "Records served: the lines the signed checkpoint covers (0 unless verified)" }),
+    records: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "Records served: the lines the signed checkpoint covers (0 unless verified)" }),
     verified: z.boolean(),
-    unsigned_lines: z.number().int().positive().optional().openapi({ description: "Lines after the signed checkpoint: never served" }),
+    unsigned_lines: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .openapi({ description: "Lines after the signed checkpoint: never served" }),
     first_problem: z.strictObject({ line: z.number().int().nonnegative(), problem: z.string() }).optional(),
   }),
-  system: SystemHealth.nullable().openapi({ description: "The platform's health (core/health), as every portal page and the transparency report state it; null before the government area is generated" }),
+  system: SystemHealth.nullable().openapi({
+    description:
+      "The platform's health (core/health), as every portal page and the transparency report state it; null before the government area is generated",
+  }),
   ledger: LedgerHealth,
-  consensus: ConsensusHealth.nullable().openapi({ description: "The consensus broker: the registry folded from the ledger; null unless the ledger is ok" }),
-  access_ledger: AccessLedgerHealth.openapi({ description: "The access ledger: API keys and the audit of every keyed access" }),
-  limits: LimitsHealth.openapi({ description: "The store of the request limits (daily quotas, the simulation's open connections)" }),
+  consensus: ConsensusHealth.nullable().openapi({
+    description: "The consensus broker: the registry folded from the ledger; null unless the ledger is ok",
+  }),
+  access_ledger: AccessLedgerHealth.openapi({
+    description: "The access ledger: API keys and the audit of every keyed access",
+  }),
+  limits: LimitsHealth.openapi({
+    description: "The store of the request limits (daily quotas, the simulation's open connections)",
+  }),
 });
 
 export const healthRoute = defineRoute({
@@ -188,7 +229,17 @@ export const healthRoute = defineRoute({
         history: { status: "verified", records: 412, verified: true },
         system: null,
         ledger: { status: "ok", store: "sqlite", size: 11306, checkpoint_size: 11306 },
-        consensus: { status: "ok", cycle: { cycle: "C-508", gi: 0.97, room: "main" }, ledger_size: 11306, offices: 12, eligible_offices: 11, active_sessions: 0, sessions: 296, sealed_proofs: 296, ignored_entries: 0 },
+        consensus: {
+          status: "ok",
+          cycle: { cycle: "C-508", gi: 0.97, room: "main" },
+          ledger_size: 11306,
+          offices: 12,
+          eligible_offices: 11,
+          active_sessions: 0,
+          sessions: 296,
+          sealed_proofs: 296,
+          ignored_entries: 0,
+        },
         access_ledger: { status: "ok", store: "sqlite", size: 42 },
         limits: { status: "ok", store: "memory" },
       },
@@ -204,14 +255,19 @@ export function systemBody(report: SystemHealthReport | null) {
     as_of: report.asOf,
     sentinels: report.sentinels,
     minting: report.minting,
-    compliance: report.compliance && { status: report.compliance.status, next_audit: report.compliance.nextAudit, overdue: report.compliance.overdue },
+    compliance: report.compliance && {
+      status: report.compliance.status,
+      next_audit: report.compliance.nextAudit,
+      overdue: report.compliance.overdue,
+    },
     reasons: report.reasons,
   };
 }
 
 /** The `ledger` and `consensus` members of /health (see the module comment). */
 export async function brokerBody(ledger: LedgerStore | undefined) {
-  if (!ledger) return { ledger: { status: "absent" as const, store: null, size: null, checkpoint_size: null }, consensus: null };
+  if (!ledger)
+    return { ledger: { status: "absent" as const, store: null, size: null, checkpoint_size: null }, consensus: null };
   const store = storeKindOf(ledger);
   const integrity = ledger.integrity?.();
   const refused = {
@@ -224,20 +280,35 @@ export async function brokerBody(ledger: LedgerStore | undefined) {
     const since = write.ok ? integrity.refusedRow.since : write.since;
     const reason = `entry ${integrity.refusedRow.seq} in the store does not verify: ${integrity.refusedRow.problem}`;
     const size = await ledger.size().catch(() => null);
-    return { ledger: { status: "failing" as const, store, size, checkpoint_size: null, write_failure: { since, reason }, ...refused }, consensus: null };
+    return {
+      ledger: {
+        status: "failing" as const,
+        store,
+        size,
+        checkpoint_size: null,
+        write_failure: { since, reason },
+        ...refused,
+      },
+      consensus: null,
+    };
   }
   try {
     const state = await ledger.state(consensusProjection);
     const note = await ledger.latestCheckpoint();
     const checkpointSize = note === null ? null : parseCheckpoint(note.slice(0, note.indexOf("\n\n") + 1)).size;
     const write = ledger.writeHealth();
-    const written = write.ok ? { status: "ok" as const } : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
+    const written = write.ok
+      ? { status: "ok" as const }
+      : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
     return {
       ledger: { ...written, store, size: await ledger.size(), checkpoint_size: checkpointSize, ...refused },
       consensus: { ...consensusHealth(state), cycle: cycleInfo(state) },
     };
   } catch {
-    return { ledger: { status: "unavailable" as const, store, size: null, checkpoint_size: null, ...refused }, consensus: null };
+    return {
+      ledger: { status: "unavailable" as const, store, size: null, checkpoint_size: null, ...refused },
+      consensus: null,
+    };
   }
 }
 
@@ -247,7 +318,9 @@ export async function accessLedgerBody(keys: ApiKeyStore) {
   try {
     const ledger = await keys.ledger();
     const write = ledger.writeHealth();
-    const written = write.ok ? { status: "ok" as const } : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
+    const written = write.ok
+      ? { status: "ok" as const }
+      : { status: "failing" as const, write_failure: { since: write.since, reason: write.reason } };
     return { ...written, store, size: await ledger.size() };
   } catch {
     return { status: "unavailable" as const, store, size: null };
@@ -258,7 +331,9 @@ export async function accessLedgerBody(keys: ApiKeyStore) {
 export async function limitsBody(limits: LimitsStore | undefined) {
   if (!limits) return { status: "ok" as const, store: "memory" as const };
   const health = await limits.health();
-  return health.ok ? { status: "ok" as const, store: limits.kind } : { status: "failing" as const, store: limits.kind, failure: { reason: health.reason } };
+  return health.ok
+    ? { status: "ok" as const, store: limits.kind }
+    : { status: "failing" as const, store: limits.kind, failure: { reason: health.reason } };
 }
 
 /** The shared stores /health reports besides the ledger. */
@@ -287,13 +362,23 @@ export function healthRoutes(
       ...(snapshot.unsignedLines > 0 ? { unsigned_lines: snapshot.unsignedLines } : {}),
       ...(snapshot.firstProblem ? { first_problem: snapshot.firstProblem } : {}),
     };
-    const [broker, accessLedger, limits] = await Promise.all([brokerBody(ledger), accessLedgerBody(stores.keys), limitsBody(stores.limits)]);
+    const [broker, accessLedger, limits] = await Promise.all([
+      brokerBody(ledger),
+      accessLedgerBody(stores.keys),
+      limitsBody(stores.limits),
+    ]);
     const brokerDegraded =
-      broker.ledger.status === "unavailable" || broker.ledger.status === "failing" || "refused_checkpoint" in broker.ledger || broker.consensus?.status === "degraded";
+      broker.ledger.status === "unavailable" ||
+      broker.ledger.status === "failing" ||
+      "refused_checkpoint" in broker.ledger ||
+      broker.consensus?.status === "degraded";
     const storesDegraded = accessLedger.status !== "ok" || limits.status !== "ok";
     return c.json(
       {
-        status: snapshot.status === "unverified" || snapshot.unsignedLines > 0 || brokerDegraded || storesDegraded ? "degraded" : "ok",
+        status:
+          snapshot.status === "unverified" || snapshot.unsignedLines > 0 || brokerDegraded || storesDegraded
+            ? "degraded"
+            : "ok",
         version: VERSION,
         uptime_s: Math.max(0, Math.floor((now().getTime() - started) / 1000)),
         history,

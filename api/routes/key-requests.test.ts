@@ -22,7 +22,11 @@ let keysFile: string;
 /** `npm run keys -- …` on the test's access ledger (the CLI as the operator runs it). */
 function keysCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const env = { ...process.env, STATE_DIR: state.dir, ACCESS_LEDGER_DB: keysFile };
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "api/keys-cli.ts"), ...args], { cwd: ROOT, env, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "api/keys-cli.ts"), ...args], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -32,7 +36,12 @@ function keysCli(...args: string[]): { status: number | null; stdout: string; st
  * all) is retried once on a new connection.
  */
 async function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const send = () => fetch(`${server.url}/keys/requests`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const send = () =>
+    fetch(`${server.url}/keys/requests`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
   try {
     return await send();
   } catch (error) {
@@ -66,7 +75,11 @@ describe("POST /keys/requests", () => {
     // Durable: another process opening the access ledger sees it.
     const store = new ApiKeyStore(keysFile);
     try {
-      expect((await store.requests()).map((r) => [r.reference, r.contact, r.status])).toContainEqual([reference, KEY_REQUEST_EXAMPLE.contact, "pending"]);
+      expect((await store.requests()).map((r) => [r.reference, r.contact, r.status])).toContainEqual([
+        reference,
+        KEY_REQUEST_EXAMPLE.contact,
+        "pending",
+      ]);
     } finally {
       await store.close();
     }
@@ -75,7 +88,8 @@ describe("POST /keys/requests", () => {
   test("the requester's details are not in the request log", () => {
     const logged = JSON.stringify(server.logs);
     expect(logged).toContain("/keys/requests");
-    for (const value of [KEY_REQUEST_EXAMPLE.contact, KEY_REQUEST_EXAMPLE.affiliation, KEY_REQUEST_EXAMPLE.purpose]) expect(logged).not.toContain(value);
+    for (const value of [KEY_REQUEST_EXAMPLE.contact, KEY_REQUEST_EXAMPLE.affiliation, KEY_REQUEST_EXAMPLE.purpose])
+      expect(logged).not.toContain(value);
   });
 
   test("the operator lists it, issues its key with the CLI, and the API knows the key as active", async () => {
@@ -103,7 +117,11 @@ describe("POST /keys/requests", () => {
     const store = new ApiKeyStore(keysFile);
     try {
       const match = await store.find(token!, new Date());
-      expect(match?.key).toMatchObject({ id: "academic-1", tier: "academic", label: `${KEY_REQUEST_EXAMPLE.affiliation} (${reference})` });
+      expect(match?.key).toMatchObject({
+        id: "academic-1",
+        tier: "academic",
+        label: `${KEY_REQUEST_EXAMPLE.affiliation} (${reference})`,
+      });
       expect(match?.status).toBe("active");
     } finally {
       await store.close();
@@ -111,12 +129,19 @@ describe("POST /keys/requests", () => {
   });
 
   test("decline answers a request without a key; an unknown reference is refused", async () => {
-    const res = await post({ tier: "government", affiliation: "Ministry of Examples", contact: "office@ministry.example.gov", purpose: "Audit of the compliance report" });
+    const res = await post({
+      tier: "government",
+      affiliation: "Ministry of Examples",
+      contact: "office@ministry.example.gov",
+      purpose: "Audit of the compliance report",
+    });
     expect(res.status).toBe(201);
     const { reference: declined } = (await res.json()) as { reference: string };
     const out = keysCli("decline", "--request", declined, "--reason", "not an official address");
     expect(out.status, out.stderr).toBe(0);
-    expect(keysCli("requests", "--all").stdout).toMatch(new RegExp(`${declined}\\tdeclined\\t.*not an official address`));
+    expect(keysCli("requests", "--all").stdout).toMatch(
+      new RegExp(`${declined}\\tdeclined\\t.*not an official address`),
+    );
     expect(keysCli("issue", "--request", declined).status).toBe(1);
     expect(keysCli("issue", "--request", "KR-0000-0000").stderr).toContain("no key request KR-0000-0000");
   });
@@ -124,7 +149,11 @@ describe("POST /keys/requests", () => {
   test.each([
     ["an unknown field", { ...KEY_REQUEST_EXAMPLE, role: "admin" }, ""],
     ["a filled honeypot", { ...KEY_REQUEST_EXAMPLE, website: "http://spam.example" }, "/website"],
-    ["no expected volume for an academic key", { ...KEY_REQUEST_EXAMPLE, expected_volume: undefined }, "/expected_volume"],
+    [
+      "no expected volume for an academic key",
+      { ...KEY_REQUEST_EXAMPLE, expected_volume: undefined },
+      "/expected_volume",
+    ],
     ["a contact that is not an address", { ...KEY_REQUEST_EXAMPLE, contact: "call me" }, "/contact"],
     ["a control character in the purpose", { ...KEY_REQUEST_EXAMPLE, purpose: "hi\u001b[2J" }, "/purpose"],
     ["an unknown tier", { ...KEY_REQUEST_EXAMPLE, tier: "admin" }, "/tier"],
@@ -148,18 +177,25 @@ describe("POST /keys/requests", () => {
     const limited = await testServer(sampleHistory(3), { keysFile: join(own.dir, "access.sqlite") });
     const store = new ApiKeyStore(join(own.dir, "access.sqlite"));
     try {
-      const send = () => fetch(`${limited.url}/keys/requests`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(KEY_REQUEST_EXAMPLE) });
+      const send = () =>
+        fetch(`${limited.url}/keys/requests`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(KEY_REQUEST_EXAMPLE),
+        });
       for (let i = 0; i < KEY_REQUEST_DAILY_QUOTA; i += 1) {
         const res = await send();
         expect(res.status).toBe(201);
         expect(res.headers.get("ratelimit-policy")).toBe(`"daily";q=${KEY_REQUEST_DAILY_QUOTA};w=86400`);
-        expect(res.headers.get("ratelimit")).toMatch(new RegExp(`^"daily";r=${KEY_REQUEST_DAILY_QUOTA - 1 - i};t=\\d+$`));
+        expect(res.headers.get("ratelimit")).toMatch(
+          new RegExp(`^"daily";r=${KEY_REQUEST_DAILY_QUOTA - 1 - i};t=\\d+$`),
+        );
       }
       const refused = await send();
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(((await refused.json()) as { type: string }).type).toBe(`${PROBLEM_BASE}rate-limited`);
-      expect((await store.requests())).toHaveLength(KEY_REQUEST_DAILY_QUOTA);
+      expect(await store.requests()).toHaveLength(KEY_REQUEST_DAILY_QUOTA);
     } finally {
       await store.close();
       await limited.stop();

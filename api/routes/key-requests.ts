@@ -67,7 +67,13 @@ export const keyRequestRoute = defineRoute({
     201: json("The request was recorded", Receipt, {
       headers: headers("RateLimit-Policy", "RateLimit"),
       // The answer to KEY_REQUEST_EXAMPLE (the API reference's example is run; reference and time vary).
-      example: { reference: "KR-7F3Q-9ZKD", tier: KEY_REQUEST_EXAMPLE.tier, received_at: "2026-01-01T00:00:00.000Z", status: "pending", next: NEXT_STEP },
+      example: {
+        reference: "KR-7F3Q-9ZKD",
+        tier: KEY_REQUEST_EXAMPLE.tier,
+        received_at: "2026-01-01T00:00:00.000Z",
+        status: "pending",
+        next: NEXT_STEP,
+      },
     }),
   },
   problems: ["rate-limited", "limits-unavailable", "ledger-unavailable"],
@@ -87,7 +93,17 @@ export function keyRequestRoutes(options: KeyRequestRouteOptions): RouteGroup {
       // A store that cannot be written is 503 with Retry-After, like every write; anything else is a bug (500).
       return storeUnavailable(c, error);
     }
-    return c.json({ reference: request.reference, tier: request.tier, received_at: request.received_at, status: "pending" as const, next: NEXT_STEP }, 201, { "Cache-Control": "no-store" });
+    return c.json(
+      {
+        reference: request.reference,
+        tier: request.tier,
+        received_at: request.received_at,
+        status: "pending" as const,
+        next: NEXT_STEP,
+      },
+      201,
+      { "Cache-Control": "no-store" },
+    );
   });
   return routes;
 }

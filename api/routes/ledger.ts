@@ -20,7 +20,10 @@ import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts"
 import { storeUnavailable } from "./store-failure.ts";
 import { witnessedCheckpointReader } from "../../store/witnessed-checkpoint.ts";
 
-const Seq = z.string().regex(/^(0|[1-9][0-9]{0,14})$/, "a ledger sequence number: a whole number without leading zeros").openapi({ example: "1" });
+const Seq = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,14})$/, "a ledger sequence number: a whole number without leading zeros")
+  .openapi({ example: "1" });
 
 /** What anyone may read of an entry (docs/ledger-reads.md): what rebuilding its hash needs besides the payload. */
 const Envelope = z.strictObject({
@@ -35,9 +38,18 @@ export const EntryInclusion = component(
   "ledger-entry-inclusion",
   z.strictObject({
     entry: Envelope,
-    tree_size: z.number().int().positive().openapi({ description: "The size of the tree the proof and the checkpoint are about (greater than seq)" }),
-    proof: z.array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/)).openapi({ description: "The RFC 9162 audit path: sibling hashes, leaf side first, base64" }),
-    checkpoint: z.string().openapi({ description: "The C2SP signed checkpoint of that tree (ledger key: data/keys/ledger.vkey); the published witnessed checkpoint, with its C2SP cosignature/v1 lines, whenever it covers the entry (check them against /keys/ledger.policy)" }),
+    tree_size: z
+      .number()
+      .int()
+      .positive()
+      .openapi({ description: "The size of the tree the proof and the checkpoint are about (greater than seq)" }),
+    proof: z
+      .array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/))
+      .openapi({ description: "The RFC 9162 audit path: sibling hashes, leaf side first, base64" }),
+    checkpoint: z.string().openapi({
+      description:
+        "The C2SP signed checkpoint of that tree (ledger key: data/keys/ledger.vkey); the published witnessed checkpoint, with its C2SP cosignature/v1 lines, whenever it covers the entry (check them against /keys/ledger.policy)",
+    }),
   }),
 );
 
@@ -45,7 +57,11 @@ export const EntryPending = component(
   "ledger-entry-pending",
   z.strictObject({
     entry: Envelope,
-    checkpoint_size: z.number().int().nonnegative().openapi({ description: "The size of the newest signed checkpoint (not above seq; 0: none yet)" }),
+    checkpoint_size: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "The size of the newest signed checkpoint (not above seq; 0: none yet)" }),
   }),
 );
 
@@ -59,7 +75,11 @@ export const inclusionRoute = defineRoute({
   request: { params: z.strictObject({ seq: Seq }) },
   responses: {
     200: json("The inclusion proof", EntryInclusion),
-    202: json("No signed checkpoint covers the entry yet: its envelope; ask again after Retry-After seconds", EntryPending, { headers: headers("Retry-After") }),
+    202: json(
+      "No signed checkpoint covers the entry yet: its envelope; ask again after Retry-After seconds",
+      EntryPending,
+      { headers: headers("Retry-After") },
+    ),
   },
   problems: ["not-found", "ledger-unavailable"],
 });
@@ -80,10 +100,18 @@ export function ledgerRoutes(ledger: LedgerReader | undefined, dataDir?: string)
     const { seq: s, type, ts, prev, hash } = inclusion.entry;
     const entry = { seq: s, type, ts, prev, hash };
     if (inclusion.status === "pending") {
-      return c.json({ entry, checkpoint_size: inclusion.checkpointSize }, 202, { "Cache-Control": "no-store", "Retry-After": String(CHECKPOINT_INTERVAL_S) });
+      return c.json({ entry, checkpoint_size: inclusion.checkpointSize }, 202, {
+        "Cache-Control": "no-store",
+        "Retry-After": String(CHECKPOINT_INTERVAL_S),
+      });
     }
     return c.json(
-      { entry, tree_size: inclusion.treeSize, proof: inclusion.proof.map((h) => Buffer.from(h).toString("base64")), checkpoint: inclusion.checkpoint },
+      {
+        entry,
+        tree_size: inclusion.treeSize,
+        proof: inclusion.proof.map((h) => Buffer.from(h).toString("base64")),
+        checkpoint: inclusion.checkpoint,
+      },
       200,
       { "Cache-Control": "no-store" },
     );

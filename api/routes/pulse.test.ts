@@ -5,7 +5,15 @@ import { HISTORY_MAX_LIMIT, sealPulse, type PulseRecord } from "../../core/pulse
 import { PulseBadge, PulseHistoryResponse } from "../../core/schemas/pulse.ts";
 import { PROBLEM_BASE } from "../problem.ts";
 import { historyPath } from "../pulse-history.ts";
-import { historyText, manualClock, sampleHistory, signHistory, testServer, writeHistory, type TestServer } from "../../test/support/api/helpers.ts";
+import {
+  historyText,
+  manualClock,
+  sampleHistory,
+  signHistory,
+  testServer,
+  writeHistory,
+  type TestServer,
+} from "../../test/support/api/helpers.ts";
 
 const PROBLEM_JSON = "application/problem+json";
 
@@ -46,12 +54,30 @@ describe("GET /v1/pulse/badge", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const body = PulseBadge.parse(await res.json());
-    expect(body).toEqual({ schemaVersion: 1, label: "integrity", message: "98.5% / 96.0%", color: "yellowgreen", cacheSeconds: 300 });
+    expect(body).toEqual({
+      schemaVersion: 1,
+      label: "integrity",
+      message: "98.5% / 96.0%",
+      color: "yellowgreen",
+      cacheSeconds: 300,
+    });
   });
 
   test("single-metric badges: that metric alone drives the color", async () => {
-    expect(await (await get("?metric=gi")).json()).toEqual({ schemaVersion: 1, label: "GI", message: "98.5%", color: "brightgreen", cacheSeconds: 300 });
-    expect(await (await get("?metric=mii")).json()).toEqual({ schemaVersion: 1, label: "MII", message: "96.0%", color: "yellowgreen", cacheSeconds: 300 });
+    expect(await (await get("?metric=gi")).json()).toEqual({
+      schemaVersion: 1,
+      label: "GI",
+      message: "98.5%",
+      color: "brightgreen",
+      cacheSeconds: 300,
+    });
+    expect(await (await get("?metric=mii")).json()).toEqual({
+      schemaVersion: 1,
+      label: "MII",
+      message: "96.0%",
+      color: "yellowgreen",
+      cacheSeconds: 300,
+    });
   });
 
   test("Cache-Control, Vary and a strong ETag that is the SHA-256 of the body", async () => {
@@ -146,7 +172,8 @@ describe("badge colors follow the spec's table", () => {
     const server = await testServer(sampleHistory(3, { latest: { giScore, miiScore } }));
     try {
       const colors = [];
-      for (const q of ["", "?metric=gi", "?metric=mii"]) colors.push(((await (await fetch(`${server.url}/v1/pulse/badge${q}`)).json()) as PulseBadge).color);
+      for (const q of ["", "?metric=gi", "?metric=mii"])
+        colors.push(((await (await fetch(`${server.url}/v1/pulse/badge${q}`)).json()) as PulseBadge).color);
       expect(colors).toEqual([combined, gi, mii]);
     } finally {
       await server.stop();
@@ -158,10 +185,21 @@ describe("no history yet", () => {
   test("missing file: the `no data` badge and an empty history", async () => {
     const server = await testServer(null);
     try {
-      for (const [q, label] of [["", "integrity"], ["?metric=gi", "GI"], ["?metric=mii", "MII"]] as const) {
+      for (const [q, label] of [
+        ["", "integrity"],
+        ["?metric=gi", "GI"],
+        ["?metric=mii", "MII"],
+      ] as const) {
         const res = await fetch(`${server.url}/v1/pulse/badge${q}`);
         expect(res.status).toBe(200);
-        expect(await res.json()).toEqual({ schemaVersion: 1, label, message: "no data", color: "lightgrey", isError: true, cacheSeconds: 300 });
+        expect(await res.json()).toEqual({
+          schemaVersion: 1,
+          label,
+          message: "no data",
+          color: "lightgrey",
+          isError: true,
+          cacheSeconds: 300,
+        });
       }
       const svg = await (await fetch(`${server.url}/v1/pulse/badge?format=svg`)).text();
       expect(svg).toContain("no data");
@@ -207,8 +245,14 @@ describe("GET /v1/pulse/history", () => {
     expect(Object.keys(raw).sort()).toEqual(["count", "items"]);
     const body = PulseHistoryResponse.parse(raw);
     expect(body.count).toBe(90);
-    expect(body.items.map((r) => r.id)).toEqual(records.slice(-90).reverse().map((r) => r.id));
-    for (let i = 1; i < body.items.length; i++) expect(body.items[i - 1]!.generatedAt > body.items[i]!.generatedAt).toBe(true);
+    expect(body.items.map((r) => r.id)).toEqual(
+      records
+        .slice(-90)
+        .reverse()
+        .map((r) => r.id),
+    );
+    for (let i = 1; i < body.items.length; i++)
+      expect(body.items[i - 1]!.generatedAt > body.items[i]!.generatedAt).toBe(true);
     expect(body.items[0]).toEqual(records[99]);
     expect(nextLink(res)).toBe(`/v1/pulse/history?limit=90&before=${records[10]!.id}`);
   });
@@ -253,7 +297,11 @@ describe("GET /v1/pulse/history", () => {
   test("ETag and If-None-Match → 304 keeping the paging headers", async () => {
     const res = await get("?limit=10");
     const etag = res.headers.get("etag")!;
-    expect(etag).toBe(`"${createHash("sha256").update(Buffer.from(await res.arrayBuffer())).digest("hex")}"`);
+    expect(etag).toBe(
+      `"${createHash("sha256")
+        .update(Buffer.from(await res.arrayBuffer()))
+        .digest("hex")}"`,
+    );
     const again = await get("?limit=10", { headers: { "If-None-Match": etag } });
     expect(again.status).toBe(304);
     expect(again.headers.get("cache-control")).toBe("public, max-age=60");
@@ -304,7 +352,9 @@ describe("GET /v1/pulse/history", () => {
   test("an unknown `before` is a 400 with a clear detail", async () => {
     const unknown = crypto.randomUUID();
     const body = await problemOf(await get(`?before=${unknown}`), 400, "invalid-query");
-    expect(body.invalid_params).toEqual([{ name: "before", reason: `no record with id ${unknown} in the pulse history` }]);
+    expect(body.invalid_params).toEqual([
+      { name: "before", reason: `no record with id ${unknown} in the pulse history` },
+    ]);
     expect(body.detail).toContain(unknown);
   });
 
@@ -360,13 +410,32 @@ describe("a changed history file", () => {
       expect(body.line).toBe(5);
       expect(body.detail).toContain("line 5");
       expect(String(body.problem)).toContain("hash mismatch");
-      for (const [q, label] of [["", "integrity"], ["?metric=gi", "GI"], ["?metric=mii", "MII"]] as const) {
-        expect(await badge(q)).toEqual({ schemaVersion: 1, label, message: "unverified", color: "lightgrey", isError: true, cacheSeconds: 300 });
+      for (const [q, label] of [
+        ["", "integrity"],
+        ["?metric=gi", "GI"],
+        ["?metric=mii", "MII"],
+      ] as const) {
+        expect(await badge(q)).toEqual({
+          schemaVersion: 1,
+          label,
+          message: "unverified",
+          color: "lightgrey",
+          isError: true,
+          cacheSeconds: 300,
+        });
       }
       expect(await (await fetch(`${server.url}/v1/pulse/badge?format=svg`)).text()).toContain("unverified");
-      const health = (await (await fetch(`${server.url}/health`)).json()) as { status: string; history: Record<string, unknown> };
+      const health = (await (await fetch(`${server.url}/health`)).json()) as {
+        status: string;
+        history: Record<string, unknown>;
+      };
       expect(health.status).toBe("degraded");
-      expect(health.history).toMatchObject({ status: "unverified", verified: false, records: 0, first_problem: { line: 5 } });
+      expect(health.history).toMatchObject({
+        status: "unverified",
+        verified: false,
+        records: 0,
+        first_problem: { line: 5 },
+      });
 
       // Restored: served again.
       writeFileSync(path, original);
@@ -391,7 +460,10 @@ describe("a changed history file", () => {
       signHistory(server.dataDir, original + historyText([sealed]));
       clock.advance(1001);
       expect(await badge()).toMatchObject({ message: "91.0% / 99.0%", color: "yellow" });
-      const history = (await (await fetch(`${server.url}/v1/pulse/history`)).json()) as { count: number; items: PulseRecord[] };
+      const history = (await (await fetch(`${server.url}/v1/pulse/history`)).json()) as {
+        count: number;
+        items: PulseRecord[];
+      };
       expect(history.count).toBe(21);
       expect(history.items[0]!.id).toBe(sealed.id);
     } finally {

@@ -40,18 +40,32 @@ export const HISTORY_CACHE_CONTROL = "public, max-age=60";
 export const LIMIT_CLAMPED_HEADER = "X-Limit-Clamped";
 
 export const BadgeQuery = z.strictObject({
-  metric: z.enum(["gi", "mii"], { error: "must be gi or mii (absent means combined)" }).optional().openapi({ description: "`gi` or `mii` for a single-metric badge; absent: both" }),
-  format: z.enum(["json", "svg"], { error: "must be json or svg" }).optional().openapi({ description: "`json` (shields.io endpoint) or `svg`; absent: by `Accept`" }),
+  metric: z
+    .enum(["gi", "mii"], { error: "must be gi or mii (absent means combined)" })
+    .optional()
+    .openapi({ description: "`gi` or `mii` for a single-metric badge; absent: both" }),
+  format: z
+    .enum(["json", "svg"], { error: "must be json or svg" })
+    .optional()
+    .openapi({ description: "`json` (shields.io endpoint) or `svg`; absent: by `Accept`" }),
 });
 
 export const HistoryQuery = z.strictObject({
   limit: z
     .string()
-    .regex(/^[1-9][0-9]{0,8}$/, { error: `must be a positive integer in decimal digits (at most ${HISTORY_MAX_LIMIT} are returned)` })
+    .regex(/^[1-9][0-9]{0,8}$/, {
+      error: `must be a positive integer in decimal digits (at most ${HISTORY_MAX_LIMIT} are returned)`,
+    })
     .transform(Number)
     .optional()
-    .openapi({ description: `Records per page: default ${HISTORY_DEFAULT_LIMIT}; above ${HISTORY_MAX_LIMIT} it is clamped (see X-Limit-Clamped)`, example: "90" }),
-  before: z.uuid({ error: "must be the id (UUID) of a record in the history" }).optional().openapi({ description: "Cursor: the id of the last record of the previous page (from the `Link` header)" }),
+    .openapi({
+      description: `Records per page: default ${HISTORY_DEFAULT_LIMIT}; above ${HISTORY_MAX_LIMIT} it is clamped (see X-Limit-Clamped)`,
+      example: "90",
+    }),
+  before: z
+    .uuid({ error: "must be the id (UUID) of a record in the history" })
+    .optional()
+    .openapi({ description: "Cursor: the id of the last record of the previous page (from the `Link` header)" }),
 });
 
 const BADGE_HEADERS = headers("ETag", "Cache-Control", "Vary");
@@ -66,7 +80,11 @@ export const badgeRoute = defineRoute({
     "GI and MII of the latest verified pulse, as shields.io endpoint JSON or an SVG badge. The SVG is chosen by `format=svg`, or without `format` when `Accept` ranks `image/svg+xml` strictly above `application/json`. Before the first pulse: `no data`; a history that fails verification: `unverified` (never a score from an unverified file).",
   request: { query: BadgeQuery },
   responses: {
-    200: body("The badge", { "application/json": published("pulse-badge"), "image/svg+xml": text("The badge as SVG") }, BADGE_HEADERS),
+    200: body(
+      "The badge",
+      { "application/json": published("pulse-badge"), "image/svg+xml": text("The badge as SVG") },
+      BADGE_HEADERS,
+    ),
     304: notModified(BADGE_HEADERS),
   },
 });
@@ -77,7 +95,7 @@ export const historyRoute = defineRoute({
   tags: ["Integrity pulse"],
   summary: "The pulse history, newest first, paged",
   description:
-    "`{count, items}` with the records newest first by `generatedAt`. Paging is a cursor: while older records remain, `Link: <…&before=<id of the last item>>; rel=\"next\"`. Served only from a history that verifies.",
+    '`{count, items}` with the records newest first by `generatedAt`. Paging is a cursor: while older records remain, `Link: <…&before=<id of the last item>>; rel="next"`. Served only from a history that verifies.',
   request: { query: HistoryQuery },
   responses: {
     200: body("A page of pulse records", { "application/json": published("pulse-history") }, HISTORY_HEADERS),
@@ -88,7 +106,14 @@ export const historyRoute = defineRoute({
 function badgeBody(snapshot: HistorySnapshot, metric: BadgeMetric): PulseBadge {
   if (snapshot.status === "unverified") {
     const label = badgeFor(null, metric).label;
-    return { schemaVersion: 1, label, message: "unverified", color: "lightgrey", isError: true, cacheSeconds: BADGE_CACHE_SECONDS };
+    return {
+      schemaVersion: 1,
+      label,
+      message: "unverified",
+      color: "lightgrey",
+      isError: true,
+      cacheSeconds: BADGE_CACHE_SECONDS,
+    };
   }
   return badgeFor(snapshot.latest, metric);
 }
@@ -96,7 +121,9 @@ function badgeBody(snapshot: HistorySnapshot, metric: BadgeMetric): PulseBadge {
 function badgeRepresentation(snapshot: HistorySnapshot, metric: BadgeMetric, svg: boolean): Representation {
   return snapshot.memo(`badge:${metric}:${svg ? "svg" : "json"}`, () => {
     const badge = badgeBody(snapshot, metric);
-    return svg ? represent(badgeSvg(badge), "image/svg+xml; charset=utf-8") : represent(JSON.stringify(badge), "application/json; charset=utf-8");
+    return svg
+      ? represent(badgeSvg(badge), "image/svg+xml; charset=utf-8")
+      : represent(JSON.stringify(badge), "application/json; charset=utf-8");
   });
 }
 
@@ -105,12 +132,26 @@ interface PageRepresentation {
   link: string | null;
 }
 
-function historyRepresentation(snapshot: HistorySnapshot, limit: number, before: string | undefined): PageRepresentation {
-  return snapshot.memo(`history:${limit}:${before ?? ""}`, () => {
-    const page = historyPage(snapshot.newestFirst, limit, before)!;
-    const link = page.next === null ? null : `</v1/pulse/history?limit=${limit}&before=${page.next}>; rel="next"`;
-    return { rep: represent(JSON.stringify({ count: page.items.length, items: page.items }), "application/json; charset=utf-8"), link };
-  }, (page) => weight(page.rep));
+function historyRepresentation(
+  snapshot: HistorySnapshot,
+  limit: number,
+  before: string | undefined,
+): PageRepresentation {
+  return snapshot.memo(
+    `history:${limit}:${before ?? ""}`,
+    () => {
+      const page = historyPage(snapshot.newestFirst, limit, before)!;
+      const link = page.next === null ? null : `</v1/pulse/history?limit=${limit}&before=${page.next}>; rel="next"`;
+      return {
+        rep: represent(
+          JSON.stringify({ count: page.items.length, items: page.items }),
+          "application/json; charset=utf-8",
+        ),
+        link,
+      };
+    },
+    (page) => weight(page.rep),
+  );
 }
 
 function unverified(c: Context, snapshot: HistorySnapshot): Response {

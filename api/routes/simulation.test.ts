@@ -22,7 +22,13 @@ import { startServer, type RunningServer } from "../server.ts";
 import type { SimulationLimits } from "../simulation-session.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../../data");
-const FILES = ["philosophy/datapackage.json", "philosophy/deliberations.json", "philosophy/virtues.json", "government/datapackage.json", "government/sentinel-status.json"];
+const FILES = [
+  "philosophy/datapackage.json",
+  "philosophy/deliberations.json",
+  "philosophy/virtues.json",
+  "government/datapackage.json",
+  "government/sentinel-status.json",
+];
 
 let dir: string;
 let cleanup: () => void;
@@ -54,7 +60,10 @@ afterEach(async () => {
 
 const FAST: Partial<SimulationLimits> = { roundIntervalMs: 0 };
 
-async function api(limits: Partial<SimulationLimits> = {}, extra: { trustedOrigins?: string[]; dataDir?: string } = {}) {
+async function api(
+  limits: Partial<SimulationLimits> = {},
+  extra: { trustedOrigins?: string[]; dataDir?: string } = {},
+) {
   const logs: LogLine[] = [];
   const server = await startServer({
     host: "127.0.0.1",
@@ -84,14 +93,24 @@ interface ConnectOptions {
 /** Opens a connection and records everything it receives; rejects with the HTTP status of a refused upgrade. */
 function connect(url: string, options: ConnectOptions = {}): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers: options.headers ?? {}, ...(options.from ? { localAddress: options.from } : {}) });
+    const ws = new WebSocket(url, {
+      headers: options.headers ?? {},
+      ...(options.from ? { localAddress: options.from } : {}),
+    });
     const messages: string[] = [];
     let headers: Client["headers"] = {};
-    const closed = new Promise<{ code: number; reason: string }>((done) => ws.once("close", (code, reason) => done({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((done) =>
+      ws.once("close", (code, reason) => done({ code, reason: reason.toString() })),
+    );
     ws.on("message", (data, binary) => messages.push(binary ? "<binary>" : data.toString()));
     ws.once("upgrade", (res) => (headers = res.headers));
     ws.once("unexpected-response", (_req, res) => {
-      reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, headers: res.headers }));
+      reject(
+        Object.assign(new Error(`upgrade refused: ${res.statusCode}`), {
+          status: res.statusCode,
+          headers: res.headers,
+        }),
+      );
       res.resume();
       ws.terminate();
     });
@@ -100,7 +119,10 @@ function connect(url: string, options: ConnectOptions = {}): Promise<Client> {
   });
 }
 
-async function refusedStatus(url: string, options: ConnectOptions = {}): Promise<{ status: number; headers: Record<string, unknown> }> {
+async function refusedStatus(
+  url: string,
+  options: ConnectOptions = {},
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   try {
     const client = await connect(url, options);
     client.ws.terminate();
@@ -129,7 +151,13 @@ let council: ReturnType<typeof formCouncil> | undefined;
 
 /** The stream core/philosophy computes from the same published files, serialized. */
 /** Scenarios that usually deliberate for several rounds; the first that does on the published data is used (the sample data changes). */
-const LONG_CANDIDATES = ["Burn the surplus of the fee pool", "Weigh transparency against privacy in the audit export", "Rotate the government API keys", "Lower the quorum for urgent sessions", "Fund the academics' replication grants"];
+const LONG_CANDIDATES = [
+  "Burn the surplus of the fee pool",
+  "Weigh transparency against privacy in the audit export",
+  "Rotate the government API keys",
+  "Lower the quorum for urgent sessions",
+  "Fund the academics' replication grants",
+];
 const longRunning = (): string => {
   const found = LONG_CANDIDATES.find((s) => expectedStream(s).length > 4);
   if (!found) throw new Error("no candidate scenario deliberates for more than three rounds on this data");
@@ -144,17 +172,28 @@ function expectedStream(scenario: string, maxRounds = 50): string[] {
 function readCouncil() {
   const read = (path: string) => JSON.parse(readFileSync(join(dataDir, "areas", path), "utf8")) as unknown;
   const hashOf = (area: string, path: string) =>
-    (JSON.parse(readFileSync(join(dataDir, "areas", area, "datapackage.json"), "utf8")) as { resources: { path: string; hash: string }[] }).resources.find((r) => r.path === path)!.hash;
+    (
+      JSON.parse(readFileSync(join(dataDir, "areas", area, "datapackage.json"), "utf8")) as {
+        resources: { path: string; hash: string }[];
+      }
+    ).resources.find((r) => r.path === path)!.hash;
   return formCouncil({
     deliberations: Deliberations.parse(read("philosophy/deliberations.json")),
     virtues: Virtues.parse(read("philosophy/virtues.json")),
     sentinelStatus: SentinelStatus.parse(read("government/sentinel-status.json")),
-    inputs: { deliberations: hashOf("philosophy", "deliberations.json"), virtues: hashOf("philosophy", "virtues.json"), sentinel_status: hashOf("government", "sentinel-status.json") },
+    inputs: {
+      deliberations: hashOf("philosophy", "deliberations.json"),
+      virtues: hashOf("philosophy", "virtues.json"),
+      sentinel_status: hashOf("government", "sentinel-status.json"),
+    },
   });
 }
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
-const publishedSchema = (name: string) => ajv.compile(JSON.parse(readFileSync(join(REPO_DATA, "schemas", "philosophy", `${name}.schema.json`), "utf8")) as object);
+const publishedSchema = (name: string) =>
+  ajv.compile(
+    JSON.parse(readFileSync(join(REPO_DATA, "schemas", "philosophy", `${name}.schema.json`), "utf8")) as object,
+  );
 const validUpdate = publishedSchema("simulation-update");
 const validError = publishedSchema("simulation-error");
 
@@ -214,7 +253,10 @@ describe("a full stream", () => {
     socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
     socket.write(`GET /philosophy/simulation ${version}\r\nHost: 127.0.0.1:${port}\r\n${connection}\r\n`);
     // The server ends the socket after the answer: no keep-alive wait (which lasts seconds) before "end".
-    const ended = await Promise.race([once(socket, "end").then(() => "ended"), new Promise((resolve) => setTimeout(() => resolve("still open"), 1_000))]);
+    const ended = await Promise.race([
+      once(socket, "end").then(() => "ended"),
+      new Promise((resolve) => setTimeout(() => resolve("still open"), 1_000)),
+    ]);
     socket.destroy();
     expect(ended).toBe("ended");
     expect(answer).toMatch(/^HTTP\/1\.1 426 /);
@@ -248,13 +290,43 @@ describe("a full stream", () => {
 describe("malformed, oversized and unknown messages", () => {
   const cases: { name: string; send: (ws: WebSocket) => void; code: string | null; close: number }[] = [
     { name: "not JSON", send: (ws) => ws.send("start please"), code: "malformed-message", close: 1008 },
-    { name: "an unknown field", send: (ws) => ws.send(JSON.stringify({ action: "start_simulation", scenario: "x", speed: 2 })), code: "malformed-message", close: 1008 },
-    { name: "a scenario of the wrong type", send: (ws) => ws.send(JSON.stringify({ action: "start_simulation", scenario: 7 })), code: "malformed-message", close: 1008 },
-    { name: "an empty scenario", send: (ws) => ws.send(JSON.stringify({ action: "start_simulation", scenario: " " })), code: "malformed-message", close: 1008 },
+    {
+      name: "an unknown field",
+      send: (ws) => ws.send(JSON.stringify({ action: "start_simulation", scenario: "x", speed: 2 })),
+      code: "malformed-message",
+      close: 1008,
+    },
+    {
+      name: "a scenario of the wrong type",
+      send: (ws) => ws.send(JSON.stringify({ action: "start_simulation", scenario: 7 })),
+      code: "malformed-message",
+      close: 1008,
+    },
+    {
+      name: "an empty scenario",
+      send: (ws) => ws.send(JSON.stringify({ action: "start_simulation", scenario: " " })),
+      code: "malformed-message",
+      close: 1008,
+    },
     { name: "a JSON array", send: (ws) => ws.send("[1,2]"), code: "malformed-message", close: 1008 },
-    { name: "an unknown action", send: (ws) => ws.send(JSON.stringify({ action: "stop_simulation" })), code: "unsupported-message", close: 1003 },
-    { name: "a binary frame", send: (ws) => ws.send(Buffer.from(start("x"))), code: "unsupported-message", close: 1003 },
-    { name: "a message over the size limit", send: (ws) => ws.send(start("x".repeat(5000))), code: "message-too-large", close: 1009 },
+    {
+      name: "an unknown action",
+      send: (ws) => ws.send(JSON.stringify({ action: "stop_simulation" })),
+      code: "unsupported-message",
+      close: 1003,
+    },
+    {
+      name: "a binary frame",
+      send: (ws) => ws.send(Buffer.from(start("x"))),
+      code: "unsupported-message",
+      close: 1003,
+    },
+    {
+      name: "a message over the size limit",
+      send: (ws) => ws.send(start("x".repeat(5000))),
+      code: "message-too-large",
+      close: 1009,
+    },
     // Over the transport's 64 KiB limit `ws` itself refuses the frame (no error message can precede it).
     { name: "a frame over 64 KiB", send: (ws) => ws.send(start("x".repeat(70_000))), code: null, close: 1009 },
   ];
@@ -280,10 +352,18 @@ describe("malformed, oversized and unknown messages", () => {
 
 describe("bounds", () => {
   it("refuses limits that make no sense when the app is created", () => {
-    for (const simulation of [{ maxRounds: 0 }, { maxRounds: 1001 }, { maxMessageBytes: 1.5 }, { idleTimeoutMs: -1 }, { roundIntervalMs: Number.NaN }]) {
+    for (const simulation of [
+      { maxRounds: 0 },
+      { maxRounds: 1001 },
+      { maxMessageBytes: 1.5 },
+      { idleTimeoutMs: -1 },
+      { roundIntervalMs: Number.NaN },
+    ]) {
       expect(() => createApp({ dataDir, log: () => {}, simulation }), JSON.stringify(simulation)).toThrow(RangeError);
     }
-    expect(() => createApp({ dataDir, log: () => {}, simulation: { roundIntervalMs: 0, maxRounds: 1000 } })).not.toThrow();
+    expect(() =>
+      createApp({ dataDir, log: () => {}, simulation: { roundIntervalMs: 0, maxRounds: 1000 } }),
+    ).not.toThrow();
   });
 
   it("runs one simulation at a time per connection (a second start is refused, the first goes on)", async () => {
@@ -295,7 +375,9 @@ describe("bounds", () => {
     const errors = got.filter((m) => m.startsWith('{"type":"error"'));
     expect(errors.map((m) => (JSON.parse(m) as { code: string }).code)).toEqual(["simulation-running"]);
     await until(() => client.messages.some((m) => m.includes('"phase":"final"')));
-    expect(client.messages.filter((m) => !m.startsWith('{"type":"error"'))).toEqual(expectedStream("Burn the surplus of the fee pool"));
+    expect(client.messages.filter((m) => !m.startsWith('{"type":"error"'))).toEqual(
+      expectedStream("Burn the surplus of the fee pool"),
+    );
     expect(client.ws.readyState).toBe(WebSocket.OPEN);
     client.ws.close();
   });
@@ -304,7 +386,9 @@ describe("bounds", () => {
     const { url } = await api({ maxRounds: 3 });
     const client = await connect(url);
     client.ws.send(start(longRunning()));
-    const got = (await untilFinal(client)).map((m) => JSON.parse(m) as { current_state: { round: number; end_reason: string | null; max_rounds: number } });
+    const got = (await untilFinal(client)).map(
+      (m) => JSON.parse(m) as { current_state: { round: number; end_reason: string | null; max_rounds: number } },
+    );
     expect(got.map((m) => m.current_state.round)).toEqual([0, 1, 2, 3]);
     expect(got.at(-1)!.current_state).toMatchObject({ end_reason: "round_limit", max_rounds: 3 });
     client.ws.close();
@@ -399,7 +483,10 @@ describe("origin check (cross-site WebSocket hijacking)", () => {
 describe("load", () => {
   it("serves 100 concurrent clients, each its own deterministic stream", async () => {
     const { url } = await api({ roundIntervalMs: 5 });
-    const scenarios = Array.from({ length: 100 }, (_, i) => `Scenario ${i}: ${i % 2 ? "burn the surplus" : "publish the audit export"}`);
+    const scenarios = Array.from(
+      { length: 100 },
+      (_, i) => `Scenario ${i}: ${i % 2 ? "burn the surplus" : "publish the audit export"}`,
+    );
     const clients = await Promise.all(scenarios.map((_, i) => connect(url, { from: `127.0.1.${i + 1}` })));
     clients.forEach((c, i) => c.ws.send(start(scenarios[i]!)));
     const streams = await Promise.all(clients.map((c) => untilFinal(c)));
@@ -408,7 +495,11 @@ describe("load", () => {
   });
 
   const pause = (client: Client) => (client.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
-  const longScenario = `A long scenario to make each round larger: ${"deliberate the audit export and its privacy ".repeat(12)}`.slice(0, 500);
+  const longScenario =
+    `A long scenario to make each round larger: ${"deliberate the audit export and its privacy ".repeat(12)}`.slice(
+      0,
+      500,
+    );
 
   it("waits for a slow reader instead of queueing, and delivers every stream whole once it reads again", async () => {
     const limit = 16 * 1024;
@@ -423,7 +514,12 @@ describe("load", () => {
       await new Promise((r) => setTimeout(r, 2));
     }
     pause(client).resume();
-    await until(() => logs.filter((l) => l.event === "simulation.finished").length + client.messages.filter((m) => m.includes('"simulation-running"')).length >= sent);
+    await until(
+      () =>
+        logs.filter((l) => l.event === "simulation.finished").length +
+          client.messages.filter((m) => m.includes('"simulation-running"')).length >=
+        sent,
+    );
     const expected = expectedStream(longScenario);
     const finished = logs.filter((l) => l.event === "simulation.finished").length;
     expect(finished).toBeGreaterThan(1);

@@ -36,7 +36,13 @@ import { MemoryConnectionCap } from "../../store/memory-limits.ts";
 import type { ConnectionCap } from "../../store/limits.ts";
 import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
 import { PhilosophyCouncilSource } from "../philosophy-council.ts";
-import { checkLimits, DEFAULT_SIMULATION_LIMITS, SIMULATION_PATH, SimulationSession, type SimulationLimits } from "../simulation-session.ts";
+import {
+  checkLimits,
+  DEFAULT_SIMULATION_LIMITS,
+  SIMULATION_PATH,
+  SimulationSession,
+  type SimulationLimits,
+} from "../simulation-session.ts";
 import { ASYNCAPI_PATH, asyncApiRoute } from "./asyncapi.ts";
 
 export interface SimulationRouteOptions {
@@ -64,11 +70,21 @@ const simulationDeclaration = defineRoute({
   tags: ["Philosophers area"],
   summary: "The philosophy simulation (a WebSocket)",
   description:
-    "Upgrades to a WebSocket (`ws:`, or `wss:` behind TLS). The client sends `{\"action\": \"start_simulation\", \"scenario\": \"…\"}`; the server sends one `simulation_update` per round. The messages and their JSON Schemas are described by the AsyncAPI 3.0 document at `/asyncapi.json`. Opening a connection counts against the philosophy area's daily quota; a page on another origin must be in the server's trusted origins.",
+    'Upgrades to a WebSocket (`ws:`, or `wss:` behind TLS). The client sends `{"action": "start_simulation", "scenario": "…"}`; the server sends one `simulation_update` per round. The messages and their JSON Schemas are described by the AsyncAPI 3.0 document at `/asyncapi.json`. Opening a connection counts against the philosophy area\'s daily quota; a page on another origin must be in the server\'s trusted origins.',
   responses: {
-    101: { description: "Switching Protocols: the WebSocket is open", headers: headers("RateLimit-Policy", "RateLimit") },
+    101: {
+      description: "Switching Protocols: the WebSocket is open",
+      headers: headers("RateLimit-Policy", "RateLimit"),
+    },
   },
-  problems: ["upgrade-required", "origin-not-allowed", "rate-limited", "limits-unavailable", "data-unverified", "audit-unavailable"],
+  problems: [
+    "upgrade-required",
+    "origin-not-allowed",
+    "rate-limited",
+    "limits-unavailable",
+    "data-unverified",
+    "audit-unavailable",
+  ],
 });
 
 const asyncApiDeclaration = defineRoute({
@@ -77,7 +93,9 @@ const asyncApiDeclaration = defineRoute({
   tags: ["Service"],
   summary: "The AsyncAPI 3.0 description of the simulation WebSocket",
   responses: {
-    200: json("AsyncAPI 3.0 document", z.looseObject({ asyncapi: z.literal("3.0.0") }), { headers: headers("ETag", "Cache-Control") }),
+    200: json("AsyncAPI 3.0 document", z.looseObject({ asyncapi: z.literal("3.0.0") }), {
+      headers: headers("ETag", "Cache-Control"),
+    }),
     304: notModified(headers("ETag", "Cache-Control")),
   },
 });
@@ -86,7 +104,12 @@ const asyncApiDeclaration = defineRoute({
 export function simulationRoutes(options: SimulationRoutesOptions): RouteGroup {
   const limits = checkLimits({ ...DEFAULT_SIMULATION_LIMITS, ...options.limits });
   const routes = routeGroup();
-  const simulation = simulationRoute({ ...options, council: new PhilosophyCouncilSource(options.dataDir), limits, trustedOrigins: options.trustedOrigins ?? [] });
+  const simulation = simulationRoute({
+    ...options,
+    council: new PhilosophyCouncilSource(options.dataDir),
+    limits,
+    trustedOrigins: options.trustedOrigins ?? [],
+  });
   const asyncApi = asyncApiRoute(limits);
   addRoute(routes, simulationDeclaration, async (c) => (await simulation(c, async () => {})) as Response);
   addRoute(routes, asyncApiDeclaration, async (c) => (await asyncApi(c, async () => {})) as Response);
@@ -106,12 +129,22 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
       // keep-alive: its `shouldKeepAlive`), the answer says `close` and the socket ends with it.
       const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
       const closing = outgoing?.shouldKeepAlive === false;
-      return problem(c, "upgrade-required", "This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {\"action\": \"start_simulation\", \"scenario\": \"…\"}.", {
-        headers: { Upgrade: "websocket", Connection: closing ? "Upgrade, close" : "Upgrade" },
-      });
+      return problem(
+        c,
+        "upgrade-required",
+        'This is a WebSocket endpoint: connect with ws: (or wss: behind TLS) and send {"action": "start_simulation", "scenario": "…"}.',
+        {
+          headers: { Upgrade: "websocket", Connection: closing ? "Upgrade, close" : "Upgrade" },
+        },
+      );
     }
     const refusal = crossOriginRefusal((name) => c.req.header(name), trusted);
-    if (refusal) return problem(c, "origin-not-allowed", `${refusal}; only this site and its configured trusted origins may open the simulation.`);
+    if (refusal)
+      return problem(
+        c,
+        "origin-not-allowed",
+        `${refusal}; only this site and its configured trusted origins may open the simulation.`,
+      );
 
     let presented;
     try {
@@ -129,9 +162,14 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
       return limitsUnavailable(c, error);
     }
     if (!release) {
-      return problem(c, "rate-limited", `at most ${limits.maxConnectionsPerClient} simulation connections may be open at once per client; close one first`, {
-        headers: { "Retry-After": "1" },
-      });
+      return problem(
+        c,
+        "rate-limited",
+        `at most ${limits.maxConnectionsPerClient} simulation connections may be open at once per client; close one first`,
+        {
+          headers: { "Retry-After": "1" },
+        },
+      );
     }
     const refuse = (response: Response) => {
       release();
@@ -149,8 +187,14 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
     }
     const limitHeaders = rateLimitHeaders(decision);
     if (decision.limited && !decision.allowed) {
-      const detail = decision.reason ?? `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for philosophy is spent; it resets at 00:00 UTC`;
-      return refuse(problem(c, "rate-limited", detail, { headers: { ...limitHeaders, "Retry-After": String(decision.resetSeconds) } }));
+      const detail =
+        decision.reason ??
+        `the ${tier === "anonymous" ? "anonymous" : `${tier} key`} quota of ${decision.quota} requests a day for philosophy is spent; it resets at 00:00 UTC`;
+      return refuse(
+        problem(c, "rate-limited", detail, {
+          headers: { ...limitHeaders, "Retry-After": String(decision.resetSeconds) },
+        }),
+      );
     }
 
     // The connection is released when its TCP socket closes, whether or not the handshake finished.
@@ -162,7 +206,8 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
       release();
     }
     const requestId = c.get("requestId" as never) as string | undefined;
-    const sessionLog = (event: string, fields: Record<string, unknown>) => safeLog(log, { ts: now().toISOString(), event, request_id: requestId, ...fields });
+    const sessionLog = (event: string, fields: Record<string, unknown>) =>
+      safeLog(log, { ts: now().toISOString(), event, request_id: requestId, ...fields });
     let session: SimulationSession | undefined;
     const response = await upgradeWebSocket(c, {
       onOpen: (_event, ws) => {
@@ -179,7 +224,8 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
       },
       onMessage: (event) => session?.receive(event.data as string | ArrayBuffer),
       onClose: (event) => session?.closed(event.code, event.reason),
-      onError: (event) => sessionLog("simulation.socket-error", { error: String((event as ErrorEvent).error?.message ?? "error") }),
+      onError: (event) =>
+        sessionLog("simulation.socket-error", { error: String((event as ErrorEvent).error?.message ?? "error") }),
     });
     for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value);
     return response;

@@ -124,18 +124,25 @@ describe("static site serving", () => {
     expect(body).not.toContain("root:");
   });
 
-  test.each(["/../secret.txt", "/../../../../etc/passwd", "/pulse/../../secret.txt"])("raw request target %s → not a file outside", async (path) => {
-    const { status, body } = await rawGet(server.port, path);
-    expect([400, 404]).toContain(status);
-    expect(body).not.toContain(SECRET);
-    expect(body).not.toContain("root:");
-  });
+  test.each(["/../secret.txt", "/../../../../etc/passwd", "/pulse/../../secret.txt"])(
+    "raw request target %s → not a file outside",
+    async (path) => {
+      const { status, body } = await rawGet(server.port, path);
+      expect([400, 404]).toContain(status);
+      expect(body).not.toContain(SECRET);
+      expect(body).not.toContain("root:");
+    },
+  );
 
   test("site paths answer 405 with Allow to other methods; paths that are no file 404", async () => {
     const res = await fetch(`${server.url}/index.html`, { method: "POST" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
-    for (const [method, path] of [["PUT", "/v1/nonexistent"], ["DELETE", "/no/such/page"], ["POST", "/v1/pulse/nothing"]] as const) {
+    for (const [method, path] of [
+      ["PUT", "/v1/nonexistent"],
+      ["DELETE", "/no/such/page"],
+      ["POST", "/v1/pulse/nothing"],
+    ] as const) {
       const missing = await fetch(server.url + path, { method });
       expect(missing.status, `${method} ${path}`).toBe(404);
       expect(missing.headers.get("content-type")).toBe("application/problem+json");

@@ -76,7 +76,9 @@ export async function siteFile(root: string, rawPath: string): Promise<string | 
   if (segments.some((s) => s === ".." || (s.startsWith(".") && s !== ".well-known"))) return null;
   const target = resolve(root, `.${decoded}`);
   if (!inside(root, target)) return null;
-  const candidates = decoded.endsWith("/") ? [join(target, "index.html")] : [target, join(target, "index.html"), `${target}.html`];
+  const candidates = decoded.endsWith("/")
+    ? [join(target, "index.html")]
+    : [target, join(target, "index.html"), `${target}.html`];
   for (const candidate of candidates) {
     try {
       const real = await realpath(candidate);
@@ -142,8 +144,13 @@ export function staticSite(siteDir: string): Site {
       if (file) {
         const [bytes, { mtime }] = await Promise.all([readFile(file), stat(file)]);
         const digest = digests.digest(file);
-        if (!digest || digest.bytes !== bytes.byteLength) return c.body(bytes, 200, { ...headers, "Content-Type": contentTypeOf(file) });
-        const { "Cache-Control": cacheControl = CACHE_DEFAULT, "Content-Type": contentType = contentTypeOf(file), ...ruled } = ruledHeaders(rules, decodedPath(c));
+        if (!digest || digest.bytes !== bytes.byteLength)
+          return c.body(bytes, 200, { ...headers, "Content-Type": contentTypeOf(file) });
+        const {
+          "Cache-Control": cacheControl = CACHE_DEFAULT,
+          "Content-Type": contentType = contentTypeOf(file),
+          ...ruled
+        } = ruledHeaders(rules, decodedPath(c));
         return fileResponse(
           c,
           {
@@ -161,7 +168,12 @@ export function staticSite(siteDir: string): Site {
       }
       if (!isApiPath(c.req.path) && prefersHtml(c.req.header("accept"))) {
         const page = await siteFile(root, "/404.html");
-        if (page) return c.body(await readFile(page), 404, { ...headers, "Cache-Control": "no-store", "Content-Type": CONTENT_TYPES[".html"]! });
+        if (page)
+          return c.body(await readFile(page), 404, {
+            ...headers,
+            "Cache-Control": "no-store",
+            "Content-Type": CONTENT_TYPES[".html"]!,
+          });
       }
       return null;
     },

@@ -28,9 +28,14 @@ export function isStoreFailure(error: unknown): boolean {
 export function storeUnavailable(c: Context, error: unknown): Response {
   if (!isStoreFailure(error)) throw error;
   noteStoreFailure(c, error);
-  return problem(c, "ledger-unavailable", "The ledger cannot be read or written right now; nothing was decided. Try again later.", {
-    headers: { "Retry-After": String(LEDGER_RETRY_AFTER_S) },
-  });
+  return problem(
+    c,
+    "ledger-unavailable",
+    "The ledger cannot be read or written right now; nothing was decided. Try again later.",
+    {
+      headers: { "Retry-After": String(LEDGER_RETRY_AFTER_S) },
+    },
+  );
 }
 
 /** Leaves the store's error for the request's log line (api/middleware/request-log.ts: logged at error level). */

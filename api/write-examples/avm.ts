@@ -24,7 +24,12 @@ export const EXAMPLE_TOKEN_JTI = "6f1d2c3b-4a59-4e8f-9a7b-0c1d2e3f4a5b";
 
 type Example = { request: Record<string, unknown>; response: Record<string, unknown> };
 
-const stake = (amount: string, bonded: string, unbonded = "0") => ({ ledger_id: LEDGER_ID, amount_shards: amount, bonded_shards: bonded, unbonded_shards: unbonded });
+const stake = (amount: string, bonded: string, unbonded = "0") => ({
+  ledger_id: LEDGER_ID,
+  amount_shards: amount,
+  bonded_shards: bonded,
+  unbonded_shards: unbonded,
+});
 
 /** By operator command (and `revoke` for POST /avm/revoke). */
 export const AVM_WRITE_EXAMPLES = {
@@ -62,7 +67,13 @@ export const AVM_WRITE_EXAMPLES = {
   },
   "issue-token": {
     request: { subject: "oncall-revoker", permissions: ["avm.revoke"], ttl_seconds: 600 },
-    response: { token: "eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.…", jti: EXAMPLE_TOKEN_JTI, subject: "oncall-revoker", permissions: ["avm.revoke"], expires_at: "2026-11-23T15:10:00.000Z" },
+    response: {
+      token: "eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.…",
+      jti: EXAMPLE_TOKEN_JTI,
+      subject: "oncall-revoker",
+      permissions: ["avm.revoke"],
+      expires_at: "2026-11-23T15:10:00.000Z",
+    },
   },
   "revoke-token": {
     request: { jti: EXAMPLE_TOKEN_JTI, reason: "the on-call shift ended" },

@@ -25,7 +25,13 @@ export const VALIDATOR = "SOLON";
 type Office = (typeof PARTICIPANTS)[number] | typeof VALIDATOR;
 
 /** The offices' measured GI on the sample ledger when these examples were written (its newest heartbeats). */
-export const DOCUMENTED_GI: Record<Office, number> = { ATLAS: 0.978, IRIS: 0.985, HERMES: 0.9891, PLUTUS: 0.9813, SOLON: 0.9813 };
+export const DOCUMENTED_GI: Record<Office, number> = {
+  ATLAS: 0.978,
+  IRIS: 0.985,
+  HERMES: 0.9891,
+  PLUTUS: 0.9813,
+  SOLON: 0.9813,
+};
 
 const CYCLE = "C-1000";
 const ROOM = "api-reference";
@@ -46,7 +52,11 @@ export interface WriteExample {
 
 /** The consensus story for the offices' GI `gi`: the examples by operation id, and the steps between them no example shows. */
 export function consensusWriteExamples(gi: Record<Office, number> = DOCUMENTED_GI) {
-  const votes = PARTICIPANTS.map((participant) => ({ participant, vote: VOTES[participant], signature: signBy(participant, voteMessage({ participant, session_id: SESSION, vote: VOTES[participant] })) }));
+  const votes = PARTICIPANTS.map((participant) => ({
+    participant,
+    vote: VOTES[participant],
+    signature: signBy(participant, voteMessage({ participant, session_id: SESSION, vote: VOTES[participant] })),
+  }));
   const proofRequest: ProofRequest = {
     question: "Adopt the 30-day attestation expiry for api.write grants?",
     context: { proposal: "PR-42", affected: ["avm"], urgency: 2, notes: null },
@@ -54,8 +64,16 @@ export function consensusWriteExamples(gi: Record<Office, number> = DOCUMENTED_G
       {
         round: 1,
         statements: [
-          { participant: "ATLAS", position: "APPROVE", summary: "Shorter expiry bounds what a leaked attestation can do." },
-          { participant: "PLUTUS", position: "REJECT", summary: "Renewals every 30 days cost holders more than the risk saved." },
+          {
+            participant: "ATLAS",
+            position: "APPROVE",
+            summary: "Shorter expiry bounds what a leaked attestation can do.",
+          },
+          {
+            participant: "PLUTUS",
+            position: "REJECT",
+            summary: "Renewals every 30 days cost holders more than the risk saved.",
+          },
         ],
       },
     ],
@@ -67,27 +85,69 @@ export function consensusWriteExamples(gi: Record<Office, number> = DOCUMENTED_G
     consensus: 0.75,
     gi_score: roundGi(PARTICIPANTS.reduce((sum, p) => sum + gi[p], 0) / PARTICIPANTS.length),
   };
-  const modelSignatures = PARTICIPANTS.map((participant) => ({ participant, public_key: publicKey(participant), signature: signBy(participant, modelMessage(inputs)) }));
-  const validatorSignature = { validator: VALIDATOR, gi: gi[VALIDATOR], public_key: publicKey(VALIDATOR), signature: signBy(VALIDATOR, validatorMessage(inputs, modelSignatures)) };
-  const session = { session_id: SESSION, cycle: CYCLE, room: ROOM, gi_baseline: 0.98, participants: [...PARTICIPANTS], votes };
+  const modelSignatures = PARTICIPANTS.map((participant) => ({
+    participant,
+    public_key: publicKey(participant),
+    signature: signBy(participant, modelMessage(inputs)),
+  }));
+  const validatorSignature = {
+    validator: VALIDATOR,
+    gi: gi[VALIDATOR],
+    public_key: publicKey(VALIDATOR),
+    signature: signBy(VALIDATOR, validatorMessage(inputs, modelSignatures)),
+  };
+  const session = {
+    session_id: SESSION,
+    cycle: CYCLE,
+    room: ROOM,
+    gi_baseline: 0.98,
+    participants: [...PARTICIPANTS],
+    votes,
+  };
   const document = (state: string, signed: number, validated: boolean) => ({
     format: "integrity-platform/delibproof/v1",
     state,
-    proof: { ...inputs, model_signatures: modelSignatures.slice(0, signed), ...(validated ? { validator_signature: validatorSignature } : {}) },
+    proof: {
+      ...inputs,
+      model_signatures: modelSignatures.slice(0, signed),
+      ...(validated ? { validator_signature: validatorSignature } : {}),
+    },
     session,
   });
   const close = { outcome: "APPROVED" as const, gi_delta: 0.002 };
-  const sealed = { session: { session_id: SESSION, cycle: CYCLE, room: ROOM, gi_baseline: 0.98, participants: [...PARTICIPANTS] }, inputs, votes, model_signatures: modelSignatures, validator_signature: validatorSignature, outcome: close };
+  const sealed = {
+    session: { session_id: SESSION, cycle: CYCLE, room: ROOM, gi_baseline: 0.98, participants: [...PARTICIPANTS] },
+    inputs,
+    votes,
+    model_signatures: modelSignatures,
+    validator_signature: validatorSignature,
+    outcome: close,
+  };
   const examples = {
-    postV1ConsensusSessions: { request: { cycle: CYCLE, room: ROOM, gi_baseline: 0.98, participants: [...PARTICIPANTS] }, response: { sessionId: SESSION } },
+    postV1ConsensusSessions: {
+      request: { cycle: CYCLE, room: ROOM, gi_baseline: 0.98, participants: [...PARTICIPANTS] },
+      response: { sessionId: SESSION },
+    },
     postApiCycleCurrent: { request: { cycle: CYCLE, gi: 0.98 }, response: { cycle: CYCLE, gi: 0.98, room: ROOM } },
     postV1ConsensusSessionsByIdVotes: {
       request: votes[0]!,
-      response: { session_id: SESSION, participant: "ATLAS", vote: "APPROVE", ledger_seq: 12003, tally: { participants: 4, voted: 1, approve: 1, reject: 0, abstain: 0, outcome: "NO_QUORUM" } },
+      response: {
+        session_id: SESSION,
+        participant: "ATLAS",
+        vote: "APPROVE",
+        ledger_seq: 12003,
+        tally: { participants: 4, voted: 1, approve: 1, reject: 0, abstain: 0, outcome: "NO_QUORUM" },
+      },
     },
     postV1ConsensusSessionsByIdProof: { request: proofRequest, response: document("generated", 0, false) },
-    postV1ConsensusProofsByDelibIdSignatures: { request: { participant: "ATLAS", signature: modelSignatures[0]!.signature }, response: document("generated", 1, false) },
-    postV1ConsensusProofsByDelibIdValidator: { request: { validator: VALIDATOR, signature: validatorSignature.signature }, response: document("validator-signed", 4, true) },
+    postV1ConsensusProofsByDelibIdSignatures: {
+      request: { participant: "ATLAS", signature: modelSignatures[0]!.signature },
+      response: document("generated", 1, false),
+    },
+    postV1ConsensusProofsByDelibIdValidator: {
+      request: { validator: VALIDATOR, signature: validatorSignature.signature },
+      response: document("validator-signed", 4, true),
+    },
     postV1ConsensusSessionsByIdClose: {
       request: { outcome: close.outcome, delibproof_id: DELIB, gi_delta: close.gi_delta },
       response: {
@@ -105,7 +165,10 @@ export function consensusWriteExamples(gi: Record<Office, number> = DOCUMENTED_G
   /** What no example shows and the next step needs: after the vote, the other three votes; after the first model signature, the other three. */
   const between = {
     postV1ConsensusSessionsByIdVotes: { path: `/v1/consensus/sessions/${SESSION}/votes`, bodies: votes.slice(1) },
-    postV1ConsensusProofsByDelibIdSignatures: { path: `/v1/consensus/proofs/${DELIB}/signatures`, bodies: modelSignatures.slice(1).map(({ participant, signature }) => ({ participant, signature })) },
+    postV1ConsensusProofsByDelibIdSignatures: {
+      path: `/v1/consensus/proofs/${DELIB}/signatures`,
+      bodies: modelSignatures.slice(1).map(({ participant, signature }) => ({ participant, signature })),
+    },
   };
   return { examples, between };
 }

@@ -17,7 +17,16 @@ export const KeyId = z.string().regex(/^[a-z]+-[1-9][0-9]{0,8}$/, "must be <tier
 export const KEY_STATUSES = ["active", "grace", "expired", "retired", "revoked"] as const;
 
 /** What an access request came to; `status` carries the HTTP status. */
-export const ACCESS_OUTCOMES = ["served", "not-modified", "unauthorized", "forbidden", "rate-limited", "data-unverified", "invalid-query", "ledger-unavailable"] as const;
+export const ACCESS_OUTCOMES = [
+  "served",
+  "not-modified",
+  "unauthorized",
+  "forbidden",
+  "rate-limited",
+  "data-unverified",
+  "invalid-query",
+  "ledger-unavailable",
+] as const;
 export type AccessOutcome = (typeof ACCESS_OUTCOMES)[number];
 
 export const REFUSAL_CREDENTIALS = ["none", "unknown"] as const;

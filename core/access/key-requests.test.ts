@@ -1,5 +1,12 @@
 import { describe, expect, test } from "vitest";
-import { KeyRequestBody, KeyRequestReference, labelOfRequest, looksAcademic, receivedPayload, requestReference } from "./key-requests.ts";
+import {
+  KeyRequestBody,
+  KeyRequestReference,
+  labelOfRequest,
+  looksAcademic,
+  receivedPayload,
+  requestReference,
+} from "./key-requests.ts";
 
 describe("key requests", () => {
   test("references: 40 random bits in Crockford base32, KR-XXXX-XXXX", () => {
@@ -23,8 +30,20 @@ describe("key requests", () => {
   });
 
   test("payload and label", () => {
-    const payload = receivedPayload({ tier: "academic", affiliation: "x".repeat(200), contact: "r@u.ac.uk", purpose: "p", expected_volume: 5 }, "KR-0000-0000", new Date(0));
-    expect(payload).toEqual({ reference: "KR-0000-0000", tier: "academic", affiliation: "x".repeat(200), contact: "r@u.ac.uk", purpose: "p", expected_volume: 5, received_at: "1970-01-01T00:00:00.000Z" });
+    const payload = receivedPayload(
+      { tier: "academic", affiliation: "x".repeat(200), contact: "r@u.ac.uk", purpose: "p", expected_volume: 5 },
+      "KR-0000-0000",
+      new Date(0),
+    );
+    expect(payload).toEqual({
+      reference: "KR-0000-0000",
+      tier: "academic",
+      affiliation: "x".repeat(200),
+      contact: "r@u.ac.uk",
+      purpose: "p",
+      expected_volume: 5,
+      received_at: "1970-01-01T00:00:00.000Z",
+    });
     const label = labelOfRequest(payload);
     expect(label).toHaveLength(200);
     expect(label.endsWith(" (KR-0000-0000)")).toBe(true);
@@ -32,6 +51,7 @@ describe("key requests", () => {
 
   test("the academic-domain hint", () => {
     for (const address of ["a@mit.edu", "a@cs.ox.ac.uk", "a@usp.edu.br"]) expect(looksAcademic(address)).toBe(true);
-    for (const address of ["a@gmail.com", "a@education.example", "a@edu.example.com"]) expect(looksAcademic(address)).toBe(false);
+    for (const address of ["a@gmail.com", "a@education.example", "a@edu.example.com"])
+      expect(looksAcademic(address)).toBe(false);
   });
 });

@@ -19,7 +19,9 @@ import { IsoTimestampMs } from "../schemas/common.ts";
 export const KEY_REQUEST_DAILY_QUOTA = 5;
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-export const KeyRequestReference = z.string().regex(/^KR-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/, "must be KR-XXXX-XXXX");
+export const KeyRequestReference = z
+  .string()
+  .regex(/^KR-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/, "must be KR-XXXX-XXXX");
 
 /** The reference of a request from 5 random bytes. */
 export function requestReference(random: Uint8Array): string {
@@ -46,7 +48,10 @@ const UNPRINTABLE_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /** `text` with every control, format and separator character written as `\u{XXXX}`: safe to print. */
 export function escapeUnprintable(text: string): string {
-  return text.replace(UNPRINTABLE_ALL, (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}}`);
+  return text.replace(
+    UNPRINTABLE_ALL,
+    (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}}`,
+  );
 }
 
 /**
@@ -68,7 +73,10 @@ const Email = z
   .string()
   .trim()
   .max(254)
-  .regex(/^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f-\u009f]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/, "must be an e-mail address (name@domain.tld)")
+  .regex(
+    /^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f-\u009f]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/,
+    "must be an e-mail address (name@domain.tld)",
+  )
   .refine((text) => !FORMAT.test(text), "must not contain format characters (such as U+202E or U+200B)");
 
 /** Requests per day the requester expects (the non-government tiers state it). */
@@ -101,7 +109,11 @@ export const keyRequestEventSchemas = {
     expected_volume: ExpectedVolume.nullable(),
     received_at: IsoTimestampMs,
   }),
-  "keyrequest.declined": z.strictObject({ reference: KeyRequestReference, reason: z.string().min(1).max(200), declined_at: IsoTimestampMs }),
+  "keyrequest.declined": z.strictObject({
+    reference: KeyRequestReference,
+    reason: z.string().min(1).max(200),
+    declined_at: IsoTimestampMs,
+  }),
 } as const;
 export type KeyRequestReceived = z.infer<(typeof keyRequestEventSchemas)["keyrequest.received"]>;
 export type KeyRequestDeclined = z.infer<(typeof keyRequestEventSchemas)["keyrequest.declined"]>;
@@ -130,17 +142,24 @@ export function receivedPayload(body: KeyRequestBody, reference: string, now: Da
 }
 
 /** Folds one access-ledger entry into the requests (a repeated reference is void: the first one stands). */
-export function applyKeyRequestEntry(requests: Map<string, KeyRequest>, entry: LedgerEntry, issuedKey: { key_id: string; request?: string | undefined; issued_at: string } | null): void {
+export function applyKeyRequestEntry(
+  requests: Map<string, KeyRequest>,
+  entry: LedgerEntry,
+  issuedKey: { key_id: string; request?: string | undefined; issued_at: string } | null,
+): void {
   if (entry.type === "keyrequest.received") {
     const p = entry.payload as unknown as KeyRequestReceived;
-    if (!requests.has(p.reference)) requests.set(p.reference, { ...p, status: "pending", key_id: null, answered_at: null, decline_reason: null });
+    if (!requests.has(p.reference))
+      requests.set(p.reference, { ...p, status: "pending", key_id: null, answered_at: null, decline_reason: null });
   } else if (entry.type === "keyrequest.declined") {
     const p = entry.payload as unknown as KeyRequestDeclined;
     const request = requests.get(p.reference);
-    if (request?.status === "pending") Object.assign(request, { status: "declined", answered_at: p.declined_at, decline_reason: p.reason });
+    if (request?.status === "pending")
+      Object.assign(request, { status: "declined", answered_at: p.declined_at, decline_reason: p.reason });
   } else if (issuedKey?.request) {
     const request = requests.get(issuedKey.request);
-    if (request?.status === "pending") Object.assign(request, { status: "issued", key_id: issuedKey.key_id, answered_at: issuedKey.issued_at });
+    if (request?.status === "pending")
+      Object.assign(request, { status: "issued", key_id: issuedKey.key_id, answered_at: issuedKey.issued_at });
   }
 }
 

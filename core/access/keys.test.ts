@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../ledger/entry.ts";
 import { fold } from "../ledger/projection.ts";
 import { validateEvent } from "../ledger/events.ts";
-import { issuePayload, KEY_GRACE_DAYS, KEY_LIFETIME_DAYS, keyRegistry, keyStatus, nextKeyId, opensFiles, type KeyRegistry } from "./keys.ts";
+import {
+  issuePayload,
+  KEY_GRACE_DAYS,
+  KEY_LIFETIME_DAYS,
+  keyRegistry,
+  keyStatus,
+  nextKeyId,
+  opensFiles,
+  type KeyRegistry,
+} from "./keys.ts";
 
 const hash = (n: number) => n.toString(16).padStart(64, "0");
 const at = (iso: string) => new Date(iso);
@@ -13,7 +22,14 @@ function log() {
   const entries: LedgerEntry[] = [];
   const append = (type: string, payload: Record<string, unknown>) => {
     expect(validateEvent(type, payload)).toBeNull();
-    entries.push({ seq: entries.length, type, payload: payload as LedgerEntry["payload"], ts: "2026-01-01T00:00:00.000Z", prev: null, hash: "" });
+    entries.push({
+      seq: entries.length,
+      type,
+      payload: payload as LedgerEntry["payload"],
+      ts: "2026-01-01T00:00:00.000Z",
+      prev: null,
+      hash: "",
+    });
   };
   return { entries, append, state: (): KeyRegistry => fold(keyRegistry, entries) };
 }
@@ -21,8 +37,13 @@ function log() {
 describe("API keys as a projection of the access ledger", () => {
   it("never reuses an id, whatever was revoked", () => {
     const l = log();
-    for (let i = 1; i <= 4; i++) l.append("apikey.issued", issuePayload(l.state(), "economist", `bank ${i}`, hash(i), at("2026-01-01T00:00:00Z")));
-    l.append("apikey.revoked", { key_id: "economist-4", reason: "no longer needed", revoked_at: "2026-01-02T00:00:00.000Z" });
+    for (let i = 1; i <= 4; i++)
+      l.append("apikey.issued", issuePayload(l.state(), "economist", `bank ${i}`, hash(i), at("2026-01-01T00:00:00Z")));
+    l.append("apikey.revoked", {
+      key_id: "economist-4",
+      reason: "no longer needed",
+      revoked_at: "2026-01-02T00:00:00.000Z",
+    });
     l.append("apikey.issued", issuePayload(l.state(), "academic", "uni", hash(9), at("2026-01-01T00:00:00Z")));
     expect(nextKeyId(l.state(), "economist")).toBe("economist-5");
     expect(nextKeyId(l.state(), "academic")).toBe("academic-2");
@@ -73,7 +94,11 @@ describe("API keys as a projection of the access ledger", () => {
     expect(keyStatus(old, new Date(t0 + 93 * day))).toBe("grace");
     expect(keyStatus(old, new Date(t0 + 94 * day))).toBe("retired");
     expect(keyStatus(s.keys.get("government-2")!, new Date(t0 + 94 * day))).toBe("active");
-    l.append("apikey.revoked", { key_id: "government-2", reason: "key compromise", revoked_at: "2026-03-22T00:00:00.000Z" });
+    l.append("apikey.revoked", {
+      key_id: "government-2",
+      reason: "key compromise",
+      revoked_at: "2026-03-22T00:00:00.000Z",
+    });
     // Revoked from the moment the event exists, whatever the clock says.
     expect(keyStatus(l.state().keys.get("government-2")!, new Date(t0))).toBe("revoked");
   });
@@ -81,7 +106,15 @@ describe("API keys as a projection of the access ledger", () => {
   it("folds the same registry however often it is rebuilt", () => {
     const l = log();
     l.append("apikey.issued", issuePayload(l.state(), "institutional", "lab", hash(7), at("2026-01-01T00:00:00Z")));
-    l.append("access", { key_id: "institutional-1", key_status: "active", tier: "institutional", area: "economy", file: "supply.json", outcome: "served", status: 200 });
+    l.append("access", {
+      key_id: "institutional-1",
+      key_status: "active",
+      tier: "institutional",
+      area: "economy",
+      file: "supply.json",
+      outcome: "served",
+      status: 200,
+    });
     expect(l.state()).toEqual(l.state());
     expect(l.state().keys.size).toBe(1);
   });

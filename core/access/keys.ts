@@ -20,8 +20,12 @@ import type { KEY_STATUSES } from "./events.ts";
 import { DAY_MS } from "../time.ts";
 import { applyKeyRequestEntry, type KeyRequest } from "./key-requests.ts";
 
-
-export const KEY_LIFETIME_DAYS: Readonly<Record<KeyTier, number>> = { government: 90, academic: 365, institutional: 365, economist: 365 };
+export const KEY_LIFETIME_DAYS: Readonly<Record<KeyTier, number>> = {
+  government: 90,
+  academic: 365,
+  institutional: 365,
+  economist: 365,
+};
 export const KEY_GRACE_DAYS = 14;
 
 export type KeyStatus = (typeof KEY_STATUSES)[number];
@@ -106,9 +110,25 @@ export function nextKeyId(state: KeyRegistry, tier: KeyTier): string {
 }
 
 /** The payload of a new key (the caller draws the token and hashes it). */
-export function issuePayload(state: KeyRegistry, tier: KeyTier, label: string, sha256: string, now: Date, replaces: string | null = null, request?: string): KeyIssuedPayload {
+export function issuePayload(
+  state: KeyRegistry,
+  tier: KeyTier,
+  label: string,
+  sha256: string,
+  now: Date,
+  replaces: string | null = null,
+  request?: string,
+): KeyIssuedPayload {
   const issued_at = now.toISOString();
-  const payload: KeyIssuedPayload = { key_id: nextKeyId(state, tier), tier, label, sha256, issued_at, expires_at: plusDays(issued_at, KEY_LIFETIME_DAYS[tier]), replaces };
+  const payload: KeyIssuedPayload = {
+    key_id: nextKeyId(state, tier),
+    tier,
+    label,
+    sha256,
+    issued_at,
+    expires_at: plusDays(issued_at, KEY_LIFETIME_DAYS[tier]),
+    replaces,
+  };
   // Only keys issued for a request carry the field, so the events of all other keys stay as they were.
   return request === undefined ? payload : { ...payload, request };
 }

@@ -9,7 +9,14 @@
 import type { LedgerEntry } from "../ledger/entry.ts";
 import type { EventPayload } from "../ledger/events.ts";
 import type { Projection } from "../ledger/projection.ts";
-import { AVM_ERROR_CODES, AVM_STAGES, REVOKE_REASONS, ROLES, type AuthorityActivity, type AuthorityMonth } from "../schemas/avm.ts";
+import {
+  AVM_ERROR_CODES,
+  AVM_STAGES,
+  REVOKE_REASONS,
+  ROLES,
+  type AuthorityActivity,
+  type AuthorityMonth,
+} from "../schemas/avm.ts";
 import { avmRegistry, currentGrant, type AvmRegistry } from "./registry.ts";
 
 export type ActivityFigures = Omit<AuthorityActivity, "cycle" | "timestamp">;
@@ -21,7 +28,8 @@ export interface ActivityState {
   months: Map<string, AuthorityMonth>;
 }
 
-const zeros = <K extends string>(keys: readonly K[]): Record<K, number> => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+const zeros = <K extends string>(keys: readonly K[]): Record<K, number> =>
+  Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 function month(state: ActivityState, ts: string): AuthorityMonth {
   const key = ts.slice(0, 7);

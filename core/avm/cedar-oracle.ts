@@ -122,7 +122,12 @@ export interface PolicyCase {
 
 export function toPolicyInput(c: PolicyCase): { subject: PolicySubject; request: PolicyRequest } {
   return {
-    subject: { role: c.role, reputation: c.reputation10k / 10_000, bondedStakeShards: c.stakeShards, driftScore: c.drift10k / 10_000 },
+    subject: {
+      role: c.role,
+      reputation: c.reputation10k / 10_000,
+      bondedStakeShards: c.stakeShards,
+      driftScore: c.drift10k / 10_000,
+    },
     request: { scopes: c.scopes, riskLevel: c.riskLevel, additionalAttestation: c.cosigned },
   };
 }
@@ -162,11 +167,19 @@ export function cedarDecide(call: cedar.StatefulAuthorizationCall): CedarDecisio
   const answer = cedar.statefulIsAuthorized(call);
   if (answer.type !== "success") throw new Error(`Cedar failed: ${JSON.stringify(answer.errors)}`);
   const { decision, diagnostics } = answer.response;
-  return { allowed: decision === "allow", reasons: diagnostics.reason, errors: diagnostics.errors.map((e) => JSON.stringify(e)) };
+  return {
+    allowed: decision === "allow",
+    reasons: diagnostics.reason,
+    errors: diagnostics.errors.map((e) => JSON.stringify(e)),
+  };
 }
 
 export function validateCedarPolicy(): cedar.ValidationAnswer {
-  return cedar.validate({ schema: CEDAR_SCHEMA, policies: { staticPolicies: CEDAR_POLICY }, validationSettings: { mode: "strict" } });
+  return cedar.validate({
+    schema: CEDAR_SCHEMA,
+    policies: { staticPolicies: CEDAR_POLICY },
+    validationSettings: { mode: "strict" },
+  });
 }
 
 function decimal10k(n: number): string {
@@ -191,7 +204,11 @@ const REACHABLE: Readonly<Record<Role, readonly Scope[]>> = {
 export const policyCaseArbitrary: fc.Arbitrary<PolicyCase> = fc.constantFrom(...ROLES).chain((role) =>
   fc.record({
     role: fc.constant(role),
-    reputation10k: fc.oneof(fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 8_990, max: 9_010 }), fc.constantFrom(0, 8_999, 9_000, 10_000)),
+    reputation10k: fc.oneof(
+      fc.integer({ min: 0, max: 10_000 }),
+      fc.integer({ min: 8_990, max: 9_010 }),
+      fc.constantFrom(0, 8_999, 9_000, 10_000),
+    ),
     stakeShards: fc.oneof(
       fc.constantFrom(0n, 100n * MIC - 1n, 100n * MIC, 10_000n * MIC - 1n, 10_000n * MIC, 25_000n * MIC),
       fc.bigInt({ min: 0n, max: 50_000n * MIC }),

@@ -7,7 +7,17 @@
  */
 import { z } from "zod";
 import { AvmErrorCode, AvmStage, RevokeReason, RiskLevel, Role, Scope, TokenPermission } from "../schemas/avm.ts";
-import { Digest, Identifier, IsoTimestamp, NonEmptyString, PublicKeyHex, Score01, ShardString, SignatureAlgorithm, Uuid } from "../schemas/common.ts";
+import {
+  Digest,
+  Identifier,
+  IsoTimestamp,
+  NonEmptyString,
+  PublicKeyHex,
+  Score01,
+  ShardString,
+  SignatureAlgorithm,
+  Uuid,
+} from "../schemas/common.ts";
 
 export const avmEventSchemas = {
   // Identities, stakes and authority (AVM).
@@ -20,7 +30,11 @@ export const avmEventSchemas = {
   }),
   "identity.reputation": z.strictObject({ ledger_id: Uuid, reputation: Score01, reason: NonEmptyString }),
   "identity.revoked": z.strictObject({ ledger_id: Uuid, reason: NonEmptyString }),
-  "stake.locked": z.strictObject({ ledger_id: Uuid, amount_shards: ShardString, slashing_conditions_accepted: z.boolean() }),
+  "stake.locked": z.strictObject({
+    ledger_id: Uuid,
+    amount_shards: ShardString,
+    slashing_conditions_accepted: z.boolean(),
+  }),
   "stake.withdrawn": z.strictObject({ ledger_id: Uuid, amount_shards: ShardString }),
   "stake.slashed": z.strictObject({ ledger_id: Uuid, amount_shards: ShardString, reason: NonEmptyString }),
   "avm.attempt": z.strictObject({
@@ -32,7 +46,11 @@ export const avmEventSchemas = {
     attestation_hash: Digest.nullable(),
     // The failure's machine-readable `error` (core/avm/rules.ts); absent on success and on entries
     // written before it was recorded.
-    error: z.string().regex(/^[a-z][a-z0-9_]*$/).max(64).optional(),
+    error: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .max(64)
+      .optional(),
   }),
   "avm.grant": z.strictObject({
     ledger_id: Uuid,
@@ -42,9 +60,18 @@ export const avmEventSchemas = {
     created_at: IsoTimestamp,
     expires_at: IsoTimestamp,
   }),
-  "avm.revoke": z.strictObject({ ledger_id: Uuid, reason: RevokeReason, evidence_hash: Digest, revoked_at: IsoTimestamp }),
+  "avm.revoke": z.strictObject({
+    ledger_id: Uuid,
+    reason: RevokeReason,
+    evidence_hash: Digest,
+    revoked_at: IsoTimestamp,
+  }),
   // AI companions whose attestations the AVM accepts: one key per companion_id.
-  "companion.registered": z.strictObject({ companion_id: Identifier, algorithm: SignatureAlgorithm, public_key: PublicKeyHex }),
+  "companion.registered": z.strictObject({
+    companion_id: Identifier,
+    algorithm: SignatureAlgorithm,
+    public_key: PublicKeyHex,
+  }),
   // The three automatic-revocation triggers besides a stake withdrawal (core/avm/revocation.ts):
   // a measured drift score of the holder, a detected integrity violation, a companion's concern.
   "identity.drift": z.strictObject({ ledger_id: Uuid, drift_score: Score01, source: Identifier }),

@@ -4,7 +4,14 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { fromHex } from "../digest.ts";
 import { publicKeyFromSecret } from "../signature.ts";
-import { attestationHash, attestationSigningBytes, cosignatureSigningBytes, signAttestation, signWalletMessage, walletMessage } from "./messages.ts";
+import {
+  attestationHash,
+  attestationSigningBytes,
+  cosignatureSigningBytes,
+  signAttestation,
+  signWalletMessage,
+  walletMessage,
+} from "./messages.ts";
 
 /**
  * Vectors of the signed-message forms: a fixed companion key (RFC 8032 test 1's seed), fixed wallet
@@ -51,7 +58,12 @@ const VECTORS = {
 const utf8 = (b: Uint8Array) => Buffer.from(b).toString("utf8");
 const sha256 = (text: string) => `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 
-function independentVerify(alg: "ed25519" | "secp256k1", publicKey: string, message: string, signature: string): boolean {
+function independentVerify(
+  alg: "ed25519" | "secp256k1",
+  publicKey: string,
+  message: string,
+  signature: string,
+): boolean {
   const msg = new TextEncoder().encode(message);
   return alg === "ed25519"
     ? ed25519.verify(fromHex(signature), msg, fromHex(publicKey))
@@ -92,15 +104,35 @@ describe.each(["ed25519", "secp256k1"] as const)("signed-message vectors, %s", (
 
 describe("the co-signature (additional attestation)", () => {
   it("covers the attestation without `signature` and `cosignature`; the companion's signature covers the co-signature", () => {
-    const cosigner = { algorithm: "secp256k1" as const, secretKeyHex: VECTORS.secp256k1.walletSeed, companion_id: "companion-hermes" };
+    const cosigner = {
+      algorithm: "secp256k1" as const,
+      secretKeyHex: VECTORS.secp256k1.walletSeed,
+      companion_id: "companion-hermes",
+    };
     const companion = { algorithm: "ed25519" as const, secretKeyHex: COMPANION_SEED };
     const att = signAttestation(FIELDS, companion, cosigner);
     const plain = signAttestation(FIELDS, companion);
     const { signature: _s, ...unsignedPlain } = plain;
     expect(utf8(cosignatureSigningBytes(att))).toBe(utf8(attestationSigningBytes(unsignedPlain)));
-    expect(independentVerify("secp256k1", VECTORS.secp256k1.walletPublicKey, utf8(cosignatureSigningBytes(att)), att.cosignature!.signature)).toBe(true);
-    expect(utf8(attestationSigningBytes(att))).toContain(`"cosignature":{"algorithm":"secp256k1","companion_id":"companion-hermes"`);
-    expect(independentVerify("ed25519", VECTORS.ed25519.companionPublicKey, utf8(attestationSigningBytes(att)), att.signature)).toBe(true);
+    expect(
+      independentVerify(
+        "secp256k1",
+        VECTORS.secp256k1.walletPublicKey,
+        utf8(cosignatureSigningBytes(att)),
+        att.cosignature!.signature,
+      ),
+    ).toBe(true);
+    expect(utf8(attestationSigningBytes(att))).toContain(
+      `"cosignature":{"algorithm":"secp256k1","companion_id":"companion-hermes"`,
+    );
+    expect(
+      independentVerify(
+        "ed25519",
+        VECTORS.ed25519.companionPublicKey,
+        utf8(attestationSigningBytes(att)),
+        att.signature,
+      ),
+    ).toBe(true);
     expect(att.signature).not.toBe(plain.signature);
   });
 });

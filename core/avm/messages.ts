@@ -23,7 +23,11 @@ export function attestationHash(attestation: unknown): string {
 }
 
 /** The bytes the identity's key signs for POST /avm/verify. */
-export function walletMessage(attestationHashA: string, ledgerId: string, requestedScopes: readonly string[]): Uint8Array {
+export function walletMessage(
+  attestationHashA: string,
+  ledgerId: string,
+  requestedScopes: readonly string[],
+): Uint8Array {
   return canonicalBytes({ attestation_hash: attestationHashA, ledger_id: ledgerId, requested_scopes: requestedScopes });
 }
 
@@ -52,7 +56,11 @@ export interface SignedForms {
 }
 
 /** The signed forms of a request whose attestation RFC 8785 can encode (computed once, shared by every check). */
-export function signedForms(request: { ledger_id: string; requested_scopes: readonly string[]; companion_attestation: Readonly<Record<string, unknown>> }): SignedForms {
+export function signedForms(request: {
+  ledger_id: string;
+  requested_scopes: readonly string[];
+  companion_attestation: Readonly<Record<string, unknown>>;
+}): SignedForms {
   const att = request.companion_attestation;
   const A = attestationHash(att);
   return {
@@ -94,10 +102,22 @@ export function signAttestation(
     };
     unsigned.cosignature = cosignature;
   }
-  return { ...unsigned, signature: sign(companion.algorithm, companion.secretKeyHex, attestationSigningBytes(unsigned)) };
+  return {
+    ...unsigned,
+    signature: sign(companion.algorithm, companion.secretKeyHex, attestationSigningBytes(unsigned)),
+  };
 }
 
 /** The wallet signature of a verify request. */
-export function signWalletMessage(wallet: Signer, ledgerId: string, attestation: unknown, requestedScopes: readonly string[]): string {
-  return sign(wallet.algorithm, wallet.secretKeyHex, walletMessage(attestationHash(attestation), ledgerId, requestedScopes));
+export function signWalletMessage(
+  wallet: Signer,
+  ledgerId: string,
+  attestation: unknown,
+  requestedScopes: readonly string[],
+): string {
+  return sign(
+    wallet.algorithm,
+    wallet.secretKeyHex,
+    walletMessage(attestationHash(attestation), ledgerId, requestedScopes),
+  );
 }

@@ -10,7 +10,15 @@ import { digestOf } from "../digest.ts";
 import type { NewEvent } from "../ledger/store.ts";
 import { uuidFromDigest } from "../pulse/record.ts";
 import { AvmRevokeRequest, Role, TokenPermission, type RevokeReason } from "../schemas/avm.ts";
-import { Digest, Identifier, NonEmptyString, PublicKeyHex, Score01, SignatureAlgorithm, Uuid } from "../schemas/common.ts";
+import {
+  Digest,
+  Identifier,
+  NonEmptyString,
+  PublicKeyHex,
+  Score01,
+  SignatureAlgorithm,
+  Uuid,
+} from "../schemas/common.ts";
 import { isValidPublicKey } from "../signature.ts";
 import { currentGrant, keyIndex, stakeFor, type AvmRegistry } from "./registry.ts";
 import { automaticRevocations } from "./revocation.ts";
@@ -27,9 +35,22 @@ export const MAX_STAKE_OPERATION_SHARDS = 1_000_000_000n * 1_000_000n;
 /** A MIC amount as exact decimal text ("10000", "0.5"), converted by parseMic. */
 const MicText = z.string().max(64);
 
-export const RegisterIdentityInput = z.strictObject({ algorithm: SignatureAlgorithm, public_key: PublicKeyHex, role: Role, reputation: Score01 });
-export const RegisterCompanionInput = z.strictObject({ companion_id: Identifier, algorithm: SignatureAlgorithm, public_key: PublicKeyHex });
-export const LockStakeInput = z.strictObject({ ledger_id: Uuid, amount: MicText, slashing_conditions_accepted: z.boolean() });
+export const RegisterIdentityInput = z.strictObject({
+  algorithm: SignatureAlgorithm,
+  public_key: PublicKeyHex,
+  role: Role,
+  reputation: Score01,
+});
+export const RegisterCompanionInput = z.strictObject({
+  companion_id: Identifier,
+  algorithm: SignatureAlgorithm,
+  public_key: PublicKeyHex,
+});
+export const LockStakeInput = z.strictObject({
+  ledger_id: Uuid,
+  amount: MicText,
+  slashing_conditions_accepted: z.boolean(),
+});
 export const WithdrawStakeInput = z.strictObject({ ledger_id: Uuid, amount: MicText });
 export const RecordDriftInput = z.strictObject({ ledger_id: Uuid, drift_score: Score01, source: Identifier });
 export const ReportViolationInput = z.strictObject({ ledger_id: Uuid, evidence_hash: Digest, detected_by: Identifier });
@@ -53,11 +74,15 @@ export function ledgerIdForKey(algorithm: string, publicKey: string): string {
   return uuidFromDigest(digestOf({ algorithm, public_key: publicKey, purpose: "integrity-platform/avm identity" }));
 }
 
-export function registerIdentity(registry: AvmRegistry, input: In<typeof RegisterIdentityInput>): Operation<{ ledger_id: string }> {
+export function registerIdentity(
+  registry: AvmRegistry,
+  input: In<typeof RegisterIdentityInput>,
+): Operation<{ ledger_id: string }> {
   const parsed = parse(RegisterIdentityInput, input);
   if (!parsed.ok) return parsed;
   const p = parsed.value;
-  if (!isValidPublicKey(p.algorithm, p.public_key)) return refuse("invalid", `public key is not a valid ${p.algorithm} public key`);
+  if (!isValidPublicKey(p.algorithm, p.public_key))
+    return refuse("invalid", `public key is not a valid ${p.algorithm} public key`);
   const existing = registry.identityByKey.get(keyIndex(p.algorithm, p.public_key));
   if (existing) return refuse("conflict", `this key is already registered as ${existing}`);
   const ledger_id = ledgerIdForKey(p.algorithm, p.public_key);
@@ -65,13 +90,22 @@ export function registerIdentity(registry: AvmRegistry, input: In<typeof Registe
   return { ok: true, events: [{ type: "identity.registered", payload: { ledger_id, ...p } }], result: { ledger_id } };
 }
 
-export function registerCompanion(registry: AvmRegistry, input: In<typeof RegisterCompanionInput>): Operation<{ companion_id: string }> {
+export function registerCompanion(
+  registry: AvmRegistry,
+  input: In<typeof RegisterCompanionInput>,
+): Operation<{ companion_id: string }> {
   const parsed = parse(RegisterCompanionInput, input);
   if (!parsed.ok) return parsed;
   const p = parsed.value;
-  if (!isValidPublicKey(p.algorithm, p.public_key)) return refuse("invalid", `public key is not a valid ${p.algorithm} public key`);
-  if (registry.companions.has(p.companion_id)) return refuse("conflict", `companion ${p.companion_id} is already registered`);
-  return { ok: true, events: [{ type: "companion.registered", payload: { ...p } }], result: { companion_id: p.companion_id } };
+  if (!isValidPublicKey(p.algorithm, p.public_key))
+    return refuse("invalid", `public key is not a valid ${p.algorithm} public key`);
+  if (registry.companions.has(p.companion_id))
+    return refuse("conflict", `companion ${p.companion_id} is already registered`);
+  return {
+    ok: true,
+    events: [{ type: "companion.registered", payload: { ...p } }],
+    result: { companion_id: p.companion_id },
+  };
 }
 
 export interface StakeResult {
@@ -94,12 +128,26 @@ export function lockStake(registry: AvmRegistry, input: In<typeof LockStakeInput
   const unbonded = before.unbondedShards + (slashing_conditions_accepted ? 0n : amount.shards);
   return {
     ok: true,
-    events: [{ type: "stake.locked", payload: { ledger_id, amount_shards: amount.shards.toString(), slashing_conditions_accepted } }],
-    result: { ledger_id, amount_shards: amount.shards.toString(), bonded_shards: bonded.toString(), unbonded_shards: unbonded.toString() },
+    events: [
+      {
+        type: "stake.locked",
+        payload: { ledger_id, amount_shards: amount.shards.toString(), slashing_conditions_accepted },
+      },
+    ],
+    result: {
+      ledger_id,
+      amount_shards: amount.shards.toString(),
+      bonded_shards: bonded.toString(),
+      unbonded_shards: unbonded.toString(),
+    },
   };
 }
 
-export function withdrawStake(registry: AvmRegistry, input: In<typeof WithdrawStakeInput>, nowMs: number): Operation<StakeResult & { revoked: boolean }> {
+export function withdrawStake(
+  registry: AvmRegistry,
+  input: In<typeof WithdrawStakeInput>,
+  nowMs: number,
+): Operation<StakeResult & { revoked: boolean }> {
   const parsed = parse(WithdrawStakeInput, input);
   if (!parsed.ok) return parsed;
   const { ledger_id } = parsed.value;
@@ -108,7 +156,11 @@ export function withdrawStake(registry: AvmRegistry, input: In<typeof WithdrawSt
   if (!registry.identities.has(ledger_id)) return refuse("not_found", `no identity is registered as ${ledger_id}`);
   const before = stakeFor(registry, ledger_id);
   const total = before.bondedShards + before.unbondedShards;
-  if (amount.shards > total) return refuse("invalid", `cannot withdraw ${formatMicDecimal(amount.shards)} MIC: ${formatMicDecimal(total)} MIC is locked`);
+  if (amount.shards > total)
+    return refuse(
+      "invalid",
+      `cannot withdraw ${formatMicDecimal(amount.shards)} MIC: ${formatMicDecimal(total)} MIC is locked`,
+    );
   const event: NewEvent = { type: "stake.withdrawn", payload: { ledger_id, amount_shards: amount.shards.toString() } };
   const follow = automaticRevocations(registry, event, nowMs);
   const fromUnbonded = amount.shards < before.unbondedShards ? amount.shards : before.unbondedShards;
@@ -125,18 +177,31 @@ export function withdrawStake(registry: AvmRegistry, input: In<typeof WithdrawSt
   };
 }
 
-export function recordDrift(registry: AvmRegistry, input: In<typeof RecordDriftInput>, nowMs: number): Operation<{ revoked: boolean }> {
+export function recordDrift(
+  registry: AvmRegistry,
+  input: In<typeof RecordDriftInput>,
+  nowMs: number,
+): Operation<{ revoked: boolean }> {
   return withTrigger(registry, RecordDriftInput, input, "identity.drift", nowMs);
 }
 
-export function reportViolation(registry: AvmRegistry, input: In<typeof ReportViolationInput>, nowMs: number): Operation<{ revoked: boolean }> {
+export function reportViolation(
+  registry: AvmRegistry,
+  input: In<typeof ReportViolationInput>,
+  nowMs: number,
+): Operation<{ revoked: boolean }> {
   return withTrigger(registry, ReportViolationInput, input, "integrity.violation", nowMs);
 }
 
-export function signalConcern(registry: AvmRegistry, input: In<typeof SignalConcernInput>, nowMs: number): Operation<{ revoked: boolean }> {
+export function signalConcern(
+  registry: AvmRegistry,
+  input: In<typeof SignalConcernInput>,
+  nowMs: number,
+): Operation<{ revoked: boolean }> {
   const parsed = parse(SignalConcernInput, input);
   if (!parsed.ok) return parsed;
-  if (!registry.companions.has(parsed.value.companion_id)) return refuse("not_found", `no companion is registered as ${parsed.value.companion_id}`);
+  if (!registry.companions.has(parsed.value.companion_id))
+    return refuse("not_found", `no companion is registered as ${parsed.value.companion_id}`);
   return withTrigger(registry, SignalConcernInput, input, "companion.concern", nowMs);
 }
 
@@ -144,24 +209,41 @@ export function signalConcern(registry: AvmRegistry, input: In<typeof SignalConc
  * POST /avm/revoke: always recorded (it also bars the identity for integrity_violation and
  * key_compromise); `revoked` says whether a grant in force ended.
  */
-export function revokeAuthority(registry: AvmRegistry, input: In<typeof AvmRevokeRequest>, nowMs: number): Operation<{ revoked: boolean; revoked_at: string }> {
+export function revokeAuthority(
+  registry: AvmRegistry,
+  input: In<typeof AvmRevokeRequest>,
+  nowMs: number,
+): Operation<{ revoked: boolean; revoked_at: string }> {
   const parsed = parse(AvmRevokeRequest, input);
   if (!parsed.ok) return parsed;
   const { ledger_id, reason, evidence_hash } = parsed.value;
   if (!registry.identities.has(ledger_id)) return refuse("not_found", `no identity is registered as ${ledger_id}`);
   const revoked_at = new Date(nowMs).toISOString();
   const revoked = currentGrant(registry, ledger_id, nowMs) !== null;
-  const payload: { ledger_id: string; reason: RevokeReason; evidence_hash: string; revoked_at: string } = { ledger_id, reason, evidence_hash, revoked_at };
+  const payload: { ledger_id: string; reason: RevokeReason; evidence_hash: string; revoked_at: string } = {
+    ledger_id,
+    reason,
+    evidence_hash,
+    revoked_at,
+  };
   return { ok: true, events: [{ type: "avm.revoke", payload }], result: { revoked, revoked_at } };
 }
 
 /** `issuedBy`: the jti of the token whose holder asks (over HTTP); the new token falls with it. */
-export function issueToken(registry: AvmRegistry, input: In<typeof IssueTokenInput>, nowMs: number, issuedBy?: string): Operation<{ claims: TokenClaims }> {
+export function issueToken(
+  registry: AvmRegistry,
+  input: In<typeof IssueTokenInput>,
+  nowMs: number,
+  issuedBy?: string,
+): Operation<{ claims: TokenClaims }> {
   const parsed = parse(IssueTokenInput, input);
   if (!parsed.ok) return parsed;
   const p = parsed.value;
   if (registry.tokens.has(p.jti)) return refuse("conflict", `token ${p.jti} was already issued`);
-  const claims = tokenClaims({ jti: p.jti, subject: p.subject, permissions: p.permissions, ttlSeconds: p.ttl_seconds }, nowMs);
+  const claims = tokenClaims(
+    { jti: p.jti, subject: p.subject, permissions: p.permissions, ttlSeconds: p.ttl_seconds },
+    nowMs,
+  );
   return { ok: true, events: [tokenIssuedEvent(claims, issuedBy)], result: { claims } };
 }
 
@@ -171,7 +253,11 @@ export function revokeToken(registry: AvmRegistry, input: In<typeof RevokeTokenI
   const token = registry.tokens.get(parsed.value.jti);
   if (!token) return refuse("not_found", `no token ${parsed.value.jti} was issued`);
   if (token.revoked) return refuse("conflict", `token ${parsed.value.jti} is already revoked`);
-  return { ok: true, events: [{ type: "token.revoked", payload: { ...parsed.value } }], result: { jti: parsed.value.jti } };
+  return {
+    ok: true,
+    events: [{ type: "token.revoked", payload: { ...parsed.value } }],
+    result: { jti: parsed.value.jti },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,13 +273,17 @@ function withTrigger<S extends typeof RecordDriftInput | typeof ReportViolationI
   const parsed = parse(schema, input);
   if (!parsed.ok) return parsed;
   const payload = parsed.value as z.output<S>;
-  if (!registry.identities.has(payload.ledger_id)) return refuse("not_found", `no identity is registered as ${payload.ledger_id}`);
+  if (!registry.identities.has(payload.ledger_id))
+    return refuse("not_found", `no identity is registered as ${payload.ledger_id}`);
   const event: NewEvent = { type, payload: { ...payload } };
   const follow = automaticRevocations(registry, event, nowMs);
   return { ok: true, events: [event, ...follow], result: { revoked: follow.length > 0 } };
 }
 
-function parse<S extends z.ZodType>(schema: S, input: unknown): { ok: true; value: z.output<S> } | { ok: false; code: "invalid"; message: string } {
+function parse<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): { ok: true; value: z.output<S> } | { ok: false; code: "invalid"; message: string } {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
   const fields = result.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(input)"}: ${i.message}`);
@@ -213,7 +303,8 @@ const MIC_ERRORS: Record<MicParseError, string> = {
 
 function stakeAmount(text: string): { ok: true; shards: bigint } | { ok: false; code: "invalid"; message: string } {
   const parsed = parseMic(text, MAX_STAKE_OPERATION_SHARDS);
-  if (!parsed.ok) return { ok: false, code: "invalid", message: `amount ${JSON.stringify(text)} ${MIC_ERRORS[parsed.error]}` };
+  if (!parsed.ok)
+    return { ok: false, code: "invalid", message: `amount ${JSON.stringify(text)} ${MIC_ERRORS[parsed.error]}` };
   if (parsed.shards === 0n) return { ok: false, code: "invalid", message: "amount must be more than 0 MIC" };
   return parsed;
 }

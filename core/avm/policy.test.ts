@@ -1,23 +1,51 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ROLE_BASE_SCOPES, type Role, type Scope } from "../schemas/avm.ts";
-import { cedarDecide, policyCaseArbitrary, prepareCedar, toCedarCall, toPolicyInput, validateCedarPolicy } from "./cedar-oracle.ts";
-import { AVM_POLICY, decidePolicy, grantCovers, maxGrantDurationMs, requiredStakeShards, type PolicyRule, type PolicySubject } from "./policy.ts";
+import {
+  cedarDecide,
+  policyCaseArbitrary,
+  prepareCedar,
+  toCedarCall,
+  toPolicyInput,
+  validateCedarPolicy,
+} from "./cedar-oracle.ts";
+import {
+  AVM_POLICY,
+  decidePolicy,
+  grantCovers,
+  maxGrantDurationMs,
+  requiredStakeShards,
+  type PolicyRule,
+  type PolicySubject,
+} from "./policy.ts";
 
 const MIC = 1_000_000n;
-const subject = (role: Role, over: Partial<PolicySubject> = {}): PolicySubject => ({ role, reputation: 0.95, bondedStakeShards: 20_000n * MIC, driftScore: 0, ...over });
-const decide = (s: PolicySubject, scopes: Scope[], riskLevel: "low" | "medium" | "high" | "critical" = "low", additionalAttestation = false) =>
-  decidePolicy(s, { scopes, riskLevel, additionalAttestation });
+const subject = (role: Role, over: Partial<PolicySubject> = {}): PolicySubject => ({
+  role,
+  reputation: 0.95,
+  bondedStakeShards: 20_000n * MIC,
+  driftScore: 0,
+  ...over,
+});
+const decide = (
+  s: PolicySubject,
+  scopes: Scope[],
+  riskLevel: "low" | "medium" | "high" | "critical" = "low",
+  additionalAttestation = false,
+) => decidePolicy(s, { scopes, riskLevel, additionalAttestation });
 const ruleOf = (d: ReturnType<typeof decide>) => (d.allowed ? "allow" : d.rule);
 
 describe("the policy table", () => {
   it("keeps the spec's RBAC base scopes", () => {
-    for (const role of Object.keys(ROLE_BASE_SCOPES) as Role[]) expect(AVM_POLICY.roles[role].base).toEqual(ROLE_BASE_SCOPES[role]);
+    for (const role of Object.keys(ROLE_BASE_SCOPES) as Role[])
+      expect(AVM_POLICY.roles[role].base).toEqual(ROLE_BASE_SCOPES[role]);
   });
 
   it("base scopes are granted without reputation; advanced ones need 0.9", () => {
     expect(ruleOf(decide(subject("viewer", { reputation: 0.01 }), ["api.read"]))).toBe("allow");
-    expect(ruleOf(decide(subject("viewer", { reputation: 0.8999 }), ["api.write.draft"]))).toBe("scope.escalation_needs_reputation");
+    expect(ruleOf(decide(subject("viewer", { reputation: 0.8999 }), ["api.write.draft"]))).toBe(
+      "scope.escalation_needs_reputation",
+    );
     expect(ruleOf(decide(subject("viewer", { reputation: 0.9 }), ["api.write.draft"]))).toBe("allow");
     expect(ruleOf(decide(subject("contributor"), ["api.write"]))).toBe("allow");
     expect(ruleOf(decide(subject("contributor"), ["api.deploy.staging"]))).toBe("scope.not_permitted_for_role");
@@ -27,14 +55,22 @@ describe("the policy table", () => {
 
   it("escalation is one rung: a viewer never gets api.write, whatever the reputation", () => {
     expect(ruleOf(decide(subject("viewer", { reputation: 1 }), ["api.write"]))).toBe("scope.not_permitted_for_role");
-    expect(ruleOf(decide(subject("contributor", { reputation: 1 }), ["api.deploy.production"]))).toBe("scope.not_permitted_for_role");
+    expect(ruleOf(decide(subject("contributor", { reputation: 1 }), ["api.deploy.production"]))).toBe(
+      "scope.not_permitted_for_role",
+    );
   });
 
   it("production deployment needs reputation 0.9 and 10,000 MIC bonded; api.* needs the stake too", () => {
     expect(ruleOf(decide(subject("deployer"), ["api.deploy.production"]))).toBe("allow");
-    expect(ruleOf(decide(subject("deployer", { bondedStakeShards: 10_000n * MIC - 1n }), ["api.deploy.production"]))).toBe("scope.production_stake_insufficient");
-    expect(ruleOf(decide(subject("admin", { bondedStakeShards: 9_000n * MIC }), ["api.*"], "low", true))).toBe("scope.production_stake_insufficient");
-    expect(ruleOf(decide(subject("admin", { bondedStakeShards: 9_000n * MIC }), ["api.write"], "low", true))).toBe("allow");
+    expect(
+      ruleOf(decide(subject("deployer", { bondedStakeShards: 10_000n * MIC - 1n }), ["api.deploy.production"])),
+    ).toBe("scope.production_stake_insufficient");
+    expect(ruleOf(decide(subject("admin", { bondedStakeShards: 9_000n * MIC }), ["api.*"], "low", true))).toBe(
+      "scope.production_stake_insufficient",
+    );
+    expect(ruleOf(decide(subject("admin", { bondedStakeShards: 9_000n * MIC }), ["api.write"], "low", true))).toBe(
+      "allow",
+    );
   });
 
   it("admin grants need the additional attestation, whatever the scope", () => {
@@ -47,8 +83,12 @@ describe("the policy table", () => {
   it("prohibited combinations: api.* alone; api.write with api.deploy.production", () => {
     expect(ruleOf(decide(subject("admin"), ["api.*", "api.read"], "low", true))).toBe("scope.prohibited_combination");
     expect(ruleOf(decide(subject("admin"), ["api.*", "api.*"], "low", true))).toBe("allow");
-    expect(ruleOf(decide(subject("deployer"), ["api.write", "api.deploy.production"]))).toBe("scope.prohibited_combination");
-    expect(ruleOf(decide(subject("admin"), ["api.write", "api.deploy.production"], "low", true))).toBe("scope.prohibited_combination");
+    expect(ruleOf(decide(subject("deployer"), ["api.write", "api.deploy.production"]))).toBe(
+      "scope.prohibited_combination",
+    );
+    expect(ruleOf(decide(subject("admin"), ["api.write", "api.deploy.production"], "low", true))).toBe(
+      "scope.prohibited_combination",
+    );
   });
 
   it("risk ceilings: critical never; high only read and draft; api.* only low", () => {
@@ -60,7 +100,9 @@ describe("the policy table", () => {
   });
 
   it("minimum stake 100 MIC; drift at most 0.1", () => {
-    expect(ruleOf(decide(subject("viewer", { bondedStakeShards: 100n * MIC - 1n }), ["api.read"]))).toBe("stake.below_minimum");
+    expect(ruleOf(decide(subject("viewer", { bondedStakeShards: 100n * MIC - 1n }), ["api.read"]))).toBe(
+      "stake.below_minimum",
+    );
     expect(ruleOf(decide(subject("viewer", { bondedStakeShards: 100n * MIC }), ["api.read"]))).toBe("allow");
     expect(ruleOf(decide(subject("viewer", { driftScore: 0.1 }), ["api.read"]))).toBe("allow");
     expect(ruleOf(decide(subject("viewer", { driftScore: 0.1001 }), ["api.read"]))).toBe("scope.drift_exceeded");
@@ -96,7 +138,9 @@ describe("differential: the same policy in Cedar (cedar-wasm) decides identicall
         const theirs = cedarDecide(toCedarCall(c));
         if (theirs.errors.length > 0) throw new Error(`Cedar evaluation errors: ${theirs.errors.join("; ")}`);
         if (ours.allowed !== theirs.allowed) {
-          throw new Error(`disagreement: decidePolicy ${ours.allowed ? "allows" : `denies (${ours.rule})`}, Cedar ${theirs.allowed ? "allows" : `denies (${theirs.reasons.join(", ")})`}`);
+          throw new Error(
+            `disagreement: decidePolicy ${ours.allowed ? "allows" : `denies (${ours.rule})`}, Cedar ${theirs.allowed ? "allows" : `denies (${theirs.reasons.join(", ")})`}`,
+          );
         }
         if (ours.allowed) allowed++;
         else rules.add(ours.rule);

@@ -24,7 +24,14 @@
  *   grant, so without the check a "first" verification would undo that revocation.
  */
 import { SHARDS_PER_MIC } from "../balance/units.ts";
-import { MAX_AUTHORITY_DURATION_MS, RISK_LEVELS, ROLE_BASE_SCOPES, type RiskLevel, type Role, type Scope } from "../schemas/avm.ts";
+import {
+  MAX_AUTHORITY_DURATION_MS,
+  RISK_LEVELS,
+  ROLE_BASE_SCOPES,
+  type RiskLevel,
+  type Role,
+  type Scope,
+} from "../schemas/avm.ts";
 import { DAY_MS } from "../time.ts";
 
 const MIC = SHARDS_PER_MIC;
@@ -116,7 +123,10 @@ export type PolicyRule =
 export type PolicyDecision = { allowed: true } | { allowed: false; rule: PolicyRule; detail: string };
 
 const ALLOW: PolicyDecision = { allowed: true };
-const RISK_RANK: Readonly<Record<RiskLevel, number>> = Object.fromEntries(RISK_LEVELS.map((r, i) => [r, i])) as Record<RiskLevel, number>;
+const RISK_RANK: Readonly<Record<RiskLevel, number>> = Object.fromEntries(RISK_LEVELS.map((r, i) => [r, i])) as Record<
+  RiskLevel,
+  number
+>;
 
 function deny(rule: PolicyRule, detail: string): PolicyDecision {
   return { allowed: false, rule, detail };
@@ -132,7 +142,10 @@ export function decideStake(subject: PolicySubject): PolicyDecision {
   const min = AVM_POLICY.minimumStakeShards;
   return subject.bondedStakeShards >= min
     ? ALLOW
-    : deny("stake.below_minimum", `bonded stake ${subject.bondedStakeShards} shards is below the minimum of ${min} shards`);
+    : deny(
+        "stake.below_minimum",
+        `bonded stake ${subject.bondedStakeShards} shards is below the minimum of ${min} shards`,
+      );
 }
 
 /** Attestation stage: the attestation's risk level is within every requested scope's ceiling. */
@@ -141,7 +154,10 @@ export function decideRisk(request: PolicyRequest): PolicyDecision {
   for (const scope of request.scopes) {
     const ceiling = AVM_POLICY.scopes[scope].maxRisk;
     if (rank > RISK_RANK[ceiling]) {
-      return deny("attestation.risk_inappropriate", `risk level ${request.riskLevel} is above ${ceiling}, the most ${scope} is granted at`);
+      return deny(
+        "attestation.risk_inappropriate",
+        `risk level ${request.riskLevel} is above ${ceiling}, the most ${scope} is granted at`,
+      );
     }
   }
   return ALLOW;
@@ -154,7 +170,8 @@ export function decideScopes(subject: PolicySubject, request: PolicyRequest): Po
   const role = AVM_POLICY.roles[subject.role];
   for (const scope of scopes) {
     if (grantCovers(role.base, scope)) continue;
-    if (!role.advanced.includes(scope)) return deny("scope.not_permitted_for_role", `${scope} is outside the ${subject.role} role`);
+    if (!role.advanced.includes(scope))
+      return deny("scope.not_permitted_for_role", `${scope} is outside the ${subject.role} role`);
     if (!(subject.reputation >= AVM_POLICY.advancedScopesMinReputation)) {
       return deny(
         "scope.escalation_needs_reputation",
@@ -168,16 +185,23 @@ export function decideScopes(subject: PolicySubject, request: PolicyRequest): Po
     }
   }
   for (const [a, b] of AVM_POLICY.prohibitedPairs) {
-    if (scopes.includes(a) && scopes.includes(b)) return deny("scope.prohibited_combination", `${a} and ${b} may not be granted together`);
+    if (scopes.includes(a) && scopes.includes(b))
+      return deny("scope.prohibited_combination", `${a} and ${b} may not be granted together`);
   }
   for (const scope of scopes) {
     const need = AVM_POLICY.scopes[scope].minStakeShards;
     if (subject.bondedStakeShards < need) {
-      return deny("scope.production_stake_insufficient", `${scope} needs a bonded stake of ${need} shards (has ${subject.bondedStakeShards})`);
+      return deny(
+        "scope.production_stake_insufficient",
+        `${scope} needs a bonded stake of ${need} shards (has ${subject.bondedStakeShards})`,
+      );
     }
   }
   if (role.additionalAttestation && !request.additionalAttestation) {
-    return deny("scope.additional_attestation_required", `a ${subject.role} grant needs the attestation co-signed by a second registered companion`);
+    return deny(
+      "scope.additional_attestation_required",
+      `a ${subject.role} grant needs the attestation co-signed by a second registered companion`,
+    );
   }
   if (!(subject.driftScore <= AVM_POLICY.maxDriftScore)) {
     return deny("scope.drift_exceeded", `drift score ${subject.driftScore} is above ${AVM_POLICY.maxDriftScore}`);
@@ -197,7 +221,8 @@ export function decidePolicy(subject: PolicySubject, request: PolicyRequest): Po
 /** The bonded stake a grant of `scopes` needs to stay in force (minimum and scope requirements). */
 export function requiredStakeShards(scopes: readonly Scope[]): bigint {
   let need = AVM_POLICY.minimumStakeShards;
-  for (const scope of scopes) if (AVM_POLICY.scopes[scope].minStakeShards > need) need = AVM_POLICY.scopes[scope].minStakeShards;
+  for (const scope of scopes)
+    if (AVM_POLICY.scopes[scope].minStakeShards > need) need = AVM_POLICY.scopes[scope].minStakeShards;
   return need;
 }
 

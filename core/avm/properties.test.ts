@@ -9,7 +9,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { NewEvent } from "../ledger/store.ts";
-import { MAX_AUTHORITY_DURATION_MS, RISK_LEVELS, ROLE_BASE_SCOPES, ROLES, SCOPES, type Role, type Scope } from "../schemas/avm.ts";
+import {
+  MAX_AUTHORITY_DURATION_MS,
+  RISK_LEVELS,
+  ROLE_BASE_SCOPES,
+  ROLES,
+  SCOPES,
+  type Role,
+  type Scope,
+} from "../schemas/avm.ts";
 import type { SignatureAlgorithm } from "../signature.ts";
 import { recordDrift, reportViolation, revokeAuthority, signalConcern, withdrawStake } from "./operations.ts";
 import { checkAuthority } from "./registry.ts";
@@ -52,15 +60,35 @@ type World = typeof world extends fc.Arbitrary<infer W> ? W : never;
 // enough for their properties to be tested on every run, whatever the seed.
 const worlds = fc.oneof(
   world,
-  world.map((w) => ({ ...w, reputation: 1, bondedMic: 10_000n, drift: 0, attested: ["api.*" as const], risk: "low" as const, cosigned: true, issuedAgo: 0, validity: 30 * DAY })),
+  world.map((w) => ({
+    ...w,
+    reputation: 1,
+    bondedMic: 10_000n,
+    drift: 0,
+    attested: ["api.*" as const],
+    risk: "low" as const,
+    cosigned: true,
+    issuedAgo: 0,
+    validity: 30 * DAY,
+  })),
 );
 
 function build(w: World) {
   const s = new Scenario();
   const athena = s.companion("athena", w.algorithm);
   const hermes = s.companion("hermes", w.algorithm === "ed25519" ? "secp256k1" : "ed25519");
-  const holder = s.identity("holder", { algorithm: w.algorithm, role: w.role, reputation: w.reputation, stakeMic: w.bondedMic });
-  if (w.unbondedMic > 0n) s.event("stake.locked", { ledger_id: holder.ledger_id, amount_shards: (w.unbondedMic * MIC).toString(), slashing_conditions_accepted: false });
+  const holder = s.identity("holder", {
+    algorithm: w.algorithm,
+    role: w.role,
+    reputation: w.reputation,
+    stakeMic: w.bondedMic,
+  });
+  if (w.unbondedMic > 0n)
+    s.event("stake.locked", {
+      ledger_id: holder.ledger_id,
+      amount_shards: (w.unbondedMic * MIC).toString(),
+      slashing_conditions_accepted: false,
+    });
   if (w.drift > 0) s.event("identity.drift", { ledger_id: holder.ledger_id, drift_score: w.drift, source: "athena" });
   // Earlier grants give the identity its attestation count (they use other attestations).
   for (let i = 0; i < w.priorGrants; i++) {
@@ -87,11 +115,15 @@ function build(w: World) {
 /** Whether the spec's rows (as decided in docs/authority.md) allow `scope` for this world. */
 function permitted(w: World, scope: Scope): boolean {
   const base = ROLE_BASE_SCOPES[w.role];
-  const inRole = base.includes(scope) || base.includes("api.*") || (ADVANCED[w.role].includes(scope) && w.reputation >= 0.9);
-  const stakeOk = w.bondedMic >= 100n && (scope === "api.deploy.production" || scope === "api.*" ? w.bondedMic >= 10_000n : true);
+  const inRole =
+    base.includes(scope) || base.includes("api.*") || (ADVANCED[w.role].includes(scope) && w.reputation >= 0.9);
+  const stakeOk =
+    w.bondedMic >= 100n && (scope === "api.deploy.production" || scope === "api.*" ? w.bondedMic >= 10_000n : true);
   const attested = w.attested.includes(scope) || w.attested.includes("api.*");
   const risk = RISK_LEVELS.indexOf(w.risk) <= CEILING[scope];
-  return inRole && stakeOk && attested && risk && w.reputation > 0 && w.drift <= 0.1 && (w.role !== "admin" || w.cosigned);
+  return (
+    inRole && stakeOk && attested && risk && w.reputation > 0 && w.drift <= 0.1 && (w.role !== "admin" || w.cosigned)
+  );
 }
 
 describe("verifier properties (fast-check, real signatures)", () => {
@@ -127,7 +159,10 @@ describe("verifier properties (fast-check, real signatures)", () => {
         (w) => {
           const { s, holder, att } = build(w);
           const out = verifyAuthority(request(holder, att, w.requested), s.registry, NOW);
-          const allowed = w.requested.every((scope) => permitted(w, scope)) && !(w.requested.includes("api.*") && w.requested.length > 1) && !(w.requested.includes("api.write") && w.requested.includes("api.deploy.production"));
+          const allowed =
+            w.requested.every((scope) => permitted(w, scope)) &&
+            !(w.requested.includes("api.*") && w.requested.length > 1) &&
+            !(w.requested.includes("api.write") && w.requested.includes("api.deploy.production"));
           expect(out.verified, out.verified ? "granted" : out.response.error_detail).toBe(allowed);
         },
       ),
@@ -140,16 +175,47 @@ describe("verifier properties (fast-check, real signatures)", () => {
     fc.assert(
       fc.property(world, tamper, fc.nat(127), (w0, how, bit) => {
         // A world that would be granted, then one signature broken.
-        const w: World = { ...w0, role: "deployer", reputation: 0.95, bondedMic: 20_000n, drift: 0, attested: ["api.read"], requested: ["api.read"], risk: "low", issuedAgo: DAY, validity: 30 * DAY, cosigned: how === "cosigner-bit" };
+        const w: World = {
+          ...w0,
+          role: "deployer",
+          reputation: 0.95,
+          bondedMic: 20_000n,
+          drift: 0,
+          attested: ["api.read"],
+          requested: ["api.read"],
+          risk: "low",
+          issuedAgo: DAY,
+          validity: 30 * DAY,
+          cosigned: how === "cosigner-bit",
+        };
         const { s, holder, att, athena } = build(w);
         expect(verifyAuthority(request(holder, att, w.requested), s.registry, NOW).verified).toBe(true);
-        const flip = (hex: string) => hex.slice(0, bit) + ((parseInt(hex[bit]!, 16) ^ 1).toString(16)) + hex.slice(bit + 1);
+        const flip = (hex: string) =>
+          hex.slice(0, bit) + (parseInt(hex[bit]!, 16) ^ 1).toString(16) + hex.slice(bit + 1);
         let req;
         if (how === "wallet-key") req = request(holder, att, w.requested, signerFor("thief", w.algorithm));
-        else if (how === "wallet-bit") req = { ...request(holder, att, w.requested), wallet_signature: flip(request(holder, att, w.requested).wallet_signature) };
-        else if (how === "companion-key") req = request(holder, attest({ ...signerFor("forger", athena.algorithm), companion_id: "athena" }, holder.ledger_id, { scopes: ["api.read"], risk_level: "low" }), w.requested);
-        else if (how === "companion-bit") req = request(holder, { ...att, signature: flip(att.signature) }, w.requested);
-        else req = request(holder, { ...att, cosignature: { ...att.cosignature!, signature: flip(att.cosignature!.signature) } }, w.requested);
+        else if (how === "wallet-bit")
+          req = {
+            ...request(holder, att, w.requested),
+            wallet_signature: flip(request(holder, att, w.requested).wallet_signature),
+          };
+        else if (how === "companion-key")
+          req = request(
+            holder,
+            attest({ ...signerFor("forger", athena.algorithm), companion_id: "athena" }, holder.ledger_id, {
+              scopes: ["api.read"],
+              risk_level: "low",
+            }),
+            w.requested,
+          );
+        else if (how === "companion-bit")
+          req = request(holder, { ...att, signature: flip(att.signature) }, w.requested);
+        else
+          req = request(
+            holder,
+            { ...att, cosignature: { ...att.cosignature!, signature: flip(att.cosignature!.signature) } },
+            w.requested,
+          );
         expect(verifyAuthority(req, s.registry, NOW).verified).toBe(false);
       }),
       { numRuns: RUNS },
@@ -158,8 +224,22 @@ describe("verifier properties (fast-check, real signatures)", () => {
 
   it("no grant survives its revocation", () => {
     const step = fc.oneof(
-      fc.record({ kind: fc.constant("verify" as const), requested: fc.constantFrom<Scope[]>(["api.read"], ["api.read", "api.deploy.staging"], ["api.deploy.production"]) }),
-      fc.record({ kind: fc.constant("revoke" as const), reason: fc.constantFrom("requested_by_holder" as const, "key_compromise" as const, "companion_concern" as const) }),
+      fc.record({
+        kind: fc.constant("verify" as const),
+        requested: fc.constantFrom<Scope[]>(
+          ["api.read"],
+          ["api.read", "api.deploy.staging"],
+          ["api.deploy.production"],
+        ),
+      }),
+      fc.record({
+        kind: fc.constant("revoke" as const),
+        reason: fc.constantFrom(
+          "requested_by_holder" as const,
+          "key_compromise" as const,
+          "companion_concern" as const,
+        ),
+      }),
       fc.record({ kind: fc.constant("withdraw" as const), mic: fc.constantFrom("1", "5000", "15000") }),
       fc.record({ kind: fc.constant("drift" as const), score: fc.constantFrom(0.05, 0.1, 0.15) }),
       fc.record({ kind: fc.constant("violation" as const) }),
@@ -186,7 +266,20 @@ describe("verifier properties (fast-check, real signatures)", () => {
         };
         for (const st of steps) {
           if (st.kind === "verify") {
-            const out = verifyAuthority(request(holder, attest(athena, id, { scopes: st.requested, risk_level: "low", issuedAt: now - 1, expiresAt: now + 50 * DAY }), st.requested), s.registry, now);
+            const out = verifyAuthority(
+              request(
+                holder,
+                attest(athena, id, {
+                  scopes: st.requested,
+                  risk_level: "low",
+                  issuedAt: now - 1,
+                  expiresAt: now + 50 * DAY,
+                }),
+                st.requested,
+              ),
+              s.registry,
+              now,
+            );
             append(out.events);
           } else if (st.kind === "revoke") {
             const op = revokeAuthority(s.registry, { ledger_id: id, reason: st.reason, evidence_hash: evidence }, now);
@@ -198,10 +291,18 @@ describe("verifier properties (fast-check, real signatures)", () => {
             const op = recordDrift(s.registry, { ledger_id: id, drift_score: st.score, source: "athena" }, now);
             if (op.ok) append(op.events);
           } else if (st.kind === "violation") {
-            const op = reportViolation(s.registry, { ledger_id: id, evidence_hash: evidence, detected_by: "ATLAS" }, now);
+            const op = reportViolation(
+              s.registry,
+              { ledger_id: id, evidence_hash: evidence, detected_by: "ATLAS" },
+              now,
+            );
             if (op.ok) append(op.events);
           } else if (st.kind === "concern") {
-            const op = signalConcern(s.registry, { companion_id: "athena", ledger_id: id, evidence_hash: evidence }, now);
+            const op = signalConcern(
+              s.registry,
+              { companion_id: "athena", ledger_id: id, evidence_hash: evidence },
+              now,
+            );
             if (op.ok) append(op.events);
           } else {
             now += st.ms;
@@ -216,7 +317,9 @@ describe("verifier properties (fast-check, real signatures)", () => {
           if (lastEndSeq > lastGrantSeq) expect(check.has_authority).toBe(false);
         }
         // The attestation hash of every grant is marked used exactly once.
-        const grants = s.entries.filter((e) => e.type === "avm.grant").map((e) => (e.payload as { attestation_hash: string }).attestation_hash);
+        const grants = s.entries
+          .filter((e) => e.type === "avm.grant")
+          .map((e) => (e.payload as { attestation_hash: string }).attestation_hash);
         expect(new Set(grants).size).toBe(grants.length);
       }),
       { numRuns: RUNS },

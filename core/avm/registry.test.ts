@@ -12,7 +12,11 @@ function granted() {
   const athena = s.companion("athena");
   const holder = s.identity("holder");
   const grant = (now = NOW) => {
-    const out = verifyAuthority(request(holder, attest(athena, holder.ledger_id, { issuedAt: now - 1 }), ["api.read"]), s.registry, now);
+    const out = verifyAuthority(
+      request(holder, attest(athena, holder.ledger_id, { issuedAt: now - 1 }), ["api.read"]),
+      s.registry,
+      now,
+    );
     if (!out.verified) throw new Error(out.response.error_detail);
     s.apply(...out.events);
   };
@@ -20,7 +24,12 @@ function granted() {
   return { s, athena, holder, grant };
 }
 
-const revoke = (ledger_id: string, reason: string) => ({ ledger_id, reason, evidence_hash: DIGEST, revoked_at: iso(NOW) });
+const revoke = (ledger_id: string, reason: string) => ({
+  ledger_id,
+  reason,
+  evidence_hash: DIGEST,
+  revoked_at: iso(NOW),
+});
 
 describe("stakes: bonded and unbonded buckets in shards", () => {
   it("locks add to their bucket, withdrawals take unbonded stake first, slashing takes bonded stake, nothing goes below zero", () => {
@@ -34,7 +43,10 @@ describe("stakes: bonded and unbonded buckets in shards", () => {
     expect(stakeFor(s.registry, ledger_id).bondedShards).toBe(900n * MIC - 1n);
     s.event("stake.withdrawn", { ledger_id, amount_shards: (10_000n * MIC).toString() });
     expect(stakeFor(s.registry, ledger_id)).toEqual({ bondedShards: 0n, unbondedShards: 0n });
-    expect(stakeFor(s.registry, "00000000-0000-4000-8000-000000000000")).toEqual({ bondedShards: 0n, unbondedShards: 0n });
+    expect(stakeFor(s.registry, "00000000-0000-4000-8000-000000000000")).toEqual({
+      bondedShards: 0n,
+      unbondedShards: 0n,
+    });
   });
 
   it("amounts beyond 2^53 shards stay exact", () => {
@@ -51,8 +63,20 @@ describe("registrations", () => {
     const s = new Scenario();
     const first = s.identity("a", { role: "viewer" });
     const identity = s.registry.identities.get(first.ledger_id)!;
-    s.event("identity.registered", { ledger_id: first.ledger_id, algorithm: identity.algorithm, public_key: `02${"11".repeat(32)}`, role: "admin", reputation: 1 });
-    s.event("identity.registered", { ledger_id: "00000000-0000-4000-8000-000000000001", algorithm: identity.algorithm, public_key: identity.public_key, role: "admin", reputation: 1 });
+    s.event("identity.registered", {
+      ledger_id: first.ledger_id,
+      algorithm: identity.algorithm,
+      public_key: `02${"11".repeat(32)}`,
+      role: "admin",
+      reputation: 1,
+    });
+    s.event("identity.registered", {
+      ledger_id: "00000000-0000-4000-8000-000000000001",
+      algorithm: identity.algorithm,
+      public_key: identity.public_key,
+      role: "admin",
+      reputation: 1,
+    });
     expect(s.registry.identities.get(first.ledger_id)!.role).toBe("viewer");
     expect(s.registry.identities.has("00000000-0000-4000-8000-000000000001")).toBe(false);
     s.companion("athena");
@@ -66,9 +90,17 @@ describe("grants, revocations and check (injected clock)", () => {
   it("a grant holds until its expiry; expired authority is no authority", () => {
     const { s, holder } = granted();
     const grant = s.registry.identities.get(holder.ledger_id)!.grant!;
-    expect(checkAuthority(s.registry, holder.ledger_id, NOW)).toEqual({ has_authority: true, scopes: ["api.read"], expires_at: grant.expires_at });
+    expect(checkAuthority(s.registry, holder.ledger_id, NOW)).toEqual({
+      has_authority: true,
+      scopes: ["api.read"],
+      expires_at: grant.expires_at,
+    });
     expect(checkAuthority(s.registry, holder.ledger_id, grant.expiresAtMs - 1).has_authority).toBe(true);
-    expect(checkAuthority(s.registry, holder.ledger_id, grant.expiresAtMs)).toEqual({ has_authority: false, scopes: [], expires_at: null });
+    expect(checkAuthority(s.registry, holder.ledger_id, grant.expiresAtMs)).toEqual({
+      has_authority: false,
+      scopes: [],
+      expires_at: null,
+    });
     expect(checkAuthority(s.registry, "00000000-0000-4000-8000-000000000000", NOW).has_authority).toBe(false);
     expect(authorizes(s.registry, holder.ledger_id, "api.read", NOW)).toBe(true);
     expect(authorizes(s.registry, holder.ledger_id, "api.write", NOW)).toBe(false);
@@ -96,7 +128,11 @@ describe("grants, revocations and check (injected clock)", () => {
     const { s, holder, athena } = granted();
     s.event("avm.revoke", revoke(holder.ledger_id, reason));
     expect(s.registry.identities.get(holder.ledger_id)!.barred?.cause).toBe(`authority revoked: ${reason}`);
-    const out = verifyAuthority(request(holder, attest(athena, holder.ledger_id), ["api.read"]), s.registry, NOW + 1000);
+    const out = verifyAuthority(
+      request(holder, attest(athena, holder.ledger_id), ["api.read"]),
+      s.registry,
+      NOW + 1000,
+    );
     expect(!out.verified && out.rule).toBe("identity.revoked");
   });
 
@@ -115,10 +151,20 @@ describe("grants, revocations and check (injected clock)", () => {
 
   it("a renewal supersedes the previous grant", () => {
     const { s, holder, athena } = granted();
-    const out = verifyAuthority(request(holder, attest(athena, holder.ledger_id, { scopes: ["api.write"], expiresAt: NOW + 5 * DAY }), ["api.write"]), s.registry, NOW + 1000);
+    const out = verifyAuthority(
+      request(holder, attest(athena, holder.ledger_id, { scopes: ["api.write"], expiresAt: NOW + 5 * DAY }), [
+        "api.write",
+      ]),
+      s.registry,
+      NOW + 1000,
+    );
     expect(out.verified && out.renewal).toBe(true);
     s.apply(...out.events);
-    expect(checkAuthority(s.registry, holder.ledger_id, NOW + 2000)).toEqual({ has_authority: true, scopes: ["api.write"], expires_at: iso(NOW + 5 * DAY) });
+    expect(checkAuthority(s.registry, holder.ledger_id, NOW + 2000)).toEqual({
+      has_authority: true,
+      scopes: ["api.write"],
+      expires_at: iso(NOW + 5 * DAY),
+    });
     // The superseded grant ran longer; it does not come back when the renewal expires.
     expect(checkAuthority(s.registry, holder.ledger_id, NOW + 6 * DAY).has_authority).toBe(false);
   });
@@ -136,8 +182,18 @@ describe("grants, revocations and check (injected clock)", () => {
   it("tokens: issued, then revoked", () => {
     const s = new Scenario();
     const jti = "1b4e28ba-2fa1-4d2b-883f-0016d3cca427";
-    s.event("token.issued", { jti, subject: "operator", permissions: ["avm.revoke"], issued_at: iso(NOW), expires_at: iso(NOW + 3_600_000) });
-    expect(s.registry.tokens.get(jti)).toMatchObject({ subject: "operator", revoked: false, expiresAtMs: NOW + 3_600_000 });
+    s.event("token.issued", {
+      jti,
+      subject: "operator",
+      permissions: ["avm.revoke"],
+      issued_at: iso(NOW),
+      expires_at: iso(NOW + 3_600_000),
+    });
+    expect(s.registry.tokens.get(jti)).toMatchObject({
+      subject: "operator",
+      revoked: false,
+      expiresAtMs: NOW + 3_600_000,
+    });
     s.event("token.revoked", { jti, reason: "rotated" });
     expect(s.registry.tokens.get(jti)!.revoked).toBe(true);
   });

@@ -108,7 +108,7 @@ export interface AvmRegistry {
  */
 export function tokenChainStanding(registry: AvmRegistry, jti: string): "held" | "revoked" | "not_issued" {
   const visited = new Set<string>();
-  for (let at: string | null = jti; at !== null; ) {
+  for (let at: string | null = jti; at !== null;) {
     const token = registry.tokens.get(at);
     if (!token || visited.has(at)) return "not_issued";
     if (token.revoked) return "revoked";
@@ -224,17 +224,28 @@ function applyTyped(state: AvmRegistry, type: AvmEventType, payload: unknown, se
       const p = payload as P<"avm.revoke">;
       const identity = state.identities.get(p.ledger_id);
       if (!identity) return;
-      const revocation: RevocationRecord = { reason: p.reason, revoked_at: p.revoked_at, evidence_hash: p.evidence_hash, seq };
+      const revocation: RevocationRecord = {
+        reason: p.reason,
+        revoked_at: p.revoked_at,
+        evidence_hash: p.evidence_hash,
+        seq,
+      };
       if (identity.grant && !identity.grant.revocation) identity.grant.revocation = revocation;
       identity.lastRevocation = revocation;
       identity.attestationCount = 0;
-      if (BARRING_REVOKE_REASONS.includes(p.reason) && !identity.barred) identity.barred = { cause: `authority revoked: ${p.reason}`, seq };
+      if (BARRING_REVOKE_REASONS.includes(p.reason) && !identity.barred)
+        identity.barred = { cause: `authority revoked: ${p.reason}`, seq };
       return;
     }
     case "companion.registered": {
       const p = payload as P<"companion.registered">;
       if (!state.companions.has(p.companion_id)) {
-        state.companions.set(p.companion_id, { companion_id: p.companion_id, algorithm: p.algorithm, public_key: p.public_key, seq });
+        state.companions.set(p.companion_id, {
+          companion_id: p.companion_id,
+          algorithm: p.algorithm,
+          public_key: p.public_key,
+          seq,
+        });
       }
       return;
     }
@@ -333,7 +344,9 @@ export function currentGrant(registry: AvmRegistry, ledgerId: string, nowMs: num
 /** GET /avm/check/{ledger_id}: expired, revoked or barred authority is no authority. */
 export function checkAuthority(registry: AvmRegistry, ledgerId: string, nowMs: number): AvmCheckResponse {
   const grant = currentGrant(registry, ledgerId, nowMs);
-  return grant ? { has_authority: true, scopes: [...grant.scopes], expires_at: grant.expires_at } : { has_authority: false, scopes: [], expires_at: null };
+  return grant
+    ? { has_authority: true, scopes: [...grant.scopes], expires_at: grant.expires_at }
+    : { has_authority: false, scopes: [], expires_at: null };
 }
 
 /** Whether the identity holds `scope` at `nowMs` (what a service relying on the AVM asks). */

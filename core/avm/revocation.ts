@@ -30,7 +30,12 @@ export function automaticRevocations(registry: AvmRegistry, event: NewEvent, now
   return [
     {
       type: "avm.revoke",
-      payload: { ledger_id: ledgerId, reason, evidence_hash: digestOf({ type: event.type, payload: event.payload }), revoked_at: new Date(nowMs).toISOString() },
+      payload: {
+        ledger_id: ledgerId,
+        reason,
+        evidence_hash: digestOf({ type: event.type, payload: event.payload }),
+        revoked_at: new Date(nowMs).toISOString(),
+      },
     },
   ];
 }
@@ -50,7 +55,9 @@ function triggeredReason(registry: AvmRegistry, event: NewEvent, nowMs: number):
     }
     case "identity.drift": {
       const p = event.payload as EventPayload<"identity.drift">;
-      return p.drift_score > AVM_POLICY.maxDriftScore && currentGrant(registry, p.ledger_id, nowMs) ? "drift_exceeded" : null;
+      return p.drift_score > AVM_POLICY.maxDriftScore && currentGrant(registry, p.ledger_id, nowMs)
+        ? "drift_exceeded"
+        : null;
     }
     case "integrity.violation": {
       const p = event.payload as EventPayload<"integrity.violation">;
@@ -58,7 +65,9 @@ function triggeredReason(registry: AvmRegistry, event: NewEvent, nowMs: number):
     }
     case "companion.concern": {
       const p = event.payload as EventPayload<"companion.concern">;
-      return registry.companions.has(p.companion_id) && currentGrant(registry, p.ledger_id, nowMs) ? "companion_concern" : null;
+      return registry.companions.has(p.companion_id) && currentGrant(registry, p.ledger_id, nowMs)
+        ? "companion_concern"
+        : null;
     }
     default:
       return null;

@@ -13,8 +13,15 @@ function manualRows(): string[][] {
   const end = MANUAL.indexOf("<!-- avm-rules:end -->");
   expect(start).toBeGreaterThan(-1);
   expect(end).toBeGreaterThan(start);
-  const lines = MANUAL.slice(start, end).split("\n").filter((l) => l.startsWith("| `"));
-  return lines.map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim().replaceAll("\\|", "|")));
+  const lines = MANUAL.slice(start, end)
+    .split("\n")
+    .filter((l) => l.startsWith("| `"));
+  return lines.map((l) =>
+    l
+      .slice(1, -1)
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim().replaceAll("\\|", "|")),
+  );
 }
 
 describe("the rule table", () => {

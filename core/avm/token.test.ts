@@ -3,7 +3,15 @@ import { describe, expect, it } from "vitest";
 import { publicKeyFromSecret } from "../signature.ts";
 import { issueToken } from "./operations.ts";
 import { iso, NOW, Scenario, signerFor } from "../../test/support/core/avm/helpers.ts";
-import { signToken, TOKEN_AUDIENCE, TOKEN_ISSUER, tokenClaims, verifyToken, type TokenClaims, type TokenError } from "./token.ts";
+import {
+  signToken,
+  TOKEN_AUDIENCE,
+  TOKEN_ISSUER,
+  tokenClaims,
+  verifyToken,
+  type TokenClaims,
+  type TokenError,
+} from "./token.ts";
 
 const KEY = signerFor("token key").secretKeyHex;
 const PUBLIC = publicKeyFromSecret("ed25519", KEY);
@@ -18,13 +26,29 @@ function issued(permissions: ("avm.revoke" | "consensus.write")[] = ["avm.revoke
   return { s, claims: op.result.claims };
 }
 
-async function check(token: string | undefined, s: Scenario, nowMs = NOW + 1000, permission: "avm.revoke" | "consensus.write" = "avm.revoke") {
+async function check(
+  token: string | undefined,
+  s: Scenario,
+  nowMs = NOW + 1000,
+  permission: "avm.revoke" | "consensus.write" = "avm.revoke",
+) {
   const verdict = await verifyToken(token, { publicKeyHex: PUBLIC, nowMs, registry: s.registry, permission });
   return verdict.ok ? "ok" : verdict.error;
 }
 
-async function signedWith(payload: Record<string, unknown>, header: Record<string, unknown> = { alg: "EdDSA", typ: "JWT" }): Promise<string> {
-  const key = await importJWK({ kty: "OKP", crv: "Ed25519", x: Buffer.from(PUBLIC, "hex").toString("base64url"), d: Buffer.from(KEY, "hex").toString("base64url") }, "EdDSA");
+async function signedWith(
+  payload: Record<string, unknown>,
+  header: Record<string, unknown> = { alg: "EdDSA", typ: "JWT" },
+): Promise<string> {
+  const key = await importJWK(
+    {
+      kty: "OKP",
+      crv: "Ed25519",
+      x: Buffer.from(PUBLIC, "hex").toString("base64url"),
+      d: Buffer.from(KEY, "hex").toString("base64url"),
+    },
+    "EdDSA",
+  );
   return new SignJWT(payload).setProtectedHeader(header as { alg: string }).sign(key);
 }
 
@@ -35,7 +59,12 @@ describe("operator tokens", () => {
     expect(token.split(".")).toHaveLength(3);
     expect(await check(token, s)).toBe("ok");
     expect(await check(token, s, NOW + 1000, "consensus.write")).toBe("ok");
-    const verdict = await verifyToken(token, { publicKeyHex: PUBLIC, nowMs: NOW, registry: s.registry, permission: "avm.revoke" });
+    const verdict = await verifyToken(token, {
+      publicKeyHex: PUBLIC,
+      nowMs: NOW,
+      registry: s.registry,
+      permission: "avm.revoke",
+    });
     expect(verdict).toEqual({ ok: true, claims });
     expect(await check(token, s, NOW + 3_600_000 - 1)).toBe("ok");
     expect(await check(token, s, NOW + 3_600_000)).toBe("expired");
@@ -52,7 +81,8 @@ describe("operator tokens", () => {
       [await signToken(claims, signerFor("another key").secretKeyHex), "signature_invalid"],
       [`${token.slice(0, -2)}${token.endsWith("AA") ? "AB" : "AA"}`, "signature_invalid"],
     ];
-    for (const [candidate, error] of cases) expect(await check(candidate, s), String(candidate).slice(0, 20)).toBe(error);
+    for (const [candidate, error] of cases)
+      expect(await check(candidate, s), String(candidate).slice(0, 20)).toBe(error);
     expect(await check(token, s, NOW - 1000)).toBe("not_yet_valid");
     expect(await check(token, new Scenario())).toBe("not_issued");
     expect(await check(token, s, NOW + 1000, "consensus.write")).toBe("permission_missing");
@@ -84,7 +114,12 @@ describe("operator tokens", () => {
   });
 
   it("claims: whole seconds, sorted distinct permissions, the platform's issuer and audience", () => {
-    expect(tokenClaims({ jti: JTI, subject: "ops", permissions: ["consensus.write", "avm.revoke", "consensus.write"], ttlSeconds: 10 }, NOW + 999)).toEqual({
+    expect(
+      tokenClaims(
+        { jti: JTI, subject: "ops", permissions: ["consensus.write", "avm.revoke", "consensus.write"], ttlSeconds: 10 },
+        NOW + 999,
+      ),
+    ).toEqual({
       iss: TOKEN_ISSUER,
       aud: TOKEN_AUDIENCE,
       sub: "ops",

@@ -52,7 +52,10 @@ export type TokenError =
 export type TokenVerdict = { ok: true; claims: TokenClaims } | { ok: false; error: TokenError };
 
 /** The claims of a new token issued at `nowMs` (whole seconds) for `ttlSeconds`. */
-export function tokenClaims(input: { jti: string; subject: string; permissions: readonly TokenPermission[]; ttlSeconds: number }, nowMs: number): TokenClaims {
+export function tokenClaims(
+  input: { jti: string; subject: string; permissions: readonly TokenPermission[]; ttlSeconds: number },
+  nowMs: number,
+): TokenClaims {
   const iat = Math.floor(nowMs / 1000);
   return TokenClaims.parse({
     iss: TOKEN_ISSUER,
@@ -162,7 +165,8 @@ const publicKeys = new Map<string, Promise<CryptoKey>>();
 function publicKey(publicKeyHex: string): Promise<CryptoKey> {
   let key = publicKeys.get(publicKeyHex);
   if (!key) {
-    if (!/^[0-9a-f]{64}$/.test(publicKeyHex)) return Promise.reject(new Error("the token public key must be 32 bytes of lowercase hex"));
+    if (!/^[0-9a-f]{64}$/.test(publicKeyHex))
+      return Promise.reject(new Error("the token public key must be 32 bytes of lowercase hex"));
     key = importJWK({ kty: "OKP", crv: "Ed25519", x: b64url(publicKeyHex) }, TOKEN_ALGORITHM) as Promise<CryptoKey>;
     if (publicKeys.size >= 16) publicKeys.clear();
     publicKeys.set(publicKeyHex, key);

@@ -1,12 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { validateEvent } from "../ledger/events.ts";
-import { AuthorityContext, AvmFailure, AvmVerifyRequest, MAX_AUTHORITY_DURATION_MS, type Scope } from "../schemas/avm.ts";
+import {
+  AuthorityContext,
+  AvmFailure,
+  AvmVerifyRequest,
+  MAX_AUTHORITY_DURATION_MS,
+  type Scope,
+} from "../schemas/avm.ts";
 import { SignatureVerdicts } from "../signature-verdicts.ts";
 import { sign, verify } from "../signature.ts";
 import { attestationHash, signedForms, walletMessage } from "./messages.ts";
 import { checkAuthority } from "./registry.ts";
 import { AVM_RULE_NAMES, AVM_RULES, type AvmRule } from "./rules.ts";
-import { attest, DAY, EJ_HASH, iso, NOW, request, Scenario, signerFor, type TestIdentity } from "../../test/support/core/avm/helpers.ts";
+import {
+  attest,
+  DAY,
+  EJ_HASH,
+  iso,
+  NOW,
+  request,
+  Scenario,
+  signerFor,
+  type TestIdentity,
+} from "../../test/support/core/avm/helpers.ts";
 import { malformedAttempt, signatureQuestions, verifyAuthority } from "./verifier.ts";
 
 /** A registered companion, a deployer with reputation 0.95 and 20,000 MIC bonded. */
@@ -104,7 +120,14 @@ const cases: Record<AvmRule, () => Case> = {
   },
   "attestation.subject_mismatch": () => {
     const { s, athena, holder } = base();
-    return { s, req: request(holder, attest(athena, holder.ledger_id, { subject: "7d9f2c4e-1a3b-4c5d-8e6f-0a1b2c3d4e5f" }), STAGING) };
+    return {
+      s,
+      req: request(
+        holder,
+        attest(athena, holder.ledger_id, { subject: "7d9f2c4e-1a3b-4c5d-8e6f-0a1b2c3d4e5f" }),
+        STAGING,
+      ),
+    };
   },
   "attestation.scopes_not_covered": () => {
     const { s, athena, holder } = base();
@@ -120,7 +143,12 @@ const cases: Record<AvmRule, () => Case> = {
   },
   "scope.escalation_needs_reputation": () => {
     const { s, athena, holder } = base({ reputation: 0.89 });
-    return { s, req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.deploy.production"] }), ["api.deploy.production"]) };
+    return {
+      s,
+      req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.deploy.production"] }), [
+        "api.deploy.production",
+      ]),
+    };
   },
   "scope.prohibited_combination": () => {
     const { s, athena, holder } = base();
@@ -129,11 +157,19 @@ const cases: Record<AvmRule, () => Case> = {
   },
   "scope.production_stake_insufficient": () => {
     const { s, athena, holder } = base({ stakeMic: 9_999n });
-    return { s, req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.deploy.production"] }), ["api.deploy.production"]) };
+    return {
+      s,
+      req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.deploy.production"] }), [
+        "api.deploy.production",
+      ]),
+    };
   },
   "scope.additional_attestation_required": () => {
     const { s, athena, holder } = base({ role: "admin" });
-    return { s, req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.*"], risk_level: "low" }), ["api.*"]) };
+    return {
+      s,
+      req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.*"], risk_level: "low" }), ["api.*"]),
+    };
   },
   "scope.drift_exceeded": () => {
     const { s, athena, holder } = base();
@@ -142,7 +178,14 @@ const cases: Record<AvmRule, () => Case> = {
   },
   "temporal.duration_exceeds_maximum": () => {
     const { s, athena, holder } = base();
-    return { s, req: request(holder, attest(athena, holder.ledger_id, { issuedAt: NOW - DAY, expiresAt: NOW + 89 * DAY + 1 }), STAGING) };
+    return {
+      s,
+      req: request(
+        holder,
+        attest(athena, holder.ledger_id, { issuedAt: NOW - DAY, expiresAt: NOW + 89 * DAY + 1 }),
+        STAGING,
+      ),
+    };
   },
 };
 
@@ -155,7 +198,13 @@ describe("the rule table: one failing request per row", () => {
     if (outcome.verified) return;
     const spec = AVM_RULES[rule];
     expect(outcome.rule).toBe(rule);
-    expect(outcome.response).toMatchObject({ verified: false, code: spec.code, error: spec.error, failed_at_stage: spec.stage, remediation: spec.remediation });
+    expect(outcome.response).toMatchObject({
+      verified: false,
+      code: spec.code,
+      error: spec.error,
+      failed_at_stage: spec.stage,
+      remediation: spec.remediation,
+    });
     expect(outcome.response.error_detail.startsWith(`${rule}: `)).toBe(true);
     expect(AvmFailure.safeParse(outcome.response).success).toBe(true);
     // The attempt is logged with the stage, code and error, and nothing is granted.
@@ -183,21 +232,36 @@ describe("the rule table: one failing request per row", () => {
 });
 
 describe("signatures verified ahead (the API verifies them on other threads before its write)", () => {
-  const ahead = (req: AvmVerifyRequest, s: Scenario, answer = (q: ReturnType<typeof signatureQuestions>[number]) => verify(q.algorithm, q.publicKeyHex, q.message, q.signatureHex)) => {
+  const ahead = (
+    req: AvmVerifyRequest,
+    s: Scenario,
+    answer = (q: ReturnType<typeof signatureQuestions>[number]) =>
+      verify(q.algorithm, q.publicKeyHex, q.message, q.signatureHex),
+  ) => {
     const forms = signedForms(req);
     const questions = signatureQuestions(req, forms, s.registry);
     return { questions, ahead: { forms, signatures: new SignatureVerdicts(questions, questions.map(answer)) } };
   };
 
   it.each([...AVM_RULE_NAMES, "granted (with a co-signature)"])("decides as without them: %s", (name) => {
-    const { s, req, now = NOW }: Case =
-      name in cases
-        ? cases[name as AvmRule]()
-        : (() => {
-            const { s, athena, holder } = base({ role: "admin" });
-            const hermes = s.companion("hermes");
-            return { s, req: request(holder, attest(athena, holder.ledger_id, { scopes: ["api.*"], risk_level: "low", cosigner: hermes }), ["api.*"]) };
-          })();
+    const {
+      s,
+      req,
+      now = NOW,
+    }: Case = name in cases
+      ? cases[name as AvmRule]()
+      : (() => {
+          const { s, athena, holder } = base({ role: "admin" });
+          const hermes = s.companion("hermes");
+          return {
+            s,
+            req: request(
+              holder,
+              attest(athena, holder.ledger_id, { scopes: ["api.*"], risk_level: "low", cosigner: hermes }),
+              ["api.*"],
+            ),
+          };
+        })();
     const { questions, ahead: computed } = ahead(req, s);
     const outcome = verifyAuthority(req, s.registry, now, computed);
     expect(outcome).toEqual(verifyAuthority(req, s.registry, now));
@@ -259,31 +323,55 @@ describe("a successful verification", () => {
     for (const e of outcome.events) expect(validateEvent(e.type, e.payload)).toBeNull();
 
     s.apply(...outcome.events);
-    expect(checkAuthority(s.registry, holder.ledger_id, NOW + 1)).toEqual({ has_authority: true, scopes: STAGING, expires_at: iso(NOW + 30 * DAY) });
-    expect(checkAuthority(s.registry, holder.ledger_id, NOW + 30 * DAY)).toEqual({ has_authority: false, scopes: [], expires_at: null });
+    expect(checkAuthority(s.registry, holder.ledger_id, NOW + 1)).toEqual({
+      has_authority: true,
+      scopes: STAGING,
+      expires_at: iso(NOW + 30 * DAY),
+    });
+    expect(checkAuthority(s.registry, holder.ledger_id, NOW + 30 * DAY)).toEqual({
+      has_authority: false,
+      scopes: [],
+      expires_at: null,
+    });
   });
 
   it("with 5 attestations since the last revocation a grant runs to the attestation's expiry (reduced verification frequency)", () => {
     const { s, athena, holder } = base();
     let now = NOW;
     for (let i = 0; i < 5; i++) {
-      const out = verifyAuthority(request(holder, attest(athena, holder.ledger_id, { issuedAt: now - 1 }), STAGING), s.registry, now);
+      const out = verifyAuthority(
+        request(holder, attest(athena, holder.ledger_id, { issuedAt: now - 1 }), STAGING),
+        s.registry,
+        now,
+      );
       expect(out.verified).toBe(true);
       if (out.verified) expect(out.response.authority_context.expires_at).toBe(iso(now + 30 * DAY));
       s.apply(...out.events);
       now += 1000;
     }
-    const sixth = verifyAuthority(request(holder, attest(athena, holder.ledger_id, { issuedAt: now - 1, expiresAt: now + 85 * DAY }), STAGING), s.registry, now);
+    const sixth = verifyAuthority(
+      request(holder, attest(athena, holder.ledger_id, { issuedAt: now - 1, expiresAt: now + 85 * DAY }), STAGING),
+      s.registry,
+      now,
+    );
     expect(sixth.verified && sixth.response.authority_context.expires_at).toBe(iso(now + 85 * DAY));
     expect(sixth.verified && sixth.renewal).toBe(true);
   });
 
   it("never expires after the attestation, and never beyond 90 days", () => {
     const { s, athena, holder } = base();
-    const out = verifyAuthority(request(holder, attest(athena, holder.ledger_id, { expiresAt: NOW + 3 * DAY }), STAGING), s.registry, NOW);
+    const out = verifyAuthority(
+      request(holder, attest(athena, holder.ledger_id, { expiresAt: NOW + 3 * DAY }), STAGING),
+      s.registry,
+      NOW,
+    );
     expect(out.verified && out.response.authority_context.expires_at).toBe(iso(NOW + 3 * DAY));
     const exactly90 = verifyAuthority(
-      request(holder, attest(athena, holder.ledger_id, { issuedAt: NOW - DAY, expiresAt: NOW - DAY + MAX_AUTHORITY_DURATION_MS }), STAGING),
+      request(
+        holder,
+        attest(athena, holder.ledger_id, { issuedAt: NOW - DAY, expiresAt: NOW - DAY + MAX_AUTHORITY_DURATION_MS }),
+        STAGING,
+      ),
       s.registry,
       NOW,
     );
@@ -310,7 +398,9 @@ describe("a successful verification", () => {
     const att = attest(athena, holder.ledger_id);
     const scopes: Scope[] = ["api.read", "api.read", "api.write"];
     const req = request(holder, att, scopes);
-    expect(req.wallet_signature).toBe(sign("ed25519", holder.wallet.secretKeyHex, walletMessage(attestationHash(att), holder.ledger_id, scopes)));
+    expect(req.wallet_signature).toBe(
+      sign("ed25519", holder.wallet.secretKeyHex, walletMessage(attestationHash(att), holder.ledger_id, scopes)),
+    );
     const out = verifyAuthority(req, s.registry, NOW);
     expect(out.verified && out.response.authority_context.scopes).toEqual(["api.read", "api.write"]);
     const reordered = verifyAuthority({ ...req, requested_scopes: ["api.read", "api.write"] }, s.registry, NOW);
@@ -319,7 +409,11 @@ describe("a successful verification", () => {
 
   it("an EJ hash that is a placeholder fails like a missing one", () => {
     const { s, athena, holder } = base();
-    const out = verifyAuthority(request(holder, attest(athena, holder.ledger_id, { ej_hash: `sha256:${"0".repeat(64)}` }), STAGING), s.registry, NOW);
+    const out = verifyAuthority(
+      request(holder, attest(athena, holder.ledger_id, { ej_hash: `sha256:${"0".repeat(64)}` }), STAGING),
+      s.registry,
+      NOW,
+    );
     expect(!out.verified && out.rule).toBe("attestation.ej_hash_invalid");
     expect(EJ_HASH).not.toBe(`sha256:${"0".repeat(64)}`);
   });
@@ -328,7 +422,14 @@ describe("a successful verification", () => {
 describe("malformedAttempt: the log line of a body that did not parse", () => {
   it("keeps only a UUID ledger_id, recognised scopes and the attestation hash", () => {
     const attestation = { anything: "at all" };
-    expect(malformedAttempt({ ledger_id: "7d9f2c4e-1a3b-4c5d-8e6f-0a1b2c3d4e5f", requested_scopes: ["api.read", "drop tables", 7], companion_attestation: attestation, extra: 1 }).payload).toEqual({
+    expect(
+      malformedAttempt({
+        ledger_id: "7d9f2c4e-1a3b-4c5d-8e6f-0a1b2c3d4e5f",
+        requested_scopes: ["api.read", "drop tables", 7],
+        companion_attestation: attestation,
+        extra: 1,
+      }).payload,
+    ).toEqual({
       ledger_id: "7d9f2c4e-1a3b-4c5d-8e6f-0a1b2c3d4e5f",
       requested_scopes: ["api.read"],
       verified: false,
@@ -337,7 +438,16 @@ describe("malformedAttempt: the log line of a body that did not parse", () => {
       attestation_hash: attestationHash(attestation),
       error: "request_malformed",
     });
-    for (const body of [null, "text", [1, 2], { ledger_id: "x".repeat(10_000), requested_scopes: Array(1000).fill("api.read"), companion_attestation: { s: "\ud800" } }]) {
+    for (const body of [
+      null,
+      "text",
+      [1, 2],
+      {
+        ledger_id: "x".repeat(10_000),
+        requested_scopes: Array(1000).fill("api.read"),
+        companion_attestation: { s: "\ud800" },
+      },
+    ]) {
       const attempt = malformedAttempt(body);
       expect(validateEvent(attempt.type, attempt.payload)).toBeNull();
       expect((attempt.payload as { attestation_hash: unknown }).attestation_hash).toBeNull();

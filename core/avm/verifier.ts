@@ -26,7 +26,15 @@ import {
 import { Uuid } from "../schemas/common.ts";
 import { SignatureVerdicts, type SignatureQuestion } from "../signature-verdicts.ts";
 import { attestationHash, signedForms, type SignedForms } from "./messages.ts";
-import { decideRisk, decideScopes, decideStake, grantCovers, maxGrantDurationMs, type PolicyRequest, type PolicySubject } from "./policy.ts";
+import {
+  decideRisk,
+  decideScopes,
+  decideStake,
+  grantCovers,
+  maxGrantDurationMs,
+  type PolicyRequest,
+  type PolicySubject,
+} from "./policy.ts";
 import { currentGrant, stakeFor, type AvmRegistry, type IdentityRecord } from "./registry.ts";
 import { AVM_RULES, AvmRuleFailure, failureOutput, type AvmRule } from "./rules.ts";
 import { AVM_POLICY } from "./policy.ts";
@@ -35,7 +43,13 @@ export type VerifyOutcome =
   | { verified: true; response: AvmVerifySuccess; renewal: boolean; events: NewEvent[] }
   | { verified: false; response: AvmFailure; rule: AvmRule; events: NewEvent[] };
 
-const VALIDATION_CHAIN: AuthorityContext["validation_chain"] = ["identity:pass", "stake:pass", "attestation:pass", "scope:pass", "temporal:pass"];
+const VALIDATION_CHAIN: AuthorityContext["validation_chain"] = [
+  "identity:pass",
+  "stake:pass",
+  "attestation:pass",
+  "scope:pass",
+  "temporal:pass",
+];
 
 /** EJ hashes that prove nothing: all zeros, and the SHA-256 of empty input. */
 const PLACEHOLDER_EJ_HASHES = new Set([`sha256:${"0".repeat(64)}`, `sha256:${sha256Hex("")}`]);
@@ -54,7 +68,12 @@ export interface VerifiedAhead {
  * `ahead` may carry the signed forms and signature verdicts computed before (a signature without a
  * verdict is verified here): the outcome is the same either way.
  */
-export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry, nowMs: number, ahead?: VerifiedAhead): VerifyOutcome {
+export function verifyAuthority(
+  request: AvmVerifyRequest,
+  registry: AvmRegistry,
+  nowMs: number,
+  ahead?: VerifiedAhead,
+): VerifyOutcome {
   const forms = ahead?.forms ?? signedForms(request);
   const signatures = ahead?.signatures ?? SignatureVerdicts.none();
   const A = forms.attestationHash;
@@ -62,9 +81,18 @@ export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry
   try {
     const identity = identityStage(request, registry);
     const bonded = stakeStage(request, identity, registry, forms, signatures);
-    const subject: PolicySubject = { role: identity.role, reputation: identity.reputation, bondedStakeShards: bonded, driftScore: identity.driftScore };
+    const subject: PolicySubject = {
+      role: identity.role,
+      reputation: identity.reputation,
+      bondedStakeShards: bonded,
+      driftScore: identity.driftScore,
+    };
     const attestation = attestationStage(request, registry, forms, requested, nowMs, signatures);
-    scopeStage(subject, { scopes: requested, riskLevel: attestation.risk_level, additionalAttestation: attestation.cosignature !== undefined });
+    scopeStage(subject, {
+      scopes: requested,
+      riskLevel: attestation.risk_level,
+      additionalAttestation: attestation.cosignature !== undefined,
+    });
     const { createdAt, expiresAt } = temporalStage(attestation, identity, nowMs);
 
     const context: AuthorityContext = {
@@ -80,10 +108,20 @@ export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry
       validation_chain: VALIDATION_CHAIN,
     };
     const renewal = currentGrant(registry, request.ledger_id, nowMs) !== null;
-    return { verified: true, response: { verified: true, authority_context: context }, renewal, events: [attemptEvent(request, A, null), grantEvent(context)] };
+    return {
+      verified: true,
+      response: { verified: true, authority_context: context },
+      renewal,
+      events: [attemptEvent(request, A, null), grantEvent(context)],
+    };
   } catch (error) {
     if (!(error instanceof AvmRuleFailure)) throw error;
-    return { verified: false, response: failureOutput(error.rule, error.detail), rule: error.rule, events: [attemptEvent(request, A, error.rule)] };
+    return {
+      verified: false,
+      response: failureOutput(error.rule, error.detail),
+      rule: error.rule,
+      events: [attemptEvent(request, A, error.rule)],
+    };
   }
 }
 
@@ -94,11 +132,21 @@ export function verifyAuthority(request: AvmVerifyRequest, registry: AvmRegistry
  * the key), and the companion's signature and co-signature under the keys the attestation names
  * (the stage checks those are the registered ones). Anything not foreseen is verified in the stages.
  */
-export function signatureQuestions(request: AvmVerifyRequest, forms: SignedForms, registry: AvmRegistry): SignatureQuestion[] {
+export function signatureQuestions(
+  request: AvmVerifyRequest,
+  forms: SignedForms,
+  registry: AvmRegistry,
+): SignatureQuestion[] {
   const questions: SignatureQuestion[] = [];
   const att = request.companion_attestation;
   const identity = registry.identities.get(request.ledger_id);
-  if (identity) questions.push({ algorithm: identity.algorithm, publicKeyHex: identity.public_key, message: forms.wallet, signatureHex: request.wallet_signature });
+  if (identity)
+    questions.push({
+      algorithm: identity.algorithm,
+      publicKeyHex: identity.public_key,
+      message: forms.wallet,
+      signatureHex: request.wallet_signature,
+    });
   const signer = signerOf(att);
   if (signer) questions.push({ ...signer, message: forms.attestation });
   const cosigner = isPlainObject(att.cosignature) && forms.cosignature ? signerOf(att.cosignature) : null;
@@ -108,7 +156,12 @@ export function signatureQuestions(request: AvmVerifyRequest, forms: SignedForms
 
 function signerOf(fields: Record<string, unknown>): Omit<SignatureQuestion, "message"> | null {
   const { algorithm, public_key, signature } = fields;
-  if ((algorithm !== "ed25519" && algorithm !== "secp256k1") || typeof public_key !== "string" || typeof signature !== "string") return null;
+  if (
+    (algorithm !== "ed25519" && algorithm !== "secp256k1") ||
+    typeof public_key !== "string" ||
+    typeof signature !== "string"
+  )
+    return null;
   return { algorithm, publicKeyHex: public_key, signatureHex: signature };
 }
 
@@ -120,23 +173,39 @@ function identityStage(request: AvmVerifyRequest, registry: AvmRegistry): Identi
   const identity = registry.identities.get(request.ledger_id);
   if (!identity) fail("identity.not_found", `no identity is registered as ${request.ledger_id}`);
   if (identity.barred) fail("identity.revoked", identity.barred.cause);
-  if (!(identity.reputation > AVM_POLICY.minimumReputationExclusive)) fail("identity.reputation_not_positive", `reputation is ${identity.reputation}`);
+  if (!(identity.reputation > AVM_POLICY.minimumReputationExclusive))
+    fail("identity.reputation_not_positive", `reputation is ${identity.reputation}`);
   return identity;
 }
 
 /** 2 stake: the wallet signature matches the ledger_id's key; enough stake bonded. Returns the bonded shards. */
-function stakeStage(request: AvmVerifyRequest, identity: IdentityRecord, registry: AvmRegistry, forms: SignedForms, signatures: SignatureVerdicts): bigint {
+function stakeStage(
+  request: AvmVerifyRequest,
+  identity: IdentityRecord,
+  registry: AvmRegistry,
+  forms: SignedForms,
+  signatures: SignatureVerdicts,
+): bigint {
   if (!signatures.verify(identity.algorithm, identity.public_key, forms.wallet, request.wallet_signature)) {
-    fail("stake.wallet_signature_invalid", `the wallet signature does not verify under the ${identity.algorithm} key registered for ${identity.ledger_id}`);
+    fail(
+      "stake.wallet_signature_invalid",
+      `the wallet signature does not verify under the ${identity.algorithm} key registered for ${identity.ledger_id}`,
+    );
   }
   const stake = stakeFor(registry, identity.ledger_id);
   const total = stake.bondedShards + stake.unbondedShards;
   if (total === 0n) fail("stake.missing", "no stake is locked for this identity");
-  const decision = decideStake({ role: identity.role, reputation: identity.reputation, bondedStakeShards: stake.bondedShards, driftScore: identity.driftScore });
+  const decision = decideStake({
+    role: identity.role,
+    reputation: identity.reputation,
+    bondedStakeShards: stake.bondedShards,
+    driftScore: identity.driftScore,
+  });
   if (!decision.allowed) {
     const held = `${formatMicDecimal(stake.bondedShards)} MIC bonded, ${formatMicDecimal(stake.unbondedShards)} MIC locked without accepting slashing`;
     const min = `${formatMicDecimal(AVM_POLICY.minimumStakeShards)} MIC`;
-    if (total >= AVM_POLICY.minimumStakeShards) fail("stake.slashing_not_accepted", `${held}; a grant needs ${min} locked accepting the slashing conditions`);
+    if (total >= AVM_POLICY.minimumStakeShards)
+      fail("stake.slashing_not_accepted", `${held}; a grant needs ${min} locked accepting the slashing conditions`);
     fail("stake.below_minimum", `${held}; a grant needs ${min}`);
   }
   return stake.bondedShards;
@@ -159,12 +228,16 @@ function attestationStage(
     fail("attestation.ej_hash_invalid", `ej_hash: ${issues[0]!.message}`);
   }
   const att = parsed.data;
-  if (!isDigest(att.ej_hash) || PLACEHOLDER_EJ_HASHES.has(att.ej_hash)) fail("attestation.ej_hash_invalid", `ej_hash ${att.ej_hash} is a placeholder`);
+  if (!isDigest(att.ej_hash) || PLACEHOLDER_EJ_HASHES.has(att.ej_hash))
+    fail("attestation.ej_hash_invalid", `ej_hash ${att.ej_hash} is a placeholder`);
 
   const companion = registry.companions.get(att.companion_id);
   if (!companion) fail("attestation.companion_not_registered", `no companion is registered as ${att.companion_id}`);
   if (companion.algorithm !== att.algorithm || companion.public_key !== att.public_key) {
-    fail("attestation.companion_key_mismatch", `the attestation's ${att.algorithm} key is not the one registered for ${att.companion_id}`);
+    fail(
+      "attestation.companion_key_mismatch",
+      `the attestation's ${att.algorithm} key is not the one registered for ${att.companion_id}`,
+    );
   }
   // The signed forms are of the attestation as sent: the strict schema admits exactly its fields,
   // unchanged (no defaults, no transforms), so they are the forms of `att`.
@@ -179,22 +252,38 @@ function attestationStage(
   if (nowMs >= expiresMs) fail("attestation.expired", `expired at ${att.expires_at} (now ${iso(nowMs)})`);
   const A = forms.attestationHash;
   const usedAt = registry.usedAttestations.get(A);
-  if (usedAt !== undefined) fail("attestation.replayed", `attestation ${A} already granted authority (ledger seq ${usedAt})`);
+  if (usedAt !== undefined)
+    fail("attestation.replayed", `attestation ${A} already granted authority (ledger seq ${usedAt})`);
 
-  if (att.subject !== request.ledger_id) fail("attestation.subject_mismatch", `the attestation is about ${att.subject}, the request about ${request.ledger_id}`);
+  if (att.subject !== request.ledger_id)
+    fail(
+      "attestation.subject_mismatch",
+      `the attestation is about ${att.subject}, the request about ${request.ledger_id}`,
+    );
   const uncovered = requested.filter((s) => !grantCovers(att.scopes, s));
-  if (uncovered.length > 0) fail("attestation.scopes_not_covered", `the attestation does not cover ${uncovered.join(", ")}`);
+  if (uncovered.length > 0)
+    fail("attestation.scopes_not_covered", `the attestation does not cover ${uncovered.join(", ")}`);
   const risk = decideRisk({ scopes: requested, riskLevel: att.risk_level, additionalAttestation: false });
   if (!risk.allowed) fail(risk.rule, risk.detail);
   return att;
 }
 
-function checkCosignature(att: CompanionAttestation, co: CompanionCosignature, registry: AvmRegistry, signed: Uint8Array, signatures: SignatureVerdicts): void {
+function checkCosignature(
+  att: CompanionAttestation,
+  co: CompanionCosignature,
+  registry: AvmRegistry,
+  signed: Uint8Array,
+  signatures: SignatureVerdicts,
+): void {
   const cosigner = registry.companions.get(co.companion_id);
   if (!cosigner) fail("attestation.cosignature_invalid", `no companion is registered as ${co.companion_id}`);
-  if (co.companion_id === att.companion_id) fail("attestation.cosignature_invalid", "the co-signer is the issuing companion");
+  if (co.companion_id === att.companion_id)
+    fail("attestation.cosignature_invalid", "the co-signer is the issuing companion");
   if (cosigner.algorithm !== co.algorithm || cosigner.public_key !== co.public_key) {
-    fail("attestation.cosignature_invalid", `the co-signature's ${co.algorithm} key is not the one registered for ${co.companion_id}`);
+    fail(
+      "attestation.cosignature_invalid",
+      `the co-signature's ${co.algorithm} key is not the one registered for ${co.companion_id}`,
+    );
   }
   if (!signatures.verify(co.algorithm, co.public_key, signed, co.signature)) {
     fail("attestation.cosignature_invalid", `the co-signature of ${co.companion_id} does not verify`);
@@ -208,14 +297,22 @@ function scopeStage(subject: PolicySubject, request: PolicyRequest): void {
 }
 
 /** 5 temporal: at most 90 days, never past the attestation; shorter below 5 attestations. */
-function temporalStage(att: CompanionAttestation, identity: IdentityRecord, nowMs: number): { createdAt: string; expiresAt: string } {
+function temporalStage(
+  att: CompanionAttestation,
+  identity: IdentityRecord,
+  nowMs: number,
+): { createdAt: string; expiresAt: string } {
   const validity = Date.parse(att.expires_at) - Date.parse(att.issued_at);
   if (validity > MAX_AUTHORITY_DURATION_MS) {
-    fail("temporal.duration_exceeds_maximum", `the attestation is valid for ${days(validity)} days (${att.issued_at} to ${att.expires_at}); at most 90`);
+    fail(
+      "temporal.duration_exceeds_maximum",
+      `the attestation is valid for ${days(validity)} days (${att.issued_at} to ${att.expires_at}); at most 90`,
+    );
   }
   const expiresMs = Math.min(Date.parse(att.expires_at), nowMs + maxGrantDurationMs(identity.attestationCount));
   // Both bounds are checked above; this guards the invariant against a future edit.
-  if (!(expiresMs > nowMs && expiresMs - nowMs <= MAX_AUTHORITY_DURATION_MS)) fail("temporal.duration_exceeds_maximum", "no valid expiry");
+  if (!(expiresMs > nowMs && expiresMs - nowMs <= MAX_AUTHORITY_DURATION_MS))
+    fail("temporal.duration_exceeds_maximum", "no valid expiry");
   return { createdAt: iso(nowMs), expiresAt: iso(expiresMs) };
 }
 
@@ -226,7 +323,10 @@ function temporalStage(att: CompanionAttestation, identity: IdentityRecord, nowM
  */
 export function grantEvent(context: AuthorityContext): NewEvent {
   const { ledger_id, scopes, risk_level, attestation_hash, created_at, expires_at } = context;
-  return { type: "avm.grant", payload: { ledger_id, scopes: [...scopes], risk_level, attestation_hash, created_at, expires_at } };
+  return {
+    type: "avm.grant",
+    payload: { ledger_id, scopes: [...scopes], risk_level, attestation_hash, created_at, expires_at },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,7 +361,9 @@ export function malformedAttempt(body: unknown, error: string = MALFORMED_REQUES
   const fields = isPlainObject(body) ? body : {};
   const ledgerId = Uuid.safeParse(fields.ledger_id);
   const scopes = Array.isArray(fields.requested_scopes)
-    ? fields.requested_scopes.filter((s): s is Scope => (SCOPES as readonly unknown[]).includes(s)).slice(0, MAX_LOGGED_SCOPES)
+    ? fields.requested_scopes
+        .filter((s): s is Scope => (SCOPES as readonly unknown[]).includes(s))
+        .slice(0, MAX_LOGGED_SCOPES)
     : [];
   const attestation = AvmVerifyRequest.shape.companion_attestation.safeParse(fields.companion_attestation);
   return {
@@ -298,7 +400,9 @@ function days(ms: number): string {
 }
 
 function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  const parts = issues.slice(0, 5).map((i) => `${i.path.length ? i.path.map(String).join(".") : "(attestation)"}: ${i.message}`);
+  const parts = issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.map(String).join(".") : "(attestation)"}: ${i.message}`);
   return parts.join("; ") + (issues.length > 5 ? `; and ${issues.length - 5} more` : "");
 }
 

@@ -3,8 +3,17 @@ import { addressOrder, addressOrderOfBytes, compareAddresses, isAddress } from "
 
 describe("addresses", () => {
   it("are ledger account names", () => {
-    for (const a of ["ATLAS", "atlas", "3f0e8a52-9c1b-4d7e-8f2a-1b2c3d4e5f60", "sample-legacy-0001", "a.b_c:d-e", "x".repeat(128)]) expect(isAddress(a), a).toBe(true);
-    for (const a of ["", "-x", "a b", "é", "x".repeat(129), "a/b", 7, null]) expect(isAddress(a), String(a)).toBe(false);
+    for (const a of [
+      "ATLAS",
+      "atlas",
+      "3f0e8a52-9c1b-4d7e-8f2a-1b2c3d4e5f60",
+      "sample-legacy-0001",
+      "a.b_c:d-e",
+      "x".repeat(128),
+    ])
+      expect(isAddress(a), a).toBe(true);
+    for (const a of ["", "-x", "a b", "é", "x".repeat(129), "a/b", 7, null])
+      expect(isAddress(a), String(a)).toBe(false);
   });
 
   it("sort by code unit: shorter first, upper case before lower case", () => {
@@ -30,8 +39,10 @@ describe("addressOrder", () => {
       const list: string[] = [];
       for (let i = 0; i < size; i++) {
         const r = rng.next();
-        if (r < 0.1 && list.length > 0) list.push(list[rng.int(list.length)]!); // a repeat
-        else if (r < 0.3 && list.length > 0) list.push(list[rng.int(list.length)]!.slice(0, rng.int(12))); // a prefix of another
+        if (r < 0.1 && list.length > 0)
+          list.push(list[rng.int(list.length)]!); // a repeat
+        else if (r < 0.3 && list.length > 0)
+          list.push(list[rng.int(list.length)]!.slice(0, rng.int(12))); // a prefix of another
         else {
           const prefix = r < 0.7 ? "acct-0000" : "";
           let s = prefix + alphabet[rng.int(62) + 1];
@@ -46,7 +57,9 @@ describe("addressOrder", () => {
   it("puts equal addresses next to each other and handles code units beyond ASCII", () => {
     const list = ["b", "a", "b", "ä", "a", "A", "ab", "a", "a\u0000", "a\u0000\u0000"];
     expect(sorted(list)).toEqual([...list].sort(compareAddresses));
-    const many = Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? "same-address-beyond-the-first-chunk" : i % 3 === 1 ? `x${i}` : `a\u0000${i % 7}`));
+    const many = Array.from({ length: 1000 }, (_, i) =>
+      i % 3 === 0 ? "same-address-beyond-the-first-chunk" : i % 3 === 1 ? `x${i}` : `a\u0000${i % 7}`,
+    );
     expect(sorted(many)).toEqual([...many].sort(compareAddresses));
   });
 });
@@ -81,8 +94,10 @@ describe("addressOrderOfBytes", () => {
       const list: string[] = [];
       for (let i = 0; i < size; i++) {
         const roll = next(10);
-        if (roll === 0 && list.length > 0) list.push(list[next(list.length)]!); // a duplicate
-        else if (roll === 1 && list.length > 0) list.push(list[next(list.length)]!.slice(0, 1 + next(8))); // a prefix of another
+        if (roll === 0 && list.length > 0)
+          list.push(list[next(list.length)]!); // a duplicate
+        else if (roll === 1 && list.length > 0)
+          list.push(list[next(list.length)]!.slice(0, 1 + next(8))); // a prefix of another
         else {
           const prefix = roll < 6 ? "acct-" : "";
           let a = prefix + "ABCabc019"[next(9)]!;
@@ -98,6 +113,12 @@ describe("addressOrderOfBytes", () => {
     const long = "x".repeat(120);
     check([`${long}b`, `${long}a`, `${long}`, `${long}a`, `${long}ab`, "x".repeat(128), "x".repeat(128), "y"]);
     check(Array.from({ length: 40 }, () => "same"));
-    check(Array.from({ length: 3000 }, (_, i) => `acct-${(i * 2_654_435_761 % 4_294_967_296).toString(16).padStart(8, "0")}-${(i % 500).toString(36)}`));
+    check(
+      Array.from(
+        { length: 3000 },
+        (_, i) =>
+          `acct-${((i * 2_654_435_761) % 4_294_967_296).toString(16).padStart(8, "0")}-${(i % 500).toString(36)}`,
+      ),
+    );
   });
 });

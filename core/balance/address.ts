@@ -43,7 +43,10 @@ export function addressOrder(addresses: readonly string[]): Uint32Array {
 }
 
 function sortByComparing(a: readonly string[], order: Uint32Array, from: number, to: number): void {
-  order.set(Array.from(order.subarray(from, to)).sort((x, y) => compareAddresses(a[x]!, a[y]!)), from);
+  order.set(
+    Array.from(order.subarray(from, to)).sort((x, y) => compareAddresses(a[x]!, a[y]!)),
+    from,
+  );
 }
 
 function sortRange(a: readonly string[], order: Uint32Array, from: number, to: number, depth: number): void {
@@ -118,7 +121,12 @@ export interface ByteAddressOrder {
  * recurses only into runs that share those bytes; a run whose bytes all ended holds equal
  * addresses. Small runs are sorted by comparing bytes.
  */
-export function addressOrderOfBytes(bytes: Uint8Array, starts: Uint32Array, lengths: Uint8Array, count: number): ByteAddressOrder {
+export function addressOrderOfBytes(
+  bytes: Uint8Array,
+  starts: Uint32Array,
+  lengths: Uint8Array,
+  count: number,
+): ByteAddressOrder {
   const order = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[i] = i;
   const sameAsPrevious = new Uint8Array(count);
@@ -127,7 +135,14 @@ export function addressOrderOfBytes(bytes: Uint8Array, starts: Uint32Array, leng
 }
 
 /** Compares two addresses of `bytes` from byte `depth` on. */
-function compareBytesFrom(bytes: Uint8Array, starts: Uint32Array, lengths: Uint8Array, a: number, b: number, depth: number): number {
+function compareBytesFrom(
+  bytes: Uint8Array,
+  starts: Uint32Array,
+  lengths: Uint8Array,
+  a: number,
+  b: number,
+  depth: number,
+): number {
   const sa = starts[a]!;
   const sb = starts[b]!;
   const la = lengths[a]!;
@@ -149,7 +164,16 @@ const SPLIT_MIN = 4096;
  * sorted on — when one byte value holds more than 7/8 of the range; returns false (nothing done)
  * otherwise. Addresses that ended at `depth` are equal to each other.
  */
-function splitByNextByte(bytes: Uint8Array, starts: Uint32Array, lengths: Uint8Array, order: Uint32Array, same: Uint8Array, from: number, to: number, depth: number): boolean {
+function splitByNextByte(
+  bytes: Uint8Array,
+  starts: Uint32Array,
+  lengths: Uint8Array,
+  order: Uint32Array,
+  same: Uint8Array,
+  from: number,
+  to: number,
+  depth: number,
+): boolean {
   const n = to - from;
   const counts = new Uint32Array(257);
   for (let j = from; j < to; j++) {
@@ -168,7 +192,8 @@ function splitByNextByte(bytes: Uint8Array, starts: Uint32Array, lengths: Uint8A
     order[from + next[depth < lengths[id]! ? bytes[starts[id]! + depth]! + 1 : 0]!++] = id;
   }
   for (let r = from + 1; r < from + offsets[1]!; r++) same[r] = 1;
-  for (let b = 1; b < 257; b++) sortBytesRange(bytes, starts, lengths, order, same, from + offsets[b]!, from + offsets[b + 1]!, depth + 1);
+  for (let b = 1; b < 257; b++)
+    sortBytesRange(bytes, starts, lengths, order, same, from + offsets[b]!, from + offsets[b + 1]!, depth + 1);
   return true;
 }
 
@@ -195,7 +220,8 @@ function sortBytesRange(
       }
       order[j + 1] = id;
     }
-    for (let i = from + 1; i < to; i++) same[i] = compareBytesFrom(bytes, starts, lengths, order[i - 1]!, order[i]!, depth) === 0 ? 1 : 0;
+    for (let i = from + 1; i < to; i++)
+      same[i] = compareBytesFrom(bytes, starts, lengths, order[i - 1]!, order[i]!, depth) === 0 ? 1 : 0;
     return;
   }
   // Bytes every address of the range shares need no pass of their own.

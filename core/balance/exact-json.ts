@@ -19,7 +19,8 @@ export function withExactMicFigures<T extends object>(doc: T, figures: readonly 
   const copy = { ...doc } as Record<string, unknown>;
   for (const figure of figures) {
     const shards = copy[`${figure}_shards`];
-    if (typeof shards !== "string") throw new TypeError(`${figure}_shards is missing: the exact figure cannot be written`);
+    if (typeof shards !== "string")
+      throw new TypeError(`${figure}_shards is missing: the exact figure cannot be written`);
     copy[figure] = rawJSON(micNumberText(BigInt(shards)));
   }
   return copy as T;

@@ -19,7 +19,15 @@ import type { EventPayload } from "../ledger/events.ts";
 import type { Projection } from "../ledger/projection.ts";
 
 /** Event types that move money: the ones the migration freeze window holds (core/migration/phases.ts). */
-export const MONETARY_EVENT_TYPES = ["mic_mint", "mic_burn", "mic_lock", "mic_unlock", "stake.locked", "stake.withdrawn", "stake.slashed"] as const;
+export const MONETARY_EVENT_TYPES = [
+  "mic_mint",
+  "mic_burn",
+  "mic_lock",
+  "mic_unlock",
+  "stake.locked",
+  "stake.withdrawn",
+  "stake.slashed",
+] as const;
 export type MonetaryEventType = (typeof MONETARY_EVENT_TYPES)[number];
 
 const MONETARY = new Set<string>(MONETARY_EVENT_TYPES);

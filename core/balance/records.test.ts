@@ -38,8 +38,14 @@ describe("v1 balance records (forwarded to v2)", () => {
 });
 
 describe("v2 = snapshot + movements after it", () => {
-  const snapshot = new Map([["ATLAS", 5_000_000n], ["LEGACY", 7n]]);
-  const since = new Map([["ATLAS", { available: -1_000_000n, locked: 1_000_000n, staked: 0n }], ["NEW", { available: 3n, locked: 0n, staked: 0n }]]);
+  const snapshot = new Map([
+    ["ATLAS", 5_000_000n],
+    ["LEGACY", 7n],
+  ]);
+  const since = new Map([
+    ["ATLAS", { available: -1_000_000n, locked: 1_000_000n, staked: 0n }],
+    ["NEW", { available: 3n, locked: 0n, staked: 0n }],
+  ]);
   it("adds the movements to the snapshot balance", () => {
     expect(v2BalanceShards("ATLAS", snapshot, since)).toBe(4_000_000n);
     expect(v2BalanceShards("LEGACY", snapshot, since)).toBe(7n);

@@ -19,7 +19,11 @@ export class BalanceError extends CodedError<BalanceErrorCode> {}
  * The v2 balance of `address`: its snapshot balance plus its movements since the snapshot. An
  * address in neither is unknown (null), so a lookup can answer 404 instead of a made-up zero.
  */
-export function v2BalanceShards(address: string, snapshot: ReadonlyMap<string, bigint>, since: Holdings): bigint | null {
+export function v2BalanceShards(
+  address: string,
+  snapshot: ReadonlyMap<string, bigint>,
+  since: Holdings,
+): bigint | null {
   const base = snapshot.get(address);
   const moved = since.get(address)?.available;
   if (base === undefined && moved === undefined) return null;
@@ -27,7 +31,11 @@ export function v2BalanceShards(address: string, snapshot: ReadonlyMap<string, b
 }
 
 function nonNegative(shards: bigint): bigint {
-  if (shards < 0n) throw new BalanceError("negative-balance", `the ledger gives a negative balance (${shards} shards); refusing to publish it`);
+  if (shards < 0n)
+    throw new BalanceError(
+      "negative-balance",
+      `the ledger gives a negative balance (${shards} shards); refusing to publish it`,
+    );
   return shards;
 }
 

@@ -16,5 +16,8 @@ export const complianceEventSchemas = {
       audited_on: IsoDate,
       next_audit: IsoDate,
     })
-    .refine((a) => a.next_audit > a.audited_on, { message: "next_audit must be after audited_on", path: ["next_audit"] }),
+    .refine((a) => a.next_audit > a.audited_on, {
+      message: "next_audit must be after audited_on",
+      path: ["next_audit"],
+    }),
 } as const satisfies Record<string, z.ZodType>;

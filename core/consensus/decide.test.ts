@@ -63,10 +63,26 @@ afterAll(() => {
 describe("offices", () => {
   it("registers an office as one sentinel.registered carrying its priority", () => {
     const o = testOffice("IRIS", "critical", "DIPLOMACY");
-    const d = decideRegisterOffice(ledger.state, { id: o.id, priority: "critical", cathedral: "DIPLOMACY", public_key: o.public_key });
+    const d = decideRegisterOffice(ledger.state, {
+      id: o.id,
+      priority: "critical",
+      cathedral: "DIPLOMACY",
+      public_key: o.public_key,
+    });
     expect(d).toEqual({
       ok: true,
-      events: [{ type: "sentinel.registered", payload: { sentinel: "IRIS", cathedral: "DIPLOMACY", algorithm: "ed25519", public_key: o.public_key, priority: "critical" } }],
+      events: [
+        {
+          type: "sentinel.registered",
+          payload: {
+            sentinel: "IRIS",
+            cathedral: "DIPLOMACY",
+            algorithm: "ed25519",
+            public_key: o.public_key,
+            priority: "critical",
+          },
+        },
+      ],
       result: { office: "IRIS" },
     });
     ledger.append(d.ok ? d.events : []);
@@ -75,15 +91,61 @@ describe("offices", () => {
 
   it("refuses an id already registered, a key another office holds, and a key that is no Ed25519 point", () => {
     const o = testOffice("IRIS", "high");
-    refused(ledger, (s) => decideRegisterOffice(s, { id: "ATLAS", priority: "high", cathedral: "DIPLOMACY", public_key: o.public_key }), "office-exists");
-    const r = refused(ledger, (s) => decideRegisterOffice(s, { id: "IRIS", priority: "high", cathedral: "DIPLOMACY", public_key: offices.EVE!.public_key }), "key-in-use");
+    refused(
+      ledger,
+      (s) =>
+        decideRegisterOffice(s, { id: "ATLAS", priority: "high", cathedral: "DIPLOMACY", public_key: o.public_key }),
+      "office-exists",
+    );
+    const r = refused(
+      ledger,
+      (s) =>
+        decideRegisterOffice(s, {
+          id: "IRIS",
+          priority: "high",
+          cathedral: "DIPLOMACY",
+          public_key: offices.EVE!.public_key,
+        }),
+      "key-in-use",
+    );
     expect(r.details).toMatchObject({ held_by: "EVE" });
-    refused(ledger, (s) => decideRegisterOffice(s, { id: "IRIS", priority: "high", cathedral: "DIPLOMACY", public_key: "02".padEnd(64, "0") }), "invalid-key");
-    refused(ledger, (s) => decideRegisterOffice(s, { id: "IRIS", priority: "high", cathedral: "DIPLOMACY", public_key: "01".padEnd(64, "0") }), "invalid-key"); // small order
+    refused(
+      ledger,
+      (s) =>
+        decideRegisterOffice(s, {
+          id: "IRIS",
+          priority: "high",
+          cathedral: "DIPLOMACY",
+          public_key: "02".padEnd(64, "0"),
+        }),
+      "invalid-key",
+    );
+    refused(
+      ledger,
+      (s) =>
+        decideRegisterOffice(s, {
+          id: "IRIS",
+          priority: "high",
+          cathedral: "DIPLOMACY",
+          public_key: "01".padEnd(64, "0"),
+        }),
+      "invalid-key",
+    ); // small order
   });
 
   it("a key registered twice behind the decisions' back makes no second office", () => {
-    ledger.append([{ type: "sentinel.registered", payload: { sentinel: "IRIS", cathedral: "DIPLOMACY", algorithm: "ed25519", public_key: offices.EVE!.public_key, priority: "critical" } }]);
+    ledger.append([
+      {
+        type: "sentinel.registered",
+        payload: {
+          sentinel: "IRIS",
+          cathedral: "DIPLOMACY",
+          algorithm: "ed25519",
+          public_key: offices.EVE!.public_key,
+          priority: "critical",
+        },
+      },
+    ]);
     expect(ledger.state.offices.has("IRIS")).toBe(false);
     expect(ledger.state.ignored.at(-1)).toMatchObject({ type: "sentinel.registered", reason: "key-in-use" });
   });
@@ -104,8 +166,12 @@ describe("opening a session", () => {
     expect(accepted(ledger, (s) => decideOpenSession(s, OPEN))).toEqual({ sessionId: "CS-151-1" });
     const again = ledger.run((s) => decideOpenSession(s, OPEN));
     expect(again).toEqual({ ok: true, events: [], result: null });
-    expect(accepted(ledger, (s) => decideOpenSession(s, { ...OPEN, room: "policy" }))).toEqual({ sessionId: "CS-151-2" });
-    expect(accepted(ledger, (s) => decideOpenSession(s, { ...OPEN, cycle: "C-152" }))).toEqual({ sessionId: "CS-152-1" });
+    expect(accepted(ledger, (s) => decideOpenSession(s, { ...OPEN, room: "policy" }))).toEqual({
+      sessionId: "CS-151-2",
+    });
+    expect(accepted(ledger, (s) => decideOpenSession(s, { ...OPEN, cycle: "C-152" }))).toEqual({
+      sessionId: "CS-152-1",
+    });
   });
 
   it("opens again for the same cycle and room once the session closed", () => {
@@ -117,19 +183,42 @@ describe("opening a session", () => {
     heartbeat(ledger, "EVE", 0.9412);
     heartbeat(ledger, "SOPHIA", 0.93);
     const r = refused(ledger, (s) => decideOpenSession(s, OPEN), "gi-below-minimum");
-    expect(r.message).toBe("rejected: EVE (office integrity 0.9412), SOPHIA (office integrity 0.93) are below the minimum office integrity 0.95");
-    expect(r.details).toMatchObject({ office: "EVE", gi: 0.9412, below: [{ office: "EVE", gi: 0.9412 }, { office: "SOPHIA", gi: 0.93 }] });
+    expect(r.message).toBe(
+      "rejected: EVE (office integrity 0.9412), SOPHIA (office integrity 0.93) are below the minimum office integrity 0.95",
+    );
+    expect(r.details).toMatchObject({
+      office: "EVE",
+      gi: 0.9412,
+      below: [
+        { office: "EVE", gi: 0.9412 },
+        { office: "SOPHIA", gi: 0.93 },
+      ],
+    });
     heartbeat(ledger, "EVE", 0.95);
     heartbeat(ledger, "SOPHIA", 0.951);
     accepted(ledger, (s) => decideOpenSession(s, OPEN)); // exactly 0.95 is enough
   });
 
   it("refuses an unknown office, an office without a measured GI, and the wrong priority mix", () => {
-    refused(ledger, (s) => decideOpenSession(s, { ...OPEN, participants: ["ATLAS", "EVE", "HERMES", "NOBODY"] }), "unknown-office");
+    refused(
+      ledger,
+      (s) => decideOpenSession(s, { ...OPEN, participants: ["ATLAS", "EVE", "HERMES", "NOBODY"] }),
+      "unknown-office",
+    );
     const o = testOffice("IRIS", "high");
-    accepted(ledger, (s) => decideRegisterOffice(s, { id: o.id, priority: "high", cathedral: "DIPLOMACY", public_key: o.public_key }));
-    refused(ledger, (s) => decideOpenSession(s, { ...OPEN, participants: ["ATLAS", "EVE", "HERMES", "IRIS"] }), "gi-unmeasured");
-    const r = refused(ledger, (s) => decideOpenSession(s, { ...OPEN, participants: ["ATLAS", "HERMES", "SOPHIA", "JANUS"] }), "priority-mix");
+    accepted(ledger, (s) =>
+      decideRegisterOffice(s, { id: o.id, priority: "high", cathedral: "DIPLOMACY", public_key: o.public_key }),
+    );
+    refused(
+      ledger,
+      (s) => decideOpenSession(s, { ...OPEN, participants: ["ATLAS", "EVE", "HERMES", "IRIS"] }),
+      "gi-unmeasured",
+    );
+    const r = refused(
+      ledger,
+      (s) => decideOpenSession(s, { ...OPEN, participants: ["ATLAS", "HERMES", "SOPHIA", "JANUS"] }),
+      "priority-mix",
+    );
     expect(r.details).toEqual({ critical: ["ATLAS"], high: ["HERMES", "SOPHIA", "JANUS"] });
   });
 });
@@ -149,17 +238,33 @@ describe("votes", () => {
 
   it("refuses a non-participant, a signature by another key or over another session, and an unknown session", () => {
     refused(ledger, (s) => decideVote(s, id, signedVote(offices.JANUS!, id, "APPROVE")), "not-a-participant");
-    refused(ledger, (s) => decideVote(s, id, { ...signedVote(offices.EVE!, id, "APPROVE"), participant: "ATLAS" }), "bad-signature");
+    refused(
+      ledger,
+      (s) => decideVote(s, id, { ...signedVote(offices.EVE!, id, "APPROVE"), participant: "ATLAS" }),
+      "bad-signature",
+    );
     refused(ledger, (s) => decideVote(s, id, signedVote(offices.ATLAS!, "CS-151-9", "APPROVE")), "bad-signature");
-    refused(ledger, (s) => decideVote(s, id, { ...signedVote(offices.ATLAS!, id, "APPROVE"), vote: "REJECT" }), "bad-signature");
-    refused(ledger, (s) => decideVote(s, "CS-151-9", signedVote(offices.ATLAS!, "CS-151-9", "APPROVE")), "unknown-session");
+    refused(
+      ledger,
+      (s) => decideVote(s, id, { ...signedVote(offices.ATLAS!, id, "APPROVE"), vote: "REJECT" }),
+      "bad-signature",
+    );
+    refused(
+      ledger,
+      (s) => decideVote(s, "CS-151-9", signedVote(offices.ATLAS!, "CS-151-9", "APPROVE")),
+      "unknown-session",
+    );
   });
 
   it("closes the ballot when the proof is generated, and refuses votes on a closed session", () => {
     accepted(ledger, (s) => decideGenerateProof(s, id, proofRequest()));
     refused(ledger, (s) => decideVote(s, id, signedVote(offices.ATLAS!, id, "APPROVE")), "voting-closed");
     const other = completeSession(ledger, offices, undefined, "policy");
-    refused(ledger, (s) => decideVote(s, other.sessionId, signedVote(offices.ATLAS!, other.sessionId, "APPROVE")), "session-closed");
+    refused(
+      ledger,
+      (s) => decideVote(s, other.sessionId, signedVote(offices.ATLAS!, other.sessionId, "APPROVE")),
+      "session-closed",
+    );
   });
 });
 
@@ -167,7 +272,11 @@ describe("the deliberation proof", () => {
   let id: string;
   beforeEach(() => {
     id = accepted(ledger, (s) => decideOpenSession(s, OPEN))!.sessionId;
-    for (const [p, v] of [["ATLAS", "APPROVE"], ["EVE", "APPROVE"], ["HERMES", "REJECT"]] as const) {
+    for (const [p, v] of [
+      ["ATLAS", "APPROVE"],
+      ["EVE", "APPROVE"],
+      ["HERMES", "REJECT"],
+    ] as const) {
       accepted(ledger, (s) => decideVote(s, id, signedVote(offices[p]!, id, v)));
     }
     heartbeat(ledger, "ATLAS", 0.99);
@@ -179,7 +288,12 @@ describe("the deliberation proof", () => {
     const { inputs } = accepted(ledger, (s) => decideGenerateProof(s, id, proofRequest()));
     // 2 approvals of 4; GI (0.99 + 0.97 + 0.97 + 0.97) / 4.
     expect(inputs).toMatchObject({ delib_id: "DP-151-1", consensus: 0.5, gi_score: 0.975 });
-    expect(ledger.entries.at(-1)!.payload).toMatchObject({ session_id: id, delib_id: "DP-151-1", consensus: 0.5, gi_score: 0.975 });
+    expect(ledger.entries.at(-1)!.payload).toMatchObject({
+      session_id: id,
+      delib_id: "DP-151-1",
+      consensus: 0.5,
+      gi_score: 0.975,
+    });
     refused(ledger, (s) => decideGenerateProof(s, id, proofRequest()), "proof-exists");
     refused(ledger, (s) => decideGenerateProof(s, "CS-1-1", proofRequest()), "unknown-session");
   });
@@ -195,27 +309,75 @@ describe("the deliberation proof", () => {
     const { inputs } = accepted(ledger, (s) => decideGenerateProof(s, id, proofRequest()));
     const d = inputs.delib_id;
     const close = { sessionId: id, outcome: "NO_QUORUM" as const, delibproof_id: d, gi_delta: -0.001 };
-    refused(ledger, (s) => decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, modelMessage(inputs)) }), "proof-state");
+    refused(
+      ledger,
+      (s) =>
+        decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, modelMessage(inputs)) }),
+      "proof-state",
+    );
     refused(ledger, (s) => decideCloseSession(s, close), "proof-state");
-    refused(ledger, (s) => decideModelSignature(s, "DP-9-9", { participant: "ATLAS", signature: sig(offices.ATLAS!, modelMessage(inputs)) }), "unknown-proof");
-    refused(ledger, (s) => decideModelSignature(s, d, { participant: "JANUS", signature: sig(offices.JANUS!, modelMessage(inputs)) }), "not-a-participant");
-    refused(ledger, (s) => decideModelSignature(s, d, { participant: "ATLAS", signature: sig(offices.EVE!, modelMessage(inputs)) }), "bad-signature");
+    refused(
+      ledger,
+      (s) =>
+        decideModelSignature(s, "DP-9-9", {
+          participant: "ATLAS",
+          signature: sig(offices.ATLAS!, modelMessage(inputs)),
+        }),
+      "unknown-proof",
+    );
+    refused(
+      ledger,
+      (s) => decideModelSignature(s, d, { participant: "JANUS", signature: sig(offices.JANUS!, modelMessage(inputs)) }),
+      "not-a-participant",
+    );
+    refused(
+      ledger,
+      (s) => decideModelSignature(s, d, { participant: "ATLAS", signature: sig(offices.EVE!, modelMessage(inputs)) }),
+      "bad-signature",
+    );
     for (const [i, p] of PARTICIPANTS.entries()) {
-      const r = accepted(ledger, (s) => decideModelSignature(s, d, { participant: p, signature: sig(offices[p]!, modelMessage(inputs)) }));
+      const r = accepted(ledger, (s) =>
+        decideModelSignature(s, d, { participant: p, signature: sig(offices[p]!, modelMessage(inputs)) }),
+      );
       expect(r).toEqual({ state: i === 3 ? "model-signed" : "generated", signed: i + 1 });
     }
-    refused(ledger, (s) => decideModelSignature(s, d, { participant: "EVE", signature: sig(offices.EVE!, modelMessage(inputs)) }), "already-signed");
+    refused(
+      ledger,
+      (s) => decideModelSignature(s, d, { participant: "EVE", signature: sig(offices.EVE!, modelMessage(inputs)) }),
+      "already-signed",
+    );
 
     const proof = ledger.state.proofs.get(d)!;
     const vmsg = validatorMessage(inputs, proofModelSignatures(proof, ledger.state.sessions.get(id)!));
-    refused(ledger, (s) => decideValidatorSignature(s, d, { validator: "ATLAS", signature: sig(offices.ATLAS!, vmsg) }), "validator-is-participant");
-    refused(ledger, (s) => decideValidatorSignature(s, d, { validator: "ZEUS", signature: sig(offices.JANUS!, vmsg) }), "unknown-office");
-    refused(ledger, (s) => decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, modelMessage(inputs)) }), "bad-signature");
+    refused(
+      ledger,
+      (s) => decideValidatorSignature(s, d, { validator: "ATLAS", signature: sig(offices.ATLAS!, vmsg) }),
+      "validator-is-participant",
+    );
+    refused(
+      ledger,
+      (s) => decideValidatorSignature(s, d, { validator: "ZEUS", signature: sig(offices.JANUS!, vmsg) }),
+      "unknown-office",
+    );
+    refused(
+      ledger,
+      (s) =>
+        decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, modelMessage(inputs)) }),
+      "bad-signature",
+    );
     heartbeat(ledger, "JANUS", 0.949);
-    const low = refused(ledger, (s) => decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, vmsg) }), "gi-below-minimum");
+    const low = refused(
+      ledger,
+      (s) => decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, vmsg) }),
+      "gi-below-minimum",
+    );
     expect(low.details).toMatchObject({ office: "JANUS", gi: 0.949 });
     heartbeat(ledger, "JANUS", 0.962);
-    expect(accepted(ledger, (s) => decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, vmsg) }))).toEqual({
+    expect(
+      accepted(ledger, (s) =>
+        decideValidatorSignature(s, d, { validator: "JANUS", signature: sig(offices.JANUS!, vmsg) }),
+      ),
+    ).toEqual({
       state: "validator-signed",
       gi: 0.962,
     });
@@ -223,23 +385,44 @@ describe("the deliberation proof", () => {
 
     // The close must agree with the signed votes: 2 APPROVE, 1 REJECT, one missing → NO_QUORUM.
     const r = refused(ledger, (s) => decideCloseSession(s, { ...close, outcome: "APPROVED" }), "outcome-disagrees");
-    expect(r.message).toBe("the signed votes say NO_QUORUM (2 APPROVE, 1 REJECT, 0 ABSTAIN; 3 of 4 voted), not APPROVED");
-    expect(r.details).toMatchObject({ requested: "APPROVED", tally: { approve: 2, reject: 1, abstain: 0, voted: 3, participants: 4, outcome: "NO_QUORUM" } });
+    expect(r.message).toBe(
+      "the signed votes say NO_QUORUM (2 APPROVE, 1 REJECT, 0 ABSTAIN; 3 of 4 voted), not APPROVED",
+    );
+    expect(r.details).toMatchObject({
+      requested: "APPROVED",
+      tally: { approve: 2, reject: 1, abstain: 0, voted: 3, participants: 4, outcome: "NO_QUORUM" },
+    });
     refused(ledger, (s) => decideCloseSession(s, { ...close, delibproof_id: "DP-9-9" }), "unknown-proof");
     const before = ledger.entries.length;
     const closed = accepted(ledger, (s) => decideCloseSession(s, close));
     // One transaction: the evaluation and the seal.
     expect(ledger.entries.slice(before).map((e) => e.type)).toEqual(["consensus.evaluated", "delibproof.sealed"]);
-    expect(ledger.entries.at(-1)!.payload).toEqual({ delibproof_id: d, proof_digest: closed.proof_digest, merkle_root: closed.merkle_root });
-    expect(ledger.state.proofs.get(d)!.seal).toMatchObject({ ledger_seq: ledger.entries.length - 1, merkle_root: closed.merkle_root });
+    expect(ledger.entries.at(-1)!.payload).toEqual({
+      delibproof_id: d,
+      proof_digest: closed.proof_digest,
+      merkle_root: closed.merkle_root,
+    });
+    expect(ledger.state.proofs.get(d)!.seal).toMatchObject({
+      ledger_seq: ledger.entries.length - 1,
+      merkle_root: closed.merkle_root,
+    });
     expect(ledger.state.active.size).toBe(0);
     refused(ledger, (s) => decideCloseSession(s, close), "session-closed");
-    refused(ledger, (s) => decideModelSignature(s, d, { participant: "EVE", signature: sig(offices.EVE!, modelMessage(inputs)) }), "proof-state");
+    refused(
+      ledger,
+      (s) => decideModelSignature(s, d, { participant: "EVE", signature: sig(offices.EVE!, modelMessage(inputs)) }),
+      "proof-state",
+    );
   });
 
   it("refuses to close a session with another session's proof", () => {
     const other = accepted(ledger, (s) => decideOpenSession(s, { ...OPEN, room: "policy" }))!.sessionId;
     const { inputs } = accepted(ledger, (s) => decideGenerateProof(s, other, proofRequest()));
-    refused(ledger, (s) => decideCloseSession(s, { sessionId: id, outcome: "NO_QUORUM", delibproof_id: inputs.delib_id, gi_delta: 0 }), "proof-mismatch");
+    refused(
+      ledger,
+      (s) =>
+        decideCloseSession(s, { sessionId: id, outcome: "NO_QUORUM", delibproof_id: inputs.delib_id, gi_delta: 0 }),
+      "proof-mismatch",
+    );
   });
 });

@@ -55,7 +55,13 @@ export function decideRegisterOffice(state: ConsensusState, reg: OfficeRegistrat
   return {
     ok: true,
     events: [
-      event("sentinel.registered", { sentinel: reg.id, cathedral: reg.cathedral, algorithm: "ed25519", public_key: reg.public_key, priority: reg.priority }),
+      event("sentinel.registered", {
+        sentinel: reg.id,
+        cathedral: reg.cathedral,
+        algorithm: "ed25519",
+        public_key: reg.public_key,
+        priority: reg.priority,
+      }),
     ],
     result: { office: reg.id },
   };
@@ -65,7 +71,11 @@ export function decideRegisterOffice(state: ConsensusState, reg: OfficeRegistrat
 export function decideCycleUpdate(state: ConsensusState, update: CycleUpdateRequest): Decision<CycleUpdateRequest> {
   const r = checkCycleUpdate(state, update);
   if (r) return refused(r);
-  return { ok: true, events: [event("cycle.updated", { cycle: update.cycle, gi: update.gi })], result: { cycle: update.cycle, gi: update.gi } };
+  return {
+    ok: true,
+    events: [event("cycle.updated", { cycle: update.cycle, gi: update.gi })],
+    result: { cycle: update.cycle, gi: update.gi },
+  };
 }
 
 /**
@@ -81,7 +91,15 @@ export function decideOpenSession(state: ConsensusState, input: OpenSessionInput
   const session_id = sessionIdFor(input.cycle, k);
   return {
     ok: true,
-    events: [event("consensus.opened", { session_id, cycle: input.cycle, room: input.room, gi_baseline: input.gi_baseline, participants: [...input.participants] })],
+    events: [
+      event("consensus.opened", {
+        session_id,
+        cycle: input.cycle,
+        room: input.room,
+        gi_baseline: input.gi_baseline,
+        participants: [...input.participants],
+      }),
+    ],
     result: { sessionId: session_id },
   };
 }
@@ -90,8 +108,22 @@ export function decideOpenSession(state: ConsensusState, input: OpenSessionInput
 export function decideVote(state: ConsensusState, sessionId: string, v: VoteRequest): Decision<{ tally: Tally }> {
   const checked = checkVote(state, sessionId, v);
   if ("code" in checked) return refused(checked);
-  const t = sessionTally({ ...checked.session, votes: [...checked.session.votes, { ...v, public_key: checked.public_key, at: "", seq: -1 }] });
-  return { ok: true, events: [event("consensus.vote", { session_id: sessionId, participant: v.participant, vote: v.vote, signature: v.signature })], result: { tally: t } };
+  const t = sessionTally({
+    ...checked.session,
+    votes: [...checked.session.votes, { ...v, public_key: checked.public_key, at: "", seq: -1 }],
+  });
+  return {
+    ok: true,
+    events: [
+      event("consensus.vote", {
+        session_id: sessionId,
+        participant: v.participant,
+        vote: v.vote,
+        signature: v.signature,
+      }),
+    ],
+    result: { tally: t },
+  };
 }
 
 /**
@@ -99,14 +131,26 @@ export function decideVote(state: ConsensusState, sessionId: string, v: VoteRequ
  * constitutional check, with `delib_id`, `consensus` and `gi_score` computed here from the ledger.
  * Generating the proof closes the session's ballot.
  */
-export function decideGenerateProof(state: ConsensusState, sessionId: string, req: ProofRequest): Decision<{ inputs: ProofInputs }> {
+export function decideGenerateProof(
+  state: ConsensusState,
+  sessionId: string,
+  req: ProofRequest,
+): Decision<{ inputs: ProofInputs }> {
   const checked = checkGenerate(state, sessionId, req);
   if ("code" in checked) return refused(checked);
-  return { ok: true, events: [event("delibproof.generated", { ...checked.inputs, session_id: sessionId })], result: { inputs: checked.inputs } };
+  return {
+    ok: true,
+    events: [event("delibproof.generated", { ...checked.inputs, session_id: sessionId })],
+    result: { inputs: checked.inputs },
+  };
 }
 
 /** Step 2 — a participating model's signature over the JCS of the inputs; model-signed at four. */
-export function decideModelSignature(state: ConsensusState, delibId: string, s: ModelSignatureRequest): Decision<{ state: ProofState; signed: number }> {
+export function decideModelSignature(
+  state: ConsensusState,
+  delibId: string,
+  s: ModelSignatureRequest,
+): Decision<{ state: ProofState; signed: number }> {
   const checked = checkModelSignature(state, delibId, s);
   if ("code" in checked) return refused(checked);
   const signed = checked.proof.signatures.length + 1;
@@ -118,12 +162,23 @@ export function decideModelSignature(state: ConsensusState, delibId: string, s: 
 }
 
 /** Step 3 — the validator (an office, not a participant, GI ≥ 0.95 now) signs; its GI is recorded. */
-export function decideValidatorSignature(state: ConsensusState, delibId: string, s: ValidatorSignatureRequest): Decision<{ state: ProofState; gi: number }> {
+export function decideValidatorSignature(
+  state: ConsensusState,
+  delibId: string,
+  s: ValidatorSignatureRequest,
+): Decision<{ state: ProofState; gi: number }> {
   const checked = checkValidator(state, delibId, s);
   if ("code" in checked) return refused(checked);
   return {
     ok: true,
-    events: [event("delibproof.validated", { delib_id: delibId, validator: s.validator, gi: checked.gi, signature: s.signature })],
+    events: [
+      event("delibproof.validated", {
+        delib_id: delibId,
+        validator: s.validator,
+        gi: checked.gi,
+        signature: s.signature,
+      }),
+    ],
     result: { state: "validator-signed", gi: checked.gi },
   };
 }
@@ -145,7 +200,12 @@ export function decideCloseSession(
   return {
     ok: true,
     events: [
-      event("consensus.evaluated", { session_id: input.sessionId, delibproof_id: input.delibproof_id, outcome: input.outcome, gi_delta: input.gi_delta }),
+      event("consensus.evaluated", {
+        session_id: input.sessionId,
+        delibproof_id: input.delibproof_id,
+        outcome: input.outcome,
+        gi_delta: input.gi_delta,
+      }),
       event("delibproof.sealed", { delibproof_id: input.delibproof_id, proof_digest, merkle_root }),
     ],
     result: { tally: checked.tally, merkle_root, proof_digest },

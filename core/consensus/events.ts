@@ -7,7 +7,17 @@
  */
 import { z } from "zod";
 import { OfficePriority, ProofInputs } from "../schemas/consensus.ts";
-import { Cathedral, Cycle, Digest, Identifier, NonEmptyString, PublicKeyHex, Score01, SignatureAlgorithm, SignatureHex } from "../schemas/common.ts";
+import {
+  Cathedral,
+  Cycle,
+  Digest,
+  Identifier,
+  NonEmptyString,
+  PublicKeyHex,
+  Score01,
+  SignatureAlgorithm,
+  SignatureHex,
+} from "../schemas/common.ts";
 
 const Vote = z.enum(["APPROVE", "REJECT", "ABSTAIN"]);
 const Outcome = z.enum(["APPROVED", "REJECTED", "NO_QUORUM"]);
@@ -49,13 +59,28 @@ export const consensusEventSchemas = {
     gi_baseline: Score01,
     participants: z.array(Identifier).min(1),
   }),
-  "consensus.vote": z.strictObject({ session_id: Identifier, participant: Identifier, vote: Vote, signature: SignatureHex }),
-  "consensus.evaluated": z.strictObject({ session_id: Identifier, delibproof_id: Identifier, outcome: Outcome, gi_delta: z.number() }),
+  "consensus.vote": z.strictObject({
+    session_id: Identifier,
+    participant: Identifier,
+    vote: Vote,
+    signature: SignatureHex,
+  }),
+  "consensus.evaluated": z.strictObject({
+    session_id: Identifier,
+    delibproof_id: Identifier,
+    outcome: Outcome,
+    gi_delta: z.number(),
+  }),
   // The deliberation proof's lifecycle (core/consensus): generated → signed by each participant →
   // validated → sealed (appended with consensus.evaluated in one transaction).
   "delibproof.generated": ProofInputs.extend({ session_id: Identifier }),
   "delibproof.signed": z.strictObject({ delib_id: Identifier, participant: Identifier, signature: SignatureHex }),
-  "delibproof.validated": z.strictObject({ delib_id: Identifier, validator: Identifier, gi: Score01, signature: SignatureHex }),
+  "delibproof.validated": z.strictObject({
+    delib_id: Identifier,
+    validator: Identifier,
+    gi: Score01,
+    signature: SignatureHex,
+  }),
   "delibproof.sealed": z.strictObject({ delibproof_id: Identifier, proof_digest: Digest, merkle_root: Digest }),
   // The current cycle and its GI (POST /api/cycle/current).
   "cycle.updated": z.strictObject({ cycle: Cycle, gi: Score01 }),

@@ -12,7 +12,8 @@ describe("the signed messages (pinned forms)", () => {
   it("a vote is JCS {participant, session_id, vote}", () => {
     const m = voteMessage({ session_id: "CS-151-1", vote: "APPROVE", participant: "ATLAS" });
     expect(text(m)).toBe('{"participant":"ATLAS","session_id":"CS-151-1","vote":"APPROVE"}');
-    const sig = "7fe919fc2af86b5151098c036b796a723d1303307296b66e0bbe038b801278805ce032826f163d4b137687343485b5e041c3cf49bdba3d0d2a1c83f87afaf208";
+    const sig =
+      "7fe919fc2af86b5151098c036b796a723d1303307296b66e0bbe038b801278805ce032826f163d4b137687343485b5e041c3cf49bdba3d0d2a1c83f87afaf208";
     expect(sign("ed25519", SK, m)).toBe(sig);
     expect(verify("ed25519", PK, m, sig)).toBe(true);
   });
@@ -21,7 +22,12 @@ describe("the signed messages (pinned forms)", () => {
     constitutional_check: { transparency: true },
     gi_score: 0.9725,
     consensus: 0.75,
-    rounds: [{ round: 1, statements: [{ summary: "Bounded expiry reduces risk.", position: "APPROVE" as const, participant: "ATLAS" }] }],
+    rounds: [
+      {
+        round: 1,
+        statements: [{ summary: "Bounded expiry reduces risk.", position: "APPROVE" as const, participant: "ATLAS" }],
+      },
+    ],
     context: { cycle: "C-151", urgency: 2 },
     question: "Adopt the revised attestation expiry policy?",
     delib_id: "DP-151-1",
@@ -30,7 +36,8 @@ describe("the signed messages (pinned forms)", () => {
     '{"consensus":0.75,"constitutional_check":{"transparency":true},"context":{"cycle":"C-151","urgency":2},"delib_id":"DP-151-1",' +
     '"gi_score":0.9725,"question":"Adopt the revised attestation expiry policy?","rounds":[{"round":1,"statements":[{"participant":"ATLAS",' +
     '"position":"APPROVE","summary":"Bounded expiry reduces risk."}]}]}';
-  const modelSig = "9a4b542e9c8e528457948270d6b47ba1b97f5cf2199d879b7847d13af675c3d7ce2b1a679c34c0a0ee08fb94f30bbb4d0cbbe764c13e775071e94600c7a0920b";
+  const modelSig =
+    "9a4b542e9c8e528457948270d6b47ba1b97f5cf2199d879b7847d13af675c3d7ce2b1a679c34c0a0ee08fb94f30bbb4d0cbbe764c13e775071e94600c7a0920b";
 
   it("a model signs JCS of the seven inputs, and only those", () => {
     expect(text(modelMessage(inputs))).toBe(modelText);
@@ -41,7 +48,10 @@ describe("the signed messages (pinned forms)", () => {
   it("the validator signs JCS of the inputs plus model_signatures {participant, public_key, signature}", () => {
     const m = validatorMessage(inputs, [{ participant: "ATLAS", public_key: PK, signature: modelSig }]);
     expect(text(m)).toBe(
-      modelText.replace(',"question"', `,"model_signatures":[{"participant":"ATLAS","public_key":"${PK}","signature":"${modelSig}"}],"question"`),
+      modelText.replace(
+        ',"question"',
+        `,"model_signatures":[{"participant":"ATLAS","public_key":"${PK}","signature":"${modelSig}"}],"question"`,
+      ),
     );
     expect(sign("ed25519", SK, m)).toBe(
       "7228a3f38a372bc4883d398cf5df5a6a575c99d5536b91e5a804c9c248052489b4d768e63a8e9ead9f82fef68882d6bc102c7c9a6901037f03ada76ce637a30f",
@@ -51,7 +61,10 @@ describe("the signed messages (pinned forms)", () => {
 
 describe("the tally", () => {
   const v = (votes: string, keys = "abcd"): CountedVote[] =>
-    [...votes].map((c, i) => ({ vote: c === "A" ? "APPROVE" : c === "R" ? "REJECT" : "ABSTAIN", public_key: keys[i]! }));
+    [...votes].map((c, i) => ({
+      vote: c === "A" ? "APPROVE" : c === "R" ? "REJECT" : "ABSTAIN",
+      public_key: keys[i]!,
+    }));
   // votes cast (A approve, R reject, X abstain) → outcome, with 4 participants
   it.each([
     ["AAAA", "APPROVED"],

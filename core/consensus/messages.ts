@@ -35,6 +35,10 @@ export function modelMessage(inputs: ProofInputs): Uint8Array {
 export function validatorMessage(inputs: ProofInputs, modelSignatures: readonly ModelSignature[]): Uint8Array {
   return canonicalBytes({
     ...proofInputsOf(inputs),
-    model_signatures: modelSignatures.map((m) => ({ participant: m.participant, public_key: m.public_key, signature: m.signature })),
+    model_signatures: modelSignatures.map((m) => ({
+      participant: m.participant,
+      public_key: m.public_key,
+      signature: m.signature,
+    })),
   });
 }

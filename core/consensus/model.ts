@@ -5,7 +5,14 @@
  * are checks.ts — both import this, neither imports the other's caller.
  */
 import type { Cathedral } from "../schemas/common.ts";
-import type { ConsensusOutcome, ModelSignature, OfficePriority, ProofInputs, ProofState, VoteValue } from "../schemas/consensus.ts";
+import type {
+  ConsensusOutcome,
+  ModelSignature,
+  OfficePriority,
+  ProofInputs,
+  ProofState,
+  VoteValue,
+} from "../schemas/consensus.ts";
 import type { RefusalCode } from "./refusal.ts";
 import { SESSION_PARTICIPANTS } from "./rules.ts";
 

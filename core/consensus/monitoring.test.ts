@@ -3,7 +3,13 @@ import { ConsensusMonitoring } from "../schemas/consensus.ts";
 import { isoWeekLabel, weeklyMonitoring, weekStart } from "./monitoring.ts";
 import type { SessionSummary } from "./views.ts";
 
-const s = (opened: string, minutes: number | null, outcome: SessionSummary["outcome"] = "APPROVED", agreement = 0.75, gi_delta = 0.002): SessionSummary => ({
+const s = (
+  opened: string,
+  minutes: number | null,
+  outcome: SessionSummary["outcome"] = "APPROVED",
+  agreement = 0.75,
+  gi_delta = 0.002,
+): SessionSummary => ({
   session_id: opened,
   opened_at: opened,
   closed_at: minutes === null ? null : new Date(Date.parse(opened) + minutes * 60_000).toISOString(),
@@ -60,8 +66,14 @@ describe("weekly monitoring", () => {
       quorum_failure_rate: { measured: null, met: null },
     });
     // The week the data ends in is not judged on its count yet.
-    expect(w51).toMatchObject({ sessions: { measured: 1, met: null }, average_duration_minutes: { measured: 30, met: true }, quorum_failure_rate: { measured: 0, met: true } });
-    expect(ConsensusMonitoring.safeParse({ cycle: "C-151", timestamp: "2025-12-17T12:00:00.000Z", weeks }).success).toBe(true);
+    expect(w51).toMatchObject({
+      sessions: { measured: 1, met: null },
+      average_duration_minutes: { measured: 30, met: true },
+      quorum_failure_rate: { measured: 0, met: true },
+    });
+    expect(
+      ConsensusMonitoring.safeParse({ cycle: "C-151", timestamp: "2025-12-17T12:00:00.000Z", weeks }).success,
+    ).toBe(true);
   });
 
   it("has no weeks before the first session", () => {

@@ -76,11 +76,15 @@ function measureWeek(monday: number, list: readonly SessionSummary[], complete: 
   const T = MONITORING_TARGETS;
   const closed = list.filter((s) => s.closed_at !== null);
   const n = closed.length;
-  const duration = n === 0 ? null : round(closed.reduce((sum, s) => sum + (Date.parse(s.closed_at!) - Date.parse(s.opened_at)), 0) / n / 60_000, 1);
+  const duration =
+    n === 0
+      ? null
+      : round(closed.reduce((sum, s) => sum + (Date.parse(s.closed_at!) - Date.parse(s.opened_at)), 0) / n / 60_000, 1);
   const agreement = n === 0 ? null : round(closed.reduce((sum, s) => sum + s.agreement!, 0) / n, 4);
   const drift = n === 0 ? null : round(Math.max(...closed.map((s) => Math.abs(s.gi_delta!))), 4);
   const failures = n === 0 ? null : round(closed.filter((s) => s.outcome === "NO_QUORUM").length / n, 4);
-  const judge = (value: number | null, ok: (v: number) => boolean): boolean | null => (value === null ? null : ok(value));
+  const judge = (value: number | null, ok: (v: number) => boolean): boolean | null =>
+    value === null ? null : ok(value);
   return {
     week: isoWeekLabel(monday),
     starts: date(monday),
@@ -94,9 +98,25 @@ function measureWeek(monday: number, list: readonly SessionSummary[], complete: 
       target_max: T.sessions.max,
       met: complete ? list.length >= T.sessions.min && list.length <= T.sessions.max : null,
     },
-    average_duration_minutes: { measured: duration, target_max: T.average_duration_minutes.max, met: judge(duration, (v) => v <= T.average_duration_minutes.max) },
-    agreement_rate: { measured: agreement, target_min: T.agreement_rate.min, met: judge(agreement, (v) => v >= T.agreement_rate.min) },
-    gi_drift_per_session: { measured: drift, target_max: T.gi_drift_per_session.max, met: judge(drift, (v) => v <= T.gi_drift_per_session.max) },
-    quorum_failure_rate: { measured: failures, target_below: T.quorum_failure_rate.below, met: judge(failures, (v) => v < T.quorum_failure_rate.below) },
+    average_duration_minutes: {
+      measured: duration,
+      target_max: T.average_duration_minutes.max,
+      met: judge(duration, (v) => v <= T.average_duration_minutes.max),
+    },
+    agreement_rate: {
+      measured: agreement,
+      target_min: T.agreement_rate.min,
+      met: judge(agreement, (v) => v >= T.agreement_rate.min),
+    },
+    gi_drift_per_session: {
+      measured: drift,
+      target_max: T.gi_drift_per_session.max,
+      met: judge(drift, (v) => v <= T.gi_drift_per_session.max),
+    },
+    quorum_failure_rate: {
+      measured: failures,
+      target_below: T.quorum_failure_rate.below,
+      met: judge(failures, (v) => v < T.quorum_failure_rate.below),
+    },
   };
 }

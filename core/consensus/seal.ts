@@ -16,7 +16,13 @@
 import { canonicalize } from "../canonical.ts";
 import { digestOf, formatDigest } from "../digest.ts";
 import { leafHashOfText, rootHash } from "../merkle.ts";
-import type { ConsensusOutcome, ModelSignature, ProofInputs, ValidatorSignature, VoteValue } from "../schemas/consensus.ts";
+import type {
+  ConsensusOutcome,
+  ModelSignature,
+  ProofInputs,
+  ValidatorSignature,
+  VoteValue,
+} from "../schemas/consensus.ts";
 import { proofInputsOf } from "./messages.ts";
 
 export interface SealParts {
@@ -35,14 +41,28 @@ export function sealLeaves(p: SealParts): string[] {
   return [
     canonicalize({
       part: "session",
-      value: { session_id: s.session_id, cycle: s.cycle, room: s.room, gi_baseline: s.gi_baseline, participants: [...s.participants] },
+      value: {
+        session_id: s.session_id,
+        cycle: s.cycle,
+        room: s.room,
+        gi_baseline: s.gi_baseline,
+        participants: [...s.participants],
+      },
     }),
     canonicalize({ part: "inputs", value: proofInputsOf(p.inputs) }),
-    ...p.votes.map((x) => canonicalize({ part: "vote", value: { participant: x.participant, vote: x.vote, signature: x.signature } })),
-    ...p.model_signatures.map((m) =>
-      canonicalize({ part: "model_signature", value: { participant: m.participant, public_key: m.public_key, signature: m.signature } }),
+    ...p.votes.map((x) =>
+      canonicalize({ part: "vote", value: { participant: x.participant, vote: x.vote, signature: x.signature } }),
     ),
-    canonicalize({ part: "validator_signature", value: { validator: v.validator, gi: v.gi, public_key: v.public_key, signature: v.signature } }),
+    ...p.model_signatures.map((m) =>
+      canonicalize({
+        part: "model_signature",
+        value: { participant: m.participant, public_key: m.public_key, signature: m.signature },
+      }),
+    ),
+    canonicalize({
+      part: "validator_signature",
+      value: { validator: v.validator, gi: v.gi, public_key: v.public_key, signature: v.signature },
+    }),
     canonicalize({ part: "outcome", value: { outcome: p.outcome.outcome, gi_delta: p.outcome.gi_delta } }),
   ];
 }
@@ -56,7 +76,11 @@ export function sealRoot(p: SealParts): string {
 export function proofDigest(p: Pick<SealParts, "inputs" | "model_signatures" | "validator_signature">): string {
   return digestOf({
     ...proofInputsOf(p.inputs),
-    model_signatures: p.model_signatures.map((m) => ({ participant: m.participant, public_key: m.public_key, signature: m.signature })),
+    model_signatures: p.model_signatures.map((m) => ({
+      participant: m.participant,
+      public_key: m.public_key,
+      signature: m.signature,
+    })),
     validator_signature: {
       validator: p.validator_signature.validator,
       gi: p.validator_signature.gi,

@@ -1,12 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../ledger/projection.ts";
 import { sign } from "../signature.ts";
-import { decideCloseSession, decideCycleUpdate, decideGenerateProof, decideModelSignature, decideOpenSession, decideValidatorSignature, decideVote } from "./decide.ts";
+import {
+  decideCloseSession,
+  decideCycleUpdate,
+  decideGenerateProof,
+  decideModelSignature,
+  decideOpenSession,
+  decideValidatorSignature,
+  decideVote,
+} from "./decide.ts";
 import { modelMessage, validatorMessage } from "./messages.ts";
 import { consensusProjection } from "./state.ts";
 import { proofModelSignatures, proofState } from "./model.ts";
 import { activeSessions, consensusHealth, cycleInfo, officeRoster, proofDocument, sessionSummaries } from "./views.ts";
-import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, proofRequest, signedVote, standardOffices } from "../../test/support/core/consensus/helpers.ts";
+import {
+  completeSession,
+  heartbeat,
+  MemoryLedger,
+  PARTICIPANTS,
+  proofRequest,
+  signedVote,
+  standardOffices,
+} from "../../test/support/core/consensus/helpers.ts";
 
 const OPEN = { cycle: "C-151", room: "ethics", gi_baseline: 0.97, participants: PARTICIPANTS };
 
@@ -47,9 +63,26 @@ describe("the consensus projection", () => {
     expect(cycleInfo(ledger.state)).toEqual({ cycle: "C-151", gi: 0.975, room: "ethics" });
     const { sessions } = activeSessions(ledger.state);
     expect(sessions).toHaveLength(1);
-    expect(sessions[0]).toMatchObject({ session_id: id, room: "ethics", votes: [{ participant: "EVE", vote: "REJECT" }], proof: null });
-    expect(sessions[0]!.participants.find((p) => p.office === "SOPHIA")).toEqual({ office: "SOPHIA", priority: "high", cathedral: "FOR-PHILOSOPHERS", gi_at_opening: 0.96, gi: 0.951 });
-    expect(officeRoster(ledger.state).map((r) => `${r.priority}:${r.office}`)).toEqual(["critical:ATLAS", "critical:EVE", "high:HERMES", "high:JANUS", "high:SOPHIA"]);
+    expect(sessions[0]).toMatchObject({
+      session_id: id,
+      room: "ethics",
+      votes: [{ participant: "EVE", vote: "REJECT" }],
+      proof: null,
+    });
+    expect(sessions[0]!.participants.find((p) => p.office === "SOPHIA")).toEqual({
+      office: "SOPHIA",
+      priority: "high",
+      cathedral: "FOR-PHILOSOPHERS",
+      gi_at_opening: 0.96,
+      gi: 0.951,
+    });
+    expect(officeRoster(ledger.state).map((r) => `${r.priority}:${r.office}`)).toEqual([
+      "critical:ATLAS",
+      "critical:EVE",
+      "high:HERMES",
+      "high:JANUS",
+      "high:SOPHIA",
+    ]);
     expect(consensusHealth(ledger.state)).toEqual({
       status: "ok",
       ledger_size: ledger.entries.length,
@@ -68,11 +101,23 @@ describe("the consensus projection", () => {
     const id = must(ledger.run((s) => decideOpenSession(s, OPEN)))!.sessionId;
     const forged = { ...signedVote(offices.EVE!, id, "APPROVE"), participant: "ATLAS" };
     ledger.append([{ type: "consensus.vote", payload: { session_id: id, ...forged } }]);
-    ledger.append([{ type: "consensus.vote", payload: { session_id: id, ...signedVote(offices.JANUS!, id, "APPROVE") } }]);
-    ledger.append([{ type: "consensus.vote", payload: { session_id: "S-1", participant: "office-aurea", vote: "APPROVE", signature: "ab".repeat(64) } }]);
+    ledger.append([
+      { type: "consensus.vote", payload: { session_id: id, ...signedVote(offices.JANUS!, id, "APPROVE") } },
+    ]);
+    ledger.append([
+      {
+        type: "consensus.vote",
+        payload: { session_id: "S-1", participant: "office-aurea", vote: "APPROVE", signature: "ab".repeat(64) },
+      },
+    ]);
     expect(ledger.state.sessions.get(id)!.votes).toEqual([]);
     // A typed-in consensus, a validator GI that was not measured, a wrong seal.
-    for (const [p, v] of [["ATLAS", "APPROVE"], ["EVE", "APPROVE"], ["HERMES", "APPROVE"], ["SOPHIA", "APPROVE"]] as const) {
+    for (const [p, v] of [
+      ["ATLAS", "APPROVE"],
+      ["EVE", "APPROVE"],
+      ["HERMES", "APPROVE"],
+      ["SOPHIA", "APPROVE"],
+    ] as const) {
       must(ledger.run((s) => decideVote(s, id, signedVote(offices[p]!, id, v))));
     }
     const gen = decideGenerateProof(ledger.state, id, proofRequest());
@@ -81,17 +126,44 @@ describe("the consensus projection", () => {
     expect(ledger.state.proofs.size).toBe(0);
     ledger.append(gen.events);
     const { inputs } = gen.result;
-    for (const p of PARTICIPANTS) must(ledger.run((s) => decideModelSignature(s, inputs.delib_id, { participant: p, signature: sign("ed25519", offices[p]!.secret, modelMessage(inputs)) })));
+    for (const p of PARTICIPANTS)
+      must(
+        ledger.run((s) =>
+          decideModelSignature(s, inputs.delib_id, {
+            participant: p,
+            signature: sign("ed25519", offices[p]!.secret, modelMessage(inputs)),
+          }),
+        ),
+      );
     const proof = ledger.state.proofs.get(inputs.delib_id)!;
-    const signature = sign("ed25519", offices.JANUS!.secret, validatorMessage(inputs, proofModelSignatures(proof, ledger.state.sessions.get(id)!)));
-    ledger.append([{ type: "delibproof.validated", payload: { delib_id: inputs.delib_id, validator: "JANUS", gi: 0.99, signature } }]);
+    const signature = sign(
+      "ed25519",
+      offices.JANUS!.secret,
+      validatorMessage(inputs, proofModelSignatures(proof, ledger.state.sessions.get(id)!)),
+    );
+    ledger.append([
+      { type: "delibproof.validated", payload: { delib_id: inputs.delib_id, validator: "JANUS", gi: 0.99, signature } },
+    ]);
     expect(proofState(proof)).toBe("model-signed");
     must(ledger.run((s) => decideValidatorSignature(s, inputs.delib_id, { validator: "JANUS", signature })));
-    const close = decideCloseSession(ledger.state, { sessionId: id, outcome: "APPROVED", delibproof_id: inputs.delib_id, gi_delta: 0.001 });
+    const close = decideCloseSession(ledger.state, {
+      sessionId: id,
+      outcome: "APPROVED",
+      delibproof_id: inputs.delib_id,
+      gi_delta: 0.001,
+    });
     if (!close.ok) throw new Error();
-    ledger.append([{ type: "consensus.evaluated", payload: { session_id: id, delibproof_id: inputs.delib_id, outcome: "REJECTED", gi_delta: 0.001 } }]);
+    ledger.append([
+      {
+        type: "consensus.evaluated",
+        payload: { session_id: id, delibproof_id: inputs.delib_id, outcome: "REJECTED", gi_delta: 0.001 },
+      },
+    ]);
     expect(ledger.state.sessions.get(id)!.closed).toBeNull();
-    ledger.append([close.events[0]!, { ...close.events[1]!, payload: { ...close.events[1]!.payload, merkle_root: `sha256:${"0".repeat(64)}` } }]);
+    ledger.append([
+      close.events[0]!,
+      { ...close.events[1]!, payload: { ...close.events[1]!.payload, merkle_root: `sha256:${"0".repeat(64)}` } },
+    ]);
     expect(proof.seal).toBeNull();
     expect(ledger.state.ignored.map((x) => x.reason)).toEqual([
       "bad-signature",

@@ -43,7 +43,11 @@ function apply(state: ConsensusState, entry: LedgerEntry): ConsensusState {
     case "sentinel.registered": {
       const p = entry.payload as unknown as EventPayload<"sentinel.registered">;
       if (p.priority !== undefined) {
-        const refused = checkRegisterOffice(state, { id: p.sentinel, priority: p.priority, cathedral: p.cathedral, public_key: p.public_key }, p.algorithm);
+        const refused = checkRegisterOffice(
+          state,
+          { id: p.sentinel, priority: p.priority, cathedral: p.cathedral, public_key: p.public_key },
+          p.algorithm,
+        );
         if (refused) ignore(state, entry, refused.code);
         else {
           state.offices.set(p.sentinel, {
@@ -56,7 +60,8 @@ function apply(state: ConsensusState, entry: LedgerEntry): ConsensusState {
           });
         }
       }
-      if (!state.sentinels.has(p.sentinel)) state.sentinels.set(p.sentinel, { public_key: p.public_key, cathedral: p.cathedral });
+      if (!state.sentinels.has(p.sentinel))
+        state.sentinels.set(p.sentinel, { public_key: p.public_key, cathedral: p.cathedral });
       if (!state.keyHolders.has(p.public_key)) state.keyHolders.set(p.public_key, p.sentinel);
       break;
     }
@@ -104,7 +109,15 @@ function apply(state: ConsensusState, entry: LedgerEntry): ConsensusState {
       const p = entry.payload as unknown as EventPayload<"consensus.vote">;
       const checked = checkVote(state, p.session_id, p);
       if ("code" in checked) ignore(state, entry, checked.code);
-      else checked.session.votes.push({ participant: p.participant, vote: p.vote, signature: p.signature, public_key: checked.public_key, at: ts, seq });
+      else
+        checked.session.votes.push({
+          participant: p.participant,
+          vote: p.vote,
+          signature: p.signature,
+          public_key: checked.public_key,
+          at: ts,
+          seq,
+        });
       break;
     }
     case "delibproof.generated": {
@@ -119,7 +132,15 @@ function apply(state: ConsensusState, entry: LedgerEntry): ConsensusState {
         ignore(state, entry, "not-as-computed");
       } else {
         checked.session.delib_id = inputs.delib_id;
-        state.proofs.set(inputs.delib_id, { session_id, inputs, generated_at: ts, generated_seq: seq, signatures: [], validator: null, seal: null });
+        state.proofs.set(inputs.delib_id, {
+          session_id,
+          inputs,
+          generated_at: ts,
+          generated_seq: seq,
+          signatures: [],
+          validator: null,
+          seal: null,
+        });
       }
       break;
     }
@@ -127,7 +148,13 @@ function apply(state: ConsensusState, entry: LedgerEntry): ConsensusState {
       const p = entry.payload as unknown as EventPayload<"delibproof.signed">;
       const checked = checkModelSignature(state, p.delib_id, p);
       if ("code" in checked) ignore(state, entry, checked.code);
-      else checked.proof.signatures.push({ participant: p.participant, public_key: checked.public_key, signature: p.signature, seq });
+      else
+        checked.proof.signatures.push({
+          participant: p.participant,
+          public_key: checked.public_key,
+          signature: p.signature,
+          seq,
+        });
       break;
     }
     case "delibproof.validated": {
@@ -135,12 +162,25 @@ function apply(state: ConsensusState, entry: LedgerEntry): ConsensusState {
       const checked = checkValidator(state, p.delib_id, p);
       if ("code" in checked) ignore(state, entry, checked.code);
       else if (checked.gi !== p.gi) ignore(state, entry, "not-as-computed");
-      else checked.proof.validator = { validator: p.validator, gi: p.gi, public_key: checked.public_key, signature: p.signature, at: ts, seq };
+      else
+        checked.proof.validator = {
+          validator: p.validator,
+          gi: p.gi,
+          public_key: checked.public_key,
+          signature: p.signature,
+          at: ts,
+          seq,
+        };
       break;
     }
     case "consensus.evaluated": {
       const p = entry.payload as unknown as EventPayload<"consensus.evaluated">;
-      const checked = checkClose(state, { sessionId: p.session_id, outcome: p.outcome, delibproof_id: p.delibproof_id, gi_delta: p.gi_delta });
+      const checked = checkClose(state, {
+        sessionId: p.session_id,
+        outcome: p.outcome,
+        delibproof_id: p.delibproof_id,
+        gi_delta: p.gi_delta,
+      });
       if ("code" in checked) ignore(state, entry, checked.code);
       else {
         const s = checked.session;
@@ -154,7 +194,8 @@ function apply(state: ConsensusState, entry: LedgerEntry): ConsensusState {
       const p = entry.payload as unknown as EventPayload<"delibproof.sealed">;
       const checked = checkSeal(state, p.delibproof_id);
       if ("code" in checked) ignore(state, entry, checked.code);
-      else if (checked.merkle_root !== p.merkle_root || checked.proof_digest !== p.proof_digest) ignore(state, entry, "not-as-computed");
+      else if (checked.merkle_root !== p.merkle_root || checked.proof_digest !== p.proof_digest)
+        ignore(state, entry, "not-as-computed");
       else checked.proof.seal = { ledger_seq: seq, merkle_root: p.merkle_root, proof_digest: p.proof_digest, at: ts };
       break;
     }

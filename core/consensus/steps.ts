@@ -18,7 +18,13 @@ export function signedVote(sessionId: string, participant: string, vote: VoteVal
   return { participant, vote, signature: sign(voteMessage({ participant, session_id: sessionId, vote })) };
 }
 
-export function voteStep(state: ConsensusState, sessionId: string, participant: string, vote: VoteValue, sign: OfficeSign): ReturnType<typeof decideVote> {
+export function voteStep(
+  state: ConsensusState,
+  sessionId: string,
+  participant: string,
+  vote: VoteValue,
+  sign: OfficeSign,
+): ReturnType<typeof decideVote> {
   return decideVote(state, sessionId, signedVote(sessionId, participant, vote, sign));
 }
 
@@ -29,7 +35,12 @@ export function signedModelSignature(state: ConsensusState, delibId: string, par
   return { participant, signature: sign(modelMessage(proof.inputs)) };
 }
 
-export function modelSignatureStep(state: ConsensusState, delibId: string, participant: string, sign: OfficeSign): ReturnType<typeof decideModelSignature> {
+export function modelSignatureStep(
+  state: ConsensusState,
+  delibId: string,
+  participant: string,
+  sign: OfficeSign,
+): ReturnType<typeof decideModelSignature> {
   return decideModelSignature(state, delibId, signedModelSignature(state, delibId, participant, sign));
 }
 
@@ -41,6 +52,11 @@ export function signedValidation(state: ConsensusState, delibId: string, validat
   return { validator, signature: sign(validatorMessage(proof.inputs, proofModelSignatures(proof, session))) };
 }
 
-export function validatorStep(state: ConsensusState, delibId: string, validator: string, sign: OfficeSign): ReturnType<typeof decideValidatorSignature> {
+export function validatorStep(
+  state: ConsensusState,
+  delibId: string,
+  validator: string,
+  sign: OfficeSign,
+): ReturnType<typeof decideValidatorSignature> {
   return decideValidatorSignature(state, delibId, signedValidation(state, delibId, validator, sign));
 }

@@ -16,8 +16,17 @@ function sealedFile(ledger: MemoryLedger, delibId: string): Uint8Array {
   const leaves = ledger.entries.map((e) => leafHashOfText(sealEntry(e).text));
   const seq = ledger.state.proofs.get(delibId)!.seal!.ledger_seq;
   const size = ledger.entries.length;
-  const checkpoint = signCheckpoint({ origin: LOG.name, size, rootHash: rootHash(leaves) }, { name: LOG.name, secretKeyHex: LOG_SECRET });
-  return encode(proofDocument(ledger.state, delibId, proofAnchor(ledger.entries[seq]!, size, inclusionProof(leaves, seq), checkpoint)));
+  const checkpoint = signCheckpoint(
+    { origin: LOG.name, size, rootHash: rootHash(leaves) },
+    { name: LOG.name, secretKeyHex: LOG_SECRET },
+  );
+  return encode(
+    proofDocument(
+      ledger.state,
+      delibId,
+      proofAnchor(ledger.entries[seq]!, size, inclusionProof(leaves, seq), checkpoint),
+    ),
+  );
 }
 
 function setup() {
@@ -35,7 +44,12 @@ describe("verify-proof", () => {
   it("accepts every sealed proof, running every check", () => {
     for (const id of [first.delibId, second.delibId]) {
       const r = verifyProofFile(sealedFile(ledger, id), ctx);
-      expect(r).toEqual({ ok: true, delib_id: id, session_id: ledger.state.proofs.get(id)!.session_id, checks: PROOF_CHECKS });
+      expect(r).toEqual({
+        ok: true,
+        delib_id: id,
+        session_id: ledger.state.proofs.get(id)!.session_id,
+        checks: PROOF_CHECKS,
+      });
     }
   });
 
@@ -62,7 +76,10 @@ describe("verify-proof", () => {
       const r = verifyProofFile(encode(d), ctx);
       return r.ok ? "ok" : r.check;
     };
-    expect(verifyProofFile(new TextEncoder().encode(JSON.stringify(doc, null, 2)), ctx)).toMatchObject({ ok: false, check: "canonical-form" });
+    expect(verifyProofFile(new TextEncoder().encode(JSON.stringify(doc, null, 2)), ctx)).toMatchObject({
+      ok: false,
+      check: "canonical-form",
+    });
     expect(check((d) => (d.extra = 1))).toBe("schema");
     expect(check((d) => (d.state = "validator-signed"))).toBe("state");
     expect(check((d) => delete d.session.outcome)).toBe("state");
@@ -72,7 +89,9 @@ describe("verify-proof", () => {
     expect(check((d) => (d.proof.consensus = 1))).toBe("votes");
     expect(check((d) => (d.proof.question = "Another question?"))).toBe("model-signatures");
     expect(check((d) => (d.proof.validator_signature.gi = 0.9))).toBe("schema"); // below 0.95
-    expect(check((d) => (d.proof.validator_signature.signature = d.proof.model_signatures[0].signature))).toBe("validator");
+    expect(check((d) => (d.proof.validator_signature.signature = d.proof.model_signatures[0].signature))).toBe(
+      "validator",
+    );
     // The validator's GI is not under its signature: the ledger's measured value is the check.
     expect(check((d) => (d.proof.validator_signature.gi = 0.99))).toBe("ledger-record");
     expect(check((d) => (d.session.room = "policy"))).toBe("ledger-record");
@@ -81,7 +100,10 @@ describe("verify-proof", () => {
     expect(check((d) => (d.anchor.tree_size += 1))).toBe("checkpoint");
     expect(check((d) => d.anchor.inclusion_proof.reverse())).toBe("inclusion");
     // Another ledger key does not vouch for the checkpoint.
-    const r = verifyProofFile(sealedFile(ledger, first.delibId), { ...ctx, checkpointKeys: [{ ...LOG, publicKeyHex: publicKeyFromSecret("ed25519", "22".repeat(32)) }] });
+    const r = verifyProofFile(sealedFile(ledger, first.delibId), {
+      ...ctx,
+      checkpointKeys: [{ ...LOG, publicKeyHex: publicKeyFromSecret("ed25519", "22".repeat(32)) }],
+    });
     expect(r).toMatchObject({ ok: false, check: "checkpoint" });
   });
 
@@ -96,7 +118,12 @@ describe("verifyProofSeal (no ledger: the file, its seal and its anchor)", () =>
   const { ledger, first } = setup();
 
   it("accepts a sealed proof file with the checkpoint key alone", () => {
-    expect(verifyProofSeal(sealedFile(ledger, first.delibId), [LOG])).toEqual({ ok: true, delib_id: first.delibId, session_id: ledger.state.proofs.get(first.delibId)!.session_id, checks: SEAL_CHECKS });
+    expect(verifyProofSeal(sealedFile(ledger, first.delibId), [LOG])).toEqual({
+      ok: true,
+      delib_id: first.delibId,
+      session_id: ledger.state.proofs.get(first.delibId)!.session_id,
+      checks: SEAL_CHECKS,
+    });
   });
 
   it("refuses another checkpoint key, a changed part, a file not in canonical form and an unsealed proof", () => {
@@ -106,7 +133,15 @@ describe("verifyProofSeal (no ledger: the file, its seal and its anchor)", () =>
     const doc = JSON.parse(new TextDecoder().decode(good));
     doc.proof.question = "Another question?";
     expect(verifyProofSeal(encode(doc), [LOG])).toMatchObject({ ok: false, check: "merkle-root" });
-    expect(verifyProofSeal(new TextEncoder().encode(`${JSON.stringify(JSON.parse(new TextDecoder().decode(good)), null, 1)}\n`), [LOG])).toMatchObject({ ok: false, check: "canonical-form" });
-    expect(verifyProofSeal(encode(proofDocument(ledger.state, first.delibId)), [LOG])).toMatchObject({ ok: false, check: "state" });
+    expect(
+      verifyProofSeal(
+        new TextEncoder().encode(`${JSON.stringify(JSON.parse(new TextDecoder().decode(good)), null, 1)}\n`),
+        [LOG],
+      ),
+    ).toMatchObject({ ok: false, check: "canonical-form" });
+    expect(verifyProofSeal(encode(proofDocument(ledger.state, first.delibId)), [LOG])).toMatchObject({
+      ok: false,
+      check: "state",
+    });
   });
 });

@@ -90,7 +90,8 @@ function canonicalDocument(bytes: Uint8Array): unknown {
   } catch (error) {
     fail("canonical-form", (error as Error).message);
   }
-  if (text !== `${canonical}\n`) fail("canonical-form", "the file is not the RFC 8785 JCS text of its document followed by one LF");
+  if (text !== `${canonical}\n`)
+    fail("canonical-form", "the file is not the RFC 8785 JCS text of its document followed by one LF");
   return parsed;
 }
 
@@ -109,13 +110,26 @@ export function verifyProofFile(bytes: Uint8Array, ctx: ProofVerifierContext): P
  * proof files can vouch for at build time (site/src/lib/consensus-proofs.ts); the signatures
  * against the registered keys and the ledger's record need the ledger (`verifyProofFile`).
  */
-export const SEAL_CHECKS = ["canonical-form", "schema", "state", "merkle-root", "sealing-entry", "checkpoint", "inclusion"] as const satisfies readonly ProofCheck[];
+export const SEAL_CHECKS = [
+  "canonical-form",
+  "schema",
+  "state",
+  "merkle-root",
+  "sealing-entry",
+  "checkpoint",
+  "inclusion",
+] as const satisfies readonly ProofCheck[];
 
 export function verifyProofSeal(bytes: Uint8Array, checkpointKeys: NoteVerifier[]): ProofVerification {
   try {
     const sealed = sealedDocument(bytes);
     checkSeal(sealed, checkpointKeys);
-    return { ok: true, delib_id: sealed.doc.proof.delib_id, session_id: sealed.doc.session.session_id, checks: SEAL_CHECKS };
+    return {
+      ok: true,
+      delib_id: sealed.doc.proof.delib_id,
+      session_id: sealed.doc.session.session_id,
+      checks: SEAL_CHECKS,
+    };
   } catch (error) {
     if (error instanceof ProofCheckError) return { ok: false, check: error.code, message: error.message };
     throw error;
@@ -158,12 +172,17 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
   if (new Set(keys.values()).size !== keys.size) fail("registered-keys", "two participants share a key");
   const order = proof.model_signatures.map((m) => m.participant).join(",");
   if (order !== session.participants.join(",")) {
-    fail("registered-keys", `model signatures are by [${order}], expected one by each participant in order [${session.participants.join(",")}]`);
+    fail(
+      "registered-keys",
+      `model signatures are by [${order}], expected one by each participant in order [${session.participants.join(",")}]`,
+    );
   }
   for (const m of proof.model_signatures) {
-    if (m.public_key !== keys.get(m.participant)) fail("registered-keys", `the key given for ${m.participant} is not its registered key`);
+    if (m.public_key !== keys.get(m.participant))
+      fail("registered-keys", `the key given for ${m.participant} is not its registered key`);
   }
-  if (validator.public_key !== keyOf(validator.validator, "validator")) fail("registered-keys", `the key given for validator ${validator.validator} is not its registered key`);
+  if (validator.public_key !== keyOf(validator.validator, "validator"))
+    fail("registered-keys", `the key given for validator ${validator.validator} is not its registered key`);
 
   // votes
   let previous = -1;
@@ -172,19 +191,31 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
     if (rank < 0) fail("votes", `${v.participant} voted but is not a participant`);
     if (rank <= previous) fail("votes", "votes are not one per participant in participant order");
     previous = rank;
-    if (!verify("ed25519", keys.get(v.participant)!, voteMessage({ participant: v.participant, session_id: session.session_id, vote: v.vote }), v.signature)) {
+    if (
+      !verify(
+        "ed25519",
+        keys.get(v.participant)!,
+        voteMessage({ participant: v.participant, session_id: session.session_id, vote: v.vote }),
+        v.signature,
+      )
+    ) {
       fail("votes", `the vote of ${v.participant} does not verify with its registered key`);
     }
   }
-  const t = tally(session.votes.map((v) => ({ vote: v.vote, public_key: keys.get(v.participant)! })), session.participants.length);
-  if (proof.consensus !== agreementScore(t)) fail("votes", `consensus is ${proof.consensus}, the signed votes give ${agreementScore(t)}`);
+  const t = tally(
+    session.votes.map((v) => ({ vote: v.vote, public_key: keys.get(v.participant)! })),
+    session.participants.length,
+  );
+  if (proof.consensus !== agreementScore(t))
+    fail("votes", `consensus is ${proof.consensus}, the signed votes give ${agreementScore(t)}`);
   if (outcome !== t.outcome) fail("votes", `the outcome is ${outcome}, the signed votes give ${t.outcome}`);
 
   // model-signatures
   const inputs = proofInputsOf(proof);
   const message = modelMessage(inputs);
   for (const m of proof.model_signatures) {
-    if (!verify("ed25519", m.public_key, message, m.signature)) fail("model-signatures", `the signature of ${m.participant} does not verify over the proof's inputs`);
+    if (!verify("ed25519", m.public_key, message, m.signature))
+      fail("model-signatures", `the signature of ${m.participant} does not verify over the proof's inputs`);
   }
 
   // validator
@@ -196,21 +227,37 @@ function verifySteps(bytes: Uint8Array, { ledger, checkpointKeys }: ProofVerifie
   }
 
   // ledger-record
-  const recorded = ledger.proofs.get(proof.delib_id) ?? fail("ledger-record", `the ledger has no proof ${proof.delib_id}`);
-  const s = ledger.sessions.get(session.session_id) ?? fail("ledger-record", `the ledger has no session ${session.session_id}`);
-  if (recorded.session_id !== session.session_id) fail("ledger-record", `the ledger records ${proof.delib_id} for session ${recorded.session_id}`);
-  if (s.cycle !== session.cycle || s.room !== session.room || s.gi_baseline !== session.gi_baseline || s.participants.join(",") !== session.participants.join(",")) {
+  const recorded =
+    ledger.proofs.get(proof.delib_id) ?? fail("ledger-record", `the ledger has no proof ${proof.delib_id}`);
+  const s =
+    ledger.sessions.get(session.session_id) ?? fail("ledger-record", `the ledger has no session ${session.session_id}`);
+  if (recorded.session_id !== session.session_id)
+    fail("ledger-record", `the ledger records ${proof.delib_id} for session ${recorded.session_id}`);
+  if (
+    s.cycle !== session.cycle ||
+    s.room !== session.room ||
+    s.gi_baseline !== session.gi_baseline ||
+    s.participants.join(",") !== session.participants.join(",")
+  ) {
     fail("ledger-record", `session ${session.session_id} differs from the ledger's`);
   }
-  if (canonicalize(recorded.inputs) !== canonicalize(inputs)) fail("ledger-record", "the proof's inputs differ from those the ledger recorded (consensus and gi_score are the server's)");
-  if (!recorded.validator || recorded.validator.gi !== validator.gi) fail("ledger-record", `the validator's GI differs from the one the ledger measured`);
+  if (canonicalize(recorded.inputs) !== canonicalize(inputs))
+    fail(
+      "ledger-record",
+      "the proof's inputs differ from those the ledger recorded (consensus and gi_score are the server's)",
+    );
+  if (!recorded.validator || recorded.validator.gi !== validator.gi)
+    fail("ledger-record", `the validator's GI differs from the one the ledger measured`);
 
   checkSeal(sealed, checkpointKeys);
   return { ok: true, delib_id: proof.delib_id, session_id: session.session_id, checks: PROOF_CHECKS };
 }
 
 /** merkle-root, sealing-entry, checkpoint, inclusion. */
-function checkSeal({ doc, validator, seal, anchor, outcome, gi_delta }: ReturnType<typeof sealedDocument>, checkpointKeys: NoteVerifier[]): void {
+function checkSeal(
+  { doc, validator, seal, anchor, outcome, gi_delta }: ReturnType<typeof sealedDocument>,
+  checkpointKeys: NoteVerifier[],
+): void {
   const { proof, session } = doc;
   const inputs = proofInputsOf(proof);
   const signatures: ModelSignature[] = proof.model_signatures;
@@ -229,11 +276,17 @@ function checkSeal({ doc, validator, seal, anchor, outcome, gi_delta }: ReturnTy
   // sealing-entry
   const e = anchor.entry;
   const resealed = sealEntry({ seq: e.seq, type: e.type, payload: e.payload as never, ts: e.ts, prev: e.prev });
-  if (resealed.entry.hash !== e.hash) fail("sealing-entry", `the entry hashes to ${resealed.entry.hash}, not ${e.hash}`);
+  if (resealed.entry.hash !== e.hash)
+    fail("sealing-entry", `the entry hashes to ${resealed.entry.hash}, not ${e.hash}`);
   if (e.type !== "delibproof.sealed") fail("sealing-entry", `the entry is ${e.type}`);
   if (e.seq !== seal.ledger_seq) fail("sealing-entry", `the entry is seq ${e.seq}, the seal says ${seal.ledger_seq}`);
-  const expected = canonicalize({ delibproof_id: proof.delib_id, proof_digest: proofDigest(parts), merkle_root: seal.merkle_root });
-  if (canonicalize(e.payload) !== expected) fail("sealing-entry", "the entry does not commit to this proof's digest and Merkle root");
+  const expected = canonicalize({
+    delibproof_id: proof.delib_id,
+    proof_digest: proofDigest(parts),
+    merkle_root: seal.merkle_root,
+  });
+  if (canonicalize(e.payload) !== expected)
+    fail("sealing-entry", "the entry does not commit to this proof's digest and Merkle root");
 
   // checkpoint
   let checkpoint;
@@ -242,7 +295,8 @@ function checkSeal({ doc, validator, seal, anchor, outcome, gi_delta }: ReturnTy
   } catch (error) {
     fail("checkpoint", (error as Error).message);
   }
-  if (checkpoint.size !== anchor.tree_size) fail("checkpoint", `the checkpoint is for ${checkpoint.size} entries, the anchor says ${anchor.tree_size}`);
+  if (checkpoint.size !== anchor.tree_size)
+    fail("checkpoint", `the checkpoint is for ${checkpoint.size} entries, the anchor says ${anchor.tree_size}`);
 
   // inclusion
   const leaf = leafHashOfText(resealed.text);

@@ -34,7 +34,13 @@ export function activeSessions(state: ConsensusState): ActiveSessions {
         opened_at: s.opened_at,
         participants: s.participants.map((id, i) => {
           const o = state.offices.get(id)!;
-          return { office: id, priority: o.priority, cathedral: o.cathedral, gi_at_opening: s.gi_at_opening[i]!, gi: state.gi.get(id)!.gi };
+          return {
+            office: id,
+            priority: o.priority,
+            cathedral: o.cathedral,
+            gi_at_opening: s.gi_at_opening[i]!,
+            gi: state.gi.get(id)!.gi,
+          };
         }),
         votes: s.votes.map((v) => ({ participant: v.participant, vote: v.vote })),
         proof: proof ? { delib_id: proof.inputs.delib_id, state: proofState(proof) } : null,
@@ -81,7 +87,9 @@ export interface RosterEntry {
 /** The offices, by priority (critical first) then id. */
 export function officeRoster(state: ConsensusState): RosterEntry[] {
   return [...state.offices.values()]
-    .sort((a, b) => (a.priority === b.priority ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.priority === "critical" ? -1 : 1))
+    .sort((a, b) =>
+      a.priority === b.priority ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.priority === "critical" ? -1 : 1,
+    )
     .map((o) => {
       const r = state.gi.get(o.id);
       return {
@@ -124,7 +132,14 @@ export function proofDocument(state: ConsensusState, delibId: string, anchor?: P
     ...p.inputs,
     model_signatures: proofModelSignatures(p, session),
     ...(p.validator
-      ? { validator_signature: { validator: p.validator.validator, gi: p.validator.gi, public_key: p.validator.public_key, signature: p.validator.signature } }
+      ? {
+          validator_signature: {
+            validator: p.validator.validator,
+            gi: p.validator.gi,
+            public_key: p.validator.public_key,
+            signature: p.validator.signature,
+          },
+        }
       : {}),
     ...(p.seal ? { seal: { ledger_seq: p.seal.ledger_seq, merkle_root: p.seal.merkle_root } } : {}),
   };
@@ -138,9 +153,21 @@ export function proofDocument(state: ConsensusState, delibId: string, anchor?: P
 }
 
 /** The anchor of a sealed proof from the store's answers (inclusion hashes as raw bytes). */
-export function proofAnchor(entry: LedgerEntry, treeSize: number, inclusion: readonly Uint8Array[], checkpoint: string): ProofAnchor {
+export function proofAnchor(
+  entry: LedgerEntry,
+  treeSize: number,
+  inclusion: readonly Uint8Array[],
+  checkpoint: string,
+): ProofAnchor {
   return {
-    entry: { seq: entry.seq, type: entry.type, payload: entry.payload, ts: entry.ts, prev: entry.prev, hash: entry.hash },
+    entry: {
+      seq: entry.seq,
+      type: entry.type,
+      payload: entry.payload,
+      ts: entry.ts,
+      prev: entry.prev,
+      hash: entry.hash,
+    },
     tree_size: treeSize,
     inclusion_proof: inclusion.map((h) => Buffer.from(h).toString("base64")),
     checkpoint,
@@ -201,7 +228,9 @@ export function consensusHealth(state: ConsensusState): {
 
 /** The newest `limit` sealed proofs, newest first. */
 export function recentSealedProofs(state: ConsensusState, limit = RECENT_SEALED_PROOFS): SealedProofSummary[] {
-  const sealed = [...state.proofs.values()].filter((p) => p.seal !== null).sort((a, b) => b.seal!.ledger_seq - a.seal!.ledger_seq);
+  const sealed = [...state.proofs.values()]
+    .filter((p) => p.seal !== null)
+    .sort((a, b) => b.seal!.ledger_seq - a.seal!.ledger_seq);
   return sealed.slice(0, limit).map((p) => {
     const s = state.sessions.get(p.session_id)!;
     return {

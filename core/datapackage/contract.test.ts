@@ -4,7 +4,11 @@ import { isReservedPath, resourcePathProblem } from "./paths.ts";
 
 describe("the published-data contract", () => {
   it("keys exactly the spec's government files; everything else is public", () => {
-    const keyed = AREAS.flatMap((a) => areaFiles(a).filter(isKeyed).map((f) => `${f.area}/${f.path} ${f.access}`));
+    const keyed = AREAS.flatMap((a) =>
+      areaFiles(a)
+        .filter(isKeyed)
+        .map((f) => `${f.area}/${f.path} ${f.access}`),
+    );
     expect(keyed.sort()).toEqual([
       "government/compliance-report.json government",
       "government/ledger/export.csv government",
@@ -27,10 +31,14 @@ describe("the published-data contract", () => {
   it("serves aliases with their file's bytes and tier, the live supply in its file's schema and tier", () => {
     expect(areaRoute("economy", "supply")).toEqual({ kind: "live", file: areaFile("economy", "supply.json") });
     expect(areaRoute("economy", "mii")).toEqual({ kind: "alias", file: areaFile("economy", "mii.json") });
-    expect(areaRoute("government", "ledger/export")).toMatchObject({ kind: "export", file: { path: "ledger/export.json", access: "government" } });
+    expect(areaRoute("government", "ledger/export")).toMatchObject({
+      kind: "export",
+      file: { path: "ledger/export.json", access: "government" },
+    });
     expect(areaRoute("economy", "supply.json")?.kind).toBe("file");
     expect(areaRoute("diplomacy", "supply")).toBeNull();
-    for (const area of AREAS) for (const [, r] of Object.entries(areaAliases(area))) expect(areaFile(area, r.file)).not.toBeNull();
+    for (const area of AREAS)
+      for (const [, r] of Object.entries(areaAliases(area))) expect(areaFile(area, r.file)).not.toBeNull();
   });
 
   it("knows no file outside the table, whatever the spelling", () => {

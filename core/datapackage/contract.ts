@@ -154,14 +154,20 @@ export const CHANGES_DIR = "changes";
  */
 export function changesPathOf(area: Area, tablePath: string): string | null {
   const file = Object.hasOwn(FILES[area], tablePath) ? fileOf(area, tablePath, FILES[area][tablePath]!) : null;
-  return file && file.mediatype === "text/csv" && file.access === "public" ? `${CHANGES_DIR}/${tablePath.slice(0, -".csv".length)}.json` : null;
+  return file && file.mediatype === "text/csv" && file.access === "public"
+    ? `${CHANGES_DIR}/${tablePath.slice(0, -".csv".length)}.json`
+    : null;
 }
 
 /** The contract's file at `path` in `area`, or null when the area publishes no such file. */
 export function areaFile(area: Area, path: string): AreaFile | null {
   const table = FILES[area];
   if (Object.hasOwn(table, path)) return fileOf(area, path, table[path]!);
-  if (path.startsWith(`${CHANGES_DIR}/`) && path.endsWith(".json") && changesPathOf(area, `${path.slice(CHANGES_DIR.length + 1, -".json".length)}.csv`) === path) {
+  if (
+    path.startsWith(`${CHANGES_DIR}/`) &&
+    path.endsWith(".json") &&
+    changesPathOf(area, `${path.slice(CHANGES_DIR.length + 1, -".json".length)}.csv`) === path
+  ) {
     return fileOf(area, path, "public");
   }
   return null;

@@ -5,9 +5,13 @@ import { AREAS, MANIFEST_FILE, type Area } from "./contract.ts";
 import { DataPackageError } from "./errors.ts";
 import { checkManifest } from "./manifest.ts";
 
-const committed = (area: Area) => readFileSync(join(import.meta.dirname, "../../data/areas", area, MANIFEST_FILE), "utf8");
+const committed = (area: Area) =>
+  readFileSync(join(import.meta.dirname, "../../data/areas", area, MANIFEST_FILE), "utf8");
 
-function codeOf(area: Area, edit: (m: { resources: Record<string, unknown>[]; keyedResources?: Record<string, unknown>[] }) => void): string {
+function codeOf(
+  area: Area,
+  edit: (m: { resources: Record<string, unknown>[]; keyedResources?: Record<string, unknown>[] }) => void,
+): string {
   const m = JSON.parse(committed(area));
   edit(m);
   try {
@@ -34,10 +38,14 @@ describe("checkManifest", () => {
   });
 
   it("refuses a manifest that opens a keyed file, or changes any file's tier or type", () => {
-    expect(codeOf("government", (m) => void (at(m, "compliance-report.json").access = "public"))).toBe("access-mismatch");
+    expect(codeOf("government", (m) => void (at(m, "compliance-report.json").access = "public"))).toBe(
+      "access-mismatch",
+    );
     expect(codeOf("government", (m) => void (at(m, "ledger/export.csv").access = "academic"))).toBe("access-mismatch");
     expect(codeOf("diplomacy", (m) => void (at(m, "standards.json").access = "government"))).toBe("access-mismatch");
-    expect(codeOf("government", (m) => void (at(m, "policy-impact.json").access = "secret"))).toBe("manifest-malformed");
+    expect(codeOf("government", (m) => void (at(m, "policy-impact.json").access = "secret"))).toBe(
+      "manifest-malformed",
+    );
     expect(codeOf("economy", (m) => void (at(m, "supply.json").mediatype = "text/html"))).toBe("manifest-malformed");
     expect(codeOf("economy", (m) => void (at(m, "supply.json").mediatype = "text/csv"))).toBe("mediatype-mismatch");
   });
@@ -46,13 +54,28 @@ describe("checkManifest", () => {
     // A keyed file listed among the public resources, or a public one among the keyed.
     expect(codeOf("government", (m) => void m.resources.push(m.keyedResources!.shift()!))).toBe("access-mismatch");
     expect(codeOf("government", (m) => void m.keyedResources!.push(m.resources.shift()!))).toBe("access-mismatch");
-    expect(codeOf("diplomacy", (m) => void (at(m, "standards.json").immutablePath = "sha256/00.json"))).toBe("path-invalid");
-    expect(codeOf("government", (m) => void (at(m, "policy-impact.json").immutablePath = "sha256/x.json"))).toBe("path-invalid");
-    expect(codeOf("diplomacy", (m) => void (at(m, "standards.json").path = "sha256/standards.json"))).toBe("path-reserved");
+    expect(codeOf("diplomacy", (m) => void (at(m, "standards.json").immutablePath = "sha256/00.json"))).toBe(
+      "path-invalid",
+    );
+    expect(codeOf("government", (m) => void (at(m, "policy-impact.json").immutablePath = "sha256/x.json"))).toBe(
+      "path-invalid",
+    );
+    expect(codeOf("diplomacy", (m) => void (at(m, "standards.json").path = "sha256/standards.json"))).toBe(
+      "path-reserved",
+    );
     // The checked manifest lists both, public first.
     const { manifest } = checkManifest("government", committed("government"));
-    expect(manifest.resources.map((r) => r.access === "public")).toEqual([true, true, true, false, false, false, false]);
-    for (const r of manifest.resources.filter((x) => x.access === "public")) expect(r.immutablePath).toBe(`sha256/${r.hash.slice(7)}${r.path.slice(r.path.lastIndexOf("."))}`);
+    expect(manifest.resources.map((r) => r.access === "public")).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    for (const r of manifest.resources.filter((x) => x.access === "public"))
+      expect(r.immutablePath).toBe(`sha256/${r.hash.slice(7)}${r.path.slice(r.path.lastIndexOf("."))}`);
   });
 
   it("refuses paths that break the rule, are reserved, repeated or unknown to the contract", () => {
@@ -68,7 +91,11 @@ describe("checkManifest", () => {
 
   it("refuses what is not a manifest", () => {
     expect(() => checkManifest("economy", "{")).toThrow(expect.objectContaining({ code: "manifest-malformed" }));
-    expect(() => checkManifest("economy", '{"name":"x","resources":[]}')).toThrow(expect.objectContaining({ code: "manifest-malformed" }));
-    expect(() => checkManifest("economy", new Uint8Array([0xff, 0xfe]))).toThrow(expect.objectContaining({ code: "manifest-malformed" }));
+    expect(() => checkManifest("economy", '{"name":"x","resources":[]}')).toThrow(
+      expect.objectContaining({ code: "manifest-malformed" }),
+    );
+    expect(() => checkManifest("economy", new Uint8Array([0xff, 0xfe]))).toThrow(
+      expect.objectContaining({ code: "manifest-malformed" }),
+    );
   });
 });

@@ -38,22 +38,33 @@ export const ManifestResource = z.looseObject({
 });
 export type ManifestResource = z.infer<typeof ManifestResource>;
 
-const SampleMarker = z.looseObject({ generator: z.string().optional(), seed: z.string().optional(), notice: z.string().optional() });
+const SampleMarker = z.looseObject({
+  generator: z.string().optional(),
+  seed: z.string().optional(),
+  notice: z.string().optional(),
+});
 
-export const Manifest = z.looseObject({
-  name: z.string().min(1),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  version: z.string().optional(),
-  created: z.string().optional(),
-  sample: z.boolean().optional(),
-  licenses: z.array(z.looseObject({ name: z.string().optional(), path: z.string().optional(), title: z.string().optional() })).optional(),
-  sources: z.array(z.looseObject({ kind: z.string().optional(), sample: SampleMarker.optional() })).optional(),
-  /** The public files (empty only for an area whose every file is keyed). */
-  resources: z.array(ManifestResource),
-  /** The keyed files: not on the public copy, so not where a standard reader reads every entry. */
-  keyedResources: z.array(ManifestResource).optional(),
-}).refine((m) => m.resources.length + (m.keyedResources?.length ?? 0) > 0, { message: "a manifest lists at least one file", path: ["resources"] });
+export const Manifest = z
+  .looseObject({
+    name: z.string().min(1),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    version: z.string().optional(),
+    created: z.string().optional(),
+    sample: z.boolean().optional(),
+    licenses: z
+      .array(z.looseObject({ name: z.string().optional(), path: z.string().optional(), title: z.string().optional() }))
+      .optional(),
+    sources: z.array(z.looseObject({ kind: z.string().optional(), sample: SampleMarker.optional() })).optional(),
+    /** The public files (empty only for an area whose every file is keyed). */
+    resources: z.array(ManifestResource),
+    /** The keyed files: not on the public copy, so not where a standard reader reads every entry. */
+    keyedResources: z.array(ManifestResource).optional(),
+  })
+  .refine((m) => m.resources.length + (m.keyedResources?.length ?? 0) > 0, {
+    message: "a manifest lists at least one file",
+    path: ["resources"],
+  });
 export type Manifest = z.infer<typeof Manifest>;
 
 export interface CheckedManifest {
@@ -91,21 +102,39 @@ export function checkManifest(area: Area, bytes: Uint8Array | string): CheckedMa
     const at = `resource ${JSON.stringify(resource.name)}`;
     const problem = resourcePathProblem(resource.path);
     if (problem) refuse("path-invalid", `${at}: path ${JSON.stringify(resource.path)} ${problem}`);
-    if (isReservedPath(area, resource.path)) refuse("path-reserved", `${at}: path ${resource.path} is reserved for the publication itself`);
-    if (resources.has(resource.path) || names.has(resource.name)) refuse("path-duplicate", `${at}: path ${resource.path} or its name is listed twice`);
+    if (isReservedPath(area, resource.path))
+      refuse("path-reserved", `${at}: path ${resource.path} is reserved for the publication itself`);
+    if (resources.has(resource.path) || names.has(resource.name))
+      refuse("path-duplicate", `${at}: path ${resource.path} or its name is listed twice`);
     const file = areaFile(area, resource.path);
-    if (!file) refuse("file-unknown", `${at}: ${area} publishes no file ${resource.path} (core/datapackage/contract.ts)`);
+    if (!file)
+      refuse("file-unknown", `${at}: ${area} publishes no file ${resource.path} (core/datapackage/contract.ts)`);
     if (resource.access !== file.access) {
-      refuse("access-mismatch", `${at}: access is "${resource.access}", the contract says "${file.access}" for ${area}/${file.path}`);
+      refuse(
+        "access-mismatch",
+        `${at}: access is "${resource.access}", the contract says "${file.access}" for ${area}/${file.path}`,
+      );
     }
     if (keyedList !== (file.access !== "public")) {
-      refuse("access-mismatch", `${at}: ${area}/${file.path} is ${file.access === "public" ? "public, so it belongs in resources" : "keyed, so it belongs in keyedResources"}, not ${keyedList ? "keyedResources" : "resources"}`);
+      refuse(
+        "access-mismatch",
+        `${at}: ${area}/${file.path} is ${file.access === "public" ? "public, so it belongs in resources" : "keyed, so it belongs in keyedResources"}, not ${keyedList ? "keyedResources" : "resources"}`,
+      );
     }
-    if (resource.immutablePath !== undefined && (keyedList || resource.immutablePath !== immutablePathOf(resource.path, resource.hash))) {
-      refuse("path-invalid", `${at}: immutablePath must be ${keyedList ? "absent for a keyed file" : immutablePathOf(resource.path, resource.hash)}, not ${resource.immutablePath}`);
+    if (
+      resource.immutablePath !== undefined &&
+      (keyedList || resource.immutablePath !== immutablePathOf(resource.path, resource.hash))
+    ) {
+      refuse(
+        "path-invalid",
+        `${at}: immutablePath must be ${keyedList ? "absent for a keyed file" : immutablePathOf(resource.path, resource.hash)}, not ${resource.immutablePath}`,
+      );
     }
     if (resource.mediatype !== file.mediatype) {
-      refuse("mediatype-mismatch", `${at}: mediatype is "${resource.mediatype}", the contract says "${file.mediatype}" for ${area}/${file.path}`);
+      refuse(
+        "mediatype-mismatch",
+        `${at}: mediatype is "${resource.mediatype}", the contract says "${file.mediatype}" for ${area}/${file.path}`,
+      );
     }
     resources.set(resource.path, { resource, file });
     names.add(resource.name);

@@ -32,7 +32,13 @@ export function resourcePathProblem(path: unknown): string | null {
 /** Whether the path is one the publication itself uses in an area folder (the content-addressed copies' folder too). */
 export function isReservedPath(area: Area, path: string): boolean {
   const base = path.slice(path.lastIndexOf("/") + 1);
-  return base === "index.html" || path.startsWith(`${CONTENT_ADDRESSED_DIR}/`) || path === MANIFEST_FILE || path === SIGNATURE_FILE || Object.hasOwn(areaAliases(area), path);
+  return (
+    base === "index.html" ||
+    path.startsWith(`${CONTENT_ADDRESSED_DIR}/`) ||
+    path === MANIFEST_FILE ||
+    path === SIGNATURE_FILE ||
+    Object.hasOwn(areaAliases(area), path)
+  );
 }
 
 export interface AreaRequest {

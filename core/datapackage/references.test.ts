@@ -9,10 +9,15 @@ describe("manifest references", () => {
     expect(schemaIdOf(schemaReference(ID))).toBe(ID);
     expect(schemaIdOf(ID)).toBe(ID);
     // Resolved as a reader resolves it: from the repository's folder and from the site's URL.
-    expect(new URL(schemaReference(ID), "file:///repo/data/areas/economy/datapackage.json").pathname).toBe("/repo/data/schemas/economy/supply.schema.json");
-    expect(new URL(schemaReference(ID), "https://cdn.example/economy/datapackage.json").pathname).toBe("/schemas/economy/supply.schema.json");
+    expect(new URL(schemaReference(ID), "file:///repo/data/areas/economy/datapackage.json").pathname).toBe(
+      "/repo/data/schemas/economy/supply.schema.json",
+    );
+    expect(new URL(schemaReference(ID), "https://cdn.example/economy/datapackage.json").pathname).toBe(
+      "/schemas/economy/supply.schema.json",
+    );
     expect(jsonSchemaIdOf({ type: "array", items: { $ref: schemaReference(ID) } })).toBe(ID);
-    for (const bad of ["../../schemas/../keys/x", "../schemas/x.json", "https://elsewhere.example/x", 3, null]) expect(schemaIdOf(bad)).toBeNull();
+    for (const bad of ["../../schemas/../keys/x", "../schemas/x.json", "https://elsewhere.example/x", 3, null])
+      expect(schemaIdOf(bad)).toBeNull();
     expect(() => schemaReference("https://elsewhere.example/x.schema.json")).toThrow();
   });
 

@@ -25,7 +25,8 @@ export const CONTENT_ADDRESSED_DIR = "sha256";
 
 /** The relative reference of a published schema's `$id`; throws for an id outside the schema base. */
 export function schemaReference(id: string, prefix: string = SCHEMA_REFERENCE_PREFIX): string {
-  if (!id.startsWith(SCHEMA_BASE_URI)) throw new Error(`${id} is not the $id of a published schema (${SCHEMA_BASE_URI}…)`);
+  if (!id.startsWith(SCHEMA_BASE_URI))
+    throw new Error(`${id} is not the $id of a published schema (${SCHEMA_BASE_URI}…)`);
   return `${prefix}${id.slice(SCHEMA_BASE_URI.length)}`;
 }
 
@@ -57,7 +58,9 @@ export function immutablePathOf(path: string, hash: string): string {
 }
 
 /** Every resource a raw manifest lists, public (`resources`) then keyed (`keyedResources`). */
-export function listedResources<R>(manifest: { resources?: R[] | unknown; keyedResources?: R[] | unknown } | null | undefined): R[] {
+export function listedResources<R>(
+  manifest: { resources?: R[] | unknown; keyedResources?: R[] | unknown } | null | undefined,
+): R[] {
   const own = Array.isArray(manifest?.resources) ? (manifest.resources as R[]) : [];
   const keyed = Array.isArray(manifest?.keyedResources) ? (manifest.keyedResources as R[]) : [];
   return [...own, ...keyed];

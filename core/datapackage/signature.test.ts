@@ -34,16 +34,26 @@ describe("the manifest signature", () => {
   it("says with a code why a signature does not open", () => {
     const stranger = key();
     expect(codeOf(() => openManifestSignature("economy", manifest, note, []))).toBe("keys-empty (keys)");
-    expect(codeOf(() => openManifestSignature("economy", `${manifest} `, note, trusted))).toBe("signature-other-manifest (manifest)");
-    expect(codeOf(() => openManifestSignature("government", manifest, note, trusted))).toBe("signature-other-area (signature)");
-    expect(codeOf(() => openManifestSignature("economy", manifest, signManifest("economy", manifest, stranger), trusted))).toBe("signature-untrusted (signature)");
-    expect(codeOf(() => openManifestSignature("economy", manifest, "not a note", trusted))).toBe("signature-malformed (signature)");
+    expect(codeOf(() => openManifestSignature("economy", `${manifest} `, note, trusted))).toBe(
+      "signature-other-manifest (manifest)",
+    );
+    expect(codeOf(() => openManifestSignature("government", manifest, note, trusted))).toBe(
+      "signature-other-area (signature)",
+    );
+    expect(
+      codeOf(() => openManifestSignature("economy", manifest, signManifest("economy", manifest, stranger), trusted)),
+    ).toBe("signature-untrusted (signature)");
+    expect(codeOf(() => openManifestSignature("economy", manifest, "not a note", trusted))).toBe(
+      "signature-malformed (signature)",
+    );
     // The trusted key's name and id over a damaged signature.
     const [text, line] = note.split("\n\n") as [string, string];
     const raw = Buffer.from(line.slice(line.lastIndexOf(" ") + 1).trim(), "base64");
     raw[10] = raw[10]! ^ 1;
     const damaged = `${text}\n\n${line.slice(0, line.lastIndexOf(" ") + 1)}${raw.toString("base64")}\n`;
-    expect(codeOf(() => openManifestSignature("economy", manifest, damaged, trusted))).toBe("signature-invalid (signature)");
+    expect(codeOf(() => openManifestSignature("economy", manifest, damaged, trusted))).toBe(
+      "signature-invalid (signature)",
+    );
   });
 
   it("parses trusted keys, naming a bad line", () => {

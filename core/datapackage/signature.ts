@@ -10,7 +10,15 @@
  * `data/keys/datasets.vkey`, one per line (blank lines and `#` comments ignored). Opening a
  * signature fails with a DataPackageError whose code says why.
  */
-import { NoteError, openNote, parseVerifierKey, signNote, type NoteErrorCode, type NoteSigner, type NoteVerifier } from "../checkpoint.ts";
+import {
+  NoteError,
+  openNote,
+  parseVerifierKey,
+  signNote,
+  type NoteErrorCode,
+  type NoteSigner,
+  type NoteVerifier,
+} from "../checkpoint.ts";
 import { sha256Hex } from "../digest.ts";
 import type { PackageName } from "./contract.ts";
 import { DataPackageError, type DataPackageErrorCode, type DataPackageSubject } from "./errors.ts";
@@ -40,7 +48,12 @@ const NOTE_CODES: Record<NoteErrorCode, [DataPackageErrorCode, DataPackageSubjec
  * Checks a manifest signature: a trusted key signed it and the signed text names this area and these
  * exact bytes. Returns the names of the keys that signed; throws a DataPackageError otherwise.
  */
-export function openManifestSignature(area: PackageName, manifest: Uint8Array | string, note: string, trusted: readonly NoteVerifier[]): string[] {
+export function openManifestSignature(
+  area: PackageName,
+  manifest: Uint8Array | string,
+  note: string,
+  trusted: readonly NoteVerifier[],
+): string[] {
   if (trusted.length === 0) throw new DataPackageError("keys-empty", "keys", "no trusted dataset key");
   let opened: { text: string; verifiedBy: string[] };
   try {
@@ -53,7 +66,11 @@ export function openManifestSignature(area: PackageName, manifest: Uint8Array | 
   if (opened.text !== expected) {
     const [signedFor, signedHash] = opened.text.split("\n");
     if (signedFor !== `${area} datapackage`) {
-      throw new DataPackageError("signature-other-area", "signature", `the signature is for "${signedFor}", not "${area} datapackage"`);
+      throw new DataPackageError(
+        "signature-other-area",
+        "signature",
+        `the signature is for "${signedFor}", not "${area} datapackage"`,
+      );
     }
     throw new DataPackageError(
       "signature-other-manifest",

@@ -1,10 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { formatPercent } from "../pulse/badge.ts";
-import { age, clockTime, count, dateTime, dateTimeSeconds, day, daysUntil, decimal, duration, mic, micAmount, micOfNumber, percent, plural, shardsOfMicNumber, withArticle, words } from "./text.ts";
+import {
+  age,
+  clockTime,
+  count,
+  dateTime,
+  dateTimeSeconds,
+  day,
+  daysUntil,
+  decimal,
+  duration,
+  mic,
+  micAmount,
+  micOfNumber,
+  percent,
+  plural,
+  shardsOfMicNumber,
+  withArticle,
+  words,
+} from "./text.ts";
 
 describe("withArticle", () => {
   it("says a or an by the first letter", () => {
-    expect([withArticle("academic key"), withArticle("government key"), withArticle("commercial key"), withArticle("Open key")]).toEqual(["an academic key", "a government key", "a commercial key", "an Open key"]);
+    expect([
+      withArticle("academic key"),
+      withArticle("government key"),
+      withArticle("commercial key"),
+      withArticle("Open key"),
+    ]).toEqual(["an academic key", "a government key", "a commercial key", "an Open key"]);
   });
 });
 
@@ -47,7 +70,8 @@ describe("MIC", () => {
 
 describe("percent", () => {
   it("agrees with the pulse badge for one decimal", () => {
-    for (const v of [0, 0.0005, 0.9005, 0.95, 0.9725, 0.99949, 0.9995, 1, 0.123456]) expect(percent(v)).toBe(`${formatPercent(v)}%`);
+    for (const v of [0, 0.0005, 0.9005, 0.95, 0.9725, 0.99949, 0.9995, 1, 0.123456])
+      expect(percent(v)).toBe(`${formatPercent(v)}%`);
   });
 
   it("takes other precisions", () => {

@@ -65,13 +65,15 @@ function groupDecimalText(text: string): string {
  * grouped: (3558171516452n, 2) → "3,558,171.52". The unit is not appended.
  */
 export function micAmount(shards: bigint, decimals = 2): string {
-  if (!Number.isInteger(decimals) || decimals < 0 || decimals > MIC_DECIMALS) throw new RangeError(`decimals must be 0..${MIC_DECIMALS}`);
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > MIC_DECIMALS)
+    throw new RangeError(`decimals must be 0..${MIC_DECIMALS}`);
   const step = 10n ** BigInt(MIC_DECIMALS - decimals);
   const negative = shards < 0n;
   const abs = negative ? -shards : shards;
   const rounded = ((abs + step / 2n) / step) * step;
   const text = formatMicDecimal(negative ? -rounded : rounded);
-  const cut = decimals === 0 ? text.slice(0, text.indexOf(".")) : text.slice(0, text.length - (MIC_DECIMALS - decimals));
+  const cut =
+    decimals === 0 ? text.slice(0, text.indexOf(".")) : text.slice(0, text.length - (MIC_DECIMALS - decimals));
   return groupDecimalText(cut);
 }
 
@@ -105,7 +107,9 @@ export function percent(share: number, digits = 1): string {
   if (!Number.isInteger(digits) || digits < 0 || digits > 6) throw new RangeError("digits must be 0..6");
   const negative = share < 0;
   // toFixed rounds the exact double (not share × 100, which adds its own error).
-  const [whole, fraction = ""] = Math.abs(share).toFixed(digits + 2).split(".") as [string, string?];
+  const [whole, fraction = ""] = Math.abs(share)
+    .toFixed(digits + 2)
+    .split(".") as [string, string?];
   const units = BigInt(whole + fraction); // the share in units of 10^-(digits+2)
   const text = units.toString().padStart(digits + 1, "0");
   const intPart = text.slice(0, text.length - digits);
@@ -121,7 +125,8 @@ const two = (n: number) => String(n).padStart(2, "0");
 
 function parseInstant(iso: string): Date {
   const date = new Date(iso);
-  if (!/^\d{4}-\d{2}-\d{2}(T|$)/.test(iso) || Number.isNaN(date.getTime())) throw new RangeError(`not an ISO 8601 instant: ${JSON.stringify(iso)}`);
+  if (!/^\d{4}-\d{2}-\d{2}(T|$)/.test(iso) || Number.isNaN(date.getTime()))
+    throw new RangeError(`not an ISO 8601 instant: ${JSON.stringify(iso)}`);
   return date;
 }
 
@@ -154,7 +159,6 @@ export function day(iso: string | Date): string {
   const d = typeof iso === "string" ? parseInstant(iso) : iso;
   return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 }
-
 
 /**
  * A duration in words, rounded down: ten days and more in days ("67 days"), two days and more in

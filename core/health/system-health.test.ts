@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { healthSummary, systemHealth, systemHealthWord, worse, type HealthInputs, type SentinelState } from "./system-health.ts";
+import {
+  healthSummary,
+  systemHealth,
+  systemHealthWord,
+  worse,
+  type HealthInputs,
+  type SentinelState,
+} from "./system-health.ts";
 
 const sentinels = (states: SentinelState[]) => states.map((status, i) => ({ id: `S${i}`, status }));
 const base = (over: Partial<HealthInputs> = {}): HealthInputs => ({
@@ -17,7 +24,9 @@ describe("systemHealth", () => {
     expect(report.reasons).toEqual([]);
     expect(report.sentinels).toEqual({ total: 12, operational: 12, degraded: 0, offline: 0 });
     expect(report.compliance).toMatchObject({ daysToAudit: 53, overdue: false });
-    expect(healthSummary(report)).toBe("Operational: 12 of 12 sentinels operational; MIC minting active; compliant with every regulation.");
+    expect(healthSummary(report)).toBe(
+      "Operational: 12 of 12 sentinels operational; MIC minting active; compliant with every regulation.",
+    );
   });
 
   it("grades the sentinels by their operational share", () => {
@@ -34,11 +43,15 @@ describe("systemHealth", () => {
 
   it("degrades on paused minting, review and an overdue audit; non-compliance is critical", () => {
     expect(systemHealth(base({ minting: { active: false, mii: 0.9, threshold: 0.95 } })).status).toBe("degraded");
-    expect(systemHealth(base({ compliance: { status: "partially_compliant", nextAudit: "2027-01-15" } })).status).toBe("degraded");
+    expect(systemHealth(base({ compliance: { status: "partially_compliant", nextAudit: "2027-01-15" } })).status).toBe(
+      "degraded",
+    );
     const overdue = systemHealth(base({ compliance: { status: "compliant", nextAudit: "2026-04-15" } }));
     expect(overdue.status).toBe("degraded");
     expect(overdue.reasons[0]!.text).toBe("The compliance audit due 15 Apr 2026 is overdue by 222 days.");
-    expect(systemHealth(base({ compliance: { status: "non_compliant", nextAudit: "2027-01-15" } })).status).toBe("critical");
+    expect(systemHealth(base({ compliance: { status: "non_compliant", nextAudit: "2027-01-15" } })).status).toBe(
+      "critical",
+    );
     expect(systemHealth(base({ minting: null, compliance: null })).status).toBe("operational");
   });
 

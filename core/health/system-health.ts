@@ -27,12 +27,7 @@ export interface HealthInputs {
 }
 
 export type HealthReasonCode =
-  | "no-sentinels"
-  | "sentinels-down"
-  | "minting-paused"
-  | "non-compliant"
-  | "compliance-under-review"
-  | "audit-overdue";
+  "no-sentinels" | "sentinels-down" | "minting-paused" | "non-compliant" | "compliance-under-review" | "audit-overdue";
 
 export interface HealthReason {
   code: HealthReasonCode;
@@ -76,7 +71,11 @@ export function systemHealth(inputs: HealthInputs): SystemHealthReport {
 
   if (inputs.minting && !inputs.minting.active) {
     const { mii, threshold } = inputs.minting;
-    reasons.push({ code: "minting-paused", status: "degraded", text: `MIC minting is paused: MII ${percent(mii)} is below the ${percent(threshold)} threshold.` });
+    reasons.push({
+      code: "minting-paused",
+      status: "degraded",
+      text: `MIC minting is paused: MII ${percent(mii)} is below the ${percent(threshold)} threshold.`,
+    });
   }
 
   let compliance: SystemHealthReport["compliance"] = null;
@@ -84,12 +83,24 @@ export function systemHealth(inputs: HealthInputs): SystemHealthReport {
     const daysToAudit = daysUntil(inputs.compliance.nextAudit, inputs.asOf);
     compliance = { ...inputs.compliance, daysToAudit, overdue: daysToAudit < 0 };
     if (inputs.compliance.status === "non_compliant") {
-      reasons.push({ code: "non-compliant", status: "critical", text: "At least one regulation is not complied with." });
+      reasons.push({
+        code: "non-compliant",
+        status: "critical",
+        text: "At least one regulation is not complied with.",
+      });
     } else if (inputs.compliance.status === "partially_compliant") {
-      reasons.push({ code: "compliance-under-review", status: "degraded", text: "At least one regulation is under review." });
+      reasons.push({
+        code: "compliance-under-review",
+        status: "degraded",
+        text: "At least one regulation is under review.",
+      });
     }
     if (daysToAudit < 0) {
-      reasons.push({ code: "audit-overdue", status: "degraded", text: `The compliance audit due ${day(inputs.compliance.nextAudit)} is overdue by ${plural(-daysToAudit, "day")}.` });
+      reasons.push({
+        code: "audit-overdue",
+        status: "degraded",
+        text: `The compliance audit due ${day(inputs.compliance.nextAudit)} is overdue by ${plural(-daysToAudit, "day")}.`,
+      });
     }
   }
 
@@ -119,7 +130,9 @@ const COMPLIANCE_WORDS: Record<ComplianceState, string> = {
  */
 export function healthSummary(report: SystemHealthReport): string {
   const s = report.sentinels;
-  const parts = [`${s.operational} of ${plural(s.total, "sentinel")} operational${s.degraded > 0 ? `, ${s.degraded} degraded` : ""}${s.offline > 0 ? `, ${s.offline} offline` : ""}`];
+  const parts = [
+    `${s.operational} of ${plural(s.total, "sentinel")} operational${s.degraded > 0 ? `, ${s.degraded} degraded` : ""}${s.offline > 0 ? `, ${s.offline} offline` : ""}`,
+  ];
   if (report.minting) parts.push(`MIC minting ${report.minting.active ? "active" : "paused"}`);
   if (report.compliance) parts.push(COMPLIANCE_WORDS[report.compliance.status]);
   const why = report.reasons.length > 0 ? ` ${report.reasons.map((r) => r.text).join(" ")}` : "";

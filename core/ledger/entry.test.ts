@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { canonicalize } from "../canonical.ts";
 import { digestOf } from "../digest.ts";
 import { leafHash } from "../merkle.ts";
-import { entryShapeProblem, entryText, isLedgerTimestamp, sealEntry, sealPayloadText, type JsonObject } from "./entry.ts";
+import {
+  entryShapeProblem,
+  entryText,
+  isLedgerTimestamp,
+  sealEntry,
+  sealPayloadText,
+  type JsonObject,
+} from "./entry.ts";
 
 const fields = {
   seq: 3,
@@ -23,10 +30,14 @@ describe("ledger entry", () => {
   });
 
   it("rebuilds the whole entry's JCS from the stored payload text", () => {
-    const payloads: JsonObject[] = [fields.payload, {}, { quote: 'a"b\\c\n\u0001', emoji: "😀", nested: { z: [1.5, -0, 1e21, true, null], a: "é" } }];
+    const payloads: JsonObject[] = [
+      fields.payload,
+      {},
+      { quote: 'a"b\\c\n\u0001', emoji: "😀", nested: { z: [1.5, -0, 1e21, true, null], a: "é" } },
+    ];
     for (const payload of payloads) {
       for (const prev of [null, fields.prev]) {
-        const sealed = sealEntry({ ...fields, payload, prev, type: "type.with\"quote" });
+        const sealed = sealEntry({ ...fields, payload, prev, type: 'type.with"quote' });
         expect(entryText(sealed.entry, sealed.payloadText)).toBe(sealed.text);
         expect(entryText(sealed.entry, sealed.payloadText)).toBe(canonicalize(sealed.entry));
       }
@@ -37,7 +48,12 @@ describe("ledger entry", () => {
   });
 
   it("seals from the payload's JCS text exactly as from the payload, whatever the other members hold", () => {
-    for (const extra of [{}, { type: 'odd "type" é', prev: null }, { seq: 0, ts: "2026-12-31T23:59:59.999Z" }, { seq: 2 ** 40 }]) {
+    for (const extra of [
+      {},
+      { type: 'odd "type" é', prev: null },
+      { seq: 0, ts: "2026-12-31T23:59:59.999Z" },
+      { seq: 2 ** 40 },
+    ]) {
       const f = { ...fields, ...extra };
       const sealed = sealEntry(f);
       const fromText = sealPayloadText(f, canonicalize(f.payload));
@@ -54,7 +70,14 @@ describe("ledger entry", () => {
 
   it("accepts only real UTC instants with milliseconds", () => {
     expect(isLedgerTimestamp("2026-01-02T03:04:05.678Z")).toBe(true);
-    for (const bad of ["2026-01-02T03:04:05Z", "2026-01-02T03:04:05.678+00:00", "2026-02-29T00:00:00.000Z", "2026-01-02", 17, null]) {
+    for (const bad of [
+      "2026-01-02T03:04:05Z",
+      "2026-01-02T03:04:05.678+00:00",
+      "2026-02-29T00:00:00.000Z",
+      "2026-01-02",
+      17,
+      null,
+    ]) {
       expect(isLedgerTimestamp(bad), String(bad)).toBe(false);
     }
   });

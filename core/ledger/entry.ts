@@ -43,7 +43,12 @@ export function isLedgerTimestamp(ts: unknown): ts is string {
 export function sealEntry(fields: UnsealedEntry): SealedEntry {
   const payloadText = canonicalize(fields.payload);
   const sealed = sealPayloadText(fields, payloadText);
-  return { entry: { ...fields, hash: sealed.hash }, text: sealed.text, payloadText, leafHash: Buffer.from(sealed.leaf, "latin1") };
+  return {
+    entry: { ...fields, hash: sealed.hash },
+    text: sealed.text,
+    payloadText,
+    leafHash: Buffer.from(sealed.leaf, "latin1"),
+  };
 }
 
 /**
@@ -51,7 +56,10 @@ export function sealEntry(fields: UnsealedEntry): SealedEntry {
  * thread receives text): the entry hash, the whole entry's JCS text, and its Merkle leaf hash as a
  * 32-character latin1 string (cheaper to return from node:crypto than a Buffer).
  */
-export function sealPayloadText(fields: Omit<UnsealedEntry, "payload">, payloadText: string): { hash: string; text: string; leaf: string } {
+export function sealPayloadText(
+  fields: Omit<UnsealedEntry, "payload">,
+  payloadText: string,
+): { hash: string; text: string; leaf: string } {
   // JCS of {payload, prev, seq, ts, type}, keys already in order.
   const body =
     `{"payload":${payloadText},"prev":${jcsScalar(fields.prev)},"seq":${jcsScalar(fields.seq)},` +
@@ -94,11 +102,13 @@ const ENTRY_KEYS = ["hash", "payload", "prev", "seq", "ts", "type"];
 export function entryShapeProblem(value: unknown): string | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "entry is not a JSON object";
   const keys = Object.keys(value).sort();
-  if (keys.join() !== ENTRY_KEYS.join()) return `entry keys are [${keys.join(", ")}], expected [${ENTRY_KEYS.join(", ")}]`;
+  if (keys.join() !== ENTRY_KEYS.join())
+    return `entry keys are [${keys.join(", ")}], expected [${ENTRY_KEYS.join(", ")}]`;
   const e = value as Record<string, unknown>;
   if (!Number.isSafeInteger(e.seq) || (e.seq as number) < 0) return "seq is not a non-negative integer";
   if (typeof e.type !== "string" || e.type.length === 0) return "type is not a non-empty string";
-  if (typeof e.payload !== "object" || e.payload === null || Array.isArray(e.payload)) return "payload is not an object";
+  if (typeof e.payload !== "object" || e.payload === null || Array.isArray(e.payload))
+    return "payload is not an object";
   if (!isLedgerTimestamp(e.ts)) return "ts is not an ISO 8601 UTC timestamp with milliseconds";
   if (e.prev !== null && typeof e.prev !== "string") return "prev is neither null nor a digest";
   if (typeof e.hash !== "string") return "hash is not a string";

@@ -25,6 +25,12 @@ const PAYLOAD_MEMBER = `,"payload":`;
 export function envelopeFromEntryText(text: string, payloadText: string): string | null {
   const cut = text.indexOf(PAYLOAD_MEMBER);
   const resume = cut + PAYLOAD_MEMBER.length + payloadText.length;
-  if (cut < 0 || !text.startsWith('{"hash":') || text.charCodeAt(resume) !== 44 || !text.startsWith('"prev":', resume + 1)) return null;
+  if (
+    cut < 0 ||
+    !text.startsWith('{"hash":') ||
+    text.charCodeAt(resume) !== 44 ||
+    !text.startsWith('"prev":', resume + 1)
+  )
+    return null;
   return text.slice(0, cut) + text.slice(resume);
 }

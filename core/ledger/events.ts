@@ -44,4 +44,3 @@ export function validateEvent(type: unknown, payload: unknown): string | null {
   if (result.success) return null;
   return `invalid ${type} payload: ${formatIssues(result.error.issues, "(payload)")}`;
 }
-

@@ -32,14 +32,22 @@ export interface InclusionAnswer {
 
 export type InclusionCheck = { ok: true; origin: string; treeSize: number } | { ok: false; problem: string };
 
-export function verifyEntryInclusion(payload: JsonObject, answer: InclusionAnswer, verifiers: NoteVerifier[]): InclusionCheck {
+export function verifyEntryInclusion(
+  payload: JsonObject,
+  answer: InclusionAnswer,
+  verifiers: NoteVerifier[],
+): InclusionCheck {
   let checkpoint;
   try {
     checkpoint = verifyCheckpoint(answer.checkpoint, verifiers);
   } catch (error) {
     return { ok: false, problem: `the checkpoint does not verify: ${(error as Error).message}` };
   }
-  if (checkpoint.size !== answer.tree_size) return { ok: false, problem: `the checkpoint signs a tree of ${checkpoint.size} entries, the proof is for ${answer.tree_size}` };
+  if (checkpoint.size !== answer.tree_size)
+    return {
+      ok: false,
+      problem: `the checkpoint signs a tree of ${checkpoint.size} entries, the proof is for ${answer.tree_size}`,
+    };
   const { seq, type, ts, prev, hash } = answer.entry;
   let sealed;
   try {
@@ -47,8 +55,10 @@ export function verifyEntryInclusion(payload: JsonObject, answer: InclusionAnswe
   } catch (error) {
     return { ok: false, problem: `the entry cannot be rebuilt: ${(error as Error).message}` };
   }
-  if (sealed.entry.hash !== hash) return { ok: false, problem: `the payload does not give entry ${seq}'s hash: it is not the entry's payload` };
+  if (sealed.entry.hash !== hash)
+    return { ok: false, problem: `the payload does not give entry ${seq}'s hash: it is not the entry's payload` };
   const proof = answer.proof.map((p) => new Uint8Array(Buffer.from(p, "base64")));
-  if (!verifyInclusion(sealed.leafHash, seq, answer.tree_size, proof, checkpoint.rootHash)) return { ok: false, problem: `the audit path does not lead from entry ${seq} to the signed root` };
+  if (!verifyInclusion(sealed.leafHash, seq, answer.tree_size, proof, checkpoint.rootHash))
+    return { ok: false, problem: `the audit path does not lead from entry ${seq} to the signed root` };
   return { ok: true, origin: checkpoint.origin, treeSize: checkpoint.size };
 }

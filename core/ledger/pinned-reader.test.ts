@@ -17,7 +17,11 @@ afterEach(async () => {
 });
 
 async function ledgerOf(count: number): Promise<Ledger> {
-  const ledger = await openLedgerStore({ path: ":memory:", origin: ORIGIN, signer: { name: ORIGIN, secretKeyHex: SECRET } });
+  const ledger = await openLedgerStore({
+    path: ":memory:",
+    origin: ORIGIN,
+    signer: { name: ORIGIN, secretKeyHex: SECRET },
+  });
   open.push(ledger);
   for (let i = 0; i < count; i++) await ledger.append([{ type: "sample.generated", payload: payloadOf(i) }]);
   return ledger;
@@ -43,7 +47,8 @@ function over(ledger: Ledger, replaced: Partial<LedgerReader>): LedgerReader {
   };
 }
 
-const codeOf = async (promise: Promise<unknown>) => ((await promise.catch((e: unknown) => e)) as PinnedReaderError).code;
+const codeOf = async (promise: Promise<unknown>) =>
+  ((await promise.catch((e: unknown) => e)) as PinnedReaderError).code;
 
 describe("PinnedLedgerReader", () => {
   it("reads a growing ledger as of its newest checkpoint: size, entries, root and the note itself", async () => {
@@ -69,7 +74,10 @@ describe("PinnedLedgerReader", () => {
     const stranger = [parseVerifierKey(verifierKey(ORIGIN, publicKeyFromSecret("ed25519", sha256Hex("another key"))))];
     expect(await codeOf(PinnedLedgerReader.open(ledger, stranger))).toBe("checkpoint-unverified");
 
-    const ahead = signCheckpoint({ origin: ORIGIN, size: 50, rootHash: await ledger.rootHash() }, { name: ORIGIN, secretKeyHex: SECRET });
+    const ahead = signCheckpoint(
+      { origin: ORIGIN, size: 50, rootHash: await ledger.rootHash() },
+      { name: ORIGIN, secretKeyHex: SECRET },
+    );
     const forged: LedgerReader = over(ledger, { latestCheckpoint: async () => ahead });
     expect(await codeOf(PinnedLedgerReader.open(forged, TRUSTED))).toBe("checkpoint-ahead");
   });
@@ -80,14 +88,19 @@ describe("PinnedLedgerReader", () => {
     const tampered: LedgerReader = over(ledger, {
       storedEntries: async function* (start?: number, end?: number): AsyncIterableIterator<StoredEntry> {
         for await (const s of ledger.storedEntries(start, end)) {
-          yield s.entry.seq === 1 ? { entry: { ...s.entry, payload: { ...s.entry.payload, seed: "forged" } }, payloadText: s.payloadText } : s;
+          yield s.entry.seq === 1
+            ? { entry: { ...s.entry, payload: { ...s.entry.payload, seed: "forged" } }, payloadText: s.payloadText }
+            : s;
         }
       },
     });
     const pinned = await PinnedLedgerReader.open(tampered, TRUSTED);
     expect(await codeOf(Array.fromAsync(pinned.entries()))).toBe("entries-unverified");
 
-    const otherRoot = signCheckpoint({ origin: ORIGIN, size: 3, rootHash: new Uint8Array(32) }, { name: ORIGIN, secretKeyHex: SECRET });
+    const otherRoot = signCheckpoint(
+      { origin: ORIGIN, size: 3, rootHash: new Uint8Array(32) },
+      { name: ORIGIN, secretKeyHex: SECRET },
+    );
     const wrongRoot: LedgerReader = over(ledger, { latestCheckpoint: async () => otherRoot });
     const pinnedWrong = await PinnedLedgerReader.open(wrongRoot, TRUSTED);
     expect(await codeOf(Array.fromAsync(pinnedWrong.entries()))).toBe("entries-unverified");

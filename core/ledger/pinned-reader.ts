@@ -43,18 +43,29 @@ export class PinnedLedgerReader implements LedgerReader {
   /** Pins `inner` at its newest stored checkpoint, which must verify with one of `verifiers` and cover no more than the store holds. */
   static async open(inner: LedgerReader, verifiers: NoteVerifier[]): Promise<PinnedLedgerReader> {
     const note = await inner.latestCheckpoint();
-    if (note === null) throw new PinnedReaderError("no-checkpoint", "the ledger holds no signed checkpoint to read it at");
+    if (note === null)
+      throw new PinnedReaderError("no-checkpoint", "the ledger holds no signed checkpoint to read it at");
     let checkpoint: Checkpoint;
     try {
       checkpoint = verifyCheckpoint(note, verifiers);
     } catch (error) {
-      throw new PinnedReaderError("checkpoint-unverified", `the ledger's newest checkpoint does not verify with the trusted ledger keys: ${(error as Error).message}`);
+      throw new PinnedReaderError(
+        "checkpoint-unverified",
+        `the ledger's newest checkpoint does not verify with the trusted ledger keys: ${(error as Error).message}`,
+      );
     }
     if (checkpoint.origin !== inner.origin) {
-      throw new PinnedReaderError("checkpoint-unverified", `the ledger's newest checkpoint names the log "${checkpoint.origin}", the ledger is "${inner.origin}"`);
+      throw new PinnedReaderError(
+        "checkpoint-unverified",
+        `the ledger's newest checkpoint names the log "${checkpoint.origin}", the ledger is "${inner.origin}"`,
+      );
     }
     const held = await inner.size();
-    if (checkpoint.size > held) throw new PinnedReaderError("checkpoint-ahead", `the ledger's newest checkpoint covers ${checkpoint.size} entries, the ledger holds ${held}`);
+    if (checkpoint.size > held)
+      throw new PinnedReaderError(
+        "checkpoint-ahead",
+        `the ledger's newest checkpoint covers ${checkpoint.size} entries, the ledger holds ${held}`,
+      );
     return new PinnedLedgerReader(inner, note, checkpoint);
   }
 
@@ -105,10 +116,17 @@ export class PinnedLedgerReader implements LedgerReader {
     const report = verifier.report();
     const problem = report.problems[0];
     if (problem) throw new PinnedReaderError("entries-unverified", `ledger entry ${problem.seq}: ${problem.problem}`);
-    if (read < stop) throw new PinnedReaderError("entries-unverified", `the ledger gave ${read} entries, the checkpoint covers ${stop}`);
+    if (read < stop)
+      throw new PinnedReaderError(
+        "entries-unverified",
+        `the ledger gave ${read} entries, the checkpoint covers ${stop}`,
+      );
     const root = report.rootHash;
     if (stop === this.checkpoint.size && !equalBytes(root, this.checkpoint.rootHash)) {
-      throw new PinnedReaderError("entries-unverified", `the entries hash to root ${formatDigest(root)}, the checkpoint signs ${formatDigest(this.checkpoint.rootHash)}`);
+      throw new PinnedReaderError(
+        "entries-unverified",
+        `the entries hash to root ${formatDigest(root)}, the checkpoint signs ${formatDigest(this.checkpoint.rootHash)}`,
+      );
     }
   }
 
@@ -117,7 +135,8 @@ export class PinnedLedgerReader implements LedgerReader {
   }
 
   #within(treeSize: number): number {
-    if (treeSize > this.checkpoint.size) throw new RangeError(`tree size ${treeSize} is past the pinned checkpoint's ${this.checkpoint.size}`);
+    if (treeSize > this.checkpoint.size)
+      throw new RangeError(`tree size ${treeSize} is past the pinned checkpoint's ${this.checkpoint.size}`);
     return treeSize;
   }
 }

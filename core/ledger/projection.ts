@@ -20,7 +20,10 @@ export function fold<S>(projection: Projection<S>, entries: Iterable<LedgerEntry
 }
 
 /** The same fold over entries streamed from a store (`LedgerReader.entries`). */
-export async function foldAsync<S>(projection: Projection<S>, entries: AsyncIterable<LedgerEntry> | Iterable<LedgerEntry>): Promise<S> {
+export async function foldAsync<S>(
+  projection: Projection<S>,
+  entries: AsyncIterable<LedgerEntry> | Iterable<LedgerEntry>,
+): Promise<S> {
   let state = projection.initial();
   for await (const entry of entries) state = projection.apply(state, entry);
   return state;

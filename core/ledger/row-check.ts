@@ -24,14 +24,18 @@ export interface StoredRow {
 }
 
 /** The first thing wrong with `row`, or null when it is an entry this code could have sealed. */
-export function storedRowProblem(row: StoredRow, validate?: (type: string, payload: unknown) => string | null): string | null {
+export function storedRowProblem(
+  row: StoredRow,
+  validate?: (type: string, payload: unknown) => string | null,
+): string | null {
   let payload: unknown;
   try {
     payload = JSON.parse(row.payload);
   } catch {
     return "its payload is not JSON";
   }
-  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return "its payload is not a JSON object";
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload))
+    return "its payload is not a JSON object";
   let canonical: string;
   try {
     canonical = canonicalize(payload);
@@ -43,7 +47,13 @@ export function storedRowProblem(row: StoredRow, validate?: (type: string, paylo
   if (!isLedgerTimestamp(row.ts)) return "its time is not an ISO 8601 UTC timestamp with milliseconds";
   const sealed = sealPayloadText({ seq: row.seq, type: row.type, ts: row.ts, prev: row.prev }, row.payload);
   if (sealed.hash !== row.hash) return `its hash ${row.hash} is not the hash of its content (${sealed.hash})`;
-  if (row.leaf.length !== 32 || Buffer.from(sealed.leaf, "latin1").compare(Buffer.from(row.leaf.buffer, row.leaf.byteOffset, row.leaf.byteLength)) !== 0) return "its Merkle leaf is not the leaf of its content";
+  if (
+    row.leaf.length !== 32 ||
+    Buffer.from(sealed.leaf, "latin1").compare(
+      Buffer.from(row.leaf.buffer, row.leaf.byteOffset, row.leaf.byteLength),
+    ) !== 0
+  )
+    return "its Merkle leaf is not the leaf of its content";
   const invalid = validate?.(row.type, payload) ?? null;
   return invalid === null ? null : `its event is invalid: ${invalid}`;
 }

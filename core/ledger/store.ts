@@ -131,12 +131,7 @@ export interface LedgerVerifyReport extends VerifyReport {
 
 /** Why an append was refused; nothing branches on the message. */
 export type LedgerAppendCode =
-  | "not-an-event"
-  | "invalid-event"
-  | "invalid-ts"
-  | "ts-before-tail"
-  | "payload-too-large"
-  | "migration-freeze";
+  "not-an-event" | "invalid-event" | "invalid-ts" | "ts-before-tail" | "payload-too-large" | "migration-freeze";
 
 /**
  * A rule on when an event may be dated, applied once the entry's `ts` is known (its own, or the
@@ -154,4 +149,3 @@ export class LedgerAppendError extends CodedError<LedgerAppendCode> {
     this.index = index;
   }
 }
-

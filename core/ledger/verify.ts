@@ -130,8 +130,10 @@ export class ChainVerifier {
 
   add(entry: LedgerEntry, stored: StoredForm = {}): void {
     const seq = this.#arrive(entry.seq);
-    if (this.#prev !== UNKNOWN && entry.prev !== this.#prev) this.#report(seq, `prev is ${entry.prev}, expected ${this.#prev} (the hash of entry ${seq - 1})`);
-    if (entry.ts < this.#prevTs) this.#report(seq, `ts ${entry.ts} is earlier than the previous entry's ${this.#prevTs}`);
+    if (this.#prev !== UNKNOWN && entry.prev !== this.#prev)
+      this.#report(seq, `prev is ${entry.prev}, expected ${this.#prev} (the hash of entry ${seq - 1})`);
+    if (entry.ts < this.#prevTs)
+      this.#report(seq, `ts ${entry.ts} is earlier than the previous entry's ${this.#prevTs}`);
     let sealed;
     try {
       sealed = sealEntry({ seq: entry.seq, type: entry.type, payload: entry.payload, ts: entry.ts, prev: entry.prev });
@@ -142,8 +144,10 @@ export class ChainVerifier {
       this.#advance(entry);
       return;
     }
-    if (sealed.entry.hash !== entry.hash) this.#report(seq, `hash mismatch: recorded ${entry.hash}, content hashes to ${sealed.entry.hash}`);
-    if (stored.text !== undefined && stored.text !== sealed.text) this.#report(seq, "entry is not in canonical (JCS) form");
+    if (sealed.entry.hash !== entry.hash)
+      this.#report(seq, `hash mismatch: recorded ${entry.hash}, content hashes to ${sealed.entry.hash}`);
+    if (stored.text !== undefined && stored.text !== sealed.text)
+      this.#report(seq, "entry is not in canonical (JCS) form");
     if (stored.payloadText !== undefined && stored.payloadText !== canonicalize(entry.payload)) {
       this.#report(seq, "stored payload is not in canonical (JCS) form");
     }
@@ -184,7 +188,8 @@ export class ChainVerifier {
 
   report(): VerifyReport {
     const problems = this.#problems.slice();
-    if (this.#truncated) problems.push({ seq: this.#next, problem: `more than ${this.#maxProblems} problems; the rest are not listed` });
+    if (this.#truncated)
+      problems.push({ seq: this.#next, problem: `more than ${this.#maxProblems} problems; the rest are not listed` });
     return {
       ok: problems.length === 0,
       size: this.#next,

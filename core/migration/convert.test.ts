@@ -5,7 +5,15 @@ const line = (address: string, gic: string) => `{"address":"${address}","balance
 
 describe("converting a v1 export", () => {
   it("converts exactly from the text, exponent forms included", () => {
-    const c = convertV1Export([line("a", "1.005"), line("b", "1E2"), line("c", "1e-6"), line("d", "12.50"), line("e", "2.5E-3"), line("f", "1.0000000"), line("g", "-0")]);
+    const c = convertV1Export([
+      line("a", "1.005"),
+      line("b", "1E2"),
+      line("c", "1e-6"),
+      line("d", "12.50"),
+      line("e", "2.5E-3"),
+      line("f", "1.0000000"),
+      line("g", "-0"),
+    ]);
     expect(c.mismatches).toEqual([]);
     expect(c.balances.map((b) => [b.address, b.shards])).toEqual([
       ["a", 1_005_000n],
@@ -21,7 +29,14 @@ describe("converting a v1 export", () => {
   });
 
   it("sorts by address in byte order, whatever the export's order", () => {
-    const c = convertV1Export([line("b", "1"), line("B", "2"), line("a-1", "3"), line("a", "4"), line("10", "5"), line("9", "6")]);
+    const c = convertV1Export([
+      line("b", "1"),
+      line("B", "2"),
+      line("a-1", "3"),
+      line("a", "4"),
+      line("10", "5"),
+      line("9", "6"),
+    ]);
     expect(c.balances.map((b) => b.address)).toEqual(["10", "9", "B", "a", "a-1", "b"]);
     expect(c.balances.map((b) => b.line)).toEqual([5, 6, 2, 4, 3, 1]);
   });
@@ -83,7 +98,10 @@ describe("converting a v1 export", () => {
       { line: 4, address: "dup", input: input[3], reason: "duplicate-address" },
     ]);
     // Equal values on both lines are still a duplicate: nothing says the account is one.
-    expect(convertV1Export([line("d", "1"), line("d", "1")]).mismatches.map((m) => m.reason)).toEqual(["duplicate-address", "duplicate-address"]);
+    expect(convertV1Export([line("d", "1"), line("d", "1")]).mismatches.map((m) => m.reason)).toEqual([
+      "duplicate-address",
+      "duplicate-address",
+    ]);
   });
 
   it("loses no line: converted + reported = read", () => {
@@ -103,16 +121,32 @@ describe("verifying a conversion", () => {
   const c = convertV1Export([line("a", "1.005"), line("b", "1E2"), line("c", "0.000001"), line("d", "7")]);
 
   it("finds every balance equal to its former value and the totals equal", () => {
-    expect(verifyConversion(c)).toEqual({ ok: true, v1Total: "108.005001", v2Total: "108.005001", differing: [], accounted: true, sorted: true });
+    expect(verifyConversion(c)).toEqual({
+      ok: true,
+      v1Total: "108.005001",
+      v2Total: "108.005001",
+      differing: [],
+      accounted: true,
+      sorted: true,
+    });
   });
 
   it("fails on a balance off by one shard (the origin's 1.005 → 1,004,999)", () => {
-    const broken: Conversion = { ...c, balances: c.balances.map((b) => (b.address === "a" ? { ...b, shards: 1_004_999n } : b)), totalShards: c.totalShards - 1n };
+    const broken: Conversion = {
+      ...c,
+      balances: c.balances.map((b) => (b.address === "a" ? { ...b, shards: 1_004_999n } : b)),
+      totalShards: c.totalShards - 1n,
+    };
     const check = verifyConversion(broken);
     expect(check.ok).toBe(false);
     expect(check.differing).toEqual(["a"]);
     // The same for an exponent form and for a value shifted by a factor of ten.
-    const shifted: Conversion = { ...c, balances: c.balances.map((b) => (b.address === "b" ? { ...b, shards: 10_000_000n } : b.address === "c" ? { ...b, shards: 10n } : b)) };
+    const shifted: Conversion = {
+      ...c,
+      balances: c.balances.map((b) =>
+        b.address === "b" ? { ...b, shards: 10_000_000n } : b.address === "c" ? { ...b, shards: 10n } : b,
+      ),
+    };
     expect(verifyConversion(shifted).differing).toEqual(["b", "c"]);
   });
 

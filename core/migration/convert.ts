@@ -98,7 +98,7 @@ export function convertV1Export(lines: readonly string[]): Conversion {
 
   const balances: ConvertedBalance[] = [];
   let totalShards = 0n;
-  for (let k = 0; k < order.length; ) {
+  for (let k = 0; k < order.length;) {
     const first = order[k]!;
     const address = addresses[first]!;
     let end = k + 1;
@@ -111,7 +111,9 @@ export function convertV1Export(lines: readonly string[]): Conversion {
       }
     } else {
       const i = lineOf[first]!;
-      const read = isString[first] ? ({ ok: false, error: "not-a-number" } as const) : parseMic(values[first]!, MAX_BALANCE_SHARDS);
+      const read = isString[first]
+        ? ({ ok: false, error: "not-a-number" } as const)
+        : parseMic(values[first]!, MAX_BALANCE_SHARDS);
       if (read.ok) {
         balances.push({ address, shards: read.shards, v1Text: values[first]!, line: i + 1 });
         totalShards += read.shards;
@@ -159,7 +161,14 @@ export function verifyConversion(c: Conversion): ConversionCheck {
   // Every former value equals its shards × 10^-6 (checked above), so the v1 total is their sum.
   const v1Total = formatDecimal(decimalOfShards(sum));
   const v2Total = formatDecimal(decimalOfShards(c.totalShards));
-  return { ok: differing.length === 0 && v1Total === v2Total && accounted && sorted, v1Total, v2Total, differing, accounted, sorted };
+  return {
+    ok: differing.length === 0 && v1Total === v2Total && accounted && sorted,
+    v1Total,
+    v2Total,
+    differing,
+    accounted,
+    sorted,
+  };
 }
 
 const PLAIN = /^(0|[1-9][0-9]*)(?:\.([0-9]{1,6}))?$/;

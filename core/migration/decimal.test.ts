@@ -15,11 +15,20 @@ describe("exact decimals", () => {
   });
 
   it("refuses what is not a JSON number", () => {
-    for (const t of ["", "NaN", "1.", ".5", "01", "+1", "1e", "0x10", " 1", "1e99999"]) expect(decimalOf(t), t).toBeNull();
+    for (const t of ["", "NaN", "1.", ".5", "01", "+1", "1e", "0x10", " 1", "1e99999"])
+      expect(decimalOf(t), t).toBeNull();
   });
 
   it("compares with shards exactly, however the number is written", () => {
-    for (const [text, shards] of [["1.005", 1_005_000n], ["1E2", 100_000_000n], ["1.0000000", 1_000_000n], ["12.50", 12_500_000n], ["0", 0n], ["1e-6", 1n], ["100.5E-2", 1_005_000n]] as const) {
+    for (const [text, shards] of [
+      ["1.005", 1_005_000n],
+      ["1E2", 100_000_000n],
+      ["1.0000000", 1_000_000n],
+      ["12.50", 12_500_000n],
+      ["0", 0n],
+      ["1e-6", 1n],
+      ["100.5E-2", 1_005_000n],
+    ] as const) {
       expect(equalsShards(decimalOf(text)!, shards), text).toBe(true);
       expect(equalsShards(decimalOf(text)!, shards + 1n), text).toBe(false);
     }

@@ -35,7 +35,9 @@ function pow10(k: number): bigint {
 
 /** Whether `d` is exactly shards × 10^-6. */
 export function equalsShards(d: Decimal, shards: bigint): boolean {
-  return d.exponent <= -6 ? shards * pow10(-6 - d.exponent) === d.coefficient : d.coefficient * pow10(d.exponent + 6) === shards;
+  return d.exponent <= -6
+    ? shards * pow10(-6 - d.exponent) === d.coefficient
+    : d.coefficient * pow10(d.exponent + 6) === shards;
 }
 
 /** Shards as the decimal they stand for: shards × 10^-6 MIC, without trailing zeros. */

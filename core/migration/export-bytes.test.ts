@@ -90,7 +90,13 @@ describe("snapshotExport", () => {
     expectSame(Buffer.from(AWKWARD.join("\n")));
     expectSame(Buffer.from(`${AWKWARD.join("\n")}\n\n`));
     expectSame(Buffer.concat([Buffer.from("\ufeff"), Buffer.from(`${AWKWARD.join("\n")}\n`)]));
-    expectSame(Buffer.concat([Buffer.from('{"address":"ok","balance_gic":1}\n{"address":"x'), Buffer.from([0xff, 0xfe]), Buffer.from('","balance_gic":1}\n')]));
+    expectSame(
+      Buffer.concat([
+        Buffer.from('{"address":"ok","balance_gic":1}\n{"address":"x'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('","balance_gic":1}\n'),
+      ]),
+    );
     expectSame(Buffer.alloc(0));
     expectSame(Buffer.from("\n"));
   });
@@ -111,8 +117,13 @@ describe("snapshotExport", () => {
     for (let round = 0; round < 5; round++) {
       const lines: string[] = [];
       for (let i = 0; i < 3_000; i++) {
-        const address = next(50) === 0 && lines.length > 0 ? JSON.parse(lines[next(lines.length)]!.replace(/,"balance_gic".*/, "}")).address : `acct-${next(1 << 30).toString(36)}${"._:-"[next(4)]}${next(1000)}`;
-        lines.push(`{"address":"${address}","balance_gic":${forms[next(forms.length)]!(next(2) ? next(10_000_000) : next(10), next(1_000_000))}}`);
+        const address =
+          next(50) === 0 && lines.length > 0
+            ? JSON.parse(lines[next(lines.length)]!.replace(/,"balance_gic".*/, "}")).address
+            : `acct-${next(1 << 30).toString(36)}${"._:-"[next(4)]}${next(1000)}`;
+        lines.push(
+          `{"address":"${address}","balance_gic":${forms[next(forms.length)]!(next(2) ? next(10_000_000) : next(10), next(1_000_000))}}`,
+        );
       }
       expectSame(Buffer.from(`${lines.join("\n")}\n`));
     }
@@ -120,7 +131,8 @@ describe("snapshotExport", () => {
 
   it("refuses to go on when a converted amount does not equal its v1 text (the per-line verification)", () => {
     const digits = (s: string) => Buffer.from(s);
-    const same = (shards: string, text: string) => sameDecimal(digits(shards), 0, shards.length, digits(text), 0, text.length);
+    const same = (shards: string, text: string) =>
+      sameDecimal(digits(shards), 0, shards.length, digits(text), 0, text.length);
     expect(same("1005000", "1.005")).toBe(true);
     expect(same("1005000", "1.00500")).toBe(true);
     expect(same("1005000", "1005e-3")).toBe(true);

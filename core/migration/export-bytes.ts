@@ -122,7 +122,14 @@ class Entries {
     this.dest = new Uint32Array(capacity);
   }
 
-  add(lineIndex: number, lineStart: number, addressStart: number, addressLength: number, valueStart: number, valueLength: number): number {
+  add(
+    lineIndex: number,
+    lineStart: number,
+    addressStart: number,
+    addressLength: number,
+    valueStart: number,
+    valueLength: number,
+  ): number {
     if (this.count === this.lineIndex.length) this.#grow();
     const i = this.count++;
     this.lineIndex[i] = lineIndex;
@@ -178,7 +185,18 @@ function leafLength(addressLength: number, digits: number, valueLength: number):
  * checks it there: the spec's verification (shards / 10^6 = the v1 value), on the bytes just
  * written. Returns false when the shards are not the v1 value.
  */
-function writeLeaf(out: Buffer, at: number, bytes: Uint8Array, addressStart: number, addressEnd: number, whole: number, fraction: number, digits: number, valueStart: number, valueEnd: number): boolean {
+function writeLeaf(
+  out: Buffer,
+  at: number,
+  bytes: Uint8Array,
+  addressStart: number,
+  addressEnd: number,
+  whole: number,
+  fraction: number,
+  digits: number,
+  valueStart: number,
+  valueEnd: number,
+): boolean {
   at = copyBytes(out, at, LEAF_OPEN, 0, LEAF_OPEN.length);
   at = copyBytes(out, at, bytes, addressStart, addressEnd);
   at = copyBytes(out, at, LEAF_SHARDS, 0, LEAF_SHARDS.length);
@@ -238,7 +256,11 @@ export const STREAMING_ROOTER: LeafRooter = {
 
 /** The snapshot of the export `input` (its bytes, UTF-8): leaves, root, mismatch report, totals. */
 export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING_ROOTER): ExportSnapshot {
-  if (input.length > MAX_EXPORT_BYTES) throw new ExportCheckError("input-too-large", `exports above ${MAX_EXPORT_BYTES} bytes are not taken (this one has ${input.length})`);
+  if (input.length > MAX_EXPORT_BYTES)
+    throw new ExportCheckError(
+      "input-too-large",
+      `exports above ${MAX_EXPORT_BYTES} bytes are not taken (this one has ${input.length})`,
+    );
   const source = Buffer.from(input.buffer, input.byteOffset, input.length);
   // A line of the v1 form takes some 60 bytes: room for most exports without growing the columns.
   const entries = new Entries(Math.max(1024, Math.ceil(input.length / 40)));
@@ -248,7 +270,12 @@ export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING
   const bytes = side.length === 0 ? source : Buffer.concat([source, ...side.chunks]);
 
   // 2. order: every line of a repeated address is reported; the others convert or are reported.
-  const { order, sameAsPrevious } = addressOrderOfBytes(bytes, entries.addressStart, entries.addressLength, entries.count);
+  const { order, sameAsPrevious } = addressOrderOfBytes(
+    bytes,
+    entries.addressStart,
+    entries.addressLength,
+    entries.count,
+  );
   let size = 0;
   let jsonlLength = 0;
   // Where each leaf input starts, in address order (for a rooter that splits the tree).
@@ -262,15 +289,14 @@ export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING
       reason,
     });
   };
-  for (let k = 0; k < entries.count; ) {
+  for (let k = 0; k < entries.count;) {
     let end = k + 1;
     while (end < entries.count && sameAsPrevious[end] === 1) end++;
     if (end - k > 1) {
       for (let j = k; j < end; j++) {
         report(order[j]!, "duplicate-address");
       }
-    }
-    else {
+    } else {
       const i = order[k]!;
       const verdict = entries.verdict[i]!;
       if (verdict === OK) {
@@ -284,14 +310,18 @@ export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING
   }
   mismatches.sort((a, b) => a.line - b.line);
   if (size + mismatches.length !== lines) {
-    throw new ExportCheckError("lines-unaccounted", `${lines} lines read, ${size} converted and ${mismatches.length} reported`);
+    throw new ExportCheckError(
+      "lines-unaccounted",
+      `${lines} lines read, ${size} converted and ${mismatches.length} reported`,
+    );
   }
 
   // 3. leaves, 4. output: each converted line's leaf input (0x00 ‖ leaf) written at its place in
   // address order, the lines taken in line order (reads in memory order; the writes scatter), each
   // leaf checked as it is written; the root streamed over the leaf inputs; then each 0x00 after the
   // first made the newline that ends the leaf before it, and the last newline added.
-  if (size === 0) return { jsonl: Buffer.alloc(0), size, rootHash: new StreamingRoot().root(), mismatches, lines, totalShards: 0n };
+  if (size === 0)
+    return { jsonl: Buffer.alloc(0), size, rootHash: new StreamingRoot().root(), mismatches, lines, totalShards: 0n };
   const out = rooter.allocate(jsonlLength + 1);
   const differing: string[] = [];
   for (let i = 0; i < entries.count; i++) {
@@ -301,12 +331,28 @@ export function snapshotExport(input: Uint8Array, rooter: LeafRooter = STREAMING
     const addressStart = entries.addressStart[i]!;
     const addressEnd = addressStart + entries.addressLength[i]!;
     const valueStart = entries.valueStart[i]!;
-    if (!writeLeaf(out, dest, bytes, addressStart, addressEnd, entries.whole[i]!, entries.fraction[i]!, entries.digits[i]!, valueStart, valueStart + entries.valueLength[i]!)) {
+    if (
+      !writeLeaf(
+        out,
+        dest,
+        bytes,
+        addressStart,
+        addressEnd,
+        entries.whole[i]!,
+        entries.fraction[i]!,
+        entries.digits[i]!,
+        valueStart,
+        valueStart + entries.valueLength[i]!,
+      )
+    ) {
       differing.push(bytes.toString("latin1", addressStart, addressEnd));
     }
   }
   if (differing.length > 0) {
-    throw new ExportCheckError("amount-differs", `${differing.length} converted balance(s) differ from their v1 value: ${differing.slice(0, 5).join(", ")}`);
+    throw new ExportCheckError(
+      "amount-differs",
+      `${differing.length} converted balance(s) differ from their v1 value: ${differing.slice(0, 5).join(", ")}`,
+    );
   }
   const rootHash = rooter.root(out.subarray(0, jsonlLength), offsets, size);
   for (let i = 0; i < entries.count; i++) if (entries.dest[i]! > 1) out[entries.dest[i]! - 1] = NL;
@@ -338,7 +384,8 @@ function scanLines(source: Buffer, entries: Entries, side: SideBytes, mismatches
   for (let start = 0; start < source.length; lineIndex++) {
     let end = source.indexOf(NL, start);
     if (end < 0) end = source.length;
-    if (!scanV1Form(source, start, end, lineIndex, entries)) scanOther(source, start, end, lineIndex, entries, side, mismatches);
+    if (!scanV1Form(source, start, end, lineIndex, entries))
+      scanOther(source, start, end, lineIndex, entries, side, mismatches);
     start = end + 1;
   }
   return lineIndex;
@@ -351,7 +398,8 @@ function matches(source: Buffer, at: number, token: Uint8Array): boolean {
 
 /** The v1 system's own form with a valid address and a non-negative JSON number; false: not this form. */
 function scanV1Form(source: Buffer, start: number, end: number, lineIndex: number, entries: Entries): boolean {
-  if (end - start < OPEN.length + MIDDLE.length + 3 || source[end - 1] !== CLOSE_BRACE || !matches(source, start, OPEN)) return false;
+  if (end - start < OPEN.length + MIDDLE.length + 3 || source[end - 1] !== CLOSE_BRACE || !matches(source, start, OPEN))
+    return false;
   const addressStart = start + OPEN.length;
   if (ADDRESS_BYTE[source[addressStart]!] !== 2) return false;
   let p = addressStart + 1;
@@ -398,7 +446,16 @@ function scanV1Form(source: Buffer, start: number, end: number, lineIndex: numbe
  * shards = digits × 10^(exponent − decimals + 6), shifted by position: the digits dropped on the
  * right must be zeros (else too precise), at most 19 digits and at most MAX_BALANCE_SHARDS.
  */
-function convertDigits(source: Buffer, intStart: number, intEnd: number, fractionStart: number, fractionEnd: number, exponent: number, entries: Entries, i: number): void {
+function convertDigits(
+  source: Buffer,
+  intStart: number,
+  intEnd: number,
+  fractionStart: number,
+  fractionEnd: number,
+  exponent: number,
+  entries: Entries,
+  i: number,
+): void {
   const intLength = intEnd - intStart;
   const digitCount = intLength + (fractionEnd - fractionStart);
   let lead = 0;
@@ -425,7 +482,8 @@ function convertDigits(source: Buffer, intStart: number, intEnd: number, fractio
   if (length > MAX_DIGITS.length) return void (entries.verdict[i] = TOO_LARGE);
   if (length === MAX_DIGITS.length) {
     for (let k = 0; k < length; k++) {
-      const d = (k < significant ? digitAt(source, intStart, intLength, fractionStart, lead + k) : 0) - (MAX_DIGITS[k]! - ZERO);
+      const d =
+        (k < significant ? digitAt(source, intStart, intLength, fractionStart, lead + k) : 0) - (MAX_DIGITS[k]! - ZERO);
       if (d > 0) return void (entries.verdict[i] = TOO_LARGE);
       if (d < 0) break;
     }
@@ -455,16 +513,35 @@ function inLine(source: Buffer, start: number, end: number, text: string): numbe
 }
 
 /** Any other line, through the reference scanner and parseMic. */
-function scanOther(source: Buffer, start: number, end: number, lineIndex: number, entries: Entries, side: SideBytes, mismatches: Mismatch[]): void {
+function scanOther(
+  source: Buffer,
+  start: number,
+  end: number,
+  lineIndex: number,
+  entries: Entries,
+  side: SideBytes,
+  mismatches: Mismatch[],
+): void {
   const input = source.toString("utf8", start, end);
   const scanned = scanV1Line(input);
-  if (!scanned.ok) return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: scanned.problem });
-  if (!isAddress(scanned.address)) return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: "invalid-address" });
+  if (!scanned.ok)
+    return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: scanned.problem });
+  if (!isAddress(scanned.address))
+    return void mismatches.push({ line: lineIndex + 1, address: scanned.address, input, reason: "invalid-address" });
   const addressAt = inLine(source, start, end, scanned.address) ?? source.length + side.add(scanned.address);
   // The value's text is kept only when it converts (a JSON number is ASCII).
-  const read = scanned.valueIsString ? ({ ok: false, error: "not-a-number" } as const) : parseMic(scanned.value, MAX_BALANCE_SHARDS);
+  const read = scanned.valueIsString
+    ? ({ ok: false, error: "not-a-number" } as const)
+    : parseMic(scanned.value, MAX_BALANCE_SHARDS);
   const valueAt = read.ok ? (inLine(source, start, end, scanned.value) ?? source.length + side.add(scanned.value)) : 0;
-  const i = entries.add(lineIndex, start, addressAt, scanned.address.length, valueAt, read.ok ? scanned.value.length : 0);
+  const i = entries.add(
+    lineIndex,
+    start,
+    addressAt,
+    scanned.address.length,
+    valueAt,
+    read.ok ? scanned.value.length : 0,
+  );
   if (!read.ok) return void (entries.verdict[i] = verdictOf(read.error));
   entries.verdict[i] = OK;
   entries.whole[i] = Number(read.shards / 1_000_000n);
@@ -547,6 +624,7 @@ export function sameDecimal(shards: Buffer, s0: number, s1: number, text: Buffer
   if (shardsZero || negative) return false;
   const textPower = exponent - (fractionEnd - fractionStart) + (count - last);
   if (textPower !== shardsPower || last - first !== shardsEnd - s0) return false;
-  for (let k = 0; k < last - first; k++) if (digitAt(text, intStart, intLength, fractionStart, first + k) !== shards[s0 + k]! - ZERO) return false;
+  for (let k = 0; k < last - first; k++)
+    if (digitAt(text, intStart, intLength, fractionStart, first + k) !== shards[s0 + k]! - ZERO) return false;
   return true;
 }

@@ -17,7 +17,13 @@ import {
   type LeafProof,
 } from "./snapshot.ts";
 import { LeafTree } from "./tree.ts";
-import { MigrationVerifyError, verifyCheckpointConsistency, verifyLeafProof, verifyMigrationCheckpoint, type MigrationVerifyCode } from "./verify.ts";
+import {
+  MigrationVerifyError,
+  verifyCheckpointConsistency,
+  verifyLeafProof,
+  verifyMigrationCheckpoint,
+  type MigrationVerifyCode,
+} from "./verify.ts";
 
 const KEY_NAME = "integrity-platform.example/datasets";
 const key = generateKeyPair("ed25519");
@@ -62,8 +68,16 @@ describe("snapshot leaves", () => {
 
   it("parse strictly", () => {
     for (const leaf of leaves) expect(parseLeaf(leaf)).toEqual(JSON.parse(leaf));
-    const correction = correctionLeaf({ address: "dup", shards: 4_000_000n, note: "support ticket 7: the later line is right" });
-    expect(parseLeaf(correction)).toEqual({ address: "dup", balance_shards: "4000000", correction: "support ticket 7: the later line is right" });
+    const correction = correctionLeaf({
+      address: "dup",
+      shards: 4_000_000n,
+      note: "support ticket 7: the later line is right",
+    });
+    expect(parseLeaf(correction)).toEqual({
+      address: "dup",
+      balance_shards: "4000000",
+      correction: "support ticket 7: the later line is right",
+    });
     for (const bad of [
       '{"balance_shards":"1","address":"a","v1_balance_gic":"1"}', // not canonical
       '{"address":"a","balance_shards":"01","v1_balance_gic":"1"}',
@@ -81,7 +95,11 @@ describe("snapshot leaves", () => {
   });
 
   it("give each address its last leaf", () => {
-    const all = [...leaves, correctionLeaf({ address: "ATLAS", shards: 7n, note: "fixed" }), correctionLeaf({ address: "dup", shards: 4n, note: "settled" })];
+    const all = [
+      ...leaves,
+      correctionLeaf({ address: "ATLAS", shards: 7n, note: "fixed" }),
+      correctionLeaf({ address: "dup", shards: 4n, note: "settled" }),
+    ];
     const index = indexLeaves(all);
     expect(index.get("ATLAS")).toBe(5);
     expect(index.get("dup")).toBe(6);
@@ -93,7 +111,9 @@ describe("snapshot leaves", () => {
 describe("the streamed root of a JSONL text", () => {
   it("is the whole tree's root", () => {
     for (const n of [0, 1, 2, 3, 7, 8, 33]) {
-      const leaves = Array.from({ length: n }, (_, i) => correctionLeaf({ address: `a${i}`, shards: BigInt(i), note: i % 2 ? "é ✓" : "note" }));
+      const leaves = Array.from({ length: n }, (_, i) =>
+        correctionLeaf({ address: `a${i}`, shards: BigInt(i), note: i % 2 ? "é ✓" : "note" }),
+      );
       const text = leaves.map((l) => `${l}\n`).join("");
       expect(jsonlRoot(text)).toEqual({ size: n, rootHash: LeafTree.fromTexts(leaves).rootHash() });
     }
@@ -129,7 +149,11 @@ describe("proofs against the signed checkpoint", () => {
     const proof = proveLeaf(tree, leaves, 2);
     const bytes = Buffer.from(proof.proof[0]!, "base64");
     bytes[0]! ^= 1;
-    expectCode(() => verifyLeafProof("HERMES", { ...proof, proof: [bytes.toString("base64"), ...proof.proof.slice(1)] }, verified), "inclusion-failed");
+    expectCode(
+      () =>
+        verifyLeafProof("HERMES", { ...proof, proof: [bytes.toString("base64"), ...proof.proof.slice(1)] }, verified),
+      "inclusion-failed",
+    );
   });
 
   it("fail at another index, another size, or for another address", () => {
@@ -138,14 +162,20 @@ describe("proofs against the signed checkpoint", () => {
     expectCode(() => verifyLeafProof("AURORA", { ...proof, tree_size: 4 }, verified), "tree-size-mismatch");
     expectCode(() => verifyLeafProof("ATLAS", proof, verified), "wrong-address");
     expectCode(() => verifyLeafProof("AURORA", { ...proof, proof: ["nope"] }, verified), "proof-malformed");
-    expectCode(() => verifyLeafProof("AURORA", { ...proof, leaf: proof.leaf.replace("{", "{ ") }, verified), "leaf-malformed");
+    expectCode(
+      () => verifyLeafProof("AURORA", { ...proof, leaf: proof.leaf.replace("{", "{ ") }, verified),
+      "leaf-malformed",
+    );
     expectCode(() => verifyLeafProof("AURORA", null as unknown as LeafProof, verified), "proof-malformed");
   });
 
   it("trust only the keys they are given", () => {
     const other = generateKeyPair("ed25519");
     // A key with the same name is still another key.
-    expectCode(() => verifyMigrationCheckpoint(checkpoint, [{ name: KEY_NAME, publicKeyHex: other.publicKey }]), "checkpoint-untrusted");
+    expectCode(
+      () => verifyMigrationCheckpoint(checkpoint, [{ name: KEY_NAME, publicKeyHex: other.publicKey }]),
+      "checkpoint-untrusted",
+    );
     // A forged checkpoint over a forged tree, signed with an attacker's key, fails against the real one.
     const forgedLeaves = [...leaves];
     forgedLeaves[0] = forgedLeaves[0]!.replace('"1005000"', '"9005000"');
@@ -156,7 +186,10 @@ describe("proofs against the signed checkpoint", () => {
   });
 
   it("refuse a checkpoint of another log", () => {
-    const note = signCheckpoint({ origin: "integrity-platform.example/pulse", size: tree.size, rootHash: tree.rootHash() }, signer);
+    const note = signCheckpoint(
+      { origin: "integrity-platform.example/pulse", size: tree.size, rootHash: tree.rootHash() },
+      signer,
+    );
     expectCode(() => verifyMigrationCheckpoint(note, trusted), "wrong-origin");
   });
 });
@@ -164,7 +197,10 @@ describe("proofs against the signed checkpoint", () => {
 describe("review rounds", () => {
   const leaves = convertV1Export(EXPORT).balances.map(snapshotLeaf);
   const first = signTree(leaves, signer);
-  const corrected = [...leaves, correctionLeaf({ address: "dup", shards: 4_000_000n, note: "support: the second line is the account's balance" })];
+  const corrected = [
+    ...leaves,
+    correctionLeaf({ address: "dup", shards: 4_000_000n, note: "support: the second line is the account's balance" }),
+  ];
   const second = signTree(corrected, signer);
 
   it("publish a checkpoint consistent with the first", () => {
@@ -188,7 +224,10 @@ describe("review rounds", () => {
     const older = parseCheckpoint(first.checkpoint.slice(0, first.checkpoint.indexOf("\n\n") + 1));
     const newer = verifyMigrationCheckpoint(third.checkpoint, trusted);
     expectCode(() => verifyCheckpointConsistency(older, newer, proveConsistency(third.tree, 5)), "consistency-failed");
-    expectCode(() => verifyCheckpointConsistency(older, newer, { ...proveConsistency(third.tree, 4), new_size: 6 }), "consistency-failed");
+    expectCode(
+      () => verifyCheckpointConsistency(older, newer, { ...proveConsistency(third.tree, 4), new_size: 6 }),
+      "consistency-failed",
+    );
   });
 
   it("a tree of one leaf still proves", () => {

@@ -64,9 +64,11 @@ export function parseLeaf(text: string): SnapshotLeaf | null {
   const leaf = value as Record<string, unknown>;
   const keys = Object.keys(leaf).sort().join(",");
   if (keys !== "address,balance_shards,v1_balance_gic" && keys !== "address,balance_shards,correction") return null;
-  if (!isAddress(leaf.address) || typeof leaf.balance_shards !== "string" || !SHARDS.test(leaf.balance_shards)) return null;
+  if (!isAddress(leaf.address) || typeof leaf.balance_shards !== "string" || !SHARDS.test(leaf.balance_shards))
+    return null;
   if (BigInt(leaf.balance_shards) > MAX_BALANCE_SHARDS) return null;
-  if ("v1_balance_gic" in leaf && (typeof leaf.v1_balance_gic !== "string" || !V1_NUMBER.test(leaf.v1_balance_gic))) return null;
+  if ("v1_balance_gic" in leaf && (typeof leaf.v1_balance_gic !== "string" || !V1_NUMBER.test(leaf.v1_balance_gic)))
+    return null;
   if ("correction" in leaf && (typeof leaf.correction !== "string" || leaf.correction.trim() === "")) return null;
   if (canonicalize(leaf) !== text) return null;
   return leaf as unknown as SnapshotLeaf;
@@ -120,7 +122,10 @@ export function jsonlRoot(jsonl: string): { size: number; rootHash: Uint8Array }
 }
 
 /** The signed checkpoint of leaves given as JSONL text, without building the whole tree (a snapshot needs only its root). */
-export function signJsonl(jsonl: string, signer: NoteSigner): { size: number; rootHash: Uint8Array; checkpoint: string } {
+export function signJsonl(
+  jsonl: string,
+  signer: NoteSigner,
+): { size: number; rootHash: Uint8Array; checkpoint: string } {
   const { size, rootHash } = jsonlRoot(jsonl);
   return { size, rootHash, checkpoint: signCheckpoint({ origin: MIGRATION_ORIGIN, size, rootHash }, signer) };
 }
@@ -166,5 +171,9 @@ export interface ConsistencyRecord {
 }
 
 export function proveConsistency(tree: LeafTree, oldSize: number, newSize = tree.size): ConsistencyRecord {
-  return { old_size: oldSize, new_size: newSize, proof: tree.consistencyProof(oldSize, newSize).map((h) => Buffer.from(h).toString("base64")) };
+  return {
+    old_size: oldSize,
+    new_size: newSize,
+    proof: tree.consistencyProof(oldSize, newSize).map((h) => Buffer.from(h).toString("base64")),
+  };
 }

@@ -11,10 +11,17 @@ describe("LeafTree", () => {
       const hashes = leaves.map(leafHashOfText);
       const tree = LeafTree.fromTexts(leaves);
       expect(tree.size).toBe(n);
-      expect(Buffer.from(tree.rootHash()).toString("hex"), `root of ${n}`).toBe(Buffer.from(rootHash(hashes)).toString("hex"));
-      for (let i = 0; i < n; i++) expect(tree.inclusionProof(i), `inclusion ${i}/${n}`).toEqual(inclusionProof(hashes, i).map((h) => new Uint8Array(h)));
+      expect(Buffer.from(tree.rootHash()).toString("hex"), `root of ${n}`).toBe(
+        Buffer.from(rootHash(hashes)).toString("hex"),
+      );
+      for (let i = 0; i < n; i++)
+        expect(tree.inclusionProof(i), `inclusion ${i}/${n}`).toEqual(
+          inclusionProof(hashes, i).map((h) => new Uint8Array(h)),
+        );
       for (let m = 1; m <= n; m++) {
-        expect(tree.consistencyProof(m), `consistency ${m}/${n}`).toEqual(consistencyProof(hashes, m).map((h) => new Uint8Array(h)));
+        expect(tree.consistencyProof(m), `consistency ${m}/${n}`).toEqual(
+          consistencyProof(hashes, m).map((h) => new Uint8Array(h)),
+        );
         expect(Buffer.from(tree.rootHash(m)).equals(Buffer.from(rootHash(hashes.slice(0, m))))).toBe(true);
       }
     }

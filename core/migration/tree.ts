@@ -5,7 +5,14 @@
  * leaf or size in O(log n) lookups (core/merkle.ts builds the proofs; this only supplies subtrees).
  */
 import { hash } from "node:crypto";
-import { HASH_SIZE, consistencyProofWith, inclusionProofWith, nodeHash, splitPoint, type RangeHasher } from "../merkle.ts";
+import {
+  HASH_SIZE,
+  consistencyProofWith,
+  inclusionProofWith,
+  nodeHash,
+  splitPoint,
+  type RangeHasher,
+} from "../merkle.ts";
 
 /** Hashes of ranges that are not perfect subtrees (the right edge), kept for repeated proofs. */
 const MEMO_LIMIT = 4096;
@@ -48,7 +55,8 @@ export class LeafTree {
   static fromTexts(texts: readonly string[]): LeafTree {
     const n = texts.length;
     const leaves = Buffer.allocUnsafe(n * HASH_SIZE);
-    for (let i = 0; i < n; i++) leaves.write(hash("sha256", `\u0000${texts[i]!}`, "binary"), i * HASH_SIZE, HASH_SIZE, "latin1");
+    for (let i = 0; i < n; i++)
+      leaves.write(hash("sha256", `\u0000${texts[i]!}`, "binary"), i * HASH_SIZE, HASH_SIZE, "latin1");
     return LeafTree.fromLeafHashes(leaves);
   }
 
@@ -58,7 +66,7 @@ export class LeafTree {
     const levels = [leaves];
     const scratch = Buffer.alloc(1 + 2 * HASH_SIZE);
     scratch[0] = 0x01;
-    for (let below = leaves; below.length >= 2 * HASH_SIZE; ) {
+    for (let below = leaves; below.length >= 2 * HASH_SIZE;) {
       const count = Math.floor(below.length / (2 * HASH_SIZE));
       const above = Buffer.allocUnsafe(count * HASH_SIZE);
       for (let i = 0; i < count; i++) {
@@ -72,13 +80,15 @@ export class LeafTree {
   }
 
   leafHash(index: number): Uint8Array {
-    if (!Number.isSafeInteger(index) || index < 0 || index >= this.size) throw new RangeError(`leaf ${index} is out of range [0, ${this.size})`);
+    if (!Number.isSafeInteger(index) || index < 0 || index >= this.size)
+      throw new RangeError(`leaf ${index} is out of range [0, ${this.size})`);
     return new Uint8Array(this.#levels[0]!.subarray(index * HASH_SIZE, (index + 1) * HASH_SIZE));
   }
 
   /** The root of the first `size` leaves (default all). */
   rootHash(size = this.size): Uint8Array {
-    if (!Number.isSafeInteger(size) || size < 0 || size > this.size) throw new RangeError(`tree size ${size} is out of range [0, ${this.size}]`);
+    if (!Number.isSafeInteger(size) || size < 0 || size > this.size)
+      throw new RangeError(`tree size ${size} is out of range [0, ${this.size}]`);
     if (size === 0) return new Uint8Array(hash("sha256", new Uint8Array(0), "buffer"));
     return new Uint8Array(this.#range(0, size));
   }

@@ -3,16 +3,38 @@ import { scanV1Line } from "./v1-export.ts";
 
 describe("scanning a v1 export line", () => {
   it("keeps the number's source text", () => {
-    expect(scanV1Line('{"address":"ATLAS","balance_gic":1.005}')).toEqual({ ok: true, address: "ATLAS", value: "1.005", valueIsString: false });
-    expect(scanV1Line('{ "balance_gic" : 1E2 , "address" : "a-1" }')).toEqual({ ok: true, address: "a-1", value: "1E2", valueIsString: false });
+    expect(scanV1Line('{"address":"ATLAS","balance_gic":1.005}')).toEqual({
+      ok: true,
+      address: "ATLAS",
+      value: "1.005",
+      valueIsString: false,
+    });
+    expect(scanV1Line('{ "balance_gic" : 1E2 , "address" : "a-1" }')).toEqual({
+      ok: true,
+      address: "a-1",
+      value: "1E2",
+      valueIsString: false,
+    });
     expect(scanV1Line('{"address":"x","balance_gic":1e-7}\r')).toMatchObject({ ok: true, value: "1e-7" });
   });
 
   it("keeps tokens that are not numbers, for the conversion to judge", () => {
-    expect(scanV1Line('{"address":"x","balance_gic":NaN}')).toMatchObject({ ok: true, value: "NaN", valueIsString: false });
+    expect(scanV1Line('{"address":"x","balance_gic":NaN}')).toMatchObject({
+      ok: true,
+      value: "NaN",
+      valueIsString: false,
+    });
     expect(scanV1Line('{"address":"x","balance_gic":-Infinity}')).toMatchObject({ ok: true, value: "-Infinity" });
-    expect(scanV1Line('{"address":"x","balance_gic":null}')).toMatchObject({ ok: true, value: "null", valueIsString: false });
-    expect(scanV1Line('{"address":"x","balance_gic":"12.5"}')).toMatchObject({ ok: true, value: "12.5", valueIsString: true });
+    expect(scanV1Line('{"address":"x","balance_gic":null}')).toMatchObject({
+      ok: true,
+      value: "null",
+      valueIsString: false,
+    });
+    expect(scanV1Line('{"address":"x","balance_gic":"12.5"}')).toMatchObject({
+      ok: true,
+      value: "12.5",
+      valueIsString: true,
+    });
   });
 
   it("decodes escaped addresses", () => {
@@ -31,7 +53,7 @@ describe("scanning a v1 export line", () => {
     ['{"address":"x","balance_gic":{"v":1}}', "expected a value"],
     ['{"address":"x","balance_gic":1', "expected ',' or '}'"],
     ['{"address":"x","balance_gic":1} x', "unexpected text"],
-    ["{address:\"x\",\"balance_gic\":1}", "expected a member name"],
+    ['{address:"x","balance_gic":1}', "expected a member name"],
   ])("reports %j as malformed (%s)", (line, detail) => {
     const r = scanV1Line(line);
     expect(r.ok).toBe(false);

@@ -31,7 +31,8 @@ const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 // A bare token: everything up to the next structural character or whitespace.
 const BARE = /[^\s,{}[\]":]+/y;
 // The common case, `{"address":"…","balance_gic":<bare>}` with optional spaces and no escapes.
-const SIMPLE = /^\{[ \t\r]*"address"[ \t\r]*:[ \t\r]*"([^"\\\u0000-\u001f]*)"[ \t\r]*,[ \t\r]*"balance_gic"[ \t\r]*:[ \t\r]*([^\s,{}[\]":]+)[ \t\r]*\}[ \t\r]*$/;
+const SIMPLE =
+  /^\{[ \t\r]*"address"[ \t\r]*:[ \t\r]*"([^"\\\u0000-\u001f]*)"[ \t\r]*,[ \t\r]*"balance_gic"[ \t\r]*:[ \t\r]*([^\s,{}[\]":]+)[ \t\r]*\}[ \t\r]*$/;
 
 function sticky(re: RegExp, text: string, at: number): string | null {
   re.lastIndex = at;

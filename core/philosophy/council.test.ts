@@ -5,8 +5,21 @@ import { relevance, topicTokens } from "./topics.ts";
 
 describe("topics", () => {
   it("keeps content words, lower case, without plural s or function words", () => {
-    expect([...topicTokens("Weigh transparency against privacy in the audit export")]).toEqual(["weigh", "transparency", "privacy", "audit", "export"]);
-    expect([...topicTokens("Rotate the government API keys; policies, PROCESS!")]).toEqual(["rotate", "government", "api", "key", "policy", "process"]);
+    expect([...topicTokens("Weigh transparency against privacy in the audit export")]).toEqual([
+      "weigh",
+      "transparency",
+      "privacy",
+      "audit",
+      "export",
+    ]);
+    expect([...topicTokens("Rotate the government API keys; policies, PROCESS!")]).toEqual([
+      "rotate",
+      "government",
+      "api",
+      "key",
+      "policy",
+      "process",
+    ]);
     expect([...topicTokens("Ética y transparência 2026")]).toEqual(["ética", "transparência", "2026"]);
     expect(topicTokens("a an of to").size).toBe(0);
   });
@@ -22,9 +35,19 @@ describe("topics", () => {
 
 describe("formCouncil", () => {
   const docs = documents(
-    [{ id: "B" }, { id: "A", gi: 0.95, cathedral: "DIPLOMACY" }, { id: "LOW", gi: 0.9499 }, { id: "NONE", gi: null }, { id: "NEW" }],
     [
-      { topic: "Burn the surplus", positions: { A: "support", B: "oppose", LOW: "support" }, tags: { A: ["courage", "courage"], B: ["justice"] } },
+      { id: "B" },
+      { id: "A", gi: 0.95, cathedral: "DIPLOMACY" },
+      { id: "LOW", gi: 0.9499 },
+      { id: "NONE", gi: null },
+      { id: "NEW" },
+    ],
+    [
+      {
+        topic: "Burn the surplus",
+        positions: { A: "support", B: "oppose", LOW: "support" },
+        tags: { A: ["courage", "courage"], B: ["justice"] },
+      },
       { topic: "Rotate the keys", positions: { A: "conditional", B: "abstain" }, tags: { A: ["prudence"] } },
       { topic: "Burn the surplus", positions: { A: "oppose" } },
     ],
@@ -57,14 +80,32 @@ describe("formCouncil", () => {
 
   it("gives each member a Laplace-smoothed virtue profile (a repeated tag counts once)", () => {
     const [a, , fresh] = council.members;
-    expect(a!.virtueProfile).toEqual({ integrity: 1 / 5, temperance: 1 / 5, justice: 1 / 5, prudence: 2 / 5, courage: 2 / 5 });
-    expect(fresh!.virtueProfile).toEqual({ integrity: 0.5, temperance: 0.5, justice: 0.5, prudence: 0.5, courage: 0.5 });
+    expect(a!.virtueProfile).toEqual({
+      integrity: 1 / 5,
+      temperance: 1 / 5,
+      justice: 1 / 5,
+      prudence: 2 / 5,
+      courage: 2 / 5,
+    });
+    expect(fresh!.virtueProfile).toEqual({
+      integrity: 0.5,
+      temperance: 0.5,
+      justice: 0.5,
+      prudence: 0.5,
+      courage: 0.5,
+    });
   });
 
   it("keeps each distinct topic once with the share of its statements tagged per virtue", () => {
     expect(council.topics.map((t) => t.text)).toEqual(["Burn the surplus", "Rotate the keys"]);
     // Topic 0 has four statements (A, B, LOW, A): courage once, justice once.
-    expect(council.topics[0]!.virtueShare).toEqual({ integrity: 0, temperance: 0, justice: 0.25, prudence: 0, courage: 0.25 });
+    expect(council.topics[0]!.virtueShare).toEqual({
+      integrity: 0,
+      temperance: 0,
+      justice: 0.25,
+      prudence: 0,
+      courage: 0.25,
+    });
     expect(council.virtueScores.justice).toBe(0.5);
     expect(council.inputs).toEqual(docs.inputs);
   });

@@ -139,7 +139,15 @@ export function formCouncil(documents: CouncilDocuments): Council {
       t.sum += s.stance;
       byTopic.set(s.topic, t);
     }
-    members.push({ id: sentinel.id, cathedral: sentinel.cathedral, gi, statements: record.statements, byTopic: [...byTopic.values()], baseline: n === 0 ? 0 : sum / n, virtueProfile });
+    members.push({
+      id: sentinel.id,
+      cathedral: sentinel.cathedral,
+      gi,
+      statements: record.statements,
+      byTopic: [...byTopic.values()],
+      baseline: n === 0 ? 0 : sum / n,
+      virtueProfile,
+    });
   }
 
   const virtueScores = zeroVector();

@@ -15,16 +15,40 @@ function mixedCouncil() {
   for (let i = 0; i < 6; i++) {
     statements.push({
       topic: "Burn the surplus of the fee pool",
-      positions: { ATLAS: "oppose", EVE: "support", IRIS: i % 2 ? "oppose" : "abstain", JANUS: "conditional", SOLON: "oppose", SOPHIA: "support" } as const,
-      tags: { ATLAS: ["courage" as const], EVE: ["temperance" as const, "justice" as const], SOPHIA: ["prudence" as const] },
+      positions: {
+        ATLAS: "oppose",
+        EVE: "support",
+        IRIS: i % 2 ? "oppose" : "abstain",
+        JANUS: "conditional",
+        SOLON: "oppose",
+        SOPHIA: "support",
+      } as const,
+      tags: {
+        ATLAS: ["courage" as const],
+        EVE: ["temperance" as const, "justice" as const],
+        SOPHIA: ["prudence" as const],
+      },
     });
     statements.push({
       topic: "Release the coordination dataset under an open licence",
-      positions: { ATLAS: "support", EVE: "support", IRIS: "support", JANUS: i % 3 ? "support" : "oppose", SOLON: "conditional", SOPHIA: "abstain" } as const,
+      positions: {
+        ATLAS: "support",
+        EVE: "support",
+        IRIS: "support",
+        JANUS: i % 3 ? "support" : "oppose",
+        SOLON: "conditional",
+        SOPHIA: "abstain",
+      } as const,
       tags: { IRIS: ["integrity" as const], JANUS: ["courage" as const] },
     });
   }
-  return formCouncil(documents(ids.map((id) => ({ id })), statements, { courage: 0.45, justice: 0.8 }));
+  return formCouncil(
+    documents(
+      ids.map((id) => ({ id })),
+      statements,
+      { courage: 0.45, justice: 0.8 },
+    ),
+  );
 }
 
 describe("simulate", () => {
@@ -39,7 +63,9 @@ describe("simulate", () => {
   });
 
   it("depends on the scenario text", () => {
-    expect(streamText(simulate(council, "Burn the surplus of the fee pool"))).not.toBe(streamText(simulate(council, "Burn the surplus of the fee pool!")));
+    expect(streamText(simulate(council, "Burn the surplus of the fee pool"))).not.toBe(
+      streamText(simulate(council, "Burn the surplus of the fee pool!")),
+    );
   });
 
   it("sends valid messages: an opening, rounds in order, one final message with an outcome", () => {
@@ -76,7 +102,16 @@ describe("simulate", () => {
 
   it("reads positions from the rounded stance", () => {
     expect([1, 0.5, 0.49995, 0.4999, 0.2, 0.19994, 0, -0.1999, -0.2, -1].map(positionOf)).toEqual([
-      "support", "support", "support", "conditional", "conditional", "abstain", "abstain", "abstain", "oppose", "oppose",
+      "support",
+      "support",
+      "support",
+      "conditional",
+      "conditional",
+      "abstain",
+      "abstain",
+      "abstain",
+      "oppose",
+      "oppose",
     ]);
   });
 
@@ -123,36 +158,76 @@ describe("simulate", () => {
   });
 
   it("gives more influence to members whose record shows the virtues the council scores well", () => {
-    const statements = [{ topic: "anything", positions: { BRAVE: "support", JUST: "support" } as const, tags: { BRAVE: ["courage" as const], JUST: ["justice" as const] } }];
+    const statements = [
+      {
+        topic: "anything",
+        positions: { BRAVE: "support", JUST: "support" } as const,
+        tags: { BRAVE: ["courage" as const], JUST: ["justice" as const] },
+      },
+    ];
     const c = formCouncil(documents([{ id: "BRAVE" }, { id: "JUST" }], statements, { courage: 0.2, justice: 1 }));
     const [brave, just] = prepare(c, "anything").influence;
     expect(just!).toBeGreaterThan(brave!);
-    const lowGi = formCouncil(documents([{ id: "BRAVE", gi: 0.95 }, { id: "JUST", gi: 1 }], [], {}));
+    const lowGi = formCouncil(
+      documents(
+        [
+          { id: "BRAVE", gi: 0.95 },
+          { id: "JUST", gi: 1 },
+        ],
+        [],
+        {},
+      ),
+    );
     const [b, j] = prepare(lowGi, "x").influence;
     expect(j! / b!).toBeCloseTo(1 / 0.95, 12);
   });
 
   it("ends unanimous when every member supports", () => {
-    const statements = Array.from({ length: 5 }, () => ({ topic: "open data", positions: { A: "support", B: "support", C: "support" } as const }));
+    const statements = Array.from({ length: 5 }, () => ({
+      topic: "open data",
+      positions: { A: "support", B: "support", C: "support" } as const,
+    }));
     const c = formCouncil(documents([{ id: "A" }, { id: "B" }, { id: "C" }], statements));
     const last = [...simulate(c, "open data")].at(-1)!;
-    expect(last.current_state).toMatchObject({ phase: "final", outcome: "approved", end_reason: "unanimous", agreement: 1 });
+    expect(last.current_state).toMatchObject({
+      phase: "final",
+      outcome: "approved",
+      end_reason: "unanimous",
+      agreement: 1,
+    });
     expect(last.next_actions).toEqual([]);
   });
 
   it("rejects when at least half oppose, and the others record dissent", () => {
-    const statements = Array.from({ length: 8 }, () => ({ topic: "burn the pool", positions: { A: "oppose", B: "oppose", C: "support", D: "oppose" } as const, tags: { A: ["courage" as const], B: ["courage" as const], C: ["courage" as const], D: ["courage" as const] } }));
-    const c = formCouncil(documents(["A", "B", "C", "D"].map((id) => ({ id })), statements));
+    const statements = Array.from({ length: 8 }, () => ({
+      topic: "burn the pool",
+      positions: { A: "oppose", B: "oppose", C: "support", D: "oppose" } as const,
+      tags: { A: ["courage" as const], B: ["courage" as const], C: ["courage" as const], D: ["courage" as const] },
+    }));
+    const c = formCouncil(
+      documents(
+        ["A", "B", "C", "D"].map((id) => ({ id })),
+        statements,
+      ),
+    );
     const last = [...simulate(c, "burn the pool")].at(-1)!;
     expect(last.next_actions.length).toBeGreaterThan(0);
     expect(last.current_state.outcome).toBe("rejected");
     expect(last.current_state.opposition).toBeGreaterThanOrEqual(0.5);
     const dissenters = last.sentinels.filter((s) => s.position !== "oppose").map((s) => s.id);
-    expect(last.next_actions).toEqual(dissenters.map((id) => ({ sentinel: id, action: "record_dissent", position: last.sentinels.find((s) => s.id === id)!.position })));
+    expect(last.next_actions).toEqual(
+      dissenters.map((id) => ({
+        sentinel: id,
+        action: "record_dissent",
+        position: last.sentinels.find((s) => s.id === id)!.position,
+      })),
+    );
   });
 
   it("ends settled once no stance moves by SETTLED, and defers without a quorum", () => {
-    const messages = [...simulate(council, "Release the coordination dataset under an open licence and burn the surplus")];
+    const messages = [
+      ...simulate(council, "Release the coordination dataset under an open licence and burn the surplus"),
+    ];
     const last = messages.at(-1)!;
     if (last.current_state.end_reason === "settled") expect(last.current_state.movement).toBeLessThan(SETTLED + 0.0001);
     for (const m of messages.slice(1, -1)) expect(m.current_state.movement).toBeGreaterThanOrEqual(SETTLED - 0.0001);
@@ -164,7 +239,12 @@ describe("simulate", () => {
     for (const maxRounds of [1, 2, 3]) {
       const messages = [...simulate(council, "Burn the surplus of the fee pool", { maxRounds })];
       expect(messages).toHaveLength(maxRounds + 1);
-      expect(messages.at(-1)!.current_state).toMatchObject({ round: maxRounds, max_rounds: maxRounds, phase: "final", end_reason: "round_limit" });
+      expect(messages.at(-1)!.current_state).toMatchObject({
+        round: maxRounds,
+        max_rounds: maxRounds,
+        phase: "final",
+        end_reason: "round_limit",
+      });
     }
     expect(() => simulate(council, "x", { maxRounds: 0 }).next()).toThrow(RangeError);
     expect(() => simulate(council, "x", { maxRounds: 1.5 }).next()).toThrow(RangeError);
@@ -175,12 +255,19 @@ describe("simulate", () => {
     const empty = formCouncil(documents([{ id: "LOW", gi: 0.5 }], []));
     const messages = [...simulate(empty, "anything")];
     expect(messages).toHaveLength(1);
-    expect(messages[0]!.current_state).toMatchObject({ round: 0, phase: "final", outcome: "deferred", end_reason: "settled", excluded: ["LOW"] });
+    expect(messages[0]!.current_state).toMatchObject({
+      round: 0,
+      phase: "final",
+      outcome: "deferred",
+      end_reason: "settled",
+      excluded: ["LOW"],
+    });
     expect(messages[0]!.sentinels).toEqual([]);
   });
 
   it("runs on the published philosophy files and ends within the limit", () => {
-    const read = (path: string) => JSON.parse(readFileSync(new URL(`../../data/areas/${path}`, import.meta.url), "utf8")) as unknown;
+    const read = (path: string) =>
+      JSON.parse(readFileSync(new URL(`../../data/areas/${path}`, import.meta.url), "utf8")) as unknown;
     const real = formCouncil({
       deliberations: Deliberations.parse(read("philosophy/deliberations.json")),
       virtues: Virtues.parse(read("philosophy/virtues.json")),

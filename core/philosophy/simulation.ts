@@ -84,7 +84,9 @@ export function prepare(council: Council, scenario: string): Deliberation {
     ids.push(m.id);
     x0.push(clamp(prior + shift));
     let virtue = 0;
-    VIRTUES.forEach((v, i) => (virtue += (emphasis[i]! / emphasisTotal) * council.virtueScores[v] * m.virtueProfile[v]));
+    VIRTUES.forEach(
+      (v, i) => (virtue += (emphasis[i]! / emphasisTotal) * council.virtueScores[v] * m.virtueProfile[v]),
+    );
     raw.push(m.gi * virtue);
     stubbornness.push(0.1 + 0.5 * m.virtueProfile.courage);
   }
@@ -112,7 +114,11 @@ function step(d: Deliberation, x: readonly number[]): number[] {
 }
 
 /** The simulation's messages, one per round, the last with phase `final`. */
-export function* simulate(council: Council, scenario: string, options: SimulationOptions = {}): Generator<Update, void, undefined> {
+export function* simulate(
+  council: Council,
+  scenario: string,
+  options: SimulationOptions = {},
+): Generator<Update, void, undefined> {
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS;
   if (!Number.isInteger(maxRounds) || maxRounds < 1 || maxRounds > MAX_ROUNDS_LIMIT) {
     throw new RangeError(`maxRounds must be an integer from 1 to ${MAX_ROUNDS_LIMIT}, not ${maxRounds}`);
@@ -127,7 +133,14 @@ export function* simulate(council: Council, scenario: string, options: Simulatio
     const oppose = positions.filter((p) => p === "oppose").length;
     let mean = 0;
     x.forEach((xi, i) => (mean += d.influence[i]! * xi));
-    const outcome = next !== null ? null : n > 0 && support * 4 >= n * 3 ? "approved" : n > 0 && oppose * 2 >= n ? "rejected" : "deferred";
+    const outcome =
+      next !== null
+        ? null
+        : n > 0 && support * 4 >= n * 3
+          ? "approved"
+          : n > 0 && oppose * 2 >= n
+            ? "rejected"
+            : "deferred";
     let nextActions: Update["next_actions"];
     if (next !== null) {
       nextActions = d.ids.map((id, i) => {
@@ -137,12 +150,25 @@ export function* simulate(council: Council, scenario: string, options: Simulatio
       });
     } else {
       const majority: Position | null = outcome === "approved" ? "support" : outcome === "rejected" ? "oppose" : null;
-      nextActions = majority === null ? [] : d.ids.flatMap((id, i) => (positions[i] === majority ? [] : [{ sentinel: id, action: "record_dissent" as const, position: positions[i]! }]));
+      nextActions =
+        majority === null
+          ? []
+          : d.ids.flatMap((id, i) =>
+              positions[i] === majority
+                ? []
+                : [{ sentinel: id, action: "record_dissent" as const, position: positions[i]! }],
+            );
     }
     return {
       type: "simulation_update",
       scenario,
-      sentinels: d.ids.map((id, i) => ({ id, cathedral: cathedral.get(id)!, position: positions[i]!, stance: round4(x[i]!), influence: round4(d.influence[i]!) })),
+      sentinels: d.ids.map((id, i) => ({
+        id,
+        cathedral: cathedral.get(id)!,
+        position: positions[i]!,
+        stance: round4(x[i]!),
+        influence: round4(d.influence[i]!),
+      })),
       current_state: {
         round,
         max_rounds: maxRounds,

@@ -1,6 +1,14 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { BADGE_FILL, BADGE_LABEL_FILL, badgeFor, badgeSvg, colorFor, formatPercent, type BadgeMetric } from "./badge.ts";
+import {
+  BADGE_FILL,
+  BADGE_LABEL_FILL,
+  badgeFor,
+  badgeSvg,
+  colorFor,
+  formatPercent,
+  type BadgeMetric,
+} from "./badge.ts";
 
 /** The shields.io endpoint badge schema, written from https://shields.io/badges/endpoint-badge. */
 const shieldsEndpointSchema = {
@@ -72,9 +80,21 @@ describe("badge message", () => {
     expect(formatPercent(0.125)).toBe("12.5");
   });
   it("combined is `<gi>% / <mii>%`; single shows that metric alone", () => {
-    expect(badgeFor(scores(0.9912, 0.9561), "combined")).toMatchObject({ label: "integrity", message: "99.1% / 95.6%", color: "yellowgreen" });
-    expect(badgeFor(scores(0.9912, 0.9561), "gi")).toMatchObject({ label: "GI", message: "99.1%", color: "brightgreen" });
-    expect(badgeFor(scores(0.9912, 0.9561), "mii")).toMatchObject({ label: "MII", message: "95.6%", color: "yellowgreen" });
+    expect(badgeFor(scores(0.9912, 0.9561), "combined")).toMatchObject({
+      label: "integrity",
+      message: "99.1% / 95.6%",
+      color: "yellowgreen",
+    });
+    expect(badgeFor(scores(0.9912, 0.9561), "gi")).toMatchObject({
+      label: "GI",
+      message: "99.1%",
+      color: "brightgreen",
+    });
+    expect(badgeFor(scores(0.9912, 0.9561), "mii")).toMatchObject({
+      label: "MII",
+      message: "95.6%",
+      color: "yellowgreen",
+    });
   });
   it("says `no data` as an error badge when there is no pulse", () => {
     for (const metric of ["combined", "gi", "mii"] as BadgeMetric[]) {
@@ -97,7 +117,9 @@ describe("badge SVG", () => {
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg).toContain("<title>integrity: 99.0% / 99.0%</title>");
     expect(svg).toContain(`fill="${BADGE_FILL.brightgreen}"`);
-    expect(badgeSvg({ schemaVersion: 1, label: "<a&b>", message: '"x"', color: "red" })).toContain("&lt;a&amp;b&gt;: &quot;x&quot;");
+    expect(badgeSvg({ schemaVersion: 1, label: "<a&b>", message: '"x"', color: "red" })).toContain(
+      "&lt;a&amp;b&gt;: &quot;x&quot;",
+    );
   });
 });
 
@@ -105,20 +127,30 @@ describe("badge contrast", () => {
   /** WCAG 2.1 relative luminance of #rrggbb / #rgb. */
   const luminance = (hex: string) => {
     const h = hex.length === 4 ? [...hex.slice(1)].map((c) => c + c).join("") : hex.slice(1);
-    const [r, g, b] = [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    const [r, g, b] = [0, 2, 4]
+      .map((i) => parseInt(h.slice(i, i + 2), 16) / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
   };
   /** The fill under the badge's top gradient stop (#bbb at 10 %), the lightest the text sits on. */
   const underGradient = (hex: string) => {
     const h = hex.length === 4 ? [...hex.slice(1)].map((c) => c + c).join("") : hex.slice(1);
-    return `#${[0, 2, 4].map((i) => Math.round(0.9 * parseInt(h.slice(i, i + 2), 16) + 0.1 * 0xbb).toString(16).padStart(2, "0")).join("")}`;
+    return `#${[0, 2, 4]
+      .map((i) =>
+        Math.round(0.9 * parseInt(h.slice(i, i + 2), 16) + 0.1 * 0xbb)
+          .toString(16)
+          .padStart(2, "0"),
+      )
+      .join("")}`;
   };
   const contrastWithWhite = (hex: string) => (1 + 0.05) / (luminance(hex) + 0.05);
 
   it("keeps white 11 px text at 4.5:1 or more on every colour, and the JSON keeps shields' names", () => {
     for (const [name, fill] of Object.entries(BADGE_FILL)) {
       expect(contrastWithWhite(underGradient(fill)), name).toBeGreaterThanOrEqual(4.5);
-      expect(badgeSvg({ schemaVersion: 1, label: "GI", message: "1%", color: name as keyof typeof BADGE_FILL })).toContain(`fill="${fill}"`);
+      expect(
+        badgeSvg({ schemaVersion: 1, label: "GI", message: "1%", color: name as keyof typeof BADGE_FILL }),
+      ).toContain(`fill="${fill}"`);
     }
     expect(contrastWithWhite(underGradient(BADGE_LABEL_FILL))).toBeGreaterThanOrEqual(4.5);
     expect(badgeFor({ giScore: 0.99, miiScore: 0.99 }, "combined").color).toBe("brightgreen");

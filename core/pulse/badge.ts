@@ -37,9 +37,17 @@ export function colorFor(scores: readonly number[]): BadgeColor {
 export function badgeFor(latest: Scores | null, metric: BadgeMetric): PulseBadge {
   const label = LABELS[metric];
   if (!latest) {
-    return { schemaVersion: 1, label, message: "no data", color: "lightgrey", isError: true, cacheSeconds: BADGE_CACHE_SECONDS };
+    return {
+      schemaVersion: 1,
+      label,
+      message: "no data",
+      color: "lightgrey",
+      isError: true,
+      cacheSeconds: BADGE_CACHE_SECONDS,
+    };
   }
-  const shown = metric === "gi" ? [latest.giScore] : metric === "mii" ? [latest.miiScore] : [latest.giScore, latest.miiScore];
+  const shown =
+    metric === "gi" ? [latest.giScore] : metric === "mii" ? [latest.miiScore] : [latest.giScore, latest.miiScore];
   return {
     schemaVersion: 1,
     label,

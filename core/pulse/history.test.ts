@@ -59,8 +59,13 @@ describe("verifyHistory", () => {
     expect(verifyHistory([spaced]).problems).toEqual([{ line: 1, problem: "line is not in canonical (JCS) form" }]);
     expect(verifyHistory([a, "{"]).problems).toEqual([{ line: 2, problem: "not valid JSON" }]);
     const extra = canonicalize({ ...JSON.parse(b), extra: 1 });
-    expect(verifyHistory([a, extra]).problems[0]).toMatchObject({ line: 2, problem: expect.stringMatching(/not a pulse record/) });
-    expect(verifyHistory(historyLines(`${a}\n${b}`)).problems).toEqual([{ line: 2, problem: "the file does not end with a newline" }]);
+    expect(verifyHistory([a, extra]).problems[0]).toMatchObject({
+      line: 2,
+      problem: expect.stringMatching(/not a pulse record/),
+    });
+    expect(verifyHistory(historyLines(`${a}\n${b}`)).problems).toEqual([
+      { line: 2, problem: "the file does not end with a newline" },
+    ]);
   });
 
   it("pages newest first", () => {

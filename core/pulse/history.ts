@@ -74,11 +74,16 @@ export function verifyHistory(lines: readonly string[]): HistoryReport {
     const record = result.data;
     if (canonicalize(parsed) !== text) problems.push({ line, problem: "line is not in canonical (JCS) form" });
     const expected = pulseHash(record);
-    if (record.hash !== expected) problems.push({ line, problem: `hash mismatch: recorded ${record.hash}, payload hashes to ${expected}` });
+    if (record.hash !== expected)
+      problems.push({ line, problem: `hash mismatch: recorded ${record.hash}, payload hashes to ${expected}` });
     const expectedPrev = prev?.hash ?? null;
-    if ((record.prev ?? null) !== expectedPrev) problems.push({ line, problem: `prev is ${record.prev ?? null}, expected ${expectedPrev}` });
+    if ((record.prev ?? null) !== expectedPrev)
+      problems.push({ line, problem: `prev is ${record.prev ?? null}, expected ${expectedPrev}` });
     if (prev && record.generatedAt <= prev.generatedAt) {
-      problems.push({ line, problem: `generatedAt ${record.generatedAt} is not after the previous record's ${prev.generatedAt}` });
+      problems.push({
+        line,
+        problem: `generatedAt ${record.generatedAt} is not after the previous record's ${prev.generatedAt}`,
+      });
     }
     if (ids.has(record.id)) problems.push({ line, problem: `duplicate id ${record.id}` });
     ids.add(record.id);
@@ -117,6 +122,8 @@ export function historyPage(newestFirst: readonly PulseRecord[], limit: number, 
 export function newestFirst(records: readonly PulseRecord[]): PulseRecord[] {
   return records
     .map((r, i) => [r, i] as const)
-    .sort((a, b) => (a[0].generatedAt === b[0].generatedAt ? b[1] - a[1] : a[0].generatedAt < b[0].generatedAt ? 1 : -1))
+    .sort((a, b) =>
+      a[0].generatedAt === b[0].generatedAt ? b[1] - a[1] : a[0].generatedAt < b[0].generatedAt ? 1 : -1,
+    )
     .map(([r]) => r);
 }

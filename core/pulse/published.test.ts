@@ -29,7 +29,10 @@ function records(n: number, scores: number[] = []): PulseRecord[] {
 const text = (rs: PulseRecord[]) => rs.map((r) => `${historyLine(r)}\n`).join("");
 const checkpointOf = (t: string, size?: number) => {
   const lines = historyLines(t).slice(0, size);
-  return signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) }, signer);
+  return signCheckpoint(
+    { origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) },
+    signer,
+  );
 };
 
 describe("the published pulse history rule", () => {
@@ -69,20 +72,36 @@ describe("the published pulse history rule", () => {
       [checkpointOf(two), null, "no-trusted-key"],
       [checkpointOf(two), "not a key\n", "keys-malformed"],
       [checkpointOf(two).replace(PULSE_ORIGIN, "x"), vkeyText, "checkpoint-invalid"],
-      [signCheckpoint({ origin: "example.org/other", size: 2, rootHash: new Uint8Array(32) }, signer), vkeyText, "checkpoint-origin"],
-      [signCheckpoint({ origin: PULSE_ORIGIN, size: 1, rootHash: new Uint8Array(32) }, signer), vkeyText, "root-mismatch"],
+      [
+        signCheckpoint({ origin: "example.org/other", size: 2, rootHash: new Uint8Array(32) }, signer),
+        vkeyText,
+        "checkpoint-origin",
+      ],
+      [
+        signCheckpoint({ origin: PULSE_ORIGIN, size: 1, rootHash: new Uint8Array(32) }, signer),
+        vkeyText,
+        "root-mismatch",
+      ],
     ];
     for (const [checkpointText, keys, code] of cases) {
       const check = checkPublished({ historyText: two, checkpointText, vkeyText: keys });
       expect(check.signed, code).toBeNull();
-      expect(check.issues.map((i) => i.code), code).toContain(code);
+      expect(
+        check.issues.map((i) => i.code),
+        code,
+      ).toContain(code);
     }
     // A bad line the checkpoint covers.
     const tampered = two.replace('"branch":"main"', '"branch":"mair"');
-    expect(checkPublished({ historyText: tampered, checkpointText: checkpointOf(tampered), vkeyText }).signed).toBeNull();
+    expect(
+      checkPublished({ historyText: tampered, checkpointText: checkpointOf(tampered), vkeyText }).signed,
+    ).toBeNull();
   });
 
   it("an empty history without a checkpoint is a verified history of nothing", () => {
-    expect(checkPublished({ historyText: "", checkpointText: null, vkeyText: null })).toMatchObject({ problems: [], signed: { records: [], size: 0 } });
+    expect(checkPublished({ historyText: "", checkpointText: null, vkeyText: null })).toMatchObject({
+      problems: [],
+      signed: { records: [], size: 0 },
+    });
   });
 });

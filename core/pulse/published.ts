@@ -99,14 +99,22 @@ export function checkPublished(state: PublishedState): PublishedCheck {
     if (n > 0) add("checkpoint-missing", 0, `checkpoint: missing, but history.jsonl has ${n} line(s)`);
     else signedSize = 0; // nothing to vouch for: an empty history
   } else if (trusted.length === 0) {
-    add("no-trusted-key", 0, `checkpoint: no trusted key to verify it with (${state.vkeyText === null ? "data/keys/datasets.vkey is missing" : "datasets.vkey lists no valid key"})`);
+    add(
+      "no-trusted-key",
+      0,
+      `checkpoint: no trusted key to verify it with (${state.vkeyText === null ? "data/keys/datasets.vkey is missing" : "datasets.vkey lists no valid key"})`,
+    );
   } else {
     try {
       const cp = verifyCheckpoint(state.checkpointText, trusted);
       if (cp.origin !== PULSE_ORIGIN) {
         add("checkpoint-origin", 0, `checkpoint: origin is "${cp.origin}", expected "${PULSE_ORIGIN}"`);
       } else if (cp.size > n) {
-        add("lines-missing", n + 1, `history.jsonl line ${n + 1}: missing — the checkpoint signs ${cp.size} line(s), the file has ${n} (lines removed?)`);
+        add(
+          "lines-missing",
+          n + 1,
+          `history.jsonl line ${n + 1}: missing — the checkpoint signs ${cp.size} line(s), the file has ${n} (lines removed?)`,
+        );
       } else {
         const root = cp.size === n ? report.rootHash : rootOf(lines.slice(0, cp.size));
         if (!equalBytes(cp.rootHash, root)) {
@@ -118,7 +126,12 @@ export function checkPublished(state: PublishedState): PublishedCheck {
         } else {
           signedSize = cp.size;
           signedRoot = root;
-          if (cp.size < n) add("lines-unsigned", cp.size + 1, `history.jsonl line ${cp.size + 1}: not covered by the checkpoint, which signs ${cp.size} line(s) of ${n}`);
+          if (cp.size < n)
+            add(
+              "lines-unsigned",
+              cp.size + 1,
+              `history.jsonl line ${cp.size + 1}: not covered by the checkpoint, which signs ${cp.size} line(s) of ${n}`,
+            );
         }
       }
     } catch (error) {
@@ -127,6 +140,17 @@ export function checkPublished(state: PublishedState): PublishedCheck {
   }
   // A bad line the checkpoint covers leaves nothing to serve; one beyond it is never served anyway.
   const badSigned = signedSize !== null && report.problems.some((p) => p.line <= signedSize!);
-  const signed = signedSize === null || badSigned ? null : { records: report.records.slice(0, signedSize), size: signedSize, rootHash: signedRoot };
-  return { lines, records: report.records, rootHash: report.rootHash, trusted, problems: issues.map((i) => i.message), issues, signed };
+  const signed =
+    signedSize === null || badSigned
+      ? null
+      : { records: report.records.slice(0, signedSize), size: signedSize, rootHash: signedRoot };
+  return {
+    lines,
+    records: report.records,
+    rootHash: report.rootHash,
+    trusted,
+    problems: issues.map((i) => i.message),
+    issues,
+    signed,
+  };
 }

@@ -73,7 +73,13 @@ describe("computeScores", () => {
   });
 
   it("rounds each input and the score to 4 decimals, so the score recomputes from the record", () => {
-    const r = computeScores(weights, { "gi.a": 2 / 3, "gi.b": 1 / 3, "gi.c": 0.123456, "mii.x": 0.99995, "mii.y": 0.00004 });
+    const r = computeScores(weights, {
+      "gi.a": 2 / 3,
+      "gi.b": 1 / 3,
+      "gi.c": 0.123456,
+      "mii.x": 0.99995,
+      "mii.y": 0.00004,
+    });
     expect(r.scoring.inputs["gi.a"]!.value).toBe(0.6667);
     expect(r.scoring.inputs["gi.b"]!.value).toBe(0.3333);
     expect(r.scoring.inputs["gi.c"]!.value).toBe(0.1235);

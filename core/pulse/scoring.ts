@@ -20,7 +20,10 @@ export type ScoreName = (typeof SCORES)[number];
 /** Names of signals inside a score's weight table: `gi.<key>` / `mii.<key>` in the record. */
 const SIGNAL_KEY = /^[a-z][a-z0-9_]*$/;
 
-const Weights = z.record(z.string().regex(SIGNAL_KEY, "signal names are lowercase letters, digits and _"), z.number().finite().nonnegative());
+const Weights = z.record(
+  z.string().regex(SIGNAL_KEY, "signal names are lowercase letters, digits and _"),
+  z.number().finite().nonnegative(),
+);
 
 /** The part of `data/sources/scoring.json` this module reads: the version and the weight tables. */
 export const ScoringWeights = z.object({

@@ -86,7 +86,8 @@ export function baselineY(height: number, domain: Domain = UNIT, score: number =
  */
 export function downsampleIndices(values: readonly number[], maxPoints: number = DEFAULT_MAX_POINTS): number[] {
   const n = values.length;
-  if (!Number.isInteger(maxPoints) || maxPoints < 2) throw new RangeError(`maxPoints must be an integer >= 2, got ${maxPoints}`);
+  if (!Number.isInteger(maxPoints) || maxPoints < 2)
+    throw new RangeError(`maxPoints must be an integer >= 2, got ${maxPoints}`);
   if (n <= maxPoints) return [...Array(n).keys()];
   const inner = n - 2; // indices 1 … n-2
   const kept: number[] = [0];
@@ -128,10 +129,14 @@ export function sparkline(values: readonly number[], options: SparklineOptions):
   const { width, height, maxPoints = DEFAULT_MAX_POINTS, domain = UNIT } = options;
   checkSize(width, height);
   checkDomain(domain);
-  for (const v of values) if (!Number.isFinite(v)) throw new RangeError(`sparkline values must be finite numbers, got ${v}`);
+  for (const v of values)
+    if (!Number.isFinite(v)) throw new RangeError(`sparkline values must be finite numbers, got ${v}`);
   const n = values.length;
   const indices = downsampleIndices(values, maxPoints);
-  const points = indices.map((i): Point => [round2(n === 1 ? width / 2 : (i * width) / (n - 1)), valueY(values[i]!, height, domain)]);
+  const points = indices.map((i): Point => [
+    round2(n === 1 ? width / 2 : (i * width) / (n - 1)),
+    valueY(values[i]!, height, domain),
+  ]);
   return { points, polyline: points.map(([x, y]) => `${x},${y}`).join(" "), indices };
 }
 

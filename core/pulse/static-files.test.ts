@@ -6,7 +6,15 @@ import { expectedStaticFiles, staticFileProblems, staticFiles } from "./static-f
 
 const dec = new TextDecoder();
 const stats = { totalFiles: 9, totalLines: 99, appsCount: 3, packagesCount: 0, workflowsCount: 2 };
-const r1 = buildPulseRecord({ cycle: "C-300", branch: "main", giScore: 0.9812, miiScore: 0.95, stats, generatedAt: "2026-04-28T06:00:00.000Z", prev: null });
+const r1 = buildPulseRecord({
+  cycle: "C-300",
+  branch: "main",
+  giScore: 0.9812,
+  miiScore: 0.95,
+  stats,
+  generatedAt: "2026-04-28T06:00:00.000Z",
+  prev: null,
+});
 const r2 = buildPulseRecord({
   cycle: "C-301",
   branch: "main",
@@ -14,7 +22,13 @@ const r2 = buildPulseRecord({
   miiScore: 0.9049,
   stats,
   generatedAt: "2026-04-29T06:00:00.000Z",
-  scoring: { version: "1", inputs: { "mii.b": { value: 0.9049, measured: true, weight: 1 }, "gi.a": { value: 0.99, measured: true, weight: 1 } } },
+  scoring: {
+    version: "1",
+    inputs: {
+      "mii.b": { value: 0.9049, measured: true, weight: 1 },
+      "gi.a": { value: 0.99, measured: true, weight: 1 },
+    },
+  },
   prev: r1.hash,
 });
 
@@ -32,7 +46,13 @@ describe("static pulse files", () => {
       "v1/pulse/latest.json",
     ]);
     const json = (path: string) => JSON.parse(dec.decode(files.get(path)));
-    expect(PulseBadge.parse(json("v1/pulse/badge.json"))).toEqual({ schemaVersion: 1, label: "integrity", message: "99.0% / 90.5%", color: "yellow", cacheSeconds: 300 });
+    expect(PulseBadge.parse(json("v1/pulse/badge.json"))).toEqual({
+      schemaVersion: 1,
+      label: "integrity",
+      message: "99.0% / 90.5%",
+      color: "yellow",
+      cacheSeconds: 300,
+    });
     expect(json("v1/pulse/badge/gi.json")).toMatchObject({ label: "GI", message: "99.0%", color: "brightgreen" });
     expect(json("v1/pulse/badge/mii.json")).toMatchObject({ label: "MII", message: "90.5%", color: "yellow" });
     const history = PulseHistoryResponse.parse(json("v1/pulse/history.json"));
@@ -52,7 +72,11 @@ describe("static pulse files", () => {
 
   it("shows the error badge and an empty history before the first pulse", () => {
     const files = staticFiles([]);
-    expect(JSON.parse(dec.decode(files.get("v1/pulse/badge.json")))).toMatchObject({ message: "no data", color: "lightgrey", isError: true });
+    expect(JSON.parse(dec.decode(files.get("v1/pulse/badge.json")))).toMatchObject({
+      message: "no data",
+      color: "lightgrey",
+      isError: true,
+    });
     expect(JSON.parse(dec.decode(files.get("v1/pulse/history.json")))).toEqual({ count: 0, items: [] });
     expect(files.has("v1/pulse/latest.json")).toBe(false);
   });
@@ -69,9 +93,15 @@ describe("staticFileProblems", () => {
 
   it("names each forged, missing and extra copy, sorted by path", () => {
     const present = new Map(staticFiles([r1, r2]));
-    const gi = dec.decode(present.get("v1/pulse/badge/gi.json")).replace(/"message": "[^"]+"/, '"message": "42.0%"').replace(/"color": "[^"]+"/, '"color": "red"');
+    const gi = dec
+      .decode(present.get("v1/pulse/badge/gi.json"))
+      .replace(/"message": "[^"]+"/, '"message": "42.0%"')
+      .replace(/"color": "[^"]+"/, '"color": "red"');
     present.set("v1/pulse/badge/gi.json", enc.encode(gi));
-    present.set("v1/pulse/latest.json", enc.encode(dec.decode(present.get("v1/pulse/latest.json")).replace(/"giScore": [\d.]+,/, '"giScore": 0.42,')));
+    present.set(
+      "v1/pulse/latest.json",
+      enc.encode(dec.decode(present.get("v1/pulse/latest.json")).replace(/"giScore": [\d.]+,/, '"giScore": 0.42,')),
+    );
     present.delete("v1/pulse/badge/mii.svg");
     present.set("v1/pulse/extra.json", enc.encode("{}\n"));
     expect(staticFileProblems([r1, r2], present)).toEqual([

@@ -42,7 +42,10 @@ export function staticFiles(records: readonly PulseRecord[]): Map<string, Uint8A
     files.set(`${base}.json`, json(PulseBadge, badge, `${base}.json`));
     files.set(`${base}.svg`, encoder.encode(badgeSvg(badge)));
   }
-  files.set(`${STATIC_DIR}/history.json`, json(PulseHistoryResponse, { count: ordered.length, items: ordered }, `${STATIC_DIR}/history.json`));
+  files.set(
+    `${STATIC_DIR}/history.json`,
+    json(PulseHistoryResponse, { count: ordered.length, items: ordered }, `${STATIC_DIR}/history.json`),
+  );
   if (latest) files.set(`${STATIC_DIR}/latest.json`, json(PulseRecordSchema, latest, `${STATIC_DIR}/latest.json`));
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
@@ -57,16 +60,21 @@ export function expectedStaticFiles(records: readonly PulseRecord[]): Map<string
  * not what the verified history `records` gives, and each one missing, one message per file naming
  * it, sorted by path; empty when the copies are exactly `expectedStaticFiles(records)`.
  */
-export function staticFileProblems(records: readonly PulseRecord[], present: ReadonlyMap<string, Uint8Array>): string[] {
+export function staticFileProblems(
+  records: readonly PulseRecord[],
+  present: ReadonlyMap<string, Uint8Array>,
+): string[] {
   const expected = expectedStaticFiles(records);
   const problems: [string, string][] = [];
   for (const [path, bytes] of expected) {
     const found = present.get(path);
     if (found === undefined) problems.push([path, `${path}: missing (regenerate with npm run pulse)`]);
-    else if (!equalBytes(found, bytes)) problems.push([path, `${path}: differs from what the history gives (regenerate with npm run pulse)`]);
+    else if (!equalBytes(found, bytes))
+      problems.push([path, `${path}: differs from what the history gives (regenerate with npm run pulse)`]);
   }
   for (const path of present.keys()) {
-    if (!expected.has(path)) problems.push([path, `${path}: not a file the history gives (remove it, or regenerate with npm run pulse)`]);
+    if (!expected.has(path))
+      problems.push([path, `${path}: not a file the history gives (remove it, or regenerate with npm run pulse)`]);
   }
   return problems.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, message]) => message);
 }

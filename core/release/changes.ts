@@ -56,7 +56,8 @@ function sameRow(a: Row, b: Row): boolean {
 /** The changes from `before` (null: the table is new) to `after`, keyed by `primaryKey`. */
 export function diffTables(before: CsvTable | null, after: CsvTable, primaryKey: readonly string[]): TableChanges {
   if (primaryKey.length === 0) throw new Error("a table is compared by a primary key of at least one column");
-  for (const k of primaryKey) if (!after.header.includes(k)) throw new Error(`the primary key column ${k} is not in the table`);
+  for (const k of primaryKey)
+    if (!after.header.includes(k)) throw new Error(`the primary key column ${k} is not in the table`);
   const old = keyed(before ? rowsOf(before) : [], primaryKey);
   const now = keyed(rowsOf(after), primaryKey);
   const added: Row[] = [];
@@ -64,7 +65,8 @@ export function diffTables(before: CsvTable | null, after: CsvTable, primaryKey:
   for (const [key, row] of now) {
     const previous = old.get(key);
     if (!previous) added.push(row);
-    else if (!sameRow(previous, row)) changed.push({ key: Object.fromEntries(primaryKey.map((k) => [k, row[k]!])), old: previous, new: row });
+    else if (!sameRow(previous, row))
+      changed.push({ key: Object.fromEntries(primaryKey.map((k) => [k, row[k]!])), old: previous, new: row });
   }
   const removed = [...old].filter(([key]) => !now.has(key)).map(([, row]) => row);
   return { added, removed, changed };

@@ -36,7 +36,8 @@ export function readCsv(text: string, label = "CSV"): CsvTable {
       let j = i;
       while (j < n && text[j] !== "," && text[j] !== "\r" && text[j] !== "\n") j++;
       cell = text.slice(i, j);
-      if (cell.includes('"')) throw new Error(`${label}: a quote inside an unquoted field (record ${records.length + 1})`);
+      if (cell.includes('"'))
+        throw new Error(`${label}: a quote inside an unquoted field (record ${records.length + 1})`);
       i = j;
     }
     record.push(cell);
@@ -52,7 +53,8 @@ export function readCsv(text: string, label = "CSV"): CsvTable {
   const header = records.shift();
   if (!header) throw new Error(`${label}: no header row`);
   for (const [k, r] of records.entries()) {
-    if (r.length !== header.length) throw new Error(`${label}: record ${k + 2} has ${r.length} fields, the header ${header.length}`);
+    if (r.length !== header.length)
+      throw new Error(`${label}: record ${k + 2} has ${r.length} fields, the header ${header.length}`);
   }
   return { header, rows: records };
 }

@@ -12,7 +12,9 @@ describe("row-level changes between two releases of a table", () => {
     expect(diffTables(before, after, ["k"])).toEqual({
       added: [{ k: "4", n: "40", label: "d" }],
       removed: [{ k: "3", n: "31", label: "c2" }],
-      changed: [{ key: { k: "2" }, old: { k: "2", n: "20", label: "b, quoted" }, new: { k: "2", n: "21", label: "b, quoted" } }],
+      changed: [
+        { key: { k: "2" }, old: { k: "2", n: "20", label: "b, quoted" }, new: { k: "2", n: "21", label: "b, quoted" } },
+      ],
     });
     expect(diffTables(null, after, ["k"]).added).toHaveLength(4);
     expect(() => diffTables(before, after, ["missing"])).toThrow(/primary key column missing/);
@@ -33,7 +35,11 @@ describe("row-level changes between two releases of a table", () => {
     expect(shapeChange({ fields }, { fields: [...fields, { name: "c", type: "integer" }] })).toBe("minor");
     expect(shapeChange({ fields }, { fields: [fields[0]!, { name: "b", type: "string" }] })).toBe("major");
     expect(shapeChange({ fields, primaryKey: ["a"] }, { fields, primaryKey: ["b"] })).toBe("major");
-    expect([bumpVersion("1.4.2", "major"), bumpVersion("1.4.2", "minor"), bumpVersion("1.4.2", "patch")]).toEqual(["2.0.0", "1.5.0", "1.4.3"]);
+    expect([bumpVersion("1.4.2", "major"), bumpVersion("1.4.2", "minor"), bumpVersion("1.4.2", "patch")]).toEqual([
+      "2.0.0",
+      "1.5.0",
+      "1.4.3",
+    ]);
     expect(() => bumpVersion("1.0.0+sha256.abc", "patch")).toThrow(/not a release version/);
   });
 });

@@ -23,7 +23,11 @@ export function bumpVersion(version: string, kind: ReleaseKind): string {
   const m = SEMVER.exec(version);
   if (!m) throw new Error(`${JSON.stringify(version)} is not a release version (MAJOR.MINOR.PATCH)`);
   const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return kind === "major" ? `${major + 1}.0.0` : kind === "minor" ? `${major}.${minor + 1}.0` : `${major}.${minor}.${patch + 1}`;
+  return kind === "major"
+    ? `${major + 1}.0.0`
+    : kind === "minor"
+      ? `${major}.${minor + 1}.0`
+      : `${major}.${minor}.${patch + 1}`;
 }
 
 /** A table's shape as the rule compares it: its columns (name and type, in order) and primary key. */
@@ -34,9 +38,11 @@ export interface TableShape {
 
 /** "major" when `next` breaks a reader of `previous`, "minor" when it only appends columns, null when the same. */
 export function shapeChange(previous: TableShape, next: TableShape): "major" | "minor" | null {
-  const same = (a: { name: string; type: string }, b: { name: string; type: string }) => a.name === b.name && a.type === b.type;
+  const same = (a: { name: string; type: string }, b: { name: string; type: string }) =>
+    a.name === b.name && a.type === b.type;
   if (JSON.stringify(previous.primaryKey ?? []) !== JSON.stringify(next.primaryKey ?? [])) return "major";
-  if (previous.fields.length > next.fields.length || previous.fields.some((f, i) => !same(f, next.fields[i]!))) return "major";
+  if (previous.fields.length > next.fields.length || previous.fields.some((f, i) => !same(f, next.fields[i]!)))
+    return "major";
   return next.fields.length > previous.fields.length ? "minor" : null;
 }
 

@@ -160,7 +160,6 @@ export const ProofOfControl = z.strictObject({
 });
 export type ProofOfControl = z.infer<typeof ProofOfControl>;
 
-
 /**
  * POST /avm/verify request body. The spec lists ledger_id, wallet_signature, companion_attestation
  * and requested_scopes; proof_of_control is accepted as an optional fifth key ("only if applicable").
@@ -299,7 +298,8 @@ export const TokenPermission = z.enum(TOKEN_PERMISSIONS);
 export type TokenPermission = z.infer<typeof TokenPermission>;
 
 /** Counts per stage, per code and per revocation reason: every key present (zero when none). */
-const countsOf = <K extends string>(keys: readonly K[]) => z.strictObject(Object.fromEntries(keys.map((k) => [k, NonNegativeInt])) as Record<K, typeof NonNegativeInt>);
+const countsOf = <K extends string>(keys: readonly K[]) =>
+  z.strictObject(Object.fromEntries(keys.map((k) => [k, NonNegativeInt])) as Record<K, typeof NonNegativeInt>);
 
 /** One calendar month (UTC) of authority activity. */
 export const AuthorityMonth = z.strictObject({

@@ -17,26 +17,18 @@ const DATE_PART = unanchored(z.regexes.date);
 
 /** `sha256:` followed by 64 lowercase hex digits (SHA-256, DESIGN "hashing and signing JSON"). */
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
-export const Digest = z
-  .string()
-  .regex(DIGEST_PATTERN)
-  .describe("SHA-256 digest written sha256:<64 lowercase hex>");
+export const Digest = z.string().regex(DIGEST_PATTERN).describe("SHA-256 digest written sha256:<64 lowercase hex>");
 export type Digest = z.infer<typeof Digest>;
 
 /**
  * ISO 8601 timestamp in UTC: `YYYY-MM-DDTHH:MM:SSZ` or with exactly three fractional digits
  * (`…SS.sssZ`). Offsets other than `Z` and other fractional precisions are rejected.
  */
-export const ISO_TIMESTAMP_PATTERN = new RegExp(
-  `^${DATE_PART}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{3})?Z$`,
-);
-export const IsoTimestamp = z
-  .string()
-  .regex(ISO_TIMESTAMP_PATTERN)
-  .meta({
-    format: "date-time",
-    description: "ISO 8601 UTC timestamp with Z, optional milliseconds",
-  });
+export const ISO_TIMESTAMP_PATTERN = new RegExp(`^${DATE_PART}T(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{3})?Z$`);
+export const IsoTimestamp = z.string().regex(ISO_TIMESTAMP_PATTERN).meta({
+  format: "date-time",
+  description: "ISO 8601 UTC timestamp with Z, optional milliseconds",
+});
 export type IsoTimestamp = z.infer<typeof IsoTimestamp>;
 
 /** ISO 8601 UTC timestamp with exactly millisecond precision (`…SS.sssZ`), as pulse `generatedAt`. */

@@ -352,7 +352,12 @@ export const ConsensusMonitoring = z.strictObject({
       complete: z.boolean(),
       sessions_closed: NonNegativeInt,
       sessions_open: NonNegativeInt,
-      sessions: z.strictObject({ measured: NonNegativeInt, target_min: NonNegativeInt, target_max: NonNegativeInt, met: Met }),
+      sessions: z.strictObject({
+        measured: NonNegativeInt,
+        target_min: NonNegativeInt,
+        target_max: NonNegativeInt,
+        met: Met,
+      }),
       average_duration_minutes: z.strictObject({ measured: Measured, target_max: z.number().positive(), met: Met }),
       agreement_rate: z.strictObject({ measured: Score01.nullable(), target_min: Score01, met: Met }),
       gi_drift_per_session: z.strictObject({ measured: Measured, target_max: z.number().nonnegative(), met: Met }),

@@ -4,12 +4,7 @@
  * `<area>/<file-stem>`; one-row schemas of CSV files end in `-row`.
  */
 import type { z } from "zod";
-import {
-  AcademicsDataset,
-  MiiTimelineRow,
-  PapersIndex,
-  SentinelCoordination,
-} from "./academics.ts";
+import { AcademicsDataset, MiiTimelineRow, PapersIndex, SentinelCoordination } from "./academics.ts";
 import {
   AuthorityActivity,
   AuthorityContext,

@@ -7,7 +7,10 @@ import { z } from "zod";
 import { ADDRESS_PATTERN } from "../balance/address.ts";
 import { IsoTimestampMs, NonNegativeInt, ShardString } from "./common.ts";
 
-export const Address = z.string().regex(ADDRESS_PATTERN).describe("Ledger account name: [A-Za-z0-9][A-Za-z0-9._:-]{0,127}, case-sensitive");
+export const Address = z
+  .string()
+  .regex(ADDRESS_PATTERN)
+  .describe("Ledger account name: [A-Za-z0-9][A-Za-z0-9._:-]{0,127}, case-sensitive");
 
 const JsonNumberText = z
   .string()
@@ -23,7 +26,15 @@ export const MigrationLeaf = z.union([
 ]);
 export type MigrationLeaf = z.infer<typeof MigrationLeaf>;
 
-export const MismatchReasonSchema = z.enum(["malformed-line", "invalid-address", "duplicate-address", "not-a-number", "negative", "too-precise", "too-large"]);
+export const MismatchReasonSchema = z.enum([
+  "malformed-line",
+  "invalid-address",
+  "duplicate-address",
+  "not-a-number",
+  "negative",
+  "too-precise",
+  "too-large",
+]);
 
 /** One line of the mismatch report: what could not be converted exactly, and why. */
 export const MigrationMismatch = z.strictObject({
@@ -39,11 +50,19 @@ export const MigrationProof = z.strictObject({
   index: NonNegativeInt,
   tree_size: z.int().min(1),
   leaf: z.string().describe("The leaf's text; its UTF-8 bytes are the RFC 9162 leaf"),
-  proof: z.array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/)).max(64).describe("Base64 SHA-256 hashes, leaf side first"),
+  proof: z
+    .array(z.string().regex(/^[A-Za-z0-9+/]{43}=$/))
+    .max(64)
+    .describe("Base64 SHA-256 hashes, leaf side first"),
 });
 export type MigrationProof = z.infer<typeof MigrationProof>;
 
-const Counts = z.strictObject(Object.fromEntries(MismatchReasonSchema.options.map((r) => [r, NonNegativeInt])) as Record<z.infer<typeof MismatchReasonSchema>, typeof NonNegativeInt>);
+const Counts = z.strictObject(
+  Object.fromEntries(MismatchReasonSchema.options.map((r) => [r, NonNegativeInt])) as Record<
+    z.infer<typeof MismatchReasonSchema>,
+    typeof NonNegativeInt
+  >,
+);
 
 /** summary.json: what the snapshot converted, its verification, and the review rounds. */
 export const MigrationSummary = z.strictObject({
@@ -54,9 +73,14 @@ export const MigrationSummary = z.strictObject({
   converted: NonNegativeInt,
   mismatches: NonNegativeInt,
   mismatches_by_reason: Counts,
-  total_v1_balance_gic: z.string().regex(/^(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?$/).describe("Exact decimal sum of the converted lines' balance_gic"),
+  total_v1_balance_gic: z
+    .string()
+    .regex(/^(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?$/)
+    .describe("Exact decimal sum of the converted lines' balance_gic"),
   total_balance_shards: ShardString,
-  verified: z.literal(true).describe("Every converted balance's shards / 1,000,000 equals its former balance, and the totals agree"),
+  verified: z
+    .literal(true)
+    .describe("Every converted balance's shards / 1,000,000 equals its former balance, and the totals agree"),
   snapshot_size: NonNegativeInt,
   tree_size: NonNegativeInt,
   reviews: z.array(z.strictObject({ at: IsoTimestampMs, corrections: z.int().min(1), tree_size: z.int().min(1) })),

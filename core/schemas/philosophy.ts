@@ -74,7 +74,10 @@ export const VirtueAssessment = z
     /** The score at or above which it is at risk (below: non-compliant); at most compliant_at. */
     at_risk_at: Score01,
   })
-  .refine((v) => v.at_risk_at <= v.compliant_at, { message: "at_risk_at must not exceed compliant_at", path: ["at_risk_at"] });
+  .refine((v) => v.at_risk_at <= v.compliant_at, {
+    message: "at_risk_at must not exceed compliant_at",
+    path: ["at_risk_at"],
+  });
 export type VirtueAssessment = z.infer<typeof VirtueAssessment>;
 
 /** /philosophy/virtues.json. overall_compliance in [0, 1]. */

@@ -37,7 +37,11 @@ export interface SchemaDiff {
  * Compares a schemas folder — `files`, every file in it, and `read`, a file's text or undefined —
  * with `rendered` (`renderPublishedSchemas`).
  */
-export function diffSchemaTexts(rendered: ReadonlyMap<string, string>, files: readonly string[], read: (file: string) => string | undefined): SchemaDiff {
+export function diffSchemaTexts(
+  rendered: ReadonlyMap<string, string>,
+  files: readonly string[],
+  read: (file: string) => string | undefined,
+): SchemaDiff {
   const diff: SchemaDiff = { missing: [], changed: [], unchanged: [], stale: [] };
   const expected = new Set<string>();
   for (const [name, text] of rendered) {
@@ -54,5 +58,9 @@ export function diffSchemaTexts(rendered: ReadonlyMap<string, string>, files: re
 
 /** A diff's problems, one line per file (`missing  <file>`, `differs  <file>`, `stale    <file>`); none when the folder is exact. */
 export function schemaDiffProblems(diff: SchemaDiff): string[] {
-  return [...diff.missing.map((f) => `missing  ${f}`), ...diff.changed.map((f) => `differs  ${f}`), ...diff.stale.map((f) => `stale    ${f}`)];
+  return [
+    ...diff.missing.map((f) => `missing  ${f}`),
+    ...diff.changed.map((f) => `differs  ${f}`),
+    ...diff.stale.map((f) => `stale    ${f}`),
+  ];
 }

@@ -51,7 +51,10 @@ export type PulseScoring = z.infer<typeof PulseScoring>;
  * - sample: simulated (no repository to measure), marked as sample data with a notice.
  */
 export const PulseOrigin = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("backfill"), commit: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-hex git commit") }),
+  z.strictObject({
+    kind: z.literal("backfill"),
+    commit: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-hex git commit"),
+  }),
   z.strictObject({ kind: z.literal("sample"), notice: NonEmptyString }),
 ]);
 export type PulseOrigin = z.infer<typeof PulseOrigin>;

@@ -5,14 +5,21 @@
 import { z } from "zod";
 
 const Row = z.record(z.string(), z.string()).describe("A row: column name → the cell's text as the CSV has it");
-const Version = z.string().regex(/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/).describe("A release version, MAJOR.MINOR.PATCH");
+const Version = z
+  .string()
+  .regex(/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/)
+  .describe("A release version, MAJOR.MINOR.PATCH");
 
 export const TableChanges = z.strictObject({
   table: z.string().min(1).describe("The table's path in the area"),
   from: Version.describe("The previous release"),
   to: Version.describe("The release these changes lead to"),
   primaryKey: z.array(z.string().min(1)).min(1).describe("The columns rows are matched by"),
-  counts: z.strictObject({ added: z.int().nonnegative(), removed: z.int().nonnegative(), changed: z.int().nonnegative() }),
+  counts: z.strictObject({
+    added: z.int().nonnegative(),
+    removed: z.int().nonnegative(),
+    changed: z.int().nonnegative(),
+  }),
   added: z.array(Row).describe("Rows whose key is new, in the new table's order"),
   removed: z.array(Row).describe("Rows whose key is gone, in the old table's order"),
   changed: z

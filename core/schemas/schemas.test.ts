@@ -164,8 +164,10 @@ describe("rules", () => {
   });
 
   it("ShardString: non-negative integer without leading zeros", () => {
-    for (const good of ["0", "1", "1000000", "123456789012345678901234567890"]) expect(ok(ShardString, good)).toBe(true);
-    for (const bad of ["-1", "01", "1.5", "", "1e6", " 1", "+1", "1,000"]) expect(ok(ShardString, bad), bad).toBe(false);
+    for (const good of ["0", "1", "1000000", "123456789012345678901234567890"])
+      expect(ok(ShardString, good)).toBe(true);
+    for (const bad of ["-1", "01", "1.5", "", "1e6", " 1", "+1", "1,000"])
+      expect(ok(ShardString, bad), bad).toBe(false);
   });
 
   it("balance v2: the formatted value is exactly shards / 1,000,000 with 6 decimals (zod)", () => {
@@ -173,12 +175,12 @@ describe("rules", () => {
     expect(formatShardsAsMic(1n)).toBe("0.000001 MIC");
     expect(formatShardsAsMic(1_500_000n)).toBe("1.500000 MIC");
     expect(formatShardsAsMic(123_456_789_012_345_678_901n)).toBe("123456789012345.678901 MIC");
-    expect(ok(BalanceV2, { balance_shards: "1500000", balance_credits: 1.5, balance_credits_formatted: "1.500000 MIC" })).toBe(
-      true,
-    );
-    expect(ok(BalanceV2, { balance_shards: "1500000", balance_credits: 1.5, balance_credits_formatted: "1.500001 MIC" })).toBe(
-      false,
-    );
+    expect(
+      ok(BalanceV2, { balance_shards: "1500000", balance_credits: 1.5, balance_credits_formatted: "1.500000 MIC" }),
+    ).toBe(true);
+    expect(
+      ok(BalanceV2, { balance_shards: "1500000", balance_credits: 1.5, balance_credits_formatted: "1.500001 MIC" }),
+    ).toBe(false);
   });
 
   it("authority_context expires at most 90 days after creation (zod)", () => {
@@ -224,8 +226,8 @@ describe("rules", () => {
         expect(() => schema.safeParse(input)).not.toThrow();
       }
     }
-    expect(ok(BalanceV2, { balance_shards: "abc", balance_credits: 1, balance_credits_formatted: "1.000000 MIC" })).toBe(
-      false,
-    );
+    expect(
+      ok(BalanceV2, { balance_shards: "abc", balance_credits: 1, balance_credits_formatted: "1.000000 MIC" }),
+    ).toBe(false);
   });
 });

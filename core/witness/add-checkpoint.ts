@@ -87,8 +87,13 @@ export function logVerifiers(vkeys: readonly string[]): NoteVerifier[] {
  * `stored` the latest checkpoint cosigned for it (undefined: none, i.e. size 0). Pure: the caller
  * stores `checkpoint` and signs `body` on a 200.
  */
-export function decide(req: AddCheckpointRequest, trusted: NoteVerifier[] | undefined, stored: StoredCheckpoint | undefined): Decision {
-  if (trusted === undefined || trusted.length === 0) return { status: 404, reason: `unknown origin ${JSON.stringify(req.origin.slice(0, 200))}`, evidence: false };
+export function decide(
+  req: AddCheckpointRequest,
+  trusted: NoteVerifier[] | undefined,
+  stored: StoredCheckpoint | undefined,
+): Decision {
+  if (trusted === undefined || trusted.length === 0)
+    return { status: 404, reason: `unknown origin ${JSON.stringify(req.origin.slice(0, 200))}`, evidence: false };
   let text: string;
   try {
     text = openNote(req.note, trusted).text;
@@ -105,18 +110,40 @@ export function decide(req: AddCheckpointRequest, trusted: NoteVerifier[] | unde
   } catch (error) {
     return { status: 400, reason: (error as Error).message, evidence: true };
   }
-  if (req.oldSize > checkpoint.size) return { status: 400, reason: `old size ${req.oldSize} is above the checkpoint's size ${checkpoint.size}`, evidence: true };
+  if (req.oldSize > checkpoint.size)
+    return {
+      status: 400,
+      reason: `old size ${req.oldSize} is above the checkpoint's size ${checkpoint.size}`,
+      evidence: true,
+    };
   const held = stored?.size ?? 0;
-  if (req.oldSize !== held) return { status: 409, size: held, reason: `old size ${req.oldSize} is not the latest cosigned size ${held}`, evidence: true };
+  if (req.oldSize !== held)
+    return {
+      status: 409,
+      size: held,
+      reason: `old size ${req.oldSize} is not the latest cosigned size ${held}`,
+      evidence: true,
+    };
   if (stored !== undefined && req.oldSize === checkpoint.size) {
     if (!equalBytes(stored.rootHash, checkpoint.rootHash)) {
-      return { status: 409, size: held, reason: `size ${held} already cosigned with another root hash: a fork`, evidence: true };
+      return {
+        status: 409,
+        size: held,
+        reason: `size ${held} already cosigned with another root hash: a fork`,
+        evidence: true,
+      };
     }
-    if (req.proof.length > 0) return { status: 422, reason: "a consistency proof between equal sizes is empty", evidence: true };
+    if (req.proof.length > 0)
+      return { status: 422, reason: "a consistency proof between equal sizes is empty", evidence: true };
   } else if (req.oldSize === 0) {
-    if (req.proof.length > 0) return { status: 422, reason: "the consistency proof from size 0 must be empty", evidence: true };
+    if (req.proof.length > 0)
+      return { status: 422, reason: "the consistency proof from size 0 must be empty", evidence: true };
   } else if (!verifyConsistency(req.oldSize, checkpoint.size, stored!.rootHash, checkpoint.rootHash, req.proof)) {
-    return { status: 422, reason: `the consistency proof from size ${req.oldSize} to ${checkpoint.size} does not verify`, evidence: true };
+    return {
+      status: 422,
+      reason: `the consistency proof from size ${req.oldSize} to ${checkpoint.size} does not verify`,
+      evidence: true,
+    };
   }
   return { status: 200, checkpoint, body: text };
 }

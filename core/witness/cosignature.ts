@@ -57,18 +57,25 @@ export function parseCosignerVkey(vkey: string): Cosigner {
   const name = vkey.slice(0, plus1);
   const id = vkey.slice(plus1 + 1, plus2);
   const key = unb64(vkey.slice(plus2 + 1));
-  if (!NAME.test(name) || !KEY_ID_HEX.test(id) || key === undefined || key.length === 0) throw new NoteError("key-malformed", `malformed vkey ${preview(vkey)}`);
-  if (key[0] !== COSIGNATURE_TYPE) throw new NoteError("key-unsupported", `vkey ${preview(vkey)}: signature type ${key[0]}, a cosigner's is 0x04 (Ed25519 cosignature/v1)`);
+  if (!NAME.test(name) || !KEY_ID_HEX.test(id) || key === undefined || key.length === 0)
+    throw new NoteError("key-malformed", `malformed vkey ${preview(vkey)}`);
+  if (key[0] !== COSIGNATURE_TYPE)
+    throw new NoteError(
+      "key-unsupported",
+      `vkey ${preview(vkey)}: signature type ${key[0]}, a cosigner's is 0x04 (Ed25519 cosignature/v1)`,
+    );
   if (key.length !== 33) throw new NoteError("key-malformed", `vkey ${preview(vkey)}: an Ed25519 key is 32 bytes`);
   const publicKeyHex = toHex(key.subarray(1));
-  if (toHex(cosignerKeyId(name, publicKeyHex)) !== id.toLowerCase()) throw new NoteError("key-malformed", `vkey ${preview(vkey)}: the key ID does not match the name and key`);
+  if (toHex(cosignerKeyId(name, publicKeyHex)) !== id.toLowerCase())
+    throw new NoteError("key-malformed", `vkey ${preview(vkey)}: the key ID does not match the name and key`);
   return { name, publicKeyHex };
 }
 
 /** The signed message of a cosignature/v1 over a note body (which ends in a newline). */
 export function cosignedMessage(body: string, timestamp: number): Uint8Array {
   if (!body.endsWith("\n")) throw new NoteError("invalid-input", "a note body ends in a newline");
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new NoteError("invalid-input", `bad cosignature timestamp ${timestamp}`);
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0)
+    throw new NoteError("invalid-input", `bad cosignature timestamp ${timestamp}`);
   return encoder.encode(`cosignature/v1\ntime ${timestamp}\n${body}`);
 }
 
@@ -84,9 +91,11 @@ export function cosign(body: string, name: string, secretKeyHex: string, timesta
 /** A note split into its body (with its final newline) and its signature lines (without newlines). */
 export function splitNote(note: string): { body: string; lines: string[] } {
   const at = note.lastIndexOf("\n\n");
-  if (at < 0 || !note.endsWith("\n")) throw new NoteError("malformed", "malformed note: no blank line before the signatures, or no final newline");
+  if (at < 0 || !note.endsWith("\n"))
+    throw new NoteError("malformed", "malformed note: no blank line before the signatures, or no final newline");
   const lines = note.slice(at + 2, -1).split("\n");
-  if (lines.some((l) => !l.startsWith(SIG_PREFIX))) throw new NoteError("malformed", "malformed note: a signature line does not start with an em dash");
+  if (lines.some((l) => !l.startsWith(SIG_PREFIX)))
+    throw new NoteError("malformed", "malformed note: a signature line does not start with an em dash");
   return { body: note.slice(0, at + 1), lines };
 }
 
@@ -103,14 +112,17 @@ export function verifyCosignatures(note: string, cosigners: readonly Cosigner[])
     const space = rest.indexOf(" ");
     if (space < 0) throw new NoteError("malformed", `malformed signature line ${preview(line)}`);
     const raw = unb64(rest.slice(space + 1));
-    if (raw === undefined || raw.length < 5) throw new NoteError("malformed", `malformed signature line ${preview(line)}`);
+    if (raw === undefined || raw.length < 5)
+      throw new NoteError("malformed", `malformed signature line ${preview(line)}`);
     const name = rest.slice(0, space);
     const keyIdHex = toHex(raw.subarray(0, 4));
     const cosigner = byId.get(`${name} ${keyIdHex}`);
     if (cosigner === undefined) continue;
-    if (raw.length !== 4 + 8 + 64) throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex} is not timestamp ‖ Ed25519 signature`);
+    if (raw.length !== 4 + 8 + 64)
+      throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex} is not timestamp ‖ Ed25519 signature`);
     const ts = new DataView(raw.buffer, raw.byteOffset + 4, 8).getBigUint64(0);
-    if (ts > MAX_TIMESTAMP || ts > BigInt(Number.MAX_SAFE_INTEGER)) throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex}: timestamp out of range`);
+    if (ts > MAX_TIMESTAMP || ts > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex}: timestamp out of range`);
     const timestamp = Number(ts);
     if (!verify("ed25519", cosigner.publicKeyHex, cosignedMessage(body, timestamp), toHex(raw.subarray(12)))) {
       throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex} does not verify`);
@@ -127,7 +139,8 @@ export function addSignatureLines(note: string, lines: readonly string[]): strin
   for (const raw of lines) {
     const line = raw.endsWith("\n") ? raw.slice(0, -1) : raw;
     if (line === "" || have.has(line)) continue;
-    if (!line.startsWith(SIG_PREFIX) || line.includes("\n")) throw new NoteError("malformed", `not a signature line: ${preview(line)}`);
+    if (!line.startsWith(SIG_PREFIX) || line.includes("\n"))
+      throw new NoteError("malformed", `not a signature line: ${preview(line)}`);
     have.add(line);
     out += `${line}\n`;
   }

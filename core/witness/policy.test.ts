@@ -1,13 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { signCheckpoint, verifierKey } from "../checkpoint.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../signature.ts";
-import { cosign, cosignerKeyId, cosignerVkey, parseCosignerVkey, splitNote, verifyCosignatures } from "./cosignature.ts";
+import {
+  cosign,
+  cosignerKeyId,
+  cosignerVkey,
+  parseCosignerVkey,
+  splitNote,
+  verifyCosignatures,
+} from "./cosignature.ts";
 import { checkWitnessed, describeQuorum, meets, parsePolicy } from "./policy.ts";
 
 const log = { name: "example.test/log", secretKeyHex: generateKeyPair("ed25519").secretKey };
 const logVkey = verifierKey(log.name, publicKeyFromSecret("ed25519", log.secretKeyHex));
-const ws = ["w1", "w2", "w3", "w4"].map((n) => ({ name: `${n}.example`, secretKeyHex: generateKeyPair("ed25519").secretKey }));
-const vkeyOf = (w: { name: string; secretKeyHex: string }) => cosignerVkey({ name: w.name, publicKeyHex: publicKeyFromSecret("ed25519", w.secretKeyHex) });
+const ws = ["w1", "w2", "w3", "w4"].map((n) => ({
+  name: `${n}.example`,
+  secretKeyHex: generateKeyPair("ed25519").secretKey,
+}));
+const vkeyOf = (w: { name: string; secretKeyHex: string }) =>
+  cosignerVkey({ name: w.name, publicKeyHex: publicKeyFromSecret("ed25519", w.secretKeyHex) });
 
 describe("tlog-cosignature v1", () => {
   it("the key ID is SHA-256(name ‖ 0x0A ‖ 0x04 ‖ key)[:4], the vkey round-trips, and a changed byte fails", () => {
@@ -19,18 +30,29 @@ describe("tlog-cosignature v1", () => {
     const note = signCheckpoint({ origin: log.name, size: 3, rootHash: new Uint8Array(32).fill(7) }, log);
     const line = cosign(splitNote(note).body, "w1.example", ws[0]!.secretKeyHex, 1_679_315_147);
     expect(Buffer.from(line.split(" ")[2]!, "base64").readBigUInt64BE(4)).toBe(1_679_315_147n);
-    expect(verifyCosignatures(note + line, [parseCosignerVkey(vkey)])).toEqual([{ name: "w1.example", keyIdHex: vkey.split("+")[1], timestamp: 1_679_315_147 }]);
+    expect(verifyCosignatures(note + line, [parseCosignerVkey(vkey)])).toEqual([
+      { name: "w1.example", keyIdHex: vkey.split("+")[1], timestamp: 1_679_315_147 },
+    ]);
     // The same signature on another time, or on another body: refused, not ignored.
     const raw = Buffer.from(line.slice(line.lastIndexOf(" ") + 1, -1), "base64");
     raw.writeBigUInt64BE(1_679_315_148n, 4);
-    expect(() => verifyCosignatures(`${note}\u2014 w1.example ${raw.toString("base64")}\n`, [parseCosignerVkey(vkey)])).toThrow(/does not verify/);
+    expect(() =>
+      verifyCosignatures(`${note}\u2014 w1.example ${raw.toString("base64")}\n`, [parseCosignerVkey(vkey)]),
+    ).toThrow(/does not verify/);
     // Another key's line is ignored.
     expect(verifyCosignatures(note + line, [parseCosignerVkey(vkeyOf(ws[1]!))])).toEqual([]);
   });
 });
 
 describe("tlog-policy", () => {
-  const text = (quorumLines: string) => [`# a comment`, `log ${logVkey}`, ...ws.slice(0, 3).map((w, i) => `  witness\tW${i + 1} ${vkeyOf(w)} https://w${i + 1}.example/`), quorumLines, ""].join("\n");
+  const text = (quorumLines: string) =>
+    [
+      `# a comment`,
+      `log ${logVkey}`,
+      ...ws.slice(0, 3).map((w, i) => `  witness\tW${i + 1} ${vkeyOf(w)} https://w${i + 1}.example/`),
+      quorumLines,
+      "",
+    ].join("\n");
 
   it("parses logs, witnesses, groups (k, any, all, nested) and the quorum", () => {
     const p = parsePolicy(text("group two 2 W1 W2 W3\ngroup top all two\nquorum top"));
@@ -73,11 +95,15 @@ describe("tlog-policy", () => {
     const p = parsePolicy(text("group two 2 W1 W2 W3\nquorum two"));
     const note = signCheckpoint({ origin: log.name, size: 9, rootHash: new Uint8Array(32).fill(1) }, log);
     const body = splitNote(note).body;
-    const one = note + cosign(body, ws[0]!.name, ws[0]!.secretKeyHex, 1) + cosign(body, ws[3]!.name, ws[3]!.secretKeyHex, 1);
+    const one =
+      note + cosign(body, ws[0]!.name, ws[0]!.secretKeyHex, 1) + cosign(body, ws[3]!.name, ws[3]!.secretKeyHex, 1);
     expect(checkWitnessed(one, p)).toMatchObject({ met: false, cosigned: [{ id: "W1", timestamp: 1 }] });
     const two = one + cosign(body, ws[2]!.name, ws[2]!.secretKeyHex, 2);
     expect(checkWitnessed(two, p)).toMatchObject({ met: true, cosigned: [{ id: "W1" }, { id: "W3" }] });
-    const other = signCheckpoint({ origin: "example.test/other", size: 9, rootHash: new Uint8Array(32) }, { ...log, name: "example.test/other" });
+    const other = signCheckpoint(
+      { origin: "example.test/other", size: 9, rootHash: new Uint8Array(32) },
+      { ...log, name: "example.test/other" },
+    );
     expect(() => checkWitnessed(other, p)).toThrow(/no known key/);
   });
 });

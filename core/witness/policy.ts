@@ -43,7 +43,8 @@ const MAX_ITEMS = 256;
 const DECIMAL = /^[1-9][0-9]*$/;
 
 export function parsePolicy(text: string): Policy {
-  if (/[^\t\n\x20-\x7e\x80-\uffff]/u.test(text)) throw new PolicyError("policy-malformed", "policy: a control character other than tab and newline");
+  if (/[^\t\n\x20-\x7e\x80-\uffff]/u.test(text))
+    throw new PolicyError("policy-malformed", "policy: a control character other than tab and newline");
   const logs: PolicyLog[] = [];
   const witnesses = new Map<string, PolicyWitness>();
   const groups = new Map<string, PolicyGroup>();
@@ -89,20 +90,29 @@ export function parsePolicy(text: string): Policy {
           if (listed.has(m)) bad(`${m} is listed as a member more than once`);
           listed.add(m);
         }
-        const k = threshold === "all" ? members.length : threshold === "any" ? 1 : DECIMAL.test(threshold) ? Number(threshold) : NaN;
+        const k =
+          threshold === "all"
+            ? members.length
+            : threshold === "any"
+              ? 1
+              : DECIMAL.test(threshold)
+                ? Number(threshold)
+                : NaN;
         if (!(k >= 1 && k <= members.length)) bad(`threshold ${threshold}: all, any, or 1 to ${members.length}`);
         groups.set(id, { id, k, members });
       } else if (word === "quorum") {
         if (args.length !== 1) bad("quorum <name>");
         if (quorum !== undefined) bad("a second quorum line");
-        if (args[0] !== "none" && !witnesses.has(args[0]!) && !groups.has(args[0]!)) bad(`${args[0]} is not defined above`);
+        if (args[0] !== "none" && !witnesses.has(args[0]!) && !groups.has(args[0]!))
+          bad(`${args[0]} is not defined above`);
         quorum = args[0]!;
       } else bad(`unknown line ${JSON.stringify(word)}`);
     } catch (error) {
       if (error instanceof PolicyError) throw error;
       bad((error as Error).message);
     }
-    if (logs.length + witnesses.size + groups.size > MAX_ITEMS) bad(`more than ${MAX_ITEMS} logs, witnesses and groups`);
+    if (logs.length + witnesses.size + groups.size > MAX_ITEMS)
+      bad(`more than ${MAX_ITEMS} logs, witnesses and groups`);
   });
   if (quorum === undefined) throw new PolicyError("policy-malformed", "policy: no quorum line");
   return { logs, witnesses, groups, quorum };
@@ -143,12 +153,19 @@ export function checkWitnessed(note: string, policy: Policy): WitnessedCheckpoin
   const { text, verifiedBy } = openNote(note, policy.logs);
   const checkpoint = parseCheckpoint(text);
   const log = policy.logs.find((l) => verifiedBy.includes(l.name) && l.name === checkpoint.origin);
-  if (!log) throw new PolicyError("log-unknown", `the checkpoint's origin ${JSON.stringify(checkpoint.origin)} is not the name of the log key that signed it`);
+  if (!log)
+    throw new PolicyError(
+      "log-unknown",
+      `the checkpoint's origin ${JSON.stringify(checkpoint.origin)} is not the name of the log key that signed it`,
+    );
   const witnesses = [...policy.witnesses.values()];
   const valid = verifyCosignatures(note, witnesses);
   const cosigned = witnesses
     .filter((w) => valid.some((v) => v.name === w.name && v.keyIdHex === cosignerIdHex(w)))
-    .map((w) => ({ id: w.id, timestamp: valid.find((v) => v.name === w.name && v.keyIdHex === cosignerIdHex(w))!.timestamp }));
+    .map((w) => ({
+      id: w.id,
+      timestamp: valid.find((v) => v.name === w.name && v.keyIdHex === cosignerIdHex(w))!.timestamp,
+    }));
   return { checkpoint, log, cosigned, met: meets(policy, new Set(cosigned.map((c) => c.id))) };
 }
 

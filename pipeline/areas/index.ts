@@ -10,4 +10,11 @@ import { steps as government } from "./government/index.ts";
 import { steps as parquet } from "./parquet.ts";
 import { steps as philosophy } from "./philosophy/index.ts";
 
-export const steps: readonly Step[] = [...government, ...academics, ...philosophy, ...economy, ...diplomacy, ...parquet];
+export const steps: readonly Step[] = [
+  ...government,
+  ...academics,
+  ...philosophy,
+  ...economy,
+  ...diplomacy,
+  ...parquet,
+];

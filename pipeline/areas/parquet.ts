@@ -15,7 +15,8 @@ import { cathedralMultipliersStep } from "./economy/multipliers.ts";
 
 /** The Parquet step of a public CSV step. */
 export function parquetStepOf(csv: Step): DocumentStep {
-  if (csv.mediatype !== "text/csv" || !csv.schema || !csv.path.endsWith(".csv")) throw new Error(`${csv.id}: a Parquet copy is made of a CSV table with a row schema`);
+  if (csv.mediatype !== "text/csv" || !csv.schema || !csv.path.endsWith(".csv"))
+    throw new Error(`${csv.id}: a Parquet copy is made of a CSV table with a row schema`);
   const schemaName = csv.schema;
   const path = `${csv.path.slice(0, -".csv".length)}.parquet`;
   return {
@@ -35,7 +36,9 @@ export function parquetStepOf(csv: Step): DocumentStep {
     generate(_inputs, outputs) {
       const bytes = outputs.get(csv.id);
       if (!bytes) throw new Error(`${csv.id}: its output was not handed to ${csv.area}/${path}`);
-      const schema = tableSchemaFromJsonSchema(toPublishedJsonSchema(schemaName, publishedSchemas[schemaName as keyof typeof publishedSchemas]));
+      const schema = tableSchemaFromJsonSchema(
+        toPublishedJsonSchema(schemaName, publishedSchemas[schemaName as keyof typeof publishedSchemas]),
+      );
       return parquetOfCsv(bytes, schema, csv.id);
     },
   };

@@ -26,44 +26,134 @@ function chain(rows: [string, string, JsonObject][]): LedgerEntry[] {
   return out;
 }
 
-const vote = (session_id: string, participant: string, v: string): JsonObject => ({ session_id, participant, vote: v, signature: SIG });
+const vote = (session_id: string, participant: string, v: string): JsonObject => ({
+  session_id,
+  participant,
+  vote: v,
+  signature: SIG,
+});
 const participants = ["ATLAS", "EVE", "X-UNREGISTERED", "Y-UNREGISTERED"];
 
 const HAND = chain([
   ["2025-12-01T00:00:00.000Z", "sample.generated", { generator: "test", seed: "hand", notice: "SAMPLE DATA (test)" }],
-  ["2025-12-01T00:00:00.001Z", "sentinel.registered", { sentinel: "ATLAS", cathedral: "FOR-GOVERNMENTS", algorithm: "ed25519", public_key: PK_A }],
-  ["2025-12-01T06:00:00.000Z", "sentinel.heartbeat", { sentinel: "ATLAS", status: "operational", gi_score: 0.98, apps: 3, packages: 5, workflows: 2, drift: 0.5 }],
-  ["2025-12-01T12:00:00.000Z", "sentinel.registered", { sentinel: "EVE", cathedral: "FOR-PHILOSOPHERS", algorithm: "ed25519", public_key: PK_E }],
-  ["2025-12-01T13:00:00.000Z", "multiplier.changed", { cathedral: "FOR-GOVERNMENTS", multiplier: 1.5, reason: "review" }],
-  ["2025-12-01T23:55:00.000Z", "mic_mint", { sentinel: "ATLAS", cycle: "C-151", cathedral: "FOR-GOVERNMENTS", amount_shards: "100000000", coordination_score: 10.5, multiplier: 1.5 }],
+  [
+    "2025-12-01T00:00:00.001Z",
+    "sentinel.registered",
+    { sentinel: "ATLAS", cathedral: "FOR-GOVERNMENTS", algorithm: "ed25519", public_key: PK_A },
+  ],
+  [
+    "2025-12-01T06:00:00.000Z",
+    "sentinel.heartbeat",
+    { sentinel: "ATLAS", status: "operational", gi_score: 0.98, apps: 3, packages: 5, workflows: 2, drift: 0.5 },
+  ],
+  [
+    "2025-12-01T12:00:00.000Z",
+    "sentinel.registered",
+    { sentinel: "EVE", cathedral: "FOR-PHILOSOPHERS", algorithm: "ed25519", public_key: PK_E },
+  ],
+  [
+    "2025-12-01T13:00:00.000Z",
+    "multiplier.changed",
+    { cathedral: "FOR-GOVERNMENTS", multiplier: 1.5, reason: "review" },
+  ],
+  [
+    "2025-12-01T23:55:00.000Z",
+    "mic_mint",
+    {
+      sentinel: "ATLAS",
+      cycle: "C-151",
+      cathedral: "FOR-GOVERNMENTS",
+      amount_shards: "100000000",
+      coordination_score: 10.5,
+      multiplier: 1.5,
+    },
+  ],
   ["2025-12-02T01:00:00.000Z", "mic_lock", { account: "ATLAS", amount_shards: "30000000", contract: "stake-pool" }],
   ["2025-12-02T02:00:00.000Z", "mic_burn", { account: "ATLAS", amount_shards: "1000000", reason: "fees" }],
-  ["2025-12-02T03:00:00.000Z", "sentinel.heartbeat", { sentinel: "EVE", status: "degraded", gi_score: 0.94, apps: 1, packages: 2, workflows: 3, drift: 1.25 }],
-  ["2025-12-02T04:00:00.000Z", "attestation", { agent: "ATLAS", subject: "government/x.json", attestation_hash: DIGEST, algorithm: "ed25519", public_key: PK_A, signature: SIG }],
-  ["2025-12-02T05:00:00.000Z", "consensus.opened", { session_id: "S-1", cycle: "C-152", room: "policy", gi_baseline: 0.97, participants }],
+  [
+    "2025-12-02T03:00:00.000Z",
+    "sentinel.heartbeat",
+    { sentinel: "EVE", status: "degraded", gi_score: 0.94, apps: 1, packages: 2, workflows: 3, drift: 1.25 },
+  ],
+  [
+    "2025-12-02T04:00:00.000Z",
+    "attestation",
+    {
+      agent: "ATLAS",
+      subject: "government/x.json",
+      attestation_hash: DIGEST,
+      algorithm: "ed25519",
+      public_key: PK_A,
+      signature: SIG,
+    },
+  ],
+  [
+    "2025-12-02T05:00:00.000Z",
+    "consensus.opened",
+    { session_id: "S-1", cycle: "C-152", room: "policy", gi_baseline: 0.97, participants },
+  ],
   ["2025-12-02T05:40:00.000Z", "consensus.vote", vote("S-1", "ATLAS", "APPROVE")],
   ["2025-12-02T05:41:00.000Z", "consensus.vote", vote("S-1", "EVE", "REJECT")],
   ["2025-12-02T05:42:00.000Z", "consensus.vote", vote("S-1", "X-UNREGISTERED", "APPROVE")],
   ["2025-12-02T05:43:00.000Z", "consensus.vote", vote("S-1", "Y-UNREGISTERED", "APPROVE")],
-  ["2025-12-02T05:45:00.000Z", "consensus.evaluated", { session_id: "S-1", delibproof_id: "DP-1", outcome: "APPROVED", gi_delta: 0.004 }],
-  ["2025-12-02T05:46:00.000Z", "delibproof.sealed", { delibproof_id: "DP-1", proof_digest: DIGEST, merkle_root: DIGEST }],
-  ["2025-12-02T08:00:00.000Z", "consensus.opened", { session_id: "S-2", cycle: "C-152", room: "ethics", gi_baseline: 0.96, participants }],
+  [
+    "2025-12-02T05:45:00.000Z",
+    "consensus.evaluated",
+    { session_id: "S-1", delibproof_id: "DP-1", outcome: "APPROVED", gi_delta: 0.004 },
+  ],
+  [
+    "2025-12-02T05:46:00.000Z",
+    "delibproof.sealed",
+    { delibproof_id: "DP-1", proof_digest: DIGEST, merkle_root: DIGEST },
+  ],
+  [
+    "2025-12-02T08:00:00.000Z",
+    "consensus.opened",
+    { session_id: "S-2", cycle: "C-152", room: "ethics", gi_baseline: 0.96, participants },
+  ],
   ["2025-12-02T08:40:00.000Z", "consensus.vote", vote("S-2", "ATLAS", "APPROVE")],
   ["2025-12-02T08:41:00.000Z", "consensus.vote", vote("S-2", "EVE", "ABSTAIN")],
-  ["2025-12-02T08:45:00.000Z", "consensus.evaluated", { session_id: "S-2", delibproof_id: "DP-2", outcome: "NO_QUORUM", gi_delta: -0.002 }],
-  ["2025-12-02T10:00:00.000Z", "consensus.opened", { session_id: "S-3", cycle: "C-152", room: "markets", gi_baseline: 0.97, participants }],
+  [
+    "2025-12-02T08:45:00.000Z",
+    "consensus.evaluated",
+    { session_id: "S-2", delibproof_id: "DP-2", outcome: "NO_QUORUM", gi_delta: -0.002 },
+  ],
+  [
+    "2025-12-02T10:00:00.000Z",
+    "consensus.opened",
+    { session_id: "S-3", cycle: "C-152", room: "markets", gi_baseline: 0.97, participants },
+  ],
   ["2025-12-02T10:40:00.000Z", "consensus.vote", vote("S-3", "ATLAS", "REJECT")],
-  ["2025-12-02T11:00:00.000Z", "deliberation.recorded", {
-    id: "D-1",
-    topic: "Publish the drift analysis",
-    sentinels: [{ id: "EVE", position: "support", reasoning: "Transparency first.", virtue_tags: ["integrity"] }],
-    consensus: 1,
-    outcome: "approved",
-  }],
+  [
+    "2025-12-02T11:00:00.000Z",
+    "deliberation.recorded",
+    {
+      id: "D-1",
+      topic: "Publish the drift analysis",
+      sentinels: [{ id: "EVE", position: "support", reasoning: "Transparency first.", virtue_tags: ["integrity"] }],
+      consensus: 1,
+      outcome: "approved",
+    },
+  ],
   ["2025-12-02T12:00:00.000Z", "custom.unknown", { anything: [1, 2, 3] }],
-  ["2025-12-02T23:55:00.000Z", "mic_mint", { sentinel: "EVE", cycle: "C-152", cathedral: "FOR-PHILOSOPHERS", amount_shards: "50000000", coordination_score: 3.25, multiplier: 1 }],
+  [
+    "2025-12-02T23:55:00.000Z",
+    "mic_mint",
+    {
+      sentinel: "EVE",
+      cycle: "C-152",
+      cathedral: "FOR-PHILOSOPHERS",
+      amount_shards: "50000000",
+      coordination_score: 3.25,
+      multiplier: 1,
+    },
+  ],
   ["2025-12-03T00:10:00.000Z", "mic_unlock", { account: "ATLAS", amount_shards: "10000000", contract: "stake-pool" }],
-  ["2025-12-03T08:00:00.000Z", "multiplier.changed", { cathedral: "FOR-GOVERNMENTS", multiplier: 1.25, reason: "rebalancing" }],
+  [
+    "2025-12-03T08:00:00.000Z",
+    "multiplier.changed",
+    { cathedral: "FOR-GOVERNMENTS", multiplier: 1.25, reason: "rebalancing" },
+  ],
 ]);
 
 describe("facts of a hand-written ledger", () => {
@@ -71,7 +161,9 @@ describe("facts of a hand-written ledger", () => {
 
   it("identity of the input: size, root over the entries' JCS leaves, first and last instant, sample marker", async () => {
     expect(facts.size).toBe(28);
-    expect(facts.rootHash).toBe(formatDigest(rootHash(HAND.map((e) => leafHash(new TextEncoder().encode(canonicalize(e)))))));
+    expect(facts.rootHash).toBe(
+      formatDigest(rootHash(HAND.map((e) => leafHash(new TextEncoder().encode(canonicalize(e)))))),
+    );
     expect(facts.firstTs).toBe("2025-12-01T00:00:00.000Z");
     expect(facts.asOf).toBe("2025-12-03T08:00:00.000Z");
     expect(facts.sample).toEqual({ generator: "test", seed: "hand", notice: "SAMPLE DATA (test)" });
@@ -98,22 +190,66 @@ describe("facts of a hand-written ledger", () => {
   it("supply in shards, and cumulative per cycle with supply events", async () => {
     expect(facts.supply).toEqual({ mintedShards: 150_000_000n, burnedShards: 1_000_000n, lockedShards: 20_000_000n });
     expect(facts.supplyByCycle).toEqual([
-      { cycle: "C-151", ts: "2025-12-01T23:55:00.000Z", mintedShards: 100_000_000n, burnedShards: 0n, lockedShards: 0n },
-      { cycle: "C-152", ts: "2025-12-02T23:55:00.000Z", mintedShards: 150_000_000n, burnedShards: 1_000_000n, lockedShards: 30_000_000n },
-      { cycle: "C-153", ts: "2025-12-03T00:10:00.000Z", mintedShards: 150_000_000n, burnedShards: 1_000_000n, lockedShards: 20_000_000n },
+      {
+        cycle: "C-151",
+        ts: "2025-12-01T23:55:00.000Z",
+        mintedShards: 100_000_000n,
+        burnedShards: 0n,
+        lockedShards: 0n,
+      },
+      {
+        cycle: "C-152",
+        ts: "2025-12-02T23:55:00.000Z",
+        mintedShards: 150_000_000n,
+        burnedShards: 1_000_000n,
+        lockedShards: 30_000_000n,
+      },
+      {
+        cycle: "C-153",
+        ts: "2025-12-03T00:10:00.000Z",
+        mintedShards: 150_000_000n,
+        burnedShards: 1_000_000n,
+        lockedShards: 20_000_000n,
+      },
     ]);
   });
 
   it("multipliers start at 1.0 and follow the changes", async () => {
-    expect(facts.multipliers).toEqual({ "FOR-GOVERNMENTS": 1.25, "FOR-ACADEMICS": 1, "FOR-PHILOSOPHERS": 1, "FOR-ECONOMISTS": 1, DIPLOMACY: 1 });
+    expect(facts.multipliers).toEqual({
+      "FOR-GOVERNMENTS": 1.25,
+      "FOR-ACADEMICS": 1,
+      "FOR-PHILOSOPHERS": 1,
+      "FOR-ECONOMISTS": 1,
+      DIPLOMACY: 1,
+    });
     expect(facts.multiplierChanges).toEqual([
-      { ts: "2025-12-01T13:00:00.000Z", cycle: "C-151", cathedral: "FOR-GOVERNMENTS", multiplier: 1.5, reason: "review" },
-      { ts: "2025-12-03T08:00:00.000Z", cycle: "C-153", cathedral: "FOR-GOVERNMENTS", multiplier: 1.25, reason: "rebalancing" },
+      {
+        ts: "2025-12-01T13:00:00.000Z",
+        cycle: "C-151",
+        cathedral: "FOR-GOVERNMENTS",
+        multiplier: 1.5,
+        reason: "review",
+      },
+      {
+        ts: "2025-12-03T08:00:00.000Z",
+        cycle: "C-153",
+        cathedral: "FOR-GOVERNMENTS",
+        multiplier: 1.25,
+        reason: "rebalancing",
+      },
     ]);
   });
 
   it("consensus counts and deliberations", async () => {
-    expect(facts.consensus).toEqual({ opened: 3, evaluated: 2, approved: 1, rejected: 0, noQuorum: 1, open: 1, sealedProofs: 1 });
+    expect(facts.consensus).toEqual({
+      opened: 3,
+      evaluated: 2,
+      approved: 1,
+      rejected: 0,
+      noQuorum: 1,
+      open: 1,
+      sealedProofs: 1,
+    });
     expect(facts.deliberations).toEqual([
       {
         ts: "2025-12-02T11:00:00.000Z",
@@ -135,7 +271,15 @@ describe("facts of a hand-written ledger", () => {
       algorithm: "ed25519",
       publicKey: PK_A,
       registeredAt: "2025-12-01T00:00:00.001Z",
-      lastHeartbeat: { ts: "2025-12-01T06:00:00.000Z", status: "operational", gi_score: 0.98, apps: 3, packages: 5, workflows: 2, drift: 0.5 },
+      lastHeartbeat: {
+        ts: "2025-12-01T06:00:00.000Z",
+        status: "operational",
+        gi_score: 0.98,
+        apps: 3,
+        packages: 5,
+        workflows: 2,
+        drift: 0.5,
+      },
       heartbeatCount: 1,
       uptimeDays: (2 * DAY + 8 * 3_600_000 - 1) / DAY,
       rewardsShards: 100_000_000n,
@@ -163,7 +307,15 @@ describe("facts of a hand-written ledger", () => {
     HAND.slice(0, 6).forEach((e) => acc.add(e));
     const early = acc.result(facts.rootHash);
     expect(early.size).toBe(6);
-    expect(early.supplyByCycle).toEqual([{ cycle: "C-151", ts: "2025-12-01T23:55:00.000Z", mintedShards: 100_000_000n, burnedShards: 0n, lockedShards: 0n }]);
+    expect(early.supplyByCycle).toEqual([
+      {
+        cycle: "C-151",
+        ts: "2025-12-01T23:55:00.000Z",
+        mintedShards: 100_000_000n,
+        burnedShards: 0n,
+        lockedShards: 0n,
+      },
+    ]);
     HAND.slice(6).forEach((e) => acc.add(e));
     expect(acc.result(facts.rootHash)).toEqual(facts);
 
@@ -175,7 +327,7 @@ describe("facts of a hand-written ledger", () => {
 });
 
 describe("facts of a seeded sample ledger", async () => {
-  const ledger = await openLedgerStore({ path: ":memory:",  origin: "facts-test" });
+  const ledger = await openLedgerStore({ path: ":memory:", origin: "facts-test" });
   const NOW = new Date("2025-12-06T12:00:00.000Z");
   let batch: NewEvent[] = [];
   for (const event of simulate({ seed: "facts-test", size: 6000, now: NOW })) {
@@ -186,7 +338,7 @@ describe("facts of a seeded sample ledger", async () => {
     }
   }
   await ledger.append(batch);
-  const entries = (await Array.fromAsync(ledger.entries()));
+  const entries = await Array.fromAsync(ledger.entries());
   const facts = factsOf(entries);
   afterAll(async () => await ledger.close());
 
@@ -198,7 +350,7 @@ describe("facts of a seeded sample ledger", async () => {
   });
 
   it("agrees with an independent recount of supply, rewards, multipliers, consensus and votes", async () => {
-    const pay = <T,>(e: LedgerEntry) => e.payload as unknown as T;
+    const pay = <T>(e: LedgerEntry) => e.payload as unknown as T;
     let minted = 0n;
     let burned = 0n;
     let locked = 0n;
@@ -222,7 +374,9 @@ describe("facts of a seeded sample ledger", async () => {
       if (e.type === "mic_burn") burned += BigInt(pay<EventPayload<"mic_burn">>(e).amount_shards);
       if (e.type === "mic_lock") locked += BigInt(pay<EventPayload<"mic_lock">>(e).amount_shards);
       if (e.type === "mic_unlock") locked -= BigInt(pay<EventPayload<"mic_unlock">>(e).amount_shards);
-      if (e.type === "multiplier.changed") multipliers[pay<EventPayload<"multiplier.changed">>(e).cathedral] = pay<EventPayload<"multiplier.changed">>(e).multiplier;
+      if (e.type === "multiplier.changed")
+        multipliers[pay<EventPayload<"multiplier.changed">>(e).cathedral] =
+          pay<EventPayload<"multiplier.changed">>(e).multiplier;
       if (e.type === "consensus.opened") opened += 1;
       if (e.type === "consensus.vote") {
         const v = pay<EventPayload<"consensus.vote">>(e);
@@ -233,7 +387,8 @@ describe("facts of a seeded sample ledger", async () => {
         const x = pay<EventPayload<"consensus.evaluated">>(e);
         if (x.outcome === "APPROVED") approved += 1;
         for (const [who, v] of votes.get(x.session_id) ?? []) {
-          if ((v === "APPROVE" && x.outcome === "APPROVED") || (v === "REJECT" && x.outcome === "REJECTED")) agree.set(who, (agree.get(who) ?? 0) + 1);
+          if ((v === "APPROVE" && x.outcome === "APPROVED") || (v === "REJECT" && x.outcome === "REJECTED"))
+            agree.set(who, (agree.get(who) ?? 0) + 1);
         }
       }
     }

@@ -27,7 +27,6 @@ import type {
 } from "./types.ts";
 import { DAY_MS } from "../../core/time.ts";
 
-
 export interface FactsAccumulator {
   add(entry: LedgerEntry): void;
   /** The facts so far, for the entries whose RFC 9162 root (`sha256:<hex>`) is `rootHash`. */
@@ -63,7 +62,15 @@ export function createFactsAccumulator(): FactsAccumulator {
   const multiplierChanges: MultiplierChange[] = [];
   const audits: LedgerFacts["audits"] = {};
   const deliberations: DeliberationFacts[] = [];
-  const consensus: ConsensusFacts = { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 };
+  const consensus: ConsensusFacts = {
+    opened: 0,
+    evaluated: 0,
+    approved: 0,
+    rejected: 0,
+    noQuorum: 0,
+    open: 0,
+    sealedProofs: 0,
+  };
   const openSessions = new Set<string>();
   // Votes waiting for their session's evaluation: session_id → [participant, vote][].
   const pendingVotes = new Map<string, [string, string][]>();
@@ -146,7 +153,15 @@ export function createFactsAccumulator(): FactsAccumulator {
         const s = sentinels.get(p.sentinel);
         if (s) {
           s.heartbeatCount += 1;
-          s.lastHeartbeat = { ts, status: p.status, gi_score: p.gi_score, apps: p.apps, packages: p.packages, workflows: p.workflows, drift: p.drift };
+          s.lastHeartbeat = {
+            ts,
+            status: p.status,
+            gi_score: p.gi_score,
+            apps: p.apps,
+            packages: p.packages,
+            workflows: p.workflows,
+            drift: p.drift,
+          };
         }
         break;
       }
@@ -161,7 +176,12 @@ export function createFactsAccumulator(): FactsAccumulator {
           ts,
           id: p.id,
           topic: p.topic,
-          sentinels: p.sentinels.map((x) => ({ id: x.id, position: x.position, reasoning: x.reasoning, virtue_tags: [...x.virtue_tags] })),
+          sentinels: p.sentinels.map((x) => ({
+            id: x.id,
+            position: x.position,
+            reasoning: x.reasoning,
+            virtue_tags: [...x.virtue_tags],
+          })),
           consensus: p.consensus,
           outcome: p.outcome,
         });
@@ -180,7 +200,13 @@ export function createFactsAccumulator(): FactsAccumulator {
       case "multiplier.changed": {
         const p = payload as EventPayload<"multiplier.changed">;
         multipliers[p.cathedral] = p.multiplier;
-        multiplierChanges.push({ ts, cycle: cycleAt(ts), cathedral: p.cathedral, multiplier: p.multiplier, reason: p.reason });
+        multiplierChanges.push({
+          ts,
+          cycle: cycleAt(ts),
+          cathedral: p.cathedral,
+          multiplier: p.multiplier,
+          reason: p.reason,
+        });
         break;
       }
       case "compliance.audited": {
@@ -229,10 +255,10 @@ export function createFactsAccumulator(): FactsAccumulator {
   }
 
   function result(rootHash: string): LedgerFacts {
-    const supplyRows = supplyCycle === null ? supplyByCycle.slice() : [
-      ...supplyByCycle,
-      { cycle: supplyCycle.cycle, ts: supplyCycle.ts, ...supply },
-    ];
+    const supplyRows =
+      supplyCycle === null
+        ? supplyByCycle.slice()
+        : [...supplyByCycle, { cycle: supplyCycle.cycle, ts: supplyCycle.ts, ...supply }];
     const asOfMs = asOf === null ? NaN : Date.parse(asOf);
     const sentinelFacts: SentinelFacts[] = [...sentinels.values()]
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

@@ -27,22 +27,22 @@ const SPECIAL: Record<string, string> = {
 
 /** Non-ASCII characters that are not a letter plus accents. */
 const NAMED: Record<string, string> = {
-  "ß": "{\\ss}",
-  "æ": "{\\ae}",
-  "Æ": "{\\AE}",
-  "œ": "{\\oe}",
-  "Œ": "{\\OE}",
-  "ø": "{\\o}",
-  "Ø": "{\\O}",
-  "ł": "{\\l}",
-  "Ł": "{\\L}",
-  "ı": "{\\i}",
-  "đ": "{\\dj}",
-  "Đ": "{\\DJ}",
-  "þ": "{\\th}",
-  "Þ": "{\\TH}",
-  "ð": "{\\dh}",
-  "Ð": "{\\DH}",
+  ß: "{\\ss}",
+  æ: "{\\ae}",
+  Æ: "{\\AE}",
+  œ: "{\\oe}",
+  Œ: "{\\OE}",
+  ø: "{\\o}",
+  Ø: "{\\O}",
+  ł: "{\\l}",
+  Ł: "{\\L}",
+  ı: "{\\i}",
+  đ: "{\\dj}",
+  Đ: "{\\DJ}",
+  þ: "{\\th}",
+  Þ: "{\\TH}",
+  ð: "{\\dh}",
+  Ð: "{\\DH}",
   "\u2014": "---", // em dash
   "\u2013": "--", // en dash
   "\u2010": "-", // hyphen
@@ -168,7 +168,8 @@ export function bibtexEntry(type: string, key: string, fields: readonly BibtexFi
   if (!BIBTEX_KEY.test(key)) throw new Error(`bad BibTeX key ${JSON.stringify(key)}`);
   const lines = fields.map((field) => {
     if (!/^[a-z]+$/.test(field.name)) throw new Error(`bad BibTeX field name ${JSON.stringify(field.name)}`);
-    if (field.raw && !RAW_SAFE.test(field.value)) throw new Error(`${key}.${field.name}: ${JSON.stringify(field.value)} cannot be written raw`);
+    if (field.raw && !RAW_SAFE.test(field.value))
+      throw new Error(`${key}.${field.name}: ${JSON.stringify(field.value)} cannot be written raw`);
     return `  ${field.name} = {${field.value}},\n`;
   });
   return `@${type}{${key},\n${lines.join("")}}\n`;

@@ -3,7 +3,13 @@ import { makePulseHistory } from "../../test/support/pipeline/areas/helpers.ts";
 import { documentInstant, latestPulse, pulseWindow } from "./dating.ts";
 
 describe("document dating", () => {
-  const pulse = makePulseHistory([[0.9, 0.9], [0.95, 0.96]], "2025-12-01T06:00:00.000Z");
+  const pulse = makePulseHistory(
+    [
+      [0.9, 0.9],
+      [0.95, 0.96],
+    ],
+    "2025-12-01T06:00:00.000Z",
+  );
 
   it("is the later of the ledger's last entry and the newest pulse, with its cycle", () => {
     expect(documentInstant({ asOf: "2025-12-05T00:00:00.000Z" }, pulse)).toEqual({
@@ -21,7 +27,10 @@ describe("document dating", () => {
 
   it("selects the pulses of the window, both ends included", () => {
     const end = Date.parse("2025-12-31T06:00:00.000Z");
-    expect(pulseWindow(pulse, end).map((p) => p.generatedAt)).toEqual(["2025-12-01T06:00:00.000Z", "2025-12-02T06:00:00.000Z"]);
+    expect(pulseWindow(pulse, end).map((p) => p.generatedAt)).toEqual([
+      "2025-12-01T06:00:00.000Z",
+      "2025-12-02T06:00:00.000Z",
+    ]);
     expect(pulseWindow(pulse, end + 1).map((p) => p.generatedAt)).toEqual(["2025-12-02T06:00:00.000Z"]);
     expect(pulseWindow(pulse, Date.parse("2025-12-02T05:59:59.999Z")).length).toBe(1);
   });

@@ -24,7 +24,8 @@ export interface DocumentInstant {
 /** The newest pulse record by generatedAt, or null. */
 export function latestPulse(pulse: readonly PulseRecord[]): PulseRecord | null {
   let latest: PulseRecord | null = null;
-  for (const record of pulse) if (!latest || Date.parse(record.generatedAt) > Date.parse(latest.generatedAt)) latest = record;
+  for (const record of pulse)
+    if (!latest || Date.parse(record.generatedAt) > Date.parse(latest.generatedAt)) latest = record;
   return latest;
 }
 

@@ -27,15 +27,10 @@ export function publishJson<T>(what: string, schema: z.ZodType<T>, doc: T): stri
 }
 
 /** Reads and validates another step's JSON output (a declared `step:<id>` input). */
-export function readStepJson<T>(
-  outputs: ReadonlyMap<string, Uint8Array>,
-  id: string,
-  schema: z.ZodType<T>,
-): T {
+export function readStepJson<T>(outputs: ReadonlyMap<string, Uint8Array>, id: string, schema: z.ZodType<T>): T {
   const bytes = outputs.get(id);
   if (!bytes) throw new Error(`output of step ${id} is not available (declare "step:${id}" as an input)`);
   const result = schema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
   if (!result.success) throw new Error(`output of step ${id} does not match its schema`);
   return result.data;
 }
-

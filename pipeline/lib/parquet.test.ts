@@ -19,10 +19,16 @@ interface Resource {
 /** Every public CSV table of the published manifests, with the resource its manifest lists beside it. */
 function publishedTables(): { area: string; csv: Resource; parquet: Resource | undefined }[] {
   return AREAS.flatMap((area) => {
-    const manifest = JSON.parse(readFileSync(join(AREAS_DIR, area, "datapackage.json"), "utf8")) as { resources: Resource[] };
+    const manifest = JSON.parse(readFileSync(join(AREAS_DIR, area, "datapackage.json"), "utf8")) as {
+      resources: Resource[];
+    };
     return manifest.resources
       .filter((r) => r.mediatype === "text/csv" && r.access === "public")
-      .map((csv) => ({ area, csv, parquet: manifest.resources.find((r) => r.path === csv.path.replace(/\.csv$/, ".parquet")) }));
+      .map((csv) => ({
+        area,
+        csv,
+        parquet: manifest.resources.find((r) => r.path === csv.path.replace(/\.csv$/, ".parquet")),
+      }));
   });
 }
 
@@ -40,11 +46,23 @@ describe("the Parquet copies of the public CSV tables", () => {
         const fields = csv.schema!.fields;
         const file = join(AREAS_DIR, area, parquet!.path);
         // Timestamps come back as epoch milliseconds, so the comparison is exact; numbers as doubles.
-        const select = fields.map((f) => (f.type === "datetime" ? `epoch_ms("${f.name}") AS "${f.name}"` : `"${f.name}"`)).join(", ");
+        const select = fields
+          .map((f) => (f.type === "datetime" ? `epoch_ms("${f.name}") AS "${f.name}"` : `"${f.name}"`))
+          .join(", ");
         const reader = await connection.runAndReadAll(`SELECT ${select} FROM read_parquet('${file}')`);
-        const types = await connection.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`);
+        const types = await connection.runAndReadAll(
+          `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`,
+        );
         const declared = Object.fromEntries(types.getRows().map(([name, type]) => [String(name), String(type)]));
-        const expectedType = { datetime: "TIMESTAMP WITH TIME ZONE", number: "DOUBLE", integer: "BIGINT", string: "VARCHAR", boolean: "BOOLEAN", date: "DATE", any: "VARCHAR" };
+        const expectedType = {
+          datetime: "TIMESTAMP WITH TIME ZONE",
+          number: "DOUBLE",
+          integer: "BIGINT",
+          string: "VARCHAR",
+          boolean: "BOOLEAN",
+          date: "DATE",
+          any: "VARCHAR",
+        };
         expect(declared).toEqual(Object.fromEntries(fields.map((f) => [f.name, expectedType[f.type]])));
         const table = readCsv(readFileSync(join(AREAS_DIR, area, csv.path), "utf8"));
         expect(reader.columnNames()).toEqual(table.header);
@@ -54,8 +72,16 @@ describe("the Parquet copies of the public CSV tables", () => {
           row.forEach((value, c) => {
             const cell = table.rows[r]![c]!;
             const type = fields[c]!.type;
-            const expected = type === "datetime" ? BigInt(Date.parse(cell)) : type === "number" ? Number(cell) : type === "integer" ? BigInt(cell) : cell;
-            if (value !== expected) expect(`${area}/${csv.path} row ${r + 1} ${fields[c]!.name}: ${String(value)}`).toBe(`… ${cell}`);
+            const expected =
+              type === "datetime"
+                ? BigInt(Date.parse(cell))
+                : type === "number"
+                  ? Number(cell)
+                  : type === "integer"
+                    ? BigInt(cell)
+                    : cell;
+            if (value !== expected)
+              expect(`${area}/${csv.path} row ${r + 1} ${fields[c]!.name}: ${String(value)}`).toBe(`… ${cell}`);
           }),
         );
       }
@@ -74,9 +100,12 @@ describe("the Parquet copies of the public CSV tables", () => {
         { name: "label", type: "string" },
       ],
     };
-    const csv = 'timestamp,n,x,label\r\n2026-01-02T03:04:05.006Z,7,1.25,"a, ""b"""\r\n2026-01-02T03:04:05.007Z,8,-2,c\r\n';
+    const csv =
+      'timestamp,n,x,label\r\n2026-01-02T03:04:05.006Z,7,1.25,"a, ""b"""\r\n2026-01-02T03:04:05.007Z,8,-2,c\r\n';
     expect(Buffer.from(parquetOfCsv(csv, schema)).equals(Buffer.from(parquetOfCsv(csv, schema)))).toBe(true);
     expect(() => parquetOfCsv(csv.replace("1.25", "one"), schema)).toThrow(/column x: "one" is not a number/);
-    expect(() => parquetOfCsv(csv.replace("timestamp,n", "time,n"), schema)).toThrow(/is not the Table Schema's fields/);
+    expect(() => parquetOfCsv(csv.replace("timestamp,n", "time,n"), schema)).toThrow(
+      /is not the Table Schema's fields/,
+    );
   });
 });

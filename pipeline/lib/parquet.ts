@@ -50,7 +50,10 @@ function column(field: TableField, cells: string[], label: string): { element: S
         const ms = /^\d{4}-\d{2}-\d{2}$/.test(c) ? Date.parse(`${c}T00:00:00Z`) : NaN;
         return Number.isFinite(ms) ? ms / DAY_MS : bad(c);
       });
-      return { element: { ...base, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } }, source: { name: field.name, data, nullable: false } };
+      return {
+        element: { ...base, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } },
+        source: { name: field.name, data, nullable: false },
+      };
     }
     case "integer": {
       const data = cells.map((c) => (/^-?\d+$/.test(c) ? BigInt(c) : bad(c)));
@@ -81,7 +84,9 @@ export function parquetOfCsv(csv: Uint8Array | string, schema: TableSchema, labe
   const table = readCsv(text, label);
   const names = schema.fields.map((f) => f.name);
   if (table.header.join(",") !== names.join(",")) {
-    throw new Error(`${label}: the header ${table.header.join(",")} is not the Table Schema's fields ${names.join(",")}`);
+    throw new Error(
+      `${label}: the header ${table.header.join(",")} is not the Table Schema's fields ${names.join(",")}`,
+    );
   }
   const columns = schema.fields.map((field, i) =>
     column(

@@ -76,7 +76,10 @@ export class Layout {
   }
 
   /** Wrapped text; `marker` (a bullet) hangs in the indent before the first line. */
-  text(text: string, options: { size?: number; bold?: boolean; color?: RGB; indent?: number; marker?: string } = {}): void {
+  text(
+    text: string,
+    options: { size?: number; bold?: boolean; color?: RGB; indent?: number; marker?: string } = {},
+  ): void {
     const size = options.size ?? SIZE.body;
     const font = options.bold ? this.bold : this.font;
     const indent = options.indent ?? 0;
@@ -84,7 +87,8 @@ export class Layout {
       this.ensure(size * LEADING);
       this.y -= size * LEADING;
       const y = this.y + size * 0.3;
-      if (i === 0 && options.marker) this.page.drawText(options.marker, { x: MARGIN + indent - 10, y, size, font, color: options.color ?? BLACK });
+      if (i === 0 && options.marker)
+        this.page.drawText(options.marker, { x: MARGIN + indent - 10, y, size, font, color: options.color ?? BLACK });
       this.page.drawText(line, { x: MARGIN + indent, y, size, font, color: options.color ?? BLACK });
     });
   }
@@ -114,11 +118,19 @@ export class Layout {
     const size = SIZE.small + 1;
     const pad = 8;
     const line = size * LEADING;
-    const cellsOf = (cells: readonly string[], font: PDFFont) => columns.map((_, i) => winAnsiText(cells[i] ?? "", font));
-    const header = cellsOf(columns.map((c) => c.title), this.bold);
+    const cellsOf = (cells: readonly string[], font: PDFFont) =>
+      columns.map((_, i) => winAnsiText(cells[i] ?? "", font));
+    const header = cellsOf(
+      columns.map((c) => c.title),
+      this.bold,
+    );
     const body = rows.map((r) => cellsOf(r, this.font));
-    const widths = columns.map((_, i) =>
-      Math.max(this.bold.widthOfTextAtSize(header[i]!, size), ...body.map((r) => this.font.widthOfTextAtSize(r[i]!, size))) + pad,
+    const widths = columns.map(
+      (_, i) =>
+        Math.max(
+          this.bold.widthOfTextAtSize(header[i]!, size),
+          ...body.map((r) => this.font.widthOfTextAtSize(r[i]!, size)),
+        ) + pad,
     );
     // Shrink the widest column until everything fits (never below a quarter of the width).
     for (let guard = 0; widths.reduce((a, b) => a + b, 0) > CONTENT_WIDTH && guard < 200; guard++) {
@@ -140,7 +152,13 @@ export class Layout {
         });
       });
       this.y -= height;
-      if (isHeader) this.page.drawLine({ start: { x: MARGIN, y: this.y + 1 }, end: { x: MARGIN + widths.reduce((a, b) => a + b, 0) - pad, y: this.y + 1 }, thickness: 0.5, color: LIGHT });
+      if (isHeader)
+        this.page.drawLine({
+          start: { x: MARGIN, y: this.y + 1 },
+          end: { x: MARGIN + widths.reduce((a, b) => a + b, 0) - pad, y: this.y + 1 },
+          thickness: 0.5,
+          color: LIGHT,
+        });
     };
     this.ensure(2 * line); // never a header alone at the foot of a page
     drawRow(header, this.bold, true);

@@ -33,7 +33,7 @@ function fontsOf(bytes: Uint8Array): PdfFont[] {
   for (const m of raw.matchAll(/(\d+) 0 obj\n([\s\S]*?)\nendobj/g)) objects.set(Number(m[1]), m[2]!);
   const ref = (dict: string, key: string) => {
     const m = new RegExp(`/${key} (\\d+) 0 R`).exec(dict) ?? new RegExp(`/${key} \\[ (\\d+) 0 R \\]`).exec(dict);
-    return m ? objects.get(Number(m[1])) ?? "" : "";
+    return m ? (objects.get(Number(m[1])) ?? "") : "";
   };
   const fonts: PdfFont[] = [];
   for (const dict of objects.values()) {
@@ -50,5 +50,10 @@ export async function readPdf(bytes: Uint8Array): Promise<PdfReading> {
   // pdf.js takes ownership of (detaches) the buffer it is given: hand it copies.
   const { text } = await extractText(await getDocumentProxy(bytes.slice()), { mergePages: false });
   const { info } = await getMeta(await getDocumentProxy(bytes.slice()));
-  return { pages: text, flat: text.join(" ").replace(/\s+/g, " "), info: info as Record<string, unknown>, fonts: fontsOf(bytes) };
+  return {
+    pages: text,
+    flat: text.join(" ").replace(/\s+/g, " "),
+    info: info as Record<string, unknown>,
+    fonts: fontsOf(bytes),
+  };
 }

@@ -24,7 +24,11 @@ describe("deterministic synchronous PDF", () => {
   it("writes exactly what pdf-lib's own save writes", async () => {
     const pdf = build();
     const sync = pdf.bytes();
-    const viaPdfLib = await pdf.doc.save({ useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
+    const viaPdfLib = await pdf.doc.save({
+      useObjectStreams: false,
+      addDefaultPage: false,
+      updateFieldAppearances: false,
+    });
     expect(Buffer.from(sync).equals(Buffer.from(viaPdfLib))).toBe(true);
   });
 
@@ -53,10 +57,23 @@ describe("deterministic synchronous PDF", () => {
 
 describe("embedded fonts", () => {
   const make = () => {
-    const pdf = new PdfBuilder({ title: "T", subject: "S", author: "A", creator: "C", keywords: [], date: new Date("2025-12-20T12:00:00.000Z"), idSeed: "x" });
+    const pdf = new PdfBuilder({
+      title: "T",
+      subject: "S",
+      author: "A",
+      creator: "C",
+      keywords: [],
+      date: new Date("2025-12-20T12:00:00.000Z"),
+      idSeed: "x",
+    });
     const { regular, bold } = bodyFonts(pdf);
     const page = pdf.doc.addPage([300, 200]);
-    page.drawText(winAnsiText("3,558,171.52 MIC — FOR-GOVERNMENTS ≥ 95%", regular), { x: 10, y: 100, size: 9, font: regular });
+    page.drawText(winAnsiText("3,558,171.52 MIC — FOR-GOVERNMENTS ≥ 95%", regular), {
+      x: 10,
+      y: 100,
+      size: 9,
+      font: regular,
+    });
     page.drawText("Heading", { x: 10, y: 150, size: 14, font: bold });
     return pdf.bytes();
   };

@@ -43,7 +43,11 @@ export interface PdfMetadata {
 /** The fonts the builder can use: WinAnsi-encoded standard fonts (not Symbol or ZapfDingbats). */
 export type TextFont = Exclude<StandardFonts, StandardFonts.Symbol | StandardFonts.ZapfDingbats>;
 
-type PdfDocumentConstructor = new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
+type PdfDocumentConstructor = new (
+  context: PDFContext,
+  ignoreEncryption: boolean,
+  updateMetadata: boolean,
+) => PDFDocument;
 
 export class PdfBuilder {
   readonly doc: PDFDocument;
@@ -90,7 +94,11 @@ export class PdfBuilder {
     const tag = [...digest.subarray(0, 6)].map((b) => String.fromCharCode(65 + (b % 26))).join("");
     // What PDFDocument.embedFont(bytes, { subset: true, customName }) does, without the Promise
     // (fontkit.create is synchronous; pdf-lib's `for` only wraps it).
-    const Embedder = CustomFontSubsetEmbedder as unknown as new (font: unknown, data: Uint8Array, customName: string) => CustomFontSubsetEmbedder;
+    const Embedder = CustomFontSubsetEmbedder as unknown as new (
+      font: unknown,
+      data: Uint8Array,
+      customName: string,
+    ) => CustomFontSubsetEmbedder;
     const embedder = new Embedder(parsedFont(bytes), bytes, `${tag}+${name}`);
     const font = PDFFont.of(this.doc.context.nextRef(), this.doc, embedder);
     this.embedded.push({ font, embedder });
@@ -102,7 +110,10 @@ export class PdfBuilder {
     const context = this.doc.context;
     // PDFFont.embed → StandardFontEmbedder.embedIntoContext: the font dictionary at the font's ref.
     for (const font of this.fonts.values()) {
-      context.assign(font.ref, context.obj({ Type: "Font", Subtype: "Type1", BaseFont: font.name, Encoding: "WinAnsiEncoding" }));
+      context.assign(
+        font.ref,
+        context.obj({ Type: "Font", Subtype: "Type1", BaseFont: font.name, Encoding: "WinAnsiEncoding" }),
+      );
     }
     for (const { font, embedder } of this.embedded) embedSubset(context, font.ref, embedder);
     // PDFWriter.computeBufferSize + serializeToBuffer.
@@ -250,7 +261,8 @@ function parsedFont(bytes: Uint8Array): ParsedFont {
     const shaped = new Map<string, ReturnType<typeof layout>>();
     font.layout = ((text: string, ...rest: unknown[]) => {
       // Only the default shaping, which is all pdf-lib asks for, is kept.
-      if (rest.some((r) => r !== undefined)) return (layout as (...a: unknown[]) => ReturnType<typeof layout>)(text, ...rest);
+      if (rest.some((r) => r !== undefined))
+        return (layout as (...a: unknown[]) => ReturnType<typeof layout>)(text, ...rest);
       let run = shaped.get(text);
       if (!run) {
         if (shaped.size >= SHAPED_STRINGS_KEPT) shaped.clear();
@@ -269,7 +281,8 @@ function parsedFont(bytes: Uint8Array): ParsedFont {
  * package, SIL Open Font License 1.1 (node_modules/@fontsource/inter/LICENSE).
  */
 export function interFontFiles(): { regular: Uint8Array; bold: Uint8Array } {
-  const file = (weight: number) => readFileSync(requireFromHere.resolve(`@fontsource/inter/files/inter-latin-${weight}-normal.woff`));
+  const file = (weight: number) =>
+    readFileSync(requireFromHere.resolve(`@fontsource/inter/files/inter-latin-${weight}-normal.woff`));
   return { regular: file(400), bold: file(700) };
 }
 
@@ -285,7 +298,14 @@ interface SubsetInternals {
   baseFontName: string;
   scale: number;
   subset: { encode(stream: unknown): void; encodeStream(): { constructor: new () => EncodeSink } };
-  font: { italicAngle: number; ascent: number; descent: number; capHeight: number; xHeight: number; bbox: { minX: number; minY: number; maxX: number; maxY: number } };
+  font: {
+    italicAngle: number;
+    ascent: number;
+    descent: number;
+    capHeight: number;
+    xHeight: number;
+    bbox: { minX: number; minY: number; maxX: number; maxY: number };
+  };
   isCFF(): boolean;
   computeWidths(): unknown[];
   embedUnicodeCmap(context: PDFContext): PDFRef;
@@ -322,7 +342,9 @@ function embedSubset(context: PDFContext, ref: PDFRef, embedder: CustomFontSubse
   const e = embedder as unknown as SubsetInternals;
   e.baseFontName = e.customName;
   const cff = e.isCFF();
-  const fontFile = context.register(context.flateStream(subsetBytes(e.subset), cff ? { Subtype: "CIDFontType0C" } : {}));
+  const fontFile = context.register(
+    context.flateStream(subsetBytes(e.subset), cff ? { Subtype: "CIDFontType0C" } : {}),
+  );
   const { italicAngle, ascent, descent, capHeight, xHeight, bbox } = e.font;
   const scale = e.scale;
   const descriptor = context.register(
@@ -354,6 +376,13 @@ function embedSubset(context: PDFContext, ref: PDFRef, embedder: CustomFontSubse
   const toUnicode = e.embedUnicodeCmap(context);
   context.assign(
     ref,
-    context.obj({ Type: "Font", Subtype: "Type0", BaseFont: e.baseFontName, Encoding: "Identity-H", DescendantFonts: [cidFont], ToUnicode: toUnicode }),
+    context.obj({
+      Type: "Font",
+      Subtype: "Type0",
+      BaseFont: e.baseFontName,
+      Encoding: "Identity-H",
+      DescendantFonts: [cidFont],
+      ToUnicode: toUnicode,
+    }),
   );
 }

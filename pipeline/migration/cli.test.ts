@@ -18,9 +18,15 @@ afterAll(cleanup);
 
 const key = generateKeyPair("ed25519");
 const other = generateKeyPair("ed25519");
-const env = (secret = key.secretKey): NodeJS.ProcessEnv => ({ DATASET_SIGNING_KEY: secret, STATE_DIR: join(root, "state") });
+const env = (secret = key.secretKey): NodeJS.ProcessEnv => ({
+  DATASET_SIGNING_KEY: secret,
+  STATE_DIR: join(root, "state"),
+});
 
-async function run(args: string[], e: NodeJS.ProcessEnv = env()): Promise<{ code: number; out: string[]; err: string[] }> {
+async function run(
+  args: string[],
+  e: NodeJS.ProcessEnv = env(),
+): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
   const io: Io = { out: (l) => out.push(l), err: (l) => err.push(l), env: e };
@@ -58,7 +64,10 @@ describe("npm run migration -- snapshot", () => {
     for (const l of lines) expect(canonicalize(JSON.parse(l))).toBe(l);
     expect(JSON.parse(lines[0]!).balance_shards).toBe("1005000");
     expect(JSON.parse(lines[4]!).balance_shards).toBe("9223372036854775807");
-    const mismatches = readFileSync(join(out, "mismatches.jsonl"), "utf8").split("\n").slice(0, -1).map((l) => JSON.parse(l));
+    const mismatches = readFileSync(join(out, "mismatches.jsonl"), "utf8")
+      .split("\n")
+      .slice(0, -1)
+      .map((l) => JSON.parse(l));
     expect(mismatches.map((m) => [m.address, m.reason])).toEqual([
       ["legacy-1", "too-precise"],
       ["dup", "duplicate-address"],
@@ -67,7 +76,9 @@ describe("npm run migration -- snapshot", () => {
       ["nan", "not-a-number"],
     ]);
     expect(mismatches[4].input).toBe('{"address":"nan","balance_gic":NaN}');
-    expect(readFileSync(join(out, "checkpoint"), "utf8")).toMatch(/^integrity-platform\.example\/migration\/v1-v2\n5\n[A-Za-z0-9+/]{43}=\n\n— integrity-platform\.example\/datasets /);
+    expect(readFileSync(join(out, "checkpoint"), "utf8")).toMatch(
+      /^integrity-platform\.example\/migration\/v1-v2\n5\n[A-Za-z0-9+/]{43}=\n\n— integrity-platform\.example\/datasets /,
+    );
   });
 
   it("refuses to overwrite a published snapshot", async () => {
@@ -88,14 +99,27 @@ describe("prove and verify", () => {
     expect(r.out).toHaveLength(1);
     const proof = JSON.parse(r.out[0]!);
     expect(Object.keys(proof)).toEqual(["index", "tree_size", "leaf", "proof"]);
-    expect(proof).toMatchObject({ index: 2, tree_size: 5, leaf: '{"address":"HERMES","balance_shards":"100000000","v1_balance_gic":"1E2"}' });
+    expect(proof).toMatchObject({
+      index: 2,
+      tree_size: 5,
+      leaf: '{"address":"HERMES","balance_shards":"100000000","v1_balance_gic":"1E2"}',
+    });
     const root = Buffer.from(readFileSync(join(out, "checkpoint"), "utf8").split("\n")[2]!, "base64");
-    expect(verifyInclusion(leafHashOfText(proof.leaf), proof.index, proof.tree_size, proof.proof.map((h: string) => Buffer.from(h, "base64")), root)).toBe(true);
+    expect(
+      verifyInclusion(
+        leafHashOfText(proof.leaf),
+        proof.index,
+        proof.tree_size,
+        proof.proof.map((h: string) => Buffer.from(h, "base64")),
+        root,
+      ),
+    ).toBe(true);
     expect((await run(["prove", "--dir", out, "--address", "dup"])).code).toBe(1);
   });
 
   it("verify exits 0 when leaf, proof and signature verify", async () => {
-    for (const address of ["ATLAS", "AURORA", "HERMES", "ZETA", "big"]) expect((await run(["verify", "--dir", out, "--address", address])).code, address).toBe(0);
+    for (const address of ["ATLAS", "AURORA", "HERMES", "ZETA", "big"])
+      expect((await run(["verify", "--dir", out, "--address", address])).code, address).toBe(0);
     expect((await run(["verify", "--dir", out])).code).toBe(0);
     expect((await run(["verify", "--dir", out, "--address", "dup"])).code).toBe(1);
   });
@@ -104,7 +128,10 @@ describe("prove and verify", () => {
     const variants: [string, (dir: string) => void][] = [
       ["the leaf", (d) => edit(join(d, "snapshot.jsonl"), '"1005000"', '"1005001"')],
       ["another leaf", (d) => edit(join(d, "snapshot.jsonl"), '"100000000"', '"100000001"')],
-      ["the checkpoint's root", (d) => edit(join(d, "checkpoint"), /\n5\n(.)/, (_m, c: string) => `\n5\n${c === "A" ? "B" : "A"}`)],
+      [
+        "the checkpoint's root",
+        (d) => edit(join(d, "checkpoint"), /\n5\n(.)/, (_m, c: string) => `\n5\n${c === "A" ? "B" : "A"}`),
+      ],
       ["the checkpoint's size", (d) => edit(join(d, "checkpoint"), "\n5\n", "\n6\n")],
     ];
     for (const [what, damage] of variants) {
@@ -137,7 +164,15 @@ describe("prove and verify", () => {
     mkdirSync(join(forged, "keys"), { recursive: true });
     writeFileSync(join(forged, "keys", "datasets.vkey"), `${vkey}\n`);
     expect((await run(["verify", "--dir", forged, "--address", "ATLAS"])).code).toBe(1);
-    const pointed = await run(["verify", "--dir", forged, "--address", "ATLAS", "--key", join(forged, "keys", "datasets.vkey")]);
+    const pointed = await run([
+      "verify",
+      "--dir",
+      forged,
+      "--address",
+      "ATLAS",
+      "--key",
+      join(forged, "keys", "datasets.vkey"),
+    ]);
     expect(pointed.code).toBe(1);
     expect(pointed.err.join("\n")).toMatch(/inside/);
     // The same key given from outside is the caller's choice: then it verifies.
@@ -145,7 +180,9 @@ describe("prove and verify", () => {
     copyFileSync(join(forged, "datasets.vkey"), outside);
     expect((await run(["verify", "--dir", forged, "--address", "ATLAS", "--key", outside])).code).toBe(0);
     // Without DATASET_SIGNING_KEY, the published data/keys/datasets.vkey is the trust root.
-    expect((await run(["verify", "--dir", forged, "--address", "ATLAS"], { STATE_DIR: join(root, "state") })).code).toBe(1);
+    expect(
+      (await run(["verify", "--dir", forged, "--address", "ATLAS"], { STATE_DIR: join(root, "state") })).code,
+    ).toBe(1);
   });
 });
 
@@ -155,7 +192,10 @@ describe("the 24-hour review", () => {
     cpSync(out, dir, { recursive: true });
     const first = readFileSync(join(dir, "checkpoint"), "utf8");
     const corrections = join(root, "corrections.jsonl");
-    writeFileSync(corrections, '{"address":"dup","balance_shards":"2000000","note":"ticket 1: the later line"}\n{"address":"legacy-1","balance_shards":"0","note":"ticket 2: below one shard, written off"}\n');
+    writeFileSync(
+      corrections,
+      '{"address":"dup","balance_shards":"2000000","note":"ticket 1: the later line"}\n{"address":"legacy-1","balance_shards":"0","note":"ticket 2: below one shard, written off"}\n',
+    );
     const r = await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T18:00:00Z"]);
     expect(r.code).toBe(0);
     expect(r.out.join("\n")).toContain("tree 5 → 7 leaves");
@@ -163,7 +203,10 @@ describe("the 24-hour review", () => {
     expect(readFileSync(join(dir, "checkpoint"), "utf8")).not.toBe(first);
     expect((await run(["verify", "--dir", dir])).code).toBe(0);
     expect((await run(["verify", "--dir", dir, "--address", "dup"])).code).toBe(0);
-    expect(JSON.parse((await run(["prove", "--dir", dir, "--address", "dup"])).out[0]!)).toMatchObject({ index: 5, tree_size: 7 });
+    expect(JSON.parse((await run(["prove", "--dir", dir, "--address", "dup"])).out[0]!)).toMatchObject({
+      index: 5,
+      tree_size: 7,
+    });
     // A rewritten history no longer verifies: the consistency proof does not hold.
     edit(join(dir, "corrections.jsonl"), "ticket 1", "ticket 9");
     expect((await run(["verify", "--dir", dir])).code).toBe(1);
@@ -174,15 +217,23 @@ describe("the 24-hour review", () => {
     cpSync(out, dir, { recursive: true });
     const corrections = join(root, "c2.jsonl");
     writeFileSync(corrections, '{"address":"dup","balance_shards":"2000000","note":"late"}\n');
-    expect((await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-02T00:00:00Z"])).code).toBe(1);
+    expect(
+      (await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-02T00:00:00Z"])).code,
+    ).toBe(1);
     writeFileSync(corrections, '{"address":"dup","balance_shards":"2.5","note":"not shards"}\n');
-    expect((await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T01:00:00Z"])).code).toBe(1);
+    expect(
+      (await run(["correct", "--dir", dir, "--corrections", corrections, "--at", "2025-12-01T01:00:00Z"])).code,
+    ).toBe(1);
   });
 });
 
 describe("through npm, as an outside check runs it", () => {
   it("prove and verify", async () => {
-    const npm = (args: string[]) => spawnSync("npm", ["run", "-s", "migration", "--", ...args], { encoding: "utf8", env: { ...process.env, ...env() } });
+    const npm = (args: string[]) =>
+      spawnSync("npm", ["run", "-s", "migration", "--", ...args], {
+        encoding: "utf8",
+        env: { ...process.env, ...env() },
+      });
     const prove = npm(["prove", "--dir", out, "--address", "ZETA"]);
     expect(prove.status).toBe(0);
     expect(JSON.parse(prove.stdout.trim())).toMatchObject({ tree_size: 5, index: 3 });

@@ -49,7 +49,6 @@ const USAGE = `usage: npm run migration -- <command>
 
 export const SAMPLE_V1_EXPORT = "data/sources/migration/v1-balances.jsonl";
 
-
 export interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
@@ -61,7 +60,8 @@ const defaultIo: Io = { out: (l) => console.log(l), err: (l) => console.error(l)
 function instant(value: string | undefined, fallback: string): string {
   if (value === undefined) return fallback;
   const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || !Number.isFinite(ms)) throw new UsageError(`--at must be an ISO 8601 instant, got "${value}"`);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || !Number.isFinite(ms))
+    throw new UsageError(`--at must be an ISO 8601 instant, got "${value}"`);
   return new Date(ms).toISOString();
 }
 
@@ -85,7 +85,15 @@ function snapshot(v: Record<string, string | undefined>, io: Io): number {
   io.out(`snapshot of ${file} at ${summary.snapshot_at} (review until ${summary.review_ends}) → ${dir}`);
   io.out(`  lines read:  ${summary.input.lines}`);
   io.out(`  converted:   ${summary.converted} addresses`);
-  io.out(`  mismatches:  ${summary.mismatches}${summary.mismatches ? ` (${MISMATCH_REASONS.filter((r) => summary.mismatches_by_reason[r] > 0).map((r) => `${r} ${summary.mismatches_by_reason[r]}`).join(", ")})` : ""} → ${dir}/mismatches.jsonl`);
+  io.out(
+    `  mismatches:  ${summary.mismatches}${
+      summary.mismatches
+        ? ` (${MISMATCH_REASONS.filter((r) => summary.mismatches_by_reason[r] > 0)
+            .map((r) => `${r} ${summary.mismatches_by_reason[r]}`)
+            .join(", ")})`
+        : ""
+    } → ${dir}/mismatches.jsonl`,
+  );
   io.out(`  total v1:    ${summary.total_v1_balance_gic} GIC (exact sum of the converted lines' balance_gic)`);
   io.out(`  total v2:    ${summary.total_balance_shards} shards`);
   io.out(`  verified:    every converted balance's shards / 1,000,000 equals its v1 value; the totals agree`);
@@ -100,14 +108,16 @@ function prove(v: Record<string, string | undefined>, io: Io): number {
   const address = need(v.address, "--address");
   const state = readMigrationDir(dir);
   const checkpoint = checkpointOfNote(state.checkpoint);
-  if (state.leaves.length !== checkpoint.size) throw new Error(`${dir} holds ${state.leaves.length} leaves, its checkpoint ${checkpoint.size}`);
+  if (state.leaves.length !== checkpoint.size)
+    throw new Error(`${dir} holds ${state.leaves.length} leaves, its checkpoint ${checkpoint.size}`);
   const index = indexLeaves(state.leaves).get(address);
   if (index === undefined) {
     io.err(`migration: ${address} is not in the snapshot of ${dir} (see mismatches.jsonl)`);
     return 1;
   }
   const tree = LeafTree.fromTexts(state.leaves);
-  if (!Buffer.from(tree.rootHash()).equals(Buffer.from(checkpoint.rootHash))) throw new Error(`${dir}: the leaves do not hash to the checkpoint's root`);
+  if (!Buffer.from(tree.rootHash()).equals(Buffer.from(checkpoint.rootHash)))
+    throw new Error(`${dir}: the leaves do not hash to the checkpoint's root`);
   const p = proveLeaf(tree, state.leaves, index);
   io.out(JSON.stringify({ index: p.index, tree_size: p.tree_size, leaf: p.leaf, proof: p.proof }));
   return 0;
@@ -115,14 +125,23 @@ function prove(v: Record<string, string | undefined>, io: Io): number {
 
 function verify(v: Record<string, string | undefined>, io: Io): number {
   const dir = need(v.dir, "--dir");
-  const trust = trustedDatasetKeys({ ...(v.key !== undefined ? { key: v.key } : {}), dir, env: io.env, stateDir: stateDir(io.env) });
+  const trust = trustedDatasetKeys({
+    ...(v.key !== undefined ? { key: v.key } : {}),
+    dir,
+    env: io.env,
+    stateDir: stateDir(io.env),
+  });
   let proof: LeafProof | undefined;
   if (v.proof !== undefined) {
     if (v.address === undefined) throw new UsageError("--proof needs --address");
     proof = JSON.parse(readFileSync(v.proof, "utf8")) as LeafProof;
   }
-  const report = verifyMigrationDir(dir, trust.keys, { ...(v.address !== undefined ? { address: v.address } : {}), ...(proof ? { proof } : {}) });
-  for (const step of report.steps) (step.ok ? io.out : io.err)(`  ${step.ok ? "ok  " : "FAIL"} ${step.name}: ${step.detail}`);
+  const report = verifyMigrationDir(dir, trust.keys, {
+    ...(v.address !== undefined ? { address: v.address } : {}),
+    ...(proof ? { proof } : {}),
+  });
+  for (const step of report.steps)
+    (step.ok ? io.out : io.err)(`  ${step.ok ? "ok  " : "FAIL"} ${step.name}: ${step.detail}`);
   if (!report.ok) {
     io.err(`migration verify: FAILED (${report.code}) — trusted keys from ${trust.source}`);
     return 1;
@@ -145,7 +164,8 @@ function correct(v: Record<string, string | undefined>, io: Io): number {
     const parsed = MigrationCorrectionInput.safeParse(value);
     if (!parsed.success) throw new Error(`${file}:${i + 1}: ${formatIssues(parsed.error.issues, "(line)")}`);
     const shards = BigInt(parsed.data.balance_shards);
-    if (shards > MAX_BALANCE_SHARDS) throw new Error(`${file}:${i + 1}: balance_shards is above the maximum ${MAX_BALANCE_SHARDS}`);
+    if (shards > MAX_BALANCE_SHARDS)
+      throw new Error(`${file}:${i + 1}: balance_shards is above the maximum ${MAX_BALANCE_SHARDS}`);
     return { address: parsed.data.address, shards, note: parsed.data.note };
   });
   const state = readMigrationDir(dir);
@@ -154,7 +174,9 @@ function correct(v: Record<string, string | undefined>, io: Io): number {
   const { consistency, tree } = appendReviewRound(dir, { at, corrections, signer: key });
   io.out(`review round at ${at}: ${corrections.length} correction(s) appended to ${dir}`);
   io.out(`  tree ${consistency.old_size} → ${consistency.new_size} leaves, root ${formatDigest(tree.rootHash())}`);
-  io.out(`  consistency proof (${consistency.proof.length} hashes) → ${dir}/consistency.jsonl; previous checkpoint kept in ${dir}/checkpoints/${consistency.old_size}`);
+  io.out(
+    `  consistency proof (${consistency.proof.length} hashes) → ${dir}/consistency.jsonl; previous checkpoint kept in ${dir}/checkpoints/${consistency.old_size}`,
+  );
   return 0;
 }
 
@@ -172,7 +194,10 @@ async function sampleV1(v: Record<string, string | undefined>, io: Io): Promise<
   return 0;
 }
 
-const COMMANDS: Record<string, { flags: string[]; run: (v: Record<string, string | undefined>, io: Io) => number | Promise<number> }> = {
+const COMMANDS: Record<
+  string,
+  { flags: string[]; run: (v: Record<string, string | undefined>, io: Io) => number | Promise<number> }
+> = {
   snapshot: { flags: ["v1", "out", "at"], run: snapshot },
   prove: { flags: ["dir", "address"], run: prove },
   verify: { flags: ["dir", "address", "proof", "key"], run: verify },

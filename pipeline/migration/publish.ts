@@ -11,7 +11,16 @@
  * must equal what the sources give; checkpoints are compared by their signed text, not their
  * signatures (a fresh clone signs with another development key).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -50,10 +59,14 @@ export interface PublishMigrationReport {
   differences: string[];
 }
 
-const RESOURCE_INFO: Record<string, { title: string; description: string; mediatype: string; format: string; schema?: string }> = {
+const RESOURCE_INFO: Record<
+  string,
+  { title: string; description: string; mediatype: string; format: string; schema?: string }
+> = {
   [MIGRATION_FILES.snapshot]: {
     title: "Snapshot leaves",
-    description: "One converted balance per line, sorted by address: the JCS of {address, balance_shards, v1_balance_gic}; each line's bytes are an RFC 9162 leaf.",
+    description:
+      "One converted balance per line, sorted by address: the JCS of {address, balance_shards, v1_balance_gic}; each line's bytes are an RFC 9162 leaf.",
     mediatype: "application/jsonl",
     format: "jsonl",
     schema: "migration-leaf",
@@ -67,7 +80,8 @@ const RESOURCE_INFO: Record<string, { title: string; description: string; mediat
   },
   [MIGRATION_FILES.mismatches]: {
     title: "Mismatch report",
-    description: "Every v1 line that could not be converted exactly: {address, input, line, reason}; nothing rounded, nothing dropped.",
+    description:
+      "Every v1 line that could not be converted exactly: {address, input, line, reason}; nothing rounded, nothing dropped.",
     mediatype: "application/jsonl",
     format: "jsonl",
     schema: "migration-mismatch",
@@ -87,7 +101,8 @@ const RESOURCE_INFO: Record<string, { title: string; description: string; mediat
   },
   [MIGRATION_FILES.checkpoint]: {
     title: "Checkpoint",
-    description: "The newest C2SP signed checkpoint over snapshot.jsonl followed by corrections.jsonl, signed with the dataset key.",
+    description:
+      "The newest C2SP signed checkpoint over snapshot.jsonl followed by corrections.jsonl, signed with the dataset key.",
     mediatype: "text/plain",
     format: "txt",
   },
@@ -167,7 +182,12 @@ function build(dir: string, sources: Record<string, Uint8Array>, signer: NoteSig
   const exportBytes = sources[MIGRATION_SOURCE]!;
   writeSnapshot(dir, { exportBytes, at: SNAPSHOT_AT, signer });
   const corrections = sources[MIGRATION_CORRECTIONS_SOURCE];
-  if (corrections) appendReviewRound(dir, { at: SAMPLE_REVIEW_AT, corrections: readCorrections(corrections, MIGRATION_CORRECTIONS_SOURCE), signer });
+  if (corrections)
+    appendReviewRound(dir, {
+      at: SAMPLE_REVIEW_AT,
+      corrections: readCorrections(corrections, MIGRATION_CORRECTIONS_SOURCE),
+      signer,
+    });
 }
 
 /** The signed text of a note (what its signatures cover). */
@@ -195,7 +215,8 @@ function differencesFromSources(sources: Record<string, Uint8Array>, dest: strin
       for (const f of new Set([...expected, ...actual])) {
         const a = join(scratch, "m", f);
         const b = join(dest, f);
-        if (!existsSync(a) || !existsSync(b)) differences.push(`${join(dest, f)}: ${existsSync(a) ? "missing" : "not produced by the sources"}`);
+        if (!existsSync(a) || !existsSync(b))
+          differences.push(`${join(dest, f)}: ${existsSync(a) ? "missing" : "not produced by the sources"}`);
         else {
           const signed = f === MIGRATION_FILES.checkpoint || f.startsWith(`${MIGRATION_FILES.checkpoints}/`);
           const x = readFileSync(a, "utf8");
@@ -235,21 +256,30 @@ export function publishMigration(o: PublishMigrationOptions): PublishMigrationRe
   }
   // Nothing to sign when the published folder is current and verifies: a clone without the team's
   // signing key (npm start on a fresh checkout) publishes nothing and needs no key.
-  if (existsSync(dest) && existsSync(keysPath) && differencesFromSources(sources, dest, keysPath).length === 0 && manifestCurrent(dest, sources)) {
+  if (
+    existsSync(dest) &&
+    existsSync(keysPath) &&
+    differencesFromSources(sources, dest, keysPath).length === 0 &&
+    manifestCurrent(dest, sources)
+  ) {
     o.log(`migration: ${dest} unchanged`);
     return { ok: true, status: "unchanged", differences: [] };
   }
 
   const signer = o.signingKey();
   const trust = ensureTrustedKey(keysPath, signer, o.trustNewKey ?? false);
-  if (trust.action !== "present") o.log(`migration: ${trust.action === "created" ? "created" : "added the signing key to"} ${keysPath}`);
+  if (trust.action !== "present")
+    o.log(`migration: ${trust.action === "created" ? "created" : "added the signing key to"} ${keysPath}`);
   const staging = mkdtempSync(join(o.dataDir, ".migration-"));
   try {
     build(staging, sources, signer);
     const created = SNAPSHOT_AT;
     const manifest = migrationManifest(staging, sources, created);
     writeFileSync(join(staging, MIGRATION_MANIFEST), manifest);
-    writeFileSync(join(staging, MIGRATION_MANIFEST + SIGNATURE_SUFFIX), signPackageManifest(MIGRATION_AREA, manifest, signer));
+    writeFileSync(
+      join(staging, MIGRATION_MANIFEST + SIGNATURE_SUFFIX),
+      signPackageManifest(MIGRATION_AREA, manifest, signer),
+    );
     const same =
       existsSync(dest) &&
       [...listFiles(staging), MIGRATION_MANIFEST, MIGRATION_MANIFEST + SIGNATURE_SUFFIX].every(
@@ -262,7 +292,9 @@ export function publishMigration(o: PublishMigrationOptions): PublishMigrationRe
     }
     rmSync(dest, { recursive: true, force: true });
     renameSync(staging, dest);
-    o.log(`migration: wrote ${dest} (snapshot of data/sources/${MIGRATION_SOURCE}${sources[MIGRATION_CORRECTIONS_SOURCE] ? ` and one review round at ${SAMPLE_REVIEW_AT}` : ""})`);
+    o.log(
+      `migration: wrote ${dest} (snapshot of data/sources/${MIGRATION_SOURCE}${sources[MIGRATION_CORRECTIONS_SOURCE] ? ` and one review round at ${SAMPLE_REVIEW_AT}` : ""})`,
+    );
     return { ok: true, status: "written", differences: [] };
   } finally {
     rmSync(staging, { recursive: true, force: true });

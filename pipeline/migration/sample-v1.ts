@@ -62,7 +62,9 @@ export function sampleV1Export(entries: Iterable<LedgerEntry>, snapshotAt = SNAP
     if (!balances.has(m.address)) accounts.push(m.address);
     applyMovement(balances, m);
   }
-  const ledgerLines = accounts.map((address) => JSON.stringify({ address, balance_gic: Number(balances.get(address)!.available) / 1e6 }));
+  const ledgerLines = accounts.map((address) =>
+    JSON.stringify({ address, balance_gic: Number(balances.get(address)!.available) / 1e6 }),
+  );
   // One legacy line after every third ledger account, the rest at the end.
   const lines: string[] = [];
   let legacy = 0;

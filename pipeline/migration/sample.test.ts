@@ -25,7 +25,7 @@ import { sampleV1Export } from "./sample-v1.ts";
 import { verifyMigrationDir } from "../../store/migration-verify-dir.ts";
 
 const sample = sampleOptions("data");
-const ledger = await openLedgerStore({ path: ":memory:",  origin: "sample-test" });
+const ledger = await openLedgerStore({ path: ":memory:", origin: "sample-test" });
 afterAll(async () => await ledger.close());
 let batch: NewEvent[] = [];
 for (const event of simulate({ seed: sample.seed, size: sample.size, now: new Date(sample.now) })) {
@@ -36,7 +36,7 @@ for (const event of simulate({ seed: sample.seed, size: sample.size, now: new Da
   }
 }
 await ledger.append(batch);
-const entries = (await Array.fromAsync(ledger.entries()));
+const entries = await Array.fromAsync(ledger.entries());
 
 describe("the SAMPLE v1 export", () => {
   it("is what the sample ledger gives (npm run migration -- sample-v1)", async () => {
@@ -68,7 +68,14 @@ describe("the published verification tree (data/migration/)", () => {
       ["leaves", true],
       ["manifest", true],
     ]);
-    const check = publishMigration({ dataDir: "data", check: true, log: () => {}, signingKey: () => { throw new Error("check signs nothing"); } });
+    const check = publishMigration({
+      dataDir: "data",
+      check: true,
+      log: () => {},
+      signingKey: () => {
+        throw new Error("check signs nothing");
+      },
+    });
     expect(check.differences).toEqual([]);
     expect(check.ok).toBe(true);
   });
@@ -102,13 +109,15 @@ describe("the live supply", () => {
   });
 
   it("grows incrementally with the ledger and equals the pipeline's figures at every size", async () => {
-    const growing = await openLedgerStore({ path: ":memory:",  origin: "sample-test-live" });
+    const growing = await openLedgerStore({ path: ":memory:", origin: "sample-test-live" });
     try {
       const follower = new ProjectionFollower(growing);
       for (const size of [1, 100, 2_500, 5_000, entries.length]) {
         const from = await growing.size();
         await growing.append(entries.slice(from, size).map((e) => ({ type: e.type, payload: e.payload, ts: e.ts })));
-        expect(supplyFigures(await follower.at(supplyProjection, await growing.size())), `at ${size}`).toEqual(supplyFigures(factsOf(entries.slice(0, size)).supply));
+        expect(supplyFigures(await follower.at(supplyProjection, await growing.size())), `at ${size}`).toEqual(
+          supplyFigures(factsOf(entries.slice(0, size)).supply),
+        );
         expect(follower.watermark(supplyProjection)).toBe(size);
       }
     } finally {
@@ -131,8 +140,17 @@ describe("publishing data/migration", () => {
     const { join } = await import("node:path");
     const data = mkdtempSync(join(tmpdir(), "migration-publish-"));
     try {
-      for (const part of ["sources/migration", "migration", "keys"]) cpSync(join("data", part), join(data, part), { recursive: true });
-      const check = () => publishMigration({ dataDir: data, check: true, log: () => {}, signingKey: () => { throw new Error("no signing in --check"); } });
+      for (const part of ["sources/migration", "migration", "keys"])
+        cpSync(join("data", part), join(data, part), { recursive: true });
+      const check = () =>
+        publishMigration({
+          dataDir: data,
+          check: true,
+          log: () => {},
+          signingKey: () => {
+            throw new Error("no signing in --check");
+          },
+        });
       expect(check().ok).toBe(true);
       writeFileSync(join(data, "migration", "mismatches.jsonl"), "");
       const report = check();
@@ -141,19 +159,35 @@ describe("publishing data/migration", () => {
       // Publishing rewrites the folder from the sources, signed with the given key (added to the keys with trustNewKey).
       const { generateKeyPair } = await import("../../core/signature.ts");
       const k = generateKeyPair("ed25519");
-      const signingKey = () => ({ name: "integrity-platform.example/datasets", secretKeyHex: k.secretKey, publicKeyHex: k.publicKey });
+      const signingKey = () => ({
+        name: "integrity-platform.example/datasets",
+        secretKeyHex: k.secretKey,
+        publicKeyHex: k.publicKey,
+      });
       expect(() => publishMigration({ dataDir: data, check: false, log: () => {}, signingKey })).toThrow(/not listed/);
-      expect(publishMigration({ dataDir: data, check: false, trustNewKey: true, log: () => {}, signingKey }).status).toBe("written");
+      expect(
+        publishMigration({ dataDir: data, check: false, trustNewKey: true, log: () => {}, signingKey }).status,
+      ).toBe("written");
       expect(publishMigration({ dataDir: data, check: false, log: () => {}, signingKey }).status).toBe("unchanged");
       expect(check().ok).toBe(true);
-      expect(verifyMigrationDir(join(data, "migration"), readTrustedKeys(join(data, "keys", "datasets.vkey"))).ok).toBe(true);
+      expect(verifyMigrationDir(join(data, "migration"), readTrustedKeys(join(data, "keys", "datasets.vkey"))).ok).toBe(
+        true,
+      );
       // A current folder needs no key: a checkout without the team's key (npm start on a fresh clone) signs nothing.
       const stranger = generateKeyPair("ed25519");
-      const strangerKey = () => ({ name: "integrity-platform.example/datasets", secretKeyHex: stranger.secretKey, publicKeyHex: stranger.publicKey });
-      expect(publishMigration({ dataDir: data, check: false, log: () => {}, signingKey: strangerKey }).status).toBe("unchanged");
+      const strangerKey = () => ({
+        name: "integrity-platform.example/datasets",
+        secretKeyHex: stranger.secretKey,
+        publicKeyHex: stranger.publicKey,
+      });
+      expect(publishMigration({ dataDir: data, check: false, log: () => {}, signingKey: strangerKey }).status).toBe(
+        "unchanged",
+      );
       // A folder that must change still needs a listed key.
       writeFileSync(join(data, "migration", "mismatches.jsonl"), "");
-      expect(() => publishMigration({ dataDir: data, check: false, log: () => {}, signingKey: strangerKey })).toThrow(/not listed/);
+      expect(() => publishMigration({ dataDir: data, check: false, log: () => {}, signingKey: strangerKey })).toThrow(
+        /not listed/,
+      );
     } finally {
       rmSync(data, { recursive: true, force: true });
     }

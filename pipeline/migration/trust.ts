@@ -25,24 +25,41 @@ export interface TrustedKeys {
   source: string;
 }
 
-export function trustedDatasetKeys(options: { key?: string; dir: string; env?: NodeJS.ProcessEnv; stateDir?: string }): TrustedKeys {
+export function trustedDatasetKeys(options: {
+  key?: string;
+  dir: string;
+  env?: NodeJS.ProcessEnv;
+  stateDir?: string;
+}): TrustedKeys {
   const env = options.env ?? process.env;
   const { key, dir } = options;
   if (key !== undefined) {
-    if (/^[0-9a-f]{64}$/.test(key)) return { keys: [{ name: DATASET_KEY.name, publicKeyHex: key }], source: "--key (public key)" };
+    if (/^[0-9a-f]{64}$/.test(key))
+      return { keys: [{ name: DATASET_KEY.name, publicKeyHex: key }], source: "--key (public key)" };
     if (existsSync(key)) {
-      if (inside(dir, key)) throw new Error(`--key ${key} lies inside ${dir}: a key shipped with the data proves nothing`);
+      if (inside(dir, key))
+        throw new Error(`--key ${key} lies inside ${dir}: a key shipped with the data proves nothing`);
       return { keys: parseTrustedKeys(readFileSync(key, "utf8"), key), source: key };
     }
     return { keys: [parseVerifierKey(key)], source: "--key (verifier key)" };
   }
   if (env[DATASET_KEY.envVar] || env[`${DATASET_KEY.envVar}_FILE`]) {
     const fileVar = `${DATASET_KEY.envVar}_FILE`;
-    if (!env[DATASET_KEY.envVar] && inside(dir, env[fileVar]!)) throw new Error(`${fileVar} lies inside ${dir}: a key shipped with the data proves nothing`);
+    if (!env[DATASET_KEY.envVar] && inside(dir, env[fileVar]!))
+      throw new Error(`${fileVar} lies inside ${dir}: a key shipped with the data proves nothing`);
     const signing = loadSigningKey(DATASET_KEY, options.stateDir ?? ".state", env);
-    return { keys: [{ name: signing.name, publicKeyHex: signing.publicKeyHex }], source: `${signing.source === "env" ? DATASET_KEY.envVar : fileVar} (public half)` };
+    return {
+      keys: [{ name: signing.name, publicKeyHex: signing.publicKeyHex }],
+      source: `${signing.source === "env" ? DATASET_KEY.envVar : fileVar} (public half)`,
+    };
   }
-  if (!existsSync(PUBLISHED_DATASET_KEYS)) throw new Error(`no trusted key: pass --key, set ${DATASET_KEY.envVar}, or run from the repository (${PUBLISHED_DATASET_KEYS})`);
+  if (!existsSync(PUBLISHED_DATASET_KEYS))
+    throw new Error(
+      `no trusted key: pass --key, set ${DATASET_KEY.envVar}, or run from the repository (${PUBLISHED_DATASET_KEYS})`,
+    );
   if (inside(dir, PUBLISHED_DATASET_KEYS)) throw new Error(`${PUBLISHED_DATASET_KEYS} lies inside ${dir}`);
-  return { keys: parseTrustedKeys(readFileSync(PUBLISHED_DATASET_KEYS, "utf8"), PUBLISHED_DATASET_KEYS), source: PUBLISHED_DATASET_KEYS };
+  return {
+    keys: parseTrustedKeys(readFileSync(PUBLISHED_DATASET_KEYS, "utf8"), PUBLISHED_DATASET_KEYS),
+    source: PUBLISHED_DATASET_KEYS,
+  };
 }

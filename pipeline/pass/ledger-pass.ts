@@ -44,7 +44,11 @@ export async function readLedgerOnce(options: {
 }): Promise<PassResult> {
   const { ledger, size, root, accumulator } = options;
   const helper = new RehashAndStage(options.outputs.length);
-  const streams = options.outputs.map((output) => ({ output, id: helper.open(output.tmp, output.check), error: null as Error | null }));
+  const streams = options.outputs.map((output) => ({
+    output,
+    id: helper.open(output.tmp, output.check),
+    error: null as Error | null,
+  }));
   let result: PassResult | null = null;
   try {
     for (const s of streams) helper.write(s.id, s.output.head);
@@ -70,7 +74,9 @@ export async function readLedgerOnce(options: {
     const tree = await helper.root();
     const treeRoot = formatDigest(tree.root);
     if (read !== size || tree.size !== size || treeRoot !== root) {
-      throw new Error(`the ledger pass read ${read} entries with root ${treeRoot}, but the ledger reported ${size} entries with root ${root}`);
+      throw new Error(
+        `the ledger pass read ${read} entries with root ${treeRoot}, but the ledger reported ${size} entries with root ${root}`,
+      );
     }
     const outputs: (FileDigest | Error)[] = [];
     for (const s of streams) {

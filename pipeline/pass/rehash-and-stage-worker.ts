@@ -121,11 +121,14 @@ function validatorFor(check: OutputCheck | null): Validator | null {
     schemaSets.set(check.schemasDir, schemas);
   }
   const row = schemas.validator(check.schemaId);
-  return check.kind === "csv" ? new CsvValidator(check.file, check.table, row) : new JsonArrayValidator(check.file, row);
+  return check.kind === "csv"
+    ? new CsvValidator(check.file, check.table, row)
+    : new JsonArrayValidator(check.file, row);
 }
 
 function workerError(error: unknown): WorkerError {
-  if (error instanceof DataError) return { message: error.message, data: { code: error.code, file: error.file, problem: error.problem } };
+  if (error instanceof DataError)
+    return { message: error.message, data: { code: error.code, file: error.file, problem: error.problem } };
   return { message: error instanceof Error ? error.message : String(error) };
 }
 

@@ -10,8 +10,19 @@ import type { OutputCheck } from "./rehash-and-stage-worker.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 const SCHEMAS = join(REPO, "data", "schemas");
-const ROW = { timestamp: "2026-01-01T00:00:00.000Z", event_type: "mic_burn", agent: "treasury", data: "{}", attestation_hash: `sha256:${"ab".repeat(32)}` };
-const jsonCheck = (file: string): OutputCheck => ({ kind: "json-array", file, schemasDir: SCHEMAS, schemaId: "https://integrity-platform.example/schemas/government/audit-trail-row.schema.json" });
+const ROW = {
+  timestamp: "2026-01-01T00:00:00.000Z",
+  event_type: "mic_burn",
+  agent: "treasury",
+  data: "{}",
+  attestation_hash: `sha256:${"ab".repeat(32)}`,
+};
+const jsonCheck = (file: string): OutputCheck => ({
+  kind: "json-array",
+  file,
+  schemasDir: SCHEMAS,
+  schemaId: "https://integrity-platform.example/schemas/government/audit-trail-row.schema.json",
+});
 
 let dir: string;
 let cleanup: () => void;
@@ -32,7 +43,9 @@ describe("the pass helper thread", () => {
     for (const text of texts) helper.leaf(text);
     const tree = await helper.root();
     expect(tree.size).toBe(texts.length);
-    expect(Buffer.from(tree.root)).toEqual(Buffer.from(rootHash(texts.map((t) => leafHash(new TextEncoder().encode(t))))));
+    expect(Buffer.from(tree.root)).toEqual(
+      Buffer.from(rootHash(texts.map((t) => leafHash(new TextEncoder().encode(t))))),
+    );
   });
 
   it("validates, hashes and writes a streamed output", async () => {
@@ -42,7 +55,10 @@ describe("the pass helper thread", () => {
     for (let i = 0; i < text.length; i += 7777) helper.write(id, text.slice(i, i + 7777));
     const digest = await helper.finish(id);
     expect(readFileSync(tmp, "utf8")).toBe(text);
-    expect(digest).toEqual({ bytes: Buffer.byteLength(text), hash: `sha256:${createHash("sha256").update(text).digest("hex")}` });
+    expect(digest).toEqual({
+      bytes: Buffer.byteLength(text),
+      hash: `sha256:${createHash("sha256").update(text).digest("hex")}`,
+    });
   });
 
   it("reports an output's first problem at finish, as a DataError naming the file and item, and removes it", async () => {
@@ -54,7 +70,10 @@ describe("the pass helper thread", () => {
     expect((error as DataError).message).toMatch(/^export\.json: item 2 does not match its JSON Schema/);
     expect(existsSync(tmp)).toBe(false);
 
-    const missing = helper.open(join(dir, "x.tmp"), { ...jsonCheck("x.json"), schemaId: "https://integrity-platform.example/schemas/none.schema.json" });
+    const missing = helper.open(join(dir, "x.tmp"), {
+      ...jsonCheck("x.json"),
+      schemaId: "https://integrity-platform.example/schemas/none.schema.json",
+    });
     await expect(helper.finish(missing)).rejects.toThrow(/no JSON Schema with \$id/);
     const aborted = helper.open(join(dir, "aborted.tmp"), null);
     helper.write(aborted, "text");
@@ -80,7 +99,12 @@ describe("the pass helper thread", () => {
     helper.write(id, "z".repeat(3 << 20));
     const digest = await helper.finish(id);
     expect(digest.bytes).toBe((64 << 20) + (3 << 20));
-    expect(digest.hash).toBe(`sha256:${createHash("sha256").update(piece.repeat(1024)).update("z".repeat(3 << 20)).digest("hex")}`);
+    expect(digest.hash).toBe(
+      `sha256:${createHash("sha256")
+        .update(piece.repeat(1024))
+        .update("z".repeat(3 << 20))
+        .digest("hex")}`,
+    );
   });
 
   it("hands out no more outputs than it was started for", () => {

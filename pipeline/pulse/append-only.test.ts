@@ -4,7 +4,8 @@ import { appendOnlyProblem, checkAppendOnly } from "./append-only.ts";
 import { commit, gitInit, tempDir, writeFiles } from "../../test/support/pipeline/pulse/helpers.ts";
 
 const enc = new TextEncoder();
-const problem = (before: string, after: string | null) => appendOnlyProblem(enc.encode(before), after === null ? null : enc.encode(after));
+const problem = (before: string, after: string | null) =>
+  appendOnlyProblem(enc.encode(before), after === null ? null : enc.encode(after));
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -35,14 +36,23 @@ describe("--check-append-only guard on a git repository", () => {
     gitInit(repo);
     commit(repo, { "README.md": "r\n" }, "no history yet", "2026-01-01T00:00:00Z");
     commit(repo, { "data/pulse/history.jsonl": "one\ntwo\n" }, "pulse: first", "2026-01-02T00:00:00Z");
-    expect(await checkAppendOnly(repo, file, "HEAD~1")).toEqual({ ok: true, message: "data/pulse/history.jsonl: not present at HEAD~1, nothing to keep" });
+    expect(await checkAppendOnly(repo, file, "HEAD~1")).toEqual({
+      ok: true,
+      message: "data/pulse/history.jsonl: not present at HEAD~1, nothing to keep",
+    });
 
     commit(repo, { "data/pulse/history.jsonl": "one\ntwo\nthree\n" }, "pulse: second", "2026-01-03T00:00:00Z");
-    expect(await checkAppendOnly(repo, file, "HEAD~1")).toMatchObject({ ok: true, message: expect.stringMatching(/1 line\(s\) appended since HEAD~1/) });
+    expect(await checkAppendOnly(repo, file, "HEAD~1")).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/1 line\(s\) appended since HEAD~1/),
+    });
 
     writeFiles(repo, { "data/pulse/history.jsonl": "one\nTWO\nthree\nfour\n" });
     const edited = await checkAppendOnly(repo, file, "HEAD");
-    expect(edited).toEqual({ ok: false, message: "data/pulse/history.jsonl line 2: changed since HEAD: the history is append-only" });
+    expect(edited).toEqual({
+      ok: false,
+      message: "data/pulse/history.jsonl line 2: changed since HEAD: the history is append-only",
+    });
 
     await expect(checkAppendOnly(repo, file, "no-such-rev")).rejects.toThrow(/unknown revision no-such-rev/);
   });

@@ -14,7 +14,8 @@ import { GitError, git, gitBytes } from "./git.ts";
  */
 export function appendOnlyProblem(before: Uint8Array, after: Uint8Array | null): string | null {
   if (before.length === 0) return null;
-  const newlines = (bytes: Uint8Array, end: number) => bytes.subarray(0, end).reduce((n, byte) => n + (byte === 0x0a ? 1 : 0), 0);
+  const newlines = (bytes: Uint8Array, end: number) =>
+    bytes.subarray(0, end).reduce((n, byte) => n + (byte === 0x0a ? 1 : 0), 0);
   if (after === null) return `line 1: the file was removed (it had ${newlines(before, before.length)} line(s))`;
   // The first byte where the two differ; everything before it is kept.
   const common = Math.min(before.length, after.length);
@@ -25,7 +26,8 @@ export function appendOnlyProblem(before: Uint8Array, after: Uint8Array | null):
     return `line ${newlines(before, at) + 1}: changed (the earlier file did not end with a newline, so text was added to its last line)`;
   }
   const line = newlines(before, at) + 1;
-  if (at === after.length) return at === 0 || before[at - 1] === 0x0a ? `line ${line}: removed` : `line ${line}: changed (cut short)`;
+  if (at === after.length)
+    return at === 0 || before[at - 1] === 0x0a ? `line ${line}: removed` : `line ${line}: changed (cut short)`;
   return `line ${line}: changed`;
 }
 

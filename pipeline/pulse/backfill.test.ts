@@ -3,7 +3,13 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { historyLines, verifyHistory } from "../../core/pulse/history.ts";
-import { MIN_RECORDS, SAMPLE_HISTORY_NOTICE, backfillPulses, commitsToMeasure, type BackfillOptions } from "./backfill.ts";
+import {
+  MIN_RECORDS,
+  SAMPLE_HISTORY_NOTICE,
+  backfillPulses,
+  commitsToMeasure,
+  type BackfillOptions,
+} from "./backfill.ts";
 import { verifyPublished } from "./indexer.ts";
 import { TEST_DATASET_KEY, commit, gitInit, makeDataDir, tempDir } from "../../test/support/pipeline/pulse/helpers.ts";
 
@@ -92,14 +98,24 @@ describe("pulse backfill", () => {
     const b = world();
     await backfillPulses(b.options());
     expect(history(a.data).records.map((r) => r.hash)).toEqual(history(b.data).records.map((r) => r.hash));
-    expect(readFileSync(join(a.data, "pulse/history.jsonl"), "utf8")).toBe(readFileSync(join(b.data, "pulse/history.jsonl"), "utf8"));
+    expect(readFileSync(join(a.data, "pulse/history.jsonl"), "utf8")).toBe(
+      readFileSync(join(b.data, "pulse/history.jsonl"), "utf8"),
+    );
   });
 
   it("picks commits strictly after the newest record and not after now", async () => {
     const { repo, shas } = world();
-    const picked = await commitsToMeasure(repo, Date.parse("2026-03-01T10:00:00Z"), Date.parse("2026-03-02T00:00:00Z"), 100);
+    const picked = await commitsToMeasure(
+      repo,
+      Date.parse("2026-03-01T10:00:00Z"),
+      Date.parse("2026-03-02T00:00:00Z"),
+      100,
+    );
     expect(picked.map((c) => c.sha)).toEqual([shas[1], shas[3]]);
-    expect((await commitsToMeasure(repo, 0, Date.parse("2026-03-05T00:00:00Z"), 2)).map((c) => c.sha)).toEqual([shas[3], shas[4]]);
+    expect((await commitsToMeasure(repo, 0, Date.parse("2026-03-05T00:00:00Z"), 2)).map((c) => c.sha)).toEqual([
+      shas[3],
+      shas[4],
+    ]);
   });
 
   it("without git history, tops a short history up with simulated records marked as sample data", async () => {
@@ -107,7 +123,9 @@ describe("pulse backfill", () => {
     const notARepo = join(dir, "plain");
     mkdirSync(notARepo);
     const data = makeDataDir(join(dir, "other"));
-    const report = await backfillPulses(options({ repo: notARepo, dataDir: data, configPath: join(data, "sources/scoring.json") }));
+    const report = await backfillPulses(
+      options({ repo: notARepo, dataDir: data, configPath: join(data, "sources/scoring.json") }),
+    );
     expect(report.measured).toEqual([]);
     expect(report.reason).toMatch(/not inside a git work tree/);
     const { records, problems } = history(data);

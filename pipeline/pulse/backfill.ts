@@ -27,7 +27,8 @@ import { checkPublished, pulsePaths, readPublished } from "./published.ts";
 
 /** What a fresh history is topped up to when nothing can be measured. */
 export const MIN_RECORDS = 30;
-export const SAMPLE_HISTORY_NOTICE = "SAMPLE DATA: simulated pulse (no git history to measure); not a measurement of this repository";
+export const SAMPLE_HISTORY_NOTICE =
+  "SAMPLE DATA: simulated pulse (no git history to measure); not a measurement of this repository";
 
 export interface BackfillOptions {
   /** The repository whose past commits are measured. */
@@ -61,7 +62,12 @@ interface Commit {
 }
 
 /** First-parent commits of HEAD strictly after `afterMs` (and not after `untilMs`), oldest first, one per second. */
-export async function commitsToMeasure(repo: string, afterMs: number, untilMs: number, limit: number): Promise<Commit[]> {
+export async function commitsToMeasure(
+  repo: string,
+  afterMs: number,
+  untilMs: number,
+  limit: number,
+): Promise<Commit[]> {
   const out = await git(repo, ["log", "--first-parent", "--reverse", "--format=%H %ct"]);
   const all = out
     .split("\n")
@@ -85,7 +91,11 @@ export async function commitsToMeasure(repo: string, afterMs: number, untilMs: n
 }
 
 /** The next record of the history: measured fields sealed with the chain link and its origin. */
-function sealed(fields: Omit<PulseRecord, "id" | "hash" | "prev" | "origin">, origin: NonNullable<PulseRecord["origin"]>, prev: string | null): PulseRecord {
+function sealed(
+  fields: Omit<PulseRecord, "id" | "hash" | "prev" | "origin">,
+  origin: NonNullable<PulseRecord["origin"]>,
+  prev: string | null,
+): PulseRecord {
   return buildPulseRecord({ ...fields, origin, prev });
 }
 
@@ -93,7 +103,9 @@ export async function backfillPulses(options: BackfillOptions): Promise<Backfill
   const paths = pulsePaths(options.dataDir);
   const initial = checkPublished(readPublished(paths));
   if (initial.problems.length > 0) {
-    throw new PulseRefusal(`refusing to backfill: the published pulse history does not verify:\n  ${initial.problems.join("\n  ")}`);
+    throw new PulseRefusal(
+      `refusing to backfill: the published pulse history does not verify:\n  ${initial.problems.join("\n  ")}`,
+    );
   }
   const lastMs = initial.records.length > 0 ? Date.parse(initial.records.at(-1)!.generatedAt) : 0;
   const report: BackfillReport = { measured: [], simulated: [], reason: null };
@@ -116,14 +128,20 @@ export async function backfillPulses(options: BackfillOptions): Promise<Backfill
     if (options.dryRun) return;
     const state = readPublished(paths);
     const check = checkPublished(state);
-    publishRecord({ ...pulseOptions(options.now, options.repo, options.dataDir), dryRun: false }, check, state.vkeyText, record);
+    publishRecord(
+      { ...pulseOptions(options.now, options.repo, options.dataDir), dryRun: false },
+      check,
+      state.vkeyText,
+      record,
+    );
   };
 
   const top = await gitTopLevel(options.repo);
   const shallow = top !== null && (await git(top, ["rev-parse", "--is-shallow-repository"])).trim() === "true";
   const commits = top === null ? [] : await commitsToMeasure(top, lastMs, options.now.getTime(), options.limit ?? 100);
   if (top === null) report.reason = `${options.repo} is not inside a git work tree`;
-  else if (commits.length === 0) report.reason = `no commit newer than the newest record${shallow ? " in this shallow clone" : ""}`;
+  else if (commits.length === 0)
+    report.reason = `no commit newer than the newest record${shallow ? " in this shallow clone" : ""}`;
 
   if (top !== null && commits.length > 0) {
     const scratch = mkdtempSync(join(tmpdir(), "pulse-backfill-"));
@@ -144,7 +162,15 @@ export async function backfillPulses(options: BackfillOptions): Promise<Backfill
         if (!run.record) continue;
         const { giScore, miiScore, stats, scoring } = run.record;
         const record = sealed(
-          { cycle: cycleLabel(at), branch: options.branch, giScore, miiScore, stats, generatedAt: at.toISOString(), ...(scoring ? { scoring } : {}) },
+          {
+            cycle: cycleLabel(at),
+            branch: options.branch,
+            giScore,
+            miiScore,
+            stats,
+            generatedAt: at.toISOString(),
+            ...(scoring ? { scoring } : {}),
+          },
           { kind: "backfill", commit: c.sha },
           prev,
         );
@@ -173,7 +199,13 @@ export async function backfillPulses(options: BackfillOptions): Promise<Backfill
  * `count` simulated records six hours apart, ending at `now` (and after `afterMs`), chained from
  * `prev`: a slow, seeded wander of GI and MII around 97 %, marked as sample data.
  */
-export function simulatedHistory(count: number, prev: string | null, afterMs: number, now: Date, branch: string): PulseRecord[] {
+export function simulatedHistory(
+  count: number,
+  prev: string | null,
+  afterMs: number,
+  now: Date,
+  branch: string,
+): PulseRecord[] {
   const step = 6 * 3_600_000;
   const rng = new Prng("simulated-pulse-history");
   const records: PulseRecord[] = [];

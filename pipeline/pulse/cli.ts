@@ -49,7 +49,8 @@ usage: npm run pulse -- [options]
 function parseNow(value: string | undefined, env: NodeJS.ProcessEnv): Date {
   if (value !== undefined) {
     const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/.test(value) ? Date.parse(value) : NaN;
-    if (!Number.isFinite(ms)) throw new UsageError(`--now ${JSON.stringify(value)} is not an ISO 8601 UTC instant (…Z)`);
+    if (!Number.isFinite(ms))
+      throw new UsageError(`--now ${JSON.stringify(value)} is not an ISO 8601 UTC instant (…Z)`);
     return new Date(ms);
   }
   const epoch = env.SOURCE_DATE_EPOCH;
@@ -62,14 +63,20 @@ function parseNow(value: string | undefined, env: NodeJS.ProcessEnv): Date {
 
 function printRun(run: PulseRun, dryRun: boolean, out: (line: string) => void): void {
   out(`scanned ${run.scan.source}: ${JSON.stringify(run.scan.stats)}`);
-  out(`  apps: ${run.scan.apps.join(", ") || "none"}; packages: ${run.scan.packages.join(", ") || "none"}; workflows: ${run.scan.workflows.join(", ") || "none"}`);
+  out(
+    `  apps: ${run.scan.apps.join(", ") || "none"}; packages: ${run.scan.packages.join(", ") || "none"}; workflows: ${run.scan.workflows.join(", ") || "none"}`,
+  );
   out("signals:");
   for (const [name, input] of Object.entries(run.scores.scoring.inputs)) {
     const signal = run.signals[name as keyof typeof run.signals];
-    out(`  ${name.padEnd(28)} ${input.measured ? String(input.value).padEnd(7) : "—".padEnd(7)} w=${input.weight}  ${signal.reason}`);
+    out(
+      `  ${name.padEnd(28)} ${input.measured ? String(input.value).padEnd(7) : "—".padEnd(7)} w=${input.weight}  ${signal.reason}`,
+    );
   }
   for (const note of run.notes) out(`note: ${note}`);
-  out(`GI ${run.scores.giScore ?? "unmeasured"}, MII ${run.scores.miiScore ?? "unmeasured"} (scoring version ${run.scores.scoring.version})`);
+  out(
+    `GI ${run.scores.giScore ?? "unmeasured"}, MII ${run.scores.miiScore ?? "unmeasured"} (scoring version ${run.scores.scoring.version})`,
+  );
   if (!run.record) return;
   if (dryRun) {
     out("dry run: nothing written. The record would be:");
@@ -117,7 +124,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   const dataDir = resolve(args.data ?? (env.DATA_DIR || join(PROJECT_ROOT, "data")));
   try {
-    if (args.mode !== "local" && args.mode !== "github") throw new UsageError(`--mode must be local or github, not ${JSON.stringify(args.mode)}`);
+    if (args.mode !== "local" && args.mode !== "github")
+      throw new UsageError(`--mode must be local or github, not ${JSON.stringify(args.mode)}`);
 
     if (args.verify) {
       const result = verifyPublished(dataDir);
@@ -137,7 +145,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const now = parseNow(args.now, env);
     if (args.backfill) {
       const limit = args.limit === undefined ? undefined : Number(args.limit);
-      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(args.limit)}`);
+      if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+        throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(args.limit)}`);
       const repo = resolve(args.repo ?? PROJECT_ROOT);
       const report = await backfillPulses({
         repo,
@@ -151,7 +160,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         env,
         log: (line) => err(line),
       });
-      out(`backfill: ${report.measured.length} record(s) measured at past commits, ${report.simulated.length} simulated${report.reason ? ` (${report.reason})` : ""}${args["dry-run"] ? "; dry run, nothing written" : ""}`);
+      out(
+        `backfill: ${report.measured.length} record(s) measured at past commits, ${report.simulated.length} simulated${report.reason ? ` (${report.reason})` : ""}${args["dry-run"] ? "; dry run, nothing written" : ""}`,
+      );
       return 0;
     }
     const run = await runPulse({

@@ -20,8 +20,12 @@ describe("data/sources/scoring.json", () => {
   it("refuses unknown keys, unknown signals and negative weights, naming them", () => {
     const json = JSON.parse(text);
     expect(() => parseConfig(JSON.stringify({ ...json, extra: 1 }), "s.json")).toThrow(/s\.json: .*extra/);
-    expect(() => parseConfig(JSON.stringify({ ...json, gi: { ...json.gi, coverage: 0.1 } }), "s.json")).toThrow(/gi\.coverage: the indexer measures no signal gi\.coverage/);
-    expect(() => parseConfig(JSON.stringify({ ...json, mii: { ...json.mii, history_append_only: -1 } }), "s.json")).toThrow(/mii\.history_append_only/);
+    expect(() => parseConfig(JSON.stringify({ ...json, gi: { ...json.gi, coverage: 0.1 } }), "s.json")).toThrow(
+      /gi\.coverage: the indexer measures no signal gi\.coverage/,
+    );
+    expect(() =>
+      parseConfig(JSON.stringify({ ...json, mii: { ...json.mii, history_append_only: -1 } }), "s.json"),
+    ).toThrow(/mii\.history_append_only/);
     expect(() => parseConfig("{", "s.json")).toThrow(/s\.json: not valid JSON/);
   });
 });

@@ -11,7 +11,10 @@ import { SIGNALS } from "./signals/types.ts";
 import { formatIssues } from "../../core/zod-issues.ts";
 
 const Glob = z.string().min(1);
-const PathPrefix = z.string().min(1).refine((p) => !p.startsWith("/"), "a repository-relative path");
+const PathPrefix = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith("/"), "a repository-relative path");
 
 export const ScanRules = z.strictObject({
   /** An app: a directory matching one of `globs`, or a top-level directory directly holding one of `entryFiles`. */
@@ -64,7 +67,11 @@ export const PulseConfig = z
     for (const score of ["gi", "mii"] as const) {
       for (const key of Object.keys(config[score])) {
         if (!SIGNALS.includes(`${score}.${key}` as (typeof SIGNALS)[number])) {
-          ctx.addIssue({ code: "custom", path: [score, key], message: `the indexer measures no signal ${score}.${key} (known: ${SIGNALS.join(", ")})` });
+          ctx.addIssue({
+            code: "custom",
+            path: [score, key],
+            message: `the indexer measures no signal ${score}.${key} (known: ${SIGNALS.join(", ")})`,
+          });
         }
       }
     }

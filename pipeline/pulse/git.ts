@@ -10,7 +10,10 @@ export class GitError extends CodedError<"git-failed"> {
   readonly exitCode: number | null;
   readonly stderr: string;
   constructor(args: readonly string[], exitCode: number | null, stderr: string) {
-    super("git-failed", `git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`);
+    super(
+      "git-failed",
+      `git ${args.join(" ")} failed${exitCode === null ? "" : ` (exit ${exitCode})`}: ${stderr.trim() || "no message"}`,
+    );
     this.exitCode = exitCode;
     this.stderr = stderr;
   }

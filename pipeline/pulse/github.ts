@@ -66,7 +66,9 @@ export class GitHubClient {
   async tree(ref: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
     const { data } = await this.#octokit.rest.git.getTree({ ...this.#where, tree_sha: ref, recursive: "1" });
     return {
-      entries: data.tree.flatMap((e) => (e.path && e.type ? [{ path: e.path, type: e.type, ...(e.size === undefined ? {} : { size: e.size }) }] : [])),
+      entries: data.tree.flatMap((e) =>
+        e.path && e.type ? [{ path: e.path, type: e.type, ...(e.size === undefined ? {} : { size: e.size }) }] : [],
+      ),
       truncated: data.truncated,
     };
   }
@@ -110,28 +112,53 @@ export class GitHubClient {
   }
 
   async checkRuns(sha: string): Promise<CheckRun[]> {
-    const runs = await this.#octokit.paginate(this.#octokit.rest.checks.listForRef, { ...this.#where, ref: sha, per_page: 100 });
-    return runs.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion ?? null, completed_at: r.completed_at ?? null }));
+    const runs = await this.#octokit.paginate(this.#octokit.rest.checks.listForRef, {
+      ...this.#where,
+      ref: sha,
+      per_page: 100,
+    });
+    return runs.map((r) => ({
+      name: r.name,
+      status: r.status,
+      conclusion: r.conclusion ?? null,
+      completed_at: r.completed_at ?? null,
+    }));
   }
 
   async statuses(sha: string): Promise<CommitStatus[]> {
-    const { data } = await this.#octokit.rest.repos.getCombinedStatusForRef({ ...this.#where, ref: sha, per_page: 100 });
+    const { data } = await this.#octokit.rest.repos.getCombinedStatusForRef({
+      ...this.#where,
+      ref: sha,
+      per_page: 100,
+    });
     return data.statuses.map((s) => ({ context: s.context, state: s.state, updated_at: s.updated_at }));
   }
 
   /** Open issues, pull requests excluded (the issues API lists both). */
   async openIssues(): Promise<number> {
-    const items = await this.#octokit.paginate(this.#octokit.rest.issues.listForRepo, { ...this.#where, state: "open", per_page: 100 });
+    const items = await this.#octokit.paginate(this.#octokit.rest.issues.listForRepo, {
+      ...this.#where,
+      state: "open",
+      per_page: 100,
+    });
     return items.filter((i) => !i.pull_request).length;
   }
 
   async openCodeScanningAlerts(): Promise<number> {
-    const alerts = await this.#octokit.paginate(this.#octokit.rest.codeScanning.listAlertsForRepo, { ...this.#where, state: "open", per_page: 100 });
+    const alerts = await this.#octokit.paginate(this.#octokit.rest.codeScanning.listAlertsForRepo, {
+      ...this.#where,
+      state: "open",
+      per_page: 100,
+    });
     return alerts.length;
   }
 
   async openDependabotAlerts(): Promise<number> {
-    const alerts = await this.#octokit.paginate(this.#octokit.rest.dependabot.listAlertsForRepo, { ...this.#where, state: "open", per_page: 100 });
+    const alerts = await this.#octokit.paginate(this.#octokit.rest.dependabot.listAlertsForRepo, {
+      ...this.#where,
+      state: "open",
+      per_page: 100,
+    });
     return alerts.length;
   }
 }

@@ -8,7 +8,16 @@ import { historyLines, verifyHistory } from "../../core/pulse/history.ts";
 import { openLedger } from "../../store/open-ledger.ts";
 import { PulseRefusal, runPulse, verifyPublished } from "./indexer.ts";
 import { PULSE_ORIGIN } from "./published.ts";
-import { PROJECT_ROOT, commit, gitInit, makeDataDir, makeLedger, options, sentinelEvents, tempDir } from "../../test/support/pipeline/pulse/helpers.ts";
+import {
+  PROJECT_ROOT,
+  commit,
+  gitInit,
+  makeDataDir,
+  makeLedger,
+  options,
+  sentinelEvents,
+  tempDir,
+} from "../../test/support/pipeline/pulse/helpers.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(async () => cleanups.splice(0).forEach((c) => c()));
@@ -20,8 +29,18 @@ const DAY2 = "2026-03-02T06:00:00.000Z";
 function makeRepo(dir: string): string {
   const repo = join(dir, "repo");
   gitInit(repo);
-  commit(repo, { "README.md": "# demo\n", "api/start.ts": "start()\n", ".github/workflows/ci.yml": "on: push\n" }, "init", "2026-02-20T00:00:00Z");
-  commit(repo, { "pkg/package.json": "{}\n", "data/schemas/x.schema.json": "{}\n" }, "hand-edited schema", "2026-02-25T00:00:00Z");
+  commit(
+    repo,
+    { "README.md": "# demo\n", "api/start.ts": "start()\n", ".github/workflows/ci.yml": "on: push\n" },
+    "init",
+    "2026-02-20T00:00:00Z",
+  );
+  commit(
+    repo,
+    { "pkg/package.json": "{}\n", "data/schemas/x.schema.json": "{}\n" },
+    "hand-edited schema",
+    "2026-02-25T00:00:00Z",
+  );
   return repo;
 }
 
@@ -115,13 +134,23 @@ describe("pulse indexer, end to end", () => {
     expect(report.records.map((r) => r.id)).toEqual([r1.id, r2.id]);
     const keys = readFileSync(join(data, "keys/datasets.vkey"), "utf8").trim().split("\n").map(parseVerifierKey);
     const cp = verifyCheckpoint(readFileSync(join(data, "pulse/checkpoint"), "utf8"), keys);
-    expect({ ...cp, rootHash: Buffer.from(cp.rootHash).toString("hex") }).toEqual({ origin: PULSE_ORIGIN, size: 2, rootHash: Buffer.from(report.rootHash).toString("hex") });
+    expect({ ...cp, rootHash: Buffer.from(cp.rootHash).toString("hex") }).toEqual({
+      origin: PULSE_ORIGIN,
+      size: 2,
+      rootHash: Buffer.from(report.rootHash).toString("hex"),
+    });
     expect(verifyPublished(data)).toEqual({ ok: true, problems: [], records: 2 });
 
     // Static files validate against the published JSON Schemas and say what the history says.
     const ajv = publishedAjv();
     const read = (p: string) => JSON.parse(readFileSync(join(data, "v1/pulse", p), "utf8"));
-    for (const [file, schema] of [["badge.json", "pulse-badge"], ["badge/gi.json", "pulse-badge"], ["badge/mii.json", "pulse-badge"], ["history.json", "pulse-history"], ["latest.json", "pulse-record"]] as const) {
+    for (const [file, schema] of [
+      ["badge.json", "pulse-badge"],
+      ["badge/gi.json", "pulse-badge"],
+      ["badge/mii.json", "pulse-badge"],
+      ["history.json", "pulse-history"],
+      ["latest.json", "pulse-record"],
+    ] as const) {
       expect(ajv.validate(schema, read(file)), `${file}: ${ajv.errorsText()}`).toBe(true);
     }
     expect(read("history.json")).toEqual({ count: 2, items: [r2, r1] });
@@ -134,7 +163,14 @@ describe("pulse indexer, end to end", () => {
     try {
       const pulses = (await Array.fromAsync(ledger.entries())).filter((e) => e.type === "pulse.recorded");
       expect(pulses.map((e) => e.payload)).toEqual(
-        [r1, r2].map((r) => ({ id: r.id, cycle: r.cycle, hash: r.hash, giScore: r.giScore, miiScore: r.miiScore, generatedAt: r.generatedAt })),
+        [r1, r2].map((r) => ({
+          id: r.id,
+          cycle: r.cycle,
+          hash: r.hash,
+          giScore: r.giScore,
+          miiScore: r.miiScore,
+          generatedAt: r.generatedAt,
+        })),
       );
       expect(pulses.map((e) => e.ts)).toEqual([DAY1, DAY2]);
       expect((await ledger.verify()).ok).toBe(true);
@@ -194,7 +230,9 @@ describe("pulse indexer, end to end", () => {
     const repo = makeRepo(dir);
     const { data } = await makeWorld(dir);
     await runPulse(options(dir, repo, data, DAY2));
-    await expect(runPulse(options(dir, repo, data, DAY1))).rejects.toThrow(/history.jsonl line 2: generatedAt 2026-03-01T06:00:00.000Z is not after/);
+    await expect(runPulse(options(dir, repo, data, DAY1))).rejects.toThrow(
+      /history.jsonl line 2: generatedAt 2026-03-01T06:00:00.000Z is not after/,
+    );
     expect(verifyPublished(data).records).toBe(1);
   });
 });

@@ -18,7 +18,14 @@ import { writeFileAtomic } from "./atomic.ts";
 import { loadConfig } from "./config.ts";
 import { git, gitTopLevel } from "./git.ts";
 import { GitHubClient, REPO_SLUG } from "./github.ts";
-import { appendRecord, checkPublished, parseTrusted, pulsePaths, readPublished, type PublishedCheck } from "./published.ts";
+import {
+  appendRecord,
+  checkPublished,
+  parseTrusted,
+  pulsePaths,
+  readPublished,
+  type PublishedCheck,
+} from "./published.ts";
 
 export { verifyPublished, type VerifyResult } from "./published.ts";
 import { scanGitHub, scanLocal, type ScanResult } from "./scan.ts";
@@ -78,7 +85,8 @@ async function resolveTarget(options: PulseOptions): Promise<Target> {
   let local: string | null = null;
   if (!remote) {
     local = await gitTopLevel(options.repo);
-    if (local === null) throw new UsageError(`${options.repo} is not inside a git work tree (and not a GitHub owner/name)`);
+    if (local === null)
+      throw new UsageError(`${options.repo} is not inside a git work tree (and not a GitHub owner/name)`);
   }
   if (options.mode === "github") {
     if (!token) throw new UsageError("--mode github needs GITHUB_TOKEN");
@@ -110,11 +118,15 @@ export async function runPulse(options: PulseOptions): Promise<PulseRun> {
   const state = readPublished(paths);
   const check = checkPublished(state);
   if (check.problems.length > 0 && !options.dryRun) {
-    throw new PulseRefusal(`refusing to append: the published pulse history does not verify:\n  ${check.problems.join("\n  ")}`);
+    throw new PulseRefusal(
+      `refusing to append: the published pulse history does not verify:\n  ${check.problems.join("\n  ")}`,
+    );
   }
 
   const target = await resolveTarget(options);
-  const scan = target.remoteScan ? await scanGitHub(target.github!, await target.github!.defaultBranch(), config.scan) : await scanLocal(target.local!, config.scan);
+  const scan = target.remoteScan
+    ? await scanGitHub(target.github!, await target.github!.defaultBranch(), config.scan)
+    : await scanLocal(target.local!, config.scan);
 
   const notes: string[] = [...scan.notes];
   const opened = await openExistingLedger(options);
@@ -122,13 +134,24 @@ export async function runPulse(options: PulseOptions): Promise<PulseRun> {
     const signals = await measure(options, config, check, target, opened);
     const values: Record<string, number | null> = {};
     for (const score of ["gi", "mii"] as const) {
-      for (const key of Object.keys(config[score])) values[`${score}.${key}`] = signals.byName[`${score}.${key}` as SignalName].value;
+      for (const key of Object.keys(config[score]))
+        values[`${score}.${key}`] = signals.byName[`${score}.${key}` as SignalName].value;
     }
     const scores = computeScores(config, values);
-    const run: PulseRun = { record: null, scores, signals: signals.byName, scan, written: [], notes: [...notes, ...signals.notes] };
+    const run: PulseRun = {
+      record: null,
+      scores,
+      signals: signals.byName,
+      scan,
+      written: [],
+      notes: [...notes, ...signals.notes],
+    };
 
     if (scan.stats.totalLines === null) {
-      throw new PulseRefusal(`${scan.source}: lines could not be measured, and a record needs totalLines; scan a local clone with --repo PATH`, run);
+      throw new PulseRefusal(
+        `${scan.source}: lines could not be measured, and a record needs totalLines; scan a local clone with --repo PATH`,
+        run,
+      );
     }
     let sealed;
     try {
@@ -154,14 +177,25 @@ export async function runPulse(options: PulseOptions): Promise<PulseRun> {
 
     run.written = publishRecord(options, check, state.vkeyText, record);
     if (opened) {
-      const payload = { id: record.id, cycle: record.cycle, hash: record.hash, giScore: record.giScore, miiScore: record.miiScore, generatedAt: record.generatedAt };
+      const payload = {
+        id: record.id,
+        cycle: record.cycle,
+        hash: record.hash,
+        giScore: record.giScore,
+        miiScore: record.miiScore,
+        generatedAt: record.generatedAt,
+      };
       try {
         await opened.ledger.append([{ type: "pulse.recorded", payload }]);
       } catch (error) {
         // The history is the record of truth and is already written; say exactly what is missing.
-        throw new Error(`pulse ${record.id} is in history.jsonl, but appending pulse.recorded to ${options.ledgerPath} failed: ${(error as Error).message}`);
+        throw new Error(
+          `pulse ${record.id} is in history.jsonl, but appending pulse.recorded to ${options.ledgerPath} failed: ${(error as Error).message}`,
+        );
       }
-      run.notes.push(`ledger ${options.ledgerPath}: pulse.recorded appended (entry ${(await opened.ledger.size()) - 1})`);
+      run.notes.push(
+        `ledger ${options.ledgerPath}: pulse.recorded appended (entry ${(await opened.ledger.size()) - 1})`,
+      );
     } else {
       run.notes.push(`no ledger at ${options.ledgerPath}: pulse.recorded not appended`);
     }
@@ -185,10 +219,17 @@ async function measure(
   target: Target,
   opened: OpenedLedger | null,
 ): Promise<Measured> {
-  const byName = Object.fromEntries(SIGNALS.map((name) => [name, unmeasured("not measured")])) as Record<SignalName, Signal>;
+  const byName = Object.fromEntries(SIGNALS.map((name) => [name, unmeasured("not measured")])) as Record<
+    SignalName,
+    Signal
+  >;
   const ledger = opened?.ledger ?? null;
   byName["gi.ledger_verified"] = await ledgerVerified(ledger, options.ledgerPath);
-  byName["gi.sentinel_heartbeats"] = await sentinelHeartbeats(ledger ? ledger.entries() : null, options.now, config.thresholds.heartbeatMaxAgeHours);
+  byName["gi.sentinel_heartbeats"] = await sentinelHeartbeats(
+    ledger ? ledger.entries() : null,
+    options.now,
+    config.thresholds.heartbeatMaxAgeHours,
+  );
   byName["gi.history_verified"] = historyVerified(check);
   byName["gi.schema_valid"] = datasetSchemaValidity(options.dataDir);
 
@@ -212,7 +253,8 @@ async function measure(
     openSecurityAlerts = gh.openSecurityAlerts;
     notes.push(...gh.notes);
   } else {
-    for (const name of ["gi.ci_success", "gi.security_alerts", "mii.ci_green_before_merge"] as const) byName[name] = unmeasured("GitHub mode only (--mode github)");
+    for (const name of ["gi.ci_success", "gi.security_alerts", "mii.ci_green_before_merge"] as const)
+      byName[name] = unmeasured("GitHub mode only (--mode github)");
   }
   return { byName, openIssues, openSecurityAlerts, notes };
 }
@@ -221,7 +263,12 @@ async function measure(
  * Appends `record` to the history `check` describes: writes the vkey (when the key is new), the
  * history, the checkpoint and the static files. Also used by the backfill (backfill.ts).
  */
-export function publishRecord(options: PulseOptions, check: PublishedCheck, vkeyText: string | null, record: PulseRecord): string[] {
+export function publishRecord(
+  options: PulseOptions,
+  check: PublishedCheck,
+  vkeyText: string | null,
+  record: PulseRecord,
+): string[] {
   const paths = pulsePaths(options.dataDir);
   const key = loadSigningKey(DATASET_KEY, stateDir(options.env), options.env, options.log);
   const vkey = verifierKey(key.name, key.publicKeyHex);
@@ -249,14 +296,20 @@ export function publishRecord(options: PulseOptions, check: PublishedCheck, vkey
     throw new PulseRefusal((error as Error).message);
   }
   // What is about to be written must pass the same check the next run (and --verify) will make.
-  const after = checkPublished({ historyText: next.historyText, checkpointText: next.checkpointText, vkeyText: newVkeyText ?? vkeyText });
+  const after = checkPublished({
+    historyText: next.historyText,
+    checkpointText: next.checkpointText,
+    vkeyText: newVkeyText ?? vkeyText,
+  });
   if (after.problems.length > 0) throw new Error(`the new history would not verify: ${after.problems.join("; ")}`);
   const files = staticFiles([...check.records, record]);
 
   // Measuring takes a while; refuse if another writer changed the history meanwhile.
   const now = readPublished(paths);
   if (now.historyText !== check.lines.map((l) => `${l}\n`).join("") || now.vkeyText !== vkeyText) {
-    throw new PulseRefusal(`${paths.history} or ${paths.vkey} changed while the pulse was measured (another indexer running?); nothing written`);
+    throw new PulseRefusal(
+      `${paths.history} or ${paths.vkey} changed while the pulse was measured (another indexer running?); nothing written`,
+    );
   }
 
   const written: string[] = [];

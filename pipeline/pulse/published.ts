@@ -12,7 +12,13 @@ import { historyLine, verifyHistory, type PulseRecord } from "../../core/pulse/h
 import { checkPublished, PULSE_ORIGIN, type PublishedCheck, type PublishedState } from "../../core/pulse/published.ts";
 import { staticCopyProblems } from "../../store/pulse-static.ts";
 
-export { checkPublished, parseTrusted, PULSE_ORIGIN, type PublishedCheck, type PublishedState } from "../../core/pulse/published.ts";
+export {
+  checkPublished,
+  parseTrusted,
+  PULSE_ORIGIN,
+  type PublishedCheck,
+  type PublishedState,
+} from "../../core/pulse/published.ts";
 
 export interface PulsePaths {
   data: string;
@@ -38,7 +44,11 @@ function readIfExists(path: string): string | null {
 }
 
 export function readPublished(paths: PulsePaths): PublishedState {
-  return { historyText: readIfExists(paths.history) ?? "", checkpointText: readIfExists(paths.checkpoint), vkeyText: readIfExists(paths.vkey) };
+  return {
+    historyText: readIfExists(paths.history) ?? "",
+    checkpointText: readIfExists(paths.checkpoint),
+    vkeyText: readIfExists(paths.vkey),
+  };
 }
 
 export interface NextPublished {
@@ -51,14 +61,18 @@ export interface NextPublished {
  * new history would not verify (e.g. generatedAt not after the last record's).
  */
 export function appendRecord(check: PublishedCheck, record: PulseRecord, signer: NoteSigner): NextPublished {
-  if (check.problems.length > 0) throw new Error(`refusing to append to a history that does not verify: ${check.problems[0]}`);
+  if (check.problems.length > 0)
+    throw new Error(`refusing to append to a history that does not verify: ${check.problems[0]}`);
   const lines = [...check.lines, historyLine(record)];
   const report = verifyHistory(lines);
   if (report.problems.length > 0) {
     const p = report.problems[0]!;
     throw new Error(`the new record would break the history: history.jsonl line ${p.line}: ${p.problem}`);
   }
-  const checkpointText = signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: report.rootHash }, signer);
+  const checkpointText = signCheckpoint(
+    { origin: PULSE_ORIGIN, size: lines.length, rootHash: report.rootHash },
+    signer,
+  );
   return { historyText: lines.map((l) => `${l}\n`).join(""), checkpointText };
 }
 

@@ -81,7 +81,18 @@ describe("scan helpers", () => {
   });
 
   it("classifies this repository's layout with the default rules", () => {
-    const found = classify(["api/start.ts", "site/astro.config.mjs", "pipeline/cli.ts", "cli/ledger-cli.ts", "bench/run.ts", "core/schemas/write-json-schemas.ts", "package.json"], config.scan);
+    const found = classify(
+      [
+        "api/start.ts",
+        "site/astro.config.mjs",
+        "pipeline/cli.ts",
+        "cli/ledger-cli.ts",
+        "bench/run.ts",
+        "core/schemas/write-json-schemas.ts",
+        "package.json",
+      ],
+      config.scan,
+    );
     expect(found).toEqual({ apps: ["api", "pipeline", "site"], packages: [], workflows: [] });
   });
 });

@@ -60,7 +60,10 @@ function matcher(globs: readonly string[]): (path: string) => boolean {
 }
 
 /** Apps, packages and workflows among repository-relative file paths, each list sorted. */
-export function classify(paths: readonly string[], rules: ScanRules): Pick<ScanResult, "apps" | "packages" | "workflows"> {
+export function classify(
+  paths: readonly string[],
+  rules: ScanRules,
+): Pick<ScanResult, "apps" | "packages" | "workflows"> {
   const appGlob = matcher(rules.apps.globs);
   const entries = new Set(rules.apps.entryFiles);
   const apps = new Set<string>();
@@ -94,7 +97,10 @@ export function countLines(bytes: Uint8Array): number | null {
 /** Scans the tracked files of the git work tree at `repo` (its top-level directory). */
 export async function scanLocal(repo: string, rules: ScanRules): Promise<ScanResult> {
   const listing = await gitBytes(repo, ["ls-files", "-z"]);
-  const paths = listing.toString("utf8").split("\0").filter((p) => p !== "");
+  const paths = listing
+    .toString("utf8")
+    .split("\0")
+    .filter((p) => p !== "");
   const notes: string[] = [];
   const present: string[] = [];
   let totalLines = 0;
@@ -119,11 +125,20 @@ export async function scanLocal(repo: string, rules: ScanRules): Promise<ScanRes
     if (lines === null) binary++;
     else totalLines += lines;
   }
-  if (missing.length > 0) notes.push(`${missing.length} tracked file(s) missing from the work tree, not counted: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", …" : ""}`);
+  if (missing.length > 0)
+    notes.push(
+      `${missing.length} tracked file(s) missing from the work tree, not counted: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", …" : ""}`,
+    );
   if (binary > 0) notes.push(`${binary} binary file(s) add no lines`);
   const found = classify(present, rules);
   return {
-    stats: { totalFiles: present.length, totalLines, appsCount: found.apps.length, packagesCount: found.packages.length, workflowsCount: found.workflows.length },
+    stats: {
+      totalFiles: present.length,
+      totalLines,
+      appsCount: found.apps.length,
+      packagesCount: found.packages.length,
+      workflowsCount: found.workflows.length,
+    },
     source: `git work tree ${repo}`,
     ...found,
     notes,
@@ -134,16 +149,26 @@ export async function scanLocal(repo: string, rules: ScanRules): Promise<ScanRes
 export async function scanGitHub(client: GitHubClient, ref: string, rules: ScanRules): Promise<ScanResult> {
   const tree = await client.tree(ref);
   if (tree.truncated) {
-    throw new Error(`${client.slug}: the git trees API truncated the tree of ${ref}; scan a local clone with --repo PATH instead`);
+    throw new Error(
+      `${client.slug}: the git trees API truncated the tree of ${ref}; scan a local clone with --repo PATH instead`,
+    );
   }
   // Blobs only: "commit" entries are submodules; symlinks are blobs too, as in git ls-files.
   const paths = tree.entries.filter((e) => e.type === "blob").map((e) => e.path);
   const bytes = tree.entries.reduce((n, e) => n + (e.type === "blob" ? (e.size ?? 0) : 0), 0);
   const found = classify(paths, rules);
   return {
-    stats: { totalFiles: paths.length, totalLines: null, appsCount: found.apps.length, packagesCount: found.packages.length, workflowsCount: found.workflows.length },
+    stats: {
+      totalFiles: paths.length,
+      totalLines: null,
+      appsCount: found.apps.length,
+      packagesCount: found.packages.length,
+      workflowsCount: found.workflows.length,
+    },
     source: `GitHub ${client.slug}@${ref} (git trees API)`,
     ...found,
-    notes: [`lines are not measurable through the git trees API (it gives ${bytes} bytes of blobs, not their content): totalLines unmeasured`],
+    notes: [
+      `lines are not measurable through the git trees API (it gives ${bytes} bytes of blobs, not their content): totalLines unmeasured`,
+    ],
   };
 }

@@ -12,7 +12,15 @@ import { historyLine, sealPulse, type PulseRecord } from "../../core/pulse/histo
 import { generateKeyPair, publicKeyFromSecret } from "../../core/signature.ts";
 import { PulseRefusal, runPulse, verifyPublished } from "./indexer.ts";
 import { PULSE_ORIGIN } from "./published.ts";
-import { PROJECT_ROOT, TEST_DATASET_KEY, commit, gitInit, makeDataDir, options, tempDir } from "../../test/support/pipeline/pulse/helpers.ts";
+import {
+  PROJECT_ROOT,
+  TEST_DATASET_KEY,
+  commit,
+  gitInit,
+  makeDataDir,
+  options,
+  tempDir,
+} from "../../test/support/pipeline/pulse/helpers.ts";
 
 let base: { dir: string; cleanup: () => void };
 let repo: string;
@@ -69,7 +77,9 @@ describe("a tampered pulse history is refused, naming the line", () => {
     expect(edited.length).toBe(text.length);
     writeFileSync(history, edited);
     const message = await refusal(dir, data);
-    expect(message).toMatch(/history\.jsonl line 2: hash mismatch: recorded sha256:[0-9a-f]{64}, payload hashes to sha256:/);
+    expect(message).toMatch(
+      /history\.jsonl line 2: hash mismatch: recorded sha256:[0-9a-f]{64}, payload hashes to sha256:/,
+    );
     expect(message).toMatch(/checkpoint: signed root sha256:[0-9a-f]{64} does not match/);
     expect(message).not.toMatch(/line [13]:/);
     expect(readFileSync(history, "utf8")).toBe(edited); // nothing appended
@@ -84,8 +94,16 @@ describe("a tampered pulse history is refused, naming the line", () => {
     expect(message).toMatch(/history\.jsonl line 3: missing — the checkpoint signs 3 line\(s\), the file has 2/);
 
     const end = copy();
-    writeFileSync(end.history, lines(end.history).slice(0, 2).map((x) => `${x}\n`).join(""));
-    expect(await refusal(end.dir, end.data)).toMatch(/^refusing to append: the published pulse history does not verify:\n {2}history\.jsonl line 3: missing/);
+    writeFileSync(
+      end.history,
+      lines(end.history)
+        .slice(0, 2)
+        .map((x) => `${x}\n`)
+        .join(""),
+    );
+    expect(await refusal(end.dir, end.data)).toMatch(
+      /^refusing to append: the published pulse history does not verify:\n {2}history\.jsonl line 3: missing/,
+    );
   });
 
   it("lines reordered", async () => {
@@ -94,7 +112,9 @@ describe("a tampered pulse history is refused, naming the line", () => {
     writeFileSync(history, `${l[0]}\n${l[2]}\n${l[1]}\n`);
     const message = await refusal(dir, data);
     expect(message).toMatch(/history\.jsonl line 2: prev is/);
-    expect(message).toMatch(/history\.jsonl line 3: generatedAt 2026-04-02T06:00:00.000Z is not after the previous record's 2026-04-03T06:00:00.000Z/);
+    expect(message).toMatch(
+      /history\.jsonl line 3: generatedAt 2026-04-02T06:00:00.000Z is not after the previous record's 2026-04-03T06:00:00.000Z/,
+    );
   });
 
   it("a checkpoint signed by a key that is not trusted", async () => {
@@ -105,7 +125,10 @@ describe("a tampered pulse history is refused, naming the line", () => {
     const stranger = generateKeyPair("ed25519").secretKey;
     writeFileSync(
       checkpoint,
-      signCheckpoint({ origin, size: Number(size), rootHash: new Uint8Array(Buffer.from(root, "base64")) }, { name: "integrity-platform.example/datasets", secretKeyHex: stranger }),
+      signCheckpoint(
+        { origin, size: Number(size), rootHash: new Uint8Array(Buffer.from(root, "base64")) },
+        { name: "integrity-platform.example/datasets", secretKeyHex: stranger },
+      ),
     );
     expect(await refusal(dir, data)).toMatch(/checkpoint: note has no verifiable signatures: no known key signed it/);
   });
@@ -116,16 +139,30 @@ describe("a tampered pulse history is refused, naming the line", () => {
     const rootOf = (note: string) => new Uint8Array(Buffer.from(note.split("\n")[2]!, "base64"));
     const genuineRoot = rootOf(readFileSync(short.checkpoint, "utf8"));
     // A genuine checkpoint of the first two lines: the third is not covered.
-    const twoLines = rootHash(lines(short.history).slice(0, 2).map((l) => leafHash(new TextEncoder().encode(l))));
+    const twoLines = rootHash(
+      lines(short.history)
+        .slice(0, 2)
+        .map((l) => leafHash(new TextEncoder().encode(l))),
+    );
     writeFileSync(short.checkpoint, signCheckpoint({ origin: PULSE_ORIGIN, size: 2, rootHash: twoLines }, signer));
-    expect(await refusal(short.dir, short.data)).toMatch(/history\.jsonl line 3: not covered by the checkpoint, which signs 2 line\(s\) of 3/);
+    expect(await refusal(short.dir, short.data)).toMatch(
+      /history\.jsonl line 3: not covered by the checkpoint, which signs 2 line\(s\) of 3/,
+    );
 
     const wrongRoot = copy();
-    writeFileSync(wrongRoot.checkpoint, signCheckpoint({ origin: PULSE_ORIGIN, size: 3, rootHash: new Uint8Array(32).fill(7) }, signer));
-    expect(await refusal(wrongRoot.dir, wrongRoot.data)).toMatch(/checkpoint: signed root sha256:0707\w+ does not match the root sha256:\w+ of the 3 line\(s\)/);
+    writeFileSync(
+      wrongRoot.checkpoint,
+      signCheckpoint({ origin: PULSE_ORIGIN, size: 3, rootHash: new Uint8Array(32).fill(7) }, signer),
+    );
+    expect(await refusal(wrongRoot.dir, wrongRoot.data)).toMatch(
+      /checkpoint: signed root sha256:0707\w+ does not match the root sha256:\w+ of the 3 line\(s\)/,
+    );
 
     const otherOrigin = copy();
-    writeFileSync(otherOrigin.checkpoint, signCheckpoint({ origin: "example.org/other", size: 3, rootHash: genuineRoot }, signer));
+    writeFileSync(
+      otherOrigin.checkpoint,
+      signCheckpoint({ origin: "example.org/other", size: 3, rootHash: genuineRoot }, signer),
+    );
     expect(await refusal(otherOrigin.dir, otherOrigin.data)).toMatch(/checkpoint: origin is "example.org\/other"/);
   });
 
@@ -152,10 +189,13 @@ describe("a tampered pulse history is refused, naming the line", () => {
     writeFileSync(history, `${l[0]}\n${l[1]!.replace('"branch":"main"', '"branch":"mein"')}\n${l[2]}\n`);
     const cli = join(PROJECT_ROOT, "pipeline/pulse/cli.ts");
     const env = { ...process.env, STATE_DIR: join(dir, "state"), DATASET_SIGNING_KEY: TEST_DATASET_KEY };
-    const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env, cwd: PROJECT_ROOT });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env, cwd: PROJECT_ROOT });
 
     const append = run(["--data", data, "--repo", repo, "--ledger", join(dir, "ledger.sqlite"), "--now", NEXT]);
-    expect(append.stderr).toMatch(/pulse: refusing to append: the published pulse history does not verify:\n {2}history\.jsonl line 2: hash mismatch/);
+    expect(append.stderr).toMatch(
+      /pulse: refusing to append: the published pulse history does not verify:\n {2}history\.jsonl line 2: hash mismatch/,
+    );
     expect(append.status).toBe(1);
     expect(lines(history)).toHaveLength(3);
 
@@ -166,11 +206,15 @@ describe("a tampered pulse history is refused, naming the line", () => {
     // The genuine copy takes a fourth record, dated by SOURCE_DATE_EPOCH this time, and verifies.
     const genuine = copy();
     const epoch = String(Date.parse(NEXT) / 1000);
-    const recorded = spawnSync(process.execPath, [cli, "--data", genuine.data, "--repo", repo, "--ledger", join(genuine.dir, "ledger.sqlite")], {
-      encoding: "utf8",
-      env: { ...env, SOURCE_DATE_EPOCH: epoch },
-      cwd: PROJECT_ROOT,
-    });
+    const recorded = spawnSync(
+      process.execPath,
+      [cli, "--data", genuine.data, "--repo", repo, "--ledger", join(genuine.dir, "ledger.sqlite")],
+      {
+        encoding: "utf8",
+        env: { ...env, SOURCE_DATE_EPOCH: epoch },
+        cwd: PROJECT_ROOT,
+      },
+    );
     expect(recorded.stderr).toBe("");
     expect(recorded.stdout).toMatch(/^recorded pulse C-275 [0-9a-f-]{36} sha256:[0-9a-f]{64}$/m);
     expect(recorded.status).toBe(0);
@@ -187,13 +231,22 @@ describe("a tampered pulse history is refused, naming the line", () => {
     const edited = genuine.replace(/"message": "[^"]+"/, '"message": "99.9% / 99.9%"');
     expect(edited).not.toBe(genuine);
     writeFileSync(badge, edited);
-    expect(verifyPublished(data)).toEqual({ ok: false, records: 3, problems: ["v1/pulse/badge.json: differs from what the history gives (regenerate with npm run pulse)"] });
+    expect(verifyPublished(data)).toEqual({
+      ok: false,
+      records: 3,
+      problems: ["v1/pulse/badge.json: differs from what the history gives (regenerate with npm run pulse)"],
+    });
   });
 
   it("--verify (and pipeline --check) names a forged GI badge and latest record, and a stray file, under an intact signed history", () => {
     const { data } = copy();
     const gi = join(data, "v1/pulse/badge/gi.json");
-    writeFileSync(gi, readFileSync(gi, "utf8").replace(/"message": "[^"]+"/, '"message": "42.0%"').replace(/"color": "[^"]+"/, '"color": "red"'));
+    writeFileSync(
+      gi,
+      readFileSync(gi, "utf8")
+        .replace(/"message": "[^"]+"/, '"message": "42.0%"')
+        .replace(/"color": "[^"]+"/, '"color": "red"'),
+    );
     const latest = join(data, "v1/pulse/latest.json");
     writeFileSync(latest, readFileSync(latest, "utf8").replace(/"giScore": [\d.]+,/, '"giScore": 0.42,'));
     writeFileSync(join(data, "v1/pulse/extra.json"), "{}\n");
@@ -212,8 +265,18 @@ describe("a tampered pulse history is refused, naming the line", () => {
     const { data, history } = copy();
     // A correctly chained, sealed record appended without re-signing the checkpoint.
     const last = JSON.parse(lines(history).at(-1)!) as PulseRecord;
-    const extra = sealPulse({ ...last, id: "00000000-0000-4000-8000-000000000042", giScore: 0.42, generatedAt: NEXT, prev: last.hash });
+    const extra = sealPulse({
+      ...last,
+      id: "00000000-0000-4000-8000-000000000042",
+      giScore: 0.42,
+      generatedAt: NEXT,
+      prev: last.hash,
+    });
     appendFileSync(history, `${historyLine(extra)}\n`);
-    expect(verifyPublished(data)).toEqual({ ok: false, records: 4, problems: ["history.jsonl line 4: not covered by the checkpoint, which signs 3 line(s) of 4"] });
+    expect(verifyPublished(data)).toEqual({
+      ok: false,
+      records: 4,
+      problems: ["history.jsonl line 4: not covered by the checkpoint, which signs 3 line(s) of 4"],
+    });
   });
 });

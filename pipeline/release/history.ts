@@ -41,7 +41,9 @@ export interface ReleaseHistory {
 
 /** Whether a path in an area folder is the release phase's (never a step's output, never "unlisted"). */
 export function isReleasePath(relative: string): boolean {
-  return relative === RELEASES_FILE || relative.startsWith(`${RELEASES_DIR}/`) || relative.startsWith(`${CHANGES_DIR}/`);
+  return (
+    relative === RELEASES_FILE || relative.startsWith(`${RELEASES_DIR}/`) || relative.startsWith(`${CHANGES_DIR}/`)
+  );
 }
 
 /** The folder of a release's immutable copies, relative to the area. */
@@ -63,7 +65,11 @@ export function readHistory(file: string, name: string): ReleaseHistory {
     throw error;
   }
   const parsed = JSON.parse(text) as ReleaseHistory;
-  if (parsed?.name !== name || !Array.isArray(parsed.releases) || !parsed.releases.every((r) => isReleaseVersion(r?.version) && typeof r.manifest?.hash === "string")) {
+  if (
+    parsed?.name !== name ||
+    !Array.isArray(parsed.releases) ||
+    !parsed.releases.every((r) => isReleaseVersion(r?.version) && typeof r.manifest?.hash === "string")
+  ) {
     throw new Error(`${file}: not the release history of ${name}`);
   }
   return parsed;

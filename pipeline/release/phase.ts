@@ -36,7 +36,6 @@ function same(file: string, bytes: Uint8Array | string): boolean {
   return Buffer.from(readFileSync(file)).equals(Buffer.from(bytes));
 }
 
-
 /** Writes the area's release files that differ; returns the files written or removed. */
 export function publishRelease(areasDir: string, outcome: AreaOutcome, signature: string | null): string[] {
   const release = outcome.release;
@@ -76,7 +75,8 @@ export function checkRelease(areasDir: string, outcome: AreaOutcome, trusted: No
   const dir = join(areasDir, outcome.area);
   const problems: string[] = [];
   if (!same(join(dir, RELEASES_FILE), release.historyText)) problems.push(`${join(dir, RELEASES_FILE)} … DIFFERS`);
-  for (const [relative, bytes] of release.files) if (!same(join(dir, relative), bytes)) problems.push(`${join(dir, relative)} … DIFFERS`);
+  for (const [relative, bytes] of release.files)
+    if (!same(join(dir, relative), bytes)) problems.push(`${join(dir, relative)} … DIFFERS`);
   for (const record of release.history.releases) {
     const copy = join(dir, record.manifest.path);
     if (!existsSync(copy)) {

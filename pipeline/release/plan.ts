@@ -16,15 +16,37 @@ import { join } from "node:path";
 import { schemaReference, immutablePathOf } from "../../core/datapackage/references.ts";
 import { countsOf, diffTables, type TableChanges } from "../../core/release/changes.ts";
 import { readCsv } from "../../core/release/csv-rows.ts";
-import { bumpVersion, FIRST_VERSION, releaseKind, shapeChange, type ReleaseEvidence } from "../../core/release/version.ts";
+import {
+  bumpVersion,
+  FIRST_VERSION,
+  releaseKind,
+  shapeChange,
+  type ReleaseEvidence,
+} from "../../core/release/version.ts";
 import { schemaId } from "../../core/schemas/json-schema.ts";
 import { digestOf } from "../../core/digest.ts";
-import { MANIFEST_FILE, readManifest, renderManifest, type PackageDescriptor, type ResourceDescriptor, type TableSchema } from "../manifest.ts";
+import {
+  MANIFEST_FILE,
+  readManifest,
+  renderManifest,
+  type PackageDescriptor,
+  type ResourceDescriptor,
+  type TableSchema,
+} from "../manifest.ts";
 import { SIGNATURE_SUFFIX } from "../sign.ts";
 import type { StepState } from "../run/plan.ts";
 import type { Area } from "../step.ts";
 import { citationBibtex, citationCff } from "./citation.ts";
-import { CHANGES_DIR, readHistory, releaseDir, renderHistory, RELEASES_FILE, type ReleaseHistory, type ReleaseRecord, type TableRelease } from "./history.ts";
+import {
+  CHANGES_DIR,
+  readHistory,
+  releaseDir,
+  renderHistory,
+  RELEASES_FILE,
+  type ReleaseHistory,
+  type ReleaseRecord,
+  type TableRelease,
+} from "./history.ts";
 
 export const CHANGES_SCHEMA = "release-table-changes";
 
@@ -50,12 +72,25 @@ function isChanges(r: { path: string }): boolean {
 
 /** Every listed resource but the changes resources: what a release is made of. */
 function dataResources(pkg: { resources?: unknown; keyedResources?: unknown }): ResourceDescriptor[] {
-  const all = [...((pkg.resources as ResourceDescriptor[] | undefined) ?? []), ...((pkg.keyedResources as ResourceDescriptor[] | undefined) ?? [])];
+  const all = [
+    ...((pkg.resources as ResourceDescriptor[] | undefined) ?? []),
+    ...((pkg.keyedResources as ResourceDescriptor[] | undefined) ?? []),
+  ];
   return all.filter((r) => !isChanges(r));
 }
 
 function identity(resources: ResourceDescriptor[]): string {
-  return JSON.stringify(resources.map((r) => [r.path, r.hash, r.schema ? { fields: r.schema.fields.map((f) => [f.name, f.type]), primaryKey: r.schema.primaryKey ?? [] } : null]).sort());
+  return JSON.stringify(
+    resources
+      .map((r) => [
+        r.path,
+        r.hash,
+        r.schema
+          ? { fields: r.schema.fields.map((f) => [f.name, f.type]), primaryKey: r.schema.primaryKey ?? [] }
+          : null,
+      ])
+      .sort(),
+  );
 }
 
 /** The bytes a step produced in this run (generated, staged, or the file in place). */
@@ -65,19 +100,31 @@ function outputBytes(s: StepState): Uint8Array {
   return readFileSync(out.tmp ?? s.target);
 }
 
-function changesText(table: string, from: string, to: string, primaryKey: readonly string[], changes: TableChanges): string {
+function changesText(
+  table: string,
+  from: string,
+  to: string,
+  primaryKey: readonly string[],
+  changes: TableChanges,
+): string {
   return `${JSON.stringify({ table, from, to, primaryKey, counts: countsOf(changes), added: changes.added, removed: changes.removed, changed: changes.changed }, null, 2)}\n`;
 }
 
 /** Decides the area's release and gives the manifest its final text. */
-export function planRelease(areasDir: string, area: Area, pkg: PackageDescriptor, states: readonly StepState[]): AreaRelease {
+export function planRelease(
+  areasDir: string,
+  area: Area,
+  pkg: PackageDescriptor,
+  states: readonly StepState[],
+): AreaRelease {
   const dir = join(areasDir, area);
   const history = readHistory(join(dir, RELEASES_FILE), pkg.name);
   const last = history.releases.at(-1) ?? null;
   const published = readManifest(join(dir, MANIFEST_FILE));
   const before = published ? dataResources(published.descriptor) : [];
   const now = dataResources(pkg);
-  const unchanged = last !== null && published?.descriptor.version === last.version && identity(before) === identity(now);
+  const unchanged =
+    last !== null && published?.descriptor.version === last.version && identity(before) === identity(now);
 
   const files = new Map<string, Uint8Array>();
   let version: string;
@@ -91,7 +138,8 @@ export function planRelease(areasDir: string, area: Area, pkg: PackageDescriptor
     for (const r of changesResources) {
       const copy = `${releaseDir(version)}/${r.path}`;
       const bytes = existsSync(join(dir, copy)) ? readFileSync(join(dir, copy)) : null;
-      if (!bytes || sha256(bytes) !== r.hash) throw new Error(`${join(dir, copy)}: missing, or not the ${r.hash} the manifest lists for ${r.path}`);
+      if (!bytes || sha256(bytes) !== r.hash)
+        throw new Error(`${join(dir, copy)}: missing, or not the ${r.hash} the manifest lists for ${r.path}`);
       files.set(r.path, bytes);
       files.set(copy, bytes);
     }
@@ -116,7 +164,8 @@ export function planRelease(areasDir: string, area: Area, pkg: PackageDescriptor
       if (!schema) continue;
       const after = readCsv(new TextDecoder().decode(outputBytes(s)), s.step.id);
       const previousFile = last && existsSync(s.target) ? readCsv(readFileSync(s.target, "utf8"), s.target) : null;
-      const changes = s.output!.same && previousFile ? { added: [], removed: [], changed: [] } : diffTables(previousFile, after, pk);
+      const changes =
+        s.output!.same && previousFile ? { added: [], removed: [], changed: [] } : diffTables(previousFile, after, pk);
       evidence.rowsAdded += changes.added.length;
       diffs.push({ state: s, changes, schema });
     }
@@ -163,23 +212,41 @@ export function planRelease(areasDir: string, area: Area, pkg: PackageDescriptor
       kind,
       previous: last?.version ?? null,
       date: pkg.created ?? null,
-      manifest: { path: `${releaseDir(version)}/${MANIFEST_FILE}`, hash: "", signature: `${releaseDir(version)}/${MANIFEST_FILE}${SIGNATURE_SUFFIX}` },
+      manifest: {
+        path: `${releaseDir(version)}/${MANIFEST_FILE}`,
+        hash: "",
+        signature: `${releaseDir(version)}/${MANIFEST_FILE}${SIGNATURE_SUFFIX}`,
+      },
       ...(ledger ? { ledger: { size: ledger.size, root: ledger.root } } : {}),
-      files: now.filter((r) => r.access === "public").map((r) => ({ path: r.path, hash: r.hash, immutablePath: immutablePathOf(r.path, r.hash) })).concat(
-        changesResources.map((r) => ({ path: r.path, hash: r.hash, immutablePath: immutablePathOf(r.path, r.hash) })),
-      ),
+      files: now
+        .filter((r) => r.access === "public")
+        .map((r) => ({ path: r.path, hash: r.hash, immutablePath: immutablePathOf(r.path, r.hash) }))
+        .concat(
+          changesResources.map((r) => ({ path: r.path, hash: r.hash, immutablePath: immutablePathOf(r.path, r.hash) })),
+        ),
       tables,
       citation: { bibtex, cff },
     };
   }
-  const sorted = (list: ResourceDescriptor[]) => [...list].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const sorted = (list: ResourceDescriptor[]) =>
+    [...list].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const final: PackageDescriptor = {
     ...pkg,
     version,
     resources: sorted([...pkg.resources.filter((r) => !isChanges(r)), ...changesResources]),
   };
   const manifestText = renderManifest(final);
-  const releases = record ? [...history.releases, { ...record, manifest: { ...record.manifest, hash: sha256(manifestText) } }] : history.releases;
+  const releases = record
+    ? [...history.releases, { ...record, manifest: { ...record.manifest, hash: sha256(manifestText) } }]
+    : history.releases;
   const next: ReleaseHistory = { name: pkg.name, releases };
-  return { area, version, isNew: record !== null, history: next, historyText: renderHistory(next), files, manifestText };
+  return {
+    area,
+    version,
+    isNew: record !== null,
+    history: next,
+    historyText: renderHistory(next),
+    files,
+    manifestText,
+  };
 }

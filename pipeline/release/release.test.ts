@@ -74,9 +74,12 @@ const run = (check = false) =>
     signingKey: () => loadSigningKey(DATASET_KEY, join(root, "state"), {}),
     digestCache: join(root, "state", "pipeline-digests.json"),
   });
-const history = (area: string) => JSON.parse(readFileSync(join(dataDir, "areas", area, "releases.json"), "utf8")) as ReleaseHistory;
-const versions = () => Object.fromEntries(["economy", "academics", "diplomacy"].map((a) => [a, history(a).releases.map((r) => r.version)]));
-const manifestVersion = (area: string) => (JSON.parse(readFileSync(join(dataDir, "areas", area, "datapackage.json"), "utf8")) as { version: string }).version;
+const history = (area: string) =>
+  JSON.parse(readFileSync(join(dataDir, "areas", area, "releases.json"), "utf8")) as ReleaseHistory;
+const versions = () =>
+  Object.fromEntries(["economy", "academics", "diplomacy"].map((a) => [a, history(a).releases.map((r) => r.version)]));
+const manifestVersion = (area: string) =>
+  (JSON.parse(readFileSync(join(dataDir, "areas", area, "datapackage.json"), "utf8")) as { version: string }).version;
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = tempDir("release-test-"));
@@ -102,7 +105,11 @@ afterAll(async () => {
 describe("the repository's CITATION.cff", () => {
   it("is CFF 1.2.0 with the keys the format requires", () => {
     const cff = parseYaml(readFileSync(join(REPO, "CITATION.cff"), "utf8"));
-    expect(cff).toMatchObject({ "cff-version": "1.2.0", title: "Integrity Platform", authors: [{ name: "Integrity Platform" }] });
+    expect(cff).toMatchObject({
+      "cff-version": "1.2.0",
+      title: "Integrity Platform",
+      authors: [{ name: "Integrity Platform" }],
+    });
     expect(typeof cff.message).toBe("string");
   });
 });
@@ -132,17 +139,40 @@ describe("area releases", () => {
     expect(["economy", "academics", "diplomacy"].map(manifestVersion)).toEqual(["1.1.0", "1.0.0", "1.0.0"]);
 
     const changes = JSON.parse(readFileSync(join(dataDir, "areas", "economy", "changes", "mic-history.json"), "utf8"));
-    expect(changes).toMatchObject({ table: "mic-history.csv", from: "1.0.0", to: "1.1.0", primaryKey: ["timestamp", "sentinel"], removed: [], changed: [] });
+    expect(changes).toMatchObject({
+      table: "mic-history.csv",
+      from: "1.0.0",
+      to: "1.1.0",
+      primaryKey: ["timestamp", "sentinel"],
+      removed: [],
+      changed: [],
+    });
     expect(changes.added.map((r: Record<string, string>) => `${r.timestamp} ${r.sentinel} ${r.amount}`)).toEqual(
-      appended.map((e) => `${e.ts} ${(e.payload as { sentinel: string }).sentinel} ${(Number((e.payload as { amount_shards: string }).amount_shards) / 1e6).toFixed(6)}`),
+      appended.map(
+        (e) =>
+          `${e.ts} ${(e.payload as { sentinel: string }).sentinel} ${(Number((e.payload as { amount_shards: string }).amount_shards) / 1e6).toFixed(6)}`,
+      ),
     );
     const release = history("economy").releases[1]!;
-    expect(release).toMatchObject({ kind: "minor", previous: "1.0.0", tables: { "mic-history.csv": { added: 3, removed: 0, changed: 0, changes: "releases/1.1.0/changes/mic-history.json" } } });
-    expect(release.ledger).toEqual({ size: before + 3, root: `sha256:${Buffer.from(await ledger.rootHash()).toString("hex")}` });
+    expect(release).toMatchObject({
+      kind: "minor",
+      previous: "1.0.0",
+      tables: {
+        "mic-history.csv": { added: 3, removed: 0, changed: 0, changes: "releases/1.1.0/changes/mic-history.json" },
+      },
+    });
+    expect(release.ledger).toEqual({
+      size: before + 3,
+      root: `sha256:${Buffer.from(await ledger.rootHash()).toString("hex")}`,
+    });
     // Listed in the manifest, and the immutable copy is the same bytes.
-    const manifest = JSON.parse(readFileSync(join(dataDir, "areas", "economy", "datapackage.json"), "utf8")) as { resources: { path: string }[] };
+    const manifest = JSON.parse(readFileSync(join(dataDir, "areas", "economy", "datapackage.json"), "utf8")) as {
+      resources: { path: string }[];
+    };
     expect(manifest.resources.map((r) => r.path)).toContain("changes/mic-history.json");
-    expect(readFileSync(join(dataDir, "areas", "economy", release.tables["mic-history.csv"]!.changes!), "utf8")).toBe(JSON.stringify(changes, null, 2) + "\n");
+    expect(readFileSync(join(dataDir, "areas", "economy", release.tables["mic-history.csv"]!.changes!), "utf8")).toBe(
+      JSON.stringify(changes, null, 2) + "\n",
+    );
     // Both releases' copies stay, and everything verifies offline.
     expect(existsSync(join(dataDir, "areas", "economy", "releases", "1.0.0", "datapackage.json"))).toBe(true);
     expect((await run(true)).ok).toBe(true);
@@ -160,7 +190,12 @@ describe("area releases", () => {
     expect(entry!.fields).toMatchObject({ version: "1.0.1" });
     expect(entry!.fields).not.toHaveProperty("url");
     const cff = parseYaml(readFileSync(join(dataDir, "areas", "academics", academics.citation.cff), "utf8"));
-    expect(cff).toMatchObject({ "cff-version": "1.2.0", type: "dataset", version: "1.0.1", "date-released": academics.date!.slice(0, 10) });
+    expect(cff).toMatchObject({
+      "cff-version": "1.2.0",
+      type: "dataset",
+      version: "1.0.1",
+      "date-released": academics.date!.slice(0, 10),
+    });
     // The economy keeps its release and its changes resource.
     expect(manifestVersion("economy")).toBe("1.1.0");
     const changes = join(dataDir, "areas", "economy", "changes", "mic-history.json");

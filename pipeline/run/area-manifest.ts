@@ -5,7 +5,15 @@
  * newest of those sources' times, never the clock. An area with a failed step gets no manifest.
  */
 import type { Area, Step } from "../step.ts";
-import { buildManifest, buildResource, MANIFEST_FILE, renderManifest, type LedgerSource, type PackageDescriptor, type ResourceDescriptor } from "../manifest.ts";
+import {
+  buildManifest,
+  buildResource,
+  MANIFEST_FILE,
+  renderManifest,
+  type LedgerSource,
+  type PackageDescriptor,
+  type ResourceDescriptor,
+} from "../manifest.ts";
 import type { AreaRelease } from "../release/plan.ts";
 import { join } from "node:path";
 import type { RunContext } from "./context.ts";
@@ -27,7 +35,13 @@ export function buildAreaManifests(run: RunContext, plan: Plan, inputs: Inputs, 
   return plan.areas.map((area) => {
     const states = plan.order.filter((s) => s.area === area).map((s) => plan.states.get(s.id)!);
     const manifestFile = join(run.files.areasDir, area, MANIFEST_FILE);
-    if (states.some((s) => s.phase === "failed")) return { area, states, manifestFile, manifest: { failed: `nothing of ${area} is written because a step failed` } };
+    if (states.some((s) => s.phase === "failed"))
+      return {
+        area,
+        states,
+        manifestFile,
+        manifest: { failed: `nothing of ${area} is written because a step failed` },
+      };
     try {
       const pkg = manifestOf(run, inputs, pass, area, states);
       return { area, states, manifestFile, manifest: { text: renderManifest(pkg), pkg } };
@@ -44,7 +58,13 @@ function isTable(step: Step): boolean {
   return step.mediatype === "text/csv" || step.mediatype === "application/vnd.apache.parquet";
 }
 
-function manifestOf(run: RunContext, inputs: Inputs, pass: PassOutcome, area: Area, states: readonly StepState[]): PackageDescriptor {
+function manifestOf(
+  run: RunContext,
+  inputs: Inputs,
+  pass: PassOutcome,
+  area: Area,
+  states: readonly StepState[],
+): PackageDescriptor {
   const used = new Set(states.flatMap((s) => s.inputs));
   const { facts } = pass;
   const ledger = inputs.ledger;
@@ -54,7 +74,10 @@ function manifestOf(run: RunContext, inputs: Inputs, pass: PassOutcome, area: Ar
       : { ...recordedLedger(run, inputs, area)!, origin: ledger!.origin }
     : undefined;
   const pulse = used.has("pulse") ? inputs.pulseRecords : null;
-  const pulseSource = pulse && inputs.pulse && !("error" in inputs.pulse) ? { records: pulse.length, root: inputs.pulse.root } : undefined;
+  const pulseSource =
+    pulse && inputs.pulse && !("error" in inputs.pulse)
+      ? { records: pulse.length, root: inputs.pulse.root }
+      : undefined;
   const curated: Record<string, string> = {};
   for (const input of used) if (input.startsWith("sources/")) curated[input.slice(8)] = inputs.source(input.slice(8));
   const times = [ledgerSource?.asOf, ...(pulse ?? []).map((r) => r.generatedAt)]
@@ -69,7 +92,14 @@ function manifestOf(run: RunContext, inputs: Inputs, pass: PassOutcome, area: Ar
       inputsHash: s.inputsHash!,
       inputs: s.inputDigests!,
       ...(s.step.schema ? { jsonSchema: run.schemas.jsonSchemaOf(s.step) } : {}),
-      ...(isTable(s.step) ? { tableSchema: { ...run.schemas.tableSchemaOf(s.step), ...(s.step.primaryKey ? { primaryKey: [...s.step.primaryKey] } : {}) } } : {}),
+      ...(isTable(s.step)
+        ? {
+            tableSchema: {
+              ...run.schemas.tableSchemaOf(s.step),
+              ...(s.step.primaryKey ? { primaryKey: [...s.step.primaryKey] } : {}),
+            },
+          }
+        : {}),
     }),
   );
   return buildManifest({

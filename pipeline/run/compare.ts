@@ -34,7 +34,11 @@ export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pas
     for (const s of states) {
       const same = s.output!.same;
       if (!same) differences.push(s.target);
-      tally.step(s, same ? "matches" : "differs", same ? "matches" : existsSync(s.target) ? "DIFFERS from the file" : "MISSING");
+      tally.step(
+        s,
+        same ? "matches" : "differs",
+        same ? "matches" : existsSync(s.target) ? "DIFFERS from the file" : "MISSING",
+      );
     }
     const stale = orphans(run, area, manifestFile, states);
     for (const file of stale) {
@@ -61,16 +65,25 @@ export function compareAreas(run: RunContext, areas: readonly AreaOutcome[], pas
       run.log(problem);
     }
   }
-  run.log(`check: ${tally.changed} differ, ${tally.unchanged} match, ${tally.failed} failed${differences.length > 0 ? "" : " — data/ is what the pipeline produces"}`);
+  run.log(
+    `check: ${tally.changed} differ, ${tally.unchanged} match, ${tally.failed} failed${differences.length > 0 ? "" : " — data/ is what the pipeline produces"}`,
+  );
   for (const d of differences) run.log(`  differs: ${d}`);
   if (differences.length > 0) tally.report.ok = false;
   return tally.close();
 }
 
 /** The files the area's published manifest lists that no step produces any more. */
-export function orphans(run: RunContext, area: Area, manifestFile: string, states: readonly AreaOutcome["states"][number][]): string[] {
+export function orphans(
+  run: RunContext,
+  area: Area,
+  manifestFile: string,
+  states: readonly AreaOutcome["states"][number][],
+): string[] {
   const listed = readManifest(manifestFile)?.records.keys() ?? [];
-  return [...listed].filter((p) => !isReleasePath(p) && !states.some((s) => s.step.path === p)).map((p) => outputFile(run.layout, area, p));
+  return [...listed]
+    .filter((p) => !isReleasePath(p) && !states.some((s) => s.step.path === p))
+    .map((p) => outputFile(run.layout, area, p));
 }
 
 /**
@@ -80,9 +93,19 @@ export function orphans(run: RunContext, area: Area, manifestFile: string, state
  * and nothing verifies (a copy, a file put there by hand, a staged file an interrupted run left).
  * The pipeline reports them and leaves them: they may be someone's.
  */
-export function unlisted(run: RunContext, area: Area, states: readonly AreaOutcome["states"][number][], stale: readonly string[]): string[] {
+export function unlisted(
+  run: RunContext,
+  area: Area,
+  states: readonly AreaOutcome["states"][number][],
+  stale: readonly string[],
+): string[] {
   const dir = join(run.files.areasDir, area);
-  const known = new Set([...states.map((s) => s.target), ...stale, join(dir, MANIFEST_FILE), join(dir, MANIFEST_FILE + SIGNATURE_SUFFIX)]);
+  const known = new Set([
+    ...states.map((s) => s.target),
+    ...stale,
+    join(dir, MANIFEST_FILE),
+    join(dir, MANIFEST_FILE + SIGNATURE_SUFFIX),
+  ]);
   return filesUnder(dir)
     .filter((file) => !isReleasePath(file))
     .map((file) => join(dir, file))
@@ -100,7 +123,12 @@ export function trustedDatasetKeys(vkeyFile: string): NoteVerifier[] {
 }
 
 /** Why the published signature does not cover this manifest text, naming the file; null when it does. */
-export function signatureProblem(area: Area, manifestFile: string, manifestText: string, trusted: NoteVerifier[]): string | null {
+export function signatureProblem(
+  area: Area,
+  manifestFile: string,
+  manifestText: string,
+  trusted: NoteVerifier[],
+): string | null {
   const sigFile = manifestFile + SIGNATURE_SUFFIX;
   const sig = readBytes(sigFile);
   if (!sig) return `${sigFile}: missing`;

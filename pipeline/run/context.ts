@@ -55,7 +55,13 @@ export interface RunContext {
   /** The selected areas. */
   readonly areas: readonly Area[];
   readonly layout: DataLayout;
-  readonly files: { areasDir: string; sourcesDir: string; historyFile: string; checkpointFile: string; vkeyFile: string };
+  readonly files: {
+    areasDir: string;
+    sourcesDir: string;
+    historyFile: string;
+    checkpointFile: string;
+    vkeyFile: string;
+  };
   readonly schemas: OutputSchemas;
   readonly digests: DigestCache;
   /** Where a step's output is published. */
@@ -107,7 +113,9 @@ export function openRun(options: RunOptions): RunContext {
       try {
         digests.save();
       } catch (error) {
-        options.log(`${options.digestCache}: not saved (${(error as Error).message}); the next run hashes the data files again`);
+        options.log(
+          `${options.digestCache}: not saved (${(error as Error).message}); the next run hashes the data files again`,
+        );
       }
       if (stageDir) rmSync(stageDir, { recursive: true, force: true });
     },

@@ -33,7 +33,9 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
   const ledger = inputs.ledger;
   const states = [...plan.states.values()];
   const stale = states.some((s) => s.phase === "stale" && s.inputs.includes("ledger"));
-  const unrecorded = plan.areas.some((a) => states.some((s) => s.step.area === a && s.inputs.includes("ledger")) && !recordedLedger(run, inputs, a));
+  const unrecorded = plan.areas.some(
+    (a) => states.some((s) => s.step.area === a && s.inputs.includes("ledger")) && !recordedLedger(run, inputs, a),
+  );
   if (!ledger || !(stale || unrecorded)) return { ran: false, read: 0, facts: null };
 
   const rows: { state: StepState; output: StreamedOutput }[] = [];
@@ -42,12 +44,17 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
     const step = state.step;
     try {
       const { head, sink } = step.start(generatorInputs(run, inputs, step, state.inputs, null));
-      rows.push({ state, output: { tmp: run.stagePath(state.target), head, sink, check: run.schemas.streamCheck(step, state.target) } });
+      rows.push({
+        state,
+        output: { tmp: run.stagePath(state.target), head, sink, check: run.schemas.streamCheck(step, state.target) },
+      });
     } catch (error) {
       failStep(state, error);
     }
   }
-  run.log(`reading the ledger once: ${ledger.size} entries${rows.length > 0 ? `, streaming ${rows.map((r) => r.state.step.id).join(", ")}` : ""}`);
+  run.log(
+    `reading the ledger once: ${ledger.size} entries${rows.length > 0 ? `, streaming ${rows.map((r) => r.state.step.id).join(", ")}` : ""}`,
+  );
   const pass = await readLedgerOnce({
     ledger: run.options.ledger,
     size: ledger.size,
@@ -116,10 +123,23 @@ function bytesOf(run: RunContext, plan: Plan, id: string): Uint8Array {
   return readFileSync(run.targetOf(plan.byId.get(id)!));
 }
 
-function generatorInputs(run: RunContext, inputs: Inputs, step: Step, declared: readonly InputName[], facts: LedgerFacts | null): GeneratorInputs {
+function generatorInputs(
+  run: RunContext,
+  inputs: Inputs,
+  step: Step,
+  declared: readonly InputName[],
+  facts: LedgerFacts | null,
+): GeneratorInputs {
   const allowed = new Set(declared.filter((i) => i.startsWith("sources/")).map((i) => i.slice(8)));
-  const sources = createSourceReader((path) => sourceFile(run.layout, path), { allowed, reader: step.id, label: run.files.sourcesDir });
-  const pulse = declared.includes("pulse") && inputs.pulseRecords ? inputs.pulseRecords : undeclared(step.id, "pulse", [] as PulseRecord[]);
+  const sources = createSourceReader((path) => sourceFile(run.layout, path), {
+    allowed,
+    reader: step.id,
+    label: run.files.sourcesDir,
+  });
+  const pulse =
+    declared.includes("pulse") && inputs.pulseRecords
+      ? inputs.pulseRecords
+      : undeclared(step.id, "pulse", [] as PulseRecord[]);
   const factsInput = declared.includes("ledger") && facts ? facts : undeclared(step.id, "ledger", {} as LedgerFacts);
   return { facts: factsInput, pulse, sources };
 }

@@ -180,9 +180,14 @@ async function ledgerInput(run: RunContext): Promise<LedgerInput> {
 function pulseInput(run: RunContext): PulseInput {
   const { historyFile, checkpointFile, vkeyFile } = run.files;
   const text = (path: string) => readText(path);
-  const check = checkPublished({ historyText: text(historyFile) ?? "", checkpointText: text(checkpointFile), vkeyText: text(vkeyFile) });
+  const check = checkPublished({
+    historyText: text(historyFile) ?? "",
+    checkpointText: text(checkpointFile),
+    vkeyText: text(vkeyFile),
+  });
   if (!check.signed) return { error: `${historyFile}: ${check.issues[0]?.message ?? "does not verify"}` };
-  if (check.signed.size < check.lines.length) run.log(`pulse: ${check.lines.length - check.signed.size} line(s) after the signed checkpoint are not used`);
+  if (check.signed.size < check.lines.length)
+    run.log(`pulse: ${check.lines.length - check.signed.size} line(s) after the signed checkpoint are not used`);
   return { records: check.signed.records, root: formatDigest(check.signed.rootHash) };
 }
 

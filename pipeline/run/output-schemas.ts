@@ -43,9 +43,14 @@ export class OutputSchemas {
 
   /** Checks a document's bytes; throws a DataError naming the file. */
   validate(step: Step, file: string, bytes: Uint8Array): void {
-    if (step.mediatype === "application/json") validateJsonBytes(file, bytes, this.set.validator(JsonSchemaSet.idOf(step.schema!)));
+    if (step.mediatype === "application/json")
+      validateJsonBytes(file, bytes, this.set.validator(JsonSchemaSet.idOf(step.schema!)));
     else if (step.mediatype === "text/csv") {
-      const csv = new CsvValidator(file, this.tableSchemaOf(step), this.set.validator(JsonSchemaSet.idOf(step.schema!)));
+      const csv = new CsvValidator(
+        file,
+        this.tableSchemaOf(step),
+        this.set.validator(JsonSchemaSet.idOf(step.schema!)),
+      );
       let text: string;
       try {
         text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

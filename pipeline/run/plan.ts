@@ -71,7 +71,8 @@ export function planRun(run: RunContext): Plan {
   const areas = run.areas.filter((a) => order.some((s) => s.area === a));
   for (const area of run.areas) if (!areas.includes(area)) run.log(`${area}: no steps`);
   const states = new Map<string, StepState>();
-  for (const step of order) states.set(step.id, { step, inputs: effectiveInputs(step), target: run.targetOf(step), phase: "stale" });
+  for (const step of order)
+    states.set(step.id, { step, inputs: effectiveInputs(step), target: run.targetOf(step), phase: "stale" });
   return { order, byId: new Map(steps.map((s) => [s.id, s])), states, areas };
 }
 
@@ -93,26 +94,38 @@ export function planSteps(steps: readonly Step[], areas: readonly Area[], schema
   const names = new Set<string>();
   for (const step of steps) {
     if (byId.has(step.id)) throw new StepDefinitionError(`two steps have the id ${step.id}`);
-    if (!(AREAS as readonly string[]).includes(step.area)) throw new StepDefinitionError(`${step.id}: unknown area ${step.area}`);
+    if (!(AREAS as readonly string[]).includes(step.area))
+      throw new StepDefinitionError(`${step.id}: unknown area ${step.area}`);
     try {
       checkSourcePath(step.path);
     } catch {
-      throw new StepDefinitionError(`${step.id}: path ${JSON.stringify(step.path)} is not a relative path inside the area`);
+      throw new StepDefinitionError(
+        `${step.id}: path ${JSON.stringify(step.path)} is not a relative path inside the area`,
+      );
     }
-    if (step.id !== `${step.area}/${step.path}`) throw new StepDefinitionError(`${step.id}: the id must be "${step.area}/${step.path}"`);
+    if (step.id !== `${step.area}/${step.path}`)
+      throw new StepDefinitionError(`${step.id}: the id must be "${step.area}/${step.path}"`);
     // Every output is a file of the published-data contract, with the contract's tier and type.
     const file = areaFile(step.area, step.path);
-    if (!file) throw new StepDefinitionError(`${step.id}: ${step.area} publishes no file ${step.path} (core/datapackage/contract.ts)`);
+    if (!file)
+      throw new StepDefinitionError(
+        `${step.id}: ${step.area} publishes no file ${step.path} (core/datapackage/contract.ts)`,
+      );
     if (file.access !== step.access || file.mediatype !== step.mediatype) {
-      throw new StepDefinitionError(`${step.id}: access ${step.access} and mediatype ${step.mediatype} differ from the contract's ${file.access} and ${file.mediatype}`);
+      throw new StepDefinitionError(
+        `${step.id}: access ${step.access} and mediatype ${step.mediatype} differ from the contract's ${file.access} and ${file.mediatype}`,
+      );
     }
     if (step.path === MANIFEST_FILE || step.path.endsWith(SIGNATURE_SUFFIX) || step.path.endsWith(TMP_SUFFIX)) {
       throw new StepDefinitionError(`${step.id}: the path is reserved`);
     }
-    if (!/^[a-z0-9._-]+$/.test(step.name)) throw new StepDefinitionError(`${step.id}: resource name ${JSON.stringify(step.name)} must match [a-z0-9._-]+`);
-    if (names.has(`${step.area}\n${step.name}`)) throw new StepDefinitionError(`${step.id}: resource name ${step.name} is used twice in ${step.area}`);
+    if (!/^[a-z0-9._-]+$/.test(step.name))
+      throw new StepDefinitionError(`${step.id}: resource name ${JSON.stringify(step.name)} must match [a-z0-9._-]+`);
+    if (names.has(`${step.area}\n${step.name}`))
+      throw new StepDefinitionError(`${step.id}: resource name ${step.name} is used twice in ${step.area}`);
     names.add(`${step.area}\n${step.name}`);
-    if (!Number.isSafeInteger(step.version) || step.version < 0) throw new StepDefinitionError(`${step.id}: version must be a non-negative integer`);
+    if (!Number.isSafeInteger(step.version) || step.version < 0)
+      throw new StepDefinitionError(`${step.id}: version must be a non-negative integer`);
     if (step.mediatype === "application/json" || step.mediatype === "text/csv") {
       if (!step.schema) throw new StepDefinitionError(`${step.id}: a ${step.mediatype} output needs a schema`);
       if (!schemas.has(JsonSchemaSet.idOf(step.schema))) {
@@ -130,7 +143,8 @@ export function planSteps(steps: readonly Step[], areas: readonly Area[], schema
         continue;
       }
       if (input.startsWith("step:")) {
-        if (step.kind === "rows") throw new StepDefinitionError(`${step.id}: a rows step is fed the ledger; it cannot depend on ${input}`);
+        if (step.kind === "rows")
+          throw new StepDefinitionError(`${step.id}: a rows step is fed the ledger; it cannot depend on ${input}`);
         continue;
       }
       throw new StepDefinitionError(`${step.id}: unknown input ${JSON.stringify(input)}`);
@@ -138,7 +152,8 @@ export function planSteps(steps: readonly Step[], areas: readonly Area[], schema
     byId.set(step.id, step);
   }
   for (const step of steps) {
-    for (const dep of stepDeps(step.inputs)) if (!byId.has(dep)) throw new StepDefinitionError(`${step.id}: input step:${dep} names no step`);
+    for (const dep of stepDeps(step.inputs))
+      if (!byId.has(dep)) throw new StepDefinitionError(`${step.id}: input step:${dep} names no step`);
   }
   // Depth-first topological order over the selected steps (dependencies of other areas are read from disk).
   const selected = steps.filter((s) => areas.includes(s.area));

@@ -80,9 +80,11 @@ export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pas
       written.push(file);
       run.log(`${file} … written (release ${outcome.release!.version})`);
     }
-    for (const file of unlisted(run, area, states, [])) run.log(`${file} … UNLISTED: no manifest lists it, so it is never published; left as it is (--check reports it until it is removed)`);
+    for (const file of unlisted(run, area, states, []))
+      run.log(
+        `${file} … UNLISTED: no manifest lists it, so it is never published; left as it is (--check reports it until it is removed)`,
+      );
   }
   run.log(`${tally.changed} written, ${tally.unchanged} unchanged, ${tally.failed} failed`);
   return tally.close();
 }
-

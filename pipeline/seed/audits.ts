@@ -45,10 +45,18 @@ export function planAudits(seed: string, startMs: number, nowMs: number): Planne
       const due = day + rng.between(170, 190) * DAY_MS;
       const ms = day + AUDIT_HOUR_MS;
       if (ms > nowMs) break;
-      audits.push({ ms, jurisdiction, auditor: AUDITORS[jurisdiction], audited_on: dayOf(day), next_audit: dayOf(due) });
+      audits.push({
+        ms,
+        jurisdiction,
+        auditor: AUDITORS[jurisdiction],
+        audited_on: dayOf(day),
+        next_audit: dayOf(due),
+      });
       // The next audit: a few days early, or now and then late.
       day = due + (rng.chance(SLIP_CHANCE) ? rng.between(15, 40) : -rng.between(0, 6)) * DAY_MS;
     }
   }
-  return audits.sort((a, b) => a.ms - b.ms || JURISDICTIONS.indexOf(a.jurisdiction) - JURISDICTIONS.indexOf(b.jurisdiction));
+  return audits.sort(
+    (a, b) => a.ms - b.ms || JURISDICTIONS.indexOf(a.jurisdiction) - JURISDICTIONS.indexOf(b.jurisdiction),
+  );
 }

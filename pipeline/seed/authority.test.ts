@@ -19,7 +19,9 @@ beforeAll(() => {
 
 describe("the sample's authority activity", () => {
   it("registers the companions, identities of every role with their stakes", () => {
-    const companions = events.filter((e) => e.type === "companion.registered").map((e) => p<"companion.registered">(e).companion_id);
+    const companions = events
+      .filter((e) => e.type === "companion.registered")
+      .map((e) => p<"companion.registered">(e).companion_id);
     expect(companions).toEqual([...SAMPLE_COMPANIONS]);
     const identities = events.filter((e) => e.type === "identity.registered").map((e) => p<"identity.registered">(e));
     expect(new Set(identities.map((i) => i.role))).toEqual(new Set(ROLES));
@@ -33,7 +35,8 @@ describe("the sample's authority activity", () => {
     const failedAt = new Set(attempts.filter((a) => !a.verified).map((a) => a.failed_at_stage));
     expect(failedAt).toEqual(new Set(AVM_STAGES));
     const codes = new Set(attempts.map((a) => a.code));
-    for (const code of ["AVM_001", "AVM_002", "AVM_003", "AVM_004", "AVM_005", "AVM_006", "AVM_007", "AVM_008"]) expect(codes).toContain(code);
+    for (const code of ["AVM_001", "AVM_002", "AVM_003", "AVM_004", "AVM_005", "AVM_006", "AVM_007", "AVM_008"])
+      expect(codes).toContain(code);
     events.forEach((e, i) => {
       if (e.type !== "avm.grant") return;
       const before = p<"avm.attempt">(events[i - 1]!);
@@ -54,7 +57,8 @@ describe("the sample's authority activity", () => {
       if (e.type === "avm.revoke") {
         const revoke = p<"avm.revoke">(e);
         reasons.add(revoke.reason);
-        if (revoke.reason === "requested_by_holder") expect(currentGrant(registry, revoke.ledger_id, nowMs)).not.toBeNull();
+        if (revoke.reason === "requested_by_holder")
+          expect(currentGrant(registry, revoke.ledger_id, nowMs)).not.toBeNull();
         else {
           const trigger = events[seq - 1]!;
           expect(revoke.evidence_hash).toBe(digestOf({ type: trigger.type, payload: trigger.payload }));
@@ -63,8 +67,16 @@ describe("the sample's authority activity", () => {
       }
       const holder = (e.payload as { ledger_id?: unknown }).ledger_id;
       inForceBefore = typeof holder === "string" && currentGrant(registry, holder, nowMs) !== null;
-      avmRegistry.apply(registry, { seq, type: e.type, payload: e.payload, ts: e.ts!, prev: null, hash: "" } as LedgerEntry);
-      if (e.type === "avm.revoke") expect(checkAuthority(registry, p<"avm.revoke">(e).ledger_id, nowMs).scopes).toEqual([]);
+      avmRegistry.apply(registry, {
+        seq,
+        type: e.type,
+        payload: e.payload,
+        ts: e.ts!,
+        prev: null,
+        hash: "",
+      } as LedgerEntry);
+      if (e.type === "avm.revoke")
+        expect(checkAuthority(registry, p<"avm.revoke">(e).ledger_id, nowMs).scopes).toEqual([]);
     });
     expect(renewals).toBeGreaterThan(0);
     expect(reasons).toEqual(new Set(REVOKE_REASONS.filter((r) => r !== "key_compromise")));

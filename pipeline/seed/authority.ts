@@ -21,7 +21,18 @@
  * Keys are sample keys derived from the seed (sample-keys.ts). A step the operations refuse is a
  * bug in the simulator, and throws.
  */
-import { ledgerIdForKey, lockStake, recordDrift, registerCompanion, registerIdentity, reportViolation, revokeAuthority, signalConcern, withdrawStake, type Operation } from "../../core/avm/operations.ts";
+import {
+  ledgerIdForKey,
+  lockStake,
+  recordDrift,
+  registerCompanion,
+  registerIdentity,
+  reportViolation,
+  revokeAuthority,
+  signalConcern,
+  withdrawStake,
+  type Operation,
+} from "../../core/avm/operations.ts";
 import { signAttestation, signWalletMessage, type Signer } from "../../core/avm/messages.ts";
 import { avmRegistry, currentGrant, stakeFor, type AvmRegistry, type IdentityRecord } from "../../core/avm/registry.ts";
 import { verifyAuthority } from "../../core/avm/verifier.ts";
@@ -42,7 +53,8 @@ export const SAMPLE_COMPANIONS = ["companion.aurora", "companion.beacon", "compa
 
 /** The stages in order, each with the failure the menu stages there. */
 export type FailureKind = "identity" | "stake" | "attestation" | "scope" | "temporal";
-export type RevocationTrigger = "requested_by_holder" | "stake_withdrawn" | "drift_exceeded" | "integrity_violation" | "companion_concern";
+export type RevocationTrigger =
+  "requested_by_holder" | "stake_withdrawn" | "drift_exceeded" | "integrity_violation" | "companion_concern";
 
 type Step = { kind: "grant" } | { kind: "fail"; stage: FailureKind } | { kind: "revoke"; trigger: RevocationTrigger };
 
@@ -100,7 +112,14 @@ export class SampleAuthority {
 
   /** Folds one yielded event (with its `ts`) into the registry; its seq is its place in the sample. */
   observe(event: NewEvent): void {
-    const entry: LedgerEntry = { seq: this.#seq++, type: event.type, payload: event.payload, ts: event.ts!, prev: null, hash: "" };
+    const entry: LedgerEntry = {
+      seq: this.#seq++,
+      type: event.type,
+      payload: event.payload,
+      ts: event.ts!,
+      prev: null,
+      hash: "",
+    };
     avmRegistry.apply(this.registry, entry);
   }
 
@@ -114,20 +133,38 @@ export class SampleAuthority {
 
   registerCompanion(id: string): NewEvent[] {
     const { algorithm, secretKeyHex } = this.#companion(id);
-    return must(`registering ${id}`, registerCompanion(this.registry, { companion_id: id, algorithm, public_key: publicKeyFromSecret(algorithm, secretKeyHex) })).events;
+    return must(
+      `registering ${id}`,
+      registerCompanion(this.registry, {
+        companion_id: id,
+        algorithm,
+        public_key: publicKeyFromSecret(algorithm, secretKeyHex),
+      }),
+    ).events;
   }
 
   /** The k-th identity: its key is the sample key of `identity:k`; its ledger_id follows from the key. */
-  registerIdentity(k: number, algorithm: SignatureAlgorithm, role: Role, reputation: number): { events: NewEvent[]; ledgerId: string } {
+  registerIdentity(
+    k: number,
+    algorithm: SignatureAlgorithm,
+    role: Role,
+    reputation: number,
+  ): { events: NewEvent[]; ledgerId: string } {
     const wallet = this.#signer(`identity:${k}`, algorithm);
     const public_key = publicKeyFromSecret(algorithm, wallet.secretKeyHex);
-    const { events, result } = must(`registering identity ${k}`, registerIdentity(this.registry, { algorithm, public_key, role, reputation }));
+    const { events, result } = must(
+      `registering identity ${k}`,
+      registerIdentity(this.registry, { algorithm, public_key, role, reputation }),
+    );
     this.#wallets.set(result.ledger_id, wallet);
     return { events, ledgerId: result.ledger_id };
   }
 
   lockStake(ledgerId: string, mic: number): NewEvent[] {
-    return must(`locking stake for ${ledgerId}`, lockStake(this.registry, { ledger_id: ledgerId, amount: String(mic), slashing_conditions_accepted: true })).events;
+    return must(
+      `locking stake for ${ledgerId}`,
+      lockStake(this.registry, { ledger_id: ledgerId, amount: String(mic), slashing_conditions_accepted: true }),
+    ).events;
   }
 
   /**
@@ -137,11 +174,20 @@ export class SampleAuthority {
   step(nowMs: number, moneyFrozen: boolean): AuthorityResult {
     const step = MENU[this.#step % MENU.length]!;
     // An integrity violation bars the identity for good: one round of the menu in three has one.
-    if (step.kind === "revoke" && step.trigger === "integrity_violation" && Math.floor(this.#step / MENU.length) % 3 !== 0) {
+    if (
+      step.kind === "revoke" &&
+      step.trigger === "integrity_violation" &&
+      Math.floor(this.#step / MENU.length) % 3 !== 0
+    ) {
       this.#step++;
       return this.step(nowMs, moneyFrozen);
     }
-    const events = step.kind === "grant" ? this.#grant(nowMs) : step.kind === "fail" ? this.#fail(step.stage, nowMs) : this.#revoke(step.trigger, nowMs, moneyFrozen);
+    const events =
+      step.kind === "grant"
+        ? this.#grant(nowMs)
+        : step.kind === "fail"
+          ? this.#fail(step.stage, nowMs)
+          : this.#revoke(step.trigger, nowMs, moneyFrozen);
     if (events !== null) this.#step++;
     return events;
   }
@@ -151,7 +197,12 @@ export class SampleAuthority {
   /** Identities that are registered, not barred, with enough bonded stake, in registration order. */
   #eligible(filter: (i: IdentityRecord) => boolean = () => true): IdentityRecord[] {
     return [...this.registry.identities.values()].filter(
-      (i) => !i.barred && i.reputation > 0 && this.#wallets.has(i.ledger_id) && stakeFor(this.registry, i.ledger_id).bondedShards >= 100n * 1_000_000n && filter(i),
+      (i) =>
+        !i.barred &&
+        i.reputation > 0 &&
+        this.#wallets.has(i.ledger_id) &&
+        stakeFor(this.registry, i.ledger_id).bondedShards >= 100n * 1_000_000n &&
+        filter(i),
     );
   }
 
@@ -163,11 +214,16 @@ export class SampleAuthority {
 
   #grant(nowMs: number): AuthorityResult {
     // Drift must be at most 0.1 and the stake must cover the role's scopes (admins need 10,000 MIC).
-    const pool = this.#eligible((i) => i.driftScore <= 0.1 && (i.role !== "admin" || stakeFor(this.registry, i.ledger_id).bondedShards >= 10_000n * 1_000_000n));
+    const pool = this.#eligible(
+      (i) =>
+        i.driftScore <= 0.1 &&
+        (i.role !== "admin" || stakeFor(this.registry, i.ledger_id).bondedShards >= 10_000n * 1_000_000n),
+    );
     if (pool.length === 0) return null;
     const identity = this.#rng.pick(pool);
     const outcome = this.#verify(identity.ledger_id, [...ROLE_BASE_SCOPES[identity.role]], nowMs, {});
-    if (!outcome.verified) throw new Error(`sample authority: a grant for ${identity.ledger_id} was refused: ${outcome.rule}`);
+    if (!outcome.verified)
+      throw new Error(`sample authority: a grant for ${identity.ledger_id} was refused: ${outcome.rule}`);
     return outcome.events;
   }
 
@@ -194,14 +250,19 @@ export class SampleAuthority {
       case "stake": {
         const turn = this.#variant("stake");
         // An identity whose stake was withdrawn asks again (AVM_007), or a wallet signs with another key (AVM_002).
-        const unstaked = [...this.registry.identities.values()].filter((i) => !i.barred && this.#wallets.has(i.ledger_id) && stakeFor(this.registry, i.ledger_id).bondedShards === 0n);
+        const unstaked = [...this.registry.identities.values()].filter(
+          (i) =>
+            !i.barred && this.#wallets.has(i.ledger_id) && stakeFor(this.registry, i.ledger_id).bondedShards === 0n,
+        );
         if (unstaked.length > 0 && turn % 2 === 1) {
           outcome = this.#verify(rng.pick(unstaked).ledger_id, ["api.read"], nowMs, {});
           break;
         }
         if (pool.length < 2) return null;
         const [identity, other] = rng.sample(pool, 2) as [IdentityRecord, IdentityRecord];
-        outcome = this.#verify(identity.ledger_id, ["api.read"], nowMs, { wallet: this.#wallets.get(other.ledger_id)! });
+        outcome = this.#verify(identity.ledger_id, ["api.read"], nowMs, {
+          wallet: this.#wallets.get(other.ledger_id)!,
+        });
         break;
       }
       case "attestation": {
@@ -209,8 +270,11 @@ export class SampleAuthority {
         const [identity, other] = rng.sample(pool, 2) as [IdentityRecord, IdentityRecord];
         outcome =
           this.#variant("attestation") % 2 === 0
-          ? this.#verify(identity.ledger_id, ["api.read"], nowMs, { issuedAt: nowMs - 70 * DAY, expiresAt: nowMs - rng.between(1, 10) * DAY })
-          : this.#verify(identity.ledger_id, ["api.read"], nowMs, { subject: other.ledger_id });
+            ? this.#verify(identity.ledger_id, ["api.read"], nowMs, {
+                issuedAt: nowMs - 70 * DAY,
+                expiresAt: nowMs - rng.between(1, 10) * DAY,
+              })
+            : this.#verify(identity.ledger_id, ["api.read"], nowMs, { subject: other.ledger_id });
         break;
       }
       case "scope": {
@@ -225,13 +289,21 @@ export class SampleAuthority {
         const low = pool.filter((i) => i.role === "viewer" || i.role === "contributor");
         if (low.length === 0) return null;
         const identity = rng.pick(low);
-        outcome = this.#verify(identity.ledger_id, [rng.pick(["api.deploy.staging", "api.deploy.production"] as const)], nowMs, {});
+        outcome = this.#verify(
+          identity.ledger_id,
+          [rng.pick(["api.deploy.staging", "api.deploy.production"] as const)],
+          nowMs,
+          {},
+        );
         break;
       }
       case "temporal": {
         if (pool.length === 0) return null;
         const identity = rng.pick(pool);
-        outcome = this.#verify(identity.ledger_id, ["api.read"], nowMs, { issuedAt: nowMs - DAY, expiresAt: nowMs + rng.between(91, 180) * DAY });
+        outcome = this.#verify(identity.ledger_id, ["api.read"], nowMs, {
+          issuedAt: nowMs - DAY,
+          expiresAt: nowMs + rng.between(91, 180) * DAY,
+        });
         break;
       }
     }
@@ -241,34 +313,64 @@ export class SampleAuthority {
 
   #revoke(trigger: RevocationTrigger, nowMs: number, moneyFrozen: boolean): AuthorityResult {
     const rng = this.#rng;
-    const holders = [...this.registry.identities.values()].filter((i) => !i.barred && currentGrant(this.registry, i.ledger_id, nowMs) !== null);
+    const holders = [...this.registry.identities.values()].filter(
+      (i) => !i.barred && currentGrant(this.registry, i.ledger_id, nowMs) !== null,
+    );
     if (holders.length === 0) return null;
     const identity = rng.pick(holders);
     const ledger_id = identity.ledger_id;
-    const evidence = (what: string) => digestOf({ sample: "authority evidence", what, ledger_id, at: nowMs, n: rng.nextUint32() });
+    const evidence = (what: string) =>
+      digestOf({ sample: "authority evidence", what, ledger_id, at: nowMs, n: rng.nextUint32() });
     let events: NewEvent[];
     switch (trigger) {
       case "requested_by_holder":
-        events = must(`revoking ${ledger_id}`, revokeAuthority(this.registry, { ledger_id, reason: "requested_by_holder", evidence_hash: evidence("holder request") }, nowMs)).events;
+        events = must(
+          `revoking ${ledger_id}`,
+          revokeAuthority(
+            this.registry,
+            { ledger_id, reason: "requested_by_holder", evidence_hash: evidence("holder request") },
+            nowMs,
+          ),
+        ).events;
         break;
       case "stake_withdrawn": {
         if (moneyFrozen) return null;
         const stake = stakeFor(this.registry, ledger_id);
         const amount = formatMicDecimal(stake.bondedShards + stake.unbondedShards);
-        events = must(`withdrawing the stake of ${ledger_id}`, withdrawStake(this.registry, { ledger_id, amount }, nowMs)).events;
+        events = must(
+          `withdrawing the stake of ${ledger_id}`,
+          withdrawStake(this.registry, { ledger_id, amount }, nowMs),
+        ).events;
         break;
       }
       case "drift_exceeded": {
         const drift_score = Math.round(rng.uniform(0.12, 0.35) * 100) / 100;
-        events = must(`drift of ${ledger_id}`, recordDrift(this.registry, { ledger_id, drift_score, source: "sentinel.drift-monitor" }, nowMs)).events;
+        events = must(
+          `drift of ${ledger_id}`,
+          recordDrift(this.registry, { ledger_id, drift_score, source: "sentinel.drift-monitor" }, nowMs),
+        ).events;
         break;
       }
       case "integrity_violation":
-        events = must(`violation by ${ledger_id}`, reportViolation(this.registry, { ledger_id, evidence_hash: evidence("integrity violation"), detected_by: "sentinel.integrity-scan" }, nowMs)).events;
+        events = must(
+          `violation by ${ledger_id}`,
+          reportViolation(
+            this.registry,
+            { ledger_id, evidence_hash: evidence("integrity violation"), detected_by: "sentinel.integrity-scan" },
+            nowMs,
+          ),
+        ).events;
         break;
       case "companion_concern": {
         const companion_id = rng.pick(SAMPLE_COMPANIONS);
-        events = must(`concern about ${ledger_id}`, signalConcern(this.registry, { companion_id, ledger_id, evidence_hash: evidence("companion concern") }, nowMs)).events;
+        events = must(
+          `concern about ${ledger_id}`,
+          signalConcern(
+            this.registry,
+            { companion_id, ledger_id, evidence_hash: evidence("companion concern") },
+            nowMs,
+          ),
+        ).events;
         break;
       }
     }
@@ -282,16 +384,28 @@ export class SampleAuthority {
     if (drifted.length === 0) return null;
     const identity = this.#rng.pick(drifted);
     const drift_score = Math.round(this.#rng.uniform(0.01, 0.08) * 100) / 100;
-    return must(`drift of ${identity.ledger_id}`, recordDrift(this.registry, { ledger_id: identity.ledger_id, drift_score, source: "sentinel.drift-monitor" }, nowMs)).events;
+    return must(
+      `drift of ${identity.ledger_id}`,
+      recordDrift(
+        this.registry,
+        { ledger_id: identity.ledger_id, drift_score, source: "sentinel.drift-monitor" },
+        nowMs,
+      ),
+    ).events;
   }
 
   /** A withdrawn stake comes back after a while: the identity locks stake again. */
   restake(moneyFrozen: boolean): AuthorityResult {
     if (moneyFrozen) return null;
-    const unstaked = [...this.registry.identities.values()].filter((i) => !i.barred && this.#wallets.has(i.ledger_id) && stakeFor(this.registry, i.ledger_id).bondedShards === 0n);
+    const unstaked = [...this.registry.identities.values()].filter(
+      (i) => !i.barred && this.#wallets.has(i.ledger_id) && stakeFor(this.registry, i.ledger_id).bondedShards === 0n,
+    );
     if (unstaked.length === 0) return null;
     const identity = this.#rng.pick(unstaked);
-    const mic = identity.role === "deployer" || identity.role === "admin" ? this.#rng.between(10_000, 25_000) : this.#rng.between(500, 5_000);
+    const mic =
+      identity.role === "deployer" || identity.role === "admin"
+        ? this.#rng.between(10_000, 25_000)
+        : this.#rng.between(500, 5_000);
     return this.lockStake(identity.ledger_id, mic);
   }
 
@@ -322,7 +436,12 @@ export class SampleAuthority {
       role === "admin" ? this.#companion(cosigner) : undefined,
     );
     const wallet = options.wallet ?? this.#wallets.get(ledgerId)!;
-    const body = { ledger_id: ledgerId, wallet_signature: signWalletMessage(wallet, ledgerId, attestation, scopes), companion_attestation: attestation, requested_scopes: scopes };
+    const body = {
+      ledger_id: ledgerId,
+      wallet_signature: signWalletMessage(wallet, ledgerId, attestation, scopes),
+      companion_attestation: attestation,
+      requested_scopes: scopes,
+    };
     return verifyAuthority(AvmVerifyRequest.parse(body), this.registry, nowMs);
   }
 }

@@ -13,7 +13,10 @@ const ARGS = ["--now", "2025-07-14T18:00:00.000Z", "--size", "800"];
 
 function seed(args: string[], env: Record<string, string> = {}) {
   const { SOURCE_DATE_EPOCH: _ignored, ...parent } = process.env;
-  return spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...parent, STATE_DIR: join(dir, "state"), ...env } });
+  return spawnSync(process.execPath, [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...parent, STATE_DIR: join(dir, "state"), ...env },
+  });
 }
 
 async function opened(path: string) {
@@ -79,7 +82,9 @@ describe("npm run seed", () => {
 
   it("rejects bad options with a usage message", async () => {
     expect(seed(["--size", "ten", "--db", join(dir, "x.sqlite")]).stderr).toMatch(/--size must be a positive integer/);
-    expect(seed(["--now", "yesterday", "--db", join(dir, "x.sqlite")]).stderr).toMatch(/--now must be an ISO 8601 instant/);
+    expect(seed(["--now", "yesterday", "--db", join(dir, "x.sqlite")]).stderr).toMatch(
+      /--now must be an ISO 8601 instant/,
+    );
     const early = seed(["--now", "2025-07-01T00:00:00.000Z", "--db", join(dir, "x.sqlite")]);
     expect(early.status).toBe(2);
     expect(early.stderr).toMatch(/before C-1/);

@@ -19,18 +19,20 @@ import { DEFAULT_SEED, DEFAULT_SIZE, planSimulation, simulate } from "./simulate
 import { UsageError } from "../../core/errors.ts";
 
 const BATCH = 1000;
-const USAGE = "usage: npm run seed -- [--seed STRING] [--size N] [--now ISO-8601] [--db PATH] [--force]\n       npm run seed -- --sample [--data DIR] [--db PATH] [--force]";
-
+const USAGE =
+  "usage: npm run seed -- [--seed STRING] [--size N] [--now ISO-8601] [--db PATH] [--force]\n       npm run seed -- --sample [--data DIR] [--db PATH] [--force]";
 
 function parseNow(flag: string | undefined, env: NodeJS.ProcessEnv): Date {
   if (flag !== undefined) {
     const ms = Date.parse(flag);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(flag) || !Number.isFinite(ms)) throw new UsageError(`--now must be an ISO 8601 instant, got "${flag}"`);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(flag) || !Number.isFinite(ms))
+      throw new UsageError(`--now must be an ISO 8601 instant, got "${flag}"`);
     return new Date(ms);
   }
   const epoch = env.SOURCE_DATE_EPOCH;
   if (epoch !== undefined && epoch !== "") {
-    if (!/^[0-9]+$/.test(epoch)) throw new UsageError(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got "${epoch}"`);
+    if (!/^[0-9]+$/.test(epoch))
+      throw new UsageError(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got "${epoch}"`);
     return new Date(Number(epoch) * 1000);
   }
   return new Date(); // the one clock read of the seeding run
@@ -38,12 +40,21 @@ function parseNow(flag: string | undefined, env: NodeJS.ProcessEnv): Date {
 
 function parseSize(flag: string | undefined): number {
   if (flag === undefined) return DEFAULT_SIZE;
-  if (!/^[1-9][0-9]*$/.test(flag) || !Number.isSafeInteger(Number(flag))) throw new UsageError(`--size must be a positive integer, got "${flag}"`);
+  if (!/^[1-9][0-9]*$/.test(flag) || !Number.isSafeInteger(Number(flag)))
+    throw new UsageError(`--size must be a positive integer, got "${flag}"`);
   return Number(flag);
 }
 
 async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let values: { seed?: string; size?: string; now?: string; db?: string; force?: boolean; sample?: boolean; data?: string };
+  let values: {
+    seed?: string;
+    size?: string;
+    now?: string;
+    db?: string;
+    force?: boolean;
+    sample?: boolean;
+    data?: string;
+  };
   try {
     values = parseArgs({
       args: argv,
@@ -63,7 +74,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
   if (values.sample) {
-    if (values.seed !== undefined || values.size !== undefined || values.now !== undefined) throw new UsageError(`--sample takes its seed, size and present from the data folder\n${USAGE}`);
+    if (values.seed !== undefined || values.size !== undefined || values.now !== undefined)
+      throw new UsageError(`--sample takes its seed, size and present from the data folder\n${USAGE}`);
     const sample = sampleOptions(values.data ?? env.DATA_DIR ?? "data");
     values = { ...values, seed: sample.seed, size: String(sample.size), now: sample.now };
   } else if (values.data !== undefined) throw new UsageError(`--data goes with --sample\n${USAGE}`);
@@ -71,12 +83,19 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
   if (seed.length === 0) throw new UsageError("--seed must not be empty");
   const size = parseSize(values.size);
   const now = parseNow(values.now, env);
-  if (now.getTime() < cycleStart(1).getTime()) throw new UsageError(`--now ${now.toISOString()} is before C-1 (${cycleStart(1).toISOString()})`);
+  if (now.getTime() < cycleStart(1).getTime())
+    throw new UsageError(`--now ${now.toISOString()} is before C-1 (${cycleStart(1).toISOString()})`);
   const plan = planSimulation({ seed, size, now });
 
   const path = values.db ?? defaultLedgerPath(env);
   const existed = existsSync(path);
-  const { ledger, key } = await openLedger({ path, env, now: () => now, durability: "normal", log: (m) => process.stderr.write(`seed: ${m}\n`) });
+  const { ledger, key } = await openLedger({
+    path,
+    env,
+    now: () => now,
+    durability: "normal",
+    log: (m) => process.stderr.write(`seed: ${m}\n`),
+  });
   try {
     const before = await ledger.size();
     if (before > 0) {
@@ -121,16 +140,26 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
     const seconds = (performance.now() - started) / 1000;
 
     const out = process.stdout;
-    out.write(`seed: wrote ${written} SAMPLE events to ${shownLocation(path)}${existed ? "" : " (new file)"} in ${seconds.toFixed(1)} s\n`);
+    out.write(
+      `seed: wrote ${written} SAMPLE events to ${shownLocation(path)}${existed ? "" : " (new file)"} in ${seconds.toFixed(1)} s\n`,
+    );
     out.write(`  seed "${seed}", size ${size} (scale ${plan.scale.toFixed(3)}), now ${now.toISOString()}\n`);
     out.write(`  cycles C-${plan.firstCycle}..C-${plan.lastCycle}, ${cycleStart(1).toISOString()} .. ${lastTs}\n`);
-    out.write(`  sentinels: ${plan.sentinels.filter((s) => s.registerCycle <= plan.lastCycle).map((s) => `${s.spec.id} (${s.spec.cathedral})`).join(", ")}\n`);
+    out.write(
+      `  sentinels: ${plan.sentinels
+        .filter((s) => s.registerCycle <= plan.lastCycle)
+        .map((s) => `${s.spec.id} (${s.spec.cathedral})`)
+        .join(", ")}\n`,
+    );
     out.write(`  events by type:\n`);
-    for (const type of [...counts.keys()].sort()) out.write(`    ${type.padEnd(22)} ${String(counts.get(type)).padStart(8)}\n`);
+    for (const type of [...counts.keys()].sort())
+      out.write(`    ${type.padEnd(22)} ${String(counts.get(type)).padStart(8)}\n`);
     out.write(`  ledger size ${await ledger.size()}, root ${formatDigest(await ledger.rootHash())}\n`);
     out.write(`  checkpoint signed by ${key.name} (key from ${key.source}):\n`);
     out.write(note.replace(/^(?=.)/gm, "    ").replace(/\s+$/, "") + "\n");
-    out.write(`  note: sentinel and identity keys are SAMPLE keys derived from the seed (pipeline/seed/sample-keys.ts)\n`);
+    out.write(
+      `  note: sentinel and identity keys are SAMPLE keys derived from the seed (pipeline/seed/sample-keys.ts)\n`,
+    );
     return 0;
   } finally {
     await ledger.close();
@@ -140,6 +169,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promi
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
-  process.stderr.write(`seed: ${error instanceof UsageError ? error.message : ((error as Error).stack ?? String(error))}\n`);
+  process.stderr.write(
+    `seed: ${error instanceof UsageError ? error.message : ((error as Error).stack ?? String(error))}\n`,
+  );
   process.exitCode = 2;
 }

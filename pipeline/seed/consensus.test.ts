@@ -13,7 +13,10 @@ const NOW = new Date("2025-12-06T12:00:00.000Z");
 /** The simulated events as ledger entries: sealed in order, as the store would append them. */
 function asEntries(events: NewEvent[]): LedgerEntry[] {
   const out: LedgerEntry[] = [];
-  for (const e of events) out.push(sealEntry({ seq: out.length, type: e.type, payload: e.payload, ts: e.ts!, prev: out.at(-1)?.hash ?? null }).entry);
+  for (const e of events)
+    out.push(
+      sealEntry({ seq: out.length, type: e.type, payload: e.payload, ts: e.ts!, prev: out.at(-1)?.hash ?? null }).entry,
+    );
   return out;
 }
 
@@ -27,7 +30,9 @@ beforeAll(() => {
 describe("the sample's consensus activity", () => {
   it("registers every sentinel as an office with its priority, each key once", () => {
     expect([...state.offices.values()].map((o) => `${o.id}:${o.priority}`).sort()).toEqual(
-      SENTINELS.filter((s) => s.joinsAt < 0.9).map((s) => `${s.id}:${s.priority}`).sort(),
+      SENTINELS.filter((s) => s.joinsAt < 0.9)
+        .map((s) => `${s.id}:${s.priority}`)
+        .sort(),
     );
     expect(new Set([...state.offices.values()].map((o) => o.public_key)).size).toBe(state.offices.size);
   });

@@ -64,12 +64,27 @@ export class SampleConsensus {
 
   /** Folds one yielded event (with its `ts`) into the registry; its seq is its place in the sample. */
   observe(event: NewEvent): void {
-    const entry: LedgerEntry = { seq: this.#seq++, type: event.type, payload: event.payload, ts: event.ts!, prev: null, hash: "" };
+    const entry: LedgerEntry = {
+      seq: this.#seq++,
+      type: event.type,
+      payload: event.payload,
+      ts: event.ts!,
+      prev: null,
+      hash: "",
+    };
     consensusProjection.apply(this.state, entry);
   }
 
   registerOffice(spec: SentinelSpec, signer: SampleSigner): NewEvent {
-    const d = must(`registering ${spec.id}`, decideRegisterOffice(this.state, { id: spec.id, priority: spec.priority, cathedral: spec.cathedral, public_key: signer.publicKey }));
+    const d = must(
+      `registering ${spec.id}`,
+      decideRegisterOffice(this.state, {
+        id: spec.id,
+        priority: spec.priority,
+        cathedral: spec.cathedral,
+        public_key: signer.publicKey,
+      }),
+    );
     return d.events[0]!;
   }
 
@@ -100,7 +115,10 @@ export class SampleConsensus {
     const room = ROOMS[topicCathedral];
     const cycle = `C-${n}`;
     const gi_baseline = roundGi(chosen.reduce((sum, r) => sum + r.gi!, 0) / chosen.length);
-    const opened = must(`opening a session in ${cycle}/${room}`, decideOpenSession(this.state, { cycle, room, gi_baseline, participants }));
+    const opened = must(
+      `opening a session in ${cycle}/${room}`,
+      decideOpenSession(this.state, { cycle, room, gi_baseline, participants }),
+    );
     if (opened.result === null) return null; // the room is busy: the guard holds this one back
     const sessionId = opened.result.sessionId;
     const delibId = delibIdFor(sessionId);
@@ -126,13 +144,19 @@ export class SampleConsensus {
       ms += rng.between(5_000, 60_000);
       ctx.at(ms, () => {
         const sign = (m: Uint8Array) => ctx.signer(v.participant).sign(m);
-        return must(`the vote of ${v.participant}`, voteStep(this.state, sessionId, v.participant, v.vote, sign)).events;
+        return must(`the vote of ${v.participant}`, voteStep(this.state, sessionId, v.participant, v.vote, sign))
+          .events;
       });
     }
     const request: ProofRequest = {
       question: topic,
       context: { cycle, room, cathedral: topicCathedral },
-      rounds: [{ round: 1, statements: statements.map((s) => ({ participant: s.id, position: voteOf(s.id), summary: s.reasoning })) }],
+      rounds: [
+        {
+          round: 1,
+          statements: statements.map((s) => ({ participant: s.id, position: voteOf(s.id), summary: s.reasoning })),
+        },
+      ],
       constitutional_check: { bounded_authority: true, dissent_recorded: true, transparency: true },
     };
     ms += rng.between(MINUTE, 3 * MINUTE);
@@ -160,7 +184,9 @@ export class SampleConsensus {
     const validateAt = ms;
     ctx.at(validateAt, () => {
       // The validator is chosen when it signs: an office, not a participant, with GI >= 0.95 now.
-      const pool = officeRoster(this.state).filter((r) => r.eligible && ctx.available(r.office) && !session.participants.includes(r.office));
+      const pool = officeRoster(this.state).filter(
+        (r) => r.eligible && ctx.available(r.office) && !session.participants.includes(r.office),
+      );
       if (pool.length === 0) return null; // nobody may validate: the session stays open
       const validator = rng.pick(pool).office;
       const sign = (m: Uint8Array) => ctx.signer(validator).sign(m);
@@ -168,7 +194,10 @@ export class SampleConsensus {
       ctx.at(validateAt + rng.between(5_000, 30_000), () => {
         const outcome = sessionTally(session).outcome;
         const gi_delta = roundGi(outcome === "APPROVED" ? rng.uniform(0, 0.008) : rng.uniform(-0.008, 0.002));
-        return must(`closing ${sessionId}`, decideCloseSession(this.state, { sessionId, outcome, delibproof_id: delibId, gi_delta })).events;
+        return must(
+          `closing ${sessionId}`,
+          decideCloseSession(this.state, { sessionId, outcome, delibproof_id: delibId, gi_delta }),
+        ).events;
       });
       return validated.events;
     });

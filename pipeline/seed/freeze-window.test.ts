@@ -24,7 +24,7 @@ describe("the sample simulator and the migration freeze window", () => {
   });
 
   it("is accepted by the store, which refuses monetary events in the window", async () => {
-    const ledger = await openLedgerStore({ path: ":memory:",  origin: "freeze-test" });
+    const ledger = await openLedgerStore({ path: ":memory:", origin: "freeze-test" });
     try {
       for (let i = 0; i < events.length; i += 1000) await ledger.append(events.slice(i, i + 1000));
       expect(await ledger.size()).toBe(events.length);

@@ -49,7 +49,8 @@ describe("liveness plan", () => {
       } else {
         expect(beats.length).toBeGreaterThanOrEqual((LIVE_WINDOW_DAYS * 24) / LIVE_INTERVAL_HOURS - 1);
         expect(NOW.getTime() - Math.max(...beats)).toBeLessThanOrEqual(LIVE_INTERVAL_HOURS * HOUR);
-        for (let i = 1; i < beats.length; i++) expect(beats[i]! - beats[i - 1]!).toBeGreaterThan((LIVE_INTERVAL_HOURS - 1) * HOUR);
+        for (let i = 1; i < beats.length; i++)
+          expect(beats[i]! - beats[i - 1]!).toBeGreaterThan((LIVE_INTERVAL_HOURS - 1) * HOUR);
       }
     }
   });
@@ -66,7 +67,8 @@ describe("simulated sample at its present", () => {
         const p = e.payload as unknown as EventPayload<"sentinel.heartbeat">;
         last.set(p.sentinel, { ts: e.ts!, status: p.status });
       }
-      if (e.type === "mic_mint") lastMint = new Map(lastMint).set((e.payload as unknown as EventPayload<"mic_mint">).sentinel, e.ts!);
+      if (e.type === "mic_mint")
+        lastMint = new Map(lastMint).set((e.payload as unknown as EventPayload<"mic_mint">).sentinel, e.ts!);
     }
     for (const id of IDS) {
       const state = plan.bySentinel.get(id)!;
@@ -93,12 +95,22 @@ describe("simulated compliance audits", () => {
       expect(mine.length, j).toBeGreaterThanOrEqual(2);
       mine.forEach((a, i) => {
         expect(a.next_audit > a.audited_on).toBe(true);
-        if (i > 0) expect(Date.parse(a.audited_on) - Date.parse(mine[i - 1]!.audited_on)).toBeGreaterThan(150 * 24 * HOUR);
+        if (i > 0)
+          expect(Date.parse(a.audited_on) - Date.parse(mine[i - 1]!.audited_on)).toBeGreaterThan(150 * 24 * HOUR);
       });
     }
     for (const a of audits) expect(a.ms).toBeLessThanOrEqual(NOW.getTime());
     // The simulated ledger records them.
-    const recorded = [...simulate({ seed: DEFAULT_SEED, size: 6000, now: NOW })].filter((e) => e.type === "compliance.audited");
-    expect(recorded.map((e) => e.payload)).toEqual(audits.map(({ jurisdiction, auditor, audited_on, next_audit }) => ({ jurisdiction, auditor, audited_on, next_audit })));
+    const recorded = [...simulate({ seed: DEFAULT_SEED, size: 6000, now: NOW })].filter(
+      (e) => e.type === "compliance.audited",
+    );
+    expect(recorded.map((e) => e.payload)).toEqual(
+      audits.map(({ jurisdiction, auditor, audited_on, next_audit }) => ({
+        jurisdiction,
+        auditor,
+        audited_on,
+        next_audit,
+      })),
+    );
   });
 });

@@ -20,7 +20,6 @@ export const LIVE_WINDOW_DAYS = 3;
 export const LIVE_INTERVAL_HOURS = 4;
 export const MAX_UNWELL = 3;
 
-
 export type Condition = "operational" | "degraded" | "offline" | "silent";
 
 export interface SentinelLiveness {
@@ -88,10 +87,15 @@ export function liveHeartbeats(plan: LivenessPlan, id: string, fromMs: number, t
 }
 
 /** The status a heartbeat at `atMs` reports, or null to let the simulation draw it as usual. */
-export function forcedStatus(plan: LivenessPlan, id: string, atMs: number): "operational" | "degraded" | "offline" | null {
+export function forcedStatus(
+  plan: LivenessPlan,
+  id: string,
+  atMs: number,
+): "operational" | "degraded" | "offline" | null {
   const state = plan.bySentinel.get(id);
   if (!state || atMs < plan.windowStartMs) return null;
-  if (state.condition === "degraded" || state.condition === "offline") return atMs >= state.sinceMs ? state.condition : "operational";
+  if (state.condition === "degraded" || state.condition === "offline")
+    return atMs >= state.sinceMs ? state.condition : "operational";
   return "operational";
 }
 

@@ -84,9 +84,21 @@ describe("simulate: the sample ledger", () => {
     const counts = new Map<string, number>();
     for (const e of events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
     for (const type of [
-      "sentinel.registered", "sentinel.heartbeat", "attestation", "mic_mint", "mic_burn", "mic_lock", "mic_unlock",
-      "multiplier.changed", "deliberation.recorded", "consensus.opened", "consensus.vote", "consensus.evaluated",
-      "delibproof.sealed", "identity.registered", "stake.locked",
+      "sentinel.registered",
+      "sentinel.heartbeat",
+      "attestation",
+      "mic_mint",
+      "mic_burn",
+      "mic_lock",
+      "mic_unlock",
+      "multiplier.changed",
+      "deliberation.recorded",
+      "consensus.opened",
+      "consensus.vote",
+      "consensus.evaluated",
+      "delibproof.sealed",
+      "identity.registered",
+      "stake.locked",
     ]) {
       expect(counts.get(type) ?? 0, type).toBeGreaterThan(0);
     }
@@ -114,7 +126,9 @@ describe("simulate: the sample ledger", () => {
       const message = canonicalBytes({ agent: a.agent, subject: a.subject, attestation_hash: a.attestation_hash });
       expect(verify(a.algorithm as SignatureAlgorithm, keys.get(a.agent)!, message, a.signature)).toBe(true);
       // Any other subject does not verify.
-      expect(verify("ed25519", a.public_key, canonicalBytes({ ...a, subject: `${a.subject}x` }), a.signature)).toBe(false);
+      expect(verify("ed25519", a.public_key, canonicalBytes({ ...a, subject: `${a.subject}x` }), a.signature)).toBe(
+        false,
+      );
     }
   });
 
@@ -125,7 +139,14 @@ describe("simulate: the sample ledger", () => {
       const message = canonicalBytes({ session_id: v.session_id, participant: v.participant, vote: v.vote });
       expect(verify("ed25519", keys.get(v.participant)!, message, v.signature)).toBe(true);
       const flipped = v.vote === "APPROVE" ? "REJECT" : "APPROVE";
-      expect(verify("ed25519", keys.get(v.participant)!, canonicalBytes({ session_id: v.session_id, participant: v.participant, vote: flipped }), v.signature)).toBe(false);
+      expect(
+        verify(
+          "ed25519",
+          keys.get(v.participant)!,
+          canonicalBytes({ session_id: v.session_id, participant: v.participant, vote: flipped }),
+          v.signature,
+        ),
+      ).toBe(false);
     }
   });
 
@@ -137,8 +158,10 @@ describe("simulate: the sample ledger", () => {
     let mints = 0;
     for (const e of events) {
       if (e.type === "sentinel.registered") registeredAt.set(p<"sentinel.registered">(e).sentinel, Date.parse(e.ts!));
-      if (e.type === "sentinel.heartbeat") lastBeat.set(p<"sentinel.heartbeat">(e).sentinel, p<"sentinel.heartbeat">(e));
-      if (e.type === "multiplier.changed") multiplier[p<"multiplier.changed">(e).cathedral] = p<"multiplier.changed">(e).multiplier;
+      if (e.type === "sentinel.heartbeat")
+        lastBeat.set(p<"sentinel.heartbeat">(e).sentinel, p<"sentinel.heartbeat">(e));
+      if (e.type === "multiplier.changed")
+        multiplier[p<"multiplier.changed">(e).cathedral] = p<"multiplier.changed">(e).multiplier;
       if (e.type !== "mic_mint") continue;
       const m = p<"mic_mint">(e);
       mints += 1;
@@ -196,7 +219,9 @@ describe("simulate: the sample ledger", () => {
     const stakes = of(events, "stake.locked").map((e) => p<"stake.locked">(e));
     expect(ids.length).toBeGreaterThanOrEqual(4);
     expect(new Set(ids.map((i) => i.algorithm))).toEqual(new Set(["ed25519", "secp256k1"]));
-    const keys = ids.map((_, k) => publicKeyFromSecret(k % 3 === 2 ? "secp256k1" : "ed25519", sampleSecretKey(DEFAULT_SEED, `identity:${k}`)));
+    const keys = ids.map((_, k) =>
+      publicKeyFromSecret(k % 3 === 2 ? "secp256k1" : "ed25519", sampleSecretKey(DEFAULT_SEED, `identity:${k}`)),
+    );
     for (const i of ids) {
       expect(i.ledger_id).toBe(ledgerIdForKey(i.algorithm, i.public_key));
       expect(keys).toContain(i.public_key);
@@ -208,7 +233,9 @@ describe("simulate: the sample ledger", () => {
     const short = run(DEFAULT_SEED, 2000, new Date("2025-07-10T09:30:00.000Z"));
     expect(Date.parse(short.at(-1)!.ts!)).toBeLessThanOrEqual(Date.parse("2025-07-10T09:30:00.000Z"));
     expect(short.filter((e) => e.type === "sentinel.registered").length).toBeGreaterThanOrEqual(10);
-    expect(() => planSimulation({ seed: "x", size: 10, now: new Date("2025-07-03T23:59:59.999Z") })).toThrow(/before cycle C-1/);
+    expect(() => planSimulation({ seed: "x", size: 10, now: new Date("2025-07-03T23:59:59.999Z") })).toThrow(
+      /before cycle C-1/,
+    );
     expect(() => planSimulation({ seed: "", size: 10, now: NOW })).toThrow(/seed/);
     expect(() => planSimulation({ seed: "x", size: 0, now: NOW })).toThrow(/size/);
   });
@@ -216,6 +243,8 @@ describe("simulate: the sample ledger", () => {
 
 function registeredKeys(list: NewEvent[]): Map<string, string> {
   const keys = new Map<string, string>();
-  for (const e of list) if (e.type === "sentinel.registered") keys.set(p<"sentinel.registered">(e).sentinel, p<"sentinel.registered">(e).public_key);
+  for (const e of list)
+    if (e.type === "sentinel.registered")
+      keys.set(p<"sentinel.registered">(e).sentinel, p<"sentinel.registered">(e).public_key);
   return keys;
 }

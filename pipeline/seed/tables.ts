@@ -57,7 +57,11 @@ export const MULTIPLIER_REASONS_DOWN = [
 
 /** Published files each cathedral's sentinels attest to (`<area path>@<cycle>` is the subject). */
 export const ATTESTATION_SUBJECTS: Readonly<Record<Cathedral, readonly string[]>> = {
-  "FOR-GOVERNMENTS": ["government/compliance-report.json", "government/sentinel-status.json", "government/ledger/export.csv"],
+  "FOR-GOVERNMENTS": [
+    "government/compliance-report.json",
+    "government/sentinel-status.json",
+    "government/ledger/export.csv",
+  ],
   "FOR-ECONOMISTS": ["economy/supply.json", "economy/mic-history.csv", "economy/roi.json"],
   "FOR-ACADEMICS": ["academics/dataset.json", "academics/mii-timeline.csv", "academics/sentinel-coordination.json"],
   "FOR-PHILOSOPHERS": ["philosophy/virtues.json", "philosophy/drift-analysis.json", "philosophy/deliberations.json"],
@@ -142,7 +146,12 @@ export const REASONING_CLOSERS = [
   "The ledger record is sufficient evidence.",
 ];
 
-export const BURN_REASONS = ["transaction fees", "voluntary burn", "missed heartbeat window penalty", "fee pool surplus"];
+export const BURN_REASONS = [
+  "transaction fees",
+  "voluntary burn",
+  "missed heartbeat window penalty",
+  "fee pool surplus",
+];
 export const LOCK_CONTRACTS = ["stake-pool", "governance-bond", "consensus-escrow"];
 
 /** Roles of the sample AVM identities, in turn. */

@@ -56,7 +56,9 @@ function cellReader(field: TableField, missingValues: ReadonlySet<string>): (cel
           : cell === "NaN"
             ? Number.NaN
             : cell === "INF" || cell === "-INF"
-              ? (cell === "INF" ? Infinity : -Infinity)
+              ? cell === "INF"
+                ? Infinity
+                : -Infinity
               : new CellError(`"${preview(cell)}" is not a number`);
       break;
     case "integer":
@@ -67,40 +69,61 @@ function cellReader(field: TableField, missingValues: ReadonlySet<string>): (cel
       };
       break;
     case "boolean":
-      parse = (cell) => (TRUE_VALUES.has(cell) ? true : FALSE_VALUES.has(cell) ? false : new CellError(`"${preview(cell)}" is not a boolean`));
+      parse = (cell) =>
+        TRUE_VALUES.has(cell)
+          ? true
+          : FALSE_VALUES.has(cell)
+            ? false
+            : new CellError(`"${preview(cell)}" is not a boolean`);
       break;
     case "datetime": {
       // A declared pattern is kept to: every reader of the manifest casts the cell with it.
       const shape = field.format === CSV_DATETIME_FORMAT ? DATETIME_MS_Z : DATETIME;
       const expected = field.format === CSV_DATETIME_FORMAT ? ` of the form ${CSV_DATETIME_FORMAT}` : "";
-      parse = (cell) => (shape.test(cell) && validCalendar(cell, true) ? cell : new CellError(`"${preview(cell)}" is not a datetime${expected}`));
+      parse = (cell) =>
+        shape.test(cell) && validCalendar(cell, true)
+          ? cell
+          : new CellError(`"${preview(cell)}" is not a datetime${expected}`);
       break;
     }
     case "date":
-      parse = (cell) => (cell.length === 10 && DATE.test(cell) && validCalendar(cell, false) ? cell : new CellError(`"${preview(cell)}" is not a date`));
+      parse = (cell) =>
+        cell.length === 10 && DATE.test(cell) && validCalendar(cell, false)
+          ? cell
+          : new CellError(`"${preview(cell)}" is not a date`);
       break;
     default:
       parse = (cell) => cell;
   }
   const enumSet = c.enum ? new Set<unknown>(c.enum) : null;
-  const bounded = c.minimum !== undefined || c.maximum !== undefined || c.exclusiveMinimum !== undefined || c.exclusiveMaximum !== undefined;
+  const bounded =
+    c.minimum !== undefined ||
+    c.maximum !== undefined ||
+    c.exclusiveMinimum !== undefined ||
+    c.exclusiveMaximum !== undefined;
   const checked =
     !enumSet && !bounded
       ? parse
       : (cell: string): unknown => {
           const v = parse(cell);
           if (v instanceof CellError) return v;
-          if (enumSet && !enumSet.has(v)) return new CellError(`"${preview(cell)}" is not one of ${[...enumSet].join(", ")}`);
+          if (enumSet && !enumSet.has(v))
+            return new CellError(`"${preview(cell)}" is not one of ${[...enumSet].join(", ")}`);
           if (typeof v === "number") {
-            if (c.minimum !== undefined && !(v >= c.minimum)) return new CellError(`${cell} is below the minimum ${c.minimum}`);
-            if (c.maximum !== undefined && !(v <= c.maximum)) return new CellError(`${cell} is above the maximum ${c.maximum}`);
-            if (c.exclusiveMinimum !== undefined && !(v > c.exclusiveMinimum)) return new CellError(`${cell} is not above ${c.exclusiveMinimum}`);
-            if (c.exclusiveMaximum !== undefined && !(v < c.exclusiveMaximum)) return new CellError(`${cell} is not below ${c.exclusiveMaximum}`);
+            if (c.minimum !== undefined && !(v >= c.minimum))
+              return new CellError(`${cell} is below the minimum ${c.minimum}`);
+            if (c.maximum !== undefined && !(v <= c.maximum))
+              return new CellError(`${cell} is above the maximum ${c.maximum}`);
+            if (c.exclusiveMinimum !== undefined && !(v > c.exclusiveMinimum))
+              return new CellError(`${cell} is not above ${c.exclusiveMinimum}`);
+            if (c.exclusiveMaximum !== undefined && !(v < c.exclusiveMaximum))
+              return new CellError(`${cell} is not below ${c.exclusiveMaximum}`);
           }
           return v;
         };
   if (missingValues.size === 0) return checked;
-  return (cell) => (missingValues.has(cell) ? (c.required ? new CellError("a value is required") : null) : checked(cell));
+  return (cell) =>
+    missingValues.has(cell) ? (c.required ? new CellError("a value is required") : null) : checked(cell);
 }
 
 /**
@@ -119,7 +142,8 @@ function recordBoundary(text: string): { end: number; open: boolean } | { error:
       q = text.indexOf('"', q + 1);
     } else {
       if (!inQuote) {
-        if (text.charCodeAt(n - 1) !== 13) return { error: "a line ends with LF alone; the dialect's line terminator is CRLF" };
+        if (text.charCodeAt(n - 1) !== 13)
+          return { error: "a line ends with LF alone; the dialect's line terminator is CRLF" };
         end = n + 1;
       }
       n = text.indexOf("\n", n + 1);
@@ -172,7 +196,8 @@ export class CsvValidator {
     const text = this.#pending;
     const b = recordBoundary(text);
     if ("error" in b) throw new DataError("syntax", this.file, `row ${this.rows + 1}: ${b.error}`);
-    if (final && b.open) throw new DataError("syntax", this.file, `row ${this.rows + 1}: a quoted field is never closed`);
+    if (final && b.open)
+      throw new DataError("syntax", this.file, `row ${this.rows + 1}: a quoted field is never closed`);
     const end = final ? text.length : b.end;
     if (end === 0) {
       this.#threshold = Math.max(this.#threshold, text.length * 2);
@@ -205,7 +230,12 @@ export class CsvValidator {
           if (held) this.#record(held);
           held = null;
           const error = result.errors[0];
-          if (error) throw new DataError("syntax", this.file, `row ${this.rows + 1 + (this.#headerSeen ? 0 : -1)}: ${error.message}`);
+          if (error)
+            throw new DataError(
+              "syntax",
+              this.file,
+              `row ${this.rows + 1 + (this.#headerSeen ? 0 : -1)}: ${error.message}`,
+            );
           held = result.data;
         } catch (error) {
           failure = error;
@@ -222,23 +252,36 @@ export class CsvValidator {
     if (!this.#headerSeen) {
       this.#headerSeen = true;
       if (record.length !== this.#names.length || record.some((name, i) => name !== this.#names[i])) {
-        throw new DataError("table", this.file, `header is [${record.join(", ")}], the Table Schema's fields are [${this.#names.join(", ")}]`);
+        throw new DataError(
+          "table",
+          this.file,
+          `header is [${record.join(", ")}], the Table Schema's fields are [${this.#names.join(", ")}]`,
+        );
       }
       return;
     }
     this.rows += 1;
     if (record.length !== this.#names.length) {
-      throw new DataError("table", this.file, `row ${this.rows}: ${record.length} cells, expected ${this.#names.length}`);
+      throw new DataError(
+        "table",
+        this.file,
+        `row ${this.rows}: ${record.length} cells, expected ${this.#names.length}`,
+      );
     }
     const row: Record<string, unknown> = {};
     for (let i = 0; i < record.length; i++) {
       const name = this.#names[i]!;
       const value = this.#cells[i]!(record[i]!);
-      if (value instanceof CellError) throw new DataError("table", this.file, `row ${this.rows}, field ${name}: ${value.message}`);
+      if (value instanceof CellError)
+        throw new DataError("table", this.file, `row ${this.rows}, field ${name}: ${value.message}`);
       row[name] = value;
     }
     if (this.#row && !this.#row(row)) {
-      throw new DataError("schema", this.file, `row ${this.rows} does not match its row JSON Schema: ${ajvProblem(this.#row.errors)}`);
+      throw new DataError(
+        "schema",
+        this.file,
+        `row ${this.rows} does not match its row JSON Schema: ${ajvProblem(this.#row.errors)}`,
+      );
     }
   }
 }

@@ -32,7 +32,11 @@ describe("the streaming JSON array validator", () => {
   });
 
   it("a large JSON array, one item per line or pretty-printed, is checked in pieces and names a bad item", () => {
-    const items = Array.from({ length: 3000 }, (_, i) => ({ ...good, agent: `S-${i}`, data: `{"i":${i},"s":"a\\\\\\"b, ]\\n"}` }));
+    const items = Array.from({ length: 3000 }, (_, i) => ({
+      ...good,
+      agent: `S-${i}`,
+      data: `{"i":${i},"s":"a\\\\\\"b, ]\\n"}`,
+    }));
     const layouts = [
       `[\n${items.map((x) => JSON.stringify(x)).join(",\n")}\n]\n`,
       `${JSON.stringify(items, null, 2)}\n`,

@@ -40,7 +40,12 @@ export class JsonArrayValidator {
 
   end(): void {
     this.#scan(true);
-    if (this.#state !== "after") throw new DataError("syntax", this.file, this.#state === "before" ? "not a JSON array" : "the JSON array is never closed");
+    if (this.#state !== "after")
+      throw new DataError(
+        "syntax",
+        this.file,
+        this.#state === "before" ? "not a JSON array" : "the JSON array is never closed",
+      );
   }
 
   static readonly #SPECIAL = /["\\[\]{},]/g;
@@ -81,7 +86,12 @@ export class JsonArrayValidator {
     if (list.length === 0 && (trailingComma || this.#afterComma)) return false;
     for (const value of list) {
       this.items += 1;
-      if (!this.#item(value)) throw new DataError("schema", this.file, `item ${this.items} does not match its JSON Schema: ${ajvProblem(this.#item.errors)}`);
+      if (!this.#item(value))
+        throw new DataError(
+          "schema",
+          this.file,
+          `item ${this.items} does not match its JSON Schema: ${ajvProblem(this.#item.errors)}`,
+        );
     }
     if (final) {
       this.#state = "after";
@@ -128,7 +138,8 @@ export class JsonArrayValidator {
         continue;
       }
       if (this.#state === "after") {
-        if (/\S/.test(text.slice(pos))) throw new DataError("syntax", this.file, "text after the end of the JSON array");
+        if (/\S/.test(text.slice(pos)))
+          throw new DataError("syntax", this.file, "text after the end of the JSON array");
         pos = text.length;
         break;
       }
@@ -183,7 +194,12 @@ export class JsonArrayValidator {
       throw new DataError("syntax", this.file, `item ${this.items + 1}: not valid JSON (${(error as Error).message})`);
     }
     this.items += 1;
-    if (!this.#item(value)) throw new DataError("schema", this.file, `item ${this.items} does not match its JSON Schema: ${ajvProblem(this.#item.errors)}`);
+    if (!this.#item(value))
+      throw new DataError(
+        "schema",
+        this.file,
+        `item ${this.items} does not match its JSON Schema: ${ajvProblem(this.#item.errors)}`,
+      );
   }
 }
 
@@ -195,5 +211,11 @@ export interface JsonArraySchema {
 
 export function isJsonArraySchema(value: unknown): value is JsonArraySchema {
   const v = value as JsonArraySchema;
-  return typeof v === "object" && v !== null && v.type === "array" && typeof v.items?.$ref === "string" && Object.keys(v).length === 2;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    v.type === "array" &&
+    typeof v.items?.$ref === "string" &&
+    Object.keys(v).length === 2
+  );
 }

@@ -20,6 +20,7 @@ export function validateJsonBytes(file: string, bytes: Uint8Array, validate: Val
   } catch (error) {
     throw new DataError("syntax", file, `not valid JSON (${(error as Error).message})`);
   }
-  if (!validate(value)) throw new DataError("schema", file, `does not match its JSON Schema: ${ajvProblem(validate.errors)}`);
+  if (!validate(value))
+    throw new DataError("schema", file, `does not match its JSON Schema: ${ajvProblem(validate.errors)}`);
   return value;
 }

@@ -12,7 +12,10 @@ import { schemaId } from "../../core/schemas/json-schema.ts";
 /** The first few ajv errors, one line: `<instance path> <message>`. */
 export function ajvProblem(errors: ErrorObject[] | null | undefined): string {
   const list = (errors ?? []).slice(0, 3).map((e) => {
-    const params = e.keyword === "additionalProperties" ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : "";
+    const params =
+      e.keyword === "additionalProperties"
+        ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+        : "";
     return `${e.instancePath || "(root)"} ${e.message ?? e.keyword}${params}`;
   });
   return list.length > 0 ? list.join("; ") : "invalid";

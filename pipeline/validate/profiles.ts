@@ -31,7 +31,9 @@ export class ProfileValidator {
     for (const name of PROFILE_NAMES) {
       const path = join(dir, `${name}.json`);
       if (!existsSync(path)) {
-        throw new Error(`${path}: Frictionless profile not found; download it from ${PROFILE_BASE}${name}.json (or set FRICTIONLESS_PROFILES / --profiles)`);
+        throw new Error(
+          `${path}: Frictionless profile not found; download it from ${PROFILE_BASE}${name}.json (or set FRICTIONLESS_PROFILES / --profiles)`,
+        );
       }
       this.#ajv.addSchema(JSON.parse(readFileSync(path, "utf8")) as SchemaObject, `${PROFILE_BASE}${name}.json`);
     }

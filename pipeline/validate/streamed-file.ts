@@ -13,7 +13,11 @@ export interface PieceValidator {
  * Streams the file at `path` (named `file` to the user) through the validator, hashing it in the same
  * pass: its size and sha256 always, and its first problem, if any.
  */
-export function checkStreamedFile(path: string, file: string, validator: PieceValidator): FileDigest & { problem: DataError | null } {
+export function checkStreamedFile(
+  path: string,
+  file: string,
+  validator: PieceValidator,
+): FileDigest & { problem: DataError | null } {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const h = createHash("sha256");
   let bytes = 0;

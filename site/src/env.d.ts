@@ -20,6 +20,13 @@ declare module "virtual:integrity/asyncapi" {
 
 /** The downloaders' verifier as the build publishes it (src/lib/verifier-tool.ts): name, version, paths, SHA-256. */
 declare module "virtual:integrity/verifier-tool" {
-  const tool: { name: string; version: string; fileName: string; tarballPath: string; checksumPath: string; sha256: string };
+  const tool: {
+    name: string;
+    version: string;
+    fileName: string;
+    tarballPath: string;
+    checksumPath: string;
+    sha256: string;
+  };
   export default tool;
 }

@@ -11,5 +11,9 @@ export const onRequest = defineMiddleware(async (context, next) => {
   const type = response.headers.get("content-type") ?? "";
   if (!type.includes("text/html") || context.url.pathname.startsWith("/glossary/")) return response;
   const html = await response.text();
-  return new Response(markFirstUses(html, GLOSSARY), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(markFirstUses(html, GLOSSARY), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 });

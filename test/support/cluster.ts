@@ -47,7 +47,10 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
 }
 
 export function postJson(url: string, body: unknown, token?: string): Promise<Answer> {
-  const headers: Record<string, string> = { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) };
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    ...(token ? { Authorization: `Bearer ${token}` } : {}),
+  };
   return request(url, { method: "POST", headers, body: JSON.stringify(body) });
 }
 

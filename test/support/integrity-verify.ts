@@ -21,7 +21,10 @@ export function integrityVerifyBin(repo: string): string {
 
 const BIN = integrityVerifyBin(REPO_ROOT);
 
-export function runIntegrityVerify(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+export function runIntegrityVerify(
+  cwd: string,
+  ...args: string[]
+): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -35,12 +38,30 @@ export function runIntegrityVerify(cwd: string, ...args: string[]): Promise<{ co
  * (where an installed copy would answer instead), with no npm settings inherited from the test run,
  * and npm's cache and user config in a new folder under `scratch`.
  */
-export function npxAsDownloader(scratch: string, cwd: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+export function npxAsDownloader(
+  scratch: string,
+  cwd: string,
+  ...args: string[]
+): Promise<{ code: number | null; out: string; err: string }> {
   const home = mkdtempSync(join(scratch, "npm-"));
   writeFileSync(join(home, "npmrc"), "");
-  const path = [dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.includes("node_modules"))].join(delimiter);
-  const env: NodeJS.ProcessEnv = { PATH: path, HOME: home, npm_config_userconfig: join(home, "npmrc"), npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false" };
-  const child = spawn("npx", ["--yes", "--cache", join(home, "cache"), ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const path = [
+    dirname(process.execPath),
+    ...(process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.includes("node_modules")),
+  ].join(delimiter);
+  const env: NodeJS.ProcessEnv = {
+    PATH: path,
+    HOME: home,
+    npm_config_userconfig: join(home, "npmrc"),
+    npm_config_update_notifier: "false",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+  };
+  const child = spawn("npx", ["--yes", "--cache", join(home, "cache"), ...args], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (c: Buffer) => (out += c.toString()));

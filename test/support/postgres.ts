@@ -33,9 +33,16 @@ export interface PostgresCluster {
 /** The newest PostgreSQL server binaries Debian installed, e.g. /usr/lib/postgresql/15/bin. */
 export function postgresBin(): string {
   const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const bin = versions.map((v) => join(root, v, "bin")).find((b) => existsSync(join(b, "pg_ctl")));
-  if (!bin) throw new Error("PostgreSQL server is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): apt-get install postgresql");
+  if (!bin)
+    throw new Error(
+      "PostgreSQL server is not installed (no /usr/lib/postgresql/*/bin/pg_ctl): apt-get install postgresql",
+    );
   return bin;
 }
 
@@ -54,7 +61,10 @@ export function freePort(): Promise<number> {
 function runAs(owner: string | null, bin: string, args: string[]): void {
   const [command, argv] = owner ? ["runuser", ["-u", owner, "--", bin, ...args]] : [bin, args];
   const result = spawnSync(command, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  if (result.status !== 0) throw new Error(`${bin.split("/").pop()} ${args[0] ?? ""} failed: ${result.stderr || result.stdout || result.error?.message}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${bin.split("/").pop()} ${args[0] ?? ""} failed: ${result.stderr || result.stdout || result.error?.message}`,
+    );
 }
 
 /**
@@ -80,8 +90,21 @@ export async function startCluster(options: { durable?: boolean } = {}): Promise
     "-c max_connections=200",
     ...(options.durable ? [] : ["-c fsync=off", "-c full_page_writes=off"]),
   ].join(" ");
-  const start = () => runAs(owner, join(bin, "pg_ctl"), ["start", "-D", data, "-w", "-t", "60", "-l", join(dir, "server.log"), "-o", settings]);
-  const stop = (mode: "fast" | "immediate" = "fast") => runAs(owner, join(bin, "pg_ctl"), ["stop", "-D", data, "-w", "-t", "60", "-m", mode]);
+  const start = () =>
+    runAs(owner, join(bin, "pg_ctl"), [
+      "start",
+      "-D",
+      data,
+      "-w",
+      "-t",
+      "60",
+      "-l",
+      join(dir, "server.log"),
+      "-o",
+      settings,
+    ]);
+  const stop = (mode: "fast" | "immediate" = "fast") =>
+    runAs(owner, join(bin, "pg_ctl"), ["stop", "-D", data, "-w", "-t", "60", "-m", mode]);
   start();
   let removed = false;
   return {
@@ -106,7 +129,10 @@ export async function startCluster(options: { durable?: boolean } = {}): Promise
 /** The test run's cluster (test/global-setup.ts); throws when there is none. */
 export function testClusterUrl(): string {
   const url = process.env[PG_TEST_URL_VAR];
-  if (!url) throw new Error(`${PG_TEST_URL_VAR} is not set: run the tests through vitest (test/global-setup.ts starts PostgreSQL)`);
+  if (!url)
+    throw new Error(
+      `${PG_TEST_URL_VAR} is not set: run the tests through vitest (test/global-setup.ts starts PostgreSQL)`,
+    );
   return url;
 }
 

@@ -40,7 +40,9 @@ export async function serveStatic(root: string, port = 0): Promise<StaticServer>
       if (overrides.has(path)) {
         const body = overrides.get(path);
         if (body === "stall" || body === "endless") return void hostile.answer(path, res, body);
-        res.writeHead(body ? 200 : 404, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" }).end(body ?? "not found");
+        res
+          .writeHead(body ? 200 : 404, { "content-type": TYPES[extname(path)] ?? "application/octet-stream" })
+          .end(body ?? "not found");
         return;
       }
       let file = normalize(join(root, path));

@@ -47,13 +47,21 @@ export function openCheckpoint(note: string, vkey: string): SignedCheckpoint {
   if (keyBytes[0] !== 1 || keyBytes.length !== 33) throw new Error("not an Ed25519 note key");
   const split = note.indexOf("\n\n");
   const body = note.slice(0, split + 1);
-  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: keyBytes.subarray(1).toString("base64url") }, format: "jwk" });
+  const key = createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: keyBytes.subarray(1).toString("base64url") },
+    format: "jwk",
+  });
   const signed = note
     .slice(split + 2)
     .split("\n")
     .filter((line) => line.startsWith(`\u2014 ${name} `))
     .map((line) => Buffer.from(line.slice(`\u2014 ${name} `.length), "base64"))
-    .some((sig) => sig.length === 68 && sig.subarray(0, 4).toString("hex") === keyHash && verify(null, Buffer.from(body), key, sig.subarray(4)));
+    .some(
+      (sig) =>
+        sig.length === 68 &&
+        sig.subarray(0, 4).toString("hex") === keyHash &&
+        verify(null, Buffer.from(body), key, sig.subarray(4)),
+    );
   if (!signed) throw new Error(`the checkpoint is not signed by ${name}`);
   const [origin, size, root] = body.split("\n");
   return { origin: origin!, size: Number(size), root: new Uint8Array(Buffer.from(root!, "base64")) };
@@ -126,7 +134,9 @@ export class TileTree {
     const path = async (m: number, a: number, b: number): Promise<Uint8Array[]> => {
       if (b - a <= 1) return [];
       const k = 2 ** Math.floor(Math.log2(b - a - 1));
-      return m < k ? [...(await path(m, a, a + k)), await this.mth(a + k, b)] : [...(await path(m - k, a + k, b)), await this.mth(a, a + k)];
+      return m < k
+        ? [...(await path(m, a, a + k)), await this.mth(a + k, b)]
+        : [...(await path(m - k, a + k, b)), await this.mth(a, a + k)];
     };
     return path(m, 0, this.size);
   }
@@ -137,14 +147,21 @@ export class TileTree {
       const n = b - a;
       if (m === n) return whole ? [] : [await this.mth(a, b)];
       const k = 2 ** Math.floor(Math.log2(n - 1));
-      return m <= k ? [...(await sub(m, a, a + k, whole)), await this.mth(a + k, b)] : [...(await sub(m - k, a + k, b, false)), await this.mth(a, a + k)];
+      return m <= k
+        ? [...(await sub(m, a, a + k, whole)), await this.mth(a + k, b)]
+        : [...(await sub(m - k, a + k, b, false)), await this.mth(a, a + k)];
     };
     return m === 0 || m === this.size ? [] : sub(m, 0, this.size, true);
   }
 }
 
 /** RFC 9162 §2.1.3.2: the root an audit path leads to from `leaf` at `m` in a tree of `n`, or null if it cannot. */
-export function rootFromInclusion(leaf: Uint8Array, m: number, n: number, proof: readonly Uint8Array[]): Uint8Array | null {
+export function rootFromInclusion(
+  leaf: Uint8Array,
+  m: number,
+  n: number,
+  proof: readonly Uint8Array[],
+): Uint8Array | null {
   if (m >= n) return null;
   let fn = m;
   let sn = n - 1;
@@ -165,7 +182,13 @@ export function rootFromInclusion(leaf: Uint8Array, m: number, n: number, proof:
 }
 
 /** RFC 9162 §2.1.4.2: true when `proof` shows the tree (m, oldRoot) is a prefix of (n, newRoot). */
-export function verifyConsistencyProof(m: number, n: number, oldRoot: Uint8Array, newRoot: Uint8Array, proof: readonly Uint8Array[]): boolean {
+export function verifyConsistencyProof(
+  m: number,
+  n: number,
+  oldRoot: Uint8Array,
+  newRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
   const eq = (x: Uint8Array, y: Uint8Array) => Buffer.compare(x, y) === 0;
   if (m === n) return proof.length === 0 && eq(oldRoot, newRoot);
   if (m === 0 || m > n || proof.length === 0) return false;
@@ -199,7 +222,12 @@ export function verifyConsistencyProof(m: number, n: number, oldRoot: Uint8Array
  * the C2SP entry bundle (`tile/entries/<N>[.p/<W>]`); `root` reads the same format elsewhere (this
  * project's `envelopes/`, which C2SP does not define). Throws when the bundle is missing or short.
  */
-export async function readBundle(files: LogFiles, size: number, index: number, root = "tile/entries"): Promise<Uint8Array[]> {
+export async function readBundle(
+  files: LogFiles,
+  size: number,
+  index: number,
+  root = "tile/entries",
+): Promise<Uint8Array[]> {
   const path = bundleName(size, index, root);
   const bytes = await files(path);
   if (!bytes) throw new Error(`${path} is missing`);
@@ -214,7 +242,7 @@ function bundleName(size: number, index: number, root: string): string {
 function splitBundle(bytes: Uint8Array, path: string, width: number): Uint8Array[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const length = view.getUint16(at);
     entries.push(bytes.subarray(at + 2, at + 2 + length));
     at += 2 + length;
@@ -239,7 +267,8 @@ export async function checkEntryBundles(files: LogFiles, tree: TileTree, size: n
     const entries = splitBundle(bytes, path, Math.min(W, size - index * W));
     for (const [i, entry] of entries.entries()) {
       const leaf = await tree.leaf(index * W + i);
-      if (Buffer.compare(leafHashOf(entry), leaf) !== 0) throw new Error(`${path}: entry ${index * W + i} does not hash to its leaf`);
+      if (Buffer.compare(leafHashOf(entry), leaf) !== 0)
+        throw new Error(`${path}: entry ${index * W + i} does not hash to its leaf`);
     }
   }
   return served;

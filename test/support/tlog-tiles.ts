@@ -17,7 +17,8 @@ const WIDTH = 256;
 
 function indexPath(n: number): string {
   let path = String(n % 1000).padStart(3, "0");
-  for (let rest = Math.floor(n / 1000); rest > 0; rest = Math.floor(rest / 1000)) path = `x${String(rest % 1000).padStart(3, "0")}/${path}`;
+  for (let rest = Math.floor(n / 1000); rest > 0; rest = Math.floor(rest / 1000))
+    path = `x${String(rest % 1000).padStart(3, "0")}/${path}`;
   return path;
 }
 
@@ -54,10 +55,18 @@ export function tlogFiles(
     }
   }
   for (let start = 0; start < entries.length; start += WIDTH) {
-    const bundle = bundled.slice(start, start + WIDTH).flatMap((e) => [Buffer.from([e.length >> 8, e.length & 0xff]), Buffer.from(e)]);
-    files.set(`${bundleRoot}/${indexPath(start / WIDTH)}${entries.length - start < WIDTH ? `.p/${entries.length - start}` : ""}`, Buffer.concat(bundle));
+    const bundle = bundled
+      .slice(start, start + WIDTH)
+      .flatMap((e) => [Buffer.from([e.length >> 8, e.length & 0xff]), Buffer.from(e)]);
+    files.set(
+      `${bundleRoot}/${indexPath(start / WIDTH)}${entries.length - start < WIDTH ? `.p/${entries.length - start}` : ""}`,
+      Buffer.concat(bundle),
+    );
   }
-  files.set("checkpoint", Buffer.from(signCheckpoint({ origin, size: entries.length, rootHash: rootHash(leaves) }, signer)));
+  files.set(
+    "checkpoint",
+    Buffer.from(signCheckpoint({ origin, size: entries.length, rootHash: rootHash(leaves) }, signer)),
+  );
   return files;
 }
 
@@ -75,7 +84,13 @@ export function ledgerEntries(count: number): { leaves: Uint8Array[]; envelopes:
   const envelopes: Uint8Array[] = [];
   let prev: string | null = null;
   for (let seq = 0; seq < count; seq++) {
-    const sealed = sealEntry({ seq, type: "mic_mint", payload: { n: seq }, ts: new Date(Date.UTC(2026, 1, 1, 10, 0, seq)).toISOString(), prev });
+    const sealed = sealEntry({
+      seq,
+      type: "mic_mint",
+      payload: { n: seq },
+      ts: new Date(Date.UTC(2026, 1, 1, 10, 0, seq)).toISOString(),
+      prev,
+    });
     leaves.push(Buffer.from(sealed.text));
     envelopes.push(Buffer.from(envelopeText(sealed.entry)));
     prev = sealed.entry.hash;
@@ -85,5 +100,7 @@ export function ledgerEntries(count: number): { leaves: Uint8Array[]; envelopes:
 
 /** `count` small JSON entries, as a ledger's would look. */
 export function sampleEntries(count: number): Uint8Array[] {
-  return Array.from({ length: count }, (_, i) => Buffer.from(JSON.stringify({ seq: i, type: "test.event", payload: { n: i } })));
+  return Array.from({ length: count }, (_, i) =>
+    Buffer.from(JSON.stringify({ seq: i, type: "test.event", payload: { n: i } })),
+  );
 }

@@ -5,7 +5,15 @@
  * signer, its own RFC 6962 tree and consistency proofs), sends add-checkpoint requests byte for byte
  * as the spec lays them out, and checks the cosignatures it gets back against the witness's vkey.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from "node:crypto";
 
 const sha = (...parts: Buffer[]) => createHash("sha256").update(Buffer.concat(parts)).digest();
 
@@ -43,7 +51,11 @@ export class SpecLog {
   constructor(origin: string, seed?: Buffer) {
     this.origin = origin;
     if (seed) {
-      this.#key = createPrivateKey({ key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]), format: "der", type: "pkcs8" });
+      this.#key = createPrivateKey({
+        key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]),
+        format: "der",
+        type: "pkcs8",
+      });
     } else this.#key = generateKeyPairSync("ed25519").privateKey;
     this.publicKey = Buffer.from(createPublicKey(this.#key).export({ format: "jwk" }).x!, "base64url");
   }
@@ -68,7 +80,12 @@ export interface WitnessAnswer {
 }
 
 /** POST <prefix>/add-checkpoint: the old size line, the proof lines, an empty line, the checkpoint. */
-export async function addCheckpoint(prefix: string, oldSize: number, proof: Buffer[], checkpoint: string): Promise<WitnessAnswer> {
+export async function addCheckpoint(
+  prefix: string,
+  oldSize: number,
+  proof: Buffer[],
+  checkpoint: string,
+): Promise<WitnessAnswer> {
   const body = `old ${oldSize}\n${proof.map((h) => `${h.toString("base64")}\n`).join("")}\n${checkpoint}`;
   return post(prefix, body);
 }
@@ -84,22 +101,37 @@ export async function post(prefix: string, body: string): Promise<WitnessAnswer>
  * signature over "cosignature/v1\ntime <T>\n" ‖ the checkpoint body. Returns the timestamp.
  */
 export function checkCosignature(responseBody: string, checkpoint: string, witnessVkey: string): number {
-  const [name, idHex, keyB64] = [witnessVkey.slice(0, witnessVkey.indexOf("+")), ...witnessVkey.slice(witnessVkey.indexOf("+") + 1).split(/\+(.*)/s, 2)] as [string, string, string];
+  const [name, idHex, keyB64] = [
+    witnessVkey.slice(0, witnessVkey.indexOf("+")),
+    ...witnessVkey.slice(witnessVkey.indexOf("+") + 1).split(/\+(.*)/s, 2),
+  ] as [string, string, string];
   const typed = Buffer.from(keyB64, "base64");
   if (typed[0] !== 0x04 || typed.length !== 33) throw new Error("not a cosignature/v1 Ed25519 vkey");
-  const expectedId = sha(Buffer.from(`${name}\n`), typed).subarray(0, 4).toString("hex");
-  if (expectedId !== idHex) throw new Error(`vkey key ID ${idHex} is not SHA-256(name‖\\n‖0x04‖key)[:4] = ${expectedId}`);
+  const expectedId = sha(Buffer.from(`${name}\n`), typed)
+    .subarray(0, 4)
+    .toString("hex");
+  if (expectedId !== idHex)
+    throw new Error(`vkey key ID ${idHex} is not SHA-256(name‖\\n‖0x04‖key)[:4] = ${expectedId}`);
   if (!responseBody.endsWith("\n")) throw new Error("the response does not end in a newline");
   const lines = responseBody.slice(0, -1).split("\n");
   if (lines.some((l) => !l.startsWith("\u2014 "))) throw new Error("a response line is not a note signature line");
-  const mine = lines.find((l) => l.startsWith(`\u2014 ${name} `) && Buffer.from(l.slice(`\u2014 ${name} `.length), "base64").subarray(0, 4).toString("hex") === idHex);
+  const mine = lines.find(
+    (l) =>
+      l.startsWith(`\u2014 ${name} `) &&
+      Buffer.from(l.slice(`\u2014 ${name} `.length), "base64")
+        .subarray(0, 4)
+        .toString("hex") === idHex,
+  );
   if (!mine) throw new Error("no cosignature by the witness's key");
   const raw = Buffer.from(mine.slice(`\u2014 ${name} `.length), "base64");
   if (raw.length !== 4 + 8 + 64) throw new Error(`cosignature of ${raw.length} bytes, not 76`);
   const timestamp = raw.readBigUInt64BE(4);
   const body = checkpoint.slice(0, checkpoint.indexOf("\n\n") + 1);
   const message = Buffer.from(`cosignature/v1\ntime ${timestamp}\n${body}`);
-  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: typed.subarray(1).toString("base64url") }, format: "jwk" });
+  const key = createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: typed.subarray(1).toString("base64url") },
+    format: "jwk",
+  });
   if (!verify(null, message, key, raw.subarray(12))) throw new Error("the cosignature does not verify");
   return Number(timestamp);
 }

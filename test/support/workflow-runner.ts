@@ -99,7 +99,10 @@ export class WorkflowStepError extends Error {
 export async function runJob(options: RunJobOptions): Promise<JobRun> {
   const job = options.workflow.jobs[options.job];
   if (!job) throw new Error(`the workflow has no job "${options.job}"`);
-  const files = join(options.runnerEnv.RUNNER_TEMP ?? options.cwd, `.workflow-${options.job}-${Date.now().toString(36)}`);
+  const files = join(
+    options.runnerEnv.RUNNER_TEMP ?? options.cwd,
+    `.workflow-${options.job}-${Date.now().toString(36)}`,
+  );
   mkdirSync(files, { recursive: true });
   const envFile = join(files, "env");
   const summaryFile = join(files, "summary");
@@ -116,29 +119,52 @@ export async function runJob(options: RunJobOptions): Promise<JobRun> {
     }
     const started = performance.now();
     const stepEnv = { ...env };
-    for (const [k, v] of Object.entries(step.env ?? {})) stepEnv[k] = stringOf(evaluateTemplate(String(v), { ...options.contexts, env }));
+    for (const [k, v] of Object.entries(step.env ?? {}))
+      stepEnv[k] = stringOf(evaluateTemplate(String(v), { ...options.contexts, env }));
     if (step.uses) {
       const action = step.uses.replace(/@.*$/, "");
       const standIn = options.actions[action];
       if (!standIn) throw new WorkflowStepError(name, "", `no stand-in for the action ${step.uses}`);
-      const withArgs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, stringOf(evaluateTemplate(String(v), { ...options.contexts, env }))]));
+      const withArgs = Object.fromEntries(
+        Object.entries(step.with ?? {}).map(([k, v]) => [
+          k,
+          stringOf(evaluateTemplate(String(v), { ...options.contexts, env })),
+        ]),
+      );
       await standIn({ with: withArgs, env: stepEnv, cwd: options.cwd });
       results.push({ name, status: "stand-in", output: "", ms: performance.now() - started });
       continue;
     }
-    if (step.shell !== undefined && step.shell !== "bash") throw new WorkflowStepError(name, "", `shell ${step.shell} is not run here`);
+    if (step.shell !== undefined && step.shell !== "bash")
+      throw new WorkflowStepError(name, "", `shell ${step.shell} is not run here`);
     writeFileSync(envFile, "");
     const script = evaluateTemplate(step.run ?? "", { ...options.contexts, env: stepEnv });
-    const output = await runBash(String(script), options.cwd, { ...stepEnv, GITHUB_ENV: envFile, GITHUB_STEP_SUMMARY: summaryFile }, options.stepTimeoutMs ?? 300_000, name);
+    const output = await runBash(
+      String(script),
+      options.cwd,
+      { ...stepEnv, GITHUB_ENV: envFile, GITHUB_STEP_SUMMARY: summaryFile },
+      options.stepTimeoutMs ?? 300_000,
+      name,
+    );
     results.push({ name, status: "ran", output, ms: performance.now() - started });
     env = { ...env, ...readEnvFile(envFile) };
   }
   return { steps: results, summary: readFileSync(summaryFile, "utf8"), env };
 }
 
-function runBash(script: string, cwd: string, env: Record<string, string>, timeoutMs: number, name: string): Promise<string> {
+function runBash(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+  name: string,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));
@@ -147,7 +173,8 @@ function runBash(script: string, cwd: string, env: Record<string, string>, timeo
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(output);
-      else reject(new WorkflowStepError(name, output, `step "${name}" failed (${signal ?? `exit ${code}`}):\n${output}`));
+      else
+        reject(new WorkflowStepError(name, output, `step "${name}" failed (${signal ?? `exit ${code}`}):\n${output}`));
     });
   });
 }
@@ -213,7 +240,8 @@ export function evaluateExpression(source: string, contexts: Contexts): Value {
   const peek = () => tokens[at];
   const take = (expected?: string) => {
     const token = tokens[at++];
-    if (token === undefined || (expected !== undefined && token !== expected)) throw new Error(`expression "${source.trim()}": expected ${expected ?? "more"}`);
+    if (token === undefined || (expected !== undefined && token !== expected))
+      throw new Error(`expression "${source.trim()}": expected ${expected ?? "more"}`);
     return token;
   };
   /** A left-to-right chain of `op` over `operand`: `||` keeps the first truthy value, `&&` the first falsy one. */

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:740c9cfffc1dbc6bf70c0eb869c5a59a9710d7108bfda441cfae0398a53c9c45
+sha256:931420d96ef78d875471e134167dbf39318ea4de10d001cf2f198c86b6493eb5
 
-— integrity-platform.example/datasets ZK41+AHxa3DM7teKiFagHGhhl25gCBrFUosX+fops1moe4RXN5HPv0PQEEKrzNKNIaE/rcdO+2yzpkqceDTZRCSyrQU=
+— integrity-platform.example/datasets ZK41+NWQsD/KrMC5UNzZnoy3q1YwLvfpTL6jd7URxoK/3EWNf2yPQEckgSeOv51paG6u03ZdOwO+HVvGPhYpr3PJ0gQ=

@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:4cc9e2807eb465d1bfd72b5007fd5bebf3faff17a717c686cb1bb9dbd2daba18
+sha256:b732019033134e9e62610b13d93432488042c0f36c87d78a7035543a0c78ec0c
 
-— integrity-platform.example/datasets ZK41+GnJb1/4NFy6iHD5rb+gQbJoiBJWvFN42B5Fj0xPP+BOrCsQC/aV8RPw1as2tInRRXCDfN8K+f45F+bZLgUYkAM=
+— integrity-platform.example/datasets ZK41+CLaLUBTO/aFzCIWUr9/H0DCcfK+Wb9yiPtVn3RSFAxrmWRTcIJ6o5eOmfiExT1Qyywkt9q+GX3TEmjVIj05FAY=

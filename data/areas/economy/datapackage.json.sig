@@ -1,4 +1,4 @@
 economy datapackage
-sha256:28dc028b97cf5d5c2c836b11782eb931aaa5c319cf57f522f98a48f291f15ea8
+sha256:c049634a4306c6cfe278c2b0e0815edb65275f2ca78cf79641f27246fc1a1290
 
-— integrity-platform.example/datasets ZK41+MlUJAToZcfvUd7XAjwbUPO8TgLbpBEdrO5l9CD5jHAL4kd+FhXERHkxQp1nYO0X6nOrOry+efPj9ne7R97Y+AE=
+— integrity-platform.example/datasets ZK41+LyrCf7kkSsB2aaGDbIqdpTXrhe57cbJEiOsnocD+TIQCoMEufClCinNqFqfaDf2+hMVcCF/yZnFNs6DK5NVagk=

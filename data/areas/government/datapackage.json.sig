@@ -1,4 +1,4 @@
 government datapackage
-sha256:2e8123a6f5c71e11d10b8e297cd3f7f035b39ff4efdc5aa826cc8b35023e684c
+sha256:eb87487ed2f09bb00e90ad74e10f2a259ad284dc150fc355872108e511dba4e9
 
-— integrity-platform.example/datasets ZK41+CIY15MmURuV8h4BMaX/qpOalsGA0XoUY545WNM0ksIgqgQVDT0lqLM7LBcl+YIxa22CDRhOqp+VNEWX9xZaxwo=
+— integrity-platform.example/datasets ZK41+N4ayLofOwTZ76iYHWkX0WAkp5Ng2k0jOrkQVivdxnozYbCp6RyNWxlECd27m0OMTmzi0taClsTi1vzOSinQUAU=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:3e6972e3d21b9373392b73299d8eb52cb410cbe5b9506e10320f304bdf4bb8c2
+sha256:2854c4dfec775f35de18c04f756af6ef9314c62b2cff24b99e3ddb2965df7348
 
-— integrity-platform.example/datasets ZK41+DltmporrcnkKey5/wVgzjzN6EMma2o1mkYt4ppL1YOcuw7D0qNhx1E6memXqFSncP8Vbv5r8auguawUUTf4sAA=
+— integrity-platform.example/datasets ZK41+I0Xj2MzJDmr/0UgCrj39QHTmvoFHpt7XOrRnyED/dDeRzHpQFtvuyZxTsQuMn4LjGRA253+0/43Y/i+Kvv/zgI=

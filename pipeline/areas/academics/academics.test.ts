@@ -52,9 +52,30 @@ function scenarioFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     firstTs: "2025-11-01T00:00:00.000Z",
     asOf: AS_OF,
     sentinels: [
-      makeSentinel({ id: "atlas", cathedral: "FOR-ACADEMICS", registeredAt: "2025-11-01T00:00:00.000Z", lastHeartbeat: hb({}), uptimeDays: 49.5, votes: 6, votesWithOutcome: 5 }),
-      makeSentinel({ id: "borealis", cathedral: "FOR-ECONOMISTS", registeredAt: "2025-12-05T00:00:00.000Z", lastHeartbeat: hb({ apps: 1, packages: 0, workflows: 2, drift: 4 }), uptimeDays: 15.5, votes: 4, votesWithOutcome: 2 }),
-      makeSentinel({ id: "cygnus", cathedral: "DIPLOMACY", registeredAt: "2025-12-15T06:00:00.000Z", uptimeDays: 5.25 }),
+      makeSentinel({
+        id: "atlas",
+        cathedral: "FOR-ACADEMICS",
+        registeredAt: "2025-11-01T00:00:00.000Z",
+        lastHeartbeat: hb({}),
+        uptimeDays: 49.5,
+        votes: 6,
+        votesWithOutcome: 5,
+      }),
+      makeSentinel({
+        id: "borealis",
+        cathedral: "FOR-ECONOMISTS",
+        registeredAt: "2025-12-05T00:00:00.000Z",
+        lastHeartbeat: hb({ apps: 1, packages: 0, workflows: 2, drift: 4 }),
+        uptimeDays: 15.5,
+        votes: 4,
+        votesWithOutcome: 2,
+      }),
+      makeSentinel({
+        id: "cygnus",
+        cathedral: "DIPLOMACY",
+        registeredAt: "2025-12-15T06:00:00.000Z",
+        uptimeDays: 5.25,
+      }),
     ],
     consensus: { opened: 4, evaluated: 4, approved: 2, rejected: 1, noQuorum: 1, open: 0, sealedProofs: 4 },
     ...overrides,
@@ -120,7 +141,10 @@ describe("academics steps", () => {
       // Each step reads exactly the sources it declares.
       if (step.kind !== "document") continue;
       const declared = step.inputs.filter((i) => i.startsWith("sources/")).map((i) => i.slice("sources/".length));
-      const scoped = createSourceReader(join(REPO_ROOT, "data", "sources"), { allowed: new Set(declared), reader: step.id });
+      const scoped = createSourceReader(join(REPO_ROOT, "data", "sources"), {
+        allowed: new Set(declared),
+        reader: step.id,
+      });
       expect(() => step.generate(makeInputs(scenarioFacts(), PULSE, scoped), new Map())).not.toThrow();
     }
     expect(citationsStep.inputs).toEqual(["sources/academics/papers.json"]);
@@ -146,7 +170,9 @@ describe("dataset.json", () => {
       { id: "borealis", score: borealisScore, cathedral: "FOR-ECONOMISTS" },
       { id: "cygnus", score: null, cathedral: "DIPLOMACY" },
     ]);
-    const software = SoftwareSource.parse(JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/academics/software.json"), "utf8")));
+    const software = SoftwareSource.parse(
+      JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/academics/software.json"), "utf8")),
+    );
     expect(doc.apps).toEqual(software.apps);
     expect(doc.apps.map((a) => a.name)).toEqual(["api", "pipeline", "site"]);
     expect(doc.packages).toEqual(software.packages);
@@ -176,7 +202,9 @@ describe("dataset.json", () => {
     delete source.apps[1].files;
     source.apps[2].name = "api";
     const dup = patchedSources({ "academics/software.json": JSON.stringify(source) });
-    expect(() => datasetStep.generate(makeInputs(scenarioFacts(), PULSE, dup), new Map())).toThrow(/apps\[2\]\.name: duplicate name api/);
+    expect(() => datasetStep.generate(makeInputs(scenarioFacts(), PULSE, dup), new Map())).toThrow(
+      /apps\[2\]\.name: duplicate name api/,
+    );
   });
 });
 
@@ -187,7 +215,12 @@ describe("mii-timeline.csv", () => {
     const rows = parseCsv(out);
     // The 40th early pulse (2025-11-20T12:00Z, exactly 30 days before AS_OF) and the 10 later ones.
     expect(rows.length).toBe(11);
-    expect(rows[0]).toEqual({ timestamp: "2025-11-20T12:00:00.000Z", mii_score: String(0.9 + 39 * 0.001), cycle: "C-151", sentinel_count: "1" });
+    expect(rows[0]).toEqual({
+      timestamp: "2025-11-20T12:00:00.000Z",
+      mii_score: String(0.9 + 39 * 0.001),
+      cycle: "C-151",
+      sentinel_count: "1",
+    });
     const counts = rows.map((r) => [r.timestamp, r.sentinel_count]);
     // atlas from 11-01, borealis from 12-05T00:00, cygnus from 12-15T06:00.
     expect(counts).toEqual([
@@ -208,7 +241,10 @@ describe("mii-timeline.csv", () => {
       expect(MiiTimelineRow.safeParse(typed).success).toBe(true);
       expect(publishedSchemaErrors("academics/mii-timeline-row", typed)).toEqual([]);
     }
-    expect(rows.map((r) => Number(r.mii_score))).toEqual([0.9 + 39 * 0.001, ...Array.from({ length: 10 }, (_, i) => 0.95 + i * 0.004)]);
+    expect(rows.map((r) => Number(r.mii_score))).toEqual([
+      0.9 + 39 * 0.001,
+      ...Array.from({ length: 10 }, (_, i) => 0.95 + i * 0.004),
+    ]);
   });
 
   it("is the header alone without pulses in the window", () => {
@@ -239,19 +275,31 @@ describe("sentinel-coordination.json", () => {
     expect(consensusRate({ sentinels: noVotes, consensus: scenarioFacts().consensus })).toBe(0.75);
     const none = { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 };
     expect(consensusRate({ sentinels: noVotes, consensus: none })).toBeNull();
-    const doc = json<SentinelCoordination>(sentinelCoordinationStep, inputs(scenarioFacts({ sentinels: [], consensus: none })));
+    const doc = json<SentinelCoordination>(
+      sentinelCoordinationStep,
+      inputs(scenarioFacts({ sentinels: [], consensus: none })),
+    );
     expect([doc.sentinels, doc.average_coordination, doc.consensus_rate]).toEqual([[], null, null]);
   });
 });
 
 describe("papers.json and citations.bib", () => {
-  const source = PapersSource.parse(JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/academics/papers.json"), "utf8")));
+  const source = PapersSource.parse(
+    JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/academics/papers.json"), "utf8")),
+  );
 
   it("index the curated papers with the spec's fields", () => {
     const doc = json<PapersIndex>(papersStep);
     expect(doc.cycle).toBe("C-170");
     expect(doc.papers).toEqual(
-      source.papers.map((p) => ({ id: p.id, title: p.title, status: p.status, venues: p.venues, key_result: p.key_result, path: p.path })),
+      source.papers.map((p) => ({
+        id: p.id,
+        title: p.title,
+        status: p.status,
+        venues: p.venues,
+        key_result: p.key_result,
+        path: p.path,
+      })),
     );
   });
 
@@ -265,8 +313,13 @@ describe("papers.json and citations.bib", () => {
     expect(gi?.fields).toMatchObject({ journal: "Integrity Platform Technical Reports", year: "2025" });
     expect(gi?.fields.author).toBe('Okafor, Adaeze and M{\\"u}ller, Jonas and Lindqvist, Maja');
     expect(gi?.fields.title).toContain("the {GI} and {MII} Integrity Scores");
-    expect(ledger?.fields).toMatchObject({ booktitle: "Integrity Platform Research Symposium 2026", note: "Accepted for publication" });
-    expect(ledger?.fields.title).toBe("Ledgers \\& Sentinels: Offline Audit of an {RFC} 9162 Merkle Log with Signed Checkpoints");
+    expect(ledger?.fields).toMatchObject({
+      booktitle: "Integrity Platform Research Symposium 2026",
+      note: "Accepted for publication",
+    });
+    expect(ledger?.fields.title).toBe(
+      "Ledgers \\& Sentinels: Offline Audit of an {RFC} 9162 Merkle Log with Signed Checkpoints",
+    );
     expect(ledger?.fields.author).toBe("Garc{\\'\\i}a, Luc{\\'\\i}a and {\\O}degaard, Ingrid");
     expect(deliberation?.fields.note).toBe("Under review at Integrity Platform Research Symposium 2026");
     expect(deliberation?.fields.howpublished).toBeUndefined();
@@ -278,7 +331,10 @@ describe("papers.json and citations.bib", () => {
     const [entry] = checkBibtex(paperEntry(paper));
     expect(entry?.fields.doi).toBe("10.5555/ip.2025_01");
     expect(entry?.fields.url).toBe("https://doi.org/10.5555/ip.2025_01");
-    const withUrl = { ...source.papers[2], url: "https://example.org/papers/rewards" } as PapersSource["papers"][number];
+    const withUrl = {
+      ...source.papers[2],
+      url: "https://example.org/papers/rewards",
+    } as PapersSource["papers"][number];
     expect(checkBibtex(paperEntry(withUrl))[0]?.fields.url).toBe("https://example.org/papers/rewards");
   });
 
@@ -292,10 +348,14 @@ describe("papers.json and citations.bib", () => {
     raw.papers[1].venue_kind = "conference";
     raw.papers[3].id = raw.papers[0].id;
     const dup = patchedSources({ "academics/papers.json": JSON.stringify(raw) });
-    expect(() => papersStep.generate(makeInputs(scenarioFacts(), PULSE, dup), new Map())).toThrow(/papers\[3\]\.id: duplicate id/);
+    expect(() => papersStep.generate(makeInputs(scenarioFacts(), PULSE, dup), new Map())).toThrow(
+      /papers\[3\]\.id: duplicate id/,
+    );
     raw.papers[3].id = "emoji-paper";
     raw.papers[3].title = "Rockets 🚀";
     const emoji = patchedSources({ "academics/papers.json": JSON.stringify(raw) });
-    expect(() => citationsStep.generate(makeInputs(scenarioFacts(), PULSE, emoji), new Map())).toThrow(/no BibTeX form for "🚀"/);
+    expect(() => citationsStep.generate(makeInputs(scenarioFacts(), PULSE, emoji), new Map())).toThrow(
+      /no BibTeX form for "🚀"/,
+    );
   });
 });

@@ -23,7 +23,8 @@ export const SOFTWARE_SOURCE = "academics/software.json";
 function uniqueNames(items: readonly { name: string }[], ctx: z.RefinementCtx, key: string): void {
   const seen = new Set<string>();
   items.forEach((item, i) => {
-    if (seen.has(item.name)) ctx.addIssue({ code: "custom", path: [key, i, "name"], message: `duplicate name ${item.name}` });
+    if (seen.has(item.name))
+      ctx.addIssue({ code: "custom", path: [key, i, "name"], message: `duplicate name ${item.name}` });
     seen.add(item.name);
   });
 }

@@ -37,9 +37,15 @@ export const miiTimelineStep: DocumentStep = {
     for (const record of pulseWindow(pulse, ms)) {
       const t = Date.parse(record.generatedAt);
       while (count < registered.length && (registered[count] as number) <= t) count++;
-      const row: MiiTimelineRow = { timestamp: record.generatedAt, mii_score: record.miiScore, cycle: record.cycle, sentinel_count: count };
+      const row: MiiTimelineRow = {
+        timestamp: record.generatedAt,
+        mii_score: record.miiScore,
+        cycle: record.cycle,
+        sentinel_count: count,
+      };
       const check = MiiTimelineRow.safeParse(row);
-      if (!check.success) throw new Error(`academics/mii-timeline.csv: row for pulse ${record.id} does not match its schema`);
+      if (!check.success)
+        throw new Error(`academics/mii-timeline.csv: row for pulse ${record.id} does not match its schema`);
       out += writer.row(row);
     }
     return out;

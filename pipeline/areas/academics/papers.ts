@@ -12,12 +12,7 @@
  * else the source's url), note (the status in words). The output is checked by parsing it back.
  */
 import { z } from "zod";
-import {
-  Identifier,
-  NonEmptyString,
-  PaperStatus,
-  PapersIndex,
-} from "../../../core/schemas/index.ts";
+import { Identifier, NonEmptyString, PaperStatus, PapersIndex } from "../../../core/schemas/index.ts";
 import { bibtexEntry, bibtexTitle, checkBibtex, escapeBibtex, type BibtexField } from "../../lib/bibtex.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
@@ -33,7 +28,9 @@ export const PaperSource = z
     id: Identifier,
     title: NonEmptyString,
     /** "Family, Given" per author; " and " would split a name in BibTeX. */
-    authors: z.array(NonEmptyString.refine((a) => !/\sand\s/i.test(a), 'an author name must not contain " and "')).min(1),
+    authors: z
+      .array(NonEmptyString.refine((a) => !/\sand\s/i.test(a), 'an author name must not contain " and "'))
+      .min(1),
     year: z.int().min(1900).max(2100),
     status: PaperStatus,
     /** Required for accepted and published papers: decides @article or @inproceedings. */
@@ -43,25 +40,33 @@ export const PaperSource = z
     /** Path of the paper file, relative to the area. */
     path: NonEmptyString,
     doi: z.string().regex(DOI).optional(),
-    url: z.url({ protocol: /^https$/ }).regex(/^[^\s{}\\"%]+$/).optional(),
+    url: z
+      .url({ protocol: /^https$/ })
+      .regex(/^[^\s{}\\"%]+$/)
+      .optional(),
   })
   .superRefine((paper, ctx) => {
     if (paper.status === "accepted" || paper.status === "published") {
-      if (!paper.venue_kind) ctx.addIssue({ code: "custom", path: ["venue_kind"], message: `required when status is ${paper.status}` });
-      if (paper.venues.length === 0) ctx.addIssue({ code: "custom", path: ["venues"], message: `at least one venue when status is ${paper.status}` });
+      if (!paper.venue_kind)
+        ctx.addIssue({ code: "custom", path: ["venue_kind"], message: `required when status is ${paper.status}` });
+      if (paper.venues.length === 0)
+        ctx.addIssue({
+          code: "custom",
+          path: ["venues"],
+          message: `at least one venue when status is ${paper.status}`,
+        });
     }
   });
 export type PaperSource = z.infer<typeof PaperSource>;
 
-export const PapersSource = z
-  .strictObject({ papers: z.array(PaperSource).min(1) })
-  .superRefine((source, ctx) => {
-    const seen = new Set<string>();
-    source.papers.forEach((paper, i) => {
-      if (seen.has(paper.id)) ctx.addIssue({ code: "custom", path: ["papers", i, "id"], message: `duplicate id ${paper.id}` });
-      seen.add(paper.id);
-    });
+export const PapersSource = z.strictObject({ papers: z.array(PaperSource).min(1) }).superRefine((source, ctx) => {
+  const seen = new Set<string>();
+  source.papers.forEach((paper, i) => {
+    if (seen.has(paper.id))
+      ctx.addIssue({ code: "custom", path: ["papers", i, "id"], message: `duplicate id ${paper.id}` });
+    seen.add(paper.id);
   });
+});
 export type PapersSource = z.infer<typeof PapersSource>;
 
 export const papersStep: DocumentStep = {
@@ -122,7 +127,8 @@ export function paperEntry(paper: PaperSource): string {
     type = "misc";
     // A draft or preprint is published where its venues say; a submitted one is not yet (see note).
     const pending = paper.status === "submitted" || paper.status === "under_review";
-    if (!pending && paper.venues.length > 0) fields.push({ name: "howpublished", value: paper.venues.map(escapeBibtex).join("; ") });
+    if (!pending && paper.venues.length > 0)
+      fields.push({ name: "howpublished", value: paper.venues.map(escapeBibtex).join("; ") });
   }
   fields.push({ name: "year", value: String(paper.year) });
   if (paper.doi) fields.push({ name: "doi", value: paper.doi, raw: true });

@@ -3,7 +3,12 @@ import type { z } from "zod";
 import { publishedSchemas } from "../../../core/schemas/index.ts";
 import { SourceError } from "../../source-reader.ts";
 import type { DocumentStep, SourceReader, Step } from "../../step.ts";
-import { makeFacts, patchedSources, publishedSchemaErrors, repoSources } from "../../../test/support/pipeline/areas/helpers.ts";
+import {
+  makeFacts,
+  patchedSources,
+  publishedSchemaErrors,
+  repoSources,
+} from "../../../test/support/pipeline/areas/helpers.ts";
 import { PROTOCOLS_SOURCE, STANDARDS_SOURCE, TREATY_SOURCE } from "./documents.ts";
 import { steps } from "./index.ts";
 
@@ -87,21 +92,37 @@ describe("normalization", () => {
       articles: reverse(treaty.articles).map(reorderKeys),
       signatories: reverse(treaty.signatories).map(reorderKeys),
     });
-    expect(generate("diplomacy/treaty-framework.json", patched(TREATY_SOURCE, shuffledTreaty))).toBe(generate("diplomacy/treaty-framework.json"));
+    expect(generate("diplomacy/treaty-framework.json", patched(TREATY_SOURCE, shuffledTreaty))).toBe(
+      generate("diplomacy/treaty-framework.json"),
+    );
     const standards = real(STANDARDS_SOURCE);
-    expect(generate("diplomacy/standards.json", patched(STANDARDS_SOURCE, { ...standards, standards: reverse(standards.standards) }))).toBe(
-      generate("diplomacy/standards.json"),
-    );
+    expect(
+      generate(
+        "diplomacy/standards.json",
+        patched(STANDARDS_SOURCE, { ...standards, standards: reverse(standards.standards) }),
+      ),
+    ).toBe(generate("diplomacy/standards.json"));
     const protocols = real(PROTOCOLS_SOURCE);
-    expect(generate("diplomacy/protocols.json", patched(PROTOCOLS_SOURCE, { ...protocols, protocols: reverse(protocols.protocols) }))).toBe(
-      generate("diplomacy/protocols.json"),
-    );
+    expect(
+      generate(
+        "diplomacy/protocols.json",
+        patched(PROTOCOLS_SOURCE, { ...protocols, protocols: reverse(protocols.protocols) }),
+      ),
+    ).toBe(generate("diplomacy/protocols.json"));
 
     const doc = JSON.parse(generate("diplomacy/treaty-framework.json")) as {
       principles: { id: string }[];
       articles: { number: number }[];
     };
-    expect(Object.keys(doc)).toEqual(["cycle", "title", "version", "effective_date", "principles", "articles", "signatories"]);
+    expect(Object.keys(doc)).toEqual([
+      "cycle",
+      "title",
+      "version",
+      "effective_date",
+      "principles",
+      "articles",
+      "signatories",
+    ]);
     expect(doc.articles.map((a) => a.number)).toEqual(doc.articles.map((_, i) => i + 1));
     const ids = doc.principles.map((p) => p.id);
     expect(ids).toEqual([...ids].sort());
@@ -130,24 +151,30 @@ describe("a curated source with a bad field", () => {
       return null;
     })();
     expect(err).toBeInstanceOf(SourceError);
-    expect((err as SourceError).message).toMatch(/^data\/sources\/diplomacy\/standards\.json: standards\[2\]\.reference_url: /);
+    expect((err as SourceError).message).toMatch(
+      /^data\/sources\/diplomacy\/standards\.json: standards\[2\]\.reference_url: /,
+    );
 
     const alignment = structuredClone(standards);
     (alignment.standards[0] as Record<string, unknown>)["alignment"] = "fully compliant";
-    expect(() => generate("diplomacy/standards.json", patched(STANDARDS_SOURCE, alignment))).toThrow(/standards\.json: standards\[0\]\.alignment/);
+    expect(() => generate("diplomacy/standards.json", patched(STANDARDS_SOURCE, alignment))).toThrow(
+      /standards\.json: standards\[0\]\.alignment/,
+    );
 
     const protocols = real(PROTOCOLS_SOURCE);
     const noSteps = structuredClone(protocols);
     (noSteps.protocols[1] as Record<string, unknown>)["steps"] = [];
-    expect(() => generate("diplomacy/protocols.json", patched(PROTOCOLS_SOURCE, noSteps))).toThrow(/protocols\.json: protocols\[1\]\.steps/);
+    expect(() => generate("diplomacy/protocols.json", patched(PROTOCOLS_SOURCE, noSteps))).toThrow(
+      /protocols\.json: protocols\[1\]\.steps/,
+    );
 
     const treaty = real(TREATY_SOURCE);
-    expect(() => generate("diplomacy/treaty-framework.json", patched(TREATY_SOURCE, { ...treaty, cycle: "C-0156" }))).toThrow(
-      /treaty-framework\.json: cycle/,
-    );
-    expect(() => generate("diplomacy/treaty-framework.json", patched(TREATY_SOURCE, { ...treaty, ratified: true }))).toThrow(
-      /treaty-framework\.json: \(root\): Unrecognized key/,
-    );
+    expect(() =>
+      generate("diplomacy/treaty-framework.json", patched(TREATY_SOURCE, { ...treaty, cycle: "C-0156" })),
+    ).toThrow(/treaty-framework\.json: cycle/);
+    expect(() =>
+      generate("diplomacy/treaty-framework.json", patched(TREATY_SOURCE, { ...treaty, ratified: true })),
+    ).toThrow(/treaty-framework\.json: \(root\): Unrecognized key/);
   });
 
   it("fails on duplicate ids and gaps in the article numbering", () => {

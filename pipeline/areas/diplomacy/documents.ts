@@ -25,13 +25,22 @@ export const PROTOCOLS_SOURCE = "diplomacy/protocols.json";
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Throws naming the file and the item when `key` repeats within `items`. */
-function requireUnique<T>(source: string, list: string, items: readonly T[], key: (item: T) => string, field: string): void {
+function requireUnique<T>(
+  source: string,
+  list: string,
+  items: readonly T[],
+  key: (item: T) => string,
+  field: string,
+): void {
   const seen = new Map<string, number>();
   items.forEach((item, i) => {
     const k = key(item);
     const first = seen.get(k);
     if (first !== undefined) {
-      throw new SourceError(`data/sources/${source}`, `${list}[${i}].${field}: duplicate ${JSON.stringify(k)} (also ${list}[${first}])`);
+      throw new SourceError(
+        `data/sources/${source}`,
+        `${list}[${i}].${field}: duplicate ${JSON.stringify(k)} (also ${list}[${first}])`,
+      );
     }
     seen.set(k, i);
   });

@@ -2,11 +2,26 @@ import Papa from "papaparse";
 import { canonicalize } from "../../../core/canonical.ts";
 import { describe, expect, it } from "vitest";
 import { sealEntry, type JsonObject, type LedgerEntry } from "../../../core/ledger/entry.ts";
-import { CathedralMultiplierRow, Coordination, EconomyMii, MicMintingRow, RoiByCathedral, SentinelRoi, Supply } from "../../../core/schemas/economy.ts";
+import {
+  CathedralMultiplierRow,
+  Coordination,
+  EconomyMii,
+  MicMintingRow,
+  RoiByCathedral,
+  SentinelRoi,
+  Supply,
+} from "../../../core/schemas/economy.ts";
 import { publishedSchemas } from "../../../core/schemas/index.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
 import type { DocumentStep, GeneratorInputs, RowsStep, Step } from "../../step.ts";
-import { makeFacts, makeInputs, makePulseHistory, makeSentinel, patchedSources, publishedSchemaErrors } from "../../../test/support/pipeline/areas/helpers.ts";
+import {
+  makeFacts,
+  makeInputs,
+  makePulseHistory,
+  makeSentinel,
+  patchedSources,
+  publishedSchemaErrors,
+} from "../../../test/support/pipeline/areas/helpers.ts";
 import { steps } from "./index.ts";
 import { micHistoryLine } from "./mic-history.ts";
 
@@ -24,7 +39,15 @@ function facts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
       makeSentinel({
         id: "s-alpha",
         cathedral: "FOR-ECONOMISTS",
-        lastHeartbeat: { ts: AS_OF, status: "operational", gi_score: 0.97, apps: 3, packages: 5, workflows: 2, drift: 1 },
+        lastHeartbeat: {
+          ts: AS_OF,
+          status: "operational",
+          gi_score: 0.97,
+          apps: 3,
+          packages: 5,
+          workflows: 2,
+          drift: 1,
+        },
         heartbeatCount: 12,
         uptimeDays: 10,
         rewardsShards: 1_500_000n,
@@ -44,9 +67,21 @@ function facts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
       makeSentinel({ id: "s-gamma", cathedral: "FOR-ECONOMISTS", uptimeDays: 2 }),
     ],
     supply: { mintedShards: 2_000_000n, burnedShards: 100_000n, lockedShards: 400_000n },
-    multipliers: { "FOR-GOVERNMENTS": 1, "FOR-ACADEMICS": 1, "FOR-PHILOSOPHERS": 1, "FOR-ECONOMISTS": 1.5, DIPLOMACY: 1 },
+    multipliers: {
+      "FOR-GOVERNMENTS": 1,
+      "FOR-ACADEMICS": 1,
+      "FOR-PHILOSOPHERS": 1,
+      "FOR-ECONOMISTS": 1.5,
+      DIPLOMACY: 1,
+    },
     multiplierChanges: [
-      { ts: "2025-12-02T09:30:00.000Z", cycle: "C-152", cathedral: "FOR-ECONOMISTS", multiplier: 1.25, reason: "quarterly review" },
+      {
+        ts: "2025-12-02T09:30:00.000Z",
+        cycle: "C-152",
+        cathedral: "FOR-ECONOMISTS",
+        multiplier: 1.25,
+        reason: "quarterly review",
+      },
       {
         ts: "2025-12-03T10:00:00.000Z",
         cycle: "C-153",
@@ -168,13 +203,29 @@ describe("supply.json", () => {
       burned: 0.1,
       burned_shards: "100000",
     });
-    expect(Object.keys(doc)).toEqual(["cycle", "timestamp", "total_supply", "total_supply_shards", "circulating", "circulating_shards", "locked", "locked_shards", "burned", "burned_shards"]);
+    expect(Object.keys(doc)).toEqual([
+      "cycle",
+      "timestamp",
+      "total_supply",
+      "total_supply_shards",
+      "circulating",
+      "circulating_shards",
+      "locked",
+      "locked_shards",
+      "burned",
+      "burned_shards",
+    ]);
   });
 
   it("is exact for amounts that floats would round", () => {
     const doc = json(
       "economy/supply.json",
-      makeInputs(facts({ supply: { mintedShards: 3_000_000_000_000_003n, burnedShards: 1n, lockedShards: 1_000_000_000_000_001n } }), PULSE),
+      makeInputs(
+        facts({
+          supply: { mintedShards: 3_000_000_000_000_003n, burnedShards: 1n, lockedShards: 1_000_000_000_000_001n },
+        }),
+        PULSE,
+      ),
     ) as Supply;
     expect(doc.total_supply).toBe(3_000_000_000.000003);
     expect(doc.circulating).toBe(2_000_000_000.000001);
@@ -186,10 +237,15 @@ describe("supply.json", () => {
     // 2^53 + 2 shards: a double reads 9007199254.740993 MIC; the largest accepted amount rounds further.
     const minted = 2n ** 63n - 1n;
     const locked = 2n ** 53n + 2n;
-    const text = generate("economy/supply.json", makeInputs(facts({ supply: { mintedShards: minted, burnedShards: 0n, lockedShards: locked } }), PULSE));
+    const text = generate(
+      "economy/supply.json",
+      makeInputs(facts({ supply: { mintedShards: minted, burnedShards: 0n, lockedShards: locked } }), PULSE),
+    );
     const doc = JSON.parse(text) as Supply;
     expectValid("economy/supply.json", doc);
-    expect([doc.total_supply_shards, doc.locked_shards, doc.circulating_shards, doc.burned_shards]).toEqual([minted, locked, minted - locked, 0n].map(String));
+    expect([doc.total_supply_shards, doc.locked_shards, doc.circulating_shards, doc.burned_shards]).toEqual(
+      [minted, locked, minted - locked, 0n].map(String),
+    );
     expect(text).toContain('"total_supply": 9223372036854.775807,');
     expect(text).toContain('"locked": 9007199254.740994,');
     expect(text).toContain('"circulating": 9214364837600.034813,');
@@ -201,9 +257,12 @@ describe("supply.json", () => {
   });
 
   it("refuses a ledger that burned and locked more than it minted", () => {
-    expect(() => generate("economy/supply.json", makeInputs(facts({ supply: { mintedShards: 10n, burnedShards: 6n, lockedShards: 5n } }), PULSE))).toThrow(
-      /inconsistent supply.*circulating would be -1/,
-    );
+    expect(() =>
+      generate(
+        "economy/supply.json",
+        makeInputs(facts({ supply: { mintedShards: 10n, burnedShards: 6n, lockedShards: 5n } }), PULSE),
+      ),
+    ).toThrow(/inconsistent supply.*circulating would be -1/);
   });
 });
 
@@ -218,7 +277,9 @@ describe("mii.json", () => {
     const low = makePulseHistory([[0.99, 0.9499]]);
     expect((json("economy/mii.json", makeInputs(facts(), low)) as EconomyMii).minting_active).toBe(false);
     const source = (t: number) =>
-      patchedSources({ "economy/minting.json": JSON.stringify({ version: "t", description: "test", mii_threshold: t }) });
+      patchedSources({
+        "economy/minting.json": JSON.stringify({ version: "t", description: "test", mii_threshold: t }),
+      });
     const at = makePulseHistory([[0.99, 0.9]]);
     const doc = json("economy/mii.json", makeInputs(facts(), at, source(0.9))) as EconomyMii;
     expect([doc.threshold, doc.minting_active]).toEqual([0.9, true]);
@@ -229,8 +290,12 @@ describe("mii.json", () => {
   });
 
   it("names the file and the field of a bad minting source", () => {
-    const bad = patchedSources({ "economy/minting.json": JSON.stringify({ version: "t", description: "d", mii_threshold: 1.5 }) });
-    expect(() => generate("economy/mii.json", makeInputs(facts(), PULSE, bad))).toThrow(/data\/sources\/economy\/minting\.json: mii_threshold:/);
+    const bad = patchedSources({
+      "economy/minting.json": JSON.stringify({ version: "t", description: "d", mii_threshold: 1.5 }),
+    });
+    expect(() => generate("economy/mii.json", makeInputs(facts(), PULSE, bad))).toThrow(
+      /data\/sources\/economy\/minting\.json: mii_threshold:/,
+    );
   });
 });
 
@@ -253,7 +318,10 @@ describe("coordination.json", () => {
   });
 
   it("averages nothing as null when no sentinel has sent a heartbeat", () => {
-    const doc = json("economy/coordination.json", makeInputs(facts({ sentinels: [makeSentinel({ id: "s-new", cathedral: "DIPLOMACY" })] }), PULSE)) as Coordination;
+    const doc = json(
+      "economy/coordination.json",
+      makeInputs(facts({ sentinels: [makeSentinel({ id: "s-new", cathedral: "DIPLOMACY" })] }), PULSE),
+    ) as Coordination;
     expectValid("economy/coordination.json", doc);
     expect([doc.sentinels, doc.average_coordination]).toEqual([[], null]);
   });
@@ -275,9 +343,25 @@ describe("roi.json and sentinel-roi.json", () => {
   it("covers all five cathedrals", () => {
     const doc = json("economy/roi.json") as RoiByCathedral;
     expectValid("economy/roi.json", doc);
-    expect(Object.keys(doc.by_cathedral)).toEqual(["FOR-GOVERNMENTS", "FOR-ACADEMICS", "FOR-PHILOSOPHERS", "FOR-ECONOMISTS", "DIPLOMACY"]);
-    expect(doc.by_cathedral["FOR-ECONOMISTS"]).toEqual({ multiplier: 1.5, total_rewards: 1.5, sentinel_count: 2, average_roi: 0.075 });
-    expect(doc.by_cathedral["FOR-GOVERNMENTS"]).toEqual({ multiplier: 1, total_rewards: 0.25, sentinel_count: 1, average_roi: 0.25 });
+    expect(Object.keys(doc.by_cathedral)).toEqual([
+      "FOR-GOVERNMENTS",
+      "FOR-ACADEMICS",
+      "FOR-PHILOSOPHERS",
+      "FOR-ECONOMISTS",
+      "DIPLOMACY",
+    ]);
+    expect(doc.by_cathedral["FOR-ECONOMISTS"]).toEqual({
+      multiplier: 1.5,
+      total_rewards: 1.5,
+      sentinel_count: 2,
+      average_roi: 0.075,
+    });
+    expect(doc.by_cathedral["FOR-GOVERNMENTS"]).toEqual({
+      multiplier: 1,
+      total_rewards: 0.25,
+      sentinel_count: 1,
+      average_roi: 0.25,
+    });
     for (const c of ["FOR-ACADEMICS", "FOR-PHILOSOPHERS", "DIPLOMACY"] as const) {
       expect(doc.by_cathedral[c]).toEqual({ multiplier: 1, total_rewards: 0, sentinel_count: 0, average_roi: null });
     }
@@ -296,7 +380,9 @@ describe("roi.json and sentinel-roi.json", () => {
 
 function entries(list: { type: string; payload: JsonObject; ts: string }[]): LedgerEntry[] {
   const out: LedgerEntry[] = [];
-  list.forEach((e, seq) => out.push(sealEntry({ seq, type: e.type, payload: e.payload, ts: e.ts, prev: out[seq - 1]?.hash ?? null }).entry));
+  list.forEach((e, seq) =>
+    out.push(sealEntry({ seq, type: e.type, payload: e.payload, ts: e.ts, prev: out[seq - 1]?.hash ?? null }).entry),
+  );
   return out;
 }
 
@@ -310,11 +396,27 @@ const mint = (sentinel: string, amount: string, score: number, cycle: string, ca
 });
 
 const LEDGER = entries([
-  { type: "sample.generated", payload: { generator: "test", seed: "1", notice: "test data" }, ts: "2025-12-01T00:00:00.000Z" },
-  { type: "mic_mint", payload: mint("s-alpha", "1234567", 13.210340371976184, "C-151"), ts: "2025-12-01T01:00:00.000Z" },
+  {
+    type: "sample.generated",
+    payload: { generator: "test", seed: "1", notice: "test data" },
+    ts: "2025-12-01T00:00:00.000Z",
+  },
+  {
+    type: "mic_mint",
+    payload: mint("s-alpha", "1234567", 13.210340371976184, "C-151"),
+    ts: "2025-12-01T01:00:00.000Z",
+  },
   {
     type: "sentinel.heartbeat",
-    payload: { sentinel: "s-alpha", status: "operational", gi_score: 0.97, apps: 3, packages: 5, workflows: 2, drift: 1 },
+    payload: {
+      sentinel: "s-alpha",
+      status: "operational",
+      gi_score: 0.97,
+      apps: 3,
+      packages: 5,
+      workflows: 2,
+      drift: 1,
+    },
     ts: "2025-12-01T02:00:00.000Z",
   },
   { type: "mic_mint", payload: mint("s-beta", "5", 2.2, "C-152", "FOR-GOVERNMENTS"), ts: "2025-12-02T01:00:00.000Z" },
@@ -343,9 +445,30 @@ describe("mic-history.csv", () => {
     expect(text.split("\r\n")[0]).toBe("timestamp,cycle,sentinel,amount,cathedral,coordination_score");
     const rows = parseCsv(text);
     expect(rows).toEqual([
-      { timestamp: "2025-12-01T01:00:00.000Z", cycle: "C-151", sentinel: "s-alpha", amount: "1.234567", cathedral: "FOR-ECONOMISTS", coordination_score: "13.210340371976184" },
-      { timestamp: "2025-12-02T01:00:00.000Z", cycle: "C-152", sentinel: "s-beta", amount: "0.000005", cathedral: "FOR-GOVERNMENTS", coordination_score: "2.2" },
-      { timestamp: "2025-12-03T01:00:00.000Z", cycle: "C-153", sentinel: "s-alpha", amount: "9007199254.740993", cathedral: "FOR-ECONOMISTS", coordination_score: "0" },
+      {
+        timestamp: "2025-12-01T01:00:00.000Z",
+        cycle: "C-151",
+        sentinel: "s-alpha",
+        amount: "1.234567",
+        cathedral: "FOR-ECONOMISTS",
+        coordination_score: "13.210340371976184",
+      },
+      {
+        timestamp: "2025-12-02T01:00:00.000Z",
+        cycle: "C-152",
+        sentinel: "s-beta",
+        amount: "0.000005",
+        cathedral: "FOR-GOVERNMENTS",
+        coordination_score: "2.2",
+      },
+      {
+        timestamp: "2025-12-03T01:00:00.000Z",
+        cycle: "C-153",
+        sentinel: "s-alpha",
+        amount: "9007199254.740993",
+        cathedral: "FOR-ECONOMISTS",
+        coordination_score: "0",
+      },
     ]);
     for (const row of rows) {
       const typed = { ...row, amount: Number(row.amount), coordination_score: Number(row.coordination_score) };
@@ -355,12 +478,20 @@ describe("mic-history.csv", () => {
   });
 
   it("is only the header for a ledger without mints, and deterministic", () => {
-    expect(runRows(step, LEDGER.slice(0, 1)).text).toBe("timestamp,cycle,sentinel,amount,cathedral,coordination_score\r\n");
+    expect(runRows(step, LEDGER.slice(0, 1)).text).toBe(
+      "timestamp,cycle,sentinel,amount,cathedral,coordination_score\r\n",
+    );
     expect(runRows(step, LEDGER).text).toBe(runRows(step, LEDGER).text);
   });
 
   it("fails on a malformed mint naming the entry", () => {
-    const [bad] = entries([{ type: "mic_mint", payload: { ...mint("s-alpha", "1", 1, "C-151"), amount_shards: "1.5" }, ts: "2025-12-01T01:00:00.000Z" }]);
+    const [bad] = entries([
+      {
+        type: "mic_mint",
+        payload: { ...mint("s-alpha", "1", 1, "C-151"), amount_shards: "1.5" },
+        ts: "2025-12-01T01:00:00.000Z",
+      },
+    ]);
     expect(() => micHistoryLine(bad as LedgerEntry)).toThrow(/ledger entry 0 is not a valid mic_mint: amount_shards/);
   });
 });
@@ -372,8 +503,20 @@ describe("cathedral-multipliers.csv", () => {
     expect(text).toContain('"raised, per the ""C-153"" review\nsecond line"');
     const rows = parseCsv(text);
     expect(rows).toEqual([
-      { timestamp: "2025-12-02T09:30:00.000Z", cycle: "C-152", cathedral: "FOR-ECONOMISTS", multiplier: "1.25", reason: "quarterly review" },
-      { timestamp: "2025-12-03T10:00:00.000Z", cycle: "C-153", cathedral: "FOR-ECONOMISTS", multiplier: "1.5", reason: 'raised, per the "C-153" review\nsecond line' },
+      {
+        timestamp: "2025-12-02T09:30:00.000Z",
+        cycle: "C-152",
+        cathedral: "FOR-ECONOMISTS",
+        multiplier: "1.25",
+        reason: "quarterly review",
+      },
+      {
+        timestamp: "2025-12-03T10:00:00.000Z",
+        cycle: "C-153",
+        cathedral: "FOR-ECONOMISTS",
+        multiplier: "1.5",
+        reason: 'raised, per the "C-153" review\nsecond line',
+      },
     ]);
     for (const row of rows) {
       const typed = { ...row, multiplier: Number(row.multiplier) };

@@ -14,14 +14,23 @@ import { csvWriter } from "../../../core/csv.ts";
 import type { RowsStep } from "../../step.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";
 
-export const MIC_HISTORY_COLUMNS = ["timestamp", "cycle", "sentinel", "amount", "cathedral", "coordination_score"] as const;
+export const MIC_HISTORY_COLUMNS = [
+  "timestamp",
+  "cycle",
+  "sentinel",
+  "amount",
+  "cathedral",
+  "coordination_score",
+] as const;
 
 /** The CSV line of a ledger entry: a row for a mic_mint, "" for any other type. */
 export function micHistoryLine(entry: LedgerEntry, writer = csvWriter(MIC_HISTORY_COLUMNS)): string {
   if (entry.type !== "mic_mint") return "";
   const parsed = eventSchemas.mic_mint.safeParse(entry.payload);
   if (!parsed.success) {
-    throw new Error(`economy/mic-history.csv: ledger entry ${entry.seq} is not a valid mic_mint: ${formatIssues(parsed.error.issues, "(payload)")}`);
+    throw new Error(
+      `economy/mic-history.csv: ledger entry ${entry.seq} is not a valid mic_mint: ${formatIssues(parsed.error.issues, "(payload)")}`,
+    );
   }
   const p = parsed.data;
   return writer.row({

@@ -12,9 +12,14 @@ import type { DocumentStep } from "../../step.ts";
 import { MINTING_SOURCE, MintingConfig } from "./sources.ts";
 
 /** The minting state the newest pulse gives (null without any pulse): mii ≥ threshold → active. */
-export function mintingState(pulse: readonly PulseRecord[], config: MintingConfig): { active: boolean; mii: number; threshold: number } | null {
+export function mintingState(
+  pulse: readonly PulseRecord[],
+  config: MintingConfig,
+): { active: boolean; mii: number; threshold: number } | null {
   const latest = latestPulse(pulse);
-  return latest ? { active: latest.miiScore >= config.mii_threshold, mii: latest.miiScore, threshold: config.mii_threshold } : null;
+  return latest
+    ? { active: latest.miiScore >= config.mii_threshold, mii: latest.miiScore, threshold: config.mii_threshold }
+    : null;
 }
 
 export const miiStep: DocumentStep = {
@@ -34,7 +39,10 @@ export const miiStep: DocumentStep = {
   generate({ facts, pulse, sources }) {
     const config = sources.json(MINTING_SOURCE, MintingConfig);
     const minting = mintingState(pulse, config);
-    if (!minting) throw new Error("economy/mii.json: no pulse history: the MII is measured by the pulse indexer and no pulse has been recorded");
+    if (!minting)
+      throw new Error(
+        "economy/mii.json: no pulse history: the MII is measured by the pulse indexer and no pulse has been recorded",
+      );
     const { timestamp, cycle } = documentInstant(facts, pulse);
     return publishJson("economy/mii.json", EconomyMii, {
       timestamp,

@@ -17,7 +17,9 @@ export function multiplierRows(facts: Pick<LedgerFacts, "multiplierChanges">): C
     const row = { timestamp: c.ts, cycle: c.cycle, cathedral: c.cathedral, multiplier: c.multiplier, reason: c.reason };
     const parsed = CathedralMultiplierRow.safeParse(row);
     if (!parsed.success) {
-      throw new Error(`economy/cathedral-multipliers.csv: change ${i} does not match its row schema: ${formatIssues(parsed.error.issues)}`);
+      throw new Error(
+        `economy/cathedral-multipliers.csv: change ${i} does not match its row schema: ${formatIssues(parsed.error.issues)}`,
+      );
     }
     return row;
   });

@@ -25,6 +25,10 @@ export const authorityActivityStep: DocumentStep = {
   version: 1,
   generate({ facts, pulse }) {
     const { timestamp, cycle } = documentInstant(facts, pulse);
-    return publishJson("government/authority-activity.json", AuthorityActivity, { cycle, timestamp, ...facts.authorityActivity });
+    return publishJson("government/authority-activity.json", AuthorityActivity, {
+      cycle,
+      timestamp,
+      ...facts.authorityActivity,
+    });
   },
 };

@@ -13,7 +13,12 @@
  *                           or utility_token).
  */
 import { z } from "zod";
-import { ComplianceReport, IsoDate, type ComplianceStatus, type RegulationStatus } from "../../../core/schemas/index.ts";
+import {
+  ComplianceReport,
+  IsoDate,
+  type ComplianceStatus,
+  type RegulationStatus,
+} from "../../../core/schemas/index.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
@@ -59,11 +64,17 @@ export function overallComplianceStatus(jurisdictions: Jurisdictions): Complianc
 }
 
 /** The curated statuses with the audit dates the ledger records (see the module comment). */
-export function auditedSchedule(source: ComplianceSource, audits: LedgerFacts["audits"]): { jurisdictions: Jurisdictions; next_audit: string } {
+export function auditedSchedule(
+  source: ComplianceSource,
+  audits: LedgerFacts["audits"],
+): { jurisdictions: Jurisdictions; next_audit: string } {
   const recorded = Object.values(audits);
   if (recorded.length === 0) return { jurisdictions: source.jurisdictions, next_audit: source.next_audit };
   const jurisdictions = structuredClone(source.jurisdictions);
-  for (const [name, audit] of Object.entries(audits) as [keyof Jurisdictions, NonNullable<LedgerFacts["audits"][keyof Jurisdictions]>][]) {
+  for (const [name, audit] of Object.entries(audits) as [
+    keyof Jurisdictions,
+    NonNullable<LedgerFacts["audits"][keyof Jurisdictions]>,
+  ][]) {
     jurisdictions[name].last_audit = audit.auditedOn;
   }
   const next_audit = recorded.map((a) => a!.nextAudit).sort()[0]!;

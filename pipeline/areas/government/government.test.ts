@@ -43,7 +43,15 @@ import { systemHealth, systemHealthWord } from "../../../core/health/system-heal
 
 const AS_OF = "2025-12-20T12:00:00.000Z";
 
-const atlasHb = { ts: "2025-12-20T11:00:00.000Z", status: "operational", gi_score: 0.97, apps: 3, packages: 2, workflows: 4, drift: 1.5 } as const;
+const atlasHb = {
+  ts: "2025-12-20T11:00:00.000Z",
+  status: "operational",
+  gi_score: 0.97,
+  apps: 3,
+  packages: 2,
+  workflows: 4,
+  drift: 1.5,
+} as const;
 
 function scenarioFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
   return makeFacts({
@@ -52,14 +60,36 @@ function scenarioFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     firstTs: "2025-12-01T00:00:00.000Z",
     asOf: AS_OF,
     sample: { generator: "pipeline/seed", seed: "42", notice: "Simulated ledger for demonstration." },
-    eventCounts: { attestation: 40, mic_mint: 30, "sentinel.heartbeat": 150, "sentinel.registered": 5, "avm.attempt": 15 },
+    eventCounts: {
+      attestation: 40,
+      mic_mint: 30,
+      "sentinel.heartbeat": 150,
+      "sentinel.registered": 5,
+      "avm.attempt": 15,
+    },
     sentinels: [
-      makeSentinel({ id: "atlas", cathedral: "FOR-GOVERNMENTS", lastHeartbeat: { ...atlasHb }, heartbeatCount: 40, uptimeDays: 19.5, rewardsShards: 1_500_250_000n, mintCount: 12 }),
+      makeSentinel({
+        id: "atlas",
+        cathedral: "FOR-GOVERNMENTS",
+        lastHeartbeat: { ...atlasHb },
+        heartbeatCount: 40,
+        uptimeDays: 19.5,
+        rewardsShards: 1_500_250_000n,
+        mintCount: 12,
+      }),
       makeSentinel({
         id: "borealis",
         cathedral: "FOR-ACADEMICS",
         // 60 hours before AS_OF: stale (threshold 48 h).
-        lastHeartbeat: { ts: "2025-12-18T00:00:00.000Z", status: "operational", gi_score: 0.96, apps: 1, packages: 1, workflows: 1, drift: 0 },
+        lastHeartbeat: {
+          ts: "2025-12-18T00:00:00.000Z",
+          status: "operational",
+          gi_score: 0.96,
+          apps: 1,
+          packages: 1,
+          workflows: 1,
+          drift: 0,
+        },
         uptimeDays: 19.5,
         rewardsShards: 250_000_000n,
         mintCount: 3,
@@ -67,21 +97,49 @@ function scenarioFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
       makeSentinel({
         id: "cygnus",
         cathedral: "FOR-ECONOMISTS",
-        lastHeartbeat: { ts: "2025-12-20T10:00:00.000Z", status: "degraded", gi_score: 0.91, apps: 2, packages: 0, workflows: 1, drift: 6 },
+        lastHeartbeat: {
+          ts: "2025-12-20T10:00:00.000Z",
+          status: "degraded",
+          gi_score: 0.91,
+          apps: 2,
+          packages: 0,
+          workflows: 1,
+          drift: 6,
+        },
         uptimeDays: 0.5,
       }),
       makeSentinel({ id: "delta", cathedral: "DIPLOMACY", registeredAt: "2025-12-19T00:00:00.000Z", uptimeDays: 1.5 }),
       makeSentinel({
         id: "echo",
         cathedral: "FOR-PHILOSOPHERS",
-        lastHeartbeat: { ts: "2025-12-20T09:00:00.000Z", status: "offline", gi_score: 0.5, apps: 0, packages: 0, workflows: 0, drift: 10 },
+        lastHeartbeat: {
+          ts: "2025-12-20T09:00:00.000Z",
+          status: "offline",
+          gi_score: 0.5,
+          apps: 0,
+          packages: 0,
+          workflows: 0,
+          drift: 10,
+        },
         uptimeDays: 10,
       }),
     ],
     supply: { mintedShards: 1_750_250_000n, burnedShards: 50_000_000n, lockedShards: 200_125_000n },
     supplyByCycle: [
-      { cycle: "C-160", ts: "2025-12-10T08:00:00.000Z", mintedShards: 900_000_000n, burnedShards: 0n, lockedShards: 0n },
-      { cycle: "C-170", ts: "2025-12-20T08:00:00.000Z", mintedShards: 1_750_250_000n, burnedShards: 50_000_000n, lockedShards: 200_125_000n },
+      {
+        cycle: "C-160",
+        ts: "2025-12-10T08:00:00.000Z",
+        mintedShards: 900_000_000n,
+        burnedShards: 0n,
+        lockedShards: 0n,
+      },
+      {
+        cycle: "C-170",
+        ts: "2025-12-20T08:00:00.000Z",
+        mintedShards: 1_750_250_000n,
+        burnedShards: 50_000_000n,
+        lockedShards: 200_125_000n,
+      },
     ],
     consensus: { opened: 6, evaluated: 5, approved: 3, rejected: 1, noQuorum: 1, open: 1, sealedProofs: 5 },
     ...overrides,
@@ -105,7 +163,11 @@ function runDocument(step: DocumentStep, input = inputs(), outputs?: Map<string,
 }
 
 /** Every `step:` input generated first (from the real sources, dependencies of dependencies too), as the runner does. */
-function withDependencies(step: DocumentStep, input: GeneratorInputs, outputs = new Map<string, Uint8Array>()): Map<string, Uint8Array> {
+function withDependencies(
+  step: DocumentStep,
+  input: GeneratorInputs,
+  outputs = new Map<string, Uint8Array>(),
+): Map<string, Uint8Array> {
   for (const name of step.inputs) {
     if (!name.startsWith("step:") || outputs.has(name.slice(5))) continue;
     const dep = allSteps.find((s) => s.id === name.slice(5));
@@ -167,7 +229,10 @@ describe("government steps", () => {
     for (const step of steps) {
       if (step.kind !== "document") continue;
       const declared = step.inputs.filter((i) => i.startsWith("sources/")).map((i) => i.slice("sources/".length));
-      const scoped = createSourceReader(join(REPO_ROOT, "data", "sources"), { allowed: new Set(declared), reader: step.id });
+      const scoped = createSourceReader(join(REPO_ROOT, "data", "sources"), {
+        allowed: new Set(declared),
+        reader: step.id,
+      });
       const input = makeInputs(scenarioFacts(), PULSE, scoped);
       expect(() => step.generate(input, withDependencies(step, input))).not.toThrow();
     }
@@ -177,7 +242,9 @@ describe("government steps", () => {
 describe("compliance-report.json", () => {
   it("is the curated statuses with the derived overall status, timestamp and cycle", () => {
     const doc = parseJsonDocument(complianceReportStep, runDocument(complianceReportStep)) as ComplianceReport;
-    const source = JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/government/compliance.json"), "utf8")) as ComplianceSource;
+    const source = JSON.parse(
+      readFileSync(join(REPO_ROOT, "data/sources/government/compliance.json"), "utf8"),
+    ) as ComplianceSource;
     expect(doc.jurisdictions).toEqual(source.jurisdictions);
     expect(doc.next_audit).toBe(source.next_audit);
     // The newest pulse (2025-12-19T06:00Z) is older than the ledger's last entry: dated AS_OF.
@@ -191,8 +258,12 @@ describe("compliance-report.json", () => {
       EU: { ts: "2025-11-01T10:00:00.000Z", auditor: "A", auditedOn: "2025-11-01", nextAudit: "2026-05-01" },
       UK: { ts: "2025-12-01T10:00:00.000Z", auditor: "B", auditedOn: "2025-12-01", nextAudit: "2026-03-15" },
     };
-    const doc = JSON.parse(text(runDocument(complianceReportStep, inputs(scenarioFacts({ audits }))))) as ComplianceReport;
-    const source = JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/government/compliance.json"), "utf8")) as ComplianceSource;
+    const doc = JSON.parse(
+      text(runDocument(complianceReportStep, inputs(scenarioFacts({ audits })))),
+    ) as ComplianceReport;
+    const source = JSON.parse(
+      readFileSync(join(REPO_ROOT, "data/sources/government/compliance.json"), "utf8"),
+    ) as ComplianceSource;
     expect(doc.jurisdictions.EU.last_audit).toBe("2025-11-01");
     expect(doc.jurisdictions.UK.last_audit).toBe("2025-12-01");
     expect(doc.jurisdictions.USA.last_audit).toBe(source.jurisdictions.USA.last_audit);
@@ -207,16 +278,20 @@ describe("compliance-report.json", () => {
   });
 
   it("derives the overall status from the jurisdictions", () => {
-    const source = ComplianceSource.parse(JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/government/compliance.json"), "utf8")));
+    const source = ComplianceSource.parse(
+      JSON.parse(readFileSync(join(REPO_ROOT, "data/sources/government/compliance.json"), "utf8")),
+    );
     const j = source.jurisdictions;
     expect(overallComplianceStatus(j)).toBe("compliant");
     expect(overallComplianceStatus({ ...j, UK: { ...j.UK, FCA: "under_review" } })).toBe("partially_compliant");
-    expect(overallComplianceStatus({ ...j, UK: { ...j.UK, FCA: "under_review" }, EU: { ...j.EU, GDPR: "non_compliant" } })).toBe(
-      "non_compliant",
-    );
+    expect(
+      overallComplianceStatus({ ...j, UK: { ...j.UK, FCA: "under_review" }, EU: { ...j.EU, GDPR: "non_compliant" } }),
+    ).toBe("non_compliant");
     const patched = { ...source, jurisdictions: { ...j, International: { ...j.International, FATF: "under_review" } } };
     const sources = patchedSources({ "government/compliance.json": JSON.stringify(patched) });
-    const doc = JSON.parse(text(runDocument(complianceReportStep, makeInputs(scenarioFacts(), PULSE, sources)))) as ComplianceReport;
+    const doc = JSON.parse(
+      text(runDocument(complianceReportStep, makeInputs(scenarioFacts(), PULSE, sources))),
+    ) as ComplianceReport;
     expect(doc.compliance_status).toBe("partially_compliant");
   });
 
@@ -264,7 +339,10 @@ describe("sentinel-status.json", () => {
   );
 
   it("gives each sentinel its status, figures and alerts", () => {
-    const doc = parseJsonDocument(sentinelStatusStep, runDocument(sentinelStatusStep, inputs(), withDependencies(sentinelStatusStep, inputs()))) as SentinelStatus;
+    const doc = parseJsonDocument(
+      sentinelStatusStep,
+      runDocument(sentinelStatusStep, inputs(), withDependencies(sentinelStatusStep, inputs())),
+    ) as SentinelStatus;
     expect([doc.timestamp, doc.cycle]).toEqual([AS_OF, "C-170"]);
     const byId = Object.fromEntries(doc.sentinels.map((s) => [s.id, s]));
     expect(doc.sentinels.map((s) => s.id)).toEqual(["atlas", "borealis", "cygnus", "delta", "echo"]);
@@ -274,13 +352,20 @@ describe("sentinel-status.json", () => {
       uptime_days: 19.5,
       cathedral: "FOR-GOVERNMENTS",
       last_heartbeat: "2025-12-20T11:00:00.000Z",
-      performance: { gi_score: 0.97, coordination: (0.4 * 3 + 0.3 * 2 + 0.2 * 4 + 0.1 * (10 - 1.5)) * (1 + Math.log(19.5)) },
+      performance: {
+        gi_score: 0.97,
+        coordination: (0.4 * 3 + 0.3 * 2 + 0.2 * 4 + 0.1 * (10 - 1.5)) * (1 + Math.log(19.5)),
+      },
     });
     expect(byId.borealis?.status).toBe("offline"); // stale: 60 h > 48 h
     expect(byId.cygnus?.status).toBe("degraded");
     // Uptime below one day counts as one day: factor 1.
     expect(byId.cygnus?.performance.coordination).toBeCloseTo(0.4 * 2 + 0.2 * 1 + 0.1 * 4, 12);
-    expect(byId.delta).toMatchObject({ status: "offline", last_heartbeat: null, performance: { gi_score: null, coordination: null } });
+    expect(byId.delta).toMatchObject({
+      status: "offline",
+      last_heartbeat: null,
+      performance: { gi_score: null, coordination: null },
+    });
     expect(byId.echo?.status).toBe("offline");
     // 1 operational of 5 = 0.2 < 0.6: critical.
     expect(doc.system_health).toBe("critical");
@@ -289,7 +374,8 @@ describe("sentinel-status.json", () => {
         id: "stale:borealis",
         severity: config.alert_severity.stale,
         source: "borealis",
-        message: "The last heartbeat of sentinel borealis, on 18 Dec 2025, 00:00 UTC, is 2 days, 12 hours old (offline after 2 days of silence)",
+        message:
+          "The last heartbeat of sentinel borealis, on 18 Dec 2025, 00:00 UTC, is 2 days, 12 hours old (offline after 2 days of silence)",
         raised_at: "2025-12-20T00:00:00.000Z",
       },
       {
@@ -330,18 +416,28 @@ describe("sentinel-status.json", () => {
     });
     expect(doc.system_health).toBe(systemHealthWord(report.status));
     // All sentinels operational, but the curated audit date is long past: degraded.
-    const healthy = (id: string) => makeSentinel({ id, cathedral: "FOR-ACADEMICS", lastHeartbeat: { ...atlasHb }, uptimeDays: 3 });
+    const healthy = (id: string) =>
+      makeSentinel({ id, cathedral: "FOR-ACADEMICS", lastHeartbeat: { ...atlasHb }, uptimeDays: 3 });
     const allUp = inputs(scenarioFacts({ sentinels: [healthy("a"), healthy("b")] }));
-    const overdue = JSON.parse(text(runDocument(sentinelStatusStep, allUp, withDependencies(sentinelStatusStep, allUp)))) as SentinelStatus;
+    const overdue = JSON.parse(
+      text(runDocument(sentinelStatusStep, allUp, withDependencies(sentinelStatusStep, allUp))),
+    ) as SentinelStatus;
     expect(overdue.system_health).toBe(compliance.next_audit < AS_OF.slice(0, 10) ? "degraded" : "healthy");
   });
 
   it("grades system health by the share of operational sentinels", () => {
-    const healthy = (id: string) => makeSentinel({ id, cathedral: "FOR-ACADEMICS", lastHeartbeat: { ...atlasHb }, uptimeDays: 3 });
+    const healthy = (id: string) =>
+      makeSentinel({ id, cathedral: "FOR-ACADEMICS", lastHeartbeat: { ...atlasHb }, uptimeDays: 3 });
     const degraded = (id: string) =>
-      makeSentinel({ id, cathedral: "FOR-ACADEMICS", lastHeartbeat: { ...atlasHb, status: "degraded" }, uptimeDays: 3 });
+      makeSentinel({
+        id,
+        cathedral: "FOR-ACADEMICS",
+        lastHeartbeat: { ...atlasHb, status: "degraded" },
+        uptimeDays: 3,
+      });
     const health = (sentinels: LedgerFacts["sentinels"]) =>
-      (JSON.parse(text(runDocument(sentinelStatusStep, inputs(scenarioFacts({ sentinels }))))) as SentinelStatus).system_health;
+      (JSON.parse(text(runDocument(sentinelStatusStep, inputs(scenarioFacts({ sentinels }))))) as SentinelStatus)
+        .system_health;
     const ids = (n: number) => Array.from({ length: n }, (_, i) => `s${i}`);
     // 9/10 = 0.9 → healthy; 8/10 = 0.8 → degraded; 6/10 → degraded; 5/10 → critical; none → critical.
     expect(health([...ids(9).map(healthy), degraded("x")])).toBe("healthy");
@@ -349,21 +445,34 @@ describe("sentinel-status.json", () => {
     expect(health([...ids(6).map(healthy), ...["w", "x", "y", "z"].map(degraded)])).toBe("degraded");
     expect(health([...ids(5).map(healthy), ...["v", "w", "x", "y", "z"].map(degraded)])).toBe("critical");
     expect(health([])).toBe("critical");
-    const doc = JSON.parse(text(runDocument(sentinelStatusStep, inputs(scenarioFacts({ sentinels: [healthy("a")] }))))) as SentinelStatus;
+    const doc = JSON.parse(
+      text(runDocument(sentinelStatusStep, inputs(scenarioFacts({ sentinels: [healthy("a")] })))),
+    ) as SentinelStatus;
     expect([doc.system_health, doc.alerts]).toEqual(["healthy", []]);
   });
 
   it("takes its thresholds from the curated configuration", () => {
     const patched = { ...config, stale_after_hours: 72 };
-    const sources = patchedSources({ "government/sentinel-status.json": JSON.stringify(patched) }, ["economy/minting.json"]);
-    const doc = JSON.parse(text(runDocument(sentinelStatusStep, makeInputs(scenarioFacts(), PULSE, sources)))) as SentinelStatus;
+    const sources = patchedSources({ "government/sentinel-status.json": JSON.stringify(patched) }, [
+      "economy/minting.json",
+    ]);
+    const doc = JSON.parse(
+      text(runDocument(sentinelStatusStep, makeInputs(scenarioFacts(), PULSE, sources))),
+    ) as SentinelStatus;
     expect(doc.sentinels.find((s) => s.id === "borealis")?.status).toBe("operational");
     // The health thresholds are core/health's, not curated: an old-style key is refused.
     const bad = patchedSources(
-      { "government/sentinel-status.json": JSON.stringify({ ...config, health: { healthy_min_operational_share: 0.5, degraded_min_operational_share: 0.8 } }) },
+      {
+        "government/sentinel-status.json": JSON.stringify({
+          ...config,
+          health: { healthy_min_operational_share: 0.5, degraded_min_operational_share: 0.8 },
+        }),
+      },
       ["economy/minting.json"],
     );
-    expect(() => runDocument(sentinelStatusStep, makeInputs(scenarioFacts(), PULSE, bad))).toThrow(/sentinel-status\.json/);
+    expect(() => runDocument(sentinelStatusStep, makeInputs(scenarioFacts(), PULSE, bad))).toThrow(
+      /sentinel-status\.json/,
+    );
   });
 });
 
@@ -375,31 +484,79 @@ const SIG = "cd".repeat(64);
 const LEDGER_ID = "3f0c6a4e-8d1b-4c2a-9e7f-1a2b3c4d5e6f";
 
 const ENTRIES = makeLedgerEntries([
-  { type: "sample.generated", payload: { generator: "pipeline/seed", seed: "42", notice: "SAMPLE DATA" }, ts: "2025-12-01T00:00:00.000Z" },
-  { type: "sentinel.registered", payload: { sentinel: "atlas", cathedral: "FOR-GOVERNMENTS", algorithm: "ed25519", public_key: PK }, ts: "2025-12-01T00:00:01.000Z" },
+  {
+    type: "sample.generated",
+    payload: { generator: "pipeline/seed", seed: "42", notice: "SAMPLE DATA" },
+    ts: "2025-12-01T00:00:00.000Z",
+  },
+  {
+    type: "sentinel.registered",
+    payload: { sentinel: "atlas", cathedral: "FOR-GOVERNMENTS", algorithm: "ed25519", public_key: PK },
+    ts: "2025-12-01T00:00:01.000Z",
+  },
   {
     type: "attestation",
-    payload: { agent: "echo", subject: 'dataset "academics", v1\r\nline two', attestation_hash: DIGEST, algorithm: "ed25519", public_key: PK, signature: SIG },
+    payload: {
+      agent: "echo",
+      subject: 'dataset "academics", v1\r\nline two',
+      attestation_hash: DIGEST,
+      algorithm: "ed25519",
+      public_key: PK,
+      signature: SIG,
+    },
     ts: "2025-12-01T00:00:02.000Z",
   },
   {
     type: "mic_mint",
-    payload: { sentinel: "atlas", cycle: "C-151", cathedral: "FOR-GOVERNMENTS", amount_shards: "1500000", coordination_score: 61.2, multiplier: 1.5 },
+    payload: {
+      sentinel: "atlas",
+      cycle: "C-151",
+      cathedral: "FOR-GOVERNMENTS",
+      amount_shards: "1500000",
+      coordination_score: 61.2,
+      multiplier: 1.5,
+    },
     ts: "2025-12-01T00:00:03.000Z",
   },
   {
     type: "avm.attempt",
-    payload: { ledger_id: null, requested_scopes: ["api.read"], verified: false, failed_at_stage: "identity", code: "AVM_001", attestation_hash: null },
+    payload: {
+      ledger_id: null,
+      requested_scopes: ["api.read"],
+      verified: false,
+      failed_at_stage: "identity",
+      code: "AVM_001",
+      attestation_hash: null,
+    },
     ts: "2025-12-01T00:00:04.000Z",
   },
-  { type: "consensus.vote", payload: { session_id: "S-1", participant: "office-aurea", vote: "APPROVE", signature: SIG }, ts: "2025-12-01T00:00:05.000Z" },
+  {
+    type: "consensus.vote",
+    payload: { session_id: "S-1", participant: "office-aurea", vote: "APPROVE", signature: SIG },
+    ts: "2025-12-01T00:00:05.000Z",
+  },
   {
     type: "pulse.recorded",
-    payload: { id: LEDGER_ID, cycle: "C-151", hash: DIGEST, giScore: 0.97, miiScore: 0.99, generatedAt: "2025-12-01T06:00:00.000Z" },
+    payload: {
+      id: LEDGER_ID,
+      cycle: "C-151",
+      hash: DIGEST,
+      giScore: 0.97,
+      miiScore: 0.99,
+      generatedAt: "2025-12-01T06:00:00.000Z",
+    },
     ts: "2025-12-01T06:00:00.001Z",
   },
-  { type: "multiplier.changed", payload: { cathedral: "FOR-ACADEMICS", multiplier: 1.2, reason: "review" }, ts: "2025-12-01T07:00:00.000Z" },
-  { type: "mic_burn", payload: { account: "treasury", amount_shards: "1", reason: "fee" }, ts: "2025-12-01T08:00:00.000Z" },
+  {
+    type: "multiplier.changed",
+    payload: { cathedral: "FOR-ACADEMICS", multiplier: 1.2, reason: "review" },
+    ts: "2025-12-01T07:00:00.000Z",
+  },
+  {
+    type: "mic_burn",
+    payload: { account: "treasury", amount_shards: "1", reason: "fee" },
+    ts: "2025-12-01T08:00:00.000Z",
+  },
 ]);
 
 describe("audit trail", () => {
@@ -427,7 +584,9 @@ describe("audit trail", () => {
     });
     expect(agentOf({ type: "future.event", payload: { account: "acme" } })).toBe("acme");
     expect(agentOf({ type: "future.event", payload: {} })).toBe("system");
-    expect(agentOf({ type: "delibproof.validated", payload: { delib_id: "DP-1-1", validator: "JANUS" } })).toBe("JANUS");
+    expect(agentOf({ type: "delibproof.validated", payload: { delib_id: "DP-1-1", validator: "JANUS" } })).toBe(
+      "JANUS",
+    );
   });
 
   it("streams the JSON export entry by entry as an array of rows", () => {
@@ -450,7 +609,11 @@ describe("audit trail", () => {
     expect(out.endsWith("\r\n")).toBe(true);
     expect(out.charCodeAt(0)).not.toBe(0xfeff);
     // The last record ends in CRLF too; parse without it so that no empty record is read.
-    const parsed = Papa.parse<Record<string, string>>(out.slice(0, -2), { header: true, newline: "\r\n", skipEmptyLines: false });
+    const parsed = Papa.parse<Record<string, string>>(out.slice(0, -2), {
+      header: true,
+      newline: "\r\n",
+      skipEmptyLines: false,
+    });
     expect(parsed.errors).toEqual([]);
     expect(parsed.meta.fields).toEqual([...AUDIT_COLUMNS]);
     expect(parsed.data).toEqual(ENTRIES.map((e) => auditRow(e)));
@@ -484,12 +647,30 @@ function contentStreams(bytes: Uint8Array): string[] {
 
 describe("authority-activity.json", () => {
   it("publishes the ledger's authority figures, dated like the other documents, valid against its schema", () => {
-    const figures = { ...makeFacts().authorityActivity, attempts: 9, grants: 5, renewals: 1, denials: 4, revocations: 2 };
+    const figures = {
+      ...makeFacts().authorityActivity,
+      attempts: 9,
+      grants: 5,
+      renewals: 1,
+      denials: 4,
+      revocations: 2,
+    };
     figures.denials_by_stage = { identity: 1, stake: 1, attestation: 1, scope: 1, temporal: 0 };
     figures.revocations_by_reason = { ...figures.revocations_by_reason, drift_exceeded: 2 };
     figures.months = [{ month: "2025-12", attempts: 9, grants: 5, denials: 4, revocations: 2 }];
-    const doc = parseJsonDocument(authorityActivityStep, runDocument(authorityActivityStep, inputs(scenarioFacts({ authorityActivity: figures })))) as Record<string, unknown>;
-    expect(doc).toMatchObject({ attempts: 9, grants: 5, renewals: 1, denials: 4, revocations: 2, months: figures.months, denials_by_stage: figures.denials_by_stage });
+    const doc = parseJsonDocument(
+      authorityActivityStep,
+      runDocument(authorityActivityStep, inputs(scenarioFacts({ authorityActivity: figures }))),
+    ) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      attempts: 9,
+      grants: 5,
+      renewals: 1,
+      denials: 4,
+      revocations: 2,
+      months: figures.months,
+      denials_by_stage: figures.denials_by_stage,
+    });
     expect(doc.revocations_by_reason).toMatchObject({ drift_exceeded: 2, stake_withdrawn: 0 });
     expect(typeof doc.timestamp).toBe("string");
   });
@@ -499,7 +680,8 @@ describe("transparency.pdf", () => {
   const input = inputs();
   const generate = () => runDocument(transparencyStep, input, withDependencies(transparencyStep, input)) as Uint8Array;
   const bytes = generate();
-  const render = (i: GeneratorInputs) => runDocument(transparencyStep, i, withDependencies(transparencyStep, i)) as Uint8Array;
+  const render = (i: GeneratorInputs) =>
+    runDocument(transparencyStep, i, withDependencies(transparencyStep, i)) as Uint8Array;
   let pdf: PdfReading;
   let content: string;
   beforeAll(async () => {
@@ -529,14 +711,22 @@ describe("transparency.pdf", () => {
 
   it("shows the key figures of the facts and the pulse, grouped and formatted", () => {
     const latest = PULSE[PULSE.length - 1];
-    expect(content).toContain(`GI ${formatPercent(latest?.giScore ?? -1)}%, MII ${formatPercent(latest?.miiScore ?? -1)}%`);
+    expect(content).toContain(
+      `GI ${formatPercent(latest?.giScore ?? -1)}%, MII ${formatPercent(latest?.miiScore ?? -1)}%`,
+    );
     expect(content).toContain("Total supply: 1,750.25 MIC minted; circulating 1,500.13 MIC."); // 1750.25 − 50 − 200.125
-    expect(content).toContain("Sentinels: 5 registered, 1 operational, 1 degraded, 3 offline; system health critical; 4 open alerts.");
-    expect(content).toContain("System health: Critical: 1 of 5 sentinels operational, 1 degraded, 3 offline; MIC minting active; compliant with every regulation.");
+    expect(content).toContain(
+      "Sentinels: 5 registered, 1 operational, 1 degraded, 3 offline; system health critical; 4 open alerts.",
+    );
+    expect(content).toContain(
+      "System health: Critical: 1 of 5 sentinels operational, 1 degraded, 3 offline; MIC minting active; compliant with every regulation.",
+    );
     expect(content).toContain("Ledger: 240 entries from 1 Dec 2025, 00:00 UTC to 20 Dec 2025, 12:00 UTC.");
     expect(content).toContain(`sha256:${"ab".repeat(32)}`);
     expect(content).toContain("Compliance: compliant; next audit 15 Apr 2026 (in 116 days).");
-    expect(content).toContain("6 sessions opened, 5 evaluated (3 approved, 1 rejected, 1 without quorum), 1 still open");
+    expect(content).toContain(
+      "6 sessions opened, 5 evaluated (3 approved, 1 rejected, 1 without quorum), 1 still open",
+    );
     // 29 of the 35 daily pulses fall in the 30 days to AS_OF (2025-11-20T12:00Z .. 2025-12-20T12:00Z):
     // 2025-11-21T06:00Z (the 7th) to 2025-12-19T06:00Z (the 35th).
     expect(content).toContain("35 records in the history, 29 in the 30 days");
@@ -547,14 +737,16 @@ describe("transparency.pdf", () => {
       `Trend over the last 30 days: GI ${formatPercent(first?.giScore ?? -1)}% to ${formatPercent(last?.giScore ?? -1)}%, MII ${formatPercent(first?.miiScore ?? -1)}% to ${formatPercent(last?.miiScore ?? -1)}% (29 pulses).`,
     );
     // The chart's axes and legend are labelled.
-    for (const label of ["Score", "Date (UTC)", "GI (global integrity)", "MII (integrity index)", "Baseline 95%"]) expect(content).toContain(label);
+    for (const label of ["Score", "Date (UTC)", "GI (global integrity)", "MII (integrity index)", "Baseline 95%"])
+      expect(content).toContain(label);
     // No ISO instant, and no number of five or more integer digits without grouping.
     expect(content).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
     expect(content.replace(/sha256:[0-9a-f]{64}/g, "")).not.toMatch(/(?<![\d.,])\d{5,}/);
   });
 
   it("prints whole cathedral names in its tables", () => {
-    for (const c of ["FOR-GOVERNMENTS", "FOR-ACADEMICS", "FOR-ECONOMISTS", "FOR-PHILOSOPHERS", "DIPLOMACY"]) expect(content).toContain(`${c} `);
+    for (const c of ["FOR-GOVERNMENTS", "FOR-ACADEMICS", "FOR-ECONOMISTS", "FOR-PHILOSOPHERS", "DIPLOMACY"])
+      expect(content).toContain(`${c} `);
   });
 
   it("keeps the chart on the first page", () => {
@@ -563,7 +755,10 @@ describe("transparency.pdf", () => {
 
   it("marks every page as sample data when the ledger is sample data", async () => {
     expect(pdf.pages.length).toBeGreaterThan(1);
-    for (const page of pdf.pages) expect(page.replace(/\s+/g, " ")).toContain("SAMPLE DATA - Simulated ledger for demonstration. (generator pipeline/seed, seed 42)");
+    for (const page of pdf.pages)
+      expect(page.replace(/\s+/g, " ")).toContain(
+        "SAMPLE DATA - Simulated ledger for demonstration. (generator pipeline/seed, seed 42)",
+      );
     // A notice that starts with "SAMPLE DATA" is not repeated.
     const marked = inputs(scenarioFacts({ sample: { generator: "g", seed: "s", notice: "SAMPLE DATA — made up" } }));
     expect((await readPdf(render(marked))).flat).toContain("SAMPLE DATA - made up (generator g, seed s)");

@@ -22,12 +22,7 @@
  *   The alert id is `<kind>:<sentinel id>`.
  */
 import { z } from "zod";
-import {
-  Alert,
-  SentinelStatus,
-  Severity,
-  type SentinelOperationalStatus,
-} from "../../../core/schemas/index.ts";
+import { Alert, SentinelStatus, Severity, type SentinelOperationalStatus } from "../../../core/schemas/index.ts";
 import { dateTime, duration } from "../../../core/format/text.ts";
 import { systemHealth, systemHealthWord, type SystemHealthReport } from "../../../core/health/system-health.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
@@ -44,21 +39,19 @@ import { HOUR_MS } from "../../../core/time.ts";
 export const SENTINEL_STATUS_SOURCE = "government/sentinel-status.json";
 const COMPLIANCE_STEP = "government/compliance-report.json";
 
-export const SentinelStatusConfig = z
-  .strictObject({
-    /** A last heartbeat older than this (relative to the document timestamp) makes a sentinel offline. */
-    stale_after_hours: z.number().positive(),
-    alert_severity: z.strictObject({
-      silent: Severity,
-      stale: Severity,
-      degraded: Severity,
-      offline: Severity,
-    }),
-  });
+export const SentinelStatusConfig = z.strictObject({
+  /** A last heartbeat older than this (relative to the document timestamp) makes a sentinel offline. */
+  stale_after_hours: z.number().positive(),
+  alert_severity: z.strictObject({
+    silent: Severity,
+    stale: Severity,
+    degraded: Severity,
+    offline: Severity,
+  }),
+});
 export type SentinelStatusConfig = z.infer<typeof SentinelStatusConfig>;
 
 export type AlertKind = keyof SentinelStatusConfig["alert_severity"];
-
 
 export interface SentinelAssessment {
   status: SentinelOperationalStatus;
@@ -67,7 +60,11 @@ export interface SentinelAssessment {
 }
 
 /** Status of one sentinel at `atMs` (see the module comment). */
-export function assessSentinel(sentinel: SentinelFacts, atMs: number, config: SentinelStatusConfig): SentinelAssessment {
+export function assessSentinel(
+  sentinel: SentinelFacts,
+  atMs: number,
+  config: SentinelStatusConfig,
+): SentinelAssessment {
   const hb = sentinel.lastHeartbeat;
   if (!hb) return { status: "offline", alert: "silent" };
   if (atMs - Date.parse(hb.ts) > config.stale_after_hours * HOUR_MS) return { status: "offline", alert: "stale" };
@@ -145,12 +142,18 @@ export function sentinelStatusDocument(
 }
 
 /** The health report of a sentinel list and its context, at `asOf` (core/health/system-health.ts). */
-export function healthOf(asOf: string, sentinels: SentinelStatus["sentinels"], context: HealthContext): SystemHealthReport {
+export function healthOf(
+  asOf: string,
+  sentinels: SentinelStatus["sentinels"],
+  context: HealthContext,
+): SystemHealthReport {
   return systemHealth({
     asOf,
     sentinels,
     minting: context.minting,
-    compliance: context.compliance ? { status: context.compliance.compliance_status, nextAudit: context.compliance.next_audit } : null,
+    compliance: context.compliance
+      ? { status: context.compliance.compliance_status, nextAudit: context.compliance.next_audit }
+      : null,
   });
 }
 
@@ -166,7 +169,13 @@ export const sentinelStatusStep: DocumentStep = {
   mediatype: "application/json",
   access: "public",
   schema: "government/sentinel-status",
-  inputs: ["ledger", "pulse", `sources/${SENTINEL_STATUS_SOURCE}`, `sources/${MINTING_SOURCE}`, `step:${COMPLIANCE_STEP}`],
+  inputs: [
+    "ledger",
+    "pulse",
+    `sources/${SENTINEL_STATUS_SOURCE}`,
+    `sources/${MINTING_SOURCE}`,
+    `step:${COMPLIANCE_STEP}`,
+  ],
   version: 1,
   generate({ facts, pulse, sources }, outputs) {
     const config = sources.json(SENTINEL_STATUS_SOURCE, SentinelStatusConfig);
@@ -174,6 +183,10 @@ export const sentinelStatusStep: DocumentStep = {
       compliance: readStepJson(outputs, COMPLIANCE_STEP, ComplianceReport),
       minting: mintingState(pulse, sources.json(MINTING_SOURCE, MintingConfig)),
     };
-    return publishJson("government/sentinel-status.json", SentinelStatus, sentinelStatusDocument(facts, pulse, config, context));
+    return publishJson(
+      "government/sentinel-status.json",
+      SentinelStatus,
+      sentinelStatusDocument(facts, pulse, config, context),
+    );
   },
 };

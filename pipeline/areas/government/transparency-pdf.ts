@@ -23,7 +23,16 @@
 import { AVM_ERROR_CODES, AVM_STAGES, REVOKE_REASONS, ROLES } from "../../../core/schemas/avm.ts";
 import { rgb, type PDFFont } from "pdf-lib";
 import { z } from "zod";
-import { count as grouped, dateTime, day, decimal, mic, micAmount, percent, plural } from "../../../core/format/text.ts";
+import {
+  count as grouped,
+  dateTime,
+  day,
+  decimal,
+  mic,
+  micAmount,
+  percent,
+  plural,
+} from "../../../core/format/text.ts";
 import { healthSummary, type SystemHealthReport } from "../../../core/health/system-health.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
 import {
@@ -114,7 +123,13 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
     const v = Math.round((lo + step * 0.05) * 100) / 100;
     page.drawLine({ start: { x: left, y: yOf(v) }, end: { x: left + width, y: yOf(v) }, thickness: 0.4, color: LIGHT });
     const label = percent(v, 0);
-    page.drawText(label, { x: left - 4 - font.widthOfTextAtSize(label, SIZE.small), y: yOf(v) - 3, size: SIZE.small, font, color: GREY });
+    page.drawText(label, {
+      x: left - 4 - font.widthOfTextAtSize(label, SIZE.small),
+      y: yOf(v) - 3,
+      size: SIZE.small,
+      font,
+      color: GREY,
+    });
   }
   page.drawText("Score", { x: MARGIN, y: y0 + height + 8, size: SIZE.small, font, color: GREY });
   // Axes.
@@ -132,20 +147,50 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
   for (const ms of [startMs, (startMs + endMs) / 2, endMs]) {
     const label = dateOf(ms);
     const w = font.widthOfTextAtSize(label, SIZE.small);
-    page.drawText(label, { x: Math.max(left, Math.min(xOf(ms) - w / 2, left + width - w)), y: y0 - 12, size: SIZE.small, font, color: GREY });
+    page.drawText(label, {
+      x: Math.max(left, Math.min(xOf(ms) - w / 2, left + width - w)),
+      y: y0 - 12,
+      size: SIZE.small,
+      font,
+      color: GREY,
+    });
   }
   const axisTitle = "Date (UTC)";
-  page.drawText(axisTitle, { x: left + width / 2 - font.widthOfTextAtSize(axisTitle, SIZE.small) / 2, y: y0 - 24, size: SIZE.small, font, color: GREY });
+  page.drawText(axisTitle, {
+    x: left + width / 2 - font.widthOfTextAtSize(axisTitle, SIZE.small) / 2,
+    y: y0 - 24,
+    size: SIZE.small,
+    font,
+    color: GREY,
+  });
   // Series: GI first, MII (dashed) over it.
   const marks = points.length <= MARKERS_UP_TO;
-  for (const [key, color, dashed] of [["giScore", GI_COLOR, false], ["miiScore", MII_COLOR, true]] as const) {
+  for (const [key, color, dashed] of [
+    ["giScore", GI_COLOR, false],
+    ["miiScore", MII_COLOR, true],
+  ] as const) {
     let previous: { x: number; y: number } | null = null;
     for (const p of points) {
       const at = { x: xOf(Date.parse(p.generatedAt)), y: yOf(p[key]) };
-      if (previous) page.drawLine({ start: previous, end: at, thickness: dashed ? 1.2 : 1.6, color, ...(dashed ? { dashArray: [3, 2] } : {}) });
+      if (previous)
+        page.drawLine({
+          start: previous,
+          end: at,
+          thickness: dashed ? 1.2 : 1.6,
+          color,
+          ...(dashed ? { dashArray: [3, 2] } : {}),
+        });
       if (marks || points.length === 1) {
         const r = points.length === 1 ? 3.2 : 1.8;
-        if (dashed) page.drawRectangle({ x: at.x - r * 0.8, y: at.y - r * 0.8, width: r * 1.6, height: r * 1.6, borderColor: color, borderWidth: 0.9 });
+        if (dashed)
+          page.drawRectangle({
+            x: at.x - r * 0.8,
+            y: at.y - r * 0.8,
+            width: r * 1.6,
+            height: r * 1.6,
+            borderColor: color,
+            borderWidth: 0.9,
+          });
         else page.drawCircle({ x: at.x, y: at.y, size: r, color });
       }
       previous = at;
@@ -156,7 +201,13 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
     const x = xOf(Date.parse(p.generatedAt));
     const label = `GI ${percent(p.giScore)}, MII ${percent(p.miiScore)}`;
     const w = font.widthOfTextAtSize(label, SIZE.small);
-    page.drawText(label, { x: Math.max(left + 2, Math.min(x - w / 2, left + width - w)), y: yOf(Math.max(p.giScore, p.miiScore)) + 7, size: SIZE.small, font, color: BLACK });
+    page.drawText(label, {
+      x: Math.max(left + 2, Math.min(x - w / 2, left + width - w)),
+      y: yOf(Math.max(p.giScore, p.miiScore)) + 7,
+      size: SIZE.small,
+      font,
+      color: BLACK,
+    });
   }
   // Legend.
   let x = left;
@@ -166,7 +217,13 @@ function drawChart(layout: Layout, font: PDFFont, points: readonly PulseRecord[]
     [`MII (${glossaryTerm("mii").abbr})`, MII_COLOR, [3, 2]],
     [`Baseline ${percent(CHART_BASELINE, 0)}`, RED, [4, 3]],
   ] as const) {
-    page.drawLine({ start: { x, y: legendY + 3 }, end: { x: x + 18, y: legendY + 3 }, thickness: 1.4, color, ...(dash ? { dashArray: [...dash] } : {}) });
+    page.drawLine({
+      start: { x, y: legendY + 3 },
+      end: { x: x + 18, y: legendY + 3 },
+      thickness: 1.4,
+      color,
+      ...(dash ? { dashArray: [...dash] } : {}),
+    });
     page.drawText(label, { x: x + 22, y: legendY, size: SIZE.small, font, color: BLACK });
     x += 40 + font.widthOfTextAtSize(label, SIZE.small);
   }
@@ -193,7 +250,9 @@ function executiveSummary(l: Layout, d: ReportData): void {
   const { facts, instant, compliance, health } = d;
   const latest = latestPulse(d.pulse);
   l.heading(SECTION_HEADINGS[0]);
-  l.paragraph(`This report describes the Integrity Platform as of ${dateTime(instant.timestamp)} (cycle ${instant.cycle}).`);
+  l.paragraph(
+    `This report describes the Integrity Platform as of ${dateTime(instant.timestamp)} (cycle ${instant.cycle}).`,
+  );
   l.bullet(`System health: ${healthSummary(health)}`);
   if (latest) {
     l.bullet(
@@ -203,7 +262,9 @@ function executiveSummary(l: Layout, d: ReportData): void {
     l.bullet("No integrity pulse has been recorded yet.");
   }
   l.bullet(`Total supply: ${mic(facts.supply.mintedShards)} minted; circulating ${mic(circulating(facts))}.`);
-  l.bullet(`Ledger: ${count(facts.size, "entry", "entries")}${facts.firstTs ? ` from ${dateTime(facts.firstTs)} to ${dateTime(facts.asOf!)}` : ""}.`);
+  l.bullet(
+    `Ledger: ${count(facts.size, "entry", "entries")}${facts.firstTs ? ` from ${dateTime(facts.firstTs)} to ${dateTime(facts.asOf!)}` : ""}.`,
+  );
   l.bullet(`Ledger Merkle root: ${facts.rootHash}`);
   l.bullet(`Compliance: ${compliance.compliance_status.replaceAll("_", " ")}; next audit ${auditText(d)}.`);
   l.space(4);
@@ -214,7 +275,9 @@ function auditText(d: ReportData): string {
   const audit = d.health.compliance;
   const when = day(d.compliance.next_audit);
   if (!audit) return when;
-  return audit.daysToAudit >= 0 ? `${when} (in ${count(audit.daysToAudit, "day")})` : `${when} (overdue by ${count(-audit.daysToAudit, "day")})`;
+  return audit.daysToAudit >= 0
+    ? `${when} (in ${count(audit.daysToAudit, "day")})`
+    : `${when} (overdue by ${count(-audit.daysToAudit, "day")})`;
 }
 
 function circulating(facts: LedgerFacts): bigint {
@@ -232,10 +295,13 @@ function operationsOverview(l: Layout, d: ReportData, font: PDFFont): void {
     l.paragraph(`Figure 1: no pulse was recorded in the ${WINDOW_DAYS} days before this report.`);
   } else {
     drawChart(l, font, window, instant.ms);
-    l.text(`Figure 1: GI and MII, ${dateOf(instant.ms - WINDOW_DAYS * DAY_MS)} to ${dateOf(instant.ms)} (${count(window.length, "pulse")}).`, {
-      size: SIZE.small,
-      color: GREY,
-    });
+    l.text(
+      `Figure 1: GI and MII, ${dateOf(instant.ms - WINDOW_DAYS * DAY_MS)} to ${dateOf(instant.ms)} (${count(window.length, "pulse")}).`,
+      {
+        size: SIZE.small,
+        color: GREY,
+      },
+    );
     l.space(6);
   }
   const s = health.sentinels;
@@ -243,7 +309,14 @@ function operationsOverview(l: Layout, d: ReportData, font: PDFFont): void {
     `Sentinels: ${grouped(s.total)} registered, ${grouped(s.operational)} operational, ${grouped(s.degraded)} degraded, ${grouped(s.offline)} offline; system health ${health.status}; ${count(status.alerts.length, "open alert")}.`,
   );
   l.table(
-    [{ title: "Sentinel" }, { title: "Cathedral" }, { title: "Status" }, { title: "Office integrity", right: true }, { title: "Coordination", right: true }, { title: "Last heartbeat" }],
+    [
+      { title: "Sentinel" },
+      { title: "Cathedral" },
+      { title: "Status" },
+      { title: "Office integrity", right: true },
+      { title: "Coordination", right: true },
+      { title: "Last heartbeat" },
+    ],
     status.sentinels.map((x) => [
       x.id,
       x.cathedral,
@@ -278,7 +351,12 @@ function governance(l: Layout, d: ReportData): void {
     }
   }
   l.table(
-    [{ title: "Cathedral" }, { title: "Multiplier", right: true }, { title: "Sentinels", right: true }, { title: "Rewards", right: true }],
+    [
+      { title: "Cathedral" },
+      { title: "Multiplier", right: true },
+      { title: "Sentinels", right: true },
+      { title: "Rewards", right: true },
+    ],
     CATHEDRALS.map((c) => {
       const entry = byCathedral.get(c) ?? { sentinels: 0, rewards: 0n };
       return [c, `×${decimal(facts.multipliers[c], 2)}`, grouped(entry.sentinels), mic(entry.rewards)];
@@ -312,7 +390,9 @@ function governance(l: Layout, d: ReportData): void {
   if (facts.multiplierChanges.length > 0) {
     l.paragraph(`Multiplier changes recorded: ${grouped(facts.multiplierChanges.length)}; the latest:`);
     for (const change of facts.multiplierChanges.slice(-5)) {
-      l.bullet(`${dateTime(change.ts)} (${change.cycle}): ${change.cathedral} to ×${decimal(change.multiplier, 2)} - ${change.reason}`);
+      l.bullet(
+        `${dateTime(change.ts)} (${change.cycle}): ${change.cathedral} to ×${decimal(change.multiplier, 2)} - ${change.reason}`,
+      );
     }
   }
 }
@@ -334,8 +414,20 @@ function financial(l: Layout, d: ReportData): void {
   if (recent.length > 0) {
     l.paragraph(`Cumulative supply at the end of the last ${count(recent.length, "cycle")} with supply events:`);
     l.table(
-      [{ title: "Cycle" }, { title: "Last event" }, { title: "Minted (MIC)", right: true }, { title: "Burned (MIC)", right: true }, { title: "Locked (MIC)", right: true }],
-      recent.map((r) => [r.cycle, dateTime(r.ts), micAmount(r.mintedShards), micAmount(r.burnedShards), micAmount(r.lockedShards)]),
+      [
+        { title: "Cycle" },
+        { title: "Last event" },
+        { title: "Minted (MIC)", right: true },
+        { title: "Burned (MIC)", right: true },
+        { title: "Locked (MIC)", right: true },
+      ],
+      recent.map((r) => [
+        r.cycle,
+        dateTime(r.ts),
+        micAmount(r.mintedShards),
+        micAmount(r.burnedShards),
+        micAmount(r.lockedShards),
+      ]),
     );
   }
 }
@@ -352,7 +444,15 @@ function complianceStatus(l: Layout, d: ReportData): void {
     const open = statuses.filter((s) => s === "non_compliant" || s === "under_review").length;
     return [name, grouped(statuses.length), grouped(open), day(jurisdiction.last_audit)];
   });
-  l.table([{ title: "Jurisdiction" }, { title: "Regulations", right: true }, { title: "Open findings", right: true }, { title: "Last audit" }], rows);
+  l.table(
+    [
+      { title: "Jurisdiction" },
+      { title: "Regulations", right: true },
+      { title: "Open findings", right: true },
+      { title: "Last audit" },
+    ],
+    rows,
+  );
 }
 
 function outlook(l: Layout, d: ReportData): void {
@@ -413,7 +513,14 @@ export const transparencyStep: DocumentStep = {
     "PDF report: executive summary, system operations (with a GI/MII chart), governance structure, financial transparency, compliance status summary and future outlook.",
   mediatype: "application/pdf",
   access: "public",
-  inputs: ["ledger", "pulse", `sources/${TRANSPARENCY_SOURCE}`, `sources/${MINTING_SOURCE}`, `step:${COMPLIANCE_STEP}`, `step:${SENTINEL_STEP}`],
+  inputs: [
+    "ledger",
+    "pulse",
+    `sources/${TRANSPARENCY_SOURCE}`,
+    `sources/${MINTING_SOURCE}`,
+    `step:${COMPLIANCE_STEP}`,
+    `step:${SENTINEL_STEP}`,
+  ],
   version: 1,
   generate({ facts, pulse, sources }, outputs) {
     const compliance = readStepJson(outputs, COMPLIANCE_STEP, ComplianceReport);

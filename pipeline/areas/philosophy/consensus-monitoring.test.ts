@@ -6,7 +6,8 @@ import { makeFacts, makeInputs, publishedSchemaErrors } from "../../../test/supp
 import { consensusMonitoringStep } from "./consensus-monitoring.ts";
 import { steps } from "./index.ts";
 
-const generate = (facts: ReturnType<typeof makeFacts>) => JSON.parse(consensusMonitoringStep.generate(makeInputs(facts), new Map()) as string) as ConsensusMonitoring;
+const generate = (facts: ReturnType<typeof makeFacts>) =>
+  JSON.parse(consensusMonitoringStep.generate(makeInputs(facts), new Map()) as string) as ConsensusMonitoring;
 
 describe("philosophy/consensus-monitoring.json", () => {
   it("is a step of the philosophy area", () => {
@@ -19,7 +20,12 @@ describe("philosophy/consensus-monitoring.json", () => {
     const offices = standardOffices(ledger);
     completeSession(ledger, offices); // APPROVED, 3 of 4 approve
     completeSession(ledger, offices, { ATLAS: "APPROVE" }, "policy"); // NO_QUORUM
-    completeSession(ledger, offices, { ATLAS: "APPROVE", EVE: "APPROVE", HERMES: "APPROVE", SOPHIA: "APPROVE" }, "treaties");
+    completeSession(
+      ledger,
+      offices,
+      { ATLAS: "APPROVE", EVE: "APPROVE", HERMES: "APPROVE", SOPHIA: "APPROVE" },
+      "treaties",
+    );
     const facts = factsOf(ledger.entries);
     expect(facts.consensusSessions.map((s) => s.outcome)).toEqual(["APPROVED", "NO_QUORUM", "APPROVED"]);
     const doc = generate(facts);

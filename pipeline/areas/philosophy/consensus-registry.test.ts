@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { decideCycleUpdate, decideOpenSession } from "../../../core/consensus/decide.ts";
-import { completeSession, heartbeat, MemoryLedger, PARTICIPANTS, standardOffices } from "../../../test/support/core/consensus/helpers.ts";
+import {
+  completeSession,
+  heartbeat,
+  MemoryLedger,
+  PARTICIPANTS,
+  standardOffices,
+} from "../../../test/support/core/consensus/helpers.ts";
 import type { ConsensusRegistry } from "../../../core/schemas/consensus.ts";
 import { factsOf } from "../../facts/accumulate.ts";
 import { makeInputs, publishedSchemaErrors } from "../../../test/support/pipeline/areas/helpers.ts";
@@ -19,8 +25,12 @@ describe("philosophy/consensus-registry.json", () => {
     ledger.run((s) => decideCycleUpdate(s, { cycle: "C-151", gi: 0.97 }));
     const first = completeSession(ledger, offices);
     const second = completeSession(ledger, offices, { ATLAS: "APPROVE" }, "policy");
-    ledger.run((s) => decideOpenSession(s, { cycle: "C-151", room: "treaties", gi_baseline: 0.97, participants: PARTICIPANTS }));
-    const doc = JSON.parse(consensusRegistryStep.generate(makeInputs(factsOf(ledger.entries)), new Map()) as string) as ConsensusRegistry;
+    ledger.run((s) =>
+      decideOpenSession(s, { cycle: "C-151", room: "treaties", gi_baseline: 0.97, participants: PARTICIPANTS }),
+    );
+    const doc = JSON.parse(
+      consensusRegistryStep.generate(makeInputs(factsOf(ledger.entries)), new Map()) as string,
+    ) as ConsensusRegistry;
     expect(publishedSchemaErrors("philosophy/consensus-registry", doc)).toEqual([]);
     expect(doc.current).toEqual({ cycle: "C-151", gi: 0.97, room: "treaties" });
     expect(doc.offices.map((o) => [o.office, o.priority, o.gi, o.eligible])).toEqual([

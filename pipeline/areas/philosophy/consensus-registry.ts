@@ -26,6 +26,10 @@ export const consensusRegistryStep: DocumentStep = {
   version: 1,
   generate({ facts, pulse }) {
     const { timestamp, cycle } = documentInstant(facts, pulse);
-    return publishJson("philosophy/consensus-registry.json", ConsensusRegistry, { cycle, timestamp, ...facts.consensusRegistry });
+    return publishJson("philosophy/consensus-registry.json", ConsensusRegistry, {
+      cycle,
+      timestamp,
+      ...facts.consensusRegistry,
+    });
   },
 };

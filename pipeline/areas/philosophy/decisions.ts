@@ -16,11 +16,16 @@ export function readDecisions(sources: SourceReader): Decisions["decisions"] {
   decisions.forEach((d, i) => {
     const first = seen.get(d.id);
     if (first !== undefined) {
-      throw new SourceError(`data/sources/${DECISIONS_SOURCE}`, `decisions[${i}].id: duplicate id "${d.id}" (also decisions[${first}])`);
+      throw new SourceError(
+        `data/sources/${DECISIONS_SOURCE}`,
+        `decisions[${i}].id: duplicate id "${d.id}" (also decisions[${first}])`,
+      );
     }
     seen.set(d.id, i);
   });
-  return [...decisions].sort((a, b) => (a.date !== b.date ? (a.date < b.date ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...decisions].sort((a, b) =>
+    a.date !== b.date ? (a.date < b.date ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
 }
 
 export const decisionsStep: DocumentStep = {

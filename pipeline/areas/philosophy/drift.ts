@@ -36,7 +36,6 @@ import { DRIFT_SOURCE, DriftConfig, VIRTUES_SOURCE, VirtuesConfig } from "./sour
 import { assessVirtues } from "./virtues.ts";
 import { DAY_MS } from "../../../core/time.ts";
 
-
 const METRICS = [
   { metric: "gi", label: "GI", value: (r: PulseRecord) => r.giScore },
   { metric: "mii", label: "MII", value: (r: PulseRecord) => r.miiScore },
@@ -50,7 +49,10 @@ export interface DriftWindows {
 
 export function driftWindows(pulse: readonly PulseRecord[], config: DriftConfig): DriftWindows {
   const newest = pulse[pulse.length - 1];
-  if (!newest) throw new Error("philosophy/drift-analysis.json: no pulse history: drift is measured on pulse records and none has been recorded");
+  if (!newest)
+    throw new Error(
+      "philosophy/drift-analysis.json: no pulse history: drift is measured on pulse records and none has been recorded",
+    );
   const from = Date.parse(newest.generatedAt) - config.window_days * DAY_MS;
   const window = pulse.filter((r) => Date.parse(r.generatedAt) >= from);
   const half = Math.floor(window.length / 2);
@@ -79,14 +81,19 @@ function span(records: readonly PulseRecord[]): string {
   return first === last ? `${n} at ${first.generatedAt}` : `${n} from ${first.generatedAt} to ${last.generatedAt}`;
 }
 
-export function analyseDrift(pulse: readonly PulseRecord[], config: DriftConfig, virtueAlignment: number): Omit<DriftAnalysis, "cycle" | "timestamp"> {
+export function analyseDrift(
+  pulse: readonly PulseRecord[],
+  config: DriftConfig,
+  virtueAlignment: number,
+): Omit<DriftAnalysis, "cycle" | "timestamp"> {
   const { baseline, current } = driftWindows(pulse, config);
   const newest = pulse[pulse.length - 1] as PulseRecord;
   const trends = METRICS.map(({ metric, value }) => {
     const b = round6(mean(baseline.map(value)));
     const c = round6(mean(current.map(value)));
     const drift = round6(c - b);
-    const direction: TrendDirection = Math.abs(drift) < config.direction_epsilon ? "stable" : drift > 0 ? "increasing" : "decreasing";
+    const direction: TrendDirection =
+      Math.abs(drift) < config.direction_epsilon ? "stable" : drift > 0 ? "increasing" : "decreasing";
     return { metric, baseline: b, current: c, drift, direction };
   });
   const driftScore = round6(mean(trends.map((t) => Math.abs(t.drift))));
@@ -107,7 +114,9 @@ export function analyseDrift(pulse: readonly PulseRecord[], config: DriftConfig,
       raised_at: newest.generatedAt,
     });
   });
-  const charter = current.filter((r) => r.giScore >= config.charter_floor.gi && r.miiScore >= config.charter_floor.mii).length;
+  const charter = current.filter(
+    (r) => r.giScore >= config.charter_floor.gi && r.miiScore >= config.charter_floor.mii,
+  ).length;
   return {
     drift_score: driftScore,
     status: driftStatus(driftScore, config),

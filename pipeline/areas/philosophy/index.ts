@@ -11,4 +11,11 @@ import { deliberationsStep } from "./deliberations.ts";
 import { driftAnalysisStep } from "./drift.ts";
 import { virtuesStep } from "./virtues.ts";
 
-export const steps: Step[] = [deliberationsStep, virtuesStep, decisionsStep, driftAnalysisStep, consensusMonitoringStep, consensusRegistryStep];
+export const steps: Step[] = [
+  deliberationsStep,
+  virtuesStep,
+  decisionsStep,
+  driftAnalysisStep,
+  consensusMonitoringStep,
+  consensusRegistryStep,
+];

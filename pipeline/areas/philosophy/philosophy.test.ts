@@ -6,7 +6,15 @@ import { publishedSchemas } from "../../../core/schemas/index.ts";
 import type { DeliberationFacts, LedgerFacts } from "../../facts/types.ts";
 import { SourceError } from "../../source-reader.ts";
 import type { DocumentStep, GeneratorInputs, Step } from "../../step.ts";
-import { makeFacts, makeInputs, makePulseHistory, makeSentinel, patchedSources, publishedSchemaErrors, repoSources } from "../../../test/support/pipeline/areas/helpers.ts";
+import {
+  makeFacts,
+  makeInputs,
+  makePulseHistory,
+  makeSentinel,
+  patchedSources,
+  publishedSchemaErrors,
+  repoSources,
+} from "../../../test/support/pipeline/areas/helpers.ts";
 import { gini, issuancePerMintingCycle, twiceMedian } from "./virtues.ts";
 import { steps } from "./index.ts";
 
@@ -15,12 +23,21 @@ import { steps } from "./index.ts";
 
 const AS_OF = "2025-12-05T18:00:00.000Z";
 
-function deliberation(id: string, positions: DeliberationFacts["sentinels"][number]["position"][], tags: string[] = ["integrity"]): DeliberationFacts {
+function deliberation(
+  id: string,
+  positions: DeliberationFacts["sentinels"][number]["position"][],
+  tags: string[] = ["integrity"],
+): DeliberationFacts {
   return {
     ts: AS_OF,
     id,
     topic: `Topic ${id}`,
-    sentinels: positions.map((position, i) => ({ id: `s-${i}`, position, reasoning: `Reason ${i}`, virtue_tags: tags })),
+    sentinels: positions.map((position, i) => ({
+      id: `s-${i}`,
+      position,
+      reasoning: `Reason ${i}`,
+      virtue_tags: tags,
+    })),
     consensus: positions.filter((p) => p === "support").length / positions.length,
     outcome: "approved",
   };
@@ -51,7 +68,11 @@ function facts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     consensus: { opened: 9, evaluated: 8, approved: 6, rejected: 1, noQuorum: 1, open: 1, sealedProofs: 8 },
     // 4 deliberations, one with an opposing position: courage 1/4.
     deliberations: [
-      deliberation("delib-1", ["support", "support", "support", "support"], ["integrity", "candour", "justice", "integrity"]),
+      deliberation(
+        "delib-1",
+        ["support", "support", "support", "support"],
+        ["integrity", "candour", "justice", "integrity"],
+      ),
       deliberation("delib-2", ["support", "oppose", "support", "support"], ["courage"]),
       deliberation("delib-3", ["support", "abstain", "support", "support"], []),
       deliberation("delib-4", ["support", "support", "support", "support"]),
@@ -118,7 +139,14 @@ function doc<T>(id: string, inputs: GeneratorInputs, schema: z.ZodType<T>): T {
 
 describe("philosophy steps", () => {
   it("are the four public JSON documents, the consensus monitoring and the consensus registry, with registry schemas", () => {
-    expect(steps.map((s) => s.path)).toEqual(["deliberations.json", "virtues.json", "decisions.json", "drift-analysis.json", "consensus-monitoring.json", "consensus-registry.json"]);
+    expect(steps.map((s) => s.path)).toEqual([
+      "deliberations.json",
+      "virtues.json",
+      "decisions.json",
+      "drift-analysis.json",
+      "consensus-monitoring.json",
+      "consensus-registry.json",
+    ]);
     for (const s of steps) {
       expect(s.kind).toBe("document");
       expect(s.area).toBe("philosophy");
@@ -164,14 +192,22 @@ describe("deliberations.json", () => {
   it("lists every recorded deliberation oldest first, keeping only virtue names as tags", () => {
     const d = doc("philosophy/deliberations.json", makeInputs(facts(), PULSE), Deliberations);
     expect(d.deliberations.map((x) => x.id)).toEqual(["delib-1", "delib-2", "delib-3", "delib-4"]);
-    expect(d.deliberations[0]?.sentinels[0]).toEqual({ id: "s-0", position: "support", reasoning: "Reason 0", virtue_tags: ["integrity", "justice"] });
+    expect(d.deliberations[0]?.sentinels[0]).toEqual({
+      id: "s-0",
+      position: "support",
+      reasoning: "Reason 0",
+      virtue_tags: ["integrity", "justice"],
+    });
     expect(d.deliberations[1]?.sentinels[1]?.position).toBe("oppose");
     expect(d.deliberations[1]?.consensus).toBe(0.75);
     expect(Object.keys(d.deliberations[0] ?? {})).toEqual(["id", "topic", "sentinels", "consensus", "outcome"]);
   });
 
   it("is an empty list for a ledger without deliberations", () => {
-    expect(doc("philosophy/deliberations.json", makeInputs(facts({ deliberations: [] }), PULSE), Deliberations).deliberations).toEqual([]);
+    expect(
+      doc("philosophy/deliberations.json", makeInputs(facts({ deliberations: [] }), PULSE), Deliberations)
+        .deliberations,
+    ).toEqual([]);
   });
 });
 
@@ -198,7 +234,9 @@ describe("virtues.json", () => {
     const v = doc("philosophy/virtues.json", makeInputs(facts(), PULSE, testSources(config)), Virtues);
     expect([v.virtues.courage.score, v.virtues.courage.status]).toEqual([1, "compliant"]);
     config.virtues.courage.target_share = 0.5; // 25 % of a 50 % target
-    expect(doc("philosophy/virtues.json", makeInputs(facts(), PULSE, testSources(config)), Virtues).virtues.courage.score).toBe(0.5);
+    expect(
+      doc("philosophy/virtues.json", makeInputs(facts(), PULSE, testSources(config)), Virtues).virtues.courage.score,
+    ).toBe(0.5);
   });
 
   it("sets each status by the bands of the source", () => {
@@ -275,7 +313,9 @@ describe("decisions.json", () => {
   });
 
   it("names the file and the field of a bad decision", () => {
-    const source = JSON.parse(repoSources().text("philosophy/decisions.json")) as { decisions: Record<string, unknown>[] };
+    const source = JSON.parse(repoSources().text("philosophy/decisions.json")) as {
+      decisions: Record<string, unknown>[];
+    };
     const bad = structuredClone(source);
     (bad.decisions[1] as Record<string, unknown>)["date"] = "2025-13-01";
     const sources = patchedSources({ "philosophy/decisions.json": JSON.stringify(bad) });
@@ -285,14 +325,20 @@ describe("decisions.json", () => {
     );
     const extra = structuredClone(source);
     (extra.decisions[0] as Record<string, unknown>)["score"] = 1;
-    expect(() => generate("philosophy/decisions.json", makeInputs(facts(), PULSE, patchedSources({ "philosophy/decisions.json": JSON.stringify(extra) })))).toThrow(
-      /decisions\[0\]: Unrecognized key/,
-    );
+    expect(() =>
+      generate(
+        "philosophy/decisions.json",
+        makeInputs(facts(), PULSE, patchedSources({ "philosophy/decisions.json": JSON.stringify(extra) })),
+      ),
+    ).toThrow(/decisions\[0\]: Unrecognized key/);
     const dup = structuredClone(source);
     dup.decisions.push(structuredClone(dup.decisions[0] as Record<string, unknown>));
-    expect(() => generate("philosophy/decisions.json", makeInputs(facts(), PULSE, patchedSources({ "philosophy/decisions.json": JSON.stringify(dup) })))).toThrow(
-      /decisions\[\d+\]\.id: duplicate id/,
-    );
+    expect(() =>
+      generate(
+        "philosophy/decisions.json",
+        makeInputs(facts(), PULSE, patchedSources({ "philosophy/decisions.json": JSON.stringify(dup) })),
+      ),
+    ).toThrow(/decisions\[\d+\]\.id: duplicate id/);
   });
 });
 
@@ -307,7 +353,11 @@ describe("drift-analysis.json", () => {
     doc("philosophy/drift-analysis.json", makeInputs(f, pulse, testSources(VIRTUES_TEST_CONFIG, drift)), DriftAnalysis);
 
   // 20 daily pulses: the first 7 at GI 0.98, the last 7 at GI 0.95; MII steady at 0.97.
-  const twenty = history([...Array(7).fill([0.98, 0.97]), ...Array(6).fill([0.9, 0.97]), ...Array(7).fill([0.95, 0.97])]);
+  const twenty = history([
+    ...Array(7).fill([0.98, 0.97]),
+    ...Array(6).fill([0.9, 0.97]),
+    ...Array(7).fill([0.95, 0.97]),
+  ]);
 
   it("compares the first and last 7 pulses of the window", () => {
     const d = drift(twenty);
@@ -323,7 +373,12 @@ describe("drift-analysis.json", () => {
     expect(d.drift_score).toBe(0.015); // mean of |−0.03| and |0|
     expect(d.status).toBe("drifting");
     expect(d.alerts).toHaveLength(1);
-    expect(d.alerts[0]).toMatchObject({ id: "drift-gi", severity: "medium", source: "gi", raised_at: twenty[19]?.generatedAt });
+    expect(d.alerts[0]).toMatchObject({
+      id: "drift-gi",
+      severity: "medium",
+      source: "gi",
+      raised_at: twenty[19]?.generatedAt,
+    });
     expect(d.alerts[0]?.message).toContain("-0.0300");
     expect(d.analysis.principle_adherence).toBe(0.97);
     expect(d.analysis.charter_compliance).toBe(1); // GI 0.95 and MII 0.97 reach the 0.95 floor
@@ -350,7 +405,14 @@ describe("drift-analysis.json", () => {
   });
 
   it("raises high-severity alerts and a critical status past critical_at", () => {
-    const d = drift(history([[0.99, 0.99], [0.99, 0.99], [0.9, 0.9], [0.9, 0.9]]));
+    const d = drift(
+      history([
+        [0.99, 0.99],
+        [0.99, 0.99],
+        [0.9, 0.9],
+        [0.9, 0.9],
+      ]),
+    );
     // Four pulses: baseline and current are 2 each. Both metrics drift by −0.09.
     expect(d.drift_score).toBe(0.09);
     expect(d.status).toBe("critical");
@@ -372,31 +434,51 @@ describe("drift-analysis.json", () => {
   });
 
   it("with two or three pulses uses one record on each side", () => {
-    const d = drift(history([[0.9, 0.9], [0.5, 0.5], [0.95, 0.9]]));
+    const d = drift(
+      history([
+        [0.9, 0.9],
+        [0.5, 0.5],
+        [0.95, 0.9],
+      ]),
+    );
     expect(d.trends[0]).toEqual({ metric: "gi", baseline: 0.9, current: 0.95, drift: 0.05, direction: "increasing" });
   });
 
   it("decides thresholds on the rounded figures: a drift of exactly drifting_at is drifting", () => {
     // Baseline GI 0.97 (three records: a float mean of 0.9699999999999999), current 0.95.
     // drift −0.02 exactly; drift_score (0.02 + 0) / 2 = 0.01 = drifting_at.
-    const d = drift(history([[0.97, 0.96], [0.97, 0.96], [0.97, 0.96], [0.95, 0.96], [0.95, 0.96], [0.95, 0.96]]));
+    const d = drift(
+      history([
+        [0.97, 0.96],
+        [0.97, 0.96],
+        [0.97, 0.96],
+        [0.95, 0.96],
+        [0.95, 0.96],
+        [0.95, 0.96],
+      ]),
+    );
     expect(d.trends[0]).toEqual({ metric: "gi", baseline: 0.97, current: 0.95, drift: -0.02, direction: "decreasing" });
     expect([d.drift_score, d.status]).toEqual([0.01, "drifting"]);
   });
 
   it("fails without pulse history", () => {
-    expect(() => generate("philosophy/drift-analysis.json", makeInputs(facts(), [], testSources()))).toThrow(/no pulse history/);
+    expect(() => generate("philosophy/drift-analysis.json", makeInputs(facts(), [], testSources()))).toThrow(
+      /no pulse history/,
+    );
   });
 
   it("names the file and the field of a bad drift source", () => {
     const bad = { ...DRIFT_TEST_CONFIG, drifting_at: 0.1, critical_at: 0.05 };
-    expect(() => generate("philosophy/drift-analysis.json", makeInputs(facts(), twenty, testSources(VIRTUES_TEST_CONFIG, bad)))).toThrow(
-      /data\/sources\/philosophy\/drift\.json: drifting_at/,
-    );
+    expect(() =>
+      generate("philosophy/drift-analysis.json", makeInputs(facts(), twenty, testSources(VIRTUES_TEST_CONFIG, bad))),
+    ).toThrow(/data\/sources\/philosophy\/drift\.json: drifting_at/);
     const missing: Record<string, unknown> = { ...DRIFT_TEST_CONFIG };
     delete missing["window_days"];
-    expect(() => generate("philosophy/drift-analysis.json", makeInputs(facts(), twenty, testSources(VIRTUES_TEST_CONFIG, missing)))).toThrow(
-      /drift\.json: window_days/,
-    );
+    expect(() =>
+      generate(
+        "philosophy/drift-analysis.json",
+        makeInputs(facts(), twenty, testSources(VIRTUES_TEST_CONFIG, missing)),
+      ),
+    ).toThrow(/drift\.json: window_days/);
   });
 });

@@ -27,7 +27,9 @@ export const VirtuesConfig = z.strictObject({
   description: NonEmptyString,
   virtues: z.strictObject({
     /** Share of the latest `window_pulses` pulse records with GI ≥ `gi_min`. */
-    integrity: z.strictObject({ ...band, window_pulses: z.int().min(1), gi_min: Score01 }).refine(bandsInOrder, bandsMessage),
+    integrity: z
+      .strictObject({ ...band, window_pulses: z.int().min(1), gi_min: Score01 })
+      .refine(bandsInOrder, bandsMessage),
     /** 1 − share of minting cycles whose issuance exceeded `spike_factor` × the median issuance. */
     temperance: z.strictObject({ ...band, spike_factor: z.int().min(1) }).refine(bandsInOrder, bandsMessage),
     /** 1 − Gini coefficient of total rewards across registered sentinels. */
@@ -38,7 +40,9 @@ export const VirtuesConfig = z.strictObject({
      * Share of deliberations with at least one opposing position, against `target_share`: reaching
      * the target keeps the virtue fully (score 1), so its bands read like the others'.
      */
-    courage: z.strictObject({ ...band, target_share: Score01.refine((v) => v > 0, "must be above 0") }).refine(bandsInOrder, bandsMessage),
+    courage: z
+      .strictObject({ ...band, target_share: Score01.refine((v) => v > 0, "must be above 0") })
+      .refine(bandsInOrder, bandsMessage),
   }),
 });
 export type VirtuesConfig = z.infer<typeof VirtuesConfig>;
@@ -60,7 +64,10 @@ export const DriftConfig = z
     /** GI and MII a pulse must both reach to count towards charter_compliance. */
     charter_floor: z.strictObject({ gi: Score01, mii: Score01 }),
   })
-  .refine((c) => c.drifting_at <= c.critical_at, { message: "drifting_at must not exceed critical_at", path: ["drifting_at"] });
+  .refine((c) => c.drifting_at <= c.critical_at, {
+    message: "drifting_at must not exceed critical_at",
+    path: ["drifting_at"],
+  });
 export type DriftConfig = z.infer<typeof DriftConfig>;
 
 /** data/sources/philosophy/decisions.json: the decisions list exactly as published. */

@@ -24,7 +24,13 @@
  *
  * overall_compliance = Σ weight·score / Σ weight.
  */
-import { VIRTUES, Virtues, type Virtue, type VirtueAssessment, type VirtueStatus } from "../../../core/schemas/philosophy.ts";
+import {
+  VIRTUES,
+  Virtues,
+  type Virtue,
+  type VirtueAssessment,
+  type VirtueStatus,
+} from "../../../core/schemas/philosophy.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
 import { count, mic, percent, plural } from "../../../core/format/text.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
@@ -175,7 +181,13 @@ export function assessVirtues(facts: LedgerFacts, pulse: readonly PulseRecord[],
   const virtues = {} as Record<Virtue, VirtueAssessment>;
   for (const v of VIRTUES) {
     const m = measured[v];
-    virtues[v] = { score: m.score, measure: m.measure, status: virtueStatus(m.score, c[v]), compliant_at: c[v].compliant_at, at_risk_at: c[v].at_risk_at };
+    virtues[v] = {
+      score: m.score,
+      measure: m.measure,
+      status: virtueStatus(m.score, c[v]),
+      compliant_at: c[v].compliant_at,
+      at_risk_at: c[v].at_risk_at,
+    };
     weighted += c[v].weight * m.score;
     weights += c[v].weight;
   }

@@ -19,18 +19,31 @@ describe("MII signals from git log", () => {
     commit(repo, { [H]: "zero\none\n" }, "pulse: C-1", "2026-01-10T00:00:00Z"); // appends: follows both
     commit(repo, { [H]: "ZERO\none\n" }, "fix typo", "2026-01-11T00:00:00Z"); // rewrites line 1
     commit(repo, { "data/schemas/a.schema.json": "{}\n" }, "tweak schema", "2026-01-12T00:00:00Z"); // by hand
-    commit(repo, { "data/schemas/b.schema.json": "{}\n", "core/schemas/b.ts": "b\n" }, "schema b", "2026-01-13T00:00:00Z"); // with input
+    commit(
+      repo,
+      { "data/schemas/b.schema.json": "{}\n", "core/schemas/b.ts": "b\n" },
+      "schema b",
+      "2026-01-13T00:00:00Z",
+    ); // with input
     commit(repo, { "data/v1/pulse/latest.json": "{}\n" }, "data: regenerate", "2026-01-14T00:00:00Z"); // generator commit
     commit(repo, { "later.txt": "x\n" }, "after now", "2026-02-01T00:00:00Z");
 
     const now = new Date("2026-01-20T00:00:00.000Z");
     const commits = await windowCommits(repo, now, config.thresholds);
-    expect(commits.map((c) => c.subject)).toEqual(["data: regenerate", "schema b", "tweak schema", "fix typo", "pulse: C-1"]);
+    expect(commits.map((c) => c.subject)).toEqual([
+      "data: regenerate",
+      "schema b",
+      "tweak schema",
+      "fix typo",
+      "pulse: C-1",
+    ]);
     expect(commits[1]!.files).toEqual(["core/schemas/b.ts", "data/schemas/b.schema.json"]);
 
     const append = await historyAppendOnly(repo, commits, H);
     expect(append.value).toBe(4 / 5);
-    expect(append.reason).toMatch(/4 of 5 commits keep data\/pulse\/history\.jsonl append-only \(2 touch it\); not append-only: [0-9a-f]{12} line 1: changed/);
+    expect(append.reason).toMatch(
+      /4 of 5 commits keep data\/pulse\/history\.jsonl append-only \(2 touch it\); not append-only: [0-9a-f]{12} line 1: changed/,
+    );
 
     const generated = generatedUntouched(commits, config.rules);
     expect(generated.value).toBe(4 / 5);
@@ -54,9 +67,27 @@ describe("MII signals from git log", () => {
   });
 
   it("lets a generator's own commit change outputs alone", () => {
-    const c = { sha: "0".repeat(40), parent: null, committedAt: "", subject: "pulse: C-9", files: ["data/v1/pulse/badge.json"] };
+    const c = {
+      sha: "0".repeat(40),
+      parent: null,
+      committedAt: "",
+      subject: "pulse: C-9",
+      files: ["data/v1/pulse/badge.json"],
+    };
     expect(generatedEditedByHand(c, config.rules.generated, config.rules.generatedMessagePrefixes)).toBeNull();
-    expect(generatedEditedByHand({ ...c, subject: "edit badge" }, config.rules.generated, config.rules.generatedMessagePrefixes)).toBe("data/v1/");
-    expect(generatedEditedByHand({ ...c, subject: "edit", files: [...c.files, "core/pulse/badge.ts"] }, config.rules.generated, config.rules.generatedMessagePrefixes)).toBeNull();
+    expect(
+      generatedEditedByHand(
+        { ...c, subject: "edit badge" },
+        config.rules.generated,
+        config.rules.generatedMessagePrefixes,
+      ),
+    ).toBe("data/v1/");
+    expect(
+      generatedEditedByHand(
+        { ...c, subject: "edit", files: [...c.files, "core/pulse/badge.ts"] },
+        config.rules.generated,
+        config.rules.generatedMessagePrefixes,
+      ),
+    ).toBeNull();
   });
 });

@@ -28,9 +28,12 @@ export interface CommitInfo {
   files: string[];
 }
 
-
 /** The window's commits, newest first; [] for a repository without commits. */
-export async function windowCommits(repo: string, now: Date, thresholds: PulseConfig["thresholds"]): Promise<CommitInfo[]> {
+export async function windowCommits(
+  repo: string,
+  now: Date,
+  thresholds: PulseConfig["thresholds"],
+): Promise<CommitInfo[]> {
   const since = new Date(now.getTime() - thresholds.windowDays * DAY_MS);
   let log: string;
   try {
@@ -43,7 +46,11 @@ export async function windowCommits(repo: string, now: Date, thresholds: PulseCo
       "--format=%H%x1f%P%x1f%cI%x1f%s%x1e",
     ]);
   } catch (error) {
-    if (error instanceof GitError && /does not have any commits|unknown revision|bad default revision/.test(error.stderr)) return [];
+    if (
+      error instanceof GitError &&
+      /does not have any commits|unknown revision|bad default revision/.test(error.stderr)
+    )
+      return [];
     throw error;
   }
   const commits: CommitInfo[] = [];
@@ -57,7 +64,10 @@ export async function windowCommits(repo: string, now: Date, thresholds: PulseCo
       parent: parents.trim() === "" ? null : parents.trim().split(" ")[0]!,
       committedAt,
       subject: subject ?? "",
-      files: names.toString("utf8").split("\0").filter((f) => f !== ""),
+      files: names
+        .toString("utf8")
+        .split("\0")
+        .filter((f) => f !== ""),
     });
   }
   return commits;
@@ -67,7 +77,11 @@ function windowText(commits: readonly CommitInfo[]): string {
   return commits.length === 1 ? "1 commit" : `${commits.length} commits`;
 }
 
-export async function historyAppendOnly(repo: string, commits: readonly CommitInfo[], historyFile: string): Promise<Signal> {
+export async function historyAppendOnly(
+  repo: string,
+  commits: readonly CommitInfo[],
+  historyFile: string,
+): Promise<Signal> {
   if (commits.length === 0) return unmeasured("no commit in the window");
   let following = 0;
   let touching = 0;
@@ -85,15 +99,23 @@ export async function historyAppendOnly(repo: string, commits: readonly CommitIn
     else broken.push(`${c.sha.slice(0, 12)} ${problem}`);
   }
   const note = broken.length > 0 ? `; not append-only: ${broken.join(", ")}` : "";
-  return measured(share(following, commits.length)!, `${following} of ${windowText(commits)} keep ${historyFile} append-only (${touching} touch it)${note}`);
+  return measured(
+    share(following, commits.length)!,
+    `${following} of ${windowText(commits)} keep ${historyFile} append-only (${touching} touch it)${note}`,
+  );
 }
 
 /** Null when the commit follows the generated-files rule, else the output prefix it edited alone. */
-export function generatedEditedByHand(commit: CommitInfo, rules: readonly GeneratedRule[], prefixes: readonly string[]): string | null {
+export function generatedEditedByHand(
+  commit: CommitInfo,
+  rules: readonly GeneratedRule[],
+  prefixes: readonly string[],
+): string | null {
   if (prefixes.some((p) => commit.subject.startsWith(p))) return null;
   for (const rule of rules) {
     const touchesOutput = commit.files.some((f) => f.startsWith(rule.outputs));
-    if (touchesOutput && !commit.files.some((f) => rule.inputs.some((input) => f.startsWith(input)))) return rule.outputs;
+    if (touchesOutput && !commit.files.some((f) => rule.inputs.some((input) => f.startsWith(input))))
+      return rule.outputs;
   }
   return null;
 }
@@ -106,5 +128,8 @@ export function generatedUntouched(commits: readonly CommitInfo[], rules: PulseC
   });
   const following = commits.length - broken.length;
   const note = broken.length > 0 ? `; by hand: ${broken.join(", ")}` : "";
-  return measured(share(following, commits.length)!, `${following} of ${windowText(commits)} leave generated files to their generators${note}`);
+  return measured(
+    share(following, commits.length)!,
+    `${following} of ${windowText(commits)} leave generated files to their generators${note}`,
+  );
 }

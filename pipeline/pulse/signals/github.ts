@@ -23,7 +23,9 @@ const NOT_A_VERDICT = new Set(["cancelled", "skipped", "stale"]);
 const GREEN_CHECK = new Set(["success", "neutral", "skipped"]);
 
 export function ciSuccess(runs: readonly WorkflowRun[], branch: string): Signal {
-  const judged = runs.filter((r) => r.status === "completed" && r.conclusion !== null && !NOT_A_VERDICT.has(r.conclusion));
+  const judged = runs.filter(
+    (r) => r.status === "completed" && r.conclusion !== null && !NOT_A_VERDICT.has(r.conclusion),
+  );
   const ok = judged.filter((r) => r.conclusion === "success").length;
   const value = share(ok, judged.length);
   if (value === null) return unmeasured(`no completed workflow run on ${branch} in the window`);
@@ -31,23 +33,44 @@ export function ciSuccess(runs: readonly WorkflowRun[], branch: string): Signal 
 }
 
 /** Whether CI on a pull request's head commit was green before `mergedAt`. */
-export function greenBeforeMerge(mergedAt: string, checks: readonly CheckRun[], statuses: readonly CommitStatus[]): boolean {
+export function greenBeforeMerge(
+  mergedAt: string,
+  checks: readonly CheckRun[],
+  statuses: readonly CommitStatus[],
+): boolean {
   if (checks.length === 0 && statuses.length === 0) return false; // no CI ran: not green
   const merged = Date.parse(mergedAt);
   const checksGreen = checks.every(
-    (c) => c.status === "completed" && c.conclusion !== null && GREEN_CHECK.has(c.conclusion) && c.completed_at !== null && Date.parse(c.completed_at) <= merged,
+    (c) =>
+      c.status === "completed" &&
+      c.conclusion !== null &&
+      GREEN_CHECK.has(c.conclusion) &&
+      c.completed_at !== null &&
+      Date.parse(c.completed_at) <= merged,
   );
   const statusesGreen = statuses.every((s) => s.state === "success" && Date.parse(s.updated_at) <= merged);
   return checksGreen && statusesGreen;
 }
 
-export function securityAlerts(counts: { codeScanning: number | null; dependabot: number | null }, atZero: number, notes: string[]): Signal {
+export function securityAlerts(
+  counts: { codeScanning: number | null; dependabot: number | null },
+  atZero: number,
+  notes: string[],
+): Signal {
   const answered = [counts.codeScanning, counts.dependabot].filter((c): c is number => c !== null);
   if (answered.length === 0) return unmeasured(`no alert source answered (${notes.join("; ")})`);
   const open = answered.reduce((a, b) => a + b, 0);
-  const counted = [counts.codeScanning !== null ? "code scanning" : null, counts.dependabot !== null ? "Dependabot" : null].filter(Boolean).join(" + ");
+  const counted = [
+    counts.codeScanning !== null ? "code scanning" : null,
+    counts.dependabot !== null ? "Dependabot" : null,
+  ]
+    .filter(Boolean)
+    .join(" + ");
   const skipped = notes.length > 0 ? `; ${notes.join("; ")}` : "";
-  return measured(Math.max(0, 1 - open / atZero), `${open} open security alert(s) (${counted}), 0 at ${atZero}${skipped}`);
+  return measured(
+    Math.max(0, 1 - open / atZero),
+    `${open} open security alert(s) (${counted}), 0 at ${atZero}${skipped}`,
+  );
 }
 
 export interface GitHubMeasurement {
@@ -74,7 +97,11 @@ async function optional<T>(what: string, read: () => Promise<T>, notes: string[]
   }
 }
 
-export async function measureGitHub(client: GitHubClient, now: Date, thresholds: Thresholds): Promise<GitHubMeasurement> {
+export async function measureGitHub(
+  client: GitHubClient,
+  now: Date,
+  thresholds: Thresholds,
+): Promise<GitHubMeasurement> {
   const since = new Date(now.getTime() - thresholds.windowDays * DAY_MS);
   const notes: string[] = [];
   const branch = await client.defaultBranch();
@@ -110,7 +137,10 @@ export async function measureGitHub(client: GitHubClient, now: Date, thresholds:
     const ok = verdicts.filter((v) => v.green).length;
     const red = verdicts.filter((v) => !v.green).map((v) => `#${v.number}`);
     const note = red.length > 0 ? `; not green: ${red.join(", ")}` : "";
-    green = measured(share(ok, verdicts.length)!, `${ok} of ${verdicts.length} pull requests merged into ${branch} had CI green before the merge${note}`);
+    green = measured(
+      share(ok, verdicts.length)!,
+      `${ok} of ${verdicts.length} pull requests merged into ${branch} had CI green before the merge${note}`,
+    );
   }
 
   const openIssues = await optional("open issues", () => client.openIssues(), notes);

@@ -9,7 +9,14 @@ import { measured, unmeasured, type Signal } from "./types.ts";
 export async function ledgerVerified(ledger: LedgerReader | null, where: string): Promise<Signal> {
   if (!ledger) return unmeasured(`no ledger at ${where}`);
   const report = await ledger.verify();
-  if (report.ok) return measured(1, `ledger ${where}: ${report.size} entries and ${report.checkpointsChecked} checkpoint(s) verified`);
+  if (report.ok)
+    return measured(
+      1,
+      `ledger ${where}: ${report.size} entries and ${report.checkpointsChecked} checkpoint(s) verified`,
+    );
   const first = report.problems[0];
-  return measured(0, `ledger ${where}: ${report.problems.length} problem(s), first at seq ${first?.seq}: ${first?.problem}`);
+  return measured(
+    0,
+    `ledger ${where}: ${report.problems.length} problem(s), first at seq ${first?.seq}: ${first?.problem}`,
+  );
 }

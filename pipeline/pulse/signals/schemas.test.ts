@@ -14,7 +14,10 @@ describe("gi.schema_valid", () => {
     cleanups.push(cleanup);
     const data = makeDataDir(dir);
     // Only the three schema files so far: all valid.
-    expect(datasetSchemaValidity(data)).toMatchObject({ value: 1, reason: expect.stringMatching(/^3 of 3 JSON files/) });
+    expect(datasetSchemaValidity(data)).toMatchObject({
+      value: 1,
+      reason: expect.stringMatching(/^3 of 3 JSON files/),
+    });
 
     writeFiles(data, {
       "v1/pulse/badge.json": JSON.stringify(badge),
@@ -29,7 +32,10 @@ describe("gi.schema_valid", () => {
       }),
       "areas/x/badge.json": JSON.stringify(badge),
       "sources/notes.json": "{}", // no schema: not counted
-      "schemas/broken.schema.json": JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "nonsense" }),
+      "schemas/broken.schema.json": JSON.stringify({
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "nonsense",
+      }),
     });
     const signal = datasetSchemaValidity(data);
     // Counted: 4 schemas (1 broken), badge.json, badge/gi.json (bad), history.json, areas/x/badge.json, gone.json (missing).

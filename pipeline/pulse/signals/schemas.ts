@@ -87,7 +87,8 @@ export function datasetSchemaValidity(dataDir: string): Signal {
   const known = (id: string) => ajv.schemas[id] !== undefined;
 
   for (const [file, name] of Object.entries(PULSE_STATIC_SCHEMAS)) {
-    if (files.includes(file) && known(`${SCHEMA_BASE}${name}.schema.json`)) targets.set(file, `${SCHEMA_BASE}${name}.schema.json`);
+    if (files.includes(file) && known(`${SCHEMA_BASE}${name}.schema.json`))
+      targets.set(file, `${SCHEMA_BASE}${name}.schema.json`);
   }
   for (const file of files.filter((f) => f === "datapackage.json" || f.endsWith("/datapackage.json"))) {
     const json = parseJson(join(dataDir, file));
@@ -115,7 +116,8 @@ export function datasetSchemaValidity(dataDir: string): Signal {
       if (!failures.some((f) => f.startsWith(`${file}:`))) valid++;
       continue;
     }
-    const json = parsed.get(file) !== undefined ? { ok: true as const, value: parsed.get(file) } : parseJson(join(dataDir, file));
+    const json =
+      parsed.get(file) !== undefined ? { ok: true as const, value: parsed.get(file) } : parseJson(join(dataDir, file));
     if (!json.ok) {
       failures.push(`${file}: not JSON (${json.error})`);
       continue;
@@ -135,5 +137,8 @@ export function datasetSchemaValidity(dataDir: string): Signal {
   const total = targets.size + missing;
   if (total === 0) return unmeasured(`no JSON file under ${dataDir} has a matching JSON Schema`);
   const first = failures[0] ? `; first failure: ${failures[0]}` : "";
-  return measured(valid / total, `${valid} of ${total} JSON files under data/ validate against their schema (${metaChecked} schema files against the 2020-12 meta-schema)${first}`);
+  return measured(
+    valid / total,
+    `${valid} of ${total} JSON files under data/ validate against their schema (${metaChecked} schema files against the 2020-12 meta-schema)${first}`,
+  );
 }

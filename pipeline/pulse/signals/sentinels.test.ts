@@ -31,8 +31,13 @@ describe("GI signals from the ledger", () => {
       const now = new Date("2026-03-01T12:00:00.000Z");
       const signal = await sentinelHeartbeats(ledger.entries(), now, 24);
       expect(signal.value).toBe(2 / 4);
-      expect(signal.reason).toBe("2 of 4 registered sentinels sent a live heartbeat in the 24 h before 2026-03-01T12:00:00.000Z");
-      expect(await ledgerVerified(ledger, path)).toEqual({ value: 1, reason: `ledger ${path}: 10 entries and 1 checkpoint(s) verified` });
+      expect(signal.reason).toBe(
+        "2 of 4 registered sentinels sent a live heartbeat in the 24 h before 2026-03-01T12:00:00.000Z",
+      );
+      expect(await ledgerVerified(ledger, path)).toEqual({
+        value: 1,
+        reason: `ledger ${path}: 10 entries and 1 checkpoint(s) verified`,
+      });
     } finally {
       await ledger.close();
     }
@@ -43,10 +48,19 @@ describe("GI signals from the ledger", () => {
     cleanups.push(cleanup);
     const env = { STATE_DIR: join(dir, "state") };
     const path = join(dir, "ledger.sqlite");
-    await makeLedger(path, env, [{ type: "sample.generated", ts: "2026-03-01T00:00:00.000Z", payload: { generator: "test", seed: "1", notice: "test data" } }]);
+    await makeLedger(path, env, [
+      {
+        type: "sample.generated",
+        ts: "2026-03-01T00:00:00.000Z",
+        payload: { generator: "test", seed: "1", notice: "test data" },
+      },
+    ]);
     const { ledger } = await openLedger({ path, env });
     try {
-      expect(await sentinelHeartbeats(ledger.entries(), new Date("2026-03-02T00:00:00Z"), 24)).toEqual({ value: null, reason: "no sentinel is registered on the ledger" });
+      expect(await sentinelHeartbeats(ledger.entries(), new Date("2026-03-02T00:00:00Z"), 24)).toEqual({
+        value: null,
+        reason: "no sentinel is registered on the ledger",
+      });
     } finally {
       await ledger.close();
     }
@@ -58,7 +72,11 @@ describe("GI signals from the ledger", () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const path = join(dir, "ledger.sqlite");
-    await makeLedger(path, { STATE_DIR: join(dir, "state-a") }, sentinelEvents([{ sentinel: "s", ts: "2026-03-01T00:00:00.000Z" }]));
+    await makeLedger(
+      path,
+      { STATE_DIR: join(dir, "state-a") },
+      sentinelEvents([{ sentinel: "s", ts: "2026-03-01T00:00:00.000Z" }]),
+    );
     // Opened with another state folder: another ledger key, which did not sign the stored checkpoint.
     const { ledger } = await openLedger({ path, env: { STATE_DIR: join(dir, "state-b") } });
     try {

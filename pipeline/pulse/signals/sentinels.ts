@@ -6,7 +6,11 @@
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { measured, share, unmeasured, type Signal } from "./types.ts";
 
-export async function sentinelHeartbeats(entries: AsyncIterable<LedgerEntry> | Iterable<LedgerEntry> | null, now: Date, maxAgeHours: number): Promise<Signal> {
+export async function sentinelHeartbeats(
+  entries: AsyncIterable<LedgerEntry> | Iterable<LedgerEntry> | null,
+  now: Date,
+  maxAgeHours: number,
+): Promise<Signal> {
   if (!entries) return unmeasured("no ledger: no sentinels to hear from");
   const registered = new Set<string>();
   const latest = new Map<string, { at: number; status: string }>();
@@ -29,5 +33,8 @@ export async function sentinelHeartbeats(entries: AsyncIterable<LedgerEntry> | I
     const beat = latest.get(id);
     if (beat && beat.at > since && beat.status !== "offline") alive++;
   }
-  return measured(share(alive, registered.size)!, `${alive} of ${registered.size} registered sentinels sent a live heartbeat in the ${maxAgeHours} h before ${now.toISOString()}`);
+  return measured(
+    share(alive, registered.size)!,
+    `${alive} of ${registered.size} registered sentinels sent a live heartbeat in the ${maxAgeHours} h before ${now.toISOString()}`,
+  );
 }

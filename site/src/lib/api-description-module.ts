@@ -11,7 +11,11 @@ const ID = "virtual:integrity/openapi";
 const ASYNC_ID = "virtual:integrity/asyncapi";
 
 /** Runs the generator (`--asyncapi`: the AsyncAPI document instead); throws with its error output when it fails. */
-export function generateApiDescription(repoRoot: string, dataDir: string, which: "openapi" | "asyncapi" = "openapi"): unknown {
+export function generateApiDescription(
+  repoRoot: string,
+  dataDir: string,
+  which: "openapi" | "asyncapi" = "openapi",
+): unknown {
   const args = which === "asyncapi" ? ["--asyncapi"] : ["--data", dataDir];
   const result = spawnSync(process.execPath, [join(repoRoot, "api", "openapi-cli.ts"), ...args], {
     cwd: repoRoot,
@@ -19,7 +23,8 @@ export function generateApiDescription(repoRoot: string, dataDir: string, which:
     maxBuffer: 64 * 1024 * 1024,
   });
   if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`the API description could not be generated (exit ${result.status}):\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`the API description could not be generated (exit ${result.status}):\n${result.stderr}`);
   return JSON.parse(result.stdout);
 }
 

@@ -13,7 +13,11 @@ export interface OpenApi {
   info: { title: string; version: string; description?: string };
   tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Json>>;
-  components?: { schemas?: Record<string, Json>; headers?: Record<string, Json>; securitySchemes?: Record<string, Json> };
+  components?: {
+    schemas?: Record<string, Json>;
+    headers?: Record<string, Json>;
+    securitySchemes?: Record<string, Json>;
+  };
 }
 
 export interface ParameterView {
@@ -102,7 +106,8 @@ export function markdownHtml(text: string): string {
     .split(/\n{2,}/)
     .map((block) => {
       const lines = block.split("\n");
-      if (lines.every((l) => l.startsWith("- "))) return `<ul>${lines.map((l) => `<li>${inline(l.slice(2))}</li>`).join("")}</ul>`;
+      if (lines.every((l) => l.startsWith("- ")))
+        return `<ul>${lines.map((l) => `<li>${inline(l.slice(2))}</li>`).join("")}</ul>`;
       return `<p>${inline(block)}</p>`;
     })
     .join("");
@@ -111,7 +116,10 @@ export function markdownHtml(text: string): string {
 function resolve(doc: OpenApi, node: unknown): Json {
   let current = (node ?? {}) as Json;
   for (let depth = 0; typeof current.$ref === "string" && depth < 20; depth++) {
-    const segments = (current.$ref as string).replace(/^#\//, "").split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+    const segments = (current.$ref as string)
+      .replace(/^#\//, "")
+      .split("/")
+      .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
     current = segments.reduce<unknown>((at, key) => (at as Json | undefined)?.[key], doc) as Json;
   }
   return current ?? {};
@@ -125,14 +133,16 @@ export function exampleOf(doc: OpenApi, schema: unknown, depth = 0): unknown {
   if ("example" in s) return s.example;
   if ("const" in s) return s.const;
   if (Array.isArray(s.enum)) return s.enum[0];
-  for (const key of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(s[key])) return exampleOf(doc, (s[key] as unknown[])[0], depth + 1);
+  for (const key of ["anyOf", "oneOf", "allOf"])
+    if (Array.isArray(s[key])) return exampleOf(doc, (s[key] as unknown[])[0], depth + 1);
   const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== "null") : (s.type as string | undefined);
   switch (type) {
     case "object": {
       const out: Json = {};
       const properties = (s.properties ?? {}) as Record<string, unknown>;
       const required = new Set((s.required as string[] | undefined) ?? Object.keys(properties));
-      for (const [name, property] of Object.entries(properties)) if (required.has(name)) out[name] = exampleOf(doc, property, depth + 1);
+      for (const [name, property] of Object.entries(properties))
+        if (required.has(name)) out[name] = exampleOf(doc, property, depth + 1);
       return out;
     }
     case "array":
@@ -143,9 +153,14 @@ export function exampleOf(doc: OpenApi, schema: unknown, depth = 0): unknown {
     case "boolean":
       return true;
     case "string":
-      return { "date-time": "2026-01-01T00:00:00.000Z", date: "2026-01-01", uuid: "0b9f6a2e-1c3d-4e5f-8a7b-9c0d1e2f3a4b", uri: "https://integrity-platform.example/" }[
-        s.format as string
-      ] ?? "…";
+      return (
+        {
+          "date-time": "2026-01-01T00:00:00.000Z",
+          date: "2026-01-01",
+          uuid: "0b9f6a2e-1c3d-4e5f-8a7b-9c0d1e2f3a4b",
+          uri: "https://integrity-platform.example/",
+        }[s.format as string] ?? "…"
+      );
     default:
       return null;
   }
@@ -165,8 +180,14 @@ function queryExample(doc: OpenApi, parameters: Json[]): string {
   for (const parameter of parameters) {
     if (parameter.in !== "query") continue;
     const schema = resolve(doc, parameter.schema);
-    const value = schema.example ?? parameter.example ?? (Array.isArray(schema.enum) ? schema.enum[0] : parameter.required ? exampleOf(doc, schema) : undefined);
-    if (value !== undefined) pairs.push(`${encodeURIComponent(String(parameter.name))}=${encodeURIComponent(String(value)).replaceAll("%3A", ":").replaceAll("%2C", ",")}`);
+    const value =
+      schema.example ??
+      parameter.example ??
+      (Array.isArray(schema.enum) ? schema.enum[0] : parameter.required ? exampleOf(doc, schema) : undefined);
+    if (value !== undefined)
+      pairs.push(
+        `${encodeURIComponent(String(parameter.name))}=${encodeURIComponent(String(value)).replaceAll("%3A", ":").replaceAll("%2C", ",")}`,
+      );
   }
   return pairs.length > 0 ? `?${pairs.join("&")}` : "";
 }
@@ -202,7 +223,10 @@ function responseMessage(doc: OpenApi, status: string, response: Json): string {
   const lines = [`HTTP/1.1 ${status} ${REASONS[status] ?? ""}`.trimEnd()];
   const content = (response.content ?? {}) as Record<string, Json>;
   const [mediaType, media] = Object.entries(content)[0] ?? [];
-  if (mediaType) lines.push(`Content-Type: ${mediaType}${mediaType.startsWith("text/") || mediaType === "application/json" ? "; charset=utf-8" : ""}`);
+  if (mediaType)
+    lines.push(
+      `Content-Type: ${mediaType}${mediaType.startsWith("text/") || mediaType === "application/json" ? "; charset=utf-8" : ""}`,
+    );
   for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
     const definition = resolve(doc, header);
     if (definition.required || name.startsWith("RateLimit")) lines.push(`${name}: ${HEADER_EXAMPLES[name] ?? "…"}`);
@@ -232,18 +256,25 @@ function curl(doc: OpenApi, base: string, method: string, path: string, operatio
   const parts = ["curl -i"];
   if (method !== "get") parts.push(`-X ${method.toUpperCase()}`);
   const security = (operation.security ?? []) as Json[];
-  if (security.length > 0 && !security.some((r) => Object.keys(r).length === 0)) parts.push(`-H ${shellQuote("Authorization: Bearer <key>")}`);
+  if (security.length > 0 && !security.some((r) => Object.keys(r).length === 0))
+    parts.push(`-H ${shellQuote("Authorization: Bearer <key>")}`);
   const body = ((operation.requestBody as Json | undefined)?.content ?? null) as Record<string, Json> | null;
   if (body) {
     const [mediaType, media] = Object.entries(body)[0]!;
-    parts.push(`-H ${shellQuote(`Content-Type: ${mediaType}`)}`, `--data ${shellQuote(JSON.stringify("example" in media ? media.example : exampleOf(doc, media.schema)))}`);
+    parts.push(
+      `-H ${shellQuote(`Content-Type: ${mediaType}`)}`,
+      `--data ${shellQuote(JSON.stringify("example" in media ? media.example : exampleOf(doc, media.schema)))}`,
+    );
   }
   parts.push(shellQuote(`${base}${pathExample(doc, path, parameters)}${queryExample(doc, parameters)}`));
   return parts.join(" \\\n  ");
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 }
 
 /** The page's model of `doc`; `base` is the origin the examples call. */
@@ -257,10 +288,15 @@ export function apiReference(doc: OpenApi, base: string): { tags: TagView[]; ope
       const responses = (operation.responses ?? {}) as Json;
       const parameters = ((operation.parameters ?? []) as Json[]).map((p) => resolve(doc, p));
       // A route that creates shows what it created (201), not a 200 it also answers (JSON keys sort numerically).
-      const success = ("201" in responses ? "201" : Object.keys(responses).find((s) => s.startsWith("2"))) ?? Object.keys(responses)[0]!;
+      const success =
+        ("201" in responses ? "201" : Object.keys(responses).find((s) => s.startsWith("2"))) ??
+        Object.keys(responses)[0]!;
       const successResponse = resolve(doc, responses[success]);
       // The example shows the answer the operation gives now: `x-example-status` (a retired operation's 410), else its success.
-      const shown = typeof operation["x-example-status"] === "string" && operation["x-example-status"] in responses ? operation["x-example-status"] : success;
+      const shown =
+        typeof operation["x-example-status"] === "string" && operation["x-example-status"] in responses
+          ? operation["x-example-status"]
+          : success;
       const json = ((successResponse.content ?? {}) as Record<string, Json>)["application/json"];
       const ref = json ? ((json.schema as Json).$ref as string | undefined) : undefined;
       const body = ((operation.requestBody as Json | undefined)?.content ?? null) as Record<string, Json> | null;
@@ -288,13 +324,22 @@ export function apiReference(doc: OpenApi, base: string): { tags: TagView[]; ope
             status,
             description: markdownHtml(String(r.description ?? "")),
             mediaTypes: Object.keys((r.content ?? {}) as Json),
-            headers: Object.entries((r.headers ?? {}) as Json).map(([name, h]) => ({ name, required: resolve(doc, h).required === true })),
+            headers: Object.entries((r.headers ?? {}) as Json).map(([name, h]) => ({
+              name,
+              required: resolve(doc, h).required === true,
+            })),
           };
         }),
         requestExample: curl(doc, base, method, path, operation),
         responseExample: responseMessage(doc, shown, resolve(doc, responses[shown])),
         errorExample: errorMessage(doc, path, responses),
-        schema: json ? { name: ref ? ref.split("/").pop()! : "inline", text: pretty(ref ? resolve(doc, json.schema) : json.schema), shownAt: ref ? (schemaShownAt.get(ref) ?? null) : null } : null,
+        schema: json
+          ? {
+              name: ref ? ref.split("/").pop()! : "inline",
+              text: pretty(ref ? resolve(doc, json.schema) : json.schema),
+              shownAt: ref ? (schemaShownAt.get(ref) ?? null) : null,
+            }
+          : null,
       });
       if (ref && !schemaShownAt.has(ref)) schemaShownAt.set(ref, operations.at(-1)!.id);
     }
@@ -335,12 +380,20 @@ export function problemTypes(doc: OpenApi): ProblemTypeView[] {
     .filter(([name]) => name.startsWith("problem."))
     .map(([name, schema]) => {
       const properties = (schema.properties ?? {}) as Record<string, Json>;
-      return { slug: name.slice("problem.".length), status: Number(constOf(properties.status)), title: String(constOf(properties.title) ?? ""), type: String(constOf(properties.type) ?? "") };
+      return {
+        slug: name.slice("problem.".length),
+        status: Number(constOf(properties.status)),
+        title: String(constOf(properties.title) ?? ""),
+        type: String(constOf(properties.type) ?? ""),
+      };
     })
     .sort((a, b) => a.status - b.status || a.slug.localeCompare(b.slug));
 }
 
 /** The security schemes, for the authentication section. */
 export function securitySchemes(doc: OpenApi): { name: string; description: string }[] {
-  return Object.entries(doc.components?.securitySchemes ?? {}).map(([name, scheme]) => ({ name, description: markdownHtml(String(scheme.description ?? "")) }));
+  return Object.entries(doc.components?.securitySchemes ?? {}).map(([name, scheme]) => ({
+    name,
+    description: markdownHtml(String(scheme.description ?? "")),
+  }));
 }

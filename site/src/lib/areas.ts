@@ -13,7 +13,18 @@ import type { z } from "zod";
 import { dateTime, decimal, percent as corePercent } from "../../../core/format/text.ts";
 import { parseMic } from "../../../core/balance/units.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";
-import { AREA_SLUGS, DataVerificationError, isPublic, MANIFEST_FILE, schemaPath, SIGNATURE_FILE, verifyArea, type AreaSlug, type Resource, type VerifiedArea } from "./datapackage.ts";
+import {
+  AREA_SLUGS,
+  DataVerificationError,
+  isPublic,
+  MANIFEST_FILE,
+  schemaPath,
+  SIGNATURE_FILE,
+  verifyArea,
+  type AreaSlug,
+  type Resource,
+  type VerifiedArea,
+} from "./datapackage.ts";
 
 export { AREA_SLUGS, type AreaSlug };
 
@@ -29,11 +40,32 @@ export interface AreaInfo {
 
 /** Labels of the contract's areas (core/datapackage): complete by type, in the contract's order. */
 const INFO: { readonly [A in AreaSlug]: Omit<AreaInfo, "slug"> } = {
-  government: { name: "Government", cathedral: "FOR-GOVERNMENTS", summary: "Sentinel status and alerts, the transparency report, and the keyed compliance, policy-impact and audit-trail files." },
-  academics: { name: "Academics", cathedral: "FOR-ACADEMICS", summary: "The research dataset, the 30-day MII timeline, sentinel coordination metrics, papers and citations." },
-  philosophy: { name: "Philosophy", cathedral: "FOR-PHILOSOPHERS", summary: "Virtue scores and how each is measured, drift analysis, recorded deliberations and decisions." },
-  economy: { name: "Economy", cathedral: "FOR-ECONOMISTS", summary: "MIC supply and minting history, MII and minting status, coordination scores and returns by cathedral." },
-  diplomacy: { name: "Diplomacy", cathedral: "DIPLOMACY", summary: "The treaty framework for exchanging integrity data, standards alignment and diplomatic protocols." },
+  government: {
+    name: "Government",
+    cathedral: "FOR-GOVERNMENTS",
+    summary:
+      "Sentinel status and alerts, the transparency report, and the keyed compliance, policy-impact and audit-trail files.",
+  },
+  academics: {
+    name: "Academics",
+    cathedral: "FOR-ACADEMICS",
+    summary: "The research dataset, the 30-day MII timeline, sentinel coordination metrics, papers and citations.",
+  },
+  philosophy: {
+    name: "Philosophy",
+    cathedral: "FOR-PHILOSOPHERS",
+    summary: "Virtue scores and how each is measured, drift analysis, recorded deliberations and decisions.",
+  },
+  economy: {
+    name: "Economy",
+    cathedral: "FOR-ECONOMISTS",
+    summary: "MIC supply and minting history, MII and minting status, coordination scores and returns by cathedral.",
+  },
+  diplomacy: {
+    name: "Diplomacy",
+    cathedral: "DIPLOMACY",
+    summary: "The treaty framework for exchanging integrity data, standards alignment and diplomatic protocols.",
+  },
 };
 
 export const AREAS: readonly AreaInfo[] = AREA_SLUGS.map((slug) => ({ slug, ...INFO[slug] }));
@@ -55,7 +87,9 @@ export const isPublicResource = isPublic;
  * from which /authority counts the denials by stage per month (counts only; lib/authority-stages.ts).
  */
 const keepForPages = (r: Resource) =>
-  (isPublic(r) && (r.mediatype === "application/json" || r.mediatype === "text/csv")) || r.path === COMPLIANCE_REPORT || r.path === LEDGER_EXPORT;
+  (isPublic(r) && (r.mediatype === "application/json" || r.mediatype === "text/csv")) ||
+  r.path === COMPLIANCE_REPORT ||
+  r.path === LEDGER_EXPORT;
 
 /** The government file whose overall status and next audit date the health derivation reads. */
 export const COMPLIANCE_REPORT = "compliance-report.json";
@@ -121,7 +155,12 @@ export interface CsvRow<T> {
  * The rows of a public CSV resource (RFC 4180, header row), typed and checked row by row; null when
  * the manifest does not list it as public. Throws naming the file and the line.
  */
-export function csvRows<T>(pkg: VerifiedArea, path: string, schema: z.ZodType<T>, numeric: readonly string[]): CsvRow<T>[] | null {
+export function csvRows<T>(
+  pkg: VerifiedArea,
+  path: string,
+  schema: z.ZodType<T>,
+  numeric: readonly string[],
+): CsvRow<T>[] | null {
   const bytes = bytesOf(pkg, path);
   if (!bytes) return null;
   const file = fileName(pkg, path);
@@ -132,12 +171,15 @@ export function csvRows<T>(pkg: VerifiedArea, path: string, schema: z.ZodType<T>
     const typed: Record<string, unknown> = { ...raw };
     for (const column of numeric) {
       const cell = raw[column];
-      if (cell === undefined || !NUMBER.test(cell)) throw new DataVerificationError(`${file}: line ${i + 2}: ${column} is not a number`);
+      if (cell === undefined || !NUMBER.test(cell))
+        throw new DataVerificationError(`${file}: line ${i + 2}: ${column} is not a number`);
       typed[column] = Number(cell);
     }
     const parsed = schema.safeParse(typed);
     if (!parsed.success) {
-      throw new DataVerificationError(`${file}: line ${i + 2}: ${formatIssues(parsed.error.issues.slice(0, 1), "(row)")}`);
+      throw new DataVerificationError(
+        `${file}: line ${i + 2}: ${formatIssues(parsed.error.issues.slice(0, 1), "(row)")}`,
+      );
     }
     return { raw, row: parsed.data };
   });
@@ -170,15 +212,18 @@ const TIERS: Record<string, AccessTier> = {
   },
   academic: {
     label: "Academic key",
-    howTo: "Ask for an academic key, stating your affiliation, the purpose and the expected volume; your academic e-mail address is verified first.",
+    howTo:
+      "Ask for an academic key, stating your affiliation, the purpose and the expected volume; your academic e-mail address is verified first.",
   },
   institutional: {
     label: "Institutional key",
-    howTo: "Ask for an institutional key, stating your affiliation, the purpose and the expected volume; it requires a partnership agreement.",
+    howTo:
+      "Ask for an institutional key, stating your affiliation, the purpose and the expected volume; it requires a partnership agreement.",
   },
   economist: {
     label: "Economist key",
-    howTo: "Ask for an economist key, stating your affiliation, the purpose and the expected volume; your status as an economist is verified first.",
+    howTo:
+      "Ask for an economist key, stating your affiliation, the purpose and the expected volume; your status as an economist is verified first.",
   },
 };
 
@@ -242,8 +287,17 @@ export function downloadRows(pkg: VerifiedArea): DownloadRow[] {
     const schemas: SchemaLink[] = [];
     const json = schemaPath(DATA_DIR, r.jsonSchema);
     const table = r.mediatype === "text/csv" || r.type === "table";
-    if (json) schemas.push({ href: json, label: table ? "Row JSON Schema" : typeof r.jsonSchema === "object" ? "JSON Schema (of each row)" : "JSON Schema" });
-    if (table && r.schema) schemas.push({ href: `/${pkg.area}/${MANIFEST_FILE}`, label: "Table Schema (in datapackage.json)" });
+    if (json)
+      schemas.push({
+        href: json,
+        label: table
+          ? "Row JSON Schema"
+          : typeof r.jsonSchema === "object"
+            ? "JSON Schema (of each row)"
+            : "JSON Schema",
+      });
+    if (table && r.schema)
+      schemas.push({ href: `/${pkg.area}/${MANIFEST_FILE}`, label: "Table Schema (in datapackage.json)" });
     return {
       name: r.name,
       title: r.title ?? r.name,
@@ -270,7 +324,20 @@ export const DATASET_KEY_HREF = "/keys/datasets.vkey";
 // ---------------------------------------------------------------------------------------------
 // display: every page writes numbers, amounts, shares and instants with core/format/text.ts
 
-export { age, count, dateTime, day, decimal, duration, mic, micAmount, micOfNumber, plural, shardsOfMicNumber, words } from "../../../core/format/text.ts";
+export {
+  age,
+  count,
+  dateTime,
+  day,
+  decimal,
+  duration,
+  mic,
+  micAmount,
+  micOfNumber,
+  plural,
+  shardsOfMicNumber,
+  words,
+} from "../../../core/format/text.ts";
 
 /** 1234.5 → "1,234.5" with at most `digits` decimals. */
 export function num(value: number, digits = 2): string {

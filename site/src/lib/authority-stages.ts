@@ -27,7 +27,11 @@ const zeros = (): Record<Stage, number> => Object.fromEntries(AVM_STAGES.map((s)
 const isStage = (v: unknown): v is Stage => typeof v === "string" && (AVM_STAGES as readonly string[]).includes(v);
 
 /** The denials of `exportJson` by month (the public file's months, oldest first) and stage. */
-export function denialsByStageAndMonth(exportJson: string, activity: AuthorityActivity, file = "ledger/export.json"): StageMonth[] {
+export function denialsByStageAndMonth(
+  exportJson: string,
+  activity: AuthorityActivity,
+  file = "ledger/export.json",
+): StageMonth[] {
   let rows: ExportRow[];
   try {
     rows = JSON.parse(exportJson) as ExportRow[];
@@ -42,20 +46,25 @@ export function denialsByStageAndMonth(exportJson: string, activity: AuthorityAc
     if (payload.verified !== false || !isStage(payload.failed_at_stage)) continue;
     const month = row.timestamp.slice(0, 7);
     const byStage = counts.get(month);
-    if (!byStage) throw new DataVerificationError(`${file}: a denial in ${month}, a month authority-activity.json does not list`);
+    if (!byStage)
+      throw new DataVerificationError(`${file}: a denial in ${month}, a month authority-activity.json does not list`);
     byStage[payload.failed_at_stage]++;
   }
   const months = activity.months.map((m) => ({ month: m.month, byStage: counts.get(m.month)! }));
   for (const stage of AVM_STAGES) {
     const total = months.reduce((sum, m) => sum + m.byStage[stage], 0);
     if (total !== activity.denials_by_stage[stage]) {
-      throw new DataVerificationError(`${file}: ${total} denials at stage ${stage}, authority-activity.json says ${activity.denials_by_stage[stage]}`);
+      throw new DataVerificationError(
+        `${file}: ${total} denials at stage ${stage}, authority-activity.json says ${activity.denials_by_stage[stage]}`,
+      );
     }
   }
   for (const [i, m] of months.entries()) {
     const sum = AVM_STAGES.reduce((s, stage) => s + m.byStage[stage], 0);
     if (sum > activity.months[i]!.denials) {
-      throw new DataVerificationError(`${file}: ${sum} denials at a stage in ${m.month}, authority-activity.json says ${activity.months[i]!.denials} denials in all`);
+      throw new DataVerificationError(
+        `${file}: ${sum} denials at a stage in ${m.month}, authority-activity.json says ${activity.months[i]!.denials} denials in all`,
+      );
     }
   }
   return months;

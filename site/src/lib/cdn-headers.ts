@@ -26,7 +26,14 @@ import { AREAS } from "../../../core/datapackage/contract.ts";
 import type { HeaderRule } from "../../../core/header-rules.ts";
 
 // The rule model, matching and the _headers text are core/header-rules.ts (the API reads the file back).
-export { CACHE_DEFAULT, effectiveHeaders, HeaderRuleError, pathMatches, renderHeadersFile, type HeaderRule } from "../../../core/header-rules.ts";
+export {
+  CACHE_DEFAULT,
+  effectiveHeaders,
+  HeaderRuleError,
+  pathMatches,
+  renderHeadersFile,
+  type HeaderRule,
+} from "../../../core/header-rules.ts";
 
 export const CACHE_IMMUTABLE = "public, max-age=31536000, immutable";
 /** Manifests, signatures, checkpoints, partial tiles: a minute, then revalidated. */
@@ -41,43 +48,112 @@ const OCTETS = "application/octet-stream";
  */
 export function headerRules(files: readonly string[] = []): HeaderRule[] {
   const rules: HeaderRule[] = [
-    { path: "/*", headers: { "X-Content-Type-Options": "nosniff" }, why: "every response: the declared type is the type" },
-    { path: "/_astro/*", headers: { "Cache-Control": CACHE_IMMUTABLE }, why: "content-hashed scripts, styles and fonts" },
+    {
+      path: "/*",
+      headers: { "X-Content-Type-Options": "nosniff" },
+      why: "every response: the declared type is the type",
+    },
+    {
+      path: "/_astro/*",
+      headers: { "Cache-Control": CACHE_IMMUTABLE },
+      why: "content-hashed scripts, styles and fonts",
+    },
     ...AREAS.map((area) => ({
       path: `/${area}/sha256/*`,
       headers: { "Cache-Control": CACHE_IMMUTABLE },
       why: area === AREAS[0] ? "content-addressed copies of the published files (the manifests' immutablePath)" : "",
     })),
     { path: "/*/datapackage.json", headers: { "Cache-Control": CACHE_SHORT }, why: "manifests name the current files" },
-    { path: "/*/releases.json", headers: { "Cache-Control": CACHE_SHORT }, why: "the release history grows with each release" },
-    { path: "/*.sig", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "signatures: C2SP signed notes are text" },
+    {
+      path: "/*/releases.json",
+      headers: { "Cache-Control": CACHE_SHORT },
+      why: "the release history grows with each release",
+    },
+    {
+      path: "/*.sig",
+      headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT },
+      why: "signatures: C2SP signed notes are text",
+    },
     { path: "/*.vkey", headers: { "Content-Type": TEXT }, why: "verifier keys: one text line each" },
     { path: "/*.bib", headers: { "Content-Type": "application/x-bibtex; charset=utf-8" }, why: "BibTeX" },
-    { path: "/*.parquet", headers: { "Content-Type": "application/vnd.apache.parquet" }, why: "Apache Parquet (the columnar copy of a CSV table)" },
-    { path: "/*.csv", headers: { "Content-Type": "text/csv; charset=utf-8; header=present" }, why: "RFC 4180 CSV with a header row" },
-    { path: "/*.jsonl", headers: { "Content-Type": "application/jsonl; charset=utf-8" }, why: "JSON Lines: one JSON text per line" },
+    {
+      path: "/*.parquet",
+      headers: { "Content-Type": "application/vnd.apache.parquet" },
+      why: "Apache Parquet (the columnar copy of a CSV table)",
+    },
+    {
+      path: "/*.csv",
+      headers: { "Content-Type": "text/csv; charset=utf-8; header=present" },
+      why: "RFC 4180 CSV with a header row",
+    },
+    {
+      path: "/*.jsonl",
+      headers: { "Content-Type": "application/jsonl; charset=utf-8" },
+      why: "JSON Lines: one JSON text per line",
+    },
     ...AREAS.map((area) => ({
       path: `/${area}/releases/*`,
       detach: ["Cache-Control"],
       headers: { "Cache-Control": CACHE_IMMUTABLE },
-      why: area === AREAS[0] ? "each release's copies (manifest, signature, changes, citation): a new release adds a folder and none is rewritten, so the manifest and signature rules' short caching is replaced" : "",
+      why:
+        area === AREAS[0]
+          ? "each release's copies (manifest, signature, changes, citation): a new release adds a folder and none is rewritten, so the manifest and signature rules' short caching is replaced"
+          : "",
     })),
     ...["supply", "mii", "coordination", "roi"].map((alias, i) => ({
       path: `/economy/${alias}`,
       headers: { "Content-Type": "application/json" },
       why: i === 0 ? "the extension-less economy endpoints: the bytes of their .json files" : "",
     })),
-    { path: "/migration/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the migration tree's newest signed checkpoint" },
-    { path: "/migration/checkpoints/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT }, why: "earlier checkpoints, by tree size: never rewritten" },
-    { path: "/migration/proof/*", headers: { "Content-Type": "application/json" }, why: "static copies of GET /migration/proof/{address}" },
-    { path: "/v1/consensus/proofs/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/json" }, why: "static copies of GET /v1/consensus/proofs/{delib_id}: a sealed proof's copy is never rewritten" },
-    { path: "/ledger/checkpoint", headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT }, why: "the ledger's signed checkpoint (C2SP tlog-tiles)" },
-    { path: "/ledger/tile/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS }, why: "full ledger tiles (C2SP tlog-tiles) and entry bundles never change" },
-    { path: "/ledger/envelopes/*", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS }, why: "full envelope bundles (the entries' public envelopes, beside the tiles) never change" },
-    { path: "/tools/*.tgz", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/gzip" }, why: "the verifier's npm tarball: its name carries its version, and a new version gets a new name" },
-    { path: "/tools/*.tgz.sha256", headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT }, why: "its SHA-256 (sha256sum format), as lasting as the tarball it names" },
+    {
+      path: "/migration/checkpoint",
+      headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT },
+      why: "the migration tree's newest signed checkpoint",
+    },
+    {
+      path: "/migration/checkpoints/*",
+      headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT },
+      why: "earlier checkpoints, by tree size: never rewritten",
+    },
+    {
+      path: "/migration/proof/*",
+      headers: { "Content-Type": "application/json" },
+      why: "static copies of GET /migration/proof/{address}",
+    },
+    {
+      path: "/v1/consensus/proofs/*",
+      headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/json" },
+      why: "static copies of GET /v1/consensus/proofs/{delib_id}: a sealed proof's copy is never rewritten",
+    },
+    {
+      path: "/ledger/checkpoint",
+      headers: { "Cache-Control": CACHE_SHORT, "Content-Type": TEXT },
+      why: "the ledger's signed checkpoint (C2SP tlog-tiles)",
+    },
+    {
+      path: "/ledger/tile/*",
+      headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS },
+      why: "full ledger tiles (C2SP tlog-tiles) and entry bundles never change",
+    },
+    {
+      path: "/ledger/envelopes/*",
+      headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": OCTETS },
+      why: "full envelope bundles (the entries' public envelopes, beside the tiles) never change",
+    },
+    {
+      path: "/tools/*.tgz",
+      headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": "application/gzip" },
+      why: "the verifier's npm tarball: its name carries its version, and a new version gets a new name",
+    },
+    {
+      path: "/tools/*.tgz.sha256",
+      headers: { "Cache-Control": CACHE_IMMUTABLE, "Content-Type": TEXT },
+      why: "its SHA-256 (sha256sum format), as lasting as the tarball it names",
+    },
   ];
-  const partial = files.filter((f) => (f.startsWith("ledger/tile/") || f.startsWith("ledger/envelopes/")) && /\.p\/\d+$/.test(f)).sort();
+  const partial = files
+    .filter((f) => (f.startsWith("ledger/tile/") || f.startsWith("ledger/envelopes/")) && /\.p\/\d+$/.test(f))
+    .sort();
   partial.forEach((file, i) =>
     rules.push({
       path: `/${file}`,

@@ -3,7 +3,15 @@
  * the same chart) from core/pulse/sparkline.ts.
  */
 import { dateTime, day, dayAndTime, duration, percent } from "../../../core/format/text.ts";
-import { BASELINE_SCORE, baselineY, scoreDomain, sparkline, valueY, type Domain, type Sparkline } from "../../../core/pulse/sparkline.ts";
+import {
+  BASELINE_SCORE,
+  baselineY,
+  scoreDomain,
+  sparkline,
+  valueY,
+  type Domain,
+  type Sparkline,
+} from "../../../core/pulse/sparkline.ts";
 import type { PulseRecord } from "../../../core/pulse/history.ts";
 import { timeAxis, type TimeAxis } from "./time-axis.ts";
 
@@ -81,11 +89,11 @@ const marks = (points: readonly (readonly [number, number])[]) =>
 const tick = (v: number) => `${Math.round(v * 1000) / 10}%`;
 const count = (n: number) => n.toLocaleString("en-US");
 
-
-
 /** The same points placed on the time axis: x proportional to generatedAt within a stretch. */
 function byTime(line: Sparkline, records: readonly PulseRecord[], axis: TimeAxis): Sparkline {
-  const points = line.points.map(([, y], i) => [axis.x(Date.parse(records[line.indices[i]!]!.generatedAt)), y] as const);
+  const points = line.points.map(
+    ([, y], i) => [axis.x(Date.parse(records[line.indices[i]!]!.generatedAt)), y] as const,
+  );
   return { ...line, points, polyline: points.map(([x, y]) => `${x},${y}`).join(" ") };
 }
 
@@ -94,7 +102,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The axis of the records' instants over the chart's width. */
 export function recordsAxis(records: readonly PulseRecord[]): TimeAxis {
-  return timeAxis(records.map((r) => Date.parse(r.generatedAt)), CHART_WIDTH);
+  return timeAxis(
+    records.map((r) => Date.parse(r.generatedAt)),
+    CHART_WIDTH,
+  );
 }
 
 function gapsOf(axis: TimeAxis): ChartGap[] {
@@ -121,7 +132,12 @@ function axisLabelsOf(axis: TimeAxis, records: readonly PulseRecord[]): AxisLabe
     ];
   }
   return [
-    ...axis.stretches.map((s) => ({ text: dayAndTime(iso(s.from)), iso: iso(s.from), leftPercent: pctOf(s.x0), align: "start" as const })),
+    ...axis.stretches.map((s) => ({
+      text: dayAndTime(iso(s.from)),
+      iso: iso(s.from),
+      leftPercent: pctOf(s.x0),
+      align: "start" as const,
+    })),
     { text: dayAndTime(last), iso: last, leftPercent: 100, align: "end" as const },
   ];
 }
@@ -158,7 +174,10 @@ export function buildChart(records: readonly PulseRecord[]): Chart | null {
   const miiRange = range(miiValues);
   const firstDate = day(first.generatedAt);
   const lastDate = day(last.generatedAt);
-  const span = records.length === 1 ? `1 pulse on ${firstDate}` : `${count(records.length)} pulses from ${firstDate} to ${lastDate}`;
+  const span =
+    records.length === 1
+      ? `1 pulse on ${firstDate}`
+      : `${count(records.length)} pulses from ${firstDate} to ${lastDate}`;
   return {
     count: records.length,
     domain,
@@ -166,20 +185,25 @@ export function buildChart(records: readonly PulseRecord[]): Chart | null {
     mii: mii.polyline,
     giMarks: marks(gi.points),
     miiMarks: marks(mii.points),
-    singleLabel: records.length === 1 ? `GI ${pct(last.giScore)} · MII ${pct(last.miiScore)} on ${dateTime(last.generatedAt)}` : null,
+    singleLabel:
+      records.length === 1
+        ? `GI ${pct(last.giScore)} · MII ${pct(last.miiScore)} on ${dateTime(last.generatedAt)}`
+        : null,
     giPoints: gi.points.length,
     miiPoints: mii.points.length,
     baselineY: baselineY(CHART_HEIGHT, domain),
     ticks,
     title: `GI and MII over ${span}`,
-    desc: records.length === 1
-      ? `GI ${pct(last.giScore)}, MII ${pct(last.miiScore)} (${last.cycle}). The dashed line marks the ${tick(BASELINE_SCORE)} baseline; the vertical scale runs from ${tick(domain[0])} to ${tick(domain[1])}.`
-      :
-      `GI ranged from ${pct(giRange.min)} to ${pct(giRange.max)}, latest ${pct(last.giScore)} (${last.cycle}). ` +
-      `MII ranged from ${pct(miiRange.min)} to ${pct(miiRange.max)}, latest ${pct(last.miiScore)}. ` +
-      `The dashed line marks the ${tick(BASELINE_SCORE)} baseline; the vertical scale runs from ${tick(domain[0])} to ${tick(domain[1])}.` +
-      (records.length > gi.points.length ? ` Drawn from ${count(gi.points.length)} of ${count(records.length)} points per line, keeping each stretch's lowest and highest value.` : "") +
-      gapsSentence(gaps),
+    desc:
+      records.length === 1
+        ? `GI ${pct(last.giScore)}, MII ${pct(last.miiScore)} (${last.cycle}). The dashed line marks the ${tick(BASELINE_SCORE)} baseline; the vertical scale runs from ${tick(domain[0])} to ${tick(domain[1])}.`
+        : `GI ranged from ${pct(giRange.min)} to ${pct(giRange.max)}, latest ${pct(last.giScore)} (${last.cycle}). ` +
+          `MII ranged from ${pct(miiRange.min)} to ${pct(miiRange.max)}, latest ${pct(last.miiScore)}. ` +
+          `The dashed line marks the ${tick(BASELINE_SCORE)} baseline; the vertical scale runs from ${tick(domain[0])} to ${tick(domain[1])}.` +
+          (records.length > gi.points.length
+            ? ` Drawn from ${count(gi.points.length)} of ${count(records.length)} points per line, keeping each stretch's lowest and highest value.`
+            : "") +
+          gapsSentence(gaps),
     firstDate,
     lastDate,
     axis,

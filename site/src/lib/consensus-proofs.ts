@@ -45,7 +45,8 @@ export async function publishProofCopies(dataDir: string, outDir: string): Promi
   if (stray) throw new ProofCopyError(`${join(dir, stray)}: not a proof copy (<delib_id>.json)`);
   if (names.length === 0) return 0;
   const vkeyPath = join(dataDir, "keys", "ledger.vkey");
-  if (!existsSync(vkeyPath)) throw new ProofCopyError(`${vkeyPath} is missing: the proof copies in ${dir} cannot be checked`);
+  if (!existsSync(vkeyPath))
+    throw new ProofCopyError(`${vkeyPath} is missing: the proof copies in ${dir} cannot be checked`);
   const keys = parseTrustedKeys(readFileSync(vkeyPath, "utf8"), vkeyPath);
   await mkdir(join(outDir, PROOF_SITE_DIR), { recursive: true });
   for (const name of names) {

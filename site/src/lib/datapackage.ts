@@ -85,9 +85,14 @@ export function verifySchemas(dataDir: string): string[] {
   const dir = join(dataDir, "schemas");
   if (!existsSync(dir)) return [];
   const files = filesUnder(dir);
-  const diff = diffSchemaTexts(renderPublishedSchemas(), files, (file) => (files.includes(file) ? readFileSync(join(dir, file), "utf8") : undefined));
+  const diff = diffSchemaTexts(renderPublishedSchemas(), files, (file) =>
+    files.includes(file) ? readFileSync(join(dir, file), "utf8") : undefined,
+  );
   const problems = schemaDiffProblems(diff);
-  if (problems.length > 0) throw new SchemaVerificationError(`${dir} is not what core/schemas produces (run \`npm run schemas\`):\n  ${problems.join("\n  ")}`);
+  if (problems.length > 0)
+    throw new SchemaVerificationError(
+      `${dir} is not what core/schemas produces (run \`npm run schemas\`):\n  ${problems.join("\n  ")}`,
+    );
   return diff.unchanged;
 }
 
@@ -116,7 +121,10 @@ export function isPublic(resource: Pick<Resource, "access">): boolean {
 /** The note verifier keys of `<dataDir>/keys/datasets.vkey` (one per line, `#` comments allowed). */
 export function readDatasetKeys(dataDir: string): NoteVerifier[] {
   const path = join(dataDir, "keys", DATASET_KEYS_FILE);
-  if (!existsSync(path)) throw new DataVerificationError(`${path}: the dataset public key file is missing; cannot verify the area manifests`);
+  if (!existsSync(path))
+    throw new DataVerificationError(
+      `${path}: the dataset public key file is missing; cannot verify the area manifests`,
+    );
   let keys: NoteVerifier[];
   try {
     keys = parseTrustedKeys(readFileSync(path, "utf8"), path);
@@ -137,7 +145,12 @@ function fail(file: string, problem: string): never {
  * Verifies `<dataDir>/areas/<area>`; null when the area has not been generated (no manifest).
  * Throws DataVerificationError naming the first file that fails.
  */
-export function verifyArea(dataDir: string, area: AreaSlug, options: VerifyOptions = {}, keys?: NoteVerifier[]): VerifiedArea | null {
+export function verifyArea(
+  dataDir: string,
+  area: AreaSlug,
+  options: VerifyOptions = {},
+  keys?: NoteVerifier[],
+): VerifiedArea | null {
   const dir = resolve(dataDir, "areas", area);
   const manifestPath = join(dir, MANIFEST_FILE);
   if (!existsSync(manifestPath)) return null;
@@ -152,14 +165,25 @@ export function verifyArea(dataDir: string, area: AreaSlug, options: VerifyOptio
     manifest = checkManifest(area, manifestBytes).manifest;
   } catch (error) {
     if (!(error instanceof DataPackageError)) throw error;
-    const file = error.subject === "signature" ? sigPath : error.subject === "keys" ? join(dataDir, "keys", DATASET_KEYS_FILE) : manifestPath;
-    fail(file, error.subject === "signature" ? `the signature does not verify under ${DATASET_KEYS_FILE} (${error.message})` : error.message);
+    const file =
+      error.subject === "signature"
+        ? sigPath
+        : error.subject === "keys"
+          ? join(dataDir, "keys", DATASET_KEYS_FILE)
+          : manifestPath;
+    fail(
+      file,
+      error.subject === "signature"
+        ? `the signature does not verify under ${DATASET_KEYS_FILE} (${error.message})`
+        : error.message,
+    );
   }
 
   const files = new Map<string, Buffer>();
   for (const resource of manifest.resources) {
     const file = resolve(dir, resource.path);
-    if (!file.startsWith(dir + sep)) fail(manifestPath, `resource ${resource.name}: path ${resource.path} leaves the area folder`);
+    if (!file.startsWith(dir + sep))
+      fail(manifestPath, `resource ${resource.name}: path ${resource.path} leaves the area folder`);
     // Keyed files live in the keyed data folder, not the public one (docs/trust.md): the
     // site never publishes them, so one that is absent here is skipped; one that is here is checked.
     if (!isPublic(resource) && !existsSync(file)) continue;
@@ -167,7 +191,8 @@ export function verifyArea(dataDir: string, area: AreaSlug, options: VerifyOptio
     const bytes = readFileSync(file);
     if (bytes.length !== resource.bytes) fail(file, `${bytes.length} bytes, ${MANIFEST_FILE} lists ${resource.bytes}`);
     const hash = sha256(bytes);
-    if (hash !== resource.hash) fail(file, `SHA-256 mismatch: the file hashes to ${hash}, ${MANIFEST_FILE} lists ${resource.hash}`);
+    if (hash !== resource.hash)
+      fail(file, `SHA-256 mismatch: the file hashes to ${hash}, ${MANIFEST_FILE} lists ${resource.hash}`);
     if (options.keep?.(resource)) files.set(resource.path, bytes);
   }
   return { area, dir, manifest, manifestBytes, signatureBytes, files };
@@ -242,7 +267,11 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
         if (bytes) await writeInto(outDir, `economy/${alias}`, bytes);
       }
     }
-    report.areas.push({ area: v.area, files: v.files.size, keyed: v.manifest.resources.filter((r) => !isPublic(r)).length });
+    report.areas.push({
+      area: v.area,
+      files: v.files.size,
+      keyed: v.manifest.resources.filter((r) => !isPublic(r)).length,
+    });
   }
   const keysDir = join(dataDir, "keys");
   if (existsSync(keysDir)) {

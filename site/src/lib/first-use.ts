@@ -8,8 +8,49 @@
 import type { GlossaryTerm } from "../../../core/glossary.ts";
 
 /** Elements whose text is never marked. */
-const SKIP = new Set(["a", "abbr", "dfn", "code", "pre", "kbd", "samp", "script", "style", "svg", "title", "textarea", "select", "option", "button", "label", "h1", "h2", "h3", "h4", "h5", "h6", "noscript", "template", "caption", "th"]);
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+const SKIP = new Set([
+  "a",
+  "abbr",
+  "dfn",
+  "code",
+  "pre",
+  "kbd",
+  "samp",
+  "script",
+  "style",
+  "svg",
+  "title",
+  "textarea",
+  "select",
+  "option",
+  "button",
+  "label",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "noscript",
+  "template",
+  "caption",
+  "th",
+]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+]);
 
 function escapeAttribute(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
@@ -47,7 +88,8 @@ export function markFirstUses(html: string, terms: readonly GlossaryTerm[], href
       for (const term of terms) {
         if (used.has(term.id)) continue;
         const found = new RegExp(term.match.source, term.match.flags.replace("g", "")).exec(token.slice(at));
-        if (found && (first === null || found.index < first.index)) first = { term, index: found.index, word: found[0] };
+        if (found && (first === null || found.index < first.index))
+          first = { term, index: found.index, word: found[0] };
       }
       if (!first) break;
       used.add(first.term.id);

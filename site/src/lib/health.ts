@@ -33,5 +33,7 @@ export function siteHealth(): SystemHealthReport | null {
 
 /** Whether any generated area says its data is sample data. */
 export function isSampleData(): boolean {
-  return (["government", "academics", "philosophy", "economy", "diplomacy"] as const).some((a) => areaPackage(a)?.manifest.sample === true);
+  return (["government", "academics", "philosophy", "economy", "diplomacy"] as const).some(
+    (a) => areaPackage(a)?.manifest.sample === true,
+  );
 }

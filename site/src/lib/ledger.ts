@@ -50,7 +50,10 @@ export async function publishLedger(dataDir: string, outDir: string): Promise<Pu
     if (existsSync(policyFile)) {
       const policy = parsePolicy(readFileSync(policyFile, "utf8"));
       const witnessed = checkWitnessed(note, policy);
-      if (!witnessed.met) throw new Error(`${describeQuorum(policy)} of ${policyFile} is not met: cosigned by ${witnessed.cosigned.map((c) => c.id).join(", ") || "no witness"}`);
+      if (!witnessed.met)
+        throw new Error(
+          `${describeQuorum(policy)} of ${policyFile} is not met: cosigned by ${witnessed.cosigned.map((c) => c.id).join(", ") || "no witness"}`,
+        );
     }
   } catch (error) {
     throw new LedgerTilesBuildError(`${checkpointFile}: ${(error as Error).message}`);
@@ -68,7 +71,10 @@ export async function publishLedger(dataDir: string, outDir: string): Promise<Pu
     };
     const files = tileFiles(from);
     const problems = tilesProblems(checkpoint.size, checkpoint.rootHash, read, files);
-    if (problems.length > 0) throw new LedgerTilesBuildError(`${join(from, "tile")} does not agree with ${checkpointFile}:\n  ${problems.slice(0, 20).join("\n  ")}`);
+    if (problems.length > 0)
+      throw new LedgerTilesBuildError(
+        `${join(from, "tile")} does not agree with ${checkpointFile}:\n  ${problems.slice(0, 20).join("\n  ")}`,
+      );
     // Every file listed is one of the checkpoint's tree (a stray fails the check above): exactly those are copied.
     for (const file of files) {
       await mkdir(dirname(join(to, file)), { recursive: true });
@@ -81,5 +87,7 @@ export async function publishLedger(dataDir: string, outDir: string): Promise<Pu
 
 /** Every file under `<prefix>/tile/` and `<prefix>/envelopes/`, as a path under the log's prefix with `/` (how `tilesProblems` names them). */
 function tileFiles(prefix: string): string[] {
-  return ["tile", "envelopes"].flatMap((folder) => filesUnder(join(prefix, folder)).map((file) => `${folder}/${file}`)).sort();
+  return ["tile", "envelopes"]
+    .flatMap((folder) => filesUnder(join(prefix, folder)).map((file) => `${folder}/${file}`))
+    .sort();
 }

@@ -44,11 +44,17 @@ export interface ManualEntry {
 /** The reading order: by `order`, then by title; pages without `order` last, by title. */
 export function manualOrder<T extends ManualEntry>(entries: readonly T[]): T[] {
   const rank = (e: T) => e.order ?? Number.POSITIVE_INFINITY;
-  return [...entries].sort((a, b) => rank(a) - rank(b) || a.title.localeCompare(b.title, "en") || a.name.localeCompare(b.name, "en"));
+  return [...entries].sort(
+    (a, b) => rank(a) - rank(b) || a.title.localeCompare(b.title, "en") || a.name.localeCompare(b.name, "en"),
+  );
 }
 
 /** A page's title: its front matter's `title`, else its first `# ` heading, else its file name. */
-export function manualTitle(name: string, frontMatterTitle: string | undefined, headings: readonly { depth: number; text: string }[]): string {
+export function manualTitle(
+  name: string,
+  frontMatterTitle: string | undefined,
+  headings: readonly { depth: number; text: string }[],
+): string {
   return frontMatterTitle ?? headings.find((h) => h.depth === 1)?.text ?? name;
 }
 
@@ -75,7 +81,12 @@ export const manualHastPlugin: HastPluginDefinition = {
           const n = (tablesUnder.get(heading) ?? 0) + 1;
           tablesUnder.set(heading, n);
           const label = `Table${heading ? `: ${heading}` : ""}${n > 1 ? ` (${n})` : ""}`;
-          ctx.wrapNode(node, { type: "element", tagName: "div", properties: { className: ["manual-table"], role: "region", tabIndex: 0, ariaLabel: label }, children: [] });
+          ctx.wrapNode(node, {
+            type: "element",
+            tagName: "div",
+            properties: { className: ["manual-table"], role: "region", tabIndex: 0, ariaLabel: label },
+            children: [],
+          });
         }
       }
       if ("children" in node) for (const child of node.children) visit(child);

@@ -113,7 +113,8 @@ export async function trustedKeys(vkeys: string): Promise<TrustedKey[]> {
       throw new LookupError("key-malformed", `not an Ed25519 verifier key: ${line.slice(0, 80)}`);
     }
     const id = (await sha256(encoder.encode(`${name}\n`), typed)).subarray(0, 4);
-    if (Array.from(id, (b) => b.toString(16).padStart(2, "0")).join("") !== idHex.toLowerCase()) throw new LookupError("key-malformed", `the key id of ${name} does not match its key`);
+    if (Array.from(id, (b) => b.toString(16).padStart(2, "0")).join("") !== idHex.toLowerCase())
+      throw new LookupError("key-malformed", `the key id of ${name} does not match its key`);
     const key = await crypto.subtle.importKey("raw", typed.slice(1), { name: "Ed25519" }, false, ["verify"]);
     keys.push({ name, id, key });
   }
@@ -131,17 +132,23 @@ export interface OpenedCheckpoint {
 /** Step 2: the signed checkpoint, opened with the trusted keys only. */
 export async function openCheckpoint(note: string, keys: readonly TrustedKey[]): Promise<OpenedCheckpoint> {
   const split = note.lastIndexOf("\n\n");
-  if (split < 0 || !note.endsWith("\n")) throw new LookupError("checkpoint-malformed", "the checkpoint is not a signed note");
+  if (split < 0 || !note.endsWith("\n"))
+    throw new LookupError("checkpoint-malformed", "the checkpoint is not a signed note");
   const text = note.slice(0, split + 1);
   const signedBy: string[] = [];
   for (const line of note.slice(split + 2, -1).split("\n")) {
-    if (!line.startsWith(SIGNATURE_PREFIX)) throw new LookupError("checkpoint-malformed", "a signature line does not start with an em dash");
+    if (!line.startsWith(SIGNATURE_PREFIX))
+      throw new LookupError("checkpoint-malformed", "a signature line does not start with an em dash");
     const [name = "", sigText = "", ...rest] = line.slice(SIGNATURE_PREFIX.length).split(" ");
     const bytes = fromBase64(sigText);
-    if (rest.length > 0 || !bytes || bytes.length < 5) throw new LookupError("checkpoint-malformed", `malformed signature line of ${name}`);
+    if (rest.length > 0 || !bytes || bytes.length < 5)
+      throw new LookupError("checkpoint-malformed", `malformed signature line of ${name}`);
     const key = keys.find((k) => k.name === name && equal(k.id, bytes.subarray(0, 4)));
     if (!key) continue; // a key this page does not trust proves nothing, and refutes nothing
-    if (bytes.length !== 4 + 64 || !(await crypto.subtle.verify("Ed25519", key.key, bytes.slice(4), encoder.encode(text)))) {
+    if (
+      bytes.length !== 4 + 64 ||
+      !(await crypto.subtle.verify("Ed25519", key.key, bytes.slice(4), encoder.encode(text)))
+    ) {
       throw new LookupError("checkpoint-untrusted", `the signature of ${name} does not verify`);
     }
     signedBy.push(name);
@@ -149,7 +156,14 @@ export async function openCheckpoint(note: string, keys: readonly TrustedKey[]):
   if (signedBy.length === 0) throw new LookupError("checkpoint-untrusted", "no trusted key signed the checkpoint");
   const [origin = "", sizeLine = "", rootLine = "", ...extensions] = text.slice(0, -1).split("\n");
   const root = fromBase64(rootLine);
-  if (origin === "" || !DECIMAL.test(sizeLine) || !Number.isSafeInteger(Number(sizeLine)) || !root || root.length !== 32 || extensions.some((e) => e === "")) {
+  if (
+    origin === "" ||
+    !DECIMAL.test(sizeLine) ||
+    !Number.isSafeInteger(Number(sizeLine)) ||
+    !root ||
+    root.length !== 32 ||
+    extensions.some((e) => e === "")
+  ) {
     throw new LookupError("checkpoint-malformed", "the checkpoint's text is not origin, size and root hash");
   }
   return { origin, size: Number(sizeLine), root, signedBy };
@@ -163,26 +177,39 @@ export function checkLeaf(address: string, text: string): MigrationLeaf {
   } catch {
     throw new LookupError("leaf-malformed", "the leaf is not JSON");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new LookupError("leaf-malformed", "the leaf is not an object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new LookupError("leaf-malformed", "the leaf is not an object");
   const leaf = value as Record<string, unknown>;
   const keys = Object.keys(leaf).sort();
   const kind = keys.join(",");
-  if (kind !== "address,balance_shards,v1_balance_gic" && kind !== "address,balance_shards,correction") throw new LookupError("leaf-malformed", `the leaf has the members ${kind}`);
-  if (keys.some((k) => typeof leaf[k] !== "string")) throw new LookupError("leaf-malformed", "every member of a leaf is a string");
+  if (kind !== "address,balance_shards,v1_balance_gic" && kind !== "address,balance_shards,correction")
+    throw new LookupError("leaf-malformed", `the leaf has the members ${kind}`);
+  if (keys.some((k) => typeof leaf[k] !== "string"))
+    throw new LookupError("leaf-malformed", "every member of a leaf is a string");
   // JCS of an object of strings: members sorted, JSON.stringify's string form (RFC 8785 §3.2.2.2).
-  if (JSON.stringify(Object.fromEntries(keys.map((k) => [k, leaf[k]]))) !== text) throw new LookupError("leaf-malformed", "the leaf is not in canonical form (JCS)");
+  if (JSON.stringify(Object.fromEntries(keys.map((k) => [k, leaf[k]]))) !== text)
+    throw new LookupError("leaf-malformed", "the leaf is not in canonical form (JCS)");
   const typed = leaf as unknown as MigrationLeaf;
-  if (typed.address !== address) throw new LookupError("wrong-address", `the leaf is for ${typed.address}, not ${address}`);
-  if (!DECIMAL.test(typed.balance_shards)) throw new LookupError("leaf-malformed", "balance_shards is not a whole number of shards");
+  if (typed.address !== address)
+    throw new LookupError("wrong-address", `the leaf is for ${typed.address}, not ${address}`);
+  if (!DECIMAL.test(typed.balance_shards))
+    throw new LookupError("leaf-malformed", "balance_shards is not a whole number of shards");
   if (typed.v1_balance_gic !== undefined) {
     const read = parseMic(typed.v1_balance_gic);
-    if (!read.ok || read.shards !== BigInt(typed.balance_shards)) throw new LookupError("conversion-mismatch", `${typed.v1_balance_gic} GIC is not ${typed.balance_shards} shards`);
+    if (!read.ok || read.shards !== BigInt(typed.balance_shards))
+      throw new LookupError("conversion-mismatch", `${typed.v1_balance_gic} GIC is not ${typed.balance_shards} shards`);
   }
   return typed;
 }
 
 /** Step 4: RFC 9162 §2.1.3.2, with arithmetic that holds for any safe-integer size. */
-export async function verifyInclusion(leafText: string, index: number, size: number, proof: readonly Uint8Array[], root: Uint8Array): Promise<boolean> {
+export async function verifyInclusion(
+  leafText: string,
+  index: number,
+  size: number,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): Promise<boolean> {
   if (index >= size) return false;
   let fn = index;
   let sn = size - 1;
@@ -207,20 +234,43 @@ export async function verifyInclusion(leafText: string, index: number, size: num
 }
 
 /** The whole lookup: every step, or the LookupError of the first that fails. */
-export async function verifyLookup(input: { address: string; proof: unknown; checkpoint: string; vkeys: string; origin: string }): Promise<VerifiedLookup> {
+export async function verifyLookup(input: {
+  address: string;
+  proof: unknown;
+  checkpoint: string;
+  vkeys: string;
+  origin: string;
+}): Promise<VerifiedLookup> {
   const keys = await trustedKeys(input.vkeys);
   const checkpoint = await openCheckpoint(input.checkpoint, keys);
-  if (checkpoint.origin !== input.origin) throw new LookupError("wrong-origin", `the checkpoint is of ${checkpoint.origin}, not ${input.origin}`);
+  if (checkpoint.origin !== input.origin)
+    throw new LookupError("wrong-origin", `the checkpoint is of ${checkpoint.origin}, not ${input.origin}`);
   const p = input.proof as { index?: unknown; tree_size?: unknown; leaf?: unknown; proof?: unknown } | null;
-  if (typeof p !== "object" || p === null || !Number.isSafeInteger(p.index) || !Number.isSafeInteger(p.tree_size) || typeof p.leaf !== "string" || !Array.isArray(p.proof) || p.proof.length > 64) {
-    throw new LookupError("proof-malformed", "the proof needs an integer index and tree_size, a leaf and at most 64 hashes");
+  if (
+    typeof p !== "object" ||
+    p === null ||
+    !Number.isSafeInteger(p.index) ||
+    !Number.isSafeInteger(p.tree_size) ||
+    typeof p.leaf !== "string" ||
+    !Array.isArray(p.proof) ||
+    p.proof.length > 64
+  ) {
+    throw new LookupError(
+      "proof-malformed",
+      "the proof needs an integer index and tree_size, a leaf and at most 64 hashes",
+    );
   }
   const hashes = p.proof.map((h) => (typeof h === "string" ? fromBase64(h) : null));
-  if (hashes.some((h) => h === null || h.length !== 32)) throw new LookupError("proof-malformed", "a proof hash is not base64 of 32 bytes");
+  if (hashes.some((h) => h === null || h.length !== 32))
+    throw new LookupError("proof-malformed", "a proof hash is not base64 of 32 bytes");
   const index = p.index as number;
   const treeSize = p.tree_size as number;
   const leaf = checkLeaf(input.address, p.leaf);
-  if (treeSize !== checkpoint.size) throw new LookupError("tree-size-mismatch", `the proof is for ${treeSize} leaves, the checkpoint signs ${checkpoint.size}`);
+  if (treeSize !== checkpoint.size)
+    throw new LookupError(
+      "tree-size-mismatch",
+      `the proof is for ${treeSize} leaves, the checkpoint signs ${checkpoint.size}`,
+    );
   if (index < 0 || !(await verifyInclusion(p.leaf, index, treeSize, hashes as Uint8Array[], checkpoint.root))) {
     throw new LookupError("inclusion-failed", `the leaf at index ${index} does not lead to the signed root`);
   }

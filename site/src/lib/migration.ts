@@ -64,7 +64,8 @@ export function publishedMigration(dataDir: string): PublishedMigration | null {
   const dir = join(dataDir, "migration");
   if (!existsSync(join(dir, MIGRATION_FILES.checkpoint))) return null;
   const keysPath = join(dataDir, "keys", DATASET_KEYS_FILE);
-  if (!existsSync(keysPath)) throw new MigrationVerificationError(`${keysPath} is missing: the migration tree cannot be verified`);
+  if (!existsSync(keysPath))
+    throw new MigrationVerificationError(`${keysPath} is missing: the migration tree cannot be verified`);
   const vkeys = readFileSync(keysPath, "utf8");
   const trusted = parseTrustedKeys(vkeys, keysPath);
   const report = verifyMigrationDir(dir, trusted);
@@ -80,7 +81,9 @@ export function publishedMigration(dataDir: string): PublishedMigration | null {
     return { line: m.line, address: m.address, reason: m.reason };
   });
   const manifestPath = join(dir, "datapackage.json");
-  const sample = existsSync(manifestPath) && (JSON.parse(readFileSync(manifestPath, "utf8")) as { sample?: boolean }).sample === true;
+  const sample =
+    existsSync(manifestPath) &&
+    (JSON.parse(readFileSync(manifestPath, "utf8")) as { sample?: boolean }).sample === true;
   return {
     summary: state.summary,
     note: state.checkpoint,
@@ -96,14 +99,23 @@ export function publishedMigration(dataDir: string): PublishedMigration | null {
 }
 
 /** The largest leaf of the snapshot and, in sample data, the total of the sample ledger's own accounts. */
-function snapshotFigures(lines: readonly string[], sample: boolean): Pick<PublishedMigration, "largest" | "ledgerAccounts"> {
+function snapshotFigures(
+  lines: readonly string[],
+  sample: boolean,
+): Pick<PublishedMigration, "largest" | "ledgerAccounts"> {
   const leaves = lines.map((line) => {
     const leaf = JSON.parse(line) as { address: string; balance_shards: string };
     return { address: leaf.address, shards: BigInt(leaf.balance_shards) };
   });
-  const largest = leaves.reduce<{ address: string; shards: bigint } | null>((best, leaf) => (best === null || leaf.shards > best.shards ? leaf : best), null);
+  const largest = leaves.reduce<{ address: string; shards: bigint } | null>(
+    (best, leaf) => (best === null || leaf.shards > best.shards ? leaf : best),
+    null,
+  );
   const own = leaves.filter((leaf) => !INVENTED_SAMPLE_ACCOUNT.test(leaf.address));
-  return { largest, ledgerAccounts: sample ? { count: own.length, shards: own.reduce((sum, leaf) => sum + leaf.shards, 0n) } : null };
+  return {
+    largest,
+    ledgerAccounts: sample ? { count: own.length, shards: own.reduce((sum, leaf) => sum + leaf.shards, 0n) } : null,
+  };
 }
 
 /** Where the static copy of an address's proof is: the API's path, so the lookup asks one URL either way. */
@@ -118,7 +130,11 @@ export const proofSitePath = (address: string) => `${MIGRATION_SITE_DIR}/proof/$
 export async function publishMigration(dataDir: string, outDir: string): Promise<number> {
   const published = publishedMigration(dataDir);
   if (!published) return 0;
-  await cp(join(dataDir, "migration"), join(outDir, MIGRATION_SITE_DIR), { recursive: true, force: true, errorOnExist: false });
+  await cp(join(dataDir, "migration"), join(outDir, MIGRATION_SITE_DIR), {
+    recursive: true,
+    force: true,
+    errorOnExist: false,
+  });
   const { leaves } = readMigrationDir(join(dataDir, "migration"));
   const tree = LeafTree.fromTexts(leaves);
   await mkdir(join(outDir, MIGRATION_SITE_DIR, "proof"), { recursive: true });

@@ -70,7 +70,11 @@ export function renderNginxConf(o: NginxOptions): string {
   const locations: string[] = [];
   for (const file of [...o.files].sort()) {
     for (const path of servedPaths(file)) {
-      locations.push(`    location = ${quote(path)} {`, ...nginxHeaders(effectiveHeaders(o.rules, path), "      "), "    }");
+      locations.push(
+        `    location = ${quote(path)} {`,
+        ...nginxHeaders(effectiveHeaders(o.rules, path), "      "),
+        "    }",
+      );
     }
   }
   const host = o.host ?? "127.0.0.1";

@@ -53,9 +53,12 @@ export function originOf(name: string, text: string): string {
   } catch {
     throw new Error(`${name}: ${JSON.stringify(text)} is not a URL; give the origin, e.g. https://data.example.org`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`${name}: ${JSON.stringify(text)} is not an http(s) origin`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`${name}: ${JSON.stringify(text)} is not an http(s) origin`);
   if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
-    throw new Error(`${name}: ${JSON.stringify(text)} has a path, query or credentials; the portal is served at the root of its origin, so give only scheme://host[:port]`);
+    throw new Error(
+      `${name}: ${JSON.stringify(text)} has a path, query or credentials; the portal is served at the root of its origin, so give only scheme://host[:port]`,
+    );
   }
   return url.origin;
 }
@@ -66,7 +69,10 @@ const EMAIL = /^[^\s@<>()"',;:]+@[^\s@<>()"',;:]+\.[a-z]{2,}$/i;
 export function contactOf(text: string): Contact {
   const value = text.trim().replace(/^mailto:/i, "");
   if (EMAIL.test(value)) {
-    if (/\.example$/i.test(value)) throw new Error(`PUBLIC_CONTACT: ${JSON.stringify(text)} is a placeholder address (.example); give one that reaches the operators`);
+    if (/\.example$/i.test(value))
+      throw new Error(
+        `PUBLIC_CONTACT: ${JSON.stringify(text)} is a placeholder address (.example); give one that reaches the operators`,
+      );
     return { href: `mailto:${value}`, text: value };
   }
   let url: URL | undefined;
@@ -75,7 +81,8 @@ export function contactOf(text: string): Contact {
   } catch {
     url = undefined;
   }
-  if (url?.protocol !== "https:") throw new Error(`PUBLIC_CONTACT: ${JSON.stringify(text)} is neither an e-mail address nor an https:// page`);
+  if (url?.protocol !== "https:")
+    throw new Error(`PUBLIC_CONTACT: ${JSON.stringify(text)} is neither an e-mail address nor an https:// page`);
   return { href: url.href, text: url.href };
 }
 
@@ -86,7 +93,7 @@ export function publicOrigins(env: Record<string, string | undefined> = process.
     throw new Error(
       "SITE_URL is not set: a build in CI must name the origin it is served from (e.g. SITE_URL=https://data.example.org), or its pages would point downloaders at the development address " +
         DEVELOPMENT_SITE_URL +
-        ". Set the repository variable SITE_URL (docs/portal.md, \"Where a build is served\").",
+        '. Set the repository variable SITE_URL (docs/portal.md, "Where a build is served").',
     );
   }
   const site = given ? originOf("SITE_URL", given) : DEVELOPMENT_SITE_URL;
@@ -102,7 +109,10 @@ export function publicOrigins(env: Record<string, string | undefined> = process.
     api = { kind: "none" };
   }
   const contactText = env.PUBLIC_CONTACT?.trim();
-  const repository = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? `${env.GITHUB_SERVER_URL.replace(/\/$/, "")}/${env.GITHUB_REPOSITORY}/issues` : undefined;
+  const repository =
+    env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY
+      ? `${env.GITHUB_SERVER_URL.replace(/\/$/, "")}/${env.GITHUB_REPOSITORY}/issues`
+      : undefined;
   const contact = contactText ? contactOf(contactText) : repository ? contactOf(repository) : null;
   return { site, siteConfigured: Boolean(given), api, contact };
 }

@@ -51,7 +51,9 @@ export function readPulseHistory(dataDir: string): PulseHistory {
     vkeyText: read(join(dataDir, "keys", "datasets.vkey")),
   });
   if (!check.signed) {
-    throw new HistoryVerificationError(listed(`the pulse history cannot be vouched for; refusing to publish it`, check.problems));
+    throw new HistoryVerificationError(
+      listed(`the pulse history cannot be vouched for; refusing to publish it`, check.problems),
+    );
   }
   const records = check.signed.records;
   const newest = newestFirst(records);
@@ -67,7 +69,12 @@ export function readPulseHistory(dataDir: string): PulseHistory {
 export function pulseStaticFiles(dataDir: string, records: readonly PulseRecord[]): Map<string, Uint8Array> {
   const problems = staticCopyProblems(dataDir, records);
   if (problems.length > 0) {
-    throw new HistoryVerificationError(listed(`the pulse's static copies under ${join(dataDir, "v1")} are not what the signed history gives; refusing to publish them`, problems));
+    throw new HistoryVerificationError(
+      listed(
+        `the pulse's static copies under ${join(dataDir, "v1")} are not what the signed history gives; refusing to publish them`,
+        problems,
+      ),
+    );
   }
   return expectedStaticFiles(records);
 }

@@ -22,7 +22,14 @@ export interface PulseRun {
 /** What a row says about a pulse; two pulses with the same key collapse into one row. */
 export function rowKey(record: PulseRecord, names: readonly string[]): string {
   const signals = names.map((n) => signalValue(record, n));
-  return JSON.stringify([record.giScore, record.miiScore, record.cycle, record.branch, record.origin?.kind ?? "live", signals]);
+  return JSON.stringify([
+    record.giScore,
+    record.miiScore,
+    record.cycle,
+    record.branch,
+    record.origin?.kind ?? "live",
+    signals,
+  ]);
 }
 
 /** `newest` (newest first) cut into runs of consecutive pulses with the same row key. */
@@ -67,9 +74,18 @@ const range = (values: readonly number[], one: string) => {
 export function runScope(run: PulseRun): string {
   const stats = run.records.map((r) => r.stats);
   return [
-    range(stats.map((s) => s.appsCount), "app"),
-    range(stats.map((s) => s.packagesCount), "sub-package"),
-    range(stats.map((s) => s.workflowsCount), "workflow"),
+    range(
+      stats.map((s) => s.appsCount),
+      "app",
+    ),
+    range(
+      stats.map((s) => s.packagesCount),
+      "sub-package",
+    ),
+    range(
+      stats.map((s) => s.workflowsCount),
+      "workflow",
+    ),
   ].join(" · ");
 }
 

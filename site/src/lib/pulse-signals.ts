@@ -111,10 +111,17 @@ function runs(values: readonly (number | null)[]): Array<{ measured: boolean; fr
 }
 
 /** A measured run as path points: downsampled like the GI line, flat stretches reduced to their ends. */
-function runPoints(values: readonly (number | null)[], xs: readonly number[], from: number, to: number): Array<[number, number]> {
+function runPoints(
+  values: readonly (number | null)[],
+  xs: readonly number[],
+  from: number,
+  to: number,
+): Array<[number, number]> {
   const run = values.slice(from, to + 1) as number[];
   const points = downsampleIndices(run).map((i) => [xs[from + i]!, yOf(run[i]!)] as [number, number]);
-  return points.filter((p, i) => i === 0 || i === points.length - 1 || !(points[i - 1]![1] === p[1] && points[i + 1]![1] === p[1]));
+  return points.filter(
+    (p, i) => i === 0 || i === points.length - 1 || !(points[i - 1]![1] === p[1] && points[i + 1]![1] === p[1]),
+  );
 }
 
 function summaryOf(label: string, values: readonly (number | null)[], records: readonly PulseRecord[]): string {
@@ -126,7 +133,18 @@ function summaryOf(label: string, values: readonly (number | null)[], records: r
   const level = low === high ? `${percent(low)} in every measured pulse` : `from ${percent(low)} to ${percent(high)}`;
   const changes = measured.slice(1).filter((v, i) => v !== measured[i]).length;
   const unmeasured = values.length - measured.length;
-  const missing = unmeasured === 0 ? "" : `; not measured in ${count(unmeasured)} (${runs(values).filter((r) => !r.measured).map((r) => (r.from === r.to ? dateTime(records[r.from]!.generatedAt) : `${dateTime(records[r.from]!.generatedAt)} to ${dateTime(records[r.to]!.generatedAt)}`)).slice(0, 3).join("; ")}${runs(values).filter((r) => !r.measured).length > 3 ? "; …" : ""})`;
+  const missing =
+    unmeasured === 0
+      ? ""
+      : `; not measured in ${count(unmeasured)} (${runs(values)
+          .filter((r) => !r.measured)
+          .map((r) =>
+            r.from === r.to
+              ? dateTime(records[r.from]!.generatedAt)
+              : `${dateTime(records[r.from]!.generatedAt)} to ${dateTime(records[r.to]!.generatedAt)}`,
+          )
+          .slice(0, 3)
+          .join("; ")}${runs(values).filter((r) => !r.measured).length > 3 ? "; …" : ""})`;
   const moved = changes === 0 ? "" : `, changing ${plural(changes, "time")}`;
   return `${label}: measured in ${count(measured.length)} of the ${total}, ${level}${moved}${missing}.`;
 }

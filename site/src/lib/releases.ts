@@ -48,7 +48,9 @@ export function readReleases(areaDir: string, version: string | undefined): Area
   for (const r of releases) {
     const copy = resolve(areaDir, r.manifest.path);
     if (!copy.startsWith(areaDir + sep) || !existsSync(copy) || sha256(readFileSync(copy)) !== r.manifest.hash) {
-      throw new Error(`${file}: release ${r.version}'s manifest copy ${r.manifest.path} is missing or does not hash to its record; refusing to publish unverified data`);
+      throw new Error(
+        `${file}: release ${r.version}'s manifest copy ${r.manifest.path} is missing or does not hash to its record; refusing to publish unverified data`,
+      );
     }
   }
   const current = releases.find((r) => r.version === version);
@@ -86,7 +88,12 @@ export interface ReleasesPublished {
  * whenever this build holds their bytes: `files` are the area's verified public files, matched by
  * SHA-256, so a file a later release did not change is published under every release that has it.
  */
-export async function publishReleases(areaDir: string, outAreaDir: string, version: string | undefined, files: ReadonlyMap<string, Uint8Array> = new Map()): Promise<ReleasesPublished> {
+export async function publishReleases(
+  areaDir: string,
+  outAreaDir: string,
+  version: string | undefined,
+  files: ReadonlyMap<string, Uint8Array> = new Map(),
+): Promise<ReleasesPublished> {
   const releases = readReleases(areaDir, version);
   const report: ReleasesPublished = { written: 0, elsewhere: [] };
   if (!releases) return report;
@@ -96,7 +103,8 @@ export async function publishReleases(areaDir: string, outAreaDir: string, versi
     await writeFile(target, bytes);
     report.written++;
   };
-  for (const f of ["releases.json", ...filesUnder(join(areaDir, "releases")).map((f) => `releases/${f}`)]) await put(f, readFileSync(join(areaDir, f)));
+  for (const f of ["releases.json", ...filesUnder(join(areaDir, "releases")).map((f) => `releases/${f}`)])
+    await put(f, readFileSync(join(areaDir, f)));
   const byHash = new Map<string, Uint8Array>();
   for (const bytes of files.values()) byHash.set(sha256(bytes), bytes);
   for (const r of releases.releases) {
@@ -121,10 +129,17 @@ export async function publishReleases(areaDir: string, outAreaDir: string, versi
  * schema they name is published there too (the same bytes as under /schemas/), so every link of
  * every copy resolves on the site.
  */
-async function publishSchemaLinks(areaDir: string, outAreaDir: string, manifestPath: string, put: (relative: string, bytes: Uint8Array) => Promise<void>): Promise<void> {
+async function publishSchemaLinks(
+  areaDir: string,
+  outAreaDir: string,
+  manifestPath: string,
+  put: (relative: string, bytes: Uint8Array) => Promise<void>,
+): Promise<void> {
   const copy = join(areaDir, manifestPath);
   if (!existsSync(copy)) return;
-  const { resources = [] } = JSON.parse(readFileSync(copy, "utf8")) as { resources?: { jsonSchema?: string | { items?: { $ref?: string } } }[] };
+  const { resources = [] } = JSON.parse(readFileSync(copy, "utf8")) as {
+    resources?: { jsonSchema?: string | { items?: { $ref?: string } } }[];
+  };
   const site = new URL("https://site.invalid/area/");
   const dataDir = join(areaDir, "..", "..");
   for (const r of resources) {

@@ -25,11 +25,19 @@ export interface SocketExchange {
 }
 
 /** The three published files the council is formed from (area, file). */
-const INPUTS = [["philosophy", "deliberations.json"], ["philosophy", "virtues.json"], ["government", "sentinel-status.json"]] as const;
+const INPUTS = [
+  ["philosophy", "deliberations.json"],
+  ["philosophy", "virtues.json"],
+  ["government", "sentinel-status.json"],
+] as const;
 
 /** The example payload of the AsyncAPI document's `start_simulation` message. */
 export function documentedStart(asyncApi: Record<string, unknown>): { action: string; scenario: string } {
-  const messages = (asyncApi.components as { messages?: Record<string, { name?: string; examples?: { payload?: unknown }[] }> } | undefined)?.messages ?? {};
+  const messages =
+    (
+      asyncApi.components as
+        { messages?: Record<string, { name?: string; examples?: { payload?: unknown }[] }> } | undefined
+    )?.messages ?? {};
   const start = Object.values(messages).find((m) => m.name === "start_simulation");
   const payload = start?.examples?.[0]?.payload as { action: string; scenario: string } | undefined;
   if (!payload) throw new Error("the AsyncAPI document has no example start_simulation message");

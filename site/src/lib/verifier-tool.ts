@@ -62,19 +62,31 @@ function walk(root: string, dir: string): string[] {
  * names nothing, so a renamed file fails the build instead of leaving the tool incomplete.
  */
 function packageFiles(packageDir: string, pkg: PackageJson): string[] {
-  if (!Array.isArray(pkg.files) || pkg.files.some((f) => typeof f !== "string")) throw new Error(`${packageDir}/package.json: "files" must list the files to publish`);
+  if (!Array.isArray(pkg.files) || pkg.files.some((f) => typeof f !== "string"))
+    throw new Error(`${packageDir}/package.json: "files" must list the files to publish`);
   const files = new Set(["package.json"]);
   for (const entry of pkg.files as string[]) {
     const clean = posix.normalize(entry).replace(/\/$/, "");
-    if (clean.startsWith("..") || clean.startsWith("/")) throw new Error(`${packageDir}/package.json: "files" entry ${entry} is outside the package`);
+    if (clean.startsWith("..") || clean.startsWith("/"))
+      throw new Error(`${packageDir}/package.json: "files" entry ${entry} is outside the package`);
     const slash = clean.lastIndexOf("/");
     const [dir, last] = slash < 0 ? ["", clean] : [clean.slice(0, slash), clean.slice(slash + 1)];
     let matched: string[];
-    if (dir.includes("*")) throw new Error(`${packageDir}/package.json: "files" entry ${entry}: only the last part may hold a *`);
+    if (dir.includes("*"))
+      throw new Error(`${packageDir}/package.json: "files" entry ${entry}: only the last part may hold a *`);
     if (last.includes("*")) {
-      const pattern = new RegExp(`^${last.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*")}$`);
+      const pattern = new RegExp(
+        `^${last
+          .split("*")
+          .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+          .join("[^/]*")}$`,
+      );
       const folder = join(packageDir, dir);
-      matched = existsSync(folder) ? readdirSync(folder, { withFileTypes: true }).filter((e) => e.isFile() && pattern.test(e.name)).map((e) => (dir ? `${dir}/${e.name}` : e.name)) : [];
+      matched = existsSync(folder)
+        ? readdirSync(folder, { withFileTypes: true })
+            .filter((e) => e.isFile() && pattern.test(e.name))
+            .map((e) => (dir ? `${dir}/${e.name}` : e.name))
+        : [];
     } else {
       const path = join(packageDir, clean);
       matched = !existsSync(path) ? [] : statSync(path).isDirectory() ? walk(packageDir, clean) : [clean];
@@ -88,7 +100,8 @@ function packageFiles(packageDir: string, pkg: PackageJson): string[] {
 /** An ASCII field of a tar header: the text, NUL-padded to `length` (it must fit, NUL included for numbers). */
 function field(header: Buffer, offset: number, length: number, text: string): void {
   const bytes = Buffer.from(text, "ascii");
-  if (bytes.length > length || !/^[\x00\x20-\x7e]*$/.test(text)) throw new Error(`tar: ${JSON.stringify(text)} does not fit a ${length}-byte field`);
+  if (bytes.length > length || !/^[\x00\x20-\x7e]*$/.test(text))
+    throw new Error(`tar: ${JSON.stringify(text)} does not fit a ${length}-byte field`);
   bytes.copy(header, offset);
 }
 
@@ -150,18 +163,35 @@ function gzipStored(data: Uint8Array): Buffer {
 /** The package in `packageDir` as a deterministic npm tarball (see the top of this file). */
 export function packTool(packageDir: string): PackedTool {
   const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as PackageJson;
-  if (typeof pkg.name !== "string" || !/^[a-z0-9][a-z0-9._-]*$/.test(pkg.name)) throw new Error(`${packageDir}/package.json: a plain, unscoped "name" is needed`);
-  if (typeof pkg.version !== "string" || !/^\d+\.\d+\.\d+$/.test(pkg.version)) throw new Error(`${packageDir}/package.json: "version" must be x.y.z`);
+  if (typeof pkg.name !== "string" || !/^[a-z0-9][a-z0-9._-]*$/.test(pkg.name))
+    throw new Error(`${packageDir}/package.json: a plain, unscoped "name" is needed`);
+  if (typeof pkg.version !== "string" || !/^\d+\.\d+\.\d+$/.test(pkg.version))
+    throw new Error(`${packageDir}/package.json: "version" must be x.y.z`);
   const bins = new Set(
     (typeof pkg.bin === "string" ? [pkg.bin] : pkg.bin && typeof pkg.bin === "object" ? Object.values(pkg.bin) : [])
       .filter((b): b is string => typeof b === "string")
       .map((b) => posix.normalize(b)),
   );
   const files = packageFiles(packageDir, pkg);
-  for (const bin of bins) if (!files.includes(bin)) throw new Error(`${packageDir}/package.json: the bin ${bin} is not among the packed files`);
-  const tar = tarOf(files.map((file) => ({ path: `package/${file}`, mode: bins.has(file) ? 0o755 : 0o644, bytes: readFileSync(join(packageDir, file)) })));
+  for (const bin of bins)
+    if (!files.includes(bin))
+      throw new Error(`${packageDir}/package.json: the bin ${bin} is not among the packed files`);
+  const tar = tarOf(
+    files.map((file) => ({
+      path: `package/${file}`,
+      mode: bins.has(file) ? 0o755 : 0o644,
+      bytes: readFileSync(join(packageDir, file)),
+    })),
+  );
   const bytes = gzipStored(tar);
-  return { name: pkg.name, version: pkg.version, fileName: `${pkg.name}-${pkg.version}.tgz`, files, bytes, sha256: sha256Hex(bytes) };
+  return {
+    name: pkg.name,
+    version: pkg.version,
+    fileName: `${pkg.name}-${pkg.version}.tgz`,
+    files,
+    bytes,
+    sha256: sha256Hex(bytes),
+  };
 }
 
 /** The built site's path of a packed tool and of its digest file. */
@@ -195,7 +225,13 @@ export function npxCommand(tarball: string, args: string): string {
  */
 export function verifierToolModule(tool: PackedTool) {
   const id = "virtual:integrity/verifier-tool";
-  const value = { name: tool.name, version: tool.version, fileName: tool.fileName, ...toolPaths(tool.fileName), sha256: tool.sha256 };
+  const value = {
+    name: tool.name,
+    version: tool.version,
+    fileName: tool.fileName,
+    ...toolPaths(tool.fileName),
+    sha256: tool.sha256,
+  };
   return {
     name: "integrity:verifier-tool",
     resolveId: (source: string) => (source === id ? `\0${id}` : undefined),

@@ -14,7 +14,15 @@ export function GET(): Response {
   const { api } = publicOrigins();
   const { servers: _servers, ...rest } = document as { servers?: unknown } & Record<string, unknown>;
   const url = api.kind === "none" ? null : new URL(api.origin);
-  const servers = url ? { api: { host: url.host, protocol: url.protocol === "https:" ? "wss" : "ws", description: "The platform's API, which serves the portal's simulation." } } : undefined;
+  const servers = url
+    ? {
+        api: {
+          host: url.host,
+          protocol: url.protocol === "https:" ? "wss" : "ws",
+          description: "The platform's API, which serves the portal's simulation.",
+        },
+      }
+    : undefined;
   const out = servers ? { ...rest, servers } : rest;
   return new Response(`${JSON.stringify(out, null, 2)}\n`, { headers: { "Content-Type": "application/json" } });
 }

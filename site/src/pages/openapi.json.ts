@@ -9,6 +9,9 @@ import { publicOrigins } from "../lib/public-origins.ts";
 
 export function GET(): Response {
   const { api } = publicOrigins();
-  const out = api.kind === "elsewhere" ? { ...(document as Record<string, unknown>), servers: [{ url: api.origin, description: "The platform's API" }] } : document;
+  const out =
+    api.kind === "elsewhere"
+      ? { ...(document as Record<string, unknown>), servers: [{ url: api.origin, description: "The platform's API" }] }
+      : document;
   return new Response(`${JSON.stringify(out, null, 2)}\n`, { headers: { "Content-Type": "application/json" } });
 }

@@ -4,5 +4,7 @@ import { publicOrigins } from "../lib/public-origins.ts";
 
 export const GET: APIRoute = () => {
   const sitemap = new URL("/sitemap-index.xml", publicOrigins().site).href;
-  return new Response(`User-agent: *\nAllow: /\n\nSitemap: ${sitemap}\n`, { headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  return new Response(`User-agent: *\nAllow: /\n\nSitemap: ${sitemap}\n`, {
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  });
 };

@@ -12,7 +12,13 @@ import * as ops from "../../../core/avm/operations.ts";
 import { avmRegistry } from "../../../core/avm/registry.ts";
 import { signToken, tokenClaims, tokenIssuedEvent } from "../../../core/avm/token.ts";
 import { sha256Hex } from "../../../core/digest.ts";
-import type { AvmVerifyRequest, CompanionAttestation, Role, Scope, TokenPermission } from "../../../core/schemas/avm.ts";
+import type {
+  AvmVerifyRequest,
+  CompanionAttestation,
+  Role,
+  Scope,
+  TokenPermission,
+} from "../../../core/schemas/avm.ts";
 import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../core/signature.ts";
 import type { Ledger } from "../../../store/ledger.ts";
 import { openLedgerStore } from "../../../store/open-ledger.ts";
@@ -57,7 +63,13 @@ export interface ApiOnLoopback {
 
 /** The fixture's ledger file, signed with the test ledger key (each connection: another API instance). */
 function openFixtureLedger(path: string, now: () => Date): Promise<Ledger> {
-  return openLedgerStore({ path, origin: "integrity-platform.example/ledger", now, durability: "full", signer: { name: "integrity-platform.example/ledger", secretKeyHex: sha256Hex("avm test ledger key") } });
+  return openLedgerStore({
+    path,
+    origin: "integrity-platform.example/ledger",
+    now,
+    durability: "full",
+    signer: { name: "integrity-platform.example/ledger", secretKeyHex: sha256Hex("avm test ledger key") },
+  });
 }
 
 export class AvmFixture {
@@ -80,7 +92,12 @@ export class AvmFixture {
     return new AvmFixture(made, path, clock, await openFixtureLedger(path, clock.now));
   }
 
-  private constructor(made: { dir: string; cleanup: () => void }, path: string, clock: AvmFixture["clock"], ledger: Ledger) {
+  private constructor(
+    made: { dir: string; cleanup: () => void },
+    path: string,
+    clock: AvmFixture["clock"],
+    ledger: Ledger,
+  ) {
     this.dir = made.dir;
     this.#cleanup = made.cleanup;
     this.path = path;
@@ -93,7 +110,9 @@ export class AvmFixture {
   }
 
   /** Appends what an operation decided against the registry at the tail (throws on a refusal). */
-  async apply<T>(operation: (registry: ReturnType<typeof avmRegistry.initial>) => ops.Operation<T>): Promise<{ result: T; seq: number }> {
+  async apply<T>(
+    operation: (registry: ReturnType<typeof avmRegistry.initial>) => ops.Operation<T>,
+  ): Promise<{ result: T; seq: number }> {
     const registry = await this.ledger.state(avmRegistry);
     const op = operation(registry);
     if (!op.ok) throw new Error(`${op.code}: ${op.message}`);
@@ -103,17 +122,40 @@ export class AvmFixture {
 
   /** A registered identity with `stake` MIC locked (bonded unless acceptSlashing is false). */
   async identity(label: string, options: IdentityOptions = {}): Promise<Holder> {
-    const wallet: Signer = { algorithm: options.algorithm ?? "ed25519", secretKeyHex: sha256Hex(`avm-api-test/identity/${label}`) };
+    const wallet: Signer = {
+      algorithm: options.algorithm ?? "ed25519",
+      secretKeyHex: sha256Hex(`avm-api-test/identity/${label}`),
+    };
     const public_key = publicKeyFromSecret(wallet.algorithm, wallet.secretKeyHex);
-    const { result } = await this.apply((r) => ops.registerIdentity(r, { algorithm: wallet.algorithm, public_key, role: options.role ?? "deployer", reputation: options.reputation ?? 0.95 }));
+    const { result } = await this.apply((r) =>
+      ops.registerIdentity(r, {
+        algorithm: wallet.algorithm,
+        public_key,
+        role: options.role ?? "deployer",
+        reputation: options.reputation ?? 0.95,
+      }),
+    );
     const stake = options.stake ?? "20000";
-    if (stake !== "0") await this.apply((r) => ops.lockStake(r, { ledger_id: result.ledger_id, amount: stake, slashing_conditions_accepted: options.acceptSlashing ?? true }));
+    if (stake !== "0")
+      await this.apply((r) =>
+        ops.lockStake(r, {
+          ledger_id: result.ledger_id,
+          amount: stake,
+          slashing_conditions_accepted: options.acceptSlashing ?? true,
+        }),
+      );
     return { ledger_id: result.ledger_id, wallet };
   }
 
   async companion(companion_id: string, algorithm: SignatureAlgorithm = "ed25519"): Promise<Companion> {
     const signer: Signer = { algorithm, secretKeyHex: sha256Hex(`avm-api-test/companion/${companion_id}`) };
-    await this.apply((r) => ops.registerCompanion(r, { companion_id, algorithm, public_key: publicKeyFromSecret(algorithm, signer.secretKeyHex) }));
+    await this.apply((r) =>
+      ops.registerCompanion(r, {
+        companion_id,
+        algorithm,
+        public_key: publicKeyFromSecret(algorithm, signer.secretKeyHex),
+      }),
+    );
     return { ...signer, companion_id };
   }
 
@@ -123,7 +165,12 @@ export class AvmFixture {
   }
 
   /** A signed verify request: `holder`'s wallet signs the fixed message over A, ledger_id and scopes. */
-  body(holder: Holder, companion: Companion, scopes: Scope[], options: AttestOptions & { wallet?: Signer } = {}): AvmVerifyRequest {
+  body(
+    holder: Holder,
+    companion: Companion,
+    scopes: Scope[],
+    options: AttestOptions & { wallet?: Signer } = {},
+  ): AvmVerifyRequest {
     const attestation = this.attest(companion, holder.ledger_id, { scopes, ...options });
     return {
       ledger_id: holder.ledger_id,
@@ -134,8 +181,19 @@ export class AvmFixture {
   }
 
   /** An operator token recorded on the ledger and signed with the test token key. */
-  async token(permissions: TokenPermission[], options: { ttlSeconds?: number; subject?: string } = {}): Promise<{ token: string; jti: string }> {
-    const claims = tokenClaims({ jti: randomUUID(), subject: options.subject ?? "operator-1", permissions, ttlSeconds: options.ttlSeconds ?? 86_400 }, this.nowMs);
+  async token(
+    permissions: TokenPermission[],
+    options: { ttlSeconds?: number; subject?: string } = {},
+  ): Promise<{ token: string; jti: string }> {
+    const claims = tokenClaims(
+      {
+        jti: randomUUID(),
+        subject: options.subject ?? "operator-1",
+        permissions,
+        ttlSeconds: options.ttlSeconds ?? 86_400,
+      },
+      this.nowMs,
+    );
     await this.ledger.append([tokenIssuedEvent(claims)]);
     return { token: await signToken(claims, TEST_TOKEN_SECRET), jti: claims.jti };
   }

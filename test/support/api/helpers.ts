@@ -36,7 +36,13 @@ export function sampleHistory(count: number, options: SampleOptions = {}): Pulse
       branch: "main",
       giScore: last ? options.latest!.giScore : 0.9 + ((i * 37) % 100) / 1000,
       miiScore: last ? options.latest!.miiScore : 0.88 + ((i * 53) % 120) / 1000,
-      stats: { totalFiles: 100 + i, totalLines: 10_000 + 17 * i, appsCount: 3, packagesCount: 5 + (i % 3), workflowsCount: 4 },
+      stats: {
+        totalFiles: 100 + i,
+        totalLines: 10_000 + 17 * i,
+        appsCount: 3,
+        packagesCount: 5 + (i % 3),
+        workflowsCount: 4,
+      },
       generatedAt: new Date(start + i * 6 * 3600_000 + (i % 1000)).toISOString(),
       prev,
     });
@@ -53,7 +59,10 @@ export function historyText(records: readonly PulseRecord[]): string {
 
 /** The test dataset key (a fixed seed: tests only) and its verifier key line. */
 export const TEST_DATASET_SIGNER = { name: "integrity-platform.example/datasets", secretKeyHex: "7a".repeat(32) };
-export const TEST_DATASET_VKEY = verifierKey(TEST_DATASET_SIGNER.name, publicKeyFromSecret("ed25519", TEST_DATASET_SIGNER.secretKeyHex));
+export const TEST_DATASET_VKEY = verifierKey(
+  TEST_DATASET_SIGNER.name,
+  publicKeyFromSecret("ed25519", TEST_DATASET_SIGNER.secretKeyHex),
+);
 
 /**
  * Signs a checkpoint over the first `size` lines of `text` (default: all) into
@@ -66,8 +75,15 @@ export function signHistory(dataDir: string, text: string, size?: number): void 
   // The test key joins the keys already trusted there (a copy of data/keys keeps verifying its manifests).
   const vkeys = join(dataDir, "keys", "datasets.vkey");
   const trusted = existsSync(vkeys) ? readFileSync(vkeys, "utf8") : "";
-  if (!trusted.split("\n").includes(TEST_DATASET_VKEY)) writeFileSync(vkeys, `${trusted}${trusted && !trusted.endsWith("\n") ? "\n" : ""}${TEST_DATASET_VKEY}\n`);
-  writeFileSync(join(dataDir, "pulse", "checkpoint"), signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) }, TEST_DATASET_SIGNER));
+  if (!trusted.split("\n").includes(TEST_DATASET_VKEY))
+    writeFileSync(vkeys, `${trusted}${trusted && !trusted.endsWith("\n") ? "\n" : ""}${TEST_DATASET_VKEY}\n`);
+  writeFileSync(
+    join(dataDir, "pulse", "checkpoint"),
+    signCheckpoint(
+      { origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) },
+      TEST_DATASET_SIGNER,
+    ),
+  );
 }
 
 /** Writes the history and its signed checkpoint, as the indexer publishes them. */
@@ -86,7 +102,10 @@ export function tempDir(prefix = "api-test-"): { dir: string; cleanup: () => voi
 }
 
 /** A clock the test moves by hand (the history file is checked at most once per second of it). */
-export function manualClock(start = Date.parse("2026-01-01T00:00:00.000Z")): { now: () => Date; advance: (ms: number) => void } {
+export function manualClock(start = Date.parse("2026-01-01T00:00:00.000Z")): {
+  now: () => Date;
+  advance: (ms: number) => void;
+} {
   let t = start;
   return { now: () => new Date(t), advance: (ms) => void (t += ms) };
 }
@@ -106,7 +125,13 @@ export async function testServer(
   const { dir, cleanup } = tempDir();
   if (records) writeHistory(dir, records);
   const logs: Record<string, unknown>[] = [];
-  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir: dir, log: (line) => logs.push(line), ...options });
+  const server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    dataDir: dir,
+    log: (line) => logs.push(line),
+    ...options,
+  });
   return {
     ...server,
     dataDir: dir,
@@ -144,7 +169,11 @@ function dechunk(data: Buffer): Buffer {
  * answer until the server closes the connection or `timeoutMs` passes; null when no answer came.
  * Send `Connection: close` in well-formed requests so that the server closes after answering.
  */
-export function rawRequest(port: number, request: string | Buffer, options: { timeoutMs?: number; body?: (socket: Socket) => void } = {}): Promise<RawResponse | null> {
+export function rawRequest(
+  port: number,
+  request: string | Buffer,
+  options: { timeoutMs?: number; body?: (socket: Socket) => void } = {},
+): Promise<RawResponse | null> {
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
     const chunks: Buffer[] = [];

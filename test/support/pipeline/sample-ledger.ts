@@ -19,7 +19,11 @@ const BATCH = 50_000;
 
 /** Writes the sample ledger `dir`/ledger.sqlite (seed "bench-pipeline") and returns its size. */
 export async function seedSampleLedger(dir: string, size: number): Promise<number> {
-  const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"), origin: LEDGER_ORIGIN, durability: "normal" });
+  const ledger = await openLedgerStore({
+    path: join(dir, "ledger.sqlite"),
+    origin: LEDGER_ORIGIN,
+    durability: "normal",
+  });
   try {
     let batch: NewEvent[] = [];
     for (const event of simulate({ seed: "bench-pipeline", size, now: SAMPLE_NOW })) {
@@ -42,6 +46,10 @@ export function prepareDataDir(dir: string): string {
   cpSync(join(REPO, "data", "schemas"), join(dataDir, "schemas"), { recursive: true });
   cpSync(join(REPO, "data", "sources"), join(dataDir, "sources"), { recursive: true });
   const scores = Array.from({ length: 90 }, (_, i) => [0.95 + (i % 5) / 100, 0.9 + (i % 7) / 100] as const);
-  writePulseHistory(dataDir, makePulseHistory(scores, new Date(SAMPLE_NOW.getTime() - 90 * 86_400_000).toISOString()), loadSigningKey(DATASET_KEY, join(dir, "state"), {}));
+  writePulseHistory(
+    dataDir,
+    makePulseHistory(scores, new Date(SAMPLE_NOW.getTime() - 90 * 86_400_000).toISOString()),
+    loadSigningKey(DATASET_KEY, join(dir, "state"), {}),
+  );
   return dataDir;
 }

@@ -20,7 +20,10 @@ type AxeResults = Awaited<ReturnType<AxeBuilder["analyze"]>>;
 /** Audits `page` (only the elements matching `include`, when given). */
 export function axeAudit(page: Page, include?: string): Promise<AxeResults> {
   // options() replaces the whole option object, so it comes before withTags (which adds to it).
-  const builder = new AxeBuilder({ page }).options({ resultTypes: ["violations"] }).withTags(WCAG_TAGS).setLegacyMode(true);
+  const builder = new AxeBuilder({ page })
+    .options({ resultTypes: ["violations"] })
+    .withTags(WCAG_TAGS)
+    .setLegacyMode(true);
   return (include ? builder.include(include) : builder).analyze();
 }
 

@@ -84,9 +84,15 @@ export type Varies = { fields: string[]; why: string } | { values: true; why: st
 
 /** Removes a member named by its name or by a JSON pointer (RFC 6901), if it is there. */
 function removeField(document: object, field: string): void {
-  const path = field.startsWith("/") ? field.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~")) : [field];
+  const path = field.startsWith("/")
+    ? field
+        .slice(1)
+        .split("/")
+        .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"))
+    : [field];
   let at: unknown = document;
-  for (const name of path.slice(0, -1)) at = at !== null && typeof at === "object" ? (at as Record<string, unknown>)[name] : undefined;
+  for (const name of path.slice(0, -1))
+    at = at !== null && typeof at === "object" ? (at as Record<string, unknown>)[name] : undefined;
   if (at !== null && typeof at === "object") delete (at as Record<string, unknown>)[path.at(-1)!];
 }
 
@@ -100,14 +106,18 @@ const isJson = (media: string) => media === "application/json" || media.endsWith
  * is what is compared. Otherwise, what differs.
  */
 export function sameExceptVarying(documented: Message, actual: Message, varies?: Varies): string | null {
-  if (documented.status !== actual.status) return `status ${actual.status}, documented ${documented.status}: ${actual.body.slice(0, 300)}`;
-  if (mediaOf(documented.contentType) !== mediaOf(actual.contentType)) return `media type ${actual.contentType}, documented ${documented.contentType}`;
+  if (documented.status !== actual.status)
+    return `status ${actual.status}, documented ${documented.status}: ${actual.body.slice(0, 300)}`;
+  if (mediaOf(documented.contentType) !== mediaOf(actual.contentType))
+    return `media type ${actual.contentType}, documented ${documented.contentType}`;
   if (/^\(.*\)$/s.test(documented.body.trim()) || (varies && "body" in varies)) return null;
-  if (!isJson(mediaOf(documented.contentType))) return documented.body === actual.body ? null : `body differs: ${actual.body.slice(0, 300)}`;
+  if (!isJson(mediaOf(documented.contentType)))
+    return documented.body === actual.body ? null : `body differs: ${actual.body.slice(0, 300)}`;
   const strip = (text: string) => {
     const value = JSON.parse(text) as unknown;
     const isObject = value !== null && typeof value === "object" && !Array.isArray(value);
-    if (varies && "values" in varies) return isObject ? Object.keys(value).sort() : Array.isArray(value) ? "an array" : typeof value;
+    if (varies && "values" in varies)
+      return isObject ? Object.keys(value).sort() : Array.isArray(value) ? "an array" : typeof value;
     if (isObject) for (const field of varies?.fields ?? []) removeField(value, field);
     return value;
   };

@@ -66,7 +66,6 @@ export function makeHistory(count: number): PulseRecord[] {
   return records;
 }
 
-
 /** Writes `<dataDir>/pulse/history.jsonl` and, unless told not to, the `<dataDir>/v1/pulse/*` files. */
 export function writeDataDir(dataDir: string, records: readonly PulseRecord[], options: { v1?: boolean } = {}): void {
   mkdirSync(join(dataDir, "pulse"), { recursive: true });
@@ -112,7 +111,11 @@ export const SHARED_BUILDS = join(SITE_ROOT, ".astro", "shared-builds");
  * `make` (under a lock: the folder created atomically) and records its result; the others wait for
  * that result. Each caller then copies what it needs out of the folder, and may change its copy.
  */
-async function oncePerRun<T>(run: string, name: string, make: (dir: string) => Promise<T>): Promise<{ dir: string; made: T }> {
+async function oncePerRun<T>(
+  run: string,
+  name: string,
+  make: (dir: string) => Promise<T>,
+): Promise<{ dir: string; made: T }> {
   const dir = join(SHARED_BUILDS, run, name);
   const result = join(dir, "result.json");
   mkdirSync(join(SHARED_BUILDS, run), { recursive: true });
@@ -161,7 +164,15 @@ async function sharedBuild(run: string, outDir: string): Promise<BuildResult> {
  */
 function developmentEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ["GITHUB_ACTIONS", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "SITE_URL", "PUBLIC_API_ORIGIN", "PUBLIC_CONTACT"]) delete env[name];
+  for (const name of [
+    "GITHUB_ACTIONS",
+    "GITHUB_SERVER_URL",
+    "GITHUB_REPOSITORY",
+    "SITE_URL",
+    "PUBLIC_API_ORIGIN",
+    "PUBLIC_CONTACT",
+  ])
+    delete env[name];
   return env;
 }
 
@@ -171,10 +182,24 @@ function astroBuild(dataDir: string, outDir: string, env: Record<string, string>
   return new Promise<BuildResult>((resolvePromise, reject) => {
     const child = spawn(
       process.execPath,
-      [join(REPO_ROOT, "node_modules", "astro", "bin", "astro.mjs"), "build", "--root", SITE_ROOT, "--outDir", resolve(outDir)],
+      [
+        join(REPO_ROOT, "node_modules", "astro", "bin", "astro.mjs"),
+        "build",
+        "--root",
+        SITE_ROOT,
+        "--outDir",
+        resolve(outDir),
+      ],
       {
         cwd,
-        env: { ...developmentEnv(), DATA_DIR: dataDir, ASTRO_TELEMETRY_DISABLED: "1", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+        env: {
+          ...developmentEnv(),
+          DATA_DIR: dataDir,
+          ASTRO_TELEMETRY_DISABLED: "1",
+          NO_COLOR: "1",
+          FORCE_COLOR: "0",
+          ...env,
+        },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
@@ -187,7 +212,10 @@ function astroBuild(dataDir: string, outDir: string, env: Record<string, string>
 }
 
 /** Debian's chromium through playwright-core, with the flags this closed network needs; no download. */
-export async function launchChromium(profileDir: string, viewport = { width: 375, height: 800 }): Promise<BrowserContext> {
+export async function launchChromium(
+  profileDir: string,
+  viewport = { width: 375, height: 800 },
+): Promise<BrowserContext> {
   return chromium.launchPersistentContext(profileDir, {
     executablePath: "/usr/bin/chromium",
     headless: true,
@@ -209,9 +237,26 @@ export async function launchChromium(profileDir: string, viewport = { width: 375
  * Starts the embedded default (`npm start`, as `node api/start.ts`) on a free port, serving the
  * site built in `siteDir` and the data in `dataDir`; resolves its URL once it says it is serving.
  */
-export function startPortal(options: { stateDir: string; dataDir: string; siteDir: string; env?: Record<string, string> }): Promise<{ child: ChildProcess; url: string }> {
-  const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", STATE_DIR: options.stateDir, DATA_DIR: options.dataDir, SITE_DIST: options.siteDir, ...options.env };
-  const child = spawn(process.execPath, [join(REPO_ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+export function startPortal(options: {
+  stateDir: string;
+  dataDir: string;
+  siteDir: string;
+  env?: Record<string, string>;
+}): Promise<{ child: ChildProcess; url: string }> {
+  const env = {
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    STATE_DIR: options.stateDir,
+    DATA_DIR: options.dataDir,
+    SITE_DIST: options.siteDir,
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [join(REPO_ROOT, "api", "start.ts"), "--no-build", "--no-pipeline"], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return new Promise((resolve, reject) => {
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -243,11 +288,19 @@ export async function seedSampleLedger(stateDir: string, dataDir: string): Promi
 function seedInto(stateDir: string, dataDir: string): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
   delete env.LEDGER_DB;
-  const child = spawn(process.execPath, [join(REPO_ROOT, "pipeline", "seed", "cli.ts"), "--sample", "--data", dataDir], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, "pipeline", "seed", "cli.ts"), "--sample", "--data", dataDir],
+    { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`seeding the sample ledger failed (${code}):\n${output}`)))));
+  return new Promise((resolve, reject) =>
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`seeding the sample ledger failed (${code}):\n${output}`)),
+    ),
+  );
 }
 
 /** Stops a portal started by startPortal and waits for it to exit. */

@@ -18,12 +18,19 @@ export interface PortalInBrowser {
   close(): Promise<void>;
 }
 
-export async function portalInBrowser(prefix: string, viewport = { width: 1280, height: 900 }): Promise<PortalInBrowser> {
+export async function portalInBrowser(
+  prefix: string,
+  viewport = { width: 1280, height: 900 },
+): Promise<PortalInBrowser> {
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   const siteDir = join(tmp, "site");
   const build = await buildSite(REPO_DATA_DIR, siteDir);
   if (build.code !== 0) throw new Error(`site build failed:\n${build.output}`);
-  const server = await listen(createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {}, trustedOrigins: [] }), "127.0.0.1", 0);
+  const server = await listen(
+    createApp({ dataDir: REPO_DATA_DIR, siteDir, log: () => {}, trustedOrigins: [] }),
+    "127.0.0.1",
+    0,
+  );
   const context = await launchChromium(join(tmp, "profile"), viewport);
   const page = context.pages()[0] ?? (await context.newPage());
   return {

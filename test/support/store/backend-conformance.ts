@@ -16,7 +16,11 @@ export const CONFORMANCE_ORIGIN = "conformance.example/ledger";
  * `count` rows of sample events chained after `after` (the last stored row, or null for an empty
  * ledger), as a backend stores them.
  */
-export function chainRows(count: number, after: { seq: number; hash: string } | null = null, clock = steppingClock()): EntryRow[] {
+export function chainRows(
+  count: number,
+  after: { seq: number; hash: string } | null = null,
+  clock = steppingClock(),
+): EntryRow[] {
   const rows: EntryRow[] = [];
   let prev = after?.hash ?? null;
   const start = after ? after.seq + 1 : 0;
@@ -82,7 +86,9 @@ export function backendConformance(make: () => Promise<LedgerBackend>): void {
       const stored = rows.map(({ leaf: _, ...rest }) => rest);
       expect((await b.storedRows(0, 40, 1000)).map((r) => ({ ...r }))).toEqual(stored);
       expect((await b.storedRows(10, 40, 5)).map((r) => ({ ...r }))).toEqual(stored.slice(10, 15));
-      expect((await b.storedRows(38, 100, 100)).map((r) => Object.keys(r).sort())).toEqual([0, 1].map(() => ["hash", "payload", "prev", "seq", "ts", "type"]));
+      expect((await b.storedRows(38, 100, 100)).map((r) => Object.keys(r).sort())).toEqual(
+        [0, 1].map(() => ["hash", "payload", "prev", "seq", "ts", "type"]),
+      );
       const leaves = await b.leaves(3, 7);
       expect(leaves.every((leaf) => leaf instanceof Uint8Array && leaf.length === 32)).toBe(true);
       expect(leaves.map((l) => new Uint8Array(l))).toEqual(rows.slice(3, 7).map((r) => r.leaf));

@@ -8,7 +8,7 @@ import { openLedgerStore } from "../../../store/open-ledger.ts";
 import { sampleEvent } from "./helpers.ts";
 
 const path = process.argv[2]!;
-const ledger = await openLedgerStore({ path: path,  origin: "crash.test/ledger" });
+const ledger = await openLedgerStore({ path: path, origin: "crash.test/ledger" });
 const ack = (entries: { seq: number; hash: string }[]) => {
   const last = entries.at(-1)!;
   process.stdout.write(`ack ${last.seq + 1} ${last.hash}\n`);
@@ -20,7 +20,7 @@ if (process.argv[3] === "async") {
   await Promise.all(Array.from({ length: 16 }, (_, w) => writer(w)));
 } else {
   for (let round = 0; ; round++) {
-    const size = (await ledger.size());
-    ack((await ledger.append(Array.from({ length: 1 + (round % 5) }, (_, i) => sampleEvent(size + i)))));
+    const size = await ledger.size();
+    ack(await ledger.append(Array.from({ length: 1 + (round % 5) }, (_, i) => sampleEvent(size + i))));
   }
 }

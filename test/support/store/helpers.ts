@@ -16,7 +16,18 @@ const CATHEDRALS = ["FOR-GOVERNMENTS", "FOR-ACADEMICS", "FOR-PHILOSOPHERS", "FOR
 /** The i-th sample event: heartbeats and mints in turn, each payload different. */
 export function sampleEvent(i: number): NewEvent {
   if (i % 2 === 0) {
-    return { type: "sentinel.heartbeat", payload: { sentinel: `S-${i % 7}`, status: "operational", gi_score: 0.97, apps: i % 5, packages: i % 9, workflows: 2, drift: (i % 100) / 100 } };
+    return {
+      type: "sentinel.heartbeat",
+      payload: {
+        sentinel: `S-${i % 7}`,
+        status: "operational",
+        gi_score: 0.97,
+        apps: i % 5,
+        packages: i % 9,
+        workflows: 2,
+        drift: (i % 100) / 100,
+      },
+    };
   }
   return {
     type: "mic_mint",
@@ -47,12 +58,23 @@ export function sealedRows(events: readonly NewEvent[], clock = steppingClock())
   return events.map((e, seq) => {
     const sealed = sealEntry({ seq, type: e.type, payload: e.payload, ts: clock().toISOString(), prev });
     prev = sealed.entry.hash;
-    return [seq, e.type, sealed.payloadText, sealed.entry.ts, sealed.entry.prev, sealed.entry.hash, sealed.leafHash] as const;
+    return [
+      seq,
+      e.type,
+      sealed.payloadText,
+      sealed.entry.ts,
+      sealed.entry.prev,
+      sealed.entry.hash,
+      sealed.leafHash,
+    ] as const;
   });
 }
 
 export function sessionOpened(id: string): NewEvent {
-  return { type: "consensus.opened", payload: { session_id: id, cycle: "C-1", room: "main", gi_baseline: 0.97, participants: ["A", "B", "C"] } };
+  return {
+    type: "consensus.opened",
+    payload: { session_id: id, cycle: "C-1", room: "main", gi_baseline: 0.97, participants: ["A", "B", "C"] },
+  };
 }
 
 /** The ids of the consensus sessions opened so far, and how many times each was opened. */
@@ -69,5 +91,8 @@ export const openedSessions: Projection<Map<string, number>> = {
 
 /** Opens the session unless it is open already: the duplicate guard, decided at the tail. */
 export function openOnce(id: string): Decide<"created" | "exists"> {
-  return (tail) => (tail.state(openedSessions).has(id) ? { events: [], result: "exists" } : { events: [sessionOpened(id)], result: "created" });
+  return (tail) =>
+    tail.state(openedSessions).has(id)
+      ? { events: [], result: "exists" }
+      : { events: [sessionOpened(id)], result: "created" };
 }

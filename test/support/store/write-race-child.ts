@@ -9,7 +9,7 @@ import { openLedgerStore } from "../../../store/open-ledger.ts";
 import { openOnce } from "./helpers.ts";
 
 const [path, count, ...ids] = process.argv.slice(2);
-const ledger = await openLedgerStore({ path: path!,  origin: "race.test/ledger", durability: "normal" });
+const ledger = await openLedgerStore({ path: path!, origin: "race.test/ledger", durability: "normal" });
 process.stdout.write("ready\n");
 await once(process.stdin, "data");
 const writes: Promise<{ id: string; result: "created" | "exists" }>[] = [];

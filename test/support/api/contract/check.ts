@@ -54,7 +54,12 @@ class DocumentContract {
         this.#operations.push({
           match: new RegExp(`^${source}$`),
           params,
-          operation: { path, method, pointer: `#/paths/${escapePointer(path)}/${method}`, responses: (operation as Json).responses as Json },
+          operation: {
+            path,
+            method,
+            pointer: `#/paths/${escapePointer(path)}/${method}`,
+            responses: (operation as Json).responses as Json,
+          },
         });
       }
     }
@@ -73,7 +78,10 @@ class DocumentContract {
   #resolve(node: unknown): Json {
     let current = node as Json;
     while (current && typeof current.$ref === "string") {
-      const segments = (current.$ref as string).replace(/^#\//, "").split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+      const segments = (current.$ref as string)
+        .replace(/^#\//, "")
+        .split("/")
+        .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
       current = segments.reduce<unknown>((at, key) => (at as Json)[key], this.#doc) as Json;
     }
     return current;
@@ -81,7 +89,8 @@ class DocumentContract {
 
   operation(method: string, path: string): Operation | null {
     const wanted = method === "HEAD" ? "get" : method.toLowerCase();
-    for (const { match, operation } of this.#operations) if (operation.method === wanted && match.test(path)) return operation;
+    for (const { match, operation } of this.#operations)
+      if (operation.method === wanted && match.test(path)) return operation;
     return null;
   }
 
@@ -90,16 +99,31 @@ class DocumentContract {
     const where = `${method} ${path} → ${response.status}`;
     const type = response.headers.get("content-type") ?? "";
     const essence = type.split(";")[0]!.trim().toLowerCase();
-    const text = method === "HEAD" ? "" : decoded(response.headers.get("content-encoding"), new Uint8Array(await response.arrayBuffer()));
+    const text =
+      method === "HEAD"
+        ? ""
+        : decoded(response.headers.get("content-encoding"), new Uint8Array(await response.arrayBuffer()));
     const operation = this.operation(method, path);
     if (!operation) {
       if (response.status < 400) return [];
-      if (essence === "text/html" && response.status === 404 && prefersHtml(exchange.requestHeaders.get("accept") ?? undefined)) return [];
-      if (essence !== PROBLEM_CONTENT_TYPE) return [`${where}: an error without a problem body (${type || "no content type"})`];
+      if (
+        essence === "text/html" &&
+        response.status === 404 &&
+        prefersHtml(exchange.requestHeaders.get("accept") ?? undefined)
+      )
+        return [];
+      if (essence !== PROBLEM_CONTENT_TYPE)
+        return [`${where}: an error without a problem body (${type || "no content type"})`];
       return method === "HEAD" ? [] : this.#body(where, ANY_PROBLEM_ID, text);
     }
-    const documented = operation.responses[String(response.status)] ?? operation.responses[`${String(response.status)[0]}XX`] ?? operation.responses.default;
-    if (!documented) return [`${where}: status ${response.status} is not documented for ${operation.method.toUpperCase()} ${operation.path}`];
+    const documented =
+      operation.responses[String(response.status)] ??
+      operation.responses[`${String(response.status)[0]}XX`] ??
+      operation.responses.default;
+    if (!documented)
+      return [
+        `${where}: status ${response.status} is not documented for ${operation.method.toUpperCase()} ${operation.path}`,
+      ];
     const spec = this.#resolve(documented);
     const statusPointer = `${operation.pointer}/responses/${response.status}`;
     const problems: string[] = [];
@@ -113,7 +137,8 @@ class DocumentContract {
       const schema = definition.schema as Json;
       const typed = schema.type === "integer" ? (/^-?\d+$/.test(value) ? Number(value) : value) : value;
       const validate = this.#ajv.compile(schema);
-      if (!validate(typed)) problems.push(`${where}: header ${name}: ${JSON.stringify(value)} ${this.#ajv.errorsText(validate.errors)}`);
+      if (!validate(typed))
+        problems.push(`${where}: header ${name}: ${JSON.stringify(value)} ${this.#ajv.errorsText(validate.errors)}`);
     }
     const content = spec.content as Json | undefined;
     if (!content || response.status === 304 || response.status === 204) {
@@ -122,7 +147,11 @@ class DocumentContract {
     }
     if (method === "HEAD") return problems;
     const media = Object.keys(content).find((m) => m === essence);
-    if (!media) return [...problems, `${where}: content type ${type || "(none)"} is not one of ${Object.keys(content).join(", ")}`];
+    if (!media)
+      return [
+        ...problems,
+        `${where}: content type ${type || "(none)"} is not one of ${Object.keys(content).join(", ")}`,
+      ];
     if (essence === "application/json" || essence.endsWith("+json")) {
       problems.push(...this.#body(where, `${statusPointer}/content/${escapePointer(media)}/schema`, text));
     }
@@ -137,7 +166,9 @@ class DocumentContract {
       return [`${where}: the body is not JSON`];
     }
     const validate = this.#validator(pointer);
-    return validate(body) ? [] : [`${where}: body does not match ${pointer}: ${this.#ajv.errorsText(validate.errors, { dataVar: "body" })}`];
+    return validate(body)
+      ? []
+      : [`${where}: body does not match ${pointer}: ${this.#ajv.errorsText(validate.errors, { dataVar: "body" })}`];
   }
 }
 

@@ -10,14 +10,20 @@ import { checkExchange } from "./check.ts";
 const pending: Promise<string[]>[] = [];
 
 installResponseCheck((exchange) => {
-  pending.push(checkExchange(exchange).catch((error: unknown) => [`${exchange.method} ${exchange.path}: the check failed: ${(error as Error).message}`]));
+  pending.push(
+    checkExchange(exchange).catch((error: unknown) => [
+      `${exchange.method} ${exchange.path}: the check failed: ${(error as Error).message}`,
+    ]),
+  );
 });
 
 async function assertContract(): Promise<void> {
   const problems = (await Promise.all(pending.splice(0))).flat();
   if (problems.length > 0) {
     const shown = problems.slice(0, 20).join("\n  ");
-    throw new Error(`${problems.length} response(s) do not match /openapi.json:\n  ${shown}${problems.length > 20 ? "\n  …" : ""}`);
+    throw new Error(
+      `${problems.length} response(s) do not match /openapi.json:\n  ${shown}${problems.length > 20 ? "\n  …" : ""}`,
+    );
   }
 }
 

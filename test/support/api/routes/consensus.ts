@@ -18,7 +18,14 @@ import {
 import { modelMessage, proofInputsOf, validatorMessage, voteMessage } from "../../../../core/consensus/messages.ts";
 import { consensusProjection } from "../../../../core/consensus/state.ts";
 import type { ConsensusState } from "../../../../core/consensus/model.ts";
-import { modelSignatureStep, signedModelSignature, signedValidation, signedVote, validatorStep, voteStep } from "../../../../core/consensus/steps.ts";
+import {
+  modelSignatureStep,
+  signedModelSignature,
+  signedValidation,
+  signedVote,
+  validatorStep,
+  voteStep,
+} from "../../../../core/consensus/steps.ts";
 import { officeSign, testOffice, type TestOffice } from "../../core/consensus/helpers.ts";
 import type { NewEvent } from "../../../../core/ledger/store.ts";
 import type { TokenPermission } from "../../../../core/schemas/avm.ts";
@@ -37,7 +44,10 @@ export const TEST_TOKEN_SECRET = "6b".repeat(32);
 export const TEST_TOKEN_PUBLIC_KEY = publicKeyFromSecret("ed25519", TEST_TOKEN_SECRET);
 
 /** A ledger file as `npm start` opens it (durable commits), signed with the test key. */
-export function openTestLedger(path: string, options: { now?: () => Date; durability?: "full" | "normal" } = {}): Promise<Ledger> {
+export function openTestLedger(
+  path: string,
+  options: { now?: () => Date; durability?: "full" | "normal" } = {},
+): Promise<Ledger> {
   return openLedgerStore({
     path,
     origin: LEDGER_ORIGIN,
@@ -63,16 +73,35 @@ export const OFFICES = {
 export type OfficeName = keyof typeof OFFICES;
 
 export const PARTICIPANTS: readonly OfficeName[] = ["ATLAS", "EVE", "HERMES", "SOPHIA"];
-export const DEFAULT_GI: Partial<Record<OfficeName, number>> = { ATLAS: 0.97, EVE: 0.981, HERMES: 0.962, SOPHIA: 0.975, JANUS: 0.99, ORACLE: 0.955, CASSANDRA: 0.91 };
+export const DEFAULT_GI: Partial<Record<OfficeName, number>> = {
+  ATLAS: 0.97,
+  EVE: 0.981,
+  HERMES: 0.962,
+  SOPHIA: 0.975,
+  JANUS: 0.99,
+  ORACLE: 0.955,
+  CASSANDRA: 0.91,
+};
 
 export function heartbeatEvent(sentinel: string, gi: number): NewEvent {
-  return { type: "sentinel.heartbeat", payload: { sentinel, status: "operational", gi_score: gi, apps: 3, packages: 4, workflows: 2, drift: 0.5 } };
+  return {
+    type: "sentinel.heartbeat",
+    payload: { sentinel, status: "operational", gi_score: gi, apps: 3, packages: 4, workflows: 2, drift: 0.5 },
+  };
 }
 
 /** Registers every test office (through the decision) and records its heartbeat GI. */
-export async function registerOffices(ledger: Ledger, gi: Partial<Record<OfficeName, number>> = DEFAULT_GI): Promise<void> {
+export async function registerOffices(
+  ledger: Ledger,
+  gi: Partial<Record<OfficeName, number>> = DEFAULT_GI,
+): Promise<void> {
   for (const o of Object.values(OFFICES)) {
-    const d = decideRegisterOffice(await ledger.state(consensusProjection), { id: o.id, priority: o.priority, cathedral: o.cathedral, public_key: o.public_key });
+    const d = decideRegisterOffice(await ledger.state(consensusProjection), {
+      id: o.id,
+      priority: o.priority,
+      cathedral: o.cathedral,
+      public_key: o.public_key,
+    });
     if (!d.ok) throw new Error(d.refusal.message);
     const g = gi[o.id as OfficeName];
     await ledger.append(g === undefined ? d.events : [...d.events, heartbeatEvent(o.id, g)]);
@@ -85,7 +114,12 @@ export async function issueToken(
   options: { permissions?: TokenPermission[]; ttlSeconds?: number; nowMs?: number; record?: boolean } = {},
 ): Promise<{ token: string; jti: string }> {
   const claims = tokenClaims(
-    { jti: randomUUID(), subject: "consensus-test", permissions: options.permissions ?? ["consensus.write"], ttlSeconds: options.ttlSeconds ?? 3600 },
+    {
+      jti: randomUUID(),
+      subject: "consensus-test",
+      permissions: options.permissions ?? ["consensus.write"],
+      ttlSeconds: options.ttlSeconds ?? 3600,
+    },
     options.nowMs ?? Date.now(),
   );
   if (options.record !== false) await ledger.append([tokenIssuedEvent(claims)]);
@@ -93,7 +127,11 @@ export async function issueToken(
 }
 
 /** The API on a free loopback port over `ledger`, with the test token key. */
-export function serveLedger(ledger: Ledger, dataDir: string, options: { now?: () => Date } = {}): Promise<RunningServer> {
+export function serveLedger(
+  ledger: Ledger,
+  dataDir: string,
+  options: { now?: () => Date } = {},
+): Promise<RunningServer> {
   return startServer({
     host: "127.0.0.1",
     port: 0,
@@ -110,7 +148,16 @@ export function proofRequest(participants: readonly string[] = PARTICIPANTS): Pr
   return {
     question: "Publish the drift analysis weekly?",
     context: { source: "consensus-test", urgency: 2, tags: ["drift", null] },
-    rounds: [{ round: 1, statements: participants.map((p) => ({ participant: p, position: "APPROVE" as const, summary: `${p} agrees.` })) }],
+    rounds: [
+      {
+        round: 1,
+        statements: participants.map((p) => ({
+          participant: p,
+          position: "APPROVE" as const,
+          summary: `${p} agrees.`,
+        })),
+      },
+    ],
     constitutional_check: { transparency: true, bounded_authority: true },
   };
 }
@@ -132,13 +179,27 @@ export class ConsensusClient {
     this.token = token;
   }
 
-  async request<T = unknown>(method: string, path: string, body?: unknown, token: string | null = this.token): Promise<Answer<T>> {
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    token: string | null = this.token,
+  ): Promise<Answer<T>> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (token !== null) headers.Authorization = `Bearer ${token}`;
-    const res = await fetch(this.base + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(this.base + path, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     const text = await res.text();
-    return { status: res.status, body: (text === "" ? undefined : JSON.parse(text)) as T, type: res.headers.get("content-type"), text };
+    return {
+      status: res.status,
+      body: (text === "" ? undefined : JSON.parse(text)) as T,
+      type: res.headers.get("content-type"),
+      text,
+    };
   }
 
   setCycle(cycle: string, gi: number) {
@@ -146,7 +207,12 @@ export class ConsensusClient {
   }
 
   open(room: string, participants: readonly string[] = PARTICIPANTS, cycle = "C-151") {
-    return this.request<{ sessionId: string } | null>("POST", "/v1/consensus/sessions", { cycle, room, gi_baseline: 0.97, participants });
+    return this.request<{ sessionId: string } | null>("POST", "/v1/consensus/sessions", {
+      cycle,
+      room,
+      gi_baseline: 0.97,
+      participants,
+    });
   }
 
   vote(sessionId: string, office: OfficeName, vote: VoteValue, signer: TestOffice = OFFICES[office]) {
@@ -160,12 +226,22 @@ export class ConsensusClient {
 
   modelSign(doc: ProofDocument, office: OfficeName, signer: TestOffice = OFFICES[office]) {
     const signature = sign("ed25519", signer.secret, modelMessage(proofInputsOf(doc.proof)));
-    return this.request<ProofDocument>("POST", `/v1/consensus/proofs/${doc.proof.delib_id}/signatures`, { participant: office, signature });
+    return this.request<ProofDocument>("POST", `/v1/consensus/proofs/${doc.proof.delib_id}/signatures`, {
+      participant: office,
+      signature,
+    });
   }
 
   validate(doc: ProofDocument, office: OfficeName, signer: TestOffice = OFFICES[office]) {
-    const signature = sign("ed25519", signer.secret, validatorMessage(proofInputsOf(doc.proof), doc.proof.model_signatures));
-    return this.request<ProofDocument>("POST", `/v1/consensus/proofs/${doc.proof.delib_id}/validator`, { validator: office, signature });
+    const signature = sign(
+      "ed25519",
+      signer.secret,
+      validatorMessage(proofInputsOf(doc.proof), doc.proof.model_signatures),
+    );
+    return this.request<ProofDocument>("POST", `/v1/consensus/proofs/${doc.proof.delib_id}/validator`, {
+      validator: office,
+      signature,
+    });
   }
 
   close(sessionId: string, body: { outcome: string; delibproof_id: string; gi_delta: number; sessionId?: string }) {
@@ -182,7 +258,12 @@ export class ConsensusClient {
    */
   async completeSession(
     room: string,
-    votes: Partial<Record<OfficeName, VoteValue>> = { ATLAS: "APPROVE", EVE: "APPROVE", HERMES: "APPROVE", SOPHIA: "REJECT" },
+    votes: Partial<Record<OfficeName, VoteValue>> = {
+      ATLAS: "APPROVE",
+      EVE: "APPROVE",
+      HERMES: "APPROVE",
+      SOPHIA: "REJECT",
+    },
     cycle = "C-151",
   ): Promise<{ sessionId: string; delibId: string; outcome: string }> {
     const expect = (a: Answer, status: number, step: string) => {
@@ -191,7 +272,8 @@ export class ConsensusClient {
     const opened = await this.open(room, PARTICIPANTS, cycle);
     expect(opened, 201, "open");
     const sessionId = opened.body!.sessionId;
-    for (const [office, vote] of Object.entries(votes)) expect(await this.vote(sessionId, office as OfficeName, vote), 201, `vote ${office}`);
+    for (const [office, vote] of Object.entries(votes))
+      expect(await this.vote(sessionId, office as OfficeName, vote), 201, `vote ${office}`);
     let doc = await this.generate(sessionId);
     expect(doc, 201, "proof");
     const generated = doc.body;
@@ -225,14 +307,20 @@ async function signVote(ledger: Ledger, sessionId: string, office: OfficeName, v
 }
 
 async function modelSignAll(ledger: Ledger, inputs: ProofInputs, offices: readonly OfficeName[]): Promise<void> {
-  for (const office of offices) await decideAndAppend(ledger, (s) => modelSignatureStep(s, inputs.delib_id, office, officeSign(OFFICES[office])));
+  for (const office of offices)
+    await decideAndAppend(ledger, (s) => modelSignatureStep(s, inputs.delib_id, office, officeSign(OFFICES[office])));
 }
 
 async function validatorSign(ledger: Ledger, inputs: ProofInputs): Promise<void> {
   await decideAndAppend(ledger, (s) => validatorStep(s, inputs.delib_id, "JANUS", officeSign(OFFICES.JANUS)));
 }
 
-const APPROVING: [OfficeName, VoteValue][] = [["ATLAS", "APPROVE"], ["EVE", "APPROVE"], ["HERMES", "APPROVE"], ["SOPHIA", "REJECT"]];
+const APPROVING: [OfficeName, VoteValue][] = [
+  ["ATLAS", "APPROVE"],
+  ["EVE", "APPROVE"],
+  ["HERMES", "APPROVE"],
+  ["SOPHIA", "REJECT"],
+];
 
 /**
  * One session waiting at every step, in cycle C-151, and one sealed, each ready for exactly one
@@ -252,15 +340,26 @@ export async function stageSessions(ledger: Ledger): Promise<{
 }> {
   const cycle = "C-151";
   await decideAndAppend(ledger, (s) => decideCycleUpdate(s, { cycle, gi: 0.97 }));
-  const open = async (room: string) => (await decideAndAppend(ledger, (s) => decideOpenSession(s, { cycle, room, gi_baseline: 0.97, participants: [...PARTICIPANTS] })))!.sessionId;
-  const generate = async (sessionId: string) => (await decideAndAppend(ledger, (s) => decideGenerateProof(s, sessionId, proofRequest()))).inputs;
+  const open = async (room: string) =>
+    (await decideAndAppend(ledger, (s) =>
+      decideOpenSession(s, { cycle, room, gi_baseline: 0.97, participants: [...PARTICIPANTS] }),
+    ))!.sessionId;
+  const generate = async (sessionId: string) =>
+    (await decideAndAppend(ledger, (s) => decideGenerateProof(s, sessionId, proofRequest()))).inputs;
 
   const sealedId = await open("sealed");
   for (const [o, v] of APPROVING) await signVote(ledger, sealedId, o, v);
   const sealedInputs = await generate(sealedId);
   await modelSignAll(ledger, sealedInputs, PARTICIPANTS);
   await validatorSign(ledger, sealedInputs);
-  await decideAndAppend(ledger, (s) => decideCloseSession(s, { sessionId: sealedId, outcome: "APPROVED", delibproof_id: sealedInputs.delib_id, gi_delta: 0.002 }));
+  await decideAndAppend(ledger, (s) =>
+    decideCloseSession(s, {
+      sessionId: sealedId,
+      outcome: "APPROVED",
+      delibproof_id: sealedInputs.delib_id,
+      gi_delta: 0.002,
+    }),
+  );
 
   const votingId = await open("voting");
   const provingId = await open("proving");
@@ -283,9 +382,18 @@ export async function stageSessions(ledger: Ledger): Promise<{
     freeRoom: "opening",
     voting: { sessionId: votingId, vote: signedVote(votingId, "ATLAS", "APPROVE", officeSign(OFFICES.ATLAS)) },
     proving: { sessionId: provingId, request: proofRequest() },
-    signing: { delibId: signingInputs.delib_id, signature: signedModelSignature(state, signingInputs.delib_id, last, officeSign(OFFICES[last])) },
-    validating: { delibId: validatingInputs.delib_id, signature: signedValidation(state, validatingInputs.delib_id, "JANUS", officeSign(OFFICES.JANUS)) },
-    closing: { sessionId: closingId, close: { outcome: "APPROVED", delibproof_id: closingInputs.delib_id, gi_delta: 0.002 } },
+    signing: {
+      delibId: signingInputs.delib_id,
+      signature: signedModelSignature(state, signingInputs.delib_id, last, officeSign(OFFICES[last])),
+    },
+    validating: {
+      delibId: validatingInputs.delib_id,
+      signature: signedValidation(state, validatingInputs.delib_id, "JANUS", officeSign(OFFICES.JANUS)),
+    },
+    closing: {
+      sessionId: closingId,
+      close: { outcome: "APPROVED", delibproof_id: closingInputs.delib_id, gi_delta: 0.002 },
+    },
     sealed: { sessionId: sealedId, delibId: sealedInputs.delib_id },
   };
 }

@@ -8,7 +8,12 @@ import type { JsonObject, LedgerEntry } from "../../../../core/ledger/entry.ts";
 import type { NewEvent } from "../../../../core/ledger/store.ts";
 import type { AvmVerifyRequest, CompanionAttestation, RiskLevel, Role, Scope } from "../../../../core/schemas/avm.ts";
 import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../../core/signature.ts";
-import { signAttestation, signWalletMessage, type AttestationFields, type Signer } from "../../../../core/avm/messages.ts";
+import {
+  signAttestation,
+  signWalletMessage,
+  type AttestationFields,
+  type Signer,
+} from "../../../../core/avm/messages.ts";
 import { ledgerIdForKey } from "../../../../core/avm/operations.ts";
 import { avmRegistry, type AvmRegistry } from "../../../../core/avm/registry.ts";
 
@@ -91,7 +96,11 @@ export class Scenario {
     });
     const stake = options.stakeMic ?? 20_000n;
     if (stake > 0n) {
-      this.event("stake.locked", { ledger_id, amount_shards: (stake * MIC).toString(), slashing_conditions_accepted: options.acceptSlashing ?? true });
+      this.event("stake.locked", {
+        ledger_id,
+        amount_shards: (stake * MIC).toString(),
+        slashing_conditions_accepted: options.acceptSlashing ?? true,
+      });
     }
     return { ledger_id, wallet };
   }
@@ -115,7 +124,11 @@ export interface AttestationOptions {
   now?: number;
 }
 
-export function attest(companion: Signer & { companion_id: string }, subject: string, options: AttestationOptions = {}): CompanionAttestation {
+export function attest(
+  companion: Signer & { companion_id: string },
+  subject: string,
+  options: AttestationOptions = {},
+): CompanionAttestation {
   const now = options.now ?? NOW;
   const fields: AttestationFields = {
     companion_id: companion.companion_id,
@@ -129,7 +142,12 @@ export function attest(companion: Signer & { companion_id: string }, subject: st
   return signAttestation(fields, companion, options.cosigner);
 }
 
-export function request(identity: TestIdentity, attestation: object, scopes: Scope[], wallet: Signer = identity.wallet): AvmVerifyRequest {
+export function request(
+  identity: TestIdentity,
+  attestation: object,
+  scopes: Scope[],
+  wallet: Signer = identity.wallet,
+): AvmVerifyRequest {
   return {
     ledger_id: identity.ledger_id,
     wallet_signature: signWalletMessage(wallet, identity.ledger_id, attestation, scopes),

@@ -18,7 +18,13 @@ import {
   decideRegisterOffice,
   type Decision,
 } from "../../../../core/consensus/decide.ts";
-import { modelSignatureStep, signedVote as stepVote, validatorStep, voteStep, type OfficeSign } from "../../../../core/consensus/steps.ts";
+import {
+  modelSignatureStep,
+  signedVote as stepVote,
+  validatorStep,
+  voteStep,
+  type OfficeSign,
+} from "../../../../core/consensus/steps.ts";
 import { consensusProjection } from "../../../../core/consensus/state.ts";
 import type { ConsensusState } from "../../../../core/consensus/model.ts";
 
@@ -37,7 +43,13 @@ export class MemoryLedger {
     this.#ms += 60_000;
     for (const e of events) {
       const prev = this.entries.at(-1)?.hash ?? null;
-      const { entry } = sealEntry({ seq: this.entries.length, type: e.type, payload: e.payload, ts: e.ts ?? new Date(this.#ms).toISOString(), prev });
+      const { entry } = sealEntry({
+        seq: this.entries.length,
+        type: e.type,
+        payload: e.payload,
+        ts: e.ts ?? new Date(this.#ms).toISOString(),
+        prev,
+      });
       this.entries.push(entry);
       consensusProjection.apply(this.state, entry);
       out.push(entry);
@@ -61,7 +73,11 @@ export interface TestOffice {
   public_key: string;
 }
 
-export function testOffice(id: string, priority: OfficePriority, cathedral: Cathedral = "FOR-PHILOSOPHERS"): TestOffice {
+export function testOffice(
+  id: string,
+  priority: OfficePriority,
+  cathedral: Cathedral = "FOR-PHILOSOPHERS",
+): TestOffice {
   const secret = hash("sha256", `test-office:${id}`, "hex");
   return { id, priority, cathedral, secret, public_key: publicKeyFromSecret("ed25519", secret) };
 }
@@ -76,7 +92,9 @@ export function standardOffices(ledger: MemoryLedger, gi: Record<string, number>
     testOffice("JANUS", "high", "DIPLOMACY"),
   ];
   for (const o of offices) {
-    const d = ledger.run((s) => decideRegisterOffice(s, { id: o.id, priority: o.priority, cathedral: o.cathedral, public_key: o.public_key }));
+    const d = ledger.run((s) =>
+      decideRegisterOffice(s, { id: o.id, priority: o.priority, cathedral: o.cathedral, public_key: o.public_key }),
+    );
     if (!d.ok) throw new Error(d.refusal.message);
     heartbeat(ledger, o.id, gi[o.id] ?? 0.97);
   }
@@ -84,7 +102,12 @@ export function standardOffices(ledger: MemoryLedger, gi: Record<string, number>
 }
 
 export function heartbeat(ledger: MemoryLedger, sentinel: string, gi: number): void {
-  ledger.append([{ type: "sentinel.heartbeat", payload: { sentinel, status: "operational", gi_score: gi, apps: 3, packages: 4, workflows: 2, drift: 0.5 } }]);
+  ledger.append([
+    {
+      type: "sentinel.heartbeat",
+      payload: { sentinel, status: "operational", gi_score: gi, apps: 3, packages: 4, workflows: 2, drift: 0.5 },
+    },
+  ]);
 }
 
 export const PARTICIPANTS = ["ATLAS", "EVE", "HERMES", "SOPHIA"];
@@ -102,7 +125,16 @@ export function proofRequest(): ProofRequest {
   return {
     question: "Publish the drift analysis weekly?",
     context: { source: "test", urgency: 2 },
-    rounds: [{ round: 1, statements: PARTICIPANTS.map((p) => ({ participant: p, position: "APPROVE" as const, summary: `${p} agrees.` })) }],
+    rounds: [
+      {
+        round: 1,
+        statements: PARTICIPANTS.map((p) => ({
+          participant: p,
+          position: "APPROVE" as const,
+          summary: `${p} agrees.`,
+        })),
+      },
+    ],
     constitutional_check: { transparency: true, bounded_authority: true },
   };
 }
@@ -119,13 +151,24 @@ export function completeSession(
   votes: Partial<Record<string, VoteValue>> = { ATLAS: "APPROVE", EVE: "APPROVE", HERMES: "APPROVE", SOPHIA: "REJECT" },
   room = "ethics",
 ): { sessionId: string; delibId: string } {
-  const opened = must(ledger.run((s) => decideOpenSession(s, { cycle: "C-151", room, gi_baseline: 0.97, participants: PARTICIPANTS })));
+  const opened = must(
+    ledger.run((s) => decideOpenSession(s, { cycle: "C-151", room, gi_baseline: 0.97, participants: PARTICIPANTS })),
+  );
   const sessionId = opened!.sessionId;
-  for (const [id, vote] of Object.entries(votes)) must(ledger.run((s) => voteStep(s, sessionId, id, vote!, officeSign(offices[id]!))));
+  for (const [id, vote] of Object.entries(votes))
+    must(ledger.run((s) => voteStep(s, sessionId, id, vote!, officeSign(offices[id]!))));
   const { inputs } = must(ledger.run((s) => decideGenerateProof(s, sessionId, proofRequest())));
-  for (const id of PARTICIPANTS) must(ledger.run((s) => modelSignatureStep(s, inputs.delib_id, id, officeSign(offices[id]!))));
+  for (const id of PARTICIPANTS)
+    must(ledger.run((s) => modelSignatureStep(s, inputs.delib_id, id, officeSign(offices[id]!))));
   must(ledger.run((s) => validatorStep(s, inputs.delib_id, "JANUS", officeSign(offices.JANUS!))));
-  const outcome = ledger.state.sessions.get(sessionId)!.votes.filter((v) => v.vote === "APPROVE").length >= 3 ? "APPROVED" : Object.keys(votes).length === 4 ? "REJECTED" : "NO_QUORUM";
-  must(ledger.run((s) => decideCloseSession(s, { sessionId, outcome, delibproof_id: inputs.delib_id, gi_delta: 0.002 })));
+  const outcome =
+    ledger.state.sessions.get(sessionId)!.votes.filter((v) => v.vote === "APPROVE").length >= 3
+      ? "APPROVED"
+      : Object.keys(votes).length === 4
+        ? "REJECTED"
+        : "NO_QUORUM";
+  must(
+    ledger.run((s) => decideCloseSession(s, { sessionId, outcome, delibproof_id: inputs.delib_id, gi_delta: 0.002 })),
+  );
   return { sessionId, delibId: inputs.delib_id };
 }

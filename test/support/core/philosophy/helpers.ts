@@ -25,23 +25,44 @@ export interface TestStatement {
 
 const T = "2026-01-01T00:00:00.000Z";
 
-export function documents(sentinels: TestSentinel[], statements: TestStatement[], scores: Partial<Record<Virtue, number>> = {}): CouncilDocuments {
+export function documents(
+  sentinels: TestSentinel[],
+  statements: TestStatement[],
+  scores: Partial<Record<Virtue, number>> = {},
+): CouncilDocuments {
   const deliberations: Deliberations = {
     cycle: "C-200",
     timestamp: T,
     deliberations: statements.map((s, i) => ({
       id: `D-${i + 1}`,
       topic: s.topic,
-      sentinels: Object.entries(s.positions).map(([id, position]) => ({ id, position, reasoning: "Recorded.", virtue_tags: s.tags?.[id] ?? [] })),
+      sentinels: Object.entries(s.positions).map(([id, position]) => ({
+        id,
+        position,
+        reasoning: "Recorded.",
+        virtue_tags: s.tags?.[id] ?? [],
+      })),
       consensus: 0.5,
       outcome: "deferred",
     })),
   };
-  const virtue = (v: Virtue) => ({ score: scores[v] ?? 1, measure: "test", status: "compliant" as const, compliant_at: 0, at_risk_at: 0 });
+  const virtue = (v: Virtue) => ({
+    score: scores[v] ?? 1,
+    measure: "test",
+    status: "compliant" as const,
+    compliant_at: 0,
+    at_risk_at: 0,
+  });
   const virtues: Virtues = {
     cycle: "C-200",
     timestamp: T,
-    virtues: { integrity: virtue("integrity"), temperance: virtue("temperance"), justice: virtue("justice"), prudence: virtue("prudence"), courage: virtue("courage") },
+    virtues: {
+      integrity: virtue("integrity"),
+      temperance: virtue("temperance"),
+      justice: virtue("justice"),
+      prudence: virtue("prudence"),
+      courage: virtue("courage"),
+    },
     overall_compliance: 1,
   };
   const sentinelStatus: SentinelStatus = {

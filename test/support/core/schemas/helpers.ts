@@ -26,7 +26,10 @@ type CounterExample = { note?: string; patch: Operation[] } | { note?: string; v
 /** The parent container and last key of a JSON Pointer (RFC 6901) in `document`. */
 function locate(document: unknown, pointer: string): { parent: Record<string, unknown> | unknown[]; key: string } {
   if (!pointer.startsWith("/")) throw new Error(`JSON Pointer ${JSON.stringify(pointer)} must start with /`);
-  const keys = pointer.slice(1).split("/").map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const keys = pointer
+    .slice(1)
+    .split("/")
+    .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
   let parent = document as Record<string, unknown>;
   for (const key of keys.slice(0, -1)) {
     const next = parent[key];
@@ -42,7 +45,8 @@ export function applyPatch(document: unknown, patch: readonly Operation[]): unkn
   for (const operation of patch) {
     const { parent, key } = locate(copy, operation.path);
     const exists = Object.hasOwn(parent, key);
-    if (operation.op === "add" && exists && !Array.isArray(parent)) throw new Error(`add ${operation.path}: already there`);
+    if (operation.op === "add" && exists && !Array.isArray(parent))
+      throw new Error(`add ${operation.path}: already there`);
     if (operation.op !== "add" && !exists) throw new Error(`${operation.op} ${operation.path}: not there`);
     if (operation.op === "remove") {
       if (Array.isArray(parent)) parent.splice(Number(key), 1);
@@ -64,7 +68,9 @@ function* jsonFiles(dir: string): Generator<string> {
 function loadFixtures(): Fixtures {
   const fixtures: Record<string, { valid: unknown; invalid: unknown[] }> = {};
   for (const file of jsonFiles(FIXTURES_DIR)) {
-    const name = relative(FIXTURES_DIR, file).replace(/\\/g, "/").replace(/\.json$/, "");
+    const name = relative(FIXTURES_DIR, file)
+      .replace(/\\/g, "/")
+      .replace(/\.json$/, "");
     const data = JSON.parse(readFileSync(file, "utf8")) as { schema: string; invalid: CounterExample[] };
     if (data.schema !== name) throw new Error(`${file}: names schema ${data.schema}, its path says ${name}`);
     if (!Object.hasOwn(examples, name)) throw new Error(`${file}: no published schema ${name}`);

@@ -43,14 +43,23 @@ export function makeFacts(overrides: Partial<LedgerFacts> = {}): LedgerFacts {
     deliberations: [],
     consensus: { opened: 0, evaluated: 0, approved: 0, rejected: 0, noQuorum: 0, open: 0, sealedProofs: 0 },
     consensusSessions: [],
-    consensusRegistry: { current: null, offices: [], active_sessions: [], recent_proofs: [], sessions: 0, sealed_proofs: 0 },
+    consensusRegistry: {
+      current: null,
+      offices: [],
+      active_sessions: [],
+      recent_proofs: [],
+      sessions: 0,
+      sealed_proofs: 0,
+    },
     authorityActivity: activityFigures(authorityActivity.initial()),
     ...overrides,
   };
 }
 
 /** A sentinel that registered and never did anything, with `overrides` applied (shallow). */
-export function makeSentinel(overrides: Partial<SentinelFacts> & Pick<SentinelFacts, "id" | "cathedral">): SentinelFacts {
+export function makeSentinel(
+  overrides: Partial<SentinelFacts> & Pick<SentinelFacts, "id" | "cathedral">,
+): SentinelFacts {
   return {
     algorithm: "ed25519",
     publicKey: "d7".repeat(32),
@@ -72,7 +81,13 @@ export function makeSentinel(overrides: Partial<SentinelFacts> & Pick<SentinelFa
  * A sealed pulse record (valid hash, chained to `prev`) with the given scores and time. The id is
  * derived from `n` so fixtures are deterministic.
  */
-export function makePulse(n: number, giScore: number, miiScore: number, generatedAt: string, prev: PulseRecord | null = null): PulseRecord {
+export function makePulse(
+  n: number,
+  giScore: number,
+  miiScore: number,
+  generatedAt: string,
+  prev: PulseRecord | null = null,
+): PulseRecord {
   const id = `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`;
   return sealPulse({
     id,
@@ -87,7 +102,11 @@ export function makePulse(n: number, giScore: number, miiScore: number, generate
 }
 
 /** A chained history from [gi, mii] pairs, one record per `stepMs` from `start`. */
-export function makePulseHistory(scores: readonly (readonly [number, number])[], start = "2025-12-01T06:00:00.000Z", stepMs = 86_400_000): PulseRecord[] {
+export function makePulseHistory(
+  scores: readonly (readonly [number, number])[],
+  start = "2025-12-01T06:00:00.000Z",
+  stepMs = 86_400_000,
+): PulseRecord[] {
   const out: PulseRecord[] = [];
   const t0 = Date.parse(start);
   scores.forEach(([gi, mii], i) => {
@@ -100,12 +119,19 @@ export function makePulseHistory(scores: readonly (readonly [number, number])[],
  * Writes `records` as the pulse history of the data folder `dataDir` (pulse/history.jsonl) with its
  * checkpoint signed by `signer`, listed in keys/datasets.vkey — as `npm run pulse` publishes them.
  */
-export function writePulseHistory(dataDir: string, records: readonly PulseRecord[], signer: NoteSigner & { publicKeyHex: string }): void {
+export function writePulseHistory(
+  dataDir: string,
+  records: readonly PulseRecord[],
+  signer: NoteSigner & { publicKeyHex: string },
+): void {
   mkdirSync(join(dataDir, "pulse"), { recursive: true });
   mkdirSync(join(dataDir, "keys"), { recursive: true });
   const lines = records.map((r) => historyLine(r));
   writeFileSync(join(dataDir, "pulse", "history.jsonl"), lines.map((l) => `${l}\n`).join(""));
-  writeFileSync(join(dataDir, "pulse", "checkpoint"), signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) }, signer));
+  writeFileSync(
+    join(dataDir, "pulse", "checkpoint"),
+    signCheckpoint({ origin: PULSE_ORIGIN, size: lines.length, rootHash: rootHash(lines.map(leafHashOfText)) }, signer),
+  );
   writeFileSync(join(dataDir, "keys", "datasets.vkey"), `${verifierKey(signer.name, signer.publicKeyHex)}\n`);
 }
 
@@ -129,7 +155,8 @@ export function patchedSources(files: Record<string, string>, copy: readonly str
     onTestFinished(remove); // called inside a test: removed when the test ends
   } catch {
     patchedDirs.push(dir); // at collection time: removed when the process exits
-    if (patchedDirs.length === 1) process.once("exit", () => patchedDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+    if (patchedDirs.length === 1)
+      process.once("exit", () => patchedDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   }
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -141,7 +168,11 @@ export function patchedSources(files: Record<string, string>, copy: readonly str
 }
 
 /** Generator inputs from facts, pulse and (by default) the real sources. */
-export function makeInputs(facts: LedgerFacts, pulse: readonly PulseRecord[] = [], sources: SourceReader = repoSources()): GeneratorInputs {
+export function makeInputs(
+  facts: LedgerFacts,
+  pulse: readonly PulseRecord[] = [],
+  sources: SourceReader = repoSources(),
+): GeneratorInputs {
   return { facts, pulse, sources };
 }
 
@@ -169,7 +200,10 @@ export function publishedSchemaErrors(name: string, value: unknown): string[] {
 export function makeLedgerEntries(events: readonly { type: string; payload: JsonObject; ts: string }[]): LedgerEntry[] {
   const out: LedgerEntry[] = [];
   events.forEach((event, seq) => {
-    out.push(sealEntry({ seq, type: event.type, payload: event.payload, ts: event.ts, prev: out[seq - 1]?.hash ?? null }).entry);
+    out.push(
+      sealEntry({ seq, type: event.type, payload: event.payload, ts: event.ts, prev: out[seq - 1]?.hash ?? null })
+        .entry,
+    );
   });
   return out;
 }

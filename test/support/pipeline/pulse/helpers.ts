@@ -28,10 +28,24 @@ export function writeFiles(root: string, files: Record<string, string | Uint8Arr
 }
 
 function run(repo: string, args: string[], date?: string): string {
-  return execFileSync("git", ["-C", repo, "-c", "user.name=Pulse Test", "-c", "user.email=pulse@example.test", "-c", "commit.gpgsign=false", ...args], {
-    encoding: "utf8",
-    env: { ...process.env, ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) },
-  });
+  return execFileSync(
+    "git",
+    [
+      "-C",
+      repo,
+      "-c",
+      "user.name=Pulse Test",
+      "-c",
+      "user.email=pulse@example.test",
+      "-c",
+      "commit.gpgsign=false",
+      ...args,
+    ],
+    {
+      encoding: "utf8",
+      env: { ...process.env, ...(date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {}) },
+    },
+  );
 }
 
 export function gitInit(repo: string): void {
@@ -40,7 +54,12 @@ export function gitInit(repo: string): void {
 }
 
 /** Writes the files (null deletes), stages everything and commits at `date`; returns the sha. */
-export function commit(repo: string, files: Record<string, string | Uint8Array | null>, message: string, date: string): string {
+export function commit(
+  repo: string,
+  files: Record<string, string | Uint8Array | null>,
+  message: string,
+  date: string,
+): string {
   for (const [path, content] of Object.entries(files)) {
     if (content === null) rmSync(join(repo, path));
     else writeFiles(repo, { [path]: content });
@@ -75,23 +94,43 @@ export async function makeLedger(path: string, env: NodeJS.ProcessEnv, events: N
 
 const KEY = "a".repeat(64);
 /** Registers every sentinel named, then appends their heartbeats in time order. */
-export function sentinelEvents(beats: { sentinel: string; ts: string; status?: "operational" | "degraded" | "offline" }[]): NewEvent[] {
+export function sentinelEvents(
+  beats: { sentinel: string; ts: string; status?: "operational" | "degraded" | "offline" }[],
+): NewEvent[] {
   const ids = [...new Set(beats.map((b) => b.sentinel))];
   const first = beats.map((b) => b.ts).sort()[0]!;
   return [
-    ...ids.map((sentinel) => ({ type: "sentinel.registered", ts: first, payload: { sentinel, cathedral: "FOR-ACADEMICS", algorithm: "ed25519", public_key: KEY } })),
+    ...ids.map((sentinel) => ({
+      type: "sentinel.registered",
+      ts: first,
+      payload: { sentinel, cathedral: "FOR-ACADEMICS", algorithm: "ed25519", public_key: KEY },
+    })),
     ...[...beats]
       .sort((a, b) => (a.ts < b.ts ? -1 : 1))
       .map((b) => ({
         type: "sentinel.heartbeat",
         ts: b.ts,
-        payload: { sentinel: b.sentinel, status: b.status ?? "operational", gi_score: 0.97, apps: 3, packages: 1, workflows: 2, drift: 0.5 },
+        payload: {
+          sentinel: b.sentinel,
+          status: b.status ?? "operational",
+          gi_score: 0.97,
+          apps: 3,
+          packages: 1,
+          workflows: 2,
+          drift: 0.5,
+        },
       })),
   ];
 }
 
 /** Indexer options for a run over `repo` into `data`, everything else inside `dir`. */
-export function options(dir: string, repo: string, data: string, now: string, extra: Partial<PulseOptions> = {}): PulseOptions {
+export function options(
+  dir: string,
+  repo: string,
+  data: string,
+  now: string,
+  extra: Partial<PulseOptions> = {},
+): PulseOptions {
   return {
     now: new Date(now),
     mode: "local",

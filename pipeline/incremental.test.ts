@@ -107,7 +107,7 @@ describe("incremental regeneration", () => {
       (s.fold as { digest: { hash: string } }).digest.hash = formatDigest(other);
     });
 
-    const size = await appendEvents(dir, held.slice(500));
+    const size = await appendEvents(dir, held.slice(500, 750));
     const again = await run(A(), true);
     await run(B(), false);
     expect(again.report.ledgerEntries).toBe(size);
@@ -120,6 +120,19 @@ describe("incremental regeneration", () => {
     // Every state was kept again at the ledger's size: a run with nothing new reads nothing.
     const idle = await run(A(), true);
     expect(idle.report.ledgerRead).toBe(false);
+  });
+
+  it("folds kept at different watermarks: the pass starts at the earliest, each fold after its own", async () => {
+    // Only economy runs: the facts and the mint history move on, the audit trail's folds stay behind.
+    const middle = await appendEvents(dir, held.slice(750, 875));
+    const economy = await run(A(), true, { areas: ["economy"] });
+    await run(B(), false, { areas: ["economy"] });
+    expect(economy.log).toContain(`entries ${middle - 125}–${middle - 1}`);
+    const size = await appendEvents(dir, held.slice(875));
+    const all = await run(A(), true);
+    await run(B(), false);
+    expect(all.report.ledgerEntries).toBe(size - middle + 125);
+    expectSameAreas();
   });
 
   it("a step whose code changed folds from the first entry", async () => {

@@ -96,8 +96,13 @@ async function unusable<T>(
     return "its tree edge does not fit its size";
   }
   if (edgeRoot !== w.root) return "its tree edge does not give its root";
-  if (formatDigest(await ledger.rootHash(w.size)) !== w.root)
-    return `its watermark (${w.size} entries, ${w.root}) is not a prefix of the ledger`;
+  let ledgerRoot: string;
+  try {
+    ledgerRoot = formatDigest(await ledger.rootHash(w.size));
+  } catch (error) {
+    return `its watermark cannot be checked against the ledger (${(error as Error).message})`;
+  }
+  if (ledgerRoot !== w.root) return `its watermark (${w.size} entries, ${w.root}) is not a prefix of the ledger`;
   return null;
 }
 

@@ -150,7 +150,7 @@ export async function run(): Promise<void> {
     ];
     printComparisons("Pipeline (npm run bench -- pipeline)", comparisons);
     console.log(
-      `  CPU time (user + system, every thread): floor ${floor.cpuSeconds.toFixed(1)} s, store read ${storeRead.cpuSeconds.toFixed(1)} s, full run ${full.cpuSeconds.toFixed(1)} s (the ledger pass reads on one thread and hashes, validates and writes on a helper thread)`,
+      `  CPU time (user + system, every thread): floor ${floor.cpuSeconds.toFixed(1)} s, store read ${storeRead.cpuSeconds.toFixed(1)} s, full run ${full.cpuSeconds.toFixed(1)} s, run after new events ${incremental.cpuSeconds.toFixed(1)} s (the ledger pass reads on one thread and hashes, validates and writes on a helper thread)`,
     );
     printReadings("Pipeline peak memory (maxRSS of each child process)", [
       {

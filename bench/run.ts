@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- [suite …] [--json FILE]`: runs the named benchmark suites (all when none is
- * named); with `--json FILE`, writes every figure they printed, with the commit, the load and the
+ * `npm run bench -- [suite …] [--json FILE] [--events N]`: runs the named benchmark suites (all when
+ * none is named; `--events` sets the pipeline benchmark's ledger size); with `--json FILE`, writes every figure they printed, with the commit, the load and the
  * cores, to FILE (bench/results.ts). `npm run bench -- compare A.json B.json` prints what moved
  * between two such files beyond its spread.
  */
@@ -40,6 +40,14 @@ for (let i = 0; i < args.length; i++) {
       console.error("--json needs a file name");
       process.exit(2);
     }
+  } else if (args[i] === "--events") {
+    // The pipeline benchmark's ledger size (bench/pipeline.ts), e.g. 10000000 for the 10M-event figures.
+    const events = args[++i] ?? "";
+    if (!/^[1-9][0-9]*$/.test(events)) {
+      console.error("--events needs a positive number of events");
+      process.exit(2);
+    }
+    process.env.BENCH_PIPELINE_SIZE = events;
   } else wanted.push(args[i]!);
 }
 const names = wanted.length > 0 ? wanted : Object.keys(suites);

@@ -36,6 +36,11 @@ export class StreamingRoot {
     return this.#size;
   }
 
+  /** The right edge's hashes, largest subtree first: what `resume` continues from. */
+  get edge(): Uint8Array[] {
+    return this.#edge.map((h) => new Uint8Array(Buffer.from(h, "latin1")));
+  }
+
   /** Appends one leaf by its hash (32 bytes as a latin1 string), reporting completed subtrees. */
   appendLeafHash(leaf: string, onComplete?: StreamSubtreeListener): void {
     let h = leaf;

@@ -45,6 +45,7 @@ import { publishMigration } from "./migration/publish.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "./proof-copies.ts";
 import { verifyPublished } from "./pulse/published.ts";
 import { runPipeline } from "./runner.ts";
+import { pipelineStateDir } from "./run/folds.ts";
 import { diffSchemaFiles } from "./schemas-cli.ts";
 import { renderPublishedSchemas } from "../core/schemas/published-files.ts";
 import { locateSteps } from "./step-code.ts";
@@ -256,6 +257,7 @@ async function regenerateAreas(
     log,
     signingKey: datasetKey(log),
     digestCache: join(stateDir(), "pipeline-digests.json"),
+    stateDir: pipelineStateDir(stateDir()),
   });
   if (!report.ok) {
     for (const f of report.steps.filter((s) => s.status === "failed"))

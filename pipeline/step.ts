@@ -78,12 +78,21 @@ export interface RowSink {
   push(entry: LedgerEntry, payloadText: string): string;
   /** Text that closes the file. */
   end(): string;
+  /**
+   * What the sink needs to go on after the last entry pushed (plain data, none for a sink that keeps
+   * nothing), given back to `start` by a later run that continues the file from there. A sink
+   * without it is never continued: its file is folded from the first entry every time.
+   */
+  state?(): unknown;
 }
 
 export interface RowsStep extends StepBase {
   kind: "rows";
-  /** Text that opens the file (CSV header, "[") and the sink for the entries. */
-  start(inputs: Omit<GeneratorInputs, "facts">): { head: string; sink: RowSink };
+  /**
+   * Text that opens the file (CSV header, "[") and the sink for the entries; with `from` (a
+   * `state()` of this step's sink), a sink that goes on from there — the file up to it is kept.
+   */
+  start(inputs: Omit<GeneratorInputs, "facts">, from?: unknown): { head: string; sink: RowSink };
 }
 
 export type Step = DocumentStep | RowsStep;

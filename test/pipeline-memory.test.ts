@@ -47,6 +47,7 @@ describe("the regeneration's peak memory", () => {
       // Each run regenerates every file from an empty data folder.
       if (attempt > 0) {
         rmSync(dataDir, { recursive: true, force: true });
+        rmSync(join(dir, "state", "pipeline"), { recursive: true, force: true });
         dataDir = prepareDataDir(dir);
       }
       const run = spawnSync(

@@ -31,7 +31,16 @@ export interface FactsAccumulator {
   add(entry: LedgerEntry): void;
   /** The facts so far, for the entries whose RFC 9162 root (`sha256:<hex>`) is `rootHash`. */
   result(rootHash: string): LedgerFacts;
+  /**
+   * Everything the accumulator holds, for `createFactsAccumulator(snapshot)` to continue from
+   * (pipeline/pass/fold-state.ts keeps it between runs): plain data, Maps, Sets and bigints, which
+   * node:v8's serializer keeps whole, shared references included. Absent: it cannot be continued.
+   */
+  snapshot?(): FactsSnapshot;
 }
+
+/** The accumulator's state between two entries (opaque to callers). */
+export type FactsSnapshot = { readonly facts: unique symbol };
 
 type SentinelState = Omit<SentinelFacts, "uptimeDays">;
 
@@ -45,42 +54,49 @@ function cycleOf(ts: string): string {
   }
 }
 
-export function createFactsAccumulator(): FactsAccumulator {
-  let size = 0;
-  let firstTs: string | null = null;
-  let asOf: string | null = null;
-  let sample: LedgerFacts["sample"] = null;
-  const eventCounts = new Map<string, number>();
-  const sentinels = new Map<string, SentinelState>();
-
-  const supply = supplyProjection.initial();
-  const supplyByCycle: CycleSupply[] = [];
-  // The cycle whose supply row is being accumulated (pushed when a later cycle starts or at the end).
-  let supplyCycle: { cycle: string; ts: string } | null = null;
-
-  const multipliers = Object.fromEntries(CATHEDRALS.map((c) => [c, 1])) as Record<Cathedral, number>;
-  const multiplierChanges: MultiplierChange[] = [];
-  const audits: LedgerFacts["audits"] = {};
-  const deliberations: DeliberationFacts[] = [];
-  const consensus: ConsensusFacts = {
-    opened: 0,
-    evaluated: 0,
-    approved: 0,
-    rejected: 0,
-    noQuorum: 0,
-    open: 0,
-    sealedProofs: 0,
+function initialState() {
+  return {
+    size: 0,
+    firstTs: null as string | null,
+    asOf: null as string | null,
+    sample: null as LedgerFacts["sample"],
+    eventCounts: new Map<string, number>(),
+    sentinels: new Map<string, SentinelState>(),
+    supply: supplyProjection.initial(),
+    supplyByCycle: [] as CycleSupply[],
+    // The cycle whose supply row is being accumulated (pushed when a later cycle starts or at the end).
+    supplyCycle: null as { cycle: string; ts: string } | null,
+    multipliers: Object.fromEntries(CATHEDRALS.map((c) => [c, 1])) as Record<Cathedral, number>,
+    multiplierChanges: [] as MultiplierChange[],
+    audits: {} as LedgerFacts["audits"],
+    deliberations: [] as DeliberationFacts[],
+    consensus: {
+      opened: 0,
+      evaluated: 0,
+      approved: 0,
+      rejected: 0,
+      noQuorum: 0,
+      open: 0,
+      sealedProofs: 0,
+    } as ConsensusFacts,
+    openSessions: new Set<string>(),
+    // Votes waiting for their session's evaluation: session_id → [participant, vote][].
+    pendingVotes: new Map<string, [string, string][]>(),
+    evaluatedSessions: new Set<string>(),
+    registry: consensusProjection.initial(),
+    authority: authorityActivity.initial(),
+    // The cycle label is the same for a whole day: the last one computed.
+    lastDay: "",
+    lastCycle: "C-1",
   };
-  const openSessions = new Set<string>();
-  // Votes waiting for their session's evaluation: session_id → [participant, vote][].
-  const pendingVotes = new Map<string, [string, string][]>();
-  const evaluatedSessions = new Set<string>();
-  const registry = consensusProjection.initial();
-  const authority = authorityActivity.initial();
+}
 
-  // The cycle label is the same for a whole day: cache the last one computed.
-  let lastDay = "";
-  let lastCycle = "C-1";
+/** A new accumulator, or one that continues from `from` (a `snapshot()` of an accumulator of this code). */
+export function createFactsAccumulator(from?: FactsSnapshot): FactsAccumulator {
+  const state = (from as unknown as ReturnType<typeof initialState> | undefined) ?? initialState();
+  let { size, firstTs, asOf, sample, supplyCycle, lastDay, lastCycle } = state;
+  const { eventCounts, sentinels, supply, supplyByCycle, multipliers, multiplierChanges, audits } = state;
+  const { deliberations, consensus, openSessions, pendingVotes, evaluatedSessions, registry, authority } = state;
   const cycleAt = (ts: string): string => {
     const day = ts.slice(0, 10);
     if (day !== lastDay) {
@@ -290,7 +306,12 @@ export function createFactsAccumulator(): FactsAccumulator {
     };
   }
 
-  return { add, result };
+  function snapshot(): FactsSnapshot {
+    Object.assign(state, { size, firstTs, asOf, sample, supplyCycle, lastDay, lastCycle });
+    return state as unknown as FactsSnapshot;
+  }
+
+  return { add, result, snapshot };
 }
 
 /** Facts of a whole sequence of entries, with their root computed here (tests and small callers). */

@@ -15,7 +15,7 @@ import type { LedgerFacts } from "../facts/types.ts";
 import type { RowSink } from "../step.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { RehashAndStage } from "./rehash-and-stage.ts";
-import type { OutputCheck } from "./rehash-and-stage-worker.ts";
+import type { OutputCheck, OutputResume } from "./rehash-and-stage-worker.ts";
 
 export interface StreamedOutput {
   /** Temporary file the output is staged in. */
@@ -24,14 +24,29 @@ export interface StreamedOutput {
   head: string;
   sink: RowSink;
   check: OutputCheck | null;
+  /** The entry the sink is fed from (0, or the watermark its kept prefix covers), and that prefix. */
+  from?: number;
+  resume?: OutputResume;
+}
+
+/** Where a streamed output's sink stopped: its state, and the bytes its closing text took. */
+export interface OutputEnd {
+  state: unknown;
+  endBytes: number;
 }
 
 export interface PassResult {
   /** Entries read. */
   read: number;
   facts: LedgerFacts;
+  /** The facts accumulator, to take a snapshot of. */
+  accumulator: FactsAccumulator;
+  /** The right edge of the tree of every entry (for a watermark at the ledger's size). */
+  edge: Uint8Array[];
   /** Per output, in the order given: the staged file's size and sha256, or why it failed. */
   outputs: (FileDigest | Error)[];
+  /** Per output: its sink's state and closing text's size, when the sink keeps a state. */
+  ends: (OutputEnd | null)[];
 }
 
 export async function readLedgerOnce(options: {
@@ -41,25 +56,36 @@ export async function readLedgerOnce(options: {
   root: string;
   accumulator: FactsAccumulator;
   outputs: readonly StreamedOutput[];
+  /**
+   * Where the pass starts: the watermark of the earliest fold it continues (its size and tree edge),
+   * or the first entry. The accumulator is fed from `factsFrom`, each output from its own `from`.
+   */
+  start?: { size: number; edge: Uint8Array[] };
+  factsFrom?: number;
 }): Promise<PassResult> {
   const { ledger, size, root, accumulator } = options;
-  const helper = new RehashAndStage(options.outputs.length);
+  const start = options.start?.size ?? 0;
+  const factsFrom = options.factsFrom ?? 0;
+  const helper = new RehashAndStage(options.outputs.length, undefined, options.start);
   const streams = options.outputs.map((output) => ({
     output,
-    id: helper.open(output.tmp, output.check),
+    from: output.from ?? 0,
+    id: helper.open(output.tmp, output.check, output.resume),
     error: null as Error | null,
   }));
   let result: PassResult | null = null;
   try {
-    for (const s of streams) helper.write(s.id, s.output.head);
+    for (const s of streams) if (!s.output.resume) helper.write(s.id, s.output.head);
     let active = streams;
     let read = 0;
-    for await (const { entry, payloadText } of ledger.storedEntries(0, size)) {
-      accumulator.add(entry);
+    for await (const { entry, payloadText } of ledger.storedEntries(start, size)) {
+      const seq = start + read;
+      if (seq >= factsFrom) accumulator.add(entry);
       helper.leaf(entryText(entry, payloadText));
       read += 1;
       for (let i = 0; i < active.length; i++) {
         const s = active[i]!;
+        if (seq < s.from) continue;
         try {
           helper.write(s.id, s.output.sink.push(entry, payloadText));
         } catch (error) {
@@ -73,25 +99,32 @@ export async function readLedgerOnce(options: {
     }
     const tree = await helper.root();
     const treeRoot = formatDigest(tree.root);
-    if (read !== size || tree.size !== size || treeRoot !== root) {
+    if (start + read !== size || tree.size !== size || treeRoot !== root) {
       throw new Error(
-        `the ledger pass read ${read} entries with root ${treeRoot}, but the ledger reported ${size} entries with root ${root}`,
+        `the ledger pass read ${start + read} entries with root ${treeRoot}, but the ledger reported ${size} entries with root ${root}`,
       );
     }
     const outputs: (FileDigest | Error)[] = [];
+    const ends: (OutputEnd | null)[] = [];
     for (const s of streams) {
       if (s.error) {
         outputs.push(s.error);
+        ends.push(null);
         continue;
       }
       try {
-        helper.write(s.id, s.output.sink.end());
+        const { sink } = s.output;
+        const state = sink.state ? sink.state() : undefined;
+        const end = sink.end();
+        helper.write(s.id, end);
         outputs.push(await helper.finish(s.id));
+        ends.push(sink.state ? { state, endBytes: Buffer.byteLength(end) } : null);
       } catch (error) {
         outputs.push(error as Error);
+        ends.push(null);
       }
     }
-    result = { read, facts: accumulator.result(root), outputs };
+    result = { read, facts: accumulator.result(root), accumulator, edge: tree.edge, outputs, ends };
     return result;
   } finally {
     await helper.close();

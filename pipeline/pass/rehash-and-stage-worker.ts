@@ -7,7 +7,7 @@
  * plain TypeScript (Node's type stripping) or through tsx, whichever loaded its parent.
  */
 import { createHash, type Hash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { StreamingRoot } from "../../core/merkle-stream.ts";
@@ -23,10 +23,23 @@ export type OutputCheck =
   | { kind: "json-array"; file: string; schemasDir: string; schemaId: string }
   | { kind: "csv"; file: string; schemasDir: string; schemaId: string; table: TableSchema };
 
+/**
+ * An output continued from a kept prefix: the first `bytes` bytes of `from` (the published file)
+ * are copied and hashed first, and the validator is primed as if it had read them: `head` (the
+ * CSV header) is fed to it, and a JSON array goes on after its elements.
+ */
+export interface OutputResume {
+  from: string;
+  bytes: number;
+  head: string;
+}
+
 /** The shared memory the main thread fills (pipeline/pass/rehash-and-stage.ts), cut into slots. */
 export interface WorkerSetup {
   memory: SharedArrayBuffer;
   slotBytes: number;
+  /** The tree the leaves continue (the watermark the pass starts at); none: from the first entry. */
+  from?: { size: number; edge: Uint8Array[] };
 }
 
 /**
@@ -34,7 +47,7 @@ export interface WorkerSetup {
  * other ids are outputs. `bytes` is UTF-8 in a shared slot, `text` a piece too large for one.
  */
 export type WorkerRequest =
-  | { op: "open"; id: number; tmp: string; check: OutputCheck | null }
+  | { op: "open"; id: number; tmp: string; check: OutputCheck | null; resume?: OutputResume }
   | { op: "bytes"; id: number; slot: number; length: number }
   | { op: "text"; id: number; text: string }
   | { op: "finish"; id: number; reply: number }
@@ -49,7 +62,7 @@ export interface WorkerError {
 
 export type WorkerAnswer =
   | { op: "ack" }
-  | { op: "reply"; reply: number; value: FileDigest | { size: number; root: Uint8Array } }
+  | { op: "reply"; reply: number; value: FileDigest | { size: number; root: Uint8Array; edge: Uint8Array[] } }
   | { op: "reply"; reply: number; error: WorkerError };
 
 interface Validator {
@@ -66,15 +79,37 @@ class OutputFile {
   #bytes = 0;
   problem: unknown = null;
 
-  constructor(tmp: string, check: OutputCheck | null) {
+  constructor(tmp: string, check: OutputCheck | null, resume?: OutputResume) {
     this.tmp = tmp;
     try {
       this.#validator = validatorFor(check);
       mkdirSync(dirname(tmp), { recursive: true });
       this.#fd = openSync(tmp, "w");
+      if (resume) this.#resume(resume);
     } catch (error) {
       this.problem = error;
     }
+  }
+
+  /** Copies and hashes the kept prefix, and primes the validator as if it had read it. */
+  #resume({ from, bytes, head }: OutputResume): void {
+    const fd = openSync(from, "r");
+    try {
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      for (let at = 0; at < bytes;) {
+        const n = readSync(fd, chunk, 0, Math.min(chunk.length, bytes - at), at);
+        if (n === 0) throw new Error(`${from}: shorter than the ${bytes} bytes its fold state keeps`);
+        this.#hash.update(chunk.subarray(0, n));
+        writeSync(this.#fd!, chunk, 0, n);
+        at += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    this.#bytes = bytes;
+    const validator = this.#validator;
+    if (validator instanceof JsonArrayValidator) validator.continueAfter(bytes > Buffer.byteLength(head) ? 1 : 0);
+    else validator?.feed(head);
   }
 
   /** Appends UTF-8 bytes that hold whole characters. */
@@ -134,8 +169,8 @@ function workerError(error: unknown): WorkerError {
 
 const port = parentPort;
 if (port) {
-  const { memory, slotBytes } = workerData as WorkerSetup;
-  const tree = new StreamingRoot();
+  const { memory, slotBytes, from } = workerData as WorkerSetup;
+  const tree = from ? StreamingRoot.resume(from.size, from.edge) : new StreamingRoot();
   const outputs = new Map<number, OutputFile>();
   const answer = (message: WorkerAnswer) => port.postMessage(message);
 
@@ -154,7 +189,7 @@ if (port) {
         take(request.id, Buffer.from(request.text, "utf8"));
         return;
       case "open":
-        outputs.set(request.id, new OutputFile(request.tmp, request.check));
+        outputs.set(request.id, new OutputFile(request.tmp, request.check, request.resume));
         return;
       case "finish": {
         const output = outputs.get(request.id);
@@ -173,7 +208,7 @@ if (port) {
         outputs.delete(request.id);
         return;
       case "root":
-        answer({ op: "reply", reply: request.reply, value: { size: tree.size, root: tree.root() } });
+        answer({ op: "reply", reply: request.reply, value: { size: tree.size, root: tree.root(), edge: tree.edge } });
         return;
     }
   };

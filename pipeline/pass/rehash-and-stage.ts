@@ -12,7 +12,14 @@
 import { Worker } from "node:worker_threads";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { DataError } from "../validate/data-error.ts";
-import type { WorkerAnswer, WorkerError, WorkerRequest, WorkerSetup, OutputCheck } from "./rehash-and-stage-worker.ts";
+import type {
+  OutputCheck,
+  OutputResume,
+  WorkerAnswer,
+  WorkerError,
+  WorkerRequest,
+  WorkerSetup,
+} from "./rehash-and-stage-worker.ts";
 
 /**
  * A quarter of a MB: a slot is posted once full, so a smaller slot is only more (cheap) messages,
@@ -57,14 +64,23 @@ export class RehashAndStage {
 
   /**
    * `outputs`: how many outputs will be opened (each stream gets two slots, plus SPARE_SLOTS).
-   * `thread` is the helper's script (tests start others to see a dying helper handled).
+   * `thread` is the helper's script (tests start others to see a dying helper handled). `from`: the
+   * tree the leaves continue (its size and right edge), when the pass starts after the first entry.
    */
-  constructor(outputs: number, thread: URL = new URL("./rehash-and-stage-worker.ts", import.meta.url)) {
+  constructor(
+    outputs: number,
+    thread: URL = new URL("./rehash-and-stage-worker.ts", import.meta.url),
+    from?: { size: number; edge: Uint8Array[] },
+  ) {
     this.#outputs = outputs;
     const slots = 2 * (outputs + 1) + SPARE_SLOTS;
     this.#memory = Buffer.from(new SharedArrayBuffer(slots * SLOT_BYTES));
     this.#free = Array.from({ length: slots }, (_, i) => i);
-    const setup: WorkerSetup = { memory: this.#memory.buffer as SharedArrayBuffer, slotBytes: SLOT_BYTES };
+    const setup: WorkerSetup = {
+      memory: this.#memory.buffer as SharedArrayBuffer,
+      slotBytes: SLOT_BYTES,
+      ...(from ? { from } : {}),
+    };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
     // helper's garbage is short-lived text that a scavenge of this size handles well.
     this.#worker = new Worker(thread, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: 32 } });
@@ -99,17 +115,24 @@ export class RehashAndStage {
     this.#append(LEAVES, text, true);
   }
 
-  /** The size and RFC 9162 root of every leaf given so far. */
-  async root(): Promise<{ size: number; root: Uint8Array }> {
+  /** The size, RFC 9162 root and right edge of the tree of every leaf given so far. */
+  async root(): Promise<{ size: number; root: Uint8Array; edge: Uint8Array[] }> {
     this.#flush(LEAVES);
-    return (await this.#call((reply) => ({ op: "root", reply }))) as { size: number; root: Uint8Array };
+    return (await this.#call((reply) => ({ op: "root", reply }))) as {
+      size: number;
+      root: Uint8Array;
+      edge: Uint8Array[];
+    };
   }
 
-  /** Starts a streamed output written to `tmp`, validated by `check`; returns its handle. */
-  open(tmp: string, check: OutputCheck | null): number {
+  /**
+   * Starts a streamed output written to `tmp`, validated by `check`, continuing the prefix `resume`
+   * names when given; returns its handle.
+   */
+  open(tmp: string, check: OutputCheck | null, resume?: OutputResume): number {
     if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
     const id = this.#nextOutput++;
-    this.#post({ op: "open", id, tmp, check });
+    this.#post({ op: "open", id, tmp, check, ...(resume ? { resume } : {}) });
     this.#streams.set(id, { slot: null, used: 0 });
     return id;
   }

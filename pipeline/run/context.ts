@@ -39,6 +39,11 @@ export interface RunOptions {
    * (store/digest-cache.ts), so that a run with nothing new does not re-read them. Unused by --check.
    */
   digestCache?: string;
+  /**
+   * A folder (under `.state/`) where the ledger pass keeps each fold's state, so that the next run
+   * folds only the entries appended since (./folds.ts). Unused by --check; none: every fold is whole.
+   */
+  stateDir?: string;
   /** The facts accumulator (default pipeline/facts/accumulate.ts). */
   accumulator?: () => FactsAccumulator;
   /** Where each step's code is (pipeline/step-code.ts): a step's identity then includes its code. */

@@ -6,15 +6,15 @@
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import type { PulseRecord } from "../../core/pulse/history.ts";
-import { createFactsAccumulator } from "../facts/accumulate.ts";
 import type { LedgerFacts } from "../facts/types.ts";
 import { readLedgerOnce, type StreamedOutput } from "../pass/ledger-pass.ts";
 import { sourceFile } from "../layout.ts";
 import type { LedgerSource } from "../manifest.ts";
 import { createSourceReader } from "../source-reader.ts";
-import type { GeneratorInputs, InputName, Step } from "../step.ts";
+import type { GeneratorInputs, InputName, RowsStep, Step } from "../step.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import type { RunContext } from "./context.ts";
+import { planFolds } from "./folds.ts";
 import { skipIfUpToDate, type Inputs } from "./inputs.ts";
 import { failStep, stepDeps, type Plan, type StepState } from "./plan.ts";
 
@@ -38,30 +38,45 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
   );
   if (!ledger || !(stale || unrecorded)) return { ran: false, read: 0, facts: null };
 
+  const staleRows = states.filter((s) => s.phase === "stale" && s.step.kind === "rows");
+  const folds = await planFolds(run, inputs, staleRows, ledger.size);
   const rows: { state: StepState; output: StreamedOutput }[] = [];
-  for (const state of states) {
-    if (state.phase !== "stale" || state.step.kind !== "rows") continue;
-    const step = state.step;
+  for (const state of staleRows) {
+    const step = state.step as RowsStep;
+    const start = folds.rows.get(state)!;
     try {
-      const { head, sink } = step.start(generatorInputs(run, inputs, step, state.inputs, null));
-      rows.push({
-        state,
-        output: { tmp: run.stagePath(state.target), head, sink, check: run.schemas.streamCheck(step, state.target) },
-      });
+      const { head, sink } = step.start(generatorInputs(run, inputs, step, state.inputs, null), start.sinkState);
+      const output: StreamedOutput = {
+        tmp: run.stagePath(state.target),
+        head,
+        sink,
+        check: run.schemas.streamCheck(step, state.target),
+        from: start.from,
+        ...(start.resume ? { resume: { ...start.resume, head } } : {}),
+      };
+      rows.push({ state, output });
     } catch (error) {
       failStep(state, error);
     }
   }
+  const from = folds.start?.size ?? 0;
   run.log(
-    `reading the ledger once: ${ledger.size} entries${rows.length > 0 ? `, streaming ${rows.map((r) => r.state.step.id).join(", ")}` : ""}`,
+    `reading the ledger once: ${from > 0 ? `entries ${from}–${ledger.size - 1} of ${ledger.size} (the rest is folded already)` : `${ledger.size} entries`}${rows.length > 0 ? `, streaming ${rows.map((r) => r.state.step.id).join(", ")}` : ""}`,
   );
   const pass = await readLedgerOnce({
     ledger: run.options.ledger,
     size: ledger.size,
     root: ledger.root,
-    accumulator: (run.options.accumulator ?? createFactsAccumulator)(),
+    accumulator: folds.accumulator,
     outputs: rows.map((r) => r.output),
+    ...(folds.start ? { start: folds.start } : {}),
+    factsFrom: folds.factsFrom,
   });
+  folds.save(
+    pass,
+    rows.map((r) => r.state),
+    ledger,
+  );
   rows.forEach(({ state, output }, i) => {
     const digest = pass.outputs[i]!;
     if (digest instanceof Error) return failStep(state, digest);

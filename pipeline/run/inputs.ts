@@ -128,6 +128,11 @@ export class Inputs {
     return digest && digest.bytes === record.bytes && digest.hash === record.hash ? digest : null;
   }
 
+  /** The digest of the default facts accumulator's code, when the run knows where it is. */
+  factsCode(): string | null {
+    return this.#code && this.#facts ? this.#code.digest([this.#facts]) : null;
+  }
+
   /** The digest of the step's code, when the run knows its module. */
   #codeOf(state: StepState): string | null {
     const module = this.#run.options.code?.modules.get(state.step);

@@ -31,6 +31,31 @@ describe("the streaming JSON array validator", () => {
     expect(empty.items).toBe(0);
   });
 
+  it("continued after items validated before, it wants a comma or the closing bracket first", () => {
+    const tail = `,\n${JSON.stringify({ ...good, agent: "S-3" })}\n]\n`;
+    for (const size of [1, 5, tail.length]) {
+      const v = new JsonArrayValidator("t.json", row);
+      v.continueAfter(2);
+      for (let i = 0; i < tail.length; i += size) v.feed(tail.slice(i, i + size));
+      v.end();
+      expect(v.items).toBe(3);
+    }
+    const closed = new JsonArrayValidator("t.json", row);
+    closed.continueAfter(2);
+    closed.feed("\n]\n");
+    closed.end();
+    expect(closed.items).toBe(2);
+    const noComma = new JsonArrayValidator("t.json", row);
+    noComma.continueAfter(2);
+    noComma.feed(`\n${JSON.stringify(good)}\n]`);
+    expect(() => noComma.end()).toThrow(/item 3: no comma before it/);
+    const fromNone = new JsonArrayValidator("t.json", row);
+    fromNone.continueAfter(0);
+    fromNone.feed(`\n${JSON.stringify(good)}\n]\n`);
+    fromNone.end();
+    expect(fromNone.items).toBe(1);
+  });
+
   it("a large JSON array, one item per line or pretty-printed, is checked in pieces and names a bad item", () => {
     const items = Array.from({ length: 3000 }, (_, i) => ({
       ...good,

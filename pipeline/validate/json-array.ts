@@ -23,6 +23,8 @@ export class JsonArrayValidator {
   #inString = false;
   /** The current element follows a comma (so it may not be empty). */
   #afterComma = false;
+  /** Continued after an element: a comma or the closing bracket comes first. */
+  #separatorDue = false;
   items = 0;
 
   constructor(file: string, item: ValidateFunction) {
@@ -36,6 +38,19 @@ export class JsonArrayValidator {
     }
     this.#pending += text;
     if (this.#pending.length - this.#pos >= 1 << 18) this.#scan(false);
+  }
+
+  /**
+   * Goes on inside an array whose opening and first `items` elements were validated before (a file
+   * continued from a kept prefix): what is fed next starts with `,` and more elements, or `]`.
+   */
+  continueAfter(items: number): void {
+    this.#state = "array";
+    this.#depth = 1;
+    this.#pending = "";
+    this.#pos = this.#elementStart = 0;
+    this.#separatorDue = items > 0;
+    this.items = items;
   }
 
   end(): void {
@@ -116,6 +131,18 @@ export class JsonArrayValidator {
         this.#depth = 1;
         this.#pos = this.#elementStart = start + 1;
       }
+    }
+    if (this.#state === "array" && this.#separatorDue) {
+      const at = this.#pending.slice(this.#pos).search(/\S/);
+      if (at < 0) return;
+      const c = this.#pending[this.#pos + at];
+      if (c !== "," && c !== "]")
+        throw new DataError("syntax", this.file, `item ${this.items + 1}: no comma before it`);
+      this.#separatorDue = false;
+      this.#pending = this.#pending.slice(this.#pos + at + 1);
+      this.#pos = this.#elementStart = 0;
+      if (c === "]") [this.#state, this.#depth] = ["after", 0];
+      else this.#afterComma = true;
     }
     // The fast path starts again from the current element's start, whatever the scanner has read of it.
     if (this.#state === "array" && this.#fast(final) && !final) return;

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:931420d96ef78d875471e134167dbf39318ea4de10d001cf2f198c86b6493eb5
+sha256:3b0893c23e7d0024ef78223d9bafb0dd59a955c526bd8cc09ce76cd1c0b8e1c3
 
-— integrity-platform.example/datasets ZK41+NWQsD/KrMC5UNzZnoy3q1YwLvfpTL6jd7URxoK/3EWNf2yPQEckgSeOv51paG6u03ZdOwO+HVvGPhYpr3PJ0gQ=
+— integrity-platform.example/datasets ihxIhzJed3HY7Bcs5H3pfuNjt2hj4zoUhkcRGyB9OV0pL3SG/EZ2bzR9sZDIaMTyVhnFqPx0yWxctZwPc8OG4useowg=

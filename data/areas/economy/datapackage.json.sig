@@ -1,4 +1,4 @@
 economy datapackage
-sha256:c049634a4306c6cfe278c2b0e0815edb65275f2ca78cf79641f27246fc1a1290
+sha256:b839dd3cd71ef1a0dd1fcf2fa119d60e5d57c673433f7066ce5a027444093aa4
 
-— integrity-platform.example/datasets ZK41+LyrCf7kkSsB2aaGDbIqdpTXrhe57cbJEiOsnocD+TIQCoMEufClCinNqFqfaDf2+hMVcCF/yZnFNs6DK5NVagk=
+— integrity-platform.example/datasets ihxIhyeKeIUStxr5WubBZ7timvVCXT4o87qu2DeleFgfVzVXlIEPm+GSVO7yQkOSKhZpr0zFAnPWyHuyJdq167antQU=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:2854c4dfec775f35de18c04f756af6ef9314c62b2cff24b99e3ddb2965df7348
+sha256:7e54676bd1f05ee0e8a0e0f747d7116f4d4a542756e479edb2fe10fc06f9fec9
 
-— integrity-platform.example/datasets ZK41+I0Xj2MzJDmr/0UgCrj39QHTmvoFHpt7XOrRnyED/dDeRzHpQFtvuyZxTsQuMn4LjGRA253+0/43Y/i+Kvv/zgI=
+— integrity-platform.example/datasets ihxIh3oNdhI4XyyTZNNU3mTLerg7NsEbCKw25OvReeW5QZo7yTsIKxE3O2RQ3vapX6DO3F8irxexRoBNo78LMrEMoQE=

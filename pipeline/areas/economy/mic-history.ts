@@ -65,6 +65,7 @@ export const micHistoryStep: RowsStep = {
       sink: {
         push: (entry) => micHistoryLine(entry, writer),
         end: () => "",
+        state: () => null,
       },
     };
   },

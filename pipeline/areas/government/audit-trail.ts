@@ -146,8 +146,8 @@ export const auditTrailJsonStep: RowsStep = {
   title: "Ledger audit trail (JSON)",
   description: DESCRIPTION,
   mediatype: "application/json",
-  start() {
-    let rows = 0;
+  start(_inputs, from) {
+    let rows = typeof from === "number" ? from : 0;
     return {
       head: "[",
       sink: {
@@ -157,6 +157,7 @@ export const auditTrailJsonStep: RowsStep = {
         end() {
           return rows === 0 ? "]\n" : "\n]\n";
         },
+        state: () => rows,
       },
     };
   },
@@ -177,6 +178,7 @@ export const auditTrailCsvStep: RowsStep = {
       sink: {
         push: (entry, payloadText) => writer.row(auditRow(entry, payloadText)),
         end: () => "",
+        state: () => null,
       },
     };
   },

@@ -17,8 +17,31 @@ const REPO = fileURLToPath(new URL("../../..", import.meta.url));
 export const SAMPLE_NOW = new Date("2026-03-01T00:00:00.000Z");
 const BATCH = 50_000;
 
-/** Writes the sample ledger `dir`/ledger.sqlite (seed "bench-pipeline") and returns its size. */
-export async function seedSampleLedger(dir: string, size: number): Promise<number> {
+/**
+ * Writes the sample ledger `dir`/ledger.sqlite (seed "bench-pipeline") and returns its size. With
+ * `held`, the simulation is of `size + held` events and the last `held` are not written but
+ * returned, for `appendEvents` to add later: events that follow the ledger as the simulator would.
+ */
+export async function seedSampleLedger(dir: string, size: number): Promise<number>;
+export async function seedSampleLedger(dir: string, size: number, held: number): Promise<NewEvent[]>;
+export async function seedSampleLedger(dir: string, size: number, held?: number): Promise<number | NewEvent[]> {
+  const rest: NewEvent[] = [];
+  let written = 0;
+  function* head(): Generator<NewEvent> {
+    for (const event of simulate({ seed: "bench-pipeline", size: size + (held ?? 0), now: SAMPLE_NOW })) {
+      if (held !== undefined && written >= size) rest.push(event);
+      else {
+        written += 1;
+        yield event;
+      }
+    }
+  }
+  const total = await appendEvents(dir, head());
+  return held === undefined ? total : rest;
+}
+
+/** Appends events to `dir`/ledger.sqlite through the store's bulk path; returns the ledger's size. */
+export async function appendEvents(dir: string, events: Iterable<NewEvent>): Promise<number> {
   const ledger = await openLedgerStore({
     path: join(dir, "ledger.sqlite"),
     origin: LEDGER_ORIGIN,
@@ -26,7 +49,7 @@ export async function seedSampleLedger(dir: string, size: number): Promise<numbe
   });
   try {
     let batch: NewEvent[] = [];
-    for (const event of simulate({ seed: "bench-pipeline", size, now: SAMPLE_NOW })) {
+    for (const event of events) {
       batch.push(event);
       if (batch.length === BATCH) {
         await ledger.appendBulk(batch);

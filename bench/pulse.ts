@@ -19,7 +19,7 @@
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { createApp } from "../api/app.ts";
-import { listen } from "../api/server.ts";
+import { listen } from "../api/server/server.ts";
 import { sampleHistory, tempDir, writeHistory } from "../test/support/api/helpers.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
 import {

@@ -6,7 +6,7 @@
  */
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { MiddlewareHandler } from "hono";
-import { forwardedClient, type TrustedProxies } from "../forwarded-for.ts";
+import { forwardedClient, type TrustedProxies } from "../clients/forwarded-for.ts";
 import { safeLog, type LogSink } from "./request-log.ts";
 
 export function forwardedClientAddress(trusted: TrustedProxies, log: LogSink, now: () => Date): MiddlewareHandler {

@@ -5,10 +5,10 @@
  * limits store cannot count (api/error-problems.ts).
  */
 import type { MiddlewareHandler } from "hono";
-import { clientAddress } from "../client.ts";
-import { problem } from "../problem.ts";
-import { limitsUnavailable } from "../error-problems.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "./rate-limit.ts";
+import { clientAddress } from "../clients/client.ts";
+import { problem } from "../problems/problem.ts";
+import { limitsUnavailable } from "../problems/refusals.ts";
+import { rateLimitHeaders, type DailyQuotas, type Quota } from "../clients/quotas.ts";
 
 /** `what` names the requests in the refusal ("verify requests"); `inner` runs once the request is allowed. */
 export function ownDailyQuota(

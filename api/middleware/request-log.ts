@@ -19,7 +19,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
-import { setEarlyHeader } from "../early-header.ts";
+import { setEarlyHeader } from "../http/early-header.ts";
 
 export type LogLine = Record<string, unknown>;
 

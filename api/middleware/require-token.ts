@@ -13,10 +13,10 @@ import type { MiddlewareHandler } from "hono";
 import { avmRegistry } from "../../core/avm/registry.ts";
 import { verifyToken, type TokenClaims } from "../../core/avm/token.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";
-import { bearerToken } from "../bearer.ts";
-import type { Platform } from "../platform.ts";
-import { problem } from "../problem.ts";
-import { isStoreFailure, storeUnavailable } from "../routes/store-failure.ts";
+import { bearerToken } from "../clients/bearer.ts";
+import type { Platform } from "../sources/platform.ts";
+import { problem } from "../problems/problem.ts";
+import { isStoreFailure, storeUnavailable } from "../problems/store-failure.ts";
 
 export type TokenVariables = { token: TokenClaims };
 

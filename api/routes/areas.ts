@@ -50,15 +50,15 @@ import {
   type AreaRouteKind,
 } from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
-import { AccessLedgerUnavailableError, type ApiKeyStore } from "../api-keys.ts";
-import { noteStoreFailure } from "./store-failure.ts";
-import { presentedKey } from "../client.ts";
-import { limitsUnavailable } from "../error-problems.ts";
-import { EncodedVariants, fileResponse, isFree, notModified, type FileVersion } from "../file-response.ts";
-import { exportBody, exportRequest } from "../audit-trail-export.ts";
-import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
-import { SignedManifests } from "../signed-manifests.ts";
+import { AccessLedgerUnavailableError, type ApiKeyStore } from "../clients/api-keys.ts";
+import { noteStoreFailure } from "../problems/store-failure.ts";
+import { presentedKey } from "../clients/client.ts";
+import { limitsUnavailable } from "../problems/refusals.ts";
+import { EncodedVariants, fileResponse, isFree, notModified, type FileVersion } from "../http/file-response.ts";
+import { exportBody, exportRequest } from "../sources/audit-trail-export.ts";
+import { problem } from "../problems/problem.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../clients/quotas.ts";
+import { SignedManifests } from "../sources/signed-manifests.ts";
 import { listedResources } from "../../core/datapackage/references.ts";
 import { withArticle } from "../../core/format/text.ts";
 

@@ -3,11 +3,11 @@
  * serialized once, with a strong ETag (304 on If-None-Match) and five minutes of caching.
  */
 import type { Handler } from "hono";
-import { simulationAsyncApi } from "../asyncapi.ts";
+import { simulationAsyncApi } from "../simulation/asyncapi.ts";
 
-export { ASYNCAPI_PATH } from "../asyncapi.ts";
-import { represent, send } from "../http-cache.ts";
-import type { SimulationLimits } from "../simulation-session.ts";
+export { ASYNCAPI_PATH } from "../simulation/asyncapi.ts";
+import { represent, send } from "../http/cache.ts";
+import type { SimulationLimits } from "../simulation/session.ts";
 import { VERSION } from "./health.ts";
 
 export function asyncApiRoute(limits: SimulationLimits): Handler {

@@ -32,13 +32,13 @@ import {
   V1_DEPRECATION_FIELD,
   V1_SUNSET_FIELD,
 } from "../../core/migration/phases.ts";
-import { successorLink, type BalanceAnswer, type Balances, type BalanceVersion } from "../balances.ts";
-import { balanceRefused, goneProblem } from "../error-problems.ts";
-import { problemDetails } from "../problem.ts";
-import { represent, send } from "../http-cache.ts";
-import { body, headers, json, notModified, published } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-import { storeUnavailable } from "./store-failure.ts";
+import { successorLink, type BalanceAnswer, type Balances, type BalanceVersion } from "../sources/balances.ts";
+import { balanceRefused, goneProblem } from "../problems/refusals.ts";
+import { problemDetails } from "../problems/problem.ts";
+import { represent, send } from "../http/cache.ts";
+import { body, headers, json, notModified, published } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import { storeUnavailable } from "../problems/store-failure.ts";
 
 const TAGS = ["Balances"];
 const NO_STORE = "no-store";

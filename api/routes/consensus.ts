@@ -64,19 +64,19 @@ import {
 import { examples } from "../../core/schemas/examples.ts";
 import { publishedSchemas, type PublishedSchemaName } from "../../core/schemas/index.ts";
 import { sealedProofFile } from "../../store/consensus-registry.ts";
-import { TallyMember } from "../consensus-problems.ts";
-import { consensusRefused } from "../error-problems.ts";
-import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
-import { problem } from "../problem.ts";
-import { body, component, headers, published } from "../responses.ts";
-import type { Platform } from "../platform.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-import { writeRoutes } from "../write-route.ts";
+import { TallyMember } from "../problems/consensus.ts";
+import { consensusRefused } from "../problems/refusals.ts";
+import { WRITE_TOKEN_SCHEME } from "../openapi/document.ts";
+import { problem } from "../problems/problem.ts";
+import { body, component, headers, published } from "../openapi/responses.ts";
+import type { Platform } from "../sources/platform.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import { writeRoutes } from "../openapi/write-route.ts";
 import {
   CONSENSUS_WRITE_EXAMPLES as EXAMPLES,
   DELIB as EXAMPLE_DELIB,
   SESSION as EXAMPLE_SESSION,
-} from "../write-examples/consensus.ts";
+} from "../openapi/examples/consensus.ts";
 
 /** The permission every consensus write needs (spec, "Consensus interface"). */
 export const CONSENSUS_WRITE = "consensus.write";

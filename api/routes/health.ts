@@ -64,10 +64,10 @@ import { HEALTH_STATUSES, type SystemHealthReport } from "../../core/health/syst
 import type { LedgerStore } from "../../core/ledger/store.ts";
 import { CycleInfo } from "../../core/schemas/consensus.ts";
 import type { LimitsStore } from "../../store/limits.ts";
-import type { ApiKeyStore } from "../api-keys.ts";
-import type { PulseHistorySource } from "../pulse-history.ts";
-import { headers, json } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
+import type { ApiKeyStore } from "../clients/api-keys.ts";
+import type { PulseHistorySource } from "../sources/pulse-history.ts";
+import { headers, json } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
 
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }

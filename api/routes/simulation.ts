@@ -23,26 +23,26 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { upgradeWebSocket } from "@hono/node-server";
 import { z } from "@hono/zod-openapi";
 import type { Handler } from "hono";
-import { headers, json, notModified } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-import type { ApiKeyStore } from "../api-keys.ts";
-import { presentedKey } from "../client.ts";
+import { headers, json, notModified } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import type { ApiKeyStore } from "../clients/api-keys.ts";
+import { presentedKey } from "../clients/client.ts";
 import { auditUnavailable } from "./areas.ts";
 import { safeLog, type LogSink } from "../middleware/request-log.ts";
 import { crossOriginRefusal } from "../middleware/cors.ts";
-import { problem } from "../problem.ts";
-import { limitsUnavailable } from "../error-problems.ts";
+import { problem } from "../problems/problem.ts";
+import { limitsUnavailable } from "../problems/refusals.ts";
 import { MemoryConnectionCap } from "../../store/memory-limits.ts";
 import type { ConnectionCap } from "../../store/limits.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
-import { PhilosophyCouncilSource } from "../philosophy-council.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../clients/quotas.ts";
+import { PhilosophyCouncilSource } from "../simulation/council.ts";
 import {
   checkLimits,
   DEFAULT_SIMULATION_LIMITS,
   SIMULATION_PATH,
   SimulationSession,
   type SimulationLimits,
-} from "../simulation-session.ts";
+} from "../simulation/session.ts";
 import { ASYNCAPI_PATH, asyncApiRoute } from "./asyncapi.ts";
 
 export interface SimulationRouteOptions {

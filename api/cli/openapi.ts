@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { createApp } from "../app.ts";
 import { openApiDocument } from "../openapi/document.ts";
 import { simulationAsyncApi } from "../simulation/asyncapi.ts";
-import { VERSION } from "../routes/health.ts";
+import { VERSION } from "../openapi/version.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

@@ -16,7 +16,7 @@ import { EXPOSED_HEADERS } from "../middleware/cors.ts";
 import { PROBLEM_BASE, PROBLEM_TYPES } from "../problems/problem.ts";
 import { HEADERS, headers, json, notModified } from "./responses.ts";
 import { addRoute, defineRoute, routeGroup, type AppEnv, type RouteGroup } from "./route.ts";
-import { VERSION } from "../routes/health.ts";
+import { VERSION } from "../openapi/version.ts";
 
 export type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 

@@ -8,7 +8,7 @@ import { simulationAsyncApi } from "../simulation/asyncapi.ts";
 export { ASYNCAPI_PATH } from "../simulation/asyncapi.ts";
 import { represent, send } from "../http/cache.ts";
 import type { SimulationLimits } from "../simulation/session.ts";
-import { VERSION } from "./health.ts";
+import { VERSION } from "../openapi/version.ts";
 
 export function asyncApiRoute(limits: SimulationLimits): Handler {
   const rep = represent(

@@ -46,7 +46,7 @@ import { listen } from "../api/server/server.ts";
 import { TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../test/support/api/helpers.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
-import { micNumberText } from "../core/balance/units.ts";
+import { micNumberText } from "../core/money/units.ts";
 import { indexLeaves, leafAddress, proveLeaf } from "../core/migration/snapshot.ts";
 import { StreamingRoot } from "../core/merkle-stream.ts";
 import { LeafTree } from "../core/migration/tree.ts";

@@ -18,7 +18,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { avmRegistry, tokenChainStanding, type AvmRegistry } from "../../core/avm/registry.ts";
 import type { TokenClaims } from "../../core/avm/token.ts";
-import type { Decision } from "../../core/decision.ts";
+import type { Decision } from "../../core/ledger/decision.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import type { WriteTail } from "../../core/ledger/store.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";

@@ -23,7 +23,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ADDRESS_PATTERN } from "../../core/balance/address.ts";
+import { ADDRESS_PATTERN } from "../../core/money/address.ts";
 import { dateTime } from "../../core/format/text.ts";
 import {
   REVIEW_ENDS,

@@ -15,7 +15,7 @@
  * overspends shows a negative balance here instead of a silently clamped one.
  */
 import type { LedgerEntry } from "../ledger/entry.ts";
-import type { EventPayload } from "../ledger/events.ts";
+import type { EventPayload } from "../events/registry.ts";
 import type { Projection } from "../ledger/projection.ts";
 
 /** Event types that move money: the ones the migration freeze window holds (core/migration/phases.ts). */

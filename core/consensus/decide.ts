@@ -6,7 +6,7 @@
  * the sample simulator calls the same functions.
  */
 import type { JsonObject } from "../ledger/entry.ts";
-import type { EventPayload, EventType } from "../ledger/events.ts";
+import type { EventPayload, EventType } from "../events/registry.ts";
 import type { NewEvent } from "../ledger/store.ts";
 import type {
   CloseSessionInput,
@@ -33,7 +33,7 @@ import {
   sealParts,
   sessionTally,
 } from "./checks.ts";
-import type { Decision as DomainDecision } from "../decision.ts";
+import type { Decision as DomainDecision } from "../ledger/decision.ts";
 import type { ConsensusRefusal } from "./refusal.ts";
 import { sessionIdFor, SESSION_PARTICIPANTS, type Tally } from "./rules.ts";
 import { proofDigest, sealRoot } from "./seal.ts";

@@ -13,7 +13,7 @@ import { formatDigest } from "../digest.ts";
 import { CodedError } from "../errors.ts";
 import { equalBytes } from "../merkle.ts";
 import type { LedgerEntry } from "./entry.ts";
-import { validateEvent } from "./events.ts";
+import { validateEvent } from "../events/registry.ts";
 import type { LedgerReader, LedgerVerifyReport, StoredEntry } from "./store.ts";
 import { ChainVerifier } from "./verify.ts";
 

@@ -19,8 +19,8 @@
  * exact decimal (core/migration/decimal.ts) — that each converted balance's shards / 1,000,000
  * equals its former balance, and that the v1 and v2 totals agree.
  */
-import { addressOrder, compareAddresses, isAddress } from "../balance/address.ts";
-import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../balance/units.ts";
+import { addressOrder, compareAddresses, isAddress } from "../money/address.ts";
+import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../money/units.ts";
 import { decimalOf, decimalOfShards, equalsShards, formatDecimal } from "./decimal.ts";
 import { scanV1Line } from "./v1-export.ts";
 

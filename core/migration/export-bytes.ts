@@ -33,8 +33,8 @@
  *               thread); then the 0x00 separators become the newlines of snapshot.jsonl in place.
  * No intermediate copy of the leaves is kept: the output buffer is the only one.
  */
-import { addressOrderOfBytes, isAddress } from "../balance/address.ts";
-import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../balance/units.ts";
+import { addressOrderOfBytes, isAddress } from "../money/address.ts";
+import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../money/units.ts";
 import { StreamingRoot } from "../merkle-stream.ts";
 import type { Mismatch, MismatchReason } from "./convert.ts";
 import { scanV1Line } from "./v1-export.ts";

@@ -3,7 +3,7 @@ import { canonicalBytes, canonicalize } from "../../core/canonical.ts";
 import { cycleLabel, cycleStart } from "../../core/cycle.ts";
 import { coordinationScore, rewardShards } from "../../core/economy/formulas.ts";
 import { isLedgerTimestamp } from "../../core/ledger/entry.ts";
-import { validateEvent, type EventPayload, type EventType } from "../../core/ledger/events.ts";
+import { validateEvent, type EventPayload, type EventType } from "../../core/events/registry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { publicKeyFromSecret, verify, type SignatureAlgorithm } from "../../core/signature.ts";

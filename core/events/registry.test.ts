@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EVENT_TYPES, validateEvent, type EventPayload, type EventType } from "./events.ts";
+import { EVENT_TYPES, validateEvent, type EventPayload, type EventType } from "./registry.ts";
 
 const id = "3f0c6a4e-8d1b-4c2a-9e7f-1a2b3c4d5e6f";
 const digest = `sha256:${"0f".repeat(32)}`;

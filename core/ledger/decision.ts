@@ -4,6 +4,6 @@
  * with `{ refusal }`, an AVM operation (core/avm/operations.ts) with `{ code, message }`; the API
  * commits either at the ledger's tail the same way (api/write-route.ts).
  */
-import type { NewEvent } from "./ledger/store.ts";
+import type { NewEvent } from "./store.ts";
 
 export type Decision<T, F extends object> = { ok: true; events: NewEvent[]; result: T } | ({ ok: false } & F);

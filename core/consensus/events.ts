@@ -85,3 +85,7 @@ export const consensusEventSchemas = {
   // The current cycle and its GI (POST /api/cycle/current).
   "cycle.updated": z.strictObject({ cycle: Cycle, gi: Score01 }),
 } as const satisfies Record<string, z.ZodType>;
+
+/** The consensus event types, and the payload of each as its schema reads it. */
+export type ConsensusEventType = keyof typeof consensusEventSchemas;
+export type ConsensusEventPayload<T extends ConsensusEventType> = z.infer<(typeof consensusEventSchemas)[T]>;

@@ -24,3 +24,7 @@ export const economyEventSchemas = {
   mic_unlock: z.strictObject({ account: Identifier, amount_shards: ShardString, contract: Identifier }),
   "multiplier.changed": z.strictObject({ cathedral: Cathedral, multiplier: Multiplier, reason: NonEmptyString }),
 } as const satisfies Record<string, z.ZodType>;
+
+/** The economy event types, and the payload of each as its schema reads it. */
+export type EconomyEventType = keyof typeof economyEventSchemas;
+export type EconomyEventPayload<T extends EconomyEventType> = z.infer<(typeof economyEventSchemas)[T]>;

@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- api`: the cost of the route declarations (api/route.ts), over real HTTP on
+ * `npm run bench -- api`: the cost of the route declarations (api/openapi/route.ts), over real HTTP on
  * loopback, in one run:
  *   - after: the declared badge and history routes, validated as every declared route is
- *     (api/route.ts: the strict query, then the library's validators for anything else declared)
+ *     (api/openapi/route.ts: the strict query, then the library's validators for anything else declared)
  *     and answered by their handlers (badgeAnswer, historyAnswer);
  *   - before: the same handlers behind a hand-written strict query parser (the one every route
  *     called itself before the declarations: repeated parameters, then a strict zod object),

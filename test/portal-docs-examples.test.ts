@@ -86,7 +86,7 @@ const NOT_RUN: Record<string, string> = {};
 /**
  * The write examples (those needing the write routes' operator token), run after every other
  * example has answered from the untouched sample ledger, in this order: each builds on what the
- * ones before it recorded (api/write-examples/ tells their story). Not the page's order where a
+ * ones before it recorded (api/openapi/examples/ tells their story). Not the page's order where a
  * write needs what a later one records: POST /avm/revoke revokes the identity the operator
  * operations register.
  */

@@ -1,6 +1,6 @@
 /**
  * Who is asking: the client's address (the socket's, or behind a trusted proxy the one it forwards:
- * api/forwarded-for.ts) and the API key the request presents, if any. A key opens files only while it is active or in its grace period; an
+ * api/clients/forwarded-for.ts) and the API key the request presents, if any. A key opens files only while it is active or in its grace period; an
  * expired, retired or revoked key counts as anonymous (docs/trust.md).
  */
 import { getConnInfo } from "@hono/node-server/conninfo";

@@ -12,7 +12,7 @@
  *   browser) and the path is not under the API namespaces (`/v1/`, `/health`); every other client
  *   gets the problem+json 404 (null here).
  * - Query strings are ignored, as by any static host.
- * - Files are answered as a good origin does (api/file-response.ts): ETag (their SHA-256, each
+ * - Files are answered as a good origin does (api/http/file-response.ts): ETag (their SHA-256, each
  *   version hashed once: store/digest-cache.ts), Last-Modified, 304, one byte range, Content-Length,
  *   and br or gzip for text.
  * - Cache-Control, Content-Type and the other headers come from the build's own `_headers` file

@@ -1,5 +1,5 @@
 /**
- * The file routes behave like a good origin (api/file-response.ts), over real HTTP: Content-Length on
+ * The file routes behave like a good origin (api/http/file-response.ts), over real HTTP: Content-Length on
  * GET and HEAD, one byte range (206 / 416), Last-Modified and If-Modified-Since, ETag and
  * If-None-Match, br and gzip negotiated for text — for the area files and the built site — and HEAD
  * and 304 answered without counting against the daily quota, even once it is spent.

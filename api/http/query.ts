@@ -3,7 +3,7 @@
  * parameters rejected, `__proto__` and `constructor` included). Failures are 400 `invalid-query`
  * problems whose `invalid_params` member names each bad parameter with the reason.
  *
- * Routes never parse their query themselves: the route declaration validates it (api/route.ts)
+ * Routes never parse their query themselves: the route declaration validates it (api/openapi/route.ts)
  * and hands the issues here.
  */
 import type { Context } from "hono";

@@ -1,8 +1,8 @@
 /**
  * A daily quota of its own around one endpoint's POSTs (POST /avm/verify, POST /keys/requests),
- * per client (api/client.ts): 429 `rate-limited` with Retry-After once spent, the RateLimit fields on
+ * per client (api/clients/client.ts): 429 `rate-limited` with Retry-After once spent, the RateLimit fields on
  * every answer, including one the inner handler replaced; 503 `limits-unavailable` when a shared
- * limits store cannot count (api/error-problems.ts).
+ * limits store cannot count (api/problems/refusals.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import { clientAddress } from "../clients/client.ts";

@@ -7,7 +7,7 @@
  * with Retry-After when the store failed (the token may be good: the client should come back), 401
  * otherwise. The token is never logged.
  * The verified claims are on the context as `token` for the handler. This is the check before the
- * write; api/write-route.ts checks the token again inside the write transaction.
+ * write; api/openapi/write-route.ts checks the token again inside the write transaction.
  */
 import type { MiddlewareHandler } from "hono";
 import { avmRegistry } from "../../core/avm/registry.ts";

@@ -1,5 +1,5 @@
 /**
- * The API description: OpenAPI 3.1, generated from the route declarations (api/route.ts) of the
+ * The API description: OpenAPI 3.1, generated from the route declarations (api/openapi/route.ts) of the
  * app it describes, never written by hand, and served at `GET /openapi.json` (strong ETag, 304).
  * The portal's /docs page renders the same document at build time (`npm run openapi` prints it).
  *

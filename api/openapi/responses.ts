@@ -1,5 +1,5 @@
 /**
- * The parts a route declaration describes its responses with (api/route.ts): the response header
+ * The parts a route declaration describes its responses with (api/openapi/route.ts): the response header
  * fields the API sends, success responses in one call (`json`, `body`, `notModified`), and the
  * problem+json responses of a list of problem types, grouped by status, each with its `type` URIs
  * and extension members. What is written here is what /openapi.json says and what the contract

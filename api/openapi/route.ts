@@ -41,7 +41,7 @@ export const READ_METHODS: ReadonlySet<string> = new Set(["get", "head", "option
 export const NoQuery = z.strictObject({});
 
 export interface RouteDeclaration extends Omit<RouteConfig, "middleware" | "hide" | "responses"> {
-  /** The success responses (and 304): `json(…)`, `body(…)`, `notModified(…)` from api/responses.ts. */
+  /** The success responses (and 304): `json(…)`, `body(…)`, `notModified(…)` from api/openapi/responses.ts. */
   responses: Record<number, ResponseSpec>;
   /** The problem types the handler itself answers, beyond those every route has (see above). */
   problems?: readonly ProblemSlug[];

@@ -11,7 +11,7 @@
  *      checked only before the write, a racing revoke let writes land after `token.revoked`;
  *   3. the answer, with `Ledger-Seq`: the seq of the first entry the write appended.
  *
- * A refusal of `decide`, and a write that throws, are answered by api/error-problems.ts (the one
+ * A refusal of `decide`, and a write that throws, are answered by api/problems/refusals.ts (the one
  * mapping from codes to problems): a store that cannot be written is 503 `ledger-unavailable`, a
  * money event in the migration freeze window 409.
  */
@@ -60,7 +60,7 @@ const TOKEN_LAPSED = "token-lapsed";
 
 /**
  * The write routes of `group`, over `platform` (undefined: every write is 401, fail closed).
- * `refused` answers a decision's refusal as a problem (api/problem.ts, api/consensus-problems.ts).
+ * `refused` answers a decision's refusal as a problem (api/problems/problem.ts, api/problems/consensus.ts).
  */
 export function writeRoutes<F extends object>(
   group: RouteGroup,

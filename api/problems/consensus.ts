@@ -6,7 +6,7 @@
  * (RFC 9457 §3.2): the tally of an outcome that disagrees with the votes, every office below the
  * minimum GI with its GI, the proof's state, …
  *
- * A leaf module (zod and core only): api/problem.ts lists these types, api/responses.ts their
+ * A leaf module (zod and core only): api/problems/problem.ts lists these types, api/openapi/responses.ts their
  * extension members, api/routes/consensus.ts answers with them.
  */
 import { z } from "@hono/zod-openapi";

@@ -68,7 +68,7 @@ export const PROBLEM_TYPES = {
   /** Issuing a token over HTTP, on a server that does not hold the token signing key. */
   "signing-unavailable": { status: 503, title: "Token signing unavailable" },
   "history-unverified": { status: 503, title: "Pulse history failed verification" },
-  /** A consensus decision refused (`consensus-<refusal code>`, api/consensus-problems.ts). */
+  /** A consensus decision refused (`consensus-<refusal code>`, api/problems/consensus.ts). */
   ...CONSENSUS_PROBLEM_TYPES,
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -1,5 +1,5 @@
 /**
- * The one mapping from the domains' codes to HTTP problems (RFC 9457, api/problem.ts). A domain
+ * The one mapping from the domains' codes to HTTP problems (RFC 9457, api/problems/problem.ts). A domain
  * says why it refused with a code of its own union (core/errors.ts CodedError, a consensus
  * refusal, an AVM operation's refusal, a balance lookup's failure); only this module turns a code into a problem type, so a
  * route never picks a status by hand for a domain's refusal.
@@ -26,7 +26,7 @@ export function operationRefused(c: Context, failure: { code: OperationErrorCode
   return problem(c, OPERATION_PROBLEMS[failure.code], failure.message);
 }
 
-/** A consensus refusal as its problem `consensus-<code>` (api/consensus-problems.ts), its details as members. */
+/** A consensus refusal as its problem `consensus-<code>` (api/problems/consensus.ts), its details as members. */
 export function consensusRefused(c: Context, r: ConsensusRefusal): Response {
   return problem(c, consensusProblemSlug(r.code), r.message, { extensions: { code: r.code, ...r.details } });
 }
@@ -42,7 +42,7 @@ export function writeFailed(c: Context, error: unknown): Response {
 }
 
 /**
- * A balance lookup's failure (api/balances.ts BalanceFailure) as its problem. `no-snapshot` and
+ * A balance lookup's failure (api/sources/balances.ts BalanceFailure) as its problem. `no-snapshot` and
  * `unknown-address` depend on what was asked: a balance that needs the snapshot is 503
  * `data-unverified`, a proof with nothing published is 404 `not-found`.
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /asyncapi.json`: the AsyncAPI 3.0 document of the simulation WebSocket (api/asyncapi.ts),
+ * `GET /asyncapi.json`: the AsyncAPI 3.0 document of the simulation WebSocket (api/simulation/asyncapi.ts),
  * serialized once, with a strong ETag (304 on If-None-Match) and five minutes of caching.
  */
 import type { Handler } from "hono";

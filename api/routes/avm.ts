@@ -11,8 +11,8 @@
  *
  * Every write answers `Ledger-Seq`, the sequence number of the entry that records its outcome.
  * This file declares the routes; what they run is elsewhere: the token-checked writes
- * (api/write-route.ts), the operator commands (api/avm/operator-dispatch.ts), token issuance
- * (api/avm/issue-token.ts). POST /avm/verify logs every attempt: a decided one in its decision's
+ * (api/openapi/write-route.ts), the operator commands (api/routes/avm/operator-dispatch.ts), token issuance
+ * (api/routes/avm/issue-token.ts). POST /avm/verify logs every attempt: a decided one in its decision's
  * write, a refused one (400, 403, 413, 415) by the app's gate api/middleware/verify-attempts.ts,
  * which also holds the per-client daily quota that keeps the log from being a way to flood the ledger.
  */

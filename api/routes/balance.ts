@@ -1,6 +1,6 @@
 /**
  * Balance routes (spec "Balance", "Unit migration", "Versioning"): thin — parse the address, ask
- * api/balances.ts at the server's clock, answer. The phase decides (core/migration/phases.ts):
+ * api/sources/balances.ts at the server's clock, answer. The phase decides (core/migration/phases.ts):
  *
  *   GET /v1/balance/{address}   announcement: the ledger's balance; snapshot day: frozen at the
  *                               snapshot; transition: forwarded to v2 (`balance_gic` from the
@@ -16,7 +16,7 @@
  *                               historical v1 balance (`v1_balance_gic`) with its proof, readable in
  *                               every phase once the snapshot is published
  *
- * An address is the ledger's account name (core/balance/address.ts): anything else is 400
+ * An address is the ledger's account name (core/money/address.ts): anything else is 400
  * `bad-request` naming `address`; a well-formed address without a balance is 404 `unknown-address`;
  * a store that fails under a lookup is 503 `ledger-unavailable`.
  * Balances are `Cache-Control: no-store` (they move with the ledger).

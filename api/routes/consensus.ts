@@ -4,8 +4,8 @@
  * decision (core/consensus/decide.ts) inside one ledger write — `ledger.write(decide)`, with the
  * registry caught up to the ledger's tail inside the write transaction, so concurrent requests, and
  * other processes on the same ledger file, decide in turn on what the others appended — then
- * answers. A refusal is the problem `consensus-<code>` (api/consensus-problems.ts). Every write is
- * declared through api/write-route.ts: it needs a token with `consensus.write`, checked before the
+ * answers. A refusal is the problem `consensus-<code>` (api/problems/consensus.ts). Every write is
+ * declared through api/openapi/write-route.ts: it needs a token with `consensus.write`, checked before the
  * write and again inside it (401 otherwise), and answers `Ledger-Seq`. Without a ledger the routes
  * answer 503 `ledger-unavailable` (the writes 401 first: they fail closed).
  *
@@ -85,14 +85,14 @@ const TAGS = ["Consensus"];
 const WRITE = [{ [WRITE_TOKEN_SCHEME]: [] }];
 /** Live state: never cached. */
 const NO_STORE = headers("Cache-Control");
-/** A write's answer: never cached, and the seq of the first entry it appended (api/write-route.ts). */
+/** A write's answer: never cached, and the seq of the first entry it appended (api/openapi/write-route.ts). */
 const WRITTEN = headers("Cache-Control", "Ledger-Seq");
 const NO_STORE_HEADERS = { "Cache-Control": "no-store" };
 
 const ProofParams = z.strictObject({
   delib_id: Identifier.meta({ description: "The proof id (`DP-<cycle number>-<k>`)", example: "DP-151-1" }),
 });
-// The writes' examples name the session their story opens (api/write-examples/consensus.ts).
+// The writes' examples name the session their story opens (api/openapi/examples/consensus.ts).
 const SessionParams = z.strictObject({
   id: SessionId.meta({ description: "The session id (`CS-<cycle number>-<k>`)", example: EXAMPLE_SESSION }),
 });

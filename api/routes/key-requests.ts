@@ -4,7 +4,7 @@
  * expected volume); it is recorded on the access ledger (`keyrequest.received`) and answered 201
  * with a reference the requester quotes. The operator reviews requests with
  * `npm run keys -- requests` and answers with `issue --request <ref>` or `decline --request <ref>`
- * (api/keys-cli.ts); the key itself is delivered over a secure channel, never by this API.
+ * (api/cli/keys.ts); the key itself is delivered over a secure channel, never by this API.
  *
  * Against robots: a per-client daily quota (RateLimit fields, 429) and a honeypot field (`website`,
  * hidden on the form) that must stay empty. The requester's details go to the access ledger only:

@@ -1,5 +1,5 @@
 /**
- * Integrity pulse routes (declared in api/route.ts's way; the declarations below are what
+ * Integrity pulse routes (declared in api/openapi/route.ts's way; the declarations below are what
  * /openapi.json says about them).
  *
  * GET /v1/pulse/badge?metric=gi|mii&format=json|svg

@@ -1,5 +1,5 @@
 /**
- * The balance lookup (api/balances.ts) over a real SQLite ledger, a second instance appending to
+ * The balance lookup (api/sources/balances.ts) over a real SQLite ledger, a second instance appending to
  * the same file, and a published, signed migration tree: every phase's answer, catching up with
  * the other instance's appends, and a folder no trusted key signed.
  */

@@ -1,6 +1,6 @@
 /**
  * The balance lookup: what the balance routes and the live supply answer, in one place, so the
- * routes only parse, call and answer (a failure's problem: api/error-problems.ts). It reads the
+ * routes only parse, call and answer (a failure's problem: api/problems/refusals.ts). It reads the
  * ledger (`AppOptions.ledger`) and the published migration tree (`<dataDir>/migration`, opened only
  * when its checkpoint verifies under `<dataDir>/keys/datasets.vkey`: store/published-snapshot.ts),
  * at the instant of the server's clock. The phase at that instant decides (core/migration/phases.ts):

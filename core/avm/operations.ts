@@ -26,7 +26,7 @@ import { TOKEN_DEFAULT_TTL_S, TOKEN_MAX_TTL_S, tokenClaims, tokenIssuedEvent, ty
 import type { Decision } from "../ledger/decision.ts";
 
 export type OperationErrorCode = "invalid" | "not_found" | "conflict";
-/** An operation's outcome: the one decision shape (core/decision.ts), refusing with a code and a message. */
+/** An operation's outcome: the one decision shape (core/ledger/decision.ts), refusing with a code and a message. */
 export type Operation<T> = Decision<T, { code: OperationErrorCode; message: string }>;
 
 /** The most one lock or withdrawal may move: 1,000,000,000 MIC. */

@@ -15,7 +15,7 @@
  *               (whole MIC and the six decimals, each an exact double). Any other line — spaces,
  *               escapes, a negative, not a number, an exponent beyond ±4096 — goes through the
  *               reference (scanV1Line, isAddress, parseMic), so every verdict is the reference's.
- *   2. order    the addresses are sorted by their bytes (core/balance/address.ts
+ *   2. order    the addresses are sorted by their bytes (core/money/address.ts
  *               addressOrderOfBytes); the lines of a repeated address come out next to each other,
  *               and all of them are reported.
  *   3. place    each converted address's place in the output follows from the order and its leaf's

@@ -1,6 +1,6 @@
 /**
  * One example document of every published schema (core/schemas/index.ts): what each schema's
- * OpenAPI description shows (api/responses.ts), and the document the schema tests accept. The type
+ * OpenAPI description shows (api/openapi/responses.ts), and the document the schema tests accept. The type
  * makes a missing entry, or an example that does not fit its schema's type, a compile error. The
  * schema tests' counter-examples are JSON Patches of these examples, kept as data in
  * test/fixtures/schemas/ (read by test/support/core/schemas/helpers.ts).

@@ -1,7 +1,7 @@
 /**
  * POST /avm/operator/issue-token: a token issued over HTTP, within the caller's own permissions
  * and lifetime, signed with the token key before anything is recorded, then recorded
- * (`token.issued`) by one write at the ledger's tail (api/write-route.ts).
+ * (`token.issued`) by one write at the ledger's tail (api/openapi/write-route.ts).
  */
 import { randomUUID } from "node:crypto";
 import type { Context } from "hono";

@@ -1,7 +1,7 @@
 /**
  * The AVM operator commands over HTTP (POST /avm/operator/<command>, the `npm run avm` commands):
  * which core/avm/operations.ts operation each command runs on the registry at the ledger's tail,
- * and what it answers. issue-token is not here: it signs a token first (api/avm/issue-token.ts).
+ * and what it answers. issue-token is not here: it signs a token first (api/routes/avm/issue-token.ts).
  */
 import * as ops from "../../../core/avm/operations.ts";
 import type { AvmRegistry } from "../../../core/avm/registry.ts";

@@ -9,7 +9,8 @@ import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { publicKeyFromSecret, verify, type SignatureAlgorithm } from "../../core/signature.ts";
 import { ledgerIdForKey } from "../../core/avm/operations.ts";
 import { sampleSecretKey } from "./sample-keys.ts";
-import { DEFAULT_SEED, SAMPLE_NOTICE, planSimulation, simulate } from "./simulate.ts";
+import { planSimulation } from "./plan.ts";
+import { DEFAULT_SEED, SAMPLE_NOTICE, simulate } from "./simulate.ts";
 import { SENTINELS } from "./tables.ts";
 
 const NOW = new Date("2025-12-06T12:00:00.000Z");

@@ -4,7 +4,8 @@
  * (The real tree itself is checked by `npm run lint:imports`, which `npm test` runs beside the tests.)
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -179,5 +180,32 @@ describe("the import rules", () => {
 
   it("fail an import that resolves to nothing", () => {
     expect(planted("api/typo.ts")).toContainEqual(["not-to-unresolvable", "api/typo.ts", "../store/ledgr.ts"]);
+  });
+});
+
+describe("the floors inside core/ and api/", () => {
+  const rules = (
+    createRequire(import.meta.url)(CONFIG) as {
+      forbidden: { name: string; from: { path?: string }; to: { path?: string } }[];
+    }
+  ).forbidden;
+  /** Whether a floor rule of `layer` names `path` (as a room that imports, or one imported). */
+  const onAFloor = (layer: string, path: string) =>
+    rules
+      .filter((rule) => rule.name.startsWith(`${layer}-floor-`))
+      .some((rule) => [rule.from.path, rule.to.path].some((pattern) => pattern && new RegExp(pattern).test(path)));
+
+  it.each(["core", "api"])("hold every folder of %s/: a new folder must be given a floor", (layer) => {
+    const folders = readdirSync(join(ROOT, layer), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    expect(folders.length).toBeGreaterThan(5);
+    for (const folder of folders) expect(onAFloor(layer, `${layer}/${folder.name}/module.ts`), folder.name).toBe(true);
+    expect(onAFloor(layer, `${layer}/no-such-folder/module.ts`)).toBe(false);
+  });
+
+  it("leave nothing loose at the root of api/ but the app and the entry point", () => {
+    const loose = readdirSync(join(ROOT, "api"), { withFileTypes: true })
+      .filter((entry) => entry.isFile() && !entry.name.endsWith(".test.ts"))
+      .map((entry) => entry.name);
+    expect(loose.sort()).toEqual(["app.ts", "start.ts"]);
   });
 });

@@ -17,7 +17,7 @@ export type ClientVariables = { clientAddress?: string };
  * The client a request counts as, one rule everywhere (quotas, the verify quota, the simulation's
  * connection cap, the access audit): the socket's address — or, when the socket's peer is a trusted
  * proxy, the address it forwarded (api/middleware/forwarded-client.ts) — with IPv6 grouped by its
- * /64 (rate-limit.ts clientOfAddress), since one host usually holds a whole /64 and would otherwise
+ * /64 (quotas.ts clientOfAddress), since one host usually holds a whole /64 and would otherwise
  * be as many clients as it likes.
  */
 export function clientAddress(c: Context): string {

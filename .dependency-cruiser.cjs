@@ -17,6 +17,73 @@ function layer(name, comment, from, to) {
   return { name, comment, severity: "error", from: { path: from, pathNot: TEST_CODE }, to: { path: to } };
 }
 
+/**
+ * The floors inside a layer, lowest first. A floor lists its rooms: a folder (`"routes/"`), a loose
+ * file (`"app.ts"`) or the layer's loose files together (`"*.ts"`). A room imports only rooms on the
+ * floors below its own and itself: nothing on a higher floor, nor another room of its own floor.
+ */
+const CORE_FLOORS = [
+  ["*.ts"],
+  ["money/", "ledger/", "witness/", "release/"],
+  ["schemas/", "format/"],
+  ["datapackage/"],
+  ["access/", "economy/", "compliance/", "philosophy/", "pulse/"],
+  ["avm/", "consensus/"],
+  ["balance/", "health/"],
+  ["migration/"],
+  ["events/"],
+];
+const API_FLOORS = [
+  ["clients/", "sources/", "workers/"],
+  ["problems/"],
+  ["http/"],
+  ["middleware/"],
+  ["simulation/", "openapi/"],
+  ["fallback/", "routes/"],
+  ["app.ts"],
+  ["server/", "cli/"],
+  ["start.ts"],
+];
+
+/** The regular expression of a room of `floors` under `layer` (`core/`, `api/`). */
+function roomPattern(room) {
+  if (room === "*.ts") return "[^/]+\\.ts$";
+  if (room.endsWith("/")) return room.replace(/[.]/g, "\\.");
+  return room.replace(/[.]/g, "\\.") + "$";
+}
+
+/** The rules that hold a layer's floors: one per floor against the floors above, one against its neighbours. */
+function floorRules(layer, floors) {
+  const rules = [];
+  floors.forEach((floor, i) => {
+    const here = floor.map(roomPattern).join("|");
+    const above = floors
+      .slice(i + 1)
+      .flat()
+      .map(roomPattern)
+      .join("|");
+    const names = floor.join(" ");
+    if (above)
+      rules.push({
+        name: `${layer}-floor-${i + 1}-not-up`,
+        comment: `${layer}/ floor ${i + 1} (${names}) imports nothing on a higher floor (docs/structure.md).`,
+        severity: "error",
+        from: { path: `^${layer}/(${here})`, pathNot: TEST_CODE },
+        to: { path: `^${layer}/(${above})` },
+      });
+    const folders = floor.filter((room) => room.endsWith("/"));
+    if (folders.length > 1)
+      rules.push({
+        name: `${layer}-floor-${i + 1}-not-sideways`,
+        comment: `The folders of ${layer}/ floor ${i + 1} (${folders.join(" ")}) do not import each other.`,
+        severity: "error",
+        from: { path: `^${layer}/(${folders.map(roomPattern).join("|")})`, pathNot: TEST_CODE },
+        to: { path: `^${layer}/(${folders.map(roomPattern).join("|")})`, pathNot: `^${layer}/$1` },
+      });
+  });
+  return rules;
+}
+
 module.exports = {
   forbidden: [
     {
@@ -76,6 +143,8 @@ module.exports = {
       "^packages/",
       "^(core|store|pipeline|api|site|cli|bench|test)/",
     ),
+    ...floorRules("core", CORE_FLOORS),
+    ...floorRules("api", API_FLOORS),
     {
       name: "nothing-imports-cli",
       comment: "cli/ holds entry points (npm run …): they sit on top and nothing imports them.",

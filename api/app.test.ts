@@ -1,8 +1,8 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createApp } from "./app.ts";
-import { PROBLEM_BASE } from "./problem.ts";
-import { listen } from "./server.ts";
+import { PROBLEM_BASE } from "./problems/problem.ts";
+import { listen } from "./server/server.ts";
 import { manualClock, sampleHistory, tempDir, testServer, type TestServer } from "../test/support/api/helpers.ts";
 
 async function problemOf(res: Response, status: number, slug: string): Promise<Record<string, unknown>> {

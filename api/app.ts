@@ -26,29 +26,29 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { getPath } from "hono/utils/url";
-import { ApiKeyStore } from "./api-keys.ts";
+import { ApiKeyStore } from "./clients/api-keys.ts";
 import { cors, originsFromEnv } from "./middleware/cors.ts";
 import { hostCheck, publicOriginsFromEnv } from "./middleware/host.ts";
 import { bodyLimitProblem } from "./middleware/body-limit.ts";
 import { VERIFY_DAILY_QUOTA, VERIFY_PATH, verifyAttempts } from "./middleware/verify-attempts.ts";
 import { instanceWise, requestLog, safeLog, stdoutSink, type LogSink } from "./middleware/request-log.ts";
-import { unmatchedRequest } from "./not-found.ts";
-import { openApiDocument, openApiRoutes, registerComponents } from "./openapi.ts";
-import { genericProblem, problem, type ProblemSlug } from "./problem.ts";
-import { isStoreFailure, storeUnavailable } from "./routes/store-failure.ts";
-import { historyPath, PulseHistorySource } from "./pulse-history.ts";
-import { DailyQuotas } from "./middleware/rate-limit.ts";
+import { unmatchedRequest } from "./fallback/not-found.ts";
+import { openApiDocument, openApiRoutes, registerComponents } from "./openapi/document.ts";
+import { genericProblem, problem, type ProblemSlug } from "./problems/problem.ts";
+import { isStoreFailure, storeUnavailable } from "./problems/store-failure.ts";
+import { historyPath, PulseHistorySource } from "./sources/pulse-history.ts";
+import { DailyQuotas } from "./clients/quotas.ts";
 import { forwardedClientAddress } from "./middleware/forwarded-client.ts";
-import { trustedProxiesFromEnv, type TrustedProxies } from "./forwarded-for.ts";
+import { trustedProxiesFromEnv, type TrustedProxies } from "./clients/forwarded-for.ts";
 import type { LimitsStore } from "../store/limits.ts";
-import { responseObserver } from "./response-observer.ts";
-import type { AppEnv } from "./route.ts";
+import { responseObserver } from "./openapi/response-observer.ts";
+import type { AppEnv } from "./openapi/route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";
 import { areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
-import { assemblePlatform } from "./platform.ts";
+import { assemblePlatform } from "./sources/platform.ts";
 import { areaRoutes } from "./routes/areas.ts";
-import { Balances } from "./balances.ts";
+import { Balances } from "./sources/balances.ts";
 import { balanceRoutes } from "./routes/balance.ts";
 import { avmRoutes } from "./routes/avm.ts";
 import { ledgerRoutes } from "./routes/ledger.ts";
@@ -57,11 +57,11 @@ import { healthRoutes } from "./routes/health.ts";
 import { keyRequestRoutes } from "./routes/key-requests.ts";
 import { pulseRoutes } from "./routes/pulse.ts";
 import { simulationRoutes } from "./routes/simulation.ts";
-import { staticSite } from "./routes/site.ts";
-import type { SimulationLimits } from "./simulation-session.ts";
-import { systemHealthOf } from "./system-health.ts";
+import { staticSite } from "./fallback/site.ts";
+import type { SimulationLimits } from "./simulation/session.ts";
+import { systemHealthOf } from "./sources/system-health.ts";
 
-export type { AppEnv } from "./route.ts";
+export type { AppEnv } from "./openapi/route.ts";
 
 export interface AppOptions {
   /** The published data folder (the repository's `data/`); the history is `<dataDir>/pulse/history.jsonl`. */

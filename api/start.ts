@@ -10,7 +10,7 @@
  * one set, so a missing key is an error), no pulse, seed, pipeline or build. INSTANCE_ID names the
  * instance in the `Instance-Id` header and the log. docs/deployment.md.
  */
-import { portOf, publicSiteUrl } from "./site-url.ts";
+import { portOf, publicSiteUrl } from "./server/site-url.ts";
 import { spawnSync } from "node:child_process";
 import { flushCompileCache } from "node:module";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
@@ -22,12 +22,12 @@ import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import { openLimits } from "../store/open-limits.ts";
 import { accessLocation, ledgerLocation, resolveStoreLocation, type StoreLocation } from "../store/store-location.ts";
-import { serverClock } from "./clock.ts";
+import { serverClock } from "./server/clock.ts";
 import { VALID_INSTANCE_ID } from "./middleware/request-log.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
 import { publicOriginsFromEnv } from "./middleware/host.ts";
-import { historyPath } from "./pulse-history.ts";
-import { startServer, type RunningServer } from "./server.ts";
+import { historyPath } from "./sources/pulse-history.ts";
+import { startServer, type RunningServer } from "./server/server.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SITE_DIST = join(ROOT, "site", "dist");

@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- api`: the cost of the route declarations (api/route.ts), over real HTTP on
+ * `npm run bench -- api`: the cost of the route declarations (api/openapi/route.ts), over real HTTP on
  * loopback, in one run:
  *   - after: the declared badge and history routes, validated as every declared route is
- *     (api/route.ts: the strict query, then the library's validators for anything else declared)
+ *     (api/openapi/route.ts: the strict query, then the library's validators for anything else declared)
  *     and answered by their handlers (badgeAnswer, historyAnswer);
  *   - before: the same handlers behind a hand-written strict query parser (the one every route
  *     called itself before the declarations: repeated parameters, then a strict zod object),
@@ -17,10 +17,10 @@ import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { createApp } from "../api/app.ts";
-import { queryIssues, invalidQuery } from "../api/query.ts";
+import { queryIssues, invalidQuery } from "../api/http/query.ts";
 import { badgeAnswer, BadgeQuery, historyAnswer, HistoryQuery } from "../api/routes/pulse.ts";
-import { historyPath, PulseHistorySource } from "../api/pulse-history.ts";
-import { listen } from "../api/server.ts";
+import { historyPath, PulseHistorySource } from "../api/sources/pulse-history.ts";
+import { listen } from "../api/server/server.ts";
 import { sampleHistory, tempDir, writeHistory } from "../test/support/api/helpers.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
 import { bestRates, CONNECTIONS, PER_ROUND, rateComparison, startBenchServer, stopOnSignal } from "./http-bench.ts";

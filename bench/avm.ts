@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import fc from "fast-check";
 import { AvmFixture, DAY } from "../test/support/api/avm.ts";
-import { listen } from "../api/server.ts";
+import { listen } from "../api/server/server.ts";
 import {
   cedarDecide,
   policyCaseArbitrary,

@@ -5,7 +5,7 @@
  * and the server each have a core of the two instead of sharing one event loop. The child serves:
  *   - the production app (createApp) over a verified history of 400 records, and
  *   - a separate bench-only Hono app with `GET /bench/trivial` → `c.json({ok: true})` and nothing
- *     else, on the same machinery (api/server.ts `listen`, @hono/node-server): the floor;
+ *     else, on the same machinery (api/server/server.ts `listen`, @hono/node-server): the floor;
  *   - the same trivial route added (bench only) to a createApp instance, i.e. behind the production
  *     middleware (request id + log, body limit, CORS) on the same server machinery.
  * The log sink is a no-op in the bench (the log line is still built), so stdout is not measured.
@@ -19,7 +19,7 @@
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { createApp } from "../api/app.ts";
-import { listen } from "../api/server.ts";
+import { listen } from "../api/server/server.ts";
 import { sampleHistory, tempDir, writeHistory } from "../test/support/api/helpers.ts";
 import { printComparisons, type Comparison } from "./harness.ts";
 import {

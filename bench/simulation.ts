@@ -6,7 +6,7 @@
  * clients and the server each have a core of the two. The child serves:
  *   - the production app (createApp over the repository's data) with `roundIntervalMs: 0` (rounds
  *     as fast as the socket drains) and room for 100 connections of one key: the subject;
- *   - a bench-only Hono app on the same machinery (api/server.ts `listen`: @hono/node-server's
+ *   - a bench-only Hono app on the same machinery (api/server/server.ts `listen`: @hono/node-server's
  *     upgrade with a `ws` server) that answers a start message by sending the same messages,
  *     serialized in advance, with no simulation, validation, session or quota: the floor.
  * The clients (`ws`, in this process) run simulations back to back on each connection and count
@@ -18,9 +18,9 @@ import { fileURLToPath } from "node:url";
 import { upgradeWebSocket } from "@hono/node-server";
 import { Hono } from "hono";
 import { WebSocket } from "ws";
-import { ApiKeyStore } from "../api/api-keys.ts";
+import { ApiKeyStore } from "../api/clients/api-keys.ts";
 import { createApp } from "../api/app.ts";
-import { listen } from "../api/server.ts";
+import { listen } from "../api/server/server.ts";
 import { tempDir } from "../test/support/api/helpers.ts";
 import { formCouncil } from "../core/philosophy/council.ts";
 import { simulate } from "../core/philosophy/simulation.ts";

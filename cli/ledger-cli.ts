@@ -42,7 +42,7 @@ import { verifyConsistency } from "../core/merkle.ts";
 import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "../store/known-keys.ts";
 import { formatDigest } from "../core/digest.ts";
 import type { JsonObject } from "../core/ledger/entry.ts";
-import { EVENT_TYPES, isEventType, validateEvent } from "../core/ledger/events.ts";
+import { EVENT_TYPES, isEventType, validateEvent } from "../core/events/registry.ts";
 import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";

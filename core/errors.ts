@@ -1,7 +1,7 @@
 /**
  * The one base of the project's coded errors. Each domain declares the union of its codes and
  * `class XError extends CodedError<XCode>`; callers branch on `code`, never on the message, and
- * the API maps codes to problem types in one place (api/error-problems.ts). After sigstore-js's
+ * the API maps codes to problem types in one place (api/problems/refusals.ts). After sigstore-js's
  * `packages/verify/src/error.ts`: one error class, a `code` union.
  */
 export class CodedError<C extends string> extends Error {

@@ -3,7 +3,7 @@
  * read (a path pattern line, then indented `Name: value` lines; `! Name` detaches a header an
  * earlier rule set): matching a request path, the headers it gets, and the file's text both ways.
  * The static build writes its rules as `site/dist/_headers` (site/src/lib/cdn-headers.ts); the API,
- * serving the same build in the embedded default, reads that file back (api/routes/site.ts), so one
+ * serving the same build in the embedded default, reads that file back (api/fallback/site.ts), so one
  * list of rules decides the headers wherever the build is served.
  *
  * Patterns: an exact path, or a path with one `*` (a splat, matching any characters, "/" included).

@@ -4,7 +4,7 @@
  *   secret seed = SHA-256("sample-key:" + seed + ":" + owner id)      (32 bytes, hex)
  *
  * The sample ledger's simulator signs with them (pipeline/seed/sample-keys.ts), and the API
- * reference's write examples sign with them (api/write-examples/), so that the examples carry real
+ * reference's write examples sign with them (api/openapi/examples/), so that the examples carry real
  * signatures a reader can recompute. A signature by such a key proves nothing; never reuse them.
  */
 import { hash } from "node:crypto";

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { parseVerifierKey, type NoteVerifier } from "../core/checkpoint.ts";
+import { validateEvent } from "../core/events/registry.ts";
 import { PinnedLedgerReader } from "../core/ledger/pinned-reader.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
@@ -209,7 +210,7 @@ async function openLedgerInput({ values, dataDir }: CliOptions, log: (line: stri
   if (isPostgresLocation(path)) {
     try {
       const note = await reader.latestCheckpoint();
-      const pinned = await PinnedLedgerReader.open(reader, trustedKeys(note ?? ""));
+      const pinned = await PinnedLedgerReader.open(reader, trustedKeys(note ?? ""), validateEvent);
       log(
         `ledger: live ${shownLocation(path)}, read as of its checkpoint of size ${pinned.checkpoint.size} (verified, ${pinned.origin})`,
       );

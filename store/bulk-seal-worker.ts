@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { sealPayloadText } from "../core/ledger/entry.ts";
-import { EVENT_TYPES, validateEvent } from "../core/ledger/events.ts";
+import { EVENT_TYPES, validateEvent } from "../core/events/registry.ts";
 import { StreamingRoot } from "../core/merkle-stream.ts";
 
 export interface SealSetup {

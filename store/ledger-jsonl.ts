@@ -21,7 +21,7 @@ import { canonicalize } from "../core/canonical.ts";
 import { verifyCheckpoint, type Checkpoint, type NoteVerifier } from "../core/checkpoint.ts";
 import { formatDigest } from "../core/digest.ts";
 import { entryShapeProblem, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
-import { validateEvent } from "../core/ledger/events.ts";
+import { validateEvent } from "../core/events/registry.ts";
 import type { LedgerReader, LedgerStore, LedgerVerifyReport, StoredEntry } from "../core/ledger/store.ts";
 import { ChainVerifier, type VerifyProblem, type VerifyReport } from "../core/ledger/verify.ts";
 import { equalBytes } from "../core/merkle.ts";

@@ -26,7 +26,7 @@ import { CompactRange } from "../core/compact-range.ts";
 import { canonicalize } from "../core/canonical.ts";
 import { formatDigest } from "../core/digest.ts";
 import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
-import { isEventType, validateEvent } from "../core/ledger/events.ts";
+import { isEventType, validateEvent } from "../core/events/registry.ts";
 import { storedRowProblem } from "../core/ledger/row-check.ts";
 import type { Projection } from "../core/ledger/projection.ts";
 import {

@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Checkpoint, NoteVerifier } from "../core/checkpoint.ts";
-import { compareAddresses } from "../core/balance/address.ts";
+import { compareAddresses } from "../core/money/address.ts";
 import { equalBytes } from "../core/merkle.ts";
 import {
   indexLeaves,

@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../core/digest.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
-import { ApiKeyStore } from "../api/api-keys.ts";
-import { startServer, type RunningServer } from "../api/server.ts";
+import { ApiKeyStore } from "../api/clients/api-keys.ts";
+import { startServer, type RunningServer } from "../api/server/server.ts";
 import { accessLedgerExists, openAccessLedgerStore } from "../store/access-ledger.ts";
 import { ledgerExists } from "../store/open-ledger.ts";
 import { TEST_TOKEN_SECRET } from "./support/api/avm.ts";
@@ -55,7 +55,7 @@ describe("two API processes and the keys CLI on one PostgreSQL database", () => 
   let data: { dir: string; cleanup: () => void };
   let cluster: ApiCluster;
   const keysCli = (...args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", join(REPO, "api", "keys-cli.ts"), ...args], {
+    spawnSync(process.execPath, ["--import", "tsx", join(REPO, "api", "cli", "keys.ts"), ...args], {
       cwd: REPO,
       encoding: "utf8",
       env: {

@@ -12,11 +12,11 @@ import { join } from "node:path";
 import { z } from "@hono/zod-openapi";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ApiKeyStore } from "../api/api-keys.ts";
+import { ApiKeyStore } from "../api/clients/api-keys.ts";
 import { createApp } from "../api/app.ts";
-import { json } from "../api/responses.ts";
-import { addRoute, defineRoute } from "../api/route.ts";
-import { listen, type RunningServer } from "../api/server.ts";
+import { json } from "../api/openapi/responses.ts";
+import { addRoute, defineRoute } from "../api/openapi/route.ts";
+import { listen, type RunningServer } from "../api/server/server.ts";
 import { sampleHistory, writeHistory } from "./support/api/helpers.ts";
 import { launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 

@@ -8,10 +8,10 @@
 import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createApp } from "../api/app.ts";
-import { PROBLEM_BASE } from "../api/problem.ts";
-import { json } from "../api/responses.ts";
-import { addRoute, defineRoute } from "../api/route.ts";
-import { listen, type RunningServer } from "../api/server.ts";
+import { PROBLEM_BASE } from "../api/problems/problem.ts";
+import { json } from "../api/openapi/responses.ts";
+import { addRoute, defineRoute } from "../api/openapi/route.ts";
+import { listen, type RunningServer } from "../api/server/server.ts";
 import { rawRequest, sampleHistory, tempDir, writeHistory, type RawResponse } from "./support/api/helpers.ts";
 
 const Note = z.strictObject({ text: z.string().max(200) });

@@ -4,7 +4,8 @@
  * (The real tree itself is checked by `npm run lint:imports`, which `npm test` runs beside the tests.)
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,11 @@ const CLEAN: Record<string, string> = {
   "test/support/core/builders.ts": `import { r } from "../../../core/rules.ts";\nexport const b = r;\n`,
   "core/rules.test.ts": `import { b } from "../test/support/core/builders.ts";\nimport { existsSync } from "node:fs";\nexport const t = b + String(existsSync);\n`,
   "bench/core.ts": `import { b } from "../test/support/core/builders.ts";\nimport { a } from "../api/app.ts";\nexport const x = b + a;\n`,
+  // Floors inside a layer: a folder imports the floors below it.
+  "core/ledger/entry.ts": `import { d } from "../digest.ts";\nexport const e = d("e");\n`,
+  "core/avm/rules.ts": `import { e } from "../ledger/entry.ts";\nexport const v = e;\n`,
+  "api/http/cache.ts": `export const c = 1;\n`,
+  "api/routes/ledger.ts": `import { c } from "../http/cache.ts";\nimport { v } from "../../core/avm/rules.ts";\nexport const g = c + v;\n`,
 };
 
 /** One violation as the `err` reporter (the one `npm run lint:imports` uses) prints it. */
@@ -87,6 +93,10 @@ const PLANTED: Record<string, string> = {
   "core/a.ts": `import { b } from "./b.ts";\nexport const a = () => b;\n`,
   "core/b.ts": `import { a } from "./a.ts";\nexport const b = () => a;\n`,
   "api/typo.ts": `import { l } from "../store/ledgr.ts";\nexport const t = l;\n`,
+  "core/ground.ts": `import { e } from "./ledger/entry.ts";\nexport const g = e;\n`,
+  "core/money/up.ts": `import { v } from "../avm/rules.ts";\nexport const u = v;\n`,
+  "core/money/side.ts": `import { e } from "../ledger/entry.ts";\nexport const s = e;\n`,
+  "api/clients/up.ts": `import { g } from "../routes/ledger.ts";\nexport const u = g;\n`,
 };
 let plantedViolations: Violation[] | undefined;
 
@@ -159,7 +169,43 @@ describe("the import rules", () => {
     expect(planted("core/a.ts").map(([rule]) => rule)).toContain("no-circular");
   });
 
+  it("fail a folder of core/ or api/ importing a higher floor, or a neighbour on its own floor", () => {
+    expect(planted("core/ground.ts")).toEqual([["core-floor-1-not-up", "core/ground.ts", "core/ledger/entry.ts"]]);
+    expect(planted("core/money/up.ts")).toEqual([["core-floor-2-not-up", "core/money/up.ts", "core/avm/rules.ts"]]);
+    expect(planted("core/money/side.ts")).toEqual([
+      ["core-floor-2-not-sideways", "core/money/side.ts", "core/ledger/entry.ts"],
+    ]);
+    expect(planted("api/clients/up.ts")).toEqual([["api-floor-1-not-up", "api/clients/up.ts", "api/routes/ledger.ts"]]);
+  });
+
   it("fail an import that resolves to nothing", () => {
     expect(planted("api/typo.ts")).toContainEqual(["not-to-unresolvable", "api/typo.ts", "../store/ledgr.ts"]);
+  });
+});
+
+describe("the floors inside core/ and api/", () => {
+  const rules = (
+    createRequire(import.meta.url)(CONFIG) as {
+      forbidden: { name: string; from: { path?: string }; to: { path?: string } }[];
+    }
+  ).forbidden;
+  /** Whether a floor rule of `layer` names `path` (as a room that imports, or one imported). */
+  const onAFloor = (layer: string, path: string) =>
+    rules
+      .filter((rule) => rule.name.startsWith(`${layer}-floor-`))
+      .some((rule) => [rule.from.path, rule.to.path].some((pattern) => pattern && new RegExp(pattern).test(path)));
+
+  it.each(["core", "api"])("hold every folder of %s/: a new folder must be given a floor", (layer) => {
+    const folders = readdirSync(join(ROOT, layer), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    expect(folders.length).toBeGreaterThan(5);
+    for (const folder of folders) expect(onAFloor(layer, `${layer}/${folder.name}/module.ts`), folder.name).toBe(true);
+    expect(onAFloor(layer, `${layer}/no-such-folder/module.ts`)).toBe(false);
+  });
+
+  it("leave nothing loose at the root of api/ but the app and the entry point", () => {
+    const loose = readdirSync(join(ROOT, "api"), { withFileTypes: true })
+      .filter((entry) => entry.isFile() && !entry.name.endsWith(".test.ts"))
+      .map((entry) => entry.name);
+    expect(loose.sort()).toEqual(["app.ts", "start.ts"]);
   });
 });

@@ -17,7 +17,7 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
-import type { EventPayload } from "../core/ledger/events.ts";
+import type { EventPayload } from "../core/events/registry.ts";
 import { avmRegistry, type AvmRegistry } from "../core/avm/registry.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, attestationHash, type Companion, type Holder } from "./support/api/avm.ts";

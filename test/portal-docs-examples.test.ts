@@ -20,8 +20,8 @@ import type { BrowserContext, Page } from "playwright-core";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCurl, sameExceptVarying, splitMessage, type Varies } from "./support/site/curl-examples.ts";
-import { WRITE_TOKEN_SCHEME } from "../api/openapi.ts";
-import { consensusWriteExamples, CONSENSUS_WRITE_EXAMPLES, DOCUMENTED_GI } from "../api/write-examples/consensus.ts";
+import { WRITE_TOKEN_SCHEME } from "../api/openapi/document.ts";
+import { consensusWriteExamples, CONSENSUS_WRITE_EXAMPLES, DOCUMENTED_GI } from "../api/openapi/examples/consensus.ts";
 import { consensusProjection } from "../core/consensus/state.ts";
 import { openLedger } from "../store/open-ledger.ts";
 import {
@@ -86,7 +86,7 @@ const NOT_RUN: Record<string, string> = {};
 /**
  * The write examples (those needing the write routes' operator token), run after every other
  * example has answered from the untouched sample ledger, in this order: each builds on what the
- * ones before it recorded (api/write-examples/ tells their story). Not the page's order where a
+ * ones before it recorded (api/openapi/examples/ tells their story). Not the page's order where a
  * write needs what a later one records: POST /avm/revoke revokes the identity the operator
  * operations register.
  */
@@ -136,7 +136,7 @@ function avmCli(...args: string[]): string {
 function keysCli(...args: string[]): string {
   const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
   delete env.ACCESS_LEDGER_DB;
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/keys-cli.ts"), ...args], {
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/cli/keys.ts"), ...args], {
     cwd: REPO_ROOT,
     env,
     encoding: "utf8",

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../api/app.ts";
-import { listen, type RunningServer } from "../api/server.ts";
+import { listen, type RunningServer } from "../api/server/server.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "portal-docs-"));

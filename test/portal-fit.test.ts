@@ -6,7 +6,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningServer } from "../api/server.ts";
+import type { RunningServer } from "../api/server/server.ts";
 import { portalInBrowser, type PortalInBrowser } from "./support/site/portal-browser.ts";
 
 let portal: PortalInBrowser;

@@ -43,7 +43,7 @@ let page: Page;
 function keysCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const env: NodeJS.ProcessEnv = { ...process.env, STATE_DIR: stateDir };
   delete env.ACCESS_LEDGER_DB;
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/keys-cli.ts"), ...args], {
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(REPO_ROOT, "api/cli/keys.ts"), ...args], {
     cwd: REPO_ROOT,
     env,
     encoding: "utf8",

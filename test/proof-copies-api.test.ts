@@ -15,7 +15,7 @@ import {
   TEST_LEDGER_PUBLIC_KEY,
   TEST_LEDGER_SIGNER,
 } from "./support/api/routes/consensus.ts";
-import type { RunningServer } from "../api/server.ts";
+import type { RunningServer } from "../api/server/server.ts";
 import { tempDir } from "./support/api/helpers.ts";
 import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "../pipeline/proof-copies.ts";

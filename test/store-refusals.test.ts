@@ -10,9 +10,9 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ApiKeyStore } from "../api/api-keys.ts";
-import { DailyQuotas } from "../api/middleware/rate-limit.ts";
-import { PROBLEM_BASE } from "../api/problem.ts";
+import { ApiKeyStore } from "../api/clients/api-keys.ts";
+import { DailyQuotas } from "../api/clients/quotas.ts";
+import { PROBLEM_BASE } from "../api/problems/problem.ts";
 import { AvmFixture } from "./support/api/avm.ts";
 
 const REPO = join(import.meta.dirname, "..");
@@ -107,7 +107,7 @@ describe("the keys CLI", () => {
       fx.clock.now(),
     );
     await store.close();
-    const run = spawnSync(process.execPath, [join(REPO, "api", "keys-cli.ts"), "requests"], {
+    const run = spawnSync(process.execPath, [join(REPO, "api", "cli", "keys.ts"), "requests"], {
       cwd: REPO,
       encoding: "utf8",
       env: {

@@ -14,11 +14,11 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStore } from "../api/api-keys.ts";
+import { ApiKeyStore } from "../api/clients/api-keys.ts";
 import { createApp } from "../api/app.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
-import { DailyQuotas } from "../api/middleware/rate-limit.ts";
-import { listen, type RunningServer } from "../api/server.ts";
+import { DailyQuotas } from "../api/clients/quotas.ts";
+import { listen, type RunningServer } from "../api/server/server.ts";
 import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "./support/api/helpers.ts";
 import { historyLine, sealPulse, type PulseRecord } from "../core/pulse/history.ts";
 import { signManifest as signAnyManifest } from "../core/datapackage/signature.ts";
@@ -642,7 +642,7 @@ describe("§6 Bearer scheme in any case; 304 on If-None-Match", () => {
 describe("§7 keys: revoke, rotate, expiry, ids never reused, and the access audit", () => {
   let w: World;
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", join(REPO, "api", "keys-cli.ts"), ...args], {
+    spawnSync(process.execPath, ["--import", "tsx", join(REPO, "api", "cli", "keys.ts"), ...args], {
       cwd: REPO,
       encoding: "utf8",
       env: { ...process.env, ACCESS_LEDGER_DB: join(w.dir, "access.sqlite"), STATE_DIR: join(w.dir, "state") },

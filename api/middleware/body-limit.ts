@@ -19,7 +19,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { problem } from "../problem.ts";
+import { problem } from "../problems/problem.ts";
 
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 

@@ -2,13 +2,13 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ApiKeyStore } from "../api-keys.ts";
+import { ApiKeyStore } from "../clients/api-keys.ts";
 import { createApp } from "../app.ts";
 import { canonicalOrigin, crossOriginRefusal, EXPOSED_HEADERS, originsFromEnv } from "./cors.ts";
-import { PROBLEM_BASE } from "../problem.ts";
-import { json } from "../responses.ts";
-import { addRoute, defineRoute } from "../route.ts";
-import { listen, type RunningServer } from "../server.ts";
+import { PROBLEM_BASE } from "../problems/problem.ts";
+import { json } from "../openapi/responses.ts";
+import { addRoute, defineRoute } from "../openapi/route.ts";
+import { listen, type RunningServer } from "../server/server.ts";
 import { sampleHistory, tempDir, writeHistory } from "../../test/support/api/helpers.ts";
 
 const TRUSTED = "https://dashboard.example";

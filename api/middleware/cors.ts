@@ -7,8 +7,8 @@
  * which may be served from another origin than the API: its forms and simulation call the API).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { setEarlyHeader } from "../early-header.ts";
-import { echo, problem } from "../problem.ts";
+import { setEarlyHeader } from "../http/early-header.ts";
+import { echo, problem } from "../problems/problem.ts";
 
 export const EXPOSED_HEADERS = [
   "ETag",

@@ -1,12 +1,12 @@
 /**
- * Installed only when TRUSTED_PROXIES names proxies (api/forwarded-for.ts): takes the client's
- * address from a trusted proxy's `X-Forwarded-For` once per request, for api/client.ts
+ * Installed only when TRUSTED_PROXIES names proxies (api/clients/forwarded-for.ts): takes the client's
+ * address from a trusted proxy's `X-Forwarded-For` once per request, for api/clients/client.ts
  * clientAddress (quotas, the verify quota, the connection cap, the access audit). A header it
  * cannot read is logged (its reason, never its text) and the socket's peer counts instead.
  */
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { MiddlewareHandler } from "hono";
-import { forwardedClient, type TrustedProxies } from "../forwarded-for.ts";
+import { forwardedClient, type TrustedProxies } from "../clients/forwarded-for.ts";
 import { safeLog, type LogSink } from "./request-log.ts";
 
 export function forwardedClientAddress(trusted: TrustedProxies, log: LogSink, now: () => Date): MiddlewareHandler {

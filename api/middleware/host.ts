@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { MiddlewareHandler } from "hono";
-import { echo, problem } from "../problem.ts";
+import { echo, problem } from "../problems/problem.ts";
 import { canonicalOrigin } from "./cors.ts";
 
 /** Paths that answer any Host: a load balancer's probe may name the instance by an internal name. */

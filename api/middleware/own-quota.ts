@@ -1,14 +1,14 @@
 /**
  * A daily quota of its own around one endpoint's POSTs (POST /avm/verify, POST /keys/requests),
- * per client (api/client.ts): 429 `rate-limited` with Retry-After once spent, the RateLimit fields on
+ * per client (api/clients/client.ts): 429 `rate-limited` with Retry-After once spent, the RateLimit fields on
  * every answer, including one the inner handler replaced; 503 `limits-unavailable` when a shared
- * limits store cannot count (api/error-problems.ts).
+ * limits store cannot count (api/problems/refusals.ts).
  */
 import type { MiddlewareHandler } from "hono";
-import { clientAddress } from "../client.ts";
-import { problem } from "../problem.ts";
-import { limitsUnavailable } from "../error-problems.ts";
-import { rateLimitHeaders, type DailyQuotas, type Quota } from "./rate-limit.ts";
+import { clientAddress } from "../clients/client.ts";
+import { problem } from "../problems/problem.ts";
+import { limitsUnavailable } from "../problems/refusals.ts";
+import { rateLimitHeaders, type DailyQuotas, type Quota } from "../clients/quotas.ts";
 
 /** `what` names the requests in the refusal ("verify requests"); `inner` runs once the request is allowed. */
 export function ownDailyQuota(

@@ -4,12 +4,12 @@
  *
  * Request id: `X-Request-Id` on every response — the client's own when it is 1–128 characters of
  * `[A-Za-z0-9_=-]`, otherwise a fresh UUID — and `c.get("requestId")` for later code, set early
- * (api/early-header.ts).
+ * (api/http/early-header.ts).
  *
  * Log: one object per request, to an injectable sink, after the response is ready:
  * `{ ts, method, path, status, duration_ms, request_id }` — `path` is the URL path only (never
  * the query string: secrets must not be in URLs, and if one is, it does not reach the log), cut to
- * 512 characters. A request refused because the store failed under it (api/routes/store-failure.ts
+ * 512 characters. A request refused because the store failed under it (api/problems/store-failure.ts
  * sets `storeFailure`) is logged at `level: "error"` with the store's `error`. A sink that throws
  * never breaks the response.
  *
@@ -19,7 +19,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
-import { setEarlyHeader } from "../early-header.ts";
+import { setEarlyHeader } from "../http/early-header.ts";
 
 export type LogLine = Record<string, unknown>;
 

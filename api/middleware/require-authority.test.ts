@@ -8,8 +8,8 @@ import { Hono } from "hono";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../core/digest.ts";
 import { AvmFixture, DAY, type ApiOnLoopback, type Companion, type Holder } from "../../test/support/api/avm.ts";
-import { PROBLEM_BASE } from "../problem.ts";
-import { listen, type RunningServer } from "../server.ts";
+import { PROBLEM_BASE } from "../problems/problem.ts";
+import { listen, type RunningServer } from "../server/server.ts";
 import {
   avmOverHttp,
   ledgerAuthority,

@@ -20,7 +20,7 @@ import { grantCovers } from "../../core/avm/policy.ts";
 import { avmRegistry, checkAuthority } from "../../core/avm/registry.ts";
 import type { LedgerWriter } from "../../core/ledger/store.ts";
 import { AvmCheckResponse, type Scope } from "../../core/schemas/avm.ts";
-import { problem } from "../problem.ts";
+import { problem } from "../problems/problem.ts";
 
 /** The AVM's answer for a ledger_id; rejects (or never settles) when it cannot answer. */
 export type AuthoritySource = (ledgerId: string, signal: AbortSignal) => Promise<unknown>;

@@ -6,7 +6,7 @@ import type { TokenPermission } from "../../core/schemas/avm.ts";
 import { generateKeyPair } from "../../core/signature.ts";
 import type { Ledger } from "../../store/ledger.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
-import type { Platform } from "../platform.ts";
+import type { Platform } from "../sources/platform.ts";
 import { requireToken, type TokenVariables } from "./require-token.ts";
 
 const key = generateKeyPair("ed25519");

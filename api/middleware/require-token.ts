@@ -7,16 +7,16 @@
  * with Retry-After when the store failed (the token may be good: the client should come back), 401
  * otherwise. The token is never logged.
  * The verified claims are on the context as `token` for the handler. This is the check before the
- * write; api/write-route.ts checks the token again inside the write transaction.
+ * write; api/openapi/write-route.ts checks the token again inside the write transaction.
  */
 import type { MiddlewareHandler } from "hono";
 import { avmRegistry } from "../../core/avm/registry.ts";
 import { verifyToken, type TokenClaims } from "../../core/avm/token.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";
-import { bearerToken } from "../bearer.ts";
-import type { Platform } from "../platform.ts";
-import { problem } from "../problem.ts";
-import { isStoreFailure, storeUnavailable } from "../routes/store-failure.ts";
+import { bearerToken } from "../clients/bearer.ts";
+import type { Platform } from "../sources/platform.ts";
+import { problem } from "../problems/problem.ts";
+import { isStoreFailure, storeUnavailable } from "../problems/store-failure.ts";
 
 export type TokenVariables = { token: TokenClaims };
 

@@ -11,11 +11,11 @@ import { z } from "@hono/zod-openapi";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Ledger } from "../../store/ledger.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
-import { problemType } from "../problem.ts";
-import { json } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup } from "../route.ts";
+import { problemType } from "../problems/problem.ts";
+import { json } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup } from "../openapi/route.ts";
 import { manualClock } from "../../test/support/api/helpers.ts";
-import { DailyQuotas } from "./rate-limit.ts";
+import { DailyQuotas } from "../clients/quotas.ts";
 import { verifyAttempts } from "./verify-attempts.ts";
 
 const gated = defineRoute({

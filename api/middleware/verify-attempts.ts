@@ -18,11 +18,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { malformedAttempt, MALFORMED_REQUEST_ERROR } from "../../core/avm/verifier.ts";
 import { jsonDepthWithin } from "../../core/json-depth.ts";
-import { problem } from "../problem.ts";
-import { noteStoreFailure } from "../routes/store-failure.ts";
+import { problem } from "../problems/problem.ts";
+import { noteStoreFailure } from "../problems/store-failure.ts";
 import { ownDailyQuota } from "./own-quota.ts";
-import type { DailyQuotas, Quota } from "./rate-limit.ts";
-import type { Platform } from "../platform.ts";
+import type { DailyQuotas, Quota } from "../clients/quotas.ts";
+import type { Platform } from "../sources/platform.ts";
 
 /** Verify requests per client (IP address; IPv6 by /64) per UTC day, like the data areas' anonymous quota. */
 export const VERIFY_DAILY_QUOTA = 100;

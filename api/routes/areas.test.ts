@@ -1,8 +1,8 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeyStore } from "../api-keys.ts";
-import { startServer, type RunningServer } from "../server.ts";
+import { ApiKeyStore } from "../clients/api-keys.ts";
+import { startServer, type RunningServer } from "../server/server.ts";
 import { tempDir } from "../../test/support/store/helpers.ts";
 
 // The committed sample datasets, copied so a test can damage one without touching the repo.

@@ -3,20 +3,20 @@
  * spec's paths and under every other spelling of them (`//`, `%2f`, `\`, upper case, a trailing
  * slash: core/datapackage/paths.ts areaRequest), so no area file is ever answered by the static
  * copy in site/dist. A query string the route refuses (400 `invalid-query`, the export's bounds and
- * filter included: api/audit-trail-export.ts ExportQuery) is answered by the route declaration
+ * filter included: api/sources/audit-trail-export.ts ExportQuery) is answered by the route declaration
  * before this handler, so it counts no quota and needs no key. For each request, in this order:
  *
- *  1. the daily quota of the client (api/middleware/rate-limit.ts): RateLimit headers, 429 once spent;
+ *  1. the daily quota of the client (api/clients/quotas.ts): RateLimit headers, 429 once spent;
  *  2. the access tier, from the contract — never from a manifest: keyed files need
  *     `Authorization: Bearer <key>` (scheme in any case) of an active key of that tier, else 401,
  *     or 403 with another tier's key;
  *  3. the area's manifest, used only when its signature verifies under data/keys/ and it agrees with
- *     the contract (api/signed-manifests.ts, once per manifest version), and the file's bytes, which
+ *     the contract (api/sources/signed-manifests.ts, once per manifest version), and the file's bytes, which
  *     must hash as that manifest says (once per file version, store/digest-cache.ts): else 503
  *     `data-unverified`;
  *  4. 304 when `If-None-Match` holds the file's ETag (its sha256), else the file, streamed, with the
  *     contract's content type. `/government/ledger/export` is the spec's filtered audit trail
- *     (api/audit-trail-export.ts).
+ *     (api/sources/audit-trail-export.ts).
  *
  * A live route (`/economy/supply`) takes steps 1 and 2 like its file, then answers the document the
  * API computes from the ledger (`live`, caught up to the ledger's tail; `Cache-Control: no-store`)
@@ -50,15 +50,15 @@ import {
   type AreaRouteKind,
 } from "../../core/datapackage/index.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
-import { AccessLedgerUnavailableError, type ApiKeyStore } from "../api-keys.ts";
-import { noteStoreFailure } from "./store-failure.ts";
-import { presentedKey } from "../client.ts";
-import { limitsUnavailable } from "../error-problems.ts";
-import { EncodedVariants, fileResponse, isFree, notModified, type FileVersion } from "../file-response.ts";
-import { exportBody, exportRequest } from "../audit-trail-export.ts";
-import { problem } from "../problem.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
-import { SignedManifests } from "../signed-manifests.ts";
+import { AccessLedgerUnavailableError, type ApiKeyStore } from "../clients/api-keys.ts";
+import { noteStoreFailure } from "../problems/store-failure.ts";
+import { presentedKey } from "../clients/client.ts";
+import { limitsUnavailable } from "../problems/refusals.ts";
+import { EncodedVariants, fileResponse, isFree, notModified, type FileVersion } from "../http/file-response.ts";
+import { exportBody, exportRequest } from "../sources/audit-trail-export.ts";
+import { problem } from "../problems/problem.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../clients/quotas.ts";
+import { SignedManifests } from "../sources/signed-manifests.ts";
 import { listedResources } from "../../core/datapackage/references.ts";
 import { withArticle } from "../../core/format/text.ts";
 
@@ -165,7 +165,7 @@ export function areaRoutes(options: AreaRouteOptions): MiddlewareHandler {
   const manifests = new SignedManifests(dataDir);
   // Each version of a file on disk is hashed once (store/digest-cache.ts), not on every request.
   const digests = new DigestCache();
-  // Text files are also served br- or gzip-encoded: each version encoded once (api/file-response.ts).
+  // Text files are also served br- or gzip-encoded: each version encoded once (api/http/file-response.ts).
   const encoded = new EncodedVariants();
 
   return async (c, next) => {

@@ -16,7 +16,7 @@ import { verifyEntryInclusion, type InclusionAnswer } from "../../core/ledger/in
 import type { AuthorityContext, AvmFailure } from "../../core/schemas/avm.ts";
 import { publicKeyFromSecret } from "../../core/signature.ts";
 import { AvmFixture, DAY, type ApiOnLoopback, type Companion, type Holder } from "../../test/support/api/avm.ts";
-import { PROBLEM_BASE } from "../problem.ts";
+import { PROBLEM_BASE } from "../problems/problem.ts";
 
 const EVIDENCE = `sha256:${sha256Hex("evidence")}`;
 const REPO = join(import.meta.dirname, "../..");

@@ -11,8 +11,8 @@
  *
  * Every write answers `Ledger-Seq`, the sequence number of the entry that records its outcome.
  * This file declares the routes; what they run is elsewhere: the token-checked writes
- * (api/write-route.ts), the operator commands (api/avm/operator-dispatch.ts), token issuance
- * (api/avm/issue-token.ts). POST /avm/verify logs every attempt: a decided one in its decision's
+ * (api/openapi/write-route.ts), the operator commands (api/routes/avm/operator-dispatch.ts), token issuance
+ * (api/routes/avm/issue-token.ts). POST /avm/verify logs every attempt: a decided one in its decision's
  * write, a refused one (400, 403, 413, 415) by the app's gate api/middleware/verify-attempts.ts,
  * which also holds the per-client daily quota that keeps the log from being a way to flood the ledger.
  */
@@ -33,18 +33,18 @@ import {
 import { withExactMicFigures } from "../../core/balance/exact-json.ts";
 import { examples } from "../../core/schemas/examples.ts";
 import { Identifier, IsoTimestamp, Uuid } from "../../core/schemas/common.ts";
-import { IssueTokenRequest, issueTokenOverHttp } from "../avm/issue-token.ts";
-import { operate, OPERATOR_COMMANDS, type OperatorCommand } from "../avm/operator-dispatch.ts";
-import { operationRefused } from "../error-problems.ts";
-import { WRITE_TOKEN_SCHEME } from "../openapi.ts";
-import type { Platform } from "../platform.ts";
-import { problem, type ProblemSlug } from "../problem.ts";
-import { component, headers, json, published } from "../responses.ts";
-import { SignaturePool } from "../signature-pool.ts";
-import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../route.ts";
-import { writeRoutes } from "../write-route.ts";
-import { AVM_WRITE_EXAMPLES } from "../write-examples/avm.ts";
-import { storeUnavailable } from "./store-failure.ts";
+import { IssueTokenRequest, issueTokenOverHttp } from "./avm/issue-token.ts";
+import { operate, OPERATOR_COMMANDS, type OperatorCommand } from "./avm/operator-dispatch.ts";
+import { operationRefused } from "../problems/refusals.ts";
+import { WRITE_TOKEN_SCHEME } from "../openapi/document.ts";
+import type { Platform } from "../sources/platform.ts";
+import { problem, type ProblemSlug } from "../problems/problem.ts";
+import { component, headers, json, published } from "../openapi/responses.ts";
+import { SignaturePool } from "../workers/signature-pool.ts";
+import { addRoute, defineRoute, routeGroup, type RouteContext, type RouteGroup } from "../openapi/route.ts";
+import { writeRoutes } from "../openapi/write-route.ts";
+import { AVM_WRITE_EXAMPLES } from "../openapi/examples/avm.ts";
+import { storeUnavailable } from "../problems/store-failure.ts";
 
 export interface AvmRouteOptions {
   /** The ledger, token key and clock; undefined: the routes fail closed (503 / 401). */

@@ -13,8 +13,8 @@ import { appendReviewRound, MIGRATION_FILES, writeSnapshot } from "../../store/m
 import type { Ledger } from "../../store/ledger.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
 import { createApp } from "../app.ts";
-import { PROBLEM_BASE } from "../problem.ts";
-import { listen, type RunningServer } from "../server.ts";
+import { PROBLEM_BASE } from "../problems/problem.ts";
+import { listen, type RunningServer } from "../server/server.ts";
 import { manualClock, tempDir, TEST_DATASET_SIGNER, TEST_DATASET_VKEY } from "../../test/support/api/helpers.ts";
 
 const mint = (sentinel: string, amount: string, ts: string): NewEvent => ({

@@ -1,6 +1,6 @@
 /**
  * Balance routes (spec "Balance", "Unit migration", "Versioning"): thin — parse the address, ask
- * api/balances.ts at the server's clock, answer. The phase decides (core/migration/phases.ts):
+ * api/sources/balances.ts at the server's clock, answer. The phase decides (core/migration/phases.ts):
  *
  *   GET /v1/balance/{address}   announcement: the ledger's balance; snapshot day: frozen at the
  *                               snapshot; transition: forwarded to v2 (`balance_gic` from the
@@ -16,14 +16,14 @@
  *                               historical v1 balance (`v1_balance_gic`) with its proof, readable in
  *                               every phase once the snapshot is published
  *
- * An address is the ledger's account name (core/balance/address.ts): anything else is 400
+ * An address is the ledger's account name (core/money/address.ts): anything else is 400
  * `bad-request` naming `address`; a well-formed address without a balance is 404 `unknown-address`;
  * a store that fails under a lookup is 503 `ledger-unavailable`.
  * Balances are `Cache-Control: no-store` (they move with the ledger).
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ADDRESS_PATTERN } from "../../core/balance/address.ts";
+import { ADDRESS_PATTERN } from "../../core/money/address.ts";
 import { dateTime } from "../../core/format/text.ts";
 import {
   REVIEW_ENDS,
@@ -32,13 +32,13 @@ import {
   V1_DEPRECATION_FIELD,
   V1_SUNSET_FIELD,
 } from "../../core/migration/phases.ts";
-import { successorLink, type BalanceAnswer, type Balances, type BalanceVersion } from "../balances.ts";
-import { balanceRefused, goneProblem } from "../error-problems.ts";
-import { problemDetails } from "../problem.ts";
-import { represent, send } from "../http-cache.ts";
-import { body, headers, json, notModified, published } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-import { storeUnavailable } from "./store-failure.ts";
+import { successorLink, type BalanceAnswer, type Balances, type BalanceVersion } from "../sources/balances.ts";
+import { balanceRefused, goneProblem } from "../problems/refusals.ts";
+import { problemDetails } from "../problems/problem.ts";
+import { represent, send } from "../http/cache.ts";
+import { body, headers, json, notModified, published } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import { storeUnavailable } from "../problems/store-failure.ts";
 
 const TAGS = ["Balances"];
 const NO_STORE = "no-store";

@@ -9,9 +9,9 @@ import type { ProofDocument } from "../../core/schemas/consensus.ts";
 import { sign } from "../../core/signature.ts";
 import type { Ledger } from "../../store/ledger.ts";
 import { createApp } from "../app.ts";
-import { REFUSAL_STATUS } from "../consensus-problems.ts";
-import { PROBLEM_BASE } from "../problem.ts";
-import { listen, type RunningServer } from "../server.ts";
+import { REFUSAL_STATUS } from "../problems/consensus.ts";
+import { PROBLEM_BASE } from "../problems/problem.ts";
+import { listen, type RunningServer } from "../server/server.ts";
 import { manualClock, tempDir } from "../../test/support/api/helpers.ts";
 import {
   ConsensusClient,

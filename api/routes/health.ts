@@ -55,7 +55,6 @@
  * read or fails to write, its limits store fails, or the consensus registry is degraded); the platform's health is `system.status`, the same value every
  * portal page marks with data-system-health and the transparency report states.
  */
-import { readFileSync } from "node:fs";
 import { z } from "@hono/zod-openapi";
 import { parseCheckpoint } from "../../core/checkpoint.ts";
 import { consensusProjection } from "../../core/consensus/state.ts";
@@ -64,14 +63,11 @@ import { HEALTH_STATUSES, type SystemHealthReport } from "../../core/health/syst
 import type { LedgerStore } from "../../core/ledger/store.ts";
 import { CycleInfo } from "../../core/schemas/consensus.ts";
 import type { LimitsStore } from "../../store/limits.ts";
-import type { ApiKeyStore } from "../api-keys.ts";
-import type { PulseHistorySource } from "../pulse-history.ts";
-import { headers, json } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+import type { ApiKeyStore } from "../clients/api-keys.ts";
+import type { PulseHistorySource } from "../sources/pulse-history.ts";
+import { headers, json } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import { VERSION } from "../openapi/version.ts";
 
 const SystemHealth = z.strictObject({
   status: z.enum(HEALTH_STATUSES),

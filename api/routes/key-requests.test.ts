@@ -8,8 +8,8 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { KEY_REQUEST_DAILY_QUOTA } from "../../core/access/key-requests.ts";
-import { ApiKeyStore } from "../api-keys.ts";
-import { PROBLEM_BASE } from "../problem.ts";
+import { ApiKeyStore } from "../clients/api-keys.ts";
+import { PROBLEM_BASE } from "../problems/problem.ts";
 import { sampleHistory, testServer, tempDir, type TestServer } from "../../test/support/api/helpers.ts";
 import { KEY_REQUEST_EXAMPLE } from "./key-requests.ts";
 
@@ -22,7 +22,7 @@ let keysFile: string;
 /** `npm run keys -- …` on the test's access ledger (the CLI as the operator runs it). */
 function keysCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const env = { ...process.env, STATE_DIR: state.dir, ACCESS_LEDGER_DB: keysFile };
-  const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "api/keys-cli.ts"), ...args], {
+  const run = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "api/cli/keys.ts"), ...args], {
     cwd: ROOT,
     env,
     encoding: "utf8",

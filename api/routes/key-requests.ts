@@ -4,7 +4,7 @@
  * expected volume); it is recorded on the access ledger (`keyrequest.received`) and answered 201
  * with a reference the requester quotes. The operator reviews requests with
  * `npm run keys -- requests` and answers with `issue --request <ref>` or `decline --request <ref>`
- * (api/keys-cli.ts); the key itself is delivered over a secure channel, never by this API.
+ * (api/cli/keys.ts); the key itself is delivered over a secure channel, never by this API.
  *
  * Against robots: a per-client daily quota (RateLimit fields, 429) and a honeypot field (`website`,
  * hidden on the form) that must stay empty. The requester's details go to the access ledger only:
@@ -14,12 +14,12 @@ import { z } from "@hono/zod-openapi";
 import { KEY_REQUEST_DAILY_QUOTA, KeyRequestBody, KeyRequestReference } from "../../core/access/key-requests.ts";
 import { KEY_TIERS } from "../../core/datapackage/contract.ts";
 import { IsoTimestampMs } from "../../core/schemas/common.ts";
-import type { ApiKeyStore } from "../api-keys.ts";
+import type { ApiKeyStore } from "../clients/api-keys.ts";
 import { ownDailyQuota } from "../middleware/own-quota.ts";
-import type { DailyQuotas, Quota } from "../middleware/rate-limit.ts";
-import { component, headers, json } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-import { storeUnavailable } from "./store-failure.ts";
+import type { DailyQuotas, Quota } from "../clients/quotas.ts";
+import { component, headers, json } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import { storeUnavailable } from "../problems/store-failure.ts";
 
 const QUOTA_BUCKET = "key-requests";
 

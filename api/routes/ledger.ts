@@ -14,10 +14,10 @@ import { z } from "@hono/zod-openapi";
 import type { LedgerReader } from "../../core/ledger/store.ts";
 import { Digest, IsoTimestamp } from "../../core/schemas/common.ts";
 import { CHECKPOINT_INTERVAL_S, entryInclusion } from "../../store/entry-inclusion.ts";
-import { problem } from "../problem.ts";
-import { component, headers, json } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-import { storeUnavailable } from "./store-failure.ts";
+import { problem } from "../problems/problem.ts";
+import { component, headers, json } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import { storeUnavailable } from "../problems/store-failure.ts";
 import { witnessedCheckpointReader } from "../../store/witnessed-checkpoint.ts";
 
 const Seq = z

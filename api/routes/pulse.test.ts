@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { HISTORY_MAX_LIMIT, sealPulse, type PulseRecord } from "../../core/pulse/history.ts";
 import { PulseBadge, PulseHistoryResponse } from "../../core/schemas/pulse.ts";
-import { PROBLEM_BASE } from "../problem.ts";
-import { historyPath } from "../pulse-history.ts";
+import { PROBLEM_BASE } from "../problems/problem.ts";
+import { historyPath } from "../sources/pulse-history.ts";
 import {
   historyText,
   manualClock,

@@ -1,5 +1,5 @@
 /**
- * Integrity pulse routes (declared in api/route.ts's way; the declarations below are what
+ * Integrity pulse routes (declared in api/openapi/route.ts's way; the declarations below are what
  * /openapi.json says about them).
  *
  * GET /v1/pulse/badge?metric=gi|mii&format=json|svg
@@ -26,13 +26,13 @@ import { z } from "@hono/zod-openapi";
 import { badgeFor, badgeSvg, BADGE_CACHE_SECONDS, type BadgeMetric } from "../../core/pulse/badge.ts";
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, historyPage } from "../../core/pulse/history.ts";
 import type { PulseBadge } from "../../core/schemas/pulse.ts";
-import { represent, send, weight, type Representation } from "../http-cache.ts";
-import { prefersSvg } from "../negotiate.ts";
-import { problem } from "../problem.ts";
-import type { HistorySnapshot, PulseHistorySource } from "../pulse-history.ts";
-import { invalidQuery } from "../query.ts";
-import { body, headers, notModified, published, text } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
+import { represent, send, weight, type Representation } from "../http/cache.ts";
+import { prefersSvg } from "../http/negotiate.ts";
+import { problem } from "../problems/problem.ts";
+import type { HistorySnapshot, PulseHistorySource } from "../sources/pulse-history.ts";
+import { invalidQuery } from "../http/query.ts";
+import { body, headers, notModified, published, text } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
 
 export const BADGE_CACHE_CONTROL = `public, max-age=${BADGE_CACHE_SECONDS}`;
 export const HISTORY_CACHE_CONTROL = "public, max-age=60";

@@ -15,11 +15,11 @@ import { formCouncil } from "../../core/philosophy/council.ts";
 import { simulate } from "../../core/philosophy/simulation.ts";
 import { Deliberations, SentinelStatus, SimulationServerMessage, Virtues } from "../../core/schemas/index.ts";
 import { tempDir } from "../../test/support/store/helpers.ts";
-import { ApiKeyStore } from "../api-keys.ts";
+import { ApiKeyStore } from "../clients/api-keys.ts";
 import { createApp } from "../app.ts";
 import type { LogLine } from "../middleware/request-log.ts";
-import { startServer, type RunningServer } from "../server.ts";
-import type { SimulationLimits } from "../simulation-session.ts";
+import { startServer, type RunningServer } from "../server/server.ts";
+import type { SimulationLimits } from "../simulation/session.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../../data");
 const FILES = [

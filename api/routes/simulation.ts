@@ -1,20 +1,20 @@
 /**
  * `GET /philosophy/simulation`: the spec's simulation WebSocket, on the same server and port as the
  * rest of the API (the upgrade support built into @hono/node-server, with a `ws` WebSocketServer
- * created by api/server.ts). The upgrade is checked in this order, and refused with an HTTP status
+ * created by api/server/server.ts). The upgrade is checked in this order, and refused with an HTTP status
  * (the handshake never completes, so the status line is what a client sees):
  *
  *   1. not a WebSocket upgrade → 426 with `Upgrade: websocket`;
  *   2. `Origin` not same-origin and not allowed (api/middleware/cors.ts crossOriginRefusal) → 403 (does not count: a page on
  *      another origin must not spend the visitor's quota either);
- *   3. the client (its key, or else its IP address, api/client.ts) already has
+ *   3. the client (its key, or else its IP address, api/clients/client.ts) already has
  *      `maxConnectionsPerClient` connections open → 429 (does not count);
  *   4. the published inputs do not verify → 503 `data-unverified`;
- *   5. the philosophy area's daily quota (api/middleware/rate-limit.ts) → 429 with RateLimit fields and
+ *   5. the philosophy area's daily quota (api/clients/quotas.ts) → 429 with RateLimit fields and
  *      Retry-After; an accepted upgrade is counted and its 101 carries the RateLimit fields.
  *
  * A limits store that fails (store/limits.ts) refuses the upgrade with 503 `limits-unavailable`.
- * Then each connection is a SimulationSession (api/simulation-session.ts). Open connections are
+ * Then each connection is a SimulationSession (api/simulation/session.ts). Open connections are
  * counted where the quotas are: in this process by default, or shared by every API instance
  * (store/postgres-limits.ts); a connection is released when its TCP socket closes.
  */
@@ -23,26 +23,26 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { upgradeWebSocket } from "@hono/node-server";
 import { z } from "@hono/zod-openapi";
 import type { Handler } from "hono";
-import { headers, json, notModified } from "../responses.ts";
-import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../route.ts";
-import type { ApiKeyStore } from "../api-keys.ts";
-import { presentedKey } from "../client.ts";
+import { headers, json, notModified } from "../openapi/responses.ts";
+import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
+import type { ApiKeyStore } from "../clients/api-keys.ts";
+import { presentedKey } from "../clients/client.ts";
 import { auditUnavailable } from "./areas.ts";
 import { safeLog, type LogSink } from "../middleware/request-log.ts";
 import { crossOriginRefusal } from "../middleware/cors.ts";
-import { problem } from "../problem.ts";
-import { limitsUnavailable } from "../error-problems.ts";
+import { problem } from "../problems/problem.ts";
+import { limitsUnavailable } from "../problems/refusals.ts";
 import { MemoryConnectionCap } from "../../store/memory-limits.ts";
 import type { ConnectionCap } from "../../store/limits.ts";
-import { rateLimitHeaders, type DailyQuotas } from "../middleware/rate-limit.ts";
-import { PhilosophyCouncilSource } from "../philosophy-council.ts";
+import { rateLimitHeaders, type DailyQuotas } from "../clients/quotas.ts";
+import { PhilosophyCouncilSource } from "../simulation/council.ts";
 import {
   checkLimits,
   DEFAULT_SIMULATION_LIMITS,
   SIMULATION_PATH,
   SimulationSession,
   type SimulationLimits,
-} from "../simulation-session.ts";
+} from "../simulation/session.ts";
 import { ASYNCAPI_PATH, asyncApiRoute } from "./asyncapi.ts";
 
 export interface SimulationRouteOptions {

@@ -1,7 +1,7 @@
 /**
  * The events of the access ledger (a ledger of its own, store/access-ledger.ts, origin
  * `integrity-platform.example/access`): API keys issued and revoked, and every keyed access to the
- * data areas, and the requests for keys (core/access/key-requests.ts). They join the ledger's event registry (core/ledger/events.ts), so the ledger's own
+ * data areas, and the requests for keys (core/access/key-requests.ts). They join the ledger's event registry (core/events/registry.ts), so the ledger's own
  * verifier, export and offline check work on the access ledger unchanged. A key is stored only as
  * the SHA-256 of its token; the token itself never reaches the ledger.
  */

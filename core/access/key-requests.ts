@@ -43,7 +43,7 @@ export function requestReference(random: Uint8Array): string {
  */
 const FORMAT = /\p{Cf}/u;
 
-/** Control, format and separator characters, every one, for escaping (api/keys-cli.ts prints them as \u{…}). */
+/** Control, format and separator characters, every one, for escaping (api/cli/keys.ts prints them as \u{…}). */
 const UNPRINTABLE_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /** `text` with every control, format and separator character written as `\u{XXXX}`: safe to print. */

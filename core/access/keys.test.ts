@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../ledger/entry.ts";
 import { fold } from "../ledger/projection.ts";
-import { validateEvent } from "../ledger/events.ts";
+import { validateEvent } from "../events/registry.ts";
 import {
   issuePayload,
   KEY_GRACE_DAYS,

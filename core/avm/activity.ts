@@ -7,7 +7,7 @@
  * authority-activity.json, the transparency report and the /authority page publish it.
  */
 import type { LedgerEntry } from "../ledger/entry.ts";
-import type { EventPayload } from "../ledger/events.ts";
+import type { AvmEventPayload as EventPayload } from "./events.ts";
 import type { Projection } from "../ledger/projection.ts";
 import {
   AVM_ERROR_CODES,

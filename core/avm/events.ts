@@ -1,7 +1,7 @@
 /**
  * The ledger events of authority verification: identities, stakes, attempts, grants and
  * revocations, companions and their concerns, operator tokens. They join the ledger's event
- * registry (core/ledger/events.ts), as every domain's do: an append with an invalid payload is
+ * registry (core/events/registry.ts), as every domain's do: an append with an invalid payload is
  * refused before anything is written, and `verify` checks every stored entry against the same
  * schemas. The README lists these types.
  */
@@ -91,3 +91,7 @@ export const avmEventSchemas = {
   }),
   "token.revoked": z.strictObject({ jti: Uuid, reason: NonEmptyString }),
 } as const satisfies Record<string, z.ZodType>;
+
+/** The avm event types, and the payload of each as its schema reads it. */
+export type AvmEventType = keyof typeof avmEventSchemas;
+export type AvmEventPayload<T extends AvmEventType> = z.infer<(typeof avmEventSchemas)[T]>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateEvent } from "../ledger/events.ts";
+import { validateEvent } from "../events/registry.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../signature.ts";
 import {
   issueToken,

@@ -5,7 +5,7 @@
  * alike. Input schemas are strict (unknown fields refused) and double as the HTTP bodies.
  */
 import { z } from "zod";
-import { formatMicDecimal, parseMic, type MicParseError } from "../balance/units.ts";
+import { formatMicDecimal, parseMic, type MicParseError } from "../money/units.ts";
 import { digestOf } from "../digest.ts";
 import type { NewEvent } from "../ledger/store.ts";
 import { uuidFromDigest } from "../pulse/record.ts";
@@ -23,10 +23,10 @@ import { isValidPublicKey } from "../signature.ts";
 import { currentGrant, keyIndex, stakeFor, type AvmRegistry } from "./registry.ts";
 import { automaticRevocations } from "./revocation.ts";
 import { TOKEN_DEFAULT_TTL_S, TOKEN_MAX_TTL_S, tokenClaims, tokenIssuedEvent, type TokenClaims } from "./token.ts";
-import type { Decision } from "../decision.ts";
+import type { Decision } from "../ledger/decision.ts";
 
 export type OperationErrorCode = "invalid" | "not_found" | "conflict";
-/** An operation's outcome: the one decision shape (core/decision.ts), refusing with a code and a message. */
+/** An operation's outcome: the one decision shape (core/ledger/decision.ts), refusing with a code and a message. */
 export type Operation<T> = Decision<T, { code: OperationErrorCode; message: string }>;
 
 /** The most one lock or withdrawal may move: 1,000,000,000 MIC. */

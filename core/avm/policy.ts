@@ -23,7 +23,7 @@
  * - Drift ≤ 0.1 is needed for every grant, first or renewal (AVM_008): drift above 0.1 revokes a
  *   grant, so without the check a "first" verification would undo that revocation.
  */
-import { SHARDS_PER_MIC } from "../balance/units.ts";
+import { SHARDS_PER_MIC } from "../money/units.ts";
 import {
   MAX_AUTHORITY_DURATION_MS,
   RISK_LEVELS,

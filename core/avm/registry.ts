@@ -17,7 +17,7 @@
  *   (the operations refuse them).
  */
 import type { LedgerEntry } from "../ledger/entry.ts";
-import type { EventPayload } from "../ledger/events.ts";
+import type { AvmEventPayload as EventPayload } from "./events.ts";
 import type { Projection } from "../ledger/projection.ts";
 import type { AvmCheckResponse, RevokeReason, RiskLevel, Role, Scope, TokenPermission } from "../schemas/avm.ts";
 import { grantCovers } from "./policy.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { digestOf } from "../digest.ts";
-import { validateEvent } from "../ledger/events.ts";
+import { validateEvent } from "../events/registry.ts";
 import type { NewEvent } from "../ledger/store.ts";
 import type { Scope } from "../schemas/avm.ts";
 import { checkAuthority } from "./registry.ts";

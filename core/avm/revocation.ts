@@ -16,7 +16,7 @@
  * it follows; `revoked_at` is now.
  */
 import { digestOf } from "../digest.ts";
-import type { EventPayload } from "../ledger/events.ts";
+import type { AvmEventPayload as EventPayload } from "./events.ts";
 import type { NewEvent } from "../ledger/store.ts";
 import type { RevokeReason } from "../schemas/avm.ts";
 import { AVM_POLICY, requiredStakeShards } from "./policy.ts";

@@ -9,7 +9,7 @@
  * appends under the ledger's write lock with the registry caught up to the tail, so the second one
  * sees the first grant and fails `attestation.replayed`.
  */
-import { formatMicDecimal, shardsToMicNumber } from "../balance/units.ts";
+import { formatMicDecimal, shardsToMicNumber } from "../money/units.ts";
 import { isDigest, sha256Hex } from "../digest.ts";
 import type { NewEvent } from "../ledger/store.ts";
 import {

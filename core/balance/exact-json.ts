@@ -5,7 +5,7 @@
  * written from that integer (`JSON.rawJSON`, honoured by `JSON.stringify`), never through a double,
  * so a reader that keeps a number's text gets the exact amount at any size.
  */
-import { micNumberText } from "./units.ts";
+import { micNumberText } from "../money/units.ts";
 
 /** `JSON.rawJSON` (Node ≥ 21): the TypeScript library in use does not declare it yet. */
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;

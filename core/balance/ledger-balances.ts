@@ -15,7 +15,8 @@
  * overspends shows a negative balance here instead of a silently clamped one.
  */
 import type { LedgerEntry } from "../ledger/entry.ts";
-import type { EventPayload } from "../ledger/events.ts";
+import type { AvmEventPayload } from "../avm/events.ts";
+import type { EconomyEventPayload } from "../economy/events.ts";
 import type { Projection } from "../ledger/projection.ts";
 
 /** Event types that move money: the ones the migration freeze window holds (core/migration/phases.ts). */
@@ -52,30 +53,30 @@ export function movementOf(entry: Pick<LedgerEntry, "type" | "payload">): Moveme
   const p = entry.payload as Record<string, unknown>;
   switch (entry.type) {
     case "mic_mint": {
-      const { sentinel, amount_shards } = p as EventPayload<"mic_mint">;
+      const { sentinel, amount_shards } = p as EconomyEventPayload<"mic_mint">;
       return { address: sentinel, available: BigInt(amount_shards), locked: 0n, staked: 0n };
     }
     case "mic_burn": {
-      const { account, amount_shards } = p as EventPayload<"mic_burn">;
+      const { account, amount_shards } = p as EconomyEventPayload<"mic_burn">;
       return { address: account, available: -BigInt(amount_shards), locked: 0n, staked: 0n };
     }
     case "mic_lock": {
-      const { account, amount_shards } = p as EventPayload<"mic_lock">;
+      const { account, amount_shards } = p as EconomyEventPayload<"mic_lock">;
       const amount = BigInt(amount_shards);
       return { address: account, available: -amount, locked: amount, staked: 0n };
     }
     case "mic_unlock": {
-      const { account, amount_shards } = p as EventPayload<"mic_unlock">;
+      const { account, amount_shards } = p as EconomyEventPayload<"mic_unlock">;
       const amount = BigInt(amount_shards);
       return { address: account, available: amount, locked: -amount, staked: 0n };
     }
     case "stake.locked": {
-      const { ledger_id, amount_shards } = p as EventPayload<"stake.locked">;
+      const { ledger_id, amount_shards } = p as AvmEventPayload<"stake.locked">;
       return { address: ledger_id, available: 0n, locked: 0n, staked: BigInt(amount_shards) };
     }
     case "stake.withdrawn":
     case "stake.slashed": {
-      const { ledger_id, amount_shards } = p as EventPayload<"stake.withdrawn">;
+      const { ledger_id, amount_shards } = p as AvmEventPayload<"stake.withdrawn">;
       return { address: ledger_id, available: 0n, locked: 0n, staked: -BigInt(amount_shards) };
     }
     default:

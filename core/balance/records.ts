@@ -8,7 +8,7 @@
  */
 import { formatShardsAsMic, type BalanceV1, type BalanceV2 } from "../schemas/balance.ts";
 import type { Holdings } from "./ledger-balances.ts";
-import { shardsToMicNumber } from "./units.ts";
+import { shardsToMicNumber } from "../money/units.ts";
 import { CodedError } from "../errors.ts";
 
 export type BalanceErrorCode = "unknown-address" | "negative-balance";

@@ -1,6 +1,6 @@
 /**
  * The ledger event of compliance: an audit of one jurisdiction's regulations, and when the next one
- * is due. They join the ledger's event registry (core/ledger/events.ts), as every domain's do: an
+ * is due. They join the ledger's event registry (core/events/registry.ts), as every domain's do: an
  * append with an invalid payload is refused before anything is written, and `verify` checks every
  * stored entry against the same schemas. The README lists these types.
  */

@@ -6,7 +6,7 @@
  * the sample simulator calls the same functions.
  */
 import type { JsonObject } from "../ledger/entry.ts";
-import type { EventPayload, EventType } from "../ledger/events.ts";
+import type { ConsensusEventPayload as EventPayload, ConsensusEventType as EventType } from "./events.ts";
 import type { NewEvent } from "../ledger/store.ts";
 import type {
   CloseSessionInput,
@@ -33,13 +33,13 @@ import {
   sealParts,
   sessionTally,
 } from "./checks.ts";
-import type { Decision as DomainDecision } from "../decision.ts";
+import type { Decision as DomainDecision } from "../ledger/decision.ts";
 import type { ConsensusRefusal } from "./refusal.ts";
 import { sessionIdFor, SESSION_PARTICIPANTS, type Tally } from "./rules.ts";
 import { proofDigest, sealRoot } from "./seal.ts";
 import type { ConsensusState } from "./model.ts";
 
-/** A consensus decision: the one decision shape (core/decision.ts), refusing with a ConsensusRefusal. */
+/** A consensus decision: the one decision shape (core/ledger/decision.ts), refusing with a ConsensusRefusal. */
 export type Decision<R> = DomainDecision<R, { refusal: ConsensusRefusal }>;
 
 function event<T extends EventType>(type: T, payload: EventPayload<T>): NewEvent {

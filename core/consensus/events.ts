@@ -1,7 +1,7 @@
 /**
  * The ledger events of consensus: sentinels (the offices, and the heartbeats that carry their GI),
  * their attestations, sessions and votes, deliberation proofs through their lifecycle, and the
- * current cycle. They join the ledger's event registry (core/ledger/events.ts), as every domain's
+ * current cycle. They join the ledger's event registry (core/events/registry.ts), as every domain's
  * do: an append with an invalid payload is refused before anything is written, and `verify` checks
  * every stored entry against the same schemas. The README lists these types.
  */
@@ -85,3 +85,7 @@ export const consensusEventSchemas = {
   // The current cycle and its GI (POST /api/cycle/current).
   "cycle.updated": z.strictObject({ cycle: Cycle, gi: Score01 }),
 } as const satisfies Record<string, z.ZodType>;
+
+/** The consensus event types, and the payload of each as its schema reads it. */
+export type ConsensusEventType = keyof typeof consensusEventSchemas;
+export type ConsensusEventPayload<T extends ConsensusEventType> = z.infer<(typeof consensusEventSchemas)[T]>;

@@ -15,7 +15,7 @@
  * `sentinel.heartbeat`.
  */
 import type { LedgerEntry } from "../ledger/entry.ts";
-import type { EventPayload } from "../ledger/events.ts";
+import type { ConsensusEventPayload as EventPayload } from "./events.ts";
 import type { Projection } from "../ledger/projection.ts";
 import {
   checkClose,

@@ -1,6 +1,6 @@
 /**
  * The ledger events of the MIC economy: mints, burns, locks and unlocks, and the cathedral
- * multipliers. They join the ledger's event registry (core/ledger/events.ts), as every domain's do:
+ * multipliers. They join the ledger's event registry (core/events/registry.ts), as every domain's do:
  * an append with an invalid payload is refused before anything is written, and `verify` checks
  * every stored entry against the same schemas. The README lists these types.
  */
@@ -24,3 +24,7 @@ export const economyEventSchemas = {
   mic_unlock: z.strictObject({ account: Identifier, amount_shards: ShardString, contract: Identifier }),
   "multiplier.changed": z.strictObject({ cathedral: Cathedral, multiplier: Multiplier, reason: NonEmptyString }),
 } as const satisfies Record<string, z.ZodType>;
+
+/** The economy event types, and the payload of each as its schema reads it. */
+export type EconomyEventType = keyof typeof economyEventSchemas;
+export type EconomyEventPayload<T extends EconomyEventType> = z.infer<(typeof economyEventSchemas)[T]>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMicDecimal, shardsToMicNumber } from "../balance/units.ts";
+import { formatMicDecimal, shardsToMicNumber } from "../money/units.ts";
 import { coordinationScore, logisticReward, rewardShards } from "./formulas.ts";
 
 describe("coordination score", () => {

@@ -1,7 +1,7 @@
 /**
  * The MIC economy's formulas (spec "Economic constants"). Pure numbers in, numbers out; money is
  * converted to integer shards exactly once, by `rewardShards`, and summed as bigint afterwards.
- * Shards ↔ MIC conversions and formatting live in core/balance/units.ts.
+ * Shards ↔ MIC conversions and formatting live in core/money/units.ts.
  */
 
 /** Logistic reward constants: maximum L, steepness k, inflection point x0. */

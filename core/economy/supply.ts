@@ -4,9 +4,9 @@
  * integer shards. The pipeline's supply.json and the API's live figures fold the same projection, so
  * the two agree at every ledger size; the API keeps the state and applies only the new entries.
  */
-import type { EventPayload } from "../ledger/events.ts";
+import type { EconomyEventPayload as EventPayload } from "./events.ts";
 import type { Projection } from "../ledger/projection.ts";
-import { shardsToMicNumber } from "../balance/units.ts";
+import { shardsToMicNumber } from "../money/units.ts";
 import { cycleLabel } from "../cycle.ts";
 import type { Supply } from "../schemas/economy.ts";
 

@@ -3,7 +3,7 @@
  * portal page and the transparency PDF, so the same value is written the same way everywhere.
  *
  * - counts and plain numbers: `Intl.NumberFormat("en-US")` with grouping ("3,558,171");
- * - MIC: from integer shards (`core/balance/units.ts`), rounded half up to a fixed number of
+ * - MIC: from integer shards (`core/money/units.ts`), rounded half up to a fixed number of
  *   decimals without floating point, grouped ("3,558,171.52 MIC");
  * - shares as percentages with one decimal by default, rounded half up on the exact binary value
  *   (the pulse badge's rule, so a page and its badge never differ by a rounding);
@@ -13,7 +13,7 @@
  *
  * Pure: no clock (an age is measured between two instants the caller gives).
  */
-import { formatMicDecimal, MIC_DECIMALS, parseMic } from "../balance/units.ts";
+import { formatMicDecimal, MIC_DECIMALS, parseMic } from "../money/units.ts";
 import { MINUTE_MS, HOUR_MS, DAY_MS } from "../time.ts";
 
 const LOCALE = "en-US";

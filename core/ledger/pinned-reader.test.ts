@@ -6,6 +6,7 @@ import { openLedgerStore } from "../../store/open-ledger.ts";
 import type { Ledger } from "../../store/ledger.ts";
 import type { LedgerReader, StoredEntry } from "./store.ts";
 import { PinnedLedgerReader, PinnedReaderError } from "./pinned-reader.ts";
+import { validateEvent } from "../events/registry.ts";
 
 const ORIGIN = "pinned.example/ledger";
 const SECRET = sha256Hex("pinned reader test key");
@@ -54,7 +55,7 @@ describe("PinnedLedgerReader", () => {
   it("reads a growing ledger as of its newest checkpoint: size, entries, root and the note itself", async () => {
     const ledger = await ledgerOf(3);
     const note = await ledger.checkpoint();
-    const pinned = await PinnedLedgerReader.open(ledger, TRUSTED);
+    const pinned = await PinnedLedgerReader.open(ledger, TRUSTED, validateEvent);
     await ledger.append([{ type: "sample.generated", payload: payloadOf(9) }]);
     expect(await pinned.size()).toBe(3);
     expect((await Array.fromAsync(pinned.entries())).map((e) => e.seq)).toEqual([0, 1, 2]);
@@ -67,19 +68,19 @@ describe("PinnedLedgerReader", () => {
   it("refuses a ledger with no checkpoint, one signed by an unknown key, and one claiming more entries than stored", async () => {
     const none = await ledgerOf(0);
     const bare: LedgerReader = over(none, { latestCheckpoint: async () => null });
-    expect(await codeOf(PinnedLedgerReader.open(bare, TRUSTED))).toBe("no-checkpoint");
+    expect(await codeOf(PinnedLedgerReader.open(bare, TRUSTED, validateEvent))).toBe("no-checkpoint");
 
     const ledger = await ledgerOf(2);
     await ledger.checkpoint();
     const stranger = [parseVerifierKey(verifierKey(ORIGIN, publicKeyFromSecret("ed25519", sha256Hex("another key"))))];
-    expect(await codeOf(PinnedLedgerReader.open(ledger, stranger))).toBe("checkpoint-unverified");
+    expect(await codeOf(PinnedLedgerReader.open(ledger, stranger, validateEvent))).toBe("checkpoint-unverified");
 
     const ahead = signCheckpoint(
       { origin: ORIGIN, size: 50, rootHash: await ledger.rootHash() },
       { name: ORIGIN, secretKeyHex: SECRET },
     );
     const forged: LedgerReader = over(ledger, { latestCheckpoint: async () => ahead });
-    expect(await codeOf(PinnedLedgerReader.open(forged, TRUSTED))).toBe("checkpoint-ahead");
+    expect(await codeOf(PinnedLedgerReader.open(forged, TRUSTED, validateEvent))).toBe("checkpoint-ahead");
   });
 
   it("fails the read when an entry under the checkpoint does not verify, or the entries do not hash to its root", async () => {
@@ -94,7 +95,7 @@ describe("PinnedLedgerReader", () => {
         }
       },
     });
-    const pinned = await PinnedLedgerReader.open(tampered, TRUSTED);
+    const pinned = await PinnedLedgerReader.open(tampered, TRUSTED, validateEvent);
     expect(await codeOf(Array.fromAsync(pinned.entries()))).toBe("entries-unverified");
 
     const otherRoot = signCheckpoint(
@@ -102,7 +103,7 @@ describe("PinnedLedgerReader", () => {
       { name: ORIGIN, secretKeyHex: SECRET },
     );
     const wrongRoot: LedgerReader = over(ledger, { latestCheckpoint: async () => otherRoot });
-    const pinnedWrong = await PinnedLedgerReader.open(wrongRoot, TRUSTED);
+    const pinnedWrong = await PinnedLedgerReader.open(wrongRoot, TRUSTED, validateEvent);
     expect(await codeOf(Array.fromAsync(pinnedWrong.entries()))).toBe("entries-unverified");
   });
 });

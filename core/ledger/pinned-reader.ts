@@ -13,9 +13,8 @@ import { formatDigest } from "../digest.ts";
 import { CodedError } from "../errors.ts";
 import { equalBytes } from "../merkle.ts";
 import type { LedgerEntry } from "./entry.ts";
-import { validateEvent } from "./events.ts";
 import type { LedgerReader, LedgerVerifyReport, StoredEntry } from "./store.ts";
-import { ChainVerifier } from "./verify.ts";
+import { ChainVerifier, type PayloadValidator } from "./verify.ts";
 
 export type PinnedReaderCode =
   /** The store holds no signed checkpoint to pin to. */
@@ -33,15 +32,24 @@ export class PinnedLedgerReader implements LedgerReader {
   readonly checkpoint: Checkpoint;
   readonly #inner: LedgerReader;
   readonly #note: string;
+  readonly #validate: PayloadValidator;
 
-  private constructor(inner: LedgerReader, note: string, checkpoint: Checkpoint) {
+  private constructor(inner: LedgerReader, note: string, checkpoint: Checkpoint, validate: PayloadValidator) {
     this.#inner = inner;
+    this.#validate = validate;
     this.#note = note;
     this.checkpoint = checkpoint;
   }
 
-  /** Pins `inner` at its newest stored checkpoint, which must verify with one of `verifiers` and cover no more than the store holds. */
-  static async open(inner: LedgerReader, verifiers: NoteVerifier[]): Promise<PinnedLedgerReader> {
+  /**
+   * Pins `inner` at its newest stored checkpoint, which must verify with one of `verifiers` and cover no more than the store holds;
+   * every entry it streams is checked with `validate` (the event registry's: core/events/registry.ts validateEvent).
+   */
+  static async open(
+    inner: LedgerReader,
+    verifiers: NoteVerifier[],
+    validate: PayloadValidator,
+  ): Promise<PinnedLedgerReader> {
     const note = await inner.latestCheckpoint();
     if (note === null)
       throw new PinnedReaderError("no-checkpoint", "the ledger holds no signed checkpoint to read it at");
@@ -66,7 +74,7 @@ export class PinnedLedgerReader implements LedgerReader {
         "checkpoint-ahead",
         `the ledger's newest checkpoint covers ${checkpoint.size} entries, the ledger holds ${held}`,
       );
-    return new PinnedLedgerReader(inner, note, checkpoint);
+    return new PinnedLedgerReader(inner, note, checkpoint, validate);
   }
 
   get origin(): string {
@@ -105,7 +113,7 @@ export class PinnedLedgerReader implements LedgerReader {
    */
   async *storedEntries(start = 0, end?: number): AsyncIterableIterator<StoredEntry> {
     const stop = Math.min(end ?? this.checkpoint.size, this.checkpoint.size);
-    const verifier = new ChainVerifier(validateEvent, 1);
+    const verifier = new ChainVerifier(this.#validate, 1);
     let read = 0;
     for await (const stored of this.#inner.storedEntries(0, stop)) {
       // Problems are reported once at the end: report() recomputes the root, so not per entry.

@@ -1,7 +1,7 @@
 /** A stored row checked against itself (core/ledger/row-check.ts): what a writer refuses to fold or sign over. */
 import { describe, expect, it } from "vitest";
 import { sealEntry, type JsonObject } from "./entry.ts";
-import { validateEvent } from "./events.ts";
+import { validateEvent } from "../events/registry.ts";
 import { storedRowProblem, type StoredRow } from "./row-check.ts";
 
 function row(payload: JsonObject = { reason: "test" }, type = "x.test"): StoredRow {

@@ -1,13 +1,13 @@
 /**
  * The v1 → v2 conversion of a v1 export (JSON lines `{"address", "balance_gic"}`): every line is
  * either converted exactly — shards = balance_gic × 1,000,000, read from the number's text by
- * core/balance/units.ts parseMic — or reported as a mismatch with its address, its text and a
+ * core/money/units.ts parseMic — or reported as a mismatch with its address, its text and a
  * reason. Nothing is rounded, clamped or dropped.
  *
  * Reasons:
  *   malformed-line     not a `{"address", "balance_gic"}` object (unknown, missing or repeated
  *                      member, nested value, bad JSON); the address is given when it could be read
- *   invalid-address    the address is not in the address format (core/balance/address.ts)
+ *   invalid-address    the address is not in the address format (core/money/address.ts)
  *   duplicate-address  the address is on more than one line: every one of its lines is reported,
  *                      since nothing says which is right (the review settles it with a correction)
  *   not-a-number       balance_gic is not a JSON number (a string, null, NaN, Infinity, …)
@@ -19,8 +19,8 @@
  * exact decimal (core/migration/decimal.ts) — that each converted balance's shards / 1,000,000
  * equals its former balance, and that the v1 and v2 totals agree.
  */
-import { addressOrder, compareAddresses, isAddress } from "../balance/address.ts";
-import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../balance/units.ts";
+import { addressOrder, compareAddresses, isAddress } from "../money/address.ts";
+import { MAX_BALANCE_SHARDS, parseMic, type MicParseError } from "../money/units.ts";
 import { decimalOf, decimalOfShards, equalsShards, formatDecimal } from "./decimal.ts";
 import { scanV1Line } from "./v1-export.ts";
 
@@ -54,7 +54,7 @@ export interface Mismatch {
 }
 
 export interface Conversion {
-  /** Sorted by address (core/balance/address.ts order); each address once. */
+  /** Sorted by address (core/money/address.ts order); each address once. */
   balances: ConvertedBalance[];
   /** In line order. */
   mismatches: Mismatch[];

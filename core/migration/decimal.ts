@@ -1,6 +1,6 @@
 /**
  * Exact decimals for the migration's verification: a JSON number's text as coefficient × 10^exponent
- * (bigint, integer), with no limit on decimals and no rounding. The conversion (core/balance/units.ts
+ * (bigint, integer), with no limit on decimals and no rounding. The conversion (core/money/units.ts
  * parseMic) and the verification read a number's text by different routes, and the verification
  * compares shards × 10^-6 with the former balance exactly, so a conversion that lost or invented a
  * unit cannot pass.

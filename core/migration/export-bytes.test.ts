@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { convertV1Export, exportLines } from "./convert.ts";
-import { sameDecimal, snapshotExport } from "./export-bytes.ts";
+import { snapshotExport } from "./export-bytes.ts";
+import { sameDecimal } from "./export-leaves.ts";
 import { jsonlRoot, snapshotLeaf } from "./snapshot.ts";
 
 /** The reference path: convert.ts and the leaves of snapshot.ts, from the text. */

@@ -15,8 +15,8 @@
  */
 import { canonicalize } from "../canonical.ts";
 import { signCheckpoint, type NoteSigner } from "../checkpoint.ts";
-import { isAddress } from "../balance/address.ts";
-import { MAX_BALANCE_SHARDS } from "../balance/units.ts";
+import { isAddress } from "../money/address.ts";
+import { MAX_BALANCE_SHARDS } from "../money/units.ts";
 import type { ConvertedBalance } from "./convert.ts";
 import { StreamingRoot } from "../merkle-stream.ts";
 import { LeafTree } from "./tree.ts";

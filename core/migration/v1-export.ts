@@ -6,7 +6,7 @@
  *
  * The scanner reads one flat JSON object: members in any order, JSON whitespace anywhere between
  * tokens, string values with JSON escapes. A value that is not a string is kept as its raw token
- * (`1.005`, `1E2`, `-3`, `null`, `NaN`, `Infinity`), to be judged by core/balance/units.ts
+ * (`1.005`, `1E2`, `-3`, `null`, `NaN`, `Infinity`), to be judged by core/money/units.ts
  * parseMic; nested objects or arrays are refused.
  */
 

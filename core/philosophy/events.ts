@@ -1,6 +1,6 @@
 /**
  * The ledger event of the philosophers' council: a deliberation, each sentinel's position and
- * reasoning, and its outcome. They join the ledger's event registry (core/ledger/events.ts), as
+ * reasoning, and its outcome. They join the ledger's event registry (core/events/registry.ts), as
  * every domain's do: an append with an invalid payload is refused before anything is written, and
  * `verify` checks every stored entry against the same schemas. The README lists these types.
  */

@@ -1,6 +1,6 @@
 /**
  * The ledger event of the integrity pulse: one pulse record, as the pulse history holds it. They
- * join the ledger's event registry (core/ledger/events.ts), as every domain's do: an append with an
+ * join the ledger's event registry (core/events/registry.ts), as every domain's do: an append with an
  * invalid payload is refused before anything is written, and `verify` checks every stored entry
  * against the same schemas. The README lists these types.
  */

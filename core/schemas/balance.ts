@@ -3,7 +3,7 @@
  * 1 MIC = 1,000,000 shards.
  */
 import { z } from "zod";
-import { formatMicDecimal } from "../balance/units.ts";
+import { formatMicDecimal } from "../money/units.ts";
 import { NonNegativeNumber, SHARD_STRING_PATTERN, ShardString } from "./common.ts";
 
 /** Exact display form of a shard amount: MIC with six decimals, e.g. "1.500000 MIC". */

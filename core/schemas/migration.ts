@@ -4,7 +4,7 @@
  * the operator's correction input of the 24-hour review.
  */
 import { z } from "zod";
-import { ADDRESS_PATTERN } from "../balance/address.ts";
+import { ADDRESS_PATTERN } from "../money/address.ts";
 import { IsoTimestampMs, NonNegativeInt, ShardString } from "./common.ts";
 
 export const Address = z

@@ -3,7 +3,7 @@ import { canonicalize } from "../../core/canonical.ts";
 import { cycleLabel } from "../../core/cycle.ts";
 import { formatDigest } from "../../core/digest.ts";
 import { sealEntry, type JsonObject, type LedgerEntry } from "../../core/ledger/entry.ts";
-import type { EventPayload } from "../../core/ledger/events.ts";
+import type { EventPayload } from "../../core/events/registry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { leafHash, rootHash } from "../../core/merkle.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";

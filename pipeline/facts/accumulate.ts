@@ -14,7 +14,7 @@ import { cycleNumber } from "../../core/cycle.ts";
 import { isSupplyEvent, supplyProjection } from "../../core/economy/supply.ts";
 import { formatDigest } from "../../core/digest.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
-import type { EventPayload } from "../../core/ledger/events.ts";
+import type { EventPayload } from "../../core/events/registry.ts";
 import { leafHashOfText } from "../../core/merkle.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import type {

@@ -23,7 +23,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { MAX_BALANCE_SHARDS } from "../../core/balance/units.ts";
+import { MAX_BALANCE_SHARDS } from "../../core/money/units.ts";
 import { formatDigest } from "../../core/digest.ts";
 import { MISMATCH_REASONS, exportLines } from "../../core/migration/convert.ts";
 import { SNAPSHOT_AT } from "../../core/migration/phases.ts";

@@ -3,7 +3,7 @@ import { ledgerIdForKey } from "../../core/avm/operations.ts";
 import { avmRegistry, checkAuthority, currentGrant } from "../../core/avm/registry.ts";
 import { digestOf } from "../../core/digest.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
-import type { EventPayload, EventType } from "../../core/ledger/events.ts";
+import type { EventPayload, EventType } from "../../core/events/registry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { AVM_STAGES, REVOKE_REASONS, ROLES } from "../../core/schemas/avm.ts";
 import { SAMPLE_COMPANIONS } from "./authority.ts";

@@ -36,7 +36,7 @@ import {
 import { signAttestation, signWalletMessage, type Signer } from "../../core/avm/messages.ts";
 import { avmRegistry, currentGrant, stakeFor, type AvmRegistry, type IdentityRecord } from "../../core/avm/registry.ts";
 import { verifyAuthority } from "../../core/avm/verifier.ts";
-import { formatMicDecimal } from "../../core/balance/units.ts";
+import { formatMicDecimal } from "../../core/money/units.ts";
 import { digestOf } from "../../core/digest.ts";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";

@@ -15,7 +15,8 @@ import { formatDigest } from "../../core/digest.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { defaultLedgerPath, openLedger, shownLocation } from "../../store/open-ledger.ts";
 import { sampleOptions } from "./sample-options.ts";
-import { DEFAULT_SEED, DEFAULT_SIZE, planSimulation, simulate } from "./simulate.ts";
+import { planSimulation } from "./plan.ts";
+import { DEFAULT_SEED, DEFAULT_SIZE, simulate } from "./simulate.ts";
 import { UsageError } from "../../core/errors.ts";
 
 const BATCH = 1000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EventPayload } from "../../core/ledger/events.ts";
+import type { EventPayload } from "../../core/events/registry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { JURISDICTIONS, planAudits } from "./audits.ts";
 import { LIVE_INTERVAL_HOURS, LIVE_WINDOW_DAYS, MAX_UNWELL, liveHeartbeats, planLiveness } from "./liveness.ts";

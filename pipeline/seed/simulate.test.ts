@@ -3,13 +3,14 @@ import { canonicalBytes, canonicalize } from "../../core/canonical.ts";
 import { cycleLabel, cycleStart } from "../../core/cycle.ts";
 import { coordinationScore, rewardShards } from "../../core/economy/formulas.ts";
 import { isLedgerTimestamp } from "../../core/ledger/entry.ts";
-import { validateEvent, type EventPayload, type EventType } from "../../core/ledger/events.ts";
+import { validateEvent, type EventPayload, type EventType } from "../../core/events/registry.ts";
 import type { NewEvent } from "../../core/ledger/store.ts";
 import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 import { publicKeyFromSecret, verify, type SignatureAlgorithm } from "../../core/signature.ts";
 import { ledgerIdForKey } from "../../core/avm/operations.ts";
 import { sampleSecretKey } from "./sample-keys.ts";
-import { DEFAULT_SEED, SAMPLE_NOTICE, planSimulation, simulate } from "./simulate.ts";
+import { planSimulation } from "./plan.ts";
+import { DEFAULT_SEED, SAMPLE_NOTICE, simulate } from "./simulate.ts";
 import { SENTINELS } from "./tables.ts";
 
 const NOW = new Date("2025-12-06T12:00:00.000Z");

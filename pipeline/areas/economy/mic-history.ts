@@ -7,9 +7,9 @@
  * by formatMicDecimal: no floating point touches it. Each payload is checked against the ledger's mic_mint
  * schema; a bad one fails the step naming the entry.
  */
-import { formatMicDecimal } from "../../../core/balance/units.ts";
+import { formatMicDecimal } from "../../../core/money/units.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
-import { eventSchemas } from "../../../core/ledger/events.ts";
+import { eventSchemas } from "../../../core/events/registry.ts";
 import { csvWriter } from "../../../core/csv.ts";
 import type { RowsStep } from "../../step.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";

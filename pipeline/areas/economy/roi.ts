@@ -17,7 +17,7 @@
  * Per sentinel (all registered, sorted by id): coordination_score as in /economy/coordination (null
  * before the first heartbeat), multiplier = the current multiplier of its cathedral.
  */
-import { shardsToMicNumber as shardsToMic } from "../../../core/balance/units.ts";
+import { shardsToMicNumber as shardsToMic } from "../../../core/money/units.ts";
 import { CATHEDRALS, type Cathedral } from "../../../core/schemas/common.ts";
 import { RoiByCathedral, SentinelRoi, type CathedralRoi } from "../../../core/schemas/economy.ts";
 import type { LedgerFacts, SentinelFacts } from "../../facts/types.ts";

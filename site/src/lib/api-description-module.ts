@@ -1,6 +1,6 @@
 /**
  * `virtual:integrity/openapi`: the API description (OpenAPI 3.1) for the /docs page, generated
- * when the build starts by the API's own generator (`node api/openapi-cli.ts --data <DATA_DIR>`,
+ * when the build starts by the API's own generator (`node api/cli/openapi.ts --data <DATA_DIR>`,
  * what `npm run openapi` runs) in a child process, so the page shows exactly what the API's
  * `GET /openapi.json` serves for the same data, and nothing is written by hand.
  */
@@ -17,7 +17,7 @@ export function generateApiDescription(
   which: "openapi" | "asyncapi" = "openapi",
 ): unknown {
   const args = which === "asyncapi" ? ["--asyncapi"] : ["--data", dataDir];
-  const result = spawnSync(process.execPath, [join(repoRoot, "api", "openapi-cli.ts"), ...args], {
+  const result = spawnSync(process.execPath, [join(repoRoot, "api", "cli", "openapi.ts"), ...args], {
     cwd: repoRoot,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,

@@ -11,7 +11,7 @@ import Papa from "papaparse";
 import dataDir from "virtual:integrity/data-dir";
 import type { z } from "zod";
 import { dateTime, decimal, percent as corePercent } from "../../../core/format/text.ts";
-import { parseMic } from "../../../core/balance/units.ts";
+import { parseMic } from "../../../core/money/units.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";
 import {
   AREA_SLUGS,

@@ -17,7 +17,7 @@
  *   4. inclusion    RFC 9162 §2.1.3.2: the proof leads from the leaf's hash at its index to the
  *                   checkpoint's root at the checkpoint's size
  */
-import { parseMic } from "../../../core/balance/units.ts";
+import { parseMic } from "../../../core/money/units.ts";
 import { CodedError } from "../../../core/errors.ts";
 
 export type LookupCode =

@@ -23,7 +23,7 @@ import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../core/sign
 import type { Ledger } from "../../../store/ledger.ts";
 import { openLedgerStore } from "../../../store/open-ledger.ts";
 import { createApp, type AppEnv, type AppOptions } from "../../../api/app.ts";
-import { listen, type RunningServer } from "../../../api/server.ts";
+import { listen, type RunningServer } from "../../../api/server/server.ts";
 import { attest, DAY, EJ_HASH, type AttestationOptions } from "../core/avm/helpers.ts";
 import { manualClock, tempDir } from "./helpers.ts";
 

@@ -13,8 +13,8 @@ import { leafHashOfText, rootHash } from "../../../core/merkle.ts";
 import { historyLine, historyLines, sealPulse, type PulseRecord } from "../../../core/pulse/history.ts";
 import { PULSE_ORIGIN } from "../../../core/pulse/published.ts";
 import { publicKeyFromSecret } from "../../../core/signature.ts";
-import { historyPath } from "../../../api/pulse-history.ts";
-import { startServer, type RunningServer, type ServerOptions } from "../../../api/server.ts";
+import { historyPath } from "../../../api/sources/pulse-history.ts";
+import { startServer, type RunningServer, type ServerOptions } from "../../../api/server/server.ts";
 
 export interface SampleOptions {
   /** Scores of the newest record (the badge's); older records get varied scores. */

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { createApp } from "../../../api/app.ts";
-import { listen, type RunningServer } from "../../../api/server.ts";
+import { listen, type RunningServer } from "../../../api/server/server.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./helpers.ts";
 
 export interface PortalInBrowser {

@@ -10,11 +10,11 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { prefersHtml } from "../../../../api/negotiate.ts";
-import type { OpenApiDocument } from "../../../../api/openapi.ts";
-import { PROBLEM_CONTENT_TYPE } from "../../../../api/problem.ts";
-import type { Exchange } from "../../../../api/response-observer.ts";
-import { AnyProblem } from "../../../../api/responses.ts";
+import { prefersHtml } from "../../../../api/http/negotiate.ts";
+import type { OpenApiDocument } from "../../../../api/openapi/document.ts";
+import { PROBLEM_CONTENT_TYPE } from "../../../../api/problems/problem.ts";
+import type { Exchange } from "../../../../api/openapi/response-observer.ts";
+import { AnyProblem } from "../../../../api/openapi/responses.ts";
 import { z } from "@hono/zod-openapi";
 
 type Json = Record<string, unknown>;

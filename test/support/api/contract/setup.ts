@@ -4,7 +4,7 @@
  * app's /openapi.json (test/support/api/contract/check.ts). Apps started as child processes are not checked.
  */
 import { afterAll, afterEach } from "vitest";
-import { installResponseCheck } from "../../../../api/response-observer.ts";
+import { installResponseCheck } from "../../../../api/openapi/response-observer.ts";
 import { checkExchange } from "./check.ts";
 
 const pending: Promise<string[]>[] = [];

@@ -34,7 +34,7 @@ import { publicKeyFromSecret, sign } from "../../../../core/signature.ts";
 import { LEDGER_ORIGIN } from "../../../../store/open-ledger.ts";
 import type { Ledger } from "../../../../store/ledger.ts";
 import { openLedgerStore } from "../../../../store/open-ledger.ts";
-import { startServer, type RunningServer } from "../../../../api/server.ts";
+import { startServer, type RunningServer } from "../../../../api/server/server.ts";
 
 /** The test ledger's checkpoint key (a fixed seed: tests only). */
 export const TEST_LEDGER_SIGNER = { name: LEDGER_ORIGIN, secretKeyHex: "4c".repeat(32) };

@@ -7,7 +7,7 @@
 import { hash } from "node:crypto";
 import { sealEntry, type LedgerEntry } from "../../../../core/ledger/entry.ts";
 import type { NewEvent } from "../../../../core/ledger/store.ts";
-import { validateEvent } from "../../../../core/ledger/events.ts";
+import { validateEvent } from "../../../../core/events/registry.ts";
 import type { Cathedral } from "../../../../core/schemas/common.ts";
 import type { OfficePriority, ProofRequest, VoteValue } from "../../../../core/schemas/consensus.ts";
 import { publicKeyFromSecret, sign } from "../../../../core/signature.ts";

@@ -195,7 +195,7 @@ export function publishedSchemaErrors(name: string, value: unknown): string[] {
 
 /**
  * A hash-chained ledger (seq from 0, `prev` linking each entry to the one before) from typed events.
- * Payloads are not validated here: pass payloads valid for their type (core/ledger/events.ts).
+ * Payloads are not validated here: pass payloads valid for their type (core/events/registry.ts).
  */
 export function makeLedgerEntries(events: readonly { type: string; payload: JsonObject; ts: string }[]): LedgerEntry[] {
   const out: LedgerEntry[] = [];

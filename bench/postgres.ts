@@ -36,10 +36,10 @@ import {
   GROUP_INSERT_SQL,
   groupInsertValues,
   TAIL_SQL,
-} from "../store/postgres-statements.ts";
-import { TRY_WRITE_LOCK_SQL } from "../store/postgres-backend.ts";
+} from "../store/drivers/postgres/statements.ts";
+import { TRY_WRITE_LOCK_SQL } from "../store/drivers/postgres/backend.ts";
 import type { EntryRow } from "../store/ledger-backend.ts";
-import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA } from "../store/postgres-schema.ts";
+import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA } from "../store/drivers/postgres/schema.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";
 import { request, startApiCluster, type Answer } from "../test/support/cluster.ts";

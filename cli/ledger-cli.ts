@@ -47,7 +47,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
 import { COPY_BATCH, copyLedger, proveCopy } from "../store/ledger-copy.ts";
-import { setupPostgres } from "../store/postgres-setup.ts";
+import { setupPostgres } from "../store/drivers/postgres/setup.ts";
 import { checkedPostgresUrl, resolveStoreLocation } from "../store/store-location.ts";
 import {
   defaultLedgerPath,

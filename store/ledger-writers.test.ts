@@ -1,7 +1,7 @@
 /** The N-writer tests of the shared ledger (test/support/store/ledger-writers.ts) on SQLite: two connections to one file. */
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { SqliteBackend } from "./sqlite-backend.ts";
+import { SqliteBackend } from "./drivers/sqlite/backend.ts";
 import { ledgerWriterTests } from "../test/support/store/ledger-writers.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
 

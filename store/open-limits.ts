@@ -7,7 +7,7 @@
 import { hostname } from "node:os";
 import type { LimitsStore } from "./limits.ts";
 import { memoryLimits } from "./memory-limits.ts";
-import { openPostgresLimits } from "./postgres-limits.ts";
+import { openPostgresLimits } from "./drivers/postgres/limits.ts";
 import type { StoreLocation } from "./store-location.ts";
 
 /**

@@ -9,7 +9,7 @@ import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../cor
 import { generateKeyPair } from "../core/signature.ts";
 import { Ledger, MAX_PAYLOAD_BYTES, BULK_MIN, STORED_LEVEL } from "./ledger.ts";
 import { openLedgerStore } from "./open-ledger.ts";
-import { APPEND_ONLY_TABLES, SqliteBackend } from "./sqlite-backend.ts";
+import { APPEND_ONLY_TABLES, SqliteBackend } from "./drivers/sqlite/backend.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 
 const ORIGIN = "test.example/ledger";

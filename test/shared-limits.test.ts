@@ -13,7 +13,7 @@ import { WebSocket } from "ws";
 import { ApiKeyStore } from "../api/api-keys.ts";
 import { startServer, type RunningServer } from "../api/server.ts";
 import type { LimitsStore } from "../store/limits.ts";
-import { openPostgresLimits } from "../store/postgres-limits.ts";
+import { openPostgresLimits } from "../store/drivers/postgres/limits.ts";
 import { freshDatabase } from "./support/postgres.ts";
 import { tempDir } from "./support/store/helpers.ts";
 

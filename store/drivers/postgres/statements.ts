@@ -14,10 +14,10 @@ import type {
   StoredRow,
   SubtreeRow,
   TailRow,
-} from "./ledger-backend.ts";
-import { subtreeKey } from "./ledger-backend.ts";
-import { PostgresLedgerError } from "./postgres-failures.ts";
-import { TRY_WRITE_LOCK_SQL } from "./postgres-schema.ts";
+} from "../../ledger-backend.ts";
+import { subtreeKey } from "../../ledger-backend.ts";
+import { PostgresLedgerError } from "./failures.ts";
+import { TRY_WRITE_LOCK_SQL } from "./schema.ts";
 
 /**
  * Runs one statement: on the pool (any connection) or on the one client of a write. `name` makes

@@ -11,7 +11,7 @@
  *   P0001: no row, once written, changes — and `INSERT … ON CONFLICT DO UPDATE` fires the UPDATE
  *   trigger, so no upsert rewrites one either.
  */
-import { PostgresLedgerError } from "./postgres-failures.ts";
+import { PostgresLedgerError } from "./failures.ts";
 
 /** The stored format; a database written in another is refused by open(). */
 export const PG_FORMAT_VERSION = "1";

@@ -17,11 +17,11 @@
  * It owns nothing, so it can neither drop nor alter a table nor disable a trigger.
  */
 import pg from "pg";
-import { PG_TABLES, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
-import { APPEND_IF_TAIL_FUNCTION } from "./postgres-statements.ts";
-import { PostgresBackend } from "./postgres-backend.ts";
-import { createLimitsTables, LIMITS_TABLES } from "./postgres-limits.ts";
-import { CodedError } from "../core/errors.ts";
+import { PG_TABLES, WRITE_LOCK_TABLE } from "./schema.ts";
+import { APPEND_IF_TAIL_FUNCTION } from "./statements.ts";
+import { PostgresBackend } from "./backend.ts";
+import { createLimitsTables, LIMITS_TABLES } from "./limits.ts";
+import { CodedError } from "../../../core/errors.ts";
 
 export class SetupError extends CodedError<"bad-role" | "role-is-owner"> {}
 

@@ -5,8 +5,8 @@
  * backend so the rule is read and tested in one place.
  */
 import pg from "pg";
-import { CodedError } from "../core/errors.ts";
-import { LedgerUnavailableError } from "./ledger-backend.ts";
+import { CodedError } from "../../../core/errors.ts";
+import { LedgerUnavailableError } from "../../ledger-backend.ts";
 
 /**
  * SQLSTATEs that mean the server, the connection or a timeout failed, not the statement's content:

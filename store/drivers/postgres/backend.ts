@@ -27,18 +27,12 @@ import type {
   StoredCheckpoint,
   StoredRow,
   TailRow,
-} from "./ledger-backend.ts";
-import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./postgres-failures.ts";
-import { Session, TYPES } from "./postgres-connection.ts";
-import { safeLocation } from "./store-location.ts";
-import { createMissing, setupLockKey } from "./postgres-create.ts";
-import {
-  checkMeta,
-  PG_FORMAT_VERSION,
-  TRY_WRITE_LOCK_SQL,
-  WRITE_LOCK_SQL,
-  WRITE_LOCK_TABLE,
-} from "./postgres-schema.ts";
+} from "../../ledger-backend.ts";
+import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./failures.ts";
+import { Session, TYPES } from "./connection.ts";
+import { safeLocation } from "../../store-location.ts";
+import { createMissing, setupLockKey } from "./create.ts";
+import { checkMeta, PG_FORMAT_VERSION, TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./schema.ts";
 import {
   APPEND_IF_TAIL_DDL,
   APPEND_IF_TAIL_FUNCTION,
@@ -49,7 +43,7 @@ import {
   primitives,
   TAIL_SQL,
   type Run,
-} from "./postgres-statements.ts";
+} from "./statements.ts";
 
 export interface PostgresBackendOptions {
   /** Connections in the pool (default 10). */
@@ -70,7 +64,7 @@ export interface PostgresBackendOptions {
   schema?: string;
 }
 
-export { TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
+export { TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./schema.ts";
 
 /** A schema name this code sets in search_path and creates: lower-case letters, digits, underscores. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -81,7 +75,7 @@ function checkedSchema(schema: string | undefined): string | undefined {
   return schema;
 }
 
-export { safeLocation } from "./store-location.ts";
+export { safeLocation } from "../../store-location.ts";
 
 /** Whether the database at `url` holds a ledger (its entries table, in `schema` if given), without creating anything. */
 export async function postgresLedgerExists(url: string, schema?: string): Promise<boolean> {

@@ -26,7 +26,7 @@ import {
   type LimitsHealth,
   type LimitsStore,
   type QuotaCounter,
-} from "./limits.ts";
+} from "../../limits.ts";
 
 export const LIMITS_TABLES = ["api_quota_counts", "api_open_connections"] as const;
 

@@ -4,9 +4,9 @@
  * rather than the ledger.
  */
 import pg from "pg";
-import { classifyFailure, isConnectionLost } from "./postgres-failures.ts";
-import type { TailRow } from "./ledger-backend.ts";
-import type { Run } from "./postgres-statements.ts";
+import { classifyFailure, isConnectionLost } from "./failures.ts";
+import type { TailRow } from "../../ledger-backend.ts";
+import type { Run } from "./statements.ts";
 
 const INT8_OID = 20;
 const BYTEA_OID = 17;

@@ -6,22 +6,22 @@
  */
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { sha256Hex } from "../core/digest.ts";
-import { hasCode } from "../core/errors.ts";
-import { LedgerUnavailableError, type LedgerBackend } from "./ledger-backend.ts";
-import { Ledger } from "./ledger.ts";
-import { PostgresBackend, WRITE_LOCK_SQL, WRITE_LOCK_TABLE, type PostgresBackendOptions } from "./postgres-backend.ts";
-import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
-import { PG_TABLES } from "./postgres-schema.ts";
-import { APPEND_IF_TAIL_SIGNATURE, APPEND_IF_TAIL_SQL, appendIfTailValues } from "./postgres-statements.ts";
+import { sha256Hex } from "../../../core/digest.ts";
+import { hasCode } from "../../../core/errors.ts";
+import { LedgerUnavailableError, type LedgerBackend } from "../../ledger-backend.ts";
+import { Ledger } from "../../ledger.ts";
+import { PostgresBackend, WRITE_LOCK_SQL, WRITE_LOCK_TABLE, type PostgresBackendOptions } from "./backend.ts";
+import { PostgresLedgerError, sqlState } from "./failures.ts";
+import { PG_TABLES } from "./schema.ts";
+import { APPEND_IF_TAIL_SIGNATURE, APPEND_IF_TAIL_SQL, appendIfTailValues } from "./statements.ts";
 import {
   backendConformance,
   chainRows,
   CONFORMANCE_ORIGIN,
   subtreeRow,
-} from "../test/support/store/backend-conformance.ts";
-import { freshDatabase, startCluster, type PostgresCluster } from "../test/support/postgres.ts";
-import { sampleEvent, steppingClock } from "../test/support/store/helpers.ts";
+} from "../../../test/support/store/backend-conformance.ts";
+import { freshDatabase, startCluster, type PostgresCluster } from "../../../test/support/postgres.ts";
+import { sampleEvent, steppingClock } from "../../../test/support/store/helpers.ts";
 
 backendConformance(async () => new PostgresBackend(await freshDatabase("conformance")));
 

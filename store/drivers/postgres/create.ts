@@ -4,9 +4,9 @@
  * role allowed to on first use. Never needed, and never tried, once everything is there.
  */
 import { createHash } from "node:crypto";
-import { PostgresLedgerError, sqlState } from "./postgres-failures.ts";
-import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA, WRITE_LOCK_TABLE } from "./postgres-schema.ts";
-import type { Run } from "./postgres-statements.ts";
+import { PostgresLedgerError, sqlState } from "./failures.ts";
+import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA, WRITE_LOCK_TABLE } from "./schema.ts";
+import type { Run } from "./statements.ts";
 
 /**
  * The key of the advisory lock that serialises only the CREATION of a ledger's tables (two

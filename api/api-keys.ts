@@ -28,9 +28,9 @@ import type { KeyTier } from "../core/datapackage/contract.ts";
 import { accessLedgerPath, openAccessLedgerStore } from "../store/access-ledger.ts";
 import { isPostgresLocation } from "../store/open-ledger.ts";
 import type { SigningKey } from "../store/keys.ts";
-import type { Ledger } from "../store/ledger.ts";
-import { TailReads } from "../store/tail-reads.ts";
-import { LedgerUnavailableError } from "../store/ledger-backend.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
+import { TailReads } from "../store/ledger/tail-reads.ts";
+import { LedgerUnavailableError } from "../store/ledger/backend.ts";
 import { CodedError } from "../core/errors.ts";
 
 export { KEY_TIERS, type KeyTier } from "../core/datapackage/contract.ts";

@@ -35,9 +35,9 @@ import { MigrationVerifyError } from "../core/migration/verify.ts";
 import type { BalanceV1, BalanceV2 } from "../core/schemas/balance.ts";
 import type { Supply } from "../core/schemas/economy.ts";
 import { MIGRATION_FILES } from "../store/migration-dir.ts";
-import { ProjectionFollower } from "../store/projection-follower.ts";
+import { ProjectionFollower } from "../store/ledger/projection-follower.ts";
 import { openPublishedSnapshot, proveAddress, type PublishedSnapshot } from "../store/published-snapshot.ts";
-import { TailReads } from "../store/tail-reads.ts";
+import { TailReads } from "../store/ledger/tail-reads.ts";
 
 /** Which interface a request asks: one version, or the version of the current phase (`/balance`). */
 export type BalanceVersion = "v1" | "v2" | "current";

@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
-import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
+import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/ledger/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import { openLimits } from "../store/open-limits.ts";

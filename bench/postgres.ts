@@ -23,7 +23,7 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import type { NewEvent } from "../core/ledger/store.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { subtreesCompleted } from "../store/ledger-copy.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
@@ -38,7 +38,7 @@ import {
   TAIL_SQL,
 } from "../store/drivers/postgres/statements.ts";
 import { TRY_WRITE_LOCK_SQL } from "../store/drivers/postgres/backend.ts";
-import type { EntryRow } from "../store/ledger-backend.ts";
+import type { EntryRow } from "../store/ledger/backend.ts";
 import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA } from "../store/drivers/postgres/schema.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";

@@ -15,7 +15,7 @@
  * process cannot sign a rewritten history.
  */
 import { loadSigningKey, type KeySpec, type SigningKey } from "./keys.ts";
-import type { Ledger, LedgerOptions } from "./ledger.ts";
+import type { Ledger, LedgerOptions } from "./ledger/ledger.ts";
 import { isPostgresLocation, ledgerExists, openLedgerStore, stateDir, type StoreOptions } from "./open-ledger.ts";
 import { accessLocation, resolveStoreLocation } from "./store-location.ts";
 

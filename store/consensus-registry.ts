@@ -13,7 +13,7 @@ import type { ConsensusState } from "../core/consensus/model.ts";
 import { proofAnchor, proofDocument } from "../core/consensus/views.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
-import { entryInclusion } from "./entry-inclusion.ts";
+import { entryInclusion } from "./ledger/entry-inclusion.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
 
 /** Folds the entries of an export's `ledger.jsonl` (verify the export first: store/ledger-jsonl.ts). */

@@ -9,8 +9,8 @@
  */
 import { existsSync } from "node:fs";
 import { LEDGER_KEY, loadSigningKey, type SigningKey } from "./keys.ts";
-import type { LedgerBackend } from "./ledger-backend.ts";
-import { Ledger, type LedgerOptions } from "./ledger.ts";
+import type { LedgerBackend } from "./ledger/backend.ts";
+import { Ledger, type LedgerOptions } from "./ledger/ledger.ts";
 import { PostgresBackend, postgresLedgerExists } from "./drivers/postgres/backend.ts";
 import { SqliteBackend } from "./drivers/sqlite/backend.ts";
 import { isPostgresLocation, ledgerLocation, resolveStoreLocation, safeLocation, stateDir } from "./store-location.ts";

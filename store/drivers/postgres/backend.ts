@@ -27,7 +27,7 @@ import type {
   StoredCheckpoint,
   StoredRow,
   TailRow,
-} from "../../ledger-backend.ts";
+} from "../../ledger/backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./failures.ts";
 import { Session, TYPES } from "./connection.ts";
 import { safeLocation } from "../../store-location.ts";

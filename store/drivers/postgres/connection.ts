@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { classifyFailure, isConnectionLost } from "./failures.ts";
-import type { TailRow } from "../../ledger-backend.ts";
+import type { TailRow } from "../../ledger/backend.ts";
 import type { Run } from "./statements.ts";
 
 const INT8_OID = 20;

@@ -6,7 +6,7 @@
  */
 import pg from "pg";
 import { CodedError } from "../../../core/errors.ts";
-import { LedgerUnavailableError } from "../../ledger-backend.ts";
+import { LedgerUnavailableError } from "../../ledger/backend.ts";
 
 /**
  * SQLSTATEs that mean the server, the connection or a timeout failed, not the statement's content:

@@ -14,8 +14,8 @@ import type {
   StoredRow,
   SubtreeRow,
   TailRow,
-} from "../../ledger-backend.ts";
-import { subtreeKey } from "../../ledger-backend.ts";
+} from "../../ledger/backend.ts";
+import { subtreeKey } from "../../ledger/backend.ts";
 import { PostgresLedgerError } from "./failures.ts";
 import { TRY_WRITE_LOCK_SQL } from "./schema.ts";
 

@@ -24,7 +24,7 @@ import {
   type StoredRow,
   type SubtreeRow,
   type TailRow,
-} from "../../ledger-backend.ts";
+} from "../../ledger/backend.ts";
 
 const FORMAT_VERSION = "1";
 /** Rows per INSERT statement on the batched path (one VDBE run for them). */

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { sealEntry } from "../../../core/ledger/entry.ts";
-import type { EntryRow, LedgerBackend, SubtreeRow } from "../../../store/ledger-backend.ts";
+import type { EntryRow, LedgerBackend, SubtreeRow } from "../../../store/ledger/backend.ts";
 import { sampleEvent, steppingClock } from "./helpers.ts";
 
 export const CONFORMANCE_ORIGIN = "conformance.example/ledger";

@@ -11,9 +11,9 @@ import type { Projection } from "../../../core/ledger/projection.ts";
 import { consistencyProof, inclusionProof, leafHash, rootHash } from "../../../core/merkle.ts";
 import { entryText } from "../../../core/ledger/entry.ts";
 import { sha256Hex } from "../../../core/digest.ts";
-import { latestCheckpoint } from "../../../store/entry-inclusion.ts";
-import { Ledger } from "../../../store/ledger.ts";
-import { LedgerUnavailableError, type LedgerBackend } from "../../../store/ledger-backend.ts";
+import { latestCheckpoint } from "../../../store/ledger/entry-inclusion.ts";
+import { Ledger } from "../../../store/ledger/ledger.ts";
+import { LedgerUnavailableError, type LedgerBackend } from "../../../store/ledger/backend.ts";
 
 const hex = (hashes: Uint8Array | Uint8Array[]) =>
   (Array.isArray(hashes) ? hashes : [hashes]).map((h) => Buffer.from(h).toString("hex"));

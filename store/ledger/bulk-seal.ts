@@ -6,7 +6,7 @@
  * deadline, so a worker that stops answering fails the append instead of hanging it.
  */
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from "node:worker_threads";
-import { LedgerAppendError } from "../core/ledger/store.ts";
+import { LedgerAppendError } from "../../core/ledger/store.ts";
 import {
   DONE,
   ENDED,

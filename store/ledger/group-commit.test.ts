@@ -2,12 +2,12 @@ import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Projection } from "../core/ledger/projection.ts";
-import { LedgerAppendError, type Decide } from "../core/ledger/store.ts";
+import type { Projection } from "../../core/ledger/projection.ts";
+import { LedgerAppendError, type Decide } from "../../core/ledger/store.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
-import { LEDGER_ORIGIN } from "./open-ledger.ts";
+import { LEDGER_ORIGIN } from "../open-ledger.ts";
 import { Ledger, MAX_PAYLOAD_BYTES } from "./ledger.ts";
-import { openLedgerStore } from "./open-ledger.ts";
+import { openLedgerStore } from "../open-ledger.ts";
 import {
   openedSessions,
   openOnce,
@@ -15,7 +15,7 @@ import {
   sessionOpened,
   steppingClock,
   tempDir,
-} from "../test/support/store/helpers.ts";
+} from "../../test/support/store/helpers.ts";
 
 let dir: string;
 let cleanup: () => void;
@@ -491,7 +491,7 @@ describe("projections kept at the tail", () => {
 });
 
 describe("two processes on one ledger file", () => {
-  const child = join(import.meta.dirname, "../test/support/store/write-race-child.ts");
+  const child = join(import.meta.dirname, "../../test/support/store/write-race-child.ts");
   const runRace = (path: string, count: number, ids: string[]) => {
     const proc = spawn(process.execPath, [child, path, String(count), ...ids], { stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
@@ -557,7 +557,7 @@ describe("two processes on one ledger file", () => {
     };
     const cli = spawnSync(
       process.execPath,
-      [join(import.meta.dirname, "..", "cli", "ledger-cli.ts"), "append", "avm.revoke", JSON.stringify(revoke)],
+      [join(import.meta.dirname, "../..", "cli", "ledger-cli.ts"), "append", "avm.revoke", JSON.stringify(revoke)],
       { encoding: "utf8", env },
     );
     expect(cli.status, cli.stderr).toBe(0);

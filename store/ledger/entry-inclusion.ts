@@ -8,9 +8,9 @@
  * appended, by the server's schedule (`coverTail`). An entry the newest checkpoint does not cover
  * yet is `pending` (docs/ledger-reads.md).
  */
-import { parseCheckpoint } from "../core/checkpoint.ts";
-import type { LedgerEntry } from "../core/ledger/entry.ts";
-import type { LedgerReader, LedgerStore } from "../core/ledger/store.ts";
+import { parseCheckpoint } from "../../core/checkpoint.ts";
+import type { LedgerEntry } from "../../core/ledger/entry.ts";
+import type { LedgerReader, LedgerStore } from "../../core/ledger/store.ts";
 
 /** How often the server signs a checkpoint when entries are not covered yet; what `pending` answers retry after. */
 export const CHECKPOINT_INTERVAL_S = 5;

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { supplyProjection, type SupplyShards } from "../core/economy/supply.ts";
-import type { LedgerEntry } from "../core/ledger/entry.ts";
-import { foldAsync, type Projection } from "../core/ledger/projection.ts";
+import { supplyProjection, type SupplyShards } from "../../core/economy/supply.ts";
+import type { LedgerEntry } from "../../core/ledger/entry.ts";
+import { foldAsync, type Projection } from "../../core/ledger/projection.ts";
 import { ProjectionFollower } from "./projection-follower.ts";
 import { Ledger } from "./ledger.ts";
-import { openLedgerStore } from "./open-ledger.ts";
-import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
+import { openLedgerStore } from "../open-ledger.ts";
+import { sampleEvent, steppingClock, tempDir } from "../../test/support/store/helpers.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

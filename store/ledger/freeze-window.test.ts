@@ -4,9 +4,9 @@
  * and writes nothing of the refused batch.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { LedgerAppendError, type NewEvent } from "../core/ledger/store.ts";
+import { LedgerAppendError, type NewEvent } from "../../core/ledger/store.ts";
 import { Ledger, BULK_MIN } from "./ledger.ts";
-import { openLedgerStore } from "./open-ledger.ts";
+import { openLedgerStore } from "../open-ledger.ts";
 
 const burn = (ts?: string): NewEvent => ({
   type: "mic_burn",

@@ -2,15 +2,15 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { verifyCheckpoint } from "../core/checkpoint.ts";
-import { sealEntry } from "../core/ledger/entry.ts";
-import { LedgerAppendError } from "../core/ledger/store.ts";
-import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../core/merkle.ts";
-import { generateKeyPair } from "../core/signature.ts";
+import { verifyCheckpoint } from "../../core/checkpoint.ts";
+import { sealEntry } from "../../core/ledger/entry.ts";
+import { LedgerAppendError } from "../../core/ledger/store.ts";
+import { equalBytes, rootHash, verifyConsistency, verifyInclusion } from "../../core/merkle.ts";
+import { generateKeyPair } from "../../core/signature.ts";
 import { Ledger, MAX_PAYLOAD_BYTES, BULK_MIN, STORED_LEVEL } from "./ledger.ts";
-import { openLedgerStore } from "./open-ledger.ts";
-import { APPEND_ONLY_TABLES, SqliteBackend } from "./drivers/sqlite/backend.ts";
-import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
+import { openLedgerStore } from "../open-ledger.ts";
+import { APPEND_ONLY_TABLES, SqliteBackend } from "../drivers/sqlite/backend.ts";
+import { sampleEvent, steppingClock, tempDir } from "../../test/support/store/helpers.ts";
 
 const ORIGIN = "test.example/ledger";
 let dir: string;
@@ -395,7 +395,7 @@ function runAndKill(path: string, mode: "sync" | "async", ms: number): Promise<M
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [join(import.meta.dirname, "../test/support/store/crash-child.ts"), path, mode],
+      [join(import.meta.dirname, "../../test/support/store/crash-child.ts"), path, mode],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     const acknowledged = new Map<number, string>();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { openLedgerStore } from "./open-ledger.ts";
+import { openLedgerStore } from "../open-ledger.ts";
 import { TailReads } from "./tail-reads.ts";
-import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
+import { sampleEvent, steppingClock, tempDir } from "../../test/support/store/helpers.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

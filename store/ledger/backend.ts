@@ -5,8 +5,8 @@
  * (store/sqlite-backend.ts) is the embedded default; PostgreSQL (store/postgres-backend.ts) serves
  * N API instances. docs/ledger-store.md explains the split.
  */
-import type { StoredRow as LedgerRow } from "../core/ledger/row-check.ts";
-import { CodedError } from "../core/errors.ts";
+import type { StoredRow as LedgerRow } from "../../core/ledger/row-check.ts";
+import { CodedError } from "../../core/errors.ts";
 
 /** A stored row: the entry's columns, its payload's JCS text exactly as stored (core/ledger/row-check.ts). */
 export type EntryRow = LedgerRow;

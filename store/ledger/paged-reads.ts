@@ -8,7 +8,7 @@
  * prints both), and the short-lived objects it no longer makes are what the main thread's heap grew
  * by during a long pass (docs/ledger-reads.md).
  */
-import type { StoredRow } from "./ledger-backend.ts";
+import type { StoredRow } from "./backend.ts";
 
 /** Reads rows start <= seq < end, at most `limit`, in order. */
 export type PageRead = (start: number, end: number, limit: number) => Promise<StoredRow[]>;

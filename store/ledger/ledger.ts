@@ -21,14 +21,14 @@ import {
   verifyCheckpoint,
   type NoteSigner,
   type NoteVerifier,
-} from "../core/checkpoint.ts";
-import { CompactRange } from "../core/compact-range.ts";
-import { canonicalize } from "../core/canonical.ts";
-import { formatDigest } from "../core/digest.ts";
-import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../core/ledger/entry.ts";
-import { isEventType, validateEvent } from "../core/ledger/events.ts";
-import { storedRowProblem } from "../core/ledger/row-check.ts";
-import type { Projection } from "../core/ledger/projection.ts";
+} from "../../core/checkpoint.ts";
+import { CompactRange } from "../../core/compact-range.ts";
+import { canonicalize } from "../../core/canonical.ts";
+import { formatDigest } from "../../core/digest.ts";
+import { isLedgerTimestamp, sealEntry, type LedgerEntry } from "../../core/ledger/entry.ts";
+import { isEventType, validateEvent } from "../../core/ledger/events.ts";
+import { storedRowProblem } from "../../core/ledger/row-check.ts";
+import type { Projection } from "../../core/ledger/projection.ts";
 import {
   LedgerAppendError,
   type Decide,
@@ -42,11 +42,11 @@ import {
   type WriteHealth,
   type WriteTail,
   type Written,
-} from "../core/ledger/store.ts";
-import { ChainVerifier } from "../core/ledger/verify.ts";
-import { consistencyProofWith, composeRange, equalBytes, inclusionProofWith, rootHash } from "../core/merkle.ts";
-import { freezeRefusal } from "../core/migration/phases.ts";
-import { publicKeyFromSecret } from "../core/signature.ts";
+} from "../../core/ledger/store.ts";
+import { ChainVerifier } from "../../core/ledger/verify.ts";
+import { consistencyProofWith, composeRange, equalBytes, inclusionProofWith, rootHash } from "../../core/merkle.ts";
+import { freezeRefusal } from "../../core/migration/phases.ts";
+import { publicKeyFromSecret } from "../../core/signature.ts";
 import { BulkSealer } from "./bulk-seal.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
 import {
@@ -60,7 +60,7 @@ import {
   type StoredCheckpoint,
   type StoredRow,
   type SubtreeRow,
-} from "./ledger-backend.ts";
+} from "./backend.ts";
 import { pagedRows } from "./paged-reads.ts";
 import { STORED_LEVEL, withStoredNodes } from "./merkle-reads.ts";
 import { CatchUpNeeded, ProjectionFollower, type EntrySource } from "./projection-follower.ts";

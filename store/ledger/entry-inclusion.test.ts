@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { verifyCheckpoint } from "../core/checkpoint.ts";
-import { canonicalBytes } from "../core/canonical.ts";
-import { leafHash, verifyInclusion } from "../core/merkle.ts";
-import { generateKeyPair } from "../core/signature.ts";
+import { verifyCheckpoint } from "../../core/checkpoint.ts";
+import { canonicalBytes } from "../../core/canonical.ts";
+import { leafHash, verifyInclusion } from "../../core/merkle.ts";
+import { generateKeyPair } from "../../core/signature.ts";
 import { join } from "node:path";
 import { coverTail, entryInclusion } from "./entry-inclusion.ts";
 import { Ledger } from "./ledger.ts";
-import { openLedgerStore } from "./open-ledger.ts";
-import { tempDir } from "../test/support/store/helpers.ts";
+import { openLedgerStore } from "../open-ledger.ts";
+import { tempDir } from "../../test/support/store/helpers.ts";
 
 const key = generateKeyPair("ed25519");
 const signer = { name: "test/ledger", secretKeyHex: key.secretKey };

@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Ledger } from "./ledger.ts";
-import { PostgresBackend } from "./drivers/postgres/backend.ts";
-import { ledgerWriterTests } from "../test/support/store/ledger-writers.ts";
-import { openedSessions, openOnce, sessionOpened, steppingClock } from "../test/support/store/helpers.ts";
-import { freshDatabase, postgresBin } from "../test/support/postgres.ts";
+import { PostgresBackend } from "../drivers/postgres/backend.ts";
+import { ledgerWriterTests } from "../../test/support/store/ledger-writers.ts";
+import { openedSessions, openOnce, sessionOpened, steppingClock } from "../../test/support/store/helpers.ts";
+import { freshDatabase, postgresBin } from "../../test/support/postgres.ts";
 
 ledgerWriterTests({
   name: "PostgreSQL",

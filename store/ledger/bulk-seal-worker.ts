@@ -4,9 +4,9 @@
  * subtrees go back through shared result slots, progress and failure through `ctrl` (Atomics).
  */
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
-import { sealPayloadText } from "../core/ledger/entry.ts";
-import { EVENT_TYPES, validateEvent } from "../core/ledger/events.ts";
-import { StreamingRoot } from "../core/merkle-stream.ts";
+import { sealPayloadText } from "../../core/ledger/entry.ts";
+import { EVENT_TYPES, validateEvent } from "../../core/ledger/events.ts";
+import { StreamingRoot } from "../../core/merkle-stream.ts";
 
 export interface SealSetup {
   memory: SharedArrayBuffer;

@@ -13,7 +13,7 @@
  * the writes waiting — when every one of them can be pipelined — and the other half follows it.
  * The store keeps the groups' commits in order.
  */
-import type { Decide, Written } from "../core/ledger/store.ts";
+import type { Decide, Written } from "../../core/ledger/store.ts";
 
 /** How one write of a group ended. */
 export type WriteOutcome = { ok: true; written: Written<unknown> } | { ok: false; error: unknown };

@@ -1,9 +1,9 @@
 /** The N-writer tests of the shared ledger (test/support/store/ledger-writers.ts) on SQLite: two connections to one file. */
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { SqliteBackend } from "./drivers/sqlite/backend.ts";
-import { ledgerWriterTests } from "../test/support/store/ledger-writers.ts";
-import { tempDir } from "../test/support/store/helpers.ts";
+import { SqliteBackend } from "../drivers/sqlite/backend.ts";
+import { ledgerWriterTests } from "../../test/support/store/ledger-writers.ts";
+import { tempDir } from "../../test/support/store/helpers.ts";
 
 const { dir, cleanup } = tempDir("writers-");
 afterAll(cleanup);

@@ -11,9 +11,9 @@
  * supply (api/balances.ts). `at` is the only place that reads and folds; one fold per projection
  * runs at a time, so two callers never fold the same entries twice.
  */
-import type { LedgerEntry } from "../core/ledger/entry.ts";
-import type { Projection } from "../core/ledger/projection.ts";
-import { CodedError } from "../core/errors.ts";
+import type { LedgerEntry } from "../../core/ledger/entry.ts";
+import type { Projection } from "../../core/ledger/projection.ts";
+import { CodedError } from "../../core/errors.ts";
 
 /** Where the entries come from: `entries(start, end)` yields start <= seq < end, in order. */
 export interface EntrySource {

@@ -9,9 +9,9 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { foldAsync } from "../core/ledger/projection.ts";
-import { generateKeyPair } from "../core/signature.ts";
-import { openLedgerStore } from "./open-ledger.ts";
+import { foldAsync } from "../../core/ledger/projection.ts";
+import { generateKeyPair } from "../../core/signature.ts";
+import { openLedgerStore } from "../open-ledger.ts";
 import {
   openedSessions,
   openOnce,
@@ -19,7 +19,7 @@ import {
   sessionOpened,
   steppingClock,
   tempDir,
-} from "../test/support/store/helpers.ts";
+} from "../../test/support/store/helpers.ts";
 
 const ORIGIN = "follow.test/ledger";
 const key = generateKeyPair("ed25519");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StoredRow } from "./ledger-backend.ts";
+import type { StoredRow } from "./backend.ts";
 import { pagedRows } from "./paged-reads.ts";
 
 /** A table of `n` rows and a read over it that records each call (start, end, limit). */

@@ -6,8 +6,8 @@
  * fetched together — one `subtrees()` call for the stored levels, one `leaves()` call per run of
  * leaves below them — and it runs again with the fetched hashes.
  */
-import { rootHash } from "../core/merkle.ts";
-import { subtreeKey, type BackendReads } from "./ledger-backend.ts";
+import { rootHash } from "../../core/merkle.ts";
+import { subtreeKey, type BackendReads } from "./backend.ts";
 
 /**
  * Perfect subtrees of 2^6 = 64 leaves and up are stored: about n/32 rows for n entries. A node

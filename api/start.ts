@@ -21,7 +21,7 @@ import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/ledger/entry-inclusio
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import { openLimits } from "../store/open-limits.ts";
-import { accessLocation, ledgerLocation, resolveStoreLocation, type StoreLocation } from "../store/store-location.ts";
+import { resolveStoreLocation, type StoreLocation } from "../store/store-location.ts";
 import { serverClock } from "./clock.ts";
 import { VALID_INSTANCE_ID } from "./middleware/request-log.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
@@ -174,9 +174,9 @@ async function serveAll(
   const trustedOrigins = originsFromEnv(env);
   const now = serverClock(env);
   say(
-    `stores: ${location.kind === "postgresql" ? `ledger, access ledger and limits in PostgreSQL ${location.shown}` : `ledger ${location.ledger}, access ledger ${location.access}, limits in this process`}`,
+    `stores: ${location.driver.names === "url" ? `ledger, access ledger and limits in ${location.driver.title} ${location.shown}` : `ledger ${location.ledger}, access ledger ${location.access}, limits in this process`}`,
   );
-  const { ledger } = await openLedger({ env, now, durability: "full", path: ledgerLocation(location) });
+  const { ledger } = await openLedger({ env, now, durability: "full", location });
   const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
   const instanceId = instanceIdOf(env);
   // Quotas and connection caps: in this process, or shared by every instance when DATABASE_URL names PostgreSQL.
@@ -196,7 +196,7 @@ async function serveAll(
     tokenPublicKeyHex: tokenKey.publicKeyHex,
     tokenSecretKeyHex: tokenKey.secretKeyHex,
     limits,
-    keysFile: accessLocation(location),
+    keysFile: location.access,
     ...(siteDir ? { siteDir } : {}),
     ...(instanceId !== undefined ? { instanceId } : {}),
   }).catch(async (error: unknown) => {

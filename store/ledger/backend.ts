@@ -1,9 +1,11 @@
 /**
- * The primitives a ledger backend gives the shared ledger (store/ledger.ts): lock the tail, read
- * rows since N, insert rows and subtrees, read subtrees, insert a checkpoint if absent. Sealing,
- * the compact range, projections and group commit are shared; a backend only stores. SQLite
- * (store/sqlite-backend.ts) is the embedded default; PostgreSQL (store/postgres-backend.ts) serves
- * N API instances. docs/ledger-store.md explains the split.
+ * What a store driver gives the ledger engine (store/ledger/): lock the tail, read rows since N,
+ * insert rows and subtrees, read subtrees, insert a checkpoint if absent, and its append strategy.
+ * Sealing, the compact range, projections and group commit are the engine's; a driver only stores.
+ * Every member is one every driver has: what only some drivers can do is asked for through
+ * `appendStrategy()` and answered by every driver (store/ledger/append-strategy.ts). SQLite
+ * (store/drivers/sqlite/) is the embedded default; PostgreSQL (store/drivers/postgres/) serves N API
+ * instances. docs/ledger-store.md explains the split.
  */
 import type { StoredRow as LedgerRow } from "../../core/ledger/row-check.ts";
 import { CodedError } from "../../core/errors.ts";
@@ -53,26 +55,54 @@ export interface BackendWrites {
   insertSubtrees(subtrees: readonly SubtreeRow[]): Promise<void>;
   /** Records the note unless a checkpoint of that size exists (the first one stays). */
   insertCheckpointIfAbsent(size: number, note: string, createdAt: string): Promise<void>;
-  /**
-   * Starts sending the inserts buffered so far, for a backend that holds them back (PostgreSQL):
-   * the ledger signs the checkpoint while they travel. A backend that writes at once has none.
-   */
-  sendBuffered?(): Promise<void>;
-  /**
-   * A large batch of new entries follows in this transaction (the bulk path): a backend may set
-   * aside per-row work that only other writers need, as long as no other connection can see it set
-   * aside (SQLite: store/sqlite-backend.ts `bulkLoad`).
-   */
-  bulkLoad?(): Promise<void>;
-  /**
-   * Whether this transaction found the write lock held by another writer and waited for it
-   * (PostgreSQL): what `withWriteLock`'s `meanwhile` computed before the wait may be stale.
-   */
-  readonly lockWaited?: boolean;
 }
 
+/** One write transaction under the write lock: the reads, the writes, and what the engine asks of it. */
+export interface WriteTransaction extends BackendReads, BackendWrites {
+  /**
+   * Starts sending the inserts buffered so far: the engine signs the checkpoint while they travel.
+   * A driver that writes every insert when called (SQLite) has nothing to send.
+   */
+  sendBuffered(): Promise<void>;
+  /**
+   * A large batch of new entries follows in this transaction (the bulk path): a driver may set
+   * aside per-row work that only other writers need, as long as no other connection can see it set
+   * aside (SQLite: store/drivers/sqlite/backend.ts `bulkLoad`); one with no such work does nothing.
+   */
+  bulkLoad(): Promise<void>;
+  /**
+   * Whether this transaction found the write lock held by another writer and waited for it after
+   * `withWriteLock`'s `meanwhile` ran: what that computed before the wait may be stale (false where
+   * `meanwhile` runs once the lock is held, as on SQLite).
+   */
+  readonly lockWaited: boolean;
+}
+
+/**
+ * How a driver appends, asked for by the engine in one place (store/ledger/append-strategy.ts)
+ * before each group of writes, since a driver may lose an ability while open:
+ *
+ * - `transaction`: every write is one transaction under `withWriteLock` (SQLite: no round trip to
+ *   save).
+ * - `conditional`: a group sealed ahead against the tail this writer last committed goes in one
+ *   round trip, `appendIfTail`, and takes the transaction only when that finds the lock held or the
+ *   tail moved (PostgreSQL, while its function is there and may be executed).
+ */
+export type AppendStrategy = { kind: "transaction" } | { kind: "conditional"; appendIfTail: AppendIfTailFn };
+
+/**
+ * The conditional write in one round trip, for rows sealed before the transaction against the
+ * tail this writer last committed. Takes the write lock only if it is free, reads the committed
+ * tail after it, and only if that tail is `after` (null: the log is empty) inserts `write` and
+ * commits; otherwise writes nothing and answers why: `busy` (another writer holds the lock) or
+ * `moved` (another writer appended). The caller then takes withWriteLock. A failure leaves the
+ * outcome unknown, as a failed COMMIT does: the next write reads the tail and finds out.
+ */
+export type AppendIfTailFn = (after: { seq: number; hash: string } | null, write: AppendWrite) => Promise<AppendIfTail>;
+
 export interface LedgerBackend extends BackendReads {
-  readonly kind: "sqlite" | "postgresql";
+  /** The driver's kind (store/drivers/registry.ts). */
+  readonly kind: string;
   /** Where the data lives, safe to show (no password). */
   readonly location: string;
   /** Creates the tables if absent and checks the stored format version and origin (throws on mismatch). */
@@ -85,23 +115,15 @@ export interface LedgerBackend extends BackendReads {
    * of the transaction overlaps the lock's round trip (`lockWaited` then says whether the lock came
    * at once); on SQLite once the lock is held, there being no round trip to overlap. It must not throw.
    */
-  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T>;
-  /**
-   * The conditional write in one round trip, for rows sealed before the transaction against the
-   * tail this writer last committed (PostgreSQL; a backend without round trips to save has none).
-   * Takes the write lock only if it is free, reads the committed tail after it, and only if that
-   * tail is `after` (null: the log is empty) inserts `write` and commits; otherwise writes nothing
-   * and answers why: `busy` (another writer holds the lock) or `moved` (another writer appended).
-   * The caller then takes withWriteLock. A failure leaves the outcome unknown, as a failed COMMIT
-   * does: the next write reads the tail and finds out.
-   */
-  appendIfTail?(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail>;
-  /** How often a write waited for the write lock held by another instance (PostgreSQL only; see store/postgres-backend.ts). */
-  lockWaits?(): LockWaits;
+  withWriteLock<T>(fn: (tx: WriteTransaction) => Promise<T>, meanwhile?: () => void): Promise<T>;
+  /** How this driver appends, as it stands now (see AppendStrategy). */
+  appendStrategy(): AppendStrategy;
+  /** How often this driver's writes waited for the write lock held by another instance; null where it does not count them. */
+  lockWaits(): LockWaits | null;
   close(): Promise<void>;
 }
 
-/** What `appendIfTail` inserts: a group's rows, the subtrees they complete, its checkpoint. */
+/** What `AppendStrategy.appendIfTail` inserts: a group's rows, the subtrees they complete, its checkpoint. */
 export interface AppendWrite {
   rows: readonly EntryRow[];
   subtrees: readonly SubtreeRow[];
@@ -131,7 +153,7 @@ export class LedgerUnavailableError extends CodedError<"ledger-unavailable"> {
 /**
  * A row another writer stored is not an entry this code could have sealed (its hash or leaf is not
  * that of its content, its payload is not canonical JSON of a valid event, it does not chain): the
- * ledger refuses to fold it, to sign over it and to write after it (store/ledger.ts). A store
+ * ledger refuses to fold it, to sign over it and to write after it (store/ledger/). A store
  * failure to the API — 503 `ledger-unavailable` with Retry-After, fail closed — that lasts until
  * an operator deals with the row and restarts the instance.
  */

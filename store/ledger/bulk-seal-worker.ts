@@ -123,7 +123,7 @@ if (port) {
         from = 2 + TS_LENGTH;
       }
       const payloadText = record.slice(from);
-      // A chunk the other thread validated (store/bulk-seal.ts VALIDATED_HERE_EVERY) is not parsed again.
+      // A chunk the other thread validated (store/ledger/bulk-seal.ts VALIDATED_HERE_EVERY) is not parsed again.
       const problem = request.validated ? null : validateEvent(type, JSON.parse(payloadText));
       if (problem) {
         current.failed = true;

@@ -1,5 +1,5 @@
 /**
- * The opt-in bulk append path (Ledger.appendBulk, store/ledger.ts): a large batch sealed on two threads. This
+ * The opt-in bulk append path (Ledger.appendBulk, store/ledger/ledger.ts): a large batch sealed on two threads. This
  * thread canonicalizes and inserts; the seal worker (bulk-seal-worker.ts) hashes, chains and
  * extends the tree, chunk by chunk through shared memory; the two split the payloads' validation
  * (VALIDATED_HERE_EVERY). Waits are Atomics.wait with a

@@ -4,7 +4,7 @@
  * seal) to check later, offline, that the ledger recorded it.
  *
  * A proof is a read and never writes: checkpoints are signed by the write path (every write that
- * appends, with the ledger key: store/ledger.ts) and, for entries a writer without the key
+ * appends, with the ledger key: store/ledger/ledger.ts) and, for entries a writer without the key
  * appended, by the server's schedule (`coverTail`). An entry the newest checkpoint does not cover
  * yet is `pending` (docs/ledger-reads.md).
  */

@@ -8,7 +8,7 @@
  * prints both), and the short-lived objects it no longer makes are what the main thread's heap grew
  * by during a long pass (docs/ledger-reads.md).
  */
-import type { StoredRow } from "./backend.ts";
+import type { BackendReads, EntryRow, StoredRow } from "./backend.ts";
 
 /** Reads rows start <= seq < end, at most `limit`, in order. */
 export type PageRead = (start: number, end: number, limit: number) => Promise<StoredRow[]>;
@@ -67,4 +67,23 @@ export function pagedRows<T>(
   map: (row: StoredRow) => T,
 ): AsyncIterableIterator<T> {
   return new PagedReader(read, start, end, page, map);
+}
+
+/**
+ * The full rows (leaf hashes included) start <= seq < end, a page (one finished read) at a time:
+ * nothing stays open between pages. What a writer folds and verify() checks.
+ */
+export async function* rowPages(
+  reads: BackendReads,
+  start: number,
+  end: number,
+  page: number,
+): AsyncIterableIterator<EntryRow> {
+  let seq = start;
+  while (seq < end) {
+    const rows = await reads.rows(seq, end, page);
+    yield* rows;
+    if (rows.length < page) return;
+    seq = rows[rows.length - 1]!.seq + 1;
+  }
 }

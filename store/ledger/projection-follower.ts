@@ -3,10 +3,10 @@
  * watermark (the entries folded so far), and asking for it at a size reads only the entries past
  * the watermark ("entries since N") and folds them. The size is read from the store's tail by the
  * caller, after the question was asked — `size()`, a write transaction's tail, or a read shared by
- * the requests of one turn (store/tail-reads.ts) — so every entry any process appended before the
+ * the requests of one turn (store/ledger/tail-reads.ts) — so every entry any process appended before the
  * question is folded before the answer, and no answer depends on what this process remembered.
  *
- * Users: the ledger's own `state()`/`stateSeen()` and its write transactions (store/ledger.ts, which
+ * Users: the ledger's own `state()`/`stateSeen()` and its write transactions (store/ledger/ledger.ts, which
  * folds the rows of the transaction from memory with `inMemory`), the balance lookups and the live
  * supply (api/balances.ts). `at` is the only place that reads and folds; one fold per projection
  * runs at a time, so two callers never fold the same entries twice.

@@ -8,7 +8,12 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../../core/digest.ts";
 import { hasCode } from "../../../core/errors.ts";
-import { LedgerUnavailableError, type LedgerBackend } from "../../ledger/backend.ts";
+import {
+  LedgerUnavailableError,
+  type AppendIfTailFn,
+  type AppendStrategy,
+  type LedgerBackend,
+} from "../../ledger/backend.ts";
 import { Ledger } from "../../ledger/ledger.ts";
 import { PostgresBackend, WRITE_LOCK_SQL, WRITE_LOCK_TABLE, type PostgresBackendOptions } from "./backend.ts";
 import { PostgresLedgerError, sqlState } from "./failures.ts";
@@ -85,6 +90,13 @@ function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
+}
+
+/** The driver's conditional append: the strategy a PostgreSQL ledger opened by its owner offers. */
+function conditional(store: LedgerBackend): AppendIfTailFn {
+  const strategy = store.appendStrategy();
+  if (strategy.kind !== "conditional") throw new Error("the backend offers no conditional append");
+  return strategy.appendIfTail;
 }
 
 describe("PostgresBackend: a ledger in a schema of its own (the access ledger's)", () => {
@@ -505,11 +517,11 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const first = chainRows(3);
     const checkpoint = (size: number) => ({ size, note: `note ${size}\n`, createdAt: "2026-01-01T00:00:00.000Z" });
     // An empty log is named by null; naming a tail it does not have is "moved".
+    expect(await conditional(store)(first[2]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })).toBe(
+      "moved",
+    );
     expect(
-      await store.appendIfTail!(first[2]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null }),
-    ).toBe("moved");
-    expect(
-      await store.appendIfTail!(null, { rows: first, subtrees: [subtreeRow(8, 0)], checkpoint: checkpoint(3) }),
+      await conditional(store)(null, { rows: first, subtrees: [subtreeRow(8, 0)], checkpoint: checkpoint(3) }),
     ).toBe("appended");
     expect(await store.last()).toMatchObject({ seq: 2, hash: first[2]!.hash });
     expect((await store.subtrees([{ level: 8, idx: 0 }])).size).toBe(1);
@@ -518,24 +530,24 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
 
     // A stale tail (the empty log again, or an earlier entry): nothing written, not even the checkpoint.
     const next = chainRows(2, first[2]!);
-    expect(await store.appendIfTail!(null, { rows: first, subtrees: [], checkpoint: checkpoint(3) })).toBe("moved");
-    expect(await store.appendIfTail!(first[1]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("moved");
+    expect(await conditional(store)(null, { rows: first, subtrees: [], checkpoint: checkpoint(3) })).toBe("moved");
+    expect(await conditional(store)(first[1]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("moved");
     // The lock held by another session: answered at once, nothing written, nothing waited for.
     const holder = await lockHolder(url);
-    expect(await store.appendIfTail!(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("busy");
+    expect(await conditional(store)(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe("busy");
     expect(await lockSessions(watcher, false)).toEqual([]);
     expect([await count(watcher, "ledger_entries"), await count(watcher, "ledger_checkpoints")]).toEqual([3, 1]);
     await holder.query("COMMIT");
     expect(store.lockWaits()).toMatchObject({ transactions: 2, waits: 0 });
 
-    expect(await store.appendIfTail!(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe(
+    expect(await conditional(store)(first[2]!, { rows: next, subtrees: [], checkpoint: checkpoint(5) })).toBe(
       "appended",
     );
     expect((await store.rows(0, 10, 10)).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
     expect((await store.checkpoints()).map((c) => c.size)).toEqual([3, 5]);
     // The schema still guards the chain underneath: rows that do not chain on the tail named are refused whole.
     expect(
-      await stateOf(store.appendIfTail!(next[1]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })),
+      await stateOf(conditional(store)(next[1]!, { rows: chainRows(1, first[2]!), subtrees: [], checkpoint: null })),
     ).toBe("23505");
     expect(await count(watcher, "ledger_entries")).toBe(5);
   });
@@ -556,7 +568,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const { url } = await ledgerWithoutFunction("append_if_tail_added");
     const store = backend(url);
     await store.open(ORIGIN);
-    expect(await store.appendIfTail!(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await conditional(store)(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
     expect((await store.last())?.seq).toBe(1);
   });
 
@@ -572,7 +584,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
         )
       ).rows.map((r) => r.pid);
     const first = chainRows(2);
-    expect(await store.appendIfTail!(null, { rows: first, subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await conditional(store)(null, { rows: first, subtrees: [], checkpoint: null })).toBe("appended");
     const [pid] = (
       await watcher.query<{ pid: number }>(
         "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%ledger_append_if_tail%'",
@@ -580,7 +592,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     ).rows.map((r) => r.pid);
     expect(pid).toBeDefined();
     const next = chainRows(2, first[1]!);
-    expect(await store.appendIfTail!(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe(
+    expect(await conditional(store)(first[1]!, { rows: next.slice(0, 1), subtrees: [], checkpoint: null })).toBe(
       "appended",
     );
     const [again] = (
@@ -593,7 +605,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     for (const session of await sessions()) await watcher.query("SELECT pg_terminate_backend($1)", [session]);
     await until(async () => (await sessions()).length === 0, "the sessions ended");
     await watcher.query("SELECT 1"); // one more turn of the loop: the client has read its termination
-    expect(await store.appendIfTail!(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe(
+    expect(await conditional(store)(next[0]!, { rows: next.slice(1), subtrees: [], checkpoint: null })).toBe(
       "appended",
     );
     expect((await store.last())?.seq).toBe(3);
@@ -607,7 +619,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     );
     const store = backend(url);
     await store.open(ORIGIN);
-    expect(await store.appendIfTail!(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
+    expect(await conditional(store)(null, { rows: chainRows(2), subtrees: [], checkpoint: null })).toBe("appended");
     // Outside the backend's connections the database's default holds, and there the function declines.
     const other = await rawClient(url);
     expect(
@@ -629,7 +641,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     asRole.username = role;
     const app = backend(asRole.href);
     const ledger = await Ledger.open(app, { origin: ORIGIN, now: steppingClock() });
-    expect(app.appendIfTail).toBeUndefined();
+    expect(app.appendStrategy().kind).toBe("transaction");
     for (let i = 0; i < 3; i++) expect((await ledger.appendAsync([sampleEvent(i)]))[0]!.seq).toBe(i);
 
     // The owner adds the function; the role is refused its EXECUTE: busy, then no more tries.
@@ -638,9 +650,9 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     await admin.query(`REVOKE EXECUTE ON FUNCTION ${APPEND_IF_TAIL_SIGNATURE} FROM PUBLIC`);
     const refused = backend(asRole.href);
     const second = await Ledger.open(refused, { origin: ORIGIN, now: steppingClock() });
-    expect(refused.appendIfTail).toBeDefined();
+    expect(refused.appendStrategy().kind).toBe("conditional");
     for (let i = 3; i < 6; i++) expect((await second.appendAsync([sampleEvent(i)]))[0]!.seq).toBe(i);
-    expect(refused.appendIfTail).toBeUndefined();
+    expect(refused.appendStrategy().kind).toBe("transaction");
     expect((await second.verify()).ok).toBe(true);
   });
 
@@ -655,7 +667,7 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     expect((await ledger.verify()).ok).toBe(true);
   });
 
-  /** The backend with every appendIfTail answer recorded (the real backend does the work). */
+  /** The backend with every conditional append's answer recorded (the real backend does the work). */
   function recorded(
     store: PostgresBackend,
     log: string[] = [],
@@ -664,14 +676,21 @@ describe("PostgresBackend: the conditional append in one statement (appendIfTail
     const answers: string[] = [];
     const wrapped = new Proxy(store, {
       get(target, property) {
-        if (property === "appendIfTail" && target.appendIfTail) {
-          return async (...args: Parameters<NonNullable<PostgresBackend["appendIfTail"]>>) => {
-            log.push(`sent after ${args[0]?.seq ?? "nothing"}`);
-            await held; // the statement held back by the test, when it asks
-            const answer = await target.appendIfTail!(...args);
-            log.push(answer);
-            answers.push(answer);
-            return answer;
+        if (property === "appendStrategy") {
+          return (): AppendStrategy => {
+            const strategy = target.appendStrategy();
+            if (strategy.kind !== "conditional") return strategy;
+            return {
+              kind: "conditional",
+              appendIfTail: async (...args) => {
+                log.push(`sent after ${args[0]?.seq ?? "nothing"}`);
+                await held; // the statement held back by the test, when it asks
+                const answer = await strategy.appendIfTail(...args);
+                log.push(answer);
+                answers.push(answer);
+                return answer;
+              },
+            };
           };
         }
         const value = Reflect.get(target, property, target) as unknown;

@@ -1,44 +1,42 @@
 /**
- * The ledger's PostgreSQL backend: the primitives of store/ledger-backend.ts over a
- * `pg` (node-postgres) pool, for N API instances sharing one database. The tables and their guards
- * are in store/postgres-schema.ts; the statements it runs in store/postgres-statements.ts; which
+ * The ledger's PostgreSQL backend: the primitives of store/ledger/backend.ts over a `pg`
+ * (node-postgres) pool, for N API instances sharing one database. Beside it in this folder: the
+ * tables and their guards (schema.ts, create.ts), the statements it runs (statements.ts), which
  * errors are the store failing (LedgerUnavailableError) and which the backend's own refusals
- * (PostgresLedgerError) in store/postgres-failures.ts; a watched connection and the pool's type
- * parsers in store/postgres-connection.ts. docs/postgresql.md explains the choices.
+ * (PostgresLedgerError) (failures.ts), a watched connection and the pool's type parsers
+ * (connection.ts), the conditional append (append.ts). docs/postgresql.md explains the choices.
  *
  * Writes: one pooled connection, BEGIN, the write lock — the one row of ledger_write_lock, locked
- * FOR UPDATE, which only roles granted UPDATE on it can take (store/postgres-schema.ts) — tried
+ * FOR UPDATE, which only roles granted UPDATE on it can take (schema.ts) — tried
  * first, waited for only when another instance holds it (counted in lockWaits()), then the caller's
  * reads as separate statements — under READ COMMITTED each statement sees every commit made before
  * it began, so the tail read after the lock sees every other instance's last group — its inserts,
- * COMMIT. Or a group in one statement outside a transaction (appendIfTail), on a connection kept
- * while such statements follow one another. Reads outside a write are single statements on any
+ * COMMIT. Or a group in one statement outside a transaction (its append strategy, append.ts), on a
+ * connection kept while such statements follow one another. Reads outside a write are single statements on any
  * pooled connection.
  */
 import pg from "pg";
 import type {
-  AppendIfTail,
-  AppendWrite,
+  AppendStrategy,
   BackendReads,
   LockWaits,
-  BackendWrites,
   EntryRow,
   LedgerBackend,
   StoredCheckpoint,
   StoredRow,
   TailRow,
+  WriteTransaction,
 } from "../../ledger/backend.ts";
 import { classifyFailure, isConnectionLost, PostgresLedgerError, sqlState } from "./failures.ts";
+import { ConditionalAppends } from "./append.ts";
 import { Session, TYPES } from "./connection.ts";
-import { safeLocation } from "../../store-location.ts";
+import { safeLocation } from "./location.ts";
 import { createMissing, setupLockKey } from "./create.ts";
 import { checkMeta, PG_FORMAT_VERSION, TRY_WRITE_LOCK_SQL, WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "./schema.ts";
 import {
   APPEND_IF_TAIL_DDL,
   APPEND_IF_TAIL_FUNCTION,
   APPEND_IF_TAIL_SIGNATURE,
-  APPEND_IF_TAIL_SQL,
-  appendIfTailValues,
   bufferedWrites,
   primitives,
   TAIL_SQL,
@@ -75,8 +73,6 @@ function checkedSchema(schema: string | undefined): string | undefined {
   return schema;
 }
 
-export { safeLocation } from "../../store-location.ts";
-
 /** Whether the database at `url` holds a ledger (its entries table, in `schema` if given), without creating anything. */
 export async function postgresLedgerExists(url: string, schema?: string): Promise<boolean> {
   const table = checkedSchema(schema) === undefined ? "ledger_entries" : `"${schema}".ledger_entries`;
@@ -101,10 +97,8 @@ export class PostgresBackend implements LedgerBackend {
   readonly #reads: BackendReads;
   readonly #schema: string | undefined;
   #lastIdleError: Error | null = null;
-  /** The connection kept for appendIfTail while appends follow one another (#appendSession). */
-  #appending: Session | null = null;
-  #appendsInFlight = 0;
-  #releaseScheduled = false;
+  /** The conditional append in one statement (append.ts), while the function is usable. */
+  readonly #appends: ConditionalAppends;
   readonly #lockWaits: LockWaits = { transactions: 0, waits: 0, waitedMs: 0 };
 
   constructor(url: string, options: PostgresBackendOptions = {}) {
@@ -143,6 +137,10 @@ export class PostgresBackend implements LedgerBackend {
       this.#lastIdleError = error;
     });
     this.#reads = primitives((sql, params) => this.#readStatement(sql, params));
+    this.#appends = new ConditionalAppends(this.#pool, this.#poolSize, {
+      appended: () => this.#lockWaits.transactions++,
+      refused: () => (this.#oneStatement = false),
+    });
   }
 
   /** The last error of an idle pooled connection (the pool dropped that connection), for diagnosis. */
@@ -176,11 +174,21 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   /**
-   * The group in one statement (store/ledger-backend.ts `appendIfTail`): present once open() found
-   * or created its function; absent where this role may not create it (then every group takes the
-   * transaction: open the ledger once as the tables' owner to add it) or is refused its EXECUTE.
+   * Whether a group may go in one statement (store/ledger/backend.ts `AppendStrategy.appendIfTail`):
+   * once open() found or created its function; not where this role may not create it (then every
+   * group takes the transaction: open the ledger once as the tables' owner to add it) nor once it
+   * is refused its EXECUTE.
    */
-  appendIfTail?: (after: { seq: number; hash: string } | null, write: AppendWrite) => Promise<AppendIfTail>;
+  #oneStatement = false;
+  readonly #conditional: AppendStrategy = {
+    kind: "conditional",
+    appendIfTail: (after, write) => this.#appends.append(after, write),
+  };
+
+  /** The conditional append in one statement while the function is usable, else a transaction per write. */
+  appendStrategy(): AppendStrategy {
+    return this.#oneStatement ? this.#conditional : TRANSACTIONS;
+  }
 
   async open(origin: string): Promise<void> {
     const [encoding] = await this.#readStatement<{ server_encoding: string }>(
@@ -198,7 +206,7 @@ export class PostgresBackend implements LedgerBackend {
     const oneStatement =
       (await this.#openedByReading(origin)) ??
       (await this.#locked(async (run) => ({ result: await this.#openTables(run, origin), beforeCommit: "" })));
-    this.appendIfTail = oneStatement ? (after, write) => this.#appendIfTail(after, write) : undefined;
+    this.#oneStatement = oneStatement;
   }
 
   /** Whether the schema, the tables and the lock table are all there: then open creates nothing and needs no privilege to. */
@@ -299,7 +307,7 @@ export class PostgresBackend implements LedgerBackend {
     return true;
   }
 
-  withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T> {
+  withWriteLock<T>(fn: (tx: WriteTransaction) => Promise<T>, meanwhile?: () => void): Promise<T> {
     return this.#locked(
       async (run, tail, waited) => {
         const tx = bufferedWrites(run, tail, waited);
@@ -312,91 +320,10 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   /**
-   * The group in one statement outside a transaction (store/postgres-statements.ts
-   * APPEND_IF_TAIL_DDL): it commits by itself when it appends. A committed append counts as a write
-   * transaction in lockWaits(); a `busy` or `moved` one wrote nothing and is not counted (the
-   * ordinary transaction that follows is). Not retried on another connection when the one it used
-   * is found lost: the append may have committed. A role refused the function's EXECUTE (42501)
-   * answers `busy`, and appendIfTail is gone from then on.
-   */
-  async #appendIfTail(after: { seq: number; hash: string } | null, write: AppendWrite): Promise<AppendIfTail> {
-    const values = appendIfTailValues(after, write);
-    this.#appendsInFlight++;
-    try {
-      const session = await this.#appendSession();
-      try {
-        const { outcome } = (await session.query(APPEND_IF_TAIL_SQL, "append", values, APPEND_IF_TAIL_FUNCTION))
-          .rows[0] as { outcome: AppendIfTail };
-        if (outcome === "appended") this.#lockWaits.transactions++;
-        return outcome;
-      } catch (error) {
-        // Not kept after a failure: back to the pool (destroyed when lost); the next append takes another.
-        if (this.#appending === session) this.#appending = null;
-        session.release();
-        if (sqlState(error) !== "42501") throw error;
-        this.appendIfTail = undefined;
-        return "busy";
-      }
-    } finally {
-      this.#appendsInFlight--;
-      this.#releaseWhenIdle();
-    }
-  }
-
-  /**
-   * The connection appendIfTail's statements go on, checked out and kept while they follow one
-   * another: the next group's statement leaves the moment the group before it has been answered,
-   * without waiting for the pool (which hands a connection over on a later tick). One the server
-   * closed while it sat kept is replaced before use.
-   */
-  async #appendSession(): Promise<Session> {
-    const kept = this.#appending;
-    if (kept !== null && kept.lost === null) return kept;
-    if (kept !== null) {
-      this.#appending = null;
-      kept.release();
-    }
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw classifyFailure(error, "connect");
-    }
-    // Two first appends at once (not the ledger's way): the second connection goes back at once.
-    if (this.#appending !== null) {
-      client.release();
-      return this.#appending;
-    }
-    this.#appending = new Session(client);
-    return this.#appending;
-  }
-
-  /**
-   * The kept connection goes back to the pool once a turn of the event loop passes with no append
-   * on its way — so it is never held through a quiet spell (the pool's idle timeout and its watch
-   * for connections the server dropped apply to it again) — and at once with a pool of one, whose
-   * only connection the reads need.
-   */
-  #releaseWhenIdle(): void {
-    if (this.#appending === null || this.#releaseScheduled) return;
-    const release = () => {
-      if (this.#appendsInFlight > 0 || this.#appending === null) return;
-      this.#appending.release();
-      this.#appending = null;
-    };
-    if (this.#poolSize < 2) return release();
-    this.#releaseScheduled = true;
-    setImmediate(() => {
-      this.#releaseScheduled = false;
-      release();
-    });
-  }
-
-  /**
    * One transaction holding the write lock on one pooled connection: BEGIN, the advisory lock,
    * `body`'s statements, COMMIT (preceded, in the same round trip, by the statements body returns
    * as `beforeCommit`); ROLLBACK and rethrow when anything fails. Errors of the statements are
-   * classified (store/postgres-failures.ts); body's own errors pass unchanged.
+   * classified (store/drivers/postgres/failures.ts); body's own errors pass unchanged.
    */
   async #locked<T>(
     body: (run: Run, tail: TailRow | null | undefined, waited: boolean) => Promise<{ result: T; beforeCommit: string }>,
@@ -524,11 +451,12 @@ export class PostgresBackend implements LedgerBackend {
   }
 
   async close(): Promise<void> {
-    this.#appending?.release();
-    this.#appending = null;
+    this.#appends.close();
     await this.#pool.end();
   }
 }
+
+const TRANSACTIONS: AppendStrategy = { kind: "transaction" };
 
 function rolledBack(): PostgresLedgerError {
   return new PostgresLedgerError("rolled-back", "the write transaction was rolled back: a statement in it had failed");

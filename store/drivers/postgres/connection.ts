@@ -1,6 +1,6 @@
 /**
  * One checked-out PostgreSQL connection of the ledger's pool, watched (Session), and how the pool
- * reads int8 and bytea (TYPES): the pieces of store/postgres-backend.ts that know pg's client
+ * reads int8 and bytea (TYPES): the pieces of store/drivers/postgres/backend.ts that know pg's client
  * rather than the ledger.
  */
 import pg from "pg";
@@ -53,7 +53,7 @@ export class Session {
     client.on("error", this.#onError);
   }
 
-  /** A statement; its failure classified (store/postgres-failures.ts), the lost connection's own error preferred as the cause. */
+  /** A statement; its failure classified (store/drivers/postgres/failures.ts), the lost connection's own error preferred as the cause. */
   async query(sql: string, where: string, params?: unknown[], name?: string): Promise<pg.QueryResult> {
     try {
       return await (name === undefined

@@ -1,6 +1,6 @@
 /**
- * Creating a PostgreSQL ledger's tables when they are missing (store/postgres-backend.ts `open`):
- * what the schema's owner does once (`npm run ledger -- setup`, store/postgres-setup.ts), or any
+ * Creating a PostgreSQL ledger's tables when they are missing (store/drivers/postgres/backend.ts `open`):
+ * what the schema's owner does once (`npm run ledger -- setup`, store/drivers/postgres/setup.ts), or any
  * role allowed to on first use. Never needed, and never tried, once everything is there.
  */
 import { createHash } from "node:crypto";
@@ -13,7 +13,7 @@ import type { Run } from "./statements.ts";
  * instances opening a new database at once): the first 8 bytes of SHA-256 of
  * `<schema>.ledger_setup`, as a signed 64-bit integer. Taken only while something of the schema is
  * missing — never once the setup made it — so a role that takes it can at most delay a first open;
- * writes take the row lock (store/postgres-schema.ts WRITE_LOCK_SQL), which needs a privilege.
+ * writes take the row lock (store/drivers/postgres/schema.ts WRITE_LOCK_SQL), which needs a privilege.
  */
 export function setupLockKey(schema?: string): string {
   return createHash("sha256")

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL ledger's statements (store/postgres-backend.ts runs them): the reads of the
+ * The PostgreSQL ledger's statements (store/drivers/postgres/backend.ts runs them): the reads of the
  * backend interface, and a write transaction's inserts — held back and sent as one statement, the
  * rows' text columns joined for the server to split, a lone checkpoint sent with the COMMIT.
  * docs/postgresql.md explains the choices.
@@ -8,7 +8,7 @@ import pg from "pg";
 import type {
   AppendWrite,
   BackendReads,
-  BackendWrites,
+  WriteTransaction,
   EntryRow,
   StoredCheckpoint,
   StoredRow,
@@ -50,7 +50,7 @@ export const GROUP_INSERT_SQL = `WITH entries AS (${GROUP_INSERTS[0]}), subtrees
 SELECT 1`;
 
 /**
- * The conditional append in one statement (store/postgres-backend.ts `appendIfTail`): a function,
+ * The conditional append in one statement (store/drivers/postgres/backend.ts `appendIfTail`): a function,
  * created by open(), that takes the write lock (the row of ledger_write_lock, as a transaction
  * does) only if it is free, reads the committed tail in a
  * statement of its own (so from a snapshot taken with the lock held), and inserts the group — the
@@ -210,7 +210,7 @@ export function bufferedWrites(
   run: Run,
   lockedTail: TailRow | null | undefined,
   lockWaited: boolean,
-): BackendReads & BackendWrites & { finish(): Promise<string> } {
+): WriteTransaction & { finish(): Promise<string> } {
   const direct = primitives(run);
   // The tail read in the lock's round trip answers the first last() — until anything is inserted.
   let tail = lockedTail;
@@ -263,6 +263,8 @@ export function bufferedWrites(
       checkpoints.push({ size, note, createdAt });
     },
     sendBuffered: flush,
+    // No per-row work to set aside: the guards are checked once per statement already.
+    async bulkLoad() {},
     lockWaited,
     async finish() {
       // One checkpoint left alone rides with the COMMIT; anything more goes as the one statement.

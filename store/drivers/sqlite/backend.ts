@@ -1,6 +1,6 @@
 /**
  * The embedded ledger backend: one SQLite file (node:sqlite), WAL journal, behind the primitives
- * of store/ledger-backend.ts.
+ * of store/ledger/backend.ts.
  *
  * - `entries` holds each entry with its Merkle leaf hash; `subtrees` holds the hashes of the perfect
  *   subtrees of height >= STORED_LEVEL, so roots and proofs for any size are read, not recomputed.
@@ -16,14 +16,14 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import {
   LedgerUnavailableError,
   subtreeKey,
-  type BackendReads,
-  type BackendWrites,
+  type AppendStrategy,
   type EntryRow,
   type LedgerBackend,
   type StoredCheckpoint,
   type StoredRow,
   type SubtreeRow,
   type TailRow,
+  type WriteTransaction,
 } from "../../ledger/backend.ts";
 
 const FORMAT_VERSION = "1";
@@ -107,7 +107,10 @@ type Statements = Record<
   StatementSync
 >;
 
-export class SqliteBackend implements LedgerBackend, BackendWrites {
+/** No round trip to save: every write is a transaction. */
+const SQLITE_APPENDS: AppendStrategy = { kind: "transaction" };
+
+export class SqliteBackend implements LedgerBackend, WriteTransaction {
   readonly kind = "sqlite" as const;
   readonly location: string;
   readonly #options: SqliteBackendOptions;
@@ -184,7 +187,7 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
     return (this.#s.last.get() as TailRow | undefined) ?? null;
   }
 
-  /** One finished statement per call: no read snapshot stays open between two pages (see store/follow-tail.test.ts). */
+  /** One finished statement per call: no read snapshot stays open between two pages (see store/ledger/follow-tail.test.ts). */
   async rows(start: number, end: number, limit: number): Promise<EntryRow[]> {
     return this.#s.page.all(start, clampEnd(end), limit) as unknown as EntryRow[];
   }
@@ -251,7 +254,22 @@ export class SqliteBackend implements LedgerBackend, BackendWrites {
     if (!s.checkpointAt.get(size)) s.insertCheckpoint.run(size, note, createdAt);
   }
 
-  async withWriteLock<T>(fn: (tx: BackendReads & BackendWrites) => Promise<T>, meanwhile?: () => void): Promise<T> {
+  /** `meanwhile` runs once BEGIN IMMEDIATE holds the lock: nothing it computed waited. */
+  readonly lockWaited = false;
+
+  /** Every insert is written when called: nothing is held back to send. */
+  async sendBuffered(): Promise<void> {}
+
+  appendStrategy(): AppendStrategy {
+    return SQLITE_APPENDS;
+  }
+
+  /** Waits for the file's lock (busy_timeout) are not counted. */
+  lockWaits(): null {
+    return null;
+  }
+
+  async withWriteLock<T>(fn: (tx: WriteTransaction) => Promise<T>, meanwhile?: () => void): Promise<T> {
     this.#s; // closed: refuse before locking
     if (this.#inTransaction)
       throw new Error(`${this.location}: a write transaction is already open on this connection`);

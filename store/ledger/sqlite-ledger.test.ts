@@ -85,7 +85,7 @@ describe("appending and reading", () => {
     expect(next!.prev).toBe(await leavesLastHash(reopened, n - 1));
     expect((await reopened.verify()).ok).toBe(true);
     expect(STORED_LEVEL).toBeGreaterThan(0);
-    // The bulk path rebuilds the edge below the stored level from its own last leaves (Ledger.#sealBulk).
+    // The bulk path rebuilds the edge below the stored level from its own last leaves (sealBulk, store/ledger/bulk-append.ts).
     expect(BULK_MIN).toBeGreaterThanOrEqual(2 ** STORED_LEVEL);
   });
 

@@ -1,10 +1,10 @@
 /**
- * The shared ledger (store/ledger.ts) with N writers on one store, for any backend: two Ledger
+ * The shared ledger (store/ledger/ledger.ts) with N writers on one store, for any backend: two Ledger
  * instances on one store, each group transaction folding the other's rows after taking the lock
  * and deciding on them; a projection never folded before caught up inside the transaction; the
  * newest stored checkpoint read while the other writer appends; and the proofs and roots read
  * through the prefetch of stored nodes equal to those of core/merkle.ts over all leaves.
- * store/ledger-writers.test.ts runs them on SQLite, store/ledger-postgres.test.ts on PostgreSQL.
+ * store/ledger/ledger-writers.test.ts runs them on SQLite, store/ledger/ledger-postgres.test.ts on PostgreSQL.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Projection } from "../../../core/ledger/projection.ts";

@@ -79,15 +79,34 @@ describe("the stores' location", () => {
         if (e.isDirectory()) {
           if (e.name !== "node_modules") walk(path);
         } else if (
-          /\.(ts|mjs|js)$/.test(e.name) &&
+          /\.(ts|mjs|js|astro)$/.test(e.name) &&
           !e.name.endsWith(".test.ts") &&
-          /env(\?)?\.DATABASE_URL|\["DATABASE_URL"\]/.test(readFileSync(path, "utf8"))
+          readsDatabaseUrl(readFileSync(path, "utf8"))
         ) {
           readers.push(relative(ROOT, path));
         }
       }
     };
-    for (const dir of ["core", "store", "api", "cli", "pipeline"]) walk(join(ROOT, dir));
+    for (const dir of ["core", "store", "api", "cli", "pipeline", "site/src", "deploy"]) walk(join(ROOT, dir));
     expect(readers).toEqual(["store/store-location.ts"]);
   });
+
+  it("the scan above finds each way of reading the variable, and not a mention in a comment", () => {
+    for (const text of [
+      "const url = process.env.DATABASE_URL;",
+      "const url = env?.DATABASE_URL ?? '';",
+      'const url = process.env["DATABASE_URL"];',
+      "const { DATABASE_URL: url } = process.env;",
+      "const { PORT, DATABASE_URL } = env;",
+    ])
+      expect(readsDatabaseUrl(text), text).toBe(true);
+    expect(readsDatabaseUrl("/** With DATABASE_URL set, every store is in PostgreSQL. */")).toBe(false);
+  });
 });
+
+/** Whether a module's text reads `DATABASE_URL` from an environment: by property, by index or by destructuring. */
+function readsDatabaseUrl(text: string): boolean {
+  return /env(\?)?\.DATABASE_URL|\[["'`]DATABASE_URL["'`]\]|\{[^}]*\bDATABASE_URL\b[^}]*\}\s*=\s*[\w.?]*env\b/.test(
+    text,
+  );
+}

@@ -3,7 +3,7 @@
  * insert rows and subtrees, read subtrees, insert a checkpoint if absent, and its append strategy.
  * Sealing, the compact range, projections and group commit are the engine's; a driver only stores.
  * Every member is one every driver has: what only some drivers can do is asked for through
- * `appendStrategy()` and answered by every driver (store/ledger/append-strategy.ts). SQLite
+ * `appendStrategy()` and answered by every driver (store/ledger/group-writes.ts). SQLite
  * (store/drivers/sqlite/) is the embedded default; PostgreSQL (store/drivers/postgres/) serves N API
  * instances. docs/ledger-store.md explains the split.
  */
@@ -79,7 +79,7 @@ export interface WriteTransaction extends BackendReads, BackendWrites {
 }
 
 /**
- * How a driver appends, asked for by the engine in one place (store/ledger/append-strategy.ts)
+ * How a driver appends, asked for by the engine in one place (store/ledger/group-writes.ts)
  * before each group of writes, since a driver may lose an ability while open:
  *
  * - `transaction`: every write is one transaction under `withWriteLock` (SQLite: no round trip to

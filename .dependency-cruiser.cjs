@@ -3,7 +3,8 @@
  * `npm run lint:imports` checks the tree against them; `npm test` runs it first.
  *
  * Layers, lowest first: core → store → pipeline | api | site → cli. A layer imports only layers
- * below it; pipeline and api never import each other; nothing imports cli/ (entry points).
+ * below it; pipeline and api never import each other; nothing imports cli/ (entry points). Inside
+ * store/, the ledger engine (store/ledger/) imports no driver, and no driver another.
  * Tests (`*.test.ts`, test/), test support (test/support/) and benchmarks (bench/) may import
  * anything; production code never imports them.
  */
@@ -113,6 +114,20 @@ module.exports = {
       "^store/",
       "^(pipeline|api|site|cli|bench|test)/",
     ),
+    layer(
+      "store-engine-not-drivers",
+      "The ledger engine (store/ledger/) knows a driver only through its contract (store/ledger/backend.ts): it imports core and itself, never a driver, the registry or the stores' location.",
+      "^store/ledger/",
+      "^store/(?!ledger/)",
+    ),
+    {
+      name: "store-driver-not-another",
+      comment:
+        "A store driver (store/drivers/<driver>/) is a folder of its own: it imports no other driver and not the registry that lists it (store/drivers/driver.ts, the drivers' contract, it may).",
+      severity: "error",
+      from: { path: "^store/drivers/([^/]+)/", pathNot: TEST_CODE },
+      to: { path: "^store/drivers/", pathNot: "^store/drivers/($1/|driver[.]ts$)" },
+    },
     layer(
       "pipeline-not-api",
       "pipeline and api never import each other: they share core, store and the files in data/.",

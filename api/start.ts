@@ -17,11 +17,11 @@ import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATASET_KEY, LEDGER_KEY, loadSigningKey, TOKEN_KEY, type KeySpec, type SigningKey } from "../store/keys.ts";
-import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/entry-inclusion.ts";
+import { CHECKPOINT_INTERVAL_S, coverTail } from "../store/ledger/entry-inclusion.ts";
 import { openLedger, stateDir } from "../store/open-ledger.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import { openLimits } from "../store/open-limits.ts";
-import { accessLocation, ledgerLocation, resolveStoreLocation, type StoreLocation } from "../store/store-location.ts";
+import { resolveStoreLocation, type StoreLocation } from "../store/store-location.ts";
 import { serverClock } from "./server/clock.ts";
 import { VALID_INSTANCE_ID } from "./middleware/request-log.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
@@ -174,9 +174,9 @@ async function serveAll(
   const trustedOrigins = originsFromEnv(env);
   const now = serverClock(env);
   say(
-    `stores: ${location.kind === "postgresql" ? `ledger, access ledger and limits in PostgreSQL ${location.shown}` : `ledger ${location.ledger}, access ledger ${location.access}, limits in this process`}`,
+    `stores: ${location.driver.names === "url" ? `ledger, access ledger and limits in ${location.driver.title} ${location.shown}` : `ledger ${location.ledger}, access ledger ${location.access}, limits in this process`}`,
   );
-  const { ledger } = await openLedger({ env, now, durability: "full", path: ledgerLocation(location) });
+  const { ledger } = await openLedger({ env, now, durability: "full", location });
   const tokenKey = loadSigningKey(TOKEN_KEY, stateDir(env), env);
   const instanceId = instanceIdOf(env);
   // Quotas and connection caps: in this process, or shared by every instance when DATABASE_URL names PostgreSQL.
@@ -196,7 +196,7 @@ async function serveAll(
     tokenPublicKeyHex: tokenKey.publicKeyHex,
     tokenSecretKeyHex: tokenKey.secretKeyHex,
     limits,
-    keysFile: accessLocation(location),
+    keysFile: location.access,
     ...(siteDir ? { siteDir } : {}),
     ...(instanceId !== undefined ? { instanceId } : {}),
   }).catch(async (error: unknown) => {

@@ -18,7 +18,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { leafHash, rootHash } from "../core/merkle.ts";
 import { generateKeyPair, sign, verify } from "../core/signature.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
-import { SCHEMA, triggers } from "../store/sqlite-backend.ts";
+import { SCHEMA, triggers } from "../store/drivers/sqlite/backend.ts";
 import { sampleEvent, sealedRows, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { compare, compareAsync, printComparisons, type Comparison } from "./harness.ts";
 

@@ -264,7 +264,7 @@ const constantRoute = (path: string, summary: string) =>
 const trivialRoute = constantRoute("/bench/trivial/{address}", "The lookups' floor: a constant answer");
 /**
  * The same constant, answered after the I/O phase (`setImmediate`) as the lookups are (they share
- * one read of the ledger's tail per turn: store/tail-reads.ts). Responses of one turn then leave in
+ * one read of the ledger's tail per turn: store/ledger/tail-reads.ts). Responses of one turn then leave in
  * one burst, which the client on the same two cores drains with fewer wake-ups — a gain of the
  * deferral itself, shown apart so that the lookup's own cost stays visible.
  */

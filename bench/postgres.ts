@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- postgres`: the ledger on PostgreSQL (store/postgres-backend.ts) on a throwaway
+ * `npm run bench -- postgres`: the ledger on PostgreSQL (store/drivers/postgres/backend.ts) on a throwaway
  * cluster of its own with PostgreSQL's durable defaults (fsync on; test/support/postgres.ts).
  *
  * 1. Appends: 64 concurrent callers, each awaiting single-event `appendAsync` — the API's write
@@ -9,8 +9,8 @@
  *    server in the same run. Target: group commit at N = 1 >= 3x the floor's appends/s. Also: the
  *    wait per append (p50/p99), events per commit (group size, mean) and the lock waits: how many
  *    write transactions found the write lock held by another instance (count and share), and
- *    how long they waited for it in total (store/postgres-backend.ts lockWaits()).
- *    A lone instance sends each group as one statement (the conditional append, store/ledger.ts
+ *    how long they waited for it in total (store/drivers/postgres/backend.ts lockWaits()).
+ *    A lone instance sends each group as one statement (the conditional append, store/ledger/group-writes.ts
  *    #appendIfUnmoved); N instances taking turns find the tail moved and write in transactions.
  *    And, report only, what PostgreSQL itself takes: the groups' own statements with the rows
  *    precomputed — the one statement on the ledger's schema (the ceiling at N = 1) and on the same
@@ -23,7 +23,7 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import type { NewEvent } from "../core/ledger/store.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { subtreesCompleted } from "../store/ledger-copy.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
@@ -36,10 +36,10 @@ import {
   GROUP_INSERT_SQL,
   groupInsertValues,
   TAIL_SQL,
-} from "../store/postgres-statements.ts";
-import { TRY_WRITE_LOCK_SQL } from "../store/postgres-backend.ts";
-import type { EntryRow } from "../store/ledger-backend.ts";
-import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA } from "../store/postgres-schema.ts";
+} from "../store/drivers/postgres/statements.ts";
+import { TRY_WRITE_LOCK_SQL } from "../store/drivers/postgres/backend.ts";
+import type { EntryRow } from "../store/ledger/backend.ts";
+import { PG_SCHEMA, PG_WRITE_LOCK_SCHEMA } from "../store/drivers/postgres/schema.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type Companion, type Holder } from "../test/support/api/avm.ts";
 import { request, startApiCluster, type Answer } from "../test/support/cluster.ts";
@@ -159,7 +159,7 @@ async function rawRound(url: string, rows: ReturnType<typeof sealedRows>): Promi
 /**
  * What PostgreSQL itself takes for the groups: their statements on one connection with the rows
  * precomputed, so no sealing, deciding or bookkeeping. `one statement`: the conditional append a
- * lone instance sends per group (store/postgres-statements.ts APPEND_IF_TAIL_SQL) — the ceiling of
+ * lone instance sends per group (store/drivers/postgres/statements.ts APPEND_IF_TAIL_SQL) — the ceiling of
  * group commit at N = 1. `transaction`: the ordinary write transaction — BEGIN with the lock and the
  * tail, the group's insert, the checkpoint with COMMIT — which a contended group takes. `schema` is
  * the ledger's, or the same without the chain's foreign key (what that guard costs per group).

@@ -26,7 +26,7 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
 import { LEDGER_ORIGIN } from "../store/open-ledger.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
 import { bestOfAsync, printComparisons, type Comparison, type PairedRound } from "./harness.ts";

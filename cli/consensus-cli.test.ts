@@ -10,7 +10,7 @@ import { simulate } from "../pipeline/seed/simulate.ts";
 import { main } from "./consensus-cli.ts";
 import { exportLedger } from "../store/ledger-jsonl.ts";
 import { openLedger } from "../store/open-ledger.ts";
-import { ProjectionFollower } from "../store/projection-follower.ts";
+import { ProjectionFollower } from "../store/ledger/projection-follower.ts";
 import { tempDir } from "../test/support/store/helpers.ts";
 
 const CLI = join(import.meta.dirname, "consensus-cli.ts");

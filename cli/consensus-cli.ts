@@ -28,7 +28,7 @@ import { verifyProofFile } from "../core/consensus/verify-proof.ts";
 import { OfficeRegistration } from "../core/schemas/consensus.ts";
 import { foldExport, sealedProofFile } from "../store/consensus-registry.ts";
 import { describeKey, knownLedgerKeys, PUBLISHED_LEDGER_VKEY, signedBy } from "../store/known-keys.ts";
-import { coverTail } from "../store/entry-inclusion.ts";
+import { coverTail } from "../store/ledger/entry-inclusion.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, verifyExport } from "../store/ledger-jsonl.ts";
 import {
   LEDGER_ORIGIN,

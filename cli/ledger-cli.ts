@@ -19,7 +19,7 @@
  *   setup [--app-role ROLE]      as the role that is to own the tables (DATABASE_URL or --db postgres://…):
  *                                create or complete the ledger's, the access ledger's and the limits'
  *                                tables, and grant ROLE — the role the API instances run as — only
- *                                what they use (store/postgres-setup.ts; docs/postgresql.md)
+ *                                what they use (store/drivers/postgres/setup.ts; docs/postgresql.md)
  *   vkey                         print this installation's ledger key (note verifier key), last line
  *   witness --policy FILE [--checkpoint FILE] [--data DIR] [--timeout MS]
  *                                get the latest checkpoint cosigned by the C2SP tlog-policy's
@@ -47,8 +47,8 @@ import type { NewEvent } from "../core/ledger/store.ts";
 import type { VerifyReport } from "../core/ledger/verify.ts";
 import { EXPORT_CHECKPOINT, EXPORT_LINES, exportLedger, verifyExport } from "../store/ledger-jsonl.ts";
 import { COPY_BATCH, copyLedger, proveCopy } from "../store/ledger-copy.ts";
-import { setupPostgres } from "../store/postgres-setup.ts";
-import { checkedPostgresUrl, resolveStoreLocation } from "../store/store-location.ts";
+import { setupPostgres } from "../store/drivers/postgres/setup.ts";
+import { resolveStoreLocation } from "../store/store-location.ts";
 import {
   defaultLedgerPath,
   isPostgresLocation,
@@ -295,17 +295,12 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (command === "setup") {
-    const location =
-      values.db === undefined
-        ? resolveStoreLocation()
-        : isPostgresLocation(values.db)
-          ? { kind: "postgresql" as const, ...checkedPostgresUrl(values.db, "--db") }
-          : null;
-    if (location?.kind !== "postgresql")
+    const location = resolveStoreLocation(process.env, { db: values.db });
+    if (location.driver.kind !== "postgresql")
       fail(
         "setup makes a PostgreSQL database ready: set DATABASE_URL (or --db postgres://…), connecting as the role that is to own the tables",
       );
-    const lines = await setupPostgres(location.url, {
+    const lines = await setupPostgres(location.ledger, {
       ledgerOrigin: LEDGER_ORIGIN,
       accessOrigin: ACCESS_ORIGIN,
       accessSchema: ACCESS_SCHEMA,

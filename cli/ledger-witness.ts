@@ -23,7 +23,7 @@ import { parseCheckpoint, verifierKey, verifyCheckpoint } from "../core/checkpoi
 import { splitNote } from "../core/witness/cosignature.ts";
 import { parsePolicy } from "../core/witness/policy.ts";
 import { LEDGER_KEY, loadSigningKey } from "../store/keys.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { ledgerExists, openLedger, shownLocation, stateDir } from "../store/open-ledger.ts";
 import { LEDGER_CHECKPOINT, publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { witnessRound } from "../pipeline/witnessing.ts";

@@ -5,7 +5,7 @@ import { verifierKey, verifyCheckpoint } from "../core/checkpoint.ts";
 import { verifyConsistency } from "../core/merkle.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { ExportLedgerReader, exportLedger } from "../store/ledger-jsonl.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import {

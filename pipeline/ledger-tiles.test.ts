@@ -6,7 +6,7 @@ import { envelopeText } from "../core/ledger/envelope.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { decodeBundle } from "../core/tlog-tiles.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { LEDGER_CHECKPOINT, ledgerPublicationProblems, publishLedgerCheckpoint } from "./ledger-publication.ts";

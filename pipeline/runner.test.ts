@@ -12,7 +12,7 @@ import { z } from "zod";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader, NewEvent } from "../core/ledger/store.ts";
 import { DATASET_KEY, loadSigningKey } from "../store/keys.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../test/support/store/helpers.ts";
 import { publicKeyFromSecret } from "../core/signature.ts";

@@ -2,7 +2,7 @@
  * The consensus registry over a published export and a real ledger: fold an export, and write a
  * sealed proof's file — the proof document with its anchor (the sealing entry, its inclusion proof,
  * a signed checkpoint that covers it). A live ledger's registry is `ledger.state(consensusProjection)`,
- * caught up to the tail like every projection (store/projection-follower.ts).
+ * caught up to the tail like every projection (store/ledger/projection-follower.ts).
  */
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ import type { ConsensusState } from "../core/consensus/model.ts";
 import { proofAnchor, proofDocument } from "../core/consensus/views.ts";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import type { LedgerReader } from "../core/ledger/store.ts";
-import { entryInclusion } from "./entry-inclusion.ts";
+import { entryInclusion } from "./ledger/entry-inclusion.ts";
 import { EXPORT_LINES } from "./ledger-jsonl.ts";
 
 /** Folds the entries of an export's `ledger.jsonl` (verify the export first: store/ledger-jsonl.ts). */

@@ -16,9 +16,9 @@ import {
   type LedgerBackend,
   type StoredCheckpoint,
   type SubtreeRow,
-} from "./ledger-backend.ts";
-import type { Ledger } from "./ledger.ts";
-import { STORED_LEVEL } from "./merkle-reads.ts";
+} from "./ledger/backend.ts";
+import type { Ledger } from "./ledger/ledger.ts";
+import { STORED_LEVEL } from "./ledger/merkle-reads.ts";
 
 /** Entries per copying transaction. */
 export const COPY_BATCH = 8192;

@@ -1,7 +1,8 @@
 /**
  * The API's request limits as one interface with two implementations: in this process
- * (store/memory-limits.ts, the embedded default) and in PostgreSQL (store/postgres-limits.ts,
- * shared by N API instances behind a load balancer). store/open-limits.ts chooses between them.
+ * (store/memory-limits.ts, the embedded default) and in PostgreSQL (store/drivers/postgres/limits.ts,
+ * shared by N API instances behind a load balancer). store/open-limits.ts opens the one of the
+ * stores' location, by its driver (store/drivers/<driver>/driver.ts `limits`).
  * The limits are daily quotas (a count per UTC day, bucket and client) and open WebSocket
  * connections per client. These tables are not the ledger: old rows may be pruned.
  */
@@ -28,7 +29,8 @@ export interface ConnectionCap {
 export type LimitsHealth = { ok: true } | { ok: false; reason: string };
 
 export interface LimitsStore {
-  readonly kind: "memory" | "postgresql";
+  /** Where the counts are kept: "memory" (this process), or a store driver's database (its `limitsKind`). */
+  readonly kind: string;
   readonly quotas: QuotaCounter;
   readonly connections: ConnectionCap;
   /** A read-only probe (it never writes), bounded in time; never rejects. */

@@ -1,13 +1,12 @@
 /**
- * The one place the API's limits store is chosen (store/limits.ts), from the stores' one resolved
- * location (store/store-location.ts): PostgreSQL when every store is in the database (the switch
- * of the whole platform, docs/deployment.md), else this process's memory, the embedded default.
- * It never reads DATABASE_URL itself: the limits are where the ledger and the access ledger are.
+ * The one place the API's limits store is opened (store/limits.ts), from the stores' one resolved
+ * location (store/store-location.ts), by its driver: in the database when every store is in one
+ * (PostgreSQL, the switch of the whole platform, docs/deployment.md), else this process's memory,
+ * the embedded default. It never reads DATABASE_URL itself: the limits are where the ledger and
+ * the access ledger are.
  */
 import { hostname } from "node:os";
 import type { LimitsStore } from "./limits.ts";
-import { memoryLimits } from "./memory-limits.ts";
-import { openPostgresLimits } from "./postgres-limits.ts";
 import type { StoreLocation } from "./store-location.ts";
 
 /**
@@ -15,6 +14,5 @@ import type { StoreLocation } from "./store-location.ts";
  * else `<hostname>:<port>`, which a restart on the same host and port keeps).
  */
 export async function openLimits(location: StoreLocation, env: NodeJS.ProcessEnv, port: number): Promise<LimitsStore> {
-  if (location.kind !== "postgresql") return memoryLimits();
-  return openPostgresLimits(location.url, { instanceId: env.INSTANCE_ID || `${hostname()}:${port}` });
+  return location.driver.limits(location.ledger, env.INSTANCE_ID || `${hostname()}:${port}`);
 }

@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { accessLedgerPath } from "./access-ledger.ts";
 import { defaultLedgerPath } from "./open-ledger.ts";
-import { accessLocation, ledgerLocation, resolveStoreLocation, StoreLocationError } from "./store-location.ts";
+import { resolveStoreLocation, StoreLocationError } from "./store-location.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -18,25 +18,30 @@ describe("the stores' location", () => {
       DATABASE_URL: "postgres://app:secret@db.example:5432/ledger",
       LEDGER_DB: "/x.sqlite",
     });
-    expect(location).toEqual({
-      kind: "postgresql",
-      url: "postgres://app:secret@db.example:5432/ledger",
+    expect(location).toMatchObject({
+      ledger: "postgres://app:secret@db.example:5432/ledger",
+      access: "postgres://app:secret@db.example:5432/ledger",
       shown: "postgres://app@db.example:5432/ledger",
     });
-    expect(ledgerLocation(location)).toBe(accessLocation(location));
+    expect(location.driver.kind).toBe("postgresql");
+  });
+
+  it("a --db flag names the one store a command works on, checked as the flag, before DATABASE_URL", () => {
+    const env = { DATABASE_URL: "postgres://app:secret@db.example/ledger" };
+    const file = resolveStoreLocation(env, { db: "/tmp/other.sqlite" });
+    expect(file).toMatchObject({ ledger: "/tmp/other.sqlite", access: "/tmp/other.sqlite" });
+    expect(file.driver.kind).toBe("sqlite");
+    expect(resolveStoreLocation(env, { db: "postgresql://db.example/x" }).driver.kind).toBe("postgresql");
+    expect(() => resolveStoreLocation(env, { db: "postgres://app:secret@/x" })).toThrow(/--db must be a postgres/);
   });
 
   it("unset or empty: the embedded files, LEDGER_DB and ACCESS_LEDGER_DB first", () => {
-    expect(resolveStoreLocation({ STATE_DIR: "/s" })).toEqual({
-      kind: "embedded",
-      ledger: "/s/ledger.sqlite",
-      access: "/s/access.sqlite",
-    });
-    expect(resolveStoreLocation({ DATABASE_URL: "", LEDGER_DB: "/l.sqlite", ACCESS_LEDGER_DB: "/a.sqlite" })).toEqual({
-      kind: "embedded",
-      ledger: "/l.sqlite",
-      access: "/a.sqlite",
-    });
+    const embedded = resolveStoreLocation({ STATE_DIR: "/s" });
+    expect(embedded).toMatchObject({ ledger: "/s/ledger.sqlite", access: "/s/access.sqlite" });
+    expect(embedded.driver.kind).toBe("sqlite");
+    expect(
+      resolveStoreLocation({ DATABASE_URL: "", LEDGER_DB: "/l.sqlite", ACCESS_LEDGER_DB: "/a.sqlite" }),
+    ).toMatchObject({ ledger: "/l.sqlite", access: "/a.sqlite" });
   });
 
   it.each([
@@ -74,15 +79,34 @@ describe("the stores' location", () => {
         if (e.isDirectory()) {
           if (e.name !== "node_modules") walk(path);
         } else if (
-          /\.(ts|mjs|js)$/.test(e.name) &&
+          /\.(ts|mjs|js|astro)$/.test(e.name) &&
           !e.name.endsWith(".test.ts") &&
-          /env(\?)?\.DATABASE_URL|\["DATABASE_URL"\]/.test(readFileSync(path, "utf8"))
+          readsDatabaseUrl(readFileSync(path, "utf8"))
         ) {
           readers.push(relative(ROOT, path));
         }
       }
     };
-    for (const dir of ["core", "store", "api", "cli", "pipeline"]) walk(join(ROOT, dir));
+    for (const dir of ["core", "store", "api", "cli", "pipeline", "site/src", "deploy"]) walk(join(ROOT, dir));
     expect(readers).toEqual(["store/store-location.ts"]);
   });
+
+  it("the scan above finds each way of reading the variable, and not a mention in a comment", () => {
+    for (const text of [
+      "const url = process.env.DATABASE_URL;",
+      "const url = env?.DATABASE_URL ?? '';",
+      'const url = process.env["DATABASE_URL"];',
+      "const { DATABASE_URL: url } = process.env;",
+      "const { PORT, DATABASE_URL } = env;",
+    ])
+      expect(readsDatabaseUrl(text), text).toBe(true);
+    expect(readsDatabaseUrl("/** With DATABASE_URL set, every store is in PostgreSQL. */")).toBe(false);
+  });
 });
+
+/** Whether a module's text reads `DATABASE_URL` from an environment: by property, by index or by destructuring. */
+function readsDatabaseUrl(text: string): boolean {
+  return /env(\?)?\.DATABASE_URL|\[["'`]DATABASE_URL["'`]\]|\{[^}]*\bDATABASE_URL\b[^}]*\}\s*=\s*[\w.?]*env\b/.test(
+    text,
+  );
+}

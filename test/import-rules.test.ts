@@ -21,6 +21,10 @@ const CLEAN: Record<string, string> = {
   "core/digest.ts": `import { hash } from "node:crypto";\nexport const d = (s: string) => hash("sha256", s);\n`,
   "core/rules.ts": `import { d } from "./digest.ts";\nexport const r = d("x");\n`,
   "store/ledger.ts": `import { readFileSync } from "node:fs";\nimport { r } from "../core/rules.ts";\nexport const l = r + String(readFileSync);\n`,
+  "store/ledger/engine.ts": `import { r } from "../../core/rules.ts";\nexport const e = r;\n`,
+  "store/drivers/driver.ts": `import { e } from "../ledger/engine.ts";\nexport const c = e;\n`,
+  "store/drivers/sqlite/backend.ts": `import { e } from "../../ledger/engine.ts";\nimport { c } from "../driver.ts";\nexport const s = e + c;\n`,
+  "store/drivers/registry.ts": `import { s } from "./sqlite/backend.ts";\nexport const all = [s];\n`,
   "pipeline/step.ts": `import { l } from "../store/ledger.ts";\nexport const p = l;\n`,
   "api/app.ts": `import { l } from "../store/ledger.ts";\nimport { r } from "../core/rules.ts";\nexport const a = l + r;\n`,
   "site/src/lib/page.ts": `import { l } from "../../../store/ledger.ts";\nexport const s = l;\n`,
@@ -83,6 +87,8 @@ const PLANTED: Record<string, string> = {
   "core/up.ts": `import { l } from "../store/ledger.ts";\nexport const u = l;\n`,
   "core/io.ts": `import { readFileSync } from "node:fs";\nexport const f = readFileSync;\n`,
   "store/up.ts": `import { p } from "../pipeline/step.ts";\nexport const u = p;\n`,
+  "store/ledger/up.ts": `import { s } from "../drivers/sqlite/backend.ts";\nexport const u = s;\n`,
+  "store/drivers/postgres/side.ts": `import { s } from "../sqlite/backend.ts";\nimport { all } from "../registry.ts";\nexport const p = s + all;\n`,
   "pipeline/side.ts": `import { a } from "../api/app.ts";\nexport const s = a;\n`,
   "api/side.ts": `import { p } from "../pipeline/step.ts";\nexport const s = p;\n`,
   "site/src/lib/verify.ts": `import { p } from "../../../pipeline/step.ts";\nexport const v = p;\n`,
@@ -122,6 +128,18 @@ describe("the import rules", () => {
 
   it("fail store importing pipeline", () => {
     expect(planted("store/up.ts")).toContainEqual(["store-imports-only-core", "store/up.ts", "pipeline/step.ts"]);
+  });
+
+  it("fail the ledger engine importing a store driver, and a driver importing another or the registry", () => {
+    expect(planted("store/ledger/up.ts")).toContainEqual([
+      "store-engine-not-drivers",
+      "store/ledger/up.ts",
+      "store/drivers/sqlite/backend.ts",
+    ]);
+    expect(planted("store/drivers/postgres/side.ts")).toEqual([
+      ["store-driver-not-another", "store/drivers/postgres/side.ts", "store/drivers/sqlite/backend.ts"],
+      ["store-driver-not-another", "store/drivers/postgres/side.ts", "store/drivers/registry.ts"],
+    ]);
   });
 
   it("fail pipeline and api importing each other", () => {

@@ -13,7 +13,7 @@ import { testServer, type TestServer } from "./support/api/helpers.ts";
 import { generateKeyPair } from "../core/signature.ts";
 import { LEDGER_CHECKPOINT, LEDGER_VKEY, publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { publishLedgerTiles } from "../pipeline/ledger-tiles.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "./support/store/helpers.ts";
 import {

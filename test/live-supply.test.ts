@@ -18,7 +18,7 @@ import { supplyStep } from "../pipeline/areas/economy/supply.ts";
 import { factsOf } from "../pipeline/facts/accumulate.ts";
 import { sampleOptions } from "../pipeline/seed/sample-options.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
 
 const REPO_DATA = join(import.meta.dirname, "../data");

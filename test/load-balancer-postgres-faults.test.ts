@@ -16,7 +16,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../core/ledger/entry.ts";
 import { sha256Hex } from "../core/digest.ts";
-import { WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "../store/postgres-backend.ts";
+import { WRITE_LOCK_SQL, WRITE_LOCK_TABLE } from "../store/drivers/postgres/backend.ts";
 import { AvmFixture, TEST_TOKEN_SECRET } from "./support/api/avm.ts";
 import { PARTICIPANTS, registerOffices } from "./support/api/routes/consensus.ts";
 import { request, startApiCluster, type Answer, type ApiCluster } from "./support/cluster.ts";

@@ -6,7 +6,7 @@
  * an instance under load loses no acknowledged write while HAProxy takes it out of rotation.
  *
  * The same tests run on both stores: one PostgreSQL database (`DATABASE_URL`: no SQLite ledger file
- * is created anywhere) and one SQLite file shared by the processes (store/follow-tail.test.ts). On
+ * is created anywhere) and one SQLite file shared by the processes (store/ledger/follow-tail.test.ts). On
  * PostgreSQL the 30 verifies' registry is also compared with the same requests replayed on a single
  * SQLite instance, and the instances count the limits there too: a client's daily quota is exact
  * across the instances, and the client is the address HAProxy forwarded. What PostgreSQL does when

@@ -24,7 +24,7 @@ import {
   TEST_TOKEN_PUBLIC_KEY,
 } from "./support/api/routes/consensus.ts";
 import { listen, type RunningServer } from "../api/server/server.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 import { buildSite, launchChromium, REPO_DATA_DIR } from "./support/site/helpers.ts";
 import { axeAudit } from "./support/site/axe.ts";
 

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signCheckpoint } from "../core/checkpoint.ts";
 import { sha256Hex } from "../core/digest.ts";
 import { ApiKeyStore } from "../api/clients/api-keys.ts";
-import { openPostgresLimits } from "../store/postgres-limits.ts";
+import { openPostgresLimits } from "../store/drivers/postgres/limits.ts";
 import { TEST_TOKEN_SECRET } from "./support/api/avm.ts";
 import { tempDir } from "./support/api/helpers.ts";
 import { postJson, request, startApiCluster, type ApiCluster } from "./support/cluster.ts";

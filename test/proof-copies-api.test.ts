@@ -20,7 +20,7 @@ import { tempDir } from "./support/api/helpers.ts";
 import { publishLedgerCheckpoint } from "../pipeline/ledger-publication.ts";
 import { PROOF_COPIES_DIR, publishProofCopies } from "../pipeline/proof-copies.ts";
 import { simulate } from "../pipeline/seed/simulate.ts";
-import type { Ledger } from "../store/ledger.ts";
+import type { Ledger } from "../store/ledger/ledger.ts";
 
 const { dir, cleanup } = tempDir("proof-copies-api-");
 const dataDir = join(dir, "data");

@@ -1,6 +1,6 @@
 /**
  * Shared limits over real HTTP against the real PostgreSQL: three API servers,
- * each with its own limits store (store/postgres-limits.ts) on one database, as N instances behind
+ * each with its own limits store (store/drivers/postgres/limits.ts) on one database, as N instances behind
  * a load balancer would be. A quota is exact under parallel requests spread over the instances,
  * HEAD never counts, the verify quota is shared the same way, and the simulation's connection cap
  * holds across instances; rows of a dead instance stop counting, and a restarted one clears its own.
@@ -13,7 +13,7 @@ import { WebSocket } from "ws";
 import { ApiKeyStore } from "../api/clients/api-keys.ts";
 import { startServer, type RunningServer } from "../api/server/server.ts";
 import type { LimitsStore } from "../store/limits.ts";
-import { openPostgresLimits } from "../store/postgres-limits.ts";
+import { openPostgresLimits } from "../store/drivers/postgres/limits.ts";
 import { freshDatabase } from "./support/postgres.ts";
 import { tempDir } from "./support/store/helpers.ts";
 

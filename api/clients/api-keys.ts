@@ -3,7 +3,7 @@
  * ledger (store/access-ledger.ts). Keys are random 32-byte tokens (`ipk_<base64url>`), shown once
  * when issued; the ledger holds only their SHA-256 (`apikey.issued`). The registry is the
  * projection of the ledger (core/access/keys.ts), caught up to the ledger tail before every
- * decision (`Ledger.state`; the tail reads of one turn are shared, store/tail-reads.ts), so a key
+ * decision (`Ledger.state`; the tail reads of one turn are shared, store/ledger/tail-reads.ts), so a key
  * issued or revoked by `npm run keys` (another process) or by another API instance on the same
  * store is known, or refused, from the next request on. Any error while deciding is a denial.
  */
@@ -30,11 +30,11 @@ import {
 } from "../../core/access/key-requests.ts";
 import type { KeyTier } from "../../core/datapackage/contract.ts";
 import { accessLedgerPath, openAccessLedgerStore } from "../../store/access-ledger.ts";
-import { isPostgresLocation } from "../../store/open-ledger.ts";
+import { driverFor } from "../../store/drivers/registry.ts";
 import type { SigningKey } from "../../store/keys.ts";
-import type { Ledger } from "../../store/ledger.ts";
-import { TailReads } from "../../store/tail-reads.ts";
-import { LedgerUnavailableError } from "../../store/ledger-backend.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
+import { TailReads } from "../../store/ledger/tail-reads.ts";
+import { LedgerUnavailableError } from "../../store/ledger/backend.ts";
 import { CodedError } from "../../core/errors.ts";
 
 export { KEY_TIERS, type KeyTier } from "../../core/datapackage/contract.ts";
@@ -77,7 +77,7 @@ export type UnkeyedRefusal = Omit<AccessRefusalsPayload, "window_start" | "windo
 export class ApiKeyStore {
   readonly path: string;
   /** The kind of store the access ledger is kept in (what /health names; never its location). */
-  readonly storeKind: "sqlite" | "postgresql";
+  readonly storeKind: string;
   /** The ledger being opened: every method awaits it, so the constructor stays synchronous. */
   #opening: Promise<Ledger>;
   /** When the last open failed (ms since the epoch), else null. */
@@ -98,11 +98,12 @@ export class ApiKeyStore {
    */
   constructor(path: string, options: { key?: SigningKey; durability?: "full" | "normal" } = {}) {
     this.path = path;
-    this.storeKind = isPostgresLocation(path) ? "postgresql" : "sqlite";
+    const driver = driverFor(path);
+    this.storeKind = driver.kind;
     // An open that fails (the database down, a role without the grants it needs) is a store that
     // cannot be used: LedgerUnavailableError, answered 503 with Retry-After; tried again on a later use.
     this.#open = () => {
-      const opening = openAccessLedgerStore(path, options).catch((error: unknown) => {
+      const opening = openAccessLedgerStore(path, { ...options, driver }).catch((error: unknown) => {
         this.#failedAt = Date.now();
         throw error instanceof LedgerUnavailableError
           ? error

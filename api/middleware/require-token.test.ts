@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.ts";
 import type { TokenPermission } from "../../core/schemas/avm.ts";
 import { generateKeyPair } from "../../core/signature.ts";
-import type { Ledger } from "../../store/ledger.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
 import type { Platform } from "../sources/platform.ts";
 import { requireToken, type TokenVariables } from "./require-token.ts";

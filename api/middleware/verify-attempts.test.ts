@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { z } from "@hono/zod-openapi";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Ledger } from "../../store/ledger.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
 import { problemType } from "../problems/problem.ts";
 import { json } from "../openapi/responses.ts";

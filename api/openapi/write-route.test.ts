@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenPermission } from "../../core/schemas/avm.ts";
 import { publicKeyFromSecret } from "../../core/signature.ts";
-import type { Ledger } from "../../store/ledger.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
 import { PROBLEM_BASE } from "../problems/problem.ts";
 import type { RunningServer } from "../server/server.ts";
 import { tempDir } from "../../test/support/api/helpers.ts";

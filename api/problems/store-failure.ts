@@ -4,8 +4,8 @@
  * refusal, never a pass (fail closed). Anything else is a bug and goes on to the app's 500 handler.
  */
 import type { Context } from "hono";
-import { failureReason } from "../../store/ledger.ts";
-import { LedgerUnavailableError } from "../../store/ledger-backend.ts";
+import { failureReason } from "../../store/ledger/ledger.ts";
+import { LedgerUnavailableError } from "../../store/ledger/backend.ts";
 import { problem } from "./problem.ts";
 
 /** Seconds a client refused for a failed ledger store is asked to wait. */

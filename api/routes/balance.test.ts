@@ -10,7 +10,7 @@ import type { NewEvent } from "../../core/ledger/store.ts";
 import { verifierKey } from "../../core/checkpoint.ts";
 import { generateKeyPair, publicKeyFromSecret } from "../../core/signature.ts";
 import { appendReviewRound, MIGRATION_FILES, writeSnapshot } from "../../store/migration-dir.ts";
-import type { Ledger } from "../../store/ledger.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
 import { createApp } from "../app.ts";
 import { PROBLEM_BASE } from "../problems/problem.ts";

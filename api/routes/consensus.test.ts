@@ -7,7 +7,7 @@ import { REFUSAL_CODES, REFUSAL_KIND, type RefusalCode } from "../../core/consen
 import { consensusProjection } from "../../core/consensus/state.ts";
 import type { ProofDocument } from "../../core/schemas/consensus.ts";
 import { sign } from "../../core/signature.ts";
-import type { Ledger } from "../../store/ledger.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
 import { createApp } from "../app.ts";
 import { REFUSAL_STATUS } from "../problems/consensus.ts";
 import { PROBLEM_BASE } from "../problems/problem.ts";

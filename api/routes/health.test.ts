@@ -13,7 +13,7 @@ import { ApiKeyStore } from "../clients/api-keys.ts";
 import { createApp } from "../app.ts";
 import { listen, type RunningServer } from "../server/server.ts";
 import type { LimitsStore } from "../../store/limits.ts";
-import { openPostgresLimits } from "../../store/postgres-limits.ts";
+import { openPostgresLimits } from "../../store/drivers/postgres/limits.ts";
 import { sampleHistory, tempDir, writeHistory } from "../../test/support/api/helpers.ts";
 import { freshDatabase } from "../../test/support/postgres.ts";
 

@@ -62,6 +62,7 @@ import { consensusHealth, cycleInfo } from "../../core/consensus/views.ts";
 import { HEALTH_STATUSES, type SystemHealthReport } from "../../core/health/system-health.ts";
 import type { LedgerStore } from "../../core/ledger/store.ts";
 import { CycleInfo } from "../../core/schemas/consensus.ts";
+import { LIMITS_KINDS, STORE_KINDS } from "../../store/drivers/registry.ts";
 import type { LimitsStore } from "../../store/limits.ts";
 import type { ApiKeyStore } from "../clients/api-keys.ts";
 import type { PulseHistorySource } from "../sources/pulse-history.ts";
@@ -91,11 +92,8 @@ const SystemHealth = z.strictObject({
 
 const Count = z.number().int().nonnegative();
 
-export const LEDGER_STORE_KINDS = ["sqlite", "postgresql"] as const;
-type LedgerStoreKind = (typeof LEDGER_STORE_KINDS)[number];
-
-/** The kind of store behind `ledger`, as the store names it. */
-function storeKindOf(ledger: LedgerStore): LedgerStoreKind {
+/** The kind of store behind `ledger`, as its driver names it (one of STORE_KINDS). */
+function storeKindOf(ledger: LedgerStore): string {
   return ledger.store.kind;
 }
 
@@ -109,7 +107,7 @@ const LedgerHealth = z.strictObject({
     description:
       "`absent`: this server has no ledger; `unavailable`: it could not be read; `failing`: its last write failed in the store (writes are refused until one commits)",
   }),
-  store: z.enum(LEDGER_STORE_KINDS).nullable().openapi({
+  store: z.enum(STORE_KINDS).nullable().openapi({
     description:
       "The kind of store the ledger is kept in, so a load balancer's operator sees every instance on the same one (null when absent). Never its path or URL.",
   }),
@@ -134,7 +132,7 @@ const AccessLedgerHealth = z.strictObject({
     description:
       "`unavailable`: it could not be read (keyed files then answer as without a key); `failing`: its last write (an audit record, a key request) failed in the store",
   }),
-  store: z.enum(LEDGER_STORE_KINDS).openapi({
+  store: z.enum(STORE_KINDS).openapi({
     description:
       "The kind of store the access ledger is kept in (with DATABASE_URL the platform's database, schema `access`). Never its path or URL.",
   }),
@@ -142,14 +140,12 @@ const AccessLedgerHealth = z.strictObject({
   write_failure: WriteFailure,
 });
 
-export const LIMITS_STORE_KINDS = ["memory", "postgresql"] as const;
-
 const LimitsHealth = z.strictObject({
   status: z.enum(["ok", "failing"]).openapi({
     description:
       "`failing`: a read-only probe of the limits store got no answer in time; limited requests answer 503 `limits-unavailable` meanwhile",
   }),
-  store: z.enum(LIMITS_STORE_KINDS).openapi({
+  store: z.enum(LIMITS_KINDS).openapi({
     description:
       "Where the request limits are counted: this process's memory, or the PostgreSQL database every instance shares",
   }),

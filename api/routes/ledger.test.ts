@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { signToken, tokenClaims, tokenIssuedEvent } from "../../core/avm/token.ts";
 import { avmRegistry } from "../../core/avm/registry.ts";
 import { sha256Hex } from "../../core/digest.ts";
-import { coverTail } from "../../store/entry-inclusion.ts";
+import { coverTail } from "../../store/ledger/entry-inclusion.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
 import { AvmFixture, TEST_TOKEN_SECRET, type ApiOnLoopback } from "../../test/support/api/avm.ts";
 

@@ -13,7 +13,7 @@
 import { z } from "@hono/zod-openapi";
 import type { LedgerReader } from "../../core/ledger/store.ts";
 import { Digest, IsoTimestamp } from "../../core/schemas/common.ts";
-import { CHECKPOINT_INTERVAL_S, entryInclusion } from "../../store/entry-inclusion.ts";
+import { CHECKPOINT_INTERVAL_S, entryInclusion } from "../../store/ledger/entry-inclusion.ts";
 import { problem } from "../problems/problem.ts";
 import { component, headers, json } from "../openapi/responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";

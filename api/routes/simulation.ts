@@ -16,7 +16,7 @@
  * A limits store that fails (store/limits.ts) refuses the upgrade with 503 `limits-unavailable`.
  * Then each connection is a SimulationSession (api/simulation/session.ts). Open connections are
  * counted where the quotas are: in this process by default, or shared by every API instance
- * (store/postgres-limits.ts); a connection is released when its TCP socket closes.
+ * (store/drivers/postgres/limits.ts); a connection is released when its TCP socket closes.
  */
 import type { WebSocket } from "ws";
 import type { IncomingMessage, ServerResponse } from "node:http";

@@ -2,7 +2,7 @@
  * GET /government/ledger/export?from&to&format&filter — the filtered audit-trail export
  * (interface spec, Government area), read from the published `ledger/export.json` (one row per
  * line) and filtered as it streams, so a large export is never held in memory. (Not the ledger's
- * own export for offline verification: that is store/ledger-export.ts.)
+ * own export for offline verification: that is store/ledger-jsonl.ts.)
  *
  * Decisions where the spec is silent ("Syntax of filter: not shown"):
  * - `from` / `to`: a date `YYYY-MM-DD` (the whole UTC day) or an instant

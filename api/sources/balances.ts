@@ -12,9 +12,9 @@
  *   current   the version of the phase (v1 until the transition, then v2)
  *   proof     the address's last leaf in the published tree with its inclusion proof (every phase)
  *
- * - Every lookup catches its projections up to the ledger's tail (store/projection-follower.ts),
+ * - Every lookup catches its projections up to the ledger's tail (store/ledger/projection-follower.ts),
  *   read after the request was made (the lookups of one event-loop turn share the read:
- *   store/tail-reads.ts), so a second API instance on the same store answers the same.
+ *   store/ledger/tail-reads.ts), so a second API instance on the same store answers the same.
  * - The published folder is re-read when its checkpoint or the trusted keys change (checked at most
  *   once per second of the clock): a review round's new checkpoint is served without a restart.
  * - Fails closed: no ledger → `ledger-unavailable`; a folder whose checkpoint does not verify, or
@@ -35,9 +35,9 @@ import { MigrationVerifyError } from "../../core/migration/verify.ts";
 import type { BalanceV1, BalanceV2 } from "../../core/schemas/balance.ts";
 import type { Supply } from "../../core/schemas/economy.ts";
 import { MIGRATION_FILES } from "../../store/migration-dir.ts";
-import { ProjectionFollower } from "../../store/projection-follower.ts";
+import { ProjectionFollower } from "../../store/ledger/projection-follower.ts";
 import { openPublishedSnapshot, proveAddress, type PublishedSnapshot } from "../../store/published-snapshot.ts";
-import { TailReads } from "../../store/tail-reads.ts";
+import { TailReads } from "../../store/ledger/tail-reads.ts";
 
 /** Which interface a request asks: one version, or the version of the current phase (`/balance`). */
 export type BalanceVersion = "v1" | "v2" | "current";

@@ -3,7 +3,7 @@ import { signCheckpoint, verifierKey, parseVerifierKey, type NoteVerifier } from
 import { sha256Hex } from "../digest.ts";
 import { publicKeyFromSecret } from "../signature.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
-import type { Ledger } from "../../store/ledger.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
 import type { LedgerReader, StoredEntry } from "./store.ts";
 import { PinnedLedgerReader, PinnedReaderError } from "./pinned-reader.ts";
 import { validateEvent } from "../events/registry.ts";

@@ -1,7 +1,7 @@
 /**
  * Whether one stored row is an entry this code could have sealed: what a writer checks of every row
  * another writer appended before it folds it into its tree, its projections or a checkpoint it
- * signs (store/ledger.ts). Pure. The chain between rows (`prev` = the previous row's hash, no gap)
+ * signs (store/ledger/ledger.ts). Pure. The chain between rows (`prev` = the previous row's hash, no gap)
  * is the caller's, which knows the previous row; this checks the row against itself:
  *
  * - the payload text is JSON, an object, and canonical (its JCS form is itself);

@@ -1,6 +1,6 @@
 /**
  * The ledger's storage interface, asynchronous so that any backend fits under it: the shared
- * implementation is store/ledger.ts over a backend (SQLite, the embedded default; PostgreSQL for
+ * implementation is store/ledger/ledger.ts over a backend (SQLite, the embedded default; PostgreSQL for
  * several API instances), and the pipeline reads either, or an export, through the read-only half.
  * A conditional write's `decide` stays synchronous and pure: it runs in memory inside the write
  * transaction (docs/ledger-store.md).
@@ -93,7 +93,7 @@ export interface LedgerWriter {
 export type WriteHealth = { ok: true } | { ok: false; since: string; reason: string };
 
 /**
- * What the ledger refused to trust in its store (store/ledger.ts): the first row another writer
+ * What the ledger refused to trust in its store (store/ledger/ledger.ts): the first row another writer
  * stored that does not verify (the instance then writes nothing more, folds and signs nothing past
  * it), and the last stored checkpoint it would not serve (a forged or foreign note, or one beyond
  * the verified tree).
@@ -105,7 +105,8 @@ export interface LedgerIntegrity {
 
 /** Which backend holds the ledger: what /health reports. */
 export interface StoreIdentity {
-  kind: "sqlite" | "postgresql";
+  /** The kind of store, as its driver names it ("sqlite", "postgresql": one per store driver). */
+  kind: string;
   /** The SQLite file's path, or the PostgreSQL URL without its password. */
   location: string;
 }

@@ -65,7 +65,7 @@ export const MAX_EXPORT_BYTES = 2 ** 30;
 /**
  * How the snapshot's root is computed from its leaf inputs, and where they are written. The default
  * is one StreamingRoot on this thread (the benchmark's floor); a store may hash parts of the tree
- * elsewhere (store/leaf-root-pool.ts) as long as it gives the same RFC 9162 root.
+ * elsewhere (store/leaf-root-helper.ts) as long as it gives the same RFC 9162 root.
  */
 export interface LeafRooter {
   /** A buffer of `length` bytes for the leaf inputs (memory another thread can read, say). */

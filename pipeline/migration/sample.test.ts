@@ -14,7 +14,7 @@ import { convertV1Export, exportLines } from "../../core/migration/convert.ts";
 import { SNAPSHOT_AT } from "../../core/migration/phases.ts";
 import { snapshotBalances } from "../../core/migration/snapshot.ts";
 import { readMigrationDir } from "../../store/migration-dir.ts";
-import { ProjectionFollower } from "../../store/projection-follower.ts";
+import { ProjectionFollower } from "../../store/ledger/projection-follower.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
 import { factsOf } from "../facts/accumulate.ts";
 import { sampleOptions } from "../seed/sample-options.ts";

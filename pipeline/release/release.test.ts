@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import { DATASET_KEY, loadSigningKey } from "../../store/keys.ts";
-import type { Ledger } from "../../store/ledger.ts";
+import type { Ledger } from "../../store/ledger/ledger.ts";
 import { openLedgerStore } from "../../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../../test/support/store/helpers.ts";
 import { badge } from "../../test/support/pipeline/helpers.ts";

@@ -20,7 +20,7 @@ import type {
   TokenPermission,
 } from "../../../core/schemas/avm.ts";
 import { publicKeyFromSecret, type SignatureAlgorithm } from "../../../core/signature.ts";
-import type { Ledger } from "../../../store/ledger.ts";
+import type { Ledger } from "../../../store/ledger/ledger.ts";
 import { openLedgerStore } from "../../../store/open-ledger.ts";
 import { createApp, type AppEnv, type AppOptions } from "../../../api/app.ts";
 import { listen, type RunningServer } from "../../../api/server/server.ts";

@@ -1,5 +1,5 @@
 /**
- * What every ledger backend (store/ledger-backend.ts) must do, whatever stores it: the primitives
+ * What every ledger backend (store/ledger/backend.ts) must do, whatever stores it: the primitives
  * round-trip, a checkpoint is inserted only if absent, a write transaction sees its own inserts and
  * rolls back when its body throws. `backendConformance(make)` registers these tests for a backend;
  * `make` returns a new backend over a new, empty store (not yet opened). The tests are backend-
@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { sealEntry } from "../../../core/ledger/entry.ts";
-import type { EntryRow, LedgerBackend, SubtreeRow } from "../../../store/ledger-backend.ts";
+import type { EntryRow, LedgerBackend, SubtreeRow } from "../../../store/ledger/backend.ts";
 import { sampleEvent, steppingClock } from "./helpers.ts";
 
 export const CONFORMANCE_ORIGIN = "conformance.example/ledger";

@@ -1,19 +1,19 @@
 /**
- * The shared ledger (store/ledger.ts) with N writers on one store, for any backend: two Ledger
+ * The shared ledger (store/ledger/ledger.ts) with N writers on one store, for any backend: two Ledger
  * instances on one store, each group transaction folding the other's rows after taking the lock
  * and deciding on them; a projection never folded before caught up inside the transaction; the
  * newest stored checkpoint read while the other writer appends; and the proofs and roots read
  * through the prefetch of stored nodes equal to those of core/merkle.ts over all leaves.
- * store/ledger-writers.test.ts runs them on SQLite, store/ledger-postgres.test.ts on PostgreSQL.
+ * store/ledger/ledger-writers.test.ts runs them on SQLite, store/ledger/ledger-postgres.test.ts on PostgreSQL.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Projection } from "../../../core/ledger/projection.ts";
 import { consistencyProof, inclusionProof, leafHash, rootHash } from "../../../core/merkle.ts";
 import { entryText } from "../../../core/ledger/entry.ts";
 import { sha256Hex } from "../../../core/digest.ts";
-import { latestCheckpoint } from "../../../store/entry-inclusion.ts";
-import { Ledger } from "../../../store/ledger.ts";
-import { LedgerUnavailableError, type LedgerBackend } from "../../../store/ledger-backend.ts";
+import { latestCheckpoint } from "../../../store/ledger/entry-inclusion.ts";
+import { Ledger } from "../../../store/ledger/ledger.ts";
+import { LedgerUnavailableError, type LedgerBackend } from "../../../store/ledger/backend.ts";
 
 const hex = (hashes: Uint8Array | Uint8Array[]) =>
   (Array.isArray(hashes) ? hashes : [hashes]).map((h) => Buffer.from(h).toString("hex"));

@@ -32,7 +32,7 @@ import type { TokenPermission } from "../../../../core/schemas/avm.ts";
 import type { ProofDocument, ProofInputs, ProofRequest, VoteValue } from "../../../../core/schemas/consensus.ts";
 import { publicKeyFromSecret, sign } from "../../../../core/signature.ts";
 import { LEDGER_ORIGIN } from "../../../../store/open-ledger.ts";
-import type { Ledger } from "../../../../store/ledger.ts";
+import type { Ledger } from "../../../../store/ledger/ledger.ts";
 import { openLedgerStore } from "../../../../store/open-ledger.ts";
 import { startServer, type RunningServer } from "../../../../api/server/server.ts";
 

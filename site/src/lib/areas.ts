@@ -13,6 +13,7 @@ import type { z } from "zod";
 import { dateTime, decimal, percent as corePercent } from "../../../core/format/text.ts";
 import { parseMic } from "../../../core/balance/units.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";
+import { areaDeclaration } from "../../../core/areas/index.ts";
 import {
   AREA_SLUGS,
   DataVerificationError,
@@ -38,37 +39,11 @@ export interface AreaInfo {
   summary: string;
 }
 
-/** Labels of the contract's areas (core/datapackage): complete by type, in the contract's order. */
-const INFO: { readonly [A in AreaSlug]: Omit<AreaInfo, "slug"> } = {
-  government: {
-    name: "Government",
-    cathedral: "FOR-GOVERNMENTS",
-    summary:
-      "Sentinel status and alerts, the transparency report, and the keyed compliance, policy-impact and audit-trail files.",
-  },
-  academics: {
-    name: "Academics",
-    cathedral: "FOR-ACADEMICS",
-    summary: "The research dataset, the 30-day MII timeline, sentinel coordination metrics, papers and citations.",
-  },
-  philosophy: {
-    name: "Philosophy",
-    cathedral: "FOR-PHILOSOPHERS",
-    summary: "Virtue scores and how each is measured, drift analysis, recorded deliberations and decisions.",
-  },
-  economy: {
-    name: "Economy",
-    cathedral: "FOR-ECONOMISTS",
-    summary: "MIC supply and minting history, MII and minting status, coordination scores and returns by cathedral.",
-  },
-  diplomacy: {
-    name: "Diplomacy",
-    cathedral: "DIPLOMACY",
-    summary: "The treaty framework for exchanging integrity data, standards alignment and diplomatic protocols.",
-  },
-};
-
-export const AREAS: readonly AreaInfo[] = AREA_SLUGS.map((slug) => ({ slug, ...INFO[slug] }));
+/** The areas as their declarations label them (core/areas/<area>.ts `page`, `cathedral`), in navigation order. */
+export const AREAS: readonly AreaInfo[] = AREA_SLUGS.map((slug) => {
+  const { page, cathedral } = areaDeclaration(slug);
+  return { slug, name: page.label, cathedral, summary: page.summary };
+});
 
 export function areaInfo(slug: AreaSlug): AreaInfo {
   return AREAS.find((a) => a.slug === slug)!;

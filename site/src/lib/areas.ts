@@ -13,7 +13,6 @@ import type { z } from "zod";
 import { dateTime, decimal, percent as corePercent } from "../../../core/format/text.ts";
 import { parseMic } from "../../../core/balance/units.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";
-import { areaDeclaration } from "../../../core/areas/index.ts";
 import {
   AREA_SLUGS,
   DataVerificationError,
@@ -29,25 +28,7 @@ import {
 
 export { AREA_SLUGS, type AreaSlug };
 
-export interface AreaInfo {
-  slug: AreaSlug;
-  /** Navigation label and page heading. */
-  name: string;
-  /** The spec's cathedral value of the area. */
-  cathedral: string;
-  /** One line for the home page and the page's meta description. */
-  summary: string;
-}
-
-/** The areas as their declarations label them (core/areas/<area>.ts `page`, `cathedral`), in navigation order. */
-export const AREAS: readonly AreaInfo[] = AREA_SLUGS.map((slug) => {
-  const { page, cathedral } = areaDeclaration(slug);
-  return { slug, name: page.label, cathedral, summary: page.summary };
-});
-
-export function areaInfo(slug: AreaSlug): AreaInfo {
-  return AREAS.find((a) => a.slug === slug)!;
-}
+export { AREAS, areaInfo, type AreaInfo } from "./area-info.ts";
 
 /** The data directory of this build (astro.config.mjs resolves DATA_DIR). */
 export const DATA_DIR: string = dataDir;

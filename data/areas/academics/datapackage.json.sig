@@ -1,4 +1,4 @@
 academics datapackage
-sha256:931420d96ef78d875471e134167dbf39318ea4de10d001cf2f198c86b6493eb5
+sha256:543a2d431b23beeb9f02decdf4823ce28475bff0391be0edee25c1158bbda94e
 
-— integrity-platform.example/datasets ZK41+NWQsD/KrMC5UNzZnoy3q1YwLvfpTL6jd7URxoK/3EWNf2yPQEckgSeOv51paG6u03ZdOwO+HVvGPhYpr3PJ0gQ=
+— integrity-platform.example/datasets iQTEtThwb0pH1UF21JTtgV4HWDRz1Yai1yaRurTI3T8PP4USc6maq1kjT3/FEzQ0iKolv3i2CY4/Cid3pT0GseMMFgI=

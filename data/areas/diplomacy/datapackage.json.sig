@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:b732019033134e9e62610b13d93432488042c0f36c87d78a7035543a0c78ec0c
+sha256:3a56d0a9d5d64363ec2bc134e5f52b14cf7c6ceb2aeaac354d56f824145d2733
 
-— integrity-platform.example/datasets ZK41+CLaLUBTO/aFzCIWUr9/H0DCcfK+Wb9yiPtVn3RSFAxrmWRTcIJ6o5eOmfiExT1Qyywkt9q+GX3TEmjVIj05FAY=
+— integrity-platform.example/datasets iQTEtTsOSccVUb+FktTyGyKoQxdUXlpaJ/O73QI/1N+TDBoptXeBRMzDs45Rg5Nj6E6fQ6OidjLlhmjhFFRaGiu7gwc=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:2854c4dfec775f35de18c04f756af6ef9314c62b2cff24b99e3ddb2965df7348
+sha256:6a3c77d3fc405fd1cac974c37c7cf70321c91dbf22263cd1d822087de0795d78
 
-— integrity-platform.example/datasets ZK41+I0Xj2MzJDmr/0UgCrj39QHTmvoFHpt7XOrRnyED/dDeRzHpQFtvuyZxTsQuMn4LjGRA253+0/43Y/i+Kvv/zgI=
+— integrity-platform.example/datasets iQTEtZTysSWaNIAZz99Yjt7RxURjrbO/btNsT4GQinfTcNVPUqmUT6lPRK31A+Zfci+Xz5nJiGBmnbOa06nIgker2AY=

@@ -67,6 +67,11 @@ export interface AreaDeclaration<Name extends string = string> {
   readonly apiTag: string;
   /** The files (paths under the area folder) the area's sentinels attest to in the sample ledger. */
   readonly attested: readonly string[];
+  /**
+   * Curated sources (paths under data/sources/<area>/) that only keyed files are made from: they
+   * live in the keyed data folder, never in the public repository.
+   */
+  readonly keyedSources?: readonly string[];
 }
 
 /** A declaration, checked: its name is a plain lowercase word, every file has a known media type, every route and attested file is one of its files. */

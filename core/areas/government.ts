@@ -31,4 +31,5 @@ export const government = declareArea({
   },
   apiTag: "Government area",
   attested: ["compliance-report.json", "sentinel-status.json", "ledger/export.csv"],
+  keyedSources: ["compliance.json", "policy-impact.json"],
 });

@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:3a56d0a9d5d64363ec2bc134e5f52b14cf7c6ceb2aeaac354d56f824145d2733
+sha256:6af496987b186e404728cedb979657ce94f22d7a5894e64ba529ae7b8892c758
 
-— integrity-platform.example/datasets iQTEtTsOSccVUb+FktTyGyKoQxdUXlpaJ/O73QI/1N+TDBoptXeBRMzDs45Rg5Nj6E6fQ6OidjLlhmjhFFRaGiu7gwc=
+— integrity-platform.example/datasets iQTEtYP5h/7AjXbj5ZlEG7RAxmmsiaHhtI9tT+f48IKLuth7DoaALqEi85DkBXDI6txdxDUYUx2AbYw+WVvwXHJVRg0=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:6a3c77d3fc405fd1cac974c37c7cf70321c91dbf22263cd1d822087de0795d78
+sha256:9a83f3c537b15f8fc6ac611e2e3c2f6c8f5cce90346cb2d010dd4102060982b3
 
-— integrity-platform.example/datasets iQTEtZTysSWaNIAZz99Yjt7RxURjrbO/btNsT4GQinfTcNVPUqmUT6lPRK31A+Zfci+Xz5nJiGBmnbOa06nIgker2AY=
+— integrity-platform.example/datasets iQTEtS1RD47Oh/w0GSSfkQdsIvBRYn2Oq0VbZejav2fBWToP+v7J/jtypjb0wAtE2fvoOHXSXihBKg4Gs6gj8EaIzQ8=

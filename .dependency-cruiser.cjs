@@ -25,7 +25,7 @@ function layer(name, comment, from, to) {
  */
 const CORE_FLOORS = [
   ["*.ts"],
-  ["money/", "ledger/", "witness/", "release/"],
+  ["areas/", "money/", "ledger/", "witness/", "release/"],
   ["schemas/", "format/"],
   ["datapackage/"],
   ["access/", "economy/", "compliance/", "philosophy/", "pulse/"],

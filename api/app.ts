@@ -44,7 +44,7 @@ import type { LimitsStore } from "../store/limits.ts";
 import { responseObserver } from "./openapi/response-observer.ts";
 import type { AppEnv } from "./openapi/route.ts";
 import { areaFileRoutes } from "./routes/area-files.ts";
-import { areaRequest } from "../core/datapackage/index.ts";
+import { AREAS, areaRequest } from "../core/datapackage/index.ts";
 import type { LedgerStore } from "../core/ledger/store.ts";
 import { assemblePlatform } from "./sources/platform.ts";
 import { areaRoutes } from "./routes/areas.ts";
@@ -120,7 +120,7 @@ export interface AppOptions {
 }
 
 /** Area names, to skip the path parse on requests that cannot name an area file. */
-const AREA_HINT = /government|academics|philosophy|economy|diplomacy/i;
+const AREA_HINT = new RegExp(AREAS.join("|"), "i");
 
 /**
  * The path the app routes by: Hono's, except that any spelling of an area file's path is that

@@ -69,7 +69,7 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
     id: "cathedral",
     term: "cathedral",
     definition:
-      "The name of an audience's data area (government, academics, philosophy, economy, diplomacy) as written in the data: each area, and each sentinel, belongs to one cathedral.",
+      "The name of an audience's data area as written in the data (FOR-ECONOMISTS, DIPLOMACY, …): each area, and each sentinel, belongs to one cathedral.",
     match: /\b[Cc]athedrals?\b/,
   },
   {

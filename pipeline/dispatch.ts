@@ -1,5 +1,5 @@
 /**
- * `npm run dispatch -- [--ref main] [--areas economy,academics] [--now ISO] [--dry-run] [--wait]
+ * `npm run dispatch -- [--ref main] [--areas a,b] [--now ISO] [--dry-run] [--wait]
  *  [--repo owner/name] [--workflow regenerate.yml] [--interval SECONDS] [--timeout SECONDS]`:
  * triggers `.github/workflows/regenerate.yml` through the REST API (octokit; `GITHUB_TOKEN`,
  * `GITHUB_API_URL`), finds the run it started and, with `--wait`, follows it: exit 0 only when it

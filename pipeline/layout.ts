@@ -9,6 +9,7 @@
  * files (README "Keyed data").
  */
 import { join } from "node:path";
+import { AREA_DECLARATIONS } from "../core/areas/index.ts";
 import { areaFile, isKeyed, type Area } from "../core/datapackage/contract.ts";
 
 export interface DataLayout {
@@ -17,11 +18,10 @@ export interface DataLayout {
   keyedDataDir?: string;
 }
 
-/** Curated sources only keyed files are made from (government compliance and policy-impact inputs). */
-export const KEYED_SOURCES: ReadonlySet<string> = new Set([
-  "government/compliance.json",
-  "government/policy-impact.json",
-]);
+/** Curated sources only keyed files are made from (each area's declared `keyedSources`), by path under data/sources/. */
+export const KEYED_SOURCES: ReadonlySet<string> = new Set(
+  AREA_DECLARATIONS.flatMap((d) => (d.keyedSources ?? []).map((path) => `${d.name}/${path}`)),
+);
 
 /** The file of an output: `<folder>/areas/<area>/<path>`, in the keyed folder when the contract keys it. */
 export function outputFile(layout: DataLayout, area: Area, path: string): string {

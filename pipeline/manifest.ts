@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { digestOf } from "../core/digest.ts";
 import { immutablePathOf, listedResources, schemaReference } from "../core/datapackage/references.ts";
+import { AREA_DECLARATIONS } from "../core/areas/index.ts";
 import type { AccessTier, Area, Step } from "./step.ts";
 
 export { isArea, MANIFEST_FILE } from "../core/datapackage/contract.ts";
@@ -21,29 +22,11 @@ export const LICENSE = {
   title: "Creative Commons Attribution 4.0 International",
 } as const;
 
-export const AREA_INFO: Record<Area, { title: string; description: string }> = {
-  government: {
-    title: "Integrity Platform — government",
-    description:
-      "Compliance report, ledger audit trail, sentinel status and policy impact projections for public-sector oversight.",
-  },
-  academics: {
-    title: "Integrity Platform — academics",
-    description: "Research dataset, MII timeline, sentinel coordination metrics and the papers index.",
-  },
-  philosophy: {
-    title: "Integrity Platform — philosophy",
-    description: "Recorded deliberations, virtue compliance, decisions and drift analysis.",
-  },
-  economy: {
-    title: "Integrity Platform — economy",
-    description: "MIC supply, MII, coordination, returns by cathedral, minting history and cathedral multipliers.",
-  },
-  diplomacy: {
-    title: "Integrity Platform — diplomacy",
-    description: "Treaty framework, international standards alignment and diplomatic protocols.",
-  },
-};
+/** Each area's manifest title and description, as its declaration states them (core/areas/<area>.ts). */
+export const AREA_INFO = Object.fromEntries(AREA_DECLARATIONS.map((d) => [d.name, d.manifest])) as Record<
+  Area,
+  { title: string; description: string }
+>;
 
 // ---------------------------------------------------------------------------------------------
 // Table Schema

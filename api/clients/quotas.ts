@@ -7,31 +7,26 @@
  * instance. The decisions are in docs/decisions.md ("Data areas over HTTP", "Shared limits").
  */
 import { isIPv4, isIPv6 } from "node:net";
-import type { Area, KeyTier } from "../../core/datapackage/contract.ts";
+import { AREA_DECLARATIONS, type Quota, type RateTier } from "../../core/areas/index.ts";
 import type { QuotaCounter } from "../../store/limits.ts";
 import { MemoryQuotaCounter } from "../../store/memory-limits.ts";
 
-export type Tier = "anonymous" | KeyTier;
-/** Requests per UTC day; null: unlimited. */
-export type Quota = number | null;
+export type Tier = RateTier;
+export type { Quota };
 
-const BUCKETS = {
-  government: { anonymous: 100, government: null },
-  "academics-philosophy": { anonymous: 100, academic: 1_000, institutional: 10_000 },
-  economy: { anonymous: 100, economist: 2_000, institutional: null },
-  diplomacy: { anonymous: 100, government: 1_000, academic: 1_000, institutional: 1_000, economist: 1_000 },
-} as const satisfies Record<string, Partial<Record<Tier, Quota>>>;
-
-type Bucket = keyof typeof BUCKETS;
-
-/** Complete by type: every area of the contract counts in one bucket. */
-const BUCKET_OF: Readonly<Record<Area, Bucket>> = {
-  government: "government",
-  academics: "academics-philosophy",
-  philosophy: "academics-philosophy",
-  economy: "economy",
-  diplomacy: "diplomacy",
-};
+/**
+ * The quota buckets, as the areas declare them (core/areas/<area>.ts `rate`): each area counts in
+ * one bucket; areas that share a bucket share one count per client and declare the same quotas.
+ */
+const BUCKET_OF: Readonly<Record<string, string>> = Object.fromEntries(
+  AREA_DECLARATIONS.map((d) => [d.name, d.rate.bucket]),
+);
+const BUCKETS: Readonly<Record<string, Readonly<Partial<Record<Tier, Quota>>>>> = Object.fromEntries(
+  AREA_DECLARATIONS.map((d) => [d.rate.bucket, d.rate.quotas]),
+);
+for (const d of AREA_DECLARATIONS)
+  if (JSON.stringify(BUCKETS[d.rate.bucket]) !== JSON.stringify(d.rate.quotas))
+    throw new Error(`area ${d.name}: bucket ${d.rate.bucket} is declared with other quotas by another area`);
 
 const DAY_SECONDS = 86_400;
 
@@ -70,9 +65,9 @@ export function clientOfAddress(address: string): string {
 
 /** The bucket an area's requests count in, and the quota a tier has there. */
 export function quotaOf(area: string, tier: Tier): { bucket: string; quota: Quota } {
-  const bucket = Object.hasOwn(BUCKET_OF, area) ? BUCKET_OF[area as Area] : undefined;
+  const bucket = Object.hasOwn(BUCKET_OF, area) ? BUCKET_OF[area] : undefined;
   if (!bucket) throw new Error(`no quota for area ${area}`);
-  const quotas: Partial<Record<Tier, Quota>> = BUCKETS[bucket];
+  const quotas: Partial<Record<Tier, Quota>> = BUCKETS[bucket]!;
   const quota = quotas[tier];
   return { bucket, quota: quota === undefined ? quotas.anonymous! : quota };
 }

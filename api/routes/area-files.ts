@@ -22,14 +22,10 @@ import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/r
 import { servedAreaFiles, type ServedFile } from "./areas.ts";
 import { schemaIdOf } from "../../core/datapackage/references.ts";
 import { withArticle } from "../../core/format/text.ts";
+import { AREA_DECLARATIONS } from "../../core/areas/index.ts";
 
-const AREA_TAGS: Record<string, string> = {
-  government: "Government area",
-  academics: "Academics area",
-  philosophy: "Philosophers area",
-  economy: "Economists area",
-  diplomacy: "Diplomacy area",
-};
+/** The API reference's tag of each area's routes (core/areas/<area>.ts `apiTag`). */
+const AREA_TAGS: Record<string, string> = Object.fromEntries(AREA_DECLARATIONS.map((d) => [d.name, d.apiTag]));
 
 const FILE_HEADERS = headers(
   "ETag",

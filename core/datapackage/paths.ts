@@ -7,8 +7,8 @@
  *   be spelled two ways, not even on a case-insensitive file system;
  * - a request path (what a client sends) is resolved to the area file it names, whatever the
  *   spelling: percent-decoded once (as the static file server does), "/" and "\" both separate
- *   segments, empty and "." segments are dropped, upper case is folded. `/diplomacy//standards.json`,
- *   `/diplomacy%2fstandards.json` and `/Diplomacy/Standards.JSON` all name `diplomacy/standards.json`,
+ *   segments, empty and "." segments are dropped, upper case is folded. `/<area>//<file>.json`,
+ *   `/<area>%2f<file>.json` and `/<AREA>/<FILE>.JSON` all name `<area>/<file>.json`,
  *   so the area route answers every spelling and nothing else can.
  */
 import { CONTENT_ADDRESSED_DIR } from "./references.ts";

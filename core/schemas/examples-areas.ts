@@ -1,6 +1,6 @@
 /**
- * The examples of the five areas' published files (government, academics, philosophy, economy,
- * diplomacy): one per schema, joined with the others in core/schemas/examples.ts.
+ * The examples of the areas' published files, one per schema, keyed `<area>/<schema>`; joined with
+ * the API's own in core/schemas/examples.ts.
  */
 import {
   DIGEST_A,

@@ -1,20 +1,36 @@
 /**
- * Every pipeline step: the five areas' `steps` together. Order does not matter to the runner (it
- * orders by declared `step:` dependencies and sorts each manifest's resources by path).
+ * Every pipeline step: each declared area's `steps` (pipeline/areas/<area>/index.ts), complete by
+ * type: an area of the registry (core/areas/index.ts) without its steps is a compile error. Order
+ * does not matter to the runner (it orders by declared `step:` dependencies and sorts each
+ * manifest's resources by path).
  */
-import type { Step } from "../step.ts";
-import { steps as academics } from "./academics/index.ts";
-import { steps as diplomacy } from "./diplomacy/index.ts";
-import { steps as economy } from "./economy/index.ts";
-import { steps as government } from "./government/index.ts";
-import { steps as parquet } from "./parquet.ts";
-import { steps as philosophy } from "./philosophy/index.ts";
+import type { Area, Step } from "../step.ts";
+import { AREAS } from "../step.ts";
+import * as academics from "./academics/index.ts";
+import * as diplomacy from "./diplomacy/index.ts";
+import * as economy from "./economy/index.ts";
+import * as government from "./government/index.ts";
+import * as philosophy from "./philosophy/index.ts";
 
-export const steps: readonly Step[] = [
-  ...government,
-  ...academics,
-  ...philosophy,
-  ...economy,
-  ...diplomacy,
-  ...parquet,
+/** What an area's `index.ts` exports: its steps, and the Parquet copies of its public CSV tables. */
+interface AreaSteps {
+  readonly steps: readonly Step[];
+  readonly tableCopies?: readonly Step[];
+}
+
+/** Each area's steps. */
+const areaModules: { readonly [A in Area]: AreaSteps } = {
+  government,
+  academics,
+  philosophy,
+  economy,
+  diplomacy,
+};
+
+/** Each area's steps, its tables' Parquet copies included. */
+export const areaSteps = (area: Area): readonly Step[] => [
+  ...areaModules[area].steps,
+  ...(areaModules[area].tableCopies ?? []),
 ];
+
+export const steps: readonly Step[] = AREAS.flatMap(areaSteps);

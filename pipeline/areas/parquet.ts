@@ -2,16 +2,14 @@
  * The Parquet copy beside every public CSV table (pipeline/lib/parquet.ts says how it is typed and
  * why its bytes are fixed): one document step per table, fed the table's own output (`step:` input),
  * so it reruns exactly when the CSV changes and never reads the ledger a second time. Same columns,
- * same Table Schema, same primary key and access tier as the CSV.
+ * same Table Schema, same primary key and access tier as the CSV. Each area lists the copies of its
+ * tables with its steps (`<table>-parquet.ts` beside the table's step).
  */
 import { publishedSchemas } from "../../core/schemas/index.ts";
 import { toPublishedJsonSchema } from "../../core/schemas/json-schema.ts";
 import { tableSchemaFromJsonSchema } from "../manifest.ts";
 import { parquetOfCsv, PARQUET_MEDIATYPE } from "../lib/parquet.ts";
 import type { DocumentStep, Step } from "../step.ts";
-import { miiTimelineStep } from "./academics/mii-timeline.ts";
-import { micHistoryStep } from "./economy/mic-history.ts";
-import { cathedralMultipliersStep } from "./economy/multipliers.ts";
 
 /** The Parquet step of a public CSV step. */
 export function parquetStepOf(csv: Step): DocumentStep {
@@ -43,9 +41,3 @@ export function parquetStepOf(csv: Step): DocumentStep {
     },
   };
 }
-
-export const miiTimelineParquetStep = parquetStepOf(miiTimelineStep);
-export const micHistoryParquetStep = parquetStepOf(micHistoryStep);
-export const cathedralMultipliersParquetStep = parquetStepOf(cathedralMultipliersStep);
-
-export const steps: Step[] = [miiTimelineParquetStep, micHistoryParquetStep, cathedralMultipliersParquetStep];

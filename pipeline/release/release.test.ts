@@ -16,7 +16,7 @@ import { openLedgerStore } from "../../store/open-ledger.ts";
 import { sampleEvent, steppingClock, tempDir } from "../../test/support/store/helpers.ts";
 import { badge } from "../../test/support/pipeline/helpers.ts";
 import { micHistoryStep } from "../areas/economy/mic-history.ts";
-import { micHistoryParquetStep } from "../areas/parquet.ts";
+import { micHistoryParquetStep } from "../areas/economy/mic-history-parquet.ts";
 import { runPipeline } from "../runner.ts";
 import type { DocumentStep, Step } from "../step.ts";
 import type { ReleaseHistory } from "./history.ts";

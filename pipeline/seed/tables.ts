@@ -3,7 +3,8 @@
  * deliberations, reasons and attestation subjects are drawn from. Changing anything here changes
  * the sample ledger for every seed (the tests pin determinism, not content).
  */
-import type { Cathedral } from "../../core/schemas/common.ts";
+import { AREA_DECLARATIONS } from "../../core/areas/index.ts";
+import { CATHEDRALS, type Cathedral } from "../../core/schemas/common.ts";
 
 export interface SentinelSpec {
   id: string;
@@ -55,18 +56,17 @@ export const MULTIPLIER_REASONS_DOWN = [
   "rebalancing after a rise in another cathedral",
 ];
 
-/** Published files each cathedral's sentinels attest to (`<area path>@<cycle>` is the subject). */
-export const ATTESTATION_SUBJECTS: Readonly<Record<Cathedral, readonly string[]>> = {
-  "FOR-GOVERNMENTS": [
-    "government/compliance-report.json",
-    "government/sentinel-status.json",
-    "government/ledger/export.csv",
-  ],
-  "FOR-ECONOMISTS": ["economy/supply.json", "economy/mic-history.csv", "economy/roi.json"],
-  "FOR-ACADEMICS": ["academics/dataset.json", "academics/mii-timeline.csv", "academics/sentinel-coordination.json"],
-  "FOR-PHILOSOPHERS": ["philosophy/virtues.json", "philosophy/drift-analysis.json", "philosophy/deliberations.json"],
-  DIPLOMACY: ["diplomacy/treaty-framework.json", "diplomacy/standards.json", "diplomacy/protocols.json"],
-};
+/**
+ * Published files each cathedral's sentinels attest to (`<area path>@<cycle>` is the subject): the
+ * files its area declares as attested (core/areas/<area>.ts `attested`).
+ */
+export const ATTESTATION_SUBJECTS: Readonly<Record<Cathedral, readonly string[]>> = Object.fromEntries(
+  CATHEDRALS.map((cathedral) => {
+    const area = AREA_DECLARATIONS.find((d) => d.cathedral === cathedral);
+    if (!area) throw new Error(`cathedral ${cathedral}: no area declares it`);
+    return [cathedral, area.attested.map((path) => `${area.name}/${path}`)];
+  }),
+) as unknown as Record<Cathedral, readonly string[]>;
 
 /** Consensus rooms by the cathedral whose question is on the table. */
 export const ROOMS: Readonly<Record<Cathedral, string>> = {

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:3b0893c23e7d0024ef78223d9bafb0dd59a955c526bd8cc09ce76cd1c0b8e1c3
+sha256:c61ff183b36d978aa74942c9174add57a97b2cd70af04a05abe0cc69d600b968
 
-— integrity-platform.example/datasets ihxIhzJed3HY7Bcs5H3pfuNjt2hj4zoUhkcRGyB9OV0pL3SG/EZ2bzR9sZDIaMTyVhnFqPx0yWxctZwPc8OG4useowg=
+— integrity-platform.example/datasets ZK41+D6EYsMfSaZTnTN/+ztML6W/pTGiqc2b/zLE24fAv2zCekPg3XWNeiohMHfrDo25NbWZM18iItp33Kt2BaRfZQM=

@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:b732019033134e9e62610b13d93432488042c0f36c87d78a7035543a0c78ec0c
+sha256:41296e0967b35da4dfa5c98a6f2cde9f1bbcdd0767ab0cf3a43e6ea5f86897a3
 
-— integrity-platform.example/datasets ZK41+CLaLUBTO/aFzCIWUr9/H0DCcfK+Wb9yiPtVn3RSFAxrmWRTcIJ6o5eOmfiExT1Qyywkt9q+GX3TEmjVIj05FAY=
+— integrity-platform.example/datasets ZK41+NqgaWoiSiroeJOV104DtAmSAhaFYKcXO1rwveI4UP4ku5gpmAOE31pY1i6ukdnbYAwU9UFIKRHCvJMIUL/7FQA=

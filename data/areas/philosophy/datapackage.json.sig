@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:7e54676bd1f05ee0e8a0e0f747d7116f4d4a542756e479edb2fe10fc06f9fec9
+sha256:9da14a5bc83b89832d4e8fc90b1bb56da9e8c184eacb082223f158c2687e81d9
 
-— integrity-platform.example/datasets ihxIh3oNdhI4XyyTZNNU3mTLerg7NsEbCKw25OvReeW5QZo7yTsIKxE3O2RQ3vapX6DO3F8irxexRoBNo78LMrEMoQE=
+— integrity-platform.example/datasets ZK41+Kvq/Qt+O4JxXHIwTfN2HeLEZq7QWmega4dCIozIDBmLzi9GMr9XEAYhwws35l/q4fYOQCtjaR5nFC5FBf/Kugo=

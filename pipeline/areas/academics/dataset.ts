@@ -17,6 +17,8 @@ import { sentinelCoordination } from "../../lib/coordination.ts";
 import { documentInstant, pulseWindow } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { academics } from "../../../core/areas/academics.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const SOFTWARE_SOURCE = "academics/software.json";
 
@@ -54,15 +56,11 @@ export function miiBaseline(pulse: readonly PulseRecord[], endMs: number): numbe
 
 export const datasetStep: DocumentStep = {
   kind: "document",
-  id: "academics/dataset.json",
-  area: "academics",
-  path: "dataset.json",
+  ...declaredOutput(academics, "dataset.json"),
   name: "dataset",
   title: "Research dataset",
   description:
     "Cycle, MII baseline (oldest MII of the 30-day window), each sentinel's coordination score and cathedral, and a curated description of the platform's applications and packages.",
-  mediatype: "application/json",
-  access: "public",
   schema: "academics/dataset",
   inputs: ["ledger", "pulse", `sources/${SOFTWARE_SOURCE}`],
   version: 1,

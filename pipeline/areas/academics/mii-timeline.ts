@@ -10,21 +10,19 @@ import { MiiTimelineRow } from "../../../core/schemas/index.ts";
 import { csvWriter } from "../../../core/csv.ts";
 import { documentInstant, pulseWindow } from "../../lib/dating.ts";
 import type { DocumentStep } from "../../step.ts";
+import { academics } from "../../../core/areas/academics.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const MII_TIMELINE_COLUMNS = ["timestamp", "mii_score", "cycle", "sentinel_count"] as const;
 
 export const miiTimelineStep: DocumentStep = {
   kind: "document",
-  id: "academics/mii-timeline.csv",
-  area: "academics",
-  path: "mii-timeline.csv",
+  ...declaredOutput(academics, "mii-timeline.csv"),
   name: "mii-timeline",
   title: "MII timeline (30 days)",
   description:
     "Every integrity pulse of the 30 days up to the document time: timestamp, MII score, cycle and the number of sentinels registered at that time.",
-  mediatype: "text/csv",
   primaryKey: ["timestamp"],
-  access: "public",
   schema: "academics/mii-timeline-row",
   inputs: ["ledger", "pulse"],
   version: 1,

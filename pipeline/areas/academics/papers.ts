@@ -17,6 +17,8 @@ import { bibtexEntry, bibtexTitle, checkBibtex, escapeBibtex, type BibtexField }
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { academics } from "../../../core/areas/academics.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const PAPERS_SOURCE = "academics/papers.json";
 
@@ -71,14 +73,10 @@ export type PapersSource = z.infer<typeof PapersSource>;
 
 export const papersStep: DocumentStep = {
   kind: "document",
-  id: "academics/papers.json",
-  area: "academics",
-  path: "papers.json",
+  ...declaredOutput(academics, "papers.json"),
   name: "papers",
   title: "Papers index",
   description: "Papers about the platform's methods: title, status, venues, key result and path.",
-  mediatype: "application/json",
-  access: "public",
   schema: "academics/papers",
   inputs: ["ledger", "pulse", `sources/${PAPERS_SOURCE}`],
   version: 1,
@@ -147,14 +145,10 @@ export function citations(source: PapersSource): string {
 
 export const citationsStep: DocumentStep = {
   kind: "document",
-  id: "academics/citations.bib",
-  area: "academics",
-  path: "citations.bib",
+  ...declaredOutput(academics, "citations.bib"),
   name: "citations",
   title: "Citations (BibTeX)",
   description: "BibTeX entries of the papers index: @article, @inproceedings or @misc by publication status.",
-  mediatype: "application/x-bibtex",
-  access: "public",
   inputs: [`sources/${PAPERS_SOURCE}`],
   version: 1,
   generate({ sources }) {

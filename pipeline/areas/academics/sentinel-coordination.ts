@@ -17,6 +17,8 @@ import { meanOf, sentinelCoordination } from "../../lib/coordination.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { academics } from "../../../core/areas/academics.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export function consensusRate(facts: Pick<LedgerFacts, "sentinels" | "consensus">): number | null {
   let votes = 0;
@@ -33,15 +35,11 @@ export function consensusRate(facts: Pick<LedgerFacts, "sentinels" | "consensus"
 
 export const sentinelCoordinationStep: DocumentStep = {
   kind: "document",
-  id: "academics/sentinel-coordination.json",
-  area: "academics",
-  path: "sentinel-coordination.json",
+  ...declaredOutput(academics, "sentinel-coordination.json"),
   name: "sentinel-coordination",
   title: "Sentinel coordination",
   description:
     "Coordination score, uptime and cathedral of every sentinel, their average, and the consensus rate (share of sentinels' votes that matched the session outcome).",
-  mediatype: "application/json",
-  access: "public",
   schema: "academics/sentinel-coordination",
   inputs: ["ledger", "pulse"],
   version: 1,

@@ -17,6 +17,8 @@ import { DiplomaticProtocols, InternationalStandards, TreatyFramework } from "..
 import { publishJson } from "../../lib/json.ts";
 import { SourceError } from "../../source-reader.ts";
 import type { DocumentStep, SourceReader } from "../../step.ts";
+import { diplomacy } from "../../../core/areas/diplomacy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const TREATY_SOURCE = "diplomacy/treaty-framework.json";
 export const STANDARDS_SOURCE = "diplomacy/standards.json";
@@ -83,15 +85,11 @@ export function readProtocols(sources: SourceReader): DiplomaticProtocols {
 
 export const treatyFrameworkStep: DocumentStep = {
   kind: "document",
-  id: "diplomacy/treaty-framework.json",
-  area: "diplomacy",
-  path: "treaty-framework.json",
+  ...declaredOutput(diplomacy, "treaty-framework.json"),
   name: "treaty-framework",
   title: "Treaty framework",
   description:
     "Framework for the cross-border exchange of integrity data: its principles, numbered articles and signatories (curated, data/sources/diplomacy/treaty-framework.json).",
-  mediatype: "application/json",
-  access: "public",
   schema: "diplomacy/treaty-framework",
   inputs: [`sources/${TREATY_SOURCE}`],
   version: 1,
@@ -102,15 +100,11 @@ export const treatyFrameworkStep: DocumentStep = {
 
 export const standardsStep: DocumentStep = {
   kind: "document",
-  id: "diplomacy/standards.json",
-  area: "diplomacy",
-  path: "standards.json",
+  ...declaredOutput(diplomacy, "standards.json"),
   name: "standards",
   title: "International standards alignment",
   description:
     "International standards the platform maps itself to, each with its issuer, the platform's alignment (aligned, partial, planned, not applicable), how it is met or why not, and a reference (curated, data/sources/diplomacy/standards.json).",
-  mediatype: "application/json",
-  access: "public",
   schema: "diplomacy/standards",
   inputs: [`sources/${STANDARDS_SOURCE}`],
   version: 1,
@@ -121,15 +115,11 @@ export const standardsStep: DocumentStep = {
 
 export const protocolsStep: DocumentStep = {
   kind: "document",
-  id: "diplomacy/protocols.json",
-  area: "diplomacy",
-  path: "protocols.json",
+  ...declaredOutput(diplomacy, "protocols.json"),
   name: "protocols",
   title: "Diplomatic protocols",
   description:
     "Protocols between parties: incident notification, key rotation and compromise, inconsistent checkpoints, data requests, revocation and dispute resolution — each with its trigger, ordered steps and escalation (curated, data/sources/diplomacy/protocols.json).",
-  mediatype: "application/json",
-  access: "public",
   schema: "diplomacy/protocols",
   inputs: [`sources/${PROTOCOLS_SOURCE}`],
   version: 1,

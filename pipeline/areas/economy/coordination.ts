@@ -9,6 +9,8 @@ import { meanOf, sentinelCoordination } from "../../lib/coordination.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { economy } from "../../../core/areas/economy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 /** The formula as published: the spec's expression, naming the logarithm and the one-day floor. */
 export const COORDINATION_FORMULA =
@@ -18,15 +20,11 @@ export const COORDINATION_FORMULA =
 
 export const coordinationStep: DocumentStep = {
   kind: "document",
-  id: "economy/coordination.json",
-  area: "economy",
-  path: "coordination.json",
+  ...declaredOutput(economy, "coordination.json"),
   name: "coordination",
   title: "Sentinel coordination scores",
   description:
     "Coordination score of every sentinel that has sent a heartbeat, its cathedral, the average score, and the formula (natural logarithm).",
-  mediatype: "application/json",
-  access: "public",
   schema: "economy/coordination",
   inputs: ["ledger", "pulse"],
   version: 1,

@@ -13,6 +13,8 @@ import { eventSchemas } from "../../../core/events/registry.ts";
 import { csvWriter } from "../../../core/csv.ts";
 import type { RowsStep } from "../../step.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";
+import { economy } from "../../../core/areas/economy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const MIC_HISTORY_COLUMNS = [
   "timestamp",
@@ -45,16 +47,12 @@ export function micHistoryLine(entry: LedgerEntry, writer = csvWriter(MIC_HISTOR
 
 export const micHistoryStep: RowsStep = {
   kind: "rows",
-  id: "economy/mic-history.csv",
-  area: "economy",
-  path: "mic-history.csv",
+  ...declaredOutput(economy, "mic-history.csv"),
   name: "mic-history",
   title: "MIC minting history",
   description:
     "Every MIC mint recorded on the ledger since genesis, in ledger order: timestamp, cycle, sentinel, amount (MIC, 6 decimals, exact), cathedral and the coordination score the reward was computed from.",
-  mediatype: "text/csv",
   primaryKey: ["timestamp", "sentinel"],
-  access: "public",
   schema: "economy/mic-history-row",
   inputs: ["ledger"],
   version: 1,

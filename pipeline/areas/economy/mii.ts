@@ -10,6 +10,8 @@ import { documentInstant, latestPulse } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
 import { MINTING_SOURCE, MintingConfig } from "./sources.ts";
+import { economy } from "../../../core/areas/economy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 /** The minting state the newest pulse gives (null without any pulse): mii ≥ threshold → active. */
 export function mintingState(
@@ -24,15 +26,11 @@ export function mintingState(
 
 export const miiStep: DocumentStep = {
   kind: "document",
-  id: "economy/mii.json",
-  area: "economy",
-  path: "mii.json",
+  ...declaredOutput(economy, "mii.json"),
   name: "mii",
   title: "MII and minting status",
   description:
     "The integrity index (MII) of the newest pulse record, the MII threshold at or above which MIC minting is active (data/sources/economy/minting.json), and whether minting is active.",
-  mediatype: "application/json",
-  access: "public",
   schema: "economy/mii",
   inputs: ["ledger", "pulse", `sources/${MINTING_SOURCE}`],
   version: 1,

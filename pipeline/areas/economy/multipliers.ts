@@ -9,6 +9,8 @@ import type { LedgerFacts } from "../../facts/types.ts";
 import { csvDocument } from "../../../core/csv.ts";
 import type { DocumentStep } from "../../step.ts";
 import { formatIssues } from "../../../core/zod-issues.ts";
+import { economy } from "../../../core/areas/economy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const MULTIPLIER_COLUMNS = ["timestamp", "cycle", "cathedral", "multiplier", "reason"] as const;
 
@@ -27,16 +29,12 @@ export function multiplierRows(facts: Pick<LedgerFacts, "multiplierChanges">): C
 
 export const cathedralMultipliersStep: DocumentStep = {
   kind: "document",
-  id: "economy/cathedral-multipliers.csv",
-  area: "economy",
-  path: "cathedral-multipliers.csv",
+  ...declaredOutput(economy, "cathedral-multipliers.csv"),
   name: "cathedral-multipliers",
   title: "Cathedral multiplier timeline",
   description:
     "Every change of a cathedral multiplier M_c (between 1.0 and 2.0) recorded on the ledger, oldest first, with its reason. Multipliers start at 1.0.",
-  mediatype: "text/csv",
   primaryKey: ["timestamp", "cathedral"],
-  access: "public",
   schema: "economy/cathedral-multipliers-row",
   inputs: ["ledger"],
   version: 1,

@@ -25,6 +25,8 @@ import { meanOf, sentinelCoordination } from "../../lib/coordination.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { economy } from "../../../core/areas/economy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 /** MIC per day in service (uptime floored at one day). */
 export function sentinelRoi(s: Pick<SentinelFacts, "rewardsShards" | "uptimeDays">): number {
@@ -62,14 +64,10 @@ const ROI_DEFINITION =
 
 export const roiStep: DocumentStep = {
   kind: "document",
-  id: "economy/roi.json",
-  area: "economy",
-  path: "roi.json",
+  ...declaredOutput(economy, "roi.json"),
   name: "roi",
   title: "Returns by cathedral",
   description: `For each of the five cathedrals: current multiplier, total MIC rewards, number of sentinels and their average ROI (null without sentinels). ${ROI_DEFINITION}`,
-  mediatype: "application/json",
-  access: "public",
   schema: "economy/roi",
   inputs: ["ledger", "pulse"],
   version: 1,
@@ -92,14 +90,10 @@ export const roiStep: DocumentStep = {
 
 export const sentinelRoiStep: DocumentStep = {
   kind: "document",
-  id: "economy/sentinel-roi.json",
-  area: "economy",
-  path: "sentinel-roi.json",
+  ...declaredOutput(economy, "sentinel-roi.json"),
   name: "sentinel-roi",
   title: "Returns per sentinel",
   description: `Every registered sentinel, by id: cathedral, total MIC rewards, coordination score (null before its first heartbeat), its cathedral's current multiplier and its ROI. ${ROI_DEFINITION}`,
-  mediatype: "application/json",
-  access: "public",
   schema: "economy/sentinel-roi",
   inputs: ["ledger", "pulse"],
   version: 1,

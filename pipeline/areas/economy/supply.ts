@@ -11,18 +11,16 @@ import { Supply } from "../../../core/schemas/economy.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { jsonText, publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { economy } from "../../../core/areas/economy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const supplyStep: DocumentStep = {
   kind: "document",
-  id: "economy/supply.json",
-  area: "economy",
-  path: "supply.json",
+  ...declaredOutput(economy, "supply.json"),
   name: "supply",
   title: "MIC supply",
   description:
     "MIC supply from the ledger: total minted (total_supply), circulating (minted minus burned minus locked), locked in contracts, and burned; amounts in MIC, summed exactly in integer shards; each figure's exact shard count beside it as a decimal string (<figure>_shards).",
-  mediatype: "application/json",
-  access: "public",
   schema: "economy/supply",
   inputs: ["ledger", "pulse"],
   version: 1,

@@ -39,6 +39,8 @@ import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { DIGEST_PATTERN, type AuditTrailRow } from "../../../core/schemas/index.ts";
 import { csvWriter } from "../../../core/csv.ts";
 import type { RowsStep } from "../../step.ts";
+import { government } from "../../../core/areas/government.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 /** Agent of events with no acting party in the payload. */
 export const UNIDENTIFIED_AGENT = "unidentified";
@@ -128,8 +130,6 @@ export const AUDIT_COLUMNS = ["timestamp", "event_type", "agent", "data", "attes
 
 const COMMON = {
   kind: "rows",
-  area: "government",
-  access: "government",
   schema: "government/audit-trail-row",
   inputs: ["ledger"],
   version: 3, // 2: the consensus proof events name their acting office; 3: AVM companions, drift, violations, tokens
@@ -140,12 +140,10 @@ const DESCRIPTION =
 
 export const auditTrailJsonStep: RowsStep = {
   ...COMMON,
-  id: "government/ledger/export.json",
-  path: "ledger/export.json",
+  ...declaredOutput(government, "ledger/export.json"),
   name: "ledger-export-json",
   title: "Ledger audit trail (JSON)",
   description: DESCRIPTION,
-  mediatype: "application/json",
   start(_inputs, from) {
     let rows = typeof from === "number" ? from : 0;
     return {
@@ -165,12 +163,10 @@ export const auditTrailJsonStep: RowsStep = {
 
 export const auditTrailCsvStep: RowsStep = {
   ...COMMON,
-  id: "government/ledger/export.csv",
-  path: "ledger/export.csv",
+  ...declaredOutput(government, "ledger/export.csv"),
   name: "ledger-export-csv",
   title: "Ledger audit trail (CSV)",
   description: DESCRIPTION,
-  mediatype: "text/csv",
   start() {
     const writer = csvWriter(AUDIT_COLUMNS);
     return {

@@ -8,18 +8,16 @@ import { AuthorityActivity } from "../../../core/schemas/avm.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { government } from "../../../core/areas/government.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const authorityActivityStep: DocumentStep = {
   kind: "document",
-  id: "government/authority-activity.json",
-  area: "government",
-  path: "authority-activity.json",
+  ...declaredOutput(government, "authority-activity.json"),
   name: "authority-activity",
   title: "Authority activity",
   description:
     "Authority verification as the ledger records it: every verify attempt (grants, renewals, denials by stage — identity, stake, attestation, scope, temporal — and by AVM error code, and request bodies that did not parse), every revocation by reason, the registered identities by role and companions, and the same attempts, grants, denials and revocations per UTC month.",
-  mediatype: "application/json",
-  access: "public",
   schema: "government/authority-activity",
   inputs: ["ledger", "pulse"],
   version: 1,

@@ -23,6 +23,8 @@ import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { LedgerFacts } from "../../facts/types.ts";
 import type { DocumentStep } from "../../step.ts";
+import { government } from "../../../core/areas/government.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const COMPLIANCE_SOURCE = "government/compliance.json";
 
@@ -83,15 +85,11 @@ export function auditedSchedule(
 
 export const complianceReportStep: DocumentStep = {
   kind: "document",
-  id: "government/compliance-report.json",
-  area: "government",
-  path: "compliance-report.json",
+  ...declaredOutput(government, "compliance-report.json"),
   name: "compliance-report",
   title: "Compliance report",
   description:
     "Regulatory status per jurisdiction (USA, EU, UK, International) with audit dates; the overall status is derived: non_compliant if any regulation is, partially_compliant if any is under review, else compliant.",
-  mediatype: "application/json",
-  access: "government",
   schema: "government/compliance-report",
   inputs: ["ledger", "pulse", `sources/${COMPLIANCE_SOURCE}`],
   version: 1,

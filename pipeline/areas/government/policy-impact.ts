@@ -8,6 +8,8 @@ import { PolicyImpact } from "../../../core/schemas/index.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { government } from "../../../core/areas/government.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const POLICY_SOURCE = "government/policy-impact.json";
 
@@ -18,15 +20,11 @@ export type PolicyImpactSource = z.infer<typeof PolicyImpactSource>;
 
 export const policyImpactStep: DocumentStep = {
   kind: "document",
-  id: "government/policy-impact.json",
-  area: "government",
-  path: "policy-impact.json",
+  ...declaredOutput(government, "policy-impact.json"),
   name: "policy-impact",
   title: "Policy impact projections",
   description:
     "Curated projections of policies built on the platform: economic and social impact estimates, risks with severity and mitigation, and timelines.",
-  mediatype: "application/json",
-  access: "government",
   schema: "government/policy-impact",
   inputs: ["ledger", "pulse", `sources/${POLICY_SOURCE}`],
   version: 1,

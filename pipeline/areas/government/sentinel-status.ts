@@ -35,6 +35,8 @@ import { publishJson, readStepJson } from "../../lib/json.ts";
 import type { LedgerFacts, SentinelFacts } from "../../facts/types.ts";
 import type { DocumentStep } from "../../step.ts";
 import { HOUR_MS } from "../../../core/time.ts";
+import { government } from "../../../core/areas/government.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const SENTINEL_STATUS_SOURCE = "government/sentinel-status.json";
 const COMPLIANCE_STEP = "government/compliance-report.json";
@@ -159,15 +161,11 @@ export function healthOf(
 
 export const sentinelStatusStep: DocumentStep = {
   kind: "document",
-  id: "government/sentinel-status.json",
-  area: "government",
-  path: "sentinel-status.json",
+  ...declaredOutput(government, "sentinel-status.json"),
   name: "sentinel-status",
   title: "Sentinel status",
   description:
     "Status, uptime, last heartbeat, office integrity (performance.gi_score) and coordination score of every sentinel, the overall system health and an alert per sentinel that is not operational (stale heartbeat thresholds in the curated configuration).",
-  mediatype: "application/json",
-  access: "public",
   schema: "government/sentinel-status",
   inputs: [
     "ledger",

@@ -10,18 +10,16 @@ import { ConsensusMonitoring } from "../../../core/schemas/consensus.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { philosophy } from "../../../core/areas/philosophy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const consensusMonitoringStep: DocumentStep = {
   kind: "document",
-  id: "philosophy/consensus-monitoring.json",
-  area: "philosophy",
-  path: "consensus-monitoring.json",
+  ...declaredOutput(philosophy, "consensus-monitoring.json"),
   name: "consensus-monitoring",
   title: "Consensus monitoring",
   description:
     "The consensus sessions' monitoring targets per ISO week (Monday to Sunday, UTC), each measured value beside its target and whether it was met: sessions opened (target 3–5), average minutes from opening to close (at most 45), mean agreement score of the closed sessions (at least 0.85), the largest |gi_delta| of a closed session (at most 0.01) and the share of closed sessions without quorum (below 0.05). A week's sessions are those opened in it; a measure with no closed session is null; the last week is incomplete.",
-  mediatype: "application/json",
-  access: "public",
   schema: "philosophy/consensus-monitoring",
   inputs: ["ledger", "pulse"],
   version: 1,

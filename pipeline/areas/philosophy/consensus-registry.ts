@@ -9,18 +9,16 @@ import { ConsensusRegistry } from "../../../core/schemas/consensus.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { philosophy } from "../../../core/areas/philosophy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export const consensusRegistryStep: DocumentStep = {
   kind: "document",
-  id: "philosophy/consensus-registry.json",
-  area: "philosophy",
-  path: "consensus-registry.json",
+  ...declaredOutput(philosophy, "consensus-registry.json"),
   name: "consensus-registry",
   title: "Consensus registry",
   description:
     "The consensus registry as the ledger holds it at the data's instant: the cycle last recorded (cycle, the offices' mean office integrity and the room of the newest active session), every office with its priority, cathedral, Ed25519 public key and latest measured office integrity (eligible at 0.95 or above), the sessions still active with their participants and votes so far, the ten newest sealed deliberation proofs (outcome, agreement, office integrity, validator, the sealing entry and Merkle root), and how many sessions and sealed proofs there are.",
-  mediatype: "application/json",
-  access: "public",
   schema: "philosophy/consensus-registry",
   inputs: ["ledger", "pulse"],
   version: 1,

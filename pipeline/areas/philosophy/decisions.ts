@@ -9,6 +9,8 @@ import { publishJson } from "../../lib/json.ts";
 import { SourceError } from "../../source-reader.ts";
 import type { DocumentStep, SourceReader } from "../../step.ts";
 import { DECISIONS_SOURCE, DecisionsSource } from "./sources.ts";
+import { philosophy } from "../../../core/areas/philosophy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export function readDecisions(sources: SourceReader): Decisions["decisions"] {
   const { decisions } = sources.json(DECISIONS_SOURCE, DecisionsSource);
@@ -30,15 +32,11 @@ export function readDecisions(sources: SourceReader): Decisions["decisions"] {
 
 export const decisionsStep: DocumentStep = {
   kind: "document",
-  id: "philosophy/decisions.json",
-  area: "philosophy",
-  path: "decisions.json",
+  ...declaredOutput(philosophy, "decisions.json"),
   name: "decisions",
   title: "Decisions",
   description:
     "Curated record of the platform's decisions, oldest first: topic, ethical frameworks applied, sentinels involved, reasoning, outcome and lessons learned.",
-  mediatype: "application/json",
-  access: "public",
   schema: "philosophy/decisions",
   inputs: ["ledger", "pulse", `sources/${DECISIONS_SOURCE}`],
   version: 1,

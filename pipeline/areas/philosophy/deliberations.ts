@@ -12,6 +12,8 @@ import type { DeliberationFacts } from "../../facts/types.ts";
 import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
+import { philosophy } from "../../../core/areas/philosophy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 const VIRTUE_SET: ReadonlySet<string> = new Set(VIRTUES);
 
@@ -39,15 +41,11 @@ export function publishedDeliberation(d: DeliberationFacts): Deliberations["deli
 
 export const deliberationsStep: DocumentStep = {
   kind: "document",
-  id: "philosophy/deliberations.json",
-  area: "philosophy",
-  path: "deliberations.json",
+  ...declaredOutput(philosophy, "deliberations.json"),
   name: "deliberations",
   title: "Deliberations",
   description:
     "Every deliberation recorded on the ledger, oldest first: its topic, each sentinel's position, reasoning and virtue tags, the agreement score (consensus, in [0, 1]) and the outcome.",
-  mediatype: "application/json",
-  access: "public",
   schema: "philosophy/deliberations",
   inputs: ["ledger", "pulse"],
   version: 1,

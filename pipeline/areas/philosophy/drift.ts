@@ -35,6 +35,8 @@ import type { DocumentStep } from "../../step.ts";
 import { DRIFT_SOURCE, DriftConfig, VIRTUES_SOURCE, VirtuesConfig } from "./sources.ts";
 import { assessVirtues } from "./virtues.ts";
 import { DAY_MS } from "../../../core/time.ts";
+import { philosophy } from "../../../core/areas/philosophy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 const METRICS = [
   { metric: "gi", label: "GI", value: (r: PulseRecord) => r.giScore },
@@ -132,15 +134,11 @@ export function analyseDrift(
 
 export const driftAnalysisStep: DocumentStep = {
   kind: "document",
-  id: "philosophy/drift-analysis.json",
-  area: "philosophy",
-  path: "drift-analysis.json",
+  ...declaredOutput(philosophy, "drift-analysis.json"),
   name: "drift-analysis",
   title: "Drift analysis",
   description:
     "Drift of GI and MII within the recent pulse history window: baseline (oldest records) against current (newest records), per-metric trends, the drift score and status, alerts past the thresholds, and the alignment with the virtues, the integrity rules (MII) and the charter floor. Windows and thresholds: data/sources/philosophy/drift.json.",
-  mediatype: "application/json",
-  access: "public",
   schema: "philosophy/drift-analysis",
   inputs: ["ledger", "pulse", `sources/${DRIFT_SOURCE}`, `sources/${VIRTUES_SOURCE}`],
   version: 1,

@@ -38,6 +38,8 @@ import { documentInstant } from "../../lib/dating.ts";
 import { publishJson } from "../../lib/json.ts";
 import type { DocumentStep } from "../../step.ts";
 import { VIRTUES_SOURCE, VirtuesConfig } from "./sources.ts";
+import { philosophy } from "../../../core/areas/philosophy.ts";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
 
 export interface Measured {
   score: number;
@@ -196,15 +198,11 @@ export function assessVirtues(facts: LedgerFacts, pulse: readonly PulseRecord[],
 
 export const virtuesStep: DocumentStep = {
   kind: "document",
-  id: "philosophy/virtues.json",
-  area: "philosophy",
-  path: "virtues.json",
+  ...declaredOutput(philosophy, "virtues.json"),
   name: "virtues",
   title: "Virtue compliance",
   description:
     "The five virtues (integrity, temperance, justice, prudence, courage), each scored in [0, 1] from the ledger and the pulse history, with the measure behind the score and its status; overall_compliance is their weighted mean. Measures, bands and weights: data/sources/philosophy/virtues.json.",
-  mediatype: "application/json",
-  access: "public",
   schema: "philosophy/virtues",
   inputs: ["ledger", "pulse", `sources/${VIRTUES_SOURCE}`],
   version: 1,

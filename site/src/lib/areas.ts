@@ -28,51 +28,7 @@ import {
 
 export { AREA_SLUGS, type AreaSlug };
 
-export interface AreaInfo {
-  slug: AreaSlug;
-  /** Navigation label and page heading. */
-  name: string;
-  /** The spec's cathedral value of the area. */
-  cathedral: string;
-  /** One line for the home page and the page's meta description. */
-  summary: string;
-}
-
-/** Labels of the contract's areas (core/datapackage): complete by type, in the contract's order. */
-const INFO: { readonly [A in AreaSlug]: Omit<AreaInfo, "slug"> } = {
-  government: {
-    name: "Government",
-    cathedral: "FOR-GOVERNMENTS",
-    summary:
-      "Sentinel status and alerts, the transparency report, and the keyed compliance, policy-impact and audit-trail files.",
-  },
-  academics: {
-    name: "Academics",
-    cathedral: "FOR-ACADEMICS",
-    summary: "The research dataset, the 30-day MII timeline, sentinel coordination metrics, papers and citations.",
-  },
-  philosophy: {
-    name: "Philosophy",
-    cathedral: "FOR-PHILOSOPHERS",
-    summary: "Virtue scores and how each is measured, drift analysis, recorded deliberations and decisions.",
-  },
-  economy: {
-    name: "Economy",
-    cathedral: "FOR-ECONOMISTS",
-    summary: "MIC supply and minting history, MII and minting status, coordination scores and returns by cathedral.",
-  },
-  diplomacy: {
-    name: "Diplomacy",
-    cathedral: "DIPLOMACY",
-    summary: "The treaty framework for exchanging integrity data, standards alignment and diplomatic protocols.",
-  },
-};
-
-export const AREAS: readonly AreaInfo[] = AREA_SLUGS.map((slug) => ({ slug, ...INFO[slug] }));
-
-export function areaInfo(slug: AreaSlug): AreaInfo {
-  return AREAS.find((a) => a.slug === slug)!;
-}
+export { AREAS, areaInfo, type AreaInfo } from "./area-info.ts";
 
 /** The data directory of this build (astro.config.mjs resolves DATA_DIR). */
 export const DATA_DIR: string = dataDir;

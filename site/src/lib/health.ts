@@ -9,7 +9,7 @@
 import { systemHealth, type SystemHealthReport } from "../../../core/health/system-health.ts";
 import { ComplianceReport, SentinelStatus } from "../../../core/schemas/government.ts";
 import { EconomyMii } from "../../../core/schemas/economy.ts";
-import { areaPackage, COMPLIANCE_REPORT, jsonDocument } from "./areas.ts";
+import { AREA_SLUGS, areaPackage, COMPLIANCE_REPORT, jsonDocument } from "./areas.ts";
 
 let cached: SystemHealthReport | null | undefined;
 
@@ -33,7 +33,5 @@ export function siteHealth(): SystemHealthReport | null {
 
 /** Whether any generated area says its data is sample data. */
 export function isSampleData(): boolean {
-  return (["government", "academics", "philosophy", "economy", "diplomacy"] as const).some(
-    (a) => areaPackage(a)?.manifest.sample === true,
-  );
+  return AREA_SLUGS.some((a) => areaPackage(a)?.manifest.sample === true);
 }

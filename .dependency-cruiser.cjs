@@ -40,6 +40,14 @@ module.exports = {
       from: { path: "^core/", pathNot: TEST_CODE },
       to: { dependencyTypes: ["core"], pathNot: "^(node:)?crypto$" },
     },
+    {
+      name: "tlog-self-contained",
+      comment:
+        "core/tlog/ is the one transparency-log verifier, copied whole into the published integrity-verify package and run in browsers: it imports nothing outside itself, not even Node's modules.",
+      severity: "error",
+      from: { path: "^core/tlog/", pathNot: TEST_CODE },
+      to: { pathNot: "^core/tlog/" },
+    },
     layer(
       "store-imports-only-core",
       "store/ is the I/O layer shared by pipeline and api: it imports core only.",
@@ -70,12 +78,14 @@ module.exports = {
       "^deploy/",
       "^(core|store|pipeline|api|site|cli|packages|bench|test)/",
     ),
-    layer(
-      "packages-standalone",
-      "A package under packages/ is published on its own: it imports nothing of the project (its tests may).",
-      "^packages/",
-      "^(core|store|pipeline|api|site|cli|bench|test)/",
-    ),
+    {
+      name: "packages-standalone",
+      comment:
+        "A package under packages/ is published on its own: it imports nothing of the project (its tests may) but core/tlog/, which its tarball carries a copy of (site/src/lib/verifier-tool.ts).",
+      severity: "error",
+      from: { path: "^packages/", pathNot: TEST_CODE },
+      to: { path: "^(core|store|pipeline|api|site|cli|bench|test)/", pathNot: "^core/tlog/" },
+    },
     {
       name: "nothing-imports-cli",
       comment: "cli/ holds entry points (npm run …): they sit on top and nothing imports them.",

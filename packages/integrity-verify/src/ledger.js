@@ -29,7 +29,9 @@
  * Nothing from the server is taken on its word: the tiles only supply hashes that must hash up to the
  * root a trusted key signed.
  */
-import { decodeUtf8, equalBytes, fromBase64, toBase64 } from "./bytes.js";
+import { NoteError } from "../../../core/tlog/note.js";
+import { parseCheckpoint as parseBody } from "../../../core/tlog/checkpoint.js";
+import { decodeUtf8, equalBytes, toBase64 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
 import { trustStatement } from "./keys.js";
 import { CHECKPOINT_LIMIT } from "./limits.js";
@@ -40,8 +42,6 @@ import { CHECKPOINT_FILE, leafHash, TileReader, verifyConsistency, verifyInclusi
 export { CHECKPOINT_FILE };
 /** Where the ledger key is published relative to the log's folder: the site's /keys/, or data/keys/. */
 export const LEDGER_KEY_PATHS = ["../keys/ledger.vkey", "../../keys/ledger.vkey"];
-
-const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 
 /**
  * @typedef {object} Checkpoint
@@ -255,16 +255,17 @@ function isEnvelope(text, entry) {
 }
 
 /**
- * A checkpoint's note text: origin, decimal size, base64 of a 32-byte root, extension lines.
+ * A checkpoint's note text: origin, decimal size, base64 of a 32-byte root, extension lines (read by
+ * the project's one reader, src/tlog/checkpoint.js).
  * @param {string} text
  * @returns {Checkpoint}
  */
 export function parseCheckpoint(text) {
-  const [origin, sizeLine = "", rootLine = ""] = text.slice(0, -1).split("\n");
-  const size = Number(sizeLine);
-  const root = fromBase64(rootLine);
-  if (!origin || !DECIMAL.test(sizeLine) || !Number.isSafeInteger(size) || root === null || root.length !== 32) {
-    throw new VerifyError("checkpoint-malformed", "not a checkpoint: <origin>, <size>, <base64 root hash>");
+  try {
+    const { origin, size, rootHash } = parseBody(text);
+    return { origin, size, root: rootHash };
+  } catch (error) {
+    if (!(error instanceof NoteError)) throw error;
+    throw new VerifyError("checkpoint-malformed", `not a checkpoint: ${error.message}`);
   }
-  return { origin, size, root };
 }

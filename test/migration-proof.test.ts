@@ -13,7 +13,7 @@ import { generateKeyPair } from "../core/signature.ts";
 import { indexLeaves, MIGRATION_ORIGIN, proveLeaf, type LeafProof } from "../core/migration/snapshot.ts";
 import { LeafTree } from "../core/migration/tree.ts";
 import { verifyLeafProof, verifyMigrationCheckpoint } from "../core/migration/verify.ts";
-import { LookupError, verifyLookup, type LookupCode } from "../site/src/lib/migration-proof.ts";
+import { LookupError, verifyLookup, type LookupCode } from "../core/migration/lookup.ts";
 import { readMigrationDir } from "../store/migration-dir.ts";
 
 const DATA = join(import.meta.dirname, "../data");

@@ -17,8 +17,8 @@
  *   4. inclusion    RFC 9162 §2.1.3.2: the proof leads from the leaf's hash at its index to the
  *                   checkpoint's root at the checkpoint's size
  */
-import { parseMic } from "../../../core/balance/units.ts";
-import { CodedError } from "../../../core/errors.ts";
+import { parseMic } from "../balance/units.ts";
+import { CodedError } from "../errors.ts";
 
 export type LookupCode =
   | "key-malformed"

@@ -1,5 +1,5 @@
 /**
- * The /migration page's in-browser verifier (site/src/lib/migration-proof.ts, WebCrypto) against
+ * The /migration page's in-browser verifier (core/migration/lookup.ts, WebCrypto) against
  * the project's own (core/checkpoint.ts, core/migration/verify.ts, node:crypto): every address of
  * the published tree verifies in both, and every tampered proof, leaf, checkpoint or key is refused
  * by both — the browser's with the named code.

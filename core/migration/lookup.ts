@@ -1,17 +1,14 @@
 /**
- * The migration lookup's verifier, run in the reader's browser (the /migration page's island): an
- * address's leaf and inclusion proof (`GET /migration/proof/{address}`, the output of
+ * The migration lookup's verification, as the reader's browser runs it (the /migration page's
+ * island): an address's leaf and inclusion proof (`GET /migration/proof/{address}`, the output of
  * `npm run migration -- prove`) against the published signed checkpoint (`/migration/checkpoint`),
  * with the dataset key the page was built with (data/keys/datasets.vkey). Nothing the server says is
- * taken on its word: every step is computed here with WebCrypto (SHA-256, Ed25519) — the same checks
- * as core/checkpoint.ts and core/migration/verify.ts, which use node:crypto and so cannot run in a
- * page (a test holds the two to the same verdicts).
+ * taken on its word: every step is computed in the page. The keys, the signed checkpoint and the
+ * inclusion proof are checked by the project's one verifier (core/tlog/) with WebCrypto — the same
+ * checks that ./verify.ts runs over node:crypto (a test holds the two to the same verdicts).
  *
- *   1. keys         each trusted key line is `<name>+<8 hex key id>+<base64(0x01 ‖ Ed25519 key)>`
- *                   and its key id is SHA-256(name ‖ 0x0A ‖ 0x01 ‖ key)[:4]
- *   2. checkpoint   the signed note splits at its last blank line; a signature line of a trusted key
- *                   must verify over the text (a failing one refuses the note), and one must exist;
- *                   the text is `<origin>\n<size>\n<base64 root>\n`, origin the migration's
+ *   1. keys         each trusted key line is a note verifier key (core/tlog/note.js)
+ *   2. checkpoint   a signed note that a trusted key signed, holding a checkpoint, of the migration's origin
  *   3. leaf         the leaf is a snapshot or correction leaf in canonical form (JCS), for the
  *                   address asked; a snapshot leaf's v1 text is exactly balance_shards / 10^6
  *   4. inclusion    RFC 9162 §2.1.3.2: the proof leads from the leaf's hash at its index to the
@@ -19,6 +16,11 @@
  */
 import { parseMic } from "../balance/units.ts";
 import { CodedError } from "../errors.ts";
+import { fromBase64, toBase64, utf8 } from "../tlog/bytes.js";
+import { openCheckpoint } from "../tlog/checkpoint.js";
+import { runAsync, webCrypto } from "../tlog/crypto.js";
+import { inclusionCheck, leafHash } from "../tlog/merkle.js";
+import { NoteError, parseVerifierKey, type ParsedKey } from "../tlog/note.js";
 
 export type LookupCode =
   | "key-malformed"
@@ -54,69 +56,20 @@ export interface VerifiedLookup {
   signedBy: string[];
 }
 
-const encoder = new TextEncoder();
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
-const SIGNATURE_PREFIX = "\u2014 ";
-
-function fromBase64(text: string): Uint8Array | null {
-  if (!BASE64.test(text)) return null;
-  const binary = atob(text);
-  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  // One spelling per value: the canonical encoding only.
-  return toBase64(bytes) === text ? bytes : null;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", concat(...parts)));
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-interface TrustedKey {
-  name: string;
-  id: Uint8Array;
-  key: CryptoKey;
-}
 
 /** Step 1: the trusted keys, from verifier key lines (blank lines and `#` comments skipped). */
-export async function trustedKeys(vkeys: string): Promise<TrustedKey[]> {
-  const keys: TrustedKey[] = [];
+export async function trustedKeys(vkeys: string): Promise<ParsedKey[]> {
+  const keys: ParsedKey[] = [];
   for (const raw of vkeys.split("\n")) {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) continue;
-    // name+id+key: the name holds no "+", the base64 key may (so only the first two separate).
-    const first = line.indexOf("+");
-    const second = first < 0 ? -1 : line.indexOf("+", first + 1);
-    const name = first < 0 ? "" : line.slice(0, first);
-    const idHex = second < 0 ? "" : line.slice(first + 1, second);
-    const typed = second < 0 ? null : fromBase64(line.slice(second + 1));
-    if (name === "" || !/^[0-9a-f]{8}$/i.test(idHex) || !typed || typed.length !== 33 || typed[0] !== 0x01) {
-      throw new LookupError("key-malformed", `not an Ed25519 verifier key: ${line.slice(0, 80)}`);
+    try {
+      keys.push(await runAsync(parseVerifierKey(line), webCrypto));
+    } catch (error) {
+      if (!(error instanceof NoteError)) throw error;
+      throw new LookupError("key-malformed", error.message);
     }
-    const id = (await sha256(encoder.encode(`${name}\n`), typed)).subarray(0, 4);
-    if (Array.from(id, (b) => b.toString(16).padStart(2, "0")).join("") !== idHex.toLowerCase())
-      throw new LookupError("key-malformed", `the key id of ${name} does not match its key`);
-    const key = await crypto.subtle.importKey("raw", typed.slice(1), { name: "Ed25519" }, false, ["verify"]);
-    keys.push({ name, id, key });
   }
   if (keys.length === 0) throw new LookupError("key-malformed", "no trusted key");
   return keys;
@@ -130,43 +83,20 @@ export interface OpenedCheckpoint {
 }
 
 /** Step 2: the signed checkpoint, opened with the trusted keys only. */
-export async function openCheckpoint(note: string, keys: readonly TrustedKey[]): Promise<OpenedCheckpoint> {
-  const split = note.lastIndexOf("\n\n");
-  if (split < 0 || !note.endsWith("\n"))
-    throw new LookupError("checkpoint-malformed", "the checkpoint is not a signed note");
-  const text = note.slice(0, split + 1);
-  const signedBy: string[] = [];
-  for (const line of note.slice(split + 2, -1).split("\n")) {
-    if (!line.startsWith(SIGNATURE_PREFIX))
-      throw new LookupError("checkpoint-malformed", "a signature line does not start with an em dash");
-    const [name = "", sigText = "", ...rest] = line.slice(SIGNATURE_PREFIX.length).split(" ");
-    const bytes = fromBase64(sigText);
-    if (rest.length > 0 || !bytes || bytes.length < 5)
-      throw new LookupError("checkpoint-malformed", `malformed signature line of ${name}`);
-    const key = keys.find((k) => k.name === name && equal(k.id, bytes.subarray(0, 4)));
-    if (!key) continue; // a key this page does not trust proves nothing, and refutes nothing
-    if (
-      bytes.length !== 4 + 64 ||
-      !(await crypto.subtle.verify("Ed25519", key.key, bytes.slice(4), encoder.encode(text)))
-    ) {
-      throw new LookupError("checkpoint-untrusted", `the signature of ${name} does not verify`);
-    }
-    signedBy.push(name);
+export async function verifiedCheckpoint(note: string, keys: readonly ParsedKey[]): Promise<OpenedCheckpoint> {
+  try {
+    const { checkpoint, signers } = await runAsync(openCheckpoint(note, keys), webCrypto);
+    return {
+      origin: checkpoint.origin,
+      size: checkpoint.size,
+      root: checkpoint.rootHash,
+      signedBy: [...new Set(signers.map((k) => k.name))],
+    };
+  } catch (error) {
+    if (!(error instanceof NoteError)) throw error;
+    const untrusted = error.code === "bad-signature" || error.code === "no-known-signature";
+    throw new LookupError(untrusted ? "checkpoint-untrusted" : "checkpoint-malformed", error.message);
   }
-  if (signedBy.length === 0) throw new LookupError("checkpoint-untrusted", "no trusted key signed the checkpoint");
-  const [origin = "", sizeLine = "", rootLine = "", ...extensions] = text.slice(0, -1).split("\n");
-  const root = fromBase64(rootLine);
-  if (
-    origin === "" ||
-    !DECIMAL.test(sizeLine) ||
-    !Number.isSafeInteger(Number(sizeLine)) ||
-    !root ||
-    root.length !== 32 ||
-    extensions.some((e) => e === "")
-  ) {
-    throw new LookupError("checkpoint-malformed", "the checkpoint's text is not origin, size and root hash");
-  }
-  return { origin, size: Number(sizeLine), root, signedBy };
 }
 
 /** Step 3: the leaf, strictly: canonical, one of the two kinds, for `address`, its conversion exact. */
@@ -202,7 +132,7 @@ export function checkLeaf(address: string, text: string): MigrationLeaf {
   return typed;
 }
 
-/** Step 4: RFC 9162 §2.1.3.2, with arithmetic that holds for any safe-integer size. */
+/** Step 4: RFC 9162 §2.1.3.2, from the leaf's text. */
 export async function verifyInclusion(
   leafText: string,
   index: number,
@@ -210,27 +140,8 @@ export async function verifyInclusion(
   proof: readonly Uint8Array[],
   root: Uint8Array,
 ): Promise<boolean> {
-  if (index >= size) return false;
-  let fn = index;
-  let sn = size - 1;
-  let r = await sha256(new Uint8Array([0x00]), encoder.encode(leafText));
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = await sha256(new Uint8Array([0x01]), p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
-      }
-    } else {
-      r = await sha256(new Uint8Array([0x01]), r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equal(r, root);
+  const leaf = await runAsync(leafHash(utf8.encode(leafText)), webCrypto);
+  return runAsync(inclusionCheck(leaf, index, size, proof, root), webCrypto);
 }
 
 /** The whole lookup: every step, or the LookupError of the first that fails. */
@@ -242,7 +153,7 @@ export async function verifyLookup(input: {
   origin: string;
 }): Promise<VerifiedLookup> {
   const keys = await trustedKeys(input.vkeys);
-  const checkpoint = await openCheckpoint(input.checkpoint, keys);
+  const checkpoint = await verifiedCheckpoint(input.checkpoint, keys);
   if (checkpoint.origin !== input.origin)
     throw new LookupError("wrong-origin", `the checkpoint is of ${checkpoint.origin}, not ${input.origin}`);
   const p = input.proof as { index?: unknown; tree_size?: unknown; leaf?: unknown; proof?: unknown } | null;

@@ -18,7 +18,16 @@
  * a client use a prefix of a wider tile. Those records are still checked against the older signed root.
  */
 import { runAsync, webCrypto } from "../../../core/tlog/crypto.js";
-import { consistencyCheck, consistencyRanges, inclusionCheck, inclusionRanges, HASH_SIZE, leafHash as leafHashCheck, perfectSubtree, splitPoint } from "../../../core/tlog/merkle.js";
+import {
+  consistencyCheck,
+  consistencyRanges,
+  inclusionCheck,
+  inclusionRanges,
+  HASH_SIZE,
+  leafHash as leafHashCheck,
+  perfectSubtree,
+  splitPoint,
+} from "../../../core/tlog/merkle.js";
 import { decodeUtf8 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
 import { bundleLimit, CHECKPOINT_LIMIT, hashTileLimit } from "./limits.js";
@@ -62,7 +71,9 @@ export const ENVELOPES_DIR = "envelopes";
  * @param {number} width
  */
 function pathOf(level, index, width) {
-  return level === "envelopes" ? `${ENVELOPES_DIR}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}` : tilePath(level, index, width);
+  return level === "envelopes"
+    ? `${ENVELOPES_DIR}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}`
+    : tilePath(level, index, width);
 }
 
 /**
@@ -109,7 +120,13 @@ export class TileReader {
       const full = await this.source.read(pathOf(level, index, TILE_WIDTH), limitOf(level, TILE_WIDTH));
       if (full !== null) return { bytes: full, width: TILE_WIDTH };
       const size = await this.#currentSize();
-      const current = size === null ? 0 : Math.min(TILE_WIDTH, Math.floor(size / 2 ** (typeof level === "number" ? level * TILE_HEIGHT : 0)) - index * TILE_WIDTH);
+      const current =
+        size === null
+          ? 0
+          : Math.min(
+              TILE_WIDTH,
+              Math.floor(size / 2 ** (typeof level === "number" ? level * TILE_HEIGHT : 0)) - index * TILE_WIDTH,
+            );
       if (current > width && current < TILE_WIDTH) {
         const wider = await this.source.read(pathOf(level, index, current), limitOf(level, current));
         if (wider !== null) return { bytes: wider, width: current };
@@ -153,7 +170,10 @@ export class TileReader {
     if (!tile) {
       tile = this.#tile(level, index, width).then(({ bytes, width: read }) => {
         if (bytes.length !== read * HASH_SIZE) {
-          throw new VerifyError("tile-malformed", `${this.source.describe(tilePath(level, index, read))}: ${bytes.length} bytes, not ${read} hashes`);
+          throw new VerifyError(
+            "tile-malformed",
+            `${this.source.describe(tilePath(level, index, read))}: ${bytes.length} bytes, not ${read} hashes`,
+          );
         }
         return bytes.subarray(0, width * HASH_SIZE);
       });
@@ -177,11 +197,13 @@ export class TileReader {
     const offset = first % TILE_WIDTH;
     /** @type {Uint8Array[]} */
     let hashes = [];
-    for (let i = 0; i < 2 ** within; i++) hashes.push(tile.subarray((offset + i) * HASH_SIZE, (offset + i + 1) * HASH_SIZE));
+    for (let i = 0; i < 2 ** within; i++)
+      hashes.push(tile.subarray((offset + i) * HASH_SIZE, (offset + i + 1) * HASH_SIZE));
     while (hashes.length > 1) {
       /** @type {Uint8Array[]} */
       const up = [];
-      for (let i = 0; i < hashes.length; i += 2) up.push(await nodeHash(/** @type {Uint8Array} */ (hashes[i]), /** @type {Uint8Array} */ (hashes[i + 1])));
+      for (let i = 0; i < hashes.length; i += 2)
+        up.push(await nodeHash(/** @type {Uint8Array} */ (hashes[i]), /** @type {Uint8Array} */ (hashes[i + 1])));
       hashes = up;
     }
     return /** @type {Uint8Array} */ (hashes[0]);
@@ -246,7 +268,8 @@ export class TileReader {
     const { bytes, width: read } = await this.#tile(kind, bundle, width);
     const name = this.source.describe(pathOf(kind, bundle, read));
     const entries = splitBundle(bytes, name);
-    if (entries.length !== read) throw new VerifyError("tile-malformed", `${name}: ${entries.length} entries, not ${read}`);
+    if (entries.length !== read)
+      throw new VerifyError("tile-malformed", `${name}: ${entries.length} entries, not ${read}`);
     return /** @type {Uint8Array} */ (entries[index % TILE_WIDTH]);
   }
 }
@@ -278,7 +301,8 @@ function splitBundle(bytes, name) {
  * @param {Uint8Array[]} proof
  * @param {Uint8Array} root
  */
-export const verifyInclusion = (leaf, index, size, proof, root) => runAsync(inclusionCheck(leaf, index, size, proof, root), webCrypto);
+export const verifyInclusion = (leaf, index, size, proof, root) =>
+  runAsync(inclusionCheck(leaf, index, size, proof, root), webCrypto);
 
 /**
  * RFC 9162 §2.1.4.2: whether `proof` shows that the tree of `oldSize` with root `oldRoot` is a prefix
@@ -290,4 +314,5 @@ export const verifyInclusion = (leaf, index, size, proof, root) => runAsync(incl
  * @param {Uint8Array} newRoot
  * @param {Uint8Array[]} proof
  */
-export const verifyConsistency = (oldSize, newSize, oldRoot, newRoot, proof) => runAsync(consistencyCheck(oldSize, newSize, oldRoot, newRoot, proof), webCrypto);
+export const verifyConsistency = (oldSize, newSize, oldRoot, newRoot, proof) =>
+  runAsync(consistencyCheck(oldSize, newSize, oldRoot, newRoot, proof), webCrypto);

@@ -12,7 +12,7 @@
  *    `package/`, sorted by path, regular files only; mtime 1985-10-26T08:15:00Z (npm's), uid/gid 0,
  *    no user or group names, mode 0755 for the `bin` entries and 0644 for the rest; two zero blocks;
  *  - gzip: no name, mtime 0, OS "unknown" (255), the tar in stored (uncompressed) deflate blocks —
- *    no compressor, so nothing but the input decides the bytes. The package is small (~55 kB).
+ *    no compressor, so nothing but the input decides the bytes. The package is small (~170 kB as stored).
  *
  * The package is built from the one verifier at pack time. In the repository its modules import the
  * transparency-log checks (signed notes, checkpoints, RFC 9162 proofs) from core/tlog/, which the

@@ -1,6 +1,7 @@
 /**
  * The import rules of the project, as data (docs/structure.md explains them).
- * `npm run lint:imports` checks the tree against them; `npm test` runs it first.
+ * `npm run lint:imports` checks the tree against them; `npm test` runs it beside the type check, the
+ * formatter's check and vitest (test/run.ts).
  *
  * Layers, lowest first: core → store → pipeline | api | site → cli. A layer imports only layers
  * below it; pipeline and api never import each other; nothing imports cli/ (entry points).

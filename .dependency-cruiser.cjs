@@ -1,6 +1,7 @@
 /**
  * The import rules of the project, as data (docs/structure.md explains them).
- * `npm run lint:imports` checks the tree against them; `npm test` runs it first.
+ * `npm run lint:imports` checks the tree against them; `npm test` runs it beside the type check, the
+ * formatter's check and vitest (test/run.ts).
  *
  * Layers, lowest first: core → store → pipeline | api | site → cli. A layer imports only layers
  * below it; pipeline and api never import each other; nothing imports cli/ (entry points). Inside
@@ -24,6 +25,7 @@ function layer(name, comment, from, to) {
  * floors below its own and itself: nothing on a higher floor, nor another room of its own floor.
  */
 const CORE_FLOORS = [
+  ["tlog/"],
   ["*.ts"],
   ["areas/", "money/", "ledger/", "witness/", "release/"],
   ["schemas/", "format/"],
@@ -108,6 +110,14 @@ module.exports = {
       from: { path: "^core/", pathNot: TEST_CODE },
       to: { dependencyTypes: ["core"], pathNot: "^(node:)?crypto$" },
     },
+    {
+      name: "tlog-self-contained",
+      comment:
+        "core/tlog/ is the one transparency-log verifier, copied whole into the published integrity-verify package and run in browsers: it imports nothing outside itself, not even Node's modules.",
+      severity: "error",
+      from: { path: "^core/tlog/", pathNot: TEST_CODE },
+      to: { pathNot: "^core/tlog/" },
+    },
     layer(
       "store-imports-only-core",
       "store/ is the I/O layer shared by pipeline and api: it imports core only.",
@@ -152,12 +162,14 @@ module.exports = {
       "^deploy/",
       "^(core|store|pipeline|api|site|cli|packages|bench|test)/",
     ),
-    layer(
-      "packages-standalone",
-      "A package under packages/ is published on its own: it imports nothing of the project (its tests may).",
-      "^packages/",
-      "^(core|store|pipeline|api|site|cli|bench|test)/",
-    ),
+    {
+      name: "packages-standalone",
+      comment:
+        "A package under packages/ is published on its own: it imports nothing of the project (its tests may) but core/tlog/, which its tarball carries a copy of (site/src/lib/verifier-tool.ts).",
+      severity: "error",
+      from: { path: "^packages/", pathNot: TEST_CODE },
+      to: { path: "^(core|store|pipeline|api|site|cli|bench|test)/", pathNot: "^core/tlog/" },
+    },
     ...floorRules("core", CORE_FLOORS),
     ...floorRules("api", API_FLOORS),
     {

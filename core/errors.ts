@@ -1,18 +1,14 @@
+import { CodedError } from "./tlog/errors.js";
+
 /**
  * The one base of the project's coded errors. Each domain declares the union of its codes and
  * `class XError extends CodedError<XCode>`; callers branch on `code`, never on the message, and
  * the API maps codes to problem types in one place (api/problems/refusals.ts). After sigstore-js's
  * `packages/verify/src/error.ts`: one error class, a `code` union.
+ * It is written in core/tlog/errors.js, with the verifier that ships in the published package;
+ * every domain imports it from here.
  */
-export class CodedError<C extends string> extends Error {
-  readonly code: C;
-  constructor(code: C, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-    // The subclass's own name (NoteError, DataError, …) in stack traces and `String(error)`.
-    this.name = new.target.name;
-  }
-}
+export { CodedError };
 
 /** Whether `error` is a coded error whose code is `code`. */
 export function hasCode<C extends string>(error: unknown, code: C): error is CodedError<C> {

@@ -1,13 +1,29 @@
 /**
- * RFC 9162 (Certificate Transparency v2) Merkle tree hashing, inclusion and consistency proofs.
+ * RFC 9162 (Certificate Transparency v2) Merkle trees as the project builds them: hashing, roots,
+ * and the inclusion and consistency proofs a store hands out, over node:crypto. What a proof holds
+ * and how one is verified is written once, in core/tlog/merkle.js (which the published verifier and
+ * the portal run too); this module runs it synchronously (`nodeCrypto`).
  *
  * Leaf hash: SHA-256(0x00 ‖ data); node hash: SHA-256(0x01 ‖ left ‖ right). A tree of n leaves splits
  * at the largest power of two below n. Hashes are 32-byte `Uint8Array`s. Tree sizes and indices are
  * safe integers, so no bitwise operators (they truncate to 32 bits) are used on them.
  */
 import { hash } from "node:crypto";
+import { toHex } from "./digest.ts";
+import { verify } from "./signature.ts";
+import { runSync, type SyncCrypto } from "./tlog/crypto.js";
+import {
+  consistencyCheck,
+  consistencyRanges,
+  HASH_SIZE,
+  inclusionCheck,
+  inclusionRanges,
+  perfectSubtree,
+  splitPoint,
+} from "./tlog/merkle.js";
 
-export const HASH_SIZE = 32;
+export { equalBytes } from "./tlog/bytes.js";
+export { HASH_SIZE, splitPoint };
 
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
@@ -57,17 +73,6 @@ export function nodeHashLatin1(left: string, right: string): string {
 /** The root of the empty tree: SHA-256 of the empty string. */
 export const EMPTY_ROOT: Uint8Array = sha256(new Uint8Array(0));
 
-/** Largest power of two strictly less than n (n >= 2). */
-export function splitPoint(n: number): number {
-  let k = 1;
-  while (k * 2 < n) k *= 2;
-  return k;
-}
-
-function isPowerOfTwo(n: number): boolean {
-  return n >= 1 && splitPoint(n + 1) === n;
-}
-
 /** Merkle Tree Hash of a list of leaf hashes. */
 export function rootHash(leafHashes: readonly Uint8Array[]): Uint8Array {
   const n = leafHashes.length;
@@ -110,73 +115,27 @@ export function rangeHasher(leafHashes: readonly Uint8Array[]): RangeHasher {
  */
 export function composeRange(perfect: (level: number, index: number) => Uint8Array | undefined): RangeHasher {
   const range = (start: number, end: number): Uint8Array => {
-    const n = end - start;
-    if (n <= 0) throw new RangeError(`empty subtree [${start}, ${end})`);
-    if (isPowerOfTwo(n) && start % n === 0) {
-      const level = Math.log2(n);
-      const stored = perfect(level, start / n);
+    if (end - start <= 0) throw new RangeError(`empty subtree [${start}, ${end})`);
+    const subtree = perfectSubtree(start, end);
+    if (subtree) {
+      const stored = perfect(subtree.level, subtree.index);
       if (stored) return stored;
-      if (n === 1) throw new RangeError(`leaf ${start} is not available`);
+      if (end - start === 1) throw new RangeError(`leaf ${start} is not available`);
     }
-    const k = splitPoint(n);
+    const k = splitPoint(end - start);
     return nodeHash(range(start, start + k), range(start + k, end));
   };
   return range;
 }
 
-function checkIndex(name: string, value: number, max: number): void {
-  if (!Number.isSafeInteger(value) || value < 0 || value > max) {
-    throw new RangeError(`${name} ${value} is out of range [0, ${max}]`);
-  }
-}
-
-/** RFC 9162 §2.1.3.1 PATH(m, D[n]), leaf-side first. */
+/** RFC 9162 §2.1.3.1 PATH(m, D[n]), leaf-side first. Throws a RangeError on an index outside the tree. */
 export function inclusionProofWith(range: RangeHasher, index: number, treeSize: number): Uint8Array[] {
-  checkIndex("tree size", treeSize, Number.MAX_SAFE_INTEGER);
-  checkIndex("leaf index", index, treeSize - 1);
-  const proof: Uint8Array[] = [];
-  let start = 0;
-  let end = treeSize;
-  let m = index;
-  // Walk down from the root, recording the sibling subtree at each split; reverse at the end.
-  while (end - start > 1) {
-    const k = splitPoint(end - start);
-    if (m < k) {
-      proof.push(range(start + k, end));
-      end = start + k;
-    } else {
-      proof.push(range(start, start + k));
-      start += k;
-      m -= k;
-    }
-  }
-  return proof.reverse();
+  return inclusionRanges(index, treeSize).map(([start, end]) => range(start, end));
 }
 
-/** RFC 9162 §2.1.4.1 PROOF(m, D[n]). */
+/** RFC 9162 §2.1.4.1 PROOF(m, D[n]). Throws a RangeError unless 0 ≤ oldSize ≤ newSize. */
 export function consistencyProofWith(range: RangeHasher, oldSize: number, newSize: number): Uint8Array[] {
-  checkIndex("new size", newSize, Number.MAX_SAFE_INTEGER);
-  checkIndex("old size", oldSize, newSize);
-  if (oldSize === 0 || oldSize === newSize) return [];
-  const proof: Uint8Array[] = [];
-  let start = 0;
-  let end = newSize;
-  let m = oldSize;
-  let complete = true; // SUBPROOF's b: is the old tree's subtree a whole subtree of the new one?
-  while (m !== end - start) {
-    const k = splitPoint(end - start);
-    if (m <= k) {
-      proof.push(range(start + k, end));
-      end = start + k;
-    } else {
-      proof.push(range(start, start + k));
-      start += k;
-      m -= k;
-      complete = false;
-    }
-  }
-  if (!complete) proof.push(range(start, end));
-  return proof.reverse();
+  return consistencyRanges(oldSize, newSize).map(([start, end]) => range(start, end));
 }
 
 export function inclusionProof(leafHashes: readonly Uint8Array[], index: number): Uint8Array[] {
@@ -187,16 +146,12 @@ export function consistencyProof(leafHashes: readonly Uint8Array[], oldSize: num
   return consistencyProofWith(rangeHasher(leafHashes), oldSize, leafHashes.length);
 }
 
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
-}
-
-function allHashes(hashes: readonly Uint8Array[]): boolean {
-  return hashes.every((h) => h instanceof Uint8Array && h.length === HASH_SIZE);
-}
+/** node:crypto's SHA-256 and strict Ed25519 (./signature.ts), for the checks of core/tlog/. */
+export const nodeCrypto: SyncCrypto = {
+  sha256,
+  nodeHash,
+  verifyEd25519: (publicKey, message, signature) => verify("ed25519", toHex(publicKey), message, toHex(signature)),
+};
 
 /** RFC 9162 §2.1.3.2. Returns false on any malformed input; never throws. */
 export function verifyInclusion(
@@ -206,28 +161,7 @@ export function verifyInclusion(
   proof: readonly Uint8Array[],
   root: Uint8Array,
 ): boolean {
-  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(treeSize) || index < 0 || index >= treeSize) return false;
-  if (!allHashes([leaf, root]) || !allHashes(proof)) return false;
-  let fn = index;
-  let sn = treeSize - 1;
-  let r = leaf;
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn /= 2;
-          sn = Math.floor(sn / 2);
-        }
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equalBytes(r, root);
+  return runSync(inclusionCheck(leaf, index, treeSize, proof, root), nodeCrypto);
 }
 
 /**
@@ -241,37 +175,6 @@ export function verifyConsistency(
   newRoot: Uint8Array,
   proof: readonly Uint8Array[],
 ): boolean {
-  if (!Number.isSafeInteger(oldSize) || !Number.isSafeInteger(newSize)) return false;
-  if (oldSize <= 0 || newSize < oldSize) return false;
-  if (oldSize === newSize) return proof.length === 0 && equalBytes(oldRoot, newRoot);
-  if (proof.length === 0 || !allHashes([oldRoot, newRoot]) || !allHashes(proof)) return false;
-
-  const path = isPowerOfTwo(oldSize) ? [oldRoot, ...proof] : proof;
-  let fn = oldSize - 1;
-  let sn = newSize - 1;
-  while (fn % 2 === 1) {
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  let fr = path[0]!;
-  let sr = path[0]!;
-  for (let i = 1; i < path.length; i++) {
-    const c = path[i]!;
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      fr = nodeHash(c, fr);
-      sr = nodeHash(c, sr);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn /= 2;
-          sn = Math.floor(sn / 2);
-        }
-      }
-    } else {
-      sr = nodeHash(sr, c);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equalBytes(fr, oldRoot) && equalBytes(sr, newRoot);
+  if (!(oldSize > 0)) return false;
+  return runSync(consistencyCheck(oldSize, newSize, oldRoot, newRoot, proof), nodeCrypto);
 }

@@ -188,10 +188,10 @@ describe("the import rules", () => {
   });
 
   it("fail a folder of core/ or api/ importing a higher floor, or a neighbour on its own floor", () => {
-    expect(planted("core/ground.ts")).toEqual([["core-floor-1-not-up", "core/ground.ts", "core/ledger/entry.ts"]]);
-    expect(planted("core/money/up.ts")).toEqual([["core-floor-2-not-up", "core/money/up.ts", "core/avm/rules.ts"]]);
+    expect(planted("core/ground.ts")).toEqual([["core-floor-2-not-up", "core/ground.ts", "core/ledger/entry.ts"]]);
+    expect(planted("core/money/up.ts")).toEqual([["core-floor-3-not-up", "core/money/up.ts", "core/avm/rules.ts"]]);
     expect(planted("core/money/side.ts")).toEqual([
-      ["core-floor-2-not-sideways", "core/money/side.ts", "core/ledger/entry.ts"],
+      ["core-floor-3-not-sideways", "core/money/side.ts", "core/ledger/entry.ts"],
     ]);
     expect(planted("api/clients/up.ts")).toEqual([["api-floor-1-not-up", "api/clients/up.ts", "api/routes/ledger.ts"]]);
   });

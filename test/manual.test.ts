@@ -3,12 +3,12 @@
  * link in the manual, the README and bench/README.md names a file that exists — another docs page,
  * or a file of the repository. (The portal side — every page built, every anchor present — is
  * checked on the real build by test/portal-crawl.test.ts.) Also the portal's reading of the pages:
- * link rewriting, order and titles (site/src/lib/manual.ts).
+ * link rewriting, the menu's tree and titles (site/src/lib/manual.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { manualOrder, manualPath, manualTitle, portalHref } from "../site/src/lib/manual.ts";
+import { manualPath, manualTitle, manualTree, portalHref, readingOrder } from "../site/src/lib/manual.ts";
 import { DOCS_DIR, docsPages, markdownLinks, REPO_ROOT } from "./support/site/helpers.ts";
 
 const SOURCES = [
@@ -44,6 +44,17 @@ describe("the manual's sources", () => {
     for (const name of pages) {
       const text = readFileSync(join(DOCS_DIR, `${name}.md`), "utf8").replace(/^---\n[\s\S]*?\n---\n+/, "");
       expect(text.startsWith("# "), `${name}.md starts with a # title`).toBe(true);
+    }
+  });
+
+  it("has one table of contents: docs/index.md's reading order lists every other page once, and no page orders itself", () => {
+    const pages = docsPages();
+    const order = readingOrder(readFileSync(join(DOCS_DIR, "index.md"), "utf8"));
+    const listed = order.flatMap((item) => [item.name, ...item.children]);
+    expect(new Set(listed).size, "a page listed twice").toBe(listed.length);
+    expect([...listed].sort()).toEqual(pages.filter((p) => p !== "index").sort());
+    for (const name of pages) {
+      expect(readFileSync(join(DOCS_DIR, `${name}.md`), "utf8"), `${name}.md`).not.toMatch(/^---\n[\s\S]*?^order:/m);
     }
   });
 
@@ -87,14 +98,35 @@ describe("the manual on the portal (site/src/lib/manual.ts)", () => {
     expect(portalHref("./sub/page.md")).toBeNull();
   });
 
-  it("orders pages by front matter, then title; pages without an order come last", () => {
-    const pages = [
-      { name: "zeta", title: "Zeta" },
-      { name: "ledger", title: "The ledger", order: 2 },
-      { name: "alpha", title: "Alpha" },
-      { name: "index", title: "Manual", order: 0 },
-    ];
-    expect(manualOrder(pages).map((p) => p.name)).toEqual(["index", "ledger", "alpha", "zeta"]);
+  it("lists the pages as the reading order nests them, the front page first and unlisted pages last by title", () => {
+    const index = [
+      "# Manual",
+      "",
+      "## Reading order",
+      "",
+      "1. [The ledger](./ledger.md) — entries.",
+      "   - [Ledger reads](./ledger-reads.md) — proofs,",
+      "     over two lines.",
+      "2. [The API](./api.md) — routes.",
+      "",
+      "## Commands",
+      "",
+      "1. [Not a page of the list](./zeta.md)",
+    ].join("\n");
+    const order = readingOrder(index);
+    expect(order).toEqual([
+      { name: "ledger", children: ["ledger-reads"] },
+      { name: "api", children: [] },
+    ]);
+    const pages = ["zeta", "api", "ledger-reads", "alpha", "ledger", "index"].map((name) => ({ name, title: name }));
+    const tree = manualTree(pages, order);
+    expect(tree.map((i) => [i.page.name, i.children.map((c) => c.name)])).toEqual([
+      ["index", []],
+      ["ledger", ["ledger-reads"]],
+      ["api", []],
+      ["alpha", []],
+      ["zeta", []],
+    ]);
     expect(
       manualTitle("x", undefined, [
         { depth: 2, text: "Sub" },

@@ -1,5 +1,5 @@
 /**
- * The /migration page's in-browser verifier (site/src/lib/migration-proof.ts, WebCrypto) against
+ * The /migration page's in-browser verifier (core/migration/lookup.ts, WebCrypto) against
  * the project's own (core/checkpoint.ts, core/migration/verify.ts, node:crypto): every address of
  * the published tree verifies in both, and every tampered proof, leaf, checkpoint or key is refused
  * by both — the browser's with the named code.
@@ -13,7 +13,7 @@ import { generateKeyPair } from "../core/signature.ts";
 import { indexLeaves, MIGRATION_ORIGIN, proveLeaf, type LeafProof } from "../core/migration/snapshot.ts";
 import { LeafTree } from "../core/migration/tree.ts";
 import { verifyLeafProof, verifyMigrationCheckpoint } from "../core/migration/verify.ts";
-import { LookupError, verifyLookup, type LookupCode } from "../site/src/lib/migration-proof.ts";
+import { LookupError, verifyLookup, type LookupCode } from "../core/migration/lookup.ts";
 import { readMigrationDir } from "../store/migration-dir.ts";
 
 const DATA = join(import.meta.dirname, "../data");

@@ -10,7 +10,7 @@
  *    at the deadline and an endless one stopped at its cap, a wrong key is rejected, a ledger entry's inclusion is
  *    verified and a tampered tile refused; the page passes axe.
  *  - the verifier as the build publishes it (/tools/integrity-verify-<version>.tgz and its .sha256):
- *    the same bytes from every pack, the files npm would pack, the digest docs/verify-downloads.md
+ *    the same bytes from every pack, the files npm would pack and the copy of core/tlog/ they import, the digest docs/verify-downloads.md
  *    publishes; installed and run from an empty folder with `npx --yes --package=<its URL>`, as the
  *    docs tell a downloader (no registry: the package has no dependencies), and the pages print that command.
  * Until the build publishes the ledger's tiles, a small log's tiles (test/support/tlog-tiles.ts),
@@ -385,7 +385,8 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
     const once = packTool(PACKAGE_DIR);
     expect(once.bytes.equals(packTool(PACKAGE_DIR).bytes)).toBe(true);
     expect(once.bytes.equals(bytes)).toBe(true);
-    // A gzip with no timestamp and no name, holding package/<file> for exactly the files npm would pack.
+    // A gzip with no timestamp and no name, holding package/<file> for exactly the files npm would pack
+    // and the copy of the one verifier (core/tlog/*.js at src/tlog/), whose imports the package's point at.
     expect([...bytes.subarray(0, 10)]).toEqual([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
     const npmList = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts", PACKAGE_DIR], {
       cwd: tmp,
@@ -396,7 +397,9 @@ describe("the verifier tarball the build publishes, run as the docs say", () => 
     const npmFiles = (JSON.parse(npmList.stdout) as { files: { path: string }[] }[])[0]!.files
       .map((f) => f.path)
       .sort();
-    expect(tarNames(gunzipSync(bytes))).toEqual(npmFiles.map((f) => `package/${f}`));
+    expect(once.bundled.length).toBeGreaterThan(0);
+    expect(once.bundled.every((f) => f.startsWith("src/tlog/") && !npmFiles.includes(f))).toBe(true);
+    expect(tarNames(gunzipSync(bytes))).toEqual([...npmFiles, ...once.bundled].sort().map((f) => `package/${f}`));
   });
 
   it("is the digest docs/verify-downloads.md publishes for this version", () => {

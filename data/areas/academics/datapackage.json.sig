@@ -1,4 +1,4 @@
 academics datapackage
-sha256:c61ff183b36d978aa74942c9174add57a97b2cd70af04a05abe0cc69d600b968
+sha256:220929f419a9dd3bbe1828e479e4cae6a29014a1a475d3771ef889d35dcf0fcb
 
-— integrity-platform.example/datasets ZK41+D6EYsMfSaZTnTN/+ztML6W/pTGiqc2b/zLE24fAv2zCekPg3XWNeiohMHfrDo25NbWZM18iItp33Kt2BaRfZQM=
+— integrity-platform.example/datasets ZK41+OB/TR9aaAtJ9VNQAs8D5B1/UfDVjjcJj/W0SL28OhWGSEwbSxz2ae2BMm6l4wXNPfdyG3f2bB25a0vYICcwngE=

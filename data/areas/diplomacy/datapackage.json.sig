@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:41296e0967b35da4dfa5c98a6f2cde9f1bbcdd0767ab0cf3a43e6ea5f86897a3
+sha256:5f5580a59ad8b9cba9b0c70952d1de638191138c9e71f3b7b39833e455b39171
 
-— integrity-platform.example/datasets ZK41+NqgaWoiSiroeJOV104DtAmSAhaFYKcXO1rwveI4UP4ku5gpmAOE31pY1i6ukdnbYAwU9UFIKRHCvJMIUL/7FQA=
+— integrity-platform.example/datasets ZK41+B8lPzFsNwGf/FBbBpTfRTRvqPT7YPYDW5Wkt93O+My6gKqAdgRx1XtpuuCvpq2K3hcuH62bpLifpls8sDkaygY=

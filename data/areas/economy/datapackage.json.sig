@@ -1,4 +1,4 @@
 economy datapackage
-sha256:51d5b17095aad22176993b5615ba9700e5f103d6e244e9c08d91030159547937
+sha256:69dcbf81ac822774e1d40ca5ac7dee010030dea4ecbc66183297a5938aadf419
 
-— integrity-platform.example/datasets ZK41+MRUhEv6yIV9Gy3JkpJmNaWzYkvexrkBJ+P8QQ7rSPohOFn1ZzGcm3BK57ZRvNGPjlTDbFj9vqLECUmtEY3mzA8=
+— integrity-platform.example/datasets ZK41+OMByDNraYntSrFeu8kCtDb4OVEjMn0MiyLNR1d9FkrghoqXLdeI/W/iFohXSbcXH4fFTsU67+LsS7yuTdIDfQg=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:190d46e484c062392d56756b62a371d9637ca7a28be9e2f65d1fedcb4a088ee8
+sha256:48df8e417b9500b9dff97779519913b932e3aa2ee4f9fd5fc9067f07164b791d
 
-— integrity-platform.example/datasets ZK41+Hx4nhezTVvNCgsOR+2y395M4qVUJCG64l0NN9H0y4tHiUk9fPC7I72veZFWXuDxeO/mzQNnKKMGw8O1eKNqagA=
+— integrity-platform.example/datasets ZK41+Dn7E3mZFpVrxwIwKi5HuD5m48x1rONdqZCzuQ9cVYj8ubB4iHqno0kmWTDJ7ntFtHo5/thwuFzt1N0/tkdiKQ4=

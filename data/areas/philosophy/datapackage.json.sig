@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:9da14a5bc83b89832d4e8fc90b1bb56da9e8c184eacb082223f158c2687e81d9
+sha256:b71a036e8ad5a434abf14733f79425ed0644d45064086aab10f894f21d65f59b
 
-— integrity-platform.example/datasets ZK41+Kvq/Qt+O4JxXHIwTfN2HeLEZq7QWmega4dCIozIDBmLzi9GMr9XEAYhwws35l/q4fYOQCtjaR5nFC5FBf/Kugo=
+— integrity-platform.example/datasets ZK41+OQrvoGOrYxy8ZW5kvXRGZpkE5lcZXy0XMXa/DlKE2f2hZjrxx5nWBthGuSBaHH/eYErAeAeqpAMSJd2hN2llwU=

@@ -43,7 +43,9 @@ export const PACKAGE_NAMES = ["government", "academics", "philosophy", "economy"
  * "alias" and "live"), copied here since this package imports nothing of the project's.
  * @type {Readonly<Record<string, Readonly<Record<string, string>>>>}
  */
-export const AREA_ALIASES = { economy: { supply: "supply.json", mii: "mii.json", coordination: "coordination.json", roi: "roi.json" } };
+export const AREA_ALIASES = {
+  economy: { supply: "supply.json", mii: "mii.json", coordination: "coordination.json", roi: "roi.json" },
+};
 
 // The project's resource path rule (core/datapackage/paths.ts): lowercase plain segments, nothing that climbs.
 const SEGMENT = /^[a-z0-9][a-z0-9._-]*$/;
@@ -86,14 +88,24 @@ export async function verifyArea({ source, keys, area, only }) {
     if (note === null) throw new VerifyError("signature-malformed", "not UTF-8 text");
     const opened = await openNote(note, keys.keys);
     const signed = SIGNED_TEXT.exec(opened.text);
-    if (!signed) throw new VerifyError("signature-malformed", "the signed text is not `<area> datapackage` and the manifest's sha256");
+    if (!signed)
+      throw new VerifyError(
+        "signature-malformed",
+        "the signed text is not `<area> datapackage` and the manifest's sha256",
+      );
     const [, signedArea = "", signedHash = ""] = signed;
     if (expected !== undefined && signedArea !== expected) {
-      throw new VerifyError("signature-other-area", `the signature is for the ${signedArea} manifest, not ${expected}'s`);
+      throw new VerifyError(
+        "signature-other-area",
+        `the signature is for the ${signedArea} manifest, not ${expected}'s`,
+      );
     }
     const actual = toHex(await sha256(manifest));
     if (actual !== signedHash) {
-      throw new VerifyError("signature-other-manifest", `the manifest changed: it hashes to sha256:${actual}, the signature covers sha256:${signedHash}`);
+      throw new VerifyError(
+        "signature-other-manifest",
+        `the manifest changed: it hashes to sha256:${actual}, the signature covers sha256:${signedHash}`,
+      );
     }
     report.area = signedArea;
     report.what = signedArea;
@@ -116,8 +128,18 @@ export async function verifyArea({ source, keys, area, only }) {
   if (only === undefined && source.list !== undefined) {
     const listed = await source.list();
     const history = listed.filter(isReleaseHistory);
-    await checkGiven(report, source, resources, listed.filter((g) => !isReleaseHistory(g)));
-    if (history.length > 0) report.skip("history", source.describe(history.length === 1 ? /** @type {string} */ (history[0]) : RELEASE_HISTORY.folder), historyDetail(history));
+    await checkGiven(
+      report,
+      source,
+      resources,
+      listed.filter((g) => !isReleaseHistory(g)),
+    );
+    if (history.length > 0)
+      report.skip(
+        "history",
+        source.describe(history.length === 1 ? /** @type {string} */ (history[0]) : RELEASE_HISTORY.folder),
+        historyDetail(history),
+      );
     return report;
   }
   if (only === undefined) {
@@ -126,7 +148,12 @@ export async function verifyArea({ source, keys, area, only }) {
   }
   const aliased = AREA_ALIASES[report.area ?? ""]?.[only];
   const named = resources.find((r) => r.path === only || r.immutablePath === only || r.path === aliased);
-  if (named === undefined) report.fail("file", source.describe(only), new VerifyError("file-unlisted", "the signed manifest does not list this file"));
+  if (named === undefined)
+    report.fail(
+      "file",
+      source.describe(only),
+      new VerifyError("file-unlisted", "the signed manifest does not list this file"),
+    );
   else await checkFile(report, source, named, only);
   return report;
 }
@@ -157,23 +184,57 @@ function listedResources(bytes) {
   // Keyed files are listed apart (keyedResources), where a standard reader does not look; they are
   // checked where present and skipped where not (a public copy never holds them).
   /** @type {{ r: unknown; keyedList: boolean }[]} */
-  const listed = [...manifest.resources.map((/** @type {unknown} */ r) => ({ r, keyedList: false })), ...(manifest.keyedResources ?? []).map((/** @type {unknown} */ r) => ({ r, keyedList: true }))];
+  const listed = [
+    ...manifest.resources.map((/** @type {unknown} */ r) => ({ r, keyedList: false })),
+    ...(manifest.keyedResources ?? []).map((/** @type {unknown} */ r) => ({ r, keyedList: true })),
+  ];
   /** @type {Set<string>} */
   const seen = new Set();
   return listed.map(({ r, keyedList }, /** @type {number} */ i) => {
-    const { path, immutablePath, bytes: size, hash, access } = /** @type {Record<string, unknown>} */ (typeof r === "object" && r !== null ? r : {});
-    if (typeof path !== "string" || path.length > 200 || !path.split("/").every((s) => SEGMENT.test(s)) || seen.has(path)) {
-      throw new VerifyError("path-invalid", `resource ${i}: path ${JSON.stringify(path)} is not a unique relative path of lowercase segments`);
+    const {
+      path,
+      immutablePath,
+      bytes: size,
+      hash,
+      access,
+    } = /** @type {Record<string, unknown>} */ (typeof r === "object" && r !== null ? r : {});
+    if (
+      typeof path !== "string" ||
+      path.length > 200 ||
+      !path.split("/").every((s) => SEGMENT.test(s)) ||
+      seen.has(path)
+    ) {
+      throw new VerifyError(
+        "path-invalid",
+        `resource ${i}: path ${JSON.stringify(path)} is not a unique relative path of lowercase segments`,
+      );
     }
     seen.add(path);
-    if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0 || typeof hash !== "string" || !DIGEST.test(hash)) {
-      throw new VerifyError("manifest-malformed", `resource ${path}: needs bytes (a whole number) and hash (sha256:<64 hex>)`);
+    if (
+      typeof size !== "number" ||
+      !Number.isSafeInteger(size) ||
+      size < 0 ||
+      typeof hash !== "string" ||
+      !DIGEST.test(hash)
+    ) {
+      throw new VerifyError(
+        "manifest-malformed",
+        `resource ${path}: needs bytes (a whole number) and hash (sha256:<64 hex>)`,
+      );
     }
-    if (immutablePath !== undefined && (typeof immutablePath !== "string" || !immutablePath.split("/").every((s) => SEGMENT.test(s)))) {
-      throw new VerifyError("path-invalid", `resource ${path}: immutablePath ${JSON.stringify(immutablePath)} is not a relative path of lowercase segments`);
+    if (
+      immutablePath !== undefined &&
+      (typeof immutablePath !== "string" || !immutablePath.split("/").every((s) => SEGMENT.test(s)))
+    ) {
+      throw new VerifyError(
+        "path-invalid",
+        `resource ${path}: immutablePath ${JSON.stringify(immutablePath)} is not a relative path of lowercase segments`,
+      );
     }
     const keyed = keyedList || (access !== undefined && access !== "public");
-    return immutablePath === undefined ? { path, bytes: size, hash, keyed } : { path, immutablePath, bytes: size, hash, keyed };
+    return immutablePath === undefined
+      ? { path, bytes: size, hash, keyed }
+      : { path, immutablePath, bytes: size, hash, keyed };
   });
 }
 
@@ -191,7 +252,8 @@ async function checkFile(report, source, r, at) {
       if (r.keyed) return report.skip("file", name, "keyed: not published here (it is served to key holders only)");
       throw new VerifyError("missing", "missing: the manifest lists it");
     }
-    if (bytes.length !== r.bytes) throw new VerifyError("size-mismatch", `${bytes.length} bytes, the manifest records ${r.bytes}`);
+    if (bytes.length !== r.bytes)
+      throw new VerifyError("size-mismatch", `${bytes.length} bytes, the manifest records ${r.bytes}`);
     const hash = `sha256:${toHex(await sha256(bytes))}`;
     if (hash !== r.hash) throw new VerifyError("hash-mismatch", `sha256 is ${hash}, the manifest records ${r.hash}`);
     report.pass("file", name, `${r.bytes} bytes, ${r.hash}`);
@@ -216,18 +278,33 @@ async function checkGiven(report, source, resources, given) {
   /** @type {Set<string>} */
   const matched = new Set([MANIFEST_FILE, SIGNATURE_FILE]);
   for (const r of resources) {
-    const names = [r.path, ...(r.immutablePath === undefined ? [] : [r.immutablePath]), ...Object.keys(aliases).filter((a) => aliases[a] === r.path)].map(nameOf);
+    const names = [
+      r.path,
+      ...(r.immutablePath === undefined ? [] : [r.immutablePath]),
+      ...Object.keys(aliases).filter((a) => aliases[a] === r.path),
+    ].map(nameOf);
     const here = given.filter((g) => !matched.has(g) && names.includes(g));
     for (const g of here) {
       matched.add(g);
       await checkFile(report, source, r, g);
     }
     if (here.length === 0) {
-      report.skip("file", source.describe(r.path), r.keyed ? "keyed: not among the files given (it is served to key holders only)" : "not checked: not among the files given");
+      report.skip(
+        "file",
+        source.describe(r.path),
+        r.keyed
+          ? "keyed: not among the files given (it is served to key holders only)"
+          : "not checked: not among the files given",
+      );
     }
   }
   for (const g of given) {
-    if (!matched.has(g)) report.fail("file", source.describe(g), new VerifyError("file-unlisted", "the signed manifest does not list this file"));
+    if (!matched.has(g))
+      report.fail(
+        "file",
+        source.describe(g),
+        new VerifyError("file-unlisted", "the signed manifest does not list this file"),
+      );
   }
 }
 

@@ -95,20 +95,32 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     io.out(USAGE);
     return 0;
   }
-  if (values.policy !== undefined || values.proof !== undefined || values["write-proof"] !== undefined) return witnessedMain(values, positionals, argv, io, main);
+  if (values.policy !== undefined || values.proof !== undefined || values["write-proof"] !== undefined)
+    return witnessedMain(values, positionals, argv, io, main);
   try {
     const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 3600) throw new VerifyError("usage", `--timeout ${values.timeout}: a number of seconds in (0, 3600]`);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 3600)
+      throw new VerifyError("usage", `--timeout ${values.timeout}: a number of seconds in (0, 3600]`);
     /** @type {import("./source.js").UrlOptions} */
     const net = { fetch: io.fetch ?? globalThis.fetch, timeoutSeconds };
     if (values.ledger !== undefined) {
       const badEntry = values.entry !== undefined && !/^(?:0|[1-9][0-9]*)$/.test(values.entry);
-      if (positionals.length > 0 || badEntry || (values.entry === undefined && values.since === undefined) || values.area !== undefined || (values.entry === undefined && values["print-entry"])) {
-        throw new VerifyError("usage", "--ledger takes the log's URL or folder, and --entry N (a whole number), --since C, or both");
+      if (
+        positionals.length > 0 ||
+        badEntry ||
+        (values.entry === undefined && values.since === undefined) ||
+        values.area !== undefined ||
+        (values.entry === undefined && values["print-entry"])
+      ) {
+        throw new VerifyError(
+          "usage",
+          "--ledger takes the log's URL or folder, and --entry N (a whole number), --since C, or both",
+        );
       }
       const source = isUrl(values.ledger) ? urlSource(values.ledger, net) : folderSource(values.ledger);
       const since = values.since !== undefined ? await readSince(values.since, net) : undefined;
-      const keys = values.key !== undefined ? await readPinned(values.key, net) : await publishedKeys(source, LEDGER_KEY_PATHS);
+      const keys =
+        values.key !== undefined ? await readPinned(values.key, net) : await publishedKeys(source, LEDGER_KEY_PATHS);
       const report = await verifyLedgerEntry({
         source,
         keys,
@@ -118,15 +130,25 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
       });
       print(report, io, values.verbose === true);
       if (report.since && report.checks.some((c) => c.step === "consistency" && c.status === "passed")) {
-        io.out(`checkpoint: consistent with the one you saw at size ${report.since.size} (root ${toBase64(report.since.root)}); the log is now at size ${report.checkpoint?.size}`);
+        io.out(
+          `checkpoint: consistent with the one you saw at size ${report.since.size} (root ${toBase64(report.since.root)}); the log is now at size ${report.checkpoint?.size}`,
+        );
       }
       if (values.entry === undefined) {
-        if (report.ok) io.out(`${report.what}: verified — ${report.checkpoint?.origin} at size ${report.checkpoint?.size} (root ${report.checkpoint ? toBase64(report.checkpoint.root) : ""}), signed by ${report.signedBy?.join(", ")}`);
-        else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
+        if (report.ok)
+          io.out(
+            `${report.what}: verified — ${report.checkpoint?.origin} at size ${report.checkpoint?.size} (root ${report.checkpoint ? toBase64(report.checkpoint.root) : ""}), signed by ${report.signedBy?.join(", ")}`,
+          );
+        else
+          io.out(
+            `${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`,
+          );
         return report.exitCode;
       }
       if (report.ok && report.entryVerified) {
-        io.out(`${report.what}: verified — included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}`);
+        io.out(
+          `${report.what}: verified — included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}`,
+        );
         if (values["print-entry"]) io.out(report.entryText ?? "(the entry is not UTF-8 text)");
       } else if (report.ok) {
         // An envelope bundle: only the leaf hash at this position is proven, never the envelope's fields.
@@ -134,16 +156,34 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
           `${report.what}: verified — its leaf hash is included in ${report.checkpoint?.origin} at size ${report.checkpoint?.size}, signed by ${report.signedBy?.join(", ")}; ` +
             "its envelope (seq, ts, type, prev, hash) is NOT verified: it cannot be bound to the leaf without the entry's payload",
         );
-        if (values["print-entry"]) io.out(`NOT verified (the published envelope, not bound to the signed leaf): ${report.entryText ?? "(not UTF-8 text)"}`);
-      } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
+        if (values["print-entry"])
+          io.out(
+            `NOT verified (the published envelope, not bound to the signed leaf): ${report.entryText ?? "(not UTF-8 text)"}`,
+          );
+      } else
+        io.out(
+          `${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`,
+        );
       return report.exitCode;
     }
-    if (positionals.length !== 1 || values.entry !== undefined || values.origin !== undefined || values.since !== undefined || values["print-entry"]) {
-      throw new VerifyError("usage", positionals.length === 0 ? "name an area's URL or folder" : "one URL or folder, please");
+    if (
+      positionals.length !== 1 ||
+      values.entry !== undefined ||
+      values.origin !== undefined ||
+      values.since !== undefined ||
+      values["print-entry"]
+    ) {
+      throw new VerifyError(
+        "usage",
+        positionals.length === 0 ? "name an area's URL or folder" : "one URL or folder, please",
+      );
     }
     const target = /** @type {string} */ (positionals[0]);
     const located = await locate(target, net);
-    const keys = values.key !== undefined ? await readPinned(values.key, net) : await publishedKeys(located.source, DATASET_KEY_PATHS);
+    const keys =
+      values.key !== undefined
+        ? await readPinned(values.key, net)
+        : await publishedKeys(located.source, DATASET_KEY_PATHS);
     const report = await verifyArea({ ...located, keys, ...(values.area !== undefined ? { area: values.area } : {}) });
     print(report, io, values.verbose === true);
     const files = report.checks.filter((c) => c.step === "file");
@@ -151,9 +191,17 @@ export async function main(argv, io = { out: (l) => console.log(l), err: (l) => 
     const given = located.only === undefined && located.source.list !== undefined;
     if (report.ok) {
       const checked = `${files.length - skipped} file${files.length - skipped === 1 ? "" : "s"} checked`;
-      const others = skipped === 0 ? "" : given ? `, ${skipped} listed but not in the folder (not checked)` : `, ${skipped} keyed not published here`;
+      const others =
+        skipped === 0
+          ? ""
+          : given
+            ? `, ${skipped} listed but not in the folder (not checked)`
+            : `, ${skipped} keyed not published here`;
       io.out(`${report.what}: verified — ${checked}${others}; manifest signed by ${report.signedBy?.join(", ")}`);
-    } else io.out(`${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`);
+    } else
+      io.out(
+        `${report.what}: FAILED (${report.failures.length} failed check${report.failures.length === 1 ? "" : "s"})`,
+      );
     return report.exitCode;
   } catch (error) {
     if (!(error instanceof VerifyError)) throw error;
@@ -187,7 +235,11 @@ function print(report, io, verbose) {
 async function locate(target, net) {
   if (isUrl(target)) {
     const url = new URL(target);
-    if (namesNothing(url.pathname)) throw new VerifyError("usage", `${url.href}: names no file (no extension, and no alias of one) and no folder (add a / for a folder)`);
+    if (namesNothing(url.pathname))
+      throw new VerifyError(
+        "usage",
+        `${url.href}: names no file (no extension, and no alias of one) and no folder (add a / for a folder)`,
+      );
     if (!namesFile(url.pathname)) return { source: urlSource(url, net) };
     const dirSegments = new URL(".", url).pathname.split("/").filter(Boolean);
     const name = url.pathname.slice(url.pathname.lastIndexOf("/") + 1);

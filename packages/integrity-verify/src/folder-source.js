@@ -45,10 +45,17 @@ export function folderSource(folder) {
       }
       for (const entry of entries) {
         // `parentPath` from Node 20.12, `path` before it.
-        const full = resolve(/** @type {{ parentPath?: string; path?: string }} */ (entry).parentPath ?? /** @type {{ path?: string }} */ (entry).path ?? root, entry.name);
-        const isFile = entry.isFile() || (entry.isSymbolicLink() && (await stat(full).catch(() => null))?.isFile() === true);
+        const full = resolve(
+          /** @type {{ parentPath?: string; path?: string }} */ (entry).parentPath ??
+            /** @type {{ path?: string }} */ (entry).path ??
+            root,
+          entry.name,
+        );
+        const isFile =
+          entry.isFile() || (entry.isSymbolicLink() && (await stat(full).catch(() => null))?.isFile() === true);
         if (!isFile) continue;
-        if (files.length >= MAX_FILES) throw new VerifyError("usage", `${root}: more than ${MAX_FILES} files; point at the area's folder`);
+        if (files.length >= MAX_FILES)
+          throw new VerifyError("usage", `${root}: more than ${MAX_FILES} files; point at the area's folder`);
         files.push(relative(root, full).split(sep).join("/"));
       }
       return files.sort();

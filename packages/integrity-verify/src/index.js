@@ -9,6 +9,14 @@ export { verifyArea, DATASET_KEY_PATHS, MANIFEST_FILE, SIGNATURE_FILE, PACKAGE_N
 export { verifyLedgerEntry, parseCheckpoint, CHECKPOINT_FILE, LEDGER_KEY_PATHS } from "./ledger.js";
 export { pinnedKeys, publishedKeys, trustStatement } from "./keys.js";
 export { urlSource, memorySource } from "./source.js";
-export { TileReader, tilePath, tileIndexPath, verifyInclusion, verifyConsistency, leafHash, ENVELOPES_DIR } from "./tiles.js";
+export {
+  TileReader,
+  tilePath,
+  tileIndexPath,
+  verifyInclusion,
+  verifyConsistency,
+  leafHash,
+  ENVELOPES_DIR,
+} from "./tiles.js";
 export { Report } from "./report.js";
 export { VerifyError, exitCodeOf } from "./errors.js";

@@ -43,7 +43,10 @@ export async function publishedKeys(source, paths) {
     if (text === null) throw new VerifyError("key-malformed", `${from}: not UTF-8 text`);
     return { keys: await parseVerifierKeys(text, from), from, pinned: false };
   }
-  throw new VerifyError("key-missing", `no published key at ${paths.map((p) => source.describe(p)).join(" or ")}: pin one with --key`);
+  throw new VerifyError(
+    "key-missing",
+    `no published key at ${paths.map((p) => source.describe(p)).join(" or ")}: pin one with --key`,
+  );
 }
 
 /**

@@ -29,7 +29,9 @@
  * Nothing from the server is taken on its word: the tiles only supply hashes that must hash up to the
  * root a trusted key signed.
  */
-import { decodeUtf8, equalBytes, fromBase64, toBase64 } from "./bytes.js";
+import { NoteError } from "../../../core/tlog/note.js";
+import { parseCheckpoint as parseBody } from "../../../core/tlog/checkpoint.js";
+import { decodeUtf8, equalBytes, toBase64 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
 import { trustStatement } from "./keys.js";
 import { CHECKPOINT_LIMIT } from "./limits.js";
@@ -40,8 +42,6 @@ import { CHECKPOINT_FILE, leafHash, TileReader, verifyConsistency, verifyInclusi
 export { CHECKPOINT_FILE };
 /** Where the ledger key is published relative to the log's folder: the site's /keys/, or data/keys/. */
 export const LEDGER_KEY_PATHS = ["../keys/ledger.vkey", "../../keys/ledger.vkey"];
-
-const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 
 /**
  * @typedef {object} Checkpoint
@@ -83,7 +83,11 @@ export async function verifyLedgerEntry({ source, keys, entry, origin, since }) 
     checkpoint = opened.checkpoint;
     report.checkpoint = checkpoint;
     report.signedBy = opened.signedBy;
-    report.pass("checkpoint", checkpointName, `${checkpoint.origin}, ${checkpoint.size} entries, root ${toBase64(checkpoint.root)}, signed by ${opened.signedBy.join(", ")}`);
+    report.pass(
+      "checkpoint",
+      checkpointName,
+      `${checkpoint.origin}, ${checkpoint.size} entries, root ${toBase64(checkpoint.root)}, signed by ${opened.signedBy.join(", ")}`,
+    );
   } catch (error) {
     report.fail("checkpoint", checkpointName, error);
     return report;
@@ -96,17 +100,28 @@ export async function verifyLedgerEntry({ source, keys, entry, origin, since }) 
       const opened = await openCheckpoint(since.bytes, keys, origin);
       earlier = opened.checkpoint;
       if (earlier.origin !== checkpoint.origin) {
-        throw new VerifyError("checkpoint-other-origin", `the earlier checkpoint is for the log ${JSON.stringify(earlier.origin)}, the current one for ${JSON.stringify(checkpoint.origin)}`);
+        throw new VerifyError(
+          "checkpoint-other-origin",
+          `the earlier checkpoint is for the log ${JSON.stringify(earlier.origin)}, the current one for ${JSON.stringify(checkpoint.origin)}`,
+        );
       }
       report.since = earlier;
-      report.pass("since", since.from, `${earlier.origin}, ${earlier.size} entries, root ${toBase64(earlier.root)}, signed by ${opened.signedBy.join(", ")}`);
+      report.pass(
+        "since",
+        since.from,
+        `${earlier.origin}, ${earlier.size} entries, root ${toBase64(earlier.root)}, signed by ${opened.signedBy.join(", ")}`,
+      );
     } catch (error) {
       report.fail("since", since.from, error);
       return report;
     }
     try {
       await checkConsistency(tiles, earlier, checkpoint);
-      report.pass("consistency", checkpointName, `extends the checkpoint you saw at size ${earlier.size} (root ${toBase64(earlier.root)})`);
+      report.pass(
+        "consistency",
+        checkpointName,
+        `extends the checkpoint you saw at size ${earlier.size} (root ${toBase64(earlier.root)})`,
+      );
     } catch (error) {
       report.fail("consistency", checkpointName, error);
       return report;
@@ -121,12 +136,19 @@ export async function verifyLedgerEntry({ source, keys, entry, origin, since }) 
     ({ data, envelope } = await bundleEntry(tiles, entry));
     report.entryText = decodeUtf8(data);
     if (envelope && !isEnvelope(report.entryText, entry)) {
-      throw new VerifyError("tile-malformed", `${source.describe("envelopes/")}: the bundle's entry ${entry} is not that entry's envelope ({hash, prev, seq, ts, type} with seq ${entry})`);
+      throw new VerifyError(
+        "tile-malformed",
+        `${source.describe("envelopes/")}: the bundle's entry ${entry} is not that entry's envelope ({hash, prev, seq, ts, type} with seq ${entry})`,
+      );
     }
     leaf = envelope ? await tiles.hashAt(0, entry) : await leafHash(data);
     report.entryVerified = !envelope;
     if (envelope) {
-      report.pass("entry", `entry ${entry}`, `inside the signed tree; leaf hash ${toBase64(leaf)} from the level-0 tile`);
+      report.pass(
+        "entry",
+        `entry ${entry}`,
+        `inside the signed tree; leaf hash ${toBase64(leaf)} from the level-0 tile`,
+      );
       report.skip(
         "entry",
         `entry ${entry}`,
@@ -141,7 +163,11 @@ export async function verifyLedgerEntry({ source, keys, entry, origin, since }) 
   let proof;
   try {
     const tiled = await tiles.hashAt(0, entry);
-    if (!equalBytes(tiled, leaf)) throw new VerifyError("leaf-mismatch", "the level-0 tile holds another hash for this entry: the entry or the tile was changed");
+    if (!equalBytes(tiled, leaf))
+      throw new VerifyError(
+        "leaf-mismatch",
+        "the level-0 tile holds another hash for this entry: the entry or the tile was changed",
+      );
     proof = await tiles.inclusionProof(entry);
     report.pass("tiles", source.describe("tile/"), `inclusion proof of ${proof.length} hashes read from the tiles`);
   } catch (error) {
@@ -151,7 +177,10 @@ export async function verifyLedgerEntry({ source, keys, entry, origin, since }) 
 
   try {
     if (!(await verifyInclusion(leaf, entry, checkpoint.size, proof, checkpoint.root))) {
-      throw new VerifyError("inclusion-failed", "the proof does not lead to the signed root: a tile or the entry was changed");
+      throw new VerifyError(
+        "inclusion-failed",
+        "the proof does not lead to the signed root: a tile or the entry was changed",
+      );
     }
     report.pass("inclusion", `entry ${entry}`, `included in the signed tree of ${checkpoint.size} entries`);
   } catch (error) {
@@ -176,7 +205,8 @@ async function openCheckpoint(bytes, keys, origin) {
     opened = await openNote(note, keys.keys);
   } catch (error) {
     // A checkpoint that does not open under the key is untrusted, whatever the reason.
-    if (error instanceof VerifyError && error.code !== "signature-malformed") throw new VerifyError("checkpoint-untrusted", error.message);
+    if (error instanceof VerifyError && error.code !== "signature-malformed")
+      throw new VerifyError("checkpoint-untrusted", error.message);
     throw error instanceof VerifyError ? new VerifyError("checkpoint-malformed", error.message) : error;
   }
   const checkpoint = parseCheckpoint(opened.text);
@@ -232,7 +262,8 @@ async function bundleEntry(tiles, entry) {
     try {
       return { data: await tiles.envelope(entry), envelope: true };
     } catch (second) {
-      if (second instanceof VerifyError && second.code === "missing") throw new VerifyError("missing", `${error.message}, and no envelope bundle either (${second.message})`);
+      if (second instanceof VerifyError && second.code === "missing")
+        throw new VerifyError("missing", `${error.message}, and no envelope bundle either (${second.message})`);
       throw second;
     }
   }
@@ -248,23 +279,30 @@ function isEnvelope(text, entry) {
   if (text === null) return false;
   try {
     const value = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === "hash,prev,seq,ts,type" && value.seq === entry;
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.keys(value).sort().join() === "hash,prev,seq,ts,type" &&
+      value.seq === entry
+    );
   } catch {
     return false;
   }
 }
 
 /**
- * A checkpoint's note text: origin, decimal size, base64 of a 32-byte root, extension lines.
+ * A checkpoint's note text: origin, decimal size, base64 of a 32-byte root, extension lines (read by
+ * the project's one reader, src/tlog/checkpoint.js).
  * @param {string} text
  * @returns {Checkpoint}
  */
 export function parseCheckpoint(text) {
-  const [origin, sizeLine = "", rootLine = ""] = text.slice(0, -1).split("\n");
-  const size = Number(sizeLine);
-  const root = fromBase64(rootLine);
-  if (!origin || !DECIMAL.test(sizeLine) || !Number.isSafeInteger(size) || root === null || root.length !== 32) {
-    throw new VerifyError("checkpoint-malformed", "not a checkpoint: <origin>, <size>, <base64 root hash>");
+  try {
+    const { origin, size, rootHash } = parseBody(text);
+    return { origin, size, root: rootHash };
+  } catch (error) {
+    if (!(error instanceof NoteError)) throw error;
+    throw new VerifyError("checkpoint-malformed", `not a checkpoint: ${error.message}`);
   }
-  return { origin, size, root };
 }

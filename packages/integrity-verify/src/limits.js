@@ -36,7 +36,11 @@ export const MANIFEST_LIMIT = { maxBytes: 4 * 1024 * 1024, what: "the cap for a 
  * @param {number} bytes
  * @returns {ReadLimit}
  */
-export const fileLimit = (bytes) => ({ maxBytes: bytes, what: "the size the signed manifest records for this file", exact: true });
+export const fileLimit = (bytes) => ({
+  maxBytes: bytes,
+  what: "the size the signed manifest records for this file",
+  exact: true,
+});
 
 /**
  * A hash tile of `width` hashes.
@@ -50,7 +54,10 @@ export const hashTileLimit = (width) => ({ maxBytes: width * 32, what: `a tile o
  * @param {number} width
  * @returns {ReadLimit}
  */
-export const bundleLimit = (width) => ({ maxBytes: width * (2 + 0xffff), what: `a bundle of ${width} records of at most 65537 bytes` });
+export const bundleLimit = (width) => ({
+  maxBytes: width * (2 + 0xffff),
+  what: `a bundle of ${width} records of at most 65537 bytes`,
+});
 
 /**
  * A bytes count for people.

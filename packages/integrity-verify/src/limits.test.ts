@@ -43,7 +43,8 @@ beforeAll(async () => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const behaviour = routes.get(path);
     if (behaviour === undefined) return void res.writeHead(404).end();
-    if (behaviour instanceof Uint8Array) return void res.writeHead(200, { "content-length": behaviour.length }).end(behaviour);
+    if (behaviour instanceof Uint8Array)
+      return void res.writeHead(200, { "content-length": behaviour.length }).end(behaviour);
     // No Content-Length: the cap must hold while reading, not only on a declared length.
     hostile.answer(path, res, behaviour);
   });
@@ -77,21 +78,64 @@ const SOCKET_SLACK = 32 * 1024 * 1024;
 
 describe("a stalling origin", () => {
   it("gives up a manifest and a file that stall after one byte, at the deadline, naming it", async () => {
-    const manifest = await against("/academics/datapackage.json", "stall", `${base}/academics/`, "--key", datasetKey, "--timeout", "0.5");
+    const manifest = await against(
+      "/academics/datapackage.json",
+      "stall",
+      `${base}/academics/`,
+      "--key",
+      datasetKey,
+      "--timeout",
+      "0.5",
+    );
     expect(manifest.code).toBe(2);
-    expect(manifest.err).toMatch(new RegExp(`^FAIL manifest ${base}/academics/datapackage\\.json: .*within the deadline of 0.5 s; gave up \\[fetch-timeout\\]$`, "m"));
+    expect(manifest.err).toMatch(
+      new RegExp(
+        `^FAIL manifest ${base}/academics/datapackage\\.json: .*within the deadline of 0.5 s; gave up \\[fetch-timeout\\]$`,
+        "m",
+      ),
+    );
     // Within the deadline, with the time a Node process takes to start and stop.
     expect(manifest.seconds).toBeLessThan(0.5 + 4);
-    const file = await against("/academics/papers.json", "stall", `${base}/academics/papers.json`, "--key", datasetKey, "--timeout", "0.5");
+    const file = await against(
+      "/academics/papers.json",
+      "stall",
+      `${base}/academics/papers.json`,
+      "--key",
+      datasetKey,
+      "--timeout",
+      "0.5",
+    );
     expect(file.code).toBe(2);
     expect(file.err).toMatch(/^FAIL file .*papers\.json: .*deadline of 0.5 s.*\[fetch-timeout\]$/m);
   });
 
   it("gives up a stalled checkpoint and a stalled tile", async () => {
-    const checkpoint = await against("/ledger/checkpoint", "stall", "--ledger", `${base}/ledger/`, "--entry", "3", "--key", ledgerKey, "--timeout", "0.5");
+    const checkpoint = await against(
+      "/ledger/checkpoint",
+      "stall",
+      "--ledger",
+      `${base}/ledger/`,
+      "--entry",
+      "3",
+      "--key",
+      ledgerKey,
+      "--timeout",
+      "0.5",
+    );
     expect(checkpoint.code).toBe(2);
     expect(checkpoint.err).toMatch(/^FAIL checkpoint .*\/ledger\/checkpoint: .*deadline of 0.5 s.*\[fetch-timeout\]$/m);
-    const tile = await against("/ledger/tile/0/000", "stall", "--ledger", `${base}/ledger/`, "--entry", "3", "--key", ledgerKey, "--timeout", "0.5");
+    const tile = await against(
+      "/ledger/tile/0/000",
+      "stall",
+      "--ledger",
+      `${base}/ledger/`,
+      "--entry",
+      "3",
+      "--key",
+      ledgerKey,
+      "--timeout",
+      "0.5",
+    );
     expect(tile.code).toBe(2);
     expect(tile.err).toMatch(/tile\/0\/000: .*deadline of 0.5 s.*\[fetch-timeout\]$/m);
   });
@@ -105,27 +149,80 @@ describe("a stalling origin", () => {
 
 describe("an endless body", () => {
   it("stops reading a file at the size the signed manifest records, naming that cap", async () => {
-    const recorded = (JSON.parse(readFileSync(join(REPO, "data", "areas", "academics", "datapackage.json"), "utf8")) as { resources: { path: string; bytes: number }[] }).resources.find((r) => r.path === "papers.json")!.bytes;
-    const r = await against("/academics/papers.json", "endless", `${base}/academics/papers.json`, "--key", datasetKey, "--timeout", "20");
+    const recorded = (
+      JSON.parse(readFileSync(join(REPO, "data", "areas", "academics", "datapackage.json"), "utf8")) as {
+        resources: { path: string; bytes: number }[];
+      }
+    ).resources.find((r) => r.path === "papers.json")!.bytes;
+    const r = await against(
+      "/academics/papers.json",
+      "endless",
+      `${base}/academics/papers.json`,
+      "--key",
+      datasetKey,
+      "--timeout",
+      "20",
+    );
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(new RegExp(`^FAIL file ${base}/academics/papers\\.json: ${base}/academics/papers\\.json: more than ${recorded} bytes, the size the signed manifest records for this file; stopped reading at the size cap \\[too-large\\]$`, "m"));
+    expect(r.err).toMatch(
+      new RegExp(
+        `^FAIL file ${base}/academics/papers\\.json: ${base}/academics/papers\\.json: more than ${recorded} bytes, the size the signed manifest records for this file; stopped reading at the size cap \\[too-large\\]$`,
+        "m",
+      ),
+    );
     expect(sent.get("/academics/papers.json")).toBeLessThan(recorded + SOCKET_SLACK);
   });
 
   it("stops reading a manifest at the manifest cap", async () => {
-    const r = await against("/academics/datapackage.json", "endless", `${base}/academics/`, "--key", datasetKey, "--timeout", "20");
+    const r = await against(
+      "/academics/datapackage.json",
+      "endless",
+      `${base}/academics/`,
+      "--key",
+      datasetKey,
+      "--timeout",
+      "20",
+    );
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^FAIL manifest .*datapackage\.json: more than 4 MiB, the cap for a manifest; stopped reading at the size cap \[too-large\]$/m);
+    expect(r.err).toMatch(
+      /^FAIL manifest .*datapackage\.json: more than 4 MiB, the cap for a manifest; stopped reading at the size cap \[too-large\]$/m,
+    );
     expect(sent.get("/academics/datapackage.json")).toBeLessThan(MANIFEST_LIMIT.maxBytes + SOCKET_SLACK);
   });
 
   it("stops reading a checkpoint at its cap and a hash tile at its width × 32", async () => {
-    const checkpoint = await against("/ledger/checkpoint", "endless", "--ledger", `${base}/ledger/`, "--entry", "3", "--key", ledgerKey, "--timeout", "20");
+    const checkpoint = await against(
+      "/ledger/checkpoint",
+      "endless",
+      "--ledger",
+      `${base}/ledger/`,
+      "--entry",
+      "3",
+      "--key",
+      ledgerKey,
+      "--timeout",
+      "20",
+    );
     expect(checkpoint.code).toBe(1);
-    expect(checkpoint.err).toMatch(/checkpoint: more than 2 KiB, the cap for a signed checkpoint; stopped reading at the size cap \[too-large\]$/m);
+    expect(checkpoint.err).toMatch(
+      /checkpoint: more than 2 KiB, the cap for a signed checkpoint; stopped reading at the size cap \[too-large\]$/m,
+    );
     expect(sent.get("/ledger/checkpoint")).toBeLessThan(2048 + SOCKET_SLACK);
-    const tile = await against("/ledger/tile/0/000", "endless", "--ledger", `${base}/ledger/`, "--entry", "3", "--key", ledgerKey, "--timeout", "20");
+    const tile = await against(
+      "/ledger/tile/0/000",
+      "endless",
+      "--ledger",
+      `${base}/ledger/`,
+      "--entry",
+      "3",
+      "--key",
+      ledgerKey,
+      "--timeout",
+      "20",
+    );
     expect(tile.code).toBe(1);
-    expect(tile.err).toMatch(/tile\/0\/000: more than 8 KiB, a tile of 256 hashes × 32 bytes; stopped reading at the size cap \[too-large\]$/m);
+    expect(tile.err).toMatch(
+      /tile\/0\/000: more than 8 KiB, a tile of 256 hashes × 32 bytes; stopped reading at the size cap \[too-large\]$/m,
+    );
   });
 });

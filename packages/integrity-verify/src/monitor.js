@@ -32,7 +32,8 @@ import { nodeHash, TileReader, verifyConsistency, leafHash } from "./tiles.js";
 import { checkWitnessed } from "./witness.js";
 import { readPolicy } from "./witnessed-cli.js";
 
-export const MONITOR_USAGE = "usage: integrity-monitor --log <URL or folder of the log> --policy P --state DIR [--every SECONDS] [--timeout MS]";
+export const MONITOR_USAGE =
+  "usage: integrity-monitor --log <URL or folder of the log> --policy P --state DIR [--every SECONDS] [--timeout MS]";
 
 /**
  * @typedef {object} MonitorState
@@ -65,7 +66,16 @@ class Evidence extends Error {
 export async function monitorMain(argv, io = { out: (l) => console.log(l), err: (l) => console.error(l) }) {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { log: { type: "string" }, policy: { type: "string" }, state: { type: "string" }, every: { type: "string" }, timeout: { type: "string" } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        log: { type: "string" },
+        policy: { type: "string" },
+        state: { type: "string" },
+        every: { type: "string" },
+        timeout: { type: "string" },
+      },
+    }));
   } catch (error) {
     io.err(`${/** @type {Error} */ (error).message}\n${MONITOR_USAGE}`);
     return 2;
@@ -76,7 +86,10 @@ export async function monitorMain(argv, io = { out: (l) => console.log(l), err: 
   }
   const every = values.every === undefined ? 0 : Number(values.every);
   for (;;) {
-    const code = await round({ log: values.log, policy: values.policy, state: values.state, timeoutMs: Number(values.timeout ?? 5000) }, io);
+    const code = await round(
+      { log: values.log, policy: values.policy, state: values.state, timeoutMs: Number(values.timeout ?? 5000) },
+      io,
+    );
     if (code !== 0 || !(every > 0)) return code;
     await new Promise((r) => setTimeout(r, every * 1000));
   }
@@ -93,9 +106,16 @@ export async function round(options, io) {
   const statePath = join(options.state, "monitor.json");
   try {
     const policy = await readPolicy(options.policy, fetchImpl);
-    const source = recent(/^https?:\/\//i.test(options.log) ? urlSource(options.log.endsWith("/") ? options.log : `${options.log}/`, fetchImpl) : folderSource(options.log));
+    const source = recent(
+      /^https?:\/\//i.test(options.log)
+        ? urlSource(options.log.endsWith("/") ? options.log : `${options.log}/`, fetchImpl)
+        : folderSource(options.log),
+    );
     /** @type {MonitorState | null} */
-    const saved = await readFile(statePath, "utf8").then((t) => JSON.parse(t), () => null);
+    const saved = await readFile(statePath, "utf8").then(
+      (t) => JSON.parse(t),
+      () => null,
+    );
     const bytes = await source.read("checkpoint", CHECKPOINT_LIMIT);
     const note = bytes === null ? null : decodeUtf8(bytes);
     if (note === null) throw new VerifyError("missing", `${source.describe("checkpoint")}: no checkpoint`);
@@ -104,22 +124,47 @@ export async function round(options, io) {
       witnessed = await checkWitnessed(note, policy);
     } catch (error) {
       if (!(error instanceof VerifyError)) throw error;
-      throw new Evidence(error.code === "quorum-not-met" ? "missing-quorum" : "checkpoint-refused", error.message, note);
+      throw new Evidence(
+        error.code === "quorum-not-met" ? "missing-quorum" : "checkpoint-refused",
+        error.message,
+        note,
+      );
     }
     const { checkpoint } = witnessed;
-    io.out(`checkpoint ${checkpoint.origin} size ${checkpoint.size} root ${toBase64(checkpoint.root)}; cosigned by ${witnessed.cosigned.map((c) => c.id).join(", ") || "none"} (${witnessed.quorum})`);
+    io.out(
+      `checkpoint ${checkpoint.origin} size ${checkpoint.size} root ${toBase64(checkpoint.root)}; cosigned by ${witnessed.cosigned.map((c) => c.id).join(", ") || "none"} (${witnessed.quorum})`,
+    );
     const tiles = new TileReader(source, checkpoint.size);
     let range = /** @type {{ level: number; hash: Uint8Array }[]} */ ([]);
     let from = 0;
     if (saved) {
-      if (saved.origin !== checkpoint.origin) throw new Evidence("fork", `the log's origin changed from ${saved.origin} to ${checkpoint.origin}`, `${saved.note}\n${note}`);
+      if (saved.origin !== checkpoint.origin)
+        throw new Evidence(
+          "fork",
+          `the log's origin changed from ${saved.origin} to ${checkpoint.origin}`,
+          `${saved.note}\n${note}`,
+        );
       const oldRoot = /** @type {Uint8Array} */ (fromBase64(saved.root));
-      if (checkpoint.size < saved.size) throw new Evidence("rollback", `rolled back: size ${checkpoint.size} after ${saved.size} was seen`, `seen:\n${saved.note}\nnow:\n${note}`);
-      if (checkpoint.size === saved.size && !equalBytes(oldRoot, checkpoint.root)) throw new Evidence("fork", `fork: size ${checkpoint.size} with another root than seen`, `seen:\n${saved.note}\nnow:\n${note}`);
+      if (checkpoint.size < saved.size)
+        throw new Evidence(
+          "rollback",
+          `rolled back: size ${checkpoint.size} after ${saved.size} was seen`,
+          `seen:\n${saved.note}\nnow:\n${note}`,
+        );
+      if (checkpoint.size === saved.size && !equalBytes(oldRoot, checkpoint.root))
+        throw new Evidence(
+          "fork",
+          `fork: size ${checkpoint.size} with another root than seen`,
+          `seen:\n${saved.note}\nnow:\n${note}`,
+        );
       if (checkpoint.size > saved.size && saved.size > 0) {
         const proof = await tiles.consistencyProof(saved.size);
         if (!(await verifyConsistency(saved.size, checkpoint.size, oldRoot, checkpoint.root, proof))) {
-          throw new Evidence("fork", `fork: size ${checkpoint.size} is not consistent with size ${saved.size} seen before`, `seen:\n${saved.note}\nnow:\n${note}\nproof:\n${proof.map(toBase64).join("\n")}`);
+          throw new Evidence(
+            "fork",
+            `fork: size ${checkpoint.size} is not consistent with size ${saved.size} seen before`,
+            `seen:\n${saved.note}\nnow:\n${note}\nproof:\n${proof.map(toBase64).join("\n")}`,
+          );
         }
       }
       range = saved.range.map((r) => ({ level: r.level, hash: /** @type {Uint8Array} */ (fromBase64(r.hash)) }));
@@ -129,11 +174,25 @@ export async function round(options, io) {
     let bundles = 0;
     for (let i = from; i < checkpoint.size; i++) {
       let hash = await tiles.hashAt(0, i);
-      const entry = await tiles.entry(i).then((data) => ({ data }), (error) => (error instanceof VerifyError && error.code === "missing" ? null : Promise.reject(error)));
+      const entry = await tiles.entry(i).then(
+        (data) => ({ data }),
+        (error) => (error instanceof VerifyError && error.code === "missing" ? null : Promise.reject(error)),
+      );
       if (entry !== null) {
         bundles++;
-        if (!equalBytes(await leafHash(entry.data), hash)) throw new Evidence("tiles", `entry ${i}'s bundle does not hash to its leaf in the level-0 tile`, source.describe("tile/"));
-      } else if ((await tiles.envelope(i).then(() => true, () => false)) === true) bundles++;
+        if (!equalBytes(await leafHash(entry.data), hash))
+          throw new Evidence(
+            "tiles",
+            `entry ${i}'s bundle does not hash to its leaf in the level-0 tile`,
+            source.describe("tile/"),
+          );
+      } else if (
+        (await tiles.envelope(i).then(
+          () => true,
+          () => false,
+        )) === true
+      )
+        bundles++;
       let level = 0;
       while (range.length > 0 && range[range.length - 1]?.level === level) {
         hash = await nodeHash(/** @type {{ hash: Uint8Array }} */ (range.pop()).hash, hash);
@@ -141,25 +200,49 @@ export async function round(options, io) {
       }
       range.push({ level, hash });
     }
-    let root = range.length > 0 ? /** @type {Uint8Array} */ (range[range.length - 1]?.hash) : await crypto.subtle.digest("SHA-256", new Uint8Array()).then((b) => new Uint8Array(b));
+    let root =
+      range.length > 0
+        ? /** @type {Uint8Array} */ (range[range.length - 1]?.hash)
+        : await crypto.subtle.digest("SHA-256", new Uint8Array()).then((b) => new Uint8Array(b));
     for (let j = range.length - 2; j >= 0; j--) root = await nodeHash(/** @type {Uint8Array} */ (range[j]?.hash), root);
-    if (!equalBytes(root, checkpoint.root)) throw new Evidence("tiles", `the tiles' leaves hash to ${toBase64(root)}, not the checkpoint's root ${toBase64(checkpoint.root)}`, note);
-    io.out(`tiles: ${checkpoint.size - from} new leaves hash up to the signed root; ${bundles} entry bundle entries fetched`);
+    if (!equalBytes(root, checkpoint.root))
+      throw new Evidence(
+        "tiles",
+        `the tiles' leaves hash to ${toBase64(root)}, not the checkpoint's root ${toBase64(checkpoint.root)}`,
+        note,
+      );
+    io.out(
+      `tiles: ${checkpoint.size - from} new leaves hash up to the signed root; ${bundles} entry bundle entries fetched`,
+    );
     // Split view: each witness is shown this checkpoint.
     const sizes = { ...(saved?.witnesses ?? {}) };
     for (const w of policy.witnesses.values()) {
       if (!w.url) continue;
       const seen = await showWitness(w, note, checkpoint.size, tiles, sizes[w.id] ?? 0, options.timeoutMs, fetchImpl);
-      if (seen.evidence) throw new Evidence("split-view", `split view: witness ${w.id} ${seen.detail}`, `${w.id} ${w.url}\n${seen.detail}\nshown:\n${note}`);
+      if (seen.evidence)
+        throw new Evidence(
+          "split-view",
+          `split view: witness ${w.id} ${seen.detail}`,
+          `${w.id} ${w.url}\n${seen.detail}\nshown:\n${note}`,
+        );
       if (seen.size !== undefined) sizes[w.id] = seen.size;
       io.out(`witness ${w.id}: ${seen.detail}`);
     }
     /** @type {MonitorState} */
-    const next = { origin: checkpoint.origin, size: checkpoint.size, root: toBase64(checkpoint.root), note, range: range.map((r) => ({ level: r.level, hash: toBase64(r.hash) })), witnesses: sizes };
+    const next = {
+      origin: checkpoint.origin,
+      size: checkpoint.size,
+      root: toBase64(checkpoint.root),
+      note,
+      range: range.map((r) => ({ level: r.level, hash: toBase64(r.hash) })),
+      witnesses: sizes,
+    };
     await mkdir(options.state, { recursive: true });
     await writeFile(`${statePath}.tmp`, JSON.stringify(next, null, 1));
     await rename(`${statePath}.tmp`, statePath);
-    io.out(`ok: ${checkpoint.origin} at size ${checkpoint.size}, consistent with what was seen${saved ? ` (size ${saved.size})` : " (first round)"}`);
+    io.out(
+      `ok: ${checkpoint.origin} at size ${checkpoint.size}, consistent with what was seen${saved ? ` (size ${saved.size})` : " (first round)"}`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof Evidence) {
@@ -216,18 +299,32 @@ async function showWitness(w, note, size, tiles, old, timeoutMs, fetchImpl) {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (old > size) return { evidence: false, detail: `holds size ${old}, newer than the log serves here: not compared this round`, size: old };
+      if (old > size)
+        return {
+          evidence: false,
+          detail: `holds size ${old}, newer than the log serves here: not compared this round`,
+          size: old,
+        };
       const proof = old > 0 && old < size ? await tiles.consistencyProof(old) : [];
-      const res = await fetchImpl(url, { method: "POST", body: `old ${old}\n${proof.map((h) => `${toBase64(h)}\n`).join("")}\n${note}`, signal });
+      const res = await fetchImpl(url, {
+        method: "POST",
+        body: `old ${old}\n${proof.map((h) => `${toBase64(h)}\n`).join("")}\n${note}`,
+        signal,
+      });
       const text = decodeUtf8(await readBody(res, NOTE_FILE_LIMIT, url.href)) ?? "";
-      if (res.status === 200) return { evidence: false, detail: `holds a view consistent with it (from size ${old}) and cosigned it`, size };
+      if (res.status === 200)
+        return { evidence: false, detail: `holds a view consistent with it (from size ${old}) and cosigned it`, size };
       if (res.status === 409 && /^(0|[1-9][0-9]*)\n$/.test(text)) {
         const held = Number(text);
         if (held === old) return { evidence: true, detail: `holds another root at size ${held} than the log serves` };
         old = held;
         continue;
       }
-      if (res.status === 422) return { evidence: true, detail: `holds a checkpoint of size ${old} that the log's tree of size ${size} is not consistent with` };
+      if (res.status === 422)
+        return {
+          evidence: true,
+          detail: `holds a checkpoint of size ${old} that the log's tree of size ${size} is not consistent with`,
+        };
       return { evidence: false, detail: `could not be compared: ${res.status} ${text.trim().slice(0, 120)}` };
     }
     return { evidence: false, detail: "could not be compared: its size kept changing" };

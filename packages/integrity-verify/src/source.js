@@ -36,7 +36,10 @@ import { DEFAULT_TIMEOUT_SECONDS, formatBytes } from "./limits.js";
  * @param {ReadLimit} limit
  */
 export function tooLarge(name, limit) {
-  return new VerifyError("too-large", `${name}: more than ${formatBytes(limit.maxBytes)}, ${limit.what}; stopped reading at the size cap`);
+  return new VerifyError(
+    "too-large",
+    `${name}: more than ${formatBytes(limit.maxBytes)}, ${limit.what}; stopped reading at the size cap`,
+  );
 }
 
 /**
@@ -47,7 +50,8 @@ export function tooLarge(name, limit) {
  * @param {ReadLimit} limit
  */
 export function sizeRefused(name, size, limit) {
-  if (limit.exact && size !== limit.maxBytes) return new VerifyError("size-mismatch", `${size} bytes, the manifest records ${limit.maxBytes}`);
+  if (limit.exact && size !== limit.maxBytes)
+    return new VerifyError("size-mismatch", `${size} bytes, the manifest records ${limit.maxBytes}`);
   return size > limit.maxBytes ? tooLarge(name, limit) : null;
 }
 
@@ -58,9 +62,11 @@ export function sizeRefused(name, size, limit) {
  * @returns {Source}
  */
 export function urlSource(base, options = {}) {
-  const { fetch: fetchImpl = globalThis.fetch, timeoutSeconds = DEFAULT_TIMEOUT_SECONDS } = typeof options === "function" ? { fetch: options } : options;
+  const { fetch: fetchImpl = globalThis.fetch, timeoutSeconds = DEFAULT_TIMEOUT_SECONDS } =
+    typeof options === "function" ? { fetch: options } : options;
   const url = new URL(String(base));
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new VerifyError("usage", `${url.href}: only http and https URLs can be fetched`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new VerifyError("usage", `${url.href}: only http and https URLs can be fetched`);
   url.search = "";
   url.hash = "";
   if (!url.pathname.endsWith("/")) url.pathname += "/";
@@ -89,7 +95,10 @@ async function boundedFetch(target, limit, fetchImpl, timeoutSeconds) {
   }, timeoutSeconds * 1000);
   const failed = (/** @type {unknown} */ error) =>
     timedOut
-      ? new VerifyError("fetch-timeout", `${target.href}: no complete answer within the deadline of ${timeoutSeconds} s; gave up`)
+      ? new VerifyError(
+          "fetch-timeout",
+          `${target.href}: no complete answer within the deadline of ${timeoutSeconds} s; gave up`,
+        )
       : error instanceof VerifyError
         ? error
         : new VerifyError("fetch-failed", `${target.href}: ${/** @type {Error} */ (error).message}`);

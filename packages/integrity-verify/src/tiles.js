@@ -17,14 +17,24 @@
  * failing that, the current checkpoint's wider partial tile, and uses its first W records: C2SP lets
  * a client use a prefix of a wider tile. Those records are still checked against the older signed root.
  */
-import { decodeUtf8, equalBytes, sha256 } from "./bytes.js";
+import { runAsync, webCrypto } from "../../../core/tlog/crypto.js";
+import {
+  consistencyCheck,
+  consistencyRanges,
+  inclusionCheck,
+  inclusionRanges,
+  HASH_SIZE,
+  leafHash as leafHashCheck,
+  perfectSubtree,
+  splitPoint,
+} from "../../../core/tlog/merkle.js";
+import { decodeUtf8 } from "./bytes.js";
 import { VerifyError } from "./errors.js";
 import { bundleLimit, CHECKPOINT_LIMIT, hashTileLimit } from "./limits.js";
 
 export const TILE_HEIGHT = 8;
 export const CHECKPOINT_FILE = "checkpoint";
 const TILE_WIDTH = 1 << TILE_HEIGHT;
-const HASH_SIZE = 32;
 
 /**
  * The path element of a tile index: groups of three digits, all but the last prefixed with "x".
@@ -61,7 +71,9 @@ export const ENVELOPES_DIR = "envelopes";
  * @param {number} width
  */
 function pathOf(level, index, width) {
-  return level === "envelopes" ? `${ENVELOPES_DIR}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}` : tilePath(level, index, width);
+  return level === "envelopes"
+    ? `${ENVELOPES_DIR}/${tileIndexPath(index)}${width < TILE_WIDTH ? `.p/${width}` : ""}`
+    : tilePath(level, index, width);
 }
 
 /**
@@ -72,23 +84,8 @@ function pathOf(level, index, width) {
 const limitOf = (level, width) => (typeof level === "number" ? hashTileLimit(width) : bundleLimit(width));
 
 /** @param {Uint8Array} data */
-export const leafHash = (data) => sha256(Uint8Array.of(0), data);
-/** @param {Uint8Array} left @param {Uint8Array} right */
-export const nodeHash = (left, right) => sha256(Uint8Array.of(1), left, right);
-
-/** The largest power of two below n (n > 1). @param {number} n */
-function splitPoint(n) {
-  let k = 1;
-  while (k * 2 < n) k *= 2;
-  return k;
-}
-
-/** Whether n (≥ 1) is a power of two, for any safe integer (no 32-bit bitwise arithmetic). @param {number} n */
-function isPowerOfTwo(n) {
-  let p = 1;
-  while (p < n) p *= 2;
-  return p === n;
-}
+export const leafHash = (data) => runAsync(leafHashCheck(data), webCrypto);
+export const nodeHash = webCrypto.nodeHash;
 
 /** Reads the tiles of a tree of one size from a source, each tile once. */
 export class TileReader {
@@ -123,7 +120,13 @@ export class TileReader {
       const full = await this.source.read(pathOf(level, index, TILE_WIDTH), limitOf(level, TILE_WIDTH));
       if (full !== null) return { bytes: full, width: TILE_WIDTH };
       const size = await this.#currentSize();
-      const current = size === null ? 0 : Math.min(TILE_WIDTH, Math.floor(size / 2 ** (typeof level === "number" ? level * TILE_HEIGHT : 0)) - index * TILE_WIDTH);
+      const current =
+        size === null
+          ? 0
+          : Math.min(
+              TILE_WIDTH,
+              Math.floor(size / 2 ** (typeof level === "number" ? level * TILE_HEIGHT : 0)) - index * TILE_WIDTH,
+            );
       if (current > width && current < TILE_WIDTH) {
         const wider = await this.source.read(pathOf(level, index, current), limitOf(level, current));
         if (wider !== null) return { bytes: wider, width: current };
@@ -167,7 +170,10 @@ export class TileReader {
     if (!tile) {
       tile = this.#tile(level, index, width).then(({ bytes, width: read }) => {
         if (bytes.length !== read * HASH_SIZE) {
-          throw new VerifyError("tile-malformed", `${this.source.describe(tilePath(level, index, read))}: ${bytes.length} bytes, not ${read} hashes`);
+          throw new VerifyError(
+            "tile-malformed",
+            `${this.source.describe(tilePath(level, index, read))}: ${bytes.length} bytes, not ${read} hashes`,
+          );
         }
         return bytes.subarray(0, width * HASH_SIZE);
       });
@@ -191,11 +197,13 @@ export class TileReader {
     const offset = first % TILE_WIDTH;
     /** @type {Uint8Array[]} */
     let hashes = [];
-    for (let i = 0; i < 2 ** within; i++) hashes.push(tile.subarray((offset + i) * HASH_SIZE, (offset + i + 1) * HASH_SIZE));
+    for (let i = 0; i < 2 ** within; i++)
+      hashes.push(tile.subarray((offset + i) * HASH_SIZE, (offset + i + 1) * HASH_SIZE));
     while (hashes.length > 1) {
       /** @type {Uint8Array[]} */
       const up = [];
-      for (let i = 0; i < hashes.length; i += 2) up.push(await nodeHash(/** @type {Uint8Array} */ (hashes[i]), /** @type {Uint8Array} */ (hashes[i + 1])));
+      for (let i = 0; i < hashes.length; i += 2)
+        up.push(await nodeHash(/** @type {Uint8Array} */ (hashes[i]), /** @type {Uint8Array} */ (hashes[i + 1])));
       hashes = up;
     }
     return /** @type {Uint8Array} */ (hashes[0]);
@@ -208,9 +216,9 @@ export class TileReader {
    * @returns {Promise<Uint8Array>}
    */
   async rangeHash(start, end) {
-    const n = end - start;
-    if (Number.isInteger(Math.log2(n)) && start % n === 0) return this.hashAt(Math.log2(n), start / n);
-    const k = splitPoint(n);
+    const subtree = perfectSubtree(start, end);
+    if (subtree) return this.hashAt(subtree.level, subtree.index);
+    const k = splitPoint(end - start);
     return nodeHash(await this.rangeHash(start, start + k), await this.rangeHash(start + k, end));
   }
 
@@ -219,56 +227,19 @@ export class TileReader {
    * @param {number} index
    * @returns {Promise<Uint8Array[]>}
    */
-  async inclusionProof(index) {
-    let start = 0;
-    let end = this.size;
-    /** @type {Promise<Uint8Array>[]} */
-    const siblings = [];
-    while (end - start > 1) {
-      const k = splitPoint(end - start);
-      if (index < start + k) {
-        siblings.push(this.rangeHash(start + k, end));
-        end = start + k;
-      } else {
-        siblings.push(this.rangeHash(start, start + k));
-        start += k;
-      }
-    }
-    // PATH lists the siblings from the leaf up: the reverse of the walk down.
-    return (await Promise.all(siblings)).reverse();
+  inclusionProof(index) {
+    return Promise.all(inclusionRanges(index, this.size).map(([start, end]) => this.rangeHash(start, end)));
   }
 
   /**
    * The RFC 9162 consistency proof PROOF(oldSize, D[0:size]) (§2.1.4.1), built from the tiles of this
    * tree: every subtree hash it needs lies inside the tree of this size. Empty when oldSize is 0 or
-   * this tree's size.
-   * @param {number} oldSize 0 ≤ oldSize ≤ size
+   * this tree's size; a RangeError unless 0 ≤ oldSize ≤ size.
+   * @param {number} oldSize
    * @returns {Promise<Uint8Array[]>}
    */
   async consistencyProof(oldSize) {
-    if (!Number.isSafeInteger(oldSize) || oldSize < 0 || oldSize > this.size) throw new RangeError(`old size ${oldSize} is not in [0, ${this.size}]`);
-    if (oldSize === 0 || oldSize === this.size) return [];
-    let start = 0;
-    let end = this.size;
-    let m = oldSize;
-    let complete = true; // SUBPROOF's b: the old tree's part is a whole subtree of the new one
-    /** @type {Promise<Uint8Array>[]} */
-    const proof = [];
-    while (m !== end - start) {
-      const k = splitPoint(end - start);
-      if (m <= k) {
-        proof.push(this.rangeHash(start + k, end));
-        end = start + k;
-      } else {
-        proof.push(this.rangeHash(start, start + k));
-        start += k;
-        m -= k;
-        complete = false;
-      }
-    }
-    if (!complete) proof.push(this.rangeHash(start, end));
-    // PROOF lists the hashes from the bottom up: the reverse of the walk down.
-    return (await Promise.all(proof)).reverse();
+    return Promise.all(consistencyRanges(oldSize, this.size).map(([start, end]) => this.rangeHash(start, end)));
   }
 
   /**
@@ -297,7 +268,8 @@ export class TileReader {
     const { bytes, width: read } = await this.#tile(kind, bundle, width);
     const name = this.source.describe(pathOf(kind, bundle, read));
     const entries = splitBundle(bytes, name);
-    if (entries.length !== read) throw new VerifyError("tile-malformed", `${name}: ${entries.length} entries, not ${read}`);
+    if (entries.length !== read)
+      throw new VerifyError("tile-malformed", `${name}: ${entries.length} entries, not ${read}`);
     return /** @type {Uint8Array} */ (entries[index % TILE_WIDTH]);
   }
 }
@@ -329,28 +301,8 @@ function splitBundle(bytes, name) {
  * @param {Uint8Array[]} proof
  * @param {Uint8Array} root
  */
-export async function verifyInclusion(leaf, index, size, proof, root) {
-  if (index >= size) return false;
-  let fn = index;
-  let sn = size - 1;
-  let r = leaf;
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = await nodeHash(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      r = await nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equalBytes(r, root);
-}
-
+export const verifyInclusion = (leaf, index, size, proof, root) =>
+  runAsync(inclusionCheck(leaf, index, size, proof, root), webCrypto);
 
 /**
  * RFC 9162 §2.1.4.2: whether `proof` shows that the tree of `oldSize` with root `oldRoot` is a prefix
@@ -362,35 +314,5 @@ export async function verifyInclusion(leaf, index, size, proof, root) {
  * @param {Uint8Array} newRoot
  * @param {Uint8Array[]} proof
  */
-export async function verifyConsistency(oldSize, newSize, oldRoot, newRoot, proof) {
-  if (!Number.isSafeInteger(oldSize) || !Number.isSafeInteger(newSize) || oldSize < 0 || newSize < oldSize) return false;
-  if (oldSize === 0) return proof.length === 0 && equalBytes(oldRoot, await sha256(new Uint8Array(0)));
-  if (oldSize === newSize) return proof.length === 0 && equalBytes(oldRoot, newRoot);
-  if (proof.length === 0 || [oldRoot, newRoot, ...proof].some((h) => h.length !== HASH_SIZE)) return false;
-  // When the old tree is a power of two its root is the proof's implicit first hash.
-  const path = isPowerOfTwo(oldSize) ? [oldRoot, ...proof] : proof;
-  let fn = oldSize - 1;
-  let sn = newSize - 1;
-  while (fn % 2 === 1) {
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  let fr = /** @type {Uint8Array} */ (path[0]);
-  let sr = fr;
-  for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      fr = await nodeHash(c, fr);
-      sr = await nodeHash(c, sr);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      sr = await nodeHash(sr, c);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equalBytes(fr, oldRoot) && equalBytes(sr, newRoot);
-}
+export const verifyConsistency = (oldSize, newSize, oldRoot, newRoot, proof) =>
+  runAsync(consistencyCheck(oldSize, newSize, oldRoot, newRoot, proof), webCrypto);

@@ -45,7 +45,10 @@ describe("envelope bundles", () => {
     const entries = sampleEntries(300);
     const envelopes = entries.map((_, i) => Buffer.from(`{"seq":${i}}`));
     const files = tlogFiles(entries, signer, signer.name, envelopes);
-    expect([...files.keys()].filter((p) => !p.startsWith("tile/") && p !== "checkpoint").sort()).toEqual(["envelopes/000", "envelopes/001.p/44"]);
+    expect([...files.keys()].filter((p) => !p.startsWith("tile/") && p !== "checkpoint").sort()).toEqual([
+      "envelopes/000",
+      "envelopes/001.p/44",
+    ]);
     expect([...files.keys()].some((p) => p.startsWith("tile/entries/"))).toBe(false);
     const read: string[] = [];
     const source = memorySource(files);
@@ -64,10 +67,15 @@ describe("inclusion proofs read from tiles", () => {
     it(`are RFC 9162's proofs and lead to the signed root (tree of ${size})`, async () => {
       const { entries, checkpoint, tiles } = reader(size);
       const leaves = entries.map((e) => coreLeafHash(e));
-      const indexes = [...new Set([0, 1, Math.floor(size / 2), 255, 256, size - 2, size - 1].filter((i) => i >= 0 && i < size))];
+      const indexes = [
+        ...new Set([0, 1, Math.floor(size / 2), 255, 256, size - 2, size - 1].filter((i) => i >= 0 && i < size)),
+      ];
       for (const i of indexes) {
         const proof = await tiles.inclusionProof(i);
-        expect(proof.map((p) => Buffer.from(p).toString("hex")), `leaf ${i}`).toEqual(inclusionProof(leaves, i).map((p) => Buffer.from(p).toString("hex")));
+        expect(
+          proof.map((p) => Buffer.from(p).toString("hex")),
+          `leaf ${i}`,
+        ).toEqual(inclusionProof(leaves, i).map((p) => Buffer.from(p).toString("hex")));
         expect(Buffer.from(await tiles.entry(i)).equals(Buffer.from(entries[i]!))).toBe(true);
         expect(await verifyInclusion(leaves[i]!, i, size, proof, checkpoint.root)).toBe(true);
         expect(coreVerifyInclusion(leaves[i]!, i, size, proof, checkpoint.root)).toBe(true);
@@ -102,7 +110,8 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
     let reads = 0;
     const source = memorySource(files);
     const read = source.read;
-    source.read = async (path, limit) => (path === "checkpoint" && reads++ === 0 ? old.get("checkpoint")! : read(path, limit));
+    source.read = async (path, limit) =>
+      path === "checkpoint" && reads++ === 0 ? old.get("checkpoint")! : read(path, limit);
     return { source, old, files };
   }
 
@@ -120,7 +129,9 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
       const leaves = sampleEntries(older).map((e) => coreLeafHash(e));
       for (const i of [0, older - 1, older - 2]) {
         const proof = await tiles.inclusionProof(i);
-        expect(proof.map((p) => Buffer.from(p).toString("hex"))).toEqual(inclusionProof(leaves, i).map((p) => Buffer.from(p).toString("hex")));
+        expect(proof.map((p) => Buffer.from(p).toString("hex"))).toEqual(
+          inclusionProof(leaves, i).map((p) => Buffer.from(p).toString("hex")),
+        );
         expect(await verifyInclusion(leaves[i]!, i, older, proof, checkpoint.root)).toBe(true);
         expect(Buffer.from(await tiles.entry(i)).equals(Buffer.from(sampleEntries(older)[i]!))).toBe(true);
       }
@@ -128,7 +139,10 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
   });
 
   it("verifies an entry under the older signed checkpoint, and still says missing when no wider tile is there", async () => {
-    const keys = await pinnedKeys(verifierKey(signer.name, publicKeyFromSecret("ed25519", signer.secretKeyHex)), "test");
+    const keys = await pinnedKeys(
+      verifierKey(signer.name, publicKeyFromSecret("ed25519", signer.secretKeyHex)),
+      "test",
+    );
     const { source } = grownLog(520, 800);
     const report = await verifyLedgerEntry({ source, keys, entry: 519 });
     expect(report.failures).toEqual([]);
@@ -142,10 +156,16 @@ describe("an older checkpoint whose partial tiles the log has removed", () => {
 
 describe("consistency proofs read from the tiles of the current tree", () => {
   const hex = (hashes: Uint8Array[]) => hashes.map((h) => Buffer.from(h).toString("hex"));
-  const keysOf = (s: typeof signer) => pinnedKeys(verifierKey(s.name, publicKeyFromSecret("ed25519", s.secretKeyHex)), "test");
+  const keysOf = (s: typeof signer) =>
+    pinnedKeys(verifierKey(s.name, publicKeyFromSecret("ed25519", s.secretKeyHex)), "test");
   /** The signed checkpoint of the first `size` of `entries`, as the log published it then. */
   const checkpointAt = (entries: Uint8Array[], size: number, by = signer) => ({
-    bytes: Buffer.from(signCheckpoint({ origin: signer.name, size, rootHash: rootHash(entries.slice(0, size).map((e) => coreLeafHash(e))) }, by)),
+    bytes: Buffer.from(
+      signCheckpoint(
+        { origin: signer.name, size, rootHash: rootHash(entries.slice(0, size).map((e) => coreLeafHash(e))) },
+        by,
+      ),
+    ),
     from: `checkpoint at ${size}`,
   });
 
@@ -162,7 +182,9 @@ describe("consistency proofs read from the tiles of the current tree", () => {
       expect(await verifyConsistency(old, size, oldRoot, checkpoint.root, proof), `old size ${old}`).toBe(true);
       expect(coreVerifyConsistency(old, size, oldRoot, checkpoint.root, proof)).toBe(true);
       // Another old root, or another old size, does not verify.
-      expect(await verifyConsistency(old, size, rootHash(leaves.slice(1, old + 1)), checkpoint.root, proof)).toBe(false);
+      expect(await verifyConsistency(old, size, rootHash(leaves.slice(1, old + 1)), checkpoint.root, proof)).toBe(
+        false,
+      );
       if (old < size) expect(await verifyConsistency(old + 1, size, oldRoot, checkpoint.root, proof)).toBe(false);
     }
   });
@@ -178,9 +200,18 @@ describe("consistency proofs read from the tiles of the current tree", () => {
       [256, 256],
     ] as const) {
       const entries = sampleEntries(current);
-      const report = await verifyLedgerEntry({ source: memorySource(tlogFiles(entries, signer)), keys, since: checkpointAt(entries, older) });
+      const report = await verifyLedgerEntry({
+        source: memorySource(tlogFiles(entries, signer)),
+        keys,
+        since: checkpointAt(entries, older),
+      });
       expect(report.failures, `${older} → ${current}`).toEqual([]);
-      expect(report.checks.map((c) => `${c.step} ${c.status}`)).toEqual(["key passed", "checkpoint passed", "since passed", "consistency passed"]);
+      expect(report.checks.map((c) => `${c.step} ${c.status}`)).toEqual([
+        "key passed",
+        "checkpoint passed",
+        "since passed",
+        "consistency passed",
+      ]);
       expect(report.since?.size).toBe(older);
       expect(report.what).toBe("ledger checkpoint");
     }
@@ -190,7 +221,12 @@ describe("consistency proofs read from the tiles of the current tree", () => {
     const keys = await keysOf(signer);
     const entries = sampleEntries(600);
     const files = tlogFiles(entries.slice(0, 300), signer);
-    const rolledBack = await verifyLedgerEntry({ source: memorySource(files), keys, entry: 3, since: checkpointAt(entries, 301) });
+    const rolledBack = await verifyLedgerEntry({
+      source: memorySource(files),
+      keys,
+      entry: 3,
+      since: checkpointAt(entries, 301),
+    });
     expect(rolledBack.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["consistency checkpoint-rolled-back"]);
     // No entry is verified against a rolled-back checkpoint.
     expect(rolledBack.checks.some((c) => c.step === "inclusion")).toBe(false);
@@ -203,30 +239,69 @@ describe("consistency proofs read from the tiles of the current tree", () => {
       [600, 600],
       [101, 101],
     ] as const) {
-      const fork = await verifyLedgerEntry({ source: memorySource(tlogFiles(forked.slice(0, current), signer)), keys, since: checkpointAt(entries, older) });
-      expect(fork.failures.map((c) => `${c.step} ${c.code}`), `${older} → ${current}`).toEqual(["consistency checkpoint-inconsistent"]);
+      const fork = await verifyLedgerEntry({
+        source: memorySource(tlogFiles(forked.slice(0, current), signer)),
+        keys,
+        since: checkpointAt(entries, older),
+      });
+      expect(
+        fork.failures.map((c) => `${c.step} ${c.code}`),
+        `${older} → ${current}`,
+      ).toEqual(["consistency checkpoint-inconsistent"]);
     }
     // Before the fork point the logs agree.
-    expect((await verifyLedgerEntry({ source: memorySource(tlogFiles(forked, signer)), keys, since: checkpointAt(entries, 100) })).failures).toEqual([]);
+    expect(
+      (
+        await verifyLedgerEntry({
+          source: memorySource(tlogFiles(forked, signer)),
+          keys,
+          since: checkpointAt(entries, 100),
+        })
+      ).failures,
+    ).toEqual([]);
 
     // A tile changed under the current checkpoint cannot fake consistency either.
     const tampered = tlogFiles(entries, signer);
     const tile = Buffer.from(tampered.get("tile/0/001")!);
     tile[32 * 10] = tile[32 * 10]! ^ 1; // entry 266's leaf hash: inside [256, 300), which the proof hashes up
     tampered.set("tile/0/001", tile);
-    const changed = await verifyLedgerEntry({ source: memorySource(tampered), keys, since: checkpointAt(entries, 300) });
+    const changed = await verifyLedgerEntry({
+      source: memorySource(tampered),
+      keys,
+      since: checkpointAt(entries, 300),
+    });
     expect(changed.failures.map((c) => c.code)).toEqual(["checkpoint-inconsistent"]);
 
     const other = { name: signer.name, secretKeyHex: "3c".repeat(32) };
-    const foreign = await verifyLedgerEntry({ source: memorySource(tlogFiles(entries, signer)), keys, since: checkpointAt(entries, 300, other) });
+    const foreign = await verifyLedgerEntry({
+      source: memorySource(tlogFiles(entries, signer)),
+      keys,
+      since: checkpointAt(entries, 300, other),
+    });
     expect(foreign.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["since checkpoint-untrusted"]);
     const otherLog = await verifyLedgerEntry({
       source: memorySource(tlogFiles(entries, signer)),
       keys,
-      since: { bytes: Buffer.from(signCheckpoint({ origin: "other.example/log", size: 3, rootHash: rootHash(entries.slice(0, 3).map((e) => coreLeafHash(e))) }, signer)), from: "x" },
+      since: {
+        bytes: Buffer.from(
+          signCheckpoint(
+            {
+              origin: "other.example/log",
+              size: 3,
+              rootHash: rootHash(entries.slice(0, 3).map((e) => coreLeafHash(e))),
+            },
+            signer,
+          ),
+        ),
+        from: "x",
+      },
     });
     expect(otherLog.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["since checkpoint-other-origin"]);
-    const garbage = await verifyLedgerEntry({ source: memorySource(tlogFiles(entries, signer)), keys, since: { bytes: Buffer.from("not a checkpoint\n"), from: "x" } });
+    const garbage = await verifyLedgerEntry({
+      source: memorySource(tlogFiles(entries, signer)),
+      keys,
+      since: { bytes: Buffer.from("not a checkpoint\n"), from: "x" },
+    });
     expect(garbage.failures.map((c) => `${c.step} ${c.code}`)).toEqual(["since checkpoint-malformed"]);
   });
 
@@ -235,6 +310,14 @@ describe("consistency proofs read from the tiles of the current tree", () => {
     const tiles = new TileReader(memorySource(tlogFiles(entries, signer)), 10);
     expect(await tiles.consistencyProof(0)).toEqual([]);
     expect(await verifyConsistency(0, 10, rootHash([]), rootHash(entries.map((e) => coreLeafHash(e))), [])).toBe(true);
-    expect(await verifyConsistency(0, 10, rootHash(entries.slice(0, 1).map((e) => coreLeafHash(e))), rootHash(entries.map((e) => coreLeafHash(e))), [])).toBe(false);
+    expect(
+      await verifyConsistency(
+        0,
+        10,
+        rootHash(entries.slice(0, 1).map((e) => coreLeafHash(e))),
+        rootHash(entries.map((e) => coreLeafHash(e))),
+        [],
+      ),
+    ).toBe(false);
   });
 });

@@ -27,7 +27,14 @@ const INDEX = /^index (0|[1-9][0-9]*)$/;
  * @returns {string}
  */
 export function formatTlogProof({ index, proof, checkpoint, extra }) {
-  return [TLOG_PROOF_HEADER, ...(extra ? [`extra ${toBase64(extra)}`] : []), `index ${index}`, ...proof.map(toBase64), "", checkpoint].join("\n");
+  return [
+    TLOG_PROOF_HEADER,
+    ...(extra ? [`extra ${toBase64(extra)}`] : []),
+    `index ${index}`,
+    ...proof.map(toBase64),
+    "",
+    checkpoint,
+  ].join("\n");
 }
 
 /**
@@ -35,7 +42,8 @@ export function formatTlogProof({ index, proof, checkpoint, extra }) {
  * @returns {{ index: number; proof: Uint8Array[]; checkpoint: string; extra?: Uint8Array }}
  */
 export function parseTlogProof(text) {
-  const bad = (/** @type {string} */ why) => new VerifyError("checkpoint-malformed", `not a c2sp.org/tlog-proof@v1: ${why}`);
+  const bad = (/** @type {string} */ why) =>
+    new VerifyError("checkpoint-malformed", `not a c2sp.org/tlog-proof@v1: ${why}`);
   const lines = text.split("\n");
   let at = 0;
   if (lines[at++] !== TLOG_PROOF_HEADER) throw bad(`the first line is not ${TLOG_PROOF_HEADER}`);
@@ -70,10 +78,18 @@ export async function verifyTlogProof(text, policy, data) {
   const p = parseTlogProof(text);
   const witnessed = await checkWitnessed(p.checkpoint, policy);
   const leaf = data !== undefined ? await leafHash(data) : p.extra;
-  if (leaf === undefined || leaf.length !== 32) throw new VerifyError("leaf-mismatch", "no leaf hash: give the entry's data, or a proof whose extra line holds the leaf hash");
-  if (data !== undefined && p.extra !== undefined && !equalBytes(p.extra, leaf)) throw new VerifyError("leaf-mismatch", "the entry's data does not hash to the leaf hash the proof names");
+  if (leaf === undefined || leaf.length !== 32)
+    throw new VerifyError(
+      "leaf-mismatch",
+      "no leaf hash: give the entry's data, or a proof whose extra line holds the leaf hash",
+    );
+  if (data !== undefined && p.extra !== undefined && !equalBytes(p.extra, leaf))
+    throw new VerifyError("leaf-mismatch", "the entry's data does not hash to the leaf hash the proof names");
   if (!(await verifyInclusion(leaf, p.index, witnessed.checkpoint.size, p.proof, witnessed.checkpoint.root))) {
-    throw new VerifyError("inclusion-failed", `the inclusion proof does not lead from leaf ${p.index} to the checkpoint's root`);
+    throw new VerifyError(
+      "inclusion-failed",
+      `the inclusion proof does not lead from leaf ${p.index} to the checkpoint's root`,
+    );
   }
   return { ...witnessed, index: p.index, leaf, entryBound: data !== undefined };
 }

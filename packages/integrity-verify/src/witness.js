@@ -39,7 +39,8 @@ const DECIMAL = /^[1-9][0-9]*$/;
  * @returns {Promise<Policy>}
  */
 export async function parsePolicy(text, from) {
-  const bad = (/** @type {number} */ line, /** @type {string} */ why) => new VerifyError("key-malformed", `${from}:${line}: ${why}`);
+  const bad = (/** @type {number} */ line, /** @type {string} */ why) =>
+    new VerifyError("key-malformed", `${from}:${line}: ${why}`);
   if (/[^\t\n\x20-\x7e\x80-\uffff]/u.test(text)) throw bad(0, "a control character other than tab and newline");
   /** @type {Policy} */
   const policy = { logs: [], witnesses: new Map(), groups: new Map(), quorum: "" };
@@ -51,7 +52,8 @@ export async function parsePolicy(text, from) {
     if (line === "" || line.startsWith("#")) continue;
     const [word, ...args] = line.split(/[ \t]+/);
     const fresh = (/** @type {string} */ name) => {
-      if (name === "none" || policy.witnesses.has(name) || policy.groups.has(name)) throw bad(i + 1, `${name} is predefined or defined twice`);
+      if (name === "none" || policy.witnesses.has(name) || policy.groups.has(name))
+        throw bad(i + 1, `${name} is predefined or defined twice`);
     };
     const once = (/** @type {string} */ hex) => {
       if (keys.has(hex)) throw bad(i + 1, "a duplicate key");
@@ -71,17 +73,27 @@ export async function parsePolicy(text, from) {
       const [id = "", threshold = "", ...members] = args;
       fresh(id);
       for (const m of members) {
-        if (m === "none" || !(policy.witnesses.has(m) || policy.groups.has(m))) throw bad(i + 1, `${m} is not a witness or group defined above`);
+        if (m === "none" || !(policy.witnesses.has(m) || policy.groups.has(m)))
+          throw bad(i + 1, `${m} is not a witness or group defined above`);
         if (listed.has(m)) throw bad(i + 1, `${m} is listed as a member more than once`);
         listed.add(m);
       }
-      const k = threshold === "all" ? members.length : threshold === "any" ? 1 : DECIMAL.test(threshold) ? Number(threshold) : NaN;
-      if (!(k >= 1 && k <= members.length)) throw bad(i + 1, `threshold ${threshold}: all, any, or 1 to ${members.length}`);
+      const k =
+        threshold === "all"
+          ? members.length
+          : threshold === "any"
+            ? 1
+            : DECIMAL.test(threshold)
+              ? Number(threshold)
+              : NaN;
+      if (!(k >= 1 && k <= members.length))
+        throw bad(i + 1, `threshold ${threshold}: all, any, or 1 to ${members.length}`);
       policy.groups.set(id, { k, members });
     } else if (word === "quorum" && args.length === 1) {
       const [name = ""] = args;
       if (policy.quorum !== "") throw bad(i + 1, "a second quorum line");
-      if (name !== "none" && !policy.witnesses.has(name) && !policy.groups.has(name)) throw bad(i + 1, `${name} is not defined above`);
+      if (name !== "none" && !policy.witnesses.has(name) && !policy.groups.has(name))
+        throw bad(i + 1, `${name} is not defined above`);
       policy.quorum = name;
     } else throw bad(i + 1, `not a policy line: ${JSON.stringify(line.slice(0, 80))}`);
   }
@@ -103,7 +115,8 @@ async function parseCosignerKey(vkey, where) {
   if (!NAME.test(name) || !KEY_ID.test(id) || data === null || data.length !== 33 || data[0] !== 0x04) {
     throw new VerifyError("key-malformed", `${where}: not a cosigner vkey <name>+<key id>+base64(0x04 ‖ Ed25519 key)`);
   }
-  if (toHex((await sha256(utf8.encode(name), Uint8Array.of(0x0a), data)).subarray(0, 4)) !== id) throw new VerifyError("key-malformed", `${where}: the key ID does not match the name and key`);
+  if (toHex((await sha256(utf8.encode(name), Uint8Array.of(0x0a), data)).subarray(0, 4)) !== id)
+    throw new VerifyError("key-malformed", `${where}: the key ID does not match the name and key`);
   const key = await crypto.subtle.importKey("raw", data.subarray(1), { name: "Ed25519" }, false, ["verify"]);
   return { name, keyId: id, key, hex: toHex(data.subarray(1)) };
 }
@@ -142,11 +155,18 @@ export async function checkWitnessed(note, policy) {
   const { text, signedBy } = await openNote(note, policy.logs);
   const checkpoint = parseCheckpoint(text);
   const log = policy.logs.find((k) => k.name === checkpoint.origin && signedBy.includes(`${k.name}+${k.id}`));
-  if (!log) throw new VerifyError("checkpoint-untrusted", `the checkpoint's origin ${JSON.stringify(checkpoint.origin)} is not the log whose key signed it`);
+  if (!log)
+    throw new VerifyError(
+      "checkpoint-untrusted",
+      `the checkpoint's origin ${JSON.stringify(checkpoint.origin)} is not the log whose key signed it`,
+    );
   const cosigned = await cosignatures(note, text, policy);
   const ids = new Set(cosigned.map((c) => c.id));
   const quorum = describeQuorum(policy);
-  const who = cosigned.length > 0 ? cosigned.map((c) => `${c.id} (${new Date(c.timestamp * 1000).toISOString()})`).join(", ") : "no witness of the policy";
+  const who =
+    cosigned.length > 0
+      ? cosigned.map((c) => `${c.id} (${new Date(c.timestamp * 1000).toISOString()})`).join(", ")
+      : "no witness of the policy";
   if (!meets(policy, ids)) throw new VerifyError("quorum-not-met", `${quorum} is NOT met: cosigned by ${who}`);
   return { checkpoint, log: `${log.name}+${log.id}`, cosigned, quorum };
 }
@@ -169,12 +189,20 @@ async function cosignatures(note, body, policy) {
     const id = toHex(raw.subarray(0, 4));
     for (const w of policy.witnesses.values()) {
       if (w.name !== name || w.keyId !== id || found.some((f) => f.id === w.id)) continue;
-      if (raw.length !== 76) throw new VerifyError("signature-invalid", `the cosignature by ${w.id} (${name}+${id}) is not a timestamp and an Ed25519 signature`);
+      if (raw.length !== 76)
+        throw new VerifyError(
+          "signature-invalid",
+          `the cosignature by ${w.id} (${name}+${id}) is not a timestamp and an Ed25519 signature`,
+        );
       const ts = new DataView(raw.buffer, raw.byteOffset + 4, 8).getBigUint64(0);
-      if (ts > BigInt(Number.MAX_SAFE_INTEGER)) throw new VerifyError("signature-invalid", `the cosignature by ${w.id}: timestamp out of range`);
+      if (ts > BigInt(Number.MAX_SAFE_INTEGER))
+        throw new VerifyError("signature-invalid", `the cosignature by ${w.id}: timestamp out of range`);
       const message = concat(utf8.encode(`cosignature/v1\ntime ${ts}\n`), utf8.encode(body));
       if (!(await crypto.subtle.verify({ name: "Ed25519" }, w.key, raw.subarray(12), message))) {
-        throw new VerifyError("signature-invalid", `the cosignature by ${w.id} (${name}+${id}) does not verify: the checkpoint or the cosignature was changed`);
+        throw new VerifyError(
+          "signature-invalid",
+          `the cosignature by ${w.id} (${name}+${id}) does not verify: the checkpoint or the cosignature was changed`,
+        );
       }
       found.push({ id: w.id, timestamp: Number(ts) });
     }

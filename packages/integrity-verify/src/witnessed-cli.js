@@ -37,7 +37,10 @@ const WITNESS_OPTIONS = new Set(["--policy", "--proof", "--write-proof", "--entr
 async function readText(spec, fetchImpl, what) {
   if (isUrl(spec)) {
     const url = new URL(spec);
-    const bytes = await urlSource(new URL(".", url), fetchImpl).read(url.pathname.slice(url.pathname.lastIndexOf("/") + 1), NOTE_FILE_LIMIT);
+    const bytes = await urlSource(new URL(".", url), fetchImpl).read(
+      url.pathname.slice(url.pathname.lastIndexOf("/") + 1),
+      NOTE_FILE_LIMIT,
+    );
     if (bytes === null) throw new VerifyError("fetch-failed", `${what} ${spec}: not found`);
     return decodeUtf8(bytes) ?? "";
   }
@@ -108,35 +111,57 @@ async function ledgerBeside(target, fetchImpl) {
 export async function witnessedMain(values, positionals, argv, io, ordinary) {
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   /** @type {import("./source.js").UrlOptions} */
-  const fetchImpl = { fetch: io.fetch ?? globalThis.fetch, timeoutSeconds: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds : DEFAULT_TIMEOUT_SECONDS };
+  const fetchImpl = {
+    fetch: io.fetch ?? globalThis.fetch,
+    timeoutSeconds: Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds : DEFAULT_TIMEOUT_SECONDS,
+  };
   try {
-    if (values.policy === undefined) throw new VerifyError("usage", "--proof and --write-proof need --policy FILE (a C2SP tlog-policy)");
+    if (values.policy === undefined)
+      throw new VerifyError("usage", "--proof and --write-proof need --policy FILE (a C2SP tlog-policy)");
     const policy = await readPolicy(values.policy, fetchImpl);
     if (values.proof !== undefined) {
-      if (values.ledger !== undefined || positionals.length > 0) throw new VerifyError("usage", "--proof is checked alone: --proof FILE --policy FILE [--entry-data FILE]");
+      if (values.ledger !== undefined || positionals.length > 0)
+        throw new VerifyError("usage", "--proof is checked alone: --proof FILE --policy FILE [--entry-data FILE]");
       const text = await readText(values.proof, fetchImpl, "--proof");
-      const data = values["entry-data"] !== undefined ? new Uint8Array(await readFile(values["entry-data"])) : undefined;
+      const data =
+        values["entry-data"] !== undefined ? new Uint8Array(await readFile(values["entry-data"])) : undefined;
       const r = await verifyTlogProof(text, policy, data);
-      io.out(`${values.proof}: verified — leaf ${toBase64(r.leaf)} is entry ${r.index} of ${r.checkpoint.origin} at size ${r.checkpoint.size}, signed by ${r.log}, cosigned by ${r.cosigned.map((c) => c.id).join(", ") || "no witness"} (${r.quorum})`);
-      if (!r.entryBound) io.out("the entry's data was not given (--entry-data): only its leaf hash, named by the proof, is proven");
+      io.out(
+        `${values.proof}: verified — leaf ${toBase64(r.leaf)} is entry ${r.index} of ${r.checkpoint.origin} at size ${r.checkpoint.size}, signed by ${r.log}, cosigned by ${r.cosigned.map((c) => c.id).join(", ") || "no witness"} (${r.quorum})`,
+      );
+      if (!r.entryBound)
+        io.out("the entry's data was not given (--entry-data): only its leaf hash, named by the proof, is proven");
       return 0;
     }
-    if (values["write-proof"] !== undefined && (values.ledger === undefined || values.entry === undefined)) throw new VerifyError("usage", "--write-proof needs --ledger and --entry");
+    if (values["write-proof"] !== undefined && (values.ledger === undefined || values.entry === undefined))
+      throw new VerifyError("usage", "--write-proof needs --ledger and --entry");
     const code = await ordinary(withoutWitnessOptions(argv), io);
     if (code === 2) return code;
-    const source = values.ledger !== undefined ? (isUrl(values.ledger) ? urlSource(values.ledger, fetchImpl) : folderSource(values.ledger)) : await ledgerBeside(positionals[0] ?? "", fetchImpl);
+    const source =
+      values.ledger !== undefined
+        ? isUrl(values.ledger)
+          ? urlSource(values.ledger, fetchImpl)
+          : folderSource(values.ledger)
+        : await ledgerBeside(positionals[0] ?? "", fetchImpl);
     const bytes = await source.read("checkpoint", CHECKPOINT_LIMIT);
     const note = bytes === null ? null : decodeUtf8(bytes);
     if (note === null) throw new VerifyError("missing", `${source.describe("checkpoint")}: no checkpoint`);
     try {
       const w = await checkWitnessed(note, policy);
-      io.out(`witnesses: ${source.describe("checkpoint")} (size ${w.checkpoint.size}) is cosigned by ${w.cosigned.map((c) => `${c.id} at ${new Date(c.timestamp * 1000).toISOString()}`).join(", ") || "no witness"}; ${w.quorum} met`);
+      io.out(
+        `witnesses: ${source.describe("checkpoint")} (size ${w.checkpoint.size}) is cosigned by ${w.cosigned.map((c) => `${c.id} at ${new Date(c.timestamp * 1000).toISOString()}`).join(", ") || "no witness"}; ${w.quorum} met`,
+      );
       if (values["write-proof"] !== undefined && code === 0) {
         const entry = Number(values.entry);
         const tiles = new TileReader(source, w.checkpoint.size);
         const proof = await tiles.inclusionProof(entry);
-        await writeFile(values["write-proof"], formatTlogProof({ index: entry, proof, checkpoint: note, extra: await tiles.hashAt(0, entry) }));
-        io.out(`wrote ${values["write-proof"]}: entry ${entry}'s C2SP tlog-proof, checkable offline with --proof ${values["write-proof"]} --policy ${values.policy}`);
+        await writeFile(
+          values["write-proof"],
+          formatTlogProof({ index: entry, proof, checkpoint: note, extra: await tiles.hashAt(0, entry) }),
+        );
+        io.out(
+          `wrote ${values["write-proof"]}: entry ${entry}'s C2SP tlog-proof, checkable offline with --proof ${values["write-proof"]} --policy ${values.policy}`,
+        );
       }
       return code;
     } catch (error) {

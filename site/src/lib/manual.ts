@@ -33,20 +33,66 @@ export function portalHref(href: string): string | null {
   return page ? manualPath(page[1]!) + (page[2] ?? "") : null;
 }
 
-/** A docs page as the index orders it. */
+/** A docs page as the menu lists it. */
 export interface ManualEntry {
   name: string;
   title: string;
-  /** From the page's front matter; a page without one sorts after every page with one. */
-  order?: number | undefined;
 }
 
-/** The reading order: by `order`, then by title; pages without `order` last, by title. */
-export function manualOrder<T extends ManualEntry>(entries: readonly T[]): T[] {
-  const rank = (e: T) => e.order ?? Number.POSITIVE_INFINITY;
-  return [...entries].sort(
-    (a, b) => rank(a) - rank(b) || a.title.localeCompare(b.title, "en") || a.name.localeCompare(b.name, "en"),
-  );
+/** A page of the manual's table of contents, and the pages that go deeper into its part. */
+export interface ManualTreeItem<T> {
+  page: T;
+  children: T[];
+}
+
+/** The front page's section that holds the table of contents. */
+export const READING_ORDER_HEADING = "## Reading order";
+/** `1. [Title](./name.md)` (a page read in turn) or `   - [Title](./name.md)` (a page under it). */
+const TOC_ITEM = /^(?:(\d+)\.|\s+-) \[[^\]]+\]\(\.\/([A-Za-z0-9][A-Za-z0-9._-]*)\.md\)/;
+
+/**
+ * The manual's one table of contents, as docs/index.md writes it under "## Reading order": the
+ * names of the numbered pages, in order, each with the names listed under it.
+ */
+export function readingOrder(indexMarkdown: string): { name: string; children: string[] }[] {
+  const start = indexMarkdown.indexOf(`\n${READING_ORDER_HEADING}\n`);
+  if (start < 0) return [];
+  const section = indexMarkdown.slice(start + READING_ORDER_HEADING.length + 2).split(/\n## /)[0]!;
+  const tree: { name: string; children: string[] }[] = [];
+  for (const line of section.split("\n")) {
+    const item = TOC_ITEM.exec(line);
+    if (!item) continue;
+    if (item[1] !== undefined) tree.push({ name: item[2]!, children: [] });
+    else tree.at(-1)?.children.push(item[2]!);
+  }
+  return tree;
+}
+
+/**
+ * The menu: the front page (`index`) first, then the pages as the reading order lists them, each
+ * with the pages under it; pages the list does not name come last, by title, so none is hidden.
+ */
+export function manualTree<T extends ManualEntry>(
+  pages: readonly T[],
+  order: readonly { name: string; children: string[] }[],
+): ManualTreeItem<T>[] {
+  const byName = new Map(pages.map((p) => [p.name, p]));
+  const placed = new Set<string>();
+  const take = (name: string): T[] => {
+    const page = byName.get(name);
+    if (!page || placed.has(name)) return [];
+    placed.add(name);
+    return [page];
+  };
+  const tree: ManualTreeItem<T>[] = take("index").map((page) => ({ page, children: [] }));
+  for (const item of order) {
+    for (const page of take(item.name)) tree.push({ page, children: item.children.flatMap(take) });
+  }
+  const rest = pages
+    .filter((p) => !placed.has(p.name))
+    .sort((a, b) => a.title.localeCompare(b.title, "en") || a.name.localeCompare(b.name, "en"));
+  for (const page of rest) tree.push({ page, children: [] });
+  return tree;
 }
 
 /** A page's title: its front matter's `title`, else its first `# ` heading, else its file name. */

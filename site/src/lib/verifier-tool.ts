@@ -12,17 +12,26 @@
  *    `package/`, sorted by path, regular files only; mtime 1985-10-26T08:15:00Z (npm's), uid/gid 0,
  *    no user or group names, mode 0755 for the `bin` entries and 0644 for the rest; two zero blocks;
  *  - gzip: no name, mtime 0, OS "unknown" (255), the tar in stored (uncompressed) deflate blocks —
- *    no compressor, so nothing but the input decides the bytes. The package is small (~55 kB).
+ *    no compressor, so nothing but the input decides the bytes. The package is small (~170 kB as stored).
+ *
+ * The package is built from the one verifier at pack time. In the repository its modules import the
+ * transparency-log checks (signed notes, checkpoints, RFC 9162 proofs) from core/tlog/, which the
+ * server and the portal use too; the tarball carries a copy of core/tlog/*.js at src/tlog/, and each
+ * import of core/tlog/ in the package's files is rewritten to point there. Nothing else changes, so
+ * the same sources still give the same bytes, and an import of anything else outside the package
+ * fails the pack.
  *
  * No Astro or Vite import: astro.config.mjs publishes with it, the tests repack with it.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, posix } from "node:path";
+import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { crc32 } from "node:zlib";
 import { sha256Hex } from "../../../core/digest.ts";
 
 /** The folder of the built site the tools are published under. */
 export const TOOLS_DIR = "tools";
+/** The one verifier's folder (relative to the repository, two levels above the package) and where the tarball carries it. */
+const SHARED = { from: "core/tlog", to: "src/tlog" } as const;
 /** npm's fixed mtime for packed files (1985-10-26T08:15:00Z), in seconds. */
 const TAR_MTIME = 499162500;
 
@@ -33,6 +42,8 @@ export interface PackedTool {
   fileName: string;
   /** The files packed, relative to the package folder, sorted (each is `package/<file>` in the tar). */
   files: string[];
+  /** Of `files`, the copies of the one verifier's modules (core/tlog/*.js at src/tlog/). */
+  bundled: string[];
   bytes: Buffer;
   /** Hex SHA-256 of `bytes`. */
   sha256: string;
@@ -95,6 +106,41 @@ function packageFiles(packageDir: string, pkg: PackageJson): string[] {
     for (const file of matched) files.add(file);
   }
   return [...files].sort();
+}
+
+/** A relative import specifier: `from "./x.js"`, `import("../x.js")`. */
+const RELATIVE_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*)(["'])(\.\.?\/[^"']*)\2/g;
+
+/**
+ * The text of the package's `file` with each import of the one verifier (core/tlog/) pointed at its
+ * copy in the tarball (src/tlog/). Throws on an import of anything else outside the package.
+ */
+function pointAtCopy(packageDir: string, sharedDir: string, file: string, text: string): string {
+  return text.replace(RELATIVE_IMPORT, (whole, lead: string, quote: string, specifier: string) => {
+    const target = resolve(packageDir, dirname(file), specifier);
+    if (!relative(packageDir, target).startsWith("..")) return whole;
+    const within = relative(sharedDir, target);
+    if (within.startsWith("..") || within.includes(":"))
+      throw new Error(`${packageDir}/${file}: imports ${specifier}, outside the package and ${SHARED.from}/`);
+    const copy = posix.relative(posix.dirname(file), posix.join(SHARED.to, within.split(sep).join("/")));
+    return `${lead}${quote}${copy.startsWith(".") ? copy : `./${copy}`}${quote}`;
+  });
+}
+
+/** The one verifier's modules (core/tlog/*.js), which must import nothing outside their folder. */
+function sharedModules(sharedDir: string): string[] {
+  const names = readdirSync(sharedDir, { withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".js"))
+    .map((e) => e.name)
+    .sort();
+  if (names.length === 0) throw new Error(`${sharedDir}: no module to pack`);
+  for (const name of names) {
+    for (const [, , , specifier] of readFileSync(join(sharedDir, name), "utf8").matchAll(RELATIVE_IMPORT)) {
+      if (!/^\.\/[^/]+\.js$/.test(specifier!))
+        throw new Error(`${sharedDir}/${name}: imports ${specifier}, outside ${SHARED.from}/`);
+    }
+  }
+  return names;
 }
 
 /** An ASCII field of a tar header: the text, NUL-padded to `length` (it must fit, NUL included for numbers). */
@@ -172,15 +218,30 @@ export function packTool(packageDir: string): PackedTool {
       .filter((b): b is string => typeof b === "string")
       .map((b) => posix.normalize(b)),
   );
-  const files = packageFiles(packageDir, pkg);
+  const own = packageFiles(packageDir, pkg);
   for (const bin of bins)
-    if (!files.includes(bin))
-      throw new Error(`${packageDir}/package.json: the bin ${bin} is not among the packed files`);
+    if (!own.includes(bin)) throw new Error(`${packageDir}/package.json: the bin ${bin} is not among the packed files`);
+  const sharedDir = resolve(packageDir, "..", "..", SHARED.from);
+  const contents = new Map<string, Uint8Array>();
+  for (const file of own) {
+    const bytes = readFileSync(join(packageDir, file));
+    contents.set(
+      file,
+      file.endsWith(".js") ? Buffer.from(pointAtCopy(packageDir, sharedDir, file, bytes.toString("utf8"))) : bytes,
+    );
+  }
+  const bundled = sharedModules(sharedDir).map((name) => `${SHARED.to}/${name}`);
+  for (const file of bundled) {
+    if (contents.has(file))
+      throw new Error(`${packageDir}/${file}: the package holds a file where the verifier's copy goes`);
+    contents.set(file, readFileSync(join(sharedDir, posix.basename(file))));
+  }
+  const files = [...contents.keys()].sort();
   const tar = tarOf(
     files.map((file) => ({
       path: `package/${file}`,
       mode: bins.has(file) ? 0o755 : 0o644,
-      bytes: readFileSync(join(packageDir, file)),
+      bytes: contents.get(file)!,
     })),
   );
   const bytes = gzipStored(tar);
@@ -189,6 +250,7 @@ export function packTool(packageDir: string): PackedTool {
     version: pkg.version,
     fileName: `${pkg.name}-${pkg.version}.tgz`,
     files,
+    bundled,
     bytes,
     sha256: sha256Hex(bytes),
   };
@@ -213,7 +275,7 @@ export function publishTool(tool: PackedTool, outDir: string): void {
 
 /**
  * The command that runs the verifier from a tarball, without the registry: `tarball` is its URL
- * (or a local path such as `./integrity-verify-0.2.0.tgz`), `args` what to check.
+ * (or a local path such as `./integrity-verify-0.3.0.tgz`), `args` what to check.
  */
 export function npxCommand(tarball: string, args: string): string {
   return `npx --yes --package=${tarball} integrity-verify ${args}`;

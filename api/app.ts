@@ -1,7 +1,7 @@
 /**
  * The API as a Hono app: a small core of composed middleware and routes grouped by concern, every
- * route declared once with its request and responses (api/route.ts), which also makes the
- * OpenAPI 3.1 description served at /openapi.json (api/openapi.ts).
+ * route declared once with its request and responses (api/openapi/route.ts), which also makes the
+ * OpenAPI 3.1 description served at /openapi.json (api/openapi/document.ts).
  *
  * Middleware, outermost first (kept few and cheap: each layer costs a measurable share of a cheap
  * GET — see bench/pulse.ts and bench/api.ts):
@@ -91,7 +91,7 @@ export interface AppOptions {
    */
   publicOrigins?: readonly string[];
   /**
-   * Proxies whose X-Forwarded-For names the client (api/forwarded-for.ts; default TRUSTED_PROXIES,
+   * Proxies whose X-Forwarded-For names the client (api/clients/forwarded-for.ts; default TRUSTED_PROXIES,
    * empty: the client is always the socket's address).
    */
   trustedProxies?: TrustedProxies;
@@ -160,7 +160,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   );
   // Before anything trusts the request: a Host that names no origin of this server is 421.
   app.use(hostCheck(options.publicOrigins ?? publicOriginsFromEnv()));
-  // Behind a load balancer: the client a trusted proxy forwards (api/client.ts clientAddress).
+  // Behind a load balancer: the client a trusted proxy forwards (api/clients/client.ts clientAddress).
   const trustedProxies = options.trustedProxies ?? trustedProxiesFromEnv();
   if (trustedProxies.entries.length > 0) app.use(forwardedClientAddress(trustedProxies, log, now));
   const quotas =
@@ -199,7 +199,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     }),
   );
   const keyedDataDir = options.keyedDataDir ?? process.env.KEYED_DATA_DIR ?? options.dataDir;
-  // Balances, migration proofs and the live supply: the ledger and the published migration tree (api/balances.ts).
+  // Balances, migration proofs and the live supply: the ledger and the published migration tree (api/sources/balances.ts).
   const balances = new Balances({ ledger: options.ledger, dataDir: options.dataDir, now });
   app.route("/", balanceRoutes(balances));
   app.route(

@@ -14,7 +14,7 @@
  *     "unsigned_lines": 1,           // only when lines follow the signed checkpoint: never served
  *     "first_problem": { "line": 3, "problem": "hash mismatch: …" }   // when unverified or lines are unsigned
  *   },
- *   "system": {                      // core/health over the published files (api/system-health.ts);
+ *   "system": {                      // core/health over the published files (api/sources/system-health.ts);
  *     "status": "operational" | "degraded" | "critical",   // null without a sentinel-status file
  *     "as_of": "2026-11-23T14:05:00.000Z",
  *     "sentinels": { "total": 12, "operational": 11, "degraded": 1, "offline": 0 },

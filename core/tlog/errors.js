@@ -2,7 +2,7 @@
 /**
  * The one base of the project's coded errors. Each domain declares the union of its codes and
  * `class XError extends CodedError<XCode>`; callers branch on `code`, never on the message, and
- * the API maps codes to problem types in one place (api/error-problems.ts). After sigstore-js's
+ * the API maps codes to problem types in one place (api/problems/refusals.ts). After sigstore-js's
  * `packages/verify/src/error.ts`: one error class, a `code` union. It lives here, beside the
  * transparency-log verifier that throws it, because this folder is copied whole into the published
  * verifier (docs/verify-downloads.md); core/errors.ts re-exports it.

@@ -8,7 +8,7 @@
  *
  * Users: the ledger's own `state()`/`stateSeen()` and its write transactions (store/ledger/ledger.ts, which
  * folds the rows of the transaction from memory with `inMemory`), the balance lookups and the live
- * supply (api/balances.ts). `at` is the only place that reads and folds; one fold per projection
+ * supply (api/sources/balances.ts). `at` is the only place that reads and folds; one fold per projection
  * runs at a time, so two callers never fold the same entries twice.
  */
 import type { LedgerEntry } from "../../core/ledger/entry.ts";

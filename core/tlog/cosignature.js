@@ -52,11 +52,11 @@ export class CosignatureError extends NoteError {
    */
   constructor(cosigner, signer, fault) {
     const why = {
-      length: "is not timestamp ‖ Ed25519 signature",
+      length: " is not timestamp ‖ Ed25519 signature",
       timestamp: ": timestamp out of range",
-      signature: "does not verify",
-    }[fault];
-    super("bad-signature", `cosignature by ${signer}${fault === "timestamp" ? "" : " "}${why}`);
+      signature: " does not verify",
+    };
+    super("bad-signature", `cosignature by ${signer}${why[fault]}`);
     this.name = "CosignatureError";
     /** @readonly */
     this.cosigner = cosigner;

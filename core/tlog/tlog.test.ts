@@ -2,18 +2,21 @@
  * core/tlog/ is run two ways: synchronously over node:crypto (core/merkle.ts, core/checkpoint.ts,
  * whose own tests hold it to transparency-dev's and Go's vectors) and asynchronously over WebCrypto
  * (the published verifier, the portal). The two runners must give the same verdicts: every
- * transparency-dev vector, signed notes opened, refused and tampered with, leaf hashes.
+ * transparency-dev vector, signed notes opened, refused and tampered with, leaf hashes, witness
+ * policies read and cosigned checkpoints checked under them.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { vectorsPath } from "../../test/support/vectors.ts";
-import { signNote, verifierKey } from "../checkpoint.ts";
+import { signCheckpoint, signNote, verifierKey } from "../checkpoint.ts";
+import { cosign, cosignerVkey, splitNote } from "../witness/cosignature.ts";
 import { leafHash as nodeLeafHash, nodeCrypto } from "../merkle.ts";
-import { generateKeyPair } from "../signature.ts";
+import { generateKeyPair, publicKeyFromSecret } from "../signature.ts";
 import { runAsync, runSync, webCrypto, type Check } from "./crypto.js";
 import { consistencyCheck, inclusionCheck, leafHash } from "./merkle.js";
 import { NoteError, openNote, parseVerifierKey } from "./note.js";
+import { checkWitnessed, parsePolicy } from "./policy.js";
 
 const vectors = vectorsPath("merkle");
 const jsonFiles = (dir: string): string[] =>
@@ -96,6 +99,71 @@ describe("the synchronous and the WebCrypto runner", () => {
     expect(await bothWays(() => openNote("no signatures\n", known))).toEqual([
       "refused malformed",
       "refused malformed",
+    ]);
+  });
+
+  it("read witness policies and check cosigned checkpoints alike", async () => {
+    const log = { name: "example.com/log", secretKeyHex: generateKeyPair("ed25519").secretKey };
+    const logKey = verifierKey(log.name, publicKeyFromSecret("ed25519", log.secretKeyHex));
+    const ws = [0, 1, 2].map((i) => ({ name: `w${i}.example`, secretKeyHex: generateKeyPair("ed25519").secretKey }));
+    const policy = [
+      `log ${logKey}`,
+      ...ws.map(
+        (w, i) =>
+          `witness W${i} ${cosignerVkey({ name: w.name, publicKeyHex: publicKeyFromSecret("ed25519", w.secretKeyHex) })}`,
+      ),
+      "group two 2 W0 W1 W2",
+      "quorum two",
+      "",
+    ].join("\n");
+    const [p, q] = await bothWays(() => parsePolicy(policy));
+    expect(q).toEqual(p);
+    const note = signCheckpoint({ origin: log.name, size: 5, rootHash: new Uint8Array(32).fill(3) }, log);
+    const body = splitNote(note).body;
+    const one = note + cosign(body, ws[2]!.name, ws[2]!.secretKeyHex, 7);
+    const two = one + cosign(body, ws[0]!.name, ws[0]!.secretKeyHex, 9);
+    const verdict = (r: unknown) => {
+      const { cosigned, met } = r as { cosigned: unknown; met: boolean };
+      return { cosigned, met };
+    };
+    for (const [cosigned, want] of [
+      [one, { cosigned: [{ id: "W2", timestamp: 7 }], met: false }],
+      [
+        two,
+        {
+          cosigned: [
+            { id: "W2", timestamp: 7 },
+            { id: "W0", timestamp: 9 },
+          ],
+          met: true,
+        },
+      ],
+    ] as const) {
+      const [sync, async] = await bothWays(() => checkWitnessed(cosigned, runSync(parsePolicy(policy), nodeCrypto)));
+      expect(verdict(sync)).toEqual(want);
+      expect(verdict(async)).toEqual(want);
+    }
+    // A policy witness's line that does not verify, a note no log of the policy signed, a bad policy.
+    const forged = one + cosign(body.replace("\n5\n", "\n6\n"), ws[0]!.name, ws[0]!.secretKeyHex, 9);
+    const parsed = runSync(parsePolicy(policy), nodeCrypto);
+    expect(await bothWays(() => checkWitnessed(forged, parsed))).toEqual([
+      "refused bad-signature",
+      "refused bad-signature",
+    ]);
+    const other = signCheckpoint(
+      { origin: "example.com/log", size: 5, rootHash: new Uint8Array(32) },
+      {
+        ...log,
+        name: "example.com/other",
+      },
+    );
+    expect(await bothWays(() => checkWitnessed(other, parsed))).toEqual([
+      "refused no-known-signature",
+      "refused no-known-signature",
+    ]);
+    expect(await bothWays(() => parsePolicy(policy.replace("quorum two", "quorum three")))).toEqual([
+      "refused policy-malformed",
+      "refused policy-malformed",
     ]);
   });
 });

@@ -6,21 +6,30 @@
  *   message    "cosignature/v1\n" ‖ "time <T>\n" ‖ the checkpoint's note body (with its final newline)
  *   line       "— <name> " ‖ base64(key ID ‖ u64 big-endian T ‖ 64-byte Ed25519 signature) ‖ "\n"
  *
- * A cosignature says: as of time T, the consistent tree head of the largest size this witness has
- * seen for the origin has this root. Signature lines of other keys are ignored (signed-note rules);
- * a line that names a known cosigner and key ID but does not verify is refused, never skipped.
+ * Reading a cosigner key and checking cosignatures are written once, in core/tlog/cosignature.js
+ * (which the published verifier runs too, with WebCrypto); this module runs them synchronously over
+ * node:crypto (`nodeCrypto`), takes keys as hex, signs (`cosign`) and edits a note's signature lines.
+ * Signature lines of other keys are ignored (signed-note rules); a line that names a known cosigner
+ * and key ID but does not verify is refused, never skipped.
  */
-import { fromHex, sha256, toHex } from "../digest.ts";
-import { publicKeyFromSecret, sign, verify } from "../signature.ts";
+import { fromHex, toHex } from "../digest.ts";
+import { nodeCrypto } from "../merkle.ts";
+import { publicKeyFromSecret, sign } from "../signature.ts";
 import { concat, NoteError } from "../checkpoint.ts";
+import { runSync } from "../tlog/crypto.js";
+import {
+  COSIGNATURE_TYPE,
+  cosignedMessage,
+  cosignerKeyHash,
+  parseCosignerKey,
+  verifyCosignatures as verifyWith,
+} from "../tlog/cosignature.js";
 
-export const COSIGNATURE_TYPE = 0x04;
+export { COSIGNATURE_TYPE, cosignedMessage };
+export { CosignatureError } from "../tlog/cosignature.js";
 const SIG_PREFIX = "\u2014 ";
 const NAME = /^[^\p{White_Space}+]+$/u;
-const KEY_ID_HEX = /^[0-9a-fA-F]{8}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const MAX_TIMESTAMP = (1n << 63n) - 1n;
-const encoder = new TextEncoder();
 
 /** A witness (cosigner): its name and Ed25519 public key. */
 export interface Cosigner {
@@ -37,10 +46,7 @@ export interface Cosignature {
 
 /** SHA-256(name ‖ "\n" ‖ 0x04 ‖ public key)[:4]. */
 export function cosignerKeyId(name: string, publicKeyHex: string): Uint8Array {
-  if (!NAME.test(name)) throw new NoteError("invalid-input", `invalid cosigner name ${JSON.stringify(name)}`);
-  const pk = fromHex(publicKeyHex);
-  if (pk.length !== 32) throw new NoteError("invalid-input", "an Ed25519 public key is 32 bytes");
-  return sha256(concat(encoder.encode(name), Uint8Array.of(0x0a, COSIGNATURE_TYPE), pk)).slice(0, 4);
+  return runSync(cosignerKeyHash(name, cosignerKey({ name, publicKeyHex })), nodeCrypto);
 }
 
 /** The cosigner's vkey: `<name>+<key ID>+base64(0x04 ‖ key)`. */
@@ -51,32 +57,8 @@ export function cosignerVkey(c: Cosigner): string {
 
 /** Parses a cosigner vkey (signature type 0x04); throws a NoteError `key-malformed`/`key-unsupported`. */
 export function parseCosignerVkey(vkey: string): Cosigner {
-  const plus1 = vkey.indexOf("+");
-  const plus2 = plus1 < 0 ? -1 : vkey.indexOf("+", plus1 + 1);
-  if (plus2 < 0) throw new NoteError("key-malformed", `not a vkey <name>+<key id>+<key>: ${preview(vkey)}`);
-  const name = vkey.slice(0, plus1);
-  const id = vkey.slice(plus1 + 1, plus2);
-  const key = unb64(vkey.slice(plus2 + 1));
-  if (!NAME.test(name) || !KEY_ID_HEX.test(id) || key === undefined || key.length === 0)
-    throw new NoteError("key-malformed", `malformed vkey ${preview(vkey)}`);
-  if (key[0] !== COSIGNATURE_TYPE)
-    throw new NoteError(
-      "key-unsupported",
-      `vkey ${preview(vkey)}: signature type ${key[0]}, a cosigner's is 0x04 (Ed25519 cosignature/v1)`,
-    );
-  if (key.length !== 33) throw new NoteError("key-malformed", `vkey ${preview(vkey)}: an Ed25519 key is 32 bytes`);
-  const publicKeyHex = toHex(key.subarray(1));
-  if (toHex(cosignerKeyId(name, publicKeyHex)) !== id.toLowerCase())
-    throw new NoteError("key-malformed", `vkey ${preview(vkey)}: the key ID does not match the name and key`);
-  return { name, publicKeyHex };
-}
-
-/** The signed message of a cosignature/v1 over a note body (which ends in a newline). */
-export function cosignedMessage(body: string, timestamp: number): Uint8Array {
-  if (!body.endsWith("\n")) throw new NoteError("invalid-input", "a note body ends in a newline");
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0)
-    throw new NoteError("invalid-input", `bad cosignature timestamp ${timestamp}`);
-  return encoder.encode(`cosignature/v1\ntime ${timestamp}\n${body}`);
+  const { name, publicKey } = runSync(parseCosignerKey(vkey), nodeCrypto);
+  return { name, publicKeyHex: toHex(publicKey) };
 }
 
 /** A cosignature line (with its newline) by the witness whose seed is `secretKeyHex`. */
@@ -100,35 +82,15 @@ export function splitNote(note: string): { body: string; lines: string[] } {
 }
 
 /**
- * The valid cosignatures of `cosigners` on a note (each cosigner once). Lines of unknown keys are
- * ignored; a line with a known name and key ID that does not verify throws `bad-signature`.
+ * The valid cosignatures of `cosigners` on a signed note (each cosigner once). Lines of unknown keys
+ * are ignored; a line with a known name and key ID that does not verify throws `bad-signature`.
  */
 export function verifyCosignatures(note: string, cosigners: readonly Cosigner[]): Cosignature[] {
-  const { body, lines } = splitNote(note);
-  const byId = new Map(cosigners.map((c) => [`${c.name} ${toHex(cosignerKeyId(c.name, c.publicKeyHex))}`, c]));
+  const keys = cosigners.map((c) => ({ name: c.name, publicKey: cosignerKey(c) }));
   const found = new Map<string, Cosignature>();
-  for (const line of lines) {
-    const rest = line.slice(SIG_PREFIX.length);
-    const space = rest.indexOf(" ");
-    if (space < 0) throw new NoteError("malformed", `malformed signature line ${preview(line)}`);
-    const raw = unb64(rest.slice(space + 1));
-    if (raw === undefined || raw.length < 5)
-      throw new NoteError("malformed", `malformed signature line ${preview(line)}`);
-    const name = rest.slice(0, space);
-    const keyIdHex = toHex(raw.subarray(0, 4));
-    const cosigner = byId.get(`${name} ${keyIdHex}`);
-    if (cosigner === undefined) continue;
-    if (raw.length !== 4 + 8 + 64)
-      throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex} is not timestamp ‖ Ed25519 signature`);
-    const ts = new DataView(raw.buffer, raw.byteOffset + 4, 8).getBigUint64(0);
-    if (ts > MAX_TIMESTAMP || ts > BigInt(Number.MAX_SAFE_INTEGER))
-      throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex}: timestamp out of range`);
-    const timestamp = Number(ts);
-    if (!verify("ed25519", cosigner.publicKeyHex, cosignedMessage(body, timestamp), toHex(raw.subarray(12)))) {
-      throw new NoteError("bad-signature", `cosignature by ${name}+${keyIdHex} does not verify`);
-    }
-    if (!found.has(name + keyIdHex)) found.set(name + keyIdHex, { name, keyIdHex, timestamp });
-  }
+  for (const { cosigner, keyId, timestamp } of runSync(verifyWith(note, keys), nodeCrypto))
+    if (!found.has(`${cosigner.name}+${keyId}`))
+      found.set(`${cosigner.name}+${keyId}`, { name: cosigner.name, keyIdHex: keyId, timestamp });
   return [...found.values()];
 }
 
@@ -156,6 +118,14 @@ export function unb64(s: string): Uint8Array | undefined {
   if (!BASE64.test(s)) return undefined;
   const bytes = Buffer.from(s, "base64");
   return bytes.toString("base64") === s ? new Uint8Array(bytes) : undefined;
+}
+
+/** A cosigner's name and key, checked: a bad name or key is refused, never silently ignored. */
+function cosignerKey(c: Cosigner): Uint8Array {
+  if (!NAME.test(c.name)) throw new NoteError("invalid-input", `invalid cosigner name ${JSON.stringify(c.name)}`);
+  const pk = fromHex(c.publicKeyHex);
+  if (pk.length !== 32) throw new NoteError("invalid-input", "an Ed25519 public key is 32 bytes");
+  return pk;
 }
 
 function preview(s: string): string {

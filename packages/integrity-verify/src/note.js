@@ -53,15 +53,25 @@ export async function openNote(note, trusted) {
     const { text, signers } = await runAsync(openWith(note, trusted), webCrypto);
     return { text, signedBy: signers.map((k) => `${k.name}+${k.id}`) };
   } catch (error) {
-    if (!(error instanceof NoteError)) throw error;
-    if (error.code === "no-known-signature") {
-      const names = [...new Set(trusted.map((k) => `${k.name}+${k.id}`))].join(", ");
-      throw new VerifyError("signature-untrusted", `no trusted key signed it (trusted: ${names})`);
-    }
-    if (error.code === "bad-signature") {
-      throw new VerifyError("signature-invalid", `${error.message}: the signed text or the signature was changed`);
-    }
-    if (error.code === "ambiguous-key") throw new VerifyError("key-malformed", error.message);
-    throw new VerifyError("signature-malformed", `not a signed note: ${error.message}`);
+    throw refusal(error, trusted);
   }
+}
+
+/**
+ * A signed note's refusal (a NoteError from opening it) as the verifier's error; anything else as it is.
+ * @param {unknown} error
+ * @param {readonly { name: string; id: string }[]} trusted the keys it was opened under
+ * @returns {unknown}
+ */
+export function refusal(error, trusted) {
+  if (!(error instanceof NoteError)) return error;
+  if (error.code === "no-known-signature") {
+    const names = [...new Set(trusted.map((k) => `${k.name}+${k.id}`))].join(", ");
+    return new VerifyError("signature-untrusted", `no trusted key signed it (trusted: ${names})`);
+  }
+  if (error.code === "bad-signature") {
+    return new VerifyError("signature-invalid", `${error.message}: the signed text or the signature was changed`);
+  }
+  if (error.code === "ambiguous-key") return new VerifyError("key-malformed", error.message);
+  return new VerifyError("signature-malformed", `not a signed note: ${error.message}`);
 }

@@ -275,7 +275,7 @@ export function publishTool(tool: PackedTool, outDir: string): void {
 
 /**
  * The command that runs the verifier from a tarball, without the registry: `tarball` is its URL
- * (or a local path such as `./integrity-verify-0.3.0.tgz`), `args` what to check.
+ * (or a local path such as `./integrity-verify-0.4.0.tgz`), `args` what to check.
  */
 export function npxCommand(tarball: string, args: string): string {
   return `npx --yes --package=${tarball} integrity-verify ${args}`;

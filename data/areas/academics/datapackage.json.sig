@@ -1,4 +1,4 @@
 academics datapackage
-sha256:220929f419a9dd3bbe1828e479e4cae6a29014a1a475d3771ef889d35dcf0fcb
+sha256:b8b955347e4a90c41ef81e8f103b9231d67f23d53704102b49c59271d0ae7adb
 
-— integrity-platform.example/datasets ZK41+OB/TR9aaAtJ9VNQAs8D5B1/UfDVjjcJj/W0SL28OhWGSEwbSxz2ae2BMm6l4wXNPfdyG3f2bB25a0vYICcwngE=
+— integrity-platform.example/datasets ZK41+MMWxeUx7I1rUXn4xFtkIDifqFSUhsIBxp/b4ziYwh61jUZ93L5C8PlnZSD3pEibnluetbvlLcTJ6tAn8MD1kAw=

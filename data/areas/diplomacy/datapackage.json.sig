@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:5f5580a59ad8b9cba9b0c70952d1de638191138c9e71f3b7b39833e455b39171
+sha256:7632425a3f60d54c57b7ff4666fb1d59b97346a168726e8946c8c9d0de1e2f14
 
-— integrity-platform.example/datasets ZK41+B8lPzFsNwGf/FBbBpTfRTRvqPT7YPYDW5Wkt93O+My6gKqAdgRx1XtpuuCvpq2K3hcuH62bpLifpls8sDkaygY=
+— integrity-platform.example/datasets ZK41+EWYtIW+LcdkAtlD0BTn7zOxlVwa8VCku72bxkduz7Mje+2G55Pwxucx8u++dP0vjyQEwW5LoldFPpD/MZI2cgk=

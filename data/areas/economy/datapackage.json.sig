@@ -1,4 +1,4 @@
 economy datapackage
-sha256:69dcbf81ac822774e1d40ca5ac7dee010030dea4ecbc66183297a5938aadf419
+sha256:715cb5396d63d1abf1a5fa7419ad3a22726e156fcc5d029b07b655e6f1d5c4c6
 
-— integrity-platform.example/datasets ZK41+OMByDNraYntSrFeu8kCtDb4OVEjMn0MiyLNR1d9FkrghoqXLdeI/W/iFohXSbcXH4fFTsU67+LsS7yuTdIDfQg=
+— integrity-platform.example/datasets ZK41+AMa35aYeVmSdthdYvfWjnn9nOQOhnV02SXCfKRO+EWYMTPljoi5ZPGGha8QRMlDsOHCLHPc8UO+5BLunS/DDwg=

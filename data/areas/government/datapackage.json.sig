@@ -1,4 +1,4 @@
 government datapackage
-sha256:48df8e417b9500b9dff97779519913b932e3aa2ee4f9fd5fc9067f07164b791d
+sha256:2a1f32c193a1edb1e9e13a3eb1a73f2d625c7b540cf4304b6d15427cf825f818
 
-— integrity-platform.example/datasets ZK41+Dn7E3mZFpVrxwIwKi5HuD5m48x1rONdqZCzuQ9cVYj8ubB4iHqno0kmWTDJ7ntFtHo5/thwuFzt1N0/tkdiKQ4=
+— integrity-platform.example/datasets ZK41+BNtDVBv4EJ3vhhcokYtOqQCPDFASXWTs36/OPHXgRl6L/IKUthA6FDvq3U7Q8c9RNgnIwcoHsWzbi7D3v5teA8=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:b71a036e8ad5a434abf14733f79425ed0644d45064086aab10f894f21d65f59b
+sha256:a40d7bec334994c986568c8f86b809bf92609607184823b5f06a96839edc9611
 
-— integrity-platform.example/datasets ZK41+OQrvoGOrYxy8ZW5kvXRGZpkE5lcZXy0XMXa/DlKE2f2hZjrxx5nWBthGuSBaHH/eYErAeAeqpAMSJd2hN2llwU=
+— integrity-platform.example/datasets ZK41+GEKDOWzUNcWqpoKNrzaQ3VG7U3fOqF5Avklu6SkCVteP3VVM8qtP3vRXvOY7Iv7n1Je//PYmg+QH9bH0RDrlQM=

@@ -1,4 +1,4 @@
 academics datapackage
-sha256:220929f419a9dd3bbe1828e479e4cae6a29014a1a475d3771ef889d35dcf0fcb
+sha256:2d73e8a79ef54f211c9ba38dd5adf700626feafd0addc6133b88598c63fe75fd
 
-— integrity-platform.example/datasets ZK41+OB/TR9aaAtJ9VNQAs8D5B1/UfDVjjcJj/W0SL28OhWGSEwbSxz2ae2BMm6l4wXNPfdyG3f2bB25a0vYICcwngE=
+— integrity-platform.example/datasets sjx/nYj79Jl9ghpgGj4KOip8avRAx+wJgTIdOn656ni0d183c2cp3XqLt5zFGej0++V3Xd2douKXH8jSAUy9wcG0GA0=

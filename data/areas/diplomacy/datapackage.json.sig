@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:5f5580a59ad8b9cba9b0c70952d1de638191138c9e71f3b7b39833e455b39171
+sha256:49b33a50012e3ce163243d7825aab0433c3cfcb8d6888b5eae0f02c981687174
 
-— integrity-platform.example/datasets ZK41+B8lPzFsNwGf/FBbBpTfRTRvqPT7YPYDW5Wkt93O+My6gKqAdgRx1XtpuuCvpq2K3hcuH62bpLifpls8sDkaygY=
+— integrity-platform.example/datasets sjx/nYpN+2x3VCVoPD54svw9l0MucUzSFfmrHJ0JeDpzn1sSBZjry5x/aKbLCTPhcOCMYd2JQuuMPuPASmF3iZq6Fw4=

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:69dcbf81ac822774e1d40ca5ac7dee010030dea4ecbc66183297a5938aadf419
+sha256:9e5e0601b62a3aba039d6c72ae34d8d817850e3f6d8736d19bcbe669b9c87a1a
 
-— integrity-platform.example/datasets ZK41+OMByDNraYntSrFeu8kCtDb4OVEjMn0MiyLNR1d9FkrghoqXLdeI/W/iFohXSbcXH4fFTsU67+LsS7yuTdIDfQg=
+— integrity-platform.example/datasets sjx/nRAXbbZhX1yFB0qqXBHqEUfSt70wYz2tWCyN/M0fg8UhfVSi6XNZY/xetx082GIJRN6pks0jjzVBtNf5/8QSlgw=

@@ -1,4 +1,4 @@
 government datapackage
-sha256:48df8e417b9500b9dff97779519913b932e3aa2ee4f9fd5fc9067f07164b791d
+sha256:48853f5aa77f52aedfd51b67af981fb8d2268012cb7f9cad20f39fffb1fc5f47
 
-— integrity-platform.example/datasets ZK41+Dn7E3mZFpVrxwIwKi5HuD5m48x1rONdqZCzuQ9cVYj8ubB4iHqno0kmWTDJ7ntFtHo5/thwuFzt1N0/tkdiKQ4=
+— integrity-platform.example/datasets sjx/nWykICchJSub1Ri1/4QGWXx+YCgV7qgmB9qvhLPlExyrIynlmH8XM+kaX3dF1VeZT3YW8ZH+4Fh9ktJeYvoa6gs=

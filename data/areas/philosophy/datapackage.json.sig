@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:b71a036e8ad5a434abf14733f79425ed0644d45064086aab10f894f21d65f59b
+sha256:8a3412ee9a28c577f2b54cb9b534f6cbc7f933294e83a2e1c450d370dd9abf86
 
-— integrity-platform.example/datasets ZK41+OQrvoGOrYxy8ZW5kvXRGZpkE5lcZXy0XMXa/DlKE2f2hZjrxx5nWBthGuSBaHH/eYErAeAeqpAMSJd2hN2llwU=
+— integrity-platform.example/datasets sjx/nbaIr9L2u+kajEOKFRNf7XFUyGX0oD8htr+C6b/O3Gnws2Q0sGnyVEpjgonft2dnGZVgSeQhU3GXvqHmOWHpeA4=

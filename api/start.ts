@@ -27,6 +27,7 @@ import { VALID_INSTANCE_ID } from "./middleware/request-log.ts";
 import { originsFromEnv } from "./middleware/cors.ts";
 import { publicOriginsFromEnv } from "./middleware/host.ts";
 import { historyPath } from "./sources/pulse-history.ts";
+import { SIMULATION_PATH } from "./simulation/session.ts";
 import { startServer, type RunningServer } from "./server/server.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -213,7 +214,7 @@ async function serveAll(
       `  history   ${server.url}/v1/pulse/history  (?limit=N&before=<id>)`,
       `  timeline  ${siteDir ? `${server.url}/pulse/timeline` : "(site not built)"}`,
       `  health    ${server.url}/health`,
-      `  simulation ${server.url.replace(/^http/, "ws")}/philosophy/simulation  (WebSocket; described in ${server.url}/asyncapi.json)`,
+      `  simulation ${server.url.replace(/^http/, "ws")}${SIMULATION_PATH}  (WebSocket; described in ${server.url}/asyncapi.json)`,
       `  API docs  ${siteDir ? `${server.url}/docs/` : "(site not built)"}  (OpenAPI 3.1: ${server.url}/openapi.json)`,
     ].join("\n"),
   );

@@ -148,7 +148,7 @@ function fileRoute(file: ServedFile) {
       content: {
         "application/json": jsonContent({
           type: "array",
-          items: { $ref: `${SCHEMA_BASE_URI}government/audit-trail-row.schema.json` },
+          items: { $ref: `${SCHEMA_BASE_URI}${file.area}/audit-trail-row.schema.json` },
         }),
         "text/csv": { schema: text("CSV: timestamp,event_type,agent,data,attestation_hash") },
       },

@@ -22,6 +22,7 @@ import type { WebSocket } from "ws";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { upgradeWebSocket } from "@hono/node-server";
 import { z } from "@hono/zod-openapi";
+import { philosophy } from "../../core/areas/philosophy.ts";
 import type { Handler } from "hono";
 import { headers, json, notModified } from "../openapi/responses.ts";
 import { addRoute, defineRoute, routeGroup, type RouteGroup } from "../openapi/route.ts";
@@ -178,7 +179,7 @@ export function simulationRoute(options: SimulationRouteOptions): Handler {
     const council = options.council.current();
     if (!council.ok) return refuse(problem(c, "data-unverified", council.reason));
 
-    const take = () => quotas.take("philosophy", tier, presented.client);
+    const take = () => quotas.take(philosophy.name, tier, presented.client);
     let decision;
     try {
       decision = await take();

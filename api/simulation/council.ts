@@ -12,15 +12,18 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
+import { declaredOutput } from "../../core/areas/declaration.ts";
+import { government } from "../../core/areas/government.ts";
+import { philosophy } from "../../core/areas/philosophy.ts";
 import { sha256Hex } from "../../core/digest.ts";
 import { formCouncil, type Council, type CouncilInputs } from "../../core/philosophy/council.ts";
 import { Deliberations, SentinelStatus, Virtues } from "../../core/schemas/index.ts";
 import { DigestCache } from "../../store/digest-cache.ts";
 
 const INPUTS = {
-  deliberations: { area: "philosophy", path: "deliberations.json", schema: Deliberations },
-  virtues: { area: "philosophy", path: "virtues.json", schema: Virtues },
-  sentinel_status: { area: "government", path: "sentinel-status.json", schema: SentinelStatus },
+  deliberations: { ...declaredOutput(philosophy, "deliberations.json"), schema: Deliberations },
+  virtues: { ...declaredOutput(philosophy, "virtues.json"), schema: Virtues },
+  sentinel_status: { ...declaredOutput(government, "sentinel-status.json"), schema: SentinelStatus },
 } as const;
 type InputName = keyof typeof INPUTS;
 

@@ -5,6 +5,8 @@
  * (a reader that stays behind is cut off, so a connection never holds more than maxBufferedBytes
  * plus one message). The bounds and their close codes: docs/simulation.md.
  */
+import { socketPath } from "../../core/areas/declaration.ts";
+import { philosophy } from "../../core/areas/philosophy.ts";
 import { jsonDepthWithin, MAX_JSON_DEPTH } from "../../core/json-depth.ts";
 import type { z } from "zod";
 import type { Council } from "../../core/philosophy/council.ts";
@@ -18,8 +20,8 @@ import {
 import { echo } from "../problems/problem.ts";
 import { formatIssues } from "../../core/zod-issues.ts";
 
-/** Where the WebSocket is mounted (the route and the AsyncAPI document both name it). */
-export const SIMULATION_PATH = "/philosophy/simulation";
+/** Where the WebSocket is mounted, as the philosophy area declares it (the route and the AsyncAPI document both name it). */
+export const SIMULATION_PATH = socketPath(philosophy, "simulation");
 
 export interface SimulationLimits {
   /** Largest client message, in bytes of UTF-8. */

@@ -26,6 +26,8 @@ import { balancesProjection, type Holdings } from "../../core/balance/ledger-bal
 import { balanceV1Record, balanceV2Record, v2BalanceShards } from "../../core/balance/records.ts";
 import { DATASET_KEYS_FILE, parseTrustedKeys } from "../../core/datapackage/index.ts";
 import { withExactMicFigures } from "../../core/balance/exact-json.ts";
+import { routePath } from "../../core/areas/declaration.ts";
+import { economy } from "../../core/areas/economy.ts";
 import { liveSupplyDocument, SUPPLY_FIGURES, supplyAsOfProjection } from "../../core/economy/supply.ts";
 import type { Projection } from "../../core/ledger/projection.ts";
 import type { LedgerReader } from "../../core/ledger/store.ts";
@@ -135,7 +137,7 @@ export class Balances {
   /** The live documents of the data areas by canonical path (api/routes/areas.ts): none without a ledger. */
   liveDocuments(): Record<string, () => Promise<unknown>> {
     return this.#ledger
-      ? { "/economy/supply": async () => withExactMicFigures((await this.supply())!, SUPPLY_FIGURES) }
+      ? { [routePath(economy, "supply")]: async () => withExactMicFigures((await this.supply())!, SUPPLY_FIGURES) }
       : {};
   }
 

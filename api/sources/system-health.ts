@@ -10,13 +10,16 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
+import { declaredOutput, type DeclaredOutput } from "../../core/areas/declaration.ts";
+import { economy } from "../../core/areas/economy.ts";
+import { government } from "../../core/areas/government.ts";
 import { systemHealth, type SystemHealthReport } from "../../core/health/system-health.ts";
 import { EconomyMii } from "../../core/schemas/economy.ts";
 import { ComplianceReport, SentinelStatus } from "../../core/schemas/government.ts";
 import { listedResources } from "../../core/datapackage/references.ts";
 
 /** A published JSON document of an area, parsed, when it exists and matches its manifest hash. */
-function verifiedDocument<T>(dataDir: string, area: string, path: string, schema: z.ZodType<T>): T | null {
+function verifiedDocument<T>(dataDir: string, { area, path }: DeclaredOutput, schema: z.ZodType<T>): T | null {
   const manifestPath = join(dataDir, "areas", area, "datapackage.json");
   const file = join(dataDir, "areas", area, path);
   if (!existsSync(manifestPath) || !existsSync(file)) return null;
@@ -32,11 +35,15 @@ function verifiedDocument<T>(dataDir: string, area: string, path: string, schema
   }
 }
 
+const SENTINEL_STATUS = declaredOutput(government, "sentinel-status.json");
+const MII = declaredOutput(economy, "mii.json");
+const COMPLIANCE_REPORT = declaredOutput(government, "compliance-report.json");
+
 export function systemHealthOf(dataDir: string): SystemHealthReport | null {
-  const status = verifiedDocument(dataDir, "government", "sentinel-status.json", SentinelStatus);
+  const status = verifiedDocument(dataDir, SENTINEL_STATUS, SentinelStatus);
   if (!status) return null;
-  const mii = verifiedDocument(dataDir, "economy", "mii.json", EconomyMii);
-  const compliance = verifiedDocument(dataDir, "government", "compliance-report.json", ComplianceReport);
+  const mii = verifiedDocument(dataDir, MII, EconomyMii);
+  const compliance = verifiedDocument(dataDir, COMPLIANCE_REPORT, ComplianceReport);
   return systemHealth({
     asOf: status.timestamp,
     sentinels: status.sentinels,

@@ -11,7 +11,7 @@
  * nothing about how many requests there were, and it is what they quote when writing.
  */
 import { z } from "zod";
-import { KEY_TIERS, type KeyTier } from "../datapackage/contract.ts";
+import { GOVERNMENT_KEY_TIER, KEY_TIERS, type KeyTier } from "../datapackage/contract.ts";
 import type { LedgerEntry } from "../ledger/entry.ts";
 import { IsoTimestampMs } from "../schemas/common.ts";
 
@@ -93,7 +93,7 @@ export const KeyRequestBody = z
     /** The honeypot: hidden from people, so only a form-filling robot puts anything here. */
     website: z.literal("").optional(),
   })
-  .refine((body) => body.tier === "government" || body.expected_volume !== undefined, {
+  .refine((body) => body.tier === GOVERNMENT_KEY_TIER || body.expected_volume !== undefined, {
     path: ["expected_volume"],
     message: "the academic, institutional and economist tiers state the expected volume (requests per day)",
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AREA_DECLARATIONS, AREAS, areaDeclaration } from "./index.ts";
-import { declareArea, declaredOutput, type AreaDeclaration } from "./declaration.ts";
+import { declareArea, declaredOutput, routePath, socketPath, type AreaDeclaration } from "./declaration.ts";
 
 const base: AreaDeclaration<"zoology"> = {
   name: "zoology",
@@ -25,6 +25,15 @@ describe("an area declaration", () => {
       access: "institutional",
     });
     expect(() => declaredOutput(zoology, "birds.json")).toThrow(/zoology\/birds\.json: not a file/);
+  });
+
+  it("gives the request path of a declared route or WebSocket, and refuses an undeclared one", () => {
+    const zoology = declareArea({ ...base, sockets: ["feeding"] });
+    expect(routePath(zoology, "animals")).toBe("/zoology/animals");
+    expect(socketPath(zoology, "feeding")).toBe("/zoology/feeding");
+    expect(() => routePath(zoology, "feeding")).toThrow(/route feeding: not declared/);
+    expect(() => socketPath(zoology, "animals")).toThrow(/socket animals: not declared/);
+    expect(() => declareArea({ ...base, sockets: ["animals"] })).toThrow(/socket animals: also a file or route/);
   });
 
   it("refuses a bad name, an unknown format, a route or attested file it does not publish, no anonymous quota", () => {

@@ -11,6 +11,8 @@
 /** The key tiers of the spec's "Data areas" table. */
 export const KEY_TIERS = ["government", "academic", "institutional", "economist"] as const;
 export type KeyTier = (typeof KEY_TIERS)[number];
+/** The key tier of public bodies, the one whose key requests state no expected volume. */
+export const GOVERNMENT_KEY_TIER = KEY_TIERS[0];
 
 /** Who may download a file: everyone, or holders of a key of one tier. */
 export const ACCESS_TIERS = ["public", ...KEY_TIERS] as const;
@@ -55,6 +57,8 @@ export interface AreaDeclaration<Name extends string = string> {
   readonly files: Readonly<Record<string, AccessTier>>;
   /** Other names the API serves a file under (interface spec): name → the file and how it is served. */
   readonly routes?: Readonly<Record<string, { readonly file: string; readonly kind: AreaRouteKind }>>;
+  /** The WebSockets the API serves under the area (name under the area's URL; described in the AsyncAPI document). */
+  readonly sockets?: readonly string[];
   /**
    * The daily request quotas (interface spec, "Request rate limits"): the bucket a request counts in
    * and its quota by tier (a tier not listed gets the anonymous quota). Areas that name the same
@@ -85,6 +89,9 @@ export function declareArea<const Name extends string>(declaration: AreaDeclarat
       throw new Error(`${name} route ${alias}: ${route.file} is no file of the area`);
   for (const path of attested)
     if (!Object.hasOwn(files, path)) throw new Error(`${name}: attested ${path} is no file of the area`);
+  for (const socket of declaration.sockets ?? [])
+    if (Object.hasOwn(files, socket) || Object.hasOwn(routes ?? {}, socket))
+      throw new Error(`${name} socket ${socket}: also a file or route of the area`);
   if (!Object.hasOwn(declaration.rate.quotas, "anonymous")) throw new Error(`${name}: no anonymous quota`);
   return declaration;
 }
@@ -109,4 +116,16 @@ export function declaredOutput<Name extends string>(area: AreaDeclaration<Name>,
     mediatype: mediaTypeOf(path)!,
     access: area.files[path]!,
   };
+}
+
+/** The request path of a route the area declares (`/<area>/<name>`); throws for a name it does not declare. */
+export function routePath(area: AreaDeclaration, name: string): string {
+  if (!Object.hasOwn(area.routes ?? {}, name)) throw new Error(`${area.name} route ${name}: not declared`);
+  return `/${area.name}/${name}`;
+}
+
+/** The request path of a WebSocket the area declares (`/<area>/<name>`); throws for a name it does not declare. */
+export function socketPath(area: AreaDeclaration, name: string): string {
+  if (!(area.sockets ?? []).includes(name)) throw new Error(`${area.name} socket ${name}: not declared`);
+  return `/${area.name}/${name}`;
 }

@@ -1,4 +1,7 @@
-/** The philosophy area: deliberations, virtues, decisions, drift and the consensus records. */
+/**
+ * The philosophy area: deliberations, virtues, decisions, drift and the consensus records, and the
+ * council simulation the API serves over a WebSocket (`/philosophy/simulation`), formed from them.
+ */
 import { declareArea } from "./declaration.ts";
 
 export const philosophy = declareArea({
@@ -16,6 +19,7 @@ export const philosophy = declareArea({
     "consensus-monitoring.json": "public",
     "consensus-registry.json": "public",
   },
+  sockets: ["simulation"],
   // One count with the academics area (the spec's "Academics & Philosophers" row).
   rate: { bucket: "academics-philosophy", quotas: { anonymous: 100, academic: 1_000, institutional: 10_000 } },
   page: {

@@ -22,6 +22,7 @@ import {
 export { AREAS, type Area };
 export {
   ACCESS_TIERS,
+  GOVERNMENT_KEY_TIER,
   KEY_TIERS,
   MEDIA_TYPES,
   mediaTypeOf,

@@ -4,7 +4,9 @@
  * The schema tests vary these parts into counter-examples (test/fixtures/schemas/).
  */
 import type { z } from "zod";
+import type { ComplianceReport, SentinelStatus } from "./government.ts";
 import type { publishedSchemas } from "./index.ts";
+import type { SimulationUpdate } from "./philosophy.ts";
 
 type Registry = typeof publishedSchemas;
 export type Examples = { [K in keyof Registry]: z.input<Registry[K]> };
@@ -99,7 +101,7 @@ export const pulseRecord: In<"pulse-record"> = {
   },
 };
 
-export const sentinelStatus: In<"government/sentinel-status"> = {
+export const sentinelStatus: z.input<typeof SentinelStatus> = {
   cycle: "C-151",
   timestamp: T1,
   sentinels: [
@@ -151,7 +153,7 @@ export const unsealedProof = proofWithoutSeal;
 export const regulation = (keys: readonly string[]) =>
   Object.fromEntries([...keys.map((k) => [k, "compliant"]), ["last_audit", "2025-10-15"]]);
 
-export const complianceReport: In<"government/compliance-report"> = {
+export const complianceReport: z.input<typeof ComplianceReport> = {
   cycle: "C-151",
   timestamp: T0,
   compliance_status: "compliant",
@@ -167,7 +169,7 @@ export const complianceReport: In<"government/compliance-report"> = {
 export const cathedralRoi = { multiplier: 1.2, total_rewards: 1520.5, sentinel_count: 2, average_roi: 0.14 };
 
 export const SIMULATION_DIGEST = `sha256:${"ab".repeat(32)}`;
-export const simulationState: In<"philosophy/simulation-update">["current_state"] = {
+export const simulationState: z.input<typeof SimulationUpdate>["current_state"] = {
   round: 3,
   max_rounds: 50,
   phase: "deliberating",
@@ -180,7 +182,7 @@ export const simulationState: In<"philosophy/simulation-update">["current_state"
   excluded: ["MINERVA"],
   inputs: { deliberations: SIMULATION_DIGEST, virtues: SIMULATION_DIGEST, sentinel_status: SIMULATION_DIGEST },
 };
-export const simulationUpdate: In<"philosophy/simulation-update"> = {
+export const simulationUpdate: z.input<typeof SimulationUpdate> = {
   type: "simulation_update",
   scenario: "stake withdrawal during deployment",
   sentinels: [{ id: "SOPHIA", cathedral: "FOR-PHILOSOPHERS", position: "oppose", stance: -0.42, influence: 0.25 }],

@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:7632425a3f60d54c57b7ff4666fb1d59b97346a168726e8946c8c9d0de1e2f14
+sha256:49b33a50012e3ce163243d7825aab0433c3cfcb8d6888b5eae0f02c981687174
 
-— integrity-platform.example/datasets ZK41+EWYtIW+LcdkAtlD0BTn7zOxlVwa8VCku72bxkduz7Mje+2G55Pwxucx8u++dP0vjyQEwW5LoldFPpD/MZI2cgk=
+— integrity-platform.example/datasets ZK41+DCFiZOKbAgm6cj57+Lsee9wvh5UmHhYEiK+Flua9OGZGviW56tWm4myBkrV49dlM6eJjhWYklF4Gwi0IA3CYgo=

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:715cb5396d63d1abf1a5fa7419ad3a22726e156fcc5d029b07b655e6f1d5c4c6
+sha256:9e5e0601b62a3aba039d6c72ae34d8d817850e3f6d8736d19bcbe669b9c87a1a
 
-— integrity-platform.example/datasets ZK41+AMa35aYeVmSdthdYvfWjnn9nOQOhnV02SXCfKRO+EWYMTPljoi5ZPGGha8QRMlDsOHCLHPc8UO+5BLunS/DDwg=
+— integrity-platform.example/datasets ZK41+HNcAGQ44EnjKN++xYHSBx9Oi/nOnD2wzwTJvVhxsoD0/4x2cm9G2E2QLa2fSnvOoQ+JdTn7MyPmUgUVWK5DdQE=

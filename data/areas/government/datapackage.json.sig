@@ -1,4 +1,4 @@
 government datapackage
-sha256:2a1f32c193a1edb1e9e13a3eb1a73f2d625c7b540cf4304b6d15427cf825f818
+sha256:48853f5aa77f52aedfd51b67af981fb8d2268012cb7f9cad20f39fffb1fc5f47
 
-— integrity-platform.example/datasets ZK41+BNtDVBv4EJ3vhhcokYtOqQCPDFASXWTs36/OPHXgRl6L/IKUthA6FDvq3U7Q8c9RNgnIwcoHsWzbi7D3v5teA8=
+— integrity-platform.example/datasets ZK41+BPB4aXe5oenXe+jtFhlSe6d3zaf1pNtIOjEvC08eRe2htDqja+miNOgEH5X4NbVt9wQwi5Iiv/SMchu2c6vGA8=

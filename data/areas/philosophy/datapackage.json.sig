@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:a40d7bec334994c986568c8f86b809bf92609607184823b5f06a96839edc9611
+sha256:8a3412ee9a28c577f2b54cb9b534f6cbc7f933294e83a2e1c450d370dd9abf86
 
-— integrity-platform.example/datasets ZK41+GEKDOWzUNcWqpoKNrzaQ3VG7U3fOqF5Avklu6SkCVteP3VVM8qtP3vRXvOY7Iv7n1Je//PYmg+QH9bH0RDrlQM=
+— integrity-platform.example/datasets ZK41+Hy+T1lzcwsLLzSyrP9I5PMqx8guxunJInRpg7mE+P1cmdC5hTXnTaRrQuKX18P9MbtdgWGQPrasG/lGk9aUgQY=

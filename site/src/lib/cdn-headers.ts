@@ -22,7 +22,7 @@
  *
  * No Astro or Vite import: astro.config.mjs renders `_headers` with it, the tests render nginx.
  */
-import { AREAS } from "../../../core/datapackage/contract.ts";
+import { areaAliases, AREAS } from "../../../core/datapackage/contract.ts";
 import type { HeaderRule } from "../../../core/header-rules.ts";
 
 // The rule model, matching and the _headers text are core/header-rules.ts (the API reads the file back).
@@ -47,6 +47,12 @@ const OCTETS = "application/octet-stream";
  * one splat and cannot tell a partial tile from a full one.
  */
 export function headerRules(files: readonly string[] = []): HeaderRule[] {
+  // The areas' extension-less endpoints (the contract's aliases and live routes), served as JSON.
+  const extensionless = AREAS.flatMap((area) =>
+    Object.entries(areaAliases(area))
+      .filter(([, r]) => r.kind === "alias" || r.kind === "live")
+      .map(([alias]) => `/${area}/${alias}`),
+  );
   const rules: HeaderRule[] = [
     {
       path: "/*",
@@ -100,8 +106,8 @@ export function headerRules(files: readonly string[] = []): HeaderRule[] {
           ? "each release's copies (manifest, signature, changes, citation): a new release adds a folder and none is rewritten, so the manifest and signature rules' short caching is replaced"
           : "",
     })),
-    ...["supply", "mii", "coordination", "roi"].map((alias, i) => ({
-      path: `/economy/${alias}`,
+    ...extensionless.map((path, i) => ({
+      path,
       headers: { "Content-Type": "application/json" },
       why: i === 0 ? "the extension-less economy endpoints: the bytes of their .json files" : "",
     })),

@@ -50,16 +50,17 @@ export type { Manifest };
 export type Resource = ManifestResource;
 
 /**
- * The spec's extension-less economy endpoints (/economy/supply, …): each is published with the same
- * bytes as the JSON resource it names (the contract's aliases). The live /economy/supply is copied
- * too: on a static host (no API) it is the last published figures; wherever the API runs, its route
- * answers first, live from the ledger, and the copy is never served.
+ * The extension-less endpoints an area declares (the contract's aliases: the spec's economy
+ * endpoints, /economy/supply, …): each is published with the same bytes as the JSON resource it
+ * names, alias → file. A live route is copied too: on a static host (no API) it is the last
+ * published figures; wherever the API runs, its route answers first, live from the ledger, and the
+ * copy is never served.
  */
-export const ECONOMY_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(areaAliases("economy"))
+export function aliasCopies(area: Area): [alias: string, file: string][] {
+  return Object.entries(areaAliases(area))
     .filter(([, r]) => r.kind === "alias" || r.kind === "live")
-    .map(([alias, r]) => [alias, r.file]),
-);
+    .map(([alias, r]) => [alias, r.file]);
+}
 
 export class DataVerificationError extends CodedError<"area-unverified"> {
   constructor(message: string) {
@@ -261,11 +262,9 @@ export async function publishAreas(dataDir: string, outDir: string): Promise<Pub
     // The release history and each release's immutable copies (site/src/lib/releases.ts).
     const releases = await publishReleases(v.dir, join(outDir, v.area), v.manifest.version, v.files);
     report.releasesElsewhere.push(...releases.elsewhere.map((f) => `${v.area}/${f}`));
-    if (v.area === "economy") {
-      for (const [alias, path] of Object.entries(ECONOMY_ALIASES)) {
-        const bytes = v.files.get(path);
-        if (bytes) await writeInto(outDir, `economy/${alias}`, bytes);
-      }
+    for (const [alias, path] of aliasCopies(v.area)) {
+      const bytes = v.files.get(path);
+      if (bytes) await writeInto(outDir, `${v.area}/${alias}`, bytes);
     }
     report.areas.push({
       area: v.area,

@@ -6,6 +6,8 @@
  * sentinel-status.json's `system_health` and the transparency report, and the API's /health reads
  * it too, so a page, the report and the API cannot disagree.
  */
+import { economy } from "../../../core/areas/economy.ts";
+import { government } from "../../../core/areas/government.ts";
 import { systemHealth, type SystemHealthReport } from "../../../core/health/system-health.ts";
 import { ComplianceReport, SentinelStatus } from "../../../core/schemas/government.ts";
 import { EconomyMii } from "../../../core/schemas/economy.ts";
@@ -16,12 +18,12 @@ let cached: SystemHealthReport | null | undefined;
 /** The health of this build's data; null when the government area has not been generated. */
 export function siteHealth(): SystemHealthReport | null {
   if (cached !== undefined) return cached;
-  const government = areaPackage("government");
-  const economy = areaPackage("economy");
-  const status = government && jsonDocument(government, "sentinel-status.json", SentinelStatus);
+  const governmentFiles = areaPackage(government.name);
+  const economyFiles = areaPackage(economy.name);
+  const status = governmentFiles && jsonDocument(governmentFiles, "sentinel-status.json", SentinelStatus);
   if (!status) return (cached = null);
-  const compliance = government && jsonDocument(government, COMPLIANCE_REPORT, ComplianceReport);
-  const mii = economy && jsonDocument(economy, "mii.json", EconomyMii);
+  const compliance = governmentFiles && jsonDocument(governmentFiles, COMPLIANCE_REPORT, ComplianceReport);
+  const mii = economyFiles && jsonDocument(economyFiles, "mii.json", EconomyMii);
   cached = systemHealth({
     asOf: status.timestamp,
     sentinels: status.sentinels,

@@ -7,6 +7,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { declaredOutput } from "../../../core/areas/declaration.ts";
+import { government } from "../../../core/areas/government.ts";
+import { philosophy } from "../../../core/areas/philosophy.ts";
 import { sha256Hex } from "../../../core/digest.ts";
 import { formCouncil } from "../../../core/philosophy/council.ts";
 import { DEFAULT_MAX_ROUNDS, simulate } from "../../../core/philosophy/simulation.ts";
@@ -26,10 +29,10 @@ export interface SocketExchange {
 
 /** The three published files the council is formed from (area, file). */
 const INPUTS = [
-  ["philosophy", "deliberations.json"],
-  ["philosophy", "virtues.json"],
-  ["government", "sentinel-status.json"],
-] as const;
+  declaredOutput(philosophy, "deliberations.json"),
+  declaredOutput(philosophy, "virtues.json"),
+  declaredOutput(government, "sentinel-status.json"),
+];
 
 /** The example payload of the AsyncAPI document's `start_simulation` message. */
 export function documentedStart(asyncApi: Record<string, unknown>): { action: string; scenario: string } {
@@ -54,8 +57,8 @@ export function simulationExchange(dataDir: string, asyncApi: Record<string, unk
   const start = documentedStart(asyncApi);
   const sent = JSON.stringify(start);
   // A site built before those areas were generated documents the message, not an answer it cannot know.
-  if (INPUTS.some(([area, file]) => !existsSync(join(dataDir, "areas", area, file)))) return { sent, answer: null };
-  const [deliberations, virtues, sentinels] = INPUTS.map(([area, file]) => read(area, file)) as [Read, Read, Read];
+  if (INPUTS.some(({ area, path }) => !existsSync(join(dataDir, "areas", area, path)))) return { sent, answer: null };
+  const [deliberations, virtues, sentinels] = INPUTS.map(({ area, path }) => read(area, path)) as [Read, Read, Read];
   const council = formCouncil({
     deliberations: Deliberations.parse(deliberations.value),
     virtues: Virtues.parse(virtues.value),

@@ -36,10 +36,11 @@ export default defineConfig({
     setupFiles: ["test/support/api/contract/setup.ts"],
     // One id per run: the site build of the repository's data is made once per run and shared.
     globalSetup: ["test/global-setup.ts"],
-    // Two test files at a time: most of the suite's wall time is waiting (child processes, a
-    // browser, a server's answers), so two workers keep 2 cores busy (vitest's default is one
-    // fewer than the cores). No test asserts a time; generous timeouts absorb the contention.
-    maxWorkers: 2,
+    // Three test files at a time on two cores: most of the suite's wall time is waiting (child
+    // processes, a browser, a server's answers), and a third file fills the time the other two wait
+    // (a full run took 299 s with two, 248 s with three, on the 2-core machine). No test asserts a
+    // time; generous timeouts absorb the contention.
+    maxWorkers: 3,
     sequence: { sequencer: CrawlFirst },
     // Test files share a worker's module cache instead of a fresh process each: most files import
     // the same app, schemas and ledger, and re-importing them per file was a minute of CPU a run.

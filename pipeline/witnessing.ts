@@ -10,7 +10,8 @@
  * is skipped and named.
  */
 import { parseCheckpoint } from "../core/checkpoint.ts";
-import { addSignatureLines, b64, splitNote, verifyCosignatures } from "../core/witness/cosignature.ts";
+import { toBase64 } from "../core/tlog/bytes.js";
+import { addSignatureLines, splitNote, verifyCosignatures } from "../core/witness/cosignature.ts";
 import { describeQuorum, meets, type Policy, type PolicyWitness } from "../core/witness/policy.ts";
 
 export interface WitnessOutcome {
@@ -85,7 +86,7 @@ async function askOne(
   try {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const proof = old > 0 && old < size ? await options.consistencyProof(old) : [];
-      const body = `old ${old}\n${proof.map((h) => `${b64(h)}\n`).join("")}\n${options.note}`;
+      const body = `old ${old}\n${proof.map((h) => `${toBase64(h)}\n`).join("")}\n${options.note}`;
       const res = await doFetch(url, {
         method: "POST",
         body,

@@ -16,7 +16,7 @@
  */
 import { openNote, parseCheckpoint, parseVerifierKey, type Checkpoint, type NoteVerifier } from "../checkpoint.ts";
 import { equalBytes, verifyConsistency } from "../merkle.ts";
-import { unb64 } from "./cosignature.ts";
+import { fromBase64 } from "../tlog/bytes.js";
 
 export const MAX_PROOF_LINES = 63;
 /** The largest request body accepted: 63 proof lines and a checkpoint with many signatures fit well. */
@@ -67,8 +67,8 @@ export function parseAddCheckpoint(bytes: Uint8Array): AddCheckpointRequest | st
     at = end + 1;
     if (line === "") break;
     if (proof.length === MAX_PROOF_LINES) return `more than ${MAX_PROOF_LINES} consistency proof lines`;
-    const hash = unb64(line);
-    if (hash === undefined || hash.length !== 32) return "a consistency proof line is not base64 of a 32-byte hash";
+    const hash = fromBase64(line);
+    if (hash === null || hash.length !== 32) return "a consistency proof line is not base64 of a 32-byte hash";
     proof.push(hash);
   }
   const note = text.slice(at);

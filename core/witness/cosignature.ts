@@ -16,6 +16,7 @@ import { fromHex, toHex } from "../digest.ts";
 import { nodeCrypto } from "../merkle.ts";
 import { publicKeyFromSecret, sign } from "../signature.ts";
 import { concat, NoteError } from "../checkpoint.ts";
+import { toBase64 } from "../tlog/bytes.js";
 import { runSync } from "../tlog/crypto.js";
 import {
   COSIGNATURE_TYPE,
@@ -29,7 +30,6 @@ export { COSIGNATURE_TYPE, cosignedMessage };
 export { CosignatureError } from "../tlog/cosignature.js";
 const SIG_PREFIX = "\u2014 ";
 const NAME = /^[^\p{White_Space}+]+$/u;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** A witness (cosigner): its name and Ed25519 public key. */
 export interface Cosigner {
@@ -52,7 +52,7 @@ export function cosignerKeyId(name: string, publicKeyHex: string): Uint8Array {
 /** The cosigner's vkey: `<name>+<key ID>+base64(0x04 ‖ key)`. */
 export function cosignerVkey(c: Cosigner): string {
   const typed = concat(Uint8Array.of(COSIGNATURE_TYPE), fromHex(c.publicKeyHex));
-  return `${c.name}+${toHex(cosignerKeyId(c.name, c.publicKeyHex))}+${b64(typed)}`;
+  return `${c.name}+${toHex(cosignerKeyId(c.name, c.publicKeyHex))}+${toBase64(typed)}`;
 }
 
 /** Parses a cosigner vkey (signature type 0x04); throws a NoteError `key-malformed`/`key-unsupported`. */
@@ -67,7 +67,7 @@ export function cosign(body: string, name: string, secretKeyHex: string, timesta
   const sig = fromHex(sign("ed25519", secretKeyHex, cosignedMessage(body, timestamp)));
   const ts = new Uint8Array(8);
   new DataView(ts.buffer).setBigUint64(0, BigInt(timestamp));
-  return `${SIG_PREFIX}${name} ${b64(concat(cosignerKeyId(name, publicKeyHex), ts, sig))}\n`;
+  return `${SIG_PREFIX}${name} ${toBase64(concat(cosignerKeyId(name, publicKeyHex), ts, sig))}\n`;
 }
 
 /** A note split into its body (with its final newline) and its signature lines (without newlines). */
@@ -107,17 +107,6 @@ export function addSignatureLines(note: string, lines: readonly string[]): strin
     out += `${line}\n`;
   }
   return out;
-}
-
-export function b64(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
-}
-
-/** Standard padded base64 in its canonical spelling, else undefined. */
-export function unb64(s: string): Uint8Array | undefined {
-  if (!BASE64.test(s)) return undefined;
-  const bytes = Buffer.from(s, "base64");
-  return bytes.toString("base64") === s ? new Uint8Array(bytes) : undefined;
 }
 
 /** A cosigner's name and key, checked: a bad name or key is refused, never silently ignored. */

@@ -1,7 +1,10 @@
-import { PDFDocument, StandardFonts } from "pdf-lib";
+import { PDFDocument, StandardFonts, type PDFFont } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { PDF_PRODUCER, PdfBuilder, bodyFonts, winAnsiText, wrapText } from "./pdf.ts";
 import { readPdf } from "./pdf-read.ts";
+import fontkit from "@pdf-lib/fontkit";
+import { interFontFiles } from "./pdf.ts";
+import { woffToSfnt } from "./woff.ts";
 
 function build(): PdfBuilder {
   const pdf = new PdfBuilder({
@@ -93,5 +96,81 @@ describe("embedded fonts", () => {
   it("finds no embedded font in a file that uses the standard 14", async () => {
     const reading = await readPdf(build().bytes());
     expect(reading.fonts).toEqual([{ name: "Helvetica", embedded: false }]);
+  });
+});
+
+/** What wrapText promises: the lines of adding words one by one until one does not fit. */
+function wrapOneByOne(text: string, font: PDFFont, size: number, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width;
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    const candidate = line === "" ? word : `${line} ${word}`;
+    if (fits(candidate)) {
+      line = candidate;
+      continue;
+    }
+    if (line !== "") lines.push(line);
+    let rest = word;
+    while (!fits(rest)) {
+      let cut = rest.length - 1;
+      while (cut > 1 && !fits(rest.slice(0, cut))) cut--;
+      lines.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    line = rest;
+  }
+  if (line !== "") lines.push(line);
+  return lines;
+}
+
+describe("wrapping with a shaped font", () => {
+  it("gives the lines of adding each word in turn, at every width, with kerning and overlong words", () => {
+    const pdf = new PdfBuilder({
+      title: "T",
+      subject: "S",
+      author: "A",
+      creator: "C",
+      keywords: [],
+      date: new Date(0),
+      idSeed: "w",
+    });
+    const { regular, bold } = bodyFonts(pdf);
+    const texts = [
+      "AVAWAY To Ty Vo Wa Yo LT fi fl ffi 1,234,567.89 MIC — The quick brown fox jumps over the lazy dog.",
+      "Sentinels attest; the ledger keeps every attestation, and anyone can verify the chain from its first entry.",
+      `short ${"x".repeat(90)} words after a very long one, then ${"W".repeat(40)} and the end`,
+      "AVAVAVAVAV AVAVAVAV AVAVAVAVAVAV To To Ty AVAV AVAVAVAVAVAVAV AV AVAVAVAV AVAVAVAVAV AVAVAVAV",
+      "a -> b --> c => d <-> e -> f --> g => h <-> i -> j --> k => l <-> m -> n --> o => p <-> q -> r --> s",
+      "a",
+      "",
+    ];
+    const widths = Array.from({ length: 40 }, (_, k) => 25 + k * 12.7);
+    for (const font of [regular, bold])
+      for (const text of texts)
+        for (const width of widths)
+          for (const size of [7, 9, 14])
+            expect(wrapText(text, font, size, width), `${text.slice(0, 20)} @${width}/${size}`).toEqual(
+              wrapOneByOne(text, font, size, width),
+            );
+  });
+});
+
+describe("WOFF to sfnt", () => {
+  it("gives fontkit the same tables: the same glyphs, advances and shaping as the WOFF file", () => {
+    for (const woff of Object.values(interFontFiles())) {
+      const fromWoff = fontkit.create(woff);
+      const fromSfnt = fontkit.create(woffToSfnt(woff));
+      expect(fromSfnt.numGlyphs).toBe(fromWoff.numGlyphs);
+      expect(fromSfnt.unitsPerEm).toBe(fromWoff.unitsPerEm);
+      const text = "AVAWAY fi ffl 0123456789 — Müller ≥ 95% Transparency";
+      const run = (f: typeof fromWoff) =>
+        f.layout(text).glyphs.map((g, i) => [g.id, f.layout(text).positions[i]!.xAdvance]);
+      expect(run(fromSfnt)).toEqual(run(fromWoff));
+    }
+  });
+
+  it("refuses a file that is not WOFF", () => {
+    expect(() => woffToSfnt(new Uint8Array(64))).toThrow(/not a WOFF/);
   });
 });

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import fontkit from "@pdf-lib/fontkit";
+import { isWoff, woffToSfnt } from "./woff.ts";
 import {
   CustomFontSubsetEmbedder,
   PDFCatalog,
@@ -211,29 +212,73 @@ export function winAnsiText(text: string, font: PDFFont): string {
   return out;
 }
 
-/** Splits `text` into lines no wider than `width` at `size` (words longer than a line are cut). */
+/**
+ * Splits `text` into lines no wider than `width` at `size` (words longer than a line are cut): each
+ * line takes as many words as fit, like adding them one by one until one does not. A width is the sum
+ * of the shaped glyphs' advances (pdf-lib applies no kerning), so a line only grows with every word it
+ * takes; the count is guessed from the characters' own widths, and only the guess and its neighbours
+ * are shaped, until the count that fits and the one after it that does not are found: the same lines
+ * as shaping every candidate (a test compares them), with two or three shapings a line instead of
+ * one a word. Shaping was most of a report's build.
+ */
 export function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
   const lines: string[] = [];
-  let line = "";
   const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width;
-  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
-    const candidate = line === "" ? word : `${line} ${word}`;
-    if (fits(candidate)) {
-      line = candidate;
-      continue;
+  const words = text.split(/\s+/).filter((w) => w !== "");
+  const guessOf = guessWidth(font, size);
+  let line = "";
+  let i = 0;
+  while (i < words.length) {
+    if (line === "") {
+      let rest = words[i++]!;
+      while (!fits(rest)) {
+        let cut = rest.length - 1;
+        while (cut > 1 && !fits(rest.slice(0, cut))) cut--;
+        lines.push(rest.slice(0, cut));
+        rest = rest.slice(cut);
+      }
+      line = rest;
     }
-    if (line !== "") lines.push(line);
-    let rest = word;
-    while (!fits(rest)) {
-      let cut = rest.length - 1;
-      while (cut > 1 && !fits(rest.slice(0, cut))) cut--;
-      lines.push(rest.slice(0, cut));
-      rest = rest.slice(cut);
+    // The line with the next n words, and the guess of how many fit.
+    const withWords = (n: number) => (n === 0 ? line : `${line} ${words.slice(i, i + n).join(" ")}`);
+    let n = 0;
+    for (let w = guessOf(line); n < words.length - i; n++) {
+      w += guessOf(` ${words[i + n]}`);
+      if (w > width) break;
     }
-    line = rest;
+    if (n > 0 && !fits(withWords(n))) {
+      do n--;
+      while (n > 0 && !fits(withWords(n)));
+    } else {
+      while (n < words.length - i && fits(withWords(n + 1))) n++;
+    }
+    line = withWords(n);
+    i += n;
+    if (i < words.length) {
+      lines.push(line);
+      line = "";
+    }
   }
   if (line !== "") lines.push(line);
   return lines;
+}
+
+/** Each character's own width (shaped alone, once per font), summed: a guess at a string's width. */
+const characterWidths = new WeakMap<PDFFont, Map<string, number>>();
+
+function guessWidth(font: PDFFont, size: number): (s: string) => number {
+  let widths = characterWidths.get(font);
+  if (!widths) characterWidths.set(font, (widths = new Map()));
+  const known = widths;
+  return (s) => {
+    let w = 0;
+    for (const ch of s) {
+      let cw = known.get(ch);
+      if (cw === undefined) known.set(ch, (cw = font.widthOfTextAtSize(ch, 1)));
+      w += cw;
+    }
+    return w * size;
+  };
 }
 
 const requireFromHere = createRequire(import.meta.url);
@@ -256,7 +301,7 @@ function parsedFont(bytes: Uint8Array): ParsedFont {
   const key = createHash("sha256").update(bytes).digest("hex");
   let font = parsedFonts.get(key);
   if (!font) {
-    font = fontkit.create(bytes) as ParsedFont;
+    font = fontkit.create(isWoff(bytes) ? woffToSfnt(bytes) : bytes) as ParsedFont;
     const layout = font.layout.bind(font);
     const shaped = new Map<string, ReturnType<typeof layout>>();
     font.layout = ((text: string, ...rest: unknown[]) => {

@@ -1,4 +1,4 @@
 government datapackage
-sha256:48853f5aa77f52aedfd51b67af981fb8d2268012cb7f9cad20f39fffb1fc5f47
+sha256:16c18d934e00e4f71c52b2bfb5954b4ecef7ed81bf715db5f801c5bd444aee29
 
-— integrity-platform.example/datasets ZK41+BPB4aXe5oenXe+jtFhlSe6d3zaf1pNtIOjEvC08eRe2htDqja+miNOgEH5X4NbVt9wQwi5Iiv/SMchu2c6vGA8=
+— integrity-platform.example/datasets ZK41+LXm5hc1xmdzjVp5fKhQo81Kyk+K50POHDRajBfDuQyW3Q+hJqoiREGHjweDJ03pc6BqEWtN1C4PdrPAXHjgAAU=

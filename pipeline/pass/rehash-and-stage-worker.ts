@@ -25,8 +25,9 @@ export type OutputCheck =
 
 /**
  * An output continued from a kept prefix: the first `bytes` bytes of `from` (the published file)
- * are copied and hashed first, and the validator is primed as if it had read them: `head` (the
- * CSV header) is fed to it, and a JSON array goes on after its elements.
+ * are hashed first, and the validator is primed as if it had read them: `head` (the CSV header) is
+ * fed to it, and a JSON array goes on after its elements. The temporary file holds only what
+ * follows the prefix: publishing appends it to the prefix in place (pipeline/run/staged.ts).
  */
 export interface OutputResume {
   from: string;
@@ -91,7 +92,7 @@ class OutputFile {
     }
   }
 
-  /** Copies and hashes the kept prefix, and primes the validator as if it had read it. */
+  /** Hashes the kept prefix, and primes the validator as if it had read it. */
   #resume({ from, bytes, head }: OutputResume): void {
     const fd = openSync(from, "r");
     try {
@@ -100,7 +101,6 @@ class OutputFile {
         const n = readSync(fd, chunk, 0, Math.min(chunk.length, bytes - at), at);
         if (n === 0) throw new Error(`${from}: shorter than the ${bytes} bytes its fold state keeps`);
         this.#hash.update(chunk.subarray(0, n));
-        writeSync(this.#fd!, chunk, 0, n);
         at += n;
       }
     } finally {

@@ -15,6 +15,7 @@ import type { GeneratorInputs, InputName, RowsStep, Step } from "../step.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import type { RunContext } from "./context.ts";
 import { planFolds } from "./folds.ts";
+import { outputBytes } from "./staged.ts";
 import { skipIfUpToDate, type Inputs } from "./inputs.ts";
 import { failStep, stepDeps, type Plan, type StepState } from "./plan.ts";
 
@@ -82,7 +83,8 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
     if (digest instanceof Error) return failStep(state, digest);
     const same = sameAsPublished(run, state, digest);
     if (same) rmSync(output.tmp, { force: true });
-    state.output = { digest, same, ...(same ? {} : { tmp: output.tmp }) };
+    const staged = { tmp: output.tmp, ...(output.resume ? { appendAt: output.resume.bytes } : {}) };
+    state.output = { digest, same, ...(same ? {} : staged) };
     state.phase = "done";
   });
   return { ran: true, read: pass.read, facts: pass.facts };
@@ -132,9 +134,8 @@ function sha256Digest(bytes: Uint8Array): FileDigest {
 
 /** Another step's output: generated in this run, staged, or the published file. */
 function bytesOf(run: RunContext, plan: Plan, id: string): Uint8Array {
-  const out = plan.states.get(id)?.output;
-  if (out?.bytes) return out.bytes;
-  if (out?.tmp) return readFileSync(out.tmp);
+  const state = plan.states.get(id);
+  if (state?.output) return outputBytes(state.output, state.target);
   return readFileSync(run.targetOf(plan.byId.get(id)!));
 }
 

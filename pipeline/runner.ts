@@ -26,6 +26,12 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
     const inputs = await new Inputs(run, plan).load();
     markUpToDate(plan, inputs);
     const pass = await runLedgerPass(run, plan, inputs);
+    // The documents that read no streamed output are made while the helper finishes those outputs.
+    try {
+      runDocumentSteps(run, plan, inputs, pass.facts, false);
+    } finally {
+      await pass.streamed;
+    }
     runDocumentSteps(run, plan, inputs, pass.facts);
     const areas = buildAreaManifests(run, plan, inputs, pass);
     releaseAreas(run.files.areasDir, areas);

@@ -43,6 +43,14 @@ export interface PassResult {
   accumulator: FactsAccumulator;
   /** The right edge of the tree of every entry (for a watermark at the ledger's size). */
   edge: Uint8Array[];
+  /**
+   * The streamed outputs, finished on the helper thread while the caller goes on (a continued
+   * output's kept prefix is hashed then); it never rejects: a failure is that output's Error.
+   */
+  outputs: Promise<StreamedResults>;
+}
+
+export interface StreamedResults {
   /** Per output, in the order given: the staged file's size and sha256, or why it failed. */
   outputs: (FileDigest | Error)[];
   /** Per output: its sink's state and closing text's size, when the sink keeps a state. */
@@ -73,7 +81,7 @@ export async function readLedgerOnce(options: {
     id: helper.open(output.tmp, output.check, output.resume),
     error: null as Error | null,
   }));
-  let result: PassResult | null = null;
+  let finishing = false;
   try {
     for (const s of streams) if (!s.output.resume) helper.write(s.id, s.output.head);
     let active = streams;
@@ -104,33 +112,40 @@ export async function readLedgerOnce(options: {
         `the ledger pass read ${start + read} entries with root ${treeRoot}, but the ledger reported ${size} entries with root ${root}`,
       );
     }
-    const outputs: (FileDigest | Error)[] = [];
-    const ends: (OutputEnd | null)[] = [];
-    for (const s of streams) {
-      if (s.error) {
-        outputs.push(s.error);
-        ends.push(null);
-        continue;
-      }
+    const facts = accumulator.result(root);
+    // Every output's closing text and finish are sent now; each answer is taken as it comes, so
+    // that none is left rejected without a handler while an earlier one is awaited.
+    const finished = streams.map((s): Promise<[FileDigest | Error, OutputEnd | null]> => {
+      if (s.error) return Promise.resolve([s.error, null]);
       try {
         const { sink } = s.output;
         const state = sink.state ? sink.state() : undefined;
         const end = sink.end();
         helper.write(s.id, end);
-        outputs.push(await helper.finish(s.id));
-        ends.push(sink.state ? { state, endBytes: Buffer.byteLength(end) } : null);
+        const ending = sink.state ? { state, endBytes: Buffer.byteLength(end) } : null;
+        return helper.finish(s.id).then(
+          (digest) => [digest, ending],
+          (error: Error) => [error, null],
+        );
       } catch (error) {
-        outputs.push(error as Error);
-        ends.push(null);
+        return Promise.resolve([error as Error, null]);
       }
-    }
-    result = { read, facts: accumulator.result(root), accumulator, edge: tree.edge, outputs, ends };
-    return result;
-  } finally {
-    await helper.close();
-    // Only the staged files of outputs that succeeded in a pass that succeeded are kept.
-    streams.forEach((s, i) => {
-      if (!result || result.outputs[i] instanceof Error) rmSync(s.output.tmp, { force: true });
     });
+    finishing = true;
+    const outputs = (async (): Promise<StreamedResults> => {
+      const results = await Promise.all(finished);
+      await helper.close().catch(() => {}); // every answer is in: a failing close changes none
+      // Only the staged files of outputs that succeeded are kept.
+      streams.forEach((s, i) => {
+        if (results[i]![0] instanceof Error) rmSync(s.output.tmp, { force: true });
+      });
+      return { outputs: results.map((r) => r[0]), ends: results.map((r) => r[1]) };
+    })();
+    return { read, facts, accumulator, edge: tree.edge, outputs };
+  } finally {
+    if (!finishing) {
+      await helper.close();
+      for (const s of streams) rmSync(s.output.tmp, { force: true });
+    }
   }
 }

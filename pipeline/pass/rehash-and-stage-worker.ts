@@ -4,7 +4,7 @@
  * ledger's root, and the streamed outputs, each piece validated (pipeline/validate/), hashed and
  * written to its temporary file; an output's first problem is reported when it is finished. Every
  * message is acknowledged once handled, which is how the main thread bounds the queue. It loads as
- * plain TypeScript (Node's type stripping) or through tsx, whichever loaded its parent.
+ * plain TypeScript through Node's own type stripping, whatever loaded its parent.
  */
 import { createHash, type Hash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
@@ -78,6 +78,8 @@ class OutputFile {
   #fd: number | null = null;
   #validator: Validator | null = null;
   #bytes = 0;
+  /** A kept prefix not hashed yet: it is hashed at `finish`, then the staged part read back after it. */
+  #prefix: OutputResume | null = null;
   problem: unknown = null;
 
   constructor(tmp: string, check: OutputCheck | null, resume?: OutputResume) {
@@ -92,20 +94,14 @@ class OutputFile {
     }
   }
 
-  /** Hashes the kept prefix, and primes the validator as if it had read it. */
-  #resume({ from, bytes, head }: OutputResume): void {
-    const fd = openSync(from, "r");
-    try {
-      const chunk = Buffer.allocUnsafe(1 << 20);
-      for (let at = 0; at < bytes;) {
-        const n = readSync(fd, chunk, 0, Math.min(chunk.length, bytes - at), at);
-        if (n === 0) throw new Error(`${from}: shorter than the ${bytes} bytes its fold state keeps`);
-        this.#hash.update(chunk.subarray(0, n));
-        at += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
+  /**
+   * Primes the validator as if it had read the kept prefix. The prefix is hashed at `finish`, not
+   * here: the leaves queued behind this message are not held up, and the main thread goes on to the
+   * documents while the helper reads the prefix.
+   */
+  #resume(resume: OutputResume): void {
+    const { bytes, head } = resume;
+    this.#prefix = resume;
     this.#bytes = bytes;
     const validator = this.#validator;
     if (validator instanceof JsonArrayValidator) validator.continueAfter(bytes > Buffer.byteLength(head) ? 1 : 0);
@@ -117,7 +113,7 @@ class OutputFile {
     if (this.problem !== null) return;
     try {
       this.#validator?.feed(bytes.toString("utf8"));
-      this.#hash.update(bytes);
+      if (!this.#prefix) this.#hash.update(bytes);
       writeSync(this.#fd!, bytes);
       this.#bytes += bytes.length;
     } catch (error) {
@@ -129,6 +125,10 @@ class OutputFile {
     this.#close();
     if (this.problem !== null) throw this.problem;
     this.#validator?.end();
+    if (this.#prefix) {
+      hashFile(this.#hash, this.#prefix.from, this.#prefix.bytes);
+      hashFile(this.#hash, this.tmp);
+    }
     return { bytes: this.#bytes, hash: `sha256:${this.#hash.digest("hex")}` };
   }
 
@@ -141,6 +141,25 @@ class OutputFile {
     if (this.#fd === null) return;
     closeSync(this.#fd);
     this.#fd = null;
+  }
+}
+
+/** Feeds `file` (its first `bytes` bytes, or all of it) to `hash`. */
+function hashFile(hash: Hash, file: string, bytes = Infinity): void {
+  const fd = openSync(file, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (let at = 0; at < bytes;) {
+      const n = readSync(fd, chunk, 0, Math.min(chunk.length, bytes - at), at);
+      if (n === 0) {
+        if (bytes === Infinity) return;
+        throw new Error(`${file}: shorter than the ${bytes} bytes its fold state keeps`);
+      }
+      hash.update(chunk.subarray(0, n));
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -24,6 +24,12 @@ export interface PassOutcome {
   ran: boolean;
   read: number;
   facts: LedgerFacts | null;
+  /**
+   * Resolves once every streamed output is finished and its step done or failed (the helper may
+   * still be hashing when the facts are ready): document steps that do not read a streamed output
+   * run meanwhile (`runDocumentSteps`).
+   */
+  streamed: Promise<void>;
 }
 
 /**
@@ -37,7 +43,7 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
   const unrecorded = plan.areas.some(
     (a) => states.some((s) => s.step.area === a && s.inputs.includes("ledger")) && !recordedLedger(run, inputs, a),
   );
-  if (!ledger || !(stale || unrecorded)) return { ran: false, read: 0, facts: null };
+  if (!ledger || !(stale || unrecorded)) return { ran: false, read: 0, facts: null, streamed: Promise.resolve() };
 
   const staleRows = states.filter((s) => s.phase === "stale" && s.step.kind === "rows");
   const folds = await planFolds(run, inputs, staleRows, ledger.size);
@@ -73,28 +79,42 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
     ...(folds.start ? { start: folds.start } : {}),
     factsFrom: folds.factsFrom,
   });
-  folds.save(
-    pass,
-    rows.map((r) => r.state),
-    ledger,
-  );
-  rows.forEach(({ state, output }, i) => {
-    const digest = pass.outputs[i]!;
-    if (digest instanceof Error) return failStep(state, digest);
-    const same = sameAsPublished(run, state, digest);
-    if (same) rmSync(output.tmp, { force: true });
-    const staged = { tmp: output.tmp, ...(output.resume ? { appendAt: output.resume.bytes } : {}) };
-    state.output = { digest, same, ...(same ? {} : staged) };
-    state.phase = "done";
+  const streamed = pass.outputs.then((results) => {
+    folds.save(
+      pass,
+      results,
+      rows.map((r) => r.state),
+      ledger,
+    );
+    rows.forEach(({ state, output }, i) => {
+      const digest = results.outputs[i]!;
+      if (digest instanceof Error) return failStep(state, digest);
+      const same = sameAsPublished(run, state, digest);
+      if (same) rmSync(output.tmp, { force: true });
+      const staged = { tmp: output.tmp, ...(output.resume ? { appendAt: output.resume.bytes } : {}) };
+      state.output = { digest, same, ...(same ? {} : staged) };
+      state.phase = "done";
+    });
   });
-  return { ran: true, read: pass.read, facts: pass.facts };
+  return { ran: true, read: pass.read, facts: pass.facts, streamed };
 }
 
-/** Runs the stale document steps, dependencies first; a step whose inputs turn out unchanged is fresh. */
-export function runDocumentSteps(run: RunContext, plan: Plan, inputs: Inputs, facts: LedgerFacts | null): void {
+/**
+ * Runs the stale document steps, dependencies first; a step whose inputs turn out unchanged is
+ * fresh. With `ready` false, a step that reads an output still being made (a streamed output not
+ * finished, or a step left for that reason) is left stale for a later call.
+ */
+export function runDocumentSteps(
+  run: RunContext,
+  plan: Plan,
+  inputs: Inputs,
+  facts: LedgerFacts | null,
+  ready = true,
+): void {
   for (const step of plan.order) {
     const state = plan.states.get(step.id)!;
     if (step.kind !== "document" || state.phase !== "stale") continue;
+    if (!ready && stepDeps(state.inputs).some((dep) => plan.states.get(dep)?.phase === "stale")) continue;
     // Its step inputs have run by now: digest them, and skip the step if that makes it up to date.
     skipIfUpToDate(state, inputs);
     if (state.phase !== "stale") continue;

@@ -20,7 +20,7 @@ import {
   type FoldState,
   type Watermark,
 } from "../pass/fold-state.ts";
-import type { PassResult } from "../pass/ledger-pass.ts";
+import type { PassResult, StreamedResults } from "../pass/ledger-pass.ts";
 import type { OutputResume } from "../pass/rehash-and-stage-worker.ts";
 import type { RunContext } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
@@ -52,7 +52,12 @@ export interface Folds {
   start?: { size: number; edge: Uint8Array[] };
   rows: Map<StepState, RowsStart>;
   /** Keeps every fold's new state after a pass that succeeded. */
-  save(pass: PassResult, rows: readonly StepState[], ledger: { size: number; root: string }): void;
+  save(
+    pass: PassResult,
+    streamed: StreamedResults,
+    rows: readonly StepState[],
+    ledger: { size: number; root: string },
+  ): void;
 }
 
 /** What the facts fold is made by, or null when its code is unknown (then it is never kept). */
@@ -115,7 +120,7 @@ export async function planFolds(
     factsFrom: facts?.watermark.size ?? 0,
     ...(earliest && earliest.size > 0 ? { start: { size: earliest.size, edge: earliest.edge } } : {}),
     rows: starts,
-    save(pass, passRows, at) {
+    save(pass, streamed, passRows, at) {
       if (!dir) return;
       const watermark: Watermark = { size: at.size, root: at.root, edge: pass.edge };
       const keep = <T>(fold: string, state: FoldState<T>) => {
@@ -128,8 +133,8 @@ export async function planFolds(
       const snapshot = pass.accumulator.snapshot?.();
       if (factsId && snapshot) keep(FACTS, { identity: factsId, watermark, fold: snapshot });
       passRows.forEach((state, i) => {
-        const digest = pass.outputs[i]!;
-        const end = pass.ends[i] ?? null;
+        const digest = streamed.outputs[i]!;
+        const end = streamed.ends[i] ?? null;
         const identity = rowsIdentity(state);
         if (digest instanceof Error || !end || !identity) return dropFoldState(stateFile(dir, state.step.id));
         keep<RowsFold>(state.step.id, {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { leafHash, rootHash } from "../../core/merkle.ts";
 import { tempDir } from "../../test/support/store/helpers.ts";
 import { DataError } from "../validate/data-error.ts";
-import { RehashAndStage } from "./rehash-and-stage.ts";
+import { helperFlags, RehashAndStage } from "./rehash-and-stage.ts";
 import type { OutputCheck } from "./rehash-and-stage-worker.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
@@ -122,5 +122,22 @@ describe("the pass helper thread", () => {
     const broken = new RehashAndStage(1, new URL("data:text/javascript,throw new Error('cannot load')"));
     await expect(broken.root()).rejects.toThrow(/the pass helper thread failed: cannot load/);
     await broken.close();
+  });
+});
+
+describe("the helper's flags", () => {
+  it("drop the parent's tsx loader and keep every other flag", () => {
+    expect(helperFlags(["--import", "tsx", "--cpu-prof", "--max-old-space-size=512"])).toEqual([
+      "--cpu-prof",
+      "--max-old-space-size=512",
+    ]);
+    expect(helperFlags(["--import=tsx", "--require", "tsx/cjs", "--loader", "tsx/esm", "--inspect"])).toEqual([
+      "--inspect",
+    ]);
+    expect(helperFlags(["--import", "./other.mjs", "--conditions=dev"])).toEqual([
+      "--import",
+      "./other.mjs",
+      "--conditions=dev",
+    ]);
   });
 });

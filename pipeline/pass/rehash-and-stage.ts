@@ -43,6 +43,21 @@ interface Stream {
   used: number;
 }
 
+/**
+ * The parent's flags without its TypeScript loader (tsx): the helper's modules need no more than
+ * Node's own type stripping, and start in two thirds of the time without it; the other flags
+ * (profiling, memory limits) still reach the helper.
+ */
+export function helperFlags(execArgv: readonly string[]): string[] {
+  const flags: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    if (/^--(import|require|loader)$/.test(flag) && /\btsx\b/.test(execArgv[i + 1] ?? "")) i++;
+    else if (!/^--(import|require|loader)=.*\btsx\b/.test(flag)) flags.push(flag);
+  }
+  return flags;
+}
+
 function errorOf(e: WorkerError): Error {
   return e.data ? new DataError(e.data.code, e.data.file, e.data.problem) : new Error(e.message);
 }
@@ -83,11 +98,9 @@ export class RehashAndStage {
     };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
     // helper's garbage is short-lived text that a scavenge of this size handles well.
-    // Loaded by Node's own type stripping (`execArgv: []`), never through the parent's loader (tsx):
-    // the helper's modules need nothing more, and it starts in two thirds of the time.
     this.#worker = new Worker(thread, {
       workerData: setup,
-      execArgv: [],
+      execArgv: helperFlags(process.execArgv),
       resourceLimits: { maxYoungGenerationSizeMb: 32 },
     });
     this.#worker.on("message", (message: WorkerAnswer) => {

@@ -4,7 +4,7 @@
  * be trusted — corrupt, made by other code, a watermark that is not a prefix of the ledger, a
  * published file that is not the one it describes — is a full fold, with the same bytes.
  */
-import { cpSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -152,6 +152,18 @@ describe("incremental regeneration", () => {
     expect(readFileSync(join(A(), "areas", "economy", "mic-history.csv"))).toEqual(
       readFileSync(join(B(), "areas", "economy", "mic-history.csv")),
     );
+  });
+
+  it("the audit trail's CSV made from the JSON export's items is the CSV its own sink writes", async () => {
+    // With both exports stale the helper writes the CSV from the JSON items (every run above); with
+    // the CSV alone stale, its sink is fed the entries.
+    const csv = join(B(), "areas", "government", "ledger", "export.csv");
+    const made = readFileSync(csv);
+    rmSync(csv);
+    const alone = await run(B(), false, { areas: ["government"] });
+    expect(alone.log).toMatch(/streaming government\/ledger\/export\.csv$/m);
+    expect(readFileSync(csv).equals(made)).toBe(true);
+    expect(made.length).toBeGreaterThan(100_000);
   });
 });
 

@@ -93,6 +93,14 @@ export interface RowsStep extends StepBase {
    * `state()` of this step's sink), a sink that goes on from there — the file up to it is kept.
    */
   start(inputs: Omit<GeneratorInputs, "facts">, from?: unknown): { head: string; sink: RowSink };
+  /**
+   * For a CSV table: the id of a JSON-array rows step whose items are exactly this table's rows, in
+   * order, with the table's field names. When both are folded from the same entry in one pass, the
+   * pass helper writes this table from that output's validated items (pipeline/pass/csv-of-items.ts)
+   * and this step's sink is not fed; otherwise the sink makes it. Both give the same bytes (a test
+   * compares them); the sink must keep no state but `null` and close with nothing.
+   */
+  rowsOf?: string;
 }
 
 export type Step = DocumentStep | RowsStep;

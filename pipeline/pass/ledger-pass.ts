@@ -27,6 +27,12 @@ export interface StreamedOutput {
   /** The entry the sink is fed from (0, or the watermark its kept prefix covers), and that prefix. */
   from?: number;
   resume?: OutputResume;
+  /**
+   * The index (among the pass's outputs, before this one) of a JSON array output whose items are
+   * this CSV table's rows: the helper writes them from those items, and the sink is not fed
+   * (RowsStep.rowsOf). Its head and closing text are still the sink's.
+   */
+  rowsOf?: number;
 }
 
 /** Where a streamed output's sink stopped: its state, and the bytes its closing text took. */
@@ -74,17 +80,26 @@ export async function readLedgerOnce(options: {
   const { ledger, size, root, accumulator } = options;
   const start = options.start?.size ?? 0;
   const factsFrom = options.factsFrom ?? 0;
+  options.outputs.forEach((output, i) => {
+    if (output.rowsOf !== undefined && !(output.rowsOf >= 0 && output.rowsOf < i))
+      throw new Error(`${output.tmp}: the output its rows come from must come before it`);
+  });
   const helper = new RehashAndStage(options.outputs.length, undefined, options.start);
-  const streams = options.outputs.map((output) => ({
-    output,
-    from: output.from ?? 0,
-    id: helper.open(output.tmp, output.check, output.resume),
-    error: null as Error | null,
-  }));
+  const streams: { output: StreamedOutput; from: number; id: number; error: Error | null }[] = [];
+  options.outputs.forEach((output) => {
+    const madeOf = output.rowsOf === undefined ? undefined : { rowsOf: streams[output.rowsOf]!.id, head: output.head };
+    streams.push({
+      output,
+      from: output.from ?? 0,
+      id: helper.open(output.tmp, output.check, output.resume, madeOf),
+      error: null,
+    });
+  });
   let finishing = false;
   try {
-    for (const s of streams) if (!s.output.resume) helper.write(s.id, s.output.head);
-    let active = streams;
+    for (const s of streams) if (!s.output.resume && s.output.rowsOf === undefined) helper.write(s.id, s.output.head);
+    // A table made of another output's items is not fed: the helper writes its rows.
+    let active = streams.filter((s) => s.output.rowsOf === undefined);
     let read = 0;
     for await (const { entry, payloadText } of ledger.storedEntries(start, size)) {
       const seq = start + read;

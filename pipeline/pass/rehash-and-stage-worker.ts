@@ -17,6 +17,7 @@ import { CsvValidator } from "../validate/csv-table.ts";
 import { DataError, type DataErrorCode } from "../validate/data-error.ts";
 import { JsonArrayValidator } from "../validate/json-array.ts";
 import { JsonSchemaSet } from "../validate/json-schemas.ts";
+import { CsvOfItems } from "./csv-of-items.ts";
 
 /** How a streamed output is validated: its row schema, and for CSV the Table Schema. */
 export type OutputCheck =
@@ -48,12 +49,26 @@ export interface WorkerSetup {
  * other ids are outputs. `bytes` is UTF-8 in a shared slot, `text` a piece too large for one.
  */
 export type WorkerRequest =
-  | { op: "open"; id: number; tmp: string; check: OutputCheck | null; resume?: OutputResume }
+  | {
+      op: "open";
+      id: number;
+      tmp: string;
+      check: OutputCheck | null;
+      resume?: OutputResume;
+      /** A CSV table made of the items of output `rowsOf`, opening with `head` (when not resumed). */
+      madeOf?: TableOfItems;
+    }
   | { op: "bytes"; id: number; slot: number; length: number }
   | { op: "text"; id: number; text: string }
   | { op: "finish"; id: number; reply: number }
   | { op: "abort"; id: number }
   | { op: "root"; reply: number };
+
+/** A CSV table whose records the helper writes from the items of the JSON array output `rowsOf`. */
+export interface TableOfItems {
+  rowsOf: number;
+  head: string;
+}
 
 /** A failure carried across the thread boundary; `data` when it was a DataError. */
 export interface WorkerError {
@@ -80,18 +95,63 @@ class OutputFile {
   #bytes = 0;
   /** A kept prefix not hashed yet: it is hashed at `finish`, then the staged part read back after it. */
   #prefix: OutputResume | null = null;
+  /** A table made of another output's items (`rowsOf`): that output, and the records not yet written. */
+  #source: OutputFile | null = null;
+  #table: CsvOfItems | null = null;
+  #rows = "";
+  /** Finished whole: a table made of this output's items may be finished too. */
+  succeeded = false;
   problem: unknown = null;
 
-  constructor(tmp: string, check: OutputCheck | null, resume?: OutputResume) {
+  /**
+   * `madeOf`: the output whose items this CSV table is made of (null: one was named but is not
+   * open), and the table's header, written at once (its records may come before any other write).
+   */
+  constructor(
+    tmp: string,
+    check: OutputCheck | null,
+    resume?: OutputResume,
+    madeOf?: { source: OutputFile | null; head: string },
+  ) {
     this.tmp = tmp;
     try {
-      this.#validator = validatorFor(check);
+      if (madeOf && !madeOf.source) throw new Error(`${tmp}: the output its rows come from is not open`);
+      if (madeOf) this.#madeOf(madeOf.source!, check);
+      else this.#validator = validatorFor(check);
       mkdirSync(dirname(tmp), { recursive: true });
       this.#fd = openSync(tmp, "w");
       if (resume) this.#resume(resume);
+      else if (madeOf) {
+        this.#table!.head(madeOf.head);
+        this.#put(Buffer.from(madeOf.head, "utf8"));
+      }
     } catch (error) {
       this.problem = error;
     }
+  }
+
+  /** Listens to the items `source` validates, each written as a record of this CSV table. */
+  #madeOf(source: OutputFile, check: OutputCheck | null): void {
+    this.#source = source;
+    if (check?.kind !== "csv" || !(source.#validator instanceof JsonArrayValidator))
+      throw new Error(`${this.tmp}: only a CSV table is made of the items of a JSON array`);
+    const table = new CsvOfItems(check.file, check.table, schemaSet(check.schemasDir).validator(check.schemaId));
+    this.#table = table;
+    source.#validator.onItem = (item) => {
+      if (this.problem !== null) return;
+      try {
+        this.#rows += table.row(item);
+        if (this.#rows.length >= 1 << 18) this.#flushRows();
+      } catch (error) {
+        this.problem = error;
+      }
+    };
+  }
+
+  #flushRows(): void {
+    const bytes = Buffer.from(this.#rows, "utf8");
+    this.#rows = "";
+    this.#put(bytes);
   }
 
   /**
@@ -103,25 +163,42 @@ class OutputFile {
     const { bytes, head } = resume;
     this.#prefix = resume;
     this.#bytes = bytes;
+    this.#table?.continue();
     const validator = this.#validator;
     if (validator instanceof JsonArrayValidator) validator.continueAfter(bytes > Buffer.byteLength(head) ? 1 : 0);
     else validator?.feed(head);
   }
 
-  /** Appends UTF-8 bytes that hold whole characters. */
+  /**
+   * Appends UTF-8 bytes that hold whole characters. A table made of another output's items takes
+   * nothing this way but an empty closing text: its header and records are the helper's.
+   */
   write(bytes: Buffer): void {
-    if (this.problem !== null) return;
+    if (this.problem !== null || bytes.length === 0) return;
     try {
+      if (this.#table) throw new Error(`${this.tmp}: text written to a table made of another output's items`);
       this.#validator?.feed(bytes.toString("utf8"));
-      if (!this.#prefix) this.#hash.update(bytes);
-      writeSync(this.#fd!, bytes);
-      this.#bytes += bytes.length;
+      this.#put(bytes);
     } catch (error) {
       this.problem = error;
     }
   }
 
+  #put(bytes: Buffer): void {
+    if (!this.#prefix) this.#hash.update(bytes);
+    writeSync(this.#fd!, bytes);
+    this.#bytes += bytes.length;
+  }
+
   finish(): FileDigest {
+    if (this.problem === null && this.#table) {
+      try {
+        if (!this.#source!.succeeded) throw new Error(`${this.tmp}: the output its rows come from failed`);
+        this.#flushRows();
+      } catch (error) {
+        this.problem = error;
+      }
+    }
     this.#close();
     if (this.problem !== null) throw this.problem;
     this.#validator?.end();
@@ -129,6 +206,7 @@ class OutputFile {
       hashFile(this.#hash, this.#prefix.from, this.#prefix.bytes);
       hashFile(this.#hash, this.tmp);
     }
+    this.succeeded = true;
     return { bytes: this.#bytes, hash: `sha256:${this.#hash.digest("hex")}` };
   }
 
@@ -167,14 +245,18 @@ const LEAVES = 0;
 
 const schemaSets = new Map<string, JsonSchemaSet>();
 
+function schemaSet(dir: string): JsonSchemaSet {
+  let schemas = schemaSets.get(dir);
+  if (!schemas) {
+    schemas = new JsonSchemaSet(dir, { formats: "fast" });
+    schemaSets.set(dir, schemas);
+  }
+  return schemas;
+}
+
 function validatorFor(check: OutputCheck | null): Validator | null {
   if (check === null) return null;
-  let schemas = schemaSets.get(check.schemasDir);
-  if (!schemas) {
-    schemas = new JsonSchemaSet(check.schemasDir, { formats: "fast" });
-    schemaSets.set(check.schemasDir, schemas);
-  }
-  const row = schemas.validator(check.schemaId);
+  const row = schemaSet(check.schemasDir).validator(check.schemaId);
   return check.kind === "csv"
     ? new CsvValidator(check.file, check.table, row)
     : new JsonArrayValidator(check.file, row);
@@ -207,9 +289,12 @@ if (port) {
       case "text":
         take(request.id, Buffer.from(request.text, "utf8"));
         return;
-      case "open":
-        outputs.set(request.id, new OutputFile(request.tmp, request.check, request.resume));
+      case "open": {
+        const { madeOf } = request;
+        const table = madeOf && { source: outputs.get(madeOf.rowsOf) ?? null, head: madeOf.head };
+        outputs.set(request.id, new OutputFile(request.tmp, request.check, request.resume, table));
         return;
+      }
       case "finish": {
         const output = outputs.get(request.id);
         outputs.delete(request.id);

@@ -5,8 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { leafHash, rootHash } from "../../core/merkle.ts";
 import { tempDir } from "../../test/support/store/helpers.ts";
 import { DataError } from "../validate/data-error.ts";
-import { helperFlags, RehashAndStage } from "./rehash-and-stage.ts";
+import { helperStart, RehashAndStage } from "./rehash-and-stage.ts";
 import type { OutputCheck } from "./rehash-and-stage-worker.ts";
+import { csvWriter } from "../../core/csv.ts";
+import { publishedSchemas } from "../../core/schemas/index.ts";
+import { toPublishedJsonSchema } from "../../core/schemas/json-schema.ts";
+import { AUDIT_COLUMNS } from "../areas/government/audit-trail.ts";
+import { tableSchemaFromJsonSchema } from "../manifest.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 const SCHEMAS = join(REPO, "data", "schemas");
@@ -125,19 +130,84 @@ describe("the pass helper thread", () => {
   });
 });
 
-describe("the helper's flags", () => {
-  it("drop the parent's tsx loader and keep every other flag", () => {
-    expect(helperFlags(["--import", "tsx", "--cpu-prof", "--max-old-space-size=512"])).toEqual([
-      "--cpu-prof",
-      "--max-old-space-size=512",
-    ]);
-    expect(helperFlags(["--import=tsx", "--require", "tsx/cjs", "--loader", "tsx/esm", "--inspect"])).toEqual([
-      "--inspect",
-    ]);
-    expect(helperFlags(["--import", "./other.mjs", "--conditions=dev"])).toEqual([
-      "--import",
-      "./other.mjs",
-      "--conditions=dev",
-    ]);
+describe("a CSV table made of a JSON array output's items", () => {
+  const table = tableSchemaFromJsonSchema(
+    toPublishedJsonSchema("government/audit-trail-row", publishedSchemas["government/audit-trail-row"]),
+  );
+  const csvCheck = (file: string): OutputCheck => ({ ...jsonCheck(file), kind: "csv", table });
+  const writer = csvWriter(AUDIT_COLUMNS);
+  const rows = Array.from({ length: 2500 }, (_, i) => ({
+    ...ROW,
+    agent: `agent, "${i}"`,
+    data: JSON.stringify({ n: i, note: "line\nbreak" }),
+  }));
+  const jsonText = `[\n${rows.map((r) => JSON.stringify(r)).join(",\n")}\n]\n`;
+  beforeEach(async () => {
+    await helper.close();
+    helper = new RehashAndStage(6);
+  });
+
+  it("is the CSV the table's own writer makes, header first, hashed and written", async () => {
+    const json = helper.open(join(dir, "export.json.tmp"), jsonCheck("export.json"));
+    const tmp = join(dir, "export.csv.tmp");
+    const csv = helper.open(tmp, csvCheck("export.csv"), undefined, { rowsOf: json, head: writer.header });
+    for (let i = 0; i < jsonText.length; i += 5000) helper.write(json, jsonText.slice(i, i + 5000));
+    helper.write(csv, "");
+    await helper.finish(json);
+    const digest = await helper.finish(csv);
+    const expected = writer.header + rows.map((r) => writer.row(r)).join("");
+    expect(readFileSync(tmp, "utf8")).toBe(expected);
+    expect(digest).toEqual({
+      bytes: Buffer.byteLength(expected),
+      hash: `sha256:${createHash("sha256").update(expected).digest("hex")}`,
+    });
+  });
+
+  it("checks each row as a parsed record would be, and fails with the output it is made of", async () => {
+    const json = helper.open(join(dir, "a.json.tmp"), jsonCheck("a.json"));
+    // A timestamp the row schema accepts but the CSV's datetime format does not: the table fails.
+    const loose = { ...ROW, timestamp: "2026-01-01T00:00:00Z" };
+    const csv = helper.open(join(dir, "a.csv.tmp"), csvCheck("a.csv"), undefined, {
+      rowsOf: json,
+      head: writer.header,
+    });
+    helper.write(json, `[${JSON.stringify(ROW)},${JSON.stringify(loose)}]`);
+    await helper.finish(json);
+    const error = await helper.finish(csv).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataError);
+    expect((error as DataError).message).toMatch(/^a\.csv: row 2, field timestamp: /);
+
+    const bad = helper.open(join(dir, "b.json.tmp"), jsonCheck("b.json"));
+    const made = helper.open(join(dir, "b.csv.tmp"), csvCheck("b.csv"), undefined, {
+      rowsOf: bad,
+      head: writer.header,
+    });
+    helper.write(bad, `[${JSON.stringify({ ...ROW, agent: "" })}]`);
+    await expect(helper.finish(bad)).rejects.toThrow(/item 1 does not match/);
+    await expect(helper.finish(made)).rejects.toThrow(/the output its rows come from failed/);
+    expect(existsSync(join(dir, "b.csv.tmp"))).toBe(false);
+
+    const wrongHead = helper.open(join(dir, "c.json.tmp"), jsonCheck("c.json"));
+    const c = helper.open(join(dir, "c.csv.tmp"), csvCheck("c.csv"), undefined, { rowsOf: wrongHead, head: "a,b\r\n" });
+    helper.write(wrongHead, "[]");
+    await helper.finish(wrongHead);
+    await expect(helper.finish(c)).rejects.toThrow(/not the header of its fields/);
+  });
+});
+
+describe("how the helper starts", () => {
+  it("drops the parent's tsx loader, keeps every other flag, and turns a heap limit into a resource limit", () => {
+    expect(helperStart(["--import", "tsx", "--cpu-prof", "--max-old-space-size=80"])).toEqual({
+      execArgv: ["--cpu-prof"],
+      maxOldGenerationSizeMb: 80,
+    });
+    expect(helperStart(["--import=tsx", "--require", "tsx/cjs", "--loader", "tsx/esm", "--inspect"])).toEqual({
+      execArgv: ["--inspect"],
+    });
+  });
+
+  it("inherits a parent without tsx as it is", () => {
+    expect(helperStart(["--import", "./other.mjs", "--max-old-space-size=80"])).toEqual({});
+    expect(helperStart([])).toEqual({});
   });
 });

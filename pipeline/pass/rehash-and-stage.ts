@@ -15,6 +15,7 @@ import { DataError } from "../validate/data-error.ts";
 import type {
   OutputCheck,
   OutputResume,
+  TableOfItems,
   WorkerAnswer,
   WorkerError,
   WorkerRequest,
@@ -44,18 +45,27 @@ interface Stream {
 }
 
 /**
- * The parent's flags without its TypeScript loader (tsx): the helper's modules need no more than
- * Node's own type stripping, and start in two thirds of the time without it; the other flags
- * (profiling, memory limits) still reach the helper.
+ * How the helper is started from the parent's flags. A parent started through tsx (`--import tsx`)
+ * gives the helper its flags without that loader: the helper's modules need no more than Node's own
+ * type stripping, and start in two thirds of the time without it. A worker refuses a heap limit
+ * among its flags, so `--max-old-space-size` becomes its `maxOldGenerationSizeMb`; any other parent
+ * is inherited as it is.
  */
-export function helperFlags(execArgv: readonly string[]): string[] {
+export function helperStart(execArgv: readonly string[]): { execArgv?: string[]; maxOldGenerationSizeMb?: number } {
+  const loader = (flag: string, next?: string) =>
+    (/^--(import|require|loader)$/.test(flag) && /\btsx\b/.test(next ?? "")) ||
+    /^--(import|require|loader)=.*\btsx\b/.test(flag);
+  if (!execArgv.some((flag, i) => loader(flag, execArgv[i + 1]))) return {};
   const flags: string[] = [];
+  let maxOld: number | undefined;
   for (let i = 0; i < execArgv.length; i++) {
     const flag = execArgv[i]!;
-    if (/^--(import|require|loader)$/.test(flag) && /\btsx\b/.test(execArgv[i + 1] ?? "")) i++;
-    else if (!/^--(import|require|loader)=.*\btsx\b/.test(flag)) flags.push(flag);
+    const heap = /^--max-old-space-size=(\d+)$/.exec(flag);
+    if (loader(flag, execArgv[i + 1])) i += flag.includes("=") ? 0 : 1;
+    else if (heap) maxOld = Number(heap[1]);
+    else flags.push(flag);
   }
-  return flags;
+  return { execArgv: flags, ...(maxOld !== undefined ? { maxOldGenerationSizeMb: maxOld } : {}) };
 }
 
 function errorOf(e: WorkerError): Error {
@@ -98,10 +108,11 @@ export class RehashAndStage {
     };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
     // helper's garbage is short-lived text that a scavenge of this size handles well.
+    const { execArgv, maxOldGenerationSizeMb } = helperStart(process.execArgv);
     this.#worker = new Worker(thread, {
       workerData: setup,
-      execArgv: helperFlags(process.execArgv),
-      resourceLimits: { maxYoungGenerationSizeMb: 32 },
+      ...(execArgv ? { execArgv } : {}),
+      resourceLimits: { maxYoungGenerationSizeMb: 32, ...(maxOldGenerationSizeMb ? { maxOldGenerationSizeMb } : {}) },
     });
     this.#worker.on("message", (message: WorkerAnswer) => {
       if (message.op === "ack") return this.#acknowledged();
@@ -146,12 +157,15 @@ export class RehashAndStage {
 
   /**
    * Starts a streamed output written to `tmp`, validated by `check`, continuing the prefix `resume`
-   * names when given; returns its handle.
+   * names when given; returns its handle. With `madeOf` (`rowsOf`: the handle of a JSON array output
+   * opened before), the output is a CSV table opening with `head` whose records the helper writes
+   * from that output's items: nothing is written to it but an empty closing text. Finish it after
+   * that output.
    */
-  open(tmp: string, check: OutputCheck | null, resume?: OutputResume): number {
+  open(tmp: string, check: OutputCheck | null, resume?: OutputResume, madeOf?: TableOfItems): number {
     if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
     const id = this.#nextOutput++;
-    this.#post({ op: "open", id, tmp, check, ...(resume ? { resume } : {}) });
+    this.#post({ op: "open", id, tmp, check, ...(resume ? { resume } : {}), ...(madeOf ? { madeOf } : {}) });
     this.#streams.set(id, { slot: null, used: 0 });
     return id;
   }

@@ -66,6 +66,7 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
       failStep(state, error);
     }
   }
+  markTablesOfItems(rows);
   const from = folds.start?.size ?? 0;
   run.log(
     `reading the ledger once: ${from > 0 ? `entries ${from}–${ledger.size - 1} of ${ledger.size} (the rest is folded already)` : `${ledger.size} entries`}${rows.length > 0 ? `, streaming ${rows.map((r) => r.state.step.id).join(", ")}` : ""}`,
@@ -97,6 +98,30 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
     });
   });
   return { ran: true, read: pass.read, facts: pass.facts, streamed };
+}
+
+/**
+ * Points each CSV table with `rowsOf` at its JSON output when both are in this pass and folded from
+ * the same entry (both continued or both whole), and moves such tables after every other output.
+ */
+function markTablesOfItems(rows: { state: StepState; output: StreamedOutput }[]): void {
+  const madeOf = (r: (typeof rows)[number]) => {
+    const id = (r.state.step as RowsStep).rowsOf;
+    const source = id === undefined ? undefined : rows.find((s) => s.state.step.id === id);
+    const same =
+      source &&
+      source.output.from === r.output.from &&
+      !!source.output.resume === !!r.output.resume &&
+      source.output.check?.kind === "json-array" &&
+      r.output.check?.kind === "csv";
+    return same ? source : undefined;
+  };
+  const sources = new Map(rows.map((r) => [r, madeOf(r)]));
+  rows.sort((a, b) => Number(sources.get(a) !== undefined) - Number(sources.get(b) !== undefined));
+  rows.forEach((r) => {
+    const source = sources.get(r);
+    if (source) r.output.rowsOf = rows.indexOf(source);
+  });
 }
 
 /**

@@ -26,6 +26,8 @@ export class JsonArrayValidator {
   /** Continued after an element: a comma or the closing bracket comes first. */
   #separatorDue = false;
   items = 0;
+  /** Called with each item once it is validated, in order (a table made of the items listens). */
+  onItem: ((value: unknown) => void) | null = null;
 
   constructor(file: string, item: ValidateFunction) {
     this.file = file;
@@ -107,6 +109,7 @@ export class JsonArrayValidator {
           this.file,
           `item ${this.items} does not match its JSON Schema: ${ajvProblem(this.#item.errors)}`,
         );
+      this.onItem?.(value);
     }
     if (final) {
       this.#state = "after";
@@ -227,6 +230,7 @@ export class JsonArrayValidator {
         this.file,
         `item ${this.items} does not match its JSON Schema: ${ajvProblem(this.#item.errors)}`,
       );
+    this.onItem?.(value);
   }
 }
 

@@ -1,4 +1,4 @@
 government datapackage
-sha256:16c18d934e00e4f71c52b2bfb5954b4ecef7ed81bf715db5f801c5bd444aee29
+sha256:60cfda868918d304d39a50902a49b86151b39aa5ac7a1b2b9fb621c65be5f2b1
 
-— integrity-platform.example/datasets ZK41+LXm5hc1xmdzjVp5fKhQo81Kyk+K50POHDRajBfDuQyW3Q+hJqoiREGHjweDJ03pc6BqEWtN1C4PdrPAXHjgAAU=
+— integrity-platform.example/datasets ZK41+DUsz75GNU5CAvKSkXcA3i+GxSELtUWqR1hPfTQ66cdN66ISLbAtv1ZTnUXdw2J4w8sfjKjuomoW4/q3mLHdNQg=

@@ -167,6 +167,8 @@ export const auditTrailCsvStep: RowsStep = {
   name: "ledger-export-csv",
   title: "Ledger audit trail (CSV)",
   description: DESCRIPTION,
+  // The same rows as the JSON export: made from its items on the pass helper when both run.
+  rowsOf: auditTrailJsonStep.id,
   start() {
     const writer = csvWriter(AUDIT_COLUMNS);
     return {

@@ -9,6 +9,8 @@
 import { rmSync } from "node:fs";
 import { formatDigest } from "../../core/digest.ts";
 import { entryText } from "../../core/ledger/entry.ts";
+import { hash } from "node:crypto";
+import { StreamingRoot } from "../../core/merkle-stream.ts";
 import type { LedgerReader } from "../../core/ledger/store.ts";
 import type { FactsAccumulator } from "../facts/accumulate.ts";
 import type { LedgerFacts } from "../facts/types.ts";
@@ -84,7 +86,11 @@ export async function readLedgerOnce(options: {
     if (output.rowsOf !== undefined && !(output.rowsOf >= 0 && output.rowsOf < i))
       throw new Error(`${output.tmp}: the output its rows come from must come before it`);
   });
-  const helper = new RehashAndStage(options.outputs.length, undefined, options.start);
+  const helper = new RehashAndStage(options.outputs.length);
+  // Every entry read is rehashed into the ledger's RFC 9162 tree, continued from the watermark's
+  // edge: the pass fails unless its root is the ledger's, so an entry changed behind the store's
+  // back is never published.
+  const tree = options.start ? StreamingRoot.resume(options.start.size, options.start.edge) : new StreamingRoot();
   const streams: { output: StreamedOutput; from: number; id: number; error: Error | null }[] = [];
   options.outputs.forEach((output) => {
     const madeOf = output.rowsOf === undefined ? undefined : { rowsOf: streams[output.rowsOf]!.id, head: output.head };
@@ -104,7 +110,7 @@ export async function readLedgerOnce(options: {
     for await (const { entry, payloadText } of ledger.storedEntries(start, size)) {
       const seq = start + read;
       if (seq >= factsFrom) accumulator.add(entry);
-      helper.leaf(entryText(entry, payloadText));
+      tree.appendLeafHash(hash("sha256", `\u0000${entryText(entry, payloadText)}`, "binary"));
       read += 1;
       for (let i = 0; i < active.length; i++) {
         const s = active[i]!;
@@ -120,8 +126,7 @@ export async function readLedgerOnce(options: {
       }
       if (helper.full) await helper.room();
     }
-    const tree = await helper.root();
-    const treeRoot = formatDigest(tree.root);
+    const treeRoot = formatDigest(tree.root());
     if (start + read !== size || tree.size !== size || treeRoot !== root) {
       throw new Error(
         `the ledger pass read ${start + read} entries with root ${treeRoot}, but the ledger reported ${size} entries with root ${root}`,

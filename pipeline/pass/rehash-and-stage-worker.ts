@@ -1,8 +1,7 @@
 /**
- * The pass helper thread (started by ./rehash-and-stage.ts): keeps the RFC 9162 tree of the entries
- * read so far (core/merkle-stream.ts), so that the pass can check what it consumed against the
- * ledger's root, and the streamed outputs, each piece validated (pipeline/validate/), hashed and
- * written to its temporary file; an output's first problem is reported when it is finished. Every
+ * The pass helper thread (started by ./rehash-and-stage.ts): the streamed outputs, each piece
+ * validated (pipeline/validate/), hashed and written to its temporary file; an output's first
+ * problem is reported when it is finished. Every
  * message is acknowledged once handled, which is how the main thread bounds the queue. It loads as
  * plain TypeScript through Node's own type stripping, whatever loaded its parent.
  */
@@ -10,7 +9,6 @@ import { createHash, type Hash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
-import { StreamingRoot } from "../../core/merkle-stream.ts";
 import type { TableSchema } from "../manifest.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { CsvValidator } from "../validate/csv-table.ts";
@@ -40,14 +38,9 @@ export interface OutputResume {
 export interface WorkerSetup {
   memory: SharedArrayBuffer;
   slotBytes: number;
-  /** The tree the leaves continue (the watermark the pass starts at); none: from the first entry. */
-  from?: { size: number; edge: Uint8Array[] };
 }
 
-/**
- * Stream 0 carries the leaves (0x00 ‖ entry JCS text, back to back: core/merkle-stream.ts), the
- * other ids are outputs. `bytes` is UTF-8 in a shared slot, `text` a piece too large for one.
- */
+/** Requests about the outputs (numbered from 1): `bytes` is UTF-8 in a shared slot, `text` a piece too large for one. */
 export type WorkerRequest =
   | {
       op: "open";
@@ -61,8 +54,7 @@ export type WorkerRequest =
   | { op: "bytes"; id: number; slot: number; length: number }
   | { op: "text"; id: number; text: string }
   | { op: "finish"; id: number; reply: number }
-  | { op: "abort"; id: number }
-  | { op: "root"; reply: number };
+  | { op: "abort"; id: number };
 
 /** A CSV table whose records the helper writes from the items of the JSON array output `rowsOf`. */
 export interface TableOfItems {
@@ -78,7 +70,7 @@ export interface WorkerError {
 
 export type WorkerAnswer =
   | { op: "ack" }
-  | { op: "reply"; reply: number; value: FileDigest | { size: number; root: Uint8Array; edge: Uint8Array[] } }
+  | { op: "reply"; reply: number; value: FileDigest }
   | { op: "reply"; reply: number; error: WorkerError };
 
 interface Validator {
@@ -241,8 +233,6 @@ function hashFile(hash: Hash, file: string, bytes = Infinity): void {
   }
 }
 
-const LEAVES = 0;
-
 const schemaSets = new Map<string, JsonSchemaSet>();
 
 function schemaSet(dir: string): JsonSchemaSet {
@@ -270,15 +260,11 @@ function workerError(error: unknown): WorkerError {
 
 const port = parentPort;
 if (port) {
-  const { memory, slotBytes, from } = workerData as WorkerSetup;
-  const tree = from ? StreamingRoot.resume(from.size, from.edge) : new StreamingRoot();
+  const { memory, slotBytes } = workerData as WorkerSetup;
   const outputs = new Map<number, OutputFile>();
   const answer = (message: WorkerAnswer) => port.postMessage(message);
 
-  const take = (id: number, bytes: Buffer): void => {
-    if (id === LEAVES) tree.appendLeafInputs(bytes);
-    else outputs.get(id)?.write(bytes);
-  };
+  const take = (id: number, bytes: Buffer): void => outputs.get(id)?.write(bytes);
 
   const handle = (request: WorkerRequest): void => {
     switch (request.op) {
@@ -310,9 +296,6 @@ if (port) {
       case "abort":
         outputs.get(request.id)?.abort();
         outputs.delete(request.id);
-        return;
-      case "root":
-        answer({ op: "reply", reply: request.reply, value: { size: tree.size, root: tree.root(), edge: tree.edge } });
         return;
     }
   };

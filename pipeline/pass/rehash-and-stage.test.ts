@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { leafHash, rootHash } from "../../core/merkle.ts";
 import { tempDir } from "../../test/support/store/helpers.ts";
 import { DataError } from "../validate/data-error.ts";
 import { helperStart, RehashAndStage } from "./rehash-and-stage.ts";
@@ -42,17 +41,6 @@ afterEach(async () => {
 });
 
 describe("the pass helper thread", () => {
-  it("hashes leaf texts into the RFC 9162 root, across batches", async () => {
-    expect(Buffer.from((await helper.root()).root).toString("hex")).toBe(Buffer.from(rootHash([])).toString("hex"));
-    const texts = Array.from({ length: 10_000 }, (_, i) => `{"n":${i},"text":"é ${"x".repeat(i % 50)}"}`);
-    for (const text of texts) helper.leaf(text);
-    const tree = await helper.root();
-    expect(tree.size).toBe(texts.length);
-    expect(Buffer.from(tree.root)).toEqual(
-      Buffer.from(rootHash(texts.map((t) => leafHash(new TextEncoder().encode(t))))),
-    );
-  });
-
   it("validates, hashes and writes a streamed output", async () => {
     const tmp = join(dir, "out", "export.json.tmp");
     const id = helper.open(tmp, jsonCheck("export.json"));
@@ -83,7 +71,7 @@ describe("the pass helper thread", () => {
     const aborted = helper.open(join(dir, "aborted.tmp"), null);
     helper.write(aborted, "text");
     helper.abort(aborted);
-    await helper.root(); // messages are handled in order: the abort is done
+    await helper.finish(helper.open(join(dir, "after.tmp"), null)); // handled in order: the abort is done
     expect(existsSync(join(dir, "aborted.tmp"))).toBe(false);
   });
 
@@ -118,14 +106,17 @@ describe("the pass helper thread", () => {
   });
 
   it("fails every call, never hangs, when the helper thread dies or cannot start", async () => {
-    const dying = new RehashAndStage(1, new URL("data:text/javascript,process.exit(3)"));
-    await expect(dying.root()).rejects.toThrow(/the pass helper thread stopped \(exit code 3\)/);
+    const dying = new RehashAndStage(2, new URL("data:text/javascript,process.exit(3)"));
+    const first = dying.open(join(dir, "first.tmp"), null);
+    await expect(dying.finish(first)).rejects.toThrow(/the pass helper thread stopped \(exit code 3\)/);
     expect(() => dying.open(join(dir, "late.tmp"), null)).toThrow(/exit code 3/);
     await expect(dying.room()).rejects.toThrow(/exit code 3/);
     await dying.close();
 
     const broken = new RehashAndStage(1, new URL("data:text/javascript,throw new Error('cannot load')"));
-    await expect(broken.root()).rejects.toThrow(/the pass helper thread failed: cannot load/);
+    await expect(broken.finish(broken.open(join(dir, "b.tmp"), null))).rejects.toThrow(
+      /the pass helper thread failed: cannot load/,
+    );
     await broken.close();
   });
 });

@@ -1,10 +1,9 @@
 /**
- * Rehash and stage on a second core: the main thread's handle on the pass helper thread
- * (./rehash-and-stage-worker.ts), which rehashes the entries the pass reads and validates, hashes and
- * writes the streamed outputs.
+ * Stage the streamed outputs on a second core: the main thread's handle on the pass helper thread
+ * (./rehash-and-stage-worker.ts), which validates, hashes and writes the streamed outputs while the
+ * main thread reads the ledger, rehashes its entries and makes the rows.
  *
- * Text travels through shared memory cut into slots: each stream (the leaves, each output) fills a
- * slot and posts only its number and length, which costs a quarter of posting strings. A slot is the
+ * Text travels through shared memory cut into slots: each output fills a slot and posts only its number and length, which costs a quarter of posting strings. A slot is the
  * worker's until the message is acknowledged; `full` says fewer free slots remain than one per
  * stream, and `room()` resolves once enough are back, which bounds what is in flight. A worker that
  * dies fails every pending and later call: the pass fails, it never hangs.
@@ -30,8 +29,6 @@ import type {
 const SLOT_BYTES = 1 << 18;
 /** Slots beyond one per stream: how far the reader may run ahead of the helper. */
 const SPARE_SLOTS = 16;
-/** The stream of leaf texts; outputs are numbered from 1. */
-const LEAVES = 0;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -79,7 +76,7 @@ export class RehashAndStage {
   readonly #free: number[];
   /** The slot (or null) of each message not yet acknowledged, in posting order. */
   readonly #inFlight: (number | null)[] = [];
-  readonly #streams = new Map<number, Stream>([[LEAVES, { slot: null, used: 0 }]]);
+  readonly #streams = new Map<number, Stream>();
   #failure: Error | null = null;
   #closing = false;
   #waiting: Pending | null = null;
@@ -89,14 +86,9 @@ export class RehashAndStage {
 
   /**
    * `outputs`: how many outputs will be opened (each stream gets two slots, plus SPARE_SLOTS).
-   * `thread` is the helper's script (tests start others to see a dying helper handled). `from`: the
-   * tree the leaves continue (its size and right edge), when the pass starts after the first entry.
+   * `thread` is the helper's script (tests start others to see a dying helper handled).
    */
-  constructor(
-    outputs: number,
-    thread: URL = new URL("./rehash-and-stage-worker.ts", import.meta.url),
-    from?: { size: number; edge: Uint8Array[] },
-  ) {
+  constructor(outputs: number, thread: URL = new URL("./rehash-and-stage-worker.ts", import.meta.url)) {
     this.#outputs = outputs;
     const slots = 2 * (outputs + 1) + SPARE_SLOTS;
     this.#memory = Buffer.from(new SharedArrayBuffer(slots * SLOT_BYTES));
@@ -104,7 +96,6 @@ export class RehashAndStage {
     const setup: WorkerSetup = {
       memory: this.#memory.buffer as SharedArrayBuffer,
       slotBytes: SLOT_BYTES,
-      ...(from ? { from } : {}),
     };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
     // helper's garbage is short-lived text that a scavenge of this size handles well.
@@ -140,21 +131,6 @@ export class RehashAndStage {
     });
   }
 
-  /** Hashes one entry's JCS text into the helper's tree (in ledger order), as 0x00 ‖ UTF-8 text. */
-  leaf(text: string): void {
-    this.#append(LEAVES, text, true);
-  }
-
-  /** The size, RFC 9162 root and right edge of the tree of every leaf given so far. */
-  async root(): Promise<{ size: number; root: Uint8Array; edge: Uint8Array[] }> {
-    this.#flush(LEAVES);
-    return (await this.#call((reply) => ({ op: "root", reply }))) as {
-      size: number;
-      root: Uint8Array;
-      edge: Uint8Array[];
-    };
-  }
-
   /**
    * Starts a streamed output written to `tmp`, validated by `check`, continuing the prefix `resume`
    * names when given; returns its handle. With `madeOf` (`rowsOf`: the handle of a JSON array output
@@ -171,7 +147,7 @@ export class RehashAndStage {
   }
 
   write(id: number, text: string): void {
-    if (text !== "") this.#append(id, text, false);
+    if (text !== "") this.#append(id, text);
   }
 
   /** Closes the output: its size and sha256, or its first validation or write problem. */
@@ -194,14 +170,14 @@ export class RehashAndStage {
     await this.#worker.terminate();
   }
 
-  #append(id: number, text: string, leaf: boolean): void {
+  #append(id: number, text: string): void {
     const stream = this.#streams.get(id);
     if (!stream) throw new Error(`output ${id} is not open`);
-    // A UTF-16 unit takes at most 3 UTF-8 bytes, and a leaf one more for its prefix.
-    const most = text.length * 3 + (leaf ? 1 : 0);
+    // A UTF-16 unit takes at most 3 UTF-8 bytes.
+    const most = text.length * 3;
     if (stream.slot !== null && most > SLOT_BYTES - stream.used) this.#flush(id);
     if (most > SLOT_BYTES) {
-      this.#post({ op: "text", id, text: leaf ? `\u0000${text}` : text });
+      this.#post({ op: "text", id, text });
       return;
     }
     if (stream.slot === null) {
@@ -210,8 +186,7 @@ export class RehashAndStage {
       stream.slot = slot;
       stream.used = 0;
     }
-    let at = stream.slot * SLOT_BYTES + stream.used;
-    if (leaf) this.#memory[at++] = 0x00;
+    const at = stream.slot * SLOT_BYTES + stream.used;
     stream.used = at + this.#memory.write(text, at) - stream.slot * SLOT_BYTES;
   }
 

@@ -27,6 +27,8 @@ import type {
  * streamed outputs, the slots alone were over 30 MB of its peak.
  */
 const SLOT_BYTES = 1 << 18;
+/** The helper's old generation when the parent names no heap limit (see the constructor). */
+const HELPER_OLD_GENERATION_MB = 160;
 /** Slots beyond one per stream: how far the reader may run ahead of the helper. */
 const SPARE_SLOTS = 16;
 
@@ -98,12 +100,18 @@ export class RehashAndStage {
       slotBytes: SLOT_BYTES,
     };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
-    // helper's garbage is short-lived text that a scavenge of this size handles well.
+    // helper's garbage is short-lived text that a scavenge of this size handles well. Its old
+    // generation is bounded too (unless the parent names a limit): it keeps about 20 MB alive, but
+    // a heap without a limit was left to grow to 130-145 MB before V8 collected it, which put the
+    // 1M-event regeneration's peak over 512 MB in one run of three (bench/perf-notes.md).
     const { execArgv, maxOldGenerationSizeMb } = helperStart(process.execArgv);
     this.#worker = new Worker(thread, {
       workerData: setup,
       ...(execArgv ? { execArgv } : {}),
-      resourceLimits: { maxYoungGenerationSizeMb: 32, ...(maxOldGenerationSizeMb ? { maxOldGenerationSizeMb } : {}) },
+      resourceLimits: {
+        maxYoungGenerationSizeMb: 32,
+        maxOldGenerationSizeMb: maxOldGenerationSizeMb ?? HELPER_OLD_GENERATION_MB,
+      },
     });
     this.#worker.on("message", (message: WorkerAnswer) => {
       if (message.op === "ack") return this.#acknowledged();

@@ -1,7 +1,7 @@
 /**
  * The one streaming pass over the ledger the runner makes when a step needs it. Every entry, in
  * order, goes to the facts accumulator and to the sink of every streamed output on this thread; the
- * helper thread (./rehash-and-stage.ts) rehashes the entries and validates, hashes and writes the
+ * helper thread (./output-stager.ts) rehashes the entries and validates, hashes and writes the
  * outputs. The rehashed root must equal the ledger's: facts and outputs then come from exactly the
  * entries the root commits to. A sink that throws or an output that fails validation fails alone;
  * a root mismatch or a dead helper fails the pass, and every temporary file is removed.
@@ -16,8 +16,8 @@ import type { FactsAccumulator } from "../facts/accumulate.ts";
 import type { LedgerFacts } from "../facts/types.ts";
 import type { RowSink } from "../step.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
-import { RehashAndStage } from "./rehash-and-stage.ts";
-import type { OutputCheck, OutputResume } from "./rehash-and-stage-worker.ts";
+import { OutputStager } from "./output-stager.ts";
+import type { OutputCheck, OutputResume } from "./output-stager-worker.ts";
 
 export interface StreamedOutput {
   /** Temporary file the output is staged in. */
@@ -86,7 +86,7 @@ export async function readLedgerOnce(options: {
     if (output.rowsOf !== undefined && !(output.rowsOf >= 0 && output.rowsOf < i))
       throw new Error(`${output.tmp}: the output its rows come from must come before it`);
   });
-  const helper = new RehashAndStage(options.outputs.length);
+  const helper = new OutputStager(options.outputs.length);
   // Every entry read is rehashed into the ledger's RFC 9162 tree, continued from the watermark's
   // edge: the pass fails unless its root is the ledger's, so an entry changed behind the store's
   // back is never published.

@@ -21,7 +21,7 @@ import {
   type Watermark,
 } from "../pass/fold-state.ts";
 import type { PassResult, StreamedResults } from "../pass/ledger-pass.ts";
-import type { OutputResume } from "../pass/rehash-and-stage-worker.ts";
+import type { OutputResume } from "../pass/output-stager-worker.ts";
 import type { RunContext } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
 import type { StepState } from "./plan.ts";

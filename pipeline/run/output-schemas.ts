@@ -3,7 +3,7 @@
  * its manifest entry, how the pass helper validates a streamed output, and the check of a document's
  * bytes before it is written — the validators a downloader runs (pipeline/validate/).
  */
-import type { OutputCheck } from "../pass/rehash-and-stage-worker.ts";
+import type { OutputCheck } from "../pass/output-stager-worker.ts";
 import { tableSchemaFromJsonSchema, type TableSchema } from "../manifest.ts";
 import type { Step } from "../step.ts";
 import { CsvValidator } from "../validate/csv-table.ts";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/support/store/helpers.ts";
 import { DataError } from "../validate/data-error.ts";
-import { helperStart, RehashAndStage } from "./rehash-and-stage.ts";
-import type { OutputCheck } from "./rehash-and-stage-worker.ts";
+import { helperStart, OutputStager } from "./output-stager.ts";
+import type { OutputCheck } from "./output-stager-worker.ts";
 import { csvWriter } from "../../core/csv.ts";
 import { publishedSchemas } from "../../core/schemas/index.ts";
 import { toPublishedJsonSchema } from "../../core/schemas/json-schema.ts";
@@ -30,10 +30,10 @@ const jsonCheck = (file: string): OutputCheck => ({
 
 let dir: string;
 let cleanup: () => void;
-let helper: RehashAndStage;
+let helper: OutputStager;
 beforeEach(() => {
   ({ dir, cleanup } = tempDir("pass-helper-"));
-  helper = new RehashAndStage(4);
+  helper = new OutputStager(4);
 });
 afterEach(async () => {
   await helper.close();
@@ -106,14 +106,14 @@ describe("the pass helper thread", () => {
   });
 
   it("fails every call, never hangs, when the helper thread dies or cannot start", async () => {
-    const dying = new RehashAndStage(2, new URL("data:text/javascript,process.exit(3)"));
+    const dying = new OutputStager(2, new URL("data:text/javascript,process.exit(3)"));
     const first = dying.open(join(dir, "first.tmp"), null);
     await expect(dying.finish(first)).rejects.toThrow(/the pass helper thread stopped \(exit code 3\)/);
     expect(() => dying.open(join(dir, "late.tmp"), null)).toThrow(/exit code 3/);
     await expect(dying.room()).rejects.toThrow(/exit code 3/);
     await dying.close();
 
-    const broken = new RehashAndStage(1, new URL("data:text/javascript,throw new Error('cannot load')"));
+    const broken = new OutputStager(1, new URL("data:text/javascript,throw new Error('cannot load')"));
     await expect(broken.finish(broken.open(join(dir, "b.tmp"), null))).rejects.toThrow(
       /the pass helper thread failed: cannot load/,
     );
@@ -135,7 +135,7 @@ describe("a CSV table made of a JSON array output's items", () => {
   const jsonText = `[\n${rows.map((r) => JSON.stringify(r)).join(",\n")}\n]\n`;
   beforeEach(async () => {
     await helper.close();
-    helper = new RehashAndStage(6);
+    helper = new OutputStager(6);
   });
 
   it("is the CSV the table's own writer makes, header first, hashed and written", async () => {

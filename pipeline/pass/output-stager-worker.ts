@@ -1,5 +1,5 @@
 /**
- * The pass helper thread (started by ./rehash-and-stage.ts): the streamed outputs, each piece
+ * The pass helper thread (started by ./output-stager.ts): the streamed outputs, each piece
  * validated (pipeline/validate/), hashed and written to its temporary file; an output's first
  * problem is reported when it is finished. Every
  * message is acknowledged once handled, which is how the main thread bounds the queue. It loads as
@@ -34,7 +34,7 @@ export interface OutputResume {
   head: string;
 }
 
-/** The shared memory the main thread fills (pipeline/pass/rehash-and-stage.ts), cut into slots. */
+/** The shared memory the main thread fills (pipeline/pass/output-stager.ts), cut into slots. */
 export interface WorkerSetup {
   memory: SharedArrayBuffer;
   slotBytes: number;

@@ -1,6 +1,6 @@
 /**
  * Stage the streamed outputs on a second core: the main thread's handle on the pass helper thread
- * (./rehash-and-stage-worker.ts), which validates, hashes and writes the streamed outputs while the
+ * (./output-stager-worker.ts), which validates, hashes and writes the streamed outputs while the
  * main thread reads the ledger, rehashes its entries and makes the rows.
  *
  * Text travels through shared memory cut into slots: each output fills a slot and posts only its number and length, which costs a quarter of posting strings. A slot is the
@@ -19,7 +19,7 @@ import type {
   WorkerError,
   WorkerRequest,
   WorkerSetup,
-} from "./rehash-and-stage-worker.ts";
+} from "./output-stager-worker.ts";
 
 /**
  * A quarter of a MB: a slot is posted once full, so a smaller slot is only more (cheap) messages,
@@ -71,7 +71,7 @@ function errorOf(e: WorkerError): Error {
   return e.data ? new DataError(e.data.code, e.data.file, e.data.problem) : new Error(e.message);
 }
 
-export class RehashAndStage {
+export class OutputStager {
   readonly #worker: Worker;
   readonly #outputs: number;
   readonly #memory: Buffer;
@@ -90,7 +90,7 @@ export class RehashAndStage {
    * `outputs`: how many outputs will be opened (each stream gets two slots, plus SPARE_SLOTS).
    * `thread` is the helper's script (tests start others to see a dying helper handled).
    */
-  constructor(outputs: number, thread: URL = new URL("./rehash-and-stage-worker.ts", import.meta.url)) {
+  constructor(outputs: number, thread: URL = new URL("./output-stager-worker.ts", import.meta.url)) {
     this.#outputs = outputs;
     const slots = 2 * (outputs + 1) + SPARE_SLOTS;
     this.#memory = Buffer.from(new SharedArrayBuffer(slots * SLOT_BYTES));

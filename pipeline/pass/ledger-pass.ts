@@ -1,8 +1,8 @@
 /**
  * The one streaming pass over the ledger the runner makes when a step needs it. Every entry, in
- * order, goes to the facts accumulator and to the sink of every streamed output on this thread; the
- * helper thread (./output-stager.ts) rehashes the entries and validates, hashes and writes the
- * outputs. The rehashed root must equal the ledger's: facts and outputs then come from exactly the
+ * order, is rehashed into the ledger's tree and goes to the facts accumulator and to the sink of every
+ * streamed output on this thread; the helper thread (./output-stager.ts) validates, hashes and
+ * writes the outputs. The rehashed root must equal the ledger's: facts and outputs then come from exactly the
  * entries the root commits to. A sink that throws or an output that fails validation fails alone;
  * a root mismatch or a dead helper fails the pass, and every temporary file is removed.
  */

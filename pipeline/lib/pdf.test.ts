@@ -58,17 +58,22 @@ describe("deterministic synchronous PDF", () => {
   });
 });
 
+/** An empty builder for the embedded-font tests. */
+function blank(idSeed: string): PdfBuilder {
+  return new PdfBuilder({
+    title: "T",
+    subject: "S",
+    author: "A",
+    creator: "C",
+    keywords: [],
+    date: new Date("2025-12-20T12:00:00.000Z"),
+    idSeed,
+  });
+}
+
 describe("embedded fonts", () => {
   const make = () => {
-    const pdf = new PdfBuilder({
-      title: "T",
-      subject: "S",
-      author: "A",
-      creator: "C",
-      keywords: [],
-      date: new Date("2025-12-20T12:00:00.000Z"),
-      idSeed: "x",
-    });
+    const pdf = blank("x");
     const { regular, bold } = bodyFonts(pdf);
     const page = pdf.doc.addPage([300, 200]);
     page.drawText(winAnsiText("3,558,171.52 MIC — FOR-GOVERNMENTS ≥ 95%", regular), {
@@ -126,15 +131,7 @@ function wrapOneByOne(text: string, font: PDFFont, size: number, width: number):
 
 describe("wrapping with a shaped font", () => {
   it("gives the lines of adding each word in turn, at every width, with kerning and overlong words", () => {
-    const pdf = new PdfBuilder({
-      title: "T",
-      subject: "S",
-      author: "A",
-      creator: "C",
-      keywords: [],
-      date: new Date(0),
-      idSeed: "w",
-    });
+    const pdf = blank("w");
     const { regular, bold } = bodyFonts(pdf);
     const texts = [
       "AVAWAY To Ty Vo Wa Yo LT fi fl ffi 1,234,567.89 MIC — The quick brown fox jumps over the lazy dog.",

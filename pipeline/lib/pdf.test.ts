@@ -153,6 +153,13 @@ describe("wrapping with a shaped font", () => {
   });
 });
 
+describe("wrapping narrower than a character", () => {
+  it("puts each character on a line of its own instead of looping", () => {
+    const { regular } = bodyFonts(blank("n"));
+    expect(wrapText("WW a", regular, 14, 3)).toEqual(["W", "W", "a"]);
+  });
+});
+
 describe("WOFF to sfnt", () => {
   it("gives fontkit the same tables: the same glyphs, advances and shaping as the WOFF file", () => {
     for (const woff of Object.values(interFontFiles())) {

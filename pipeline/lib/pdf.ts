@@ -232,12 +232,14 @@ export function wrapText(text: string, font: PDFFont, size: number, width: numbe
     if (line === "") {
       let rest = words[i++]!;
       while (!fits(rest)) {
-        let cut = rest.length - 1;
+        // At least one character a line, even one wider than the line: never an endless loop.
+        let cut = Math.max(1, rest.length - 1);
         while (cut > 1 && !fits(rest.slice(0, cut))) cut--;
         lines.push(rest.slice(0, cut));
         rest = rest.slice(cut);
       }
       line = rest;
+      if (line === "") continue;
     }
     // The line with the next n words, and the guess of how many fit.
     const withWords = (n: number) => (n === 0 ? line : `${line} ${words.slice(i, i + n).join(" ")}`);

@@ -83,8 +83,13 @@ export async function readLedgerOnce(options: {
   const start = options.start?.size ?? 0;
   const factsFrom = options.factsFrom ?? 0;
   options.outputs.forEach((output, i) => {
-    if (output.rowsOf !== undefined && !(output.rowsOf >= 0 && output.rowsOf < i))
+    if (output.rowsOf === undefined) return;
+    const source = options.outputs[output.rowsOf];
+    if (!(output.rowsOf >= 0 && output.rowsOf < i) || !source)
       throw new Error(`${output.tmp}: the output its rows come from must come before it`);
+    // A table gets every item of its source: both folded from the same entry, both continued or both whole.
+    if ((source.from ?? 0) !== (output.from ?? 0) || !source.resume !== !output.resume)
+      throw new Error(`${output.tmp}: not folded from the same entry as the output its rows come from`);
   });
   const helper = new OutputStager(options.outputs.length);
   // Every entry read is rehashed into the ledger's RFC 9162 tree, continued from the watermark's
@@ -118,6 +123,8 @@ export async function readLedgerOnce(options: {
         try {
           helper.write(s.id, s.output.sink.push(entry, payloadText));
         } catch (error) {
+          // A helper that died fails the pass; a sink that threw fails its output alone.
+          if (helper.failure) throw helper.failure;
           s.error = error as Error;
           helper.abort(s.id);
           active = active.filter((x) => x !== s);
@@ -148,6 +155,7 @@ export async function readLedgerOnce(options: {
           (error: Error) => [error, null],
         );
       } catch (error) {
+        if (!helper.failure) helper.abort(s.id);
         return Promise.resolve([error as Error, null]);
       }
     });

@@ -6,7 +6,18 @@
  * plain TypeScript through Node's own type stripping, whatever loaded its parent.
  */
 import { createHash, type Hash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { TableSchema } from "../manifest.ts";
@@ -23,10 +34,11 @@ export type OutputCheck =
   | { kind: "csv"; file: string; schemasDir: string; schemaId: string; table: TableSchema };
 
 /**
- * An output continued from a kept prefix: the first `bytes` bytes of `from` (the published file)
- * are hashed first, and the validator is primed as if it had read them: `head` (the CSV header) is
- * fed to it, and a JSON array goes on after its elements. The temporary file holds only what
- * follows the prefix: publishing appends it to the prefix in place (pipeline/run/staged.ts).
+ * An output continued from a kept prefix: the first `bytes` bytes of `from` (the published file),
+ * and the validator is primed as if it had read them: `head` (the CSV header) is fed to it, and a
+ * JSON array goes on after its elements. While the pass runs the temporary file holds only what
+ * follows the prefix; at `finish` the prefix is hashed and the staged file becomes the whole
+ * output, a new file (see `#assemble`), so that publishing stays a rename.
  */
 export interface OutputResume {
   from: string;
@@ -127,6 +139,7 @@ class OutputFile {
     this.#source = source;
     if (check?.kind !== "csv" || !(source.#validator instanceof JsonArrayValidator))
       throw new Error(`${this.tmp}: only a CSV table is made of the items of a JSON array`);
+    if (source.#validator.onItem) throw new Error(`${this.tmp}: its source already makes another table`);
     const table = new CsvOfItems(check.file, check.table, schemaSet(check.schemasDir).validator(check.schemaId));
     this.#table = table;
     source.#validator.onItem = (item) => {
@@ -197,9 +210,41 @@ class OutputFile {
     if (this.#prefix) {
       hashFile(this.#hash, this.#prefix.from, this.#prefix.bytes);
       hashFile(this.#hash, this.tmp);
+      this.#assemble(this.#prefix);
     }
     this.succeeded = true;
     return { bytes: this.#bytes, hash: `sha256:${this.#hash.digest("hex")}` };
+  }
+
+  /**
+   * Makes the staged file the whole output: a new file with the kept prefix (a reflink where the
+   * file system has them, else the kernel's copy) and the staged part after it. Publishing renames
+   * it over the published file as for any output, so the published file is never changed in place:
+   * a reader that opened it (the API checks a file against its manifest, then streams that same
+   * open file) keeps reading the version it checked, and a run that fails leaves it whole.
+   */
+  #assemble({ from, bytes }: OutputResume): void {
+    const whole = `${this.tmp}.whole`;
+    try {
+      copyFileSync(from, whole, constants.COPYFILE_FICLONE);
+      truncateSync(whole, bytes);
+      const fd = openSync(whole, "a");
+      try {
+        const rest = openSync(this.tmp, "r");
+        try {
+          const chunk = Buffer.allocUnsafe(1 << 20);
+          for (let n; (n = readSync(rest, chunk)) > 0;) writeSync(fd, chunk, 0, n);
+        } finally {
+          closeSync(rest);
+        }
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(whole, this.tmp);
+    } catch (error) {
+      rmSync(whole, { force: true });
+      throw error;
+    }
   }
 
   abort(): void {

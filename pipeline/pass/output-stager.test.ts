@@ -135,7 +135,7 @@ describe("a CSV table made of a JSON array output's items", () => {
   const jsonText = `[\n${rows.map((r) => JSON.stringify(r)).join(",\n")}\n]\n`;
   beforeEach(async () => {
     await helper.close();
-    helper = new OutputStager(6);
+    helper = new OutputStager(9);
   });
 
   it("is the CSV the table's own writer makes, header first, hashed and written", async () => {
@@ -178,6 +178,12 @@ describe("a CSV table made of a JSON array output's items", () => {
     await expect(helper.finish(made)).rejects.toThrow(/the output its rows come from failed/);
     expect(existsSync(join(dir, "b.csv.tmp"))).toBe(false);
 
+    const shared = helper.open(join(dir, "d.json.tmp"), jsonCheck("d.json"));
+    const table = { rowsOf: shared, head: writer.header };
+    helper.open(join(dir, "d1.csv.tmp"), csvCheck("d1.csv"), undefined, table);
+    const twice = helper.open(join(dir, "d2.csv.tmp"), csvCheck("d2.csv"), undefined, table);
+    await expect(helper.finish(twice)).rejects.toThrow(/its source already makes another table/);
+
     const wrongHead = helper.open(join(dir, "c.json.tmp"), jsonCheck("c.json"));
     const c = helper.open(join(dir, "c.csv.tmp"), csvCheck("c.csv"), undefined, { rowsOf: wrongHead, head: "a,b\r\n" });
     helper.write(wrongHead, "[]");
@@ -192,13 +198,32 @@ describe("how the helper starts", () => {
       execArgv: ["--cpu-prof"],
       maxOldGenerationSizeMb: 80,
     });
-    expect(helperStart(["--import=tsx", "--require", "tsx/cjs", "--loader", "tsx/esm", "--inspect"])).toEqual({
-      execArgv: ["--inspect"],
+    expect(
+      helperStart(["--import=tsx", "--require", "tsx/cjs", "--loader", "tsx/esm", "--max_old_space_size=90"]),
+    ).toEqual({
+      execArgv: [],
+      maxOldGenerationSizeMb: 90,
     });
   });
 
-  it("inherits a parent without tsx as it is", () => {
-    expect(helperStart(["--import", "./other.mjs", "--max-old-space-size=80"])).toEqual({});
+  it("inherits a parent without tsx as it is, and takes its heap limit from the flags or NODE_OPTIONS", () => {
+    expect(helperStart(["--import", "./other.mjs", "--max-old-space-size=80"])).toEqual({ maxOldGenerationSizeMb: 80 });
+    expect(helperStart([], "--max-old-space-size=70 --enable-source-maps")).toEqual({ maxOldGenerationSizeMb: 70 });
     expect(helperStart([])).toEqual({});
+  });
+
+  it("starts a helper whose parent's flags a worker refuses, with those flags as they are", async () => {
+    const argv = process.execArgv;
+    Object.defineProperty(process, "execArgv", { value: ["--import", "tsx", "--expose-gc"], configurable: true });
+    try {
+      const stager = new OutputStager(1);
+      await expect(stager.finish(stager.open(join(dir, "ok.tmp"), null))).resolves.toEqual({
+        bytes: 0,
+        hash: `sha256:${createHash("sha256").digest("hex")}`,
+      });
+      await stager.close();
+    } finally {
+      Object.defineProperty(process, "execArgv", { value: argv, configurable: true });
+    }
   });
 });

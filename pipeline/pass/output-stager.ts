@@ -8,7 +8,7 @@
  * stream, and `room()` resolves once enough are back, which bounds what is in flight. A worker that
  * dies fails every pending and later call: the pass fails, it never hangs.
  */
-import { Worker } from "node:worker_threads";
+import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { DataError } from "../validate/data-error.ts";
 import type {
@@ -43,28 +43,49 @@ interface Stream {
   used: number;
 }
 
+const HEAP_LIMIT = /^--max[-_]old[-_]space[-_]size[= ]?(\d+)$/;
+
 /**
  * How the helper is started from the parent's flags. A parent started through tsx (`--import tsx`)
- * gives the helper its flags without that loader: the helper's modules need no more than Node's own
- * type stripping, and start in two thirds of the time without it. A worker refuses a heap limit
- * among its flags, so `--max-old-space-size` becomes its `maxOldGenerationSizeMb`; any other parent
- * is inherited as it is.
+ * gives the helper its flags without that loader (`execArgv`): the helper's modules need no more
+ * than Node's own type stripping, and start in two thirds of the time without it. A worker refuses
+ * V8's flags among its own, so a heap limit is left out and becomes `maxOldGenerationSizeMb` (from
+ * the flags or NODE_OPTIONS, either spelling); a worker that still refuses what is left is started
+ * with the parent's flags as they are (OutputStager). Any other parent is inherited as it is.
  */
-export function helperStart(execArgv: readonly string[]): { execArgv?: string[]; maxOldGenerationSizeMb?: number } {
+export function helperStart(
+  execArgv: readonly string[],
+  nodeOptions = "",
+): { execArgv?: string[]; maxOldGenerationSizeMb?: number } {
+  let maxOld: number | undefined;
+  for (const flag of [...nodeOptions.split(/\s+/), ...execArgv]) {
+    const heap = HEAP_LIMIT.exec(flag);
+    if (heap) maxOld = Number(heap[1]);
+  }
+  const limit = maxOld !== undefined ? { maxOldGenerationSizeMb: maxOld } : {};
   const loader = (flag: string, next?: string) =>
     (/^--(import|require|loader)$/.test(flag) && /\btsx\b/.test(next ?? "")) ||
     /^--(import|require|loader)=.*\btsx\b/.test(flag);
-  if (!execArgv.some((flag, i) => loader(flag, execArgv[i + 1]))) return {};
+  if (!execArgv.some((flag, i) => loader(flag, execArgv[i + 1]))) return limit;
   const flags: string[] = [];
-  let maxOld: number | undefined;
   for (let i = 0; i < execArgv.length; i++) {
     const flag = execArgv[i]!;
-    const heap = /^--max-old-space-size=(\d+)$/.exec(flag);
     if (loader(flag, execArgv[i + 1])) i += flag.includes("=") ? 0 : 1;
-    else if (heap) maxOld = Number(heap[1]);
-    else flags.push(flag);
+    else if (!HEAP_LIMIT.test(flag)) flags.push(flag);
   }
-  return { execArgv: flags, ...(maxOld !== undefined ? { maxOldGenerationSizeMb: maxOld } : {}) };
+  return { execArgv: flags, ...limit };
+}
+
+/** A worker with `execArgv`, or, when it refuses one of them, with its parent's flags as they are. */
+function startWorker(thread: URL, options: WorkerOptions, execArgv?: string[]): Worker {
+  if (execArgv) {
+    try {
+      return new Worker(thread, { ...options, execArgv });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw error;
+    }
+  }
+  return new Worker(thread, options);
 }
 
 function errorOf(e: WorkerError): Error {
@@ -104,15 +125,15 @@ export class OutputStager {
     // generation is bounded too (unless the parent names a limit): it keeps about 20 MB alive, but
     // a heap without a limit was left to grow to 130-145 MB before V8 collected it, which put the
     // 1M-event regeneration's peak over 512 MB in one run of three (bench/perf-notes.md).
-    const { execArgv, maxOldGenerationSizeMb } = helperStart(process.execArgv);
-    this.#worker = new Worker(thread, {
+    const { execArgv, maxOldGenerationSizeMb } = helperStart(process.execArgv, process.env.NODE_OPTIONS);
+    const options = {
       workerData: setup,
-      ...(execArgv ? { execArgv } : {}),
       resourceLimits: {
         maxYoungGenerationSizeMb: 32,
         maxOldGenerationSizeMb: maxOldGenerationSizeMb ?? HELPER_OLD_GENERATION_MB,
       },
-    });
+    };
+    this.#worker = startWorker(thread, options, execArgv);
     this.#worker.on("message", (message: WorkerAnswer) => {
       if (message.op === "ack") return this.#acknowledged();
       const pending = this.#replies.get(message.reply);
@@ -124,6 +145,11 @@ export class OutputStager {
     this.#worker.on("exit", (code) => {
       if (!this.#closing) this.#fail(new Error(`the pass helper thread stopped (exit code ${code})`));
     });
+  }
+
+  /** Why the helper failed (it died or could not start), or null. */
+  get failure(): Error | null {
+    return this.#failure;
   }
 
   /** Too few free slots for one more piece per stream: await `room()` before writing more. */

@@ -35,7 +35,6 @@ import {
 } from "../manifest.ts";
 import { SIGNATURE_SUFFIX } from "../sign.ts";
 import type { StepState } from "../run/plan.ts";
-import { outputBytes } from "../run/staged.ts";
 import type { Area } from "../step.ts";
 import { citationBibtex, citationCff } from "./citation.ts";
 import {
@@ -95,6 +94,11 @@ function identity(resources: ResourceDescriptor[]): string {
 }
 
 /** The bytes a step produced in this run (generated, staged, or the file in place). */
+function outputBytes(s: StepState): Uint8Array {
+  const out = s.output!;
+  if (out.bytes) return out.bytes;
+  return readFileSync(out.tmp ?? s.target);
+}
 
 function changesText(
   table: string,
@@ -158,7 +162,7 @@ export function planRelease(
       if (s.step.mediatype !== "text/csv" || s.step.access !== "public" || !pk) continue;
       const schema = now.find((r) => r.path === s.step.path)?.schema;
       if (!schema) continue;
-      const after = readCsv(new TextDecoder().decode(outputBytes(s.output!, s.target)), s.step.id);
+      const after = readCsv(new TextDecoder().decode(outputBytes(s)), s.step.id);
       const previousFile = last && existsSync(s.target) ? readCsv(readFileSync(s.target, "utf8"), s.target) : null;
       const changes =
         s.output!.same && previousFile ? { added: [], removed: [], changed: [] } : diffTables(previousFile, after, pk);

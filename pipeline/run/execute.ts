@@ -15,7 +15,6 @@ import type { GeneratorInputs, InputName, RowsStep, Step } from "../step.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import type { RunContext } from "./context.ts";
 import { planFolds } from "./folds.ts";
-import { outputBytes } from "./staged.ts";
 import { skipIfUpToDate, type Inputs } from "./inputs.ts";
 import { failStep, stepDeps, type Plan, type StepState } from "./plan.ts";
 
@@ -92,10 +91,13 @@ export async function runLedgerPass(run: RunContext, plan: Plan, inputs: Inputs)
       if (digest instanceof Error) return failStep(state, digest);
       const same = sameAsPublished(run, state, digest);
       if (same) rmSync(output.tmp, { force: true });
-      const staged = { tmp: output.tmp, ...(output.resume ? { appendAt: output.resume.bytes } : {}) };
-      state.output = { digest, same, ...(same ? {} : staged) };
+      state.output = { digest, same, ...(same ? {} : { tmp: output.tmp }) };
       state.phase = "done";
     });
+  });
+  // The runner removes the staged files its steps hold; if taking the results failed, none holds them.
+  streamed.catch(() => {
+    for (const { output } of rows) rmSync(output.tmp, { force: true });
   });
   return { ran: true, read: pass.read, facts: pass.facts, streamed };
 }
@@ -113,7 +115,9 @@ function markTablesOfItems(rows: { state: StepState; output: StreamedOutput }[])
       source.output.from === r.output.from &&
       !!source.output.resume === !!r.output.resume &&
       source.output.check?.kind === "json-array" &&
-      r.output.check?.kind === "csv";
+      r.output.check?.kind === "csv" &&
+      // The table skips its row schema for a row that reads back as the validated item: the same schema.
+      source.output.check.schemaId === r.output.check.schemaId;
     return same ? source : undefined;
   };
   const sources = new Map(rows.map((r) => [r, madeOf(r)]));
@@ -179,8 +183,9 @@ function sha256Digest(bytes: Uint8Array): FileDigest {
 
 /** Another step's output: generated in this run, staged, or the published file. */
 function bytesOf(run: RunContext, plan: Plan, id: string): Uint8Array {
-  const state = plan.states.get(id);
-  if (state?.output) return outputBytes(state.output, state.target);
+  const out = plan.states.get(id)?.output;
+  if (out?.bytes) return out.bytes;
+  if (out?.tmp) return readFileSync(out.tmp);
   return readFileSync(run.targetOf(plan.byId.get(id)!));
 }
 

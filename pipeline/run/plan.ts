@@ -27,8 +27,6 @@ export interface Output {
   digest: FileDigest;
   bytes?: Uint8Array;
   tmp?: string;
-  /** The staged file holds only what follows the target's first `appendAt` bytes (./staged.ts). */
-  appendAt?: number;
   /** The bytes equal the file already in place: nothing to write. */
   same: boolean;
 }

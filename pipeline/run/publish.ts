@@ -5,7 +5,8 @@
  * any more are removed, and the manifest and its signature are written — each only if it changed.
  * Any other file in the area's folder is named and left where it is (`unlisted`).
  */
-import { existsSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, unlinkSync } from "node:fs";
+import { dirname } from "node:path";
 import { writeFileAtomic } from "../../store/files.ts";
 import { ensureTrustedKey, SIGNATURE_SUFFIX, signManifest } from "../sign.ts";
 import type { AreaOutcome } from "./area-manifest.ts";
@@ -14,7 +15,6 @@ import type { RunContext } from "./context.ts";
 import type { PassOutcome } from "./execute.ts";
 import { Tally, type RunReport } from "./report.ts";
 import { publishRelease } from "../release/phase.ts";
-import { placeStaged } from "./staged.ts";
 
 export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pass: PassOutcome): RunReport {
   const tally = new Tally(run.log, pass);
@@ -53,8 +53,10 @@ export function publishAreas(run: RunContext, areas: readonly AreaOutcome[], pas
     for (const s of states) {
       const out = s.output!;
       if (!out.same) {
-        if (out.tmp) placeStaged(out.tmp, s.target, out.appendAt);
-        else writeFileAtomic(s.target, out.bytes!);
+        if (out.tmp) {
+          mkdirSync(dirname(s.target), { recursive: true });
+          renameSync(out.tmp, s.target);
+        } else writeFileAtomic(s.target, out.bytes!);
         run.digests.remember(s.target, out.digest);
       }
       tally.step(s, out.same ? "unchanged" : "written", out.same ? "unchanged" : "written");

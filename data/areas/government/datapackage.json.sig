@@ -1,4 +1,4 @@
 government datapackage
-sha256:60cfda868918d304d39a50902a49b86151b39aa5ac7a1b2b9fb621c65be5f2b1
+sha256:8de807d161b9c7a25225e9ba20041e80fb07da161adcff7efdf44229e8d922f5
 
-— integrity-platform.example/datasets ZK41+DUsz75GNU5CAvKSkXcA3i+GxSELtUWqR1hPfTQ66cdN66ISLbAtv1ZTnUXdw2J4w8sfjKjuomoW4/q3mLHdNQg=
+— integrity-platform.example/datasets ZK41+KDX6o+HkMrDOndPivupJf1ABFIf5UEE8536kZ2UxsEqays6Qpvd44Qw7V2nBALxTsI7B1R47xqn44QIsyAzOg4=

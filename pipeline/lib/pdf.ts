@@ -231,7 +231,7 @@ export function wrapText(text: string, font: PDFFont, size: number, width: numbe
   while (i < words.length) {
     if (line === "") {
       let rest = words[i++]!;
-      while (!fits(rest)) {
+      while (rest !== "" && !fits(rest)) {
         // At least one character a line, even one wider than the line: never an endless loop.
         let cut = Math.max(1, rest.length - 1);
         while (cut > 1 && !fits(rest.slice(0, cut))) cut--;

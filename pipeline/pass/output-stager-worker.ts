@@ -6,18 +6,7 @@
  * plain TypeScript through Node's own type stripping, whatever loaded its parent.
  */
 import { createHash, type Hash } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  copyFileSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  truncateSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import type { TableSchema } from "../manifest.ts";
@@ -34,16 +23,17 @@ export type OutputCheck =
   | { kind: "csv"; file: string; schemasDir: string; schemaId: string; table: TableSchema };
 
 /**
- * An output continued from a kept prefix: the first `bytes` bytes of `from` (the published file),
- * and the validator is primed as if it had read them: `head` (the CSV header) is fed to it, and a
- * JSON array goes on after its elements. While the pass runs the temporary file holds only what
- * follows the prefix; at `finish` the prefix is hashed and the staged file becomes the whole
- * output, a new file (see `#assemble`), so that publishing stays a rename.
+ * An output continued from a kept prefix: the first `bytes` bytes of `from` (the published file,
+ * which must still be `published`, the file its fold state describes), and the validator is primed
+ * as if it had read them: `head` (the CSV header) is fed to it, and a JSON array goes on after its
+ * elements. While the pass runs the temporary file holds only what follows the prefix; at `finish`
+ * the staged file becomes the whole output, a new file (see `#assemble`), so publishing stays a rename.
  */
 export interface OutputResume {
   from: string;
   bytes: number;
   head: string;
+  published: FileDigest;
 }
 
 /** The shared memory the main thread fills (pipeline/pass/output-stager.ts), cut into slots. */
@@ -207,38 +197,46 @@ class OutputFile {
     this.#close();
     if (this.problem !== null) throw this.problem;
     this.#validator?.end();
-    if (this.#prefix) {
-      hashFile(this.#hash, this.#prefix.from, this.#prefix.bytes);
-      hashFile(this.#hash, this.tmp);
-      this.#assemble(this.#prefix);
-    }
+    if (this.#prefix) this.#assemble(this.#prefix);
     this.succeeded = true;
     return { bytes: this.#bytes, hash: `sha256:${this.#hash.digest("hex")}` };
   }
 
   /**
-   * Makes the staged file the whole output: a new file with the kept prefix (a reflink where the
-   * file system has them, else the kernel's copy) and the staged part after it. Publishing renames
-   * it over the published file as for any output, so the published file is never changed in place:
-   * a reader that opened it (the API checks a file against its manifest, then streams that same
-   * open file) keeps reading the version it checked, and a run that fails leaves it whole.
+   * Makes the staged file the whole output: a new file of the kept prefix and the staged part,
+   * hashed from the very bytes written. Publishing renames it over the published file as for any
+   * output, so the published file is never changed in place: a reader that opened it (the API
+   * checks a file against its manifest, then streams that same open file) keeps reading the version
+   * it checked, and a run that fails leaves it whole. The published file is read once, through one
+   * descriptor, and must be byte for byte the one the fold state describes (its old closing text
+   * is hashed on a copy of the hash), else the output fails and the next run folds it whole.
    */
-  #assemble({ from, bytes }: OutputResume): void {
+  #assemble({ from, bytes, published }: OutputResume): void {
     const whole = `${this.tmp}.whole`;
     try {
-      copyFileSync(from, whole, constants.COPYFILE_FICLONE);
-      truncateSync(whole, bytes);
-      const fd = openSync(whole, "a");
+      const out = openSync(whole, "w");
       try {
+        const old = openSync(from, "r");
+        try {
+          copyHashed(this.#hash, old, out, bytes, 0, from);
+          const check = this.#hash.copy();
+          copyHashed(check, old, null, Infinity, bytes, from);
+          const seen = `sha256:${check.digest("hex")}`;
+          if (seen !== published.hash || fstatSync(old).size !== published.bytes)
+            throw new Error(`${from}: changed since its fold state was checked; the next run folds it whole`);
+        } finally {
+          closeSync(old);
+        }
         const rest = openSync(this.tmp, "r");
         try {
-          const chunk = Buffer.allocUnsafe(1 << 20);
-          for (let n; (n = readSync(rest, chunk)) > 0;) writeSync(fd, chunk, 0, n);
+          copyHashed(this.#hash, rest, out, Infinity, 0, this.tmp);
         } finally {
           closeSync(rest);
         }
+        if (fstatSync(out).size !== this.#bytes)
+          throw new Error(`${whole}: not the ${this.#bytes} bytes it was to hold`);
       } finally {
-        closeSync(fd);
+        closeSync(out);
       }
       renameSync(whole, this.tmp);
     } catch (error) {
@@ -260,21 +258,21 @@ class OutputFile {
 }
 
 /** Feeds `file` (its first `bytes` bytes, or all of it) to `hash`. */
-function hashFile(hash: Hash, file: string, bytes = Infinity): void {
-  const fd = openSync(file, "r");
-  try {
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    for (let at = 0; at < bytes;) {
-      const n = readSync(fd, chunk, 0, Math.min(chunk.length, bytes - at), at);
-      if (n === 0) {
-        if (bytes === Infinity) return;
-        throw new Error(`${file}: shorter than the ${bytes} bytes its fold state keeps`);
-      }
-      hash.update(chunk.subarray(0, n));
-      at += n;
+/**
+ * Feeds `length` bytes of the open file `fd` from `position` (or all that follows) to `hash`, and
+ * appends them to `out` when given, every short write resumed.
+ */
+function copyHashed(hash: Hash, fd: number, out: number | null, length: number, position: number, file: string): void {
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  for (let at = 0; at < length;) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, length - at), position + at);
+    if (n === 0) {
+      if (length === Infinity) return;
+      throw new Error(`${file}: shorter than the ${length} bytes its fold state keeps`);
     }
-  } finally {
-    closeSync(fd);
+    hash.update(chunk.subarray(0, n));
+    if (out !== null) for (let w = 0; w < n;) w += writeSync(out, chunk, w, n - w);
+    at += n;
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -118,6 +118,42 @@ describe("the pass helper thread", () => {
       /the pass helper thread failed: cannot load/,
     );
     await broken.close();
+  });
+});
+
+describe("an output continued from its published prefix", () => {
+  const published = (text: string) => ({
+    bytes: Buffer.byteLength(text),
+    hash: `sha256:${createHash("sha256").update(text).digest("hex")}`,
+  });
+  const first = `[\n${JSON.stringify(ROW)},\n${JSON.stringify({ ...ROW, agent: "council" })}\n]\n`;
+  const bytes = first.length - "\n]\n".length;
+
+  it("is a new file of the kept prefix and the new part, hashed from the bytes written", async () => {
+    const from = join(dir, "export.json");
+    writeFileSync(from, first);
+    const reader = openSync(from, "r");
+    const tmp = join(dir, "export.json.tmp");
+    const id = helper.open(tmp, jsonCheck("export.json"), { from, bytes, head: "[", published: published(first) });
+    helper.write(id, `,\n${JSON.stringify({ ...ROW, agent: "third" })}\n]\n`);
+    const digest = await helper.finish(id);
+    const whole = `${first.slice(0, bytes)},\n${JSON.stringify({ ...ROW, agent: "third" })}\n]\n`;
+    expect(readFileSync(tmp, "utf8")).toBe(whole);
+    expect(digest).toEqual(published(whole));
+    // The published file is untouched: a reader keeps its version, and publishing is a rename.
+    expect(readFileSync(reader, "utf8")).toBe(first);
+    closeSync(reader);
+  });
+
+  it("fails, leaving nothing staged, when the published file is not the one its fold state describes", async () => {
+    const from = join(dir, "changed.json");
+    writeFileSync(from, first.replace("council", "c0uncil"));
+    const tmp = join(dir, "changed.json.tmp");
+    const id = helper.open(tmp, jsonCheck("changed.json"), { from, bytes, head: "[", published: published(first) });
+    helper.write(id, "\n]\n");
+    await expect(helper.finish(id)).rejects.toThrow(/changed since its fold state was checked/);
+    expect(existsSync(tmp)).toBe(false);
+    expect(existsSync(`${tmp}.whole`)).toBe(false);
   });
 });
 

@@ -122,7 +122,7 @@ export class OutputStager {
     };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
     // helper's garbage is short-lived text that a scavenge of this size handles well. Its old
-    // generation is bounded too (unless the parent names a limit): it keeps about 20 MB alive, but
+    // generation is bounded too (or to the parent's limit, if lower): it keeps about 20 MB alive, but
     // a heap without a limit was left to grow to 130-145 MB before V8 collected it, which put the
     // 1M-event regeneration's peak over 512 MB in one run of three (bench/perf-notes.md).
     const { execArgv, maxOldGenerationSizeMb } = helperStart(process.execArgv, process.env.NODE_OPTIONS);
@@ -130,7 +130,7 @@ export class OutputStager {
       workerData: setup,
       resourceLimits: {
         maxYoungGenerationSizeMb: 32,
-        maxOldGenerationSizeMb: maxOldGenerationSizeMb ?? HELPER_OLD_GENERATION_MB,
+        maxOldGenerationSizeMb: Math.min(maxOldGenerationSizeMb ?? Infinity, HELPER_OLD_GENERATION_MB),
       },
     };
     this.#worker = startWorker(thread, options, execArgv);

@@ -120,7 +120,16 @@ function markTablesOfItems(rows: { state: StepState; output: StreamedOutput }[])
       source.output.check.schemaId === r.output.check.schemaId;
     return same ? source : undefined;
   };
-  const sources = new Map(rows.map((r) => [r, madeOf(r)]));
+  // One table per source (the helper feeds one): a second table naming a taken source uses its sink.
+  const taken = new Set<(typeof rows)[number]>();
+  const sources = new Map(
+    rows.map((r) => {
+      const source = madeOf(r);
+      if (!source || taken.has(source)) return [r, undefined];
+      taken.add(source);
+      return [r, source];
+    }),
+  );
   rows.sort((a, b) => Number(sources.get(a) !== undefined) - Number(sources.get(b) !== undefined));
   rows.forEach((r) => {
     const source = sources.get(r);

@@ -106,7 +106,7 @@ export async function planFolds(
       usable
         ? {
             from: kept.watermark.size,
-            resume: { from: state.target, bytes: kept.fold.bodyBytes, head: "" },
+            resume: { from: state.target, bytes: kept.fold.bodyBytes, head: "", published: kept.fold.digest },
             sinkState: kept.fold.sink,
           }
         : { from: 0 },

@@ -1,4 +1,4 @@
 government datapackage
-sha256:8de807d161b9c7a25225e9ba20041e80fb07da161adcff7efdf44229e8d922f5
+sha256:b6776180582ed6643d368742acbe011820882b62212b7847be05636d1694714c
 
-— integrity-platform.example/datasets ZK41+KDX6o+HkMrDOndPivupJf1ABFIf5UEE8536kZ2UxsEqays6Qpvd44Qw7V2nBALxTsI7B1R47xqn44QIsyAzOg4=
+— integrity-platform.example/datasets ZK41+Jf8xWFGcgA8d/Kyl04hAGotjKQ04xc/040URYP6xV48rtf9htN7hJVB3cg7ugU9ZJMCVkhjjDbtEgt4LpERag4=

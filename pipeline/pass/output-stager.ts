@@ -43,7 +43,7 @@ interface Stream {
   used: number;
 }
 
-const HEAP_LIMIT = /^--max[-_]old[-_]space[-_]size[= ]?(\d+)$/;
+const HEAP_LIMIT = /^--max[-_]old[-_]space[-_]size=(\d+)$/;
 
 /**
  * How the helper is started from the parent's flags. A parent started through tsx (`--import tsx`)

@@ -34,7 +34,7 @@ import {
   type TableSchema,
 } from "../manifest.ts";
 import { SIGNATURE_SUFFIX } from "../sign.ts";
-import type { StepState } from "../run/plan.ts";
+import { outputBytes, type StepState } from "../run/plan.ts";
 import type { Area } from "../step.ts";
 import { citationBibtex, citationCff } from "./citation.ts";
 import {
@@ -91,13 +91,6 @@ function identity(resources: ResourceDescriptor[]): string {
       ])
       .sort(),
   );
-}
-
-/** The bytes a step produced in this run (generated, staged, or the file in place). */
-function outputBytes(s: StepState): Uint8Array {
-  const out = s.output!;
-  if (out.bytes) return out.bytes;
-  return readFileSync(out.tmp ?? s.target);
 }
 
 function changesText(

@@ -16,7 +16,7 @@ import type { FileDigest } from "../../store/digest-cache.ts";
 import type { RunContext } from "./context.ts";
 import { planFolds } from "./folds.ts";
 import { skipIfUpToDate, type Inputs } from "./inputs.ts";
-import { failStep, stepDeps, type Plan, type StepState } from "./plan.ts";
+import { failStep, outputBytes, stepDeps, type Plan, type StepState } from "./plan.ts";
 
 export interface PassOutcome {
   /** Whether the ledger was read, and how many entries. */
@@ -192,10 +192,8 @@ function sha256Digest(bytes: Uint8Array): FileDigest {
 
 /** Another step's output: generated in this run, staged, or the published file. */
 function bytesOf(run: RunContext, plan: Plan, id: string): Uint8Array {
-  const out = plan.states.get(id)?.output;
-  if (out?.bytes) return out.bytes;
-  if (out?.tmp) return readFileSync(out.tmp);
-  return readFileSync(run.targetOf(plan.byId.get(id)!));
+  const state = plan.states.get(id);
+  return state ? outputBytes(state) : readFileSync(run.targetOf(plan.byId.get(id)!));
 }
 
 function generatorInputs(

@@ -3,6 +3,7 @@
  * order the selected ones by their `step:` dependencies, and give each the state the later phases
  * fill in.
  */
+import { readFileSync } from "node:fs";
 import { areaFile } from "../../core/datapackage/contract.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { MANIFEST_FILE } from "../manifest.ts";
@@ -29,6 +30,13 @@ export interface Output {
   tmp?: string;
   /** The bytes equal the file already in place: nothing to write. */
   same: boolean;
+}
+
+/** The bytes a step produced in this run (generated, or staged), else the file in place. */
+export function outputBytes(state: StepState): Uint8Array {
+  const out = state.output;
+  if (out?.bytes) return out.bytes;
+  return readFileSync(out?.tmp ?? state.target);
 }
 
 export interface StepState {

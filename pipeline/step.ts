@@ -84,6 +84,17 @@ export interface RowSink {
    * without it is never continued: its file is folded from the first entry every time.
    */
   state?(): unknown;
+  /**
+   * For a JSON array of records whose members are all strings, in the layout of core/json-rows.ts:
+   * the records as data. `record` gives the entry's members in `columns` order (null for no row) —
+   * the record whose JSON text `push` would write, counted as `push` counts it. The ledger pass then
+   * calls `record` instead of `push` and its helper thread writes the text (pipeline/pass/
+   * json-of-records.ts): the same bytes, made on the other core. `head` must be the layout's.
+   */
+  records?: {
+    columns: readonly string[];
+    record(entry: LedgerEntry, payloadText: string): readonly string[] | null;
+  };
 }
 
 export interface RowsStep extends StepBase {

@@ -17,6 +17,7 @@ import { createInterface } from "node:readline";
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
 import { csvWriter } from "../../core/csv.ts";
+import { JSON_ROWS_HEAD, jsonRowsEnd, jsonRowsLine } from "../../core/json-rows.ts";
 
 const COLUMNS = ["timestamp", "event_type", "agent", "data", "attestation_hash"] as const;
 type Row = Record<(typeof COLUMNS)[number], string>;
@@ -139,7 +140,7 @@ function matches(row: Row, request: ExportRequest): boolean {
 export async function* exportBody(input: NodeJS.ReadableStream, request: ExportRequest): AsyncGenerator<Uint8Array> {
   const encoder = new TextEncoder();
   const csv = csvWriter(COLUMNS);
-  let out = request.format === "csv" ? csv.header : "[";
+  let out = request.format === "csv" ? csv.header : JSON_ROWS_HEAD;
   let rows = 0;
   const lines = createInterface({ input, crlfDelay: Infinity });
   for await (const line of lines) {
@@ -148,13 +149,13 @@ export async function* exportBody(input: NodeJS.ReadableStream, request: ExportR
     if (!text.startsWith("{")) continue;
     const row = JSON.parse(text) as Row;
     if (!matches(row, request)) continue;
-    out += request.format === "csv" ? csv.row(row) : `${rows === 0 ? "\n" : ",\n"}${text}`;
+    out += request.format === "csv" ? csv.row(row) : jsonRowsLine(rows, text);
     rows += 1;
     if (out.length >= 1 << 16) {
       yield encoder.encode(out);
       out = "";
     }
   }
-  if (request.format === "json") out += rows === 0 ? "]\n" : "\n]\n";
+  if (request.format === "json") out += jsonRowsEnd(rows);
   if (out !== "") yield encoder.encode(out);
 }

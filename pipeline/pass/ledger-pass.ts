@@ -1,16 +1,18 @@
 /**
  * The one streaming pass over the ledger the runner makes when a step needs it. Every entry, in
- * order, is rehashed into the ledger's tree and goes to the facts accumulator and to the sink of every
- * streamed output on this thread; the helper thread (./output-stager.ts) validates, hashes and
- * writes the outputs. The rehashed root must equal the ledger's: facts and outputs then come from exactly the
- * entries the root commits to. A sink that throws or an output that fails validation fails alone;
- * a root mismatch or a dead helper fails the pass, and every temporary file is removed.
+ * order, is rehashed into its leaf and goes to the facts accumulator and to the sink of every
+ * streamed output on this thread; the helper thread (./output-stager.ts) folds the leaves into the
+ * ledger's tree and validates, hashes and writes the outputs. The rehashed root must equal the
+ * ledger's: facts and outputs then come from exactly the entries the root commits to. The facts are
+ * handed on before the helper has answered the root, so that documents are made meanwhile; nothing
+ * may be published or kept from them until `outputs` resolves, which it does only once the root
+ * matched. A sink that throws or an output that fails validation fails alone; a root mismatch or a
+ * dead helper fails the pass, and every temporary file is removed.
  */
 import { rmSync } from "node:fs";
-import { formatDigest } from "../../core/digest.ts";
 import { entryText } from "../../core/ledger/entry.ts";
 import { hash } from "node:crypto";
-import { StreamingRoot } from "../../core/merkle-stream.ts";
+import { JSON_ROWS_HEAD } from "../../core/json-rows.ts";
 import type { LedgerReader } from "../../core/ledger/store.ts";
 import type { FactsAccumulator } from "../facts/accumulate.ts";
 import type { LedgerFacts } from "../facts/types.ts";
@@ -49,16 +51,17 @@ export interface PassResult {
   facts: LedgerFacts;
   /** The facts accumulator, to take a snapshot of. */
   accumulator: FactsAccumulator;
-  /** The right edge of the tree of every entry (for a watermark at the ledger's size). */
-  edge: Uint8Array[];
   /**
-   * The streamed outputs, finished on the helper thread while the caller goes on (a continued
-   * output's kept prefix is hashed then); it never rejects: a failure is that output's Error.
+   * The root check and the streamed outputs, finished on the helper thread while the caller goes on
+   * (a continued output's kept prefix is hashed then). It rejects only when the entries read are
+   * not the ledger's (or the helper died): an output's own failure is that output's Error.
    */
   outputs: Promise<StreamedResults>;
 }
 
 export interface StreamedResults {
+  /** The right edge of the tree of every entry (for a watermark at the ledger's size). */
+  edge: Uint8Array[];
   /** Per output, in the order given: the staged file's size and sha256, or why it failed. */
   outputs: (FileDigest | Error)[];
   /** Per output: its sink's state and closing text's size, when the sink keeps a state. */
@@ -91,37 +94,51 @@ export async function readLedgerOnce(options: {
     if ((source.from ?? 0) !== (output.from ?? 0) || !source.resume !== !output.resume)
       throw new Error(`${output.tmp}: not folded from the same entry as the output its rows come from`);
   });
-  const helper = new OutputStager(options.outputs.length);
-  // Every entry read is rehashed into the ledger's RFC 9162 tree, continued from the watermark's
-  // edge: the pass fails unless its root is the ledger's, so an entry changed behind the store's
-  // back is never published.
-  const tree = options.start ? StreamingRoot.resume(options.start.size, options.start.edge) : new StreamingRoot();
-  const streams: { output: StreamedOutput; from: number; id: number; error: Error | null }[] = [];
+  const helper = new OutputStager(options.outputs.length + 1);
+  // Every entry read is rehashed into its leaf of the ledger's RFC 9162 tree, which the helper
+  // folds, continued from the watermark's edge: the pass fails unless its root is the ledger's, so
+  // an entry changed behind the store's back is never published.
+  const tree = helper.openTree(options.start);
+  const streams: {
+    output: StreamedOutput;
+    from: number;
+    id: number;
+    /** The sink's records, which the helper writes as JSON (RowSink.records). */
+    records: RowSink["records"];
+    error: Error | null;
+  }[] = [];
   options.outputs.forEach((output) => {
     const madeOf = output.rowsOf === undefined ? undefined : { rowsOf: streams[output.rowsOf]!.id, head: output.head };
+    const records = output.head === JSON_ROWS_HEAD && output.check?.kind !== "csv" ? output.sink.records : undefined;
     streams.push({
       output,
       from: output.from ?? 0,
-      id: helper.open(output.tmp, output.check, output.resume, madeOf),
+      id: helper.open(output.tmp, output.check, output.resume, madeOf, records?.columns),
+      records,
       error: null,
     });
   });
   let finishing = false;
   try {
-    for (const s of streams) if (!s.output.resume && s.output.rowsOf === undefined) helper.write(s.id, s.output.head);
+    // The helper opens a JSON array of records itself.
+    for (const s of streams)
+      if (!s.output.resume && s.output.rowsOf === undefined && !s.records) helper.write(s.id, s.output.head);
     // A table made of another output's items is not fed: the helper writes its rows.
     let active = streams.filter((s) => s.output.rowsOf === undefined);
     let read = 0;
     for await (const { entry, payloadText } of ledger.storedEntries(start, size)) {
       const seq = start + read;
       if (seq >= factsFrom) accumulator.add(entry);
-      tree.appendLeafHash(hash("sha256", `\u0000${entryText(entry, payloadText)}`, "binary"));
+      helper.writeLeaf(tree, hash("sha256", `\u0000${entryText(entry, payloadText)}`, "binary"));
       read += 1;
       for (let i = 0; i < active.length; i++) {
         const s = active[i]!;
         if (seq < s.from) continue;
         try {
-          helper.write(s.id, s.output.sink.push(entry, payloadText));
+          if (s.records) {
+            const cells = s.records.record(entry, payloadText);
+            if (cells) helper.writeRecord(s.id, cells);
+          } else helper.write(s.id, s.output.sink.push(entry, payloadText));
         } catch (error) {
           // A helper that died fails the pass; a sink that threw fails its output alone.
           if (helper.failure) throw helper.failure;
@@ -133,12 +150,10 @@ export async function readLedgerOnce(options: {
       }
       if (helper.full) await helper.room();
     }
-    const treeRoot = formatDigest(tree.root());
-    if (start + read !== size || tree.size !== size || treeRoot !== root) {
-      throw new Error(
-        `the ledger pass read ${start + read} entries with root ${treeRoot}, but the ledger reported ${size} entries with root ${root}`,
-      );
-    }
+    if (start + read !== size)
+      throw new Error(`the ledger pass read ${start + read} entries, but the ledger reported ${size}`);
+    // Asked first: the helper answers it before it finishes the outputs.
+    const rehashed = helper.finishTree(tree);
     const facts = accumulator.result(root);
     // Every output's closing text and finish are sent now; each answer is taken as it comes, so
     // that none is left rejected without a handler while an earlier one is awaited.
@@ -148,7 +163,8 @@ export async function readLedgerOnce(options: {
         const { sink } = s.output;
         const state = sink.state ? sink.state() : undefined;
         const end = sink.end();
-        helper.write(s.id, end);
+        // A JSON array of records is closed by the helper, with the same text.
+        if (!s.records) helper.write(s.id, end);
         const ending = sink.state ? { state, endBytes: Buffer.byteLength(end) } : null;
         return helper.finish(s.id).then(
           (digest) => [digest, ending],
@@ -161,15 +177,30 @@ export async function readLedgerOnce(options: {
     });
     finishing = true;
     const outputs = (async (): Promise<StreamedResults> => {
-      const results = await Promise.all(finished);
+      let results: [FileDigest | Error, OutputEnd | null][];
+      let edge: Uint8Array[];
+      try {
+        const [end, ...all] = await Promise.all([rehashed, ...finished]);
+        if (end.size !== size || end.root !== root) {
+          throw new Error(
+            `the ledger pass read ${end.size} entries with root ${end.root}, but the ledger reported ${size} entries with root ${root}`,
+          );
+        }
+        results = all;
+        edge = end.edge;
+      } catch (error) {
+        await helper.close().catch(() => {});
+        for (const s of streams) rmSync(s.output.tmp, { force: true });
+        throw error;
+      }
       await helper.close().catch(() => {}); // every answer is in: a failing close changes none
       // Only the staged files of outputs that succeeded are kept.
       streams.forEach((s, i) => {
         if (results[i]![0] instanceof Error) rmSync(s.output.tmp, { force: true });
       });
-      return { outputs: results.map((r) => r[0]), ends: results.map((r) => r[1]) };
+      return { edge, outputs: results.map((r) => r[0]), ends: results.map((r) => r[1]) };
     })();
-    return { read, facts, accumulator, edge: tree.edge, outputs };
+    return { read, facts, accumulator, outputs };
   } finally {
     if (!finishing) {
       await helper.close();

@@ -16,6 +16,8 @@ import { DataError, type DataErrorCode } from "../validate/data-error.ts";
 import { JsonArrayValidator } from "../validate/json-array.ts";
 import { JsonSchemaSet } from "../validate/json-schemas.ts";
 import { CsvOfItems } from "./csv-of-items.ts";
+import { JsonOfRecords } from "./json-of-records.ts";
+import { LeafTree, type TreeEnd, type TreeStart } from "./leaf-tree.ts";
 
 /** How a streamed output is validated: its row schema, and for CSV the Table Schema. */
 export type OutputCheck =
@@ -52,7 +54,14 @@ export type WorkerRequest =
       resume?: OutputResume;
       /** A CSV table made of the items of output `rowsOf`, opening with `head` (when not resumed). */
       madeOf?: TableOfItems;
+      /**
+       * A JSON array of records with these columns: what is written to it are record frames
+       * (./record-frames.ts), and the helper writes the file's text, its opening and closing included.
+       */
+      records?: readonly string[];
     }
+  /** The ledger's tree, its leaf hashes written to it (./leaf-tree.ts); finishing it answers its root. */
+  | { op: "tree"; id: number; start?: TreeStart }
   | { op: "bytes"; id: number; slot: number; length: number }
   | { op: "text"; id: number; text: string }
   | { op: "finish"; id: number; reply: number }
@@ -72,7 +81,7 @@ export interface WorkerError {
 
 export type WorkerAnswer =
   | { op: "ack" }
-  | { op: "reply"; reply: number; value: FileDigest }
+  | { op: "reply"; reply: number; value: FileDigest | TreeEnd }
   | { op: "reply"; reply: number; error: WorkerError };
 
 interface Validator {
@@ -89,10 +98,13 @@ class OutputFile {
   #bytes = 0;
   /** A kept prefix not hashed yet: it is hashed at `finish`, then the staged part read back after it. */
   #prefix: OutputResume | null = null;
-  /** A table made of another output's items (`rowsOf`): that output, and the records not yet written. */
+  /** A JSON array the helper writes from record frames (`records`). */
+  #records: JsonOfRecords | null = null;
+  /** A table made of another output's items (`rowsOf`): that output. */
   #source: OutputFile | null = null;
   #table: CsvOfItems | null = null;
-  #rows = "";
+  /** Text the helper makes (a table's records, a JSON array's lines), encoded as it comes. */
+  #made: EncodedText | null = null;
   /** Finished whole: a table made of this output's items may be finished too. */
   succeeded = false;
   problem: unknown = null;
@@ -106,47 +118,56 @@ class OutputFile {
     check: OutputCheck | null,
     resume?: OutputResume,
     madeOf?: { source: OutputFile | null; head: string },
+    records?: readonly string[],
   ) {
     this.tmp = tmp;
     try {
       if (madeOf && !madeOf.source) throw new Error(`${tmp}: the output its rows come from is not open`);
       if (madeOf) this.#madeOf(madeOf.source!, check);
+      else if (records) this.#ofRecords(records, check);
       else this.#validator = validatorFor(check);
       mkdirSync(dirname(tmp), { recursive: true });
       this.#fd = openSync(tmp, "w");
+      if (this.#table || this.#records) this.#made = new EncodedText((bytes) => this.#put(bytes));
       if (resume) this.#resume(resume);
       else if (madeOf) {
         this.#table!.head(madeOf.head);
         this.#put(Buffer.from(madeOf.head, "utf8"));
-      }
+      } else if (this.#records) this.#put(Buffer.from(this.#records.head, "utf8"));
     } catch (error) {
       this.problem = error;
     }
   }
 
+  #ofRecords(columns: readonly string[], check: OutputCheck | null): void {
+    if (check !== null && check.kind !== "json-array")
+      throw new Error(`${this.tmp}: only a JSON array is written from records`);
+    const item = check === null ? null : schemaSet(check.schemasDir).validator(check.schemaId);
+    this.#records = new JsonOfRecords(check?.file ?? this.tmp, columns, item);
+  }
+
+  /** The validated items of this output, for a table made of them (a JSON array's only). */
+  get #items(): { onItem: ((value: unknown) => void) | null } | null {
+    return this.#records ?? (this.#validator instanceof JsonArrayValidator ? this.#validator : null);
+  }
+
   /** Listens to the items `source` validates, each written as a record of this CSV table. */
   #madeOf(source: OutputFile, check: OutputCheck | null): void {
     this.#source = source;
-    if (check?.kind !== "csv" || !(source.#validator instanceof JsonArrayValidator))
+    const items = source.#items;
+    if (check?.kind !== "csv" || !items)
       throw new Error(`${this.tmp}: only a CSV table is made of the items of a JSON array`);
-    if (source.#validator.onItem) throw new Error(`${this.tmp}: its source already makes another table`);
+    if (items.onItem) throw new Error(`${this.tmp}: its source already makes another table`);
     const table = new CsvOfItems(check.file, check.table, schemaSet(check.schemasDir).validator(check.schemaId));
     this.#table = table;
-    source.#validator.onItem = (item) => {
+    items.onItem = (item) => {
       if (this.problem !== null) return;
       try {
-        this.#rows += table.row(item);
-        if (this.#rows.length >= 1 << 18) this.#flushRows();
+        this.#made!.add(table.row(item));
       } catch (error) {
         this.problem = error;
       }
     };
-  }
-
-  #flushRows(): void {
-    const bytes = Buffer.from(this.#rows, "utf8");
-    this.#rows = "";
-    this.#put(bytes);
   }
 
   /**
@@ -160,18 +181,22 @@ class OutputFile {
     this.#bytes = bytes;
     this.#table?.continue();
     const validator = this.#validator;
-    if (validator instanceof JsonArrayValidator) validator.continueAfter(bytes > Buffer.byteLength(head) ? 1 : 0);
+    const items = bytes > Buffer.byteLength(head) ? 1 : 0;
+    if (validator instanceof JsonArrayValidator) validator.continueAfter(items);
     else validator?.feed(head);
+    this.#records?.continueAfter(items);
   }
 
   /**
-   * Appends UTF-8 bytes that hold whole characters. A table made of another output's items takes
-   * nothing this way but an empty closing text: its header and records are the helper's.
+   * Appends UTF-8 bytes that hold whole characters, or, to a JSON array of records, whole record
+   * frames. A table made of another output's items takes nothing this way: its header and records
+   * are the helper's.
    */
   write(bytes: Buffer): void {
     if (this.problem !== null || bytes.length === 0) return;
     try {
       if (this.#table) throw new Error(`${this.tmp}: text written to a table made of another output's items`);
+      if (this.#records) return this.#records.lines(bytes.toString("utf8"), (line) => this.#made!.add(line));
       this.#validator?.feed(bytes.toString("utf8"));
       this.#put(bytes);
     } catch (error) {
@@ -186,10 +211,12 @@ class OutputFile {
   }
 
   finish(): FileDigest {
-    if (this.problem === null && this.#table) {
+    if (this.problem === null && this.#made) {
       try {
-        if (!this.#source!.succeeded) throw new Error(`${this.tmp}: the output its rows come from failed`);
-        this.#flushRows();
+        if (this.#table && !this.#source!.succeeded)
+          throw new Error(`${this.tmp}: the output its rows come from failed`);
+        if (this.#records) this.#made.add(this.#records.end());
+        this.#made.flush();
       } catch (error) {
         this.problem = error;
       }
@@ -257,7 +284,6 @@ class OutputFile {
   }
 }
 
-/** Feeds `file` (its first `bytes` bytes, or all of it) to `hash`. */
 /**
  * Feeds `length` bytes of the open file `fd` from `position` (or all that follows) to `hash`, and
  * appends them to `out` when given, every short write resumed.
@@ -273,6 +299,37 @@ function copyHashed(hash: Hash, fd: number, out: number | null, length: number, 
     hash.update(chunk.subarray(0, n));
     if (out !== null) for (let w = 0; w < n;) w += writeSync(out, chunk, w, n - w);
     at += n;
+  }
+}
+
+/**
+ * Text the helper makes, encoded into one buffer as it comes and handed on when the buffer is full:
+ * no string of many rows is built only to be flattened and encoded at once.
+ */
+class EncodedText {
+  static readonly BYTES = 1 << 18;
+  readonly #buffer = Buffer.allocUnsafe(EncodedText.BYTES);
+  #used = 0;
+  readonly #put: (bytes: Buffer) => void;
+
+  constructor(put: (bytes: Buffer) => void) {
+    this.#put = put;
+  }
+
+  add(text: string): void {
+    // A UTF-16 unit takes at most 3 UTF-8 bytes.
+    const most = text.length * 3;
+    if (this.#used + most > EncodedText.BYTES) this.flush();
+    if (most > EncodedText.BYTES) this.#put(Buffer.from(text, "utf8"));
+    else this.#used += this.#buffer.write(text, this.#used);
+  }
+
+  /** Hands on what is buffered (the buffer is reused: `put` must be done with it on return). */
+  flush(): void {
+    if (this.#used === 0) return;
+    const used = this.#used;
+    this.#used = 0;
+    this.#put(this.#buffer.subarray(0, used));
   }
 }
 
@@ -304,7 +361,7 @@ function workerError(error: unknown): WorkerError {
 const port = parentPort;
 if (port) {
   const { memory, slotBytes } = workerData as WorkerSetup;
-  const outputs = new Map<number, OutputFile>();
+  const outputs = new Map<number, OutputFile | LeafTree>();
   const answer = (message: WorkerAnswer) => port.postMessage(message);
 
   const take = (id: number, bytes: Buffer): void => outputs.get(id)?.write(bytes);
@@ -318,10 +375,14 @@ if (port) {
       case "text":
         take(request.id, Buffer.from(request.text, "utf8"));
         return;
+      case "tree":
+        outputs.set(request.id, new LeafTree(request.start));
+        return;
       case "open": {
         const { madeOf } = request;
-        const table = madeOf && { source: outputs.get(madeOf.rowsOf) ?? null, head: madeOf.head };
-        outputs.set(request.id, new OutputFile(request.tmp, request.check, request.resume, table));
+        const source = madeOf && outputs.get(madeOf.rowsOf);
+        const table = madeOf && { source: source instanceof OutputFile ? source : null, head: madeOf.head };
+        outputs.set(request.id, new OutputFile(request.tmp, request.check, request.resume, table, request.records));
         return;
       }
       case "finish": {
@@ -331,15 +392,17 @@ if (port) {
           if (!output) throw new Error(`output ${request.id} was never opened`);
           answer({ op: "reply", reply: request.reply, value: output.finish() });
         } catch (error) {
-          output?.abort();
+          if (output instanceof OutputFile) output.abort();
           answer({ op: "reply", reply: request.reply, error: workerError(error) });
         }
         return;
       }
-      case "abort":
-        outputs.get(request.id)?.abort();
+      case "abort": {
+        const output = outputs.get(request.id);
+        if (output instanceof OutputFile) output.abort();
         outputs.delete(request.id);
         return;
+      }
     }
   };
 

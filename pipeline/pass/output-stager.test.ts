@@ -9,7 +9,11 @@ import type { OutputCheck } from "./output-stager-worker.ts";
 import { csvWriter } from "../../core/csv.ts";
 import { publishedSchemas } from "../../core/schemas/index.ts";
 import { toPublishedJsonSchema } from "../../core/schemas/json-schema.ts";
-import { AUDIT_COLUMNS } from "../areas/government/audit-trail.ts";
+import { AUDIT_COLUMNS, auditTrailJsonStep } from "../areas/government/audit-trail.ts";
+import type { LedgerEntry } from "../../core/ledger/entry.ts";
+import { formatDigest } from "../../core/digest.ts";
+import { rootHash } from "../../core/merkle.ts";
+import { StreamingRoot } from "../../core/merkle-stream.ts";
 import { tableSchemaFromJsonSchema } from "../manifest.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
@@ -225,6 +229,119 @@ describe("a CSV table made of a JSON array output's items", () => {
     helper.write(wrongHead, "[]");
     await helper.finish(wrongHead);
     await expect(helper.finish(c)).rejects.toThrow(/not the header of its fields/);
+  });
+});
+
+describe("a JSON array the helper writes from records", () => {
+  const entries: LedgerEntry[] = Array.from({ length: 3000 }, (_, i) => {
+    const agent = ["treasury", 'a "quoted", agent', "naïve — 😀", "lone \ud800 surrogate"][i % 4]!;
+    return {
+      seq: i,
+      type: "mic_burn",
+      payload: { account: agent, amount: String(i), note: "line\nbreak" },
+      ts: "2026-01-01T00:00:00.000Z",
+      prev: null,
+      hash: `sha256:${(i % 256).toString(16).padStart(2, "0").repeat(32)}`,
+    };
+  });
+  const payloadText = (e: LedgerEntry) => JSON.stringify(e.payload);
+  /** The file the step's own sink writes with `push`, from the kept state `from`. */
+  const pushed = (list: readonly LedgerEntry[], from?: number) => {
+    const { head, sink } = auditTrailJsonStep.start({} as never, from);
+    return { head, body: list.map((e) => sink.push(e, payloadText(e))).join(""), end: sink.end() };
+  };
+  beforeEach(async () => {
+    await helper.close();
+    helper = new OutputStager(6);
+  });
+
+  it("is the text the sink's push writes, byte for byte, and a CSV table can be made of its items", async () => {
+    const { sink } = auditTrailJsonStep.start({} as never);
+    const records = sink.records!;
+    const tmp = join(dir, "export.json.tmp");
+    const json = helper.open(tmp, jsonCheck("export.json"), undefined, undefined, records.columns);
+    const csvTmp = join(dir, "export.csv.tmp");
+    const table = tableSchemaFromJsonSchema(
+      toPublishedJsonSchema("government/audit-trail-row", publishedSchemas["government/audit-trail-row"]),
+    );
+    const writer = csvWriter(AUDIT_COLUMNS);
+    const csv = helper.open(csvTmp, { ...jsonCheck("export.csv"), kind: "csv", table }, undefined, {
+      rowsOf: json,
+      head: writer.header,
+    });
+    for (const e of entries) helper.writeRecord(json, records.record(e, payloadText(e))!);
+    const digest = await helper.finish(json);
+    await helper.finish(csv);
+    const { head, body, end } = pushed(entries);
+    const expected = head + body + end;
+    expect(sink.end()).toBe(end); // the sink counted the records as push counts rows
+    expect(readFileSync(tmp, "utf8")).toBe(expected);
+    expect(digest).toEqual({
+      bytes: Buffer.byteLength(expected),
+      hash: `sha256:${createHash("sha256").update(expected).digest("hex")}`,
+    });
+    const items = JSON.parse(expected) as Record<(typeof AUDIT_COLUMNS)[number], string>[];
+    // Compared as bytes: a lone surrogate is written to the CSV as UTF-8 writes it (U+FFFD).
+    const csvText = writer.header + items.map((r) => writer.row(r)).join("");
+    expect(readFileSync(csvTmp).equals(Buffer.from(csvText))).toBe(true);
+  });
+
+  it("goes on after a kept prefix, and is the empty array when given none", async () => {
+    const firstPart = pushed(entries.slice(0, 10));
+    const first = firstPart.head + firstPart.body + firstPart.end;
+    const from = join(dir, "export.json");
+    writeFileSync(from, first);
+    const bytes = Buffer.byteLength(first) - Buffer.byteLength(firstPart.end);
+    const published = {
+      bytes: Buffer.byteLength(first),
+      hash: `sha256:${createHash("sha256").update(first).digest("hex")}`,
+    };
+    const { sink } = auditTrailJsonStep.start({} as never, 10);
+    const tmp = join(dir, "export.json.tmp");
+    const id = helper.open(
+      tmp,
+      jsonCheck("export.json"),
+      { from, bytes, head: "[", published },
+      undefined,
+      AUDIT_COLUMNS,
+    );
+    for (const e of entries.slice(10, 20)) helper.writeRecord(id, sink.records!.record(e, payloadText(e))!);
+    await helper.finish(id);
+    const rest = pushed(entries.slice(10, 20), 10);
+    expect(readFileSync(tmp, "utf8")).toBe(Buffer.from(first).subarray(0, bytes).toString() + rest.body + rest.end);
+
+    const empty = join(dir, "empty.json.tmp");
+    await helper.finish(helper.open(empty, jsonCheck("empty.json"), undefined, undefined, AUDIT_COLUMNS));
+    expect(readFileSync(empty, "utf8")).toBe("[]\n");
+  });
+
+  it("fails an item its row schema refuses, or a record of another width, naming the file and item", async () => {
+    const bad = helper.open(join(dir, "bad.json.tmp"), jsonCheck("bad.json"), undefined, undefined, AUDIT_COLUMNS);
+    helper.writeRecord(bad, Object.values(ROW));
+    helper.writeRecord(bad, Object.values({ ...ROW, agent: "" }));
+    await expect(helper.finish(bad)).rejects.toThrow(/^bad\.json: item 2 does not match its JSON Schema/);
+    expect(existsSync(join(dir, "bad.json.tmp"))).toBe(false);
+    const narrow = helper.open(join(dir, "n.json.tmp"), jsonCheck("n.json"), undefined, undefined, AUDIT_COLUMNS);
+    helper.writeRecord(narrow, ["2026-01-01T00:00:00.000Z"]);
+    await expect(helper.finish(narrow)).rejects.toThrow(/^n\.json: item 1 has 1 members, not 5/);
+  });
+});
+
+describe("the ledger's tree on the helper", () => {
+  const leaves = Array.from({ length: 5000 }, (_, i) => createHash("sha256").update(`leaf ${i}`).digest());
+
+  it("folds the leaf hashes written to it into the RFC 9162 root, from the start or from a watermark's edge", async () => {
+    const whole = helper.openTree();
+    for (const leaf of leaves) helper.writeLeaf(whole, leaf.toString("latin1"));
+    const end = await helper.finishTree(whole);
+    expect(end.size).toBe(leaves.length);
+    expect(end.root).toBe(formatDigest(rootHash(leaves)));
+
+    const prefix = new StreamingRoot();
+    for (const leaf of leaves.slice(0, 1234)) prefix.appendLeafHash(leaf.toString("latin1"));
+    const resumed = helper.openTree({ size: prefix.size, edge: prefix.edge });
+    for (const leaf of leaves.slice(1234)) helper.writeLeaf(resumed, leaf.toString("latin1"));
+    expect(await helper.finishTree(resumed)).toEqual(end);
   });
 });
 

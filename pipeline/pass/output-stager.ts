@@ -11,6 +11,8 @@
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { DataError } from "../validate/data-error.ts";
+import { frameRecord } from "./record-frames.ts";
+import type { TreeEnd, TreeStart } from "./leaf-tree.ts";
 import type {
   OutputCheck,
   OutputResume,
@@ -170,18 +172,62 @@ export class OutputStager {
    * names when given; returns its handle. With `madeOf` (`rowsOf`: the handle of a JSON array output
    * opened before), the output is a CSV table opening with `head` whose records the helper writes
    * from that output's items: nothing is written to it but an empty closing text. Finish it after
-   * that output.
+   * that output. With `records` (its columns), the output is a JSON array the helper writes from the
+   * records given to `writeRecord`, its opening and closing text included.
    */
-  open(tmp: string, check: OutputCheck | null, resume?: OutputResume, madeOf?: TableOfItems): number {
+  open(
+    tmp: string,
+    check: OutputCheck | null,
+    resume?: OutputResume,
+    madeOf?: TableOfItems,
+    records?: readonly string[],
+  ): number {
     if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
     const id = this.#nextOutput++;
-    this.#post({ op: "open", id, tmp, check, ...(resume ? { resume } : {}), ...(madeOf ? { madeOf } : {}) });
+    this.#post({
+      op: "open",
+      id,
+      tmp,
+      check,
+      ...(resume ? { resume } : {}),
+      ...(madeOf ? { madeOf } : {}),
+      ...(records ? { records } : {}),
+    });
     this.#streams.set(id, { slot: null, used: 0 });
     return id;
   }
 
   write(id: number, text: string): void {
     if (text !== "") this.#append(id, text);
+  }
+
+  /** One record of an output opened with `records`: its cells in column order. */
+  writeRecord(id: number, cells: readonly string[]): void {
+    this.#append(id, frameRecord(cells));
+  }
+
+  /**
+   * Starts the ledger's tree on the helper (./leaf-tree.ts), from `start` when given; returns its
+   * handle. It counts as one of the outputs the stager was started for.
+   */
+  openTree(start?: TreeStart): number {
+    if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
+    const id = this.#nextOutput++;
+    this.#post({ op: "tree", id, ...(start ? { start } : {}) });
+    this.#streams.set(id, { slot: null, used: 0 });
+    return id;
+  }
+
+  /** Appends a leaf to the tree: its hash as a 32-character latin1 string. */
+  writeLeaf(id: number, leafHash: string): void {
+    this.#append(id, leafHash, "latin1");
+  }
+
+  /** The tree's size, root and edge once every leaf written before is folded. */
+  async finishTree(id: number): Promise<TreeEnd> {
+    this.#flush(id);
+    this.#streams.delete(id);
+    return (await this.#call((reply) => ({ op: "finish", id, reply }))) as TreeEnd;
   }
 
   /** Closes the output: its size and sha256, or its first validation or write problem. */
@@ -204,7 +250,7 @@ export class OutputStager {
     await this.#worker.terminate();
   }
 
-  #append(id: number, text: string): void {
+  #append(id: number, text: string, encoding: "utf8" | "latin1" = "utf8"): void {
     const stream = this.#streams.get(id);
     if (!stream) throw new Error(`output ${id} is not open`);
     // A UTF-16 unit takes at most 3 UTF-8 bytes.
@@ -221,7 +267,7 @@ export class OutputStager {
       stream.used = 0;
     }
     const at = stream.slot * SLOT_BYTES + stream.used;
-    stream.used = at + this.#memory.write(text, at) - stream.slot * SLOT_BYTES;
+    stream.used = at + this.#memory.write(text, at, encoding) - stream.slot * SLOT_BYTES;
   }
 
   /** Posts the stream's slot, if it holds anything. */

@@ -122,7 +122,7 @@ export async function planFolds(
     rows: starts,
     save(pass, streamed, passRows, at) {
       if (!dir) return;
-      const watermark: Watermark = { size: at.size, root: at.root, edge: pass.edge };
+      const watermark: Watermark = { size: at.size, root: at.root, edge: streamed.edge };
       const keep = <T>(fold: string, state: FoldState<T>) => {
         try {
           saveFoldState(stateFile(dir, fold), state);

@@ -1,4 +1,4 @@
 government datapackage
-sha256:b6776180582ed6643d368742acbe011820882b62212b7847be05636d1694714c
+sha256:b841c219c2189987163b07076599e753416b2a9d5d838ffe3f068ec2e7dc1262
 
-— integrity-platform.example/datasets ZK41+Jf8xWFGcgA8d/Kyl04hAGotjKQ04xc/040URYP6xV48rtf9htN7hJVB3cg7ugU9ZJMCVkhjjDbtEgt4LpERag4=
+— integrity-platform.example/datasets ZK41+OY5my2PhN9lkqxVQyuKWaEn6rEABx8rlMlQdDv28rs/NMC7PwAC6CRqCSSOGta7QGy6yS+KJEGdP1B3ZOVNPgM=

@@ -38,6 +38,7 @@ import { canonicalize } from "../../../core/canonical.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
 import { DIGEST_PATTERN, type AuditTrailRow } from "../../../core/schemas/index.ts";
 import { csvWriter } from "../../../core/csv.ts";
+import { JSON_ROWS_HEAD, jsonRowsEnd, jsonRowsLine } from "../../../core/json-rows.ts";
 import type { RowsStep } from "../../step.ts";
 import { government } from "../../../core/areas/government.ts";
 import { declaredOutput } from "../../../core/areas/declaration.ts";
@@ -147,15 +148,22 @@ export const auditTrailJsonStep: RowsStep = {
   start(_inputs, from) {
     let rows = typeof from === "number" ? from : 0;
     return {
-      head: "[",
+      head: JSON_ROWS_HEAD,
       sink: {
         push(entry, payloadText) {
-          return `${rows++ === 0 ? "\n" : ",\n"}${JSON.stringify(auditRow(entry, payloadText))}`;
+          return jsonRowsLine(rows++, JSON.stringify(auditRow(entry, payloadText)));
         },
-        end() {
-          return rows === 0 ? "]\n" : "\n]\n";
-        },
+        end: () => jsonRowsEnd(rows),
         state: () => rows,
+        // The same rows as data: the pass helper writes their JSON text (RowSink.records).
+        records: {
+          columns: AUDIT_COLUMNS,
+          record(entry, payloadText) {
+            const row = auditRow(entry, payloadText);
+            rows += 1;
+            return [row.timestamp, row.event_type, row.agent, row.data, row.attestation_hash];
+          },
+        },
       },
     };
   },

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { CanonicalizationError } from "./canonical.ts";
-import { digestOf, formatDigest, fromHex, isDigest, parseDigest, sha256, sha256Hex, toHex } from "./digest.ts";
+import {
+  DIGEST_PATTERN,
+  digestOf,
+  formatDigest,
+  fromHex,
+  isDigest,
+  parseDigest,
+  sha256,
+  sha256Hex,
+  toHex,
+} from "./digest.ts";
 
 // FIPS 180-2 appendix B / NIST CSRC examples.
 const VECTORS: [string, string][] = [
@@ -97,6 +107,40 @@ describe("parseDigest / isDigest / formatDigest", () => {
     expect(() => formatDigest(new Uint8Array(31))).toThrow(/32 bytes/);
     expect(() => formatDigest(new Uint8Array(33))).toThrow(/32 bytes/);
     expect(() => formatDigest(hex as unknown as Uint8Array)).toThrow(/Uint8Array/);
+  });
+});
+
+describe("isDigest against DIGEST_PATTERN", () => {
+  it("agrees with the pattern on every near miss and on random text of the right length", () => {
+    const hex = "0123456789abcdef".repeat(4);
+    const near = [
+      `sha256:${hex}`,
+      `sha256:${hex.toUpperCase()}`,
+      `sha256:${hex.slice(1)}`,
+      `sha256:${hex}0`,
+      `sha256:${hex}\n`,
+      `\nsha256:${hex}`,
+      `SHA256:${hex}`,
+      `sha256;${hex}`,
+      `sha256:${hex.slice(0, 63)}g`,
+      // Code units whose low byte is a hex digit's: only the whole unit may count.
+      `sha256:${hex.slice(0, 63)}\u0130`,
+      `sha256:${hex.slice(0, 63)}\u0161`,
+      `sha256:${hex.slice(0, 62)}\ud83d\ude00`,
+      "",
+    ];
+    const alphabet = "0123456789abcdefABCDEFgz:\u0130\u0161\u0000";
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 3000; i++) {
+      let tail = "";
+      for (let j = 0; j < 64; j++)
+        tail += random() < 0.97 ? hex[Math.floor(random() * 16)] : alphabet[Math.floor(random() * alphabet.length)];
+      near.push(`sha256:${tail}`);
+    }
+    for (const text of near) expect([text, isDigest(text)]).toEqual([text, DIGEST_PATTERN.test(text)]);
+    expect(near.filter((t) => isDigest(t)).length).toBeGreaterThan(500);
+    expect(isDigest(7)).toBe(false);
   });
 });
 

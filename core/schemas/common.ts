@@ -7,6 +7,7 @@
  * hex, times ISO 8601 UTC with `Z`, cycles `C-<n>`.
  */
 import { z } from "zod";
+import { DIGEST_PATTERN } from "../digest.ts";
 
 /** Strips the `^`/`$` anchors of one of zod's built-in regexes so it can be embedded. */
 function unanchored(re: RegExp): string {
@@ -15,8 +16,7 @@ function unanchored(re: RegExp): string {
 
 const DATE_PART = unanchored(z.regexes.date);
 
-/** `sha256:` followed by 64 lowercase hex digits (SHA-256, DESIGN "hashing and signing JSON"). */
-export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+export { DIGEST_PATTERN };
 export const Digest = z.string().regex(DIGEST_PATTERN).describe("SHA-256 digest written sha256:<64 lowercase hex>");
 export type Digest = z.infer<typeof Digest>;
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { PDF_PRODUCER, PdfBuilder, bodyFonts, winAnsiText, wrapText } from "./pdf.ts";
 import { readPdf } from "./pdf-read.ts";
 import fontkit from "@pdf-lib/fontkit";
-import { interFontFiles } from "./pdf.ts";
+import { UNPOSITIONED, interFontFiles } from "./pdf.ts";
 import { woffToSfnt } from "./woff.ts";
 
 function build(): PdfBuilder {
@@ -171,6 +171,21 @@ describe("WOFF to sfnt", () => {
       const run = (f: typeof fromWoff) =>
         f.layout(text).glyphs.map((g, i) => [g.id, f.layout(text).positions[i]!.xAdvance]);
       expect(run(fromSfnt)).toEqual(run(fromWoff));
+    }
+  });
+
+  it("shapes without the positioning features to the same glyphs and advances as the default shaping", () => {
+    const { regular, bold } = interFontFiles();
+    const texts = [
+      "AVAWAY Ty To fi ffl 0123456789 — Müller ≥ 95% Transparency",
+      "-> <- => 1/2 ×1.25 (A) [B] {C} \"quoted\" 'single' … é ñ ü",
+      "Ledger Merkle root: sha256:2627db084fe748c6334079502be41ca1fa9f604e7652662392c1452b0f862e38",
+      "WAVE LT Yo Vo P. F, r. y, 11:11 1,000,000 MIC",
+    ];
+    for (const bytes of [regular, bold]) {
+      const font = fontkit.create(woffToSfnt(bytes) as Buffer);
+      const glyphs = (run: ReturnType<typeof font.layout>) => run.glyphs.map((g) => [g.id, g.advanceWidth]);
+      for (const text of texts) expect(glyphs(font.layout(text, UNPOSITIONED))).toEqual(glyphs(font.layout(text)));
     }
   });
 

@@ -5,9 +5,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { ErrorObject, SchemaObject, ValidateFunction } from "ajv";
+import type { RegExpEngine, RegExpLike } from "ajv/dist/types/index.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { schemaId } from "../../core/schemas/json-schema.ts";
+import { DIGEST_PATTERN, isDigest } from "../../core/digest.ts";
 
 /** The first few ajv errors, one line: `<instance path> <message>`. */
 export function ajvProblem(errors: ErrorObject[] | null | undefined): string {
@@ -20,6 +22,21 @@ export function ajvProblem(errors: ErrorObject[] | null | undefined): string {
   });
   return list.length > 0 ? list.join("; ") : "invalid";
 }
+
+/**
+ * How ajv makes a schema's `pattern`: as a regular expression (with ajv's own flags), except the
+ * digest pattern, which every audit-trail row is checked against, checked by isDigest.
+ */
+const patternEngine: RegExpEngine = Object.assign(
+  (pattern: string, flags: string): RegExpLike => {
+    if (pattern !== DIGEST_PATTERN.source) return new RegExp(pattern, flags);
+    // ajv keys a schema's patterns by their text.
+    const text = new RegExp(pattern, flags).toString();
+    const digest = { test: isDigest, toString: () => text };
+    return digest;
+  },
+  { code: "new RegExp" },
+);
 
 /** Every `*.schema.json` under a folder, compiled on first use and looked up by `$id`. */
 export class JsonSchemaSet {
@@ -35,7 +52,9 @@ export class JsonSchemaSet {
    */
   constructor(dir: string, options: { formats?: "full" | "fast" } = {}) {
     this.dir = dir;
-    this.#ajv = new Ajv2020({ strict: true, allErrors: false });
+    // Without ajv's optimizing pass a schema compiles in about 60 % of the time, and validates as
+    // fast (the audit-trail row validator measured the same): a run compiles every published schema.
+    this.#ajv = new Ajv2020({ strict: true, allErrors: false, code: { regExp: patternEngine, optimize: false } });
     addFormats.default(this.#ajv, { mode: options.formats ?? "full" });
     for (const file of listFiles(dir, ".schema.json")) {
       const schema = JSON.parse(readFileSync(join(dir, file), "utf8")) as SchemaObject;

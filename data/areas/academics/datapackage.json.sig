@@ -1,4 +1,4 @@
 academics datapackage
-sha256:2d73e8a79ef54f211c9ba38dd5adf700626feafd0addc6133b88598c63fe75fd
+sha256:5de6a54b3b5e7cca0f002f97e9795aceb745f71216aa9c697a193fa10502198b
 
-— integrity-platform.example/datasets ZK41+J+OusaAQcKqZdmldBof5SFiaxKOorj9HUJA6NcaERmpCYKLub9smnaClII69zMcvah3yeWE3MgUiJET1QIuDwU=
+— integrity-platform.example/datasets ZK41+Bp+vkq9dZjgW0NDiQs0Tv+F5aImx1bk3niThx8L/F2DwLF4XNg+TCQh3jajO3N3po76L2H3iPH9MAl6vV+5uQ4=

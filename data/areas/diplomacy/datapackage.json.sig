@@ -1,4 +1,4 @@
 diplomacy datapackage
-sha256:49b33a50012e3ce163243d7825aab0433c3cfcb8d6888b5eae0f02c981687174
+sha256:9349c21eacddeacec451d51aedf0d1e656da2d749566a4a3ce991ff04a5e6305
 
-— integrity-platform.example/datasets ZK41+DCFiZOKbAgm6cj57+Lsee9wvh5UmHhYEiK+Flua9OGZGviW56tWm4myBkrV49dlM6eJjhWYklF4Gwi0IA3CYgo=
+— integrity-platform.example/datasets ZK41+GExoVe9+EkK2ssIbrsLy0rLQ5NqfmEd+2xFzt64eIOJdEFqFXXtD9xYr/D1k3Jxjb4OiZDNq32013mMDTG6nwY=

@@ -1,4 +1,4 @@
 economy datapackage
-sha256:9e5e0601b62a3aba039d6c72ae34d8d817850e3f6d8736d19bcbe669b9c87a1a
+sha256:1716b22cf73efdf56e7fb557ee86fc8f46ee1ce0252bac87d88150a5f5e8a979
 
-— integrity-platform.example/datasets ZK41+HNcAGQ44EnjKN++xYHSBx9Oi/nOnD2wzwTJvVhxsoD0/4x2cm9G2E2QLa2fSnvOoQ+JdTn7MyPmUgUVWK5DdQE=
+— integrity-platform.example/datasets ZK41+PKkCEfX04rgJi64LmcbPG6qFurkUPpvG5KqEp56k3yAtTv5vaC++lTF1lnnvRE5lwH5ipEErxeCon/nCr1rXQI=

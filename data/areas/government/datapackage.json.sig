@@ -1,4 +1,4 @@
 government datapackage
-sha256:b841c219c2189987163b07076599e753416b2a9d5d838ffe3f068ec2e7dc1262
+sha256:a6aab69598c1949907218e8b30a8594a23319cbfda5ba04f4d6a9ce89cb59762
 
-— integrity-platform.example/datasets ZK41+OY5my2PhN9lkqxVQyuKWaEn6rEABx8rlMlQdDv28rs/NMC7PwAC6CRqCSSOGta7QGy6yS+KJEGdP1B3ZOVNPgM=
+— integrity-platform.example/datasets ZK41+KPgUhLUj5zfBCs2qcqD7m7lohA0ZT4Mx5if4MsZ9E5x1s3OYM7b25VyosVDHh3vaIKItJCXD74vuT+9yoMragQ=

@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:8a3412ee9a28c577f2b54cb9b534f6cbc7f933294e83a2e1c450d370dd9abf86
+sha256:a69b335666736651bce0b23e4ebd3b8dd129c349eba7699779f0a7c0348f7629
 
-— integrity-platform.example/datasets ZK41+Hy+T1lzcwsLLzSyrP9I5PMqx8guxunJInRpg7mE+P1cmdC5hTXnTaRrQuKX18P9MbtdgWGQPrasG/lGk9aUgQY=
+— integrity-platform.example/datasets ZK41+Ft9+bZyOLOuj8Z1TLBxnV6TZk6a6+jM40AimzEZZsuLjVcFdu37oArCek/puLpL4Vxhf3oCotnBxXtZ/gumzAw=

@@ -36,7 +36,8 @@
  */
 import { canonicalize } from "../../../core/canonical.ts";
 import type { LedgerEntry } from "../../../core/ledger/entry.ts";
-import { DIGEST_PATTERN, type AuditTrailRow } from "../../../core/schemas/index.ts";
+import type { AuditTrailRow } from "../../../core/schemas/index.ts";
+import { isDigest } from "../../../core/digest.ts";
 import { csvWriter } from "../../../core/csv.ts";
 import { JSON_ROWS_HEAD, jsonRowsEnd, jsonRowsLine } from "../../../core/json-rows.ts";
 import type { RowsStep } from "../../step.ts";
@@ -122,7 +123,7 @@ export function auditRow(entry: LedgerEntry, payloadText?: string): AuditTrailRo
     event_type: entry.type,
     agent: agentOf(entry),
     data: payloadText ?? canonicalize(entry.payload),
-    attestation_hash: typeof payloadHash === "string" && DIGEST_PATTERN.test(payloadHash) ? payloadHash : entry.hash,
+    attestation_hash: isDigest(payloadHash) ? payloadHash : entry.hash,
   };
   return lastRow;
 }

@@ -51,8 +51,8 @@ interface ChildResult {
   cpuSeconds: number;
   /**
    * User + system CPU time of the main thread over the measured part alone: the thread that reads the
-   * ledger, rehashes it, folds the facts and formats the rows, beside the pass helper that validates,
-   * hashes and writes the streamed outputs (`cpuSeconds` covers the whole process, its start and
+   * ledger, hashes its leaves, folds the facts and gives the rows, beside the pass helper that folds the
+   * tree and validates, hashes and writes the streamed outputs (`cpuSeconds` covers the whole process, its start and
    * every thread included).
    */
   mainCpuSeconds: number;
@@ -142,7 +142,7 @@ export async function run(): Promise<void> {
         // charged), so this line shows where the main thread stands even when the time does not.
         name: `The full regeneration's main thread, CPU time (report only)`,
         subject:
-          "runPipeline's main thread (reads, rehashes, folds the facts, formats the rows), process.threadCpuUsage",
+          "runPipeline's main thread (reads, hashes the leaves, folds the facts, gives the rows), process.threadCpuUsage",
         floor: "the raw floor's thread, measured the same way",
         subjectSeconds: full.mainCpuSeconds,
         floorSeconds: floor.mainCpuSeconds,
@@ -173,7 +173,7 @@ export async function run(): Promise<void> {
     ];
     printComparisons("Pipeline (npm run bench -- pipeline)", comparisons);
     console.log(
-      `  CPU time (user + system, every thread): floor ${floor.cpuSeconds.toFixed(1)} s, store read ${storeRead.cpuSeconds.toFixed(1)} s, full run ${full.cpuSeconds.toFixed(1)} s, run after new events ${incremental.cpuSeconds.toFixed(1)} s (the ledger pass reads and rehashes on one thread; a helper thread validates, hashes and writes the streamed outputs)`,
+      `  CPU time (user + system, every thread): floor ${floor.cpuSeconds.toFixed(1)} s, store read ${storeRead.cpuSeconds.toFixed(1)} s, full run ${full.cpuSeconds.toFixed(1)} s, run after new events ${incremental.cpuSeconds.toFixed(1)} s (the ledger pass reads and hashes the leaves on one thread; a helper thread folds the tree and validates, hashes and writes the streamed outputs)`,
     );
     printReadings("Pipeline peak memory (maxRSS of each child process)", [
       {

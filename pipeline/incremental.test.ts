@@ -4,7 +4,8 @@
  * be trusted — corrupt, made by other code, a watermark that is not a prefix of the ledger, a
  * published file that is not the one it describes — is a full fold, with the same bytes.
  */
-import { closeSync, cpSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -170,6 +171,44 @@ describe("incremental regeneration", () => {
     expect(alone.log).toMatch(/streaming government\/ledger\/export\.csv$/m);
     expect(readFileSync(csv).equals(made)).toBe(true);
     expect(made.length).toBeGreaterThan(100_000);
+  });
+
+  // Last: it changes the ledger behind the store's back.
+  it("a continued run over an entry changed behind the store's back fails, keeping no state and publishing nothing", async () => {
+    await run(A(), true); // every fold kept at the ledger's size
+    const size = await appendEvents(
+      dir,
+      held.slice(0, 3).map((e) => ({ ...e, ts: undefined })),
+    );
+    const raw = new DatabaseSync(join(dir, "ledger.sqlite"));
+    raw.exec("DROP TRIGGER entries_no_update");
+    raw.exec(`UPDATE entries SET payload = replace(payload, '}', ',"x":1}') WHERE seq = ${size - 2}`);
+    raw.close();
+    const states = readdirSync(stateDir()).map((f) => [f, readFileSync(join(stateDir(), f))] as const);
+    const published = filesUnder(join(A(), "areas")).map((f) => [f, readFileSync(join(A(), "areas", f))] as const);
+    const ledger = await openLedgerStore({ path: join(dir, "ledger.sqlite"), origin: LEDGER_ORIGIN });
+    const lines: string[] = [];
+    try {
+      await expect(
+        runPipeline({
+          dataDir: A(),
+          ledger,
+          steps,
+          code,
+          log: (line) => lines.push(line),
+          signingKey: () => loadSigningKey(DATASET_KEY, join(dir, "state"), {}),
+          stateDir: stateDir(),
+        }),
+      ).rejects.toThrow(/the ledger pass read \d+ entries with root sha256:[0-9a-f]{64}, but the ledger reported/);
+    } finally {
+      await ledger.close();
+    }
+    expect(lines.join("\n")).toContain(`reading the ledger once: entries ${size - 3}–${size - 1} of ${size}`);
+    for (const [f, bytes] of states) expect(readFileSync(join(stateDir(), f)).equals(bytes), f).toBe(true);
+    expect(readdirSync(stateDir()).length).toBe(states.length);
+    expect(filesUnder(join(A(), "areas"))).toEqual(published.map(([f]) => f));
+    for (const [f, bytes] of published) expect(readFileSync(join(A(), "areas", f)).equals(bytes), f).toBe(true);
+    expect(filesUnder(A()).filter((f) => /\.tmp|\.stage|\.whole/.test(f))).toEqual([]);
   });
 });
 

@@ -26,7 +26,8 @@ export async function runPipeline(options: RunOptions): Promise<RunReport> {
     const inputs = await new Inputs(run, plan).load();
     markUpToDate(plan, inputs);
     const pass = await runLedgerPass(run, plan, inputs);
-    // The documents that read no streamed output are made while the helper finishes those outputs.
+    // The documents that read no streamed output are made while the helper finishes the tree and
+    // those outputs; a root that does not match fails the run here, before anything is published.
     try {
       runDocumentSteps(run, plan, inputs, pass.facts, false);
     } finally {

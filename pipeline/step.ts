@@ -89,7 +89,8 @@ export interface RowSink {
    * the records as data. `record` gives the entry's members in `columns` order (null for no row) —
    * the record whose JSON text `push` would write, counted as `push` counts it. The ledger pass then
    * calls `record` instead of `push` and its helper thread writes the text (pipeline/pass/
-   * json-of-records.ts): the same bytes, made on the other core. `head` must be the layout's.
+   * json-of-records.ts): the same bytes, made on the other core. `head` must be the layout's, and
+   * `end()` its closing text for the rows counted (the helper checks it).
    */
   records?: {
     columns: readonly string[];

@@ -2,8 +2,8 @@
  * The ledger facts every document step reads (./types.ts), accumulated in one streaming pass:
  * entries go in through `add` in ledger order, `result()` answers at any point, and memory grows
  * with sentinels, cycles and open sessions, never with entries. The accumulator does no hashing —
- * the pass rehashes what it reads and checks the root before the facts are used. How each figure is
- * counted: README "Ledger facts".
+ * the pass rehashes what it reads, and nothing made from the facts is published or kept until the
+ * root of what it read is the ledger's. How each figure is counted: README "Ledger facts".
  */
 import { activityFigures, authorityActivity } from "../../core/avm/activity.ts";
 import { canonicalize } from "../../core/canonical.ts";

@@ -21,6 +21,7 @@ export class JsonOfRecords {
   onItem: ((value: unknown) => void) | null = null;
 
   constructor(file: string, columns: readonly string[], item: ValidateFunction | null) {
+    if (columns.length === 0) throw new Error(`${file}: a record needs at least one column`);
     if (columns.some((name) => name === "__proto__"))
       throw new Error(`${file}: a record's column may not be named __proto__`);
     this.file = file;

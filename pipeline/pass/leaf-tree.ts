@@ -36,6 +36,9 @@ export class LeafTree {
       this.#tree.appendLeafHash(bytes.toString("latin1", at, at + LEAF_HASH_BYTES));
   }
 
+  /** A tree has no file to remove. */
+  abort(): void {}
+
   finish(): TreeEnd {
     return { size: this.#tree.size, root: formatDigest(this.#tree.root()), edge: this.#tree.edge };
   }

@@ -19,6 +19,7 @@ import type { LedgerFacts } from "../facts/types.ts";
 import type { RowSink } from "../step.ts";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { OutputStager } from "./output-stager.ts";
+import type { TreeEnd } from "./leaf-tree.ts";
 import type { OutputCheck, OutputResume } from "./output-stager-worker.ts";
 
 export interface StreamedOutput {
@@ -154,7 +155,21 @@ export async function readLedgerOnce(options: {
       throw new Error(`the ledger pass read ${start + read} entries, but the ledger reported ${size}`);
     // Asked first: the helper answers it before it finishes the outputs.
     const rehashed = helper.finishTree(tree);
-    const facts = accumulator.result(root);
+    rehashed.catch(() => {}); // awaited below, on every path
+    const rootOf = (end: TreeEnd): void => {
+      if (end.size !== size || end.root !== root)
+        throw new Error(
+          `the ledger pass read ${end.size} entries with root ${end.root}, but the ledger reported ${size} entries with root ${root}`,
+        );
+    };
+    let facts: LedgerFacts;
+    try {
+      facts = accumulator.result(root);
+    } catch (error) {
+      // Entries that are not the ledger's can make a fold throw: then that is the error to report.
+      rootOf(await rehashed);
+      throw error;
+    }
     // Every output's closing text and finish are sent now; each answer is taken as it comes, so
     // that none is left rejected without a handler while an earlier one is awaited.
     const finished = streams.map((s): Promise<[FileDigest | Error, OutputEnd | null]> => {
@@ -163,10 +178,10 @@ export async function readLedgerOnce(options: {
         const { sink } = s.output;
         const state = sink.state ? sink.state() : undefined;
         const end = sink.end();
-        // A JSON array of records is closed by the helper, with the same text.
+        // A JSON array of records is closed by the helper, which checks it is the sink's closing text.
         if (!s.records) helper.write(s.id, end);
         const ending = sink.state ? { state, endBytes: Buffer.byteLength(end) } : null;
-        return helper.finish(s.id).then(
+        return helper.finish(s.id, s.records ? end : undefined).then(
           (digest) => [digest, ending],
           (error: Error) => [error, null],
         );
@@ -181,11 +196,7 @@ export async function readLedgerOnce(options: {
       let edge: Uint8Array[];
       try {
         const [end, ...all] = await Promise.all([rehashed, ...finished]);
-        if (end.size !== size || end.root !== root) {
-          throw new Error(
-            `the ledger pass read ${end.size} entries with root ${end.root}, but the ledger reported ${size} entries with root ${root}`,
-          );
-        }
+        rootOf(end);
         results = all;
         edge = end.edge;
       } catch (error) {

@@ -1,7 +1,8 @@
 /**
- * The pass helper thread (started by ./output-stager.ts): the streamed outputs, each piece
- * validated (pipeline/validate/), hashed and written to its temporary file; an output's first
- * problem is reported when it is finished. Every
+ * The pass helper thread (started by ./output-stager.ts): the ledger's tree, folded from the leaf
+ * hashes the pass sends (./leaf-tree.ts), and the streamed outputs, each piece validated
+ * (pipeline/validate/), hashed and written to its temporary file; an output's first problem is
+ * reported when it is finished. Every
  * message is acknowledged once handled, which is how the main thread bounds the queue. It loads as
  * plain TypeScript through Node's own type stripping, whatever loaded its parent.
  */
@@ -64,7 +65,8 @@ export type WorkerRequest =
   | { op: "tree"; id: number; start?: TreeStart }
   | { op: "bytes"; id: number; slot: number; length: number }
   | { op: "text"; id: number; text: string }
-  | { op: "finish"; id: number; reply: number }
+  /** `end`: for a JSON array of records, the sink's closing text, which must be the helper's. */
+  | { op: "finish"; id: number; reply: number; end?: string }
   | { op: "abort"; id: number };
 
 /** A CSV table whose records the helper writes from the items of the JSON array output `rowsOf`. */
@@ -210,12 +212,18 @@ class OutputFile {
     this.#bytes += bytes.length;
   }
 
-  finish(): FileDigest {
+  /** `end`: the closing text the sink of a JSON array of records gave (the fold state counts its bytes). */
+  finish(end?: string): FileDigest {
     if (this.problem === null && this.#made) {
       try {
         if (this.#table && !this.#source!.succeeded)
           throw new Error(`${this.tmp}: the output its rows come from failed`);
-        if (this.#records) this.#made.add(this.#records.end());
+        if (this.#records) {
+          const closing = this.#records.end();
+          if (end !== undefined && end !== closing)
+            throw new Error(`${this.tmp}: its sink closes with ${JSON.stringify(end)}, not ${JSON.stringify(closing)}`);
+          this.#made.add(closing);
+        }
         this.#made.flush();
       } catch (error) {
         this.problem = error;
@@ -390,19 +398,17 @@ if (port) {
         outputs.delete(request.id);
         try {
           if (!output) throw new Error(`output ${request.id} was never opened`);
-          answer({ op: "reply", reply: request.reply, value: output.finish() });
+          answer({ op: "reply", reply: request.reply, value: output.finish(request.end) });
         } catch (error) {
-          if (output instanceof OutputFile) output.abort();
+          output?.abort();
           answer({ op: "reply", reply: request.reply, error: workerError(error) });
         }
         return;
       }
-      case "abort": {
-        const output = outputs.get(request.id);
-        if (output instanceof OutputFile) output.abort();
+      case "abort":
+        outputs.get(request.id)?.abort();
         outputs.delete(request.id);
         return;
-      }
     }
   };
 

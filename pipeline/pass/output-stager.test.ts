@@ -324,6 +324,13 @@ describe("a JSON array the helper writes from records", () => {
     const narrow = helper.open(join(dir, "n.json.tmp"), jsonCheck("n.json"), undefined, undefined, AUDIT_COLUMNS);
     helper.writeRecord(narrow, ["2026-01-01T00:00:00.000Z"]);
     await expect(helper.finish(narrow)).rejects.toThrow(/^n\.json: item 1 has 1 members, not 5/);
+    // The closing text the sink gave (whose bytes its fold state counts) must be the one written.
+    const closed = helper.open(join(dir, "c.json.tmp"), jsonCheck("c.json"), undefined, undefined, AUDIT_COLUMNS);
+    helper.writeRecord(closed, Object.values(ROW));
+    await expect(helper.finish(closed, "]\n")).rejects.toThrow(/its sink closes with "\]\\n", not "\\n\]\\n"/);
+    expect(existsSync(join(dir, "c.json.tmp"))).toBe(false);
+    const none = helper.open(join(dir, "none.json.tmp"), jsonCheck("none.json"), undefined, undefined, []);
+    await expect(helper.finish(none)).rejects.toThrow(/a record needs at least one column/);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Stage the streamed outputs on a second core: the main thread's handle on the pass helper thread
- * (./output-stager-worker.ts), which validates, hashes and writes the streamed outputs while the
- * main thread reads the ledger, rehashes its entries and makes the rows.
+ * (./output-stager-worker.ts), which folds the ledger's tree from the leaf hashes it is sent and
+ * validates, hashes and writes the streamed outputs while the main thread reads the ledger, hashes
+ * each entry into its leaf and gives the rows.
  *
  * Text travels through shared memory cut into slots: each output fills a slot and posts only its number and length, which costs a quarter of posting strings. A slot is the
  * worker's until the message is acknowledged; `full` says fewer free slots remain than one per
@@ -182,9 +183,7 @@ export class OutputStager {
     madeOf?: TableOfItems,
     records?: readonly string[],
   ): number {
-    if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
-    const id = this.#nextOutput++;
-    this.#post({
+    return this.#openStream((id) => ({
       op: "open",
       id,
       tmp,
@@ -192,9 +191,7 @@ export class OutputStager {
       ...(resume ? { resume } : {}),
       ...(madeOf ? { madeOf } : {}),
       ...(records ? { records } : {}),
-    });
-    this.#streams.set(id, { slot: null, used: 0 });
-    return id;
+    }));
   }
 
   write(id: number, text: string): void {
@@ -211,11 +208,7 @@ export class OutputStager {
    * handle. It counts as one of the outputs the stager was started for.
    */
   openTree(start?: TreeStart): number {
-    if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
-    const id = this.#nextOutput++;
-    this.#post({ op: "tree", id, ...(start ? { start } : {}) });
-    this.#streams.set(id, { slot: null, used: 0 });
-    return id;
+    return this.#openStream((id) => ({ op: "tree", id, ...(start ? { start } : {}) }));
   }
 
   /** Appends a leaf to the tree: its hash as a 32-character latin1 string. */
@@ -225,16 +218,29 @@ export class OutputStager {
 
   /** The tree's size, root and edge once every leaf written before is folded. */
   async finishTree(id: number): Promise<TreeEnd> {
-    this.#flush(id);
-    this.#streams.delete(id);
-    return (await this.#call((reply) => ({ op: "finish", id, reply }))) as TreeEnd;
+    return (await this.#finishStream(id)) as TreeEnd;
   }
 
-  /** Closes the output: its size and sha256, or its first validation or write problem. */
-  async finish(id: number): Promise<FileDigest> {
+  /**
+   * Closes the output: its size and sha256, or its first validation or write problem. `end`, for an
+   * output opened with `records`: the sink's closing text, which must be the one the helper wrote.
+   */
+  async finish(id: number, end?: string): Promise<FileDigest> {
+    return (await this.#finishStream(id, end)) as FileDigest;
+  }
+
+  #openStream(request: (id: number) => WorkerRequest): number {
+    if (this.#nextOutput > this.#outputs) throw new Error(`the pass helper was started for ${this.#outputs} output(s)`);
+    const id = this.#nextOutput++;
+    this.#post(request(id));
+    this.#streams.set(id, { slot: null, used: 0 });
+    return id;
+  }
+
+  #finishStream(id: number, end?: string): Promise<unknown> {
     this.#flush(id);
     this.#streams.delete(id);
-    return (await this.#call((reply) => ({ op: "finish", id, reply }))) as FileDigest;
+    return this.#call((reply) => ({ op: "finish", id, reply, ...(end !== undefined ? { end } : {}) }));
   }
 
   /** Drops the output and removes its temporary file. */
@@ -257,6 +263,8 @@ export class OutputStager {
     const most = text.length * 3;
     if (stream.slot !== null && most > SLOT_BYTES - stream.used) this.#flush(id);
     if (most > SLOT_BYTES) {
+      // The helper reads a piece this large as UTF-8: only text travels this way, never leaf hashes.
+      if (encoding !== "utf8") throw new Error(`a ${encoding} piece larger than a slot`);
       this.#post({ op: "text", id, text });
       return;
     }

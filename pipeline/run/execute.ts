@@ -24,9 +24,10 @@ export interface PassOutcome {
   read: number;
   facts: LedgerFacts | null;
   /**
-   * Resolves once every streamed output is finished and its step done or failed (the helper may
-   * still be hashing when the facts are ready): document steps that do not read a streamed output
-   * run meanwhile (`runDocumentSteps`).
+   * Resolves once the entries read are known to be the ledger's (the helper answers the root) and
+   * every streamed output is finished and its step done or failed; rejects when they are not the
+   * ledger's or the helper died. Document steps that do not read a streamed output run meanwhile
+   * (`runDocumentSteps`), in memory: nothing may be published or kept before it resolves.
    */
   streamed: Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { JsonSchemaSet } from "./json-schemas.ts";
+import { ajvProblem, JsonSchemaSet } from "./json-schemas.ts";
 
 const SCHEMAS = join(new URL("../..", import.meta.url).pathname, "data", "schemas");
 const ROW = "https://integrity-platform.example/schemas/government/audit-trail-row.schema.json";
@@ -24,11 +24,7 @@ describe("the published schemas' patterns", () => {
       `sha256:${hex.slice(1)}\u0130`,
     ])
       expect(row(item(bad))).toBe(false);
-    expect(ajvMessage(row)).toMatch(/must match pattern "\^sha256:\[0-9a-f\]\{64\}\$"/);
+    expect(ajvProblem(row.errors)).toMatch(/must match pattern "\^sha256:\[0-9a-f\]\{64\}\$"/);
     expect(row(item(`sha256:${hex}`, "Mic.Burn"))).toBe(false);
   });
 });
-
-function ajvMessage(v: { errors?: { message?: string }[] | null }): string {
-  return v.errors?.[0]?.message ?? "";
-}

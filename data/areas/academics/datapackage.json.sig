@@ -1,4 +1,4 @@
 academics datapackage
-sha256:5de6a54b3b5e7cca0f002f97e9795aceb745f71216aa9c697a193fa10502198b
+sha256:4a1aa090c1f93aaf2ed7876f5c04726493571f8be32f9615a864890299200254
 
-— integrity-platform.example/datasets ZK41+Bp+vkq9dZjgW0NDiQs0Tv+F5aImx1bk3niThx8L/F2DwLF4XNg+TCQh3jajO3N3po76L2H3iPH9MAl6vV+5uQ4=
+— integrity-platform.example/datasets ZK41+Gv3yyjLmYpN0u8uM6OYkgKprPKU88lvFmp7gUgtmCBVlJVbBnuZudCXSaBlJQa8M/SKxtpgRNr9fWJa6mqJrwA=

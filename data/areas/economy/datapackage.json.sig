@@ -1,4 +1,4 @@
 economy datapackage
-sha256:1716b22cf73efdf56e7fb557ee86fc8f46ee1ce0252bac87d88150a5f5e8a979
+sha256:428e6939b22cc5099ec12f9af233ca18bf0e70c8bcabf2da631279f878d76b16
 
-— integrity-platform.example/datasets ZK41+PKkCEfX04rgJi64LmcbPG6qFurkUPpvG5KqEp56k3yAtTv5vaC++lTF1lnnvRE5lwH5ipEErxeCon/nCr1rXQI=
+— integrity-platform.example/datasets ZK41+BOMwBnA2BeYk4UpNi6dNkuQ3ogv6v05xS0LZ7d/QrwTlxMgIRqj9RaOJ2ADI65XxquU/rtV1Xu+nFpEjMuGrAo=

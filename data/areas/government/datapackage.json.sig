@@ -1,4 +1,4 @@
 government datapackage
-sha256:a6aab69598c1949907218e8b30a8594a23319cbfda5ba04f4d6a9ce89cb59762
+sha256:32e917e465f424c5f1893db4cb2548a4290c9b92549d3b9477493b2af6ca4b9c
 
-— integrity-platform.example/datasets ZK41+KPgUhLUj5zfBCs2qcqD7m7lohA0ZT4Mx5if4MsZ9E5x1s3OYM7b25VyosVDHh3vaIKItJCXD74vuT+9yoMragQ=
+— integrity-platform.example/datasets ZK41+Pd7dnLMDp5pdCGy08/YDTDZFMeh8dWvmaP2FZ/9GgSc6spoloADUzdTewatMaD9YimSOnzNqzRiK2neePKtqgE=

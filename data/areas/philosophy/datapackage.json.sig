@@ -1,4 +1,4 @@
 philosophy datapackage
-sha256:a69b335666736651bce0b23e4ebd3b8dd129c349eba7699779f0a7c0348f7629
+sha256:1b55538e09d125a0a0b23e76b744dd90afe030c23a0168ff00061429e76f0128
 
-— integrity-platform.example/datasets ZK41+Ft9+bZyOLOuj8Z1TLBxnV6TZk6a6+jM40AimzEZZsuLjVcFdu37oArCek/puLpL4Vxhf3oCotnBxXtZ/gumzAw=
+— integrity-platform.example/datasets ZK41+HT11+V9/N5OF7zSCxlCXXcTG1rKB6mILOJ21vfwjFtEljpMabu774ocE181KArLqaBwDNDSZSvofw+QCAhT7Q0=

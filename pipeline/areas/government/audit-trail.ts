@@ -162,6 +162,8 @@ export const auditTrailJsonStep: RowsStep = {
           record(entry, payloadText) {
             const row = auditRow(entry, payloadText);
             rows += 1;
+            // In AUDIT_COLUMNS order, spelled out (no array made per row): a test compares the
+            // helper's text with push's, which a member out of order would change.
             return [row.timestamp, row.event_type, row.agent, row.data, row.attestation_hash];
           },
         },

@@ -130,7 +130,11 @@ export async function readLedgerOnce(options: {
     for await (const { entry, payloadText } of ledger.storedEntries(start, size)) {
       const seq = start + read;
       if (seq >= factsFrom) accumulator.add(entry);
-      helper.writeLeaf(tree, hash("sha256", `\u0000${entryText(entry, payloadText)}`, "binary"));
+      // Hashed here while the helper is busy, there while it has room: the leaf input starts with
+      // the 0x00 that marks it (./leaf-tree.ts).
+      const leafInput = `\u0000${entryText(entry, payloadText)}`;
+      if (helper.spare) helper.writeLeafInput(tree, leafInput);
+      else helper.writeLeaf(tree, hash("sha256", leafInput, "binary"));
       read += 1;
       for (let i = 0; i < active.length; i++) {
         const s = active[i]!;

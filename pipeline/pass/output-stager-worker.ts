@@ -43,6 +43,8 @@ export interface OutputResume {
 export interface WorkerSetup {
   memory: SharedArrayBuffer;
   slotBytes: number;
+  /** One Int32: the messages handled so far, which the main thread reads at once. */
+  handled: SharedArrayBuffer;
 }
 
 /** Requests about the outputs (numbered from 1): `bytes` is UTF-8 in a shared slot, `text` a piece too large for one. */
@@ -368,7 +370,8 @@ function workerError(error: unknown): WorkerError {
 
 const port = parentPort;
 if (port) {
-  const { memory, slotBytes } = workerData as WorkerSetup;
+  const { memory, slotBytes, handled: handledMemory } = workerData as WorkerSetup;
+  const handled = new Int32Array(handledMemory);
   const outputs = new Map<number, OutputFile | LeafTree>();
   const answer = (message: WorkerAnswer) => port.postMessage(message);
 
@@ -414,6 +417,7 @@ if (port) {
 
   port.on("message", (request: WorkerRequest) => {
     handle(request);
+    Atomics.add(handled, 0, 1);
     answer({ op: "ack" });
   });
 }

@@ -14,6 +14,7 @@ import type { LedgerEntry } from "../../core/ledger/entry.ts";
 import { formatDigest } from "../../core/digest.ts";
 import { rootHash } from "../../core/merkle.ts";
 import { StreamingRoot } from "../../core/merkle-stream.ts";
+import { LeafTree } from "./leaf-tree.ts";
 import { tableSchemaFromJsonSchema } from "../manifest.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
@@ -336,6 +337,22 @@ describe("a JSON array the helper writes from records", () => {
 
 describe("the ledger's tree on the helper", () => {
   const leaves = Array.from({ length: 5000 }, (_, i) => createHash("sha256").update(`leaf ${i}`).digest());
+
+  it("takes each leaf by its hash or by its input, in any mix, and folds the same root", async () => {
+    const inputs = Array.from({ length: 3000 }, (_, i) => `\u0000{"n":${i},"text":"naïve — ${"x".repeat(i % 700)}"}`);
+    const hashes = inputs.map((text) => createHash("sha256").update(text, "utf8").digest());
+    const mixed = helper.openTree();
+    inputs.forEach((text, i) => {
+      if (i % 3 === 0 || (i > 1000 && i < 1500)) helper.writeLeafInput(mixed, text);
+      else helper.writeLeaf(mixed, hashes[i]!.toString("latin1"));
+    });
+    const end = await helper.finishTree(mixed);
+    expect(end).toMatchObject({ size: inputs.length, root: formatDigest(rootHash(hashes)) });
+
+    const tree = new LeafTree();
+    expect(() => tree.write(Buffer.from([2, 0, 0]))).toThrow(/starts with byte 2/);
+    expect(() => tree.write(Buffer.from([1, 0, 0]))).toThrow(/cut short/);
+  });
 
   it("folds the leaf hashes written to it into the RFC 9162 root, from the start or from a watermark's edge", async () => {
     const whole = helper.openTree();

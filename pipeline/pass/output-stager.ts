@@ -99,6 +99,9 @@ export class OutputStager {
   readonly #worker: Worker;
   readonly #outputs: number;
   readonly #memory: Buffer;
+  /** How many messages the helper has handled, counted by the helper as it goes (its acks wait for this thread's event loop). */
+  readonly #handled: Int32Array;
+  #posted = 0;
   readonly #free: number[];
   /** The slot (or null) of each message not yet acknowledged, in posting order. */
   readonly #inFlight: (number | null)[] = [];
@@ -119,9 +122,11 @@ export class OutputStager {
     const slots = 2 * (outputs + 1) + SPARE_SLOTS;
     this.#memory = Buffer.from(new SharedArrayBuffer(slots * SLOT_BYTES));
     this.#free = Array.from({ length: slots }, (_, i) => i);
+    this.#handled = new Int32Array(new SharedArrayBuffer(4));
     const setup: WorkerSetup = {
       memory: this.#memory.buffer as SharedArrayBuffer,
       slotBytes: SLOT_BYTES,
+      handled: this.#handled.buffer as SharedArrayBuffer,
     };
     // A small young generation keeps the helper's heap (and the process's peak memory) low; the
     // helper's garbage is short-lived text that a scavenge of this size handles well. Its old
@@ -211,9 +216,22 @@ export class OutputStager {
     return this.#openStream((id) => ({ op: "tree", id, ...(start ? { start } : {}) }));
   }
 
-  /** Appends a leaf to the tree: its hash as a 32-character latin1 string. */
+  /** Appends a leaf to the tree by its hash, a 32-character latin1 string (./leaf-tree.ts). */
   writeLeaf(id: number, leafHash: string): void {
-    this.#append(id, leafHash, "latin1");
+    this.#append(id, `\u0001${leafHash}`, "latin1");
+  }
+
+  /** Appends a leaf to the tree by its input, 0x00 ‖ the entry's JCS text, for the helper to hash. */
+  writeLeafInput(id: number, leafInput: string): void {
+    this.#append(id, leafInput);
+  }
+
+  /**
+   * The helper has caught up: no more than one piece per stream is waiting for it. The pass then
+   * gives it work the main thread would do (a leaf to hash), which keeps both cores busy.
+   */
+  get spare(): boolean {
+    return this.#posted - Atomics.load(this.#handled, 0) <= this.#streams.size;
   }
 
   /** The tree's size, root and edge once every leaf written before is folded. */
@@ -292,6 +310,7 @@ export class OutputStager {
   #post(request: WorkerRequest, slot: number | null = null): void {
     if (this.#failure) throw this.#failure;
     this.#inFlight.push(slot);
+    this.#posted += 1;
     this.#worker.postMessage(request);
   }
 

@@ -3,6 +3,7 @@
  * the two and keeping the best of several rounds (the machine is shared and noisy), and print the
  * ratio next to its target.
  */
+import { readFileSync } from "node:fs";
 import {
   meetsTarget,
   ratio,
@@ -14,6 +15,23 @@ import {
 } from "./results.ts";
 
 export type { Comparison, PairedRound, Reading } from "./results.ts";
+
+/**
+ * The peak resident size of this process in MB, its own: what a measured child process reports. On
+ * Linux, `getrusage`'s maxRSS (`process.resourceUsage().maxRSS`) folds in the resident size the
+ * process had before it executed its program, which for a child is its parent's at the fork: a
+ * child of a parent holding 800 MB reads 768 MB from maxRSS and 43 MB from its own high-water mark.
+ * So the mark of the process's memory (`VmHWM` in /proc/self/status) is read where there is one.
+ */
+export function peakRssMb(): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"));
+    if (hwm) return Number(hwm[1]) / 1024;
+  } catch {
+    // Not Linux: maxRSS is the process's own there.
+  }
+  return process.resourceUsage().maxRSS / 1024;
+}
 
 export function bestOf(rounds: number, fn: () => void): number {
   let best = Infinity;

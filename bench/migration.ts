@@ -35,7 +35,6 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resourceUsage } from "node:process";
 import { fileURLToPath } from "node:url";
 import { z } from "@hono/zod-openapi";
 import { createApp } from "../api/app.ts";
@@ -53,7 +52,15 @@ import { LeafTree } from "../core/migration/tree.ts";
 import { Prng } from "../pipeline/seed/prng.ts";
 import { checkpointOfNote, snapshotFiles, writeSnapshot } from "../store/migration-dir.ts";
 import { openLedgerStore } from "../store/open-ledger.ts";
-import { bestOf, compare, comparePaired, printComparisons, printReadings, type Comparison } from "./harness.ts";
+import {
+  bestOf,
+  compare,
+  comparePaired,
+  peakRssMb,
+  printComparisons,
+  printReadings,
+  type Comparison,
+} from "./harness.ts";
 import { bestRates, CONNECTIONS, PER_ROUND, rateComparison, startBenchServer, stopOnSignal } from "./http-bench.ts";
 
 const N = 1_000_000;
@@ -419,6 +426,6 @@ if (process.env.MIGRATION_BENCH_ROLE === "snapshot") {
     env: process.env,
   });
   const seconds = (performance.now() - started) / 1000;
-  console.log(JSON.stringify({ rssMb: resourceUsage().maxRSS / 1024, seconds }));
+  console.log(JSON.stringify({ rssMb: peakRssMb(), seconds }));
   process.exit(code);
 }

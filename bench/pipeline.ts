@@ -14,12 +14,13 @@
  *   new events only; the events are the simulation's next ones (the ledger is its first `size`).
  * - Report only: the main thread's own CPU time in the full run against the floor's (the thread that
  *   sets the time on an idle machine; CPU time is what a shared machine distorts least).
- * - Peak memory of the full run (maxRSS of the child process it runs in): target <= 512 MB at 1M
+ * - Peak memory of the full run (the peak resident size of the child process it runs in, its own:
+ *   harness.ts peakRssMb): target <= 512 MB at 1M
  *   events, <= 1 GB beyond (`npm run bench -- pipeline --events 10000000`).
  *
  * The ledger is written by the seed simulator (pipeline/seed/simulate.ts) through the store's bulk path
  * into a temporary folder (test/support/pipeline/sample-ledger.ts);
- * each measured part runs in its own child process so that its maxRSS is its own. The floors and the
+ * each measured part runs in its own child process so that its peak resident size is its own. The floors and the
  * full run alternate, best of `BENCH_PIPELINE_ROUNDS` (3) each; the peak memory is the largest of all.
  * `--events N` (or `BENCH_PIPELINE_SIZE`) changes the number of events (a quick try, or the 10M figure);
  * `BENCH_PIPELINE_ROUNDS=1` spares the rounds of a long one.
@@ -37,7 +38,7 @@ import { tempDir } from "../test/support/store/helpers.ts";
 import { steps } from "../pipeline/areas/index.ts";
 import { runPipeline } from "../pipeline/runner.ts";
 import { locateSteps } from "../pipeline/step-code.ts";
-import { printComparisons, printReadings, type Comparison } from "./harness.ts";
+import { peakRssMb, printComparisons, printReadings, type Comparison } from "./harness.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -175,7 +176,7 @@ export async function run(): Promise<void> {
     console.log(
       `  CPU time (user + system, every thread): floor ${floor.cpuSeconds.toFixed(1)} s, store read ${storeRead.cpuSeconds.toFixed(1)} s, full run ${full.cpuSeconds.toFixed(1)} s, run after new events ${incremental.cpuSeconds.toFixed(1)} s (the ledger pass reads and hashes the leaves on one thread; a helper thread folds the tree and validates, hashes and writes the streamed outputs)`,
     );
-    printReadings("Pipeline peak memory (maxRSS of each child process)", [
+    printReadings("Pipeline peak memory (peak resident size of each child process)", [
       {
         name: "Full regeneration, peak resident size",
         unit: "MB",
@@ -231,7 +232,7 @@ async function childMain(part: string, dir: string, dataDir: string): Promise<vo
         seconds,
         cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
         mainCpuSeconds: (mainCpu.user + mainCpu.system) / 1e6,
-        maxRssMb: usage.maxRSS / 1024,
+        maxRssMb: peakRssMb(),
         entries,
         written: 0,
         unchanged: 0,
@@ -280,7 +281,7 @@ async function childMain(part: string, dir: string, dataDir: string): Promise<vo
     seconds,
     cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
     mainCpuSeconds: (mainCpu.user + mainCpu.system) / 1e6,
-    maxRssMb: usage.maxRSS / 1024,
+    maxRssMb: peakRssMb(),
     entries,
     written,
     unchanged,

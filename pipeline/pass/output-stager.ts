@@ -13,7 +13,7 @@ import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { FileDigest } from "../../store/digest-cache.ts";
 import { DataError } from "../validate/data-error.ts";
 import { frameRecord } from "./record-frames.ts";
-import type { TreeEnd, TreeStart } from "./leaf-tree.ts";
+import { LEAF_HASH_TAG, type TreeEnd, type TreeStart } from "./leaf-tree.ts";
 import type {
   OutputCheck,
   OutputResume,
@@ -45,6 +45,9 @@ interface Stream {
   slot: number | null;
   used: number;
 }
+
+/** The byte that opens a leaf given by its hash in the tree's stream (./leaf-tree.ts). */
+const LEAF_HASH_MARK = String.fromCharCode(LEAF_HASH_TAG);
 
 const HEAP_LIMIT = /^--max[-_]old[-_]space[-_]size=(\d+)$/;
 
@@ -218,7 +221,7 @@ export class OutputStager {
 
   /** Appends a leaf to the tree by its hash, a 32-character latin1 string (./leaf-tree.ts). */
   writeLeaf(id: number, leafHash: string): void {
-    this.#append(id, `\u0001${leafHash}`, "latin1");
+    this.#append(id, `${LEAF_HASH_MARK}${leafHash}`, "latin1");
   }
 
   /** Appends a leaf to the tree by its input, 0x00 ‖ the entry's JCS text, for the helper to hash. */
